@@ -1,0 +1,23 @@
+"""What every rule of one file shares: the source, the settings, and the findings so far."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cursedlint.findings import Finding, Span
+from cursedlint.settings import Settings
+
+
+class FileContext:
+    """Base of the per-language contexts; holds the findings the file's rules report."""
+
+    def __init__(self, source, settings: Settings):
+        self.source = source
+        self.settings = settings
+        self.findings: list[Finding] = []
+
+    def add(self, finding: Finding) -> None:
+        self.findings.append(finding)
+
+    def span_of(self, node: Any) -> Span:
+        raise NotImplementedError

@@ -1,0 +1,69 @@
+"""What a rule reports: a finding at a span, with an optional fix made of text edits.
+
+Lines are 1-based; columns are 1-based and count characters (not bytes), as editors and
+SARIF viewers do. End positions are exclusive columns on the end line.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(str, enum.Enum):
+    """`error`: the code will break. `warning`: it breaks under conditions the message names."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A region of a file: start and end line (1-based) and column (1-based, characters)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text of `span` with `content`."""
+
+    span: Span
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Edits that resolve a finding. Unsafe fixes may change behaviour and need opting in."""
+
+    message: str
+    edits: tuple[Edit, ...]
+    safe: bool = True
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in one file. Sorting orders by path, position, then code."""
+
+    path: str
+    span: Span
+    code: str
+    name: str
+    message: str
+    severity: Severity = Severity.ERROR
+    fix: Fix | None = field(default=None, compare=False)
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.span.line, self.span.column, self.code, self.message)
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column

@@ -1,0 +1,230 @@
+"""Constant evaluation of Python expressions, shared by rules.
+
+Evaluates literals (numbers, strings, bytes, None/True/False, f-strings without fields),
+tuples/lists/sets/dicts of them, simple arithmetic and string concatenation, and names bound
+exactly once by a plain assignment in the enclosing function or at module level. Anything else is
+UNKNOWN: a rule must treat it as "cannot know" and stay silent rather than guess.
+Containers keep their shape with UNKNOWN elements, so `[prog, "-v"]` still has a known length.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Any, Callable
+
+UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN", "__bool__": None})()
+
+_MAX_SHIFT = 1 << 16
+_MAX_DEPTH = 50
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv,
+    ast.Mod: operator.mod,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitOr: operator.or_,
+    ast.BitAnd: operator.and_,
+    ast.BitXor: operator.xor,
+    ast.Pow: operator.pow,
+}
+_UNARY: dict[type, Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+    ast.Not: operator.not_,
+}
+
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_REBOUND = object()  # a name bound in a way other than one plain assignment
+
+
+def is_known(value: Any) -> bool:
+    """True when `value` and, for containers, every element is known."""
+    if value is UNKNOWN:
+        return False
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return all(is_known(item) for item in value)
+    if isinstance(value, dict):
+        return all(is_known(k) and is_known(v) for k, v in value.items())
+    return True
+
+
+def _bound_names(target: ast.AST) -> list[str]:
+    return [node.id for node in ast.walk(target) if isinstance(node, ast.Name)]
+
+
+class _Bindings:
+    """Name -> the value expression of its only plain assignment in one scope, or _REBOUND."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+
+    def bind(self, name: str, value: ast.AST | None) -> None:
+        self.values[name] = _REBOUND if (name in self.values or value is None) else value
+
+    @classmethod
+    def of(cls, scope: ast.AST) -> dict[str, Any]:
+        table = cls()
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = scope.args
+            for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                        arguments.vararg, arguments.kwarg):
+                if arg is not None:
+                    table.bind(arg.arg, None)
+        body = scope.body if isinstance(scope.body, list) else [scope.body]
+        pending = list(body)
+        while pending:  # iterative: scopes can be long and deeply nested
+            node = pending.pop()
+            table.record(node)
+            if isinstance(node, _NESTED_SCOPES):
+                continue  # their bodies are their own scopes
+            if isinstance(node, _COMPREHENSIONS):
+                pending.extend(n for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
+                continue
+            pending.extend(ast.iter_child_nodes(node))
+        return table.values
+
+    def record(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Assign):
+            simple = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            for target in node.targets:
+                for name in _bound_names(target):
+                    self.bind(name, node.value if simple else None)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            self.bind(node.target.id, node.value)
+        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor)):
+            for name in _bound_names(node.target):
+                self.bind(name, None)
+        elif isinstance(node, ast.NamedExpr):
+            self.bind(node.target.id, None)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    for name in _bound_names(item.optional_vars):
+                        self.bind(name, None)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                self.bind(name, None)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                self.bind((alias.asname or alias.name).partition(".")[0], None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.bind(node.name, None)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            self.bind(node.name, None)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                for name in _bound_names(target):
+                    self.bind(name, None)
+        elif hasattr(ast, "MatchAs") and isinstance(node, (ast.MatchAs, ast.MatchStar)):
+            if node.name:
+                self.bind(node.name, None)
+
+
+class ConstantEvaluator:
+    """Evaluates expressions of one module. `scope_of(node)` returns the innermost enclosing
+    function (or None at module level); it is supplied by the file's context."""
+
+    def __init__(self, module: ast.Module, scope_of: Callable[[ast.AST], ast.AST | None]):
+        self.module = module
+        self.scope_of = scope_of
+        self._tables: dict[int, dict[str, Any]] = {}
+        self._globals_rebound: set[str] | None = None
+
+    def _table(self, scope: ast.AST) -> dict[str, Any]:
+        table = self._tables.get(id(scope))
+        if table is None:
+            table = self._tables[id(scope)] = _Bindings.of(scope)
+        return table
+
+    def _module_rebound(self) -> set[str]:
+        """Names that some function declares `global` (and may therefore reassign)."""
+        if self._globals_rebound is None:
+            self._globals_rebound = {
+                name
+                for node in ast.walk(self.module)
+                if isinstance(node, ast.Global)
+                for name in node.names
+            }
+        return self._globals_rebound
+
+    def lookup(self, name: str, at: ast.AST) -> Any:
+        """The expression a name refers to at `at`, or UNKNOWN."""
+        scope = self.scope_of(at)
+        while scope is not None:
+            table = self._table(scope)
+            if name in table:
+                return table[name]
+            scope = self.scope_of(scope)
+        table = self._table(self.module)
+        if name in table and name not in self._module_rebound():
+            return table[name]
+        return UNKNOWN
+
+    def evaluate(self, node: ast.AST | None, _depth: int = 0) -> Any:
+        """The value of `node`, or UNKNOWN."""
+        if node is None or _depth > _MAX_DEPTH:
+            return UNKNOWN
+        depth = _depth + 1
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.JoinedStr):
+            parts = [self.evaluate(value, depth) for value in node.values]
+            return "".join(parts) if all(isinstance(p, str) for p in parts) else UNKNOWN
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            if any(isinstance(element, ast.Starred) for element in node.elts):
+                return UNKNOWN
+            items = [self.evaluate(element, depth) for element in node.elts]
+            if isinstance(node, ast.Tuple):
+                return tuple(items)
+            if isinstance(node, ast.Set):
+                return set(items) if all(is_known(item) for item in items) else UNKNOWN
+            return items
+        if isinstance(node, ast.Dict):
+            if any(key is None for key in node.keys):
+                return UNKNOWN
+            keys = [self.evaluate(key, depth) for key in node.keys]
+            if not all(is_known(key) for key in keys):
+                return UNKNOWN
+            return {key: self.evaluate(value, depth) for key, value in zip(keys, node.values)}
+        if isinstance(node, ast.Name):
+            bound = self.lookup(node.id, node)
+            if bound is UNKNOWN or bound is _REBOUND:
+                return UNKNOWN
+            return self.evaluate(bound, depth)
+        if isinstance(node, ast.BinOp):
+            return self._binary(node, depth)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.evaluate(node.operand, depth)
+            if not is_known(operand):
+                return UNKNOWN
+            try:
+                return _UNARY[type(node.op)](operand)
+            except (TypeError, KeyError):
+                return UNKNOWN
+        return UNKNOWN
+
+    def _binary(self, node: ast.BinOp, depth: int) -> Any:
+        left = self.evaluate(node.left, depth)
+        right = self.evaluate(node.right, depth)
+        function = _BINARY.get(type(node.op))
+        if function is None or not (is_known(left) and is_known(right)):
+            return UNKNOWN
+        if isinstance(node.op, (ast.LShift, ast.Pow)) and (
+            not isinstance(right, int) or abs(right) > _MAX_SHIFT
+        ):
+            return UNKNOWN  # keep 2 ** 10**9 from hanging the linter
+        if isinstance(node.op, ast.Mult) and any(
+            isinstance(value, int) and value > _MAX_SHIFT for value in (left, right)
+        ) and any(isinstance(value, (str, bytes, tuple, list)) for value in (left, right)):
+            return UNKNOWN  # keep "x" * 10**9 from exhausting memory
+        try:
+            return function(left, right)
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return UNKNOWN

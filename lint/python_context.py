@@ -1,0 +1,128 @@
+"""Python analysis shared by all rules of one file, and the single walk that drives them.
+
+The tree is the stdlib `ast` (C parser, exact start/end positions). The walk is iterative, so
+1,000-deep input cannot overflow the interpreter's stack, and it calls every enabled rule's
+`visit_<Class>`/`leave_<Class>` for each node in one pass.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable, Iterable
+
+from cursedlint.context import FileContext
+from cursedlint.findings import Span
+from cursedlint.python_consteval import ConstantEvaluator
+from cursedlint.python_imports import ImportTable
+
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+class PythonContext(FileContext):
+    """`tree` is the module's ast; `imports` resolves aliases; `evaluate` folds constants."""
+
+    def __init__(self, source, settings, tree: ast.Module):
+        super().__init__(source, settings)
+        self.tree = tree
+        self.imports = ImportTable()
+        self.imports.add_module_level(tree)
+        self.parents: dict[int, ast.AST] = {}
+        self.evaluator = ConstantEvaluator(tree, self.scope_of)
+        self._current: ast.AST = tree
+
+    # -- names and values ------------------------------------------------------------------
+    def qualified_name(self, node: ast.AST) -> str | None:
+        """The dotted name an expression refers to through imports (`subprocess.Popen`)."""
+        return self.imports.qualified_name(node)
+
+    def evaluate(self, node: ast.AST | None) -> Any:
+        """The constant value of an expression, or `UNKNOWN`."""
+        return self.evaluator.evaluate(node)
+
+    # -- tree navigation -------------------------------------------------------------------
+    def parent_of(self, node: ast.AST) -> ast.AST | None:
+        key = id(node)
+        if key not in self.parents and node is not self.tree:
+            self._index_parents(self._current)
+            if key not in self.parents:
+                self._index_parents(self.tree)
+        return self.parents.get(key)
+
+    def ancestors(self, node: ast.AST) -> Iterable[ast.AST]:
+        """The parents of `node`, innermost first."""
+        parent = self.parent_of(node)
+        while parent is not None:
+            yield parent
+            parent = self.parent_of(parent)
+
+    def scope_of(self, node: ast.AST) -> ast.AST | None:
+        """The innermost function or lambda enclosing `node` (None at module level)."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, SCOPES):
+                return ancestor
+        return None
+
+    def _index_parents(self, root: ast.AST) -> None:
+        pending = [root]
+        while pending:
+            node = pending.pop()
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+                pending.append(child)
+
+    def span_of(self, node: Any) -> Span:
+        return self.source.span_from_bytes(
+            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+        )
+
+    # -- the walk --------------------------------------------------------------------------
+    def walk(self, rules: list, on_error: Callable[[Any, BaseException], None]) -> None:
+        """Visit every node once, calling each rule's visit_/leave_ methods for its class.
+        A rule that raises is reported through `on_error` and dropped for the rest of the file."""
+        visitors = _callbacks(rules, "visit_")
+        leavers = _callbacks(rules, "leave_")
+        failed: set[int] = set()
+        parents = self.parents
+        stack: list[tuple[ast.AST, bool]] = [(self.tree, False)]
+        while stack:
+            node, leaving = stack.pop()
+            callbacks = (leavers if leaving else visitors).get(type(node))
+            if callbacks:
+                self._current = node
+                for rule, callback in callbacks:
+                    if id(rule) in failed:
+                        continue
+                    try:
+                        callback(node)
+                    except Exception as error:  # a broken rule must not stop the others
+                        failed.add(id(rule))
+                        on_error(rule, error)
+            if leaving:
+                continue
+            if type(node) in leavers:
+                stack.append((node, True))
+            children = list(ast.iter_child_nodes(node))
+            for child in reversed(children):
+                parents[id(child)] = node
+                stack.append((child, False))
+
+
+_CALLBACK_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}
+
+
+def _callbacks(rules: list, prefix: str) -> dict[type, list[tuple[Any, Callable]]]:
+    """ast class -> [(rule, bound method)] for the rules' methods named prefix + class name."""
+    table: dict[type, list[tuple[Any, Callable]]] = {}
+    for rule in rules:
+        key = (type(rule), prefix)
+        methods = _CALLBACK_CACHE.get(key)
+        if methods is None:
+            methods = _CALLBACK_CACHE[key] = [
+                (getattr(ast, attribute[len(prefix):]), attribute)
+                for attribute in dir(type(rule))
+                if attribute.startswith(prefix)
+                and isinstance(getattr(ast, attribute[len(prefix):], None), type)
+            ]
+        for node_class, attribute in methods:
+            table.setdefault(node_class, []).append((rule, getattr(rule, attribute)))
+    return table

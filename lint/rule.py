@@ -1,0 +1,179 @@
+"""The rule API.
+
+A rule is one class in its family's module under `cursedlint.rules`:
+
+    class SubPageRdmaRegistration(Rule):
+        \"\"\"## What it does ... ## Why it is cursed ... ## Example ... ## Fix ... ## References\"\"\"
+        code = "CUR301"
+        name = "sub-page-rdma-registration"
+        languages = ("c", "cpp")
+        triggers = ("ibv_reg_mr", "fi_mr_reg")
+        summary = "RDMA registration smaller than a page"
+        valid = ("...",)
+        invalid = ("... // error: CUR301",)
+
+        def check(self) -> None:            # C/C++: query self.context.tree
+            ...
+
+Python rules implement `visit_<ast class>` / `leave_<ast class>` methods (stdlib `ast`), which
+the engine's single walk over the module dispatches to every enabled rule, and may implement
+`check()` for whole-module work after the walk. `self.context` is the file's shared analysis
+(`PythonContext` or `CContext`); `self.report(...)` records a finding.
+
+`triggers` are words whose absence from a file proves the rule cannot fire there; an entry may be
+a tuple of words that must all appear. Invalid examples mark each expected finding with a
+trailing comment `# error: CUR101` (or `// warning: CUR502`) on its line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Union
+
+from cursedlint.findings import Finding, Fix, Severity, Span
+
+if TYPE_CHECKING:
+    from cursedlint.context import FileContext
+
+Trigger = Union[str, tuple[str, ...]]
+
+DOC_SECTIONS = ("What it does", "Why it is cursed", "Example", "Fix", "References")
+
+CODE_PATTERN = re.compile(r"CUR\d{3}")
+NAME_PATTERN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+_EXPECTATION = re.compile(r"(?:#|//)\s*(error|warning):\s*(CUR\d{3}(?:\s*,\s*CUR\d{3})*)\s*$")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A per-rule option: `[tool.cursedlint.rules.CODE] name = value`."""
+
+    kind: type | tuple[type, ...]
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Example:
+    """A code snippet for a rule's docs and tests. `language` defaults to the rule's first;
+    `settings` overrides configuration for this example (e.g. {"target-python": "3.12"} or
+    {"rules": {"CUR301": {"...": ...}}})."""
+
+    code: str
+    language: str | None = None
+    settings: dict = field(default_factory=dict)
+
+    def expected(self) -> list[tuple[int, str, Severity]]:
+        """(line, code, severity) of each finding the example's marker comments announce."""
+        found = []
+        for number, line in enumerate(self.code.splitlines(), start=1):
+            match = _EXPECTATION.search(line)
+            if match:
+                for code in re.split(r"\s*,\s*", match.group(2)):
+                    found.append((number, code, Severity(match.group(1))))
+        return found
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and a docstring with the
+    sections in DOC_SECTIONS, and implement visit_/leave_ methods (Python) and/or `check()`."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    languages: ClassVar[tuple[str, ...]]
+    triggers: ClassVar[tuple[Trigger, ...]] = ()
+    summary: ClassVar[str]
+    severity: ClassVar[Severity] = Severity.ERROR
+    options: ClassVar[dict[str, Option]] = {}
+    valid: ClassVar[tuple[str | Example, ...]] = ()
+    invalid: ClassVar[tuple[str | Example, ...]] = ()
+
+    def __init__(self, context: "FileContext", options: dict[str, Any] | None = None):
+        self.context = context
+        self.option = {name: spec.default for name, spec in self.options.items()}
+        self.option.update(options or {})
+
+    def check(self) -> None:
+        """Whole-file analysis, run after the Python walk (the only entry point for C/C++)."""
+
+    def report(
+        self,
+        target: Any,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+    ) -> None:
+        """Record a finding at `target`: an `ast` node, a tree-sitter node, or a `Span`."""
+        span = target if isinstance(target, Span) else self.context.span_of(target)
+        self.context.add(
+            Finding(
+                path=self.context.source.path,
+                span=span,
+                code=self.code,
+                name=self.name,
+                message=message,
+                severity=severity or self.severity,
+                fix=fix,
+            )
+        )
+
+    @classmethod
+    def examples(cls, kind: str) -> list[Example]:
+        """The rule's `valid` or `invalid` examples as Example objects."""
+        return [
+            item if isinstance(item, Example) else Example(item)
+            for item in getattr(cls, kind)
+        ]
+
+    @classmethod
+    def example_language(cls, example: Example) -> str:
+        return example.language or cls.languages[0]
+
+    @classmethod
+    def trigger_words(cls) -> set[str]:
+        words: set[str] = set()
+        for trigger in cls.triggers:
+            words.update((trigger,) if isinstance(trigger, str) else trigger)
+        return words
+
+    @classmethod
+    def triggered_by(cls, present: set[str]) -> bool:
+        """Whether a file containing exactly the trigger words `present` can make this rule fire.
+        A rule without triggers always runs."""
+        if not cls.triggers:
+            return True
+        return any(
+            (trigger in present)
+            if isinstance(trigger, str)
+            else all(word in present for word in trigger)
+            for trigger in cls.triggers
+        )
+
+    @classmethod
+    def doc_sections(cls) -> dict[str, str]:
+        """The docstring's `## Heading` sections, in order, with dedented bodies."""
+        import inspect
+
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        sections: dict[str, str] = {}
+        heading = None
+        body: list[str] = []
+        for line in doc.splitlines():
+            if line.startswith("## "):
+                if heading:
+                    sections[heading] = "\n".join(body).strip()
+                heading, body = line[3:].strip(), []
+            else:
+                body.append(line)
+        if heading:
+            sections[heading] = "\n".join(body).strip()
+        return sections
+
+
+class Notice(Rule):
+    """A message of the linter about itself (CUR0xx): reported by the engine, not by a walk."""
+
+    triggers = ()

@@ -1,0 +1,36 @@
+"""The effective settings of a run, as the engine and rules see them (built by `config`)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_PAGE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What to check and how. `enabled` holds codes; `per_file_ignores` maps a matcher over
+    project-relative paths to codes switched off there; `rule_options` maps a code to its options."""
+
+    enabled: frozenset[str]
+    target_python: tuple[int, int] = sys.version_info[:2]
+    page_size: int = DEFAULT_PAGE_SIZE
+    rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_file_ignores: tuple[tuple[Any, frozenset[str]], ...] = ()
+    root: str = "."
+
+    def enabled_for(self, path: str) -> frozenset[str]:
+        """Codes enabled for one file, after per-file ignores (matched on the path relative to
+        the project root)."""
+        if not self.per_file_ignores:
+            return self.enabled
+        import os
+
+        relative = os.path.relpath(os.path.abspath(path), self.root)
+        ignored: set[str] = set()
+        for matcher, codes in self.per_file_ignores:
+            if matcher.match_file(relative):
+                ignored |= codes
+        return self.enabled - ignored

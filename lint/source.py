@@ -1,0 +1,134 @@
+"""A file to lint: its bytes, decoded text, language and a line index.
+
+Reading never raises for bad input: binary files are recognised (and skipped by the engine),
+undecodable or unreadable files become a `SourceError` that the engine reports as CUR002.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from functools import cached_property
+
+from cursedlint.findings import Span
+
+BINARY_SNIFF_BYTES = 8000  # git's heuristic: a NUL byte in the first 8000 bytes means binary
+
+
+class SourceError(Exception):
+    """The file cannot be read or decoded; `line`/`column` locate a decode error if known."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+def read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise SourceError(f"cannot read file: {reason}") from None
+
+
+def _python_encoding(data: bytes) -> str:
+    """The encoding PEP 263 declares (BOM or coding cookie), as the interpreter would use."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise SourceError(f"cannot decode file: {error.msg}") from None
+    return encoding
+
+
+def _decode_error(data: bytes, encoding: str, error: UnicodeDecodeError) -> SourceError:
+    line = data.count(b"\n", 0, error.start) + 1
+    column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+    byte = data[error.start : error.start + 1].hex()
+    return SourceError(
+        f"cannot decode file as {encoding}: invalid byte 0x{byte} at line {line}, byte {column}",
+        line,
+        column,
+    )
+
+
+def decode(data: bytes, language: str) -> str:
+    """Python follows PEP 263 strictly; C/C++ is UTF-8 with bad bytes replaced, since compilers
+    accept any bytes in comments and strings and tree-sitter parses the bytes, not this text."""
+    if language != "python":
+        return data.decode("utf-8", errors="replace")
+    encoding = _python_encoding(data)
+    try:
+        codecs.lookup(encoding)
+        text = data.decode(encoding)
+    except LookupError:
+        raise SourceError(f"cannot decode file: unknown encoding {encoding!r}") from None
+    except UnicodeDecodeError as error:
+        raise _decode_error(data, encoding, error) from None
+    return text.removeprefix("\ufeff")
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass
+class Source:
+    """One file's content. `path` is how the user named it; `text` is the decoded content."""
+
+    path: str
+    data: bytes
+    text: str
+    language: str
+
+    @classmethod
+    def from_text(cls, path: str, text: str, language: str) -> "Source":
+        return cls(path, text.encode("utf-8"), text, language)
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        """Character offset of the start of each line (index 0 is line 1)."""
+        return [0] + [match.end() for match in _LINE_BREAK.finditer(self.text)]
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """The lines, split only at \\n, \\r\\n and \\r as Python and C compilers count them
+        (`str.splitlines` also splits at form feeds and Unicode separators)."""
+        return _LINE_BREAK.split(self.text)
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line without its line break ('' past the end)."""
+        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+    def offset_to_position(self, offset: int) -> tuple[int, int]:
+        """A character offset as a (line, column) pair, both 1-based."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def char_column(self, line: int, byte_column: int) -> int:
+        """Convert a 0-based UTF-8 byte column (ast, tree-sitter) to a 1-based char column."""
+        text = self.line_text(line)
+        if text.isascii():
+            return byte_column + 1
+        return len(text.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore")) + 1
+
+    def span_from_bytes(self, line: int, byte_col: int, end_line: int, end_byte_col: int) -> Span:
+        """A Span from 1-based lines and 0-based UTF-8 byte columns."""
+        return Span(
+            line,
+            self.char_column(line, byte_col),
+            end_line,
+            self.char_column(end_line, end_byte_col),
+        )
+
+    def whole_line_span(self, line: int) -> Span:
+        return Span(line, 1, line, len(self.line_text(line)) + 1)
