@@ -1,0 +1,214 @@
+"""The command line: `cursedlint check|rules|rule`, with ruff's and flake8's conventions.
+
+Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import cursedlint
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with how cursedlint was called or configured: printed, exit 2."""
+
+
+def _codes(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _jobs(value: str) -> int:
+    jobs = int(value)
+    if jobs < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return jobs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from cursedlint.formats import FORMATS
+
+    parser = argparse.ArgumentParser(
+        prog="cursedlint",
+        description="Finds the rare, nondeterministic systems bugs of ML training stacks.",
+    )
+    parser.add_argument("--version", action="version", version=f"cursedlint {cursedlint.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="lint files and directories (default: .)")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    check.add_argument("--select", type=_codes, help="codes or prefixes to enable (replaces the configured select)")
+    check.add_argument("--extend-select", type=_codes, default=[], help="codes or prefixes to enable in addition")
+    check.add_argument("--ignore", type=_codes, default=[], help="codes or prefixes to disable")
+    check.add_argument("--config", help="configuration file (pyproject.toml or cursedlint.toml)")
+    check.add_argument("--target-python", help='Python version the code runs on, e.g. "3.11"')
+    check.add_argument("--output-format", choices=FORMATS, default="text")
+    check.add_argument("--output-file", help="write the report here instead of standard output")
+    check.add_argument("--concise", action="store_true", help="one line per finding")
+    check.add_argument("--statistics", action="store_true", help="counts per code instead of findings")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--jobs", type=_jobs, help="processes to use (default: all cores)")
+    check.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
+    check.add_argument("--warn-unused-suppressions", action="store_true", help="report noqa/NOLINT comments that suppress nothing (CUR003)")
+    check.add_argument("--show-traceback", action="store_true", help="print the stack of internal errors (CUR000)")
+    check.add_argument("-v", "--verbose", action="store_true", help="print what was checked, skipped and how long it took")
+
+    listing = commands.add_parser("rules", help="list every rule")
+    listing.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+
+    rule = commands.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", metavar="CODE", help="a code (CUR301) or a rule name")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return check(args)
+        if args.command == "rules":
+            return list_rules(args.format)
+        if args.command == "rule":
+            return show_rule(args.code)
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    except UsageError as error:
+        print(f"cursedlint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # `cursedlint rules | head`
+        sys.stderr.close()
+        return EXIT_CLEAN
+
+
+def list_rules(format: str) -> int:
+    from cursedlint import docs
+    from cursedlint.registry import all_rules
+
+    rules = all_rules()
+    if format == "json":
+        rows = [
+            {"code": code, "name": rule.name, "languages": list(rule.languages),
+             "severity": rule.severity.value, "summary": rule.summary}
+            for code, rule in rules.items()
+        ]
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+    elif format == "markdown":
+        sys.stdout.write(docs.rules_table(rules))
+    else:
+        sys.stdout.write(docs.rules_listing(rules))
+    return EXIT_CLEAN
+
+
+def show_rule(key: str) -> int:
+    from cursedlint import docs
+    from cursedlint.registry import all_rules, find_rule
+
+    rule = find_rule(key, all_rules())
+    if rule is None:
+        raise UsageError(f"no rule {key!r}; `cursedlint rules` lists them")
+    sys.stdout.write(docs.markdown(rule))
+    return EXIT_CLEAN
+
+
+def check(args: argparse.Namespace) -> int:
+    from cursedlint import config as configuration
+    from cursedlint.discovery import discover
+    from cursedlint.engine import Linter, default_jobs
+    from cursedlint.notices import OPT_IN, InternalError, UnusedSuppression
+    from cursedlint.registry import all_rules
+
+    started = time.perf_counter()
+    rules = all_rules()
+    try:
+        path = args.config or configuration.find_config(args.paths[0])
+        config = configuration.load_config(path, rules)
+        if args.force_exclude:
+            config = configuration.with_force_exclude(config)
+        opt_in = OPT_IN - ({UnusedSuppression.code} if args.warn_unused_suppressions else set())
+        settings = configuration.build_settings(
+            config,
+            rules,
+            select=args.select,
+            extend_select=args.extend_select,
+            ignore=args.ignore,
+            target_python=args.target_python,
+            opt_in=opt_in,
+        )
+    except configuration.ConfigError as error:
+        raise UsageError(str(error)) from None
+    found = discover(args.paths, config)
+    if found.missing:
+        raise UsageError(f"path {found.missing[0]!r} does not exist")
+
+    linter = Linter(
+        settings,
+        rules,
+        warn_unused_suppressions=args.warn_unused_suppressions,
+        show_traceback=args.show_traceback,
+    )
+    results = linter.run(found.files, args.jobs or default_jobs())
+    findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
+    _write_report(args, findings, results, rules)
+    if args.verbose:
+        _print_verbose(results, time.perf_counter() - started)
+    for result in results:
+        for trace in result.tracebacks:
+            print(f"{result.path}:\n{trace}", file=sys.stderr)
+    if any(finding.code == InternalError.code for finding in findings):
+        return EXIT_ERROR
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _write_report(args, findings, results, rules) -> None:
+    from cursedlint.formats import render
+
+    lines = {(r.path, number): text for r in results for number, text in r.lines.items()}
+    output = open(args.output_file, "w", encoding="utf-8") if args.output_file else sys.stdout
+    try:
+        output.write(
+            render(
+                args.output_format,
+                findings,
+                rules,
+                source_line=lambda path, line: lines.get((path, line), ""),
+                color=output is sys.stdout and _use_color(),
+                concise=args.concise,
+                statistics=args.statistics,
+                files_checked=len(results),
+            )
+        )
+    finally:
+        if output is not sys.stdout:
+            output.close()
+
+
+def _use_color() -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
+
+
+def _print_verbose(results, seconds: float) -> None:
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+        if result.error_nodes:
+            print(f"{result.path}: {result.error_nodes} tree-sitter error node(s) (macros); "
+                  "rules ran outside them", file=sys.stderr)
+        if result.status == "skipped":
+            print(f"{result.path}: skipped (binary)", file=sys.stderr)
+    print(
+        f"{len(results)} files: {counts.get('checked', 0)} parsed and checked, "
+        f"{counts.get('clean', 0)} without trigger words, {counts.get('skipped', 0)} binary; "
+        f"{seconds:.2f} s",
+        file=sys.stderr,
+    )

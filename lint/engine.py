@@ -1,0 +1,251 @@
+"""The engine: one file from bytes to findings, and many files across processes.
+
+Per file: read -> skip binary -> prefilter on bytes (no hit: done, nothing parsed) -> decode ->
+parse once (ast | tree-sitter) -> every triggered rule of the language runs on that one tree ->
+suppressions. A rule that raises becomes a CUR000 finding; the other rules still run.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from cursedlint import notices, suppressions
+from cursedlint.findings import Finding, Span
+from cursedlint.languages import PYTHON
+from cursedlint.prefilter import Prefilter
+from cursedlint.rule import Notice, Rule
+from cursedlint.settings import Settings
+from cursedlint.source import Source, SourceError, decode, looks_binary, read_bytes
+
+PARALLEL_MIN_FILES = 16
+"""Below this many files a process pool costs more than it saves."""
+
+
+@dataclass
+class FileResult:
+    """What linting one file produced. `lines` holds the text of the lines findings start on,
+    for reporters; `status` is one of: skipped (binary), clean (no trigger), checked."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    lines: dict[int, str] = field(default_factory=dict)
+    status: str = "clean"
+    error_nodes: int = 0
+    tracebacks: list[str] = field(default_factory=list)
+
+
+class Linter:
+    """Lints files with fixed settings and rules (code -> class; the registry by default)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        rules: Mapping[str, type[Rule]],
+        *,
+        warn_unused_suppressions: bool = False,
+        show_traceback: bool = False,
+    ):
+        self.settings = settings
+        self.rules = {code: rule for code, rule in rules.items() if not issubclass(rule, Notice)}
+        self.warn_unused = warn_unused_suppressions
+        self.show_traceback = show_traceback
+        self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
+
+    def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
+        key = (language, enabled)
+        prefilter = self._prefilters.get(key)
+        if prefilter is None:
+            prefilter = self._prefilters[key] = Prefilter(
+                rule
+                for code, rule in self.rules.items()
+                if code in enabled and language in rule.languages
+            )
+        return prefilter
+
+    # -- one file ----------------------------------------------------------------------------
+    def lint_path(self, path: str, language: str) -> FileResult:
+        try:
+            data = read_bytes(path)
+        except SourceError as error:
+            return self._unreadable(path, error)
+        return self.lint_bytes(path, data, language)
+
+    def lint_bytes(self, path: str, data: bytes, language: str) -> FileResult:
+        if looks_binary(data):
+            return FileResult(path, status="skipped")
+        enabled = self.settings.enabled_for(path)
+        triggered = self.prefilter_for(language, enabled).triggered(data)
+        scan_suppressions = self.warn_unused and suppressions.has_suppression_text(data)
+        if not triggered and not scan_suppressions:
+            return FileResult(path)
+        try:
+            source = Source(path, data, decode(data, language), language)
+        except SourceError as error:
+            return self._unreadable(path, error)
+        return self.lint_source(source, triggered, enabled)
+
+    def lint_source(
+        self,
+        source: Source,
+        rules: list[type[Rule]],
+        enabled: frozenset[str],
+        *,
+        tree: ast.Module | None = None,
+        suppress: bool = True,
+    ) -> FileResult:
+        """Run `rules` on a decoded source, then apply its suppression comments. `tree` is the
+        module's ast when a host (flake8) has parsed it already; `suppress=False` leaves noqa
+        to the host."""
+        result = FileResult(source.path, status="checked")
+        context = self._parse(source, result, enabled, tree) if rules else None
+        if context is not None:
+            self._run_rules(context, rules, result)
+            result.findings.extend(context.findings)
+        if suppress and (result.findings or self.warn_unused):
+            self._suppress(source, result, enabled)
+        result.findings.sort(key=lambda finding: finding.sort_key)
+        result.lines = {f.span.line: source.line_text(f.span.line) for f in result.findings}
+        return result
+
+    def _parse(self, source: Source, result: FileResult, enabled: frozenset[str], tree=None):
+        if source.language == PYTHON:
+            from cursedlint.python_context import PythonContext
+
+            try:
+                tree = tree or ast.parse(source.text, filename=source.path)
+            except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+                if notices.SyntaxErrorNotice.code in enabled:
+                    result.findings.append(_syntax_error(source, error))
+                return None
+            return PythonContext(source, self.settings, tree)
+        from cursedlint.c_context import CContext, parse
+
+        context = CContext(source, self.settings, parse(source.data, source.language))
+        result.error_nodes = context.error_count
+        return context
+
+    def _run_rules(self, context, rule_classes: list[type[Rule]], result: FileResult) -> None:
+        def failed(rule: Rule | type[Rule], error: BaseException) -> None:
+            rule_class = rule if isinstance(rule, type) else type(rule)
+            result.findings.append(_internal_error(context.source.path, rule_class, error))
+            if self.show_traceback:
+                result.tracebacks.append("".join(traceback.format_exception(error)))
+
+        rules = []
+        for rule_class in rule_classes:
+            try:
+                rules.append(rule_class(context, self.settings.rule_options.get(rule_class.code)))
+            except Exception as error:
+                failed(rule_class, error)
+        if context.source.language == PYTHON:
+            context.walk(rules, failed)
+        for rule in rules:
+            try:
+                rule.check()
+            except Exception as error:
+                failed(rule, error)
+
+    def _suppress(self, source: Source, result: FileResult, enabled: frozenset[str]) -> None:
+        found = suppressions.find_suppressions(source.lines, source.language)
+        if not found:
+            return
+        internal = [f for f in result.findings if f.code == notices.InternalError.code]
+        others = [f for f in result.findings if f.code != notices.InternalError.code]
+        result.findings = internal + suppressions.apply(others, found)
+        if self.warn_unused and notices.UnusedSuppression.code in enabled:
+            result.findings.extend(_unused(source, found, enabled))
+
+    def _unreadable(self, path: str, error: SourceError) -> FileResult:
+        result = FileResult(path, status="checked")
+        if notices.UnreadableFile.code in self.settings.enabled_for(path):
+            span = Span(error.line, error.column, error.line, error.column)
+            result.findings.append(_notice(notices.UnreadableFile, path, span, error.message))
+        return result
+
+    # -- many files --------------------------------------------------------------------------
+    def run(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
+        """Lint (path, language) pairs on `jobs` processes; results in the order of `files`."""
+        if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
+            return [self.lint_path(path, language) for path, language in files]
+        chunk = max(1, len(files) // (jobs * 8))
+        with ProcessPoolExecutor(
+            jobs, mp_context=_process_context(), initializer=_start_worker, initargs=(self,)
+        ) as pool:
+            return list(pool.map(_lint_in_worker, *zip(*files), chunksize=chunk))
+
+
+_worker_linter: Linter | None = None
+
+
+def _start_worker(linter: Linter) -> None:
+    global _worker_linter
+    _worker_linter = linter
+
+
+def _lint_in_worker(path: str, language: str) -> FileResult:
+    return _worker_linter.lint_path(path, language)
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _process_context():
+    """fork where the platform has it: the workers inherit the loaded rules instead of
+    re-importing them. (cursedlint holds no GPU or RDMA state, so fork is safe here.)"""
+    import multiprocessing
+
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return None
+
+
+def _notice(notice: type[Notice], path: str, span: Span, message: str) -> Finding:
+    return Finding(path, span, notice.code, notice.name, message, notice.severity)
+
+
+def _syntax_error(source: Source, error: BaseException) -> Finding:
+    if "\0" in source.text:  # SyntaxError or ValueError without a position, by version
+        line, column = source.offset_to_position(source.text.index("\0"))
+        message = "syntax error: the file contains a NUL byte; no rule could check this file"
+    elif isinstance(error, SyntaxError) and error.lineno:
+        line = error.lineno
+        column = max(error.offset or 1, 1)
+        message = f"syntax error: {error.msg}; no rule could check this file"
+    else:
+        line, column = 1, 1
+        message = "the file is nested too deeply for the Python parser; no rule could check it"
+    return _notice(notices.SyntaxErrorNotice, source.path, Span(line, column, line, column), message)
+
+
+def _internal_error(path: str, rule: type[Rule], error: BaseException) -> Finding:
+    message = (
+        f"internal error in rule {rule.code} ({rule.name}): {type(error).__name__}: {error}; "
+        "the rule was skipped for this file (--show-traceback prints the stack)"
+    )
+    return _notice(notices.InternalError, path, Span(1, 1, 1, 1), message)
+
+
+def _unused(source: Source, found, enabled: frozenset[str]) -> list[Finding]:
+    unused = []
+    for suppression in found:
+        codes = suppression.named_codes()
+        if suppression.used or not codes or not codes <= enabled:
+            continue
+        text = source.line_text(suppression.span.line)
+        comment = text[suppression.span.column - 1 : suppression.span.end_column - 1]
+        message = (
+            f"`{comment}` suppresses nothing: no finding of {', '.join(sorted(codes))} "
+            "starts on the line it covers; remove it so it cannot hide the next real finding"
+        )
+        unused.append(_notice(notices.UnusedSuppression, source.path, suppression.span, message))
+    return unused

@@ -1,0 +1,58 @@
+"""The flake8 plugin: cursedlint's Python rules inside `flake8 --select CUR`.
+
+flake8 hands over the `ast` tree it has already parsed, so a file costs one substring prefilter
+and, only when a trigger word occurs, one walk of that tree. flake8 does selection and noqa; the
+file's cursedlint configuration still supplies `target-python`, `page-size` and rule options.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+
+import cursedlint
+
+
+@cache
+def _linter_for(config_path: str | None):
+    from cursedlint import config as configuration
+    from cursedlint.engine import Linter
+    from cursedlint.notices import OPT_IN
+    from cursedlint.registry import all_rules
+
+    rules = all_rules()
+    try:
+        config = configuration.load_config(config_path, rules)
+    except configuration.ConfigError:
+        config = configuration.load_config(None, rules)  # flake8 reports nothing for our config
+    settings = configuration.build_settings(config, rules, select=["CUR"], opt_in=OPT_IN)
+    linter = Linter(settings, rules)
+    return linter, linter.prefilter_for("python", settings.enabled)
+
+
+class CursedlintPlugin:
+    """flake8 entry point for the `CUR` prefix."""
+
+    name = "cursedlint"
+    version = cursedlint.__version__
+
+    def __init__(self, tree: ast.Module, filename: str, lines: list[str]):
+        self.tree = tree
+        self.filename = filename
+        self.lines = lines
+
+    def run(self):
+        from cursedlint.config import find_config
+        from cursedlint.source import Source
+
+        text = "".join(self.lines)
+        linter, prefilter = _linter_for(find_config(self.filename))
+        rules = prefilter.triggered(text)
+        if not rules:
+            return
+        source = Source(self.filename, text.encode("utf-8", "surrogatepass"), text, "python")
+        result = linter.lint_source(
+            source, rules, linter.settings.enabled, tree=self.tree, suppress=False
+        )
+        for finding in result.findings:
+            yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)

@@ -1,0 +1,53 @@
+"""Output formats: `render` turns a run's findings into the text the CLI prints.
+
+One module per format; each has a `render` function taking only what that format needs.
+Every output ends with a newline, except `github` with no findings (empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from cursedlint.formats import github, json_format, sarif, text
+
+if TYPE_CHECKING:
+    from cursedlint.findings import Finding
+    from cursedlint.rule import Rule
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def render(
+    format: str,
+    findings: Sequence[Finding],
+    rules: Mapping[str, type[Rule]],
+    *,
+    source_line: Callable[[str, int], str],
+    color: bool = False,
+    concise: bool = False,
+    statistics: bool = False,
+    files_checked: int = 0,
+) -> str:
+    """Render sorted `findings` in `format` (one of FORMATS).
+
+    `rules` maps code -> Rule class (SARIF rule metadata); `source_line(path, line)` gives a
+    line's text (text snippets, SARIF fingerprints). `color`, `concise`, `statistics` and
+    `files_checked` shape the text format only.
+    """
+    if format == "text":
+        return text.render(
+            findings,
+            source_line=source_line,
+            color=color,
+            concise=concise,
+            statistics=statistics,
+            files_checked=files_checked,
+        )
+    if format == "json":
+        return json_format.render(findings)
+    if format == "sarif":
+        return sarif.render(findings, rules, source_line=source_line)
+    if format == "github":
+        return github.render(findings)
+    raise ValueError(f"unknown output format {format!r}; choose one of {', '.join(FORMATS)}")

@@ -1,0 +1,35 @@
+"""GitHub Actions workflow commands: each finding becomes an annotation on the pull request.
+
+https://docs.github.com/actions/reference/workflow-commands-for-github-actions
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cursedlint.findings import Finding
+
+# As @actions/core escapes: data `%`, CR, LF; property values also `:` and `,`.
+DATA_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A"})
+PROPERTY_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A", ":": "%3A", ",": "%2C"})
+
+
+def render(findings: Sequence[Finding]) -> str:
+    return "".join(_command(finding) + "\n" for finding in findings)
+
+
+def _command(finding: Finding) -> str:
+    """`::error file=PATH,line=L,col=C,endLine=EL,endColumn=EC,title=CODE (name)::message`."""
+    span = finding.span
+    properties = {
+        "file": finding.path,
+        "line": span.line,
+        "col": span.column,
+        "endLine": span.end_line,
+        "endColumn": span.end_column,
+        "title": f"{finding.code} ({finding.name})",
+    }
+    joined = ",".join(
+        f"{key}={str(value).translate(PROPERTY_ESCAPES)}" for key, value in properties.items()
+    )
+    return f"::{finding.severity.value} {joined}::{finding.message.translate(DATA_ESCAPES)}"

@@ -1,0 +1,158 @@
+"""SARIF 2.1.0 for code scanning (GitHub, IDE viewers): one run, every rule described.
+
+Paths inside the current directory become URI references relative to `%SRCROOT%` (the
+current directory); other paths become absolute `file://` URIs. Columns count Unicode code
+points, as Finding's do, so the run says `columnKind: unicodeCodePoints`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+import cursedlint
+from cursedlint import docs
+from cursedlint.findings import Finding, Fix, Span
+
+if TYPE_CHECKING:
+    from cursedlint.rule import Rule
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/cursedlint/"
+SRCROOT = "%SRCROOT%"
+FINGERPRINT = "cursedlint/v1"
+
+
+def render(
+    findings: Sequence[Finding],
+    rules: Mapping[str, type[Rule]],
+    *,
+    source_line: Callable[[str, int], str],
+) -> str:
+    root = Path.cwd()
+    descriptors = _descriptors(findings, rules)
+    rule_index = {descriptor["id"]: index for index, descriptor in enumerate(descriptors)}
+    run = {
+        "tool": {
+            "driver": {
+                "name": "cursedlint",
+                "version": cursedlint.__version__,
+                "informationUri": INFORMATION_URI,
+                "rules": descriptors,
+            }
+        },
+        "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(root)}},
+        "columnKind": "unicodeCodePoints",
+        "results": list(_results(findings, rule_index, root, source_line)),
+    }
+    log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _descriptors(findings: Sequence[Finding], rules: Mapping[str, type[Rule]]) -> list[dict]:
+    """A reportingDescriptor for every rule given and every code found, sorted by code. A code
+    without a Rule class gets only its id and name."""
+    names = {finding.code: finding.name for finding in findings}
+    return [
+        _descriptor(rules[code]) if code in rules else {"id": code, "name": names[code]}
+        for code in sorted(set(rules) | set(names))
+    ]
+
+
+def _descriptor(rule: type[Rule]) -> dict:
+    documentation = docs.markdown(rule)
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.doc_sections().get("What it does", rule.summary)},
+        "help": {"text": documentation, "markdown": documentation},
+        "defaultConfiguration": {"level": rule.severity.value},
+        "properties": {"tags": ["reliability", *rule.languages]},
+    }
+
+
+def _results(
+    findings: Sequence[Finding],
+    rule_index: Mapping[str, int],
+    root: Path,
+    source_line: Callable[[str, int], str],
+) -> Iterator[dict]:
+    occurrences: Counter[tuple[str, ...]] = Counter()
+    for finding in findings:
+        location = artifact_location(finding.path, root)
+        line_text = " ".join(source_line(finding.path, finding.line).split())
+        key = (finding.code, location["uri"], line_text)
+        occurrences[key] += 1
+        result = {
+            "ruleId": finding.code,
+            "ruleIndex": rule_index[finding.code],
+            "level": finding.severity.value,
+            "message": {"text": finding.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": location,
+                        "region": _region(finding.span),
+                    }
+                }
+            ],
+            "partialFingerprints": {FINGERPRINT: _fingerprint(*key, str(occurrences[key] - 1))},
+        }
+        if finding.fix:
+            result["fixes"] = [_fix(finding.fix, location)]
+        yield result
+
+
+def artifact_location(path: str, root: Path) -> dict:
+    """`path` relative to `root` as a percent-encoded URI reference based on %SRCROOT%, or an
+    absolute file:// URI when it lies outside `root`."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        relative = absolute.relative_to(root)
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
+
+
+def _directory_uri(directory: Path) -> str:
+    """A directory's file:// URI with the trailing slash that base URIs need."""
+    uri = directory.as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _fingerprint(*parts: str) -> str:
+    """Stable across edits elsewhere in the file: code, file, the finding's line text with
+    whitespace normalised, and the occurrence index of that triple in the file."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _region(span: Span) -> dict:
+    return {
+        "startLine": span.line,
+        "startColumn": span.column,
+        "endLine": span.end_line,
+        "endColumn": span.end_column,
+    }
+
+
+def _fix(fix: Fix, location: dict) -> dict:
+    return {
+        "description": {"text": fix.message},
+        "artifactChanges": [
+            {
+                "artifactLocation": location,
+                "replacements": [
+                    {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}}
+                    for edit in fix.edits
+                ],
+            }
+        ],
+        "properties": {"safe": fix.safe},
+    }

@@ -1,0 +1,98 @@
+"""The human format: ruff-like findings with an underlined source snippet, a concise
+one-line-per-finding variant, or a table of counts per code; then a summary line."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from cursedlint.findings import Finding, Severity
+
+TAB_WIDTH = 4
+
+BOLD = "1"
+SEVERITY_COLOR = {Severity.ERROR: "31", Severity.WARNING: "33"}  # red, yellow
+
+
+def render(
+    findings: Sequence[Finding],
+    *,
+    source_line: Callable[[str, int], str],
+    color: bool,
+    concise: bool,
+    statistics: bool,
+    files_checked: int,
+) -> str:
+    if statistics:
+        blocks = _statistics(findings)
+    elif concise:
+        blocks = [_header(finding, color) for finding in findings]
+    else:
+        blocks = [_full(finding, source_line, color) for finding in findings]
+    return "".join(block + "\n" for block in blocks) + summary(findings, files_checked) + "\n"
+
+
+def summary(findings: Sequence[Finding], files_checked: int = 0) -> str:
+    """'Found 3 problems (2 errors, 1 warning).' or 'All checks passed!', plus the file count."""
+    checked = f" Checked {_plural(files_checked, 'file')}." if files_checked else ""
+    if not findings:
+        return "All checks passed!" + checked
+    counts = Counter(finding.severity for finding in findings)
+    kinds = ", ".join(
+        _plural(counts[severity], severity.value) for severity in Severity if counts[severity]
+    )
+    return f"Found {_plural(len(findings), 'problem')} ({kinds})." + checked
+
+
+def _header(finding: Finding, color: bool) -> str:
+    """`path:line:col: CODE message`."""
+    path = _paint(finding.path, BOLD, color)
+    code = _paint(finding.code, f"{BOLD};{SEVERITY_COLOR[finding.severity]}", color)
+    return f"{path}:{finding.line}:{finding.column}: {code} {finding.message}"
+
+
+def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool) -> str:
+    """The header, the line with the span underlined in a line-number gutter, the fix's help."""
+    line = source_line(finding.path, finding.line)
+    span = finding.span
+    end_column = span.end_column if span.end_line == span.line else len(line) + 1
+    start = _width(line[: span.column - 1])
+    carets = "^" * max(_width(line[: end_column - 1]) - start, 1)
+    number = str(span.line)
+    gutter = " " * len(number)
+    rows = [
+        _header(finding, color),
+        f"{gutter} |",
+        f"{number} | {line.expandtabs(TAB_WIDTH)}".rstrip(),
+        f"{gutter} | {' ' * start}{_paint(carets, SEVERITY_COLOR[finding.severity], color)}",
+        f"{gutter} |",
+    ]
+    if finding.fix:
+        rows.append(f"{gutter} = help: {finding.fix.message}")
+    return "\n".join(rows) + "\n"
+
+
+def _statistics(findings: Sequence[Finding]) -> list[str]:
+    """One row per code: count, code, rule name; most frequent first, then by code."""
+    counts = Counter((finding.code, finding.name) for finding in findings)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = len(str(max(counts.values(), default=0)))
+    return [f"{count:>{width}}  {code}  {name}" for (code, name), count in rows]
+
+
+def _width(text: str) -> int:
+    """Terminal columns of `text` with tabs expanded: wide (CJK) characters take two,
+    combining marks none."""
+    return sum(
+        0 if unicodedata.combining(char) else 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        for char in text.expandtabs(TAB_WIDTH)
+    )
+
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return f"\x1b[{style}m{text}\x1b[0m" if color else text
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

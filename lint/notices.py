@@ -1,0 +1,118 @@
+"""The linter's notices about itself (CUR0xx). The engine reports them; no walk does."""
+
+from __future__ import annotations
+
+from cursedlint.findings import Severity
+from cursedlint.languages import LANGUAGES
+from cursedlint.rule import Notice
+
+
+class InternalError(Notice):
+    """## What it does
+    Reports that a rule raised an exception on a file. The other rules and files still run;
+    the exit code is 2. `--show-traceback` prints the stack.
+
+    ## Why it is cursed
+    A rule that crashes says nothing about the code it was checking: the file may hold the very
+    bug the rule exists for. Silence would look like a clean result.
+
+    ## Example
+    `src/trainer.py:1:1: CUR000 internal error in rule CUR101 (subprocess-fork-path): ...`
+
+    ## Fix
+    Report it with the file (or a reduced copy) and the traceback. Meanwhile the finding can be
+    suppressed for that file with `per-file-ignores`.
+
+    ## References
+    - `cursedlint check --show-traceback`
+    """
+
+    code = "CUR000"
+    name = "internal-error"
+    languages = LANGUAGES
+    summary = "a rule raised an exception on this file"
+
+
+class SyntaxErrorNotice(Notice):
+    """## What it does
+    Reports a Python file that does not parse, at the parser's error location with its message,
+    including input nested too deeply for the parser. Only files that contain some rule's trigger
+    words are parsed, so a file that cannot hold a finding is not reported.
+
+    ## Why it is cursed
+    No rule can check a file that does not parse; the rest of the run goes on.
+
+    ## Example
+    ```python
+    def launch(cmd:
+    ```
+
+    ## Fix
+    Fix the syntax, or set `target-python` if the file uses syntax of a newer Python than the
+    interpreter running cursedlint.
+
+    ## References
+    - https://docs.python.org/3/library/ast.html#ast.parse
+    """
+
+    code = "CUR001"
+    name = "syntax-error"
+    languages = ("python",)
+    summary = "the Python file does not parse"
+
+
+class UnreadableFile(Notice):
+    """## What it does
+    Reports a file that cannot be read (permissions, a broken symlink) or decoded (bytes that
+    are invalid in the encoding PEP 263 declares for a Python file).
+
+    ## Why it is cursed
+    An unread file is an unchecked file.
+
+    ## Example
+    `legacy/launch.py:3:17: CUR002 cannot decode file as utf-8: invalid byte 0xe9 at line 3, byte 17`
+
+    ## Fix
+    Save the file as UTF-8 or declare its encoding (`# -*- coding: latin-1 -*-`); fix the link
+    or the permissions.
+
+    ## References
+    - https://peps.python.org/pep-0263/
+    """
+
+    code = "CUR002"
+    name = "unreadable-file"
+    languages = LANGUAGES
+    summary = "the file cannot be read or decoded"
+
+
+class UnusedSuppression(Notice):
+    """## What it does
+    With `--warn-unused-suppressions`, reports a `# noqa: CURnnn` or `// NOLINT(CURnnn)` comment
+    whose cursedlint codes all are enabled but that suppresses nothing. Bare `# noqa` and
+    `// NOLINT` are left alone: they may be meant for other tools.
+
+    ## Why it is cursed
+    A stale suppression hides the next real finding on that line.
+
+    ## Example
+    ```python
+    subprocess.run(["/bin/true"], close_fds=False)  # noqa: CUR101
+    ```
+
+    ## Fix
+    Remove the suppression, or the code that no longer applies.
+
+    ## References
+    - https://docs.astral.sh/ruff/rules/unused-noqa/
+    """
+
+    code = "CUR003"
+    name = "unused-suppression"
+    languages = LANGUAGES
+    summary = "a suppression comment suppresses nothing"
+    severity = Severity.WARNING
+
+
+OPT_IN = frozenset({UnusedSuppression.code})
+"""Codes enabled only on request (by their CLI flag or an explicit select)."""

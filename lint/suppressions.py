@@ -1,0 +1,104 @@
+"""Suppression comments, read from the text as flake8 and clang-tidy read them.
+
+Python: `# noqa` (everything) or `# noqa: CUR101,CUR102` on the finding's first line.
+C/C++: `NOLINT`, `NOLINT(CUR301)` on the line, `NOLINTNEXTLINE(...)` on the line above,
+`NOLINTBEGIN(...)` ... `NOLINTEND(...)` around lines, in `//` or `/* */` comments. A C/C++ check
+list holds codes, rule names or globs over either (`CUR3*`), comma-separated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from cursedlint.findings import Finding, Span
+
+_NOQA = re.compile(
+    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
+_NOLINT = re.compile(r"\bNOLINT(?P<kind>NEXTLINE|BEGIN|END)?\b(?:\((?P<checks>[^)]*)\))?")
+
+
+@dataclass
+class Suppression:
+    """One comment: the lines it covers, what it names (None = everything), where it is."""
+
+    lines: range
+    names: tuple[str, ...] | None
+    span: Span
+    used: bool = field(default=False)
+
+    def covers(self, finding: Finding) -> bool:
+        if finding.span.line not in self.lines:
+            return False
+        if self.names is None:
+            return True
+        return any(
+            fnmatchcase(finding.code, name.upper()) or fnmatchcase(finding.name, name)
+            for name in self.names
+        )
+
+    def named_codes(self) -> set[str]:
+        """The cursedlint codes this comment names explicitly (no globs, no rule names)."""
+        return {name.upper() for name in self.names or () if re.fullmatch(r"(?i)CUR\d{3}", name)}
+
+
+def _python(lines: list[str]) -> list[Suppression]:
+    found = []
+    for number, text in enumerate(lines, start=1):
+        if "noqa" not in text.lower():
+            continue
+        match = _NOQA.search(text)
+        if match:
+            codes = match.group("codes")
+            names = tuple(re.split(r"[,\s]+", codes.strip())) if codes else None
+            span = Span(number, match.start() + 1, number, match.end() + 1)
+            found.append(Suppression(range(number, number + 1), names, span))
+    return found
+
+
+def _cpp(lines: list[str]) -> list[Suppression]:
+    found = []
+    open_blocks: list[tuple[int, tuple[str, ...] | None, Span]] = []
+    for number, text in enumerate(lines, start=1):
+        if "NOLINT" not in text:
+            continue
+        for match in _NOLINT.finditer(text):
+            checks = match.group("checks")
+            names = None if checks is None else tuple(
+                part.strip() for part in checks.split(",") if part.strip()
+            )
+            span = Span(number, match.start() + 1, number, match.end() + 1)
+            kind = match.group("kind")
+            if kind is None:
+                found.append(Suppression(range(number, number + 1), names, span))
+            elif kind == "NEXTLINE":
+                found.append(Suppression(range(number + 1, number + 2), names, span))
+            elif kind == "BEGIN":
+                open_blocks.append((number, names, span))
+            elif open_blocks:
+                begin, begin_names, begin_span = open_blocks.pop()
+                found.append(Suppression(range(begin, number + 1), begin_names, begin_span))
+    return found
+
+
+def find_suppressions(lines: list[str], language: str) -> list[Suppression]:
+    return _python(lines) if language == "python" else _cpp(lines)
+
+
+def has_suppression_text(data: bytes) -> bool:
+    """Cheap test on raw bytes, so files without any suppression comment are not scanned."""
+    return b"NOLINT" in data or b"noqa" in data.lower()
+
+
+def apply(findings: list[Finding], suppressions: list[Suppression]) -> list[Finding]:
+    """The findings no suppression covers; marks the suppressions that covered something."""
+    kept = []
+    for finding in findings:
+        covering = [s for s in suppressions if s.covers(finding)]
+        for suppression in covering:
+            suppression.used = True
+        if not covering:
+            kept.append(finding)
+    return kept
