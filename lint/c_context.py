@@ -48,6 +48,13 @@ def parse(data: bytes, language: str):
     return _parser(language).parse(data)
 
 
+_CALL_QUERIES = {
+    C: "(call_expression function: (identifier) @name) @call",
+    CPP: "(call_expression function: [(identifier) @name"
+    " (qualified_identifier name: (identifier) @name)]) @call",
+}
+
+
 class CContext(FileContext):
     """`tree` is the tree-sitter tree of the file's bytes; queries run in the C library."""
 
@@ -85,11 +92,7 @@ class CContext(FileContext):
         """(function name, call_expression node) for each call of a plain or qualified function
         named in `names` (`ibv_reg_mr(...)`, `::ibv_reg_mr(...)`, `ns::f(...)` matches `f`)."""
         wanted = set(names)
-        found = self.captures(
-            "(call_expression function: [(identifier) @name"
-            " (qualified_identifier name: (identifier) @name)]) @call",
-            node,
-        )
+        found = self.captures(_CALL_QUERIES[self.language], node)
         for call in sorted(found.get("call", ()), key=lambda n: n.start_byte):
             function = call.child_by_field_name("function")
             if function.type == "qualified_identifier":

@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--concise", action="store_true", help="one line per finding")
     check.add_argument("--statistics", action="store_true", help="counts per code instead of findings")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that may change behaviour")
     check.add_argument("--jobs", type=_jobs, help="processes to use (default: all cores)")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
     check.add_argument("--warn-unused-suppressions", action="store_true", help="report noqa/NOLINT comments that suppress nothing (CUR003)")
@@ -152,8 +154,10 @@ def check(args: argparse.Namespace) -> int:
         rules,
         warn_unused_suppressions=args.warn_unused_suppressions,
         show_traceback=args.show_traceback,
+        fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
     )
     results = linter.run(found.files, args.jobs or default_jobs())
+    _print_fix_summary(results)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     _write_report(args, findings, results, rules)
     if args.verbose:
@@ -212,3 +216,13 @@ def _print_verbose(results, seconds: float) -> None:
         f"{seconds:.2f} s",
         file=sys.stderr,
     )
+
+
+def _print_fix_summary(results) -> None:
+    for result in results:
+        for note in result.notes:
+            print(f"{result.path}: {note}", file=sys.stderr)
+    fixed = [result for result in results if result.fixed]
+    if fixed:
+        count = sum(result.fixed for result in fixed)
+        print(f"cursedlint: fixed {count} problem(s) in {len(fixed)} file(s)", file=sys.stderr)

@@ -14,16 +14,18 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from cursedlint import notices, suppressions
+from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
 from cursedlint.languages import PYTHON
 from cursedlint.prefilter import Prefilter
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
-from cursedlint.source import Source, SourceError, decode, looks_binary, read_bytes
+from cursedlint.source import Source, SourceError, looks_binary, read_bytes
 
 PARALLEL_MIN_FILES = 16
 """Below this many files a process pool costs more than it saves."""
+
+MAX_FIX_PASSES = 10
 
 
 @dataclass
@@ -36,6 +38,8 @@ class FileResult:
     lines: dict[int, str] = field(default_factory=dict)
     status: str = "clean"
     error_nodes: int = 0
+    fixed: int = 0
+    notes: list[str] = field(default_factory=list)
     tracebacks: list[str] = field(default_factory=list)
 
 
@@ -49,11 +53,14 @@ class Linter:
         *,
         warn_unused_suppressions: bool = False,
         show_traceback: bool = False,
+        fix: str | None = None,
     ):
+        """`fix`: None (report only), "safe" or "unsafe" (also apply fixes marked unsafe)."""
         self.settings = settings
         self.rules = {code: rule for code, rule in rules.items() if not issubclass(rule, Notice)}
         self.warn_unused = warn_unused_suppressions
         self.show_traceback = show_traceback
+        self.fix = fix
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
@@ -73,7 +80,35 @@ class Linter:
             data = read_bytes(path)
         except SourceError as error:
             return self._unreadable(path, error)
-        return self.lint_bytes(path, data, language)
+        result = self.lint_bytes(path, data, language)
+        if self.fix and fixes.fixable(result.findings, self.fix == "unsafe"):
+            result = self._fix_file(path, data, language, result)
+        return result
+
+    def _fix_file(self, path: str, data: bytes, language: str, result: FileResult) -> FileResult:
+        """Apply fixes pass by pass (re-linting in between) and write the file once, only if
+        every pass left code that parses."""
+        source = Source.from_bytes(path, data, language)
+        fixed = 0
+        for _ in range(MAX_FIX_PASSES):
+            candidates = fixes.fixable(result.findings, self.fix == "unsafe")
+            if not candidates:
+                break
+            text, count = fixes.apply(source, candidates)
+            try:
+                new_data = source.encode(text)
+            except UnicodeEncodeError:
+                break
+            if not fixes.still_parses(text, source):
+                result.notes.append("fixes not applied: the fixed code would not parse")
+                return self.lint_bytes(path, data, language) if fixed else result
+            source = Source(path, new_data, text, language, source.encoding)
+            fixed += count
+            result = self.lint_bytes(path, new_data, language)
+        if fixed:
+            fixes.write_atomically(path, source.data)
+        result.fixed = fixed
+        return result
 
     def lint_bytes(self, path: str, data: bytes, language: str) -> FileResult:
         if looks_binary(data):
@@ -84,7 +119,7 @@ class Linter:
         if not triggered and not scan_suppressions:
             return FileResult(path)
         try:
-            source = Source(path, data, decode(data, language), language)
+            source = Source.from_bytes(path, data, language)
         except SourceError as error:
             return self._unreadable(path, error)
         return self.lint_source(source, triggered, enabled)

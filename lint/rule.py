@@ -58,8 +58,8 @@ class Option:
 @dataclass(frozen=True)
 class Example:
     """A code snippet for a rule's docs and tests. `language` defaults to the rule's first;
-    `settings` overrides configuration for this example (e.g. {"target-python": "3.12"} or
-    {"rules": {"CUR301": {"...": ...}}})."""
+    `settings` overrides configuration for this example: "target-python" ("3.12"),
+    "page-size" (65536) and "options" (this rule's options, e.g. {"libc": "musl"})."""
 
     code: str
     language: str | None = None

@@ -9,7 +9,9 @@ from __future__ import annotations
 import bisect
 import codecs
 import io
+import os
 import re
+import stat
 import tokenize
 from dataclasses import dataclass
 from functools import cached_property
@@ -34,8 +36,12 @@ def looks_binary(data: bytes) -> bool:
 
 
 def read_bytes(path: str) -> bytes:
+    """The file's bytes. Only regular files are read: a FIFO or device would block or never end."""
     try:
-        with open(path, "rb") as handle:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(descriptor, "rb", buffering=0) as handle:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise SourceError("cannot read file: not a regular file")
             return handle.read()
     except OSError as error:
         reason = error.strerror or str(error)
@@ -62,11 +68,12 @@ def _decode_error(data: bytes, encoding: str, error: UnicodeDecodeError) -> Sour
     )
 
 
-def decode(data: bytes, language: str) -> str:
-    """Python follows PEP 263 strictly; C/C++ is UTF-8 with bad bytes replaced, since compilers
-    accept any bytes in comments and strings and tree-sitter parses the bytes, not this text."""
+def decode(data: bytes, language: str) -> tuple[str, str]:
+    """The text and its encoding. Python follows PEP 263 strictly; C/C++ is UTF-8 with bad bytes
+    kept as surrogate escapes (compilers accept any bytes in comments and strings, and a fix
+    must write them back unchanged)."""
     if language != "python":
-        return data.decode("utf-8", errors="replace")
+        return data.decode("utf-8", errors="surrogateescape"), "utf-8"
     encoding = _python_encoding(data)
     try:
         codecs.lookup(encoding)
@@ -75,7 +82,7 @@ def decode(data: bytes, language: str) -> str:
         raise SourceError(f"cannot decode file: unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as error:
         raise _decode_error(data, encoding, error) from None
-    return text.removeprefix("\ufeff")
+    return text.removeprefix("\ufeff"), encoding
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -89,10 +96,21 @@ class Source:
     data: bytes
     text: str
     language: str
+    encoding: str = "utf-8"
 
     @classmethod
     def from_text(cls, path: str, text: str, language: str) -> "Source":
         return cls(path, text.encode("utf-8"), text, language)
+
+    def encode(self, text: str) -> bytes:
+        """`text` in this file's encoding (C/C++ bytes that were not UTF-8 come back as they were)."""
+        return text.encode(self.encoding, errors="surrogateescape")
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes, language: str) -> "Source":
+        """Decode `data`; raises SourceError when it cannot be decoded."""
+        text, encoding = decode(data, language)
+        return cls(path, data, text, language, encoding)
 
     @cached_property
     def line_starts(self) -> list[int]:
@@ -119,7 +137,8 @@ class Source:
         text = self.line_text(line)
         if text.isascii():
             return byte_column + 1
-        return len(text.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore")) + 1
+        prefix = text.encode("utf-8", errors="surrogateescape")[:byte_column]
+        return len(prefix.decode("utf-8", errors="surrogateescape")) + 1
 
     def span_from_bytes(self, line: int, byte_col: int, end_line: int, end_byte_col: int) -> Span:
         """A Span from 1-based lines and 0-based UTF-8 byte columns."""

@@ -84,33 +84,33 @@ def _results(
     root: Path,
     source_line: Callable[[str, int], str],
 ) -> Iterator[dict]:
-    occurrences: Counter[tuple[str, ...]] = Counter()
+    occurrences: Counter[tuple[str, str, str]] = Counter()
     for finding in findings:
-        location = artifact_location(finding.path, root)
+        location = _artifact_location(finding.path, root)
         line_text = " ".join(source_line(finding.path, finding.line).split())
         key = (finding.code, location["uri"], line_text)
+        fingerprint = _fingerprint(*key, occurrences[key])
         occurrences[key] += 1
-        result = {
-            "ruleId": finding.code,
-            "ruleIndex": rule_index[finding.code],
-            "level": finding.severity.value,
-            "message": {"text": finding.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": location,
-                        "region": _region(finding.span),
-                    }
-                }
-            ],
-            "partialFingerprints": {FINGERPRINT: _fingerprint(*key, str(occurrences[key] - 1))},
-        }
-        if finding.fix:
-            result["fixes"] = [_fix(finding.fix, location)]
-        yield result
+        yield _result(finding, rule_index[finding.code], location, fingerprint)
 
 
-def artifact_location(path: str, root: Path) -> dict:
+def _result(finding: Finding, rule_index: int, location: dict, fingerprint: str) -> dict:
+    result = {
+        "ruleId": finding.code,
+        "ruleIndex": rule_index,
+        "level": finding.severity.value,
+        "message": {"text": finding.message},
+        "locations": [
+            {"physicalLocation": {"artifactLocation": location, "region": _region(finding.span)}}
+        ],
+        "partialFingerprints": {FINGERPRINT: fingerprint},
+    }
+    if finding.fix:
+        result["fixes"] = [_fix(finding.fix, location)]
+    return result
+
+
+def _artifact_location(path: str, root: Path) -> dict:
     """`path` relative to `root` as a percent-encoded URI reference based on %SRCROOT%, or an
     absolute file:// URI when it lies outside `root`."""
     absolute = Path(os.path.abspath(path))
@@ -127,10 +127,10 @@ def _directory_uri(directory: Path) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-def _fingerprint(*parts: str) -> str:
-    """Stable across edits elsewhere in the file: code, file, the finding's line text with
-    whitespace normalised, and the occurrence index of that triple in the file."""
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+def _fingerprint(code: str, uri: str, line_text: str, occurrence: int) -> str:
+    """Stable across edits elsewhere in the file: the code, the file, the finding's line text
+    with whitespace normalised, and how many earlier findings in the file share all three."""
+    return hashlib.sha256(f"{code}\0{uri}\0{line_text}\0{occurrence}".encode()).hexdigest()
 
 
 def _region(span: Span) -> dict:

@@ -30,10 +30,10 @@ def render(
         blocks = [_header(finding, color) for finding in findings]
     else:
         blocks = [_full(finding, source_line, color) for finding in findings]
-    return "".join(block + "\n" for block in blocks) + summary(findings, files_checked) + "\n"
+    return "".join(block + "\n" for block in blocks) + _summary(findings, files_checked) + "\n"
 
 
-def summary(findings: Sequence[Finding], files_checked: int = 0) -> str:
+def _summary(findings: Sequence[Finding], files_checked: int) -> str:
     """'Found 3 problems (2 errors, 1 warning).' or 'All checks passed!', plus the file count."""
     checked = f" Checked {_plural(files_checked, 'file')}." if files_checked else ""
     if not findings:

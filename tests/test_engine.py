@@ -1,0 +1,254 @@
+"""The engine on realistic and on hostile input: prefilter, one parse per file, aliases,
+parallel determinism, internal errors, bad input, fixes."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+
+from cursedlint import engine
+from cursedlint.engine import Linter
+from cursedlint.registry import all_rules
+from cursedlint.settings import Settings
+
+from engine_rules import TEST_RULES
+
+RULES = {**all_rules(), **TEST_RULES}
+
+
+def make_linter(**options) -> Linter:
+    return Linter(Settings(enabled=frozenset(RULES) - {"CUR003"}), RULES, **options)
+
+
+def lint(text: str | bytes, path: str = "train.py", **options):
+    language = "python" if path.endswith(".py") else ("c" if path.endswith(".c") else "cpp")
+    data = text.encode() if isinstance(text, str) else text
+    return make_linter(**options).lint_bytes(path, data, language)
+
+
+def codes(result) -> list[tuple[int, str]]:
+    return [(finding.line, finding.code) for finding in result.findings]
+
+
+WORKER = '''\
+import os
+from os import fork as spawn_child
+import os as operating_system
+
+
+def start_workers(count):
+    for _ in range(count):
+        if spawn_child() == 0:
+            run_worker()
+    operating_system.fork()
+'''
+
+
+def test_aliases_resolve_to_the_imported_name():
+    assert codes(lint(WORKER)) == [(8, "CUR901"), (10, "CUR901")]
+
+
+def test_a_local_function_named_like_an_import_is_not_it():
+    text = "def fork():\n    return 0\n\nfork()\n"
+    assert codes(lint(text)) == []
+
+
+def test_file_without_trigger_words_is_never_parsed(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed a file that holds no trigger word")
+
+    monkeypatch.setattr(engine.ast, "parse", refuse)
+    result = lint("import json\nprint(json.dumps({}))\n")
+    assert result.status == "clean" and result.findings == []
+
+
+def test_each_file_is_parsed_once_for_all_rules(monkeypatch):
+    calls = []
+    real_parse = ast.parse
+    monkeypatch.setattr(engine.ast, "parse", lambda *a, **k: calls.append(1) or real_parse(*a, **k))
+    result = lint(WORKER + "launcher.old_spawn(['x'])\nthreshold = 1\n")
+    assert len(calls) == 1
+    assert {finding.code for finding in result.findings} == {"CUR901", "CUR902", "CUR907"}
+
+
+def test_rule_options_reach_the_rule():
+    settings = Settings(enabled=frozenset({"CUR907"}), rule_options={"CUR907": {"limit": 9}})
+    result = Linter(settings, RULES).lint_bytes("x.py", b"threshold = 2\n", "python")
+    assert [finding.message for finding in result.findings] == ["limit=9"]
+
+
+def test_a_crashing_rule_is_reported_and_the_others_still_run():
+    result = lint("import os\nexplode()\nos.fork()\n")
+    assert codes(result) == [(1, "CUR000"), (3, "CUR901")]
+    assert "CUR906 (test-exploding): RuntimeError: boom" in result.findings[0].message
+
+
+def test_a_crashing_c_rule_is_reported(tmp_path):
+    result = lint("void explode(void) { ibv_fork_init(); }\n", "init.c")
+    assert codes(result) == [(1, "CUR000"), (1, "CUR905")]
+
+
+def test_show_traceback_keeps_the_stack():
+    result = lint("explode()\n", show_traceback=True)
+    assert "RuntimeError: boom" in result.tracebacks[0] and "Traceback" in result.tracebacks[0]
+
+
+def test_c_and_cpp_files_use_their_grammars_and_survive_macros():
+    cpp = """\
+#define CHECK(x) do { if (!(x)) abort(); } while (0)
+template <typename T> struct Holder { T value; };
+__global__ void kernel(float* out) { out[threadIdx.x] = 0; }
+int setup() {
+  kernel<<<1, 32>>>(nullptr);
+  CHECK(ibv_fork_init() == 0);
+  return ::ibv_fork_init();
+}
+"""
+    result = lint(cpp, "setup.cu")
+    assert codes(result) == [(6, "CUR905"), (7, "CUR905")]
+    span = result.findings[1].span
+    assert (span.column, span.end_column) == (10, 27)  # `::ibv_fork_init()` after `return `
+
+
+# -- bad input --------------------------------------------------------------------------------
+def test_syntax_error_is_reported_at_the_parser_location():
+    result = lint("import os\ndef launch(cmd:\n    os.fork()\n")
+    assert codes(result) == [(2, "CUR001")]
+    assert "syntax error" in result.findings[0].message
+
+
+def test_syntax_error_is_not_reported_for_files_without_triggers():
+    assert lint("def launch(cmd:\n").findings == []
+
+
+def test_invalid_utf8_is_reported_with_its_position():
+    result = lint(b"import os\nname = 'caf\xe9'\nos.fork()\n")
+    assert codes(result) == [(2, "CUR002")]
+    assert "invalid byte 0xe9 at line 2" in result.findings[0].message
+
+
+def test_declared_encoding_is_honoured():
+    data = "# -*- coding: latin-1 -*-\nimport os\nname = 'café'\nos.fork()\n".encode("latin-1")
+    assert codes(lint(data)) == [(4, "CUR901")]
+
+
+def test_nul_byte_early_means_binary_and_is_skipped_silently():
+    result = lint(b"\x7fELF\x00\x00fork" + bytes(range(256)) * 10)
+    assert result.status == "skipped" and result.findings == []
+
+
+def test_nul_byte_late_in_a_text_file_is_a_syntax_error():
+    data = b"import os\n" + b"# padding\n" * 1000 + b"os.fork()\x00\n"
+    result = lint(data)
+    assert codes(result) == [(1002, "CUR001")]
+    assert "NUL byte" in result.findings[0].message
+
+
+def test_empty_file():
+    assert lint(b"").findings == [] and lint(b"", "x.cpp").findings == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x = " + "(" * 1000 + "1" + ")" * 1000,
+        "x = " + "-" * 100_000 + "1",
+        "".join("    " * i + "if fork:\n" for i in range(1000)) + "    " * 1000 + "pass\n",
+    ],
+    ids=["parentheses", "unary", "indentation"],
+)
+def test_deep_nesting_is_a_notice_not_a_crash(body):
+    result = lint("import os\nos.fork()\n" + body)
+    assert codes(result) == [(result.findings[0].line, "CUR001")]
+
+
+def test_deep_but_parseable_tree_is_walked_without_recursion():
+    body = "import os\nx = " + "-" * 900 + "os.fork()\n"
+    assert codes(lint(body)) == [(2, "CUR001")] or codes(lint(body)) == [(2, "CUR901")]
+
+
+def test_five_megabyte_file():
+    line = "value_{0} = compute({0}) + 1  # padding padding padding padding\n"
+    text = "import os\n" + "".join(line.format(i) for i in range(80_000)) + "os.fork()\n"
+    assert len(text) > 5_000_000
+    assert codes(lint(text)) == [(80_002, "CUR901")]
+
+
+def test_unreadable_paths_are_reported(tmp_path):
+    linter = make_linter()
+    broken = tmp_path / "broken.py"
+    broken.symlink_to(tmp_path / "missing.py")
+    directory = tmp_path / "package.py"
+    directory.mkdir()
+    for path in (broken, directory):
+        result = linter.lint_path(str(path), "python")
+        assert codes(result) == [(1, "CUR002")]
+        assert "cannot read file" in result.findings[0].message
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_file_without_read_permission(tmp_path):
+    path = tmp_path / "secret.py"
+    path.write_text("os.fork()\n")
+    path.chmod(0)
+    assert codes(make_linter().lint_path(str(path), "python")) == [(1, "CUR002")]
+
+
+def test_fifo_is_not_read(tmp_path):
+    path = tmp_path / "pipe.py"
+    os.mkfifo(path)
+    assert codes(make_linter().lint_path(str(path), "python")) == [(1, "CUR002")]
+
+
+# -- parallel runs ----------------------------------------------------------------------------
+def test_output_is_identical_for_every_job_count(tmp_path):
+    files = []
+    for index in range(40):
+        path = tmp_path / f"module_{index:02}.py"
+        body = WORKER if index % 3 else "import json\n"
+        path.write_text(body + ("explode()\n" if index == 7 else ""))
+        files.append((str(path), "python"))
+    linter = make_linter()
+    sequential = [r.findings for r in linter.run(files, jobs=1)]
+    assert sequential == [r.findings for r in linter.run(files, jobs=2)]
+    assert sequential == [r.findings for r in linter.run(files, jobs=4)]
+    assert sum(len(findings) for findings in sequential) == 2 * 26 + 1
+
+
+# -- fixes ------------------------------------------------------------------------------------
+def test_fixes_are_written_only_when_asked(tmp_path):
+    path = tmp_path / "launch.py"
+    original = "import launcher\nlauncher.old_spawn(['ls'])\nlauncher.old_launch(['ls'])\n"
+    path.write_text(original)
+    assert codes(make_linter().lint_path(str(path), "python")) == [(2, "CUR902"), (3, "CUR903")]
+    assert path.read_text() == original
+
+    result = make_linter(fix="safe").lint_path(str(path), "python")
+    assert result.fixed == 1 and codes(result) == [(3, "CUR903")]
+    assert path.read_text() == original.replace("old_spawn", "spawn")
+
+    result = make_linter(fix="unsafe").lint_path(str(path), "python")
+    assert result.fixed == 1 and result.findings == []
+    assert path.read_text() == "import launcher\nlauncher.spawn(['ls'])\nlauncher.launch(['ls'])\n"
+
+
+def test_a_fix_that_would_not_parse_is_refused(tmp_path):
+    path = tmp_path / "launch.py"
+    original = "break_me(1)\n"
+    path.write_text(original)
+    result = make_linter(fix="safe").lint_path(str(path), "python")
+    assert result.fixed == 0 and codes(result) == [(1, "CUR904")]
+    assert result.notes == ["fixes not applied: the fixed code would not parse"]
+    assert path.read_text() == original
+
+
+def test_fixes_keep_the_declared_encoding_and_file_mode(tmp_path):
+    path = tmp_path / "launch.py"
+    original = "# -*- coding: latin-1 -*-\nlauncher.old_spawn('café')\n"
+    path.write_bytes(original.encode("latin-1"))
+    path.chmod(0o750)
+    make_linter(fix="safe").lint_path(str(path), "python")
+    assert path.read_bytes() == original.replace("old_spawn", "spawn").encode("latin-1")
+    assert path.stat().st_mode & 0o777 == 0o750

@@ -1,0 +1,437 @@
+"""Output formats, checked on findings built here and, for SARIF, by a real consumer
+(sarif-tools' `sarif` command)."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from cursedlint.findings import Edit, Finding, Fix, Severity, Span
+from cursedlint.formats import FORMATS, render
+from cursedlint.rule import Rule
+
+SARIF_TOOL = Path(sys.executable).with_name("sarif")
+
+
+class ForkInThread(Rule):
+    """## What it does
+    Finds `os.fork()` in a process that runs threads.
+
+    ## Why it is cursed
+    The child inherits locks held by threads that do not exist in it.
+
+    ## Example
+    ```python
+    threading.Thread(target=work).start()
+    os.fork()
+    ```
+
+    ## Fix
+    Start processes with the `spawn` method.
+
+    ## References
+    - https://docs.python.org/3/library/os.html#os.fork
+    """
+
+    code = "CUR101"
+    name = "fork-in-thread"
+    languages = ("python",)
+    summary = "os.fork() in a threaded process"
+
+
+class SubPageRegistration(Rule):
+    """## What it does
+    Finds RDMA memory registrations shorter than a page.
+
+    ## Why it is cursed
+    The NIC pins whole pages: a neighbour's buffer on the same page is exposed to it.
+
+    ## Example
+    ```cpp
+    ibv_reg_mr(pd, buf, 512, 0);
+    ```
+
+    ## Fix
+    Register page-aligned buffers of whole pages.
+
+    ## References
+    - https://www.rdmamojo.com/2012/09/07/ibv_reg_mr/
+    """
+
+    code = "CUR301"
+    name = "sub-page-rdma-registration"
+    languages = ("c", "cpp")
+    summary = "RDMA registration smaller than a page"
+    severity = Severity.WARNING
+
+
+class SharedClone(Rule):
+    """## What it does
+    Finds `clone()` implementations that share owned pointers.
+
+    ## Why it is cursed
+    Both copies free the same object.
+
+    ## Example
+    ```cpp
+    Node* clone() const { return new Node(*this); }
+    ```
+
+    ## Fix
+    Deep-copy owned members.
+
+    ## References
+    - https://isocpp.org/wiki/faq/virtual-functions#virtual-ctors
+    """
+
+    code = "CUR501"
+    name = "shallow-clone"
+    languages = ("cpp",)
+    summary = "clone() shares owned pointers"
+
+
+RULES = {rule.code: rule for rule in (ForkInThread, SubPageRegistration, SharedClone)}
+
+SOURCES = {
+    "src/träger.py": "import os\n\n\t\tpid = os.fork()  # «fork»\n",
+    "native/reg.cpp": "void setup(ibv_pd *pd, char *buf) {\n    ibv_reg_mr(pd, buf, 512, 0);\n}\n",
+    "src/dup.py": "import os\nos.fork()\nprint()\n\n    os.fork()\n",
+}
+
+FORK_MESSAGE = "os.fork() here deadlocks the child on «locks» held by other threads"
+FORK = Finding("src/träger.py", Span(3, 9, 3, 18), "CUR101", "fork-in-thread", FORK_MESSAGE)
+REGISTRATION = Finding(
+    "native/reg.cpp",
+    Span(2, 5, 2, 32),
+    "CUR301",
+    "sub-page-rdma-registration",
+    "512 bytes registered: the NIC pins the whole 4096-byte page",
+    Severity.WARNING,
+    Fix("Register a whole page", (Edit(Span(2, 25, 2, 28), "4096"),), safe=False),
+)
+DUPLICATES = [
+    dataclasses.replace(FORK, path="src/dup.py", span=Span(line, column, line, column + 9))
+    for line, column in ((2, 1), (5, 5))
+]
+FINDINGS = sorted([FORK, REGISTRATION, *DUPLICATES], key=lambda finding: finding.sort_key)
+
+
+def output(format: str, findings=FINDINGS, sources=SOURCES, **options) -> str:
+    """Render `findings` with the source lines of `sources` (path -> file text)."""
+    return render(
+        format,
+        findings,
+        RULES,
+        source_line=lambda path, line: sources[path].splitlines()[line - 1],
+        **options,
+    )
+
+
+def test_every_format_renders_and_ends_with_a_newline():
+    for format in FORMATS:
+        assert output(format).endswith("\n"), format
+
+
+def test_unknown_format_is_refused():
+    with pytest.raises(ValueError, match="unknown output format 'xml'"):
+        output("xml")
+
+
+# text
+
+
+def test_text_shows_the_line_with_the_span_underlined():
+    assert output("text", [FORK]) == (
+        f"src/träger.py:3:9: CUR101 {FORK_MESSAGE}\n"
+        "  |\n"
+        "3 |         pid = os.fork()  # «fork»\n"
+        "  |               ^^^^^^^^^\n"
+        "  |\n"
+        "\n"
+        "Found 1 problem (1 error).\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "span", "carets"),
+    [
+        pytest.param("\t\tpid = os.fork()", Span(1, 9, 1, 18), " " * 14 + "^" * 9, id="tabs"),
+        pytest.param("名前 = os.fork()", Span(1, 6, 1, 15), " " * 7 + "^" * 9, id="wide"),
+        pytest.param("call(a,", Span(1, 1, 3, 2), "^" * 7, id="multi-line"),
+        pytest.param("x = f()", Span(1, 8, 1, 8), " " * 7 + "^", id="empty-at-end"),
+    ],
+)
+def test_text_carets_align_with_the_displayed_line(line, span, carets):
+    finding = Finding("a.py", span, "CUR101", "fork-in-thread", "m")
+    rows = output("text", [finding], {"a.py": line}).splitlines()
+    assert rows[3] == f"  | {carets}"
+
+
+def test_text_offers_the_fix_as_help():
+    rows = output("text", [REGISTRATION]).splitlines()
+    assert rows[2] == "2 |     ibv_reg_mr(pd, buf, 512, 0);"
+    assert rows[3] == "  |     " + "^" * 27
+    assert rows[5] == "  = help: Register a whole page"
+
+
+def test_text_concise_prints_one_line_per_finding():
+    assert output("text", concise=True).splitlines() == [
+        f"native/reg.cpp:2:5: CUR301 {REGISTRATION.message}",
+        f"src/dup.py:2:1: CUR101 {FORK_MESSAGE}",
+        f"src/dup.py:5:5: CUR101 {FORK_MESSAGE}",
+        f"src/träger.py:3:9: CUR101 {FORK_MESSAGE}",
+        "Found 4 problems (3 errors, 1 warning).",
+    ]
+
+
+def test_text_statistics_counts_codes_most_frequent_first():
+    assert output("text", statistics=True, files_checked=3).splitlines() == [
+        "3  CUR101  fork-in-thread",
+        "1  CUR301  sub-page-rdma-registration",
+        "Found 4 problems (3 errors, 1 warning). Checked 3 files.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("findings", "files_checked", "summary"),
+    [
+        ([], 0, "All checks passed!"),
+        ([], 1, "All checks passed! Checked 1 file."),
+        ([REGISTRATION], 0, "Found 1 problem (1 warning)."),
+        (FINDINGS, 12, "Found 4 problems (3 errors, 1 warning). Checked 12 files."),
+    ],
+)
+def test_text_summary(findings, files_checked, summary):
+    assert output("text", findings, files_checked=files_checked).splitlines()[-1] == summary
+
+
+def test_text_colours_only_when_asked():
+    assert "\x1b" not in output("text")
+    colored = output("text", color=True)
+    assert "\x1b[1msrc/träger.py\x1b[0m:3:9: \x1b[1;31mCUR101\x1b[0m" in colored
+    assert "\x1b[1;33mCUR301\x1b[0m" in colored
+
+
+# json
+
+
+def test_json_has_one_flat_object_per_finding_in_order():
+    objects = json.loads(output("json"))
+    assert [(item["path"], item["line"]) for item in objects] == [
+        (finding.path, finding.line) for finding in FINDINGS
+    ]
+    assert objects[-1] == {
+        "code": "CUR101",
+        "name": "fork-in-thread",
+        "message": FORK_MESSAGE,
+        "severity": "error",
+        "path": "src/träger.py",
+        "line": 3,
+        "column": 9,
+        "end_line": 3,
+        "end_column": 18,
+        "fix": None,
+    }
+    assert objects[0]["severity"] == "warning"
+    assert objects[0]["fix"] == {
+        "message": "Register a whole page",
+        "safe": False,
+        "edits": [{"content": "4096", "line": 2, "column": 25, "end_line": 2, "end_column": 28}],
+    }
+
+
+def test_json_is_indented_utf8_with_a_trailing_newline():
+    text = output("json")
+    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+    assert "«locks»" in text
+    assert output("json", []) == "[]\n"
+
+
+# sarif
+
+
+def sarif(findings=FINDINGS, sources=SOURCES) -> dict:
+    """The SARIF log of `findings`, rendered in the current directory."""
+    return json.loads(output("sarif", findings, sources))
+
+
+def run_sarif_tool(*args: str) -> str:
+    return subprocess.run(
+        [str(SARIF_TOOL), *args], capture_output=True, text=True, encoding="utf-8", check=True
+    ).stdout
+
+
+def shifted(finding: Finding, lines: int) -> Finding:
+    span = finding.span
+    moved = Span(span.line + lines, span.column, span.end_line + lines, span.end_column)
+    return dataclasses.replace(finding, span=moved)
+
+
+def test_sarif_describes_every_given_rule(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    run = sarif()["runs"][0]
+    driver = run["tool"]["driver"]
+    assert (driver["name"], driver["version"]) == ("cursedlint", "0.1.0")
+    assert [rule["id"] for rule in driver["rules"]] == ["CUR101", "CUR301", "CUR501"]
+    registration = driver["rules"][1]
+    assert registration["name"] == "sub-page-rdma-registration"
+    assert registration["shortDescription"]["text"] == "RDMA registration smaller than a page"
+    assert registration["fullDescription"]["text"] == (
+        "Finds RDMA memory registrations shorter than a page."
+    )
+    assert registration["defaultConfiguration"]["level"] == "warning"
+    assert registration["properties"]["tags"] == ["reliability", "c", "cpp"]
+    for section in ("What it does", "Why it is cursed", "Example", "Fix", "References"):
+        assert f"## {section}\n" in registration["help"]["markdown"]
+    for result in run["results"]:
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+
+
+def test_sarif_locations_are_relative_uris_under_srcroot(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    run = sarif()["runs"][0]
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tmp_path.as_uri() + "/"}}
+    location = run["results"][-1]["locations"][0]["physicalLocation"]
+    assert location == {
+        "artifactLocation": {"uri": "src/tr%C3%A4ger.py", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 3, "startColumn": 9, "endLine": 3, "endColumn": 18},
+    }
+
+
+def test_sarif_paths_outside_the_current_directory_are_file_uris(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+
+    def artifact_location(path: str) -> dict:
+        finding = dataclasses.replace(FORK, path=path)
+        result = sarif([finding], {path: "x\ny\nz"})["runs"][0]["results"][0]
+        return result["locations"][0]["physicalLocation"]["artifactLocation"]
+
+    assert artifact_location(str(tmp_path / "src" / "a b.py")) == {
+        "uri": "src/a%20b.py",
+        "uriBaseId": "%SRCROOT%",
+    }
+    assert artifact_location("/elsewhere/a.py") == {"uri": "file:///elsewhere/a.py"}
+    assert artifact_location("../a.py") == {"uri": (tmp_path.parent / "a.py").as_uri()}
+
+
+def test_sarif_carries_fixes(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    results = sarif()["runs"][0]["results"]
+    assert [("fixes" in result) for result in results] == [True, False, False, False]
+    assert results[0]["fixes"] == [
+        {
+            "description": {"text": "Register a whole page"},
+            "artifactChanges": [
+                {
+                    "artifactLocation": {"uri": "native/reg.cpp", "uriBaseId": "%SRCROOT%"},
+                    "replacements": [
+                        {
+                            "deletedRegion": {
+                                "startLine": 2,
+                                "startColumn": 25,
+                                "endLine": 2,
+                                "endColumn": 28,
+                            },
+                            "insertedContent": {"text": "4096"},
+                        }
+                    ],
+                }
+            ],
+            "properties": {"safe": False},
+        }
+    ]
+
+
+def test_sarif_fingerprints_survive_lines_inserted_above(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    inserted = {path: "# new\n# lines\n\n" + text for path, text in SOURCES.items()}
+    moved = [shifted(finding, 3) for finding in FINDINGS]
+
+    def fingerprints(log: dict) -> list[str]:
+        results = log["runs"][0]["results"]
+        return [result["partialFingerprints"]["cursedlint/v1"] for result in results]
+
+    before = fingerprints(sarif())
+    assert before == fingerprints(sarif(moved, inserted))
+    assert len(set(before)) == len(FINDINGS), "identical findings differ by occurrence index"
+
+
+def test_sarif_tools_counts_findings_per_rule_and_severity(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    Path("out.sarif").write_text(output("sarif"), encoding="utf-8")
+    counts: Counter[tuple[str, str]] = Counter()
+    severity = None
+    for line in run_sarif_tool("summary", "out.sarif").splitlines():
+        if match := re.fullmatch(r"(\w+): (\d+)", line):
+            severity = match[1]
+        elif match := re.fullmatch(r" - (CUR\d+) .*: (\d+)", line):
+            counts[severity, match[1]] += int(match[2])
+    assert counts == {("error", "CUR101"): 3, ("warning", "CUR301"): 1}
+
+
+def test_sarif_tools_lists_locations(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    Path("out.sarif").write_text(output("sarif"), encoding="utf-8")
+    run_sarif_tool("csv", "out.sarif", "--output", "out.csv")
+    with open("out.csv", encoding="utf-8", newline="") as handle:
+        rows = [
+            (row["Severity"], row["Code"], row["Location"], row["Line"])
+            for row in csv.DictReader(handle)
+        ]
+    assert sorted(rows) == [
+        ("error", "CUR101", "src/dup.py", "2"),
+        ("error", "CUR101", "src/dup.py", "5"),
+        ("error", "CUR101", "src/tr%C3%A4ger.py", "3"),
+        ("warning", "CUR301", "native/reg.cpp", "2"),
+    ]
+
+
+def test_sarif_without_findings_still_describes_rules(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    run = sarif([])["runs"][0]
+    assert run["results"] == []
+    assert len(run["tool"]["driver"]["rules"]) == len(RULES)
+    Path("empty.sarif").write_text(output("sarif", []), encoding="utf-8")
+    assert "error: 0" in run_sarif_tool("summary", "empty.sarif").splitlines()
+
+
+# github
+
+
+def parse_command(line: str) -> tuple[str, dict[str, str], str]:
+    """A workflow command line as (command, properties, message), unescaped."""
+    match = re.fullmatch(r"::(\w+) ([^:]*)::(.*)", line)
+    assert match, line
+    properties = dict(item.split("=", 1) for item in match[2].split(","))
+    return match[1], {key: unescape(value) for key, value in properties.items()}, unescape(match[3])
+
+
+def unescape(text: str) -> str:
+    return re.sub("%(25|0D|0A|3A|2C)", lambda match: chr(int(match[1], 16)), text)
+
+
+def test_github_annotates_each_finding():
+    lines = output("github").splitlines()
+    assert [parse_command(line)[0] for line in lines] == ["warning", "error", "error", "error"]
+    assert lines[-1] == (
+        "::error file=src/träger.py,line=3,col=9,endLine=3,endColumn=18,"
+        f"title=CUR101 (fork-in-thread)::{FORK_MESSAGE}"
+    )
+    assert output("github", []) == ""
+
+
+def test_github_escaping_round_trips():
+    path, message = "src/50%,a:b.py", "100% broken:\r\nsee a, b"
+    finding = dataclasses.replace(FORK, path=path, message=message)
+    [line] = output("github", [finding]).splitlines()
+    command, properties, parsed_message = parse_command(line)
+    assert (command, properties["file"], parsed_message) == ("error", path, message)
+    assert properties["title"] == "CUR101 (fork-in-thread)"

@@ -1,0 +1,47 @@
+"""Every shipped rule is documented and its own examples are its tests: each invalid example
+produces exactly the findings its `# error: CODE` markers announce, each valid example none."""
+
+from __future__ import annotations
+
+import pytest
+
+from cursedlint.registry import all_rules
+from cursedlint.rule import DOC_SECTIONS, Notice
+
+from rule_examples import run_example
+
+RULES = [rule for rule in all_rules().values() if not issubclass(rule, Notice)]
+CASES = [
+    pytest.param(rule, kind, index, example, id=f"{rule.code}-{kind}-{index}")
+    for rule in RULES
+    for kind in ("valid", "invalid")
+    for index, example in enumerate(rule.examples(kind))
+]
+
+
+@pytest.mark.parametrize("rule", all_rules().values(), ids=lambda rule: rule.code)
+def test_rule_is_documented(rule):
+    sections = rule.doc_sections()
+    assert list(sections) == list(DOC_SECTIONS), f"{rule.code} needs exactly {DOC_SECTIONS}"
+    assert all(sections.values()), f"{rule.code} has an empty section"
+    assert rule.summary and not rule.summary.endswith(".")
+    if not issubclass(rule, Notice):
+        assert rule.examples("valid") and rule.examples("invalid"), "needs both kinds of example"
+
+
+@pytest.mark.parametrize("rule, kind, index, example", CASES)
+def test_example(rule, kind, index, example):
+    expected = example.expected()
+    if kind == "invalid":
+        assert expected, "an invalid example must mark its findings with `# error: CODE`"
+    else:
+        assert not expected, "a valid example must not carry finding markers"
+    found = [(f.line, f.code, f.severity) for f in run_example(rule, example)]
+    assert sorted(found) == sorted(expected)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.code)
+def test_triggers_cover_invalid_examples(rule):
+    """A trigger word list that missed an invalid example would hide real findings."""
+    for example in rule.examples("invalid"):
+        assert rule.triggered_by({w for w in rule.trigger_words() if w in example.code})
