@@ -1,0 +1,112 @@
+"""Suppression comments as flake8 (noqa) and clang-tidy (NOLINT...) read them."""
+
+from __future__ import annotations
+
+import pytest
+
+from cursedlint.engine import Linter
+from cursedlint.registry import all_rules
+from cursedlint.settings import Settings
+
+from engine_rules import TEST_RULES
+
+RULES = {**all_rules(), **TEST_RULES}
+
+
+def lint(text: str, path: str = "workers.py", warn_unused: bool = False):
+    language = "python" if path.endswith(".py") else "cpp"
+    linter = Linter(Settings(enabled=frozenset(RULES)), RULES, warn_unused_suppressions=warn_unused)
+    return [(f.line, f.code) for f in linter.lint_bytes(path, text.encode(), language).findings]
+
+
+@pytest.mark.parametrize(
+    "comment, suppressed",
+    [
+        ("# noqa", True),
+        ("# NOQA", True),
+        ("#noqa:CUR901", True),
+        ("# noqa: CUR901", True),
+        ("# noqa: E501,CUR901", True),
+        ("# noqa: E501 CUR901", True),
+        ("# noqa: CUR902", False),
+        ("# noqa: E501", False),
+        ("# fork workers here", False),
+    ],
+)
+def test_noqa_on_the_findings_line(comment, suppressed):
+    text = f"import os\npid = os.fork()  {comment}\n"
+    assert lint(text) == ([] if suppressed else [(2, "CUR901")])
+
+
+def test_noqa_on_another_line_does_not_suppress():
+    assert lint("import os  # noqa: CUR901\npid = os.fork()\n") == [(2, "CUR901")]
+
+
+CPP = """\
+int setup_rdma(void) {{
+  {before}
+  int rc = ibv_fork_init();{same}
+  return rc;
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "before, same, suppressed",
+    [
+        ("", "  // NOLINT", True),
+        ("", "  // NOLINT(CUR905)", True),
+        ("", "  /* NOLINT(CUR905) */", True),
+        ("", "  // NOLINT(cppcoreguidelines-*, CUR905)", True),
+        ("", "  // NOLINT(CUR9*)", True),
+        ("", "  // NOLINT(test-ibv-fork-init)", True),
+        ("", "  // NOLINT(CUR301)", False),
+        ("", "  // NOLINT(bugprone-*)", False),
+        ("// NOLINTNEXTLINE(CUR905)", "", True),
+        ("// NOLINTNEXTLINE", "", True),
+        ("// NOLINTNEXTLINE(CUR301)", "", False),
+        ("// NOLINT(CUR905)", "", False),
+    ],
+)
+def test_nolint_forms(before, same, suppressed):
+    text = CPP.format(before=before, same=same)
+    assert lint(text, "rdma.cpp") == ([] if suppressed else [(3, "CUR905")])
+
+
+def test_nolint_begin_end_covers_a_region():
+    text = """\
+// NOLINTBEGIN(CUR905)
+void a(void) { ibv_fork_init(); }
+void b(void) { ibv_fork_init(); }
+// NOLINTEND(CUR905)
+void c(void) { ibv_fork_init(); }
+"""
+    assert lint(text, "rdma.cpp") == [(5, "CUR905")]
+
+
+def test_internal_errors_cannot_be_suppressed():
+    assert lint("explode()  # noqa\n") == [(1, "CUR000")]
+
+
+def test_unused_suppressions_are_reported_only_on_request():
+    text = "import os\nos.getpid()  # noqa: CUR901\nos.fork()  # noqa: CUR901\n"
+    assert lint(text) == []
+    assert lint(text, warn_unused=True) == [(2, "CUR003")]
+
+
+def test_unused_suppression_in_a_file_no_rule_could_fire_on():
+    assert lint("import json  # noqa: CUR901\n", warn_unused=True) == [(1, "CUR003")]
+
+
+def test_bare_and_foreign_suppressions_are_never_called_unused():
+    text = "import json  # noqa\nimport sys  # noqa: E401\n"
+    assert lint(text, warn_unused=True) == []
+    assert lint("int x;  // NOLINT\nint y;  // NOLINT(bugprone-*)\n", "a.cpp", True) == []
+
+
+def test_unused_nolint_is_reported_at_the_comment():
+    linter = Linter(Settings(enabled=frozenset(RULES)), RULES, warn_unused_suppressions=True)
+    result = linter.lint_bytes("a.cpp", b"int x = 1;  // NOLINT(CUR905)\n", "cpp")
+    (finding,) = result.findings
+    assert (finding.code, finding.span.column) == ("CUR003", 16)
+    assert "`NOLINT(CUR905)` suppresses nothing" in finding.message
