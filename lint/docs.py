@@ -65,3 +65,45 @@ def rules_listing(rules: Mapping[str, type[Rule]]) -> str:
         f"{code}  {rule.name:<{width}}  {languages_text(rule):<16}  {rule.summary}\n"
         for code, rule in rules.items()
     )
+
+
+def sync(root: str, rules: Mapping[str, type[Rule]], write: bool) -> list[str]:
+    """Compare (or, with `write`, update) the README's rule table and `docs/rules/CODE.md`
+    with what the registry says. Returns the paths that differ(ed)."""
+    import os
+
+    expected = {
+        os.path.join(root, "docs", "rules", f"{code}.md"): markdown(rule)
+        for code, rule in rules.items()
+    }
+    readme = os.path.join(root, "README.md")
+    with open(readme, encoding="utf-8") as handle:
+        current = handle.read()
+    before, _, rest = current.partition(TABLE_START)
+    _, _, after = rest.partition(TABLE_END)
+    expected[readme] = f"{before}{TABLE_START}\n{rules_table(rules)}{TABLE_END}{after}"
+    stale = []
+    for path, text in expected.items():
+        try:
+            with open(path, encoding="utf-8") as handle:
+                if handle.read() == text:
+                    continue
+        except FileNotFoundError:
+            pass
+        stale.append(path)
+        if write:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+    return stale
+
+
+if __name__ == "__main__":  # python -m cursedlint.docs [--check]: regenerate the rule docs
+    import sys
+
+    from cursedlint.registry import all_rules
+
+    stale = sync(".", all_rules(), write="--check" not in sys.argv)
+    for path in stale:
+        print(f"{'stale' if '--check' in sys.argv else 'updated'}: {path}")
+    raise SystemExit(1 if stale and "--check" in sys.argv else 0)
