@@ -1,0 +1,596 @@
+"""Configuration: find it, read it, validate every key, and turn it into `Settings`.
+
+Where it comes from, first match wins:
+
+1. `--config FILE`: a `pyproject.toml` (its `[tool.cursedlint]` table) or any other TOML file
+   (its top level is the table);
+2. else the nearest directory at or above the first linted path holding `cursedlint.toml`, or a
+   `pyproject.toml` with a `[tool.cursedlint]` table (a pyproject.toml without one is skipped and
+   the walk goes on upward, as ruff does). In one directory `cursedlint.toml` wins;
+3. else the defaults.
+
+The project root is the configuration file's directory (the current directory without one);
+`exclude`, `extend-exclude` and `per-file-ignores` patterns are relative to it.
+
+Every problem is a `ConfigError` naming the file, the dotted key and what is allowed; nothing
+is silently ignored.
+
+Selection follows ruff. Selectors are `ALL`, a code (`CUR301`) or a code prefix (`CUR`, `CUR3`,
+`CUR30`) that matches at least one known code. Within one layer of selection (the file, then the
+command line) the most specific selector matching a code decides (`ALL` < `CUR` < `CUR3` < ...
+< `CUR301`); on a tie `ignore` wins. A layer with a `select` replaces what earlier layers chose;
+a layer without one (only `extend-select` / `ignore`) edits it. The first layer is the default
+selection: every known code except the opt-in ones, which only their exact code selects.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+from cursedlint.settings import DEFAULT_PAGE_SIZE, Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILENAME = "cursedlint.toml"
+PYPROJECT_FILENAME = "pyproject.toml"
+TOOL_TABLE = ("tool", "cursedlint")
+
+ALL = "ALL"
+
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".cursedlint_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+"""Directories and files never linted unless `exclude` replaces this list (ruff's, plus ours)."""
+
+SUPPORTED_TARGETS: tuple[tuple[int, int], ...] = tuple((3, minor) for minor in range(8, 16))
+MIN_PAGE_SIZE = 1024
+MAX_PAGE_SIZE = 1 << 30  # 1 GiB, the largest huge page on x86-64
+
+_TYPE_NAMES = {str: "a string", bool: "a boolean", int: "an integer", float: "a number",
+               list: "a list", tuple: "a list", dict: "a table"}
+
+
+class ConfigError(Exception):
+    """Invalid or unreadable configuration. `path` is the file (or "command line"), `key` the
+    dotted key (empty for whole-file problems), `problem` what is wrong and what is allowed."""
+
+    def __init__(self, path: str | None, key: str, problem: str):
+        self.path = path or "<defaults>"
+        self.key = key
+        self.problem = problem
+        super().__init__(f"{self.path}: {key}: {problem}" if key else f"{self.path}: {problem}")
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration as written (validated, not yet resolved against CLI overrides).
+
+    `select` is None when the file does not set it (the default selection applies);
+    `exclude` is the effective base list (the defaults unless the file replaced them);
+    `target_python` is None when unset (the running interpreter's); `rules` maps a code to the
+    options the file sets for it (defaults are the Rule's own)."""
+
+    path: str | None = None
+    root: str = "."
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+    target_python: tuple[int, int] | None = None
+    page_size: int = DEFAULT_PAGE_SIZE
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
+
+    @property
+    def all_excludes(self) -> tuple[str, ...]:
+        """`exclude` then `extend-exclude`: the gitignore-style patterns discovery skips."""
+        return self.exclude + self.extend_exclude
+
+
+def with_force_exclude(config: Config, force: bool = True) -> Config:
+    """The same configuration with `force-exclude` set (the `--force-exclude` flag)."""
+    return replace(config, force_exclude=force)
+
+
+# -- finding --------------------------------------------------------------------------------
+
+
+def find_config(start: str | None = None) -> str | None:
+    """The configuration file that applies to `start` (a file or directory; default the
+    current directory): the nearest `cursedlint.toml`, or `pyproject.toml` with a
+    `[tool.cursedlint]` table, at or above it. None when there is none."""
+    directory = os.path.abspath(start or os.curdir)
+    if not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    while True:
+        candidate = os.path.join(directory, CONFIG_FILENAME)
+        if os.path.isfile(candidate):
+            return candidate
+        candidate = os.path.join(directory, PYPROJECT_FILENAME)
+        if os.path.isfile(candidate) and _pyproject_has_table(candidate):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _pyproject_has_table(path: str) -> bool:
+    data = _read_bytes(path)
+    if b"cursedlint" not in data:  # cheap: most pyproject.toml files never mention us
+        return False
+    document = _parse_toml(path, data)
+    tool = document.get("tool")
+    return isinstance(tool, dict) and "cursedlint" in tool
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def load_config(path: str | None, rules: Mapping[str, type]) -> Config:
+    """Read and validate the configuration file at `path` (None: the defaults, rooted at the
+    current directory). `rules` maps each known code to its Rule class (for code and per-rule
+    option validation)."""
+    if path is None:
+        return Config(root=os.path.abspath(os.curdir))
+    document = _parse_toml(path, _read_bytes(path))
+    root = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(path) == PYPROJECT_FILENAME:
+        tool = document.get("tool", {})
+        if not isinstance(tool, dict) or not isinstance(tool.get("cursedlint"), dict):
+            if isinstance(tool, dict) and "cursedlint" in tool:
+                raise ConfigError(path, "tool.cursedlint", f"expected a table, got {_describe(tool['cursedlint'])}")
+            raise ConfigError(path, "", "has no [tool.cursedlint] table")
+        return config_from_mapping(tool["cursedlint"], rules, path=path, root=root, prefix="tool.cursedlint")
+    return config_from_mapping(document, rules, path=path, root=root)
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise ConfigError(path, "", f"cannot read the configuration file: {error.strerror or error}") from None
+
+
+def _parse_toml(path: str, data: bytes) -> dict[str, Any]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(path, "", f"is not valid UTF-8 (byte {error.start}), as TOML must be") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        if message.endswith("(at end of document)"):  # the parser gives no line there
+            line = text.count("\n") + 1
+            column = len(text) - (text.rfind("\n") + 1) + 1
+            message = f"{message[:-1]}, line {line}, column {column})"
+        raise ConfigError(path, "", f"invalid TOML: {message}") from None
+
+
+# -- validating -----------------------------------------------------------------------------
+
+_BOOLEAN_KEYS = {"force-exclude": "force_exclude", "respect-gitignore": "respect_gitignore"}
+_SELECTOR_KEYS = {"select": "select", "extend-select": "extend_select", "ignore": "ignore"}
+_PATTERN_KEYS = {"exclude": "exclude", "extend-exclude": "extend_exclude"}
+KEYS = tuple(sorted({
+    *_BOOLEAN_KEYS, *_SELECTOR_KEYS, *_PATTERN_KEYS,
+    "per-file-ignores", "target-python", "page-size", "rules",
+}))
+"""Every key of the configuration table."""
+
+
+def config_from_mapping(
+    table: Mapping[str, Any],
+    rules: Mapping[str, type],
+    *,
+    path: str | None = None,
+    root: str | None = None,
+    prefix: str = "",
+) -> Config:
+    """Validate an already-parsed configuration table (kebab-case keys, as in TOML) and build a
+    `Config`. `path` and `prefix` (e.g. "tool.cursedlint") only name things in errors; `root`
+    defaults to the current directory."""
+    known = tuple(rules)
+    values: dict[str, Any] = {"path": path, "root": os.path.abspath(root or os.curdir)}
+
+    def key_of(*parts: str) -> str:
+        return ".".join([prefix] * bool(prefix) + [_toml_key(part) for part in parts])
+
+    for key, value in table.items():
+        if key in _SELECTOR_KEYS:
+            selectors = _string_list(path, key_of(key), value)
+            for selector in selectors:
+                _check_selector(path, key_of(key), selector, known)
+            values[_SELECTOR_KEYS[key]] = tuple(selectors)
+        elif key in _PATTERN_KEYS:
+            patterns = _string_list(path, key_of(key), value)
+            for pattern in patterns:
+                _check_pattern(path, key_of(key), pattern)
+            values[_PATTERN_KEYS[key]] = tuple(patterns)
+        elif key in _BOOLEAN_KEYS:
+            if not isinstance(value, bool):
+                raise ConfigError(path, key_of(key), f"expected true or false, got {_describe(value)}")
+            values[_BOOLEAN_KEYS[key]] = value
+        elif key == "target-python":
+            values["target_python"] = parse_target_python(value, path, key_of(key))
+        elif key == "page-size":
+            values["page_size"] = _page_size(path, key_of(key), value)
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(path, key_of(key), f"expected a table of pattern = [codes], got {_describe(value)}")
+            entries = []
+            for pattern, codes in value.items():
+                entry_key = key_of(key, pattern)
+                if not pattern.strip():
+                    raise ConfigError(path, entry_key, "expected a non-empty gitignore-style pattern")
+                _check_pattern(path, entry_key, pattern)
+                selectors = _string_list(path, entry_key, codes)
+                for selector in selectors:
+                    _check_selector(path, entry_key, selector, known)
+                entries.append((pattern, tuple(selectors)))
+            values["per_file_ignores"] = tuple(entries)
+        elif key == "rules":
+            values["rules"] = _rule_options(path, key_of, value, rules)
+        else:
+            hint = _did_you_mean(key, KEYS)
+            if key == "tool" and not prefix:
+                hint = (" (only a file named pyproject.toml is read from [tool.cursedlint]; "
+                        "in any other file the settings are top-level keys)")
+            raise ConfigError(path, key_of(key), f"unknown key{hint}; valid keys are: {', '.join(KEYS)}")
+    return Config(**values)
+
+
+def _toml_key(part: str) -> str:
+    """A key as TOML would write it in a dotted key: bare when it can be, else quoted."""
+    if re.fullmatch(r"[A-Za-z0-9_-]+", part):
+        return part
+    return '"' + part.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _describe(value: Any) -> str:
+    """How a TOML value reads in an error: its type and, when short, the value."""
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    name = _TYPE_NAMES.get(type(value), type(value).__name__)
+    text = repr(value)
+    return f"{name} {text}" if len(text) <= 40 else name
+
+
+def _string_list(path: str | None, key: str, value: Any) -> list[str]:
+    if not isinstance(value, list):
+        raise ConfigError(path, key, f"expected a list of strings, got {_describe(value)}")
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ConfigError(path, f"{key}[{index}]", f"expected a list of strings, got {_describe(item)}")
+    return value
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def selector_matches(selector: str, code: str) -> bool:
+    return selector == ALL or code.startswith(selector)
+
+
+def _is_valid_selector(selector: str, known: Sequence[str]) -> bool:
+    """`ALL`, or a prefix of some known code that keeps at least the code's letters
+    (`CUR`, `CUR3`, ..., `CUR301`; not `C` or `CU`)."""
+    if selector == ALL:
+        return True
+    for code in known:
+        letters = len(code) - len(code.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        if code.startswith(selector) and len(selector) >= max(letters, 1):
+            return True
+    return False
+
+
+def _check_selector(path: str | None, key: str, selector: str, known: Sequence[str]) -> None:
+    if _is_valid_selector(selector, known):
+        return
+    hint = ""
+    if selector != selector.upper() and _is_valid_selector(selector.upper(), known):
+        hint = f" (codes are upper case: {selector.upper()!r})"
+    raise ConfigError(
+        path, key,
+        f"{selector!r} matches no known code{hint}; expected 'ALL', a code such as 'CUR301' or "
+        "a code prefix such as 'CUR', 'CUR3' or 'CUR30' (`cursedlint rules` lists the codes)",
+    )
+
+
+def _check_pattern(path: str | None, key: str, pattern: str) -> None:
+    try:
+        compile_pattern(pattern)
+    except Exception as error:  # pathspec raises its own error types for malformed patterns
+        raise ConfigError(path, key, f"invalid gitignore-style pattern {pattern!r}: {error}") from None
+
+
+def parse_target_python(value: Any, path: str | None = None, key: str = "target-python") -> tuple[int, int]:
+    """"3.11" -> (3, 11), for the supported versions only."""
+    allowed = ", ".join(f'"{major}.{minor}"' for major, minor in SUPPORTED_TARGETS)
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", value)
+        if match:
+            version = (int(match.group(1)), int(match.group(2)))
+            if version in SUPPORTED_TARGETS:
+                return version
+        raise ConfigError(path, key, f"unsupported Python version {value!r}; expected one of {allowed}")
+    hint = " (write the version as a string: 3.10 in TOML is the number 3.1)" if isinstance(value, float) else ""
+    raise ConfigError(path, key, f"expected a string, one of {allowed}, got {_describe(value)}{hint}")
+
+
+def _page_size(path: str | None, key: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ConfigError(path, key, f"expected an integer (bytes), got {_describe(value)}")
+    if value < MIN_PAGE_SIZE or value > MAX_PAGE_SIZE or value & (value - 1):
+        raise ConfigError(
+            path, key,
+            f"expected a power of two from {MIN_PAGE_SIZE} to {MAX_PAGE_SIZE} (bytes), got {value}",
+        )
+    return value
+
+
+def _rule_options(path, key_of, value: Any, rules: Mapping[str, type]) -> dict[str, dict[str, Any]]:
+    if not isinstance(value, dict):
+        raise ConfigError(path, key_of("rules"), f"expected a table of CODE = {{option = value}}, got {_describe(value)}")
+    result: dict[str, dict[str, Any]] = {}
+    for code, options in value.items():
+        rule = rules.get(code)
+        if rule is None:
+            raise ConfigError(
+                path, key_of("rules", code),
+                f"{code!r} is not a known rule code{_did_you_mean(code, rules)}; per-rule options are "
+                "keyed by an exact code such as 'CUR301' (`cursedlint rules` lists them)",
+            )
+        if not isinstance(options, dict):
+            raise ConfigError(path, key_of("rules", code), f"expected a table of option = value, got {_describe(options)}")
+        specs = getattr(rule, "options", {}) or {}
+        checked: dict[str, Any] = {}
+        for name, option_value in options.items():
+            spec = specs.get(name)
+            if spec is None:
+                allowed = (f"valid options of {code}: {', '.join(sorted(specs))}" if specs
+                           else f"{code} has no options")
+                raise ConfigError(path, key_of("rules", code, name), f"unknown option{_did_you_mean(name, specs)}; {allowed}")
+            checked[name] = check_option(spec, option_value, path, key_of("rules", code, name))
+        result[code] = checked
+    return result
+
+
+def _kinds(spec) -> tuple[type, ...]:
+    return spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
+
+
+def check_option(spec, value: Any, path: str | None = None, key: str = "") -> Any:
+    """Validate one per-rule option value against its `Option` (type, then choices) and return
+    it converted where TOML has no exact type (int for a float option, list for a tuple one)."""
+    kinds = _kinds(spec)
+    converted = _convert(value, kinds)
+    if converted is _MISMATCH:
+        expected = " or ".join(dict.fromkeys(_TYPE_NAMES.get(kind, kind.__name__) for kind in kinds))
+        raise ConfigError(path, key, f"expected {expected}, got {_describe(value)}")
+    if spec.choices:
+        items = converted if isinstance(converted, (list, tuple)) else (converted,)
+        for item in items:
+            if item not in spec.choices:
+                allowed = ", ".join(repr(choice) for choice in spec.choices)
+                raise ConfigError(path, key, f"{item!r} is not allowed; expected one of {allowed}")
+    return converted
+
+
+_MISMATCH = object()
+
+
+def _convert(value: Any, kinds: tuple[type, ...]) -> Any:
+    for kind in kinds:
+        if kind is bool:
+            if isinstance(value, bool):
+                return value
+        elif kind is int:
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        elif kind is float:
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+        elif kind is tuple:
+            if isinstance(value, (list, tuple)):
+                return tuple(value)
+        elif isinstance(value, kind):
+            return value
+    return _MISMATCH
+
+
+# -- selection ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Selection:
+    """One layer of rule selection: `select` None means "keep what earlier layers chose"."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+def _specificity(selector: str) -> int:
+    return -1 if selector == ALL else len(selector)
+
+
+def resolve_layers(
+    known: Iterable[str],
+    layers: Iterable[Selection],
+    *,
+    opt_in: Iterable[str] = frozenset(),
+) -> frozenset[str]:
+    """The enabled codes after applying `layers` in order over the default selection (every
+    known code except `opt_in`). Within a layer the most specific matching selector decides
+    (ties: ignore wins); opt-in codes are selected only by their exact code."""
+    known = tuple(known)
+    opt_in = frozenset(opt_in)
+    enabled = {code for code in known if code not in opt_in}
+    for layer in layers:
+        selects = (layer.select or ()) + tuple(layer.extend_select)
+        decided: dict[str, bool] = {}
+        for code in known:
+            best_select = max(
+                (_specificity(s) for s in selects
+                 if selector_matches(s, code) and (code not in opt_in or s == code)),
+                default=None,
+            )
+            best_ignore = max((_specificity(s) for s in layer.ignore if selector_matches(s, code)), default=None)
+            if best_select is not None and (best_ignore is None or best_select > best_ignore):
+                decided[code] = True
+            elif best_ignore is not None:
+                decided[code] = False
+        if layer.select is not None:
+            enabled = {code for code, on in decided.items() if on}
+        else:
+            for code, on in decided.items():
+                (enabled.add if on else enabled.discard)(code)
+    return frozenset(enabled)
+
+
+def resolve_codes(
+    known: Iterable[str],
+    select: Iterable[str] | None = None,
+    extend_select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    *,
+    opt_in: Iterable[str] = frozenset(),
+) -> frozenset[str]:
+    """The enabled codes for one layer of selection over the default (see `resolve_layers`)."""
+    layer = Selection(None if select is None else tuple(select), tuple(extend_select), tuple(ignore))
+    return resolve_layers(known, [layer], opt_in=opt_in)
+
+
+def expand(selectors: Iterable[str], known: Iterable[str]) -> frozenset[str]:
+    """The known codes any of `selectors` matches."""
+    selectors = tuple(selectors)
+    return frozenset(code for code in known if any(selector_matches(s, code) for s in selectors))
+
+
+# -- settings -------------------------------------------------------------------------------
+
+
+class PathMatcher:
+    """A gitignore-style pattern matched against project-relative paths (picklable, so the
+    settings travel to worker processes)."""
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self._spec = compile_pattern(pattern)
+
+    def match_file(self, relative_path: str) -> bool:
+        return self._spec.match_file(relative_path.replace(os.sep, "/"))
+
+    def __reduce__(self):
+        return (PathMatcher, (self.pattern,))
+
+    def __repr__(self) -> str:
+        return f"PathMatcher({self.pattern!r})"
+
+
+def compile_pattern(pattern: str):
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
+
+
+COMMAND_LINE = "command line"
+
+
+def build_settings(
+    config: Config,
+    rules: Mapping[str, type],
+    *,
+    select: Iterable[str] | None = None,
+    extend_select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    target_python: str | tuple[int, int] | None = None,
+    opt_in: Iterable[str] = frozenset(),
+) -> Settings:
+    """The effective settings: `config` with the command line's `--select` (a new selection
+    layer that replaces the file's), `--extend-select` and `--ignore` (which edit the file's
+    selection, whatever its specificity) and `--target-python` on top."""
+    known = tuple(rules)
+    cli = {"--select": select or (), "--extend-select": extend_select, "--ignore": ignore}
+    for option, selectors in cli.items():
+        for selector in selectors:
+            _check_selector(COMMAND_LINE, option, selector, known)
+    layers = [Selection(config.select, config.extend_select, config.ignore)]
+    if select is not None or extend_select or ignore:
+        layers.append(Selection(None if select is None else tuple(select), tuple(extend_select), tuple(ignore)))
+    enabled = resolve_layers(known, layers, opt_in=opt_in)
+
+    if isinstance(target_python, str):
+        version = parse_target_python(target_python, COMMAND_LINE, "--target-python")
+    else:
+        version = target_python or config.target_python or sys.version_info[:2]
+
+    per_file = tuple(
+        (PathMatcher(pattern), expand(codes, known)) for pattern, codes in config.per_file_ignores
+    )
+    return Settings(
+        enabled=enabled,
+        target_python=tuple(version),
+        page_size=config.page_size,
+        rule_options={code: dict(options) for code, options in config.rules.items()},
+        per_file_ignores=per_file,
+        root=config.root,
+    )
+
+
+def configure(
+    paths: Sequence[str],
+    rules: Mapping[str, type],
+    config_file: str | None = None,
+) -> Config:
+    """The configuration for a run over `paths`: `config_file` when given, else the one found
+    from the first path (or the current directory)."""
+    path = config_file or find_config(paths[0] if paths else None)
+    return load_config(path, rules)

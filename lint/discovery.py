@@ -1,0 +1,391 @@
+"""Discovery: command-line paths -> the files to lint, with their language, in sorted order.
+
+Directories are walked with `os.scandir`, iteratively. Symlinked directories are not followed
+(no loops); symlinked files are linted, and a broken symlink is yielded as a file so the engine
+reports it as unreadable. Files whose extension cursedlint does not lint are passed over.
+
+Skipped while walking (never descended into, for directories):
+- config excludes: `exclude` (default `DEFAULT_EXCLUDE`) plus `extend-exclude`, gitignore-style
+  patterns matched against the path relative to the project root (a pattern without a slash,
+  like `build`, matches that name at any depth; `!pattern` re-includes a later-excluded name);
+- with `respect-gitignore` (the default): what git ignores. Every `.gitignore` from the git
+  root (the nearest ancestor holding `.git`; the project root without one) down to each
+  directory, plus `.git/info/exclude`, with git's semantics: deeper files override shallower
+  ones, the last matching pattern of a file wins, `!` negates, `dir/` matches directories only,
+  `/x` is anchored. A directory holding `.git` (a nested repository) starts afresh.
+
+A path named on the command line is linted even when excluded or ignored (a named directory is
+walked; what is inside is still filtered), unless `force-exclude` is set: then the path and each
+of its directories below the project root / git root are checked too (the pre-commit hook passes
+files one by one). A path that does not exist lands in `Discovery.missing`.
+
+Each pattern is matched against the entry itself, not against its parents: parents that match
+were never entered, except a named directory, whose contents are still linted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from cursedlint.config import Config
+from cursedlint.languages import language_of
+
+
+@dataclass
+class Discovery:
+    """What `discover` found. `files`: (path, language) pairs, sorted, each path as the user
+    would see it (relative when given relative). `missing`: given paths that do not exist.
+    `skipped`: given paths not linted (an extension cursedlint does not lint, or excluded under
+    force-exclude). `errors`: directories that could not be listed, with the reason."""
+
+    files: list[tuple[str, str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+# -- patterns ---------------------------------------------------------------------------------
+
+_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+
+
+class Patterns:
+    """An ordered list of gitignore-style patterns (one .gitignore file, or the excludes),
+    compiled once. `decide(path)` -> True (matched: ignore it), False (matched by a negation:
+    keep it) or None (no pattern matches). `path` is relative to the patterns' base directory,
+    with `/` separators and a trailing `/` for directories.
+
+    pathspec's regexes also match everything below a matching directory; a match that stops at
+    a parent (pathspec's `ps_d` group before the end) is not a match of the entry itself."""
+
+    __slots__ = ("rules", "prefilter")
+
+    def __init__(self, lines: Iterable[str]):
+        import pathspec
+
+        spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
+        self.rules = [
+            (pattern.regex, pattern.include)
+            for pattern in spec.patterns
+            if pattern.include is not None and pattern.regex is not None
+        ]
+        self.prefilter = None
+        if len(self.rules) > 1:
+            try:
+                self.prefilter = re.compile(
+                    "|".join(f"(?:{_NAMED_GROUP.sub('(?:', regex.pattern)})" for regex, _ in self.rules)
+                )
+            except re.error:  # pragma: no cover - a pathspec regex we cannot merge
+                self.prefilter = None
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def decide(self, path: str) -> bool | None:
+        if self.prefilter is not None and self.prefilter.match(path) is None:
+            return None
+        for regex, include in reversed(self.rules):
+            match = regex.match(path)
+            if match is not None and _matches_itself(match, path):
+                return include
+        return None
+
+
+def _matches_itself(match: re.Match, path: str) -> bool:
+    try:
+        directory_mark = match.start("ps_d")
+    except IndexError:  # a pattern without the directory group (e.g. `x/**`)
+        return True
+    return directory_mark == -1 or directory_mark == len(path) - 1
+
+
+def _floating(patterns: Sequence[str]) -> list[str]:
+    """The patterns that match a name at any depth (no slash but a trailing one, or `**/`)."""
+    kept = []
+    for pattern in patterns:
+        body = pattern[1:] if pattern.startswith("!") else pattern
+        while body.startswith("**/"):
+            body = body[3:]
+        if "/" not in body.rstrip("/"):
+            kept.append(pattern)
+    return kept
+
+
+def _read_patterns(path: str) -> Patterns | None:
+    """A .gitignore-style file's patterns; None when absent, unreadable or empty (as git does)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    patterns = Patterns(data.decode("utf-8", "surrogateescape").splitlines())
+    return patterns or None
+
+
+def _git_dir(worktree: str) -> str | None:
+    """The repository directory of a work tree: `.git`, or where a `.git` file points."""
+    dot_git = os.path.join(worktree, ".git")
+    if os.path.isdir(dot_git):
+        return dot_git
+    try:
+        with open(dot_git, encoding="utf-8", errors="surrogateescape") as handle:
+            line = handle.readline().strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    return os.path.normpath(os.path.join(worktree, line[len("gitdir:"):].strip()))
+
+
+def _info_exclude(worktree: str) -> Patterns | None:
+    git_dir = _git_dir(worktree)
+    if git_dir is None:
+        return None
+    patterns = _read_patterns(os.path.join(git_dir, "info", "exclude"))
+    if patterns is None:  # a linked worktree keeps info/ in the common directory
+        try:
+            with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+                common = os.path.join(git_dir, handle.read().strip())
+        except OSError:
+            return None
+        patterns = _read_patterns(os.path.join(common, "info", "exclude"))
+    return patterns
+
+
+# -- the walker -------------------------------------------------------------------------------
+
+Layers = tuple[tuple[Patterns, str], ...]
+"""Ignore files that apply in one directory, shallowest first: (patterns, that directory's path
+relative to the ignore file's base, "" or ending in "/")."""
+
+
+def _extend(layers: Layers, name: str) -> Layers:
+    """The layers of a parent directory, seen from its child `name`."""
+    return tuple((patterns, f"{prefix}{name}/") for patterns, prefix in layers)
+
+
+class _Filter:
+    """Decides, entry by entry, what the configuration and git exclude."""
+
+    def __init__(self, config: Config):
+        self.root = os.path.abspath(config.root)
+        patterns = config.all_excludes
+        self.excludes = Patterns(patterns)
+        self.floating_excludes = Patterns(_floating(patterns))
+        self.gitignore = config.respect_gitignore
+        self._ignore_files: dict[str, Patterns | None] = {}
+        self._info_excludes: dict[str, Patterns | None] = {}
+
+    def info_exclude(self, worktree: str) -> Patterns | None:
+        """A repository's .git/info/exclude, read once."""
+        try:
+            return self._info_excludes[worktree]
+        except KeyError:
+            patterns = self._info_excludes[worktree] = _info_exclude(worktree)
+            return patterns
+
+    def ignore_file(self, directory: str) -> Patterns | None:
+        """The .gitignore of a directory, read once."""
+        try:
+            return self._ignore_files[directory]
+        except KeyError:
+            patterns = self._ignore_files[directory] = _read_patterns(os.path.join(directory, ".gitignore"))
+            return patterns
+
+    def root_prefix(self, directory: str) -> str | None:
+        """A directory's path relative to the project root, "" or ending in "/"; None outside."""
+        relative = os.path.relpath(directory, self.root)
+        if relative == os.curdir:
+            return ""
+        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            return None
+        return relative.replace(os.sep, "/") + "/"
+
+    def excluded(self, name: str, root_prefix: str | None, layers: Layers) -> bool:
+        """Whether the entry `name` (with a trailing "/" for a directory) is skipped."""
+        if root_prefix is None:
+            if self.floating_excludes.decide(name):
+                return True
+        elif self.excludes.decide(root_prefix + name):
+            return True
+        for patterns, prefix in reversed(layers):
+            decision = patterns.decide(prefix + name)
+            if decision is not None:
+                return decision
+        return False
+
+    # layers -------------------------------------------------------------------------------
+
+    def enter(self, layers: Layers, directory: str, has_git: bool, has_ignore: bool) -> Layers:
+        """The layers inside `directory`, given those of its parent already extended by its name
+        (`extend`) and whether it holds `.git` and `.gitignore` entries."""
+        if not self.gitignore:
+            return ()
+        if has_git:  # a nested repository: its parents' ignore files do not apply
+            exclude = self.info_exclude(directory)
+            layers = ((exclude, ""),) if exclude else ()
+        if has_ignore:
+            own = self.ignore_file(directory)
+            if own:
+                layers += ((own, ""),)
+        return layers
+
+    def chain(self, directory: str) -> tuple[str, list[str], Layers]:
+        """For a directory given on the command line: the directory the ignore files start at
+        (git root, else the project root when it is above, else the directory itself), the
+        names from there down to it, and the layers at that start."""
+        git_root = None
+        current = directory
+        while True:
+            if os.path.lexists(os.path.join(current, ".git")):
+                git_root = current
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        if git_root is not None:
+            start = git_root
+        elif self.root_prefix(directory) is not None:
+            start = self.root
+        else:
+            start = directory
+        relative = os.path.relpath(directory, start)
+        names = [] if relative == os.curdir else relative.split(os.sep)
+        layers: Layers = ()
+        if self.gitignore:
+            exclude = self.info_exclude(start) if git_root is not None else None
+            own = self.ignore_file(start)
+            layers = tuple(item for item in ((exclude, ""), (own, "")) if item[0])
+        return start, names, layers
+
+    def layers_at(self, directory: str) -> Layers:
+        """The ignore layers that apply inside a directory named on the command line."""
+        start, names, layers = self.chain(directory)
+        current = start
+        for name in names:
+            current = os.path.join(current, name)
+            layers = self.enter(_extend(layers, name), current, False, True)
+        return layers
+
+    def path_excluded(self, path: str, is_dir: bool, given: str) -> bool:
+        """force-exclude: whether a named path, or a directory above it (up to the project root
+        for excludes, the git root for .gitignore files), is excluded or ignored."""
+        prefix = self.root_prefix(path)
+        suffix = "/" if is_dir else ""
+        if prefix is not None:
+            parts = prefix.rstrip("/").split("/") if prefix else []
+            for index in range(len(parts)):
+                if self.excludes.decide("/".join(parts[: index + 1]) + ("/" if index < len(parts) - 1 else suffix)):
+                    return True
+        else:
+            parts = [part for part in os.path.normpath(given).split(os.sep) if part not in ("", os.curdir, os.pardir)]
+            for index, part in enumerate(parts):
+                if self.floating_excludes.decide(part + ("/" if index < len(parts) - 1 else suffix)):
+                    return True
+        if not self.gitignore or os.path.lexists(os.path.join(path, ".git")):
+            return False
+        start, names, layers = self.chain(os.path.dirname(path))
+        names = names + [os.path.basename(path)]
+        current = start
+        for index, name in enumerate(names):
+            last = index == len(names) - 1
+            if self.excluded_by_layers(name + ("/" if not last or is_dir else ""), layers):
+                return True
+            if not last:
+                current = os.path.join(current, name)
+                layers = self.enter(_extend(layers, name), current, False, True)
+        return False
+
+    @staticmethod
+    def excluded_by_layers(name: str, layers: Layers) -> bool:
+        for patterns, prefix in reversed(layers):
+            decision = patterns.decide(prefix + name)
+            if decision is not None:
+                return decision
+        return False
+
+
+def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
+    """Add the lintable files below the directory `top` (shown as `top_display`)."""
+    files = found.files
+    excluded = rules.excluded
+    gitignore = rules.gitignore
+    stack = [(top_display, top, rules.root_prefix(top), rules.layers_at(top), False)]
+    while stack:
+        display, directory, root_prefix, layers, check_own = stack.pop()
+        try:
+            with os.scandir(directory) as iterator:
+                entries = list(iterator)
+        except OSError as error:
+            found.errors.append((display, error.strerror or str(error)))
+            continue
+        if check_own and gitignore:
+            names = {entry.name for entry in entries}
+            if ".git" in names or ".gitignore" in names:
+                layers = rules.enter(layers, directory, ".git" in names, ".gitignore" in names)
+        show = "" if display == os.curdir else display
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if excluded(name + "/", root_prefix, layers):
+                    continue
+                child_layers = _extend(layers, name) if layers else layers
+                stack.append((
+                    os.path.join(show, name) if show else name,
+                    entry.path,
+                    f"{root_prefix}{name}/" if root_prefix is not None
+                    else "" if entry.path == rules.root else None,  # walking into the root
+                    child_layers,
+                    True,
+                ))
+                continue
+            language = language_of(name)
+            if language is None:
+                continue
+            if entry.is_symlink():
+                try:
+                    if entry.is_dir():  # a symlinked directory: never followed
+                        continue
+                except OSError:
+                    pass  # broken or looping: yield it, the engine reports it unreadable
+            if excluded(name, root_prefix, layers):
+                continue
+            files.append((os.path.join(show, name) if show else name, language))
+
+
+def discover(paths: Sequence[str] | None, config: Config | None = None) -> Discovery:
+    """The files to lint under `paths` (files and directories; default the current directory),
+    filtered by `config`'s excludes and (when on) git's ignore files."""
+    config = config or Config(root=os.path.abspath(os.curdir))
+    rules = _Filter(config)
+    found = Discovery()
+    given_paths = list(paths) if paths else [os.curdir]
+    for given in given_paths:
+        absolute = os.path.abspath(given) if given else ""
+        if not absolute or not os.path.lexists(absolute):
+            found.missing.append(given)
+            continue
+        display = os.path.normpath(given)
+        is_dir = os.path.isdir(absolute)  # a named symlink to a directory is walked
+        if config.force_exclude and rules.path_excluded(absolute, is_dir, given):
+            found.skipped.append(given)
+            continue
+        if is_dir:
+            _walk(display, absolute, rules, found)
+            continue
+        language = language_of(absolute)
+        if language is None:
+            found.skipped.append(given)
+        else:
+            found.files.append((display, language))
+    if len(given_paths) > 1:  # overlapping paths ("src" and "src/a.py") name a file twice
+        unique: dict[str, tuple[str, str]] = {}
+        for item in found.files:
+            unique.setdefault(os.path.abspath(item[0]), item)
+        found.files = list(unique.values())
+    found.files.sort()
+    return found

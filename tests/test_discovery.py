@@ -1,0 +1,374 @@
+"""Discovery: walking, excludes, .gitignore semantics, symlinks, explicit paths, languages."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from cursedlint.config import DEFAULT_EXCLUDE, Config
+from cursedlint.discovery import Patterns, discover
+from cursedlint.languages import EXTENSIONS
+
+
+def make(root, *paths: str, content: str = "x = 1\n") -> None:
+    for path in paths:
+        target = root / path
+        if path.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+
+
+def git_init(path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+
+
+def git_ignored(repo, paths: list[str]) -> set[str]:
+    """What git itself says is ignored: the reference our semantics must agree with."""
+    result = subprocess.run(
+        ["git", "-C", str(repo), "check-ignore", "--no-index", "--stdin"],
+        input="\n".join(paths), capture_output=True, text=True,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return set(result.stdout.splitlines())
+
+
+def found(tmp_path, paths=None, **config) -> list[str]:
+    """Paths discover() yields from inside tmp_path (the project root)."""
+    os.chdir(tmp_path)
+    return [path for path, _ in discover(paths or ["."], Config(root=str(tmp_path), **config)).files]
+
+
+@pytest.fixture(autouse=True)
+def _restore_cwd(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+
+
+# -- walking and languages ----------------------------------------------------------------
+
+
+def test_every_extension_gets_its_language_and_others_are_passed_over(tmp_path):
+    for extension in EXTENSIONS:
+        make(tmp_path, f"src/file{extension}")
+    make(tmp_path, "src/UPPER.PY", "src/notes.txt", "src/Makefile", "src/script.sh", "src/data.json",
+         "src/py", "src/.py.bak")
+    result = discover(["src"], Config(root=str(tmp_path)))
+    languages = dict(result.files)
+    assert languages == {
+        **{os.path.join("src", f"file{extension}"): language for extension, language in EXTENSIONS.items()},
+        os.path.join("src", "UPPER.PY"): "python",
+    }
+    assert {languages["src/file.py"], languages["src/file.c"], languages["src/file.h"], languages["src/file.cu"]} == {
+        "python", "c", "cpp"}
+    assert languages["src/file.h"] == "cpp" and languages["src/file.cuh"] == "cpp"
+    assert result.files == sorted(result.files)
+    assert result.missing == [] and result.skipped == []
+
+
+def test_paths_are_shown_as_given(tmp_path):
+    make(tmp_path, "a.py", "pkg/b.py", "pkg/sub/c.cpp")
+    assert found(tmp_path) == ["a.py", "pkg/b.py", "pkg/sub/c.cpp"]
+    assert found(tmp_path, ["./pkg/"]) == ["pkg/b.py", "pkg/sub/c.cpp"]
+    assert found(tmp_path, ["pkg/sub/../b.py"]) == ["pkg/b.py"]
+    absolute = str(tmp_path / "pkg")
+    assert found(tmp_path, [absolute]) == [f"{absolute}/b.py", f"{absolute}/sub/c.cpp"]
+    os.chdir(tmp_path / "pkg")
+    assert [p for p, _ in discover([".."], Config(root=str(tmp_path))).files] == [
+        "../a.py", "../pkg/b.py", "../pkg/sub/c.cpp"]
+
+
+def test_default_is_the_current_directory_and_overlaps_are_listed_once(tmp_path):
+    make(tmp_path, "a.py", "pkg/b.py")
+    config = Config(root=str(tmp_path))
+    assert discover([], config).files == [("a.py", "python"), ("pkg/b.py", "python")]
+    assert discover(["pkg", "pkg/b.py", "./pkg/b.py", "a.py"], config).files == [
+        ("a.py", "python"), ("pkg/b.py", "python")]
+
+
+def test_missing_paths_are_collected_not_raised(tmp_path):
+    make(tmp_path, "a.py")
+    result = discover(["nope.py", "a.py", "gone/"], Config(root=str(tmp_path)))
+    assert result.missing == ["nope.py", "gone/"]
+    assert result.files == [("a.py", "python")]
+
+
+def test_explicit_file_of_an_unlinted_kind_is_skipped(tmp_path):
+    make(tmp_path, "README.md", "a.py")
+    result = discover(["README.md", "a.py"], Config(root=str(tmp_path)))
+    assert result.files == [("a.py", "python")]
+    assert result.skipped == ["README.md"]
+
+
+# -- excludes -----------------------------------------------------------------------------
+
+
+def test_default_excludes_at_any_depth(tmp_path):
+    excluded = [f"{name}/x.py" for name in DEFAULT_EXCLUDE] + [
+        "pkg/node_modules/dep/x.py", "pkg/__pycache__/x.py", "deep/a/b/.venv/lib/x.py", "pkg/build/x.cpp"]
+    make(tmp_path, *excluded, "pkg/ok.py", "pkg/builder/x.py", "pkg/build.py", "pkg/venvs/x.py")
+    assert found(tmp_path) == ["pkg/build.py", "pkg/builder/x.py", "pkg/ok.py", "pkg/venvs/x.py"]
+
+
+def test_exclude_replaces_the_defaults_and_extend_exclude_adds(tmp_path):
+    make(tmp_path, "build/a.py", ".venv/b.py", "third_party/c.py", "src/third_party/d.py", "src/e_pb2.py",
+         "src/generated/f.py", "generated.py", "src/g.py")
+    assert found(tmp_path, exclude=("/third_party", "*_pb2.py")) == [
+        ".venv/b.py", "build/a.py", "generated.py", "src/g.py", "src/generated/f.py", "src/third_party/d.py"]
+    assert found(tmp_path, extend_exclude=("generated/", "src/*_pb2.py")) == [
+        "generated.py", "src/g.py", "src/third_party/d.py", "third_party/c.py"]
+
+
+def test_negated_extend_exclude_reincludes_a_default(tmp_path):
+    make(tmp_path, "build/a.py", "dist/b.py")
+    assert found(tmp_path, extend_exclude=("!build",)) == ["build/a.py"]
+
+
+def test_excludes_are_relative_to_the_project_root(tmp_path):
+    make(tmp_path, "proj/sub/x.py", "proj/keep/sub/y.py", "proj/z.py")
+    os.chdir(tmp_path)
+    config = Config(root=str(tmp_path / "proj"), extend_exclude=("/sub",))
+    assert [p for p, _ in discover(["proj"], config).files] == ["proj/keep/sub/y.py", "proj/z.py"]
+    os.chdir(tmp_path / "proj" / "keep")
+    assert [p for p, _ in discover(["."], config).files] == ["sub/y.py"]
+
+
+def test_walking_from_above_the_root_applies_anchored_excludes_inside_it(tmp_path):
+    make(tmp_path, "proj/sub/x.py", "proj/keep/sub/y.py", "sub/z.py")
+    config = Config(root=str(tmp_path / "proj"), extend_exclude=("/sub",))
+    assert [p for p, _ in discover(["."], config).files] == ["proj/keep/sub/y.py", "sub/z.py"]
+
+
+def test_paths_outside_the_root_still_skip_excluded_names(tmp_path):
+    make(tmp_path, "other/.venv/x.py", "other/node_modules/y.py", "other/sub/z.py", "proj/a.py")
+    config = Config(root=str(tmp_path / "proj"), extend_exclude=("/sub",))
+    os.chdir(tmp_path / "proj")
+    # an anchored pattern is relative to the root, so it says nothing about ../other/sub
+    assert [p for p, _ in discover(["../other"], config).files] == ["../other/sub/z.py"]
+
+
+def test_explicitly_named_excluded_file_and_force_exclude(tmp_path):
+    make(tmp_path, "build/gen.py", "pkg/.venv/lib/x.py", "pkg/ok.py", "vendor/v.py")
+    config = Config(root=str(tmp_path), extend_exclude=("vendor/",))
+    named = ["build/gen.py", "pkg/.venv/lib/x.py", "pkg/ok.py", "vendor/v.py"]
+    assert [p for p, _ in discover(named, config).files] == named
+    forced = discover(named, Config(root=str(tmp_path), extend_exclude=("vendor/",), force_exclude=True))
+    assert forced.files == [("pkg/ok.py", "python")]
+    assert forced.skipped == ["build/gen.py", "pkg/.venv/lib/x.py", "vendor/v.py"]
+
+
+def test_explicitly_named_excluded_directory_is_walked_unless_forced(tmp_path):
+    make(tmp_path, "build/a.py", "build/sub/b.py", "build/node_modules/c.py", "build/dist/d.py")
+    assert found(tmp_path, ["build"]) == ["build/a.py", "build/sub/b.py"]
+    result = discover(["build"], Config(root=str(tmp_path), force_exclude=True))
+    assert result.files == [] and result.skipped == ["build"]
+
+
+def test_force_exclude_outside_the_root_checks_the_named_components(tmp_path):
+    make(tmp_path, "elsewhere/node_modules/x.py", "elsewhere/ok.py", "proj/")
+    os.chdir(tmp_path / "proj")
+    config = Config(root=str(tmp_path / "proj"), force_exclude=True)
+    result = discover(["../elsewhere/node_modules/x.py", "../elsewhere/ok.py"], config)
+    assert result.files == [("../elsewhere/ok.py", "python")]
+
+
+# -- .gitignore ---------------------------------------------------------------------------
+
+
+def test_gitignore_semantics_agree_with_git(tmp_path):
+    git_init(tmp_path)
+    make(
+        tmp_path,
+        "top.py", "anchored.py", "sub/anchored.py",
+        "a.gen.py", "sub/b.gen.py", "sub/keep.gen.py", "sub/deeper/keep.gen.py",
+        "logs.py/inner.py", "sub/logs.py",
+        "ign/x.py", "ign/keep.py",
+        "sub/local/y.py", "local/z.py",
+        "sub/only_here.py", "only_here.py",
+        "info_excluded.py", "sub/info_excluded.py",
+        "space .py",
+    )
+    (tmp_path / ".gitignore").write_text(
+        "# comment\n\n*.gen.py\n/anchored.py\nlogs.py/\nign/\n!ign/keep.py\nspace\\ .py\n"
+    )
+    (tmp_path / "sub" / ".gitignore").write_text("!keep.gen.py\nlocal/\nonly_here.py\n")
+    (tmp_path / ".git" / "info" / "exclude").write_text("info_excluded.py\n")
+    everything = [
+        "top.py", "anchored.py", "sub/anchored.py", "a.gen.py", "sub/b.gen.py", "sub/keep.gen.py",
+        "sub/deeper/keep.gen.py", "logs.py/inner.py", "sub/logs.py", "ign/x.py", "ign/keep.py",
+        "sub/local/y.py", "local/z.py", "sub/only_here.py", "only_here.py", "info_excluded.py",
+        "sub/info_excluded.py", "space .py",
+    ]
+    expected = sorted(set(everything) - git_ignored(tmp_path, everything))
+    assert found(tmp_path) == expected
+    # spelled out, so the test says what git says
+    assert expected == [
+        "local/z.py", "only_here.py", "sub/anchored.py", "sub/deeper/keep.gen.py", "sub/keep.gen.py",
+        "sub/logs.py", "top.py",
+    ]
+
+
+def test_respect_gitignore_off(tmp_path):
+    git_init(tmp_path)
+    make(tmp_path, "a.py", "b.gen.py")
+    (tmp_path / ".gitignore").write_text("*.gen.py\n")
+    assert found(tmp_path) == ["a.py"]
+    assert found(tmp_path, respect_gitignore=False) == ["a.py", "b.gen.py"]
+
+
+def test_gitignore_without_a_repository_starts_at_the_project_root(tmp_path):
+    make(tmp_path, "proj/a.py", "proj/pkg/b.gen.py", "proj/pkg/c.py")
+    (tmp_path / "proj" / ".gitignore").write_text("*.gen.py\n")
+    (tmp_path / ".gitignore").write_text("c.py\n")  # above the root, no repository: not ours
+    os.chdir(tmp_path / "proj" / "pkg")
+    assert [p for p, _ in discover(["."], Config(root=str(tmp_path / "proj"))).files] == ["c.py"]
+
+
+def test_gitignore_above_the_project_root_applies_inside_the_repository(tmp_path):
+    git_init(tmp_path)
+    make(tmp_path, "proj/src/a.py", "proj/src/b.gen.py", "proj/src/c_pb2.py")
+    (tmp_path / ".gitignore").write_text("*.gen.py\n")
+    (tmp_path / "proj" / "src" / ".gitignore").write_text("*_pb2.py\n")
+    os.chdir(tmp_path / "proj" / "src")
+    assert [p for p, _ in discover(["."], Config(root=str(tmp_path / "proj"))).files] == ["a.py"]
+
+
+def test_nested_repository_does_not_inherit_the_outer_gitignore(tmp_path):
+    git_init(tmp_path)
+    git_init(tmp_path / "vendored")
+    make(tmp_path, "a.gen.py", "vendored/b.gen.py", "vendored/c.py", "vendored/d.tmp.py")
+    (tmp_path / ".gitignore").write_text("*.gen.py\n")
+    (tmp_path / "vendored" / ".git" / "info" / "exclude").write_text("*.tmp.py\n")
+    assert found(tmp_path) == ["vendored/b.gen.py", "vendored/c.py"]
+
+
+def test_explicitly_named_ignored_files_and_force_exclude(tmp_path):
+    git_init(tmp_path)
+    make(tmp_path, "out/gen.py", "a.gen.py", "ok.py", "sub/deep/x.py")
+    (tmp_path / ".gitignore").write_text("out/\n*.gen.py\n")
+    (tmp_path / "sub" / ".gitignore").write_text("deep/\n")
+    named = ["a.gen.py", "ok.py", "out/gen.py", "sub/deep/x.py"]
+    assert found(tmp_path, named) == named
+    forced = discover(named, Config(root=str(tmp_path), force_exclude=True))
+    assert forced.files == [("ok.py", "python")]
+    assert sorted(forced.skipped) == ["a.gen.py", "out/gen.py", "sub/deep/x.py"]
+    # a named ignored directory is walked: its contents do not match any pattern themselves
+    assert found(tmp_path, ["out"]) == ["out/gen.py"]
+
+
+def test_gitignore_is_read_once(tmp_path, monkeypatch):
+    git_init(tmp_path)
+    make(tmp_path, *(f"pkg{i}/m{j}.py" for i in range(5) for j in range(3)))
+    (tmp_path / ".gitignore").write_text("m0.py\n")
+    for i in range(5):
+        (tmp_path / f"pkg{i}" / ".gitignore").write_text("m1.py\n")
+    opened = []
+    real_open = open
+
+    def counting_open(path, *args, **kwargs):
+        if str(path).endswith(".gitignore"):
+            opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    import builtins
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    assert found(tmp_path) == [f"pkg{i}/m2.py" for i in range(5)]
+    assert len(opened) == len(set(opened)) == 6
+
+
+# -- symlinks ------------------------------------------------------------------------------
+
+
+def test_symlink_loops_are_not_followed_and_linked_files_are_linted(tmp_path):
+    make(tmp_path, "pkg/a.py", "pkg/sub/b.py", "real/c.py")
+    os.symlink(tmp_path / "pkg", tmp_path / "pkg" / "sub" / "loop")
+    os.symlink("..", tmp_path / "pkg" / "up")
+    os.symlink(tmp_path / "real", tmp_path / "pkg" / "linked_dir.py")  # a directory, despite its name
+    os.symlink(tmp_path / "real" / "c.py", tmp_path / "pkg" / "link.py")
+    os.symlink(tmp_path / "nowhere.py", tmp_path / "pkg" / "broken.py")
+    os.symlink("self.py", tmp_path / "pkg" / "self.py")  # a link to itself
+    assert discover(["pkg"], Config(root=str(tmp_path))).files == [
+        ("pkg/a.py", "python"), ("pkg/broken.py", "python"), ("pkg/link.py", "python"),
+        ("pkg/self.py", "python"), ("pkg/sub/b.py", "python"),
+    ]
+
+
+def test_named_broken_symlink_is_a_file_not_a_missing_path(tmp_path):
+    os.symlink(tmp_path / "gone.py", tmp_path / "dangling.py")
+    result = discover(["dangling.py"], Config(root=str(tmp_path)))
+    assert result.files == [("dangling.py", "python")] and result.missing == []
+
+
+def test_named_symlinked_directory_is_walked(tmp_path):
+    make(tmp_path, "real/a.py")
+    os.symlink(tmp_path / "real", tmp_path / "alias")
+    assert found(tmp_path, ["alias"]) == ["alias/a.py"]
+
+
+def test_unreadable_directory_is_reported_and_the_walk_goes_on(tmp_path, monkeypatch):
+    make(tmp_path, "a.py", "locked/b.py", "open/c.py")
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if os.path.basename(path) == "locked":
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = discover(["."], Config(root=str(tmp_path)))
+    assert result.files == [("a.py", "python"), ("open/c.py", "python")]
+    assert result.errors == [("locked", "Permission denied")]
+
+
+# -- patterns --------------------------------------------------------------------------------
+
+
+def test_patterns_match_the_entry_itself_not_its_parents():
+    patterns = Patterns(["build", "dir/*", "only_dirs/", "!keep.py", "*.py", "!keep.py", "a/**/b", "x/**"])
+    assert patterns.decide("build") is True
+    assert patterns.decide("src/build/") is True
+    assert patterns.decide("build/x.txt") is None  # only its parent matches
+    assert patterns.decide("dir/sub/") is True
+    assert patterns.decide("dir/sub/file.txt") is None
+    assert patterns.decide("only_dirs") is None
+    assert patterns.decide("pkg/only_dirs/") is True
+    assert patterns.decide("pkg/keep.py") is False
+    assert patterns.decide("pkg/other.py") is True
+    assert patterns.decide("a/b") is True and patterns.decide("a/q/r/b/") is True
+    assert patterns.decide("a/b/c.txt") is None
+    assert patterns.decide("x/anything/below.txt") is True
+    assert patterns.decide("elsewhere.txt") is None
+    assert not Patterns(["# only a comment", ""])
+
+
+# -- speed ---------------------------------------------------------------------------------
+
+
+def test_walking_two_thousand_files_is_fast(tmp_path):
+    git_init(tmp_path)
+    (tmp_path / ".gitignore").write_text("*.gen.py\n/out/\n*.o\n__generated__/\n")
+    for package in range(40):
+        base = tmp_path / f"pkg{package}"
+        for module in range(10):
+            sub = base / f"sub{module}"
+            sub.mkdir(parents=True)
+            for name in ("a.py", "b.py", "c.cpp", "d.h", "e.gen.py", "README.md"):
+                (sub / name).write_text("")
+        (base / ".gitignore").write_text("*.h\n")
+        (base / "node_modules").mkdir()
+        (base / "node_modules" / "dep.py").write_text("")
+    config = Config(root=str(tmp_path))
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        result = discover(["."], config)
+        best = min(best, time.perf_counter() - started)
+    assert len(result.files) == 40 * 10 * 3
+    assert best < 0.1, f"discovery took {best:.3f} s"
