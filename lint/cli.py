@@ -148,6 +148,11 @@ def check(args: argparse.Namespace) -> int:
     found = discover(args.paths, config)
     if found.missing:
         raise UsageError(f"path {found.missing[0]!r} does not exist")
+    for directory, reason in found.errors:
+        print(f"cursedlint: warning: cannot read directory {directory!r}: {reason}", file=sys.stderr)
+    if args.verbose:
+        for path in found.skipped:
+            print(f"{path}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
     linter = Linter(
         settings,

@@ -68,9 +68,12 @@ class Linter:
         prefilter = self._prefilters.get(key)
         if prefilter is None:
             prefilter = self._prefilters[key] = Prefilter(
-                rule
-                for code, rule in self.rules.items()
-                if code in enabled and language in rule.languages
+                (
+                    rule
+                    for code, rule in self.rules.items()
+                    if code in enabled and language in rule.languages
+                ),
+                self.settings.rule_options,
             )
         return prefilter
 

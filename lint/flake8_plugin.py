@@ -42,11 +42,15 @@ class CursedlintPlugin:
         self.lines = lines
 
     def run(self):
-        from cursedlint.config import find_config
+        from cursedlint.config import ConfigError, find_config
         from cursedlint.source import Source
 
         text = "".join(self.lines)
-        linter, prefilter = _linter_for(find_config(self.filename))
+        try:
+            config_path = find_config(self.filename)
+        except ConfigError:
+            config_path = None
+        linter, prefilter = _linter_for(config_path)
         rules = prefilter.triggered(text)
         if not rules:
             return

@@ -7,18 +7,22 @@ fire. The test is a plain substring search on the bytes (no decoding, no regex):
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
-from cursedlint.rule import Rule
+from cursedlint.rule import Rule, triggered_by, trigger_words
 
 
 class Prefilter:
-    """The trigger words of a set of rules, and the rules a file's bytes can trigger."""
+    """The trigger words of a set of rules (under their configured options), and the rules a
+    file's bytes can trigger."""
 
-    def __init__(self, rules: Iterable[type[Rule]]):
-        self.rules = list(rules)
-        self.always = [rule for rule in self.rules if not rule.triggers]
-        self.words = sorted({word for rule in self.rules for word in rule.trigger_words()})
+    def __init__(self, rules: Iterable[type[Rule]], options: Mapping[str, dict[str, Any]]):
+        self.triggers = [
+            (rule, rule.triggers_for(rule.resolved_options(options.get(rule.code))))
+            for rule in rules
+        ]
+        self.always = [rule for rule, triggers in self.triggers if not triggers]
+        self.words = sorted(set().union(*(trigger_words(t) for _, t in self.triggers)))
         self._encoded = [(word, word.encode("utf-8")) for word in self.words]
 
     def present(self, data: bytes | str) -> set[str]:
@@ -29,9 +33,7 @@ class Prefilter:
 
     def triggered(self, data: bytes | str) -> list[type[Rule]]:
         """The rules that can fire on a file with these bytes (rules without triggers always)."""
-        if not self._encoded:
-            return list(self.always)
-        present = self.present(data)
+        present = self.present(data) if self._encoded else set()
         if not present:
             return list(self.always)
-        return [rule for rule in self.rules if rule.triggered_by(present)]
+        return [rule for rule, triggers in self.triggers if triggered_by(triggers, present)]

@@ -115,7 +115,7 @@ class _Bindings:
             for alias in node.names:
                 self.bind((alias.asname or alias.name).partition(".")[0], None)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            self.bind(node.name, None)
+            self.bind(node.name, node)  # evaluates to UNKNOWN, but is known not to be None
         elif isinstance(node, ast.ExceptHandler) and node.name:
             self.bind(node.name, None)
         elif isinstance(node, ast.Delete):

@@ -64,6 +64,16 @@ class ImportTable:
                 return None
         return ".".join([base, *reversed(parts)])
 
+    def local_name(self, qualified: str) -> str | None:
+        """How this module can spell `qualified` through its imports (`sh.which` after
+        `import shutil as sh`), or None."""
+        for local, bound in self.names.items():
+            if bound == qualified:
+                return local
+            if qualified.startswith(bound + "."):
+                return local + qualified[len(bound):]
+        return None
+
     def imports_module(self, prefix: str) -> bool:
         """Whether any import binds `prefix` or a submodule/member of it."""
         return any(

@@ -92,8 +92,7 @@ class Rule:
 
     def __init__(self, context: "FileContext", options: dict[str, Any] | None = None):
         self.context = context
-        self.option = {name: spec.default for name, spec in self.options.items()}
-        self.option.update(options or {})
+        self.option = self.resolved_options(options)
 
     def check(self) -> None:
         """Whole-file analysis, run after the Python walk (the only entry point for C/C++)."""
@@ -133,24 +132,16 @@ class Rule:
         return example.language or cls.languages[0]
 
     @classmethod
-    def trigger_words(cls) -> set[str]:
-        words: set[str] = set()
-        for trigger in cls.triggers:
-            words.update((trigger,) if isinstance(trigger, str) else trigger)
-        return words
+    def resolved_options(cls, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The rule's option defaults updated with configured values."""
+        return {name: spec.default for name, spec in cls.options.items()} | (options or {})
 
     @classmethod
-    def triggered_by(cls, present: set[str]) -> bool:
-        """Whether a file containing exactly the trigger words `present` can make this rule fire.
-        A rule without triggers always runs."""
-        if not cls.triggers:
-            return True
-        return any(
-            (trigger in present)
-            if isinstance(trigger, str)
-            else all(word in present for word in trigger)
-            for trigger in cls.triggers
-        )
+    def triggers_for(cls, options: dict[str, Any]) -> tuple[Trigger, ...]:
+        """The triggers under these (resolved) options. A rule whose options widen what it can
+        match (a configurable module list) overrides this, so the prefilter never hides it."""
+        return cls.triggers
+
 
     @classmethod
     def doc_sections(cls) -> dict[str, str]:
@@ -171,6 +162,24 @@ class Rule:
         if heading:
             sections[heading] = "\n".join(body).strip()
         return sections
+
+
+def trigger_words(triggers: tuple[Trigger, ...]) -> set[str]:
+    words: set[str] = set()
+    for trigger in triggers:
+        words.update((trigger,) if isinstance(trigger, str) else trigger)
+    return words
+
+
+def triggered_by(triggers: tuple[Trigger, ...], present: set[str]) -> bool:
+    """Whether a file containing exactly the trigger words `present` can make a rule with these
+    triggers fire. No triggers: always."""
+    if not triggers:
+        return True
+    return any(
+        (trigger in present) if isinstance(trigger, str) else all(w in present for w in trigger)
+        for trigger in triggers
+    )
 
 
 class Notice(Rule):

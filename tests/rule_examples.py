@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 
 from cursedlint.engine import Linter
 from cursedlint.findings import Finding
 from cursedlint.rule import Example, Rule
-from cursedlint.settings import DEFAULT_PAGE_SIZE, Settings
+from cursedlint.config import build_settings, config_from_mapping
+from cursedlint.settings import Settings
 
 EXTENSIONS = {"python": ".py", "c": ".c", "cpp": ".cpp"}
 
 
 def example_settings(rule: type[Rule], example: Example) -> Settings:
-    overrides = example.settings
-    target = overrides.get("target-python")
-    return Settings(
-        enabled=frozenset({rule.code, "CUR000", "CUR001", "CUR002"}),
-        target_python=tuple(map(int, target.split("."))) if target else Settings.target_python,
-        page_size=overrides.get("page-size", DEFAULT_PAGE_SIZE),
-        rule_options={rule.code: overrides.get("options", {})},
-    )
+    """The example's settings, validated as a configuration file's would be."""
+    table = {key: value for key, value in example.settings.items() if key != "options"}
+    table["rules"] = {rule.code: example.settings.get("options", {})}
+    rules = {rule.code: rule}
+    config = config_from_mapping(table, rules, path=f"<{rule.code} example>")
+    enabled = frozenset({rule.code, "CUR000", "CUR001", "CUR002"})
+    return replace(build_settings(config, rules), enabled=enabled)
 
 
 def run_example(rule: type[Rule], example: Example) -> list[Finding]:

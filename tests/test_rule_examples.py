@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cursedlint.registry import all_rules
-from cursedlint.rule import DOC_SECTIONS, Notice
+from cursedlint.rule import DOC_SECTIONS, Notice, trigger_words, triggered_by
 
 from rule_examples import run_example
 
@@ -44,4 +44,6 @@ def test_example(rule, kind, index, example):
 def test_triggers_cover_invalid_examples(rule):
     """A trigger word list that missed an invalid example would hide real findings."""
     for example in rule.examples("invalid"):
-        assert rule.triggered_by({w for w in rule.trigger_words() if w in example.code})
+        options = rule.resolved_options(example.settings.get("options"))
+        triggers = rule.triggers_for(options)
+        assert triggered_by(triggers, {w for w in trigger_words(triggers) if w in example.code})
