@@ -1,0 +1,266 @@
+"""CUR101 and CUR102: annotated fixtures, version and libc differences, unknown values,
+messages, spans, and CUR101's shutil.which fix (differential test: *_reality.py)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import textwrap
+
+import pytest
+
+from cursedlint.engine import Linter
+from cursedlint.findings import Edit, Finding
+from cursedlint.rule import Example
+from cursedlint.rules.process_spawning import (
+    GLIBC, MACOS, MUSL, OLD_GLIBC, ForkInAcceleratedProcess, SubprocessForkPath,
+)
+from cursedlint.settings import Settings
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "process_spawning")
+VERSIONS = [(3, minor) for minor in range(8, 15)]
+
+
+def lint(rule, code: str, python=(3, 11), **options) -> list[Finding]:
+    settings = Settings(enabled=frozenset({rule.code}), target_python=python,
+                        rule_options={rule.code: options})
+    source = textwrap.dedent(code).encode()
+    return Linter(settings, {rule.code: rule}).lint_bytes("example.py", source, "python").findings
+
+
+def cur101(code: str, python=(3, 11), libc=GLIBC) -> list[Finding]:
+    return lint(SubprocessForkPath, code, python, libc=libc)
+
+
+# -- annotated fixtures ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rule, fixture, python", [
+    (SubprocessForkPath, "cur101_names.py", (3, 11)),
+    (ForkInAcceleratedProcess, "cur102_starts.py", (3, 12)),
+])
+def test_fixture_findings_match_markers(rule, fixture, python):
+    with open(os.path.join(FIXTURES, fixture)) as handle:
+        code = handle.read()
+    expected = Example(code).expected()
+    found = [(f.line, f.code, f.severity) for f in lint(rule, code, python)]
+    assert sorted(found) == sorted(expected)
+
+
+# -- CUR101: versions and C libraries ------------------------------------------------------------
+
+INCIDENT = 'import subprocess\nsubprocess.run(["s5cmd", "cp", SRC, DST])\n'
+ABSOLUTE = 'import subprocess\nsubprocess.run(["/usr/bin/s5cmd", "cp", SRC, DST])\n'
+ABSOLUTE_NO_CLOSE = 'import subprocess\nsubprocess.run(["/usr/bin/s5cmd"], close_fds=False)\n'
+SHELL_NO_CLOSE = 'import subprocess\nsubprocess.run("make", shell=True, close_fds=False)\n'
+PREEXEC = 'import os, subprocess\nsubprocess.run(["/bin/ls"], close_fds=False, preexec_fn=os.setsid)\n'
+NEW_SESSION = 'import subprocess\nsubprocess.run(["/bin/ls"], close_fds=False, start_new_session=True)\n'
+
+
+@pytest.mark.parametrize("code, libc, forks_on", [
+    # the incident's call: fork before vfork (3.10) on glibc, always on macOS
+    (INCIDENT, GLIBC, {(3, 8), (3, 9)}),
+    (INCIDENT, MACOS, set(VERSIONS)),
+    (INCIDENT, MUSL, {(3, 8), (3, 9)}),
+    # absolute path with the default close_fds: posix_spawn from 3.13 with glibc 2.34
+    (ABSOLUTE, GLIBC, {(3, 8), (3, 9)}),
+    (ABSOLUTE, OLD_GLIBC, {(3, 8), (3, 9)}),
+    (ABSOLUTE, MACOS, set(VERSIONS)),
+    # the incident's workaround, and shell=True (an absolute /bin/sh) with close_fds=False
+    (ABSOLUTE_NO_CLOSE, GLIBC, set()),
+    (ABSOLUTE_NO_CLOSE, MACOS, set()),
+    (ABSOLUTE_NO_CLOSE, MUSL, {(3, 8), (3, 9)}),  # musl: no posix_spawn in CPython at all
+    (SHELL_NO_CLOSE, MACOS, set()),
+    # preexec_fn forks everywhere; start_new_session only where vfork is missing
+    (PREEXEC, GLIBC, set(VERSIONS)),
+    (PREEXEC, MUSL, set(VERSIONS)),
+    (NEW_SESSION, GLIBC, {(3, 8), (3, 9)}),
+    (NEW_SESSION, MACOS, set(VERSIONS)),
+])
+def test_versions_and_libcs(code, libc, forks_on):
+    flagged = {version for version in VERSIONS if cur101(code, version, libc)}
+    assert flagged == forks_on
+
+
+@pytest.mark.parametrize("python, libc, wording", [
+    ((3, 12), MACOS, "close_fds=True (the default) blocks posix_spawn on macOS"),
+    ((3, 9), GLIBC, "close_fds=True (the default) blocks posix_spawn before Python 3.13"),
+])
+def test_close_fds_reason_names_the_platform(python, libc, wording):
+    [finding] = cur101(ABSOLUTE, python, libc)
+    assert wording in finding.message
+
+
+def test_musl_before_310_names_the_libc():
+    [finding] = cur101(ABSOLUTE_NO_CLOSE, (3, 9), MUSL)
+    assert "does not use posix_spawn with musl" in finding.message
+    assert "Python 3.10 or newer" in finding.message
+
+
+# -- CUR101: the message lists every condition -------------------------------------------------
+
+def test_message_lists_every_blocking_condition_and_its_change():
+    code = """
+        import subprocess
+        import sys
+        subprocess.run(["s5cmd", "ls"], cwd="/scratch", stdout=sys.stdout, pass_fds=(5,),
+                       stderr=subprocess.STDOUT, umask=0o077)
+    """
+    [finding] = cur101(code, (3, 9))
+    for reason in ("executable 's5cmd' has no directory part",
+                   "close_fds=True (the default) blocks posix_spawn", "cwd= is set",
+                   "stdout=sys.stdout is fd 1", "pass_fds= is set", "umask= is set",
+                   "pass its path (e.g. shutil.which('s5cmd'))", "pass close_fds=False"):
+        assert reason in finding.message
+    assert "stderr" not in finding.message  # STDOUT goes to stdout's fd, already reported
+
+
+def test_stderr_to_unredirected_stdout_is_fd_1():
+    code = "import subprocess\nsubprocess.run(['/bin/ls'], close_fds=False, stderr=subprocess.STDOUT)\n"
+    [finding] = cur101(code, (3, 9))
+    assert "stderr=STDOUT with stdout not redirected maps fd 2 to fd 1" in finding.message
+    piped = code.replace("stderr=", "stdout=subprocess.PIPE, stderr=")
+    assert not cur101(piped, (3, 9))
+    assert not cur101(code.replace("subprocess.run", "subprocess.check_output"), (3, 9))
+
+
+def test_vfork_targets_name_only_the_conditions_that_force_the_fork():
+    code = 'import subprocess\nsubprocess.run(["s5cmd"], cwd="/", user="nobody", preexec_fn=print)\n'
+    [finding] = cur101(code, (3, 12))
+    assert "user= is set" in finding.message and "preexec_fn is set" in finding.message
+    assert "cwd" not in finding.message and "s5cmd" not in finding.message
+
+
+def test_finding_spans_the_call():
+    code = 'import subprocess\nresult = subprocess.run(\n    ["ls"], preexec_fn=print,\n)\n'
+    [finding] = cur101(code)
+    assert (finding.span.line, finding.span.column, finding.span.end_line,
+            finding.span.end_column) == (2, 10, 4, 2)
+
+
+# -- CUR101: unknown values ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("code, python, libc", [
+    ("subprocess.run(command, close_fds=False)", (3, 8), GLIBC),
+    ("subprocess.run(['/bin/ls'], close_fds=keep)", (3, 8), GLIBC),
+    ("subprocess.run(['/bin/ls'], preexec_fn=hook)", (3, 11), GLIBC),
+    ("subprocess.run(['/bin/ls'], **options)", (3, 11), GLIBC),
+    ("subprocess.run(*command_and_options)", (3, 8), GLIBC),
+    ("subprocess.run(['/bin/ls'], close_fds=False, stdout=log)", (3, 8), GLIBC),
+    ("subprocess.run(['/bin/ls'], close_fds=False, shell=use_shell)", (3, 8), GLIBC),
+])
+def test_unknown_values_keep_it_silent(code, python, libc):
+    assert not cur101("import subprocess\n" + code + "\n", python, libc)
+
+
+@pytest.mark.parametrize("code, python, libc", [
+    ("subprocess.run(command)", (3, 8), GLIBC),  # the default close_fds alone blocks
+    ("subprocess.run(command, preexec_fn=os.setsid)", (3, 11), GLIBC),
+    ("subprocess.run(command, **options, extra_groups=[])", (3, 11), GLIBC),
+    ("subprocess.run(command, cwd=f'{root}/run')", (3, 8), MACOS),
+    ("subprocess.run(['/bin/ls'], stdout=log)", (3, 12), MACOS),  # close_fds alone blocks
+])
+def test_a_known_condition_decides_despite_unknown_values(code, python, libc):
+    assert cur101("import os, subprocess\n" + code + "\n", python, libc)
+
+
+def test_local_constants_are_followed():
+    code = """
+        import subprocess
+        TOOL = "s5cmd"
+        def copy(src):
+            command = [TOOL, "cp", src, "/scratch"]
+            subprocess.run(command, close_fds=False)
+    """
+    [finding] = cur101(code, (3, 12), MACOS)
+    assert "executable 's5cmd' has no directory part" in finding.message
+    assert not cur101(code.replace('"s5cmd"', '"/opt/bin/s5cmd"'), (3, 12), MACOS)
+
+
+# -- CUR101: the shutil.which fix ----------------------------------------------------------------
+
+def apply_edits(text: str, edits: tuple[Edit, ...]) -> str:
+    """Apply text edits (1-based lines, 1-based character columns, exclusive ends)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - 1] + column - 1
+
+    for edit in sorted(edits, key=lambda e: (e.span.line, e.span.column), reverse=True):
+        span = edit.span
+        text = text[:offset(span.line, span.column)] + edit.content + text[offset(span.end_line, span.end_column):]
+    return text
+
+
+@pytest.mark.parametrize("code, expected", [
+    (
+        '"""Copy checkpoints."""\nfrom __future__ import annotations\nimport subprocess\n'
+        'subprocess.run(["s5cmd", "cp", "a", "b"], close_fds=False)\n',
+        '"""Copy checkpoints."""\nfrom __future__ import annotations\nimport shutil\nimport subprocess\n'
+        'subprocess.run([shutil.which("s5cmd"), "cp", "a", "b"], close_fds=False)\n',
+    ),
+    (
+        "import shutil as sh\nimport subprocess\nsubprocess.Popen('s5cmd', close_fds=False)\n",
+        "import shutil as sh\nimport subprocess\nsubprocess.Popen(sh.which('s5cmd'), close_fds=False)\n",
+    ),
+    (
+        "from shutil import which\nfrom subprocess import run\nrun(['ls'], executable='ls', close_fds=False)\n",
+        "from shutil import which\nfrom subprocess import run\nrun(['ls'], executable=which('ls'), close_fds=False)\n",
+    ),
+])
+def test_which_fix_resolves_a_bare_literal(code, expected):
+    [finding] = cur101(code, (3, 12), MACOS)
+    assert finding.fix is not None and not finding.fix.safe
+    fixed = apply_edits(code, finding.fix.edits)
+    assert fixed == expected
+    ast.parse(fixed)
+    assert not cur101(fixed, (3, 12), MACOS)
+
+
+@pytest.mark.parametrize("code", [
+    "subprocess.run(['s5cmd'])",  # close_fds blocks too
+    "subprocess.run([TOOL], close_fds=False)",  # not a literal at the call
+    "subprocess.run(['/bin/ls'], close_fds=False, cwd='/')",
+])
+def test_no_fix_unless_a_bare_literal_is_the_only_condition(code):
+    [finding] = cur101(f"import subprocess\nTOOL = 's5cmd'\n{code}\n", (3, 12), MACOS)
+    assert finding.fix is None
+
+
+# -- CUR102 ----------------------------------------------------------------------------------------
+
+POOL = "import multiprocessing\nimport torch\npool = multiprocessing.Pool(4)\n"
+
+
+@pytest.mark.parametrize("python, flagged", [((3, 10), True), ((3, 13), True), ((3, 14), False)])
+def test_default_start_method_is_fork_before_314(python, flagged):
+    assert bool(lint(ForkInAcceleratedProcess, POOL, python)) is flagged
+
+
+def test_explicit_fork_is_reported_on_every_version():
+    code = "import multiprocessing\nimport torch\nctx = multiprocessing.get_context('fork')\n"
+    assert all(lint(ForkInAcceleratedProcess, code, version) for version in VERSIONS)
+
+
+def test_start_method_set_anywhere_in_the_module_silences_the_defaults():
+    code = POOL + "def main():\n    multiprocessing.set_start_method(method)\n"
+    assert not lint(ForkInAcceleratedProcess, code, (3, 12))
+
+
+def test_message_names_the_library_and_the_fix():
+    [finding] = lint(ForkInAcceleratedProcess, POOL, (3, 12))
+    assert "imports torch" in finding.message
+    assert "Cannot re-initialize CUDA in forked subprocess" in finding.message
+    assert "MADV_DONTFORK" in finding.message and "spawn" in finding.message
+
+
+def test_module_option_narrows_the_libraries():
+    assert not lint(ForkInAcceleratedProcess, POOL, (3, 12), modules=["jax"])
+    assert lint(ForkInAcceleratedProcess, POOL.replace("torch", "jax"), (3, 12), modules=["jax"])
+
+
+def test_module_option_adds_a_library():
+    code = POOL.replace("import torch", "import habana_frameworks")
+    assert lint(ForkInAcceleratedProcess, code, (3, 12), modules=["habana_frameworks"])
