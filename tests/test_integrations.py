@@ -1,0 +1,105 @@
+"""cursedlint inside the tools users run it from: real flake8 and real pre-commit, in
+subprocesses, on files and repositories written by the tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+FORKING = """\
+import os
+import subprocess
+
+
+def upload(src, dst):
+    subprocess.run(["s5cmd", "cp", src, dst], preexec_fn=os.setsid){comment}
+"""
+CLEAN = """\
+import subprocess
+
+
+def upload(src, dst):
+    command = ["/usr/bin/s5cmd", "cp", src, dst]
+    subprocess.run(command, start_new_session=True, close_fds=False)
+"""
+
+
+def run(command: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=600, **kwargs
+    )
+
+
+def flake8(tmp_path: Path, *options: str) -> subprocess.CompletedProcess:
+    return run([str(BIN / "flake8"), *options, "."], tmp_path)
+
+
+def test_flake8_reports_the_finding_with_its_code(tmp_path):
+    (tmp_path / "upload.py").write_text(FORKING.format(comment=""))
+    result = flake8(tmp_path, "--select", "CUR")
+    assert result.returncode == 1, result.stderr
+    (line,) = result.stdout.splitlines()
+    assert line.startswith("./upload.py:6:5: CUR101 ")
+
+
+def test_flake8_noqa_and_extend_ignore(tmp_path):
+    (tmp_path / "upload.py").write_text(FORKING.format(comment="  # noqa: CUR101"))
+    assert flake8(tmp_path, "--select", "CUR").stdout == ""
+    (tmp_path / "upload.py").write_text(FORKING.format(comment=""))
+    result = flake8(tmp_path, "--select", "CUR,E", "--extend-ignore", "CUR")
+    assert result.returncode == 0 and result.stdout == ""
+
+
+def test_flake8_clean_file_and_default_plugins_together(tmp_path):
+    (tmp_path / "upload.py").write_text(CLEAN)
+    result = flake8(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_flake8_file_that_does_not_parse_does_not_crash_the_plugin(tmp_path):
+    (tmp_path / "broken.py").write_text("import subprocess\nsubprocess.run(['ls'\n")
+    (tmp_path / "upload.py").write_text(FORKING.format(comment=""))
+    result = flake8(tmp_path, "--select", "CUR,E9")
+    assert "Traceback" not in result.stderr
+    assert "./broken.py:2" in result.stdout and "E999" in result.stdout
+    assert "./upload.py:6:5: CUR101" in result.stdout
+
+
+@pytest.mark.integration
+def test_pre_commit_hook_fails_on_a_hazard_and_passes_clean_code(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is needed for pre-commit")
+    environment = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    project = tmp_path / "project"
+    project.mkdir()
+    run(["git", "init", "-q"], project, env=environment, check=True)
+    (project / "upload.py").write_text(FORKING.format(comment=""))
+    (project / "clean.py").write_text(CLEAN)
+    (project / "notes.txt").write_text("subprocess.run(['s5cmd'])\n")
+    run(["git", "add", "."], project, env=environment, check=True)
+
+    def try_repo(*files: str) -> subprocess.CompletedProcess:
+        command = [str(BIN / "pre-commit"), "try-repo", str(REPO), "cursedlint", "--files", *files]
+        return run(command, project, env=environment)
+
+    failing = try_repo("upload.py", "clean.py", "notes.txt")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "upload.py:6:5: CUR101" in failing.stdout
+    assert "clean.py" not in failing.stdout.split("Failed")[-1]
+
+    passing = try_repo("clean.py", "notes.txt")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "Passed" in passing.stdout
