@@ -53,7 +53,8 @@ def rules_table(rules: Mapping[str, type[Rule]]) -> str:
     for code, rule in rules.items():
         kind = "notice" if issubclass(rule, Notice) else rule.severity.value
         rows.append(
-            f"| {code} | `{rule.name}` | {languages_text(rule)} | {kind} | {rule.summary} |"
+            f"| [{code}](docs/rules/{code}.md) | `{rule.name}` | {languages_text(rule)} | {kind} "
+            f"| {rule.summary} |"
         )
     return "\n".join(rows) + "\n"
 

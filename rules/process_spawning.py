@@ -479,7 +479,7 @@ class SubprocessForkPath(Rule):
     name = "subprocess-fork-path"
     languages = ("python",)
     triggers = ("subprocess", "popen")
-    summary = "A subprocess call that makes CPython fork() the whole calling process"
+    summary = "a subprocess call that makes CPython fork() the whole calling process"
     severity = Severity.WARNING
     options = {
         "libc": Option(
@@ -750,7 +750,7 @@ class ForkInAcceleratedProcess(Rule):
     name = "fork-in-accelerated-process"
     languages = ("python",)
     triggers = _fork_and_library_words(ACCELERATOR_MODULES)
-    summary = "A fork-based process start in a module that imports CUDA or RDMA libraries"
+    summary = "a fork-based process start in a module that imports CUDA or RDMA libraries"
     severity = Severity.WARNING
     options = {
         "modules": Option(

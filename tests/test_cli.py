@@ -1,0 +1,216 @@
+"""The command line as users call it: exit codes, formats, configuration errors, fixes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cursedlint
+from cursedlint import registry
+from cursedlint.cli import main
+
+from engine_rules import TEST_RULES
+
+FORKING = """\
+import os
+import subprocess
+
+
+def sync_checkpoints(bucket):
+    subprocess.run(["s5cmd", "sync", bucket, "/ckpt"], preexec_fn=os.setpgrp)
+"""
+CLEAN = """\
+import subprocess
+
+
+def sync_checkpoints(bucket):
+    subprocess.run(["/usr/bin/s5cmd", "sync", bucket, "/ckpt"], close_fds=False)
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "sync.py").write_text(FORKING)
+    (tmp_path / "train" / "clean.py").write_text(CLEAN)
+    return tmp_path
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"cursedlint {cursedlint.__version__}\n"
+
+
+def test_no_command_is_a_usage_error(capsys):
+    code, _, err = cli(capsys)
+    assert code == 2 and "usage: cursedlint" in err
+
+
+def test_findings_exit_1_clean_exit_0(project, capsys):
+    code, out, _ = cli(capsys, "check")
+    assert code == 1
+    assert out.startswith("train/sync.py:6:5: CUR101 ")
+    assert "Found 1 problem" in out
+    code, out, _ = cli(capsys, "check", "train/clean.py")
+    assert code == 0 and "All checks passed!" in out
+
+
+def test_exit_zero_and_selection(project, capsys):
+    assert cli(capsys, "check", "--exit-zero")[0] == 0
+    assert cli(capsys, "check", "--select", "CUR102")[0] == 0
+    assert cli(capsys, "check", "--ignore", "CUR1")[0] == 0
+    assert cli(capsys, "check", "--select", "CUR1", "--ignore", "CUR102")[0] == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["check", "--select", "CUR999"], "--select"),
+        (["check", "missing_dir"], "path 'missing_dir' does not exist"),
+        (["check", "--config", "nowhere.toml"], "nowhere.toml"),
+        (["check", "--target-python", "2.7"], "unsupported Python version"),
+        (["rule", "CUR999"], "no rule 'CUR999'"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_clear_line(project, capsys, args, message):
+    code, out, err = cli(capsys, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("cursedlint: error: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_broken_configuration_names_file_and_key(project, capsys):
+    (project / "pyproject.toml").write_text('[tool.cursedlint]\nselct = ["CUR1"]\n')
+    code, _, err = cli(capsys, "check")
+    assert code == 2
+    assert "pyproject.toml" in err and "tool.cursedlint.selct" in err and "select" in err
+    (project / "pyproject.toml").write_text("[tool.cursedlint\n")
+    code, _, err = cli(capsys, "check")
+    assert code == 2 and "pyproject.toml" in err and "line 1" in err
+
+
+def test_configuration_per_file_ignores_and_excludes(project, capsys):
+    (project / "pyproject.toml").write_text(
+        '[tool.cursedlint]\nper-file-ignores = { "train/sync.py" = ["CUR101"] }\n'
+    )
+    assert cli(capsys, "check")[0] == 0
+    (project / "pyproject.toml").write_text('[tool.cursedlint]\nextend-exclude = ["train"]\n')
+    code, _, err = cli(capsys, "check")
+    assert code == 0 and "no Python, C, C++ or CUDA files to lint" in err
+    assert cli(capsys, "check", "train/sync.py")[0] == 1, "named files are linted"
+    assert cli(capsys, "check", "--force-exclude", "train/sync.py")[0] == 0
+
+
+def test_gitignored_files_are_not_linted(project, capsys):
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / ".gitignore").write_text("sync.py\n")
+    assert cli(capsys, "check")[0] == 0
+
+
+def test_json_output(project, capsys):
+    code, out, _ = cli(capsys, "check", "--output-format", "json")
+    (finding,) = json.loads(out)
+    assert code == 1
+    assert set(finding) == {"code", "name", "message", "severity", "path", "line", "column",
+                            "end_line", "end_column", "fix"}
+    assert (finding["code"], finding["path"], finding["line"], finding["column"]) == (
+        "CUR101", "train/sync.py", 6, 5)
+
+
+def test_sarif_and_github_outputs(project, capsys):
+    out = cli(capsys, "check", "--output-format", "sarif")[1]
+    log = json.loads(out)
+    assert log["version"] == "2.1.0"
+    (result,) = log["runs"][0]["results"]
+    assert result["ruleId"] == "CUR101"
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 6
+    out = cli(capsys, "check", "--output-format", "github")[1]
+    assert out.startswith("::warning file=train/sync.py,line=6,col=5,")
+
+
+def test_output_file(project, capsys):
+    code, out, _ = cli(capsys, "check", "--output-format", "json", "--output-file", "r.json")
+    assert code == 1 and out == ""
+    assert json.loads((project / "r.json").read_text())[0]["code"] == "CUR101"
+
+
+def test_statistics_and_concise(project, capsys):
+    out = cli(capsys, "check", "--statistics")[1]
+    assert out.splitlines()[0].split() == ["1", "CUR101", "subprocess-fork-path"]
+    out = cli(capsys, "check", "--concise")[1]
+    assert out.splitlines()[0].startswith("train/sync.py:6:5: CUR101")
+    assert len(out.splitlines()) == 2
+
+
+def test_colour_only_when_asked(project, capsys, monkeypatch):
+    assert "\x1b[" not in cli(capsys, "check")[1]
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert "\x1b[" in cli(capsys, "check")[1]
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in cli(capsys, "check")[1]
+
+
+def test_same_output_for_every_job_count(project, capsys):
+    for index in range(30):
+        (project / "train" / f"worker_{index:02}.py").write_text(FORKING if index % 2 else CLEAN)
+    outputs = {cli(capsys, "check", "--jobs", str(jobs))[1] for jobs in (1, 2, 3)}
+    assert len(outputs) == 1
+    assert "Found 16 problems" in outputs.pop()
+
+
+def test_rules_and_rule(capsys):
+    out = cli(capsys, "rules")[1]
+    assert "CUR101  subprocess-fork-path" in out
+    rows = json.loads(cli(capsys, "rules", "--format", "json")[1])
+    assert {row["code"] for row in rows} >= {"CUR000", "CUR101"}
+    for key in ("CUR101", "cur101", "subprocess-fork-path"):
+        code, out, _ = cli(capsys, "rule", key)
+        assert code == 0 and out.startswith("# CUR101 `subprocess-fork-path`")
+
+
+@pytest.fixture
+def test_rules(monkeypatch):
+    shipped = registry.all_rules()
+    monkeypatch.setattr(registry, "all_rules", lambda: {**shipped, **TEST_RULES})
+
+
+def test_internal_error_exits_2_and_other_findings_still_show(project, capsys, test_rules):
+    (project / "boom.py").write_text("import os\nexplode()\nos.fork()\n")
+    code, out, err = cli(capsys, "check", "boom.py", "--show-traceback")
+    assert code == 2
+    assert "boom.py:1:1: CUR000 internal error in rule CUR906" in out
+    assert "boom.py:3:1: CUR901" in out
+    assert "RuntimeError: boom" in err
+
+
+def test_fix_writes_only_with_fix(project, capsys, test_rules):
+    path = project / "launch.py"
+    path.write_text("import launcher\nlauncher.old_spawn(['ls'])\n")
+    assert cli(capsys, "check", "launch.py")[0] == 1
+    assert "old_spawn" in path.read_text()
+    code, out, err = cli(capsys, "check", "launch.py", "--fix")
+    assert code == 0 and "fixed 1 problem(s) in 1 file(s)" in err
+    assert path.read_text() == "import launcher\nlauncher.spawn(['ls'])\n"
+
+
+def test_console_script_runs_in_a_subprocess(project):
+    script = Path(sys.executable).parent / "cursedlint"
+    result = subprocess.run([str(script), "check", "train"], capture_output=True, text=True)
+    assert result.returncode == 1 and "CUR101" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "cursedlint", "--version"],
+                            capture_output=True, text=True)
+    assert result.stdout.strip() == f"cursedlint {cursedlint.__version__}"
