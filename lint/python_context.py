@@ -77,10 +77,14 @@ class PythonContext(FileContext):
 
     # -- the walk --------------------------------------------------------------------------
     def walk(self, rules: list, on_error: Callable[[Any, BaseException], None]) -> None:
-        """Visit every node once, calling each rule's visit_/leave_ methods for its class.
-        A rule that raises is reported through `on_error` and dropped for the rest of the file."""
+        """Visit every node once, calling each rule's visit_/leave_ methods for its class, and
+        adding imports to the import table as they are met (so `def f(): import os as o` resolves
+        inside f). A rule that raises is reported through `on_error` and dropped for the rest of
+        the file."""
         visitors = _callbacks(rules, "visit_")
         leavers = _callbacks(rules, "leave_")
+        for import_class in (ast.Import, ast.ImportFrom):  # function-level imports, in order
+            visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
         failed: set[int] = set()
         parents = self.parents
         stack: list[tuple[ast.AST, bool]] = [(self.tree, False)]

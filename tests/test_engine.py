@@ -50,6 +50,11 @@ def test_aliases_resolve_to_the_imported_name():
     assert codes(lint(WORKER)) == [(8, "CUR901"), (10, "CUR901")]
 
 
+def test_imports_inside_functions_resolve_after_them():
+    text = "def respawn():\n    import os as system\n    system.fork()\n"
+    assert codes(lint(text)) == [(3, "CUR901")]
+
+
 def test_a_local_function_named_like_an_import_is_not_it():
     text = "def fork():\n    return 0\n\nfork()\n"
     assert codes(lint(text)) == []
