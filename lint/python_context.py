@@ -39,6 +39,12 @@ class PythonContext(FileContext):
         """The constant value of an expression, or `UNKNOWN`."""
         return self.evaluator.evaluate(node)
 
+    def definition(self, name: ast.Name) -> ast.AST | None:
+        """The one node that binds `name` where it is used: the assigned expression, or the
+        `def`/`class` statement. None when the name is bound more than once or not at all."""
+        bound = self.evaluator.lookup(name.id, name)
+        return bound if isinstance(bound, ast.AST) else None
+
     # -- tree navigation -------------------------------------------------------------------
     def parent_of(self, node: ast.AST) -> ast.AST | None:
         key = id(node)

@@ -118,6 +118,7 @@ _NEVER_NONE = (
     ast.Lambda, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
     ast.SetComp, ast.DictComp, ast.GeneratorExp,
 )
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NEVER_NONE_MODULES = ("builtins", "os", "signal", "resource")  # functions and constants
 _RETURNS_VALUE = frozenset({
     "builtins.str", "builtins.bytes", "builtins.int", "os.fspath", "os.getcwd", "os.getuid",
@@ -204,7 +205,9 @@ class SpawnCall:
         return True if self._never_none(node) else UNKNOWN
 
     def _never_none(self, node: ast.expr) -> bool:
-        if isinstance(node, _NEVER_NONE):
+        if isinstance(node, ast.Name):
+            node = self.context.definition(node) or node
+        if isinstance(node, _NEVER_NONE + _DEFINITIONS):
             return True
         if isinstance(node, ast.Call):
             return self.context.qualified_name(node.func) in _RETURNS_VALUE
