@@ -149,7 +149,7 @@ def check(args: argparse.Namespace) -> int:
     if found.missing:
         raise UsageError(f"path {found.missing[0]!r} does not exist")
     if not found.files:
-        print("cursedlint: warning: no Python, C, C++ or CUDA files to lint", file=sys.stderr)
+        print("cursedlint: warning: no files of a kind cursedlint lints", file=sys.stderr)
     for directory, reason in found.errors:
         print(f"cursedlint: warning: cannot read directory {directory!r}: {reason}", file=sys.stderr)
     if args.verbose:

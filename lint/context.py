@@ -21,3 +21,10 @@ class FileContext:
 
     def span_of(self, node: Any) -> Span:
         raise NotImplementedError
+
+
+class TextContext(FileContext):
+    """A shell script, Dockerfile or YAML file: rules read `source.lines` and report Spans."""
+
+    def span_of(self, node: Span) -> Span:
+        return node

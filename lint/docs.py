@@ -8,7 +8,14 @@ from typing import Mapping
 
 from cursedlint.rule import Notice, Rule
 
-LANGUAGE_NAMES = {"python": "Python", "c": "C", "cpp": "C++"}
+LANGUAGE_NAMES = {
+    "python": "Python",
+    "c": "C",
+    "cpp": "C++",
+    "shell": "shell",
+    "dockerfile": "Dockerfile",
+    "yaml": "YAML",
+}
 TABLE_START = "<!-- rules-table:start -->"
 TABLE_END = "<!-- rules-table:end -->"
 
@@ -44,7 +51,7 @@ def markdown(rule: type[Rule]) -> str:
 
 
 def _fence_language(language: str) -> str:
-    return {"cpp": "cpp", "c": "c"}.get(language, language)
+    return {"shell": "sh"}.get(language, language)
 
 
 def rules_table(rules: Mapping[str, type[Rule]]) -> str:

@@ -16,7 +16,8 @@ from typing import Mapping
 
 from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
-from cursedlint.languages import PYTHON
+from cursedlint.context import TextContext
+from cursedlint.languages import PYTHON, TEXT_LANGUAGES
 from cursedlint.prefilter import Prefilter
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
@@ -161,6 +162,8 @@ class Linter:
                     result.findings.append(_syntax_error(source, error))
                 return None
             return PythonContext(source, self.settings, tree)
+        if source.language in TEXT_LANGUAGES:
+            return TextContext(source, self.settings)
         from cursedlint.c_context import CContext, parse
 
         context = CContext(source, self.settings, parse(source.data, source.language))

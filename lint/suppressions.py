@@ -1,6 +1,7 @@
 """Suppression comments, read from the text as flake8 and clang-tidy read them.
 
-Python: `# noqa` (everything) or `# noqa: CUR101,CUR102` on the finding's first line.
+Python, shell, Dockerfile, YAML: `# noqa` (everything) or `# noqa: CUR101,CUR102` on the
+finding's first line.
 C/C++: `NOLINT`, `NOLINT(CUR301)` on the line, `NOLINTNEXTLINE(...)` on the line above,
 `NOLINTBEGIN(...)` ... `NOLINTEND(...)` around lines, in `//` or `/* */` comments. A C/C++ check
 list holds codes, rule names or globs over either (`CUR3*`), comma-separated.
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from cursedlint.findings import Finding, Span
+from cursedlint.languages import C, CPP
 
 _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
@@ -84,7 +86,8 @@ def _cpp(lines: list[str]) -> list[Suppression]:
 
 
 def find_suppressions(lines: list[str], language: str) -> list[Suppression]:
-    return _python(lines) if language == "python" else _cpp(lines)
+    """`# noqa` for Python and the `#`-comment text kinds; NOLINT forms for C/C++."""
+    return _cpp(lines) if language in (C, CPP) else _python(lines)
 
 
 def has_suppression_text(data: bytes) -> bool:

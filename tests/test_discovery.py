@@ -57,13 +57,14 @@ def _restore_cwd(monkeypatch, tmp_path):
 def test_every_extension_gets_its_language_and_others_are_passed_over(tmp_path):
     for extension in EXTENSIONS:
         make(tmp_path, f"src/file{extension}")
-    make(tmp_path, "src/UPPER.PY", "src/notes.txt", "src/Makefile", "src/script.sh", "src/data.json",
-         "src/py", "src/.py.bak")
+    make(tmp_path, "src/UPPER.PY", "src/notes.txt", "src/Makefile", "src/data.json",
+         "src/py", "src/.py.bak", "src/Dockerfile", "src/Dockerfile.cuda", "src/Containerfile")
     result = discover(["src"], Config(root=str(tmp_path)))
     languages = dict(result.files)
     assert languages == {
         **{os.path.join("src", f"file{extension}"): language for extension, language in EXTENSIONS.items()},
         os.path.join("src", "UPPER.PY"): "python",
+        **{os.path.join("src", name): "dockerfile" for name in ("Dockerfile", "Dockerfile.cuda", "Containerfile")},
     }
     assert {languages["src/file.py"], languages["src/file.c"], languages["src/file.h"], languages["src/file.cu"]} == {
         "python", "c", "cpp"}
