@@ -11,7 +11,14 @@ from cursedlint.rule import Example, Rule
 from cursedlint.config import build_settings, config_from_mapping
 from cursedlint.settings import Settings
 
-EXTENSIONS = {"python": ".py", "c": ".c", "cpp": ".cpp"}
+FILE_NAMES = {
+    "python": "example.py",
+    "c": "example.c",
+    "cpp": "example.cpp",
+    "shell": "example.sh",
+    "dockerfile": "Dockerfile",
+    "yaml": "example.yaml",
+}
 
 
 def example_settings(rule: type[Rule], example: Example) -> Settings:
@@ -29,4 +36,4 @@ def run_example(rule: type[Rule], example: Example) -> list[Finding]:
     language = rule.example_language(example)
     code = textwrap.dedent(example.code)
     linter = Linter(example_settings(rule, example), {rule.code: rule})
-    return linter.lint_bytes(f"example{EXTENSIONS[language]}", code.encode(), language).findings
+    return linter.lint_bytes(FILE_NAMES[language], code.encode(), language).findings
