@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 from typing import Any, Callable
 
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN", "__bool__": None})()
 
 _MAX_SHIFT = 1 << 16
+_MAX_SIZE = 1 << 16  # items of a built sequence, bits of a built integer
+_FORMAT_FIELD = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?")
+_MUTABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _MAX_DEPTH = 50
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
@@ -131,22 +135,41 @@ class ConstantEvaluator:
     """Evaluates expressions of one module. `scope_of(node)` returns the innermost enclosing
     function (or None at module level); it is supplied by the file's context."""
 
-    def __init__(self, module: ast.Module, scope_of: Callable[[ast.AST], ast.AST | None]):
+    def __init__(
+        self, module: ast.Module, scope_of: Callable[[ast.AST], ast.AST | None], text: str
+    ):
+        """`text` is the module's source: cheap substring tests on it skip whole-tree searches
+        for constructs the module does not contain (`global`, `nonlocal`, method calls)."""
         self.module = module
         self.scope_of = scope_of
+        self.text = text
         self._tables: dict[int, dict[str, Any]] = {}
         self._globals_rebound: set[str] | None = None
+        self._mutated: dict[str, bool] = {}
 
     def _table(self, scope: ast.AST) -> dict[str, Any]:
         table = self._tables.get(id(scope))
         if table is None:
             table = self._tables[id(scope)] = _Bindings.of(scope)
+            if not isinstance(scope, ast.Module) and "nonlocal" in self.text:
+                for node in ast.walk(scope):  # `nonlocal` in a nested function rebinds
+                    if isinstance(node, ast.Nonlocal):
+                        table.update((name, _REBOUND) for name in node.names if name in table)
         return table
+
+    def _may_be_mutated(self, name: str) -> bool:
+        """Whether the module may call a method on `name` (`argv.append(...)`): a textual test
+        that can only err towards yes."""
+        mutated = self._mutated.get(name)
+        if mutated is None:
+            pattern = rf"(?<![\w.]){re.escape(name)}\s*\.\s*\w+\s*\("
+            mutated = self._mutated[name] = re.search(pattern, self.text) is not None
+        return mutated
 
     def _module_rebound(self) -> set[str]:
         """Names that some function declares `global` (and may therefore reassign)."""
         if self._globals_rebound is None:
-            self._globals_rebound = {
+            self._globals_rebound = set() if "global" not in self.text else {
                 name
                 for node in ast.walk(self.module)
                 if isinstance(node, ast.Global)
@@ -157,15 +180,33 @@ class ConstantEvaluator:
     def lookup(self, name: str, at: ast.AST) -> Any:
         """The expression a name refers to at `at`, or UNKNOWN."""
         scope = self.scope_of(at)
+        innermost = True
         while scope is not None:
-            table = self._table(scope)
-            if name in table:
-                return table[name]
+            # a class body's names are seen by its own statements, not by its methods
+            if innermost or not isinstance(scope, ast.ClassDef):
+                table = self._table(scope)
+                if name in table:
+                    return table[name]
+            innermost = False
             scope = self.scope_of(scope)
         table = self._table(self.module)
         if name in table and name not in self._module_rebound():
             return table[name]
         return UNKNOWN
+
+    def binding_scope(self, name: str, at: ast.AST) -> ast.AST | None:
+        """The innermost scope seen from `at` that binds `name` (assigns, defines, imports it,
+        or has it as a parameter): a function, lambda, class or the module; None if none."""
+        scope = self.scope_of(at)
+        innermost = True
+        while scope is not None:
+            if (innermost or not isinstance(scope, ast.ClassDef)) and name in self._table(scope):
+                return scope
+            innermost = False
+            scope = self.scope_of(scope)
+        if name in self._table(self.module) or name in self._module_rebound():
+            return self.module
+        return None
 
     def evaluate(self, node: ast.AST | None, _depth: int = 0) -> Any:
         """The value of `node`, or UNKNOWN."""
@@ -197,6 +238,8 @@ class ConstantEvaluator:
             bound = self.lookup(node.id, node)
             if bound is UNKNOWN or bound is _REBOUND:
                 return UNKNOWN
+            if isinstance(bound, _MUTABLE) and self._may_be_mutated(node.id):
+                return UNKNOWN  # argv.append(...) may have changed it
             return self.evaluate(bound, depth)
         if isinstance(node, ast.BinOp):
             return self._binary(node, depth)
@@ -220,11 +263,30 @@ class ConstantEvaluator:
             not isinstance(right, int) or abs(right) > _MAX_SHIFT
         ):
             return UNKNOWN  # keep 2 ** 10**9 from hanging the linter
-        if isinstance(node.op, ast.Mult) and any(
-            isinstance(value, int) and value > _MAX_SHIFT for value in (left, right)
-        ) and any(isinstance(value, (str, bytes, tuple, list)) for value in (left, right)):
+        if _too_big(node.op, left, right):
             return UNKNOWN  # keep "x" * 10**9 from exhausting memory
         try:
             return function(left, right)
         except (TypeError, ValueError, ZeroDivisionError, OverflowError):
             return UNKNOWN
+
+
+def _too_big(op: ast.operator, left: Any, right: Any) -> bool:
+    """Whether `left op right` would build a sequence of more than _MAX_SIZE items, an integer
+    of more than _MAX_SIZE bits, or format a field that wide."""
+    if isinstance(op, ast.Mult):
+        for sequence, count in ((left, right), (right, left)):
+            if isinstance(sequence, (str, bytes, tuple, list)) and isinstance(count, int):
+                return len(sequence) * count > _MAX_SIZE
+        if isinstance(left, int) and isinstance(right, int):
+            return left.bit_length() + right.bit_length() > _MAX_SIZE
+    if isinstance(op, ast.Pow) and isinstance(left, int) and isinstance(right, int):
+        return right > 0 and left.bit_length() * right > _MAX_SIZE
+    if isinstance(op, ast.LShift) and isinstance(left, int) and isinstance(right, int):
+        return left.bit_length() + right > _MAX_SIZE
+    if isinstance(op, ast.Mod) and isinstance(left, (str, bytes)):
+        text = left.decode("latin-1") if isinstance(left, bytes) else left
+        return any("*" in width + precision or int(width or 0) > _MAX_SIZE
+                   or int(precision or 0) > _MAX_SIZE
+                   for width, precision in _FORMAT_FIELD.findall(text))
+    return False

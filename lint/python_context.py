@@ -15,7 +15,7 @@ from cursedlint.findings import Span
 from cursedlint.python_consteval import ConstantEvaluator
 from cursedlint.python_imports import ImportTable
 
-SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 class PythonContext(FileContext):
@@ -27,13 +27,37 @@ class PythonContext(FileContext):
         self.imports = ImportTable()
         self.imports.add_module_level(tree)
         self.parents: dict[int, ast.AST] = {}
-        self.evaluator = ConstantEvaluator(tree, self.scope_of)
+        self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text)
+        self._scope_imports: dict[int, set[str]] = {}
         self._current: ast.AST = tree
 
     # -- names and values ------------------------------------------------------------------
     def qualified_name(self, node: ast.AST) -> str | None:
         """The dotted name an expression refers to through imports (`subprocess.Popen`)."""
-        return self.imports.qualified_name(node)
+        name = self.imports.qualified_name(node)
+        if name is None:
+            return None
+        base = node
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        scope = self.evaluator.binding_scope(base.id, base)
+        if scope is not None and name.startswith("builtins."):
+            return None  # the module's own `open`, not the builtin
+        if scope not in (None, self.tree) and base.id not in self._imported_names(scope):
+            return None  # a parameter or local of that name, not another scope's import
+        return name
+
+    def _imported_names(self, scope: ast.AST) -> set[str]:
+        """The names import statements in `scope` bind (cached per scope)."""
+        names = self._scope_imports.get(id(scope))
+        if names is None:
+            names = self._scope_imports[id(scope)] = {
+                (alias.asname or alias.name).partition(".")[0]
+                for node in ast.walk(scope)
+                if isinstance(node, (ast.Import, ast.ImportFrom))
+                for alias in node.names
+            }
+        return names
 
     def evaluate(self, node: ast.AST | None) -> Any:
         """The constant value of an expression, or `UNKNOWN`."""
@@ -62,7 +86,7 @@ class PythonContext(FileContext):
             parent = self.parent_of(parent)
 
     def scope_of(self, node: ast.AST) -> ast.AST | None:
-        """The innermost function or lambda enclosing `node` (None at module level)."""
+        """The innermost function, lambda or class enclosing `node` (None at module level)."""
         for ancestor in self.ancestors(node):
             if isinstance(ancestor, SCOPES):
                 return ancestor
@@ -136,3 +160,4 @@ def _callbacks(rules: list, prefix: str) -> dict[type, list[tuple[Any, Callable]
         for node_class, attribute in methods:
             table.setdefault(node_class, []).append((rule, getattr(rule, attribute)))
     return table
+

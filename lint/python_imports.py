@@ -35,17 +35,20 @@ class ImportTable:
                     self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
     def add_module_level(self, module: ast.Module) -> None:
-        """Imports of the module body, including those under top-level if/try/with blocks."""
-        pending = list(module.body)
+        """Imports of the module body, including those under top-level if/try/with blocks, in
+        source order (a later import of a name wins)."""
+        pending = list(reversed(module.body))
         while pending:
             statement = pending.pop()
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.add(statement)
             elif isinstance(statement, (ast.If, ast.Try, ast.With)) or type(statement).__name__ == "TryStar":
-                for name in ("body", "orelse", "finalbody"):
-                    pending.extend(getattr(statement, name, ()))
+                nested = list(statement.body)
                 for handler in getattr(statement, "handlers", ()):
-                    pending.extend(handler.body)
+                    nested.extend(handler.body)
+                nested.extend(getattr(statement, "orelse", ()))
+                nested.extend(getattr(statement, "finalbody", ()))
+                pending.extend(reversed(nested))
 
     def qualified_name(self, node: ast.AST) -> str | None:
         """`subprocess.Popen` for `P`, `sp.Popen` or `subprocess.Popen` when imported so;

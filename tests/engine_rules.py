@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 
 from cursedlint.findings import Edit, Fix, Span
+from cursedlint import notices
+from cursedlint.registry import collect
 from cursedlint.rule import Option, Rule
 
 DOC = """## What it does
@@ -125,3 +127,9 @@ TEST_RULES = {
     rule.code: rule
     for rule in (ForkCall, RenameSpawn, UnsafeRename, BreakingFix, ForkInit, Exploding, WithOption)
 }
+
+
+def notices_and_test_rules() -> dict[str, type[Rule]]:
+    """The engine's notices plus the rules above: engine tests must not depend on what the
+    shipped rules report."""
+    return {**collect([notices]), **TEST_RULES}

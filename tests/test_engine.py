@@ -10,12 +10,11 @@ import pytest
 
 from cursedlint import engine
 from cursedlint.engine import Linter
-from cursedlint.registry import all_rules
 from cursedlint.settings import Settings
 
-from engine_rules import TEST_RULES
+from engine_rules import notices_and_test_rules
 
-RULES = {**all_rules(), **TEST_RULES}
+RULES = notices_and_test_rules()
 
 
 def make_linter(**options) -> Linter:

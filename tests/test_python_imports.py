@@ -139,9 +139,6 @@ probe(sp.quote)
     assert resolved(text) == ["subprocess.run", "shlex.quote"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "qualified_name reports `builtins.open` for any name `open` that is not imported, even "
-    "where the module defines its own function, class or variable of that name"))
 def test_shadowed_builtins_are_not_builtins():
     text = """
 def open(path):
@@ -152,9 +149,6 @@ probe(open, exec)
     assert resolved(text) == [None, None]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the import table is one table per module: an import inside one function also "
-    "resolves the same name in other functions, here a parameter"))
 def test_function_imports_stay_in_their_function():
     text = """
 def quoting():
@@ -166,10 +160,6 @@ def launch(sp):
     assert resolved(text) == [None]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "add_module_level pops statements from the end of the module, so of two module-level "
-    "imports of one name the earlier wins until the walk meets the later one: a function "
-    "called after import time sees `shlex` but resolves to `subprocess`"))
 def test_module_level_table_ends_with_the_last_import():
     context = context_of("import subprocess as sp\nimport shlex as sp\n")
     assert context.imports.names["sp"] == "shlex"

@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 
 from cursedlint.engine import Linter
-from cursedlint.registry import all_rules
 from cursedlint.settings import Settings
 
-from engine_rules import TEST_RULES
+from engine_rules import notices_and_test_rules
 
-RULES = {**all_rules(), **TEST_RULES}
+RULES = notices_and_test_rules()
 
 
 def lint(text: str, path: str = "workers.py", warn_unused: bool = False):
