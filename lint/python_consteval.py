@@ -19,6 +19,7 @@ UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN", "__bool_
 _MAX_SHIFT = 1 << 16
 _MAX_SIZE = 1 << 16  # items of a built sequence, bits of a built integer
 _FORMAT_FIELD = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?")
+_GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
 _MUTABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _MAX_DEPTH = 50
 
@@ -167,13 +168,14 @@ class ConstantEvaluator:
         return mutated
 
     def _module_rebound(self) -> set[str]:
-        """Names that some function declares `global` (and may therefore reassign)."""
+        """Names that some function declares `global` (and may therefore reassign). Read from
+        the text: a `global` line inside a string can only add names, which errs towards
+        UNKNOWN."""
         if self._globals_rebound is None:
-            self._globals_rebound = set() if "global" not in self.text else {
-                name
-                for node in ast.walk(self.module)
-                if isinstance(node, ast.Global)
-                for name in node.names
+            self._globals_rebound = {
+                name.strip()
+                for names in _GLOBAL_STATEMENT.findall(self.text)
+                for name in names.split(",")
             }
         return self._globals_rebound
 

@@ -8,7 +8,7 @@ The tree is the stdlib `ast` (C parser, exact start/end positions). The walk is 
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Container, Iterable
 
 from cursedlint.context import FileContext
 from cursedlint.findings import Span
@@ -32,10 +32,13 @@ class PythonContext(FileContext):
         self._current: ast.AST = tree
 
     # -- names and values ------------------------------------------------------------------
-    def qualified_name(self, node: ast.AST) -> str | None:
-        """The dotted name an expression refers to through imports (`subprocess.Popen`)."""
+    def qualified_name(self, node: ast.AST, among: Container[str] | None = None) -> str | None:
+        """The dotted name an expression refers to through imports (`subprocess.Popen`), or
+        None when a local binding shadows the import or builtin. With `among` (the names the
+        caller looks for), any other name is None without the scope analysis, which is the
+        costly part."""
         name = self.imports.qualified_name(node)
-        if name is None:
+        if name is None or (among is not None and name not in among):
             return None
         base = node
         while isinstance(base, ast.Attribute):

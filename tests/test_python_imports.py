@@ -180,3 +180,13 @@ def test_import_table_directly():
     assert table.local_name("subprocess.Popen") == "Popen"
     assert table.local_name("os.path.join") == "os.path.join"
     assert table.local_name("multiprocessing.Pool") is None
+
+
+def test_among_answers_only_for_the_names_asked_about():
+    text = "import subprocess\ndef launch(open):\n    subprocess.run(open)\n"
+    context = context_of(text)
+    call = context.tree.body[1].body[0].value
+    context.walk([], lambda rule, error: None)
+    assert context.qualified_name(call.func, among={"subprocess.run"}) == "subprocess.run"
+    assert context.qualified_name(call.func, among={"subprocess.Popen"}) is None
+    assert context.qualified_name(call.args[0], among={"builtins.open"}) is None  # shadowed
