@@ -61,7 +61,15 @@ def is_known(value: Any) -> bool:
 
 
 def _bound_names(target: ast.AST) -> list[str]:
-    return [node.id for node in ast.walk(target) if isinstance(node, ast.Name)]
+    """Names an assignment target binds: `x`, `a, *b`; not `x[k]` or `x.a`, which mutate `x`
+    (see ConstantEvaluator._may_be_mutated) without rebinding it."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _bound_names(element)]
+    return []
 
 
 class _Bindings:
@@ -159,11 +167,15 @@ class ConstantEvaluator:
         return table
 
     def _may_be_mutated(self, name: str) -> bool:
-        """Whether the module may call a method on `name` (`argv.append(...)`): a textual test
-        that can only err towards yes."""
+        """Whether the module may change the container `name` in place: call a method on it
+        (`argv.append(...)`), assign or delete an item (`env[k] = v`, `del env[k]`). A textual
+        test that can only err towards yes."""
         mutated = self._mutated.get(name)
         if mutated is None:
-            pattern = rf"(?<![\w.]){re.escape(name)}\s*\.\s*\w+\s*\("
+            word = rf"(?<![\w.]){re.escape(name)}\s*"
+            pattern = (
+                rf"{word}\.\s*\w+\s*\(|{word}\[.*\]\s*[-+*/|&^%@]?=(?!=)|\bdel\s+{word}\["
+            )
             mutated = self._mutated[name] = re.search(pattern, self.text) is not None
         return mutated
 

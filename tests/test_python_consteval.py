@@ -377,3 +377,17 @@ def test_deep_expressions_are_unknown():
 def test_long_chains_of_names():
     chain = "\n".join(f"n{i} = n{i - 1}" for i in range(1, 200))
     assert values(f"n0 = 7\n{chain}\nprobe(n3, n199)\n") == [7, UNKNOWN]
+
+
+@pytest.mark.parametrize(
+    "mutation",
+    ["env['A'] = '2'", "env['A'] += 'x'", "del env['A']", "env.update(A='2')"],
+)
+def test_a_container_changed_in_place_is_unknown(mutation):
+    text = f"env = {{'A': '1'}}\n{mutation}\nprobe(env)\n"
+    assert values(text) == [UNKNOWN]
+
+
+def test_item_assignment_does_not_rebind_the_key_or_the_container_name():
+    text = "import os\nKEY = 'A'\nos.environ[KEY] = '1'\nprobe(KEY)\n"
+    assert values(text) == ["A"]
