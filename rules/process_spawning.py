@@ -6,16 +6,20 @@ vfork (Linux, Python 3.10+), or a full fork. The conditions are those of CPython
 `Popen._execute_child` in Lib/subprocess.py (the posix_spawn test), `_use_posix_spawn` and
 `_HAVE_POSIX_SPAWN_CLOSEFROM` (which libcs), and `subprocess_fork_exec` in
 Modules/_posixsubprocess.c (when vfork is used). CUR102 finds fork-based process creation in
-modules that import CUDA or RDMA libraries.
+modules that import CUDA or RDMA libraries. CUR103 finds code and configuration (Python, C/C++,
+shell, Dockerfile, YAML) that turn on libibverbs' legacy fork protection.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Any, Iterator
 
 from cursedlint.findings import Edit, Fix, Severity, Span
+from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import Example, Option, Rule
 
@@ -412,7 +416,7 @@ _NO_SPAWN_NO_VFORK = Blocker(
 
 def spawn_call(call: ast.Call, context) -> SpawnCall | None:
     """The call as a SpawnCall when it calls a Popen-family function, else None."""
-    name = context.qualified_name(call.func)
+    name = context.qualified_name(call.func, among=APIS)
     api = APIS.get(name)
     return SpawnCall(name, api, call, context) if api else None
 
@@ -655,6 +659,8 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, str], ...]:
     return tuple(
         (fork_word, module.partition(".")[0]) for fork_word in _FORK_WORDS for module in modules
     )
+
+
 _START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method"})
 # function -> (positional index, keyword) of its start method argument
 _START_METHOD_ARGUMENT = {
@@ -681,12 +687,25 @@ _FORK_HARM = (
 )
 
 
+def _torch_spellings(names) -> frozenset[str]:
+    """`names` with the torch.multiprocessing spelling of each multiprocessing name added."""
+    return frozenset(names) | {
+        "torch." + name for name in names if name.startswith("multiprocessing.")
+    }
+
+
 def _multiprocessing_name(name: str | None) -> str | None:
     """torch.multiprocessing re-exports multiprocessing: map its names onto the originals."""
     prefix = "torch.multiprocessing."
     if name and name.startswith(prefix) and name != prefix + "start_processes":
         return "multiprocessing." + name[len(prefix):]
     return name
+
+
+_CUR102_CALLS = _torch_spellings(
+    {*_ALWAYS_FORK, *_START_METHOD_SETTERS, *_START_METHOD_ARGUMENT, *_DEFAULT_CONTEXT_USERS}
+)
+"""Every function name CUR102 looks at, as written (torch.multiprocessing included)."""
 
 
 def _argument(call: ast.Call, position: tuple[int | None, str]) -> Any:
@@ -853,7 +872,7 @@ class ForkInAcceleratedProcess(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         if self.library is None:
             return
-        written = self.context.qualified_name(node.func)
+        written = self.context.qualified_name(node.func, among=_CUR102_CALLS)
         name = _multiprocessing_name(written)
         if name in _START_METHOD_SETTERS:
             self.sets_start_method = True
@@ -899,3 +918,577 @@ class ForkInAcceleratedProcess(Rule):
             if argument is not None and self.context.evaluate(argument) is not None:
                 return False
         return True
+
+
+# -- CUR103 ----------------------------------------------------------------------------------
+
+FORK_SAFE_VARIABLES = ("RDMAV_FORK_SAFE", "IBV_FORK_SAFE")
+_ENVIRON = frozenset({"os.environ", "os.environb"})
+# os functions that take the new program's environment: positional index of `env` (-1: last)
+_ENV_POSITIONS = {
+    "os.execve": 2, "os.execvpe": 2, "os.execle": -1, "os.execlpe": -1,
+    "os.spawnve": 3, "os.spawnvpe": 3, "os.spawnle": -1, "os.spawnlpe": -1,
+    "os.posix_spawn": 2, "os.posix_spawnp": 2,
+}
+_CUR103_CALLS = frozenset({"os.putenv", *_ENV_POSITIONS})
+_MAX_MAPPING_DEPTH = 8  # names bound to mappings built from other names
+_C_SETTERS = ("setenv", "putenv", "ibv_fork_init")
+_C_STRING = re.compile(r'(?:u8|[uUL])?"([^"\\]*)"')
+_C_COMMENT = re.compile(r"/\*.*?\*/|//.*")
+
+
+def _fork_safe_message(subject: str) -> str:
+    return (
+        f"{subject} turns on libibverbs' legacy fork protection: every RDMA registration is then "
+        "rounded out to whole pages marked MADV_DONTFORK, so one registration smaller than a "
+        "page (incident 000: 4 bytes inside a malloc'ed buffer, in aws-ofi-nccl) takes the "
+        "unrelated heap data sharing its page away from every forked child, which then crashes "
+        "between fork and exec. Linux 5.12+ copies pinned pages on fork, so the protection is "
+        "unneeded there (rdma-core 35+: ibv_is_fork_initialized() returns IBV_FORK_UNNEEDED), "
+        "yet rdma-core releases before 2024 still turn it on when asked; remove the setting, "
+        "or where a kernel before 5.12 needs it, give every registration "
+        "its own page-aligned allocation of whole pages"
+    )
+
+
+# Text kinds: each scanner yields (line, start, end, variable) with 0-based columns of the
+# `NAME=value` word (the `NAME: value` entry in YAML mappings, the name of Kubernetes entries).
+_KEY = r"(?P<key>RDMAV_FORK_SAFE|IBV_FORK_SAFE)"
+_QUOTED = r""""(?:[^"\\]|\\.)*"|'[^']*'"""
+_WORD = rf"""(?:{_QUOTED}|\\.|[^\s"'\\;&|<>()`])*"""  # a shell word, up to an operator
+_SHELL_QUOTED = re.compile(_QUOTED)
+_SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#.*")
+_SHELL_SETTING = re.compile(
+    # where a command starts, or an option passing NAME=value to a child's environment
+    # (`mpirun -x`, `docker run --env`, `apptainer exec --env`)
+    r"(?:^|[;&|(){}!`]|\b(?:then|do|else|elif|if|while|until|time)(?=\s)|\s(?:-x\s|--env[\s=]))"
+    r"\s*"
+    r"(?:(?:export|declare|typeset|readonly|local)(?:\s+[-+]\w+)*\s+"
+    r"|env(?:\s+(?:-u\s+\S+|-\S+))*\s+)?"
+    rf"(?:[A-Za-z_]\w*={_WORD}\s+)*"  # assignments before ours
+    rf"(?P<word>{_KEY}={_WORD})"
+)
+
+
+def _blanked(quoted: re.Match) -> str:
+    """A quoted string with its content replaced by as many underscores."""
+    text = quoted[0]
+    return text[0] + "_" * (len(text) - 2) + text[-1]
+
+
+def _shell_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
+    """Assignments where a command starts: `NAME=v cmd`, `export`/`declare -x`/`env NAME=v`.
+    Quoted text is blanked first (same length), so strings and `#` inside them are inert."""
+    for number, line in enumerate(lines, start=1):
+        code = _SHELL_QUOTED.sub(_blanked, line)
+        comment = _SHELL_COMMENT.search(code)
+        code = code[: comment.start()] if comment else code
+        for match in _SHELL_SETTING.finditer(code):
+            yield number, match.start("word"), match.end("word"), match.group("key")
+
+
+_DOCKER_ENV = re.compile(r"\s*ENV(?:\s+|$)", re.IGNORECASE)
+# the legacy form `ENV NAME value`: a first word without "=" (the rest is NAME's value)
+_DOCKER_LEGACY = re.compile(r"(?P<word>(?P<key>[^\s=\\]+)(?=\s|$)(?:[ \t]+[^\s\\]+)?)")
+_DOCKER_PAIR = re.compile(rf"(?<!\S)(?P<word>{_KEY}={_WORD})")
+
+
+def _dockerfile_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
+    """`ENV NAME=value ...` pairs, on continuation lines too, and the legacy `ENV NAME value`.
+    Comment and blank lines inside a continued instruction are skipped, as Docker does."""
+    env = continued = False
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        start = 0
+        if not continued:
+            instruction = _DOCKER_ENV.match(line)
+            env, start = bool(instruction), instruction.end() if instruction else 0
+            legacy = env and _DOCKER_LEGACY.match(line, start)
+            if legacy:
+                env = False
+                if legacy.group("key") in FORK_SAFE_VARIABLES:
+                    yield number, legacy.start("word"), legacy.end("word"), legacy.group("key")
+        if env:
+            for pair in _DOCKER_PAIR.finditer(line, start):
+                yield number, pair.start("word"), pair.end("word"), pair.group("key")
+        continued = stripped.endswith("\\")
+
+
+_YAML_ENV_KEYS = frozenset({"env", "environment", "variables"})
+_YAML_TAIL = r"\s*(?:#.*)?$"
+_YAML_ENTRIES = (  # (pattern, is a sequence entry)
+    # a mapping entry `NAME: value` (GitHub Actions and Compose env, GitLab CI variables)
+    (re.compile(rf"""(?P<indent>\s*)(?P<word>(?P<q>["']?){_KEY}(?P=q)\s*:\s+"""
+                rf"""(?:"[^"]*"|'[^']*'|[^\s#"'][^#]*?)){_YAML_TAIL}"""), False),
+    # a Compose list entry `- NAME=value`
+    (re.compile(rf"""(?P<indent>\s*)(?P<dash>-\s+)(?P<word>(?P<q>["']?){_KEY}=[^\s#"']*(?P=q))"""
+                rf"{_YAML_TAIL}"), True),
+    # a Kubernetes entry `- name: NAME` (with value/valueFrom, or none: the empty string)
+    (re.compile(rf"""(?P<indent>\s*)(?P<dash>-\s+)?name\s*:\s+(?P<q>["']?)(?P<word>{_KEY})(?P=q)"""
+                rf"{_YAML_TAIL}"), True),
+)
+_YAML_BLOCK_KEY = re.compile(r"""\s*(?:-\s+)?["']?(?P<key>[\w.-]+)["']?\s*:""" + _YAML_TAIL)
+_YAML_ITEM = re.compile(r"\s*-\s+")
+
+
+def _yaml_owner(lines: list[str], index: int, column: int, sequence: bool) -> int | None:
+    """The line holding the block that line `index` (content at `column`) belongs to: the first
+    line above indented less or, for a sequence entry, as much but not an entry itself (YAML's
+    indentless sequences, as in `env:` then `- name: X` at the same indentation)."""
+    for above in range(index - 1, -1, -1):
+        text = lines[above]
+        content = text.lstrip()
+        if not content or content.startswith("#"):
+            continue
+        indent = len(text) - len(content)
+        if indent < column or (sequence and indent == column and not content.startswith("-")):
+            return above
+    return None
+
+
+def _yaml_in_environment(lines: list[str], index: int, match: re.Match, sequence: bool) -> bool:
+    """Whether the entry matched on line `index` belongs to an `env`, `environment` or
+    `variables` block. A sequence entry's `name:` below the item's first line is looked up
+    from the item's `- ` line."""
+    column = len(match.group("indent"))
+    if sequence and not match.group("dash"):
+        index = _yaml_owner(lines, index, column, False)
+        item = _YAML_ITEM.match(lines[index]) if index is not None else None
+        if item is None or item.end() != column:
+            return False
+        column = len(lines[index]) - len(lines[index].lstrip())
+    owner = _yaml_owner(lines, index, column, sequence)
+    key = _YAML_BLOCK_KEY.match(lines[owner]) if owner is not None else None
+    return key is not None and key.group("key") in _YAML_ENV_KEYS
+
+
+def _yaml_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
+    """Entries of `env:`, `environment:` and `variables:` blocks that set a variable."""
+    for index, line in enumerate(lines):
+        for pattern, sequence in _YAML_ENTRIES:
+            match = pattern.match(line)
+            if match and _yaml_in_environment(lines, index, match, sequence):
+                yield index + 1, match.start("word"), match.end("word"), match.group("key")
+
+
+_TEXT_SCANNERS = {SHELL: _shell_settings, DOCKERFILE: _dockerfile_settings, YAML: _yaml_settings}
+
+
+class ForkSafeModeEnabled(Rule):
+    """## What it does
+    Finds code and configuration that turn on libibverbs' legacy fork protection: setting
+    `RDMAV_FORK_SAFE` or `IBV_FORK_SAFE` (to any value), and calling `ibv_fork_init()`.
+    - Python: `os.environ[NAME] = ...` and `|=`, `os.environ.setdefault/update`, `os.putenv`, and
+      the entries of the `env` mapping of `subprocess`/`asyncio` process functions, `os.exec*e`,
+      `os.spawn*e` and `os.posix_spawn[p]`: a dict display, `dict(...)`, `a | b`, or a local
+      name those fill (`env["RDMAV_FORK_SAFE"] = "1"` before `Popen(..., env=env)`). The name
+      may be a constant (`FORK_SAFE = "RDMAV_FORK_SAFE"`).
+    - C/C++: `setenv(NAME, ...)` and `putenv("NAME=...")`, with the name written out or in a
+      `#define`d string, and every `ibv_fork_init()` call.
+    - Shell: `NAME=value` where a command starts (`NAME=1 cmd`), after `export`, `declare`,
+      `typeset`, `readonly`, `local` and `env`, and after the options that pass it to a
+      child's environment: `mpirun -x`, `docker run --env`, `apptainer exec --env`.
+    - Dockerfile: `ENV NAME=value` (among other pairs, on continuation lines) and `ENV NAME value`.
+    - YAML: Kubernetes `env` entries (`- name: NAME`), `NAME: value` in `env:`/`environment:`/
+      `variables:` maps (GitHub Actions, Docker Compose, GitLab CI) and Compose's `- NAME=value`.
+
+    Reading the variable (`os.environ.get`, `getenv`, `$NAME`), unsetting it (`unset`, `del`,
+    `pop`, `unsetenv`, glibc's `putenv("NAME")`), comments and strings are not reported.
+
+    ## Why it is cursed
+    With fork protection on, libibverbs calls `madvise(MADV_DONTFORK)` on every registered
+    memory range after rounding its start down and its end up to page boundaries. One
+    registration smaller than a page (incident 000: a 4-byte buffer in the middle of a malloc'ed
+    allocation, in aws-ofi-nccl) makes that whole page, with whatever malloc put next to the
+    buffer, vanish from every forked child: children crash in `__malloc_fork_unlock_child` or
+    fail with `EFAULT` between fork and exec, on a fraction of a percent of the nodes.
+
+    The protection was for kernels whose fork left pinned pages shared copy-on-write with the
+    child. Linux copies pinned pages at fork since 5.9 (5.12 for hugetlb pages), so on 5.12+ it
+    is unneeded; from 5.13 the kernel says so and `ibv_is_fork_initialized()` (rdma-core 35+)
+    returns `IBV_FORK_UNNEEDED`. An explicit request still turns it on there, except with
+    rdma-core releases since early 2024 (PR 1431), which ignore it on such kernels unless
+    `RDMAV_USE_MADVISE` is set. Any value counts: rdma-core before 2022 (PR 1132) enables it
+    even for `0`, so only unsetting the variable is off everywhere. The finding is a warning
+    because the harm also needs a sub-page registration somewhere in the process (often in a
+    library), a fork, and a kernel or rdma-core old enough, which the code does not show.
+
+    ## Example
+    ```sh
+    export RDMAV_FORK_SAFE=1   # copied from an old HPC guide
+    torchrun --nproc-per-node 8 train.py
+    ```
+
+    ## Fix
+    Remove the setting and the `ibv_fork_init()` call: on Linux 5.12+ a fork does not disturb
+    registered memory without them. Where a kernel before 5.12 really needs the protection, make
+    every registration its own page-aligned allocation of whole pages (`posix_memalign` with the
+    page size and a length rounded up to it, or `mmap`), so that no other object shares a
+    registered page, and ask `ibv_is_fork_initialized()` before turning it on.
+
+    ## References
+    - ibv_fork_init(3), the environment variables:
+      https://github.com/linux-rdma/rdma-core/blob/master/libibverbs/man/ibv_fork_init.3.md
+    - ibv_is_fork_initialized(3):
+      https://github.com/linux-rdma/rdma-core/blob/master/libibverbs/man/ibv_is_fork_initialized.3.md
+    - The page rounding (`ibv_madvise_range`) and the 2024 check in `ibv_fork_init`:
+      https://github.com/linux-rdma/rdma-core/blob/master/libibverbs/memory.c
+    - rdma-core PRs: 975 (`IBV_FORK_UNNEEDED`), 1132 (`0` means off), 1431 (ignored when unneeded):
+      https://github.com/linux-rdma/rdma-core/pull/1431
+    - Linux 70e806e4e645 "mm: Do early cow for pinned pages during fork() for ptes" (5.9),
+      4eae4efa2c29 "hugetlb: do early cow when page pinned on src mm" (5.12), 6cc9e215eb27
+      "RDMA/nldev: Add copy-on-fork attribute to get sys command" (5.13):
+      https://github.com/torvalds/linux/commit/4eae4efa2c299f85b7ebfbeeda56c19c5eba2768
+    - Incident 000, "A Cursed Bug": https://blog.nelhage.com/post/a-cursed-bug/
+    """
+
+    code = "CUR103"
+    name = "fork-safe-mode-enabled"
+    languages = (PYTHON, C, CPP, SHELL, DOCKERFILE, YAML)
+    triggers = (*FORK_SAFE_VARIABLES, "ibv_fork_init")
+    summary = "a setting or call that turns on libibverbs' legacy fork protection (MADV_DONTFORK)"
+    severity = Severity.WARNING
+    valid = (
+        """
+        import logging
+        import os
+
+        # RDMAV_FORK_SAFE is unneeded on Linux 5.12+: the kernel copies pinned pages on fork
+        if os.environ.get("RDMAV_FORK_SAFE"):
+            logging.warning("dropping RDMAV_FORK_SAFE=%s", os.environ["RDMAV_FORK_SAFE"])
+            del os.environ["RDMAV_FORK_SAFE"]
+        os.environ.pop("IBV_FORK_SAFE", None)
+        """,
+        """
+        import os
+        import subprocess
+
+        def rdma_report():
+            report = {}
+            report["RDMAV_FORK_SAFE"] = os.environ.get("RDMAV_FORK_SAFE", "<unset>")
+            env = {k: v for k, v in os.environ.items() if k != "IBV_FORK_SAFE"}
+            subprocess.run(["/usr/bin/ibv_devinfo"], env=env, check=True)
+            return report
+        """,
+        Example(
+            """
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <infiniband/verbs.h>
+
+            void check_fork_mode(void)
+            {
+                const char *requested = getenv("RDMAV_FORK_SAFE");
+
+                if (requested && ibv_is_fork_initialized() == IBV_FORK_UNNEEDED)
+                    fprintf(stderr, "RDMAV_FORK_SAFE=%s is unneeded here\\n", requested);
+                unsetenv("RDMAV_FORK_SAFE");
+                putenv("IBV_FORK_SAFE"); /* glibc: no '=' removes the variable */
+            }
+            """,
+            language=C,
+        ),
+        Example(
+            """
+            #!/bin/bash
+            # export RDMAV_FORK_SAFE=1 was only needed before Linux 5.12
+            unset RDMAV_FORK_SAFE IBV_FORK_SAFE
+            echo "RDMAV_FORK_SAFE=${RDMAV_FORK_SAFE:-unset}"
+            if [ -n "$IBV_FORK_SAFE" ]; then echo "IBV_FORK_SAFE is set" >&2; fi
+            """,
+            language=SHELL,
+        ),
+        Example(
+            """
+            FROM nvcr.io/nvidia/pytorch:24.05-py3
+            # ENV RDMAV_FORK_SAFE=1 is unneeded on Linux 5.12+
+            ENV NCCL_DEBUG=INFO
+            RUN echo "RDMAV_FORK_SAFE=${RDMAV_FORK_SAFE:-unset}"
+            """,
+            language=DOCKERFILE,
+        ),
+        Example(
+            """
+            env:
+              NCCL_DEBUG: INFO
+            jobs:
+              check:
+                runs-on: [self-hosted, rdma]
+                steps:
+                  # RDMAV_FORK_SAFE: "1" is unneeded on Linux 5.12+
+                  - name: RDMAV_FORK_SAFE must be unset
+                    run: test -z "${RDMAV_FORK_SAFE:-}"
+            """,
+            language=YAML,
+        ),
+    )
+    invalid = (
+        """
+        import os
+
+        os.environ["RDMAV_FORK_SAFE"] = "1"  # warning: CUR103
+        os.environ.setdefault("IBV_FORK_SAFE", "1")  # warning: CUR103
+        """,
+        """
+        import os
+        import subprocess
+
+        FORK_SAFE = "RDMAV_FORK_SAFE"
+
+        def launch(command):
+            env = {**os.environ, "NCCL_DEBUG": "INFO", FORK_SAFE: "1"}  # warning: CUR103
+            return subprocess.Popen(command, env=env)
+
+        def benchmark(binary):
+            env = os.environ.copy()
+            env["IBV_FORK_SAFE"] = "1"  # warning: CUR103
+            subprocess.run([binary, "--iters", "100"], env=env, check=True)
+
+        def exec_trainer(argv):
+            os.execve(argv[0], argv, dict(os.environ, RDMAV_FORK_SAFE="1"))  # warning: CUR103
+        """,
+        Example(
+            """
+            #include <stdlib.h>
+            #include <infiniband/verbs.h>
+
+            #define FORK_SAFE_VARIABLE "RDMAV_FORK_SAFE"
+
+            int rdma_init(void)
+            {
+                setenv(FORK_SAFE_VARIABLE, "1", 1); // warning: CUR103
+                putenv("IBV_FORK_SAFE=1"); // warning: CUR103
+                return ibv_fork_init(); // warning: CUR103
+            }
+            """,
+            language=C,
+        ),
+        Example(
+            """
+            #include <cstdlib>
+
+            void enable_fork_support()
+            {
+                ::setenv("IBV_FORK_SAFE", "1", 0); // warning: CUR103
+            }
+            """,
+            language=CPP,
+        ),
+        Example(
+            """
+            #!/bin/bash
+            export RDMAV_FORK_SAFE=1  # warning: CUR103
+            IBV_FORK_SAFE=1 torchrun --nproc-per-node 8 train.py  # warning: CUR103
+            env -u NCCL_DEBUG RDMAV_FORK_SAFE=1 python eval.py  # warning: CUR103
+            mpirun -np 16 -x RDMAV_FORK_SAFE=1 ./all_reduce_perf  # warning: CUR103
+            """,
+            language=SHELL,
+        ),
+        Example(
+            """
+            FROM nvcr.io/nvidia/pytorch:24.05-py3
+            ENV NCCL_DEBUG=INFO \\
+                RDMAV_FORK_SAFE=1  # warning: CUR103
+            ENV IBV_FORK_SAFE 1  # warning: CUR103
+            """,
+            language=DOCKERFILE,
+        ),
+        Example(
+            """
+            spec:
+              containers:
+                - name: trainer
+                  image: registry.example.com/trainer:1.4
+                  env:
+                    - name: NCCL_DEBUG
+                      value: INFO
+                    - name: RDMAV_FORK_SAFE  # warning: CUR103
+                      value: "1"
+            """,
+            language=YAML,
+        ),
+        Example(
+            """
+            services:
+              trainer:
+                image: registry.example.com/trainer:1.4
+                environment:
+                  RDMAV_FORK_SAFE: "1"  # warning: CUR103
+              evaluator:
+                environment:
+                  - IBV_FORK_SAFE=1  # warning: CUR103
+            """,
+            language=YAML,
+        ),
+    )
+
+    def __init__(self, context, options=None):
+        super().__init__(context, options)
+        self.reported: set[int] = set()
+        # Python: entries set in local names, and the names passed as a process environment
+        self.filled: list[tuple[Any, str, list[tuple[ast.AST, str]]]] = []
+        self.passed_envs: set[tuple[Any, str]] = set()
+
+    def check(self) -> None:
+        language = self.context.source.language
+        if language == PYTHON:
+            for scope, name, entries in self.filled:
+                if (scope, name) in self.passed_envs:
+                    self._report_entries(entries)
+        elif language in (C, CPP):
+            self._check_c()
+        else:
+            for line, start, end, variable in _TEXT_SCANNERS[language](self.context.source.lines):
+                self.report(Span(line, start + 1, line, end + 1),
+                            _fork_safe_message(f"Setting {variable}"))
+
+    # -- Python ----------------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            variable = self._variable(target.slice) if isinstance(target, ast.Subscript) else None
+            if variable:
+                self._set_in(target.value, [(target, variable)])
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.op, ast.BitOr):  # os.environ |= {...}
+            self._set_in(node.target, self._mapping_entries(node.value))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self.context.qualified_name(node.func, among=_CUR103_CALLS)
+        if name == "os.putenv" and node.args:
+            self._report_entries([(node, self._variable(node.args[0]))])
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "setdefault" and node.args:
+            self._set_in(node.func.value, [(node, self._variable(node.args[0]))])
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+            self._set_in(node.func.value, self._argument_entries(node, 0))
+        env = self._env_argument(node, name)
+        if isinstance(env, ast.expr):
+            self._report_entries(self._mapping_entries(env))
+            if isinstance(env, ast.Name):
+                self.passed_envs.add((self.context.scope_of(env), env.id))
+
+    def _variable(self, node: ast.expr) -> str | None:
+        """The fork-safe variable an expression names (str or bytes), or None."""
+        value = self.context.evaluate(node)
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        return value if isinstance(value, str) and value in FORK_SAFE_VARIABLES else None
+
+    def _set_in(self, container: ast.expr, entries: list[tuple[ast.AST, str | None]]) -> None:
+        """Entries set in `container`: reported for os.environ, kept for a local name until
+        the file shows whether the name is passed as a process environment."""
+        entries = [(node, variable) for node, variable in entries if variable]
+        if not entries:
+            return
+        if self._is_environ(container):
+            self._report_entries(entries)
+        elif isinstance(container, ast.Name):
+            self.filled.append((self.context.scope_of(container), container.id, entries))
+
+    def _is_environ(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            bound = self.context.definition(node)
+            node = bound if isinstance(bound, ast.expr) else node
+        return self.context.qualified_name(node) in _ENVIRON
+
+    def _env_argument(self, call: ast.Call, name: str | None) -> Any:
+        """The expression passed as the new program's environment, None or UNKNOWN."""
+        spawn = spawn_call(call, self.context)
+        if spawn is not None:
+            return spawn.node("env")
+        position = _ENV_POSITIONS.get(name)
+        if position == -1:
+            return call.args[-1] if call.args else None
+        return _argument(call, (position, "env")) if position is not None else None
+
+    def _mapping_entries(self, node: Any, depth: int = 0) -> list[tuple[ast.AST, str]]:
+        """(node, variable) for each entry of a mapping expression that sets a fork-safe
+        variable: dict displays (with `**` parts), `dict(...)`, `a | b`, names bound once."""
+        if depth > _MAX_MAPPING_DEPTH:
+            return []
+        depth += 1
+        if isinstance(node, ast.Name):
+            return self._mapping_entries(self.context.definition(node), depth)
+        if isinstance(node, ast.Dict):
+            found = []
+            for key, value in zip(node.keys, node.values):
+                if key is None:  # {**base, ...}
+                    found += self._mapping_entries(value, depth)
+                elif variable := self._variable(key):
+                    found.append((key, variable))
+            return found
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return [*self._mapping_entries(node.left, depth),
+                    *self._mapping_entries(node.right, depth)]
+        if isinstance(node, ast.Call) and self.context.qualified_name(node.func) == "builtins.dict":
+            return self._argument_entries(node, depth)
+        return []
+
+    def _argument_entries(self, call: ast.Call, depth: int) -> list[tuple[ast.AST, str]]:
+        """Entries set by the arguments of `dict(...)` or `.update(...)`: a mapping, keywords."""
+        found = [entry for argument in call.args[:1] for entry in
+                 self._mapping_entries(argument, depth)]
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                found += self._mapping_entries(keyword.value, depth)
+            elif keyword.arg in FORK_SAFE_VARIABLES:
+                found.append((keyword, keyword.arg))
+        return found
+
+    def _report_entries(self, entries: list[tuple[Any, str | None]]) -> None:
+        for node, variable in entries:
+            if variable and id(node) not in self.reported:
+                self.reported.add(id(node))
+                self.report(node, _fork_safe_message(f"Setting {variable}"))
+
+    # -- C/C++ -----------------------------------------------------------------------------
+    def _check_c(self) -> None:
+        for function, call in self.context.calls(_C_SETTERS):
+            if function == "ibv_fork_init":
+                self.report(call, _fork_safe_message("Calling ibv_fork_init()"))
+                continue
+            variable = self._c_variable(function, call)
+            if variable:
+                self.report(call, _fork_safe_message(f"Setting {variable}"))
+
+    def _c_variable(self, function: str, call) -> str | None:
+        """The variable `setenv(NAME, ...)` or `putenv("NAME=value")` sets, if fork-safe."""
+        listed = call.child_by_field_name("arguments")
+        arguments = [node for node in (listed.named_children if listed else ())
+                     if node.type != "comment"]
+        text = self._c_string(arguments[0]) if arguments else None
+        if text is not None and function == "putenv":
+            text, equals, _ = text.partition("=")
+            text = text if equals else None  # glibc: putenv("NAME") unsets NAME
+        return text if text in FORK_SAFE_VARIABLES else None
+
+    def _c_string(self, node) -> str | None:
+        """A string literal's value, or that of an object-like macro defined before `node` as
+        one string literal (every definition the same)."""
+        if node.type == "string_literal":
+            match = _C_STRING.fullmatch(self.context.text(node))
+            return match.group(1) if match else None
+        if node.type != "identifier":
+            return None
+        definitions = self._c_macros.get(self.context.text(node), [])
+        if not definitions or definitions[0].start_byte > node.start_byte:
+            return None
+        values = set()
+        for define in definitions:
+            body = define.child_by_field_name("value")
+            text = _C_COMMENT.sub("", self.context.text(body)).strip() if body else ""
+            match = _C_STRING.fullmatch(text)
+            values.add(match.group(1) if match else None)
+        return values.pop() if len(values) == 1 else None
+
+    @cached_property
+    def _c_macros(self) -> dict[str, list]:
+        """`#define` nodes by macro name, in file order."""
+        macros: dict[str, list] = {}
+        for define in sorted(self.context.captures("(preproc_def) @define").get("define", ()),
+                             key=lambda node: node.start_byte):
+            name = self.context.text(define.child_by_field_name("name"))
+            macros.setdefault(name, []).append(define)
+        return macros
