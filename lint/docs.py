@@ -69,8 +69,9 @@ def rules_table(rules: Mapping[str, type[Rule]]) -> str:
 def rules_listing(rules: Mapping[str, type[Rule]]) -> str:
     """One line per rule for the terminal."""
     width = max((len(rule.name) for rule in rules.values()), default=0)
+    language_width = max((len(languages_text(rule)) for rule in rules.values()), default=0)
     return "".join(
-        f"{code}  {rule.name:<{width}}  {languages_text(rule):<16}  {rule.summary}\n"
+        f"{code}  {rule.name:<{width}}  {languages_text(rule):<{language_width}}  {rule.summary}\n"
         for code, rule in rules.items()
     )
 
