@@ -90,29 +90,51 @@ class Linter:
         return result
 
     def _fix_file(self, path: str, data: bytes, language: str, result: FileResult) -> FileResult:
-        """Apply fixes pass by pass (re-linting in between) and write the file once, only if
-        every pass left code that parses."""
+        """Apply fixes pass by pass, re-linting in between, and write the file once. A fix that
+        would leave code that does not parse is left out (and noted); the others still apply.
+        `result` always describes the current `source`."""
         source = Source.from_bytes(path, data, language)
         fixed = 0
+        rejected: set[tuple] = set()
         for _ in range(MAX_FIX_PASSES):
-            candidates = fixes.fixable(result.findings, self.fix == "unsafe")
-            if not candidates:
+            candidates = [
+                finding
+                for finding in fixes.fixable(result.findings, self.fix == "unsafe")
+                if finding.sort_key not in rejected
+            ]
+            text, count = self._parseable_fixes(source, candidates, rejected)
+            if not count:
                 break
-            text, count = fixes.apply(source, candidates)
-            try:
-                new_data = source.encode(text)
-            except UnicodeEncodeError:
-                break
-            if not fixes.still_parses(text, source):
-                result.notes.append("fixes not applied: the fixed code would not parse")
-                return self.lint_bytes(path, data, language) if fixed else result
-            source = Source(path, new_data, text, language, source.encoding)
+            source = Source(path, source.encode(text), text, language, source.encoding)
             fixed += count
-            result = self.lint_bytes(path, new_data, language)
+            result = self.lint_bytes(path, source.data, language)
         if fixed:
             fixes.write_atomically(path, source.data)
+        result.notes.extend(
+            f"fix for {code} at line {line} not applied: the fixed code would not parse"
+            for _, line, _, code, _ in sorted(rejected)
+        )
         result.fixed = fixed
         return result
+
+    @staticmethod
+    def _parseable_fixes(source: Source, candidates: list[Finding], rejected: set) -> tuple[str, int]:
+        """The text with as many of `candidates` applied as keep it parseable and encodable:
+        all together when they can, else the first one that can alone."""
+        singles = [[finding] for finding in candidates] if len(candidates) > 1 else []
+        for batch in ([candidates] if candidates else []) + singles:
+            text, count = fixes.apply(source, batch)
+            try:
+                source.encode(text)
+            except UnicodeEncodeError:
+                ok = False
+            else:
+                ok = fixes.still_parses(text, source)
+            if ok:
+                return text, count
+            if len(batch) == 1:
+                rejected.add(batch[0].sort_key)
+        return source.text, 0
 
     def lint_bytes(self, path: str, data: bytes, language: str) -> FileResult:
         if looks_binary(data):

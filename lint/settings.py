@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,8 +27,6 @@ class Settings:
         the project root)."""
         if not self.per_file_ignores:
             return self.enabled
-        import os
-
         relative = os.path.relpath(os.path.abspath(path), self.root)
         ignored: set[str] = set()
         for matcher, codes in self.per_file_ignores:

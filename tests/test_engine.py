@@ -244,8 +244,17 @@ def test_a_fix_that_would_not_parse_is_refused(tmp_path):
     path.write_text(original)
     result = make_linter(fix="safe").lint_path(str(path), "python")
     assert result.fixed == 0 and codes(result) == [(1, "CUR904")]
-    assert result.notes == ["fixes not applied: the fixed code would not parse"]
+    assert result.notes == ["fix for CUR904 at line 1 not applied: the fixed code would not parse"]
     assert path.read_text() == original
+
+
+def test_good_fixes_are_kept_when_a_later_pass_would_break_the_code(tmp_path):
+    path = tmp_path / "launch.py"
+    path.write_text("launcher.old_spawn(['ls'])\nbreak_me(1)\n")
+    result = make_linter(fix="safe").lint_path(str(path), "python")
+    assert result.fixed == 1 and codes(result) == [(2, "CUR904")]
+    assert result.notes == ["fix for CUR904 at line 2 not applied: the fixed code would not parse"]
+    assert path.read_text() == "launcher.spawn(['ls'])\nbreak_me(1)\n"
 
 
 def test_fixes_keep_the_declared_encoding_and_file_mode(tmp_path):
