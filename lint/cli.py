@@ -1,4 +1,4 @@
-"""The command line: `cursedlint check|rules|rule`, with ruff's and flake8's conventions.
+"""The command line: `cursedlint check|rules|rule|doctor`, with ruff's and flake8's conventions.
 
 Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error.
 """
@@ -66,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE", help="a code (CUR301) or a rule name")
+
+    doctor = commands.add_parser("doctor", help="report the conditions of this machine that arm the rules' hazards")
+    doctor.add_argument("--output-format", choices=("text", "json"), default="text")
+    doctor.add_argument("--strict", action="store_true", help="exit 1 when a condition arms a hazard")
+    doctor.add_argument("--root", default="/", help="read proc/ and dev/ under this directory instead of / (a mounted system image)")
     return parser
 
 
@@ -79,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             return list_rules(args.format)
         if args.command == "rule":
             return show_rule(args.code)
+        if args.command == "doctor":
+            return run_doctor(args)
         parser.print_help(sys.stderr)
         return EXIT_ERROR
     except UsageError as error:
@@ -117,6 +124,15 @@ def show_rule(key: str) -> int:
         raise UsageError(f"no rule {key!r}; `cursedlint rules` lists them")
     sys.stdout.write(docs.markdown(rule))
     return EXIT_CLEAN
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    from cursedlint.doctor import ARMED, Host, diagnose, render
+
+    conditions = diagnose(Host(root=args.root))
+    sys.stdout.write(render(conditions, args.output_format))
+    armed = any(condition.status == ARMED for condition in conditions)
+    return EXIT_FINDINGS if args.strict and armed else EXIT_CLEAN
 
 
 def check(args: argparse.Namespace) -> int:
