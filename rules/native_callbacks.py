@@ -1,0 +1,823 @@
+"""CUR2xx: Python callables handed to C as CUDA driver callbacks (Python).
+
+CUR201 follows a Python callable (lambda, def, bound method, `functools.partial`, an instance of a
+class with `__call__`) to an argument of a CUDA API that calls host code back, directly, through
+local names, a ctypes prototype (`CFUNCTYPE(...)(f)`), `ctypes.cast`, a host-node parameter
+struct's `fn` field, and one level of parameter passing inside the module. The APIs are the data
+in `CALLBACK_APIS` (option `extra-apis` adds names). CUR202 finds ctypes callback objects that a
+foreign function keeps for later while only a temporary or a local refers to them. Both follow
+values with `CallbackTracer`; a value whose nature the module does not show (a parameter nobody
+in the module passes a callable to, a decorated function, an attribute of an unknown object) is
+not a finding.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from cursedlint.rule import Example, Option, Rule
+
+# -- the APIs --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Callback:
+    """When the driver calls a host callback, and how to replace a Python one."""
+
+    when: str
+    fix: str
+
+
+OCCUPANCY = Callback(
+    "from inside the call while holding a driver lock",
+    "pass a compiled function instead: `numba.cfunc(sig)(f).address` (or `.ctypes`), or a C "
+    "function from a loaded shared library",
+)
+HOST_FUNCTION = Callback(
+    "later, from the driver's callback thread, blocking the stream until it returns",
+    "record an event after the work and do the Python part on a host thread that waits for "
+    "it, or enqueue a compiled function (`numba.cfunc(sig)(f).address`)",
+)
+CONFIGURED = Callback(
+    "back from the driver",
+    "pass a compiled function instead: `numba.cfunc(sig)(f).address`, or a C function",
+)
+DESTRUCTOR = Callback(
+    "from a shared internal driver thread when the object's last reference goes",
+    "pass a compiled destructor (`numba.cfunc(sig)(f).address`, or a C function)",
+)
+
+
+@dataclass(frozen=True)
+class CallbackApi:
+    """A function that passes a callable on to the driver. `slot` is the callback's (index,
+    keyword), for APIs whose other arguments may be any Python object; None: any argument (the
+    C functions, whose argument order differs between ctypes, cuda-python and numba). With
+    `stream_method`, the name is a method found only on a CuPy or Numba stream object."""
+
+    callback: Callback
+    slot: tuple[int, str] | None = None
+    stream_method: bool = False
+
+
+_ANY_OCCUPANCY = CallbackApi(OCCUPANCY)
+_ANY_HOST_FUNCTION = CallbackApi(HOST_FUNCTION)
+CALLBACK_APIS: dict[str, CallbackApi] = {
+    # driver and runtime C API, through ctypes (`libcuda.cuLaunchHostFunc`), cuda-python
+    # (`cuda.cuda`, `cuda.cudart`, `cuda.bindings.driver/runtime`) or numba's `driver` object
+    "cuOccupancyMaxPotentialBlockSize": _ANY_OCCUPANCY,
+    "cuOccupancyMaxPotentialBlockSizeWithFlags": _ANY_OCCUPANCY,
+    "cudaOccupancyMaxPotentialBlockSizeVariableSMem": _ANY_OCCUPANCY,
+    "cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags": _ANY_OCCUPANCY,
+    "cuLaunchHostFunc": _ANY_HOST_FUNCTION,
+    "cudaLaunchHostFunc": _ANY_HOST_FUNCTION,
+    "cuStreamAddCallback": _ANY_HOST_FUNCTION,
+    "cudaStreamAddCallback": _ANY_HOST_FUNCTION,
+    "cuGraphAddHostNode": _ANY_HOST_FUNCTION,
+    "cudaGraphAddHostNode": _ANY_HOST_FUNCTION,
+    "cuGraphHostNodeSetParams": _ANY_HOST_FUNCTION,
+    "cudaGraphHostNodeSetParams": _ANY_HOST_FUNCTION,
+    "cuGraphExecHostNodeSetParams": _ANY_HOST_FUNCTION,
+    "cudaGraphExecHostNodeSetParams": _ANY_HOST_FUNCTION,
+    "cuUserObjectCreate": CallbackApi(DESTRUCTOR),
+    "cudaUserObjectCreate": CallbackApi(DESTRUCTOR),
+    # numba's driver wrapper: Context.get_max_potential_block_size (the incident's call)
+    "get_max_potential_block_size": CallbackApi(OCCUPANCY, (1, "b2d_func")),
+    # CuPy's runtime module (`cupy.cuda.runtime`) takes the Python callable itself
+    "launchHostFunc": CallbackApi(HOST_FUNCTION, (1, "callback")),
+    "streamAddCallback": CallbackApi(HOST_FUNCTION, (1, "callback")),
+    # CuPy and Numba stream objects
+    "add_callback": CallbackApi(HOST_FUNCTION, (0, "callback"), stream_method=True),
+    "launch_host_func": CallbackApi(HOST_FUNCTION, (0, "callback"), stream_method=True),
+}
+"""Function name (the last part of the called name) -> how it passes a callback on."""
+
+STREAM_FACTORIES = frozenset({
+    "cupy.cuda.Stream", "cupy.cuda.ExternalStream", "cupy.cuda.get_current_stream",
+    "cupy.cuda.stream.Stream", "cupy.cuda.stream.ExternalStream",
+    "cupy.cuda.stream.get_current_stream", "numba.cuda.stream", "numba.cuda.default_stream",
+    "numba.cuda.legacy_default_stream", "numba.cuda.per_thread_default_stream",
+    "numba.cuda.external_stream",
+})
+STREAM_OBJECTS = frozenset({
+    "cupy.cuda.Stream.null", "cupy.cuda.Stream.ptds", "cupy.cuda.stream.Stream.null",
+    "cupy.cuda.stream.Stream.ptds",
+})
+HOST_NODE_PARAMS = frozenset({"CUDA_HOST_NODE_PARAMS", "CUDA_HOST_NODE_PARAMS_v1",
+                              "cudaHostNodeParams"})
+"""Struct types whose `fn` field the driver calls when a graph host node runs."""
+
+PROTOTYPE_FACTORIES = frozenset({"ctypes.CFUNCTYPE", "ctypes.PYFUNCTYPE", "ctypes.WINFUNCTYPE"})
+KNOWN_PROTOTYPES = frozenset({
+    "numba.cuda.cudadrv.drvapi.cu_occupancy_b2d_size",
+    "numba.cuda.cudadrv.drvapi.cu_stream_callback_pyobj",
+})
+FUNCTION_POINTER_TYPES = frozenset({"CUhostFn", "cudaHostFn_t", "CUstreamCallback",
+                                    "cudaStreamCallback_t", "CUoccupancyB2DSize"})
+"""Callback types of cuda-python (`cudaHostFn_t(_ptr=address)`, `CUhostFn(address)`) and
+common ctypes spellings: called with one value, they pass it through."""
+
+_METHOD_DECORATORS = frozenset({"staticmethod", "classmethod"})
+_PARTIAL = frozenset({"functools.partial"})
+_CASTS = frozenset({"ctypes.cast", "ctypes.addressof"})
+_MAX_DEPTH = 8
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _last_name(func: ast.AST) -> str | None:
+    """`cuLaunchHostFunc` for `libcuda.cuLaunchHostFunc` and `cuLaunchHostFunc`."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
+
+
+def _parameters(function: ast.AST) -> list[str]:
+    arguments = function.args
+    return [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+
+
+def _argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
+    """The argument passed at `index` or as `keyword`; None when absent or behind *args."""
+    for item in call.keywords:
+        if item.arg == keyword:
+            return item.value
+    before = call.args[: index + 1]
+    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in before):
+        return call.args[index]
+    return None
+
+
+# -- where a value comes from ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Flow:
+    """What reaches a callback slot: a Python callable (`origin`, described by `what`) or, when
+    `parameter` is set, whatever the callers of `function` pass for that parameter. `wrap` is
+    the ctypes prototype call that made a C function pointer of it, if any."""
+
+    origin: ast.AST
+    what: str
+    wrap: ast.Call | None = None
+    parameter: str | None = None
+
+    def wrapped(self, wrap: ast.Call) -> "Flow":
+        return self if self.wrap else Flow(self.origin, self.what, wrap, self.parameter)
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A function of the module that hands its `parameter` to `api` at `site`."""
+
+    function: ast.AST
+    parameter: str
+    site: ast.AST
+    api: str
+    callback: Callback
+
+
+class CallbackTracer:
+    """Follows a value back to a Python callable through the module (shared by the rules)."""
+
+    def __init__(self, context):
+        self.context = context
+
+    def trace(self, node: ast.AST | None, depth: int = 0) -> Flow | None:
+        """Where the value of `node` comes from, when the module shows it is a Python callable
+        or a function's parameter; None when unknown or compiled."""
+        if node is None or depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, ast.Lambda):
+            return Flow(node, f"the lambda on line {node.lineno}")
+        if isinstance(node, ast.Name):
+            return self._trace_name(node, depth)
+        if isinstance(node, ast.Attribute):
+            if node.attr == "value":
+                return self.trace(self.unwrapped(node), depth + 1)  # ctypes.cast(cb, T).value
+            method = self.own_method(node)
+            return self._function(method, f"the method self.{node.attr}") if method else None
+        if isinstance(node, ast.Call):
+            return self._trace_call(node, depth)
+        return None
+
+    def _trace_name(self, node: ast.Name, depth: int) -> Flow | None:
+        scope = self.context.evaluator.binding_scope(node.id, node)
+        if isinstance(scope, _FUNCTIONS) and node.id in _parameters(scope):
+            return Flow(scope, node.id, parameter=node.id)
+        bound = self.context.definition(node)
+        if isinstance(bound, _FUNCTIONS):
+            return self._function(bound, f"the Python function {bound.name}()")
+        if isinstance(bound, ast.ClassDef):
+            return None
+        return self.trace(bound, depth + 1)
+
+    def _function(self, function: ast.AST, label: str) -> Flow | None:
+        """A def as a callback: Python, plain or under ctypes prototype decorators
+        (`@CFUNCTYPE(...)`, numba's `@cu_stream_callback_pyobj`); unknown under any other
+        decorator (`@numba.cfunc(sig)` compiles it)."""
+        decorators = [d for d in function.decorator_list
+                      if not (isinstance(d, ast.Name) and d.id in _METHOD_DECORATORS)]
+        if not all(self._is_prototype(decorator) for decorator in decorators):
+            return None
+        how = ", made a C function pointer by its decorator," if decorators else ""
+        return Flow(function, f"{label} (line {function.lineno}){how}")
+
+    def _trace_call(self, node: ast.Call, depth: int) -> Flow | None:
+        if self.context.qualified_name(node.func, among=_PARTIAL):
+            return Flow(node, f"the functools.partial on line {node.lineno}")
+        if self.is_wrap(node):
+            inner = self.trace(node.args[0], depth + 1)
+            return inner.wrapped(node) if inner else None
+        inner = self.unwrapped(node)
+        if inner is not None:
+            return self.trace(inner, depth + 1)
+        instance_of = self._callable_class(node.func)
+        if instance_of is not None:
+            return Flow(node, f"the {instance_of.name} instance on line {node.lineno} "
+                              "(called through __call__)")
+        return None
+
+    def unwrapped(self, node: ast.AST) -> ast.AST | None:
+        """The value a pointer conversion passes on: `ctypes.cast(cb, T)`, `ctypes.addressof(cb)`,
+        `<call>.value`, cuda-python's `CUhostFn(address)` / `cudaHostFn_t(_ptr=address)`."""
+        if isinstance(node, ast.Attribute):
+            return node.value if node.attr == "value" and isinstance(node.value, ast.Call) else None
+        if not isinstance(node, ast.Call):
+            return None
+        if self.context.qualified_name(node.func, among=_CASTS) and node.args:
+            return node.args[0]
+        if _last_name(node.func) in FUNCTION_POINTER_TYPES:
+            only = [*node.args, *(keyword.value for keyword in node.keywords)]
+            return only[0] if len(only) == 1 else None
+        return None
+
+    def is_wrap(self, node: ast.AST) -> bool:
+        """Whether `node` makes a ctypes callback object: `Prototype(callable)`."""
+        return (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+                and self._is_prototype(node.func))
+
+    def _is_prototype(self, func: ast.AST) -> bool:
+        """A ctypes function pointer type: `CFUNCTYPE(...)`, a name bound to one, or numba's
+        driver prototypes."""
+        if isinstance(func, ast.Call):
+            return self.context.qualified_name(func.func, among=PROTOTYPE_FACTORIES) is not None
+        if self.context.qualified_name(func, among=KNOWN_PROTOTYPES):
+            return True
+        if isinstance(func, ast.Name):
+            bound = self.context.definition(func)
+            if isinstance(bound, ast.Call):
+                return self._is_prototype(bound)
+        return False
+
+    def _callable_class(self, func: ast.AST) -> ast.ClassDef | None:
+        """The module's class that `func` names, when it defines `__call__`."""
+        bound = self.context.definition(func) if isinstance(func, ast.Name) else None
+        if isinstance(bound, ast.ClassDef) and any(
+            isinstance(item, _FUNCTIONS) and item.name == "__call__" for item in bound.body
+        ):
+            return bound
+        return None
+
+    def own_method(self, node: ast.AST) -> ast.AST | None:
+        """The def of `self.name` in the class enclosing `node`."""
+        if not _on_self(node):
+            return None
+        cls = next((a for a in self.context.ancestors(node) if isinstance(a, ast.ClassDef)), None)
+        if cls is None:
+            return None
+        return next((item for item in cls.body
+                     if isinstance(item, _FUNCTIONS) and item.name == node.attr), None)
+
+
+class PythonCallbackIntoCuda(Rule):
+    """## What it does
+    Finds a Python callable (lambda, function, bound method, `functools.partial`, an instance
+    with `__call__`) that reaches a CUDA API which calls host code back: the occupancy
+    calculators (`cuOccupancyMaxPotentialBlockSize[WithFlags]`, numba's
+    `get_max_potential_block_size`), host functions and stream callbacks (`cuLaunchHostFunc`,
+    `cuStreamAddCallback` and their runtime twins, CuPy's `launchHostFunc`/`streamAddCallback`,
+    `Stream.launch_host_func`/`add_callback` of CuPy and Numba streams), graph host nodes (the
+    `fn` field of `CUDA_HOST_NODE_PARAMS`/`cudaHostNodeParams`) and user-object destructors
+    (`cuUserObjectCreate`), through ctypes, cuda-python or numba's driver. The callable is
+    followed through local names, ctypes prototypes (`CFUNCTYPE(...)(f)`), `ctypes.cast`, and
+    one level of parameter passing inside the module: a helper that hands its parameter to the
+    driver makes its callers that pass a callable findings. The option `extra-apis` adds
+    function names (any argument may be the callback). Compiled callbacks
+    (`numba.cfunc(...).address`, functions of a loaded library, integer addresses) and values
+    of unknown nature are not findings.
+
+    ## Why it is cursed
+    The driver calls the callback while it holds its own locks (the occupancy calculator
+    inside the call; host functions on its callback thread, with the stream blocked). A ctypes
+    or CuPy trampoline must take the GIL before it can run Python. If another thread holds the
+    GIL while it waits for that driver lock (a CUDA call from C or Cython that does not release
+    the GIL) or for that stream, neither can proceed: the process hangs. Incident 002: numba
+    0.45 passed `lambda tpb: 0` to `cuOccupancyMaxPotentialBlockSize`; RAPIDS spent weeks in
+    GDB on the resulting deadlock between the GIL and a `pthread_rwlock` of libcuda. Reproduced
+    on an H100 (driver 580): while such a callback runs, a thread that holds the GIL and calls
+    `cuMemAlloc`, `cuModuleLoadData` or the occupancy calculator hangs, and so does the process.
+
+    ## Example
+    ```python
+    from numba import cuda
+
+    ctx = cuda.current_context()
+    grid, block = ctx.get_max_potential_block_size(kernel, lambda tpb: 0, 0, 1024)
+    ```
+
+    ## Fix
+    Pass a compiled function that never needs the GIL: `numba.cfunc("uintp(int32)")(f).address`
+    (or `.ctypes`), a C function from a shared library, or `0` for none. For stream callbacks,
+    record an event after the work and do the Python part on a host thread that waits for it.
+
+    ## References
+    - Incident 002, "Debugging a Mixed Python and C Language Stack" (NVIDIA blog):
+      https://developer.nvidia.com/blog/debugging-mixed-python-and-c-language-stack/
+    - Numba PR #4581, the fix: https://github.com/numba/numba/pull/4581
+    - Driver API, occupancy (`CUoccupancyB2DSize` callback):
+      https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html
+    - Runtime API, `cudaLaunchHostFunc`, `cudaStreamAddCallback` (callbacks must not call
+      CUDA, run in stream order) and `cudaUserObjectCreate` (destructor on a shared internal
+      thread): https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html
+    - Host node parameters (`fn` is called when the node executes):
+      https://docs.nvidia.com/cuda/cuda-driver-api/cuda_driver_api/structCUDA__HOST__NODE__PARAMS__v1.html
+    - CuPy `Stream.launch_host_func`, `add_callback`, `cupy.cuda.runtime.launchHostFunc`:
+      https://docs.cupy.dev/en/stable/reference/generated/cupy.cuda.Stream.html
+    - cuda.core `host_launch` (a ctypes callback wrapping Python takes the GIL and is subject
+      to the same deadlock): https://nvidia.github.io/cuda-python/cuda-core/latest/
+    """
+
+    code = "CUR201"
+    name = "python-callback-into-cuda"
+    languages = ("python",)
+    triggers = (*CALLBACK_APIS, *HOST_NODE_PARAMS)
+    summary = "a Python callable passed to a CUDA API that calls it back while holding a lock"
+    options = {
+        "extra-apis": Option(
+            (list, tuple),
+            (),
+            "more function names that hand a callable to the CUDA driver (any argument may be "
+            "the callback), e.g. a project's own ctypes wrapper.",
+        )
+    }
+
+    @classmethod
+    def triggers_for(cls, options):
+        return (*cls.triggers, *options["extra-apis"])
+
+    valid = (
+        """
+        import numba
+        from numba import cuda
+
+        @numba.cfunc("uintp(int32)")
+        def no_shared_memory(block_size):
+            return 0
+
+        ctx = cuda.current_context()
+        grid, block = ctx.get_max_potential_block_size(kernel, no_shared_memory.address, 0, 1024)
+        """,
+        """
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+        libc.qsort(items, len(items), 8, compare(lambda a, b: 0))
+        """,
+        """
+        import ctypes
+
+        libcuda = ctypes.CDLL("libcuda.so.1")
+        helpers = ctypes.CDLL("./libhelpers.so")
+        HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+        mark_done = ctypes.cast(helpers.mark_done, ctypes.c_void_p).value
+        libcuda.cuLaunchHostFunc(stream, HostFn(mark_done), None)
+        libcuda.cuLaunchHostFunc(stream, HostFn(0x7F00DEAD0000), None)
+        """,
+        """
+        class Scheduler:
+            def add_callback(self, callback):
+                self.pending.append(callback)
+
+        Scheduler().add_callback(lambda: print("done"))
+        """,
+        """
+        from cuda.bindings import driver
+
+        def enqueue(stream, host_fn, data):
+            driver.cuLaunchHostFunc(stream, host_fn, data)
+        """,
+    )
+    invalid = (
+        """
+        from numba import cuda
+
+        ctx = cuda.current_context()
+        grid, block = ctx.get_max_potential_block_size(k, lambda tpb: 0, 0, 1024)  # error: CUR201
+        """,
+        """
+        import ctypes
+
+        libcuda = ctypes.CDLL("libcuda.so.1")
+        HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+        def release(data):
+            print("batch done")
+
+        libcuda.cuLaunchHostFunc(stream, HostFn(release), None)  # error: CUR201
+        """,
+        """
+        import cupy
+
+        def on_done(arg):
+            print("copied", arg)
+
+        stream = cupy.cuda.Stream(non_blocking=True)
+        stream.launch_host_func(on_done, "batch 3")  # error: CUR201
+        """,
+        """
+        import ctypes
+        from numba.cuda.cudadrv.driver import driver
+        from numba.cuda.cudadrv.drvapi import cu_occupancy_b2d_size
+
+        def best_block(kernel, shared_bytes_for):
+            grid, block = ctypes.c_int(), ctypes.c_int()
+            b2d = cu_occupancy_b2d_size(shared_bytes_for)
+            driver.cuOccupancyMaxPotentialBlockSize(
+                ctypes.byref(grid), ctypes.byref(block), kernel.handle, b2d, 0, 1024)
+            return block.value
+
+        threads = best_block(kernel, lambda tpb: 4 * tpb)  # error: CUR201
+        """,
+        Example(
+            """
+            import ctypes
+            from mylib import gpu
+
+            HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+            gpu.enqueue_host(stream, HostFn(lambda data: None))  # error: CUR201
+            """,
+            settings={"options": {"extra-apis": ["enqueue_host"]}},
+        ),
+    )
+
+    def __init__(self, context, options=None):
+        super().__init__(context, options)
+        extra = CallbackApi(CONFIGURED)
+        self.apis = dict(CALLBACK_APIS) | {name: extra for name in self.option["extra-apis"]}
+        self.helpers: list[Helper] = []
+        self.calls: list[ast.Call] = []  # calls of plain names and self.<method>
+        self.reported: set[int] = set()
+        self.tracer = CallbackTracer(context)
+
+    # -- the walk ------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self._api_name(node.func)
+        api = self.apis.get(name)
+        if api is None:
+            if isinstance(node.func, ast.Name) or _on_self(node.func):
+                self.calls.append(node)
+            return
+        if api.stream_method and not self._is_stream(node.func):
+            return
+        if api.slot is None:
+            candidates = [*node.args, *(keyword.value for keyword in node.keywords)]
+        else:
+            candidates = [_argument(node, *api.slot)]
+        for argument in filter(None, candidates):
+            self._follow(argument, name, api.callback)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        """`params.fn = callable` on a host-node parameter struct."""
+        for target in node.targets:
+            if (isinstance(target, ast.Attribute) and target.attr == "fn"
+                    and self._is_host_node_params(target.value)):
+                self._follow(node.value, "a graph host node", HOST_FUNCTION)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        """`cudaHostNodeParams(fn=callable, ...)`."""
+        if node.arg == "fn":
+            call = self.context.parent_of(node)
+            if isinstance(call, ast.Call) and _last_name(call.func) in HOST_NODE_PARAMS:
+                self._follow(node.value, "a graph host node", HOST_FUNCTION)
+
+    def check(self) -> None:
+        """The one-level interprocedural case: callers passing a callable to a helper's
+        parameter that the helper hands to the driver."""
+        for call in self.calls:
+            callee = self._callee(call)
+            for helper in self.helpers:
+                if helper.function is callee:
+                    self._check_caller(call, helper)
+
+    def _check_caller(self, call: ast.Call, helper: Helper) -> None:
+        offset = 1 if isinstance(call.func, ast.Attribute) else 0  # self.helper(...)
+        index = _parameters(helper.function).index(helper.parameter) - offset
+        argument = _argument(call, index, helper.parameter) if index >= 0 else None
+        flow = self.tracer.trace(argument)
+        if flow is not None and flow.parameter is None:
+            path = (f"is passed to {helper.function.name}(), which hands its parameter "
+                    f"'{helper.parameter}' to {helper.api} at line {helper.site.lineno}, and "
+                    f"{helper.api} calls it {helper.callback.when}")
+            self._report(flow, argument, path, helper.callback)
+
+    def _api_name(self, func: ast.AST) -> str | None:
+        """The function's own name: `launchHostFunc` for `launch` after
+        `from cupy.cuda.runtime import launchHostFunc as launch`."""
+        if isinstance(func, ast.Name):
+            imported = self.context.imports.names.get(func.id)
+            return imported.rpartition(".")[2] if imported else func.id
+        return _last_name(func)
+
+    # -- following values ----------------------------------------------------------------------
+    def _follow(self, argument: ast.AST, api_name: str, callback: Callback) -> None:
+        flow = self.tracer.trace(argument)
+        if flow is None:
+            return
+        if flow.parameter is not None:
+            if isinstance(flow.origin, _FUNCTIONS):
+                site = flow.wrap or argument
+                self.helpers.append(Helper(flow.origin, flow.parameter, site, api_name, callback))
+            return
+        self._report(flow, argument, f"reaches {api_name}, which calls it {callback.when}",
+                     callback)
+
+    def _callee(self, call: ast.Call) -> ast.AST | None:
+        if isinstance(call.func, ast.Name):
+            return self.context.definition(call.func)
+        return self.tracer.own_method(call.func)
+
+    def _is_stream(self, func: ast.Attribute) -> bool:
+        """Whether a method's receiver is a CuPy or Numba stream the module creates."""
+        receiver = func.value
+        if isinstance(receiver, ast.Name):
+            receiver = self.context.definition(receiver) or receiver
+        if isinstance(receiver, ast.Call):
+            receiver = receiver.func
+            return self.context.qualified_name(receiver, among=STREAM_FACTORIES) is not None
+        return self.context.qualified_name(receiver, among=STREAM_OBJECTS) is not None
+
+    def _is_host_node_params(self, node: ast.AST) -> bool:
+        bound = self.context.definition(node) if isinstance(node, ast.Name) else None
+        return isinstance(bound, ast.Call) and _last_name(bound.func) in HOST_NODE_PARAMS
+
+    # -- reporting -----------------------------------------------------------------------------
+    def _report(self, flow: Flow, argument: ast.AST, path: str, callback: Callback) -> None:
+        target = flow.wrap or argument
+        if id(target) in self.reported:
+            return
+        self.reported.add(id(target))
+        subject = f"{flow.what}, made a C function pointer here," if flow.wrap else flow.what
+        self.report(
+            target,
+            f"{subject} {path}. The driver runs its callbacks holding its own lock, and a "
+            "Python callback must take the GIL first: a thread that holds the GIL while it "
+            "waits for that lock (or that stream) deadlocks the process (incident 002, numba's "
+            f"`lambda tpb: 0` given to cuOccupancyMaxPotentialBlockSize). Fix: {callback.fix}",
+        )
+
+
+def _on_self(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "self")
+
+
+# -- CUR202 ----------------------------------------------------------------------------------
+
+ASYNC_CUDA_APIS = frozenset({
+    "cuLaunchHostFunc", "cudaLaunchHostFunc", "cuStreamAddCallback", "cudaStreamAddCallback",
+    "cuUserObjectCreate", "cudaUserObjectCreate",
+})
+"""CUDA functions that return before they call the callback (on the driver's thread)."""
+
+KEEPING_PATTERNS = ("*register*", "set_*callback*", "*add_callback*", "*set_handler*")
+"""Names (matched without case) of foreign functions that keep a callback to call later."""
+
+LIBRARY_LOADERS = frozenset({
+    "ctypes.CDLL", "ctypes.PyDLL", "ctypes.WinDLL", "ctypes.OleDLL", "ctypes.cdll.LoadLibrary",
+    "ctypes.pydll.LoadLibrary", "ctypes.windll.LoadLibrary",
+})
+_LIBRARY_OBJECTS = ("ctypes.cdll.", "ctypes.pydll.", "ctypes.windll.", "ctypes.oledll.")
+_NUMBA_DRIVER = frozenset({"numba.cuda.cudadrv.driver.driver"})
+
+
+class CtypesCallbackLifetime(Rule):
+    """## What it does
+    Finds a ctypes callback object (`CFUNCTYPE(...)(f)`, numba's `cu_stream_callback_pyobj(f)`)
+    of a Python function that is created inline in the arguments of, or bound only to a local
+    name passed to, a foreign function that keeps it to call later: the asynchronous CUDA host
+    functions, stream callbacks and user-object destructors (`cuLaunchHostFunc`,
+    `cuStreamAddCallback`, `cuUserObjectCreate` and their runtime twins), and functions of a
+    ctypes library whose name says they register a callback (option `keeping-apis`, default
+    `*register*`, `set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
+    (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
+    used anywhere else in the function are not findings.
+
+    ## Why it is cursed
+    ctypes does not keep the callback object alive for C: when the last Python reference goes
+    (the call returns, or the function that held the local returns), the object and its
+    trampoline are freed. The C side still holds the pointer and calls it later, from another
+    thread, into freed memory: a crash or corrupted state far from the cause, and only when
+    the garbage collector or allocator happens to reuse that memory first.
+
+    ## Example
+    ```python
+    def on_done(data):
+        print("batch done")
+
+    def enqueue(stream):
+        libcuda.cuLaunchHostFunc(stream, HostFn(on_done), None)
+    ```
+
+    ## Fix
+    Keep the callback object as long as C may call it: bind it at module level or in an
+    attribute of an object that outlives the registration, and drop it only after the callback
+    ran or was unregistered. For CUDA host functions prefer a compiled function
+    (`numba.cfunc(sig)(f).address`), which has no Python object to keep (see CUR201).
+
+    ## References
+    - ctypes, callback functions ("Make sure you keep references to CFUNCTYPE() objects as
+      long as they are used from C code"):
+      https://docs.python.org/3/library/ctypes.html#callback-functions
+    - `cuLaunchHostFunc` and `cuStreamAddCallback` run the function after the call returns:
+      https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html
+    """
+
+    code = "CUR202"
+    name = "ctypes-callback-lifetime"
+    languages = ("python",)
+    triggers = ("FUNCTYPE", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES))
+    summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
+    options = {
+        "keeping-apis": Option(
+            (list, tuple),
+            (),
+            "more names (shell-style patterns, matched without case) of foreign functions "
+            "that keep a callback to call later.",
+        )
+    }
+
+    valid = (
+        """
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        Compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
+        def sort(items, count):
+            libc.qsort(items, count, 8, Compare(lambda a, b: 0))
+        """,
+        """
+        import ctypes
+
+        lib = ctypes.CDLL("./libsensor.so")
+        OnSample = ctypes.CFUNCTYPE(None, ctypes.c_double)
+
+        def record(value):
+            print(value)
+
+        ON_SAMPLE = OnSample(record)  # kept for the life of the process
+        lib.register_sample_callback(ON_SAMPLE)
+        """,
+        """
+        import ctypes
+
+        lib = ctypes.CDLL("./libsensor.so")
+        OnSample = ctypes.CFUNCTYPE(None, ctypes.c_double)
+
+        class Sensor:
+            def start(self):
+                self._on_sample = OnSample(self.record)
+                lib.register_sample_callback(self._on_sample)
+
+            def record(self, value):
+                print(value)
+        """,
+        """
+        import ctypes
+
+        OnEvent = ctypes.CFUNCTYPE(None, ctypes.c_int)
+
+        class Bus:
+            def add_callback(self, callback):
+                self.callbacks.append(callback)
+
+        Bus().add_callback(OnEvent(print))
+        """,
+    )
+    invalid = (
+        """
+        import ctypes
+
+        libcuda = ctypes.CDLL("libcuda.so.1")
+        HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+        def on_done(data):
+            print("batch done")
+
+        def enqueue(stream):
+            libcuda.cuLaunchHostFunc(stream, HostFn(on_done), None)  # error: CUR202
+        """,
+        """
+        import ctypes
+
+        lib = ctypes.CDLL("./liblogger.so")
+        LogFn = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p)
+
+        def install(level):
+            handler = LogFn(lambda lvl, text: print(lvl, text))  # error: CUR202
+            lib.set_log_callback(handler)
+        """,
+        Example(
+            """
+            import ctypes
+
+            lib = ctypes.CDLL("./libev.so")
+            Watcher = ctypes.CFUNCTYPE(None, ctypes.c_int)
+
+            def watch(fd):
+                lib.ev_watch(fd, Watcher(lambda events: None))  # error: CUR202
+            """,
+            settings={"options": {"keeping-apis": ["ev_watch"]}},
+        ),
+    )
+
+    def __init__(self, context, options=None):
+        super().__init__(context, options)
+        self.patterns = [p.lower() for p in (*KEEPING_PATTERNS, *self.option["keeping-apis"])]
+        self.tracer = CallbackTracer(context)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _last_name(node.func)
+        if name is None or not self._keeps(name, node.func):
+            return
+        for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
+            self._check_argument(argument, name)
+
+    def _keeps(self, name: str, func: ast.AST) -> bool:
+        if name in ASYNC_CUDA_APIS:
+            return True
+        lowered = name.lower()
+        return ("unregister" not in lowered and any(fnmatchcase(lowered, p) for p in self.patterns)
+                and self._is_foreign(func))
+
+    def _is_foreign(self, func: ast.AST) -> bool:
+        """Whether `func` is a function of a ctypes library (or numba's driver object)."""
+        if not isinstance(func, ast.Attribute):
+            return False
+        library = func.value
+        if isinstance(library, ast.Name):
+            library = self.context.definition(library) or library
+        if isinstance(library, ast.Call):
+            return self.context.qualified_name(library.func, among=LIBRARY_LOADERS) is not None
+        qualified = self.context.imports.qualified_name(library) or ""
+        return qualified.startswith(_LIBRARY_OBJECTS) or qualified in _NUMBA_DRIVER
+
+    def _check_argument(self, argument: ast.AST, api: str) -> None:
+        wrap, where = self._peel(argument), "created inline, which goes when the call returns"
+        if isinstance(wrap, ast.Name):
+            name, bound = wrap.id, self.context.definition(wrap)
+            if self.tracer.is_wrap(bound):
+                if not self._dies_with_function(wrap):
+                    return
+                wrap, where = bound, f"bound only to the local '{name}', which goes when the "
+                where += "function returns"
+            elif bound is not None:
+                wrap = self._peel(bound)
+                where = f"converted to the address '{name}' and freed as that line ends"
+        if not self.tracer.is_wrap(wrap):
+            return
+        flow = self.tracer.trace(wrap)
+        if flow is None or flow.parameter is not None:
+            return
+        self.report(
+            wrap,
+            f"this ctypes callback of {flow.what} is {where}, but {api} keeps the function "
+            "pointer and calls it later: ctypes keeps no reference for C, so the trampoline "
+            "is freed and the later call jumps into freed memory (a crash far from here). Keep "
+            "the object alive as long as C may call it (module level or an attribute), or "
+            "pass a compiled function",
+        )
+
+    def _peel(self, node: ast.AST) -> ast.AST:
+        """The value under pointer conversions (`ctypes.cast(cb, T).value` -> `cb`)."""
+        while (inner := self.tracer.unwrapped(node)) is not None:
+            node = inner
+        return node
+
+    def _dies_with_function(self, name: ast.Name) -> bool:
+        """Whether a function's local `name` is used only here (any other use may keep the
+        object) and the function synchronizes with nothing (`cuStreamSynchronize`,
+        `stream.synchronize()`: the callback has run by then)."""
+        scope = self.context.evaluator.binding_scope(name.id, name)
+        if not isinstance(scope, _FUNCTIONS):
+            return False
+        uses = 0
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Load):
+                uses += 1
+            elif isinstance(node, ast.Call) and "synchronize" in str(_last_name(node.func)).lower():
+                return False
+        return uses == 1

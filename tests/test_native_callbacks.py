@@ -1,0 +1,223 @@
+"""CUR201 and CUR202: annotated fixtures per binding style, spans, messages, options, and the
+look-alikes that stay silent."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from cursedlint.engine import Linter
+from cursedlint.findings import Finding
+from cursedlint.rule import Example
+from cursedlint.rules.native_callbacks import CtypesCallbackLifetime, PythonCallbackIntoCuda
+from cursedlint.settings import Settings
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "native_callbacks")
+
+
+def lint(code: str, rule=PythonCallbackIntoCuda, **options) -> list[Finding]:
+    settings = Settings(enabled=frozenset({rule.code}), rule_options={rule.code: options})
+    source = textwrap.dedent(code).encode()
+    return Linter(settings, {rule.code: rule}).lint_bytes("example.py", source, "python").findings
+
+
+RULES = {"cur201": PythonCallbackIntoCuda, "cur202": CtypesCallbackLifetime}
+
+
+@pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
+def test_fixture_findings_match_markers(fixture):
+    rule = RULES[fixture.partition("_")[0]]
+    with open(os.path.join(FIXTURES, fixture), encoding="utf-8") as handle:
+        code = handle.read()
+    expected = Example(code).expected()
+    assert expected, "every fixture marks the findings it expects"
+    assert sorted((f.line, f.code, f.severity) for f in lint(code, rule)) == sorted(expected)
+
+
+INCIDENT = """
+from numba import cuda
+
+def compute_thread_per_block(kernel):
+    ctx = cuda.current_context()
+    return ctx.get_max_potential_block_size(kernel, lambda tpb: 0, 0, 1024)
+"""
+
+
+def test_incident_span_is_the_lambda_and_message_says_why_and_how_to_fix():
+    [finding] = lint(INCIDENT)
+    assert (finding.line, finding.column, finding.span.end_column) == (6, 53, 66)
+    message = finding.message
+    assert message.startswith("the lambda on line 6 reaches get_max_potential_block_size")
+    for part in ("holding a driver lock", "GIL", "deadlocks", "numba.cfunc"):
+        assert part in message
+
+
+def test_wrap_is_reported_when_the_callable_is_wrapped():
+    code = """
+    import ctypes
+    libcuda = ctypes.CDLL("libcuda.so.1")
+    HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    def done(data):
+        pass
+    callback = HostFn(done)
+    libcuda.cuLaunchHostFunc(stream, callback, None)
+    """
+    [finding] = lint(code)
+    assert (finding.line, finding.column, finding.span.end_column) == (7, 12, 24)
+    assert ("the Python function done() (line 5), made a C function pointer here, reaches "
+            "cuLaunchHostFunc") in finding.message
+    assert "record an event" in finding.message
+
+
+def test_helper_case_reports_the_callers_lambda_and_names_the_helpers_call():
+    code = """
+    from numba.cuda.cudadrv.driver import driver
+    from numba.cuda.cudadrv.drvapi import cu_occupancy_b2d_size
+
+    def best_block(kernel, shared_for):
+        callback = cu_occupancy_b2d_size(shared_for)
+        driver.cuOccupancyMaxPotentialBlockSize(grid, block, kernel, callback, 0, 0)
+
+    best_block(kernel, lambda tpb: 0)
+    """
+    [finding] = lint(code)
+    assert (finding.line, finding.column) == (9, 20)
+    assert ("is passed to best_block(), which hands its parameter 'shared_for' to "
+            "cuOccupancyMaxPotentialBlockSize at line 6") in finding.message
+
+
+def test_a_wrap_used_twice_is_reported_once():
+    code = """
+    import ctypes
+    HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    keep = HostFn(lambda data: None)
+    libcuda.cuLaunchHostFunc(first, keep, None)
+    libcuda.cuLaunchHostFunc(second, keep, None)
+    """
+    assert [f.line for f in lint(code)] == [4]
+
+
+def test_extra_apis_adds_names_and_triggers():
+    code = """
+    import ctypes
+    HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    gpu.enqueue_host(stream, HostFn(lambda data: None))
+    """
+    assert lint(code) == []
+    [finding] = lint(code, **{"extra-apis": ["enqueue_host"]})
+    assert "reaches enqueue_host" in finding.message
+    assert "enqueue_host" in PythonCallbackIntoCuda.triggers_for({"extra-apis": ["enqueue_host"]})
+
+
+@pytest.mark.parametrize("code", [
+    # a parameter nobody in the module passes a callable to
+    "def enqueue(stream, fn):\n    libcuda.cuLaunchHostFunc(stream, fn, None)\n",
+    # decorated: numba.cfunc makes a compiled function of it
+    "import numba\n@numba.cfunc('uintp(int32)')\ndef f(n):\n    return 0\n"
+    "libcuda.cuOccupancyMaxPotentialBlockSize(g, b, k, f, 0, 0)\n",
+    # an attribute of an unknown object
+    "libcuda.cuLaunchHostFunc(stream, handlers.on_done, None)\n",
+    # a name bound twice
+    "cb = None\ncb = lambda d: None\nlibcuda.cuLaunchHostFunc(stream, cb, None)\n",
+    # add_callback on something that is not a CuPy or Numba stream
+    "import cupy\nbus.add_callback(lambda: None)\n",
+    # the struct field of some other struct
+    "params = Options()\nparams.fn = lambda: None\ncuGraphAddHostNode\n",
+])
+def test_silent(code):
+    assert lint(code) == []
+
+
+def test_lifetime_message_names_the_holder_the_api_and_the_fix():
+    code = """
+    import ctypes
+    libcuda = ctypes.CDLL("libcuda.so.1")
+    HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    def enqueue(stream):
+        callback = HostFn(lambda data: None)
+        libcuda.cuLaunchHostFunc(stream, callback, None)
+    """
+    [finding] = lint(code, CtypesCallbackLifetime)
+    assert (finding.line, finding.column, finding.span.end_column) == (6, 16, 41)
+    for part in ("the lambda on line 6", "bound only to the local 'callback'",
+                 "cuLaunchHostFunc keeps", "freed", "module level or an attribute"):
+        assert part in finding.message
+
+
+def test_keeping_apis_option_adds_patterns():
+    code = """
+    import ctypes
+    lib = ctypes.CDLL("./libev.so")
+    Watcher = ctypes.CFUNCTYPE(None, ctypes.c_int)
+    lib.ev_io_start(Watcher(lambda events: None))
+    """
+    assert lint(code, CtypesCallbackLifetime) == []
+    options = {"keeping-apis": ["ev_*_start"]}
+    assert [f.line for f in lint(code, CtypesCallbackLifetime, **options)] == [5]
+
+
+# -- the deadlock, on a machine with a GPU (skipped without libcuda) -------------------------
+
+DEADLOCK = r"""
+import ctypes as C, sys, threading, time
+cu = C.CDLL("libcuda.so.1")
+other_lib = C.PyDLL("libcuda.so.1") if sys.argv[1] == "holds-gil" else cu
+R, V = C.byref, C.c_void_p
+cu.cuInit(0); dev = C.c_int(); cu.cuDeviceGet(R(dev), 0)
+ctx = V(); cu.cuDevicePrimaryCtxRetain(R(ctx), dev); cu.cuCtxSetCurrent(ctx)
+PTX = b".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(){ret;}\n"
+module, kernel = V(), V()
+assert cu.cuModuleLoadData(R(module), PTX) == 0
+assert cu.cuModuleGetFunction(R(kernel), module, b"k") == 0
+inside = threading.Event()
+
+def shared_bytes(block_size):  # the Python callback: runs holding the driver's lock
+    if not inside.is_set():
+        inside.set()
+        time.sleep(1)  # lets the other thread take the GIL and call the driver
+    return 0
+
+callback = C.CFUNCTYPE(C.c_size_t, C.c_int)(shared_bytes)
+
+def occupancy():
+    cu.cuCtxSetCurrent(ctx)
+    grid, block = C.c_int(), C.c_int()
+    cu.cuOccupancyMaxPotentialBlockSize(R(grid), R(block), kernel, callback, C.c_size_t(0), 0)
+
+def allocate():  # through PyDLL: calls the driver without releasing the GIL
+    assert inside.wait(5)
+    cu.cuCtxSetCurrent(ctx)
+    pointer = C.c_uint64()
+    other_lib.cuMemAlloc_v2(R(pointer), 1 << 20)
+
+threads = [threading.Thread(target=f, daemon=True) for f in (occupancy, allocate)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+"""
+
+
+def _has_cuda() -> bool:
+    import ctypes
+
+    try:
+        return ctypes.CDLL("libcuda.so.1").cuInit(0) == 0
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _has_cuda(), reason="needs a GPU and libcuda")
+def test_python_occupancy_callback_deadlocks_with_a_thread_holding_the_gil():
+    import subprocess
+    import sys
+
+    def finishes(mode: str) -> bool:
+        try:
+            subprocess.run([sys.executable, "-c", DEADLOCK, mode], timeout=15, check=True)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    assert finishes("releases-gil")
+    assert not finishes("holds-gil")
