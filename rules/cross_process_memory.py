@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 
-from cursedlint.c_consteval import CConstants
 from cursedlint.languages import C, CPP
 from cursedlint.rule import Example, Option, Rule
 
@@ -547,7 +546,9 @@ class CmaFailureAborts(Rule):
         return _contains(node, result.call) or _mentions(self.context, node, result.variable)
 
     @cached_property
-    def _constants(self) -> CConstants:
+    def _constants(self):
+        from cursedlint.c_consteval import CConstants  # only files that need it pay the import
+
         return CConstants(self.context)
 
     def _matters(self, node, result: Result) -> bool:

@@ -1,6 +1,7 @@
 """Output formats: `render` turns a run's findings into the text the CLI prints.
 
-One module per format; each has a `render` function taking only what that format needs.
+One module per format, imported only when chosen (start-up time is the pre-commit hook's
+cost); each has a `render` function taking only what that format needs.
 Every output ends with a newline, except `github` with no findings (empty).
 """
 
@@ -8,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
-
-from cursedlint.formats import github, json_format, sarif, text
 
 if TYPE_CHECKING:
     from cursedlint.findings import Finding
@@ -36,6 +35,8 @@ def render(
     `files_checked` shape the text format only.
     """
     if format == "text":
+        from cursedlint.formats import text
+
         return text.render(
             findings,
             source_line=source_line,
@@ -45,9 +46,15 @@ def render(
             files_checked=files_checked,
         )
     if format == "json":
+        from cursedlint.formats import json_format
+
         return json_format.render(findings)
     if format == "sarif":
+        from cursedlint.formats import sarif
+
         return sarif.render(findings, rules, source_line=source_line)
     if format == "github":
+        from cursedlint.formats import github
+
         return github.render(findings)
     raise ValueError(f"unknown output format {format!r}; choose one of {', '.join(FORMATS)}")
