@@ -148,6 +148,3 @@ class Source:
             end_line,
             self.char_column(end_line, end_byte_col),
         )
-
-    def whole_line_span(self, line: int) -> Span:
-        return Span(line, 1, line, len(self.line_text(line)) + 1)
