@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from cursedlint.findings import Finding, Span
 from cursedlint.settings import Settings
@@ -15,9 +15,16 @@ class FileContext:
         self.source = source
         self.settings = settings
         self.findings: list[Finding] = []
+        self._shared: dict[Any, Any] = {}
 
     def add(self, finding: Finding) -> None:
         self.findings.append(finding)
+
+    def shared(self, key: Any, factory: Callable[[], Any]) -> Any:
+        """An analysis several rules of this file need, computed once (by the first to ask)."""
+        if key not in self._shared:
+            self._shared[key] = factory()
+        return self._shared[key]
 
     def span_of(self, node: Any) -> Span:
         raise NotImplementedError

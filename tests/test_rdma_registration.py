@@ -1,0 +1,210 @@
+"""CUR301/CUR302: annotated fixtures (each API, length form and address form, a project header,
+files with parse errors), the page-size setting, the CUR301-over-CUR302 rule, and the header
+lookup."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from cursedlint.engine import Linter
+from cursedlint.findings import Finding
+from cursedlint.languages import language_of
+from cursedlint.rule import Example
+from cursedlint.rules.rdma_registration import (
+    SharedPageRdmaRegistration,
+    SubPageRdmaRegistration,
+    project_headers,
+)
+from cursedlint.settings import Settings
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "rdma_registration")
+RULES = {rule.code: rule for rule in (SubPageRdmaRegistration, SharedPageRdmaRegistration)}
+
+
+def lint(code: str, path: str = "rdma.c", page_size: int = 4096,
+         codes=tuple(RULES)) -> list[Finding]:
+    settings = Settings(enabled=frozenset(codes), page_size=page_size)
+    linter = Linter(settings, {code: RULES[code] for code in codes})
+    return linter.lint_bytes(path, textwrap.dedent(code).encode(), language_of(path)).findings
+
+
+def found(code: str, **kwargs) -> list[tuple[int, str]]:
+    return sorted((finding.line, finding.code) for finding in lint(code, **kwargs))
+
+
+@pytest.mark.parametrize("fixture", sorted(
+    name for name in os.listdir(FIXTURES) if not name.endswith(".h")))
+def test_fixture_findings_match_markers(fixture):
+    path = os.path.join(FIXTURES, fixture)
+    with open(path, encoding="utf-8") as handle:
+        code = handle.read()
+    expected = Example(code).expected()
+    assert expected, "every fixture marks the findings it expects"
+    findings = lint(code, path)
+    assert sorted((f.line, f.code, f.severity) for f in findings) == sorted(expected)
+
+
+REGISTER_FLAG = """
+    #include <infiniband/verbs.h>
+    void f(struct ibv_pd *pd, void *buf) {
+        ibv_reg_mr(pd, buf, 16 * 1024, IBV_ACCESS_LOCAL_WRITE);
+    }
+"""
+
+
+@pytest.mark.parametrize("page_size, reported", [(4096, False), (16384, False), (65536, True)])
+def test_page_size_setting(page_size, reported):
+    assert bool(found(REGISTER_FLAG, page_size=page_size)) == reported
+
+
+def test_message_gives_length_page_size_and_fix():
+    (finding,) = lint(REGISTER_FLAG, page_size=65536)
+    assert "16384 bytes" in finding.message and "65536-byte pages" in finding.message
+    assert "posix_memalign" in finding.message and "register 65536 bytes" in finding.message
+    assert finding.column == 25  # the length argument
+
+
+SMALL_STACK_FLAG = """
+    #include <infiniband/verbs.h>
+    void f(struct ibv_pd *pd) {
+        uint32_t flag;
+        ibv_reg_mr(pd, &flag, sizeof(flag), IBV_ACCESS_LOCAL_WRITE);
+    }
+"""
+
+
+def test_both_apply_reports_cur301_only():
+    assert found(SMALL_STACK_FLAG) == [(5, "CUR301")]
+
+
+def test_cur302_reports_when_cur301_is_off():
+    assert found(SMALL_STACK_FLAG, codes=("CUR302",)) == [(5, "CUR302")]
+
+
+@pytest.mark.parametrize("source", [
+    "p = malloc(64);",                       # assigned again: two sources
+    "free(p); p = NULL;",
+    "p++;",
+])
+def test_pointer_with_several_values_is_silent(source):
+    code = f"""
+        void f(struct ibv_pd *pd, size_t n) {{
+            char *p = malloc(64);
+            {source}
+            ibv_reg_mr(pd, p, n, 0);
+        }}
+    """
+    assert found(code) == []
+
+
+def test_malloc_at_the_mmap_threshold_is_silent():
+    code = """
+        void f(struct ibv_pd *pd, size_t n) {
+            char *below = malloc(128 * 1024 - 16), *at = malloc(128 * 1024);
+            ibv_reg_mr(pd, below, n, 0);
+            ibv_reg_mr(pd, at, n, 0);
+        }
+    """
+    assert found(code) == [(4, "CUR302")]
+
+
+def test_wrapper_is_one_level_only():
+    code = """
+        static struct ibv_mr *reg(struct ibv_pd *pd, void *p, size_t n) {
+            return ibv_reg_mr(pd, p, n, 0);
+        }
+        static struct ibv_mr *reg_twice_removed(struct ibv_pd *pd, void *p, size_t n) {
+            return reg(pd, p, n);
+        }
+        void f(struct ibv_pd *pd, void *p) {
+            reg(pd, p, 10);
+            reg_twice_removed(pd, p, 10);
+        }
+    """
+    assert found(code) == [(9, "CUR301")]
+
+
+def test_method_call_of_the_same_name_is_not_a_registration():
+    code = """
+        struct Pool { ibv_mr *ibv_reg_mr(void *p, size_t n); };
+        void f(Pool &pool, void *p) { pool.ibv_reg_mr(p, 4); }
+    """
+    assert found(code, path="pool.cpp") == []
+
+
+def test_short_argument_list_is_ignored():
+    assert found("void f(void *p) { ibv_reg_mr(p, 4); }") == []
+
+
+def test_project_headers_follow_quoted_includes_once(tmp_path):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "a.h").write_text('#include "inc/b.h"\n#define A 1\n')
+    (tmp_path / "inc" / "b.h").write_text('#include "../a.h"\n#define B 2\n')
+    text = project_headers(str(tmp_path / "main.c"), b'#include "a.h"\n#include <stdio.h>\n')
+    assert text.count(b"#define A 1") == 1 and text.count(b"#define B 2") == 1
+    assert text.index(b"#define B") < text.index(b"#define A")  # include order
+
+
+def test_header_constants_reach_the_length(tmp_path):
+    (tmp_path / "sizes.h").write_text("#define FLAG_BYTES 8\n")
+    main = tmp_path / "main.c"
+    code = '#include "sizes.h"\nvoid f(void *pd, void *p) { ibv_reg_mr(pd, p, FLAG_BYTES, 0); }\n'
+    main.write_text(code)
+    assert found(code, path=str(main)) == [(2, "CUR301")]
+    assert found(code, path=str(tmp_path / "elsewhere" / "main.c")) == []
+
+
+def test_reference_parameter_is_unknown_provenance():
+    code = """
+        void by_reference(ibv_pd *pd, std::uint64_t &word, std::size_t n) {
+            ibv_reg_mr(pd, &word, n, 0);
+        }
+        void by_value(ibv_pd *pd, std::uint64_t word, std::size_t n) {
+            ibv_reg_mr(pd, &word, n, 0);
+        }
+    """
+    assert found(code, path="refs.cpp") == [(6, "CUR302")]
+
+
+def test_rereg_flags_decide_whether_the_range_changes():
+    code = """
+        void f(struct ibv_mr *mr, struct ibv_pd *pd, void *p, int flags) {
+            ibv_rereg_mr(mr, 1, pd, p, 8, 0);
+            ibv_rereg_mr(mr, 4, pd, p, 8, 0);
+            ibv_rereg_mr(mr, flags, pd, p, 8, 0);
+            ibv_rereg_mr(mr, flags & ~IBV_REREG_MR_CHANGE_TRANSLATION, pd, p, 8, 0);
+        }
+    """
+    assert found(code) == [(3, "CUR301")]
+
+
+def test_undeclared_name_in_a_method_is_a_member_only_when_it_looks_like_one():
+    code = """
+        void Queue::Arm(ibv_pd *pd, std::size_t n) {
+            ibv_reg_mr(pd, &tail_, n, 0);
+            ibv_reg_mr(pd, &m_head, n, 0);
+            ibv_reg_mr(pd, &g_shared_doorbell, n, 0);
+        }
+    """
+    assert found(code, path="queue.cpp") == [(3, "CUR302"), (4, "CUR302")]
+
+
+@pytest.mark.parametrize("allocation, reported", [
+    ("posix_memalign(&p, 64, 2048);", True),     # cache-line aligned: shares pages
+    ("posix_memalign(&p, 4096, 2048);", False),  # page-aligned start
+    ("p = memalign(256, 1000);", True),
+    ("p = valloc(100);", False),
+    ("cudaMallocHost(&p, 512);", False),
+])
+def test_aligned_allocators(allocation, reported):
+    code = f"""
+        void f(struct ibv_pd *pd, size_t n) {{
+            void *p;
+            {allocation}
+            ibv_reg_mr(pd, p, n, 0);
+        }}
+    """
+    assert bool(found(code)) == reported
