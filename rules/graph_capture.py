@@ -1,0 +1,1490 @@
+"""CUR4xx: CUDA work that breaks CUDA graph capture (Python).
+
+`CaptureAnalysis` finds a module's capture regions: the body of `with torch.cuda.graph(...)`,
+the statements between `g.capture_begin()` and `g.capture_end()`, CuPy's
+`stream.begin_capture()` ... `end_capture()` and cuda-python's `cudaStreamBeginCapture` /
+`cuStreamBeginCapture` ... `End` in one block, and calls of `make_graphed_callables` (which
+capture inside), each with its capture mode. `CudaUse` says which calls reach the GPU or wait
+for it, following calls into the module's own functions and methods. CUR401 looks for threads
+alive when a region starts, CUR402 for synchronizing calls inside a region, CUR403 for the
+incident's pinned DataLoader iterator. A mode, a thread target or a loader setting that the
+module does not show is not a finding.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from cursedlint.python_consteval import UNKNOWN
+from cursedlint.rule import Example, Rule
+
+GLOBAL, THREAD_LOCAL, RELAXED = "global", "thread_local", "relaxed"
+_MODE_NUMBERS = {0: GLOBAL, 1: THREAD_LOCAL, 2: RELAXED}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_MAX_DEPTH = 4
+
+GRAPH_CONTEXTS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
+GRAPHED_CALLABLES = frozenset({"torch.cuda.make_graphed_callables",
+                               "torch.cuda.graphs.make_graphed_callables"})
+REGION_TRIGGERS = ("capture_begin", "begin_capture", "BeginCapture", ("cuda", "graph("),
+                   ("cuda", "graph as"), "make_graphed_callables")
+"""`torch.cuda.graph(` however imported: `graph(`, `cuda_graph(`, or an alias (`graph as g`)."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A call that begins capture and the calls that end it. `on_receiver`: the capture is
+    named by the method's object (`g.capture_begin()`), else by the first argument."""
+
+    ends: frozenset[str]
+    what: str
+    mode_slot: tuple[int, str]
+    default: str | None
+    on_receiver: bool
+
+
+PAIRINGS = {
+    "capture_begin": Pairing(frozenset({"capture_end"}), "CUDAGraph.capture_begin()",
+                             (1, "capture_error_mode"), GLOBAL, True),
+    # CuPy defaults to relaxed: "Default is cupy.cuda.runtime.streamCaptureModeRelaxed"
+    "begin_capture": Pairing(frozenset({"end_capture"}), "Stream.begin_capture()",
+                             (0, "mode"), RELAXED, True),
+    **{name: Pairing(frozenset({end}), f"{name}()", (1, "mode"), None, False)
+       for name, end in (("cudaStreamBeginCapture", "cudaStreamEndCapture"),
+                         ("cuStreamBeginCapture", "cuStreamEndCapture"),
+                         ("cuStreamBeginCapture_v2", "cuStreamEndCapture"))},
+}
+"""Last name of the begin call -> how its region ends and where its mode is."""
+
+
+@dataclass(frozen=True)
+class Region:
+    """A capture region: `start` is the call that begins capture (where findings go), `body`
+    the statements captured (none for make_graphed_callables), `mode` None when unknown."""
+
+    start: ast.Call
+    body: tuple[ast.stmt, ...]
+    mode: str | None
+    what: str
+
+    @property
+    def mode_words(self) -> str:
+        return self.mode or "an unknown"
+
+
+# -- small helpers -----------------------------------------------------------------------------
+
+
+def _last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
+    for item in call.keywords:
+        if item.arg == keyword:
+            return item.value
+    before = call.args[: index + 1]
+    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in before):
+        return call.args[index]
+    return None
+
+
+def _key(node: ast.AST) -> str:
+    """An expression's text, the same wherever it is loaded or stored."""
+    return ast.unparse(node)
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """The nodes under `roots` that run with them: nested functions, lambdas and classes are
+    skipped (defining them runs nothing)."""
+    pending = [root for root in roots if not isinstance(root, _SCOPES)]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(child for child in ast.iter_child_nodes(node)
+                       if not isinstance(child, _SCOPES))
+
+
+def _statement_call(statement: ast.stmt) -> ast.Call | None:
+    """The call a statement makes: `f(...)`, `x = f(...)`, `check(f(...))`."""
+    value = getattr(statement, "value", None) if isinstance(
+        statement, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+    if not isinstance(value, ast.Call):
+        return None
+    if (_last_name(value.func) not in _PAIR_NAMES and len(value.args) == 1
+            and isinstance(value.args[0], ast.Call)):
+        return value.args[0]
+    return value
+
+
+_PAIR_NAMES = frozenset(PAIRINGS).union(*(p.ends for p in PAIRINGS.values()))
+
+
+def _enclosing_class(context, node: ast.AST) -> ast.ClassDef | None:
+    return next((a for a in context.ancestors(node) if isinstance(a, ast.ClassDef)), None)
+
+
+def _is_self_attribute(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "self")
+
+
+# -- capture regions -------------------------------------------------------------------------
+
+
+class CaptureAnalysis:
+    """The capture regions of one module and what the module binds to names and attributes
+    (shared by the CUR4xx rules of a file). The rules feed it the engine walk's `with`
+    statements and calls, so it walks nothing itself; a region is kept once."""
+
+    def __init__(self, context):
+        self.context = context
+        self.regions: list[Region] = []
+        self._starts: set[int] = set()
+
+    def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            call = item.context_expr
+            if isinstance(call, ast.Call) and self.named(call.func, GRAPH_CONTEXTS):
+                mode = self.mode(_argument(call, 3, "capture_error_mode"), GLOBAL)
+                self._add(Region(call, tuple(node.body), mode, "torch.cuda.graph"))
+
+    def visit_call(self, node: ast.Call) -> None:
+        pairing = PAIRINGS.get(_last_name(node.func))
+        if pairing is not None:
+            region = self._paired(node, pairing)
+            if region is not None:
+                self._add(region)
+        elif self.named(node.func, GRAPHED_CALLABLES):
+            self._add(Region(node, (), GLOBAL, "torch.cuda.make_graphed_callables"))
+
+    def _add(self, region: Region) -> None:
+        if id(region.start) not in self._starts:
+            self._starts.add(id(region.start))
+            self.regions.append(region)
+
+    def _paired(self, call: ast.Call, pairing: Pairing) -> Region | None:
+        """The region from a begin call to its end call in the same block."""
+        if pairing.on_receiver and not isinstance(call.func, ast.Attribute):
+            return None
+        statement = self.context.parent_of(call)
+        if isinstance(statement, ast.Call):  # check(cudaStreamBeginCapture(...))
+            statement = self.context.parent_of(statement)
+        block = self._block_of(statement)
+        if block is None or _statement_call(statement) is not call:
+            return None
+        key = self._pair_key(call, pairing)
+        index = next(i for i, s in enumerate(block) if s is statement)
+        for end_index in range(index + 1, len(block)):
+            end = _statement_call(block[end_index])
+            if (end is not None and _last_name(end.func) in pairing.ends
+                    and self._pair_key(end, pairing) == key):
+                mode = self.mode(_argument(call, *pairing.mode_slot), pairing.default)
+                return Region(call, tuple(block[index + 1:end_index]), mode, pairing.what)
+        return None
+
+    def _block_of(self, statement: ast.AST | None) -> list[ast.stmt] | None:
+        """The statement list that holds `statement`."""
+        parent = self.context.parent_of(statement) if isinstance(statement, ast.stmt) else None
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and any(s is statement for s in block):
+                return block
+        return None
+
+    @staticmethod
+    def _pair_key(call: ast.Call, pairing: Pairing) -> str | None:
+        if pairing.on_receiver:
+            return _key(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        return _key(call.args[0]) if call.args else None
+
+    def named(self, func: ast.AST, names: frozenset[str]) -> bool:
+        return self.context.qualified_name(func, among=names) is not None
+
+    def mode(self, node: ast.AST | None, default: str | None) -> str | None:
+        """The capture mode an argument names: "global", "thread_local", "relaxed", 0/1/2, or
+        a constant such as `cudaStreamCaptureModeThreadLocal` / `CU_STREAM_CAPTURE_MODE_GLOBAL`;
+        `default` when absent, None when unknown."""
+        if node is None:
+            return default
+        value = self.context.evaluate(node)
+        if isinstance(value, str):
+            return value if value in (GLOBAL, THREAD_LOCAL, RELAXED) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _MODE_NUMBERS.get(value)
+        word = (_last_name(node) or "").lower().replace("_", "")
+        for suffix, mode in (("threadlocal", THREAD_LOCAL), ("relaxed", RELAXED),
+                             ("global", GLOBAL)):
+            if word.endswith(suffix):
+                return mode
+        return None
+
+    # -- what names and attributes hold ----------------------------------------------------
+    def value_of(self, node: ast.AST) -> ast.AST | None:
+        """What `node` is bound to: a name's one binding, the one value the enclosing class
+        assigns to `self.attr` (or its method `attr`), or the expression itself."""
+        if isinstance(node, ast.Name):
+            return self.context.definition(node)
+        if _is_self_attribute(node):
+            return self.attribute_value(node)
+        return node
+
+    def attribute_value(self, node: ast.Attribute) -> ast.AST | None:
+        cls = _enclosing_class(self.context, node)
+        if cls is None:
+            return None
+        method = self.own_method(cls, node.attr)
+        if method is not None:
+            return method
+        values = [value for value, _ in self.attribute_assignments(cls, node.attr)]
+        return values[0] if len(values) == 1 else None
+
+    @staticmethod
+    def own_method(cls: ast.ClassDef, name: str) -> ast.AST | None:
+        return next((item for item in cls.body
+                     if isinstance(item, _FUNCTIONS) and item.name == name), None)
+
+    @staticmethod
+    def attribute_assignments(cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, ast.AST]]:
+        """(value, method) of each `self.attr = value` in the class's methods."""
+        found = []
+        for method in cls.body:
+            if not isinstance(method, _FUNCTIONS):
+                continue
+            for node in own_nodes(method.body):
+                if isinstance(node, ast.Assign) and any(
+                        _is_self_attribute(t) and t.attr == attr for t in node.targets):
+                    found.append((node.value, method))
+        return found
+
+    def code_of(self, target: ast.AST | None, depth: int = 0) -> ast.AST | None:
+        """The def or lambda a callable value runs: a module function, `self.method`, a
+        lambda, `functools.partial(f, ...)`; None when the module does not show it."""
+        if target is None or depth > _MAX_DEPTH:
+            return None
+        if isinstance(target, (ast.Lambda, *_FUNCTIONS)):
+            return target
+        if isinstance(target, ast.Call) and self.named(target.func, _PARTIAL) and target.args:
+            return self.code_of(target.args[0], depth + 1)
+        if isinstance(target, (ast.Name, ast.Attribute)):
+            bound = self.value_of(target)
+            return None if bound is target else self.code_of(bound, depth + 1)
+        return None
+
+
+_PARTIAL = frozenset({"functools.partial"})
+_END = (float("inf"), 0)
+
+
+def capture_analysis(context) -> CaptureAnalysis:
+    """The file's analysis, built once for all CUR4xx rules."""
+    return context.shared(CaptureAnalysis, lambda: CaptureAnalysis(context))
+
+
+# -- what a call does to the GPU -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Use:
+    """A call that reaches CUDA: `what` says how, `device_wide` when it synchronizes the whole
+    device (illegal during any capture, whatever the mode)."""
+
+    what: str
+    device_wide: bool = False
+
+
+DEVICE_SYNCS = frozenset({"torch.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize"})
+C_DEVICE_SYNCS = frozenset({"cudaDeviceSynchronize", "cuCtxSynchronize"})
+C_PROHIBITED = C_DEVICE_SYNCS | frozenset({
+    "cudaStreamSynchronize", "cudaEventSynchronize", "cudaEventQuery", "cudaStreamQuery",
+    "cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemset", "cuStreamSynchronize",
+    "cuEventSynchronize", "cuEventQuery", "cuStreamQuery", "cuMemAlloc", "cuMemFree",
+    "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemsetD8", "cuMemsetD32",
+})
+"""cuda-python functions (last name, `_v2` removed) that a capture prohibits."""
+
+HOST_SYNCS = {
+    "item": "`.item()` copies a value to the host",
+    "cpu": "`.cpu()` copies the tensor to the host",
+    "tolist": "`.tolist()` copies the tensor to the host",
+    "numpy": "`.numpy()` copies the array to the host",
+    "nonzero": "`.nonzero()` needs the count of nonzero elements on the host",
+    "synchronize": "`.synchronize()` waits for the GPU",
+    "query": "`.query()` asks the GPU whether work is done (cudaEventQuery/cudaStreamQuery)",
+}
+"""Zero-argument methods that wait for the GPU (CUR402, and CUDA work in another thread)."""
+
+QUALIFIED_SYNCS = {
+    "torch.cuda.synchronize": "torch.cuda.synchronize() waits for the whole device",
+    "torch.cuda.empty_cache": "torch.cuda.empty_cache() frees cached blocks with cudaFree",
+    "torch.nonzero": "torch.nonzero() needs the count of nonzero elements on the host",
+    "cupy.asnumpy": "cupy.asnumpy() copies the array to the host",
+    "cupy.cuda.runtime.deviceSynchronize": "deviceSynchronize() waits for the whole device",
+}
+THREAD_METHODS = {
+    "cuda": "`.cuda()` allocates and copies on the GPU",
+    "pin_memory": "`.pin_memory()` allocates pinned memory (the caching host allocator queries "
+                  "CUDA events)",
+    **{name: HOST_SYNCS[name] for name in ("item", "cpu", "tolist", "synchronize", "query")},
+}
+HOST_ONLY_TORCH_CUDA = frozenset({
+    "is_available", "device_count", "current_device", "get_device_name",
+    "get_device_properties", "get_device_capability", "is_initialized", "set_device",
+    "memory_allocated",
+    "memory_reserved", "max_memory_allocated", "nvtx",
+})
+"""torch.cuda functions that ask the host-side runtime only."""
+_CUDA_MODULES = ("torch.cuda.", "cupy.", "cuda.", "numba.cuda.")
+_TORCH_DEVICE = frozenset({"torch.device"})
+
+
+def _c_name(func: ast.AST) -> str | None:
+    name = _last_name(func)
+    return name[:-3] if name and name.endswith("_v2") else name
+
+
+class CudaUse:
+    """Which calls of a module reach CUDA, directly or through its own functions."""
+
+    def __init__(self, context, analysis: CaptureAnalysis):
+        self.context = context
+        self.analysis = analysis
+        self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
+
+    def host_sync(self, node: ast.AST) -> str | None:
+        """Why `node` cannot run inside a capture region, or None."""
+        if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                and isinstance(node.slice, ast.Compare)):
+            return "boolean-mask indexing needs the count of selected elements on the host"
+        if not isinstance(node, ast.Call):
+            return None
+        name = self.context.qualified_name(node.func, among=QUALIFIED_SYNCS)
+        if name:
+            return QUALIFIED_SYNCS[name]
+        c_name = _c_name(node.func)
+        if c_name in C_PROHIBITED:
+            return f"{c_name}() is prohibited while a stream captures"
+        if isinstance(node.func, ast.Attribute) and not node.args:
+            return HOST_SYNCS.get(node.func.attr)
+        return None
+
+    def thread_use(self, node: ast.AST) -> Use | None:
+        """Whether a call, made by another thread, is CUDA work (and whether device-wide)."""
+        if not isinstance(node, ast.Call):
+            return None
+        func = node.func
+        name = self.context.qualified_name(func)
+        if name in DEVICE_SYNCS or _c_name(func) in C_DEVICE_SYNCS:
+            return Use(f"`{ast.unparse(func)}()` waits for the whole device", device_wide=True)
+        if isinstance(func, ast.Attribute) and func.attr == "synchronize" and isinstance(
+                func.value, ast.Call) and self.context.qualified_name(
+                func.value.func) == "cupy.cuda.Device":
+            return Use("`cupy.cuda.Device().synchronize()` waits for the whole device",
+                       device_wide=True)
+        if name and name.startswith(_CUDA_MODULES) and not any(
+                part in HOST_ONLY_TORCH_CUDA for part in name.split(".")):
+            return Use(f"`{name}()` calls CUDA")
+        if isinstance(func, ast.Attribute):
+            if func.attr in THREAD_METHODS and not node.args:
+                return Use(THREAD_METHODS[func.attr])
+            if func.attr == "to" and any(self._is_cuda_device(a) for a in self._to_targets(node)):
+                return Use("`.to(\"cuda\")` allocates and copies on the GPU")
+        device = next((k.value for k in node.keywords if k.arg == "device"), None)
+        if name and name.startswith("torch.") and self._is_cuda_device(device):
+            return Use(f"`{name}(device=\"cuda\")` allocates a CUDA tensor")
+        return None
+
+    @staticmethod
+    def _to_targets(call: ast.Call) -> list[ast.AST]:
+        return [*call.args[:1], *(k.value for k in call.keywords if k.arg == "device")]
+
+    def _is_cuda_device(self, node: ast.AST | None) -> bool:
+        if node is None:
+            return False
+        if isinstance(node, ast.Call) and self.context.qualified_name(
+                node.func, among=_TORCH_DEVICE) and node.args:
+            node = node.args[0]
+        value = self.context.evaluate(node)
+        return isinstance(value, str) and value.startswith("cuda")
+
+    def first(self, code: Iterable[ast.AST], check, depth: int = 0,
+              seen: frozenset[int] = frozenset()) -> tuple[ast.AST, str, list[str]] | None:
+        """The first node under `code` (by position) for which `check(node)` says something,
+        looking into the module's functions it calls: (node, what, [callee names])."""
+        nodes = sorted((n for n in own_nodes(code) if hasattr(n, "lineno")), key=_position)
+        for node in nodes:
+            what = check(node)
+            if what:
+                return node, what, []
+            callee = self.callee(node) if depth < _MAX_DEPTH else None
+            if callee is not None and id(callee) not in seen:
+                inner = self._first_in(callee, check, depth + 1, seen | {id(callee)})
+                if inner:
+                    return inner[0], inner[1], [callee.name, *inner[2]]
+        return None
+
+    def _first_in(self, callee: ast.AST, check, depth: int, seen: frozenset[int]):
+        """`first` over a callee's body, remembered per callee and check."""
+        key = (id(callee), check.__name__)
+        if key not in self._memo:
+            self._memo[key] = self.first(_body(callee), check, depth, seen)
+        return self._memo[key]
+
+    def callee(self, node: ast.AST) -> ast.AST | None:
+        """The module's def that a call runs: `helper(...)`, `self.method(...)`."""
+        if not isinstance(node, ast.Call):
+            return None
+        if isinstance(node.func, ast.Name) or _is_self_attribute(node.func):
+            code = self.analysis.value_of(node.func)
+            return code if isinstance(code, _FUNCTIONS) else None
+        return None
+
+
+C_BEGINS = frozenset({"cudaStreamBeginCapture", "cuStreamBeginCapture",
+                      "cuStreamBeginCapture_v2"})
+C_ENDS = frozenset({"cudaStreamEndCapture", "cuStreamEndCapture"})
+C_SYNC_NAMES = C_PROHIBITED | {f"{name}_v2" for name in C_PROHIBITED if name.startswith("cu")
+                               and not name.startswith("cuda")}
+"""C/C++ calls prohibited in a capture region, with the driver's `_v2` spellings."""
+
+
+def _c_ancestors(node) -> Iterator:
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def _c_statement(node):
+    """The statement of a block (compound statement) that holds `node`."""
+    while node.parent is not None and node.parent.type != "compound_statement":
+        node = node.parent
+    return node if node.parent is not None else None
+
+
+C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
+_C_CUDA_CALL = re.compile(r"cu(da)?[A-Z]\w*")
+
+
+def _c_children(node) -> Iterator:
+    """The named descendants of `node`, in source order."""
+    pending = list(reversed(node.named_children))
+    while pending:
+        child = pending.pop()
+        yield child
+        pending.extend(reversed(child.named_children))
+
+
+def _c_called(context, call) -> str | None:
+    function = call.child_by_field_name("function")
+    if function is not None and function.type == "qualified_identifier":
+        function = function.child_by_field_name("name")
+    return context.text(function) if function is not None else None
+
+
+def _c_arguments(call) -> list:
+    listed = call.child_by_field_name("arguments")
+    return [a for a in (listed.named_children if listed else ()) if a.type != "comment"]
+
+
+def _c_first_argument(context, call) -> str | None:
+    arguments = _c_arguments(call)
+    return context.text(arguments[0]) if arguments else None
+
+
+def _c_mode(context, begin) -> str | None:
+    """The mode argument of a begin-capture call: named by its constant, else unknown."""
+    arguments = _c_arguments(begin)
+    word = context.text(arguments[1]).lower().replace("_", "") if len(arguments) > 1 else ""
+    for suffix, mode in (("threadlocal", THREAD_LOCAL), ("relaxed", RELAXED),
+                         ("global", GLOBAL)):
+        if word.endswith(suffix):
+            return mode
+    return None
+
+
+@dataclass(frozen=True)
+class CThreadStart:
+    """A C/C++ thread started at `node` (handle: its variable) running `code` (a body)."""
+
+    node: object
+    handle: str | None
+    code: object
+    label: str
+
+
+class CThreads:
+    """Threads of a C/C++ file (`std::thread`/`std::jthread` declarations, `pthread_create`)
+    and the CUDA calls their code makes, through the file's own functions."""
+
+    def __init__(self, context):
+        self.context = context
+        self.functions = {}
+        for node in _c_children(context.root):
+            if node.type == "function_definition":
+                name = self._declared_name(node)
+                if name:
+                    self.functions[name] = node
+
+    @staticmethod
+    def _declared_name(function) -> str | None:
+        declarator = function.child_by_field_name("declarator")
+        while declarator is not None and declarator.type not in ("identifier",
+                                                                 "field_identifier"):
+            declarator = declarator.child_by_field_name("declarator")
+        return declarator.text.decode() if declarator is not None else None
+
+    def starts(self, body) -> Iterator[CThreadStart]:
+        for node in _c_children(body):
+            if node.type == "init_declarator":
+                start = self._declared_thread(node)
+            elif node.type == "function_declarator" and node.parent.type == "declaration":
+                start = self._vexing_thread(node)
+            elif node.type == "call_expression" and _c_called(self.context, node) == \
+                    "pthread_create":
+                start = self._pthread(node)
+            else:
+                continue
+            if start is not None:
+                yield start
+
+    def _declared_thread(self, node) -> CThreadStart | None:
+        """`std::thread t(f, ...)`, `std::jthread t{[&] {...}}`, `auto t = std::thread(f)`."""
+        declaration, value = node.parent, node.child_by_field_name("value")
+        type_node = declaration.child_by_field_name("type") if declaration else None
+        if value is not None and value.type == "call_expression":
+            type_text, value = self.context.text(value.child_by_field_name("function")), \
+                value.child_by_field_name("arguments")
+        else:
+            type_text = self.context.text(type_node) if type_node is not None else ""
+        if type_text not in C_THREAD_TYPES or value is None or not value.named_children:
+            return None
+        handle = self.context.text(node.child_by_field_name("declarator"))
+        return self._start(node, handle, value.named_children[0])
+
+    def _vexing_thread(self, node) -> CThreadStart | None:
+        """`std::thread t(worker);`, which parses as a declaration of a function `t` taking a
+        `worker`."""
+        type_node = node.parent.child_by_field_name("type")
+        parameters = node.child_by_field_name("parameters")
+        first = parameters.named_children[0] if parameters and parameters.named_children \
+            else None
+        if (type_node is None or self.context.text(type_node) not in C_THREAD_TYPES
+                or first is None or first.type != "parameter_declaration"):
+            return None
+        return self._start(node, self.context.text(node.child_by_field_name("declarator")),
+                           first.child_by_field_name("type"))
+
+    def _pthread(self, call) -> CThreadStart | None:
+        arguments = _c_arguments(call)
+        if len(arguments) < 3:
+            return None
+        return self._start(call, self.context.text(arguments[0]).lstrip("&"), arguments[2])
+
+    def _start(self, node, handle: str, callable_node) -> CThreadStart | None:
+        if callable_node.type == "pointer_expression":
+            callable_node = callable_node.child_by_field_name("argument")
+        if callable_node.type == "lambda_expression":
+            return CThreadStart(node, handle, callable_node.child_by_field_name("body"),
+                                f"thread `{handle}` (a lambda)")
+        function = self.functions.get(self.context.text(callable_node))
+        if function is None:
+            return None
+        return CThreadStart(node, handle, function.child_by_field_name("body"),
+                            f"thread `{handle}` running {self.context.text(callable_node)}()")
+
+    def joined(self, body, handle: str, after: int, before: int) -> bool:
+        """`handle.join()` or `pthread_join(handle, ...)` between the two byte offsets."""
+        for node in _c_children(body):
+            if node.type != "call_expression" or not after < node.start_byte < before:
+                continue
+            function = node.child_by_field_name("function")
+            if function.type == "field_expression" and self.context.text(
+                    function.child_by_field_name("field")) == "join" and self.context.text(
+                    function.child_by_field_name("argument")) == handle:
+                return True
+            if _c_called(self.context, node) == "pthread_join" and \
+                    _c_first_argument(self.context, node) == handle:
+                return True
+        return False
+
+    def cuda_call(self, code, device_wide: bool, seen: frozenset = frozenset()):
+        """(call, name, [callees]) of the first CUDA call under `code` (only device-wide
+        synchronizations with `device_wide`), following the file's own functions."""
+        for node in _c_children(code):
+            if node.type != "call_expression":
+                continue
+            name = _c_called(self.context, node) or ""
+            if _C_CUDA_CALL.fullmatch(name) and (not device_wide or name in C_DEVICE_SYNCS):
+                return node, name, []
+            function = self.functions.get(name)
+            if function is not None and name not in seen and len(seen) < _MAX_DEPTH:
+                inner = self.cuda_call(function.child_by_field_name("body"), device_wide,
+                                       seen | {name})
+                if inner:
+                    return inner[0], inner[1], [name, *inner[2]]
+        return None
+
+
+def _body(code: ast.AST) -> list[ast.AST]:
+    return [code.body] if isinstance(code, ast.Lambda) else list(code.body)
+
+
+def _through(path: list[str]) -> str:
+    return "".join(f" through {name}()" for name in path)
+
+
+class CaptureRule(Rule):
+    """Base of the CUR4xx rules: feeds the walk's `with` statements and calls to the file's
+    shared `CaptureAnalysis`, and runs `check()` on the regions found."""
+
+    def __init__(self, context, options=None):
+        super().__init__(context, options)
+        self.analysis = capture_analysis(context)
+        self.uses = CudaUse(context, self.analysis)
+
+    def visit_With(self, node: ast.With) -> None:
+        self.analysis.visit_with(node)
+
+    def visit_AsyncWith(self, node: ast.AsyncWith) -> None:
+        self.analysis.visit_with(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.analysis.visit_call(node)
+
+
+# -- CUR401 ----------------------------------------------------------------------------------
+
+THREAD_CLASSES = frozenset({"threading.Thread"})
+TIMERS = frozenset({"threading.Timer"})
+EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
+                       "concurrent.futures.thread.ThreadPoolExecutor"})
+_WAITS = frozenset({"concurrent.futures.wait"})
+
+
+@dataclass(frozen=True)
+class ThreadStart:
+    """A thread (or executor task) started at `call` running `code`; `handles` are the
+    expressions whose join/shutdown/result ends it; `executor` the executor's, for tasks."""
+
+    call: ast.Call
+    code: ast.AST
+    label: str
+    handles: frozenset[str]
+    executor: str | None
+
+
+class CudaThreadDuringCapture(CaptureRule):
+    """## What it does
+    Finds a capture region (`with torch.cuda.graph(...)`, `capture_begin()`, CuPy
+    `begin_capture()`, `cudaStreamBeginCapture`, `make_graphed_callables`) that starts while a
+    thread started earlier may make CUDA calls: a `threading.Thread` (or a `Thread` subclass
+    with its own `run`), a `threading.Timer`, or a `ThreadPoolExecutor.submit`/`map` task,
+    started before the region in the same function (or at module level, or in the class's
+    `__init__`) and not joined, shut down or waited for before it. The thread's code is
+    followed through the module's functions and methods; CUDA work is a `torch.cuda`, CuPy or
+    cuda-python call, `.cuda()`, `.to("cuda")`, a tensor created with `device="cuda"`,
+    `.pin_memory()`, `.cpu()`, `.item()`, `.tolist()`, and event or stream `.query()` /
+    `.synchronize()`. Under `capture_error_mode="thread_local"` or `"relaxed"` only a
+    device-wide synchronization in the thread (`torch.cuda.synchronize()`,
+    `cupy.cuda.Device().synchronize()`, `cudaDeviceSynchronize`) is a finding. A thread whose
+    code the module does not show is not a finding. In C/C++ (CUDA sources included), the
+    threads are `std::thread`/`std::jthread` declarations and `pthread_create` calls before a
+    `cudaStreamBeginCapture`/`cuStreamBeginCapture` in the same function, not joined
+    (`t.join()`, `pthread_join`) before it, whose lambda or same-file function reaches a
+    `cuda*`/`cu*` call; the mode is read from the mode constant.
+
+    ## Why it is cursed
+    In the default `"global"` mode, a capture-unsafe CUDA call from *any* thread while the
+    capture runs (an event query, an allocation, a synchronization) invalidates it: capture
+    fails with "operation failed due to a previous error during capture", only when the
+    thread happens to call at that moment. Incident 001: a thread queried CUDA events during
+    a full-iteration capture; it failed 1 run in 3 on 512 GPUs and took three days to find.
+    A device-wide synchronization waits for the capturing stream, which is illegal in every
+    mode. Verified on an H100 (PyTorch 2.11): a thread polling `Event.query()`, allocating
+    CUDA tensors or calling `.cpu()` breaks a global-mode capture; `thread_local` fixes the
+    query and allocation cases, not a thread's `torch.cuda.synchronize()`; a thread joined
+    before capture, or doing CPU work only, is harmless.
+
+    ## Example
+    ```python
+    threading.Thread(target=poll_events, daemon=True).start()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(static_input)
+    ```
+
+    ## Fix
+    Join or stop the thread before capture (or start it after), or capture with
+    `torch.cuda.graph(g, capture_error_mode="thread_local")` so that other threads' calls no
+    longer count; a thread that synchronizes the whole device must be stopped, or synchronize
+    only its own stream or event. In C/C++, join the thread before `cudaStreamBeginCapture`, or
+    begin with `cudaStreamCaptureModeThreadLocal`.
+
+    ## References
+    - `torch.cuda.graph` (`capture_error_mode`: "global" errors on actions in other threads):
+      https://docs.pytorch.org/docs/stable/generated/torch.cuda.graphs.graph.html
+    - `cudaStreamBeginCapture` and `cudaThreadExchangeStreamCaptureMode` (capture modes):
+      https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html
+    - NVIDIA, CUDA graph quick checklist ("No background thread queries"):
+      https://docs.nvidia.com/dl-cuda-graph/torch-cuda-graph/quick-checklist.html
+    - Incident 001 (graph capture failing at random; the other thread's `cudaEventQuery`):
+      `shared/incidents/001_ff36e9c9a06e2c8a.txt`
+    """
+
+    code = "CUR401"
+    name = "cuda-thread-during-capture"
+    languages = ("python", "c", "cpp")
+    triggers = REGION_TRIGGERS
+    summary = "a thread that makes CUDA calls is alive when a CUDA graph capture starts"
+
+    valid = (
+        """
+        import threading
+        import torch
+
+        def warm_cache(x):
+            torch.cuda.current_stream().synchronize()
+            return x.cpu()
+
+        def capture(model, x):
+            worker = threading.Thread(target=warm_cache, args=(x,))
+            worker.start()
+            worker.join()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                y = model(x)
+            return g, y
+        """,
+        """
+        import threading
+        import time
+        import torch
+
+        def heartbeat():
+            while True:
+                time.sleep(5)
+                print("alive")
+
+        def capture(model, x):
+            threading.Thread(target=heartbeat, daemon=True).start()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                y = model(x)
+            return g, y
+        """,
+        """
+        import threading
+        import torch
+
+        def poll(event, stop):
+            while not stop.is_set():
+                event.query()
+
+        def capture(model, x, event, stop):
+            threading.Thread(target=poll, args=(event, stop), daemon=True).start()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g, capture_error_mode="thread_local"):
+                y = model(x)
+            return g, y
+        """,        Example(
+            """
+            #include <thread>
+            #include <cuda_runtime.h>
+
+            void poll_copies(cudaEvent_t done) {
+                while (cudaEventQuery(done) == cudaErrorNotReady) {
+                }
+            }
+
+            cudaGraph_t capture(cudaStream_t stream, cudaEvent_t done) {
+                cudaGraph_t graph;
+                std::thread poller(poll_copies, done);
+                poller.join();
+                cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+                cudaStreamEndCapture(stream, &graph);
+                return graph;
+            }
+            """,
+            language="cpp",
+        ),
+    )
+    invalid = (
+        """
+        import threading
+        import torch
+
+        def poll(event, stop):
+            while not stop.is_set():
+                event.query()
+
+        def capture(model, x, event, stop):
+            threading.Thread(target=poll, args=(event, stop), daemon=True).start()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):  # error: CUR401
+                y = model(x)
+            return g, y
+        """,
+        """
+        from concurrent.futures import ThreadPoolExecutor
+        import torch
+
+        def flush():
+            torch.cuda.synchronize()
+
+        def capture(model, x):
+            pool = ThreadPoolExecutor(max_workers=1)
+            pool.submit(flush)
+            g = torch.cuda.CUDAGraph()
+            g.capture_begin(capture_error_mode="thread_local")  # error: CUR401
+            y = model(x)
+            g.capture_end()
+            return g, y
+        """,
+        """
+        import threading
+        import torch
+
+        class MetricsLogger(threading.Thread):
+            def __init__(self, queue):
+                super().__init__(daemon=True)
+                self.queue = queue
+
+            def run(self):
+                while True:
+                    self.write(self.queue.get())
+
+            def write(self, loss):
+                print(float(loss.cpu()))
+
+        def capture(model, x, queue):
+            MetricsLogger(queue).start()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):  # error: CUR401
+                y = model(x)
+            return g, y
+        """,        Example(
+            """
+            #include <thread>
+            #include <cuda_runtime.h>
+
+            void poll_copies(cudaEvent_t done) {
+                while (cudaEventQuery(done) == cudaErrorNotReady) {
+                }
+            }
+
+            cudaGraph_t capture(cudaStream_t stream, cudaEvent_t done) {
+                cudaGraph_t graph;
+                std::thread poller(poll_copies, done);
+                cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);  // error: CUR401
+                cudaStreamEndCapture(stream, &graph);
+                poller.join();
+                return graph;
+            }
+            """,
+            language="cpp",
+        ),
+    )
+
+    def check(self) -> None:
+        if self.context.source.language != "python":
+            self._check_c()
+            return
+        for region in self.analysis.regions:
+            for start in self._alive_at(region):
+                self._check_thread(region, start)
+
+    def _check_c(self) -> None:
+        """Threads started earlier in the function of a begin-capture call, not joined."""
+        threads = CThreads(self.context)
+        for name, begin in self.context.calls(C_BEGINS):
+            function = next((a for a in _c_ancestors(begin) if a.type == "function_definition"),
+                            None)
+            body = function.child_by_field_name("body") if function is not None else None
+            if body is None:
+                continue
+            region = Region(begin, (), _c_mode(self.context, begin), f"{name}()")
+            for start in threads.starts(body):
+                if start.node.start_byte < begin.start_byte and not threads.joined(
+                        body, start.handle, start.node.end_byte, begin.start_byte):
+                    self._check_c_thread(threads, region, start)
+
+    def _check_c_thread(self, threads: CThreads, region: Region, start: CThreadStart) -> None:
+        device_wide = threads.cuda_call(start.code, device_wide=True)
+        found = device_wide or (threads.cuda_call(start.code, device_wide=False)
+                                if region.mode == GLOBAL else None)
+        if found is not None:
+            call, name, path = found
+            self._report_thread(region.start, f"{start.label} (started on line "
+                                f"{start.node.start_point[0] + 1})", region,
+                                f"{call.start_point[0] + 1}{_through(path)}, where it calls "
+                                f"{name}()", bool(device_wide))
+
+    def _check_thread(self, region: Region, start: ThreadStart) -> None:
+        device_wide = self.uses.first(_body(start.code), self._device_wide)
+        found = device_wide or (self.uses.first(_body(start.code), self._any_use)
+                                if region.mode == GLOBAL else None)
+        if found is not None:
+            node, what, path = found
+            self._report_thread(region.start, f"{start.label} (started on line "
+                                f"{start.call.lineno})", region, f"{node.lineno}"
+                                f"{_through(path)}, where {what}", bool(device_wide))
+
+    def _report_thread(self, target, thread: str, region: Region, reached: str,
+                       device_wide: bool) -> None:
+        where = (f"{thread} may still run when {region.what} begins a capture in "
+                 f"{region.mode_words} mode here; its code reaches line {reached}")
+        if device_wide:
+            message = (f"{where}. A device-wide synchronization waits for the capturing "
+                       "stream, which invalidates the capture in every mode, thread_local "
+                       "included. Fix: join or stop the thread before capture, or have it "
+                       "synchronize only its own stream or event")
+        else:
+            message = (f"{where}. In global mode a capture-unsafe CUDA call from any thread "
+                       "invalidates the capture ('operation failed due to a previous error "
+                       "during capture'), at random, when the thread happens to call "
+                       "(incident 001). Fix: join or stop the thread before capture, or pass "
+                       "capture_error_mode=\"thread_local\" (cudaStreamCaptureModeThreadLocal)")
+        self.report(target, message)
+
+    def _device_wide(self, node: ast.AST) -> str | None:
+        use = self.uses.thread_use(node)
+        return use.what if use and use.device_wide else None
+
+    def _any_use(self, node: ast.AST) -> str | None:
+        use = self.uses.thread_use(node)
+        return use.what if use else None
+
+    # -- threads alive at a region --------------------------------------------------------
+    def _alive_at(self, region: Region) -> Iterator[ThreadStart]:
+        scope = self.context.scope_of(region.start)
+        before = _position(region.start)
+        root = scope or self.context.tree
+        for start_root in self._earlier_scopes(root):
+            for start in self._starts(start_root):
+                begun = _position(start.call)
+                if start_root is root:
+                    if begun >= before:
+                        continue
+                    windows = [(root, begun, before)]
+                else:  # ended in its own scope, or in the region's before the region
+                    windows = [(start_root, begun, _END), (root, (0, 0), before)]
+                if not self._ended(start, windows, region):
+                    yield start
+
+    def _earlier_scopes(self, root: ast.AST) -> list[ast.AST]:
+        """Where a thread alive at a region in `root` (a function or the module) may have
+        started: there, at module level, and in the class's `__init__`."""
+        tree = self.context.tree
+        cls = _enclosing_class(self.context, root) if root is not tree else None
+        init = CaptureAnalysis.own_method(cls, "__init__") if cls else None
+        scopes = [root, tree, init]
+        return [s for i, s in enumerate(scopes) if s is not None and s not in scopes[:i]]
+
+    def _starts(self, scope: ast.AST) -> Iterator[ThreadStart]:
+        for node in own_nodes(scope.body):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr == "start" and not node.args:
+                    start = self._thread_start(node)
+                elif node.func.attr in ("submit", "map") and node.args:
+                    start = self._task_start(node)
+                else:
+                    continue
+                if start is not None:
+                    yield start
+
+    def _thread_start(self, call: ast.Call) -> ThreadStart | None:
+        """`Thread(target=f).start()`, `t.start()`, `self.t.start()`, `Timer(5, f).start()`,
+        `Subclass().start()` with the subclass's `run`."""
+        handle = call.func.value
+        made = handle if isinstance(handle, ast.Call) else self.analysis.value_of(handle)
+        if not isinstance(made, ast.Call):
+            return None
+        if self.analysis.named(made.func, THREAD_CLASSES):
+            target = _argument(made, 1, "target")
+        elif self.analysis.named(made.func, TIMERS):
+            target = _argument(made, 1, "function")
+        else:
+            target = self._run_method(made.func)
+        code = self.analysis.code_of(target)
+        if code is None:
+            return None
+        if handle is made:
+            handles, label = frozenset(), f"the thread running {_code_label(code)}"
+        else:
+            handles = frozenset({_key(handle)})
+            label = f"thread `{_key(handle)}` running {_code_label(code)}"
+        return ThreadStart(call, code, label, handles, None)
+
+    def _run_method(self, func: ast.AST) -> ast.AST | None:
+        """The `run` of a module class that subclasses threading.Thread."""
+        cls = self.context.definition(func) if isinstance(func, ast.Name) else None
+        if not isinstance(cls, ast.ClassDef) or not any(
+                self.analysis.named(base, THREAD_CLASSES) for base in cls.bases):
+            return None
+        return CaptureAnalysis.own_method(cls, "run")
+
+    def _task_start(self, call: ast.Call) -> ThreadStart | None:
+        executor = call.func.value
+        made = self.analysis.value_of(executor)
+        if made is None and isinstance(executor, ast.Name):
+            made = self._with_target(executor)
+        if not (isinstance(made, ast.Call) and self.analysis.named(made.func, EXECUTORS)):
+            return None
+        if call.func.attr == "map" and not isinstance(self.context.parent_of(call),
+                                                      (ast.Expr, ast.Assign)):
+            return None  # consumed on the spot: list(pool.map(...)) waits for the tasks
+        code = self.analysis.code_of(call.args[0])
+        if code is None:
+            return None
+        handles = {_key(executor)}
+        parent = self.context.parent_of(call)
+        if isinstance(parent, ast.Assign):
+            handles.update(_key(target) for target in parent.targets)
+        label = f"the {ast.unparse(executor)} task running {_code_label(code)}"
+        return ThreadStart(call, code, label, frozenset(handles), _key(executor))
+
+    def _with_target(self, name: ast.Name) -> ast.AST | None:
+        """The executor of `with ThreadPoolExecutor() as name:` enclosing `name`."""
+        for ancestor in self.context.ancestors(name):
+            if isinstance(ancestor, (ast.With, ast.AsyncWith)):
+                for item in ancestor.items:
+                    bound = item.optional_vars
+                    if isinstance(bound, ast.Name) and bound.id == name.id:
+                        return item.context_expr
+        return None
+
+    def _ended(self, start: ThreadStart, windows: list, region: Region) -> bool:
+        """Whether the thread is joined, shut down or waited for in one of the windows
+        (scope, after, before), or the executor's `with` block ends before the region."""
+        for node in (n for root, after, until in windows for n in own_nodes(root.body)
+                     if isinstance(n, ast.Call) and after < _position(n) < until):
+            if self.analysis.named(node.func, _WAITS) and start.executor:
+                return True
+            if (isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("join", "shutdown", "result")
+                    and _key(node.func.value) in start.handles):
+                return True
+        return start.executor is not None and any(
+            isinstance(ancestor, (ast.With, ast.AsyncWith))
+            and any(item.optional_vars is not None and _key(item.optional_vars) ==
+                    start.executor for item in ancestor.items)
+            and not any(a is ancestor for a in self.context.ancestors(region.start))
+            for ancestor in self.context.ancestors(start.call))
+
+
+def _code_label(code: ast.AST) -> str:
+    if isinstance(code, ast.Lambda):
+        return f"the lambda on line {code.lineno}"
+    return f"{code.name}()"
+
+
+# -- CUR402 ----------------------------------------------------------------------------------
+
+
+class SyncInCapture(CaptureRule):
+    """## What it does
+    Finds a call inside a capture region (the body of `with torch.cuda.graph(...)`, the
+    statements between `capture_begin()` and `capture_end()`, CuPy `begin_capture()` ...
+    `end_capture()`, cuda-python `cudaStreamBeginCapture` ... `cudaStreamEndCapture`) that
+    waits for the GPU or is prohibited while a stream captures: `.item()`, `.cpu()`,
+    `.tolist()`, `.numpy()`, `.nonzero()` and `torch.nonzero`, boolean-mask indexing
+    (`x[x > 0]`), event or stream `.synchronize()` / `.query()`, `torch.cuda.synchronize()`,
+    `torch.cuda.empty_cache()`, `cupy.asnumpy`, and cuda-python's synchronizations, queries,
+    `cudaMalloc`/`cudaFree` and synchronous `cudaMemcpy`/`cudaMemset` (and driver forms). Calls
+    into the module's own functions and methods are followed; the finding is the call in the
+    region. In C/C++ (CUDA sources included), the region is the statements of one block
+    between `cudaStreamBeginCapture`/`cuStreamBeginCapture` and the
+    `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
+    `cudaDeviceSynchronize`, `cudaStreamSynchronize`, `cudaEventSynchronize`,
+    `cudaEventQuery`, `cudaStreamQuery`, `cudaMalloc` (not `cudaMallocAsync`), `cudaFree`,
+    synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms.
+
+    ## Why it is cursed
+    Capture records GPU work without running it, so nothing can wait for a result, copy it to
+    the host, or ask whether work finished: the call fails with "operation not permitted when
+    stream is capturing" and invalidates the capture, in every capture mode. Verified on an
+    H100 (PyTorch 2.11): `.item()` inside `torch.cuda.graph`, and `torch.cuda.synchronize()`
+    between `capture_begin()` and `capture_end()`, both fail. Where it does not raise, a
+    host value read during capture would be frozen into the graph and never refreshed on
+    replay.
+
+    ## Example
+    ```python
+    with torch.cuda.graph(g):
+        loss = criterion(model(static_input), static_target)
+        print(loss.item())
+    ```
+
+    ## Fix
+    Move the call out of the region: read values after `g.replay()` (or after
+    `capture_end()`), keep data-dependent decisions on the GPU (`torch.where`, masks
+    multiplied in), synchronize before the capture, and allocate before it.
+
+    ## References
+    - NVIDIA, CUDA graph constraints (no host-device synchronization during capture):
+      https://docs.nvidia.com/dl-cuda-graph/cuda-graph-basics/constraints.html
+    - NVIDIA, CUDA graph capture failures (`.item()`, `.cpu()` during capture):
+      https://docs.nvidia.com/dl-cuda-graph/troubleshooting/capture-failures.html
+    - `cudaStreamBeginCapture` (prohibited calls, capture modes):
+      https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html
+    """
+
+    code = "CUR402"
+    name = "sync-in-capture"
+    languages = ("python", "c", "cpp")
+    triggers = REGION_TRIGGERS
+    summary = "a call that waits for the GPU inside a CUDA graph capture region"
+
+    valid = (
+        """
+        import torch
+
+        def capture(model, criterion, x, target):
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                for _ in range(3):
+                    criterion(model(x), target).backward()
+            torch.cuda.current_stream().wait_stream(s)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                loss = criterion(model(x), target)
+                loss.backward()
+            g.replay()
+            print(loss.item())
+            return g
+        """,
+        """
+        import torch
+
+        def capture(model, x):
+            torch.cuda.synchronize()
+            g = torch.cuda.CUDAGraph()
+            g.capture_begin()
+            y = model(x)
+            g.capture_end()
+            return g, y.sum()
+        """,
+    )
+    invalid = (
+        """
+        import torch
+
+        def capture(model, criterion, x, target):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                loss = criterion(model(x), target)
+                print(loss.item())  # error: CUR402
+            return g
+        """,
+        """
+        import torch
+
+        def capture(model, x):
+            g = torch.cuda.CUDAGraph()
+            g.capture_begin()
+            y = model(x)
+            torch.cuda.synchronize()  # error: CUR402
+            g.capture_end()
+            return g, y
+        """,
+        """
+        import cupy as cp
+
+        class Step:
+            def capture(self, x):
+                stream = cp.cuda.Stream(non_blocking=True)
+                with stream:
+                    stream.begin_capture()
+                    y = self.normalize(x)  # error: CUR402
+                    graph = stream.end_capture()
+                return graph, y
+
+            def normalize(self, x):
+                return x / float(x.max().item())
+        """,
+        Example(
+            """
+            #include <cuda_runtime.h>
+
+            cudaGraph_t capture_step(cudaStream_t stream, float *input, size_t bytes) {
+                cudaGraph_t graph;
+                float *scratch;
+                cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+                cudaMalloc((void **)&scratch, bytes);  // error: CUR402
+                scale<<<64, 256, 0, stream>>>(input, scratch);
+                cudaStreamSynchronize(stream);  // error: CUR402
+                cudaStreamEndCapture(stream, &graph);
+                cudaStreamSynchronize(stream);
+                return graph;
+            }
+            """,
+            language="cpp",
+        ),
+    )
+
+    def check(self) -> None:
+        if self.context.source.language != "python":
+            self._check_c()
+            return
+        for region in self.analysis.regions:
+            for node in own_nodes(region.body):
+                self._check_node(region, node)
+
+    def _check_node(self, region: Region, node: ast.AST) -> None:
+        why = self.uses.host_sync(node)
+        if why:
+            self._report(node, region.what, region.start.lineno, why)
+            return
+        callee = self.uses.callee(node)
+        if callee is None:
+            return
+        found = self.uses.first(_body(callee), self.uses.host_sync)
+        if found:
+            inner, why, path = found
+            self._report(node, region.what, region.start.lineno,
+                         f"{callee.name}(){_through(path)} reaches it at line {inner.lineno}: "
+                         f"{why}")
+
+    def _check_c(self) -> None:
+        """Prohibited calls between a begin and an end capture of one stream in one block."""
+        for begin_name, begin in self.context.calls(C_BEGINS):
+            statement = _c_statement(begin)
+            stream = _c_first_argument(self.context, begin)
+            sibling = statement.next_named_sibling if statement else None
+            inside = []
+            while sibling is not None and not any(
+                    _c_first_argument(self.context, end) == stream
+                    for _, end in self.context.calls(C_ENDS, sibling)):
+                inside.append(sibling)
+                sibling = sibling.next_named_sibling
+            if sibling is None:
+                continue  # no end in this block: not a region this rule can see
+            line = begin.start_point[0] + 1
+            for node in inside:
+                for name, call in self.context.calls(C_SYNC_NAMES, node):
+                    self._report(call, f"{begin_name}()", line,
+                                 f"{name}() is prohibited while a stream captures")
+
+    def _report(self, node, begun_by: str, line: int, why: str) -> None:
+        self.report(
+            node,
+            f"inside the capture that {begun_by} begins on line {line}, "
+            f"{why}. A capturing stream records work without running it, so the call fails "
+            "('operation not permitted when stream is capturing') and invalidates the "
+            "capture, whatever the capture mode. Fix: move it out of the region (read "
+            "results after replay, synchronize or allocate before capture)",
+        )
+
+
+# -- CUR403 ----------------------------------------------------------------------------------
+
+DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+_ITER = frozenset({"builtins.iter"})
+_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip"})
+
+
+class PinnedLoaderDuringCapture(CaptureRule):
+    """## What it does
+    Finds a global-mode capture region (`torch.cuda.graph` and `capture_begin()` without
+    `capture_error_mode`, `make_graphed_callables`) that starts while the iterator of a
+    `torch.utils.data.DataLoader` with `pin_memory=True` and worker processes
+    (`num_workers > 0`, or a value the module does not show) exists: the region sits inside a
+    `for` loop over the loader (also through `enumerate`/`zip`), or an `iter(loader)` was bound
+    before it in the same function, or in an attribute by the class's `__init__`. The loader
+    is found through its name or the `self` attribute the class assigns it to.
+
+    ## Why it is cursed
+    Such an iterator runs a pin-memory thread that copies each batch into pinned host memory;
+    PyTorch's caching host allocator queries CUDA events to recycle pinned blocks. In the
+    default global capture mode, that query from another thread invalidates the capture of the
+    main thread, but only when it lands inside the capture: the exact shape of incident 001
+    ("operation failed due to a previous error during capture", 1 run in 3 on 512 GPUs, three
+    days to find). Verified on an H100 (PyTorch 2.11): iterating such a loader before and
+    during capture fails every run, the pin-memory thread raising "operation not permitted
+    when stream is capturing"; with `capture_error_mode="thread_local"`, or with the graph
+    captured before the loader is created and iterated, capture succeeds.
+
+    ## Example
+    ```python
+    loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
+    for step, (x, y) in enumerate(loader):
+        if step == 0:
+            with torch.cuda.graph(g):
+                loss = train_step(static_x, static_y)
+    ```
+
+    ## Fix
+    Capture before the loader's iterator starts (capture once on static inputs, then loop over
+    the loader and copy each batch into them), or pass
+    `capture_error_mode="thread_local"` so that the pin-memory thread's calls no longer count.
+
+    ## References
+    - `torch.cuda.graph` (`capture_error_mode`):
+      https://docs.pytorch.org/docs/stable/generated/torch.cuda.graphs.graph.html
+    - `torch.utils.data` memory pinning (the pin-memory thread):
+      https://docs.pytorch.org/docs/stable/data.html#memory-pinning
+    - `cudaStreamBeginCapture` / `cudaThreadExchangeStreamCaptureMode` (global mode
+      prohibits unsafe calls from every thread):
+      https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html
+    - NVIDIA, CUDA graph quick checklist ("DataLoader with pin_memory=True: use thread_local
+      mode or disable pin_memory"):
+      https://docs.nvidia.com/dl-cuda-graph/torch-cuda-graph/quick-checklist.html
+    - Incident 001: `shared/incidents/001_ff36e9c9a06e2c8a.txt`
+    """
+
+    code = "CUR403"
+    name = "pinned-loader-during-capture"
+    languages = ("python",)
+    triggers = tuple(("DataLoader", *((w,) if isinstance(w, str) else w))
+                     for w in REGION_TRIGGERS)
+    summary = "a pinned-memory DataLoader iterator is alive when a global-mode capture starts"
+
+    valid = (
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+        def train(model, dataset, static_x):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                static_loss = model(static_x).sum()
+            loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
+            for x in loader:
+                static_x.copy_(x, non_blocking=True)
+                g.replay()
+        """,
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+        def train(model, dataset, static_x):
+            loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
+            g = torch.cuda.CUDAGraph()
+            for step, x in enumerate(loader):
+                static_x.copy_(x, non_blocking=True)
+                if step == 0:
+                    with torch.cuda.graph(g, capture_error_mode="thread_local"):
+                        static_loss = model(static_x).sum()
+                g.replay()
+        """,
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+        def train(model, dataset, static_x):
+            loader = DataLoader(dataset, batch_size=64, pin_memory=True)
+            batches = iter(loader)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                static_loss = model(static_x).sum()
+        """,
+    )
+    invalid = (
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+        def train(model, dataset, static_x):
+            loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
+            g = torch.cuda.CUDAGraph()
+            for step, x in enumerate(loader):
+                static_x.copy_(x, non_blocking=True)
+                if step == 0:
+                    with torch.cuda.graph(g):  # error: CUR403
+                        static_loss = model(static_x).sum()
+                g.replay()
+        """,
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+        class Trainer:
+            def __init__(self, dataset, workers):
+                self.loader = DataLoader(dataset, num_workers=workers, pin_memory=True)
+                self.batches = iter(self.loader)
+
+            def capture(self, model, static_x):
+                self.graph = torch.cuda.CUDAGraph()
+                self.graph.capture_begin()  # error: CUR403
+                self.out = model(static_x)
+                self.graph.capture_end()
+        """,
+    )
+
+    def check(self) -> None:
+        for region in self.analysis.regions:
+            if region.mode != GLOBAL:
+                continue
+            found = next(self._live_iterators(region), None)
+            if found is not None:
+                loader, how = found
+                self._report(region, loader, how)
+
+    def _report(self, region: Region, loader: ast.Call, how: str) -> None:
+        self.report(
+            region.start,
+            f"{region.what} begins a global-mode capture while the iterator of the pinned "
+            f"DataLoader created on line {loader.lineno} is alive ({how}): its pin-memory "
+            "thread allocates pinned memory, whose allocator queries CUDA events, and a CUDA "
+            "call from another thread invalidates a global-mode capture, at random ('operation "
+            "not permitted when stream is capturing'; incident 001). Fix: capture before the "
+            "loader's iterator starts, or pass capture_error_mode=\"thread_local\"",
+        )
+
+    def _live_iterators(self, region: Region) -> Iterator[tuple[ast.Call, str]]:
+        scope = self.context.scope_of(region.start)
+        for ancestor in self.context.ancestors(region.start):
+            if ancestor is scope:
+                break
+            if isinstance(ancestor, (ast.For, ast.AsyncFor)):
+                loader = self._pinned_loader(self._unwrapped(ancestor.iter))
+                if loader is not None:
+                    yield loader, f"the for loop on line {ancestor.lineno} iterates it"
+        yield from self._bound_iterators(scope or self.context.tree, region)
+
+    def _bound_iterators(self, scope: ast.AST, region: Region) -> Iterator[tuple[ast.Call, str]]:
+        """`it = iter(loader)` before the region in its scope (a function or the module),
+        `self.it = iter(loader)` in the class's `__init__`."""
+        cls = _enclosing_class(self.context, scope) if scope is not self.context.tree else None
+        init = CaptureAnalysis.own_method(cls, "__init__") if cls else None
+        for root in (scope, init) if init not in (None, scope) else (scope,):
+            for node in own_nodes(root.body):
+                if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                        and self.analysis.named(node.value.func, _ITER) and node.value.args):
+                    continue
+                if root is scope and _position(node) >= _position(region.start):
+                    continue
+                loader = self._pinned_loader(node.value.args[0])
+                if loader is not None:
+                    yield loader, f"iter() on line {node.lineno} holds it"
+
+    def _unwrapped(self, node: ast.AST) -> ast.AST:
+        """`loader` for `enumerate(loader)` (and the first argument of `zip`)."""
+        if isinstance(node, ast.Call) and self.analysis.named(node.func, _WRAPPERS) and \
+                node.args:
+            return node.args[0]
+        return node
+
+    def _pinned_loader(self, node: ast.AST) -> ast.Call | None:
+        """The DataLoader call `node` refers to, when it pins memory in a background thread."""
+        made = node if isinstance(node, ast.Call) else self.analysis.value_of(node)
+        if not (isinstance(made, ast.Call) and self.analysis.named(made.func, DATA_LOADERS)):
+            return None
+        if self.context.evaluate(_argument(made, 7, "pin_memory")) is not True:
+            return None
+        workers_node = _argument(made, 5, "num_workers")
+        workers = self.context.evaluate(workers_node) if workers_node is not None else 0
+        if workers is UNKNOWN or (isinstance(workers, int) and workers > 0):
+            return made
+        return None

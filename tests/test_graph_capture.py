@@ -1,0 +1,359 @@
+"""CUR401, CUR402, CUR403: annotated fixtures, spans, messages, capture modes, and the
+look-alikes that stay silent."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from cursedlint.engine import Linter
+from cursedlint.findings import Finding
+from cursedlint.rule import Example
+from cursedlint.rules.graph_capture import (
+    CudaThreadDuringCapture,
+    PinnedLoaderDuringCapture,
+    SyncInCapture,
+)
+from cursedlint.settings import Settings
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "graph_capture")
+RULES = {"cur401": CudaThreadDuringCapture, "cur402": SyncInCapture,
+         "cur403": PinnedLoaderDuringCapture}
+
+
+def lint(code: str, rule=CudaThreadDuringCapture, path="example.py") -> list[Finding]:
+    settings = Settings(enabled=frozenset({rule.code}))
+    source = textwrap.dedent(code).encode()
+    language = "cpp" if path.endswith(".cu") else "python"
+    return Linter(settings, {rule.code: rule}).lint_bytes(path, source, language).findings
+
+
+@pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
+def test_fixture_findings_match_markers(fixture):
+    rule = RULES[fixture.partition("_")[0]]
+    with open(os.path.join(FIXTURES, fixture), encoding="utf-8") as handle:
+        code = handle.read()
+    expected = Example(code).expected()
+    assert expected, "every fixture marks the findings it expects"
+    found = lint(code, rule, fixture)
+    assert sorted((f.line, f.code, f.severity) for f in found) == sorted(expected)
+
+
+# -- CUR401 ----------------------------------------------------------------------------------
+
+POLLER = """
+import threading
+import torch
+
+def poll(event, stop):
+    while not stop.is_set():
+        event.query()
+
+def capture(model, x, event, stop):
+    threading.Thread(target=poll, args=(event, stop), daemon=True).start()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g{mode}):
+        y = model(x)
+"""
+
+
+def test_incident_shape_is_reported_at_the_graph_call_naming_thread_call_and_fixes():
+    [finding] = lint(POLLER.format(mode=""))
+    assert (finding.line, finding.column, finding.span.end_column) == (12, 10, 29)
+    message = finding.message
+    assert message.startswith("the thread running poll() (started on line 10) may still run "
+                              "when torch.cuda.graph begins a capture in global mode here")
+    for part in ("reaches line 7, where `.query()` asks the GPU", "any thread", "incident 001",
+                 'capture_error_mode="thread_local"', "join or stop the thread"):
+        assert part in message
+
+
+@pytest.mark.parametrize("mode", [', capture_error_mode="thread_local"',
+                                  ', capture_error_mode="relaxed"', ", None, None, MODE"])
+def test_query_thread_is_silent_unless_the_mode_is_global(mode):
+    assert lint(POLLER.format(mode=mode)) == []
+
+
+DRAINER = """
+import threading
+import torch
+
+def drain():
+    flush_metrics()
+
+def flush_metrics():
+    torch.cuda.synchronize()
+
+def capture(model, x):
+    worker = threading.Thread(target=drain)
+    worker.start()
+    g = torch.cuda.CUDAGraph()
+    g.capture_begin(capture_error_mode="{mode}")
+    y = model(x)
+    g.capture_end()
+"""
+
+
+@pytest.mark.parametrize("mode", ["global", "thread_local", "relaxed"])
+def test_device_synchronizing_thread_is_reported_in_every_mode(mode):
+    [finding] = lint(DRAINER.format(mode=mode))
+    assert finding.line == 15
+    for part in (f"in {mode} mode", "reaches line 9 through flush_metrics(), where "
+                 "`torch.cuda.synchronize()` waits", "every mode, thread_local included",
+                 "its own stream or event"):
+        assert part in finding.message
+
+
+def test_joined_thread_is_silent_but_a_join_after_the_capture_is_not():
+    joined = DRAINER.format(mode="global").replace("worker.start()",
+                                                   "worker.start()\n    worker.join()")
+    assert lint(joined) == []
+    late = DRAINER.format(mode="global") + "    worker.join()\n"
+    assert [f.line for f in lint(late)] == [15]
+
+
+def test_cupy_capture_defaults_to_relaxed_so_only_device_synchronization_counts():
+    code = """
+    import threading
+    import cupy as cp
+
+    def poll(event):
+        event.query()
+
+    def drain():
+        cp.cuda.Device().synchronize()
+
+    def capture(stream, event, target):
+        threading.Thread(target=target, args=(event,)).start()
+        stream.begin_capture()
+        stream.end_capture()
+    """
+    assert lint(code.replace("target=target", "target=poll")) == []
+    [finding] = lint(code.replace("target=target", "target=drain"))
+    assert "`cupy.cuda.Device().synchronize()` waits for the whole device" in finding.message
+    assert "in relaxed mode" in finding.message
+
+
+def test_cuda_python_mode_constant_is_read():
+    code = """
+    import threading
+    from cuda import cudart
+
+    def stage(buffer):
+        buffer.pin_memory()
+
+    def capture(stream, buffer):
+        threading.Thread(target=stage, args=(buffer,)).start()
+        cudart.cudaStreamBeginCapture(stream, cudart.cudaStreamCaptureMode.{mode})
+        cudart.cudaStreamEndCapture(stream)
+    """
+    [finding] = lint(code.format(mode="cudaStreamCaptureModeGlobal"))
+    assert "cudaStreamBeginCapture() begins a capture in global mode" in finding.message
+    assert "pinned memory" in finding.message
+    assert lint(code.format(mode="cudaStreamCaptureModeThreadLocal")) == []
+
+
+# -- CUR402 ----------------------------------------------------------------------------------
+
+
+def test_item_in_region_is_reported_at_the_call_with_why_and_fix():
+    code = """
+    import torch
+
+    def capture(model, x):
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, capture_error_mode="thread_local"):
+            y = model(x)
+            scale = y.max().item()
+        return g, scale
+    """
+    [finding] = lint(code, SyncInCapture)
+    assert (finding.line, finding.column, finding.span.end_column) == (8, 17, 31)
+    message = finding.message
+    assert message.startswith("inside the capture that torch.cuda.graph begins on line 6, "
+                              "`.item()` copies a value to the host")
+    for part in ("operation not permitted when stream is capturing", "whatever the capture "
+                 "mode", "move it out of the region"):
+        assert part in message
+
+
+def test_helper_call_names_the_path_to_the_sync():
+    code = """
+    import torch
+
+    def summarize(y):
+        return describe(y)
+
+    def describe(y):
+        return y.tolist()
+
+    def capture(model, x):
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = model(x)
+            summary = summarize(y)
+    """
+    [finding] = lint(code, SyncInCapture)
+    assert finding.line == 14
+    assert "summarize() through describe() reaches it at line 8: `.tolist()`" in finding.message
+
+
+def test_recursive_helpers_terminate():
+    code = """
+    import torch
+
+    def walk(node):
+        return [walk(child) for child in node.children]
+
+    def capture(model, x):
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            walk(model)
+    """
+    assert lint(code, SyncInCapture) == []
+
+
+@pytest.mark.parametrize("code", [
+    # begin and end on different graphs
+    "import torch\na.capture_begin()\nx.item()\nb.capture_end()\n",
+    # a function named graph that is not torch's
+    "def graph(g):\n    return g\nwith graph(g):\n    x.item()\n",
+    # the end call in another block
+    "import torch\ng.capture_begin()\nif ok:\n    x.item()\n    g.capture_end()\n",
+    # a method with arguments that shares a name with a sync
+    "import torch\nwith torch.cuda.graph(g):\n    rows = table.query('select 1')\n",
+])
+def test_sync_silent(code):
+    assert lint(code, SyncInCapture) == []
+
+
+# -- CUR403 ----------------------------------------------------------------------------------
+
+
+def test_loader_message_names_loader_iterator_and_fixes():
+    code = """
+    import torch
+    from torch.utils.data import DataLoader
+
+    def train(model, dataset, static_x):
+        loader = DataLoader(dataset, num_workers=2, pin_memory=True)
+        batches = iter(loader)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            static_y = model(static_x)
+    """
+    [finding] = lint(code, PinnedLoaderDuringCapture)
+    assert (finding.line, finding.column) == (9, 10)
+    for part in ("pinned DataLoader created on line 6", "iter() on line 7 holds it",
+                 "pin-memory thread", "queries CUDA events", "incident 001",
+                 "capture before the loader's iterator starts",
+                 'capture_error_mode="thread_local"'):
+        assert part in finding.message
+
+
+@pytest.mark.parametrize("settings", ["pin_memory=False, num_workers=4",
+                                      "pin_memory=PIN, num_workers=4", "pin_memory=True"])
+def test_loader_without_a_known_pinning_thread_is_silent(settings):
+    code = f"""
+    import torch
+    from torch.utils.data import DataLoader
+
+    def train(model, dataset, static_x):
+        for x in DataLoader(dataset, {settings}):
+            with torch.cuda.graph(g):
+                static_y = model(static_x)
+    """
+    assert lint(code, PinnedLoaderDuringCapture) == []
+
+
+def test_thread_started_and_joined_at_module_level_is_silent():
+    code = POLLER.format(mode="").replace(
+        "    threading.Thread(target=poll, args=(event, stop), daemon=True).start()\n", "")
+    started = code + "worker = threading.Thread(target=poll, args=(EVENT, STOP))\nworker.start()\n"
+    [finding] = lint(started)
+    assert "thread `worker` running poll() (started on line 14)" in finding.message
+    assert lint(started + "worker.join()\n") == []
+
+
+def test_a_task_inside_an_unrelated_with_block_is_still_alive():
+    code = """
+    import torch
+    from concurrent.futures import ThreadPoolExecutor
+
+    def stage(batch):
+        return batch.cuda()
+
+    def capture(model, x, batch):
+        pool = ThreadPoolExecutor(1)
+        with torch.no_grad():
+            pool.submit(stage, batch)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = model(x)
+    """
+    [finding] = lint(code)
+    assert "the pool task running stage() (started on line 11)" in finding.message
+
+
+def test_masked_assignment_is_not_a_host_sync_but_masked_read_is():
+    code = """
+    import torch
+
+    with torch.cuda.graph(g):
+        y[y < 0] = 0
+        kept = y[y > 1]
+    """
+    assert [f.line for f in lint(code, SyncInCapture)] == [6]
+
+
+def test_module_level_script_with_an_iterator_before_capture():
+    code = """
+    import torch
+    from torch.utils.data import DataLoader
+
+    loader = DataLoader(DATASET, num_workers=4, pin_memory=True)
+    batches = iter(loader)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = MODEL(next(batches))
+    """
+    assert [f.line for f in lint(code, PinnedLoaderDuringCapture)] == [8]
+
+
+def test_c_finding_names_the_call_and_the_begin():
+    code = """
+    void step(cudaStream_t s, cudaGraph_t *g) {
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+        cudaEventSynchronize(done);
+        cudaStreamEndCapture(s, g);
+    }
+    """
+    [finding] = lint(code, SyncInCapture, "step.cu")
+    assert (finding.line, finding.column, finding.span.end_column) == (4, 5, 31)
+    assert finding.message.startswith("inside the capture that cudaStreamBeginCapture() begins "
+                                      "on line 3, cudaEventSynchronize() is prohibited")
+
+
+def test_c_thread_message_names_thread_start_call_and_fix():
+    code = """
+    void *drain(void *arg) {
+        cuCtxSynchronize();
+        return arg;
+    }
+
+    void capture(CUstream s, CUgraph *g) {
+        pthread_t tid;
+        pthread_create(&tid, NULL, drain, NULL);
+        cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+        cuStreamEndCapture(s, g);
+    }
+    """
+    [finding] = lint(code, CudaThreadDuringCapture, "capture.cu")
+    assert (finding.line, finding.column) == (10, 5)
+    assert finding.message.startswith(
+        "thread `tid` running drain() (started on line 9) may still run when "
+        "cuStreamBeginCapture() begins a capture in thread_local mode here; its code reaches "
+        "line 3, where it calls cuCtxSynchronize()")
+    assert "every mode, thread_local included" in finding.message
