@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import os
 import traceback
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -235,6 +234,8 @@ class Linter:
         """Lint (path, language) pairs on `jobs` processes; results in the order of `files`."""
         if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
             return [self.lint_path(path, language) for path, language in files]
+        from concurrent.futures import ProcessPoolExecutor  # not needed by a one-file run
+
         chunk = max(1, len(files) // (jobs * 8))
         with ProcessPoolExecutor(
             jobs, mp_context=_process_context(), initializer=_start_worker, initargs=(self,)

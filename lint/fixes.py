@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import os
-import tempfile
 
 from cursedlint.findings import Edit, Finding
 from cursedlint.languages import PYTHON
@@ -70,6 +69,8 @@ def still_parses(text: str, source: Source) -> bool:
 
 def write_atomically(path: str, data: bytes) -> None:
     """Replace the file's content without a window in which it is half written."""
+    import tempfile  # only --fix writes files
+
     directory = os.path.dirname(os.path.abspath(path))
     mode = os.stat(path).st_mode
     descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".cursedlint-fix-")
