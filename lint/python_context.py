@@ -18,6 +18,18 @@ from cursedlint.python_imports import ImportTable
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
+def call_argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
+    """The argument a call passes at position `index` or as `keyword`; None when absent or when
+    a `*args` before it hides where it lands."""
+    for item in call.keywords:
+        if item.arg == keyword:
+            return item.value
+    before = call.args[: index + 1]
+    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in before):
+        return call.args[index]
+    return None
+
+
 class PythonContext(FileContext):
     """`tree` is the module's ast; `imports` resolves aliases; `evaluate` folds constants."""
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python_context import call_argument
 from cursedlint.rule import Example, Rule
 
 GLOBAL, THREAD_LOCAL, RELAXED = "global", "thread_local", "relaxed"
@@ -85,16 +86,6 @@ def _last_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
-    for item in call.keywords:
-        if item.arg == keyword:
-            return item.value
-    before = call.args[: index + 1]
-    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in before):
-        return call.args[index]
-    return None
-
-
 def _key(node: ast.AST) -> str:
     """An expression's text, the same wherever it is loaded or stored."""
     return ast.unparse(node)
@@ -156,7 +147,7 @@ class CaptureAnalysis:
         for item in node.items:
             call = item.context_expr
             if isinstance(call, ast.Call) and self.named(call.func, GRAPH_CONTEXTS):
-                mode = self.mode(_argument(call, 3, "capture_error_mode"), GLOBAL)
+                mode = self.mode(call_argument(call, 3, "capture_error_mode"), GLOBAL)
                 self._add(Region(call, tuple(node.body), mode, "torch.cuda.graph"))
 
     def visit_call(self, node: ast.Call) -> None:
@@ -189,7 +180,7 @@ class CaptureAnalysis:
             end = _statement_call(block[end_index])
             if (end is not None and _last_name(end.func) in pairing.ends
                     and self._pair_key(end, pairing) == key):
-                mode = self.mode(_argument(call, *pairing.mode_slot), pairing.default)
+                mode = self.mode(call_argument(call, *pairing.mode_slot), pairing.default)
                 return Region(call, tuple(block[index + 1:end_index]), mode, pairing.what)
         return None
 
@@ -1010,9 +1001,9 @@ class CudaThreadDuringCapture(CaptureRule):
         if not isinstance(made, ast.Call):
             return None
         if self.analysis.named(made.func, THREAD_CLASSES):
-            target = _argument(made, 1, "target")
+            target = call_argument(made, 1, "target")
         elif self.analysis.named(made.func, TIMERS):
-            target = _argument(made, 1, "function")
+            target = call_argument(made, 1, "function")
         else:
             target = self._run_method(made.func)
         code = self.analysis.code_of(target)
@@ -1481,9 +1472,9 @@ class PinnedLoaderDuringCapture(CaptureRule):
         made = node if isinstance(node, ast.Call) else self.analysis.value_of(node)
         if not (isinstance(made, ast.Call) and self.analysis.named(made.func, DATA_LOADERS)):
             return None
-        if self.context.evaluate(_argument(made, 7, "pin_memory")) is not True:
+        if self.context.evaluate(call_argument(made, 7, "pin_memory")) is not True:
             return None
-        workers_node = _argument(made, 5, "num_workers")
+        workers_node = call_argument(made, 5, "num_workers")
         workers = self.context.evaluate(workers_node) if workers_node is not None else 0
         if workers is UNKNOWN or (isinstance(workers, int) and workers > 0):
             return made

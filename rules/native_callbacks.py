@@ -17,6 +17,7 @@ import ast
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from cursedlint.python_context import call_argument
 from cursedlint.rule import Example, Option, Rule
 
 # -- the APIs --------------------------------------------------------------------------------
@@ -136,17 +137,6 @@ def _last_name(func: ast.AST) -> str | None:
 def _parameters(function: ast.AST) -> list[str]:
     arguments = function.args
     return [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
-
-
-def _argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
-    """The argument passed at `index` or as `keyword`; None when absent or behind *args."""
-    for item in call.keywords:
-        if item.arg == keyword:
-            return item.value
-    before = call.args[: index + 1]
-    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in before):
-        return call.args[index]
-    return None
 
 
 # -- where a value comes from ----------------------------------------------------------------
@@ -485,7 +475,7 @@ class PythonCallbackIntoCuda(Rule):
         if api.slot is None:
             candidates = [*node.args, *(keyword.value for keyword in node.keywords)]
         else:
-            candidates = [_argument(node, *api.slot)]
+            candidates = [call_argument(node, *api.slot)]
         for argument in filter(None, candidates):
             self._follow(argument, name, api.callback)
 
@@ -515,7 +505,7 @@ class PythonCallbackIntoCuda(Rule):
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         offset = 1 if isinstance(call.func, ast.Attribute) else 0  # self.helper(...)
         index = _parameters(helper.function).index(helper.parameter) - offset
-        argument = _argument(call, index, helper.parameter) if index >= 0 else None
+        argument = call_argument(call, index, helper.parameter) if index >= 0 else None
         flow = self.tracer.trace(argument)
         if flow is not None and flow.parameter is None:
             path = (f"is passed to {helper.function.name}(), which hands its parameter "

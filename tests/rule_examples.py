@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import replace
+from typing import Callable
 
 from cursedlint.engine import Linter
 from cursedlint.findings import Finding
@@ -37,3 +38,12 @@ def run_example(rule: type[Rule], example: Example) -> list[Finding]:
     code = textwrap.dedent(example.code)
     linter = Linter(example_settings(rule, example), {rule.code: rule})
     return linter.lint_bytes(FILE_NAMES[language], code.encode(), language).findings
+
+
+def check_fixture(path: str, lint: Callable[[str], list[Finding]]) -> None:
+    """An annotated fixture file produces exactly the findings its markers announce."""
+    with open(path, encoding="utf-8") as handle:
+        code = handle.read()
+    expected = Example(code).expected()
+    assert expected, "every fixture marks the findings it expects"
+    assert sorted((f.line, f.code, f.severity) for f in lint(code)) == sorted(expected)

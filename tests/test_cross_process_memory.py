@@ -11,9 +11,10 @@ import pytest
 from cursedlint.engine import Linter
 from cursedlint.findings import Finding
 from cursedlint.languages import language_of
-from cursedlint.rule import Example
 from cursedlint.rules.cross_process_memory import CmaFailureAborts
 from cursedlint.settings import Settings
+
+from rule_examples import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "cross_process_memory")
 
@@ -47,12 +48,7 @@ def in_function(body: str) -> str:
 
 @pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
 def test_fixture_findings_match_markers(fixture):
-    with open(os.path.join(FIXTURES, fixture), encoding="utf-8") as handle:
-        code = handle.read()
-    expected = Example(code).expected()
-    assert expected, "every fixture marks the findings it expects"
-    found = [(f.line, f.code, f.severity) for f in lint(code, fixture)]
-    assert sorted(found) == sorted(expected)
+    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(code, fixture))
 
 
 # -- which branch a failed call (-1) takes --------------------------------------------------------

@@ -10,13 +10,14 @@ import pytest
 
 from cursedlint.engine import Linter
 from cursedlint.findings import Finding
-from cursedlint.rule import Example
 from cursedlint.rules.graph_capture import (
     CudaThreadDuringCapture,
     PinnedLoaderDuringCapture,
     SyncInCapture,
 )
 from cursedlint.settings import Settings
+
+from rule_examples import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "graph_capture")
 RULES = {"cur401": CudaThreadDuringCapture, "cur402": SyncInCapture,
@@ -33,12 +34,7 @@ def lint(code: str, rule=CudaThreadDuringCapture, path="example.py") -> list[Fin
 @pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
 def test_fixture_findings_match_markers(fixture):
     rule = RULES[fixture.partition("_")[0]]
-    with open(os.path.join(FIXTURES, fixture), encoding="utf-8") as handle:
-        code = handle.read()
-    expected = Example(code).expected()
-    assert expected, "every fixture marks the findings it expects"
-    found = lint(code, rule, fixture)
-    assert sorted((f.line, f.code, f.severity) for f in found) == sorted(expected)
+    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(code, rule, fixture))
 
 
 # -- CUR401 ----------------------------------------------------------------------------------

@@ -10,9 +10,10 @@ import pytest
 
 from cursedlint.engine import Linter
 from cursedlint.findings import Finding
-from cursedlint.rule import Example
 from cursedlint.rules.native_callbacks import CtypesCallbackLifetime, PythonCallbackIntoCuda
 from cursedlint.settings import Settings
+
+from rule_examples import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "native_callbacks")
 
@@ -29,11 +30,7 @@ RULES = {"cur201": PythonCallbackIntoCuda, "cur202": CtypesCallbackLifetime}
 @pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
 def test_fixture_findings_match_markers(fixture):
     rule = RULES[fixture.partition("_")[0]]
-    with open(os.path.join(FIXTURES, fixture), encoding="utf-8") as handle:
-        code = handle.read()
-    expected = Example(code).expected()
-    assert expected, "every fixture marks the findings it expects"
-    assert sorted((f.line, f.code, f.severity) for f in lint(code, rule)) == sorted(expected)
+    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(code, rule))
 
 
 INCIDENT = """

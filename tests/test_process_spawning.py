@@ -11,11 +11,12 @@ import pytest
 
 from cursedlint.engine import Linter
 from cursedlint.findings import Edit, Finding
-from cursedlint.rule import Example
 from cursedlint.rules.process_spawning import (
     GLIBC, MACOS, MUSL, OLD_GLIBC, ForkInAcceleratedProcess, SubprocessForkPath,
 )
 from cursedlint.settings import Settings
+
+from rule_examples import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "process_spawning")
 VERSIONS = [(3, minor) for minor in range(8, 15)]
@@ -39,11 +40,7 @@ def cur101(code: str, python=(3, 11), libc=GLIBC) -> list[Finding]:
     (ForkInAcceleratedProcess, "cur102_starts.py", (3, 12)),
 ])
 def test_fixture_findings_match_markers(rule, fixture, python):
-    with open(os.path.join(FIXTURES, fixture)) as handle:
-        code = handle.read()
-    expected = Example(code).expected()
-    found = [(f.line, f.code, f.severity) for f in lint(rule, code, python)]
-    assert sorted(found) == sorted(expected)
+    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(rule, code, python))
 
 
 # -- CUR101: versions and C libraries ------------------------------------------------------------

@@ -12,13 +12,14 @@ import pytest
 from cursedlint.engine import Linter
 from cursedlint.findings import Finding
 from cursedlint.languages import language_of
-from cursedlint.rule import Example
 from cursedlint.rules.rdma_registration import (
     SharedPageRdmaRegistration,
     SubPageRdmaRegistration,
     project_headers,
 )
 from cursedlint.settings import Settings
+
+from rule_examples import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "rdma_registration")
 RULES = {rule.code: rule for rule in (SubPageRdmaRegistration, SharedPageRdmaRegistration)}
@@ -39,12 +40,7 @@ def found(code: str, **kwargs) -> list[tuple[int, str]]:
     name for name in os.listdir(FIXTURES) if not name.endswith(".h")))
 def test_fixture_findings_match_markers(fixture):
     path = os.path.join(FIXTURES, fixture)
-    with open(path, encoding="utf-8") as handle:
-        code = handle.read()
-    expected = Example(code).expected()
-    assert expected, "every fixture marks the findings it expects"
-    findings = lint(code, path)
-    assert sorted((f.line, f.code, f.severity) for f in findings) == sorted(expected)
+    check_fixture(path, lambda code: lint(code, path))
 
 
 REGISTER_FLAG = """
