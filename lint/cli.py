@@ -179,6 +179,8 @@ def check(args: argparse.Namespace) -> int:
         show_traceback=args.show_traceback,
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
     )
+    if linter.needs_project_index():
+        linter.index_project(_project_files(args.paths, found.files, config))
     results = linter.run(found.files, args.jobs or default_jobs())
     _print_fix_summary(results)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
@@ -191,6 +193,15 @@ def check(args: argparse.Namespace) -> int:
     if any(finding.code == InternalError.code for finding in findings):
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _project_files(paths, linted: list[tuple[str, str]], config) -> list[tuple[str, str]]:
+    """The files rules may draw facts from: the whole project (gitignore and excludes applied),
+    and the linted files, which may lie outside it."""
+    from cursedlint.discovery import discover, project_root
+
+    files = discover([project_root(paths, config)], config).files + linted
+    return sorted({(os.path.abspath(path), language) for path, language in files})
 
 
 def _write_report(args, findings, results, rules) -> None:

@@ -357,6 +357,26 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
             files.append((os.path.join(show, name) if show else name, language))
 
 
+def project_root(paths: Sequence[str], config: Config) -> str:
+    """Where the project of `paths` starts: the configuration file's directory; else the git
+    work tree holding the first path; else the deepest directory holding every path. (Never the
+    bare working directory, which may be a home directory.)"""
+    if config.path:
+        return config.root
+    directories = [
+        path if os.path.isdir(path) else os.path.dirname(path)
+        for path in (os.path.abspath(path) for path in paths)
+    ]
+    directory = directories[0]
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return os.path.commonpath(directories)
+        directory = parent
+
+
 def discover(paths: Sequence[str] | None, config: Config | None = None) -> Discovery:
     """The files to lint under `paths` (files and directories; default the current directory),
     filtered by `config`'s excludes and (when on) git's ignore files."""

@@ -8,10 +8,11 @@ suppressions. A rule that raises becomes a CUR000 finding; the other rules still
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import traceback
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
@@ -61,6 +62,8 @@ class Linter:
         self.warn_unused = warn_unused_suppressions
         self.show_traceback = show_traceback
         self.fix = fix
+        self.project: dict[str, dict[str, Any]] = {}  # rule code -> path -> summary
+        self._summaries: dict[tuple[str, str], Any] = {}  # (code, content hash) -> summary
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
@@ -74,8 +77,56 @@ class Linter:
                     if code in enabled and language in rule.languages
                 ),
                 self.settings.rule_options,
+                self.project,
             )
         return prefilter
+
+    # -- facts from other files ----------------------------------------------------------------
+    def needs_project_index(self) -> bool:
+        """Whether an enabled rule uses facts from other files of the project."""
+        return any(
+            rule.project_triggers and code in self.settings.enabled
+            for code, rule in self.rules.items()
+        )
+
+    def index_project(self, files: list[tuple[str, str]]) -> None:
+        """Summaries of the project's files for the enabled rules that use facts from other
+        files, computed here once (before any worker starts) and handed to every file's rules.
+        A file is parsed only when it holds one of the rule's project trigger words; a summary
+        is kept per content hash, so identical files are summarized once."""
+        for code, rule in self.rules.items():
+            if rule.project_triggers and code in self.settings.enabled:
+                self.project[code] = self._summaries_of(rule, files)
+        self._prefilters.clear()
+
+    def _summaries_of(self, rule: type[Rule], files: list[tuple[str, str]]) -> dict[str, Any]:
+        words = [word.encode() for word in rule.project_triggers]
+        found = {}
+        for path, language in files:
+            if language not in rule.languages:
+                continue
+            try:
+                data = read_bytes(path)
+            except SourceError:
+                continue
+            if looks_binary(data) or not any(word in data for word in words):
+                continue
+            key = (rule.code, hashlib.sha1(data).hexdigest())
+            if key not in self._summaries:
+                self._summaries[key] = self._summarize(rule, path, data, language)
+            if self._summaries[key] is not None:
+                found[path] = self._summaries[key]
+        return found
+
+    def _summarize(self, rule: type[Rule], path: str, data: bytes, language: str) -> Any:
+        """The rule's summary of one file; None when the file cannot be read as code or the
+        summarizer fails (the file's own lint reports either)."""
+        try:
+            source = Source.from_bytes(path, data, language)
+            context = self._parse(source, FileResult(path), frozenset())
+            return None if context is None else rule.summarize(context)
+        except Exception:
+            return None
 
     # -- one file ----------------------------------------------------------------------------
     def lint_path(self, path: str, language: str) -> FileResult:
@@ -182,13 +233,15 @@ class Linter:
                 if notices.SyntaxErrorNotice.code in enabled:
                     result.findings.append(_syntax_error(source, error))
                 return None
-            return PythonContext(source, self.settings, tree)
-        if source.language in TEXT_LANGUAGES:
-            return TextContext(source, self.settings)
-        from cursedlint.c_context import CContext, parse
+            context = PythonContext(source, self.settings, tree)
+        elif source.language in TEXT_LANGUAGES:
+            context = TextContext(source, self.settings)
+        else:
+            from cursedlint.c_context import CContext, parse
 
-        context = CContext(source, self.settings, parse(source.data, source.language))
-        result.error_nodes = context.error_count
+            context = CContext(source, self.settings, parse(source.data, source.language))
+            result.error_nodes = context.error_count
+        context.project = self.project
         return context
 
     def _run_rules(self, context, rule_classes: list[type[Rule]], result: FileResult) -> None:

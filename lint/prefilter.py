@@ -16,9 +16,23 @@ class Prefilter:
     """The trigger words of a set of rules (under their configured options), and the rules a
     file's bytes can trigger."""
 
-    def __init__(self, rules: Iterable[type[Rule]], options: Mapping[str, dict[str, Any]]):
+    def __init__(
+        self,
+        rules: Iterable[type[Rule]],
+        options: Mapping[str, dict[str, Any]],
+        project: Mapping[str, dict[str, Any]] | None = None,
+    ):
+        """`project` holds each rule's facts from other files (rule code -> path -> summary),
+        which can add trigger words (wrappers defined elsewhere)."""
+        project = project or {}
         self.triggers = [
-            (rule, rule.triggers_for(rule.resolved_options(options.get(rule.code))))
+            (
+                rule,
+                (
+                    *rule.triggers_for(rule.resolved_options(options.get(rule.code))),
+                    *rule.project_trigger_words(project.get(rule.code, {})),
+                ),
+            )
             for rule in rules
         ]
         self.always = [rule for rule, triggers in self.triggers if not triggers]

@@ -89,6 +89,10 @@ class Rule:
     options: ClassVar[dict[str, Option]] = {}
     valid: ClassVar[tuple[str | Example, ...]] = ()
     invalid: ClassVar[tuple[str | Example, ...]] = ()
+    project_triggers: ClassVar[tuple[str, ...]] = ()
+    """For rules that need facts from other files: words a project file must hold for
+    `summarize` to find anything in it. Such a rule sees every project file's summary in
+    `self.project_facts` (path -> summary)."""
 
     def __init__(self, context: "FileContext", options: dict[str, Any] | None = None):
         self.context = context
@@ -96,6 +100,23 @@ class Rule:
 
     def check(self) -> None:
         """Whole-file analysis, run after the Python walk (the only entry point for C/C++)."""
+
+    @property
+    def project_facts(self) -> dict[str, Any]:
+        """Path -> `summarize` result, for the project's files that have one."""
+        return self.context.project.get(self.code, {})
+
+    @classmethod
+    def summarize(cls, context: "FileContext") -> Any:
+        """A small, picklable fact about one project file for this rule's `project_facts`
+        (None: nothing worth keeping). Runs once per file content, before linting."""
+        return None
+
+    @classmethod
+    def project_trigger_words(cls, facts: dict[str, Any]) -> tuple[str, ...]:
+        """Words the project's facts make worth looking for (e.g. names of wrappers defined in
+        other files): the prefilter adds them to the rule's triggers."""
+        return ()
 
     def report(
         self,

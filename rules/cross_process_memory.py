@@ -75,8 +75,8 @@ class Result:
 class CmaFailureAborts(Rule):
     """## What it does
     Finds calls of `process_vm_readv` and `process_vm_writev` (Cross Memory Attach), of
-    functions of the same file that return their result unchanged, and of the functions named
-    in the `wrappers` option, where
+    functions of the same file or of other files of the project that return their result
+    unchanged, and of the functions named in the `wrappers` option, where
     - a check detects the failure, but a path from the failure branch reaches an assert on the
       same result (`assert`, and calls whose names contain `assert`, `ASSERT`, `CHECK` or
       `panic`: the `assert-names` option) or `abort()`;
@@ -142,8 +142,9 @@ class CmaFailureAborts(Rule):
         "wrappers": Option(
             (list, tuple),
             (),
-            "functions of other files that return the result of process_vm_readv/writev, or -1 "
-            "when it fails (e.g. libfabric psm3's psm3_cma_get, psm3_cma_put)",
+            "functions that return the result of process_vm_readv/writev, or -1 when it fails, "
+            "which cursedlint cannot see as such: defined outside the linted project, or "
+            "returning a transformed result (e.g. libfabric psm3's psm3_cma_get, psm3_cma_put)",
         ),
         "assert-names": Option(
             (list, tuple),
@@ -300,6 +301,24 @@ class CmaFailureAborts(Rule):
     def triggers_for(cls, options):
         return (*cls.triggers, *options["wrappers"])
 
+    # -- wrappers in other files of the project ----------------------------------------------
+    project_triggers = CMA_FUNCTIONS
+
+    @classmethod
+    def summarize(cls, context) -> dict[str, str] | None:
+        """The file's functions that return a CMA result unchanged: name -> CMA function."""
+        rule = cls(context, context.settings.rule_options.get(cls.code))
+        wrappers = {
+            name: underlying
+            for name, underlying in rule._cma_names.items()
+            if name not in CMA_FUNCTIONS and name not in rule.option["wrappers"]
+        }
+        return wrappers or None
+
+    @classmethod
+    def project_trigger_words(cls, facts) -> tuple[str, ...]:
+        return tuple(sorted({name for wrappers in facts.values() for name in wrappers}))
+
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
         for name, call in self.context.calls(self._cma_names):
@@ -309,10 +328,13 @@ class CmaFailureAborts(Rule):
 
     @cached_property
     def _cma_names(self) -> dict[str, str]:
-        """Called name -> the CMA function whose result it returns: the two system calls and
-        the file's functions that return a call of one of these names unchanged."""
+        """Called name -> the CMA function whose result it returns: the two system calls, the
+        configured wrappers, wrappers defined in other files of the project, and the file's
+        functions that return a call of one of these names unchanged."""
         names = {name: name for name in CMA_FUNCTIONS}
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
+        for wrappers in self.project_facts.values():
+            names.update(wrappers)
         functions = self._functions
         changed = True
         while changed:

@@ -123,9 +123,45 @@ class WithOption(Rule):
             self.report(node, f"limit={self.option['limit']}")
 
 
+class CallsForkingLauncher(Rule):
+    """Learns from other files which functions fork (project facts) and reports calls of them."""
+
+    __doc__ = DOC
+    code = "CUR908"
+    name = "test-calls-forking-launcher"
+    languages = ("python",)
+    triggers = ("os.fork",)
+    project_triggers = ("fork",)
+    summarize_calls = 0
+    summary = "calls a function of another file that forks"
+
+    @classmethod
+    def summarize(cls, context):
+        cls.summarize_calls += 1
+        if "explode_summary" in context.source.text:
+            raise RuntimeError("summarizer failed")
+        forking = [
+            node.name
+            for node in context.tree.body
+            if isinstance(node, ast.FunctionDef) and "os.fork()" in ast.unparse(node)
+        ]
+        return forking or None
+
+    @classmethod
+    def project_trigger_words(cls, facts):
+        return tuple(name for names in facts.values() for name in names)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Name):
+            defined = [path for path, names in self.project_facts.items() if node.func.id in names]
+            if defined:
+                self.report(node, f"{node.func.id}() forks (defined in {min(defined)})")
+
+
 TEST_RULES = {
     rule.code: rule
-    for rule in (ForkCall, RenameSpawn, UnsafeRename, BreakingFix, ForkInit, Exploding, WithOption)
+    for rule in (ForkCall, RenameSpawn, UnsafeRename, BreakingFix, ForkInit, Exploding,
+                 WithOption, CallsForkingLauncher)
 }
 
 

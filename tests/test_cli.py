@@ -214,3 +214,39 @@ def test_console_script_runs_in_a_subprocess(project):
     result = subprocess.run([sys.executable, "-m", "cursedlint", "--version"],
                             capture_output=True, text=True)
     assert result.stdout.strip() == f"cursedlint {cursedlint.__version__}"
+
+
+PEER_READ = """\
+#include <sys/uio.h>
+
+ssize_t read_peer(pid_t peer, struct iovec *local, struct iovec *remote) {
+    return process_vm_readv(peer, local, 1, remote, 1, 0);
+}
+"""
+TRANSPORT = """\
+#include <assert.h>
+#include <stdio.h>
+
+ssize_t read_peer(pid_t peer, struct iovec *local, struct iovec *remote);
+
+void pull_shard(pid_t peer, struct iovec *local, struct iovec *remote, size_t len) {
+    ssize_t got = read_peer(peer, local, remote);
+    if (got != (ssize_t)len) {
+        fprintf(stderr, "cross-memory attach failed, disabling it\\n");
+    }
+    assert(got == (ssize_t)len);
+}
+"""
+
+
+def test_a_wrapper_in_another_file_of_the_project_is_followed(project, capsys):
+    """CUR601 learns from the project index that read_peer() returns process_vm_readv's result,
+    also when only the calling file is linted (as pre-commit does)."""
+    (project / "peer_read.c").write_text(PEER_READ)
+    (project / "transport.c").write_text(TRANSPORT)
+    for paths in (["."], ["transport.c"]):
+        code, out, _ = cli(capsys, "check", "--select", "CUR601", *paths)
+        assert code == 1, out
+        assert out.startswith("transport.c:11:5: CUR601 ")
+    (project / "peer_read.c").write_text(PEER_READ.replace("process_vm_readv", "preadv"))
+    assert cli(capsys, "check", "--select", "CUR601", "transport.c")[0] == 0

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from cursedlint.config import DEFAULT_EXCLUDE, Config
-from cursedlint.discovery import Patterns, discover
+from cursedlint.discovery import Patterns, discover, project_root
 from cursedlint.languages import EXTENSIONS
 
 
@@ -373,3 +373,16 @@ def test_walking_two_thousand_files_is_fast(tmp_path):
         best = min(best, time.perf_counter() - started)
     assert len(result.files) == 40 * 10 * 3
     assert best < 0.1, f"discovery took {best:.3f} s"
+
+
+def test_project_root_is_the_config_or_git_root_or_the_paths_common_directory(tmp_path):
+    (tmp_path / "repo" / "src" / "kernels").mkdir(parents=True)
+    (tmp_path / "loose" / "a").mkdir(parents=True)
+    (tmp_path / "loose" / "b").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    config = Config(root=str(tmp_path))
+    assert project_root([str(tmp_path / "repo" / "src" / "kernels")], config) == str(tmp_path / "repo")
+    loose = [str(tmp_path / "loose" / "a"), str(tmp_path / "loose" / "b")]
+    assert project_root(loose, config) == str(tmp_path / "loose")
+    configured = Config(path=str(tmp_path / "cursedlint.toml"), root=str(tmp_path))
+    assert project_root(loose, configured) == str(tmp_path)

@@ -265,3 +265,38 @@ def test_fixes_keep_the_declared_encoding_and_file_mode(tmp_path):
     make_linter(fix="safe").lint_path(str(path), "python")
     assert path.read_bytes() == original.replace("old_spawn", "spawn").encode("latin-1")
     assert path.stat().st_mode & 0o777 == 0o750
+
+
+# -- facts from other files -------------------------------------------------------------------
+def test_project_facts_reach_rules_and_widen_the_prefilter(tmp_path):
+    launcher = tmp_path / "launcher.py"
+    launcher.write_text("import os\n\ndef launch_workers():\n    os.fork()\n")
+    copy = tmp_path / "launcher_copy.py"
+    copy.write_text(launcher.read_text())
+    broken = tmp_path / "broken.py"
+    broken.write_text("import os\nexplode_summary = os.fork\n")
+    train = tmp_path / "train.py"
+    train.write_text("from launcher import launch_workers\n\nlaunch_workers()\n")
+    files = [(str(path), "python") for path in (launcher, copy, broken, train)]
+
+    assert codes(make_linter().lint_path(str(train), "python")) == []  # no trigger word alone
+    linter = make_linter()
+    rule = RULES["CUR908"]
+    rule.summarize_calls = 0
+    linter.index_project(files)
+    assert rule.summarize_calls == 2, "identical contents are summarized once"
+    assert linter.project["CUR908"] == {
+        str(launcher): ["launch_workers"], str(copy): ["launch_workers"]
+    }
+    result = linter.lint_path(str(train), "python")
+    assert codes(result) == [(3, "CUR908")]
+    assert "launch_workers() forks" in result.findings[0].message
+    assert [r.findings for r in linter.run(files, jobs=2)] == [
+        r.findings for r in linter.run(files, jobs=1)
+    ]
+
+
+def test_rules_without_project_triggers_need_no_index():
+    settings = Settings(enabled=frozenset({"CUR901"}))
+    assert not Linter(settings, RULES).needs_project_index()
+    assert make_linter().needs_project_index()
