@@ -22,6 +22,13 @@ assigned, incremented or address-taken after its declaration. Not seen: a C++ fu
 changing a local it takes by non-const reference, a macro changing its argument, and a member
 of a class from an unseen header shadowing a file-scope constant in its out-of-line methods.
 
+`evaluate(node, assignments=True)` also gives a local, a parameter or a member path on one
+(`s->a.b`) the value of the last statement `path = value;` before the node in a block
+around it, unless something in between may change it (a write to it, a prefix or a member of
+the same name; a call mentioning the root; a label or `case`; a loop around the use; its
+address taken anywhere in the function). A pointer kept from before the assignment and written
+through by a call not given the root is not seen.
+
 Struct, union and class sizes use natural alignment. Bit-fields, packing, alignment attributes,
 `#if` inside the body, base classes, virtual members, members tree-sitter cannot read (macros)
 and a macro-like name after the closing brace (`} __packed;`) make the layout UNKNOWN.
@@ -113,9 +120,11 @@ class _Array(NamedTuple):
 
 
 class _Record(NamedTuple):
-    """A struct, union or class defined in this file; its layout is computed on demand."""
+    """A struct, union or class; its layout is computed on demand by `owner`, the evaluator of
+    the file (or header) that defines it."""
 
     node: Any
+    owner: Any
 
 
 class _Opaque(NamedTuple):
@@ -375,6 +384,11 @@ _ARITHMETIC = {
     "+": int.__add__, "-": int.__sub__, "*": int.__mul__,
     "&": int.__and__, "|": int.__or__, "^": int.__xor__,
 }
+_PLAIN_ASSIGNMENT = '(assignment_expression left: (_) @target operator: "=")'
+_JUMP_TARGETS = "[(labeled_statement) (case_statement)] @label"
+_CALLS = "[(call_expression) (argument_list)] @call"  # argument_list: C++ constructors, new
+_LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+_FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
 _PREPROC_TESTS_NAME = frozenset({"preproc_ifdef", "preproc_elifdef"})
 _PREPROC_TESTS_CONDITION = frozenset({"preproc_if", "preproc_elif"})
 _CONTINUATION = re.compile(rb"\\\r?\n")
@@ -482,10 +496,12 @@ def _truncating_division(left: int, right: int) -> int:
 
 class _Env(NamedTuple):
     """Where an expression is evaluated: `anchor`, a node of the file's tree, places it for
-    name lookup and macro visibility; `expanding` holds the macros being expanded there."""
+    name lookup and macro visibility; `expanding` holds the macros being expanded there;
+    `assignments`: locals and field paths take the value set earlier in the function."""
 
     anchor: Any
     expanding: frozenset = frozenset()
+    assignments: bool = False
 
 
 class _Def:
@@ -514,10 +530,13 @@ class _Index(NamedTuple):
 
 class CConstants:
     """The constant evaluator of one C/C++ file (a `CContext`); it reads the file's
-    declarations, macros and types once, on first use."""
+    declarations, macros and types once, on first use. `extra`: the evaluators of headers that
+    precede the file's text (its includes, in order); a name the file does not declare or
+    define gets the value or type those that declare it agree on."""
 
-    def __init__(self, context):
+    def __init__(self, context, extra=()):
         self.context = context
+        self.extra = tuple(extra)
         self.cpp = context.language == "cpp"
         self._truth = _BOOL if self.cpp else _INT  # the type of comparisons and `!`
         self._memo: dict[tuple, Any] = {}
@@ -527,9 +546,11 @@ class CConstants:
 
     # -- public --------------------------------------------------------------------------------
 
-    def evaluate(self, node) -> Any:
-        """The integer value of an expression node, or UNKNOWN."""
-        return self._answer(lambda: self._eval(node, _Env(node)).value)
+    def evaluate(self, node, assignments: bool = False) -> Any:
+        """The integer value of an expression node, or UNKNOWN. `assignments`: a local or a
+        field path (`s->a.b`) also takes the value that the last `name = value;` statement
+        before the node gives it (see `_assigned_value`)."""
+        return self._answer(lambda: self._eval(node, _Env(node, assignments=assignments)).value)
 
     def sizeof(self, node) -> Any:
         """The value of a sizeof_expression node, or UNKNOWN."""
@@ -543,6 +564,16 @@ class CConstants:
             return compute()
         except _GiveUp:
             return UNKNOWN
+
+    def _ask(self, other: CConstants, compute) -> Any:
+        """compute() on another evaluator (a header's) within this evaluation's limits."""
+        if other is self:
+            return compute()
+        other._depth, other._steps, other._busy = self._depth, self._steps, 0
+        try:
+            return compute()
+        finally:
+            self._steps = other._steps
 
     def _enter(self) -> None:
         self._depth += 1
@@ -657,7 +688,8 @@ class CConstants:
     def _overloads(self) -> set[str]:
         """The operators this file overloads (`operator|` -> "|")."""
         found = self.context.captures("(operator_name) @name").get("name", ())
-        return {self.context.text(node)[len("operator"):].strip() for node in found}
+        own = {self.context.text(node)[len("operator"):].strip() for node in found}
+        return own.union(*(header._overloads for header in self.extra))
 
     def _shift(self, operator: str, left: _Value, right: _Value) -> _Value:
         kind = _promote(left.type)
@@ -740,10 +772,102 @@ class CConstants:
         name, qualifier = split
         bodies = self._expansions(node, name, qualifier, env)
         if bodies is not None:
-            inner = _Env(env.anchor, env.expanding | {name})
+            inner = env._replace(expanding=env.expanding | {name})
             return _single({self._eval(body, inner) for body in bodies}, _NOTHING)
-        key, defs = self._lookup(name, qualifier, env.anchor, "names")
-        return self._agreed(("value", key), defs, self._def_value, _NOTHING)
+        if env.assignments and not qualifier:
+            assigned = self._assigned_value(node, env)
+            if assigned is not None:
+                return assigned
+        return self._derived(name, qualifier, env.anchor, "names", "value", _NOTHING)
+
+    def _member_value(self, node, env: _Env) -> _Value:
+        """`s->a.b`: known only from an assignment earlier in the function."""
+        assigned = self._assigned_value(node, env) if env.assignments else None
+        return _NOTHING if assigned is None else assigned
+
+    # -- values set earlier in the function ----------------------------------------------------
+
+    def _assigned_value(self, node, env: _Env) -> _Value | None:
+        """The value of a local, parameter or field path of one (`s->a.b`) at `env.anchor`, as
+        the last statement `path = value;` before it sets it: a statement of a block that
+        encloses the anchor, in the same function. None without such a statement; UNKNOWN when
+        something may change the path in between (see `_disturbed`). Not seen: changes through
+        a pointer stored before the assignment by a call that did not receive the root."""
+        path = _field_path(node)
+        function = _enclosing_function(env.anchor)
+        if path is None or function is None or any(
+                self._is_macro(part, env.anchor) for part in path):
+            return None
+        root = self._local_root(path[0], env.anchor, function)
+        assignment = self._last_assignment(path, env.anchor, function) if root else None
+        if assignment is None:
+            return None
+        if (self._local_root(path[0], assignment, function) is not root
+                or self._disturbed(path, assignment, env.anchor, function)):
+            return _NOTHING
+        right = assignment.child_by_field_name("right")
+        value = self._eval(right, _Env(assignment, assignments=True))
+        kind = self._def_type(root) if len(path) == 1 else self._field_type(node, env)
+        return _converted(kind, value)
+
+    def _local_root(self, name: str, anchor, function) -> _Def | None:
+        """The variable or parameter `name` names at `anchor` if it belongs to `function`."""
+        key, defs = self._lookup(name, (), anchor, "names")
+        if not isinstance(key, _Def) or defs != [key] or key.kind not in ("var", "param"):
+            return None
+        block = self._scope(key)[0]
+        inside = function.start_byte <= block.start_byte and block.end_byte <= function.end_byte
+        volatile = any(self.context.text(child) == "volatile" for child in key.owner.children)
+        reference = any(node.type == "reference_declarator"
+                        for node in _declarator_chain(key.node))
+        return key if inside and not volatile and not reference else None
+
+    def _last_assignment(self, path: tuple, anchor, function):
+        """The last statement `path = value;` before `anchor` in a block enclosing it."""
+        found = None
+        for target in self.context.captures(_PLAIN_ASSIGNMENT, function).get("target", ()):
+            statement = target.parent.parent
+            block = statement.parent
+            if (statement.type == "expression_statement" and block.type == "compound_statement"
+                    and block.start_byte <= anchor.start_byte < block.end_byte
+                    and statement.end_byte <= anchor.start_byte
+                    and _field_path(target) == path
+                    and (found is None or target.start_byte > found.start_byte)):
+                found = target.parent
+        return found
+
+    def _disturbed(self, path: tuple, assignment, anchor, function) -> bool:
+        """Whether the path may change between the assignment and its use at `anchor`: a label
+        or `case` in between (a jump past the assignment); its or a prefix's address taken
+        anywhere in the function; in between, a write to it, to a prefix of it, to a member of
+        the same name (an alias), through a pointer or subscript, or to a variable whose address
+        is taken, or a call mentioning the root or such a variable. "In between" extends to the
+        end of loops around the use that do not hold the assignment, and takes in the bodies
+        of lambdas."""
+        start, end = assignment.end_byte, _region_end(assignment, anchor, function)
+        for label in self.context.captures(_JUMP_TARGETS, function).get("label", ()):
+            if start <= label.start_byte < anchor.start_byte:
+                return True
+        targets = self.context.captures(_MODIFIED_QUERIES[self.context.language],
+                                        function).get("target", ())
+        taken, written = [], []
+        for target in targets:
+            addressed = target.parent.type in ("pointer_expression", "init_declarator")
+            (taken if addressed else written).append(target)
+        escaped = {_access(target)[0] for target in taken} - {None}
+        if any(_may_alias(target, path) for target in taken):
+            return True
+        for target in written:
+            between = start <= target.start_byte < end or _in_lambda(target, function)
+            if between and (_may_alias(target, path) or _escapes(target, path, escaped)):
+                return True
+        names = {name.encode() for name in escaped | {path[0]}}
+        for call in self.context.captures(_CALLS, function).get("call", ()):
+            holds_anchor = call.start_byte <= anchor.start_byte < call.end_byte
+            if (start <= call.start_byte < end and not holds_anchor
+                    and names.intersection(_IDENTIFIERS.findall(call.text))):
+                return True
+        return False
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -793,9 +917,13 @@ class CConstants:
                 found[self.context.text(node)].append(node.start_byte)
         return found
 
+    @cached_property
+    def _header_macros(self) -> set[str]:
+        return {name for header in self.extra for name in header._index.macros}
+
     def _is_macro(self, name: str, anchor) -> bool:
-        return any(event.start_byte < anchor.start_byte
-                   for event in self._index.macros.get(name, ()))
+        return name in self._header_macros or any(
+            event.start_byte < anchor.start_byte for event in self._index.macros.get(name, ()))
 
     def _expansions(self, node, name: str, qualifier: tuple, env: _Env) -> list | None:
         """The bodies of the macro `name` as used at `node`: None when it is not a macro
@@ -803,11 +931,12 @@ class CConstants:
         whose meaning depends on the text around its use)."""
         if name in env.expanding:
             return None  # a macro is not expanded inside its own expansion
-        events = [event for event in self._index.macros.get(name, ())
-                  if event.start_byte < env.anchor.start_byte]
-        if not events:
+        bodies = [header._macro_body(event) for header in self.extra
+                  for event in header._index.macros.get(name, ())]
+        bodies += [self._macro_body(event) for event in self._index.macros.get(name, ())
+                   if event.start_byte < env.anchor.start_byte]
+        if not bodies:
             return None
-        bodies = [self._macro_body(event) for event in events]
         if qualifier or None in bodies:
             return []
         if all(body.type in _UNIT_BODIES for body in bodies) or _is_whole_expression(node):
@@ -850,15 +979,42 @@ class CConstants:
             if visible:
                 best = max(visible, key=lambda item: item[:2])[2]
                 return best, [best]
+        return self._in_paths(tables, name, self._targets(qualifier, anchor) if paths else ())
+
+    def _targets(self, qualifier: tuple, anchor) -> list[tuple]:
+        """The namespace/class paths a (qualified) name used at `anchor` may live in, innermost
+        first."""
         if qualifier[:1] == ("",):
-            targets = [qualifier[1:]]
-        else:
-            usage = self._scope_path(anchor) if paths else ()
-            targets = [usage[:depth] + qualifier for depth in range(len(usage), -1, -1)]
+            return [qualifier[1:]]
+        usage = self._scope_path(anchor)
+        return [usage[:depth] + qualifier for depth in range(len(usage), -1, -1)]
+
+    def _in_paths(self, tables: str, name: str, targets) -> tuple[Any, list]:
+        """(key, declarations) of `name` in the first of `targets` declaring it."""
+        paths = self._declarations(tables, name)[1]
         for target in targets:
             if target in paths:
                 return (tables, name, target), paths[target]
         return None, []
+
+    def _found(self, name: str, qualifier: tuple, anchor, tables: str) -> list[tuple]:
+        """[(evaluator, key, declarations)] `name` refers to at `anchor`: the file's, or where
+        the file has none, those of each header declaring it (at the header's end)."""
+        key, defs = self._lookup(name, qualifier, anchor, tables)
+        if defs or not self.extra:
+            return [(self, key, defs)]
+        targets = self._targets(qualifier, anchor)
+        found = [(header, *header._in_paths(tables, name, targets)) for header in self.extra]
+        return [item for item in found if item[2]]
+
+    def _derived(self, name: str, qualifier: tuple, anchor, tables: str, purpose: str,
+                 default: Any) -> Any:
+        """The value ("value"), type ("type") or sizeof type ("sizeof") of what `name` names
+        at `anchor`, agreed by all its declarations, else `default`."""
+        answers = {self._ask(owner, lambda: owner._agreed(
+            (purpose, key), defs, getattr(owner, _DERIVE[purpose]), default))
+            for owner, key, defs in self._found(name, qualifier, anchor, tables)}
+        return _single(answers, default)
 
     def _declarations(self, tables: str, name: str) -> tuple[list, dict]:
         """The declarations of a name sorted out once: [(block, declaration)] of block-scoped
@@ -1107,13 +1263,13 @@ class CConstants:
         name, qualifier = split
         bodies = self._expansions(node, name, qualifier, env)
         if bodies is not None:
-            inner = _Env(env.anchor, env.expanding | {name})
+            inner = env._replace(expanding=env.expanding | {name})
             return _single({self._expression_type(body, inner) for body in bodies}, _NO_TYPE)
-        key, defs = self._lookup(name, qualifier, env.anchor, "types")
+        found = self._found(name, qualifier, env.anchor, "types")
         if not any(definition.kind in ("var", "param", "member", "enumerator")
-                   for definition in defs):
+                   for _, _, defs in found for definition in defs):
             return self._named_type(name, qualifier, env.anchor)
-        return self._agreed(("sizeof", key), defs, self._def_type, _NO_TYPE)
+        return self._derived(name, qualifier, env.anchor, "types", "sizeof", _NO_TYPE)
 
     def _field_type(self, node, env: _Env) -> Any:
         """The type of `s.field` or `p->field`."""
@@ -1126,7 +1282,8 @@ class CConstants:
         return self._member_type(record, name)
 
     def _member_type(self, record: _Record, name: str) -> Any:
-        for member, kind in self._fields(record.node) or ():
+        fields = self._ask(record.owner, lambda: record.owner._fields(record.node))
+        for member, kind in fields or ():
             if member == name:
                 return kind
             if member is None:  # an anonymous struct or union: its members are the parent's
@@ -1163,7 +1320,8 @@ class CConstants:
         anything else."""
         owner = definition.owner
         if definition.kind == "tag":
-            return self._enum_type(owner) if owner.type == "enum_specifier" else _Record(owner)
+            return (self._enum_type(owner) if owner.type == "enum_specifier"
+                    else _Record(owner, self))
         if definition.kind != "typedef":
             return _NO_TYPE
         if owner.type == "alias_declaration":
@@ -1246,7 +1404,7 @@ class CConstants:
             return _sized_type(node)
         if kind in _RECORDS or kind == "enum_specifier":
             if node.child_by_field_name("body") is not None:
-                return _Record(node) if kind in _RECORDS else self._enum_type(node)
+                return _Record(node, self) if kind in _RECORDS else self._enum_type(node)
             return self._tag_type(node, anchor)
         return _NO_TYPE  # auto, decltype, templates, typeof, macros tree-sitter cannot read
 
@@ -1259,8 +1417,7 @@ class CConstants:
             return _BUILTIN_TYPES[name]
         self._enter()
         try:
-            key, defs = self._lookup(name, qualifier, anchor, "types")
-            return self._agreed(("type", key), defs, self._def_as_type, _NO_TYPE)
+            return self._derived(name, qualifier, anchor, "types", "type", _NO_TYPE)
         finally:
             self._depth -= 1
 
@@ -1270,8 +1427,7 @@ class CConstants:
         split = _split_name(name) if name is not None else None
         if split is None or self._is_macro(split[0], anchor):
             return _NO_TYPE
-        key, defs = self._lookup(*split, anchor, "tags")
-        return self._agreed(("type", key), defs, self._def_as_type, _NO_TYPE)
+        return self._derived(*split, anchor, "tags", "type", _NO_TYPE)
 
     def _enum_type(self, enum) -> Any:
         """An enum's integer type: the fixed underlying type, or as wide as its values need
@@ -1299,7 +1455,7 @@ class CConstants:
 
     def _size(self, kind) -> Any:
         if isinstance(kind, _Record):
-            return self._layout(kind.node)[0]
+            return self._record_layout(kind)[0]
         if isinstance(kind, _Array):
             element = self._size(kind.element)
             return UNKNOWN if UNKNOWN in (element, kind.count) else element * kind.count
@@ -1307,10 +1463,21 @@ class CConstants:
 
     def _align(self, kind) -> Any:
         if isinstance(kind, _Record):
-            return self._layout(kind.node)[1]
+            return self._record_layout(kind)[1]
         if isinstance(kind, _Array):
             return self._align(kind.element)
         return kind.align
+
+    def _record_layout(self, record: _Record) -> tuple:
+        """(size, alignment) of a record of this file or of a header; a `#pragma pack` in
+        either makes it unknown."""
+        if self._packed:
+            return UNKNOWN, UNKNOWN
+        return self._ask(record.owner, lambda: record.owner._layout(record.node))
+
+    @cached_property
+    def _packed(self) -> bool:
+        return self._index.packed or any(header._packed for header in self.extra)
 
     def _layout(self, record) -> tuple:
         """(size, alignment) of a struct, union or class, or (UNKNOWN, UNKNOWN)."""
@@ -1320,7 +1487,7 @@ class CConstants:
     def _compute_layout(self, record) -> tuple:
         fields = self._fields(record)
         breakers = _LAYOUT_BREAKERS[self.context.language]
-        if (fields is None or self._index.packed or self.context.captures(breakers, record)
+        if (fields is None or self._packed or self.context.captures(breakers, record)
                 or self._attribute_macro_after(record)):
             return UNKNOWN, UNKNOWN
         if not fields:  # C leaves empty structs undefined; C++ gives them one byte
@@ -1347,7 +1514,7 @@ class CConstants:
         for declarator in holder.children_by_field_name("declarator"):
             for name in _declared_names(declarator):
                 text = self.context.text(name)
-                if text in self._index.macros:
+                if text in self._index.macros or text in self._header_macros:
                     return True
                 if holder.type == "declaration" and _looks_like_macro(text):
                     return True
@@ -1400,7 +1567,7 @@ class CConstants:
                 return None
             if type_node.child_by_field_name("name") or not type_node.child_by_field_name("body"):
                 return []  # a nested type, not a member
-            return [(None, _Record(type_node))] if type_node.type in _RECORDS else []
+            return [(None, _Record(type_node, self))] if type_node.type in _RECORDS else []
         found = []
         for declarator in declarators:
             names = _declared_names(declarator)
@@ -1424,6 +1591,83 @@ class CConstants:
         flexible = (declarator.type == "array_declarator" and last
                     and declarator.child_by_field_name("size") is None)
         return _Array(kind.element, 0) if flexible else kind
+
+
+def _field_path(node) -> tuple[str, ...] | None:
+    """(root, member, ...) of a name or a member access chain on one (`s->a.b`), else None."""
+    root, members, exact = _access(node)
+    return (root, *members) if root is not None and exact else None
+
+
+def _access(node) -> tuple[str | None, tuple[str, ...], bool]:
+    """(root name or None, members, exact) of an lvalue: `exact` is False where the access goes
+    through a subscript, a dereference or a cast, which may reach any member."""
+    members: list[str] = []
+    exact = True
+    while True:
+        if node.type == "field_expression":
+            members.insert(0, node.child_by_field_name("field").text.decode())
+        elif node.type in ("subscript_expression", "pointer_expression", "cast_expression"):
+            exact = False
+        elif node.type != "parenthesized_expression" or _only_child(node) is None:
+            break
+        node = (node.child_by_field_name("argument") or node.child_by_field_name("value")
+                or _only_child(node))
+    root = node.text.decode() if node.type == "identifier" else None
+    return root, tuple(members), exact
+
+
+def _may_alias(target, path: tuple) -> bool:
+    """Whether writing to (or through the address of) `target` may change `path`: the same
+    root and not a different member, or a member of the same name of another object."""
+    root, members, exact = _access(target)
+    if root == path[0]:
+        return not exact or all(a == b for a, b in zip(members, path[1:]))
+    return (len(path) > 1 and target.type == "field_expression"
+            and target.child_by_field_name("field").text.decode() == path[-1])
+
+
+def _escapes(target, path: tuple, escaped: set) -> bool:
+    """Whether a write to `target`, not on the path's root, may reach memory other names see:
+    it goes through a pointer or subscript, or its variable's address is taken (`escaped`)."""
+    root, _, exact = _access(target)
+    return root != path[0] and (not exact or root in escaped)
+
+
+def _declarator_chain(declarator) -> list:
+    """The declarator and those inside it, down to the name."""
+    chain = []
+    while declarator is not None and declarator.type not in _NAMES:
+        chain.append(declarator)
+        declarator = _inner_declarator(declarator)
+    return chain
+
+
+def _enclosing_function(node):
+    while node is not None and node.type not in _FUNCTION_SCOPES:
+        node = node.parent
+    return node
+
+
+def _in_lambda(node, function) -> bool:
+    """Whether `node` lies in a lambda defined inside `function` (it may run anywhere)."""
+    node = node.parent
+    while node is not None and node.id != function.id:
+        if node.type == "lambda_expression":
+            return True
+        node = node.parent
+    return False
+
+
+def _region_end(assignment, anchor, function) -> int:
+    """Where changes that may reach the use end: the use, or the end of the outermost loop
+    around it that does not hold the assignment (the next iteration sees them)."""
+    end, node = anchor.start_byte, anchor.parent
+    while node is not None and node.id != function.id:
+        if node.type in _LOOPS and not node.start_byte <= assignment.start_byte < node.end_byte:
+            end = node.end_byte
+        node = node.parent
+    return end
 
 
 def _promoted_enum_type(values) -> _Int | None:
@@ -1474,6 +1718,8 @@ def _is_whole_expression(node) -> bool:
     return parent.type == "subscript_expression" and parent.child_by_field_name("index") == node
 
 
+_DERIVE = {"value": "_def_value", "type": "_def_as_type", "sizeof": "_def_type"}
+
 _EXPRESSIONS = {
     "number_literal": CConstants._number,
     "char_literal": CConstants._character,
@@ -1490,5 +1736,6 @@ _EXPRESSIONS = {
     "sizeof_expression": CConstants._sizeof_value,
     "alignof_expression": CConstants._alignof_value,
     "identifier": CConstants._name_value,
+    "field_expression": CConstants._member_value,
     "qualified_identifier": CConstants._name_value,
 }

@@ -9,13 +9,15 @@ length with `c_consteval`; CUR302 follows the address to the object or allocatio
 into, within the calling function. What the file does not show is never guessed: silent.
 
 Project headers: struct layouts, `#define`s and enums from a header included with
-`#include "name.h"` are read when they sit beside the including file (`ProjectHeaders`). This is
-the first piece of the project index that `docs/architecture.md` plans; it lives here until
-the engine has one.
+`#include "name.h"` are read when they sit beside the including file: each header is parsed once
+per process and content, and `CConstants` consults its definitions after the file's own
+(`header_constants`). This is the first piece of the project index that `docs/architecture.md`
+plans; it lives here until the engine has one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -119,7 +121,10 @@ class SubPageRdmaRegistration(Rule):
     pass their parameters straight through to one of these (one level). Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
     enums, arithmetic, also from a project header included with `#include "..."` beside the
-    file); an unknown length is not reported. The page size is the `page-size` setting
+    file), and a local or member (`s->flush.size`) that a statement `x = value;` earlier in
+    the function sets, when nothing in between may change it (no other write to it or to its
+    struct, no address taken, no call given the struct, no label, no loop back); an unknown
+    length is not reported. The page size is the `page-size` setting
     (default 4096; 65536 on many aarch64 kernels).
 
     ## Why it is cursed
@@ -241,6 +246,33 @@ class SubPageRdmaRegistration(Rule):
                                             sizeof(uint32_t), // error: CUR301
                                             IBV_ACCESS_LOCAL_WRITE);
                 return comm->flush_mr ? 0 : -1;
+            }
+            """,
+            language=C,
+        ),
+        Example(
+            """
+            #include <sys/uio.h>
+            #include <rdma/fi_domain.h>
+
+            struct flush_slot { uint32_t word; size_t size; struct fid_mr *mr; };
+            struct endpoint { struct fid_domain *domain; struct flush_slot flush; };
+
+            static int register_host(struct fid_domain *domain, void *buf, size_t len,
+                                     struct fid_mr **mr)
+            {
+                struct iovec iov = { .iov_base = buf, .iov_len = len };
+                struct fi_mr_attr attr = { .mr_iov = &iov, .iov_count = 1,
+                                           .access = FI_READ | FI_WRITE };
+                return fi_mr_regattr(domain, &attr, 0, mr);
+            }
+
+            int arm_flush(struct endpoint *ep)
+            {
+                /* the size is stored first, then passed on: 4 bytes of a heap object */
+                ep->flush.size = sizeof(ep->flush.word);
+                return register_host(ep->domain, &ep->flush.word, ep->flush.size, // error: CUR301
+                                     &ep->flush.mr);
             }
             """,
             language=C,
@@ -483,26 +515,18 @@ class Registrations:
         self.page = context.settings.page_size
 
     @cached_property
-    def _evaluators(self) -> tuple:
-        """(constants of the file, constants of the file read after its project headers, the
-        byte shift between them) — the second None without project headers."""
+    def _constants(self):
         from cursedlint.c_consteval import CConstants  # only files that need it pay the import
 
-        own = CConstants(self.context)
-        headers = project_headers(self.context.source.path, self.context.source.data)
-        if not headers:
-            return own, None, 0
-        combined = _combined_context(self.context, headers)
-        return own, CConstants(combined), len(headers)
+        source = self.context.source
+        headers = header_constants(source.path, source.data, self.context.language)
+        return CConstants(self.context, extra=headers)
 
     def value(self, node):
-        """The integer value of an expression of the file, with the project headers' macros,
-        enums and types in view; UNKNOWN when unknown."""
-        own, combined, shift = self._evaluators
-        counterpart = _counterpart(combined.context.tree, node, shift) if combined else None
-        if counterpart is None:
-            return own.evaluate(node)
-        return combined.evaluate(counterpart)
+        """The integer value of an expression of the file where it is used (locals and fields
+        set by an earlier assignment count), with the project headers' macros, enums and types
+        in view; UNKNOWN when unknown."""
+        return self._constants.evaluate(node, assignments=True)
 
     @cached_property
     def registrations(self) -> list[Registration]:
@@ -878,58 +902,71 @@ _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULT
 _MAX_HEADERS = 32
 
 
-def project_headers(path: str, data: bytes) -> bytes:
-    """The text of the project headers a file includes with `#include "name"`, resolved as the
-    preprocessor first does (relative to the including file's directory), followed through
-    their own quoted includes, each once, in include order. Headers that are not there (found
-    through `-I` paths) are left out. Each header is read once per process."""
-    ordered: list[str] = []
-    _collect_headers(os.path.dirname(os.path.abspath(path)), data, set(), ordered)
-    return b"".join(_header_text(header) + b"\n" for header in ordered)
+def project_headers(path: str, data: bytes) -> list[tuple[str, bytes]]:
+    """(path, text) of the project headers a file includes with `#include "name"`, resolved
+    as the preprocessor first does (relative to the including file's directory), followed
+    through their own quoted includes, each once, each after the headers it includes. Headers
+    that are not there (found through `-I` paths) and the file itself (through a cycle, which
+    include guards make empty) are left out."""
+    ordered: list[tuple[str, bytes]] = []
+    path = os.path.abspath(path)
+    _collect_headers(os.path.dirname(path), data, {path}, ordered)
+    return ordered
 
 
-def _collect_headers(directory: str, data: bytes, visited: set, ordered: list[str]) -> None:
+def _collect_headers(directory: str, data: bytes, visited: set, ordered: list) -> None:
     """Append the headers `data` includes to `ordered`, each after the headers it includes."""
     for name in _QUOTED_INCLUDE.findall(data):
         header = os.path.normpath(os.path.join(directory, os.fsdecode(name)))
-        if header in visited or len(visited) >= _MAX_HEADERS or not os.path.isfile(header):
+        if header in visited or len(visited) > _MAX_HEADERS or not os.path.isfile(header):
             continue
         visited.add(header)
-        _collect_headers(os.path.dirname(header), _header_text(header), visited, ordered)
-        ordered.append(header)
+        text = _header_text(header)
+        _collect_headers(os.path.dirname(header), text, visited, ordered)
+        ordered.append((header, text))
+
+
+def header_constants(path: str, data: bytes, language: str) -> tuple:
+    """The evaluators of the project headers a file includes, in include order, each seeing
+    the headers before it as the preprocessor shows them. Each header is parsed once per
+    process, language and content; files including the same headers in the same order share
+    the evaluators (and what they have worked out)."""
+    found: tuple = ()
+    for header, text in project_headers(path, data):
+        found += (_header_evaluator(_header_context(header, text, language), found),)
+    return found
+
+
+_HEADER_CONTEXTS: dict[tuple, object] = {}
+
+
+def _header_context(path: str, text: bytes, language: str):
+    """The header's CContext, cached by path, content hash and language."""
+    key = (path, hashlib.sha256(text).digest(), language)
+    if key not in _HEADER_CONTEXTS:
+        from cursedlint.c_context import CContext, parse
+        from cursedlint.settings import Settings
+        from cursedlint.source import Source
+
+        source = Source.from_bytes(path, text, language)
+        _HEADER_CONTEXTS[key] = CContext(source, Settings(enabled=frozenset()),
+                                         parse(text, language))
+    return _HEADER_CONTEXTS[key]
 
 
 @cache
+def _header_evaluator(context, before: tuple):
+    from cursedlint.c_consteval import CConstants
+
+    return CConstants(context, extra=before)
+
+
 def _header_text(path: str) -> bytes:
     try:
         with open(path, "rb") as handle:
             return handle.read(1 << 20)
     except OSError:
         return b""
-
-
-def _combined_context(context, headers: bytes):
-    """A context over the project headers' text followed by the file's, as the preprocessor
-    would show the file to the compiler (the includes sit at its top)."""
-    from cursedlint.c_context import CContext, parse
-    from cursedlint.source import Source
-
-    data = headers + context.source.data
-    source = Source.from_bytes(context.source.path, data, context.language)
-    return CContext(source, context.settings, parse(data, context.language))
-
-
-def _counterpart(tree, node, shift: int):
-    """The node of `tree` (the combined text) that is `node` of the file, or None where the
-    headers changed how the file parses."""
-    found = tree.root_node.descendant_for_byte_range(node.start_byte + shift,
-                                                     node.end_byte + shift)
-    while found is not None and found.type != node.type and found.parent is not None and (
-            found.parent.start_byte, found.parent.end_byte) == (found.start_byte, found.end_byte):
-        found = found.parent
-    if found is None or found.type != node.type or found.text != node.text:
-        return None
-    return found
 
 
 # -- tree helpers ----------------------------------------------------------------------------------

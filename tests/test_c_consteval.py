@@ -969,3 +969,210 @@ def test_evaluates_every_node_of_a_file_without_raising(language):
     for node in walk(context.root):
         constants.evaluate(node)
         constants.sizeof(node)
+
+
+# -- values set by an earlier assignment (evaluate(node, assignments=True)) ----------------------
+
+
+def assigned_values(text: str, language: str = "c") -> list:
+    context = context_of(text, language)
+    constants = CConstants(context)
+    return [
+        constants.evaluate(argument, assignments=True)
+        for _, call in context.calls(["probe"])
+        for argument in call.child_by_field_name("arguments").named_children
+        if argument.type != "comment"
+    ]
+
+
+ASSIGNED_PRELUDE = """
+struct slot { uint32_t word; size_t size; uint8_t tag; };
+struct conn { struct slot slot; size_t spare; int fd; };
+void refresh(struct conn *conn);
+void touch(struct slot *slot);
+"""
+
+
+@BOTH
+def test_assignments_give_values_where_straight_line(language):
+    text = ASSIGNED_PRELUDE + """
+void check(struct conn *conn, struct conn *other, struct conn peer, size_t param) {
+    size_t len;
+    len = sizeof(conn->slot.word) * 2;
+    conn->slot.size = sizeof(conn->slot.word);
+    peer.spare = 64;
+    conn->slot.tag = 300;
+    conn->fd = 3;
+    refresh(other);
+    probe(conn->slot.size, len, peer.spare, conn->slot.tag, (conn)->slot.size, conn->fd + 1);
+    conn->slot.size = param;
+    probe(conn->slot.size);
+}
+"""
+    assert assigned_values(text, language) == [4, 8, 64, 44, 4, 4, UNKNOWN]
+    assert set(values(text, language)) == {UNKNOWN}  # only when asked for
+
+
+@BOTH
+@pytest.mark.parametrize("between", [
+    "if (param) conn->slot.size = param;",    # another value on one path
+    "conn->slot = *other;",                   # the whole member
+    "*conn = *other;",                        # the whole struct
+    "conn = other;",                          # another struct
+    "other->slot.size = 4096;",               # a member of the same name: may be the same
+    "refresh(conn);",                         # a call receiving the struct
+    "touch(&conn->slot);",                    # its address passed on
+    "conn->slot.size++;",
+    "again: param--;",                        # a jump may skip the assignment
+])
+def test_anything_between_may_change_the_value(language, between):
+    text = ASSIGNED_PRELUDE + f"""
+void check(struct conn *conn, struct conn *other, size_t param) {{
+    conn->slot.size = 8;
+    {between}
+    probe(conn->slot.size);
+}}
+"""
+    assert assigned_values(text, language) == [UNKNOWN]
+
+
+@BOTH
+@pytest.mark.parametrize("function", [
+    # assigned in a branch only
+    "void check(struct conn *conn, int param) {\n"
+    "    if (param) { conn->slot.size = 8; }\n    probe(conn->slot.size);\n}",
+    # the address escapes before the assignment
+    "void check(struct conn *conn, int param) {\n    size_t *size = &conn->slot.size;\n"
+    "    conn->slot.size = 8;\n    *size = param;\n    probe(conn->slot.size);\n}",
+    # a loop may change it after the use, before the next one
+    "void check(struct conn *conn, int param) {\n    conn->slot.size = 8;\n"
+    "    while (param--) {\n        probe(conn->slot.size);\n        conn->slot.size = param;\n"
+    "    }\n}",
+    # a global: any call may change it
+    "struct conn global;\nvoid check(int param) {\n    global.spare = 8;\n"
+    "    probe(global.spare);\n}",
+    # assigned in the same expression
+    "void check(struct conn *conn) {\n    probe(conn->slot.size = 8, conn->slot.size);\n}",
+    # a local whose address is taken
+    "void check(int param) {\n    size_t len;\n    len = 8;\n    refresh((void *)&len);\n"
+    "    probe(len);\n}",
+])
+def test_assignments_that_may_not_hold_at_the_use(language, function):
+    assert set(assigned_values(ASSIGNED_PRELUDE + function, language)) == {UNKNOWN}
+
+
+def test_assignment_inside_a_lambda_is_anywhere():
+    text = ASSIGNED_PRELUDE + """
+void check(conn *c) {
+    auto reset = [&]() { c->spare = 0; };
+    c->spare = 8;
+    reset();
+    probe(c->spare);
+    size_t kept;
+    kept = 16;
+    auto view = [](size_t n) { return n; };
+    probe(kept);
+}
+"""
+    assert assigned_values(text, "cpp") == [UNKNOWN, 16]
+
+
+# -- definitions from headers (CConstants(context, extra=...)) ----------------------------------
+
+
+def values_with_headers(text: str, headers: list[str], language: str = "c") -> list:
+    """What `probe` arguments evaluate to with `headers` included before the text, in order."""
+    extra: tuple = ()
+    for header in headers:
+        extra += (CConstants(context_of(header, language), extra=extra),)
+    context = context_of(text, language)
+    constants = CConstants(context, extra=extra)
+    return [
+        constants.evaluate(argument, assignments=True)
+        for _, call in context.calls(["probe"])
+        for argument in call.child_by_field_name("arguments").named_children
+        if argument.type != "comment"
+    ]
+
+
+WIRE_HEADER = """
+#define SLOT_WORDS 4
+typedef unsigned int word_t;
+enum limits { MAX_PEERS = 16 };
+struct slot { word_t words[SLOT_WORDS]; size_t size; };
+"""
+
+
+@BOTH
+def test_header_definitions_are_used_after_the_files(language):
+    text = """
+#define MAX_PEERS 3
+void check(struct slot *slot) {
+    slot->size = sizeof(slot->words);
+    probe(SLOT_WORDS, sizeof(word_t), MAX_PEERS, sizeof(struct slot), sizeof(*slot),
+          slot->size, UNSEEN);
+}
+"""
+    assert values_with_headers(text, [WIRE_HEADER], language) == [4, 4, 3, 24, 24, 16,
+                                                                  UNKNOWN]
+
+
+@BOTH
+def test_later_headers_see_earlier_ones(language):
+    later = "#define RING_BYTES (SLOT_WORDS * sizeof(struct slot))\n"
+    text = "void check(void) { probe(RING_BYTES); }\n"
+    assert values_with_headers(text, [WIRE_HEADER, later], language) == [96]
+    assert values_with_headers(text, [later], language) == [UNKNOWN]
+
+
+@BOTH
+def test_headers_that_disagree_or_pack_give_unknown(language):
+    text = """
+struct local { int a; char b; };
+void check(void) { probe(SLOT_WORDS, sizeof(struct local), sizeof(struct slot)); }
+"""
+    other = "#define SLOT_WORDS 8\n"
+    packed = "#pragma pack(1)\n"
+    assert values_with_headers(text, [WIRE_HEADER, other], language) == [UNKNOWN, 8, 24]
+    assert values_with_headers(text, [WIRE_HEADER, packed], language) == [4, UNKNOWN, UNKNOWN]
+
+
+def test_header_namespaces_resolve_from_the_use():
+    header = "namespace wire { constexpr int kSlots = 8; }\nconstexpr int kSlots = 2;\n"
+    text = """
+namespace wire { void check() { probe(kSlots, ::kSlots); } }
+void check() { probe(kSlots, wire::kSlots); }
+"""
+    assert values_with_headers(text, [header], "cpp") == [8, 2, 2, 8]
+
+
+@pytest.mark.parametrize("between", [
+    "*view = 0;",                 # through a pointer
+    "slot = spare;",              # the variable the pointer may point to
+    "touch(&spare);",             # another escaped variable, handed on
+])
+def test_writes_that_may_reach_through_a_pointer(between):
+    text = ASSIGNED_PRELUDE + f"""
+void check(struct slot *view, int param) {{
+    struct slot slot, spare;
+    struct slot *alias = &slot;
+    alias->tag = 8;
+    {between}
+    probe(alias->tag);
+}}
+"""
+    assert assigned_values(text) == [UNKNOWN]
+
+
+def test_reference_is_never_followed():
+    text = """
+void check(int &out, int param) {
+    int local = 1;
+    int &alias = local;
+    out = 4;
+    alias = 8;
+    local = param;
+    probe(out, alias);
+}
+"""
+    assert assigned_values(text, "cpp") == [UNKNOWN, UNKNOWN]

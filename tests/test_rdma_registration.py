@@ -15,6 +15,7 @@ from cursedlint.languages import language_of
 from cursedlint.rules.rdma_registration import (
     SharedPageRdmaRegistration,
     SubPageRdmaRegistration,
+    header_constants,
     project_headers,
 )
 from cursedlint.settings import Settings
@@ -139,9 +140,20 @@ def test_project_headers_follow_quoted_includes_once(tmp_path):
     (tmp_path / "inc").mkdir()
     (tmp_path / "a.h").write_text('#include "inc/b.h"\n#define A 1\n')
     (tmp_path / "inc" / "b.h").write_text('#include "../a.h"\n#define B 2\n')
-    text = project_headers(str(tmp_path / "main.c"), b'#include "a.h"\n#include <stdio.h>\n')
-    assert text.count(b"#define A 1") == 1 and text.count(b"#define B 2") == 1
-    assert text.index(b"#define B") < text.index(b"#define A")  # include order
+    found = project_headers(str(tmp_path / "main.c"), b'#include "a.h"\n#include <stdio.h>\n')
+    assert found == [(str(tmp_path / "inc" / "b.h"), b'#include "../a.h"\n#define B 2\n'),
+                     (str(tmp_path / "a.h"), b'#include "inc/b.h"\n#define A 1\n')]
+
+
+def test_headers_are_parsed_once_per_content(tmp_path):
+    header = tmp_path / "sizes.h"
+    header.write_text("#define FLAG_BYTES 8\n")
+    include = b'#include "sizes.h"\n'
+    first = header_constants(str(tmp_path / "a.c"), include, "c")
+    assert header_constants(str(tmp_path / "b.c"), include, "c") == first
+    assert header_constants(str(tmp_path / "b.cpp"), include, "cpp") != first
+    header.write_text("#define FLAG_BYTES 4096\n")
+    assert header_constants(str(tmp_path / "a.c"), include, "c") != first
 
 
 def test_header_constants_reach_the_length(tmp_path):
