@@ -7,7 +7,8 @@ the statements between `g.capture_begin()` and `g.capture_end()`, CuPy's
 capture inside), each with its capture mode. `CudaUse` says which calls reach the GPU or wait
 for it, following calls into the module's own functions and methods. CUR401 looks for threads
 alive when a region starts, CUR402 for synchronizing calls inside a region, CUR403 for the
-incident's pinned DataLoader iterator. A mode, a thread target or a loader setting that the
+incident's pinned DataLoader iterator, CUR404 for cuBLAS/cuDNN work captured with no warm-up
+before it. A mode, a thread target or a loader setting that the
 module does not show is not a finding.
 """
 
@@ -18,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from cursedlint.findings import Severity
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.python_context import call_argument
 from cursedlint.rule import Example, Rule
@@ -1479,3 +1481,282 @@ class PinnedLoaderDuringCapture(CaptureRule):
         if workers is UNKNOWN or (isinstance(workers, int) and workers > 0):
             return made
         return None
+
+
+# -- CUR404 ----------------------------------------------------------------------------------
+
+_NN = "torch.nn."
+LIBRARY_FUNCTIONS = frozenset({
+    *(f"torch.{name}" for name in ("matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm",
+                                   "einsum")),
+    *(f"torch.nn.functional.{name}" for name in ("linear", "bilinear", "conv1d", "conv2d",
+                                                 "conv3d", "conv_transpose1d",
+                                                 "conv_transpose2d", "conv_transpose3d")),
+})
+"""Functions that run cuBLAS (matrix products) or cuDNN (convolutions) on CUDA tensors."""
+LIBRARY_METHODS = frozenset({"matmul", "mm", "bmm", "addmm", "baddbmm"})
+LIBRARY_MODULES = frozenset(f"{_NN}{name}" for name in (
+    "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose3d", "LSTM", "GRU", "RNN", "MultiheadAttention"))
+"""`torch.nn` layers whose forward pass is a cuBLAS or cuDNN call."""
+CONTAINERS = frozenset({f"{_NN}Sequential"})
+MODULE_MOVES = frozenset({"cuda", "to", "half", "bfloat16", "float", "double", "train", "eval",
+                          "requires_grad_"})
+"""Methods of an nn.Module that return the module itself (`nn.Linear(8, 8).cuda()`)."""
+_STREAM_CONTEXTS = frozenset({"torch.cuda.stream"})
+_GRAPH_WORDS = tuple(w for w in REGION_TRIGGERS if isinstance(w, tuple))
+
+
+class CaptureWithoutWarmup(CaptureRule):
+    """## What it does
+    Finds a `with torch.cuda.graph(...)` region that captures cuBLAS or cuDNN work while the
+    function (or the module-level script) that holds it runs none before it. Library work is
+    `@`, `torch.matmul`/`mm`/`bmm`/`addmm`/`baddbmm`/`addbmm`/`einsum`, the tensor methods
+    `.matmul()`/`.mm()`/`.bmm()`, `torch.nn.functional.linear`/`bilinear`/`conv*`, and a call of
+    a `torch.nn` layer the module creates (`Linear`, `Conv*d`, `ConvTranspose*d`, `LSTM`,
+    `GRU`, `RNN`, `MultiheadAttention`, also inside `Sequential`, also moved with
+    `.cuda()`/`.to(...)`), of a module class whose `forward` reaches one, or of a module
+    function or method that reaches one. A warm-up is anything before the region in the same
+    function that initializes the libraries or may do so: a call of a callable the region
+    calls (`model(x)` before `with torch.cuda.graph(g): model(x)`), a call that is passed such
+    a callable (`warm_up(model)`, `torch.cuda.make_graphed_callables(model, ...)`), library
+    work of its own or through the module's functions, or a `with torch.cuda.stream(...)` block
+    that calls anything (PyTorch's documented warm-up loop). A model or function the module
+    does not show (a parameter, an import) is not library work, and regions of
+    `make_graphed_callables`, which warms up itself, are not checked.
+
+    ## Why it is cursed
+    cuBLAS and cuDNN create their handles and workspaces lazily, on a thread's first call.
+    That set-up is not permitted while the stream captures: inside the region, the first
+    matrix product fails with `CUBLAS_STATUS_NOT_INITIALIZED when calling cublasCreate(handle)`
+    and the capture is invalidated ("operation failed due to a previous error during
+    capture"). PyTorch's CUDA graph examples run the captured work a few times on a side
+    stream before capturing it, `make_graphed_callables` does the same, and warm-up is the
+    answer PyTorch's forum gives to this error. Verified on an H100 (PyTorch 2.11, CUDA 13.0,
+    cuDNN 9.19): a `torch.matmul` or an `nn.Linear` captured in a fresh process fails, and so
+    does an `nn.Conv2d` (`CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED`); the
+    `nn.Linear` capture after three warm-up calls on a side stream, and a matrix product
+    captured after one run on the current stream, succeed. The failure appears only where
+    nothing ran a matrix product earlier, so code that captures fine inside a long script can
+    fail when the capture moves into a fresh process, test or server.
+
+    ## Example
+    ```python
+    layer = torch.nn.Linear(1024, 1024).cuda()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        static_out = layer(static_in)
+    ```
+
+    ## Fix
+    Warm up before capture, as PyTorch's CUDA graph examples do: on a side stream
+    (`s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())`, then
+    `with torch.cuda.stream(s):` run the captured step three times, then
+    `torch.cuda.current_stream().wait_stream(s)`), or graph the callable with
+    `torch.cuda.make_graphed_callables`, which runs the warm-up itself.
+
+    ## References
+    - PyTorch, CUDA semantics, "Whole-network capture" (warm-up on a side stream before
+      capture): https://docs.pytorch.org/docs/stable/notes/cuda.html#whole-network-capture
+    - `torch.cuda.make_graphed_callables` (`num_warmup_iters`, warms up before capturing):
+      https://docs.pytorch.org/docs/stable/generated/torch.cuda.make_graphed_callables.html
+    - PyTorch forums, "CUBLAS_STATUS_NOT_INITIALIZED when running CUDAGraph" (fixed by warm-up
+      iterations):
+      https://discuss.pytorch.org/t/cublas-status-not-initialized-when-running-cudagraph/170490
+    - ROCm/pytorch#3354 (lazy hipBLASLt handle creation during capture fails; warm up first):
+      https://github.com/ROCm/pytorch/pull/3354
+    """
+
+    code = "CUR404"
+    name = "capture-without-warmup"
+    languages = ("python",)
+    triggers = _GRAPH_WORDS
+    severity = Severity.WARNING
+    summary = "cuBLAS or cuDNN work captured in a CUDA graph with no warm-up before it"
+
+    valid = (
+        """
+        import torch
+
+        def capture(static_x):
+            layer = torch.nn.Linear(1024, 1024).cuda()
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(3):
+                    layer(static_x)
+            torch.cuda.current_stream().wait_stream(side)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                static_y = layer(static_x)
+            return g, static_y
+        """,
+        """
+        import torch
+
+        def capture(model, static_x):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                static_y = model(static_x)
+            return g, static_y
+        """,
+        """
+        import torch
+
+        def capture(static_x, weight):
+            graphed = torch.cuda.make_graphed_callables(torch.nn.Linear(64, 64).cuda(),
+                                                        (static_x,))
+            return graphed(static_x) @ weight
+        """,
+    )
+    invalid = (
+        """
+        import torch
+
+        def capture(static_x):
+            layer = torch.nn.Linear(1024, 1024).cuda()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):  # warning: CUR404
+                static_y = layer(static_x)
+            return g, static_y
+        """,
+        """
+        import torch
+        from torch import nn
+
+        class Attention(nn.Module):
+            def __init__(self, width):
+                super().__init__()
+                self.qkv = nn.Linear(width, 3 * width)
+
+            def forward(self, x):
+                q, k, v = self.qkv(x).chunk(3, dim=-1)
+                return torch.softmax(q @ k.transpose(-2, -1), dim=-1) @ v
+
+        def capture(static_x):
+            block = Attention(512).cuda()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):  # warning: CUR404
+                static_y = block(static_x)
+            return g, static_y
+        """,
+    )
+
+    def __init__(self, context, options=None):
+        super().__init__(context, options)
+        self._expanding: set[int] = set()  # forward() bodies being searched (recursion guard)
+
+    def check(self) -> None:
+        for region in self.analysis.regions:
+            if region.what != "torch.cuda.graph":
+                continue
+            found = self.uses.first(region.body, self._library_work)
+            if found is not None and not self._warmed_up(region):
+                node, what, path = found
+                self._report(region, node, what, path)
+
+    def _report(self, region: Region, node: ast.AST, what: str, path: list[str]) -> None:
+        self.report(
+            region.start,
+            "torch.cuda.graph captures library work that nothing ran before it in this "
+            f"function: line {node.lineno}{_through(path)}, where {what}. cuBLAS and cuDNN "
+            "create their handles on a thread's first call, which is not permitted while the "
+            "stream captures: the capture fails (CUBLAS_STATUS_NOT_INITIALIZED, cuDNN "
+            "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) and is invalidated. Fix: "
+            "run the captured step a few times on a side stream "
+            "(`with torch.cuda.stream(s):`) before capture, or use "
+            "torch.cuda.make_graphed_callables, which warms up itself",
+        )
+
+    # -- what counts as library work --------------------------------------------------------
+    def _library_work(self, node: ast.AST) -> str | None:
+        """Why `node` runs cuBLAS or cuDNN, or None."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            return "`@` is a cuBLAS matrix product"
+        if not isinstance(node, ast.Call):
+            return None
+        name = self.context.qualified_name(node.func, among=LIBRARY_FUNCTIONS)
+        if name:
+            return f"`{name}()` calls cuBLAS or cuDNN"
+        if isinstance(node.func, ast.Attribute) and node.func.attr in LIBRARY_METHODS \
+                and node.args and not _is_self_attribute(node.func):
+            return f"`.{node.func.attr}()` is a cuBLAS matrix product"
+        if isinstance(node.func, ast.Name) or _is_self_attribute(node.func):
+            return self._module_work(node.func)
+        return None
+
+    def _module_work(self, func: ast.AST) -> str | None:
+        """Why calling the nn.Module that `func` holds runs cuBLAS or cuDNN, or None."""
+        made = self._constructed(self.analysis.value_of(func))
+        if made is None:
+            return None
+        label = f"`{ast.unparse(func)}` (created on line {made.lineno})"
+        layer = self._layer(made)
+        if layer:
+            return f"{label} runs a {layer}, which calls cuBLAS or cuDNN"
+        forward = self._forward(made.func)
+        if forward is None or id(forward) in self._expanding:
+            return None
+        self._expanding.add(id(forward))
+        found = self.uses.first(_body(forward), self._library_work)
+        self._expanding.discard(id(forward))
+        if found is None:
+            return None
+        node, what, path = found
+        return f"{label} runs forward(){_through(path)}, which reaches line {node.lineno}: {what}"
+
+    @staticmethod
+    def _constructed(value: ast.AST | None) -> ast.Call | None:
+        """The constructor call under `Layer(...).cuda().eval()`."""
+        while (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+               and value.func.attr in MODULE_MOVES):
+            value = value.func.value
+        return value if isinstance(value, ast.Call) else None
+
+    def _layer(self, made: ast.Call) -> str | None:
+        """The torch.nn layer (or a Sequential's first library layer) a call constructs."""
+        name = self.context.qualified_name(made.func, among=LIBRARY_MODULES | CONTAINERS)
+        if name in LIBRARY_MODULES:
+            return f"`{name[len(_NN):]}`"
+        if name in CONTAINERS:
+            elements = [e for a in made.args
+                        for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+            return next((f"{layer} inside `{name[len(_NN):]}`" for layer in (
+                self._layer(c) for c in map(self._constructed, elements) if c) if layer), None)
+        return None
+
+    def _forward(self, func: ast.AST) -> ast.AST | None:
+        """The `forward` of a class of this module that `func` names."""
+        cls = self.context.definition(func) if isinstance(func, ast.Name) else None
+        return CaptureAnalysis.own_method(cls, "forward") if isinstance(cls, ast.ClassDef) \
+            else None
+
+    # -- what counts as a warm-up -----------------------------------------------------------
+    def _warmed_up(self, region: Region) -> bool:
+        """Whether anything before the region, in its function or module-level script, runs
+        or may run its work (see the docstring)."""
+        scope = self.context.scope_of(region.start) or self.context.tree
+        start = _position(region.start)
+        captured = {_key(n.func) for n in own_nodes(region.body) if isinstance(n, ast.Call)}
+        earlier = [n for n in own_nodes(scope.body) if isinstance(n, (ast.Call, ast.BinOp))
+                   and _position(n) < start]
+        return any(self._runs_or_passes(node, captured) or self._stream_block_call(node)
+                   for node in earlier) or self.uses.first(earlier, self._library_work) \
+            is not None
+
+    @staticmethod
+    def _runs_or_passes(node: ast.AST, captured: set[str]) -> bool:
+        """`model(x)` or `warm_up(model)` for a callable `model` the region calls."""
+        if not isinstance(node, ast.Call):
+            return False
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        return _key(node.func) in captured or any(
+            isinstance(a, (ast.Name, ast.Attribute)) and _key(a) in captured
+            for a in arguments)
+
+    def _stream_block_call(self, node: ast.AST) -> bool:
+        """A call inside `with torch.cuda.stream(...)`: the documented warm-up loop."""
+        return any(isinstance(a, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call)
+            and self.analysis.named(item.context_expr.func, _STREAM_CONTEXTS)
+            for item in a.items) for a in self.context.ancestors(node))

@@ -11,6 +11,7 @@ import pytest
 from cursedlint.engine import Linter
 from cursedlint.findings import Finding
 from cursedlint.rules.graph_capture import (
+    CaptureWithoutWarmup,
     CudaThreadDuringCapture,
     PinnedLoaderDuringCapture,
     SyncInCapture,
@@ -21,7 +22,7 @@ from rule_examples import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "graph_capture")
 RULES = {"cur401": CudaThreadDuringCapture, "cur402": SyncInCapture,
-         "cur403": PinnedLoaderDuringCapture}
+         "cur403": PinnedLoaderDuringCapture, "cur404": CaptureWithoutWarmup}
 
 
 def lint(code: str, rule=CudaThreadDuringCapture, path="example.py") -> list[Finding]:
@@ -353,3 +354,112 @@ def test_c_thread_message_names_thread_start_call_and_fix():
         "cuStreamBeginCapture() begins a capture in thread_local mode here; its code reaches "
         "line 3, where it calls cuCtxSynchronize()")
     assert "every mode, thread_local included" in finding.message
+
+
+# -- CUR404 ----------------------------------------------------------------------------------
+
+COLD_LAYER = """
+import torch
+
+def capture(static_x):
+    layer = torch.nn.Linear(1024, 1024).cuda()
+{warm_up}    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        static_y = layer(static_x)
+    return g, static_y
+"""
+
+
+def test_cold_layer_is_a_warning_at_the_graph_call_naming_the_layer_and_fixes():
+    [finding] = lint(COLD_LAYER.format(warm_up=""), CaptureWithoutWarmup)
+    assert (finding.line, finding.column, finding.span.end_column) == (7, 10, 29)
+    assert finding.severity.value == "warning"
+    message = finding.message
+    assert message.startswith("torch.cuda.graph captures library work that nothing ran before "
+                              "it in this function: line 8, where `layer` (created on line 5) "
+                              "runs a `Linear`, which calls cuBLAS or cuDNN")
+    for part in ("CUBLAS_STATUS_NOT_INITIALIZED", "invalidated", "side stream",
+                 "`with torch.cuda.stream(s):`", "make_graphed_callables"):
+        assert part in message
+
+
+@pytest.mark.parametrize("warm_up", [
+    "    layer(static_x)\n",  # the same callable, on the current stream
+    "    prime(layer, static_x)\n",  # handed to code that may run it
+    "    with torch.cuda.stream(torch.cuda.Stream()):\n        train_step(static_x)\n",
+    "    torch.mm(static_x, static_x.t())\n",  # any library work initializes cuBLAS
+])
+def test_warm_ups_silence_it(warm_up):
+    assert lint(COLD_LAYER.format(warm_up=warm_up), CaptureWithoutWarmup) == []
+
+
+def test_a_warm_up_after_the_region_or_of_other_elementwise_work_does_not_count():
+    late = COLD_LAYER.format(warm_up="").replace("    return", "    layer(static_x)\n    return")
+    elementwise = COLD_LAYER.format(warm_up="    torch.relu(static_x)\n")
+    assert [f.line for f in lint(late, CaptureWithoutWarmup)] == [7]
+    assert [f.line for f in lint(elementwise, CaptureWithoutWarmup)] == [8]
+
+
+def test_module_class_forward_is_followed_and_named():
+    code = """
+    import torch
+    from torch import nn
+
+    class Mixer(nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            self.scale = nn.Parameter(torch.ones(width))
+
+        def forward(self, x):
+            return mix(x * self.scale)
+
+    def mix(x):
+        return x @ x.transpose(-2, -1)
+
+    def capture(static_x):
+        mixer = Mixer(64).cuda()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            static_y = mixer(static_x)
+    """
+    [finding] = lint(code, CaptureWithoutWarmup)
+    assert finding.line == 19
+    assert ("line 20, where `mixer` (created on line 17) runs forward() through mix(), which "
+            "reaches line 14: `@` is a cuBLAS matrix product") in finding.message
+
+
+def test_warm_up_through_a_module_helper_counts():
+    code = """
+    import torch
+
+    def prime(x, w):
+        return torch.matmul(x, w)
+
+    def capture(x, w):
+        prime(x, w)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = x.matmul(w)
+    """
+    assert lint(code, CaptureWithoutWarmup) == []
+    assert [f.line for f in lint(code.replace("        prime(x, w)\n", ""),
+                                 CaptureWithoutWarmup)] == [9]
+
+
+@pytest.mark.parametrize("code", [
+    # a method of the class that shares a name with a tensor method
+    "import torch\nclass A:\n    def f(self, x):\n        with torch.cuda.graph(self.g):\n"
+    "            self.mm(x)\n",
+    # a module that builds itself recursively
+    "import torch\nclass Tree:\n    def __init__(self):\n        self.child = Tree()\n"
+    "    def forward(self, x):\n        return self.child(x)\n"
+    "with torch.cuda.graph(G):\n    Y = Tree()(X)\n",
+    # a layer that is not a cuBLAS or cuDNN call
+    "import torch\nnorm = torch.nn.LayerNorm(8).cuda()\n"
+    "with torch.cuda.graph(G):\n    Y = norm(X)\n",
+    # an nn.Linear rebound before the region: which one is unknown
+    "import torch\nlayer = torch.nn.Linear(8, 8)\nlayer = wrap(layer)\n"
+    "with torch.cuda.graph(G):\n    Y = layer(X)\n",
+])
+def test_warmup_silent(code):
+    assert lint(code, CaptureWithoutWarmup) == []
