@@ -390,12 +390,27 @@ class CudaUse:
         if isinstance(func, ast.Attribute):
             if func.attr in THREAD_METHODS and not node.args:
                 return Use(THREAD_METHODS[func.attr])
-            if func.attr == "to" and any(self._is_cuda_device(a) for a in self._to_targets(node)):
+            if self._moved_to_cuda(node):
                 return Use("`.to(\"cuda\")` allocates and copies on the GPU")
-        device = next((k.value for k in node.keywords if k.arg == "device"), None)
-        if name and name.startswith("torch.") and self._is_cuda_device(device):
+        if self._made_on_cuda(node, name):
             return Use(f"`{name}(device=\"cuda\")` allocates a CUDA tensor")
         return None
+
+    def makes_cuda_tensor(self, call: ast.Call) -> bool:
+        """`t.cuda()`, `t.to("cuda")`, `torch.zeros(..., device="cuda")`."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "cuda" and not call.args:
+            return True
+        return self._moved_to_cuda(call) or self._made_on_cuda(
+            call, self.context.qualified_name(func))
+
+    def _moved_to_cuda(self, call: ast.Call) -> bool:
+        return isinstance(call.func, ast.Attribute) and call.func.attr == "to" and any(
+            self._is_cuda_device(a) for a in self._to_targets(call))
+
+    def _made_on_cuda(self, call: ast.Call, name: str | None) -> bool:
+        device = next((k.value for k in call.keywords if k.arg == "device"), None)
+        return bool(name) and name.startswith("torch.") and self._is_cuda_device(device)
 
     @staticmethod
     def _to_targets(call: ast.Call) -> list[ast.AST]:
@@ -441,6 +456,120 @@ class CudaUse:
             code = self.analysis.value_of(node.func)
             return code if isinstance(code, _FUNCTIONS) else None
         return None
+
+
+FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
+LOGGING_CALLS = frozenset(f"logging.{level}" for level in LOG_LEVELS)
+_GET_LOGGER = frozenset({"logging.getLogger"})
+TORCH_OP_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft",
+                                 "torch.special"})
+HOST_VALUE_FUNCTIONS = frozenset({
+    "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel",
+    "typename", "equal", "allclose", "result_type", "can_cast", "promote_types",
+    "get_default_dtype", "is_grad_enabled", "manual_seed", "seed", "initial_seed",
+    "get_rng_state", "no_grad", "enable_grad", "inference_mode",
+})
+"""torch functions that return a host value, not a CUDA tensor."""
+TORCH_FACTORIES = frozenset({
+    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
+    "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "empty_strided",
+    "scalar_tensor",
+})
+"""torch functions that make a CPU tensor unless given a CUDA `device=`."""
+HOST_VALUE_METHODS = frozenset({
+    "item", "tolist", "cpu", "numpy", "size", "dim", "ndimension", "numel", "nelement",
+    "stride", "data_ptr", "element_size", "get_device", "storage_offset", "type", "equal",
+    "allclose", "pin_memory", "to",
+})
+"""Tensor methods whose result is not known to be a CUDA tensor (`.to` is, with a CUDA
+target)."""
+
+
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant)
+                                               and isinstance(node.value, str))
+
+
+class CudaTensors:
+    """Which expressions of one capture region are known to hold a CUDA tensor, and which
+    nodes of it format one. Known: a tensor made on the GPU (`.cuda()`, `.to("cuda")`,
+    `device="cuda"`), the result of a torch op (not a factory without a CUDA device) or of
+    `@`, a tensor method's result, arithmetic or indexing on a known CUDA tensor, and a name
+    whose one binding is such a value inside the region. Anything else (a parameter, a name
+    bound outside the region or twice, a model's output, `t.shape`, `len(t)`) is unknown."""
+
+    def __init__(self, context, analysis: CaptureAnalysis, uses: CudaUse, region: Region):
+        self.context = context
+        self.analysis = analysis
+        self.uses = uses
+        self._inside = {id(node) for node in own_nodes(region.body)}
+
+    def formatted(self, node: ast.AST) -> str | None:
+        """Why `node` copies a CUDA tensor to the host to format it, or None."""
+        found = self._formatting(node)
+        if found is None:
+            return None
+        how, values = found
+        tensor = next((value for value in values if self.holds(value)), None)
+        if tensor is None:
+            return None
+        return (f"{how} formats the CUDA tensor `{ast.unparse(tensor)}`, which copies it to "
+                "the host (a synchronizing `.cpu()` underneath)")
+
+    def _formatting(self, node: ast.AST) -> tuple[str, list[ast.AST]] | None:
+        """How `node` formats values and which: print/str/repr/format, logging calls,
+        f-strings, `"..." % values`, `"...".format(...)`."""
+        if isinstance(node, ast.FormattedValue):
+            return "the f-string", [node.value]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_text(node.left):
+            right = node.right
+            return "`%` on a string", list(right.elts) if isinstance(right, ast.Tuple) else \
+                [right]
+        if not isinstance(node, ast.Call):
+            return None
+        values = [*node.args, *(k.value for k in node.keywords)]
+        name = self.context.qualified_name(node.func, among=FORMATTERS | LOGGING_CALLS)
+        if name:
+            return f"`{name.removeprefix('builtins.')}()`", values
+        func = node.func
+        if isinstance(func, ast.Attribute) and (
+                (func.attr == "format" and _is_text(func.value))
+                or (func.attr in LOG_LEVELS and self._is_logger(func.value))):
+            return f"`.{func.attr}()`", values
+        return None
+
+    def _is_logger(self, node: ast.AST) -> bool:
+        made = self.analysis.value_of(node)
+        return isinstance(made, ast.Call) and self.analysis.named(made.func, _GET_LOGGER)
+
+    def holds(self, node: ast.AST, depth: int = 0) -> bool:
+        """Whether `node` is known to hold a CUDA tensor (see the class docstring)."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, ast.Name):
+            bound = self.context.definition(node)
+            return id(bound) in self._inside and self.holds(bound, depth + 1)
+        if isinstance(node, ast.BinOp):
+            if _is_text(node.left) or _is_text(node.right):
+                return False
+            return isinstance(node.op, ast.MatMult) or self.holds(node.left, depth + 1) or \
+                self.holds(node.right, depth + 1)
+        if isinstance(node, ast.Subscript):
+            return self.holds(node.value, depth + 1)
+        return isinstance(node, ast.Call) and self._makes(node, depth)
+
+    def _makes(self, call: ast.Call, depth: int) -> bool:
+        if self.uses.makes_cuda_tensor(call):
+            return True
+        name = self.context.qualified_name(call.func)
+        if name:
+            namespace, _, function = name.rpartition(".")
+            return (namespace in TORCH_OP_NAMESPACES and function.islower()
+                    and function not in HOST_VALUE_FUNCTIONS | TORCH_FACTORIES)
+        func = call.func
+        return (isinstance(func, ast.Attribute) and func.attr not in HOST_VALUE_METHODS
+                and not func.attr.startswith("is_") and self.holds(func.value, depth + 1))
 
 
 C_BEGINS = frozenset({"cudaStreamBeginCapture", "cuStreamBeginCapture",
@@ -1093,9 +1222,17 @@ class SyncInCapture(CaptureRule):
     `.tolist()`, `.numpy()`, `.nonzero()` and `torch.nonzero`, boolean-mask indexing
     (`x[x > 0]`), event or stream `.synchronize()` / `.query()`, `torch.cuda.synchronize()`,
     `torch.cuda.empty_cache()`, `cupy.asnumpy`, and cuda-python's synchronizations, queries,
-    `cudaMalloc`/`cudaFree` and synchronous `cudaMemcpy`/`cudaMemset` (and driver forms). Calls
-    into the module's own functions and methods are followed; the finding is the call in the
-    region. In C/C++ (CUDA sources included), the region is the statements of one block
+    `cudaMalloc`/`cudaFree` and synchronous `cudaMemcpy`/`cudaMemset` (and driver forms), and
+    printing or formatting a CUDA tensor: `print(t)`, `str(t)`, `repr(t)`, `format(t)`,
+    `f"{t}"`, `"%s" % t`, `"{}".format(t)`, and `logging` calls (module functions or a
+    `logging.getLogger(...)` logger's methods) with `t` as an argument. A formatted value
+    counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
+    `.to("cuda")`, `device="cuda"`), the result of a torch op or `@`, a tensor method,
+    arithmetic or indexing on such a tensor, or a name bound once, inside the region, to one
+    of these; a parameter, a name bound outside the region, a model's output, `t.shape`,
+    `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods are
+    followed for the synchronizing calls; the finding is the call in the region. In C/C++
+    (CUDA sources included), the region is the statements of one block
     between `cudaStreamBeginCapture`/`cuStreamBeginCapture` and the
     `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
     `cudaDeviceSynchronize`, `cudaStreamSynchronize`, `cudaEventSynchronize`,
@@ -1107,9 +1244,11 @@ class SyncInCapture(CaptureRule):
     the host, or ask whether work finished: the call fails with "operation not permitted when
     stream is capturing" and invalidates the capture, in every capture mode. Verified on an
     H100 (PyTorch 2.11): `.item()` inside `torch.cuda.graph`, and `torch.cuda.synchronize()`
-    between `capture_begin()` and `capture_end()`, both fail. Where it does not raise, a
-    host value read during capture would be frozen into the graph and never refreshed on
-    replay.
+    between `capture_begin()` and `capture_end()`, both fail. Formatting a CUDA tensor copies
+    its values to the host first (the same synchronizing copy as `.cpu()`), so a debugging
+    `print(t)` or a log line in the captured step breaks the capture too. Where it does not
+    raise, a host value read during capture would be frozen into the graph and never refreshed
+    on replay.
 
     ## Example
     ```python
@@ -1168,6 +1307,21 @@ class SyncInCapture(CaptureRule):
             g.capture_end()
             return g, y.sum()
         """,
+        """
+        import logging
+        import torch
+
+        log = logging.getLogger(__name__)
+
+        def capture(model, x, steps):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                for step in range(steps):
+                    x = torch.tanh(model(x))
+                    log.info("captured step %d, output %s %s", step, x.shape, x.dtype)
+                print(f"captured {steps} steps of {type(model).__name__}")
+            return g, x
+        """,
     )
     invalid = (
         """
@@ -1190,6 +1344,16 @@ class SyncInCapture(CaptureRule):
             torch.cuda.synchronize()  # error: CUR402
             g.capture_end()
             return g, y
+        """,
+        """
+        import torch
+
+        def capture(model, x):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                probs = torch.softmax(model(x), dim=-1)
+                print(f"probs: {probs}")  # error: CUR402
+            return g, probs
         """,
         """
         import cupy as cp
@@ -1231,11 +1395,12 @@ class SyncInCapture(CaptureRule):
             self._check_c()
             return
         for region in self.analysis.regions:
+            tensors = CudaTensors(self.context, self.analysis, self.uses, region)
             for node in own_nodes(region.body):
-                self._check_node(region, node)
+                self._check_node(region, tensors, node)
 
-    def _check_node(self, region: Region, node: ast.AST) -> None:
-        why = self.uses.host_sync(node)
+    def _check_node(self, region: Region, tensors: CudaTensors, node: ast.AST) -> None:
+        why = self.uses.host_sync(node) or tensors.formatted(node)
         if why:
             self._report(node, region.what, region.start.lineno, why)
             return

@@ -226,6 +226,63 @@ def test_sync_silent(code):
     assert lint(code, SyncInCapture) == []
 
 
+def test_printed_cuda_tensor_is_reported_at_the_print_naming_the_tensor():
+    code = """
+    import torch
+
+    def capture(model, x):
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            scores = model(x).cuda().softmax(dim=-1)
+            print("scores", scores)
+        return g
+    """
+    [finding] = lint(code, SyncInCapture)
+    assert (finding.line, finding.column) == (8, 9)
+    assert finding.message.startswith(
+        "inside the capture that torch.cuda.graph begins on line 6, `print()` formats the "
+        "CUDA tensor `scores`, which copies it to the host (a synchronizing `.cpu()`")
+
+
+FORMATTED_IN_REGION = """
+import logging
+import torch
+
+def capture(model, x, weight, name):
+    y = torch.relu(x)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        z = model(x)
+        {line}
+    return g
+"""
+
+
+@pytest.mark.parametrize("line", [
+    'print(f"{x.double() @ weight}")',
+    'logging.error("%s", torch.tanh(z)[0])',
+    'print(str(torch.ones(3, device="cuda")))',
+    'print("%r" % (z.to("cuda") * 2,))',
+])
+def test_formatting_a_known_cuda_tensor_is_reported(line):
+    assert len(lint(FORMATTED_IN_REGION.format(line=line), SyncInCapture)) == 1
+
+
+@pytest.mark.parametrize("line", [
+    "print(z, x, name)",  # a model's output and parameters: not known to be CUDA tensors
+    "print(y)",  # bound outside the region
+    "print(torch.relu(z).shape, torch.relu(z).dtype, len(torch.relu(z)))",
+    'print(f"{name}", "%s" % name, "{}".format(name), str(name))',
+    "print(torch.zeros(3), torch.is_tensor(z))",  # a CPU factory, a host value
+    "print(torch.relu(z).size(), torch.relu(z).to(torch.float16))",
+    'z = z * 2; print(z)',  # bound twice
+    'log = logging.getLogger("x"); log.info("%s", name)',
+    'rows = table.log(torch.relu(z))',  # `.log()` of something that is not a logger
+])
+def test_formatting_look_alikes_are_silent(line):
+    assert lint(FORMATTED_IN_REGION.format(line=line), SyncInCapture) == []
+
+
 # -- CUR403 ----------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""CUR401, CUR402 and CUR404 against what a GPU really does.
+"""CUR401 to CUR404 against what a GPU really does.
 
 Each case is a small program in the shape of a row of the verified table in issue 5. The
 linter's verdict on its source (which CUR4xx codes it reports) is checked everywhere; on a
@@ -26,6 +26,7 @@ RULES = collect([graph_capture])
 TIMEOUT_S = 120
 
 PROGRAM = """\
+import logging
 import threading
 import time
 
@@ -40,6 +41,7 @@ def main():
 {body}
     g.replay()
     torch.cuda.synchronize()
+{after}
     print("captured")
 
 
@@ -83,6 +85,53 @@ START_DRAINER = """\
 threading.Thread(target=drain, daemon=True).start()
 time.sleep(0.2)
 """
+ALLOCATOR = STEP + """
+
+def allocate(stop):
+    kept = []
+    while not stop.is_set():
+        kept.append(torch.full((64, 64), 2.0, device="cuda"))
+"""
+START_ALLOCATOR = """\
+stop = threading.Event()
+allocator = threading.Thread(target=allocate, args=(stop,), daemon=True)
+allocator.start()
+time.sleep(0.2)
+"""
+STOP_ALLOCATOR = """\
+stop.set()
+allocator.join()
+"""
+LOSS_LOGGER = STEP + """
+
+def log_loss(loss):
+    while True:
+        logging.info("loss %.4f", loss.cpu().sum())
+"""
+START_LOSS_LOGGER = """\
+loss = x.sum()
+threading.Thread(target=log_loss, args=(loss,), daemon=True).start()
+time.sleep(0.2)
+"""
+WORD_COUNTER = STEP + """
+
+def count_words(text):
+    while True:
+        counts = {}
+        for word in text.split():
+            counts[word] = counts.get(word, 0) + 1
+"""
+START_WORD_COUNTER = """\
+threading.Thread(target=count_words, args=("to be or not to be " * 100,), daemon=True).start()
+time.sleep(0.2)
+"""
+PINNED_LOADER = """\
+rows = torch.utils.data.TensorDataset(torch.randn(8192, 512))
+loader = torch.utils.data.DataLoader(rows, batch_size=64, pin_memory=True, num_workers=2)
+batches = iter(loader)
+next(batches)
+"""
+NEXT_BATCHES = "y = step(x)\nfor _ in range(8):\n    batch = next(batches)\n"
 THREAD_LOCAL = ', capture_error_mode="thread_local"'
 LAYER = 'layer = torch.nn.Linear(512, 512).cuda()\n'
 
@@ -99,11 +148,13 @@ class Case:
     captures: bool
     codes: frozenset[str]
     mode: str = ""
+    after: str = ""
 
     def source(self) -> str:
         return PROGRAM.format(functions=self.functions, mode=self.mode,
                               setup=textwrap.indent(self.setup, " " * 4),
-                              body=textwrap.indent(self.body, " " * 8))
+                              body=textwrap.indent(self.body, " " * 8),
+                              after=textwrap.indent(self.after, " " * 4))
 
 
 STEP_WARM_UP = WARM_UP.format(call="step(x)")
@@ -133,6 +184,37 @@ CASES = {
                       "conv = torch.nn.Conv2d(3, 16, 3).cuda()\n"
                       'images = torch.randn(8, 3, 64, 64, device="cuda")\n',
                       "y = conv(images)\n", False, frozenset({"CUR404"})),
+    "loader-global": Case("DataLoader(pin_memory=True, num_workers>0) iterated before and "
+                          "during capture", STEP, STEP_WARM_UP + PINNED_LOADER, NEXT_BATCHES,
+                          False, frozenset({"CUR403"})),
+    "loader-thread-local": Case("same with capture_error_mode='thread_local'", STEP,
+                                STEP_WARM_UP + PINNED_LOADER, NEXT_BATCHES, True, frozenset(),
+                                THREAD_LOCAL),
+    "loader-after-capture": Case("graph captured before the pinned DataLoader is created", STEP,
+                                 STEP_WARM_UP, "y = step(x)\n", True, frozenset(),
+                                 after=PINNED_LOADER),
+    "allocator-global": Case("thread allocating CUDA tensors during capture", ALLOCATOR,
+                             STEP_WARM_UP + START_ALLOCATOR, "y = step(x)\n", False,
+                             frozenset({"CUR401"}), after=STOP_ALLOCATOR),
+    "allocator-thread-local": Case("same with capture_error_mode='thread_local'", ALLOCATOR,
+                                   STEP_WARM_UP + START_ALLOCATOR, "y = step(x)\n", True,
+                                   frozenset(), THREAD_LOCAL, STOP_ALLOCATOR),
+    "allocator-joined": Case("thread that used CUDA but was joined before capture", ALLOCATOR,
+                             STEP_WARM_UP + START_ALLOCATOR + STOP_ALLOCATOR, "y = step(x)\n", True,
+                             frozenset()),
+    "logger-cpu": Case("logging thread calling tensor.cpu() during capture", LOSS_LOGGER,
+                       STEP_WARM_UP + START_LOSS_LOGGER, "y = step(x)\n", False,
+                       frozenset({"CUR401"})),
+    "cpu-only-thread": Case("thread doing CPU-only work during capture", WORD_COUNTER,
+                            STEP_WARM_UP + START_WORD_COUNTER, "y = step(x)\n", True,
+                            frozenset()),
+    "print-in-region": Case("print of a CUDA tensor inside the capture region", STEP,
+                            STEP_WARM_UP, "y = torch.relu(step(x))\nprint(y)\n", False,
+                            frozenset({"CUR402"})),
+    "print-shape-in-region": Case("print of a CUDA tensor's shape inside the capture region",
+                                  STEP, STEP_WARM_UP,
+                                  "y = torch.relu(step(x))\nprint(y.shape, y.dtype)\n", True,
+                                  frozenset()),
     "linear-side-stream": Case("nn.Linear warmed up on a side stream before capture", "",
                                LAYER + WARM_UP.format(call="layer(x)"), "y = layer(x)\n",
                                True, frozenset()),
