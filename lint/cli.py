@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that may change behaviour")
     check.add_argument("--jobs", type=_jobs, help="processes to use (default: all cores)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write .cursedlint_cache/")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
     check.add_argument("--warn-unused-suppressions", action="store_true", help="report noqa/NOLINT comments that suppress nothing (CUR003)")
     check.add_argument("--show-traceback", action="store_true", help="print the stack of internal errors (CUR000)")
@@ -63,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("rules", help="list every rule")
     listing.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+
+    clean = commands.add_parser("clean", help="remove the result cache of the project PATH belongs to")
+    clean.add_argument("path", nargs="?", default=".", metavar="PATH")
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE", help="a code (CUR301) or a rule name")
@@ -86,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
             return show_rule(args.code)
         if args.command == "doctor":
             return run_doctor(args)
+        if args.command == "clean":
+            return clean_cache(args.path)
         parser.print_help(sys.stderr)
         return EXIT_ERROR
     except UsageError as error:
@@ -126,6 +132,21 @@ def show_rule(key: str) -> int:
     return EXIT_CLEAN
 
 
+def clean_cache(path: str) -> int:
+    from cursedlint import config as configuration
+    from cursedlint.cache import clean
+    from cursedlint.registry import all_rules
+
+    try:
+        config = configuration.load_config(configuration.find_config(path), all_rules())
+    except configuration.ConfigError as error:
+        raise UsageError(str(error)) from None
+    root = config.root
+    removed = clean(root)
+    print(f"cursedlint: {'removed' if removed else 'no'} cache in {root}", file=sys.stderr)
+    return EXIT_CLEAN
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     from cursedlint.doctor import ARMED, Host, diagnose, render
 
@@ -137,7 +158,7 @@ def run_doctor(args: argparse.Namespace) -> int:
 
 def check(args: argparse.Namespace) -> int:
     from cursedlint import config as configuration
-    from cursedlint.discovery import discover
+    from cursedlint.discovery import discover, project_root
     from cursedlint.engine import Linter, default_jobs
     from cursedlint.notices import OPT_IN, InternalError, UnusedSuppression
     from cursedlint.registry import all_rules
@@ -179,8 +200,11 @@ def check(args: argparse.Namespace) -> int:
         show_traceback=args.show_traceback,
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
     )
+    root = project_root(args.paths, config)
     if linter.needs_project_index():
-        linter.index_project(_project_files(args.paths, found.files, config))
+        linter.index_project(_project_files(root, found.files, config))
+    if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
+        linter.cache = _result_cache(config.root, settings, linter)
     results = linter.run(found.files, args.jobs or default_jobs())
     _print_fix_summary(results)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
@@ -195,12 +219,12 @@ def check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 
-def _project_files(paths, linted: list[tuple[str, str]], config) -> list[tuple[str, str]]:
+def _project_files(root: str, linted: list[tuple[str, str]], config) -> list[tuple[str, str]]:
     """The files rules may draw facts from: the whole project (gitignore and excludes applied),
     and the linted files, which may lie outside it."""
-    from cursedlint.discovery import discover, project_root
+    from cursedlint.discovery import discover
 
-    files = discover([project_root(paths, config)], config).files + linted
+    files = discover([root], config).files + linted
     return sorted({(os.path.abspath(path), language) for path, language in files})
 
 
@@ -260,3 +284,40 @@ def _print_fix_summary(results) -> None:
     if fixed:
         count = sum(result.fixed for result in fixed)
         print(f"cursedlint: fixed {count} problem(s) in {len(fixed)} file(s)", file=sys.stderr)
+
+
+def _result_cache(root: str, settings, linter):
+    """The cache for this run: its fingerprint covers everything that decides a file's result
+    besides the file itself (settings, flags, project facts, and the code of cursedlint)."""
+    from cursedlint.cache import ResultCache, fingerprint
+
+    return ResultCache(
+        root,
+        fingerprint(
+            sorted(settings.enabled),
+            settings.target_python,
+            settings.page_size,
+            sorted((code, sorted(map(repr, options.items())))
+                   for code, options in settings.rule_options.items()),
+            [(repr(matcher), sorted(codes)) for matcher, codes in settings.per_file_ignores],
+            settings.root,
+            linter.warn_unused,
+            sorted((code, sorted(map(repr, facts.items()))) for code, facts in linter.project.items()),
+            _code_stamp(),
+        ),
+    )
+
+
+def _code_stamp() -> list[tuple[str, int, int]]:
+    """Size and modification time of cursedlint's own modules, so an edited checkout (an
+    editable install) never reuses results of older code."""
+    import cursedlint.rules
+
+    stamp = []
+    for package in (cursedlint, cursedlint.rules):
+        directory = os.path.dirname(package.__file__)
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".py"):
+                status = os.stat(os.path.join(directory, name))
+                stamp.append((name, status.st_size, status.st_mtime_ns))
+    return stamp

@@ -42,6 +42,7 @@ class FileResult:
     fixed: int = 0
     notes: list[str] = field(default_factory=list)
     tracebacks: list[str] = field(default_factory=list)
+    cache_key: str | None = None  # set on a new result the run should store in the cache
 
 
 class Linter:
@@ -55,13 +56,16 @@ class Linter:
         warn_unused_suppressions: bool = False,
         show_traceback: bool = False,
         fix: str | None = None,
+        cache=None,
     ):
-        """`fix`: None (report only), "safe" or "unsafe" (also apply fixes marked unsafe)."""
+        """`fix`: None (report only), "safe" or "unsafe" (also apply fixes marked unsafe).
+        `cache`: a ResultCache whose fingerprint covers these settings (never used with fix)."""
         self.settings = settings
         self.rules = {code: rule for code, rule in rules.items() if not issubclass(rule, Notice)}
         self.warn_unused = warn_unused_suppressions
         self.show_traceback = show_traceback
         self.fix = fix
+        self.cache = None if fix else cache
         self.project: dict[str, dict[str, Any]] = {}  # rule code -> path -> summary
         self._summaries: dict[tuple[str, str], Any] = {}  # (code, content hash) -> summary
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
@@ -134,9 +138,15 @@ class Linter:
             data = read_bytes(path)
         except SourceError as error:
             return self._unreadable(path, error)
+        key = self.cache.key(path, data) if self.cache else None
+        cached = self.cache.get(key) if key else None
+        if cached is not None:
+            return cached
         result = self.lint_bytes(path, data, language)
         if self.fix and fixes.fixable(result.findings, self.fix == "unsafe"):
             result = self._fix_file(path, data, language, result)
+        elif key and not any(f.code == notices.InternalError.code for f in result.findings):
+            result.cache_key = key
         return result
 
     def _fix_file(self, path: str, data: bytes, language: str, result: FileResult) -> FileResult:
@@ -284,7 +294,18 @@ class Linter:
 
     # -- many files --------------------------------------------------------------------------
     def run(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
-        """Lint (path, language) pairs on `jobs` processes; results in the order of `files`."""
+        """Lint (path, language) pairs on `jobs` processes; results in the order of `files`.
+        New results go into the cache (here, in the parent: workers only read it)."""
+        results = self._lint_all(files, jobs)
+        if self.cache:
+            for result in results:
+                if result.cache_key:
+                    key, result.cache_key = result.cache_key, None
+                    self.cache.put(key, result)
+            self.cache.save()
+        return results
+
+    def _lint_all(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
             return [self.lint_path(path, language) for path, language in files]
         from concurrent.futures import ProcessPoolExecutor  # not needed by a one-file run

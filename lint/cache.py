@@ -1,0 +1,112 @@
+"""Results per file, reused while nothing that decides them has changed.
+
+A result is keyed by the file's path and bytes, in a store named by the run's fingerprint: the
+cursedlint version and code, the effective settings, the options that change results, and the
+project facts rules could see. Each fingerprint's store is one file in `.cursedlint_cache/` (in
+the configuration file's directory, else the working directory; with a `.gitignore` of `*`, as
+ruff does): loaded once before linting (forked workers inherit it), updated by the parent with
+the workers' new results, and written back once, atomically (a temporary file renamed into
+place), so concurrent runs never read half a store. A store that cannot be read is empty.
+Bounds: at most MAX_ENTRIES results per store (those stored longest ago dropped) and
+MAX_STORES stores (oldest dropped).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import shutil
+import tempfile
+
+import cursedlint
+
+CACHE_DIR = ".cursedlint_cache"
+MAX_ENTRIES = 50_000
+MAX_STORES = 8
+
+
+def fingerprint(*parts: object) -> str:
+    """A stable digest of what decides every file's result besides the file itself."""
+    text = "\0".join(repr(part) for part in (cursedlint.__version__, *parts))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class ResultCache:
+    """The FileResults of one fingerprint: key -> (run number, result)."""
+
+    def __init__(self, root: str, run_fingerprint: str, max_entries: int = MAX_ENTRIES):
+        self.top = os.path.join(root, CACHE_DIR)
+        self.path = os.path.join(self.top, run_fingerprint[:32] + ".pickle")
+        self.max_entries = max_entries
+        self.entries, self.run = self._load()
+        self.changed = False
+
+    def _load(self) -> tuple[dict, int]:
+        try:
+            with open(self.path, "rb") as handle:
+                entries, run = pickle.load(handle)
+            return entries, run + 1
+        except Exception:  # absent, damaged or from an incompatible version: start empty
+            return {}, 0
+
+    @staticmethod
+    def key(path: str, data: bytes) -> str:
+        digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape"))
+        digest.update(b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def get(self, key: str):
+        """The stored FileResult, or None. (Reading does not count as use: a warm run that
+        finds everything writes nothing.)"""
+        entry = self.entries.get(key)
+        return None if entry is None else entry[1]
+
+    def put(self, key: str, result) -> None:
+        self.entries[key] = (self.run, result)
+        self.changed = True
+
+    def save(self) -> None:
+        """Write the store back (only if this run changed it) and drop old stores; a cache
+        that cannot be written is skipped silently."""
+        if not self.changed:
+            return
+        if len(self.entries) > self.max_entries:
+            newest = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
+            self.entries = dict(newest[: self.max_entries])
+        try:
+            os.makedirs(self.top, exist_ok=True)
+            self._ignore_in_git()
+            descriptor, temporary = tempfile.mkstemp(dir=self.top, prefix=".tmp-")
+            with os.fdopen(descriptor, "wb") as handle:
+                pickle.dump((self.entries, self.run), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, self.path)
+            self._drop_old_stores()
+        except OSError:
+            return
+
+    def _ignore_in_git(self) -> None:
+        marker = os.path.join(self.top, ".gitignore")
+        if not os.path.exists(marker):
+            with open(marker, "w", encoding="utf-8") as handle:
+                handle.write("# created by cursedlint\n*\n")
+
+    def _drop_old_stores(self) -> None:
+        stores = [
+            os.path.join(self.top, name)
+            for name in os.listdir(self.top)
+            if name.endswith(".pickle")
+        ]
+        stores.sort(key=os.path.getmtime, reverse=True)
+        for stale in stores[MAX_STORES:]:
+            os.unlink(stale)
+
+
+def clean(root: str) -> bool:
+    """Remove the cache under `root`; whether there was one."""
+    top = os.path.join(root, CACHE_DIR)
+    if not os.path.isdir(top):
+        return False
+    shutil.rmtree(top)
+    return True

@@ -1,0 +1,147 @@
+"""The result cache: reused only while nothing that decides a result has changed."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from cursedlint import engine
+from cursedlint.cache import CACHE_DIR, MAX_STORES, ResultCache, fingerprint
+from cursedlint.cli import main
+
+FORKING = """\
+import os
+import subprocess
+
+
+def sync(bucket):
+    subprocess.run(["s5cmd", "sync", bucket, "/ckpt"], preexec_fn=os.setpgrp)
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no configuration: the cache goes to the working directory
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "sync.py").write_text(FORKING)
+    (tmp_path / "src" / "clean.py").write_text("import json\n")
+    return tmp_path
+
+
+def check(capsys, *args: str) -> tuple[int, str]:
+    code = main(["check", "src", *args])
+    return code, capsys.readouterr().out
+
+
+def count_lints(monkeypatch) -> list[str]:
+    linted: list[str] = []
+    real = engine.Linter.lint_bytes
+
+    def counting(self, path, data, language):
+        linted.append(os.path.basename(path))
+        return real(self, path, data, language)
+
+    monkeypatch.setattr(engine.Linter, "lint_bytes", counting)
+    return linted
+
+
+def test_a_warm_run_reuses_every_result_and_prints_the_same(project, capsys, monkeypatch):
+    first = check(capsys)
+    assert first[0] == 1 and "CUR101" in first[1]
+    linted = count_lints(monkeypatch)
+    assert check(capsys) == first
+    assert linted == []
+    assert (project / CACHE_DIR / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_a_changed_file_is_linted_again_and_only_it(project, capsys, monkeypatch):
+    check(capsys)
+    linted = count_lints(monkeypatch)
+    (project / "src" / "sync.py").write_text(FORKING.replace("preexec_fn=os.setpgrp", "cwd='/'"))
+    code, out = check(capsys)
+    assert linted == ["sync.py"]
+    assert code == 0 and "All checks passed!" in out
+
+
+@pytest.mark.parametrize("change", [["--select", "CUR2"], ["--target-python", "3.8"],
+                                    ["--warn-unused-suppressions"]])
+def test_other_settings_miss_the_cache(project, capsys, monkeypatch, change):
+    check(capsys)
+    linted = count_lints(monkeypatch)
+    check(capsys, *change)
+    assert sorted(linted) == ["clean.py", "sync.py"]
+
+
+def test_no_cache_neither_reads_nor_writes(project, capsys, monkeypatch):
+    linted = count_lints(monkeypatch)
+    check(capsys, "--no-cache")
+    check(capsys, "--no-cache")
+    assert len(linted) == 4
+    assert not (project / CACHE_DIR).exists()
+
+
+def test_a_damaged_store_is_empty(project, capsys, monkeypatch):
+    first = check(capsys)
+    for store in (project / CACHE_DIR).glob("*.pickle"):
+        store.write_bytes(b"\x80not a pickle")
+    linted = count_lints(monkeypatch)
+    assert check(capsys) == first
+    assert sorted(linted) == ["clean.py", "sync.py"]
+
+
+def test_parallel_workers_share_the_cache(project, capsys):
+    for index in range(40):
+        (project / "src" / f"job_{index:02}.py").write_text(FORKING if index % 2 else "x = 1\n")
+    cold = check(capsys, "--jobs", "2")
+    assert check(capsys, "--jobs", "2") == cold
+    assert check(capsys, "--jobs", "1") == cold
+
+
+def test_fix_runs_bypass_the_cache(project, capsys):
+    check(capsys, "--fix")
+    assert not (project / CACHE_DIR).exists()
+
+
+def test_clean_removes_the_cache(project, capsys):
+    check(capsys)
+    assert main(["clean"]) == 0
+    assert not (project / CACHE_DIR).exists()
+    assert main(["clean"]) == 0 and "no cache" in capsys.readouterr().err
+
+
+def test_the_store_keeps_the_most_recent_entries(tmp_path):
+    cache = ResultCache(str(tmp_path), fingerprint("bound"), max_entries=3)
+    cache.put("old", "first run")
+    cache.save()
+    cache = ResultCache(str(tmp_path), fingerprint("bound"), max_entries=3)
+    for key in ("a", "b", "c"):
+        cache.put(key, key)
+    cache.save()
+    reloaded = ResultCache(str(tmp_path), fingerprint("bound"), max_entries=3)
+    assert sorted(reloaded.entries) == ["a", "b", "c"]
+
+
+def test_only_the_newest_stores_are_kept(tmp_path):
+    for index in range(MAX_STORES + 3):
+        cache = ResultCache(str(tmp_path), fingerprint("store", index))
+        cache.put("k", index)
+        cache.save()
+        os.utime(cache.path, (index, index))
+    assert len(list((tmp_path / CACHE_DIR).glob("*.pickle"))) == MAX_STORES
+
+
+def test_an_unchanged_store_is_not_rewritten(tmp_path):
+    cache = ResultCache(str(tmp_path), fingerprint("quiet"))
+    cache.put("k", 1)
+    cache.save()
+    os.utime(cache.path, (1, 1))
+    again = ResultCache(str(tmp_path), fingerprint("quiet"))
+    assert again.get("k") == 1
+    again.save()
+    assert os.path.getmtime(again.path) == 1
+
+
+def test_fingerprint_is_stable_and_covers_its_parts():
+    assert fingerprint(["CUR101"], (3, 11)) == fingerprint(["CUR101"], (3, 11))
+    assert fingerprint(["CUR101"], (3, 11)) != fingerprint(["CUR101"], (3, 12))
