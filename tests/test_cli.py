@@ -250,3 +250,18 @@ def test_a_wrapper_in_another_file_of_the_project_is_followed(project, capsys):
         assert out.startswith("transport.c:11:5: CUR601 ")
     (project / "peer_read.c").write_text(PEER_READ.replace("process_vm_readv", "preadv"))
     assert cli(capsys, "check", "--select", "CUR601", "transport.c")[0] == 0
+
+
+def test_checking_a_file_without_trigger_words_imports_no_parser(tmp_path):
+    """The pre-commit common case stays cheap: tree-sitter and the C evaluator load only for a
+    file that needs them."""
+    (tmp_path / "clean.py").write_text("import json\n")
+    (tmp_path / "clean.cpp").write_text("int main() { return 0; }\n")
+    probe = (
+        "import sys; from cursedlint.cli import main; main(['check', '--no-cache', "
+        "'clean.py', 'clean.cpp']); "
+        "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'cursedlint.c_'))))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                            text=True)
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr
