@@ -1,0 +1,397 @@
+"""Times cursedlint against ruff, flake8 and semgrep on the running Python's standard library and
+on the torch 2.13.0 wheel (Python files, C/C++ headers), and prints a Markdown table.
+
+    python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR]
+        [--timeout S]
+
+Everything it builds lives under WORK (default: $TMPDIR/cursedlint-bench), reused by later runs:
+the corpora (copies, so that every tool sees the same files and no cache lands in the real
+stdlib), the unpacked wheel, and two virtual environments: `peers` (ruff, flake8,
+flake8-bugbear, semgrep) and `flake8` (flake8 alone, pinned to the versions of the flake8 next
+to cursedlint, so that "flake8" and "flake8 + CUR" differ only by the plugin). Within each
+repetition the tools alternate; each row reports min/median/max wall seconds and the peak
+resident memory of the largest single process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import glob
+import importlib.metadata
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(sys.executable))
+CURSEDLINT = os.path.join(HERE, "cursedlint")
+FLAKE8_WITH_PLUGIN = os.path.join(HERE, "flake8")
+PEERS = ("ruff", "flake8", "flake8-bugbear", "semgrep")
+FLAKE8_PARTS = ("flake8", "pycodestyle", "pyflakes", "mccabe")
+HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+SAME_WORK = "S603,S607,PLW1509"
+ENV = dict(os.environ, SEMGREP_SEND_METRICS="off", SEMGREP_ENABLE_VERSION_CHECK="0")
+SAME_COLD, SAME_WARM = f"ruff --select {SAME_WORK} cold", f"ruff --select {SAME_WORK} warm"
+SEMGREP_RULES = """\
+rules:
+  - id: rdma-register-memory
+    languages: [cpp]
+    severity: WARNING
+    message: ibv_reg_mr registers memory for RDMA (CUR301-ish)
+    pattern: ibv_reg_mr(...)
+  - id: libfabric-register-memory
+    languages: [cpp]
+    severity: WARNING
+    message: fi_mr_reg registers memory for a fabric (CUR301-ish)
+    pattern: fi_mr_reg(...)
+  - id: cross-process-read
+    languages: [cpp]
+    severity: WARNING
+    message: process_vm_readv reads another process's memory (CUR601-ish)
+    pattern: process_vm_readv(...)
+"""
+
+
+class Unavailable(Exception):
+    """A tool that cannot be measured; the message says why."""
+
+
+@dataclasses.dataclass
+class Corpus:
+    """Paths linted together, relative to `root`, and their size."""
+
+    name: str
+    root: str
+    paths: list[str]
+    files: int = 0
+    lines: int = 0
+
+
+@dataclasses.dataclass
+class Task:
+    """One row: a command run in the corpus root; `prime` runs it once untimed first (warm rows);
+    `touch` appends a comment to that file before the timed run."""
+
+    tool: str
+    corpus: Corpus
+    argv: list[str]
+    ruff_row: str | None = None
+    same_row: str | None = None
+    prime: bool = False
+    touch: str | None = None
+    slow: bool = False
+    times: list[float] = dataclasses.field(default_factory=list)
+    peak_kb: int = 0
+    failure: str | None = None
+
+
+# --- corpora ---------------------------------------------------------------------------------
+
+
+def measure(corpus: Corpus, suffixes: tuple[str, ...]) -> Corpus:
+    """Count the files with `suffixes` under the corpus paths and their lines."""
+    for path in corpus.paths:
+        for folder, _, names in os.walk(os.path.join(corpus.root, path)):
+            for name in names:
+                if name.endswith(suffixes):
+                    corpus.files += 1
+                    with open(os.path.join(folder, name), "rb") as handle:
+                        corpus.lines += handle.read().count(b"\n")
+    return corpus
+
+
+def build_stdlib(work: str) -> Corpus:
+    """A copy of the running Python's stdlib without site-packages and __pycache__."""
+    root = os.path.join(work, "stdlib")
+    if not os.path.exists(os.path.join(root, ".complete")):
+        shutil.rmtree(root, ignore_errors=True)
+        ignore = shutil.ignore_patterns("site-packages", "__pycache__")
+        shutil.copytree(sysconfig.get_paths()["stdlib"], os.path.join(root, "lib"), ignore=ignore, symlinks=True)
+        open(os.path.join(root, ".complete"), "w").close()
+    return measure(Corpus("stdlib", root, ["lib"]), (".py", ".pyi"))
+
+
+def unpacked_torch(work: str, given: str | None, timeout: float) -> str:
+    """The unpacked torch 2.13.0 wheel: `given`, or downloaded and unzipped under WORK."""
+    if given:
+        return given
+    target = os.path.join(work, "wheel", "unzipped")
+    if os.path.isdir(target):
+        return target
+    wheels = glob.glob(os.path.join(work, "wheel", "torch-2.13.0*.whl"))
+    if not wheels:
+        argv = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "torch==2.13.0", "-d", os.path.join(work, "wheel")]
+        subprocess.run(argv, check=True, timeout=timeout)
+        wheels = glob.glob(os.path.join(work, "wheel", "torch-2.13.0*.whl"))
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        wheel.extractall(target + ".partial")
+    os.rename(target + ".partial", target)
+    return target
+
+
+def build_torch(work: str, unpacked: str) -> tuple[Corpus, Corpus]:
+    """The wheel's Python files under torch/py and its headers under torch/cpp; returns the whole
+    corpus and its C/C++ part."""
+    root = os.path.join(work, "torch")
+    if not os.path.exists(os.path.join(root, ".complete")):
+        shutil.rmtree(root, ignore_errors=True)
+        for folder, _, names in os.walk(unpacked):
+            for name in names:
+                part = "py" if name.endswith((".py", ".pyi")) else "cpp" if name.endswith(HEADERS) else None
+                if part:
+                    source = os.path.join(folder, name)
+                    copy = os.path.join(root, part, os.path.relpath(source, unpacked))
+                    os.makedirs(os.path.dirname(copy), exist_ok=True)
+                    shutil.copyfile(source, copy)
+        open(os.path.join(root, ".complete"), "w").close()
+    both = measure(Corpus("torch py+C/C++", root, ["py", "cpp"]), (".py", ".pyi") + HEADERS)
+    cpp = measure(Corpus("torch C/C++", root, ["cpp"]), HEADERS)
+    return both, cpp
+
+
+# --- tools -----------------------------------------------------------------------------------
+
+
+def venv(work: str, name: str, requirements: list[str], timeout: float) -> str:
+    """The bin directory of WORK/name with `requirements` installed (once)."""
+    home = os.path.join(work, name)
+    done = os.path.join(home, ".installed")
+    if not os.path.exists(done):
+        shutil.rmtree(home, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", home], check=True, timeout=timeout)
+        pip = [os.path.join(home, "bin", "python"), "-m", "pip", "install", "-q", *requirements]
+        result = subprocess.run(pip, check=False, capture_output=True, text=True, timeout=timeout)
+        if result.returncode:
+            raise Unavailable("pip install failed: " + (result.stderr.strip().splitlines() or ["?"])[-1])
+        open(done, "w").close()
+    return os.path.join(home, "bin")
+
+
+def tool_bins(work: str, timeout: float) -> dict[str, str | Unavailable]:
+    """The peers venv's bin directory and the bare flake8 venv's, or why they are missing."""
+    pins = [f"{part}=={importlib.metadata.version(part)}" for part in FLAKE8_PARTS]
+    bins: dict[str, str | Unavailable] = {}
+    for name, requirements in (("peers", list(PEERS)), ("flake8", pins)):
+        try:
+            bins[name] = venv(work, name, requirements, timeout)
+        except (Unavailable, subprocess.SubprocessError, OSError) as error:
+            bins[name] = error if isinstance(error, Unavailable) else Unavailable(str(error))
+    return bins
+
+
+def executable(bins: dict[str, str | Unavailable], venv_name: str, program: str) -> str:
+    """The path of `program` in a venv, or Unavailable."""
+    folder = bins[venv_name]
+    if isinstance(folder, Unavailable):
+        raise folder
+    path = os.path.join(folder, program)
+    if not os.path.exists(path):
+        raise Unavailable(f"{program} not installed in {venv_name}")
+    return path
+
+
+def tasks(work: str, stdlib: Corpus, torch: Corpus, cpp: Corpus, bins) -> list[Task]:
+    """Every row, in the order the rows run within a repetition."""
+    rules = os.path.join(work, "semgrep-rules.yml")
+    with open(rules, "w") as handle:
+        handle.write(SEMGREP_RULES)
+    check = [CURSEDLINT, "check", "--exit-zero"]
+    changed = os.path.join(stdlib.root, "lib", "subprocess.py")
+    flake8 = ["--exclude", "site-packages", "--exit-zero", "."]
+    semgrep = ["scan", "--config", rules, "--metrics=off", "--disable-version-check", "--max-target-bytes=0", "--quiet"]
+    cold = {"ruff_row": "ruff cold", "same_row": SAME_COLD}
+    warm = {"ruff_row": "ruff warm", "same_row": SAME_WARM, "prime": True}
+
+    def ruff_check(*options: str) -> list[str]:
+        return [executable(bins, "peers", "ruff"), "check", "--isolated", "--exit-zero", *options]
+
+    rows = [
+        ("cursedlint cold", stdlib, lambda: [*check, "--no-cache", *stdlib.paths], cold),
+        ("cursedlint warm", stdlib, lambda: [*check, *stdlib.paths], warm),
+        ("cursedlint, 1 file changed", stdlib, lambda: [*check, *stdlib.paths], {**warm, "touch": changed}),
+        ("ruff cold", stdlib, lambda: ruff_check("--no-cache", "."), {}),
+        ("ruff warm", stdlib, lambda: ruff_check("."), {"prime": True}),
+        (SAME_COLD, stdlib, lambda: ruff_check("--no-cache", "--select", SAME_WORK, "."), {}),
+        (SAME_WARM, stdlib, lambda: ruff_check("--select", SAME_WORK, "."), {"prime": True}),
+        ("flake8", stdlib, lambda: [executable(bins, "flake8", "flake8"), *flake8], {"slow": True}),
+        ("flake8 + cursedlint plugin", stdlib, lambda: [FLAKE8_WITH_PLUGIN, *flake8], {"slow": True}),
+        ("flake8 + bugbear", stdlib, lambda: [executable(bins, "peers", "flake8"), *flake8], {"slow": True}),
+        ("cursedlint cold", torch, lambda: [*check, "--no-cache", *torch.paths], cold),
+        ("ruff cold", torch, lambda: ruff_check("--no-cache", "py"), {}),
+        (SAME_COLD, torch, lambda: ruff_check("--no-cache", "--select", SAME_WORK, "py"), {}),
+        ("cursedlint cold", cpp, lambda: [*check, "--no-cache", *cpp.paths], {}),
+        ("semgrep", cpp, lambda: [executable(bins, "peers", "semgrep"), *semgrep, *cpp.paths], {"slow": True}),
+    ]
+    made = []
+    for tool, corpus, argv, options in rows:
+        try:
+            made.append(Task(tool, corpus, argv(), **options))
+        except Unavailable as error:
+            made.append(Task(tool, corpus, [], failure=str(error)))
+    return made
+
+
+# --- timing ----------------------------------------------------------------------------------
+
+
+def timed(argv: list[str], cwd: str, timeout: float) -> tuple[float, int]:
+    """Run `argv` in `cwd` with its output discarded; wall seconds and peak RSS (KB, the largest
+    single process of its tree). Raises Unavailable on a non-zero exit or a timeout."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    killer = threading.Timer(timeout, os.killpg, (process.pid, signal.SIGKILL))
+    killer.start()
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    killer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if seconds >= timeout:
+        raise Unavailable(f"timed out after {timeout:.0f} s")
+    if process.returncode:
+        last = (stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
+        raise Unavailable(f"exit {process.returncode}: {last[:120]}")
+    return seconds, usage.ru_maxrss
+
+
+def run_once(task: Task, timeout: float) -> None:
+    """Prime, touch, then time one run of `task`, recording a failure instead of raising."""
+    try:
+        if task.prime:
+            timed(task.argv, task.corpus.root, timeout)
+        if task.touch:
+            with open(task.touch, "a") as handle:
+                handle.write(f"# touched {time.time()}\n")
+        seconds, peak = timed(task.argv, task.corpus.root, timeout)
+    except Unavailable as error:
+        task.failure = str(error)
+        return
+    task.times.append(seconds)
+    task.peak_kb = max(task.peak_kb, peak)
+
+
+def run_all(rows: list[Task], repeat: int, slow_repeat: int, timeout: float) -> None:
+    """Alternate the rows within each repetition; slow rows run only `slow_repeat` times."""
+    for round_ in range(repeat):
+        for task in rows:
+            if task.failure is None and (not task.slow or round_ < slow_repeat):
+                print(f"[{round_ + 1}/{repeat}] {task.tool} on {task.corpus.name}", file=sys.stderr, flush=True)
+                run_once(task, timeout)
+
+
+# --- report ----------------------------------------------------------------------------------
+
+
+def ratio(task: Task, rows: list[Task], tool: str | None) -> str:
+    """The median of `task` over that of the row `tool` on the same corpus."""
+    reference = next((row for row in rows if row.tool == tool and row.corpus is task.corpus and row.times), None)
+    if not task.times or reference is None:
+        return ""
+    return f"{statistics.median(task.times) / statistics.median(reference.times):.2f}"
+
+
+def table(rows: list[Task]) -> str:
+    """The Markdown table of every row."""
+    lines = [
+        f"| tool | corpus | runs | min s | median s | max s | × ruff | × ruff `{SAME_WORK}` | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for task in rows:
+        if not task.times:
+            why = f"not available: {task.failure}" if task.failure else "not run (--slow-repeat 0)"
+            lines.append(f"| {task.tool} | {task.corpus.name} | 0 | {why} | | | | | |")
+            continue
+        low, mid, high = min(task.times), statistics.median(task.times), max(task.times)
+        lines.append(
+            f"| {task.tool} | {task.corpus.name} | {len(task.times)} | {low:.3f} | {mid:.3f} | {high:.3f} "
+            f"| {ratio(task, rows, task.ruff_row)} | {ratio(task, rows, task.same_row)} | {task.peak_kb / 1024:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def throughput(rows: list[Task]) -> list[str]:
+    """Files and lines per second of every cold cursedlint row, and semgrep's time over
+    cursedlint's on the C/C++ corpus."""
+    lines = []
+    for task in rows:
+        if task.tool == "cursedlint cold" and task.times:
+            mid, corpus = statistics.median(task.times), task.corpus
+            lines.append(
+                f"- cursedlint cold, {corpus.name}: {corpus.files:,} files, {corpus.lines:,} lines; "
+                f"{corpus.files / mid:,.0f} files/s, {corpus.lines / mid:,.0f} lines/s"
+            )
+    semgrep = next((row for row in rows if row.tool == "semgrep" and row.times), None)
+    if semgrep:
+        times = ratio(semgrep, rows, "cursedlint cold")
+        lines.append(f"- semgrep / cursedlint cold on {semgrep.corpus.name}: {times}× (medians)")
+    lines.append("- ruff sees only the Python part of the torch corpus (it does not read C/C++).")
+    return lines
+
+
+def machine() -> str:
+    """nproc, CPU model and Python version."""
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as handle:
+            model = next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    return f"Machine: nproc {len(os.sched_getaffinity(0))} ({os.cpu_count()} CPUs), {model}, {python}"
+
+
+def versions(rows: list[Task], timeout: float = 60) -> str:
+    """The version each measured executable reports."""
+    seen = {}
+    for task in rows:
+        if task.times and task.argv[0] not in seen:
+            try:
+                argv = [task.argv[0], "--version"]
+                result = subprocess.run(argv, check=False, capture_output=True, text=True, env=ENV, timeout=timeout)
+                first = " ".join(result.stdout.split()) or "?"
+            except (OSError, subprocess.SubprocessError) as error:
+                first = f"? ({error})"
+            home = os.path.basename(os.path.dirname(os.path.dirname(task.argv[0])))
+            seen[task.argv[0]] = f"{os.path.basename(task.argv[0])} ({home}): {first}"
+    return "Versions: " + "; ".join(sorted(set(seen.values())))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Time cursedlint against ruff, flake8 and semgrep; print a Markdown table.")
+    parser.add_argument("--repeat", type=int, default=3, help="repetitions of every row")
+    parser.add_argument("--slow-repeat", type=int, help="repetitions of the flake8 and semgrep rows (default: --repeat)")
+    parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "cursedlint-bench"))
+    parser.add_argument("--torch", help="an unpacked torch 2.13.0 wheel (default: download into WORK)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds allowed to each command")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    work = os.path.abspath(args.work)
+    os.makedirs(work, exist_ok=True)
+    stdlib = build_stdlib(work)
+    torch, cpp = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
+    rows = tasks(work, stdlib, torch, cpp, tool_bins(work, args.timeout))
+    slow_repeat = args.repeat if args.slow_repeat is None else args.slow_repeat
+    run_all(rows, args.repeat, slow_repeat, args.timeout)
+    print(table(rows))
+    print()
+    print("\n".join(throughput(rows)))
+    print(f"- stdlib: {stdlib.files:,} files, {stdlib.lines:,} lines")
+    print()
+    print(machine())
+    print(versions(rows))
+    took = time.perf_counter() - started
+    print(f"Command: python benchmarks/compare.py --repeat {args.repeat} --slow-repeat {slow_repeat}; took {took:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
