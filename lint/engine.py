@@ -86,21 +86,24 @@ class Linter:
         return prefilter
 
     # -- facts from other files ----------------------------------------------------------------
-    def needs_project_index(self) -> bool:
-        """Whether an enabled rule uses facts from other files of the project."""
-        return any(
-            rule.project_triggers and code in self.settings.enabled
+    def _indexing_rules(self) -> list[type[Rule]]:
+        """The enabled rules that use facts from other files of the project."""
+        return [
+            rule
             for code, rule in self.rules.items()
-        )
+            if rule.project_triggers and code in self.settings.enabled
+        ]
+
+    def needs_project_index(self) -> bool:
+        return bool(self._indexing_rules())
 
     def index_project(self, files: list[tuple[str, str]]) -> None:
         """Summaries of the project's files for the enabled rules that use facts from other
         files, computed here once (before any worker starts) and handed to every file's rules.
         A file is parsed only when it holds one of the rule's project trigger words; a summary
         is kept per content hash, so identical files are summarized once."""
-        for code, rule in self.rules.items():
-            if rule.project_triggers and code in self.settings.enabled:
-                self.project[code] = self._summaries_of(rule, files)
+        for rule in self._indexing_rules():
+            self.project[rule.code] = self._summaries_of(rule, files)
         self._prefilters.clear()
 
     def _summaries_of(self, rule: type[Rule], files: list[tuple[str, str]]) -> dict[str, Any]:
