@@ -201,10 +201,12 @@ def check(args: argparse.Namespace) -> int:
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
     )
     root = project_root(args.paths, config)
+    index = None
     if linter.needs_project_index():
-        linter.index_project(_project_files(root, found.files, config))
+        store = None if args.no_cache else _index_store(config.root, settings)
+        index = linter.index_project(_project_files(root, found.files, config), store)
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
-        linter.cache = _result_cache(config.root, settings, linter)
+        linter.cache = _result_cache(config.root, settings, linter, index)
     results = linter.run(found.files, args.jobs or default_jobs())
     _print_fix_summary(results)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
@@ -286,9 +288,21 @@ def _print_fix_summary(results) -> None:
         print(f"cursedlint: fixed {count} problem(s) in {len(fixed)} file(s)", file=sys.stderr)
 
 
-def _result_cache(root: str, settings, linter):
+def _index_store(root: str, settings):
+    """Where project-index summaries persist: next to the result cache, per cursedlint code
+    and rule options (what a summary may depend on besides the file)."""
+    from cursedlint.cache import CACHE_DIR, fingerprint
+    from cursedlint.project_index import IndexStore
+
+    options = sorted((code, sorted(map(repr, values.items())))
+                     for code, values in settings.rule_options.items())
+    return IndexStore(os.path.join(root, CACHE_DIR), fingerprint("index", options, _code_stamp()))
+
+
+def _result_cache(root: str, settings, linter, index):
     """The cache for this run: its fingerprint covers everything that decides a file's result
-    besides the file itself (settings, flags, project facts, and the code of cursedlint)."""
+    besides the file itself (settings, flags, the files project facts came from, and the code
+    of cursedlint)."""
     from cursedlint.cache import ResultCache, fingerprint
 
     return ResultCache(
@@ -302,7 +316,7 @@ def _result_cache(root: str, settings, linter):
             [(repr(matcher), sorted(codes)) for matcher, codes in settings.per_file_ignores],
             settings.root,
             linter.warn_unused,
-            sorted((code, sorted(map(repr, facts.items()))) for code, facts in linter.project.items()),
+            index.digest() if index else None,
             _code_stamp(),
         ),
     )

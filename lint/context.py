@@ -15,7 +15,7 @@ class FileContext:
         self.source = source
         self.settings = settings
         self.findings: list[Finding] = []
-        self.project: dict[str, dict[str, Any]] = {}  # rule code -> path -> summary
+        self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
         self._shared: dict[Any, Any] = {}
 
     def add(self, finding: Finding) -> None:

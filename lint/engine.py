@@ -8,7 +8,6 @@ suppressions. A rule that raises becomes a CUR000 finding; the other rules still
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from cursedlint.findings import Finding, Span
 from cursedlint.context import TextContext
 from cursedlint.languages import PYTHON, TEXT_LANGUAGES
 from cursedlint.prefilter import Prefilter
+from cursedlint.project_index import ProjectIndex
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import Source, SourceError, looks_binary, read_bytes
@@ -66,8 +66,7 @@ class Linter:
         self.show_traceback = show_traceback
         self.fix = fix
         self.cache = None if fix else cache
-        self.project: dict[str, dict[str, Any]] = {}  # rule code -> path -> summary
-        self._summaries: dict[tuple[str, str], Any] = {}  # (code, content hash) -> summary
+        self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
@@ -91,49 +90,26 @@ class Linter:
         return [
             rule
             for code, rule in self.rules.items()
-            if rule.project_triggers and code in self.settings.enabled
+            if rule.indexer is not None and code in self.settings.enabled
         ]
 
     def needs_project_index(self) -> bool:
         return bool(self._indexing_rules())
 
-    def index_project(self, files: list[tuple[str, str]]) -> None:
-        """Summaries of the project's files for the enabled rules that use facts from other
-        files, computed here once (before any worker starts) and handed to every file's rules.
-        A file is parsed only when it holds one of the rule's project trigger words; a summary
-        is kept per content hash, so identical files are summarized once."""
-        for rule in self._indexing_rules():
-            self.project[rule.code] = self._summaries_of(rule, files)
+    def index_project(self, files: list[tuple[str, str]], store=None) -> ProjectIndex:
+        """Facts of the project's files (path, language) for the enabled rules that use them,
+        gathered here once, before any worker starts, and handed to every file's rules.
+        `store`: an IndexStore that keeps summaries across runs."""
+        index = ProjectIndex(files, self.settings, self._parse_for_index, store)
+        for indexer in {rule.indexer.name: rule.indexer for rule in self._indexing_rules()}.values():
+            self.project[indexer.name] = index.facts(indexer)
+        if store:
+            store.save()
         self._prefilters.clear()
+        return index
 
-    def _summaries_of(self, rule: type[Rule], files: list[tuple[str, str]]) -> dict[str, Any]:
-        words = [word.encode() for word in rule.project_triggers]
-        found = {}
-        for path, language in files:
-            if language not in rule.languages:
-                continue
-            try:
-                data = read_bytes(path)
-            except SourceError:
-                continue
-            if looks_binary(data) or not any(word in data for word in words):
-                continue
-            key = (rule.code, hashlib.sha1(data).hexdigest())
-            if key not in self._summaries:
-                self._summaries[key] = self._summarize(rule, path, data, language)
-            if self._summaries[key] is not None:
-                found[path] = self._summaries[key]
-        return found
-
-    def _summarize(self, rule: type[Rule], path: str, data: bytes, language: str) -> Any:
-        """The rule's summary of one file; None when the file cannot be read as code or the
-        summarizer fails (the file's own lint reports either)."""
-        try:
-            source = Source.from_bytes(path, data, language)
-            context = self._parse(source, FileResult(path), frozenset())
-            return None if context is None else rule.summarize(context)
-        except Exception:
-            return None
+    def _parse_for_index(self, source: Source):
+        return self._parse(source, FileResult(source.path), frozenset())
 
     # -- one file ----------------------------------------------------------------------------
     def lint_path(self, path: str, language: str) -> FileResult:

@@ -22,15 +22,17 @@ class Prefilter:
         options: Mapping[str, dict[str, Any]],
         project: Mapping[str, dict[str, Any]] | None = None,
     ):
-        """`project` holds each rule's facts from other files (rule code -> path -> summary),
-        which can add trigger words (wrappers defined elsewhere)."""
+        """`project` holds the facts from other files (indexer name -> path -> summary),
+        which can add trigger words to the rules that read them (wrappers defined elsewhere)."""
         project = project or {}
         self.triggers = [
             (
                 rule,
                 (
                     *rule.triggers_for(rule.resolved_options(options.get(rule.code))),
-                    *rule.project_trigger_words(project.get(rule.code, {})),
+                    *rule.project_trigger_words(
+                        project.get(rule.indexer.name, {}) if rule.indexer else {}
+                    ),
                 ),
             )
             for rule in rules

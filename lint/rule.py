@@ -35,6 +35,7 @@ from cursedlint.findings import Finding, Fix, Severity, Span
 
 if TYPE_CHECKING:
     from cursedlint.context import FileContext
+    from cursedlint.project_index import Indexer
 
 Trigger = Union[str, tuple[str, ...]]
 
@@ -89,10 +90,9 @@ class Rule:
     options: ClassVar[dict[str, Option]] = {}
     valid: ClassVar[tuple[str | Example, ...]] = ()
     invalid: ClassVar[tuple[str | Example, ...]] = ()
-    project_triggers: ClassVar[tuple[str, ...]] = ()
-    """For rules that need facts from other files: words a project file must hold for
-    `summarize` to find anything in it. Such a rule sees every project file's summary in
-    `self.project_facts` (path -> summary)."""
+    indexer: ClassVar["Indexer | None"] = None
+    """For rules that need facts from other files: the `project_index.Indexer` that gathers
+    them. Such a rule sees the project files' summaries in `self.project_facts`."""
 
     def __init__(self, context: "FileContext", options: dict[str, Any] | None = None):
         self.context = context
@@ -103,14 +103,8 @@ class Rule:
 
     @property
     def project_facts(self) -> dict[str, Any]:
-        """Path -> `summarize` result, for the project's files that have one."""
-        return self.context.project.get(self.code, {})
-
-    @classmethod
-    def summarize(cls, context: "FileContext") -> Any:
-        """A small, picklable fact about one project file for this rule's `project_facts`
-        (None: nothing worth keeping). Runs once per file content, before linting."""
-        return None
+        """Path -> summary, for the project's files that have one (see `indexer`)."""
+        return self.context.project.get(self.indexer.name, {}) if self.indexer else {}
 
     @classmethod
     def project_trigger_words(cls, facts: dict[str, Any]) -> tuple[str, ...]:

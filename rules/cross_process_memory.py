@@ -16,6 +16,7 @@ from enum import Enum
 from functools import cached_property
 
 from cursedlint.languages import C, CPP
+from cursedlint.project_index import Indexer
 from cursedlint.rule import Example, Option, Rule
 
 CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
@@ -43,6 +44,19 @@ _FIX = (
     "the peer in with prctl(PR_SET_PTRACER, pid or PR_SET_PTRACER_ANY) in the target process; "
     "or set kernel.yama.ptrace_scope=0 on the host"
 )
+
+
+class CmaWrapperIndex(Indexer):
+    """Functions of the project's C/C++ files that return a CMA result unchanged."""
+
+    name = "cma-wrappers"
+    languages = (C, CPP)
+
+    def words(self, settings):
+        return CMA_FUNCTIONS
+
+    def summarize(self, context):
+        return CmaFailureAborts.wrappers_defined_in(context)
 
 
 class Outcome(Enum):
@@ -302,10 +316,10 @@ class CmaFailureAborts(Rule):
         return (*cls.triggers, *options["wrappers"])
 
     # -- wrappers in other files of the project ----------------------------------------------
-    project_triggers = CMA_FUNCTIONS
+    indexer = CmaWrapperIndex()
 
     @classmethod
-    def summarize(cls, context) -> dict[str, str] | None:
+    def wrappers_defined_in(cls, context) -> dict[str, str] | None:
         """The file's functions that return a CMA result unchanged: name -> CMA function."""
         rule = cls(context, context.settings.rule_options.get(cls.code))
         wrappers = {
@@ -701,3 +715,4 @@ def _short_circuit(operator_: str, left: bool | None, right: bool | None) -> boo
     if deciding in (left, right):
         return deciding
     return None if None in (left, right) else not deciding
+

@@ -6,6 +6,7 @@ import ast
 
 from cursedlint.findings import Edit, Fix, Span
 from cursedlint import notices
+from cursedlint.project_index import Indexer
 from cursedlint.registry import collect
 from cursedlint.rule import Option, Rule
 
@@ -123,21 +124,18 @@ class WithOption(Rule):
             self.report(node, f"limit={self.option['limit']}")
 
 
-class CallsForkingLauncher(Rule):
-    """Learns from other files which functions fork (project facts) and reports calls of them."""
+class ForkingFunctions(Indexer):
+    """Functions of other files that call os.fork()."""
 
-    __doc__ = DOC
-    code = "CUR908"
-    name = "test-calls-forking-launcher"
+    name = "forking-functions"
     languages = ("python",)
-    triggers = ("os.fork",)
-    project_triggers = ("fork",)
     summarize_calls = 0
-    summary = "calls a function of another file that forks"
 
-    @classmethod
-    def summarize(cls, context):
-        cls.summarize_calls += 1
+    def words(self, settings):
+        return ("fork",)
+
+    def summarize(self, context):
+        type(self).summarize_calls += 1
         if "explode_summary" in context.source.text:
             raise RuntimeError("summarizer failed")
         forking = [
@@ -146,6 +144,19 @@ class CallsForkingLauncher(Rule):
             if isinstance(node, ast.FunctionDef) and "os.fork()" in ast.unparse(node)
         ]
         return forking or None
+
+
+class CallsForkingLauncher(Rule):
+    """Learns from other files which functions fork (project facts) and reports calls of them."""
+
+    __doc__ = DOC
+    code = "CUR908"
+    name = "test-calls-forking-launcher"
+    languages = ("python",)
+    triggers = ("os.fork",)
+    summary = "calls a function of another file that forks"
+
+    indexer = ForkingFunctions()
 
     @classmethod
     def project_trigger_words(cls, facts):

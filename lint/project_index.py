@@ -1,0 +1,171 @@
+"""The project index: facts from the project's other files, for rules that need them.
+
+An `Indexer` says how one kind of fact is gathered: which files are worth parsing (they hold one
+of its `words`), the summary of one parsed file, and the further words the facts found so far
+make worth looking for (`more_words`: e.g. the names of classes whose subclasses matter).
+`ProjectIndex.facts` goes over the project's files in rounds — a byte search for the new words,
+a parse of the files that hold one, more words from the new facts — until no new word appears.
+
+Summaries are kept by content hash: in memory (identical files are summarized once) and, when
+the run has a cache directory, on disk (`IndexStore`), so an unchanged file is parsed once
+across runs. The index is built in the parent before workers fork, so they all share it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+import tempfile
+from typing import Any, Callable, Iterable
+
+from cursedlint.source import Source, SourceError, looks_binary, read_bytes
+
+MAX_STORED_SUMMARIES = 200_000
+
+
+class Indexer:
+    """One kind of project fact. Subclasses set `name` (the key rules read their facts under)
+    and `languages`, and implement `words` and `summarize`."""
+
+    name: str
+    languages: tuple[str, ...]
+
+    def words(self, settings) -> Iterable[str]:
+        """Words a file must hold for `summarize` to find anything in it (under `settings`)."""
+        raise NotImplementedError
+
+    def more_words(self, facts: dict[str, Any]) -> Iterable[str]:
+        """Words that the facts found so far (path -> summary) make worth looking for."""
+        return ()
+
+    def pattern(self, words: Iterable[str]) -> re.Pattern[bytes]:
+        """The byte pattern that marks a file holding one of `words` (default: the word
+        anywhere, as a whole identifier)."""
+        alternatives = "|".join(re.escape(word) for word in sorted(words))
+        return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])".encode())
+
+    def summarize(self, context) -> Any:
+        """A small, picklable fact about one parsed file (None: nothing worth keeping). It may
+        depend only on the file's bytes and the settings, never on other files."""
+        raise NotImplementedError
+
+
+class IndexStore:
+    """Summaries by (indexer, content hash), persisted in one pickle per fingerprint (cursedlint's
+    code and the settings summaries depend on) under the cache directory; written atomically
+    and only when a run added to it; bounded (the summaries unused longest are dropped)."""
+
+    def __init__(self, directory: str, index_fingerprint: str):
+        self.directory = directory
+        self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}.pickle")
+        self.entries, self.run = self._load()
+        self.changed = False
+
+    def _load(self) -> tuple[dict, int]:
+        try:
+            with open(self.path, "rb") as handle:
+                entries, run = pickle.load(handle)
+            return entries, run + 1
+        except Exception:  # absent, damaged or from an incompatible version: start empty
+            return {}, 0
+
+    def get(self, key: tuple[str, str]) -> tuple[bool, Any]:
+        entry = self.entries.get(key)
+        if entry is None:
+            return False, None
+        if entry[0] != self.run:
+            self.entries[key] = (self.run, entry[1])
+        return True, entry[1]
+
+    def put(self, key: tuple[str, str], summary: Any) -> None:
+        self.entries[key] = (self.run, summary)
+        self.changed = True
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        if len(self.entries) > MAX_STORED_SUMMARIES:
+            newest = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
+            self.entries = dict(newest[:MAX_STORED_SUMMARIES])
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+            with os.fdopen(descriptor, "wb") as handle:
+                pickle.dump((self.entries, self.run), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, self.path)
+        except OSError:
+            return
+
+
+class ProjectIndex:
+    """The facts of a set of project files, per indexer. `parse(source)` gives a file's
+    analysis context (None when it cannot be parsed)."""
+
+    def __init__(self, files: list[tuple[str, str]], settings, parse: Callable, store=None):
+        self.files = files
+        self.settings = settings
+        self.parse = parse
+        self.store = store
+        self.summarized = 0  # files parsed for a summary in this run (not found in the store)
+        self._memo: dict[tuple[str, str], Any] = {}
+        self._used: list[tuple[str, str, str]] = []  # (indexer name, path, content hash)
+
+    def facts(self, indexer: Indexer) -> dict[str, Any]:
+        """Path -> summary, for the project files of the indexer's languages that have one."""
+        found: dict[str, Any] = {}
+        done: set[str] = set()
+        searched: set[str] = set()
+        pending = set(indexer.words(self.settings))
+        while pending:
+            pattern = indexer.pattern(pending)
+            encoded = [word.encode() for word in pending]
+            for path, language in self.files:
+                if path in done or language not in indexer.languages:
+                    continue
+                try:
+                    data = read_bytes(path)
+                except SourceError:
+                    done.add(path)
+                    continue
+                if looks_binary(data):
+                    done.add(path)
+                    continue
+                if not any(word in data for word in encoded) or not pattern.search(data):
+                    continue
+                done.add(path)
+                summary = self._summary(indexer, path, data, language)
+                if summary is not None:
+                    found[path] = summary
+            searched |= pending
+            pending = set(indexer.more_words(found)) - searched
+        return found
+
+    def digest(self) -> str:
+        """What the facts depend on besides code and settings: the files summarized."""
+        text = repr(sorted(self._used))
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+    def _summary(self, indexer: Indexer, path: str, data: bytes, language: str) -> Any:
+        key = (indexer.name, hashlib.sha1(data).hexdigest())
+        self._used.append((indexer.name, path, key[1]))
+        if key in self._memo:
+            return self._memo[key]
+        stored, summary = self.store.get(key) if self.store else (False, None)
+        if not stored:
+            summary = self._summarize(indexer, path, data, language)
+            self.summarized += 1
+            if self.store:
+                self.store.put(key, summary)
+        self._memo[key] = summary
+        return summary
+
+    def _summarize(self, indexer: Indexer, path: str, data: bytes, language: str) -> Any:
+        """The indexer's summary of one file; None when the file cannot be read as code or the
+        summarizer fails (the file's own lint reports either)."""
+        try:
+            context = self.parse(Source.from_bytes(path, data, language))
+            return None if context is None else indexer.summarize(context)
+        except Exception:
+            return None

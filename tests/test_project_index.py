@@ -1,0 +1,117 @@
+"""The project index: rounds of word search and summaries, the on-disk store, the digest."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from cursedlint.engine import Linter
+from cursedlint.project_index import IndexStore, Indexer, ProjectIndex
+from cursedlint.settings import Settings
+
+
+class SubclassIndex(Indexer):
+    """Classes and their bases, starting from files that mention `Registry`; a file is worth
+    parsing in a later round when it names a class already known."""
+
+    name = "subclasses"
+    languages = ("python",)
+
+    def __init__(self):
+        self.parsed: list[str] = []
+
+    def words(self, settings):
+        return ("Registry",)
+
+    def more_words(self, facts):
+        return {name for classes in facts.values() for name in classes}
+
+    def summarize(self, context):
+        self.parsed.append(os.path.basename(context.source.path))
+        classes = {
+            node.name: [ast.unparse(base) for base in node.bases]
+            for node in context.tree.body
+            if isinstance(node, ast.ClassDef)
+        }
+        return classes or None
+
+
+def make_project(tmp_path):
+    files = {
+        "registry.py": "class Registry:\n    pass\n",
+        "plugin.py": "from registry import Registry\n\nclass Plugin(Registry):\n    pass\n",
+        "gpu.py": "from plugin import Plugin\n\nclass GpuPlugin(Plugin):\n    pass\n",
+        "unrelated.py": "class Plug:\n    pass\n",  # 'Plug' is not the whole word 'Plugin'
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return [(str(tmp_path / name), "python") for name in sorted(files)]
+
+
+SETTINGS = Settings(enabled=frozenset())
+
+
+def index_of(files, store=None) -> ProjectIndex:
+    linter = Linter(SETTINGS, {})
+    return ProjectIndex(files, SETTINGS, linter._parse_for_index, store)
+
+
+def test_rounds_follow_new_words_until_none_appear(tmp_path):
+    files = make_project(tmp_path)
+    indexer = SubclassIndex()
+    facts = index_of(files).facts(indexer)
+    assert {os.path.basename(path): classes for path, classes in facts.items()} == {
+        "registry.py": {"Registry": []},
+        "plugin.py": {"Plugin": ["Registry"]},
+        "gpu.py": {"GpuPlugin": ["Plugin"]},
+    }
+    assert sorted(indexer.parsed) == ["gpu.py", "plugin.py", "registry.py"], "each file once"
+
+
+def test_store_keeps_summaries_across_runs(tmp_path):
+    files = make_project(tmp_path)
+    directory = str(tmp_path / ".cursedlint_cache")
+    cold = IndexStore(directory, "f" * 64)
+    index_of(files, cold).facts(SubclassIndex())
+    cold.save()
+    warm = SubclassIndex()
+    index = index_of(files, IndexStore(directory, "f" * 64))
+    assert len(index.facts(warm)) == 3
+    assert warm.parsed == [] and index.summarized == 0, "unchanged files are not parsed again"
+    other = SubclassIndex()
+    index_of(files, IndexStore(directory, "0" * 64)).facts(other)
+    assert len(other.parsed) == 3, "another fingerprint has its own summaries"
+
+
+def test_damaged_store_is_empty(tmp_path):
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    store = IndexStore(str(directory), "a" * 64)
+    (directory / os.path.basename(store.path)).write_bytes(b"not a pickle")
+    assert IndexStore(str(directory), "a" * 64).entries == {}
+
+
+def test_digest_changes_with_the_summarized_files(tmp_path):
+    files = make_project(tmp_path)
+    before = index_of(files)
+    before.facts(SubclassIndex())
+    (tmp_path / "unrelated.py").write_text("class Plug:\n    x = 1\n")  # never summarized
+    same = index_of(files)
+    same.facts(SubclassIndex())
+    assert same.digest() == before.digest()
+    (tmp_path / "gpu.py").write_text("from plugin import Plugin\n\nclass Gpu(Plugin):\n    pass\n")
+    changed = index_of(files)
+    changed.facts(SubclassIndex())
+    assert changed.digest() != before.digest()
+
+
+def test_linter_saves_the_store_it_was_given(tmp_path):
+    from engine_rules import notices_and_test_rules
+
+    rules = notices_and_test_rules()
+    (tmp_path / "launcher.py").write_text("import os\n\ndef launch():\n    os.fork()\n")
+    files = [(str(tmp_path / "launcher.py"), "python")]
+    directory = str(tmp_path / "cache")
+    linter = Linter(Settings(enabled=frozenset({"CUR908"})), rules)
+    linter.index_project(files, IndexStore(directory, "b" * 64))
+    assert os.path.exists(IndexStore(directory, "b" * 64).path)
