@@ -36,13 +36,13 @@ class Indexer:
         """Words a file must hold for `summarize` to find anything in it (under `settings`)."""
         raise NotImplementedError
 
-    def more_words(self, facts: dict[str, Any]) -> Iterable[str]:
+    def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
         """Words that the facts found so far (path -> summary) make worth looking for."""
         return ()
 
-    def pattern(self, words: Iterable[str]) -> re.Pattern[bytes]:
-        """The byte pattern that marks a file holding one of `words` (default: the word
-        anywhere, as a whole identifier)."""
+    def pattern(self, words: Iterable[str], first_round: bool) -> re.Pattern[bytes]:
+        """The byte pattern that marks a file holding one of `words` — the indexer's own words
+        in the first round, `more_words` later (default: the word as a whole identifier)."""
         alternatives = "|".join(re.escape(word) for word in sorted(words))
         return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])".encode())
 
@@ -119,7 +119,7 @@ class ProjectIndex:
         searched: set[str] = set()
         pending = set(indexer.words(self.settings))
         while pending:
-            pattern = indexer.pattern(pending)
+            pattern = indexer.pattern(pending, first_round=not searched)
             encoded = [word.encode() for word in pending]
             for path, language in self.files:
                 if path in done or language not in indexer.languages:
@@ -139,7 +139,7 @@ class ProjectIndex:
                 if summary is not None:
                     found[path] = summary
             searched |= pending
-            pending = set(indexer.more_words(found)) - searched
+            pending = set(indexer.more_words(found, self.settings)) - searched
         return found
 
     def digest(self) -> str:

@@ -23,7 +23,7 @@ class SubclassIndex(Indexer):
     def words(self, settings):
         return ("Registry",)
 
-    def more_words(self, facts):
+    def more_words(self, facts, settings):
         return {name for classes in facts.values() for name in classes}
 
     def summarize(self, context):

@@ -1,0 +1,887 @@
+"""CUR5xx: IR cloners — pointers copied around the cloner leave the copy pointing into the
+source container (C++).
+
+An IR container owns its nodes; a cloner maps each source node to its copy. Clone code that
+copies a node pointer verbatim instead of through the cloner leaves the copy referring to nodes
+the *source* owns: when the source frees them (dead-code removal, destruction) the copy dangles.
+
+Facts come from the project index (`ClonerIndex`: class declarations of the project's C++
+files, found from the files naming a cloner type and, round by round, the files deriving from a
+cloneable class), joined with the linted file's own classes. Cloneable types are learned from the
+cloner: the pointer parameters of its non-template clone/lookup/find/get/map methods (or the
+pointer types of a cloner alias such as `using ValueMap = std::unordered_map<const Node*, Node*>`),
+the classes with a cloning constructor, and every class derived from those. What cannot be
+resolved (a member of a class the index does not hold, a type it cannot name) is not reported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from cursedlint.cpp_classes import (
+    ClassIndex,
+    FileClasses,
+    TypeFacts,
+    declarator_name,
+    file_classes,
+    find_function_declarator,
+    is_const,
+    named_type,
+    type_facts,
+)
+from cursedlint.findings import Severity
+from cursedlint.languages import CPP
+from cursedlint.project_index import Indexer
+from cursedlint.rule import Example, Option, Rule
+
+DEFAULT_CLONER_TYPES = ("Cloner", "CloneContext", "Mapper", "Mapping", "IRMapping",
+                        "ValueToValueMapTy")
+DEFAULT_COPY_FUNCTIONS = ("copy", "clone", "deepCopy")
+MAPPING_METHOD_PREFIXES = ("clone", "lookup", "find", "get", "map")
+"""Methods of a cloner whose pointer parameters name the types it maps (and `operator[]`)."""
+INSERTERS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front", "insert",
+                       "emplace", "emplace_hint", "try_emplace", "insert_or_assign"})
+_UNWRAPPING_CALLS = frozenset({"std::move", "move", "std::as_const", "as_const"})
+_CASTS = frozenset({"static_cast", "const_cast", "reinterpret_cast", "dynamic_cast"})
+_CLONER_TYPES_OPTION = Option(
+    list, list(DEFAULT_CLONER_TYPES),
+    "name endings of cloner/mapper types: a function with a parameter of such a type is a "
+    "cloning function, and the type's methods say which classes it clones",
+)
+_CONSEQUENCE = (
+    "the copy keeps pointers to {what} owned by the source container; when the source frees "
+    "them (dead-code removal, its destruction) the copy dangles and fails later as a "
+    "heap-use-after-free far from this line"
+)
+
+
+# -- the project index: classes of the project's C++ files ---------------------------------------
+def cloner_types(settings) -> tuple[str, ...]:
+    """The cloner name endings configured for either CUR5xx rule."""
+    endings: set[str] = set()
+    for code in (PointerCopiedAroundCloner.code, MemberMissedByCloner.code):
+        options = settings.rule_options.get(code) or {}
+        endings.update(options.get("cloner-types", DEFAULT_CLONER_TYPES))
+    return tuple(sorted(endings))
+
+
+class ClonerIndex(Indexer):
+    """Classes, members and methods of the project's C++ files that matter to cloning: first the
+    files naming a cloner type, then, round by round, those deriving from a cloneable class."""
+
+    name = "cpp-classes"
+    languages = (CPP,)
+
+    def words(self, settings):
+        return cloner_types(settings)
+
+    def more_words(self, facts, settings):
+        index = ClassIndex(facts.items())
+        cloneable: set[str] = set()
+        for cloner in cloners_in(index, cloner_types(settings)):
+            cloneable |= cloneable_for(index, cloner)
+        return {name.split("::")[-1] for name in cloneable}
+
+    def pattern(self, words, first_round):
+        alternatives = "|".join(re.escape(word) for word in sorted(words))
+        if first_round:  # a type name ending in a cloner word
+            return re.compile(rf"(?:{alternatives})(?![A-Za-z0-9_])".encode())
+        return re.compile(  # a base clause naming a cloneable class
+            rb"[:,]\s*(?:(?:public|protected|private|virtual)\s+)*(?:[A-Za-z_]\w*\s*::\s*)*"
+            + rf"(?:{alternatives})(?![A-Za-z0-9_])".encode()
+        )
+
+    def summarize(self, context):
+        facts = file_classes(context)
+        return facts if facts.classes or facts.aliases else None
+
+
+def cloners_in(index: ClassIndex, endings) -> list[str]:
+    """Qualified names of the index's classes and aliases whose names end in a cloner word."""
+    return [
+        name for name in (*index.classes, *index.aliases)
+        if name.split("::")[-1].endswith(tuple(endings))
+    ]
+
+
+def cloneable_for(index: ClassIndex, cloner: str | None, short_name: str = "") -> set[str]:
+    """Classes the cloner (qualified name in the index, or None when only its name is known)
+    clones: its mapping methods' pointer parameters, its alias's pointer types, the classes
+    with a constructor taking it, and every class derived from those."""
+    roots: set[str] = set()
+    short = cloner.split("::")[-1] if cloner else short_name
+    if cloner in index.classes:
+        scope = index.classes[cloner][1].scope
+        for method in index.methods(cloner):
+            if method.template or not _maps(method.name, short):
+                continue
+            for parameter in method.parameters:
+                roots.update(_resolved_pointees(index, parameter, scope))
+    elif cloner in index.aliases:
+        alias = index.aliases[cloner][1]
+        roots.update(_resolved_pointees(index, alias.type, alias.scope))
+    for name, (_, facts) in index.classes.items():
+        for method in facts.methods:
+            if method.name == facts.short_name and any(
+                _names_cloner(index, parameter, facts.scope, cloner, short)
+                for parameter in method.parameters
+            ):
+                roots.add(name)
+    roots.discard(cloner)
+    return index.derived_from(roots) if roots else set()
+
+
+def _maps(method: str, cloner_short_name: str) -> bool:
+    lowered = method.lower()
+    return method == "operator[]" or (
+        method != cloner_short_name and lowered.startswith(MAPPING_METHOD_PREFIXES)
+    )
+
+
+def _resolved_pointees(index: ClassIndex, facts: TypeFacts, scope) -> set[str]:
+    names = set(facts.pointees)
+    if facts.reference and not facts.pointer and facts.named:
+        names.add(facts.named)  # clone(const Node&)
+    resolved = (index.resolve(name, scope) for name in names)
+    return {name for name in resolved if name}
+
+
+def _names_cloner(index, parameter: TypeFacts, scope, cloner, short) -> bool:
+    if not parameter.named or parameter.named.split("::")[-1] != short:
+        return False
+    resolved = index.resolve(parameter.named, scope) or index.resolve_alias(parameter.named, scope)
+    return resolved == cloner or resolved is None
+
+
+# -- cloning functions of the linted file ---------------------------------------------------------
+@dataclass(frozen=True)
+class ClonerVariable:
+    name: str
+    arrow: bool  # a pointer: reached with ->
+    type_name: str  # as written
+    qualified: str | None  # its class or alias in the index
+
+
+@dataclass
+class CloningFunction:
+    """A function that copies through a cloner: the cloners it can use, the objects it copies
+    from, and the object it copies into (`destination` None: `this`)."""
+
+    node: object
+    name: str
+    owner: str | None
+    constructor: bool
+    cloners: list[ClonerVariable]
+    cloner_parameter: bool
+    sources: set[str]
+    destination: str | None
+    destination_class: str | None
+    cloneable: set[str]
+
+
+@dataclass(frozen=True)
+class Write:
+    """One copy into a destination member: `node` to report, the member, the value copied and
+    whether the member receives the value as an element (push_back/insert)."""
+
+    node: object
+    member: str
+    value: object
+    element: bool
+
+
+class CloneAnalysis:
+    """The cloning functions of one file and what they write, shared by CUR501 and CUR502."""
+
+    def __init__(self, context, facts: dict, endings: tuple[str, ...], copy_functions):
+        self.context = context
+        self.endings = tuple(endings)
+        self.copy_functions = frozenset(copy_functions)
+        own = file_classes(context)
+        path = os.path.abspath(context.source.path)
+        project = [(p, f) for p, f in facts.items() if os.path.abspath(p) != path]
+        self.index = ClassIndex([(context.source.path, own), *project])
+
+    @cached_property
+    def functions(self) -> list[CloningFunction]:
+        found = []
+        for node in self.context.captures("(function_definition) @function").get("function", ()):
+            function = self._cloning_function(node)
+            if function is not None:
+                found.append(function)
+        return found
+
+    def _cloning_function(self, node) -> CloningFunction | None:
+        declarator = node.child_by_field_name("declarator")
+        function_declarator = find_function_declarator(declarator) if declarator else None
+        body = node.child_by_field_name("body")
+        if function_declarator is None or body is None:
+            return None
+        name = declarator_name(self.context, function_declarator) or ""
+        scope, owner = self._scope_and_owner(node, name)
+        short = name.split("::")[-1]
+        parameters = list(self._parameters(function_declarator))
+        cloners = [
+            self._cloner(pname, facts, scope) for pname, facts, _ in parameters
+            if self._is_cloner_type(facts.named)
+        ]
+        cloner_parameter = bool(cloners)
+        cloners += list(self._local_cloners(body, scope))
+        if not cloners:
+            return None
+        classes = {
+            pname: self.index.resolve(facts.named, scope)
+            for pname, facts, _ in parameters
+            if pname and not self._is_cloner_type(facts.named)
+            and (facts.pointer or facts.reference)
+        }
+        classes = {pname: qualified for pname, qualified in classes.items() if qualified}
+        constructor = owner is not None and short == owner.split("::")[-1]
+        destination = destination_class = None
+        if short in self.copy_functions:
+            destination = self._destination(parameters, classes)
+            if destination:
+                destination_class = classes[destination]
+        if destination is None:
+            if not cloner_parameter or owner is None:
+                return None
+            destination_class = owner
+        sources = {pname for pname in classes if pname != destination}
+        if not sources:
+            return None
+        cloneable: set[str] = set()
+        for cloner in cloners:
+            cloneable |= cloneable_for(self.index, cloner.qualified,
+                                       cloner.type_name.split("::")[-1])
+        if not cloneable:
+            return None
+        return CloningFunction(node, name, owner, constructor, cloners, cloner_parameter,
+                               sources, destination, destination_class, cloneable)
+
+    def _scope_and_owner(self, node, name: str) -> tuple[tuple[str, ...], str | None]:
+        """The scope a function's names are looked up from, and the class it is a member of
+        (written `Class::f` outside it, or defined inside its body)."""
+        enclosing: list[str] = []
+        innermost = None  # the kind of scope the definition sits in directly
+        parent = node.parent
+        while parent is not None:
+            label = parent.child_by_field_name("name")
+            if parent.type == "namespace_definition" and label is not None:
+                enclosing[:0] = self.context.text(label).split("::")
+                innermost = innermost or "namespace"
+            elif parent.type in ("class_specifier", "struct_specifier") and label is not None:
+                if label.type == "template_type":
+                    label = label.child_by_field_name("name")
+                enclosing[:0] = [self.context.text(label)]
+                innermost = innermost or "class"
+            parent = parent.parent
+        scope = tuple(part.strip() for part in enclosing if part.strip())
+        qualifier = re.sub(r"<[^<>]*>", "", name.rpartition("::")[0])  # Scalar<T>::Scalar
+        if qualifier:
+            owner = self.index.resolve(qualifier, scope)
+            return (self.index.classes[owner][1].scope, owner) if owner else (scope, None)
+        if innermost == "class":
+            return scope, self.index.resolve("::" + "::".join(scope), ())
+        return scope, None
+
+    def _parameters(self, function_declarator):
+        parameters = function_declarator.child_by_field_name("parameters")
+        for parameter in parameters.named_children if parameters is not None else ():
+            if parameter.type in ("parameter_declaration", "optional_parameter_declaration"):
+                declarator = parameter.child_by_field_name("declarator")
+                facts = type_facts(self.context, parameter.child_by_field_name("type"), declarator)
+                name = declarator_name(self.context, declarator) if declarator else None
+                yield name, facts, is_const(self.context, parameter)
+
+    def _is_cloner_type(self, named: str) -> bool:
+        return bool(named) and named.split("::")[-1].endswith(self.endings)
+
+    def _cloner(self, name, facts: TypeFacts, scope) -> ClonerVariable:
+        qualified = self.index.resolve(facts.named, scope) or self.index.resolve_alias(
+            facts.named, scope
+        )
+        return ClonerVariable(name or "", facts.pointer, facts.named, qualified)
+
+    def _local_cloners(self, body, scope):
+        """Cloners declared in the body: `IrCloner cloner(to);`, `IRMapping mapping;`."""
+        for declaration in self.context.captures("(declaration) @d", body).get("d", ()):
+            type_node = declaration.child_by_field_name("type")
+            if type_node is None or not self._is_cloner_type(named_type(self.context, type_node)):
+                continue
+            for declarator in declaration.children_by_field_name("declarator"):
+                name = declarator_name(self.context, declarator)
+                if name:
+                    facts = type_facts(self.context, type_node, declarator)
+                    yield self._cloner(name, facts, scope)
+
+    @staticmethod
+    def _destination(parameters, classes) -> str | None:
+        """In copy(from, to): the parameter copied into — the one not const among parameters
+        of one class, else the one named like a destination, else the second."""
+        by_class: dict[str, list[tuple[str, bool]]] = {}
+        for pname, _, const in parameters:
+            if pname in classes:
+                by_class.setdefault(classes[pname], []).append((pname, const))
+        for group in by_class.values():
+            if len(group) < 2:
+                continue
+            writable = [pname for pname, const in group if not const]
+            if len(writable) == 1:
+                return writable[0]
+            named = [pname for pname, _ in group
+                     if pname.lower() in ("to", "dst", "dest", "destination", "target", "into")]
+            if len(named) == 1:
+                return named[0]
+            return group[1][0]
+        return None
+
+    # -- what a cloning function writes -------------------------------------------------------
+    def writes(self, function: CloningFunction) -> list[Write]:
+        found = []
+        if function.constructor and function.destination is None:
+            for initializer in self.initializers(function):
+                member = initializer.named_children[0]
+                arguments = [
+                    argument
+                    for values in initializer.named_children[1:]
+                    if values.type in ("argument_list", "initializer_list")
+                    for argument in values.named_children
+                ]
+                if len(arguments) == 1:
+                    found.append(Write(initializer, self.context.text(member), arguments[0], False))
+        body = function.node.child_by_field_name("body")
+        for assignment in self.context.captures(
+            "(assignment_expression) @a", body
+        ).get("a", ()):
+            if self.context.text(assignment.child_by_field_name("operator")) != "=":
+                continue
+            member = self._destination_member(function, assignment.child_by_field_name("left"))
+            if member:
+                found.append(Write(assignment, member, assignment.child_by_field_name("right"),
+                                   False))
+        for call in self.context.captures("(call_expression) @c", body).get("c", ()):
+            callee = call.child_by_field_name("function")
+            if callee is None or callee.type != "field_expression":
+                continue
+            if self.context.text(callee.child_by_field_name("field")) not in INSERTERS:
+                continue
+            member = self._destination_member(function, callee.child_by_field_name("argument"))
+            arguments = call.child_by_field_name("arguments")
+            if member and arguments is not None:
+                for argument in arguments.named_children:
+                    found.append(Write(call, member, argument, True))
+        return sorted(found, key=lambda write: write.node.start_byte)
+
+    def initializers(self, function: CloningFunction):
+        """The entries of a constructor's initializer list."""
+        for child in function.node.named_children:
+            if child.type == "field_initializer_list":
+                for item in child.named_children:
+                    if item.type == "field_initializer" and item.named_children:
+                        yield item
+
+    def _destination_member(self, function: CloningFunction, target) -> str | None:
+        """The destination's member a target expression names: `m_`, `this->m_`, `to->m_`."""
+        if target is None:
+            return None
+        if target.type == "identifier" and function.destination is None:
+            name = self.context.text(target)
+            return None if name in self.locals(function) else name
+        if target.type == "field_expression":
+            argument = target.child_by_field_name("argument")
+            field = target.child_by_field_name("field")
+            owner = self.context.text(argument) if argument is not None else ""
+            if (function.destination is None and owner == "this") or (
+                function.destination is not None and owner == function.destination
+            ):
+                return self.context.text(field) if field is not None else None
+        return None
+
+    def locals(self, function: CloningFunction) -> set[str]:
+        """Names declared in the function (parameters and locals), which hide members."""
+        names = set()
+        for node in self.context.captures(
+            "[(parameter_declaration declarator: (_) @n) (declaration declarator: (_) @n)"
+            " (for_range_loop declarator: (_) @n)]",
+            function.node,
+        ).get("n", ()):
+            name = declarator_name(self.context, node)
+            if name:
+                names.add(name)
+        return names
+
+    def from_source(self, function: CloningFunction, value) -> bool:
+        """Whether a value is data of a source object (`src->m`, `other.m()`, `from->v[0]`, an
+        element of a loop over such data), not passed through anything else."""
+        value = self._unwrapped(value)
+        if value is None:
+            return False
+        kind = value.type
+        if kind == "field_expression":
+            argument = self._unwrapped(value.child_by_field_name("argument"))
+            return self._is_source(function, argument) or self.from_source(function, argument)
+        if kind == "subscript_expression":
+            return self.from_source(function, value.child_by_field_name("argument"))
+        if kind == "call_expression":
+            callee = value.child_by_field_name("function")
+            arguments = value.child_by_field_name("arguments")
+            count = len(arguments.named_children) if arguments is not None else 0
+            if callee is None or callee.type != "field_expression" or count > 1:
+                return False
+            if self.mentions_cloner(function, value):
+                return False
+            argument = self._unwrapped(callee.child_by_field_name("argument"))
+            return self._is_source(function, argument) or self.from_source(function, argument)
+        if kind == "identifier":
+            loop = self._range_loop_of(value)
+            return loop is not None and self.from_source(function, loop.child_by_field_name("right"))
+        return False
+
+    def _is_source(self, function: CloningFunction, node) -> bool:
+        if node is None:
+            return False
+        if node.type == "pointer_expression":  # (*src).m
+            node = self._unwrapped(node.child_by_field_name("argument"))
+        return node is not None and node.type == "identifier" and (
+            self.context.text(node) in function.sources
+        )
+
+    def _unwrapped(self, node):
+        """The expression inside parentheses, casts and std::move."""
+        while node is not None:
+            if node.type == "parenthesized_expression":
+                node = node.named_children[0] if node.named_children else None
+            elif node.type == "cast_expression":
+                node = node.child_by_field_name("value")
+            elif node.type == "call_expression":
+                callee = node.child_by_field_name("function")
+                arguments = node.child_by_field_name("arguments")
+                if callee is None or arguments is None or len(arguments.named_children) != 1:
+                    return node
+                name = callee
+                if callee.type == "template_function":
+                    name = callee.child_by_field_name("name")
+                text = self.context.text(name)
+                if text in _UNWRAPPING_CALLS or text in _CASTS:
+                    node = arguments.named_children[0]
+                else:
+                    return node
+            else:
+                return node
+        return None
+
+    def _range_loop_of(self, identifier):
+        """The range-for loop whose loop variable an identifier names, if it is inside it."""
+        name = self.context.text(identifier)
+        parent = identifier.parent
+        while parent is not None and parent.type != "function_definition":
+            if parent.type == "for_range_loop":
+                declarator = parent.child_by_field_name("declarator")
+                if declarator is not None and declarator_name(self.context, declarator) == name:
+                    return parent
+            parent = parent.parent
+        return None
+
+    def mentions_cloner(self, function: CloningFunction, node) -> bool:
+        names = {cloner.name for cloner in function.cloners}
+        return any(
+            self.context.text(identifier) in names
+            for identifier in self.context.captures("(identifier) @i", node).get("i", ())
+        )
+
+    def remapped_later(self, function: CloningFunction, write: Write) -> bool:
+        """Whether a statement after the copy touches the member together with a cloner (the
+        copied pointers are mapped in place afterwards)."""
+        body = function.node.child_by_field_name("body")
+        member = re.compile(rf"(?<![\w]){re.escape(write.member)}(?![\w])")
+        cloners = [re.compile(rf"(?<![\w]){re.escape(c.name)}(?![\w])") for c in function.cloners]
+        for statement in self.context.captures(
+            "[(expression_statement) (for_range_loop) (for_statement) (while_statement)] @s", body
+        ).get("s", ()):
+            if statement.start_byte < write.node.end_byte:
+                continue
+            text = self.context.text(statement)
+            if member.search(text) and any(cloner.search(text) for cloner in cloners):
+                return True
+        return False
+
+    # -- the destination's members ------------------------------------------------------------
+    def member(self, function: CloningFunction, name: str):
+        """(path, class facts, member) of a destination member, when the index holds it."""
+        if function.destination_class is None:
+            return None
+        return self.index.member(function.destination_class, name)
+
+    def cloneable_pointees(self, function: CloningFunction, found) -> list[str]:
+        """The cloneable classes a member holds pointers to (resolved where it is declared)."""
+        _, facts, member = found
+        resolved = (self.index.resolve(name, facts.scope) for name in member.type.pointees)
+        return sorted({name for name in resolved if name in function.cloneable})
+
+    def cloner_call(self, function: CloningFunction, argument: str, element: bool) -> str:
+        """How the copy goes through the function's (first) cloner."""
+        cloner = function.cloners[0]
+        method = self._mapping_method(cloner)
+        access = "->" if cloner.arrow else "."
+        if method == "operator[]":
+            return f"{cloner.name}[{argument}]"
+        return f"{cloner.name}{access}{method}({argument})"
+
+    def _mapping_method(self, cloner: ClonerVariable) -> str:
+        if cloner.qualified in self.index.classes:
+            names = [method.name for method in self.index.methods(cloner.qualified)]
+            short = cloner.qualified.split("::")[-1]
+            for prefix in MAPPING_METHOD_PREFIXES:
+                for name in names:
+                    if name != short and name.lower().startswith(prefix):
+                        return name
+            if "operator[]" in names:
+                return "operator[]"
+        if cloner.qualified in self.index.aliases:
+            return "operator[]"
+        return "clone"
+
+
+def where(path: str, line: int) -> str:
+    """`path:line`, the path relative to the working directory when it lies below it."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return f"{path if relative.startswith('..') else relative}:{line}"
+
+
+def _analysis(rule: Rule) -> CloneAnalysis:
+    endings = tuple(rule.option["cloner-types"])
+    copy_functions = tuple(rule.option.get("copy-functions", DEFAULT_COPY_FUNCTIONS))
+    return rule.context.shared(
+        ("clone-analysis", endings, copy_functions),
+        lambda: CloneAnalysis(rule.context, rule.project_facts, endings, copy_functions),
+    )
+
+
+_IR_HEADER = """\
+    #include <vector>
+    namespace ir {
+    class IrCloner;
+    class Container;
+    struct DataTypeTable;
+    class Statement {
+     public:
+      Statement(const Statement* src, IrCloner* ir_cloner);
+     protected:
+      Container* container_;
+    };
+    class Val : public Statement {
+     public:
+      Val(const Val* src, IrCloner* ir_cloner);
+    };
+    class Expr : public Statement {
+     public:
+      Expr(const Expr* src, IrCloner* ir_cloner);
+     private:
+      std::vector<Val*> inputs_;
+      std::vector<Val*> outputs_;
+      const DataTypeTable* dtypes_;
+    };
+    class IrCloner {
+     public:
+      Statement* clone(const Statement* statement);
+      template <class T> std::vector<T> clone(const std::vector<T>& nodes);
+      Container* container() const;
+    };
+"""
+
+
+class PointerCopiedAroundCloner(Rule):
+    """## What it does
+    In a cloning function — a constructor or function with a parameter whose type is a
+    cloner/mapper (`IrCloner*`, `CloneContext&`, `IRMapping&`, ...), or a `copy`/`clone`/
+    `deepCopy(from, to)` function that declares one — finds a member holding raw pointers to a
+    *cloneable* type (directly, or in a standard container: vector, deque, list, array, set,
+    map keys or values, pair, tuple, optional) that is initialized, assigned or filled from the
+    source object (`src->m_`, `other.m_`, `from->m_`, a getter, an element of a loop over
+    them) without passing through the cloner.
+
+    Cloneable types are learned from the cloner class: the pointer parameters of its
+    non-template `clone`/`lookup`/`find`/`get`/`map` methods, the classes with a constructor
+    taking the cloner, and every class of the project derived from them. The class
+    declarations come from the project index, so a header is found even when only the `.cpp`
+    file is linted. A pointer to a type the cloner does not clone (a shared dtype table, a
+    logger, the container itself) is not reported, nor is a member the clone maps in place
+    afterwards (a later statement touching it with the cloner).
+
+    ## Why it is cursed
+    The copy's nodes keep pointing at nodes owned by the *source* container. Nothing fails
+    until the source frees them — dead-code removal, or the source's destruction — and then
+    the copy dangles: a heap-use-after-free in unrelated code, often only under ASAN, after the
+    source has been reused for something else. nvFuser spent four ASAN runs and two wrong
+    root-cause theories on one such verbatim copy in `Fusion::copy`.
+
+    ## Example
+    ```cpp
+    Expr::Expr(const Expr* src, IrCloner* ir_cloner)
+        : Statement(src, ir_cloner),
+          inputs_(ir_cloner->clone(src->inputs_)),
+          outputs_(src->outputs_) {}  // the copy's outputs are the source's Vals
+    ```
+
+    ## Fix
+    Copy every cloneable pointer through the cloner: `outputs_(ir_cloner->clone(src->outputs_))`,
+    or element by element (`for (Val* v : src->outputs_) outputs_.push_back(ir_cloner->clone(v));`).
+    If the member must refer to something shared by both containers, make its type say so
+    (a handle to an immutable table, not a pointer to a node).
+
+    ## References
+    - nvFuser (NVIDIA/Fuser) `IrCloner` and clone constructors `Expr(const Expr*, IrCloner*)`
+    - LLVM `CloneFunctionInto` / `ValueToValueMapTy`; MLIR `IRMapping::lookupOrDefault`;
+      XLA `HloCloneContext`
+    - AddressSanitizer: heap-use-after-free reports
+      (https://github.com/google/sanitizers/wiki/AddressSanitizer)
+    """
+
+    code = "CUR501"
+    name = "pointer-copied-around-cloner"
+    languages = (CPP,)
+    triggers = DEFAULT_CLONER_TYPES
+    summary = "cloneable pointer copied from the source object instead of through the cloner"
+    indexer = ClonerIndex()
+    options = {
+        "cloner-types": _CLONER_TYPES_OPTION,
+        "copy-functions": Option(
+            list, list(DEFAULT_COPY_FUNCTIONS),
+            "names of functions that copy one container into another `(from, to)`; with a "
+            "cloner declared inside, they are cloning functions",
+        ),
+    }
+    valid = (
+        Example(_IR_HEADER + """\
+        Expr::Expr(const Expr* src, IrCloner* ir_cloner)
+            : Statement(src, ir_cloner),
+              inputs_(ir_cloner->clone(src->inputs_)),
+              dtypes_(src->dtypes_) {  // a shared table: not something the cloner clones
+          for (Val* out : src->outputs_) {
+            outputs_.push_back(ir_cloner->clone(out));
+          }
+        }
+        }
+        """),
+        Example("""\
+        #include <vector>
+        struct Node;
+        struct Graph {
+          Graph(const Graph& other) : nodes_(other.nodes_) {}  // no cloner: a plain copy
+          std::vector<Node*> nodes_;
+        };
+        """),
+    )
+    invalid = (
+        Example(_IR_HEADER + """\
+        Expr::Expr(const Expr* src, IrCloner* ir_cloner)
+            : Statement(src, ir_cloner),
+              inputs_(ir_cloner->clone(src->inputs_)),
+              outputs_(src->outputs_),  // error: CUR501
+              dtypes_(src->dtypes_) {}
+        }
+        """),
+        Example("""\
+        #include <vector>
+        namespace ir {
+        class Val;
+        class Statement {};
+        class Val : public Statement {};
+        class IrCloner {
+         public:
+          explicit IrCloner(class Container* to);
+          Statement* clone(const Statement* statement);
+        };
+        class Container {
+         public:
+          static void copy(const Container* from, Container* to);
+         private:
+          std::vector<Val*> inputs_;
+          Val* zero_val_ = nullptr;
+        };
+        void Container::copy(const Container* from, Container* to) {
+          IrCloner ir_cloner(to);
+          for (Val* val : from->inputs_) {
+            to->inputs_.push_back(val);  // error: CUR501
+          }
+          to->zero_val_ = from->zero_val_;  // error: CUR501
+        }
+        }
+        """),
+    )
+
+    @classmethod
+    def triggers_for(cls, options):
+        return tuple(options["cloner-types"])
+
+    def check(self) -> None:
+        analysis = _analysis(self)
+        for function in analysis.functions:
+            for write in analysis.writes(function):
+                self._check_write(analysis, function, write)
+
+    def _check_write(self, analysis: CloneAnalysis, function: CloningFunction, write: Write):
+        if not analysis.from_source(function, write.value):
+            return
+        found = analysis.member(function, write.member)
+        if found is None:
+            return
+        pointees = analysis.cloneable_pointees(function, found)
+        if not pointees or analysis.remapped_later(function, write):
+            return
+        path, _, member = found
+        value = self.context.text(write.value)
+        what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
+        if write.element:
+            advice = f"insert `{analysis.cloner_call(function, value, True)}` instead"
+        else:
+            advice = f"copy it through the cloner: `{analysis.cloner_call(function, value, False)}`"
+        self.report(
+            write.node,
+            f"`{write.member}` (`{member.type.text}`, declared at {where(path, member.line)}) is "
+            f"{'filled' if write.element else 'copied'} from `{value}` without the cloner: "
+            + _CONSEQUENCE.format(what=what)
+            + f"; {advice}",
+        )
+
+
+class MemberMissedByCloner(Rule):
+    """## What it does
+    Finds a member of a class holding raw pointers to a cloneable type (directly or in a
+    standard container) that the class's cloning constructor — one taking a cloner/mapper —
+    neither initializes nor assigns. Members marked `mutable` (caches) and static members are
+    not reported; a constructor that delegates, or calls a method of its class that could set
+    members, is not judged.
+
+    ## Why it is cursed
+    The copy starts with that member null or empty while the source's points at its nodes: the
+    clone silently loses part of the graph (an expression without its outputs, a value without
+    its definition), and passes that depend on it misbehave long after the copy. This is what
+    happens when a member is added to the class later and the clone path is forgotten.
+
+    ## Example
+    ```cpp
+    class Val : public Statement {
+      Val(const Val* src, IrCloner* ir_cloner);
+      Expr* definition_ = nullptr;
+      std::vector<Expr*> uses_;  // added later
+    };
+    Val::Val(const Val* src, IrCloner* ir_cloner)   // never sets uses_
+        : Statement(src, ir_cloner), definition_(ir_cloner->clone(src->definition_)) {}
+    ```
+
+    ## Fix
+    Initialize the member through the cloner: `uses_(ir_cloner->clone(src->uses_))`. If the copy
+    must start empty on purpose, say so in the initializer list (`uses_()`).
+
+    ## References
+    - nvFuser (NVIDIA/Fuser) clone constructors `Val(const Val*, IrCloner*)`
+    - clang-tidy `cppcoreguidelines-pro-type-member-init` (members a constructor leaves unset)
+    """
+
+    code = "CUR502"
+    name = "member-missed-by-cloner"
+    languages = (CPP,)
+    triggers = DEFAULT_CLONER_TYPES
+    summary = "cloning constructor leaves a cloneable-pointer member unset"
+    severity = Severity.WARNING
+    indexer = PointerCopiedAroundCloner.indexer
+    options = {"cloner-types": _CLONER_TYPES_OPTION}
+    valid = (
+        Example(_IR_HEADER + """\
+        Expr::Expr(const Expr* src, IrCloner* ir_cloner)
+            : Statement(src, ir_cloner), inputs_(ir_cloner->clone(src->inputs_)) {
+          outputs_ = ir_cloner->clone(src->outputs_);  // set in the body: fine
+        }
+        }
+        """),
+    )
+    invalid = (
+        Example(_IR_HEADER + """\
+        Expr::Expr(const Expr* src, IrCloner* ir_cloner)  // warning: CUR502
+            : Statement(src, ir_cloner), inputs_(ir_cloner->clone(src->inputs_)) {}
+        }
+        """),
+    )
+
+    @classmethod
+    def triggers_for(cls, options):
+        return tuple(options["cloner-types"])
+
+    def check(self) -> None:
+        analysis = _analysis(self)
+        for function in analysis.functions:
+            if function.constructor and function.cloner_parameter and function.destination is None:
+                self._check_constructor(analysis, function)
+
+    def _check_constructor(self, analysis: CloneAnalysis, function: CloningFunction) -> None:
+        found = analysis.index.facts(function.owner)
+        if found is None:
+            return
+        path, facts = found
+        initialized = {
+            self.context.text(item.named_children[0]) for item in analysis.initializers(function)
+        }
+        if facts.short_name in initialized or self._calls_own_methods(analysis, function):
+            return
+        body = function.node.child_by_field_name("body")
+        touched = self._touched(body)
+        declarator = function.node.child_by_field_name("declarator")
+        name_node = find_function_declarator(declarator).child_by_field_name("declarator")
+        for member in facts.members:
+            if member.static or member.mutable or member.name in initialized | touched:
+                continue
+            resolved = (analysis.index.resolve(name, facts.scope) for name in member.type.pointees)
+            pointees = sorted({name for name in resolved if name in function.cloneable})
+            if not pointees:
+                continue
+            what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
+            source = sorted(function.sources)[0]
+            call = analysis.cloner_call(function, f"{source}->{member.name}", False)
+            self.report(
+                name_node,
+                f"cloning constructor `{function.name}` never sets `{member.name}` "
+                f"(`{member.type.text}`, declared at {where(path, member.line)}): the copy "
+                f"keeps it null or empty while the source's points at its {what}, so the "
+                f"clone silently loses that part of the graph; initialize it with "
+                f"`{member.name}({call})`, or write `{member.name}()` if the copy must "
+                "start without it",
+            )
+
+    def _touched(self, body) -> set[str]:
+        """Names the body uses bare or through `this->`."""
+        names = {
+            self.context.text(node)
+            for node in self.context.captures("(identifier) @i", body).get("i", ())
+        }
+        for field in self.context.captures(
+            "(field_expression argument: (this) field: (field_identifier) @f)", body
+        ).get("f", ()):
+            names.add(self.context.text(field))
+        return names
+
+    def _calls_own_methods(self, analysis: CloneAnalysis, function: CloningFunction) -> bool:
+        """Whether the constructor calls a method of its class (which could set members) or
+        hands `this` to a function."""
+        methods = {method.name for method in analysis.index.methods(function.owner)}
+        body = function.node.child_by_field_name("body")
+        for call in self.context.captures("(call_expression) @c", body).get("c", ()):
+            callee = call.child_by_field_name("function")
+            if callee is None:
+                continue
+            if callee.type == "identifier" and self.context.text(callee) in methods:
+                return True
+            if callee.type == "field_expression" and self.context.text(
+                callee.child_by_field_name("argument")
+            ) == "this":
+                return True
+            arguments = call.child_by_field_name("arguments")
+            if arguments is not None and any(
+                self.context.text(argument) in ("this", "*this")
+                for argument in arguments.named_children
+            ):
+                return True
+        return False
