@@ -68,9 +68,19 @@ def cloner_types(settings) -> tuple[str, ...]:
     return tuple(sorted(endings))
 
 
+@dataclass(frozen=True)
+class ClonerFacts:
+    """One file's classes, and the classes its cloning functions copy (by the names written in
+    their definitions), whose declarations the index must then find."""
+
+    classes: FileClasses
+    wanted: tuple[str, ...]
+
+
 class ClonerIndex(Indexer):
     """Classes, members and methods of the project's C++ files that matter to cloning: first the
-    files naming a cloner type, then, round by round, those deriving from a cloneable class."""
+    files naming a cloner type, then, round by round, the files declaring the classes their
+    cloning functions copy and the classes deriving from a cloneable one."""
 
     name = "cpp-classes"
     languages = (CPP,)
@@ -79,24 +89,64 @@ class ClonerIndex(Indexer):
         return cloner_types(settings)
 
     def more_words(self, facts, settings):
-        index = ClassIndex(facts.items())
-        cloneable: set[str] = set()
+        index = ClassIndex((path, found.classes) for path, found in facts.items())
+        names = {name for found in facts.values() for name in found.wanted}
         for cloner in cloners_in(index, cloner_types(settings)):
-            cloneable |= cloneable_for(index, cloner)
-        return {name.split("::")[-1] for name in cloneable}
+            names |= {name.split("::")[-1] for name in cloneable_for(index, cloner)}
+        return names
 
     def pattern(self, words, first_round):
         alternatives = "|".join(re.escape(word) for word in sorted(words))
         if first_round:  # a type name ending in a cloner word
             return re.compile(rf"(?:{alternatives})(?![A-Za-z0-9_])".encode())
-        return re.compile(  # a base clause naming a cloneable class
-            rb"[:,]\s*(?:(?:public|protected|private|virtual)\s+)*(?:[A-Za-z_]\w*\s*::\s*)*"
+        return re.compile(  # a class declared with one of these names, or deriving from one
+            rb"(?:[:,]\s*(?:(?:public|protected|private|virtual)\s+)*"
+            rb"|\b(?:class|struct)\s+(?:[A-Za-z_]\w*\s+)*)"
+            rb"(?:[A-Za-z_]\w*\s*::\s*)*"
             + rf"(?:{alternatives})(?![A-Za-z0-9_])".encode()
         )
 
     def summarize(self, context):
-        facts = file_classes(context)
-        return facts if facts.classes or facts.aliases else None
+        classes = file_classes(context)
+        wanted = tuple(sorted(copied_classes(context, cloner_types(context.settings))))
+        if classes.classes or classes.aliases or wanted:
+            return ClonerFacts(classes, wanted)
+        return None
+
+
+def copied_classes(context, endings) -> set[str]:
+    """Short names of the classes a file's cloning functions belong to or take as pointers or
+    references (by the text of the definitions: no lookup)."""
+    names: set[str] = set()
+    for node in context.captures("(function_definition) @f").get("f", ()):
+        declarator = node.child_by_field_name("declarator")
+        function = find_function_declarator(declarator) if declarator is not None else None
+        body = node.child_by_field_name("body")
+        if function is None or body is None:
+            continue
+        parameters = [
+            type_facts(context, parameter.child_by_field_name("type"),
+                       parameter.child_by_field_name("declarator"))
+            for parameter in function.child_by_field_name("parameters").named_children
+            if parameter.type in ("parameter_declaration", "optional_parameter_declaration")
+        ]
+        local_types = [
+            named_type(context, declaration.child_by_field_name("type"))
+            for declaration in context.captures("(declaration) @d", body).get("d", ())
+        ]
+        if not any(
+            named.split("::")[-1].endswith(tuple(endings))
+            for named in [facts.named for facts in parameters] + local_types
+        ):
+            continue
+        qualifier = re.sub(r"<[^<>]*>", "", declarator_name(context, function) or "")
+        if "::" in qualifier:
+            names.add(qualifier.split("::")[-2].strip())
+        names.update(
+            facts.named.split("::")[-1] for facts in parameters
+            if (facts.pointer or facts.reference) and facts.named
+        )
+    return {name for name in names if name and name.isidentifier()}
 
 
 def cloners_in(index: ClassIndex, endings) -> list[str]:
@@ -109,8 +159,9 @@ def cloners_in(index: ClassIndex, endings) -> list[str]:
 
 def cloneable_for(index: ClassIndex, cloner: str | None, short_name: str = "") -> set[str]:
     """Classes the cloner (qualified name in the index, or None when only its name is known)
-    clones: its mapping methods' pointer parameters, its alias's pointer types, the classes
-    with a constructor taking it, and every class derived from those."""
+    clones: its mapping methods' pointer parameters or its alias's pointer types — else, when
+    those name no class, the classes with a constructor taking it — and every class derived
+    from those."""
     roots: set[str] = set()
     short = cloner.split("::")[-1] if cloner else short_name
     if cloner in index.classes:
@@ -123,13 +174,14 @@ def cloneable_for(index: ClassIndex, cloner: str | None, short_name: str = "") -
     elif cloner in index.aliases:
         alias = index.aliases[cloner][1]
         roots.update(_resolved_pointees(index, alias.type, alias.scope))
-    for name, (_, facts) in index.classes.items():
-        for method in facts.methods:
-            if method.name == facts.short_name and any(
-                _names_cloner(index, parameter, facts.scope, cloner, short)
-                for parameter in method.parameters
-            ):
-                roots.add(name)
+    if not roots:  # every mapping method is a template: the classes with cloning constructors
+        for name, (_, facts) in index.classes.items():
+            for method in facts.methods:
+                if method.name == facts.short_name and any(
+                    _names_cloner(index, parameter, facts.scope, cloner, short)
+                    for parameter in method.parameters
+                ):
+                    roots.add(name)
     roots.discard(cloner)
     return index.derived_from(roots) if roots else set()
 
@@ -202,7 +254,7 @@ class CloneAnalysis:
         self.copy_functions = frozenset(copy_functions)
         own = file_classes(context)
         path = os.path.abspath(context.source.path)
-        project = [(p, f) for p, f in facts.items() if os.path.abspath(p) != path]
+        project = [(p, f.classes) for p, f in facts.items() if os.path.abspath(p) != path]
         self.index = ClassIndex([(context.source.path, own), *project])
 
     @cached_property
@@ -240,15 +292,12 @@ class CloneAnalysis:
         }
         classes = {pname: qualified for pname, qualified in classes.items() if qualified}
         constructor = owner is not None and short == owner.split("::")[-1]
-        destination = destination_class = None
-        if short in self.copy_functions:
-            destination = self._destination(parameters, classes)
-            if destination:
-                destination_class = classes[destination]
-        if destination is None:
-            if not cloner_parameter or owner is None:
-                return None
-            destination_class = owner
+        if not cloner_parameter and short not in self.copy_functions:
+            return None
+        destination = self._destination(parameters, classes)
+        destination_class = classes.get(destination) if destination else owner
+        if destination_class is None:
+            return None
         sources = {pname for pname in classes if pname != destination}
         if not sources:
             return None
@@ -416,12 +465,12 @@ class CloneAnalysis:
     def from_source(self, function: CloningFunction, value) -> bool:
         """Whether a value is data of a source object (`src->m`, `other.m()`, `from->v[0]`, an
         element of a loop over such data), not passed through anything else."""
-        value = self._unwrapped(value)
+        value = self.unwrapped(value)
         if value is None:
             return False
         kind = value.type
         if kind == "field_expression":
-            argument = self._unwrapped(value.child_by_field_name("argument"))
+            argument = self.unwrapped(value.child_by_field_name("argument"))
             return self._is_source(function, argument) or self.from_source(function, argument)
         if kind == "subscript_expression":
             return self.from_source(function, value.child_by_field_name("argument"))
@@ -433,10 +482,10 @@ class CloneAnalysis:
                 return False
             if self.mentions_cloner(function, value):
                 return False
-            argument = self._unwrapped(callee.child_by_field_name("argument"))
+            argument = self.unwrapped(callee.child_by_field_name("argument"))
             return self._is_source(function, argument) or self.from_source(function, argument)
         if kind == "identifier":
-            loop = self._range_loop_of(value)
+            loop = self.range_loop_of(value)
             return loop is not None and self.from_source(function, loop.child_by_field_name("right"))
         return False
 
@@ -444,12 +493,12 @@ class CloneAnalysis:
         if node is None:
             return False
         if node.type == "pointer_expression":  # (*src).m
-            node = self._unwrapped(node.child_by_field_name("argument"))
+            node = self.unwrapped(node.child_by_field_name("argument"))
         return node is not None and node.type == "identifier" and (
             self.context.text(node) in function.sources
         )
 
-    def _unwrapped(self, node):
+    def unwrapped(self, node):
         """The expression inside parentheses, casts and std::move."""
         while node is not None:
             if node.type == "parenthesized_expression":
@@ -473,7 +522,7 @@ class CloneAnalysis:
                 return node
         return None
 
-    def _range_loop_of(self, identifier):
+    def range_loop_of(self, identifier):
         """The range-for loop whose loop variable an identifier names, if it is inside it."""
         name = self.context.text(identifier)
         parent = identifier.parent
@@ -521,7 +570,7 @@ class CloneAnalysis:
         resolved = (self.index.resolve(name, facts.scope) for name in member.type.pointees)
         return sorted({name for name in resolved if name in function.cloneable})
 
-    def cloner_call(self, function: CloningFunction, argument: str, element: bool) -> str:
+    def cloner_call(self, function: CloningFunction, argument: str) -> str:
         """How the copy goes through the function's (first) cloner."""
         cloner = function.cloners[0]
         method = self._mapping_method(cloner)
@@ -733,18 +782,21 @@ class PointerCopiedAroundCloner(Rule):
         if not pointees or analysis.remapped_later(function, write):
             return
         path, _, member = found
-        value = self.context.text(write.value)
-        what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
+        value = analysis.unwrapped(write.value)
+        copied = f"copied from `{self.context.text(value)}`"
         if write.element:
-            advice = f"insert `{analysis.cloner_call(function, value, True)}` instead"
-        else:
-            advice = f"copy it through the cloner: `{analysis.cloner_call(function, value, False)}`"
+            loop = analysis.range_loop_of(value) if value.type == "identifier" else None
+            over = loop.child_by_field_name("right") if loop is not None else None
+            copied = f"filled with `{self.context.text(value)}`" + (
+                f", an element of `{self.context.text(over)}`," if over is not None else ""
+            )
+        call = analysis.cloner_call(function, self.context.text(value))
+        advice = f"insert `{call}` instead" if write.element else f"copy it through the cloner: `{call}`"
+        what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
         self.report(
             write.node,
             f"`{write.member}` (`{member.type.text}`, declared at {where(path, member.line)}) is "
-            f"{'filled' if write.element else 'copied'} from `{value}` without the cloner: "
-            + _CONSEQUENCE.format(what=what)
-            + f"; {advice}",
+            f"{copied} without the cloner: " + _CONSEQUENCE.format(what=what) + f"; {advice}",
         )
 
 
@@ -840,7 +892,7 @@ class MemberMissedByCloner(Rule):
                 continue
             what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
             source = sorted(function.sources)[0]
-            call = analysis.cloner_call(function, f"{source}->{member.name}", False)
+            call = analysis.cloner_call(function, f"{source}->{member.name}")
             self.report(
                 name_node,
                 f"cloning constructor `{function.name}` never sets `{member.name}` "

@@ -1,0 +1,304 @@
+"""CUR501/CUR502: two small IR libraries linted file by file (as pre-commit hands them over,
+headers found only through the project index), and the shapes the rules must tell apart."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+
+import pytest
+
+from cursedlint.cli import main
+from cursedlint.discovery import discover
+from cursedlint.config import load_config
+from cursedlint.engine import Linter
+from cursedlint.findings import Finding
+from cursedlint.registry import all_rules
+from cursedlint.rules.cloners import MemberMissedByCloner, PointerCopiedAroundCloner
+from cursedlint.settings import Settings
+
+from rule_examples import check_fixture
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "cloners")
+CODES = (PointerCopiedAroundCloner.code, MemberMissedByCloner.code)
+RULES = {rule.code: rule for rule in (PointerCopiedAroundCloner, MemberMissedByCloner)}
+
+
+def make_linter(**options) -> Linter:
+    settings = Settings(
+        enabled=frozenset(CODES),
+        rule_options={code: rule.resolved_options(options) for code, rule in RULES.items()
+                      if all(name in rule.options for name in options)},
+    )
+    return Linter(settings, RULES)
+
+
+def sources(project: str) -> list[str]:
+    return sorted(
+        os.path.join(directory, name)
+        for directory, _, names in os.walk(project)
+        for name in names
+        if name.endswith(".cpp")
+    )
+
+
+@pytest.fixture(params=["tinyir", "graphkit"])
+def project(request, tmp_path):
+    copy = tmp_path / request.param
+    shutil.copytree(os.path.join(FIXTURES, request.param), copy)
+    return str(copy)
+
+
+def lint_one_file(project: str, path: str) -> list[Finding]:
+    """Lint `path` alone, with the index built from the whole project (the pre-commit case)."""
+    linter = make_linter()
+    config = load_config(None, all_rules())
+    linter.index_project(discover([project], config).files)
+    return linter.lint_path(path, "cpp").findings
+
+
+def test_each_source_file_alone_finds_what_its_markers_say(project):
+    for path in sources(project):
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        if "// error:" in text or "// warning:" in text:
+            check_fixture(path, lambda code, path=path: lint_one_file(project, path))
+        else:
+            assert lint_one_file(project, path) == []
+
+
+def test_without_the_index_declarations_in_headers_are_unknown_and_nothing_is_guessed(project):
+    for path in sources(project):
+        with open(path, "rb") as handle:
+            findings = make_linter().lint_bytes(path, handle.read(), "cpp").findings
+        declared_elsewhere = [f for f in findings if os.path.basename(path) not in f.message]
+        assert declared_elsewhere == []
+
+
+def test_cli_on_one_file_names_the_header_and_follows_header_changes(
+    tmp_path, monkeypatch, capsys
+):
+    shutil.copytree(os.path.join(FIXTURES, "tinyir"), tmp_path / "tinyir")
+    monkeypatch.chdir(tmp_path / "tinyir")
+    with open("cursedlint.toml", "w") as handle:
+        handle.write('select = ["CUR5"]\n')
+    assert main(["check", "--output-format", "json", "src/container.cpp"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    lines = {item["line"]: item["message"] for item in found}
+    assert "declared at include/tinyir/container.h:28" in lines[21]
+    assert any(name.startswith("index-") for name in os.listdir(".cursedlint_cache"))
+
+    header = os.path.join("include", "tinyir", "container.h")
+    with open(header) as handle:
+        text = handle.read()
+    with open(header, "w") as handle:  # one_val_ now points at the shared table: not cloneable
+        handle.write(text.replace("Val* one_val_ = nullptr;",
+                                  "const meta::DataTypeTable* one_val_ = nullptr;"))
+    assert main(["check", "--output-format", "json", "src/container.cpp"]) == 1
+    rows = {item["line"] for item in json.loads(capsys.readouterr().out)}
+    assert 21 not in rows and 22 in rows, "a cached result must follow the header it relied on"
+
+
+# -- shapes ------------------------------------------------------------------------------------
+HEADER = """\
+#include <memory>
+#include <vector>
+namespace ir {
+class Statement {};
+class Val : public Statement {};
+class Expr : public Statement {};
+class IrCloner {
+ public:
+  Statement* clone(const Statement* statement);
+  template <class T> std::vector<T> clone(const std::vector<T>& nodes);
+};
+}  // namespace ir
+"""
+
+
+def findings(code: str, **options) -> list[tuple[int, str]]:
+    text = HEADER + textwrap.dedent(code)
+    result = make_linter(**options).lint_bytes("shape.cpp", text.encode(), "cpp")
+    offset = HEADER.count("\n")
+    return [(f.line - offset, f.code) for f in result.findings]
+
+
+def test_this_arrow_and_bare_member_are_the_same_member_but_a_local_is_not():
+    assert findings("""\
+        namespace ir {
+        class Use : public Expr {
+          Use(const Use* src, IrCloner* c) {
+            Val* first_ = src->first_;   // a local that hides the member
+            this->second_ = src->second_;
+            first_ = nullptr;
+            third_ = src->third_;
+          }
+          Val* first_;
+          Val* second_;
+          Val* third_;
+        };
+        }
+        """) == [(5, "CUR501"), (7, "CUR501")]
+
+
+def test_namespaces_decide_which_class_a_name_means():
+    assert findings("""\
+        namespace other { class Val {}; }
+        namespace ir {
+        class Pair : public Expr {
+          Pair(const Pair* src, IrCloner* c) : mine_(src->mine_), theirs_(src->theirs_) {}
+          Val* mine_;
+          other::Val* theirs_;  // not a class the cloner clones
+        };
+        }
+        """) == [(4, "CUR501")]
+
+
+def test_an_ambiguous_unqualified_name_is_not_guessed():
+    assert findings("""\
+        namespace other { class Val {}; }
+        using namespace ir;
+        using namespace other;
+        class Holder : public ir::Expr {
+          Holder(const Holder* src, ir::IrCloner* c) : held_(src->held_) {}
+          Val* held_;
+        };
+        """) == []
+
+
+@pytest.mark.parametrize("declaration", [
+    "std::unique_ptr<Val> held_;",
+    "std::shared_ptr<Val> held_;",
+    "Val** held_;",
+    "SmallVector<Val*> held_;",
+    "std::vector<int> held_;",
+    "const std::vector<Val*>* held_;",
+])
+def test_owning_indirect_and_unknown_types_are_not_reported(declaration):
+    assert findings(f"""\
+        template <class T> class SmallVector {{}};
+        namespace ir {{
+        class Holder : public Expr {{
+          Holder(const Holder* src, IrCloner* c) : held_(src->held_) {{}}
+          {declaration}
+        }};
+        }}
+        """) == []
+
+
+HOLDER = """\
+    namespace ir {{
+    Val* makeFresh();
+    class Holder : public Expr {{
+      Holder(const Holder* src, IrCloner* ir_cloner) : held_({value}) {{}}
+      Val* heldValue() const;
+      Val* held_;
+      Val* other_;
+      std::vector<Val*> inputs_;
+      Holder* def_;
+    }};
+    }}
+    """
+
+
+@pytest.mark.parametrize("value", [
+    "src->held_", "(src->held_)", "std::move(src->held_)", "static_cast<Val*>(src->held_)",
+    "(Val*)src->held_", "(*src).held_", "src->heldValue()", "src->inputs_[0]",
+    "src->inputs_.front()", "src->def_->held_",
+])
+def test_forms_of_a_value_taken_from_the_source(value):
+    found = findings(HOLDER.format(value=value))
+    assert [item for item in found if item[1] == "CUR501"] == [(4, "CUR501")]
+
+
+@pytest.mark.parametrize("value", [
+    "ir_cloner->clone(src->held_)", "src->held_->cloneInto(ir_cloner)", "makeFresh()",
+    "nullptr", "src", "other_", "src->lookup(ir_cloner, 1)",
+])
+def test_values_through_the_cloner_or_not_from_the_source_are_clean(value):
+    found = findings(HOLDER.format(value=value))
+    assert [item for item in found if item[1] == "CUR501"] == []
+
+
+def test_pointers_mapped_in_place_after_the_copy_are_clean():
+    assert findings("""\
+        namespace ir {
+        class Block : public Expr {
+          Block(const Block* src, IrCloner* ir_cloner) : body_(src->body_), tail_(src->tail_) {
+            for (Expr*& statement : body_) statement = ir_cloner->clone(statement);
+            tail_ = ir_cloner->clone(tail_);
+          }
+          std::vector<Expr*> body_;
+          Expr* tail_;
+        };
+        }
+        """) == []
+
+
+def test_cur502_leaves_caches_statics_delegation_and_helpers_alone():
+    assert findings("""\
+        namespace ir {
+        class Cached : public Expr {
+          Cached(const Cached* src, IrCloner* c) {}
+          mutable Val* simplified_ = nullptr;
+          static Val* registry_;
+        };
+        class Delegating : public Expr {
+          Delegating(Val* v);
+          Delegating(const Delegating* src, IrCloner* c) : Delegating(c->clone(src->v_)) {}
+          Val* v_;
+        };
+        class Helped : public Expr {
+          Helped(const Helped* src, IrCloner* c) { copyOperands(src, c); }
+          void copyOperands(const Helped* src, IrCloner* c);
+          Val* lhs_;
+        };
+        }
+        """) == []
+
+
+def test_copy_function_with_a_local_cloner_copies_into_the_writable_parameter():
+    assert findings("""\
+        namespace ir {
+        class Graph {
+         public:
+          static void copy(const Graph* from, Graph* to);
+          void deepCopy(Graph* scratch, const Graph* source) const;
+          Val* zero_;
+          std::vector<Val*> outputs_;
+        };
+        void Graph::copy(const Graph* from, Graph* to) {
+          IrCloner cloner;
+          to->outputs_ = cloner.clone(from->outputs_);
+          to->zero_ = from->zero_;
+        }
+        void Graph::deepCopy(Graph* scratch, const Graph* source) const {
+          IrCloner cloner;
+          scratch->zero_ = source->zero_;
+        }
+        void unrelated(const Graph* from, Graph* to) {
+          to->zero_ = from->zero_;  // no cloner in sight: a deliberate share, not judged
+        }
+        }
+        """) == [(12, "CUR501"), (16, "CUR501")]
+
+
+def test_configured_cloner_types_and_copy_functions():
+    code = """\
+        namespace ir {
+        class Duplicator {
+         public:
+          Statement* duplicate(const Statement* s);
+        };
+        class Holder : public Expr {
+          Holder(const Holder* src, Duplicator* d) : held_(src->held_) {}
+          Val* held_;
+        };
+        }
+        """
+    assert findings(code) == []
+    assert findings(code, **{"cloner-types": ["Duplicator"]}) == []  # no mapping method name
+    renamed = code.replace("duplicate(", "cloneStatement(")
+    assert findings(renamed, **{"cloner-types": ["Duplicator"]}) == [(7, "CUR501")]
