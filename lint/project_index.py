@@ -120,7 +120,8 @@ class ProjectIndex:
         pending = set(indexer.words(self.settings))
         while pending:
             pattern = indexer.pattern(pending, first_round=not searched)
-            encoded = [word.encode() for word in pending]
+            # a few words: a substring search first (fast), then the pattern on the hits
+            encoded = [word.encode() for word in pending] if len(pending) <= 8 else []
             for path, language in self.files:
                 if path in done or language not in indexer.languages:
                     continue
@@ -132,7 +133,9 @@ class ProjectIndex:
                 if looks_binary(data):
                     done.add(path)
                     continue
-                if not any(word in data for word in encoded) or not pattern.search(data):
+                if encoded and not any(word in data for word in encoded):
+                    continue
+                if not pattern.search(data):
                     continue
                 done.add(path)
                 summary = self._summary(indexer, path, data, language)

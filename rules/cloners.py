@@ -99,10 +99,11 @@ class ClonerIndex(Indexer):
         alternatives = "|".join(re.escape(word) for word in sorted(words))
         if first_round:  # a type name ending in a cloner word
             return re.compile(rf"(?:{alternatives})(?![A-Za-z0-9_])".encode())
+        qualifiers = rb"(?:[A-Za-z_]\w*\s*::\s*)*"
         return re.compile(  # a class declared with one of these names, or deriving from one
-            rb"(?:[:,]\s*(?:(?:public|protected|private|virtual)\s+)*"
-            rb"|\b(?:class|struct)\s+(?:[A-Za-z_]\w*\s+)*)"
-            rb"(?:[A-Za-z_]\w*\s*::\s*)*"
+            rb"(?:\b(?:public|protected|private|virtual)\s+" + qualifiers
+            + rb"|\b(?:class|struct)\s+(?:[A-Za-z_]\w*\s+)*"
+            + rb"(?:[A-Za-z_]\w*\s*(?:final\s*)?:\s*" + qualifiers + rb")?)"
             + rf"(?:{alternatives})(?![A-Za-z0-9_])".encode()
         )
 
@@ -145,6 +146,7 @@ def copied_classes(context, endings) -> set[str]:
         names.update(
             facts.named.split("::")[-1] for facts in parameters
             if (facts.pointer or facts.reference) and facts.named
+            and not facts.named.startswith("std::")
         )
     return {name for name in names if name and name.isidentifier()}
 
@@ -175,15 +177,33 @@ def cloneable_for(index: ClassIndex, cloner: str | None, short_name: str = "") -
         alias = index.aliases[cloner][1]
         roots.update(_resolved_pointees(index, alias.type, alias.scope))
     if not roots:  # every mapping method is a template: the classes with cloning constructors
-        for name, (_, facts) in index.classes.items():
-            for method in facts.methods:
-                if method.name == facts.short_name and any(
-                    _names_cloner(index, parameter, facts.scope, cloner, short)
-                    for parameter in method.parameters
-                ):
-                    roots.add(name)
+        roots = {
+            name for name in _constructors_taking(index).get(short, ())
+            if any(
+                _names_cloner(index, parameter, index.classes[name][1].scope, cloner, short)
+                for method in index.classes[name][1].methods
+                if method.name == index.classes[name][1].short_name
+                for parameter in method.parameters
+            )
+        }
     roots.discard(cloner)
     return index.derived_from(roots) if roots else set()
+
+
+def _constructors_taking(index: ClassIndex) -> dict[str, set[str]]:
+    """Type short name -> the classes with a constructor taking a parameter of that name
+    (computed once per index)."""
+    found = getattr(index, "_constructors_taking", None)
+    if found is None:
+        found = {}
+        for name, (_, facts) in index.classes.items():
+            for method in facts.methods:
+                if method.name == facts.short_name:
+                    for parameter in method.parameters:
+                        if parameter.named:
+                            found.setdefault(parameter.named.split("::")[-1], set()).add(name)
+        index._constructors_taking = found
+    return found
 
 
 def _maps(method: str, cloner_short_name: str) -> bool:
