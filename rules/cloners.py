@@ -97,8 +97,8 @@ class ClonerIndex(Indexer):
 
     def pattern(self, words, first_round):
         alternatives = "|".join(re.escape(word) for word in sorted(words))
-        if first_round:  # a type name ending in a cloner word
-            return re.compile(rf"(?:{alternatives})(?![A-Za-z0-9_])".encode())
+        if first_round:
+            return _ending_pattern(words)
         qualifiers = rb"(?:[A-Za-z_]\w*\s*::\s*)*"
         return re.compile(  # a class declared with one of these names, or deriving from one
             rb"(?:\b(?:public|protected|private|virtual)\s+" + qualifiers
@@ -119,7 +119,10 @@ def copied_classes(context, endings) -> set[str]:
     """Short names of the classes a file's cloning functions belong to or take as pointers or
     references (by the text of the definitions: no lookup)."""
     names: set[str] = set()
+    mentions = _ending_pattern(endings)
     for node in context.captures("(function_definition) @f").get("f", ()):
+        if not mentions.search(node.text):
+            continue
         declarator = node.child_by_field_name("declarator")
         function = find_function_declarator(declarator) if declarator is not None else None
         body = node.child_by_field_name("body")
@@ -188,6 +191,38 @@ def cloneable_for(index: ClassIndex, cloner: str | None, short_name: str = "") -
         }
     roots.discard(cloner)
     return index.derived_from(roots) if roots else set()
+
+
+_shared: list = [None, None]  # [project facts, their ClassIndex], kept for the process
+
+
+def _index_for(context, facts: dict) -> ClassIndex:
+    """The class index a file is analyzed with: the project's, built once per process, when the
+    file's own facts are in it (the command-line case: linted files are project files); else
+    the project's facts joined with the file's own classes."""
+    path = os.path.abspath(context.source.path)
+    summary = facts.get(path)
+    if summary is not None and summary.classes == file_classes(context):
+        if _shared[0] is not facts:
+            _shared[:] = [facts, ClassIndex((p, f.classes) for p, f in facts.items())]
+        return _shared[1]
+    project = [(p, f.classes) for p, f in facts.items() if p != path]
+    return ClassIndex([(context.source.path, file_classes(context)), *project])
+
+
+def cached_cloneable_for(index: ClassIndex, cloner: str | None, short_name: str) -> set[str]:
+    """`cloneable_for`, remembered on the index (shared by every file of a run)."""
+    memo = index.__dict__.setdefault("_cloneable", {})
+    key = (cloner, short_name)
+    if key not in memo:
+        memo[key] = cloneable_for(index, cloner, short_name)
+    return memo[key]
+
+
+def _ending_pattern(endings) -> re.Pattern[bytes]:
+    """A name ending in one of the cloner words, in raw source bytes."""
+    alternatives = "|".join(re.escape(ending) for ending in sorted(endings))
+    return re.compile(rf"(?:{alternatives})(?![A-Za-z0-9_])".encode())
 
 
 def _constructors_taking(index: ClassIndex) -> dict[str, set[str]]:
@@ -271,20 +306,24 @@ class CloneAnalysis:
     def __init__(self, context, facts: dict, endings: tuple[str, ...], copy_functions):
         self.context = context
         self.endings = tuple(endings)
+        self.mentions_cloner_type = _ending_pattern(self.endings)
         self.copy_functions = frozenset(copy_functions)
-        own = file_classes(context)
-        path = os.path.abspath(context.source.path)
-        project = [(p, f.classes) for p, f in facts.items() if os.path.abspath(p) != path]
-        self.index = ClassIndex([(context.source.path, own), *project])
+        self.facts = facts
+
+    @cached_property
+    def index(self) -> ClassIndex:
+        return _index_for(self.context, self.facts)
 
     @cached_property
     def functions(self) -> list[CloningFunction]:
-        found = []
-        for node in self.context.captures("(function_definition) @function").get("function", ()):
-            function = self._cloning_function(node)
-            if function is not None:
-                found.append(function)
-        return found
+        """The file's cloning functions (only definitions naming a cloner type are looked at,
+        and the class index is built only when there is one)."""
+        candidates = [
+            node
+            for node in self.context.captures("(function_definition) @function").get("function", ())
+            if self.mentions_cloner_type.search(node.text)
+        ]
+        return [function for function in map(self._cloning_function, candidates) if function]
 
     def _cloning_function(self, node) -> CloningFunction | None:
         declarator = node.child_by_field_name("declarator")
@@ -323,7 +362,7 @@ class CloneAnalysis:
             return None
         cloneable: set[str] = set()
         for cloner in cloners:
-            cloneable |= cloneable_for(self.index, cloner.qualified,
+            cloneable |= cached_cloneable_for(self.index, cloner.qualified,
                                        cloner.type_name.split("::")[-1])
         if not cloneable:
             return None
