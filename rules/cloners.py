@@ -283,7 +283,7 @@ class CloningFunction:
     constructor: bool
     cloners: list[ClonerVariable]
     cloner_parameter: bool
-    sources: set[str]
+    sources: dict[str, str]  # parameter name -> how its members are reached ("->" or ".")
     destination: str | None
     destination_class: str | None
     cloneable: set[str]
@@ -357,7 +357,11 @@ class CloneAnalysis:
         destination_class = classes.get(destination) if destination else owner
         if destination_class is None:
             return None
-        sources = {pname for pname in classes if pname != destination}
+        sources = {
+            pname: "->" if facts.pointer else "."
+            for pname, facts, _ in parameters
+            if pname in classes and pname != destination
+        }
         if not sources:
             return None
         cloneable: set[str] = set()
@@ -950,8 +954,8 @@ class MemberMissedByCloner(Rule):
             if not pointees:
                 continue
             what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
-            source = sorted(function.sources)[0]
-            call = analysis.cloner_call(function, f"{source}->{member.name}")
+            source, access = sorted(function.sources.items())[0]
+            call = analysis.cloner_call(function, f"{source}{access}{member.name}")
             self.report(
                 name_node,
                 f"cloning constructor `{function.name}` never sets `{member.name}` "
