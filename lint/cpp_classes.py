@@ -62,6 +62,7 @@ class Method:
     parameters: tuple[TypeFacts, ...]
     template: bool
     line: int
+    static: bool = False
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,9 @@ def _read_declaration(context, node, template_parameters, template, members, met
             name = declarator_name(context, function)
             if name:
                 parameters = tuple(parameter_types(context, function, template_parameters))
-                methods.append(Method(name, parameters, template, line))
+                methods.append(
+                    Method(name, parameters, template, line, static="static" in specifiers)
+                )
         elif type_node is not None:
             name = declarator_name(context, declarator)
             if name:

@@ -40,8 +40,8 @@ from cursedlint.rule import Example, Option, Rule
 DEFAULT_CLONER_TYPES = ("Cloner", "CloneContext", "Mapper", "Mapping", "IRMapping",
                         "ValueToValueMapTy")
 DEFAULT_COPY_FUNCTIONS = ("copy", "clone", "deepCopy")
-MAPPING_METHOD_PREFIXES = ("clone", "lookup", "find", "get", "map")
-"""Methods of a cloner whose pointer parameters name the types it maps (and `operator[]`)."""
+MAPPING_METHOD_PREFIXES = ("clone", "lookup", "remap", "map", "find", "get")
+"""Names of the cloner methods a finding suggests, in this order of preference."""
 INSERTERS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front", "insert",
                        "emplace", "emplace_hint", "try_emplace", "insert_or_assign"})
 _UNWRAPPING_CALLS = frozenset({"std::move", "move", "std::as_const", "as_const"})
@@ -91,6 +91,8 @@ class ClonerIndex(Indexer):
     def more_words(self, facts, settings):
         index = ClassIndex((path, found.classes) for path, found in facts.items())
         names = {name for found in facts.values() for name in found.wanted}
+        for qualified in index.classes:  # members may live in base classes
+            names.update(base.split("::")[-1] for base in index.classes[qualified][1].bases)
         for cloner in cloners_in(index, cloner_types(settings)):
             names |= {name.split("::")[-1] for name in cloneable_for(index, cloner)}
         return names
@@ -171,11 +173,17 @@ def cloneable_for(index: ClassIndex, cloner: str | None, short_name: str = "") -
     short = cloner.split("::")[-1] if cloner else short_name
     if cloner in index.classes:
         scope = index.classes[cloner][1].scope
-        for method in index.methods(cloner):
-            if method.template or not _maps(method.name, short):
-                continue
-            for parameter in method.parameters:
-                roots.update(_resolved_pointees(index, parameter, scope))
+        methods = list(index.methods(cloner))
+        targets = {  # what its constructors take: the destination container, not a node
+            name
+            for method in methods if method.name == short
+            for parameter in method.parameters
+            for name in _resolved_pointees(index, parameter, scope)
+        }
+        for method in methods:
+            if _maps(method, short):
+                for parameter in method.parameters:
+                    roots.update(_resolved_pointees(index, parameter, scope) - targets)
     elif cloner in index.aliases:
         alias = index.aliases[cloner][1]
         roots.update(_resolved_pointees(index, alias.type, alias.scope))
@@ -241,11 +249,13 @@ def _constructors_taking(index: ClassIndex) -> dict[str, set[str]]:
     return found
 
 
-def _maps(method: str, cloner_short_name: str) -> bool:
-    lowered = method.lower()
-    return method == "operator[]" or (
-        method != cloner_short_name and lowered.startswith(MAPPING_METHOD_PREFIXES)
-    )
+def _maps(method, cloner_short_name: str) -> bool:
+    """Whether a cloner method's parameters name what it maps: any method but constructors,
+    destructors, operators other than [], static and template methods."""
+    name = method.name
+    if method.template or method.static or name in (cloner_short_name, f"~{cloner_short_name}"):
+        return False
+    return name == "operator[]" or not name.startswith("operator")
 
 
 def _resolved_pointees(index: ClassIndex, facts: TypeFacts, scope) -> set[str]:
@@ -307,7 +317,7 @@ class CloneAnalysis:
         self.context = context
         self.endings = tuple(endings)
         self.mentions_cloner_type = _ending_pattern(self.endings)
-        self.copy_functions = frozenset(copy_functions)
+        self.copy_functions = tuple(name.lower() for name in copy_functions)
         self.facts = facts
 
     @cached_property
@@ -351,7 +361,7 @@ class CloneAnalysis:
         }
         classes = {pname: qualified for pname, qualified in classes.items() if qualified}
         constructor = owner is not None and short == owner.split("::")[-1]
-        if not cloner_parameter and short not in self.copy_functions:
+        if not cloner_parameter and not short.lower().startswith(self.copy_functions):
             return None
         destination = self._destination(parameters, classes)
         destination_class = classes.get(destination) if destination else owner
@@ -715,9 +725,14 @@ class PointerCopiedAroundCloner(Rule):
     source object (`src->m_`, `other.m_`, `from->m_`, a getter, an element of a loop over
     them) without passing through the cloner.
 
-    Cloneable types are learned from the cloner class: the pointer parameters of its
-    non-template `clone`/`lookup`/`find`/`get`/`map` methods, the classes with a constructor
-    taking the cloner, and every class of the project derived from them. The class
+    Cloneable types are learned from the cloner class: the pointer and reference parameters
+    of its methods (`clone`, `lookup`, `remap`, `map`, ...; not constructors, static or
+    template methods, nor the types its constructors take, which are the destination), or,
+    when those name no class, the classes with a constructor taking the cloner; and every
+    class of the project derived from them. Cloning functions are constructors and functions
+    with a cloner parameter, and functions whose name begins with `copy`/`clone`/`deepCopy`
+    (option `copy-functions`) that declare a cloner and take a source and a writable
+    destination of one class. The class
     declarations come from the project index, so a header is found even when only the `.cpp`
     file is linted. A pointer to a type the cloner does not clone (a shared dtype table, a
     logger, the container itself) is not reported, nor is a member the clone maps in place
@@ -762,8 +777,9 @@ class PointerCopiedAroundCloner(Rule):
         "cloner-types": _CLONER_TYPES_OPTION,
         "copy-functions": Option(
             list, list(DEFAULT_COPY_FUNCTIONS),
-            "names of functions that copy one container into another `(from, to)`; with a "
-            "cloner declared inside, they are cloning functions",
+            "name beginnings (any case) of functions that copy one container into another "
+            "`(from, to)`: `copy` covers copyInto, cloneFrom... With a cloner declared inside, "
+            "they are cloning functions",
         ),
     }
     valid = (
@@ -979,8 +995,7 @@ class MemberMissedByCloner(Rule):
         return names
 
     def _calls_own_methods(self, analysis: CloneAnalysis, function: CloningFunction) -> bool:
-        """Whether the constructor calls a method of its class (which could set members) or
-        hands `this` to a function."""
+        """Whether the constructor calls a method of its class, which could set members."""
         methods = {method.name for method in analysis.index.methods(function.owner)}
         body = function.node.child_by_field_name("body")
         for call in self.context.captures("(call_expression) @c", body).get("c", ()):
@@ -992,11 +1007,5 @@ class MemberMissedByCloner(Rule):
             if callee.type == "field_expression" and self.context.text(
                 callee.child_by_field_name("argument")
             ) == "this":
-                return True
-            arguments = call.child_by_field_name("arguments")
-            if arguments is not None and any(
-                self.context.text(argument) in ("this", "*this")
-                for argument in arguments.named_children
-            ):
                 return True
         return False

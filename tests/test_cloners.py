@@ -285,20 +285,47 @@ def test_copy_function_with_a_local_cloner_copies_into_the_writable_parameter():
         """) == [(12, "CUR501"), (16, "CUR501")]
 
 
-def test_configured_cloner_types_and_copy_functions():
+def test_configured_cloner_types_learn_what_the_cloner_maps():
     code = """\
         namespace ir {
+        class Graph {};
         class Duplicator {
          public:
-          Statement* duplicate(const Statement* s);
+          explicit Duplicator(Graph* into);
+          void retarget(Graph* into);
+          template <class T> T* duplicate(const T* node);
+          static void registerKind(const Statement* prototype);
         };
         class Holder : public Expr {
-          Holder(const Holder* src, Duplicator* d) : held_(src->held_) {}
+          Holder(const Holder* src, Duplicator* d) : held_(src->held_), graph_(src->graph_) {}
           Val* held_;
+          Graph* graph_;
         };
         }
         """
-    assert findings(code) == []
-    assert findings(code, **{"cloner-types": ["Duplicator"]}) == []  # no mapping method name
-    renamed = code.replace("duplicate(", "cloneStatement(")
-    assert findings(renamed, **{"cloner-types": ["Duplicator"]}) == [(7, "CUR501")]
+    assert findings(code) == [], "not a cloner type by default"
+    options = {"cloner-types": ["Duplicator"]}
+    # only a template and a static method: the classes with cloning constructors are cloneable
+    assert findings(code, **options) == []
+    # a method mapping nodes: Statement and its subclasses are cloneable; what the
+    # constructor takes (the destination graph) is not, though retarget() takes it too
+    mapping = code.replace("static void registerKind(", "void record(")
+    assert findings(mapping, **options) == [(11, "CUR501")]
+
+
+def test_copy_function_names_match_by_beginning():
+    code = """\
+        namespace ir {
+        class Module {
+         public:
+          static void cloneInto(const Module& source, Module& dest);
+          Val* entry_;
+        };
+        void Module::cloneInto(const Module& source, Module& dest) {
+          IrCloner cloner;
+          dest.entry_ = source.entry_;
+        }
+        }
+        """
+    assert findings(code) == [(9, "CUR501")]
+    assert findings(code, **{"copy-functions": ["duplicate"]}) == []
