@@ -6,11 +6,13 @@ copies a node pointer verbatim instead of through the cloner leaves the copy ref
 the *source* owns: when the source frees them (dead-code removal, destruction) the copy dangles.
 
 Facts come from the project index (`ClonerIndex`: class declarations of the project's C++
-files, found from the files naming a cloner type and, round by round, the files deriving from a
-cloneable class), joined with the linted file's own classes. Cloneable types are learned from the
-cloner: the pointer parameters of its non-template clone/lookup/find/get/map methods (or the
-pointer types of a cloner alias such as `using ValueMap = std::unordered_map<const Node*, Node*>`),
-the classes with a cloning constructor, and every class derived from those. What cannot be
+files, found from the files naming a cloner type and, round by round, the files declaring the
+classes cloning functions copy, their bases, and the classes deriving from a cloneable one),
+joined with the linted file's own classes. Cloneable types are learned from the cloner: the
+pointer and reference parameters of its methods (not constructors, static or template methods,
+nor the types its constructors take: the destination container), or the pointer types of a
+cloner alias (`using ValueMap = std::unordered_map<const Node*, Node*>`); failing those, the
+classes with a cloning constructor; and every class derived from those. What cannot be
 resolved (a member of a class the index does not hold, a type it cannot name) is not reported.
 """
 
