@@ -23,6 +23,8 @@ from typing import Any, Callable, Iterable
 from cursedlint.source import Source, SourceError, looks_binary, read_bytes
 
 MAX_STORED_SUMMARIES = 200_000
+KEPT_BYTES = 96 * 1024 * 1024
+"""Bytes of project files kept in memory between the rounds of one index build."""
 
 
 class Indexer:
@@ -117,6 +119,8 @@ class ProjectIndex:
         found: dict[str, Any] = {}
         done: set[str] = set()
         searched: set[str] = set()
+        kept: dict[str, bytes] = {}  # bytes read in an earlier round, within KEPT_BYTES
+        budget = KEPT_BYTES
         pending = set(indexer.words(self.settings))
         while pending:
             pattern = indexer.pattern(pending, first_round=not searched)
@@ -125,11 +129,16 @@ class ProjectIndex:
             for path, language in self.files:
                 if path in done or language not in indexer.languages:
                     continue
-                try:
-                    data = read_bytes(path)
-                except SourceError:
-                    done.add(path)
-                    continue
+                data = kept.get(path)
+                if data is None:
+                    try:
+                        data = read_bytes(path)
+                    except SourceError:
+                        done.add(path)
+                        continue
+                    if len(data) <= budget:
+                        kept[path] = data
+                        budget -= len(data)
                 if looks_binary(data):
                     done.add(path)
                     continue

@@ -93,8 +93,15 @@ class ClonerIndex(Indexer):
     def more_words(self, facts, settings):
         index = ClassIndex((path, found.classes) for path, found in facts.items())
         names = {name for found in facts.values() for name in found.wanted}
-        for qualified in index.classes:  # members may live in base classes
-            names.update(base.split("::")[-1] for base in index.classes[qualified][1].bases)
+        grown = True
+        while grown:  # the copied classes' members may live in their base classes
+            bases = {
+                base.split("::")[-1]
+                for _, found in index.classes.values() if found.short_name in names
+                for base in found.bases
+            }
+            grown = not bases <= names
+            names |= bases
         for cloner in cloners_in(index, cloner_types(settings)):
             names |= {name.split("::")[-1] for name in cloneable_for(index, cloner)}
         return names
