@@ -381,6 +381,10 @@ class CloneAnalysis:
             for pname, facts, _ in parameters
             if pname in classes and pname != destination
         }
+        if not sources and destination is None and owner is not None:
+            # `Graph::clone() const`: copies `this` into a local of its own class
+            destination = self._local_copy(body, owner, {cloner.name for cloner in cloners})
+            sources = {"this": "->"} if destination else {}
         if not sources:
             return None
         cloneable: set[str] = set()
@@ -391,6 +395,20 @@ class CloneAnalysis:
             return None
         return CloningFunction(node, name, owner, constructor, cloners, cloner_parameter,
                                sources, destination, destination_class, cloneable)
+
+    def _local_copy(self, body, owner: str, cloners: set[str]) -> str | None:
+        """The one local whose declaration names the owner class (`auto copy =
+        std::make_unique<Graph>()`, `Graph* copy = new Graph`), or None."""
+        word = re.compile(rf"(?<![\w]){re.escape(owner.split('::')[-1])}(?![\w])")
+        found = set()
+        for declaration in self.context.captures("(declaration) @d", body).get("d", ()):
+            if not word.search(self.context.text(declaration)):
+                continue
+            for declarator in declaration.children_by_field_name("declarator"):
+                name = declarator_name(self.context, declarator)
+                if name and name not in cloners:
+                    found.add(name)
+        return found.pop() if len(found) == 1 else None
 
     def _scope_and_owner(self, node, name: str) -> tuple[tuple[str, ...], str | None]:
         """The scope a function's names are looked up from, and the class it is a member of
@@ -568,7 +586,12 @@ class CloneAnalysis:
             return self._is_source(function, argument) or self.from_source(function, argument)
         if kind == "identifier":
             loop = self.range_loop_of(value)
-            return loop is not None and self.from_source(function, loop.child_by_field_name("right"))
+            if loop is not None:
+                return self.from_source(function, loop.child_by_field_name("right"))
+            name = self.context.text(value)  # a member of `this`, when `this` is the source
+            return "this" in function.sources and name not in self.locals(function) and (
+                self.index.member(function.owner, name) is not None
+            )
         return False
 
     def _is_source(self, function: CloningFunction, node) -> bool:
@@ -576,6 +599,8 @@ class CloneAnalysis:
             return False
         if node.type == "pointer_expression":  # (*src).m
             node = self.unwrapped(node.child_by_field_name("argument"))
+        if node is not None and node.type == "this":
+            return "this" in function.sources
         return node is not None and node.type == "identifier" and (
             self.context.text(node) in function.sources
         )
@@ -741,7 +766,8 @@ class PointerCopiedAroundCloner(Rule):
     class of the project derived from them. Cloning functions are constructors and functions
     with a cloner parameter, and functions whose name begins with `copy`/`clone`/`deepCopy`
     (option `copy-functions`) that declare a cloner and take a source and a writable
-    destination of one class. The class
+    destination of one class; with no source parameter, a method copying `this` into the one
+    local of its own class (`Graph::clone() const`). The class
     declarations come from the project index, so a header is found even when only the `.cpp`
     file is linted. A pointer to a type the cloner does not clone (a shared dtype table, a
     logger, the container itself) is not reported, nor is a member the clone maps in place

@@ -329,3 +329,50 @@ def test_copy_function_names_match_by_beginning():
         """
     assert findings(code) == [(9, "CUR501")]
     assert findings(code, **{"copy-functions": ["duplicate"]}) == []
+
+
+def test_clone_method_copying_this_into_a_local_copy():
+    assert findings("""\
+        namespace ir {
+        class Graph {
+         public:
+          Graph* clone() const;
+          Graph* snapshot() const;
+         private:
+          std::vector<Val*> outputs_;
+          Val* entry_;
+          Val* scratch_;
+        };
+        Graph* Graph::clone() const {
+          IrCloner cloner;
+          auto* copy = new Graph();
+          copy->outputs_ = cloner.clone(outputs_);
+          copy->entry_ = this->entry_;
+          copy->scratch_ = entry_;
+          return copy;
+        }
+        Graph* Graph::snapshot() const {
+          auto* copy = new Graph();
+          copy->entry_ = entry_;  // not a clone function and no cloner: a deliberate view
+          return copy;
+        }
+        }
+        """) == [(15, "CUR501"), (16, "CUR501")]
+
+
+def test_two_candidate_local_copies_are_not_guessed():
+    assert findings("""\
+        namespace ir {
+        class Graph {
+         public:
+          void cloneInto() const;
+          Val* entry_;
+        };
+        void Graph::cloneInto() const {
+          IrCloner cloner;
+          Graph* left = new Graph();
+          Graph* right = new Graph();
+          left->entry_ = entry_;
+        }
+        }
+        """) == []
