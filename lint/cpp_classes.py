@@ -168,19 +168,20 @@ def _class(context, node, scope, template_parameters, stack) -> ClassFacts | Non
 
 
 def _read_body(context, body, scope, template_parameters, template, members, methods, stack):
-    for child in body.named_children:
-        kind = child.type
-        if kind in ("field_declaration", "declaration", "function_definition"):
-            _push_class_of(child, scope, template_parameters, stack)
-            _read_declaration(context, child, template_parameters, template, members, methods)
-        elif kind == "template_declaration":
-            parameters = template_parameters | template_parameter_names(context, child)
-            _read_body(context, child, scope, parameters, True, members, methods, stack)
-        elif kind.startswith("preproc_"):
-            _read_body(context, child, scope, template_parameters, template, members, methods,
-                       stack)
-        elif kind in ("alias_declaration", "type_definition"):
-            stack.append((child, scope, template_parameters))
+    pending = [(body, template_parameters, template)]
+    while pending:
+        node, parameters, in_template = pending.pop()
+        for child in reversed(node.named_children):
+            kind = child.type
+            if kind in ("field_declaration", "declaration", "function_definition"):
+                _push_class_of(child, scope, parameters, stack)
+                _read_declaration(context, child, parameters, in_template, members, methods)
+            elif kind == "template_declaration":
+                pending.append((child, parameters | template_parameter_names(context, child), True))
+            elif kind.startswith("preproc_"):
+                pending.append((child, parameters, in_template))
+            elif kind in ("alias_declaration", "type_definition"):
+                stack.append((child, scope, parameters))
 
 
 def _read_declaration(context, node, template_parameters, template, members, methods) -> None:
@@ -326,16 +327,21 @@ def parameter_types(context, function_declarator, template_parameters) -> Iterat
 
 def named_type(context, node) -> str:
     """A type's name without template arguments or qualifiers: "std::vector", "Val"."""
-    if node is None:
-        return ""
-    if node.type == "template_type":
-        return named_type(context, node.child_by_field_name("name"))
-    if node.type == "qualified_identifier":
-        scope = node.child_by_field_name("scope")
-        name = node.child_by_field_name("name")
-        prefix = named_type(context, scope) if scope is not None else ""
-        return f"{prefix}::{named_type(context, name)}" if prefix else named_type(context, name)
-    return context.text(node)
+    parts = []
+    while node is not None:
+        if node.type == "template_type":
+            node = node.child_by_field_name("name")
+        elif node.type == "qualified_identifier":
+            scope = node.child_by_field_name("scope")
+            if scope is not None:
+                if scope.type == "template_type":
+                    scope = scope.child_by_field_name("name")
+                parts.append(context.text(scope))
+            node = node.child_by_field_name("name")
+        else:
+            parts.append(context.text(node))
+            break
+    return "::".join(part for part in parts if part)
 
 
 def template_arguments(node):
@@ -348,21 +354,23 @@ def template_arguments(node):
 
 
 def _pointees(context, type_node, depth, template_parameters) -> Iterator[str]:
-    if type_node is None or type_node.type not in _NAMED_TYPES:
-        return
-    named = named_type(context, type_node)
-    if depth == 1:
-        if named.split("::")[-1] not in template_parameters:
-            yield named
-        return
-    if depth or not is_standard_container(named):
-        return
-    arguments = template_arguments(type_node)
-    for argument in arguments.named_children if arguments is not None else ():
-        if argument.type == "type_descriptor":
-            inner_depth, _ = pointer_depth(argument.child_by_field_name("declarator"))
-            yield from _pointees(context, argument.child_by_field_name("type"), inner_depth,
-                                 template_parameters)
+    pending = [(type_node, depth)]
+    while pending:
+        node, depth = pending.pop()
+        if node is None or node.type not in _NAMED_TYPES:
+            continue
+        named = named_type(context, node)
+        if depth == 1:
+            if named.split("::")[-1] not in template_parameters:
+                yield named
+            continue
+        if depth or not is_standard_container(named):
+            continue
+        arguments = template_arguments(node)
+        for argument in reversed(arguments.named_children if arguments is not None else ()):
+            if argument.type == "type_descriptor":
+                inner_depth, _ = pointer_depth(argument.child_by_field_name("declarator"))
+                pending.append((argument.child_by_field_name("type"), inner_depth))
 
 
 def is_standard_container(named: str) -> bool:
@@ -431,17 +439,29 @@ class ClassIndex:
         return [base for base in resolved if base and base != qualified]
 
     def ancestors(self, qualified: str) -> frozenset[str]:
-        """Every class `qualified` derives from, directly or not (not itself)."""
-        known = self._ancestors.get(qualified)
-        if known is not None:
-            return known
-        self._ancestors[qualified] = frozenset()  # a cycle in broken code ends here
-        found: set[str] = set()
-        for base in self.bases(qualified):
-            found.add(base)
-            found |= self.ancestors(base)
-        self._ancestors[qualified] = frozenset(found)
-        return self._ancestors[qualified]
+        """Every class `qualified` derives from, directly or not (not itself); a cycle in
+        broken code ends where it closes."""
+        memo = self._ancestors
+        pending = [(qualified, False)]
+        visiting: set[str] = set()
+        while pending:
+            name, expanded = pending.pop()
+            if name in memo:
+                continue
+            bases = self.bases(name)
+            if expanded:
+                found: set[str] = set()
+                for base in bases:
+                    found.add(base)
+                    found |= memo.get(base, frozenset())
+                found.discard(name)
+                memo[name] = frozenset(found)
+                continue
+            visiting.add(name)
+            pending.append((name, True))
+            pending.extend((base, False) for base in bases
+                           if base not in memo and base not in visiting)
+        return memo[qualified]
 
     def derived_from(self, roots: set[str]) -> set[str]:
         """`roots` and every class of the index that derives from one of them."""

@@ -565,34 +565,40 @@ class CloneAnalysis:
     def from_source(self, function: CloningFunction, value) -> bool:
         """Whether a value is data of a source object (`src->m`, `other.m()`, `from->v[0]`, an
         element of a loop over such data), not passed through anything else."""
-        value = self.unwrapped(value)
-        if value is None:
-            return False
-        kind = value.type
-        if kind == "field_expression":
-            argument = self.unwrapped(value.child_by_field_name("argument"))
-            return self._is_source(function, argument) or self.from_source(function, argument)
-        if kind == "subscript_expression":
-            return self.from_source(function, value.child_by_field_name("argument"))
-        if kind == "call_expression":
-            callee = value.child_by_field_name("function")
-            arguments = value.child_by_field_name("arguments")
-            count = len(arguments.named_children) if arguments is not None else 0
-            if callee is None or callee.type != "field_expression" or count > 1:
+        while True:
+            value = self.unwrapped(value)
+            if value is None:
                 return False
-            if self.mentions_cloner(function, value):
+            kind = value.type
+            if kind == "field_expression":
+                inner = self.unwrapped(value.child_by_field_name("argument"))
+            elif kind == "subscript_expression":
+                inner = self.unwrapped(value.child_by_field_name("argument"))
+                if self._is_source(function, inner):
+                    return False  # src[0]: the source object itself indexed
+            elif kind == "call_expression":
+                callee = value.child_by_field_name("function")
+                arguments = value.child_by_field_name("arguments")
+                count = len(arguments.named_children) if arguments is not None else 0
+                if callee is None or callee.type != "field_expression" or count > 1:
+                    return False
+                if self.mentions_cloner(function, value):
+                    return False
+                inner = self.unwrapped(callee.child_by_field_name("argument"))
+            elif kind == "identifier":
+                loop = self.range_loop_of(value)
+                if loop is not None:
+                    value = loop.child_by_field_name("right")
+                    continue
+                name = self.context.text(value)  # a member of `this`, when `this` is the source
+                return "this" in function.sources and name not in self.locals(function) and (
+                    self.index.member(function.owner, name) is not None
+                )
+            else:
                 return False
-            argument = self.unwrapped(callee.child_by_field_name("argument"))
-            return self._is_source(function, argument) or self.from_source(function, argument)
-        if kind == "identifier":
-            loop = self.range_loop_of(value)
-            if loop is not None:
-                return self.from_source(function, loop.child_by_field_name("right"))
-            name = self.context.text(value)  # a member of `this`, when `this` is the source
-            return "this" in function.sources and name not in self.locals(function) and (
-                self.index.member(function.owner, name) is not None
-            )
-        return False
+            if self._is_source(function, inner):
+                return True
+            value = inner
 
     def _is_source(self, function: CloningFunction, node) -> bool:
         if node is None:
@@ -699,6 +705,12 @@ class CloneAnalysis:
         if cloner.qualified in self.index.aliases:
             return "operator[]"
         return "clone"
+
+
+def shortened(code: str, limit: int = 80) -> str:
+    """Code quoted in a message, cut in the middle when it is long."""
+    code = " ".join(code.split())
+    return code if len(code) <= limit else f"{code[: limit // 2 - 2]} … {code[-(limit // 2 - 2):]}"
 
 
 def where(path: str, line: int) -> str:
@@ -897,19 +909,20 @@ class PointerCopiedAroundCloner(Rule):
             return
         path, _, member = found
         value = analysis.unwrapped(write.value)
-        copied = f"copied from `{self.context.text(value)}`"
+        copied = f"copied from `{shortened(self.context.text(value))}`"
         if write.element:
             loop = analysis.range_loop_of(value) if value.type == "identifier" else None
             over = loop.child_by_field_name("right") if loop is not None else None
-            copied = f"filled with `{self.context.text(value)}`" + (
-                f", an element of `{self.context.text(over)}`," if over is not None else ""
+            copied = f"filled with `{shortened(self.context.text(value))}`" + (
+                f", an element of `{shortened(self.context.text(over))}`,"
+                if over is not None else ""
             )
-        call = analysis.cloner_call(function, self.context.text(value))
+        call = shortened(analysis.cloner_call(function, self.context.text(value)))
         advice = f"insert `{call}` instead" if write.element else f"copy it through the cloner: `{call}`"
         what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
         self.report(
             write.node,
-            f"`{write.member}` (`{member.type.text}`, declared at {where(path, member.line)}) is "
+            f"`{write.member}` (`{shortened(member.type.text)}`, declared at {where(path, member.line)}) is "
             f"{copied} without the cloner: " + _CONSEQUENCE.format(what=what) + f"; {advice}",
         )
 
@@ -1010,7 +1023,7 @@ class MemberMissedByCloner(Rule):
             self.report(
                 name_node,
                 f"cloning constructor `{function.name}` never sets `{member.name}` "
-                f"(`{member.type.text}`, declared at {where(path, member.line)}): the copy "
+                f"(`{shortened(member.type.text)}`, declared at {where(path, member.line)}): the copy "
                 f"keeps it null or empty while the source's points at its {what}, so the "
                 f"clone silently loses that part of the graph; initialize it with "
                 f"`{member.name}({call})`, or write `{member.name}()` if the copy must "

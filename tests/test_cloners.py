@@ -376,3 +376,25 @@ def test_two_candidate_local_copies_are_not_guessed():
         }
         }
         """) == []
+
+
+def test_deep_hierarchies_templates_and_chains_do_not_exhaust_the_stack():
+    depth = 1200  # beyond Python's default recursion limit
+    classes = "\n".join(
+        f"class C{i} : public {'Val' if i == 0 else f'C{i - 1}'} {{}};" for i in range(depth)
+    )
+    nested = "std::vector<" * 300 + "C3*" + ">" * 300
+    chain = "src" + "->next_" * depth + "->first_"
+    code = f"""\
+        namespace ir {{
+        {classes}
+        class Holder : public C{depth - 1} {{
+          Holder(const Holder* src, IrCloner* c)
+              : first_({chain}), nested_(src->nested_), next_(c->clone(src->next_)) {{}}
+          C1* first_;
+          {nested} nested_;
+          Holder* next_;
+        }};
+        }}
+        """
+    assert findings(code) == [(depth + 4, "CUR501"), (depth + 4, "CUR501")]
