@@ -204,7 +204,9 @@ def check(args: argparse.Namespace) -> int:
     index = None
     if linter.needs_project_index():
         store = None if args.no_cache else _index_store(config.root, settings)
-        index = linter.index_project(_project_files(root, found.files, config), store)
+        index = linter.index_project(
+            _project_files(root, found.files, config), store, linted=found.files
+        )
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter, index)
     results = linter.run(found.files, args.jobs or default_jobs())

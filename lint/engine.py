@@ -96,17 +96,38 @@ class Linter:
     def needs_project_index(self) -> bool:
         return bool(self._indexing_rules())
 
-    def index_project(self, files: list[tuple[str, str]], store=None) -> ProjectIndex:
+    def index_project(
+        self, files: list[tuple[str, str]], store=None, linted: list[tuple[str, str]] | None = None
+    ) -> ProjectIndex:
         """Facts of the project's files (path, language) for the enabled rules that use them,
         gathered here once, before any worker starts, and handed to every file's rules.
-        `store`: an IndexStore that keeps summaries across runs."""
+        `store`: an IndexStore that keeps summaries across runs. `linted`: the files this run
+        lints; an indexer runs only when one of them could use its facts."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store)
-        for indexer in {rule.indexer.name: rule.indexer for rule in self._indexing_rules()}.values():
+        rules = [
+            rule for rule in self._indexing_rules()
+            if linted is None or any(self._may_use_facts(rule, path, language)
+                                     for path, language in linted)
+        ]
+        for indexer in {rule.indexer.name: rule.indexer for rule in rules}.values():
             self.project[indexer.name] = index.facts(indexer)
         if store:
             store.save()
         self._prefilters.clear()
         return index
+
+    def _may_use_facts(self, rule: type[Rule], path: str, language: str) -> bool:
+        """Whether linting this file could use the rule's project facts: a file of its
+        languages that holds its triggers, or any such file when facts can add triggers."""
+        if language not in rule.languages:
+            return False
+        if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
+            return True
+        try:
+            data = read_bytes(path)
+        except SourceError:
+            return False
+        return bool(Prefilter([rule], self.settings.rule_options).triggered(data))
 
     def _parse_for_index(self, source: Source):
         return self._parse(source, FileResult(source.path), frozenset())

@@ -398,3 +398,15 @@ def test_deep_hierarchies_templates_and_chains_do_not_exhaust_the_stack():
         }}
         """
     assert findings(code) == [(depth + 4, "CUR501"), (depth + 4, "CUR501")]
+
+
+def test_the_class_index_is_built_only_when_a_linted_file_could_use_it(tmp_path):
+    shutil.copytree(os.path.join(FIXTURES, "tinyir"), tmp_path / "tinyir")
+    project = str(tmp_path / "tinyir")
+    files = discover([project], load_config(None, all_rules())).files
+    clean = [(str(tmp_path / "tinyir" / "src" / "graph.cpp"), "cpp")]  # no cloner type named
+    linter = make_linter()
+    linter.index_project(files, linted=clean)
+    assert "cpp-classes" not in linter.project
+    linter.index_project(files, linted=clean + [(os.path.join(project, "src", "nodes.cpp"), "cpp")])
+    assert len(linter.project["cpp-classes"]) >= 4
