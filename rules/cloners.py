@@ -294,7 +294,8 @@ class ClonerVariable:
 @dataclass
 class CloningFunction:
     """A function that copies through a cloner: the cloners it can use, the objects it copies
-    from, and the object it copies into (`destination` None: `this`)."""
+    from (`this` included), the variables it copies into (parameter or local -> class), and
+    whether writes to its own object count too (`into_this`: constructors, `copyFrom`)."""
 
     node: object
     name: str
@@ -302,19 +303,20 @@ class CloningFunction:
     constructor: bool
     cloners: list[ClonerVariable]
     cloner_parameter: bool
-    sources: dict[str, str]  # parameter name -> how its members are reached ("->" or ".")
-    destination: str | None
-    destination_class: str | None
+    sources: dict[str, str]  # name -> how its members are reached ("->" or ".")
+    destinations: dict[str, list[tuple[int, int, int, str]]]  # see CloneAnalysis._local_copies
+    into_this: bool
     cloneable: set[str]
 
 
 @dataclass(frozen=True)
 class Write:
-    """One copy into a destination member: `node` to report, the member, the value copied and
-    whether the member receives the value as an element (push_back/insert)."""
+    """One copy into a destination member: `node` to report, the member and its object's
+    class, the value copied and whether the member receives it as an element (push_back)."""
 
     node: object
     member: str
+    owner: str
     value: object
     element: bool
 
@@ -356,7 +358,7 @@ class CloneAnalysis:
         parameters = list(self._parameters(function_declarator))
         cloners = [
             self._cloner(pname, facts, scope) for pname, facts, _ in parameters
-            if self._is_cloner_type(facts.named)
+            if self.is_cloner_type(facts.named)
         ]
         cloner_parameter = bool(cloners)
         cloners += list(self._local_cloners(body, scope))
@@ -365,50 +367,87 @@ class CloneAnalysis:
         classes = {
             pname: self.index.resolve(facts.named, scope)
             for pname, facts, _ in parameters
-            if pname and not self._is_cloner_type(facts.named)
+            if pname and not self.is_cloner_type(facts.named)
             and (facts.pointer or facts.reference)
         }
         classes = {pname: qualified for pname, qualified in classes.items() if qualified}
         constructor = owner is not None and short == owner.split("::")[-1]
         if not cloner_parameter and not short.lower().startswith(self.copy_functions):
             return None
+        access = {pname: "->" if facts.pointer else "." for pname, facts, _ in parameters}
         destination = self._destination(parameters, classes)
-        destination_class = classes.get(destination) if destination else owner
-        if destination_class is None:
-            return None
-        sources = {
-            pname: "->" if facts.pointer else "."
-            for pname, facts, _ in parameters
-            if pname in classes and pname != destination
-        }
-        if not sources and destination is None and owner is not None:
-            # `Graph::clone() const`: copies `this` into a local of its own class
-            destination = self._local_copy(body, owner, {cloner.name for cloner in cloners})
-            sources = {"this": "->"} if destination else {}
-        if not sources:
+        sources = {pname: access[pname] for pname in classes if pname != destination}
+        if owner is not None and not destination:  # a member: sources are of its own kind
+            related = {pname: kind for pname, kind in sources.items()
+                       if self._related(classes[pname], owner)}
+            sources = related if related or not constructor else sources
+        whole = (node.start_byte, node.end_byte, node.start_byte)
+        destinations = {destination: [(*whole, classes[destination])]} if destination else {}
+        into_this = constructor or (owner is not None and cloner_parameter and not destination)
+        if not constructor and not destination:
+            cloner_names = {cloner.name for cloner in cloners}
+            if not sources and owner is not None:  # `Graph::clone() const` copies `this`
+                sources = {"this": "->", **self._aliases_of_this(body)}
+                into_this = False
+            copied = {classes[name] for name in sources if name in classes}
+            if "this" in sources:
+                copied.add(owner)
+            destinations = self._local_copies(body, scope, copied, cloner_names | set(sources))
+        if not sources or not (destinations or into_this):
             return None
         cloneable: set[str] = set()
         for cloner in cloners:
             cloneable |= cached_cloneable_for(self.index, cloner.qualified,
-                                       cloner.type_name.split("::")[-1])
+                                              cloner.type_name.split("::")[-1])
         if not cloneable:
             return None
         return CloningFunction(node, name, owner, constructor, cloners, cloner_parameter,
-                               sources, destination, destination_class, cloneable)
+                               sources, destinations, into_this, cloneable)
 
-    def _local_copy(self, body, owner: str, cloners: set[str]) -> str | None:
-        """The one local whose declaration names the owner class (`auto copy =
-        std::make_unique<Graph>()`, `Graph* copy = new Graph`), or None."""
-        word = re.compile(rf"(?<![\w]){re.escape(owner.split('::')[-1])}(?![\w])")
-        found = set()
+    def _related(self, one: str, other: str) -> bool:
+        """Whether two classes are the same or one derives from the other."""
+        return one == other or one in self.index.ancestors(other) or (
+            other in self.index.ancestors(one)
+        )
+
+    def _aliases_of_this(self, body) -> dict[str, str]:
+        """Locals initialized with `this` or `*this`, possibly cast: `auto* sort =
+        static_cast<const SortOp*>(this)`."""
+        aliases = {}
+        for declarator in self.context.captures(
+            "(declaration declarator: (init_declarator) @d)", body
+        ).get("d", ()):
+            value = self.unwrapped(declarator.child_by_field_name("value"))
+            if value is not None and value.type == "pointer_expression":
+                value = self.unwrapped(value.child_by_field_name("argument"))
+            name = declarator_name(self.context, declarator)
+            if value is not None and value.type == "this" and name:
+                aliases[name] = "->"
+        return aliases
+
+    def _local_copies(self, body, scope, copied: set[str], excluded: set[str]) -> dict:
+        """Locals that hold a new object of a copied class or of a class derived from one
+        (`auto copy = std::make_unique<Graph>()`, `auto* load = new LoadInst(...)`): name ->
+        [(block start, block end, declaration start, class)], one entry per declaration (the
+        same name may hold another class in another block)."""
+        found: dict[str, list] = {}
         for declaration in self.context.captures("(declaration) @d", body).get("d", ()):
-            if not word.search(self.context.text(declaration)):
+            named = None
+            for identifier in self.context.captures("(type_identifier) @t", declaration).get("t", ()):
+                qualified = self.index.resolve(self.context.text(identifier), scope)
+                if qualified and (qualified in copied or self.index.ancestors(qualified) & copied):
+                    named = qualified
+                    break
+            if named is None:
                 continue
+            block = declaration.parent
             for declarator in declaration.children_by_field_name("declarator"):
                 name = declarator_name(self.context, declarator)
-                if name and name not in cloners:
-                    found.add(name)
-        return found.pop() if len(found) == 1 else None
+                if name and name not in excluded:
+                    found.setdefault(name, []).append(
+                        (block.start_byte, block.end_byte, declaration.start_byte, named)
+                    )
+        return found
 
     def _scope_and_owner(self, node, name: str) -> tuple[tuple[str, ...], str | None]:
         """The scope a function's names are looked up from, and the class it is a member of
@@ -445,7 +484,7 @@ class CloneAnalysis:
                 name = declarator_name(self.context, declarator) if declarator else None
                 yield name, facts, is_const(self.context, parameter)
 
-    def _is_cloner_type(self, named: str) -> bool:
+    def is_cloner_type(self, named: str) -> bool:
         return bool(named) and named.split("::")[-1].endswith(self.endings)
 
     def _cloner(self, name, facts: TypeFacts, scope) -> ClonerVariable:
@@ -456,9 +495,10 @@ class CloneAnalysis:
 
     def _local_cloners(self, body, scope):
         """Cloners declared in the body: `IrCloner cloner(to);`, `IRMapping mapping;`."""
-        for declaration in self.context.captures("(declaration) @d", body).get("d", ()):
+        declarations = self.context.captures("(declaration) @d", body).get("d", ())
+        for declaration in sorted(declarations, key=lambda node: node.start_byte):
             type_node = declaration.child_by_field_name("type")
-            if type_node is None or not self._is_cloner_type(named_type(self.context, type_node)):
+            if type_node is None or not self.is_cloner_type(named_type(self.context, type_node)):
                 continue
             for declarator in declaration.children_by_field_name("declarator"):
                 name = declarator_name(self.context, declarator)
@@ -490,7 +530,7 @@ class CloneAnalysis:
     # -- what a cloning function writes -------------------------------------------------------
     def writes(self, function: CloningFunction) -> list[Write]:
         found = []
-        if function.constructor and function.destination is None:
+        if function.constructor:
             for initializer in self.initializers(function):
                 member = initializer.named_children[0]
                 arguments = [
@@ -500,16 +540,17 @@ class CloneAnalysis:
                     for argument in values.named_children
                 ]
                 if len(arguments) == 1:
-                    found.append(Write(initializer, self.context.text(member), arguments[0], False))
+                    found.append(Write(initializer, self.context.text(member), function.owner,
+                                       arguments[0], False))
         body = function.node.child_by_field_name("body")
         for assignment in self.context.captures(
             "(assignment_expression) @a", body
         ).get("a", ()):
             if self.context.text(assignment.child_by_field_name("operator")) != "=":
                 continue
-            member = self._destination_member(function, assignment.child_by_field_name("left"))
-            if member:
-                found.append(Write(assignment, member, assignment.child_by_field_name("right"),
+            target = self._destination_member(function, assignment.child_by_field_name("left"))
+            if target:
+                found.append(Write(assignment, *target, assignment.child_by_field_name("right"),
                                    False))
         for call in self.context.captures("(call_expression) @c", body).get("c", ()):
             callee = call.child_by_field_name("function")
@@ -517,11 +558,11 @@ class CloneAnalysis:
                 continue
             if self.context.text(callee.child_by_field_name("field")) not in INSERTERS:
                 continue
-            member = self._destination_member(function, callee.child_by_field_name("argument"))
+            target = self._destination_member(function, callee.child_by_field_name("argument"))
             arguments = call.child_by_field_name("arguments")
-            if member and arguments is not None:
+            if target and arguments is not None and not self.mentions_cloner(function, arguments):
                 for argument in arguments.named_children:
-                    found.append(Write(call, member, argument, True))
+                    found.append(Write(call, *target, argument, True))
         return sorted(found, key=lambda write: write.node.start_byte)
 
     def initializers(self, function: CloningFunction):
@@ -532,22 +573,37 @@ class CloneAnalysis:
                     if item.type == "field_initializer" and item.named_children:
                         yield item
 
-    def _destination_member(self, function: CloningFunction, target) -> str | None:
-        """The destination's member a target expression names: `m_`, `this->m_`, `to->m_`."""
+    def _destination_member(self, function: CloningFunction, target) -> tuple[str, str] | None:
+        """(member, its object's class) for a target naming a destination's member: `m_` and
+        `this->m_` when the function copies into its own object, `to->m_`, `copy.m_`."""
         if target is None:
             return None
-        if target.type == "identifier" and function.destination is None:
+        if target.type == "identifier" and function.into_this:
             name = self.context.text(target)
-            return None if name in self.locals(function) else name
+            return None if name in self.locals(function) else (name, function.owner)
         if target.type == "field_expression":
             argument = target.child_by_field_name("argument")
             field = target.child_by_field_name("field")
-            owner = self.context.text(argument) if argument is not None else ""
-            if (function.destination is None and owner == "this") or (
-                function.destination is not None and owner == function.destination
-            ):
-                return self.context.text(field) if field is not None else None
+            if argument is None or field is None:
+                return None
+            if argument.type == "this":
+                return (self.context.text(field), function.owner) if function.into_this else None
+            if argument.type == "identifier":
+                owner = self._declared_class(function, self.context.text(argument), target)
+                if owner:
+                    return self.context.text(field), owner
         return None
+
+    @staticmethod
+    def _declared_class(function: CloningFunction, name: str, use) -> str | None:
+        """The class of the destination `name` means at `use`: the latest declaration before
+        it whose block encloses it."""
+        visible = [
+            (start, named)
+            for block_start, block_end, start, named in function.destinations.get(name, ())
+            if block_start <= use.start_byte < block_end and start <= use.start_byte
+        ]
+        return max(visible)[1] if visible else None
 
     def locals(self, function: CloningFunction) -> set[str]:
         """Names declared in the function (parameters and locals), which hide members."""
@@ -671,12 +727,6 @@ class CloneAnalysis:
         return False
 
     # -- the destination's members ------------------------------------------------------------
-    def member(self, function: CloningFunction, name: str):
-        """(path, class facts, member) of a destination member, when the index holds it."""
-        if function.destination_class is None:
-            return None
-        return self.index.member(function.destination_class, name)
-
     def cloneable_pointees(self, function: CloningFunction, found) -> list[str]:
         """The cloneable classes a member holds pointers to (resolved where it is declared)."""
         _, facts, member = found
@@ -901,7 +951,7 @@ class PointerCopiedAroundCloner(Rule):
     def _check_write(self, analysis: CloneAnalysis, function: CloningFunction, write: Write):
         if not analysis.from_source(function, write.value):
             return
-        found = analysis.member(function, write.member)
+        found = analysis.index.member(write.owner, write.member)
         if found is None:
             return
         pointees = analysis.cloneable_pointees(function, found)
@@ -993,7 +1043,7 @@ class MemberMissedByCloner(Rule):
     def check(self) -> None:
         analysis = _analysis(self)
         for function in analysis.functions:
-            if function.constructor and function.cloner_parameter and function.destination is None:
+            if function.constructor and function.cloner_parameter and function.into_this:
                 self._check_constructor(analysis, function)
 
     def _check_constructor(self, analysis: CloneAnalysis, function: CloningFunction) -> None:
@@ -1010,25 +1060,50 @@ class MemberMissedByCloner(Rule):
         touched = self._touched(body)
         declarator = function.node.child_by_field_name("declarator")
         name_node = find_function_declarator(declarator).child_by_field_name("declarator")
-        for member in facts.members:
+        for path, holder, member in self._members_to_set(analysis, function, initialized):
             if member.static or member.mutable or member.name in initialized | touched:
                 continue
-            resolved = (analysis.index.resolve(name, facts.scope) for name in member.type.pointees)
+            resolved = (analysis.index.resolve(name, holder.scope) for name in member.type.pointees)
             pointees = sorted({name for name in resolved if name in function.cloneable})
             if not pointees:
                 continue
             what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
             source, access = sorted(function.sources.items())[0]
             call = analysis.cloner_call(function, f"{source}{access}{member.name}")
+            inherited = "" if holder is facts else f" (inherited from `{holder.short_name}`)"
             self.report(
                 name_node,
-                f"cloning constructor `{function.name}` never sets `{member.name}` "
-                f"(`{shortened(member.type.text)}`, declared at {where(path, member.line)}): the copy "
-                f"keeps it null or empty while the source's points at its {what}, so the "
-                f"clone silently loses that part of the graph; initialize it with "
+                f"cloning constructor `{function.name}` never sets `{member.name}`{inherited} "
+                f"(`{shortened(member.type.text)}`, declared at {where(path, member.line)}): "
+                f"the copy keeps it null or empty while the source's points at its {what}, so "
+                f"the clone silently loses that part of the graph; initialize it with "
                 f"`{member.name}({call})`, or write `{member.name}()` if the copy must "
                 "start without it",
             )
+
+    def _members_to_set(self, analysis: CloneAnalysis, function: CloningFunction, initialized):
+        """(path, class facts, member) for the members this constructor is responsible for: its
+        class's own, and those of bases that have no cloning constructor of their own (one
+        reached through `using Base::Base` included) and are not given arguments to set them."""
+        index = analysis.index
+        path, facts = index.facts(function.owner)
+        found = [(path, facts, member) for member in facts.members]
+        pending, seen = index.bases(function.owner), {function.owner}
+        while pending:
+            base = pending.pop()
+            if base in seen or index.facts(base) is None:
+                continue
+            seen.add(base)
+            base_path, base_facts = index.facts(base)
+            constructors = [m for m in base_facts.methods if m.name == base_facts.short_name]
+            if any(analysis.is_cloner_type(parameter.named)
+                   for constructor in constructors for parameter in constructor.parameters):
+                continue  # its own cloning constructor sets its members (checked there)
+            if base_facts.short_name in initialized and any(c.parameters for c in constructors):
+                continue  # given arguments by a constructor of its own: cannot be told
+            found.extend((base_path, base_facts, member) for member in base_facts.members)
+            pending.extend(index.bases(base))
+        return found
 
     def _touched(self, body) -> set[str]:
         """Names the body uses bare or through `this->`."""

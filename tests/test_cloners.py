@@ -360,20 +360,45 @@ def test_clone_method_copying_this_into_a_local_copy():
         """) == [(15, "CUR501"), (16, "CUR501")]
 
 
-def test_two_candidate_local_copies_are_not_guessed():
+def test_clone_method_filling_new_objects_of_derived_classes_from_aliases_of_this():
     assert findings("""\
         namespace ir {
-        class Graph {
+        class Inst : public Statement {
          public:
-          void cloneInto() const;
-          Val* entry_;
+          Inst* cloneWith(IrCloner& cloner) const;
+          std::vector<Val*> operands_;
         };
-        void Graph::cloneInto() const {
-          IrCloner cloner;
-          Graph* left = new Graph();
-          Graph* right = new Graph();
-          left->entry_ = entry_;
+        class Load : public Inst {
+         public:
+          Val* dominating_store_;
+          int align_;
+        };
+        Inst* Inst::cloneWith(IrCloner& cloner) const {
+          const auto* load = static_cast<const Load*>(this);
+          auto* copy = new Load();
+          copy->align_ = load->align_;
+          copy->dominating_store_ = load->dominating_store_;
+          copy->operands_ = cloner.clone(operands_);
+          Inst* unrelated = makeInst();
+          unrelated->operands_ = operands_;
+          return copy;
         }
+        }
+        """) == [(16, "CUR501"), (19, "CUR501")]
+
+
+def test_multi_argument_inserts_through_the_cloner_are_clean():
+    assert findings("""\
+        #include <map>
+        namespace ir {
+        class Table : public Expr {
+          Table(const Table* src, IrCloner* cloner) {
+            for (const auto& entry : src->rows_) {
+              rows_.emplace(entry.first, cloner->clone(entry.second));
+            }
+          }
+          std::map<int, Val*> rows_;
+        };
         }
         """) == []
 
