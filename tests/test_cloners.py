@@ -435,3 +435,75 @@ def test_the_class_index_is_built_only_when_a_linted_file_could_use_it(tmp_path)
     assert "cpp-classes" not in linter.project
     linter.index_project(files, linted=clean + [(os.path.join(project, "src", "nodes.cpp"), "cpp")])
     assert len(linter.project["cpp-classes"]) >= 4
+
+
+def test_cur502_covers_members_of_bases_without_a_cloning_constructor_of_their_own():
+    assert findings("""\
+        namespace ir {
+        class Unary : public Expr {
+         protected:
+          using Expr::Expr;
+          Val* operand_ = nullptr;     // Unary has no cloning constructor: subclasses copy it
+        };
+        class Cloned : public Expr {
+         public:
+          Cloned(const Cloned* src, IrCloner* c);
+         protected:
+          Val* anchor_ = nullptr;      // set by Cloned's own cloning constructor
+        };
+        class Negate : public Unary {
+         public:
+          Negate(const Negate* src, IrCloner* c) : Unary() {}
+        };
+        class Abs : public Cloned {
+         public:
+          Abs(const Abs* src, IrCloner* c) : Cloned(src, c) {}
+        };
+        }
+        """) == [(15, "CUR502")]
+
+
+def test_a_name_declared_in_two_blocks_means_the_declaration_in_scope():
+    assert findings("""\
+        namespace ir {
+        class Node : public Statement {
+         public:
+          Node* cloneAs(int kind, IrCloner& cloner) const;
+        };
+        class Sum : public Node { public: Val* total_; };
+        class Max : public Node { public: int arity_; Val* best_; };
+        Node* Node::cloneAs(int kind, IrCloner& cloner) const {
+          switch (kind) {
+            case 0: {
+              auto* copy = new Sum();
+              copy->total_ = static_cast<const Sum*>(this)->total_;
+              return copy;
+            }
+            default: {
+              auto* copy = new Max();
+              copy->arity_ = static_cast<const Max*>(this)->arity_;
+              copy->best_ = cloner.clone(static_cast<const Max*>(this)->best_);
+              return copy;
+            }
+          }
+        }
+        }
+        """) == [(12, "CUR501")]
+
+
+def test_a_clone_method_with_unrelated_class_parameters_still_copies_this():
+    assert findings("""\
+        namespace ir {
+        struct Shape {};
+        class Node : public Statement {
+         public:
+          Node* cloneWithShape(const Shape& shape, IrCloner* cloner) const;
+          Val* extent_;
+        };
+        Node* Node::cloneWithShape(const Shape& shape, IrCloner* cloner) const {
+          auto copy = std::make_unique<Node>();
+          copy->extent_ = extent_;
+          return copy.release();
+        }
+        }
+        """) == [(10, "CUR501")]
