@@ -374,25 +374,10 @@ class CloneAnalysis:
         constructor = owner is not None and short == owner.split("::")[-1]
         if not cloner_parameter and not short.lower().startswith(self.copy_functions):
             return None
-        access = {pname: "->" if facts.pointer else "." for pname, facts, _ in parameters}
-        destination = self._destination(parameters, classes)
-        sources = {pname: access[pname] for pname in classes if pname != destination}
-        if owner is not None and not destination:  # a member: sources are of its own kind
-            related = {pname: kind for pname, kind in sources.items()
-                       if self._related(classes[pname], owner)}
-            sources = related if related or not constructor else sources
-        whole = (node.start_byte, node.end_byte, node.start_byte)
-        destinations = {destination: [(*whole, classes[destination])]} if destination else {}
-        into_this = constructor or (owner is not None and cloner_parameter and not destination)
-        if not constructor and not destination:
-            cloner_names = {cloner.name for cloner in cloners}
-            if not sources and owner is not None:  # `Graph::clone() const` copies `this`
-                sources = {"this": "->", **self._aliases_of_this(body)}
-                into_this = False
-            copied = {classes[name] for name in sources if name in classes}
-            if "this" in sources:
-                copied.add(owner)
-            destinations = self._local_copies(body, scope, copied, cloner_names | set(sources))
+        sources, destinations, into_this = self._roles(
+            node, scope, owner, constructor, parameters, classes,
+            {cloner.name for cloner in cloners}, cloner_parameter,
+        )
         if not sources or not (destinations or into_this):
             return None
         cloneable: set[str] = set()
@@ -403,6 +388,37 @@ class CloneAnalysis:
             return None
         return CloningFunction(node, name, owner, constructor, cloners, cloner_parameter,
                                sources, destinations, into_this, cloneable)
+
+    def _roles(self, node, scope, owner, constructor, parameters, classes, cloner_names,
+               cloner_parameter):
+        """(sources, destinations, into_this) of a cloning function:
+        - `copy(const X* from, X* to)`: the writable parameter of the source's class;
+        - a constructor, or a method taking the cloner and a parameter of its own kind
+          (`copyFrom(const X& other, Cloner&)`): its own object, from that parameter;
+        - otherwise (`X* X::clone(Cloner&) const`, `cloneFunction(const F& f)`): the locals
+          holding new objects of the copied class, from the parameters of its own kind or,
+          when it has none, from `this` and the locals that alias it."""
+        access = {pname: "->" if facts.pointer else "." for pname, facts, _ in parameters}
+        body = node.child_by_field_name("body")
+        destination = self._destination(parameters, classes)
+        sources = {pname: access[pname] for pname in classes if pname != destination}
+        if destination:
+            whole = (node.start_byte, node.end_byte, node.start_byte)
+            return sources, {destination: [(*whole, classes[destination])]}, False
+        if owner is not None:  # a member function: sources are of its own kind
+            related = {pname: kind for pname, kind in sources.items()
+                       if self._related(classes[pname], owner)}
+            sources = related if related or not constructor else sources
+        if constructor:
+            return sources, {}, True
+        into_this = owner is not None and cloner_parameter and bool(sources)
+        if not sources and owner is not None:
+            sources = {"this": "->", **self._aliases_of_this(body)}
+        copied = {classes[name] for name in sources if name in classes}
+        if "this" in sources:
+            copied.add(owner)
+        destinations = self._local_copies(body, scope, copied, cloner_names | set(sources))
+        return sources, destinations, into_this
 
     def _related(self, one: str, other: str) -> bool:
         """Whether two classes are the same or one derives from the other."""
