@@ -73,6 +73,9 @@ def test_flake8_file_that_does_not_parse_does_not_crash_the_plugin(tmp_path):
     assert "./upload.py:6:5: CUR101" in result.stdout
 
 
+CLONER_FIXTURE = REPO / "tests" / "fixtures" / "cloners" / "tinyir"
+
+
 @pytest.mark.integration
 def test_pre_commit_hook_fails_on_a_hazard_and_passes_clean_code(tmp_path):
     if shutil.which("git") is None:
@@ -89,6 +92,7 @@ def test_pre_commit_hook_fails_on_a_hazard_and_passes_clean_code(tmp_path):
     (project / "upload.py").write_text(FORKING.format(comment=""))
     (project / "clean.py").write_text(CLEAN)
     (project / "notes.txt").write_text("subprocess.run(['s5cmd'])\n")
+    shutil.copytree(CLONER_FIXTURE, project / "tinyir")
     run(["git", "add", "."], project, env=environment, check=True)
 
     def try_repo(*files: str) -> subprocess.CompletedProcess:
@@ -103,3 +107,9 @@ def test_pre_commit_hook_fails_on_a_hazard_and_passes_clean_code(tmp_path):
     passing = try_repo("clean.py", "notes.txt")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert "Passed" in passing.stdout
+
+    # only the .cpp is handed over: its header is found through the project index
+    cloning = try_repo("tinyir/src/container.cpp")
+    assert cloning.returncode == 1, cloning.stdout + cloning.stderr
+    assert "container.cpp:21:3: CUR501" in cloning.stdout
+    assert "declared at tinyir/include/tinyir/container.h:28" in cloning.stdout
