@@ -652,9 +652,14 @@ class CloneAnalysis:
                 callee = value.child_by_field_name("function")
                 arguments = value.child_by_field_name("arguments")
                 count = len(arguments.named_children) if arguments is not None else 0
-                if callee is None or callee.type != "field_expression" or count > 1:
+                if callee is None or count > 1 or self.mentions_cloner(function, value):
                     return False
-                if self.mentions_cloner(function, value):
+                if callee.type == "identifier":  # lod(): a getter of `this`, when it is the source
+                    return "this" in function.sources and any(
+                        method.name == self.context.text(callee)
+                        for method in self.index.methods(function.owner)
+                    )
+                if callee.type != "field_expression":
                     return False
                 inner = self.unwrapped(callee.child_by_field_name("argument"))
             elif kind == "identifier":

@@ -338,6 +338,7 @@ def test_clone_method_copying_this_into_a_local_copy():
          public:
           Graph* clone() const;
           Graph* snapshot() const;
+          Val* entryValue() const;
          private:
           std::vector<Val*> outputs_;
           Val* entry_;
@@ -349,6 +350,7 @@ def test_clone_method_copying_this_into_a_local_copy():
           copy->outputs_ = cloner.clone(outputs_);
           copy->entry_ = this->entry_;
           copy->scratch_ = entry_;
+          copy->entry_ = entryValue();
           return copy;
         }
         Graph* Graph::snapshot() const {
@@ -357,7 +359,7 @@ def test_clone_method_copying_this_into_a_local_copy():
           return copy;
         }
         }
-        """) == [(15, "CUR501"), (16, "CUR501")]
+        """) == [(16, "CUR501"), (17, "CUR501"), (18, "CUR501")]
 
 
 def test_clone_method_filling_new_objects_of_derived_classes_from_aliases_of_this():
