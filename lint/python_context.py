@@ -132,10 +132,16 @@ class PythonContext(FileContext):
             visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
         failed: set[int] = set()
         parents = self.parents
-        stack: list[tuple[ast.AST, bool]] = [(self.tree, False)]
+        node_class = ast.AST
+        stack: list[Any] = [self.tree]  # a node to visit, or (node,) to leave
         while stack:
-            node, leaving = stack.pop()
-            callbacks = (leavers if leaving else visitors).get(type(node))
+            node = stack.pop()
+            kind = type(node)
+            leaving = kind is tuple
+            if leaving:
+                node = node[0]
+                kind = type(node)
+            callbacks = (leavers if leaving else visitors).get(kind)
             if callbacks:
                 self._current = node
                 for rule, callback in callbacks:
@@ -148,12 +154,32 @@ class PythonContext(FileContext):
                         on_error(rule, error)
             if leaving:
                 continue
-            if type(node) in leavers:
-                stack.append((node, True))
-            children = list(ast.iter_child_nodes(node))
+            if kind in leavers:
+                stack.append((node,))
+            children: list[ast.AST] = []
+            for name in _child_fields(kind):
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    children.extend(item for item in value if isinstance(item, node_class))
+                elif isinstance(value, node_class):
+                    children.append(value)
             for child in reversed(children):
                 parents[id(child)] = node
-                stack.append((child, False))
+                stack.append(child)
+
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_class: type) -> tuple[str, ...]:
+    """The fields of an ast class that can hold child nodes, less the expression contexts and
+    operators: shared singleton leaves that no rule visits and no rule asks the parent of."""
+    fields = _CHILD_FIELDS.get(node_class)
+    if fields is None:
+        fields = _CHILD_FIELDS[node_class] = tuple(
+            name for name in node_class._fields if name not in _LEAF_FIELDS
+        )
+    return fields
 
 
 _CALLBACK_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}
