@@ -37,17 +37,41 @@ class Prefilter:
         ]
         self.always = [rule for rule, triggers in self.triggers if not triggers]
         self.words = sorted(set().union(*(trigger_words(t) for _, t in self.triggers)))
-        self._encoded = [(word, word.encode("utf-8")) for word in self.words]
+        self._encoded = {word: word.encode("utf-8") for word in self.words}
+        self._inside = {
+            word: [other for other in self.words if other != word and other in word]
+            for word in self.words
+        }
 
     def present(self, data: bytes | str) -> set[str]:
         """The trigger words that occur in `data` (raw bytes, or text from flake8)."""
         if isinstance(data, str):
             return {word for word in self.words if word in data}
-        return {word for word, encoded in self._encoded if encoded in data}
+        return {word for word, encoded in self._encoded.items() if encoded in data}
 
     def triggered(self, data: bytes | str) -> list[type[Rule]]:
-        """The rules that can fire on a file with these bytes (rules without triggers always)."""
-        present = self.present(data) if self._encoded else set()
-        if not present:
-            return list(self.always)
-        return [rule for rule, triggers in self.triggers if triggered_by(triggers, present)]
+        """The rules that can fire on a file with these bytes (rules without triggers always).
+        Words are searched only as far as the rules need them, and a word known absent rules
+        out every longer trigger word that contains it."""
+        encoded = self._encoded if isinstance(data, bytes) else None
+        known: dict[str, bool] = {}
+
+        def has(word: str) -> bool:
+            found = known.get(word)
+            if found is None:
+                found = not any(has(inner) is False for inner in self._inside[word]) and (
+                    (encoded[word] if encoded is not None else word) in data
+                )
+                known[word] = found
+            return found
+
+        return [
+            rule
+            for rule, triggers in self.triggers
+            if not triggers
+            or any(
+                has(trigger) if isinstance(trigger, str) else all(has(w) for w in trigger)
+                for trigger in triggers
+            )
+        ]
+
