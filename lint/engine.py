@@ -82,6 +82,7 @@ class Linter:
                 ),
                 self.settings.rule_options,
                 self.project,
+                self.settings.target_python,
             )
         return prefilter
 

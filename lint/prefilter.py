@@ -7,6 +7,7 @@ fire. The test is a plain substring search on the bytes (no decoding, no regex):
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable, Mapping
 
 from cursedlint.rule import Rule, triggered_by, trigger_words
@@ -21,15 +22,21 @@ class Prefilter:
         rules: Iterable[type[Rule]],
         options: Mapping[str, dict[str, Any]],
         project: Mapping[str, dict[str, Any]] | None = None,
+        target_python: tuple[int, int] | None = None,
     ):
         """`project` holds each rule's facts from other files (rule code -> path -> summary),
-        which can add trigger words (wrappers defined elsewhere)."""
+        which can add trigger words (wrappers defined elsewhere). A rule whose triggers match
+        is then asked `may_fire` under its options and `target_python`."""
         project = project or {}
+        rules = list(rules)
+        self._resolved = {rule: rule.resolved_options(options.get(rule.code)) for rule in rules}
+        self.target_python = target_python or sys.version_info[:2]
+        self._second_look = {rule for rule in rules if rule.may_fire.__func__ is not Rule.may_fire.__func__}
         self.triggers = [
             (
                 rule,
                 (
-                    *rule.triggers_for(rule.resolved_options(options.get(rule.code))),
+                    *rule.triggers_for(self._resolved[rule]),
                     *rule.project_trigger_words(project.get(rule.code, {})),
                 ),
             )
@@ -68,10 +75,16 @@ class Prefilter:
         return [
             rule
             for rule, triggers in self.triggers
-            if not triggers
-            or any(
-                has(trigger) if isinstance(trigger, str) else all(has(w) for w in trigger)
-                for trigger in triggers
+            if (
+                not triggers
+                or any(
+                    has(trigger) if isinstance(trigger, str) else all(has(w) for w in trigger)
+                    for trigger in triggers
+                )
+            )
+            and (
+                rule not in self._second_look
+                or rule.may_fire(data, self._resolved[rule], self.target_python)
             )
         ]
 

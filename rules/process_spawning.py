@@ -21,6 +21,7 @@ from typing import Any, Iterator
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python_scan import has_call_with_positional_arguments
 from cursedlint.rule import Example, Option, Rule
 
 # -- platforms -------------------------------------------------------------------------------
@@ -275,7 +276,7 @@ class SpawnCall:
                 "process_group= is set",
                 "set the process group in the command instead",
             ),
-            *[self._identity_condition(name) for name in ("user", "group", "extra_groups")],
+            *[self._identity_condition(name) for name in _FORCING_KEYWORDS[1:]],
             _condition(self._umask_set(), "umask= is set", "set the umask in the command instead"),
         ]
         return [condition for condition in found if condition is not None]
@@ -423,6 +424,12 @@ def spawn_call(call: ast.Call, context) -> SpawnCall | None:
 
 # -- CUR101 ----------------------------------------------------------------------------------
 
+_FORCING_KEYWORDS = ("preexec_fn", "user", "group", "extra_groups")
+# a forcing keyword argument: the name, then blanks, line continuations or comments, then `=`
+_FORCING_KEYWORD = re.compile(
+    rb"(?:%s)(?:[ \t\f\r\n]|\\|#[^\r\n]*)*=(?!=)" % "|".join(_FORCING_KEYWORDS).encode()
+)
+
 _FORK_COST = (
     "A fork copies a large process's page tables, drops its MADV_DONTFORK pages (RDMA "
     "buffers) from the child and keeps the locks other threads held"
@@ -569,6 +576,13 @@ class SubprocessForkPath(Rule):
         P(["/usr/bin/nvidia-smi", "-L"], preexec_fn=os.setsid)  # warning: CUR101
         """,
         """
+        import os
+        import subprocess
+
+        # preexec_fn is Popen's 7th positional parameter
+        subprocess.Popen(["/usr/bin/nvidia-smi"], -1, None, None, None, None, os.setsid)  # warning: CUR101
+        """,
+        """
         import asyncio.subprocess as aio
 
         async def archive(path):
@@ -592,6 +606,19 @@ class SubprocessForkPath(Rule):
             settings={"target-python": "3.11", "options": {"libc": MACOS}},
         ),
     )
+
+    @classmethod
+    def may_fire(cls, data, options, target_python):
+        """Where CPython has vfork (Linux, 3.10+), only an argument that forces the fork makes a
+        call fork: one of the _FORCING_KEYWORDS written out, or preexec_fn as the 7th positional
+        argument of a Popen-family call."""
+        if not Platform(target_python, options["libc"]).has_vfork:
+            return True
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        if _FORCING_KEYWORD.search(data):
+            return True
+        return has_call_with_positional_arguments(data, _POPEN_POSITIONAL.index("preexec_fn") + 1)
 
     def visit_Call(self, node: ast.Call) -> None:
         call = spawn_call(node, self.context)

@@ -1,0 +1,84 @@
+"""Parse-free facts about Python source bytes, for a rule's second prefilter look (`may_fire`).
+
+Every answer over-approximates: True where the fact may hold, False only where it cannot. Text
+the scanner cannot read with certainty (an unterminated or nested-quote string, unbalanced
+brackets, nesting deeper than MAX_DEPTH) answers True, so the file is parsed as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_DEPTH = 100
+
+# String literals (any prefix: the prefix letters stay in the text, harmlessly) and comments.
+_STRING_OR_COMMENT = re.compile(
+    rb"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+    rb'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    rb"|'[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*'"
+    rb'|"[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*"'
+    rb"|#[^\r\n]*",
+    re.S,
+)
+_FSTRING_START = re.compile(rb"(?<![\w])(?:[fF][rRbB]?|[rRbB][fF])(?=['\"])")
+_CONTINUATION = re.compile(rb"\\\r?\n")
+_PAREN_GROUP = re.compile(rb"\(([^()]*)\)")
+_INNERMOST = re.compile(rb"[(\[{][^()\[\]{}]*[)\]}]")
+_BRACKET = re.compile(rb"[()\[\]{}]")
+_KEYWORD_EQUALS = re.compile(rb"(?<![=!<>:])=(?!=)")
+_NOT_A_CALLEE = re.compile(
+    rb"(?:^|[^\w])(?:and|as|assert|await|del|elif|else|except|for|from|if|import|in|is|lambda"
+    rb"|not|or|raise|return|while|with|yield|def\s+\w+|class\s+\w+)$"
+)
+_BEFORE_NON_CALL = frozenset(b"=([{,:+-*/%&|^~<>@;")
+
+
+def code_only(data: bytes) -> bytes | None:
+    """`data` with every string literal and comment replaced by `0` and line continuations by a
+    space; None when its strings cannot be delimited with certainty (an f-string whose braces do
+    not balance, as Python 3.12's nested quotes give, or a stray quote)."""
+    for start in _FSTRING_START.finditer(data):
+        token = _STRING_OR_COMMENT.match(data, start.end())
+        if token is None or token.group().count(b"{") != token.group().count(b"}"):
+            return None
+    text = _STRING_OR_COMMENT.sub(b"0", data)
+    if b"'" in text or b'"' in text:
+        return None
+    return _CONTINUATION.sub(b" ", text)
+
+
+def has_call_with_positional_arguments(data: bytes, count: int) -> bool:
+    """Whether the source may hold a call with at least `count` (> 1) positional arguments
+    before any keyword argument."""
+    text = code_only(data)
+    if text is None:
+        return True
+    for _ in range(MAX_DEPTH):
+        for group in _PAREN_GROUP.finditer(text):
+            inside = group.group(1)
+            if inside.count(b",") < count - 1:
+                continue
+            if b"lambda" not in inside:  # a lambda's default `=` is not a keyword argument
+                keyword = _KEYWORD_EQUALS.search(inside)
+                if keyword and inside.count(b",", 0, keyword.start()) < count - 1:
+                    continue
+            if _may_be_call(text, group.start()):
+                return True
+        flattened = _INNERMOST.sub(b"0", text)
+        if flattened == text:
+            return _BRACKET.search(text) is not None  # unbalanced: unsure
+        text = flattened
+    return True
+
+
+def _may_be_call(text: bytes, paren: int) -> bool:
+    """Whether the `(` at `paren` may open a call's arguments (not a tuple, a group, a `def`'s
+    parameters or a class's bases)."""
+    start = max(0, paren - 200)
+    window = text[start:paren].rstrip()
+    if not window:
+        return start > 0  # only blanks before it: unsure, unless the file starts there
+    if window[-1] in _BEFORE_NON_CALL:
+        return False
+    keyword = _NOT_A_CALLEE.search(window)
+    return keyword is None or (keyword.start() == 0 and start > 0)  # cut off: unsure
