@@ -20,7 +20,8 @@ _STRING_OR_COMMENT = re.compile(
     rb"|#[^\r\n]*",
     re.S,
 )
-_FSTRING_START = re.compile(rb"(?<![\w])(?:[fF][rRbB]?|[rRbB][fF])(?=['\"])")
+_PREFIX_BEFORE = re.compile(rb"(?<![\w])[rRbBuUfF]{1,2}$")  # a string prefix right before a quote
+_BRACES = re.compile(rb"\{\{|\}\}|[{}]")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _PAREN_GROUP = re.compile(rb"\(([^()]*)\)")
 _INNERMOST = re.compile(rb"[(\[{][^()\[\]{}]*[)\]}]")
@@ -34,23 +35,64 @@ _BEFORE_NON_CALL = frozenset(b"=([{,:+-*/%&|^~<>@;")
 
 
 def code_only(data: bytes) -> bytes | None:
-    """`data` with every string literal and comment replaced by `0` and line continuations by a
-    space; None when its strings cannot be delimited with certainty (an f-string whose braces do
+    """`data` with every string literal replaced by `0`, comments and line continuations by a
+    space, and the expressions in f-strings' replacement fields added as lines of code at the
+    end; None when its strings cannot be delimited with certainty (an f-string whose braces do
     not balance, as Python 3.12's nested quotes give, or a stray quote)."""
-    for start in _FSTRING_START.finditer(data):
-        token = _STRING_OR_COMMENT.match(data, start.end())
-        if token is None or token.group().count(b"{") != token.group().count(b"}"):
-            return None
-    text = _STRING_OR_COMMENT.sub(b"0", data)
-    if b"'" in text or b'"' in text:
+    fields: list[bytes] = []
+    unsure = False
+
+    def blank(token: re.Match) -> bytes:
+        nonlocal unsure
+        if token.group().startswith(b"#"):
+            return b" "
+        prefix = _PREFIX_BEFORE.search(data, max(0, token.start() - 3), token.start())
+        if prefix and b"f" in prefix.group().lower():
+            found = _replacement_fields(token.group())
+            if found is None:
+                unsure = True
+            else:
+                fields.extend(found)
+        return b"0"
+
+    text = _STRING_OR_COMMENT.sub(blank, data)
+    if unsure or b"'" in text or b'"' in text:
         return None
+    for field in fields:
+        code = code_only(field)
+        if code is None:
+            return None
+        text += b"\n" + code
     return _CONTINUATION.sub(b" ", text)
 
 
-def has_call_with_positional_arguments(data: bytes, count: int) -> bool:
-    """Whether the source may hold a call with at least `count` (> 1) positional arguments
-    before any keyword argument."""
-    text = code_only(data)
+def _replacement_fields(token: bytes) -> list[bytes] | None:
+    """The text inside the top-level `{...}` of an f-string token (quotes included); None when
+    its braces do not balance."""
+    quote = 3 if token[:3] in (b"'''", b'"""') and len(token) >= 6 else 1
+    body = token[quote:-quote]
+    fields, depth, begin = [], 0, 0
+    for brace in _BRACES.finditer(body):
+        mark = brace.group()
+        if depth == 0 and len(mark) == 2:
+            continue  # {{ and }} outside a field are literal braces
+        for offset, char in enumerate(mark, brace.start()):
+            if char == ord("{"):
+                depth += 1
+                if depth == 1:
+                    begin = offset + 1
+            else:
+                depth -= 1
+                if depth < 0:
+                    return None
+                if depth == 0:
+                    fields.append(body[begin:offset])
+    return fields if depth == 0 else None
+
+
+def has_call_with_positional_arguments(text: bytes | None, count: int) -> bool:
+    """Whether code (`code_only`'s answer; None: unreadable) may hold a call with at least
+    `count` (> 1) positional arguments before any keyword argument."""
     if text is None:
         return True
     for _ in range(MAX_DEPTH):

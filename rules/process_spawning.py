@@ -21,7 +21,7 @@ from typing import Any, Iterator
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.python_scan import has_call_with_positional_arguments
+from cursedlint.python_scan import code_only, has_call_with_positional_arguments
 from cursedlint.rule import Example, Option, Rule
 
 # -- platforms -------------------------------------------------------------------------------
@@ -616,9 +616,10 @@ class SubprocessForkPath(Rule):
             return True
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")
-        if _FORCING_KEYWORD.search(data):
+        code = code_only(data)
+        if code is None or (_FORCING_KEYWORD.search(data) and _FORCING_KEYWORD.search(code)):
             return True
-        return has_call_with_positional_arguments(data, _POPEN_POSITIONAL.index("preexec_fn") + 1)
+        return has_call_with_positional_arguments(code, _POPEN_POSITIONAL.index("preexec_fn") + 1)
 
     def visit_Call(self, node: ast.Call) -> None:
         call = spawn_call(node, self.context)

@@ -283,8 +283,14 @@ def test_files_without_a_forcing_argument_are_not_parsed_where_vfork_exists(pyth
     "run(['/bin/ls'], user  # whom\n    = 1000)",
     "run(['/bin/ls'], preexec_fn \\\n    = os.setsid)",
     "check_call(['/bin/ls'], extra_groups=[10])",
+    "print(f\"{check_call(['/bin/ls'], group=0)}\")",
 ])
 def test_forcing_arguments_in_any_spelling_reach_the_rule(call):
     code = f"import os\nfrom subprocess import Popen, run, check_call\n{call}\n"
     assert SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12))
     assert [f.code for f in cur101(code, python=(3, 12))] == ["CUR101"]
+
+
+def test_forcing_words_in_strings_and_comments_do_not_count():
+    code = b'import subprocess\nhelp = "user = the account"  # preexec_fn=\nsubprocess.run(cmd)\n'
+    assert not SubprocessForkPath.may_fire(code, {"libc": GLIBC}, (3, 12))

@@ -10,6 +10,10 @@ from cursedlint.python_scan import MAX_DEPTH, code_only, has_call_with_positiona
 SEVEN = "P(cmd, -1, None, None, None, None, os.setsid)"
 
 
+def scan(code: str) -> bool:
+    return has_call_with_positional_arguments(code_only(code.encode()), 7)
+
+
 @pytest.mark.parametrize("code", [
     SEVEN,
     "x = " + SEVEN,
@@ -24,9 +28,11 @@ SEVEN = "P(cmd, -1, None, None, None, None, os.setsid)"
     "P  (cmd, -1, None, None, None, None, fn)",
     "if_(cmd, -1, None, None, None, None, fn)",
     "print((P(cmd, -1, None, None, None, None, fn)))",
+    'print(f"{P(cmd, -1, None, None, None, None, fn)!r:>{width}}")',
+    "x = f'{{literal}} {f\"{P(cmd, -1, None, None, None, None, fn)}\"}'",
 ])
 def test_calls_with_seven_positional_arguments_are_found(code):
-    assert has_call_with_positional_arguments(code.encode(), 7)
+    assert scan(code)
 
 
 @pytest.mark.parametrize("code", [
@@ -38,10 +44,11 @@ def test_calls_with_seven_positional_arguments_are_found(code):
     "for x in (1, 2, 3, 4, 5, 6, 7):\n    pass",
     "P('a, b, c, d, e, f, g')",
     "P(a)  # (1, 2, 3, 4, 5, 6, 7) in a comment",
+    'f"{{(1, 2, 3, 4, 5, 6, 7)}} {x}"',
     "P([1, 2], {3: 4}, (5, 6))",
 ])
 def test_other_code_is_not_reported(code):
-    assert not has_call_with_positional_arguments(code.encode(), 7)
+    assert not scan(code)
 
 
 @pytest.mark.parametrize("code", [
@@ -51,9 +58,10 @@ def test_other_code_is_not_reported(code):
     "(" * (MAX_DEPTH + 5) + ")" * (MAX_DEPTH + 5),
 ])
 def test_text_it_cannot_read_counts_as_a_hit(code):
-    assert has_call_with_positional_arguments(code.encode(), 7)
+    assert scan(code)
 
 
-def test_strings_and_comments_are_blanked():
-    assert code_only(b"a = 'x, (' + \"\"\"y\n)\"\"\"  # z, (\n") == b"a = 0 + 0  0\n"
-    assert code_only(b"f'{x}' rb'\\'' \n") == b"f0 rb0 \n"
+def test_strings_and_comments_are_blanked_and_fields_kept():
+    assert code_only(b"a = 'x, (' + \"\"\"y\n)\"\"\"  # z, (\n") == b"a = 0 + 0   \n"
+    assert code_only(b"f'{x}' rb'\\'' \n") == b"f0 rb0 \n\nx"
+    assert code_only(b"f'{d[\"k\"]:{w}}'") == b"f0\nd[0]:{w}"
