@@ -31,6 +31,8 @@ _NOT_A_CALLEE = re.compile(
     rb"(?:^|[^\w])(?:and|as|assert|await|del|elif|else|except|for|from|if|import|in|is|lambda"
     rb"|not|or|raise|return|while|with|yield|def\s+\w+|class\s+\w+)$"
 )
+_LAST_NAME = re.compile(rb"[\w\x80-\xff]+$")
+_AS_ALIAS = re.compile(rb"\bas\s+([\w\x80-\xff]+)")
 _BEFORE_NON_CALL = frozenset(b"=([{,:+-*/%&|^~<>@;")
 
 
@@ -90,11 +92,17 @@ def _replacement_fields(token: bytes) -> list[bytes] | None:
     return fields if depth == 0 else None
 
 
-def has_call_with_positional_arguments(text: bytes | None, count: int) -> bool:
+def has_call_with_positional_arguments(
+    text: bytes | None, count: int, callees: frozenset[bytes] | None = None
+) -> bool:
     """Whether code (`code_only`'s answer; None: unreadable) may hold a call with at least
-    `count` (> 1) positional arguments before any keyword argument."""
+    `count` (> 1) positional arguments before any keyword argument. With `callees`, only calls
+    of a name or attribute chain whose last name is one of them (or names an `as` alias, or is
+    not ASCII) count."""
     if text is None:
         return True
+    if callees is not None:
+        callees = callees | set(_AS_ALIAS.findall(text))
     for _ in range(MAX_DEPTH):
         for group in _PAREN_GROUP.finditer(text):
             inside = group.group(1)
@@ -104,7 +112,7 @@ def has_call_with_positional_arguments(text: bytes | None, count: int) -> bool:
                 keyword = _KEYWORD_EQUALS.search(inside)
                 if keyword and inside.count(b",", 0, keyword.start()) < count - 1:
                     continue
-            if _may_be_call(text, group.start()):
+            if _may_be_call(text, group.start(), callees):
                 return True
         flattened = _INNERMOST.sub(b"0", text)
         if flattened == text:
@@ -113,9 +121,9 @@ def has_call_with_positional_arguments(text: bytes | None, count: int) -> bool:
     return True
 
 
-def _may_be_call(text: bytes, paren: int) -> bool:
-    """Whether the `(` at `paren` may open a call's arguments (not a tuple, a group, a `def`'s
-    parameters or a class's bases)."""
+def _may_be_call(text: bytes, paren: int, callees: frozenset[bytes] | None) -> bool:
+    """Whether the `(` at `paren` may open the arguments of a call (of one of `callees`): not a
+    tuple, a group, a `def`'s parameters or a class's bases."""
     start = max(0, paren - 200)
     window = text[start:paren].rstrip()
     if not window:
@@ -123,4 +131,11 @@ def _may_be_call(text: bytes, paren: int) -> bool:
     if window[-1] in _BEFORE_NON_CALL:
         return False
     keyword = _NOT_A_CALLEE.search(window)
-    return keyword is None or (keyword.start() == 0 and start > 0)  # cut off: unsure
+    if keyword is not None and not (keyword.start() == 0 and start > 0):  # cut off: unsure
+        return False
+    if callees is None:
+        return True
+    name = _LAST_NAME.search(window)
+    if name is None:
+        return False  # a call's or a subscript's result, a literal: never an imported name
+    return name.group() in callees or max(name.group()) >= 0x80 or name.start() == 0 and start > 0

@@ -425,6 +425,9 @@ def spawn_call(call: ast.Call, context) -> SpawnCall | None:
 # -- CUR101 ----------------------------------------------------------------------------------
 
 _FORCING_KEYWORDS = ("preexec_fn", "user", "group", "extra_groups")
+_POSITIONAL_PREEXEC_CALLEES = frozenset(
+    name.rpartition(".")[2].encode() for name, api in APIS.items() if "preexec_fn" in api.positional
+)
 # a forcing keyword argument: the name, then blanks, line continuations or comments, then `=`
 _FORCING_KEYWORD = re.compile(
     rb"(?:%s)(?:[ \t\f\r\n]|\\|#[^\r\n]*)*=(?!=)" % "|".join(_FORCING_KEYWORDS).encode()
@@ -611,7 +614,8 @@ class SubprocessForkPath(Rule):
     def may_fire(cls, data, options, target_python):
         """Where CPython has vfork (Linux, 3.10+), only an argument that forces the fork makes a
         call fork: one of the _FORCING_KEYWORDS written out, or preexec_fn as the 7th positional
-        argument of a Popen-family call."""
+        argument of a Popen-family call. Such a call is found by `spawn_call` only through the
+        import table, so its callee ends in the function's own name or in an `as` alias."""
         if not Platform(target_python, options["libc"]).has_vfork:
             return True
         if isinstance(data, str):
@@ -619,7 +623,9 @@ class SubprocessForkPath(Rule):
         code = code_only(data)
         if code is None or (_FORCING_KEYWORD.search(data) and _FORCING_KEYWORD.search(code)):
             return True
-        return has_call_with_positional_arguments(code, _POPEN_POSITIONAL.index("preexec_fn") + 1)
+        return has_call_with_positional_arguments(
+            code, _POPEN_POSITIONAL.index("preexec_fn") + 1, _POSITIONAL_PREEXEC_CALLEES
+        )
 
     def visit_Call(self, node: ast.Call) -> None:
         call = spawn_call(node, self.context)

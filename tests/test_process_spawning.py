@@ -283,6 +283,8 @@ def test_files_without_a_forcing_argument_are_not_parsed_where_vfork_exists(pyth
     "run(['/bin/ls'], user  # whom\n    = 1000)",
     "run(['/bin/ls'], preexec_fn \\\n    = os.setsid)",
     "check_call(['/bin/ls'], extra_groups=[10])",
+    "import subprocess as sp\nsp.Popen(['/bin/ls'], -1, None, None, None, None, lambda: None)",
+    "from subprocess import Popen as spawn\nspawn(['/bin/ls'], -1, None, None, None, None, print)",
     "print(f\"{check_call(['/bin/ls'], group=0)}\")",
 ])
 def test_forcing_arguments_in_any_spelling_reach_the_rule(call):

@@ -65,3 +65,20 @@ def test_strings_and_comments_are_blanked_and_fields_kept():
     assert code_only(b"a = 'x, (' + \"\"\"y\n)\"\"\"  # z, (\n") == b"a = 0 + 0   \n"
     assert code_only(b"f'{x}' rb'\\'' \n") == b"f0 rb0 \n\nx"
     assert code_only(b"f'{d[\"k\"]:{w}}'") == b"f0\nd[0]:{w}"
+
+
+CALLEES = frozenset({b"Popen", b"run"})
+
+
+@pytest.mark.parametrize("code, found", [
+    ("subprocess.Popen(a, b, c, d, e, f, g)", True),
+    ("sp . run (a, b, c, d, e, f, g)", True),
+    ("from subprocess import Popen as launch\nlaunch(a, b, c, d, e, f, g)", True),
+    ("Pöpen(a, b, c, d, e, f, g)", True),  # not ASCII: unsure
+    ("struct.pack(a, b, c, d, e, f, g)", False),
+    ("factory()(a, b, c, d, e, f, g)", False),
+    ("table[0](a, b, c, d, e, f, g)", False),
+    ("'Popen'(a, b, c, d, e, f, g)", False),
+])
+def test_callees_restrict_the_calls_that_count(code, found):
+    assert has_call_with_positional_arguments(code_only(code.encode()), 7, CALLEES) is found
