@@ -2,7 +2,8 @@
 
 Every answer over-approximates: True where the fact may hold, False only where it cannot. Text
 the scanner cannot read with certainty (an unterminated or nested-quote string, unbalanced
-brackets, nesting deeper than MAX_DEPTH) answers True, so the file is parsed as before.
+brackets, nesting deeper than MAX_DEPTH, or more than MAX_TOKENS brackets and commas to read
+for calls nested in calls) answers True, so the file is parsed as before.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 
 MAX_DEPTH = 100
+MAX_TOKENS = 1_000_000
 
 # String literals (any prefix: the prefix letters stay in the text, harmlessly) and comments.
 _STRING_OR_COMMENT = re.compile(
@@ -20,19 +22,23 @@ _STRING_OR_COMMENT = re.compile(
     rb"|#[^\r\n]*",
     re.S,
 )
+_HASH = ord("#")
+_PREFIX_LETTERS = frozenset(b"rRbBuUfF")
 _PREFIX_BEFORE = re.compile(rb"(?<![\w])[rRbBuUfF]{1,2}$")  # a string prefix right before a quote
 _BRACES = re.compile(rb"\{\{|\}\}|[{}]")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _PAREN_GROUP = re.compile(rb"\(([^()]*)\)")
 _INNERMOST = re.compile(rb"[(\[{][^()\[\]{}]*[)\]}]")
 _BRACKET = re.compile(rb"[()\[\]{}]")
-_KEYWORD_EQUALS = re.compile(rb"(?<![=!<>:])=(?!=)")
+_KEYWORD_EQUALS = re.compile(rb"[^=!<>:]=(?!=)")
 _NOT_A_CALLEE = re.compile(
     rb"(?:^|[^\w])(?:and|as|assert|await|del|elif|else|except|for|from|if|import|in|is|lambda"
     rb"|not|or|raise|return|while|with|yield|def\s+\w+|class\s+\w+)$"
 )
-_LAST_NAME = re.compile(rb"[\w\x80-\xff]+$")
-_AS_ALIAS = re.compile(rb"\bas\s+([\w\x80-\xff]+)")
+_NAME_CHAR = re.compile(rb"[\w\x80-\xff]")
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_ARGUMENT_TOKEN = re.compile(rb"[()\[\]{},=]|lambda")
+_AS_ALIAS = re.compile(rb"as\s+([\w\x80-\xff]+)")  # (and some words ending in "as")
 _BEFORE_NON_CALL = frozenset(b"=([{,:+-*/%&|^~<>@;")
 
 
@@ -46,9 +52,12 @@ def code_only(data: bytes) -> bytes | None:
 
     def blank(token: re.Match) -> bytes:
         nonlocal unsure
-        if token.group().startswith(b"#"):
+        start = token.start()
+        if data[start] == _HASH:
             return b" "
-        prefix = _PREFIX_BEFORE.search(data, max(0, token.start() - 3), token.start())
+        if start == 0 or data[start - 1] not in _PREFIX_LETTERS:
+            return b"0"
+        prefix = _PREFIX_BEFORE.search(data, max(0, start - 3), start)
         if prefix and b"f" in prefix.group().lower():
             found = _replacement_fields(token.group())
             if found is None:
@@ -102,17 +111,17 @@ def has_call_with_positional_arguments(
     if text is None:
         return True
     if callees is not None:
-        callees = callees | set(_AS_ALIAS.findall(text))
+        return _named_call_with_positional_arguments(text, count, callees)
     for _ in range(MAX_DEPTH):
         for group in _PAREN_GROUP.finditer(text):
             inside = group.group(1)
             if inside.count(b",") < count - 1:
                 continue
             if b"lambda" not in inside:  # a lambda's default `=` is not a keyword argument
-                keyword = _KEYWORD_EQUALS.search(inside)
+                keyword = _KEYWORD_EQUALS.search(b" " + inside)
                 if keyword and inside.count(b",", 0, keyword.start()) < count - 1:
                     continue
-            if _may_be_call(text, group.start(), callees):
+            if _may_be_call(text, group.start()):
                 return True
         flattened = _INNERMOST.sub(b"0", text)
         if flattened == text:
@@ -121,9 +130,9 @@ def has_call_with_positional_arguments(
     return True
 
 
-def _may_be_call(text: bytes, paren: int, callees: frozenset[bytes] | None) -> bool:
-    """Whether the `(` at `paren` may open the arguments of a call (of one of `callees`): not a
-    tuple, a group, a `def`'s parameters or a class's bases."""
+def _may_be_call(text: bytes, paren: int) -> bool:
+    """Whether the `(` at `paren` may open the arguments of a call: not a tuple, a group, a
+    `def`'s parameters or a class's bases."""
     start = max(0, paren - 200)
     window = text[start:paren].rstrip()
     if not window:
@@ -131,11 +140,44 @@ def _may_be_call(text: bytes, paren: int, callees: frozenset[bytes] | None) -> b
     if window[-1] in _BEFORE_NON_CALL:
         return False
     keyword = _NOT_A_CALLEE.search(window)
-    if keyword is not None and not (keyword.start() == 0 and start > 0):  # cut off: unsure
-        return False
-    if callees is None:
-        return True
-    name = _LAST_NAME.search(window)
-    if name is None:
-        return False  # a call's or a subscript's result, a literal: never an imported name
-    return name.group() in callees or max(name.group()) >= 0x80 or name.start() == 0 and start > 0
+    return keyword is None or (keyword.start() == 0 and start > 0)  # cut off: unsure
+
+
+def _named_call_with_positional_arguments(
+    text: bytes, count: int, callees: frozenset[bytes]
+) -> bool:
+    """The same question for calls of `callees`, their `as` aliases and non-ASCII names only:
+    each such call's arguments are read up to its closing parenthesis."""
+    names = [re.escape(name) for name in sorted(callees | set(_AS_ALIAS.findall(text)))]
+    if _NON_ASCII.search(text):
+        names.append(rb"[\w\x80-\xff]*[\x80-\xff][\w\x80-\xff]*")
+    call = re.compile(rb"(?:%s)\s*\(" % b"|".join(names))
+    budget = MAX_TOKENS
+    for found in call.finditer(text):
+        if found.start() and _NAME_CHAR.match(text, found.start() - 1):
+            continue  # the end of a longer name
+        depth, commas, lambdas = 0, 0, False
+        for token in _ARGUMENT_TOKEN.finditer(text, found.end()):
+            budget -= 1
+            if budget < 0:
+                return True  # calls nested beyond reason: unsure
+            mark = token.group()
+            if mark in b"([{":
+                depth += 1
+            elif mark in b")]}":
+                depth -= 1
+                if depth < 0:
+                    break  # the call's closing parenthesis
+            elif depth:
+                continue
+            elif mark == b",":
+                commas += 1
+                if commas >= count - 1:
+                    return True
+            elif mark == b"lambda":
+                lambdas = True  # its defaults' `=` are not keyword arguments
+            elif not lambdas and _KEYWORD_EQUALS.match(text, token.start() - 1):
+                break  # keyword arguments follow
+        else:
+            return True  # unbalanced: unsure
+    return False

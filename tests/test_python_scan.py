@@ -82,3 +82,8 @@ CALLEES = frozenset({b"Popen", b"run"})
 ])
 def test_callees_restrict_the_calls_that_count(code, found):
     assert has_call_with_positional_arguments(code_only(code.encode()), 7, CALLEES) is found
+
+
+def test_calls_nested_beyond_reason_count_as_a_hit():
+    code = ("run(" * 2000 + ")" * 2000).encode()
+    assert has_call_with_positional_arguments(code_only(code), 7, CALLEES)
