@@ -7,10 +7,15 @@ fire. The test is a plain substring search on the bytes (no decoding, no regex):
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, Iterable, Mapping
 
 from cursedlint.rule import Rule, triggered_by, trigger_words
+
+
+PREFIX = 2
+MIN_GROUP = 3
 
 
 class Prefilter:
@@ -49,6 +54,24 @@ class Prefilter:
             word: [other for other in self.words if other != word and other in word]
             for word in self.words
         }
+        groups: dict[str, list[str]] = {}
+        for word in self.words:
+            groups.setdefault(word[:PREFIX], []).append(word)
+        self._group = {
+            word: prefix
+            for prefix, members in groups.items()
+            if len(members) >= MIN_GROUP and len(prefix) == PREFIX
+            for word in members
+        }
+        self._probes = {
+            prefix: re.compile(
+                re.escape(prefix.encode("utf-8"))
+                + b"(?:"
+                + b"|".join(re.escape(word[len(prefix):].encode("utf-8")) for word in groups[prefix])
+                + b")"
+            )
+            for prefix in set(self._group.values())
+        }
 
     def present(self, data: bytes | str) -> set[str]:
         """The trigger words that occur in `data` (raw bytes, or text from flake8)."""
@@ -58,16 +81,23 @@ class Prefilter:
 
     def triggered(self, data: bytes | str) -> list[type[Rule]]:
         """The rules that can fire on a file with these bytes (rules without triggers always).
-        Words are searched only as far as the rules need them, and a word known absent rules
-        out every longer trigger word that contains it."""
+        Words are searched only as far as the rules need them; a word known absent rules out
+        every longer trigger word that contains it; words sharing their first PREFIX characters
+        are first searched together, with one regex whose literal prefix the engine scans for."""
         encoded = self._encoded if isinstance(data, bytes) else None
         known: dict[str, bool] = {}
+        probed: dict[str, bool] = {}
 
         def has(word: str) -> bool:
             found = known.get(word)
             if found is None:
-                found = not any(has(inner) is False for inner in self._inside[word]) and (
-                    (encoded[word] if encoded is not None else word) in data
+                prefix = self._group.get(word) if encoded is not None else None
+                if prefix is not None and prefix not in probed:
+                    probed[prefix] = self._probes[prefix].search(data) is not None
+                found = (
+                    (prefix is None or probed[prefix])
+                    and not any(has(inner) is False for inner in self._inside[word])
+                    and (encoded[word] if encoded is not None else word) in data
                 )
                 known[word] = found
             return found
