@@ -688,10 +688,23 @@ _FORK_WORDS = ("fork", "Process", "Pool", "Manager")
 _ALWAYS_FORK = frozenset({"os.fork", "os.forkpty", "pty.fork"})
 
 
-def _fork_and_library_words(modules) -> tuple[tuple[str, str], ...]:
-    """Triggers: a fork word together with the top-level name of an accelerator library."""
-    return tuple(
-        (fork_word, module.partition(".")[0]) for fork_word in _FORK_WORDS for module in modules
+_PROCESS_MODULES = ("multiprocessing", "concurrent")
+
+
+def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
+    """Triggers: a fork word together with the top-level name of an accelerator library; a
+    fork word other than `fork` only with the module that can define it (every call CUR102
+    reports is found through the import table: os.fork, os.forkpty and pty.fork hold `fork`,
+    the rest are imported from (torch.)multiprocessing or concurrent.futures)."""
+    libraries = sorted({module.partition(".")[0] for module in modules})
+    return (
+        *(("fork", library) for library in libraries),
+        *(
+            (fork_word, process_module, library)
+            for fork_word in _FORK_WORDS[1:]
+            for process_module in _PROCESS_MODULES
+            for library in libraries
+        ),
     )
 
 

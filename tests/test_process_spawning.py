@@ -296,3 +296,14 @@ def test_forcing_arguments_in_any_spelling_reach_the_rule(call):
 def test_forcing_words_in_strings_and_comments_do_not_count():
     code = b'import subprocess\nhelp = "user = the account"  # preexec_fn=\nsubprocess.run(cmd)\n'
     assert not SubprocessForkPath.may_fire(code, {"libc": GLIBC}, (3, 12))
+
+
+def test_cur102_triggers_need_the_module_that_defines_the_start():
+    from cursedlint.prefilter import Prefilter
+
+    prefilter = Prefilter([ForkInAcceleratedProcess], {})
+    assert not prefilter.triggered(b"import torch\ngroup = torch.distributed.ProcessGroup\n")
+    assert not prefilter.triggered(b"import torch\npool = torch.nn.MaxPool2d(2)\n")
+    assert prefilter.triggered(b"import torch\nfrom concurrent.futures import ProcessPoolExecutor\n")
+    assert prefilter.triggered(b"import torch.multiprocessing as mp\nmp.Pool(2)\n")
+    assert prefilter.triggered(b"import os, torch\nos.fork()\n")
