@@ -88,6 +88,7 @@ class Linter:
                 self.settings.rule_options,
                 self.project,
                 self.settings.target_python,
+                language,
             )
         return prefilter
 

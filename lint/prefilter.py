@@ -28,15 +28,20 @@ class Prefilter:
         options: Mapping[str, dict[str, Any]],
         project: Mapping[str, dict[str, Any]] | None = None,
         target_python: tuple[int, int] | None = None,
+        language: str = "python",
     ):
         """`project` holds each rule's facts from other files (rule code -> path -> summary),
         which can add trigger words (wrappers defined elsewhere). A rule whose triggers match
-        is then asked `may_fire` under its options and `target_python`."""
+        is then asked `may_fire` under its options, `target_python` and `language` (that of
+        the files this prefilter reads)."""
         project = project or {}
         rules = list(rules)
         self._resolved = {rule: rule.resolved_options(options.get(rule.code)) for rule in rules}
         self.target_python = target_python or sys.version_info[:2]
-        self._second_look = {rule for rule in rules if rule.may_fire.__func__ is not Rule.may_fire.__func__}
+        self.language = language
+        self._second_look = {
+            rule for rule in rules if rule.may_fire.__func__ is not Rule.may_fire.__func__
+        }
         self.triggers = [
             (
                 rule,
@@ -114,7 +119,7 @@ class Prefilter:
             )
             and (
                 rule not in self._second_look
-                or rule.may_fire(data, self._resolved[rule], self.target_python)
+                or rule.may_fire(data, self._resolved[rule], self.target_python, self.language)
             )
         ]
 

@@ -164,10 +164,12 @@ class Rule:
         return cls.triggers
 
     @classmethod
-    def may_fire(cls, data: bytes | str, options: dict[str, Any], target_python: tuple[int, int]) -> bool:
-        """A second, still parse-free look at a file whose text holds the rule's triggers: False
-        proves the rule cannot fire on it under these (resolved) options and target Python.
-        `data` is the raw bytes (text when flake8 hands it over)."""
+    def may_fire(
+        cls, data: bytes | str, options: dict[str, Any], target_python: tuple[int, int], language: str
+    ) -> bool:
+        """A second, still parse-free look at a file of `language` whose text holds the rule's
+        triggers: False proves the rule cannot fire on it under these (resolved) options and
+        target Python. `data` is the raw bytes (text when flake8 hands it over)."""
         return True
 
     @classmethod

@@ -611,7 +611,7 @@ class SubprocessForkPath(Rule):
     )
 
     @classmethod
-    def may_fire(cls, data, options, target_python):
+    def may_fire(cls, data, options, target_python, language):
         """Where CPython has vfork (Linux, 3.10+), only an argument that forces the fork makes a
         call fork: one of the _FORCING_KEYWORDS written out, or preexec_fn as the 7th positional
         argument of a Popen-family call. Such a call is found by `spawn_call` only through the

@@ -273,8 +273,8 @@ SPAWN_ONLY = b"import subprocess\nsubprocess.run(['s5cmd', 'ls'], cwd='/scratch'
     ((3, 9), GLIBC, True), ((3, 12), MACOS, True),
 ])
 def test_files_without_a_forcing_argument_are_not_parsed_where_vfork_exists(python, libc, parsed):
-    assert SubprocessForkPath.may_fire(SPAWN_ONLY, {"libc": libc}, python) is parsed
-    assert SubprocessForkPath.may_fire(SPAWN_ONLY.decode(), {"libc": libc}, python) is parsed
+    assert SubprocessForkPath.may_fire(SPAWN_ONLY, {"libc": libc}, python, "python") is parsed
+    assert SubprocessForkPath.may_fire(SPAWN_ONLY.decode(), {"libc": libc}, python, "python") is parsed
 
 
 @pytest.mark.parametrize("call", [
@@ -289,13 +289,13 @@ def test_files_without_a_forcing_argument_are_not_parsed_where_vfork_exists(pyth
 ])
 def test_forcing_arguments_in_any_spelling_reach_the_rule(call):
     code = f"import os\nfrom subprocess import Popen, run, check_call\n{call}\n"
-    assert SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12))
+    assert SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
     assert [f.code for f in cur101(code, python=(3, 12))] == ["CUR101"]
 
 
 def test_forcing_words_in_strings_and_comments_do_not_count():
     code = b'import subprocess\nhelp = "user = the account"  # preexec_fn=\nsubprocess.run(cmd)\n'
-    assert not SubprocessForkPath.may_fire(code, {"libc": GLIBC}, (3, 12))
+    assert not SubprocessForkPath.may_fire(code, {"libc": GLIBC}, (3, 12), "python")
 
 
 def test_cur102_triggers_need_the_module_that_defines_the_start():

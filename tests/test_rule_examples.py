@@ -52,4 +52,5 @@ def test_triggers_cover_invalid_examples(rule):
         triggers = rule.triggers_for(options)
         assert triggered_by(triggers, {w for w in trigger_words(triggers) if w in example.code})
         code = textwrap.dedent(example.code)
-        assert rule.may_fire(code.encode(), options, settings.target_python)
+        language = rule.example_language(example)
+        assert rule.may_fire(code.encode(), options, settings.target_python, language)
