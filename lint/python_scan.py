@@ -25,7 +25,8 @@ _STRING_OR_COMMENT = re.compile(
 _HASH = ord("#")
 _PREFIX_LETTERS = frozenset(b"rRbBuUfF")
 _PREFIX_BEFORE = re.compile(rb"(?<![\w])[rRbBuUfF]{1,2}$")  # a string prefix right before a quote
-_BRACES = re.compile(rb"\{\{|\}\}|[{}]")
+_BRACE = re.compile(rb"[{}]")
+_OPEN = ord("{")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _PAREN_GROUP = re.compile(rb"\(([^()]*)\)")
 _INNERMOST = re.compile(rb"[(\[{][^()\[\]{}]*[)\]}]")
@@ -82,22 +83,26 @@ def _replacement_fields(token: bytes) -> list[bytes] | None:
     its braces do not balance."""
     quote = 3 if token[:3] in (b"'''", b'"""') and len(token) >= 6 else 1
     body = token[quote:-quote]
-    fields, depth, begin = [], 0, 0
-    for brace in _BRACES.finditer(body):
-        mark = brace.group()
-        if depth == 0 and len(mark) == 2:
-            continue  # {{ and }} outside a field are literal braces
-        for offset, char in enumerate(mark, brace.start()):
-            if char == ord("{"):
-                depth += 1
-                if depth == 1:
-                    begin = offset + 1
-            else:
-                depth -= 1
-                if depth < 0:
-                    return None
-                if depth == 0:
-                    fields.append(body[begin:offset])
+    braces = [brace.start() for brace in _BRACE.finditer(body)]
+    fields, depth, begin, index = [], 0, 0, 0
+    while index < len(braces):
+        at = braces[index]
+        opening = body[at] == _OPEN
+        if depth == 0:
+            doubled = index + 1 < len(braces) and braces[index + 1] == at + 1
+            if doubled and body[at + 1] == body[at]:
+                index += 2  # {{ or }} outside a field: a literal brace
+                continue
+            if not opening:
+                return None
+            depth, begin = 1, at + 1
+        elif opening:
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                fields.append(body[begin:at])
+        index += 1
     return fields if depth == 0 else None
 
 

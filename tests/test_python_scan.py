@@ -87,3 +87,16 @@ def test_callees_restrict_the_calls_that_count(code, found):
 def test_calls_nested_beyond_reason_count_as_a_hit():
     code = ("run(" * 2000 + ")" * 2000).encode()
     assert has_call_with_positional_arguments(code_only(code), 7, CALLEES)
+
+
+@pytest.mark.parametrize("token, fields", [
+    (b'f"environ({{{items}}})"', [b"items"]),
+    (b'f"{{x}}"', []),
+    (b'f"{a:{w}}"', [b"a:{w}"]),
+    (b'f"}"', None),
+    (b'f"{d["', None),  # Python 3.12 nested quotes: the token ends inside a field
+])
+def test_replacement_fields_follow_pythons_brace_rules(token, fields):
+    from cursedlint.python_scan import _replacement_fields
+
+    assert _replacement_fields(token[1:]) == fields
