@@ -9,6 +9,12 @@ the workers' new results, and written back once, atomically (a temporary file re
 place), so concurrent runs never read half a store. A store that cannot be read is empty.
 Bounds: at most MAX_ENTRIES results per store (those stored longest ago dropped) and
 MAX_STORES stores (oldest dropped).
+
+A warm run need not read unchanged files: the store also keeps, per path, the file's (size,
+mtime_ns, ctime_ns, inode) when its result was stored, and a file whose stat still matches takes
+its result without being read. As with ruff and make, a content change that keeps all four
+(same size, timestamps set back, same inode) goes unnoticed until the file changes again;
+files modified less than RACY_NS before they were read are never trusted by stat.
 """
 
 from __future__ import annotations
@@ -16,14 +22,26 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import shutil
-import tempfile
+import time
 
 import cursedlint
 
 CACHE_DIR = ".cursedlint_cache"
 MAX_ENTRIES = 50_000
 MAX_STORES = 8
+RACY_NS = 2_000_000_000
+
+
+def file_stat(path: str) -> tuple[int, int, int, int] | None:
+    """What tells an unchanged file without reading it; None when it cannot be trusted (the
+    file is missing, or was modified so recently that a change may still follow unseen)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if time.time_ns() - info.st_mtime_ns < RACY_NS:
+        return None
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
 
 
 def fingerprint(*parts: object) -> str:
@@ -33,22 +51,23 @@ def fingerprint(*parts: object) -> str:
 
 
 class ResultCache:
-    """The FileResults of one fingerprint: key -> (run number, result)."""
+    """The FileResults of one fingerprint: key -> (run number, result); and per absolute path
+    the stat and key of its last stored result."""
 
     def __init__(self, root: str, run_fingerprint: str, max_entries: int = MAX_ENTRIES):
         self.top = os.path.join(root, CACHE_DIR)
         self.path = os.path.join(self.top, run_fingerprint[:32] + ".pickle")
         self.max_entries = max_entries
-        self.entries, self.run = self._load()
+        self.entries, self.stats, self.run = self._load()
         self.changed = False
 
-    def _load(self) -> tuple[dict, int]:
+    def _load(self) -> tuple[dict, dict, int]:
         try:
             with open(self.path, "rb") as handle:
-                entries, run = pickle.load(handle)
-            return entries, run + 1
+                entries, stats, run = pickle.load(handle)
+            return entries, stats, run + 1
         except Exception:  # absent, damaged or from an incompatible version: start empty
-            return {}, 0
+            return {}, {}, 0
 
     @staticmethod
     def key(path: str, data: bytes) -> str:
@@ -63,8 +82,20 @@ class ResultCache:
         entry = self.entries.get(key)
         return None if entry is None else entry[1]
 
-    def put(self, key: str, result) -> None:
+    def lookup(self, path: str):
+        """The stored FileResult of a file whose stat matches the one stored with it, read from
+        neither the file nor its hash; else None."""
+        known = self.stats.get(os.path.abspath(path))
+        if known is None or known[0] != file_stat(path):
+            return None
+        return self.get(known[1])
+
+    def put(self, key: str, result, stat: tuple | None = None, path: str | None = None) -> None:
+        """Store a result; with `stat` (file_stat before the bytes were read), later runs may
+        take it by `lookup`."""
         self.entries[key] = (self.run, result)
+        if stat is not None:
+            self.stats[os.path.abspath(path or result.path)] = (stat, key)
         self.changed = True
 
     def save(self) -> None:
@@ -75,12 +106,17 @@ class ResultCache:
         if len(self.entries) > self.max_entries:
             newest = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
             self.entries = dict(newest[: self.max_entries])
+            self.stats = {p: known for p, known in self.stats.items() if known[1] in self.entries}
+        import tempfile  # only runs that store anything need it
+
         try:
             os.makedirs(self.top, exist_ok=True)
             self._ignore_in_git()
             descriptor, temporary = tempfile.mkstemp(dir=self.top, prefix=".tmp-")
             with os.fdopen(descriptor, "wb") as handle:
-                pickle.dump((self.entries, self.run), handle, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(
+                    (self.entries, self.stats, self.run), handle, protocol=pickle.HIGHEST_PROTOCOL
+                )
             os.replace(temporary, self.path)
             self._drop_old_stores()
         except OSError:
@@ -105,6 +141,8 @@ class ResultCache:
 
 def clean(root: str) -> bool:
     """Remove the cache under `root`; whether there was one."""
+    import shutil
+
     top = os.path.join(root, CACHE_DIR)
     if not os.path.isdir(top):
         return False

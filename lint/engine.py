@@ -8,6 +8,7 @@ suppressions. A rule that raises becomes a CUR000 finding; the other rules still
 from __future__ import annotations
 
 import ast
+import copy
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -17,14 +18,17 @@ from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
 from cursedlint.context import TextContext
 from cursedlint.languages import PYTHON, TEXT_LANGUAGES
+from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.project_index import ProjectIndex
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import Source, SourceError, looks_binary, read_bytes
 
-PARALLEL_MIN_FILES = 16
-"""Below this many files a process pool costs more than it saves."""
+PARALLEL_MIN_BYTES = 1 << 20
+"""Below this many bytes to read, a process pool costs more than it saves."""
+CHUNKS_PER_JOB = 16
+"""Work units per process: enough that the last ones to finish are small."""
 
 MAX_FIX_PASSES = 10
 
@@ -43,6 +47,7 @@ class FileResult:
     notes: list[str] = field(default_factory=list)
     tracebacks: list[str] = field(default_factory=list)
     cache_key: str | None = None  # set on a new result the run should store in the cache
+    cache_stat: tuple | None = None  # with cache_key: the file's stat before it was read
 
 
 class Linter:
@@ -81,6 +86,8 @@ class Linter:
                 ),
                 self.settings.rule_options,
                 self.project,
+                self.settings.target_python,
+                language,
             )
         return prefilter
 
@@ -127,13 +134,17 @@ class Linter:
             data = read_bytes(path)
         except SourceError:
             return False
-        return bool(Prefilter([rule], self.settings.rule_options).triggered(data))
+        prefilter = Prefilter(
+            [rule], self.settings.rule_options, None, self.settings.target_python, language
+        )
+        return bool(prefilter.triggered(data))
 
     def _parse_for_index(self, source: Source):
         return self._parse(source, FileResult(source.path), frozenset())
 
     # -- one file ----------------------------------------------------------------------------
     def lint_path(self, path: str, language: str) -> FileResult:
+        stat = file_stat(path) if self.cache else None
         try:
             data = read_bytes(path)
         except SourceError as error:
@@ -141,12 +152,15 @@ class Linter:
         key = self.cache.key(path, data) if self.cache else None
         cached = self.cache.get(key) if key else None
         if cached is not None:
-            return cached
-        result = self.lint_bytes(path, data, language)
+            if stat is None:
+                return cached
+            result = copy.copy(cached)  # same bytes, new stat: the run records it
+        else:
+            result = self.lint_bytes(path, data, language)
         if self.fix and fixes.fixable(result.findings, self.fix == "unsafe"):
             result = self._fix_file(path, data, language, result)
         elif key and not any(f.code == notices.InternalError.code for f in result.findings):
-            result.cache_key = key
+            result.cache_key, result.cache_stat = key, stat
         return result
 
     def _fix_file(self, path: str, data: bytes, language: str, result: FileResult) -> FileResult:
@@ -294,27 +308,59 @@ class Linter:
 
     # -- many files --------------------------------------------------------------------------
     def run(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
-        """Lint (path, language) pairs on `jobs` processes; results in the order of `files`.
-        New results go into the cache (here, in the parent: workers only read it)."""
-        results = self._lint_all(files, jobs)
+        """Lint (path, language) pairs on up to `jobs` processes; results in the order of `files`.
+        Results of unchanged files come from the cache, here in the parent; new results go into
+        it here too (workers only read it)."""
+        results: list[FileResult | None] = [None] * len(files)
+        todo = []
+        for index, (path, language) in enumerate(files):
+            cached = self.cache.lookup(path) if self.cache else None
+            if cached is None:
+                todo.append(index)
+            else:
+                results[index] = cached
+        for index, result in zip(todo, self._lint_all([files[i] for i in todo], jobs)):
+            results[index] = result
         if self.cache:
             for result in results:
                 if result.cache_key:
                     key, result.cache_key = result.cache_key, None
-                    self.cache.put(key, result)
+                    self.cache.put(key, result, result.cache_stat)
+                    result.cache_stat = None
             self.cache.save()
         return results
 
     def _lint_all(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
-        if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
+        """Serially when the bytes to read are few; else over a process pool in chunks of
+        similar byte counts, largest files first, so that one huge file does not serialize the
+        run and small files fill the gaps at the end."""
+        sizes = [_size(path) for path, _ in files]
+        total = sum(sizes)
+        if jobs <= 1 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
             return [self.lint_path(path, language) for path, language in files]
-        from concurrent.futures import ProcessPoolExecutor  # not needed by a one-file run
+        from concurrent.futures import ProcessPoolExecutor  # not needed by a small run
 
-        chunk = max(1, len(files) // (jobs * 8))
+        order = sorted(range(len(files)), key=sizes.__getitem__, reverse=True)
+        chunks: list[list[int]] = [[]]
+        target, filled = max(1, total // (jobs * CHUNKS_PER_JOB)), 0
+        for index in order:
+            if filled >= target:
+                chunks.append([])
+                filled = 0
+            chunks[-1].append(index)
+            filled += sizes[index]
+        results: list[FileResult | None] = [None] * len(files)
         with ProcessPoolExecutor(
-            jobs, mp_context=_process_context(), initializer=_start_worker, initargs=(self,)
+            min(jobs, len(chunks)),
+            mp_context=_process_context(),
+            initializer=_start_worker,
+            initargs=(self,),
         ) as pool:
-            return list(pool.map(_lint_in_worker, *zip(*files), chunksize=chunk))
+            done = pool.map(_lint_in_worker, ([files[i] for i in chunk] for chunk in chunks))
+            for chunk, chunk_results in zip(chunks, done):
+                for index, result in zip(chunk, chunk_results):
+                    results[index] = result
+        return results
 
 
 _worker_linter: Linter | None = None
@@ -325,8 +371,15 @@ def _start_worker(linter: Linter) -> None:
     _worker_linter = linter
 
 
-def _lint_in_worker(path: str, language: str) -> FileResult:
-    return _worker_linter.lint_path(path, language)
+def _lint_in_worker(files: list[tuple[str, str]]) -> list[FileResult]:
+    return [_worker_linter.lint_path(path, language) for path, language in files]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def default_jobs() -> int:

@@ -20,6 +20,8 @@ _MAX_SHIFT = 1 << 16
 _MAX_SIZE = 1 << 16  # items of a built sequence, bits of a built integer
 _FORMAT_FIELD = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?")
 _GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
+_NAME_OR_DOT = re.compile(r"[\w.]")
+_CHANGED_AFTER_NAME = re.compile(r"\s*(?:\.\s*\w+\s*\(|\[.*\]\s*[-+*/|&^%@]?=(?!=))")
 _MUTABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _MAX_DEPTH = 50
 
@@ -72,6 +74,19 @@ def _bound_names(target: ast.AST) -> list[str]:
     return []
 
 
+_NOT_BINDING_FIELDS = frozenset({"ctx", "op", "ops"})  # singleton leaves, never bindings
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(node_class: type) -> tuple[str, ...]:
+    fields = _FIELDS.get(node_class)
+    if fields is None:
+        fields = _FIELDS[node_class] = tuple(
+            name for name in node_class._fields if name not in _NOT_BINDING_FIELDS
+        )
+    return fields
+
+
 class _Bindings:
     """Name -> the value expression of its only plain assignment in one scope, or _REBOUND."""
 
@@ -100,7 +115,12 @@ class _Bindings:
             if isinstance(node, _COMPREHENSIONS):
                 pending.extend(n for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
                 continue
-            pending.extend(ast.iter_child_nodes(node))
+            for name in _fields(type(node)):
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    pending.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    pending.append(value)
         return table.values
 
     def record(self, node: ast.AST) -> None:
@@ -172,12 +192,25 @@ class ConstantEvaluator:
         test that can only err towards yes."""
         mutated = self._mutated.get(name)
         if mutated is None:
-            word = rf"(?<![\w.]){re.escape(name)}\s*"
-            pattern = (
-                rf"{word}\.\s*\w+\s*\(|{word}\[.*\]\s*[-+*/|&^%@]?=(?!=)|\bdel\s+{word}\["
+            mutated = self._mutated[name] = self._mutation_at_a_use(name) or (
+                re.search(rf"\bdel\s+(?<![\w.]){re.escape(name)}\s*\[", self.text) is not None
             )
-            mutated = self._mutated[name] = re.search(pattern, self.text) is not None
         return mutated
+
+    def _mutation_at_a_use(self, name: str) -> bool:
+        """Whether some occurrence of `name` (not part of a longer name or attribute) is followed
+        by a method call or an item assignment (found with str.find: a regex starting with a
+        lookbehind would be tried at every position of the text)."""
+        text, start = self.text, 0
+        while True:
+            found = text.find(name, start)
+            if found < 0:
+                return False
+            start = found + 1
+            if found and _NAME_OR_DOT.match(text, found - 1):
+                continue
+            if _CHANGED_AFTER_NAME.match(text, found + len(name)):
+                return True
 
     def _module_rebound(self) -> set[str]:
         """Names that some function declares `global` (and may therefore reassign). Read from

@@ -132,10 +132,17 @@ class PythonContext(FileContext):
             visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
         failed: set[int] = set()
         parents = self.parents
-        stack: list[tuple[ast.AST, bool]] = [(self.tree, False)]
+        node_class = ast.AST
+        child_fields = _CHILD_FIELDS
+        stack: list[Any] = [self.tree]  # a node to visit, or (node,) to leave
         while stack:
-            node, leaving = stack.pop()
-            callbacks = (leavers if leaving else visitors).get(type(node))
+            node = stack.pop()
+            kind = type(node)
+            leaving = kind is tuple
+            if leaving:
+                node = node[0]
+                kind = type(node)
+            callbacks = (leavers if leaving else visitors).get(kind)
             if callbacks:
                 self._current = node
                 for rule, callback in callbacks:
@@ -148,12 +155,55 @@ class PythonContext(FileContext):
                         on_error(rule, error)
             if leaving:
                 continue
-            if type(node) in leavers:
-                stack.append((node, True))
-            children = list(ast.iter_child_nodes(node))
+            if kind in leavers:
+                stack.append((node,))
+            fields = child_fields.get(kind)
+            if fields is None:
+                fields = _child_fields(kind)
+            children: list[ast.AST] = []
+            for name in fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    children.extend(item for item in value if isinstance(item, node_class))
+                elif isinstance(value, node_class):
+                    children.append(value)
             for child in reversed(children):
                 parents[id(child)] = node
-                stack.append((child, False))
+                child_kind = type(child)
+                if child_fields.get(child_kind) == () and not (
+                    child_kind in visitors or child_kind in leavers
+                ):
+                    continue  # a leaf (a name, a constant) nothing visits: done
+                stack.append(child)
+
+
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
+# fields that hold identifiers, numbers or flags, never nodes (by class, Python 3.8 to 3.13)
+_SCALAR_FIELDS = {
+    "Name": {"id"}, "Constant": {"value", "kind"}, "Attribute": {"attr"},
+    "alias": {"name", "asname"}, "arg": {"arg", "type_comment"}, "keyword": {"arg"},
+    "ImportFrom": {"module", "level"}, "Global": {"names"}, "Nonlocal": {"names"},
+    "FunctionDef": {"name", "type_comment"}, "AsyncFunctionDef": {"name", "type_comment"},
+    "ClassDef": {"name"}, "Assign": {"type_comment"}, "For": {"type_comment"},
+    "AsyncFor": {"type_comment"}, "With": {"type_comment"}, "AsyncWith": {"type_comment"},
+    "AnnAssign": {"simple"}, "comprehension": {"is_async"}, "FormattedValue": {"conversion"},
+    "ExceptHandler": {"name"}, "MatchAs": {"name"}, "MatchStar": {"name"},
+    "MatchClass": {"kwd_attrs"}, "MatchMapping": {"rest"}, "TypeIgnore": {"lineno", "tag"},
+}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_class: type) -> tuple[str, ...]:
+    """The fields of an ast class that can hold child nodes: not its scalar fields, nor the
+    expression contexts and operators (shared singleton leaves that no rule visits and no rule
+    asks the parent of)."""
+    fields = _CHILD_FIELDS.get(node_class)
+    if fields is None:
+        scalar = _LEAF_FIELDS | _SCALAR_FIELDS.get(node_class.__name__, set())
+        fields = _CHILD_FIELDS[node_class] = tuple(
+            name for name in node_class._fields if name not in scalar
+        )
+    return fields
 
 
 _CALLBACK_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}

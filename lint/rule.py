@@ -157,6 +157,14 @@ class Rule:
         match (a configurable module list) overrides this, so the prefilter never hides it."""
         return cls.triggers
 
+    @classmethod
+    def may_fire(
+        cls, data: bytes | str, options: dict[str, Any], target_python: tuple[int, int], language: str
+    ) -> bool:
+        """A second, still parse-free look at a file of `language` whose text holds the rule's
+        triggers: False proves the rule cannot fire on it under these (resolved) options and
+        target Python. `data` is the raw bytes (text when flake8 hands it over)."""
+        return True
 
     @classmethod
     def doc_sections(cls) -> dict[str, str]:

@@ -21,6 +21,7 @@ from typing import Any, Iterator
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python_scan import code_only, has_call_with_positional_arguments
 from cursedlint.rule import Example, Option, Rule
 
 # -- platforms -------------------------------------------------------------------------------
@@ -275,7 +276,7 @@ class SpawnCall:
                 "process_group= is set",
                 "set the process group in the command instead",
             ),
-            *[self._identity_condition(name) for name in ("user", "group", "extra_groups")],
+            *[self._identity_condition(name) for name in _FORCING_KEYWORDS[1:]],
             _condition(self._umask_set(), "umask= is set", "set the umask in the command instead"),
         ]
         return [condition for condition in found if condition is not None]
@@ -423,6 +424,15 @@ def spawn_call(call: ast.Call, context) -> SpawnCall | None:
 
 # -- CUR101 ----------------------------------------------------------------------------------
 
+_FORCING_KEYWORDS = ("preexec_fn", "user", "group", "extra_groups")
+_POSITIONAL_PREEXEC_CALLEES = frozenset(
+    name.rpartition(".")[2].encode() for name, api in APIS.items() if "preexec_fn" in api.positional
+)
+# a forcing keyword argument: the name, then blanks, line continuations or comments, then `=`
+_FORCING_KEYWORD = re.compile(
+    rb"(?:%s)(?:[ \t\f\r\n]|\\|#[^\r\n]*)*=(?!=)" % "|".join(_FORCING_KEYWORDS).encode()
+)
+
 _FORK_COST = (
     "A fork copies a large process's page tables, drops its MADV_DONTFORK pages (RDMA "
     "buffers) from the child and keeps the locks other threads held"
@@ -569,6 +579,13 @@ class SubprocessForkPath(Rule):
         P(["/usr/bin/nvidia-smi", "-L"], preexec_fn=os.setsid)  # warning: CUR101
         """,
         """
+        import os
+        import subprocess
+
+        # preexec_fn is Popen's 7th positional parameter
+        subprocess.Popen(["/usr/bin/nvidia-smi"], -1, None, None, None, None, os.setsid)  # warning: CUR101
+        """,
+        """
         import asyncio.subprocess as aio
 
         async def archive(path):
@@ -592,6 +609,23 @@ class SubprocessForkPath(Rule):
             settings={"target-python": "3.11", "options": {"libc": MACOS}},
         ),
     )
+
+    @classmethod
+    def may_fire(cls, data, options, target_python, language):
+        """Where CPython has vfork (Linux, 3.10+), only an argument that forces the fork makes a
+        call fork: one of the _FORCING_KEYWORDS written out, or preexec_fn as the 7th positional
+        argument of a Popen-family call. Such a call is found by `spawn_call` only through the
+        import table, so its callee ends in the function's own name or in an `as` alias."""
+        if not Platform(target_python, options["libc"]).has_vfork:
+            return True
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        code = code_only(data)
+        if code is None or (_FORCING_KEYWORD.search(data) and _FORCING_KEYWORD.search(code)):
+            return True
+        return has_call_with_positional_arguments(
+            code, _POPEN_POSITIONAL.index("preexec_fn") + 1, _POSITIONAL_PREEXEC_CALLEES
+        )
 
     def visit_Call(self, node: ast.Call) -> None:
         call = spawn_call(node, self.context)
@@ -654,10 +688,23 @@ _FORK_WORDS = ("fork", "Process", "Pool", "Manager")
 _ALWAYS_FORK = frozenset({"os.fork", "os.forkpty", "pty.fork"})
 
 
-def _fork_and_library_words(modules) -> tuple[tuple[str, str], ...]:
-    """Triggers: a fork word together with the top-level name of an accelerator library."""
-    return tuple(
-        (fork_word, module.partition(".")[0]) for fork_word in _FORK_WORDS for module in modules
+_PROCESS_MODULES = ("multiprocessing", "concurrent")
+
+
+def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
+    """Triggers: a fork word together with the top-level name of an accelerator library; a
+    fork word other than `fork` only with the module that can define it (every call CUR102
+    reports is found through the import table: os.fork, os.forkpty and pty.fork hold `fork`,
+    the rest are imported from (torch.)multiprocessing or concurrent.futures)."""
+    libraries = sorted({module.partition(".")[0] for module in modules})
+    return (
+        *(("fork", library) for library in libraries),
+        *(
+            (fork_word, process_module, library)
+            for fork_word in _FORK_WORDS[1:]
+            for process_module in _PROCESS_MODULES
+            for library in libraries
+        ),
     )
 
 

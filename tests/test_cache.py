@@ -90,9 +90,11 @@ def test_a_damaged_store_is_empty(project, capsys, monkeypatch):
     assert sorted(linted) == ["clean.py", "sync.py"]
 
 
-def test_parallel_workers_share_the_cache(project, capsys):
+def test_parallel_workers_share_the_cache(project, capsys, monkeypatch):
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
     for index in range(40):
-        (project / "src" / f"job_{index:02}.py").write_text(FORKING if index % 2 else "x = 1\n")
+        padding = "# pad\n" * (index * 37 % 200)  # uneven sizes: chunks by bytes, not by count
+        (project / "src" / f"job_{index:02}.py").write_text(padding + (FORKING if index % 2 else "x = 1\n"))
     cold = check(capsys, "--jobs", "2")
     assert check(capsys, "--jobs", "2") == cold
     assert check(capsys, "--jobs", "1") == cold
@@ -145,3 +147,48 @@ def test_an_unchanged_store_is_not_rewritten(tmp_path):
 def test_fingerprint_is_stable_and_covers_its_parts():
     assert fingerprint(["CUR101"], (3, 11)) == fingerprint(["CUR101"], (3, 11))
     assert fingerprint(["CUR101"], (3, 11)) != fingerprint(["CUR101"], (3, 12))
+
+
+def age(project, seconds: float = 3600) -> None:
+    """Set every source file's mtime in the past, beyond the window where stat is not trusted."""
+    for path in (project / "src").iterdir():
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - int(seconds * 1e9)))
+
+
+def count_reads(monkeypatch) -> list[str]:
+    read: list[str] = []
+    real = engine.read_bytes
+
+    def counting(path):
+        read.append(os.path.basename(path))
+        return real(path)
+
+    monkeypatch.setattr(engine, "read_bytes", counting)
+    return read
+
+
+def test_a_warm_run_does_not_read_files_whose_stat_is_unchanged(project, capsys, monkeypatch):
+    age(project)
+    first = check(capsys)
+    read = count_reads(monkeypatch)
+    assert check(capsys) == first
+    assert read == []
+
+
+def test_a_same_size_change_with_a_new_mtime_is_linted_again(project, capsys, monkeypatch):
+    age(project)
+    check(capsys)
+    linted = count_lints(monkeypatch)
+    path = project / "src" / "sync.py"
+    path.write_text(FORKING.replace("preexec_fn=os.setpgrp", "preexec_fn=os.setpgid"))
+    assert path.stat().st_size == len(FORKING)
+    code, out = check(capsys)
+    assert linted == ["sync.py"] and code == 1
+
+
+def test_recently_modified_files_are_hashed_not_trusted_by_stat(project, capsys, monkeypatch):
+    first = check(capsys)  # files written just now: their stat is not stored
+    read, linted = count_reads(monkeypatch), count_lints(monkeypatch)
+    assert check(capsys) == first
+    assert sorted(read) == ["clean.py", "sync.py"] and linted == []

@@ -520,3 +520,20 @@ def test_warm_up_through_a_module_helper_counts():
 ])
 def test_warmup_silent(code):
     assert lint(code, CaptureWithoutWarmup) == []
+
+
+# -- the second prefilter look -----------------------------------------------------------------
+
+@pytest.mark.parametrize("code, parsed", [
+    ("import torch\ntorch._dynamo.allow_in_graph(f)\nx.cuda()\n", False),
+    ("import torch\nlog('torch.cuda.graph(g) is used')\ntorch.cuda.synchronize()\n", False),
+    ("import torch\nwith torch.cuda.graph (g):\n    y = x.cuda()\n", True),
+    ("from torch.cuda import graph  as  capture\nwith capture(g):\n    pass\n", True),
+    ("import torch\ng.capture_begin()\n", True),
+    ("import torch\nprint(f'{torch.cuda.graph(g)}')\n", True),
+])
+def test_python_files_without_a_region_source_are_not_parsed(code, parsed):
+    from cursedlint.rules.graph_capture import CudaThreadDuringCapture
+
+    assert CudaThreadDuringCapture.may_fire(code.encode(), {}, (3, 12), "python") is parsed
+    assert CudaThreadDuringCapture.may_fire(code.encode(), {}, (3, 12), "cpp")

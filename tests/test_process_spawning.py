@@ -261,3 +261,49 @@ def test_module_option_narrows_the_libraries():
 def test_module_option_adds_a_library():
     code = POOL.replace("import torch", "import habana_frameworks")
     assert lint(ForkInAcceleratedProcess, code, (3, 12), modules=["habana_frameworks"])
+
+
+# -- the second prefilter look (vfork targets) -------------------------------------------------
+
+SPAWN_ONLY = b"import subprocess\nsubprocess.run(['s5cmd', 'ls'], cwd='/scratch', close_fds=True)\n"
+
+
+@pytest.mark.parametrize("python, libc, parsed", [
+    ((3, 12), GLIBC, False), ((3, 10), MUSL, False), ((3, 11), OLD_GLIBC, False),
+    ((3, 9), GLIBC, True), ((3, 12), MACOS, True),
+])
+def test_files_without_a_forcing_argument_are_not_parsed_where_vfork_exists(python, libc, parsed):
+    assert SubprocessForkPath.may_fire(SPAWN_ONLY, {"libc": libc}, python, "python") is parsed
+    assert SubprocessForkPath.may_fire(SPAWN_ONLY.decode(), {"libc": libc}, python, "python") is parsed
+
+
+@pytest.mark.parametrize("call", [
+    "Popen(['/bin/ls'], -1, None, None, None, None, os.setsid)",
+    "Popen(\n    ['/bin/ls'], 0, None,\n    None, None, None,  # streams\n    os.setsid)",
+    "run(['/bin/ls'], user  # whom\n    = 1000)",
+    "run(['/bin/ls'], preexec_fn \\\n    = os.setsid)",
+    "check_call(['/bin/ls'], extra_groups=[10])",
+    "import subprocess as sp\nsp.Popen(['/bin/ls'], -1, None, None, None, None, lambda: None)",
+    "from subprocess import Popen as spawn\nspawn(['/bin/ls'], -1, None, None, None, None, print)",
+    "print(f\"{check_call(['/bin/ls'], group=0)}\")",
+])
+def test_forcing_arguments_in_any_spelling_reach_the_rule(call):
+    code = f"import os\nfrom subprocess import Popen, run, check_call\n{call}\n"
+    assert SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
+    assert [f.code for f in cur101(code, python=(3, 12))] == ["CUR101"]
+
+
+def test_forcing_words_in_strings_and_comments_do_not_count():
+    code = b'import subprocess\nhelp = "user = the account"  # preexec_fn=\nsubprocess.run(cmd)\n'
+    assert not SubprocessForkPath.may_fire(code, {"libc": GLIBC}, (3, 12), "python")
+
+
+def test_cur102_triggers_need_the_module_that_defines_the_start():
+    from cursedlint.prefilter import Prefilter
+
+    prefilter = Prefilter([ForkInAcceleratedProcess], {})
+    assert not prefilter.triggered(b"import torch\ngroup = torch.distributed.ProcessGroup\n")
+    assert not prefilter.triggered(b"import torch\npool = torch.nn.MaxPool2d(2)\n")
+    assert prefilter.triggered(b"import torch\nfrom concurrent.futures import ProcessPoolExecutor\n")
+    assert prefilter.triggered(b"import torch.multiprocessing as mp\nmp.Pool(2)\n")
+    assert prefilter.triggered(b"import os, torch\nos.fork()\n")

@@ -3,12 +3,14 @@ produces exactly the findings its `# error: CODE` markers announce, each valid e
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from cursedlint.registry import all_rules
 from cursedlint.rule import DOC_SECTIONS, Notice, trigger_words, triggered_by
 
-from rule_examples import run_example
+from rule_examples import example_settings, run_example
 
 RULES = [rule for rule in all_rules().values() if not issubclass(rule, Notice)]
 CASES = [
@@ -42,8 +44,13 @@ def test_example(rule, kind, index, example):
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.code)
 def test_triggers_cover_invalid_examples(rule):
-    """A trigger word list that missed an invalid example would hide real findings."""
+    """A trigger word list (or a second look) that missed an invalid example would hide real
+    findings. Each example is judged under its own settings."""
     for example in rule.examples("invalid"):
-        options = rule.resolved_options(example.settings.get("options"))
+        settings = example_settings(rule, example)
+        options = rule.resolved_options(settings.rule_options.get(rule.code))
         triggers = rule.triggers_for(options)
         assert triggered_by(triggers, {w for w in trigger_words(triggers) if w in example.code})
+        code = textwrap.dedent(example.code)
+        language = rule.example_language(example)
+        assert rule.may_fire(code.encode(), options, settings.target_python, language)

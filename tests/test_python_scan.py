@@ -1,0 +1,102 @@
+"""The parse-free scan behind CUR101's second prefilter look: it may say yes where no call has
+that many positional arguments, never no where one has."""
+
+from __future__ import annotations
+
+import pytest
+
+from cursedlint.python_scan import MAX_DEPTH, code_only, has_call_with_positional_arguments
+
+SEVEN = "P(cmd, -1, None, None, None, None, os.setsid)"
+
+
+def scan(code: str) -> bool:
+    return has_call_with_positional_arguments(code_only(code.encode()), 7)
+
+
+@pytest.mark.parametrize("code", [
+    SEVEN,
+    "x = " + SEVEN,
+    "P(\n    cmd,\n    -1, None, None,  # the streams\n    None, None,\n    os.setsid,\n)",
+    "P(f(a, b), [1, 2], {'k': (3, 4)}, 'x,(y', None, None, os.setsid, close_fds=True)",
+    "P(cmd, -1, None, None, None, None, lambda n=1: os.nice(n))",
+    "P(cmd, -1, None, None, lambda x=0: x, None, os.setsid)",
+    "P(a == b, c <= d, e != f, (g := 1), None, None, os.setsid)",
+    "obj.method()(cmd, -1, None, None, None, None, fn)",
+    "P(cmd, -1, None, None, None, None, \\\n  fn)",
+    "s = '''a ( b'''\nP(cmd, -1, None, None, None, None, fn)",
+    "P  (cmd, -1, None, None, None, None, fn)",
+    "if_(cmd, -1, None, None, None, None, fn)",
+    "print((P(cmd, -1, None, None, None, None, fn)))",
+    'print(f"{P(cmd, -1, None, None, None, None, fn)!r:>{width}}")',
+    "x = f'{{literal}} {f\"{P(cmd, -1, None, None, None, None, fn)}\"}'",
+])
+def test_calls_with_seven_positional_arguments_are_found(code):
+    assert scan(code)
+
+
+@pytest.mark.parametrize("code", [
+    "P(cmd, -1, None, None, None, None)",
+    "P(cmd, stdin=a, stdout=b, stderr=c, cwd=d, env=e, shell=True, close_fds=False)",
+    "x = (1, 2, 3, 4, 5, 6, 7)",
+    "def f(a, b, c, d, e, f, g):\n    pass",
+    "class C(A, B, C, D, E, F, G):\n    pass",
+    "for x in (1, 2, 3, 4, 5, 6, 7):\n    pass",
+    "P('a, b, c, d, e, f, g')",
+    "P(a)  # (1, 2, 3, 4, 5, 6, 7) in a comment",
+    'f"{{(1, 2, 3, 4, 5, 6, 7)}} {x}"',
+    "P([1, 2], {3: 4}, (5, 6))",
+])
+def test_other_code_is_not_reported(code):
+    assert not scan(code)
+
+
+@pytest.mark.parametrize("code", [
+    'f"{d["k"]}"\n',  # Python 3.12 nests quotes in f-strings
+    "x = 'unterminated\n",
+    "P(cmd, -1\n",  # unbalanced
+    "(" * (MAX_DEPTH + 5) + ")" * (MAX_DEPTH + 5),
+])
+def test_text_it_cannot_read_counts_as_a_hit(code):
+    assert scan(code)
+
+
+def test_strings_and_comments_are_blanked_and_fields_kept():
+    assert code_only(b"a = 'x, (' + \"\"\"y\n)\"\"\"  # z, (\n") == b"a = 0 + 0   \n"
+    assert code_only(b"f'{x}' rb'\\'' \n") == b"f0 rb0 \n\nx"
+    assert code_only(b"f'{d[\"k\"]:{w}}'") == b"f0\nd[0]:{w}"
+
+
+CALLEES = frozenset({b"Popen", b"run"})
+
+
+@pytest.mark.parametrize("code, found", [
+    ("subprocess.Popen(a, b, c, d, e, f, g)", True),
+    ("sp . run (a, b, c, d, e, f, g)", True),
+    ("from subprocess import Popen as launch\nlaunch(a, b, c, d, e, f, g)", True),
+    ("Pöpen(a, b, c, d, e, f, g)", True),  # not ASCII: unsure
+    ("struct.pack(a, b, c, d, e, f, g)", False),
+    ("factory()(a, b, c, d, e, f, g)", False),
+    ("table[0](a, b, c, d, e, f, g)", False),
+    ("'Popen'(a, b, c, d, e, f, g)", False),
+])
+def test_callees_restrict_the_calls_that_count(code, found):
+    assert has_call_with_positional_arguments(code_only(code.encode()), 7, CALLEES) is found
+
+
+def test_calls_nested_beyond_reason_count_as_a_hit():
+    code = ("run(" * 2000 + ")" * 2000).encode()
+    assert has_call_with_positional_arguments(code_only(code), 7, CALLEES)
+
+
+@pytest.mark.parametrize("token, fields", [
+    (b'f"environ({{{items}}})"', [b"items"]),
+    (b'f"{{x}}"', []),
+    (b'f"{a:{w}}"', [b"a:{w}"]),
+    (b'f"}"', None),
+    (b'f"{d["', None),  # Python 3.12 nested quotes: the token ends inside a field
+])
+def test_replacement_fields_follow_pythons_brace_rules(token, fields):
+    from cursedlint.python_scan import _replacement_fields
+
+    assert _replacement_fields(token[1:]) == fields
