@@ -202,11 +202,11 @@ def check(args: argparse.Namespace) -> int:
     )
     root = project_root(args.paths, config)
     index = None
-    if linter.needs_project_index():
+    indexing = linter.indexing_rules(found.files)
+    if indexing:  # a linted file could use facts from other files: gather them
         store = None if args.no_cache else _index_store(config.root, settings)
-        index = linter.index_project(
-            _project_files(root, found.files, config), store, linted=found.files
-        )
+        files = _project_files(root, found.files, config)
+        index = linter.index_project(files, store, indexing)
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter, index)
     results = linter.run(found.files, args.jobs or default_jobs())

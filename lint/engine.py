@@ -92,30 +92,28 @@ class Linter:
         return prefilter
 
     # -- facts from other files ----------------------------------------------------------------
-    def _indexing_rules(self) -> list[type[Rule]]:
-        """The enabled rules that use facts from other files of the project."""
-        return [
-            rule
-            for code, rule in self.rules.items()
+    def indexing_rules(self, linted: list[tuple[str, str]] | None = None) -> list[type[Rule]]:
+        """The enabled rules that use facts from other files of the project; with `linted`
+        (the files this run lints), only those one of these files could use facts for."""
+        rules = [
+            rule for code, rule in self.rules.items()
             if rule.indexer is not None and code in self.settings.enabled
         ]
+        if linted is None:
+            return rules
+        return [rule for rule in rules if self._may_use_facts(rule, linted)]
 
     def needs_project_index(self) -> bool:
-        return bool(self._indexing_rules())
+        return bool(self.indexing_rules())
 
     def index_project(
-        self, files: list[tuple[str, str]], store=None, linted: list[tuple[str, str]] | None = None
+        self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None
     ) -> ProjectIndex:
-        """Facts of the project's files (path, language) for the enabled rules that use them,
-        gathered here once, before any worker starts, and handed to every file's rules.
-        `store`: an IndexStore that keeps summaries across runs. `linted`: the files this run
-        lints; an indexer runs only when one of them could use its facts."""
+        """Facts of the project's files (path, language) for `rules` (default: every enabled
+        rule that uses them), gathered here once, before any worker starts, and handed to every
+        file's rules. `store`: an IndexStore that keeps summaries across runs."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store)
-        rules = [
-            rule for rule in self._indexing_rules()
-            if linted is None or any(self._may_use_facts(rule, path, language)
-                                     for path, language in linted)
-        ]
+        rules = self.indexing_rules() if rules is None else rules
         for indexer in {rule.indexer.name: rule.indexer for rule in rules}.values():
             self.project[indexer.name] = index.facts(indexer)
         if store:
@@ -123,21 +121,25 @@ class Linter:
         self._prefilters.clear()
         return index
 
-    def _may_use_facts(self, rule: type[Rule], path: str, language: str) -> bool:
-        """Whether linting this file could use the rule's project facts: a file of its
-        languages that holds its triggers, or any such file when facts can add triggers."""
-        if language not in rule.languages:
-            return False
+    def _may_use_facts(self, rule: type[Rule], linted: list[tuple[str, str]]) -> bool:
+        """Whether linting one of these files could use the rule's project facts: a file of
+        its languages that holds its triggers, or any such file when facts can add triggers."""
+        candidates = [(path, language) for path, language in linted if language in rule.languages]
         if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
-            return True
-        try:
-            data = read_bytes(path)
-        except SourceError:
-            return False
-        prefilter = Prefilter(
-            [rule], self.settings.rule_options, None, self.settings.target_python, language
-        )
-        return bool(prefilter.triggered(data))
+            return bool(candidates)
+        prefilters: dict[str, Prefilter] = {}
+        for path, language in candidates:
+            try:
+                data = read_bytes(path)
+            except SourceError:
+                continue
+            if language not in prefilters:
+                prefilters[language] = Prefilter(
+                    [rule], self.settings.rule_options, None, self.settings.target_python, language
+                )
+            if prefilters[language].triggered(data):
+                return True
+        return False
 
     def _parse_for_index(self, source: Source):
         return self._parse(source, FileResult(source.path), frozenset())

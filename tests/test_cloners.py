@@ -433,9 +433,9 @@ def test_the_class_index_is_built_only_when_a_linted_file_could_use_it(tmp_path)
     files = discover([project], load_config(None, all_rules())).files
     clean = [(str(tmp_path / "tinyir" / "src" / "graph.cpp"), "cpp")]  # no cloner type named
     linter = make_linter()
-    linter.index_project(files, linted=clean)
-    assert "cpp-classes" not in linter.project
-    linter.index_project(files, linted=clean + [(os.path.join(project, "src", "nodes.cpp"), "cpp")])
+    assert linter.indexing_rules(clean) == []
+    using = linter.indexing_rules(clean + [(os.path.join(project, "src", "nodes.cpp"), "cpp")])
+    linter.index_project(files, rules=using)
     assert len(linter.project["cpp-classes"]) >= 4
 
 
