@@ -205,7 +205,7 @@ def check(args: argparse.Namespace) -> int:
     indexing = linter.indexing_rules(found.files)
     if indexing:  # a linted file could use facts from other files: gather them
         store = None if args.no_cache else _index_store(config.root, settings)
-        files = _project_files(root, found.files, config)
+        files = _project_files(root, args.paths, found.files, config)
         index = linter.index_project(files, store, indexing)
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter, index)
@@ -223,12 +223,18 @@ def check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 
-def _project_files(root: str, linted: list[tuple[str, str]], config) -> list[tuple[str, str]]:
+def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], config):
     """The files rules may draw facts from: the whole project (gitignore and excludes applied),
-    and the linted files, which may lie outside it."""
+    and the linted files, which may lie outside it. When a linted path is the project's root
+    (or holds it), the linted files are the project: it is not walked twice."""
     from cursedlint.discovery import discover
 
-    files = discover([root], config).files + linted
+    covering = any(
+        os.path.isdir(path) and os.path.commonpath([os.path.abspath(path), root])
+        == os.path.abspath(path)
+        for path in paths
+    )
+    files = linted if covering else discover([root], config).files + linted
     return sorted({(os.path.abspath(path), language) for path, language in files})
 
 
