@@ -20,10 +20,10 @@ from cursedlint.context import TextContext
 from cursedlint.languages import PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
-from cursedlint.project_index import ProjectIndex
+from cursedlint.project_index import KEPT_BYTES, ProjectIndex
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
-from cursedlint.source import Source, SourceError, looks_binary, read_bytes
+from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 PARALLEL_MIN_BYTES = 1 << 20
 """Below this many bytes to read, a process pool costs more than it saves."""
@@ -72,6 +72,7 @@ class Linter:
         self.fix = fix
         self.cache = None if fix else cache
         self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
+        self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
@@ -101,7 +102,16 @@ class Linter:
         ]
         if linted is None:
             return rules
-        return [rule for rule in rules if self._may_use_facts(rule, linted)]
+        looked: dict[tuple, bool] = {}  # rules sharing an indexer and triggers look once
+        needed = []
+        for rule in rules:
+            key = (rule.indexer.name, rule.triggers_for(rule.resolved_options(
+                self.settings.rule_options.get(rule.code))))
+            if key not in looked:
+                looked[key] = self._may_use_facts(rule, linted)
+            if looked[key]:
+                needed.append(rule)
+        return needed
 
     def needs_project_index(self) -> bool:
         return bool(self.indexing_rules())
@@ -112,7 +122,7 @@ class Linter:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them), gathered here once, before any worker starts, and handed to every
         file's rules. `store`: an IndexStore that keeps summaries across runs."""
-        index = ProjectIndex(files, self.settings, self._parse_for_index, store)
+        index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes)
         rules = self.indexing_rules() if rules is None else rules
         for indexer in {rule.indexer.name: rule.indexer for rule in rules}.values():
             self.project[indexer.name] = index.facts(indexer)
@@ -123,23 +133,34 @@ class Linter:
 
     def _may_use_facts(self, rule: type[Rule], linted: list[tuple[str, str]]) -> bool:
         """Whether linting one of these files could use the rule's project facts: a file of
-        its languages that holds its triggers, or any such file when facts can add triggers."""
+        its languages that holds its triggers and that the indexer says needs them, or any such
+        file when facts can add triggers."""
         candidates = [(path, language) for path, language in linted if language in rule.languages]
         if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
             return bool(candidates)
         prefilters: dict[str, Prefilter] = {}
         for path, language in candidates:
             try:
-                data = read_bytes(path)
+                data = self.file_bytes.read(os.path.abspath(path))
             except SourceError:
                 continue
             if language not in prefilters:
                 prefilters[language] = Prefilter(
                     [rule], self.settings.rule_options, None, self.settings.target_python, language
                 )
-            if prefilters[language].triggered(data):
+            if prefilters[language].triggered(data) and self._needs_facts(rule, path, data, language):
                 return True
         return False
+
+    def _needs_facts(self, rule: type[Rule], path: str, data: bytes, language: str) -> bool:
+        """The indexer's own look at a parsed linted file (True when it cannot be parsed: the
+        lint reports that, and the facts cost nothing then)."""
+        try:
+            context = self._parse(Source.from_bytes(path, data, language), FileResult(path),
+                                  frozenset())
+            return context is None or rule.indexer.needed_by(context)
+        except Exception:
+            return True
 
     def _parse_for_index(self, source: Source):
         return self._parse(source, FileResult(source.path), frozenset())
@@ -148,7 +169,7 @@ class Linter:
     def lint_path(self, path: str, language: str) -> FileResult:
         stat = file_stat(path) if self.cache else None
         try:
-            data = read_bytes(path)
+            data = self.file_bytes.read(os.path.abspath(path), keep=False)
         except SourceError as error:
             return self._unreadable(path, error)
         key = self.cache.key(path, data) if self.cache else None

@@ -20,11 +20,12 @@ import re
 import tempfile
 from typing import Any, Callable, Iterable
 
-from cursedlint.source import Source, SourceError, looks_binary, read_bytes
+from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
 KEPT_BYTES = 96 * 1024 * 1024
-"""Bytes of project files kept in memory between the rounds of one index build."""
+"""Bytes of project files kept in memory for one run (rounds, indexers and the lint share
+them)."""
 
 
 class Indexer:
@@ -37,6 +38,11 @@ class Indexer:
     def words(self, settings) -> Iterable[str]:
         """Words a file must hold for `summarize` to find anything in it (under `settings`)."""
         raise NotImplementedError
+
+    def needed_by(self, context) -> bool:
+        """Whether a linted file (parsed; it holds the rule's triggers) could use these facts
+        at all. False lets the run skip the index when no linted file needs it."""
+        return True
 
     def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
         """Words that the facts found so far (path -> summary) make worth looking for."""
@@ -105,8 +111,12 @@ class ProjectIndex:
     """The facts of a set of project files, per indexer. `parse(source)` gives a file's
     analysis context (None when it cannot be parsed)."""
 
-    def __init__(self, files: list[tuple[str, str]], settings, parse: Callable, store=None):
+    def __init__(
+        self, files: list[tuple[str, str]], settings, parse: Callable, store=None,
+        file_bytes: FileBytes | None = None,
+    ):
         self.files = files
+        self.file_bytes = file_bytes or FileBytes(KEPT_BYTES)
         self.settings = settings
         self.parse = parse
         self.store = store
@@ -119,8 +129,6 @@ class ProjectIndex:
         found: dict[str, Any] = {}
         done: set[str] = set()
         searched: set[str] = set()
-        kept: dict[str, bytes] = {}  # bytes read in an earlier round, within KEPT_BYTES
-        budget = KEPT_BYTES
         pending = set(indexer.words(self.settings))
         while pending:
             pattern = indexer.pattern(pending, first_round=not searched)
@@ -129,16 +137,11 @@ class ProjectIndex:
             for path, language in self.files:
                 if path in done or language not in indexer.languages:
                     continue
-                data = kept.get(path)
-                if data is None:
-                    try:
-                        data = read_bytes(path)
-                    except SourceError:
-                        done.add(path)
-                        continue
-                    if len(data) <= budget:
-                        kept[path] = data
-                        budget -= len(data)
+                try:
+                    data = self.file_bytes.read(path)
+                except SourceError:
+                    done.add(path)
+                    continue
                 if looks_binary(data):
                     done.add(path)
                     continue

@@ -48,6 +48,25 @@ def read_bytes(path: str) -> bytes:
         raise SourceError(f"cannot read file: {reason}") from None
 
 
+class FileBytes:
+    """Bytes of files read before linting (by the project index and the look at which
+    indexers a run needs), kept within `budget` bytes so each file is read once per run;
+    forked workers inherit them. `read(path, keep=False)` serves a kept file without adding."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self._kept: dict[str, bytes] = {}
+
+    def read(self, path: str, keep: bool = True) -> bytes:
+        data = self._kept.get(path)
+        if data is None:
+            data = read_bytes(path)
+            if keep and len(data) <= self.budget:
+                self._kept[path] = data
+                self.budget -= len(data)
+        return data
+
+
 def _python_encoding(data: bytes) -> str:
     """The encoding PEP 263 declares (BOM or coding cookie), as the interpreter would use."""
     try:

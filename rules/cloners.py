@@ -70,6 +70,12 @@ def cloner_types(settings) -> tuple[str, ...]:
     return tuple(sorted(endings))
 
 
+def copy_function_names(settings) -> tuple[str, ...]:
+    """The copy-function names configured for CUR501."""
+    options = settings.rule_options.get(PointerCopiedAroundCloner.code) or {}
+    return tuple(options.get("copy-functions", DEFAULT_COPY_FUNCTIONS))
+
+
 @dataclass(frozen=True)
 class ClonerFacts:
     """One file's classes, and the classes its cloning functions copy (by the names written in
@@ -118,19 +124,46 @@ class ClonerIndex(Indexer):
             + rf"(?:{alternatives})(?![A-Za-z0-9_])".encode()
         )
 
+    def needed_by(self, context) -> bool:
+        settings = context.settings
+        return bool(cloning_candidates(
+            context, cloner_types(settings), copy_function_names(settings)
+        ))
+
     def summarize(self, context):
         classes = file_classes(context)
-        wanted = tuple(sorted(copied_classes(context, cloner_types(context.settings))))
+        wanted = tuple(sorted(copied_classes(
+            context, cloner_types(context.settings), copy_function_names(context.settings)
+        )))
         if classes.classes or classes.aliases or wanted:
             return ClonerFacts(classes, wanted)
         return None
 
 
-def copied_classes(context, endings) -> set[str]:
-    """Short names of the classes a file's cloning functions belong to or take as pointers or
-    references (by the text of the definitions: no lookup)."""
-    names: set[str] = set()
+@dataclass(frozen=True)
+class Candidate:
+    """A function definition that may be a cloning function, read from its text alone."""
+
+    node: object
+    declarator: object  # its function_declarator
+    name: str  # as declared, template arguments dropped: `Expr::Expr`, `Scalar::Scalar`
+    parameters: tuple  # (name or None, TypeFacts, const) per parameter
+    cloner_parameters: frozenset  # indices into `parameters`
+    local_cloners: tuple  # (name, TypeFacts) of cloners declared in the body
+
+
+def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
+    """Definitions that may be cloning functions: with a parameter of a cloner type (other than
+    the class the function belongs to: a mapping's own methods merge mappings), or a cloner
+    declared inside a function whose name begins with a copy-function name; something to copy
+    from (another pointer or reference parameter, or `this` in a member function); and, unless
+    it is a constructor taking the cloner and a source, at least one write of a form the rules
+    read (an initializer, an assignment to a name or member, an insertion into one). No
+    lookup: a superset of what `CloneAnalysis` reports on, so the project index is needed only
+    when a linted file has one."""
+    endings, copy_functions = tuple(endings), tuple(name.lower() for name in copy_functions)
     mentions = _ending_pattern(endings)
+    found = []
     for node in context.captures("(function_definition) @f").get("f", ()):
         if not mentions.search(node.text):
             continue
@@ -139,26 +172,99 @@ def copied_classes(context, endings) -> set[str]:
         body = node.child_by_field_name("body")
         if function is None or body is None:
             continue
-        parameters = [
-            type_facts(context, parameter.child_by_field_name("type"),
-                       parameter.child_by_field_name("declarator"))
-            for parameter in function.child_by_field_name("parameters").named_children
-            if parameter.type in ("parameter_declaration", "optional_parameter_declaration")
-        ]
-        local_types = [
-            named_type(context, declaration.child_by_field_name("type"))
-            for declaration in context.captures("(declaration) @d", body).get("d", ())
-        ]
-        if not any(
-            named.split("::")[-1].endswith(tuple(endings))
-            for named in [facts.named for facts in parameters] + local_types
-        ):
+        name = re.sub(r"<[^<>]*>", "", declarator_name(context, function) or "")
+        own = name.split("::")[-2].strip() if "::" in name else _enclosing_class(context, node)
+        parameters = tuple(_parameters(context, function))
+        cloner_parameters = frozenset(
+            index for index, (_, facts, _) in enumerate(parameters)
+            if _ends_with(facts.named, endings) and facts.named.split("::")[-1] != own
+        )
+        local_cloners = ()
+        if name.split("::")[-1].lower().startswith(copy_functions):
+            local_cloners = tuple(_declared_cloners(context, body, endings))
+        if not cloner_parameters and not local_cloners:
             continue
-        qualifier = re.sub(r"<[^<>]*>", "", declarator_name(context, function) or "")
-        if "::" in qualifier:
-            names.add(qualifier.split("::")[-2].strip())
+        constructor = bool(own) and name.split("::")[-1] == own
+        source_parameter = any(
+            (facts.pointer or facts.reference) and index not in cloner_parameters
+            for index, (_, facts, _) in enumerate(parameters)
+        )
+        if constructor and cloner_parameters and source_parameter:
+            copies = True  # CUR502 judges it even when it writes nothing
+        else:
+            copies = (source_parameter or bool(own)) and _has_write(context, node, body)
+        if copies:
+            found.append(Candidate(node, function, name, parameters, cloner_parameters,
+                                   local_cloners))
+    return found
+
+
+def _ends_with(named: str, endings) -> bool:
+    return bool(named) and named.split("::")[-1].endswith(endings)
+
+
+def _enclosing_class(context, node) -> str:
+    """The name of the class whose body holds a definition directly, or ""."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "namespace_definition":
+            return ""
+        if parent.type in ("class_specifier", "struct_specifier"):
+            label = parent.child_by_field_name("name")
+            if label is not None and label.type == "template_type":
+                label = label.child_by_field_name("name")
+            return context.text(label) if label is not None else ""
+        parent = parent.parent
+    return ""
+
+
+def _parameters(context, function_declarator):
+    parameters = function_declarator.child_by_field_name("parameters")
+    for parameter in parameters.named_children if parameters is not None else ():
+        if parameter.type in ("parameter_declaration", "optional_parameter_declaration"):
+            declarator = parameter.child_by_field_name("declarator")
+            facts = type_facts(context, parameter.child_by_field_name("type"), declarator)
+            name = declarator_name(context, declarator) if declarator else None
+            yield name, facts, is_const(context, parameter)
+
+
+def _declared_cloners(context, body, endings):
+    """(name, type) of the cloners declared in a body: `IrCloner cloner(to);`, `IRMapping m;`."""
+    declarations = context.captures("(declaration) @d", body).get("d", ())
+    for declaration in sorted(declarations, key=lambda node: node.start_byte):
+        type_node = declaration.child_by_field_name("type")
+        if type_node is None or not _ends_with(named_type(context, type_node), endings):
+            continue
+        for declarator in declaration.children_by_field_name("declarator"):
+            name = declarator_name(context, declarator)
+            if name:
+                yield name, type_facts(context, type_node, declarator)
+
+
+_WRITES = """
+[(field_initializer) @w
+ (assignment_expression left: [(identifier) (field_expression)]) @w
+ (call_expression function: (field_expression
+    argument: [(identifier) (field_expression)] field: (field_identifier) @inserter))]
+"""
+
+
+def _has_write(context, node, body) -> bool:
+    captures = context.captures(_WRITES, node)
+    if captures.get("w"):
+        return True
+    return any(context.text(field) in INSERTERS for field in captures.get("inserter", ()))
+
+
+def copied_classes(context, endings, copy_functions) -> set[str]:
+    """Short names of the classes a file's cloning candidates belong to or take as pointers or
+    references (by the text of the definitions: no lookup)."""
+    names: set[str] = set()
+    for candidate in cloning_candidates(context, endings, copy_functions):
+        if "::" in candidate.name:
+            names.add(candidate.name.split("::")[-2].strip())
         names.update(
-            facts.named.split("::")[-1] for facts in parameters
+            facts.named.split("::")[-1] for _, facts, _ in candidate.parameters
             if (facts.pointer or facts.reference) and facts.named
             and not facts.named.startswith("std::")
         )
@@ -327,8 +433,7 @@ class CloneAnalysis:
     def __init__(self, context, facts: dict, endings: tuple[str, ...], copy_functions):
         self.context = context
         self.endings = tuple(endings)
-        self.mentions_cloner_type = _ending_pattern(self.endings)
-        self.copy_functions = tuple(name.lower() for name in copy_functions)
+        self.copy_functions = tuple(copy_functions)
         self.facts = facts
 
     @cached_property
@@ -337,43 +442,29 @@ class CloneAnalysis:
 
     @cached_property
     def functions(self) -> list[CloningFunction]:
-        """The file's cloning functions (only definitions naming a cloner type are looked at,
-        and the class index is built only when there is one)."""
-        candidates = [
-            node
-            for node in self.context.captures("(function_definition) @function").get("function", ())
-            if self.mentions_cloner_type.search(node.text)
-        ]
+        """The file's cloning functions (the class index is built only when the file has a
+        candidate)."""
+        candidates = cloning_candidates(self.context, self.endings, self.copy_functions)
         return [function for function in map(self._cloning_function, candidates) if function]
 
-    def _cloning_function(self, node) -> CloningFunction | None:
-        declarator = node.child_by_field_name("declarator")
-        function_declarator = find_function_declarator(declarator) if declarator else None
-        body = node.child_by_field_name("body")
-        if function_declarator is None or body is None:
-            return None
-        name = declarator_name(self.context, function_declarator) or ""
+    def _cloning_function(self, candidate: Candidate) -> CloningFunction | None:
+        node, name, parameters = candidate.node, candidate.name, list(candidate.parameters)
         scope, owner = self._scope_and_owner(node, name)
         short = name.split("::")[-1]
-        parameters = list(self._parameters(function_declarator))
         cloners = [
-            self._cloner(pname, facts, scope) for pname, facts, _ in parameters
-            if self.is_cloner_type(facts.named)
+            self._cloner(parameters[index][0], parameters[index][1], scope)
+            for index in sorted(candidate.cloner_parameters)
         ]
         cloner_parameter = bool(cloners)
-        cloners += list(self._local_cloners(body, scope))
-        if not cloners:
-            return None
+        cloners += [self._cloner(cname, facts, scope) for cname, facts in candidate.local_cloners]
         classes = {
             pname: self.index.resolve(facts.named, scope)
-            for pname, facts, _ in parameters
-            if pname and not self.is_cloner_type(facts.named)
+            for index, (pname, facts, _) in enumerate(parameters)
+            if pname and index not in candidate.cloner_parameters
             and (facts.pointer or facts.reference)
         }
         classes = {pname: qualified for pname, qualified in classes.items() if qualified}
         constructor = owner is not None and short == owner.split("::")[-1]
-        if not cloner_parameter and not short.lower().startswith(self.copy_functions):
-            return None
         sources, destinations, into_this = self._roles(
             node, scope, owner, constructor, parameters, classes,
             {cloner.name for cloner in cloners}, cloner_parameter,
@@ -491,15 +582,6 @@ class CloneAnalysis:
             return scope, self.index.resolve("::" + "::".join(scope), ())
         return scope, None
 
-    def _parameters(self, function_declarator):
-        parameters = function_declarator.child_by_field_name("parameters")
-        for parameter in parameters.named_children if parameters is not None else ():
-            if parameter.type in ("parameter_declaration", "optional_parameter_declaration"):
-                declarator = parameter.child_by_field_name("declarator")
-                facts = type_facts(self.context, parameter.child_by_field_name("type"), declarator)
-                name = declarator_name(self.context, declarator) if declarator else None
-                yield name, facts, is_const(self.context, parameter)
-
     def is_cloner_type(self, named: str) -> bool:
         return bool(named) and named.split("::")[-1].endswith(self.endings)
 
@@ -508,19 +590,6 @@ class CloneAnalysis:
             facts.named, scope
         )
         return ClonerVariable(name or "", facts.pointer, facts.named, qualified)
-
-    def _local_cloners(self, body, scope):
-        """Cloners declared in the body: `IrCloner cloner(to);`, `IRMapping mapping;`."""
-        declarations = self.context.captures("(declaration) @d", body).get("d", ())
-        for declaration in sorted(declarations, key=lambda node: node.start_byte):
-            type_node = declaration.child_by_field_name("type")
-            if type_node is None or not self.is_cloner_type(named_type(self.context, type_node)):
-                continue
-            for declarator in declaration.children_by_field_name("declarator"):
-                name = declarator_name(self.context, declarator)
-                if name:
-                    facts = type_facts(self.context, type_node, declarator)
-                    yield self._cloner(name, facts, scope)
 
     @staticmethod
     def _destination(parameters, classes) -> str | None:

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from cursedlint import engine
+from cursedlint import engine, source
 from cursedlint.cache import CACHE_DIR, MAX_STORES, ResultCache, fingerprint
 from cursedlint.cli import main
 
@@ -158,13 +158,13 @@ def age(project, seconds: float = 3600) -> None:
 
 def count_reads(monkeypatch) -> list[str]:
     read: list[str] = []
-    real = engine.read_bytes
+    real = source.read_bytes
 
     def counting(path):
         read.append(os.path.basename(path))
         return real(path)
 
-    monkeypatch.setattr(engine, "read_bytes", counting)
+    monkeypatch.setattr(source, "read_bytes", counting)
     return read
 
 
