@@ -21,7 +21,7 @@ from cursedlint.languages import PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.project_index import KEPT_BYTES, ProjectIndex
-from cursedlint.rule import Notice, Rule
+from cursedlint.rule import Notice, Rule, trigger_words
 from cursedlint.settings import Settings
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
@@ -139,10 +139,15 @@ class Linter:
         if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
             return bool(candidates)
         prefilters: dict[str, Prefilter] = {}
+        words = [word.encode() for word in trigger_words(
+            rule.triggers_for(rule.resolved_options(self.settings.rule_options.get(rule.code)))
+        )]
         for path, language in candidates:
             try:
                 data = self.file_bytes.read(os.path.abspath(path))
             except SourceError:
+                continue
+            if words and not any(word in data for word in words):  # the common case, fast
                 continue
             if language not in prefilters:
                 prefilters[language] = Prefilter(

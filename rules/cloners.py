@@ -18,6 +18,7 @@ resolved (a member of a class the index does not hold, a type it cannot name) is
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -340,6 +341,69 @@ def cached_cloneable_for(index: ClassIndex, cloner: str | None, short_name: str)
     if key not in memo:
         memo[key] = cloneable_for(index, cloner, short_name)
     return memo[key]
+
+
+@functools.cache
+def _cloner_use_pattern(endings: tuple[str, ...]) -> re.Pattern[bytes]:
+    """A cloner type used for a parameter or a local declaration, in raw bytes: what every
+    cloning candidate holds (a parse-free look, wider than `cloning_candidates`)."""
+    name = (
+        rb"(?:[A-Za-z_]\w*\s*::\s*)*(?<![A-Za-z0-9_])\w*?(?:"
+        + "|".join(re.escape(ending) for ending in endings).encode()
+        + rb")(?![A-Za-z0-9_])(?:\s*<[^;{}()]*>)?"
+    )
+    qualifiers = rb"(?:(?:const|volatile|struct|class|static)\s+)*"
+    after = rb"(?:\s*(?:const|volatile|[&*]))*\s*"
+    parameter = (rb"[(,]\s*(?:\[\[[^\]]*\]\]\s*)?" + qualifiers + name + after
+                 + rb"(?:[A-Za-z_]\w*)?\s*(?:=[^,()]*)?(?:[,)]|/[/*])")
+    local = rb"(?:^|[;{}(])\s*" + qualifiers + name + after + rb"[A-Za-z_]\w*\s*[({;=]"
+    return re.compile(parameter + rb"|(?m:" + local + rb")")
+
+
+@functools.cache
+def probe_words(endings: tuple[str, ...]) -> tuple[str, ...]:
+    """The fewest words one of which each cloner ending contains (endings sharing a prefix of
+    four or more characters are found by it: Cloner and CloneContext by "Clone"), for the
+    prefilter; `may_fire` then looks for the endings themselves."""
+    words: set[str] = set()
+    for ending in sorted(endings, key=len):
+        if any(word in ending for word in words):
+            continue
+        shared = [os.path.commonprefix([ending, other]) for other in endings if other != ending]
+        words.add(max((prefix for prefix in shared if len(prefix) >= 4), key=len, default=ending))
+    return tuple(sorted(word for word in words if not any(o != word and o in word for o in words)))
+
+
+_last_look: list = [None, None, False]  # the bytes and endings last looked at, and the answer
+
+
+def _may_fire(cls, data, options, target_python, language) -> bool:
+    """A file can hold a cloning function only where a cloner type is used for a parameter or
+    a local (a second look after the trigger words, shared by CUR501 and CUR502): each
+    occurrence of an ending is found by a plain search, and only the text around it is
+    matched against the declaration forms."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    endings = tuple(options["cloner-types"])
+    if _last_look[0] is data and _last_look[1] == endings:
+        return _last_look[2]
+    pattern = _cloner_use_pattern(endings)
+    found = False
+    for ending in endings:
+        needle = ending.encode()
+        at = data.find(needle)
+        while at != -1 and not found:
+            window = data[max(0, at - LOOK_BEHIND): at + len(needle) + LOOK_AHEAD]
+            found = pattern.search(window) is not None
+            at = data.find(needle, at + 1)
+        if found:
+            break
+    _last_look[:] = [data, endings, found]
+    return found
+
+
+LOOK_BEHIND, LOOK_AHEAD = 160, 200
+"""Bytes around a cloner ending that hold the declaration it may be part of."""
 
 
 def _ending_pattern(endings) -> re.Pattern[bytes]:
@@ -1030,7 +1094,9 @@ class PointerCopiedAroundCloner(Rule):
 
     @classmethod
     def triggers_for(cls, options):
-        return tuple(options["cloner-types"])
+        return probe_words(tuple(options["cloner-types"]))
+
+    may_fire = classmethod(_may_fire)
 
     def check(self) -> None:
         analysis = _analysis(self)
@@ -1128,7 +1194,9 @@ class MemberMissedByCloner(Rule):
 
     @classmethod
     def triggers_for(cls, options):
-        return tuple(options["cloner-types"])
+        return probe_words(tuple(options["cloner-types"]))
+
+    may_fire = classmethod(_may_fire)
 
     def check(self) -> None:
         analysis = _analysis(self)

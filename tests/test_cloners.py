@@ -509,3 +509,37 @@ def test_a_clone_method_with_unrelated_class_parameters_still_copies_this():
         }
         }
         """) == [(10, "CUR501")]
+
+
+CLONER_USES = [
+    "Holder(const Holder* src, IrCloner* c) : held_(src->held_) {}",
+    "Holder(const Holder& src, IrCloner& c) : held_(src.held_) {}",
+    "Holder(const Holder* src, ir::IrCloner* const c) : held_(src->held_) {}",
+    "Holder(const Holder* src, [[maybe_unused]] IrCloner* c) : held_(src->held_) {}",
+    "Holder(const Holder* src, IrCloner* /* cloner */) : held_(src->held_) {}",
+    "Holder(const Holder* src,\n         IrCloner *c = nullptr) : held_(src->held_) {}",
+    "Holder(const Holder* src, const CloneContext& ctx) : held_(src->held_) {}",
+    "Holder(const Holder* src, BasicCloner<Statement>& c) : held_(src->held_) {}",
+    "static void copy(const Holder* from, Holder* to) { IrCloner c; to->held_ = from->held_; }",
+    "static void copy(const Holder* from, Holder* to) {\n  IrCloner* c = make();\n"
+    "  to->held_ = from->held_;\n}",
+    "static void copy(const Holder* from, Holder* to) { for (IrCloner c(to); ;) {"
+    " to->held_ = from->held_; break; } }",
+]
+
+
+@pytest.mark.parametrize("definition", CLONER_USES)
+def test_the_parse_free_look_never_hides_a_cloning_candidate(definition):
+    from cursedlint.c_context import CContext, parse
+    from cursedlint.rules.cloners import DEFAULT_CLONER_TYPES, cloning_candidates
+    from cursedlint.source import Source
+
+    code = HEADER + "namespace ir {\nclass Holder : public Expr {\n" + definition + (
+        "\n  Val* held_;\n};\n}\n"
+    )
+    options = PointerCopiedAroundCloner.resolved_options()
+    context = CContext(Source.from_bytes("x.cpp", code.encode(), "cpp"), Settings(
+        enabled=frozenset(CODES)), parse(code.encode(), "cpp"))
+    assert cloning_candidates(context, DEFAULT_CLONER_TYPES, ("copy",))
+    assert PointerCopiedAroundCloner.may_fire(code.encode(), options, (3, 12), "cpp")
+    assert MemberMissedByCloner.may_fire(code.encode(), options, (3, 12), "cpp")
