@@ -374,17 +374,17 @@ def probe_words(endings: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(word for word in words if not any(o != word and o in word for o in words)))
 
 
+LOOK_BEHIND, LOOK_AHEAD = 160, 200
+"""Bytes around a cloner ending that hold the declaration it may be part of."""
+
+
 _last_look: list = [None, None, False]  # the bytes and endings last looked at, and the answer
 
 
-def _may_fire(cls, data, options, target_python, language) -> bool:
-    """A file can hold a cloning function only where a cloner type is used for a parameter or
-    a local (a second look after the trigger words, shared by CUR501 and CUR502): each
+def cloner_used(data, endings: tuple[str, ...]) -> bool:
+    """Whether a cloner type is used for a parameter or a local somewhere in `data`: each
     occurrence of an ending is found by a plain search, and only the text around it is
-    matched against the declaration forms."""
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogateescape")
-    endings = tuple(options["cloner-types"])
+    matched against the declaration forms (remembered for the last bytes looked at)."""
     if _last_look[0] is data and _last_look[1] == endings:
         return _last_look[2]
     pattern = _cloner_use_pattern(endings)
@@ -400,10 +400,6 @@ def _may_fire(cls, data, options, target_python, language) -> bool:
             break
     _last_look[:] = [data, endings, found]
     return found
-
-
-LOOK_BEHIND, LOOK_AHEAD = 160, 200
-"""Bytes around a cloner ending that hold the declaration it may be part of."""
 
 
 def _ending_pattern(endings) -> re.Pattern[bytes]:
@@ -965,7 +961,26 @@ _IR_HEADER = """\
 """
 
 
-class PointerCopiedAroundCloner(Rule):
+class ClonerRule(Rule):
+    """What CUR501 and CUR502 share: C++, the class index, trigger words from the configured
+    cloner types, and the look for a cloner used as a parameter or a local."""
+
+    languages = (CPP,)
+    triggers = probe_words(DEFAULT_CLONER_TYPES)
+    indexer = ClonerIndex()
+
+    @classmethod
+    def triggers_for(cls, options):
+        return probe_words(tuple(options["cloner-types"]))
+
+    @classmethod
+    def may_fire(cls, data, options, target_python, language) -> bool:
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogateescape")
+        return cloner_used(data, tuple(options["cloner-types"]))
+
+
+class PointerCopiedAroundCloner(ClonerRule):
     """## What it does
     In a cloning function — a constructor or function with a parameter whose type is a
     cloner/mapper (`IrCloner*`, `CloneContext&`, `IRMapping&`, ...), or a `copy`/`clone`/
@@ -1020,10 +1035,7 @@ class PointerCopiedAroundCloner(Rule):
 
     code = "CUR501"
     name = "pointer-copied-around-cloner"
-    languages = (CPP,)
-    triggers = DEFAULT_CLONER_TYPES
     summary = "cloneable pointer copied from the source object instead of through the cloner"
-    indexer = ClonerIndex()
     options = {
         "cloner-types": _CLONER_TYPES_OPTION,
         "copy-functions": Option(
@@ -1092,12 +1104,6 @@ class PointerCopiedAroundCloner(Rule):
         """),
     )
 
-    @classmethod
-    def triggers_for(cls, options):
-        return probe_words(tuple(options["cloner-types"]))
-
-    may_fire = classmethod(_may_fire)
-
     def check(self) -> None:
         analysis = _analysis(self)
         for function in analysis.functions:
@@ -1133,7 +1139,7 @@ class PointerCopiedAroundCloner(Rule):
         )
 
 
-class MemberMissedByCloner(Rule):
+class MemberMissedByCloner(ClonerRule):
     """## What it does
     Finds a member of a class holding raw pointers to a cloneable type (directly or in a
     standard container) that the class's cloning constructor — one taking a cloner/mapper —
@@ -1169,11 +1175,8 @@ class MemberMissedByCloner(Rule):
 
     code = "CUR502"
     name = "member-missed-by-cloner"
-    languages = (CPP,)
-    triggers = DEFAULT_CLONER_TYPES
     summary = "cloning constructor leaves a cloneable-pointer member unset"
     severity = Severity.WARNING
-    indexer = PointerCopiedAroundCloner.indexer
     options = {"cloner-types": _CLONER_TYPES_OPTION}
     valid = (
         Example(_IR_HEADER + """\
@@ -1191,12 +1194,6 @@ class MemberMissedByCloner(Rule):
         }
         """),
     )
-
-    @classmethod
-    def triggers_for(cls, options):
-        return probe_words(tuple(options["cloner-types"]))
-
-    may_fire = classmethod(_may_fire)
 
     def check(self) -> None:
         analysis = _analysis(self)
