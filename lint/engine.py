@@ -21,7 +21,7 @@ from cursedlint.languages import PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.project_index import KEPT_BYTES, ProjectIndex
-from cursedlint.rule import Notice, Rule, trigger_words
+from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
@@ -105,8 +105,7 @@ class Linter:
         looked: dict[tuple, bool] = {}  # rules sharing an indexer and triggers look once
         needed = []
         for rule in rules:
-            key = (rule.indexer.name, rule.triggers_for(rule.resolved_options(
-                self.settings.rule_options.get(rule.code))))
+            key = (rule.indexer.name, rule.triggers_for(self._options(rule)))
             if key not in looked:
                 looked[key] = self._may_use_facts(rule, linted)
             if looked[key]:
@@ -139,15 +138,10 @@ class Linter:
         if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
             return bool(candidates)
         prefilters: dict[str, Prefilter] = {}
-        words = [word.encode() for word in trigger_words(
-            rule.triggers_for(rule.resolved_options(self.settings.rule_options.get(rule.code)))
-        )]
         for path, language in candidates:
             try:
                 data = self.file_bytes.read(os.path.abspath(path))
             except SourceError:
-                continue
-            if words and not any(word in data for word in words):  # the common case, fast
                 continue
             if language not in prefilters:
                 prefilters[language] = Prefilter(
@@ -158,14 +152,15 @@ class Linter:
         return False
 
     def _needs_facts(self, rule: type[Rule], path: str, data: bytes, language: str) -> bool:
-        """The indexer's own look at a parsed linted file (True when it cannot be parsed: the
-        lint reports that, and the facts cost nothing then)."""
+        """The indexer's own look at a parsed linted file (True when the look fails)."""
         try:
-            context = self._parse(Source.from_bytes(path, data, language), FileResult(path),
-                                  frozenset())
+            context = self._parse_for_index(Source.from_bytes(path, data, language))
             return context is None or rule.indexer.needed_by(context)
         except Exception:
             return True
+
+    def _options(self, rule: type[Rule]) -> dict[str, Any]:
+        return rule.resolved_options(self.settings.rule_options.get(rule.code))
 
     def _parse_for_index(self, source: Source):
         return self._parse(source, FileResult(source.path), frozenset())
