@@ -6,9 +6,10 @@ on the torch 2.13.0 wheel (Python files, C/C++ headers), and prints a Markdown t
 
 Everything it builds lives under WORK (default: $TMPDIR/cursedlint-bench), reused by later runs:
 the corpora (copies, so that every tool sees the same files and no cache lands in the real
-stdlib), the unpacked wheel, and two virtual environments: `peers` (ruff, flake8,
-flake8-bugbear, semgrep) and `flake8` (flake8 alone, pinned to the versions of the flake8 next
-to cursedlint, so that "flake8" and "flake8 + CUR" differ only by the plugin). Within each
+stdlib), the unpacked wheel, and three virtual environments: `cursedlint` (this checkout
+installed as users install it — a regular, byte-compiled install, redone every run — with
+flake8), `peers` (ruff, flake8, flake8-bugbear, semgrep) and `flake8` (flake8 alone, pinned to
+the versions in `cursedlint`, so that "flake8" and "flake8 + CUR" differ only by the plugin). Within each
 repetition the tools alternate; each row reports min/median/max wall seconds and the peak
 resident memory of the largest single process.
 """
@@ -32,9 +33,7 @@ import threading
 import time
 import zipfile
 
-HERE = os.path.dirname(os.path.abspath(sys.executable))
-CURSEDLINT = os.path.join(HERE, "cursedlint")
-FLAKE8_WITH_PLUGIN = os.path.join(HERE, "flake8")
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = ("ruff", "flake8", "flake8-bugbear", "semgrep")
 FLAKE8_PARTS = ("flake8", "pycodestyle", "pyflakes", "mccabe")
 HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh")
@@ -177,14 +176,20 @@ def venv(work: str, name: str, requirements: list[str], timeout: float) -> str:
 
 
 def tool_bins(work: str, timeout: float) -> dict[str, str | Unavailable]:
-    """The peers venv's bin directory and the bare flake8 venv's, or why they are missing."""
+    """The bin directories of the `cursedlint`, `peers` and bare `flake8` venvs, or why they
+    are missing."""
     pins = [f"{part}=={importlib.metadata.version(part)}" for part in FLAKE8_PARTS]
     bins: dict[str, str | Unavailable] = {}
-    for name, requirements in (("peers", list(PEERS)), ("flake8", pins)):
+    for name, requirements in (("cursedlint", [REPO, *pins]), ("peers", list(PEERS)),
+                               ("flake8", pins)):
         try:
             bins[name] = venv(work, name, requirements, timeout)
         except (Unavailable, subprocess.SubprocessError, OSError) as error:
             bins[name] = error if isinstance(error, Unavailable) else Unavailable(str(error))
+    if not isinstance(bins["cursedlint"], Unavailable):  # this checkout, as it is now
+        python = os.path.join(bins["cursedlint"], "python")
+        subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall",
+                        REPO], check=True, capture_output=True, timeout=timeout)
     return bins
 
 
@@ -204,31 +209,34 @@ def tasks(work: str, stdlib: Corpus, torch: Corpus, cpp: Corpus, bins) -> list[T
     rules = os.path.join(work, "semgrep-rules.yml")
     with open(rules, "w") as handle:
         handle.write(SEMGREP_RULES)
-    check = [CURSEDLINT, "check", "--exit-zero"]
     changed = os.path.join(stdlib.root, "lib", "subprocess.py")
     flake8 = ["--exclude", "site-packages", "--exit-zero", "."]
     semgrep = ["scan", "--config", rules, "--metrics=off", "--disable-version-check", "--max-target-bytes=0", "--quiet"]
     cold = {"ruff_row": "ruff cold", "same_row": SAME_COLD}
     warm = {"ruff_row": "ruff warm", "same_row": SAME_WARM, "prime": True}
 
+    def check(*options: str) -> list[str]:
+        return [executable(bins, "cursedlint", "cursedlint"), "check", "--exit-zero", *options]
+
     def ruff_check(*options: str) -> list[str]:
         return [executable(bins, "peers", "ruff"), "check", "--isolated", "--exit-zero", *options]
 
     rows = [
-        ("cursedlint cold", stdlib, lambda: [*check, "--no-cache", *stdlib.paths], cold),
-        ("cursedlint warm", stdlib, lambda: [*check, *stdlib.paths], warm),
-        ("cursedlint, 1 file changed", stdlib, lambda: [*check, *stdlib.paths], {**warm, "touch": changed}),
+        ("cursedlint cold", stdlib, lambda: check("--no-cache", *stdlib.paths), cold),
+        ("cursedlint warm", stdlib, lambda: check(*stdlib.paths), warm),
+        ("cursedlint, 1 file changed", stdlib, lambda: check(*stdlib.paths), {**warm, "touch": changed}),
         ("ruff cold", stdlib, lambda: ruff_check("--no-cache", "."), {}),
         ("ruff warm", stdlib, lambda: ruff_check("."), {"prime": True}),
         (SAME_COLD, stdlib, lambda: ruff_check("--no-cache", "--select", SAME_WORK, "."), {}),
         (SAME_WARM, stdlib, lambda: ruff_check("--select", SAME_WORK, "."), {"prime": True}),
         ("flake8", stdlib, lambda: [executable(bins, "flake8", "flake8"), *flake8], {"slow": True}),
-        ("flake8 + cursedlint plugin", stdlib, lambda: [FLAKE8_WITH_PLUGIN, *flake8], {"slow": True}),
+        ("flake8 + cursedlint plugin", stdlib,
+         lambda: [executable(bins, "cursedlint", "flake8"), *flake8], {"slow": True}),
         ("flake8 + bugbear", stdlib, lambda: [executable(bins, "peers", "flake8"), *flake8], {"slow": True}),
-        ("cursedlint cold", torch, lambda: [*check, "--no-cache", *torch.paths], cold),
+        ("cursedlint cold", torch, lambda: check("--no-cache", *torch.paths), cold),
         ("ruff cold", torch, lambda: ruff_check("--no-cache", "py"), {}),
         (SAME_COLD, torch, lambda: ruff_check("--no-cache", "--select", SAME_WORK, "py"), {}),
-        ("cursedlint cold", cpp, lambda: [*check, "--no-cache", *cpp.paths], {}),
+        ("cursedlint cold", cpp, lambda: check("--no-cache", *cpp.paths), {}),
         ("semgrep", cpp, lambda: [executable(bins, "peers", "semgrep"), *semgrep, *cpp.paths], {"slow": True}),
     ]
     made = []
@@ -365,17 +373,6 @@ def versions(rows: list[Task], timeout: float = 60) -> str:
     return "Versions: " + "; ".join(sorted(set(seen.values())))
 
 
-def compile_cursedlint() -> None:
-    """Byte-compile cursedlint's modules, as installing it does (the peers' installs did): an
-    editable install under PYTHONDONTWRITEBYTECODE would compile them again in every run."""
-    import compileall
-    import importlib.util
-
-    for package in ("cursedlint", "cursedlint.rules"):
-        for folder in importlib.util.find_spec(package).submodule_search_locations:
-            compileall.compile_dir(folder, quiet=1)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description="Time cursedlint against ruff, flake8 and semgrep; print a Markdown table.")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of every row")
@@ -389,7 +386,6 @@ def main() -> int:
     os.makedirs(work, exist_ok=True)
     stdlib = build_stdlib(work)
     torch, cpp = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
-    compile_cursedlint()
     rows = tasks(work, stdlib, torch, cpp, tool_bins(work, args.timeout))
     slow_repeat = args.repeat if args.slow_repeat is None else args.slow_repeat
     run_all(rows, args.repeat, slow_repeat, args.timeout)

@@ -34,10 +34,15 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from cursedlint.settings import DEFAULT_PAGE_SIZE, Settings
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+
+
+def _toml():
+    """The TOML parser, imported when a configuration file is read (not on every run)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib
 
 CONFIG_FILENAME = "cursedlint.toml"
 PYPROJECT_FILENAME = "pyproject.toml"
@@ -196,6 +201,7 @@ def _parse_toml(path: str, data: bytes) -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(path, "", f"is not valid UTF-8 (byte {error.start}), as TOML must be") from None
+    tomllib = _toml()
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -50,6 +50,8 @@ class Discovery:
 # -- patterns ---------------------------------------------------------------------------------
 
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
+"""A gitignore line that is a bare name (no glob, slash, negation or escape)."""
 
 
 class Patterns:
@@ -61,18 +63,26 @@ class Patterns:
     pathspec's regexes also match everything below a matching directory; a match that stops at
     a parent (pathspec's `ps_d` group before the end) is not a match of the entry itself."""
 
-    __slots__ = ("rules", "prefilter")
+    __slots__ = ("rules", "prefilter", "names")
 
     def __init__(self, lines: Iterable[str]):
+        lines = list(lines)
+        significant = [line.rstrip(" ") for line in lines if line.strip() and line[0] != "#"]
+        self.names: frozenset[str] = frozenset()
+        self.rules: list = []
+        self.prefilter = None
+        if all(_PLAIN_NAME.fullmatch(line) and line not in (".", "..") for line in significant):
+            # plain names (the default excludes): a name matches itself at any depth
+            self.names = frozenset(significant)
+            return
         import pathspec
 
-        spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
         self.rules = [
             (pattern.regex, pattern.include)
             for pattern in spec.patterns
             if pattern.include is not None and pattern.regex is not None
         ]
-        self.prefilter = None
         if len(self.rules) > 1:
             try:
                 self.prefilter = re.compile(
@@ -82,9 +92,11 @@ class Patterns:
                 self.prefilter = None
 
     def __bool__(self) -> bool:
-        return bool(self.rules)
+        return bool(self.rules or self.names)
 
     def decide(self, path: str) -> bool | None:
+        if self.names:
+            return True if path.rstrip("/").rpartition("/")[2] in self.names else None
         if self.prefilter is not None and self.prefilter.match(path) is None:
             return None
         for regex, include in reversed(self.rules):

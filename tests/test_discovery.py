@@ -386,3 +386,23 @@ def test_project_root_is_the_config_or_git_root_or_the_paths_common_directory(tm
     assert project_root(loose, config) == str(tmp_path / "loose")
     configured = Config(path=str(tmp_path / "cursedlint.toml"), root=str(tmp_path))
     assert project_root(loose, configured) == str(tmp_path)
+
+
+def test_plain_name_patterns_decide_as_pathspec_would():
+    """Bare names (the default excludes) skip pathspec; their answers are pathspec's."""
+    import pathspec
+
+    from cursedlint.discovery import Patterns
+
+    names = [".git", "__pycache__", "node_modules", "build", "venv", "a.b-c+d"]
+    fast = Patterns(["# comment", "", *names, "build  "])
+    assert fast.names and not fast.rules
+    spec = pathspec.GitIgnoreSpec.from_lines(names)
+    slow = Patterns.__new__(Patterns)
+    slow.names = frozenset()
+    slow.rules = [(p.regex, p.include) for p in spec.patterns if p.include is not None]
+    slow.prefilter = None
+    for path in ("build", "build/", "src/build/", "src/build/x.py", "x/.git/", ".git",
+                 "venv/lib/", "venvs/", "a.b-c+d", "x/node_modules/y/", "builder.py",
+                 "__pycache__/m.pyc", "src/__pycache__/"):
+        assert fast.decide(path) == slow.decide(path), path
