@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from cursedlint.cpp_classes import (
+    ClassFacts,
     ClassIndex,
     FileClasses,
     TypeFacts,
@@ -100,15 +101,17 @@ class ClonerIndex(Indexer):
     def more_words(self, facts, settings):
         index = ClassIndex((path, found.classes) for path, found in facts.items())
         names = {name for found in facts.values() for name in found.wanted}
-        grown = True
-        while grown:  # the copied classes' members may live in their base classes
-            bases = {
-                base.split("::")[-1]
-                for _, found in index.classes.values() if found.short_name in names
-                for base in found.bases
-            }
-            grown = not bases <= names
-            names |= bases
+        by_short: dict[str, list[ClassFacts]] = {}
+        for _, found in index.classes.values():
+            by_short.setdefault(found.short_name, []).append(found)
+        pending = list(names)
+        while pending:  # the copied classes' members may live in their base classes
+            for found in by_short.get(pending.pop(), ()):
+                for base in found.bases:
+                    short = base.split("::")[-1]
+                    if short not in names:
+                        names.add(short)
+                        pending.append(short)
         for cloner in cloners_in(index, cloner_types(settings)):
             names |= {name.split("::")[-1] for name in cloneable_for(index, cloner)}
         return names
@@ -334,13 +337,16 @@ def _index_for(context, facts: dict) -> ClassIndex:
     return ClassIndex([(context.source.path, file_classes(context)), *project])
 
 
-def cached_cloneable_for(index: ClassIndex, cloner: str | None, short_name: str) -> set[str]:
-    """`cloneable_for`, remembered on the index (shared by every file of a run)."""
+def cached_cloneable_for(index: ClassIndex, cloners: tuple) -> frozenset[str]:
+    """The classes any of `cloners` ((qualified name or "", short name) pairs) clones,
+    remembered on the index (shared by every file and function of a run: no set is copied
+    per function)."""
     memo = index.__dict__.setdefault("_cloneable", {})
-    key = (cloner, short_name)
-    if key not in memo:
-        memo[key] = cloneable_for(index, cloner, short_name)
-    return memo[key]
+    if cloners not in memo:
+        memo[cloners] = frozenset().union(
+            *(cloneable_for(index, qualified or None, short) for qualified, short in cloners)
+        )
+    return memo[cloners]
 
 
 @functools.cache
@@ -472,7 +478,7 @@ class CloningFunction:
     sources: dict[str, str]  # name -> how its members are reached ("->" or ".")
     destinations: dict[str, list[tuple[int, int, int, str]]]  # see CloneAnalysis._local_copies
     into_this: bool
-    cloneable: set[str]
+    cloneable: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -531,10 +537,10 @@ class CloneAnalysis:
         )
         if not sources or not (destinations or into_this):
             return None
-        cloneable: set[str] = set()
-        for cloner in cloners:
-            cloneable |= cached_cloneable_for(self.index, cloner.qualified,
-                                              cloner.type_name.split("::")[-1])
+        cloneable = cached_cloneable_for(
+            self.index, tuple(sorted({(c.qualified or "", c.type_name.split("::")[-1])
+                                      for c in cloners}))
+        )
         if not cloneable:
             return None
         return CloningFunction(node, name, owner, constructor, cloners, cloner_parameter,
