@@ -8,7 +8,8 @@ ruff does): loaded once before linting (forked workers inherit it), updated by t
 the workers' new results, and written back once, atomically (a temporary file renamed into
 place), so concurrent runs never read half a store. A store that cannot be read is empty.
 Bounds: at most MAX_ENTRIES results per store (those stored longest ago dropped) and
-MAX_STORES stores (oldest dropped).
+MAX_STORES stores (oldest dropped). The project index keeps its summaries in stores of its own
+kind in the same directory, written the same way (`load_store`, `save_store`).
 
 A warm run need not read unchanged files: the store also keeps, per path, the file's (size,
 mtime_ns, ctime_ns, inode) when its result was stored, and a file whose stat still matches takes
@@ -55,19 +56,17 @@ class ResultCache:
     the stat and key of its last stored result."""
 
     def __init__(self, root: str, run_fingerprint: str, max_entries: int = MAX_ENTRIES):
-        self.top = os.path.join(root, CACHE_DIR)
-        self.path = os.path.join(self.top, run_fingerprint[:32] + ".pickle")
+        self.path = os.path.join(root, CACHE_DIR, run_fingerprint[:32] + ".pickle")
         self.max_entries = max_entries
         self.entries, self.stats, self.run = self._load()
         self.changed = False
 
     def _load(self) -> tuple[dict, dict, int]:
-        try:
-            with open(self.path, "rb") as handle:
-                entries, stats, run = pickle.load(handle)
-            return entries, stats, run + 1
-        except Exception:  # absent, damaged or from an incompatible version: start empty
+        stored = load_store(self.path)
+        if stored is None:
             return {}, {}, 0
+        entries, stats, run = stored
+        return entries, stats, run + 1
 
     @staticmethod
     def key(path: str, data: bytes) -> str:
@@ -104,39 +103,60 @@ class ResultCache:
         if not self.changed:
             return
         if len(self.entries) > self.max_entries:
-            newest = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
-            self.entries = dict(newest[: self.max_entries])
+            self.entries = newest(self.entries, self.max_entries)
             self.stats = {p: known for p, known in self.stats.items() if known[1] in self.entries}
-        import tempfile  # only runs that store anything need it
+        save_store(self.path, (self.entries, self.stats, self.run))
 
-        try:
-            os.makedirs(self.top, exist_ok=True)
-            self._ignore_in_git()
-            descriptor, temporary = tempfile.mkstemp(dir=self.top, prefix=".tmp-")
-            with os.fdopen(descriptor, "wb") as handle:
-                pickle.dump(
-                    (self.entries, self.stats, self.run), handle, protocol=pickle.HIGHEST_PROTOCOL
-                )
-            os.replace(temporary, self.path)
-            self._drop_old_stores()
-        except OSError:
-            return
 
-    def _ignore_in_git(self) -> None:
-        marker = os.path.join(self.top, ".gitignore")
+def load_store(path: str):
+    """What a store file holds; None when it is absent, damaged or from an incompatible
+    version (the store then starts empty)."""
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except Exception:
+        return None
+
+
+def save_store(path: str, payload) -> None:
+    """Write a store file in `.cursedlint_cache/` atomically (a temporary file renamed into
+    place, so concurrent runs never read half a store), mark the directory ignored by git, and
+    keep at most MAX_STORES stores of the same kind (the name before the fingerprint); a store
+    that cannot be written is skipped silently."""
+    import tempfile  # only runs that store anything need it
+
+    top = os.path.dirname(path)
+    try:
+        os.makedirs(top, exist_ok=True)
+        marker = os.path.join(top, ".gitignore")
         if not os.path.exists(marker):
             with open(marker, "w", encoding="utf-8") as handle:
                 handle.write("# created by cursedlint\n*\n")
-
-    def _drop_old_stores(self) -> None:
+        descriptor, temporary = tempfile.mkstemp(dir=top, prefix=".tmp-")
+        with os.fdopen(descriptor, "wb") as handle:
+            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, path)
+        kind = _kind(os.path.basename(path))
         stores = [
-            os.path.join(self.top, name)
-            for name in os.listdir(self.top)
-            if name.endswith(".pickle")
+            os.path.join(top, name) for name in os.listdir(top)
+            if name.endswith(".pickle") and _kind(name) == kind
         ]
         stores.sort(key=os.path.getmtime, reverse=True)
         for stale in stores[MAX_STORES:]:
             os.unlink(stale)
+    except OSError:
+        return
+
+
+def _kind(name: str) -> str:
+    """`index` for `index-<fingerprint>.pickle`, "" for a result store `<fingerprint>.pickle`."""
+    return name.rpartition("-")[0]
+
+
+def newest(entries: dict, limit: int) -> dict:
+    """The `limit` entries ((run number, value) values) stored or used most recently."""
+    ordered = sorted(entries.items(), key=lambda item: item[1][0], reverse=True)
+    return dict(ordered[:limit])
 
 
 def clean(root: str) -> bool:

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import re
-import tempfile
 from typing import Any, Callable, Iterable
 
+from cursedlint.cache import load_store, newest, save_store
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
@@ -61,23 +60,15 @@ class Indexer:
 
 
 class IndexStore:
-    """Summaries by (indexer, content hash), persisted in one pickle per fingerprint (cursedlint's
-    code and the settings summaries depend on) under the cache directory; written atomically
-    and only when a run added to it; bounded (the summaries unused longest are dropped)."""
+    """Summaries by (indexer, content hash), persisted in one store per fingerprint (cursedlint's
+    code and the settings summaries depend on) under the cache directory; written only when a
+    run added to it; bounded (the summaries unused longest are dropped)."""
 
     def __init__(self, directory: str, index_fingerprint: str):
-        self.directory = directory
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}.pickle")
-        self.entries, self.run = self._load()
+        stored = load_store(self.path)
+        self.entries, self.run = ({}, 0) if stored is None else (stored[0], stored[1] + 1)
         self.changed = False
-
-    def _load(self) -> tuple[dict, int]:
-        try:
-            with open(self.path, "rb") as handle:
-                entries, run = pickle.load(handle)
-            return entries, run + 1
-        except Exception:  # absent, damaged or from an incompatible version: start empty
-            return {}, 0
 
     def get(self, key: tuple[str, str]) -> tuple[bool, Any]:
         entry = self.entries.get(key)
@@ -95,16 +86,8 @@ class IndexStore:
         if not self.changed:
             return
         if len(self.entries) > MAX_STORED_SUMMARIES:
-            newest = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
-            self.entries = dict(newest[:MAX_STORED_SUMMARIES])
-        try:
-            os.makedirs(self.directory, exist_ok=True)
-            descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
-            with os.fdopen(descriptor, "wb") as handle:
-                pickle.dump((self.entries, self.run), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, self.path)
-        except OSError:
-            return
+            self.entries = newest(self.entries, MAX_STORED_SUMMARIES)
+        save_store(self.path, (self.entries, self.run))
 
 
 class ProjectIndex:

@@ -115,3 +115,20 @@ def test_linter_saves_the_store_it_was_given(tmp_path):
     linter = Linter(Settings(enabled=frozenset({"CUR908"})), rules)
     linter.index_project(files, IndexStore(directory, "b" * 64))
     assert os.path.exists(IndexStore(directory, "b" * 64).path)
+
+
+def test_index_stores_are_ignored_by_git_and_bounded_apart_from_result_stores(tmp_path):
+    from cursedlint.cache import CACHE_DIR, MAX_STORES, ResultCache
+
+    directory = tmp_path / CACHE_DIR
+    index = IndexStore(str(directory), "c" * 64)
+    index.put(("subclasses", "0" * 40), {"Plugin": []})
+    index.save()
+    assert (directory / ".gitignore").read_text().endswith("*\n")
+    for number in range(MAX_STORES + 2):
+        results = ResultCache(str(tmp_path), f"{number:02d}" * 32)
+        results.put("key", "result")
+        results.save()
+    names = sorted(path.name for path in directory.glob("*.pickle"))
+    assert os.path.basename(index.path) in names, "result stores never push an index store out"
+    assert len(names) == MAX_STORES + 1
