@@ -302,9 +302,9 @@ def _index_store(root: str, settings):
     from cursedlint.cache import CACHE_DIR, fingerprint
     from cursedlint.project_index import IndexStore
 
-    options = sorted((code, sorted(map(repr, values.items())))
-                     for code, values in settings.rule_options.items())
-    return IndexStore(os.path.join(root, CACHE_DIR), fingerprint("index", options, _code_stamp()))
+    return IndexStore(
+        os.path.join(root, CACHE_DIR), fingerprint("index", _rule_options(settings), _code_stamp())
+    )
 
 
 def _result_cache(root: str, settings, linter, index):
@@ -319,8 +319,7 @@ def _result_cache(root: str, settings, linter, index):
             sorted(settings.enabled),
             settings.target_python,
             settings.page_size,
-            sorted((code, sorted(map(repr, options.items())))
-                   for code, options in settings.rule_options.items()),
+            _rule_options(settings),
             [(repr(matcher), sorted(codes)) for matcher, codes in settings.per_file_ignores],
             settings.root,
             linter.warn_unused,
@@ -328,6 +327,12 @@ def _result_cache(root: str, settings, linter, index):
             _code_stamp(),
         ),
     )
+
+
+def _rule_options(settings) -> list:
+    """The configured rule options, in a stable order, for fingerprints."""
+    return sorted((code, sorted(map(repr, options.items())))
+                  for code, options in settings.rule_options.items())
 
 
 def _code_stamp() -> list[tuple[str, int, int]]:

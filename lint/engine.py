@@ -112,9 +112,6 @@ class Linter:
                 needed.append(rule)
         return needed
 
-    def needs_project_index(self) -> bool:
-        return bool(self.indexing_rules())
-
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None
     ) -> ProjectIndex:

@@ -66,16 +66,15 @@ _CONSEQUENCE = (
 def cloner_types(settings) -> tuple[str, ...]:
     """The cloner name endings configured for either CUR5xx rule."""
     endings: set[str] = set()
-    for code in (PointerCopiedAroundCloner.code, MemberMissedByCloner.code):
-        options = settings.rule_options.get(code) or {}
-        endings.update(options.get("cloner-types", DEFAULT_CLONER_TYPES))
+    for rule in (PointerCopiedAroundCloner, MemberMissedByCloner):
+        endings.update(rule.resolved_options(settings.rule_options.get(rule.code))["cloner-types"])
     return tuple(sorted(endings))
 
 
 def copy_function_names(settings) -> tuple[str, ...]:
     """The copy-function names configured for CUR501."""
-    options = settings.rule_options.get(PointerCopiedAroundCloner.code) or {}
-    return tuple(options.get("copy-functions", DEFAULT_COPY_FUNCTIONS))
+    rule = PointerCopiedAroundCloner
+    return tuple(rule.resolved_options(settings.rule_options.get(rule.code))["copy-functions"])
 
 
 @dataclass(frozen=True)
@@ -927,7 +926,7 @@ def where(path: str, line: int) -> str:
 
 def _analysis(rule: Rule) -> CloneAnalysis:
     endings = tuple(rule.option["cloner-types"])
-    copy_functions = tuple(rule.option.get("copy-functions", DEFAULT_COPY_FUNCTIONS))
+    copy_functions = copy_function_names(rule.context.settings)  # CUR501's, for both rules
     return rule.context.shared(
         ("clone-analysis", endings, copy_functions),
         lambda: CloneAnalysis(rule.context, rule.project_facts, endings, copy_functions),

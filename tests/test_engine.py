@@ -298,5 +298,5 @@ def test_project_facts_reach_rules_and_widen_the_prefilter(tmp_path):
 
 def test_rules_without_project_triggers_need_no_index():
     settings = Settings(enabled=frozenset({"CUR901"}))
-    assert not Linter(settings, RULES).needs_project_index()
-    assert make_linter().needs_project_index()
+    assert not Linter(settings, RULES).indexing_rules()
+    assert make_linter().indexing_rules()
