@@ -88,20 +88,20 @@ class Prefilter:
             return {word for word in self.words if word in data}
         return {word for word, encoded in self._encoded.items() if encoded in data}
 
+    def _second_look_passes(self, rule: type[Rule], data: bytes | str) -> bool:
+        return rule not in self._second_look or rule.may_fire(
+            data, self._resolved[rule], self.target_python, self.language
+        )
+
     def _triggered_small(self, data: bytes) -> list[type[Rule]]:
         """`triggered` for a small file: every word searched at once (cheaper than deciding
         which words to search, when the searches themselves are short)."""
         present = {word for word, encoded in self._encoded.items() if encoded in data}
-        if not present:
-            return list(self.always)
         return [
             rule
             for rule, triggers in self.triggers
             if triggered_by(triggers, present)
-            and (
-                rule not in self._second_look
-                or rule.may_fire(data, self._resolved[rule], self.target_python, self.language)
-            )
+            and self._second_look_passes(rule, data)
         ]
 
     def triggered(self, data: bytes | str) -> list[type[Rule]]:
@@ -139,9 +139,6 @@ class Prefilter:
                     for trigger in triggers
                 )
             )
-            and (
-                rule not in self._second_look
-                or rule.may_fire(data, self._resolved[rule], self.target_python, self.language)
-            )
+            and self._second_look_passes(rule, data)
         ]
 
