@@ -97,6 +97,8 @@ class Prefilter:
         """`triggered` for a small file: every word searched at once (cheaper than deciding
         which words to search, when the searches themselves are short)."""
         present = {word for word, encoded in self._encoded.items() if encoded in data}
+        if not present and not self.always:
+            return []
         return [
             rule
             for rule, triggers in self.triggers
