@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from ahocorasick_rs import BytesAhoCorasick
 
-from cursedlint.rule import Rule, triggered_by, trigger_words
+from cursedlint.rule import Rule, trigger_alternatives, triggered_by
 
 
 class Prefilter:
@@ -44,40 +44,44 @@ class Prefilter:
         self.triggers = [
             (
                 rule,
-                (
+                trigger_alternatives((
                     *rule.triggers_for(self._resolved[rule]),
                     *rule.project_trigger_words(
                         project.get(rule.indexer.name, {}) if rule.indexer else {}
                     ),
-                ),
+                )),
             )
             for rule in rules
         ]
-        self.always = [rule for rule, triggers in self.triggers if not triggers]
-        self.words = sorted(set().union(*(trigger_words(t) for _, t in self.triggers)))
+        self.always = [rule for rule, alternatives in self.triggers if not alternatives]
+        self.words = sorted(
+            set().union(*(words for _, alternatives in self.triggers for words in alternatives))
+        )
         self._automaton = (
             BytesAhoCorasick([word.encode("utf-8") for word in self.words]) if self.words else None
         )
 
-    def present(self, data: bytes | str) -> set[str]:
-        """The trigger words that occur in `data` (raw bytes, or text from flake8)."""
+    def present(self, data: bytes) -> set[str]:
+        """The trigger words that occur in `data`."""
         if self._automaton is None:
             return set()
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogatepass")
         words = self.words
-        return {words[index] for index, _, _ in self._automaton.find_matches_as_indexes(data, overlapping=True)}
+        matches = self._automaton.find_matches_as_indexes(data, overlapping=True)
+        return {words[index] for index, _, _ in matches}
 
     def triggered(self, data: bytes | str) -> list[type[Rule]]:
         """The rules that can fire on a file with these bytes (rules without triggers always):
-        their triggers are present and their second look does not rule them out."""
+        their triggers are present and their second look does not rule them out. Text (from
+        flake8) is searched as UTF-8."""
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
         present = self.present(data)
         if not present and not self.always:
             return []
         return [
             rule
-            for rule, triggers in self.triggers
-            if triggered_by(triggers, present)
+            for rule, alternatives in self.triggers
+            if triggered_by(alternatives, present)
             and (
                 rule not in self._second_look
                 or rule.may_fire(data, self._resolved[rule], self.target_python, self.language)

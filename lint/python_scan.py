@@ -2,15 +2,15 @@
 
 Every answer over-approximates: True where the fact may hold, False only where it cannot. Text
 the scanner cannot read with certainty (an unterminated or nested-quote string, unbalanced
-brackets, nesting deeper than MAX_DEPTH, or more than MAX_TOKENS brackets and commas to read
-for calls nested in calls) answers True, so the file is parsed as before.
+brackets, or more than MAX_TOKENS brackets and commas to read for calls nested in calls)
+answers True, so the file is parsed as before.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
-MAX_DEPTH = 100
 MAX_TOKENS = 1_000_000
 
 # String literals (any prefix: the prefix letters stay in the text, harmlessly) and comments.
@@ -28,19 +28,12 @@ _PREFIX_BEFORE = re.compile(rb"(?<![\w])[rRbBuUfF]{1,2}$")  # a string prefix ri
 _BRACE = re.compile(rb"[{}]")
 _OPEN = ord("{")
 _CONTINUATION = re.compile(rb"\\\r?\n")
-_PAREN_GROUP = re.compile(rb"\(([^()]*)\)")
-_INNERMOST = re.compile(rb"[(\[{][^()\[\]{}]*[)\]}]")
-_BRACKET = re.compile(rb"[()\[\]{}]")
 _KEYWORD_EQUALS = re.compile(rb"[^=!<>:]=(?!=)")
-_NOT_A_CALLEE = re.compile(
-    rb"(?:^|[^\w])(?:and|as|assert|await|del|elif|else|except|for|from|if|import|in|is|lambda"
-    rb"|not|or|raise|return|while|with|yield|def\s+\w+|class\s+\w+)$"
-)
-_NAME_CHAR = re.compile(rb"[\w\x80-\xff]")
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
+_NAME_BYTES = frozenset(
+    b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" + bytes(range(0x80, 0x100))
+)
 _ARGUMENT_TOKEN = re.compile(rb"[()\[\]{},=]|lambda")
-_AS_ALIAS = re.compile(rb"as\s+([\w\x80-\xff]+)")  # (and some words ending in "as")
-_BEFORE_NON_CALL = frozenset(b"=([{,:+-*/%&|^~<>@;")
 
 
 def code_only(data: bytes) -> bytes | None:
@@ -106,62 +99,36 @@ def _replacement_fields(token: bytes) -> list[bytes] | None:
     return fields if depth == 0 else None
 
 
-def has_call_with_positional_arguments(
-    text: bytes | None, count: int, callees: frozenset[bytes] | None = None
+def has_call_with_arguments(
+    text: bytes | None,
+    callees: frozenset[bytes],
+    *,
+    positional: int | None = None,
+    keywords: frozenset[bytes] = frozenset(),
 ) -> bool:
-    """Whether code (`code_only`'s answer; None: unreadable) may hold a call with at least
-    `count` (> 1) positional arguments before any keyword argument. With `callees`, only calls
-    of a name or attribute chain whose last name is one of them (or names an `as` alias, or is
-    not ASCII) count."""
+    """Whether code (`code_only`'s answer; None: unreadable) may hold a call of one of `callees`
+    (the last name of a name or attribute chain; also the names they are imported `as`, and
+    any name that is not ASCII) with at least `positional` (> 1) positional arguments before
+    its first keyword argument, or with one of `keywords` written as a keyword argument. Each
+    such call's arguments are read up to its closing parenthesis."""
     if text is None:
         return True
-    if callees is not None:
-        return _named_call_with_positional_arguments(text, count, callees)
-    for _ in range(MAX_DEPTH):
-        for group in _PAREN_GROUP.finditer(text):
-            inside = group.group(1)
-            if inside.count(b",") < count - 1:
-                continue
-            if b"lambda" not in inside:  # a lambda's default `=` is not a keyword argument
-                keyword = _KEYWORD_EQUALS.search(b" " + inside)
-                if keyword and inside.count(b",", 0, keyword.start()) < count - 1:
-                    continue
-            if _may_be_call(text, group.start()):
-                return True
-        flattened = _INNERMOST.sub(b"0", text)
-        if flattened == text:
-            return _BRACKET.search(text) is not None  # unbalanced: unsure
-        text = flattened
-    return True
-
-
-def _may_be_call(text: bytes, paren: int) -> bool:
-    """Whether the `(` at `paren` may open the arguments of a call: not a tuple, a group, a
-    `def`'s parameters or a class's bases."""
-    start = max(0, paren - 200)
-    window = text[start:paren].rstrip()
-    if not window:
-        return start > 0  # only blanks before it: unsure, unless the file starts there
-    if window[-1] in _BEFORE_NON_CALL:
-        return False
-    keyword = _NOT_A_CALLEE.search(window)
-    return keyword is None or (keyword.start() == 0 and start > 0)  # cut off: unsure
-
-
-def _named_call_with_positional_arguments(
-    text: bytes, count: int, callees: frozenset[bytes]
-) -> bool:
-    """The same question for calls of `callees`, their `as` aliases and non-ASCII names only:
-    each such call's arguments are read up to its closing parenthesis."""
-    names = [re.escape(name) for name in sorted(callees | set(_AS_ALIAS.findall(text)))]
+    own = b"|".join(re.escape(name) for name in sorted(callees))
+    aliases = {
+        alias.group(1)
+        for alias in re.finditer(rb"(?:%s)\s+as\s+([\w\x80-\xff]+)" % own, text)
+        if not alias.start() or text[alias.start() - 1] not in _NAME_BYTES
+    }
+    names = [re.escape(name) for name in sorted(callees | aliases)]
     if _NON_ASCII.search(text):
         names.append(rb"[\w\x80-\xff]*[\x80-\xff][\w\x80-\xff]*")
     call = re.compile(rb"(?:%s)\s*\(" % b"|".join(names))
     budget = MAX_TOKENS
     for found in call.finditer(text):
-        if found.start() and _NAME_CHAR.match(text, found.start() - 1):
+        if found.start() and text[found.start() - 1] in _NAME_BYTES:
             continue  # the end of a longer name
-        depth, commas, lambdas = 0, 0, False
+        depth, commas, lambdas, keyword_seen = 0, 0, False, False
+        argument = found.end()  # where the current argument starts
         for token in _ARGUMENT_TOKEN.finditer(text, found.end()):
             budget -= 1
             if budget < 0:
@@ -176,13 +143,35 @@ def _named_call_with_positional_arguments(
             elif depth:
                 continue
             elif mark == b",":
-                commas += 1
-                if commas >= count - 1:
-                    return True
+                argument = token.end()
+                if not keyword_seen:
+                    commas += 1
+                    if positional is not None and commas >= positional - 1:
+                        return True
             elif mark == b"lambda":
                 lambdas = True  # its defaults' `=` are not keyword arguments
-            elif not lambdas and _KEYWORD_EQUALS.match(text, token.start() - 1):
-                break  # keyword arguments follow
+            elif _KEYWORD_EQUALS.match(text, token.start() - 1):
+                if text[argument:token.start()].strip() in keywords:
+                    return True  # (or a lambda's parameter of that name: unsure)
+                if not lambdas:
+                    keyword_seen = True
+                    if not keywords:
+                        break  # only keyword arguments follow
         else:
             return True  # unbalanced: unsure
+    return False
+
+
+def has_name(data: bytes, names: Iterable[bytes]) -> bool:
+    """Whether one of `names` occurs in `data` as a whole name: neither preceded nor followed by
+    a letter, digit, `_` or non-ASCII byte (so `_add_callback` does not hold `add_callback`)."""
+    for name in names:
+        at = data.find(name)
+        while at >= 0:
+            end = at + len(name)
+            if (at == 0 or data[at - 1] not in _NAME_BYTES) and (
+                end == len(data) or data[end] not in _NAME_BYTES
+            ):
+                return True
+            at = data.find(name, at + 1)
     return False

@@ -159,11 +159,11 @@ class Rule:
 
     @classmethod
     def may_fire(
-        cls, data: bytes | str, options: dict[str, Any], target_python: tuple[int, int], language: str
+        cls, data: bytes, options: dict[str, Any], target_python: tuple[int, int], language: str
     ) -> bool:
-        """A second, still parse-free look at a file of `language` whose text holds the rule's
+        """A second, still parse-free look at a file of `language` whose bytes hold the rule's
         triggers: False proves the rule cannot fire on it under these (resolved) options and
-        target Python. `data` is the raw bytes (text when flake8 hands it over)."""
+        target Python. (Text that flake8 hands over arrives encoded as UTF-8.)"""
         return True
 
     @classmethod
@@ -187,22 +187,17 @@ class Rule:
         return sections
 
 
-def trigger_words(triggers: tuple[Trigger, ...]) -> set[str]:
-    words: set[str] = set()
-    for trigger in triggers:
-        words.update((trigger,) if isinstance(trigger, str) else trigger)
-    return words
-
-
-def triggered_by(triggers: tuple[Trigger, ...], present: set[str]) -> bool:
-    """Whether a file containing exactly the trigger words `present` can make a rule with these
-    triggers fire. No triggers: always."""
-    if not triggers:
-        return True
-    return any(
-        (trigger in present) if isinstance(trigger, str) else all(w in present for w in trigger)
-        for trigger in triggers
+def trigger_alternatives(triggers: tuple[Trigger, ...]) -> tuple[frozenset[str], ...]:
+    """Each trigger as the set of words a file must hold together."""
+    return tuple(
+        frozenset((trigger,) if isinstance(trigger, str) else trigger) for trigger in triggers
     )
+
+
+def triggered_by(alternatives: tuple[frozenset[str], ...], present: set[str]) -> bool:
+    """Whether a file holding exactly the trigger words `present` can make a rule fire whose
+    triggers have these `trigger_alternatives`. No triggers: always."""
+    return not alternatives or any(alternative <= present for alternative in alternatives)
 
 
 class Notice(Rule):

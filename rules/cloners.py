@@ -980,8 +980,6 @@ class ClonerRule(Rule):
 
     @classmethod
     def may_fire(cls, data, options, target_python, language) -> bool:
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogateescape")
         return cloner_used(data, tuple(options["cloner-types"]))
 
 

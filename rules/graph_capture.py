@@ -781,8 +781,6 @@ class CaptureRule(Rule):
         `graph` (not `allow_in_graph(`) or bound by an `as` alias of it."""
         if language != "python":
             return True
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogatepass")
         if any(word in data for word in _REGION_WORDS):
             return True
         code = code_only(data)

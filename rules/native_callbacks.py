@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from cursedlint.python_context import call_argument
+from cursedlint.python_scan import has_name
 from cursedlint.rule import Example, Option, Rule
 
 # -- the APIs --------------------------------------------------------------------------------
@@ -356,6 +357,12 @@ class PythonCallbackIntoCuda(Rule):
     @classmethod
     def triggers_for(cls, options):
         return (*cls.triggers, *options["extra-apis"])
+
+    @classmethod
+    def may_fire(cls, data, options, target_python, language):
+        """Every API and struct is recognized by its whole name (as called, as imported under
+        an alias, or as constructed), never as part of a longer name (`_add_callback`)."""
+        return has_name(data, {word.encode() for word in cls.triggers_for(options)})
 
     valid = (
         """

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.python_scan import code_only, has_call_with_positional_arguments
+from cursedlint.python_scan import code_only, has_call_with_arguments, has_name
 from cursedlint.rule import Example, Option, Rule
 
 # -- platforms -------------------------------------------------------------------------------
@@ -425,13 +425,8 @@ def spawn_call(call: ast.Call, context) -> SpawnCall | None:
 # -- CUR101 ----------------------------------------------------------------------------------
 
 _FORCING_KEYWORDS = ("preexec_fn", "user", "group", "extra_groups")
-_POSITIONAL_PREEXEC_CALLEES = frozenset(
-    name.rpartition(".")[2].encode() for name, api in APIS.items() if "preexec_fn" in api.positional
-)
-# a forcing keyword argument: the name, then blanks, line continuations or comments, then `=`
-_FORCING_KEYWORD = re.compile(
-    rb"(?:%s)(?:[ \t\f\r\n]|\\|#[^\r\n]*)*=(?!=)" % "|".join(_FORCING_KEYWORDS).encode()
-)
+_FORCING_KEYWORD_NAMES = frozenset(name.encode() for name in _FORCING_KEYWORDS)
+_SPAWN_CALLEES = frozenset(name.rpartition(".")[2].encode() for name in APIS)
 
 _FORK_COST = (
     "A fork copies a large process's page tables, drops its MADV_DONTFORK pages (RDMA "
@@ -613,18 +608,18 @@ class SubprocessForkPath(Rule):
     @classmethod
     def may_fire(cls, data, options, target_python, language):
         """Where CPython has vfork (Linux, 3.10+), only an argument that forces the fork makes a
-        call fork: one of the _FORCING_KEYWORDS written out, or preexec_fn as the 7th positional
-        argument of a Popen-family call. Such a call is found by `spawn_call` only through the
-        import table, so its callee ends in the function's own name or in an `as` alias."""
+        call fork: one of the _FORCING_KEYWORDS written out as a keyword argument of a
+        Popen-family call, or preexec_fn as the 7th positional argument of one (7 positional
+        arguments of any of them are taken as such). Such a call is found by `spawn_call` only
+        through the import table, so its callee ends in the function's own name or in an `as`
+        alias."""
         if not Platform(target_python, options["libc"]).has_vfork:
             return True
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogatepass")
-        code = code_only(data)
-        if code is None or (_FORCING_KEYWORD.search(data) and _FORCING_KEYWORD.search(code)):
-            return True
-        return has_call_with_positional_arguments(
-            code, _POPEN_POSITIONAL.index("preexec_fn") + 1, _POSITIONAL_PREEXEC_CALLEES
+        return has_call_with_arguments(
+            code_only(data),
+            _SPAWN_CALLEES,
+            positional=_POPEN_POSITIONAL.index("preexec_fn") + 1,
+            keywords=_FORCING_KEYWORD_NAMES,
         )
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -832,6 +827,13 @@ class ForkInAcceleratedProcess(Rule):
     @classmethod
     def triggers_for(cls, options):
         return _fork_and_library_words(options["modules"])
+
+    @classmethod
+    def may_fire(cls, data, options, target_python, language):
+        """A finding needs the module to import an accelerator library: the library's
+        top-level name occurs as a whole name (not `cudarrl` in an HTML entity table)."""
+        libraries = {module.partition(".")[0].encode() for module in options["modules"]}
+        return has_name(data, libraries)
 
     valid = (
         """

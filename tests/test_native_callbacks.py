@@ -218,3 +218,24 @@ def test_python_occupancy_callback_deadlocks_with_a_thread_holding_the_gil():
 
     assert finishes("releases-gil")
     assert not finishes("holds-gil")
+
+
+# -- the second prefilter look ---------------------------------------------------------------
+
+@pytest.mark.parametrize("code, parsed", [
+    ("loop._add_callback(handle)\n", False),  # asyncio's own method: not the CuPy/Numba one
+    ("def test_add_callback_twice(self):\n    pass\n", False),
+    ("stream.add_callback(cb, None)\n", True),
+    ("from cupy.cuda.runtime import launchHostFunc as launch\n", True),
+    ("params = cudaHostNodeParams(fn=cb)\n", True),
+])
+def test_cur201_needs_an_api_by_its_whole_name(code, parsed):
+    options = PythonCallbackIntoCuda.resolved_options(None)
+    assert PythonCallbackIntoCuda.may_fire(code.encode(), options, (3, 12), "python") is parsed
+
+
+def test_cur201_configured_apis_count_by_their_whole_name():
+    options = PythonCallbackIntoCuda.resolved_options({"extra-apis": ["enqueue_host"]})
+    look = PythonCallbackIntoCuda.may_fire
+    assert look(b"gpu.enqueue_host(stream, fn)\n", options, (3, 12), "python")
+    assert not look(b"gpu.enqueue_hosts(stream, fn)\n", options, (3, 12), "python")

@@ -274,7 +274,10 @@ SPAWN_ONLY = b"import subprocess\nsubprocess.run(['s5cmd', 'ls'], cwd='/scratch'
 ])
 def test_files_without_a_forcing_argument_are_not_parsed_where_vfork_exists(python, libc, parsed):
     assert SubprocessForkPath.may_fire(SPAWN_ONLY, {"libc": libc}, python, "python") is parsed
-    assert SubprocessForkPath.may_fire(SPAWN_ONLY.decode(), {"libc": libc}, python, "python") is parsed
+    from cursedlint.prefilter import Prefilter
+
+    prefilter = Prefilter([SubprocessForkPath], {"CUR101": {"libc": libc}}, target_python=python)
+    assert bool(prefilter.triggered(SPAWN_ONLY.decode())) is parsed  # flake8 hands over text
 
 
 @pytest.mark.parametrize("call", [
@@ -296,6 +299,17 @@ def test_forcing_arguments_in_any_spelling_reach_the_rule(call):
 def test_forcing_words_in_strings_and_comments_do_not_count():
     code = b'import subprocess\nhelp = "user = the account"  # preexec_fn=\nsubprocess.run(cmd)\n'
     assert not SubprocessForkPath.may_fire(code, {"libc": GLIBC}, (3, 12), "python")
+
+
+@pytest.mark.parametrize("code, parsed", [
+    (b"entities = {'cudarrl;': 0x2938, 'forkv;': 0x2ad9}\n", False),
+    (b"import torchvision_like_name\nos.fork()\n", False),
+    (b"import torch.cuda\nos.fork()\n", True),
+    (b"from numba import cuda\nos.forkpty()\n", True),
+])
+def test_cur102_needs_a_library_by_its_whole_name(code, parsed):
+    options = ForkInAcceleratedProcess.resolved_options(None)
+    assert ForkInAcceleratedProcess.may_fire(code, options, (3, 12), "python") is parsed
 
 
 def test_cur102_triggers_need_the_module_that_defines_the_start():

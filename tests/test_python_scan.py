@@ -1,17 +1,20 @@
-"""The parse-free scan behind CUR101's second prefilter look: it may say yes where no call has
-that many positional arguments, never no where one has."""
+"""The parse-free scan behind CUR101's second prefilter look: it may say yes where no call of
+the named functions has that many positional arguments or that keyword, never no where one has."""
 
 from __future__ import annotations
 
 import pytest
 
-from cursedlint.python_scan import MAX_DEPTH, code_only, has_call_with_positional_arguments
+from cursedlint.python_scan import code_only, has_call_with_arguments
 
 SEVEN = "P(cmd, -1, None, None, None, None, os.setsid)"
 
 
+CALLEES = frozenset({b"P", b"Popen", b"run"})
+
+
 def scan(code: str) -> bool:
-    return has_call_with_positional_arguments(code_only(code.encode()), 7)
+    return has_call_with_arguments(code_only(code.encode()), CALLEES, positional=7)
 
 
 @pytest.mark.parametrize("code", [
@@ -22,11 +25,9 @@ def scan(code: str) -> bool:
     "P(cmd, -1, None, None, None, None, lambda n=1: os.nice(n))",
     "P(cmd, -1, None, None, lambda x=0: x, None, os.setsid)",
     "P(a == b, c <= d, e != f, (g := 1), None, None, os.setsid)",
-    "obj.method()(cmd, -1, None, None, None, None, fn)",
     "P(cmd, -1, None, None, None, None, \\\n  fn)",
     "s = '''a ( b'''\nP(cmd, -1, None, None, None, None, fn)",
     "P  (cmd, -1, None, None, None, None, fn)",
-    "if_(cmd, -1, None, None, None, None, fn)",
     "print((P(cmd, -1, None, None, None, None, fn)))",
     'print(f"{P(cmd, -1, None, None, None, None, fn)!r:>{width}}")',
     "x = f'{{literal}} {f\"{P(cmd, -1, None, None, None, None, fn)}\"}'",
@@ -55,7 +56,7 @@ def test_other_code_is_not_reported(code):
     'f"{d["k"]}"\n',  # Python 3.12 nests quotes in f-strings
     "x = 'unterminated\n",
     "P(cmd, -1\n",  # unbalanced
-    "(" * (MAX_DEPTH + 5) + ")" * (MAX_DEPTH + 5),
+    "P(x, (y, [z)\n",
 ])
 def test_text_it_cannot_read_counts_as_a_hit(code):
     assert scan(code)
@@ -65,9 +66,6 @@ def test_strings_and_comments_are_blanked_and_fields_kept():
     assert code_only(b"a = 'x, (' + \"\"\"y\n)\"\"\"  # z, (\n") == b"a = 0 + 0   \n"
     assert code_only(b"f'{x}' rb'\\'' \n") == b"f0 rb0 \n\nx"
     assert code_only(b"f'{d[\"k\"]:{w}}'") == b"f0\nd[0]:{w}"
-
-
-CALLEES = frozenset({b"Popen", b"run"})
 
 
 @pytest.mark.parametrize("code, found", [
@@ -81,12 +79,42 @@ CALLEES = frozenset({b"Popen", b"run"})
     ("'Popen'(a, b, c, d, e, f, g)", False),
 ])
 def test_callees_restrict_the_calls_that_count(code, found):
-    assert has_call_with_positional_arguments(code_only(code.encode()), 7, CALLEES) is found
+    assert scan(code) is found
 
 
 def test_calls_nested_beyond_reason_count_as_a_hit():
     code = ("run(" * 2000 + ")" * 2000).encode()
-    assert has_call_with_positional_arguments(code_only(code), 7, CALLEES)
+    assert has_call_with_arguments(code_only(code), CALLEES, positional=7)
+
+
+USER = frozenset({b"user", b"preexec_fn"})
+
+
+@pytest.mark.parametrize("code", [
+    "run(cmd, user=1000)",
+    "sp.run(cmd,\n    check=True,\n    user =  # the account\n        1000)",
+    "P(cmd, f(a=1), [x for x in y], preexec_fn=os.setsid)",
+    "P(cmd, key=lambda a=1, b=2: a, user=0)",
+    "from subprocess import run as go\ngo(cmd, user='nobody')",
+    "print(P(cmd, **opts, preexec_fn=f))",
+])
+def test_keyword_arguments_of_the_named_calls_are_found(code):
+    assert has_call_with_arguments(code_only(code.encode()), CALLEES, keywords=USER)
+
+
+@pytest.mark.parametrize("code", [
+    "shutil.chown(path, user=uid, group=gid)",
+    "user = pwd.getpwuid(os.getuid())[0]",
+    "self.user = user\nrun(cmd)",
+    "run(cmd, env=dict(user=1))",
+    "run(cmd, superuser=1, user_name=2)",
+    "run(cmd, check=user == 0)",
+    "posix_spawn(path, args, env, setpgroup=0)",
+    "run(cmd)  # user=1000",
+    "run(cmd, input='user=1000')",
+])
+def test_other_keywords_and_assignments_are_not_found(code):
+    assert not has_call_with_arguments(code_only(code.encode()), CALLEES, keywords=USER)
 
 
 @pytest.mark.parametrize("token, fields", [
