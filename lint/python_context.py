@@ -120,6 +120,14 @@ class PythonContext(FileContext):
             node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
         )
 
+    def text_of(self, node: Any) -> str:
+        """The source text of `node`, as `ast.get_source_segment` gives it (which splits the
+        whole file into lines, in Python, at every call)."""
+        span = self.span_of(node)
+        starts = self.source.line_starts
+        begin = starts[span.line - 1] + span.column - 1
+        return self.source.text[begin : starts[span.end_line - 1] + span.end_column - 1]
+
     # -- the walk --------------------------------------------------------------------------
     def walk(self, rules: list, on_error: Callable[[Any, BaseException], None]) -> None:
         """Visit every node once, calling each rule's visit_/leave_ methods for its class, and

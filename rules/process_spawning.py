@@ -220,7 +220,7 @@ class SpawnCall:
         return qualified.partition(".")[0] in _NEVER_NONE_MODULES
 
     def source(self, name: str) -> str:
-        return ast.get_source_segment(self.context.source.text, self.arguments[name])
+        return self.context.text_of(self.arguments[name])
 
     # -- the program ---------------------------------------------------------------------------
     def program(self) -> tuple[Any, ast.Constant | None]:
@@ -647,7 +647,7 @@ class SubprocessForkPath(Rule):
         ]:
             return None
         which, import_edits = _shutil_which(self.context)
-        text = ast.get_source_segment(self.context.source.text, literal)
+        text = self.context.text_of(literal)
         edits = (Edit(self.context.span_of(literal), f"{which}({text})"), *import_edits)
         message = f"resolve {literal.value!r} with shutil.which() when the call runs"
         return Fix(message, edits, safe=False)

@@ -190,3 +190,14 @@ def test_among_answers_only_for_the_names_asked_about():
     assert context.qualified_name(call.func, among={"subprocess.run"}) == "subprocess.run"
     assert context.qualified_name(call.func, among={"subprocess.Popen"}) is None
     assert context.qualified_name(call.args[0], among={"builtins.open"}) is None  # shadowed
+
+
+def test_text_of_a_node_is_its_source_segment():
+    """`text_of` (used for fixes and messages) agrees with `ast.get_source_segment`, across
+    non-ASCII text, several lines and \\r\\n line ends."""
+    text = 'x = "é" + f(\r\n    "π",\r\n    b)  # ü\rprobe(["/bin/ls", "ä"])\n'
+    context = context_of(text)
+    nodes = [node for node in ast.walk(context.tree) if hasattr(node, "end_col_offset")]
+    assert len(nodes) > 8
+    for node in nodes:
+        assert context.text_of(node) == ast.get_source_segment(text, node)
