@@ -30,6 +30,9 @@ _OPEN = ord("{")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _KEYWORD_EQUALS = re.compile(rb"[^=!<>:]=(?!=)")
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
+_BLANK_BYTES = frozenset(b" \t\r\n\f")
+_AS_NAME = re.compile(rb"as[ \t\r\n\f]+([\w\x80-\xff]+)")  # literal first: a fast scan
+_DOT = ord(".")
 _NAME_BYTES = frozenset(
     b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" + bytes(range(0x80, 0x100))
 )
@@ -103,23 +106,23 @@ def has_call_with_arguments(
     text: bytes | None,
     callees: frozenset[bytes],
     *,
+    modules: frozenset[bytes] = frozenset(),
     positional: int | None = None,
     keywords: frozenset[bytes] = frozenset(),
 ) -> bool:
     """Whether code (`code_only`'s answer; None: unreadable) may hold a call of one of `callees`
-    (the last name of a name or attribute chain; also the names they are imported `as`, and
-    any name that is not ASCII) with at least `positional` (> 1) positional arguments before
-    its first keyword argument, or with one of `keywords` written as a keyword argument. Each
-    such call's arguments are read up to its closing parenthesis."""
+    with at least `positional` (> 1) positional arguments before its first keyword argument,
+    or with one of `keywords` written as a keyword argument. A call counts where an import
+    table could resolve it: a bare callee, or one ending an attribute chain that begins with
+    one of `modules`; the names a callee or module is imported `as` count as it does, and so
+    does any name that is not ASCII (NFKC may turn it into one). Each such call's arguments
+    are read up to its closing parenthesis."""
     if text is None:
         return True
-    own = b"|".join(re.escape(name) for name in sorted(callees))
-    aliases = {
-        alias.group(1)
-        for alias in re.finditer(rb"(?:%s)\s+as\s+([\w\x80-\xff]+)" % own, text)
-        if not alias.start() or text[alias.start() - 1] not in _NAME_BYTES
-    }
-    names = [re.escape(name) for name in sorted(callees | aliases)]
+    aliases = _as_pairs(text)
+    callee_aliases = {alias for name, alias in aliases if name in callees}
+    roots = modules | {alias for name, alias in aliases if name in modules}
+    names = [re.escape(name) for name in sorted(callees | callee_aliases)]
     if _NON_ASCII.search(text):
         names.append(rb"[\w\x80-\xff]*[\x80-\xff][\w\x80-\xff]*")
     call = re.compile(rb"(?:%s)\s*\(" % b"|".join(names))
@@ -127,6 +130,13 @@ def has_call_with_arguments(
     for found in call.finditer(text):
         if found.start() and text[found.start() - 1] in _NAME_BYTES:
             continue  # the end of a longer name
+        root = _chain_root(text, found.start())
+        if root is None or (
+            root != text[found.start() : found.end()].rstrip(b" \t\r\n\f(")
+            and root not in roots
+            and root.isascii()
+        ):
+            continue  # a method of some other object
         depth, commas, lambdas, keyword_seen = 0, 0, False, False
         argument = found.end()  # where the current argument starts
         for token in _ARGUMENT_TOKEN.finditer(text, found.end()):
@@ -160,6 +170,48 @@ def has_call_with_arguments(
         else:
             return True  # unbalanced: unsure
     return False
+
+
+def _as_pairs(text: bytes) -> list[tuple[bytes, bytes]]:
+    """Every `name as alias` in code (imports, and `with`/`except` targets, harmlessly)."""
+    pairs = []
+    for found in _AS_NAME.finditer(text):
+        end = found.start()
+        if not end or text[end - 1] not in _BLANK_BYTES:
+            continue
+        while end and text[end - 1] in _BLANK_BYTES:
+            end -= 1
+        begin = end
+        while begin and text[begin - 1] in _NAME_BYTES:
+            begin -= 1
+        if begin < end:
+            pairs.append((text[begin:end], found.group(1)))
+    return pairs
+
+
+def _chain_root(text: bytes, start: int) -> bytes | None:
+    """The first name of the attribute chain whose last name starts at `start` (that name
+    itself when no `.` precedes it); None when the chain does not begin with a plain name
+    (`f().run`, `x[0].run`)."""
+    begin = start
+    while True:
+        at = begin - 1
+        while at >= 0 and text[at] in _BLANK_BYTES:
+            at -= 1
+        if at < 0 or text[at] != _DOT:
+            end = begin
+            while end < len(text) and text[end] in _NAME_BYTES:
+                end += 1
+            return text[begin:end]
+        at -= 1
+        while at >= 0 and text[at] in _BLANK_BYTES:
+            at -= 1
+        end = at + 1
+        while at >= 0 and text[at] in _NAME_BYTES:
+            at -= 1
+        if at + 1 == end:
+            return None
+        begin = at + 1
 
 
 def has_name(data: bytes, names: Iterable[bytes]) -> bool:

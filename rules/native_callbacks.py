@@ -14,8 +14,10 @@ not a finding.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
+from functools import cache
 
 from cursedlint.python_context import call_argument
 from cursedlint.python_scan import has_name
@@ -600,6 +602,33 @@ _LIBRARY_OBJECTS = ("ctypes.cdll.", "ctypes.pydll.", "ctypes.windll.", "ctypes.o
 _NUMBA_DRIVER = frozenset({"numba.cuda.cudadrv.driver.driver"})
 
 
+_ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
+_NAME_CHAR = rb"[\w\x80-\xff]"
+_GAP = rb"(?:\s|\\|#[^\r\n]*)*"  # blanks, line continuations, comments
+
+
+@cache
+def _name_matcher(patterns: tuple[str, ...]):
+    """The `fullmatch` of one regex for these glob patterns, in lower case."""
+    return re.compile("|".join(translate(pattern.lower()) for pattern in patterns)).fullmatch
+
+
+@cache
+def _keeping_call(patterns: tuple[str, ...]) -> re.Pattern[bytes]:
+    """`.name(` in source bytes where `name` may match one of the glob `patterns` (ASCII case
+    ignored; any name holding non-ASCII bytes may, after NFKC normalization)."""
+    wildcards = {"*": _NAME_CHAR + b"*", "?": _NAME_CHAR}
+    names = [
+        b"".join(
+            wildcards.get(char) or re.escape(char.encode())
+            for char in re.sub(r"\[[^\]]*\]", "?", pattern)  # a [set] is one character
+        )
+        for pattern in patterns
+    ]
+    names.append(_NAME_CHAR + rb"*[\x80-\xff]" + _NAME_CHAR + b"*")
+    return re.compile(rb"\.%s(?:%s)%s\(" % (_GAP, b"|".join(names), _GAP), re.IGNORECASE)
+
+
 class CtypesCallbackLifetime(Rule):
     """## What it does
     Finds a ctypes callback object (`CFUNCTYPE(...)(f)`, numba's `cu_stream_callback_pyobj(f)`)
@@ -741,9 +770,16 @@ class CtypesCallbackLifetime(Rule):
         ),
     )
 
+    @classmethod
+    def may_fire(cls, data, options, target_python, language):
+        """A finding needs a call of a CUDA function that calls back later (by its whole name),
+        or of an attribute that a keeping pattern may match."""
+        keeping = (*KEEPING_PATTERNS, *options["keeping-apis"])
+        return has_name(data, _ASYNC_API_NAMES) or _keeping_call(keeping).search(data) is not None
+
     def __init__(self, context, options=None):
         super().__init__(context, options)
-        self.patterns = [p.lower() for p in (*KEEPING_PATTERNS, *self.option["keeping-apis"])]
+        self.keeping = _name_matcher((*KEEPING_PATTERNS, *self.option["keeping-apis"]))
         self.tracer = CallbackTracer(context)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -757,7 +793,7 @@ class CtypesCallbackLifetime(Rule):
         if name in ASYNC_CUDA_APIS:
             return True
         lowered = name.lower()
-        return ("unregister" not in lowered and any(fnmatchcase(lowered, p) for p in self.patterns)
+        return ("unregister" not in lowered and self.keeping(lowered) is not None
                 and self._is_foreign(func))
 
     def _is_foreign(self, func: ast.AST) -> bool:

@@ -427,6 +427,7 @@ def spawn_call(call: ast.Call, context) -> SpawnCall | None:
 _FORCING_KEYWORDS = ("preexec_fn", "user", "group", "extra_groups")
 _FORCING_KEYWORD_NAMES = frozenset(name.encode() for name in _FORCING_KEYWORDS)
 _SPAWN_CALLEES = frozenset(name.rpartition(".")[2].encode() for name in APIS)
+_SPAWN_MODULES = frozenset(part.encode() for name in APIS for part in name.split(".")[:-1])
 
 _FORK_COST = (
     "A fork copies a large process's page tables, drops its MADV_DONTFORK pages (RDMA "
@@ -618,6 +619,7 @@ class SubprocessForkPath(Rule):
         return has_call_with_arguments(
             code_only(data),
             _SPAWN_CALLEES,
+            modules=_SPAWN_MODULES,
             positional=_POPEN_POSITIONAL.index("preexec_fn") + 1,
             keywords=_FORCING_KEYWORD_NAMES,
         )

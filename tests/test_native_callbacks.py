@@ -239,3 +239,25 @@ def test_cur201_configured_apis_count_by_their_whole_name():
     look = PythonCallbackIntoCuda.may_fire
     assert look(b"gpu.enqueue_host(stream, fn)\n", options, (3, 12), "python")
     assert not look(b"gpu.enqueue_hosts(stream, fn)\n", options, (3, 12), "python")
+
+
+@pytest.mark.parametrize("code, parsed", [
+    ("Proto = CFUNCTYPE(c_int)\ntable = [('i2d', Proto)]\n", False),
+    ("prototype = WINFUNCTYPE(BOOL, UINT)\nget = prototype(('GetCPInfoExW', kernel32))\n", False),
+    ("lib.register_sample_callback(OnSample(record))\n", True),
+    ("lib.Set_Error_Callback (\n    Proto(f))\n", True),  # case and blanks
+    ("lib.  \\\n  add_callback(Proto(f))\n", True),
+    ("libcuda.cuLaunchHostFunc(stream, HostFn(f), None)\n", True),
+    ("from cuda import cuLaunchHostFunc as launch\n", True),
+    ("lib.ｒｅｇｉｓｔｅｒ(Proto(f))\n", True),  # NFKC makes it `register`
+])
+def test_cur202_needs_a_call_that_keeps_the_callback(code, parsed):
+    options = CtypesCallbackLifetime.resolved_options(None)
+    assert CtypesCallbackLifetime.may_fire(code.encode(), options, (3, 12), "python") is parsed
+
+
+def test_cur202_configured_keeping_patterns_reach_the_rule():
+    options = CtypesCallbackLifetime.resolved_options({"keeping-apis": ["enqueue_[ab]*"]})
+    look = CtypesCallbackLifetime.may_fire
+    assert look(b"lib.enqueue_async(Proto(f))\n", options, (3, 12), "python")
+    assert not look(b"lib.dequeue_async(Proto(f))\n", options, (3, 12), "python")
