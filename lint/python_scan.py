@@ -29,7 +29,7 @@ _BRACE = re.compile(rb"[{}]")
 _OPEN = ord("{")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _KEYWORD_EQUALS = re.compile(rb"[^=!<>:]=(?!=)")
-_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_NON_ASCII = re.compile(rb"[\x80-\xff]+")
 _BLANK_BYTES = frozenset(b" \t\r\n\f")
 _AS_NAME = re.compile(rb"as[ \t\r\n\f]+([\w\x80-\xff]+)")  # literal first: a fast scan
 _DOT = ord(".")
@@ -122,10 +122,8 @@ def has_call_with_arguments(
     aliases = _as_pairs(text)
     callee_aliases = {alias for name, alias in aliases if name in callees}
     roots = modules | {alias for name, alias in aliases if name in modules}
-    names = [re.escape(name) for name in sorted(callees | callee_aliases)]
-    if _NON_ASCII.search(text):
-        names.append(rb"[\w\x80-\xff]*[\x80-\xff][\w\x80-\xff]*")
-    call = re.compile(rb"(?:%s)\s*\(" % b"|".join(names))
+    names = callees | callee_aliases | _non_ascii_names(text)
+    call = re.compile(rb"(?:%s)\s*\(" % b"|".join(map(re.escape, sorted(names))))
     budget = MAX_TOKENS
     for found in call.finditer(text):
         if found.start() and text[found.start() - 1] in _NAME_BYTES:
@@ -170,6 +168,20 @@ def has_call_with_arguments(
         else:
             return True  # unbalanced: unsure
     return False
+
+
+def _non_ascii_names(text: bytes) -> set[bytes]:
+    """The names in code that hold a non-ASCII byte (found from those bytes: a regex for such
+    names would backtrack through every ASCII name)."""
+    names = set()
+    for found in _NON_ASCII.finditer(text):
+        begin, end = found.start(), found.end()
+        while begin and text[begin - 1] in _NAME_BYTES:
+            begin -= 1
+        while end < len(text) and text[end] in _NAME_BYTES:
+            end += 1
+        names.add(text[begin:end])
+    return names
 
 
 def _as_pairs(text: bytes) -> list[tuple[bytes, bytes]]:
