@@ -173,7 +173,9 @@ def has_call_with_arguments(
 def _non_ascii_names(text: bytes) -> set[bytes]:
     """The names in code that hold a non-ASCII byte (found from those bytes: a regex for such
     names would backtrack through every ASCII name)."""
-    names = set()
+    names: set[bytes] = set()
+    if text.isascii():
+        return names
     for found in _NON_ASCII.finditer(text):
         begin, end = found.start(), found.end()
         while begin and text[begin - 1] in _NAME_BYTES:
