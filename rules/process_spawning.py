@@ -314,6 +314,11 @@ class SpawnCall:
             forces_fork=True,
         )
 
+    def may_force_fork(self) -> bool:
+        """Whether an argument that forces a fork on every platform (preexec_fn, user, group,
+        extra_groups) is or may be set; where CPython has vfork, no other call forks."""
+        return any(self.is_set(name) is not False for name in _FORCING_KEYWORDS)
+
     def rejected(self) -> bool:
         """Whether Popen surely raises before starting anything: a user, group or extra group
         id out of range (ValueError below 0, OverflowError/ValueError from 2**32 on)."""
@@ -629,6 +634,8 @@ class SubprocessForkPath(Rule):
         if call is None:
             return
         platform = Platform(self.context.settings.target_python, self.option["libc"])
+        if platform.has_vfork and not call.may_force_fork():
+            return  # the call forks only for a forcing argument (path() would say so, slowly)
         path, blockers = call.path(platform)
         if path != "fork":
             return
