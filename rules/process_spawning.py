@@ -83,12 +83,15 @@ _TRUE = ast.Constant(True)
 class Api:
     """How a function hands its arguments to `subprocess.Popen`. `program` names the argument
     holding the command (Popen's `args`, or asyncio's `program`); `implied` are the keywords the
-    function itself passes; with `varargs`, extra positional arguments are program arguments."""
+    function itself passes; with `varargs`, extra positional arguments are program arguments.
+    `keywords`, where set, are the only keyword arguments the function takes (any other one
+    raises TypeError before anything starts)."""
 
     positional: tuple[str, ...]
     program: str = "args"
     implied: dict[str, ast.expr] = field(default_factory=dict)
     varargs: bool = False
+    keywords: frozenset[str] | None = None
     replacement: str = ""  # for functions that take none of the arguments to change
 
 
@@ -99,6 +102,7 @@ _OS_POPEN = Api(
     ("args",),
     implied={"shell": _TRUE},
     varargs=True,
+    keywords=frozenset({"cmd", "mode", "buffering"}),
     replacement="call subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, text=True, "
     "close_fds=False) instead of os.popen(cmd)",
 )
@@ -321,7 +325,13 @@ class SpawnCall:
 
     def rejected(self) -> bool:
         """Whether Popen surely raises before starting anything: a user, group or extra group
-        id out of range (ValueError below 0, OverflowError/ValueError from 2**32 on)."""
+        id out of range (ValueError below 0, OverflowError/ValueError from 2**32 on), or a
+        keyword the function does not take (`os.popen(cmd, user=0)`: TypeError)."""
+        if self.api.keywords is not None and any(
+            keyword.arg is not None and keyword.arg not in self.api.keywords
+            for keyword in self.call.keywords
+        ):
+            return True
         ids = [self.value("user", None), self.value("group", None)]
         groups = self.value("extra_groups", None)
         ids += groups if isinstance(groups, (list, tuple)) else []
@@ -616,11 +626,13 @@ class SubprocessForkPath(Rule):
         """Where CPython has vfork (Linux, 3.10+), only an argument that forces the fork makes a
         call fork: one of the _FORCING_KEYWORDS written out as a keyword argument of a
         Popen-family call, or preexec_fn as the 7th positional argument of one (7 positional
-        arguments of any of them are taken as such). Such a call is found by `spawn_call` only
-        through the import table, so its callee ends in the function's own name or in an `as`
-        alias."""
+        arguments of any of them are taken as such); os.popen takes neither, so the file must
+        name `subprocess`. Such a call is found by `spawn_call` only through the import table,
+        so its callee ends in the function's own name or in an `as` alias."""
         if not Platform(target_python, options["libc"]).has_vfork:
             return True
+        if b"subprocess" not in data:
+            return False  # os.popen takes no forcing argument: only subprocess calls can fork
         return has_call_with_arguments(
             code_only(data),
             _SPAWN_CALLEES,

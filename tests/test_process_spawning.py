@@ -296,6 +296,14 @@ def test_forcing_arguments_in_any_spelling_reach_the_rule(call):
     assert [f.code for f in cur101(code, python=(3, 12))] == ["CUR101"]
 
 
+@pytest.mark.parametrize("python, libc", [((3, 12), GLIBC), ((3, 12), MACOS), ((3, 9), GLIBC)])
+def test_os_popen_with_a_keyword_it_does_not_take_starts_nothing(python, libc):
+    code = "import os\nos.popen('/bin/ls', user=0)\n"
+    assert cur101(code, python=python, libc=libc) == []
+    if libc == GLIBC and python >= (3, 10):
+        assert not SubprocessForkPath.may_fire(code.encode(), {"libc": libc}, python, "python")
+
+
 def test_forcing_words_in_strings_and_comments_do_not_count():
     code = b'import subprocess\nhelp = "user = the account"  # preexec_fn=\nsubprocess.run(cmd)\n'
     assert not SubprocessForkPath.may_fire(code, {"libc": GLIBC}, (3, 12), "python")
