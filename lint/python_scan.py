@@ -9,7 +9,10 @@ answers True, so the file is parsed as before.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable
+
+from ahocorasick_rs import BytesAhoCorasick
 
 MAX_TOKENS = 1_000_000
 
@@ -28,15 +31,26 @@ _PREFIX_BEFORE = re.compile(rb"(?<![\w])[rRbBuUfF]{1,2}$")  # a string prefix ri
 _BRACE = re.compile(rb"[{}]")
 _OPEN = ord("{")
 _CONTINUATION = re.compile(rb"\\\r?\n")
-_KEYWORD_EQUALS = re.compile(rb"[^=!<>:]=(?!=)")
 _NON_ASCII = re.compile(rb"[\x80-\xff]+")
 _BLANK_BYTES = frozenset(b" \t\r\n\f")
-_AS_NAME = re.compile(rb"as[ \t\r\n\f]+([\w\x80-\xff]+)")  # literal first: a fast scan
-_DOT = ord(".")
+_DOT, _BACKSLASH, _NEWLINE = ord("."), ord("\\"), ord("\n")
 _NAME_BYTES = frozenset(
     b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" + bytes(range(0x80, 0x100))
 )
-_ARGUMENT_TOKEN = re.compile(rb"[()\[\]{},=]|lambda")
+_NAME_CHARS = frozenset(bytes([byte]) for byte in _NAME_BYTES)
+_ARGUMENT_TOKEN = re.compile(
+    rb"(?P<quote>['\"])|(?P<comment>#[^\r\n]*)|(?P<name>[\w\x80-\xff]+)"
+    rb"|(?P<mark>[()\[\]{},]|(?<![=!<>:])=(?!=))"
+)
+_QUOTES = (b"'", b'"')
+_STRING = re.compile(_STRING_OR_COMMENT.pattern.rpartition(b"|")[0], re.S)  # strings only
+GAP = rb"(?:\s|\\|#[^\r\n]*)*"
+"""Blanks, line continuations and comments: what may stand between a name and its `(`."""
+_OPENING = re.compile(GAP + rb"\(")
+_IMPORT = re.compile(rb"import(?=[ \t\\(])")  # literal first: a fast scan
+_IMPORT_PARENTHESIS = re.compile(rb"[ \t]*\(")
+_LOGICAL_LINE_END = re.compile(rb"(?<!\\)(?:\r\n|\r|\n)|;")
+_AS_PAIR = re.compile(rb"([\w\x80-\xff]+)[ \t\r\n\f\\]+as[ \t\r\n\f\\]+([\w\x80-\xff]+)")
 
 
 def code_only(data: bytes) -> bytes | None:
@@ -103,129 +117,171 @@ def _replacement_fields(token: bytes) -> list[bytes] | None:
 
 
 def has_call_with_arguments(
-    text: bytes | None,
+    data: bytes,
     callees: frozenset[bytes],
     *,
     modules: frozenset[bytes] = frozenset(),
     positional: int | None = None,
     keywords: frozenset[bytes] = frozenset(),
 ) -> bool:
-    """Whether code (`code_only`'s answer; None: unreadable) may hold a call of one of `callees`
-    with at least `positional` (> 1) positional arguments before its first keyword argument,
-    or with one of `keywords` written as a keyword argument. A call counts where an import
-    table could resolve it: a bare callee, or one ending an attribute chain that begins with
-    one of `modules`; the names a callee or module is imported `as` count as it does, and so
-    does any name that is not ASCII (NFKC may turn it into one). Each such call's arguments
-    are read up to its closing parenthesis."""
-    if text is None:
-        return True
-    aliases = _as_pairs(text)
+    """Whether Python source bytes may hold a call of one of `callees` with at least
+    `positional` (> 1) positional arguments before its first keyword argument, or with one of
+    `keywords` written as a keyword argument. A call counts where an import table could
+    resolve it: a bare callee, or one ending an attribute chain that begins with one of
+    `modules`; the names a callee or module is imported `as` count as it does, and so does any
+    name that is not ASCII (NFKC may turn it into one).
+
+    Call sites are found in the raw bytes, strings and comments included (a site inside one is
+    read as if it were code, which can only add answers); from each, the arguments are read
+    token by token, strings and comments skipped, up to the closing parenthesis. What cannot be
+    read with certainty (an unterminated string, an f-string whose braces do not balance,
+    brackets that do not close) answers True."""
+    aliases = _import_aliases(data)
     callee_aliases = {alias for name, alias in aliases if name in callees}
     roots = modules | {alias for name, alias in aliases if name in modules}
-    names = callees | callee_aliases | _non_ascii_names(text)
-    call = re.compile(rb"(?:%s)\s*\(" % b"|".join(map(re.escape, sorted(names))))
-    budget = MAX_TOKENS
-    for found in call.finditer(text):
-        if found.start() and text[found.start() - 1] in _NAME_BYTES:
-            continue  # the end of a longer name
-        root = _chain_root(text, found.start())
-        if root is None or (
-            root != text[found.start() : found.end()].rstrip(b" \t\r\n\f(")
-            and root not in roots
-            and root.isascii()
-        ):
-            continue  # a method of some other object
-        depth, commas, lambdas, keyword_seen = 0, 0, False, False
-        argument = found.end()  # where the current argument starts
-        for token in _ARGUMENT_TOKEN.finditer(text, found.end()):
-            budget -= 1
-            if budget < 0:
-                return True  # calls nested beyond reason: unsure
-            mark = token.group()
+    matches = _automaton(frozenset(callees | callee_aliases)).find_matches_as_indexes(
+        data, overlapping=True
+    )
+    candidates = [(start, end) for _, start, end in matches]
+    candidates += [(start, start + len(name)) for start, name in _non_ascii_names(data)]
+    tokens_left = MAX_TOKENS
+    for start, end in candidates:
+        if (start and data[start - 1] in _NAME_BYTES) or data[end : end + 1] in _NAME_CHARS:
+            continue  # part of a longer name
+        opening = _OPENING.match(data, end)
+        if opening is None or not _resolvable(data, start, roots):
+            continue  # not called, or a method of some other object
+        hit, tokens_left = _arguments_match(data, opening.end(), positional, keywords, tokens_left)
+        if hit:
+            return True
+    return False
+
+
+@lru_cache(maxsize=64)
+def _automaton(names: frozenset[bytes]) -> BytesAhoCorasick:
+    return BytesAhoCorasick(sorted(names))
+
+
+def _arguments_match(
+    data: bytes, at: int, positional: int | None, keywords: frozenset[bytes], tokens_left: int
+) -> tuple[bool, int]:
+    """Whether the arguments from `at` (just after a call's `(`) hold `positional` positional
+    arguments or one of `keywords` (True where they cannot be read with certainty), and how
+    many of `tokens_left` remain after reading them."""
+    depth, commas, lambdas, keyword_seen, last_name = 0, 0, False, False, None
+    while True:
+        tokens_left -= 1
+        token = _ARGUMENT_TOKEN.search(data, at)
+        if token is None or tokens_left < 0:
+            return True, tokens_left  # the call does not close, or nests beyond reason: unsure
+        kind, mark, at = token.lastgroup, token.group(), token.end()
+        if kind == "quote" or (kind == "name" and _is_prefix(mark) and data[at : at + 1] in _QUOTES):
+            string = _STRING.match(data, token.start() if kind == "quote" else at)
+            prefix = b"" if kind == "quote" else mark.lower()
+            if string is None or (b"f" in prefix and _replacement_fields(string.group()) is None):
+                return True, tokens_left  # unterminated, or an f-string read wrongly: unsure
+            at, last_name = string.end(), None
+        elif kind == "name":
+            last_name = mark
+            lambdas = lambdas or mark == b"lambda"  # its defaults' `=` are no keywords
+        elif kind == "mark":
             if mark in b"([{":
                 depth += 1
             elif mark in b")]}":
                 depth -= 1
                 if depth < 0:
-                    break  # the call's closing parenthesis
+                    return False, tokens_left  # the call's closing parenthesis
             elif depth:
-                continue
+                pass
             elif mark == b",":
-                argument = token.end()
                 if not keyword_seen:
                     commas += 1
                     if positional is not None and commas >= positional - 1:
-                        return True
-            elif mark == b"lambda":
-                lambdas = True  # its defaults' `=` are not keyword arguments
-            elif _KEYWORD_EQUALS.match(text, token.start() - 1):
-                if text[argument:token.start()].strip() in keywords:
-                    return True  # (or a lambda's parameter of that name: unsure)
-                if not lambdas:
-                    keyword_seen = True
-                    if not keywords:
-                        break  # only keyword arguments follow
-        else:
-            return True  # unbalanced: unsure
-    return False
+                        return True, tokens_left
+            elif last_name in keywords:  # `=` right after a name: a keyword argument
+                return True, tokens_left  # (or a lambda's parameter of that name: unsure)
+            elif not lambdas:
+                keyword_seen = True
+                if not keywords:
+                    return False, tokens_left  # only keyword arguments follow
+            last_name = None
 
 
-def _non_ascii_names(text: bytes) -> set[bytes]:
-    """The names in code that hold a non-ASCII byte (found from those bytes: a regex for such
-    names would backtrack through every ASCII name)."""
-    names: set[bytes] = set()
-    if text.isascii():
+def _is_prefix(name: bytes) -> bool:
+    """Whether a name right before a quote is a string prefix (`rb`, `f`)."""
+    return len(name) <= 2 and all(letter in _PREFIX_LETTERS for letter in name)
+
+
+def _resolvable(data: bytes, start: int, roots: frozenset[bytes]) -> bool:
+    """Whether the name at `start` is one an import table may resolve: bare, or the last of an
+    attribute chain whose first name is one of `roots` or not ASCII. A chain the bytes do not
+    show plainly (one crossing a line that holds a comment) may be."""
+    begin = start
+    while True:
+        at = _before_blanks(data, begin)
+        if at is None:
+            return True  # a comment may hide how the chain goes on
+        if at < 0 or data[at] != _DOT:
+            if begin == start:
+                return True  # a bare name
+            end = begin
+            while end < len(data) and data[end] in _NAME_BYTES:
+                end += 1
+            return data[begin:end] in roots or not data[begin:end].isascii()
+        at = _before_blanks(data, at)
+        if at is None:
+            return True
+        end = at + 1
+        while at >= 0 and data[at] in _NAME_BYTES:
+            at -= 1
+        if at + 1 == end:
+            return False  # `f().run`, `x[0].run`, `"text".join`: not a chain of names
+        begin = at + 1
+
+
+def _before_blanks(data: bytes, at: int) -> int | None:
+    """The index of the last byte before `at` that is no blank or line continuation (-1 at
+    the start); None when the blanks cross into a line holding a `#`."""
+    at -= 1
+    crossed = False
+    while at >= 0 and (data[at] in _BLANK_BYTES or data[at] == _BACKSLASH):
+        crossed = crossed or data[at] == _NEWLINE
+        at -= 1
+    if crossed and b"#" in data[data.rfind(b"\n", 0, at + 1) + 1 : at + 1]:
+        return None
+    return at
+
+
+def _non_ascii_names(data: bytes) -> list[tuple[int, bytes]]:
+    """Where names holding a non-ASCII byte start, and the names (found from those bytes: a
+    regex for such names would backtrack through every ASCII name)."""
+    names: list[tuple[int, bytes]] = []
+    if data.isascii():
         return names
-    for found in _NON_ASCII.finditer(text):
+    for found in _NON_ASCII.finditer(data):
         begin, end = found.start(), found.end()
-        while begin and text[begin - 1] in _NAME_BYTES:
+        while begin and data[begin - 1] in _NAME_BYTES:
             begin -= 1
-        while end < len(text) and text[end] in _NAME_BYTES:
+        while end < len(data) and data[end] in _NAME_BYTES:
             end += 1
-        names.add(text[begin:end])
+        if not names or names[-1][0] != begin:
+            names.append((begin, data[begin:end]))
     return names
 
 
-def _as_pairs(text: bytes) -> list[tuple[bytes, bytes]]:
-    """Every `name as alias` in code (imports, and `with`/`except` targets, harmlessly)."""
+def _import_aliases(data: bytes) -> list[tuple[bytes, bytes]]:
+    """Every `name as alias` of an import statement (`import subprocess as sp`, `from
+    subprocess import (Popen as P)`; in strings too, harmlessly), read after each `import`."""
     pairs = []
-    for found in _AS_NAME.finditer(text):
-        end = found.start()
-        if not end or text[end - 1] not in _BLANK_BYTES:
-            continue
-        while end and text[end - 1] in _BLANK_BYTES:
-            end -= 1
-        begin = end
-        while begin and text[begin - 1] in _NAME_BYTES:
-            begin -= 1
-        if begin < end:
-            pairs.append((text[begin:end], found.group(1)))
+    for found in _IMPORT.finditer(data):
+        opening = _IMPORT_PARENTHESIS.match(data, found.end())
+        if opening:
+            end = data.find(b")", opening.end())
+        else:
+            line_end = _LOGICAL_LINE_END.search(data, found.end())
+            end = line_end.start() if line_end else len(data)
+        pairs += _AS_PAIR.findall(data, found.end(), len(data) if end < 0 else end)
     return pairs
-
-
-def _chain_root(text: bytes, start: int) -> bytes | None:
-    """The first name of the attribute chain whose last name starts at `start` (that name
-    itself when no `.` precedes it); None when the chain does not begin with a plain name
-    (`f().run`, `x[0].run`)."""
-    begin = start
-    while True:
-        at = begin - 1
-        while at >= 0 and text[at] in _BLANK_BYTES:
-            at -= 1
-        if at < 0 or text[at] != _DOT:
-            end = begin
-            while end < len(text) and text[end] in _NAME_BYTES:
-                end += 1
-            return text[begin:end]
-        at -= 1
-        while at >= 0 and text[at] in _BLANK_BYTES:
-            at -= 1
-        end = at + 1
-        while at >= 0 and text[at] in _NAME_BYTES:
-            at -= 1
-        if at + 1 == end:
-            return None
-        begin = at + 1
 
 
 def has_name(data: bytes, names: Iterable[bytes]) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.python_scan import code_only, has_call_with_arguments, has_name
+from cursedlint.python_scan import has_call_with_arguments, has_name
 from cursedlint.rule import Example, Option, Rule
 
 # -- platforms -------------------------------------------------------------------------------
@@ -634,7 +634,7 @@ class SubprocessForkPath(Rule):
         if b"subprocess" not in data:
             return False  # os.popen takes no forcing argument: only subprocess calls can fork
         return has_call_with_arguments(
-            code_only(data),
+            data,
             _SPAWN_CALLEES,
             modules=_SPAWN_MODULES,
             positional=_POPEN_POSITIONAL.index("preexec_fn") + 1,
