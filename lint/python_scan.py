@@ -9,6 +9,7 @@ answers True, so the file is parsed as before.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from typing import Iterable
 
@@ -128,29 +129,33 @@ def has_call_with_arguments(
     `positional` (> 1) positional arguments before its first keyword argument, or with one of
     `keywords` written as a keyword argument. A call counts where an import table could
     resolve it: a bare callee, or one ending an attribute chain that begins with one of
-    `modules`; the names a callee or module is imported `as` count as it does, and so does any
-    name that is not ASCII (NFKC may turn it into one).
+    `modules`; the names a callee or module is imported `as` count as it does. Names that are
+    not ASCII are compared as the parser reads them (NFKC).
 
     Call sites are found in the raw bytes, strings and comments included (a site inside one is
     read as if it were code, which can only add answers); from each, the arguments are read
     token by token, strings and comments skipped, up to the closing parenthesis. What cannot be
     read with certainty (an unterminated string, an f-string whose braces do not balance,
     brackets that do not close) answers True."""
-    aliases = _import_aliases(data)
-    callee_aliases = {alias for name, alias in aliases if name in callees}
+    if not data.isascii() and not _is_utf8(data):
+        return True  # names in another encoding: unsure
+    aliases = [(_normal(name), _normal(alias)) for name, alias in _import_aliases(data)]
+    names = callees | {alias for name, alias in aliases if name in callees}
     roots = modules | {alias for name, alias in aliases if name in modules}
-    matches = _automaton(frozenset(callees | callee_aliases)).find_matches_as_indexes(
-        data, overlapping=True
-    )
+    matches = _automaton(frozenset(names)).find_matches_as_indexes(data, overlapping=True)
     candidates = [(start, end) for _, start, end in matches]
-    candidates += [(start, start + len(name)) for start, name in _non_ascii_names(data)]
+    candidates += [
+        (start, start + len(name))
+        for start, name in _non_ascii_names(data)
+        if _normal(name) in names
+    ]
     tokens_left = MAX_TOKENS
     for start, end in candidates:
         if (start and data[start - 1] in _NAME_BYTES) or data[end : end + 1] in _NAME_CHARS:
             continue  # part of a longer name
         opening = _OPENING.match(data, end)
-        if opening is None or not _resolvable(data, start, roots):
-            continue  # not called, or a method of some other object
+        if opening is None or _in_comment(data, start) or not _resolvable(data, start, roots):
+            continue  # not called, commented out, or a method of some other object
         hit, tokens_left = _arguments_match(data, opening.end(), positional, keywords, tokens_left)
         if hit:
             return True
@@ -227,7 +232,7 @@ def _resolvable(data: bytes, start: int, roots: frozenset[bytes]) -> bool:
             end = begin
             while end < len(data) and data[end] in _NAME_BYTES:
                 end += 1
-            return data[begin:end] in roots or not data[begin:end].isascii()
+            return _normal(data[begin:end]) in roots
         at = _before_blanks(data, at)
         if at is None:
             return True
@@ -250,6 +255,28 @@ def _before_blanks(data: bytes, at: int) -> int | None:
     if crossed and b"#" in data[data.rfind(b"\n", 0, at + 1) + 1 : at + 1]:
         return None
     return at
+
+
+def _in_comment(data: bytes, at: int) -> bool:
+    """Whether a `#` before `at` on its line surely starts a comment: the line holds no quote
+    before `at` that could put the `#` in a string."""
+    line = data[data.rfind(b"\n", 0, at) + 1 : at]
+    return b"#" in line and b"'" not in line and b'"' not in line
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _normal(name: bytes) -> bytes:
+    """A (UTF-8) name as the parser reads it: NFKC-normalized (PEP 3131)."""
+    if name.isascii():
+        return name
+    return unicodedata.normalize("NFKC", name.decode("utf-8", "replace")).encode("utf-8")
 
 
 def _non_ascii_names(data: bytes) -> list[tuple[int, bytes]]:

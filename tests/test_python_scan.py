@@ -14,8 +14,9 @@ CALLEES = frozenset({b"P", b"Popen", b"run"})
 MODULES = frozenset({b"subprocess"})
 
 
-def scan(code: str) -> bool:
-    return has_call_with_arguments(code.encode(), CALLEES, modules=MODULES, positional=7)
+def scan(code: str | bytes) -> bool:
+    data = code if isinstance(code, bytes) else code.encode()
+    return has_call_with_arguments(data, CALLEES, modules=MODULES, positional=7)
 
 
 @pytest.mark.parametrize("code", [
@@ -73,14 +74,19 @@ def test_strings_and_comments_are_blanked_and_fields_kept():
     ("subprocess.Popen(a, b, c, d, e, f, g)", True),
     ("import subprocess as sp\nsp . run (a, b, c, d, e, f, g)", True),
     ("from asyncio import subprocess\nsubprocess.\\\n    run(a, b, c, d, e, f, g)", True),
-    ("ｓｐ.run(a, b, c, d, e, f, g)", True),  # not ASCII: may be an alias after NFKC
+    ("import subprocess as sp\nｓｐ.run(a, b, c, d, e, f, g)", True),  # NFKC: sp
+    ("import subprocess as ｓｐ\nsp.run(a, b, c, d, e, f, g)", True),
+    ("Ｐｏｐｅｎ(a, b, c, d, e, f, g)", True),
+    ("ｓｐ.run(a, b, c, d, e, f, g)", False),
+    ("# to run (a, b, c, d, e, f, g)", False),
+    ("x = '#'; run(a, b, c, d, e, f, g)", True),
     ("self.run(a, b, c, d, e, f, g)", False),
     ("tcl.call(0, 0, 0, 0, 0, 0, 0)\nrun(a)", False),
     ("get_module().run(a, b, c, d, e, f, g)", False),
     ("modules[0].run(a, b, c, d, e, f, g)", False),
     ("import os as subprocess_like\nsubprocess_like.run(a, b, c, d, e, f, g)", False),
     ("from subprocess import Popen as launch\nlaunch(a, b, c, d, e, f, g)", True),
-    ("Pöpen(a, b, c, d, e, f, g)", True),  # not ASCII: unsure
+    ("Pöpen(a, b, c, d, e, f, g)", False),
     ("struct.pack(a, b, c, d, e, f, g)", False),
     ("factory()(a, b, c, d, e, f, g)", False),
     ("table[0](a, b, c, d, e, f, g)", False),
@@ -88,6 +94,11 @@ def test_strings_and_comments_are_blanked_and_fields_kept():
 ])
 def test_callees_restrict_the_calls_that_count(code, found):
     assert scan(code) is found
+
+
+def test_names_in_another_encoding_count_as_a_hit():
+    code = "# -*- coding: latin-1 -*-\nimport subprocess as spª\nspa.run(a, b, c, d, e, f, g)\n"
+    assert scan(code.encode("latin-1"))
 
 
 def test_calls_nested_beyond_reason_count_as_a_hit():
