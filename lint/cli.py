@@ -6,6 +6,7 @@ Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -31,17 +32,41 @@ def _jobs(value: str) -> int:
     return jobs
 
 
+def _help_formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's formatter, told the terminal's width: left to find it, argparse imports
+    shutil (8 ms, with bz2 and lzma) and asks again at every add_argument."""
+    return argparse.HelpFormatter(prog, width=_terminal_columns() - 2)
+
+
+@functools.cache
+def _terminal_columns() -> int:
+    """What shutil.get_terminal_size() reports: $COLUMNS, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 def build_parser() -> argparse.ArgumentParser:
     from cursedlint.formats import FORMATS
 
     parser = argparse.ArgumentParser(
         prog="cursedlint",
         description="Finds the rare, nondeterministic systems bugs of ML training stacks.",
+        formatter_class=_help_formatter,
     )
     parser.add_argument("--version", action="version", version=f"cursedlint {cursedlint.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = commands.add_parser("check", help="lint files and directories (default: .)")
+    check = commands.add_parser(
+        "check", formatter_class=_help_formatter, help="lint files and directories (default: .)"
+    )
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     check.add_argument("--select", type=_codes, help="codes or prefixes to enable (replaces the configured select)")
     check.add_argument("--extend-select", type=_codes, default=[], help="codes or prefixes to enable in addition")
@@ -62,16 +87,24 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--show-traceback", action="store_true", help="print the stack of internal errors (CUR000)")
     check.add_argument("-v", "--verbose", action="store_true", help="print what was checked, skipped and how long it took")
 
-    listing = commands.add_parser("rules", help="list every rule")
+    listing = commands.add_parser(
+        "rules", formatter_class=_help_formatter, help="list every rule"
+    )
     listing.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
-    clean = commands.add_parser("clean", help="remove the result cache of the project PATH belongs to")
+    clean = commands.add_parser(
+        "clean", formatter_class=_help_formatter, help="remove the result cache of the project PATH belongs to"
+    )
     clean.add_argument("path", nargs="?", default=".", metavar="PATH")
 
-    rule = commands.add_parser("rule", help="print a rule's documentation")
+    rule = commands.add_parser(
+        "rule", formatter_class=_help_formatter, help="print a rule's documentation"
+    )
     rule.add_argument("code", metavar="CODE", help="a code (CUR301) or a rule name")
 
-    doctor = commands.add_parser("doctor", help="report the conditions of this machine that arm the rules' hazards")
+    doctor = commands.add_parser(
+        "doctor", formatter_class=_help_formatter, help="report the conditions of this machine that arm the rules' hazards"
+    )
     doctor.add_argument("--output-format", choices=("text", "json"), default="text")
     doctor.add_argument("--strict", action="store_true", help="exit 1 when a condition arms a hazard")
     doctor.add_argument("--root", default="/", help="read proc/ and dev/ under this directory instead of / (a mounted system image)")

@@ -254,13 +254,14 @@ def test_a_wrapper_in_another_file_of_the_project_is_followed(project, capsys):
 
 def test_checking_a_file_without_trigger_words_imports_no_parser(tmp_path):
     """The pre-commit common case stays cheap: tree-sitter and the C evaluator load only for a
-    file that needs them."""
+    file that needs them, and argparse is not left to import shutil (with bz2 and lzma)."""
     (tmp_path / "clean.py").write_text("import json\n")
     (tmp_path / "clean.cpp").write_text("int main() { return 0; }\n")
     probe = (
         "import sys; from cursedlint.cli import main; main(['check', '--no-cache', "
         "'clean.py', 'clean.cpp']); "
-        "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'cursedlint.c_'))))"
+        "print(sorted(m for m in sys.modules "
+        "if m.startswith(('tree_sitter', 'cursedlint.c_', 'shutil'))))"
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
                             text=True)
