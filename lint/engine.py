@@ -29,6 +29,8 @@ PARALLEL_MIN_BYTES = 1 << 20
 """Below this many bytes to read, a process pool costs more than it saves."""
 CHUNKS_PER_JOB = 16
 """Work units per process: enough that the last ones to finish are small."""
+MAX_CHUNKS = 1024
+"""Work units in all, as sized: they come out at most twice as many, which forked_map takes."""
 
 MAX_FIX_PASSES = 10
 
@@ -357,30 +359,35 @@ class Linter:
         sizes = [_size(path) for path, _ in files]
         total = sum(sizes)
         if jobs <= 1 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
-            return [self.lint_path(path, language) for path, language in files]
-        from concurrent.futures import ProcessPoolExecutor  # not needed by a small run
-
+            return self._lint_chunk(files)
         order = sorted(range(len(files)), key=sizes.__getitem__, reverse=True)
         chunks: list[list[int]] = [[]]
-        target, filled = max(1, total // (jobs * CHUNKS_PER_JOB)), 0
+        target, filled = max(1, total // min(jobs * CHUNKS_PER_JOB, MAX_CHUNKS)), 0
         for index in order:
             if filled >= target:
                 chunks.append([])
                 filled = 0
             chunks[-1].append(index)
             filled += sizes[index]
+        work = [[files[i] for i in chunk] for chunk in chunks]
+        jobs = min(jobs, len(chunks))
+        if hasattr(os, "fork"):  # the children inherit the loaded rules and this linter
+            from cursedlint.forked import forked_map
+
+            done = forked_map(self._lint_chunk, work, jobs)
+        else:  # Windows: new interpreters, each given a pickled copy of this linter
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(self,)) as pool:
+                done = list(pool.map(_lint_in_worker, work))
         results: list[FileResult | None] = [None] * len(files)
-        with ProcessPoolExecutor(
-            min(jobs, len(chunks)),
-            mp_context=_process_context(),
-            initializer=_start_worker,
-            initargs=(self,),
-        ) as pool:
-            done = pool.map(_lint_in_worker, ([files[i] for i in chunk] for chunk in chunks))
-            for chunk, chunk_results in zip(chunks, done):
-                for index, result in zip(chunk, chunk_results):
-                    results[index] = result
+        for chunk, chunk_results in zip(chunks, done):
+            for index, result in zip(chunk, chunk_results):
+                results[index] = result
         return results
+
+    def _lint_chunk(self, files: list[tuple[str, str]]) -> list[FileResult]:
+        return [self.lint_path(path, language) for path, language in files]
 
 
 _worker_linter: Linter | None = None
@@ -392,7 +399,7 @@ def _start_worker(linter: Linter) -> None:
 
 
 def _lint_in_worker(files: list[tuple[str, str]]) -> list[FileResult]:
-    return [_worker_linter.lint_path(path, language) for path, language in files]
+    return _worker_linter._lint_chunk(files)
 
 
 def _size(path: str) -> int:
@@ -408,16 +415,6 @@ def default_jobs() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
-
-
-def _process_context():
-    """fork where the platform has it: the workers inherit the loaded rules instead of
-    re-importing them. (cursedlint holds no GPU or RDMA state, so fork is safe here.)"""
-    import multiprocessing
-
-    if "fork" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("fork")
-    return None
 
 
 def _notice(notice: type[Notice], path: str, span: Span, message: str) -> Finding:
