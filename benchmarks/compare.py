@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import glob
-import importlib.metadata
 import os
 import platform
 import shutil
@@ -177,20 +176,31 @@ def venv(work: str, name: str, requirements: list[str], timeout: float) -> str:
 
 def tool_bins(work: str, timeout: float) -> dict[str, str | Unavailable]:
     """The bin directories of the `cursedlint`, `peers` and bare `flake8` venvs, or why they
-    are missing."""
-    pins = [f"{part}=={importlib.metadata.version(part)}" for part in FLAKE8_PARTS]
+    are missing. The bare flake8 gets the versions of flake8 and its plugins that the
+    cursedlint venv has, so that the two flake8 rows differ only by the cursedlint plugin."""
     bins: dict[str, str | Unavailable] = {}
-    for name, requirements in (("cursedlint", [REPO, *pins]), ("peers", list(PEERS)),
-                               ("flake8", pins)):
-        try:
-            bins[name] = venv(work, name, requirements, timeout)
-        except (Unavailable, subprocess.SubprocessError, OSError) as error:
-            bins[name] = error if isinstance(error, Unavailable) else Unavailable(str(error))
-    if not isinstance(bins["cursedlint"], Unavailable):  # this checkout, as it is now
-        python = os.path.join(bins["cursedlint"], "python")
-        subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall",
-                        REPO], check=True, capture_output=True, timeout=timeout)
+    for name, requirements in (("cursedlint", [REPO, "flake8"]), ("peers", list(PEERS))):
+        bins[name] = _venv_or_why(work, name, requirements, timeout)
+    if isinstance(bins["cursedlint"], Unavailable):
+        bins["flake8"] = bins["cursedlint"]
+        return bins
+    python = os.path.join(bins["cursedlint"], "python")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", REPO],
+                   check=True, capture_output=True, timeout=timeout)  # this checkout, as it is now
+    versions = subprocess.run(
+        [python, "-c", "import importlib.metadata as m, sys; "
+         "print(*(f'{p}=={m.version(p)}' for p in sys.argv[1:]))", *FLAKE8_PARTS],
+        check=True, capture_output=True, text=True, timeout=timeout,
+    )
+    bins["flake8"] = _venv_or_why(work, "flake8", versions.stdout.split(), timeout)
     return bins
+
+
+def _venv_or_why(work: str, name: str, requirements: list[str], timeout: float):
+    try:
+        return venv(work, name, requirements, timeout)
+    except (Unavailable, subprocess.SubprocessError, OSError) as error:
+        return error if isinstance(error, Unavailable) else Unavailable(str(error))
 
 
 def executable(bins: dict[str, str | Unavailable], venv_name: str, program: str) -> str:

@@ -207,7 +207,8 @@ def test_fifo_is_not_read(tmp_path):
 
 
 # -- parallel runs ----------------------------------------------------------------------------
-def test_output_is_identical_for_every_job_count(tmp_path):
+def test_output_is_identical_for_every_job_count(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)  # fork children even for small files
     files = []
     for index in range(40):
         path = tmp_path / f"module_{index:02}.py"

@@ -222,6 +222,10 @@ def test_python_occupancy_callback_deadlocks_with_a_thread_holding_the_gil():
 
 # -- the second prefilter look ---------------------------------------------------------------
 
+def second_look(rule, code: str, options: dict | None = None) -> bool:
+    return rule.may_fire(code.encode(), rule.resolved_options(options), (3, 12), "python")
+
+
 @pytest.mark.parametrize("code, parsed", [
     ("loop._add_callback(handle)\n", False),  # asyncio's own method: not the CuPy/Numba one
     ("def test_add_callback_twice(self):\n    pass\n", False),
@@ -230,15 +234,7 @@ def test_python_occupancy_callback_deadlocks_with_a_thread_holding_the_gil():
     ("params = cudaHostNodeParams(fn=cb)\n", True),
 ])
 def test_cur201_needs_an_api_by_its_whole_name(code, parsed):
-    options = PythonCallbackIntoCuda.resolved_options(None)
-    assert PythonCallbackIntoCuda.may_fire(code.encode(), options, (3, 12), "python") is parsed
-
-
-def test_cur201_configured_apis_count_by_their_whole_name():
-    options = PythonCallbackIntoCuda.resolved_options({"extra-apis": ["enqueue_host"]})
-    look = PythonCallbackIntoCuda.may_fire
-    assert look(b"gpu.enqueue_host(stream, fn)\n", options, (3, 12), "python")
-    assert not look(b"gpu.enqueue_hosts(stream, fn)\n", options, (3, 12), "python")
+    assert second_look(PythonCallbackIntoCuda, code) is parsed
 
 
 @pytest.mark.parametrize("code, parsed", [
@@ -252,12 +248,14 @@ def test_cur201_configured_apis_count_by_their_whole_name():
     ("lib.ｒｅｇｉｓｔｅｒ(Proto(f))\n", True),  # NFKC makes it `register`
 ])
 def test_cur202_needs_a_call_that_keeps_the_callback(code, parsed):
-    options = CtypesCallbackLifetime.resolved_options(None)
-    assert CtypesCallbackLifetime.may_fire(code.encode(), options, (3, 12), "python") is parsed
+    assert second_look(CtypesCallbackLifetime, code) is parsed
 
 
-def test_cur202_configured_keeping_patterns_reach_the_rule():
-    options = CtypesCallbackLifetime.resolved_options({"keeping-apis": ["enqueue_[ab]*"]})
-    look = CtypesCallbackLifetime.may_fire
-    assert look(b"lib.enqueue_async(Proto(f))\n", options, (3, 12), "python")
-    assert not look(b"lib.dequeue_async(Proto(f))\n", options, (3, 12), "python")
+@pytest.mark.parametrize("rule, options, code, parsed", [
+    (PythonCallbackIntoCuda, {"extra-apis": ["enqueue_host"]}, "gpu.enqueue_host(s, fn)", True),
+    (PythonCallbackIntoCuda, {"extra-apis": ["enqueue_host"]}, "gpu.enqueue_hosts(s, fn)", False),
+    (CtypesCallbackLifetime, {"keeping-apis": ["enqueue_[ab]*"]}, "lib.enqueue_a(P(f))", True),
+    (CtypesCallbackLifetime, {"keeping-apis": ["enqueue_[ab]*"]}, "lib.dequeue_a(P(f))", False),
+])
+def test_configured_names_reach_the_second_look(rule, options, code, parsed):
+    assert second_look(rule, code, options) is parsed
