@@ -32,7 +32,7 @@ class SourceError(Exception):
 
 
 def looks_binary(data: bytes) -> bool:
-    return b"\0" in data[:BINARY_SNIFF_BYTES]
+    return data.find(b"\0", 0, BINARY_SNIFF_BYTES) >= 0  # (a slice would copy the bytes)
 
 
 def read_bytes(path: str) -> bytes:
