@@ -29,6 +29,8 @@ PARALLEL_MIN_BYTES = 1 << 20
 """Below this many bytes to read, a process pool costs more than it saves."""
 CHUNKS_PER_JOB = 16
 """Work units per process: enough that the last ones to finish are small."""
+CAN_FORK = hasattr(os, "fork")
+"""Workers are forked children (forked.py); else (Windows) a concurrent.futures pool."""
 MAX_CHUNKS = 1024
 """Work units in all, as sized: they come out at most twice as many, which forked_map takes."""
 
@@ -93,6 +95,11 @@ class Linter:
                 language,
             )
         return prefilter
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For the workers of a platform without fork: the prefilters (whose automata do not
+        pickle) are a cache each process builds anew."""
+        return {**self.__dict__, "_prefilters": {}}
 
     # -- facts from other files ----------------------------------------------------------------
     def indexing_rules(self, linted: list[tuple[str, str]] | None = None) -> list[type[Rule]]:
@@ -371,7 +378,7 @@ class Linter:
             filled += sizes[index]
         work = [[files[i] for i in chunk] for chunk in chunks]
         jobs = min(jobs, len(chunks))
-        if hasattr(os, "fork"):  # the children inherit the loaded rules and this linter
+        if CAN_FORK:  # the children inherit the loaded rules and this linter
             from cursedlint.forked import forked_map
 
             done = forked_map(self._lint_chunk, work, jobs)

@@ -220,6 +220,8 @@ def test_output_is_identical_for_every_job_count(tmp_path, monkeypatch):
     assert sequential == [r.findings for r in linter.run(files, jobs=2)]
     assert sequential == [r.findings for r in linter.run(files, jobs=4)]
     assert sum(len(findings) for findings in sequential) == 2 * 26 + 1
+    monkeypatch.setattr(engine, "CAN_FORK", False)  # the process pool used where there is no fork
+    assert sequential == [r.findings for r in make_linter().run(files, jobs=2)]
 
 
 # -- fixes ------------------------------------------------------------------------------------
@@ -301,3 +303,16 @@ def test_rules_without_project_triggers_need_no_index():
     settings = Settings(enabled=frozenset({"CUR901"}))
     assert not Linter(settings, RULES).indexing_rules()
     assert make_linter().indexing_rules()
+
+
+def test_a_linter_pickles_for_workers_without_fork(tmp_path):
+    """Where there is no fork, each worker gets a pickled linter: its prefilters (compiled
+    automata) stay behind and are built again."""
+    import pickle
+
+    path = tmp_path / "worker.py"
+    path.write_text(WORKER)
+    linter = make_linter()
+    before = linter.lint_path(str(path), "python").findings
+    copy = pickle.loads(pickle.dumps(linter))
+    assert before and copy.lint_path(str(path), "python").findings == before
