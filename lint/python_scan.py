@@ -8,6 +8,7 @@ answers True, so the file is parsed as before.
 
 from __future__ import annotations
 
+import keyword
 import re
 import unicodedata
 from functools import lru_cache
@@ -34,11 +35,12 @@ _OPEN = ord("{")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _NON_ASCII = re.compile(rb"[\x80-\xff]+")
 _BLANK_BYTES = frozenset(b" \t\r\n\f")
-_DOT, _BACKSLASH, _NEWLINE = ord("."), ord("\\"), ord("\n")
+_DOT, _BACKSLASH, _NEWLINE, _CLOSE = ord("."), ord("\\"), ord("\n"), ord(")")
 _NAME_BYTES = frozenset(
     b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" + bytes(range(0x80, 0x100))
 )
 _NAME_CHARS = frozenset(bytes([byte]) for byte in _NAME_BYTES)
+_CALL_ENDS = _NAME_BYTES | frozenset(b")]")  # what ends a callee right before its `(`
 _ARGUMENT_TOKEN = re.compile(
     rb"(?P<quote>['\"])|(?P<comment>#[^\r\n]*)|(?P<name>[\w\x80-\xff]+)"
     rb"|(?P<mark>[()\[\]{},]|(?<![=!<>:])=(?!=))"
@@ -47,7 +49,9 @@ _QUOTES = (b"'", b'"')
 _STRING = re.compile(_STRING_OR_COMMENT.pattern.rpartition(b"|")[0], re.S)  # strings only
 GAP = rb"(?:\s|\\|#[^\r\n]*)*"
 """Blanks, line continuations and comments: what may stand between a name and its `(`."""
-_OPENING = re.compile(GAP + rb"\(")
+_OPENING = re.compile(rb"(?:%s\))*%s\(" % (GAP, GAP))  # `run(`, and `(subprocess.run)(`
+_NAME_CHAIN = re.compile(rb"%s[\w\x80-\xff]+(?:%s\.%s[\w\x80-\xff]+)*%s" % ((GAP,) * 4))
+_KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _IMPORT = re.compile(rb"import(?=[ \t\\(])")  # literal first: a fast scan
 _IMPORT_PARENTHESIS = re.compile(rb"[ \t]*\(")
 _LOGICAL_LINE_END = re.compile(rb"(?<!\\)(?:\r\n|\r|\n)|;")
@@ -219,8 +223,8 @@ def _is_prefix(name: bytes) -> bool:
 
 def _resolvable(data: bytes, start: int, roots: frozenset[bytes]) -> bool:
     """Whether the name at `start` is one an import table may resolve: bare, or the last of an
-    attribute chain whose first name is one of `roots` or not ASCII. A chain the bytes do not
-    show plainly (one crossing a line that holds a comment) may be."""
+    attribute chain (parentheses around its parts included) whose first name is one of `roots`.
+    A chain the bytes do not show plainly (one crossing a line that holds a comment) may be."""
     begin = start
     while True:
         at = _before_blanks(data, begin)
@@ -234,6 +238,8 @@ def _resolvable(data: bytes, start: int, roots: frozenset[bytes]) -> bool:
                 end += 1
             return _normal(data[begin:end]) in roots
         at = _before_blanks(data, at)
+        if at is not None and at >= 0 and data[at] == _CLOSE:
+            at = _inside_parentheses(data, at)
         if at is None:
             return True
         end = at + 1
@@ -242,6 +248,27 @@ def _resolvable(data: bytes, start: int, roots: frozenset[bytes]) -> bool:
         if at + 1 == end:
             return False  # `f().run`, `x[0].run`, `"text".join`: not a chain of names
         begin = at + 1
+
+
+def _inside_parentheses(data: bytes, close: int) -> int | None:
+    """For `(subprocess).run`: where the name chain inside the parentheses closed at `close`
+    ends; -1 when they hold no name chain or belong to a call (`f(x).run`); None when unsure
+    (parentheses in parentheses)."""
+    opening = data.rfind(b"(", 0, close)
+    if opening < 0 or not _NAME_CHAIN.fullmatch(data, opening + 1, close):
+        last = _before_blanks(data, close)
+        return None if last is None or data[last] == _CLOSE else -1  # nested: unsure
+    before = _before_blanks(data, opening)
+    if before is None:
+        return None
+    same_line = b"\n" not in data[before + 1 : opening]  # (a new statement may start there)
+    if before >= 0 and same_line and data[before] in _CALL_ENDS:
+        word = before + 1
+        while word and data[word - 1] in _NAME_BYTES:
+            word -= 1
+        if data[word : before + 1] not in _KEYWORDS:
+            return -1  # `f(x).run`, `t[0](x).run`: a call's result
+    return _before_blanks(data, close)
 
 
 def _before_blanks(data: bytes, at: int) -> int | None:

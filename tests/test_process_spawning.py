@@ -329,3 +329,63 @@ def test_cur102_triggers_need_the_module_that_defines_the_start():
     assert prefilter.triggered(b"import torch\nfrom concurrent.futures import ProcessPoolExecutor\n")
     assert prefilter.triggered(b"import torch.multiprocessing as mp\nmp.Pool(2)\n")
     assert prefilter.triggered(b"import os, torch\nos.fork()\n")
+
+
+def _scrambled_call(rng) -> str:
+    """A forcing call wrapped in the spellings a byte scan can trip on: aliases, chains across
+    lines and comments, strings holding brackets, quotes and keywords, f-strings, comments and
+    continuations between the arguments."""
+    head = rng.choice([
+        ("import subprocess\n", "subprocess.run"),
+        ("import subprocess as sp\n", "sp.Popen"),
+        ("from subprocess import check_call as go\n", "go"),
+        ("from subprocess import (\n    Popen as P,  # the class\n)\n", "P"),
+        ("import asyncio\n", "asyncio.create_subprocess_exec"),
+        ("import subprocess\n", "(subprocess  # the module\n    .run)"),
+        ("import subprocess\n", "subprocess.\\\n    call"),
+        ("import subprocess\n", "(subprocess.run)"),
+        ("import subprocess as sp\n", "(sp).check_output"),
+        ("from subprocess import run\n", "(run)"),
+    ])
+    noise = [
+        "'a)b'", '"(["', "'''x,\n)y'''", "f'{n}) ('", "r'\\''", "b')'", '"user=1"',
+        "[1, (2, 3)]", "{'user': 0}", "len(('a', 'b'))", "lambda a=1, b=2: a",
+    ]
+    forcing = rng.choice([
+        "preexec_fn=os.setsid", "user=1000", "group  =  0", "extra_groups=[10]",
+        "user  # the account\n        = 'nobody'", "preexec_fn \\\n        = f",
+    ])
+    arguments = ["['/bin/true']"]
+    for name in rng.sample(["env", "cwd", "input", "stdin"], rng.randrange(4)):
+        arguments.append(f"{name}={rng.choice(noise)}")
+    arguments.insert(rng.randrange(1, len(arguments) + 1), forcing)
+    separators = [", ", ",\n        ", ",  # a comment, with (brackets\n        ", ", \\\n        "]
+    text = arguments[0] + "".join(rng.choice(separators) + a for a in arguments[1:])
+    prefix = rng.choice([
+        "", "x = ", "print(", "result = f(1, ", "def f():\n    return ",
+        "async def f():\n    await ", "def f():\n    yield not ",
+    ])
+    suffix = ")" if prefix.endswith(", ") or prefix.endswith("(") else ""
+    return f"import os\n{head[0]}{prefix}{head[1]}({text}){suffix}\n"
+
+
+def test_the_second_look_passes_every_scrambled_forcing_call():
+    """Randomized (seeded): every call the rule reports when it runs without the prefilter,
+    the parse-free look lets through."""
+    import random
+
+    from cursedlint.source import Source
+
+    settings = Settings(enabled=frozenset({"CUR101"}), target_python=(3, 12),
+                        rule_options={"CUR101": {"libc": GLIBC}})
+    linter = Linter(settings, {"CUR101": SubprocessForkPath})
+    rng = random.Random("CUR101 second look")
+    reported = 0
+    for _ in range(400):
+        code = _scrambled_call(rng)
+        source = Source.from_text("scrambled.py", code, "python")
+        if linter.lint_source(source, [SubprocessForkPath], settings.enabled).findings:
+            reported += 1
+            look = SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
+            assert look, code
+    assert reported > 250

@@ -87,6 +87,11 @@ def test_strings_and_comments_are_blanked_and_fields_kept():
     ("import os as subprocess_like\nsubprocess_like.run(a, b, c, d, e, f, g)", False),
     ("from subprocess import Popen as launch\nlaunch(a, b, c, d, e, f, g)", True),
     ("Pöpen(a, b, c, d, e, f, g)", False),
+    ("x = (subprocess.run)(a, b, c, d, e, f, g)", True),
+    ("def f():\n    return (subprocess).run(a, b, c, d, e, f, g)", True),
+    ("x = ((subprocess)).run(a, b, c, d, e, f, g)", True),  # nested parentheses: unsure
+    ("import os\n(subprocess).run(a, b, c, d, e, f, g)", True),
+    ("wrap(subprocess).run(a, b, c, d, e, f, g)", False),
     ("struct.pack(a, b, c, d, e, f, g)", False),
     ("factory()(a, b, c, d, e, f, g)", False),
     ("table[0](a, b, c, d, e, f, g)", False),
