@@ -48,8 +48,10 @@ _ARGUMENT_TOKEN = re.compile(
 _QUOTES = (b"'", b'"')
 _STRING = re.compile(_STRING_OR_COMMENT.pattern.rpartition(b"|")[0], re.S)  # strings only
 GAP = rb"(?:\s|\\|#[^\r\n]*)*"
-"""Blanks, line continuations and comments: what may stand between a name and its `(`."""
-_OPENING = re.compile(rb"(?:%s\))*%s\(" % (GAP, GAP))  # `run(`, and `(subprocess.run)(`
+"""Blanks, line continuations and comments: what may stand between the parts of a call."""
+CALL_OPENING = rb"(?:%s\))*%s\(" % (GAP, GAP)
+"""What may follow a called name up to the call's `(`: `run(`, and `(subprocess.run)(`."""
+_OPENING = re.compile(CALL_OPENING)
 _NAME_CHAIN = re.compile(rb"%s[\w\x80-\xff]+(?:%s\.%s[\w\x80-\xff]+)*%s" % ((GAP,) * 4))
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _IMPORT = re.compile(rb"import(?=[ \t\\(])")  # literal first: a fast scan

@@ -20,7 +20,7 @@ from fnmatch import translate
 from functools import cache
 
 from cursedlint.python_context import call_argument
-from cursedlint.python_scan import has_name
+from cursedlint.python_scan import CALL_OPENING, GAP, has_name
 from cursedlint.rule import Example, Option, Rule
 
 # -- the APIs --------------------------------------------------------------------------------
@@ -604,7 +604,6 @@ _NUMBA_DRIVER = frozenset({"numba.cuda.cudadrv.driver.driver"})
 
 _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
 _NAME_CHAR = rb"[\w\x80-\xff]"
-_GAP = rb"(?:\s|\\|#[^\r\n]*)*"  # blanks, line continuations, comments
 
 
 @cache
@@ -626,7 +625,7 @@ def _keeping_call(patterns: tuple[str, ...]) -> re.Pattern[bytes]:
         for pattern in patterns
     ]
     names.append(_NAME_CHAR + rb"*[\x80-\xff]" + _NAME_CHAR + b"*")
-    return re.compile(rb"\.%s(?:%s)%s\(" % (_GAP, b"|".join(names), _GAP), re.IGNORECASE)
+    return re.compile(rb"\.%s(?:%s)%s" % (GAP, b"|".join(names), CALL_OPENING), re.IGNORECASE)
 
 
 class CtypesCallbackLifetime(Rule):

@@ -246,6 +246,8 @@ def test_cur201_needs_an_api_by_its_whole_name(code, parsed):
     ("libcuda.cuLaunchHostFunc(stream, HostFn(f), None)\n", True),
     ("from cuda import cuLaunchHostFunc as launch\n", True),
     ("lib.ｒｅｇｉｓｔｅｒ(Proto(f))\n", True),  # NFKC makes it `register`
+    ("(lib.register_callback)(Proto(f))\n", True),
+    ("lib.register_callback  # keeps it\n(Proto(f))\n", True),
 ])
 def test_cur202_needs_a_call_that_keeps_the_callback(code, parsed):
     assert second_look(CtypesCallbackLifetime, code) is parsed
