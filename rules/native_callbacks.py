@@ -603,6 +603,7 @@ _NUMBA_DRIVER = frozenset({"numba.cuda.cudadrv.driver.driver"})
 
 
 _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
+_BARE_RECEIVER = re.compile(rb"(?<![\w\x80-\xff.\\])([\w\x80-\xff]+)[ \t]*\Z")
 _NAME_CHAR = rb"[\w\x80-\xff]"
 
 
@@ -626,6 +627,21 @@ def _keeping_call(patterns: tuple[str, ...]) -> re.Pattern[bytes]:
     ]
     names.append(_NAME_CHAR + rb"*[\x80-\xff]" + _NAME_CHAR + b"*")
     return re.compile(rb"\.%s(?:%s)%s" % (GAP, b"|".join(names), CALL_OPENING), re.IGNORECASE)
+
+
+def _may_be_library(data: bytes, dot: int) -> bool:
+    """Whether the receiver before the `.` at `dot` may be a ctypes library or numba's driver:
+    anything but a bare name that no assignment in the module binds (`_is_foreign` follows a
+    bare name only to its one assigned value)."""
+    window = max(0, dot - 256)
+    receiver = _BARE_RECEIVER.search(data, window, dot)
+    if receiver is None or (receiver.start() == window and window):
+        return True  # a chain, a call, a subscript (or an endless name): not read here
+    name = receiver.group(1)
+    if name == b"driver" or not data.isascii():
+        return True  # numba's driver; or a name that NFKC may spell otherwise
+    assigned = rb"(?<![\w\x80-\xff.])%s\s*(?::[^=\r\n]*)?:?=(?!=)" % re.escape(name)
+    return re.search(assigned, data) is not None
 
 
 class CtypesCallbackLifetime(Rule):
@@ -772,9 +788,16 @@ class CtypesCallbackLifetime(Rule):
     @classmethod
     def may_fire(cls, data, options, target_python, language):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
-        or of an attribute that a keeping pattern may match."""
+        or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
+        not a bare name that the module never assigns (a module, a parameter: `codecs.register`
+        is no library's function; numba's imported `driver` is)."""
+        if has_name(data, _ASYNC_API_NAMES):
+            return True
         keeping = (*KEEPING_PATTERNS, *options["keeping-apis"])
-        return has_name(data, _ASYNC_API_NAMES) or _keeping_call(keeping).search(data) is not None
+        return any(
+            _may_be_library(data, call.start())
+            for call in _keeping_call(keeping).finditer(data)
+        )
 
     def __init__(self, context, options=None):
         super().__init__(context, options)

@@ -237,17 +237,28 @@ def test_cur201_needs_an_api_by_its_whole_name(code, parsed):
     assert second_look(PythonCallbackIntoCuda, code) is parsed
 
 
+LIB = "lib = ctypes.CDLL('./libsensor.so')\n"
+
+
 @pytest.mark.parametrize("code, parsed", [
     ("Proto = CFUNCTYPE(c_int)\ntable = [('i2d', Proto)]\n", False),
     ("prototype = WINFUNCTYPE(BOOL, UINT)\nget = prototype(('GetCPInfoExW', kernel32))\n", False),
-    ("lib.register_sample_callback(OnSample(record))\n", True),
-    ("lib.Set_Error_Callback (\n    Proto(f))\n", True),  # case and blanks
-    ("lib.  \\\n  add_callback(Proto(f))\n", True),
+    (LIB + "lib.register_sample_callback(OnSample(record))\n", True),
+    (LIB + "lib.Set_Error_Callback (\n    Proto(f))\n", True),  # case and blanks
+    (LIB + "lib.  \\\n  add_callback(Proto(f))\n", True),
+    (LIB + "(lib.register_callback)(Proto(f))\n", True),
+    (LIB + "lib.register_callback  # keeps it\n(Proto(f))\n", True),
+    (LIB + "lib.ｒｅｇｉｓｔｅｒ(Proto(f))\n", True),  # NFKC makes it `register`
+    ("lib: ctypes.CDLL = load()\nlib.register(Proto(f))\n", True),
+    ("self.lib.register(Proto(f))\n", True),
+    ("ctypes.CDLL('x').register(Proto(f))\n", True),
+    ("from numba.cuda.cudadrv.driver import driver\ndriver.register(Proto(f))\n", True),
     ("libcuda.cuLaunchHostFunc(stream, HostFn(f), None)\n", True),
     ("from cuda import cuLaunchHostFunc as launch\n", True),
-    ("lib.ｒｅｇｉｓｔｅｒ(Proto(f))\n", True),  # NFKC makes it `register`
-    ("(lib.register_callback)(Proto(f))\n", True),
-    ("lib.register_callback  # keeps it\n(Proto(f))\n", True),
+    ("import codecs\ncodecs.register(search_function)\n", False),  # a module's function
+    ("def install(lib):\n    lib.register(Proto(f))\n", False),  # a parameter: not followed
+    ("lib == other\nlib.register(Proto(f))\n", False),
+    ("ｌｉｂ = ctypes.CDLL('x')\nlib.register(Proto(f))\n", True),  # NFKC: the same name
 ])
 def test_cur202_needs_a_call_that_keeps_the_callback(code, parsed):
     assert second_look(CtypesCallbackLifetime, code) is parsed
@@ -256,8 +267,8 @@ def test_cur202_needs_a_call_that_keeps_the_callback(code, parsed):
 @pytest.mark.parametrize("rule, options, code, parsed", [
     (PythonCallbackIntoCuda, {"extra-apis": ["enqueue_host"]}, "gpu.enqueue_host(s, fn)", True),
     (PythonCallbackIntoCuda, {"extra-apis": ["enqueue_host"]}, "gpu.enqueue_hosts(s, fn)", False),
-    (CtypesCallbackLifetime, {"keeping-apis": ["enqueue_[ab]*"]}, "lib.enqueue_a(P(f))", True),
-    (CtypesCallbackLifetime, {"keeping-apis": ["enqueue_[ab]*"]}, "lib.dequeue_a(P(f))", False),
+    (CtypesCallbackLifetime, {"keeping-apis": ["enqueue_[ab]*"]}, "x.lib.enqueue_a(P(f))", True),
+    (CtypesCallbackLifetime, {"keeping-apis": ["enqueue_[ab]*"]}, "x.lib.dequeue_a(P(f))", False),
 ])
 def test_configured_names_reach_the_second_look(rule, options, code, parsed):
     assert second_look(rule, code, options) is parsed
