@@ -2,8 +2,8 @@
 
 Every answer over-approximates: True where the fact may hold, False only where it cannot. Text
 the scanner cannot read with certainty (an unterminated or nested-quote string, unbalanced
-brackets, or more than MAX_TOKENS brackets and commas to read for calls nested in calls)
-answers True, so the file is parsed as before.
+brackets, names in an encoding other than UTF-8, a call's chain broken by a comment, or more
+than MAX_TOKENS tokens to read for calls nested in calls) answers True, so the file is parsed.
 """
 
 from __future__ import annotations
