@@ -11,6 +11,13 @@ Bounds: at most MAX_ENTRIES results per store (those stored longest ago dropped)
 MAX_STORES stores (oldest dropped). The project index keeps its summaries in stores of its own
 kind in the same directory, written the same way (`load_store`, `save_store`).
 
+A store is plain data: MessagePack, decoded by msgspec against the declared type of what it
+holds (`load_store(path, schema)`), so loading runs no code whatever the file holds. The cache
+directory may be committed by mistake, or planted by a pull request: a store that is not
+exactly what this version writes (another format or version, the wrong shape, truncated,
+random bytes, a pickle, larger than MAX_STORE_BYTES) is an empty store, and the run lints as
+with `--no-cache`.
+
 A warm run need not read unchanged files: the store also keeps, per path, the file's (size,
 mtime_ns, ctime_ns, inode) when its result was stored, and a file whose stat still matches takes
 its result without being read. As with ruff and make, a content change that keeps all four
@@ -22,8 +29,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import time
+from typing import Any, Literal
+
+import msgspec
 
 import cursedlint
 
@@ -31,9 +40,16 @@ CACHE_DIR = ".cursedlint_cache"
 MAX_ENTRIES = 50_000
 MAX_STORES = 8
 RACY_NS = 2_000_000_000
+STORE_SUFFIX = ".msgpack"
+STORE_FORMAT = 1
+"""Written first in every store; a store of another format is empty."""
+MAX_STORE_BYTES = 1 << 30
+"""A larger store is not read (50,000 results take a few tens of MB)."""
+
+Stat = tuple[int, int, int, int]
 
 
-def file_stat(path: str) -> tuple[int, int, int, int] | None:
+def file_stat(path: str) -> Stat | None:
     """What tells an unchanged file without reading it; None when it cannot be trusted (the
     file is missing, or was modified so recently that a change may still follow unseen)."""
     try:
@@ -52,17 +68,20 @@ def fingerprint(*parts: object) -> str:
 
 
 class ResultCache:
-    """The FileResults of one fingerprint: key -> (run number, result); and per absolute path
-    the stat and key of its last stored result."""
+    """The results (of type `result_type`: FileResult in a run) of one fingerprint: key ->
+    (run number, result); and per absolute path the stat and key of its last stored result."""
 
-    def __init__(self, root: str, run_fingerprint: str, max_entries: int = MAX_ENTRIES):
-        self.path = os.path.join(root, CACHE_DIR, run_fingerprint[:32] + ".pickle")
+    def __init__(
+        self, root: str, run_fingerprint: str, result_type: Any, max_entries: int = MAX_ENTRIES
+    ):
+        self.path = os.path.join(root, CACHE_DIR, run_fingerprint[:32] + STORE_SUFFIX)
         self.max_entries = max_entries
+        self.schema = tuple[dict[str, tuple[int, result_type]], dict[str, tuple[Stat, str]], int]
         self.entries, self.stats, self.run = self._load()
         self.changed = False
 
     def _load(self) -> tuple[dict, dict, int]:
-        stored = load_store(self.path)
+        stored = load_store(self.path, self.schema)
         if stored is None:
             return {}, {}, 0
         entries, stats, run = stored
@@ -108,21 +127,40 @@ class ResultCache:
         save_store(self.path, (self.entries, self.stats, self.run))
 
 
-def load_store(path: str):
-    """What a store file holds; None when it is absent, damaged or from an incompatible
-    version (the store then starts empty)."""
+def load_store(path: str, schema: Any):
+    """What a store file holds, checked to be of type `schema`; None when it is absent, too
+    large, damaged, of another format, or not of that type (the store then starts empty)."""
     try:
         with open(path, "rb") as handle:
-            return pickle.load(handle)
-    except Exception:
+            if os.fstat(handle.fileno()).st_size > MAX_STORE_BYTES:
+                return None
+            data = handle.read()
+        return _decoder(schema).decode(data)[1]
+    except (OSError, ValueError, MemoryError):  # msgspec's DecodeError is a ValueError
         return None
+
+
+_decoders: dict[Any, msgspec.msgpack.Decoder] = {}
+
+
+def _decoder(schema: Any) -> msgspec.msgpack.Decoder:
+    """A decoder of stores holding a `schema` value after the format number."""
+    if schema not in _decoders:
+        _decoders[schema] = msgspec.msgpack.Decoder(tuple[Literal[STORE_FORMAT], schema])
+    return _decoders[schema]
+
+
+def encode(value: Any) -> bytes:
+    """Plain data (containers, numbers, strings, dataclasses, enums) as MessagePack."""
+    return msgspec.msgpack.encode(value)
 
 
 def save_store(path: str, payload) -> None:
     """Write a store file in `.cursedlint_cache/` atomically (a temporary file renamed into
     place, so concurrent runs never read half a store), mark the directory ignored by git, and
     keep at most MAX_STORES stores of the same kind (the name before the fingerprint); a store
-    that cannot be written is skipped silently."""
+    that cannot be written is skipped silently. Pickle stores of earlier versions (loading one
+    could run code) are removed."""
     import tempfile  # only runs that store anything need it
 
     top = os.path.dirname(path)
@@ -132,24 +170,29 @@ def save_store(path: str, payload) -> None:
         if not os.path.exists(marker):
             with open(marker, "w", encoding="utf-8") as handle:
                 handle.write("# created by cursedlint\n*\n")
+        data = encode((STORE_FORMAT, payload))
         descriptor, temporary = tempfile.mkstemp(dir=top, prefix=".tmp-")
         with os.fdopen(descriptor, "wb") as handle:
-            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.write(data)
         os.replace(temporary, path)
         kind = _kind(os.path.basename(path))
+        names = os.listdir(top)
         stores = [
-            os.path.join(top, name) for name in os.listdir(top)
-            if name.endswith(".pickle") and _kind(name) == kind
+            os.path.join(top, name) for name in names
+            if name.endswith(STORE_SUFFIX) and _kind(name) == kind
         ]
         stores.sort(key=os.path.getmtime, reverse=True)
-        for stale in stores[MAX_STORES:]:
-            os.unlink(stale)
+        stale = stores[MAX_STORES:] + [
+            os.path.join(top, name) for name in names if name.endswith(".pickle")
+        ]
+        for name in stale:
+            os.unlink(name)
     except OSError:
         return
 
 
 def _kind(name: str) -> str:
-    """`index` for `index-<fingerprint>.pickle`, "" for a result store `<fingerprint>.pickle`."""
+    """`index` for `index-<fingerprint>.msgpack`, "" for a result store `<fingerprint>.msgpack`."""
     return name.rpartition("-")[0]
 
 

@@ -345,6 +345,7 @@ def _result_cache(root: str, settings, linter, index):
     besides the file itself (settings, flags, the files project facts came from, and the code
     of cursedlint)."""
     from cursedlint.cache import ResultCache, fingerprint
+    from cursedlint.engine import FileResult
 
     return ResultCache(
         root,
@@ -359,6 +360,7 @@ def _result_cache(root: str, settings, linter, index):
             index.digest() if index else None,
             _code_stamp(),
         ),
+        FileResult,
     )
 
 

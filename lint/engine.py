@@ -51,7 +51,7 @@ class FileResult:
     notes: list[str] = field(default_factory=list)
     tracebacks: list[str] = field(default_factory=list)
     cache_key: str | None = None  # set on a new result the run should store in the cache
-    cache_stat: tuple | None = None  # with cache_key: the file's stat before it was read
+    cache_stat: tuple[int, int, int, int] | None = None  # with cache_key: the file's stat before it was read
 
 
 class Linter:

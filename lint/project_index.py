@@ -18,7 +18,9 @@ import os
 import re
 from typing import Any, Callable, Iterable
 
-from cursedlint.cache import load_store, newest, save_store
+import msgspec
+
+from cursedlint.cache import STORE_SUFFIX, encode, load_store, newest, save_store
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
@@ -33,6 +35,9 @@ class Indexer:
 
     name: str
     languages: tuple[str, ...]
+    summary_type: Any
+    """What `summarize` returns besides None (plain data: containers, strings, numbers,
+    dataclasses); stored summaries are checked against it when loaded."""
 
     def words(self, settings) -> Iterable[str]:
         """Words a file must hold for `summarize` to find anything in it (under `settings`)."""
@@ -54,40 +59,58 @@ class Indexer:
         return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])".encode())
 
     def summarize(self, context) -> Any:
-        """A small, picklable fact about one parsed file (None: nothing worth keeping). It may
+        """A small fact of `summary_type` about one parsed file (None: nothing worth keeping). It may
         depend only on the file's bytes and the settings, never on other files."""
         raise NotImplementedError
 
 
 class IndexStore:
-    """Summaries by (indexer, content hash), persisted in one store per fingerprint (cursedlint's
-    code and the settings summaries depend on) under the cache directory; written only when a
-    run added to it; bounded (the summaries unused longest are dropped)."""
+    """Summaries by indexer and content hash, persisted in one store per fingerprint
+    (cursedlint's code and the settings summaries depend on) under the cache directory; written
+    only when a run added to it; bounded per indexer (the summaries unused longest are
+    dropped). Each indexer's summaries are decoded, and checked against its `summary_type`,
+    when the run first asks for them; a part that fails the check is empty."""
 
     def __init__(self, directory: str, index_fingerprint: str):
-        self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}.pickle")
-        stored = load_store(self.path)
-        self.entries, self.run = ({}, 0) if stored is None else (stored[0], stored[1] + 1)
+        self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
+        stored = load_store(self.path, tuple[dict[str, msgspec.Raw], int])
+        self.parts, self.run = ({}, 0) if stored is None else (stored[0], stored[1] + 1)
+        self.entries: dict[str, dict[str, tuple[int, Any]]] = {}  # indexer name -> decoded part
         self.changed = False
 
-    def get(self, key: tuple[str, str]) -> tuple[bool, Any]:
-        entry = self.entries.get(key)
+    def get(self, indexer: Indexer, digest: str) -> tuple[bool, Any]:
+        """Whether a summary of content `digest` is stored for `indexer`, and the summary."""
+        entries = self._entries(indexer)
+        entry = entries.get(digest)
         if entry is None:
             return False, None
         if entry[0] != self.run:
-            self.entries[key] = (self.run, entry[1])
+            entries[digest] = (self.run, entry[1])
         return True, entry[1]
 
-    def put(self, key: tuple[str, str], summary: Any) -> None:
-        self.entries[key] = (self.run, summary)
+    def put(self, indexer: Indexer, digest: str, summary: Any) -> None:
+        self._entries(indexer)[digest] = (self.run, summary)
         self.changed = True
+
+    def _entries(self, indexer: Indexer) -> dict[str, tuple[int, Any]]:
+        if indexer.name not in self.entries:
+            schema = dict[str, tuple[int, indexer.summary_type | None]]
+            part = self.parts.get(indexer.name)
+            try:
+                entries = {} if part is None else msgspec.msgpack.decode(part, type=schema)
+            except (ValueError, MemoryError):  # msgspec's DecodeError is a ValueError
+                entries = {}
+            self.entries[indexer.name] = entries
+        return self.entries[indexer.name]
 
     def save(self) -> None:
         if not self.changed:
             return
-        if len(self.entries) > MAX_STORED_SUMMARIES:
-            self.entries = newest(self.entries, MAX_STORED_SUMMARIES)
-        save_store(self.path, (self.entries, self.run))
+        for name, entries in self.entries.items():
+            if len(entries) > MAX_STORED_SUMMARIES:
+                entries = newest(entries, MAX_STORED_SUMMARIES)
+            self.parts[name] = msgspec.Raw(encode(entries))
+        save_store(self.path, (self.parts, self.run))
 
 
 class ProjectIndex:
@@ -146,16 +169,17 @@ class ProjectIndex:
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
     def _summary(self, indexer: Indexer, path: str, data: bytes, language: str) -> Any:
-        key = (indexer.name, hashlib.sha1(data).hexdigest())
-        self._used.append((indexer.name, path, key[1]))
+        digest = hashlib.sha1(data).hexdigest()
+        key = (indexer.name, digest)
+        self._used.append((indexer.name, path, digest))
         if key in self._memo:
             return self._memo[key]
-        stored, summary = self.store.get(key) if self.store else (False, None)
+        stored, summary = self.store.get(indexer, digest) if self.store else (False, None)
         if not stored:
             summary = self._summarize(indexer, path, data, language)
             self.summarized += 1
             if self.store:
-                self.store.put(key, summary)
+                self.store.put(indexer, digest, summary)
         self._memo[key] = summary
         return summary
 

@@ -93,6 +93,7 @@ class ClonerIndex(Indexer):
 
     name = "cpp-classes"
     languages = (CPP,)
+    summary_type = ClonerFacts
 
     def words(self, settings):
         return cloner_types(settings)

@@ -51,6 +51,7 @@ class CmaWrapperIndex(Indexer):
 
     name = "cma-wrappers"
     languages = (C, CPP)
+    summary_type = dict[str, str]
 
     def words(self, settings):
         return CMA_FUNCTIONS

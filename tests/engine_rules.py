@@ -129,6 +129,7 @@ class ForkingFunctions(Indexer):
 
     name = "forking-functions"
     languages = ("python",)
+    summary_type = list[str]
     summarize_calls = 0
 
     def words(self, settings):

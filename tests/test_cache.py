@@ -81,13 +81,64 @@ def test_no_cache_neither_reads_nor_writes(project, capsys, monkeypatch):
     assert not (project / CACHE_DIR).exists()
 
 
-def test_a_damaged_store_is_empty(project, capsys, monkeypatch):
+class Planted:
+    """A pickle that runs a command when loaded, as a pull request could commit one."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def damaged_stores(marker) -> dict[str, bytes]:
+    import pickle
+
+    from cursedlint.cache import STORE_FORMAT, encode
+
+    valid = encode((STORE_FORMAT, ({}, {}, 0)))
+    return {
+        "pickle running a command": pickle.dumps(Planted(marker)),
+        "pickled int": pickle.dumps(1),
+        "random bytes": bytes(range(256)) * 4,
+        "empty": b"",
+        "truncated": valid[:-1],
+        "another format": encode((STORE_FORMAT + 1, ({}, {}, 0))),
+        "wrong shape": encode((STORE_FORMAT, ({"key": (0, "not a result")}, {}, 0))),
+        "wrong stat": encode((STORE_FORMAT, ({}, {"/x.py": ((1, 2), "key")}, 0))),
+        "deep nesting": b"\x91" * 100_000,
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(damaged_stores("")))
+def test_a_damaged_or_planted_store_is_empty(project, capsys, monkeypatch, kind):
+    """Whatever a committed or damaged store holds, it runs nothing and the run's output
+    is that of a run without the cache."""
+    uncached = check(capsys, "--no-cache")
     first = check(capsys)
-    for store in (project / CACHE_DIR).glob("*.pickle"):
-        store.write_bytes(b"\x80not a pickle")
+    assert first == uncached
+    marker = project / "planted-store-ran"
+    stores = list((project / CACHE_DIR).glob("*.msgpack"))
+    assert stores
+    for store in stores:
+        store.write_bytes(damaged_stores(marker)[kind])
     linted = count_lints(monkeypatch)
-    assert check(capsys) == first
+    assert check(capsys) == uncached
     assert sorted(linted) == ["clean.py", "sync.py"]
+    assert not marker.exists()
+
+
+def test_a_planted_pickle_store_of_an_earlier_version_is_never_loaded(project, capsys):
+    import pickle
+
+    marker = project / "planted-store-ran"
+    (project / CACHE_DIR).mkdir()
+    for name in ("0" * 32, "index-" + "0" * 32):
+        (project / CACHE_DIR / f"{name}.pickle").write_bytes(pickle.dumps(Planted(marker)))
+    uncached = check(capsys, "--no-cache")
+    assert check(capsys) == uncached and check(capsys) == uncached
+    assert not marker.exists()
+    assert not list((project / CACHE_DIR).glob("*.pickle")), "old pickle stores are removed"
 
 
 def test_parallel_workers_share_the_cache(project, capsys, monkeypatch):
@@ -113,32 +164,32 @@ def test_clean_removes_the_cache(project, capsys):
 
 
 def test_the_store_keeps_the_most_recent_entries(tmp_path):
-    cache = ResultCache(str(tmp_path), fingerprint("bound"), max_entries=3)
+    cache = ResultCache(str(tmp_path), fingerprint("bound"), str, max_entries=3)
     cache.put("old", "first run")
     cache.save()
-    cache = ResultCache(str(tmp_path), fingerprint("bound"), max_entries=3)
+    cache = ResultCache(str(tmp_path), fingerprint("bound"), str, max_entries=3)
     for key in ("a", "b", "c"):
         cache.put(key, key)
     cache.save()
-    reloaded = ResultCache(str(tmp_path), fingerprint("bound"), max_entries=3)
+    reloaded = ResultCache(str(tmp_path), fingerprint("bound"), str, max_entries=3)
     assert sorted(reloaded.entries) == ["a", "b", "c"]
 
 
 def test_only_the_newest_stores_are_kept(tmp_path):
     for index in range(MAX_STORES + 3):
-        cache = ResultCache(str(tmp_path), fingerprint("store", index))
+        cache = ResultCache(str(tmp_path), fingerprint("store", index), int)
         cache.put("k", index)
         cache.save()
         os.utime(cache.path, (index, index))
-    assert len(list((tmp_path / CACHE_DIR).glob("*.pickle"))) == MAX_STORES
+    assert len(list((tmp_path / CACHE_DIR).glob("*.msgpack"))) == MAX_STORES
 
 
 def test_an_unchanged_store_is_not_rewritten(tmp_path):
-    cache = ResultCache(str(tmp_path), fingerprint("quiet"))
+    cache = ResultCache(str(tmp_path), fingerprint("quiet"), int)
     cache.put("k", 1)
     cache.save()
     os.utime(cache.path, (1, 1))
-    again = ResultCache(str(tmp_path), fingerprint("quiet"))
+    again = ResultCache(str(tmp_path), fingerprint("quiet"), int)
     assert again.get("k") == 1
     again.save()
     assert os.path.getmtime(again.path) == 1

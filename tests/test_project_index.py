@@ -16,6 +16,7 @@ class SubclassIndex(Indexer):
 
     name = "subclasses"
     languages = ("python",)
+    summary_type = dict[str, list[str]]
 
     def __init__(self):
         self.parsed: list[str] = []
@@ -87,8 +88,23 @@ def test_damaged_store_is_empty(tmp_path):
     directory = tmp_path / "cache"
     directory.mkdir()
     store = IndexStore(str(directory), "a" * 64)
-    (directory / os.path.basename(store.path)).write_bytes(b"not a pickle")
-    assert IndexStore(str(directory), "a" * 64).entries == {}
+    (directory / os.path.basename(store.path)).write_bytes(b"not a store")
+    assert IndexStore(str(directory), "a" * 64).get(SubclassIndex(), "0" * 40) == (False, None)
+
+
+def test_summaries_of_another_shape_are_not_used(tmp_path):
+    """A part whose summaries do not have the indexer's declared type is empty: the files are
+    summarized again."""
+    files = make_project(tmp_path)
+    directory = str(tmp_path / "cache")
+    store = IndexStore(directory, "e" * 64)
+    index_of(files, store).facts(SubclassIndex())
+    for digest in list(store.entries["subclasses"]):
+        store.entries["subclasses"][digest] = (0, {"Plugin": 3})  # not a list of bases
+    store.save()
+    again = SubclassIndex()
+    assert len(index_of(files, IndexStore(directory, "e" * 64)).facts(again)) == 3
+    assert len(again.parsed) == 3
 
 
 def test_digest_changes_with_the_summarized_files(tmp_path):
@@ -122,13 +138,13 @@ def test_index_stores_are_ignored_by_git_and_bounded_apart_from_result_stores(tm
 
     directory = tmp_path / CACHE_DIR
     index = IndexStore(str(directory), "c" * 64)
-    index.put(("subclasses", "0" * 40), {"Plugin": []})
+    index.put(SubclassIndex(), "0" * 40, {"Plugin": []})
     index.save()
     assert (directory / ".gitignore").read_text().endswith("*\n")
     for number in range(MAX_STORES + 2):
-        results = ResultCache(str(tmp_path), f"{number:02d}" * 32)
+        results = ResultCache(str(tmp_path), f"{number:02d}" * 32, str)
         results.put("key", "result")
         results.save()
-    names = sorted(path.name for path in directory.glob("*.pickle"))
+    names = sorted(path.name for path in directory.glob("*.msgpack"))
     assert os.path.basename(index.path) in names, "result stores never push an index store out"
     assert len(names) == MAX_STORES + 1
