@@ -47,8 +47,10 @@ _ARGUMENT_TOKEN = re.compile(
 )
 _QUOTES = (b"'", b'"')
 _STRING = re.compile(_STRING_OR_COMMENT.pattern.rpartition(b"|")[0], re.S)  # strings only
-GAP = rb"(?:\s|\\|#[^\r\n]*)*"
-"""Blanks, line continuations and comments: what may stand between the parts of a call."""
+GAP = rb"(?:\s|\\|#[^\r\n]*(?![^\r\n]))*"
+"""Blanks, line continuations and comments: what may stand between the parts of a call. Each
+text splits into these parts in one way only (a comment runs to its line's end), so a failed
+match never tries another split: no backtracking."""
 CALL_OPENING = rb"(?:%s\))*%s\(" % (GAP, GAP)
 """What may follow a called name up to the call's `(`: `run(`, and `(subprocess.run)(`."""
 _OPENING = re.compile(CALL_OPENING)
@@ -327,16 +329,21 @@ def _non_ascii_names(data: bytes) -> list[tuple[int, bytes]]:
 
 def _import_aliases(data: bytes) -> list[tuple[bytes, bytes]]:
     """Every `name as alias` of an import statement (`import subprocess as sp`, `from
-    subprocess import (Popen as P)`; in strings too, harmlessly), read after each `import`."""
+    subprocess import (Popen as P)`; in strings too, harmlessly), read after each `import` up
+    to its statement's end; an `import` inside a statement already read is not read again."""
     pairs = []
+    read_to = 0
     for found in _IMPORT.finditer(data):
+        if found.start() < read_to:
+            continue
         opening = _IMPORT_PARENTHESIS.match(data, found.end())
         if opening:
             end = data.find(b")", opening.end())
         else:
             line_end = _LOGICAL_LINE_END.search(data, found.end())
             end = line_end.start() if line_end else len(data)
-        pairs += _AS_PAIR.findall(data, found.end(), len(data) if end < 0 else end)
+        read_to = len(data) if end < 0 else end
+        pairs += _AS_PAIR.findall(data, found.end(), read_to)
     return pairs
 
 
