@@ -336,7 +336,8 @@ def _index_store(root: str, settings):
     from cursedlint.project_index import IndexStore
 
     return IndexStore(
-        os.path.join(root, CACHE_DIR), fingerprint("index", _rule_options(settings), _code_stamp())
+        os.path.join(root, CACHE_DIR),
+        fingerprint("index", _rule_options(settings), settings.max_file_size, _code_stamp()),
     )
 
 
@@ -353,6 +354,7 @@ def _result_cache(root: str, settings, linter, index):
             sorted(settings.enabled),
             settings.target_python,
             settings.page_size,
+            settings.max_file_size,
             _rule_options(settings),
             [(repr(matcher), sorted(codes)) for matcher, codes in settings.per_file_ignores],
             settings.root,

@@ -32,7 +32,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from cursedlint.settings import DEFAULT_PAGE_SIZE, Settings
+from cursedlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_PAGE_SIZE, Settings
 
 
 
@@ -122,6 +122,7 @@ class Config:
     respect_gitignore: bool = True
     target_python: tuple[int, int] | None = None
     page_size: int = DEFAULT_PAGE_SIZE
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
 
     @property
@@ -220,7 +221,7 @@ _SELECTOR_KEYS = {"select": "select", "extend-select": "extend_select", "ignore"
 _PATTERN_KEYS = {"exclude": "exclude", "extend-exclude": "extend_exclude"}
 KEYS = tuple(sorted({
     *_BOOLEAN_KEYS, *_SELECTOR_KEYS, *_PATTERN_KEYS,
-    "per-file-ignores", "target-python", "page-size", "rules",
+    "per-file-ignores", "target-python", "page-size", "max-file-size", "rules",
 }))
 """Every key of the configuration table."""
 
@@ -261,6 +262,8 @@ def config_from_mapping(
             values["target_python"] = parse_target_python(value, path, key_of(key))
         elif key == "page-size":
             values["page_size"] = _page_size(path, key_of(key), value)
+        elif key == "max-file-size":
+            values["max_file_size"] = _max_file_size(path, key_of(key), value)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(path, key_of(key), f"expected a table of pattern = [codes], got {_describe(value)}")
@@ -378,6 +381,12 @@ def _page_size(path: str | None, key: str, value: Any) -> int:
             path, key,
             f"expected a power of two from {MIN_PAGE_SIZE} to {MAX_PAGE_SIZE} (bytes), got {value}",
         )
+    return value
+
+
+def _max_file_size(path: str | None, key: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigError(path, key, f"expected a positive integer (bytes), got {_describe(value)}")
     return value
 
 
@@ -585,6 +594,7 @@ def build_settings(
         enabled=enabled,
         target_python=tuple(version),
         page_size=config.page_size,
+        max_file_size=config.max_file_size,
         rule_options={code: dict(options) for code, options in config.rules.items()},
         per_file_ignores=per_file,
         root=config.root,

@@ -247,6 +247,8 @@ class Linter:
         scan_suppressions = self.warn_unused and suppressions.has_suppression_text(data)
         if not triggered and not scan_suppressions:
             return FileResult(path)
+        if len(data) > self.settings.max_file_size:
+            return self._too_large(path, len(data), enabled)
         try:
             source = Source.from_bytes(path, data, language)
         except SourceError as error:
@@ -333,6 +335,16 @@ class Linter:
         if notices.UnreadableFile.code in self.settings.enabled_for(path):
             span = Span(error.line, error.column, error.line, error.column)
             result.findings.append(_notice(notices.UnreadableFile, path, span, error.message))
+        return result
+
+    def _too_large(self, path: str, size: int, enabled: frozenset[str]) -> FileResult:
+        """A file some rule could fire on but too large to parse within bounded memory."""
+        result = FileResult(path, status="skipped")
+        if notices.TooLargeFile.code in enabled:
+            limit = self.settings.max_file_size
+            message = (f"not checked: {_size_text(size)} is more than max-file-size "
+                       f"({_size_text(limit)})")
+            result.findings.append(_notice(notices.TooLargeFile, path, Span(1, 1, 1, 1), message))
         return result
 
     # -- many files --------------------------------------------------------------------------
@@ -422,6 +434,13 @@ def default_jobs() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+def _size_text(size: int) -> str:
+    """Bytes for a message: `12.6 MB`, or `2 MiB` for a whole number of MiB."""
+    if size % (1 << 20) == 0:
+        return f"{size >> 20} MiB"
+    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
 
 
 def _notice(notice: type[Notice], path: str, span: Span, message: str) -> Finding:

@@ -114,5 +114,33 @@ class UnusedSuppression(Notice):
     severity = Severity.WARNING
 
 
+class TooLargeFile(Notice):
+    """## What it does
+    Reports a file that holds a rule's trigger words but is larger than `max-file-size`
+    (default 2 MiB): it is searched for the words, but not parsed or checked.
+
+    ## Why it is cursed
+    Parsing costs memory: a Python syntax tree takes about 100 to 250 times the size of the
+    source, so one generated or minified file of tens of megabytes would take gigabytes, in
+    every pre-commit run and CI job. An unchecked file is reported rather than passed over.
+
+    ## Example
+    `gen/tables.py:1:1: CUR004 not checked: 12.6 MB is more than max-file-size (2 MiB)`
+
+    ## Fix
+    Exclude the generated file (`extend-exclude`), or raise `max-file-size` in the
+    configuration to check it.
+
+    ## References
+    - https://semgrep.dev/docs/cli-reference (`--max-target-bytes`, 1 MB by default)
+    """
+
+    code = "CUR004"
+    name = "file-too-large"
+    languages = LANGUAGES
+    summary = "the file is larger than max-file-size and was not checked"
+    severity = Severity.WARNING
+
+
 OPT_IN = frozenset({UnusedSuppression.code})
 """Codes enabled only on request (by their CLI flag or an explicit select)."""

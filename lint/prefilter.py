@@ -16,6 +16,22 @@ from ahocorasick_rs import BytesAhoCorasick
 
 from cursedlint.rule import Rule, trigger_alternatives, triggered_by
 
+WINDOW = 1 << 20
+"""Bytes searched at a time: the matches of one window are listed at once (a file holding a
+word millions of times would list millions), so memory stays bounded by the window."""
+
+
+def windows(data: bytes, overlap: int):
+    """`(start, end)` slices of `data` of about WINDOW bytes, each overlapping the next by
+    `overlap` bytes (one less than the longest word searched, so no match is cut)."""
+    start = 0
+    while True:
+        end = min(len(data), start + WINDOW)
+        yield start, end
+        if end == len(data):
+            return
+        start = end - overlap
+
 
 class Prefilter:
     """The trigger words of a set of rules (under their configured options), and the rules a
@@ -57,17 +73,22 @@ class Prefilter:
         self.words = sorted(
             set().union(*(words for _, alternatives in self.triggers for words in alternatives))
         )
-        self._automaton = (
-            BytesAhoCorasick([word.encode("utf-8") for word in self.words]) if self.words else None
-        )
+        encoded = [word.encode("utf-8") for word in self.words]
+        self._automaton = BytesAhoCorasick(encoded) if encoded else None
+        self._overlap = max(map(len, encoded), default=1) - 1
 
     def present(self, data: bytes) -> set[str]:
         """The trigger words that occur in `data`."""
         if self._automaton is None:
             return set()
-        words = self.words
-        matches = self._automaton.find_matches_as_indexes(data, overlapping=True)
-        return {words[index] for index, _, _ in matches}
+        words, found = self.words, set()
+        for start, end in windows(data, self._overlap):
+            window = data if end - start == len(data) else memoryview(data)[start:end]
+            matches = self._automaton.find_matches_as_indexes(window, overlapping=True)
+            found.update(words[index] for index, _, _ in matches)
+            if len(found) == len(words):
+                break
+        return found
 
     def triggered(self, data: bytes | str) -> list[type[Rule]]:
         """The rules that can fire on a file with these bytes (rules without triggers always):

@@ -184,8 +184,11 @@ class ProjectIndex:
         return summary
 
     def _summarize(self, indexer: Indexer, path: str, data: bytes, language: str) -> Any:
-        """The indexer's summary of one file; None when the file cannot be read as code or the
-        summarizer fails (the file's own lint reports either)."""
+        """The indexer's summary of one file; None when the file cannot be read as code, is
+        larger than `max-file-size`, or the summarizer fails (the file's own lint reports
+        each)."""
+        if len(data) > self.settings.max_file_size:
+            return None
         try:
             context = self.parse(Source.from_bytes(path, data, language))
             return None if context is None else indexer.summarize(context)

@@ -12,9 +12,12 @@ import keyword
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Iterable
+from itertools import chain
+from typing import Iterable, Iterator
 
 from ahocorasick_rs import BytesAhoCorasick
+
+from cursedlint.prefilter import windows
 
 MAX_TOKENS = 1_000_000
 
@@ -147,16 +150,17 @@ def has_call_with_arguments(
     brackets that do not close) answers True."""
     if not data.isascii() and not _is_utf8(data):
         return True  # names in another encoding: unsure
-    aliases = [(_normal(name), _normal(alias)) for name, alias in _import_aliases(data)]
+    aliases = _import_aliases(data, callees | modules)
     names = callees | {alias for name, alias in aliases if name in callees}
     roots = modules | {alias for name, alias in aliases if name in modules}
-    matches = _automaton(frozenset(names)).find_matches_as_indexes(data, overlapping=True)
-    candidates = [(start, end) for _, start, end in matches]
-    candidates += [
-        (start, start + len(name))
-        for start, name in _non_ascii_names(data)
-        if _normal(name) in names
-    ]
+    candidates = chain(
+        _sites(data, frozenset(names)),
+        (
+            (start, start + len(name))
+            for start, name in _non_ascii_names(data)
+            if _normal(name) in names
+        ),
+    )
     tokens_left = MAX_TOKENS
     for start, end in candidates:
         if (start and data[start - 1] in _NAME_BYTES) or data[end : end + 1] in _NAME_CHARS:
@@ -173,6 +177,18 @@ def has_call_with_arguments(
 @lru_cache(maxsize=64)
 def _automaton(names: frozenset[bytes]) -> BytesAhoCorasick:
     return BytesAhoCorasick(sorted(names))
+
+
+def _sites(data: bytes, names: frozenset[bytes]) -> Iterator[tuple[int, int]]:
+    """Where each of `names` occurs in `data` (as a part of any word), in order; listed a
+    window at a time, so a file holding a name millions of times takes little memory."""
+    automaton, overlap = _automaton(names), max(map(len, names)) - 1
+    for start, end in windows(data, overlap):
+        last = end == len(data)
+        view = data if start == 0 and last else memoryview(data)[start:end]
+        for _, begin, finish in automaton.find_matches_as_indexes(view, overlapping=True):
+            if last or start + begin < end - overlap:  # else the next window finds it
+                yield start + begin, start + finish
 
 
 def _arguments_match(
@@ -310,27 +326,29 @@ def _normal(name: bytes) -> bytes:
     return unicodedata.normalize("NFKC", name.decode("utf-8", "replace")).encode("utf-8")
 
 
-def _non_ascii_names(data: bytes) -> list[tuple[int, bytes]]:
+def _non_ascii_names(data: bytes) -> Iterator[tuple[int, bytes]]:
     """Where names holding a non-ASCII byte start, and the names (found from those bytes: a
     regex for such names would backtrack through every ASCII name)."""
-    names: list[tuple[int, bytes]] = []
     if data.isascii():
-        return names
+        return
+    last = -1
     for found in _NON_ASCII.finditer(data):
         begin, end = found.start(), found.end()
+        if begin < last:
+            continue  # a later non-ASCII run of a name already given
         while begin and data[begin - 1] in _NAME_BYTES:
             begin -= 1
         while end < len(data) and data[end] in _NAME_BYTES:
             end += 1
-        if not names or names[-1][0] != begin:
-            names.append((begin, data[begin:end]))
-    return names
+        last = end
+        yield begin, data[begin:end]
 
 
-def _import_aliases(data: bytes) -> list[tuple[bytes, bytes]]:
+def _import_aliases(data: bytes, wanted: frozenset[bytes]) -> list[tuple[bytes, bytes]]:
     """Every `name as alias` of an import statement (`import subprocess as sp`, `from
-    subprocess import (Popen as P)`; in strings too, harmlessly), read after each `import` up
-    to its statement's end; an `import` inside a statement already read is not read again."""
+    subprocess import (Popen as P)`; in strings too, harmlessly) whose name is one of `wanted`
+    (as the parser reads names: NFKC), read after each `import` up to its statement's end; an
+    `import` inside a statement already read is not read again."""
     pairs = []
     read_to = 0
     for found in _IMPORT.finditer(data):
@@ -343,7 +361,10 @@ def _import_aliases(data: bytes) -> list[tuple[bytes, bytes]]:
             line_end = _LOGICAL_LINE_END.search(data, found.end())
             end = line_end.start() if line_end else len(data)
         read_to = len(data) if end < 0 else end
-        pairs += _AS_PAIR.findall(data, found.end(), read_to)
+        for pair in _AS_PAIR.finditer(data, found.end(), read_to):
+            name = _normal(pair.group(1))
+            if name in wanted:
+                pairs.append((name, _normal(pair.group(2))))
     return pairs
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_PAGE_SIZE = 4096
+DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
+"""Bytes; a larger file with trigger words is not parsed (CUR004)."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +23,7 @@ class Settings:
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     per_file_ignores: tuple[tuple[Any, frozenset[str]], ...] = ()
     root: str = "."
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
 
     def enabled_for(self, path: str) -> frozenset[str]:
         """Codes enabled for one file, after per-file ignores (matched on the path relative to

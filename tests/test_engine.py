@@ -177,7 +177,26 @@ def test_five_megabyte_file():
     line = "value_{0} = compute({0}) + 1  # padding padding padding padding\n"
     text = "import os\n" + "".join(line.format(i) for i in range(80_000)) + "os.fork()\n"
     assert len(text) > 5_000_000
-    assert codes(lint(text)) == [(80_002, "CUR901")]
+    linter = Linter(Settings(enabled=frozenset(RULES), max_file_size=6_000_000), RULES)
+    assert codes(linter.lint_bytes("train.py", text.encode(), "python")) == [(80_002, "CUR901")]
+
+
+def test_a_file_larger_than_max_file_size_is_reported_not_parsed(monkeypatch):
+    """Above `max-file-size` a file with trigger words gets CUR004 and is never parsed; one
+    without them is clean as any such file; at the limit it is checked."""
+    text = "import os\n" + "x = 1\n" * 100 + "os.fork()\n"
+    size = len(text.encode())
+    parsed, parse = [], ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parsed.append(1) or parse(*a, **k))
+    small = Linter(Settings(enabled=frozenset(RULES), max_file_size=size - 1), RULES)
+    result = small.lint_bytes("gen.py", text.encode(), "python")
+    assert codes(result) == [(1, "CUR004")] and not parsed
+    assert result.findings[0].message == f"not checked: {size:,} bytes is more than max-file-size ({size - 1:,} bytes)"
+    assert codes(small.lint_bytes("gen.py", b"x = 1\n" * 200, "python")) == []
+    exact = Linter(Settings(enabled=frozenset(RULES), max_file_size=size), RULES)
+    assert codes(exact.lint_bytes("gen.py", text.encode(), "python")) == [(102, "CUR901")]
+    quiet = Linter(Settings(enabled=frozenset(RULES) - {"CUR004"}, max_file_size=size - 1), RULES)
+    assert codes(quiet.lint_bytes("gen.py", text.encode(), "python")) == []
 
 
 def test_unreadable_paths_are_reported(tmp_path):
