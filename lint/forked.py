@@ -4,8 +4,10 @@ concurrent.futures' process pool imports multiprocessing, logging, socket, tempf
 subprocess (about 17 ms, a twentieth of a cold run over the standard library) to fork a few
 children. Here the children are plain forks: they inherit everything the parent has loaded,
 take chunk numbers from one shared pipe (a child that finishes early takes the next chunk),
-and send their results back pickled, each through a pipe of its own. The parent must hold no
-threads when it forks (cursedlint starts none).
+and send their results back pickled, each through a pipe of its own. A child of a process
+with other threads inherits the locks they hold, never released (cursedlint's own hazard
+CUR1xx): where another Python thread runs (cursedlint imported by a threaded program), the
+work is done in this process instead.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import pickle
 import select
 import signal
+import sys
 import traceback
 from typing import Any, Callable, Sequence
 
@@ -28,9 +31,12 @@ class WorkerError(RuntimeError):
 
 
 def forked_map(function: Callable[[Any], Any], chunks: Sequence[Any], jobs: int) -> list[Any]:
-    """`[function(chunk) for chunk in chunks]`, computed by up to `jobs` forked children."""
+    """`[function(chunk) for chunk in chunks]`, computed by up to `jobs` forked children (in
+    this process while another thread runs)."""
     if len(chunks) > MAX_CHUNKS:
         raise ValueError(f"at most {MAX_CHUNKS} chunks, not {len(chunks)}")
+    if _other_threads():
+        return [function(chunk) for chunk in chunks]
     tasks_read, tasks_write = os.pipe()
     numbers = b"".join(index.to_bytes(_INDEX, "little") for index in range(len(chunks)))
     os.write(tasks_write, numbers)
@@ -70,6 +76,12 @@ def forked_map(function: Callable[[Any], Any], chunks: Sequence[Any], jobs: int)
     if not all(done):
         raise WorkerError("a worker process ended before it finished")
     return results
+
+
+def _other_threads() -> bool:
+    """Whether a Python thread besides this one runs (none can without `threading`)."""
+    threading = sys.modules.get("threading")
+    return threading is not None and threading.active_count() > 1
 
 
 def _child(function, chunks, tasks: int, results: int) -> None:

@@ -67,3 +67,20 @@ def test_no_chunks_and_too_many_chunks():
     assert forked_map(len, [], 4) == []
     with pytest.raises(ValueError):
         forked_map(len, [[]] * (MAX_CHUNKS + 1), 2)
+
+
+def test_work_stays_in_this_process_while_another_thread_runs(monkeypatch):
+    """A fork beside a running thread would give the children its held locks forever."""
+    import threading
+
+    release = threading.Event()
+    waiter = threading.Thread(target=release.wait)
+    waiter.start()
+    try:
+        monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked beside a running thread"))
+        assert forked_map(lambda chunk: (chunk, os.getpid()), [1, 2, 3], 2) == [
+            (1, os.getpid()), (2, os.getpid()), (3, os.getpid())
+        ]
+    finally:
+        release.set()
+        waiter.join()
