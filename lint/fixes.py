@@ -11,7 +11,7 @@ import os
 
 from cursedlint.findings import Edit, Finding
 from cursedlint.languages import PYTHON
-from cursedlint.source import Source
+from cursedlint.source import _LINE_BREAK, Source
 
 
 def _offset(source: Source, line: int, column: int) -> int:
@@ -22,12 +22,21 @@ def fixable(findings: list[Finding], unsafe: bool) -> list[Finding]:
     return [f for f in findings if f.fix is not None and (f.fix.safe or unsafe)]
 
 
+def line_ending(text: str) -> str:
+    """The line ending of the file, as its first line ends: \\r\\n, \\r or \\n (\\n for a file
+    of one line)."""
+    match = _LINE_BREAK.search(text)
+    return match.group() if match else "\n"
+
+
 def apply(source: Source, findings: list[Finding]) -> tuple[str, int]:
-    """The text with the fixes of `findings` applied (non-overlapping ones), and how many."""
+    """The text with the fixes of `findings` applied (non-overlapping ones), and how many. Every
+    line break in an edit's content is written as the file's own line ending."""
+    newline = line_ending(source.text)
     chosen: list[tuple[int, int, str]] = []
     applied = 0
     for finding in findings:
-        edits = [_as_range(source, edit) for edit in finding.fix.edits]
+        edits = [_as_range(source, edit, newline) for edit in finding.fix.edits]
         if any(_overlaps(edit, other) for edit in edits for other in chosen):
             continue
         chosen.extend(edits)
@@ -38,12 +47,12 @@ def apply(source: Source, findings: list[Finding]) -> tuple[str, int]:
     return text, applied
 
 
-def _as_range(source: Source, edit: Edit) -> tuple[int, int, str]:
+def _as_range(source: Source, edit: Edit, newline: str) -> tuple[int, int, str]:
     span = edit.span
     return (
         _offset(source, span.line, span.column),
         _offset(source, span.end_line, span.end_column),
-        edit.content,
+        _LINE_BREAK.sub(newline, edit.content),
     )
 
 
