@@ -352,7 +352,8 @@ class Linter:
     def run(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         """Lint (path, language) pairs on up to `jobs` processes; results in the order of `files`.
         Results of unchanged files come from the cache, here in the parent; new results go into
-        it here too (workers only read it)."""
+        it here too (workers only read it). With --fix, a file's other names (hard links,
+        symlinks) are linted after the others, here in the parent."""
         results: list[FileResult | None] = [None] * len(files)
         todo = []
         for index, (path, language) in enumerate(files):
@@ -361,8 +362,12 @@ class Linter:
                 todo.append(index)
             else:
                 results[index] = cached
-        for index, result in zip(todo, self._lint_all([files[i] for i in todo], jobs)):
+        later = _other_names(files, todo) if self.fix else set()
+        first = [index for index in todo if index not in later]
+        for index, result in zip(first, self._lint_all([files[i] for i in first], jobs)):
             results[index] = result
+        for index in sorted(later):  # read as the fixes under its first name left it
+            results[index] = self.lint_path(*files[index])
         if self.cache:
             for result in results:
                 if result.cache_key:
@@ -420,6 +425,24 @@ def _start_worker(linter: Linter) -> None:
 
 def _lint_in_worker(files: list[tuple[str, str]]) -> list[FileResult]:
     return _worker_linter._lint_chunk(files)
+
+
+def _other_names(files: list[tuple[str, str]], todo: list[int]) -> set[int]:
+    """The indexes in `todo` of files an earlier index names too (a hard link, a symlink). With
+    --fix they are linted after the others, so that one file is never written by two processes
+    at once nor read half written."""
+    seen: set[tuple[int, int]] = set()
+    later = set()
+    for index in todo:
+        try:
+            status = os.stat(files[index][0])
+        except OSError:
+            continue
+        identity = (status.st_dev, status.st_ino)
+        if identity in seen:
+            later.add(index)
+        seen.add(identity)
+    return later
 
 
 def _size(path: str) -> int:

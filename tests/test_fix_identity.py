@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from cursedlint import fixes
+from cursedlint import engine, fixes
 from cursedlint.cli import main
 
 # CUR101's unsafe fix resolves "ls" with shutil.which and inserts an `import shutil` line.
@@ -113,6 +113,21 @@ def test_hard_links_stay_one_file(project, capsys):
     for path in (first, second):
         assert path.stat().st_ino == inode and path.stat().st_nlink == 2
         assert path.read_bytes() == FIXED
+
+
+def test_other_names_of_a_file_wait_for_its_fix_in_parallel_runs(project, capsys, monkeypatch):
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)  # fork workers even for small files
+    for index in range(12):
+        path = project / f"module_{index:02}.py"
+        path.write_bytes(ORIGINAL)
+        os.link(path, project / f"other_{index:02}.py")
+        (project / f"zlink_{index:02}.py").symlink_to(path.name)
+
+    code, out, err = fix(capsys, ".", "--jobs", "4")
+    assert code == 0 and "fixed 12 problem(s) in 12 file(s)" in err and out.startswith("All checks")
+    for index in range(12):
+        path = project / f"module_{index:02}.py"
+        assert path.read_bytes() == FIXED and path.stat().st_nlink == 2
 
 
 def test_inode_mode_and_extended_attributes_are_kept(project, capsys):
