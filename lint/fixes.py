@@ -208,7 +208,8 @@ def _overwrite(descriptor: int, original: bytes, fixed: bytes, backup: str) -> s
 
 
 def _put(descriptor: int, data: bytes) -> None:
-    """`data` as the whole content of the open file, flushed to disk."""
+    """`data` as the whole content of the open file, flushed to disk (fsync): only then does a
+    backup copy survive a power loss, and on NFS a full disk or quota is reported only then."""
     os.lseek(descriptor, 0, os.SEEK_SET)
     view = memoryview(data)
     while view:
