@@ -1,6 +1,7 @@
 """The command line: `cursedlint check|rules|rule|doctor`, with ruff's and flake8's conventions.
 
-Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error.
+Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error, or fixes that
+could not be written (an I/O error).
 """
 
 from __future__ import annotations
@@ -193,6 +194,7 @@ def check(args: argparse.Namespace) -> int:
     from cursedlint import config as configuration
     from cursedlint.discovery import discover, project_root
     from cursedlint.engine import Linter, default_jobs
+    from cursedlint.fixes import write_roots
     from cursedlint.notices import OPT_IN, InternalError, UnusedSuppression
     from cursedlint.registry import all_rules
 
@@ -226,14 +228,15 @@ def check(args: argparse.Namespace) -> int:
         for path in found.skipped:
             print(f"{path}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
+    root = project_root(args.paths, config)
     linter = Linter(
         settings,
         rules,
         warn_unused_suppressions=args.warn_unused_suppressions,
         show_traceback=args.show_traceback,
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
+        fix_roots=write_roots(args.paths, root) if args.fix else None,
     )
-    root = project_root(args.paths, config)
     index = None
     indexing = linter.indexing_rules(found.files)
     if indexing:  # a linted file could use facts from other files: gather them
@@ -243,7 +246,7 @@ def check(args: argparse.Namespace) -> int:
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter, index)
     results = linter.run(found.files, args.jobs or default_jobs())
-    _print_fix_summary(results)
+    write_failed = _print_fix_summary(results)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     _write_report(args, findings, results, rules)
     if args.verbose:
@@ -251,7 +254,7 @@ def check(args: argparse.Namespace) -> int:
     for result in results:
         for trace in result.tracebacks:
             print(f"{result.path}:\n{trace}", file=sys.stderr)
-    if any(finding.code == InternalError.code for finding in findings):
+    if write_failed or any(finding.code == InternalError.code for finding in findings):
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
@@ -319,7 +322,8 @@ def _print_verbose(results, seconds: float) -> None:
     )
 
 
-def _print_fix_summary(results) -> None:
+def _print_fix_summary(results) -> bool:
+    """Print the notes of --fix and what it fixed; whether writing a file's fixes failed."""
     for result in results:
         for note in result.notes:
             print(f"{result.path}: {note}", file=sys.stderr)
@@ -327,6 +331,10 @@ def _print_fix_summary(results) -> None:
     if fixed:
         count = sum(result.fixed for result in fixed)
         print(f"cursedlint: fixed {count} problem(s) in {len(fixed)} file(s)", file=sys.stderr)
+    failed = sum(result.write_failed for result in results)
+    if failed:
+        print(f"cursedlint: error: the fixes of {failed} file(s) could not be written", file=sys.stderr)
+    return bool(failed)
 
 
 def _index_store(root: str, settings):

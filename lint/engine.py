@@ -49,6 +49,7 @@ class FileResult:
     error_nodes: int = 0
     fixed: int = 0
     notes: list[str] = field(default_factory=list)
+    write_failed: bool = False  # --fix: writing the fixes failed (I/O); the file is unchanged
     tracebacks: list[str] = field(default_factory=list)
     cache_key: str | None = None  # set on a new result the run should store in the cache
     cache_stat: tuple[int, int, int, int] | None = None  # with cache_key: the file's stat before it was read
@@ -65,15 +66,19 @@ class Linter:
         warn_unused_suppressions: bool = False,
         show_traceback: bool = False,
         fix: str | None = None,
+        fix_roots: tuple[str, ...] | None = None,
         cache=None,
     ):
         """`fix`: None (report only), "safe" or "unsafe" (also apply fixes marked unsafe).
-        `cache`: a ResultCache whose fingerprint covers these settings (never used with fix)."""
+        `fix_roots`: the real paths fixes may be written within (`fixes.write_roots`; default:
+        each file's own directory). `cache`: a ResultCache whose fingerprint covers these
+        settings (never used with fix)."""
         self.settings = settings
         self.rules = {code: rule for code, rule in rules.items() if not issubclass(rule, Notice)}
         self.warn_unused = warn_unused_suppressions
         self.show_traceback = show_traceback
         self.fix = fix
+        self.fix_roots = fix_roots
         self.cache = None if fix else cache
         self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
         self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
@@ -195,7 +200,10 @@ class Linter:
     def _fix_file(self, path: str, data: bytes, language: str, result: FileResult) -> FileResult:
         """Apply fixes pass by pass, re-linting in between, and write the file once. A fix that
         would leave code that does not parse is left out (and noted); the others still apply.
-        `result` always describes the current `source`."""
+        A file that may not be written (`fixes.write`), or whose write fails, keeps its
+        content and its findings, with a note saying why. `result` always describes the
+        current `source`."""
+        original = result
         source = Source.from_bytes(path, data, language)
         fixed = 0
         rejected: set[tuple] = set()
@@ -212,7 +220,12 @@ class Linter:
             fixed += count
             result = self.lint_bytes(path, source.data, language)
         if fixed:
-            fixes.write_atomically(path, source.data)
+            try:
+                fixes.write(path, data, source.data, self.fix_roots)
+            except (fixes.NotWritable, fixes.WriteFailed) as reason:
+                original.notes.append(f"fixes not written: {reason}")
+                original.write_failed = isinstance(reason, fixes.WriteFailed)
+                return original
         result.notes.extend(
             f"fix for {code} at line {line} not applied: the fixed code would not parse"
             for _, line, _, code, _ in sorted(rejected)
@@ -351,7 +364,8 @@ class Linter:
     def run(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         """Lint (path, language) pairs on up to `jobs` processes; results in the order of `files`.
         Results of unchanged files come from the cache, here in the parent; new results go into
-        it here too (workers only read it)."""
+        it here too (workers only read it). With --fix, a file's other names (hard links,
+        symlinks) are linted after the others, here in the parent."""
         results: list[FileResult | None] = [None] * len(files)
         todo = []
         for index, (path, language) in enumerate(files):
@@ -360,8 +374,12 @@ class Linter:
                 todo.append(index)
             else:
                 results[index] = cached
-        for index, result in zip(todo, self._lint_all([files[i] for i in todo], jobs)):
+        later = _other_names(files, todo) if self.fix else set()
+        first = [index for index in todo if index not in later]
+        for index, result in zip(first, self._lint_all([files[i] for i in first], jobs)):
             results[index] = result
+        for index in sorted(later):  # read as the fixes under its first name left it
+            results[index] = self.lint_path(*files[index])
         if self.cache:
             for result in results:
                 if result.cache_key:
@@ -419,6 +437,24 @@ def _start_worker(linter: Linter) -> None:
 
 def _lint_in_worker(files: list[tuple[str, str]]) -> list[FileResult]:
     return _worker_linter._lint_chunk(files)
+
+
+def _other_names(files: list[tuple[str, str]], todo: list[int]) -> set[int]:
+    """The indexes in `todo` of files an earlier index names too (a hard link, a symlink). With
+    --fix they are linted after the others, so that one file is never written by two processes
+    at once nor read half written."""
+    seen: set[tuple[int, int]] = set()
+    later = set()
+    for index in todo:
+        try:
+            status = os.stat(files[index][0])
+        except OSError:
+            continue
+        identity = (status.st_dev, status.st_ino)
+        if identity in seen:
+            later.add(index)
+        seen.add(identity)
+    return later
 
 
 def _size(path: str) -> int:

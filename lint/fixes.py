@@ -1,17 +1,20 @@
 """Applying fixes: text edits from findings, only when asked, only when the result still parses.
 
 Edits of one pass that overlap an earlier-accepted edit are left for the next pass (the engine
-re-lints the fixed text), so two fixes can never corrupt each other.
+re-lints the fixed text), so two fixes can never corrupt each other. The fixed file is written
+in place (`write`): it stays the file it was, line endings, links, owner, mode and attributes.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import stat
+from typing import Sequence
 
 from cursedlint.findings import Edit, Finding
 from cursedlint.languages import PYTHON
-from cursedlint.source import Source
+from cursedlint.source import _LINE_BREAK, Source
 
 
 def _offset(source: Source, line: int, column: int) -> int:
@@ -22,12 +25,21 @@ def fixable(findings: list[Finding], unsafe: bool) -> list[Finding]:
     return [f for f in findings if f.fix is not None and (f.fix.safe or unsafe)]
 
 
+def line_ending(text: str) -> str:
+    """The line ending of the file, as its first line ends: \\r\\n, \\r or \\n (\\n for a file
+    of one line)."""
+    match = _LINE_BREAK.search(text)
+    return match.group() if match else "\n"
+
+
 def apply(source: Source, findings: list[Finding]) -> tuple[str, int]:
-    """The text with the fixes of `findings` applied (non-overlapping ones), and how many."""
+    """The text with the fixes of `findings` applied (non-overlapping ones), and how many. Every
+    line break in an edit's content is written as the file's own line ending."""
+    newline = line_ending(source.text)
     chosen: list[tuple[int, int, str]] = []
     applied = 0
     for finding in findings:
-        edits = [_as_range(source, edit) for edit in finding.fix.edits]
+        edits = [_as_range(source, edit, newline) for edit in finding.fix.edits]
         if any(_overlaps(edit, other) for edit in edits for other in chosen):
             continue
         chosen.extend(edits)
@@ -38,12 +50,12 @@ def apply(source: Source, findings: list[Finding]) -> tuple[str, int]:
     return text, applied
 
 
-def _as_range(source: Source, edit: Edit) -> tuple[int, int, str]:
+def _as_range(source: Source, edit: Edit, newline: str) -> tuple[int, int, str]:
     span = edit.span
     return (
         _offset(source, span.line, span.column),
         _offset(source, span.end_line, span.end_column),
-        edit.content,
+        _LINE_BREAK.sub(newline, edit.content),
     )
 
 
@@ -67,18 +79,161 @@ def still_parses(text: str, source: Source) -> bool:
     return after.has_error <= before.has_error
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace the file's content without a window in which it is half written."""
+class NotWritable(Exception):
+    """A file whose fixes cursedlint declines to write; the message says why."""
+
+
+class WriteFailed(Exception):
+    """Writing a file's fixes failed (an I/O error); the message says why and what became of
+    the file."""
+
+
+def write_roots(paths: Sequence[str], project_root: str) -> tuple[str, ...]:
+    """Where fixes may be written, as real paths: the linted directories (a symlink to one that
+    was named is resolved, as discovery walks it), the linted files as named (a symlink among
+    them is not followed) and the project's root directory."""
+    def real(path: str) -> str:
+        if os.path.isdir(path):
+            return os.path.realpath(path)
+        directory, name = os.path.split(os.path.abspath(path))
+        return os.path.join(os.path.realpath(directory), name)
+
+    return tuple(sorted({real(path) for path in (*paths, project_root)}))
+
+
+def write(path: str, original: bytes, fixed: bytes, roots: Sequence[str] | None = None) -> None:
+    """Write `fixed` over the file `path` names (its content: `original`), keeping the file
+    itself. A symlink's target is written when it lies within `roots` (`write_roots`; default:
+    the directory `path` is in). Raises NotWritable (the symlink leads elsewhere, the file is
+    read-only or this user may not write it) or WriteFailed (an I/O error).
+
+    The file is overwritten in place, not replaced by a new file renamed over it: only in place
+    does it keep its inode, and so its hard links, owner and group, mode, ACLs, extended
+    attributes (security labels included, which an unprivileged copy cannot set) and file
+    flags. So that no failure loses data, a backup copy of `original` is first written and
+    flushed beside the file (same file system); if the overwrite fails, `original` is written
+    back and the copy removed, and if even that fails, the copy is kept and the message names
+    it. A directory the copy cannot be created in (read-only, full) leaves the file unchanged.
+
+    A file is read-only when its owner may not write it (its mode bits), whoever runs
+    cursedlint: root may write any file, so asking the operating system alone would rewrite a
+    0444 file under root."""
+    target = _target(path, roots)
+    descriptor = _open_for_writing(target)
+    try:
+        backup = _write_backup(target, original)
+        failure = _overwrite(descriptor, original, fixed, backup)
+    finally:
+        _close(descriptor)
+    _discard(backup)
+    if failure:
+        raise WriteFailed(f"{failure}; the file is unchanged")
+
+
+def _target(path: str, roots: Sequence[str] | None) -> str:
+    """The real path of `path` when it lies within `roots` and its mode lets its owner write."""
+    target = os.path.realpath(path)
+    if roots is None:
+        roots = (os.path.realpath(os.path.dirname(os.path.abspath(path))),)
+    if not any(_is_within(target, root) for root in roots):
+        raise NotWritable(
+            f"it leads through a symlink to {target}, outside the linted paths and the "
+            "project; cursedlint writes nothing there"
+        )
+    try:
+        mode = os.stat(target).st_mode
+    except OSError as error:
+        raise WriteFailed(f"cannot read its mode: {_reason(error)}") from None
+    if not mode & stat.S_IWUSR:
+        raise NotWritable(
+            f"the file is read-only (mode {stat.S_IMODE(mode):04o}); make it writable "
+            "(chmod u+w) to have them applied"
+        )
+    return target
+
+
+def _is_within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _open_for_writing(target: str) -> int:
+    """A descriptor to write the file through, without changing it yet (never following a
+    symlink swapped in since `_target`, never waiting on a FIFO)."""
+    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        return os.open(target, flags | getattr(os, "O_BINARY", 0))
+    except PermissionError as error:
+        raise NotWritable(f"this user may not write the file: {_reason(error)}") from None
+    except OSError as error:
+        raise WriteFailed(f"cannot open it for writing: {_reason(error)}; the file is unchanged") from None
+
+
+def _write_backup(target: str, original: bytes) -> str:
     import tempfile  # only --fix writes files
 
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = os.stat(path).st_mode
-    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".cursedlint-fix-")
+    directory = os.path.dirname(target)
     try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        descriptor, backup = tempfile.mkstemp(dir=directory, prefix=".cursedlint-fix-", suffix=".bak")
+    except OSError as error:
+        raise WriteFailed(
+            f"cannot create a backup copy in {directory}: {_reason(error)}; the file is unchanged"
+        ) from None
+    try:
+        _put(descriptor, original)
+    except OSError as error:
+        _discard(backup)
+        raise WriteFailed(
+            f"cannot write a backup copy in {directory}: {_reason(error)}; the file is unchanged"
+        ) from None
+    finally:
+        _close(descriptor)
+    return backup
+
+
+def _overwrite(descriptor: int, original: bytes, fixed: bytes, backup: str) -> str | None:
+    """Write `fixed` over the file; if that fails, write `original` back and say why it failed.
+    Raises WriteFailed when even that fails (the backup is kept)."""
+    try:
+        _put(descriptor, fixed)
+    except OSError as error:
+        try:
+            _put(descriptor, original)
+        except OSError:
+            raise WriteFailed(
+                f"writing it failed: {_reason(error)}, and so did restoring its content: the "
+                f"original is kept in {backup}"
+            ) from None
+        return f"writing it failed: {_reason(error)}"
+    return None
+
+
+def _put(descriptor: int, data: bytes) -> None:
+    """`data` as the whole content of the open file, flushed to disk (fsync): only then does a
+    backup copy survive a power loss, and on NFS a full disk or quota is reported only then."""
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]
+    os.ftruncate(descriptor, len(data))
+    os.fsync(descriptor)
+
+
+def _close(descriptor: int) -> None:
+    """Close a file `_put` wrote: its data is flushed, so an error closing it changes nothing."""
+    try:
+        os.close(descriptor)
+    except OSError:
+        pass
+
+
+def _discard(backup: str) -> None:
+    """Remove a backup copy whose content the file holds (written back, or never changed): if
+    that fails, a stray copy is left and nothing is lost."""
+    try:
+        os.unlink(backup)
+    except OSError:
+        pass
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
