@@ -4,7 +4,8 @@ Each rule declares trigger words; a file that holds none of a rule's triggers ca
 fire. All the words are searched in one pass over the bytes with an Aho-Corasick automaton
 (`ahocorasick_rs`, a compiled DFA): about one and a half times the cost of a single
 `bytes.find`, where a substring search per word cost one such scan for each of the ~50 words.
-A rule whose triggers match then gets its parse-free second look (`Rule.may_fire`).
+A rule whose triggers match then gets its parse-free second look: the `Shape` its
+`Rule.look` declares (`second_look`), built once per prefilter.
 """
 
 from __future__ import annotations
@@ -47,15 +48,15 @@ class Prefilter:
     ):
         """`project` holds the facts from other files (indexer name -> path -> summary),
         which can add trigger words to the rules that read them (wrappers defined elsewhere).
-        A rule whose triggers match is then asked `may_fire` under its options,
+        A rule whose triggers match then gets the second look it declares under its options,
         `target_python` and `language` (that of the files this prefilter reads)."""
         project = project or {}
         rules = list(rules)
         self._resolved = {rule: rule.resolved_options(options.get(rule.code)) for rule in rules}
         self.target_python = target_python or sys.version_info[:2]
         self.language = language
-        self._second_look = {
-            rule for rule in rules if rule.may_fire.__func__ is not Rule.may_fire.__func__
+        self._looks = {
+            rule: rule.look(self._resolved[rule], self.target_python, language) for rule in rules
         }
         self.triggers = [
             (
@@ -103,8 +104,5 @@ class Prefilter:
             rule
             for rule, alternatives in self.triggers
             if triggered_by(alternatives, present)
-            and (
-                rule not in self._second_look
-                or rule.may_fire(data, self._resolved[rule], self.target_python, self.language)
-            )
+            and (self._looks[rule] is None or self._looks[rule].may_match(data))
         ]

@@ -1,9 +1,12 @@
-"""Parse-free facts about Python source bytes, for a rule's second prefilter look (`may_fire`).
+"""Parse-free facts about Python source bytes: the matchers behind the second looks'
+shapes (`second_look`).
 
 Every answer over-approximates: True where the fact may hold, False only where it cannot. Text
 the scanner cannot read with certainty (an unterminated or nested-quote string, unbalanced
-brackets, names in an encoding other than UTF-8, a call's chain broken by a comment, or more
-than MAX_TOKENS tokens to read for calls nested in calls) answers True, so the file is parsed.
+brackets, names in an encoding other than UTF-8, a call's chain broken by a comment) answers
+True, so the file is parsed. Time is linear in the file: sites are found by Aho-Corasick, and
+the reading around them is charged to a budget of READING_BUDGET bytes per byte of the file,
+past which the answer is True too.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from ahocorasick_rs import BytesAhoCorasick
 
 from cursedlint.prefilter import windows
 
-MAX_TOKENS = 1_000_000
+MAX_RECEIVERS = 64
+"""Distinct receiver names `receiver_may_be_made` looks up (a whole-file search each)."""
+READING_BUDGET = 8
+"""Bytes a look may read around call sites per byte of the file, before it answers 'may'."""
 
 # String literals (any prefix: the prefix letters stay in the text, harmlessly) and comments.
 _STRING_OR_COMMENT = re.compile(
@@ -32,10 +38,8 @@ _STRING_OR_COMMENT = re.compile(
 )
 _HASH = ord("#")
 _PREFIX_LETTERS = frozenset(b"rRbBuUfF")
-_PREFIX_BEFORE = re.compile(rb"(?<![\w])[rRbBuUfF]{1,2}$")  # a string prefix right before a quote
 _BRACE = re.compile(rb"[{}]")
 _OPEN = ord("{")
-_CONTINUATION = re.compile(rb"\\\r?\n")
 _NON_ASCII = re.compile(rb"[\x80-\xff]+")
 _BLANK_BYTES = frozenset(b" \t\r\n\f")
 _DOT, _BACKSLASH, _NEWLINE, _CLOSE = ord("."), ord("\\"), ord("\n"), ord(")")
@@ -50,54 +54,17 @@ _ARGUMENT_TOKEN = re.compile(
 )
 _QUOTES = (b"'", b'"')
 _STRING = re.compile(_STRING_OR_COMMENT.pattern.rpartition(b"|")[0], re.S)  # strings only
-GAP = rb"(?:\s|\\|#[^\r\n]*(?![^\r\n]))*"
-"""Blanks, line continuations and comments: what may stand between the parts of a call. Each
-text splits into these parts in one way only (a comment runs to its line's end), so a failed
-match never tries another split: no backtracking."""
-CALL_OPENING = rb"(?:%s\))*%s\(" % (GAP, GAP)
-"""What may follow a called name up to the call's `(`: `run(`, and `(subprocess.run)(`."""
-_OPENING = re.compile(CALL_OPENING)
-_NAME_CHAIN = re.compile(rb"%s[\w\x80-\xff]+(?:%s\.%s[\w\x80-\xff]+)*%s" % ((GAP,) * 4))
+_GAP = rb"(?:\s|\\|#[^\r\n]*(?![^\r\n]))*"
+"""Blanks, line continuations and comments: each text splits into these in one way only (a
+comment runs to its line's end), so a failed match tries no other split."""
+_GAP_BYTES = frozenset(b" \t\r\n\f\\")
+_NAME_CHAIN = re.compile(rb"%s[\w\x80-\xff]+(?:%s\.%s[\w\x80-\xff]+)*%s" % ((_GAP,) * 4))
+
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _IMPORT = re.compile(rb"import(?=[ \t\\(])")  # literal first: a fast scan
 _IMPORT_PARENTHESIS = re.compile(rb"[ \t]*\(")
 _LOGICAL_LINE_END = re.compile(rb"(?<!\\)(?:\r\n|\r|\n)|;")
 _AS_PAIR = re.compile(rb"([\w\x80-\xff]+)[ \t\r\n\f\\]+as[ \t\r\n\f\\]+([\w\x80-\xff]+)")
-
-
-def code_only(data: bytes) -> bytes | None:
-    """`data` with every string literal replaced by `0`, comments and line continuations by a
-    space, and the expressions in f-strings' replacement fields added as lines of code at the
-    end; None when its strings cannot be delimited with certainty (an f-string whose braces do
-    not balance, as Python 3.12's nested quotes give, or a stray quote)."""
-    fields: list[bytes] = []
-    unsure = False
-
-    def blank(token: re.Match) -> bytes:
-        nonlocal unsure
-        start = token.start()
-        if data[start] == _HASH:
-            return b" "
-        if start == 0 or data[start - 1] not in _PREFIX_LETTERS:
-            return b"0"
-        prefix = _PREFIX_BEFORE.search(data, max(0, start - 3), start)
-        if prefix and b"f" in prefix.group().lower():
-            found = _replacement_fields(token.group())
-            if found is None:
-                unsure = True
-            else:
-                fields.extend(found)
-        return b"0"
-
-    text = _STRING_OR_COMMENT.sub(blank, data)
-    if unsure or b"'" in text or b'"' in text:
-        return None
-    for field in fields:
-        code = code_only(field)
-        if code is None:
-            return None
-        text += b"\n" + code
-    return _CONTINUATION.sub(b" ", text)
 
 
 def _replacement_fields(token: bytes) -> list[bytes] | None:
@@ -135,19 +102,21 @@ def has_call_with_arguments(
     modules: frozenset[bytes] = frozenset(),
     positional: int | None = None,
     keywords: frozenset[bytes] = frozenset(),
+    any_receiver: bool = False,
 ) -> bool:
     """Whether Python source bytes may hold a call of one of `callees` with at least
     `positional` (> 1) positional arguments before its first keyword argument, or with one of
-    `keywords` written as a keyword argument. A call counts where an import table could
-    resolve it: a bare callee, or one ending an attribute chain that begins with one of
-    `modules`; the names a callee or module is imported `as` count as it does. Names that are
-    not ASCII are compared as the parser reads them (NFKC).
+    `keywords` written as a keyword argument (with neither, any call). A call counts where an
+    import table could resolve it: a bare callee, or one ending an attribute chain that begins
+    with one of `modules` (with `any_receiver`, on any object); the names a callee or module is
+    imported `as` count as it does. Names that are not ASCII are compared as the parser reads
+    them (NFKC).
 
     Call sites are found in the raw bytes, strings and comments included (a site inside one is
     read as if it were code, which can only add answers); from each, the arguments are read
     token by token, strings and comments skipped, up to the closing parenthesis. What cannot be
     read with certainty (an unterminated string, an f-string whose braces do not balance,
-    brackets that do not close) answers True."""
+    brackets that do not close, more reading than the file's budget) answers True."""
     if not data.isascii() and not _is_utf8(data):
         return True  # names in another encoding: unsure
     aliases = _import_aliases(data, callees | modules)
@@ -161,17 +130,61 @@ def has_call_with_arguments(
             if _normal(name) in names
         ),
     )
-    tokens_left = MAX_TOKENS
-    for start, end in candidates:
-        if (start and data[start - 1] in _NAME_BYTES) or data[end : end + 1] in _NAME_CHARS:
-            continue  # part of a longer name
-        opening = _OPENING.match(data, end)
-        if opening is None or _in_comment(data, start) or not _resolvable(data, start, roots):
-            continue  # not called, commented out, or a method of some other object
-        hit, tokens_left = _arguments_match(data, opening.end(), positional, keywords, tokens_left)
-        if hit:
-            return True
+    reader = _Reader(data)
+    try:
+        for start, end in candidates:
+            if (start and data[start - 1] in _NAME_BYTES) or data[end : end + 1] in _NAME_CHARS:
+                continue  # part of a longer name
+            if reader.in_comment(start):
+                continue  # commented out
+            opening = reader.opening_after(end)
+            if opening is None or not (any_receiver or reader.resolvable(start, roots)):
+                continue  # not called, or a method of some other object
+            if not (positional or keywords) or reader.arguments_match(opening, positional, keywords):
+                return True
+    except _Unsure:
+        return True
     return False
+
+
+def method_calls(data: bytes) -> Iterator[tuple[int, str]]:
+    """`(dot, name)` for every `.name(` in the bytes (blanks, line continuations and comments
+    may stand between the parts, parentheses may close before the call's own: `(x.name)(`),
+    outside lines a comment surely holds; the name as the parser reads it (NFKC). Past the
+    file's reading budget, every later `.` counts as a call named by the name after it."""
+    reader = _Reader(data)
+    dot = data.find(b".")
+    while dot >= 0:
+        try:
+            call = reader.method_call(dot)
+        except _Unsure:
+            call = reader.name_at(dot + 1)
+        if call is not None:
+            yield dot, call
+        dot = data.find(b".", dot + 1)
+
+
+def receiver_may_be_made(
+    data: bytes, dot: int, imported: frozenset[bytes], assigned: dict[bytes, bool]
+) -> bool:
+    """Whether the receiver before the `.` at `dot` may be an object the module made: anything
+    but a bare name that no assignment in the module binds (a module, a parameter), unless it
+    is one of `imported`. `assigned` remembers, per name, whether the module assigns it."""
+    end = dot
+    while end and data[end - 1] in b" \t":
+        end -= 1
+    begin = end
+    while begin and data[begin - 1] in _NAME_BYTES and end - begin <= 256:
+        begin -= 1
+    if begin == end or end - begin > 256 or (begin and data[begin - 1] in b".\\"):
+        return True  # a chain, a call, a subscript (or an endless name): not read here
+    name = data[begin:end]
+    if name in imported or not data.isascii() or len(assigned) >= MAX_RECEIVERS:
+        return True  # an object a library exports; a name NFKC may spell otherwise; too many
+    if name not in assigned:  # (an annotation holds no `:`: each search reads a line once)
+        pattern = rb"(?<![\w\x80-\xff.])%s\s*(?::[^=:\r\n]*)?:?=(?!=)" % re.escape(name)
+        assigned[name] = re.search(pattern, data) is not None
+    return assigned[name]
 
 
 @lru_cache(maxsize=64)
@@ -191,124 +204,200 @@ def _sites(data: bytes, names: frozenset[bytes]) -> Iterator[tuple[int, int]]:
                 yield start + begin, start + finish
 
 
-def _arguments_match(
-    data: bytes, at: int, positional: int | None, keywords: frozenset[bytes], tokens_left: int
-) -> tuple[bool, int]:
-    """Whether the arguments from `at` (just after a call's `(`) hold `positional` positional
-    arguments or one of `keywords` (True where they cannot be read with certainty), and how
-    many of `tokens_left` remain after reading them."""
-    depth, commas, lambdas, keyword_seen, last_name = 0, 0, False, False, None
-    while True:
-        tokens_left -= 1
-        token = _ARGUMENT_TOKEN.search(data, at)
-        if token is None or tokens_left < 0:
-            return True, tokens_left  # the call does not close, or nests beyond reason: unsure
-        kind, mark, at = token.lastgroup, token.group(), token.end()
-        if kind == "quote" or (kind == "name" and _is_prefix(mark) and data[at : at + 1] in _QUOTES):
-            string = _STRING.match(data, token.start() if kind == "quote" else at)
-            prefix = b"" if kind == "quote" else mark.lower()
-            if string is None or (b"f" in prefix and _replacement_fields(string.group()) is None):
-                return True, tokens_left  # unterminated, or an f-string read wrongly: unsure
-            at, last_name = string.end(), None
-        elif kind == "name":
-            last_name = mark
-            lambdas = lambdas or mark == b"lambda"  # its defaults' `=` are no keywords
-        elif kind == "mark":
-            if mark in b"([{":
-                depth += 1
-            elif mark in b")]}":
-                depth -= 1
-                if depth < 0:
-                    return False, tokens_left  # the call's closing parenthesis
-            elif depth:
-                pass
-            elif mark == b",":
-                if not keyword_seen:
-                    commas += 1
-                    if positional is not None and commas >= positional - 1:
-                        return True, tokens_left
-            elif last_name in keywords:  # `=` right after a name: a keyword argument
-                return True, tokens_left  # (or a lambda's parameter of that name: unsure)
-            elif not lambdas:
-                keyword_seen = True
-                if not keywords:
-                    return False, tokens_left  # only keyword arguments follow
-            last_name = None
+class _Unsure(Exception):
+    """The reading budget is spent: the answer is 'may'."""
+
+
+class _Reader:
+    """Reads around call sites in a file's bytes, charging every byte it looks at to a budget
+    linear in the file's size (READING_BUDGET per byte, plus a base): text built to make
+    every site read far (a line of `.#.#.#`, calls nested in calls) costs at most that, after
+    which `_Unsure` is raised and the look answers 'may' (the file is then parsed)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.left = READING_BUDGET * len(data) + 65_536
+
+    def charge(self, count: int) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise _Unsure
+
+    def gap_end(self, at: int) -> int:
+        """Where the blanks, line continuations and comments from `at` end."""
+        data, size, start = self.data, len(self.data), at
+        while at < size:
+            byte = data[at]
+            if byte in _GAP_BYTES:
+                at += 1
+            elif byte == _HASH:
+                newline = data.find(b"\n", at)
+                at = size if newline < 0 else newline
+                self.charge(at - start)
+                start = at
+            else:
+                break
+        self.charge(at - start)
+        return at
+
+    def opening_after(self, end: int) -> int | None:
+        """Just after the `(` that calls the name ending at `end` (`name (`, `(x.name)(`);
+        None when no call follows."""
+        data = self.data
+        at = self.gap_end(end)
+        while data[at : at + 1] == b")":
+            at = self.gap_end(at + 1)
+        return at + 1 if data[at : at + 1] == b"(" else None
+
+    def name_at(self, at: int) -> str | None:
+        """The name that starts at `at` after blanks (as the parser reads it), or None."""
+        data = self.data
+        while at < len(data) and data[at] in _BLANK_BYTES:
+            at += 1
+        end = at
+        while end < len(data) and data[end] in _NAME_BYTES:
+            end += 1
+        return _normal(data[at:end]).decode("utf-8", "replace") if end > at else None
+
+    def method_call(self, dot: int) -> str | None:
+        """The name of the method called by `.name(` at `dot`, or None."""
+        if self.in_comment(dot):
+            return None
+        data = self.data
+        begin = self.gap_end(dot + 1)
+        end = begin
+        while end < len(data) and data[end] in _NAME_BYTES:
+            end += 1
+        self.charge(end - begin)
+        if end == begin or self.opening_after(end) is None:
+            return None
+        return _normal(data[begin:end]).decode("utf-8", "replace")
+
+    def in_comment(self, at: int) -> bool:
+        """Whether a `#` before `at` on its line surely starts a comment: the line holds no
+        quote before `at` that could put the `#` in a string."""
+        start = self.data.rfind(b"\n", 0, at) + 1
+        self.charge(at - start)
+        line = self.data[start:at]
+        return b"#" in line and b"'" not in line and b'"' not in line
+
+    def before_blanks(self, at: int) -> int | None:
+        """The index of the last byte before `at` that is no blank or line continuation (-1 at
+        the start); None when the blanks cross into a line holding a `#`."""
+        data, start = self.data, at
+        at -= 1
+        crossed = False
+        while at >= 0 and (data[at] in _BLANK_BYTES or data[at] == _BACKSLASH):
+            crossed = crossed or data[at] == _NEWLINE
+            at -= 1
+        self.charge(start - at)
+        if crossed:
+            line_start = data.rfind(b"\n", 0, at + 1) + 1
+            self.charge(at + 1 - line_start)
+            if b"#" in data[line_start : at + 1]:
+                return None
+        return at
+
+    def resolvable(self, start: int, roots: frozenset[bytes]) -> bool:
+        """Whether the name at `start` is one an import table may resolve: bare, or the last of
+        an attribute chain (parentheses around its parts included) whose first name is one of
+        `roots`. A chain the bytes do not show plainly (one crossing a line that holds a
+        comment) may be."""
+        data, begin = self.data, start
+        while True:
+            at = self.before_blanks(begin)
+            if at is None:
+                return True  # a comment may hide how the chain goes on
+            if at < 0 or data[at] != _DOT:
+                if begin == start:
+                    return True  # a bare name
+                end = begin
+                while end < len(data) and data[end] in _NAME_BYTES:
+                    end += 1
+                return _normal(data[begin:end]) in roots
+            at = self.before_blanks(at)
+            if at is not None and at >= 0 and data[at] == _CLOSE:
+                at = self.inside_parentheses(at)
+            if at is None:
+                return True
+            end = at + 1
+            while at >= 0 and data[at] in _NAME_BYTES:
+                at -= 1
+            self.charge(end - at)
+            if at + 1 == end:
+                return False  # `f().run`, `x[0].run`, `"text".join`: not a chain of names
+            begin = at + 1
+
+    def inside_parentheses(self, close: int) -> int | None:
+        """For `(subprocess).run`: where the name chain inside the parentheses closed at
+        `close` ends; -1 when they hold no name chain or belong to a call (`f(x).run`); None
+        when unsure (parentheses in parentheses)."""
+        data = self.data
+        opening = data.rfind(b"(", 0, close)
+        self.charge(close - opening)
+        if opening < 0 or not _NAME_CHAIN.fullmatch(data, opening + 1, close):
+            last = self.before_blanks(close)
+            return None if last is None or data[last] == _CLOSE else -1  # nested: unsure
+        before = self.before_blanks(opening)
+        if before is None:
+            return None
+        same_line = b"\n" not in data[before + 1 : opening]  # (a new statement may start there)
+        if before >= 0 and same_line and data[before] in _CALL_ENDS:
+            word = before + 1
+            while word and data[word - 1] in _NAME_BYTES:
+                word -= 1
+            if data[word : before + 1] not in _KEYWORDS:
+                return -1  # `f(x).run`, `t[0](x).run`: a call's result
+        return self.before_blanks(close)
+
+    def arguments_match(self, at: int, positional: int | None, keywords: frozenset[bytes]) -> bool:
+        """Whether the arguments from `at` (just after a call's `(`) hold `positional`
+        positional arguments or one of `keywords` (True where they cannot be read with
+        certainty)."""
+        data = self.data
+        depth, commas, lambdas, keyword_seen, last_name = 0, 0, False, False, None
+        while True:
+            token = _ARGUMENT_TOKEN.search(data, at)
+            if token is None:
+                return True  # the call does not close: unsure
+            self.charge(token.end() - at)
+            kind, mark, at = token.lastgroup, token.group(), token.end()
+            if kind == "quote" or (kind == "name" and _is_prefix(mark) and data[at : at + 1] in _QUOTES):
+                string = _STRING.match(data, token.start() if kind == "quote" else at)
+                prefix = b"" if kind == "quote" else mark.lower()
+                if string is None or (b"f" in prefix and _replacement_fields(string.group()) is None):
+                    return True  # unterminated, or an f-string read wrongly: unsure
+                self.charge(string.end() - at)
+                at, last_name = string.end(), None
+            elif kind == "name":
+                last_name = mark
+                lambdas = lambdas or mark == b"lambda"  # its defaults' `=` are no keywords
+            elif kind == "mark":
+                if mark in b"([{":
+                    depth += 1
+                elif mark in b")]}":
+                    depth -= 1
+                    if depth < 0:
+                        return False  # the call's closing parenthesis
+                elif depth:
+                    pass
+                elif mark == b",":
+                    if not keyword_seen:
+                        commas += 1
+                        if positional is not None and commas >= positional - 1:
+                            return True
+                elif last_name in keywords:  # `=` right after a name: a keyword argument
+                    return True  # (or a lambda's parameter of that name: unsure)
+                elif not lambdas:
+                    keyword_seen = True
+                    if not keywords:
+                        return False  # only keyword arguments follow
+                last_name = None
 
 
 def _is_prefix(name: bytes) -> bool:
     """Whether a name right before a quote is a string prefix (`rb`, `f`)."""
     return len(name) <= 2 and all(letter in _PREFIX_LETTERS for letter in name)
-
-
-def _resolvable(data: bytes, start: int, roots: frozenset[bytes]) -> bool:
-    """Whether the name at `start` is one an import table may resolve: bare, or the last of an
-    attribute chain (parentheses around its parts included) whose first name is one of `roots`.
-    A chain the bytes do not show plainly (one crossing a line that holds a comment) may be."""
-    begin = start
-    while True:
-        at = _before_blanks(data, begin)
-        if at is None:
-            return True  # a comment may hide how the chain goes on
-        if at < 0 or data[at] != _DOT:
-            if begin == start:
-                return True  # a bare name
-            end = begin
-            while end < len(data) and data[end] in _NAME_BYTES:
-                end += 1
-            return _normal(data[begin:end]) in roots
-        at = _before_blanks(data, at)
-        if at is not None and at >= 0 and data[at] == _CLOSE:
-            at = _inside_parentheses(data, at)
-        if at is None:
-            return True
-        end = at + 1
-        while at >= 0 and data[at] in _NAME_BYTES:
-            at -= 1
-        if at + 1 == end:
-            return False  # `f().run`, `x[0].run`, `"text".join`: not a chain of names
-        begin = at + 1
-
-
-def _inside_parentheses(data: bytes, close: int) -> int | None:
-    """For `(subprocess).run`: where the name chain inside the parentheses closed at `close`
-    ends; -1 when they hold no name chain or belong to a call (`f(x).run`); None when unsure
-    (parentheses in parentheses)."""
-    opening = data.rfind(b"(", 0, close)
-    if opening < 0 or not _NAME_CHAIN.fullmatch(data, opening + 1, close):
-        last = _before_blanks(data, close)
-        return None if last is None or data[last] == _CLOSE else -1  # nested: unsure
-    before = _before_blanks(data, opening)
-    if before is None:
-        return None
-    same_line = b"\n" not in data[before + 1 : opening]  # (a new statement may start there)
-    if before >= 0 and same_line and data[before] in _CALL_ENDS:
-        word = before + 1
-        while word and data[word - 1] in _NAME_BYTES:
-            word -= 1
-        if data[word : before + 1] not in _KEYWORDS:
-            return -1  # `f(x).run`, `t[0](x).run`: a call's result
-    return _before_blanks(data, close)
-
-
-def _before_blanks(data: bytes, at: int) -> int | None:
-    """The index of the last byte before `at` that is no blank or line continuation (-1 at
-    the start); None when the blanks cross into a line holding a `#`."""
-    at -= 1
-    crossed = False
-    while at >= 0 and (data[at] in _BLANK_BYTES or data[at] == _BACKSLASH):
-        crossed = crossed or data[at] == _NEWLINE
-        at -= 1
-    if crossed and b"#" in data[data.rfind(b"\n", 0, at + 1) + 1 : at + 1]:
-        return None
-    return at
-
-
-def _in_comment(data: bytes, at: int) -> bool:
-    """Whether a `#` before `at` on its line surely starts a comment: the line holds no quote
-    before `at` that could put the `#` in a string."""
-    line = data[data.rfind(b"\n", 0, at) + 1 : at]
-    return b"#" in line and b"'" not in line and b'"' not in line
 
 
 def _is_utf8(data: bytes) -> bool:

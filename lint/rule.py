@@ -36,6 +36,7 @@ from cursedlint.findings import Finding, Fix, Severity, Span
 if TYPE_CHECKING:
     from cursedlint.context import FileContext
     from cursedlint.project_index import Indexer
+    from cursedlint.second_look import Shape
 
 Trigger = Union[str, tuple[str, ...]]
 
@@ -158,13 +159,23 @@ class Rule:
         return cls.triggers
 
     @classmethod
+    def look(
+        cls, options: dict[str, Any], target_python: tuple[int, int], language: str
+    ) -> Shape | None:
+        """The second, still parse-free look at a file of `language` whose bytes hold the
+        rule's triggers: the `Shape` (`cursedlint.second_look`) its bytes must have for the
+        rule to fire under these (resolved) options and target Python; None: no second look.
+        Built once per run and language, from the constants the rule's AST side matches."""
+        return None
+
+    @classmethod
     def may_fire(
         cls, data: bytes, options: dict[str, Any], target_python: tuple[int, int], language: str
     ) -> bool:
-        """A second, still parse-free look at a file of `language` whose bytes hold the rule's
-        triggers: False proves the rule cannot fire on it under these (resolved) options and
-        target Python. (Text that flake8 hands over arrives encoded as UTF-8.)"""
-        return True
+        """Whether the rule's second look lets a file through: False proves the rule cannot
+        fire on it. (Text that flake8 hands over arrives encoded as UTF-8.)"""
+        shape = cls.look(options, target_python, language)
+        return shape is None or shape.may_match(data)
 
     @classmethod
     def doc_sections(cls) -> dict[str, str]:

@@ -40,6 +40,7 @@ from cursedlint.findings import Severity
 from cursedlint.languages import CPP
 from cursedlint.project_index import Indexer
 from cursedlint.rule import Example, Option, Rule
+from cursedlint.second_look import Shape
 
 DEFAULT_CLONER_TYPES = ("Cloner", "CloneContext", "Mapper", "Mapping", "IRMapping",
                         "ValueToValueMapTy")
@@ -370,7 +371,7 @@ def _cloner_use_pattern(endings: tuple[str, ...]) -> re.Pattern[bytes]:
 def probe_words(endings: tuple[str, ...]) -> tuple[str, ...]:
     """The fewest words one of which each cloner ending contains (endings sharing a prefix of
     four or more characters are found by it: Cloner and CloneContext by "Clone"), for the
-    prefilter; `may_fire` then looks for the endings themselves."""
+    prefilter; the second look (`ClonerUse`) then looks for the endings themselves."""
     words: set[str] = set()
     for ending in sorted(endings, key=len):
         if any(word in ending for word in words):
@@ -406,6 +407,16 @@ def cloner_used(data, endings: tuple[str, ...]) -> bool:
             break
     _last_look[:] = [data, endings, found]
     return found
+
+
+@dataclass(frozen=True)
+class ClonerUse(Shape):
+    """A cloner type (a name ending in one of `endings`) used for a parameter or a local."""
+
+    endings: tuple[str, ...]
+
+    def may_match(self, data: bytes) -> bool:
+        return cloner_used(data, self.endings)
 
 
 def _ending_pattern(endings) -> re.Pattern[bytes]:
@@ -980,8 +991,8 @@ class ClonerRule(Rule):
         return probe_words(tuple(options["cloner-types"]))
 
     @classmethod
-    def may_fire(cls, data, options, target_python, language) -> bool:
-        return cloner_used(data, tuple(options["cloner-types"]))
+    def look(cls, options, target_python, language):
+        return ClonerUse(tuple(options["cloner-types"]))
 
 
 class PointerCopiedAroundCloner(ClonerRule):

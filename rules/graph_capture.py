@@ -22,8 +22,8 @@ from typing import Iterable, Iterator
 from cursedlint.findings import Severity
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.python_context import call_argument
-from cursedlint.python_scan import code_only
 from cursedlint.rule import Example, Rule
+from cursedlint.second_look import AnyOf, Call, Text
 
 GLOBAL, THREAD_LOCAL, RELAXED = "global", "thread_local", "relaxed"
 _MODE_NUMBERS = {0: GLOBAL, 1: THREAD_LOCAL, 2: RELAXED}
@@ -37,10 +37,8 @@ GRAPHED_CALLABLES = frozenset({"torch.cuda.make_graphed_callables",
 REGION_TRIGGERS = ("capture_begin", "begin_capture", "BeginCapture", ("cuda", "graph("),
                    ("cuda", "graph as"), "make_graphed_callables")
 """`torch.cuda.graph(` however imported: `graph(`, `cuda_graph(`, or an alias (`graph as g`)."""
-_REGION_WORDS = tuple(word.encode() for word in REGION_TRIGGERS if isinstance(word, str))
-_GRAPH_CALL = re.compile(rb"graph\s*\(")
-_GRAPH_ALIAS = re.compile(rb"graph\s+as\s")
-_NAME_CHAR = re.compile(rb"[\w\x80-\xff]")
+_REGION_WORDS = frozenset(word.encode() for word in REGION_TRIGGERS if isinstance(word, str))
+_GRAPH_NAMES = frozenset(name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS)
 
 
 @dataclass(frozen=True)
@@ -775,21 +773,13 @@ class CaptureRule(Rule):
     shared `CaptureAnalysis`, and runs `check()` on the regions found."""
 
     @classmethod
-    def may_fire(cls, data, options, target_python, language):
-        """In Python every finding needs a capture region. Where the triggers matched only on
-        `graph(` or `graph as`, a region needs torch.cuda.graph called by a name ending in
-        `graph` (not `allow_in_graph(`) or bound by an `as` alias of it."""
+    def look(cls, options, target_python, language):
+        """In Python every finding needs a capture region: one of the words that begin one,
+        or torch.cuda.graph called by its own name (`torch.cuda.graph(`, not
+        `allow_in_graph(`) or by a name it is imported `as`."""
         if language != "python":
-            return True
-        if any(word in data for word in _REGION_WORDS):
-            return True
-        code = code_only(data)
-        if code is None or _GRAPH_ALIAS.search(code):
-            return True
-        return any(
-            not (call.start() and _NAME_CHAR.match(code, call.start() - 1))
-            for call in _GRAPH_CALL.finditer(code)
-        )
+            return None
+        return AnyOf((Text(_REGION_WORDS), Call(_GRAPH_NAMES)))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)

@@ -14,14 +14,11 @@ not a finding.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
-from fnmatch import translate
-from functools import cache
 
 from cursedlint.python_context import call_argument
-from cursedlint.python_scan import CALL_OPENING, GAP, has_name
 from cursedlint.rule import Example, Option, Rule
+from cursedlint.second_look import AnyOf, MethodCall, Names
 
 # -- the APIs --------------------------------------------------------------------------------
 
@@ -361,10 +358,10 @@ class PythonCallbackIntoCuda(Rule):
         return (*cls.triggers, *options["extra-apis"])
 
     @classmethod
-    def may_fire(cls, data, options, target_python, language):
+    def look(cls, options, target_python, language):
         """Every API and struct is recognized by its whole name (as called, as imported under
         an alias, or as constructed), never as part of a longer name (`_add_callback`)."""
-        return has_name(data, {word.encode() for word in cls.triggers_for(options)})
+        return Names(frozenset(word.encode() for word in cls.triggers_for(options)))
 
     valid = (
         """
@@ -603,45 +600,17 @@ _NUMBA_DRIVER = frozenset({"numba.cuda.cudadrv.driver.driver"})
 
 
 _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
-_BARE_RECEIVER = re.compile(rb"(?<![\w\x80-\xff.\\])([\w\x80-\xff]+)[ \t]*\Z")
-_NAME_CHAR = rb"[\w\x80-\xff]"
 
 
-@cache
-def _name_matcher(patterns: tuple[str, ...]):
-    """The `fullmatch` of one regex for these glob patterns, in lower case."""
-    return re.compile("|".join(translate(pattern.lower()) for pattern in patterns)).fullmatch
-
-
-@cache
-def _keeping_call(patterns: tuple[str, ...]) -> re.Pattern[bytes]:
-    """`.name(` in source bytes where `name` may match one of the glob `patterns` (ASCII case
-    ignored; any name holding non-ASCII bytes may, after NFKC normalization)."""
-    wildcards = {"*": _NAME_CHAR + b"*", "?": _NAME_CHAR}
-    names = [
-        b"".join(
-            wildcards.get(char) or re.escape(char.encode())
-            for char in re.sub(r"\[[^\]]*\]", "?", pattern)  # a [set] is one character
-        )
-        for pattern in patterns
-    ]
-    names.append(_NAME_CHAR + rb"*[\x80-\xff]" + _NAME_CHAR + b"*")
-    return re.compile(rb"\.%s(?:%s)%s" % (GAP, b"|".join(names), CALL_OPENING), re.IGNORECASE)
-
-
-def _may_be_library(data: bytes, dot: int) -> bool:
-    """Whether the receiver before the `.` at `dot` may be a ctypes library or numba's driver:
-    anything but a bare name that no assignment in the module binds (`_is_foreign` follows a
-    bare name only to its one assigned value)."""
-    window = max(0, dot - 256)
-    receiver = _BARE_RECEIVER.search(data, window, dot)
-    if receiver is None or (receiver.start() == window and window):
-        return True  # a chain, a call, a subscript (or an endless name): not read here
-    name = receiver.group(1)
-    if name == b"driver" or not data.isascii():
-        return True  # numba's driver; or a name that NFKC may spell otherwise
-    assigned = rb"(?<![\w\x80-\xff.])%s\s*(?::[^=\r\n]*)?:?=(?!=)" % re.escape(name)
-    return re.search(assigned, data) is not None
+def keeping_calls(options) -> MethodCall:
+    """Calls of foreign functions that keep a callback: the names of the keeping patterns
+    (none saying `unregister`), on a receiver that may be a library the module loaded (or
+    numba's imported driver object)."""
+    return MethodCall(
+        (*KEEPING_PATTERNS, *options["keeping-apis"]),
+        excluded=("unregister",),
+        imported=frozenset(name.rpartition(".")[2].encode() for name in _NUMBA_DRIVER),
+    )
 
 
 class CtypesCallbackLifetime(Rule):
@@ -786,22 +755,16 @@ class CtypesCallbackLifetime(Rule):
     )
 
     @classmethod
-    def may_fire(cls, data, options, target_python, language):
+    def look(cls, options, target_python, language):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
         or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
         not a bare name that the module never assigns (a module, a parameter: `codecs.register`
         is no library's function; numba's imported `driver` is)."""
-        if has_name(data, _ASYNC_API_NAMES):
-            return True
-        keeping = (*KEEPING_PATTERNS, *options["keeping-apis"])
-        return any(
-            _may_be_library(data, call.start())
-            for call in _keeping_call(keeping).finditer(data)
-        )
+        return AnyOf((Names(_ASYNC_API_NAMES), keeping_calls(options)))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
-        self.keeping = _name_matcher((*KEEPING_PATTERNS, *self.option["keeping-apis"]))
+        self.keeping = keeping_calls(self.option)
         self.tracer = CallbackTracer(context)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -814,9 +777,7 @@ class CtypesCallbackLifetime(Rule):
     def _keeps(self, name: str, func: ast.AST) -> bool:
         if name in ASYNC_CUDA_APIS:
             return True
-        lowered = name.lower()
-        return ("unregister" not in lowered and self.keeping(lowered) is not None
-                and self._is_foreign(func))
+        return self.keeping.matches(name) and self._is_foreign(func)
 
     def _is_foreign(self, func: ast.AST) -> bool:
         """Whether `func` is a function of a ctypes library (or numba's driver object)."""

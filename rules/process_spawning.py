@@ -21,8 +21,8 @@ from typing import Any, Iterator
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.python_scan import has_call_with_arguments, has_name
 from cursedlint.rule import Example, Option, Rule
+from cursedlint.second_look import AllOf, Call, Names, Text
 
 # -- platforms -------------------------------------------------------------------------------
 
@@ -622,7 +622,7 @@ class SubprocessForkPath(Rule):
     )
 
     @classmethod
-    def may_fire(cls, data, options, target_python, language):
+    def look(cls, options, target_python, language):
         """Where CPython has vfork (Linux, 3.10+), only an argument that forces the fork makes a
         call fork: one of the _FORCING_KEYWORDS written out as a keyword argument of a
         Popen-family call, or preexec_fn as the 7th positional argument of one (7 positional
@@ -630,16 +630,16 @@ class SubprocessForkPath(Rule):
         name `subprocess`. Such a call is found by `spawn_call` only through the import table,
         so its callee ends in the function's own name or in an `as` alias."""
         if not Platform(target_python, options["libc"]).has_vfork:
-            return True
-        if b"subprocess" not in data:
-            return False  # os.popen takes no forcing argument: only subprocess calls can fork
-        return has_call_with_arguments(
-            data,
-            _SPAWN_CALLEES,
-            modules=_SPAWN_MODULES,
-            positional=_POPEN_POSITIONAL.index("preexec_fn") + 1,
-            keywords=_FORCING_KEYWORD_NAMES,
-        )
+            return None
+        return AllOf((
+            Text(frozenset({b"subprocess"})),
+            Call(
+                _SPAWN_CALLEES,
+                modules=_SPAWN_MODULES,
+                positional=_POPEN_POSITIONAL.index("preexec_fn") + 1,
+                keywords=_FORCING_KEYWORD_NAMES,
+            ),
+        ))
 
     def visit_Call(self, node: ast.Call) -> None:
         call = spawn_call(node, self.context)
@@ -850,11 +850,10 @@ class ForkInAcceleratedProcess(Rule):
         return _fork_and_library_words(options["modules"])
 
     @classmethod
-    def may_fire(cls, data, options, target_python, language):
+    def look(cls, options, target_python, language):
         """A finding needs the module to import an accelerator library: the library's
         top-level name occurs as a whole name (not `cudarrl` in an HTML entity table)."""
-        libraries = {module.partition(".")[0].encode() for module in options["modules"]}
-        return has_name(data, libraries)
+        return Names(frozenset(module.partition(".")[0].encode() for module in options["modules"]))
 
     valid = (
         """

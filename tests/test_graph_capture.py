@@ -526,7 +526,9 @@ def test_warmup_silent(code):
 
 @pytest.mark.parametrize("code, parsed", [
     ("import torch\ntorch._dynamo.allow_in_graph(f)\nx.cuda()\n", False),
-    ("import torch\nlog('torch.cuda.graph(g) is used')\ntorch.cuda.synchronize()\n", False),
+    ("import torch\n# torch.cuda.graph(g) is used\ntorch.cuda.synchronize()\n", False),
+    # a call in a string is read as code (which can only add files to parse)
+    ("import torch\nlog('torch.cuda.graph(g) is used')\ntorch.cuda.synchronize()\n", True),
     ("import torch\nwith torch.cuda.graph (g):\n    y = x.cuda()\n", True),
     ("from torch.cuda import graph  as  capture\nwith capture(g):\n    pass\n", True),
     ("import torch\ng.capture_begin()\n", True),

@@ -24,10 +24,9 @@ AFTER_WORD = ("", ".", "(", " ", "\n")
 
 
 def looking_rules() -> list[type[Rule]]:
-    return [
-        rule for rule in all_rules().values()
-        if rule.may_fire.__func__ is not Rule.may_fire.__func__
-    ]
+    rules = [rule for rule in all_rules().values() if rule.look.__func__ is not Rule.look.__func__]
+    assert len(rules) >= 8, "every rule with a second look is timed"
+    return rules
 
 
 def words_of(rule: type[Rule]) -> list[str]:
@@ -49,7 +48,14 @@ def runs_and_brackets(words: list[str], length: int) -> list[bytes]:
     head = ("\n".join(words) + "\n").encode()
     deep = "(" * length + "x" + ")" * length
     unclosed = "".join(f"{word}(" * (length // 50) for word in words)
+    nested = "".join(f"{word}(x, " * (length // 50) for word in words)
     return [
+        head + (".#" * (length // 2)).encode(),  # each `.` opens a gap to the line's end
+        head + ("#.\n" * (length // 3)).encode(),  # each gap runs over every later line
+        head + ("'.#" * (length // 3)).encode(),  # a quote: the `#` may be in a string
+        head + ("lib:" * (length // 4) + "\n").encode(),  # an annotation without `=`
+        head + "".join(f"r{n}.register(x)\n" for n in range(length // 16)).encode(),
+        head + nested.encode(),
         head + b"x" * length,
         head + b"." * length + words[0].encode() + b"(",
         head + deep.encode(),
@@ -58,6 +64,7 @@ def runs_and_brackets(words: list[str], length: int) -> list[bytes]:
         head + ("'" * length).encode(),
         head + ('"""' + "\\" * length).encode(),
         head + ("import a as b, " * (length // 15)).encode(),
+        head + "".join(f"{word}(x) " for word in words * (length // 200 + 1)).encode(),
     ]
 
 

@@ -1,0 +1,115 @@
+"""Second looks as declarations: the shape of code a rule needs, checked on raw bytes.
+
+A rule whose trigger words hit may declare, through `Rule.look(options, target_python,
+language)`, a `Shape` its code must have for the rule to fire: words, whole names, calls of
+given names with given arguments, method calls whose names match glob patterns. The prefilter
+asks the shape once per file (`may_match`), before anything is decoded or parsed. Shapes are
+built from the constants the rule's AST side matches (its API tables, its options), and the
+method-call shape's name test is the one the AST side uses, so the two cannot drift.
+
+The matchers live in `python_scan` and run in time linear in the file whatever it holds (a test
+times every rule's shape on adversarial text). Every answer over-approximates: False only where
+the rule provably cannot fire.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fnmatch import translate
+from functools import cached_property
+
+from cursedlint import python_scan
+
+
+class Shape:
+    """What a file's bytes must hold for a rule to fire."""
+
+    def may_match(self, data: bytes) -> bool:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Text(Shape):
+    """One of `words` occurs anywhere in the bytes (inside a longer name too)."""
+
+    words: frozenset[bytes]
+
+    def may_match(self, data: bytes) -> bool:
+        return any(word in data for word in self.words)
+
+
+@dataclass(frozen=True)
+class Names(Shape):
+    """One of `names` occurs as a whole name (not `_add_callback` for `add_callback`)."""
+
+    names: frozenset[bytes]
+
+    def may_match(self, data: bytes) -> bool:
+        return python_scan.has_name(data, self.names)
+
+
+@dataclass(frozen=True)
+class Call(Shape):
+    """A call of one of `callees` (or a name imported `as` one), with at least `positional`
+    positional arguments or one of `keywords` as a keyword argument; with neither, any call.
+    `modules`: the callee must be bare or end an attribute chain rooted at one of them (as an
+    import table resolves it); empty, on any receiver."""
+
+    callees: frozenset[bytes]
+    modules: frozenset[bytes] = frozenset()
+    positional: int | None = None
+    keywords: frozenset[bytes] = frozenset()
+
+    def may_match(self, data: bytes) -> bool:
+        return python_scan.has_call_with_arguments(
+            data, self.callees, modules=self.modules, positional=self.positional,
+            keywords=self.keywords, any_receiver=not self.modules,
+        )
+
+
+@dataclass(frozen=True)
+class MethodCall(Shape):
+    """`receiver.name(...)` where `name` matches one of the glob `patterns` without case (and
+    holds none of `excluded`), and the receiver may be an object the module made: anything but
+    a bare name that no assignment in the module binds (a module, a parameter), except the
+    bare names in `imported` (objects a library exports)."""
+
+    patterns: tuple[str, ...]
+    excluded: tuple[str, ...] = ()
+    imported: frozenset[bytes] = frozenset()
+
+    def matches(self, name: str) -> bool:
+        """Whether a called name (as the parser reads it) is one of these methods; the AST
+        side's test too."""
+        lowered = name.lower()
+        return (self._name_test(lowered) is not None
+                and not any(word in lowered for word in self.excluded))
+
+    def may_match(self, data: bytes) -> bool:
+        assigned: dict[bytes, bool] = {}
+        return any(
+            self.matches(name)
+            and python_scan.receiver_may_be_made(data, dot, self.imported, assigned)
+            for dot, name in python_scan.method_calls(data)
+        )
+
+    @cached_property
+    def _name_test(self):
+        return re.compile("|".join(translate(pattern.lower()) for pattern in self.patterns)).match
+
+
+@dataclass(frozen=True)
+class AnyOf(Shape):
+    shapes: tuple[Shape, ...]
+
+    def may_match(self, data: bytes) -> bool:
+        return any(shape.may_match(data) for shape in self.shapes)
+
+
+@dataclass(frozen=True)
+class AllOf(Shape):
+    shapes: tuple[Shape, ...]
+
+    def may_match(self, data: bytes) -> bool:
+        return all(shape.may_match(data) for shape in self.shapes)
