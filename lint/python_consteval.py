@@ -64,7 +64,7 @@ def is_known(value: Any) -> bool:
 
 def _bound_names(target: ast.AST) -> list[str]:
     """Names an assignment target binds: `x`, `a, *b`; not `x[k]` or `x.a`, which mutate `x`
-    (see ConstantEvaluator._may_be_mutated) without rebinding it."""
+    (see ConstantEvaluator.may_be_mutated) without rebinding it."""
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, ast.Starred):
@@ -186,7 +186,7 @@ class ConstantEvaluator:
                         table.update((name, _REBOUND) for name in node.names if name in table)
         return table
 
-    def _may_be_mutated(self, name: str) -> bool:
+    def may_be_mutated(self, name: str) -> bool:
         """Whether the module may change the container `name` in place: call a method on it
         (`argv.append(...)`), assign or delete an item (`env[k] = v`, `del env[k]`). A textual
         test that can only err towards yes."""
@@ -285,7 +285,7 @@ class ConstantEvaluator:
             bound = self.lookup(node.id, node)
             if bound is UNKNOWN or bound is _REBOUND:
                 return UNKNOWN
-            if isinstance(bound, _MUTABLE) and self._may_be_mutated(node.id):
+            if isinstance(bound, _MUTABLE) and self.may_be_mutated(node.id):
                 return UNKNOWN  # argv.append(...) may have changed it
             return self.evaluate(bound, depth)
         if isinstance(node, ast.BinOp):
