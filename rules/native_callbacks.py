@@ -21,7 +21,7 @@ from functools import cache
 
 from cursedlint.python_context import call_argument
 from cursedlint.python_scan import CALL_OPENING, GAP, has_name
-from cursedlint.rule import Example, Option, Rule
+from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
 
 # -- the APIs --------------------------------------------------------------------------------
 
@@ -353,6 +353,7 @@ class PythonCallbackIntoCuda(Rule):
             (),
             "more function names that hand a callable to the CUDA driver (any argument may be "
             "the callback), e.g. a project's own ctypes wrapper.",
+            item=str, form=PYTHON_NAME,
         )
     }
 
@@ -697,6 +698,7 @@ class CtypesCallbackLifetime(Rule):
             (),
             "more names (shell-style patterns, matched without case) of foreign functions "
             "that keep a callback to call later.",
+            item=str, form=NAME_GLOB,
         )
     }
 

@@ -22,7 +22,7 @@ from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.python_scan import has_call_with_arguments, has_name
-from cursedlint.rule import Example, Option, Rule
+from cursedlint.rule import MODULE_NAME, Example, Option, Rule
 
 # -- platforms -------------------------------------------------------------------------------
 
@@ -843,6 +843,7 @@ class ForkInAcceleratedProcess(Rule):
             ACCELERATOR_MODULES,
             "modules (and their submodules) whose import means the process may hold CUDA or "
             "RDMA state.",
+            item=str, form=MODULE_NAME,
         )
     }
     @classmethod
