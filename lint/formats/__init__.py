@@ -3,10 +3,16 @@
 One module per format, imported only when chosen (start-up time is the pre-commit hook's
 cost); each has a `render` function taking only what that format needs.
 Every output ends with a newline, except `github` with no findings (empty).
+
+Text that came from the file system or a C/C++ file may hold bytes that are not UTF-8 (a file
+name, a source line), which Python keeps as lone surrogates; every format writes each such byte
+as the four characters `\\xNN` (`escape_undecodable`), so that its output is valid UTF-8. SARIF
+URIs percent-encode the raw bytes instead, as a URI must.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -58,3 +64,19 @@ def render(
 
         return github.render(findings)
     raise ValueError(f"unknown output format {format!r}; choose one of {', '.join(FORMATS)}")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_undecodable(text: str, backslash: str = "\\") -> str:
+    """`text` with each byte that was not UTF-8 (a lone surrogate U+DC80..U+DCFF, as
+    surrogateescape decoding keeps it) written as `\\xNN`, and any other lone surrogate as
+    `\\uNNNN`: text that every encoder accepts. `backslash` is how the backslash is written
+    (JSON output passes its escaped form, `\\\\`, to escape inside its string literals)."""
+
+    def escape(match: re.Match) -> str:
+        point = ord(match.group())
+        return f"{backslash}x{point - 0xDC00:02x}" if 0xDC80 <= point <= 0xDCFF else f"{backslash}u{point:04x}"
+
+    return _SURROGATE.sub(escape, text)
