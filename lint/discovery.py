@@ -17,7 +17,10 @@ Skipped while walking (never descended into, for directories):
 A path named on the command line is linted even when excluded or ignored (a named directory is
 walked; what is inside is still filtered), unless `force-exclude` is set: then the path and each
 of its directories below the project root / git root are checked too (the pre-commit hook passes
-files one by one). A path that does not exist lands in `Discovery.missing`.
+files one by one). A path that does not exist lands in `Discovery.missing`, a named path that
+cannot be read (its directory cannot be listed, or a parent cannot be searched) in
+`Discovery.unreadable`, and a directory met while walking that cannot be listed, or an entry
+that cannot be examined, in `Discovery.errors`: nothing unreadable is passed over silently.
 
 Each pattern is matched against the entry itself, not against its parents: parents that match
 were never entered, except a named directory, whose contents are still linted.
@@ -38,11 +41,13 @@ from cursedlint.languages import language_of
 class Discovery:
     """What `discover` found. `files`: (path, language) pairs, sorted, each path as the user
     would see it (relative when given relative). `missing`: given paths that do not exist.
-    `skipped`: given paths not linted (an extension cursedlint does not lint, or excluded under
-    force-exclude). `errors`: directories that could not be listed, with the reason."""
+    `unreadable`: given paths that cannot be read, with the reason. `skipped`: given paths not
+    linted (an extension cursedlint does not lint, or excluded under force-exclude). `errors`:
+    paths met while walking that could not be listed or examined, with the reason."""
 
     files: list[tuple[str, str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
 
@@ -333,7 +338,7 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
             with os.scandir(directory) as iterator:
                 entries = list(iterator)
         except OSError as error:
-            found.errors.append((display, error.strerror or str(error)))
+            (found.unreadable if directory == top else found.errors).append((display, _reason(error)))
             continue
         if check_own and gitignore:
             names = {entry.name for entry in entries}
@@ -342,7 +347,12 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
         show = "" if display == os.curdir else display
         for entry in entries:
             name = entry.name
-            if entry.is_dir(follow_symlinks=False):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)  # a stat where d_type is missing
+            except OSError as error:
+                found.errors.append((os.path.join(show, name) if show else name, _reason(error)))
+                continue
+            if is_dir:
                 if excluded(name + "/", root_prefix, layers):
                     continue
                 child_layers = _extend(layers, name) if layers else layers
@@ -367,6 +377,10 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
             if excluded(name, root_prefix, layers):
                 continue
             files.append((os.path.join(show, name) if show else name, language))
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 def project_root(paths: Sequence[str], config: Config) -> str:
@@ -398,8 +412,13 @@ def discover(paths: Sequence[str] | None, config: Config | None = None) -> Disco
     given_paths = list(paths) if paths else [os.curdir]
     for given in given_paths:
         absolute = os.path.abspath(given) if given else ""
-        if not absolute or not os.path.lexists(absolute):
+        try:
+            os.lstat(absolute)
+        except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL byte
             found.missing.append(given)
+            continue
+        except OSError as error:  # a parent directory that cannot be searched
+            found.unreadable.append((given, _reason(error)))
             continue
         display = os.path.normpath(given)
         is_dir = os.path.isdir(absolute)  # a named symlink to a directory is walked
