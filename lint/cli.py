@@ -369,6 +369,9 @@ def _write_stdout(report: str) -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         _discard_stdout()
+    except OSError as error:
+        _discard_stdout()  # what could not be written is not tried again at exit
+        raise UsageError(f"cannot write the report to standard output: {error.strerror or error}") from None
 
 
 def _use_color() -> bool:

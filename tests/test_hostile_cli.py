@@ -245,6 +245,17 @@ def test_a_reader_that_goes_away_ends_the_output_not_the_run(project, args, code
     process.stderr.close()
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_full_standard_output_is_an_error(project):
+    with open("/dev/full", "w") as full:
+        process = run_cursedlint(project, "check", ".", "--no-cache", stdout=full)
+        assert process.wait(timeout=60) == 2
+    assert process.stderr.read() == (
+        b"cursedlint: error: cannot write the report to standard output: No space left on device\n"
+    )
+    process.stderr.close()
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_stops_the_run_with_130_and_no_traceback(project):
     """SIGINT to the process group, as a terminal sends it, while the linter is busy (a
