@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cursedlint.findings import Edit, Finding, Fix, Severity, Span
-from cursedlint.formats import FORMATS, escape_undecodable, render
+from cursedlint.formats import FORMATS, escape_undecodable, printable, render
 from cursedlint.rule import Rule
 
 SARIF_TOOL = Path(sys.executable).with_name("sarif")
@@ -459,6 +459,30 @@ def test_escape_undecodable_writes_each_foreign_byte_as_x_escapes():
     assert escape_undecodable("\ud800 lone") == "\\ud800 lone"
     assert escape_undecodable(os.fsdecode(b"\xff"), backslash="\\\\") == "\\\\xff"
     assert escape_undecodable("träger «fork» 段") == "träger «fork» 段"
+
+
+def test_printable_also_escapes_control_characters_but_the_tab():
+    assert printable("a\x1b[2J\nb\r\x7f\x9b\tc") == "a\\x1b[2J\\x0ab\\x0d\\x7f\\x9b\tc"
+    assert printable(os.fsdecode(b"\xff\x00")) == "\\xff\\x00"
+    assert printable("träger «fork» 段") == "träger «fork» 段"
+
+
+@pytest.mark.parametrize("format", ["text", "github"])
+def test_terminal_formats_escape_control_characters_of_names_and_lines(format):
+    """A file name with a newline and a terminal escape sequence, and a source line holding
+    one, print as one readable line each: nothing fakes a finding or commands the terminal."""
+    path = "src/x\n::error file=a.py::fake\x1b[2J.py"
+    finding = dataclasses.replace(FORK, path=path, span=Span(1, 12, 1, 21), message="m\x1b]0;t\x07")
+    text = output(format, [finding], {path: "pid = \x1b[31mos.fork()"})
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", text)
+    if format == "text":
+        lines = text.splitlines()
+        assert lines[0] == "src/x\\x0a::error file=a.py::fake\\x1b[2J.py:1:12: CUR101 m\\x1b]0;t\\x07"
+        assert lines[2] == "1 | pid = \\x1b[31mos.fork()"
+        assert lines[3] == "  |               " + "^" * 9
+    else:
+        [line] = text.splitlines()
+        assert parse_command(line)[1]["file"] == "src/x\n::error file=a.py::fake\\x1b[2J.py"
 
 
 @pytest.mark.parametrize("format", FORMATS)

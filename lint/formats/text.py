@@ -1,6 +1,7 @@
 """The human format: ruff-like findings with an underlined source snippet, a concise
 one-line-per-finding variant, or a table of counts per code; then a summary line. Bytes of a
-path or a source line that are not UTF-8 show as `\\xNN` (`escape_undecodable`)."""
+path, message or source line that are not UTF-8, and control characters but the tab, show as
+`\\xNN` (`printable`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from cursedlint.findings import Finding, Severity
-from cursedlint.formats import escape_undecodable
+from cursedlint.formats import printable
 
 TAB_WIDTH = 4
 
@@ -49,9 +50,9 @@ def _summary(findings: Sequence[Finding], files_checked: int) -> str:
 
 def _header(finding: Finding, color: bool) -> str:
     """`path:line:col: CODE message`."""
-    path = _paint(escape_undecodable(finding.path), BOLD, color)
+    path = _paint(printable(finding.path), BOLD, color)
     code = _paint(finding.code, f"{BOLD};{SEVERITY_COLOR[finding.severity]}", color)
-    return f"{path}:{finding.line}:{finding.column}: {code} {escape_undecodable(finding.message)}"
+    return f"{path}:{finding.line}:{finding.column}: {code} {printable(finding.message)}"
 
 
 def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool) -> str:
@@ -71,7 +72,7 @@ def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool)
         f"{gutter} |",
     ]
     if finding.fix:
-        rows.append(f"{gutter} = help: {finding.fix.message}")
+        rows.append(f"{gutter} = help: {printable(finding.fix.message)}")
     return "\n".join(rows) + "\n"
 
 
@@ -84,8 +85,8 @@ def _statistics(findings: Sequence[Finding]) -> list[str]:
 
 
 def _shown(text: str) -> str:
-    """A source text as printed: bytes that are not UTF-8 escaped, then tabs expanded."""
-    return escape_undecodable(text).expandtabs(TAB_WIDTH)
+    """A source text as printed: `printable`, then tabs expanded."""
+    return printable(text).expandtabs(TAB_WIDTH)
 
 
 def _width(text: str) -> int:
