@@ -235,6 +235,7 @@ def check(args: argparse.Namespace) -> int:
     from cursedlint import config as configuration
     from cursedlint.discovery import discover, project_root
     from cursedlint.engine import Linter, default_jobs
+    from cursedlint.formats import printable
     from cursedlint.notices import OPT_IN, InternalError, UnusedSuppression
     from cursedlint.registry import all_rules
 
@@ -267,7 +268,7 @@ def check(args: argparse.Namespace) -> int:
         print("cursedlint: warning: no files of a kind cursedlint lints", file=sys.stderr)
     if args.verbose:
         for path in found.skipped:
-            print(f"{path}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
+            print(f"{printable(path)}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
     linter = Linter(
         settings,
@@ -293,7 +294,7 @@ def check(args: argparse.Namespace) -> int:
         _print_verbose(results, time.perf_counter() - started)
     for result in results:
         for trace in result.tracebacks:
-            print(f"{result.path}:\n{trace}", file=sys.stderr)
+            print(f"{printable(result.path)}:\n{trace}", file=sys.stderr)
     _print_walk_errors(found.errors)
     if found.errors or any(finding.code == InternalError.code for finding in findings):
         return EXIT_ERROR
@@ -383,14 +384,16 @@ def _use_color() -> bool:
 
 
 def _print_verbose(results, seconds: float) -> None:
+    from cursedlint.formats import printable
+
     counts: dict[str, int] = {}
     for result in results:
         counts[result.status] = counts.get(result.status, 0) + 1
         if result.error_nodes:
-            print(f"{result.path}: {result.error_nodes} tree-sitter error node(s) (macros); "
+            print(f"{printable(result.path)}: {result.error_nodes} tree-sitter error node(s) (macros); "
                   "rules ran outside them", file=sys.stderr)
         if result.status == "skipped":
-            print(f"{result.path}: skipped (binary)", file=sys.stderr)
+            print(f"{printable(result.path)}: skipped (binary)", file=sys.stderr)
     print(
         f"{len(results)} files: {counts.get('checked', 0)} parsed and checked, "
         f"{counts.get('clean', 0)} without trigger words, {counts.get('skipped', 0)} binary; "
