@@ -562,10 +562,11 @@ class PathMatcher:
 
     def __init__(self, pattern: str):
         self.pattern = pattern
-        self._spec = compile_pattern(pattern)
+        self._rules = compile_pattern(pattern)
 
     def match_file(self, relative_path: str) -> bool:
-        return self._spec.match_file(relative_path.replace(os.sep, "/"))
+        path = relative_path.replace(os.sep, "/")
+        return any(include and regex.match(path) for regex, include in self._rules)
 
     def __reduce__(self):
         return (PathMatcher, (self.pattern,))
@@ -575,9 +576,11 @@ class PathMatcher:
 
 
 def compile_pattern(pattern: str):
-    import pathspec
+    """The (regex, include) rules of one gitignore-style pattern, as discovery matches them
+    (in linear time: the pattern may come from a hostile repository)."""
+    from cursedlint.discovery import glob_rules
 
-    return pathspec.GitIgnoreSpec.from_lines([pattern])
+    return glob_rules([pattern], strict=True)
 
 
 COMMAND_LINE = "command line"

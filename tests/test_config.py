@@ -6,6 +6,7 @@ import os
 import pickle
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -633,6 +634,17 @@ def test_per_file_ignores_match_project_relative_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(proj)
     assert settings.enabled_for("tests/test_y.py") == EVERY - {"CUR101", "CUR102"}
     assert settings.enabled_for("main.py") == EVERY
+
+
+def test_per_file_ignore_patterns_match_in_linear_time(tmp_path):
+    """A pattern of many stars in a hostile configuration cannot stall the run on a long name."""
+    table = {"per-file-ignores": {"*a*a*a*a*a*a*a*a*b.py": ["CUR1"], "a*********c.py": ["CUR3"]}}
+    settings = _settings(config_from_mapping(table, RULES, root=str(tmp_path)))
+    started = time.perf_counter()
+    assert settings.enabled_for(str(tmp_path / ("a" * 250 + ".py"))) == EVERY
+    assert settings.enabled_for(str(tmp_path / ("a" * 250 + "b.py"))) == EVERY - {"CUR101", "CUR102"}
+    assert settings.enabled_for(str(tmp_path / "sub" / ("a" * 250 + "c.py"))) == EVERY - {"CUR301", "CUR302", "CUR310"}
+    assert time.perf_counter() - started < 1
 
 
 def test_settings_are_picklable_for_worker_processes(tmp_path):
