@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -258,14 +259,25 @@ def test_a_full_standard_output_is_an_error(project):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_stops_the_run_with_130_and_no_traceback(project):
-    """SIGINT to the process group, as a terminal sends it, while the linter is busy (a
-    configuration file on a FIFO that nobody writes keeps it waiting)."""
-    os.mkfifo(project / "cursedlint.toml")
+    """SIGINT to the process group, as a terminal sends it, while cursedlint is busy: reading a
+    configuration file from a FIFO whose writer (this test) sends nothing."""
+    fifo = project / "cursedlint.toml"
+    os.mkfifo(fifo)
     process = run_cursedlint(project, "check", "--config", "cursedlint.toml",
                              stdout=subprocess.DEVNULL, start_new_session=True)
+    writer = -1
     try:
-        process.wait(timeout=1)
-    except subprocess.TimeoutExpired:
+        for _ in range(600):  # until cursedlint has the FIFO open (a write end opens only then)
+            try:
+                writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                assert process.poll() is None, process.stderr.read()
+                time.sleep(0.05)
+        assert writer >= 0
         os.killpg(process.pid, signal.SIGINT)
-    assert (process.wait(timeout=60), process.stderr.read()) == (130, b"")
-    process.stderr.close()
+        assert (process.wait(timeout=60), process.stderr.read()) == (130, b"")
+    finally:
+        if writer >= 0:
+            os.close(writer)
+        process.stderr.close()
