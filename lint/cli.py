@@ -1,7 +1,9 @@
 """The command line: `cursedlint check|rules|rule|doctor`, with ruff's and flake8's conventions.
 
 Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error, or fixes that
-could not be written (an I/O error).
+could not be written (an I/O error), 130 interrupted (Ctrl-C). Whatever goes wrong outside a
+rule (a rule's exception is a CUR000 finding) ends in one line on stderr and exit 2, never a
+traceback, unless --show-traceback asks for it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 import cursedlint
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # as a shell reports a command that SIGINT stopped
 
 
 class UsageError(Exception):
@@ -116,24 +119,62 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "check":
-            return check(args)
-        if args.command == "rules":
-            return list_rules(args.format)
-        if args.command == "rule":
-            return show_rule(args.code)
-        if args.command == "doctor":
-            return run_doctor(args)
-        if args.command == "clean":
-            return clean_cache(args.path)
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
+        return _run(parser, args)
     except UsageError as error:
         print(f"cursedlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # `cursedlint rules | head`
-        sys.stderr.close()
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `cursedlint rules | head`: the reader has what it wanted
+        _discard_stdout()
         return EXIT_CLEAN
+    except Exception as error:
+        show_traceback = getattr(args, "show_traceback", None)
+        if show_traceback:
+            import traceback
+
+            traceback.print_exc()
+        print(f"cursedlint: error: {_failure(error, show_traceback is not None)}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.command == "check":
+        return check(args)
+    if args.command == "rules":
+        return list_rules(args.format)
+    if args.command == "rule":
+        return show_rule(args.code)
+    if args.command == "doctor":
+        return run_doctor(args)
+    if args.command == "clean":
+        return clean_cache(args.path)
+    parser.print_help(sys.stderr)
+    return EXIT_ERROR
+
+
+def _failure(error: Exception, can_show_traceback: bool) -> str:
+    """One line for an exception that nothing handled: an OSError as the system says it, with
+    its file; anything else as an internal error, with its type and the last line of a
+    message of several (a worker's traceback)."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename!r}" if error.filename else error.strerror
+    lines = str(error).strip().splitlines() or [""]
+    message = lines[0] if len(lines) == 1 else f"{lines[0]} {lines[-1].strip()}"
+    hint = "; --show-traceback prints where" if can_show_traceback else ""
+    return f"internal error: {type(error).__name__}: {message} (please report it{hint})"
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device once its reader has gone (`| head`), so that
+    what is still buffered neither fails nor prints an error when Python exits."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # not a real file (replaced in tests)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, descriptor)
+    os.close(devnull)
 
 
 def list_rules(format: str) -> int:
@@ -195,6 +236,7 @@ def check(args: argparse.Namespace) -> int:
     from cursedlint.discovery import discover, project_root
     from cursedlint.engine import Linter, default_jobs
     from cursedlint.fixes import write_roots
+    from cursedlint.formats import printable
     from cursedlint.notices import OPT_IN, InternalError, UnusedSuppression
     from cursedlint.registry import all_rules
 
@@ -220,13 +262,14 @@ def check(args: argparse.Namespace) -> int:
     found = discover(args.paths, config)
     if found.missing:
         raise UsageError(f"path {found.missing[0]!r} does not exist")
-    if not found.files:
+    if found.unreadable:
+        path, reason = found.unreadable[0]
+        raise UsageError(f"cannot read {path!r}: {reason}")
+    if not found.files and not found.errors:
         print("cursedlint: warning: no files of a kind cursedlint lints", file=sys.stderr)
-    for directory, reason in found.errors:
-        print(f"cursedlint: warning: cannot read directory {directory!r}: {reason}", file=sys.stderr)
     if args.verbose:
         for path in found.skipped:
-            print(f"{path}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
+            print(f"{printable(path)}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
     root = project_root(args.paths, config)
     linter = Linter(
@@ -253,10 +296,22 @@ def check(args: argparse.Namespace) -> int:
         _print_verbose(results, time.perf_counter() - started)
     for result in results:
         for trace in result.tracebacks:
-            print(f"{result.path}:\n{trace}", file=sys.stderr)
-    if write_failed or any(finding.code == InternalError.code for finding in findings):
+            print(f"{printable(result.path)}:\n{trace}", file=sys.stderr)
+    _print_walk_errors(found.errors)
+    if write_failed or found.errors or any(
+        finding.code == InternalError.code for finding in findings
+    ):
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _print_walk_errors(errors: list[tuple[str, str]]) -> None:
+    """The paths the walk could not read, after the report: what they hold went unchecked,
+    which fails the run (exit 2) rather than passing with files unseen."""
+    for path, reason in errors:
+        print(f"cursedlint: error: cannot read {path!r}: {reason}; what it holds is not "
+              "checked (exclude it with extend-exclude if it is not part of the project)",
+              file=sys.stderr)
 
 
 def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], config):
@@ -278,23 +333,50 @@ def _write_report(args, findings, results, rules) -> None:
     from cursedlint.formats import render
 
     lines = {(r.path, number): text for r in results for number, text in r.lines.items()}
-    output = open(args.output_file, "w", encoding="utf-8") if args.output_file else sys.stdout
+    report = render(
+        args.output_format,
+        findings,
+        rules,
+        source_line=lambda path, line: lines.get((path, line), ""),
+        color=not args.output_file and _use_color(),
+        concise=args.concise,
+        statistics=args.statistics,
+        files_checked=len(results),
+    )
+    if args.output_file:
+        _write_file(args.output_file, report)
+    else:
+        _write_stdout(report)
+
+
+def _write_file(path: str, report: str) -> None:
+    """The report in `path` (UTF-8), creating missing parent directories as ruff does."""
     try:
-        output.write(
-            render(
-                args.output_format,
-                findings,
-                rules,
-                source_line=lambda path, line: lines.get((path, line), ""),
-                color=output is sys.stdout and _use_color(),
-                concise=args.concise,
-                statistics=args.statistics,
-                files_checked=len(results),
-            )
-        )
-    finally:
-        if output is not sys.stdout:
-            output.close()
+        directory = os.path.dirname(path)
+        if directory and not os.path.lexists(directory):  # a file there: open() says so
+            os.makedirs(directory, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as output:
+            output.write(report)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise UsageError(f"cannot write the report to {path!r}: {reason}") from None
+
+
+def _write_stdout(report: str) -> None:
+    """The report on standard output, flushed here: a reader that went away (`| head`) ends
+    the output, not the run, whose exit code still tells whether there were findings. A
+    character the terminal's encoding lacks is written as a backslash escape."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure:
+        reconfigure(errors="backslashreplace")
+    try:
+        sys.stdout.write(report)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+    except OSError as error:
+        _discard_stdout()  # what could not be written is not tried again at exit
+        raise UsageError(f"cannot write the report to standard output: {error.strerror or error}") from None
 
 
 def _use_color() -> bool:
@@ -306,14 +388,16 @@ def _use_color() -> bool:
 
 
 def _print_verbose(results, seconds: float) -> None:
+    from cursedlint.formats import printable
+
     counts: dict[str, int] = {}
     for result in results:
         counts[result.status] = counts.get(result.status, 0) + 1
         if result.error_nodes:
-            print(f"{result.path}: {result.error_nodes} tree-sitter error node(s) (macros); "
+            print(f"{printable(result.path)}: {result.error_nodes} tree-sitter error node(s) (macros); "
                   "rules ran outside them", file=sys.stderr)
         if result.status == "skipped":
-            print(f"{result.path}: skipped (binary)", file=sys.stderr)
+            print(f"{printable(result.path)}: skipped (binary)", file=sys.stderr)
     print(
         f"{len(results)} files: {counts.get('checked', 0)} parsed and checked, "
         f"{counts.get('clean', 0)} without trigger words, {counts.get('skipped', 0)} binary; "

@@ -85,6 +85,9 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 SUPPORTED_TARGETS: tuple[tuple[int, int], ...] = tuple((3, minor) for minor in range(8, 16))
 MIN_PAGE_SIZE = 1024
 MAX_PAGE_SIZE = 1 << 30  # 1 GiB, the largest huge page on x86-64
+MAX_OPTION_TEXT = 256
+"""The longest string a rule option takes: every one is a name or a pattern of one, and each
+becomes a trigger word of the prefilter, whose automaton grows with a word's length squared."""
 
 _TYPE_NAMES = {str: "a string", bool: "a boolean", int: "an integer", float: "a number",
                list: "a list", tuple: "a list", dict: "a table"}
@@ -212,6 +215,14 @@ def _parse_toml(path: str, data: bytes) -> dict[str, Any]:
             column = len(text) - (text.rfind("\n") + 1) + 1
             message = f"{message[:-1]}, line {line}, column {column})"
         raise ConfigError(path, "", f"invalid TOML: {message}") from None
+    except RecursionError:
+        raise ConfigError(path, "", "cannot be read: its arrays or tables nest too deeply for "
+                          "the TOML parser") from None
+    except MemoryError:
+        raise ConfigError(path, "", "cannot be read: parsing it ran out of memory") from None
+    except Exception as error:  # the parser's own bug on odd input: still the file's problem
+        raise ConfigError(path, "", f"cannot be read by the TOML parser: "
+                          f"{type(error).__name__}: {error}") from None
 
 
 # -- validating -----------------------------------------------------------------------------
@@ -422,20 +433,42 @@ def _kinds(spec) -> tuple[type, ...]:
 
 
 def check_option(spec, value: Any, path: str | None = None, key: str = "") -> Any:
-    """Validate one per-rule option value against its `Option` (type, then choices) and return
-    it converted where TOML has no exact type (int for a float option, list for a tuple one)."""
-    kinds = _kinds(spec)
-    converted = _convert(value, kinds)
+    """Validate one per-rule option value against its `Option` (type; a list's item type; every
+    string not blank and of the spec's form; choices) and return it converted where TOML has no
+    exact type (int for a float option, list for a tuple one)."""
+    converted = _convert(value, _kinds(spec))
     if converted is _MISMATCH:
-        expected = " or ".join(dict.fromkeys(_TYPE_NAMES.get(kind, kind.__name__) for kind in kinds))
-        raise ConfigError(path, key, f"expected {expected}, got {_describe(value)}")
-    if spec.choices:
-        items = converted if isinstance(converted, (list, tuple)) else (converted,)
-        for item in items:
-            if item not in spec.choices:
-                allowed = ", ".join(repr(choice) for choice in spec.choices)
-                raise ConfigError(path, key, f"{item!r} is not allowed; expected one of {allowed}")
-    return converted
+        raise ConfigError(path, key, f"expected {_expected(_kinds(spec))}, got {_describe(value)}")
+    if not isinstance(converted, (list, tuple)):
+        _check_value(spec, converted, path, key)
+        return converted
+    items = []
+    for index, item in enumerate(converted):
+        checked = _convert(item, (spec.item,))
+        if checked is _MISMATCH:
+            raise ConfigError(path, f"{key}[{index}]", f"expected {_expected((spec.item,))}, got {_describe(item)}")
+        _check_value(spec, checked, path, f"{key}[{index}]")
+        items.append(checked)
+    return type(converted)(items)
+
+
+def _check_value(spec, value: Any, path: str | None, key: str) -> None:
+    """One scalar of an option's value (the value, or one item of a list) against the spec's
+    form and choices."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise ConfigError(path, key, f"expected a non-empty string, got {_describe(value)}")
+        if len(value) > MAX_OPTION_TEXT:
+            raise ConfigError(path, key, f"expected at most {MAX_OPTION_TEXT} characters, got {len(value)}")
+        if spec.form and not spec.form.matches(value):
+            raise ConfigError(path, key, f"expected {spec.form.description}, got {_describe(value)}")
+    if spec.choices and value not in spec.choices:
+        allowed = ", ".join(repr(choice) for choice in spec.choices)
+        raise ConfigError(path, key, f"{value!r} is not allowed; expected one of {allowed}")
+
+
+def _expected(kinds: tuple[type, ...]) -> str:
+    return " or ".join(dict.fromkeys(_TYPE_NAMES.get(kind, kind.__name__) for kind in kinds))
 
 
 _MISMATCH = object()
@@ -538,10 +571,11 @@ class PathMatcher:
 
     def __init__(self, pattern: str):
         self.pattern = pattern
-        self._spec = compile_pattern(pattern)
+        self._rules = compile_pattern(pattern)
 
     def match_file(self, relative_path: str) -> bool:
-        return self._spec.match_file(relative_path.replace(os.sep, "/"))
+        path = relative_path.replace(os.sep, "/")
+        return any(include and regex.match(path) for regex, include in self._rules)
 
     def __reduce__(self):
         return (PathMatcher, (self.pattern,))
@@ -551,9 +585,11 @@ class PathMatcher:
 
 
 def compile_pattern(pattern: str):
-    import pathspec
+    """The (regex, include) rules of one gitignore-style pattern, as discovery matches them
+    (in linear time: the pattern may come from a hostile repository)."""
+    from cursedlint.discovery import glob_rules
 
-    return pathspec.GitIgnoreSpec.from_lines([pattern])
+    return glob_rules([pattern], strict=True)
 
 
 COMMAND_LINE = "command line"

@@ -17,7 +17,10 @@ Skipped while walking (never descended into, for directories):
 A path named on the command line is linted even when excluded or ignored (a named directory is
 walked; what is inside is still filtered), unless `force-exclude` is set: then the path and each
 of its directories below the project root / git root are checked too (the pre-commit hook passes
-files one by one). A path that does not exist lands in `Discovery.missing`.
+files one by one). A path that does not exist lands in `Discovery.missing`, a named path that
+cannot be read (its directory cannot be listed, or a parent cannot be searched) in
+`Discovery.unreadable`, and a directory met while walking that cannot be listed, or an entry
+that cannot be examined, in `Discovery.errors`: nothing unreadable is passed over silently.
 
 Each pattern is matched against the entry itself, not against its parents: parents that match
 were never entered, except a named directory, whose contents are still linted.
@@ -25,8 +28,10 @@ were never entered, except a named directory, whose contents are still linted.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -38,20 +43,121 @@ from cursedlint.languages import language_of
 class Discovery:
     """What `discover` found. `files`: (path, language) pairs, sorted, each path as the user
     would see it (relative when given relative). `missing`: given paths that do not exist.
-    `skipped`: given paths not linted (an extension cursedlint does not lint, or excluded under
-    force-exclude). `errors`: directories that could not be listed, with the reason."""
+    `unreadable`: given paths that cannot be read, with the reason. `skipped`: given paths not
+    linted (an extension cursedlint does not lint, or excluded under force-exclude). `errors`:
+    paths met while walking that could not be listed or examined, with the reason."""
 
     files: list[tuple[str, str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
 
 
 # -- patterns ---------------------------------------------------------------------------------
 
-_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+_DIRECTORY_GROUP = re.compile(r"\(\?P<ps_d>")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
 """A gitignore line that is a bare name (no glob, slash, negation or escape)."""
+
+_STAR = "[^/]*"
+_GLOB_TOKEN = re.compile(
+    r"(?P<star>\[\^/\]\*)(?![*+?{])"
+    r"|(?P<one>(?:\[\^/\]|\\[^/]|\[(?!\^)\]?(?:\\\\|[^\]\\])*\]|[^\\\[\](){}|^$*+?./])(?![*+?{]))"
+    r"|(?P<negated>\[\^\]?(?:\\\\|[^\]\\])*\])(?![*+?{])"
+    r"|.",
+    re.DOTALL,
+)
+"""The pieces of a pathspec segment regex: `star` (a glob `*`), `one` (a piece matching one
+character other than `/`: `?`, a literal, a class), `negated` (a class `[!...]`, which
+pathspec lets match `/`), anything else one at a time."""
+
+
+def linear_regex(regex: str, tag: str) -> str:
+    """pathspec's regex for a gitignore pattern, rewritten to match in linear time.
+
+    Each glob `*` becomes `[^/]*`; several in one segment (`*a*a*a*b`, `a*****b`) make the
+    regex engine backtrack polynomially in the name's length (a 255-character name takes
+    minutes). Adjacent stars become one; a `*` followed by a fixed run of one-character pieces
+    and another `*` is made to take the first place where that run matches, and never another
+    (fnmatch's atomic emulation: a lazy search in a lookahead, then a backreference): that
+    place is the one every match can use, because no piece matches `/` (a negated class
+    `[!a]` is made not to, as in git, where pathspec lets it). `tag` keeps the group names of
+    one regex apart from another's."""
+    if regex.count(_STAR) < 2 and regex.count("[^") == regex.count("[^/]"):
+        return regex  # one star at most, no negated class: nothing to rewrite (most patterns)
+    tokens = [
+        ("one", match.group()[:-1] + "/]") if match.lastgroup == "negated"  # as git: never `/`
+        else (match.lastgroup, match.group())
+        for match in _GLOB_TOKEN.finditer(regex)
+    ]
+    out: list[str] = []
+    index = 0
+    while index < len(tokens):
+        kind, text = tokens[index]
+        index += 1
+        if kind != "star":
+            out.append(text)
+            continue
+        if index < len(tokens) and tokens[index][0] == "star":
+            continue  # `**` within a segment: one `*` is the same, without the backtracking
+        end = index
+        while end < len(tokens) and tokens[end][0] == "one":
+            end += 1
+        if end == len(tokens) or tokens[end][0] != "star":
+            out.append(text)  # the last `*` of its segment: it backtracks over one name only
+            continue
+        chunk = "".join(piece for _, piece in tokens[index:end])
+        name = f"_{tag}_{len(out)}"
+        out.append(f"(?=(?P<{name}>{_STAR}?{chunk}))(?P={name})")
+        index = end
+    return "".join(out)
+
+
+def glob_rules(lines: Iterable[str], strict: bool = False) -> list[tuple[re.Pattern, bool]]:
+    """(regex, include) for each gitignore-style pattern of `lines`, as pathspec reads them,
+    compiled to match in linear time (`linear_regex`); `include` is False for `!pattern`.
+    A line pathspec cannot read (`foo\\`, `[z-a]`) raises when `strict`, else it is passed
+    over, as git passes over a pattern it cannot read."""
+    import pathspec
+
+    lines = list(lines)
+    with _quiet_regex_warnings():
+        try:
+            patterns = pathspec.GitIgnoreSpec.from_lines(lines).patterns
+        except Exception:  # pathspec's error types and re.error: find the lines it can read
+            if strict:
+                raise
+            patterns = [pattern for line in lines for pattern in _readable_patterns(line)]
+        return [
+            (_linear(pattern.regex, f"p{number}"), pattern.include)
+            for number, pattern in enumerate(patterns)
+            if pattern.include is not None and pattern.regex is not None
+        ]
+
+
+def _linear(regex: re.Pattern, tag: str) -> re.Pattern:
+    """`regex` compiled from `linear_regex` (itself when that changes nothing: most do not)."""
+    linear = linear_regex(regex.pattern, tag)
+    return regex if linear == regex.pattern else re.compile(linear, regex.flags)
+
+
+@contextlib.contextmanager
+def _quiet_regex_warnings():
+    """Compile without re's FutureWarning about `[[`: a hostile pattern is no reason to print
+    Python warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        yield
+
+
+def _readable_patterns(line: str) -> list:
+    import pathspec
+
+    try:
+        return list(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
+    except Exception:
+        return []
 
 
 class Patterns:
@@ -75,19 +181,13 @@ class Patterns:
             # plain names (the default excludes): a name matches itself at any depth
             self.names = frozenset(significant)
             return
-        import pathspec
-
-        spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        self.rules = [
-            (pattern.regex, pattern.include)
-            for pattern in spec.patterns
-            if pattern.include is not None and pattern.regex is not None
-        ]
+        self.rules = glob_rules(lines)
         if len(self.rules) > 1:
             try:
-                self.prefilter = re.compile(
-                    "|".join(f"(?:{_NAMED_GROUP.sub('(?:', regex.pattern)})" for regex, _ in self.rules)
-                )
+                with _quiet_regex_warnings():
+                    self.prefilter = re.compile(
+                        "|".join(f"(?:{_DIRECTORY_GROUP.sub('(?:', regex.pattern)})" for regex, _ in self.rules)
+                    )
             except re.error:  # pragma: no cover - a pathspec regex we cannot merge
                 self.prefilter = None
 
@@ -333,7 +433,7 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
             with os.scandir(directory) as iterator:
                 entries = list(iterator)
         except OSError as error:
-            found.errors.append((display, error.strerror or str(error)))
+            (found.unreadable if directory == top else found.errors).append((display, _reason(error)))
             continue
         if check_own and gitignore:
             names = {entry.name for entry in entries}
@@ -342,7 +442,12 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
         show = "" if display == os.curdir else display
         for entry in entries:
             name = entry.name
-            if entry.is_dir(follow_symlinks=False):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)  # a stat where d_type is missing
+            except OSError as error:
+                found.errors.append((os.path.join(show, name) if show else name, _reason(error)))
+                continue
+            if is_dir:
                 if excluded(name + "/", root_prefix, layers):
                     continue
                 child_layers = _extend(layers, name) if layers else layers
@@ -367,6 +472,10 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
             if excluded(name, root_prefix, layers):
                 continue
             files.append((os.path.join(show, name) if show else name, language))
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 def project_root(paths: Sequence[str], config: Config) -> str:
@@ -398,8 +507,13 @@ def discover(paths: Sequence[str] | None, config: Config | None = None) -> Disco
     given_paths = list(paths) if paths else [os.curdir]
     for given in given_paths:
         absolute = os.path.abspath(given) if given else ""
-        if not absolute or not os.path.lexists(absolute):
+        try:
+            os.lstat(absolute)
+        except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL byte
             found.missing.append(given)
+            continue
+        except OSError as error:  # a parent directory that cannot be searched
+            found.unreadable.append((given, _reason(error)))
             continue
         display = os.path.normpath(given)
         is_dir = os.path.isdir(absolute)  # a named symlink to a directory is walked

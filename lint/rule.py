@@ -48,13 +48,42 @@ _EXPECTATION = re.compile(r"(?:#|//)\s*(error|warning):\s*(CUR\d{3}(?:\s*,\s*CUR
 
 
 @dataclass(frozen=True)
+class Form:
+    """What every string of an option's value must look like: `pattern`, matched whole, and
+    how an error describes it."""
+
+    pattern: str
+    description: str
+
+    def matches(self, text: str) -> bool:
+        return re.fullmatch(self.pattern, text) is not None
+
+
+PYTHON_NAME = Form(r"[^\W\d]\w*", "a Python name such as 'enqueue_host'")
+MODULE_NAME = Form(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*", "a module name such as 'torch' or 'numba.cuda'")
+NAME_GLOB = Form(r"[\w*?\[\]!-]+", "a name or a shell-style pattern of one such as 'ev_*'")
+C_NAME = Form(r"[A-Za-z_][A-Za-z0-9_]*", "a C identifier such as 'my_readv'")
+C_NAME_PART = Form(r"[A-Za-z0-9_]+", "part of a C/C++ identifier such as 'Cloner'")
+
+
+@dataclass(frozen=True)
 class Option:
-    """A per-rule option: `[tool.cursedlint.rules.CODE] name = value`."""
+    """A per-rule option: `[tool.cursedlint.rules.CODE] name = value`. The configuration
+    accepts only values of `kind` (a list option's items of `item`) whose strings are not
+    blank, not longer than `config.MAX_OPTION_TEXT` and match `form`, and, when `choices` are
+    given, are among them: a rule never sees a value outside its spec."""
 
     kind: type | tuple[type, ...]
     default: Any
     help: str
     choices: tuple[Any, ...] = ()
+    item: type | None = None
+    form: Form | None = None
+
+    def __post_init__(self) -> None:
+        kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
+        if self.item is None and (list in kinds or tuple in kinds):
+            raise TypeError("a list option declares the type of its items (`item=`)")
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from cursedlint.cpp_classes import (
 from cursedlint.findings import Severity
 from cursedlint.languages import CPP
 from cursedlint.project_index import Indexer
-from cursedlint.rule import Example, Option, Rule
+from cursedlint.rule import C_NAME_PART, Example, Option, Rule
 from cursedlint.second_look import Shape
 
 DEFAULT_CLONER_TYPES = ("Cloner", "CloneContext", "Mapper", "Mapping", "IRMapping",
@@ -55,6 +55,7 @@ _CLONER_TYPES_OPTION = Option(
     list, list(DEFAULT_CLONER_TYPES),
     "name endings of cloner/mapper types: a function with a parameter of such a type is a "
     "cloning function, and the type's methods say which classes it clones",
+    item=str, form=C_NAME_PART,
 )
 _CONSEQUENCE = (
     "the copy keeps pointers to {what} owned by the source container; when the source frees "
@@ -1058,6 +1059,7 @@ class PointerCopiedAroundCloner(ClonerRule):
             "name beginnings (any case) of functions that copy one container into another "
             "`(from, to)`: `copy` covers copyInto, cloneFrom... With a cloner declared inside, "
             "they are cloning functions",
+            item=str, form=C_NAME_PART,
         ),
     }
     valid = (

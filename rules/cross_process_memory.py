@@ -17,7 +17,7 @@ from functools import cached_property
 
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
-from cursedlint.rule import Example, Option, Rule
+from cursedlint.rule import C_NAME, C_NAME_PART, Example, Option, Rule
 
 CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
 _ABORTS = frozenset({"abort"})
@@ -160,12 +160,14 @@ class CmaFailureAborts(Rule):
             "functions that return the result of process_vm_readv/writev, or -1 when it fails, "
             "which cursedlint cannot see as such: defined outside the linted project, or "
             "returning a transformed result (e.g. libfabric psm3's psm3_cma_get, psm3_cma_put)",
+            item=str, form=C_NAME,
         ),
         "assert-names": Option(
             (list, tuple),
             ("assert", "ASSERT", "CHECK", "panic"),
             "a call whose function name contains one of these strings asserts its arguments "
             "(`abort()` always counts)",
+            item=str, form=C_NAME_PART,
         )
     }
     valid = (

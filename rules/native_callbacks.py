@@ -17,7 +17,7 @@ import ast
 from dataclasses import dataclass
 
 from cursedlint.python_context import call_argument
-from cursedlint.rule import Example, Option, Rule
+from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
 from cursedlint.second_look import AnyOf, MethodCall, Names
 
 # -- the APIs --------------------------------------------------------------------------------
@@ -350,6 +350,7 @@ class PythonCallbackIntoCuda(Rule):
             (),
             "more function names that hand a callable to the CUDA driver (any argument may be "
             "the callback), e.g. a project's own ctypes wrapper.",
+            item=str, form=PYTHON_NAME,
         )
     }
 
@@ -666,6 +667,7 @@ class CtypesCallbackLifetime(Rule):
             (),
             "more names (shell-style patterns, matched without case) of foreign functions "
             "that keep a callback to call later.",
+            item=str, form=NAME_GLOB,
         )
     }
 

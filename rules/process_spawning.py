@@ -21,7 +21,7 @@ from typing import Any, Iterator
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.rule import Example, Option, Rule
+from cursedlint.rule import MODULE_NAME, Example, Option, Rule
 from cursedlint.second_look import AllOf, Call, Names, Text
 
 # -- platforms -------------------------------------------------------------------------------
@@ -843,6 +843,7 @@ class ForkInAcceleratedProcess(Rule):
             ACCELERATOR_MODULES,
             "modules (and their submodules) whose import means the process may hold CUDA or "
             "RDMA state.",
+            item=str, form=MODULE_NAME,
         )
     }
     @classmethod

@@ -6,6 +6,7 @@ import os
 import pickle
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -14,6 +15,7 @@ from cursedlint.config import (
     Config,
     ConfigError,
     build_settings,
+    check_option,
     config_from_mapping,
     configure,
     expand,
@@ -49,7 +51,7 @@ class Registration(Rule):
         "max-pages": Option(int, 1, "pages"),
         "ratio": Option(float, 0.5, "a ratio"),
         "strict": Option(bool, False, "strictness"),
-        "allocators": Option(tuple, ("malloc",), "allocators", choices=("malloc", "mmap", "posix_memalign")),
+        "allocators": Option(tuple, ("malloc",), "allocators", choices=("malloc", "mmap", "posix_memalign"), item=str),
         "threshold": Option((int, str), 4, "number or 'auto'"),
     }
 
@@ -241,6 +243,43 @@ def test_not_utf8(tmp_path):
     with pytest.raises(ConfigError, match="UTF-8") as caught:
         load_config(str(path), RULES)
     assert caught.value.path == str(path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "select = " + "[" * 2000 + "]" * 2000 + "\n",
+        "a = " + "{b = " * 2000 + "1" + "}" * 2000 + "\n",
+    ],
+    ids=["array", "inline-table"],
+)
+def test_toml_nested_deeper_than_the_parser_goes_names_the_file(tmp_path, text):
+    error = error_of(tmp_path, text, name="cursedlint.toml")
+    assert error.key == ""
+    assert error.problem == "cannot be read: its arrays or tables nest too deeply for the TOML parser"
+
+
+@pytest.mark.parametrize(
+    "failure, problem",
+    [
+        (MemoryError(), "cannot be read: parsing it ran out of memory"),
+        (IndexError("string index out of range"),
+         "cannot be read by the TOML parser: IndexError: string index out of range"),
+    ],
+)
+def test_any_failure_of_the_toml_parser_names_the_file(tmp_path, monkeypatch, failure, problem):
+    """What a parser bug or absurd input would raise: still a ConfigError naming the file."""
+    import cursedlint.config
+
+    class FailingParser:
+        TOMLDecodeError = ValueError
+
+        @staticmethod
+        def loads(text):
+            raise failure
+
+    monkeypatch.setattr(cursedlint.config, "_toml", lambda: FailingParser)
+    assert error_of(tmp_path, "select = ['CUR1']\n", name="cursedlint.toml").problem == problem
 
 
 # -- every validation error ---------------------------------------------------------------
@@ -439,7 +478,7 @@ def test_rules_unknown_option_lists_the_valid_ones(tmp_path):
         ("ratio = 'half'", "ratio", "expected a number, got a string 'half'"),
         ("strict = 1", "strict", "expected a boolean, got an integer 1"),
         ("allocators = 'malloc'", "allocators", "expected a list, got a string 'malloc'"),
-        ("allocators = ['malloc', 'sbrk']", "allocators", "'sbrk' is not allowed; expected one of 'malloc', 'mmap', 'posix_memalign'"),
+        ("allocators = ['malloc', 'sbrk']", "allocators[1]", "'sbrk' is not allowed; expected one of 'malloc', 'mmap', 'posix_memalign'"),
         ("threshold = [4]", "threshold", "expected an integer or a string, got a list"),
     ],
 )
@@ -597,6 +636,17 @@ def test_per_file_ignores_match_project_relative_paths(tmp_path, monkeypatch):
     assert settings.enabled_for("main.py") == EVERY
 
 
+def test_per_file_ignore_patterns_match_in_linear_time(tmp_path):
+    """A pattern of many stars in a hostile configuration cannot stall the run on a long name."""
+    table = {"per-file-ignores": {"*a*a*a*a*a*a*a*a*b.py": ["CUR1"], "a*********c.py": ["CUR3"]}}
+    settings = _settings(config_from_mapping(table, RULES, root=str(tmp_path)))
+    started = time.perf_counter()
+    assert settings.enabled_for(str(tmp_path / ("a" * 250 + ".py"))) == EVERY
+    assert settings.enabled_for(str(tmp_path / ("a" * 250 + "b.py"))) == EVERY - {"CUR101", "CUR102"}
+    assert settings.enabled_for(str(tmp_path / "sub" / ("a" * 250 + "c.py"))) == EVERY - {"CUR301", "CUR302", "CUR310"}
+    assert time.perf_counter() - started < 1
+
+
 def test_settings_are_picklable_for_worker_processes(tmp_path):
     path = write(tmp_path / "cursedlint.toml", "[per-file-ignores]\n'tests/' = ['CUR1']\n")
     settings = _settings(load_config(path, RULES))
@@ -624,3 +674,93 @@ def test_relative_root_is_made_absolute(tmp_path, monkeypatch):
     write(tmp_path / "cursedlint.toml", "")
     assert load_config("cursedlint.toml", RULES).root == str(tmp_path)
     assert os.path.isabs(config_from_mapping({}, RULES).root)
+
+
+# -- the options of the shipped rules -----------------------------------------------------
+
+HOSTILE_VALUES = (
+    "", " ", 0, -1, 1.5, True, {}, [], [""], [" \t"], [1], [True], [1.5], [[]], [["torch"]],
+    [{}], ["a b"], ["("], ["\\"], ["*"], ["?"], ["[!"], ["[]"], ["[z-a]"], ["x" * 256], ["x" * 257],
+    ["é"], ["a.b"], [".a"], ["a..b"], ["1a"], ["a\x00"], ["ok", ""], ["-"], ["torch.cuda"],
+)
+"""Values a configuration file may hold for any option: wrong types, blank or odd strings."""
+
+
+def _shipped_options():
+    from cursedlint.registry import all_rules
+
+    return [(rule, name) for rule in all_rules().values() for name in rule.options]
+
+
+@pytest.mark.parametrize("rule, name", _shipped_options(), ids=lambda item: getattr(item, "code", item))
+def test_shipped_option_defaults_meet_their_own_spec(rule, name):
+    spec = rule.options[name]
+    assert check_option(spec, spec.default) == spec.default
+
+
+@pytest.mark.parametrize("rule, name", _shipped_options(), ids=lambda item: getattr(item, "code", item))
+def test_no_shipped_rule_fails_on_any_value_its_options_accept(rule, name):
+    """Every hostile value is refused with the key named, or the rule runs every one of its
+    examples under it without an internal error (CUR000) or an exception of the engine."""
+    from dataclasses import replace
+
+    from rule_examples import run_example
+
+    key = f"rules.{rule.code}.{name}"
+    for value in HOSTILE_VALUES:
+        try:
+            config_from_mapping({"rules": {rule.code: {name: value}}}, {rule.code: rule})
+        except ConfigError as error:
+            assert error.key.startswith(key), (value, str(error))
+            continue
+        for example in rule.examples("valid") + rule.examples("invalid"):
+            options = example.settings.get("options", {}) | {name: value}
+            findings = run_example(rule, replace(example, settings=example.settings | {"options": options}))
+            assert "CUR000" not in {finding.code for finding in findings}, (value, example.code)
+
+
+@pytest.mark.parametrize(
+    "code, name, value, key, problem",
+    [
+        ("CUR201", "extra-apis", [""], "extra-apis[0]", "expected a non-empty string, got a string ''"),
+        ("CUR201", "extra-apis", [1], "extra-apis[0]", "expected a string, got an integer 1"),
+        ("CUR201", "extra-apis", ["gpu.enqueue"], "extra-apis[0]",
+         "expected a Python name such as 'enqueue_host', got a string 'gpu.enqueue'"),
+        ("CUR202", "keeping-apis", ["ok_*", 1], "keeping-apis[1]", "expected a string, got an integer 1"),
+        ("CUR202", "keeping-apis", ["ctypes.*"], "keeping-apis[0]",
+         "expected a name or a shell-style pattern of one such as 'ev_*', got a string 'ctypes.*'"),
+        ("CUR102", "modules", ["torch", ""], "modules[1]", "expected a non-empty string, got a string ''"),
+        ("CUR102", "modules", ["torch..cuda"], "modules[0]",
+         "expected a module name such as 'torch' or 'numba.cuda', got a string 'torch..cuda'"),
+        ("CUR102", "modules", "torch", "modules", "expected a list, got a string 'torch'"),
+        ("CUR501", "cloner-types", [" "], "cloner-types[0]", "expected a non-empty string, got a string ' '"),
+        ("CUR601", "wrappers", ["ns::read"], "wrappers[0]",
+         "expected a C identifier such as 'my_readv', got a string 'ns::read'"),
+        ("CUR101", "libc", "", "libc", "expected a non-empty string, got a string ''"),
+        ("CUR201", "extra-apis", ["f" * 100_000], "extra-apis[0]", "expected at most 256 characters, got 100000"),
+    ],
+)
+def test_shipped_option_errors_name_the_item(tmp_path, code, name, value, key, problem):
+    from cursedlint.registry import all_rules
+
+    path = write(tmp_path / "cursedlint.toml", "")
+    with pytest.raises(ConfigError) as caught:
+        config_from_mapping({"rules": {code: {name: value}}}, all_rules(), path=path)
+    assert (caught.value.path, caught.value.key, caught.value.problem) == (path, f"rules.{code}.{key}", problem)
+
+
+def test_shipped_option_values_of_the_right_form_are_kept():
+    from cursedlint.registry import all_rules
+
+    table = {
+        "CUR102": {"modules": ["torch", "numba.cuda", "jäx"]},
+        "CUR202": {"keeping-apis": ["ev_*", "on_[a-z]?", "Register"]},
+        "CUR601": {"wrappers": ["psm3_cma_get"], "assert-names": ["VERIFY"]},
+    }
+    assert config_from_mapping({"rules": table}, all_rules()).rules == table
+
+
+def test_a_list_option_must_declare_its_item_type():
+    with pytest.raises(TypeError, match="item="):
+        Option(list, [], "names")
+    assert Option(list, [], "names", item=str).item is str

@@ -284,6 +284,80 @@ def test_gitignore_is_read_once(tmp_path, monkeypatch):
     assert len(opened) == len(set(opened)) == 6
 
 
+def test_gitignore_patterns_of_many_stars_match_in_linear_time_as_git_does(tmp_path):
+    """Several `*` in one name (or `[!x]` between them) made pathspec's regexes backtrack
+    polynomially: one such line and one long file name stalled discovery for minutes (git's
+    own wildmatch too: it is asked about short names only)."""
+    git_init(tmp_path)
+    (tmp_path / ".gitignore").write_text(
+        "*a*a*a*a*a*a*a*a*b.py\na*********b.py\n*[!x]*[!x]*[!x]*[!x]*[!x]*d.py\nsub/x[!a]y.py\n"
+    )
+    short = ["a" * 8 + ".py", "a" * 8 + "b.py", "a" * 7 + "b.py", "c" * 8 + ".py", "c" * 8 + "d.py",
+             "ab.py", "sub/xay.py", "sub/x/y.py", "sub/xby.py"]
+    make(tmp_path, *short)
+    assert found(tmp_path) == sorted(set(short) - git_ignored(tmp_path, short))
+    long = ["a" * 250 + ".py", "a" * 250 + "b.py", "c" * 250 + ".py", "c" * 250 + "d.py"]
+    make(tmp_path, *long)
+    started = time.perf_counter()
+    kept = found(tmp_path)
+    assert time.perf_counter() - started < 2
+    assert [path for path in kept if len(path) > 200] == ["a" * 250 + ".py", "c" * 250 + ".py"]
+
+
+def test_gitignore_lines_that_cannot_be_read_are_passed_over_as_git_does(tmp_path):
+    git_init(tmp_path)
+    make(tmp_path, "a.py", "b.gen.py", "foo.py")
+    (tmp_path / ".gitignore").write_text("foo.py\\\n[z-a]x.py\n[[:alpha:]]x\n*.gen.py\n!\n")
+    everything = ["a.py", "b.gen.py", "foo.py"]
+    assert found(tmp_path) == sorted(set(everything) - git_ignored(tmp_path, everything))
+    assert found(tmp_path) == ["a.py", "foo.py"]
+
+
+def directory_mark(match) -> int | None:
+    """Where a pathspec match's directory group starts (None: the regex has none)."""
+    try:
+        return match.start("ps_d")
+    except IndexError:
+        return None
+
+
+def test_linear_regexes_match_what_pathspec_s_match(tmp_path):
+    """The rewritten regex of every pattern built from glob pieces matches the same paths as
+    pathspec's, with its directory group at the same place (a negated class excepted, which
+    no longer matches `/`, as in git)."""
+    import random
+    import re
+
+    import pathspec
+
+    from cursedlint.discovery import linear_regex
+
+    negated = re.compile(r"\[\^(\]?(?:\\\\|[^\]\\])*)\]")
+    pieces = ["a", "b", "*", "*", "?", "/", "[ab]", "[!a]", "[!]a]", "\\*", "**", "!", "[]a]"]
+    rng = random.Random(14)
+    compared = 0
+    for _ in range(1500):
+        pattern = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
+        try:
+            [parsed] = pathspec.GitIgnoreSpec.from_lines([pattern]).patterns
+        except Exception:
+            continue
+        if parsed.regex is None:
+            continue
+        reference = re.compile(negated.sub(
+            lambda match: match[0] if match[0] == "[^/]" else f"[^{match[1]}/]", parsed.regex.pattern
+        ))
+        linear = re.compile(linear_regex(parsed.regex.pattern, "t"))
+        for _ in range(20):
+            path = "".join(rng.choice("ab/*!]") for _ in range(rng.randint(0, 12)))
+            expected, got = reference.match(path), linear.match(path)
+            assert (got is None) == (expected is None), (pattern, path)
+            if expected is not None:
+                assert directory_mark(got) == directory_mark(expected), (pattern, path)
+            compared += 1
+    assert compared > 10_000
+
+
 # -- symlinks ------------------------------------------------------------------------------
 
 

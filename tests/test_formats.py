@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import os
 import re
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cursedlint.findings import Edit, Finding, Fix, Severity, Span
-from cursedlint.formats import FORMATS, render
+from cursedlint.formats import FORMATS, escape_undecodable, printable, render
 from cursedlint.rule import Rule
 
 SARIF_TOOL = Path(sys.executable).with_name("sarif")
@@ -435,3 +436,94 @@ def test_github_escaping_round_trips():
     command, properties, parsed_message = parse_command(line)
     assert (command, properties["file"], parsed_message) == ("error", path, message)
     assert properties["title"] == "CUR101 (fork-in-thread)"
+
+
+# -- bytes that are not UTF-8 -------------------------------------------------------------
+# A file name, or a line of a C file, holding a byte that is not UTF-8: Python keeps the byte
+# as a lone surrogate (surrogateescape), which no UTF-8 encoder accepts.
+
+RAW_PATH = os.fsdecode(b"native/\xffreg.cpp")
+RAW_LINE = b"    /*\xfe*/ ibv_reg_mr(pd, buf, 512, 0);".decode("utf-8", "surrogateescape")
+RAW = dataclasses.replace(
+    REGISTRATION,
+    path=RAW_PATH,
+    span=Span(2, 11, 2, 38),
+    message=b"512 bytes registered at '\xfe'".decode("utf-8", "surrogateescape"),
+    fix=Fix("Register a whole page", (Edit(Span(2, 31, 2, 34), "4096 /*\udcfe*/"),), safe=False),
+)
+RAW_SOURCES = {RAW_PATH: "void setup(ibv_pd *pd, char *buf) {\n" + RAW_LINE + "\n}\n"}
+
+
+def test_escape_undecodable_writes_each_foreign_byte_as_x_escapes():
+    assert escape_undecodable(os.fsdecode(b"a\xffb\x80.py")) == "a\\xffb\\x80.py"
+    assert escape_undecodable("\ud800 lone") == "\\ud800 lone"
+    assert escape_undecodable(os.fsdecode(b"\xff"), backslash="\\\\") == "\\\\xff"
+    assert escape_undecodable("träger «fork» 段") == "träger «fork» 段"
+
+
+def test_printable_also_escapes_control_characters_but_the_tab():
+    assert printable("a\x1b[2J\nb\r\x7f\x9b\tc") == "a\\x1b[2J\\x0ab\\x0d\\x7f\\x9b\tc"
+    assert printable(os.fsdecode(b"\xff\x00")) == "\\xff\\x00"
+    assert printable("träger «fork» 段") == "träger «fork» 段"
+
+
+@pytest.mark.parametrize("format", ["text", "github"])
+def test_terminal_formats_escape_control_characters_of_names_and_lines(format):
+    """A file name with a newline and a terminal escape sequence, and a source line holding
+    one, print as one readable line each: nothing fakes a finding or commands the terminal."""
+    path = "src/x\n::error file=a.py::fake\x1b[2J.py"
+    finding = dataclasses.replace(FORK, path=path, span=Span(1, 12, 1, 21), message="m\x1b]0;t\x07")
+    text = output(format, [finding], {path: "pid = \x1b[31mos.fork()"})
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", text)
+    if format == "text":
+        lines = text.splitlines()
+        assert lines[0] == "src/x\\x0a::error file=a.py::fake\\x1b[2J.py:1:12: CUR101 m\\x1b]0;t\\x07"
+        assert lines[2] == "1 | pid = \\x1b[31mos.fork()"
+        assert lines[3] == "  |               " + "^" * 9
+    else:
+        [line] = text.splitlines()
+        assert parse_command(line)[1]["file"] == "src/x\n::error file=a.py::fake\\x1b[2J.py"
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_every_format_is_valid_utf8_with_bytes_that_are_not(format, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    text = output(format, [RAW], RAW_SOURCES)
+    assert "\\xff" in text or "%FF" in text
+    text.encode("utf-8")  # strict: raises on a lone surrogate
+
+
+def test_text_shows_foreign_bytes_escaped_and_keeps_the_carets_under_the_span():
+    lines = output("text", [RAW], RAW_SOURCES).splitlines()
+    assert lines[0] == "native/\\xffreg.cpp:2:11: CUR301 512 bytes registered at '\\xfe'"
+    assert lines[2] == "2 |     /*\\xfe*/ ibv_reg_mr(pd, buf, 512, 0);"
+    assert lines[3] == "  |              " + "^" * 27
+    assert output("text", [RAW], RAW_SOURCES, concise=True).startswith("native/\\xffreg.cpp:2:11: ")
+
+
+def test_json_writes_foreign_bytes_as_backslash_x_in_its_strings():
+    [finding] = json.loads(output("json", [RAW], RAW_SOURCES).encode("utf-8"))
+    assert finding["path"] == "native/\\xffreg.cpp"
+    assert finding["message"] == "512 bytes registered at '\\xfe'"
+    assert finding["fix"]["edits"][0]["content"] == "4096 /*\\xfe*/"
+
+
+def test_sarif_uris_percent_encode_the_bytes_of_the_name(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    log = json.loads(output("sarif", [RAW], RAW_SOURCES).encode("utf-8"))
+    [result] = log["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "native/%FFreg.cpp", "uriBaseId": "%SRCROOT%"}
+    assert result["message"]["text"] == "512 bytes registered at '\\xfe'"
+    assert re.fullmatch("[0-9a-f]{64}", result["partialFingerprints"]["cursedlint/v1"])
+    outside = dataclasses.replace(RAW, path=os.fsdecode(b"/elsewhere/\xffreg.cpp"))
+    log = json.loads(output("sarif", [outside], {outside.path: RAW_SOURCES[RAW_PATH]}))
+    location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "file:///elsewhere/%FFreg.cpp"}
+
+
+def test_github_names_the_file_with_foreign_bytes_escaped():
+    [line] = output("github", [RAW], RAW_SOURCES).splitlines()
+    _, properties, message = parse_command(line)
+    assert properties["file"] == "native/\\xffreg.cpp"
+    assert message == "512 bytes registered at '\\xfe'"

@@ -3,10 +3,19 @@
 One module per format, imported only when chosen (start-up time is the pre-commit hook's
 cost); each has a `render` function taking only what that format needs.
 Every output ends with a newline, except `github` with no findings (empty).
+
+Text that came from the file system or a C/C++ file may hold bytes that are not UTF-8 (a file
+name, a source line), which Python keeps as lone surrogates; every format writes each such byte
+as the four characters `\\xNN` (`escape_undecodable`), so that its output is valid UTF-8. SARIF
+URIs percent-encode the raw bytes instead, as a URI must. The formats read in a terminal or a
+CI log (text, github) also escape control characters but the tab (`printable`): a file name or
+a source line holding a newline or an escape sequence can neither fake a line nor command the
+terminal.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -58,3 +67,28 @@ def render(
 
         return github.render(findings)
     raise ValueError(f"unknown output format {format!r}; choose one of {', '.join(FORMATS)}")
+
+
+_UNDECODABLE = re.compile("[\ud800-\udfff]")
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def escape_undecodable(text: str, backslash: str = "\\") -> str:
+    """`text` with each byte that was not UTF-8 (a lone surrogate U+DC80..U+DCFF, as
+    surrogateescape decoding keeps it) written as `\\xNN`, and any other lone surrogate as
+    `\\uNNNN`: text that every encoder accepts. `backslash` is how the backslash is written
+    (JSON output passes its escaped form, `\\\\`, to escape inside its string literals)."""
+    return _UNDECODABLE.sub(lambda match: _escape(match.group(), backslash), text)
+
+
+def printable(text: str) -> str:
+    """`text` as `escape_undecodable` writes it, with control characters other than the tab
+    (C0, DEL, C1) written as `\\xNN` too: safe to print on a terminal, and one line."""
+    return _UNPRINTABLE.sub(lambda match: _escape(match.group(), "\\"), text)
+
+
+def _escape(char: str, backslash: str) -> str:
+    point = ord(char)
+    if 0xDC80 <= point <= 0xDCFF:  # the byte surrogateescape kept
+        point -= 0xDC00
+    return f"{backslash}x{point:02x}" if point < 0x100 else f"{backslash}u{point:04x}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cursedlint.findings import Finding
+from cursedlint.formats import printable
 
 # As @actions/core escapes: data `%`, CR, LF; property values also `:` and `,`.
 DATA_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A"})
@@ -15,7 +16,7 @@ PROPERTY_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A", ":": "%3
 
 
 def render(findings: Sequence[Finding]) -> str:
-    return "".join(_command(finding) + "\n" for finding in findings)
+    return "".join(printable(_command(finding)) + "\n" for finding in findings)
 
 
 def _command(finding: Finding) -> str:

@@ -1,4 +1,5 @@
-"""The JSON format: an array of findings in the given order, one flat object each."""
+"""The JSON format: an array of findings in the given order, one flat object each. A byte of a
+path or a source text that is not UTF-8 reads `\\xNN` in its string (`escape_undecodable`)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,18 @@ import json
 from collections.abc import Sequence
 
 from cursedlint.findings import Finding, Fix
+from cursedlint.formats import escape_undecodable
 
 
 def render(findings: Sequence[Finding]) -> str:
     objects = [_finding(finding) for finding in findings]
-    return json.dumps(objects, indent=2, ensure_ascii=False) + "\n"
+    return dumps(objects)
+
+
+def dumps(document) -> str:
+    """Indented UTF-8 JSON text, each byte that was not UTF-8 escaped: a lone surrogate can
+    only stand in a string literal, where `\\\\xNN` is the text `\\xNN`."""
+    return escape_undecodable(json.dumps(document, indent=2, ensure_ascii=False), "\\\\") + "\n"
 
 
 def _finding(finding: Finding) -> dict:

@@ -1,14 +1,14 @@
 """SARIF 2.1.0 for code scanning (GitHub, IDE viewers): one run, every rule described.
 
 Paths inside the current directory become URI references relative to `%SRCROOT%` (the
-current directory); other paths become absolute `file://` URIs. Columns count Unicode code
+current directory); other paths become absolute `file://` URIs; both percent-encode the path's
+bytes, so a name that is not UTF-8 keeps its bytes (`%FF`). Columns count Unicode code
 points, as Finding's do, so the run says `columnKind: unicodeCodePoints`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -19,6 +19,7 @@ from urllib.parse import quote
 import cursedlint
 from cursedlint import docs
 from cursedlint.findings import Finding, Fix, Span
+from cursedlint.formats.json_format import dumps
 
 if TYPE_CHECKING:
     from cursedlint.rule import Rule
@@ -52,7 +53,7 @@ def render(
         "results": list(_results(findings, rule_index, root, source_line)),
     }
     log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return dumps(log)
 
 
 def _descriptors(findings: Sequence[Finding], rules: Mapping[str, type[Rule]]) -> list[dict]:
@@ -118,7 +119,7 @@ def _artifact_location(path: str, root: Path) -> dict:
         relative = absolute.relative_to(root)
     except ValueError:
         return {"uri": absolute.as_uri()}
-    return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
+    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": SRCROOT}
 
 
 def _directory_uri(directory: Path) -> str:
@@ -130,7 +131,8 @@ def _directory_uri(directory: Path) -> str:
 def _fingerprint(code: str, uri: str, line_text: str, occurrence: int) -> str:
     """Stable across edits elsewhere in the file: the code, the file, the finding's line text
     with whitespace normalised, and how many earlier findings in the file share all three."""
-    return hashlib.sha256(f"{code}\0{uri}\0{line_text}\0{occurrence}".encode()).hexdigest()
+    key = f"{code}\0{uri}\0{line_text}\0{occurrence}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _region(span: Span) -> dict:

@@ -1,5 +1,7 @@
 """The human format: ruff-like findings with an underlined source snippet, a concise
-one-line-per-finding variant, or a table of counts per code; then a summary line."""
+one-line-per-finding variant, or a table of counts per code; then a summary line. Bytes of a
+path, message or source line that are not UTF-8, and control characters but the tab, show as
+`\\xNN` (`printable`)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from cursedlint.findings import Finding, Severity
+from cursedlint.formats import printable
 
 TAB_WIDTH = 4
 
@@ -47,9 +50,9 @@ def _summary(findings: Sequence[Finding], files_checked: int) -> str:
 
 def _header(finding: Finding, color: bool) -> str:
     """`path:line:col: CODE message`."""
-    path = _paint(finding.path, BOLD, color)
+    path = _paint(printable(finding.path), BOLD, color)
     code = _paint(finding.code, f"{BOLD};{SEVERITY_COLOR[finding.severity]}", color)
-    return f"{path}:{finding.line}:{finding.column}: {code} {finding.message}"
+    return f"{path}:{finding.line}:{finding.column}: {code} {printable(finding.message)}"
 
 
 def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool) -> str:
@@ -64,12 +67,12 @@ def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool)
     rows = [
         _header(finding, color),
         f"{gutter} |",
-        f"{number} | {line.expandtabs(TAB_WIDTH)}".rstrip(),
+        f"{number} | {_shown(line)}".rstrip(),
         f"{gutter} | {' ' * start}{_paint(carets, SEVERITY_COLOR[finding.severity], color)}",
         f"{gutter} |",
     ]
     if finding.fix:
-        rows.append(f"{gutter} = help: {finding.fix.message}")
+        rows.append(f"{gutter} = help: {printable(finding.fix.message)}")
     return "\n".join(rows) + "\n"
 
 
@@ -81,12 +84,17 @@ def _statistics(findings: Sequence[Finding]) -> list[str]:
     return [f"{count:>{width}}  {code}  {name}" for (code, name), count in rows]
 
 
+def _shown(text: str) -> str:
+    """A source text as printed: `printable`, then tabs expanded."""
+    return printable(text).expandtabs(TAB_WIDTH)
+
+
 def _width(text: str) -> int:
-    """Terminal columns of `text` with tabs expanded: wide (CJK) characters take two,
+    """Terminal columns of `text` as printed (`_shown`): wide (CJK) characters take two,
     combining marks none."""
     return sum(
         0 if unicodedata.combining(char) else 2 if unicodedata.east_asian_width(char) in "WF" else 1
-        for char in text.expandtabs(TAB_WIDTH)
+        for char in _shown(text)
     )
 
 

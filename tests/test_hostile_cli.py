@@ -1,0 +1,283 @@
+"""The command line on hostile input: malformed configuration, file names that are not UTF-8,
+paths that cannot be read, and failures outside any rule. Each ends in a clear message and the
+right exit code, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cursedlint.cli import main
+from cursedlint.forked import WorkerError
+
+FORKING = """\
+import os
+import subprocess
+
+subprocess.Popen(["/usr/bin/rsync", "-a", "src", "dst"], preexec_fn=os.setsid)
+"""
+CALLBACKS = """\
+import ctypes
+
+HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    (tmp_path / "train.py").write_text(FORKING)
+    (tmp_path / "callbacks.py").write_text(CALLBACKS)
+    return tmp_path
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# -- configuration --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "toml, problem",
+    [
+        ("[rules.CUR201]\nextra-apis = ['']\n",
+         "rules.CUR201.extra-apis[0]: expected a non-empty string, got a string ''"),
+        ("[rules.CUR201]\nextra-apis = [1]\n",
+         "rules.CUR201.extra-apis[0]: expected a string, got an integer 1"),
+        ("[rules.CUR202]\nkeeping-apis = [1]\n",
+         "rules.CUR202.keeping-apis[0]: expected a string, got an integer 1"),
+        ("[rules.CUR102]\nmodules = ['']\n",
+         "rules.CUR102.modules[0]: expected a non-empty string, got a string ''"),
+        ("select = " + "[" * 2000 + "]" * 2000 + "\n",
+         "cannot be read: its arrays or tables nest too deeply for the TOML parser"),
+        ("select = ['CUR1']\n# \xff\n", "is not valid UTF-8 (byte 20), as TOML must be"),
+    ],
+    ids=["extra-apis-empty", "extra-apis-int", "keeping-int", "modules-empty", "deep-array", "latin-1"],
+)
+def test_a_malformed_configuration_is_one_line_naming_file_and_key(project, capsys, toml, problem):
+    config = project / "cursedlint.toml"
+    config.write_bytes(toml.encode("latin-1"))
+    code, out, err = cli(capsys, "check", ".")
+    assert (code, out) == (2, "")
+    assert err == f"cursedlint: error: {config}: {problem}\n"
+
+
+# -- file names that are not UTF-8 ----------------------------------------------------------
+
+
+@pytest.fixture
+def foreign_name(project):
+    """A file whose name holds the byte 0xff (no UTF-8) and a CUR101 finding."""
+    try:
+        with open(os.path.join(os.fsencode(project), b"\xffbad.py"), "w") as handle:
+            handle.write(FORKING)
+    except OSError:  # a file system that only takes UTF-8 names (macOS)
+        pytest.skip("this file system refuses names that are not UTF-8")
+    os.remove("train.py")
+    return project
+
+
+@pytest.mark.parametrize("format", ["text", "json", "sarif", "github"])
+@pytest.mark.parametrize("to_file", [False, True], ids=["stdout", "output-file"])
+def test_every_format_writes_valid_utf8_for_a_name_that_is_not(foreign_name, capsys, format, to_file):
+    args = ["check", ".", "--no-cache", "--output-format", format]
+    if to_file:
+        args += ["--output-file", "report"]
+    code, out, err = cli(capsys, *args)
+    assert (code, err) == (1, "")
+    text = (foreign_name / "report").read_bytes().decode("utf-8") if to_file else out
+    text.encode("utf-8")  # strict: no lone surrogate
+    if format == "json":
+        assert json.loads(text)[0]["path"] == "\\xffbad.py"
+    elif format == "sarif":
+        location = json.loads(text)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == "%FFbad.py"
+    elif format == "github":
+        assert text.startswith("::warning file=\\xffbad.py,line=4,col=1,")
+    else:
+        assert text.startswith("\\xffbad.py:4:1: CUR101 ")
+
+
+# -- paths that cannot be read --------------------------------------------------------------
+
+
+@pytest.fixture
+def locked(project, monkeypatch):
+    """`locked/` holds a file with a finding but cannot be listed, as a directory of another
+    user with mode 0700 (simulated: the tests may run as root, whom chmod does not stop)."""
+    (project / "locked").mkdir()
+    (project / "locked" / "job.py").write_text(FORKING)
+    scandir = os.scandir
+
+    def guarded(path="."):
+        if os.path.basename(os.path.abspath(path)) == "locked":
+            raise PermissionError(13, "Permission denied", path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", guarded)
+    return project
+
+
+def test_a_named_directory_that_cannot_be_read_is_an_error(locked, capsys):
+    code, out, err = cli(capsys, "check", "locked", "train.py")
+    assert (code, out) == (2, "")
+    assert err == "cursedlint: error: cannot read 'locked': Permission denied\n"
+
+
+@pytest.mark.parametrize("flags", [[], ["--exit-zero"], ["--output-format", "json"]])
+def test_a_directory_met_in_the_walk_that_cannot_be_read_fails_the_run(locked, capsys, flags):
+    code, out, err = cli(capsys, "check", ".", "--no-cache", *flags)
+    assert code == 2
+    assert "train.py" in out and "locked/job.py" not in out  # what could be read is reported
+    assert err == (
+        "cursedlint: error: cannot read 'locked': Permission denied; what it holds is not "
+        "checked (exclude it with extend-exclude if it is not part of the project)\n"
+    )
+
+
+def test_an_excluded_directory_that_cannot_be_read_is_never_listed(locked, capsys):
+    (locked / "cursedlint.toml").write_text("extend-exclude = ['locked/']\n")
+    code, out, err = cli(capsys, "check", ".", "--no-cache")
+    assert (code, err) == (1, "")
+    assert "train.py" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="needs a user whom file modes stop (not root, POSIX)")
+def test_real_permissions(project, capsys):
+    locked = project / "locked"
+    locked.mkdir()
+    (locked / "job.py").write_text(FORKING)
+    locked.chmod(0)
+    try:
+        assert cli(capsys, "check", "locked")[0] == 2
+        code, _, err = cli(capsys, "check", "locked/job.py")
+        assert (code, err) == (2, "cursedlint: error: cannot read 'locked/job.py': Permission denied\n")
+        code, _, err = cli(capsys, "check", ".", "--no-cache")
+        assert code == 2 and "cannot read 'locked': Permission denied" in err
+    finally:
+        locked.chmod(0o755)
+
+
+# -- failures outside the rules -------------------------------------------------------------
+
+
+def test_the_report_file_s_missing_directories_are_created(project, capsys):
+    code, out, _ = cli(capsys, "check", ".", "--output-format", "json", "--output-file", "out/ci/report.json")
+    assert (code, out) == (1, "")
+    assert json.loads((project / "out" / "ci" / "report.json").read_text())[0]["path"] == "train.py"
+
+
+@pytest.mark.parametrize(
+    "target, reason",
+    [("train.py/report.txt", "Not a directory"), (".", "Is a directory"), ("/dev/full", "No space left on device")],
+)
+def test_a_report_file_that_cannot_be_written_is_an_error(project, capsys, target, reason):
+    if target == "/dev/full" and not os.path.exists(target):
+        pytest.skip("no /dev/full here")
+    code, out, err = cli(capsys, "check", ".", "--output-file", target)
+    assert (code, out) == (2, "")
+    assert err == f"cursedlint: error: cannot write the report to {target!r}: {reason}\n"
+
+
+@pytest.mark.parametrize(
+    "error, line",
+    [
+        (RuntimeError("the index lost a file"), "internal error: RuntimeError: the index lost a file"),
+        (WorkerError("a worker process raised:\nTraceback (most recent call last):\n  ...\nValueError: bad chunk"),
+         "internal error: WorkerError: a worker process raised: ValueError: bad chunk"),
+        (OSError(28, "No space left on device", ".cursedlint_cache/x"),
+         "No space left on device: '.cursedlint_cache/x'"),
+    ],
+    ids=["runtime", "worker", "os"],
+)
+def test_an_exception_outside_a_rule_is_one_line_and_exit_2(project, capsys, monkeypatch, error, line):
+    from cursedlint.engine import Linter
+
+    def failing(self, files, jobs):
+        raise error
+
+    monkeypatch.setattr(Linter, "run", failing)
+    code, out, err = cli(capsys, "check", ".")
+    assert (code, out) == (2, "")
+    hint = " (please report it; --show-traceback prints where)" if "internal" in line else ""
+    assert err == f"cursedlint: error: {line}{hint}\n"
+    code, _, err = cli(capsys, "check", ".", "--show-traceback")
+    assert code == 2
+    assert err.startswith("Traceback (most recent call last):\n") and "in failing" in err
+    assert err.endswith(f"cursedlint: error: {line}{hint}\n")
+
+
+def test_an_interrupt_exits_130_quietly(project, capsys, monkeypatch):
+    from cursedlint.engine import Linter
+
+    def interrupted(self, files, jobs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Linter, "run", interrupted)
+    assert cli(capsys, "check", ".") == (130, "", "")
+
+
+def run_cursedlint(project: Path, *args: str, **popen) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "cursedlint", *args], cwd=project, stderr=subprocess.PIPE, **popen
+    )
+
+
+@pytest.mark.parametrize("args, code", [(("check", "."), 1), (("check", "callbacks.py"), 0), (("rules",), 0)])
+def test_a_reader_that_goes_away_ends_the_output_not_the_run(project, args, code):
+    """`cursedlint check | head`: the pipe's reader is gone before the report is written; the
+    exit code still tells whether there were findings, and nothing is printed about it."""
+    process = run_cursedlint(project, *args, "--no-cache" if args[0] == "check" else "--format=text",
+                             stdout=subprocess.PIPE)
+    process.stdout.close()
+    assert (process.wait(timeout=60), process.stderr.read()) == (code, b"")
+    process.stderr.close()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_full_standard_output_is_an_error(project):
+    with open("/dev/full", "w") as full:
+        process = run_cursedlint(project, "check", ".", "--no-cache", stdout=full)
+        assert process.wait(timeout=60) == 2
+    assert process.stderr.read() == (
+        b"cursedlint: error: cannot write the report to standard output: No space left on device\n"
+    )
+    process.stderr.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_stops_the_run_with_130_and_no_traceback(project):
+    """SIGINT to the process group, as a terminal sends it, while cursedlint is busy: reading a
+    configuration file from a FIFO whose writer (this test) sends nothing."""
+    fifo = project / "cursedlint.toml"
+    os.mkfifo(fifo)
+    process = run_cursedlint(project, "check", "--config", "cursedlint.toml",
+                             stdout=subprocess.DEVNULL, start_new_session=True)
+    writer = -1
+    try:
+        for _ in range(600):  # until cursedlint has the FIFO open (a write end opens only then)
+            try:
+                writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                assert process.poll() is None, process.stderr.read()
+                time.sleep(0.05)
+        assert writer >= 0
+        os.killpg(process.pid, signal.SIGINT)
+        assert (process.wait(timeout=60), process.stderr.read()) == (130, b"")
+    finally:
+        if writer >= 0:
+            os.close(writer)
+        process.stderr.close()
