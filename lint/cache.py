@@ -110,10 +110,14 @@ class ResultCache:
 
     def put(self, key: str, result, stat: tuple | None = None, path: str | None = None) -> None:
         """Store a result; with `stat` (file_stat before the bytes were read), later runs may
-        take it by `lookup`."""
+        take it by `lookup`. A result holding text that is not Unicode (a file name or line
+        of undecodable bytes) is not stored: its file is linted again next time."""
+        absolute = os.path.abspath(path or result.path) if stat is not None else None
+        if not storable(result, absolute):
+            return
         self.entries[key] = (self.run, result)
-        if stat is not None:
-            self.stats[os.path.abspath(path or result.path)] = (stat, key)
+        if absolute is not None:
+            self.stats[absolute] = (stat, key)
         self.changed = True
 
     def save(self) -> None:
@@ -153,6 +157,16 @@ def _decoder(schema: Any) -> msgspec.msgpack.Decoder:
 def encode(value: Any) -> bytes:
     """Plain data (containers, numbers, strings, dataclasses, enums) as MessagePack."""
     return msgspec.msgpack.encode(value)
+
+
+def storable(*values: Any) -> bool:
+    """Whether `values` can be stored: their strings hold no lone surrogates (the bytes of a
+    file name or line that are not UTF-8, kept as surrogate escapes)."""
+    try:
+        encode(values)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def save_store(path: str, payload) -> None:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 
 import msgspec
 
-from cursedlint.cache import STORE_SUFFIX, encode, load_store, newest, save_store
+from cursedlint.cache import STORE_SUFFIX, encode, load_store, newest, save_store, storable
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
@@ -89,8 +89,10 @@ class IndexStore:
         return True, entry[1]
 
     def put(self, indexer: Indexer, digest: str, summary: Any) -> None:
-        self._entries(indexer)[digest] = (self.run, summary)
-        self.changed = True
+        """Keep a summary for later runs (one holding text that is not Unicode is not kept)."""
+        if storable(summary):
+            self._entries(indexer)[digest] = (self.run, summary)
+            self.changed = True
 
     def _entries(self, indexer: Indexer) -> dict[str, tuple[int, Any]]:
         if indexer.name not in self.entries:

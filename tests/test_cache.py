@@ -243,3 +243,19 @@ def test_recently_modified_files_are_hashed_not_trusted_by_stat(project, capsys,
     read, linted = count_reads(monkeypatch), count_lints(monkeypatch)
     assert check(capsys) == first
     assert sorted(read) == ["clean.py", "sync.py"] and linted == []
+
+
+def test_a_file_name_that_is_not_utf8_is_linted_every_time(tmp_path, capsys, monkeypatch):
+    """Its path holds surrogate escapes, which a store cannot hold: its result is not stored,
+    the other files' results are, and the output is the same every run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    os.makedirs(b"src", exist_ok=True)
+    with open(os.path.join(b"src", b"\xffsync.py"), "w") as handle:
+        handle.write(FORKING)
+    (tmp_path / "src" / "clean.py").write_text("import json\n")
+    first = check(capsys)
+    assert first[0] == 1 and "\\xffsync.py" in first[1]
+    linted = count_lints(monkeypatch)
+    assert check(capsys) == first
+    assert [os.fsencode(name) for name in linted] == [b"\xffsync.py"]
