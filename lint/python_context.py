@@ -10,24 +10,13 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Container, Iterable
 
+from cursedlint.analysis.arguments import Arguments, bind
 from cursedlint.context import FileContext
 from cursedlint.findings import Span
-from cursedlint.python_consteval import ConstantEvaluator
+from cursedlint.python_consteval import UNKNOWN, ConstantEvaluator
 from cursedlint.python_imports import ImportTable
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
-def call_argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
-    """The argument a call passes at position `index` or as `keyword`; None when absent or when
-    a `*args` before it hides where it lands."""
-    for item in call.keywords:
-        if item.arg == keyword:
-            return item.value
-    before = call.args[: index + 1]
-    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in before):
-        return call.args[index]
-    return None
 
 
 class PythonContext(FileContext):
@@ -41,6 +30,7 @@ class PythonContext(FileContext):
         self.parents: dict[int, ast.AST] = {}
         self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text)
         self._scope_imports: dict[int, set[str]] = {}
+        self._arguments: dict[int, Arguments] = {}
         self._current: ast.AST = tree
 
     # -- names and values ------------------------------------------------------------------
@@ -74,9 +64,22 @@ class PythonContext(FileContext):
             }
         return names
 
-    def evaluate(self, node: ast.AST | None) -> Any:
+    def evaluate(self, node: Any) -> Any:
         """The constant value of an expression, or `UNKNOWN`."""
-        return self.evaluator.evaluate(node)
+        return UNKNOWN if node is UNKNOWN else self.evaluator.evaluate(node)
+
+    def arguments(self, call: ast.Call) -> Arguments:
+        """The call's arguments as Python binds them (`analysis.arguments`)."""
+        found = self._arguments.get(id(call))
+        if found is None:
+            found = self._arguments[id(call)] = bind(call, self)
+        return found
+
+    def argument(self, call: ast.Call, index: int | None, keyword: str) -> Any:
+        """The expression `call` passes for the parameter at position `index` (None:
+        keyword-only) named `keyword`; None when it passes none, UNKNOWN when a spread the
+        module does not show may hold it."""
+        return self.arguments(call).get(index, keyword)
 
     def definition(self, name: ast.Name) -> ast.AST | None:
         """The one node that binds `name` where it is used: the assigned expression, or the

@@ -50,7 +50,7 @@ _NAME_CHARS = frozenset(bytes([byte]) for byte in _NAME_BYTES)
 _CALL_ENDS = _NAME_BYTES | frozenset(b")]")  # what ends a callee right before its `(`
 _ARGUMENT_TOKEN = re.compile(
     rb"(?P<quote>['\"])|(?P<comment>#[^\r\n]*)|(?P<name>[\w\x80-\xff]+)"
-    rb"|(?P<mark>[()\[\]{},]|(?<![=!<>:])=(?!=))"
+    rb"|(?P<mark>[()\[\]{},]|(?<![=!<>:])=(?!=))|(?P<spread>\*)"
 )
 _QUOTES = (b"'", b'"')
 _STRING = re.compile(_STRING_OR_COMMENT.pattern.rpartition(b"|")[0], re.S)  # strings only
@@ -353,15 +353,21 @@ class _Reader:
     def arguments_match(self, at: int, positional: int | None, keywords: frozenset[bytes]) -> bool:
         """Whether the arguments from `at` (just after a call's `(`) hold `positional`
         positional arguments or one of `keywords` (True where they cannot be read with
-        certainty)."""
+        certainty, and for a `*args` or `**kwargs` spread, which may hold either)."""
         data = self.data
         depth, commas, lambdas, keyword_seen, last_name = 0, 0, False, False, None
+        starting = True  # at the start of an argument
         while True:
             token = _ARGUMENT_TOKEN.search(data, at)
             if token is None:
                 return True  # the call does not close: unsure
             self.charge(token.end() - at)
             kind, mark, at = token.lastgroup, token.group(), token.end()
+            if kind == "spread":
+                if starting and not depth:
+                    return True  # `*args` or `**kwargs`: what it holds is read after a parse
+                continue
+            starting = kind == "mark" and mark == b"," and not depth
             if kind == "quote" or (kind == "name" and _is_prefix(mark) and data[at : at + 1] in _QUOTES):
                 string = _STRING.match(data, token.start() if kind == "quote" else at)
                 prefix = b"" if kind == "quote" else mark.lower()

@@ -21,7 +21,6 @@ from typing import Iterable, Iterator
 
 from cursedlint.findings import Severity
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.python_context import call_argument
 from cursedlint.rule import Example, Rule
 from cursedlint.second_look import AnyOf, Call, Text
 
@@ -152,7 +151,7 @@ class CaptureAnalysis:
         for item in node.items:
             call = item.context_expr
             if isinstance(call, ast.Call) and self.named(call.func, GRAPH_CONTEXTS):
-                mode = self.mode(call_argument(call, 3, "capture_error_mode"), GLOBAL)
+                mode = self.mode(self.context.argument(call, 3, "capture_error_mode"), GLOBAL)
                 self._add(Region(call, tuple(node.body), mode, "torch.cuda.graph"))
 
     def visit_call(self, node: ast.Call) -> None:
@@ -185,7 +184,7 @@ class CaptureAnalysis:
             end = _statement_call(block[end_index])
             if (end is not None and _last_name(end.func) in pairing.ends
                     and self._pair_key(end, pairing) == key):
-                mode = self.mode(call_argument(call, *pairing.mode_slot), pairing.default)
+                mode = self.mode(self.context.argument(call, *pairing.mode_slot), pairing.default)
                 return Region(call, tuple(block[index + 1:end_index]), mode, pairing.what)
         return None
 
@@ -213,6 +212,8 @@ class CaptureAnalysis:
         `default` when absent, None when unknown."""
         if node is None:
             return default
+        if node is UNKNOWN:
+            return None
         value = self.context.evaluate(node)
         if isinstance(value, str):
             return value if value in (GLOBAL, THREAD_LOCAL, RELAXED) else None
@@ -1144,9 +1145,9 @@ class CudaThreadDuringCapture(CaptureRule):
         if not isinstance(made, ast.Call):
             return None
         if self.analysis.named(made.func, THREAD_CLASSES):
-            target = call_argument(made, 1, "target")
+            target = self.context.argument(made, 1, "target")
         elif self.analysis.named(made.func, TIMERS):
-            target = call_argument(made, 1, "function")
+            target = self.context.argument(made, 1, "function")
         else:
             target = self._run_method(made.func)
         code = self.analysis.code_of(target)
@@ -1651,9 +1652,9 @@ class PinnedLoaderDuringCapture(CaptureRule):
         made = node if isinstance(node, ast.Call) else self.analysis.value_of(node)
         if not (isinstance(made, ast.Call) and self.analysis.named(made.func, DATA_LOADERS)):
             return None
-        if self.context.evaluate(call_argument(made, 7, "pin_memory")) is not True:
+        if self.context.evaluate(self.context.argument(made, 7, "pin_memory")) is not True:
             return None
-        workers_node = call_argument(made, 5, "num_workers")
+        workers_node = self.context.argument(made, 5, "num_workers")
         workers = self.context.evaluate(workers_node) if workers_node is not None else 0
         if workers is UNKNOWN or (isinstance(workers, int) and workers > 0):
             return made

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from cursedlint.python_context import call_argument
+from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
 from cursedlint.second_look import AnyOf, MethodCall, Names
 
@@ -479,12 +479,14 @@ class PythonCallbackIntoCuda(Rule):
             return
         if api.stream_method and not self._is_stream(node.func):
             return
+        arguments = self.context.arguments(node)
         if api.slot is None:
-            candidates = [*node.args, *(keyword.value for keyword in node.keywords)]
+            candidates = arguments.values()
         else:
-            candidates = [call_argument(node, *api.slot)]
-        for argument in filter(None, candidates):
-            self._follow(argument, name, api.callback)
+            candidates = [arguments.get(*api.slot)]
+        for argument in candidates:
+            if argument is not None and argument is not UNKNOWN:
+                self._follow(argument, name, api.callback)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         """`params.fn = callable` on a host-node parameter struct."""
@@ -512,8 +514,8 @@ class PythonCallbackIntoCuda(Rule):
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         offset = 1 if isinstance(call.func, ast.Attribute) else 0  # self.helper(...)
         index = _parameters(helper.function).index(helper.parameter) - offset
-        argument = call_argument(call, index, helper.parameter) if index >= 0 else None
-        flow = self.tracer.trace(argument)
+        argument = self.context.argument(call, index, helper.parameter) if index >= 0 else None
+        flow = None if argument is UNKNOWN else self.tracer.trace(argument)
         if flow is not None and flow.parameter is None:
             path = (f"is passed to {helper.function.name}(), which hands its parameter "
                     f"'{helper.parameter}' to {helper.api} at line {helper.site.lineno}, and "

@@ -170,20 +170,16 @@ class SpawnCall:
         self.arguments, self.open = self._bind()
 
     def _bind(self) -> tuple[dict[str, Any], bool]:
+        """Parameter name -> the expression passed (UNKNOWN where a `*args` spread the module
+        does not show may hold it), and whether a `**kwargs` spread it does not show may hold
+        any keyword not written out."""
+        arguments = self.context.arguments(self.call)
         bound: dict[str, Any] = dict(self.api.implied)
-        for index, argument in enumerate(self.call.args):
-            if isinstance(argument, ast.Starred):
-                bound.update(dict.fromkeys(self.api.positional[index:], UNKNOWN))
-                break
-            if index < len(self.api.positional):
-                bound[self.api.positional[index]] = argument
-        opened = False
-        for keyword in self.call.keywords:
-            if keyword.arg is None:
-                opened = True  # **kwargs: any keyword not written out may be in it
-            else:
-                bound[keyword.arg] = keyword.value
-        return bound, opened
+        bound.update(zip(self.api.positional, arguments.positional))
+        if arguments.more_positional:
+            bound.update(dict.fromkeys(self.api.positional[len(arguments.positional):], UNKNOWN))
+        bound.update(arguments.keywords)
+        return bound, arguments.more_keywords
 
     # -- argument values -----------------------------------------------------------------------
     def node(self, name: str) -> Any:
@@ -771,21 +767,6 @@ _CUR102_CALLS = _torch_spellings(
 """Every function name CUR102 looks at, as written (torch.multiprocessing included)."""
 
 
-def _argument(call: ast.Call, position: tuple[int | None, str]) -> Any:
-    """The argument at (positional index, keyword), None when absent, UNKNOWN when it may
-    be in *args or **kwargs. A None index means keyword-only."""
-    index, keyword = position
-    for item in call.keywords:
-        if item.arg == keyword:
-            return item.value
-    positional = call.args[:index] if index is not None else []
-    if any(isinstance(item, ast.Starred) for item in positional) or any(
-        item.arg is None for item in call.keywords
-    ):
-        return UNKNOWN
-    return call.args[index] if index is not None and index < len(call.args) else None
-
-
 class ForkInAcceleratedProcess(Rule):
     """## What it does
     Finds fork-based process creation in a module that imports a CUDA or RDMA library (option
@@ -970,7 +951,7 @@ class ForkInAcceleratedProcess(Rule):
         position = _START_METHOD_ARGUMENT.get(name)
         if position is None:
             return None
-        argument = _argument(node, position)
+        argument = self.context.argument(node, *position)
         if argument is None or argument is UNKNOWN:
             return argument
         return self.context.evaluate(argument)
@@ -982,7 +963,7 @@ class ForkInAcceleratedProcess(Rule):
         if name.endswith("ProcessPoolExecutor") and self.context.settings.target_python >= (3, 11):
             arguments.append((None, "max_tasks_per_child"))
         for position in filter(None, arguments):
-            argument = _argument(node, position)
+            argument = self.context.argument(node, *position)
             if argument is UNKNOWN:
                 return False
             if argument is not None and self.context.evaluate(argument) is not None:
@@ -1471,7 +1452,7 @@ class ForkSafeModeEnabled(Rule):
         position = _ENV_POSITIONS.get(name)
         if position == -1:
             return call.args[-1] if call.args else None
-        return _argument(call, (position, "env")) if position is not None else None
+        return self.context.argument(call, position, "env") if position is not None else None
 
     def _mapping_entries(self, node: Any, depth: int = 0) -> list[tuple[ast.AST, str]]:
         """(node, variable) for each entry of a mapping expression that sets a fork-safe

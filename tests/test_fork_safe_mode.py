@@ -53,6 +53,9 @@ def test_fixture_findings_match_markers(fixture):
     ('env:\n  - name: "RDMAV_FORK_SAFE"\n    value: "1"\n', "a.yaml", [(2, 12, 2, 27)]),
     ('environment:\n  IBV_FORK_SAFE: "1"  # on\n', "a.yml", [(2, 3, 2, 21)]),
     ("environment:\n  - RDMAV_FORK_SAFE=1\n", "compose.yml", [(2, 5, 2, 22)]),
+    # an environment passed through a `**` spread of a dict display (argument binding)
+    ('import subprocess\nsubprocess.run(["/bin/true"], **{"env": {"RDMAV_FORK_SAFE": "1"}})\n',
+     "a.py", [(2, 42, 2, 59)]),
 ])
 def test_span(code, path, expected):
     assert spans(code, path) == expected
@@ -77,8 +80,6 @@ def test_message_names_the_variable_the_mechanism_and_the_fix():
     ('import os\nos.environ[name] = "1"\n', "a.py"),
     ('import os\nos.putenv(variable(), "1")\n', "a.py"),
     ('import subprocess\nsubprocess.run(["/bin/true"], env=make_env("RDMAV_FORK_SAFE"))\n', "a.py"),
-    ('import subprocess\nsubprocess.run(["/bin/true"], **{"env": {"RDMAV_FORK_SAFE": "1"}})\n',
-     "a.py"),
     ('config = {}\nconfig["RDMAV_FORK_SAFE"] = "1"\nconfig.update(IBV_FORK_SAFE="1")\n', "a.py"),
     ('def run(command, env=None):\n    pass\nrun("x", env={"RDMAV_FORK_SAFE": "1"})\n', "a.py"),
     # C: a name that is not a string the file shows

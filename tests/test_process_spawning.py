@@ -389,3 +389,12 @@ def test_the_second_look_passes_every_scrambled_forcing_call():
             look = SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
             assert look, code
     assert reported > 250
+
+
+def test_a_spread_the_rule_can_read_passes_the_second_look():
+    """`**options` may hold a forcing keyword (the rule reads a dict the module shows), so the
+    look lets the file through to the parse, and the rule reports it."""
+    code = ("import os, subprocess\noptions = {'preexec_fn': os.setsid}\n"
+            "subprocess.run(['ls'], **options)\n")
+    assert SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
+    assert [f.line for f in lint(SubprocessForkPath, code, (3, 12))] == [3]
