@@ -272,3 +272,36 @@ def test_cur202_needs_a_call_that_keeps_the_callback(code, parsed):
 ])
 def test_configured_names_reach_the_second_look(rule, options, code, parsed):
     assert second_look(rule, code, options) is parsed
+
+
+KWARGS_LAUNCHER = """
+from numba.cuda.cudadrv.driver import get_context
+
+
+class GridSizer:
+    def __init__(self, kernel, sharedmem=0):
+        self.kernel = kernel
+        self.sharedmem = sharedmem
+
+    def threads_per_block(self):
+        ctx = get_context()
+        kwargs = dict(
+            func=self.kernel.handle,
+            b2d_func={callback},
+            memsize=self.sharedmem,
+            blocksizelimit=1024,
+        )
+        {change}
+        _, tpb = ctx.get_max_potential_block_size(**kwargs)
+        return tpb
+"""
+
+
+@pytest.mark.parametrize("callback, change, found", [
+    ("lambda tpb: 0", "", True),  # the incident's own shape
+    ("lambda tpb: 0", "kwargs['b2d_func'] = compiled.address", False),  # changed: unknown
+    ("no_shared_memory.address", "", False),  # a compiled callback's address
+])
+def test_a_callback_handed_over_in_kwargs_built_by_dict(callback, change, found):
+    code = KWARGS_LAUNCHER.format(callback=callback, change=change)
+    assert [f.line for f in lint(code)] == ([15] if found else [])
