@@ -304,4 +304,4 @@ class GridSizer:
 ])
 def test_a_callback_handed_over_in_kwargs_built_by_dict(callback, change, found):
     code = KWARGS_LAUNCHER.format(callback=callback, change=change)
-    assert [f.line for f in lint(code)] == ([15] if found else [])
+    assert [f.line for f in lint(code)] == ([14] if found else [])
