@@ -26,7 +26,8 @@ there (EXE defaults to this checkout's `.venv/bin/cursedlint`, else `cursedlint`
 removes the tree (`--keep` leaves it under OUT/trees). It prints a Markdown table, one row per
 repository: files linted, files parsed (the others hold no rule's trigger word), findings by
 code, wall seconds, and the files the repository lacks (a mirror may leave its largest blobs
-out; they are not written, so not linted, and named on stderr); and writes into OUT (default: $TMPDIR/cursedlint-real-code):
+out; they are not written, so not linted, and named on stderr); and writes into OUT (default:
+$TMPDIR/cursedlint-real-code):
 
 - `summary.md`: that table;
 - `findings.json`: every finding as {repository, commit, path (relative to the tree), line,
@@ -191,15 +192,19 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def finding_key(record: dict) -> tuple:
+    """What identifies a finding across runs of the same pinned commits."""
+    return record["repository"], record["path"], record["line"], record["code"]
+
+
 def compare(old_path: str, records: list[dict]) -> str:
     """The findings added and removed since an earlier findings.json, for the repositories
     both runs linted."""
     with open(old_path, encoding="utf-8") as handle:
         old = json.load(handle)
-    key = lambda record: (record["repository"], record["path"], record["line"], record["code"])
     linted = {record["repository"] for record in records}
-    old_keys = {key(record): record for record in old if record["repository"] in linted}
-    new_keys = {key(record): record for record in records}
+    old_keys = {finding_key(record): record for record in old if record["repository"] in linted}
+    new_keys = {finding_key(record): record for record in records}
     lines = []
     for sign, keys, other in (("+", new_keys, old_keys), ("-", old_keys, new_keys)):
         for found in sorted(set(keys) - set(other)):
