@@ -1,5 +1,5 @@
 """Platform branches (`cursedlint.analysis.platform`): which conditions rule code out on Linux
-or macOS."""
+or macOS, and CUR101 staying silent on calls the target never makes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import textwrap
 import pytest
 
 from cursedlint.analysis.platform import excluding_guard
+from cursedlint.engine import Linter
 from cursedlint.python_context import PythonContext
+from cursedlint.rule import Example
+from cursedlint.rules.process_spawning import GLIBC, MACOS, SubprocessForkPath
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 
@@ -266,3 +269,73 @@ def test_deep_conditions_are_unknown_not_a_crash():
     assert guard(f"if {negations}sys.platform == 'win32':\n    target()\n") is None
     chain = "\n".join(f"N{index} = not N{index - 1}" for index in range(1, 300))
     assert guard(f"N0 = sys.platform == 'win32'\n{chain}\nif N299:\n    target()\n") is None
+
+
+# -- CUR101 --------------------------------------------------------------------------------
+
+LAUNCHER = '''
+import os
+import shlex
+import subprocess
+import sys
+
+IS_WINDOWS = sys.platform == "win32"
+_mswindows = (sys.platform == "win32")
+ON_MAC = sys.platform == "darwin"
+
+
+def open_in_editor(path):
+    if IS_WINDOWS:
+        return subprocess.call(["notepad.exe", path])
+    if ON_MAC:
+        return subprocess.call(["open", "-t", path])  # {mac}
+    return subprocess.call(["xdg-open", path])  # {linux}
+
+
+def run_tool(argv, shell=False):
+    command = subprocess.list2cmdline(argv) if _mswindows else shlex.join(argv)
+    _mswindows and subprocess.run(command, shell=True)
+    return subprocess.run(command, shell=True, cwd="/srv/tools")  # {both}
+
+
+def gpu_inventory():
+    if os.name == "nt":
+        output = subprocess.check_output(["nvidia-smi.exe", "-L"])
+    elif sys.platform.startswith("linux"):
+        output = subprocess.check_output(["nvidia-smi", "-L"])  # {linux}
+    else:
+        output = subprocess.check_output(["system_profiler", "SPDisplaysDataType"])  # {mac}
+    return output.decode()
+
+
+def drop_caches():
+    if sys.platform != "linux":
+        return
+    subprocess.run(["sync"])  # {linux}
+'''
+
+
+def cur101_lines(libc: str) -> list[int]:
+    settings = Settings(enabled=frozenset({"CUR101"}), target_python=(3, 8),
+                        rule_options={"CUR101": {"libc": libc}})
+    linter = Linter(settings, {"CUR101": SubprocessForkPath})
+    findings = linter.lint_bytes("launcher.py", LAUNCHER.encode(), "python").findings
+    return sorted(finding.line for finding in findings)
+
+
+def marked(system: str) -> list[int]:
+    """The lines of LAUNCHER that CUR101 reports for `system` (`{linux}`, `{mac}`, `{both}`)."""
+    code = LAUNCHER.replace("{both}", "warning: CUR101").replace(f"{{{system}}}", "warning: CUR101")
+    return sorted(line for line, _, _ in Example(code).expected())
+
+
+def test_cur101_reports_only_calls_linux_makes():
+    lines = cur101_lines(GLIBC)
+    assert lines == marked("linux")
+    assert len(lines) == 4
+
+
+def test_cur101_reports_only_calls_macos_makes():
+    lines = cur101_lines(MACOS)
+    assert lines == marked("mac")
+    assert len(lines) == 3
