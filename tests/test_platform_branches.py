@@ -90,6 +90,7 @@ def test_spellings_through_imports():
     'ON_WINDOWS = os.name == "nt"',
     'WINDOWS = platform.system() == "Windows"',
     'PLATFORM = sys.platform\nIS_WINDOWS = PLATFORM.startswith("win")',
+    'PREFIX = sys.platform[:3]\nWIN = PREFIX == "win"',
 ])
 def test_module_constants(constant):
     name = constant.rpartition("\n")[2].partition(" =")[0]

@@ -7,12 +7,12 @@ operands before it in `and`/`or`, and early exits before it in its block
 first one that rules `node` out on `system` ("linux" or "darwin"), or None.
 
 A condition is read as Python evaluates it there, from what every machine of that system
-reports: `sys.platform`, `os.name` and `platform.system()`, string methods, indexes, slices
-and `==`, `!=`, `in`, `not in` on them, `not`, `and`, `or`, and names bound once in the module or function to
-such an expression (`IS_WINDOWS = sys.platform == "win32"`) or to a constant. Anything else (a
-call, a configuration value, a name imported from another module or bound twice) is unknown,
-and an unknown condition rules nothing out. `assert` guards are not read: `python -O` removes
-them.
+reports: `sys.platform`, `os.name` and `platform.system()`; string methods, indexes, slices and
+`==`, `!=`, `in`, `not in` on them; `not`, `and`, `or`; and names bound once in the module or
+function to such an expression (`IS_WINDOWS = sys.platform == "win32"`) or to a constant.
+Anything else (a call, a configuration value, a name imported from another module or bound
+twice) is unknown, and an unknown condition rules nothing out. `assert` guards are not read:
+`python -O` removes them.
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ _COMPARISONS = {
 }
 _STRING_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "casefold"})
 # expressions whose value this module may know where the constant evaluator does not
-_PLATFORM_SHAPES = (ast.Compare, ast.Attribute, ast.Call, ast.Name, ast.BoolOp, ast.UnaryOp)
+_PLATFORM_SHAPES = (
+    ast.Compare, ast.Attribute, ast.Call, ast.Subscript, ast.Name, ast.BoolOp, ast.UnaryOp,
+)
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _EXIT_CALLS = frozenset({"sys.exit", "os._exit"})
 
@@ -219,7 +221,7 @@ def _apply(function, *values: Any) -> Any:
         return UNKNOWN
     try:
         return function(*values)
-    except Exception:  # noqa: BLE001 - a wrong type or argument count, as Python would raise
+    except (TypeError, ValueError, IndexError):  # where Python would raise too
         return UNKNOWN
 
 
