@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
+from cursedlint.analysis.platform import excluding_guard
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
@@ -51,6 +52,11 @@ class Platform:
     def has_vfork(self) -> bool:
         """_posixsubprocess uses vfork() on Linux since 3.10 (bpo-35823), never on macOS."""
         return self.libc != MACOS and self.python >= (3, 10)
+
+    @property
+    def system(self) -> str:
+        """`sys.platform` there: macOS's libSystem means Darwin, every other libc Linux."""
+        return "darwin" if self.libc == MACOS else "linux"
 
 
 # -- three-valued logic: True, False, or UNKNOWN ---------------------------------------------
@@ -463,6 +469,14 @@ class SubprocessForkPath(Rule):
     Only the full `fork()` is reported. Arguments the linter cannot evaluate make it silent,
     unless a condition it can see already forces the fork.
 
+    Calls in code the target platform never runs are not reported: a branch whose condition is
+    false there (`if sys.platform == "win32":`, `os.name == "nt"`, `platform.system() ==
+    "Windows"`, a module constant defined once from them such as `IS_WINDOWS`, the `else` of
+    `if IS_LINUX:`, the right side of `IS_WINDOWS and ...`), or code after an early exit the
+    platform takes (`if sys.platform != "linux": return`). `libc = "macos"` means Darwin, every
+    other `libc` Linux. A condition the linter cannot evaluate (a call, a configuration value,
+    a constant imported from another module) leaves the call reported.
+
     ## Why it is cursed
     `fork()` duplicates the page tables of a process that may map tens of GB, which is slow,
     and the copy is not faithful: pages that libibverbs marked `MADV_DONTFORK` for RDMA are
@@ -511,7 +525,8 @@ class SubprocessForkPath(Rule):
             GLIBC,
             "the C library the code runs on: glibc 2.34 or newer, glibc 2.24 to 2.33, musl, "
             "or macOS (libSystem). On Linux it only decides between posix_spawn and vfork, "
-            "except before Python 3.10 with musl, where CPython always forks.",
+            "except before Python 3.10 with musl, where CPython always forks. It also names the "
+            "system for platform branches: macOS is Darwin, the others Linux.",
             choices=(GLIBC, OLD_GLIBC, MUSL, MACOS),
         )
     }
@@ -560,6 +575,19 @@ class SubprocessForkPath(Rule):
         print("subprocess would fork here without posix_spawn")
         os.system("s5cmd ls s3://bucket")
         """,
+        Example(
+            """
+            import subprocess
+            import sys
+
+            IS_WINDOWS = sys.platform == "win32"
+
+            if IS_WINDOWS:
+                # Linux never runs this branch
+                subprocess.run(["notepad.exe", "train.log"])
+            """,
+            settings={"target-python": "3.8"},
+        ),
         Example(
             """
             import subprocess
@@ -645,8 +673,8 @@ class SubprocessForkPath(Rule):
         if platform.has_vfork and not call.may_force_fork():
             return  # the call forks only for a forcing argument (path() would say so, slowly)
         path, blockers = call.path(platform)
-        if path != "fork":
-            return
+        if path != "fork" or excluding_guard(node, platform.system, self.context) is not None:
+            return  # no fork, or in a branch the platform never takes (`if IS_WINDOWS:`)
         reasons = "; ".join(blocker.reason for blocker in blockers)
         changes = call.api.replacement or "; ".join(blocker.change for blocker in blockers)
         message = (

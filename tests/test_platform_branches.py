@@ -1,0 +1,342 @@
+"""Platform branches (`cursedlint.analysis.platform`): which conditions rule code out on Linux
+or macOS, and CUR101 staying silent on calls the target never makes."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from cursedlint.analysis.platform import excluding_guard
+from cursedlint.engine import Linter
+from cursedlint.python_context import PythonContext
+from cursedlint.rule import Example
+from cursedlint.rules.process_spawning import GLIBC, MACOS, SubprocessForkPath
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+HEADER = "import os\nimport platform\nimport sys\n"
+
+
+def guard(text: str, system: str = "linux") -> str | None:
+    """The condition that rules out the one call of `target()` in `text` on `system`, as
+    source, or None when the call may run there."""
+    text = HEADER + textwrap.dedent(text)
+    tree = ast.parse(text)
+    context = PythonContext(Source.from_text("m.py", text, "python"),
+                            Settings(enabled=frozenset()), tree)
+    [call] = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Name) and node.func.id == "target"]
+    found = excluding_guard(call, system, context)
+    return None if found is None else ast.unparse(found)
+
+
+# -- the conditions ------------------------------------------------------------------------
+
+RUNS, DEAD = "runs", "dead"
+
+
+@pytest.mark.parametrize("condition, linux, darwin", [
+    ('sys.platform == "win32"', DEAD, DEAD),
+    ('sys.platform != "win32"', RUNS, RUNS),
+    ('sys.platform in ("win32", "cygwin")', DEAD, DEAD),
+    ('sys.platform not in ("win32", "cygwin")', RUNS, RUNS),
+    ('sys.platform.startswith("win")', DEAD, DEAD),
+    ('sys.platform.startswith(("freebsd", "openbsd"))', DEAD, DEAD),
+    ('sys.platform.startswith("linux")', RUNS, DEAD),
+    ('sys.platform == "linux2"', DEAD, DEAD),  # Python 2's name; 3.3+ says "linux"
+    ('sys.platform == "darwin"', DEAD, RUNS),
+    ('sys.platform[:3] == "win"', DEAD, DEAD),
+    ('"win" in sys.platform', DEAD, RUNS),  # "darwin" holds "win"
+    ('os.name == "nt"', DEAD, DEAD),
+    ('os.name == "posix"', RUNS, RUNS),  # on Cygwin too, which is no Windows for os.name
+    ('platform.system() == "Windows"', DEAD, DEAD),
+    ('platform.system() == "Linux"', RUNS, DEAD),
+    ('platform.system() == "Darwin"', DEAD, RUNS),
+    ('platform.system().lower() == "windows"', DEAD, DEAD),
+    ('not sys.platform.startswith("linux")', DEAD, RUNS),
+    ('sys.platform == "win32" and use_console()', DEAD, DEAD),
+    ('sys.platform == "darwin" or os.name == "nt"', DEAD, RUNS),
+])
+def test_conditions_on_each_system(condition, linux, darwin):
+    code = f"if {condition}:\n    target()\n"
+    written = ast.unparse(ast.parse(condition))
+    for system, expected in (("linux", linux), ("darwin", darwin)):
+        assert guard(code, system) == (written if expected == DEAD else None), system
+
+
+def test_spellings_through_imports():
+    assert guard("""
+        from sys import platform as host
+        if host == "win32":
+            target()
+    """) == "host == 'win32'"
+    assert guard("""
+        import os as _os
+        if _os.name == "nt":
+            target()
+    """) == "_os.name == 'nt'"
+    assert guard("""
+        from platform import system
+        if system() == "Windows":
+            target()
+    """) == "system() == 'Windows'"
+
+
+@pytest.mark.parametrize("constant", [
+    'IS_WINDOWS = sys.platform == "win32"',
+    '_mswindows = (sys.platform == "win32")',  # as CPython's subprocess.py writes it
+    'ON_WINDOWS = os.name == "nt"',
+    'WINDOWS = platform.system() == "Windows"',
+    'PLATFORM = sys.platform\nIS_WINDOWS = PLATFORM.startswith("win")',
+    'PREFIX = sys.platform[:3]\nWIN = PREFIX == "win"',
+])
+def test_module_constants(constant):
+    name = constant.rpartition("\n")[2].partition(" =")[0]
+    code = f"{constant}\n\ndef launch(argv):\n    if {name}:\n        target()\n"
+    assert guard(code) == name
+
+
+def test_constants_built_from_constants():
+    code = """
+        IS_WINDOWS = sys.platform == "win32"
+        IS_POSIX = not IS_WINDOWS
+        WINDOWS_PLATFORMS = ("win32", "cygwin")
+        NATIVE = sys.platform in WINDOWS_PLATFORMS
+
+        class Launcher:
+            def start(self, argv):
+                if {}:
+                    target()
+    """
+    assert guard(code.format("not IS_POSIX")) == "not IS_POSIX"
+    assert guard(code.format("NATIVE")) == "NATIVE"
+    assert guard(code.format("IS_POSIX")) is None
+
+
+# -- where the condition stands --------------------------------------------------------------
+
+def test_branches_of_an_if_elif_else():
+    code = """
+        IS_WINDOWS = sys.platform == "win32"
+
+        def open_terminal(path):
+            if IS_WINDOWS:
+                {windows}
+            elif sys.platform == "darwin":
+                {darwin}
+            else:
+                {other}
+    """
+    def at(branch, system):
+        calls = {"windows": "pass", "darwin": "pass", "other": "pass", branch: "target(path)"}
+        return guard(code.format(**calls), system)
+
+    assert at("windows", "linux") == "IS_WINDOWS"
+    assert at("windows", "darwin") == "IS_WINDOWS"
+    assert at("darwin", "linux") == "sys.platform == 'darwin'"
+    assert at("darwin", "darwin") is None
+    assert at("other", "linux") is None
+    assert at("other", "darwin") == "sys.platform == 'darwin'"
+
+
+def test_else_of_a_linux_test():
+    code = """
+        IS_LINUX = sys.platform.startswith("linux")
+        if IS_LINUX:
+            pass
+        else:
+            target()
+    """
+    assert guard(code) == "IS_LINUX"
+    assert guard(code, "darwin") is None
+
+
+def test_conditional_expressions():
+    assert guard("""
+        IS_WINDOWS = os.name == "nt"
+        shell = target() if IS_WINDOWS else "/bin/sh"
+    """) == "IS_WINDOWS"
+    assert guard("""
+        IS_WINDOWS = os.name == "nt"
+        shell = "cmd.exe" if IS_WINDOWS else target()
+    """) is None
+
+
+def test_short_circuits():
+    assert guard('IS_WINDOWS = os.name == "nt"\nIS_WINDOWS and target()\n') == "IS_WINDOWS"
+    assert guard('IS_WINDOWS = os.name == "nt"\nnot IS_WINDOWS or target()\n') == "not IS_WINDOWS"
+    assert guard('IS_WINDOWS = os.name == "nt"\nIS_WINDOWS or target()\n') is None
+    assert guard('IS_WINDOWS = os.name == "nt"\nnot IS_WINDOWS and target()\n') is None
+    assert guard('ready = check() and sys.platform == "win32" and target()\n') \
+        == "sys.platform == 'win32'"
+
+
+def test_a_function_defined_in_a_dead_branch():
+    assert guard("""
+        if os.name == "nt":
+            class Console:
+                def attach(self, pid):
+                    def run():
+                        target(pid)
+                    return run
+    """) == "os.name == 'nt'"
+
+
+@pytest.mark.parametrize("exit_statement", [
+    "return None", "raise OSError('Linux only')", "sys.exit('Linux only')", "os._exit(2)",
+])
+def test_early_exits(exit_statement):
+    code = f"""
+        def read_cgroup_limits(path):
+            if sys.platform != "linux":
+                {exit_statement}
+            with open(path) as limits:
+                target(limits)
+    """
+    assert guard(code) is None
+    assert guard(code, "darwin") == "sys.platform != 'linux'"
+
+
+def test_early_exits_in_loops_at_module_level_and_in_an_else():
+    assert guard("""
+        for tool in tools:
+            if os.name == "nt":
+                continue
+            target(tool)
+    """) is None
+    assert guard("""
+        for tool in tools:
+            if sys.platform.startswith("linux"):
+                break
+            target(tool)
+    """) == "sys.platform.startswith('linux')"
+    assert guard("""
+        if sys.platform != "win32":
+            raise ImportError("this module needs the Windows registry")
+        import winreg
+
+        def query(key):
+            target(key)
+    """) == "sys.platform != 'win32'"
+    assert guard("""
+        def probe():
+            if sys.platform == "darwin":
+                pass
+            else:
+                return
+            target()
+    """) == "sys.platform == 'darwin'"
+
+
+# -- look-alikes: the call may run ---------------------------------------------------------
+
+@pytest.mark.parametrize("code", [
+    # an unknown condition: a call, a configuration value, a parameter
+    'if use_windows_paths():\n    target()\n',
+    'if config.platform == "win32":\n    target()\n',
+    'def run(sys):\n    if sys.platform == "win32":\n        target()\n',
+    # a constant bound twice, or rebound through `global`
+    'IS_WINDOWS = sys.platform == "win32"\nIS_WINDOWS = os.environ.get("FORCE_WIN")\n'
+    'if IS_WINDOWS:\n    target()\n',
+    'IS_WINDOWS = sys.platform == "win32"\ndef force():\n    global IS_WINDOWS\n'
+    '    IS_WINDOWS = True\nif IS_WINDOWS:\n    target()\n',
+    # imported from another module: unknown until the project model resolves it
+    'from .compat import IS_WINDOWS\nif IS_WINDOWS:\n    target()\n',
+    # the live branches of Windows tests
+    'IS_WINDOWS = sys.platform == "win32"\nif not IS_WINDOWS:\n    target()\n',
+    'IS_WINDOWS = sys.platform == "win32"\nif IS_WINDOWS:\n    pass\nelse:\n    target()\n',
+    # the test of the branch itself runs
+    'IS_WINDOWS = sys.platform == "win32"\nif IS_WINDOWS or target():\n    pass\n',
+    # a list the module changes
+    'PLATFORMS = ["win32"]\nPLATFORMS.append(sys.platform)\n'
+    'if sys.platform in PLATFORMS:\n    target()\n',
+    # assert is removed by python -O
+    'def f():\n    assert sys.platform == "win32"\n    target()\n',
+    # an early exit that does not always leave, or that comes after the call
+    'def f():\n    if sys.platform == "linux":\n        log("linux")\n    target()\n',
+    'def f():\n    target()\n    if sys.platform == "linux":\n        return\n',
+    'def f():\n    if sys.platform == "linux":\n        return\n\ndef g():\n    target()\n',
+    # names that refer to each other never settle
+    'A = not B\nB = not A\nif A:\n    target()\n',
+])
+def test_calls_that_may_run(code):
+    assert guard(code) is None
+
+
+def test_deep_conditions_are_unknown_not_a_crash():
+    negations = "not " * 400
+    assert guard(f"if {negations}sys.platform == 'win32':\n    target()\n") is None
+    chain = "\n".join(f"N{index} = not N{index - 1}" for index in range(1, 300))
+    assert guard(f"N0 = sys.platform == 'win32'\n{chain}\nif N299:\n    target()\n") is None
+
+
+# -- CUR101 --------------------------------------------------------------------------------
+
+LAUNCHER = '''
+import os
+import shlex
+import subprocess
+import sys
+
+IS_WINDOWS = sys.platform == "win32"
+_mswindows = (sys.platform == "win32")
+ON_MAC = sys.platform == "darwin"
+
+
+def open_in_editor(path):
+    if IS_WINDOWS:
+        return subprocess.call(["notepad.exe", path])
+    if ON_MAC:
+        return subprocess.call(["open", "-t", path])  # {mac}
+    return subprocess.call(["xdg-open", path])  # {linux}
+
+
+def run_tool(argv, shell=False):
+    command = subprocess.list2cmdline(argv) if _mswindows else shlex.join(argv)
+    _mswindows and subprocess.run(command, shell=True)
+    return subprocess.run(command, shell=True, cwd="/srv/tools")  # {both}
+
+
+def gpu_inventory():
+    if os.name == "nt":
+        output = subprocess.check_output(["nvidia-smi.exe", "-L"])
+    elif sys.platform.startswith("linux"):
+        output = subprocess.check_output(["nvidia-smi", "-L"])  # {linux}
+    else:
+        output = subprocess.check_output(["system_profiler", "SPDisplaysDataType"])  # {mac}
+    return output.decode()
+
+
+def drop_caches():
+    if sys.platform != "linux":
+        return
+    subprocess.run(["sync"])  # {linux}
+'''
+
+
+def cur101_lines(libc: str) -> list[int]:
+    settings = Settings(enabled=frozenset({"CUR101"}), target_python=(3, 8),
+                        rule_options={"CUR101": {"libc": libc}})
+    linter = Linter(settings, {"CUR101": SubprocessForkPath})
+    findings = linter.lint_bytes("launcher.py", LAUNCHER.encode(), "python").findings
+    return sorted(finding.line for finding in findings)
+
+
+def marked(system: str) -> list[int]:
+    """The lines of LAUNCHER that CUR101 reports for `system` (`{linux}`, `{mac}`, `{both}`)."""
+    code = LAUNCHER.replace("{both}", "warning: CUR101").replace(f"{{{system}}}", "warning: CUR101")
+    return sorted(line for line, _, _ in Example(code).expected())
+
+
+def test_cur101_reports_only_calls_linux_makes():
+    lines = cur101_lines(GLIBC)
+    assert lines == marked("linux")
+    assert len(lines) == 4
+
+
+def test_cur101_reports_only_calls_macos_makes():
+    lines = cur101_lines(MACOS)
+    assert lines == marked("mac")
+    assert len(lines) == 3
