@@ -1,5 +1,5 @@
-"""Platform branches (`cursedlint.analysis.platform`): which conditions rule code out on Linux
-or macOS, and CUR101 staying silent on calls the target never makes."""
+"""Platform branches (`cursedlint.analysis.platform`): which conditions and test skips rule code
+out on Linux or macOS, and CUR101 staying silent on calls the target never makes."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from cursedlint.source import Source
 HEADER = "import os\nimport platform\nimport sys\n"
 
 
-def guard(text: str, system: str = "linux") -> str | None:
-    """The condition that rules out the one call of `target()` in `text` on `system`, as
-    source, or None when the call may run there."""
-    text = HEADER + textwrap.dedent(text)
+def guard(text: str, system: str = "linux", header: str = HEADER) -> str | None:
+    """The condition that rules out the one call of `target()` in `text` (after `header`) on
+    `system`, as source, or None when the call may run there."""
+    text = header + textwrap.dedent(text)
     tree = ast.parse(text)
     context = PythonContext(Source.from_text("m.py", text, "python"),
                             Settings(enabled=frozenset()), tree)
@@ -272,6 +272,252 @@ def test_deep_conditions_are_unknown_not_a_crash():
     assert guard(f"N0 = sys.platform == 'win32'\n{chain}\nif N299:\n    target()\n") is None
 
 
+# -- test skips ---------------------------------------------------------------------------
+
+WINDOWS_TEST = """
+    {imports}
+    {decorator}
+    def test_console_encoding(self):
+        target(["chcp"])
+"""
+
+
+@pytest.mark.parametrize("imports, decorator, linux, darwin", [
+    ("import unittest", '@unittest.skipUnless(sys.platform == "win32", "Windows only")',
+     DEAD, DEAD),
+    ("import unittest", '@unittest.skipIf(sys.platform == "win32", "POSIX only")', RUNS, RUNS),
+    ("import unittest", '@unittest.skipIf(sys.platform == "darwin", "no chcp")', RUNS, DEAD),
+    ("import unittest", '@unittest.skipIf(os.name == "posix", "needs cmd.exe")', DEAD, DEAD),
+    ("import unittest",
+     '@unittest.skipUnless(condition=os.name == "nt", reason="Windows only")', DEAD, DEAD),
+    ("from unittest import skipUnless", '@skipUnless(os.name == "nt", "Windows only")',
+     DEAD, DEAD),
+    ("import unittest as ut", '@ut.skipUnless(os.name == "nt", "Windows only")', DEAD, DEAD),
+    ("from unittest import case", '@case.skipIf(os.name != "nt", "Windows only")', DEAD, DEAD),
+    ('import unittest\n    mswindows = (sys.platform == "win32")',
+     '@unittest.skipUnless(mswindows, "Windows only")', DEAD, DEAD),
+    ('import unittest\n    windows_only = unittest.skipUnless(os.name == "nt", "Windows")',
+     "@windows_only", DEAD, DEAD),
+    ("import pytest", '@pytest.mark.skipif(sys.platform != "win32", reason="Windows only")',
+     DEAD, DEAD),
+    ("import pytest",
+     '@pytest.mark.skipif(condition=sys.platform != "win32", reason="Windows only")',
+     DEAD, DEAD),
+    ("import pytest", '@pytest.mark.skipif(shutil.which("chcp") is None, os.name != "nt", '
+     'reason="needs chcp")', DEAD, DEAD),
+    ("from pytest import mark",
+     '@mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")', RUNS, DEAD),
+    ('import pytest\n    windows_only = pytest.mark.skipif(os.name != "nt", reason="Windows")',
+     "@windows_only", DEAD, DEAD),
+])
+def test_skip_decorators_on_a_test(imports, decorator, linux, darwin):
+    code = WINDOWS_TEST.format(imports=imports, decorator=decorator)
+    for system, expected in (("linux", linux), ("darwin", darwin)):
+        assert (guard(code, system) is None) is (expected == RUNS), system
+
+
+@pytest.mark.parametrize("condition, linux, darwin", [
+    ("\"sys.platform != 'win32'\"", DEAD, DEAD),
+    ("\"sys.platform == 'win32'\"", RUNS, RUNS),
+    ("\"sys.platform.startswith('linux')\"", DEAD, RUNS),
+    ("\"os.name == 'nt' or platform.system() == 'Darwin'\"", RUNS, DEAD),
+    ("'not IS_WINDOWS'", DEAD, DEAD),  # the module's globals
+    ("\"IS_WINDOWS\"", RUNS, RUNS),
+    ("WINDOWS_ONLY", DEAD, DEAD),  # a name bound to the string
+])
+def test_pytest_string_conditions(condition, linux, darwin):
+    code = f"""
+        import pytest
+
+        IS_WINDOWS = sys.platform == "win32"
+        WINDOWS_ONLY = "not IS_WINDOWS"
+
+        @pytest.mark.skipif({condition}, reason="Windows only")
+        def test_console():
+            target()
+    """
+    for system, expected in (("linux", linux), ("darwin", darwin)):
+        assert guard(code, system) == (condition if expected == DEAD else None), system
+    negated = code.replace("skipif(", "skipif(not ")  # no string: `not "..."` is False
+    assert guard(negated, "linux") is None
+
+
+def test_string_conditions_see_pytest_modules_the_module_does_not_import():
+    code = """
+        import pytest
+
+        @pytest.mark.skipif("sys.platform != 'win32' and os.name != 'nt'", reason="Windows")
+        def test_console():
+            target()
+    """
+    assert guard(code, header="") == "\"sys.platform != 'win32' and os.name != 'nt'\""
+    assert guard(code, header="import pytest\nsys = None\n") is None  # the module's own `sys`
+
+
+@pytest.mark.parametrize("condition", [
+    '"requires Windows"',  # a reason written as a condition: no expression
+    '"sys.platform ==\\x00 \'win32\'"',  # a NUL byte
+    '"  sys.platform == \'win32\'"',  # leading spaces: an IndentationError for pytest too
+    '"(" * 300',  # not a string literal
+    '"' + "(" * 300 + "sys.platform" + ")" * 300 + " == 'win32'\"",  # nested too deep
+    '"' + "not " * 400 + "sys.platform != 'win32'\"",
+    '"' + "sys.platform == 'win32' and " * 100 + "True\"",  # longer than read
+    '"__import__(\'os\').system(\'touch /tmp/pwned\')"',  # parsed, never run
+])
+def test_string_conditions_that_are_unknown(condition):
+    code = f"""
+        import pytest
+
+        @pytest.mark.skipif({condition}, reason="Windows only")
+        def test_console():
+            target()
+    """
+    assert guard(code) is None
+
+
+def test_a_skipped_class_rules_out_every_method():
+    code = """
+        import unittest
+
+        @unittest.skipUnless(sys.platform == "win32", "Windows-specific tests")
+        class ConsoleTests(unittest.TestCase):
+            CHCP = shutil.which("chcp")
+
+            def setUp(self):
+                {setup}
+
+            def _run(self, *argv):
+                def attempt():
+                    {helper}
+                return attempt()
+
+            async def test_code_page(self, timeout={default}):
+                {test}
+    """
+    def at(place):
+        calls = {"setup": "pass", "helper": "pass", "default": "5", "test": "pass"}
+        return guard(code.format(**{**calls, place: "target()"}))
+
+    windows = "sys.platform == 'win32'"
+    assert at("setup") == at("helper") == at("test") == windows
+    assert at("default") is None  # evaluated when the class body runs, on import
+    assert guard(code.format(setup="pass", helper="pass", default="5", test="pass")
+                 .replace('CHCP = shutil.which("chcp")', 'CHCP = target("chcp")')) is None
+
+
+def test_pytest_marks_on_a_class_and_on_the_module():
+    on_class = """
+        import pytest
+
+        @pytest.mark.skipif(os.name != "nt", reason="Windows only")
+        class TestRegistry:
+            def setup_method(self):
+                target()
+    """
+    assert guard(on_class) == "os.name != 'nt'"
+    module = """
+        import pytest
+
+        pytestmark = {marks}
+
+        class TestRegistry:
+            def {method}(self):
+                {registry}
+
+        def {function}():
+            {function_body}
+
+        class FakeHive:
+            def open(self):
+                {fake}
+    """
+    def at(place, marks='pytest.mark.skipif(os.name != "nt", reason="Windows only")',
+           method="test_open", function="test_query"):
+        calls = {"registry": "pass", "function_body": "pass", "fake": "pass"}
+        return guard(module.format(marks=marks, method=method, function=function,
+                                   **{**calls, place: "target()"}))
+
+    assert at("registry") == at("function_body") == "os.name != 'nt'"
+    assert at("registry", method="read_key") == "os.name != 'nt'"  # a method of a Test class
+    assert at("function_body", function="open_hive") is None  # a helper others may import
+    assert at("fake") is None  # a class pytest does not collect
+    listed = '[pytest.mark.timeout(30), pytest.mark.skipif(os.name != "nt", reason="")]'
+    assert at("function_body", marks=listed) == "os.name != 'nt'"
+    assert at("function_body", marks="pytest.mark.skipif(sys.platform == 'win32', reason='')") \
+        is None
+
+
+def test_module_level_skips_are_early_exits():
+    for exit_statement in ('pytest.skip("Windows only", allow_module_level=True)',
+                           'raise unittest.SkipTest("Windows only")'):
+        assert guard(f"""
+            import pytest
+            import unittest
+
+            if sys.platform != "win32":
+                {exit_statement}
+
+            def test_console():
+                target()
+        """) == "sys.platform != 'win32'"
+
+
+def test_skips_without_a_condition_rule_out_everywhere():
+    """A test skipped always (`@unittest.skip("slow")`) never runs on any system: its calls are
+    not reported, and they are again once the skip is removed."""
+    for decorator, skip in (('@unittest.skip("flaky on CI")', "unittest.skip('flaky on CI')"),
+                            ("@unittest.skip", "unittest.skip"),
+                            ('@pytest.mark.skip(reason="slow")', "pytest.mark.skip(reason='slow')"),
+                            ('@pytest.mark.skipif(reason="slow")',
+                             "pytest.mark.skipif(reason='slow')")):
+        code = f"""
+            import pytest
+            import unittest
+
+            {decorator}
+            def test_soak():
+                target()
+        """
+        assert guard(code) == guard(code, "darwin") == skip
+
+
+@pytest.mark.parametrize("code", [
+    # a skip whose condition is live, or unknown
+    'import unittest\n@unittest.skipIf(sys.platform == "win32", "POSIX")\n'
+    'def test_fork():\n    target()\n',
+    'import unittest\n@unittest.skipUnless(hasattr(os, "fork"), "needs fork")\n'
+    'def test_fork():\n    target()\n',
+    'import unittest\n@unittest.skipUnless(os.name == "nt" or FORCE, "Windows")\n'
+    'def test_fork():\n    target()\n',
+    'import pytest\n@pytest.mark.skipif(*WINDOWS_ONLY, reason="Windows")\n'
+    'def test_fork():\n    target()\n',
+    'import pytest\n@pytest.mark.skipif(**WINDOWS_ONLY)\ndef test_fork():\n    target()\n',
+    # a skip on the argument of another decorator: one parameter is skipped, not the test
+    'import pytest\n@pytest.mark.parametrize("shell", ["sh", pytest.param("cmd", '
+    'marks=pytest.mark.skipif(os.name != "nt", reason="Windows"))])\n'
+    'def test_shell(shell):\n    target(shell)\n',
+    'import unittest\n@mock.patch.object(os, "name", unittest.skip("no"))\n'
+    'def test_shell(shell):\n    target(shell)\n',
+    # a pytest mark where pytest collects no test: a fixture, a helper, a nested function
+    'import pytest\n@pytest.fixture\n@pytest.mark.skipif(os.name != "nt", reason="Windows")\n'
+    'def console():\n    return target()\n',
+    'import pytest\ndef test_outer():\n    @pytest.mark.skip(reason="unused")\n'
+    '    def test_inner():\n        target()\n    test_inner()\n',
+    # the skip decorator's own arguments run on import
+    'import unittest\n@unittest.skipIf(target(), "no tool")\ndef test_tool():\n    pass\n',
+    # `pytestmark` bound under a condition, or changed after
+    'import pytest\nif os.name == "nt":\n    pytestmark = pytest.mark.skip(reason="hangs")\n'
+    'def test_tool():\n    target()\n',
+    'import pytest\npytestmark = [pytest.mark.skipif(os.name != "nt", reason="W")]\n'
+    'pytestmark.clear()\ndef test_tool():\n    target()\n',
+    # a module that may lack a Windows module is no platform test
+    'try:\n    import _winapi\nexcept ImportError:\n    _winapi = None\n'
+    'def test_handles():\n    if _winapi is not None:\n        target()\n',
+])
+def test_tests_that_may_run(code):
+    assert guard(code) is None
+
+
 # -- CUR101 --------------------------------------------------------------------------------
 
 LAUNCHER = '''
@@ -316,17 +562,78 @@ def drop_caches():
 '''
 
 
-def cur101_lines(libc: str) -> list[int]:
+TEST_MODULE = '''
+import os
+import subprocess
+import sys
+import unittest
+from unittest import skipUnless
+
+import pytest
+
+MSWINDOWS = sys.platform == "win32"
+windows_only = pytest.mark.skipif(not MSWINDOWS, reason="Windows only")
+
+if sys.platform == "darwin":
+    pytest.skip("no /proc on macOS", allow_module_level=True)
+
+
+class ProcessTests(unittest.TestCase):
+    @unittest.skipIf(MSWINDOWS, "no sleep command")
+    def test_timeout(self):
+        subprocess.run(["sleep", "5"], timeout=1)  # {linux}
+
+    @unittest.skipUnless(MSWINDOWS, "Windows only")
+    def test_start_new_console(self):
+        subprocess.run(["cmd", "/c", "ver"])
+
+    @unittest.skip("hangs on CI until the pipe fix")
+    def test_large_output(self):
+        subprocess.run(["yes"], timeout=1)
+
+    @unittest.skipUnless(hasattr(os, "setsid"), "needs setsid")
+    def test_new_session(self):
+        subprocess.run(["ps", "-o", "sid="], preexec_fn=os.setsid)  # {linux}
+
+
+@skipUnless(MSWINDOWS, "Windows-specific tests")
+class Win32Tests(unittest.TestCase):
+    def _kill(self, method):
+        return subprocess.Popen(["timeout", "30"])
+
+    def test_kill(self):
+        self._kill("kill").wait()
+
+
+@windows_only
+def test_shell_builtin():
+    subprocess.run("dir", shell=True)
+
+
+@pytest.mark.skipif("sys.platform != 'linux'", reason="reads /proc")
+def test_proc_status():
+    subprocess.run(["cat", "/proc/self/status"])  # {linux}
+
+
+@pytest.mark.parametrize("shell", [
+    "sh", pytest.param("cmd", marks=pytest.mark.skipif(not MSWINDOWS, reason="Windows")),
+])
+def test_each_shell(shell):
+    subprocess.run([shell, "-c", "exit 0"])  # {linux}
+'''
+
+
+def cur101_lines(libc: str, code: str = LAUNCHER) -> list[int]:
     settings = Settings(enabled=frozenset({"CUR101"}), target_python=(3, 8),
                         rule_options={"CUR101": {"libc": libc}})
     linter = Linter(settings, {"CUR101": SubprocessForkPath})
-    findings = linter.lint_bytes("launcher.py", LAUNCHER.encode(), "python").findings
+    findings = linter.lint_bytes("launcher.py", code.encode(), "python").findings
     return sorted(finding.line for finding in findings)
 
 
-def marked(system: str) -> list[int]:
-    """The lines of LAUNCHER that CUR101 reports for `system` (`{linux}`, `{mac}`, `{both}`)."""
-    code = LAUNCHER.replace("{both}", "warning: CUR101").replace(f"{{{system}}}", "warning: CUR101")
+def marked(system: str, code: str = LAUNCHER) -> list[int]:
+    """The lines of `code` that CUR101 reports for `system` (`{linux}`, `{mac}`, `{both}`)."""
+    code = code.replace("{both}", "warning: CUR101").replace(f"{{{system}}}", "warning: CUR101")
     return sorted(line for line, _, _ in Example(code).expected())
 
 
@@ -340,3 +647,11 @@ def test_cur101_reports_only_calls_macos_makes():
     lines = cur101_lines(MACOS)
     assert lines == marked("mac")
     assert len(lines) == 3
+
+
+def test_cur101_in_tests_the_target_skips():
+    """Linux runs four of the tests' calls; macOS none: the module skips itself there."""
+    lines = cur101_lines(GLIBC, TEST_MODULE)
+    assert lines == marked("linux", TEST_MODULE)
+    assert len(lines) == 4
+    assert cur101_lines(MACOS, TEST_MODULE) == []
