@@ -472,8 +472,14 @@ class SubprocessForkPath(Rule):
     Calls in code the target platform never runs are not reported: a branch whose condition is
     false there (`if sys.platform == "win32":`, `os.name == "nt"`, `platform.system() ==
     "Windows"`, a module constant defined once from them such as `IS_WINDOWS`, the `else` of
-    `if IS_LINUX:`, the right side of `IS_WINDOWS and ...`), or code after an early exit the
-    platform takes (`if sys.platform != "linux": return`). `libc = "macos"` means Darwin, every
+    `if IS_LINUX:`, the right side of `IS_WINDOWS and ...`), code after an early exit the
+    platform takes (`if sys.platform != "linux": return`, or `pytest.skip(...,
+    allow_module_level=True)`), and tests the platform skips: a function or the methods of a
+    class decorated with `@unittest.skipUnless(IS_WINDOWS, ...)`, `@unittest.skipIf(...)` or
+    `@pytest.mark.skipif(...)` whose condition skips there (a pytest string condition such as
+    `"sys.platform == 'win32'"` is parsed, never run), and the tests of a module whose
+    `pytestmark` skips. A test skipped always (`@unittest.skip("slow")`) runs nowhere: its
+    calls are reported again when the skip is removed. `libc = "macos"` means Darwin, every
     other `libc` Linux. A condition the linter cannot evaluate (a call, a configuration value,
     a constant imported from another module) leaves the call reported.
 
