@@ -76,11 +76,7 @@ def fuzz(kind: str, inputs: int, seed_value: int, deadline: float, limit: float,
     return ran
 
 
-def fails_alike(project: Project, failure: Failure, limit: float) -> bool:
-    return failure in check_project(project, limit)
-
-
-def reduced(parts: list[bytes], still_fails) -> list[bytes]:
+def reduced(parts: list, still_fails) -> list:
     """`parts` with chunks removed (halves, quarters, ... single parts) while `still_fails`."""
     chunk = max(1, len(parts) // 2)
     while chunk >= 1:
@@ -95,36 +91,32 @@ def reduced(parts: list[bytes], still_fails) -> list[bytes]:
     return parts
 
 
+CONFIG_NAMES = ("cursedlint.toml", "pyproject.toml")
+
+
+def project_of(entries: list[tuple[str, bytes]]) -> Project:
+    config = next((entry for entry in entries if entry[0] in CONFIG_NAMES), None)
+    return Project(tuple(entry for entry in entries if entry is not config), config)
+
+
 def minimize(project: Project, failure: Failure, limit: float, budget: float) -> Project:
-    """A smaller project that fails the same way: files dropped, then each file's (and the
-    configuration's) lines, then bytes, removed while it still does (within `budget`
-    seconds)."""
+    """A smaller project that fails the same way: files (and the configuration) dropped, then
+    each one's lines, then bytes, removed while it still does (within `budget` seconds)."""
     deadline = time.monotonic() + budget
 
-    def still(candidate: Project) -> bool:
-        return time.monotonic() < deadline and fails_alike(candidate, failure, limit)
+    def fails(entries: list[tuple[str, bytes]]) -> bool:
+        return time.monotonic() < deadline and failure in check_project(project_of(entries),
+                                                                        limit)
 
-    files = list(project.files)
-    kept = reduced([name.encode() for name, _ in files],
-                   lambda names: still(Project(tuple(f for f in files if f[0].encode() in names),
-                                               project.config)))
-    current = Project(tuple(f for f in files if f[0].encode() in kept), project.config)
-    if current.config and still(Project(current.files, None)):
-        current = Project(current.files, None)
-    entries = [*current.files, *([current.config] if current.config else [])]
+    entries = reduced(list(project.entries), fails)
     for index, (name, data) in enumerate(entries):
-        def with_data(new: bytes) -> Project:
-            changed = [(n, new if i == index else d) for i, (n, d) in enumerate(entries)]
-            config = changed[-1] if current.config else None
-            return Project(tuple(changed[:len(current.files)]), config)
+        def with_parts(parts: list[bytes]) -> list[tuple[str, bytes]]:
+            return [*entries[:index], (name, b"".join(parts)), *entries[index + 1:]]
 
-        lines = reduced(data.splitlines(keepends=True),
-                        lambda parts: still(with_data(b"".join(parts))))
-        data = b"".join(reduced([bytes([b]) for b in b"".join(lines)],
-                                lambda parts: still(with_data(b"".join(parts)))))
+        for split in (lambda d: d.splitlines(keepends=True), lambda d: [bytes([b]) for b in d]):
+            data = b"".join(reduced(split(data), lambda parts: fails(with_parts(parts))))
         entries[index] = (name, data)
-        current = with_data(data)
-    return current
+    return project_of(entries)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -70,16 +70,19 @@ class Project:
     config: tuple[str, bytes] | None = None
 
     @property
+    def entries(self) -> tuple[tuple[str, bytes], ...]:
+        """The files, then the configuration."""
+        return (*self.files, *((self.config,) if self.config else ()))
+
+    @property
     def size(self) -> int:
-        return sum(len(data) for _, data in self.files) + len(self.config[1] if self.config
-                                                                else b"")
+        return sum(len(data) for _, data in self.entries)
 
     def write(self, root: str) -> None:
         """Write the files under `root`, all modified long ago (so that the cache's stat fast
         path applies to them on a warm run)."""
-        written = [*self.files, *([self.config] if self.config else [])]
         old = time.time() - 3600
-        for name, data in written:
+        for name, data in self.entries:
             path = os.path.join(root, name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as handle:
@@ -88,8 +91,8 @@ class Project:
 
     def text(self) -> str:
         """The project as a reader wants it in a report: each file's name, then its bytes."""
-        parts = [*self.files, *([self.config] if self.config else [])]
-        return "\n".join(f"--- {name} ({len(data)} bytes)\n{data!r}" for name, data in parts)
+        return "\n".join(f"--- {name} ({len(data)} bytes)\n{data!r}"
+                         for name, data in self.entries)
 
 
 # -- the rules' own material -------------------------------------------------------------------
@@ -140,6 +143,7 @@ def python_fragments() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...
             elif isinstance(node, (ast.Assign, ast.Expr, ast.AugAssign, ast.AnnAssign,
                                    ast.Return, ast.Raise, ast.Assert, ast.Delete)):
                 statements.add(ast.unparse(node))
+
     def one_line(texts: set[str]) -> tuple[str, ...]:
         return tuple(sorted(t for t in texts if len(t) <= 240 and "\n" not in t))
 
@@ -773,13 +777,15 @@ def run_cli(argv: list[str]) -> Run:
 
 
 def _raised(error: Exception) -> str:
-    """The exception and the innermost frame of cursedlint's own code it passed through (the
-    same for one cause, however deep the stack was when it overflowed)."""
+    """The exception, the innermost frame of cursedlint's own code it passed through (the
+    same for one cause, however deep the stack was when it overflowed) and the last line of
+    its message (a worker's error ends with the worker's exception)."""
     frames = traceback.extract_tb(error.__traceback__)
     own = [frame for frame in frames if frame.filename.startswith(_PACKAGE_DIRS)]
     frame = (own or frames)[-1]
     where = f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}"
-    return f"{type(error).__name__} at {where}: {error}"[:300]
+    last = (str(error).strip().splitlines() or [""])[-1]
+    return f"{type(error).__name__} at {where}: {last}"[:300]
 
 
 _PACKAGE_DIRS = tuple(os.path.dirname(module.__file__) + os.sep
