@@ -110,6 +110,12 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
                        if not isinstance(child, _SCOPES))
 
 
+def _body(scope: ast.AST) -> list[ast.AST]:
+    """What a module, class, def or lambda runs: its statements, or a lambda's expression
+    (read every scope's body through this: a lambda's is one node, not a list)."""
+    return [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
+
+
 def _statement_call(statement: ast.stmt) -> ast.Call | None:
     """The call a statement makes: `f(...)`, `x = f(...)`, `check(f(...))`."""
     value = getattr(statement, "value", None) if isinstance(
@@ -761,10 +767,6 @@ class CThreads:
         return None
 
 
-def _body(code: ast.AST) -> list[ast.AST]:
-    return [code.body] if isinstance(code, ast.Lambda) else list(code.body)
-
-
 def _through(path: list[str]) -> str:
     return "".join(f" through {name}()" for name in path)
 
@@ -1126,7 +1128,7 @@ class CudaThreadDuringCapture(CaptureRule):
         return [s for i, s in enumerate(scopes) if s is not None and s not in scopes[:i]]
 
     def _starts(self, scope: ast.AST) -> Iterator[ThreadStart]:
-        for node in own_nodes(scope.body):
+        for node in own_nodes(_body(scope)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr == "start" and not node.args:
                     start = self._thread_start(node)
@@ -1201,7 +1203,7 @@ class CudaThreadDuringCapture(CaptureRule):
     def _ended(self, start: ThreadStart, windows: list, region: Region) -> bool:
         """Whether the thread is joined, shut down or waited for in one of the windows
         (scope, after, before), or the executor's `with` block ends before the region."""
-        for node in (n for root, after, until in windows for n in own_nodes(root.body)
+        for node in (n for root, after, until in windows for n in own_nodes(_body(root))
                      if isinstance(n, ast.Call) and after < _position(n) < until):
             if self.analysis.named(node.func, _WAITS) and start.executor:
                 return True
@@ -1630,7 +1632,7 @@ class PinnedLoaderDuringCapture(CaptureRule):
         cls = _enclosing_class(self.context, scope) if scope is not self.context.tree else None
         init = CaptureAnalysis.own_method(cls, "__init__") if cls else None
         for root in (scope, init) if init not in (None, scope) else (scope,):
-            for node in own_nodes(root.body):
+            for node in own_nodes(_body(root)):
                 if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
                         and self.analysis.named(node.value.func, _ITER) and node.value.args):
                     continue
@@ -1916,7 +1918,7 @@ class CaptureWithoutWarmup(CaptureRule):
         scope = self.context.scope_of(region.start) or self.context.tree
         start = _position(region.start)
         captured = {_key(n.func) for n in own_nodes(region.body) if isinstance(n, ast.Call)}
-        earlier = [n for n in own_nodes(scope.body) if isinstance(n, (ast.Call, ast.BinOp))
+        earlier = [n for n in own_nodes(_body(scope)) if isinstance(n, (ast.Call, ast.BinOp))
                    and _position(n) < start]
         return any(self._runs_or_passes(node, captured) or self._stream_block_call(node)
                    for node in earlier) or self.uses.first(earlier, self._library_work) \

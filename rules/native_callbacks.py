@@ -548,8 +548,11 @@ class PythonCallbackIntoCuda(Rule):
             return self.context.definition(call.func)
         return self.tracer.own_method(call.func)
 
-    def _is_stream(self, func: ast.Attribute) -> bool:
-        """Whether a method's receiver is a CuPy or Numba stream the module creates."""
+    def _is_stream(self, func: ast.AST) -> bool:
+        """Whether a method's receiver is a CuPy or Numba stream the module creates (a plain
+        function of the method's name has none)."""
+        if not isinstance(func, ast.Attribute):
+            return False
         receiver = func.value
         if isinstance(receiver, ast.Name):
             receiver = self.context.definition(receiver) or receiver

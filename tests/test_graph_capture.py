@@ -522,6 +522,86 @@ def test_warmup_silent(code):
     assert lint(code, CaptureWithoutWarmup) == []
 
 
+# -- a capture source in a lambda ----------------------------------------------------------
+
+
+def lint_all_rules(code: str) -> list[tuple[str, int]]:
+    """(code, line) of every CUR4xx finding, internal errors (CUR000) included."""
+    settings = Settings(enabled=frozenset(rule.code for rule in RULES.values()))
+    rules = {rule.code: rule for rule in RULES.values()}
+    result = Linter(settings, rules).lint_bytes("example.py", textwrap.dedent(code).encode(),
+                                                "python")
+    return sorted((f.code, f.line) for f in result.findings)
+
+
+LAMBDA_MODULE = """
+import threading
+import torch
+from torch.utils.data import DataLoader
+
+def poll(event):
+    while True:
+        event.query()
+
+threading.Thread(target=poll, args=(EVENT,), daemon=True).start()
+loader = DataLoader(DATASET, num_workers=4, pin_memory=True)
+for batch in loader:
+    {capture}
+"""
+"""A polling thread alive and a pinned loader iterated where the capture source (line 13)
+is written."""
+
+
+@pytest.mark.parametrize("capture, findings", [
+    # calling the lambda captures, while the module's thread runs: the def form's finding
+    ("graphed = lambda m, x: torch.cuda.make_graphed_callables(m, (x,))", [("CUR401", 13)]),
+    ("def graphed(m, x): return torch.cuda.make_graphed_callables(m, (x,))",
+     [("CUR401", 13)]),
+    # the lambda's one expression starts a thread of its own before the capture
+    ("graphed = lambda m, x: (threading.Thread(target=poll, args=(x,)).start(), "
+     "torch.cuda.make_graphed_callables(m, (x,)))", [("CUR401", 13), ("CUR401", 13)]),
+    # run in the loop, not only defined there: the loader's iterator is alive too
+    ("graphed = [torch.cuda.make_graphed_callables(m, (batch,)) for m in MODELS]",
+     [("CUR401", 13), ("CUR403", 13)]),
+    ("graphed = (lambda: torch.cuda.make_graphed_callables(MODEL, (batch,))) and None",
+     [("CUR401", 13)]),
+    # only builds the context manager: a capture begins where a `with` enters it
+    ("graph_of = lambda g: torch.cuda.graph(g)", []),
+    ("def graph_of(g): return torch.cuda.graph(g)", []),
+    # half a region: a lambda holds no block in which capture_end() could follow
+    ("begin = lambda g: g.capture_begin()", []),
+    ("def begin(g): g.capture_begin()", []),
+    ("begin = lambda s: s.begin_capture() or cudart.cudaStreamBeginCapture(s, 0)", []),
+    # a region is the statements of one block; an expression sequence is not read as one
+    ("step = lambda g, y: (g.capture_begin(), y.item(), g.capture_end())", []),
+    ("step = lambda g, y: [g.capture_begin() for _ in y]", []),
+])
+def test_capture_sources_in_lambdas_follow_their_def_forms(capture, findings):
+    assert lint_all_rules(LAMBDA_MODULE.format(capture=capture)) == findings
+
+
+def test_lambda_capture_in_a_method_sees_threads_of_the_class_init():
+    code = """
+    import threading
+    import torch
+
+    def poll(event):
+        event.query()
+
+    class Runner:
+        def __init__(self, event):
+            self.poller = threading.Thread(target=poll, args=(event,))
+            self.poller.start()
+
+        def graphed(self, model, x):
+            return (lambda: torch.cuda.make_graphed_callables(model, (x,)))()
+    """
+    assert lint_all_rules(code) == [("CUR401", 14)]
+    joined = code.replace("self.poller.start()", "self.poller.start()\n"
+                          "            self.poller.join()")
+    assert lint_all_rules(joined) == []
+
+
 # -- the second prefilter look -----------------------------------------------------------------
 
 @pytest.mark.parametrize("code, parsed", [

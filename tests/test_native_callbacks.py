@@ -120,6 +120,8 @@ def test_extra_apis_adds_names_and_triggers():
     "cb = None\ncb = lambda d: None\nlibcuda.cuLaunchHostFunc(stream, cb, None)\n",
     # add_callback on something that is not a CuPy or Numba stream
     "import cupy\nbus.add_callback(lambda: None)\n",
+    # a plain function of a stream method's name: no stream receives it
+    "import cupy\nadd_callback(lambda: None)\nlaunch_host_func(print, None)\n",
     # the struct field of some other struct
     "params = Options()\nparams.fn = lambda: None\ncuGraphAddHostNode\n",
 ])
