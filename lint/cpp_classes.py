@@ -99,12 +99,14 @@ class FileClasses:
 
 # -- reading a tree -------------------------------------------------------------------------------
 def file_classes(context) -> FileClasses:
-    """The classes (with bodies) and type aliases declared in one C++ file."""
+    """The classes (with bodies) and type aliases declared in one C++ file. The walk keeps
+    the children of a namespace or file still to read as a cursor, not as a list (a file may
+    hold millions of declarations)."""
     classes: list[ClassFacts] = []
     aliases: list[AliasFacts] = []
-    stack = [(context.root, (), frozenset())]
-    while stack:
-        node, scope, template_parameters = stack.pop()
+    stack = _Pending([(context.root, (), frozenset())])
+    while (entry := stack.pop()) is not None:
+        node, scope, template_parameters = entry
         kind = node.type
         if kind == "namespace_definition":
             name = node.child_by_field_name("name")
@@ -125,11 +127,40 @@ def file_classes(context) -> FileClasses:
             aliases.extend(_aliases(context, node, scope, template_parameters))
             _push_class_of(node, scope, template_parameters, stack)
         elif kind in _TRANSPARENT:
-            stack.extend((child, scope, template_parameters) for child in node.named_children)
+            stack.extend_lazily(_entries(context.children(node, last_first=True), scope,
+                                         template_parameters))
         elif kind == "declaration":
             _push_class_of(node, scope, template_parameters, stack)
     classes.sort(key=lambda facts: facts.line)
     return FileClasses(tuple(classes), tuple(aliases))
+
+
+class _Pending:
+    """What is left to read, last in first out: entries, and runs of entries that are produced
+    only when reached (each run is read in the order it yields)."""
+
+    def __init__(self, entries):
+        self._runs = [iter(entries)]
+
+    def append(self, entry) -> None:
+        self._runs.append(iter((entry,)))
+
+    def extend_lazily(self, entries) -> None:
+        self._runs.append(iter(entries))
+
+    def pop(self):
+        """The next entry, or None when nothing is left."""
+        while self._runs:
+            entry = next(self._runs[-1], None)
+            if entry is not None:
+                return entry
+            self._runs.pop()
+        return None
+
+
+def _entries(nodes, scope, template_parameters) -> Iterator[tuple]:
+    for node in nodes:
+        yield node, scope, template_parameters
 
 
 def _push_class_of(node, scope, template_parameters, stack) -> None:
@@ -171,7 +202,7 @@ def _read_body(context, body, scope, template_parameters, template, members, met
     pending = [(body, template_parameters, template)]
     while pending:
         node, parameters, in_template = pending.pop()
-        for child in reversed(node.named_children):
+        for child in context.children(node, last_first=True):
             kind = child.type
             if kind in ("field_declaration", "declaration", "function_definition"):
                 _push_class_of(child, scope, parameters, stack)
