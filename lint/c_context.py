@@ -14,7 +14,7 @@ of millions of elements, lines of megabytes and nesting thousands deep, so:
   fine, a climb of unbounded length goes through `ancestors`, which goes down once;
 - `descendants` and `children` walk with a cursor and hold no lists (`named_children` of a node
   with a million children is a million objects at once);
-- queries (`captures`, `matches`) run over one function or statement, never the whole file.
+- queries (`captures`) run over one function or statement, never the whole file.
 """
 
 from __future__ import annotations
@@ -167,19 +167,13 @@ class CContext(FileContext):
                 if not cursor.goto_parent():
                     return count
 
-    def captures(self, pattern: str, node=None) -> dict[str, list]:
-        """Capture name -> nodes, for a tree-sitter query over `node` (default: the file)."""
+    def captures(self, pattern: str, node) -> dict[str, list]:
+        """Capture name -> nodes, for a tree-sitter query over `node` (a function or a statement:
+        over a whole file a query costs several times its parse)."""
         from tree_sitter import QueryCursor
 
         cursor = QueryCursor(compiled_query(self.language, pattern))
-        return cursor.captures(node or self.root)
-
-    def matches(self, pattern: str, node=None) -> list[dict[str, list]]:
-        """One dict of capture name -> nodes per match, in document order."""
-        from tree_sitter import QueryCursor
-
-        cursor = QueryCursor(compiled_query(self.language, pattern))
-        return [captures for _, captures in cursor.matches(node or self.root)]
+        return cursor.captures(node)
 
     def calls(self, names: Iterable[str] | re.Pattern[bytes], node=None) -> list[tuple]:
         """(function name, call_expression node) for each call of a plain or qualified function
