@@ -48,7 +48,7 @@ from functools import cached_property
 from itertools import islice
 from typing import Any, Iterator, NamedTuple
 
-from cursedlint.c_context import children, descendants, parse, wrapped_by
+from cursedlint.c_context import children, descendants, parse
 from cursedlint.python_consteval import UNKNOWN
 
 _MAX_DEPTH = 150  # nested expressions, macro expansions and typedef chains
@@ -514,6 +514,17 @@ class _Def:
 _UNRESOLVED = object()
 
 
+class _Named:
+    """What a file does with one name: its ordinary declarations and its struct/union/class/enum
+    tags (`_Def`s, in order), its #define and #undef lines (in order), and where it is
+    assigned, incremented or has its address taken."""
+
+    __slots__ = ("declared", "tags", "macros", "modified")
+
+    def __init__(self, declared: list, tags: list, macros: list, modified: list):
+        self.declared, self.tags, self.macros, self.modified = declared, tags, macros, modified
+
+
 class _Writes(NamedTuple):
     """What one function does to its variables, read by one walk of it. `assignments`: field
     path -> (target, statement, block) of the statements `path = value;` of its blocks, in
@@ -689,7 +700,7 @@ class CConstants:
     @cached_property
     def _overloads(self) -> set[str]:
         """The operators this file overloads (`operator|` -> "|")."""
-        found = (keyword.parent for _, keyword in self.context.tokens(("operator",)))
+        found = (self.context.parent(keyword) for _, keyword in self.context.tokens(("operator",)))
         own = {self.context.text(node)[len("operator"):].strip() for node in found
                if node.type == "operator_name"}
         return own.union(*(header._overloads for header in self.extra))
@@ -959,25 +970,50 @@ class CConstants:
 
     # -- names ---------------------------------------------------------------------------------
 
-    def _declared(self, name: str) -> tuple[list[_Def], list[_Def]]:
-        """(ordinary declarations, struct/union/class/enum tags) of `name` in the file, in order:
-        found from the tokens spelling it."""
-        key = ("declared", name)
+    def _name(self, name: str) -> _Named:
+        """What the file does with `name` (see `_Named`), found from the places spelling it
+        (one byte search per name) and a short climb from each."""
+        key = ("name", name)
         if key not in self._memo:
-            names: list[_Def] = []
-            tags: list[_Def] = []
-            for _, leaf in self.context.tokens((name,)):
-                node, owner = leaf, leaf.parent
-                while (owner is not None and owner.type == "qualified_identifier"
-                       and owner.child_by_field_name("name") == node):
-                    node, owner = owner, owner.parent  # `ns::name`: the qualified name is declared
-                if owner is None or not (owner.type in _DECLARING or _declarator_like(owner.type)):
-                    continue  # a use
-                split = _split_name(node)
-                if split is not None:
-                    self._declarations_named(node, owner, split, names, tags)
-            self._memo[key] = names, tags
+            named, macros = _Named([], [], [], []), {}
+            for start, end, node in self.context.hits((name,)):
+                owner = self.context.parent(node)
+                if owner is None:
+                    continue
+                if (node.start_byte, node.end_byte) == (start, end):
+                    if (owner.type in ("preproc_def", "preproc_function_def")
+                            and owner.child_by_field_name("name") == node):
+                        macros[owner.id] = owner
+                    self._token_named(node, owner, named)
+                elif (node.type == "preproc_arg" and owner.type == "preproc_call"
+                      and self.context.text(owner.child_by_field_name("directive"))
+                      in _MACRO_DIRECTIVES):  # a #define tree-sitter read as a directive
+                    defined = _MACRO_NAME.match(self.context.text(node))
+                    if defined and defined[1] == name:
+                        macros[owner.id] = owner
+            named.macros = sorted(macros.values(), key=lambda node: node.start_byte)
+            self._memo[key] = named
         return self._memo[key]
+
+    def _token_named(self, leaf, owner, named: _Named) -> None:
+        """Add what the token `leaf` (its parent `owner`) declares or modifies."""
+        if leaf.type == "identifier":
+            node, parent = leaf, owner
+            while parent is not None:
+                if self._modified_target(parent) == node:
+                    named.modified.append(leaf.start_byte)  # `x = 1`, `(x)++`, `&x`
+                if parent.type != "parenthesized_expression" or _only_child(parent) != node:
+                    break
+                node, parent = parent, self.context.parent(parent)
+        node = leaf
+        while owner.type == "qualified_identifier" and owner.child_by_field_name("name") == node:
+            node, owner = owner, self.context.parent(owner)  # `ns::name` is declared whole
+            if owner is None:
+                return
+        if owner.type in _DECLARING or _declarator_like(owner.type):
+            split = _split_name(node)
+            if split is not None:
+                self._declarations_named(node, owner, split, named.declared, named.tags)
 
     def _declarations_named(self, node, owner, split: tuple, names: list, tags: list) -> None:
         """Append what declares the name node `node` (its parent `owner`; name and qualifier
@@ -999,44 +1035,21 @@ class CConstants:
                               owner, *split))
             return
         owners = _DECLARATOR_OWNERS[self.context.language]
-        for declarator in wrapped_by(node, _leads_to):
-            owner = declarator.parent
+        for declarator in self.context.wrapped_by(node, _leads_to):
+            owner = self.context.parent(declarator)
             if (owner is not None and owner.type in owners
                     and self.context.field_of(declarator) == "declarator"
                     and any(found == node for found in _declared_names(declarator))):
                 kind = owners[owner.type]
-                if node.parent.type == "structured_binding_declarator":
+                if self.context.parent(node).type == "structured_binding_declarator":
                     kind = "param"  # bound to parts of an unknown value
                 names.append(_Def(kind, declarator, owner, *split))
-
-    def _macros(self, name: str) -> list:
-        """The #define and #undef lines of `name`, in order (some #defines tree-sitter reads
-        as preproc_call, with the name inside the argument)."""
-        key = ("macros", name)
-        if key not in self._memo:
-            found = {}
-            for start, end, node in self.context.hits((name,)):
-                owner = node.parent
-                if owner is None:
-                    continue
-                if node.type == "identifier" and (node.start_byte, node.end_byte) == (start, end):
-                    if (owner.type in ("preproc_def", "preproc_function_def")
-                            and owner.child_by_field_name("name") == node):
-                        found[owner.id] = owner
-                elif (node.type == "preproc_arg" and owner.type == "preproc_call"
-                      and self.context.text(owner.child_by_field_name("directive"))
-                      in _MACRO_DIRECTIVES):
-                    defined = _MACRO_NAME.match(self.context.text(node))
-                    if defined and defined[1] == name:
-                        found[owner.id] = owner
-            self._memo[key] = sorted(found.values(), key=lambda node: node.start_byte)
-        return self._memo[key]
 
     @cached_property
     def _pragma_pack(self) -> bool:
         """Whether the file has a `#pragma pack`, which makes every layout unknown."""
         for _, directive in self.context.tokens(_PRAGMA):
-            call = directive.parent
+            call = self.context.parent(directive)
             argument = call.child_by_field_name("argument") if call is not None else None
             if (directive.type == "preproc_directive" and call.type == "preproc_call"
                     and argument is not None
@@ -1044,28 +1057,12 @@ class CConstants:
                 return True
         return False
 
-    def _modified_at(self, name: str) -> list[int]:
-        """Where the variable `name` is assigned, incremented or has its address taken."""
-        key = ("modified", name)
-        if key not in self._memo:
-            found = []
-            for _, leaf in self.context.tokens((name,)):
-                node, parent = leaf, leaf.parent
-                while leaf.type == "identifier" and parent is not None:
-                    if self._modified_target(parent) == node:
-                        found.append(leaf.start_byte)  # `x = 1`, `(x)++`, `&x`
-                    if parent.type != "parenthesized_expression" or _only_child(parent) != node:
-                        break
-                    node, parent = parent, parent.parent
-            self._memo[key] = found
-        return self._memo[key]
-
     def _header_macro(self, name: str) -> bool:
-        return any(header._macros(name) for header in self.extra)
+        return any(header._name(name).macros for header in self.extra)
 
     def _is_macro(self, name: str, anchor) -> bool:
         return self._header_macro(name) or any(
-            event.start_byte < anchor.start_byte for event in self._macros(name))
+            event.start_byte < anchor.start_byte for event in self._name(name).macros)
 
     def _expansions(self, node, name: str, qualifier: tuple, env: _Env) -> list | None:
         """The bodies of the macro `name` as used at `node`: None when it is not a macro
@@ -1074,8 +1071,8 @@ class CConstants:
         if name in env.expanding:
             return None  # a macro is not expanded inside its own expansion
         bodies = [header._macro_body(event) for header in self.extra
-                  for event in header._macros(name)]
-        bodies += [self._macro_body(event) for event in self._macros(name)
+                  for event in header._name(name).macros]
+        bodies += [self._macro_body(event) for event in self._name(name).macros
                    if event.start_byte < env.anchor.start_byte]
         if not bodies:
             return None
@@ -1163,7 +1160,8 @@ class CConstants:
         ones and {namespace/class path: [declaration]} of the others."""
         key = ("declarations", tables, name)
         if key not in self._memo:
-            names, tags = self._declared(name)
+            named = self._name(name)
+            names, tags = named.declared, named.tags
             sources = {"names": (names,), "tags": (tags,),
                        "types": (names, tags) if self.cpp else (names,)}
             blocks, paths = [], defaultdict(list)
@@ -1301,7 +1299,7 @@ class CConstants:
         changes count too)."""
         block = self._scope(definition)[0]
         return any(definition.node.start_byte <= position < block.end_byte
-                   for position in self._modified_at(definition.name))
+                   for position in self._name(definition.name).modified)
 
     def _enumerator_value(self, enumerator) -> _Value:
         enumerators = enumerator.parent
@@ -1665,7 +1663,7 @@ class CConstants:
         for declarator in holder.children_by_field_name("declarator"):
             for name in _declared_names(declarator):
                 text = self.context.text(name)
-                if self._macros(text) or self._header_macro(text):
+                if self._name(text).macros or self._header_macro(text):
                     return True
                 if holder.type == "declaration" and _looks_like_macro(text):
                     return True

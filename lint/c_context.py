@@ -10,8 +10,11 @@ of millions of elements, lines of megabytes and nesting thousands deep, so:
 - `tokens` and `calls` find names by a byte search of the region, then look each hit up in the
   tree; a query over a region costs a few microseconds per node of it (more over wide nodes), a
   byte search a few nanoseconds per byte;
-- `Node.parent` searches down from the root on every call: climbing one or two levels with it is
-  fine, a climb of unbounded length goes through `ancestors`, which goes down once;
+- `Node.parent` searches down from the root on every call, so in a chain `n + n + ... + n` of
+  100,000 terms each climb from a token costs 100,000 steps. The hits of one search are looked up
+  by one cursor that moves from each to the next, and `parent`, `ancestors` and `field_of` answer
+  from its path for the nodes on it (the last hit and what holds it); elsewhere `ancestors` goes
+  down once with a cursor and climbs back;
 - `descendants` and `children` walk with a cursor and hold no lists (`named_children` of a node
   with a million children is a million objects at once);
 - queries (`captures`) run over one function or statement, never the whole file.
@@ -75,14 +78,78 @@ def _automaton(names: frozenset[str]):
 def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterator[tuple]:
     """(start, end) of each of `names` in data[start:end] with no identifier character just
     before or after it."""
-    if not any(names):
-        return
-    found = _automaton(names).find_matches_as_indexes(memoryview(data)[start:end])
-    for _, first, last in found:
-        first, last = first + start, last + start
+    for first, last in _places(names, data, start, end):
         if (first == 0 or data[first - 1] not in _IDENTIFIER_BYTES) and (
                 last == len(data) or data[last] not in _IDENTIFIER_BYTES):
             yield first, last
+
+
+def _places(names: frozenset[str], data: bytes, start: int, end: int) -> Iterator[tuple]:
+    """(start, end) of each of `names` in data[start:end], longest first where they overlap:
+    a plain search for one name, one Aho-Corasick pass for several."""
+    if len(names) == 1:
+        needle = next(iter(names)).encode()
+        at = data.find(needle, start, end) if needle else -1
+        while at >= 0:
+            yield at, at + len(needle)
+            at = data.find(needle, at + len(needle), end)
+    elif any(names):
+        found = _automaton(names).find_matches_as_indexes(memoryview(data)[start:end])
+        for _, first, last in found:
+            yield first + start, last + start
+
+
+class _Path:
+    """The nodes from the root down to the place looked up last (with the field each has in its
+    parent), kept by one cursor that moves from each place to the next: the hits of a search
+    come in order, so the moves add up to about the part of the tree around them, where looking
+    each up from the root costs its depth."""
+
+    def __init__(self, tree):
+        self._cursor = tree.walk()
+        self.nodes = [self._cursor.node]
+        self.fields: list[str | None] = [None]
+        self._index = {self.nodes[0].id: 0}  # id -> place; may hold nodes left since
+        self.moves = 0  # how often the path changed
+
+    def move_to(self, start: int, end: int):
+        """The smallest node holding bytes [start, end), now the end of the path."""
+        nodes, cursor = self.nodes, self._cursor
+        self.moves += 1
+        keep = len(nodes)
+        while keep > 1 and not (nodes[keep - 1].start_byte <= start
+                                and end <= nodes[keep - 1].end_byte):
+            keep -= 1
+        if keep < len(nodes):
+            for _ in range(len(nodes) - keep):
+                cursor.goto_parent()
+            del nodes[keep:], self.fields[keep:]
+        down, index = cursor.goto_first_child_for_byte, self._index
+        while down(start) is not None:
+            child = cursor.node
+            if child.start_byte > start or child.end_byte < end:
+                cursor.goto_parent()
+                break
+            index[child.id] = len(nodes)
+            nodes.append(child)
+            self.fields.append(cursor.field_name)
+        if len(index) > 4 * len(nodes) + 64:  # forget the nodes left behind
+            self._index = {node.id: place for place, node in enumerate(nodes)}
+        return nodes[-1]
+
+    def position(self, node) -> int | None:
+        """Where `node` is on the path, or None."""
+        place = self._index.get(node.id)
+        nodes = self.nodes
+        return place if place is not None and place < len(nodes) and nodes[place] == node \
+            else None
+
+
+def _parents(node) -> Iterator:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
 
 
 def descendants(node) -> Iterator:
@@ -119,21 +186,6 @@ def children(node, last_first: bool = False) -> Iterator:
 
 
 _WRAPS_NO_DECLARATOR = ("translation_unit", "ERROR", "concatenated_string")
-
-
-def wrapped_by(leaf, leads) -> Iterator:
-    """`leaf` and the nodes above it that lead down to it (`leads(parent, child)`: whether the
-    name `parent` declares is found through `child`): the declarators and targets around a
-    declared name, innermost first. Lists, statements, preprocessor blocks and error regions
-    wrap no name: the climb stops there without asking `leads` about their (maybe millions of)
-    children."""
-    node = leaf
-    while True:
-        yield node
-        parent = node.parent
-        if parent is None or _wraps_no_declarator(parent.type) or not leads(parent, node):
-            return
-        node = parent
 
 
 def _wraps_no_declarator(kind: str) -> bool:
@@ -189,11 +241,11 @@ class CContext(FileContext):
         or None."""
         if leaf.type != "identifier":
             return None
-        function, call = leaf, leaf.parent
+        function, call = leaf, self.parent(leaf)
         if self.language == CPP and call is not None and call.type == "qualified_identifier":
             if call.child_by_field_name("name") != leaf:
                 return None
-            function, call = call, call.parent
+            function, call = call, self.parent(call)
         if (call is not None and call.type == "call_expression"
                 and call.child_by_field_name("function") == function):
             return call
@@ -218,51 +270,87 @@ class CContext(FileContext):
         else:
             found = _spelled(frozenset(names), data, region.start_byte, region.end_byte)
         for start, end in found:
-            yield start, end, self.root.descendant_for_byte_range(start, end)
+            yield start, end, self._path.move_to(start, end)
+
+    @cached_property
+    def _path(self) -> _Path:
+        """The path to the place looked up last, shared by every lookup of the file."""
+        return _Path(self.tree)
+
+    def parent(self, node):
+        """`node.parent`, at once for a node on the path to the place looked up last."""
+        index = self._path.position(node)
+        if index is None:
+            return node.parent
+        return self._path.nodes[index - 1] if index else None
 
     def ancestors(self, node) -> Iterator:
-        """The nodes around `node`, innermost first, up to the root. `Node.parent` searches down
-        from the root on every call (a climb with it costs depth squared); this goes down once,
-        with a cursor, and climbs back."""
-        cursor = self._cursor_at(node)
-        if cursor is None:
-            parent = node.parent
-            while parent is not None:
-                yield parent
-                parent = parent.parent
+        """The nodes around `node`, innermost first, up to the root, from the path to it."""
+        path = self._path
+        index = path.position(node)
+        if index is None:
+            path.move_to(node.start_byte, node.end_byte)
+            index = path.position(node)
+        if index is None:  # an empty node, which no byte leads to
+            yield from _parents(node)
             return
-        while cursor.goto_parent():
-            yield cursor.node
+        moves = path.moves
+        for above in range(index - 1, -1, -1):
+            if path.moves != moves:  # a lookup inside the caller's loop moved the path on
+                yield from self.ancestors(node)
+                return
+            node = path.nodes[above]
+            yield node
 
     def enclosing(self, nodes: Iterable, kinds) -> list:
         """The nodes of `kinds` that are or hold any of `nodes` (nested ones too), in source
-        order."""
-        found = {}
+        order. A climb stops where an earlier one passed."""
+        found, passed = {}, set()
         for node in nodes:
-            for ancestor in (node, *self.ancestors(node)):
-                if ancestor.type in kinds:
-                    found.setdefault(ancestor.id, ancestor)
+            for above in (node, *self._until(self.ancestors(node), passed)):
+                if above.type in kinds:
+                    found.setdefault(above.id, above)
         return sorted(found.values(), key=lambda node: (node.start_byte, -node.end_byte))
+
+    @staticmethod
+    def _until(nodes: Iterator, passed: set) -> Iterator:
+        """`nodes` up to the first already in `passed`, adding them to it."""
+        for node in nodes:
+            if node.id in passed:
+                return
+            passed.add(node.id)
+            yield node
 
     def field_of(self, node) -> str | None:
         """The field name `node` has in its parent (`declarator`, `value`, ...), or None."""
-        cursor = self._cursor_at(node)
-        return cursor.field_name if cursor is not None else None
+        path = self._path
+        if path.position(node) is None:
+            path.move_to(node.start_byte, node.end_byte)
+        index = path.position(node)
+        if index is not None:
+            return path.fields[index]
+        parent = node.parent  # an empty node
+        return next((parent.field_name_for_child(i) for i in range(parent.child_count)
+                     if parent.child(i) == node), None) if parent is not None else None
 
-    def _cursor_at(self, node):
-        """A cursor of the whole tree standing on `node`, or None for an empty node (a byte
-        does not lead to it)."""
-        cursor, start = self.tree.walk(), node.start_byte
-        while cursor.node != node:
-            if cursor.goto_first_child_for_byte(start) is None:
-                return None
-        return cursor
+    def wrapped_by(self, leaf, leads) -> Iterator:
+        """`leaf` and the nodes above it that lead down to it (`leads(parent, child)`: whether
+        the name `parent` declares is found through `child`): the declarators and targets
+        around a declared name, innermost first. Lists, statements, preprocessor blocks and
+        error regions wrap no name: the climb stops there without asking `leads` about their
+        (maybe millions of) children."""
+        node = leaf
+        while True:
+            yield node
+            parent = self.parent(node)
+            if parent is None or _wraps_no_declarator(parent.type) or not leads(parent, node):
+                return
+            node = parent
 
     # the tree walks that need no context, for rules that do not import this module (its
     # import is paid only by files that need a parser)
     children = staticmethod(children)
     descendants = staticmethod(descendants)
-    wrapped_by = staticmethod(wrapped_by)
 
     def text(self, node) -> str:
         return node.text.decode("utf-8", errors="replace")

@@ -137,25 +137,31 @@ def file_classes(context) -> FileClasses:
 
 class _Pending:
     """What is left to read, last in first out: entries, and runs of entries that are produced
-    only when reached (each run is read in the order it yields)."""
+    only when reached (each run is read in the order it yields). A run is dropped as soon as its
+    last entry is taken, so a chain of nested namespaces holds one run, not one per level."""
 
     def __init__(self, entries):
-        self._runs = [iter(entries)]
+        self._runs: list[list] = []
+        self.extend_lazily(entries)
 
     def append(self, entry) -> None:
-        self._runs.append(iter((entry,)))
+        self._runs.append([entry, iter(())])
 
     def extend_lazily(self, entries) -> None:
-        self._runs.append(iter(entries))
+        entries = iter(entries)
+        first = next(entries, None)
+        if first is not None:
+            self._runs.append([first, entries])
 
     def pop(self):
         """The next entry, or None when nothing is left."""
-        while self._runs:
-            entry = next(self._runs[-1], None)
-            if entry is not None:
-                return entry
-            self._runs.pop()
-        return None
+        if not self._runs:
+            return None
+        run = self._runs[-1]
+        entry, run[0] = run[0], next(run[1], None)
+        if run[0] is None:
+            self._runs.remove(run)
+        return entry
 
 
 def _entries(nodes, scope, template_parameters) -> Iterator[tuple]:

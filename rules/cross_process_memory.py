@@ -390,8 +390,8 @@ class CmaFailureAborts(Rule):
         reach, of several under #if), or None."""
         found = None
         for _, leaf in self.context.tokens((name,)):
-            declarator = leaf.parent
-            function = declarator.parent if declarator is not None else None
+            declarator = self.context.parent(leaf)
+            function = self.context.parent(declarator) if declarator is not None else None
             if (function is not None and function.type == "function_definition"
                     and self._plain_function(function)[0] == name
                     and function.child_by_field_name("declarator") == declarator
@@ -416,7 +416,7 @@ class CmaFailureAborts(Rule):
         """The one call assigned to `variable` in `body`, or None (other or several values)."""
         values, mutated = [], False
         for _, leaf in self.context.tokens((variable,), body):
-            parent = leaf.parent
+            parent = self.context.parent(leaf)
             if leaf.type != "identifier" or not _contains(body, parent):
                 continue
             value = (parent.child_by_field_name("value") if parent.type == "init_declarator"
@@ -658,7 +658,7 @@ class CmaFailureAborts(Rule):
             return False
         if _mentions(self.context, node, result.variable) or node.has_error:
             return True
-        if any(keyword.parent.type == _JUMP_WORDS[word]
+        if any(self.context.parent(keyword).type == _JUMP_WORDS[word]
                for word, keyword in self.context.tokens(_JUMP_WORDS, node)):
             return True
         return bool(self._stopping_calls(node))
@@ -695,7 +695,7 @@ class CmaFailureAborts(Rule):
         if variable is None:
             return False
         for _, leaf in self.context.tokens((variable,), node):
-            parent = leaf.parent
+            parent = self.context.parent(leaf)
             field = _WRITTEN_FIELDS.get(parent.type) if leaf.type == "identifier" else None
             if (field is not None and parent.child_by_field_name(field) == leaf
                     and _contains(node, parent) and (parent.type != "pointer_expression"

@@ -596,7 +596,7 @@ def _c_statement(context, node):
 
 C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
 _C_CUDA_CALL = re.compile(r"cu(da)?[A-Z]\w*")
-_C_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_C_NAME = re.compile(r"[\w$]+")
 
 
 def _c_called(context, call) -> str | None:
@@ -659,15 +659,14 @@ class CThreads:
             self._functions[name] = found
         return self._functions[name]
 
-    @staticmethod
-    def _defined_by(name):
+    def _defined_by(self, name):
         """The function definition whose declarator, followed down its `declarator` fields,
         ends at the name node `name`, or None."""
-        node = name.parent
+        node = self.context.parent(name)
         while node is not None and node.child_by_field_name("declarator") == name:
             if node.type == "function_definition":
                 return node
-            name, node = node, node.parent
+            name, node = node, self.context.parent(node)
         return None
 
     def starts(self, body) -> list[CThreadStart]:

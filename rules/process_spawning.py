@@ -1555,6 +1555,10 @@ class ForkSafeModeEnabled(Rule):
 
     def _c_defines(self, name: str) -> list:
         """The `#define` lines of the macro `name`, in file order."""
-        return [leaf.parent for _, leaf in self.context.tokens((name,))
-                if leaf.type == "identifier" and leaf.parent.type == "preproc_def"
-                and leaf.parent.child_by_field_name("name") == leaf]
+        found = []
+        for _, leaf in self.context.tokens((name,)):
+            define = self.context.parent(leaf)
+            if (leaf.type == "identifier" and define.type == "preproc_def"
+                    and define.child_by_field_name("name") == leaf):
+                found.append(define)
+        return found

@@ -673,8 +673,8 @@ class Registrations:
                 values.extend(_initialized_member(declarator.child_by_field_name("value"),
                                                   field, position))
         for _, leaf in self.context.tokens((field,), scope):
-            target = leaf.parent
-            assignment = target.parent if target is not None else None
+            target = self.context.parent(leaf)
+            assignment = self.context.parent(target) if target is not None else None
             if (leaf.type != "field_identifier" or target.type != "field_expression"
                     or target.child_by_field_name("field") != leaf or assignment is None
                     or assignment.type != "assignment_expression"
@@ -781,8 +781,9 @@ class Registrations:
         alignments = []
         for holder in holders:
             for _, keyword in self.context.tokens(_ALIGNAS, holder):
-                if keyword.parent.type == "alignas_qualifier":
-                    alignments.extend(keyword.parent.named_children)
+                qualifier = self.context.parent(keyword)
+                if qualifier.type == "alignas_qualifier":
+                    alignments.extend(qualifier.named_children)
             for _, call in self.context.calls(_ALIGNED, holder):
                 alignments.extend(_arguments(call))
         return any(self._whole_pages(node) for node in alignments)
@@ -836,7 +837,7 @@ class Registrations:
             if leaf.type not in _NAMES:
                 continue
             for target in self.context.wrapped_by(leaf, _leads_to):
-                value = _value_given(target)
+                value = _value_given(self.context, target)
                 if value is not None and _within(value, scope):
                     found.append(self._allocator(value))
         for allocator, call in self.context.calls(_OUT_ALLOCATORS, scope):
@@ -1030,17 +1031,17 @@ def _declarations(context, name: str, region, owners) -> Iterator[tuple]:
         if leaf.type not in _NAMES:
             continue
         for declarator in context.wrapped_by(leaf, _leads_to):
-            owner = declarator.parent
+            owner = context.parent(declarator)
             if (owner is not None and owner.type in owners
                     and (region is None or _within(owner, region))
                     and context.field_of(declarator) == "declarator"):
                 yield owner, declarator
 
 
-def _value_given(target):
+def _value_given(context, target):
     """The value an initializer, assignment or increment gives `target` (the increment itself),
     or None when `target` is not given one."""
-    parent = target.parent
+    parent = context.parent(target)
     if parent is None:
         return None
     if parent.type == "init_declarator" and parent.child_by_field_name("declarator") == target:
@@ -1108,7 +1109,7 @@ def _has_storage(context, declaration, words) -> bool:
 def _assigned(context, body, name: str) -> bool:
     """Whether `body` assigns or increments the variable `name`."""
     for _, leaf in context.tokens((name,), body):
-        parent = leaf.parent
+        parent = context.parent(leaf)
         if leaf.type == "identifier" and _within(parent, body) and (
                 parent.type == "assignment_expression"
                 and parent.child_by_field_name("left") == leaf
