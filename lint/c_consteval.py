@@ -575,8 +575,8 @@ class CConstants:
         self._depth = self._steps = self._busy = 0
         try:
             return compute()
-        except _GiveUp:
-            return UNKNOWN
+        except (_GiveUp, RecursionError):  # Python's stack ends first where each level of
+            return UNKNOWN  # nesting (records in records, typedef chains) takes many frames
 
     def _ask(self, other: CConstants, compute) -> Any:
         """compute() on another evaluator (a header's) within this evaluation's limits."""
@@ -603,7 +603,7 @@ class CConstants:
         self._busy += 1
         try:
             self._memo[key] = result = compute()
-        except _GiveUp:
+        except (_GiveUp, RecursionError):
             del self._memo[key]
             raise
         finally:
