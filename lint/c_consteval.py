@@ -381,6 +381,7 @@ _PREPROC_TESTS_NAME = frozenset({"preproc_ifdef", "preproc_elifdef"})
 _PREPROC_TESTS_CONDITION = frozenset({"preproc_if", "preproc_elif"})
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _IDENTIFIERS = re.compile(rb"[A-Za-z_]\w*")
+_WORDS = re.compile(rb"\w+")
 _MACRO_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
 _MACRO_DIRECTIVES = ("#define", "#undef")
 _PRAGMA = re.compile(rb"#pragma(?![\w$])")
@@ -480,6 +481,13 @@ def _adds_nothing(directive) -> bool:
         return True
     return directive.type == "preproc_call" and directive.child_by_field_name(
         "directive").text in (b"#define", b"#undef", b"#pragma", b"#error", b"#warning")
+
+
+def _beyond_steps(text: bytes) -> bool:
+    """Whether an expression of these bytes holds more words than one evaluation may visit
+    expressions: each name or number in it is one (a cast or sizeof puts a few type words
+    beside one), and evaluation gives up after _MAX_STEPS."""
+    return next(islice(_WORDS.finditer(text), 4 * _MAX_STEPS, None), None) is not None
 
 
 def _truncating_division(left: int, right: int) -> int:
@@ -1094,6 +1102,8 @@ class CConstants:
         if text is None or _tests_own_name(self.context, define, name):
             return None, None  # `#ifndef N / #define N 4`: N may come from elsewhere
         text = _CONTINUATION.sub(b" ", text)
+        if _beyond_steps(text):
+            return None, None  # parsing it would cost far more than evaluating may
         source = b"int __cursedlint_macro__ = (" + text + b"\n);"
         tree = parse(source, self.context.language)
         declaration = _only_child(tree.root_node)

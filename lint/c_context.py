@@ -85,31 +85,25 @@ def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterat
 
 
 def _places(names: frozenset[str], data: bytes, start: int, end: int) -> Iterator[tuple]:
-    """(start, end) of each of `names` in data[start:end], longest first where they overlap:
-    a plain search for one name, one Aho-Corasick pass for several."""
-    if len(names) == 1:
-        needle = next(iter(names)).encode()
-        at = data.find(needle, start, end) if needle else -1
-        while at >= 0:
-            yield at, at + len(needle)
-            at = data.find(needle, at + len(needle), end)
-    elif any(names):
+    """(start, end) of each of `names` in data[start:end], longest first where they overlap
+    (one Aho-Corasick pass: faster than `bytes.find` even for one short name)."""
+    if any(names):
         found = _automaton(names).find_matches_as_indexes(memoryview(data)[start:end])
         for _, first, last in found:
             yield first + start, last + start
 
 
 class _Path:
-    """The nodes from the root down to the place looked up last (with the field each has in its
-    parent), kept by one cursor that moves from each place to the next: the hits of a search
-    come in order, so the moves add up to about the part of the tree around them, where looking
-    each up from the root costs its depth."""
+    """The nodes from the root down to the place looked up last, kept by one cursor that moves
+    from each place to the next: the hits of a search come in order, so the moves add up to
+    about the part of the tree around them, where looking each up from the root costs its
+    depth."""
+
+    _NEAR_END = 32  # how far up from its end the path is searched for a node
 
     def __init__(self, tree):
         self._cursor = tree.walk()
         self.nodes = [self._cursor.node]
-        self.fields: list[str | None] = [None]
-        self._index = {self.nodes[0].id: 0}  # id -> place; may hold nodes left since
         self.moves = 0  # how often the path changed
 
     def move_to(self, start: int, end: int):
@@ -123,26 +117,23 @@ class _Path:
         if keep < len(nodes):
             for _ in range(len(nodes) - keep):
                 cursor.goto_parent()
-            del nodes[keep:], self.fields[keep:]
-        down, index = cursor.goto_first_child_for_byte, self._index
+            del nodes[keep:]
+        down = cursor.goto_first_child_for_byte
         while down(start) is not None:
             child = cursor.node
             if child.start_byte > start or child.end_byte < end:
                 cursor.goto_parent()
                 break
-            index[child.id] = len(nodes)
             nodes.append(child)
-            self.fields.append(cursor.field_name)
-        if len(index) > 4 * len(nodes) + 64:  # forget the nodes left behind
-            self._index = {node.id: place for place, node in enumerate(nodes)}
         return nodes[-1]
 
     def position(self, node) -> int | None:
-        """Where `node` is on the path, or None."""
-        place = self._index.get(node.id)
+        """Where `node` is on the path (looked for near its end), or None."""
         nodes = self.nodes
-        return place if place is not None and place < len(nodes) and nodes[place] == node \
-            else None
+        for place in range(len(nodes) - 1, max(len(nodes) - self._NEAR_END, 0) - 1, -1):
+            if nodes[place] == node:
+                return place
+        return None
 
 
 def _parents(node) -> Iterator:
@@ -323,15 +314,18 @@ class CContext(FileContext):
 
     def field_of(self, node) -> str | None:
         """The field name `node` has in its parent (`declarator`, `value`, ...), or None."""
-        path = self._path
-        if path.position(node) is None:
-            path.move_to(node.start_byte, node.end_byte)
-        index = path.position(node)
-        if index is not None:
-            return path.fields[index]
-        parent = node.parent  # an empty node
-        return next((parent.field_name_for_child(i) for i in range(parent.child_count)
-                     if parent.child(i) == node), None) if parent is not None else None
+        parent = self.parent(node)
+        if parent is None:
+            return None
+        cursor = parent.walk()
+        found = cursor.goto_first_child_for_byte(node.start_byte) is not None
+        while found and cursor.node != node:  # empty nodes before it
+            found = cursor.goto_next_sibling()
+        if not found:  # an empty node, which no byte leads to
+            cursor.goto_first_child()
+            while cursor.node != node and cursor.goto_next_sibling():
+                pass
+        return cursor.field_name if cursor.node == node else None
 
     def wrapped_by(self, leaf, leads) -> Iterator:
         """`leaf` and the nodes above it that lead down to it (`leads(parent, child)`: whether

@@ -364,10 +364,12 @@ class CmaFailureAborts(Rule):
         new = list(names)
         while new:  # the functions calling a name found last may return its result
             calls = (call for _, call in self.context.calls(new))
+            callers = [(function, *self._plain_function(function)) for function
+                       in self.context.enclosing(calls, ("function_definition",))]
+            last = self._last_definitions({name for _, name, _ in callers if name} - set(names))
             new = []
-            for function in self.context.enclosing(calls, ("function_definition",)):
-                name, body = self._plain_function(function)
-                if name and name not in names and self._last_definition(name) == function:
+            for function, name, body in callers:
+                if name not in names and last.get(name) == function:
                     underlying = self._returned_call(body, names)
                     if underlying:
                         names[name] = underlying
@@ -385,18 +387,18 @@ class CmaFailureAborts(Rule):
             return None, None
         return self.context.text(name), body
 
-    def _last_definition(self, name: str):
-        """The file's last definition `T name(...) {...}` (the one a call in the file may
-        reach, of several under #if), or None."""
-        found = None
-        for _, leaf in self.context.tokens((name,)):
+    def _last_definitions(self, names: set[str]) -> dict[str, object]:
+        """Name -> the file's last definition `T name(...) {...}` (the one a call in the file
+        may reach, of several under #if), for those of `names` the file defines."""
+        found: dict[str, object] = {}
+        for name, leaf in self.context.tokens(names) if names else ():
             declarator = self.context.parent(leaf)
             function = self.context.parent(declarator) if declarator is not None else None
             if (function is not None and function.type == "function_definition"
-                    and self._plain_function(function)[0] == name
                     and function.child_by_field_name("declarator") == declarator
+                    and self._plain_function(function)[0] == name
                     and declarator.child_by_field_name("declarator") == leaf):
-                found = function
+                found[name] = function
         return found
 
     def _returned_call(self, body, names: dict[str, str]) -> str | None:
