@@ -11,10 +11,10 @@ of millions of elements, lines of megabytes and nesting thousands deep, so:
   tree; a query over a region costs a few microseconds per node of it (more over wide nodes), a
   byte search a few nanoseconds per byte;
 - `Node.parent` searches down from the root on every call, so in a chain `n + n + ... + n` of
-  100,000 terms each climb from a token costs 100,000 steps. The hits of one search are looked up
-  by one cursor that moves from each to the next, and `parent`, `ancestors` and `field_of` answer
-  from its path for the nodes on it (the last hit and what holds it); elsewhere `ancestors` goes
-  down once with a cursor and climbs back;
+  100,000 terms each climb from a token costs 100,000 steps. Every lookup of the file moves one
+  cursor from the place looked up last to the next (the hits of a search come in order: the
+  moves add up to about the part of the tree around them), and `parent` and `ancestors` answer
+  from its path;
 - `descendants` and `children` walk with a cursor and hold no lists (`named_children` of a node
   with a million children is a million objects at once);
 - queries (`captures`) run over one function or statement, never the whole file.
@@ -99,7 +99,8 @@ class _Path:
     about the part of the tree around them, where looking each up from the root costs its
     depth."""
 
-    _NEAR_END = 32  # how far up from its end the path is searched for a node
+    _NEAR_END = 32  # how far up from its end a node is looked for: the nodes asked about are the
+    # last hit and a few around it; anything else, the path moves to
 
     def __init__(self, tree):
         self._cursor = tree.walk()

@@ -787,7 +787,7 @@ class CloneAnalysis:
             elif kind == "call_expression":
                 callee = value.child_by_field_name("function")
                 arguments = value.child_by_field_name("arguments")
-                count = len(arguments.named_children) if arguments is not None else 0
+                count = arguments.named_child_count if arguments is not None else 0
                 if callee is None or count > 1 or self.mentions_cloner(function, value):
                     return False
                 if callee.type == "identifier":  # lod(): a getter of `this`, when it is the source
@@ -834,7 +834,7 @@ class CloneAnalysis:
             elif node.type == "call_expression":
                 callee = node.child_by_field_name("function")
                 arguments = node.child_by_field_name("arguments")
-                if callee is None or arguments is None or len(arguments.named_children) != 1:
+                if callee is None or arguments is None or arguments.named_child_count != 1:
                     return node
                 name = callee
                 if callee.type == "template_function":

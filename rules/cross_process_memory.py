@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
+from typing import Iterator
 
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
@@ -540,7 +541,7 @@ class CmaFailureAborts(Rule):
         if kind in _JUMPS:
             return Path(Outcome.END, path.detected)
         if kind == "compound_statement":
-            return self._sequence(statement.named_children, result, path)
+            return self._sequence(self.context.children(statement), result, path)
         if kind == "if_statement":
             return self._if(statement, result, path)
         if kind in _PREPROCESSOR:
@@ -740,14 +741,12 @@ def _is_void_cast(node) -> bool:
 
 
 
-def _following(node) -> list:
+def _following(node) -> Iterator:
     """The statements after `node` in its block (not an `#else`: another configuration)."""
-    siblings = []
     sibling = node.next_named_sibling
     while sibling is not None and sibling.type not in _PREPROCESSOR_ALTERNATIVES:
-        siblings.append(sibling)
+        yield sibling
         sibling = sibling.next_named_sibling
-    return siblings
 
 
 def _contains(node, inner) -> bool:
