@@ -1245,25 +1245,25 @@ class CConstants:
         """The C++ namespaces and classes `node` is in, outermost first (always () in C)."""
         if not self.cpp:
             return ()
-        parts: list[str] = []
+        parts: list[str] = []  # innermost first
         child = node
         for ancestor in self.context.ancestors(node):
             kind = ancestor.type
             if kind == "namespace_definition":
                 name = ancestor.child_by_field_name("name")
                 if name is not None:
-                    parts[:0] = self.context.text(name).replace(" ", "").split("::")
+                    parts.extend(reversed(self.context.text(name).replace(" ", "").split("::")))
             elif kind in _RECORDS and child.type == "field_declaration_list":
                 name = ancestor.child_by_field_name("name")
                 if name is not None:
-                    parts.insert(0, self.context.text(name))
+                    parts.append(self.context.text(name))
             elif kind == "function_definition":  # `void C::f() {...}` is in C's scope
                 names = _declared_names(ancestor.child_by_field_name("declarator"))
                 split = _split_name(names[0]) if names else None
                 if split and split[1][:1] != ("",):
-                    parts[:0] = split[1]
+                    parts.extend(reversed(split[1]))
             child = ancestor
-        return tuple(parts)
+        return tuple(reversed(parts))
 
     def _def_value(self, definition: _Def) -> _Value:
         if definition.kind == "enumerator":
@@ -1761,11 +1761,11 @@ def _field_path(node) -> tuple[str, ...] | None:
 def _access(node) -> tuple[str | None, tuple[str, ...], bool]:
     """(root name or None, members, exact) of an lvalue: `exact` is False where the access goes
     through a subscript, a dereference or a cast, which may reach any member."""
-    members: list[str] = []
+    members: list[str] = []  # last first
     exact = True
     while True:
         if node.type == "field_expression":
-            members.insert(0, node.child_by_field_name("field").text.decode())
+            members.append(node.child_by_field_name("field").text.decode())
         elif node.type in ("subscript_expression", "pointer_expression", "cast_expression"):
             exact = False
         elif node.type != "parenthesized_expression" or _only_child(node) is None:
@@ -1773,7 +1773,7 @@ def _access(node) -> tuple[str | None, tuple[str, ...], bool]:
         node = (node.child_by_field_name("argument") or node.child_by_field_name("value")
                 or _only_child(node))
     root = node.text.decode() if node.type == "identifier" else None
-    return root, tuple(members), exact
+    return root, tuple(reversed(members)), exact
 
 
 def _may_alias(target, path: tuple) -> bool:

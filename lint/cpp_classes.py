@@ -13,8 +13,9 @@ nothing, so rules stay silent rather than guess.
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 STANDARD_CONTAINERS = frozenset({
     "vector", "deque", "list", "forward_list", "array", "set", "multiset", "unordered_set",
@@ -111,7 +112,8 @@ def file_classes(context) -> FileClasses:
         if kind == "namespace_definition":
             name = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
-            inner = scope + tuple(_qualified_parts(context.text(name))) if name else scope
+            inner = _Within(scope, tuple(_qualified_parts(context.text(name)))) if name \
+                else scope
             if body is not None:
                 stack.append((body, inner, template_parameters))
         elif kind == "template_declaration":
@@ -164,6 +166,24 @@ class _Pending:
         return entry
 
 
+class _Within(NamedTuple):
+    """The scope of a namespace body, not spelled out yet: `parts` inside `outer` (a scope, or
+    the tuple of its names). Namespaces nested thousands deep then cost one step each, not a
+    copy of the names above."""
+
+    outer: Any
+    parts: tuple[str, ...]
+
+
+def _spelled_out(scope) -> tuple[str, ...]:
+    """The names of a scope, outermost first."""
+    chunks = []
+    while isinstance(scope, _Within):
+        chunks.append(scope.parts)
+        scope = scope.outer
+    return scope + tuple(part for chunk in reversed(chunks) for part in chunk)
+
+
 def _entries(nodes, scope, template_parameters) -> Iterator[tuple]:
     for node in nodes:
         yield node, scope, template_parameters
@@ -183,7 +203,7 @@ def _class(context, node, scope, template_parameters, stack) -> ClassFacts | Non
         return None
     if name_node.type == "template_type":  # a specialization: facts under the template's name
         name_node = name_node.child_by_field_name("name")
-    qualified = scope + tuple(_qualified_parts(context.text(name_node)))
+    qualified = _spelled_out(scope) + tuple(_qualified_parts(context.text(name_node)))
     bases = []
     for child in node.named_children:
         if child.type == "base_class_clause":
@@ -251,6 +271,7 @@ def _read_declaration(context, node, template_parameters, template, members, met
 
 
 def _aliases(context, node, scope, template_parameters) -> Iterator[AliasFacts]:
+    scope = _spelled_out(scope)
     line = node.start_point[0] + 1
     if node.type == "alias_declaration":
         name = node.child_by_field_name("name")
@@ -507,9 +528,9 @@ class ClassIndex:
     def member(self, qualified: str, name: str) -> tuple[str, ClassFacts, Member] | None:
         """The data member `name` of a class or, first found, of its bases."""
         seen: set[str] = set()
-        queue = [qualified]
+        queue = deque([qualified])
         while queue:
-            current = queue.pop(0)
+            current = queue.popleft()
             if current in seen:
                 continue
             seen.add(current)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -498,6 +499,7 @@ class CloneAnalysis:
         self.facts = facts
         self._locals: dict[int, set[str]] = {}
         self._remappings: dict[int, list[tuple[int, int]]] = {}
+        self._words: dict[tuple, list[int]] = {}
 
     @cached_property
     def index(self) -> ClassIndex:
@@ -622,19 +624,19 @@ class CloneAnalysis:
     def _scope_and_owner(self, node, name: str) -> tuple[tuple[str, ...], str | None]:
         """The scope a function's names are looked up from, and the class it is a member of
         (written `Class::f` outside it, or defined inside its body)."""
-        enclosing: list[str] = []
+        enclosing: list[str] = []  # innermost first
         innermost = None  # the kind of scope the definition sits in directly
         for parent in self.context.ancestors(node):
             label = parent.child_by_field_name("name")
             if parent.type == "namespace_definition" and label is not None:
-                enclosing[:0] = self.context.text(label).split("::")
+                enclosing.extend(reversed(self.context.text(label).split("::")))
                 innermost = innermost or "namespace"
             elif parent.type in ("class_specifier", "struct_specifier") and label is not None:
                 if label.type == "template_type":
                     label = label.child_by_field_name("name")
-                enclosing[:0] = [self.context.text(label)]
+                enclosing.append(self.context.text(label))
                 innermost = innermost or "class"
-        scope = tuple(part.strip() for part in enclosing if part.strip())
+        scope = tuple(part.strip() for part in reversed(enclosing) if part.strip())
         qualifier = re.sub(r"<[^<>]*>", "", name.rpartition("::")[0])  # Scalar<T>::Scalar
         if qualifier:
             owner = self.index.resolve(qualifier, scope)
@@ -867,11 +869,12 @@ class CloneAnalysis:
     def remapped_later(self, function: CloningFunction, write: Write) -> bool:
         """Whether a statement after the copy touches the member together with a cloner (the
         copied pointers are mapped in place afterwards)."""
-        member = re.compile(rf"(?<![\w]){re.escape(write.member)}(?![\w])")
+        member_at = self._words_in(function, (write.member,))
         for start, end in self._remappings_of(function):
-            if start >= write.node.end_byte and member.search(
-                    self.context.source.data[start:end].decode("utf-8", errors="replace")):
-                return True
+            if start >= write.node.end_byte:
+                first = bisect_left(member_at, start)
+                if first < len(member_at) and member_at[first] < end:
+                    return True
         return False
 
     def _remappings_of(self, function: CloningFunction) -> list[tuple[int, int]]:
@@ -880,18 +883,29 @@ class CloneAnalysis:
         key = function.node.id
         if key not in self._remappings:
             body = function.node.child_by_field_name("body")
-            cloners = [re.compile(rf"(?<![\w]){re.escape(c.name)}(?![\w])")
-                       for c in function.cloners]
+            cloner_at = self._words_in(function, tuple(c.name for c in function.cloners))
             found = []
             for statement in self.context.captures(
                 "[(expression_statement) (for_range_loop) (for_statement) (while_statement)] @s",
                 body
             ).get("s", ()):
-                text = self.context.text(statement)
-                if any(cloner.search(text) for cloner in cloners):
+                first = bisect_left(cloner_at, statement.start_byte)
+                if first < len(cloner_at) and cloner_at[first] < statement.end_byte:
                     found.append((statement.start_byte, statement.end_byte))
-            self._remappings[key] = found
+            self._remappings[key] = sorted(found)
         return self._remappings[key]
+
+    def _words_in(self, function: CloningFunction, words: tuple[str, ...]) -> list[int]:
+        """Where any of `words` is written as a whole word in the function's body, in order;
+        found once per function and words."""
+        key = (function.node.id, words)
+        if key not in self._words:
+            body = function.node.child_by_field_name("body")
+            pattern = re.compile(rb"(?<![\w\x80-\xff])(?:%s)(?![\w\x80-\xff])" % b"|".join(
+                re.escape(word.encode()) for word in words))
+            self._words[key] = [match.start() for match in pattern.finditer(
+                self.context.source.data, body.start_byte, body.end_byte)] if words else []
+        return self._words[key]
 
     # -- the destination's members ------------------------------------------------------------
     def cloneable_pointees(self, function: CloningFunction, found) -> list[str]:
