@@ -650,14 +650,17 @@ class CThreads:
 
     def function(self, name: str):
         """The file's last definition of a function (or method) `name`, or None."""
-        if name not in self._functions:
-            found = None
-            if _C_NAME.fullmatch(name):
-                for _, leaf in self.context.tokens((name,)):
-                    if leaf.type in ("identifier", "field_identifier"):
-                        found = self._defined_by(leaf) or found
-            self._functions[name] = found
+        self._look_up({name})
         return self._functions[name]
+
+    def _look_up(self, names: set[str]) -> None:
+        """Find the last definitions of `names` (one search for all of them)."""
+        names = {name for name in names if name not in self._functions}
+        self._functions.update(dict.fromkeys(names))
+        searched = {name for name in names if _C_NAME.fullmatch(name)}
+        for name, leaf in self.context.tokens(searched) if searched else ():
+            if leaf.type in ("identifier", "field_identifier"):
+                self._functions[name] = self._defined_by(leaf) or self._functions[name]
 
     def _defined_by(self, name):
         """The function definition whose declarator, followed down its `declarator` fields,
@@ -766,10 +769,10 @@ class CThreads:
         return self._cuda[key]
 
     def _first_cuda_call(self, code, device_wide: bool, seen: frozenset):
-        for node in self.context.descendants(code):
-            if node.type != "call_expression":
-                continue
-            name = _c_called(self.context, node) or ""
+        calls = [(node, _c_called(self.context, node) or "")
+                 for node in self.context.descendants(code) if node.type == "call_expression"]
+        self._look_up({name for _, name in calls})
+        for node, name in calls:
             if _C_CUDA_CALL.fullmatch(name) and (not device_wide or name in C_DEVICE_SYNCS):
                 return node, name, []
             function = self.function(name) if name not in seen and len(seen) < _MAX_DEPTH \
