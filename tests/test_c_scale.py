@@ -62,8 +62,8 @@ def deep_blocks_capture(n: int) -> str:
 
 
 def long_condition(n: int) -> str:
-    """A check of a CMA result of n terms `n < 0 || n < 0 || ...` (a chain n levels deep),
-    then an assert on the failure path."""
+    """A check of a CMA result of n terms `n < 0 || n < 0 || ...` (a chain n levels deep,
+    deeper than a check is followed: silent), then an assert."""
     return (READING + "  if (n < 0" + " || n < 0" * n + ") { log_failure(); }\n"
             "  assert(n > 0);\n  return n;\n}\n")
 
@@ -74,6 +74,18 @@ def nested_namespaces(n: int) -> str:
             "struct Cloner { Node *clone(Node *n); };\n"
             "void copy(Node *dst, const Node *src, Cloner &c) { dst->next = src->next; }\n"
             + "}" * n + "\n")
+
+
+def long_macro(n: int) -> str:
+    """A registered length defined by a macro continued over n lines (`1 + 1 + ...`): longer
+    than an evaluation may follow, so it is not parsed at all."""
+    return ("#define LEN 1" + " + 1 \\\n" * n + "\n"
+            "void f(struct ibv_pd *pd) { char b[8]; ibv_reg_mr(pd, b, LEN, 0); }\n")
+
+
+def huge_string(n: int) -> str:
+    """A string literal of n characters beside a registration."""
+    return REGISTERING + 'const char *text = "' + "a" * n + '";\n'
 
 
 def lint(path: str, text: str) -> tuple[list[tuple[int, str]], float]:
@@ -100,6 +112,8 @@ def parse_cost(path: str, text: str) -> float:
     (deep_blocks_capture, 1_500, "capture.cpp", lambda n: [(1, "CUR402")]),
     (long_condition, 1_500, "check.c", lambda n: []),
     (nested_namespaces, 1_500, "clone.cpp", lambda n: [(3, "CUR501")]),
+    (long_macro, 50_000, "macro.c", lambda n: [(n + 2, "CUR302")]),
+    (huge_string, 1_000_000, "text.c", lambda n: [(1, "CUR301")]),
 ])
 def test_findings_stay_right_and_cost_grows_linearly(shape, n, path, expected):
     lint(path, shape(n // 4))  # warm: modules, parsers, compiled queries
