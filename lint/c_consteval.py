@@ -29,6 +29,11 @@ the same name; a call mentioning the root; a label or `case`; a loop around the 
 address taken anywhere in the function). A pointer kept from before the assignment and written
 through by a call not given the root is not seen.
 
+Declarations, macros and writes of a name are found from the tokens spelling it (a byte search
+of the file, then a short climb from each token), never by a walk of the whole file, so a file of
+millions of nodes costs what the names evaluated in it need; what one function does to its
+variables is read by one walk of that function, once.
+
 Struct, union and class sizes use natural alignment. Bit-fields, packing, alignment attributes,
 `#if` inside the body, base classes, virtual members, members tree-sitter cannot read (macros)
 and a macro-like name after the closing brace (`} __packed;`) make the layout UNKNOWN.
@@ -37,11 +42,13 @@ and a macro-like name after the closing brace (`} __packed;`) make the layout UN
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from functools import cached_property
-from typing import Any, NamedTuple
+from itertools import islice
+from typing import Any, Iterator, NamedTuple
 
-from cursedlint.c_context import parse
+from cursedlint.c_context import children, descendants, parse
 from cursedlint.python_consteval import UNKNOWN
 
 _MAX_DEPTH = 150  # nested expressions, macro expansions and typedef chains
@@ -301,43 +308,22 @@ def _character_literal(text: str, cpp: bool) -> _Value:
 
 # -- the tree --------------------------------------------------------------------------------
 
-_COMMON_INDEX = """
-(declaration declarator: (_) @name) @var
-(parameter_declaration declarator: (_) @name) @param
-(type_definition declarator: (_) @name) @typedef
-(enumerator name: (identifier) @name) @enumerator
-(struct_specifier name: (_) @name body: (_)) @tag
-(union_specifier name: (_) @name body: (_)) @tag
-(enum_specifier name: (_) @name body: (_)) @tag
-(preproc_def name: (identifier) @name) @macro
-(preproc_function_def name: (identifier) @name) @macro
-(preproc_call directive: (preproc_directive) @name) @directive
-"""
-_INDEX_QUERIES = {
-    "c": _COMMON_INDEX,
-    "cpp": _COMMON_INDEX + """
-(field_declaration declarator: (_) @name) @member
-(optional_parameter_declaration declarator: (_) @name) @param
-(variadic_parameter_declaration declarator: (_) @name) @param
-(for_range_loop declarator: (_) @name) @param
-(alias_declaration name: (_) @name) @typedef
-(type_parameter_declaration (type_identifier) @name) @typeparam
-(optional_type_parameter_declaration name: (_) @name) @typeparam
-(variadic_type_parameter_declaration (type_identifier) @name) @typeparam
-(class_specifier name: (_) @name body: (_)) @tag
-""",
+# Declarations a name is found in, from the token spelling it: the owner of a declarator -> kind.
+_DECLARATOR_OWNERS = {
+    "c": {"declaration": "var", "parameter_declaration": "param", "type_definition": "typedef"},
+    "cpp": {"declaration": "var", "parameter_declaration": "param", "type_definition": "typedef",
+            "field_declaration": "member", "optional_parameter_declaration": "param",
+            "variadic_parameter_declaration": "param", "for_range_loop": "param"},
 }
-_COMMON_MODIFIED = """
-(assignment_expression left: (_) @target)
-(update_expression argument: (_) @target)
-(pointer_expression operator: "&" argument: (_) @target)
-(gnu_asm_output_operand value: (_) @target)
-"""
-_MODIFIED_QUERIES = {
-    "c": _COMMON_MODIFIED,
-    "cpp": _COMMON_MODIFIED
-    + "(init_declarator declarator: (reference_declarator) value: (_) @target)",  # int& r = n
+_TAG_OWNERS = {
+    "c": frozenset({"struct_specifier", "union_specifier", "enum_specifier"}),
+    "cpp": frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}),
 }
+_TYPE_PARAMETERS = frozenset({"type_parameter_declaration", "variadic_type_parameter_declaration"})
+_DECLARING = frozenset({  # what a declared name's parent may be, besides declarators
+    *_DECLARATOR_OWNERS["cpp"], *_TAG_OWNERS["cpp"], *_TYPE_PARAMETERS, "enumerator",
+    "optional_type_parameter_declaration", "alias_declaration", "structured_binding_declarator",
+})
 _ATTRIBUTES = ("(attribute_specifier) (attribute_declaration) (alignas_qualifier)"
                " (ms_declspec_modifier)")
 _ATTRIBUTE_QUERY = f"[{_ATTRIBUTES}] @found"
@@ -384,26 +370,36 @@ _ARITHMETIC = {
     "+": int.__add__, "-": int.__sub__, "*": int.__mul__,
     "&": int.__and__, "|": int.__or__, "^": int.__xor__,
 }
-_PLAIN_ASSIGNMENT = '(assignment_expression left: (_) @target operator: "=")'
-_JUMP_TARGETS = "[(labeled_statement) (case_statement)] @label"
-_CALLS = "[(call_expression) (argument_list)] @call"  # argument_list: C++ constructors, new
+_JUMP_TARGETS = frozenset({"labeled_statement", "case_statement"})
+_CALLS = frozenset({"call_expression", "argument_list"})  # argument_list: C++ constructors, new
+_MODIFYING = frozenset({"assignment_expression", "update_expression", "pointer_expression",
+                        "gnu_asm_output_operand", "init_declarator"})
+_READ_BY_WRITES = _MODIFYING | _JUMP_TARGETS | _CALLS | {"compound_statement", "lambda_expression"}
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 _FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
 _PREPROC_TESTS_NAME = frozenset({"preproc_ifdef", "preproc_elifdef"})
 _PREPROC_TESTS_CONDITION = frozenset({"preproc_if", "preproc_elif"})
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _IDENTIFIERS = re.compile(rb"[A-Za-z_]\w*")
+_WORDS = re.compile(rb"\w+")
 _MACRO_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
+_MACRO_DIRECTIVES = ("#define", "#undef")
+_PRAGMA = re.compile(rb"#pragma(?![\w$])")
 _DEFINITION = re.compile(rb"\s*([A-Za-z_]\w*)(\(?)(.*)", re.DOTALL)
 
 
+def _items(node) -> Iterator:
+    """The named children of `node` that are not comments (no list of a wide node is made)."""
+    return (child for child in children(node) if child.type != "comment")
+
+
 def _named_children(node) -> list:
-    return [child for child in node.named_children if child.type != "comment"]
+    return list(_items(node))
 
 
 def _only_child(node):
-    children = _named_children(node)
-    return children[0] if len(children) == 1 else None
+    first = list(islice(_items(node), 2))
+    return first[0] if len(first) == 1 else None
 
 
 def _inner_declarator(node):
@@ -468,16 +464,14 @@ def _definition(define) -> tuple[bytes, bytes | None]:
     return match[1], match[3]
 
 
-def _tests_own_name(define, name: bytes) -> bool:
+def _tests_own_name(context, define, name: bytes) -> bool:
     """Whether a definition sits in an #if/#ifdef/#ifndef branch that tests its own name."""
-    ancestor = define.parent
-    while ancestor is not None:
+    for ancestor in context.ancestors(define):
         test = (ancestor.child_by_field_name("name") if ancestor.type in _PREPROC_TESTS_NAME
                 else ancestor.child_by_field_name("condition")
                 if ancestor.type in _PREPROC_TESTS_CONDITION else None)
         if test is not None and name in _IDENTIFIERS.findall(test.text):
             return True
-        ancestor = ancestor.parent
     return False
 
 
@@ -487,6 +481,13 @@ def _adds_nothing(directive) -> bool:
         return True
     return directive.type == "preproc_call" and directive.child_by_field_name(
         "directive").text in (b"#define", b"#undef", b"#pragma", b"#error", b"#warning")
+
+
+def _beyond_steps(text: bytes) -> bool:
+    """Whether an expression of these bytes holds more words than one evaluation may visit
+    expressions: each name or number in it is one (a cast or sizeof puts a few type words
+    beside one), and evaluation gives up after _MAX_STEPS."""
+    return next(islice(_WORDS.finditer(text), 4 * _MAX_STEPS, None), None) is not None
 
 
 def _truncating_division(left: int, right: int) -> int:
@@ -521,11 +522,31 @@ class _Def:
 _UNRESOLVED = object()
 
 
-class _Index(NamedTuple):
-    names: dict[str, list[_Def]]  # ordinary identifiers
-    tags: dict[str, list[_Def]]  # struct/union/class/enum names
-    macros: dict[str, list]  # #define and #undef nodes by name
-    packed: bool  # a `#pragma pack` anywhere makes every layout unknown
+class _Named:
+    """What a file does with one name: its ordinary declarations and its struct/union/class/enum
+    tags (`_Def`s, in order), its #define and #undef lines (in order), and where it is
+    assigned, incremented or has its address taken."""
+
+    __slots__ = ("declared", "tags", "macros", "modified")
+
+    def __init__(self, declared: list, tags: list, macros: list, modified: list):
+        self.declared, self.tags, self.macros, self.modified = declared, tags, macros, modified
+
+
+class _Writes(NamedTuple):
+    """What one function does to its variables, read by one walk of it. `assignments`: field
+    path -> (target, statement, block) of the statements `path = value;` of its blocks, in
+    order; `labels`: where labels and `case`s start, in order; `taken`: targets whose address
+    is taken (`&x`, `int& r = x`); `written`: (start, target) of the other writes, in order, and
+    `in_lambdas` those of them inside a lambda; `calls`: (start, end) of calls and argument
+    lists, in order."""
+
+    assignments: dict
+    labels: list
+    taken: list
+    written: list
+    in_lambdas: list
+    calls: list
 
 
 class CConstants:
@@ -562,8 +583,8 @@ class CConstants:
         self._depth = self._steps = self._busy = 0
         try:
             return compute()
-        except _GiveUp:
-            return UNKNOWN
+        except (_GiveUp, RecursionError):  # Python's stack ends first where each level of
+            return UNKNOWN  # nesting (records in records, typedef chains) takes many frames
 
     def _ask(self, other: CConstants, compute) -> Any:
         """compute() on another evaluator (a header's) within this evaluation's limits."""
@@ -590,7 +611,7 @@ class CConstants:
         self._busy += 1
         try:
             self._memo[key] = result = compute()
-        except _GiveUp:
+        except (_GiveUp, RecursionError):
             del self._memo[key]
             raise
         finally:
@@ -687,8 +708,9 @@ class CConstants:
     @cached_property
     def _overloads(self) -> set[str]:
         """The operators this file overloads (`operator|` -> "|")."""
-        found = self.context.captures("(operator_name) @name").get("name", ())
-        own = {self.context.text(node)[len("operator"):].strip() for node in found}
+        found = (self.context.parent(keyword) for _, keyword in self.context.tokens(("operator",)))
+        own = {self.context.text(node)[len("operator"):].strip() for node in found
+               if node.type == "operator_name"}
         return own.union(*(header._overloads for header in self.extra))
 
     def _shift(self, operator: str, left: _Value, right: _Value) -> _Value:
@@ -722,11 +744,11 @@ class CConstants:
 
     def _call(self, node, env: _Env) -> _Value:
         """C++ `static_cast<T>(x)` and functional casts `T(x)`; other calls are UNKNOWN."""
-        arguments = _named_children(node.child_by_field_name("arguments"))
+        argument = _only_child(node.child_by_field_name("arguments"))
         target = self._cast_target(node.child_by_field_name("function"), env)
-        if target is None or len(arguments) != 1:
+        if target is None or argument is None:
             return _NOTHING
-        return _converted(target, self._eval(arguments[0], env))
+        return _converted(target, self._eval(argument, env))
 
     def _cast_target(self, function, env: _Env) -> Any:
         if not self.cpp:
@@ -751,7 +773,7 @@ class CConstants:
             target = self._descriptor_type(type_node, env.anchor)
         else:
             target = self._base_type(type_node, env.anchor)
-        items = _named_children(node.child_by_field_name("value"))
+        items = list(islice(_items(node.child_by_field_name("value")), 2))
         if not items:
             return _converted(target, _Value(0, _INT))
         return _converted(target, self._eval(items[0], env)) if len(items) == 1 else _NOTHING
@@ -794,7 +816,7 @@ class CConstants:
         something may change the path in between (see `_disturbed`). Not seen: changes through
         a pointer stored before the assignment by a call that did not receive the root."""
         path = _field_path(node)
-        function = _enclosing_function(env.anchor)
+        function = self._enclosing_function(env.anchor)
         if path is None or function is None or any(
                 self._is_macro(part, env.anchor) for part in path):
             return None
@@ -824,17 +846,14 @@ class CConstants:
 
     def _last_assignment(self, path: tuple, anchor, function):
         """The last statement `path = value;` before `anchor` in a block enclosing it."""
-        found = None
-        for target in self.context.captures(_PLAIN_ASSIGNMENT, function).get("target", ()):
-            statement = target.parent.parent
-            block = statement.parent
-            if (statement.type == "expression_statement" and block.type == "compound_statement"
-                    and block.start_byte <= anchor.start_byte < block.end_byte
-                    and statement.end_byte <= anchor.start_byte
-                    and _field_path(target) == path
-                    and (found is None or target.start_byte > found.start_byte)):
-                found = target.parent
-        return found
+        assignments = self._writes(function).assignments.get(path, [])
+        before = bisect_left(assignments, anchor.start_byte, key=lambda item: item[0].start_byte)
+        for index in range(before - 1, -1, -1):
+            target, statement, block = assignments[index]
+            if (block.start_byte <= anchor.start_byte < block.end_byte
+                    and statement.end_byte <= anchor.start_byte):
+                return target.parent
+        return None
 
     def _disturbed(self, path: tuple, assignment, anchor, function) -> bool:
         """Whether the path may change between the assignment and its use at `anchor`: a label
@@ -844,86 +863,214 @@ class CConstants:
         is taken, or a call mentioning the root or such a variable. "In between" extends to the
         end of loops around the use that do not hold the assignment, and takes in the bodies
         of lambdas."""
-        start, end = assignment.end_byte, _region_end(assignment, anchor, function)
-        for label in self.context.captures(_JUMP_TARGETS, function).get("label", ()):
-            if start <= label.start_byte < anchor.start_byte:
-                return True
-        targets = self.context.captures(_MODIFIED_QUERIES[self.context.language],
-                                        function).get("target", ())
-        taken, written = [], []
-        for target in targets:
-            addressed = target.parent.type in ("pointer_expression", "init_declarator")
-            (taken if addressed else written).append(target)
-        escaped = {_access(target)[0] for target in taken} - {None}
-        if any(_may_alias(target, path) for target in taken):
+        start, end = assignment.end_byte, self._region_end(assignment, anchor, function)
+        writes = self._writes(function)
+        label = bisect_left(writes.labels, start)
+        if label < len(writes.labels) and writes.labels[label] < anchor.start_byte:
             return True
-        for target in written:
-            between = start <= target.start_byte < end or _in_lambda(target, function)
-            if between and (_may_alias(target, path) or _escapes(target, path, escaped)):
+        escaped = {_access(target)[0] for target in writes.taken} - {None}
+        if any(_may_alias(target, path) for target in writes.taken):
+            return True
+        first, last = (bisect_left(writes.written, position, key=lambda item: item[0])
+                       for position in (start, end))
+        for target in [target for _, target in writes.written[first:last]] + writes.in_lambdas:
+            if _may_alias(target, path) or _escapes(target, path, escaped):
                 return True
         names = {name.encode() for name in escaped | {path[0]}}
-        for call in self.context.captures(_CALLS, function).get("call", ()):
-            holds_anchor = call.start_byte <= anchor.start_byte < call.end_byte
-            if (start <= call.start_byte < end and not holds_anchor
-                    and names.intersection(_IDENTIFIERS.findall(call.text))):
+        return self._calls_mention(writes.calls, start, end, anchor, names)
+
+    def _calls_mention(self, calls: list, start: int, end: int, anchor, names: set) -> bool:
+        """Whether a call starting in [start, end) and not holding `anchor` mentions one of
+        `names`. A call inside one already read is not read again."""
+        read_until = start
+        for call_start, call_end in calls[bisect_left(calls, (start,)):]:
+            if call_start >= end:
+                return False
+            if call_start < read_until or call_start <= anchor.start_byte < call_end:
+                continue
+            text = self.context.source.data[call_start:call_end]
+            if names.intersection(_IDENTIFIERS.findall(text)):
                 return True
+            read_until = call_end
         return False
+
+    def _writes(self, function) -> _Writes:
+        """What `function` does to its variables (see `_Writes`), read once."""
+        key = ("writes", function.id)
+        if key not in self._memo:
+            self._memo[key] = self._read_writes(function)
+        return self._memo[key]
+
+    def _read_writes(self, function) -> _Writes:
+        assignments: dict[tuple, list] = defaultdict(list)
+        labels, taken, written, in_lambdas, calls = [], [], [], [], []
+        lambda_ends: list[int] = []  # of the lambdas around the node
+        for node in descendants(function):
+            kind = node.type
+            if kind not in _READ_BY_WRITES:
+                continue
+            while lambda_ends and node.start_byte >= lambda_ends[-1]:
+                lambda_ends.pop()
+            if kind == "compound_statement":
+                for statement in children(node):
+                    for target in _plain_assignment_targets(statement):
+                        path = _field_path(target)
+                        if path is not None:
+                            assignments[path].append((target, statement, node))
+            elif kind in _JUMP_TARGETS:
+                labels.append(node.start_byte)
+            elif kind in _CALLS:
+                calls.append((node.start_byte, node.end_byte))
+            elif kind == "lambda_expression":
+                lambda_ends.append(node.end_byte)
+            target = self._modified_target(node)
+            if target is None:
+                continue
+            if kind in ("pointer_expression", "init_declarator"):
+                taken.append(target)
+            else:
+                written.append((target.start_byte, target))
+                if lambda_ends:
+                    in_lambdas.append(target)
+        for found in assignments.values():
+            found.sort(key=lambda item: item[0].start_byte)  # nested blocks come after their own
+        written.sort(key=lambda item: item[0])
+        return _Writes(dict(assignments), labels, taken, written, in_lambdas, calls)
+
+    def _modified_target(self, node):
+        """What `node` writes or takes the address of: the left of an assignment, the operand of
+        `++`/`--` or of `&`, an asm output, what a C++ reference is bound to; else None."""
+        kind = node.type
+        if kind == "assignment_expression":
+            target = node.child_by_field_name("left")
+        elif kind in ("update_expression", "pointer_expression"):
+            if kind == "pointer_expression" and node.child_by_field_name("operator").type != "&":
+                return None
+            target = node.child_by_field_name("argument")
+        elif kind == "gnu_asm_output_operand":
+            target = node.child_by_field_name("value")
+        elif kind == "init_declarator" and self.cpp:
+            declarator = node.child_by_field_name("declarator")
+            if declarator is None or declarator.type != "reference_declarator":
+                return None
+            target = node.child_by_field_name("value")
+        else:
+            return None
+        return target if target is not None and target.is_named else None
+
+    def _enclosing_function(self, node):
+        """The function or lambda that is or holds `node`, or None."""
+        if node.type in _FUNCTION_SCOPES:
+            return node
+        return next((found for found in self.context.ancestors(node)
+                     if found.type in _FUNCTION_SCOPES), None)
+
+    def _region_end(self, assignment, anchor, function) -> int:
+        """Where changes that may reach the use end: the use, or the end of the outermost loop
+        around it that does not hold the assignment (the next iteration sees them)."""
+        end = anchor.start_byte
+        for node in self.context.ancestors(anchor):
+            if node == function:
+                break
+            if node.type in _LOOPS and not node.start_byte <= assignment.start_byte < node.end_byte:
+                end = node.end_byte
+        return end
 
     # -- names ---------------------------------------------------------------------------------
 
-    @cached_property
-    def _index(self) -> _Index:
-        names: dict[str, list[_Def]] = defaultdict(list)
-        tags: dict[str, list[_Def]] = defaultdict(list)
-        macros: dict[str, list] = defaultdict(list)
-        packed = False
-        for match in self.context.matches(_INDEX_QUERIES[self.context.language]):
-            node = match.pop("name")[0]
-            kind, (owner,) = match.popitem()
-            if kind == "directive":
-                directive = self.context.text(node)
-                argument = owner.child_by_field_name("argument")
-                argument = self.context.text(argument) if argument is not None else ""
-                if directive in ("#undef", "#define"):  # a #define tree-sitter did not read
-                    name = _MACRO_NAME.match(argument)
-                    if name:
-                        macros[name[1]].append(owner)
-                packed |= directive == "#pragma" and argument.lstrip().startswith("pack")
-            elif kind == "macro":
-                macros[self.context.text(node)].append(owner)
-            elif kind in ("tag", "enumerator", "typeparam"):
-                split = _split_name(node)
-                if split:
-                    table = tags if kind == "tag" else names
-                    table[split[0]].append(_Def(kind, node, owner, *split))
-            else:
-                for name_node in _declared_names(node):
-                    split = _split_name(name_node)
-                    if split:
-                        if name_node.parent.type == "structured_binding_declarator":
-                            kind = "param"  # bound to parts of an unknown value
-                        names[split[0]].append(_Def(kind, node, owner, *split))
-        return _Index(names, tags, macros, packed)
+    def _name(self, name: str) -> _Named:
+        """What the file does with `name` (see `_Named`), found from the places spelling it
+        (one byte search per name) and a short climb from each."""
+        key = ("name", name)
+        if key not in self._memo:
+            named, macros = _Named([], [], [], []), {}
+            for start, end, node in self.context.hits((name,)):
+                owner = self.context.parent(node)
+                if owner is None:
+                    continue
+                if (node.start_byte, node.end_byte) == (start, end):
+                    if (owner.type in ("preproc_def", "preproc_function_def")
+                            and owner.child_by_field_name("name") == node):
+                        macros[owner.id] = owner
+                    self._token_named(node, owner, named)
+                elif (node.type == "preproc_arg" and owner.type == "preproc_call"
+                      and self.context.text(owner.child_by_field_name("directive"))
+                      in _MACRO_DIRECTIVES):  # a #define tree-sitter read as a directive
+                    defined = _MACRO_NAME.match(self.context.text(node))
+                    if defined and defined[1] == name:
+                        macros[owner.id] = owner
+            named.macros = sorted(macros.values(), key=lambda node: node.start_byte)
+            self._memo[key] = named
+        return self._memo[key]
+
+    def _token_named(self, leaf, owner, named: _Named) -> None:
+        """Add what the token `leaf` (its parent `owner`) declares or modifies."""
+        if leaf.type == "identifier":
+            node, parent = leaf, owner
+            while parent is not None:
+                if self._modified_target(parent) == node:
+                    named.modified.append(leaf.start_byte)  # `x = 1`, `(x)++`, `&x`
+                if parent.type != "parenthesized_expression" or _only_child(parent) != node:
+                    break
+                node, parent = parent, self.context.parent(parent)
+        node = leaf
+        while owner.type == "qualified_identifier" and owner.child_by_field_name("name") == node:
+            node, owner = owner, self.context.parent(owner)  # `ns::name` is declared whole
+            if owner is None:
+                return
+        if owner.type in _DECLARING or _declarator_like(owner.type):
+            split = _split_name(node)
+            if split is not None:
+                self._declarations_named(node, owner, split, named.declared, named.tags)
+
+    def _declarations_named(self, node, owner, split: tuple, names: list, tags: list) -> None:
+        """Append what declares the name node `node` (its parent `owner`; name and qualifier
+        `split`), if anything: a declarator of a declaration, parameter, typedef or member; an
+        enumerator; a tag with a body; a C++ alias or template type parameter."""
+        kind = owner.type
+        if kind in _TAG_OWNERS[self.context.language]:
+            if (owner.child_by_field_name("name") == node
+                    and owner.child_by_field_name("body") is not None):
+                tags.append(_Def("tag", node, owner, *split))
+            return
+        if kind == "enumerator" and owner.child_by_field_name("name") == node:
+            names.append(_Def("enumerator", node, owner, *split))
+            return
+        if self.cpp and (kind in _TYPE_PARAMETERS and node.type == "type_identifier" or kind in (
+                "optional_type_parameter_declaration", "alias_declaration")
+                and owner.child_by_field_name("name") == node):
+            names.append(_Def("typedef" if kind == "alias_declaration" else "typeparam", node,
+                              owner, *split))
+            return
+        owners = _DECLARATOR_OWNERS[self.context.language]
+        for declarator in self.context.wrapped_by(node, _leads_to):
+            owner = self.context.parent(declarator)
+            if (owner is not None and owner.type in owners
+                    and self.context.field_of(declarator) == "declarator"
+                    and any(found == node for found in _declared_names(declarator))):
+                kind = owners[owner.type]
+                if self.context.parent(node).type == "structured_binding_declarator":
+                    kind = "param"  # bound to parts of an unknown value
+                names.append(_Def(kind, declarator, owner, *split))
 
     @cached_property
-    def _modified(self) -> dict[str, list[int]]:
-        """Name -> where it is assigned, incremented or has its address taken."""
-        found: dict[str, list[int]] = defaultdict(list)
-        targets = self.context.captures(_MODIFIED_QUERIES[self.context.language])
-        for node in targets.get("target", ()):
-            while node.type == "parenthesized_expression" and _only_child(node) is not None:
-                node = _only_child(node)
-            if node.type == "identifier":
-                found[self.context.text(node)].append(node.start_byte)
-        return found
+    def _pragma_pack(self) -> bool:
+        """Whether the file has a `#pragma pack`, which makes every layout unknown."""
+        for _, directive in self.context.tokens(_PRAGMA):
+            call = self.context.parent(directive)
+            argument = call.child_by_field_name("argument") if call is not None else None
+            if (directive.type == "preproc_directive" and call.type == "preproc_call"
+                    and argument is not None
+                    and self.context.text(argument).lstrip().startswith("pack")):
+                return True
+        return False
 
-    @cached_property
-    def _header_macros(self) -> set[str]:
-        return {name for header in self.extra for name in header._index.macros}
+    def _header_macro(self, name: str) -> bool:
+        return any(header._name(name).macros for header in self.extra)
 
     def _is_macro(self, name: str, anchor) -> bool:
-        return name in self._header_macros or any(
-            event.start_byte < anchor.start_byte for event in self._index.macros.get(name, ()))
+        return self._header_macro(name) or any(
+            event.start_byte < anchor.start_byte for event in self._name(name).macros)
 
     def _expansions(self, node, name: str, qualifier: tuple, env: _Env) -> list | None:
         """The bodies of the macro `name` as used at `node`: None when it is not a macro
@@ -932,8 +1079,8 @@ class CConstants:
         if name in env.expanding:
             return None  # a macro is not expanded inside its own expansion
         bodies = [header._macro_body(event) for header in self.extra
-                  for event in header._index.macros.get(name, ())]
-        bodies += [self._macro_body(event) for event in self._index.macros.get(name, ())
+                  for event in header._name(name).macros]
+        bodies += [self._macro_body(event) for event in self._name(name).macros
                    if event.start_byte < env.anchor.start_byte]
         if not bodies:
             return None
@@ -952,9 +1099,11 @@ class CConstants:
     def _parse_body(self, define) -> tuple:
         """(tree, expression): the tree is kept so that the expression's nodes stay valid."""
         name, text = _definition(define)
-        if text is None or _tests_own_name(define, name):
+        if text is None or _tests_own_name(self.context, define, name):
             return None, None  # `#ifndef N / #define N 4`: N may come from elsewhere
         text = _CONTINUATION.sub(b" ", text)
+        if _beyond_steps(text):
+            return None, None  # parsing it would cost far more than evaluating may
         source = b"int __cursedlint_macro__ = (" + text + b"\n);"
         tree = parse(source, self.context.language)
         declaration = _only_child(tree.root_node)
@@ -1021,12 +1170,13 @@ class CConstants:
         ones and {namespace/class path: [declaration]} of the others."""
         key = ("declarations", tables, name)
         if key not in self._memo:
-            index = self._index
-            sources = {"names": (index.names,), "tags": (index.tags,),
-                       "types": (index.names, index.tags) if self.cpp else (index.names,)}
+            named = self._name(name)
+            names, tags = named.declared, named.tags
+            sources = {"names": (names,), "tags": (tags,),
+                       "types": (names, tags) if self.cpp else (names,)}
             blocks, paths = [], defaultdict(list)
             for table in sources[tables]:
-                for definition in table.get(name, ()):
+                for definition in table:
                     scope = self._scope(definition)
                     if scope is not None and scope[0] is not None:
                         blocks.append((scope[0], definition))
@@ -1057,11 +1207,10 @@ class CConstants:
         if definition.kind == "param":
             block = self._parameter_block(owner)
             return (block, frozenset()) if block is not None else None
-        ancestor = owner.parent
-        while ancestor is not None and ancestor.type not in _BLOCKS:
-            ancestor = ancestor.parent
-        if ancestor is not None:
-            return ancestor, frozenset()
+        block = next((found for found in self.context.ancestors(owner)
+                      if found.type in _BLOCKS), None)
+        if block is not None:
+            return block, frozenset()
         path = self._scope_path(owner)
         if definition.kind != "enumerator" or not self.cpp:
             return None, frozenset({path + definition.qualifier})
@@ -1096,25 +1245,25 @@ class CConstants:
         """The C++ namespaces and classes `node` is in, outermost first (always () in C)."""
         if not self.cpp:
             return ()
-        parts: list[str] = []
-        child, ancestor = node, node.parent
-        while ancestor is not None:
+        parts: list[str] = []  # innermost first
+        child = node
+        for ancestor in self.context.ancestors(node):
             kind = ancestor.type
             if kind == "namespace_definition":
                 name = ancestor.child_by_field_name("name")
                 if name is not None:
-                    parts[:0] = self.context.text(name).replace(" ", "").split("::")
+                    parts.extend(reversed(self.context.text(name).replace(" ", "").split("::")))
             elif kind in _RECORDS and child.type == "field_declaration_list":
                 name = ancestor.child_by_field_name("name")
                 if name is not None:
-                    parts.insert(0, self.context.text(name))
+                    parts.append(self.context.text(name))
             elif kind == "function_definition":  # `void C::f() {...}` is in C's scope
                 names = _declared_names(ancestor.child_by_field_name("declarator"))
                 split = _split_name(names[0]) if names else None
                 if split and split[1][:1] != ("",):
-                    parts[:0] = split[1]
-            child, ancestor = ancestor, ancestor.parent
-        return tuple(parts)
+                    parts.extend(reversed(split[1]))
+            child = ancestor
+        return tuple(reversed(parts))
 
     def _def_value(self, definition: _Def) -> _Value:
         if definition.kind == "enumerator":
@@ -1160,7 +1309,7 @@ class CConstants:
         changes count too)."""
         block = self._scope(definition)[0]
         return any(definition.node.start_byte <= position < block.end_byte
-                   for position in self._modified.get(definition.name, ()))
+                   for position in self._name(definition.name).modified)
 
     def _enumerator_value(self, enumerator) -> _Value:
         enumerators = enumerator.parent
@@ -1182,7 +1331,7 @@ class CConstants:
         enumerators after it that refer to it."""
         fixed = self._fixed_type(enumerators.parent)
         values, previous = {}, _Value(-1, _INT)
-        for enumerator in _named_children(enumerators):
+        for enumerator in _items(enumerators):
             if enumerator.type != "enumerator":
                 if not _adds_nothing(enumerator):
                     previous = _NOTHING  # an #if, #include or unreadable text may add enumerators
@@ -1287,7 +1436,11 @@ class CConstants:
             if member == name:
                 return kind
             if member is None:  # an anonymous struct or union: its members are the parent's
-                found = self._member_type(kind, name)
+                self._enter()
+                try:
+                    found = self._member_type(kind, name)
+                finally:
+                    self._depth -= 1
                 if found is not _NO_TYPE:
                     return found
         return _NO_TYPE
@@ -1370,12 +1523,15 @@ class CConstants:
         if initializer.type in ("string_literal", "concatenated_string"):
             length = self._string_length(initializer)
             return length + 1 if length is not UNKNOWN else UNKNOWN
-        items = _named_children(initializer) if initializer.type == "initializer_list" else None
-        if not items or not isinstance(element, (_Int, _Scalar, _Pointer)):
+        if initializer.type != "initializer_list" or not isinstance(element,
+                                                                     (_Int, _Scalar, _Pointer)):
             return UNKNOWN  # aggregates may elide braces: {1, 2, 3, 4} can be 2 structs
-        if any(item.type in ("initializer_pair", "string_literal") for item in items):
-            return UNKNOWN
-        return len(items)
+        count = 0
+        for item in _items(initializer):
+            if item.type in ("initializer_pair", "string_literal"):
+                return UNKNOWN
+            count += 1
+        return count or UNKNOWN
 
     def _string_length(self, node) -> Any:
         """Bytes of a narrow string literal, without the terminating NUL."""
@@ -1385,7 +1541,7 @@ class CConstants:
         if node.type != "string_literal" or not node.text.startswith(b'"'):
             return UNKNOWN
         length = 0
-        for part in node.named_children:
+        for part in children(node):
             if part.type == "string_content":
                 length += len(part.text)
             elif part.type == "escape_sequence" and part.text[1:2] not in b"uUN":
@@ -1454,30 +1610,33 @@ class CConstants:
     # -- layouts -------------------------------------------------------------------------------
 
     def _size(self, kind) -> Any:
-        if isinstance(kind, _Record):
-            return self._record_layout(kind)[0]
-        if isinstance(kind, _Array):
-            element = self._size(kind.element)
-            return UNKNOWN if UNKNOWN in (element, kind.count) else element * kind.count
-        return kind.size
+        count = 1
+        while isinstance(kind, _Array):  # `int a[2][3]...`: arrays of arrays, as deep as written
+            if kind.count is UNKNOWN:
+                return UNKNOWN
+            count, kind = count * kind.count, kind.element
+        size = self._record_layout(kind)[0] if isinstance(kind, _Record) else kind.size
+        return UNKNOWN if size is UNKNOWN else size * count
 
     def _align(self, kind) -> Any:
-        if isinstance(kind, _Record):
-            return self._record_layout(kind)[1]
-        if isinstance(kind, _Array):
-            return self._align(kind.element)
-        return kind.align
+        while isinstance(kind, _Array):
+            kind = kind.element
+        return self._record_layout(kind)[1] if isinstance(kind, _Record) else kind.align
 
     def _record_layout(self, record: _Record) -> tuple:
         """(size, alignment) of a record of this file or of a header; a `#pragma pack` in
         either makes it unknown."""
         if self._packed:
             return UNKNOWN, UNKNOWN
-        return self._ask(record.owner, lambda: record.owner._layout(record.node))
+        self._enter()  # a record inside a record inside ...
+        try:
+            return self._ask(record.owner, lambda: record.owner._layout(record.node))
+        finally:
+            self._depth -= 1
 
     @cached_property
     def _packed(self) -> bool:
-        return self._index.packed or any(header._packed for header in self.extra)
+        return self._pragma_pack or any(header._packed for header in self.extra)
 
     def _layout(self, record) -> tuple:
         """(size, alignment) of a struct, union or class, or (UNKNOWN, UNKNOWN)."""
@@ -1514,7 +1673,7 @@ class CConstants:
         for declarator in holder.children_by_field_name("declarator"):
             for name in _declared_names(declarator):
                 text = self.context.text(name)
-                if text in self._index.macros or text in self._header_macros:
+                if self._name(text).macros or self._header_macro(text):
                     return True
                 if holder.type == "declaration" and _looks_like_macro(text):
                     return True
@@ -1602,11 +1761,11 @@ def _field_path(node) -> tuple[str, ...] | None:
 def _access(node) -> tuple[str | None, tuple[str, ...], bool]:
     """(root name or None, members, exact) of an lvalue: `exact` is False where the access goes
     through a subscript, a dereference or a cast, which may reach any member."""
-    members: list[str] = []
+    members: list[str] = []  # last first
     exact = True
     while True:
         if node.type == "field_expression":
-            members.insert(0, node.child_by_field_name("field").text.decode())
+            members.append(node.child_by_field_name("field").text.decode())
         elif node.type in ("subscript_expression", "pointer_expression", "cast_expression"):
             exact = False
         elif node.type != "parenthesized_expression" or _only_child(node) is None:
@@ -1614,7 +1773,7 @@ def _access(node) -> tuple[str | None, tuple[str, ...], bool]:
         node = (node.child_by_field_name("argument") or node.child_by_field_name("value")
                 or _only_child(node))
     root = node.text.decode() if node.type == "identifier" else None
-    return root, tuple(members), exact
+    return root, tuple(reversed(members)), exact
 
 
 def _may_alias(target, path: tuple) -> bool:
@@ -1643,31 +1802,26 @@ def _declarator_chain(declarator) -> list:
     return chain
 
 
-def _enclosing_function(node):
-    while node is not None and node.type not in _FUNCTION_SCOPES:
-        node = node.parent
-    return node
+def _plain_assignment_targets(statement) -> list:
+    """The target of a statement `target = value;`: [target], else []."""
+    if statement.type != "expression_statement":
+        return []
+    return [expression.child_by_field_name("left") for expression in statement.named_children
+            if expression.type == "assignment_expression"
+            and expression.child_by_field_name("operator").type == "="]
 
 
-def _in_lambda(node, function) -> bool:
-    """Whether `node` lies in a lambda defined inside `function` (it may run anywhere)."""
-    node = node.parent
-    while node is not None and node.id != function.id:
-        if node.type == "lambda_expression":
-            return True
-        node = node.parent
-    return False
+def _leads_to(parent, child) -> bool:
+    """Whether the names the declarator `parent` declares are found through `child` (see
+    _declared_names)."""
+    if parent.type == "structured_binding_declarator":
+        return child.type == "identifier"
+    return _declarator_like(parent.type) and _inner_declarator(parent) == child
 
 
-def _region_end(assignment, anchor, function) -> int:
-    """Where changes that may reach the use end: the use, or the end of the outermost loop
-    around it that does not hold the assignment (the next iteration sees them)."""
-    end, node = anchor.start_byte, anchor.parent
-    while node is not None and node.id != function.id:
-        if node.type in _LOOPS and not node.start_byte <= assignment.start_byte < node.end_byte:
-            end = node.end_byte
-        node = node.parent
-    return end
+def _declarator_like(kind: str) -> bool:
+    """Whether a node of this kind may stand between a declaration and the name it declares."""
+    return kind.endswith("declarator") or kind in ("template_function", "operator_cast")
 
 
 def _promoted_enum_type(values) -> _Int | None:

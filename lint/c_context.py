@@ -4,11 +4,26 @@ tree-sitter cannot expand macros, so many real files have error nodes; they are 
 findings. Rules query the tree and keep working outside the broken regions.
 The parsers and compiled queries are created once per process and only when a C/C++ file needs
 them, so importing cursedlint stays cheap.
+
+Cost follows what a rule asks about, not the size of the file. Generated files hold initializers
+of millions of elements, lines of megabytes and nesting thousands deep, so:
+- `tokens` and `calls` find names by a byte search of the region, then look each hit up in the
+  tree; a query over a region costs a few microseconds per node of it (more over wide nodes), a
+  byte search a few nanoseconds per byte;
+- `Node.parent` searches down from the root on every call, so in a chain `n + n + ... + n` of
+  100,000 terms each climb from a token costs 100,000 steps. Every lookup of the file moves one
+  cursor from the place looked up last to the next (the hits of a search come in order: the
+  moves add up to about the part of the tree around them), and `parent` and `ancestors` answer
+  from its path;
+- `descendants` and `children` walk with a cursor and hold no lists (`named_children` of a node
+  with a million children is a million objects at once);
+- queries (`captures`) run over one function or statement, never the whole file.
 """
 
 from __future__ import annotations
 
-from functools import cache, cached_property
+import re
+from functools import cache, cached_property, lru_cache
 from typing import Iterable, Iterator
 
 from cursedlint.context import FileContext
@@ -48,11 +63,126 @@ def parse(data: bytes, language: str):
     return _parser(language).parse(data)
 
 
-_CALL_QUERIES = {
-    C: "(call_expression function: (identifier) @name) @call",
-    CPP: "(call_expression function: [(identifier) @name"
-    " (qualified_identifier name: (identifier) @name)]) @call",
-}
+_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+@lru_cache(maxsize=64)
+def _automaton(names: frozenset[str]):
+    """One search for all of `names` (thousands, for a file's wrappers), longest first."""
+    from ahocorasick_rs import BytesAhoCorasick, MatchKind
+
+    return BytesAhoCorasick([name.encode() for name in names if name],
+                            matchkind=MatchKind.LeftmostLongest)
+
+
+def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterator[tuple]:
+    """(start, end) of each of `names` in data[start:end] with no identifier character just
+    before or after it."""
+    for first, last in _places(names, data, start, end):
+        if (first == 0 or data[first - 1] not in _IDENTIFIER_BYTES) and (
+                last == len(data) or data[last] not in _IDENTIFIER_BYTES):
+            yield first, last
+
+
+def _places(names: frozenset[str], data: bytes, start: int, end: int) -> Iterator[tuple]:
+    """(start, end) of each of `names` in data[start:end], longest first where they overlap
+    (one Aho-Corasick pass: faster than `bytes.find` even for one short name)."""
+    if any(names):
+        found = _automaton(names).find_matches_as_indexes(memoryview(data)[start:end])
+        for _, first, last in found:
+            yield first + start, last + start
+
+
+class _Path:
+    """The nodes from the root down to the place looked up last, kept by one cursor that moves
+    from each place to the next: the hits of a search come in order, so the moves add up to
+    about the part of the tree around them, where looking each up from the root costs its
+    depth."""
+
+    _NEAR_END = 32  # how far up from its end a node is looked for: the nodes asked about are the
+    # last hit and a few around it; anything else, the path moves to
+
+    def __init__(self, tree):
+        self._cursor = tree.walk()
+        self.nodes = [self._cursor.node]
+        self.moves = 0  # how often the path changed
+
+    def move_to(self, start: int, end: int):
+        """The smallest node holding bytes [start, end), now the end of the path."""
+        nodes, cursor = self.nodes, self._cursor
+        self.moves += 1
+        keep = len(nodes)
+        while keep > 1 and not (nodes[keep - 1].start_byte <= start
+                                and end <= nodes[keep - 1].end_byte):
+            keep -= 1
+        if keep < len(nodes):
+            for _ in range(len(nodes) - keep):
+                cursor.goto_parent()
+            del nodes[keep:]
+        down = cursor.goto_first_child_for_byte
+        while down(start) is not None:
+            child = cursor.node
+            if child.start_byte > start or child.end_byte < end:
+                cursor.goto_parent()
+                break
+            nodes.append(child)
+        return nodes[-1]
+
+    def position(self, node) -> int | None:
+        """Where `node` is on the path (looked for near its end), or None."""
+        nodes = self.nodes
+        for place in range(len(nodes) - 1, max(len(nodes) - self._NEAR_END, 0) - 1, -1):
+            if nodes[place] == node:
+                return place
+        return None
+
+
+def _parents(node) -> Iterator:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def descendants(node) -> Iterator:
+    """The named nodes under `node`, in source order (a cursor walk: no lists held)."""
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return
+    depth = 1
+    while True:
+        current = cursor.node
+        if current.is_named:
+            yield current
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+            if depth == 0:
+                return
+
+
+def children(node, last_first: bool = False) -> Iterator:
+    """The named children of `node`, in order or last first (no list of them is made)."""
+    cursor = node.walk()
+    if not (cursor.goto_last_child() if last_first else cursor.goto_first_child()):
+        return
+    step = cursor.goto_previous_sibling if last_first else cursor.goto_next_sibling
+    while True:
+        if cursor.node.is_named:
+            yield cursor.node
+        if not step():
+            return
+
+
+_WRAPS_NO_DECLARATOR = ("translation_unit", "ERROR", "concatenated_string")
+
+
+def _wraps_no_declarator(kind: str) -> bool:
+    return (kind in _WRAPS_NO_DECLARATOR or kind.startswith("preproc_")
+            or kind.endswith(("_list", "statement")))
 
 
 class CContext(FileContext):
@@ -69,37 +199,153 @@ class CContext(FileContext):
 
     @cached_property
     def error_count(self) -> int:
-        """Error nodes in the tree (macros tree-sitter could not read); shown in verbose output."""
-        if not self.root.has_error:
-            return 0
-        return len(self.captures("(ERROR) @error").get("error", ()))
+        """Error nodes in the tree (macros tree-sitter could not read); shown in verbose output.
+        The walk enters only nodes that hold an error."""
+        count, cursor = 0, self.root.walk()
+        while True:
+            node = cursor.node
+            count += node.is_error
+            if node.has_error and cursor.goto_first_child():
+                continue
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    return count
 
-    def captures(self, pattern: str, node=None) -> dict[str, list]:
-        """Capture name -> nodes, for a tree-sitter query over `node` (default: the file)."""
+    def captures(self, pattern: str, node) -> dict[str, list]:
+        """Capture name -> nodes, for a tree-sitter query over `node` (a function or a statement:
+        over a whole file a query costs several times its parse)."""
         from tree_sitter import QueryCursor
 
         cursor = QueryCursor(compiled_query(self.language, pattern))
-        return cursor.captures(node or self.root)
+        return cursor.captures(node)
 
-    def matches(self, pattern: str, node=None) -> list[dict[str, list]]:
-        """One dict of capture name -> nodes per match, in document order."""
-        from tree_sitter import QueryCursor
-
-        cursor = QueryCursor(compiled_query(self.language, pattern))
-        return [captures for _, captures in cursor.matches(node or self.root)]
-
-    def calls(self, names: Iterable[str], node=None) -> Iterator[tuple[str, object]]:
+    def calls(self, names: Iterable[str] | re.Pattern[bytes], node=None) -> list[tuple]:
         """(function name, call_expression node) for each call of a plain or qualified function
-        named in `names` (`ibv_reg_mr(...)`, `::ibv_reg_mr(...)`, `ns::f(...)` matches `f`)."""
-        wanted = set(names)
-        found = self.captures(_CALL_QUERIES[self.language], node)
-        for call in sorted(found.get("call", ()), key=lambda n: n.start_byte):
-            function = call.child_by_field_name("function")
-            if function.type == "qualified_identifier":
-                function = function.child_by_field_name("name")
-            name = self.text(function)
-            if name in wanted:
-                yield name, call
+        named in `names` (`ibv_reg_mr(...)`, `::ibv_reg_mr(...)`, `ns::f(...)` matches `f`)
+        within `node` (default: the file), in the order the calls start."""
+        found = [(name, call) for name, leaf in self.tokens(names, node)
+                 if (call := self.call_of(leaf)) is not None]
+        found.sort(key=lambda item: item[1].start_byte)
+        return found
+
+    def call_of(self, leaf):
+        """The call of the function named by the identifier `leaf` (`f(...)`, `ns::f(...)`),
+        or None."""
+        if leaf.type != "identifier":
+            return None
+        function, call = leaf, self.parent(leaf)
+        if self.language == CPP and call is not None and call.type == "qualified_identifier":
+            if call.child_by_field_name("name") != leaf:
+                return None
+            function, call = call, self.parent(call)
+        if (call is not None and call.type == "call_expression"
+                and call.child_by_field_name("function") == function):
+            return call
+        return None
+
+    def tokens(self, names: Iterable[str] | re.Pattern[bytes], node=None) -> Iterator[tuple]:
+        """(spelling, leaf) for each token within `node` (default: the file) spelled as one of
+        `names` (or matched whole by a pattern), in order: found by a byte search, then looked
+        up in the tree. A spelling inside a comment, a string, a macro body or a longer name
+        is no token."""
+        for start, end, leaf in self.hits(names, node):
+            if leaf.start_byte == start and leaf.end_byte == end:
+                yield self.source.data[start:end].decode("utf-8", errors="replace"), leaf
+
+    def hits(self, names: Iterable[str] | re.Pattern[bytes], node=None) -> Iterator[tuple]:
+        """(start, end, the smallest node holding them) for each place within `node` (default:
+        the file) where one of `names` is spelled, or `names` (a pattern) matches, in order."""
+        region, data = node or self.root, self.source.data
+        if isinstance(names, re.Pattern):
+            found = (match.span() for match in
+                     names.finditer(data, region.start_byte, region.end_byte))
+        else:
+            found = _spelled(frozenset(names), data, region.start_byte, region.end_byte)
+        for start, end in found:
+            yield start, end, self._path.move_to(start, end)
+
+    @cached_property
+    def _path(self) -> _Path:
+        """The path to the place looked up last, shared by every lookup of the file."""
+        return _Path(self.tree)
+
+    def parent(self, node):
+        """`node.parent`, at once for a node on the path to the place looked up last."""
+        index = self._path.position(node)
+        if index is None:
+            return node.parent
+        return self._path.nodes[index - 1] if index else None
+
+    def ancestors(self, node) -> Iterator:
+        """The nodes around `node`, innermost first, up to the root, from the path to it."""
+        path = self._path
+        index = path.position(node)
+        if index is None:
+            path.move_to(node.start_byte, node.end_byte)
+            index = path.position(node)
+        if index is None:  # an empty node, which no byte leads to
+            yield from _parents(node)
+            return
+        moves = path.moves
+        for above in range(index - 1, -1, -1):
+            if path.moves != moves:  # a lookup inside the caller's loop moved the path on
+                yield from self.ancestors(node)
+                return
+            node = path.nodes[above]
+            yield node
+
+    def enclosing(self, nodes: Iterable, kinds) -> list:
+        """The nodes of `kinds` that are or hold any of `nodes` (nested ones too), in source
+        order. A climb stops where an earlier one passed."""
+        found, passed = {}, set()
+        for node in nodes:
+            for above in (node, *self._until(self.ancestors(node), passed)):
+                if above.type in kinds:
+                    found.setdefault(above.id, above)
+        return sorted(found.values(), key=lambda node: (node.start_byte, -node.end_byte))
+
+    @staticmethod
+    def _until(nodes: Iterator, passed: set) -> Iterator:
+        """`nodes` up to the first already in `passed`, adding them to it."""
+        for node in nodes:
+            if node.id in passed:
+                return
+            passed.add(node.id)
+            yield node
+
+    def field_of(self, node) -> str | None:
+        """The field name `node` has in its parent (`declarator`, `value`, ...), or None."""
+        parent = self.parent(node)
+        if parent is None:
+            return None
+        cursor = parent.walk()
+        found = cursor.goto_first_child_for_byte(node.start_byte) is not None
+        while found and cursor.node != node:  # empty nodes before it
+            found = cursor.goto_next_sibling()
+        if not found:  # an empty node, which no byte leads to
+            cursor.goto_first_child()
+            while cursor.node != node and cursor.goto_next_sibling():
+                pass
+        return cursor.field_name if cursor.node == node else None
+
+    def wrapped_by(self, leaf, leads) -> Iterator:
+        """`leaf` and the nodes above it that lead down to it (`leads(parent, child)`: whether
+        the name `parent` declares is found through `child`): the declarators and targets
+        around a declared name, innermost first. Lists, statements, preprocessor blocks and
+        error regions wrap no name: the climb stops there without asking `leads` about their
+        (maybe millions of) children."""
+        node = leaf
+        while True:
+            yield node
+            parent = self.parent(node)
+            if parent is None or _wraps_no_declarator(parent.type) or not leads(parent, node):
+                return
+            node = parent
+
+    # the tree walks that need no context, for rules that do not import this module (its
+    # import is paid only by files that need a parser)
+    children = staticmethod(children)
+    descendants = staticmethod(descendants)
 
     def text(self, node) -> str:
         return node.text.decode("utf-8", errors="replace")

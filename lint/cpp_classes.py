@@ -13,8 +13,9 @@ nothing, so rules stay silent rather than guess.
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 STANDARD_CONTAINERS = frozenset({
     "vector", "deque", "list", "forward_list", "array", "set", "multiset", "unordered_set",
@@ -99,17 +100,20 @@ class FileClasses:
 
 # -- reading a tree -------------------------------------------------------------------------------
 def file_classes(context) -> FileClasses:
-    """The classes (with bodies) and type aliases declared in one C++ file."""
+    """The classes (with bodies) and type aliases declared in one C++ file. The walk keeps
+    the children of a namespace or file still to read as a cursor, not as a list (a file may
+    hold millions of declarations)."""
     classes: list[ClassFacts] = []
     aliases: list[AliasFacts] = []
-    stack = [(context.root, (), frozenset())]
-    while stack:
-        node, scope, template_parameters = stack.pop()
+    stack = _Pending([(context.root, (), frozenset())])
+    while (entry := stack.pop()) is not None:
+        node, scope, template_parameters = entry
         kind = node.type
         if kind == "namespace_definition":
             name = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
-            inner = scope + tuple(_qualified_parts(context.text(name))) if name else scope
+            inner = _Within(scope, tuple(_qualified_parts(context.text(name)))) if name \
+                else scope
             if body is not None:
                 stack.append((body, inner, template_parameters))
         elif kind == "template_declaration":
@@ -125,11 +129,64 @@ def file_classes(context) -> FileClasses:
             aliases.extend(_aliases(context, node, scope, template_parameters))
             _push_class_of(node, scope, template_parameters, stack)
         elif kind in _TRANSPARENT:
-            stack.extend((child, scope, template_parameters) for child in node.named_children)
+            stack.extend_lazily(_entries(context.children(node, last_first=True), scope,
+                                         template_parameters))
         elif kind == "declaration":
             _push_class_of(node, scope, template_parameters, stack)
     classes.sort(key=lambda facts: facts.line)
     return FileClasses(tuple(classes), tuple(aliases))
+
+
+class _Pending:
+    """What is left to read, last in first out: entries, and runs of entries that are produced
+    only when reached (each run is read in the order it yields). A run is dropped as soon as its
+    last entry is taken, so a chain of nested namespaces holds one run, not one per level."""
+
+    def __init__(self, entries):
+        self._runs: list[list] = []
+        self.extend_lazily(entries)
+
+    def append(self, entry) -> None:
+        self._runs.append([entry, iter(())])
+
+    def extend_lazily(self, entries) -> None:
+        entries = iter(entries)
+        first = next(entries, None)
+        if first is not None:
+            self._runs.append([first, entries])
+
+    def pop(self):
+        """The next entry, or None when nothing is left."""
+        if not self._runs:
+            return None
+        run = self._runs[-1]
+        entry, run[0] = run[0], next(run[1], None)
+        if run[0] is None:
+            self._runs.remove(run)
+        return entry
+
+
+class _Within(NamedTuple):
+    """The scope of a namespace body, not spelled out yet: `parts` inside `outer` (a scope, or
+    the tuple of its names). Namespaces nested thousands deep then cost one step each, not a
+    copy of the names above."""
+
+    outer: Any
+    parts: tuple[str, ...]
+
+
+def _spelled_out(scope) -> tuple[str, ...]:
+    """The names of a scope, outermost first."""
+    chunks = []
+    while isinstance(scope, _Within):
+        chunks.append(scope.parts)
+        scope = scope.outer
+    return scope + tuple(part for chunk in reversed(chunks) for part in chunk)
+
+
+def _entries(nodes, scope, template_parameters) -> Iterator[tuple]:
+    for node in nodes:
+        yield node, scope, template_parameters
 
 
 def _push_class_of(node, scope, template_parameters, stack) -> None:
@@ -146,7 +203,7 @@ def _class(context, node, scope, template_parameters, stack) -> ClassFacts | Non
         return None
     if name_node.type == "template_type":  # a specialization: facts under the template's name
         name_node = name_node.child_by_field_name("name")
-    qualified = scope + tuple(_qualified_parts(context.text(name_node)))
+    qualified = _spelled_out(scope) + tuple(_qualified_parts(context.text(name_node)))
     bases = []
     for child in node.named_children:
         if child.type == "base_class_clause":
@@ -171,7 +228,7 @@ def _read_body(context, body, scope, template_parameters, template, members, met
     pending = [(body, template_parameters, template)]
     while pending:
         node, parameters, in_template = pending.pop()
-        for child in reversed(node.named_children):
+        for child in context.children(node, last_first=True):
             kind = child.type
             if kind in ("field_declaration", "declaration", "function_definition"):
                 _push_class_of(child, scope, parameters, stack)
@@ -214,6 +271,7 @@ def _read_declaration(context, node, template_parameters, template, members, met
 
 
 def _aliases(context, node, scope, template_parameters) -> Iterator[AliasFacts]:
+    scope = _spelled_out(scope)
     line = node.start_point[0] + 1
     if node.type == "alias_declaration":
         name = node.child_by_field_name("name")
@@ -470,9 +528,9 @@ class ClassIndex:
     def member(self, qualified: str, name: str) -> tuple[str, ClassFacts, Member] | None:
         """The data member `name` of a class or, first found, of its bases."""
         seen: set[str] = set()
-        queue = [qualified]
+        queue = deque([qualified])
         while queue:
-            current = queue.pop(0)
+            current = queue.popleft()
             if current in seen:
                 continue
             seen.add(current)

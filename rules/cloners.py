@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -168,11 +169,9 @@ def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
     lookup: a superset of what `CloneAnalysis` reports on, so the project index is needed only
     when a linted file has one."""
     endings, copy_functions = tuple(endings), tuple(name.lower() for name in copy_functions)
-    mentions = _ending_pattern(endings)
+    mentions = (node for _, _, node in context.hits(_ending_pattern(endings)))
     found = []
-    for node in context.captures("(function_definition) @f").get("f", ()):
-        if not mentions.search(node.text):
-            continue
+    for node in context.enclosing(mentions, ("function_definition",)):
         declarator = node.child_by_field_name("declarator")
         function = find_function_declarator(declarator) if declarator is not None else None
         body = node.child_by_field_name("body")
@@ -211,8 +210,7 @@ def _ends_with(named: str, endings) -> bool:
 
 def _enclosing_class(context, node) -> str:
     """The name of the class whose body holds a definition directly, or ""."""
-    parent = node.parent
-    while parent is not None:
+    for parent in context.ancestors(node):
         if parent.type == "namespace_definition":
             return ""
         if parent.type in ("class_specifier", "struct_specifier"):
@@ -220,7 +218,6 @@ def _enclosing_class(context, node) -> str:
             if label is not None and label.type == "template_type":
                 label = label.child_by_field_name("name")
             return context.text(label) if label is not None else ""
-        parent = parent.parent
     return ""
 
 
@@ -513,6 +510,9 @@ class CloneAnalysis:
         self.endings = tuple(endings)
         self.copy_functions = tuple(copy_functions)
         self.facts = facts
+        self._locals: dict[int, set[str]] = {}
+        self._remappings: dict[int, list[tuple[int, int]]] = {}
+        self._words: dict[tuple, list[int]] = {}
 
     @cached_property
     def index(self) -> ClassIndex:
@@ -637,21 +637,19 @@ class CloneAnalysis:
     def _scope_and_owner(self, node, name: str) -> tuple[tuple[str, ...], str | None]:
         """The scope a function's names are looked up from, and the class it is a member of
         (written `Class::f` outside it, or defined inside its body)."""
-        enclosing: list[str] = []
+        enclosing: list[str] = []  # innermost first
         innermost = None  # the kind of scope the definition sits in directly
-        parent = node.parent
-        while parent is not None:
+        for parent in self.context.ancestors(node):
             label = parent.child_by_field_name("name")
             if parent.type == "namespace_definition" and label is not None:
-                enclosing[:0] = self.context.text(label).split("::")
+                enclosing.extend(reversed(self.context.text(label).split("::")))
                 innermost = innermost or "namespace"
             elif parent.type in ("class_specifier", "struct_specifier") and label is not None:
                 if label.type == "template_type":
                     label = label.child_by_field_name("name")
-                enclosing[:0] = [self.context.text(label)]
+                enclosing.append(self.context.text(label))
                 innermost = innermost or "class"
-            parent = parent.parent
-        scope = tuple(part.strip() for part in enclosing if part.strip())
+        scope = tuple(part.strip() for part in reversed(enclosing) if part.strip())
         qualifier = re.sub(r"<[^<>]*>", "", name.rpartition("::")[0])  # Scalar<T>::Scalar
         if qualifier:
             owner = self.index.resolve(qualifier, scope)
@@ -769,7 +767,13 @@ class CloneAnalysis:
         return max(visible)[1] if visible else None
 
     def locals(self, function: CloningFunction) -> set[str]:
-        """Names declared in the function (parameters and locals), which hide members."""
+        """Names declared in the function (parameters and locals), which hide members; read
+        once per function."""
+        if function.node.id not in self._locals:
+            self._locals[function.node.id] = self._declared_in(function)
+        return self._locals[function.node.id]
+
+    def _declared_in(self, function: CloningFunction) -> set[str]:
         names = set()
         for node in self.context.captures(
             "[(parameter_declaration declarator: (_) @n) (declaration declarator: (_) @n)"
@@ -798,7 +802,7 @@ class CloneAnalysis:
             elif kind == "call_expression":
                 callee = value.child_by_field_name("function")
                 arguments = value.child_by_field_name("arguments")
-                count = len(arguments.named_children) if arguments is not None else 0
+                count = arguments.named_child_count if arguments is not None else 0
                 if callee is None or count > 1 or self.mentions_cloner(function, value):
                     return False
                 if callee.type == "identifier":  # lod(): a getter of `this`, when it is the source
@@ -845,7 +849,7 @@ class CloneAnalysis:
             elif node.type == "call_expression":
                 callee = node.child_by_field_name("function")
                 arguments = node.child_by_field_name("arguments")
-                if callee is None or arguments is None or len(arguments.named_children) != 1:
+                if callee is None or arguments is None or arguments.named_child_count != 1:
                     return node
                 name = callee
                 if callee.type == "template_function":
@@ -862,37 +866,59 @@ class CloneAnalysis:
     def range_loop_of(self, identifier):
         """The range-for loop whose loop variable an identifier names, if it is inside it."""
         name = self.context.text(identifier)
-        parent = identifier.parent
-        while parent is not None and parent.type != "function_definition":
+        for parent in self.context.ancestors(identifier):
+            if parent.type == "function_definition":
+                return None
             if parent.type == "for_range_loop":
                 declarator = parent.child_by_field_name("declarator")
                 if declarator is not None and declarator_name(self.context, declarator) == name:
                     return parent
-            parent = parent.parent
         return None
 
     def mentions_cloner(self, function: CloningFunction, node) -> bool:
         names = {cloner.name for cloner in function.cloners}
-        return any(
-            self.context.text(identifier) in names
-            for identifier in self.context.captures("(identifier) @i", node).get("i", ())
-        )
+        return any(leaf.type == "identifier" for _, leaf in self.context.tokens(names, node))
 
     def remapped_later(self, function: CloningFunction, write: Write) -> bool:
         """Whether a statement after the copy touches the member together with a cloner (the
         copied pointers are mapped in place afterwards)."""
-        body = function.node.child_by_field_name("body")
-        member = re.compile(rf"(?<![\w]){re.escape(write.member)}(?![\w])")
-        cloners = [re.compile(rf"(?<![\w]){re.escape(c.name)}(?![\w])") for c in function.cloners]
-        for statement in self.context.captures(
-            "[(expression_statement) (for_range_loop) (for_statement) (while_statement)] @s", body
-        ).get("s", ()):
-            if statement.start_byte < write.node.end_byte:
-                continue
-            text = self.context.text(statement)
-            if member.search(text) and any(cloner.search(text) for cloner in cloners):
-                return True
+        member_at = self._words_in(function, (write.member,))
+        for start, end in self._remappings_of(function):
+            if start >= write.node.end_byte:
+                first = bisect_left(member_at, start)
+                if first < len(member_at) and member_at[first] < end:
+                    return True
         return False
+
+    def _remappings_of(self, function: CloningFunction) -> list[tuple[int, int]]:
+        """(start, end) of the statements of the function that mention one of its cloners (a
+        remapping, when they also touch the member), read once."""
+        key = function.node.id
+        if key not in self._remappings:
+            body = function.node.child_by_field_name("body")
+            cloner_at = self._words_in(function, tuple(c.name for c in function.cloners))
+            found = []
+            for statement in self.context.captures(
+                "[(expression_statement) (for_range_loop) (for_statement) (while_statement)] @s",
+                body
+            ).get("s", ()):
+                first = bisect_left(cloner_at, statement.start_byte)
+                if first < len(cloner_at) and cloner_at[first] < statement.end_byte:
+                    found.append((statement.start_byte, statement.end_byte))
+            self._remappings[key] = sorted(found)
+        return self._remappings[key]
+
+    def _words_in(self, function: CloningFunction, words: tuple[str, ...]) -> list[int]:
+        """Where any of `words` is written as a whole word in the function's body, in order;
+        found once per function and words."""
+        key = (function.node.id, words)
+        if key not in self._words:
+            body = function.node.child_by_field_name("body")
+            pattern = re.compile(rb"(?<![\w\x80-\xff])(?:%s)(?![\w\x80-\xff])" % b"|".join(
+                re.escape(word.encode()) for word in words))
+            self._words[key] = [match.start() for match in pattern.finditer(
+                self.context.source.data, body.start_byte, body.end_byte)] if words else []
+        return self._words[key]
 
     # -- the destination's members ------------------------------------------------------------
     def cloneable_pointees(self, function: CloningFunction, found) -> list[str]:

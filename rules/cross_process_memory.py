@@ -11,9 +11,12 @@ switches, `&&` of mixed checks, macros tree-sitter cannot read).
 from __future__ import annotations
 
 import operator
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
+from typing import Iterator
 
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
@@ -33,6 +36,15 @@ _COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": ope
 # -1 compared with a length (a value the file does not show, never negative)
 _AGAINST_LENGTH = {"<": True, "<=": True, ">": False, ">=": False, "==": False, "!=": True}
 _MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+_WRITTEN_FIELDS = {"assignment_expression": "left", "init_declarator": "declarator",
+                   "update_expression": "argument", "pointer_expression": "argument"}
+_JUMP_WORDS = {"return": "return_statement", "break": "break_statement",
+               "continue": "continue_statement", "goto": "goto_statement"}
+_MAX_NESTING = 100  # statements and conditions followed inside each other; deeper: silent
+
+
+class _TooDeep(Exception):
+    """The failure path goes deeper into nested statements or conditions than is followed."""
 
 _WHY = (
     "the kernel refuses the copy with EPERM whenever the ptrace access check fails, as it "
@@ -313,6 +325,7 @@ class CmaFailureAborts(Rule):
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self._reported: set[int] = set()
+        self._nesting = 0
 
     @classmethod
     def triggers_for(cls, options):
@@ -352,28 +365,44 @@ class CmaFailureAborts(Rule):
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
         for wrappers in self.project_facts.values():
             names.update(wrappers)
-        functions = self._functions
-        changed = True
-        while changed:
-            changed = False
-            for name, body in functions.items():
-                if name not in names:
+        new = list(names)
+        while new:  # the functions calling a name found last may return its result
+            calls = (call for _, call in self.context.calls(new))
+            callers = [(function, *self._plain_function(function)) for function
+                       in self.context.enclosing(calls, ("function_definition",))]
+            last = self._last_definitions({name for _, name, _ in callers if name} - set(names))
+            new = []
+            for function, name, body in callers:
+                if name not in names and last.get(name) == function:
                     underlying = self._returned_call(body, names)
                     if underlying:
                         names[name] = underlying
-                        changed = True
+                        new.append(name)
         return names
 
-    @cached_property
-    def _functions(self) -> dict[str, object]:
-        """Function name -> body, for the file's function definitions with a plain name."""
-        found = {}
-        for body in self.context.captures(
-            "(function_definition declarator: (function_declarator declarator: (identifier))"
-            " body: (compound_statement) @body)"
-        ).get("body", ()):
-            declarator = body.parent.child_by_field_name("declarator")
-            found[self.context.text(declarator.child_by_field_name("declarator"))] = body
+    def _plain_function(self, function) -> tuple[str | None, object]:
+        """(name, body) of a definition `T name(...) {...}`, else (None, None)."""
+        declarator = function.child_by_field_name("declarator")
+        name = declarator.child_by_field_name("declarator") \
+            if declarator is not None and declarator.type == "function_declarator" else None
+        body = function.child_by_field_name("body")
+        if name is None or name.type != "identifier" or body is None \
+                or body.type != "compound_statement":
+            return None, None
+        return self.context.text(name), body
+
+    def _last_definitions(self, names: set[str]) -> dict[str, object]:
+        """Name -> the file's last definition `T name(...) {...}` (the one a call in the file
+        may reach, of several under #if), for those of `names` the file defines."""
+        found: dict[str, object] = {}
+        for name, leaf in self.context.tokens(names) if names else ():
+            declarator = self.context.parent(leaf)
+            function = self.context.parent(declarator) if declarator is not None else None
+            if (function is not None and function.type == "function_definition"
+                    and function.child_by_field_name("declarator") == declarator
+                    and self._plain_function(function)[0] == name
+                    and declarator.child_by_field_name("declarator") == leaf):
+                found[name] = function
         return found
 
     def _returned_call(self, body, names: dict[str, str]) -> str | None:
@@ -391,26 +420,32 @@ class CmaFailureAborts(Rule):
 
     def _only_value(self, body, variable: str):
         """The one call assigned to `variable` in `body`, or None (other or several values)."""
-        values = []
-        for found in self.context.matches(
-            "[(init_declarator declarator: (identifier) @name value: (_) @value)"
-            " (assignment_expression left: (identifier) @name right: (_) @value)]", body
-        ):
-            if self.context.text(found["name"][0]) == variable:
-                values.append(_unwrapped(found["value"][0]))
-        mutated = any(self.context.text(node) == variable for node in self.context.captures(
-            "(update_expression argument: (identifier) @name)", body).get("name", ()))
+        values, mutated = [], False
+        for _, leaf in self.context.tokens((variable,), body):
+            parent = self.context.parent(leaf)
+            if leaf.type != "identifier" or not _contains(body, parent):
+                continue
+            value = (parent.child_by_field_name("value") if parent.type == "init_declarator"
+                     and parent.child_by_field_name("declarator") == leaf
+                     else parent.child_by_field_name("right")
+                     if parent.type == "assignment_expression"
+                     and parent.child_by_field_name("left") == leaf else None)
+            if value is not None and value.is_named:
+                values.append(_unwrapped(value))
+            mutated |= (parent.type == "update_expression"
+                        and parent.child_by_field_name("argument") == leaf)
         return values[0] if len(values) == 1 and not mutated else None
 
     def _result(self, name: str, call) -> Result | None:
         """What happens to the call's value: reported here when ignored or asserted at once,
         else the Result whose failure path `_follow` walks."""
         node = call
-        while node.parent is not None and node.parent.type in _WRAPPING:
-            node = node.parent
+        for parent in self.context.ancestors(call):
+            if parent.type not in _WRAPPING:
+                break
+            node = parent
             if _is_void_cast(node):
                 return None  # discarded on purpose
-        parent = node.parent
         if parent.type == "expression_statement":
             self.report(call, f"the result of {self._described(name)} is ignored: {_WHY}. "
                               f"Check it, and {_FIX}")
@@ -433,16 +468,33 @@ class CmaFailureAborts(Rule):
 
     def _enclosing_assert(self, call):
         """An assert-like call whose arguments contain `call`, within its statement."""
-        node = call.parent
-        while node is not None and not node.type.endswith("statement"):
+        for node in self.context.ancestors(call):
+            if node.type.endswith("statement"):
+                return None
             if node.type == "call_expression" and self._asserts(self._callee(node)):
                 return node
-            node = node.parent
         return None
 
     # -- the failure path ------------------------------------------------------------------
     def _follow(self, result: Result) -> None:
-        start = _statement_of(result.call)
+        try:
+            self._follow_path(result)
+        except _TooDeep:
+            pass  # nested deeper than followed: the path cannot be told
+
+    @contextmanager
+    def _deeper(self):
+        """One level further into nested statements or conditions."""
+        self._nesting += 1
+        try:
+            if self._nesting > _MAX_NESTING:
+                raise _TooDeep
+            yield
+        finally:
+            self._nesting -= 1
+
+    def _follow_path(self, result: Result) -> None:
+        start = self._statement_of(result.call)
         checked = start is not None and start.type == "if_statement" and _contains(
             start.child_by_field_name("condition"), result.call)
         if not checked and (start is None or result.variable is None):
@@ -455,23 +507,26 @@ class CmaFailureAborts(Rule):
         if path.outcome is None:
             self._report_assert(path.hit, result, path.detected)
 
+    def _statement_of(self, node):
+        """The innermost statement (or declaration) containing `node`."""
+        return next((found for found in self.context.ancestors(node)
+                     if found.type.endswith("statement") or found.type == "declaration"), None)
+
     def _after(self, statement, result: Result, path: Path) -> Path:
         """The path from the end of `statement` on, out of the enclosing blocks and `if`s up to
         the end of the function."""
-        node = statement
-        while True:
-            parent = node.parent
-            if parent is None:
-                return Path(Outcome.UNKNOWN, path.detected)
+        node, around = statement, list(self.context.ancestors(statement))
+        for index, parent in enumerate(around):
             if parent.type == "compound_statement" or parent.type in _PREPROCESSOR:
                 path = self._sequence(_following(node), result, path)
                 if path.outcome is not Outcome.THROUGH:
                     return path
-                if parent.parent is not None and parent.parent.type == "function_definition":
+                if index + 1 < len(around) and around[index + 1].type == "function_definition":
                     return Path(Outcome.END, path.detected)
             elif parent.type not in ("if_statement", "else_clause"):
                 return Path(Outcome.UNKNOWN, path.detected)  # loops, switch, lambdas
             node = parent
+        return Path(Outcome.UNKNOWN, path.detected)
 
     def _sequence(self, statements, result: Result, path: Path) -> Path:
         for statement in statements:
@@ -481,11 +536,15 @@ class CmaFailureAborts(Rule):
         return path
 
     def _statement(self, statement, result: Result, path: Path) -> Path:
+        with self._deeper():
+            return self._statement_path(statement, result, path)
+
+    def _statement_path(self, statement, result: Result, path: Path) -> Path:
         kind = statement.type
         if kind in _JUMPS:
             return Path(Outcome.END, path.detected)
         if kind == "compound_statement":
-            return self._sequence(statement.named_children, result, path)
+            return self._sequence(self.context.children(statement), result, path)
         if kind == "if_statement":
             return self._if(statement, result, path)
         if kind in _PREPROCESSOR:
@@ -501,7 +560,7 @@ class CmaFailureAborts(Rule):
         a new value of the result, or nothing that matters."""
         if statement.has_error:
             return Path(Outcome.UNKNOWN, path.detected)
-        for call in self._calls(statement):
+        for call in self._stopping_calls(statement):
             name = self._callee(call)
             if name in _EXITS:
                 return Path(Outcome.END, path.detected)
@@ -533,6 +592,10 @@ class CmaFailureAborts(Rule):
 
     def _preprocessor(self, node, result: Result, path: Path) -> Path:
         """`#if`/`#ifdef` with its `#elif`/`#else`: one configuration or another, like an if."""
+        with self._deeper():
+            return self._configurations(node, result, path)
+
+    def _configurations(self, node, result: Result, path: Path) -> Path:
         condition = node.child_by_field_name("condition") or node.child_by_field_name("name")
         if self._matters(condition, result):
             return Path(Outcome.UNKNOWN, path.detected)
@@ -548,6 +611,10 @@ class CmaFailureAborts(Rule):
     def _fails_when(self, node, result: Result) -> bool | None:
         """The value of the condition when the call failed (the result is -1), or None when it
         cannot be told. The result is taken as signed (ssize_t, the functions' return type)."""
+        with self._deeper():
+            return self._failure_value(node, result)
+
+    def _failure_value(self, node, result: Result) -> bool | None:
         node = _unwrapped(node)
         if self._is_result(node, result):
             return True  # -1 is true
@@ -597,23 +664,29 @@ class CmaFailureAborts(Rule):
             return False
         if _mentions(self.context, node, result.variable) or node.has_error:
             return True
-        if self.context.captures(
-            "[(return_statement) (break_statement) (continue_statement) (goto_statement)"
-            "] @jump", node
-        ):
+        if any(self.context.parent(keyword).type == _JUMP_WORDS[word]
+               for word, keyword in self.context.tokens(_JUMP_WORDS, node)):
             return True
-        return any(self._stops(self._callee(call)) for call in self._calls(node))
-
-    def _stops(self, name: str | None) -> bool:
-        return name in _EXITS or name in _ABORTS or self._asserts(name)
+        return bool(self._stopping_calls(node))
 
     # -- names and calls ---------------------------------------------------------------------
     def _asserts(self, name: str | None) -> bool:
         return bool(name) and any(part in name for part in self.option["assert-names"])
 
-    def _calls(self, node) -> list:
-        found = self.context.captures("(call_expression) @call", node).get("call", ())
-        return sorted(found, key=lambda call: call.start_byte)
+    def _stopping_calls(self, node) -> list:
+        """The calls within `node` that may end the path (exits, aborts, asserts), in order."""
+        found = {call.id: call for _, call in self.context.calls(_EXITS | _ABORTS, node)}
+        for _, _, leaf in self.context.hits(self._assert_parts, node):
+            call = self.context.call_of(leaf)
+            if call is not None:
+                found.setdefault(call.id, call)
+        return sorted(found.values(), key=lambda call: call.start_byte)
+
+    @cached_property
+    def _assert_parts(self) -> re.Pattern[bytes]:
+        """Any of the `assert-names` strings, wherever it is spelled."""
+        return re.compile(b"|".join(re.escape(part.encode()) for part in
+                                    self.option["assert-names"]) or b"(?!)")
 
     def _callee(self, call) -> str | None:
         """The called function's name (`f(...)`, `ns::f(...)`), None for other calls."""
@@ -627,13 +700,12 @@ class CmaFailureAborts(Rule):
     def _assigns(self, node, variable: str | None) -> bool:
         if variable is None:
             return False
-        for found in self.context.captures(
-            "[(assignment_expression left: (identifier) @name)"
-            " (init_declarator declarator: (identifier) @name)"
-            " (update_expression argument: (identifier) @name)"
-            " (pointer_expression operator: \"&\" argument: (identifier) @name)]", node
-        ).get("name", ()):
-            if self.context.text(found) == variable:
+        for _, leaf in self.context.tokens((variable,), node):
+            parent = self.context.parent(leaf)
+            field = _WRITTEN_FIELDS.get(parent.type) if leaf.type == "identifier" else None
+            if (field is not None and parent.child_by_field_name(field) == leaf
+                    and _contains(node, parent) and (parent.type != "pointer_expression"
+                                                     or parent.child(0).type == "&")):
                 return True
         return False
 
@@ -670,21 +742,14 @@ def _is_void_cast(node) -> bool:
     return node.child_by_field_name("type").text.strip() == b"void"
 
 
-def _statement_of(node):
-    """The innermost statement (or declaration) containing `node`."""
-    while node is not None and not (node.type.endswith("statement") or node.type == "declaration"):
-        node = node.parent
-    return node
 
 
-def _following(node) -> list:
+def _following(node) -> Iterator:
     """The statements after `node` in its block (not an `#else`: another configuration)."""
-    siblings = []
     sibling = node.next_named_sibling
     while sibling is not None and sibling.type not in _PREPROCESSOR_ALTERNATIVES:
-        siblings.append(sibling)
+        yield sibling
         sibling = sibling.next_named_sibling
-    return siblings
 
 
 def _contains(node, inner) -> bool:
@@ -695,8 +760,7 @@ def _contains(node, inner) -> bool:
 def _mentions(context, node, variable: str | None) -> bool:
     if node is None or variable is None:
         return False
-    return any(context.text(found) == variable
-               for found in context.captures("(identifier) @name", node).get("name", ()))
+    return any(leaf.type == "identifier" for _, leaf in context.tokens((variable,), node))
 
 
 def _merged(paths: list[Path]) -> Path:

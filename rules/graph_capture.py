@@ -590,30 +590,18 @@ C_SYNC_NAMES = C_PROHIBITED | {f"{name}_v2" for name in C_PROHIBITED if name.sta
 """C/C++ calls prohibited in a capture region, with the driver's `_v2` spellings."""
 
 
-def _c_ancestors(node) -> Iterator:
-    while node.parent is not None:
-        node = node.parent
-        yield node
-
-
-def _c_statement(node):
+def _c_statement(context, node):
     """The statement of a block (compound statement) that holds `node`."""
-    while node.parent is not None and node.parent.type != "compound_statement":
-        node = node.parent
-    return node if node.parent is not None else None
+    for parent in context.ancestors(node):
+        if parent.type == "compound_statement":
+            return node
+        node = parent
+    return None
 
 
 C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
 _C_CUDA_CALL = re.compile(r"cu(da)?[A-Z]\w*")
-
-
-def _c_children(node) -> Iterator:
-    """The named descendants of `node`, in source order."""
-    pending = list(reversed(node.named_children))
-    while pending:
-        child = pending.pop()
-        yield child
-        pending.extend(reversed(child.named_children))
+_C_NAME = re.compile(r"[\w$]+")
 
 
 def _c_called(context, call) -> str | None:
@@ -660,23 +648,43 @@ class CThreads:
 
     def __init__(self, context):
         self.context = context
-        self.functions = {}
-        for node in _c_children(context.root):
+        self._functions: dict[str, object] = {}
+        self._starts: dict[int, list[CThreadStart]] = {}
+        self._joins: dict[int, list[tuple[int, str]]] = {}
+        self._cuda: dict[tuple, tuple | None] = {}
+
+    def function(self, name: str):
+        """The file's last definition of a function (or method) `name`, or None."""
+        self._look_up({name})
+        return self._functions[name]
+
+    def _look_up(self, names: set[str]) -> None:
+        """Find the last definitions of `names` (one search for all of them)."""
+        names = {name for name in names if name not in self._functions}
+        self._functions.update(dict.fromkeys(names))
+        searched = {name for name in names if _C_NAME.fullmatch(name)}
+        for name, leaf in self.context.tokens(searched) if searched else ():
+            if leaf.type in ("identifier", "field_identifier"):
+                self._functions[name] = self._defined_by(leaf) or self._functions[name]
+
+    def _defined_by(self, name):
+        """The function definition whose declarator, followed down its `declarator` fields,
+        ends at the name node `name`, or None."""
+        node = self.context.parent(name)
+        while node is not None and node.child_by_field_name("declarator") == name:
             if node.type == "function_definition":
-                name = self._declared_name(node)
-                if name:
-                    self.functions[name] = node
+                return node
+            name, node = node, self.context.parent(node)
+        return None
 
-    @staticmethod
-    def _declared_name(function) -> str | None:
-        declarator = function.child_by_field_name("declarator")
-        while declarator is not None and declarator.type not in ("identifier",
-                                                                 "field_identifier"):
-            declarator = declarator.child_by_field_name("declarator")
-        return declarator.text.decode() if declarator is not None else None
+    def starts(self, body) -> list[CThreadStart]:
+        """The threads started in `body`, read once."""
+        if body.id not in self._starts:
+            self._starts[body.id] = list(self._read_starts(body))
+        return self._starts[body.id]
 
-    def starts(self, body) -> Iterator[CThreadStart]:
-        for node in _c_children(body):
+    def _read_starts(self, body) -> Iterator[CThreadStart]:
+        for node in self.context.descendants(body):
             if node.type == "init_declarator":
                 start = self._declared_thread(node)
             elif node.type == "function_declarator" and node.parent.type == "declaration":
@@ -728,7 +736,7 @@ class CThreads:
         if callable_node.type == "lambda_expression":
             return CThreadStart(node, handle, callable_node.child_by_field_name("body"),
                                 f"thread `{handle}` (a lambda)")
-        function = self.functions.get(self.context.text(callable_node))
+        function = self.function(self.context.text(callable_node))
         if function is None:
             return None
         return CThreadStart(node, handle, function.child_by_field_name("body"),
@@ -736,30 +744,45 @@ class CThreads:
 
     def joined(self, body, handle: str, after: int, before: int) -> bool:
         """`handle.join()` or `pthread_join(handle, ...)` between the two byte offsets."""
-        for node in _c_children(body):
-            if node.type != "call_expression" or not after < node.start_byte < before:
-                continue
-            function = node.child_by_field_name("function")
-            if function.type == "field_expression" and self.context.text(
-                    function.child_by_field_name("field")) == "join" and self.context.text(
-                    function.child_by_field_name("argument")) == handle:
-                return True
-            if _c_called(self.context, node) == "pthread_join" and \
-                    _c_first_argument(self.context, node) == handle:
-                return True
-        return False
+        return any(after < start < before and joined == handle
+                   for start, joined in self._joined_in(body))
+
+    def _joined_in(self, body) -> list[tuple[int, str]]:
+        """(start, handle) of the joins in `body`, read once."""
+        if body.id not in self._joins:
+            found = []
+            for node in self.context.descendants(body):
+                if node.type != "call_expression":
+                    continue
+                function = node.child_by_field_name("function")
+                if function.type == "field_expression" and self.context.text(
+                        function.child_by_field_name("field")) == "join":
+                    found.append((node.start_byte,
+                                  self.context.text(function.child_by_field_name("argument"))))
+                elif _c_called(self.context, node) == "pthread_join":
+                    found.append((node.start_byte, _c_first_argument(self.context, node)))
+            self._joins[body.id] = found
+        return self._joins[body.id]
 
     def cuda_call(self, code, device_wide: bool, seen: frozenset = frozenset()):
         """(call, name, [callees]) of the first CUDA call under `code` (only device-wide
-        synchronizations with `device_wide`), following the file's own functions."""
-        for node in _c_children(code):
-            if node.type != "call_expression":
-                continue
-            name = _c_called(self.context, node) or ""
+        synchronizations with `device_wide`), following the file's own functions; a function
+        called many times is read once for each path to it."""
+        key = (code.id, device_wide, seen)
+        if key not in self._cuda:
+            self._cuda[key] = self._first_cuda_call(code, device_wide, seen)
+        return self._cuda[key]
+
+    def _first_cuda_call(self, code, device_wide: bool, seen: frozenset):
+        calls = [(node, _c_called(self.context, node) or "")
+                 for node in self.context.descendants(code) if node.type == "call_expression"]
+        self._look_up({name for _, name in calls})
+        for node, name in calls:
             if _C_CUDA_CALL.fullmatch(name) and (not device_wide or name in C_DEVICE_SYNCS):
                 return node, name, []
-            function = self.functions.get(name)
-            if function is not None and name not in seen and len(seen) < _MAX_DEPTH:
+            function = self.function(name) if name not in seen and len(seen) < _MAX_DEPTH \
+                else None
+            if function is not None:
                 inner = self.cuda_call(function.child_by_field_name("body"), device_wide,
                                        seen | {name})
                 if inner:
@@ -1044,8 +1067,8 @@ class CudaThreadDuringCapture(CaptureRule):
         """Threads started earlier in the function of a begin-capture call, not joined."""
         threads = CThreads(self.context)
         for name, begin in self.context.calls(C_BEGINS):
-            function = next((a for a in _c_ancestors(begin) if a.type == "function_definition"),
-                            None)
+            function = next((a for a in self.context.ancestors(begin)
+                             if a.type == "function_definition"), None)
             body = function.child_by_field_name("body") if function is not None else None
             if body is None:
                 continue
@@ -1432,7 +1455,7 @@ class SyncInCapture(CaptureRule):
     def _check_c(self) -> None:
         """Prohibited calls between a begin and an end capture of one stream in one block."""
         for begin_name, begin in self.context.calls(C_BEGINS):
-            statement = _c_statement(begin)
+            statement = _c_statement(self.context, begin)
             stream = _c_first_argument(self.context, begin)
             sibling = statement.next_named_sibling if statement else None
             inside = []

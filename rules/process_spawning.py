@@ -1557,7 +1557,7 @@ class ForkSafeModeEnabled(Rule):
             return match.group(1) if match else None
         if node.type != "identifier":
             return None
-        definitions = self._c_macros.get(self.context.text(node), [])
+        definitions = self._c_defines(self.context.text(node))
         if not definitions or definitions[0].start_byte > node.start_byte:
             return None
         values = set()
@@ -1568,12 +1568,12 @@ class ForkSafeModeEnabled(Rule):
             values.add(match.group(1) if match else None)
         return values.pop() if len(values) == 1 else None
 
-    @cached_property
-    def _c_macros(self) -> dict[str, list]:
-        """`#define` nodes by macro name, in file order."""
-        macros: dict[str, list] = {}
-        for define in sorted(self.context.captures("(preproc_def) @define").get("define", ()),
-                             key=lambda node: node.start_byte):
-            name = self.context.text(define.child_by_field_name("name"))
-            macros.setdefault(name, []).append(define)
-        return macros
+    def _c_defines(self, name: str) -> list:
+        """The `#define` lines of the macro `name`, in file order."""
+        found = []
+        for _, leaf in self.context.tokens((name,)):
+            define = self.context.parent(leaf)
+            if (leaf.type == "identifier" and define.type == "preproc_def"
+                    and define.child_by_field_name("name") == leaf):
+                found.append(define)
+        return found

@@ -22,6 +22,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import Iterator
 
 from cursedlint.languages import C, CPP
 from cursedlint.python_consteval import UNKNOWN
@@ -68,6 +69,8 @@ _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer
 _NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
 _WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
 _SCOPES = frozenset({"function_definition", "lambda_expression"})
+_ALIGNAS = ("alignas", "_Alignas")
+_ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
 # element sizes of `new T[n]` (LP64); other types leave the size unknown
 _NEW_SIZES = {"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uint8_t": 1, "byte": 1, "int16_t": 2, "uint16_t": 2,
               "short": 2, "int": 4, "int32_t": 4, "uint32_t": 4, "float": 4, "long": 8,
@@ -571,9 +574,12 @@ class Registrations:
         value = self.value(flags)
         if value is not UNKNOWN:
             return bool(value & 1)
-        names = {self.context.text(node) for node in _descendants(flags, "identifier")}
-        only_ors = all(self.context.text(node.child_by_field_name("operator")) == "|"
-                       for node in _descendants(flags, "binary_expression"))
+        names, only_ors = set(), True
+        for node in (flags, *self.context.descendants(flags)):
+            if node.type == "identifier":
+                names.add(self.context.text(node))
+            elif node.type == "binary_expression":
+                only_ors &= self.context.text(node.child_by_field_name("operator")) == "|"
         return CHANGE_TRANSLATION in names and only_ors
 
     @cached_property
@@ -581,13 +587,15 @@ class Registrations:
         """Function name -> (API, the API's positions in its own parameters) for the file's
         functions that call one registration API with their own parameters unchanged."""
         found = {}
-        query = "(function_definition declarator: (_) @declarator body: (compound_statement) @body)"
-        for match in self.context.matches(query):
-            declarator = _function_declarator(match["declarator"][0])
+        calls = (call for _, call in self.context.calls(APIS))
+        for function in self.context.enclosing(calls, ("function_definition",)):
+            declarator = _function_declarator(function.child_by_field_name("declarator"))
+            body = function.child_by_field_name("body")
             name = declarator.child_by_field_name("declarator") if declarator else None
-            if name is None or name.type != "identifier" or self.context.text(name) in APIS:
+            if (name is None or name.type != "identifier" or self.context.text(name) in APIS
+                    or body is None or body.type != "compound_statement"):
                 continue  # methods are called through objects; API stubs are the API
-            wrapper = self._wrapper(declarator, match["body"][0])
+            wrapper = self._wrapper(declarator, body)
             if wrapper is not None:
                 found[self.context.text(name)] = wrapper
         return found
@@ -602,7 +610,7 @@ class Registrations:
 
     def _wrapper(self, declarator, body) -> tuple[str, Api] | None:
         parameters = _parameter_names(self.context, declarator)
-        calls = list(self.context.calls(APIS, body))
+        calls = self.context.calls(APIS, body)
         if len(calls) != 1 or not parameters:
             return None
         name, call = calls[0]
@@ -650,7 +658,7 @@ class Registrations:
         node = _unwrapped(node)
         if node.type == "pointer_expression" and node.child(0).type == "&":
             node = node.child_by_field_name("argument")
-        scope = _scope_of(call)
+        scope = _scope_of(self.context, call)
         if node.type != "identifier" or scope is None:
             return None, None
         return self.context.text(node), scope
@@ -664,41 +672,50 @@ class Registrations:
             if declarator.type == "init_declarator":
                 values.extend(_initialized_member(declarator.child_by_field_name("value"),
                                                   field, position))
-        for match in self.context.matches(
-            '(assignment_expression left: (field_expression argument: (_) @base'
-            ' field: (field_identifier) @field) operator: "=" right: (_) @value)', scope
-        ):
-            base = _unwrapped(match["base"][0])
+        for _, leaf in self.context.tokens((field,), scope):
+            target = self.context.parent(leaf)
+            assignment = self.context.parent(target) if target is not None else None
+            if (leaf.type != "field_identifier" or target.type != "field_expression"
+                    or target.child_by_field_name("field") != leaf or assignment is None
+                    or assignment.type != "assignment_expression"
+                    or assignment.child_by_field_name("left") != target
+                    or assignment.child_by_field_name("operator").type != "="):
+                continue
+            base = _unwrapped(target.child_by_field_name("argument"))
             if base.type == "subscript_expression":
                 base = base.child_by_field_name("argument")
-            if self.context.text(match["field"][0]) == field and self.context.text(base) == name:
-                values.append(match["value"][0])
+            value = assignment.child_by_field_name("right")
+            if self.context.text(base) == name and value is not None and value.is_named:
+                values.append(value)
         return values
 
     # -- where an address points -----------------------------------------------------------
 
     def origin(self, address) -> Origin | None:
-        """The object or allocation `address` points into, when it cannot own its pages."""
+        """The object or allocation `address` points into, when it cannot own its pages:
+        `p + n` and `p - n` point where `p` does, `&a[i]` and `&*p` are `a + i` and `p`."""
         node = _unwrapped(address)
-        if node.type == "pointer_expression" and node.child(0).type == "&":
-            return self._object(_unwrapped(node.child_by_field_name("argument")))
-        if node.type == "binary_expression" and self.context.text(
-                node.child_by_field_name("operator")) in ("+", "-"):
-            return self.origin(node.child_by_field_name("left"))
-        if node.type == "identifier":
-            return self._named(node, decayed=True)
-        if node.type == "field_expression" and self._array_member(node):
-            return Origin(f"the member array `{self.context.text(node)}`",
-                          "the rest of its object")
-        return None
+        while True:
+            if node.type == "pointer_expression" and node.child(0).type == "&":
+                target = _unwrapped(node.child_by_field_name("argument"))
+                if target.type != "subscript_expression" and not (
+                        target.type == "pointer_expression" and target.child(0).type == "*"):
+                    return self._object(target)
+                node = target.child_by_field_name("argument")
+            elif node.type == "binary_expression" and self.context.text(
+                    node.child_by_field_name("operator")) in ("+", "-"):
+                node = node.child_by_field_name("left")
+            elif node.type == "identifier":
+                return self._named(node, decayed=True)
+            elif node.type == "field_expression" and self._array_member(node):
+                return Origin(f"the member array `{self.context.text(node)}`",
+                              "the rest of its object")
+            else:
+                return None
+            node = _unwrapped(node)
 
     def _object(self, node) -> Origin | None:
-        """`&node`: the object itself (a variable, a member); `&a[i]` and `&*p` are `a + i`
-        and `p`."""
-        if node.type == "subscript_expression":
-            return self.origin(node.child_by_field_name("argument"))
-        if node.type == "pointer_expression" and node.child(0).type == "*":
-            return self.origin(node.child_by_field_name("argument"))
+        """`&node`: the object itself (a variable, a member)."""
         if node.type == "field_expression":
             return Origin(f"the member `{self.context.text(node)}`",
                           "the rest of its object and whatever is allocated beside it")
@@ -710,7 +727,7 @@ class Registrations:
         """A variable: the object named (`&x`, or an array `x`), or where a pointer `x` was
         allocated. `decayed`: the name is used as a value, so only arrays are objects."""
         name = self.context.text(node)
-        scope = _scope_of(node)
+        scope = _scope_of(self.context, node)
         declaration = self._declaration(name, node, scope)
         if declaration is None:
             if not decayed and self._member_of_method(name, scope):
@@ -744,32 +761,14 @@ class Registrations:
                      if d[0].start_byte < use.start_byte]
             if local:
                 return (*local[-1], True)
-        top = self._top_level.get(name)
-        return (*top, False) if top else None
+        return next(((declaration, declarator, False) for declaration, declarator
+                     in _declarations(self.context, name, None, ("declaration",))
+                     if _scope_of(self.context, declaration) is None), None)
 
     def _declarations_in(self, scope, name: str) -> list[tuple]:
         """(declaration, declarator) pairs declaring `name` inside `scope`, in order."""
-        found = []
-        for match in self.context.matches(
-            "[(declaration declarator: (_) @declarator) @declaration"
-            " (parameter_declaration declarator: (_) @declarator) @declaration]", scope
-        ):
-            declarator = match["declarator"][0]
-            if _declared_name(self.context, declarator) == name:
-                found.append((match["declaration"][0], declarator))
-        return found
-
-    @cached_property
-    def _top_level(self) -> dict[str, tuple]:
-        """Name -> (declaration, declarator) of the file's declarations outside functions."""
-        found = {}
-        for match in self.context.matches("(declaration declarator: (_) @declarator) @declaration"):
-            declaration = match["declaration"][0]
-            if _scope_of(declaration) is None:
-                declarator = match["declarator"][0]
-                found.setdefault(_declared_name(self.context, declarator),
-                                 (declaration, declarator))
-        return found
+        return list(_declarations(self.context, name, scope,
+                                  ("declaration", "parameter_declaration")))
 
     def _page_aligned(self, declaration) -> bool:
         """Whether the declaration asks for an alignment of whole pages (`alignas(4096)`,
@@ -781,11 +780,12 @@ class Registrations:
             holders.append(following.children[0])
         alignments = []
         for holder in holders:
-            for node in _descendants(holder, "alignas_qualifier"):
-                alignments.extend(node.named_children)
-            for call in _descendants(holder, "call_expression"):
-                if _callee(self.context, call).strip("_") == "aligned":
-                    alignments.extend(_arguments(call))
+            for _, keyword in self.context.tokens(_ALIGNAS, holder):
+                qualifier = self.context.parent(keyword)
+                if qualifier.type == "alignas_qualifier":
+                    alignments.extend(qualifier.named_children)
+            for _, call in self.context.calls(_ALIGNED, holder):
+                alignments.extend(_arguments(call))
         return any(self._whole_pages(node) for node in alignments)
 
     def _whole_pages(self, node) -> bool:
@@ -795,23 +795,20 @@ class Registrations:
     def _member_of_method(self, name: str, scope) -> bool:
         """Whether an undeclared name in a C++ method is a data member: a field of that name
         is declared in the file, or the name follows a member convention (`x_`, `m_x`)."""
-        if self.context.language != CPP or not _in_method(scope):
+        if self.context.language != CPP or not _in_method(self.context, scope):
             return False
-        return name in self._fields or name.endswith("_") or name.startswith("m_")
+        return name.endswith("_") or name.startswith("m_") or bool(self._fields(name))
 
     def _array_member(self, field) -> bool:
         """Whether every field of this name declared in the file is an array."""
         name = self.context.text(field.child_by_field_name("field"))
-        kinds = {_declarator_kind(node) for node in self._fields.get(name, ())}
+        kinds = {_declarator_kind(node) for node in self._fields(name)}
         return kinds == {"array"}
 
-    @cached_property
-    def _fields(self) -> dict[str, list]:
-        found: dict[str, list] = {}
-        for node in self.context.captures(
-                "(field_declaration declarator: (_) @declarator)").get("declarator", ()):
-            found.setdefault(_declared_name(self.context, node), []).append(node)
-        return found
+    def _fields(self, name: str) -> list:
+        """The declarators of the fields named `name` declared in the file."""
+        return [declarator for _, declarator
+                in _declarations(self.context, name, None, ("field_declaration",))]
 
     # -- allocations -----------------------------------------------------------------------
 
@@ -836,14 +833,13 @@ class Registrations:
         """(allocator, call or new-expression) of every value `name` is given in `scope`;
         ("", node) for a value that is not an allocation."""
         found = []
-        for match in self.context.matches(
-            "[(init_declarator declarator: (_) @target value: (_) @value)"
-            ' (assignment_expression left: (_) @target right: (_) @value)'
-            " (update_expression argument: (_) @target) @value]", scope
-        ):
-            target = match["target"][0]
-            if _declared_name(self.context, target) == name:
-                found.append(self._allocator(match["value"][0]))
+        for _, leaf in self.context.tokens((name,), scope):
+            if leaf.type not in _NAMES:
+                continue
+            for target in self.context.wrapped_by(leaf, _leads_to):
+                value = _value_given(self.context, target)
+                if value is not None and _within(value, scope):
+                    found.append(self._allocator(value))
         for allocator, call in self.context.calls(_OUT_ALLOCATORS, scope):
             arguments = _arguments(call)
             target = _unwrapped(arguments[0]) if arguments else None
@@ -1009,41 +1005,54 @@ def _callee(context, call) -> str:
     return context.text(function) if function is not None and function.type == "identifier" else ""
 
 
-def _descendants(node, kind: str) -> list:
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        if current.type == kind:
-            found.append(current)
-        stack.extend(current.named_children)
-    return found
+def _within(node, region) -> bool:
+    return region.start_byte <= node.start_byte and node.end_byte <= region.end_byte
 
 
-def _inside(node, kinds) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type in kinds:
-            return True
-        parent = parent.parent
-    return False
-
-
-def _scope_of(node):
+def _scope_of(context, node):
     """The innermost function (or lambda) containing `node`, or None at file scope."""
-    node = node.parent
-    while node is not None and node.type not in _SCOPES:
-        node = node.parent
-    return node
+    return next((found for found in context.ancestors(node) if found.type in _SCOPES), None)
 
 
-def _in_method(scope) -> bool:
+def _in_method(context, scope) -> bool:
     """Whether the function is a C++ method: defined in a class body or as `Class::name`."""
     if scope is None or scope.type != "function_definition":
         return False
     declarator = _function_declarator(scope.child_by_field_name("declarator"))
     name = declarator.child_by_field_name("declarator") if declarator is not None else None
-    return (name is not None and name.type == "qualified_identifier") or _inside(
-        scope, ("field_declaration_list",))
+    return (name is not None and name.type == "qualified_identifier") or any(
+        found.type == "field_declaration_list" for found in context.ancestors(scope))
+
+
+def _declarations(context, name: str, region, owners) -> Iterator[tuple]:
+    """(owner, declarator) for each declarator of a node of the kinds `owners` declaring
+    `name` within `region` (None: the file), in order: found from the tokens spelling it."""
+    for _, leaf in context.tokens((name,), region):
+        if leaf.type not in _NAMES:
+            continue
+        for declarator in context.wrapped_by(leaf, _leads_to):
+            owner = context.parent(declarator)
+            if (owner is not None and owner.type in owners
+                    and (region is None or _within(owner, region))
+                    and context.field_of(declarator) == "declarator"):
+                yield owner, declarator
+
+
+def _value_given(context, target):
+    """The value an initializer, assignment or increment gives `target` (the increment itself),
+    or None when `target` is not given one."""
+    parent = context.parent(target)
+    if parent is None:
+        return None
+    if parent.type == "init_declarator" and parent.child_by_field_name("declarator") == target:
+        value = parent.child_by_field_name("value")
+    elif parent.type == "assignment_expression" and parent.child_by_field_name("left") == target:
+        value = parent.child_by_field_name("right")
+    elif parent.type == "update_expression" and parent.child_by_field_name("argument") == target:
+        value = parent
+    else:
+        return None
+    return value if value is not None and value.is_named else None
 
 
 def _function_declarator(node):
@@ -1078,6 +1087,11 @@ def _declarator_kind(declarator) -> str:
     return kind
 
 
+def _leads_to(parent, child) -> bool:
+    """Whether `_declared_name(parent)` goes down through `child`."""
+    return _inner_declarator(parent) == child
+
+
 def _inner_declarator(node):
     """The declarator inside a pointer, array, reference, parenthesized or init declarator."""
     inner = node.child_by_field_name("declarator")
@@ -1093,11 +1107,14 @@ def _has_storage(context, declaration, words) -> bool:
 
 
 def _assigned(context, body, name: str) -> bool:
-    for node in context.captures(
-        "[(assignment_expression left: (identifier) @name)"
-        " (update_expression argument: (identifier) @name)]", body
-    ).get("name", ()):
-        if context.text(node) == name:
+    """Whether `body` assigns or increments the variable `name`."""
+    for _, leaf in context.tokens((name,), body):
+        parent = context.parent(leaf)
+        if leaf.type == "identifier" and _within(parent, body) and (
+                parent.type == "assignment_expression"
+                and parent.child_by_field_name("left") == leaf
+                or parent.type == "update_expression"
+                and parent.child_by_field_name("argument") == leaf):
             return True
     return False
 
@@ -1114,16 +1131,25 @@ def _fits(api: Api, arguments: list) -> bool:
 def _initialized_member(value, field: str, position: int | None) -> list:
     """The expressions an initializer gives member `field`: `{.field = v}`, `{a, b}` (the
     member at `position` of a two-member struct such as iovec), or an array of these."""
-    if value is None or value.type != "initializer_list":
-        return []
-    items = [item for item in value.named_children if item.type != "comment"]
-    if items and all(item.type == "initializer_list" for item in items):
-        return [found for item in items for found in _initialized_member(item, field, position)]
-    pairs = [item for item in items if item.type == "initializer_pair"]
-    for item in pairs:
-        designator = item.child_by_field_name("designator")
-        if designator is not None and designator.text.lstrip(b".") == field.encode():
-            return [item.child_by_field_name("value")]
-    if position is not None and not pairs and len(items) == 2:
-        return [items[position]]
-    return []
+    found, pending = [], [value]
+    while pending:
+        value = pending.pop()
+        if value is None or value.type != "initializer_list":
+            continue
+        items = [item for item in value.named_children if item.type != "comment"]
+        if items and all(item.type == "initializer_list" for item in items):
+            pending.extend(reversed(items))
+            continue
+        pairs = [item for item in items if item.type == "initializer_pair"]
+        given = next((item.child_by_field_name("value") for item in pairs
+                      if _designates(item, field)), None)
+        if given is not None:
+            found.append(given)
+        elif position is not None and not pairs and len(items) == 2:
+            found.append(items[position])
+    return found
+
+
+def _designates(pair, field: str) -> bool:
+    designator = pair.child_by_field_name("designator")
+    return designator is not None and designator.text.lstrip(b".") == field.encode()
