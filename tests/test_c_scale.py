@@ -21,7 +21,8 @@ from cursedlint.languages import language_of
 from cursedlint.registry import all_rules
 from cursedlint.settings import Settings
 
-LINTER = Linter(Settings(enabled=frozenset(all_rules())), all_rules())
+UNCAPPED = 1 << 30  # these inputs are larger than max-file-size on purpose
+LINTER = Linter(Settings(enabled=frozenset(all_rules()), max_file_size=UNCAPPED), all_rules())
 GROWTH_BOUND = 9  # lint time at 4n over lint time at n: 4 when linear, 16 when quadratic
 PARSE_BOUND = 15  # lint time over tree-sitter's parse time, at 4n
 
@@ -122,6 +123,9 @@ def test_findings_stay_right_and_cost_grows_linearly(shape, n, path, expected):
     text = shape(4 * n)
     found, large = lint(path, text)
     assert found == expected(4 * n)
+    if large >= GROWTH_BOUND * max(small, 0.01):  # a busy machine: the fastest of three
+        small = min(small, *(lint(path, shape(n))[1] for _ in range(2)))
+        large = min(large, *(lint(path, text)[1] for _ in range(2)))
     assert large < GROWTH_BOUND * max(small, 0.01), (small, large)
     assert large < PARSE_BOUND * parse_cost(path, text) + 0.2, large
 
@@ -171,7 +175,8 @@ def test_peak_memory_stays_near_the_parse(tmp_path):
         "from cursedlint.settings import Settings\n"
         "peak = lambda: int(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1])\n"
         "data = open(sys.argv[1], 'rb').read()\n"
-        "linter = Linter(Settings(enabled=frozenset(all_rules())), all_rules())\n"
+        f"linter = Linter(Settings(enabled=frozenset(all_rules()), max_file_size={UNCAPPED}),"
+        " all_rules())\n"
         "linter.lint_bytes('small.cpp', b'void f(){ ibv_reg_mr(pd, b, 4, 0); }', 'cpp')\n"
         "base = peak()\n"
         "tree = parse(data, 'cpp'); parsed = peak(); del tree; gc.collect()\n"
