@@ -150,9 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"failures: {len(findings.count)} kind(s) in {failing} input-failure(s)")
     for failure, count in sorted(findings.count.items(), key=lambda item: -item[1]):
         project = findings.smallest[failure]
-        if args.minimize:
+        again = failure in check_project(project, args.limit)
+        if args.minimize and again:
             project = minimize(project, failure, min(args.limit, 5.0), args.minimize)
-        print(f"\n[{failure}] in {count} input(s); minimal reproducer:\n{project.text()}")
+        how = "minimal reproducer" if again else "did NOT fail again when re-run (flaky)"
+        print(f"\n[{failure}] in {count} input(s); {how}:\n{project.text()}")
     return 1 if findings.count else 0
 
 

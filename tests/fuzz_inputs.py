@@ -739,7 +739,7 @@ def projects() -> st.SearchStrategy[Project]:
 
 class Hang(BaseException):
     """A run went past its time limit (a BaseException, so that nothing on the way out
-    mistakes it for the linter's own error)."""
+    mistakes it for the linter's own error); its argument says where it was."""
 
 
 @dataclass(frozen=True)
@@ -777,15 +777,19 @@ def run_cli(argv: list[str]) -> Run:
 
 
 def _raised(error: Exception) -> str:
-    """The exception, the innermost frame of cursedlint's own code it passed through (the
-    same for one cause, however deep the stack was when it overflowed) and the last line of
-    its message (a worker's error ends with the worker's exception)."""
-    frames = traceback.extract_tb(error.__traceback__)
+    """The exception, where it was raised and the last line of its message (a worker's
+    error ends with the worker's exception)."""
+    last = (str(error).strip().splitlines() or [""])[-1]
+    where = _where(traceback.extract_tb(error.__traceback__))
+    return f"{type(error).__name__} at {where}: {last}"[:300]
+
+
+def _where(frames: traceback.StackSummary) -> str:
+    """The innermost frame of cursedlint's own code among `frames` (the same for one cause,
+    however deep the stack was when it overflowed)."""
     own = [frame for frame in frames if frame.filename.startswith(_PACKAGE_DIRS)]
     frame = (own or frames)[-1]
-    where = f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}"
-    last = (str(error).strip().splitlines() or [""])[-1]
-    return f"{type(error).__name__} at {where}: {last}"[:300]
+    return f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}"
 
 
 _PACKAGE_DIRS = tuple(os.path.dirname(module.__file__) + os.sep
@@ -808,7 +812,7 @@ def forking_always():
 def time_limit(seconds: float):
     """Raise Hang in this (main) thread after `seconds`."""
     def expire(signum, frame):
-        raise Hang
+        raise Hang(_where(traceback.extract_stack(frame)))
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -864,8 +868,8 @@ def check_project(project: Project, limit: float = 20.0) -> list[Failure]:
             with time_limit(limit), forking_always():
                 for way, args in WAYS.items():
                     runs[way] = run_cli(BASE_ARGS + args)
-        except Hang:
-            return [Failure("hang", f"past the time limit, in the {len(runs) + 1}. run")]
+        except Hang as hang:
+            return [Failure("hang", f"past the time limit in run {len(runs) + 1}, at {hang}")]
         finally:
             os.chdir(cwd)
     failures = [failure for way, run in runs.items() for failure in run_failures(way, run)]
