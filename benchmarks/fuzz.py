@@ -7,8 +7,6 @@ or a random configuration over trigger-rich files) linted four ways in this proc
 `fuzz_inputs.check_project`). Prints the count of inputs run and, for each kind of failure, how
 many inputs showed it and a minimal reproducer (the smallest failing input, reduced line by
 line and byte by byte while it fails the same way). Exits 1 on any failure.
-`--with-known` also generates the shapes that fail today for reasons fixed elsewhere
-(`fuzz_inputs.KNOWN_FAILURES`).
 """
 
 from __future__ import annotations
@@ -128,11 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", default=",".join(KINDS), help="of: " + ", ".join(KINDS))
     parser.add_argument("--minimize", type=float, default=300,
                         help="seconds to minimize each kind of failure (0: not at all)")
-    parser.add_argument("--with-known", action="store_true",
-                        help="also generate the shapes known to fail (KNOWN_FAILURES)")
     args = parser.parse_args(argv)
-    if args.with_known:
-        fuzz_inputs.AVOIDED.clear()
     warnings.simplefilter("ignore", NonInteractiveExampleWarning)
     kinds = args.kinds.split(",")
     started = time.monotonic()
@@ -144,8 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - started
     total = sum(ran.values())
     print(f"inputs run: {total} ({', '.join(f'{k} {n}' for k, n in ran.items())}) in "
-          f"{elapsed:.0f} s, seed {args.seed}; avoided known failures: "
-          f"{', '.join(sorted(fuzz_inputs.AVOIDED)) or 'none'}")
+          f"{elapsed:.0f} s, seed {args.seed}")
     failing = sum(findings.count.values())
     print(f"failures: {len(findings.count)} kind(s) in {failing} input-failure(s)")
     for failure, count in sorted(findings.count.items(), key=lambda item: -item[1]):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Iterator
 
 from cursedlint.analysis.platform import excluding_guard

@@ -33,21 +33,6 @@ from cursedlint import engine
 from cursedlint.cli import main
 from cursedlint.registry import all_rules
 
-# -- known failures owned by other work on issue 14 --------------------------------------------
-# Each shape named here still fails today and is being fixed elsewhere; the generators leave it
-# out while its name is in AVOIDED. Once its fix is merged, delete the name and its branch (the
-# `if "name" in AVOIDED` lines); `benchmarks/fuzz.py --with-known` fuzzes them already.
-KNOWN_FAILURES = {
-    "hash-runs": "a Python file with many '#' in its comments: the second looks of CUR101/CUR202 "
-                 "(python_scan.GAP, CUR202's keeping-call pattern) backtrack exponentially",
-    "option-items": "a list option (extra-apis, modules, keeping-apis, ...) holding an empty "
-                    "string or a non-string: a traceback instead of a configuration error",
-    "deep-toml": "a deeply nested TOML array: the TOML parser's RecursionError is a traceback",
-}
-AVOIDED = set(KNOWN_FAILURES)
-MAX_HASHES = 6
-"""With "hash-runs" avoided: at most this many '#' beyond the first of each line, per file."""
-
 # -- what a project is -------------------------------------------------------------------------
 
 FILE_NAMES = {
@@ -198,32 +183,6 @@ TOKENS = (
 line ends, encodings, macros) or to none."""
 
 
-def _without_long_hash_runs(data: bytes) -> bytes:
-    """`data` with every '#' beyond the first of its line past the MAX_HASHES-th made '=':
-    the known backtracking shape ("hash-runs" in KNOWN_FAILURES)."""
-    spare, lines = MAX_HASHES, []
-    for line in data.split(b"\n"):
-        first = line.find(b"#")
-        if first >= 0 and line.count(b"#") > 1:
-            head, rest = line[:first + 1], bytearray(line[first + 1:])
-            for index, byte in enumerate(rest):
-                if byte == ord("#"):
-                    if spare:
-                        spare -= 1
-                    else:
-                        rest[index] = ord("=")
-            line = head + bytes(rest)
-        lines.append(line)
-    return b"\n".join(lines)
-
-
-def finished(data: bytes, language: str) -> bytes:
-    """A generated file as it is written: without the known failing shapes still avoided."""
-    if language == "python" and "hash-runs" in AVOIDED:
-        return _without_long_hash_runs(data)
-    return data
-
-
 @st.composite
 def tokens(draw, language: str) -> bytes:
     """A token: syntax of some language, a trigger word of this one, or random bytes."""
@@ -281,8 +240,7 @@ def random_bytes(draw, language: str) -> bytes:
 
 def file_bytes(language: str):
     """Random, token-soup or mutated bytes for a file of `language`."""
-    return st.one_of(random_bytes(language), mutated(language), mutated(language)).map(
-        lambda data: finished(data, language))
+    return st.one_of(random_bytes(language), mutated(language), mutated(language))
 
 
 # -- programs assembled from trigger words -----------------------------------------------------
@@ -531,7 +489,7 @@ def program(language: str):
         made = c_program()
     else:
         made = text_program(language)
-    return made.map(lambda data: finished(data, language))
+    return made
 
 
 # -- projects ----------------------------------------------------------------------------------
@@ -589,19 +547,16 @@ def _value(depth: int = 2):
 
 
 def _names():
-    """Items for a list option: trigger words and other names, and (with "option-items" no
-    longer avoided) empty strings and values of other types."""
+    """Items for a list option: trigger words and other names, empty strings and values of
+    other types."""
     names = st.one_of(st.sampled_from(trigger_words()["python"] + trigger_words()["cpp"]),
                       st.text(min_size=1, max_size=12).filter(str.strip))
-    if "option-items" in AVOIDED:
-        return names
     return st.one_of(names, st.just(""), _scalar())
 
 
 def option_value(spec):
     """A value for a rule option: of its type (one of its choices, a list of names), or of
-    any other (a list only when "option-items" is no longer avoided: a list is type-checked
-    only as a list, its items are the known failure)."""
+    any other."""
     kinds = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
     if spec.choices:
         good = st.sampled_from(spec.choices)
@@ -609,10 +564,7 @@ def option_value(spec):
         good = st.lists(_names(), max_size=4)
     else:
         good = _value()
-    bad = _value()
-    if "option-items" in AVOIDED and list in kinds:
-        bad = bad.filter(lambda value: not isinstance(value, list))
-    return _mostly(good, bad)
+    return _mostly(good, _value())
 
 
 def _selectors(size: int = 3):
@@ -648,7 +600,7 @@ def config_table(draw) -> dict:
         table[key] = draw(_mostly(CONFIG_VALUES[key](), _value()))
     if draw(st.integers(0, 15)) == 0:
         table[draw(st.text(min_size=1, max_size=10))] = draw(_value())
-    if "deep-toml" not in AVOIDED and draw(st.integers(0, 15)) == 0:
+    if draw(st.integers(0, 15)) == 0:
         table[draw(st.sampled_from(sorted(CONFIG_VALUES)))] = draw(
             st.integers(100, 5000).map(DeepArray))
     codes = [code for code, rule in rules.items() if rule.options]
