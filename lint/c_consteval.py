@@ -42,6 +42,7 @@ and a macro-like name after the closing brace (`} __packed;`) make the layout UN
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_left
 from collections import defaultdict
 from functools import cached_property
@@ -533,13 +534,24 @@ class _Named:
         self.declared, self.tags, self.macros, self.modified = declared, tags, macros, modified
 
 
+class _Target(NamedTuple):
+    """An lvalue written or whose address is taken, as `_may_alias` and `_escapes` read it (see
+    `_access`), with its last member when it is a member access (`s.a.b`: "b")."""
+
+    root: str | None
+    members: tuple[str, ...]
+    exact: bool
+    field: str | None
+
+
 class _Writes(NamedTuple):
-    """What one function does to its variables, read by one walk of it. `assignments`: field
-    path -> (target, statement, block) of the statements `path = value;` of its blocks, in
-    order; `labels`: where labels and `case`s start, in order; `taken`: targets whose address
-    is taken (`&x`, `int& r = x`); `written`: (start, target) of the other writes, in order, and
-    `in_lambdas` those of them inside a lambda; `calls`: (start, end) of calls and argument
-    lists, in order."""
+    """What one function does to its variables, read by one walk of it and kept as offsets and
+    names, not nodes (a function may hold millions of writes). `assignments`: field path ->
+    (target start, statement end, block start, block end, assignment) of the statements
+    `path = value;` of its blocks, in order; `labels`: where labels and `case`s start, in order;
+    `taken`: `_Target`s whose address is taken (`&x`, `int& r = x`); `written`: (start,
+    `_Target`) of the other writes, in order, and `in_lambdas` those of them inside a lambda;
+    `calls`: (start, end) of calls and argument lists, in order."""
 
     assignments: dict
     labels: list
@@ -847,12 +859,11 @@ class CConstants:
     def _last_assignment(self, path: tuple, anchor, function):
         """The last statement `path = value;` before `anchor` in a block enclosing it."""
         assignments = self._writes(function).assignments.get(path, [])
-        before = bisect_left(assignments, anchor.start_byte, key=lambda item: item[0].start_byte)
-        for index in range(before - 1, -1, -1):
-            target, statement, block = assignments[index]
-            if (block.start_byte <= anchor.start_byte < block.end_byte
-                    and statement.end_byte <= anchor.start_byte):
-                return target.parent
+        at = anchor.start_byte
+        for index in range(bisect_left(assignments, (at,)) - 1, -1, -1):
+            _, statement_end, block_start, block_end, assignment = assignments[index]
+            if block_start <= at < block_end and statement_end <= at:
+                return assignment
         return None
 
     def _disturbed(self, path: tuple, assignment, anchor, function) -> bool:
@@ -868,7 +879,7 @@ class CConstants:
         label = bisect_left(writes.labels, start)
         if label < len(writes.labels) and writes.labels[label] < anchor.start_byte:
             return True
-        escaped = {_access(target)[0] for target in writes.taken} - {None}
+        escaped = {target.root for target in writes.taken} - {None}
         if any(_may_alias(target, path) for target in writes.taken):
             return True
         first, last = (bisect_left(writes.written, position, key=lambda item: item[0])
@@ -913,27 +924,30 @@ class CConstants:
                 lambda_ends.pop()
             if kind == "compound_statement":
                 for statement in children(node):
-                    for target in _plain_assignment_targets(statement):
+                    for assignment in _plain_assignments(statement):
+                        target = assignment.child_by_field_name("left")
                         path = _field_path(target)
                         if path is not None:
-                            assignments[path].append((target, statement, node))
+                            assignments[path].append((target.start_byte, statement.end_byte,
+                                                      node.start_byte, node.end_byte, assignment))
             elif kind in _JUMP_TARGETS:
                 labels.append(node.start_byte)
             elif kind in _CALLS:
                 calls.append((node.start_byte, node.end_byte))
             elif kind == "lambda_expression":
                 lambda_ends.append(node.end_byte)
-            target = self._modified_target(node)
-            if target is None:
+            node = self._modified_target(node)
+            if node is None:
                 continue
+            target = _target_of(node)
             if kind in ("pointer_expression", "init_declarator"):
                 taken.append(target)
             else:
-                written.append((target.start_byte, target))
+                written.append((node.start_byte, target))
                 if lambda_ends:
                     in_lambdas.append(target)
         for found in assignments.values():
-            found.sort(key=lambda item: item[0].start_byte)  # nested blocks come after their own
+            found.sort(key=lambda item: item[0])  # a nested block's come after its own
         written.sort(key=lambda item: item[0])
         return _Writes(dict(assignments), labels, taken, written, in_lambdas, calls)
 
@@ -1776,21 +1790,25 @@ def _access(node) -> tuple[str | None, tuple[str, ...], bool]:
     return root, tuple(reversed(members)), exact
 
 
-def _may_alias(target, path: tuple) -> bool:
+def _target_of(node) -> _Target:
+    root, members, exact = _access(node)
+    field = node.child_by_field_name("field") if node.type == "field_expression" else None
+    return _Target(root and sys.intern(root), tuple(map(sys.intern, members)), exact,
+                   field.text.decode() if field is not None else None)
+
+
+def _may_alias(target: _Target, path: tuple) -> bool:
     """Whether writing to (or through the address of) `target` may change `path`: the same
     root and not a different member, or a member of the same name of another object."""
-    root, members, exact = _access(target)
-    if root == path[0]:
-        return not exact or all(a == b for a, b in zip(members, path[1:]))
-    return (len(path) > 1 and target.type == "field_expression"
-            and target.child_by_field_name("field").text.decode() == path[-1])
+    if target.root == path[0]:
+        return not target.exact or all(a == b for a, b in zip(target.members, path[1:]))
+    return len(path) > 1 and target.field == path[-1]
 
 
-def _escapes(target, path: tuple, escaped: set) -> bool:
+def _escapes(target: _Target, path: tuple, escaped: set) -> bool:
     """Whether a write to `target`, not on the path's root, may reach memory other names see:
     it goes through a pointer or subscript, or its variable's address is taken (`escaped`)."""
-    root, _, exact = _access(target)
-    return root != path[0] and (not exact or root in escaped)
+    return target.root != path[0] and (not target.exact or target.root in escaped)
 
 
 def _declarator_chain(declarator) -> list:
@@ -1802,11 +1820,11 @@ def _declarator_chain(declarator) -> list:
     return chain
 
 
-def _plain_assignment_targets(statement) -> list:
-    """The target of a statement `target = value;`: [target], else []."""
+def _plain_assignments(statement) -> list:
+    """The assignment of a statement `target = value;`: [assignment], else []."""
     if statement.type != "expression_statement":
         return []
-    return [expression.child_by_field_name("left") for expression in statement.named_children
+    return [expression for expression in children(statement)
             if expression.type == "assignment_expression"
             and expression.child_by_field_name("operator").type == "="]
 
