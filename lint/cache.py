@@ -32,8 +32,6 @@ import os
 import time
 from typing import Any, Literal
 
-import msgspec
-
 import cursedlint
 
 CACHE_DIR = ".cursedlint_cache"
@@ -144,18 +142,22 @@ def load_store(path: str, schema: Any):
         return None
 
 
-_decoders: dict[Any, msgspec.msgpack.Decoder] = {}
+_decoders: dict[Any, Any] = {}
 
 
-def _decoder(schema: Any) -> msgspec.msgpack.Decoder:
+def _decoder(schema: Any):
     """A decoder of stores holding a `schema` value after the format number."""
     if schema not in _decoders:
+        import msgspec  # (15 ms to import: only runs that use the cache need it)
+
         _decoders[schema] = msgspec.msgpack.Decoder(tuple[Literal[STORE_FORMAT], schema])
     return _decoders[schema]
 
 
 def encode(value: Any) -> bytes:
     """Plain data (containers, numbers, strings, dataclasses, enums) as MessagePack."""
+    import msgspec
+
     return msgspec.msgpack.encode(value)
 
 

@@ -23,7 +23,7 @@ from ahocorasick_rs import BytesAhoCorasick
 from cursedlint.prefilter import windows
 
 MAX_RECEIVERS = 64
-"""Distinct receiver names `receiver_may_be_made` looks up (a whole-file search each)."""
+"""Distinct names a look searches the file for assignments of (a whole-file search each)."""
 READING_BUDGET = 8
 """Bytes a look may read around call sites per byte of the file, before it answers 'may'."""
 
@@ -50,7 +50,7 @@ _NAME_CHARS = frozenset(bytes([byte]) for byte in _NAME_BYTES)
 _CALL_ENDS = _NAME_BYTES | frozenset(b")]")  # what ends a callee right before its `(`
 _ARGUMENT_TOKEN = re.compile(
     rb"(?P<quote>['\"])|(?P<comment>#[^\r\n]*)|(?P<name>[\w\x80-\xff]+)"
-    rb"|(?P<mark>[()\[\]{},]|(?<![=!<>:])=(?!=))|(?P<spread>\*)"
+    rb"|(?P<mark>[()\[\]{},]|(?<![=!<>:])=(?!=))|(?P<spread>\*\*?)"
 )
 _QUOTES = (b"'", b'"')
 _STRING = re.compile(_STRING_OR_COMMENT.pattern.rpartition(b"|")[0], re.S)  # strings only
@@ -217,6 +217,7 @@ class _Reader:
     def __init__(self, data: bytes):
         self.data = data
         self.left = READING_BUDGET * len(data) + 65_536
+        self.assigned: dict[bytes, bool] = {}  # spread names: whether the module assigns them
 
     def charge(self, count: int) -> None:
         self.left -= count
@@ -350,10 +351,37 @@ class _Reader:
                 return -1  # `f(x).run`, `t[0](x).run`: a call's result
         return self.before_blanks(close)
 
+    def spread_may_show(self, at: int) -> bool:
+        """Whether the `*`/`**` spread whose expression starts at `at` may hold arguments the
+        rules can read (`analysis.arguments`): a display, or a plain name the module assigns a
+        display or a `dict(...)` somewhere (a parameter, an attribute or another value is read
+        as unknown)."""
+        data = self.data
+        start = self.gap_end(at)
+        if data[start : start + 1] in (b"{", b"(", b"["):
+            return True
+        end = start
+        while end < len(data) and data[end] in _NAME_BYTES:
+            end += 1
+        self.charge(end - start)
+        after = self.gap_end(end)
+        if end == start or data[after : after + 1] not in (b",", b")"):
+            return False
+        name = data[start:end]
+        if name not in self.assigned:
+            if len(self.assigned) >= MAX_RECEIVERS or not name.isascii():
+                return True
+            pattern = (rb"(?<![\w\x80-\xff.])%s\s*(?::[^=:\r\n]*)?=(?!=)\s*(?:[{(\[]|dict\s*\()"
+                       % re.escape(name))
+            self.charge(len(data))
+            self.assigned[name] = re.search(pattern, data) is not None
+        return self.assigned[name]
+
     def arguments_match(self, at: int, positional: int | None, keywords: frozenset[bytes]) -> bool:
         """Whether the arguments from `at` (just after a call's `(`) hold `positional`
         positional arguments or one of `keywords` (True where they cannot be read with
-        certainty, and for a `*args` or `**kwargs` spread, which may hold either)."""
+        certainty, and for a `*args` or `**kwargs` spread the module may show the contents of:
+        a display, or a name the module assigns)."""
         data = self.data
         depth, commas, lambdas, keyword_seen, last_name = 0, 0, False, False, None
         starting = True  # at the start of an argument
@@ -364,8 +392,8 @@ class _Reader:
             self.charge(token.end() - at)
             kind, mark, at = token.lastgroup, token.group(), token.end()
             if kind == "spread":
-                if starting and not depth:
-                    return True  # `*args` or `**kwargs`: what it holds is read after a parse
+                if starting and not depth and self.spread_may_show(at):
+                    return True
                 continue
             starting = kind == "mark" and mark == b"," and not depth
             if kind == "quote" or (kind == "name" and _is_prefix(mark) and data[at : at + 1] in _QUOTES):
