@@ -398,3 +398,10 @@ def test_a_spread_the_rule_can_read_passes_the_second_look():
             "subprocess.run(['ls'], **options)\n")
     assert SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
     assert [f.line for f in lint(SubprocessForkPath, code, (3, 12))] == [3]
+
+
+def test_a_spread_of_a_parameter_does_not_pass_the_second_look():
+    """What a parameter's `**kwargs` holds is unknown to the rule, so the look need not parse
+    the file for it."""
+    code = "import subprocess\n\ndef launch(cmd, **kwargs):\n    subprocess.run(cmd, **kwargs)\n"
+    assert not SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
