@@ -47,6 +47,8 @@ _NAME_BYTES = frozenset(
     b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" + bytes(range(0x80, 0x100))
 )
 _NAME_CHARS = frozenset(bytes([byte]) for byte in _NAME_BYTES)
+_OPENINGS, _CLOSINGS = frozenset(b"([{"), frozenset(b")]}")
+_COMMA = ord(",")
 _CALL_ENDS = _NAME_BYTES | frozenset(b")]")  # what ends a callee right before its `(`
 _ARGUMENT_TOKEN = re.compile(
     rb"(?P<quote>['\"])|(?P<comment>#[^\r\n]*)|(?P<name>[\w\x80-\xff]+)"
@@ -217,7 +219,7 @@ class _Reader:
     def __init__(self, data: bytes):
         self.data = data
         self.left = READING_BUDGET * len(data) + 65_536
-        self.assigned: dict[bytes, bool] = {}  # spread names: whether the module assigns them
+        self.assigned: dict[tuple[bytes, bool], bool] = {}  # (spread name, `**`): may show
 
     def charge(self, count: int) -> None:
         self.left -= count
@@ -351,31 +353,65 @@ class _Reader:
                 return -1  # `f(x).run`, `t[0](x).run`: a call's result
         return self.before_blanks(close)
 
-    def spread_may_show(self, at: int) -> bool:
-        """Whether the `*`/`**` spread whose expression starts at `at` may hold arguments the
-        rules can read (`analysis.arguments`): a display, or a plain name the module assigns a
-        display or a `dict(...)` somewhere (a parameter, an attribute or another value is read
-        as unknown)."""
+    def spread_may_show(
+        self, at: int, double: bool, keywords: frozenset[bytes], needed: int | None
+    ) -> bool:
+        """Whether the `*` (`double`: `**`) spread whose expression starts at `at` may hold
+        arguments the rules can read (`analysis.arguments`): a display or `dict(...)`, written
+        there or assigned somewhere in the module to the plain name spread; for `**`, one
+        holding one of `keywords`; for `*`, one of at least `needed` elements (a parameter, an
+        attribute or another value is unknown to the rules)."""
         data = self.data
         start = self.gap_end(at)
-        if data[start : start + 1] in (b"{", b"(", b"["):
-            return True
         end = start
         while end < len(data) and data[end] in _NAME_BYTES:
             end += 1
         self.charge(end - start)
-        after = self.gap_end(end)
-        if end == start or data[after : after + 1] not in (b",", b")"):
-            return False
         name = data[start:end]
-        if name not in self.assigned:
+        if name == b"dict" or end == start:
+            opening = self.gap_end(end)
+            if data[opening : opening + 1] not in (b"{", b"(", b"["):
+                return False
+            return self.display_holds(opening, double, keywords, needed)
+        if data[self.gap_end(end) : self.gap_end(end) + 1] not in (b",", b")"):
+            return False
+        key = (name, double, needed)
+        if key not in self.assigned:
             if len(self.assigned) >= MAX_RECEIVERS or not name.isascii():
                 return True
             pattern = (rb"(?<![\w\x80-\xff.])%s\s*(?::[^=:\r\n]*)?=(?!=)\s*(?:[{(\[]|dict\s*\()"
                        % re.escape(name))
             self.charge(len(data))
-            self.assigned[name] = re.search(pattern, data) is not None
-        return self.assigned[name]
+            self.assigned[key] = any(
+                self.display_holds(found.end() - 1, double, keywords, needed)
+                for found in re.finditer(pattern, data)
+            )
+        return self.assigned[key]
+
+    def display_holds(
+        self, opening: int, double: bool, words: frozenset[bytes], needed: int | None
+    ) -> bool:
+        """Whether the brackets opened at `opening` hold one of `words` (`double`), or at least
+        `needed` comma-separated items, before they close (True when they do not close)."""
+        data, depth, at, commas = self.data, 0, opening, 0
+        while at < len(data):
+            byte = data[at]
+            if byte in _OPENINGS:
+                depth += 1
+            elif byte in _CLOSINGS:
+                depth -= 1
+                if depth == 0:
+                    break
+            elif byte == _COMMA and depth == 1:
+                commas += 1
+            at += 1
+        self.charge(at - opening)
+        if at >= len(data):
+            return True
+        if double:
+            region = data[opening:at]
+            return any(word in region for word in words)
+        return needed is not None and commas + 1 >= needed
 
     def arguments_match(self, at: int, positional: int | None, keywords: frozenset[bytes]) -> bool:
         """Whether the arguments from `at` (just after a call's `(`) hold `positional`
@@ -392,7 +428,10 @@ class _Reader:
             self.charge(token.end() - at)
             kind, mark, at = token.lastgroup, token.group(), token.end()
             if kind == "spread":
-                if starting and not depth and self.spread_may_show(at):
+                needed = None if positional is None else positional - commas
+                if starting and not depth and self.spread_may_show(
+                    at, mark == b"**", keywords, needed
+                ):
                     return True
                 continue
             starting = kind == "mark" and mark == b"," and not depth

@@ -163,3 +163,28 @@ def test_replacement_fields_follow_pythons_brace_rules(token, fields):
     from cursedlint.python_scan import _replacement_fields
 
     assert _replacement_fields(token[1:]) == fields
+
+
+@pytest.mark.parametrize("code, found", [
+    ("options = {'preexec_fn': os.setsid}\nsubprocess.run(cmd, **options)\n", True),
+    ("options = dict(cwd='/', user=3)\nsubprocess.run(cmd, **options)\n", True),
+    ("options = {}\nsubprocess.run(cmd, **options)\n", False),  # holds no forcing keyword
+    ("def launch(cmd, **options):\n    subprocess.run(cmd, **options)\n", False),  # a parameter
+    ("subprocess.run(cmd, **self.options)\n", False),  # an attribute: unknown to the rule
+    ("subprocess.run(**dict(preexec_fn=hook))\n", True),
+    ("subprocess.run(**{'preexec_fn': hook})\n", True),
+    ("subprocess.run(**{'cwd': '/'})\n", False),
+    ("subprocess.run(**{'preexec_fn'\n", True),  # does not close: unsure
+    ("args = (a, b, c, d, e, f, g)\nsubprocess.run(*args)\n", True),
+    ("args = (d, e, f, g)\nsubprocess.run(a, b, c, *args)\n", True),
+    ("args = [a]\nsubprocess.run(*args)\n", False),  # too few for the 7th
+    ("subprocess.run(a, *(b, c, d, e, f, g))\n", True),
+])
+def test_spreads_the_rules_can_read_are_calls_to_parse(code, found):
+    """A `*`/`**` spread the argument binding can read (a display or dict(...), written at
+    the call or assigned to the name spread) passes when it may hold what the look asks for."""
+    data = code.encode()
+    assert has_call_with_arguments(
+        data, CALLEES, modules=MODULES, positional=7,
+        keywords=frozenset({b"preexec_fn", b"user"}),
+    ) is found
