@@ -49,6 +49,9 @@ _NAME_BYTES = frozenset(
 _NAME_CHARS = frozenset(bytes([byte]) for byte in _NAME_BYTES)
 _OPENINGS, _CLOSINGS = frozenset(b"([{"), frozenset(b")]}")
 _COMMA = ord(",")
+_ASSIGNMENT = rb"(?<![\w\x80-\xff.])%s\s*(?::[^=:\r\n]*)?%s=(?!=)"
+"""An assignment to a name (%s the escaped name, then `:?` to count walrus bindings too); an
+annotation holds no `:`, so each search reads a line once."""
 _CALL_ENDS = _NAME_BYTES | frozenset(b")]")  # what ends a callee right before its `(`
 _ARGUMENT_TOKEN = re.compile(
     rb"(?P<quote>['\"])|(?P<comment>#[^\r\n]*)|(?P<name>[\w\x80-\xff]+)"
@@ -183,9 +186,8 @@ def receiver_may_be_made(
     name = data[begin:end]
     if name in imported or not data.isascii() or len(assigned) >= MAX_RECEIVERS:
         return True  # an object a library exports; a name NFKC may spell otherwise; too many
-    if name not in assigned:  # (an annotation holds no `:`: each search reads a line once)
-        pattern = rb"(?<![\w\x80-\xff.])%s\s*(?::[^=:\r\n]*)?:?=(?!=)" % re.escape(name)
-        assigned[name] = re.search(pattern, data) is not None
+    if name not in assigned:
+        assigned[name] = re.search(_ASSIGNMENT % (re.escape(name), b":?"), data) is not None
     return assigned[name]
 
 
@@ -379,8 +381,7 @@ class _Reader:
         if key not in self.assigned:
             if len(self.assigned) >= MAX_RECEIVERS or not name.isascii():
                 return True
-            pattern = (rb"(?<![\w\x80-\xff.])%s\s*(?::[^=:\r\n]*)?=(?!=)\s*(?:[{(\[]|dict\s*\()"
-                       % re.escape(name))
+            pattern = _ASSIGNMENT % (re.escape(name), b"") + rb"\s*(?:[{(\[]|dict\s*\()"
             self.charge(len(data))
             self.assigned[key] = any(
                 self.display_holds(found.end() - 1, double, keywords, needed)
