@@ -45,6 +45,15 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One link of the chain that proves a finding: what the code does at `path:line`."""
+
+    path: str
+    line: int
+    note: str
+
+
+@dataclass(frozen=True)
 class Finding:
     """One problem in one file. Sorting orders by path, position, then code."""
 
@@ -55,6 +64,8 @@ class Finding:
     message: str
     severity: Severity = Severity.ERROR
     fix: Fix | None = field(default=None, compare=False)
+    related: tuple[Step, ...] = field(default=(), compare=False)
+    """The chain behind the finding where it spans other places (SARIF `relatedLocations`)."""
 
     @property
     def sort_key(self) -> tuple:

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
-from cursedlint.findings import Finding, Fix, Severity, Span
+from cursedlint.findings import Finding, Fix, Severity, Span, Step
 
 if TYPE_CHECKING:
     from cursedlint.context import FileContext
@@ -149,8 +149,10 @@ class Rule:
         *,
         fix: Fix | None = None,
         severity: Severity | None = None,
+        related: tuple[Step, ...] = (),
     ) -> None:
-        """Record a finding at `target`: an `ast` node, a tree-sitter node, or a `Span`."""
+        """Record a finding at `target`: an `ast` node, a tree-sitter node, or a `Span`;
+        `related`: the places of the chain that proves it, in order."""
         span = target if isinstance(target, Span) else self.context.span_of(target)
         self.context.add(
             Finding(
@@ -161,6 +163,7 @@ class Rule:
                 message=message,
                 severity=severity or self.severity,
                 fix=fix,
+                related=related,
             )
         )
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cursedlint.findings import Edit, Finding, Fix, Severity, Span
+from cursedlint.findings import Edit, Finding, Fix, Severity, Span, Step
 from cursedlint.formats import FORMATS, escape_undecodable, printable, render
 from cursedlint.rule import Rule
 
@@ -240,6 +240,7 @@ def test_json_has_one_flat_object_per_finding_in_order():
         "end_line": 3,
         "end_column": 18,
         "fix": None,
+        "related": [],
     }
     assert objects[0]["severity"] == "warning"
     assert objects[0]["fix"] == {
@@ -247,6 +248,31 @@ def test_json_has_one_flat_object_per_finding_in_order():
         "safe": False,
         "edits": [{"content": "4096", "line": 2, "column": 25, "end_line": 2, "end_column": 28}],
     }
+
+
+CHAINED = dataclasses.replace(
+    FORK,
+    related=(
+        Step("src/threads.py", 40, "`Heartbeat._loop` starts a thread"),
+        Step("src/träger.py", 1, "imported here"),
+    ),
+)
+
+
+def test_a_findings_chain_is_shown_in_every_format():
+    text = output("text", [CHAINED], color=False, concise=False, statistics=False, files_checked=1)
+    assert "= note: src/threads.py:40: `Heartbeat._loop` starts a thread" in text
+    assert "= note: src/träger.py:1: imported here" in text
+    objects = json.loads(output("json", [CHAINED]))
+    assert objects[0]["related"] == [
+        {"path": "src/threads.py", "line": 40, "note": "`Heartbeat._loop` starts a thread"},
+        {"path": "src/träger.py", "line": 1, "note": "imported here"},
+    ]
+    related = sarif([CHAINED])["runs"][0]["results"][0]["relatedLocations"]
+    assert [item["id"] for item in related] == [1, 2]
+    assert related[0]["message"]["text"] == "`Heartbeat._loop` starts a thread"
+    assert related[0]["physicalLocation"]["region"] == {"startLine": 40}
+    assert related[0]["physicalLocation"]["artifactLocation"]["uri"] == "src/threads.py"
 
 
 def test_json_is_indented_utf8_with_a_trailing_newline():

@@ -31,6 +31,7 @@ def _finding(finding: Finding) -> dict:
         "path": finding.path,
         **dataclasses.asdict(finding.span),
         "fix": _fix(finding.fix) if finding.fix else None,
+        "related": [dataclasses.asdict(step) for step in finding.related],
     }
 
 

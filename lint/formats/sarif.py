@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import cursedlint
 from cursedlint import docs
-from cursedlint.findings import Finding, Fix, Span
+from cursedlint.findings import Finding, Fix, Span, Step
 from cursedlint.formats.json_format import dumps
 
 if TYPE_CHECKING:
@@ -92,10 +92,12 @@ def _results(
         key = (finding.code, location["uri"], line_text)
         fingerprint = _fingerprint(*key, occurrences[key])
         occurrences[key] += 1
-        yield _result(finding, rule_index[finding.code], location, fingerprint)
+        yield _result(finding, rule_index[finding.code], location, fingerprint, root)
 
 
-def _result(finding: Finding, rule_index: int, location: dict, fingerprint: str) -> dict:
+def _result(
+    finding: Finding, rule_index: int, location: dict, fingerprint: str, root: Path
+) -> dict:
     result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
@@ -106,9 +108,25 @@ def _result(finding: Finding, rule_index: int, location: dict, fingerprint: str)
         ],
         "partialFingerprints": {FINGERPRINT: fingerprint},
     }
+    if finding.related:
+        result["relatedLocations"] = [
+            _related(index, step, root) for index, step in enumerate(finding.related, 1)
+        ]
     if finding.fix:
         result["fixes"] = [_fix(finding.fix, location)]
     return result
+
+
+def _related(index: int, step: Step, root: Path) -> dict:
+    """One step of the finding's chain as a SARIF related location."""
+    return {
+        "id": index,
+        "message": {"text": step.note},
+        "physicalLocation": {
+            "artifactLocation": _artifact_location(step.path, root),
+            "region": {"startLine": step.line},
+        },
+    }
 
 
 def _artifact_location(path: str, root: Path) -> dict:

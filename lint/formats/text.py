@@ -71,6 +71,10 @@ def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool)
         f"{gutter} | {' ' * start}{_paint(carets, SEVERITY_COLOR[finding.severity], color)}",
         f"{gutter} |",
     ]
+    rows += [
+        f"{gutter} = note: {printable(step.path)}:{step.line}: {printable(step.note)}"
+        for step in finding.related
+    ]
     if finding.fix:
         rows.append(f"{gutter} = help: {printable(finding.fix.message)}")
     return "\n".join(rows) + "\n"
