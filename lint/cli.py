@@ -280,12 +280,15 @@ def check(args: argparse.Namespace) -> int:
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
         fix_roots=write_roots(args.paths, root) if args.fix else None,
     )
-    index = None
-    indexing = linter.indexing_rules(found.files)
+    index = store = None
+    if linter.indexing_rules() and not (args.no_cache or linter.fix):
+        store = _index_store(config.root, settings)
+    indexing = linter.indexing_rules(found.files, store)
     if indexing:  # a linted file could use facts from other files: gather them
-        store = None if args.no_cache else _index_store(config.root, settings)
         files = _project_files(root, args.paths, found.files, config)
         index = linter.index_project(files, store, indexing)
+    elif store:
+        store.save()  # what the look at the linted files learned
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter, index)
     results = linter.run(found.files, args.jobs or default_jobs())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import hashlib
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -107,9 +108,13 @@ class Linter:
         return {**self.__dict__, "_prefilters": {}}
 
     # -- facts from other files ----------------------------------------------------------------
-    def indexing_rules(self, linted: list[tuple[str, str]] | None = None) -> list[type[Rule]]:
+    def indexing_rules(
+        self, linted: list[tuple[str, str]] | None = None, store=None
+    ) -> list[type[Rule]]:
         """The enabled rules that use facts from other files of the project; with `linted`
-        (the files this run lints), only those one of these files could use facts for."""
+        (the files this run lints), only those one of these files could use facts for.
+        `store`: an IndexStore that remembers the answer per file content (a warm run reads
+        no file whose stat is unchanged)."""
         rules = [
             rule for code, rule in self.rules.items()
             if rule.indexer is not None and code in self.settings.enabled
@@ -121,7 +126,7 @@ class Linter:
         for rule in rules:
             key = (rule.indexer.name, rule.triggers_for(self._options(rule)))
             if key not in looked:
-                looked[key] = self._may_use_facts(rule, linted)
+                looked[key] = self._may_use_facts(rule, linted, store)
             if looked[key]:
                 needed.append(rule)
         return needed
@@ -141,7 +146,7 @@ class Linter:
         self._prefilters.clear()
         return index
 
-    def _may_use_facts(self, rule: type[Rule], linted: list[tuple[str, str]]) -> bool:
+    def _may_use_facts(self, rule: type[Rule], linted: list[tuple[str, str]], store) -> bool:
         """Whether linting one of these files could use the rule's project facts: a file of
         its languages that holds its triggers and that the indexer says needs them, or any such
         file when facts can add triggers."""
@@ -149,16 +154,32 @@ class Linter:
         if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
             return bool(candidates)
         prefilters: dict[str, Prefilter] = {}
+        question = "needs:" + hashlib.sha1(repr((
+            rule.code, rule.triggers_for(self._options(rule)), self.settings.target_python,
+        )).encode()).hexdigest()
         for path, language in candidates:
+            absolute = os.path.abspath(path)
+            digest = store.known_digest(absolute) if store else None
+            if digest is not None and store.answer(question, digest) is not None:
+                if store.answer(question, digest):
+                    return True
+                continue
+            stat = file_stat(absolute) if store else None
             try:
-                data = self.file_bytes.read(os.path.abspath(path))
+                data = self.file_bytes.read(absolute)
             except SourceError:
                 continue
             if language not in prefilters:
                 prefilters[language] = Prefilter(
                     [rule], self.settings.rule_options, None, self.settings.target_python, language
                 )
-            if prefilters[language].triggered(data) and self._needs_facts(rule, path, data, language):
+            needs = bool(prefilters[language].triggered(data)
+                         and self._needs_facts(rule, path, data, language))
+            if store:
+                digest = hashlib.sha1(data).hexdigest()
+                store.remember(absolute, stat, digest)
+                store.put_answer(question, digest, needs)
+            if needs:
                 return True
         return False
 
@@ -378,6 +399,8 @@ class Linter:
         first = [index for index in todo if index not in later]
         for index, result in zip(first, self._lint_all([files[i] for i in first], jobs)):
             results[index] = result
+        if later:
+            self.file_bytes.forget()  # bytes read ahead may predate the fixes just written
         for index in sorted(later):  # read as the fixes under its first name left it
             results[index] = self.lint_path(*files[index])
         if self.cache:

@@ -8,7 +8,10 @@ a parse of the files that hold one, more words from the new facts — until no n
 
 Summaries are kept by content hash: in memory (identical files are summarized once) and, when
 the run has a cache directory, on disk (`IndexStore`), so an unchanged file is parsed once
-across runs. The index is built in the parent before workers fork, so they all share it.
+across runs. The store also keeps each file's stat with its content hash, and the answers of
+the byte searches per content hash: a warm run reads no file whose stat is unchanged (the
+trust rule of the result cache, `cache.file_stat`). The index is built in the parent before
+workers fork, so they all share it.
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ import os
 import re
 from typing import Any, Callable, Iterable
 
-from cursedlint.cache import STORE_SUFFIX, encode, load_store, newest, save_store, storable
+from cursedlint.cache import (
+    STORE_SUFFIX, Stat, encode, file_stat, load_store, newest, save_store, storable,
+)
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
+MAX_STORED_ANSWERS = 1_000_000
 KEPT_BYTES = 96 * 1024 * 1024
 """Bytes of project files kept in memory for one run (rounds, indexers and the lint share
 them)."""
@@ -73,10 +79,34 @@ class IndexStore:
         import msgspec  # (only runs that use the cache need it)
 
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
-        stored = load_store(self.path, tuple[dict[str, msgspec.Raw], int])
-        self.parts, self.run = ({}, 0) if stored is None else (stored[0], stored[1] + 1)
+        schema = tuple[dict[str, msgspec.Raw], dict[str, tuple[Stat, str]], dict[str, bool], int]
+        stored = load_store(self.path, schema)
+        if stored is None:
+            self.parts, self.files, self.answers, self.run = {}, {}, {}, 0
+        else:
+            self.parts, self.files, self.answers, self.run = (*stored[:3], stored[3] + 1)
         self.entries: dict[str, dict[str, tuple[int, Any]]] = {}  # indexer name -> decoded part
         self.changed = False
+
+    def known_digest(self, path: str) -> str | None:
+        """The content hash of a file whose stat matches the one stored with it (not read)."""
+        known = self.files.get(path)
+        return known[1] if known is not None and known[0] == file_stat(path) else None
+
+    def remember(self, path: str, stat: Stat | None, digest: str) -> None:
+        """A file's content hash, with its stat from before it was read (None: not trusted)."""
+        if stat is not None and self.files.get(path) != (stat, digest) and storable(path):
+            self.files[path] = (stat, digest)
+            self.changed = True
+
+    def answer(self, question: str, digest: str) -> bool | None:
+        """A stored answer about the content `digest` (a byte search, a look), or None."""
+        return self.answers.get(f"{question}\0{digest}")
+
+    def put_answer(self, question: str, digest: str, value: bool) -> None:
+        if storable(question):
+            self.answers[f"{question}\0{digest}"] = value
+            self.changed = True
 
     def get(self, indexer: Indexer, digest: str) -> tuple[bool, Any]:
         """Whether a summary of content `digest` is stored for `indexer`, and the summary."""
@@ -116,7 +146,9 @@ class IndexStore:
             if len(entries) > MAX_STORED_SUMMARIES:
                 entries = newest(entries, MAX_STORED_SUMMARIES)
             self.parts[name] = msgspec.Raw(encode(entries))
-        save_store(self.path, (self.parts, self.run))
+        if len(self.answers) > MAX_STORED_ANSWERS:
+            self.answers = {}
+        save_store(self.path, (self.parts, self.files, self.answers, self.run))
 
 
 class ProjectIndex:
@@ -143,46 +175,68 @@ class ProjectIndex:
         searched: set[str] = set()
         pending = set(indexer.words(self.settings))
         while pending:
-            pattern = indexer.pattern(pending, first_round=not searched)
-            # a few words: a substring search first (fast), then the pattern on the hits
-            encoded = [word.encode() for word in pending] if len(pending) <= 8 else []
+            search = _Search(indexer, pending, first_round=not searched)
             for path, language in self.files:
                 if path in done or language not in indexer.languages:
                     continue
-                try:
-                    data = self.file_bytes.read(path)
-                except SourceError:
+                digest, data = self.content(path)
+                if digest is None:  # unreadable
                     done.add(path)
                     continue
-                if looks_binary(data):
-                    done.add(path)
-                    continue
-                if encoded and not any(word in data for word in encoded):
-                    continue
-                if not pattern.search(data):
+                hit = self.store.answer(search.question, digest) if self.store else None
+                if hit is None:
+                    data = data if data is not None else self.read(path)
+                    hit = data is not None and search.holds(data)
+                    if self.store:
+                        self.store.put_answer(search.question, digest, hit)
+                if not hit:
                     continue
                 done.add(path)
-                summary = self._summary(indexer, path, data, language)
+                summary = self._summary(indexer, path, digest, data, language)
                 if summary is not None:
                     found[path] = summary
             searched |= pending
             pending = set(indexer.more_words(found, self.settings)) - searched
         return found
 
+    def content(self, path: str) -> tuple[str | None, bytes | None]:
+        """The file's content hash and, when it had to be read for it, its bytes (None, None:
+        unreadable). A file whose stat the store knows is not read."""
+        digest = self.store.known_digest(path) if self.store else None
+        if digest is not None:
+            return digest, None
+        stat = file_stat(path) if self.store else None
+        data = self.read(path)
+        if data is None:
+            return None, None
+        digest = hashlib.sha1(data).hexdigest()
+        if self.store:
+            self.store.remember(path, stat, digest)
+        return digest, data
+
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes; None when unreadable or binary."""
+        try:
+            data = self.file_bytes.read(path)
+        except SourceError:
+            return None
+        return None if looks_binary(data) else data
+
     def digest(self) -> str:
         """What the facts depend on besides code and settings: the files summarized."""
         text = repr(sorted(self._used))
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
-    def _summary(self, indexer: Indexer, path: str, data: bytes, language: str) -> Any:
-        digest = hashlib.sha1(data).hexdigest()
+    def _summary(self, indexer: Indexer, path: str, digest: str, data: bytes | None,
+                 language: str) -> Any:
         key = (indexer.name, digest)
         self._used.append((indexer.name, path, digest))
         if key in self._memo:
             return self._memo[key]
         stored, summary = self.store.get(indexer, digest) if self.store else (False, None)
         if not stored:
-            summary = self._summarize(indexer, path, data, language)
+            data = data if data is not None else self.read(path)
+            summary = None if data is None else self._summarize(indexer, path, data, language)
             self.summarized += 1
             if self.store:
                 self.store.put(indexer, digest, summary)
@@ -200,3 +254,19 @@ class ProjectIndex:
             return None if context is None else indexer.summarize(context)
         except Exception:
             return None
+
+
+class _Search:
+    """One round's byte search for `words` (a few: substring tests first, then the pattern),
+    named by `question` for stored answers."""
+
+    def __init__(self, indexer: Indexer, words: set[str], first_round: bool):
+        self.pattern = indexer.pattern(words, first_round)
+        self.encoded = [word.encode() for word in words] if len(words) <= 8 else []
+        text = "\0".join([indexer.name, self.pattern.pattern.decode("latin-1")])
+        self.question = "search:" + hashlib.sha1(text.encode("latin-1")).hexdigest()
+
+    def holds(self, data: bytes) -> bool:
+        if self.encoded and not any(word in data for word in self.encoded):
+            return False
+        return self.pattern.search(data) is not None

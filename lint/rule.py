@@ -27,6 +27,7 @@ trailing comment `# error: CUR101` (or `// warning: CUR502`) on its line.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Union
@@ -163,7 +164,7 @@ class Rule:
                 message=message,
                 severity=severity or self.severity,
                 fix=fix,
-                related=related,
+                related=tuple(map(_as_shown, related)),
             )
         )
 
@@ -247,3 +248,12 @@ class Notice(Rule):
     """A message of the linter about itself (CUR0xx): reported by the engine, not by a walk."""
 
     triggers = ()
+
+
+def _as_shown(step: Step) -> Step:
+    """A step in another file, its path relative to the working directory when under it (as
+    linted paths are shown)."""
+    if not os.path.isabs(step.path):
+        return step
+    relative = os.path.relpath(step.path)
+    return step if relative.startswith(os.pardir) else Step(relative, step.line, step.note)

@@ -57,6 +57,11 @@ class FileBytes:
         self.budget = budget
         self._kept: dict[str, bytes] = {}
 
+    def forget(self) -> None:
+        """Drop the kept bytes (files may have been written since)."""
+        self.budget += sum(map(len, self._kept.values()))
+        self._kept.clear()
+
     def read(self, path: str, keep: bool = True) -> bytes:
         data = self._kept.get(path)
         if data is None:

@@ -5,7 +5,8 @@ the statements between `g.capture_begin()` and `g.capture_end()`, CuPy's
 `stream.begin_capture()` ... `end_capture()` and cuda-python's `cudaStreamBeginCapture` /
 `cuStreamBeginCapture` ... `End` in one block, and calls of `make_graphed_callables` (which
 capture inside), each with its capture mode. `CudaUse` says which calls reach the GPU or wait
-for it, following calls into the module's own functions and methods. CUR401 looks for threads
+for it, following calls into the module's own functions and methods, and into the project's
+other modules through the `CUDA_REACH` index (`analysis.python_project`). CUR401 looks for threads
 alive when a region starts, CUR402 for synchronizing calls inside a region, CUR403 for the
 incident's pinned DataLoader iterator, CUR404 for cuBLAS/cuDNN work captured with no warm-up
 before it. A mode, a thread target or a loader setting that the
@@ -15,11 +16,16 @@ module does not show is not a finding.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import sys
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
-from cursedlint.findings import Severity
+from cursedlint.analysis.python_project import (
+    FunctionIndexer, ProjectFunctions, Reach, call_target, project_functions,
+)
+from cursedlint.findings import Severity, Step
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import Example, Rule
 from cursedlint.second_look import AnyOf, Call, Text
@@ -357,12 +363,28 @@ def _c_name(func: ast.AST) -> str | None:
 
 
 class CudaUse:
-    """Which calls of a module reach CUDA, directly or through its own functions."""
+    """Which calls of a module reach CUDA, directly, through its own functions, or through
+    the project's other modules (`project`: their summaries; None in a summary's own run).
+    The chain of a call that reaches into another module is kept for the finding
+    (`steps_for`)."""
 
-    def __init__(self, context, analysis: CaptureAnalysis):
+    def __init__(self, context, analysis: CaptureAnalysis,
+                 project: ProjectFunctions | None = None):
         self.context = context
         self.analysis = analysis
+        self.project = project
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
+        self._steps: dict[int, tuple[Step, ...]] = {}
+
+    def device_wide_use(self, node: ast.AST) -> str | None:
+        """Why `node` synchronizes the whole device, or None."""
+        use = self.thread_use(node)
+        return use.what if use and use.device_wide else None
+
+    def any_use(self, node: ast.AST) -> str | None:
+        """How `node` uses CUDA (made by another thread), or None."""
+        use = self.thread_use(node)
+        return use.what if use else None
 
     def host_sync(self, node: ast.AST) -> str | None:
         """Why `node` cannot run inside a capture region, or None."""
@@ -449,7 +471,23 @@ class CudaUse:
                 inner = self._first_in(callee, check, depth + 1, seen | {id(callee)})
                 if inner:
                     return inner[0], inner[1], [callee.name, *inner[2]]
+            elif callee is None and isinstance(node, ast.Call):
+                remote = self.remote(node.func, check)
+                if remote is not None:
+                    self._steps[id(node)] = remote
+                    return node, _located(remote[-1]), [ast.unparse(node.func)]
         return None
+
+    def remote(self, func: ast.AST, check) -> tuple[Step, ...] | None:
+        """The chain by which the project function that `func` names (in another module)
+        reaches what `check` looks for; None when unknown or it does not."""
+        kind = _REMOTE_KINDS.get(check.__name__)
+        target = call_target(self.context, self.project, func) if self.project and kind else None
+        return None if target is None else self.project.reach(*target, kind)
+
+    def steps_for(self, node: ast.AST) -> tuple[Step, ...]:
+        """The chain through other modules behind a node `first` returned (none if local)."""
+        return self._steps.get(id(node), ())
 
     def _first_in(self, callee: ast.AST, check, depth: int, seen: frozenset[int]):
         """`first` over a callee's body, remembered per callee and check."""
@@ -794,6 +832,59 @@ def _through(path: list[str]) -> str:
     return "".join(f" through {name}()" for name in path)
 
 
+def _located(step: Step) -> str:
+    """A fact found in another module, with its place."""
+    return f"{step.note} (at {os.path.basename(step.path)}:{step.line})"
+
+
+def _project_module(statement: ast.Import | ast.ImportFrom) -> bool:
+    """Whether an import may name a module of the project (relative, or not the standard
+    library's nor a CUDA library's)."""
+    if isinstance(statement, ast.ImportFrom):
+        if statement.level:
+            return True
+        names = [statement.module or ""]
+    else:
+        names = [alias.name for alias in statement.names]
+    return any(name.partition(".")[0] not in _NOT_PROJECT for name in names)
+
+
+_NOT_PROJECT = sys.stdlib_module_names | {"torch", "cupy", "numba", "cuda", "numpy"}
+CUDA_WORDS = ("cuda", "cupy", "synchronize", "pin_memory", "item", "cpu", "tolist", "numpy",
+              "nonzero", "query", "empty_cache", "asnumpy", "to", *sorted(C_SYNC_NAMES))
+"""Words a module's function needs to use CUDA by itself (`CudaUse`'s checks)."""
+_REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "host_sync": "host_sync"}
+"""`CudaUse` checks whose facts are summarized for the project (`CudaReach`)."""
+
+
+class CudaReach(FunctionIndexer):
+    """Per function of the project's modules: whether it synchronizes the device, uses CUDA,
+    or waits for the GPU, by itself or through the module's own functions."""
+
+    name = "cuda-reach"
+
+    def words(self, settings):
+        return CUDA_WORDS
+
+    def needed_by(self, context) -> bool:
+        """Only a module that imports another one of the project can call into it."""
+        return any(_project_module(statement) for statement in ast.walk(context.tree)
+                   if isinstance(statement, (ast.Import, ast.ImportFrom)))
+
+    def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
+        uses = CudaUse(context, capture_analysis(context))
+        facts = {}
+        for check in (uses.device_wide_use, uses.any_use, uses.host_sync):
+            found = uses.first(_body(function), check)
+            if found is not None:
+                node, what, via = found
+                facts[_REMOTE_KINDS[check.__name__]] = Reach(node.lineno, what, tuple(via))
+        return facts
+
+
+CUDA_REACH = CudaReach()
+
+
 class CaptureRule(Rule):
     """Base of the CUR4xx rules: feeds the walk's `with` statements and calls to the file's
     shared `CaptureAnalysis`, and runs `check()` on the regions found."""
@@ -807,10 +898,12 @@ class CaptureRule(Rule):
             return None
         return AnyOf((Text(_REGION_WORDS), Call(_GRAPH_NAMES)))
 
+    indexer = CUDA_REACH
+
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self.analysis = capture_analysis(context)
-        self.uses = CudaUse(context, self.analysis)
+        self.uses = CudaUse(context, self.analysis, project_functions(context, CUDA_REACH))
 
     def visit_With(self, node: ast.With) -> None:
         self.analysis.visit_with(node)
@@ -837,7 +930,7 @@ class ThreadStart:
     expressions whose join/shutdown/result ends it; `executor` the executor's, for tasks."""
 
     call: ast.Call
-    code: ast.AST
+    code: "ast.AST | ProjectFunction"
     label: str
     handles: frozenset[str]
     executor: str | None
@@ -1090,17 +1183,32 @@ class CudaThreadDuringCapture(CaptureRule):
                                 f"{name}()", bool(device_wide))
 
     def _check_thread(self, region: Region, start: ThreadStart) -> None:
-        device_wide = self.uses.first(_body(start.code), self._device_wide)
-        found = device_wide or (self.uses.first(_body(start.code), self._any_use)
+        device_wide = self._reached(start.code, self.uses.device_wide_use)
+        found = device_wide or (self._reached(start.code, self.uses.any_use)
                                 if region.mode == GLOBAL else None)
         if found is not None:
-            node, what, path = found
+            line, where, steps = found
             self._report_thread(region.start, f"{start.label} (started on line "
-                                f"{start.call.lineno})", region, f"{node.lineno}"
-                                f"{_through(path)}, where {what}", bool(device_wide))
+                                f"{start.call.lineno})", region, f"{line}{where}",
+                                bool(device_wide), steps)
+
+    def _reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
+        """Where a thread's code (a def or lambda of the module, or a project function of
+        another module) first does what `check` finds: (line, how, chain)."""
+        if isinstance(code, ProjectFunction):
+            steps = self.uses.project.reach(code.path, code.qualname, _REMOTE_KINDS[check.__name__])
+            if steps is None:
+                return None
+            return steps[-1].line, f" of {os.path.basename(steps[-1].path)}, where " \
+                f"{steps[-1].note}", steps
+        found = self.uses.first(_body(code), check)
+        if found is None:
+            return None
+        node, what, path = found
+        return node.lineno, f"{_through(path)}, where {what}", self.uses.steps_for(node)
 
     def _report_thread(self, target, thread: str, region: Region, reached: str,
-                       device_wide: bool) -> None:
+                       device_wide: bool, steps: tuple[Step, ...] = ()) -> None:
         where = (f"{thread} may still run when {region.what} begins a capture in "
                  f"{region.mode_words} mode here; its code reaches line {reached}")
         if device_wide:
@@ -1114,15 +1222,7 @@ class CudaThreadDuringCapture(CaptureRule):
                        "during capture'), at random, when the thread happens to call "
                        "(incident 001). Fix: join or stop the thread before capture, or pass "
                        "capture_error_mode=\"thread_local\" (cudaStreamCaptureModeThreadLocal)")
-        self.report(target, message)
-
-    def _device_wide(self, node: ast.AST) -> str | None:
-        use = self.uses.thread_use(node)
-        return use.what if use and use.device_wide else None
-
-    def _any_use(self, node: ast.AST) -> str | None:
-        use = self.uses.thread_use(node)
-        return use.what if use else None
+        self.report(target, message, related=steps)
 
     # -- threads alive at a region --------------------------------------------------------
     def _alive_at(self, region: Region) -> Iterator[ThreadStart]:
@@ -1175,7 +1275,7 @@ class CudaThreadDuringCapture(CaptureRule):
             target = self.context.argument(made, 1, "function")
         else:
             target = self._run_method(made.func)
-        code = self.analysis.code_of(target)
+        code = self.analysis.code_of(target) or self._project_function(target)
         if code is None:
             return None
         if handle is made:
@@ -1184,6 +1284,12 @@ class CudaThreadDuringCapture(CaptureRule):
             handles = frozenset({_key(handle)})
             label = f"thread `{_key(handle)}` running {_code_label(code)}"
         return ThreadStart(call, code, label, handles, None)
+
+    def _project_function(self, target: ast.AST | None) -> "ProjectFunction | None":
+        """The function of another project module that a thread target names."""
+        project = self.uses.project
+        found = call_target(self.context, project, target) if project and target else None
+        return None if found is None else ProjectFunction(*found)
 
     def _run_method(self, func: ast.AST) -> ast.AST | None:
         """The `run` of a module class that subclasses threading.Thread."""
@@ -1242,7 +1348,16 @@ class CudaThreadDuringCapture(CaptureRule):
             for ancestor in self.context.ancestors(start.call))
 
 
-def _code_label(code: ast.AST) -> str:
+class ProjectFunction(NamedTuple):
+    """A thread's code defined in another module of the project."""
+
+    path: str
+    qualname: str
+
+
+def _code_label(code: ast.AST | ProjectFunction) -> str:
+    if isinstance(code, ProjectFunction):
+        return f"{code.qualname}() ({os.path.basename(code.path)})"
     if isinstance(code, ast.Lambda):
         return f"the lambda on line {code.lineno}"
     return f"{code.name}()"
@@ -1444,6 +1559,12 @@ class SyncInCapture(CaptureRule):
             return
         callee = self.uses.callee(node)
         if callee is None:
+            steps = self.uses.remote(node.func, self.uses.host_sync) if isinstance(
+                node, ast.Call) else None
+            if steps:
+                self._report(node, region.what, region.start.lineno,
+                             f"{ast.unparse(node.func)}() reaches it: {_located(steps[-1])}",
+                             steps)
             return
         found = self.uses.first(_body(callee), self.uses.host_sync)
         if found:
@@ -1472,7 +1593,8 @@ class SyncInCapture(CaptureRule):
                     self._report(call, f"{begin_name}()", line,
                                  f"{name}() is prohibited while a stream captures")
 
-    def _report(self, node, begun_by: str, line: int, why: str) -> None:
+    def _report(self, node, begun_by: str, line: int, why: str,
+                steps: tuple[Step, ...] = ()) -> None:
         self.report(
             node,
             f"inside the capture that {begun_by} begins on line {line}, "
@@ -1480,6 +1602,7 @@ class SyncInCapture(CaptureRule):
             "('operation not permitted when stream is capturing') and invalidates the "
             "capture, whatever the capture mode. Fix: move it out of the region (read "
             "results after replay, synchronize or allocate before capture)",
+            related=steps,
         )
 
 

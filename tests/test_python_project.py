@@ -1,0 +1,245 @@
+"""Facts across a project's Python modules (`analysis.python_project`): CUDA graph capture
+hazards whose cause sits in another module, found at the capture with the chain that proves
+it, and their clean look-alikes. Every project here is a small training package of its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from cursedlint.cli import main
+
+MONITOR = """\
+import torch
+
+
+def watch_memory(interval):
+    while True:
+        report_memory()
+        torch.cuda.synchronize()
+
+
+def report_memory():
+    print(torch.cuda.memory_allocated())
+
+
+def count_batches(queue):
+    total = 0
+    while queue.get() is not None:
+        total += 1
+    return total
+"""
+
+HELPERS = """\
+import torch
+
+
+def to_host(loss):
+    return loss.item()
+
+
+def scale(loss, factor):
+    return loss * factor
+"""
+
+
+def lint(tmp_path, monkeypatch, capsys, files: dict[str, str], *paths: str) -> list[dict]:
+    """Write the project, lint `paths` (default: all of it) and return the JSON findings."""
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    main(["check", "--no-cache", "--output-format", "json", *(paths or ["."])])
+    return json.loads(capsys.readouterr().out)
+
+
+def codes_at(findings: list[dict]) -> list[tuple[str, str, int]]:
+    return [(f["code"], f["path"], f["line"]) for f in findings]
+
+
+TRAIN_WITH_MONITOR = """\
+import threading
+
+import torch
+
+from trainer.monitor import watch_memory
+
+
+def record(model, static_input):
+    watcher = threading.Thread(target=watch_memory, args=(5,), daemon=True)
+    watcher.start()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_output = model(static_input)
+    return graph, static_output
+"""
+
+
+def test_thread_target_in_another_module_that_synchronizes(tmp_path, monkeypatch, capsys):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+    })
+    assert codes_at(findings) == [("CUR401", "trainer/train.py", 12)]
+    message = findings[0]["message"]
+    assert "watch_memory() (monitor.py)" in message
+    assert "line 7 of monitor.py, where `torch.cuda.synchronize()` waits for the whole device" \
+        in message
+    assert [(step["line"], step["path"] == "trainer/monitor.py")
+            for step in findings[0]["related"]] == [(7, True)]
+
+
+def test_a_lint_of_one_file_reads_the_facts_of_the_others(tmp_path, monkeypatch, capsys):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+    }, "trainer/train.py")
+    assert codes_at(findings) == [("CUR401", "trainer/train.py", 12)]
+
+
+def test_chain_through_modules_relative_imports_and_a_package_reexport(
+        tmp_path, monkeypatch, capsys):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "src/trainer/__init__.py": "",
+        "src/trainer/health/__init__.py": "from .gpu import watch_memory\n",
+        "src/trainer/health/gpu.py": MONITOR,
+        "src/trainer/loop.py": """\
+            from . import health
+
+
+            def heartbeat(interval):
+                health.watch_memory(interval)
+            """,
+        "src/trainer/graphs.py": """\
+            import threading
+
+            import torch
+
+            from .loop import heartbeat
+
+
+            class StepGraph:
+                def record(self, step, batch):
+                    threading.Thread(target=heartbeat, args=(1.0,)).start()
+                    graph = torch.cuda.CUDAGraph()
+                    graph.capture_begin()
+                    step(batch)
+                    graph.capture_end()
+                    return graph
+            """,
+    })
+    assert codes_at(findings) == [("CUR401", "src/trainer/graphs.py", 12)]
+    related = findings[0]["related"]
+    assert [(step["path"].rpartition("/")[2], step["line"]) for step in related] == [
+        ("loop.py", 5), ("gpu.py", 7)]
+    assert "calls `watch_memory()` (gpu.py)" in related[0]["note"]
+
+
+def test_cpu_only_target_in_another_module_is_clean(tmp_path, monkeypatch, capsys):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR.replace("watch_memory", "count_batches"),
+    })
+    assert findings == []
+
+
+def test_thread_local_capture_beside_a_thread_that_only_queries(tmp_path, monkeypatch, capsys):
+    """In thread_local mode only a device-wide synchronization in the thread is a finding;
+    `report_memory` asks the host-side runtime only."""
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR.replace("watch_memory", "report_memory").replace(
+            "torch.cuda.graph(graph)", 'torch.cuda.graph(graph, capture_error_mode="thread_local")'),
+    })
+    assert findings == []
+
+
+def test_thread_joined_before_the_capture_is_clean(tmp_path, monkeypatch, capsys):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR.replace(
+            "    watcher.start()\n", "    watcher.start()\n    watcher.join()\n"),
+    })
+    assert findings == []
+
+
+def test_same_name_in_a_module_the_file_does_not_import_is_not_followed(
+        tmp_path, monkeypatch, capsys):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "other/__init__.py": "",
+        "other/monitor.py": "def watch_memory(interval):\n    return interval\n",
+        "trainer/train.py": TRAIN_WITH_MONITOR.replace("trainer.monitor", "other.monitor"),
+    })
+    assert findings == []
+
+
+@pytest.mark.parametrize("call, found", [
+    ("loss_value = helpers.to_host(loss)", True),
+    ("scaled = helpers.scale(loss, 2.0)", False),
+])
+def test_sync_in_a_helper_of_another_module_inside_the_region(
+        tmp_path, monkeypatch, capsys, call, found):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/helpers.py": HELPERS,
+        "trainer/step.py": f"""\
+            import torch
+
+            from trainer import helpers
+
+
+            def capture(model, batch):
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    loss = model(batch)
+                    {call}
+                return graph
+            """,
+    })
+    if not found:
+        assert findings == []
+        return
+    assert codes_at(findings) == [("CUR402", "trainer/step.py", 10)]
+    assert "helpers.to_host() reaches it: `.item()` copies a value to the host (at helpers.py:5)" \
+        in findings[0]["message"]
+
+
+def test_warm_runs_read_no_unchanged_file_and_follow_a_changed_one(tmp_path, monkeypatch, capsys):
+    from cursedlint import source
+
+    lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+    })
+    for path in (tmp_path / "trainer").iterdir():  # older than the window stat is not trusted in
+        os.utime(path, (path.stat().st_atime - 3600, path.stat().st_mtime - 3600))
+
+    def check() -> list[tuple[str, str, int]]:
+        main(["check", "--output-format", "json", "trainer"])
+        return codes_at(json.loads(capsys.readouterr().out))
+
+    capsys.readouterr()
+    assert check() == [("CUR401", "trainer/train.py", 12)]
+    read: list[str] = []
+    real = source.read_bytes
+    monkeypatch.setattr(source, "read_bytes", lambda path: read.append(path) or real(path))
+    assert check() == [("CUR401", "trainer/train.py", 12)]
+    assert read == []
+    (tmp_path / "trainer" / "monitor.py").write_text(MONITOR.replace(
+        "torch.cuda.synchronize()", "pass"))
+    assert check() == []
+    read_names = [os.path.basename(path) for path in read]
+    assert read_names[0] == "monitor.py" and "train.py" in read_names  # new facts: re-linted
