@@ -55,21 +55,20 @@ class Prefilter:
         self._resolved = {rule: rule.resolved_options(options.get(rule.code)) for rule in rules}
         self.target_python = target_python or sys.version_info[:2]
         self.language = language
-        self._looks = {
-            rule: rule.look(self._resolved[rule], self.target_python, language) for rule in rules
-        }
-        self.triggers = [
-            (
-                rule,
-                trigger_alternatives((
-                    *rule.triggers_for(self._resolved[rule]),
-                    *rule.project_trigger_words(
-                        project.get(rule.indexer.name, {}) if rule.indexer else {}
-                    ),
-                )),
+        self._looks = {}
+        self.triggers = []
+        for rule in rules:
+            facts = project.get(rule.indexer.name, {}) if rule.indexer else {}
+            words = rule.project_trigger_words(facts)
+            look = rule.look(self._resolved[rule], self.target_python, language)
+            if look is not None and words:  # a file that names a project wrapper passes too
+                from cursedlint.second_look import AnyOf, Names
+
+                look = AnyOf((look, Names(frozenset(word.encode() for word in words))))
+            self._looks[rule] = look
+            self.triggers.append(
+                (rule, trigger_alternatives((*rule.triggers_for(self._resolved[rule]), *words)))
             )
-            for rule in rules
-        ]
         self.always = [rule for rule, alternatives in self.triggers if not alternatives]
         self.words = sorted(
             set().union(*(words for _, alternatives in self.triggers for words in alternatives))

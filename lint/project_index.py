@@ -262,11 +262,22 @@ class _Search:
 
     def __init__(self, indexer: Indexer, words: set[str], first_round: bool):
         self.pattern = indexer.pattern(words, first_round)
-        self.encoded = [word.encode() for word in words] if len(words) <= 8 else []
+        encoded = sorted(word.encode() for word in words)
+        self.encoded = encoded if len(encoded) <= 8 else []
+        self.automaton = None
+        if not self.encoded:
+            from ahocorasick_rs import BytesAhoCorasick
+
+            self.automaton = BytesAhoCorasick(encoded)
         text = "\0".join([indexer.name, self.pattern.pattern.decode("latin-1")])
         self.question = "search:" + hashlib.sha1(text.encode("latin-1")).hexdigest()
 
     def holds(self, data: bytes) -> bool:
+        """Whether `data` holds a word as the pattern wants it (a substring search first:
+        most files hold none)."""
         if self.encoded and not any(word in data for word in self.encoded):
+            return False
+        if self.automaton is not None and not any(
+                True for _ in self.automaton.find_matches_as_indexes(data)):
             return False
         return self.pattern.search(data) is not None

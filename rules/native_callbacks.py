@@ -3,7 +3,9 @@
 CUR201 follows a Python callable (lambda, def, bound method, `functools.partial`, an instance of a
 class with `__call__`) to an argument of a CUDA API that calls host code back, directly, through
 local names, a ctypes prototype (`CFUNCTYPE(...)(f)`), `ctypes.cast`, a host-node parameter
-struct's `fn` field, and one level of parameter passing inside the module. The APIs are the data
+struct's `fn` field, one level of parameter passing inside the module, and helpers of other
+modules of the project that hand a parameter to such an API (the `CALLBACK_HELPERS` index).
+The APIs are the data
 in `CALLBACK_APIS` (option `extra-apis` adds names). CUR202 finds ctypes callback objects that a
 foreign function keeps for later while only a temporary or a local refers to them. Both follow
 values with `CallbackTracer`; a value whose nature the module does not show (a parameter nobody
@@ -14,8 +16,13 @@ not a finding.
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 
+from cursedlint.analysis.python_project import (
+    FunctionIndexer, Reach, call_target, project_functions,
+)
+from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
 from cursedlint.second_look import AnyOf, MethodCall, Names
@@ -281,6 +288,40 @@ class CallbackTracer:
                      if isinstance(item, _FUNCTIONS) and item.name == node.attr), None)
 
 
+class CallbackHelpers(FunctionIndexer):
+    """Per function of the project's modules: which of its parameters it hands to a CUDA API
+    that calls back (kind `callback:<position>:<name>`), found by CUR201's own reading of the
+    module (default options)."""
+
+    name = "callback-helpers"
+
+    def words(self, settings):
+        rule = PythonCallbackIntoCuda
+        return rule.triggers_for(rule.resolved_options(settings.rule_options.get(rule.code)))
+
+    def more_words(self, facts, settings):
+        return ()  # helpers are followed one call deep across modules
+
+    def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
+        helpers = context.shared(CallbackHelpers, lambda: _module_helpers(context))
+        return {
+            f"callback:{_parameters(function).index(helper.parameter)}:{helper.parameter}": Reach(
+                helper.site.lineno, f"`{helper.parameter}` reaches {helper.api}, which calls it "
+                f"{helper.callback.when}")
+            for helper in helpers if helper.function is function
+        }
+
+
+def _module_helpers(context) -> list[Helper]:
+    """The module's functions that hand a parameter to a callback API (CUR201's walk)."""
+    rule = PythonCallbackIntoCuda(context, context.settings.rule_options.get("CUR201"))
+    context.walk([rule], lambda rule, error: None)
+    return rule.helpers
+
+
+CALLBACK_HELPERS = CallbackHelpers()
+
+
 class PythonCallbackIntoCuda(Rule):
     """## What it does
     Finds a Python callable (lambda, function, bound method, `functools.partial`, an instance
@@ -342,6 +383,7 @@ class PythonCallbackIntoCuda(Rule):
     code = "CUR201"
     name = "python-callback-into-cuda"
     languages = ("python",)
+    indexer = CALLBACK_HELPERS
     triggers = (*CALLBACK_APIS, *HOST_NODE_PARAMS)
     summary = "a Python callable passed to a CUDA API that calls it back while holding a lock"
     options = {
@@ -357,6 +399,15 @@ class PythonCallbackIntoCuda(Rule):
     @classmethod
     def triggers_for(cls, options):
         return (*cls.triggers, *options["extra-apis"])
+
+    @classmethod
+    def project_trigger_words(cls, facts) -> tuple[str, ...]:
+        """Names of the project's helpers that hand a parameter to a callback API."""
+        return tuple(sorted({
+            qualname.rpartition(".")[2] for summary in facts.values()
+            for qualname, function in summary.functions.items()
+            if any(kind.startswith("callback:") for kind in function.facts)
+        }))
 
     @classmethod
     def look(cls, options, target_python, language):
@@ -474,7 +525,7 @@ class PythonCallbackIntoCuda(Rule):
         name = self._api_name(node.func)
         api = self.apis.get(name)
         if api is None:
-            if isinstance(node.func, ast.Name) or _on_self(node.func):
+            if isinstance(node.func, (ast.Name, ast.Attribute)):
                 self.calls.append(node)
             return
         if api.stream_method and not self._is_stream(node.func):
@@ -505,11 +556,31 @@ class PythonCallbackIntoCuda(Rule):
     def check(self) -> None:
         """The one-level interprocedural case: callers passing a callable to a helper's
         parameter that the helper hands to the driver."""
+        project = project_functions(self.context, CALLBACK_HELPERS)
         for call in self.calls:
             callee = self._callee(call)
             for helper in self.helpers:
                 if helper.function is callee:
                     self._check_caller(call, helper)
+            if callee is None and project is not None:
+                self._check_project_caller(call, project)
+
+    def _check_project_caller(self, call: ast.Call, project) -> None:
+        """A call of another module's function that hands a parameter to a callback API."""
+        target = call_target(self.context, project, call.func)
+        function = project.summaries[target[0]].functions[target[1]] if target else None
+        if function is None or "." in target[1]:
+            return  # methods of other modules' classes: their receiver is not followed yet
+        for kind, reach in function.facts.items():
+            _, index, parameter = kind.split(":")
+            argument = self.context.argument(call, int(index), parameter)
+            flow = None if argument in (None, UNKNOWN) else self.tracer.trace(argument)
+            if flow is not None and flow.parameter is None:
+                where = f"{os.path.basename(target[0])}:{reach.line}"
+                steps = (Step(target[0], function.line, f"`{target[1]}()` is defined here"),
+                         Step(target[0], reach.line, reach.what))
+                self._report(flow, argument, f"is passed to {target[1]}() ({where}), where "
+                             f"{reach.what}", _callback_of(reach.what), steps)
 
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         offset = 1 if isinstance(call.func, ast.Attribute) else 0  # self.helper(...)
@@ -566,7 +637,8 @@ class PythonCallbackIntoCuda(Rule):
         return isinstance(bound, ast.Call) and _last_name(bound.func) in HOST_NODE_PARAMS
 
     # -- reporting -----------------------------------------------------------------------------
-    def _report(self, flow: Flow, argument: ast.AST, path: str, callback: Callback) -> None:
+    def _report(self, flow: Flow, argument: ast.AST, path: str, callback: Callback,
+                steps: tuple[Step, ...] = ()) -> None:
         target = flow.wrap or argument
         if id(target) in self.reported:
             return
@@ -578,7 +650,14 @@ class PythonCallbackIntoCuda(Rule):
             "Python callback must take the GIL first: a thread that holds the GIL while it "
             "waits for that lock (or that stream) deadlocks the process (incident 002, numba's "
             f"`lambda tpb: 0` given to cuOccupancyMaxPotentialBlockSize). Fix: {callback.fix}",
+            related=steps,
         )
+
+
+def _callback_of(what: str) -> Callback:
+    """The kind of callback a helper's fact describes (by when the driver calls it)."""
+    return next((callback for callback in (OCCUPANCY, HOST_FUNCTION, DESTRUCTOR)
+                 if callback.when in what), CONFIGURED)
 
 
 def _on_self(node: ast.AST) -> bool:

@@ -243,3 +243,58 @@ def test_warm_runs_read_no_unchanged_file_and_follow_a_changed_one(tmp_path, mon
     assert check() == []
     read_names = [os.path.basename(path) for path in read]
     assert read_names[0] == "monitor.py" and "train.py" in read_names  # new facts: re-linted
+
+
+KERNELS = """\
+from numba import cuda
+
+
+def best_block(kernel, shared_memory_for):
+    context = cuda.current_context()
+    return context.get_max_potential_block_size(kernel, shared_memory_for, 0, 1024)
+
+
+def launch_size(kernel, blocks):
+    return blocks * 32
+"""
+
+
+@pytest.mark.parametrize("argument, found", [
+    ("lambda block_size: 0", True),
+    ("bytes_for", True),
+    ("0", False),  # no callback
+    ("compiled.address", False),  # a numba.cfunc address: compiled, no GIL needed
+])
+def test_callable_passed_to_a_helper_of_another_module(
+        tmp_path, monkeypatch, capsys, argument, found):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "solver/__init__.py": "",
+        "solver/kernels.py": KERNELS,
+        "solver/run.py": f"""\
+            import numba
+
+            from .kernels import best_block, launch_size
+
+
+            @numba.cfunc("uintp(int32)")
+            def compiled(block_size):
+                return 0
+
+
+            def bytes_for(block_size):
+                return 4 * block_size
+
+
+            def tune(kernel):
+                grid, block = best_block(kernel, {argument})
+                return launch_size(kernel, grid)
+            """,
+    })
+    if not found:
+        assert findings == []
+        return
+    assert codes_at(findings) == [("CUR201", "solver/run.py", 16)]
+    assert "is passed to best_block() (kernels.py:6), where `shared_memory_for` reaches " \
+        "get_max_potential_block_size" in findings[0]["message"]
+    assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
+        ("solver/kernels.py", 4), ("solver/kernels.py", 6)]
