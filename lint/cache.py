@@ -86,10 +86,14 @@ class ResultCache:
         return entries, stats, run + 1
 
     @staticmethod
-    def key(path: str, data: bytes) -> str:
+    def key(path: str, data: bytes, facts: str | None = None) -> str:
+        """A result's key: the file's path and bytes, and what the facts from other files it
+        was linted with depend on (`facts`; None: linted without)."""
         digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape"))
         digest.update(b"\0")
         digest.update(data)
+        if facts is not None:
+            digest.update(b"\0facts\0" + facts.encode())
         return digest.hexdigest()
 
     def get(self, key: str):
@@ -98,19 +102,22 @@ class ResultCache:
         entry = self.entries.get(key)
         return None if entry is None else entry[1]
 
-    def lookup(self, path: str):
+    def lookup(self, path: str, facts: str | None = None):
         """The stored FileResult of a file whose stat matches the one stored with it, read from
-        neither the file nor its hash; else None."""
-        known = self.stats.get(os.path.abspath(path))
+        neither the file nor its hash (with `facts`: its result linted with such facts); else
+        None."""
+        known = self.stats.get(_stat_key(path, facts))
         if known is None or known[0] != file_stat(path):
             return None
         return self.get(known[1])
 
-    def put(self, key: str, result, stat: tuple | None = None, path: str | None = None) -> None:
+    def put(self, key: str, result, stat: tuple | None = None, path: str | None = None,
+            facts: str | None = None) -> None:
         """Store a result; with `stat` (file_stat before the bytes were read), later runs may
-        take it by `lookup`. A result holding text that is not Unicode (a file name or line
-        of undecodable bytes) is not stored: its file is linted again next time."""
-        absolute = os.path.abspath(path or result.path) if stat is not None else None
+        take it by `lookup` (with the same `facts`). A result holding text that is not Unicode
+        (a file name or line of undecodable bytes) is not stored: its file is linted again next
+        time."""
+        absolute = _stat_key(path or result.path, facts) if stat is not None else None
         if not storable(result, absolute):
             return
         self.entries[key] = (self.run, result)
@@ -127,6 +134,11 @@ class ResultCache:
             self.entries = newest(self.entries, self.max_entries)
             self.stats = {p: known for p, known in self.stats.items() if known[1] in self.entries}
         save_store(self.path, (self.entries, self.stats, self.run))
+
+
+def _stat_key(path: str, facts: str | None) -> str:
+    absolute = os.path.abspath(path)
+    return absolute if facts is None else f"{absolute}\0{facts}"
 
 
 def load_store(path: str, schema: Any):

@@ -280,18 +280,18 @@ def check(args: argparse.Namespace) -> int:
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
         fix_roots=write_roots(args.paths, root) if args.fix else None,
     )
-    index = store = None
-    if linter.indexing_rules() and not (args.no_cache or linter.fix):
-        store = _index_store(config.root, settings)
-    indexing = linter.indexing_rules(found.files, store)
-    if indexing:  # a linted file could use facts from other files: gather them
-        files = _project_files(root, args.paths, found.files, config)
-        index = linter.index_project(files, store, indexing)
-    elif store:
-        store.save()  # what the look at the linted files learned
+    project = None
+    if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
+        from cursedlint.engine import Project
+
+        project = Project(
+            lambda: _project_files(root, args.paths, found.files, config),
+            _covers_project(root, args.paths),
+            None if args.no_cache or linter.fix else _index_store(config.root, settings),
+        )
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
-        linter.cache = _result_cache(config.root, settings, linter, index)
-    results = linter.run(found.files, args.jobs or default_jobs())
+        linter.cache = _result_cache(config.root, settings, linter)
+    results = linter.run(found.files, args.jobs or default_jobs(), project)
     write_failed = _print_fix_summary(results)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     _write_report(args, findings, results, rules)
@@ -317,17 +317,23 @@ def _print_walk_errors(errors: list[tuple[str, str]]) -> None:
               file=sys.stderr)
 
 
+def _covers_project(root: str, paths: list[str]) -> bool:
+    """Whether a linted path is the project's root or holds it: the linted files are then
+    all of the project's."""
+    return any(
+        os.path.isdir(path) and os.path.commonpath([os.path.abspath(path), root])
+        == os.path.abspath(path)
+        for path in paths
+    )
+
+
 def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], config):
     """The files rules may draw facts from: the whole project (gitignore and excludes applied),
     and the linted files, which may lie outside it. When a linted path is the project's root
     (or holds it), the linted files are the project: it is not walked twice."""
     from cursedlint.discovery import discover
 
-    covering = any(
-        os.path.isdir(path) and os.path.commonpath([os.path.abspath(path), root])
-        == os.path.abspath(path)
-        for path in paths
-    )
+    covering = _covers_project(root, paths)
     files = linted if covering else discover([root], config).files + linted
     return sorted({(os.path.abspath(path), language) for path, language in files})
 
@@ -436,10 +442,10 @@ def _index_store(root: str, settings):
     )
 
 
-def _result_cache(root: str, settings, linter, index):
+def _result_cache(root: str, settings, linter):
     """The cache for this run: its fingerprint covers everything that decides a file's result
-    besides the file itself (settings, flags, the files project facts came from, and the code
-    of cursedlint)."""
+    besides the file itself (settings, flags, and the code of cursedlint); a result linted with
+    facts from other files is also keyed by what those facts depend on (`Linter.run`)."""
     from cursedlint.cache import ResultCache, fingerprint
     from cursedlint.engine import FileResult
 
@@ -454,7 +460,6 @@ def _result_cache(root: str, settings, linter, index):
             [(repr(matcher), sorted(codes)) for matcher, codes in settings.per_file_ignores],
             settings.root,
             linter.warn_unused,
-            index.digest() if index else None,
             _code_stamp(),
         ),
         FileResult,

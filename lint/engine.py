@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ast
 import copy
-import hashlib
 import os
+import re
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
@@ -24,7 +24,7 @@ from cursedlint.prefilter import Prefilter
 from cursedlint.project_index import KEPT_BYTES, ProjectIndex
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
-from cursedlint.source import FileBytes, Source, SourceError, looks_binary
+from cursedlint.source import FileBytes, Source, SourceError, looks_binary, read_bytes
 
 PARALLEL_MIN_BYTES = 1 << 20
 """Below this many bytes to read, a process pool costs more than it saves."""
@@ -52,6 +52,9 @@ class FileResult:
     notes: list[str] = field(default_factory=list)
     write_failed: bool = False  # --fix: writing the fixes failed (I/O); the file is unchanged
     tracebacks: list[str] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)
+    """Indexers whose facts from other files the file's rules could use and did not have:
+    the run gathers them and lints the file again (`Linter.run`)."""
     cache_key: str | None = None  # set on a new result the run should store in the cache
     cache_stat: tuple[int, int, int, int] | None = None  # with cache_key: the file's stat before it was read
 
@@ -84,6 +87,8 @@ class Linter:
         self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
         self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
+        self.facts_key: str | None = None
+        """What the facts from other files this run lints with depend on (None: no facts)."""
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
         key = (language, enabled)
@@ -108,35 +113,19 @@ class Linter:
         return {**self.__dict__, "_prefilters": {}}
 
     # -- facts from other files ----------------------------------------------------------------
-    def indexing_rules(
-        self, linted: list[tuple[str, str]] | None = None, store=None
-    ) -> list[type[Rule]]:
-        """The enabled rules that use facts from other files of the project; with `linted`
-        (the files this run lints), only those one of these files could use facts for.
-        `store`: an IndexStore that remembers the answer per file content (a warm run reads
-        no file whose stat is unchanged)."""
-        rules = [
+    def indexing_rules(self) -> list[type[Rule]]:
+        """The enabled rules that use facts from other files of the project."""
+        return [
             rule for code, rule in self.rules.items()
             if rule.indexer is not None and code in self.settings.enabled
         ]
-        if linted is None:
-            return rules
-        looked: dict[tuple, bool] = {}  # rules sharing an indexer and triggers look once
-        needed = []
-        for rule in rules:
-            key = (rule.indexer.name, rule.triggers_for(self._options(rule)))
-            if key not in looked:
-                looked[key] = self._may_use_facts(rule, linted, store)
-            if looked[key]:
-                needed.append(rule)
-        return needed
 
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
-        rule that uses them), gathered here once, before any worker starts, and handed to every
-        file's rules. `store`: an IndexStore that keeps summaries across runs."""
+        rule that uses them), gathered here once and handed to every file's rules. `store`: an
+        IndexStore that keeps summaries across runs."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes)
         rules = self.indexing_rules() if rules is None else rules
         for indexer in {rule.indexer.name: rule.indexer for rule in rules}.values():
@@ -146,50 +135,18 @@ class Linter:
         self._prefilters.clear()
         return index
 
-    def _may_use_facts(self, rule: type[Rule], linted: list[tuple[str, str]], store) -> bool:
-        """Whether linting one of these files could use the rule's project facts: a file of
-        its languages that holds its triggers and that the indexer says needs them, or any such
-        file when facts can add triggers."""
-        candidates = [(path, language) for path, language in linted if language in rule.languages]
-        if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
-            return bool(candidates)
-        prefilters: dict[str, Prefilter] = {}
-        question = "needs:" + hashlib.sha1(repr((
-            rule.code, rule.triggers_for(self._options(rule)), self.settings.target_python,
-        )).encode()).hexdigest()
-        for path, language in candidates:
-            absolute = os.path.abspath(path)
-            digest = store.known_digest(absolute) if store else None
-            if digest is not None and store.answer(question, digest) is not None:
-                if store.answer(question, digest):
-                    return True
+    def _wanted(self, context, rules: list[type[Rule]]) -> list[str]:
+        """The indexers whose facts (not gathered yet) these rules could use on this file: a
+        rule whose facts can add triggers always, another when its indexer's look at the
+        parsed file says so (or fails)."""
+        wanted = []
+        for rule in rules:
+            name = rule.indexer.name if rule.indexer else None
+            if name is None or name in self.project or name in wanted:
                 continue
-            stat = file_stat(absolute) if store else None
-            try:
-                data = self.file_bytes.read(absolute)
-            except SourceError:
-                continue
-            if language not in prefilters:
-                prefilters[language] = Prefilter(
-                    [rule], self.settings.rule_options, None, self.settings.target_python, language
-                )
-            needs = bool(prefilters[language].triggered(data)
-                         and self._needs_facts(rule, path, data, language))
-            if store:
-                digest = hashlib.sha1(data).hexdigest()
-                store.remember(absolute, stat, digest)
-                store.put_answer(question, digest, needs)
-            if needs:
-                return True
-        return False
-
-    def _needs_facts(self, rule: type[Rule], path: str, data: bytes, language: str) -> bool:
-        """The indexer's own look at a parsed linted file (True when the look fails)."""
-        try:
-            context = self._parse_for_index(Source.from_bytes(path, data, language))
-            return context is None or rule.indexer.needed_by(context)
-        except Exception:
-            return True
+            if _adds_triggers(rule) or _needs(rule, context):
+                wanted.append(name)
+        return wanted
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
         return rule.resolved_options(self.settings.rule_options.get(rule.code))
@@ -204,7 +161,7 @@ class Linter:
             data = self.file_bytes.read(os.path.abspath(path), keep=False)
         except SourceError as error:
             return self._unreadable(path, error)
-        key = self.cache.key(path, data) if self.cache else None
+        key = self.cache.key(path, data, self.facts_key) if self.cache else None
         cached = self.cache.get(key) if key else None
         if cached is not None:
             if stat is None:
@@ -306,6 +263,7 @@ class Linter:
         if context is not None:
             self._run_rules(context, rules, result)
             result.findings.extend(context.findings)
+            result.needs = self._wanted(context, rules)
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
@@ -382,11 +340,35 @@ class Linter:
         return result
 
     # -- many files --------------------------------------------------------------------------
-    def run(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
+    def run(
+        self, files: list[tuple[str, str]], jobs: int, project: Project | None = None
+    ) -> list[FileResult]:
         """Lint (path, language) pairs on up to `jobs` processes; results in the order of `files`.
         Results of unchanged files come from the cache, here in the parent; new results go into
         it here too (workers only read it). With --fix, a file's other names (hard links,
-        symlinks) are linted after the others, here in the parent."""
+        symlinks) are linted after the others, here in the parent.
+
+        Files are linted without facts from other files first; a file whose rules could use
+        some says so (`FileResult.needs`). With a `project`, the facts needed are then
+        gathered once, from its files, and only the files that can use them are linted again
+        with them: a run where no file needs facts reads nothing more than the lint does."""
+        results = self._run_without_facts(files, jobs)
+        for result in results:
+            self._store(result)
+        if project is not None:
+            self._run_with_facts(files, jobs, results, project)
+        if self.cache:
+            self.cache.save()
+        return results
+
+    def _store(self, result: FileResult, facts: str | None = None) -> None:
+        """Put a new result in the cache (found later by its file's stat, and `facts`)."""
+        if self.cache and result.cache_key:
+            key, result.cache_key = result.cache_key, None
+            self.cache.put(key, result, result.cache_stat, facts=facts)
+            result.cache_stat = None
+
+    def _run_without_facts(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         results: list[FileResult | None] = [None] * len(files)
         todo = []
         for index, (path, language) in enumerate(files):
@@ -403,14 +385,42 @@ class Linter:
             self.file_bytes.forget()  # bytes read ahead may predate the fixes just written
         for index in sorted(later):  # read as the fixes under its first name left it
             results[index] = self.lint_path(*files[index])
-        if self.cache:
-            for result in results:
-                if result.cache_key:
-                    key, result.cache_key = result.cache_key, None
-                    self.cache.put(key, result, result.cache_stat)
-                    result.cache_stat = None
-            self.cache.save()
         return results
+
+    def _run_with_facts(self, files: list[tuple[str, str]], jobs: int,
+                        results: list[FileResult], project: Project) -> None:
+        """Gather the facts the results say they need (and those of rules whose facts add
+        triggers when files outside the linted ones may hold some), then lint again the files
+        that need facts that exist, and those naming words the facts made triggers."""
+        rules = self.indexing_rules()
+        wanted = {name for result in results for name in result.needs}
+        if not project.linted_all:
+            wanted.update(rule.indexer.name for rule in rules if _adds_triggers(rule))
+        using = [rule for rule in rules if rule.indexer.name in wanted]
+        if not using:
+            return
+        index = self.index_project(project.list_files(), project.store, using)
+        found = {name for name, facts in self.project.items() if facts}
+        again = {i for i, result in enumerate(results) if found.intersection(result.needs)}
+        words = [
+            (rule.languages, word) for rule in using if _adds_triggers(rule)
+            for word in rule.project_trigger_words(self.project.get(rule.indexer.name, {}))
+        ]
+        if words:
+            again.update(i for i, (path, language) in enumerate(files)
+                         if _names_any(path, [w for languages, w in words if language in languages]))
+        if not again:
+            return
+        self.facts_key = index.digest()
+        cached = {i: self.cache.lookup(files[i][0], self.facts_key) for i in again} \
+            if self.cache else {}
+        order = [i for i in sorted(again) if cached.get(i) is None]
+        for i, result in zip(order, self._lint_all([files[i] for i in order], jobs)):
+            self._store(result, self.facts_key)
+            results[i] = result
+        for i, result in cached.items():
+            if result is not None:
+                results[i] = result
 
     def _lint_all(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         """Serially when the bytes to read are few; else over a process pool in chunks of
@@ -542,3 +552,42 @@ def _unused(source: Source, found, enabled: frozenset[str]) -> list[Finding]:
         )
         unused.append(_notice(notices.UnusedSuppression, source.path, suppression.span, message))
     return unused
+
+
+@dataclass
+class Project:
+    """Where facts from other files come from: the project's files (path, language), listed
+    on first use; whether the linted files are all of them; the IndexStore that keeps the
+    facts across runs (None: none kept)."""
+
+    list_files: Callable[[], list[tuple[str, str]]]
+    linted_all: bool
+    store: Any = None
+
+
+def _adds_triggers(rule: type[Rule]) -> bool:
+    """Whether the rule's facts from other files can make more files worth linting."""
+    return rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__
+
+
+def _names_any(path: str, words: list[str]) -> bool:
+    """Whether the file holds one of `words` as a whole name."""
+    if not words:
+        return False
+    try:
+        data = read_bytes(path)
+    except SourceError:
+        return False
+    encoded = [word.encode() for word in words]
+    if not any(word in data for word in encoded):
+        return False
+    pattern = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(map(re.escape, encoded)) + rb")(?![A-Za-z0-9_])")
+    return pattern.search(data) is not None
+
+
+def _needs(rule: type[Rule], context) -> bool:
+    """The rule's indexer's look at a parsed file (True when the look fails)."""
+    try:
+        return bool(rule.indexer.needed_by(context))
+    except Exception:
+        return True

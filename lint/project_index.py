@@ -180,18 +180,19 @@ class ProjectIndex:
                 if path in done or language not in indexer.languages:
                     continue
                 digest, data = self.content(path)
-                if digest is None:  # unreadable
+                if digest is None and data is None:  # unreadable
                     done.add(path)
                     continue
-                hit = self.store.answer(search.question, digest) if self.store else None
+                hit = self.store.answer(search.question, digest) if digest else None
                 if hit is None:
                     data = data if data is not None else self.read(path)
                     hit = data is not None and search.holds(data)
-                    if self.store:
+                    if digest:
                         self.store.put_answer(search.question, digest, hit)
                 if not hit:
                     continue
                 done.add(path)
+                digest = digest or hashlib.sha1(data).hexdigest()
                 summary = self._summary(indexer, path, digest, data, language)
                 if summary is not None:
                     found[path] = summary
@@ -200,18 +201,20 @@ class ProjectIndex:
         return found
 
     def content(self, path: str) -> tuple[str | None, bytes | None]:
-        """The file's content hash and, when it had to be read for it, its bytes (None, None:
-        unreadable). A file whose stat the store knows is not read."""
-        digest = self.store.known_digest(path) if self.store else None
+        """The file's content hash (when the run has a store) and, when it had to be read,
+        its bytes (None, None: unreadable). A file whose stat the store knows is not read;
+        without a store, nothing is hashed that is not summarized."""
+        if not self.store:
+            return None, self.read(path)
+        digest = self.store.known_digest(path)
         if digest is not None:
             return digest, None
-        stat = file_stat(path) if self.store else None
+        stat = file_stat(path)
         data = self.read(path)
         if data is None:
             return None, None
         digest = hashlib.sha1(data).hexdigest()
-        if self.store:
-            self.store.remember(path, stat, digest)
+        self.store.remember(path, stat, digest)
         return digest, data
 
     def read(self, path: str) -> bytes | None:

@@ -13,7 +13,7 @@ import pytest
 from cursedlint.cli import main
 from cursedlint.discovery import discover
 from cursedlint.config import load_config
-from cursedlint.engine import Linter
+from cursedlint.engine import Linter, Project
 from cursedlint.findings import Finding
 from cursedlint.registry import all_rules
 from cursedlint.rules.cloners import MemberMissedByCloner, PointerCopiedAroundCloner
@@ -432,11 +432,14 @@ def test_the_class_index_is_built_only_when_a_linted_file_could_use_it(tmp_path)
     project = str(tmp_path / "tinyir")
     files = discover([project], load_config(None, all_rules())).files
     clean = [(str(tmp_path / "tinyir" / "src" / "graph.cpp"), "cpp")]  # no cloner type named
-    linter = make_linter()
-    assert linter.indexing_rules(clean) == []
-    using = linter.indexing_rules(clean + [(os.path.join(project, "src", "nodes.cpp"), "cpp")])
-    linter.index_project(files, rules=using)
-    assert len(linter.project["cpp-classes"]) >= 4
+
+    def run(linted):
+        linter = make_linter()
+        linter.run(linted, 1, Project(lambda: files, linted_all=False))
+        return linter.project
+
+    assert "cpp-classes" not in run(clean)
+    assert len(run(clean + [(os.path.join(project, "src", "nodes.cpp"), "cpp")])["cpp-classes"]) >= 4
 
 
 def test_cur502_covers_members_of_bases_without_a_cloning_constructor_of_their_own():

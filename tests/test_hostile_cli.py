@@ -205,7 +205,7 @@ def test_a_report_file_that_cannot_be_written_is_an_error(project, capsys, targe
 def test_an_exception_outside_a_rule_is_one_line_and_exit_2(project, capsys, monkeypatch, error, line):
     from cursedlint.engine import Linter
 
-    def failing(self, files, jobs):
+    def failing(self, files, jobs, project=None):
         raise error
 
     monkeypatch.setattr(Linter, "run", failing)
@@ -222,7 +222,7 @@ def test_an_exception_outside_a_rule_is_one_line_and_exit_2(project, capsys, mon
 def test_an_interrupt_exits_130_quietly(project, capsys, monkeypatch):
     from cursedlint.engine import Linter
 
-    def interrupted(self, files, jobs):
+    def interrupted(self, files, jobs, project=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Linter, "run", interrupted)

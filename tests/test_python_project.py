@@ -298,3 +298,22 @@ def test_callable_passed_to_a_helper_of_another_module(
         "get_max_potential_block_size" in findings[0]["message"]
     assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
         ("solver/kernels.py", 4), ("solver/kernels.py", 6)]
+
+
+def test_a_run_where_no_file_needs_facts_gathers_none(tmp_path):
+    """The facts are gathered after a first lint, only for the files that say they need them:
+    a project where nothing captures or hands a callback never lists its files for them."""
+    from cursedlint.engine import Linter, Project
+    from cursedlint.registry import all_rules
+    from cursedlint.settings import Settings
+
+    (tmp_path / "monitor.py").write_text(MONITOR)
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    files = [(str(tmp_path / name), "python") for name in ("helpers.py", "monitor.py")]
+    linter = Linter(Settings(enabled=frozenset(all_rules())), all_rules())
+
+    def unexpected():
+        raise AssertionError("the project's files were listed")
+
+    results = linter.run(files, 1, Project(unexpected, linted_all=True))
+    assert [result.needs for result in results] == [[], []] and linter.project == {}
