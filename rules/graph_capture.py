@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, NamedTuple
 
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, ProjectFunctions, Reach, call_target, project_functions,
+    FunctionIndexer, ProjectFunctions, Reach, call_target, own_method, own_nodes,
+    project_functions, value_of,
 )
 from cursedlint.findings import Severity, Step
 from cursedlint.python_consteval import UNKNOWN
@@ -103,17 +104,6 @@ def _key(node: ast.AST) -> str:
 
 def _position(node: ast.AST) -> tuple[int, int]:
     return node.lineno, node.col_offset
-
-
-def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """The nodes under `roots` that run with them: nested functions, lambdas and classes are
-    skipped (defining them runs nothing)."""
-    pending = [root for root in roots if not isinstance(root, _SCOPES)]
-    while pending:
-        node = pending.pop()
-        yield node
-        pending.extend(child for child in ast.iter_child_nodes(node)
-                       if not isinstance(child, _SCOPES))
 
 
 def _body(scope: ast.AST) -> list[ast.AST]:
@@ -240,41 +230,13 @@ class CaptureAnalysis:
 
     # -- what names and attributes hold ----------------------------------------------------
     def value_of(self, node: ast.AST) -> ast.AST | None:
-        """What `node` is bound to: a name's one binding, the one value the enclosing class
-        assigns to `self.attr` (or its method `attr`), or the expression itself."""
-        if isinstance(node, ast.Name):
-            return self.context.definition(node)
-        if _is_self_attribute(node):
-            return self.attribute_value(node)
+        """What `node` is bound to (`python_project.value_of`) for a name or `self.attr`;
+        any other expression is itself."""
+        if isinstance(node, ast.Name) or _is_self_attribute(node):
+            return value_of(self.context, node)
         return node
 
-    def attribute_value(self, node: ast.Attribute) -> ast.AST | None:
-        cls = _enclosing_class(self.context, node)
-        if cls is None:
-            return None
-        method = self.own_method(cls, node.attr)
-        if method is not None:
-            return method
-        values = [value for value, _ in self.attribute_assignments(cls, node.attr)]
-        return values[0] if len(values) == 1 else None
-
-    @staticmethod
-    def own_method(cls: ast.ClassDef, name: str) -> ast.AST | None:
-        return next((item for item in cls.body
-                     if isinstance(item, _FUNCTIONS) and item.name == name), None)
-
-    @staticmethod
-    def attribute_assignments(cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, ast.AST]]:
-        """(value, method) of each `self.attr = value` in the class's methods."""
-        found = []
-        for method in cls.body:
-            if not isinstance(method, _FUNCTIONS):
-                continue
-            for node in own_nodes(method.body):
-                if isinstance(node, ast.Assign) and any(
-                        _is_self_attribute(t) and t.attr == attr for t in node.targets):
-                    found.append((node.value, method))
-        return found
+    own_method = staticmethod(own_method)
 
     def code_of(self, target: ast.AST | None, depth: int = 0) -> ast.AST | None:
         """The def or lambda a callable value runs: a module function, `self.method`, a

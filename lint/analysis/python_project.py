@@ -34,6 +34,7 @@ MAX_DEPTH = 6
 MAX_CALLS = 64
 """Calls of one function followed (the rest are unknown)."""
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef)
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,13 @@ class FunctionSummary:
 
 @dataclass(frozen=True)
 class ModuleSummary:
-    """One module: its imports as written (`python_modules.written_imports`) and its functions
-    and methods (`name`, `Class.name`) that have facts or make calls worth following."""
+    """One module: its imports as written (`python_modules.written_imports`), its functions
+    and methods (`name`, `Class.name`) that have facts or make calls worth following, and the
+    names of its classes."""
 
     imports: dict[str, str]
     functions: dict[str, FunctionSummary]
+    classes: tuple[str, ...] = ()
 
 
 def module_functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
@@ -112,7 +115,8 @@ class FunctionIndexer(Indexer):
             calls = tuple(_out_calls(function, imports))
             if facts or calls:
                 functions[qualname] = FunctionSummary(function.lineno, facts, calls)
-        return ModuleSummary(imports, functions) if functions or imports else None
+        classes = tuple(node.name for node in context.tree.body if isinstance(node, ast.ClassDef))
+        return ModuleSummary(imports, functions, classes) if functions or imports else None
 
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
         """The names of functions that reach a fact: modules that name one may call it, or
@@ -174,17 +178,37 @@ class ProjectFunctions:
         if base == "self":
             cls = caller.partition(".")[0] if caller and "." in caller else None
             return self._method(path, cls, rest) if cls and rest and "." not in rest else None
+        found = self.definition(path, imports, name)
+        if found is None:
+            return None
+        if found[1] in self.summaries[found[0]].classes:  # calling a class runs __init__
+            return self._method(found[0], found[1], "__init__")
+        return found if found[1] in self.summaries[found[0]].functions else None
+
+    def definition(self, path: str, imports: dict[str, str],
+                   name: str) -> tuple[str, str] | None:
+        """The project function, method or class (path, qualified name) that dotted `name`
+        refers to in module `path`; None when the project does not define it."""
+        base, _, rest = name.partition(".")
         written = imports.get(base)
         if written is None:
             summary = self.summaries.get(path)
-            return (path, name) if summary and name in summary.functions else None
+            return (path, name) if summary and _defines(summary, name) else None
         imported = resolve(written, self.module_of(path), is_package(path))
         if imported is None:
             return None
         return self._defined(".".join(filter(None, [imported.dotted, rest])))
 
+    def method(self, path: str, imports: dict[str, str], cls: str,
+               method: str) -> tuple[str, str] | None:
+        """The method `method` of the project class dotted `cls` names in module `path`."""
+        found = self.definition(path, imports, cls)
+        if found is None or found[1] not in self.summaries[found[0]].classes:
+            return None
+        return self._method(found[0], found[1], method)
+
     def _defined(self, target: str) -> tuple[str, str] | None:
-        """The function a fully dotted name reaches, following re-exports."""
+        """The definition a fully dotted name reaches, following re-exports."""
         for _ in range(MAX_DEPTH):
             found = self.table.split(target)
             if found is None or not found[1]:
@@ -194,17 +218,18 @@ class ProjectFunctions:
             written = summary.imports.get(attributes[0])
             if written is None:
                 qualname = ".".join(attributes)
-                if qualname in summary.functions:
-                    return path, qualname
-                if len(attributes) == 1:  # a class: calling it runs __init__
-                    init = f"{qualname}.__init__"
-                    return (path, init) if init in summary.functions else None
-                return None
+                return (path, qualname) if _defines(summary, qualname) else None
             imported = resolve(written, self.module_of(path), is_package(path))
             if imported is None:
                 return None
             target = ".".join([imported.dotted, *attributes[1:]])
         return None
+
+    def fact(self, path: str, qualname: str, kind: str) -> Reach | None:
+        """The function's own fact of `kind` (what it does itself, through its module's
+        functions: not through calls into other modules)."""
+        function = self.summaries[path].functions.get(qualname)
+        return None if function is None else function.facts.get(kind)
 
     def _method(self, path: str, cls: str, method: str) -> tuple[str, str] | None:
         summary = self.summaries.get(path)
@@ -254,6 +279,10 @@ class ProjectFunctions:
         return min(options, key=lambda option: option[0])[1] if options else None
 
 
+def _defines(summary: ModuleSummary, qualname: str) -> bool:
+    return qualname in summary.functions or qualname in summary.classes
+
+
 def _short(path: str) -> str:
     return os.path.basename(path)
 
@@ -275,13 +304,72 @@ def project_functions(context, indexer: FunctionIndexer) -> ProjectFunctions | N
 
 def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str, str] | None:
     """The project function (path, qualified name) that the callable expression `node` of the
-    linted file names (`health.loop`, `loop` imported from `.health`); None when it is not
-    one."""
-    name = dotted(node)
-    if name is None:
-        return None
+    linted file names: `health.loop`, `loop` imported from `.health`, or a method on an
+    instance of a project class (`manager.record` with `manager = GraphManager()`,
+    `self.graphs.record` with `self.graphs = GraphManager()` in the class); None when it is
+    not one."""
     path = os.path.abspath(context.source.path)
-    return project.callee(path, linted_imports(context), name, calling_function(context, node))
+    imports = linted_imports(context)
+    name = dotted(node)
+    if name is not None:
+        found = project.callee(path, imports, name, calling_function(context, node))
+        if found is not None:
+            return found
+    if not isinstance(node, ast.Attribute):
+        return None
+    made = value_of(context, node.value)
+    constructor = dotted(made.func) if isinstance(made, ast.Call) else None
+    return project.method(path, imports, constructor, node.attr) if constructor else None
+
+
+def value_of(context, node: ast.AST) -> ast.AST | None:
+    """What `node` is bound to in the module: a name's one binding, or the one value (or
+    method) the enclosing class gives `self.<attr>`; None when the module does not show one."""
+    if isinstance(node, ast.Name):
+        return context.definition(node)
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "self"):
+        return None
+    cls = next((a for a in context.ancestors(node) if isinstance(a, ast.ClassDef)), None)
+    if cls is None:
+        return None
+    method = own_method(cls, node.attr)
+    if method is not None:
+        return method
+    values = [value for value, _ in attribute_assignments(cls, node.attr)]
+    return values[0] if len(values) == 1 else None
+
+
+def own_method(cls: ast.ClassDef, name: str) -> ast.AST | None:
+    """The class's own def of `name` (not an inherited one)."""
+    return next((item for item in cls.body
+                 if isinstance(item, _FUNCTIONS) and item.name == name), None)
+
+
+def attribute_assignments(cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, ast.AST]]:
+    """(value, method) of each `self.attr = value` in the class's methods."""
+    found = []
+    for method in cls.body:
+        if not isinstance(method, _FUNCTIONS):
+            continue
+        for node in own_nodes(method.body):
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(target, ast.Attribute) and target.attr == attr
+                    and isinstance(target.value, ast.Name) and target.value.id == "self"
+                    for target in node.targets):
+                found.append((node.value, method))
+    return found
+
+
+def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """The nodes under `roots` that run with them (nested defs, lambdas and classes are not
+    entered)."""
+    pending = [root for root in roots if not isinstance(root, _SCOPES)]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(child for child in ast.iter_child_nodes(node)
+                       if not isinstance(child, _SCOPES))
 
 
 def linted_imports(context) -> dict[str, str]:
