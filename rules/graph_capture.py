@@ -33,7 +33,6 @@ from cursedlint.second_look import AnyOf, Call, Text
 
 GLOBAL, THREAD_LOCAL, RELAXED = "global", "thread_local", "relaxed"
 _MODE_NUMBERS = {0: GLOBAL, 1: THREAD_LOCAL, 2: RELAXED}
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MAX_DEPTH = 4
 
