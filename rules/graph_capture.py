@@ -147,6 +147,7 @@ class CaptureAnalysis:
         self.context = context
         self.regions: list[Region] = []
         self._starts: set[int] = set()
+        self._by_start: dict[int, Region] = {}
 
     def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
@@ -168,6 +169,14 @@ class CaptureAnalysis:
         if id(region.start) not in self._starts:
             self._starts.add(id(region.start))
             self.regions.append(region)
+            self._by_start[id(region.start)] = region
+
+    def begins(self, node: ast.AST) -> str | None:
+        """How `node` begins a global-mode capture, or None (a `CudaUse.first` check)."""
+        region = self._by_start.get(id(node))
+        if region is None or region.mode != GLOBAL:
+            return None
+        return f"{region.what} begins a global-mode capture"
 
     def _paired(self, call: ast.Call, pairing: Pairing) -> Region | None:
         """The region from a begin call to its end call in the same block."""
@@ -814,18 +823,24 @@ _NOT_PROJECT = sys.stdlib_module_names | {"torch", "cupy", "numba", "cuda", "num
 CUDA_WORDS = ("cuda", "cupy", "synchronize", "pin_memory", "item", "cpu", "tolist", "numpy",
               "nonzero", "query", "empty_cache", "asnumpy", "to", *sorted(C_SYNC_NAMES))
 """Words a module's function needs to use CUDA by itself (`CudaUse`'s checks)."""
-_REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "host_sync": "host_sync"}
+_REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "host_sync": "host_sync",
+                 "begins": "global_capture"}
+PINNED_LOADER = "pinned_loader"
+_CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
+                  "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "graph",
+                  "make_graphed_callables")
 """`CudaUse` checks whose facts are summarized for the project (`CudaReach`)."""
 
 
 class CudaReach(FunctionIndexer):
     """Per function of the project's modules: whether it synchronizes the device, uses CUDA,
-    or waits for the GPU, by itself or through the module's own functions."""
+    waits for the GPU, or begins a global-mode capture, by itself or through the module's own
+    functions; and whether it returns a pinned DataLoader (a factory)."""
 
     name = "cuda-reach"
 
     def words(self, settings):
-        return CUDA_WORDS
+        return (*CUDA_WORDS, *_CAPTURE_WORDS, "DataLoader")
 
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
@@ -833,14 +848,47 @@ class CudaReach(FunctionIndexer):
                    if isinstance(statement, (ast.Import, ast.ImportFrom)))
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
-        uses = CudaUse(context, capture_analysis(context))
+        analysis = context.shared(CudaReach, lambda: _fed(capture_analysis(context)))
+        uses = CudaUse(context, analysis)
         facts = {}
-        for check in (uses.device_wide_use, uses.any_use, uses.host_sync):
+        for check in (uses.device_wide_use, uses.any_use, uses.host_sync, analysis.begins):
             found = uses.first(_body(function), check)
             if found is not None:
                 node, what, via = found
                 facts[_REMOTE_KINDS[check.__name__]] = Reach(node.lineno, what, tuple(via))
+        loader = _returned_loader(analysis, function)
+        if loader is not None:
+            facts[PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
         return facts
+
+
+def capturing_names(facts: dict) -> tuple[str, ...]:
+    """Names of the project's functions (path -> ModuleSummary of `CUDA_REACH`) that begin a
+    global-mode capture, or call one of the project that does (by name)."""
+    names = {qualname.rpartition(".")[2] for summary in facts.values()
+             for qualname, function in summary.functions.items()
+             if "global_capture" in function.facts}
+    return tuple(sorted(CUDA_REACH.callers_of(facts, names)))
+
+
+def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
+    """The analysis of a module parsed for the index (no walk fed it): its regions."""
+    for node in ast.walk(analysis.context.tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            analysis.visit_with(node)
+        elif isinstance(node, ast.Call):
+            analysis.visit_call(node)
+    return analysis
+
+
+def _returned_loader(analysis: CaptureAnalysis, function: ast.AST) -> ast.Call | None:
+    """The pinned DataLoader a factory returns (directly or through a name)."""
+    for node in own_nodes(_body(function)):
+        if isinstance(node, ast.Return) and node.value is not None:
+            loader = pinned_loader(analysis, node.value)
+            if loader is not None:
+                return loader
+    return None
 
 
 CUDA_REACH = CudaReach()
@@ -1626,8 +1674,7 @@ class PinnedLoaderDuringCapture(CaptureRule):
     code = "CUR403"
     name = "pinned-loader-during-capture"
     languages = ("python",)
-    triggers = tuple(("DataLoader", *((w,) if isinstance(w, str) else w))
-                     for w in REGION_TRIGGERS)
+    triggers = REGION_TRIGGERS  # the loader may come from another module's factory
     summary = "a pinned-memory DataLoader iterator is alive when a global-mode capture starts"
 
     valid = (
@@ -1702,6 +1749,22 @@ class PinnedLoaderDuringCapture(CaptureRule):
         """,
     )
 
+    def __init__(self, context, options=None):
+        super().__init__(context, options)
+        self.loops: list[ast.For | ast.AsyncFor] = []
+
+    @classmethod
+    def project_trigger_words(cls, facts) -> tuple[str, ...]:
+        """Names of the project's functions that begin a global-mode capture: a loop over a
+        pinned loader that calls one is a finding."""
+        return capturing_names(facts)
+
+    def visit_For(self, node: ast.For) -> None:
+        self.loops.append(node)
+
+    def visit_AsyncFor(self, node: ast.AsyncFor) -> None:
+        self.loops.append(node)
+
     def check(self) -> None:
         for region in self.analysis.regions:
             if region.mode != GLOBAL:
@@ -1709,17 +1772,36 @@ class PinnedLoaderDuringCapture(CaptureRule):
             found = next(self._live_iterators(region), None)
             if found is not None:
                 loader, how = found
-                self._report(region, loader, how)
+                self._report(region.start, region.what, loader, how)
+        if self.uses.project is not None:
+            for loop in self.loops:
+                self._check_loop_calls(loop)
 
-    def _report(self, region: Region, loader: ast.Call, how: str) -> None:
+    def _check_loop_calls(self, loop: ast.For | ast.AsyncFor) -> None:
+        """Calls in a loop over a pinned loader of project functions (of other modules) that
+        begin a global-mode capture."""
+        loader = self._pinned_loader(self._unwrapped(loop.iter))
+        if loader is None:
+            return
+        for node in own_nodes(loop.body):
+            if isinstance(node, ast.Call) and self.uses.callee(node) is None:
+                steps = self.uses.remote(node.func, self.analysis.begins)
+                if steps:
+                    what = f"{ast.unparse(node.func)}() ({_located(steps[-1])})"
+                    self._report(node, what, loader, f"the for loop on line {loop.lineno} "
+                                 "iterates it", steps)
+
+    def _report(self, target: ast.AST, what: str, loader: "Loader", how: str,
+                steps: tuple[Step, ...] = ()) -> None:
         self.report(
-            region.start,
-            f"{region.what} begins a global-mode capture while the iterator of the pinned "
-            f"DataLoader created on line {loader.lineno} is alive ({how}): its pin-memory "
+            target,
+            f"{what} begins a global-mode capture while the iterator of the pinned "
+            f"DataLoader {loader.made} is alive ({how}): its pin-memory "
             "thread allocates pinned memory, whose allocator queries CUDA events, and a CUDA "
             "call from another thread invalidates a global-mode capture, at random ('operation "
             "not permitted when stream is capturing'; incident 001). Fix: capture before the "
             "loader's iterator starts, or pass capture_error_mode=\"thread_local\"",
+            related=(*loader.steps, *steps),
         )
 
     def _live_iterators(self, region: Region) -> Iterator[tuple[ast.Call, str]]:
@@ -1756,18 +1838,47 @@ class PinnedLoaderDuringCapture(CaptureRule):
             return node.args[0]
         return node
 
-    def _pinned_loader(self, node: ast.AST) -> ast.Call | None:
-        """The DataLoader call `node` refers to, when it pins memory in a background thread."""
-        made = node if isinstance(node, ast.Call) else self.analysis.value_of(node)
-        if not (isinstance(made, ast.Call) and self.analysis.named(made.func, DATA_LOADERS)):
+    def _pinned_loader(self, node: ast.AST) -> "Loader | None":
+        """The pinned DataLoader `node` refers to: made in the module, or returned by a
+        project factory of another module."""
+        made = pinned_loader(self.analysis, node)
+        if made is not None:
+            return Loader(f"created on line {made.lineno}", ())
+        call = node if isinstance(node, ast.Call) else self.analysis.value_of(node)
+        project = self.uses.project
+        if not isinstance(call, ast.Call) or project is None:
             return None
-        if self.context.evaluate(self.context.argument(made, 7, "pin_memory")) is not True:
+        target = call_target(self.context, project, call.func)
+        reach = project.fact(*target, PINNED_LOADER) if target else None
+        if reach is None:
             return None
-        workers_node = self.context.argument(made, 5, "num_workers")
-        workers = self.context.evaluate(workers_node) if workers_node is not None else 0
-        if workers is UNKNOWN or (isinstance(workers, int) and workers > 0):
-            return made
+        return Loader(f"made by {target[1]}() on line {call.lineno} "
+                      f"({os.path.basename(target[0])}:{reach.line})",
+                      (Step(target[0], reach.line, f"`{target[1]}()` returns a pinned "
+                            "DataLoader with worker processes"),))
+
+
+class Loader(NamedTuple):
+    """A pinned DataLoader: how it is made, and the chain when another module makes it."""
+
+    made: str
+    steps: tuple[Step, ...]
+
+
+def pinned_loader(analysis: CaptureAnalysis, node: ast.AST) -> ast.Call | None:
+    """The DataLoader call of the module `node` refers to, when it pins memory in a background
+    thread (pin_memory=True and worker processes)."""
+    context = analysis.context
+    made = node if isinstance(node, ast.Call) else analysis.value_of(node)
+    if not (isinstance(made, ast.Call) and analysis.named(made.func, DATA_LOADERS)):
         return None
+    if context.evaluate(context.argument(made, 7, "pin_memory")) is not True:
+        return None
+    workers_node = context.argument(made, 5, "num_workers")
+    workers = context.evaluate(workers_node) if workers_node is not None else 0
+    if workers is UNKNOWN or (isinstance(workers, int) and workers > 0):
+        return made
+    return None
 
 
 # -- CUR404 ----------------------------------------------------------------------------------

@@ -317,3 +317,77 @@ def test_a_run_where_no_file_needs_facts_gathers_none(tmp_path):
 
     results = linter.run(files, 1, Project(unexpected, linted_all=True))
     assert [result.needs for result in results] == [[], []] and linter.project == {}
+
+
+DATA = """\
+from torch.utils.data import DataLoader
+
+
+def make_loader(dataset, workers=4):
+    return DataLoader(dataset, batch_size=32, num_workers=workers, pin_memory=True)
+
+
+def make_eval_loader(dataset):
+    return DataLoader(dataset, batch_size=32, num_workers=2)
+"""
+
+GRAPHS = """\
+import torch
+
+
+class StepGraphs:
+    def __init__(self, model):
+        self.model = model
+        self.graph = None
+
+    def record(self, static_x):
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.static_y = self.model(static_x)
+
+    def record_locally(self, static_x):
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph, capture_error_mode="thread_local"):
+            self.static_y = self.model(static_x)
+
+    def replay(self):
+        self.graph.replay()
+"""
+
+TRAIN_LOOP = """\
+from trainer.data import make_loader, make_eval_loader
+from trainer.graphs import StepGraphs
+
+
+def train(model, dataset, static_x, steps):
+    graphs = StepGraphs(model)
+    for step, batch in enumerate(make_loader(dataset)):
+        static_x.copy_(batch)
+        if step == 10:
+            graphs.record(static_x)
+        graphs.replay()
+"""
+
+
+@pytest.mark.parametrize("change, found", [
+    ((), True),
+    (("make_loader(dataset)", "make_eval_loader(dataset)"), False),  # not pinned
+    (("graphs.record(static_x)", "graphs.record_locally(static_x)"), False),  # thread_local
+])
+def test_loop_over_a_factory_loader_calls_a_capture_of_another_module(
+        tmp_path, monkeypatch, capsys, change, found):
+    train = TRAIN_LOOP.replace(*change) if change else TRAIN_LOOP
+    files = {"trainer/__init__.py": "", "trainer/data.py": DATA, "trainer/graphs.py": GRAPHS,
+             "trainer/train.py": train}
+    for paths in ((), ("trainer/train.py",)):  # the whole project, and a pre-commit run
+        findings = lint(tmp_path, monkeypatch, capsys, files, *paths)
+        if not found:
+            assert findings == []
+            continue
+        assert codes_at(findings) == [("CUR403", "trainer/train.py", 10)]
+        message = findings[0]["message"]
+        assert message.startswith("graphs.record() (torch.cuda.graph begins a global-mode "
+                                  "capture (at graphs.py:11)) begins a global-mode capture")
+        assert "DataLoader made by make_loader() on line 7 (data.py:5)" in message
+        assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
+            ("trainer/data.py", 5), ("trainer/graphs.py", 11)]

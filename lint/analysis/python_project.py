@@ -121,8 +121,16 @@ class FunctionIndexer(Indexer):
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
         """The names of functions that reach a fact: modules that name one may call it, or
         re-export it."""
-        reaching = {qualname.rpartition(".")[2] for summary in facts.values()
-                    for qualname, function in summary.functions.items() if function.facts}
+        return self.callers_of(facts, {
+            qualname.rpartition(".")[2] for summary in facts.values()
+            for qualname, function in summary.functions.items() if function.facts
+        })
+
+    @staticmethod
+    def callers_of(facts: dict[str, ModuleSummary], names: set[str]) -> set[str]:
+        """`names` and the names of the summarized functions that call one of them, directly
+        or through others (by name: resolved exactly when a chain is asked for)."""
+        reaching = set(names)
         grew = True
         while grew:  # callers of reaching names reach too (resolved exactly later)
             grew = False
