@@ -176,7 +176,7 @@ class CaptureAnalysis:
         region = self._by_start.get(id(node))
         if region is None or region.mode != GLOBAL:
             return None
-        return f"{region.what} begins a global-mode capture"
+        return f"{region.what}{_BEGINS}"
 
     def _paired(self, call: ast.Call, pairing: Pairing) -> Region | None:
         """The region from a begin call to its end call in the same block."""
@@ -826,6 +826,7 @@ CUDA_WORDS = ("cuda", "cupy", "synchronize", "pin_memory", "item", "cpu", "tolis
 _REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "host_sync": "host_sync",
                  "begins": "global_capture"}
 PINNED_LOADER = "pinned_loader"
+_BEGINS = " begins a global-mode capture"
 _CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
                   "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "graph",
                   "make_graphed_callables")
@@ -1787,7 +1788,9 @@ class PinnedLoaderDuringCapture(CaptureRule):
             if isinstance(node, ast.Call) and self.uses.callee(node) is None:
                 steps = self.uses.remote(node.func, self.analysis.begins)
                 if steps:
-                    what = f"{ast.unparse(node.func)}() ({_located(steps[-1])})"
+                    begun = steps[-1].note.removesuffix(_BEGINS)
+                    what = (f"{ast.unparse(node.func)}(), through {begun} at "
+                            f"{os.path.basename(steps[-1].path)}:{steps[-1].line},")
                     self._report(node, what, loader, f"the for loop on line {loop.lineno} "
                                  "iterates it", steps)
 

@@ -386,8 +386,8 @@ def test_loop_over_a_factory_loader_calls_a_capture_of_another_module(
             continue
         assert codes_at(findings) == [("CUR403", "trainer/train.py", 10)]
         message = findings[0]["message"]
-        assert message.startswith("graphs.record() (torch.cuda.graph begins a global-mode "
-                                  "capture (at graphs.py:11)) begins a global-mode capture")
+        assert message.startswith("graphs.record(), through torch.cuda.graph at graphs.py:11, "
+                                  "begins a global-mode capture while the iterator")
         assert "DataLoader made by make_loader() on line 7 (data.py:5)" in message
         assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
             ("trainer/data.py", 5), ("trainer/graphs.py", 11)]
