@@ -81,6 +81,7 @@ class Region:
     body: tuple[ast.stmt, ...]
     mode: str | None
     what: str
+    steps: tuple[Step, ...] = ()  # where another module's function begins it
 
     @property
     def mode_words(self) -> str:
@@ -452,8 +453,18 @@ class CudaUse:
         """The chain by which the project function that `func` names (in another module)
         reaches what `check` looks for; None when unknown or it does not."""
         kind = _REMOTE_KINDS.get(check.__name__)
-        target = call_target(self.context, self.project, func) if self.project and kind else None
-        return None if target is None else self.project.reach(*target, kind)
+        return self.reach_of(func, kind) if kind else None
+
+    def reach_of(self, func: ast.AST, kind: str) -> tuple[Step, ...] | None:
+        """The chain by which the project function that `func` names (in another module)
+        reaches a fact of `kind` (see `CudaReach`); None when unknown or it does not."""
+        found = self.reached(func, kind)
+        return None if found is None else found[0]
+
+    def reached(self, func: ast.AST, kind: str):
+        """`reach_of`'s chain and the fact it ends in."""
+        target = call_target(self.context, self.project, func) if self.project else None
+        return None if target is None else self.project.reached(*target, kind)
 
     def steps_for(self, node: ast.AST) -> tuple[Step, ...]:
         """The chain through other modules behind a node `first` returned (none if local)."""
@@ -823,6 +834,9 @@ _NOT_PROJECT = sys.stdlib_module_names | {"torch", "cupy", "numba", "cuda", "num
 CUDA_WORDS = ("cuda", "cupy", "synchronize", "pin_memory", "item", "cpu", "tolist", "numpy",
               "nonzero", "query", "empty_cache", "asnumpy", "to", *sorted(C_SYNC_NAMES))
 """Words a module's function needs to use CUDA by itself (`CudaUse`'s checks)."""
+THREAD_KINDS = {"device_wide": "thread_device_wide", "cuda": "thread_cuda"}
+"""Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
+JOINS = "joins"
 _REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "host_sync": "host_sync",
                  "begins": "global_capture"}
 PINNED_LOADER = "pinned_loader"
@@ -860,6 +874,9 @@ class CudaReach(FunctionIndexer):
         loader = _returned_loader(analysis, function)
         if loader is not None:
             facts[PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
+        threads = context.shared(CudaThreadDuringCapture,
+                                 lambda: CudaThreadDuringCapture(context))
+        facts.update(threads.thread_facts(function))
         return facts
 
 
@@ -1158,6 +1175,23 @@ class CudaThreadDuringCapture(CaptureRule):
         ),
     )
 
+    @classmethod
+    def project_trigger_words(cls, facts) -> tuple[str, ...]:
+        """Names of the project's functions that begin a global-mode capture or start a CUDA
+        thread and leave it running."""
+        names = {qualname.rpartition(".")[2] for summary in facts.values()
+                 for qualname, function in summary.functions.items()
+                 if set(THREAD_KINDS.values()) & set(function.facts)}
+        return tuple(sorted(CUDA_REACH.callers_of(facts, names) | set(capturing_names(facts))))
+
+    def __init__(self, context, options=None):
+        super().__init__(context, options)
+        self.calls: list[ast.Call] = []
+
+    def visit_Call(self, node: ast.Call) -> None:
+        super().visit_Call(node)
+        self.calls.append(node)
+
     def check(self) -> None:
         if self.context.source.language != "python":
             self._check_c()
@@ -1165,6 +1199,8 @@ class CudaThreadDuringCapture(CaptureRule):
         for region in self.analysis.regions:
             for start in self._alive_at(region):
                 self._check_thread(region, start)
+        if self.uses.project is not None:
+            self._check_project_threads()
 
     def _check_c(self) -> None:
         """Threads started earlier in the function of a begin-capture call, not joined."""
@@ -1216,6 +1252,73 @@ class CudaThreadDuringCapture(CaptureRule):
             return None
         node, what, path = found
         return node.lineno, f"{_through(path)}, where {what}", self.uses.steps_for(node)
+
+    # -- threads started and captures begun by other modules' functions ---------------------
+    def thread_facts(self, function: ast.AST) -> dict[str, Reach]:
+        """The facts of a function (for the project index) about the threads it starts and
+        leaves running, whose code uses CUDA (or synchronizes the device), and the threads
+        it joins."""
+        facts = {}
+        for start in self._starts(function):
+            if self._ended(start, [(function, _position(start.call), _END)], None):
+                continue
+            for check, kind in ((self.uses.device_wide_use, "device_wide"),
+                                (self.uses.any_use, "cuda")):
+                found = self._reached(start.code, check)
+                if found is not None and THREAD_KINDS[kind] not in facts:
+                    facts[THREAD_KINDS[kind]] = Reach(
+                        start.call.lineno, f"starts {start.label}",
+                        detail=f"{found[0]} of {os.path.basename(self.context.source.path)}"
+                               f"{found[1]}")
+        for node in own_nodes(_body(function)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("join", "shutdown") and _is_self_attribute(
+                        node.func.value)):
+                facts[JOINS] = Reach(node.lineno, f"joins `{_key(node.func.value)}`")
+                break
+        return facts
+
+    def _check_project_threads(self) -> None:
+        """In each function of the file, in order: a call of another module's function that
+        starts a CUDA thread and leaves it running, then (with no call that joins it on the
+        same object between) a capture begun here or by another module's function."""
+        scopes: dict[int, list[ast.Call]] = {}
+        for call in self.calls:
+            scopes.setdefault(id(self.context.scope_of(call)), []).append(call)
+        regions = {id(region.start): region for region in self.analysis.regions}
+        for calls in scopes.values():
+            running: list[tuple[ast.Call, str, tuple[Step, ...]]] = []
+            for call in sorted(calls, key=_position):
+                region = regions.get(id(call)) or self._remote_region(call)
+                if region is not None and running:
+                    self._check_running(region, running)
+                for kind in ("device_wide", "cuda"):
+                    found = self.uses.reached(call.func, THREAD_KINDS[kind])
+                    if found:
+                        running.append((call, kind, *found))
+                        break
+                if self.uses.reach_of(call.func, JOINS):
+                    receiver = _receiver(call)
+                    running = [r for r in running if _receiver(r[0]) != receiver]
+
+    def _remote_region(self, call: ast.Call) -> Region | None:
+        """A global-mode capture that a call of another module's function begins."""
+        steps = self.uses.reach_of(call.func, "global_capture")
+        if not steps:
+            return None
+        begun = steps[-1].note.removesuffix(_BEGINS)
+        return Region(call, (), GLOBAL, f"{ast.unparse(call.func)}(), through {begun} at "
+                      f"{os.path.basename(steps[-1].path)}:{steps[-1].line},", steps)
+
+    def _check_running(self, region: Region, running) -> None:
+        for start, kind, steps, fact in running:
+            if kind == "cuda" and region.mode != GLOBAL:
+                continue
+            thread = (f"the thread that {ast.unparse(start.func)}() starts on line "
+                      f"{start.lineno} ({os.path.basename(steps[-1].path)}:{fact.line})")
+            self._report_thread(region.start, thread, region, fact.detail, kind == "device_wide",
+                                (*steps, *region.steps))
+            return
 
     def _report_thread(self, target, thread: str, region: Region, reached: str,
                        device_wide: bool, steps: tuple[Step, ...] = ()) -> None:
@@ -1339,9 +1442,10 @@ class CudaThreadDuringCapture(CaptureRule):
                         return item.context_expr
         return None
 
-    def _ended(self, start: ThreadStart, windows: list, region: Region) -> bool:
+    def _ended(self, start: ThreadStart, windows: list, region: Region | None) -> bool:
         """Whether the thread is joined, shut down or waited for in one of the windows
-        (scope, after, before), or the executor's `with` block ends before the region."""
+        (scope, after, before), or the executor's `with` block ends before the region (None:
+        before the function's end)."""
         for node in (n for root, after, until in windows for n in own_nodes(_body(root))
                      if isinstance(n, ast.Call) and after < _position(n) < until):
             if self.analysis.named(node.func, _WAITS) and start.executor:
@@ -1354,8 +1458,14 @@ class CudaThreadDuringCapture(CaptureRule):
             isinstance(ancestor, (ast.With, ast.AsyncWith))
             and any(item.optional_vars is not None and _key(item.optional_vars) ==
                     start.executor for item in ancestor.items)
-            and not any(a is ancestor for a in self.context.ancestors(region.start))
+            and (region is None
+                 or not any(a is ancestor for a in self.context.ancestors(region.start)))
             for ancestor in self.context.ancestors(start.call))
+
+
+def _receiver(call: ast.Call) -> str | None:
+    """The text of the object a method is called on (`hb` for `hb.start()`)."""
+    return _key(call.func.value) if isinstance(call.func, ast.Attribute) else None
 
 
 class ProjectFunction(NamedTuple):

@@ -391,3 +391,86 @@ def test_loop_over_a_factory_loader_calls_a_capture_of_another_module(
         assert "DataLoader made by make_loader() on line 7 (data.py:5)" in message
         assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
             ("trainer/data.py", 5), ("trainer/graphs.py", 11)]
+
+
+HEALTH = """\
+import threading
+import time
+
+import torch
+
+
+class Heartbeat:
+    def __init__(self, interval):
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def start(self):
+        self._thread.start()
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self):
+        while not self._stop.is_set():
+            torch.cuda.synchronize()
+            time.sleep(self.interval)
+
+
+class CpuHeartbeat(Heartbeat):
+    def __init__(self, interval):
+        super().__init__(interval)
+        self._thread = threading.Thread(target=self._beat, daemon=True)
+
+    def _beat(self):
+        while not self._stop.is_set():
+            print("alive")
+            time.sleep(self.interval)
+"""
+
+TRAIN_WITH_HEARTBEAT = """\
+from trainer.graphs import StepGraphs
+from trainer.health import CpuHeartbeat, Heartbeat
+
+
+def train(model, static_x, steps):
+    heartbeat = Heartbeat(30.0)
+    heartbeat.start()
+    graphs = StepGraphs(model)
+    graphs.record(static_x)
+    for _ in range(steps):
+        graphs.replay()
+    heartbeat.stop()
+"""
+
+
+def test_monitor_thread_started_by_another_modules_method_alive_at_a_capture(
+        tmp_path, monkeypatch, capsys):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "", "trainer/health.py": HEALTH, "trainer/graphs.py": GRAPHS,
+        "trainer/train.py": TRAIN_WITH_HEARTBEAT,
+    })
+    assert codes_at(findings) == [("CUR401", "trainer/train.py", 9)]
+    message = findings[0]["message"]
+    assert message.startswith(
+        "the thread that heartbeat.start() starts on line 7 (health.py:14) may still run when "
+        "graphs.record(), through torch.cuda.graph at graphs.py:11, begins a capture in global "
+        "mode here; its code reaches line 22 of health.py")
+    assert "`torch.cuda.synchronize()` waits for the whole device" in message
+    assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
+        ("trainer/health.py", 14), ("trainer/graphs.py", 11)]
+
+
+@pytest.mark.parametrize("change", [
+    ("    heartbeat.start()\n", "    heartbeat.start()\n    heartbeat.stop()\n"),  # joined
+    ("graphs.record(static_x)", "graphs.replay()"),  # nothing captured
+    ("Heartbeat(30.0)", "CpuHeartbeat(30.0)"),  # its thread only prints
+])
+def test_monitor_thread_look_alikes_across_modules(tmp_path, monkeypatch, capsys, change):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "", "trainer/health.py": HEALTH, "trainer/graphs.py": GRAPHS,
+        "trainer/train.py": TRAIN_WITH_HEARTBEAT.replace(*change),
+    })
+    assert findings == []

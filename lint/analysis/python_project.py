@@ -45,6 +45,8 @@ class Reach:
     line: int
     what: str
     via: tuple[str, ...] = ()
+    detail: str = ""
+    """More about the fact, for messages (what a started thread's code reaches)."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ class ProjectFunctions:
         self.summaries = summaries
         self.table = ModuleTable(summaries)
         self._names: dict[str, str] = {}
-        self._memo: dict[tuple[str, str, str], tuple[Step, ...] | None] = {}
+        self._memo: dict[tuple[str, str, str], tuple[tuple[Step, ...], Reach] | None] = {}
 
     def module_of(self, path: str) -> str:
         name = self._names.get(path)
@@ -249,10 +251,15 @@ class ProjectFunctions:
         """The chain by which the function reaches a fact of `kind`, from its own first step
         to the fact: each step where a call is made, then the fact itself; None when unknown
         or when it does not."""
+        found = self.reached(path, qualname, kind)
+        return None if found is None else found[0]
+
+    def reached(self, path: str, qualname: str,
+                kind: str) -> tuple[tuple[Step, ...], Reach] | None:
+        """`reach`'s chain and the fact it ends in."""
         return self._reach(path, qualname, kind, 0, frozenset())
 
-    def _reach(self, path: str, qualname: str, kind: str, depth: int,
-               seen: frozenset) -> tuple[Step, ...] | None:
+    def _reach(self, path: str, qualname: str, kind: str, depth: int, seen: frozenset):
         key = (path, qualname, kind)
         if key in self._memo:
             return self._memo[key]
@@ -265,13 +272,15 @@ class ProjectFunctions:
         return found
 
     def _first(self, path: str, qualname: str, function: FunctionSummary, kind: str,
-               depth: int, seen: frozenset) -> tuple[Step, ...] | None:
+               depth: int, seen: frozenset):
         """The earliest (by line) way the function reaches `kind`: its own fact or a call."""
         options = []
         local = function.facts.get(kind)
         if local is not None:
-            through = f" (through {', '.join(f'{name}()' for name in local.via)})" if local.via else ""
-            options.append((local.line, (Step(path, local.line, local.what + through),)))
+            through = f" (through {', '.join(f'{name}()' for name in local.via)})" \
+                if local.via else ""
+            options.append((local.line, ((Step(path, local.line, local.what + through),),
+                                         local)))
         imports = self.summaries[path].imports
         for call in sorted(function.calls, key=lambda call: call.line):
             if local is not None and call.line >= local.line:
@@ -282,7 +291,7 @@ class ProjectFunctions:
             inner = self._reach(*callee, kind, depth + 1, seen)
             if inner is not None:
                 note = f"calls `{callee[1]}()` ({_short(callee[0])})"
-                options.append((call.line, (Step(path, call.line, note), *inner)))
+                options.append((call.line, ((Step(path, call.line, note), *inner[0]), inner[1])))
                 break
         return min(options, key=lambda option: option[0])[1] if options else None
 
