@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, Reach, call_target, project_functions,
+    FunctionIndexer, Reach, call_target, project_functions, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -625,8 +625,8 @@ class PythonCallbackIntoCuda(Rule):
         if not isinstance(func, ast.Attribute):
             return False
         receiver = func.value
-        if isinstance(receiver, ast.Name):
-            receiver = self.context.definition(receiver) or receiver
+        if isinstance(receiver, ast.Name) or _on_self(receiver):
+            receiver = value_of(self.context, receiver) or receiver  # `self.stream` too
         if isinstance(receiver, ast.Call):
             receiver = receiver.func
             return self.context.qualified_name(receiver, among=STREAM_FACTORIES) is not None

@@ -307,3 +307,26 @@ class GridSizer:
 def test_a_callback_handed_over_in_kwargs_built_by_dict(callback, change, found):
     code = KWARGS_LAUNCHER.format(callback=callback, change=change)
     assert [f.line for f in lint(code)] == ([14] if found else [])
+
+
+@pytest.mark.parametrize("stream, found", [
+    ("cupy.cuda.Stream(non_blocking=True)", True),
+    ("queue.Queue()", False),  # a queue's launch_host_func is no CUDA API
+])
+def test_a_stream_kept_in_an_attribute_is_a_stream(stream, found):
+    code = f"""\
+        import queue
+
+        import cupy
+
+
+        class Prefetcher:
+            def __init__(self):
+                self.stream = {stream}
+                self.done = []
+
+            def enqueue(self, batch):
+                batch.copy_to_device_async(self.stream)
+                self.stream.launch_host_func(lambda _: self.done.append(batch), None)
+        """
+    assert [(f.code, f.line) for f in lint(code)] == ([("CUR201", 13)] if found else [])
