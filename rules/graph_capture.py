@@ -971,7 +971,12 @@ class CudaThreadDuringCapture(CaptureRule):
     with its own `run`), a `threading.Timer`, or a `ThreadPoolExecutor.submit`/`map` task,
     started before the region in the same function (or at module level, or in the class's
     `__init__`) and not joined, shut down or waited for before it. The thread's code is
-    followed through the module's functions and methods; CUDA work is a `torch.cuda`, CuPy or
+    followed through the module's functions and methods, and into the project's other modules
+    (a target imported from one, and what its functions call). Across modules, a call of
+    another module's function that starts such a thread and leaves it running (a monitor whose
+    `start()` starts the thread its `__init__` made), followed in the same function by a
+    capture begun there or by another module's function, is reported at the call that begins
+    the capture, unless a call between joins the thread through the same object; CUDA work is a `torch.cuda`, CuPy or
     cuda-python call, `.cuda()`, `.to("cuda")`, a tensor created with `device="cuda"`,
     `.pin_memory()`, `.cpu()`, `.item()`, `.tolist()`, and event or stream `.query()` /
     `.synchronize()`. Under `capture_error_mode="thread_local"` or `"relaxed"` only a
@@ -1741,7 +1746,9 @@ class PinnedLoaderDuringCapture(CaptureRule):
     (`num_workers > 0`, or a value the module does not show) exists: the region sits inside a
     `for` loop over the loader (also through `enumerate`/`zip`), or an `iter(loader)` was bound
     before it in the same function, or in an attribute by the class's `__init__`. The loader
-    is found through its name or the `self` attribute the class assigns it to.
+    is found through its name, the `self` attribute the class assigns it to, or a factory of
+    another module of the project that returns it; a call in the loop of another module's
+    function that begins a global-mode capture is reported at that call, with the chain.
 
     ## Why it is cursed
     Such an iterator runs a pin-memory thread that copies each batch into pinned host memory;

@@ -333,8 +333,10 @@ class PythonCallbackIntoCuda(Rule):
     `fn` field of `CUDA_HOST_NODE_PARAMS`/`cudaHostNodeParams`) and user-object destructors
     (`cuUserObjectCreate`), through ctypes, cuda-python or numba's driver. The callable is
     followed through local names, ctypes prototypes (`CFUNCTYPE(...)(f)`), `ctypes.cast`, and
-    one level of parameter passing inside the module: a helper that hands its parameter to the
-    driver makes its callers that pass a callable findings. The option `extra-apis` adds
+    one level of parameter passing inside the module or into another module of the project: a
+    helper that hands its parameter to the driver makes its callers that pass a callable
+    findings. Streams are CuPy and Numba streams the module makes, in a name or in a `self`
+    attribute its class assigns. The option `extra-apis` adds
     function names (any argument may be the callback). Compiled callbacks
     (`numba.cfunc(...).address`, functions of a loaded library, integer addresses) and values
     of unknown nature are not findings.

@@ -13,11 +13,16 @@ shell, Dockerfile, YAML) that turn on libibverbs' legacy fork protection.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from cursedlint.analysis.platform import excluding_guard
+from cursedlint.analysis.python_project import (
+    MAX_DEPTH, MODULE, FunctionIndexer, Reach, calling_function, project_functions,
+)
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
@@ -800,6 +805,81 @@ _CUR102_CALLS = _torch_spellings(
 """Every function name CUR102 looks at, as written (torch.multiprocessing included)."""
 
 
+SPAWN_SET = "spawn_set"
+
+
+class StartMethods(FunctionIndexer):
+    """Where the project's modules set a start method other than fork for the whole process
+    (at module level, or under `if __name__ == "__main__":`), and every summarized function's
+    calls: CUR102 clears a helper's default start when each of its callers in the project runs
+    only after such a setting."""
+
+    name = "start-methods"
+    module_level = True
+
+    def words(self, settings):
+        return ("set_start_method",)
+
+    def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
+        if not isinstance(function, ast.Module):
+            return {}
+        for statement in _entry_statements(function):
+            call = statement.value if isinstance(statement, ast.Expr) else None
+            if not isinstance(call, ast.Call):
+                continue
+            written = context.qualified_name(call.func, among=_SETTERS)
+            method = context.evaluate(context.argument(call, 0, "method")) if written else None
+            if method in ("spawn", "forkserver"):
+                return {SPAWN_SET: Reach(call.lineno, f"set_start_method({method!r})")}
+        return {}
+
+    def more_words(self, facts, settings):
+        """The project names called after such a setting, and by the functions summarized
+        (any module that names one may call it too)."""
+        names = set()
+        for summary in facts.values():
+            for qualname, function in summary.functions.items():
+                setting = function.facts.get(SPAWN_SET)
+                if qualname == MODULE and setting is None:
+                    continue
+                names.update(call.name.rpartition(".")[2] for call in function.calls
+                             if _project_name(call.name, summary)
+                             and (setting is None or call.line > setting.line))
+        return names
+
+
+def _entry_statements(module: ast.Module) -> Iterator[ast.stmt]:
+    """The module's top-level statements, and those of its `if __name__ == "__main__":`
+    block in place of it."""
+    for statement in module.body:
+        if isinstance(statement, ast.If) and _is_main_guard(statement.test):
+            yield from statement.body
+        else:
+            yield statement
+
+
+def _is_main_guard(test: ast.AST) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__" and len(test.comparators) == 1
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
+
+
+def _project_name(name: str, summary) -> bool:
+    """Whether a called dotted name may be the project's: the module's own function or
+    class, or a name imported from a module that is not the standard library's."""
+    base = name.partition(".")[0]
+    written = summary.imports.get(base)
+    if written is None:
+        return base in summary.functions or base in summary.classes
+    module = written.partition(":")[0]
+    return module.startswith(".") or module.partition(".")[0] not in sys.stdlib_module_names
+
+
+_SETTERS = _torch_spellings(_START_METHOD_SETTERS)
+START_METHODS = StartMethods()
+
+
 class ForkInAcceleratedProcess(Rule):
     """## What it does
     Finds fork-based process creation in a module that imports a CUDA or RDMA library (option
@@ -809,7 +889,11 @@ class ForkInAcceleratedProcess(Rule):
     `multiprocessing.Process`/`Pool`/`Manager`, `multiprocessing.pool.Pool` and
     `concurrent.futures.ProcessPoolExecutor` without a context, whose default start method is
     `fork` on Linux before Python 3.14 (3.14 made it `forkserver`). The default-context
-    constructors are not reported when the module sets a start method itself.
+    constructors are not reported when the module sets a start method itself, nor in a
+    function every call of which in the project runs after an entry point set `spawn` or
+    `forkserver` for the process (`set_start_method` at module level or under
+    `if __name__ == "__main__":`, before the call); a function nobody in the project calls,
+    or that another caller reaches without the setting, stays reported.
 
     ## Why it is cursed
     A forked child is a copy of a process that may hold a CUDA context and RDMA registrations.
@@ -848,6 +932,7 @@ class ForkInAcceleratedProcess(Rule):
     code = "CUR102"
     name = "fork-in-accelerated-process"
     languages = ("python",)
+    indexer = START_METHODS
     triggers = _fork_and_library_words(ACCELERATOR_MODULES)
     summary = "a fork-based process start in a module that imports CUDA or RDMA libraries"
     severity = Severity.WARNING
@@ -974,11 +1059,23 @@ class ForkInAcceleratedProcess(Rule):
         if self.sets_start_method or self.context.settings.target_python >= (3, 14):
             return
         for node, written in self.default_context_users:
+            if self._started_after_spawn(node):
+                continue
             self.report(
                 node,
                 f"{written}() starts processes with the default start method, 'fork' on Linux "
                 f"before Python 3.14, and this module imports {self.library}: {_FORK_HARM}",
             )
+
+    def _started_after_spawn(self, node: ast.Call) -> bool:
+        """Whether the function holding `node` is called in the project, and every call of
+        it runs only after an entry point set 'spawn' or 'forkserver' for the process."""
+        project = project_functions(self.context, START_METHODS)
+        caller = calling_function(self.context, node)
+        if project is None or caller is None:
+            return False
+        return _only_after_setting(project, os.path.abspath(self.context.source.path), caller,
+                                   0, frozenset())
 
     def _start_method(self, node: ast.Call, name: str | None) -> Any:
         position = _START_METHOD_ARGUMENT.get(name)
@@ -1002,6 +1099,23 @@ class ForkInAcceleratedProcess(Rule):
             if argument is not None and self.context.evaluate(argument) is not None:
                 return False
         return True
+
+
+def _only_after_setting(project, path: str, qualname: str, depth: int, seen: frozenset) -> bool:
+    """Whether the function has callers in the project and each runs after a process-wide
+    setting: module code after the setting, or a function all of whose calls do (bounded)."""
+    callers = project.callers(path, qualname)
+    if not callers or depth > MAX_DEPTH or (path, qualname) in seen:
+        return False
+    for caller_path, caller, line in callers:
+        if caller == MODULE:
+            setting = project.fact(caller_path, MODULE, SPAWN_SET)
+            if setting is None or setting.line >= line:
+                return False
+        elif not _only_after_setting(project, caller_path, caller, depth + 1,
+                                     seen | {(path, qualname)}):
+            return False
+    return True
 
 
 # -- CUR103 ----------------------------------------------------------------------------------

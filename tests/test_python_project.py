@@ -474,3 +474,52 @@ def test_monitor_thread_look_alikes_across_modules(tmp_path, monkeypatch, capsys
         "trainer/train.py": TRAIN_WITH_HEARTBEAT.replace(*change),
     })
     assert findings == []
+
+
+POOL_UTILS = """\
+import multiprocessing
+
+import torch
+
+
+def tokenize_all(texts):
+    with multiprocessing.Pool(4) as pool:
+        return pool.map(str.split, texts)
+
+
+def encode(texts):
+    return [torch.tensor([len(text)]) for text in tokenize_all(texts)]
+"""
+
+MAIN = """\
+import multiprocessing as mp
+
+from preprocess.pool_utils import encode
+
+
+def main(paths):
+    texts = [open(path).read() for path in paths]
+    return encode(texts)
+
+
+if __name__ == "__main__":
+    mp.set_start_method("spawn")
+    main(["a.txt"])
+"""
+
+
+@pytest.mark.parametrize("files, found", [
+    ({"main.py": MAIN}, False),
+    ({"main.py": MAIN.replace('"spawn"', '"fork"')}, True),
+    ({"main.py": MAIN.replace('    mp.set_start_method("spawn")\n    main(["a.txt"])',
+                              '    main(["a.txt"])\n    mp.set_start_method("spawn")')}, True),
+    ({"main.py": MAIN, "bench.py": "from preprocess.pool_utils import encode\n\n"
+                                  "encode(['x'])\n"}, True),  # another caller, no setting
+    ({}, True),  # a library helper nobody in the project calls: any caller may fork
+])
+def test_a_start_method_set_by_the_entry_point_clears_its_helpers(
+        tmp_path, monkeypatch, capsys, files, found):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "preprocess/__init__.py": "", "preprocess/pool_utils.py": POOL_UTILS, **files,
+    })
+    assert codes_at(findings) == ([("CUR102", "preprocess/pool_utils.py", 7)] if found else [])

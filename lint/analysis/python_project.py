@@ -29,6 +29,8 @@ from cursedlint.analysis.python_modules import (
 from cursedlint.findings import Step
 from cursedlint.project_index import Indexer
 
+MODULE = "<module>"
+"""The qualified name under which a module's own statements are summarized."""
 MAX_DEPTH = 6
 """Calls followed from one function to the fact (a longer chain is unknown)."""
 MAX_CALLS = 64
@@ -104,6 +106,9 @@ class FunctionIndexer(Indexer):
 
     languages = ("python",)
     summary_type = ModuleSummary
+    module_level = False
+    """Whether the module's own statements (its import-time code and `if __name__ ==
+    "__main__":` block) are summarized too, as the function named `MODULE`."""
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         """What `function` of the parsed module does, by kind (only what the module shows)."""
@@ -112,11 +117,12 @@ class FunctionIndexer(Indexer):
     def summarize(self, context) -> ModuleSummary | None:
         imports = written_imports(context.tree)
         functions = {}
-        for qualname, function in module_functions(context.tree):
+        code = module_functions(context.tree)
+        for qualname, function in [(MODULE, context.tree), *code] if self.module_level else code:
             facts = self.local_facts(context, function)
             calls = tuple(_out_calls(function, imports))
             if facts or calls:
-                functions[qualname] = FunctionSummary(function.lineno, facts, calls)
+                functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts, calls)
         classes = tuple(node.name for node in context.tree.body if isinstance(node, ast.ClassDef))
         return ModuleSummary(imports, functions, classes) if functions or imports else None
 
@@ -171,6 +177,7 @@ class ProjectFunctions:
         self.table = ModuleTable(summaries)
         self._names: dict[str, str] = {}
         self._memo: dict[tuple[str, str, str], tuple[tuple[Step, ...], Reach] | None] = {}
+        self._callers: dict[tuple[str, str], list[tuple[str, str, int]]] | None = None
 
     def module_of(self, path: str) -> str:
         name = self._names.get(path)
@@ -234,6 +241,19 @@ class ProjectFunctions:
                 return None
             target = ".".join([imported.dotted, *attributes[1:]])
         return None
+
+    def callers(self, path: str, qualname: str) -> list[tuple[str, str, int]]:
+        """Every summarized call of the function: (path, calling function, line)."""
+        if self._callers is None:
+            self._callers = {}
+            for caller_path, summary in self.summaries.items():
+                for caller, function in summary.functions.items():
+                    for call in function.calls:
+                        callee = self.callee(caller_path, summary.imports, call.name, caller)
+                        if callee is not None:
+                            self._callers.setdefault(callee, []).append(
+                                (caller_path, caller, call.line))
+        return self._callers.get((path, qualname), [])
 
     def fact(self, path: str, qualname: str, kind: str) -> Reach | None:
         """The function's own fact of `kind` (what it does itself, through its module's
