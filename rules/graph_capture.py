@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, NamedTuple
 
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, ProjectFunctions, Reach, call_target, own_method, own_nodes,
-    project_functions, value_of,
+    FunctionIndexer, ProjectFunctions, Reach, call_target, dotted, linted_imports, own_method,
+    own_nodes, project_functions, value_of,
 )
 from cursedlint.findings import Severity, Step
 from cursedlint.python_consteval import UNKNOWN
@@ -1392,7 +1392,7 @@ class CudaThreadDuringCapture(CaptureRule):
         elif self.analysis.named(made.func, TIMERS):
             target = self.context.argument(made, 1, "function")
         else:
-            target = self._run_method(made.func)
+            target = self._run_method(made.func) or self._project_run(made.func)
         code = self.analysis.code_of(target) or self._project_function(target)
         if code is None:
             return None
@@ -1403,11 +1403,29 @@ class CudaThreadDuringCapture(CaptureRule):
             label = f"thread `{_key(handle)}` running {_code_label(code)}"
         return ThreadStart(call, code, label, handles, None)
 
-    def _project_function(self, target: ast.AST | None) -> "ProjectFunction | None":
-        """The function of another project module that a thread target names."""
+    def _project_function(self, target) -> "ProjectFunction | None":
+        """The function of another project module that a thread target names (also through
+        `functools.partial`)."""
+        if isinstance(target, ProjectFunction):
+            return target
+        if isinstance(target, ast.Call) and self.analysis.named(target.func, _PARTIAL) and \
+                target.args:
+            target = target.args[0]
         project = self.uses.project
         found = call_target(self.context, project, target) if project and target else None
         return None if found is None else ProjectFunction(*found)
+
+    def _project_run(self, func: ast.AST) -> "ProjectFunction | None":
+        """The `run` of another project module's class that subclasses threading.Thread."""
+        project = self.uses.project
+        name = dotted(func) if project else None
+        path = os.path.abspath(self.context.source.path)
+        found = project.definition(path, linted_imports(self.context), name) if name else None
+        if found is None or found[1] not in project.summaries[found[0]].classes or \
+                not project.subclasses(*found, "threading.Thread"):
+            return None
+        run = project.method(path, linted_imports(self.context), name, "run")
+        return None if run is None else ProjectFunction(*run)
 
     def _run_method(self, func: ast.AST) -> ast.AST | None:
         """The `run` of a module class that subclasses threading.Thread."""

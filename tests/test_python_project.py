@@ -523,3 +523,67 @@ def test_a_start_method_set_by_the_entry_point_clears_its_helpers(
         "preprocess/__init__.py": "", "preprocess/pool_utils.py": POOL_UTILS, **files,
     })
     assert codes_at(findings) == ([("CUR102", "preprocess/pool_utils.py", 7)] if found else [])
+
+
+WORKERS = """\
+import threading
+
+import torch
+
+
+class Prefetcher(threading.Thread):
+    def __init__(self, batches):
+        super().__init__(daemon=True)
+        self.batches = batches
+
+    def run(self):
+        for batch in self.batches:
+            batch.pin_memory()
+
+
+class Logger:
+    def start(self):
+        return self
+
+    def run(self):
+        torch.cuda.synchronize()
+
+
+def copy_every(seconds, tensor):
+    while True:
+        tensor.cuda()
+"""
+
+
+@pytest.mark.parametrize("start, found", [
+    ("Prefetcher(batches).start()", "the thread running Prefetcher.run() (workers.py)"),
+    ("threading.Thread(target=functools.partial(copy_every, 5, x)).start()",
+     "the thread running copy_every() (workers.py)"),
+    ("Logger().start()", None),  # not a Thread: its start() runs nothing in another thread
+])
+def test_thread_subclass_and_partial_targets_of_another_module(
+        tmp_path, monkeypatch, capsys, start, found):
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "loader/__init__.py": "", "loader/workers.py": WORKERS,
+        "loader/capture.py": f"""\
+            import functools
+            import threading
+
+            import torch
+
+            from loader.workers import Logger, Prefetcher, copy_every
+
+
+            def capture(model, x, batches):
+                {start}
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    y = model(x)
+                return graph, y
+            """,
+    })
+    if found is None:
+        assert findings == []
+        return
+    assert codes_at(findings) == [("CUR401", "loader/capture.py", 12)]
+    assert findings[0]["message"].startswith(found)

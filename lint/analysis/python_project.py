@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from cursedlint.analysis.python_modules import (
@@ -75,6 +75,8 @@ class ModuleSummary:
     imports: dict[str, str]
     functions: dict[str, FunctionSummary]
     classes: tuple[str, ...] = ()
+    bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Class name -> its bases as written (dotted names)."""
 
 
 def module_functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
@@ -123,8 +125,11 @@ class FunctionIndexer(Indexer):
             calls = tuple(_out_calls(function, imports))
             if facts or calls:
                 functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts, calls)
-        classes = tuple(node.name for node in context.tree.body if isinstance(node, ast.ClassDef))
-        return ModuleSummary(imports, functions, classes) if functions or imports else None
+        classes = [node for node in context.tree.body if isinstance(node, ast.ClassDef)]
+        bases = {cls.name: tuple(filter(None, map(dotted, cls.bases))) for cls in classes}
+        return ModuleSummary(imports, functions, tuple(cls.name for cls in classes),
+                             {name: written for name, written in bases.items() if written}) \
+            if functions or imports else None
 
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
         """The names of functions that reach a fact: modules that name one may call it, or
@@ -223,6 +228,24 @@ class ProjectFunctions:
         if found is None or found[1] not in self.summaries[found[0]].classes:
             return None
         return self._method(found[0], found[1], method)
+
+    def subclasses(self, path: str, cls: str, qualified: str) -> bool:
+        """Whether the project class `cls` of module `path` derives from `qualified` (a
+        library class, `threading.Thread`), directly or through project classes."""
+        summary = self.summaries[path]
+        for base in summary.bases.get(cls, ()):
+            head, _, rest = base.partition(".")
+            written = summary.imports.get(head)
+            imported = resolve(written, self.module_of(path), is_package(path)) if written \
+                else None
+            if imported is not None and ".".join(filter(None, [imported.dotted, rest])) \
+                    == qualified:
+                return True
+            found = self.definition(path, summary.imports, base)
+            if found is not None and found[1] in self.summaries[found[0]].classes and \
+                    found != (path, cls) and self.subclasses(*found, qualified):
+                return True
+        return False
 
     def _defined(self, target: str) -> tuple[str, str] | None:
         """The definition a fully dotted name reaches, following re-exports."""
