@@ -88,20 +88,7 @@ def _fields(node_class: type) -> tuple[str, ...]:
 
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def _statements(root: ast.AST) -> list[ast.AST]:
-    """Every statement under `root` (and the except handlers and match cases that hold
-    statements): only blocks hold statements, so no expression is walked."""
-    found, pending = [], [root]
-    while pending:
-        node = pending.pop()
-        found.append(node)
-        for name in _BLOCK_FIELDS:
-            block = getattr(node, name, None)
-            if isinstance(block, list):
-                pending.extend(block)
-    return found
+"""The fields that hold statements (or except handlers and match cases, which hold them)."""
 
 
 class _Bindings:
@@ -211,15 +198,21 @@ class ConstantEvaluator:
 
     def _nonlocal_names(self) -> dict[int, set[str]]:
         """id(scope) -> the names `nonlocal` statements declare in it or in scopes nested in
-        it (one walk of the module, for all its scopes)."""
+        it, from one walk of the module's statements (no expression holds a statement)."""
         if self._nonlocals is None:
             self._nonlocals = {}
-            for node in _statements(self.module):
+            pending: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(self.module, ())]
+            while pending:
+                node, scopes = pending.pop()
                 if isinstance(node, ast.Nonlocal):
-                    scope = self.scope_of(node)
-                    while scope is not None:
+                    for scope in scopes:
                         self._nonlocals.setdefault(id(scope), set()).update(node.names)
-                        scope = self.scope_of(scope)
+                if isinstance(node, _NESTED_SCOPES):
+                    scopes = (*scopes, node)
+                for name in _BLOCK_FIELDS:
+                    block = getattr(node, name, None)
+                    if isinstance(block, list):
+                        pending.extend((child, scopes) for child in block)
         return self._nonlocals
 
     def may_be_mutated(self, name: str) -> bool:
