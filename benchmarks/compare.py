@@ -2,7 +2,12 @@
 on the torch 2.13.0 wheel (Python files, C/C++ headers), and prints a Markdown table.
 
     python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR]
-        [--timeout S]
+        [--timeout S] [--worst-case]
+
+The worst-case corpus is the stdlib copy with a block appended to every Python file that holds
+every Python rule's trigger words and passes every second look (derived from the rules'
+declarations, checked with the prefilter), so no rule skips any file; its rows put cursedlint
+beside `ast.parse` alone on the same files (`--worst-case`: those rows only).
 
 Everything it builds lives under WORK (default: $TMPDIR/cursedlint-bench), reused by later runs:
 the corpora (copies, so that every tool sees the same files and no cache lands in the real
@@ -118,6 +123,109 @@ def build_stdlib(work: str) -> Corpus:
     return measure(Corpus("stdlib", root, ["lib"]), (".py", ".pyi"))
 
 
+def worst_case_header(target_python: tuple[int, int] | None = None) -> str:
+    """Python code holding every Python rule's trigger words and passing its second look,
+    derived from the rules' declarations: appended to a file, it makes the prefilter send the
+    file to every Python rule, so nothing is skipped."""
+    from cursedlint.registry import all_rules
+    from cursedlint.rule import trigger_alternatives
+
+    target_python = target_python or sys.version_info[:2]
+    words: set[str] = set()
+    code: list[str] = []
+    for rule in all_rules().values():
+        if "python" not in rule.languages:
+            continue
+        options = rule.resolved_options(None)
+        for alternative in trigger_alternatives(rule.triggers_for(options)):
+            words |= alternative
+        shape = rule.look(options, target_python, "python")
+        for line in (_shape_code(shape) if shape is not None else ()):
+            if line not in code:
+                code.append(line)
+    return "\n# cursedlint worst case: " + " ".join(sorted(words)) + "\n" + "\n".join(code) + "\n"
+
+
+def _shape_code(shape) -> list[str]:
+    """Lines of Python that pass `shape`: its first alternative, first word, first callee."""
+    from cursedlint import second_look
+
+    if isinstance(shape, second_look.AnyOf):
+        return _shape_code(shape.shapes[0])
+    if isinstance(shape, second_look.AllOf):
+        return [line for part in shape.shapes for line in _shape_code(part)]
+    if isinstance(shape, (second_look.Text, second_look.Names)):
+        name = min(word.decode() for word in getattr(shape, "words", None) or shape.names)
+        return [f"{name}()" if name.isidentifier() else f"# {name}"]
+    if isinstance(shape, second_look.Call):
+        arguments = [f"a{index}" for index in range(shape.positional or 0)]
+        arguments += [f"{keyword.decode()}=None" for keyword in sorted(shape.keywords)[:1]]
+        callee = min(name.decode() for name in shape.callees)
+        module = min((module.decode() for module in shape.modules), default=None)
+        imports = [f"import {module}"] if module else []
+        return [*imports, f"{module + '.' if module else ''}{callee}({', '.join(arguments)})"]
+    if isinstance(shape, second_look.MethodCall):
+        receiver = min((name.decode() for name in shape.imported), default="made")
+        method = next(pattern.replace("*", "x") for pattern in shape.patterns
+                      if shape.matches(pattern.replace("*", "x")))
+        return [f"{receiver} = object()", f"{receiver}.{method}(a0)"]
+    raise TypeError(f"no code for the second look {shape!r}")
+
+
+def build_worst_case(work: str, stdlib: Corpus, bins, timeout: float) -> Corpus:
+    """The stdlib copy with `worst_case_header()` appended to every Python file, made by the
+    cursedlint venv's Python (whose rules it derives from); a file the prefilter would still
+    keep from some rule stops the benchmark."""
+    root = os.path.join(work, "stdlib-worst-case")
+    program = f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); import compare; compare.write_worst_case(*sys.argv[1:])"
+    argv = [executable(bins, "cursedlint", "python"), "-c", program, stdlib.root, root]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    if result.returncode:
+        raise SystemExit(f"building the worst-case corpus failed: {result.stderr.strip()}")
+    return measure(Corpus("stdlib, every rule triggered", root, ["lib"]), (".py", ".pyi"))
+
+
+def write_worst_case(stdlib_root: str, root: str) -> None:
+    """Copy `stdlib_root` to `root` (unless done with this header) with the header appended
+    to every Python file, and check that no rule skips any file."""
+    header = worst_case_header()
+    stamp = os.path.join(root, ".complete")
+    if not os.path.exists(stamp) or open(stamp).read() != header:
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.copytree(stdlib_root, root, symlinks=True)
+        for folder, _, names in os.walk(os.path.join(root, "lib")):
+            for name in names:
+                if name.endswith((".py", ".pyi")):
+                    with open(os.path.join(folder, name), "rb+") as handle:
+                        ending = b"" if handle.read().endswith(b"\n") else b"\n"
+                        handle.write(ending + header.encode())
+        with open(stamp, "w") as handle:
+            handle.write(header)
+    skipping = files_skipping_rules(os.path.join(root, "lib"))
+    if skipping:
+        raise SystemExit(f"the worst-case header leaves rules out of {len(skipping)} files, e.g. {skipping[0]}")
+
+
+def files_skipping_rules(folder: str) -> list[str]:
+    """The Python files under `folder` for which the prefilter (default settings) leaves out some
+    Python rule, with the codes left out."""
+    from cursedlint.prefilter import Prefilter
+    from cursedlint.registry import all_rules
+
+    rules = [rule for rule in all_rules().values() if "python" in rule.languages]
+    prefilter = Prefilter(rules, {})
+    skipping = []
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            if name.endswith((".py", ".pyi")):
+                with open(os.path.join(directory, name), "rb") as handle:
+                    left_out = set(rules) - set(prefilter.triggered(handle.read()))
+                if left_out:
+                    codes = ", ".join(sorted(rule.code for rule in left_out))
+                    skipping.append(f"{os.path.join(directory, name)} ({codes})")
+    return skipping
+
+
 def unpacked_torch(work: str, given: str | None, timeout: float) -> str:
     """The unpacked torch 2.13.0 wheel: `given`, or downloaded and unzipped under WORK."""
     if given:
@@ -174,12 +282,13 @@ def venv(work: str, name: str, requirements: list[str], timeout: float) -> str:
     return os.path.join(home, "bin")
 
 
-def tool_bins(work: str, timeout: float) -> dict[str, str | Unavailable]:
-    """The bin directories of the `cursedlint`, `peers` and bare `flake8` venvs, or why they
-    are missing. The bare flake8 gets the versions of flake8 and its plugins that the
-    cursedlint venv has, so that the two flake8 rows differ only by the cursedlint plugin."""
+def tool_bins(work: str, timeout: float, peers: bool = True) -> dict[str, str | Unavailable]:
+    """The bin directories of the `cursedlint`, `peers` and bare `flake8` venvs (without
+    `peers`: the first alone), or why they are missing. The bare flake8 gets the versions of
+    flake8 and its plugins that the cursedlint venv has, so that the two flake8 rows differ
+    only by the cursedlint plugin."""
     bins: dict[str, str | Unavailable] = {}
-    for name, requirements in (("cursedlint", [REPO, "flake8"]), ("peers", list(PEERS))):
+    for name, requirements in (("cursedlint", [REPO, "flake8"]), ("peers", list(PEERS)))[: 2 if peers else 1]:
         bins[name] = _venv_or_why(work, name, requirements, timeout)
     if isinstance(bins["cursedlint"], Unavailable):
         bins["flake8"] = bins["cursedlint"]
@@ -192,7 +301,8 @@ def tool_bins(work: str, timeout: float) -> dict[str, str | Unavailable]:
          "print(*(f'{p}=={m.version(p)}' for p in sys.argv[1:]))", *FLAKE8_PARTS],
         check=True, capture_output=True, text=True, timeout=timeout,
     )
-    bins["flake8"] = _venv_or_why(work, "flake8", versions.stdout.split(), timeout)
+    if peers:
+        bins["flake8"] = _venv_or_why(work, "flake8", versions.stdout.split(), timeout)
     return bins
 
 
@@ -212,6 +322,43 @@ def executable(bins: dict[str, str | Unavailable], venv_name: str, program: str)
     if not os.path.exists(path):
         raise Unavailable(f"{program} not installed in {venv_name}")
     return path
+
+
+PARSE_ONLY = """\
+import ast, os, sys
+for path in sys.argv[1:]:
+    for folder, _, names in os.walk(path):
+        for name in names:
+            if name.endswith((".py", ".pyi")):
+                with open(os.path.join(folder, name), "rb") as handle:
+                    try:
+                        ast.parse(handle.read())
+                    except (SyntaxError, ValueError):
+                        pass
+"""
+"""Reads and parses every Python file under the paths it is given, in one process: the floor
+that linting the worst-case corpus is measured against."""
+WORST_JOBS_1 = "cursedlint cold --jobs 1"
+PARSE_ROW = "ast.parse only (1 process)"
+
+
+def worst_case_tasks(worst: Corpus, bins) -> list[Task]:
+    """The worst-case rows: cursedlint cold on all cores and on one, and ast.parse alone."""
+    def check(*options: str) -> list[str]:
+        return [executable(bins, "cursedlint", "cursedlint"), "check", "--exit-zero", "--no-cache", *options, *worst.paths]
+
+    rows = [
+        ("cursedlint cold", lambda: check()),
+        (WORST_JOBS_1, lambda: check("--jobs", "1")),
+        (PARSE_ROW, lambda: [executable(bins, "cursedlint", "python"), "-c", PARSE_ONLY, *worst.paths]),
+    ]
+    made = []
+    for tool, argv in rows:
+        try:
+            made.append(Task(tool, worst, argv()))
+        except Unavailable as error:
+            made.append(Task(tool, worst, [], failure=str(error)))
+    return made
 
 
 def tasks(work: str, stdlib: Corpus, torch: Corpus, cpp: Corpus, bins) -> list[Task]:
@@ -351,7 +498,12 @@ def throughput(rows: list[Task]) -> list[str]:
     if semgrep:
         times = ratio(semgrep, rows, "cursedlint cold")
         lines.append(f"- semgrep / cursedlint cold on {semgrep.corpus.name}: {times}× (medians)")
-    lines.append("- ruff sees only the Python part of the torch corpus (it does not read C/C++).")
+    for tool in ("cursedlint cold", WORST_JOBS_1):
+        row = next((row for row in rows if row.tool == tool and row.corpus.name.startswith("stdlib, every") and row.times), None)
+        if row is not None:
+            lines.append(f"- {tool} / {PARSE_ROW} on {row.corpus.name}: {ratio(row, rows, PARSE_ROW)}× (medians; target ≤ 3)")
+    if any(row.tool == "ruff cold" and row.times for row in rows):
+        lines.append("- ruff sees only the Python part of the torch corpus (it does not read C/C++).")
     return lines
 
 
@@ -390,24 +542,31 @@ def main() -> int:
     parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "cursedlint-bench"))
     parser.add_argument("--torch", help="an unpacked torch 2.13.0 wheel (default: download into WORK)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds allowed to each command")
+    parser.add_argument("--worst-case", action="store_true",
+                        help="only the worst-case rows (every rule triggered on every stdlib file) and ast.parse")
     args = parser.parse_args()
     started = time.perf_counter()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
     stdlib = build_stdlib(work)
-    torch, cpp = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
-    rows = tasks(work, stdlib, torch, cpp, tool_bins(work, args.timeout))
+    bins = tool_bins(work, args.timeout, peers=not args.worst_case)
+    worst = build_worst_case(work, stdlib, bins, args.timeout)
+    rows = worst_case_tasks(worst, bins)
+    if not args.worst_case:
+        torch, cpp = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
+        rows = tasks(work, stdlib, torch, cpp, bins) + rows
     slow_repeat = args.repeat if args.slow_repeat is None else args.slow_repeat
     run_all(rows, args.repeat, slow_repeat, args.timeout)
     print(table(rows))
     print()
     print("\n".join(throughput(rows)))
-    print(f"- stdlib: {stdlib.files:,} files, {stdlib.lines:,} lines")
+    print(f"- stdlib: {stdlib.files:,} files, {stdlib.lines:,} lines; with the worst-case header: {worst.lines:,} lines")
     print()
     print(machine())
     print(versions(rows))
     took = time.perf_counter() - started
-    print(f"Command: python benchmarks/compare.py --repeat {args.repeat} --slow-repeat {slow_repeat}; took {took:.0f} s")
+    flags = " --worst-case" if args.worst_case else ""
+    print(f"Command: python benchmarks/compare.py --repeat {args.repeat} --slow-repeat {slow_repeat}{flags}; took {took:.0f} s")
     return 0
 
 

@@ -87,6 +87,10 @@ def _fields(node_class: type) -> tuple[str, ...]:
     return fields
 
 
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+"""The fields that hold statements (or except handlers and match cases, which hold them)."""
+
+
 class _Bindings:
     """Name -> the value expression of its only plain assignment in one scope, or _REBOUND."""
 
@@ -97,8 +101,11 @@ class _Bindings:
         self.values[name] = _REBOUND if (name in self.values or value is None) else value
 
     @classmethod
-    def of(cls, scope: ast.AST) -> dict[str, Any]:
+    def of(cls, scope: ast.AST, walrus: bool = True) -> dict[str, Any]:
+        """The table of `scope`. Without `walrus` (the module holds no `:=`), expressions bind
+        nothing, so the walk skips them: only statements, handlers and match patterns bind."""
         table = cls()
+        skipped = () if walrus else ast.expr
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             arguments = scope.args
             for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
@@ -118,8 +125,9 @@ class _Bindings:
             for name in _fields(type(node)):
                 value = getattr(node, name, None)
                 if isinstance(value, list):
-                    pending.extend(item for item in value if isinstance(item, ast.AST))
-                elif isinstance(value, ast.AST):
+                    pending.extend(item for item in value
+                                   if isinstance(item, ast.AST) and not isinstance(item, skipped))
+                elif isinstance(value, ast.AST) and not isinstance(value, skipped):
                     pending.append(value)
         return table.values
 
@@ -173,18 +181,39 @@ class ConstantEvaluator:
         self.scope_of = scope_of
         self.text = text
         self._tables: dict[int, dict[str, Any]] = {}
+        self._walrus = ":=" in text
+        self._nonlocals: dict[int, set[str]] | None = None
         self._globals_rebound: set[str] | None = None
         self._mutated: dict[str, bool] = {}
 
     def _table(self, scope: ast.AST) -> dict[str, Any]:
         table = self._tables.get(id(scope))
         if table is None:
-            table = self._tables[id(scope)] = _Bindings.of(scope)
+            table = self._tables[id(scope)] = _Bindings.of(scope, self._walrus)
             if not isinstance(scope, ast.Module) and "nonlocal" in self.text:
-                for node in ast.walk(scope):  # `nonlocal` in a nested function rebinds
-                    if isinstance(node, ast.Nonlocal):
-                        table.update((name, _REBOUND) for name in node.names if name in table)
+                # `nonlocal` in the scope or a function nested in it rebinds
+                nonlocal_names = self._nonlocal_names().get(id(scope), ())
+                table.update((name, _REBOUND) for name in nonlocal_names if name in table)
         return table
+
+    def _nonlocal_names(self) -> dict[int, set[str]]:
+        """id(scope) -> the names `nonlocal` statements declare in it or in scopes nested in
+        it, from one walk of the module's statements (no expression holds a statement)."""
+        if self._nonlocals is None:
+            self._nonlocals = {}
+            pending: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(self.module, ())]
+            while pending:
+                node, scopes = pending.pop()
+                if isinstance(node, ast.Nonlocal):
+                    for scope in scopes:
+                        self._nonlocals.setdefault(id(scope), set()).update(node.names)
+                if isinstance(node, _NESTED_SCOPES):
+                    scopes = (*scopes, node)
+                for name in _BLOCK_FIELDS:
+                    block = getattr(node, name, None)
+                    if isinstance(block, list):
+                        pending.extend((child, scopes) for child in block)
+        return self._nonlocals
 
     def may_be_mutated(self, name: str) -> bool:
         """Whether the module may change the container `name` in place: call a method on it

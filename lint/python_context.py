@@ -144,15 +144,14 @@ class PythonContext(FileContext):
         failed: set[int] = set()
         parents = self.parents
         node_class = ast.AST
-        child_fields = _CHILD_FIELDS
+        entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys()
         stack: list[Any] = [self.tree]  # a node to visit, or (node,) to leave
         while stack:
             node = stack.pop()
-            kind = type(node)
-            leaving = kind is tuple
+            leaving = type(node) is tuple
             if leaving:
                 node = node[0]
-                kind = type(node)
+            kind = type(node)
             callbacks = (leavers if leaving else visitors).get(kind)
             if callbacks:
                 self._current = node
@@ -168,24 +167,22 @@ class PythonContext(FileContext):
                 continue
             if kind in leavers:
                 stack.append((node,))
-            fields = child_fields.get(kind)
+            fields = _REVERSED_CHILD_FIELDS.get(kind)
             if fields is None:
-                fields = _child_fields(kind)
-            children: list[ast.AST] = []
+                fields = _REVERSED_CHILD_FIELDS[kind] = _child_fields(kind)[::-1]
+            # children pushed last field first, each list backwards: they pop in source order
             for name in fields:
                 value = getattr(node, name, None)
                 if isinstance(value, list):
-                    children.extend(item for item in value if isinstance(item, node_class))
+                    for child in reversed(value):
+                        if isinstance(child, node_class):
+                            parents[id(child)] = node
+                            if type(child) not in entered_for_nothing:
+                                stack.append(child)
                 elif isinstance(value, node_class):
-                    children.append(value)
-            for child in reversed(children):
-                parents[id(child)] = node
-                child_kind = type(child)
-                if child_fields.get(child_kind) == () and not (
-                    child_kind in visitors or child_kind in leavers
-                ):
-                    continue  # a leaf (a name, a constant) nothing visits: done
-                stack.append(child)
+                    parents[id(value)] = node
+                    if type(value) not in entered_for_nothing:
+                        stack.append(value)
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
@@ -202,6 +199,7 @@ _SCALAR_FIELDS = {
     "MatchClass": {"kwd_attrs"}, "MatchMapping": {"rest"}, "TypeIgnore": {"lineno", "tag"},
 }
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_REVERSED_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _child_fields(node_class: type) -> tuple[str, ...]:
@@ -216,6 +214,13 @@ def _child_fields(node_class: type) -> tuple[str, ...]:
         )
     return fields
 
+
+_LEAF_CLASSES = frozenset(
+    value for value in vars(ast).values()
+    if isinstance(value, type) and issubclass(value, ast.AST) and not _child_fields(value)
+)
+"""The ast classes whose nodes hold no child node (a name, a constant): the walk enters one
+only for a rule that visits it."""
 
 _CALLBACK_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}
 

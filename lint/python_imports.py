@@ -20,8 +20,10 @@ class ImportTable:
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
+        self._resolved: dict[int, tuple[ast.AST, str | None]] = {}  # id -> (node, its name)
 
     def add(self, node: ast.Import | ast.ImportFrom) -> None:
+        self._resolved.clear()  # a new import can change what an expression resolves to
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -52,7 +54,16 @@ class ImportTable:
 
     def qualified_name(self, node: ast.AST) -> str | None:
         """`subprocess.Popen` for `P`, `sp.Popen` or `subprocess.Popen` when imported so;
-        `builtins.open` for an unshadowed builtin; None when the name is not an import."""
+        `builtins.open` for an unshadowed builtin; None when the name is not an import.
+        Remembered per node until the next import is added: several rules ask about each call."""
+        known = self._resolved.get(id(node))
+        if known is not None and known[0] is node:
+            return known[1]
+        name = self._resolve(node)
+        self._resolved[id(node)] = (node, name)  # the entry keeps the node, and so its id, alive
+        return name
+
+    def _resolve(self, node: ast.AST) -> str | None:
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)

@@ -149,15 +149,26 @@ class CaptureAnalysis:
         self.regions: list[Region] = []
         self._starts: set[int] = set()
         self._by_start: dict[int, Region] = {}
+        self._done: ast.AST | None = None  # the last node read: every CUR4xx rule feeds it
 
     def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
+        if node is not self._done:
+            self._read_with(node)
+            self._done = node
+
+    def visit_call(self, node: ast.Call) -> None:
+        if node is not self._done:
+            self._read_call(node)
+            self._done = node
+
+    def _read_with(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
             call = item.context_expr
             if isinstance(call, ast.Call) and self.named(call.func, GRAPH_CONTEXTS):
                 mode = self.mode(self.context.argument(call, 3, "capture_error_mode"), GLOBAL)
                 self._add(Region(call, tuple(node.body), mode, "torch.cuda.graph"))
 
-    def visit_call(self, node: ast.Call) -> None:
+    def _read_call(self, node: ast.Call) -> None:
         pairing = PAIRINGS.get(_last_name(node.func))
         if pairing is not None:
             region = self._paired(node, pairing)

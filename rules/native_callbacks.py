@@ -559,12 +559,14 @@ class PythonCallbackIntoCuda(Rule):
         """The one-level interprocedural case: callers passing a callable to a helper's
         parameter that the helper hands to the driver."""
         project = project_functions(self.context, CALLBACK_HELPERS)
+        helper_names = {helper.function.name for helper in self.helpers}
         for call in self.calls:
-            callee = self._callee(call)
-            for helper in self.helpers:
-                if helper.function is callee:
-                    self._check_caller(call, helper)
-            if callee is None and project is not None:
+            if _last_name(call.func) in helper_names:  # a helper's call names its def
+                callee = self._callee(call)
+                for helper in self.helpers:
+                    if helper.function is callee:
+                        self._check_caller(call, helper)
+            elif project is not None:
                 self._check_project_caller(call, project)
 
     def _check_project_caller(self, call: ast.Call, project) -> None:

@@ -166,6 +166,9 @@ def outer():
         "[*x] = [1]",
         "global x\n    x = 1",
         "match 1:\n        case x:\n            pass",
+        "match 1:\n        case [1, {'k': Point(y=[*_, x])}]:\n            pass",
+        "if param:\n        while param:\n            try:\n                pass\n"
+        "            finally:\n                x = 1\n    else:\n        x = 2",
     ],
 )
 def test_names_bound_in_other_ways_are_unknown(binding):
@@ -267,6 +270,36 @@ def outer():
     return probe(count)
 """
     assert value(text) is UNKNOWN
+
+
+def test_nonlocal_rebinding_two_functions_down():
+    text = """
+def outer():
+    count = 0
+    def middle():
+        class Counter:
+            def bump(self):
+                nonlocal count
+                count += 1
+        return Counter
+    middle()
+    return probe(count)
+"""
+    assert value(text) is UNKNOWN
+
+
+def test_nonlocal_in_another_function_leaves_a_name_known():
+    text = """
+def first():
+    count = 0
+    def bump():
+        nonlocal count
+        count += 1
+def second():
+    count = 3
+    return probe(count)
+"""
+    assert value(text) == 3
 
 
 def test_container_mutated_by_a_method():
