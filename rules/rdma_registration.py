@@ -29,8 +29,8 @@ from functools import cache, cached_property
 from cursedlint.analysis.c_expectations import asserted_to_fail
 from cursedlint.analysis.c_memory import MemoryProvenance, Provenance, declarations_in
 from cursedlint.analysis.c_syntax import (
-    arguments as _arguments, function_declarator, parameter_names, scope_of, unwrapped,
-    within,
+    arguments as _arguments, assigns, function_declarator, parameter_names, scope_of,
+    unwrapped, within,
 )
 from cursedlint.languages import C, CPP
 from cursedlint.python_consteval import UNKNOWN
@@ -641,7 +641,7 @@ class Registrations:
         """The position of the first parameter among `nodes` left unchanged in `body`."""
         for node in map(unwrapped, nodes):
             name = self.context.text(node) if node.type == "identifier" else ""
-            if name in parameters and not _assigned(self.context, body, name):
+            if name in parameters and not assigns(self.context, body, name):
                 return parameters.index(name)
         return None
 
@@ -830,19 +830,6 @@ def _header_text(path: str) -> bytes:
 
 def _round_up(value: int, page: int) -> int:
     return -(-value // page) * page
-
-
-def _assigned(context, body, name: str) -> bool:
-    """Whether `body` assigns or increments the variable `name`."""
-    for _, leaf in context.tokens((name,), body):
-        parent = context.parent(leaf)
-        if leaf.type == "identifier" and within(parent, body) and (
-                parent.type == "assignment_expression"
-                and parent.child_by_field_name("left") == leaf
-                or parent.type == "update_expression"
-                and parent.child_by_field_name("argument") == leaf):
-            return True
-    return False
 
 
 def _picked(arguments: list, index: int | None) -> tuple:

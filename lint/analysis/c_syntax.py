@@ -113,3 +113,16 @@ def block_statement(context, node):
             return node
         node = parent
     return None
+
+
+def assigns(context, body, name: str) -> bool:
+    """Whether `body` assigns or increments the variable `name`."""
+    for _, leaf in context.tokens((name,), body):
+        parent = context.parent(leaf)
+        if leaf.type == "identifier" and within(parent, body) and (
+                parent.type == "assignment_expression"
+                and parent.child_by_field_name("left") == leaf
+                or parent.type == "update_expression"
+                and parent.child_by_field_name("argument") == leaf):
+            return True
+    return False
