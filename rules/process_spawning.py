@@ -1018,7 +1018,7 @@ PROVIDER_FORK_SAFE_VARIABLES = {
     # madvise(MADV_DONTFORK)s every registered range aligned to pages. CXI_FORK_SAFE_HP only
     # changes the page size, and only together with CXI_FORK_SAFE: not listed.
     "CXI_FORK_SAFE": "libcxi (libfabric's cxi provider) then marks every registered range, "
-                     "rounded out to whole pages, MADV_DONTFORK",
+                     "rounded out to whole pages, MADV_DONTFORK whatever the kernel",
 }
 """Libfabric provider variables that turn on MADV_DONTFORK-based fork support: why."""
 FORK_SETTINGS = (*FORK_SAFE_VARIABLES, *PROVIDER_FORK_SAFE_VARIABLES)
@@ -1044,11 +1044,11 @@ def _setting_message(variable: str) -> str:
     why = PROVIDER_FORK_SAFE_VARIABLES.get(variable)
     if variable == "CXI_FORK_SAFE":
         return (
-            f"Setting {variable} makes {why}, whatever the kernel: one registration smaller "
-            "than a page takes the unrelated data sharing its page away from every forked "
-            "child, which then crashes (fi_cxi(7), 'Fork Support'; the same hole as incident "
-            "000). Remove the setting where no fork needs it, or give every registration its "
-            "own page-aligned allocation of whole pages"
+            f"Setting {variable} turns on libcxi's fork support: {why}, so one registration "
+            "smaller than a page takes the unrelated data sharing its page away from every "
+            "forked child, which then crashes (fi_cxi(7), 'Fork Support'; the hole of "
+            "incident 000). Remove the setting where no fork needs it, or give every "
+            "registration its own page-aligned allocation of whole pages"
         )
     return _fork_safe_message(f"Setting {variable}" + (f" ({why})" if why else ""))
 
@@ -1662,17 +1662,18 @@ class ForkSafeModeEnabled(Rule):
             returns = not around and not within(call, statement) and any(
                 node.type == "return_statement"
                 for node in (consequence, *self.context.descendants(consequence)))
-            if (around or returns) and self._c_asks(condition, depth=0):
+            if (around or returns) and self._c_asks(condition, call):
                 return True
         return False
 
-    def _c_asks(self, condition, depth: int) -> bool:
+    def _c_asks(self, condition, call=None) -> bool:
         """Whether a condition reads the user's fork setting or the kernel's need, itself or
-        through a variable compared with a value it is given only under such a condition."""
+        (for the `if` around `call`) through a variable compared with a value it is given
+        only under such a condition before `call` can run."""
         text = self.context.text(condition)
         if _C_ASKS.search(text):
             return True
-        if depth > 0:
+        if call is None:
             return False
         for comparison in self.context.descendants(condition):
             if comparison.type != "binary_expression" or self.context.text(
@@ -1681,24 +1682,27 @@ class ForkSafeModeEnabled(Rule):
             left = unwrapped(comparison.child_by_field_name("left"))
             right = comparison.child_by_field_name("right")
             if left.type == "identifier" and self._c_status_set_on_request(
-                    self.context.text(left), self.context.text(right)):
+                    self.context.text(left), self.context.text(right), call):
                 return True
         return False
 
-    def _c_status_set_on_request(self, variable: str, value: str) -> bool:
-        """Whether every `variable = value;` of the file sits under an `if` that asks (and
-        there is one)."""
+    def _c_status_set_on_request(self, variable: str, value: str, call) -> bool:
+        """Whether every `variable = value;` of the file that may run before `call` (not later
+        in its function) sits under an `if` that asks (and there is one)."""
+        scope = scope_of(self.context, call)
         settings = []
         for _, leaf in self.context.tokens((variable,)):
             assignment = self.context.parent(leaf)
             if (leaf.type == "identifier" and assignment.type == "assignment_expression"
                     and assignment.child_by_field_name("left") == leaf
-                    and self.context.text(assignment.child_by_field_name("right")) == value):
+                    and self.context.text(assignment.child_by_field_name("right")) == value
+                    and not (within(assignment, scope)
+                             and assignment.start_byte > call.start_byte)):
                 settings.append(assignment)
         return bool(settings) and all(
             any(found.type == "if_statement" and not within(
                 assignment, found.child_by_field_name("condition")) and self._c_asks(
-                found.child_by_field_name("condition"), depth=1)
+                found.child_by_field_name("condition"))
                 for found in self.context.ancestors(assignment))
             for assignment in settings)
 

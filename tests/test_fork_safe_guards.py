@@ -140,6 +140,16 @@ def test_call_under_a_status_set_from_the_users_variable_is_silent():
     assert lines(STATUS.format(request=request)) == []
 
 
+def test_status_set_later_in_the_calling_function_does_not_count():
+    request = 'getenv("RDMAV_FORK_SAFE") != NULL'
+    code = STATUS.format(request=request).replace(
+        "        return ibv_fork_init();\n    return 0;",
+        "        return ibv_fork_init();\n    if (another_library_enabled_it())\n"
+        "        fork_mode = FORK_MODE_ON;\n    return 0;")
+    assert "another_library_enabled_it" in code
+    assert lines(code) == []
+
+
 def test_call_under_a_status_the_code_sets_itself_is_reported():
     assert lines(STATUS.format(request="requested_by_option")) == [18]
 
@@ -191,7 +201,7 @@ def test_efa_variable_turns_on_ibv_fork_init():
 
 def test_cxi_variable_names_libcxi():
     [finding] = findings('void f(void) { putenv("CXI_FORK_SAFE=1"); }\n')
-    assert finding.message.startswith("Setting CXI_FORK_SAFE makes libcxi")
+    assert finding.message.startswith("Setting CXI_FORK_SAFE turns on libcxi's fork support")
     assert "fi_cxi(7)" in finding.message
 
 
