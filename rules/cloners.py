@@ -141,11 +141,10 @@ class ClonerIndex(Indexer):
 
     def summarize(self, context):
         classes = file_classes(context)
-        wanted = tuple(sorted(copied_classes(
-            context, cloner_types(context.settings), copy_function_names(context.settings)
-        )))
-        mapped = mapped_after_cloning(
+        candidates = cloning_candidates(
             context, cloner_types(context.settings), copy_function_names(context.settings))
+        wanted = tuple(sorted(copied_classes(candidates)))
+        mapped = mapped_after_cloning(context, candidates)
         if classes.classes or classes.aliases or wanted or mapped:
             return ClonerFacts(classes, wanted, mapped)
         return None
@@ -263,11 +262,11 @@ def _has_write(context, node, body) -> bool:
     return any(context.text(field) in INSERTERS for field in captures.get("inserter", ()))
 
 
-def copied_classes(context, endings, copy_functions) -> set[str]:
+def copied_classes(candidates: list[Candidate]) -> set[str]:
     """Short names of the classes a file's cloning candidates belong to or take as pointers or
     references (by the text of the definitions: no lookup)."""
     names: set[str] = set()
-    for candidate in cloning_candidates(context, endings, copy_functions):
+    for candidate in candidates:
         if "::" in candidate.name:
             names.add(candidate.name.split("::")[-2].strip())
         names.update(
@@ -278,13 +277,13 @@ def copied_classes(context, endings, copy_functions) -> set[str]:
     return {name for name in names if name and name.isidentifier()}
 
 
-def mapped_after_cloning(context, endings, copy_functions) -> tuple[str, ...]:
-    """The members and setters a file's copy functions apply, through the cloner, to the
-    objects the cloner made: `cloner.clone(v)->setUses(cloner.clone(v->uses()))`,
-    `cloner.clone(v)->uses_ = cloner.clone(v->uses_)` (a container's copy routine mapping
-    what the cloning constructors leave unset)."""
+def mapped_after_cloning(context, candidates: list[Candidate]) -> tuple[str, ...]:
+    """The members and setters a file's copy functions (among its cloning `candidates`) apply,
+    through the cloner, to the objects the cloner made:
+    `cloner.clone(v)->setUses(cloner.clone(v->uses()))`, `cloner.clone(v)->uses_ = ...`
+    (a container's copy routine mapping what the cloning constructors leave unset)."""
     found = set()
-    for candidate in cloning_candidates(context, endings, copy_functions):
+    for candidate in candidates:
         cloners = {name for name, _ in candidate.local_cloners} | {
             candidate.parameters[index][0] for index in candidate.cloner_parameters}
         cloners.discard(None)
@@ -575,15 +574,19 @@ class CloneAnalysis:
         """The subjects (`setter_subject`) of what the project's copy routines, this file's
         included, set through the cloner on the objects it made."""
         names = {name for found in self.facts.values() for name in found.mapped}
-        names.update(mapped_after_cloning(self.context, self.endings, self.copy_functions))
+        names.update(mapped_after_cloning(self.context, self._candidates))
         return {setter_subject(name) for name in names}
 
     @cached_property
     def functions(self) -> list[CloningFunction]:
         """The file's cloning functions (the class index is built only when the file has a
         candidate)."""
-        candidates = cloning_candidates(self.context, self.endings, self.copy_functions)
-        return [function for function in map(self._cloning_function, candidates) if function]
+        return [function for function in map(self._cloning_function, self._candidates)
+                if function]
+
+    @cached_property
+    def _candidates(self) -> list[Candidate]:
+        return cloning_candidates(self.context, self.endings, self.copy_functions)
 
     def _cloning_function(self, candidate: Candidate) -> CloningFunction | None:
         node, name, parameters = candidate.node, candidate.name, list(candidate.parameters)
