@@ -19,6 +19,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Iterator
 
+from cursedlint.analysis.c_syntax import callee
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
 from cursedlint.rule import C_NAME, C_NAME_PART, Example, Option, Rule
@@ -751,10 +752,7 @@ class CmaFailureAborts(Rule):
         """The called function's name (`f(...)`, `ns::f(...)`), None for other calls."""
         if call is None or call.type != "call_expression":
             return None
-        function = call.child_by_field_name("function")
-        if function.type == "qualified_identifier":
-            function = function.child_by_field_name("name")
-        return self.context.text(function) if function.type == "identifier" else None
+        return callee(self.context, call) or None
 
     def _assigns(self, node, variable: str | None) -> bool:
         if variable is None:

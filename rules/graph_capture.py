@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from cursedlint.analysis.c_syntax import arguments, block_statement
 from cursedlint.findings import Severity
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import Example, Rule
@@ -604,15 +605,6 @@ C_SYNC_NAMES = C_PROHIBITED | {f"{name}_v2" for name in C_PROHIBITED if name.sta
 """C/C++ calls prohibited in a capture region, with the driver's `_v2` spellings."""
 
 
-def _c_statement(context, node):
-    """The statement of a block (compound statement) that holds `node`."""
-    for parent in context.ancestors(node):
-        if parent.type == "compound_statement":
-            return node
-        node = parent
-    return None
-
-
 C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
 _C_CUDA_CALL = re.compile(r"cu(da)?[A-Z]\w*")
 _C_NAME = re.compile(r"[\w$]+")
@@ -625,20 +617,15 @@ def _c_called(context, call) -> str | None:
     return context.text(function) if function is not None else None
 
 
-def _c_arguments(call) -> list:
-    listed = call.child_by_field_name("arguments")
-    return [a for a in (listed.named_children if listed else ()) if a.type != "comment"]
-
-
 def _c_first_argument(context, call) -> str | None:
-    arguments = _c_arguments(call)
-    return context.text(arguments[0]) if arguments else None
+    given = arguments(call)
+    return context.text(given[0]) if given else None
 
 
 def _c_mode(context, begin) -> str | None:
     """The mode argument of a begin-capture call: named by its constant, else unknown."""
-    arguments = _c_arguments(begin)
-    word = context.text(arguments[1]).lower().replace("_", "") if len(arguments) > 1 else ""
+    given = arguments(begin)
+    word = context.text(given[1]).lower().replace("_", "") if len(given) > 1 else ""
     for suffix, mode in (("threadlocal", THREAD_LOCAL), ("relaxed", RELAXED),
                          ("global", GLOBAL)):
         if word.endswith(suffix):
@@ -739,10 +726,10 @@ class CThreads:
                            first.child_by_field_name("type"))
 
     def _pthread(self, call) -> CThreadStart | None:
-        arguments = _c_arguments(call)
-        if len(arguments) < 3:
+        given = arguments(call)
+        if len(given) < 3:
             return None
-        return self._start(call, self.context.text(arguments[0]).lstrip("&"), arguments[2])
+        return self._start(call, self.context.text(given[0]).lstrip("&"), given[2])
 
     def _start(self, node, handle: str, callable_node) -> CThreadStart | None:
         if callable_node.type == "pointer_expression":
@@ -1498,7 +1485,7 @@ class SyncInCapture(CaptureRule):
     def _check_c(self) -> None:
         """Prohibited calls between a begin and an end capture of one stream in one block."""
         for begin_name, begin in self.context.calls(C_BEGINS):
-            statement = _c_statement(self.context, begin)
+            statement = block_statement(self.context, begin)
             stream = _c_first_argument(self.context, begin)
             sibling = statement.next_named_sibling if statement else None
             inside = []
