@@ -2,8 +2,9 @@
 (C/C++).
 
 Both rules read the same facts of a file, computed once (`registrations_of`): each call of a
-registration API, or of a function of the same file that passes its parameters straight
-through to one (one level), with the address and length expressions of the ranges it
+registration API, or of a function of the project that passes its parameters straight
+through to one (one level; other files' through the project index, `RegistrationWrapperIndex`),
+with the address and length expressions of the ranges it
 registers (for iovec-based APIs, what the calling function puts in the iovecs). CUR301 evaluates the
 length with `c_consteval`; both ask the shared provenance analysis (`analysis.c_memory`) what
 the address points into, within the calling function: CUR302 reports memory that shares its
@@ -25,6 +26,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import Optional
 
 from cursedlint.analysis.c_expectations import asserted_to_fail
 from cursedlint.analysis.c_memory import MemoryProvenance, Provenance, declarations_in
@@ -33,6 +35,7 @@ from cursedlint.analysis.c_syntax import (
     unwrapped, within,
 )
 from cursedlint.languages import C, CPP
+from cursedlint.project_index import Indexer
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import Example, Rule
 
@@ -105,14 +108,50 @@ class Registration:
         return f"{self.function}() (a wrapper of {self.api}())"
 
 
-class SubPageRdmaRegistration(Rule):
+class RegistrationWrapperIndex(Indexer):
+    """Functions of the project's C/C++ files that pass their parameters straight through to
+    a registration API: name -> (API, position of the address, position of the length)."""
+
+    name = "registration-wrappers"
+    languages = (C, CPP)
+    summary_type = dict[str, tuple[str, Optional[int], Optional[int]]]
+
+    def words(self, settings):
+        return TRIGGERS
+
+    def summarize(self, context):
+        wrappers = Registrations(context, {}).file_wrappers
+        return {name: (api, shape.address, shape.length)
+                for name, (api, shape) in wrappers.items()} or None
+
+
+class RegistrationRule(Rule):
+    """What CUR301 and CUR302 share: C/C++, the registration APIs' names as triggers, and the
+    wrappers other files of the project define (their names widen the triggers)."""
+
+    languages = (C, CPP)
+    triggers = TRIGGERS
+    indexer = RegistrationWrapperIndex()
+
+    @classmethod
+    def project_trigger_words(cls, facts) -> tuple[str, ...]:
+        return tuple(sorted({name for wrappers in facts.values() for name in wrappers}))
+
+    @property
+    def facts(self) -> "Registrations":
+        return registrations_of(self.context, self.project_facts)
+
+
+class SubPageRdmaRegistration(RegistrationRule):
     """## What it does
     Finds RDMA memory registrations whose length is a known constant that is smaller than the
     page size or not a multiple of it: `ibv_reg_mr`, `ibv_reg_mr_iova`, `ibv_reg_mr_iova2`,
     `ibv_rereg_mr` with `IBV_REREG_MR_CHANGE_TRANSLATION`, `rdma_reg_msgs`, `rdma_reg_read`,
     `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs
-    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the same file that
-    pass their parameters straight through to one of these (one level). Lengths are
+    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the project (this
+    file or another, through the project index) that pass their parameters straight through to
+    one of these (one level; a function of the same name the file defines itself is not
+    another file's wrapper). Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
     enums, arithmetic, also from a project header included with `#include "..."` beside the
     file), and a local or member (`s->flush.size`) that a statement `x = value;` earlier in
@@ -169,8 +208,6 @@ class SubPageRdmaRegistration(Rule):
 
     code = "CUR301"
     name = "sub-page-rdma-registration"
-    languages = (C, CPP)
-    triggers = TRIGGERS
     summary = "an RDMA registration whose known length is not a whole number of pages"
     valid = (
         Example(
@@ -336,7 +373,7 @@ class SubPageRdmaRegistration(Rule):
     )
 
     def check(self) -> None:
-        facts = registrations_of(self.context)
+        facts = self.facts
         page = self.context.settings.page_size
         for registration in facts.registrations:
             if facts.silent_for_length(registration):
@@ -350,7 +387,7 @@ class SubPageRdmaRegistration(Rule):
                 ))
 
 
-class SharedPageRdmaRegistration(Rule):
+class SharedPageRdmaRegistration(RegistrationRule):
     """## What it does
     Finds RDMA registrations (the APIs and wrappers of CUR301) whose address cannot own its
     pages, whatever the length (also the `iov_base` of the iovecs it registers): the address of
@@ -395,8 +432,6 @@ class SharedPageRdmaRegistration(Rule):
 
     code = "CUR302"
     name = "shared-page-rdma-registration"
-    languages = (C, CPP)
-    triggers = TRIGGERS
     summary = "an RDMA registration of memory that shares its pages with other data"
     valid = (
         Example(
@@ -497,7 +532,7 @@ class SharedPageRdmaRegistration(Rule):
     )
 
     def check(self) -> None:
-        facts = registrations_of(self.context)
+        facts = self.facts
         defer = SubPageRdmaRegistration.code in self.context.settings.enabled_for(
             self.context.source.path)
         for registration in facts.registrations:
@@ -517,17 +552,19 @@ class SharedPageRdmaRegistration(Rule):
 # -- the facts of one file, shared by both rules --------------------------------------------------
 
 
-def registrations_of(context) -> "Registrations":
-    """The file's registration facts, computed once for all CUR3xx rules."""
-    return context.shared(Registrations, lambda: Registrations(context))
+def registrations_of(context, project_wrappers=None) -> "Registrations":
+    """The file's registration facts, computed once for all CUR3xx rules; `project_wrappers`:
+    the `RegistrationWrapperIndex` facts (path -> wrappers) of the project's files."""
+    return context.shared(Registrations, lambda: Registrations(context, project_wrappers or {}))
 
 
 class Registrations:
     """The registration calls of one C/C++ file and what their arguments are."""
 
-    def __init__(self, context):
+    def __init__(self, context, project_wrappers: dict):
         self.context = context
         self.page = context.settings.page_size
+        self.project_wrappers = project_wrappers
 
     @cached_property
     def _constants(self):
@@ -597,6 +634,31 @@ class Registrations:
 
     @cached_property
     def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
+        """The wrappers this file calls: other files' (`project_wrappers`), then its own."""
+        found = {name: (api, Api(address, length))
+                 for path, wrappers in sorted(self.project_wrappers.items())
+                 if path != self.context.source.path
+                 for name, (api, address, length) in wrappers.items() if api in APIS}
+        for name in self._defined(set(found)):
+            del found[name]  # the file's own function of that name: another function
+        found.update(self.file_wrappers)
+        return found
+
+    def _defined(self, names: set[str]) -> set[str]:
+        """Those of `names` the file defines a function of."""
+        defined = set()
+        for name, leaf in self.context.tokens(names) if names else ():
+            node = self.context.parent(leaf)
+            if node is None or node.type != "function_declarator":
+                continue
+            while node is not None and node.type.endswith("declarator"):
+                node = self.context.parent(node)  # out of `*name(...)`
+            if node is not None and node.type == "function_definition":
+                defined.add(name)
+        return defined
+
+    @cached_property
+    def file_wrappers(self) -> dict[str, tuple[str, Api]]:
         """Function name -> (API, the API's positions in its own parameters) for the file's
         functions that call one registration API with their own parameters unchanged."""
         found = {}

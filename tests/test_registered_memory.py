@@ -4,10 +4,12 @@ each shape with a host look-alike that stays reported."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
 
+from cursedlint.cli import main
 from cursedlint.engine import Linter
 from cursedlint.languages import language_of
 from cursedlint.rules.rdma_registration import (
@@ -242,3 +244,47 @@ def test_shared_iovec_base_is_reported_by_cur302_at_each_call():
     reported = findings(code, codes=("CUR302",))
     assert [(f.line, f.code) for f in reported] == [(13, "CUR302"), (15, "CUR302")]
     assert all("a 64-byte block from malloc() on line 8" in f.message for f in reported)
+
+
+# -- wrappers in other files of the project -----------------------------------------------------------
+
+WRAPPER = """\
+#include <infiniband/verbs.h>
+
+struct ibv_mr *reg_buffer(struct ibv_pd *pd, void *buf, size_t len)
+{
+    return ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+}
+"""
+
+CALLER = """\
+#include <stdint.h>
+#include <stdlib.h>
+#include "verbs_util.h"
+{own}
+struct ibv_mr *arm_flush(struct ibv_pd *pd, uint32_t **flag)
+{{
+    *flag = malloc(sizeof(uint32_t));
+    return reg_buffer(pd, *flag, sizeof(uint32_t));
+}}
+"""
+
+OWN_REG_BUFFER = """
+static struct ibv_mr *reg_buffer(struct ibv_pd *pd, void *slot, size_t words)
+{
+    return (struct ibv_mr *)lookup_cached(pd, slot, words);
+}
+"""
+
+
+@pytest.mark.parametrize("own, reported", [("", [(8, "CUR301")]), (OWN_REG_BUFFER, [])])
+def test_wrapper_in_another_file_is_followed(tmp_path, monkeypatch, capsys, own, reported):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "verbs_util.c").write_text(WRAPPER)
+    (tmp_path / "flush.c").write_text(CALLER.format(own=own))
+    main(["check", "--no-cache", "--output-format", "json", "--select", "CUR3", "flush.c"])
+    found = json.loads(capsys.readouterr().out)
+    line_of = 8 + own.count("\n")
+    assert [(f["line"], f["code"]) for f in found] == [
+        (line_of, code) for _, code in reported]
+    assert all("reg_buffer() (a wrapper of ibv_reg_mr())" in f["message"] for f in found)
