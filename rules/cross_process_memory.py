@@ -443,7 +443,7 @@ class CmaFailureAborts(Rule):
         if not results:
             return None
         sums = [node for node in self.context.descendants(body)
-                if node.type == "assignment_expression"
+                if node.type == "assignment_expression" and not node.has_error
                 and self.context.text(node.child_by_field_name("operator")) == "+="]
         added = [(self.context.text(node.child_by_field_name("left")),
                   self.context.text(_unwrapped(node.child_by_field_name("right"))))

@@ -1657,8 +1657,10 @@ class ForkSafeModeEnabled(Rule):
             if statement.type != "if_statement" or statement.start_byte > call.start_byte:
                 continue
             condition = statement.child_by_field_name("condition")
-            around = within(call, statement) and not within(call, condition)
             consequence = statement.child_by_field_name("consequence")
+            if condition is None or consequence is None:
+                continue  # a statement tree-sitter could not read whole
+            around = within(call, statement) and not within(call, condition)
             returns = not around and not within(call, statement) and any(
                 node.type == "return_statement"
                 for node in (consequence, *self.context.descendants(consequence)))
@@ -1679,8 +1681,10 @@ class ForkSafeModeEnabled(Rule):
             if comparison.type != "binary_expression" or self.context.text(
                     comparison.child_by_field_name("operator")) not in ("==", "!="):
                 continue
-            left = unwrapped(comparison.child_by_field_name("left"))
-            right = comparison.child_by_field_name("right")
+            left, right = (comparison.child_by_field_name(side) for side in ("left", "right"))
+            if left is None or right is None:
+                continue
+            left = unwrapped(left)
             if left.type == "identifier" and self._c_status_set_on_request(
                     self.context.text(left), self.context.text(right), call):
                 return True
@@ -1700,9 +1704,9 @@ class ForkSafeModeEnabled(Rule):
                              and assignment.start_byte > call.start_byte)):
                 settings.append(assignment)
         return bool(settings) and all(
-            any(found.type == "if_statement" and not within(
-                assignment, found.child_by_field_name("condition")) and self._c_asks(
-                found.child_by_field_name("condition"))
+            any(found.type == "if_statement" and found.child_by_field_name("condition")
+                and not within(assignment, found.child_by_field_name("condition"))
+                and self._c_asks(found.child_by_field_name("condition"))
                 for found in self.context.ancestors(assignment))
             for assignment in settings)
 

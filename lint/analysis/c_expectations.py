@@ -66,6 +66,8 @@ def _result_holder(context, call) -> tuple[str, object] | None:
         node = parent
     else:
         return None
+    if parent.has_error:
+        return None
     if parent.type == "init_declarator" and parent.child_by_field_name("value") == node:
         target, statement = parent.child_by_field_name("declarator"), context.parent(parent)
     elif (parent.type == "assignment_expression" and parent.child_by_field_name("right") == node
@@ -75,7 +77,7 @@ def _result_holder(context, call) -> tuple[str, object] | None:
         return None
     if statement is None or statement.type not in ("expression_statement", "declaration"):
         return None
-    if target.type not in ("identifier", "field_expression"):
+    if target is None or target.type not in ("identifier", "field_expression"):
         return None
     return context.text(target), statement
 
