@@ -29,7 +29,9 @@ from functools import cache, cached_property
 from typing import Optional
 
 from cursedlint.analysis.c_expectations import asserted_to_fail
-from cursedlint.analysis.c_memory import MemoryProvenance, Provenance, declarations_in
+from cursedlint.analysis.c_memory import (
+    MemoryProvenance, Provenance, declarations_in, has_storage,
+)
 from cursedlint.analysis.c_syntax import (
     arguments as _arguments, assigns, function_declarator, parameter_names, scope_of,
     unwrapped, within,
@@ -120,7 +122,7 @@ class RegistrationWrapperIndex(Indexer):
         return TRIGGERS
 
     def summarize(self, context):
-        wrappers = Registrations(context, {}).file_wrappers
+        wrappers = Registrations(context, {}).exported_wrappers
         return {name: (api, shape.address, shape.length)
                 for name, (api, shape) in wrappers.items()} or None
 
@@ -661,6 +663,17 @@ class Registrations:
     def file_wrappers(self) -> dict[str, tuple[str, Api]]:
         """Function name -> (API, the API's positions in its own parameters) for the file's
         functions that call one registration API with their own parameters unchanged."""
+        return {name: wrapper for name, (wrapper, _) in self._wrapper_definitions.items()}
+
+    @cached_property
+    def exported_wrappers(self) -> dict[str, tuple[str, Api]]:
+        """The file's wrappers that other files can call (not `static`)."""
+        return {name: wrapper for name, (wrapper, function) in self._wrapper_definitions.items()
+                if not has_storage(self.context, function, ("static",))}
+
+    @cached_property
+    def _wrapper_definitions(self) -> dict[str, tuple[tuple[str, Api], object]]:
+        """Function name -> ((API, positions), definition) of the file's wrappers."""
         found = {}
         calls = (call for _, call in self.context.calls(APIS))
         for function in self.context.enclosing(calls, ("function_definition",)):
@@ -672,7 +685,7 @@ class Registrations:
                 continue  # methods are called through objects; API stubs are the API
             wrapper = self._wrapper(declarator, body)
             if wrapper is not None:
-                found[self.context.text(name)] = wrapper
+                found[self.context.text(name)] = (wrapper, function)
         return found
 
     @cached_property
@@ -703,7 +716,7 @@ class Registrations:
         """The position of the first parameter among `nodes` left unchanged in `body`."""
         for node in map(unwrapped, nodes):
             name = self.context.text(node) if node.type == "identifier" else ""
-            if name in parameters and not assigns(self.context, body, name):
+            if name and name in parameters and not assigns(self.context, body, name):
                 return parameters.index(name)
         return None
 

@@ -288,3 +288,37 @@ def test_wrapper_in_another_file_is_followed(tmp_path, monkeypatch, capsys, own,
     assert [(f["line"], f["code"]) for f in found] == [
         (line_of, code) for _, code in reported]
     assert all("reg_buffer() (a wrapper of ibv_reg_mr())" in f["message"] for f in found)
+
+
+def test_static_functions_are_not_wrappers_for_other_files(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "verbs_util.c").write_text(WRAPPER.replace("struct ibv_mr *reg_buffer",
+                                                           "static struct ibv_mr *reg_buffer"))
+    (tmp_path / "flush.c").write_text(CALLER.format(own=""))
+    main(["check", "--no-cache", "--output-format", "json", "--select", "CUR3", "flush.c"])
+    assert json.loads(capsys.readouterr().out) == []
+
+
+def test_an_unnamed_void_parameter_is_not_a_length_passed_through(tmp_path):
+    (tmp_path / "client.c").write_text(textwrap.dedent("""\
+        #include <rdma/rdma_verbs.h>
+
+        static char greeting[16];
+
+        int run_client(void)
+        {
+            return rdma_reg_msgs(id, greeting, sizeof greeting) != NULL;
+        }
+        """))
+    (tmp_path / "util.c").write_text(textwrap.dedent("""\
+        #include <infiniband/verbs.h>
+
+        struct ibv_mr *register_all(struct ibv_pd *pd, void *buf, size_t len)
+        {
+            return ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+        }
+        """))
+    linter = Linter(Settings(enabled=frozenset(RULES)), RULES)
+    linter.index_project([(str(tmp_path / name), "c") for name in ("client.c", "util.c")])
+    assert linter.project["registration-wrappers"] == {
+        str(tmp_path / "util.c"): {"register_all": ("ibv_reg_mr", 1, 2)}}
