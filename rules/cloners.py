@@ -25,6 +25,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property
 
+from cursedlint.analysis.c_syntax import unwrapped
 from cursedlint.cpp_classes import (
     ClassFacts,
     ClassIndex,
@@ -87,6 +88,7 @@ class ClonerFacts:
 
     classes: FileClasses
     wanted: tuple[str, ...]
+    mapped: tuple[str, ...] = ()  # `mapped_after_cloning`
 
 
 class ClonerIndex(Indexer):
@@ -139,11 +141,12 @@ class ClonerIndex(Indexer):
 
     def summarize(self, context):
         classes = file_classes(context)
-        wanted = tuple(sorted(copied_classes(
-            context, cloner_types(context.settings), copy_function_names(context.settings)
-        )))
-        if classes.classes or classes.aliases or wanted:
-            return ClonerFacts(classes, wanted)
+        candidates = cloning_candidates(
+            context, cloner_types(context.settings), copy_function_names(context.settings))
+        wanted = tuple(sorted(copied_classes(candidates)))
+        mapped = mapped_after_cloning(context, candidates)
+        if classes.classes or classes.aliases or wanted or mapped:
+            return ClonerFacts(classes, wanted, mapped)
         return None
 
 
@@ -259,11 +262,11 @@ def _has_write(context, node, body) -> bool:
     return any(context.text(field) in INSERTERS for field in captures.get("inserter", ()))
 
 
-def copied_classes(context, endings, copy_functions) -> set[str]:
+def copied_classes(candidates: list[Candidate]) -> set[str]:
     """Short names of the classes a file's cloning candidates belong to or take as pointers or
     references (by the text of the definitions: no lookup)."""
     names: set[str] = set()
-    for candidate in cloning_candidates(context, endings, copy_functions):
+    for candidate in candidates:
         if "::" in candidate.name:
             names.add(candidate.name.split("::")[-2].strip())
         names.update(
@@ -272,6 +275,54 @@ def copied_classes(context, endings, copy_functions) -> set[str]:
             and not facts.named.startswith("std::")
         )
     return {name for name in names if name and name.isidentifier()}
+
+
+def mapped_after_cloning(context, candidates: list[Candidate]) -> tuple[str, ...]:
+    """The members and setters a file's copy functions (among its cloning `candidates`) apply,
+    through the cloner, to the objects the cloner made:
+    `cloner.clone(v)->setUses(cloner.clone(v->uses()))`, `cloner.clone(v)->uses_ = ...`
+    (a container's copy routine mapping what the cloning constructors leave unset)."""
+    found = set()
+    for candidate in candidates:
+        cloners = {name for name, _ in candidate.local_cloners} | {
+            candidate.parameters[index][0] for index in candidate.cloner_parameters}
+        cloners.discard(None)
+        body = candidate.node.child_by_field_name("body")
+        for target, value in _member_uses(context, body):
+            receiver = target.child_by_field_name("argument")
+            if (_is_call_on(context, receiver, cloners)
+                    and any(leaf.type == "identifier" for _, leaf in context.tokens(cloners, value))):
+                found.add(context.text(target.child_by_field_name("field")))
+    return tuple(sorted(found))
+
+
+def _member_uses(context, body):
+    """(field expression, what it is given) for `x->f(args)` calls and `x->f = value`."""
+    for call in context.captures("(call_expression) @c", body).get("c", ()):
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if function is not None and function.type == "field_expression" and arguments:
+            yield function, arguments
+    for assignment in context.captures("(assignment_expression) @a", body).get("a", ()):
+        left = assignment.child_by_field_name("left")
+        if left is not None and left.type == "field_expression":
+            yield left, assignment.child_by_field_name("right")
+
+
+def _is_call_on(context, node, objects: set[str]) -> bool:
+    """Whether `node` is a method call on one of `objects` (`cloner.clone(v)`)."""
+    node = unwrapped(node) if node is not None else None
+    function = node.child_by_field_name("function") if node is not None and \
+        node.type == "call_expression" else None
+    return (function is not None and function.type == "field_expression"
+            and context.text(function.child_by_field_name("argument")) in objects)
+
+
+def setter_subject(name: str) -> str:
+    """What a member or setter name is about: `uses_`, `m_uses`, `setUses`, `set_uses` ->
+    `uses`."""
+    name = re.sub(r"^(?:set_?(?=[A-Z_])|m_)", "", name.strip("_"))
+    return name.replace("_", "").lower()
 
 
 def cloners_in(index: ClassIndex, endings) -> list[str]:
@@ -519,11 +570,23 @@ class CloneAnalysis:
         return _index_for(self.context, self.facts)
 
     @cached_property
+    def mapped_after_cloning(self) -> set[str]:
+        """The subjects (`setter_subject`) of what the project's copy routines, this file's
+        included, set through the cloner on the objects it made."""
+        names = {name for found in self.facts.values() for name in found.mapped}
+        names.update(mapped_after_cloning(self.context, self._candidates))
+        return {setter_subject(name) for name in names}
+
+    @cached_property
     def functions(self) -> list[CloningFunction]:
         """The file's cloning functions (the class index is built only when the file has a
         candidate)."""
-        candidates = cloning_candidates(self.context, self.endings, self.copy_functions)
-        return [function for function in map(self._cloning_function, candidates) if function]
+        return [function for function in map(self._cloning_function, self._candidates)
+                if function]
+
+    @cached_property
+    def _candidates(self) -> list[Candidate]:
+        return cloning_candidates(self.context, self.endings, self.copy_functions)
 
     def _cloning_function(self, candidate: Candidate) -> CloningFunction | None:
         node, name, parameters = candidate.node, candidate.name, list(candidate.parameters)
@@ -1044,14 +1107,22 @@ class PointerCopiedAroundCloner(ClonerRule):
     declarations come from the project index, so a header is found even when only the `.cpp`
     file is linted. A pointer to a type the cloner does not clone (a shared dtype table, a
     logger, the container itself) is not reported, nor is a member the clone maps in place
-    afterwards (a later statement touching it with the cloner).
+    afterwards (a later statement touching it with the cloner). A range insertion
+    (`insert(pos, first, last)`) is one finding.
 
     ## Why it is cursed
     The copy's nodes keep pointing at nodes owned by the *source* container. Nothing fails
     until the source frees them — dead-code removal, or the source's destruction — and then
     the copy dangles: a heap-use-after-free in unrelated code, often only under ASAN, after the
-    source has been reused for something else. nvFuser spent four ASAN runs and two wrong
-    root-cause theories on one such verbatim copy in `Fusion::copy`.
+    source has been reused for something else. Incident 004 (nvFuser) is such a
+    cross-container dangling reference: after a copy, expressions of the copy still pointed
+    at values the source owned, the source's dead-code removal freed them, and ASAN reported
+    a heap-use-after-free in `Expr`'s clone constructor on the next copy. Its root cause was
+    not a verbatim copy in a cloning constructor: upstream's fix (NVIDIA/Fuser PR #5877)
+    found that `Fusion::removeVal` missed dead expressions still holding raw pointers to a
+    removed value (it looked only at expressions reachable from the outputs), and that
+    `IrStorage::swap` left the special values behind. A member copied around the cloner
+    leaves the copy in the same state, which is why this shape is worth finding.
 
     ## Example
     ```cpp
@@ -1150,18 +1221,24 @@ class PointerCopiedAroundCloner(ClonerRule):
     def check(self) -> None:
         analysis = _analysis(self)
         for function in analysis.functions:
+            reported: set[int] = set()  # one finding per write: `insert(first, last)` is one
             for write in analysis.writes(function):
-                self._check_write(analysis, function, write)
+                if write.node.start_byte not in reported and self._check_write(
+                        analysis, function, write):
+                    reported.add(write.node.start_byte)
 
-    def _check_write(self, analysis: CloneAnalysis, function: CloningFunction, write: Write):
+    def _check_write(self, analysis: CloneAnalysis, function: CloningFunction,
+                     write: Write) -> bool:
+        """Report the write if it copies a cloneable pointer around the cloner; whether it
+        did."""
         if not analysis.from_source(function, write.value):
-            return
+            return False
         found = analysis.index.member(write.owner, write.member)
         if found is None:
-            return
+            return False
         pointees = analysis.cloneable_pointees(function, found)
         if not pointees or analysis.remapped_later(function, write):
-            return
+            return False
         path, _, member = found
         value = analysis.unwrapped(write.value)
         copied = f"copied from `{shortened(self.context.text(value))}`"
@@ -1180,6 +1257,7 @@ class PointerCopiedAroundCloner(ClonerRule):
             f"`{write.member}` (`{shortened(member.type.text)}`, declared at {where(path, member.line)}) is "
             f"{copied} without the cloner: " + _CONSEQUENCE.format(what=what) + f"; {advice}",
         )
+        return True
 
 
 class MemberMissedByCloner(ClonerRule):
@@ -1188,7 +1266,12 @@ class MemberMissedByCloner(ClonerRule):
     standard container) that the class's cloning constructor — one taking a cloner/mapper —
     neither initializes nor assigns. Members marked `mutable` (caches) and static members are
     not reported; a constructor that delegates, or calls a method of its class that could set
-    members, is not judged.
+    members, is not judged. Nor is a member that a copy routine of the project (a copy
+    function declaring or taking a cloner, in any file: the project index) sets through the
+    cloner on the objects the cloner made, right after cloning them —
+    `cloner.clone(val)->setUses(cloner.clone(val->uses()))` or
+    `cloner.clone(val)->uses_ = ...` — matched by name (`setUses`, `set_uses`, `uses_` and
+    `m_uses` are all about `uses`).
 
     ## Why it is cursed
     The copy starts with that member null or empty while the source's points at its nodes: the
@@ -1258,9 +1341,12 @@ class MemberMissedByCloner(ClonerRule):
         touched = self._touched(body)
         declarator = function.node.child_by_field_name("declarator")
         name_node = find_function_declarator(declarator).child_by_field_name("declarator")
+        mapped = analysis.mapped_after_cloning
         for path, holder, member in self._members_to_set(analysis, function, initialized):
             if member.static or member.mutable or member.name in initialized | touched:
                 continue
+            if setter_subject(member.name) in mapped:
+                continue  # a container's copy routine maps it right after cloning
             resolved = (analysis.index.resolve(name, holder.scope) for name in member.type.pointees)
             pointees = sorted({name for name in resolved if name in function.cloneable})
             if not pointees:

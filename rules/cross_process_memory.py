@@ -2,7 +2,8 @@
 the process (C/C++).
 
 CUR601 follows the result of each `process_vm_readv`/`process_vm_writev` call (or of a function
-of the same file that returns it unchanged) through its function's body, along the path the
+of the project that returns it unchanged, or adds it up and returns -1 on failure) through its
+function's body, along the path the
 failure takes: into the branch where a check on the result sends it, and on through whatever
 that branch falls into. It stays silent wherever that path cannot be told from the code (loops,
 switches, `&&` of mixed checks, macros tree-sitter cannot read).
@@ -18,6 +19,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Iterator
 
+from cursedlint.analysis.c_syntax import callee
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
 from cursedlint.rule import C_NAME, C_NAME_PART, Example, Option, Rule
@@ -59,7 +61,8 @@ _FIX = (
 
 
 class CmaWrapperIndex(Indexer):
-    """Functions of the project's C/C++ files that return a CMA result unchanged."""
+    """Functions of the project's C/C++ files that return a CMA result unchanged or with -1
+    still meaning failure."""
 
     name = "cma-wrappers"
     languages = (C, CPP)
@@ -103,7 +106,10 @@ class CmaFailureAborts(Rule):
     """## What it does
     Finds calls of `process_vm_readv` and `process_vm_writev` (Cross Memory Attach), of
     functions of the same file or of other files of the project that return their result
-    unchanged, and of the functions named in the `wrappers` option, where
+    unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
+    bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
+    `return total;`, with `total` otherwise only set to 0), and of the functions named in the
+    `wrappers` option, where
     - a check detects the failure, but a path from the failure branch reaches an assert on the
       same result (`assert`, and calls whose names contain `assert`, `ASSERT`, `CHECK` or
       `panic`: the `assert-names` option) or `abort()`;
@@ -406,17 +412,71 @@ class CmaFailureAborts(Rule):
         return found
 
     def _returned_call(self, body, names: dict[str, str]) -> str | None:
-        """The CMA function whose result every `return` of `body` hands back unchanged: a call
-        of one of `names`, or a variable only ever assigned such a call."""
+        """The CMA function whose result every `return` of `body` hands back unchanged (a call
+        of one of `names`, or a variable only ever assigned such a call), or transformed so
+        that -1 still means failure (`_Accumulation`)."""
         returns = self.context.captures("(return_statement) @return", body).get("return", ())
+        accumulation = self._accumulation(body, names)
         found = set()
         for statement in returns:
             value = _unwrapped(statement.named_children[0]) if statement.named_children else None
+            if accumulation is not None and accumulation.returns(self, statement, value):
+                found.add(accumulation.function)
+                continue
             if value is not None and value.type == "identifier":
                 value = self._only_value(body, self.context.text(value))
             name = self._callee(value) if value is not None else None
             found.add(names.get(name))
+        if accumulation is not None and not accumulation.failure_returned:
+            return None  # a total, but no -1 on failure: the failure value is not known
         return found.pop() if len(found) == 1 else None
+
+    def _accumulation(self, body, names: dict[str, str]) -> "_Accumulation | None":
+        """The one `total += n` of `body` that adds up the results `n = call(...)` of one of
+        `names` (a copy in a loop until all bytes are copied), with `total` otherwise only
+        set to 0."""
+        results = {}
+        for name, call in self.context.calls(names, body):
+            target = self._assignment_target(call)
+            if target is not None:
+                results[self.context.text(target)] = names[name]
+        if not results:
+            return None
+        sums = [node for node in self.context.descendants(body)
+                if node.type == "assignment_expression" and not node.has_error
+                and self.context.text(node.child_by_field_name("operator")) == "+="]
+        added = [(self.context.text(node.child_by_field_name("left")),
+                  self.context.text(_unwrapped(node.child_by_field_name("right"))))
+                 for node in sums]
+        pairs = {(total, result) for total, result in added if result in results}
+        if len(pairs) != 1 or len(added) != 1:
+            return None
+        total, result = pairs.pop()
+        if not self._only_zeroed(body, total, sums[0]):
+            return None
+        return _Accumulation(results[result], total, result)
+
+    def _assignment_target(self, call):
+        """`n` in `n = call(...)` (an identifier), else None."""
+        parent = self.context.parent(call)
+        if (parent is not None and parent.type == "assignment_expression"
+                and parent.child_by_field_name("right") == call
+                and parent.child_by_field_name("left").type == "identifier"):
+            return parent.child_by_field_name("left")
+        return None
+
+    def _only_zeroed(self, body, total: str, summing) -> bool:
+        """Whether every other write of `total` in `body` sets it to 0."""
+        for _, leaf in self.context.tokens((total,), body):
+            parent = self.context.parent(leaf)
+            field = _WRITTEN_FIELDS.get(parent.type) if leaf.type == "identifier" else None
+            if field is None or parent.child_by_field_name(field) != leaf or parent == summing:
+                continue
+            value = parent.child_by_field_name("value" if parent.type == "init_declarator"
+                                               else "right")
+            if value is None or self._constants.evaluate(value) != 0:
+                return False
+        return True
 
     def _only_value(self, body, variable: str):
         """The one call assigned to `variable` in `body`, or None (other or several values)."""
@@ -692,10 +752,7 @@ class CmaFailureAborts(Rule):
         """The called function's name (`f(...)`, `ns::f(...)`), None for other calls."""
         if call is None or call.type != "call_expression":
             return None
-        function = call.child_by_field_name("function")
-        if function.type == "qualified_identifier":
-            function = function.child_by_field_name("name")
-        return self.context.text(function) if function.type == "identifier" else None
+        return callee(self.context, call) or None
 
     def _assigns(self, node, variable: str | None) -> bool:
         if variable is None:
@@ -724,6 +781,32 @@ class CmaFailureAborts(Rule):
                  else f"asserts the result of {call} with no fallback")
         self.report(hit, f"{self.context.text(hit.child_by_field_name('function'))}() {where}: "
                          f"{_WHY}. Instead, {_FIX}")
+
+
+@dataclass
+class _Accumulation:
+    """A wrapper that transforms the result: it adds the results `result` of `function` up in
+    `total`, returns `total`, and returns -1 under a check on `result` (its failure value is
+    then -1, as the wrapped call's)."""
+
+    function: str
+    total: str
+    result: str
+    failure_returned: bool = False
+
+    def returns(self, rule: CmaFailureAborts, statement, value) -> bool:
+        """Whether a `return` hands back the total, or -1 under a check on the result."""
+        if value is None:
+            return False
+        if value.type == "identifier" and rule.context.text(value) == self.total:
+            return True
+        if rule._constants.evaluate(value) != -1:
+            return False
+        checked = any(found.type == "if_statement" and _mentions(
+            rule.context, found.child_by_field_name("condition"), self.result)
+            for found in rule.context.ancestors(statement))
+        self.failure_returned |= checked
+        return checked
 
 
 # -- tree helpers ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass
 from typing import Iterable, Iterator, NamedTuple
 
+from cursedlint.analysis.c_syntax import arguments, block_statement
 from cursedlint.analysis.python_project import (
     FunctionIndexer, ProjectFunctions, Reach, call_target, dotted, linted_imports, own_method,
     own_nodes, project_functions, value_of,
@@ -303,6 +304,10 @@ C_PROHIBITED = C_DEVICE_SYNCS | frozenset({
     "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemsetD8", "cuMemsetD32",
 })
 """cuda-python functions (last name, `_v2` removed) that a capture prohibits."""
+C_ALLOCATIONS = frozenset({"cudaMalloc", "cudaFree", "cuMemAlloc", "cuMemFree"})
+"""Of these, the "potentially unsafe" calls a relaxed capture allows (cudaStreamCaptureMode;
+verified on an H100: they return 0 and the capture ends with 0); synchronizations stay
+illegal in every mode."""
 
 HOST_SYNCS = {
     "item": "`.item()` copies a value to the host",
@@ -342,6 +347,12 @@ _TORCH_DEVICE = frozenset({"torch.device"})
 def _c_name(func: ast.AST) -> str | None:
     name = _last_name(func)
     return name[:-3] if name and name.endswith("_v2") else name
+
+
+def _allocates(node: ast.AST) -> bool:
+    """Whether a Python node is a cuda-python allocation or free (prohibited but not in
+    relaxed captures)."""
+    return isinstance(node, ast.Call) and _c_name(node.func) in C_ALLOCATIONS
 
 
 class CudaUse:
@@ -384,6 +395,10 @@ class CudaUse:
         if isinstance(node.func, ast.Attribute) and not node.args:
             return HOST_SYNCS.get(node.func.attr)
         return None
+
+    def relaxed_sync(self, node: ast.AST) -> str | None:
+        """`host_sync` for a relaxed-mode capture, which allows allocating and freeing."""
+        return None if _allocates(node) else self.host_sync(node)
 
     def thread_use(self, node: ast.AST) -> Use | None:
         """Whether a call, made by another thread, is CUDA work (and whether device-wide)."""
@@ -620,15 +635,6 @@ C_SYNC_NAMES = C_PROHIBITED | {f"{name}_v2" for name in C_PROHIBITED if name.sta
 """C/C++ calls prohibited in a capture region, with the driver's `_v2` spellings."""
 
 
-def _c_statement(context, node):
-    """The statement of a block (compound statement) that holds `node`."""
-    for parent in context.ancestors(node):
-        if parent.type == "compound_statement":
-            return node
-        node = parent
-    return None
-
-
 C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
 _C_CUDA_CALL = re.compile(r"cu(da)?[A-Z]\w*")
 _C_NAME = re.compile(r"[\w$]+")
@@ -641,20 +647,15 @@ def _c_called(context, call) -> str | None:
     return context.text(function) if function is not None else None
 
 
-def _c_arguments(call) -> list:
-    listed = call.child_by_field_name("arguments")
-    return [a for a in (listed.named_children if listed else ()) if a.type != "comment"]
-
-
 def _c_first_argument(context, call) -> str | None:
-    arguments = _c_arguments(call)
-    return context.text(arguments[0]) if arguments else None
+    given = arguments(call)
+    return context.text(given[0]) if given else None
 
 
 def _c_mode(context, begin) -> str | None:
     """The mode argument of a begin-capture call: named by its constant, else unknown."""
-    arguments = _c_arguments(begin)
-    word = context.text(arguments[1]).lower().replace("_", "") if len(arguments) > 1 else ""
+    given = arguments(begin)
+    word = context.text(given[1]).lower().replace("_", "") if len(given) > 1 else ""
     for suffix, mode in (("threadlocal", THREAD_LOCAL), ("relaxed", RELAXED),
                          ("global", GLOBAL)):
         if word.endswith(suffix):
@@ -755,10 +756,10 @@ class CThreads:
                            first.child_by_field_name("type"))
 
     def _pthread(self, call) -> CThreadStart | None:
-        arguments = _c_arguments(call)
-        if len(arguments) < 3:
+        given = arguments(call)
+        if len(given) < 3:
             return None
-        return self._start(call, self.context.text(arguments[0]).lstrip("&"), arguments[2])
+        return self._start(call, self.context.text(given[0]).lstrip("&"), given[2])
 
     def _start(self, node, handle: str, callable_node) -> CThreadStart | None:
         if callable_node.type == "pointer_expression":
@@ -1544,14 +1545,23 @@ class SyncInCapture(CaptureRule):
     `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
     `cudaDeviceSynchronize`, `cudaStreamSynchronize`, `cudaEventSynchronize`,
     `cudaEventQuery`, `cudaStreamQuery`, `cudaMalloc` (not `cudaMallocAsync`), `cudaFree`,
-    synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms.
+    synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms. `cudaMalloc`, `cudaFree`,
+    `cuMemAlloc` and `cuMemFree` are reported only when the capture mode is not relaxed
+    (`cudaStreamCaptureModeRelaxed`, `CU_STREAM_CAPTURE_MODE_RELAXED`, `"relaxed"`).
 
     ## Why it is cursed
     Capture records GPU work without running it, so nothing can wait for a result, copy it to
     the host, or ask whether work finished: the call fails with "operation not permitted when
     stream is capturing" and invalidates the capture, in every capture mode. Verified on an
     H100 (PyTorch 2.11): `.item()` inside `torch.cuda.graph`, and `torch.cuda.synchronize()`
-    between `capture_begin()` and `capture_end()`, both fail. Formatting a CUDA tensor copies
+    between `capture_begin()` and `capture_end()`, both fail. Allocating and freeing
+    (`cudaMalloc`, `cudaFree`, `cuMemAlloc`, `cuMemFree`) are "potentially unsafe" calls that
+    global and thread-local captures prohibit and a relaxed capture allows. Verified on an
+    H100 (driver 580, CUDA 13 runtime, `tests/test_capture_alloc_gpu.py`): in global and
+    thread-local captures they return `cudaErrorStreamCaptureUnsupported` (900) and ending
+    the capture returns `cudaErrorStreamCaptureInvalidated` (901); in a relaxed capture they
+    return 0 and the capture ends with 0, while `cudaStreamSynchronize`/`cuStreamSynchronize`
+    of the capturing stream fail with 900 and 901 in all three modes. Formatting a CUDA tensor copies
     its values to the host first (the same synchronizing copy as `.cpu()`), so a debugging
     `print(t)` or a log line in the captured step breaks the capture too. Where it does not
     raise, a host value read during capture would be frozen into the graph and never refreshed
@@ -1629,6 +1639,25 @@ class SyncInCapture(CaptureRule):
                 print(f"captured {steps} steps of {type(model).__name__}")
             return g, x
         """,
+        Example(
+            """
+            #include <cuda_runtime.h>
+
+            __global__ void scale(const float *in, float *out) { out[threadIdx.x] = 2 * in[threadIdx.x]; }
+
+            // relaxed mode allows allocating while the stream captures
+            cudaGraph_t capture_step(cudaStream_t stream, const float *input, size_t bytes) {
+                cudaGraph_t graph;
+                float *scratch;
+                cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed);
+                cudaMalloc((void **)&scratch, bytes);
+                scale<<<1, 256, 0, stream>>>(input, scratch);
+                cudaStreamEndCapture(stream, &graph);
+                return graph;
+            }
+            """,
+            language="cpp",
+        ),
     )
     invalid = (
         """
@@ -1707,9 +1736,10 @@ class SyncInCapture(CaptureRule):
                 self._check_node(region, tensors, node)
 
     def _check_node(self, region: Region, tensors: CudaTensors, node: ast.AST) -> None:
-        why = self.uses.host_sync(node) or tensors.formatted(node)
+        illegal = self.uses.relaxed_sync if region.mode == RELAXED else self.uses.host_sync
+        why = illegal(node) or tensors.formatted(node)
         if why:
-            self._report(node, region.what, region.start.lineno, why)
+            self._report(node, region.what, region.start.lineno, why, _allocates(node))
             return
         callee = self.uses.callee(node)
         if callee is None:
@@ -1718,19 +1748,19 @@ class SyncInCapture(CaptureRule):
             if steps:
                 self._report(node, region.what, region.start.lineno,
                              f"{ast.unparse(node.func)}() reaches it: {_located(steps[-1])}",
-                             steps)
+                             steps=steps)
             return
-        found = self.uses.first(_body(callee), self.uses.host_sync)
+        found = self.uses.first(_body(callee), illegal)
         if found:
             inner, why, path = found
             self._report(node, region.what, region.start.lineno,
                          f"{callee.name}(){_through(path)} reaches it at line {inner.lineno}: "
-                         f"{why}")
+                         f"{why}", _allocates(inner))
 
     def _check_c(self) -> None:
         """Prohibited calls between a begin and an end capture of one stream in one block."""
         for begin_name, begin in self.context.calls(C_BEGINS):
-            statement = _c_statement(self.context, begin)
+            statement = block_statement(self.context, begin)
             stream = _c_first_argument(self.context, begin)
             sibling = statement.next_named_sibling if statement else None
             inside = []
@@ -1742,20 +1772,28 @@ class SyncInCapture(CaptureRule):
             if sibling is None:
                 continue  # no end in this block: not a region this rule can see
             line = begin.start_point[0] + 1
+            relaxed = _c_mode(self.context, begin) == RELAXED
             for node in inside:
                 for name, call in self.context.calls(C_SYNC_NAMES, node):
-                    self._report(call, f"{begin_name}()", line,
-                                 f"{name}() is prohibited while a stream captures")
+                    allocation = name.removesuffix("_v2") in C_ALLOCATIONS
+                    if not (relaxed and allocation):
+                        self._report(call, f"{begin_name}()", line,
+                                     f"{name}() is prohibited while a stream captures",
+                                     allocation)
 
-    def _report(self, node, begun_by: str, line: int, why: str,
+    def _report(self, node, begun_by: str, line: int, why: str, allocation: bool = False,
                 steps: tuple[Step, ...] = ()) -> None:
+        """`allocation`: the call is prohibited in global and thread-local captures only;
+        `steps`: the chain through other modules."""
+        modes = ("in a global or thread-local capture (a relaxed one allows it)" if allocation
+                 else "whatever the capture mode")
         self.report(
             node,
             f"inside the capture that {begun_by} begins on line {line}, "
             f"{why}. A capturing stream records work without running it, so the call fails "
             "('operation not permitted when stream is capturing') and invalidates the "
-            "capture, whatever the capture mode. Fix: move it out of the region (read "
-            "results after replay, synchronize or allocate before capture)",
+            f"capture, {modes}. Fix: move it out of the region (read results after replay, "
+            "synchronize or allocate before capture)",
             related=steps,
         )
 

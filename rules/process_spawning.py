@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from cursedlint.analysis.c_memory import declarations_in
+from cursedlint.analysis.c_syntax import arguments, assigns, scope_of, unwrapped, within
 from cursedlint.analysis.platform import excluding_guard
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, MODULE, FunctionIndexer, Reach, calling_function, project_functions,
@@ -1121,6 +1123,19 @@ def _only_after_setting(project, path: str, qualname: str, depth: int, seen: fro
 # -- CUR103 ----------------------------------------------------------------------------------
 
 FORK_SAFE_VARIABLES = ("RDMAV_FORK_SAFE", "IBV_FORK_SAFE")
+"""libibverbs' own (ibv_fork_init(3))."""
+PROVIDER_FORK_SAFE_VARIABLES = {
+    # fi_efa(7) "FI_EFA_FORK_SAFE: Enable fork() support"; the provider then calls
+    # ibv_fork_init() (prov/efa/src/efa_fork_support.c)
+    "FI_EFA_FORK_SAFE": "libfabric's EFA provider then calls ibv_fork_init()",
+    # fi_cxi(7) "CXI Specific Fork Environment Variables": set, whatever its value, libcxi
+    # madvise(MADV_DONTFORK)s every registered range aligned to pages. CXI_FORK_SAFE_HP only
+    # changes the page size, and only together with CXI_FORK_SAFE: not listed.
+    "CXI_FORK_SAFE": "libcxi (libfabric's cxi provider) then marks every registered range, "
+                     "rounded out to whole pages, MADV_DONTFORK whatever the kernel",
+}
+"""Libfabric provider variables that turn on MADV_DONTFORK-based fork support: why."""
+FORK_SETTINGS = (*FORK_SAFE_VARIABLES, *PROVIDER_FORK_SAFE_VARIABLES)
 _ENVIRON = frozenset({"os.environ", "os.environb"})
 # os functions that take the new program's environment: positional index of `env` (-1: last)
 _ENV_POSITIONS = {
@@ -1131,8 +1146,25 @@ _ENV_POSITIONS = {
 _CUR103_CALLS = frozenset({"os.putenv", *_ENV_POSITIONS})
 _MAX_MAPPING_DEPTH = 8  # names bound to mappings built from other names
 _C_SETTERS = ("setenv", "putenv", "ibv_fork_init")
+_VERBS_REGISTRATIONS = ("ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2")
+# a condition asking the user (a fork setting read by name) or the kernel (rdma-core 35+)
+_C_ASKS = re.compile(rf'"(?:{"|".join(FORK_SETTINGS)})"|\bibv_is_fork_initialized\b'
+                     r"|\bIBV_FORK_UNNEEDED\b")
 _C_STRING = re.compile(r'(?:u8|[uUL])?"([^"\\]*)"')
 _C_COMMENT = re.compile(r"/\*.*?\*/|//.*")
+
+
+def _setting_message(variable: str) -> str:
+    why = PROVIDER_FORK_SAFE_VARIABLES.get(variable)
+    if variable == "CXI_FORK_SAFE":
+        return (
+            f"Setting {variable} turns on libcxi's fork support: {why}, so one registration "
+            "smaller than a page takes the unrelated data sharing its page away from every "
+            "forked child, which then crashes (fi_cxi(7), 'Fork Support'; the hole of "
+            "incident 000). Remove the setting where no fork needs it, or give every "
+            "registration its own page-aligned allocation of whole pages"
+        )
+    return _fork_safe_message(f"Setting {variable}" + (f" ({why})" if why else ""))
 
 
 def _fork_safe_message(subject: str) -> str:
@@ -1151,7 +1183,7 @@ def _fork_safe_message(subject: str) -> str:
 
 # Text kinds: each scanner yields (line, start, end, variable) with 0-based columns of the
 # `NAME=value` word (the `NAME: value` entry in YAML mappings, the name of Kubernetes entries).
-_KEY = r"(?P<key>RDMAV_FORK_SAFE|IBV_FORK_SAFE)"
+_KEY = rf"(?P<key>{'|'.join(FORK_SETTINGS)})"
 _QUOTED = r""""(?:[^"\\]|\\.)*"|'[^']*'"""
 _WORD = rf"""(?:{_QUOTED}|\\.|[^\s"'\\;&|<>()`])*"""  # a shell word, up to an operator
 _SHELL_QUOTED = re.compile(_QUOTED)
@@ -1206,7 +1238,7 @@ def _dockerfile_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]
             legacy = env and _DOCKER_LEGACY.match(line, start)
             if legacy:
                 env = False
-                if legacy.group("key") in FORK_SAFE_VARIABLES:
+                if legacy.group("key") in FORK_SETTINGS:
                     yield number, legacy.start("word"), legacy.end("word"), legacy.group("key")
         if env:
             for pair in _DOCKER_PAIR.finditer(line, start):
@@ -1277,14 +1309,25 @@ _TEXT_SCANNERS = {SHELL: _shell_settings, DOCKERFILE: _dockerfile_settings, YAML
 class ForkSafeModeEnabled(Rule):
     """## What it does
     Finds code and configuration that turn on libibverbs' legacy fork protection: setting
-    `RDMAV_FORK_SAFE` or `IBV_FORK_SAFE` (to any value), and calling `ibv_fork_init()`.
+    `RDMAV_FORK_SAFE` or `IBV_FORK_SAFE` (to any value), and calling `ibv_fork_init()`; and
+    the libfabric provider variables that turn on the same MADV_DONTFORK-based fork support:
+    `FI_EFA_FORK_SAFE` (the EFA provider then calls `ibv_fork_init()`, fi_efa(7)) and
+    `CXI_FORK_SAFE` (libcxi then marks every registered range, rounded out to pages,
+    `MADV_DONTFORK`, fi_cxi(7)). `CXI_FORK_SAFE_HP` alone turns nothing on (it only makes
+    libcxi find the right page size when `CXI_FORK_SAFE` is set) and is not reported.
     - Python: `os.environ[NAME] = ...` and `|=`, `os.environ.setdefault/update`, `os.putenv`, and
       the entries of the `env` mapping of `subprocess`/`asyncio` process functions, `os.exec*e`,
       `os.spawn*e` and `os.posix_spawn[p]`: a dict display, `dict(...)`, `a | b`, or a local
       name those fill (`env["RDMAV_FORK_SAFE"] = "1"` before `Popen(..., env=env)`). The name
       may be a constant (`FORK_SAFE = "RDMAV_FORK_SAFE"`).
-    - C/C++: `setenv(NAME, ...)` and `putenv("NAME=...")`, with the name written out or in a
-      `#define`d string, and every `ibv_fork_init()` call.
+    - C/C++: `setenv(NAME, ...)` and `putenv("NAME=...")`, with the name written out, in a
+      `#define`d string, or in a local initialised with one (or with `c ? "A" : "B"`) and
+      never assigned; and `ibv_fork_init()`, except where it honours or probes the setting:
+      under an `if` (or after an earlier `if` that returns) that reads a fork variable by name
+      (`getenv("RDMAV_FORK_SAFE")`), asks `ibv_is_fork_initialized()`, or compares a status
+      variable with a value the file gives it only under such an `if`; or after the same
+      function registered memory with `ibv_reg_mr` (the call then fails with EINVAL and only
+      probes whether protection is on).
     - Shell: `NAME=value` where a command starts (`NAME=1 cmd`), after `export`, `declare`,
       `typeset`, `readonly`, `local` and `env`, and after the options that pass it to a
       child's environment: `mpirun -x`, `docker run --env`, `apptainer exec --env`.
@@ -1329,6 +1372,8 @@ class ForkSafeModeEnabled(Rule):
     ## References
     - ibv_fork_init(3), the environment variables:
       https://github.com/linux-rdma/rdma-core/blob/master/libibverbs/man/ibv_fork_init.3.md
+    - fi_efa(7) (`FI_EFA_FORK_SAFE`), fi_cxi(7) ("Fork Support", `CXI_FORK_SAFE`,
+      `CXI_FORK_SAFE_HP`): https://ofiwg.github.io/libfabric/main/man/fi_cxi.7.html
     - ibv_is_fork_initialized(3):
       https://github.com/linux-rdma/rdma-core/blob/master/libibverbs/man/ibv_is_fork_initialized.3.md
     - The page rounding (`ibv_madvise_range`) and the 2024 check in `ibv_fork_init`:
@@ -1345,7 +1390,7 @@ class ForkSafeModeEnabled(Rule):
     code = "CUR103"
     name = "fork-safe-mode-enabled"
     languages = (PYTHON, C, CPP, SHELL, DOCKERFILE, YAML)
-    triggers = (*FORK_SAFE_VARIABLES, "ibv_fork_init")
+    triggers = (*FORK_SETTINGS, "ibv_fork_init")
     summary = "a setting or call that turns on libibverbs' legacy fork protection (MADV_DONTFORK)"
     severity = Severity.WARNING
     valid = (
@@ -1540,7 +1585,7 @@ class ForkSafeModeEnabled(Rule):
         else:
             for line, start, end, variable in _TEXT_SCANNERS[language](self.context.source.lines):
                 self.report(Span(line, start + 1, line, end + 1),
-                            _fork_safe_message(f"Setting {variable}"))
+                            _setting_message(variable))
 
     # -- Python ----------------------------------------------------------------------------
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -1572,7 +1617,7 @@ class ForkSafeModeEnabled(Rule):
         value = self.context.evaluate(node)
         if isinstance(value, bytes):
             value = value.decode("latin-1")
-        return value if isinstance(value, str) and value in FORK_SAFE_VARIABLES else None
+        return value if isinstance(value, str) and value in FORK_SETTINGS else None
 
     def _set_in(self, container: ast.expr, entries: list[tuple[ast.AST, str | None]]) -> None:
         """Entries set in `container`: reported for os.environ, kept for a local name until
@@ -1631,7 +1676,7 @@ class ForkSafeModeEnabled(Rule):
         for keyword in call.keywords:
             if keyword.arg is None:
                 found += self._mapping_entries(keyword.value, depth)
-            elif keyword.arg in FORK_SAFE_VARIABLES:
+            elif keyword.arg in FORK_SETTINGS:
                 found.append((keyword, keyword.arg))
         return found
 
@@ -1639,28 +1684,57 @@ class ForkSafeModeEnabled(Rule):
         for node, variable in entries:
             if variable and id(node) not in self.reported:
                 self.reported.add(id(node))
-                self.report(node, _fork_safe_message(f"Setting {variable}"))
+                self.report(node, _setting_message(variable))
 
     # -- C/C++ -----------------------------------------------------------------------------
     def _check_c(self) -> None:
         for function, call in self.context.calls(_C_SETTERS):
             if function == "ibv_fork_init":
-                self.report(call, _fork_safe_message("Calling ibv_fork_init()"))
+                if not self._c_honours_or_probes(call):
+                    self.report(call, _fork_safe_message("Calling ibv_fork_init()"))
                 continue
-            variable = self._c_variable(function, call)
-            if variable:
-                self.report(call, _fork_safe_message(f"Setting {variable}"))
+            variables = self._c_variables(function, call)
+            if variables:
+                self.report(call, _setting_message(" or ".join(variables)))
 
-    def _c_variable(self, function: str, call) -> str | None:
-        """The variable `setenv(NAME, ...)` or `putenv("NAME=value")` sets, if fork-safe."""
-        listed = call.child_by_field_name("arguments")
-        arguments = [node for node in (listed.named_children if listed else ())
-                     if node.type != "comment"]
-        text = self._c_string(arguments[0]) if arguments else None
-        if text is not None and function == "putenv":
-            text, equals, _ = text.partition("=")
-            text = text if equals else None  # glibc: putenv("NAME") unsets NAME
-        return text if text in FORK_SAFE_VARIABLES else None
+    def _c_variables(self, function: str, call) -> list[str]:
+        """The fork settings `setenv(NAME, ...)` or `putenv("NAME=value")` may set, when every
+        value NAME may have is known."""
+        given = arguments(call)
+        texts = self._c_strings(given[0]) if given else None
+        if texts is None:
+            return []
+        if function == "putenv":  # glibc: putenv("NAME") unsets NAME
+            texts = {text.partition("=")[0] for text in texts if "=" in text}
+        return sorted(text for text in texts if text in FORK_SETTINGS)
+
+    def _c_strings(self, node, depth: int = 0) -> set[str] | None:
+        """The strings an expression may be: a literal, an object-like macro defined as one,
+        `c ? a : b` of these, or a local initialised with one and never assigned; None when
+        unknown."""
+        node = unwrapped(node)
+        if depth > _MAX_MAPPING_DEPTH:
+            return None
+        if node.type == "conditional_expression":
+            sides = [self._c_strings(node.child_by_field_name(side), depth + 1)
+                     for side in ("consequence", "alternative")]
+            return None if None in sides else sides[0] | sides[1]
+        text = self._c_string(node)
+        if text is not None:
+            return {text}
+        value = self._c_local_value(node) if node.type == "identifier" else None
+        return self._c_strings(value, depth + 1) if value is not None else None
+
+    def _c_local_value(self, node):
+        """The initializer of the local `node` names, if the function never assigns it."""
+        scope = scope_of(self.context, node)
+        name = self.context.text(node)
+        found = [declarator for _, declarator in declarations_in(self.context, scope, name)
+                 if declarator.start_byte < node.start_byte] if scope is not None else []
+        if not found or found[-1].type != "init_declarator" or assigns(self.context, scope,
+                                                                        name):
+            return None
+        return found[-1].child_by_field_name("value")
 
     def _c_string(self, node) -> str | None:
         """A string literal's value, or that of an object-like macro defined before `node` as
@@ -1680,6 +1754,75 @@ class ForkSafeModeEnabled(Rule):
             match = _C_STRING.fullmatch(text)
             values.add(match.group(1) if match else None)
         return values.pop() if len(values) == 1 else None
+
+    def _c_honours_or_probes(self, call) -> bool:
+        """Whether `ibv_fork_init()` runs only where the user asked for fork support or the
+        kernel needs it (an `if` around it, or an earlier `if` that returns, asks
+        `getenv("RDMAV_FORK_SAFE")`, `ibv_is_fork_initialized()`, or a status variable set
+        only under such a test), or after the same function registered memory (then it cannot
+        turn protection on: EINVAL, a probe)."""
+        scope = scope_of(self.context, call)
+        if scope is None:
+            return False
+        if any(found.start_byte < call.start_byte
+               for _, found in self.context.calls(_VERBS_REGISTRATIONS, scope)):
+            return True
+        for statement in self.context.descendants(scope):
+            if statement.type != "if_statement" or statement.start_byte > call.start_byte:
+                continue
+            condition = statement.child_by_field_name("condition")
+            consequence = statement.child_by_field_name("consequence")
+            if condition is None or consequence is None:
+                continue  # a statement tree-sitter could not read whole
+            around = within(call, statement) and not within(call, condition)
+            returns = not around and not within(call, statement) and any(
+                node.type == "return_statement"
+                for node in (consequence, *self.context.descendants(consequence)))
+            if (around or returns) and self._c_asks(condition, call):
+                return True
+        return False
+
+    def _c_asks(self, condition, call=None) -> bool:
+        """Whether a condition reads the user's fork setting or the kernel's need, itself or
+        (for the `if` around `call`) through a variable compared with a value it is given
+        only under such a condition before `call` can run."""
+        text = self.context.text(condition)
+        if _C_ASKS.search(text):
+            return True
+        if call is None:
+            return False
+        for comparison in self.context.descendants(condition):
+            if comparison.type != "binary_expression" or self.context.text(
+                    comparison.child_by_field_name("operator")) not in ("==", "!="):
+                continue
+            left, right = (comparison.child_by_field_name(side) for side in ("left", "right"))
+            if left is None or right is None:
+                continue
+            left = unwrapped(left)
+            if left.type == "identifier" and self._c_status_set_on_request(
+                    self.context.text(left), self.context.text(right), call):
+                return True
+        return False
+
+    def _c_status_set_on_request(self, variable: str, value: str, call) -> bool:
+        """Whether every `variable = value;` of the file that may run before `call` (not later
+        in its function) sits under an `if` that asks (and there is one)."""
+        scope = scope_of(self.context, call)
+        settings = []
+        for _, leaf in self.context.tokens((variable,)):
+            assignment = self.context.parent(leaf)
+            if (leaf.type == "identifier" and assignment.type == "assignment_expression"
+                    and assignment.child_by_field_name("left") == leaf
+                    and self.context.text(assignment.child_by_field_name("right")) == value
+                    and not (within(assignment, scope)
+                             and assignment.start_byte > call.start_byte)):
+                settings.append(assignment)
+        return bool(settings) and all(
+            any(found.type == "if_statement" and found.child_by_field_name("condition")
+                and not within(assignment, found.child_by_field_name("condition"))
+                and self._c_asks(found.child_by_field_name("condition"))
+                for found in self.context.ancestors(assignment))
+            for assignment in settings)
 
     def _c_defines(self, name: str) -> list:
         """The `#define` lines of the macro `name`, in file order."""

@@ -2,11 +2,15 @@
 (C/C++).
 
 Both rules read the same facts of a file, computed once (`registrations_of`): each call of a
-registration API, or of a function of the same file that passes its parameters straight
-through to one (one level), with the address and length expressions of the ranges it
+registration API, or of a function of the project that passes its parameters straight
+through to one (one level; other files' through the project index, `RegistrationWrapperIndex`),
+with the address and length expressions of the ranges it
 registers (for iovec-based APIs, what the calling function puts in the iovecs). CUR301 evaluates the
-length with `c_consteval`; CUR302 follows the address to the object or allocation it points
-into, within the calling function. What the file does not show is never guessed: silent.
+length with `c_consteval`; both ask the shared provenance analysis (`analysis.c_memory`) what
+the address points into, within the calling function: CUR302 reports memory that shares its
+pages, CUR301 is silent on device memory and on ranges starting page-aligned allocations.
+Registrations a test asserts to fail (`analysis.c_expectations`) are not registrations. What
+the file does not show is never guessed: silent.
 
 Project headers: struct layouts, `#define`s and enums from a header included with
 `#include "name.h"` are read when they sit beside the including file: each header is parsed once
@@ -22,13 +26,21 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Iterator
+from typing import Optional
 
+from cursedlint.analysis.c_expectations import asserted_to_fail
+from cursedlint.analysis.c_memory import (
+    MemoryProvenance, Provenance, declarations_in, has_storage,
+)
+from cursedlint.analysis.c_syntax import (
+    arguments as _arguments, assigns, function_declarator, parameter_names, scope_of,
+    unwrapped, within,
+)
 from cursedlint.languages import C, CPP
+from cursedlint.project_index import Indexer
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import Example, Rule
 
-MMAP_THRESHOLD = 128 * 1024  # glibc's default M_MMAP_THRESHOLD: smaller blocks share pages
 CHANGE_TRANSLATION = "IBV_REREG_MR_CHANGE_TRANSLATION"  # (1 << 0) in <infiniband/verbs.h>
 
 
@@ -61,20 +73,12 @@ APIS = {
 TRIGGERS = ("ibv_reg_mr", "ibv_rereg_mr", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
             "fi_mr_reg")
 
-_OUT_ALLOCATORS = ("posix_memalign", "cudaHostAlloc", "cudaMallocHost")  # block via argument 0
-_ALIGNED_ALLOCATORS = {"posix_memalign": (1, 2), "aligned_alloc": (0, 1), "memalign": (0, 1)}
-_NAMES = frozenset({"identifier", "field_identifier"})
-_DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer",
-                     "reference_declarator": "reference"}
-_NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
-_WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
-_SCOPES = frozenset({"function_definition", "lambda_expression"})
-_ALIGNAS = ("alignas", "_Alignas")
-_ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
-# element sizes of `new T[n]` (LP64); other types leave the size unknown
-_NEW_SIZES = {"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uint8_t": 1, "byte": 1, "int16_t": 2, "uint16_t": 2,
-              "short": 2, "int": 4, "int32_t": 4, "uint32_t": 4, "float": 4, "long": 8,
-              "int64_t": 8, "uint64_t": 8, "double": 8, "size_t": 8}
+# fi_mr_attr `iface` values of device memory (fi_mr(3), enum fi_hmem_iface)
+DEVICE_IFACES = frozenset({"FI_HMEM_CUDA", "FI_HMEM_ROCR", "FI_HMEM_ZE", "FI_HMEM_NEURON",
+                           "FI_HMEM_SYNAPSEAI"})
+HOST_IFACES = frozenset({"FI_HMEM_SYSTEM"})
+POINTER_RESULTS = frozenset({"ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2",
+                             "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write"})
 
 _FORK_HAZARD = (
     "with fork protection on (ibv_fork_init(), RDMAV_FORK_SAFE or IBV_FORK_SAFE) libibverbs "
@@ -106,22 +110,50 @@ class Registration:
         return f"{self.function}() (a wrapper of {self.api}())"
 
 
-@dataclass(frozen=True)
-class Origin:
-    """What a registered address points into, and who else uses its pages."""
+class RegistrationWrapperIndex(Indexer):
+    """Functions of the project's C/C++ files that pass their parameters straight through to
+    a registration API: name -> (API, position of the address, position of the length)."""
 
-    what: str
-    neighbours: str
+    name = "registration-wrappers"
+    languages = (C, CPP)
+    summary_type = dict[str, tuple[str, Optional[int], Optional[int]]]
+
+    def words(self, settings):
+        return TRIGGERS
+
+    def summarize(self, context):
+        wrappers = Registrations(context, {}).exported_wrappers
+        return {name: (api, shape.address, shape.length)
+                for name, (api, shape) in wrappers.items()} or None
 
 
-class SubPageRdmaRegistration(Rule):
+class RegistrationRule(Rule):
+    """What CUR301 and CUR302 share: C/C++, the registration APIs' names as triggers, and the
+    wrappers other files of the project define (their names widen the triggers)."""
+
+    languages = (C, CPP)
+    triggers = TRIGGERS
+    indexer = RegistrationWrapperIndex()
+
+    @classmethod
+    def project_trigger_words(cls, facts) -> tuple[str, ...]:
+        return tuple(sorted({name for wrappers in facts.values() for name in wrappers}))
+
+    @property
+    def facts(self) -> "Registrations":
+        return registrations_of(self.context, self.project_facts)
+
+
+class SubPageRdmaRegistration(RegistrationRule):
     """## What it does
     Finds RDMA memory registrations whose length is a known constant that is smaller than the
     page size or not a multiple of it: `ibv_reg_mr`, `ibv_reg_mr_iova`, `ibv_reg_mr_iova2`,
     `ibv_rereg_mr` with `IBV_REREG_MR_CHANGE_TRANSLATION`, `rdma_reg_msgs`, `rdma_reg_read`,
     `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs
-    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the same file that
-    pass their parameters straight through to one of these (one level). Lengths are
+    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the project (this
+    file or another, through the project index) that pass their parameters straight through to
+    one of these (one level; a function of the same name the file defines itself is not
+    another file's wrapper). Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
     enums, arithmetic, also from a project header included with `#include "..."` beside the
     file), and a local or member (`s->flush.size`) that a statement `x = value;` earlier in
@@ -129,6 +161,18 @@ class SubPageRdmaRegistration(Rule):
     struct, no address taken, no call given the struct, no label, no loop back); an unknown
     length is not reported. The page size is the `page-size` setting
     (default 4096; 65536 on many aarch64 kernels).
+
+    Not reported: device memory (a pointer the function got from `cudaMalloc`, `cuMemAlloc`,
+    `hipMalloc`, `hsa_memory_allocate` or a wrapper named after one, such as
+    `ofi_cudaMalloc`; a `fi_mr_attr` whose `iface` is `FI_HMEM_CUDA`, `FI_HMEM_ROCR`,
+    `FI_HMEM_ZE`, `FI_HMEM_NEURON`, `FI_HMEM_SYNAPSEAI`, or an expression the file does not
+    settle), a range that starts a page-aligned allocation (`mmap`, `valloc`, page-aligned
+    `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`: the pages rounded out are
+    the allocation's own), and a registration the code asserts to fail (the result, right
+    away, asserted equal to a negative error code such as `-FI_EINVAL`, or to NULL:
+    `assert_int_equal(ret, -FI_EINVAL)`, `cr_assert(ret == -FI_ENOKEY)`,
+    `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered. A length given
+    to an iovec is reported at the registration call, once for each call that registers it.
 
     ## Why it is cursed
     With fork protection on (`ibv_fork_init()`, `RDMAV_FORK_SAFE`, `IBV_FORK_SAFE`),
@@ -166,8 +210,6 @@ class SubPageRdmaRegistration(Rule):
 
     code = "CUR301"
     name = "sub-page-rdma-registration"
-    languages = (C, CPP)
-    triggers = TRIGGERS
     summary = "an RDMA registration whose known length is not a whole number of pages"
     valid = (
         Example(
@@ -333,18 +375,21 @@ class SubPageRdmaRegistration(Rule):
     )
 
     def check(self) -> None:
-        facts = registrations_of(self.context)
+        facts = self.facts
         page = self.context.settings.page_size
         for registration in facts.registrations:
+            if facts.silent_for_length(registration):
+                continue
             for node, length in facts.partial_pages(registration):
-                self.report(node, (
-                    f"{registration.described} registers {length} bytes, not a whole number of "
+                self.report(facts.anchor(registration, node), (
+                    f"{registration.described} registers {length} bytes"
+                    f"{facts.where(registration, node)}, not a whole number of "
                     f"{page}-byte pages: {_FORK_HAZARD}, including the data that shares them. "
                     f"Instead, {_FIX}, and register {_round_up(length, page)} bytes"
                 ))
 
 
-class SharedPageRdmaRegistration(Rule):
+class SharedPageRdmaRegistration(RegistrationRule):
     """## What it does
     Finds RDMA registrations (the APIs and wrappers of CUR301) whose address cannot own its
     pages, whatever the length (also the `iov_base` of the iovecs it registers): the address of
@@ -354,8 +399,12 @@ class SharedPageRdmaRegistration(Rule):
     alignment) of a known size below glibc's mmap threshold (128 KiB), or an address inside
     one of these. Not reported: `posix_memalign`/`aligned_alloc`/`memalign` with page
     alignment, `valloc`, `mmap`, `cudaHostAlloc`/`cudaMallocHost`, objects declared with an
-    alignment of whole pages, and addresses of unknown provenance (a parameter, a field holding
-    a pointer). A call CUR301 reports is not reported again.
+    alignment of whole pages, device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
+    `hsa_memory_allocate` and wrappers named after them), addresses of unknown provenance (a
+    parameter, a field holding a pointer), and registrations the code asserts to fail (see
+    CUR301). The provenance is the shared analysis `cursedlint.analysis.c_memory`. A call
+    CUR301 reports is not reported again; an `iov_base` is reported at the registration call,
+    once for each call.
 
     ## Why it is cursed
     With fork protection on, libibverbs marks every page the registration touches
@@ -385,8 +434,6 @@ class SharedPageRdmaRegistration(Rule):
 
     code = "CUR302"
     name = "shared-page-rdma-registration"
-    languages = (C, CPP)
-    triggers = TRIGGERS
     summary = "an RDMA registration of memory that shares its pages with other data"
     valid = (
         Example(
@@ -487,35 +534,39 @@ class SharedPageRdmaRegistration(Rule):
     )
 
     def check(self) -> None:
-        facts = registrations_of(self.context)
+        facts = self.facts
         defer = SubPageRdmaRegistration.code in self.context.settings.enabled_for(
             self.context.source.path)
         for registration in facts.registrations:
-            if defer and facts.partial_pages(registration):
+            if defer and facts.partial_pages(registration) and not facts.silent_for_length(
+                    registration):
                 continue
             for address in registration.addresses:
-                origin = facts.origin(address)
-                if origin is not None:
-                    self.report(address, (
-                        f"{registration.described} registers {origin.what}, which shares its "
-                        f"pages with {origin.neighbours}: {_FORK_HAZARD}. Instead, {_FIX}"
+                found = facts.sharing(address)
+                if found is not None:
+                    self.report(facts.anchor(registration, address), (
+                        f"{registration.described} registers {found.what}"
+                        f"{facts.where(registration, address)}, which shares its pages with "
+                        f"{found.neighbours}: {_FORK_HAZARD}. Instead, {_FIX}"
                     ))
 
 
 # -- the facts of one file, shared by both rules --------------------------------------------------
 
 
-def registrations_of(context) -> "Registrations":
-    """The file's registration facts, computed once for all CUR3xx rules."""
-    return context.shared(Registrations, lambda: Registrations(context))
+def registrations_of(context, project_wrappers=None) -> "Registrations":
+    """The file's registration facts, computed once for all CUR3xx rules; `project_wrappers`:
+    the `RegistrationWrapperIndex` facts (path -> wrappers) of the project's files."""
+    return context.shared(Registrations, lambda: Registrations(context, project_wrappers or {}))
 
 
 class Registrations:
     """The registration calls of one C/C++ file and what their arguments are."""
 
-    def __init__(self, context):
+    def __init__(self, context, project_wrappers: dict):
         self.context = context
         self.page = context.settings.page_size
+        self.project_wrappers = project_wrappers
 
     @cached_property
     def _constants(self):
@@ -537,7 +588,8 @@ class Registrations:
         apis = {**APIS, **self._wrappers}
         for name, call in self.context.calls(apis):
             registration = self._registration(name, apis[name], call)
-            if registration is not None:
+            if registration is not None and not asserted_to_fail(
+                    self.context, call, registration.api in POINTER_RESULTS):
                 found.append(registration)
         return found
 
@@ -584,12 +636,48 @@ class Registrations:
 
     @cached_property
     def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
+        """The wrappers this file calls: other files' (`project_wrappers`), then its own."""
+        found = {name: (api, Api(address, length))
+                 for path, wrappers in sorted(self.project_wrappers.items())
+                 if path != self.context.source.path
+                 for name, (api, address, length) in wrappers.items() if api in APIS}
+        for name in self._defined(set(found)):
+            del found[name]  # the file's own function of that name: another function
+        found.update(self.file_wrappers)
+        return found
+
+    def _defined(self, names: set[str]) -> set[str]:
+        """Those of `names` the file defines a function of."""
+        defined = set()
+        for name, leaf in self.context.tokens(names) if names else ():
+            node = self.context.parent(leaf)
+            if node is None or node.type != "function_declarator":
+                continue
+            while node is not None and node.type.endswith("declarator"):
+                node = self.context.parent(node)  # out of `*name(...)`
+            if node is not None and node.type == "function_definition":
+                defined.add(name)
+        return defined
+
+    @cached_property
+    def file_wrappers(self) -> dict[str, tuple[str, Api]]:
         """Function name -> (API, the API's positions in its own parameters) for the file's
         functions that call one registration API with their own parameters unchanged."""
+        return {name: wrapper for name, (wrapper, _) in self._wrapper_definitions.items()}
+
+    @cached_property
+    def exported_wrappers(self) -> dict[str, tuple[str, Api]]:
+        """The file's wrappers that other files can call (not `static`)."""
+        return {name: wrapper for name, (wrapper, function) in self._wrapper_definitions.items()
+                if not has_storage(self.context, function, ("static",))}
+
+    @cached_property
+    def _wrapper_definitions(self) -> dict[str, tuple[tuple[str, Api], object]]:
+        """Function name -> ((API, positions), definition) of the file's wrappers."""
         found = {}
         calls = (call for _, call in self.context.calls(APIS))
         for function in self.context.enclosing(calls, ("function_definition",)):
-            declarator = _function_declarator(function.child_by_field_name("declarator"))
+            declarator = function_declarator(function.child_by_field_name("declarator"))
             body = function.child_by_field_name("body")
             name = declarator.child_by_field_name("declarator") if declarator else None
             if (name is None or name.type != "identifier" or self.context.text(name) in APIS
@@ -597,7 +685,7 @@ class Registrations:
                 continue  # methods are called through objects; API stubs are the API
             wrapper = self._wrapper(declarator, body)
             if wrapper is not None:
-                found[self.context.text(name)] = wrapper
+                found[self.context.text(name)] = (wrapper, function)
         return found
 
     @cached_property
@@ -609,7 +697,7 @@ class Registrations:
         return {name: underlying for name, (underlying, _) in self._wrapper_facts.items()}
 
     def _wrapper(self, declarator, body) -> tuple[str, Api] | None:
-        parameters = _parameter_names(self.context, declarator)
+        parameters = parameter_names(self.context, declarator)
         calls = self.context.calls(APIS, body)
         if len(calls) != 1 or not parameters:
             return None
@@ -626,9 +714,9 @@ class Registrations:
 
     def _passed(self, nodes, parameters: list[str], body) -> int | None:
         """The position of the first parameter among `nodes` left unchanged in `body`."""
-        for node in map(_unwrapped, nodes):
+        for node in map(unwrapped, nodes):
             name = self.context.text(node) if node.type == "identifier" else ""
-            if name in parameters and not _assigned(self.context, body, name):
+            if name and name in parameters and not assigns(self.context, body, name):
                 return parameters.index(name)
         return None
 
@@ -655,10 +743,10 @@ class Registrations:
 
     def _local(self, node, call) -> tuple:
         """(name, function) for `name` or `&name` used in a function, else (None, None)."""
-        node = _unwrapped(node)
+        node = unwrapped(node)
         if node.type == "pointer_expression" and node.child(0).type == "&":
             node = node.child_by_field_name("argument")
-        scope = _scope_of(self.context, call)
+        scope = scope_of(self.context, call)
         if node.type != "identifier" or scope is None:
             return None, None
         return self.context.text(node), scope
@@ -668,7 +756,7 @@ class Registrations:
         positional (`position` in a two-member struct) initializers, and `name.field = v`,
         `name[i].field = v`."""
         values = []
-        for _, declarator in self._declarations_in(scope, name):
+        for _, declarator in declarations_in(self.context, scope, name):
             if declarator.type == "init_declarator":
                 values.extend(_initialized_member(declarator.child_by_field_name("value"),
                                                   field, position))
@@ -681,7 +769,7 @@ class Registrations:
                     or assignment.child_by_field_name("left") != target
                     or assignment.child_by_field_name("operator").type != "="):
                 continue
-            base = _unwrapped(target.child_by_field_name("argument"))
+            base = unwrapped(target.child_by_field_name("argument"))
             if base.type == "subscript_expression":
                 base = base.child_by_field_name("argument")
             value = assignment.child_by_field_name("right")
@@ -689,207 +777,54 @@ class Registrations:
                 values.append(value)
         return values
 
-    # -- where an address points -----------------------------------------------------------
+    # -- what the registered memory is ----------------------------------------------------
 
-    def origin(self, address) -> Origin | None:
-        """The object or allocation `address` points into, when it cannot own its pages:
-        `p + n` and `p - n` point where `p` does, `&a[i]` and `&*p` are `a + i` and `p`."""
-        node = _unwrapped(address)
-        while True:
-            if node.type == "pointer_expression" and node.child(0).type == "&":
-                target = _unwrapped(node.child_by_field_name("argument"))
-                if target.type != "subscript_expression" and not (
-                        target.type == "pointer_expression" and target.child(0).type == "*"):
-                    return self._object(target)
-                node = target.child_by_field_name("argument")
-            elif node.type == "binary_expression" and self.context.text(
-                    node.child_by_field_name("operator")) in ("+", "-"):
-                node = node.child_by_field_name("left")
-            elif node.type == "identifier":
-                return self._named(node, decayed=True)
-            elif node.type == "field_expression" and self._array_member(node):
-                return Origin(f"the member array `{self.context.text(node)}`",
-                              "the rest of its object")
-            else:
-                return None
-            node = _unwrapped(node)
+    @cached_property
+    def provenance(self) -> MemoryProvenance:
+        return MemoryProvenance(self.context, self.value, self.page)
 
-    def _object(self, node) -> Origin | None:
-        """`&node`: the object itself (a variable, a member)."""
-        if node.type == "field_expression":
-            return Origin(f"the member `{self.context.text(node)}`",
-                          "the rest of its object and whatever is allocated beside it")
-        if node.type == "identifier":
-            return self._named(node, decayed=False)
-        return None
+    def silent_for_length(self, registration: Registration) -> bool:
+        """Whether a registration's sub-page length harms no host page the rule can name:
+        device memory (by its allocator, or a `fi_mr_attr` whose `iface` is a device or not
+        known), or ranges that start page-aligned allocations (the rounded-out pages are the
+        allocation's own)."""
+        iface = self._iface(registration)
+        if iface is not None and iface not in HOST_IFACES:
+            return True
+        found = [self.provenance.of(address) for address in registration.addresses]
+        return bool(found) and all(
+            provenance.kind == "device" or (provenance.kind == "page-aligned"
+                                            and not provenance.offset)
+            for provenance in found)
 
-    def _named(self, node, decayed: bool) -> Origin | None:
-        """A variable: the object named (`&x`, or an array `x`), or where a pointer `x` was
-        allocated. `decayed`: the name is used as a value, so only arrays are objects."""
-        name = self.context.text(node)
-        scope = _scope_of(self.context, node)
-        declaration = self._declaration(name, node, scope)
-        if declaration is None:
-            if not decayed and self._member_of_method(name, scope):
-                return Origin(f"the member `{name}`", "the rest of its object")
+    def sharing(self, address) -> Provenance | None:
+        """The provenance of a registered address that shares its pages, else None."""
+        provenance = self.provenance.of(address)
+        return provenance if provenance.shares_pages else None
+
+    def _iface(self, registration: Registration) -> str | None:
+        """The `iface` a `fi_mr_regattr` registration's attr is given: the constant's name,
+        "" for any other expression, None when it is not given one (system memory)."""
+        if APIS[registration.api].shape != "attr" or registration.function != registration.api:
             return None
-        declaration_node, declarator, local = declaration
-        kind = _declarator_kind(declarator)
-        if kind == "reference":
-            return None  # the object referred to is somewhere else
-        if decayed and kind == "pointer":
-            return self._allocation(name, scope) if local else None
-        if decayed and kind != "array":
+        name, scope = self._local(_arguments(registration.call)[1], registration.call)
+        values = self._member_values(scope, name, "iface", None) if name else []
+        if not values:
             return None
-        if declaration_node.type == "parameter_declaration":
-            return Origin(f"the parameter `{name}` on the stack", "the thread's stack frames") \
-                if not decayed else None
-        if self._page_aligned(declaration_node):
-            return None
-        noun = "array" if kind == "array" else "variable"
-        if local and not _has_storage(self.context, declaration_node, _NOT_ON_STACK):
-            return Origin(f"the stack {noun} `{name}`", "the thread's stack frames")
-        storage = "static" if local or _has_storage(
-            self.context, declaration_node, ("static",)) else "global"
-        return Origin(f"the {storage} {noun} `{name}`", "the objects linked beside it")
+        names = {self.context.text(unwrapped(value)) for value in values}
+        return names.pop() if len(names) == 1 else ""
 
-    def _declaration(self, name: str, use, scope):
-        """(declaration, declarator, is local) of `name` visible at `use`: the function's
-        parameters and earlier local declarations, else the file's top-level declarations."""
-        if scope is not None:
-            local = [d for d in self._declarations_in(scope, name)
-                     if d[0].start_byte < use.start_byte]
-            if local:
-                return (*local[-1], True)
-        return next(((declaration, declarator, False) for declaration, declarator
-                     in _declarations(self.context, name, None, ("declaration",))
-                     if _scope_of(self.context, declaration) is None), None)
+    def anchor(self, registration: Registration, node):
+        """Where a finding about `node` (an address or a length) is reported: the node when it
+        is an argument of the call, else (an iovec member) the call, so that an iovec shared
+        by two registrations gives one finding for each."""
+        return node if within(node, registration.call) else registration.call
 
-    def _declarations_in(self, scope, name: str) -> list[tuple]:
-        """(declaration, declarator) pairs declaring `name` inside `scope`, in order."""
-        return list(_declarations(self.context, name, scope,
-                                  ("declaration", "parameter_declaration")))
-
-    def _page_aligned(self, declaration) -> bool:
-        """Whether the declaration asks for an alignment of whole pages (`alignas(4096)`,
-        `__attribute__((aligned(4096)))`). tree-sitter-c reads an attribute after the
-        declarator as the start of the next declaration, leaving this one's `;` missing."""
-        holders = [declaration]
-        following = declaration.next_named_sibling
-        if declaration.children[-1].is_missing and following is not None:
-            holders.append(following.children[0])
-        alignments = []
-        for holder in holders:
-            for _, keyword in self.context.tokens(_ALIGNAS, holder):
-                qualifier = self.context.parent(keyword)
-                if qualifier.type == "alignas_qualifier":
-                    alignments.extend(qualifier.named_children)
-            for _, call in self.context.calls(_ALIGNED, holder):
-                alignments.extend(_arguments(call))
-        return any(self._whole_pages(node) for node in alignments)
-
-    def _whole_pages(self, node) -> bool:
-        value = self.value(node)
-        return value is not UNKNOWN and value > 0 and value % self.page == 0
-
-    def _member_of_method(self, name: str, scope) -> bool:
-        """Whether an undeclared name in a C++ method is a data member: a field of that name
-        is declared in the file, or the name follows a member convention (`x_`, `m_x`)."""
-        if self.context.language != CPP or not _in_method(self.context, scope):
-            return False
-        return name.endswith("_") or name.startswith("m_") or bool(self._fields(name))
-
-    def _array_member(self, field) -> bool:
-        """Whether every field of this name declared in the file is an array."""
-        name = self.context.text(field.child_by_field_name("field"))
-        kinds = {_declarator_kind(node) for node in self._fields(name)}
-        return kinds == {"array"}
-
-    def _fields(self, name: str) -> list:
-        """The declarators of the fields named `name` declared in the file."""
-        return [declarator for _, declarator
-                in _declarations(self.context, name, None, ("field_declaration",))]
-
-    # -- allocations -----------------------------------------------------------------------
-
-    def _allocation(self, name: str, scope) -> Origin | None:
-        """A small heap block that the pointer `name` got in `scope`, its only source."""
-        sources = self._sources(name, scope)
-        if len(sources) != 1:
-            return None
-        function, call = sources[0]
-        size = self._heap_size(function, call)
-        if size is UNKNOWN or size <= 0 or size >= MMAP_THRESHOLD:
-            return None
-        line = call.start_point[0] + 1
-        return Origin(
-            f"`{name}`, a {size}-byte block from {function}"
-            f"{'' if function == 'new' else '()'} on line {line}",
-            "neighbouring heap blocks and malloc's chunk headers (blocks below the 128 KiB "
-            "mmap threshold share pages)",
-        )
-
-    def _sources(self, name: str, scope) -> list[tuple[str, object]]:
-        """(allocator, call or new-expression) of every value `name` is given in `scope`;
-        ("", node) for a value that is not an allocation."""
-        found = []
-        for _, leaf in self.context.tokens((name,), scope):
-            if leaf.type not in _NAMES:
-                continue
-            for target in self.context.wrapped_by(leaf, _leads_to):
-                value = _value_given(self.context, target)
-                if value is not None and _within(value, scope):
-                    found.append(self._allocator(value))
-        for allocator, call in self.context.calls(_OUT_ALLOCATORS, scope):
-            arguments = _arguments(call)
-            target = _unwrapped(arguments[0]) if arguments else None
-            if (target is not None and target.type == "pointer_expression"
-                    and self.context.text(target.child_by_field_name("argument")) == name):
-                found.append((allocator, call))
-        return found
-
-    def _allocator(self, value) -> tuple[str, object]:
-        node = _unwrapped(value)
-        if node.type == "new_expression":
-            return "new", node
-        if node.type == "call_expression":
-            return _callee(self.context, node), node
-        return "", node
-
-    def _heap_size(self, function: str, node):
-        """The bytes a malloc-heap allocation asks for; UNKNOWN when unknown, for page-aligned
-        blocks, and for allocators that map their own pages (mmap, valloc, cudaHostAlloc)."""
-        arguments = _arguments(node) if node.type == "call_expression" else []
-        if function == "malloc" and len(arguments) == 1:
-            return self.value(arguments[0])
-        if function == "calloc" and len(arguments) == 2:
-            count, size = (self.value(argument) for argument in arguments)
-            return UNKNOWN if UNKNOWN in (count, size) else count * size
-        if function in _ALIGNED_ALLOCATORS:
-            return self._aligned_size(_ALIGNED_ALLOCATORS[function], arguments)
-        if function == "new":
-            return self._new_size(node)
-        return UNKNOWN
-
-    def _aligned_size(self, positions: tuple[int, int], arguments: list):
-        """The size of an aligned allocation whose known alignment is less than a page."""
-        if max(positions) >= len(arguments):
-            return UNKNOWN
-        alignment, size = (self.value(arguments[index]) for index in positions)
-        return UNKNOWN if alignment is UNKNOWN or alignment % self.page == 0 else size
-
-    def _new_size(self, node):
-        """`new T[n]` or `new T` of a builtin type T."""
-        element = _NEW_SIZES.get(self.context.text(node.child_by_field_name("type")).split(
-            "::")[-1])
-        declarator = node.child_by_field_name("declarator")
-        if element is None:
-            return UNKNOWN
-        if declarator is None:
-            return element
-        count = self.value(declarator.named_children[0]) \
-            if declarator.named_children else UNKNOWN
-        return UNKNOWN if count is UNKNOWN else element * count
+    def where(self, registration: Registration, node) -> str:
+        """" (set on line N)" for an iovec member reported at the call, else ""."""
+        if within(node, registration.call):
+            return ""
+        return f" (given to the iovec on line {node.start_point[0] + 1})"
 
 
 # -- project headers: the first piece of the project index ----------------------------------------
@@ -970,153 +905,6 @@ def _header_text(path: str) -> bytes:
 
 def _round_up(value: int, page: int) -> int:
     return -(-value // page) * page
-
-
-def _arguments(call) -> list:
-    arguments = call.child_by_field_name("arguments")
-    if arguments is None:
-        return []
-    return [child for child in arguments.named_children if child.type != "comment"]
-
-
-def _unwrapped(node):
-    """The expression inside parentheses, C casts and C++ named casts."""
-    while True:
-        if node.type in _WRAPPING:
-            node = node.child_by_field_name("value") or node.named_children[-1]
-        elif node.type == "call_expression" and _is_named_cast(node):
-            node = _arguments(node)[0]
-        else:
-            return node
-
-
-def _is_named_cast(call) -> bool:
-    function = call.child_by_field_name("function")
-    if function is None or function.type != "template_function":
-        return False
-    name = function.child_by_field_name("name")
-    return name is not None and name.text.decode().endswith("_cast") and len(_arguments(call)) == 1
-
-
-def _callee(context, call) -> str:
-    function = call.child_by_field_name("function")
-    if function is not None and function.type == "qualified_identifier":
-        function = function.child_by_field_name("name")
-    return context.text(function) if function is not None and function.type == "identifier" else ""
-
-
-def _within(node, region) -> bool:
-    return region.start_byte <= node.start_byte and node.end_byte <= region.end_byte
-
-
-def _scope_of(context, node):
-    """The innermost function (or lambda) containing `node`, or None at file scope."""
-    return next((found for found in context.ancestors(node) if found.type in _SCOPES), None)
-
-
-def _in_method(context, scope) -> bool:
-    """Whether the function is a C++ method: defined in a class body or as `Class::name`."""
-    if scope is None or scope.type != "function_definition":
-        return False
-    declarator = _function_declarator(scope.child_by_field_name("declarator"))
-    name = declarator.child_by_field_name("declarator") if declarator is not None else None
-    return (name is not None and name.type == "qualified_identifier") or any(
-        found.type == "field_declaration_list" for found in context.ancestors(scope))
-
-
-def _declarations(context, name: str, region, owners) -> Iterator[tuple]:
-    """(owner, declarator) for each declarator of a node of the kinds `owners` declaring
-    `name` within `region` (None: the file), in order: found from the tokens spelling it."""
-    for _, leaf in context.tokens((name,), region):
-        if leaf.type not in _NAMES:
-            continue
-        for declarator in context.wrapped_by(leaf, _leads_to):
-            owner = context.parent(declarator)
-            if (owner is not None and owner.type in owners
-                    and (region is None or _within(owner, region))
-                    and context.field_of(declarator) == "declarator"):
-                yield owner, declarator
-
-
-def _value_given(context, target):
-    """The value an initializer, assignment or increment gives `target` (the increment itself),
-    or None when `target` is not given one."""
-    parent = context.parent(target)
-    if parent is None:
-        return None
-    if parent.type == "init_declarator" and parent.child_by_field_name("declarator") == target:
-        value = parent.child_by_field_name("value")
-    elif parent.type == "assignment_expression" and parent.child_by_field_name("left") == target:
-        value = parent.child_by_field_name("right")
-    elif parent.type == "update_expression" and parent.child_by_field_name("argument") == target:
-        value = parent
-    else:
-        return None
-    return value if value is not None and value.is_named else None
-
-
-def _function_declarator(node):
-    while node is not None and node.type != "function_declarator":
-        node = node.child_by_field_name("declarator")
-    return node
-
-
-def _parameter_names(context, declarator) -> list[str]:
-    parameters = declarator.child_by_field_name("parameters")
-    names = []
-    for parameter in parameters.named_children if parameters is not None else ():
-        inner = parameter.child_by_field_name("declarator")
-        names.append(_declared_name(context, inner) if inner is not None else "")
-    return names
-
-
-def _declared_name(context, declarator) -> str:
-    node = declarator
-    while node is not None and node.type not in _NAMES:
-        node = _inner_declarator(node)
-    return context.text(node) if node is not None else ""
-
-
-def _declarator_kind(declarator) -> str:
-    """"array", "pointer", "reference" or "object": what the declarator makes of its name
-    (the wrapper nearest the name decides: `*a[4]` is an array, `(*p)[4]` a pointer)."""
-    kind, node = "object", declarator
-    while node is not None and node.type not in _NAMES:
-        kind = _DECLARATOR_KINDS.get(node.type, kind)
-        node = _inner_declarator(node)
-    return kind
-
-
-def _leads_to(parent, child) -> bool:
-    """Whether `_declared_name(parent)` goes down through `child`."""
-    return _inner_declarator(parent) == child
-
-
-def _inner_declarator(node):
-    """The declarator inside a pointer, array, reference, parenthesized or init declarator."""
-    inner = node.child_by_field_name("declarator")
-    if inner is not None:
-        return inner
-    return next((child for child in node.named_children
-                 if child.type in _NAMES or child.type.endswith("declarator")), None)
-
-
-def _has_storage(context, declaration, words) -> bool:
-    return any(context.text(child) in words for child in declaration.children
-               if child.type == "storage_class_specifier")
-
-
-def _assigned(context, body, name: str) -> bool:
-    """Whether `body` assigns or increments the variable `name`."""
-    for _, leaf in context.tokens((name,), body):
-        parent = context.parent(leaf)
-        if leaf.type == "identifier" and _within(parent, body) and (
-                parent.type == "assignment_expression"
-                and parent.child_by_field_name("left") == leaf
-                or parent.type == "update_expression"
-                and parent.child_by_field_name("argument") == leaf):
-            return True
-    return False
 
 
 def _picked(arguments: list, index: int | None) -> tuple:

@@ -619,3 +619,27 @@ def test_python_files_without_a_region_source_are_not_parsed(code, parsed):
 
     assert CudaThreadDuringCapture.may_fire(code.encode(), {}, (3, 12), "python") is parsed
     assert CudaThreadDuringCapture.may_fire(code.encode(), {}, (3, 12), "cpp")
+
+
+@pytest.mark.parametrize("mode, reported", [
+    ("cudaStreamCaptureModeRelaxed", [9]),
+    ("cudaStreamCaptureModeThreadLocal", [6, 7, 9]),
+])
+def test_python_cuda_allocation_is_legal_only_in_relaxed_captures(mode, reported):
+    code = f"""
+    from cuda import cudart
+
+    def record(stream, nbytes):
+        cudart.cudaStreamBeginCapture(stream, cudart.cudaStreamCaptureMode.{mode})
+        err, scratch = cudart.cudaMalloc(nbytes)
+        cudart.cudaFree(scratch)
+        launch_scale(stream, scratch)
+        cudart.cudaStreamSynchronize(stream)
+        err, graph = cudart.cudaStreamEndCapture(stream)
+        return graph
+    """
+    findings = lint(code, SyncInCapture)
+    assert [f.line for f in findings] == reported
+    allocation = [f for f in findings if f.line in (6, 7)]
+    assert all("a relaxed one allows it" in f.message for f in allocation)
+    assert all("whatever the capture mode" in f.message for f in findings if f.line == 9)

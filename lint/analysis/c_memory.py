@@ -1,0 +1,360 @@
+"""Provenance of memory in C/C++: what an address expression points into, as far as the
+function using it and the file show. Shared by the rules about registered memory (CUR301,
+CUR302).
+
+Kinds: "stack" (a local or parameter), "global", "static", "member" (of a larger object),
+"heap" (a small malloc-heap block, below glibc's mmap threshold), "page-aligned" (an
+allocation or object that starts on a page boundary: `mmap`, `valloc`, page-aligned
+`posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`, `alignas(page)`), "device" (GPU
+memory: `cudaMalloc`, `cuMemAlloc`, `hipMalloc`, `hsa_memory_allocate` and wrappers named like
+them) and "unknown". The first five share their pages with other data.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from cursedlint.analysis.c_syntax import (
+    NAMES, arguments, callee, declarator_kind, function_declarator, leads_to, scope_of,
+    unwrapped, within,
+)
+from cursedlint.languages import CPP
+from cursedlint.python_consteval import UNKNOWN
+
+MMAP_THRESHOLD = 128 * 1024  # glibc's default M_MMAP_THRESHOLD: smaller blocks share pages
+SHARING = frozenset({"stack", "global", "static", "member", "heap"})
+
+# allocators that hand the block back through a pointer argument: its position
+_OUT_ALLOCATORS = {"posix_memalign": 0, "cudaHostAlloc": 0, "cudaMallocHost": 0,
+                   "cudaMalloc": 0, "cuMemAlloc": 0, "cuMemAlloc_v2": 0, "hipMalloc": 0,
+                   "hsa_memory_allocate": 2, "hsa_amd_memory_pool_allocate": 3}
+_DEVICE_ALLOCATORS = frozenset({"cudaMalloc", "cuMemAlloc", "cuMemAlloc_v2", "hipMalloc",
+                                "hsa_memory_allocate", "hsa_amd_memory_pool_allocate"})
+# a project's wrapper of a device allocator, named after it (`ofi_cudaMalloc(&buf, n)`)
+_DEVICE_WRAPPER = re.compile(r"\w+_(cudaMalloc|hipMalloc)")
+_PAGE_ALLOCATORS = frozenset({"mmap", "mmap64", "valloc", "pvalloc", "cudaHostAlloc",
+                              "cudaMallocHost"})
+_ALIGNED_ALLOCATORS = {"posix_memalign": (1, 2), "aligned_alloc": (0, 1), "memalign": (0, 1)}
+_NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
+_ALIGNAS = ("alignas", "_Alignas")
+_ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
+# element sizes of `new T[n]` (LP64); other types leave the size unknown
+_NEW_SIZES = {"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uint8_t": 1,
+              "byte": 1, "int16_t": 2, "uint16_t": 2, "short": 2, "int": 4, "int32_t": 4,
+              "uint32_t": 4, "float": 4, "long": 8, "int64_t": 8, "uint64_t": 8, "double": 8,
+              "size_t": 8}
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where an address points: `kind` (see the module), `what` it is and who else uses its
+    pages (`neighbours`), for messages; `offset`: the address is past the start of it."""
+
+    kind: str
+    what: str = ""
+    neighbours: str = ""
+    offset: bool = False
+
+    @property
+    def shares_pages(self) -> bool:
+        return self.kind in SHARING
+
+
+UNKNOWN_PROVENANCE = Provenance("unknown")
+
+
+def device_allocator(name: str) -> bool:
+    return name in _DEVICE_ALLOCATORS or bool(_DEVICE_WRAPPER.fullmatch(name))
+
+
+class MemoryProvenance:
+    """Provenance of the addresses of one file. `value(node)` evaluates an integer expression
+    (UNKNOWN when unknown); `page` is the page size in bytes."""
+
+    def __init__(self, context, value: Callable, page: int):
+        self.context = context
+        self.value = value
+        self.page = page
+
+    def of(self, address) -> Provenance:
+        """What `address` points into: `p + n` and `p - n` point where `p` does, `&a[i]` and
+        `&*p` are `a + i` and `p`."""
+        node, offset = unwrapped(address), False
+        while True:
+            if node.type == "pointer_expression" and node.child(0).type == "&":
+                target = unwrapped(node.child_by_field_name("argument"))
+                if target.type == "subscript_expression":
+                    offset |= self._nonzero(target.named_children[-1])
+                elif not (target.type == "pointer_expression" and target.child(0).type == "*"):
+                    return self._at(self._object(target), offset)
+                node = target.child_by_field_name("argument")
+            elif node.type == "binary_expression" and self.context.text(
+                    node.child_by_field_name("operator")) in ("+", "-"):
+                offset |= self._nonzero(node.child_by_field_name("right"))
+                node = node.child_by_field_name("left")
+            elif node.type == "identifier":
+                return self._at(self._named(node, decayed=True), offset)
+            elif node.type == "field_expression" and self._array_member(node):
+                return Provenance("member", f"the member array `{self.context.text(node)}`",
+                                  "the rest of its object", offset)
+            else:
+                return UNKNOWN_PROVENANCE
+            node = unwrapped(node)
+
+    def _nonzero(self, node) -> bool:
+        """Whether an offset may be other than 0."""
+        return node is None or self.value(node) != 0
+
+    @staticmethod
+    def _at(found: Provenance, offset: bool) -> Provenance:
+        if not offset or found.kind == "unknown":
+            return found
+        return Provenance(found.kind, found.what, found.neighbours, True)
+
+    def _object(self, node) -> Provenance:
+        """`&node`: the object itself (a variable, a member)."""
+        if node.type == "field_expression":
+            return Provenance("member", f"the member `{self.context.text(node)}`",
+                              "the rest of its object and whatever is allocated beside it")
+        if node.type == "identifier":
+            return self._named(node, decayed=False)
+        return UNKNOWN_PROVENANCE
+
+    def _named(self, node, decayed: bool) -> Provenance:
+        """A variable: the object named (`&x`, or an array `x`), or where a pointer `x` was
+        allocated. `decayed`: the name is used as a value, so only arrays are objects."""
+        name = self.context.text(node)
+        scope = scope_of(self.context, node)
+        declaration = self._declaration(name, node, scope)
+        if declaration is None:
+            if not decayed and self._member_of_method(name, scope):
+                return Provenance("member", f"the member `{name}`", "the rest of its object")
+            return UNKNOWN_PROVENANCE
+        declaration_node, declarator, local = declaration
+        kind = declarator_kind(declarator)
+        if kind == "reference":
+            return UNKNOWN_PROVENANCE  # the object referred to is somewhere else
+        if decayed and kind == "pointer":
+            return self._allocation(name, scope) if local else UNKNOWN_PROVENANCE
+        if decayed and kind != "array":
+            return UNKNOWN_PROVENANCE
+        if declaration_node.type == "parameter_declaration":
+            return UNKNOWN_PROVENANCE if decayed else Provenance(
+                "stack", f"the parameter `{name}` on the stack", "the thread's stack frames")
+        if self._page_aligned(declaration_node):
+            return Provenance("page-aligned", f"the page-aligned `{name}`")
+        noun = "array" if kind == "array" else "variable"
+        if local and not has_storage(self.context, declaration_node, _NOT_ON_STACK):
+            return Provenance("stack", f"the stack {noun} `{name}`", "the thread's stack frames")
+        storage = "static" if local or has_storage(
+            self.context, declaration_node, ("static",)) else "global"
+        return Provenance(storage, f"the {storage} {noun} `{name}`",
+                          "the objects linked beside it")
+
+    def _declaration(self, name: str, use, scope):
+        """(declaration, declarator, is local) of `name` visible at `use`: the function's
+        parameters and earlier local declarations, else the file's top-level declarations."""
+        if scope is not None:
+            local = [d for d in declarations_in(self.context, scope, name)
+                     if d[0].start_byte < use.start_byte]
+            if local:
+                return (*local[-1], True)
+        return next(((declaration, declarator, False) for declaration, declarator
+                     in declarations(self.context, name, None, ("declaration",))
+                     if scope_of(self.context, declaration) is None), None)
+
+    def _page_aligned(self, declaration) -> bool:
+        """Whether the declaration asks for an alignment of whole pages (`alignas(4096)`,
+        `__attribute__((aligned(4096)))`). tree-sitter-c reads an attribute after the
+        declarator as the start of the next declaration, leaving this one's `;` missing."""
+        holders = [declaration]
+        following = declaration.next_named_sibling
+        if declaration.children[-1].is_missing and following is not None:
+            holders.append(following.children[0])
+        alignments = []
+        for holder in holders:
+            for _, keyword in self.context.tokens(_ALIGNAS, holder):
+                qualifier = self.context.parent(keyword)
+                if qualifier.type == "alignas_qualifier":
+                    alignments.extend(qualifier.named_children)
+            for _, call in self.context.calls(_ALIGNED, holder):
+                alignments.extend(arguments(call))
+        return any(self._whole_pages(node) for node in alignments)
+
+    def _whole_pages(self, node) -> bool:
+        value = self.value(node)
+        return value is not UNKNOWN and value > 0 and value % self.page == 0
+
+    def _member_of_method(self, name: str, scope) -> bool:
+        """Whether an undeclared name in a C++ method is a data member: a field of that name
+        is declared in the file, or the name follows a member convention (`x_`, `m_x`)."""
+        if self.context.language != CPP or not _in_method(self.context, scope):
+            return False
+        return name.endswith("_") or name.startswith("m_") or bool(self._fields(name))
+
+    def _array_member(self, field) -> bool:
+        """Whether every field of this name declared in the file is an array."""
+        name = self.context.text(field.child_by_field_name("field"))
+        kinds = {declarator_kind(node) for node in self._fields(name)}
+        return kinds == {"array"}
+
+    def _fields(self, name: str) -> list:
+        """The declarators of the fields named `name` declared in the file."""
+        return [declarator for _, declarator
+                in declarations(self.context, name, None, ("field_declaration",))]
+
+    # -- allocations -----------------------------------------------------------------------
+
+    def _allocation(self, name: str, scope) -> Provenance:
+        """What the pointer `name` got in `scope`, when that is its only source."""
+        sources = self._sources(name, scope)
+        if len(sources) != 1:
+            return UNKNOWN_PROVENANCE
+        function, call = sources[0]
+        if device_allocator(function):
+            return Provenance("device", f"`{name}`, device memory from {function}()")
+        if self._page_aligned_allocation(function, call):
+            return Provenance("page-aligned", f"`{name}`, page-aligned memory from {function}()")
+        size = self._heap_size(function, call)
+        if size is UNKNOWN or size <= 0 or size >= MMAP_THRESHOLD:
+            return UNKNOWN_PROVENANCE
+        line = call.start_point[0] + 1
+        return Provenance(
+            "heap",
+            f"`{name}`, a {size}-byte block from {function}"
+            f"{'' if function == 'new' else '()'} on line {line}",
+            "neighbouring heap blocks and malloc's chunk headers (blocks below the 128 KiB "
+            "mmap threshold share pages)",
+        )
+
+    def _sources(self, name: str, scope) -> list[tuple[str, object]]:
+        """(allocator, call or new-expression) of every value `name` is given in `scope`;
+        ("", node) for a value that is not an allocation."""
+        found = []
+        for _, leaf in self.context.tokens((name,), scope):
+            if leaf.type not in NAMES:
+                continue
+            for target in self.context.wrapped_by(leaf, leads_to):
+                value = value_given(self.context, target)
+                if value is not None and within(value, scope):
+                    found.append(self._allocator(value))
+        for allocator, call in self.context.calls(self._out_allocators(scope), scope):
+            position = _OUT_ALLOCATORS.get(allocator, 0)
+            given = arguments(call)
+            target = unwrapped(given[position]) if position < len(given) else None
+            if (target is not None and target.type == "pointer_expression"
+                    and self.context.text(target.child_by_field_name("argument")) == name):
+                found.append((allocator, call))
+        return found
+
+    def _out_allocators(self, scope) -> list[str]:
+        """The allocators returning through an argument that `scope` may call: the known ones
+        and the device allocators' wrappers it names."""
+        text = self.context.text(scope)
+        return [*_OUT_ALLOCATORS, *{match.group(0) for match in _DEVICE_WRAPPER.finditer(text)}]
+
+    def _allocator(self, value) -> tuple[str, object]:
+        node = unwrapped(value)
+        if node.type == "new_expression":
+            return "new", node
+        if node.type == "call_expression":
+            return callee(self.context, node), node
+        return "", node
+
+    def _page_aligned_allocation(self, function: str, node) -> bool:
+        if function in _PAGE_ALLOCATORS:
+            return True
+        positions = _ALIGNED_ALLOCATORS.get(function)
+        given = arguments(node) if node.type == "call_expression" else []
+        return positions is not None and positions[0] < len(given) and self._whole_pages(
+            given[positions[0]])
+
+    def _heap_size(self, function: str, node):
+        """The bytes a malloc-heap allocation asks for; UNKNOWN when unknown."""
+        given = arguments(node) if node.type == "call_expression" else []
+        if function == "malloc" and len(given) == 1:
+            return self.value(given[0])
+        if function == "calloc" and len(given) == 2:
+            count, size = (self.value(argument) for argument in given)
+            return UNKNOWN if UNKNOWN in (count, size) else count * size
+        if function in _ALIGNED_ALLOCATORS:
+            return self._aligned_size(_ALIGNED_ALLOCATORS[function], given)
+        if function == "new":
+            return self._new_size(node)
+        return UNKNOWN
+
+    def _aligned_size(self, positions: tuple[int, int], given: list):
+        """The size of an aligned allocation whose known alignment is less than a page."""
+        if max(positions) >= len(given):
+            return UNKNOWN
+        alignment, size = (self.value(given[index]) for index in positions)
+        return UNKNOWN if alignment is UNKNOWN or alignment % self.page == 0 else size
+
+    def _new_size(self, node):
+        """`new T[n]` or `new T` of a builtin type T."""
+        element = _NEW_SIZES.get(self.context.text(node.child_by_field_name("type")).split(
+            "::")[-1])
+        declarator = node.child_by_field_name("declarator")
+        if element is None:
+            return UNKNOWN
+        if declarator is None:
+            return element
+        count = self.value(declarator.named_children[0]) \
+            if declarator.named_children else UNKNOWN
+        return UNKNOWN if count is UNKNOWN else element * count
+
+
+# -- declarations ------------------------------------------------------------------------------
+
+
+def declarations(context, name: str, region, owners) -> Iterator[tuple]:
+    """(owner, declarator) for each declarator of a node of the kinds `owners` declaring
+    `name` within `region` (None: the file), in order: found from the tokens spelling it."""
+    for _, leaf in context.tokens((name,), region):
+        if leaf.type not in NAMES:
+            continue
+        for declarator in context.wrapped_by(leaf, leads_to):
+            owner = context.parent(declarator)
+            if (owner is not None and owner.type in owners
+                    and (region is None or within(owner, region))
+                    and context.field_of(declarator) == "declarator"):
+                yield owner, declarator
+
+
+def declarations_in(context, scope, name: str) -> list[tuple]:
+    """(declaration, declarator) pairs declaring `name` inside `scope`, in order."""
+    return list(declarations(context, name, scope, ("declaration", "parameter_declaration")))
+
+
+def value_given(context, target):
+    """The value an initializer, assignment or increment gives `target` (the increment itself),
+    or None when `target` is not given one."""
+    parent = context.parent(target)
+    if parent is None:
+        return None
+    if parent.type == "init_declarator" and parent.child_by_field_name("declarator") == target:
+        value = parent.child_by_field_name("value")
+    elif parent.type == "assignment_expression" and parent.child_by_field_name("left") == target:
+        value = parent.child_by_field_name("right")
+    elif parent.type == "update_expression" and parent.child_by_field_name("argument") == target:
+        value = parent
+    else:
+        return None
+    return value if value is not None and value.is_named else None
+
+
+def has_storage(context, declaration, words) -> bool:
+    return any(context.text(child) in words for child in declaration.children
+               if child.type == "storage_class_specifier")
+
+
+def _in_method(context, scope) -> bool:
+    """Whether the function is a C++ method: defined in a class body or as `Class::name`."""
+    if scope is None or scope.type != "function_definition":
+        return False
+    declarator = function_declarator(scope.child_by_field_name("declarator"))
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return (name is not None and name.type == "qualified_identifier") or any(
+        found.type == "field_declaration_list" for found in context.ancestors(scope))
