@@ -117,18 +117,21 @@ class Linter:
         """The enabled rules that use facts from other files of the project."""
         return [
             rule for code, rule in self.rules.items()
-            if rule.indexer is not None and code in self.settings.enabled
+            if rule.indexers() and code in self.settings.enabled
         ]
 
     def index_project(
-        self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None
+        self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
+        names: set[str] | None = None,
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
-        rule that uses them), gathered here once and handed to every file's rules. `store`: an
-        IndexStore that keeps summaries across runs."""
+        rule that uses them; with `names`, only those indexers), gathered here once and handed
+        to every file's rules. `store`: an IndexStore that keeps summaries across runs."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes)
         rules = self.indexing_rules() if rules is None else rules
-        for indexer in {rule.indexer.name: rule.indexer for rule in rules}.values():
+        indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
+                    if names is None or indexer.name in names}
+        for indexer in indexers.values():
             self.project[indexer.name] = index.facts(indexer)
         if store:
             store.save()
@@ -141,11 +144,11 @@ class Linter:
         parsed file says so (or fails)."""
         wanted = []
         for rule in rules:
-            name = rule.indexer.name if rule.indexer else None
-            if name is None or name in self.project or name in wanted:
-                continue
-            if _adds_triggers(rule) or _needs(rule, context):
-                wanted.append(name)
+            for indexer in rule.indexers():
+                if indexer.name in self.project or indexer.name in wanted:
+                    continue
+                if (indexer is rule.indexer and _adds_triggers(rule)) or _needs(indexer, context):
+                    wanted.append(indexer.name)
         return wanted
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
@@ -396,15 +399,16 @@ class Linter:
         wanted = {name for result in results for name in result.needs}
         if not project.linted_all:
             wanted.update(rule.indexer.name for rule in rules if _adds_triggers(rule))
-        using = [rule for rule in rules if rule.indexer.name in wanted]
+        using = [rule for rule in rules if any(ix.name in wanted for ix in rule.indexers())]
         if not using:
             return
-        index = self.index_project(project.list_files(), project.store, using)
+        index = self.index_project(project.list_files(), project.store, using, wanted)
         found = {name for name, facts in self.project.items() if facts}
         again = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
             (rule.languages, word) for rule in using if _adds_triggers(rule)
-            for word in rule.project_trigger_words(self.project.get(rule.indexer.name, {}))
+            and rule.indexer.name in self.project
+            for word in rule.project_trigger_words(self.project[rule.indexer.name])
         ]
         if words:
             again.update(i for i, (path, language) in enumerate(files)
@@ -567,7 +571,8 @@ class Project:
 
 def _adds_triggers(rule: type[Rule]) -> bool:
     """Whether the rule's facts from other files can make more files worth linting."""
-    return rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__
+    return rule.indexer is not None and \
+        rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__
 
 
 def _names_any(path: str, words: list[str]) -> bool:
@@ -585,9 +590,9 @@ def _names_any(path: str, words: list[str]) -> bool:
     return pattern.search(data) is not None
 
 
-def _needs(rule: type[Rule], context) -> bool:
-    """The rule's indexer's look at a parsed file (True when the look fails)."""
+def _needs(indexer, context) -> bool:
+    """An indexer's look at a parsed file (True when the look fails)."""
     try:
-        return bool(rule.indexer.needed_by(context))
+        return bool(indexer.needed_by(context))
     except Exception:
         return True

@@ -124,6 +124,14 @@ class Rule:
     indexer: ClassVar["Indexer | None"] = None
     """For rules that need facts from other files: the `project_index.Indexer` that gathers
     them. Such a rule sees the project files' summaries in `self.project_facts`."""
+    reads_facts_of: ClassVar[tuple["Indexer", ...]] = ()
+    """Further indexers whose facts the rule reads (`context.project`) when a file it checks
+    needs them; unlike `indexer`'s, they never add triggers."""
+
+    @classmethod
+    def indexers(cls) -> tuple["Indexer", ...]:
+        """Every indexer whose facts the rule reads."""
+        return (cls.indexer, *cls.reads_facts_of) if cls.indexer else cls.reads_facts_of
 
     def __init__(self, context: "FileContext", options: dict[str, Any] | None = None):
         self.context = context
