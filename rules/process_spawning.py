@@ -23,12 +23,14 @@ from cursedlint.analysis.c_memory import declarations_in
 from cursedlint.analysis.c_syntax import arguments, assigns, scope_of, unwrapped, within
 from cursedlint.analysis.platform import excluding_guard
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, FunctionIndexer, Reach, calling_function, project_functions,
+    MAX_DEPTH, MODULE, FunctionIndexer, Reach, call_target, calling_function, own_nodes,
+    project_functions,
 )
-from cursedlint.findings import Edit, Fix, Severity, Span
+from cursedlint.findings import Edit, Fix, Severity, Span, Step
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import MODULE_NAME, Example, Option, Rule
+from cursedlint.rules.graph_capture import CUDA_REACH, CudaUse, _body, capture_analysis
 from cursedlint.second_look import AllOf, Call, Names, Text
 
 # -- platforms -------------------------------------------------------------------------------
@@ -890,7 +892,19 @@ class ForkInAcceleratedProcess(Rule):
     `torch.multiprocessing.start_processes(..., start_method="fork")`), and
     `multiprocessing.Process`/`Pool`/`Manager`, `multiprocessing.pool.Pool` and
     `concurrent.futures.ProcessPoolExecutor` without a context, whose default start method is
-    `fork` on Linux before Python 3.14 (3.14 made it `forkserver`). The default-context
+    `fork` on Linux before Python 3.14 (3.14 made it `forkserver`). A `fork` context is a
+    start where it makes processes (`ctx.Pool()`, `ctx.Process()`, `ctx.Manager()`,
+    `ProcessPoolExecutor(mp_context=ctx)`); one that only makes a `Queue` starts none.
+
+    The finding follows the evidence. It is an error when the module shows CUDA work before
+    the start (in its function, or at import time: `.cuda()`, `.to("cuda")`, a tensor made
+    on a CUDA device, `torch.cuda.*`, through the module's functions and other project
+    modules' functions), an NCCL process group made before it, or a child whose code uses
+    CUDA (`Process(target=f)`, `pool.map(f, ...)`, `executor.submit(f, ...)`: the child
+    fails). It is silent when the start runs at import time or in the `__main__` block with
+    no such work before it and every child's code is known to use no CUDA (a `Manager()`'s
+    server included). Otherwise it is a warning that names the function whose callers
+    decide. The default-context
     constructors are not reported when the module sets a start method itself, nor in a
     function every call of which in the project runs after an entry point set `spawn` or
     `forkserver` for the process (`set_start_method` at module level or under
@@ -935,6 +949,7 @@ class ForkInAcceleratedProcess(Rule):
     name = "fork-in-accelerated-process"
     languages = ("python",)
     indexer = START_METHODS
+    reads_facts_of = (CUDA_REACH,)
     triggers = _fork_and_library_words(ACCELERATOR_MODULES)
     summary = "a fork-based process start in a module that imports CUDA or RDMA libraries"
     severity = Severity.WARNING
@@ -1038,36 +1053,61 @@ class ForkInAcceleratedProcess(Rule):
             (m for m in self.option["modules"] if context.imports.imports_module(m)), None
         )
         self.default_context_users: list[tuple[ast.Call, str]] = []
+        self.fork_contexts: list[ast.Call] = []
+        self.calls: list[ast.Call] = []
         self.sets_start_method = False
+        self.evidence = ForkEvidence(context) if self.library else None
 
     def visit_Call(self, node: ast.Call) -> None:
         if self.library is None:
             return
+        self.calls.append(node)
         written = self.context.qualified_name(node.func, among=_CUR102_CALLS)
         name = _multiprocessing_name(written)
         if name in _START_METHOD_SETTERS:
             self.sets_start_method = True
         if name in _ALWAYS_FORK:
-            self.report(node, f"{written}() forks this process, and this module imports "
-                              f"{self.library}: {_FORK_HARM}")
+            self._report_start(node, f"{written}() forks this process")
         elif self._start_method(node, name) == "fork":
-            self.report(node, f"{written}() with the 'fork' start method starts processes as "
-                              f"forks of this one, and this module imports {self.library}: "
-                              f"{_FORK_HARM}")
+            if name == "multiprocessing.get_context":
+                self.fork_contexts.append(node)  # a start only where it makes processes
+            else:
+                self._report_start(node, f"{written}() with the 'fork' start method starts "
+                                         "processes as forks of this one", switch=True)
         elif name in _DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
             self.default_context_users.append((node, written))
 
     def check(self) -> None:
+        for context_call in self.fork_contexts:
+            for start in self.evidence.made_from(context_call, self.calls):
+                self._report_start(start, f"{ast.unparse(start.func)}() starts processes "
+                                          "from a 'fork' context")
         if self.sets_start_method or self.context.settings.target_python >= (3, 14):
             return
         for node, written in self.default_context_users:
             if self._started_after_spawn(node):
                 continue
-            self.report(
-                node,
-                f"{written}() starts processes with the default start method, 'fork' on Linux "
-                f"before Python 3.14, and this module imports {self.library}: {_FORK_HARM}",
-            )
+            self._report_start(node, f"{written}() starts processes with the default start "
+                                     "method, 'fork' on Linux before Python 3.14")
+
+    def _report_start(self, start: ast.Call, what: str, switch: bool = False) -> None:
+        """Report a fork-based start with its evidence: CUDA work before it, or a child that
+        uses CUDA, make it an error; at import time or in `__main__` with neither, and with
+        children known to do CPU work only, it is silent; otherwise a warning that names
+        the function whose callers decide (`switch`: a setting, not a start: always said)."""
+        found = self.evidence.of(start)
+        if found is not None:
+            why, steps = found
+            self.report(start, f"{what} {why}, and this module imports {self.library}: "
+                               f"{_FORK_HARM}", severity=Severity.ERROR, related=steps)
+            return
+        function = calling_function(self.context, start)
+        if not switch and self.evidence.before_accelerators(start, function):
+            return
+        where = (f"whether CUDA or RDMA state exists when it runs depends on the callers of "
+                 f"{function}()" if function else "if CUDA or RDMA state exists by then")
+        self.report(start, f"{what}, in a module that imports {self.library}; {where}: "
+                           f"{_FORK_HARM}")
 
     def _started_after_spawn(self, node: ast.Call) -> bool:
         """Whether the function holding `node` is called in the project, and every call of
@@ -1101,6 +1141,170 @@ class ForkInAcceleratedProcess(Rule):
             if argument is not None and self.context.evaluate(argument) is not None:
                 return False
         return True
+
+
+_TASK_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap",
+                           "starmap_async", "apply", "apply_async", "submit"})
+"""Pool and executor methods whose first argument runs in a child."""
+_PROCESS_MAKERS = frozenset({"Process", "Pool", "Manager"})
+"""Context methods that start processes (a Queue or a Lock starts none)."""
+_CONTEXT_KEYWORDS = frozenset({"mp_context", "context"})
+_NCCL_GROUPS = frozenset({"torch.distributed.init_process_group"})
+
+
+class ForkEvidence:
+    """What the module shows about a fork-based start: CUDA (or NCCL) work before it, in its
+    function or at import time; the code its children run, and whether that uses CUDA
+    (`CudaUse` of the CUR4xx rules, into other modules through the `cuda-reach` facts)."""
+
+    def __init__(self, context):
+        self.context = context
+        self.analysis = capture_analysis(context)
+        self.uses = CudaUse(context, self.analysis, project_functions(context, CUDA_REACH))
+
+    def of(self, start: ast.Call) -> tuple[str, tuple[Step, ...]] | None:
+        """Why the start is surely hazardous, with the chain; None when the module does not
+        show it."""
+        for code, label in self.children(start)[0]:
+            found = self._uses_cuda(code)
+            if found is not None:
+                line, what, steps = found
+                return (f", and the child runs {label}, which uses CUDA (line {line}: {what}): "
+                        "it fails with \"Cannot re-initialize CUDA in forked subprocess\"",
+                        steps)
+        earlier = self._earlier(start)
+        found = self.uses.first(earlier, self.uses.any_use)
+        if found is not None:
+            node, what, via = found
+            through = "".join(f" through {name}()" for name in via)
+            return (f" after CUDA work on line {node.lineno}{through} ({what})",
+                    self.uses.steps_for(node))
+        group = next((node for node in own_nodes(earlier) if isinstance(node, ast.Call)
+                      and self.context.qualified_name(node.func, among=_NCCL_GROUPS)
+                      and self._nccl(node)), None)
+        if group is not None:
+            return f" after an NCCL process group is made on line {group.lineno}", ()
+        return None
+
+    def before_accelerators(self, start: ast.Call, function: str | None) -> bool:
+        """Whether the start runs at import time or in the `__main__` block (no CUDA work
+        before it, as `of` found) and every child's code is known and uses no CUDA."""
+        scope = self.context.scope_of(start)
+        if scope is not None and not self._in_main_block(start):
+            return False
+        return self.children(start)[1]
+
+    def children(self, start: ast.Call) -> tuple[list[tuple[ast.AST, str]], bool]:
+        """The code the start's children run, labelled, and whether that is all of it:
+        `Process(target=f)`, and the tasks given to a pool or executor made here
+        (`pool.map(f, ...)`, `executor.submit(f, ...)`); a `Manager()`'s server runs
+        multiprocessing's own code only."""
+        if _last_name(start.func) == "Manager":
+            return [], True
+        if _last_name(start.func) == "Process":
+            target = self.context.argument(start, 1, "target")
+            code = self._code(target)
+            return ([code] if code else []), code is not None
+        handle = self._handle(start)
+        if handle is None:
+            return [], False
+        tasks = [call.args[0] for call in self._calls_in_scope(start)
+                 if isinstance(call.func, ast.Attribute) and call.func.attr in _TASK_METHODS
+                 and call.args and _text(call.func.value) == handle]
+        codes = [self._code(task) for task in tasks]
+        return [code for code in codes if code], bool(tasks) and None not in codes
+
+    def made_from(self, context_call: ast.Call, calls: list[ast.Call]) -> list[ast.Call]:
+        """The calls that make processes from a context (`ctx.Process(...)`, `ctx.Pool()`,
+        `ProcessPoolExecutor(mp_context=ctx)`): a context used for a Queue starts none."""
+        parent = self.context.parent_of(context_call)
+        if isinstance(parent, ast.Attribute) and parent.attr in _PROCESS_MAKERS:
+            made = self.context.parent_of(parent)
+            return [made] if isinstance(made, ast.Call) else []
+        if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
+            return []
+        name = _text(parent.targets[0])
+        return [call for call in calls if (
+            isinstance(call.func, ast.Attribute) and call.func.attr in _PROCESS_MAKERS
+            and _text(call.func.value) == name
+        ) or any(keyword.arg in _CONTEXT_KEYWORDS and _text(keyword.value) == name
+                 for keyword in call.keywords)]
+
+    # -- the module's code ---------------------------------------------------------------
+    def _code(self, target: ast.AST | None):
+        """(code, label) of a callable the module shows: a def, lambda, partial or method of
+        the module, or a function of another project module."""
+        code = self.analysis.code_of(target)
+        if code is not None:
+            label = f"the lambda on line {code.lineno}" if isinstance(code, ast.Lambda) \
+                else f"{code.name}()"
+            return code, label
+        project = self.uses.project
+        found = call_target(self.context, project, target) if project and target else None
+        return (found, f"{found[1]}() ({os.path.basename(found[0])})") if found else None
+
+    def _uses_cuda(self, code) -> tuple[int, str, tuple[Step, ...]] | None:
+        if isinstance(code, tuple):  # another module's function
+            found = self.uses.project.reach(*code, "cuda")
+            return None if found is None else (found[-1].line, found[-1].note, found)
+        found = self.uses.first(_body(code), self.uses.any_use)
+        if found is None:
+            return None
+        node, what, _ = found
+        return node.lineno, what, self.uses.steps_for(node)
+
+    def _earlier(self, start: ast.Call) -> list[ast.stmt]:
+        """The statements that run before the start: those of its function before the one
+        holding it, after the module's import-time statements (which run first)."""
+        module = [s for s in self.context.tree.body if not isinstance(s, _DEFINITIONS)]
+        scope = self.context.scope_of(start)
+        body = module if scope is None else list(getattr(scope, "body", []))
+        before = [s for s in body if s.end_lineno < start.lineno]
+        if scope is None:
+            main = self._main_block(start)
+            before += [s for s in (main.body if main else []) if s.end_lineno < start.lineno]
+            return before
+        return [s for s in module if s.end_lineno < scope.lineno] + before
+
+    def _nccl(self, call: ast.Call) -> bool:
+        backend = self.context.evaluate(self.context.argument(call, 0, "backend"))
+        return isinstance(backend, str) and "nccl" in backend
+
+    def _handle(self, start: ast.Call) -> str | None:
+        """The name a pool or executor is kept in: `with Pool() as pool`, `pool = Pool()`."""
+        parent = self.context.parent_of(start)
+        if isinstance(parent, ast.withitem) and parent.optional_vars is not None:
+            return _text(parent.optional_vars)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+            return _text(parent.targets[0])
+        return None
+
+    def _calls_in_scope(self, start: ast.Call) -> list[ast.Call]:
+        scope = self.context.scope_of(start)
+        body = self.context.tree.body if scope is None else getattr(scope, "body", [])
+        return [node for node in own_nodes(body) if isinstance(node, ast.Call)]
+
+    def _main_block(self, node: ast.AST) -> ast.If | None:
+        return next((a for a in self.context.ancestors(node) if isinstance(a, ast.If)
+                     and self.context.parent_of(a) is self.context.tree
+                     and _is_main_guard(a.test)), None)
+
+    def _in_main_block(self, node: ast.AST) -> bool:
+        return self._main_block(node) is not None
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
+                ast.ImportFrom)
+
+
+def _text(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+def _last_name(func: ast.AST) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
 
 
 def _only_after_setting(project, path: str, qualname: str, depth: int, seen: frozenset) -> bool:

@@ -237,8 +237,15 @@ def test_default_start_method_is_fork_before_314(python, flagged):
 
 
 def test_explicit_fork_is_reported_on_every_version():
-    code = "import multiprocessing\nimport torch\nctx = multiprocessing.get_context('fork')\n"
+    code = ("import multiprocessing\nimport torch\n\n\ndef workers():\n"
+            "    ctx = multiprocessing.get_context('fork')\n    return ctx.Pool(2)\n")
     assert all(lint(ForkInAcceleratedProcess, code, version) for version in VERSIONS)
+
+
+def test_a_fork_context_that_makes_only_a_queue_starts_nothing():
+    code = ("import multiprocessing\nimport torch\n\n\ndef channel():\n"
+            "    ctx = multiprocessing.get_context('fork')\n    return ctx.Queue()\n")
+    assert lint(ForkInAcceleratedProcess, code, (3, 12)) == []
 
 
 def test_start_method_set_anywhere_in_the_module_silences_the_defaults():

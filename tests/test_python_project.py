@@ -587,3 +587,123 @@ def test_thread_subclass_and_partial_targets_of_another_module(
         return
     assert codes_at(findings) == [("CUR401", "loader/capture.py", 12)]
     assert findings[0]["message"].startswith(found)
+
+
+EVALUATE = """\
+import torch
+
+
+def evaluate(shard):
+    model = torch.load(shard).cuda()
+    return model(torch.ones(4, device="cuda")).item()
+
+
+def tokenize(text):
+    return text.split()
+"""
+
+
+def cur102(tmp_path, monkeypatch, capsys, main: str) -> list[tuple[str, int, str]]:
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "jobs/__init__.py": "", "jobs/work.py": EVALUATE, "jobs/main.py": main,
+    })
+    return [(f["severity"], f["line"], f["message"]) for f in findings if f["code"] == "CUR102"]
+
+
+def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path, monkeypatch, capsys):
+    [(severity, line, message)] = cur102(tmp_path, monkeypatch, capsys, """\
+        import multiprocessing
+
+        import torch
+
+        from jobs.work import tokenize
+
+
+        def train(texts):
+            model = torch.nn.Linear(8, 8).cuda()
+            with multiprocessing.Pool(4) as pool:
+                tokens = pool.map(tokenize, texts)
+            return model, tokens
+        """)
+    assert (severity, line) == ("error", 10)
+    assert "after CUDA work on line 9 (`.cuda()` allocates and copies on the GPU)" in message
+
+
+def test_a_child_that_uses_cuda_is_an_error(tmp_path, monkeypatch, capsys):
+    [(severity, line, message)] = cur102(tmp_path, monkeypatch, capsys, """\
+        import multiprocessing
+
+        import torch
+
+        from jobs.work import evaluate
+
+
+        def score(shards):
+            with multiprocessing.Pool(4) as pool:
+                return pool.map(evaluate, shards)
+        """)
+    assert (severity, line) == ("error", 9)
+    assert "the child runs evaluate() (work.py), which uses CUDA (line 5:" in message
+    assert "Cannot re-initialize CUDA in forked subprocess" in message
+
+
+def test_an_nccl_group_before_the_fork_is_an_error(tmp_path, monkeypatch, capsys):
+    [(severity, line, message)] = cur102(tmp_path, monkeypatch, capsys, """\
+        import multiprocessing
+
+        import torch.distributed as dist
+
+
+        def checkpoint(state, path):
+            dist.init_process_group(backend="nccl")
+            saver = multiprocessing.Process(target=print, args=(path,))
+            saver.start()
+        """)
+    assert (severity, line) == ("error", 8)
+    assert "after an NCCL process group is made on line 7" in message
+
+
+@pytest.mark.parametrize("main", [
+    # CPU-only children started in __main__ before any CUDA work
+    """\
+    import multiprocessing
+
+    import torch
+
+    from jobs.work import evaluate, tokenize
+
+    if __name__ == "__main__":
+        with multiprocessing.Pool(4) as pool:
+            tokens = pool.map(tokenize, ["a b", "c"])
+        print(evaluate("model.pt"))
+    """,
+    # a Manager's server serves a dict, made at import time
+    """\
+    import multiprocessing
+
+    import torch
+
+    shared = multiprocessing.Manager().dict()
+    """,
+])
+def test_starts_before_any_accelerator_work_with_cpu_children_are_silent(
+        tmp_path, monkeypatch, capsys, main):
+    assert cur102(tmp_path, monkeypatch, capsys, main) == []
+
+
+def test_a_library_helper_without_evidence_warns_and_names_who_decides(
+        tmp_path, monkeypatch, capsys):
+    [(severity, line, message)] = cur102(tmp_path, monkeypatch, capsys, """\
+        import multiprocessing
+
+        import torch
+
+        from jobs.work import tokenize
+
+
+        def tokenize_all(texts):
+            with multiprocessing.Pool(4) as pool:
+                return pool.map(tokenize, texts)
+        """)
+    assert (severity, line) == ("warning", 9)
+    assert "depends on the callers of tokenize_all()" in message
