@@ -20,6 +20,7 @@ from cursedlint.context import TextContext
 from cursedlint.languages import PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
+from cursedlint.analysis.includes import IncludedHeaders
 from cursedlint.project_index import KEPT_BYTES, ProjectIndex
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
@@ -135,7 +136,9 @@ class Linter:
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes)
         rules = self.indexing_rules() if rules is None else rules
         for indexer in {rule.indexer.name: rule.indexer for rule in rules}.values():
-            self.project[indexer.name] = index.facts(indexer)
+            gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
+            self.project[indexer.name] = (indexer.facts_from(index) if gathered
+                                          else index.facts(indexer))
         if store:
             store.save()
         self._prefilters.clear()

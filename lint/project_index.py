@@ -169,6 +169,22 @@ class ProjectIndex:
             pending = set(indexer.more_words(found, self.settings)) - searched
         return found
 
+    def read(self, path: str) -> bytes:
+        """The bytes of a file the facts depend on (a compilation database), counted in
+        `digest`; SourceError when it cannot be read."""
+        data = self.file_bytes.read(path)
+        self._used.append(("", path, hashlib.sha1(data).hexdigest()))
+        return data
+
+    def summary(self, indexer: Indexer, path: str, language: str) -> Any:
+        """The indexer's summary of one named file (a header an include names), as `facts`
+        gives it; None when the file cannot be read or has none."""
+        try:
+            data = self.file_bytes.read(path)
+        except SourceError:
+            return None
+        return None if looks_binary(data) else self._summary(indexer, path, data, language)
+
     def digest(self) -> str:
         """What the facts depend on besides code and settings: the files summarized."""
         text = repr(sorted(self._used))
