@@ -49,6 +49,7 @@ from functools import cached_property
 from itertools import islice
 from typing import Any, Iterator, NamedTuple
 
+from cursedlint.analysis.c_macros import function_scope
 from cursedlint.c_context import children, descendants, parse
 from cursedlint.python_consteval import UNKNOWN
 
@@ -377,7 +378,6 @@ _MODIFYING = frozenset({"assignment_expression", "update_expression", "pointer_e
                         "gnu_asm_output_operand", "init_declarator"})
 _READ_BY_WRITES = _MODIFYING | _JUMP_TARGETS | _CALLS | {"compound_statement", "lambda_expression"}
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
-_FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
 _PREPROC_TESTS_NAME = frozenset({"preproc_ifdef", "preproc_elifdef"})
 _PREPROC_TESTS_CONDITION = frozenset({"preproc_if", "preproc_elif"})
 _CONTINUATION = re.compile(rb"\\\r?\n")
@@ -973,11 +973,9 @@ class CConstants:
         return target if target is not None and target.is_named else None
 
     def _enclosing_function(self, node):
-        """The function or lambda that is or holds `node`, or None."""
-        if node.type in _FUNCTION_SCOPES:
-            return node
-        return next((found for found in self.context.ancestors(node)
-                     if found.type in _FUNCTION_SCOPES), None)
+        """The function, lambda or macro-defined function body that is or holds `node`, or
+        None."""
+        return function_scope(self.context, node)
 
     def _region_end(self, assignment, anchor, function) -> int:
         """Where changes that may reach the use end: the use, or the end of the outermost loop

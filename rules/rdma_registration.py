@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
 
+from cursedlint.analysis.c_macros import function_scope
 from cursedlint.analysis.includes import IncludedHeaders, header_constants
 from cursedlint.languages import C, CPP
 from cursedlint.python_consteval import UNKNOWN
@@ -67,7 +68,6 @@ _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer
                      "reference_declarator": "reference"}
 _NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
 _WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
-_SCOPES = frozenset({"function_definition", "lambda_expression"})
 _ALIGNAS = ("alignas", "_Alignas")
 _ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
 # element sizes of `new T[n]` (LP64); other types leave the size unknown
@@ -937,8 +937,9 @@ def _within(node, region) -> bool:
 
 
 def _scope_of(context, node):
-    """The innermost function (or lambda) containing `node`, or None at file scope."""
-    return next((found for found in context.ancestors(node) if found.type in _SCOPES), None)
+    """The innermost function (lambda, macro-defined body) containing `node`, or None at file
+    scope."""
+    return function_scope(context, node)
 
 
 def _in_method(context, scope) -> bool:
