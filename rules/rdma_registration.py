@@ -58,7 +58,7 @@ APIS = {
 }
 TRIGGERS = ("ibv_reg_mr", "ibv_rereg_mr", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
             "fi_mr_reg")
-HEADERS = IncludedHeaders("rdma-headers", TRIGGERS)
+HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
 _OUT_ALLOCATORS = ("posix_memalign", "cudaHostAlloc", "cudaMallocHost")  # block via argument 0

@@ -202,3 +202,39 @@ def test_each_header_is_parsed_once_per_run_and_kept_across_runs(plugin, capsys,
     write(plugin, {"src/flush2.c": PLUGIN_SOURCE + "\n"})
     assert len(check(capsys, ".")[1]) == 2
     assert sorted(summarized) == ["flush.h", "flush_sizes.h"]  # from the stored index
+
+
+def test_the_incident_layout_a_wrapper_and_a_length_from_a_transitive_header(tmp_path, monkeypatch,
+                                                                            capsys):
+    """The plugin of incident 000, rewritten: the communicator's flush word is declared in
+    include/plugin.h, reached through include/queue.h; the file registers it through its own
+    wrapper of fi_mr_regattr with a length set from `sizeof` the member."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {
+        "include/plugin.h": """\
+            #include <rdma/fi_domain.h>
+            typedef struct flush_area { int word; void *desc; size_t size; } flush_area_t;
+            typedef struct recv_comm { struct fid_domain *domain; flush_area_t flush; } recv_comm_t;
+        """,
+        "include/queue.h": "#include <plugin.h>\n",
+        "src/net.c": """\
+            #include <string.h>
+            #include <queue.h>
+
+            static int register_region(recv_comm_t *comm, void *data, size_t size, struct fid_mr **mr)
+            {
+                struct iovec iov = { .iov_base = data, .iov_len = size };
+                struct fi_mr_attr attr = { .mr_iov = &iov, .iov_count = 1 };
+                return fi_mr_regattr(comm->domain, &attr, 0, mr);
+            }
+
+            int accept_comm(recv_comm_t *comm, struct fid_mr **mr)
+            {
+                comm->flush.size = sizeof(comm->flush.word);
+                return register_region(comm, &comm->flush.word, comm->flush.size, mr);
+            }
+        """,
+    })
+    code, found = check(capsys, ".")
+    assert found == ["src/net.c:14:53: CUR301 register_region() (a wrapper of fi_mr_regattr()) 4 bytes"]
