@@ -54,6 +54,17 @@ def test_class_heads_with_export_or_attribute_macros_keep_members_and_bases(head
     assert found["ir::Expr"] == (("Val",), ["outputs_"])
 
 
+@pytest.mark.parametrize("head, name", [
+    ("struct C10_EXPORT ivalue::Future final : c10::target", "ivalue::Future"),
+    ("class PROTOBUF_EXPORT Method PROTOBUF_FINAL : public Message", "Method"),
+    ("template <> struct TORCH_API Factory<c10::Dynamic> : Base", "Factory"),
+])
+def test_qualified_specialized_and_doubly_marked_heads(head, name):
+    context = context_of(f"{head} {{\n  int x;\n}};\n")
+    (facts,) = file_classes(context).classes
+    assert (facts.name, [member.name for member in facts.members]) == (name, ["x"])
+
+
 @pytest.mark.parametrize("code", [
     "struct STAT st;\n",  # a variable of type `struct STAT`
     "struct HDR header = {0};\n",

@@ -4,8 +4,9 @@ macros, so it misreads them; these are recognised from the tree's shape, not fro
 - Class heads with an export or attribute macro, `class NVF_API Expr : public Val {...}`:
   tree-sitter takes the macro for the class name and the real name for a declarator, so the
   class has neither members nor bases. `parse` blanks such a macro (an all-caps name where the
-  tree has the class name, followed by the real name and `:`, `final` or `{`) and parses
-  again, incrementally; positions are unchanged. (`__declspec(...)`, `alignas(...)`,
+  tree has the class name, followed by the real name, perhaps qualified or with template
+  arguments, `final` or a second macro, and `:` or `{`) and parses again, incrementally;
+  positions are unchanged. (`__declspec(...)`, `alignas(...)`,
   `[[...]]`, `__attribute__((...))` and `final` are C++ that tree-sitter reads.)
 - Function bodies written with a macro, `Test(suite, name) { ... }` in C (criterion, Unity):
   tree-sitter-c reads a call statement missing its `;` and a file-scope block. Such a block is a
@@ -19,8 +20,11 @@ import re
 
 _HEAD_MACRO = re.compile(
     rb"(?<![\w$])(?:class|struct|union)[ \t\r\n]+([A-Z_][A-Z0-9_]+)(?:[ \t]*\([^()\n]*\))?"
-    rb"(?=[ \t\r\n]+[A-Za-z_]\w*[ \t\r\n]*(?:final(?!\w)[ \t\r\n]*)?(?::(?!:)|\{))"
+    rb"(?=[ \t\r\n]+[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:[ \t]*<[^;{}\n]*>)?[ \t\r\n]*"
+    rb"(?:final(?!\w)|([A-Z_][A-Z0-9_]+)(?!\w))?[ \t\r\n]*(?::(?!:)|\{))"
 )
+"""`class MACRO Name`, `class MACRO(args) ns::Name<T>`, then `final` or a second macro
+(`PROTOBUF_FINAL`), then the base clause or the body."""
 _KEYWORDS = (b"class", b"struct", b"union")
 _SPECIFIERS = frozenset({"class_specifier", "struct_specifier", "union_specifier"})
 _FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
@@ -55,6 +59,8 @@ def misread_heads(tree, data: bytes) -> list[tuple[int, int]]:
                 and head.child_by_field_name("body") is None
                 and head.child_by_field_name("name") == node):
             spans.append((match.start(1), match.end()))
+            if match.start(2) >= 0:
+                spans.append((match.start(2), match.end(2)))
     return spans
 
 
