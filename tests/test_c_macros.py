@@ -105,6 +105,27 @@ def test_macro_defined_bodies_are_function_scopes():
     assert function_scope(context, declaration) is None  # the file's own array
 
 
+@pytest.mark.parametrize("language, code", [
+    ("c", "TestSuite(mr, .timeout = 10);\nTest(mr, small) {\n    char buf[64];\n    use(buf);\n}\n"),
+    ("c", "VERBS_INI\n{\n    char buf[64];\n    use(buf);\n}\n"),
+    ("c", "static int expect(int err)\n{\n\treturn err;\n}\n\nParameterizedTest(struct parms *p, mr, "
+          "sizes)\n{\n\tstruct region mr;\n\tchar buf[64];\n\tuse(buf);\n}\n"),
+    ("cpp", "TEST_F(RegistrationTest, 1) {\n  char buf[64];\n  use(buf);\n}\n"),
+    ("cpp", "inline EXPORT_CONSTEXPR Ring::Ring(int n)\n    : size_(n) {\n  char buf[64];\n  use(buf);\n}\n"),
+])
+def test_macro_heads_of_each_shape_make_function_scopes(language, code):
+    context = context_of(code, language, f"t.{'c' if language == 'c' else 'cpp'}")
+    (use,) = [node for _, node in context.tokens(("use",))]
+    scope = function_scope(context, use)
+    assert scope is not None and "char buf[64];" in context.text(scope)
+
+
+def test_a_block_at_file_scope_after_a_complete_statement_is_not_a_function():
+    context = context_of("int table[2] = {1, 2};\n{ use(table); }\n", "c", "t.c")
+    (use,) = [node for _, node in context.tokens(("use",))]
+    assert function_scope(context, use) is None
+
+
 IR = {
     "include/ir/base.h": """\
         #pragma once

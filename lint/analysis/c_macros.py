@@ -8,10 +8,11 @@ macros, so it misreads them; these are recognised from the tree's shape, not fro
   arguments, `final` or a second macro, and `:` or `{`) and parses again, incrementally;
   positions are unchanged. (`__declspec(...)`, `alignas(...)`,
   `[[...]]`, `__attribute__((...))` and `final` are C++ that tree-sitter reads.)
-- Function bodies written with a macro, `Test(suite, name) { ... }` in C (criterion, Unity):
-  tree-sitter-c reads a call statement missing its `;` and a file-scope block. Such a block is a
-  function scope (`function_scope`): its locals are not file-scope declarations. (C++ reads
-  `TEST(suite, name) { ... }` and `TEST_F(...)` as function definitions already.)
+- Function bodies written with a macro, `Test(suite, name) { ... }` (criterion), `TEST_F(Suite,
+  1) { ... }` (gtest), `PROVIDER_INI { ... }` (libfabric): tree-sitter reads a statement missing
+  its `;` (or an error ending in `)`) and a file-scope block. Such a block is a function scope
+  (`function_scope`): its locals are not file-scope declarations. (`TEST(suite, name) {...}`
+  in C++ is read as a function definition already.)
 """
 
 from __future__ import annotations
@@ -70,19 +71,48 @@ def _point(data: bytes, offset: int) -> tuple[int, int]:
 
 
 _FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
-                          "linkage_specification", "declaration_list"})
+                          "preproc_elif", "linkage_specification", "declaration_list", "ERROR"})
+_HEAD_STARTS = frozenset({"identifier", "macro_type_specifier", "call_expression"})
 
 
 def is_macro_body(node, parent) -> bool:
     """Whether `node` (whose parent is `parent`) is a block written as the body of a
-    macro-defined function: a block at file scope right after a call statement that lacks its
-    `;` (`Test(suite, name) {`)."""
+    macro-defined function: a block at file scope right after a head tree-sitter read as
+    something else (`_is_misread_head`)."""
     if node.type != "compound_statement" or parent is None or parent.type not in _FILE_SCOPES:
         return False
     head = node.prev_named_sibling
-    return (head is not None and head.type == "expression_statement"
-            and head.named_child_count == 1 and head.named_children[0].type == "call_expression"
-            and head.children[-1].is_missing)
+    return head is not None and _is_misread_head(head)
+
+
+def _is_misread_head(head) -> bool:
+    """A function head read as a statement that lacks its `;` (`Test(suite, name)`,
+    `PROVIDER_INI`, a declaration of a function, `EXPORT_MACRO Class::Class() : member(0)`), or
+    as an error that is a name or starts with one and ends with `)` (`ParameterizedTest(struct
+    parms *p, suite, name)`)."""
+    if head.type == "ERROR":
+        first = head.named_children[0] if head.named_child_count else None
+        return first is not None and first.type in _HEAD_STARTS and (
+            head.children[-1].type == ")" or (head.child_count == 1 and first.type == "identifier"))
+    if not head.children or not head.children[-1].is_missing:
+        return False
+    if head.type == "expression_statement":
+        return (head.named_child_count == 1
+                and head.named_children[0].type in ("call_expression", "identifier"))
+    if head.type == "declaration":
+        return _declares_function(head)
+    return False
+
+
+def _declares_function(declaration) -> bool:
+    """Whether the declaration's declarator (or an error inside it) is a function's."""
+    declarator = declaration.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator is not None or any(
+        child.type == "ERROR" and child.named_child_count > 0
+        and child.named_children[0].type == "function_declarator"
+        for child in declaration.children)
 
 
 def function_scope(context, node):
