@@ -117,15 +117,8 @@ class Linter:
         ]
         if linted is None:
             return rules
-        looked: dict[tuple, bool] = {}  # rules sharing an indexer and triggers look once
-        needed = []
-        for rule in rules:
-            key = (rule.indexer.name, rule.triggers_for(self._options(rule)))
-            if key not in looked:
-                looked[key] = self._may_use_facts(rule, linted)
-            if looked[key]:
-                needed.append(rule)
-        return needed
+        needed = self._keys_needing_facts(rules, linted)
+        return [rule for rule in rules if self._facts_key(rule) in needed]
 
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None
@@ -144,26 +137,42 @@ class Linter:
         self._prefilters.clear()
         return index
 
-    def _may_use_facts(self, rule: type[Rule], linted: list[tuple[str, str]]) -> bool:
-        """Whether linting one of these files could use the rule's project facts: a file of
-        its languages that holds its triggers and that the indexer says needs them, or any such
-        file when facts can add triggers."""
-        candidates = [(path, language) for path, language in linted if language in rule.languages]
-        if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
-            return bool(candidates)
+    def _facts_key(self, rule: type[Rule]) -> tuple:
+        """Rules sharing an indexer and triggers need facts for the same files."""
+        return rule.indexer.name, rule.triggers_for(self._options(rule))
+
+    def _keys_needing_facts(self, rules: list[type[Rule]], linted: list[tuple[str, str]]) -> set:
+        """The `_facts_key`s of the rules that linting one of these files could use project
+        facts for: a file of its languages that holds its triggers and that the indexer says
+        needs them, or any such file when facts can add triggers. One pass over the files, one
+        trigger search per file for all the rules."""
+        languages = {language for _, language in linted}
+        needed, pending = set(), {}
+        for rule in rules:
+            if not languages.intersection(rule.languages):
+                continue
+            if rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__:
+                needed.add(self._facts_key(rule))
+            else:
+                pending.setdefault(self._facts_key(rule), rule)
         prefilters: dict[str, Prefilter] = {}
-        for path, language in candidates:
+        for path, language in linted:
+            if not pending.keys() - needed:
+                break
+            if language not in prefilters:
+                prefilters[language] = Prefilter(
+                    [rule for rule in pending.values() if language in rule.languages],
+                    self.settings.rule_options, None, self.settings.target_python, language,
+                )
             try:
                 data = self.file_bytes.read(os.path.abspath(path))
             except SourceError:
                 continue
-            if language not in prefilters:
-                prefilters[language] = Prefilter(
-                    [rule], self.settings.rule_options, None, self.settings.target_python, language
-                )
-            if prefilters[language].triggered(data) and self._needs_facts(rule, path, data, language):
-                return True
-        return False
+            for rule in prefilters[language].triggered(data):
+                key = self._facts_key(rule)
+                if key not in needed and self._needs_facts(rule, path, data, language):
+                    needed.add(key)
+        return needed
 
     def _needs_facts(self, rule: type[Rule], path: str, data: bytes, language: str) -> bool:
         """The indexer's own look at a parsed linted file (True when the look fails)."""

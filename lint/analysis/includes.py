@@ -19,10 +19,8 @@ relied on a header is not reused once the header changes.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
-import shlex
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Iterable
@@ -109,6 +107,8 @@ def compile_database(data: bytes) -> dict[str, CompileFlags]:
 
 @cache
 def _database(_digest: bytes, data: bytes) -> tuple[tuple[str, CompileFlags], ...]:
+    import json  # (only runs with a compilation database need it)
+
     try:
         entries = json.loads(data)
     except (ValueError, RecursionError):
@@ -125,6 +125,8 @@ def _entry(entry: dict) -> tuple[str, CompileFlags] | None:
     directory, file = entry.get("directory"), entry.get("file")
     if not isinstance(directory, str) or not isinstance(file, str) or "\0" in directory + file:
         return None
+    import shlex
+
     arguments = entry.get("arguments")
     if not (isinstance(arguments, list) and all(isinstance(item, str) for item in arguments)):
         command = entry.get("command")
