@@ -565,11 +565,14 @@ class CConstants:
     """The constant evaluator of one C/C++ file (a `CContext`); it reads the file's
     declarations, macros and types once, on first use. `extra`: the evaluators of headers that
     precede the file's text (its includes, in order); a name the file does not declare or
-    define gets the value or type those that declare it agree on."""
+    define gets the value or type those that declare it agree on. `names`: the identifiers the
+    file's text holds (a header asked about every name its includer looks up skips the search
+    for those it does not hold)."""
 
-    def __init__(self, context, extra=()):
+    def __init__(self, context, extra=(), names: frozenset[bytes] | None = None):
         self.context = context
         self.extra = tuple(extra)
+        self.names = names  # the identifiers of the file's text, when known: others need no search
         self.cpp = context.language == "cpp"
         self._truth = _BOOL if self.cpp else _INT  # the type of comparisons and `!`
         self._memo: dict[tuple, Any] = {}
@@ -996,7 +999,8 @@ class CConstants:
         key = ("name", name)
         if key not in self._memo:
             named, macros = _Named([], [], [], []), {}
-            for start, end, node in self.context.hits((name,)):
+            held = self.names is None or name.encode() in self.names
+            for start, end, node in self.context.hits((name,)) if held else ():
                 owner = self.context.parent(node)
                 if owner is None:
                     continue

@@ -30,6 +30,7 @@ from cursedlint.project_index import Indexer
 from cursedlint.source import SourceError, looks_binary
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _MACRO = re.compile(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
 MAX_HEADERS = 256
 """Headers followed from one file (its includes and theirs)."""
@@ -152,6 +153,7 @@ class IncludePaths:
         self.database = database or {}
         self.fallback = CompileFlags(dirs=include_dirs)
         self._by_name: dict[str, list[str]] | None = None
+        self._resolved: dict[tuple, str | None] = {}
 
     def flags(self, path: str) -> CompileFlags:
         return self.database.get(path, self.fallback)
@@ -159,6 +161,12 @@ class IncludePaths:
     def resolve(self, name: str, quoted: bool, including: str, flags: CompileFlags) -> str | None:
         """The project header `#include "name"` (`quoted`) or `<name>` in file `including`
         reads; None when it is a system header, not in the project, or not known."""
+        key = (name, quoted, including, flags)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(name, quoted, including, flags)
+        return self._resolved[key]
+
+    def _resolve(self, name: str, quoted: bool, including: str, flags: CompileFlags) -> str | None:
         if os.path.isabs(name) or "\0" in name:
             return None
         searched = ((os.path.dirname(including),) + flags.quote_dirs) if quoted else ()
@@ -214,7 +222,9 @@ class HeaderSummaries(Indexer):
     def summarize(self, context) -> HeaderSummary:
         data = context.source.data
         includes = tuple((kind.decode(), os.fsdecode(name)) for kind, name in _INCLUDE.findall(data))
-        return HeaderSummary(includes, _without_bodies(context).decode("utf-8", "surrogateescape"))
+        summary = HeaderSummary(includes, _without_bodies(context).decode("utf-8", "surrogateescape"))
+        _remember(context, summary.text)  # the lint (and the workers forked after) reuse the parse
+        return summary
 
 
 HEADER_SUMMARIES = HeaderSummaries()
@@ -247,13 +257,14 @@ class IncludedHeaders(Indexer):
                      if language in self.languages}
         paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs)
         pattern = self.pattern(self._words, first_round=True)
+        words = [word.encode() for word in self._words]
         found = {}
         for path, language in languages.items():
             data = _read(index, path)
-            if data is None or not pattern.search(data):
-                continue
+            if data is None or not any(word in data for word in words) or not pattern.search(data):
+                continue  # (a substring search first: the pattern alone is several times slower)
             flags = paths.flags(path)
-            headers = _closure(index, paths, flags, path, data, languages)
+            headers = _closure(index, paths, flags, path, data, language)
             if headers or flags.defines:
                 found[path] = Included(headers, flags.defines)
         return found
@@ -283,9 +294,10 @@ def _read(index, path: str) -> bytes | None:
 
 
 def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: bytes,
-             languages: dict[str, str]) -> tuple[tuple[str, str], ...]:
+             language: str) -> tuple[tuple[str, str], ...]:
     """(path, text) of the headers `path` includes, transitively, each once and after the
-    headers it includes (as the preprocessor shows them), at most MAX_HEADERS."""
+    headers it includes (as the preprocessor shows them), at most MAX_HEADERS. Headers are
+    parsed in the language of the file including them, as its rules will read them."""
     ordered: list[tuple[str, str]] = []
     summaries: dict[str, HeaderSummary] = {}
     visited = {path}
@@ -303,15 +315,25 @@ def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: b
         if header is None or header in visited or len(visited) > MAX_HEADERS:
             continue
         visited.add(header)
-        summary = index.summary(HEADER_SUMMARIES, header, languages.get(header, CPP))
+        summary = index.summary(HEADER_SUMMARIES, header, language)
         if summary is not None:
             summaries[header] = summary
             stack.append((header, iter(summary.includes)))
     return tuple(ordered)
 
 
+_HOLDERS = frozenset({
+    "translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+    "linkage_specification", "declaration_list", "namespace_definition", "template_declaration",
+    "class_specifier", "struct_specifier", "field_declaration_list", "declaration",
+    "field_declaration", "type_definition",
+})
+"""Nodes a function definition may lie in (a class body's inline methods included)."""
+
+
 def _without_bodies(context) -> bytes:
-    """The file's bytes with each function body replaced by `{}` (positions before it kept)."""
+    """The file's bytes with each function body replaced by `{}` (positions before it kept).
+    Only nodes that may hold a function definition are walked into."""
     data = context.source.data
     parts, start = [], 0
     cursor = context.tree.walk()
@@ -321,7 +343,7 @@ def _without_bodies(context) -> bytes:
         if body is not None and body.type == "compound_statement":
             parts.append(data[start:body.start_byte] + b"{}")
             start = body.end_byte
-        elif cursor.goto_first_child():
+        elif node.type in _HOLDERS and cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
@@ -351,10 +373,19 @@ def header_constants(context, indexer: IncludedHeaders) -> tuple:
 
 
 _CONTEXTS: dict[tuple, object] = {}
+"""Header contexts by path, summarized text and language: those parsed by the index in this
+process, and those parsed here from a stored summary."""
+
+
+def _remember(context, text: str) -> None:
+    """Keep the context of a header just summarized for the files that include it."""
+    key = (context.source.path, hashlib.sha1(text.encode("utf-8", "surrogateescape")).digest(),
+           context.language)
+    _CONTEXTS.setdefault(key, context)
 
 
 def _context(path: str, text: str, language: str):
-    """The CContext of a header's summarized text, by path, content and language."""
+    """The CContext of a header (of its summarized text when not parsed in this process)."""
     data = text.encode("utf-8", "surrogateescape")
     key = (path, hashlib.sha1(data).digest(), language)
     if key not in _CONTEXTS:
@@ -371,4 +402,11 @@ def _context(path: str, text: str, language: str):
 def _evaluator(context, before: tuple):
     from cursedlint.c_consteval import CConstants
 
-    return CConstants(context, extra=before)
+    return CConstants(context, extra=before, names=_names(context))
+
+
+@cache
+def _names(context) -> frozenset[bytes]:
+    """The identifiers of a header's text (its evaluator is asked about every name the
+    including file looks up; most are not in it)."""
+    return frozenset(_IDENTIFIER.findall(context.source.data))
