@@ -573,6 +573,9 @@ class CConstants:
         self.context = context
         self.extra = tuple(extra)
         self.names = names  # the identifiers of the file's text, when known: others need no search
+        # what the text does with each name: the same for every evaluator of this context (a
+        # header's, seen after different headers by different includers)
+        self._named: dict[str, _Named] = context.shared("c-consteval-named", dict)
         self.cpp = context.language == "cpp"
         self._truth = _BOOL if self.cpp else _INT  # the type of comparisons and `!`
         self._memo: dict[tuple, Any] = {}
@@ -996,8 +999,7 @@ class CConstants:
     def _name(self, name: str) -> _Named:
         """What the file does with `name` (see `_Named`), found from the places spelling it
         (one byte search per name) and a short climb from each."""
-        key = ("name", name)
-        if key not in self._memo:
+        if name not in self._named:
             named, macros = _Named([], [], [], []), {}
             held = self.names is None or name.encode() in self.names
             for start, end, node in self.context.hits((name,)) if held else ():
@@ -1016,8 +1018,8 @@ class CConstants:
                     if defined and defined[1] == name:
                         macros[owner.id] = owner
             named.macros = sorted(macros.values(), key=lambda node: node.start_byte)
-            self._memo[key] = named
-        return self._memo[key]
+            self._named[name] = named
+        return self._named[name]
 
     def _token_named(self, leaf, owner, named: _Named) -> None:
         """Add what the token `leaf` (its parent `owner`) declares or modifies."""
