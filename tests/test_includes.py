@@ -238,3 +238,12 @@ def test_the_incident_layout_a_wrapper_and_a_length_from_a_transitive_header(tmp
     })
     code, found = check(capsys, ".")
     assert found == ["src/net.c:14:53: CUR301 register_region() (a wrapper of fi_mr_regattr()) 4 bytes"]
+
+
+def test_a_database_entry_decides_for_the_headers_its_file_includes(plugin, capsys):
+    """A file the database lists without -I: `<plugin/flush.h>` is not the project's (the
+    compiler would take a system one), so no header is matched by path."""
+    write(plugin, {"compile_commands.json": json.dumps([{
+        "directory": str(plugin), "file": "src/flush.c", "command": "cc -c src/flush.c",
+    }])})
+    assert check(capsys, ".")[1] == []

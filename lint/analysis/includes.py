@@ -176,8 +176,8 @@ class IncludePaths:
                 if directory in flags.system_dirs or candidate not in self.files:
                     return None
                 return candidate
-        if flags.dirs or including in self.database:
-            return None  # the compiler's own search found nothing in the project
+        if flags.dirs or flags is not self.fallback:
+            return None  # the database or include-dirs decide, and found nothing in the project
         return self._by_suffix(os.path.normpath(name), including)
 
     def _by_suffix(self, name: str, including: str) -> str | None:
