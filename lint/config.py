@@ -440,7 +440,25 @@ def compile_database_path(named: str, path: str | None, key: str) -> str:
     if not os.path.isfile(database):
         raise ConfigError(path, key, f"no compilation database at {named!r} (expected "
                           f"{COMPILE_COMMANDS} or a directory holding one)")
+    problem = _database_problem(database)
+    if problem:
+        raise ConfigError(path, key, f"{database!r} is not a compilation database: {problem}")
     return database
+
+
+def _database_problem(database: str) -> str | None:
+    """Why a named compilation database cannot be used (None: it can): it must be JSON text
+    holding a list of entries."""
+    import json
+
+    try:
+        with open(database, "rb") as handle:
+            entries = json.loads(handle.read())
+    except OSError as error:
+        return error.strerror or str(error)
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        return f"not JSON ({type(error).__name__})"
+    return None if isinstance(entries, list) else "expected a JSON list of compile commands"
 
 
 def _rule_options(path, key_of, value: Any, rules: Mapping[str, type]) -> dict[str, dict[str, Any]]:

@@ -173,9 +173,13 @@ def test_include_dirs_setting_and_the_p_flag(plugin, capsys):
     ([], 'compile-commands = "nowhere/compile_commands.json"\n', "no compilation database at"),
     ([], "include-dirs = \"include\"\n", "expected a list of strings"),
     ([], 'include-dirs = [""]\n', "expected a path"),
+    (["-p", "include/plugin/flush.h"], "", "is not a compilation database: not JSON"),
+    ([], 'compile-commands = "cursedlint.toml"\n', "is not a compilation database"),
+    (["-p", "db.json"], "", "expected a JSON list of compile commands"),
 ])
 def test_bad_include_settings_are_clear_errors(plugin, capsys, args, config, message):
     (plugin / "cursedlint.toml").write_text(config)
+    (plugin / "db.json").write_bytes(b'{"directory": "/"}')
     assert main(["check", *args, "."]) == 2
     assert message in capsys.readouterr().err
 
