@@ -49,6 +49,7 @@ from functools import cached_property
 from itertools import islice
 from typing import Any, Iterator, NamedTuple
 
+from cursedlint.analysis.c_macros import function_scope
 from cursedlint.c_context import children, descendants, parse
 from cursedlint.python_consteval import UNKNOWN
 
@@ -377,7 +378,6 @@ _MODIFYING = frozenset({"assignment_expression", "update_expression", "pointer_e
                         "gnu_asm_output_operand", "init_declarator"})
 _READ_BY_WRITES = _MODIFYING | _JUMP_TARGETS | _CALLS | {"compound_statement", "lambda_expression"}
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
-_FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
 _PREPROC_TESTS_NAME = frozenset({"preproc_ifdef", "preproc_elifdef"})
 _PREPROC_TESTS_CONDITION = frozenset({"preproc_if", "preproc_elif"})
 _CONTINUATION = re.compile(rb"\\\r?\n")
@@ -565,11 +565,17 @@ class CConstants:
     """The constant evaluator of one C/C++ file (a `CContext`); it reads the file's
     declarations, macros and types once, on first use. `extra`: the evaluators of headers that
     precede the file's text (its includes, in order); a name the file does not declare or
-    define gets the value or type those that declare it agree on."""
+    define gets the value or type those that declare it agree on. `names`: the identifiers the
+    file's text holds (a header asked about every name its includer looks up skips the search
+    for those it does not hold)."""
 
-    def __init__(self, context, extra=()):
+    def __init__(self, context, extra=(), names: frozenset[bytes] | None = None):
         self.context = context
         self.extra = tuple(extra)
+        self.names = names  # the identifiers of the file's text, when known: others need no search
+        # what the text does with each name: the same for every evaluator of this context (a
+        # header's, seen after different headers by different includers)
+        self._named: dict[str, _Named] = context.shared("c-consteval-named", dict)
         self.cpp = context.language == "cpp"
         self._truth = _BOOL if self.cpp else _INT  # the type of comparisons and `!`
         self._memo: dict[tuple, Any] = {}
@@ -973,11 +979,9 @@ class CConstants:
         return target if target is not None and target.is_named else None
 
     def _enclosing_function(self, node):
-        """The function or lambda that is or holds `node`, or None."""
-        if node.type in _FUNCTION_SCOPES:
-            return node
-        return next((found for found in self.context.ancestors(node)
-                     if found.type in _FUNCTION_SCOPES), None)
+        """The function, lambda or macro-defined function body that is or holds `node`, or
+        None."""
+        return function_scope(self.context, node)
 
     def _region_end(self, assignment, anchor, function) -> int:
         """Where changes that may reach the use end: the use, or the end of the outermost loop
@@ -995,10 +999,10 @@ class CConstants:
     def _name(self, name: str) -> _Named:
         """What the file does with `name` (see `_Named`), found from the places spelling it
         (one byte search per name) and a short climb from each."""
-        key = ("name", name)
-        if key not in self._memo:
+        if name not in self._named:
             named, macros = _Named([], [], [], []), {}
-            for start, end, node in self.context.hits((name,)):
+            held = self.names is None or name.encode() in self.names
+            for start, end, node in self.context.hits((name,)) if held else ():
                 owner = self.context.parent(node)
                 if owner is None:
                     continue
@@ -1014,8 +1018,8 @@ class CConstants:
                     if defined and defined[1] == name:
                         macros[owner.id] = owner
             named.macros = sorted(macros.values(), key=lambda node: node.start_byte)
-            self._memo[key] = named
-        return self._memo[key]
+            self._named[name] = named
+        return self._named[name]
 
     def _token_named(self, leaf, owner, named: _Named) -> None:
         """Add what the token `leaf` (its parent `owner`) declares or modifies."""

@@ -26,6 +26,7 @@ import re
 from functools import cache, cached_property, lru_cache
 from typing import Iterable, Iterator
 
+from cursedlint.analysis import c_macros
 from cursedlint.context import FileContext
 from cursedlint.findings import Span
 from cursedlint.languages import C, CPP
@@ -60,7 +61,9 @@ def compiled_query(language: str, pattern: str):
 
 
 def parse(data: bytes, language: str):
-    return _parser(language).parse(data)
+    """The tree of a C/C++ file, class heads with export macros read as meant
+    (`analysis.c_macros`)."""
+    return c_macros.parse(_parser(language), data)
 
 
 _IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")

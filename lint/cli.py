@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", type=_codes, default=[], help="codes or prefixes to disable")
     check.add_argument("--config", help="configuration file (pyproject.toml or cursedlint.toml)")
     check.add_argument("--target-python", help='Python version the code runs on, e.g. "3.11"')
+    check.add_argument("-p", "--compile-commands", metavar="PATH", help="compile_commands.json (or its directory) giving C/C++ include paths and -D macros (default: the project root's or build/'s)")
     check.add_argument("--output-format", choices=FORMATS, default="text")
     check.add_argument("--output-file", help="write the report here instead of standard output")
     check.add_argument("--concise", action="store_true", help="one line per finding")
@@ -256,6 +257,7 @@ def check(args: argparse.Namespace) -> int:
             ignore=args.ignore,
             target_python=args.target_python,
             opt_in=opt_in,
+            compile_commands=args.compile_commands,
         )
     except configuration.ConfigError as error:
         raise UsageError(str(error)) from None
@@ -272,6 +274,7 @@ def check(args: argparse.Namespace) -> int:
             print(f"{printable(path)}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
     root = project_root(args.paths, config)
+    settings = _with_found_database(settings, root)
     linter = Linter(
         settings,
         rules,
@@ -306,6 +309,22 @@ def check(args: argparse.Namespace) -> int:
     ):
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _with_found_database(settings, root: str):
+    """The settings with the project's compilation database when none is named: the root's
+    `compile_commands.json`, else `build/`'s (where clang-tidy and CMake put it)."""
+    from dataclasses import replace
+
+    from cursedlint.config import COMPILE_COMMANDS
+
+    if settings.compile_commands is not None:
+        return settings
+    for directory in (root, os.path.join(root, "build")):
+        database = os.path.join(directory, COMPILE_COMMANDS)
+        if os.path.isfile(database):
+            return replace(settings, compile_commands=database)
+    return settings
 
 
 def _print_walk_errors(errors: list[tuple[str, str]]) -> None:
@@ -456,6 +475,8 @@ def _result_cache(root: str, settings, linter):
             settings.target_python,
             settings.page_size,
             settings.max_file_size,
+            settings.include_dirs,
+            settings.compile_commands,
             _rule_options(settings),
             [(repr(matcher), sorted(codes)) for matcher, codes in settings.per_file_ignores],
             settings.root,

@@ -126,6 +126,8 @@ class Config:
     target_python: tuple[int, int] | None = None
     page_size: int = DEFAULT_PAGE_SIZE
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    include_dirs: tuple[str, ...] = ()
+    compile_commands: str | None = None
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
 
     @property
@@ -233,6 +235,7 @@ _PATTERN_KEYS = {"exclude": "exclude", "extend-exclude": "extend_exclude"}
 KEYS = tuple(sorted({
     *_BOOLEAN_KEYS, *_SELECTOR_KEYS, *_PATTERN_KEYS,
     "per-file-ignores", "target-python", "page-size", "max-file-size", "rules",
+    "include-dirs", "compile-commands",
 }))
 """Every key of the configuration table."""
 
@@ -275,6 +278,10 @@ def config_from_mapping(
             values["page_size"] = _page_size(path, key_of(key), value)
         elif key == "max-file-size":
             values["max_file_size"] = _max_file_size(path, key_of(key), value)
+        elif key == "include-dirs":
+            values["include_dirs"] = _include_dirs(path, key_of(key), value, values["root"])
+        elif key == "compile-commands":
+            values["compile_commands"] = _compile_commands(path, key_of(key), value, values["root"])
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(path, key_of(key), f"expected a table of pattern = [codes], got {_describe(value)}")
@@ -399,6 +406,59 @@ def _max_file_size(path: str | None, key: str, value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ConfigError(path, key, f"expected a positive integer (bytes), got {_describe(value)}")
     return value
+
+
+def _project_path(root: str, value: str) -> str:
+    """A configured path, relative to the configuration's directory unless absolute."""
+    return os.path.normpath(os.path.join(root, os.path.expanduser(value)))
+
+
+def _checked_path(path: str | None, key: str, value: str, root: str) -> str:
+    if not value.strip() or "\0" in value:
+        raise ConfigError(path, key, f"expected a path, got {value!r}")
+    return _project_path(root, value)
+
+
+def _include_dirs(path: str | None, key: str, value: Any, root: str) -> tuple[str, ...]:
+    """The `include-dirs` directories, searched for `#include <...>` (and `"..."` after the
+    including file's directory) as `-I` would be."""
+    return tuple(_checked_path(path, f"{key}[{index}]", item, root)
+                 for index, item in enumerate(_string_list(path, key, value)))
+
+
+def _compile_commands(path: str | None, key: str, value: Any, root: str) -> str:
+    """The compilation database a `compile-commands` value names: the file, or the directory
+    holding `compile_commands.json` (as clang-tidy's `-p` takes either)."""
+    if not isinstance(value, str):
+        raise ConfigError(path, key, f"expected a path, got {_describe(value)}")
+    return compile_database_path(_checked_path(path, key, value, root), path, key)
+
+
+def compile_database_path(named: str, path: str | None, key: str) -> str:
+    """`named` (a compile_commands.json or the directory holding one), checked to exist."""
+    database = os.path.join(named, COMPILE_COMMANDS) if os.path.isdir(named) else named
+    if not os.path.isfile(database):
+        raise ConfigError(path, key, f"no compilation database at {named!r} (expected "
+                          f"{COMPILE_COMMANDS} or a directory holding one)")
+    problem = _database_problem(database)
+    if problem:
+        raise ConfigError(path, key, f"{database!r} is not a compilation database: {problem}")
+    return database
+
+
+def _database_problem(database: str) -> str | None:
+    """Why a named compilation database cannot be used (None: it can): it must be JSON text
+    holding a list of entries."""
+    import json
+
+    try:
+        with open(database, "rb") as handle:
+            entries = json.loads(handle.read())
+    except OSError as error:
+        return error.strerror or str(error)
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        return f"not JSON ({type(error).__name__})"
+    return None if isinstance(entries, list) else "expected a JSON list of compile commands"
 
 
 def _rule_options(path, key_of, value: Any, rules: Mapping[str, type]) -> dict[str, dict[str, Any]]:
@@ -593,6 +653,7 @@ def compile_pattern(pattern: str):
 
 
 COMMAND_LINE = "command line"
+COMPILE_COMMANDS = "compile_commands.json"
 
 
 def build_settings(
@@ -604,10 +665,12 @@ def build_settings(
     ignore: Iterable[str] = (),
     target_python: str | tuple[int, int] | None = None,
     opt_in: Iterable[str] = frozenset(),
+    compile_commands: str | None = None,
 ) -> Settings:
     """The effective settings: `config` with the command line's `--select` (a new selection
     layer that replaces the file's), `--extend-select` and `--ignore` (which edit the file's
-    selection, whatever its specificity) and `--target-python` on top."""
+    selection, whatever its specificity), `--target-python` and `-p` (`compile_commands`: a
+    compilation database or its directory) on top."""
     known = tuple(rules)
     cli = {"--select": select or (), "--extend-select": extend_select, "--ignore": ignore}
     for option, selectors in cli.items():
@@ -631,6 +694,11 @@ def build_settings(
         target_python=tuple(version),
         page_size=config.page_size,
         max_file_size=config.max_file_size,
+        include_dirs=config.include_dirs,
+        compile_commands=(
+            compile_database_path(os.path.abspath(compile_commands), COMMAND_LINE, "-p")
+            if compile_commands else config.compile_commands
+        ),
         rule_options={code: dict(options) for code, options in config.rules.items()},
         per_file_ignores=per_file,
         root=config.root,

@@ -21,6 +21,7 @@ from cursedlint.context import TextContext
 from cursedlint.languages import PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
+from cursedlint.analysis.includes import IncludedHeaders
 from cursedlint.project_index import KEPT_BYTES, ProjectIndex
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
@@ -132,7 +133,9 @@ class Linter:
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
         for indexer in indexers.values():
-            self.project[indexer.name] = index.facts(indexer)
+            gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
+            self.project[indexer.name] = (indexer.facts_from(index) if gathered
+                                          else index.facts(indexer))
         if store:
             store.save()
         self._prefilters.clear()

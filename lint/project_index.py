@@ -185,7 +185,7 @@ class ProjectIndex:
                     continue
                 hit = self.store.answer(search.question, digest) if digest else None
                 if hit is None:
-                    data = data if data is not None else self.read(path)
+                    data = data if data is not None else self._bytes(path)
                     hit = data is not None and search.holds(data)
                     if digest:
                         self.store.put_answer(search.question, digest, hit)
@@ -205,25 +205,44 @@ class ProjectIndex:
         its bytes (None, None: unreadable). A file whose stat the store knows is not read;
         without a store, nothing is hashed that is not summarized."""
         if not self.store:
-            return None, self.read(path)
+            return None, self._bytes(path)
         digest = self.store.known_digest(path)
         if digest is not None:
             return digest, None
         stat = file_stat(path)
-        data = self.read(path)
+        data = self._bytes(path)
         if data is None:
             return None, None
         digest = hashlib.sha1(data).hexdigest()
         self.store.remember(path, stat, digest)
         return digest, data
 
-    def read(self, path: str) -> bytes | None:
+    def _bytes(self, path: str) -> bytes | None:
         """The file's bytes; None when unreadable or binary."""
         try:
             data = self.file_bytes.read(path)
         except SourceError:
             return None
         return None if looks_binary(data) else data
+
+    def read(self, path: str) -> bytes:
+        """The bytes of a file the facts depend on (a compilation database), counted in
+        `digest`; SourceError when it cannot be read."""
+        data = self.file_bytes.read(path)
+        self._used.append(("", path, hashlib.sha1(data).hexdigest()))
+        return data
+
+    def summary(self, indexer: Indexer, path: str, language: str) -> Any:
+        """The indexer's summary of one named file (a header an include names), as `facts`
+        gives it; None when the file cannot be read or has none."""
+        digest, data = self.content(path)
+        if digest is None and data is None:
+            return None
+        data = data if data is not None else self._bytes(path)
+        if data is None:
+            return None
+        return self._summary(indexer, path, digest or hashlib.sha1(data).hexdigest(), data,
+                             language)
 
     def digest(self) -> str:
         """What the facts depend on besides code and settings: the files summarized."""
@@ -238,7 +257,7 @@ class ProjectIndex:
             return self._memo[key]
         stored, summary = self.store.get(indexer, digest) if self.store else (False, None)
         if not stored:
-            data = data if data is not None else self.read(path)
+            data = data if data is not None else self._bytes(path)
             summary = None if data is None else self._summarize(indexer, path, data, language)
             self.summarized += 1
             if self.store:

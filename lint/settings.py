@@ -24,6 +24,11 @@ class Settings:
     per_file_ignores: tuple[tuple[Any, frozenset[str]], ...] = ()
     root: str = "."
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    include_dirs: tuple[str, ...] = ()
+    """Directories searched for `#include` as `-I` (used when no compilation database is)."""
+    compile_commands: str | None = None
+    """The compilation database (`compile_commands.json`) giving each file's include
+    directories and `-D` macros."""
 
     def enabled_for(self, path: str) -> frozenset[str]:
         """Codes enabled for one file, after per-file ignores (matched on the path relative to

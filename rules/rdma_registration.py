@@ -12,20 +12,15 @@ pages, CUR301 is silent on device memory and on ranges starting page-aligned all
 Registrations a test asserts to fail (`analysis.c_expectations`) are not registrations. What
 the file does not show is never guessed: silent.
 
-Project headers: struct layouts, `#define`s and enums from a header included with
-`#include "name.h"` are read when they sit beside the including file: each header is parsed once
-per process and content, and `CConstants` consults its definitions after the file's own
-(`header_constants`). This is the first piece of the project index that `docs/architecture.md`
-plans; it lives here until the engine has one.
+Project headers: struct layouts, `#define`s and enums of the project headers a file includes
+(found as the compiler finds them: `lint/analysis/includes.py`) and the `-D` macros of its compile
+command; `CConstants` consults their definitions after the file's own.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Optional
 
 from cursedlint.analysis.c_expectations import asserted_to_fail
@@ -36,6 +31,7 @@ from cursedlint.analysis.c_syntax import (
     arguments as _arguments, assigns, function_declarator, parameter_names, scope_of,
     unwrapped, within,
 )
+from cursedlint.analysis.includes import IncludedHeaders, header_constants
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
 from cursedlint.python_consteval import UNKNOWN
@@ -72,6 +68,8 @@ APIS = {
 }
 TRIGGERS = ("ibv_reg_mr", "ibv_rereg_mr", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
             "fi_mr_reg")
+HEADERS = IncludedHeaders("rdma-headers", APIS)
+"""The project headers and `-D` macros of the files holding a registration."""
 
 # fi_mr_attr `iface` values of device memory (fi_mr(3), enum fi_hmem_iface)
 DEVICE_IFACES = frozenset({"FI_HMEM_CUDA", "FI_HMEM_ROCR", "FI_HMEM_ZE", "FI_HMEM_NEURON",
@@ -134,6 +132,7 @@ class RegistrationRule(Rule):
     languages = (C, CPP)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
+    reads_facts_of = (HEADERS,)
 
     @classmethod
     def project_trigger_words(cls, facts) -> tuple[str, ...]:
@@ -155,8 +154,9 @@ class SubPageRdmaRegistration(RegistrationRule):
     one of these (one level; a function of the same name the file defines itself is not
     another file's wrapper). Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
-    enums, arithmetic, also from a project header included with `#include "..."` beside the
-    file), and a local or member (`s->flush.size`) that a statement `x = value;` earlier in
+    enums, arithmetic, also from the project headers the file includes, found through
+    `compile_commands.json`, the `include-dirs` setting or the include's path, and the `-D`
+    macros of its compile command), and a local or member (`s->flush.size`) that a statement `x = value;` earlier in
     the function sets, when nothing in between may change it (no other write to it or to its
     struct, no address taken, no call given the struct, no label, no loop back); an unknown
     length is not reported. The page size is the `page-size` setting
@@ -572,9 +572,7 @@ class Registrations:
     def _constants(self):
         from cursedlint.c_consteval import CConstants  # only files that need it pay the import
 
-        source = self.context.source
-        headers = header_constants(source.path, source.data, self.context.language)
-        return CConstants(self.context, extra=headers)
+        return CConstants(self.context, extra=header_constants(self.context, HEADERS))
 
     def value(self, node):
         """The integer value of an expression of the file where it is used (locals and fields
@@ -825,79 +823,6 @@ class Registrations:
         if within(node, registration.call):
             return ""
         return f" (given to the iovec on line {node.start_point[0] + 1})"
-
-
-# -- project headers: the first piece of the project index ----------------------------------------
-
-_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
-_MAX_HEADERS = 32
-
-
-def project_headers(path: str, data: bytes) -> list[tuple[str, bytes]]:
-    """(path, text) of the project headers a file includes with `#include "name"`, resolved
-    as the preprocessor first does (relative to the including file's directory), followed
-    through their own quoted includes, each once, each after the headers it includes. Headers
-    that are not there (found through `-I` paths) and the file itself (through a cycle, which
-    include guards make empty) are left out."""
-    ordered: list[tuple[str, bytes]] = []
-    path = os.path.abspath(path)
-    _collect_headers(os.path.dirname(path), data, {path}, ordered)
-    return ordered
-
-
-def _collect_headers(directory: str, data: bytes, visited: set, ordered: list) -> None:
-    """Append the headers `data` includes to `ordered`, each after the headers it includes."""
-    for name in _QUOTED_INCLUDE.findall(data):
-        header = os.path.normpath(os.path.join(directory, os.fsdecode(name)))
-        if header in visited or len(visited) > _MAX_HEADERS or not os.path.isfile(header):
-            continue
-        visited.add(header)
-        text = _header_text(header)
-        _collect_headers(os.path.dirname(header), text, visited, ordered)
-        ordered.append((header, text))
-
-
-def header_constants(path: str, data: bytes, language: str) -> tuple:
-    """The evaluators of the project headers a file includes, in include order, each seeing
-    the headers before it as the preprocessor shows them. Each header is parsed once per
-    process, language and content; files including the same headers in the same order share
-    the evaluators (and what they have worked out)."""
-    found: tuple = ()
-    for header, text in project_headers(path, data):
-        found += (_header_evaluator(_header_context(header, text, language), found),)
-    return found
-
-
-_HEADER_CONTEXTS: dict[tuple, object] = {}
-
-
-def _header_context(path: str, text: bytes, language: str):
-    """The header's CContext, cached by path, content hash and language."""
-    key = (path, hashlib.sha256(text).digest(), language)
-    if key not in _HEADER_CONTEXTS:
-        from cursedlint.c_context import CContext, parse
-        from cursedlint.settings import Settings
-        from cursedlint.source import Source
-
-        source = Source.from_bytes(path, text, language)
-        _HEADER_CONTEXTS[key] = CContext(source, Settings(enabled=frozenset()),
-                                         parse(text, language))
-    return _HEADER_CONTEXTS[key]
-
-
-@cache
-def _header_evaluator(context, before: tuple):
-    from cursedlint.c_consteval import CConstants
-
-    return CConstants(context, extra=before)
-
-
-def _header_text(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(1 << 20)
-    except OSError:
-        return b""
 
 
 # -- tree helpers ----------------------------------------------------------------------------------

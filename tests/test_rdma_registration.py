@@ -1,6 +1,6 @@
 """CUR301/CUR302: annotated fixtures (each API, length form and address form, a project header,
-files with parse errors), the page-size setting, the CUR301-over-CUR302 rule, and the header
-lookup."""
+files with parse errors), the page-size setting and the CUR301-over-CUR302 rule (the header
+lookup: test_includes.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ from cursedlint.languages import language_of
 from cursedlint.rules.rdma_registration import (
     SharedPageRdmaRegistration,
     SubPageRdmaRegistration,
-    header_constants,
-    project_headers,
 )
 from cursedlint.settings import Settings
 
@@ -30,6 +28,10 @@ def lint(code: str, path: str = "rdma.c", page_size: int = 4096,
          codes=tuple(RULES)) -> list[Finding]:
     settings = Settings(enabled=frozenset(codes), page_size=page_size)
     linter = Linter(settings, {code: RULES[code] for code in codes})
+    if os.path.isfile(path):  # a fixture: the project is its directory, headers included
+        directory = os.path.dirname(os.path.abspath(path))
+        linter.index_project([(os.path.join(directory, name), language_of(name))
+                              for name in os.listdir(directory)])
     return linter.lint_bytes(path, textwrap.dedent(code).encode(), language_of(path)).findings
 
 
@@ -134,35 +136,6 @@ def test_method_call_of_the_same_name_is_not_a_registration():
 
 def test_short_argument_list_is_ignored():
     assert found("void f(void *p) { ibv_reg_mr(p, 4); }") == []
-
-
-def test_project_headers_follow_quoted_includes_once(tmp_path):
-    (tmp_path / "inc").mkdir()
-    (tmp_path / "a.h").write_text('#include "inc/b.h"\n#define A 1\n')
-    (tmp_path / "inc" / "b.h").write_text('#include "../a.h"\n#define B 2\n')
-    found = project_headers(str(tmp_path / "main.c"), b'#include "a.h"\n#include <stdio.h>\n')
-    assert found == [(str(tmp_path / "inc" / "b.h"), b'#include "../a.h"\n#define B 2\n'),
-                     (str(tmp_path / "a.h"), b'#include "inc/b.h"\n#define A 1\n')]
-
-
-def test_headers_are_parsed_once_per_content(tmp_path):
-    header = tmp_path / "sizes.h"
-    header.write_text("#define FLAG_BYTES 8\n")
-    include = b'#include "sizes.h"\n'
-    first = header_constants(str(tmp_path / "a.c"), include, "c")
-    assert header_constants(str(tmp_path / "b.c"), include, "c") == first
-    assert header_constants(str(tmp_path / "b.cpp"), include, "cpp") != first
-    header.write_text("#define FLAG_BYTES 4096\n")
-    assert header_constants(str(tmp_path / "a.c"), include, "c") != first
-
-
-def test_header_constants_reach_the_length(tmp_path):
-    (tmp_path / "sizes.h").write_text("#define FLAG_BYTES 8\n")
-    main = tmp_path / "main.c"
-    code = '#include "sizes.h"\nvoid f(void *pd, void *p) { ibv_reg_mr(pd, p, FLAG_BYTES, 0); }\n'
-    main.write_text(code)
-    assert found(code, path=str(main)) == [(2, "CUR301")]
-    assert found(code, path=str(tmp_path / "elsewhere" / "main.c")) == []
 
 
 def test_reference_parameter_is_unknown_provenance():

@@ -4,9 +4,10 @@ around a node, and what a declarator declares."""
 
 from __future__ import annotations
 
+from cursedlint.analysis.c_macros import function_scope
+
 NAMES = frozenset({"identifier", "field_identifier"})
 _WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
-_SCOPES = frozenset({"function_definition", "lambda_expression"})
 _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer",
                      "reference_declarator": "reference"}
 
@@ -52,8 +53,10 @@ def within(node, region) -> bool:
 
 
 def scope_of(context, node):
-    """The innermost function (or lambda) containing `node`, or None at file scope."""
-    return next((found for found in context.ancestors(node) if found.type in _SCOPES), None)
+    """The innermost function, lambda or macro-defined function body (`TEST(a, b) {...}`)
+    containing `node`, or None at file scope."""
+    parent = next(iter(context.ancestors(node)), None)
+    return None if parent is None else function_scope(context, parent)
 
 
 def function_declarator(node):

@@ -1,0 +1,134 @@
+"""Declarations written with macros, read as the code means them (tree-sitter cannot expand
+macros, so it misreads them; these are recognised from the tree's shape, not from macro names).
+
+- Class heads with an export or attribute macro, `class NVF_API Expr : public Val {...}`:
+  tree-sitter takes the macro for the class name and the real name for a declarator, so the
+  class has neither members nor bases. `parse` blanks such a macro (an all-caps name where the
+  tree has the class name, followed by the real name, perhaps qualified or with template
+  arguments, `final` or a second macro, and `:` or `{`) and parses again, incrementally;
+  positions are unchanged. (`__declspec(...)`, `alignas(...)`,
+  `[[...]]`, `__attribute__((...))` and `final` are C++ that tree-sitter reads.)
+- Function bodies written with a macro, `Test(suite, name) { ... }` (criterion), `TEST_F(Suite,
+  1) { ... }` (gtest), `PROVIDER_INI { ... }` (libfabric): tree-sitter reads a statement missing
+  its `;` (or an error ending in `)`) and a file-scope block. Such a block is a function scope
+  (`function_scope`): its locals are not file-scope declarations. (`TEST(suite, name) {...}`
+  in C++ is read as a function definition already.)
+"""
+
+from __future__ import annotations
+
+import re
+
+_HEAD_MACRO = re.compile(
+    rb"(?:class|struct|union)[ \t\r\n]+([A-Z_][A-Z0-9_]+)(?:[ \t]*\([^()\n]*\))?"
+    rb"(?=[ \t\r\n]+[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:[ \t]*<[^;{}\n]*>)?[ \t\r\n]*"
+    rb"(?:final(?!\w)|([A-Z_][A-Z0-9_]+)(?!\w))?[ \t\r\n]*(?::(?!:)|\{))"
+)
+"""`class MACRO Name`, `class MACRO(args) ns::Name<T>`, then `final` or a second macro
+(`PROTOBUF_FINAL`), then the base clause or the body. (No look-behind for the keyword's start:
+it makes the search several times slower; `_starts_word` checks it.)"""
+_KEYWORDS = (b"class", b"struct", b"union")
+_SPECIFIERS = frozenset({"class_specifier", "struct_specifier", "union_specifier"})
+_FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
+
+
+def parse(parser, data: bytes):
+    """The tree of `data`, with class heads that name an export macro where the class name goes
+    read as if the macro were not there."""
+    tree = parser.parse(data)
+    if not any(keyword in data for keyword in _KEYWORDS):
+        return tree
+    spans = misread_heads(tree, data)
+    if not spans:
+        return tree
+    blanked = bytearray(data)
+    for start, end in spans:
+        blanked[start:end] = b" " * (end - start)
+        point = _point(data, start), _point(data, end)
+        tree.edit(start, end, end, point[0], point[1], point[1])
+    return parser.parse(bytes(blanked), tree)
+
+
+def misread_heads(tree, data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each macro (with its arguments) that the tree took for a class name
+    although the class's real name follows it."""
+    spans = []
+    root = tree.root_node
+    for match in _HEAD_MACRO.finditer(data):
+        if not _starts_word(data, match.start()):
+            continue
+        node = root.descendant_for_byte_range(match.start(1), match.end(1))
+        head = node.parent if node is not None else None
+        if (head is not None and head.type in _SPECIFIERS
+                and head.child_by_field_name("body") is None
+                and head.child_by_field_name("name") == node):
+            spans.append((match.start(1), match.end()))
+            if match.start(2) >= 0:
+                spans.append((match.start(2), match.end(2)))
+    return spans
+
+
+def _starts_word(data: bytes, offset: int) -> bool:
+    return offset == 0 or not (chr(data[offset - 1]).isalnum() or data[offset - 1] in b"_$")
+
+
+def _point(data: bytes, offset: int) -> tuple[int, int]:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset), offset - line_start
+
+
+_FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
+                          "preproc_elif", "linkage_specification", "declaration_list", "ERROR"})
+_HEAD_STARTS = frozenset({"identifier", "macro_type_specifier", "call_expression"})
+
+
+def is_macro_body(node, parent) -> bool:
+    """Whether `node` (whose parent is `parent`) is a block written as the body of a
+    macro-defined function: a block at file scope right after a head tree-sitter read as
+    something else (`_is_misread_head`)."""
+    if node.type != "compound_statement" or parent is None or parent.type not in _FILE_SCOPES:
+        return False
+    head = node.prev_named_sibling
+    return head is not None and _is_misread_head(head)
+
+
+def _is_misread_head(head) -> bool:
+    """A function head read as a statement that lacks its `;` (`Test(suite, name)`,
+    `PROVIDER_INI`, a declaration of a function, `EXPORT_MACRO Class::Class() : member(0)`), or
+    as an error that is a name or starts with one and ends with `)` (`ParameterizedTest(struct
+    parms *p, suite, name)`)."""
+    if head.type == "ERROR":
+        first = head.named_children[0] if head.named_child_count else None
+        return first is not None and first.type in _HEAD_STARTS and (
+            head.children[-1].type == ")" or (head.child_count == 1 and first.type == "identifier"))
+    if not head.children or not head.children[-1].is_missing:
+        return False
+    if head.type == "expression_statement":
+        return (head.named_child_count == 1
+                and head.named_children[0].type in ("call_expression", "identifier"))
+    if head.type == "declaration":
+        return _declares_function(head)
+    return False
+
+
+def _declares_function(declaration) -> bool:
+    """Whether the declaration's declarator (or an error inside it) is a function's."""
+    declarator = declaration.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator is not None or any(
+        child.type == "ERROR" and child.named_child_count > 0
+        and child.named_children[0].type == "function_declarator"
+        for child in declaration.children)
+
+
+def function_scope(context, node):
+    """The innermost function, lambda or macro-defined function body holding `node` (or being
+    it); None at file scope."""
+    chain = (node, *context.ancestors(node))
+    for index, found in enumerate(chain):
+        if found.type in _FUNCTION_SCOPES:
+            return found
+        if is_macro_body(found, chain[index + 1] if index + 1 < len(chain) else None):
+            return found
+    return None

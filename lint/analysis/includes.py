@@ -1,0 +1,412 @@
+"""The project headers a C/C++ file includes, found as the compiler finds them, read through the
+project index.
+
+Where an include is looked for, per file: the compilation database (`compile_commands.json`:
+the file's `-iquote`, `-I` and `-isystem` directories and its `-D` macros) when it lists the
+file; else the `include-dirs` setting (as `-I`); else the project's own headers whose path ends
+with the include's (`<x/y.h>` is `include/x/y.h`, `src/x/y.h`, any project directory ending so;
+among several, one under an `include` directory, else the one nearest the including file; a tie
+stays unresolved). A `"..."` include is first looked for beside the file that includes it.
+Headers found in an `-isystem` directory, and headers outside the project's files (the
+system's, an excluded directory's), are not read.
+
+Headers are read, parsed and summarised through the project index (`HeaderSummaries`: its
+includes and its text without function bodies), so each is parsed once per run, memoized by
+content hash, persisted with the index and part of the run's fingerprint: a cached result that
+relied on a header is not reused once the header changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Iterable
+
+from cursedlint.languages import C, CPP
+from cursedlint.project_index import Indexer
+from cursedlint.source import SourceError, looks_binary
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_MACRO = re.compile(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
+MAX_HEADERS = 256
+"""Headers followed from one file (its includes and theirs)."""
+
+
+@dataclass(frozen=True)
+class CompileFlags:
+    """What one compile command says about includes: directories in search order, and macros."""
+
+    quote_dirs: tuple[str, ...] = ()  # -iquote: for "..." only, after the file's directory
+    dirs: tuple[str, ...] = ()  # -I, then -isystem, in the compiler's order
+    system_dirs: frozenset[str] = frozenset()  # those of `dirs` given by -isystem: not read
+    defines: tuple[tuple[str, str], ...] = ()  # -D NAME[=VALUE], in order
+
+
+@dataclass(frozen=True)
+class HeaderSummary:
+    """A header as the files including it need it: its includes (`<` or `"`, name) and its
+    text with function bodies left out (declarations, macros, types and enums stay)."""
+
+    includes: tuple[tuple[str, str], ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class Included:
+    """What a file sees from the project besides its own text: the headers it includes,
+    transitively, each after the ones it includes ((path, text) in include order), and the `-D`
+    macros of its compile command."""
+
+    headers: tuple[tuple[str, str], ...]
+    defines: tuple[tuple[str, str], ...]
+
+
+# -- the compilation database ---------------------------------------------------------------------
+
+
+def compile_flags(arguments: list[str], directory: str) -> CompileFlags:
+    """The include directories and macros of one compile command's arguments (relative
+    directories are the command's `directory`'s)."""
+    quote_dirs: list[str] = []
+    dirs: list[str] = []
+    system_dirs: list[str] = []
+    defines: list[tuple[str, str]] = []
+    index = 0
+    while index < len(arguments):
+        argument = arguments[index]
+        for flag, target in (("-iquote", quote_dirs), ("-isystem", system_dirs), ("-I", dirs),
+                             ("-D", defines)):
+            if not argument.startswith(flag):
+                continue
+            value = argument[len(flag):]
+            if not value and index + 1 < len(arguments):
+                index += 1
+                value = arguments[index]
+            if not value:
+                break
+            if flag == "-D":
+                name, _, body = value.partition("=")
+                if _MACRO.fullmatch(name) and "\n" not in body:
+                    defines.append((name, body if "=" in value else "1"))
+            else:
+                target.append(os.path.normpath(os.path.join(directory, value)))
+            break
+        index += 1
+    return CompileFlags(tuple(quote_dirs), tuple(dirs + system_dirs), frozenset(system_dirs),
+                        tuple(defines))
+
+
+def compile_database(data: bytes) -> dict[str, CompileFlags]:
+    """File path -> its flags, from the bytes of a `compile_commands.json` (entries of another
+    shape, and a file that is not such a list, give nothing)."""
+    return dict(_database(hashlib.sha1(data).digest(), data))
+
+
+@cache
+def _database(_digest: bytes, data: bytes) -> tuple[tuple[str, CompileFlags], ...]:
+    import json  # (only runs with a compilation database need it)
+
+    try:
+        entries = json.loads(data)
+    except (ValueError, RecursionError):
+        return ()
+    found = []
+    for entry in entries if isinstance(entries, list) else ():
+        parsed = _entry(entry) if isinstance(entry, dict) else None
+        if parsed is not None:
+            found.append(parsed)
+    return tuple(found)
+
+
+def _entry(entry: dict) -> tuple[str, CompileFlags] | None:
+    directory, file = entry.get("directory"), entry.get("file")
+    if not isinstance(directory, str) or not isinstance(file, str) or "\0" in directory + file:
+        return None
+    import shlex
+
+    arguments = entry.get("arguments")
+    if not (isinstance(arguments, list) and all(isinstance(item, str) for item in arguments)):
+        command = entry.get("command")
+        try:
+            arguments = shlex.split(command) if isinstance(command, str) else None
+        except ValueError:  # unbalanced quotes
+            arguments = None
+    if arguments is None:
+        return None
+    directory = os.path.abspath(directory)
+    return os.path.normpath(os.path.join(directory, file)), compile_flags(arguments, directory)
+
+
+# -- resolving one include ------------------------------------------------------------------------
+
+
+class IncludePaths:
+    """Where the includes of the project's files are found (see the module docstring)."""
+
+    def __init__(self, files: Iterable[str], database: dict[str, CompileFlags] | None,
+                 include_dirs: tuple[str, ...]):
+        self.files = frozenset(files)
+        self.database = database or {}
+        self.fallback = CompileFlags(dirs=include_dirs)
+        self._by_name: dict[str, list[str]] | None = None
+        self._resolved: dict[tuple, str | None] = {}
+
+    def flags(self, path: str) -> CompileFlags:
+        return self.database.get(path, self.fallback)
+
+    def resolve(self, name: str, quoted: bool, including: str, flags: CompileFlags) -> str | None:
+        """The project header `#include "name"` (`quoted`) or `<name>` in file `including`
+        reads; None when it is a system header, not in the project, or not known."""
+        key = (name, quoted, including, flags)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(name, quoted, including, flags)
+        return self._resolved[key]
+
+    def _resolve(self, name: str, quoted: bool, including: str, flags: CompileFlags) -> str | None:
+        if os.path.isabs(name) or "\0" in name:
+            return None
+        searched = ((os.path.dirname(including),) + flags.quote_dirs) if quoted else ()
+        for directory in searched + flags.dirs:
+            candidate = os.path.normpath(os.path.join(directory, name))
+            if os.path.isfile(candidate):
+                if directory in flags.system_dirs or candidate not in self.files:
+                    return None
+                return candidate
+        if flags.dirs or flags is not self.fallback:
+            return None  # the database or include-dirs decide, and found nothing in the project
+        return self._by_suffix(os.path.normpath(name), including)
+
+    def _by_suffix(self, name: str, including: str) -> str | None:
+        """The project file whose path ends with `name`: the one under an `include` directory,
+        else the one nearest `including`; None on a tie or when there is none."""
+        if name.startswith(".."):
+            return None
+        candidates = [path for path in self._files_named(os.path.basename(name))
+                      if path.endswith(os.sep + name)]
+        if len(candidates) > 1:
+            public = [path for path in candidates
+                      if (os.sep + "include" + os.sep) in path[: len(path) - len(name)]]
+            candidates = public or candidates
+        if len(candidates) > 1:
+            nearness = {path: len(os.path.commonpath([path, including])) for path in candidates}
+            best = max(nearness.values())
+            candidates = [path for path in candidates if nearness[path] == best]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _files_named(self, basename: str) -> list[str]:
+        if self._by_name is None:
+            self._by_name = {}
+            for path in self.files:
+                self._by_name.setdefault(os.path.basename(path), []).append(path)
+        return self._by_name.get(basename, [])
+
+
+# -- through the project index --------------------------------------------------------------------
+
+
+class HeaderSummaries(Indexer):
+    """Summaries of headers (`HeaderSummary`), gathered by `IncludedHeaders` for the files that
+    include them; one indexer for every rule, so a header is parsed once per run."""
+
+    name = "c-headers"
+    languages = (C, CPP)
+    summary_type = HeaderSummary
+
+    def words(self, settings) -> Iterable[str]:
+        return ()
+
+    def summarize(self, context) -> HeaderSummary:
+        data = context.source.data
+        includes = tuple((kind.decode(), os.fsdecode(name)) for kind, name in _INCLUDE.findall(data))
+        summary = HeaderSummary(includes, _without_bodies(context).decode("utf-8", "surrogateescape"))
+        _remember(context, summary.text)  # the lint (and the workers forked after) reuse the parse
+        return summary
+
+
+HEADER_SUMMARIES = HeaderSummaries()
+
+
+class IncludedHeaders(Indexer):
+    """The project headers each project file holding one of `words` includes, and its `-D`
+    macros (`Included`, by path). A rule naming one as its `indexer` reads them with
+    `included(context, indexer)`."""
+
+    languages = (C, CPP)
+    summary_type = Included
+
+    def __init__(self, name: str, words: Iterable[str]):
+        self.name = name
+        self._words = tuple(words)
+
+    def words(self, settings) -> Iterable[str]:
+        return self._words
+
+    def needed_by(self, context) -> bool:
+        return bool(_INCLUDE.search(context.source.data)) or bool(context.settings.compile_commands)
+
+    def summarize(self, context) -> Any:
+        raise NotImplementedError("gathered by facts_from, not per file")
+
+    def facts_from(self, index) -> dict[str, Included]:
+        """Path -> what it includes, for the project files of these languages holding a word."""
+        languages = {path: language for path, language in index.files
+                     if language in self.languages}
+        paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs)
+        pattern = self.pattern(self._words, first_round=True)
+        words = [word.encode() for word in self._words]
+        found = {}
+        for path, language in languages.items():
+            data = _read(index, path)
+            if data is None or not any(word in data for word in words) or not pattern.search(data):
+                continue  # (a substring search first: the pattern alone is several times slower)
+            flags = paths.flags(path)
+            headers = _closure(index, paths, flags, path, data, language)
+            if headers or flags.defines:
+                found[path] = Included(headers, flags.defines)
+        return found
+
+
+def included(context, indexer: IncludedHeaders) -> Included | None:
+    """What the file of `context` includes from the project (None: nothing known)."""
+    return context.project.get(indexer.name, {}).get(os.path.abspath(context.source.path))
+
+
+def _database_of(index) -> dict[str, CompileFlags] | None:
+    path = index.settings.compile_commands
+    if not path:
+        return None
+    try:
+        return compile_database(index.read(path))
+    except SourceError:
+        return None
+
+
+def _read(index, path: str) -> bytes | None:
+    try:
+        data = index.file_bytes.read(path)
+    except SourceError:
+        return None
+    return None if looks_binary(data) else data
+
+
+def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: bytes,
+             language: str) -> tuple[tuple[str, str], ...]:
+    """(path, text) of the headers `path` includes, transitively, each once and after the
+    headers it includes (as the preprocessor shows them), at most MAX_HEADERS. Headers are
+    parsed in the language of the file including them, as its rules will read them."""
+    ordered: list[tuple[str, str]] = []
+    summaries: dict[str, HeaderSummary] = {}
+    visited = {path}
+    includes = [(kind.decode(), os.fsdecode(name)) for kind, name in _INCLUDE.findall(data)]
+    stack = [(path, iter(includes))]  # (file, its includes not yet followed)
+    while stack:
+        including, pending = stack[-1]
+        step = next(pending, None)
+        if step is None:
+            stack.pop()
+            if stack:
+                ordered.append((including, summaries[including].text))
+            continue
+        header = paths.resolve(step[1], step[0] == '"', including, flags)
+        if header is None or header in visited or len(visited) > MAX_HEADERS:
+            continue
+        visited.add(header)
+        summary = index.summary(HEADER_SUMMARIES, header, language)
+        if summary is not None:
+            summaries[header] = summary
+            stack.append((header, iter(summary.includes)))
+    return tuple(ordered)
+
+
+_HOLDERS = frozenset({
+    "translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+    "linkage_specification", "declaration_list", "namespace_definition", "template_declaration",
+    "class_specifier", "struct_specifier", "field_declaration_list", "declaration",
+    "field_declaration", "type_definition",
+})
+"""Nodes a function definition may lie in (a class body's inline methods included)."""
+
+
+def _without_bodies(context) -> bytes:
+    """The file's bytes with each function body replaced by `{}` (positions before it kept).
+    Only nodes that may hold a function definition are walked into."""
+    data = context.source.data
+    parts, start = [], 0
+    cursor = context.tree.walk()
+    while True:
+        node = cursor.node
+        body = node.child_by_field_name("body") if node.type == "function_definition" else None
+        if body is not None and body.type == "compound_statement":
+            parts.append(data[start:body.start_byte] + b"{}")
+            start = body.end_byte
+        elif node.type in _HOLDERS and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                parts.append(data[start:])
+                return b"".join(parts)
+
+
+# -- what a file's rules evaluate with ------------------------------------------------------------
+
+
+def header_constants(context, indexer: IncludedHeaders) -> tuple:
+    """The evaluators (`CConstants`) of what precedes the file's text: its `-D` macros, then its
+    project headers in include order, each seeing those before it. Each is parsed once per
+    process, language and content; files including the same headers in the same order share
+    the evaluators (and what they have worked out)."""
+    seen = included(context, indexer)
+    if seen is None:
+        return ()
+    parts = list(seen.headers)
+    if seen.defines:
+        lines = "".join(f"#define {name} {body}\n" for name, body in seen.defines)
+        parts.insert(0, ("<command line>", lines))
+    found: tuple = ()
+    for path, text in parts:
+        found += (_evaluator(_context(path, text, context.language), found),)
+    return found
+
+
+_CONTEXTS: dict[tuple, object] = {}
+"""Header contexts by path, summarized text and language: those parsed by the index in this
+process, and those parsed here from a stored summary."""
+
+
+def _remember(context, text: str) -> None:
+    """Keep the context of a header just summarized for the files that include it."""
+    key = (context.source.path, hashlib.sha1(text.encode("utf-8", "surrogateescape")).digest(),
+           context.language)
+    _CONTEXTS.setdefault(key, context)
+
+
+def _context(path: str, text: str, language: str):
+    """The CContext of a header (of its summarized text when not parsed in this process)."""
+    data = text.encode("utf-8", "surrogateescape")
+    key = (path, hashlib.sha1(data).digest(), language)
+    if key not in _CONTEXTS:
+        from cursedlint.c_context import CContext, parse
+        from cursedlint.settings import Settings
+        from cursedlint.source import Source
+
+        source = Source.from_bytes(path, data, language)
+        _CONTEXTS[key] = CContext(source, Settings(enabled=frozenset()), parse(data, language))
+    return _CONTEXTS[key]
+
+
+@cache
+def _evaluator(context, before: tuple):
+    from cursedlint.c_consteval import CConstants
+
+    return CConstants(context, extra=before, names=_names(context))
+
+
+@cache
+def _names(context) -> frozenset[bytes]:
+    """The identifiers of a header's text (its evaluator is asked about every name the
+    including file looks up; most are not in it)."""
+    return frozenset(_IDENTIFIER.findall(context.source.data))

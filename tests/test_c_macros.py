@@ -1,0 +1,215 @@
+"""Declarations written with macros (lint/analysis/c_macros.py): class heads with export macros
+keep their members and bases, macro-defined function bodies are function scopes; end to end
+through the CLI with CUR501 (the class index) and CUR302 (where a name is declared)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from cursedlint.analysis.c_macros import function_scope, misread_heads
+from cursedlint.c_context import CContext, parse
+from cursedlint.cli import main
+from cursedlint.cpp_classes import file_classes
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+
+def context_of(code: str, language: str = "cpp", path: str = "a.cpp") -> CContext:
+    data = textwrap.dedent(code).encode()
+    return CContext(Source.from_bytes(path, data, language), Settings(enabled=frozenset()),
+                    parse(data, language))
+
+
+def classes(code: str) -> dict:
+    """Qualified name -> (bases, member names) of the classes the file declares."""
+    return {"::".join(facts.scope): (facts.bases, sorted(member.name for member in facts.members))
+            for facts in file_classes(context_of(code)).classes}
+
+
+@pytest.mark.parametrize("head", [
+    "class NVF_API Expr : public Val",
+    "class TORCH_API Expr : public Val",
+    "struct C10_API Expr : Val",
+    "class LLVM_LIBRARY_VISIBILITY Expr final : public Val",
+    "class DLL_EXPORT(core) Expr : public Val",
+    "class __declspec(dllexport) Expr : public Val",
+    "class alignas(16) Expr : public Val",
+    "class [[nodiscard]] Expr final : public Val",
+    "class __attribute__((visibility(\"default\"))) Expr : public Val",
+])
+def test_class_heads_with_export_or_attribute_macros_keep_members_and_bases(head):
+    found = classes(f"""\
+        namespace ir {{
+        class Val {{}};
+        {head} {{
+         public:
+          Expr(const Expr* src, IrCloner* ir_cloner);
+         private:
+          std::vector<Val*> outputs_;
+        }};
+        }}
+    """)
+    assert found["ir::Expr"] == (("Val",), ["outputs_"])
+
+
+@pytest.mark.parametrize("head, name", [
+    ("struct C10_EXPORT ivalue::Future final : c10::target", "ivalue::Future"),
+    ("class PROTOBUF_EXPORT Method PROTOBUF_FINAL : public Message", "Method"),
+    ("template <> struct TORCH_API Factory<c10::Dynamic> : Base", "Factory"),
+])
+def test_qualified_specialized_and_doubly_marked_heads(head, name):
+    context = context_of(f"{head} {{\n  int x;\n}};\n")
+    (facts,) = file_classes(context).classes
+    assert (facts.name, [member.name for member in facts.members]) == (name, ["x"])
+
+
+@pytest.mark.parametrize("code", [
+    "struct STAT st;\n",  # a variable of type `struct STAT`
+    "struct HDR header = {0};\n",
+    "struct PAGE *page_of(void *p) { return 0; }\n",
+    "class Plain : public Base { int x; };\n",
+    "class ABI;\nclass ABI : public Base { int x; };\n",  # an all-caps class name
+    "const char *s = \"class NVF_API Expr : public Val {\";\n",
+])
+def test_look_alikes_are_left_as_they_are(code):
+    for language in ("c", "cpp"):
+        data = code.encode()
+        tree = parse(data, language)
+        assert misread_heads(tree, data) == []
+
+
+def test_c_struct_heads_with_a_packing_macro():
+    context = context_of("struct PACKED wire_hdr { unsigned len; char tag; };\n", "c", "a.c")
+    (specifier,) = [node for node in context.tree.root_node.named_children]
+    assert specifier.type == "struct_specifier"
+    assert context.text(specifier.child_by_field_name("name")) == "wire_hdr"
+
+
+def test_macro_defined_bodies_are_function_scopes():
+    context = context_of("""\
+        static char buf[16];
+        Test(mr, small) {
+            char buf[64];
+            use(buf);
+        }
+        Test(mr, other, .init = setup) { use(buf); }
+        void plain(void) { use(buf); }
+    """, "c", "t.c")
+    uses = [node for _, node in context.tokens(("use",))]
+    scopes = [function_scope(context, node) for node in uses]
+    assert [scope.type for scope in scopes] == ["compound_statement"] * 2 + ["function_definition"]
+    assert scopes[0] != scopes[1]
+    (declaration,) = [node for _, node in context.tokens(("buf",))][:1]
+    assert function_scope(context, declaration) is None  # the file's own array
+
+
+@pytest.mark.parametrize("language, code", [
+    ("c", "TestSuite(mr, .timeout = 10);\nTest(mr, small) {\n    char buf[64];\n    use(buf);\n}\n"),
+    ("c", "VERBS_INI\n{\n    char buf[64];\n    use(buf);\n}\n"),
+    ("c", "static int expect(int err)\n{\n\treturn err;\n}\n\nParameterizedTest(struct parms *p, mr, "
+          "sizes)\n{\n\tstruct region mr;\n\tchar buf[64];\n\tuse(buf);\n}\n"),
+    ("cpp", "TEST_F(RegistrationTest, 1) {\n  char buf[64];\n  use(buf);\n}\n"),
+    ("cpp", "inline EXPORT_CONSTEXPR Ring::Ring(int n)\n    : size_(n) {\n  char buf[64];\n  use(buf);\n}\n"),
+])
+def test_macro_heads_of_each_shape_make_function_scopes(language, code):
+    context = context_of(code, language, f"t.{'c' if language == 'c' else 'cpp'}")
+    (use,) = [node for _, node in context.tokens(("use",))]
+    scope = function_scope(context, use)
+    assert scope is not None and "char buf[64];" in context.text(scope)
+
+
+def test_a_block_at_file_scope_after_a_complete_statement_is_not_a_function():
+    context = context_of("int table[2] = {1, 2};\n{ use(table); }\n", "c", "t.c")
+    (use,) = [node for _, node in context.tokens(("use",))]
+    assert function_scope(context, use) is None
+
+
+IR = {
+    "include/ir/base.h": """\
+        #pragma once
+        #include <vector>
+        #include <ir/visibility.h>
+        namespace ir {
+        class IrCloner;
+        class NVF_API Statement {
+         public:
+          Statement(const Statement* src, IrCloner* ir_cloner);
+        };
+        class NVF_API Val : public Statement {
+         public:
+          Val(const Val* src, IrCloner* ir_cloner);
+        };
+        class NVF_API Expr : public Statement {
+         public:
+          Expr(const Expr* src, IrCloner* ir_cloner);
+         private:
+          std::vector<Val*> inputs_;
+          std::vector<Val*> outputs_;
+        };
+        class NVF_API IrCloner {
+         public:
+          Statement* clone(const Statement* statement);
+          template <class T> std::vector<T> clone(const std::vector<T>& nodes);
+        };
+        }  // namespace ir
+    """,
+    "include/ir/visibility.h": '#define NVF_API __attribute__((visibility("default")))\n',
+}
+
+
+def project(tmp_path, monkeypatch, files: dict[str, str]):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def findings(capsys, *args: str) -> list[str]:
+    main(["check", "--no-cache", "--concise", *args])
+    return [line.split(" ")[0] + " " + line.split(" ")[1]
+            for line in capsys.readouterr().out.splitlines() if " CUR" in line]
+
+
+@pytest.mark.parametrize("outputs, expected", [
+    ("outputs_(src->outputs_)", ["src/expr.cpp:7:7: CUR501"]),
+    ("outputs_(ir_cloner->clone(src->outputs_))", []),
+])
+def test_cloner_rules_see_classes_declared_with_export_macros(tmp_path, monkeypatch, capsys,
+                                                              outputs, expected):
+    project(tmp_path, monkeypatch, {**IR, "src/expr.cpp": f"""\
+        #include <ir/base.h>
+        namespace ir {{
+        Expr::Expr(const Expr* src, IrCloner* ir_cloner)
+            : Statement(src, ir_cloner),
+              inputs_(ir_cloner->clone(src->inputs_)),
+              // the outputs
+              {outputs} {{}}
+        }}  // namespace ir
+    """})
+    assert findings(capsys, ".") == expected
+
+
+def test_a_name_in_a_macro_body_is_not_an_earlier_bodys_local(tmp_path, monkeypatch, capsys):
+    project(tmp_path, monkeypatch, {"test/mr.c": """\
+        #include <stdlib.h>
+        #include <criterion/criterion.h>
+        #include <infiniband/verbs.h>
+
+        static struct ibv_pd *pd;
+
+        Test(mr, stack_array) {
+            char buf[8192];
+            cr_assert(ibv_reg_mr(pd, buf, sizeof(buf), 0) != NULL);
+        }
+
+        Test(mr, page_aligned_heap) {
+            void *buf = NULL;
+            cr_assert(posix_memalign(&buf, 4096, 8192) == 0);
+            cr_assert(ibv_reg_mr(pd, buf, 8192, 0) != NULL);
+        }
+    """})
+    assert findings(capsys, ".") == ["test/mr.c:9:30: CUR302"]  # the stack array only

@@ -1,0 +1,253 @@
+"""Include resolution (lint/analysis/includes.py): compile_commands.json, include-dirs, the
+project's own headers by path, each header read through the project index; end to end through
+the CLI with CUR301, whose lengths need the headers' struct layouts and macros."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from cursedlint.analysis import includes
+from cursedlint.analysis.includes import IncludePaths, compile_database, compile_flags
+from cursedlint.cli import main
+
+PLUGIN_HEADER = """\
+#ifndef PLUGIN_FLUSH_H
+#define PLUGIN_FLUSH_H
+#include <stdint.h>
+#include "flush_sizes.h"
+struct flush_req {
+    uint32_t host_word;
+    char payload[FLUSH_PAYLOAD];
+};
+static inline int flush_pending(const struct flush_req *req) { int pending = req->host_word; return pending; }
+#endif
+"""
+
+PLUGIN_SOURCE = """\
+#include <stdlib.h>
+#include <infiniband/verbs.h>
+#include <plugin/flush.h>
+
+struct ibv_mr *register_flush(struct ibv_pd *pd, struct flush_req *req) {
+    return ibv_reg_mr(pd, &req->host_word, sizeof(req->host_word), IBV_ACCESS_LOCAL_WRITE);
+}
+
+struct ibv_mr *register_payload(struct ibv_pd *pd, struct flush_req *req) {
+    return ibv_reg_mr(pd, req->payload, sizeof(req->payload), IBV_ACCESS_LOCAL_WRITE);
+}
+"""
+
+
+def write(root, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+@pytest.fixture
+def plugin(tmp_path, monkeypatch):
+    """The incident-000 layout: public headers under include/, sources under src/ including
+    them as `<plugin/flush.h>`, as `-I include` would find them."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {
+        "include/plugin/flush.h": PLUGIN_HEADER,
+        "include/plugin/flush_sizes.h": "#define FLUSH_PAYLOAD 4096\n",
+        "src/flush.c": PLUGIN_SOURCE,
+    })
+    return tmp_path
+
+
+def check(capsys, *args: str) -> tuple[int, list[str]]:
+    code = main(["check", "--concise", *args])
+    out = capsys.readouterr().out
+    return code, [line.split(" registers")[0] + " " + line.split("registers ")[1].split(",")[0]
+                  for line in out.splitlines() if "CUR301" in line]
+
+
+# -- compile commands -----------------------------------------------------------------------------
+
+
+def test_compile_flags_read_each_spelling_of_include_dirs_and_macros():
+    flags = compile_flags(
+        ["cc", "-Iinc", "-I", "/abs/inc", "-isystem", "third/sys", "-iquote", "q",
+         "-DN=8", "-D", "FLAG", "-DEMPTY=", "-D", "BAD NAME=1", "-c", "a.c"], "/proj")
+    assert flags.dirs == ("/proj/inc", "/abs/inc", "/proj/third/sys")
+    assert flags.system_dirs == frozenset({"/proj/third/sys"})
+    assert flags.quote_dirs == ("/proj/q",)
+    assert flags.defines == (("N", "8"), ("FLAG", "1"), ("EMPTY", ""))
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"{", b"{}", b"[1, null, {}]", b'[{"directory": 3, "file": "a.c", "command": "cc"}]',
+    b'[{"directory": "/p", "file": "a.c", "command": "cc \\"unbalanced"}]', b"[" * 100_000,
+])
+def test_a_malformed_database_gives_nothing(data):
+    assert compile_database(data) == {}
+
+
+def test_a_database_entry_takes_arguments_or_a_command():
+    data = json.dumps([
+        {"directory": "/p/build", "file": "../src/a.c", "arguments": ["cc", "-I../include"]},
+        {"directory": "/p", "file": "/p/src/b.c", "command": "cc -I include -DX=2 -c src/b.c"},
+    ]).encode()
+    database = compile_database(data)
+    assert database["/p/src/a.c"].dirs == ("/p/include",)
+    assert database["/p/src/b.c"].defines == (("X", "2"),)
+
+
+# -- the project's own headers by path ------------------------------------------------------------
+
+
+def test_an_include_matches_project_headers_by_path(tmp_path):
+    files = [str(tmp_path / name) for name in (
+        "include/net/ring.h", "src/net/ring.h", "tests/ring.h", "lib/a/util.h", "lib/b/util.h")]
+    for path in files:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "w").close()
+    paths = IncludePaths(files, None, ())
+    including = str(tmp_path / "src" / "main.c")
+    flags = paths.flags(including)
+    assert paths.resolve("net/ring.h", False, including, flags) == files[0]  # the public one
+    assert paths.resolve("ring.h", True, str(tmp_path / "tests" / "t.c"), flags) == files[2]
+    assert paths.resolve("util.h", False, including, flags) is None  # two, neither nearer
+    assert paths.resolve("util.h", False, str(tmp_path / "lib" / "b" / "u.c"), flags) == files[4]
+    assert paths.resolve("stdio.h", False, including, flags) is None
+    assert paths.resolve("../src/net/ring.h", False, including, flags) is None
+
+
+# -- end to end -----------------------------------------------------------------------------------
+
+
+def test_angle_includes_of_project_headers_are_read_without_configuration(plugin, capsys):
+    code, found = check(capsys, ".")
+    assert code == 1
+    assert found == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]  # the payload is a page
+
+
+def test_the_compilation_database_decides_dirs_and_macros(plugin, capsys):
+    write(plugin, {
+        "include/plugin/flush_sizes.h": "/* generated at build time */\n",
+        "vendor/plugin/flush.h": PLUGIN_HEADER.replace("uint32_t host_word", "char host_word[64]"),
+        "build/compile_commands.json": json.dumps([{
+            "directory": str(plugin / "build"), "file": "../src/flush.c",
+            "command": "cc -I../vendor -DFLUSH_PAYLOAD=100 -c ../src/flush.c",
+        }]),
+    })
+    code, found = check(capsys, ".")
+    assert found == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 64 bytes",
+                     "src/flush.c:10:41: CUR301 ibv_reg_mr() 100 bytes"]
+
+
+def test_system_include_dirs_of_the_database_are_not_read(plugin, capsys):
+    write(plugin, {"compile_commands.json": json.dumps([{
+        "directory": str(plugin), "file": "src/flush.c",
+        "arguments": ["cc", "-isystem", "include", "-c", "src/flush.c"],
+    }])})
+    assert check(capsys, ".")[1] == []  # the lengths are unknown: silent
+
+
+def test_include_dirs_setting_and_the_p_flag(plugin, capsys):
+    write(plugin, {
+        "alt/plugin/flush.h": PLUGIN_HEADER.replace("uint32_t host_word", "uint16_t host_word"),
+        "alt/plugin/flush_sizes.h": "#define FLUSH_PAYLOAD 24\n",
+        "cursedlint.toml": 'include-dirs = ["alt"]\n',
+    })
+    code, found = check(capsys, ".")
+    assert found == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 2 bytes",
+                     "src/flush.c:10:41: CUR301 ibv_reg_mr() 24 bytes"]
+    write(plugin, {"db/compile_commands.json": json.dumps([{
+        "directory": str(plugin), "file": "src/flush.c", "command": "cc -Iinclude -c src/flush.c",
+    }])})
+    code, found = check(capsys, "-p", "db", ".")
+    assert found == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
+
+
+@pytest.mark.parametrize("args, config, message", [
+    (["-p", "missing"], "", "no compilation database at"),
+    ([], 'compile-commands = "nowhere/compile_commands.json"\n', "no compilation database at"),
+    ([], "include-dirs = \"include\"\n", "expected a list of strings"),
+    ([], 'include-dirs = [""]\n', "expected a path"),
+    (["-p", "include/plugin/flush.h"], "", "is not a compilation database: not JSON"),
+    ([], 'compile-commands = "cursedlint.toml"\n', "is not a compilation database"),
+    (["-p", "db.json"], "", "expected a JSON list of compile commands"),
+])
+def test_bad_include_settings_are_clear_errors(plugin, capsys, args, config, message):
+    (plugin / "cursedlint.toml").write_text(config)
+    (plugin / "db.json").write_bytes(b'{"directory": "/"}')
+    assert main(["check", *args, "."]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_changed_header_changes_the_cached_result(plugin, capsys):
+    assert check(capsys, ".")[1] == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
+    write(plugin, {"include/plugin/flush_sizes.h": "#define FLUSH_PAYLOAD 100\n"})
+    assert check(capsys, ".")[1] == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes",
+                                     "src/flush.c:10:41: CUR301 ibv_reg_mr() 100 bytes"]
+
+
+def test_each_header_is_parsed_once_per_run_and_kept_across_runs(plugin, capsys, monkeypatch):
+    write(plugin, {"src/flush2.c": PLUGIN_SOURCE})
+    summarized: list[str] = []
+    real = includes.HeaderSummaries.summarize
+
+    def counting(self, context):
+        summarized.append(os.path.basename(context.source.path))
+        return real(self, context)
+
+    monkeypatch.setattr(includes.HeaderSummaries, "summarize", counting)
+    assert len(check(capsys, ".")[1]) == 2
+    assert sorted(summarized) == ["flush.h", "flush_sizes.h"]
+    write(plugin, {"src/flush2.c": PLUGIN_SOURCE + "\n"})
+    assert len(check(capsys, ".")[1]) == 2
+    assert sorted(summarized) == ["flush.h", "flush_sizes.h"]  # from the stored index
+
+
+def test_the_incident_layout_a_wrapper_and_a_length_from_a_transitive_header(tmp_path, monkeypatch,
+                                                                            capsys):
+    """The plugin of incident 000, rewritten: the communicator's flush word is declared in
+    include/plugin.h, reached through include/queue.h; the file registers it through its own
+    wrapper of fi_mr_regattr with a length set from `sizeof` the member."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {
+        "include/plugin.h": """\
+            #include <rdma/fi_domain.h>
+            typedef struct flush_area { int word; void *desc; size_t size; } flush_area_t;
+            typedef struct recv_comm { struct fid_domain *domain; flush_area_t flush; } recv_comm_t;
+        """,
+        "include/queue.h": "#include <plugin.h>\n",
+        "src/net.c": """\
+            #include <string.h>
+            #include <queue.h>
+
+            static int register_region(recv_comm_t *comm, void *data, size_t size, struct fid_mr **mr)
+            {
+                struct iovec iov = { .iov_base = data, .iov_len = size };
+                struct fi_mr_attr attr = { .mr_iov = &iov, .iov_count = 1 };
+                return fi_mr_regattr(comm->domain, &attr, 0, mr);
+            }
+
+            int accept_comm(recv_comm_t *comm, struct fid_mr **mr)
+            {
+                comm->flush.size = sizeof(comm->flush.word);
+                return register_region(comm, &comm->flush.word, comm->flush.size, mr);
+            }
+        """,
+    })
+    code, found = check(capsys, ".")
+    assert found == ["src/net.c:14:53: CUR301 register_region() (a wrapper of fi_mr_regattr()) 4 bytes"]
+
+
+def test_a_database_entry_decides_for_the_headers_its_file_includes(plugin, capsys):
+    """A file the database lists without -I: `<plugin/flush.h>` is not the project's (the
+    compiler would take a system one), so no header is matched by path."""
+    write(plugin, {"compile_commands.json": json.dumps([{
+        "directory": str(plugin), "file": "src/flush.c", "command": "cc -c src/flush.c",
+    }])})
+    assert check(capsys, ".")[1] == []
