@@ -185,7 +185,7 @@ class ProjectIndex:
                     continue
                 hit = self.store.answer(search.question, digest) if digest else None
                 if hit is None:
-                    data = data if data is not None else self._bytes(path)
+                    data = data if data is not None else self.source_bytes(path)
                     hit = data is not None and search.holds(data)
                     if digest:
                         self.store.put_answer(search.question, digest, hit)
@@ -205,19 +205,19 @@ class ProjectIndex:
         its bytes (None, None: unreadable). A file whose stat the store knows is not read;
         without a store, nothing is hashed that is not summarized."""
         if not self.store:
-            return None, self._bytes(path)
+            return None, self.source_bytes(path)
         digest = self.store.known_digest(path)
         if digest is not None:
             return digest, None
         stat = file_stat(path)
-        data = self._bytes(path)
+        data = self.source_bytes(path)
         if data is None:
             return None, None
         digest = hashlib.sha1(data).hexdigest()
         self.store.remember(path, stat, digest)
         return digest, data
 
-    def _bytes(self, path: str) -> bytes | None:
+    def source_bytes(self, path: str) -> bytes | None:
         """The file's bytes; None when unreadable or binary."""
         try:
             data = self.file_bytes.read(path)
@@ -238,7 +238,7 @@ class ProjectIndex:
         digest, data = self.content(path)
         if digest is None and data is None:
             return None
-        data = data if data is not None else self._bytes(path)
+        data = data if data is not None else self.source_bytes(path)
         if data is None:
             return None
         return self._summary(indexer, path, digest or hashlib.sha1(data).hexdigest(), data,
@@ -257,7 +257,7 @@ class ProjectIndex:
             return self._memo[key]
         stored, summary = self.store.get(indexer, digest) if self.store else (False, None)
         if not stored:
-            data = data if data is not None else self._bytes(path)
+            data = data if data is not None else self.source_bytes(path)
             summary = None if data is None else self._summarize(indexer, path, data, language)
             self.summarized += 1
             if self.store:

@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
-from cursedlint.source import SourceError, looks_binary
+from cursedlint.source import SourceError
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
@@ -260,7 +260,7 @@ class IncludedHeaders(Indexer):
         words = [word.encode() for word in self._words]
         found = {}
         for path, language in languages.items():
-            data = _read(index, path)
+            data = index.source_bytes(path)
             if data is None or not any(word in data for word in words) or not pattern.search(data):
                 continue  # (a substring search first: the pattern alone is several times slower)
             flags = paths.flags(path)
@@ -283,14 +283,6 @@ def _database_of(index) -> dict[str, CompileFlags] | None:
         return compile_database(index.read(path))
     except SourceError:
         return None
-
-
-def _read(index, path: str) -> bytes | None:
-    try:
-        data = index.file_bytes.read(path)
-    except SourceError:
-        return None
-    return None if looks_binary(data) else data
 
 
 def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: bytes,
