@@ -177,7 +177,7 @@ def build_worst_case(work: str, stdlib: Corpus, bins, timeout: float) -> Corpus:
     cursedlint venv's Python (whose rules it derives from); a file the prefilter would still
     keep from some rule stops the benchmark."""
     root = os.path.join(work, "stdlib-worst-case")
-    program = f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); import compare; compare.write_worst_case(*sys.argv[1:])"
+    program = f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); import compare; compare.write_worst_case(*sys.argv[1:])"
     argv = [executable(bins, "cursedlint", "python"), "-c", program, stdlib.root, root]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     if result.returncode:

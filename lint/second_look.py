@@ -81,10 +81,13 @@ class MethodCall(Shape):
 
     def matches(self, name: str) -> bool:
         """Whether a called name (as the parser reads it) is one of these methods; the AST
-        side's test too."""
-        lowered = name.lower()
-        return (self._name_test(lowered) is not None
-                and not any(word in lowered for word in self.excluded))
+        side's test too (which asks it for every call: answers are remembered by name)."""
+        verdict = self._verdicts.get(name)
+        if verdict is None:
+            lowered = name.lower()
+            verdict = self._verdicts[name] = (self._name_test(lowered) is not None
+                                              and not any(word in lowered for word in self.excluded))
+        return verdict
 
     def may_match(self, data: bytes) -> bool:
         assigned: dict[bytes, bool] = {}
@@ -93,6 +96,10 @@ class MethodCall(Shape):
             and python_scan.receiver_may_be_made(data, dot, self.imported, assigned)
             for dot, name in python_scan.method_calls(data)
         )
+
+    @cached_property
+    def _verdicts(self) -> dict[str, bool]:
+        return {}
 
     @cached_property
     def _name_test(self):

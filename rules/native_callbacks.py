@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 
 from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, call_target, project_functions, value_of,
@@ -694,9 +695,15 @@ _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
 def keeping_calls(options) -> MethodCall:
     """Calls of foreign functions that keep a callback: the names of the keeping patterns
     (none saying `unregister`), on a receiver that may be a library the module loaded (or
-    numba's imported driver object)."""
+    numba's imported driver object). One shape per option value, so that what it learns of
+    names serves every file."""
+    return _keeping_calls(tuple(options["keeping-apis"]))
+
+
+@lru_cache(maxsize=None)
+def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
     return MethodCall(
-        (*KEEPING_PATTERNS, *options["keeping-apis"]),
+        (*KEEPING_PATTERNS, *keeping_apis),
         excluded=("unregister",),
         imported=frozenset(name.rpartition(".")[2].encode() for name in _NUMBA_DRIVER),
     )

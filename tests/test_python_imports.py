@@ -201,3 +201,16 @@ def test_text_of_a_node_is_its_source_segment():
     assert len(nodes) > 8
     for node in nodes:
         assert context.text_of(node) == ast.get_source_segment(text, node)
+
+
+def test_a_later_import_changes_a_remembered_name():
+    """The table remembers each expression's name, and forgets it when an import is added."""
+    tree = ast.parse("def build():\n    run(['make'])\n")
+    callee = tree.body[0].body[0].value.func
+    table = ImportTable()
+    table.add_module_level(tree)
+    assert table.qualified_name(callee) == table.qualified_name(callee) is None
+    table.add(ast.parse("from subprocess import run").body[0])
+    assert table.qualified_name(callee) == "subprocess.run"
+    table.add(ast.parse("from asyncio.subprocess import create_subprocess_exec as run").body[0])
+    assert table.qualified_name(callee) == "asyncio.subprocess.create_subprocess_exec"

@@ -1,0 +1,46 @@
+"""The worst-case benchmark corpus (`benchmarks/compare.py`): the block appended to every file
+is derived from the rules' declared triggers and second looks, so every Python rule reads every
+file, and the files still parse."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import sys
+
+import pytest
+
+COMPARE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "compare.py")
+
+
+@pytest.fixture(scope="module")
+def compare():
+    spec = importlib.util.spec_from_file_location("benchmark_compare", COMPARE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        del sys.modules[spec.name]
+
+
+def test_every_python_rule_reads_every_file_of_the_worst_case(compare, tmp_path):
+    source = tmp_path / "stdlib" / "lib"
+    (source / "pkg").mkdir(parents=True)
+    (source / "plain.py").write_text('"""Paths."""\nimport os\n\nSEP = os.sep\n')
+    (source / "pkg" / "__init__.py").write_text("from __future__ import annotations\nx: int = 1")
+    (source / "pkg" / "stub.pyi").write_text("def f(a: int) -> str: ...\n")
+    (source / "notes.txt").write_text("not Python\n")
+    before = compare.files_skipping_rules(str(source))
+    assert len(before) == 3  # plain stdlib code leaves most rules out
+
+    compare.write_worst_case(str(tmp_path / "stdlib"), str(tmp_path / "worst"))
+
+    assert compare.files_skipping_rules(str(tmp_path / "worst" / "lib")) == []
+    for name in ("plain.py", "pkg/__init__.py", "pkg/stub.pyi"):
+        text = (tmp_path / "worst" / "lib" / name).read_text()
+        assert text.startswith((source / name).read_text())
+        ast.parse(text)
+    assert (tmp_path / "worst" / "lib" / "notes.txt").read_text() == "not Python\n"
