@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from cursedlint.cache import (
@@ -280,26 +281,30 @@ class ProjectIndex:
 
 class _Search:
     """One round's byte search for `words` (a few: substring tests first, then the pattern),
-    named by `question` for stored answers."""
+    named by `question` for stored answers; compiled only when a file must be searched."""
 
     def __init__(self, indexer: Indexer, words: set[str], first_round: bool):
-        self.pattern = indexer.pattern(words, first_round)
-        encoded = sorted(word.encode() for word in words)
-        self.encoded = encoded if len(encoded) <= 8 else []
-        self.automaton = None
-        if not self.encoded:
-            from ahocorasick_rs import BytesAhoCorasick
+        self.indexer, self.words, self.first_round = indexer, words, first_round
+        text = "\0".join([indexer.name, str(first_round), *sorted(words)])
+        self.question = "search:" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
-            self.automaton = BytesAhoCorasick(encoded)
-        text = "\0".join([indexer.name, self.pattern.pattern.decode("latin-1")])
-        self.question = "search:" + hashlib.sha1(text.encode("latin-1")).hexdigest()
+    @cached_property
+    def _matchers(self):
+        pattern = self.indexer.pattern(self.words, self.first_round)
+        encoded = sorted(word.encode() for word in self.words)
+        if len(encoded) <= 8:
+            return pattern, encoded, None
+        from ahocorasick_rs import BytesAhoCorasick
+
+        return pattern, [], BytesAhoCorasick(encoded)
 
     def holds(self, data: bytes) -> bool:
         """Whether `data` holds a word as the pattern wants it (a substring search first:
         most files hold none)."""
-        if self.encoded and not any(word in data for word in self.encoded):
+        pattern, encoded, automaton = self._matchers
+        if encoded and not any(word in data for word in encoded):
             return False
-        if self.automaton is not None and not any(
-                True for _ in self.automaton.find_matches_as_indexes(data)):
+        if automaton is not None and not any(
+                True for _ in automaton.find_matches_as_indexes(data)):
             return False
-        return self.pattern.search(data) is not None
+        return pattern.search(data) is not None

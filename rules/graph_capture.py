@@ -843,9 +843,11 @@ def _project_module(statement: ast.Import | ast.ImportFrom) -> bool:
 
 
 _NOT_PROJECT = sys.stdlib_module_names | {"torch", "cupy", "numba", "cuda", "numpy"}
-CUDA_WORDS = ("cuda", "cupy", "synchronize", "pin_memory", "item", "cpu", "tolist", "numpy",
-              "nonzero", "query", "empty_cache", "asnumpy", "to", *sorted(C_SYNC_NAMES))
-"""Words a module's function needs to use CUDA by itself (`CudaUse`'s checks)."""
+CUDA_WORDS = ("cuda", "cupy", "synchronize", "pin_memory", "item", "cpu", "tolist",
+              "nonzero", "empty_cache", "asnumpy", *sorted(C_SYNC_NAMES))
+"""Words that mark a module whose functions may use CUDA by themselves (`CudaUse`'s checks;
+words common in any code, such as `to` and `numpy`, are left out: a module moving a tensor
+`.to("cuda")` names `cuda`)."""
 THREAD_KINDS = {"device_wide": "thread_device_wide", "cuda": "thread_cuda"}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
 JOINS = "joins"
@@ -877,8 +879,16 @@ class CudaReach(FunctionIndexer):
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         analysis = context.shared(CudaReach, lambda: _fed(capture_analysis(context)))
         uses = CudaUse(context, analysis)
+
+        def host_sync(node: ast.AST) -> str | None:
+            """A wait for the GPU that runs whenever the function does: one under an `if`
+            depends on values another module's caller cannot be seen to give."""
+            if any(isinstance(a, (ast.If, ast.IfExp)) for a in context.ancestors(node)):
+                return None
+            return uses.host_sync(node)
+
         facts = {}
-        for check in (uses.device_wide_use, uses.any_use, uses.host_sync, analysis.begins):
+        for check in (uses.device_wide_use, uses.any_use, host_sync, analysis.begins):
             found = uses.first(_body(function), check)
             if found is not None:
                 node, what, via = found
@@ -894,11 +904,11 @@ class CudaReach(FunctionIndexer):
 
 def capturing_names(facts: dict) -> tuple[str, ...]:
     """Names of the project's functions (path -> ModuleSummary of `CUDA_REACH`) that begin a
-    global-mode capture, or call one of the project that does (by name)."""
+    global-mode capture themselves (through their module's own functions)."""
     names = {qualname.rpartition(".")[2] for summary in facts.values()
              for qualname, function in summary.functions.items()
              if "global_capture" in function.facts}
-    return tuple(sorted(CUDA_REACH.callers_of(facts, names)))
+    return tuple(sorted(names))
 
 
 def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
@@ -1199,7 +1209,7 @@ class CudaThreadDuringCapture(CaptureRule):
         names = {qualname.rpartition(".")[2] for summary in facts.values()
                  for qualname, function in summary.functions.items()
                  if set(THREAD_KINDS.values()) & set(function.facts)}
-        return tuple(sorted(CUDA_REACH.callers_of(facts, names) | set(capturing_names(facts))))
+        return tuple(sorted(names | set(capturing_names(facts))))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
@@ -1755,7 +1765,7 @@ class SyncInCapture(CaptureRule):
             inner, why, path = found
             self._report(node, region.what, region.start.lineno,
                          f"{callee.name}(){_through(path)} reaches it at line {inner.lineno}: "
-                         f"{why}", _allocates(inner))
+                         f"{why}", _allocates(inner), self.uses.steps_for(inner))
 
     def _check_c(self) -> None:
         """Prohibited calls between a begin and an end capture of one stream in one block."""

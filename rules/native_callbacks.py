@@ -573,7 +573,7 @@ class PythonCallbackIntoCuda(Rule):
     def _check_project_caller(self, call: ast.Call, project) -> None:
         """A call of another module's function that hands a parameter to a callback API."""
         target = call_target(self.context, project, call.func)
-        function = project.summaries[target[0]].functions[target[1]] if target else None
+        function = project.summaries[target[0]].functions.get(target[1]) if target else None
         if function is None or "." in target[1]:
             return  # methods of other modules' classes: their receiver is not followed yet
         for kind, reach in function.facts.items():

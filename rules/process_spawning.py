@@ -825,9 +825,12 @@ class StartMethods(FunctionIndexer):
         return ("set_start_method",)
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
-        if not isinstance(function, ast.Module):
-            return {}
-        for statement in _entry_statements(function):
+        """A setting at the top level of the module (its `__main__` block included) or of a
+        function (`def main(): set_start_method("spawn"); ...`): what runs after it in that
+        body runs after the setting."""
+        statements = _entry_statements(function) if isinstance(function, ast.Module) \
+            else function.body
+        for statement in statements:
             call = statement.value if isinstance(statement, ast.Expr) else None
             if not isinstance(call, ast.Call):
                 continue
@@ -838,17 +841,24 @@ class StartMethods(FunctionIndexer):
         return {}
 
     def more_words(self, facts, settings):
-        """The project names called after such a setting, and by the functions summarized
-        (any module that names one may call it too)."""
-        names = set()
+        """The project names called after such a setting, and (by name) by the functions
+        those reach: any module that names one may call it too."""
+        names: set[str] = set()
         for summary in facts.values():
-            for qualname, function in summary.functions.items():
+            for function in summary.functions.values():
                 setting = function.facts.get(SPAWN_SET)
-                if qualname == MODULE and setting is None:
-                    continue
-                names.update(call.name.rpartition(".")[2] for call in function.calls
-                             if _project_name(call.name, summary)
-                             and (setting is None or call.line > setting.line))
+                if setting is not None:
+                    names.update(call.name.rpartition(".")[2] for call in function.calls
+                                 if call.line > setting.line)
+        grew = True
+        while grew:  # what the reached functions call
+            grew = False
+            for summary in facts.values():
+                for qualname, function in summary.functions.items():
+                    if qualname.rpartition(".")[2] in names:
+                        more = {call.name.rpartition(".")[2] for call in function.calls}
+                        grew = grew or not more <= names
+                        names |= more
         return names
 
 
@@ -867,17 +877,6 @@ def _is_main_guard(test: ast.AST) -> bool:
             and test.left.id == "__name__" and len(test.comparators) == 1
             and isinstance(test.comparators[0], ast.Constant)
             and test.comparators[0].value == "__main__")
-
-
-def _project_name(name: str, summary) -> bool:
-    """Whether a called dotted name may be the project's: the module's own function or
-    class, or a name imported from a module that is not the standard library's."""
-    base = name.partition(".")[0]
-    written = summary.imports.get(base)
-    if written is None:
-        return base in summary.functions or base in summary.classes
-    module = written.partition(":")[0]
-    return module.startswith(".") or module.partition(".")[0] not in sys.stdlib_module_names
 
 
 _SETTERS = _torch_spellings(_START_METHOD_SETTERS)
@@ -1314,12 +1313,11 @@ def _only_after_setting(project, path: str, qualname: str, depth: int, seen: fro
     if not callers or depth > MAX_DEPTH or (path, qualname) in seen:
         return False
     for caller_path, caller, line in callers:
-        if caller == MODULE:
-            setting = project.fact(caller_path, MODULE, SPAWN_SET)
-            if setting is None or setting.line >= line:
-                return False
-        elif not _only_after_setting(project, caller_path, caller, depth + 1,
-                                     seen | {(path, qualname)}):
+        setting = project.fact(caller_path, caller, SPAWN_SET)
+        if setting is not None and setting.line < line:
+            continue
+        if caller == MODULE or not _only_after_setting(project, caller_path, caller,
+                                                       depth + 1, seen | {(path, qualname)}):
             return False
     return True
 

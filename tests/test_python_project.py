@@ -516,6 +516,8 @@ if __name__ == "__main__":
     ({"main.py": MAIN, "bench.py": "from preprocess.pool_utils import encode\n\n"
                                   "encode(['x'])\n"}, True),  # another caller, no setting
     ({}, True),  # a library helper nobody in the project calls: any caller may fork
+    ({"main.py": MAIN.replace('    mp.set_start_method("spawn")\n', "").replace(
+        "    texts = [", '    mp.set_start_method("spawn")\n    texts = [')}, False),  # in main()
 ])
 def test_a_start_method_set_by_the_entry_point_clears_its_helpers(
         tmp_path, monkeypatch, capsys, files, found):
@@ -707,3 +709,28 @@ def test_a_library_helper_without_evidence_warns_and_names_who_decides(
         """)
     assert (severity, line) == ("warning", 9)
     assert "depends on the callers of tokenize_all()" in message
+
+
+def test_a_wait_under_a_condition_in_another_module_is_not_followed(tmp_path, monkeypatch, capsys):
+    """Whether `sync_if_eager` waits depends on its argument, which another module's caller
+    cannot be seen to give: silent, where an unconditional wait is a finding."""
+    helpers = HELPERS + "\n\ndef sync_if_eager(loss, buffer):\n    if buffer.eager:\n" \
+                        "        return loss.item()\n    return loss\n"
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "",
+        "trainer/helpers.py": helpers,
+        "trainer/step.py": """\
+            import torch
+
+            from trainer import helpers
+
+
+            def capture(model, batch, buffer):
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    loss = model(batch)
+                    helpers.sync_if_eager(loss, buffer)
+                return graph
+            """,
+    })
+    assert findings == []

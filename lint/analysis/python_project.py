@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -77,6 +78,8 @@ class ModuleSummary:
     classes: tuple[str, ...] = ()
     bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Class name -> its bases as written (dotted names)."""
+    defined: tuple[str, ...] = ()
+    """The qualified names of the functions and methods without facts or calls."""
 
 
 def module_functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
@@ -119,47 +122,50 @@ class FunctionIndexer(Indexer):
     def summarize(self, context) -> ModuleSummary | None:
         imports = written_imports(context.tree)
         functions = {}
+        local = {getattr(node, "name", "") for node in context.tree.body}
         code = module_functions(context.tree)
         for qualname, function in [(MODULE, context.tree), *code] if self.module_level else code:
             facts = self.local_facts(context, function)
-            calls = tuple(_out_calls(function, imports))
+            calls = tuple(_out_calls(function, imports, local))
             if facts or calls:
                 functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts, calls)
         classes = [node for node in context.tree.body if isinstance(node, ast.ClassDef)]
         bases = {cls.name: tuple(filter(None, map(dotted, cls.bases))) for cls in classes}
+        others = tuple(qualname for qualname, _ in module_functions(context.tree)
+                       if qualname not in functions)
         return ModuleSummary(imports, functions, tuple(cls.name for cls in classes),
-                             {name: written for name, written in bases.items() if written}) \
-            if functions or imports else None
+                             {name: written for name, written in bases.items() if written},
+                             others) if functions or imports else None
 
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
-        """The names of functions that reach a fact: modules that name one may call it, or
-        re-export it."""
+        """The names of functions that have a fact, and of their direct callers: modules that
+        name one may call it, or re-export it. (One level: a chain crosses at most two
+        modules besides the linted one, so the index never follows the whole call graph.)"""
         return self.callers_of(facts, {
             qualname.rpartition(".")[2] for summary in facts.values()
             for qualname, function in summary.functions.items() if function.facts
-        })
+        }, levels=1)
 
     @staticmethod
-    def callers_of(facts: dict[str, ModuleSummary], names: set[str]) -> set[str]:
-        """`names` and the names of the summarized functions that call one of them, directly
-        or through others (by name: resolved exactly when a chain is asked for)."""
+    def callers_of(facts: dict[str, ModuleSummary], names: set[str], levels: int) -> set[str]:
+        """`names` and the names of the summarized functions that call one of them, up to
+        `levels` calls away (by name: resolved exactly when a chain is asked for)."""
         reaching = set(names)
-        grew = True
-        while grew:  # callers of reaching names reach too (resolved exactly later)
-            grew = False
-            for summary in facts.values():
-                for qualname, function in summary.functions.items():
-                    last = qualname.rpartition(".")[2]
-                    if last not in reaching and any(
-                            call.name.rpartition(".")[2] in reaching for call in function.calls):
-                        reaching.add(last)
-                        grew = True
+        for _ in range(levels):
+            found = {qualname.rpartition(".")[2] for summary in facts.values()
+                     for qualname, function in summary.functions.items()
+                     if any(call.name.rpartition(".")[2] in reaching for call in function.calls)}
+            if found <= reaching:
+                break
+            reaching |= found
         return reaching
 
 
-def _out_calls(function: ast.AST, imports: dict[str, str]) -> Iterator[OutCall]:
-    """The calls `function` makes (not those of nested defs) to dotted names: through an
-    import, to `self.<method>`, or to a module-level name; at most MAX_CALLS."""
+def _out_calls(function: ast.AST, imports: dict[str, str],
+               local: set[str]) -> Iterator[OutCall]:
+    """The calls `function` makes (not those of nested defs) that may run project code: of
+    a name imported from a module not of the standard library, of `self.<method>`, or of the
+    module's own functions and classes (`local`); at most MAX_CALLS."""
     count = 0
     pending = list(function.body)
     while pending and count < MAX_CALLS:
@@ -168,10 +174,24 @@ def _out_calls(function: ast.AST, imports: dict[str, str]) -> Iterator[OutCall]:
             continue
         if isinstance(node, ast.Call):
             name = dotted(node.func)
-            if name is not None:
+            if name is not None and _may_be_project(name, imports, local):
                 count += 1
                 yield OutCall(node.lineno, name)
         pending.extend(ast.iter_child_nodes(node))
+
+
+def _may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
+    base = name.partition(".")[0]
+    if base == "self" or base in local:
+        return True
+    written = imports.get(base)
+    if written is None:
+        return False
+    module = written.partition(":")[0]
+    return module.startswith(".") or module.partition(".")[0] not in _LIBRARIES
+
+
+_LIBRARIES = sys.stdlib_module_names | {"torch", "numpy", "cupy", "numba", "cuda", "jax"}
 
 
 class ProjectFunctions:
@@ -205,7 +225,7 @@ class ProjectFunctions:
             return None
         if found[1] in self.summaries[found[0]].classes:  # calling a class runs __init__
             return self._method(found[0], found[1], "__init__")
-        return found if found[1] in self.summaries[found[0]].functions else None
+        return found if _is_function(self.summaries[found[0]], found[1]) else None
 
     def definition(self, path: str, imports: dict[str, str],
                    name: str) -> tuple[str, str] | None:
@@ -287,7 +307,7 @@ class ProjectFunctions:
     def _method(self, path: str, cls: str, method: str) -> tuple[str, str] | None:
         summary = self.summaries.get(path)
         qualname = f"{cls}.{method}"
-        return (path, qualname) if summary and qualname in summary.functions else None
+        return (path, qualname) if summary and _is_function(summary, qualname) else None
 
     # -- what a function reaches -----------------------------------------------------------
     def reach(self, path: str, qualname: str, kind: str) -> tuple[Step, ...] | None:
@@ -340,7 +360,11 @@ class ProjectFunctions:
 
 
 def _defines(summary: ModuleSummary, qualname: str) -> bool:
-    return qualname in summary.functions or qualname in summary.classes
+    return _is_function(summary, qualname) or qualname in summary.classes
+
+
+def _is_function(summary: ModuleSummary, qualname: str) -> bool:
+    return qualname in summary.functions or qualname in summary.defined
 
 
 def _short(path: str) -> str:
@@ -396,29 +420,29 @@ def value_of(context, node: ast.AST) -> ast.AST | None:
     method = own_method(cls, node.attr)
     if method is not None:
         return method
-    values = [value for value, _ in attribute_assignments(cls, node.attr)]
+    assigned = context.shared(("self-attributes", id(cls)), lambda: _self_assignments(cls))
+    values = assigned.get(node.attr, ())
     return values[0] if len(values) == 1 else None
+
+
+def _self_assignments(cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
+    """attr -> the values of each `self.attr = value` in the class's methods (one walk)."""
+    found: dict[str, list[ast.AST]] = {}
+    for method in cls.body:
+        if isinstance(method, _FUNCTIONS):
+            for node in own_nodes(method.body):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                and target.value.id == "self"):
+                            found.setdefault(target.attr, []).append(node.value)
+    return found
 
 
 def own_method(cls: ast.ClassDef, name: str) -> ast.AST | None:
     """The class's own def of `name` (not an inherited one)."""
     return next((item for item in cls.body
                  if isinstance(item, _FUNCTIONS) and item.name == name), None)
-
-
-def attribute_assignments(cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, ast.AST]]:
-    """(value, method) of each `self.attr = value` in the class's methods."""
-    found = []
-    for method in cls.body:
-        if not isinstance(method, _FUNCTIONS):
-            continue
-        for node in own_nodes(method.body):
-            if isinstance(node, ast.Assign) and any(
-                    isinstance(target, ast.Attribute) and target.attr == attr
-                    and isinstance(target.value, ast.Name) and target.value.id == "self"
-                    for target in node.targets):
-                found.append((node.value, method))
-    return found
 
 
 def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
