@@ -13,7 +13,7 @@ import os
 import re
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
@@ -54,6 +54,8 @@ class FileResult:
     write_failed: bool = False  # --fix: writing the fixes failed (I/O); the file is unchanged
     tracebacks: list[str] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
+    seeds: dict[str, list[str]] = field(default_factory=dict)
+    """With `needs`: per indexer, words the file makes worth looking for in the project."""
     """Indexers whose facts from other files the file's rules could use and did not have:
     the run gathers them and lints the file again (`Linter.run`)."""
     cache_key: str | None = None  # set on a new result the run should store in the cache
@@ -88,6 +90,7 @@ class Linter:
         self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
         self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
+        self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
         self.facts_key: str | None = None
         """What the facts from other files this run lints with depend on (None: no facts)."""
 
@@ -123,11 +126,12 @@ class Linter:
 
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
-        names: set[str] | None = None,
+        names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
-        to every file's rules. `store`: an IndexStore that keeps summaries across runs."""
+        to every file's rules. `store`: an IndexStore that keeps summaries across runs;
+        `seeds`: indexer name -> first-round words from the files that need its facts."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes)
         rules = self.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
@@ -135,7 +139,8 @@ class Linter:
         for indexer in indexers.values():
             gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
             self.project[indexer.name] = (indexer.facts_from(index) if gathered
-                                          else index.facts(indexer))
+                                          else index.facts(indexer, (seeds or {}).get(
+                                              indexer.name, ())))
         if store:
             store.save()
         self._prefilters.clear()
@@ -152,6 +157,7 @@ class Linter:
                     continue
                 if (indexer is rule.indexer and _adds_triggers(rule)) or _needs(indexer, context):
                     wanted.append(indexer.name)
+                    self._seeds.setdefault(indexer.name, set()).update(_seeds(indexer, context))
         return wanted
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
@@ -270,6 +276,8 @@ class Linter:
             self._run_rules(context, rules, result)
             result.findings.extend(context.findings)
             result.needs = self._wanted(context, rules)
+            result.seeds = {name: sorted(words) for name, words in self._seeds.items()}
+            self._seeds.clear()
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
@@ -405,7 +413,11 @@ class Linter:
         using = [rule for rule in rules if any(ix.name in wanted for ix in rule.indexers())]
         if not using:
             return
-        index = self.index_project(project.list_files(), project.store, using, wanted)
+        seeds: dict[str, set[str]] = {}
+        for result in results:
+            for name, words in result.seeds.items():
+                seeds.setdefault(name, set()).update(words)
+        index = self.index_project(project.list_files(), project.store, using, wanted, seeds)
         found = {name for name, facts in self.project.items() if facts}
         again = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
@@ -599,3 +611,11 @@ def _needs(indexer, context) -> bool:
         return bool(indexer.needed_by(context))
     except Exception:
         return True
+
+
+def _seeds(indexer, context) -> list[str]:
+    """An indexer's first-round words from a parsed file (none when the look fails)."""
+    try:
+        return list(indexer.seed_words(context))
+    except Exception:
+        return []

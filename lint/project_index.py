@@ -41,6 +41,11 @@ class Indexer:
     name: str
     languages: tuple[str, ...]
     summary_type: Any
+    max_rounds: int | None = None
+    """Rounds of `more_words` after the first (None: until no new word appears)."""
+    max_files: int | None = None
+    """Files summarized at most (None: all that hold a word); past it, facts are partial, and
+    rules answer unknown where a chain would need more."""
     """What `summarize` returns besides None (plain data: containers, strings, numbers,
     dataclasses); stored summaries are checked against it when loaded."""
 
@@ -52,6 +57,11 @@ class Indexer:
         """Whether a linted file (parsed; it holds the rule's triggers) could use these facts
         at all. False lets the run skip the index when no linted file needs it."""
         return True
+
+    def seed_words(self, context) -> Iterable[str]:
+        """Words a linted file that needs these facts makes worth looking for in the first
+        round, besides `words` (e.g. the names it imports from the project's modules)."""
+        return ()
 
     def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
         """Words that the facts found so far (path -> summary) make worth looking for."""
@@ -169,13 +179,16 @@ class ProjectIndex:
         self._memo: dict[tuple[str, str], Any] = {}
         self._used: list[tuple[str, str, str]] = []  # (indexer name, path, content hash)
 
-    def facts(self, indexer: Indexer) -> dict[str, Any]:
-        """Path -> summary, for the project files of the indexer's languages that have one."""
+    def facts(self, indexer: Indexer, seeds: Iterable[str] = ()) -> dict[str, Any]:
+        """Path -> summary, for the project files of the indexer's languages that have one;
+        `seeds`: the words the linted files that need the facts add to the first round."""
         found: dict[str, Any] = {}
         done: set[str] = set()
         searched: set[str] = set()
-        pending = set(indexer.words(self.settings))
-        while pending:
+        pending = set(indexer.words(self.settings)) | set(seeds)
+        rounds = 0
+        while pending and (indexer.max_rounds is None or rounds <= indexer.max_rounds):
+            rounds += 1
             search = _Search(indexer, pending, first_round=not searched)
             for path, language in self.files:
                 if path in done or language not in indexer.languages:
@@ -192,6 +205,8 @@ class ProjectIndex:
                         self.store.put_answer(search.question, digest, hit)
                 if not hit:
                     continue
+                if indexer.max_files is not None and len(found) >= indexer.max_files:
+                    return found
                 done.add(path)
                 digest = digest or hashlib.sha1(data).hexdigest()
                 summary = self._summary(indexer, path, digest, data, language)

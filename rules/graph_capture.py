@@ -25,7 +25,7 @@ from typing import Iterable, Iterator, NamedTuple
 from cursedlint.analysis.c_syntax import arguments, block_statement
 from cursedlint.analysis.python_project import (
     FunctionIndexer, ProjectFunctions, Reach, call_target, dotted, linted_imports, own_method,
-    own_nodes, project_functions, value_of,
+    own_nodes, project_functions, project_names, value_of,
 )
 from cursedlint.findings import Severity, Step
 from cursedlint.python_consteval import UNKNOWN
@@ -843,11 +843,6 @@ def _project_module(statement: ast.Import | ast.ImportFrom) -> bool:
 
 
 _NOT_PROJECT = sys.stdlib_module_names | {"torch", "cupy", "numba", "cuda", "numpy"}
-CUDA_WORDS = ("cuda", "cupy", "synchronize", "pin_memory", "item", "cpu", "tolist",
-              "nonzero", "empty_cache", "asnumpy", *sorted(C_SYNC_NAMES))
-"""Words that mark a module whose functions may use CUDA by themselves (`CudaUse`'s checks;
-words common in any code, such as `to` and `numpy`, are left out: a module moving a tensor
-`.to("cuda")` names `cuda`)."""
 THREAD_KINDS = {"device_wide": "thread_device_wide", "cuda": "thread_cuda"}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
 JOINS = "joins"
@@ -869,7 +864,14 @@ class CudaReach(FunctionIndexer):
     name = "cuda-reach"
 
     def words(self, settings):
-        return (*CUDA_WORDS, *_CAPTURE_WORDS, "DataLoader")
+        """Modules that begin a capture, start threads (their names become trigger words) or
+        make a DataLoader (a factory a loop of another module iterates); the rest is read
+        from the names the files that need facts use (`seed_words`)."""
+        return (*_CAPTURE_WORDS, "DataLoader", "Thread", "Timer", "ThreadPoolExecutor")
+
+    def seed_words(self, context):
+        """What a file that needs the facts uses from the project's modules."""
+        return project_names(context)
 
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
@@ -877,29 +879,77 @@ class CudaReach(FunctionIndexer):
                    if isinstance(statement, (ast.Import, ast.ImportFrom)))
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
-        analysis = context.shared(CudaReach, lambda: _fed(capture_analysis(context)))
-        uses = CudaUse(context, analysis)
-
-        def host_sync(node: ast.AST) -> str | None:
-            """A wait for the GPU that runs whenever the function does: one under an `if`
-            depends on values another module's caller cannot be seen to give."""
-            if any(isinstance(a, (ast.If, ast.IfExp)) for a in context.ancestors(node)):
-                return None
-            return uses.host_sync(node)
-
-        facts = {}
-        for check in (uses.device_wide_use, uses.any_use, host_sync, analysis.begins):
-            found = uses.first(_body(function), check)
-            if found is not None:
-                node, what, via = found
-                facts[_REMOTE_KINDS[check.__name__]] = Reach(node.lineno, what, tuple(via))
-        loader = _returned_loader(analysis, function)
+        facts = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context)).of(function)
+        facts = {kind: Reach(line, what, tuple(via)) for kind, (line, what, via) in facts.items()}
+        loader = _returned_loader(capture_analysis(context), function)
         if loader is not None:
             facts[PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
-        threads = context.shared(CudaThreadDuringCapture,
-                                 lambda: CudaThreadDuringCapture(context))
-        facts.update(threads.thread_facts(function))
+        if _THREAD_WORDS.search(context.source.text):  # else no thread starts to read
+            threads = context.shared(CudaThreadDuringCapture,
+                                     lambda: CudaThreadDuringCapture(context))
+            facts.update(threads.thread_facts(function))
         return facts
+
+
+_THREAD_WORDS = re.compile(r"Thread|Timer|Executor")
+
+
+class _ModuleCudaFacts:
+    """The CUDA facts of each function of a module parsed for the index, in one walk per
+    function for all kinds, following the module's own functions (memoized, cycles cut):
+    kind -> (line, what, [functions through which])."""
+
+    def __init__(self, context):
+        self.context = context
+        self.analysis = _fed(capture_analysis(context))
+        self.uses = CudaUse(context, self.analysis)
+        self.checks = {"device_wide": self.uses.device_wide_use, "cuda": self.uses.any_use,
+                       "host_sync": self._unconditional_sync,
+                       "global_capture": self.analysis.begins}
+        self._memo: dict[int, dict] = {}
+        self._conditional: set[int] = set()
+
+    def of(self, function: ast.AST) -> dict[str, tuple[int, str, list[str]]]:
+        key = id(function)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = {}  # a call back into a function being read adds nothing
+        found: dict[str, tuple[int, str, list[str]]] = {}
+        for node in self._ordered(function):
+            for kind, check in self.checks.items():
+                if kind not in found:
+                    what = check(node)
+                    if what:
+                        found[kind] = (node.lineno, what, [])
+            callee = self.uses.callee(node)
+            if callee is not None:
+                for kind, (line, what, via) in self.of(callee).items():
+                    if kind != "host_sync" or id(node) not in self._conditional:
+                        found.setdefault(kind, (line, what, [callee.name, *via]))
+            if len(found) == len(self.checks):
+                break
+        self._memo[key] = found
+        return found
+
+    def _ordered(self, function: ast.AST) -> list[ast.AST]:
+        """The function's own nodes by position, noting those under an `if`."""
+        nodes, pending = [], [(node, False) for node in _body(function)]
+        while pending:
+            node, conditional = pending.pop()
+            if isinstance(node, _FUNCTIONS + (ast.Lambda, ast.ClassDef)) and node is not function:
+                continue
+            if conditional:
+                self._conditional.add(id(node))
+            if hasattr(node, "lineno"):
+                nodes.append(node)
+            inner = conditional or isinstance(node, (ast.If, ast.IfExp))
+            pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+        return sorted(nodes, key=_position)
+
+    def _unconditional_sync(self, node: ast.AST) -> str | None:
+        """A wait for the GPU that runs whenever the function does: one under an `if`
+        depends on values another module's caller cannot be seen to give."""
+        return None if id(node) in self._conditional else self.uses.host_sync(node)
 
 
 def capturing_names(facts: dict) -> tuple[str, ...]:
@@ -912,13 +962,17 @@ def capturing_names(facts: dict) -> tuple[str, ...]:
 
 
 def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
-    """The analysis of a module parsed for the index (no walk fed it): its regions."""
+    """The analysis of a module parsed for the index (no walk fed it): its regions (only the
+    calls named like a region's start are read)."""
     for node in ast.walk(analysis.context.tree):
         if isinstance(node, (ast.With, ast.AsyncWith)):
             analysis.visit_with(node)
-        elif isinstance(node, ast.Call):
+        elif isinstance(node, ast.Call) and _last_name(node.func) in _REGION_STARTS:
             analysis.visit_call(node)
     return analysis
+
+
+_REGION_STARTS = frozenset(PAIRINGS) | {name.rpartition(".")[2] for name in GRAPHED_CALLABLES}
 
 
 def _returned_loader(analysis: CaptureAnalysis, function: ast.AST) -> ast.Call | None:
@@ -1204,12 +1258,9 @@ class CudaThreadDuringCapture(CaptureRule):
 
     @classmethod
     def project_trigger_words(cls, facts) -> tuple[str, ...]:
-        """Names of the project's functions that begin a global-mode capture or start a CUDA
-        thread and leave it running."""
-        names = {qualname.rpartition(".")[2] for summary in facts.values()
-                 for qualname, function in summary.functions.items()
-                 if set(THREAD_KINDS.values()) & set(function.facts)}
-        return tuple(sorted(names | set(capturing_names(facts))))
+        """Names of the project's functions that begin a global-mode capture (a finding
+        across modules needs one, and they are few)."""
+        return capturing_names(facts)
 
     def __init__(self, context, options=None):
         super().__init__(context, options)

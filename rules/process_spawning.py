@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 

@@ -111,6 +111,8 @@ class FunctionIndexer(Indexer):
 
     languages = ("python",)
     summary_type = ModuleSummary
+    max_rounds = 1  # the modules the first round's call, and no further: chains stay short
+    max_files = 64
     module_level = False
     """Whether the module's own statements (its import-time code and `if __name__ ==
     "__main__":` block) are summarized too, as the function named `MODULE`."""
@@ -138,27 +140,14 @@ class FunctionIndexer(Indexer):
                              others) if functions or imports else None
 
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
-        """The names of functions that have a fact, and of their direct callers: modules that
-        name one may call it, or re-export it. (One level: a chain crosses at most two
-        modules besides the linted one, so the index never follows the whole call graph.)"""
-        return self.callers_of(facts, {
+        """The names the summarized functions call in the project (their modules define them,
+        or re-export them), and the functions that have a fact, so the chains from the
+        first-round files down to the facts are read."""
+        return {call.name.rpartition(".")[2] for summary in facts.values()
+                for function in summary.functions.values() for call in function.calls
+                if not call.name.startswith("self.")} | {
             qualname.rpartition(".")[2] for summary in facts.values()
-            for qualname, function in summary.functions.items() if function.facts
-        }, levels=1)
-
-    @staticmethod
-    def callers_of(facts: dict[str, ModuleSummary], names: set[str], levels: int) -> set[str]:
-        """`names` and the names of the summarized functions that call one of them, up to
-        `levels` calls away (by name: resolved exactly when a chain is asked for)."""
-        reaching = set(names)
-        for _ in range(levels):
-            found = {qualname.rpartition(".")[2] for summary in facts.values()
-                     for qualname, function in summary.functions.items()
-                     if any(call.name.rpartition(".")[2] in reaching for call in function.calls)}
-            if found <= reaching:
-                break
-            reaching |= found
-        return reaching
+            for qualname, function in summary.functions.items() if function.facts}
 
 
 def _out_calls(function: ast.AST, imports: dict[str, str],
@@ -384,6 +373,36 @@ def project_functions(context, indexer: FunctionIndexer) -> ProjectFunctions | N
     if built is None or built[0] is not summaries:
         built = _BUILT[indexer.name] = (summaries, ProjectFunctions(summaries))
     return built[1]
+
+
+def project_names(context) -> Iterator[str]:
+    """The names a file calls, or passes to a call, from the project's other modules
+    (`helper` of `from .tools import helper`, `loop` of `health.loop`): imported relatively,
+    or from a top-level module that is a directory or file of the project's root (or its
+    `src/`)."""
+    imports = linted_imports(context)
+    root = context.settings.root or os.getcwd()
+    tops: dict[str, bool] = {}
+    for call in ast.walk(context.tree):
+        if not isinstance(call, ast.Call):
+            continue
+        for node in (call.func, *call.args, *(keyword.value for keyword in call.keywords)):
+            yield from _project_name(node, imports, root, tops)
+
+
+def _project_name(node, imports, root, tops) -> Iterator[str]:
+    """The last part of `node`'s dotted name when a project module gives its first part."""
+    name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    base = name.partition(".")[0] if name else None
+    if base not in imports:
+        return
+    module = imports[base].partition(":")[0]
+    top = module.partition(".")[0]
+    if top and top not in tops:
+        tops[top] = any(os.path.exists(os.path.join(root, *parts)) for parts in (
+            (top,), (top + ".py",), ("src", top), ("src", top + ".py")))
+    if module.startswith(".") or tops.get(top):
+        yield name.rpartition(".")[2]
 
 
 def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str, str] | None:
