@@ -15,6 +15,12 @@ per entry:
     paths = ["numba"]               # optional: subdirectories to lint (default: the whole tree)
     note = "..."                    # optional, shown nowhere but in the list
 
+or, for a tree that is not a git commit (an unpacked wheel), `name` and `directory`:
+
+    [[repository]]
+    name = "torch-wheel-py"
+    directory = "/tmp/cursedlint-bench/torch/py"   # linted in place, only read (--no-cache)
+
 Nothing is fetched: each commit must already be in its local repository (the `fetch` tool of
 the sessions puts mirrors under /work/.mirror; elsewhere, `git clone --mirror` and point
 `source` or `--mirrors` at it). For each entry the script checks the commit out into a
@@ -23,8 +29,8 @@ temporary directory through a temporary index (the repository itself is only rea
     cursedlint check --no-cache --output-format json --exit-zero -v PATHS
 
 there (EXE defaults to this checkout's `.venv/bin/cursedlint`, else `cursedlint` on PATH) and
-removes the tree (`--keep` leaves it under OUT/trees). It prints a Markdown table, one row per
-repository: files linted, files parsed (the others hold no rule's trigger word), findings by
+removes the tree (`--keep` leaves it under OUT/trees); a `directory` entry is linted where it
+is. It prints a Markdown table, one row per repository: files linted, files parsed (the others hold no rule's trigger word), findings by
 code, wall seconds, and the files the repository lacks (a mirror may leave its largest blobs
 out; they are not written, so not linted, and named on stderr); and writes into OUT (default:
 $TMPDIR/cursedlint-real-code):
@@ -63,7 +69,7 @@ REPO = os.path.dirname(HERE)
 DEFAULT_MIRRORS = "/work/.mirror"
 SUMMARY_LINE = re.compile(r"^(\d+) files: (\d+) parsed and checked, .* s$")  # printed by -v
 FIRST_SENTENCE = re.compile(r"^(.*?[.!?])(?=\s|$)", re.DOTALL)
-KEYS = ("name", "source", "commit", "paths", "note")
+KEYS = ("name", "source", "commit", "directory", "paths", "note")
 
 
 def load_list(path: str) -> list[dict]:
@@ -72,10 +78,13 @@ def load_list(path: str) -> list[dict]:
         entries = tomllib.load(handle).get("repository", [])
     names = set()
     for entry in entries:
-        unknown = set(entry) - set(KEYS)
-        missing = {"name", "source", "commit"} - set(entry)
+        in_place = "directory" in entry
+        required = {"name", "directory"} if in_place else {"name", "source", "commit"}
+        excluded = {"source", "commit"} if in_place else {"directory"}
+        unknown = set(entry) - set(KEYS) | set(entry) & excluded
+        missing = required - set(entry)
         if unknown or missing:
-            sys.exit(f"{path}: entry {entry.get('name')!r}: unknown keys {sorted(unknown)}, "
+            sys.exit(f"{path}: entry {entry.get('name')!r}: unknown or conflicting keys {sorted(unknown)}, "
                      f"missing keys {sorted(missing)}")
         if entry["name"] in names:
             sys.exit(f"{path}: the name {entry['name']!r} appears twice")
@@ -92,6 +101,18 @@ def git_dir(source: str, mirrors: str) -> str:
     if not os.path.isdir(path):
         sys.exit(f"no local repository for {source!r} (looked for {path}); fetch or clone it first")
     return path
+
+
+def tree_of(entry: dict, trees: str, mirrors: str) -> tuple[str, list[str]]:
+    """The directory to lint for `entry` (its commit checked out under `trees`, or its
+    `directory` as it is) and the paths the repository lacks."""
+    if "directory" in entry:
+        if not os.path.isdir(entry["directory"]):
+            sys.exit(f"{entry['name']}: no directory {entry['directory']!r}")
+        return entry["directory"], []
+    tree = os.path.join(trees, entry["name"])
+    shutil.rmtree(tree, ignore_errors=True)
+    return tree, check_out(git_dir(entry["source"], mirrors), entry["commit"], tree)
 
 
 def check_out(repository: str, commit: str, tree: str) -> list[str]:
@@ -170,7 +191,7 @@ def review_records(entry: dict, tree: str, findings: list[dict]) -> list[dict]:
         path = os.path.relpath(os.path.join(tree, finding["path"]), tree)
         records.append({
             "repository": entry["name"],
-            "commit": entry["commit"],
+            "commit": entry.get("commit", "-"),
             "path": path,
             "line": finding["line"],
             "column": finding["column"],
@@ -242,9 +263,7 @@ def main() -> None:
     rows, records = [], []
     try:
         for entry in entries:
-            tree = os.path.join(trees, entry["name"])
-            shutil.rmtree(tree, ignore_errors=True)
-            absent = check_out(git_dir(entry["source"], args.mirrors), entry["commit"], tree)
+            tree, absent = tree_of(entry, trees, args.mirrors)
             if absent:
                 print(f"{entry['name']}: {len(absent)} files absent from the repository, not "
                       f"linted: {', '.join(absent[:10])}{' ...' if len(absent) > 10 else ''}",
@@ -252,11 +271,11 @@ def main() -> None:
             report = os.path.join(args.out, "raw", entry["name"] + ".json")
             findings, counts = lint(args.cursedlint, tree, entry.get("paths") or ["."], args.jobs, report)
             codes = collections.Counter(finding["code"] for finding in findings)
-            rows.append({"name": entry["name"], "commit": entry["commit"], "codes": codes,
+            rows.append({"name": entry["name"], "commit": entry.get("commit", "-"), "codes": codes,
                          "absent": len(absent), **counts})
             records += review_records(entry, tree, findings)
             print(f"{entry['name']}: {len(findings)} findings, {counts['seconds']:.1f} s", file=sys.stderr)
-            if not args.keep:
+            if not args.keep and "directory" not in entry:
                 shutil.rmtree(tree)
     finally:
         if not args.keep:
