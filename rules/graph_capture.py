@@ -333,6 +333,9 @@ THREAD_METHODS = {
                   "CUDA events)",
     **{name: HOST_SYNCS[name] for name in ("item", "cpu", "tolist", "synchronize", "query")},
 }
+_TENSOR_METHOD_USES = frozenset(
+    text for name, text in THREAD_METHODS.items() if name not in ("cuda", "pin_memory"))
+"""What `thread_use` says of a method that touches CUDA only when its tensor is on the GPU."""
 HOST_ONLY_TORCH_CUDA = frozenset({
     "is_available", "device_count", "current_device", "get_device_name",
     "get_device_properties", "get_device_capability", "is_initialized", "set_device",
@@ -378,6 +381,14 @@ class CudaUse:
         """How `node` uses CUDA (made by another thread), or None."""
         use = self.thread_use(node)
         return use.what if use else None
+
+    def sure_use(self, node: ast.AST) -> str | None:
+        """How `node` surely uses CUDA: not a method such as `.item()` or `.cpu()`, which waits
+        for the GPU only on a CUDA tensor."""
+        use = self.thread_use(node)
+        if use is None or use.what in _TENSOR_METHOD_USES:
+            return None
+        return use.what
 
     def host_sync(self, node: ast.AST) -> str | None:
         """Why `node` cannot run inside a capture region, or None."""
@@ -846,7 +857,8 @@ _NOT_PROJECT = sys.stdlib_module_names | {"torch", "cupy", "numba", "cuda", "num
 THREAD_KINDS = {"device_wide": "thread_device_wide", "cuda": "thread_cuda"}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
 JOINS = "joins"
-_REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "host_sync": "host_sync",
+_REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "sure_use": "sure_cuda",
+                 "host_sync": "host_sync",
                  "begins": "global_capture"}
 PINNED_LOADER = "pinned_loader"
 _BEGINS = " begins a global-mode capture"
@@ -904,6 +916,7 @@ class _ModuleCudaFacts:
         self.analysis = _fed(capture_analysis(context))
         self.uses = CudaUse(context, self.analysis)
         self.checks = {"device_wide": self.uses.device_wide_use, "cuda": self.uses.any_use,
+                       "sure_cuda": self.uses.sure_use,
                        "host_sync": self._unconditional_sync,
                        "global_capture": self.analysis.begins}
         self._memo: dict[int, dict] = {}

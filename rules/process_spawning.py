@@ -1096,7 +1096,7 @@ class ForkInAcceleratedProcess(Rule):
         found = self.evidence.of(start)
         if found is not None:
             why, steps = found
-            self.report(start, f"{what} {why}, and this module imports {self.library}: "
+            self.report(start, f"{what}{why}, and this module imports {self.library}: "
                                f"{_FORK_HARM}", severity=Severity.ERROR, related=steps)
             return
         function = calling_function(self.context, start)
@@ -1171,7 +1171,7 @@ class ForkEvidence:
                         "it fails with \"Cannot re-initialize CUDA in forked subprocess\"",
                         steps)
         earlier = self._earlier(start)
-        found = self.uses.first(earlier, self.uses.any_use)
+        found = self.uses.first(earlier, self.uses.sure_use)
         if found is not None:
             node, what, via = found
             through = "".join(f" through {name}()" for name in via)
@@ -1221,12 +1221,12 @@ class ForkEvidence:
             return [made] if isinstance(made, ast.Call) else []
         if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
             return []
-        name = _text(parent.targets[0])
-        return [call for call in calls if (
+        name, scope = _text(parent.targets[0]), self.context.scope_of(context_call)
+        return [call for call in calls if self.context.scope_of(call) is scope and ((
             isinstance(call.func, ast.Attribute) and call.func.attr in _PROCESS_MAKERS
             and _text(call.func.value) == name
         ) or any(keyword.arg in _CONTEXT_KEYWORDS and _text(keyword.value) == name
-                 for keyword in call.keywords)]
+                 for keyword in call.keywords))]
 
     # -- the module's code ---------------------------------------------------------------
     def _code(self, target: ast.AST | None):
@@ -1243,9 +1243,9 @@ class ForkEvidence:
 
     def _uses_cuda(self, code) -> tuple[int, str, tuple[Step, ...]] | None:
         if isinstance(code, tuple):  # another module's function
-            found = self.uses.project.reach(*code, "cuda")
+            found = self.uses.project.reach(*code, "sure_cuda")
             return None if found is None else (found[-1].line, found[-1].note, found)
-        found = self.uses.first(_body(code), self.uses.any_use)
+        found = self.uses.first(_body(code), self.uses.sure_use)
         if found is None:
             return None
         node, what, _ = found

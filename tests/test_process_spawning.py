@@ -412,3 +412,11 @@ def test_a_spread_of_a_parameter_does_not_pass_the_second_look():
     the file for it."""
     code = "import subprocess\n\ndef launch(cmd, **kwargs):\n    subprocess.run(cmd, **kwargs)\n"
     assert not SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
+
+
+def test_a_fork_context_of_another_function_is_not_this_ones():
+    code = ("import multiprocessing as mp\nimport torch\n\n\ndef forked():\n"
+            "    ctx = mp.get_context('fork')\n    return ctx.Queue()\n\n\n"
+            "def chosen(mode='spawn'):\n    ctx = mp.get_context(mode)\n"
+            "    return ctx.Process(target=print)\n")
+    assert lint(ForkInAcceleratedProcess, code, (3, 12)) == []
