@@ -44,8 +44,9 @@ class Indexer:
     max_rounds: int | None = None
     """Rounds of `more_words` after the first (None: until no new word appears)."""
     max_files: int | None = None
-    """Files summarized at most (None: all that hold a word); past it, facts are partial, and
-    rules answer unknown where a chain would need more."""
+    """Files summarized at most (None: all that hold a word); past it (or past `max_bytes` of
+    them), facts are partial, and rules answer unknown where a chain would need more."""
+    max_bytes: int | None = None
     """What `summarize` returns besides None (plain data: containers, strings, numbers,
     dataclasses); stored summaries are checked against it when loaded."""
 
@@ -185,6 +186,7 @@ class ProjectIndex:
         found: dict[str, Any] = {}
         done: set[str] = set()
         searched: set[str] = set()
+        size = 0
         pending = set(indexer.words(self.settings)) | set(seeds)
         rounds = 0
         while pending and (indexer.max_rounds is None or rounds <= indexer.max_rounds):
@@ -205,9 +207,11 @@ class ProjectIndex:
                         self.store.put_answer(search.question, digest, hit)
                 if not hit:
                     continue
-                if indexer.max_files is not None and len(found) >= indexer.max_files:
+                if (indexer.max_files is not None and len(found) >= indexer.max_files) or (
+                        indexer.max_bytes is not None and size >= indexer.max_bytes):
                     return found
                 done.add(path)
+                size += _size(path)
                 digest = digest or hashlib.sha1(data).hexdigest()
                 summary = self._summary(indexer, path, digest, data, language)
                 if summary is not None:
@@ -305,21 +309,38 @@ class _Search:
 
     @cached_property
     def _matchers(self):
-        pattern = self.indexer.pattern(self.words, self.first_round)
         encoded = sorted(word.encode() for word in self.words)
-        if len(encoded) <= 8:
-            return pattern, encoded, None
-        from ahocorasick_rs import BytesAhoCorasick
+        whole_words = type(self.indexer).pattern is Indexer.pattern
+        if len(encoded) > 8 and whole_words:  # a regex of many alternatives is slow
+            from ahocorasick_rs import BytesAhoCorasick
 
-        return pattern, [], BytesAhoCorasick(encoded)
+            return None, [], BytesAhoCorasick(encoded)
+        return self.indexer.pattern(self.words, self.first_round), encoded, None
 
     def holds(self, data: bytes) -> bool:
         """Whether `data` holds a word as the pattern wants it (a substring search first:
-        most files hold none)."""
+        most files hold none); many whole words are found by one automaton pass, each match
+        checked for identifier boundaries."""
         pattern, encoded, automaton = self._matchers
+        if automaton is not None:
+            return any(_whole(data, start, end) for _, start, end in
+                       automaton.find_matches_as_indexes(data, overlapping=True))
         if encoded and not any(word in data for word in encoded):
             return False
-        if automaton is not None and not any(
-                True for _ in automaton.find_matches_as_indexes(data)):
-            return False
         return pattern.search(data) is not None
+
+
+_IDENTIFIER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _whole(data: bytes, start: int, end: int) -> bool:
+    """Whether data[start:end] is not part of a longer identifier."""
+    return (start == 0 or data[start - 1] not in _IDENTIFIER) and (
+        end == len(data) or data[end] not in _IDENTIFIER)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

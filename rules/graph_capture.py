@@ -896,7 +896,7 @@ class CudaReach(FunctionIndexer):
         loader = _returned_loader(capture_analysis(context), function)
         if loader is not None:
             facts[PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
-        if _THREAD_WORDS.search(context.source.text):  # else no thread starts to read
+        if context.shared(_THREAD_WORDS, lambda: bool(_THREAD_WORDS.search(context.source.text))):
             threads = context.shared(CudaThreadDuringCapture,
                                      lambda: CudaThreadDuringCapture(context))
             facts.update(threads.thread_facts(function))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -113,6 +114,7 @@ class FunctionIndexer(Indexer):
     summary_type = ModuleSummary
     max_rounds = 1  # the modules the first round's call, and no further: chains stay short
     max_files = 64
+    max_bytes = 1 << 20
     module_level = False
     """Whether the module's own statements (its import-time code and `if __name__ ==
     "__main__":` block) are summarized too, as the function named `MODULE`."""
@@ -376,33 +378,22 @@ def project_functions(context, indexer: FunctionIndexer) -> ProjectFunctions | N
 
 
 def project_names(context) -> Iterator[str]:
-    """The names a file calls, or passes to a call, from the project's other modules
-    (`helper` of `from .tools import helper`, `loop` of `health.loop`): imported relatively,
-    or from a top-level module that is a directory or file of the project's root (or its
-    `src/`)."""
-    imports = linted_imports(context)
+    """The names a file takes from the project's other modules: those it imports from one
+    (`helper` of `from .tools import helper`) and the attributes it reads of one it imports
+    whole (`loop` of `health.loop`, read from the text); a module is the project's when
+    imported relatively or when its top-level package is a directory or file of the project's
+    root (or its `src/`)."""
     root = context.settings.root or os.getcwd()
-    tops: dict[str, bool] = {}
-    for call in ast.walk(context.tree):
-        if not isinstance(call, ast.Call):
+    for local, written in linted_imports(context).items():
+        module, _, attribute = written.partition(":")
+        top = module.partition(".")[0]
+        if not (module.startswith(".") or any(os.path.exists(os.path.join(root, *parts))
+                                              for parts in ((top,), (top + ".py",), ("src", top),
+                                                            ("src", top + ".py")))):
             continue
-        for node in (call.func, *call.args, *(keyword.value for keyword in call.keywords)):
-            yield from _project_name(node, imports, root, tops)
-
-
-def _project_name(node, imports, root, tops) -> Iterator[str]:
-    """The last part of `node`'s dotted name when a project module gives its first part."""
-    name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
-    base = name.partition(".")[0] if name else None
-    if base not in imports:
-        return
-    module = imports[base].partition(":")[0]
-    top = module.partition(".")[0]
-    if top and top not in tops:
-        tops[top] = any(os.path.exists(os.path.join(root, *parts)) for parts in (
-            (top,), (top + ".py",), ("src", top), ("src", top + ".py")))
-    if module.startswith(".") or tops.get(top):
-        yield name.rpartition(".")[2]
+        if attribute:
+            yield attribute
+        yield from re.findall(rf"(?<![\w.]){re.escape(local)}\.(\w+)", context.source.text)
 
 
 def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str, str] | None:
