@@ -27,7 +27,6 @@ files modified less than RACY_NS before they were read are never trusted by stat
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from typing import Any, Literal
@@ -61,6 +60,8 @@ def file_stat(path: str) -> Stat | None:
 
 def fingerprint(*parts: object) -> str:
     """A stable digest of what decides every file's result besides the file itself."""
+    import hashlib  # (4 ms to import: only runs that use the cache or an index need it)
+
     text = "\0".join(repr(part) for part in (cursedlint.__version__, *parts))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -87,6 +88,8 @@ class ResultCache:
 
     @staticmethod
     def key(path: str, data: bytes) -> str:
+        import hashlib
+
         digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape"))
         digest.update(b"\0")
         digest.update(data)

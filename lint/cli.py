@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 import time
@@ -188,6 +187,8 @@ def list_rules(format: str) -> int:
              "severity": rule.severity.value, "summary": rule.summary}
             for code, rule in rules.items()
         ]
+        import json
+
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
     elif format == "markdown":
         sys.stdout.write(docs.rules_table(rules))

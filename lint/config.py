@@ -25,7 +25,6 @@ selection: every known code except the opt-in ones, which only their exact code 
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -330,6 +329,8 @@ def _string_list(path: str | None, key: str, value: Any) -> list[str]:
 
 
 def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    import difflib  # (only a misspelt key needs it)
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

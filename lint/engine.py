@@ -8,9 +8,7 @@ suppressions. A rule that raises becomes a CUR000 finding; the other rules still
 from __future__ import annotations
 
 import ast
-import copy
 import os
-import traceback
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -188,6 +186,8 @@ class Linter:
         if cached is not None:
             if stat is None:
                 return cached
+            import copy  # (only a cached result needs it)
+
             result = copy.copy(cached)  # same bytes, new stat: the run records it
         else:
             result = self.lint_bytes(path, data, language)
@@ -317,6 +317,8 @@ class Linter:
             rule_class = rule if isinstance(rule, type) else type(rule)
             result.findings.append(_internal_error(context.source.path, rule_class, error))
             if self.show_traceback:
+                import traceback
+
                 result.tracebacks.append("".join(traceback.format_exception(error)))
 
         rules = []

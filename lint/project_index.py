@@ -13,7 +13,6 @@ across runs. The index is built in the parent before workers fork, so they all s
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from typing import Any, Callable, Iterable
@@ -171,10 +170,14 @@ class ProjectIndex:
 
     def digest(self) -> str:
         """What the facts depend on besides code and settings: the files summarized."""
+        import hashlib  # (only runs with an index need it)
+
         text = repr(sorted(self._used))
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
     def _summary(self, indexer: Indexer, path: str, data: bytes, language: str) -> Any:
+        import hashlib
+
         digest = hashlib.sha1(data).hexdigest()
         key = (indexer.name, digest)
         self._used.append((indexer.name, path, digest))

@@ -17,7 +17,6 @@ plans; it lives here until the engine has one.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -938,6 +937,8 @@ _HEADER_CONTEXTS: dict[tuple, object] = {}
 
 def _header_context(path: str, text: bytes, language: str):
     """The header's CContext, cached by path, content hash and language."""
+    import hashlib  # only C/C++ files with project headers need it
+
     key = (path, hashlib.sha256(text).digest(), language)
     if key not in _HEADER_CONTEXTS:
         from cursedlint.c_context import CContext, parse
