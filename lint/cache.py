@@ -31,6 +31,8 @@ import os
 import time
 from typing import Any, Literal
 
+import msgspec
+
 import cursedlint
 
 CACHE_DIR = ".cursedlint_cache"
@@ -151,16 +153,12 @@ _decoders: dict[Any, Any] = {}
 def _decoder(schema: Any):
     """A decoder of stores holding a `schema` value after the format number."""
     if schema not in _decoders:
-        import msgspec  # (15 ms to import: only runs that use the cache need it)
-
         _decoders[schema] = msgspec.msgpack.Decoder(tuple[Literal[STORE_FORMAT], schema])
     return _decoders[schema]
 
 
 def encode(value: Any) -> bytes:
-    """Plain data (containers, numbers, strings, dataclasses, enums) as MessagePack."""
-    import msgspec
-
+    """Plain data (containers, numbers, strings, Structs, dataclasses, enums) as MessagePack."""
     return msgspec.msgpack.encode(value)
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from msgspec import Struct, field
 
 from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
@@ -35,8 +36,7 @@ MAX_CHUNKS = 1024
 MAX_FIX_PASSES = 10
 
 
-@dataclass
-class FileResult:
+class FileResult(Struct):
     """What linting one file produced. `lines` holds the text of the lines findings start on,
     for reporters; `status` is one of: skipped (binary), clean (no trigger), checked."""
 

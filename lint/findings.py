@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from msgspec import Struct
+
 
 class Severity(str, enum.Enum):
     """`error`: the code will break. `warning`: it breaks under conditions the message names."""
@@ -17,8 +19,7 @@ class Severity(str, enum.Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, order=True)
-class Span:
+class Span(Struct, frozen=True, order=True):
     """A region of a file: start and end line (1-based) and column (1-based, characters)."""
 
     line: int
@@ -27,16 +28,14 @@ class Span:
     end_column: int
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Struct, frozen=True):
     """Replace the text of `span` with `content`."""
 
     span: Span
     content: str
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(Struct, frozen=True):
     """Edits that resolve a finding. Unsafe fixes may change behaviour and need opting in."""
 
     message: str
@@ -44,8 +43,7 @@ class Fix:
     safe: bool = True
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Struct, frozen=True):
     """One link of the chain that proves a finding: what the code does at `path:line`."""
 
     path: str

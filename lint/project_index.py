@@ -17,6 +17,8 @@ import os
 import re
 from typing import Any, Callable, Iterable
 
+import msgspec
+
 from cursedlint.cache import STORE_SUFFIX, encode, load_store, newest, save_store, storable
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
@@ -69,8 +71,6 @@ class IndexStore:
     when the run first asks for them; a part that fails the check is empty."""
 
     def __init__(self, directory: str, index_fingerprint: str):
-        import msgspec  # (only runs that use the cache need it)
-
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
         stored = load_store(self.path, tuple[dict[str, msgspec.Raw], int])
         self.parts, self.run = ({}, 0) if stored is None else (stored[0], stored[1] + 1)
@@ -95,8 +95,6 @@ class IndexStore:
 
     def _entries(self, indexer: Indexer) -> dict[str, tuple[int, Any]]:
         if indexer.name not in self.entries:
-            import msgspec
-
             schema = dict[str, tuple[int, indexer.summary_type | None]]
             part = self.parts.get(indexer.name)
             try:
@@ -109,8 +107,6 @@ class IndexStore:
     def save(self) -> None:
         if not self.changed:
             return
-        import msgspec
-
         for name, entries in self.entries.items():
             if len(entries) > MAX_STORED_SUMMARIES:
                 entries = newest(entries, MAX_STORED_SUMMARIES)

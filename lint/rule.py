@@ -28,8 +28,9 @@ trailing comment `# error: CUR101` (or `// warning: CUR502`) on its line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Union
+
+from msgspec import Struct, field
 
 from cursedlint.findings import Finding, Fix, Severity, Span, Step
 
@@ -47,8 +48,7 @@ NAME_PATTERN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 _EXPECTATION = re.compile(r"(?:#|//)\s*(error|warning):\s*(CUR\d{3}(?:\s*,\s*CUR\d{3})*)\s*$")
 
 
-@dataclass(frozen=True)
-class Form:
+class Form(Struct, frozen=True):
     """What every string of an option's value must look like: `pattern`, matched whole, and
     how an error describes it."""
 
@@ -66,8 +66,7 @@ C_NAME = Form(r"[A-Za-z_][A-Za-z0-9_]*", "a C identifier such as 'my_readv'")
 C_NAME_PART = Form(r"[A-Za-z0-9_]+", "part of a C/C++ identifier such as 'Cloner'")
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Struct, frozen=True):
     """A per-rule option: `[tool.cursedlint.rules.CODE] name = value`. The configuration
     accepts only values of `kind` (a list option's items of `item`) whose strings are not
     blank, not longer than `config.MAX_OPTION_TEXT` and match `form`, and, when `choices` are
@@ -86,8 +85,7 @@ class Option:
             raise TypeError("a list option declares the type of its items (`item=`)")
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(Struct, frozen=True):
     """A code snippet for a rule's docs and tests. `language` defaults to the rule's first;
     `settings` overrides configuration for this example: "target-python" ("3.12"),
     "page-size" (65536) and "options" (this rule's options, e.g. {"libc": "musl"})."""

@@ -13,10 +13,11 @@ from __future__ import annotations
 import operator
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 from typing import Iterator
+
+from msgspec import Struct
 
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
@@ -80,8 +81,7 @@ class Outcome(Enum):
     UNKNOWN = "cannot be told"
 
 
-@dataclass(frozen=True)
-class Path:
+class Path(Struct, frozen=True):
     """The failure path's state: how it ends (or the assert it reaches), and whether it has
     passed through the failure branch of a check on the result."""
 
@@ -90,8 +90,7 @@ class Path:
     hit: object = None
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Struct, frozen=True):
     """A CMA call's result: the variable holding it (None when the call itself is checked)."""
 
     function: str  # the called name (a wrapper's name, or process_vm_readv/writev)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 from typing import Iterable, Iterator
+
+from msgspec import Struct
 
 from cursedlint.findings import Severity
 from cursedlint.python_consteval import UNKNOWN
@@ -40,8 +41,7 @@ _REGION_WORDS = frozenset(word.encode() for word in REGION_TRIGGERS if isinstanc
 _GRAPH_NAMES = frozenset(name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS)
 
 
-@dataclass(frozen=True)
-class Pairing:
+class Pairing(Struct, frozen=True):
     """A call that begins capture and the calls that end it. `on_receiver`: the capture is
     named by the method's object (`g.capture_begin()`), else by the first argument."""
 
@@ -66,8 +66,7 @@ PAIRINGS = {
 """Last name of the begin call -> how its region ends and where its mode is."""
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(Struct, frozen=True):
     """A capture region: `start` is the call that begins capture (where findings go), `body`
     the statements captured (none for make_graphed_callables), `mode` None when unknown."""
 
@@ -297,8 +296,7 @@ def capture_analysis(context) -> CaptureAnalysis:
 # -- what a call does to the GPU -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Use:
+class Use(Struct, frozen=True):
     """A call that reaches CUDA: `what` says how, `device_wide` when it synchronizes the whole
     device (illegal during any capture, whatever the mode)."""
 
@@ -632,8 +630,7 @@ def _c_mode(context, begin) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class CThreadStart:
+class CThreadStart(Struct, frozen=True):
     """A C/C++ thread started at `node` (handle: its variable) running `code` (a body)."""
 
     node: object
@@ -831,8 +828,7 @@ EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
 _WAITS = frozenset({"concurrent.futures.wait"})
 
 
-@dataclass(frozen=True)
-class ThreadStart:
+class ThreadStart(Struct, frozen=True):
     """A thread (or executor task) started at `call` running `code`; `handles` are the
     expressions whose join/shutdown/result ends it; `executor` the executor's, for tasks."""
 

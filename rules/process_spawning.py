@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
 from typing import Any, Iterator
+
+from msgspec import Struct, field
 
 from cursedlint.analysis.platform import excluding_guard
 from cursedlint.findings import Edit, Fix, Severity, Span
@@ -29,8 +30,7 @@ from cursedlint.second_look import AllOf, Call, Names, Text
 GLIBC, OLD_GLIBC, MUSL, MACOS = "glibc>=2.34", "glibc<2.34", "musl", "macos"
 
 
-@dataclass(frozen=True)
-class Platform:
+class Platform(Struct, frozen=True):
     """The Python version and C library a program runs on: what CPython's choice depends on."""
 
     python: tuple[int, int]
@@ -84,8 +84,7 @@ _PIPE = ast.Constant(-1)  # subprocess.PIPE
 _TRUE = ast.Constant(True)
 
 
-@dataclass(frozen=True)
-class Api:
+class Api(Struct, frozen=True):
     """How a function hands its arguments to `subprocess.Popen`. `program` names the argument
     holding the command (Popen's `args`, or asyncio's `program`); `implied` are the keywords the
     function itself passes; with `varargs`, extra positional arguments are program arguments.
@@ -141,8 +140,7 @@ _RETURNS_VALUE = frozenset({
 })
 
 
-@dataclass(frozen=True)
-class Blocker:
+class Blocker(Struct, frozen=True):
     """A condition that keeps a call off posix_spawn; with `forces_fork`, off vfork too."""
 
     reason: str
@@ -150,8 +148,7 @@ class Blocker:
     forces_fork: bool = False
 
 
-@dataclass(frozen=True)
-class Undecided:
+class Undecided(Struct, frozen=True):
     """A condition the code does not decide (a value the linter cannot evaluate)."""
 
     forces_fork: bool = False

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Iterator
+
+from msgspec import Struct
 
 from cursedlint.languages import C, CPP
 from cursedlint.python_consteval import UNKNOWN
@@ -31,8 +32,7 @@ MMAP_THRESHOLD = 128 * 1024  # glibc's default M_MMAP_THRESHOLD: smaller blocks 
 CHANGE_TRANSLATION = "IBV_REREG_MR_CHANGE_TRANSLATION"  # (1 << 0) in <infiniband/verbs.h>
 
 
-@dataclass(frozen=True)
-class Api:
+class Api(Struct, frozen=True):
     """Argument positions of a registration: the address and the length; `flags`: the range
     changes only when this argument holds IBV_REREG_MR_CHANGE_TRANSLATION. `shape` "iovec":
     `address` is an iovec (array) holding the ranges (`fi_mr_regv`); "attr": a `fi_mr_attr`
@@ -86,8 +86,7 @@ _FIX = (
 )
 
 
-@dataclass(frozen=True)
-class Registration:
+class Registration(Struct, frozen=True):
     """One registration call: `function` is the called name, `api` the registration API it
     reaches; `addresses` and `lengths` the expressions of the registered ranges (several, or
     none, for iovecs; a wrapper's caller may pass only one of the two)."""
@@ -105,8 +104,7 @@ class Registration:
         return f"{self.function}() (a wrapper of {self.api}())"
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(Struct, frozen=True):
     """What a registered address points into, and who else uses its pages."""
 
     what: str
