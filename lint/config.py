@@ -28,8 +28,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_PAGE_SIZE, Settings
 
@@ -103,8 +105,7 @@ class ConfigError(Exception):
         super().__init__(f"{self.path}: {key}: {problem}" if key else f"{self.path}: {problem}")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Struct, frozen=True):
     """One configuration as written (validated, not yet resolved against CLI overrides).
 
     `select` is None when the file does not set it (the default selection applies);
@@ -125,7 +126,7 @@ class Config:
     target_python: tuple[int, int] | None = None
     page_size: int = DEFAULT_PAGE_SIZE
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
-    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def all_excludes(self) -> tuple[str, ...]:
@@ -497,8 +498,7 @@ def _convert(value: Any, kinds: tuple[type, ...]) -> Any:
 # -- selection ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(Struct, frozen=True):
     """One layer of rule selection: `select` None means "keep what earlier layers chose"."""
 
     select: tuple[str, ...] | None = None

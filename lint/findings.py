@@ -7,7 +7,6 @@ SARIF viewers do. End positions are exclusive columns on the end line.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 
 from msgspec import Struct
 
@@ -51,9 +50,10 @@ class Step(Struct, frozen=True):
     note: str
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One problem in one file. Sorting orders by path, position, then code."""
+class Finding(Struct, frozen=True, eq=False):
+    """One problem in one file. Sorting orders by path, position, then code. Two findings are
+    equal when they report the same problem at the same place: their fixes and chains are not
+    compared."""
 
     path: str
     span: Span
@@ -61,9 +61,20 @@ class Finding:
     name: str
     message: str
     severity: Severity = Severity.ERROR
-    fix: Fix | None = field(default=None, compare=False)
-    related: tuple[Step, ...] = field(default=(), compare=False)
+    fix: Fix | None = None
+    related: tuple[Step, ...] = ()
     """The chain behind the finding where it spans other places (SARIF `relatedLocations`)."""
+
+    def _compared(self) -> tuple:
+        return (self.path, self.span, self.code, self.name, self.message, self.severity)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
     @property
     def sort_key(self) -> tuple:

@@ -36,7 +36,7 @@ class Indexer:
     languages: tuple[str, ...]
     summary_type: Any
     """What `summarize` returns besides None (plain data: containers, strings, numbers,
-    dataclasses); stored summaries are checked against it when loaded."""
+    Structs); stored summaries are checked against it when loaded."""
 
     def words(self, settings) -> Iterable[str]:
         """Words a file must hold for `summarize` to find anything in it (under `settings`)."""
