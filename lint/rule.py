@@ -48,6 +48,25 @@ NAME_PATTERN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 _EXPECTATION = re.compile(r"(?:#|//)\s*(error|warning):\s*(CUR\d{3}(?:\s*,\s*CUR\d{3})*)\s*$")
 
 
+class LazyPattern:
+    """A regex compiled when first used, for the patterns of file kinds a run may not hold
+    (shell, YAML, C): a run without such files does not pay to compile them at import. It has
+    the match and search methods of `re.Pattern`; it is not one (`isinstance` is false)."""
+
+    _METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
+
+    def __init__(self, pattern: str | bytes, flags: int = 0):
+        self.pattern, self.flags = pattern, flags
+
+    def __getattr__(self, name: str) -> Any:  # only until the first use binds the methods
+        if name not in self._METHODS:
+            raise AttributeError(name)
+        compiled = re.compile(self.pattern, self.flags)
+        for method in self._METHODS:
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
+
+
 class Form(Struct, frozen=True):
     """What every string of an option's value must look like: `pattern`, matched whole, and
     how an error describes it."""

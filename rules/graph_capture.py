@@ -15,14 +15,13 @@ module does not show is not a finding.
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterable, Iterator
 
 from msgspec import Struct
 
 from cursedlint.findings import Severity
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.rule import Example, Rule
+from cursedlint.rule import Example, LazyPattern, Rule
 from cursedlint.second_look import AnyOf, Call, Text
 
 GLOBAL, THREAD_LOCAL, RELAXED = "global", "thread_local", "relaxed"
@@ -598,8 +597,8 @@ def _c_statement(context, node):
 
 
 C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
-_C_CUDA_CALL = re.compile(r"cu(da)?[A-Z]\w*")
-_C_NAME = re.compile(r"[\w$]+")
+_C_CUDA_CALL = LazyPattern(r"cu(da)?[A-Z]\w*")
+_C_NAME = LazyPattern(r"[\w$]+")
 
 
 def _c_called(context, call) -> str | None:

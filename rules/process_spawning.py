@@ -22,7 +22,7 @@ from cursedlint.analysis.platform import excluding_guard
 from cursedlint.findings import Edit, Fix, Severity, Span
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.rule import MODULE_NAME, Example, Option, Rule
+from cursedlint.rule import MODULE_NAME, Example, LazyPattern, Option, Rule
 from cursedlint.second_look import AllOf, Call, Names, Text
 
 # -- platforms -------------------------------------------------------------------------------
@@ -1014,8 +1014,8 @@ _ENV_POSITIONS = {
 _CUR103_CALLS = frozenset({"os.putenv", *_ENV_POSITIONS})
 _MAX_MAPPING_DEPTH = 8  # names bound to mappings built from other names
 _C_SETTERS = ("setenv", "putenv", "ibv_fork_init")
-_C_STRING = re.compile(r'(?:u8|[uUL])?"([^"\\]*)"')
-_C_COMMENT = re.compile(r"/\*.*?\*/|//.*")
+_C_STRING = LazyPattern(r'(?:u8|[uUL])?"([^"\\]*)"')
+_C_COMMENT = LazyPattern(r"/\*.*?\*/|//.*")
 
 
 def _fork_safe_message(subject: str) -> str:
@@ -1037,9 +1037,9 @@ def _fork_safe_message(subject: str) -> str:
 _KEY = r"(?P<key>RDMAV_FORK_SAFE|IBV_FORK_SAFE)"
 _QUOTED = r""""(?:[^"\\]|\\.)*"|'[^']*'"""
 _WORD = rf"""(?:{_QUOTED}|\\.|[^\s"'\\;&|<>()`])*"""  # a shell word, up to an operator
-_SHELL_QUOTED = re.compile(_QUOTED)
-_SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#.*")
-_SHELL_SETTING = re.compile(
+_SHELL_QUOTED = LazyPattern(_QUOTED)
+_SHELL_COMMENT = LazyPattern(r"(?:^|(?<=\s))#.*")
+_SHELL_SETTING = LazyPattern(
     # where a command starts, or an option passing NAME=value to a child's environment
     # (`mpirun -x`, `docker run --env`, `apptainer exec --env`)
     r"(?:^|[;&|(){}!`]|\b(?:then|do|else|elif|if|while|until|time)(?=\s)|\s(?:-x\s|--env[\s=]))"
@@ -1068,10 +1068,10 @@ def _shell_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
             yield number, match.start("word"), match.end("word"), match.group("key")
 
 
-_DOCKER_ENV = re.compile(r"\s*ENV(?:\s+|$)", re.IGNORECASE)
+_DOCKER_ENV = LazyPattern(r"\s*ENV(?:\s+|$)", re.IGNORECASE)
 # the legacy form `ENV NAME value`: a first word without "=" (the rest is NAME's value)
-_DOCKER_LEGACY = re.compile(r"(?P<word>(?P<key>[^\s=\\]+)(?=\s|$)(?:[ \t]+[^\s\\]+)?)")
-_DOCKER_PAIR = re.compile(rf"(?<!\S)(?P<word>{_KEY}={_WORD})")
+_DOCKER_LEGACY = LazyPattern(r"(?P<word>(?P<key>[^\s=\\]+)(?=\s|$)(?:[ \t]+[^\s\\]+)?)")
+_DOCKER_PAIR = LazyPattern(rf"(?<!\S)(?P<word>{_KEY}={_WORD})")
 
 
 def _dockerfile_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
@@ -1101,17 +1101,17 @@ _YAML_ENV_KEYS = frozenset({"env", "environment", "variables"})
 _YAML_TAIL = r"\s*(?:#.*)?$"
 _YAML_ENTRIES = (  # (pattern, is a sequence entry)
     # a mapping entry `NAME: value` (GitHub Actions and Compose env, GitLab CI variables)
-    (re.compile(rf"""(?P<indent>\s*)(?P<word>(?P<q>["']?){_KEY}(?P=q)\s*:\s+"""
+    (LazyPattern(rf"""(?P<indent>\s*)(?P<word>(?P<q>["']?){_KEY}(?P=q)\s*:\s+"""
                 rf"""(?:"[^"]*"|'[^']*'|[^\s#"'][^#]*?)){_YAML_TAIL}"""), False),
     # a Compose list entry `- NAME=value`
-    (re.compile(rf"""(?P<indent>\s*)(?P<dash>-\s+)(?P<word>(?P<q>["']?){_KEY}=[^\s#"']*(?P=q))"""
+    (LazyPattern(rf"""(?P<indent>\s*)(?P<dash>-\s+)(?P<word>(?P<q>["']?){_KEY}=[^\s#"']*(?P=q))"""
                 rf"{_YAML_TAIL}"), True),
     # a Kubernetes entry `- name: NAME` (with value/valueFrom, or none: the empty string)
-    (re.compile(rf"""(?P<indent>\s*)(?P<dash>-\s+)?name\s*:\s+(?P<q>["']?)(?P<word>{_KEY})(?P=q)"""
+    (LazyPattern(rf"""(?P<indent>\s*)(?P<dash>-\s+)?name\s*:\s+(?P<q>["']?)(?P<word>{_KEY})(?P=q)"""
                 rf"{_YAML_TAIL}"), True),
 )
-_YAML_BLOCK_KEY = re.compile(r"""\s*(?:-\s+)?["']?(?P<key>[\w.-]+)["']?\s*:""" + _YAML_TAIL)
-_YAML_ITEM = re.compile(r"\s*-\s+")
+_YAML_BLOCK_KEY = LazyPattern(r"""\s*(?:-\s+)?["']?(?P<key>[\w.-]+)["']?\s*:""" + _YAML_TAIL)
+_YAML_ITEM = LazyPattern(r"\s*-\s+")
 
 
 def _yaml_owner(lines: list[str], index: int, column: int, sequence: bool) -> int | None:

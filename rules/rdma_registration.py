@@ -26,7 +26,7 @@ from msgspec import Struct
 
 from cursedlint.languages import C, CPP
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.rule import Example, Rule
+from cursedlint.rule import Example, LazyPattern, Rule
 
 MMAP_THRESHOLD = 128 * 1024  # glibc's default M_MMAP_THRESHOLD: smaller blocks share pages
 CHANGE_TRANSLATION = "IBV_REREG_MR_CHANGE_TRANSLATION"  # (1 << 0) in <infiniband/verbs.h>
@@ -891,7 +891,7 @@ class Registrations:
 
 # -- project headers: the first piece of the project index ----------------------------------------
 
-_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_QUOTED_INCLUDE = LazyPattern(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _MAX_HEADERS = 32
 
 
