@@ -27,10 +27,11 @@ files modified less than RACY_NS before they were read are never trusted by stat
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from typing import Any, Literal
+
+import msgspec
 
 import cursedlint
 
@@ -61,6 +62,8 @@ def file_stat(path: str) -> Stat | None:
 
 def fingerprint(*parts: object) -> str:
     """A stable digest of what decides every file's result besides the file itself."""
+    import hashlib  # (4 ms to import: only runs that use the cache or an index need it)
+
     text = "\0".join(repr(part) for part in (cursedlint.__version__, *parts))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -89,6 +92,8 @@ class ResultCache:
     def key(path: str, data: bytes, facts: str | None = None) -> str:
         """A result's key: the file's path and bytes, and what the facts from other files it
         was linted with depend on (`facts`; None: linted without)."""
+        import hashlib
+
         digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape"))
         digest.update(b"\0")
         digest.update(data)
@@ -160,16 +165,12 @@ _decoders: dict[Any, Any] = {}
 def _decoder(schema: Any):
     """A decoder of stores holding a `schema` value after the format number."""
     if schema not in _decoders:
-        import msgspec  # (15 ms to import: only runs that use the cache need it)
-
         _decoders[schema] = msgspec.msgpack.Decoder(tuple[Literal[STORE_FORMAT], schema])
     return _decoders[schema]
 
 
 def encode(value: Any) -> bytes:
-    """Plain data (containers, numbers, strings, dataclasses, enums) as MessagePack."""
-    import msgspec
-
+    """Plain data (containers, numbers, strings, Structs, dataclasses, enums) as MessagePack."""
     return msgspec.msgpack.encode(value)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 import time
@@ -189,6 +188,8 @@ def list_rules(format: str) -> int:
              "severity": rule.severity.value, "summary": rule.summary}
             for code, rule in rules.items()
         ]
+        import json
+
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
     elif format == "markdown":
         sys.stdout.write(docs.rules_table(rules))
@@ -314,7 +315,7 @@ def check(args: argparse.Namespace) -> int:
 def _with_found_database(settings, root: str):
     """The settings with the project's compilation database when none is named: the root's
     `compile_commands.json`, else `build/`'s (where clang-tidy and CMake put it)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from cursedlint.config import COMPILE_COMMANDS
 

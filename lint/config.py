@@ -25,12 +25,13 @@ selection: every known code except the opt-in ones, which only their exact code 
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
-from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_PAGE_SIZE, Settings
 
@@ -104,8 +105,7 @@ class ConfigError(Exception):
         super().__init__(f"{self.path}: {key}: {problem}" if key else f"{self.path}: {problem}")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Struct, frozen=True):
     """One configuration as written (validated, not yet resolved against CLI overrides).
 
     `select` is None when the file does not set it (the default selection applies);
@@ -128,7 +128,7 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     include_dirs: tuple[str, ...] = ()
     compile_commands: str | None = None
-    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def all_excludes(self) -> tuple[str, ...]:
@@ -337,6 +337,8 @@ def _string_list(path: str | None, key: str, value: Any) -> list[str]:
 
 
 def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    import difflib  # (only a misspelt key needs it)
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -556,8 +558,7 @@ def _convert(value: Any, kinds: tuple[type, ...]) -> Any:
 # -- selection ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(Struct, frozen=True):
     """One layer of rule selection: `select` None means "keep what earlier layers chose"."""
 
     select: tuple[str, ...] | None = None

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, NamedTuple
+
+from msgspec import Struct
 
 STANDARD_CONTAINERS = frozenset({
     "vector", "deque", "list", "forward_list", "array", "set", "multiset", "unordered_set",
@@ -34,8 +35,7 @@ _NAMED_TYPES = ("type_identifier", "qualified_identifier", "template_type")
 _SPACE = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class TypeFacts:
+class TypeFacts(Struct, frozen=True):
     """A declared type: `text` as written (whitespace collapsed, with the declarator's * and &),
     `named` the named type without template arguments ("std::vector", "Val"), `pointees` the
     class names (as written) it holds raw pointers to, directly or inside standard containers,
@@ -48,8 +48,7 @@ class TypeFacts:
     reference: bool
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(Struct, frozen=True):
     name: str
     type: TypeFacts
     line: int
@@ -57,8 +56,7 @@ class Member:
     mutable: bool
 
 
-@dataclass(frozen=True)
-class Method:
+class Method(Struct, frozen=True):
     name: str
     parameters: tuple[TypeFacts, ...]
     template: bool
@@ -66,8 +64,7 @@ class Method:
     static: bool = False
 
 
-@dataclass(frozen=True)
-class ClassFacts:
+class ClassFacts(Struct, frozen=True):
     """`scope` is the qualified name's parts: names inside the class are looked up from there."""
 
     name: str
@@ -82,8 +79,7 @@ class ClassFacts:
         return self.scope[-1]
 
 
-@dataclass(frozen=True)
-class AliasFacts:
+class AliasFacts(Struct, frozen=True):
     """`using name = type;` or `typedef type name;`, looked up from `scope`."""
 
     name: str
@@ -92,8 +88,7 @@ class AliasFacts:
     line: int
 
 
-@dataclass(frozen=True)
-class FileClasses:
+class FileClasses(Struct, frozen=True):
     classes: tuple[ClassFacts, ...]
     aliases: tuple[AliasFacts, ...]
 

@@ -32,15 +32,15 @@ import contextlib
 import os
 import re
 import warnings
-from dataclasses import dataclass, field
 from typing import Iterable, Sequence
+
+from msgspec import Struct, field
 
 from cursedlint.config import Config
 from cursedlint.languages import language_of
 
 
-@dataclass
-class Discovery:
+class Discovery(Struct):
     """What `discover` found. `files`: (path, language) pairs, sorted, each path as the user
     would see it (relative when given relative). `missing`: given paths that do not exist.
     `unreadable`: given paths that cannot be read, with the reason. `skipped`: given paths not

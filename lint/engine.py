@@ -8,12 +8,11 @@ suppressions. A rule that raises becomes a CUR000 finding; the other rules still
 from __future__ import annotations
 
 import ast
-import copy
 import os
 import re
-import traceback
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
+
+from msgspec import Struct, field
 
 from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
@@ -39,8 +38,7 @@ MAX_CHUNKS = 1024
 MAX_FIX_PASSES = 10
 
 
-@dataclass
-class FileResult:
+class FileResult(Struct):
     """What linting one file produced. `lines` holds the text of the lines findings start on,
     for reporters; `status` is one of: skipped (binary), clean (no trigger), checked."""
 
@@ -178,6 +176,8 @@ class Linter:
         if cached is not None:
             if stat is None:
                 return cached
+            import copy  # (only a cached result needs it)
+
             result = copy.copy(cached)  # same bytes, new stat: the run records it
         else:
             result = self.lint_bytes(path, data, language)
@@ -310,6 +310,8 @@ class Linter:
             rule_class = rule if isinstance(rule, type) else type(rule)
             result.findings.append(_internal_error(context.source.path, rule_class, error))
             if self.show_traceback:
+                import traceback
+
                 result.tracebacks.append("".join(traceback.format_exception(error)))
 
         rules = []
@@ -573,8 +575,7 @@ def _unused(source: Source, found, enabled: frozenset[str]) -> list[Finding]:
     return unused
 
 
-@dataclass
-class Project:
+class Project(Struct):
     """Where facts from other files come from: the project's files (path, language), listed
     on first use; whether the linted files are all of them; the IndexStore that keeps the
     facts across runs (None: none kept)."""

@@ -7,7 +7,8 @@ SARIF viewers do. End positions are exclusive columns on the end line.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+
+from msgspec import Struct
 
 
 class Severity(str, enum.Enum):
@@ -17,8 +18,7 @@ class Severity(str, enum.Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, order=True)
-class Span:
+class Span(Struct, frozen=True, order=True):
     """A region of a file: start and end line (1-based) and column (1-based, characters)."""
 
     line: int
@@ -27,16 +27,14 @@ class Span:
     end_column: int
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Struct, frozen=True):
     """Replace the text of `span` with `content`."""
 
     span: Span
     content: str
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(Struct, frozen=True):
     """Edits that resolve a finding. Unsafe fixes may change behaviour and need opting in."""
 
     message: str
@@ -44,8 +42,7 @@ class Fix:
     safe: bool = True
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Struct, frozen=True):
     """One link of the chain that proves a finding: what the code does at `path:line`."""
 
     path: str
@@ -53,9 +50,10 @@ class Step:
     note: str
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One problem in one file. Sorting orders by path, position, then code."""
+class Finding(Struct, frozen=True, eq=False):
+    """One problem in one file. Sorting orders by path, position, then code. Two findings are
+    equal when they report the same problem at the same place: their fixes and chains are not
+    compared."""
 
     path: str
     span: Span
@@ -63,9 +61,20 @@ class Finding:
     name: str
     message: str
     severity: Severity = Severity.ERROR
-    fix: Fix | None = field(default=None, compare=False)
-    related: tuple[Step, ...] = field(default=(), compare=False)
+    fix: Fix | None = None
+    related: tuple[Step, ...] = ()
     """The chain behind the finding where it spans other places (SARIF `relatedLocations`)."""
+
+    def _compared(self) -> tuple:
+        return (self.path, self.span, self.code, self.name, self.message, self.severity)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
     @property
     def sort_key(self) -> tuple:

@@ -18,7 +18,6 @@ import pickle
 import select
 import signal
 import sys
-import traceback
 from typing import Any, Callable, Sequence
 
 _INDEX = 4  # bytes per chunk number in the task pipe
@@ -93,6 +92,8 @@ def _child(function, chunks, tasks: int, results: int) -> None:
                 index = int.from_bytes(taken, "little")
                 pickle.dump((index, function(chunks[index])), out, pickle.HIGHEST_PROTOCOL)
         except BaseException:
+            import traceback
+
             pickle.dump((None, traceback.format_exc()), out)
             status = 1
     os._exit(status)  # no cleanup of the parent's: its buffers and exit handlers are not ours

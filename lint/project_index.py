@@ -16,11 +16,12 @@ workers fork, so they all share it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from functools import cached_property
 from typing import Any, Callable, Iterable
+
+import msgspec
 
 from cursedlint.cache import (
     STORE_SUFFIX, Stat, encode, file_stat, load_store, newest, save_store, storable,
@@ -48,7 +49,7 @@ class Indexer:
     them), facts are partial, and rules answer unknown where a chain would need more."""
     max_bytes: int | None = None
     """What `summarize` returns besides None (plain data: containers, strings, numbers,
-    dataclasses); stored summaries are checked against it when loaded."""
+    Structs); stored summaries are checked against it when loaded."""
 
     def words(self, settings) -> Iterable[str]:
         """Words a file must hold for `summarize` to find anything in it (under `settings`)."""
@@ -88,8 +89,6 @@ class IndexStore:
     when the run first asks for them; a part that fails the check is empty."""
 
     def __init__(self, directory: str, index_fingerprint: str):
-        import msgspec  # (only runs that use the cache need it)
-
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
         schema = tuple[dict[str, msgspec.Raw], dict[str, tuple[Stat, str]], dict[str, bool], int]
         stored = load_store(self.path, schema)
@@ -138,8 +137,6 @@ class IndexStore:
 
     def _entries(self, indexer: Indexer) -> dict[str, tuple[int, Any]]:
         if indexer.name not in self.entries:
-            import msgspec
-
             schema = dict[str, tuple[int, indexer.summary_type | None]]
             part = self.parts.get(indexer.name)
             try:
@@ -152,8 +149,6 @@ class IndexStore:
     def save(self) -> None:
         if not self.changed:
             return
-        import msgspec
-
         for name, entries in self.entries.items():
             if len(entries) > MAX_STORED_SUMMARIES:
                 entries = newest(entries, MAX_STORED_SUMMARIES)
@@ -212,7 +207,7 @@ class ProjectIndex:
                     return found
                 done.add(path)
                 size += _size(path)
-                digest = digest or hashlib.sha1(data).hexdigest()
+                digest = digest or _sha1(data)
                 summary = self._summary(indexer, path, digest, data, language)
                 if summary is not None:
                     found[path] = summary
@@ -233,7 +228,7 @@ class ProjectIndex:
         data = self.source_bytes(path)
         if data is None:
             return None, None
-        digest = hashlib.sha1(data).hexdigest()
+        digest = _sha1(data)
         self.store.remember(path, stat, digest)
         return digest, data
 
@@ -249,7 +244,7 @@ class ProjectIndex:
         """The bytes of a file the facts depend on (a compilation database), counted in
         `digest`; SourceError when it cannot be read."""
         data = self.file_bytes.read(path)
-        self._used.append(("", path, hashlib.sha1(data).hexdigest()))
+        self._used.append(("", path, _sha1(data)))
         return data
 
     def summary(self, indexer: Indexer, path: str, language: str) -> Any:
@@ -261,11 +256,13 @@ class ProjectIndex:
         data = data if data is not None else self.source_bytes(path)
         if data is None:
             return None
-        return self._summary(indexer, path, digest or hashlib.sha1(data).hexdigest(), data,
+        return self._summary(indexer, path, digest or _sha1(data), data,
                              language)
 
     def digest(self) -> str:
         """What the facts depend on besides code and settings: the files summarized."""
+        import hashlib  # (only runs with an index need it)
+
         text = repr(sorted(self._used))
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
@@ -304,8 +301,7 @@ class _Search:
 
     def __init__(self, indexer: Indexer, words: set[str], first_round: bool):
         self.indexer, self.words, self.first_round = indexer, words, first_round
-        text = "\0".join([indexer.name, str(first_round), *sorted(words)])
-        self.question = "search:" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        self.question = "\0".join(["search", indexer.name, str(first_round), *sorted(words)])
 
     @cached_property
     def _matchers(self):
@@ -344,3 +340,9 @@ def _size(path: str) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0
+
+
+def _sha1(data: bytes) -> str:
+    import hashlib  # (only runs with an index need it)
+
+    return hashlib.sha1(data).hexdigest()

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Union
+
+from msgspec import Struct, field
 
 from cursedlint.findings import Finding, Fix, Severity, Span, Step
 
@@ -48,8 +49,26 @@ NAME_PATTERN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 _EXPECTATION = re.compile(r"(?:#|//)\s*(error|warning):\s*(CUR\d{3}(?:\s*,\s*CUR\d{3})*)\s*$")
 
 
-@dataclass(frozen=True)
-class Form:
+class LazyPattern:
+    """A regex compiled when first used, for the patterns of file kinds a run may not hold
+    (shell, YAML, C): a run without such files does not pay to compile them at import. It has
+    the match and search methods of `re.Pattern`; it is not one (`isinstance` is false)."""
+
+    _METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
+
+    def __init__(self, pattern: str | bytes, flags: int = 0):
+        self.pattern, self.flags = pattern, flags
+
+    def __getattr__(self, name: str) -> Any:  # only until the first use binds the methods
+        if name not in self._METHODS:
+            raise AttributeError(name)
+        compiled = re.compile(self.pattern, self.flags)
+        for method in self._METHODS:
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
+
+
+class Form(Struct, frozen=True):
     """What every string of an option's value must look like: `pattern`, matched whole, and
     how an error describes it."""
 
@@ -67,8 +86,7 @@ C_NAME = Form(r"[A-Za-z_][A-Za-z0-9_]*", "a C identifier such as 'my_readv'")
 C_NAME_PART = Form(r"[A-Za-z0-9_]+", "part of a C/C++ identifier such as 'Cloner'")
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Struct, frozen=True):
     """A per-rule option: `[tool.cursedlint.rules.CODE] name = value`. The configuration
     accepts only values of `kind` (a list option's items of `item`) whose strings are not
     blank, not longer than `config.MAX_OPTION_TEXT` and match `form`, and, when `choices` are
@@ -87,8 +105,7 @@ class Option:
             raise TypeError("a list option declares the type of its items (`item=`)")
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(Struct, frozen=True):
     """A code snippet for a rule's docs and tests. `language` defaults to the rule's first;
     `settings` overrides configuration for this example: "target-python" ("3.12"),
     "page-size" (65536) and "options" (this rule's options, e.g. {"libc": "musl"})."""

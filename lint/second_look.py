@@ -15,9 +15,10 @@ the rule provably cannot fire.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fnmatch import translate
 from functools import cached_property
+
+from msgspec import Struct
 
 from cursedlint import python_scan
 
@@ -29,8 +30,7 @@ class Shape:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
-class Text(Shape):
+class Text(Struct, Shape, frozen=True):
     """One of `words` occurs anywhere in the bytes (inside a longer name too)."""
 
     words: frozenset[bytes]
@@ -39,8 +39,7 @@ class Text(Shape):
         return any(word in data for word in self.words)
 
 
-@dataclass(frozen=True)
-class Names(Shape):
+class Names(Struct, Shape, frozen=True):
     """One of `names` occurs as a whole name (not `_add_callback` for `add_callback`)."""
 
     names: frozenset[bytes]
@@ -49,8 +48,7 @@ class Names(Shape):
         return python_scan.has_name(data, self.names)
 
 
-@dataclass(frozen=True)
-class Call(Shape):
+class Call(Struct, Shape, frozen=True):
     """A call of one of `callees` (or a name imported `as` one), with at least `positional`
     positional arguments or one of `keywords` as a keyword argument; with neither, any call.
     `modules`: the callee must be bare or end an attribute chain rooted at one of them (as an
@@ -68,8 +66,7 @@ class Call(Shape):
         )
 
 
-@dataclass(frozen=True)
-class MethodCall(Shape):
+class MethodCall(Struct, Shape, frozen=True, dict=True):
     """`receiver.name(...)` where `name` matches one of the glob `patterns` without case (and
     holds none of `excluded`), and the receiver may be an object the module made: anything but
     a bare name that no assignment in the module binds (a module, a parameter), except the
@@ -106,16 +103,14 @@ class MethodCall(Shape):
         return re.compile("|".join(translate(pattern.lower()) for pattern in self.patterns)).match
 
 
-@dataclass(frozen=True)
-class AnyOf(Shape):
+class AnyOf(Struct, Shape, frozen=True):
     shapes: tuple[Shape, ...]
 
     def may_match(self, data: bytes) -> bool:
         return any(shape.may_match(data) for shape in self.shapes)
 
 
-@dataclass(frozen=True)
-class AllOf(Shape):
+class AllOf(Struct, Shape, frozen=True):
     shapes: tuple[Shape, ...]
 
     def may_match(self, data: bytes) -> bool:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 DEFAULT_PAGE_SIZE = 4096
 DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
 """Bytes; a larger file with trigger words is not parsed (CUR004)."""
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Struct, frozen=True):
     """What to check and how. `enabled` holds codes; `per_file_ignores` maps a matcher over
     project-relative paths to codes switched off there; `rule_options` maps a code to its options."""
 

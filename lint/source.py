@@ -13,8 +13,9 @@ import os
 import re
 import stat
 import tokenize
-from dataclasses import dataclass
 from functools import cached_property
+
+from msgspec import Struct
 
 from cursedlint.findings import Span
 
@@ -112,8 +113,7 @@ def decode(data: bytes, language: str) -> tuple[str, str]:
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass
-class Source:
+class Source(Struct, dict=True):
     """One file's content. `path` is how the user named it; `text` is the decoded content."""
 
     path: str

@@ -10,8 +10,9 @@ list holds codes, rule names or globs over either (`CUR3*`), comma-separated.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+
+from msgspec import Struct, field
 
 from cursedlint.findings import Finding, Span
 from cursedlint.languages import C, CPP
@@ -22,8 +23,7 @@ _NOQA = re.compile(
 _NOLINT = re.compile(r"\bNOLINT(?P<kind>NEXTLINE|BEGIN|END)?\b(?:\((?P<checks>[^)]*)\))?")
 
 
-@dataclass
-class Suppression:
+class Suppression(Struct):
     """One comment: the lines it covers, what it names (None = everything), where it is."""
 
     lines: range

@@ -22,8 +22,9 @@ import functools
 import os
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
 from functools import cached_property
+
+from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import unwrapped
 from cursedlint.cpp_classes import (
@@ -81,8 +82,7 @@ def copy_function_names(settings) -> tuple[str, ...]:
     return tuple(rule.resolved_options(settings.rule_options.get(rule.code))["copy-functions"])
 
 
-@dataclass(frozen=True)
-class ClonerFacts:
+class ClonerFacts(Struct, frozen=True):
     """One file's classes, and the classes its cloning functions copy (by the names written in
     their definitions), whose declarations the index must then find."""
 
@@ -150,8 +150,7 @@ class ClonerIndex(Indexer):
         return None
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(Struct, frozen=True):
     """A function definition that may be a cloning function, read from its text alone."""
 
     node: object
@@ -458,8 +457,7 @@ def cloner_used(data, endings: tuple[str, ...]) -> bool:
     return found
 
 
-@dataclass(frozen=True)
-class ClonerUse(Shape):
+class ClonerUse(Struct, Shape, frozen=True):
     """A cloner type (a name ending in one of `endings`) used for a parameter or a local."""
 
     endings: tuple[str, ...]
@@ -515,16 +513,14 @@ def _names_cloner(index, parameter: TypeFacts, scope, cloner, short) -> bool:
 
 
 # -- cloning functions of the linted file ---------------------------------------------------------
-@dataclass(frozen=True)
-class ClonerVariable:
+class ClonerVariable(Struct, frozen=True):
     name: str
     arrow: bool  # a pointer: reached with ->
     type_name: str  # as written
     qualified: str | None  # its class or alias in the index
 
 
-@dataclass
-class CloningFunction:
+class CloningFunction(Struct):
     """A function that copies through a cloner: the cloners it can use, the objects it copies
     from (`this` included), the variables it copies into (parameter or local -> class), and
     whether writes to its own object count too (`into_this`: constructors, `copyFrom`)."""
@@ -541,8 +537,7 @@ class CloningFunction:
     cloneable: frozenset[str]
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(Struct, frozen=True):
     """One copy into a destination member: `node` to report, the member and its object's
     class, the value copied and whether the member receives it as an element (push_back)."""
 

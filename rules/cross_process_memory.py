@@ -14,10 +14,11 @@ from __future__ import annotations
 import operator
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 from typing import Iterator
+
+from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import callee
 from cursedlint.languages import C, CPP
@@ -83,8 +84,7 @@ class Outcome(Enum):
     UNKNOWN = "cannot be told"
 
 
-@dataclass(frozen=True)
-class Path:
+class Path(Struct, frozen=True):
     """The failure path's state: how it ends (or the assert it reaches), and whether it has
     passed through the failure branch of a check on the result."""
 
@@ -93,8 +93,7 @@ class Path:
     hit: object = None
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Struct, frozen=True):
     """A CMA call's result: the variable holding it (None when the call itself is checked)."""
 
     function: str  # the called name (a wrapper's name, or process_vm_readv/writev)
@@ -783,8 +782,7 @@ class CmaFailureAborts(Rule):
                          f"{_WHY}. Instead, {_FIX}")
 
 
-@dataclass
-class _Accumulation:
+class _Accumulation(Struct):
     """A wrapper that transforms the result: it adds the results `result` of `function` up in
     `total`, returns `total`, and returns -1 under a check on `result` (its failure value is
     then -1, as the wrapped call's)."""

@@ -19,8 +19,9 @@ import ast
 import os
 import re
 import sys
-from dataclasses import dataclass
 from typing import Iterable, Iterator, NamedTuple
+
+from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import arguments, block_statement
 from cursedlint.analysis.python_project import (
@@ -29,7 +30,7 @@ from cursedlint.analysis.python_project import (
 )
 from cursedlint.findings import Severity, Step
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.rule import Example, Rule
+from cursedlint.rule import Example, LazyPattern, Rule
 from cursedlint.second_look import AnyOf, Call, Text
 
 GLOBAL, THREAD_LOCAL, RELAXED = "global", "thread_local", "relaxed"
@@ -47,8 +48,7 @@ _REGION_WORDS = frozenset(word.encode() for word in REGION_TRIGGERS if isinstanc
 _GRAPH_NAMES = frozenset(name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS)
 
 
-@dataclass(frozen=True)
-class Pairing:
+class Pairing(Struct, frozen=True):
     """A call that begins capture and the calls that end it. `on_receiver`: the capture is
     named by the method's object (`g.capture_begin()`), else by the first argument."""
 
@@ -73,8 +73,7 @@ PAIRINGS = {
 """Last name of the begin call -> how its region ends and where its mode is."""
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(Struct, frozen=True):
     """A capture region: `start` is the call that begins capture (where findings go), `body`
     the statements captured (none for make_graphed_callables), `mode` None when unknown."""
 
@@ -286,8 +285,7 @@ def capture_analysis(context) -> CaptureAnalysis:
 # -- what a call does to the GPU -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Use:
+class Use(Struct, frozen=True):
     """A call that reaches CUDA: `what` says how, `device_wide` when it synchronizes the whole
     device (illegal during any capture, whatever the mode)."""
 
@@ -647,8 +645,8 @@ C_SYNC_NAMES = C_PROHIBITED | {f"{name}_v2" for name in C_PROHIBITED if name.sta
 
 
 C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
-_C_CUDA_CALL = re.compile(r"cu(da)?[A-Z]\w*")
-_C_NAME = re.compile(r"[\w$]+")
+_C_CUDA_CALL = LazyPattern(r"cu(da)?[A-Z]\w*")
+_C_NAME = LazyPattern(r"[\w$]+")
 
 
 def _c_called(context, call) -> str | None:
@@ -674,8 +672,7 @@ def _c_mode(context, begin) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class CThreadStart:
+class CThreadStart(Struct, frozen=True):
     """A C/C++ thread started at `node` (handle: its variable) running `code` (a body)."""
 
     node: object
@@ -1040,8 +1037,7 @@ EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
 _WAITS = frozenset({"concurrent.futures.wait"})
 
 
-@dataclass(frozen=True)
-class ThreadStart:
+class ThreadStart(Struct, frozen=True):
     """A thread (or executor task) started at `call` running `code`; `handles` are the
     expressions whose join/shutdown/result ends it; `executor` the executor's, for tasks."""
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, call_target, project_functions, value_of,
@@ -31,8 +32,7 @@ from cursedlint.second_look import AnyOf, MethodCall, Names
 # -- the APIs --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Callback:
+class Callback(Struct, frozen=True):
     """When the driver calls a host callback, and how to replace a Python one."""
 
     when: str
@@ -59,8 +59,7 @@ DESTRUCTOR = Callback(
 )
 
 
-@dataclass(frozen=True)
-class CallbackApi:
+class CallbackApi(Struct, frozen=True):
     """A function that passes a callable on to the driver. `slot` is the callback's (index,
     keyword), for APIs whose other arguments may be any Python object; None: any argument (the
     C functions, whose argument order differs between ctypes, cuda-python and numba). With
@@ -150,8 +149,7 @@ def _parameters(function: ast.AST) -> list[str]:
 # -- where a value comes from ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Flow:
+class Flow(Struct, frozen=True):
     """What reaches a callback slot: a Python callable (`origin`, described by `what`) or, when
     `parameter` is set, whatever the callers of `function` pass for that parameter. `wrap` is
     the ctypes prototype call that made a C function pointer of it, if any."""
@@ -165,8 +163,7 @@ class Flow:
         return self if self.wrap else Flow(self.origin, self.what, wrap, self.parameter)
 
 
-@dataclass(frozen=True)
-class Helper:
+class Helper(Struct, frozen=True):
     """A function of the module that hands its `parameter` to `api` at `site`."""
 
     function: ast.AST

@@ -15,8 +15,9 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Any, Iterator
+
+from msgspec import Struct, field
 
 from cursedlint.analysis.c_memory import declarations_in
 from cursedlint.analysis.c_syntax import arguments, assigns, scope_of, unwrapped, within
@@ -28,7 +29,7 @@ from cursedlint.analysis.python_project import (
 from cursedlint.findings import Edit, Fix, Severity, Span, Step
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.rule import MODULE_NAME, Example, Option, Rule
+from cursedlint.rule import MODULE_NAME, Example, LazyPattern, Option, Rule
 from cursedlint.rules.graph_capture import CUDA_REACH, CudaUse, _body, capture_analysis
 from cursedlint.second_look import AllOf, Call, Names, Text
 
@@ -37,8 +38,7 @@ from cursedlint.second_look import AllOf, Call, Names, Text
 GLIBC, OLD_GLIBC, MUSL, MACOS = "glibc>=2.34", "glibc<2.34", "musl", "macos"
 
 
-@dataclass(frozen=True)
-class Platform:
+class Platform(Struct, frozen=True):
     """The Python version and C library a program runs on: what CPython's choice depends on."""
 
     python: tuple[int, int]
@@ -92,8 +92,7 @@ _PIPE = ast.Constant(-1)  # subprocess.PIPE
 _TRUE = ast.Constant(True)
 
 
-@dataclass(frozen=True)
-class Api:
+class Api(Struct, frozen=True):
     """How a function hands its arguments to `subprocess.Popen`. `program` names the argument
     holding the command (Popen's `args`, or asyncio's `program`); `implied` are the keywords the
     function itself passes; with `varargs`, extra positional arguments are program arguments.
@@ -149,8 +148,7 @@ _RETURNS_VALUE = frozenset({
 })
 
 
-@dataclass(frozen=True)
-class Blocker:
+class Blocker(Struct, frozen=True):
     """A condition that keeps a call off posix_spawn; with `forces_fork`, off vfork too."""
 
     reason: str
@@ -158,8 +156,7 @@ class Blocker:
     forces_fork: bool = False
 
 
-@dataclass(frozen=True)
-class Undecided:
+class Undecided(Struct, frozen=True):
     """A condition the code does not decide (a value the linter cannot evaluate)."""
 
     forces_fork: bool = False
@@ -1351,8 +1348,8 @@ _VERBS_REGISTRATIONS = ("ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2")
 # a condition asking the user (a fork setting read by name) or the kernel (rdma-core 35+)
 _C_ASKS = re.compile(rf'"(?:{"|".join(FORK_SETTINGS)})"|\bibv_is_fork_initialized\b'
                      r"|\bIBV_FORK_UNNEEDED\b")
-_C_STRING = re.compile(r'(?:u8|[uUL])?"([^"\\]*)"')
-_C_COMMENT = re.compile(r"/\*.*?\*/|//.*")
+_C_STRING = LazyPattern(r'(?:u8|[uUL])?"([^"\\]*)"')
+_C_COMMENT = LazyPattern(r"/\*.*?\*/|//.*")
 
 
 def _setting_message(variable: str) -> str:
@@ -1387,9 +1384,9 @@ def _fork_safe_message(subject: str) -> str:
 _KEY = rf"(?P<key>{'|'.join(FORK_SETTINGS)})"
 _QUOTED = r""""(?:[^"\\]|\\.)*"|'[^']*'"""
 _WORD = rf"""(?:{_QUOTED}|\\.|[^\s"'\\;&|<>()`])*"""  # a shell word, up to an operator
-_SHELL_QUOTED = re.compile(_QUOTED)
-_SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#.*")
-_SHELL_SETTING = re.compile(
+_SHELL_QUOTED = LazyPattern(_QUOTED)
+_SHELL_COMMENT = LazyPattern(r"(?:^|(?<=\s))#.*")
+_SHELL_SETTING = LazyPattern(
     # where a command starts, or an option passing NAME=value to a child's environment
     # (`mpirun -x`, `docker run --env`, `apptainer exec --env`)
     r"(?:^|[;&|(){}!`]|\b(?:then|do|else|elif|if|while|until|time)(?=\s)|\s(?:-x\s|--env[\s=]))"
@@ -1418,10 +1415,10 @@ def _shell_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
             yield number, match.start("word"), match.end("word"), match.group("key")
 
 
-_DOCKER_ENV = re.compile(r"\s*ENV(?:\s+|$)", re.IGNORECASE)
+_DOCKER_ENV = LazyPattern(r"\s*ENV(?:\s+|$)", re.IGNORECASE)
 # the legacy form `ENV NAME value`: a first word without "=" (the rest is NAME's value)
-_DOCKER_LEGACY = re.compile(r"(?P<word>(?P<key>[^\s=\\]+)(?=\s|$)(?:[ \t]+[^\s\\]+)?)")
-_DOCKER_PAIR = re.compile(rf"(?<!\S)(?P<word>{_KEY}={_WORD})")
+_DOCKER_LEGACY = LazyPattern(r"(?P<word>(?P<key>[^\s=\\]+)(?=\s|$)(?:[ \t]+[^\s\\]+)?)")
+_DOCKER_PAIR = LazyPattern(rf"(?<!\S)(?P<word>{_KEY}={_WORD})")
 
 
 def _dockerfile_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
@@ -1451,17 +1448,17 @@ _YAML_ENV_KEYS = frozenset({"env", "environment", "variables"})
 _YAML_TAIL = r"\s*(?:#.*)?$"
 _YAML_ENTRIES = (  # (pattern, is a sequence entry)
     # a mapping entry `NAME: value` (GitHub Actions and Compose env, GitLab CI variables)
-    (re.compile(rf"""(?P<indent>\s*)(?P<word>(?P<q>["']?){_KEY}(?P=q)\s*:\s+"""
+    (LazyPattern(rf"""(?P<indent>\s*)(?P<word>(?P<q>["']?){_KEY}(?P=q)\s*:\s+"""
                 rf"""(?:"[^"]*"|'[^']*'|[^\s#"'][^#]*?)){_YAML_TAIL}"""), False),
     # a Compose list entry `- NAME=value`
-    (re.compile(rf"""(?P<indent>\s*)(?P<dash>-\s+)(?P<word>(?P<q>["']?){_KEY}=[^\s#"']*(?P=q))"""
+    (LazyPattern(rf"""(?P<indent>\s*)(?P<dash>-\s+)(?P<word>(?P<q>["']?){_KEY}=[^\s#"']*(?P=q))"""
                 rf"{_YAML_TAIL}"), True),
     # a Kubernetes entry `- name: NAME` (with value/valueFrom, or none: the empty string)
-    (re.compile(rf"""(?P<indent>\s*)(?P<dash>-\s+)?name\s*:\s+(?P<q>["']?)(?P<word>{_KEY})(?P=q)"""
+    (LazyPattern(rf"""(?P<indent>\s*)(?P<dash>-\s+)?name\s*:\s+(?P<q>["']?)(?P<word>{_KEY})(?P=q)"""
                 rf"{_YAML_TAIL}"), True),
 )
-_YAML_BLOCK_KEY = re.compile(r"""\s*(?:-\s+)?["']?(?P<key>[\w.-]+)["']?\s*:""" + _YAML_TAIL)
-_YAML_ITEM = re.compile(r"\s*-\s+")
+_YAML_BLOCK_KEY = LazyPattern(r"""\s*(?:-\s+)?["']?(?P<key>[\w.-]+)["']?\s*:""" + _YAML_TAIL)
+_YAML_ITEM = LazyPattern(r"\s*-\s+")
 
 
 def _yaml_owner(lines: list[str], index: int, column: int, sequence: bool) -> int | None:

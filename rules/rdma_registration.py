@@ -19,9 +19,10 @@ command; `CConstants` consults their definitions after the file's own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Optional
+
+from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import asserted_to_fail
 from cursedlint.analysis.c_memory import (
@@ -40,8 +41,7 @@ from cursedlint.rule import Example, Rule
 CHANGE_TRANSLATION = "IBV_REREG_MR_CHANGE_TRANSLATION"  # (1 << 0) in <infiniband/verbs.h>
 
 
-@dataclass(frozen=True)
-class Api:
+class Api(Struct, frozen=True):
     """Argument positions of a registration: the address and the length; `flags`: the range
     changes only when this argument holds IBV_REREG_MR_CHANGE_TRANSLATION. `shape` "iovec":
     `address` is an iovec (array) holding the ranges (`fi_mr_regv`); "attr": a `fi_mr_attr`
@@ -89,8 +89,7 @@ _FIX = (
 )
 
 
-@dataclass(frozen=True)
-class Registration:
+class Registration(Struct, frozen=True):
     """One registration call: `function` is the called name, `api` the registration API it
     reaches; `addresses` and `lengths` the expressions of the registered ranges (several, or
     none, for iovecs; a wrapper's caller may pass only one of the two)."""

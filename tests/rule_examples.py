@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import textwrap
-from dataclasses import replace
 from typing import Callable
+
+from msgspec.structs import replace
 
 from cursedlint.engine import Linter
 from cursedlint.findings import Finding

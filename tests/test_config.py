@@ -702,7 +702,7 @@ def test_shipped_option_defaults_meet_their_own_spec(rule, name):
 def test_no_shipped_rule_fails_on_any_value_its_options_accept(rule, name):
     """Every hostile value is refused with the key named, or the rule runs every one of its
     examples under it without an internal error (CUR000) or an exception of the engine."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from rule_examples import run_example
 

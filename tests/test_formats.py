@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import json
 import os
 import re
@@ -14,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from cursedlint.findings import Edit, Finding, Fix, Severity, Span, Step
 from cursedlint.formats import FORMATS, escape_undecodable, printable, render
@@ -119,7 +119,7 @@ REGISTRATION = Finding(
     Fix("Register a whole page", (Edit(Span(2, 25, 2, 28), "4096"),), safe=False),
 )
 DUPLICATES = [
-    dataclasses.replace(FORK, path="src/dup.py", span=Span(line, column, line, column + 9))
+    replace(FORK, path="src/dup.py", span=Span(line, column, line, column + 9))
     for line, column in ((2, 1), (5, 5))
 ]
 FINDINGS = sorted([FORK, REGISTRATION, *DUPLICATES], key=lambda finding: finding.sort_key)
@@ -250,7 +250,7 @@ def test_json_has_one_flat_object_per_finding_in_order():
     }
 
 
-CHAINED = dataclasses.replace(
+CHAINED = replace(
     FORK,
     related=(
         Step("src/threads.py", 40, "`Heartbeat._loop` starts a thread"),
@@ -299,7 +299,7 @@ def run_sarif_tool(*args: str) -> str:
 def shifted(finding: Finding, lines: int) -> Finding:
     span = finding.span
     moved = Span(span.line + lines, span.column, span.end_line + lines, span.end_column)
-    return dataclasses.replace(finding, span=moved)
+    return replace(finding, span=moved)
 
 
 def test_sarif_describes_every_given_rule(monkeypatch, tmp_path):
@@ -337,7 +337,7 @@ def test_sarif_paths_outside_the_current_directory_are_file_uris(monkeypatch, tm
     monkeypatch.chdir(tmp_path)
 
     def artifact_location(path: str) -> dict:
-        finding = dataclasses.replace(FORK, path=path)
+        finding = replace(FORK, path=path)
         result = sarif([finding], {path: "x\ny\nz"})["runs"][0]["results"][0]
         return result["locations"][0]["physicalLocation"]["artifactLocation"]
 
@@ -457,7 +457,7 @@ def test_github_annotates_each_finding():
 
 def test_github_escaping_round_trips():
     path, message = "src/50%,a:b.py", "100% broken:\r\nsee a, b"
-    finding = dataclasses.replace(FORK, path=path, message=message)
+    finding = replace(FORK, path=path, message=message)
     [line] = output("github", [finding]).splitlines()
     command, properties, parsed_message = parse_command(line)
     assert (command, properties["file"], parsed_message) == ("error", path, message)
@@ -470,7 +470,7 @@ def test_github_escaping_round_trips():
 
 RAW_PATH = os.fsdecode(b"native/\xffreg.cpp")
 RAW_LINE = b"    /*\xfe*/ ibv_reg_mr(pd, buf, 512, 0);".decode("utf-8", "surrogateescape")
-RAW = dataclasses.replace(
+RAW = replace(
     REGISTRATION,
     path=RAW_PATH,
     span=Span(2, 11, 2, 38),
@@ -498,7 +498,7 @@ def test_terminal_formats_escape_control_characters_of_names_and_lines(format):
     """A file name with a newline and a terminal escape sequence, and a source line holding
     one, print as one readable line each: nothing fakes a finding or commands the terminal."""
     path = "src/x\n::error file=a.py::fake\x1b[2J.py"
-    finding = dataclasses.replace(FORK, path=path, span=Span(1, 12, 1, 21), message="m\x1b]0;t\x07")
+    finding = replace(FORK, path=path, span=Span(1, 12, 1, 21), message="m\x1b]0;t\x07")
     text = output(format, [finding], {path: "pid = \x1b[31mos.fork()"})
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", text)
     if format == "text":
@@ -542,7 +542,7 @@ def test_sarif_uris_percent_encode_the_bytes_of_the_name(monkeypatch, tmp_path):
     assert location == {"uri": "native/%FFreg.cpp", "uriBaseId": "%SRCROOT%"}
     assert result["message"]["text"] == "512 bytes registered at '\\xfe'"
     assert re.fullmatch("[0-9a-f]{64}", result["partialFingerprints"]["cursedlint/v1"])
-    outside = dataclasses.replace(RAW, path=os.fsdecode(b"/elsewhere/\xffreg.cpp"))
+    outside = replace(RAW, path=os.fsdecode(b"/elsewhere/\xffreg.cpp"))
     log = json.loads(output("sarif", [outside], {outside.path: RAW_SOURCES[RAW_PATH]}))
     location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location == {"uri": "file:///elsewhere/%FFreg.cpp"}

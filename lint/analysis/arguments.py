@@ -10,16 +10,16 @@ once to a name the module never changes in place (numba handed its occupancy cal
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 from cursedlint.python_consteval import UNKNOWN
 
 _DICT = frozenset({"builtins.dict"})
 
 
-@dataclass(frozen=True)
-class Arguments:
+class Arguments(Struct, frozen=True):
     """A call's arguments: `positional` in order as far as known, `keywords` by name;
     `more_positional`/`more_keywords` when a spread the module does not show may add some."""
 

@@ -13,7 +13,7 @@ them) and "unknown". The first five share their pages with other data.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import Callable, Iterator
 
 from cursedlint.analysis.c_syntax import (
@@ -47,8 +47,7 @@ _NEW_SIZES = {"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uin
               "size_t": 8}
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(Struct, frozen=True):
     """Where an address points: `kind` (see the module), `what` it is and who else uses its
     pages (`neighbours`), for messages; `offset`: the address is past the start of it."""
 

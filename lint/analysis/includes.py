@@ -18,10 +18,9 @@ relied on a header is not reused once the header changes.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-from dataclasses import dataclass
+from msgspec import Struct
 from functools import cache
 from typing import Any, Iterable
 
@@ -36,8 +35,7 @@ MAX_HEADERS = 256
 """Headers followed from one file (its includes and theirs)."""
 
 
-@dataclass(frozen=True)
-class CompileFlags:
+class CompileFlags(Struct, frozen=True):
     """What one compile command says about includes: directories in search order, and macros."""
 
     quote_dirs: tuple[str, ...] = ()  # -iquote: for "..." only, after the file's directory
@@ -46,8 +44,7 @@ class CompileFlags:
     defines: tuple[tuple[str, str], ...] = ()  # -D NAME[=VALUE], in order
 
 
-@dataclass(frozen=True)
-class HeaderSummary:
+class HeaderSummary(Struct, frozen=True):
     """A header as the files including it need it: its includes (`<` or `"`, name) and its
     text with function bodies left out (declarations, macros, types and enums stay)."""
 
@@ -55,8 +52,7 @@ class HeaderSummary:
     text: str
 
 
-@dataclass(frozen=True)
-class Included:
+class Included(Struct, frozen=True):
     """What a file sees from the project besides its own text: the headers it includes,
     transitively, each after the ones it includes ((path, text) in include order), and the `-D`
     macros of its compile command."""
@@ -103,7 +99,7 @@ def compile_flags(arguments: list[str], directory: str) -> CompileFlags:
 def compile_database(data: bytes) -> dict[str, CompileFlags]:
     """File path -> its flags, from the bytes of a `compile_commands.json` (entries of another
     shape, and a file that is not such a list, give nothing)."""
-    return dict(_database(hashlib.sha1(data).digest(), data))
+    return dict(_database(_digest(data), data))
 
 
 @cache
@@ -371,7 +367,7 @@ process, and those parsed here from a stored summary."""
 
 def _remember(context, text: str) -> None:
     """Keep the context of a header just summarized for the files that include it."""
-    key = (context.source.path, hashlib.sha1(text.encode("utf-8", "surrogateescape")).digest(),
+    key = (context.source.path, _digest(text.encode("utf-8", "surrogateescape")),
            context.language)
     _CONTEXTS.setdefault(key, context)
 
@@ -379,7 +375,7 @@ def _remember(context, text: str) -> None:
 def _context(path: str, text: str, language: str):
     """The CContext of a header (of its summarized text when not parsed in this process)."""
     data = text.encode("utf-8", "surrogateescape")
-    key = (path, hashlib.sha1(data).digest(), language)
+    key = (path, _digest(data), language)
     if key not in _CONTEXTS:
         from cursedlint.c_context import CContext, parse
         from cursedlint.settings import Settings
@@ -402,3 +398,9 @@ def _names(context) -> frozenset[bytes]:
     """The identifiers of a header's text (its evaluator is asked about every name the
     including file looks up; most are not in it)."""
     return frozenset(_IDENTIFIER.findall(context.source.data))
+
+
+def _digest(data: bytes) -> bytes:
+    import hashlib  # (only runs that read headers need it)
+
+    return hashlib.sha1(data).digest()

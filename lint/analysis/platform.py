@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import ast
 import operator
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from cursedlint.python_consteval import UNKNOWN, is_known
 from cursedlint.python_imports import ImportTable
@@ -43,8 +44,7 @@ from cursedlint.python_imports import ImportTable
 _MAX_DEPTH = 50  # conditions nested deeper, or names chained further, are unknown
 
 
-@dataclass(frozen=True)
-class System:
+class System(Struct, frozen=True):
     """What Python reports on every machine of one operating system."""
 
     platform: str  # sys.platform

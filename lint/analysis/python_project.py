@@ -22,7 +22,7 @@ import ast
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from typing import Iterable, Iterator
 
 from cursedlint.analysis.python_modules import (
@@ -41,8 +41,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef)
 
 
-@dataclass(frozen=True)
-class Reach:
+class Reach(Struct, frozen=True):
     """A fact at `line` of the function's module: `what` happens there, reached through the
     module's own functions named in `via` (outermost first)."""
 
@@ -53,23 +52,20 @@ class Reach:
     """More about the fact, for messages (what a started thread's code reaches)."""
 
 
-@dataclass(frozen=True)
-class OutCall:
+class OutCall(Struct, frozen=True):
     """A call at `line` to `name` (dotted, rooted at a module-level name or `self`)."""
 
     line: int
     name: str
 
 
-@dataclass(frozen=True)
-class FunctionSummary:
+class FunctionSummary(Struct, frozen=True):
     line: int
     facts: dict[str, Reach]
     calls: tuple[OutCall, ...]
 
 
-@dataclass(frozen=True)
-class ModuleSummary:
+class ModuleSummary(Struct, frozen=True):
     """One module: its imports as written (`python_modules.written_imports`), its functions
     and methods (`name`, `Class.name`) that have facts or make calls worth following, and the
     names of its classes."""

@@ -3,9 +3,10 @@ path or a source text that is not UTF-8 reads `\\xNN` in its string (`escape_und
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Sequence
+
+from msgspec.structs import asdict
 
 from cursedlint.findings import Finding, Fix
 from cursedlint.formats import escape_undecodable
@@ -29,9 +30,9 @@ def _finding(finding: Finding) -> dict:
         "message": finding.message,
         "severity": finding.severity.value,
         "path": finding.path,
-        **dataclasses.asdict(finding.span),
+        **asdict(finding.span),
         "fix": _fix(finding.fix) if finding.fix else None,
-        "related": [dataclasses.asdict(step) for step in finding.related],
+        "related": [asdict(step) for step in finding.related],
     }
 
 
@@ -39,5 +40,5 @@ def _fix(fix: Fix) -> dict:
     return {
         "message": fix.message,
         "safe": fix.safe,
-        "edits": [{"content": edit.content, **dataclasses.asdict(edit.span)} for edit in fix.edits],
+        "edits": [{"content": edit.content, **asdict(edit.span)} for edit in fix.edits],
     }

@@ -1,0 +1,70 @@
+"""Start-up: what a run over Python files leaves unimported and uncompiled (measured costs in
+the README's Speed section), and the lazily compiled pattern that helps."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from cursedlint.rule import LazyPattern
+
+SPAWNING = """\
+import subprocess
+
+
+def build(target):
+    return subprocess.run(["make", target], preexec_fn=lambda: None)
+"""
+
+
+def _run_and_report(tmp_path, script: str) -> dict:
+    """Run `cursedlint check --no-cache` on one Python file in a fresh interpreter; `script`
+    then prints, as JSON, what the test asks of that interpreter."""
+    (tmp_path / "build.py").write_text(SPAWNING)
+    code = ("import contextlib, io, json, sys\n"
+            "from cursedlint.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main(['check', '--no-cache', {str(tmp_path / 'build.py')!r}])\n" + script)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=60)
+    return json.loads(result.stdout)
+
+
+def test_a_python_run_imports_none_of_the_modules_only_other_runs_need(tmp_path):
+    report = _run_and_report(tmp_path, (
+        "names = ['dataclasses', 'hashlib', 'difflib', 'traceback', 'tree_sitter',\n"
+        "         'cursedlint.c_context', 'cursedlint.c_consteval']\n"
+        "print(json.dumps([name for name in names if name in sys.modules]))\n"))
+    assert report == []
+
+
+def test_a_python_run_compiles_no_shell_yaml_or_c_pattern(tmp_path):
+    report = _run_and_report(tmp_path, (
+        "from cursedlint.rules import process_spawning as p, graph_capture as g\n"
+        "lazy = [p._SHELL_SETTING, p._DOCKER_PAIR, p._YAML_ITEM, p._C_STRING, g._C_NAME]\n"
+        "print(json.dumps(['match' in vars(pattern) for pattern in lazy]))\n"))
+    assert report == [False] * 5
+
+
+def test_a_lazy_pattern_answers_as_the_compiled_one():
+    text = "export RDMAV_FORK_SAFE=1; IBV_FORK_SAFE=0 make"
+    source, flags = r"(?P<key>[A-Z_]+)=(?P<value>\d)", 0
+    lazy, compiled = LazyPattern(source, flags), re.compile(source, flags)
+    assert "search" not in vars(lazy)  # nothing compiled yet
+    assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in compiled.finditer(text)]
+    assert lazy.search(text)["key"] == "RDMAV_FORK_SAFE"
+    assert lazy.match(text) is None and lazy.fullmatch("A=1") is not None
+    assert lazy.findall(text) == compiled.findall(text)
+    assert lazy.sub("-", text) == compiled.sub("-", text)
+    assert lazy.split(text) == compiled.split(text)
+    assert lazy.pattern == source
+
+
+def test_a_lazy_pattern_compiles_once_and_keeps_its_flags():
+    lazy = LazyPattern(rb"^env:", re.MULTILINE | re.IGNORECASE)
+    assert lazy.findall(b"jobs:\nENV:\n  Env: 1\n") == [b"ENV:"]
+    first = vars(lazy)["findall"]
+    lazy.search(b"env:")
+    assert vars(lazy)["findall"] is first
