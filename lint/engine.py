@@ -317,7 +317,8 @@ class Linter:
         rules = []
         for rule_class in rule_classes:
             try:
-                rules.append(rule_class(context, self.settings.rule_options.get(rule_class.code)))
+                checker = rule_class.checker(context.source.language)
+                rules.append(checker(context, self.settings.rule_options.get(rule_class.code)))
             except Exception as error:
                 failed(rule_class, error)
         if context.source.language == PYTHON:

@@ -60,7 +60,7 @@ class Prefilter:
         for rule in rules:
             facts = project.get(rule.indexer.name, {}) if rule.indexer else {}
             words = rule.project_trigger_words(facts)
-            look = rule.look(self._resolved[rule], self.target_python, language)
+            look = rule.checker(language).look(self._resolved[rule], self.target_python, language)
             if look is not None and words:  # a file that names a project wrapper passes too
                 from cursedlint.second_look import AnyOf, Names
 

@@ -27,8 +27,11 @@ trailing comment `# error: CUR101` (or `// warning: CUR502`) on its line.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
+import sys
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from msgspec import Struct, field
@@ -141,6 +144,11 @@ class Rule:
     indexer: ClassVar["Indexer | None"] = None
     """For rules that need facts from other files: the `project_index.Indexer` that gathers
     them. Such a rule sees the project files' summaries in `self.project_facts`."""
+    checkers: ClassVar[dict[str, str]] = {}
+    """Language -> "module:Class" of the rule's checker for files of that language, the module
+    relative to the rule's package: a subclass of the rule holding that language's visit_ and
+    check code, imported when first needed. A language not named is checked by the rule
+    class itself (a rule of one language may be its own checker)."""
     reads_facts_of: ClassVar[tuple["Indexer", ...]] = ()
     """Further indexers whose facts the rule reads (`context.project`) when a file it checks
     needs them; unlike `indexer`'s, they never add triggers."""
@@ -149,6 +157,12 @@ class Rule:
     def indexers(cls) -> tuple["Indexer", ...]:
         """Every indexer whose facts the rule reads."""
         return (cls.indexer, *cls.reads_facts_of) if cls.indexer else cls.reads_facts_of
+
+    @classmethod
+    def checker(cls, language: str) -> type["Rule"]:
+        """The class that checks files of `language`."""
+        where = cls.checkers.get(language)
+        return cls if where is None else _imported(where, sys.modules[cls.__module__].__package__)
 
     def __init__(self, context: "FileContext", options: dict[str, Any] | None = None):
         self.context = context
@@ -232,7 +246,7 @@ class Rule:
     ) -> bool:
         """Whether the rule's second look lets a file through: False proves the rule cannot
         fire on it. (Text that flake8 hands over arrives encoded as UTF-8.)"""
-        shape = cls.look(options, target_python, language)
+        shape = cls.checker(language).look(options, target_python, language)
         return shape is None or shape.may_match(data)
 
     @classmethod
@@ -254,6 +268,13 @@ class Rule:
         if heading:
             sections[heading] = "\n".join(body).strip()
         return sections
+
+
+@cache
+def _imported(where: str, package: str) -> type[Rule]:
+    """The class a `Rule.checkers` entry names ("module:Class", relative to `package`)."""
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(f".{module}", package), name)
 
 
 def trigger_alternatives(triggers: tuple[Trigger, ...]) -> tuple[frozenset[str], ...]:

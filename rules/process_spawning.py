@@ -30,7 +30,9 @@ from cursedlint.findings import Edit, Fix, Severity, Span, Step
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import MODULE_NAME, Example, LazyPattern, Option, Rule
-from cursedlint.rules.graph_capture import CUDA_REACH, CudaUse, _body, capture_analysis
+from cursedlint.analysis.capture_regions import body_of, capture_analysis
+from cursedlint.analysis.cuda_reach import CUDA_REACH
+from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.second_look import AllOf, Call, Names, Text
 
 # -- platforms -------------------------------------------------------------------------------
@@ -1242,7 +1244,7 @@ class ForkEvidence:
         if isinstance(code, tuple):  # another module's function
             found = self.uses.project.reach(*code, "sure_cuda")
             return None if found is None else (found[-1].line, found[-1].note, found)
-        found = self.uses.first(_body(code), self.uses.sure_use)
+        found = self.uses.first(body_of(code), self.uses.sure_use)
         if found is None:
             return None
         node, what, _ = found

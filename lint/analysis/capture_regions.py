@@ -1,0 +1,280 @@
+"""CUDA graph capture regions of a Python module, with their capture mode.
+
+`CaptureAnalysis` finds the body of `with torch.cuda.graph(...)`, the statements between
+`g.capture_begin()` and `g.capture_end()`, CuPy's `stream.begin_capture()` ... `end_capture()`
+and cuda-python's `cudaStreamBeginCapture` / `cuStreamBeginCapture` ... `End` in one block,
+and calls of `make_graphed_callables` (which capture inside). A mode the module does not show
+is None. `pinned_loader` says whether a value is a DataLoader that pins memory in a thread.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from msgspec import Struct
+
+from cursedlint.analysis.python_project import own_method, value_of
+from cursedlint.findings import Step
+from cursedlint.python_consteval import UNKNOWN
+
+GLOBAL, THREAD_LOCAL, RELAXED = "global", "thread_local", "relaxed"
+_MODE_NUMBERS = {0: GLOBAL, 1: THREAD_LOCAL, 2: RELAXED}
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+LOCAL_DEPTH = 4
+BEGINS_GLOBAL = " begins a global-mode capture"
+
+GRAPH_CONTEXTS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
+GRAPHED_CALLABLES = frozenset({"torch.cuda.make_graphed_callables",
+                               "torch.cuda.graphs.make_graphed_callables"})
+REGION_TRIGGERS = ("capture_begin", "begin_capture", "BeginCapture", ("cuda", "graph("),
+                   ("cuda", "graph as"), "make_graphed_callables")
+"""`torch.cuda.graph(` however imported: `graph(`, `cuda_graph(`, or an alias (`graph as g`)."""
+REGION_WORDS = frozenset(word.encode() for word in REGION_TRIGGERS if isinstance(word, str))
+GRAPH_NAMES = frozenset(name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS)
+
+
+class Pairing(Struct, frozen=True):
+    """A call that begins capture and the calls that end it. `on_receiver`: the capture is
+    named by the method's object (`g.capture_begin()`), else by the first argument."""
+
+    ends: frozenset[str]
+    what: str
+    mode_slot: tuple[int, str]
+    default: str | None
+    on_receiver: bool
+
+
+PAIRINGS = {
+    "capture_begin": Pairing(frozenset({"capture_end"}), "CUDAGraph.capture_begin()",
+                             (1, "capture_error_mode"), GLOBAL, True),
+    # CuPy defaults to relaxed: "Default is cupy.cuda.runtime.streamCaptureModeRelaxed"
+    "begin_capture": Pairing(frozenset({"end_capture"}), "Stream.begin_capture()",
+                             (0, "mode"), RELAXED, True),
+    **{name: Pairing(frozenset({end}), f"{name}()", (1, "mode"), None, False)
+       for name, end in (("cudaStreamBeginCapture", "cudaStreamEndCapture"),
+                         ("cuStreamBeginCapture", "cuStreamEndCapture"),
+                         ("cuStreamBeginCapture_v2", "cuStreamEndCapture"))},
+}
+"""Last name of the begin call -> how its region ends and where its mode is."""
+
+
+class Region(Struct, frozen=True):
+    """A capture region: `start` is the call that begins capture (where findings go), `body`
+    the statements captured (none for make_graphed_callables), `mode` None when unknown."""
+
+    start: ast.Call
+    body: tuple[ast.stmt, ...]
+    mode: str | None
+    what: str
+    steps: tuple[Step, ...] = ()  # where another module's function begins it
+
+    @property
+    def mode_words(self) -> str:
+        return self.mode or "an unknown"
+
+
+def last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def key(node: ast.AST) -> str:
+    """An expression's text, the same wherever it is loaded or stored."""
+    return ast.unparse(node)
+
+
+def position(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def body_of(scope: ast.AST) -> list[ast.AST]:
+    """What a module, class, def or lambda runs: its statements, or a lambda's expression
+    (read every scope's body through this: a lambda's is one node, not a list)."""
+    return [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
+
+
+def _statement_call(statement: ast.stmt) -> ast.Call | None:
+    """The call a statement makes: `f(...)`, `x = f(...)`, `check(f(...))`."""
+    value = getattr(statement, "value", None) if isinstance(
+        statement, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+    if not isinstance(value, ast.Call):
+        return None
+    if (last_name(value.func) not in _PAIR_NAMES and len(value.args) == 1
+            and isinstance(value.args[0], ast.Call)):
+        return value.args[0]
+    return value
+
+
+_PAIR_NAMES = frozenset(PAIRINGS).union(*(p.ends for p in PAIRINGS.values()))
+
+
+def enclosing_class(context, node: ast.AST) -> ast.ClassDef | None:
+    return next((a for a in context.ancestors(node) if isinstance(a, ast.ClassDef)), None)
+
+
+def is_self_attribute(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "self")
+
+
+class CaptureAnalysis:
+    """The capture regions of one module and what the module binds to names and attributes
+    (shared by the CUR4xx rules of a file). The rules feed it the engine walk's `with`
+    statements and calls, so it walks nothing itself; a region is kept once."""
+
+    def __init__(self, context):
+        self.context = context
+        self.regions: list[Region] = []
+        self._starts: set[int] = set()
+        self._by_start: dict[int, Region] = {}
+        self._done: ast.AST | None = None  # the last node read: every CUR4xx rule feeds it
+
+    def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
+        if node is not self._done:
+            self._read_with(node)
+            self._done = node
+
+    def visit_call(self, node: ast.Call) -> None:
+        if node is not self._done:
+            self._read_call(node)
+            self._done = node
+
+    def _read_with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            call = item.context_expr
+            if isinstance(call, ast.Call) and self.named(call.func, GRAPH_CONTEXTS):
+                mode = self.mode(self.context.argument(call, 3, "capture_error_mode"), GLOBAL)
+                self._add(Region(call, tuple(node.body), mode, "torch.cuda.graph"))
+
+    def _read_call(self, node: ast.Call) -> None:
+        pairing = PAIRINGS.get(last_name(node.func))
+        if pairing is not None:
+            region = self._paired(node, pairing)
+            if region is not None:
+                self._add(region)
+        elif self.named(node.func, GRAPHED_CALLABLES):
+            self._add(Region(node, (), GLOBAL, "torch.cuda.make_graphed_callables"))
+
+    def _add(self, region: Region) -> None:
+        if id(region.start) not in self._starts:
+            self._starts.add(id(region.start))
+            self.regions.append(region)
+            self._by_start[id(region.start)] = region
+
+    def begins(self, node: ast.AST) -> str | None:
+        """How `node` begins a global-mode capture, or None (a `CudaUse.first` check)."""
+        region = self._by_start.get(id(node))
+        if region is None or region.mode != GLOBAL:
+            return None
+        return f"{region.what}{BEGINS_GLOBAL}"
+
+    def _paired(self, call: ast.Call, pairing: Pairing) -> Region | None:
+        """The region from a begin call to its end call in the same block."""
+        if pairing.on_receiver and not isinstance(call.func, ast.Attribute):
+            return None
+        statement = self.context.parent_of(call)
+        if isinstance(statement, ast.Call):  # check(cudaStreamBeginCapture(...))
+            statement = self.context.parent_of(statement)
+        block = self._block_of(statement)
+        if block is None or _statement_call(statement) is not call:
+            return None
+        key = self._pair_key(call, pairing)
+        index = next(i for i, s in enumerate(block) if s is statement)
+        for end_index in range(index + 1, len(block)):
+            end = _statement_call(block[end_index])
+            if (end is not None and last_name(end.func) in pairing.ends
+                    and self._pair_key(end, pairing) == key):
+                mode = self.mode(self.context.argument(call, *pairing.mode_slot), pairing.default)
+                return Region(call, tuple(block[index + 1:end_index]), mode, pairing.what)
+        return None
+
+    def _block_of(self, statement: ast.AST | None) -> list[ast.stmt] | None:
+        """The statement list that holds `statement`."""
+        parent = self.context.parent_of(statement) if isinstance(statement, ast.stmt) else None
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and any(s is statement for s in block):
+                return block
+        return None
+
+    @staticmethod
+    def _pair_key(call: ast.Call, pairing: Pairing) -> str | None:
+        if pairing.on_receiver:
+            return key(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        return key(call.args[0]) if call.args else None
+
+    def named(self, func: ast.AST, names: frozenset[str]) -> bool:
+        return self.context.qualified_name(func, among=names) is not None
+
+    def mode(self, node: ast.AST | None, default: str | None) -> str | None:
+        """The capture mode an argument names: "global", "thread_local", "relaxed", 0/1/2, or
+        a constant such as `cudaStreamCaptureModeThreadLocal` / `CU_STREAM_CAPTURE_MODE_GLOBAL`;
+        `default` when absent, None when unknown."""
+        if node is None:
+            return default
+        if node is UNKNOWN:
+            return None
+        value = self.context.evaluate(node)
+        if isinstance(value, str):
+            return value if value in (GLOBAL, THREAD_LOCAL, RELAXED) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _MODE_NUMBERS.get(value)
+        word = (last_name(node) or "").lower().replace("_", "")
+        for suffix, mode in (("threadlocal", THREAD_LOCAL), ("relaxed", RELAXED),
+                             ("global", GLOBAL)):
+            if word.endswith(suffix):
+                return mode
+        return None
+
+    # -- what names and attributes hold ----------------------------------------------------
+    def value_of(self, node: ast.AST) -> ast.AST | None:
+        """What `node` is bound to (`python_project.value_of`) for a name or `self.attr`;
+        any other expression is itself."""
+        if isinstance(node, ast.Name) or is_self_attribute(node):
+            return value_of(self.context, node)
+        return node
+
+    own_method = staticmethod(own_method)
+
+    def code_of(self, target: ast.AST | None, depth: int = 0) -> ast.AST | None:
+        """The def or lambda a callable value runs: a module function, `self.method`, a
+        lambda, `functools.partial(f, ...)`; None when the module does not show it."""
+        if target is None or depth > LOCAL_DEPTH:
+            return None
+        if isinstance(target, (ast.Lambda, *FUNCTIONS)):
+            return target
+        if isinstance(target, ast.Call) and self.named(target.func, PARTIAL) and target.args:
+            return self.code_of(target.args[0], depth + 1)
+        if isinstance(target, (ast.Name, ast.Attribute)):
+            bound = self.value_of(target)
+            return None if bound is target else self.code_of(bound, depth + 1)
+        return None
+
+
+PARTIAL = frozenset({"functools.partial"})
+END = (float("inf"), 0)
+
+
+def capture_analysis(context) -> CaptureAnalysis:
+    """The file's analysis, built once for all CUR4xx rules."""
+    return context.shared(CaptureAnalysis, lambda: CaptureAnalysis(context))
+
+
+DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+
+
+def pinned_loader(analysis: CaptureAnalysis, node: ast.AST) -> ast.Call | None:
+    """The DataLoader call of the module `node` refers to, when it pins memory in a background
+    thread (pin_memory=True and worker processes)."""
+    context = analysis.context
+    made = node if isinstance(node, ast.Call) else analysis.value_of(node)
+    if not (isinstance(made, ast.Call) and analysis.named(made.func, DATA_LOADERS)):
+        return None
+    if context.evaluate(context.argument(made, 7, "pin_memory")) is not True:
+        return None
+    workers_node = context.argument(made, 5, "num_workers")
+    workers = context.evaluate(workers_node) if workers_node is not None else 0
+    if workers is UNKNOWN or (isinstance(workers, int) and workers > 0):
+        return made
+    return None

@@ -1,0 +1,173 @@
+"""The `cuda-reach` project index: per function of the project's modules, whether it
+synchronizes the device, uses CUDA, waits for the GPU, begins a global-mode capture, returns a
+pinned DataLoader, or starts a thread left running whose code uses CUDA (and whether it joins
+threads), by itself or through its module's own functions. CUR4xx and CUR102 read it."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+
+from cursedlint.analysis.capture_regions import (
+    FUNCTIONS, GRAPHED_CALLABLES, PAIRINGS, CaptureAnalysis, body_of, capture_analysis,
+    last_name, pinned_loader, position,
+)
+from cursedlint.analysis.cuda_use import CudaUse
+from cursedlint.analysis.python_project import (
+    FunctionIndexer, Reach, own_nodes, project_names,
+)
+from cursedlint.analysis.thread_starts import ThreadStarts
+
+def _project_module(statement: ast.Import | ast.ImportFrom) -> bool:
+    """Whether an import may name a module of the project (relative, or not the standard
+    library's nor a CUDA library's)."""
+    if isinstance(statement, ast.ImportFrom):
+        if statement.level:
+            return True
+        names = [statement.module or ""]
+    else:
+        names = [alias.name for alias in statement.names]
+    return any(name.partition(".")[0] not in _NOT_PROJECT for name in names)
+
+
+_NOT_PROJECT = sys.stdlib_module_names | {"torch", "cupy", "numba", "cuda", "numpy"}
+PINNED_LOADER = "pinned_loader"
+_CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
+                  "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "graph",
+                  "make_graphed_callables")
+"""`CudaUse` checks whose facts are summarized for the project (`CudaReach`)."""
+
+
+class CudaReach(FunctionIndexer):
+    """Per function of the project's modules: whether it synchronizes the device, uses CUDA,
+    waits for the GPU, or begins a global-mode capture, by itself or through the module's own
+    functions; and whether it returns a pinned DataLoader (a factory)."""
+
+    name = "cuda-reach"
+
+    def words(self, settings):
+        """Modules that begin a capture, start threads (their names become trigger words) or
+        make a DataLoader (a factory a loop of another module iterates); the rest is read
+        from the names the files that need facts use (`seed_words`)."""
+        return (*_CAPTURE_WORDS, "DataLoader", "Thread", "Timer", "ThreadPoolExecutor")
+
+    def seed_words(self, context):
+        """What a file that needs the facts uses from the project's modules."""
+        return project_names(context)
+
+    def needed_by(self, context) -> bool:
+        """Only a module that imports another one of the project can call into it."""
+        return any(_project_module(statement) for statement in ast.walk(context.tree)
+                   if isinstance(statement, (ast.Import, ast.ImportFrom)))
+
+    def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
+        module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))
+        facts = {kind: Reach(line, what, tuple(via))
+                 for kind, (line, what, via) in module.of(function).items()}
+        loader = _returned_loader(capture_analysis(context), function)
+        if loader is not None:
+            facts[PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
+        if context.shared(_THREAD_WORDS, lambda: bool(_THREAD_WORDS.search(context.source.text))):
+            threads = context.shared(
+                ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
+            facts.update(threads.thread_facts(function))
+        return facts
+
+
+_THREAD_WORDS = re.compile(r"Thread|Timer|Executor")
+
+
+class _ModuleCudaFacts:
+    """The CUDA facts of each function of a module parsed for the index, in one walk per
+    function for all kinds, following the module's own functions (memoized, cycles cut):
+    kind -> (line, what, [functions through which])."""
+
+    def __init__(self, context):
+        self.context = context
+        self.analysis = _fed(capture_analysis(context))
+        self.uses = CudaUse(context, self.analysis)
+        self.checks = {"device_wide": self.uses.device_wide_use, "cuda": self.uses.any_use,
+                       "sure_cuda": self.uses.sure_use,
+                       "host_sync": self._unconditional_sync,
+                       "global_capture": self.analysis.begins}
+        self._memo: dict[int, dict] = {}
+        self._conditional: set[int] = set()
+
+    def of(self, function: ast.AST) -> dict[str, tuple[int, str, list[str]]]:
+        key = id(function)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = {}  # a call back into a function being read adds nothing
+        found: dict[str, tuple[int, str, list[str]]] = {}
+        for node in self._ordered(function):
+            for kind, check in self.checks.items():
+                if kind not in found:
+                    what = check(node)
+                    if what:
+                        found[kind] = (node.lineno, what, [])
+            callee = self.uses.callee(node)
+            if callee is not None:
+                for kind, (line, what, via) in self.of(callee).items():
+                    if kind != "host_sync" or id(node) not in self._conditional:
+                        found.setdefault(kind, (line, what, [callee.name, *via]))
+            if len(found) == len(self.checks):
+                break
+        self._memo[key] = found
+        return found
+
+    def _ordered(self, function: ast.AST) -> list[ast.AST]:
+        """The function's own nodes by position, noting those under an `if`."""
+        nodes, pending = [], [(node, False) for node in body_of(function)]
+        while pending:
+            node, conditional = pending.pop()
+            if isinstance(node, FUNCTIONS + (ast.Lambda, ast.ClassDef)) and node is not function:
+                continue
+            if conditional:
+                self._conditional.add(id(node))
+            if hasattr(node, "lineno"):
+                nodes.append(node)
+            inner = conditional or isinstance(node, (ast.If, ast.IfExp))
+            pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+        return sorted(nodes, key=position)
+
+    def _unconditional_sync(self, node: ast.AST) -> str | None:
+        """A wait for the GPU that runs whenever the function does: one under an `if`
+        depends on values another module's caller cannot be seen to give."""
+        return None if id(node) in self._conditional else self.uses.host_sync(node)
+
+
+def capturing_names(facts: dict) -> tuple[str, ...]:
+    """Names of the project's functions (path -> ModuleSummary of `CUDA_REACH`) that begin a
+    global-mode capture themselves (through their module's own functions)."""
+    names = {qualname.rpartition(".")[2] for summary in facts.values()
+             for qualname, function in summary.functions.items()
+             if "global_capture" in function.facts}
+    return tuple(sorted(names))
+
+
+def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
+    """The analysis of a module parsed for the index (no walk fed it): its regions (only the
+    calls named like a region's start are read)."""
+    for node in ast.walk(analysis.context.tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            analysis.visit_with(node)
+        elif isinstance(node, ast.Call) and last_name(node.func) in _REGION_STARTS:
+            analysis.visit_call(node)
+    return analysis
+
+
+_REGION_STARTS = frozenset(PAIRINGS) | {name.rpartition(".")[2] for name in GRAPHED_CALLABLES}
+
+
+def _returned_loader(analysis: CaptureAnalysis, function: ast.AST) -> ast.Call | None:
+    """The pinned DataLoader a factory returns (directly or through a name)."""
+    for node in own_nodes(body_of(function)):
+        if isinstance(node, ast.Return) and node.value is not None:
+            loader = pinned_loader(analysis, node.value)
+            if loader is not None:
+                return loader
+    return None
+
+
+CUDA_REACH = CudaReach()

@@ -1,0 +1,271 @@
+"""Which calls of a Python module reach the GPU or wait for it.
+
+`CudaUse` answers per node: a device-wide synchronization, any CUDA use, a sure one (not a
+tensor method that touches CUDA only on a GPU tensor), a wait for the GPU; following calls into
+the module's own functions and methods (depth `LOCAL_DEPTH`), and into the project's other
+modules through the `cuda-reach` index (`analysis.cuda_reach`), with the chain that proves it.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import Iterable
+
+from msgspec import Struct
+
+from cursedlint.analysis.capture_regions import (
+    FUNCTIONS, LOCAL_DEPTH, CaptureAnalysis, body_of, is_self_attribute, last_name, position,
+)
+from cursedlint.analysis.python_project import ProjectFunctions, call_target, own_nodes
+from cursedlint.findings import Step
+
+class Use(Struct, frozen=True):
+    """A call that reaches CUDA: `what` says how, `device_wide` when it synchronizes the whole
+    device (illegal during any capture, whatever the mode)."""
+
+    what: str
+    device_wide: bool = False
+
+
+DEVICE_SYNCS = frozenset({"torch.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize"})
+C_DEVICE_SYNCS = frozenset({"cudaDeviceSynchronize", "cuCtxSynchronize"})
+C_PROHIBITED = C_DEVICE_SYNCS | frozenset({
+    "cudaStreamSynchronize", "cudaEventSynchronize", "cudaEventQuery", "cudaStreamQuery",
+    "cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemset", "cuStreamSynchronize",
+    "cuEventSynchronize", "cuEventQuery", "cuStreamQuery", "cuMemAlloc", "cuMemFree",
+    "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemsetD8", "cuMemsetD32",
+})
+"""cuda-python functions (last name, `_v2` removed) that a capture prohibits."""
+C_ALLOCATIONS = frozenset({"cudaMalloc", "cudaFree", "cuMemAlloc", "cuMemFree"})
+"""Of these, the "potentially unsafe" calls a relaxed capture allows (cudaStreamCaptureMode;
+verified on an H100: they return 0 and the capture ends with 0); synchronizations stay
+illegal in every mode."""
+
+HOST_SYNCS = {
+    "item": "`.item()` copies a value to the host",
+    "cpu": "`.cpu()` copies the tensor to the host",
+    "tolist": "`.tolist()` copies the tensor to the host",
+    "numpy": "`.numpy()` copies the array to the host",
+    "nonzero": "`.nonzero()` needs the count of nonzero elements on the host",
+    "synchronize": "`.synchronize()` waits for the GPU",
+    "query": "`.query()` asks the GPU whether work is done (cudaEventQuery/cudaStreamQuery)",
+}
+"""Zero-argument methods that wait for the GPU (CUR402, and CUDA work in another thread)."""
+
+QUALIFIED_SYNCS = {
+    "torch.cuda.synchronize": "torch.cuda.synchronize() waits for the whole device",
+    "torch.cuda.empty_cache": "torch.cuda.empty_cache() frees cached blocks with cudaFree",
+    "torch.nonzero": "torch.nonzero() needs the count of nonzero elements on the host",
+    "cupy.asnumpy": "cupy.asnumpy() copies the array to the host",
+    "cupy.cuda.runtime.deviceSynchronize": "deviceSynchronize() waits for the whole device",
+}
+THREAD_METHODS = {
+    "cuda": "`.cuda()` allocates and copies on the GPU",
+    "pin_memory": "`.pin_memory()` allocates pinned memory (the caching host allocator queries "
+                  "CUDA events)",
+    **{name: HOST_SYNCS[name] for name in ("item", "cpu", "tolist", "synchronize", "query")},
+}
+_TENSOR_METHOD_USES = frozenset(
+    text for name, text in THREAD_METHODS.items() if name not in ("cuda", "pin_memory"))
+"""What `thread_use` says of a method that touches CUDA only when its tensor is on the GPU."""
+HOST_ONLY_TORCH_CUDA = frozenset({
+    "is_available", "device_count", "current_device", "get_device_name",
+    "get_device_properties", "get_device_capability", "is_initialized", "set_device",
+    "memory_allocated",
+    "memory_reserved", "max_memory_allocated", "nvtx",
+})
+"""torch.cuda functions that ask the host-side runtime only."""
+_CUDA_MODULES = ("torch.cuda.", "cupy.", "cuda.", "numba.cuda.")
+_TORCH_DEVICE = frozenset({"torch.device"})
+
+
+def _c_name(func: ast.AST) -> str | None:
+    name = last_name(func)
+    return name[:-3] if name and name.endswith("_v2") else name
+
+
+def allocates(node: ast.AST) -> bool:
+    """Whether a Python node is a cuda-python allocation or free (prohibited but not in
+    relaxed captures)."""
+    return isinstance(node, ast.Call) and _c_name(node.func) in C_ALLOCATIONS
+
+
+class CudaUse:
+    """Which calls of a module reach CUDA, directly, through its own functions, or through
+    the project's other modules (`project`: their summaries; None in a summary's own run).
+    The chain of a call that reaches into another module is kept for the finding
+    (`steps_for`)."""
+
+    def __init__(self, context, analysis: CaptureAnalysis,
+                 project: ProjectFunctions | None = None):
+        self.context = context
+        self.analysis = analysis
+        self.project = project
+        self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
+        self._steps: dict[int, tuple[Step, ...]] = {}
+
+    def device_wide_use(self, node: ast.AST) -> str | None:
+        """Why `node` synchronizes the whole device, or None."""
+        use = self.thread_use(node)
+        return use.what if use and use.device_wide else None
+
+    def any_use(self, node: ast.AST) -> str | None:
+        """How `node` uses CUDA (made by another thread), or None."""
+        use = self.thread_use(node)
+        return use.what if use else None
+
+    def sure_use(self, node: ast.AST) -> str | None:
+        """How `node` surely uses CUDA: not a method such as `.item()` or `.cpu()`, which waits
+        for the GPU only on a CUDA tensor."""
+        use = self.thread_use(node)
+        if use is None or use.what in _TENSOR_METHOD_USES:
+            return None
+        return use.what
+
+    def host_sync(self, node: ast.AST) -> str | None:
+        """Why `node` cannot run inside a capture region, or None."""
+        if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                and isinstance(node.slice, ast.Compare)):
+            return "boolean-mask indexing needs the count of selected elements on the host"
+        if not isinstance(node, ast.Call):
+            return None
+        name = self.context.qualified_name(node.func, among=QUALIFIED_SYNCS)
+        if name:
+            return QUALIFIED_SYNCS[name]
+        c_name = _c_name(node.func)
+        if c_name in C_PROHIBITED:
+            return f"{c_name}() is prohibited while a stream captures"
+        if isinstance(node.func, ast.Attribute) and not node.args:
+            return HOST_SYNCS.get(node.func.attr)
+        return None
+
+    def relaxed_sync(self, node: ast.AST) -> str | None:
+        """`host_sync` for a relaxed-mode capture, which allows allocating and freeing."""
+        return None if allocates(node) else self.host_sync(node)
+
+    def thread_use(self, node: ast.AST) -> Use | None:
+        """Whether a call, made by another thread, is CUDA work (and whether device-wide)."""
+        if not isinstance(node, ast.Call):
+            return None
+        func = node.func
+        name = self.context.qualified_name(func)
+        if name in DEVICE_SYNCS or _c_name(func) in C_DEVICE_SYNCS:
+            return Use(f"`{ast.unparse(func)}()` waits for the whole device", device_wide=True)
+        if isinstance(func, ast.Attribute) and func.attr == "synchronize" and isinstance(
+                func.value, ast.Call) and self.context.qualified_name(
+                func.value.func) == "cupy.cuda.Device":
+            return Use("`cupy.cuda.Device().synchronize()` waits for the whole device",
+                       device_wide=True)
+        if name and name.startswith(_CUDA_MODULES) and not any(
+                part in HOST_ONLY_TORCH_CUDA for part in name.split(".")):
+            return Use(f"`{name}()` calls CUDA")
+        if isinstance(func, ast.Attribute):
+            if func.attr in THREAD_METHODS and not node.args:
+                return Use(THREAD_METHODS[func.attr])
+            if self._moved_to_cuda(node):
+                return Use("`.to(\"cuda\")` allocates and copies on the GPU")
+        if self._made_on_cuda(node, name):
+            return Use(f"`{name}(device=\"cuda\")` allocates a CUDA tensor")
+        return None
+
+    def makes_cuda_tensor(self, call: ast.Call) -> bool:
+        """`t.cuda()`, `t.to("cuda")`, `torch.zeros(..., device="cuda")`."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "cuda" and not call.args:
+            return True
+        return self._moved_to_cuda(call) or self._made_on_cuda(
+            call, self.context.qualified_name(func))
+
+    def _moved_to_cuda(self, call: ast.Call) -> bool:
+        return isinstance(call.func, ast.Attribute) and call.func.attr == "to" and any(
+            self._is_cuda_device(a) for a in self._to_targets(call))
+
+    def _made_on_cuda(self, call: ast.Call, name: str | None) -> bool:
+        device = next((k.value for k in call.keywords if k.arg == "device"), None)
+        return bool(name) and name.startswith("torch.") and self._is_cuda_device(device)
+
+    @staticmethod
+    def _to_targets(call: ast.Call) -> list[ast.AST]:
+        return [*call.args[:1], *(k.value for k in call.keywords if k.arg == "device")]
+
+    def _is_cuda_device(self, node: ast.AST | None) -> bool:
+        if node is None:
+            return False
+        if isinstance(node, ast.Call) and self.context.qualified_name(
+                node.func, among=_TORCH_DEVICE) and node.args:
+            node = node.args[0]
+        value = self.context.evaluate(node)
+        return isinstance(value, str) and value.startswith("cuda")
+
+    def first(self, code: Iterable[ast.AST], check, depth: int = 0,
+              seen: frozenset[int] = frozenset()) -> tuple[ast.AST, str, list[str]] | None:
+        """The first node under `code` (by position) for which `check(node)` says something,
+        looking into the module's functions it calls: (node, what, [callee names])."""
+        nodes = sorted((n for n in own_nodes(code) if hasattr(n, "lineno")), key=position)
+        for node in nodes:
+            what = check(node)
+            if what:
+                return node, what, []
+            callee = self.callee(node) if depth < LOCAL_DEPTH else None
+            if callee is not None and id(callee) not in seen:
+                inner = self._first_in(callee, check, depth + 1, seen | {id(callee)})
+                if inner:
+                    return inner[0], inner[1], [callee.name, *inner[2]]
+            elif callee is None and isinstance(node, ast.Call):
+                remote = self.remote(node.func, check)
+                if remote is not None:
+                    self._steps[id(node)] = remote
+                    return node, located(remote[-1]), [ast.unparse(node.func)]
+        return None
+
+    def remote(self, func: ast.AST, check) -> tuple[Step, ...] | None:
+        """The chain by which the project function that `func` names (in another module)
+        reaches what `check` looks for; None when unknown or it does not."""
+        kind = REMOTE_KINDS.get(check.__name__)
+        return self.reach_of(func, kind) if kind else None
+
+    def reach_of(self, func: ast.AST, kind: str) -> tuple[Step, ...] | None:
+        """The chain by which the project function that `func` names (in another module)
+        reaches a fact of `kind` (see `CudaReach`); None when unknown or it does not."""
+        found = self.reached(func, kind)
+        return None if found is None else found[0]
+
+    def reached(self, func: ast.AST, kind: str):
+        """`reach_of`'s chain and the fact it ends in."""
+        target = call_target(self.context, self.project, func) if self.project else None
+        return None if target is None else self.project.reached(*target, kind)
+
+    def steps_for(self, node: ast.AST) -> tuple[Step, ...]:
+        """The chain through other modules behind a node `first` returned (none if local)."""
+        return self._steps.get(id(node), ())
+
+    def _first_in(self, callee: ast.AST, check, depth: int, seen: frozenset[int]):
+        """`first` over a callee's body, remembered per callee and check."""
+        key = (id(callee), check.__name__)
+        if key not in self._memo:
+            self._memo[key] = self.first(body_of(callee), check, depth, seen)
+        return self._memo[key]
+
+    def callee(self, node: ast.AST) -> ast.AST | None:
+        """The module's def that a call runs: `helper(...)`, `self.method(...)`."""
+        if not isinstance(node, ast.Call):
+            return None
+        if isinstance(node.func, ast.Name) or is_self_attribute(node.func):
+            code = self.analysis.value_of(node.func)
+            return code if isinstance(code, FUNCTIONS) else None
+        return None
+
+
+def through(path: list[str]) -> str:
+    return "".join(f" through {name}()" for name in path)
+
+
+def located(step: Step) -> str:
+    """A fact found in another module, with its place."""
+    return f"{step.note} (at {os.path.basename(step.path)}:{step.line})"
+
+
+REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "sure_use": "sure_cuda",
+                 "host_sync": "host_sync",
+                 "begins": "global_capture"}

@@ -1,0 +1,249 @@
+"""Threads and executor tasks a Python module starts, what their code reaches, and where they
+are joined, shut down or waited for: `threading.Thread` (and subclasses with their own `run`,
+in this module or another of the project), `threading.Timer`, `ThreadPoolExecutor` tasks."""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import Iterator, NamedTuple
+
+from msgspec import Struct
+
+from cursedlint.analysis.capture_regions import (
+    END, PARTIAL, CaptureAnalysis, Region, body_of, enclosing_class, is_self_attribute, key,
+    position,
+)
+from cursedlint.analysis.cuda_use import REMOTE_KINDS, CudaUse, through
+from cursedlint.analysis.python_project import (
+    Reach, call_target, dotted, linted_imports, own_nodes,
+)
+from cursedlint.findings import Step
+
+THREAD_CLASSES = frozenset({"threading.Thread"})
+TIMERS = frozenset({"threading.Timer"})
+EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
+                       "concurrent.futures.thread.ThreadPoolExecutor"})
+_WAITS = frozenset({"concurrent.futures.wait"})
+THREAD_KINDS = {"device_wide": "thread_device_wide", "cuda": "thread_cuda"}
+"""Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
+JOINS = "joins"
+
+
+class ThreadStart(Struct, frozen=True):
+    """A thread (or executor task) started at `call` running `code`; `handles` are the
+    expressions whose join/shutdown/result ends it; `executor` the executor's, for tasks."""
+
+    call: ast.Call
+    code: "ast.AST | ProjectFunction"
+    label: str
+    handles: frozenset[str]
+    executor: str | None
+
+
+class ProjectFunction(NamedTuple):
+    """A thread's code defined in another module of the project."""
+
+    path: str
+    qualname: str
+
+
+def _code_label(code: ast.AST | ProjectFunction) -> str:
+    if isinstance(code, ProjectFunction):
+        return f"{code.qualname}() ({os.path.basename(code.path)})"
+    if isinstance(code, ast.Lambda):
+        return f"the lambda on line {code.lineno}"
+    return f"{code.name}()"
+
+
+class ThreadStarts:
+    """The threads and executor tasks a module starts, what their code reaches, and where
+    they are joined."""
+
+    def __init__(self, context, analysis: CaptureAnalysis, uses: CudaUse):
+        self.context = context
+        self.analysis = analysis
+        self.uses = uses
+
+    def reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
+        """Where a thread's code (a def or lambda of the module, or a project function of
+        another module) first does what `check` finds: (line, how, chain)."""
+        if isinstance(code, ProjectFunction):
+            steps = self.uses.project.reach(code.path, code.qualname, REMOTE_KINDS[check.__name__])
+            if steps is None:
+                return None
+            return steps[-1].line, f" of {os.path.basename(steps[-1].path)}, where " \
+                f"{steps[-1].note}", steps
+        found = self.uses.first(body_of(code), check)
+        if found is None:
+            return None
+        node, what, path = found
+        return node.lineno, f"{through(path)}, where {what}", self.uses.steps_for(node)
+
+    # -- threads started and captures begun by other modules' functions ---------------------
+    def thread_facts(self, function: ast.AST) -> dict[str, Reach]:
+        """The facts of a function (for the project index) about the threads it starts and
+        leaves running, whose code uses CUDA (or synchronizes the device), and the threads
+        it joins."""
+        facts = {}
+        for start in self._starts(function):
+            if self._ended(start, [(function, position(start.call), END)], None):
+                continue
+            for check, kind in ((self.uses.device_wide_use, "device_wide"),
+                                (self.uses.any_use, "cuda")):
+                found = self.reached(start.code, check)
+                if found is not None and THREAD_KINDS[kind] not in facts:
+                    facts[THREAD_KINDS[kind]] = Reach(
+                        start.call.lineno, f"starts {start.label}",
+                        detail=f"{found[0]} of {os.path.basename(self.context.source.path)}"
+                               f"{found[1]}")
+        for node in own_nodes(body_of(function)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("join", "shutdown") and is_self_attribute(
+                        node.func.value)):
+                facts[JOINS] = Reach(node.lineno, f"joins `{key(node.func.value)}`")
+                break
+        return facts
+
+    # -- threads alive at a region --------------------------------------------------------
+    def alive_at(self, region: Region) -> Iterator[ThreadStart]:
+        scope = self.context.scope_of(region.start)
+        before = position(region.start)
+        root = scope or self.context.tree
+        for start_root in self._earlier_scopes(root):
+            for start in self._starts(start_root):
+                begun = position(start.call)
+                if start_root is root:
+                    if begun >= before:
+                        continue
+                    windows = [(root, begun, before)]
+                else:  # ended in its own scope, or in the region's before the region
+                    windows = [(start_root, begun, END), (root, (0, 0), before)]
+                if not self._ended(start, windows, region):
+                    yield start
+
+    def _earlier_scopes(self, root: ast.AST) -> list[ast.AST]:
+        """Where a thread alive at a region in `root` (a function or the module) may have
+        started: there, at module level, and in the class's `__init__`."""
+        tree = self.context.tree
+        cls = enclosing_class(self.context, root) if root is not tree else None
+        init = CaptureAnalysis.own_method(cls, "__init__") if cls else None
+        scopes = [root, tree, init]
+        return [s for i, s in enumerate(scopes) if s is not None and s not in scopes[:i]]
+
+    def _starts(self, scope: ast.AST) -> Iterator[ThreadStart]:
+        for node in own_nodes(body_of(scope)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr == "start" and not node.args:
+                    start = self._thread_start(node)
+                elif node.func.attr in ("submit", "map") and node.args:
+                    start = self._task_start(node)
+                else:
+                    continue
+                if start is not None:
+                    yield start
+
+    def _thread_start(self, call: ast.Call) -> ThreadStart | None:
+        """`Thread(target=f).start()`, `t.start()`, `self.t.start()`, `Timer(5, f).start()`,
+        `Subclass().start()` with the subclass's `run`."""
+        handle = call.func.value
+        made = handle if isinstance(handle, ast.Call) else self.analysis.value_of(handle)
+        if not isinstance(made, ast.Call):
+            return None
+        if self.analysis.named(made.func, THREAD_CLASSES):
+            target = self.context.argument(made, 1, "target")
+        elif self.analysis.named(made.func, TIMERS):
+            target = self.context.argument(made, 1, "function")
+        else:
+            target = self._run_method(made.func) or self._project_run(made.func)
+        code = self.analysis.code_of(target) or self._project_function(target)
+        if code is None:
+            return None
+        if handle is made:
+            handles, label = frozenset(), f"the thread running {_code_label(code)}"
+        else:
+            handles = frozenset({key(handle)})
+            label = f"thread `{key(handle)}` running {_code_label(code)}"
+        return ThreadStart(call, code, label, handles, None)
+
+    def _project_function(self, target) -> "ProjectFunction | None":
+        """The function of another project module that a thread target names (also through
+        `functools.partial`)."""
+        if isinstance(target, ProjectFunction):
+            return target
+        if isinstance(target, ast.Call) and self.analysis.named(target.func, PARTIAL) and \
+                target.args:
+            target = target.args[0]
+        project = self.uses.project
+        found = call_target(self.context, project, target) if project and target else None
+        return None if found is None else ProjectFunction(*found)
+
+    def _project_run(self, func: ast.AST) -> "ProjectFunction | None":
+        """The `run` of another project module's class that subclasses threading.Thread."""
+        project = self.uses.project
+        name = dotted(func) if project else None
+        path = os.path.abspath(self.context.source.path)
+        found = project.definition(path, linted_imports(self.context), name) if name else None
+        if found is None or found[1] not in project.summaries[found[0]].classes or \
+                not project.subclasses(*found, "threading.Thread"):
+            return None
+        run = project.method(path, linted_imports(self.context), name, "run")
+        return None if run is None else ProjectFunction(*run)
+
+    def _run_method(self, func: ast.AST) -> ast.AST | None:
+        """The `run` of a module class that subclasses threading.Thread."""
+        cls = self.context.definition(func) if isinstance(func, ast.Name) else None
+        if not isinstance(cls, ast.ClassDef) or not any(
+                self.analysis.named(base, THREAD_CLASSES) for base in cls.bases):
+            return None
+        return CaptureAnalysis.own_method(cls, "run")
+
+    def _task_start(self, call: ast.Call) -> ThreadStart | None:
+        executor = call.func.value
+        made = self.analysis.value_of(executor)
+        if made is None and isinstance(executor, ast.Name):
+            made = self._with_target(executor)
+        if not (isinstance(made, ast.Call) and self.analysis.named(made.func, EXECUTORS)):
+            return None
+        if call.func.attr == "map" and not isinstance(self.context.parent_of(call),
+                                                      (ast.Expr, ast.Assign)):
+            return None  # consumed on the spot: list(pool.map(...)) waits for the tasks
+        code = self.analysis.code_of(call.args[0])
+        if code is None:
+            return None
+        handles = {key(executor)}
+        parent = self.context.parent_of(call)
+        if isinstance(parent, ast.Assign):
+            handles.update(key(target) for target in parent.targets)
+        label = f"the {ast.unparse(executor)} task running {_code_label(code)}"
+        return ThreadStart(call, code, label, frozenset(handles), key(executor))
+
+    def _with_target(self, name: ast.Name) -> ast.AST | None:
+        """The executor of `with ThreadPoolExecutor() as name:` enclosing `name`."""
+        for ancestor in self.context.ancestors(name):
+            if isinstance(ancestor, (ast.With, ast.AsyncWith)):
+                for item in ancestor.items:
+                    bound = item.optional_vars
+                    if isinstance(bound, ast.Name) and bound.id == name.id:
+                        return item.context_expr
+        return None
+
+    def _ended(self, start: ThreadStart, windows: list, region: Region | None) -> bool:
+        """Whether the thread is joined, shut down or waited for in one of the windows
+        (scope, after, before), or the executor's `with` block ends before the region (None:
+        before the function's end)."""
+        for node in (n for root, after, until in windows for n in own_nodes(body_of(root))
+                     if isinstance(n, ast.Call) and after < position(n) < until):
+            if self.analysis.named(node.func, _WAITS) and start.executor:
+                return True
+            if (isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("join", "shutdown", "result")
+                    and key(node.func.value) in start.handles):
+                return True
+        return start.executor is not None and any(
+            isinstance(ancestor, (ast.With, ast.AsyncWith))
+            and any(item.optional_vars is not None and key(item.optional_vars) ==
+                    start.executor for item in ancestor.items)
+            and (region is None
+                 or not any(a is ancestor for a in self.context.ancestors(region.start)))
+            for ancestor in self.context.ancestors(start.call))
