@@ -139,7 +139,7 @@ def worst_case_header(target_python: tuple[int, int] | None = None) -> str:
         options = rule.resolved_options(None)
         for alternative in trigger_alternatives(rule.triggers_for(options)):
             words |= alternative
-        shape = rule.look(options, target_python, "python")
+        shape = rule.checker("python").look(options, target_python, "python")
         for line in (_shape_code(shape) if shape is not None else ()):
             if line not in code:
                 code.append(line)

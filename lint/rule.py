@@ -237,7 +237,8 @@ class Rule:
         """The second, still parse-free look at a file of `language` whose bytes hold the
         rule's triggers: the `Shape` (`cursedlint.second_look`) its bytes must have for the
         rule to fire under these (resolved) options and target Python; None: no second look.
-        Built once per run and language, from the constants the rule's AST side matches."""
+        Built once per run and language, from the constants the rule's AST side matches;
+        asked of the language's checker (`checker(language).look`), which may declare it."""
         return None
 
     @classmethod

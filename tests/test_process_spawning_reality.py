@@ -34,8 +34,9 @@ from cursedlint.engine import Linter
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.python_context import PythonContext
 from cursedlint.rules.process_spawning import (
-    GLIBC, MACOS, MUSL, OLD_GLIBC, Platform, SubprocessForkPath, spawn_call,
+    GLIBC, MACOS, MUSL, OLD_GLIBC, Platform, SubprocessForkPath,
 )
+from cursedlint.rules.process_spawning.python import spawn_call
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 

@@ -24,7 +24,9 @@ AFTER_WORD = ("", ".", "(", " ", "\n")
 
 
 def looking_rules() -> list[type[Rule]]:
-    rules = [rule for rule in all_rules().values() if rule.look.__func__ is not Rule.look.__func__]
+    rules = [rule for rule in all_rules().values()
+             if any(rule.checker(language).look.__func__ is not Rule.look.__func__
+                    for language in rule.languages)]
     assert len(rules) >= 8, "every rule with a second look is timed"
     return rules
 
