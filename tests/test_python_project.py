@@ -734,3 +734,66 @@ def test_a_wait_under_a_condition_in_another_module_is_not_followed(tmp_path, mo
             """,
     })
     assert findings == []
+
+
+MODELS = """\
+import torch
+from torch import nn
+
+
+class Projection(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.proj = nn.Linear(width, width)
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+class Scale(nn.Module):
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, x):
+        return x * self.factor
+"""
+
+CAPTURE_MODEL = """\
+import torch
+
+from nets.models import {model}
+
+
+def record(static_input):
+    model = {model}(64).cuda()
+    graph = torch.cuda.CUDAGraph(){warmup}
+    with torch.cuda.graph(graph):
+        static_output = model(static_input)
+    return graph, static_output
+"""
+
+
+def capture_model(tmp_path, monkeypatch, capsys, model: str, warmup: str = "") -> list[dict]:
+    return lint(tmp_path, monkeypatch, capsys, {
+        "nets/__init__.py": "",
+        "nets/models.py": MODELS,
+        "nets/record.py": CAPTURE_MODEL.format(model=model, warmup=warmup),
+    })
+
+
+def test_a_model_of_another_module_whose_forward_runs_cublas_needs_a_warm_up(
+        tmp_path, monkeypatch, capsys):
+    [finding] = capture_model(tmp_path, monkeypatch, capsys, "Projection")
+    assert codes_at([finding]) == [("CUR404", "nets/record.py", 9)]
+    assert "runs `Projection.forward()`: `self.proj`" in finding["message"]
+    assert [(step["path"], step["line"]) for step in finding["related"]] == [
+        ("nets/models.py", 11)]
+    assert "Linear" in finding["related"][-1]["note"]
+
+
+def test_a_warmed_up_or_elementwise_model_of_another_module_is_clean(
+        tmp_path, monkeypatch, capsys):
+    warmed = "\n    model(static_input)"
+    assert capture_model(tmp_path, monkeypatch, capsys, "Projection", warmed) == []
+    assert capture_model(tmp_path, monkeypatch, capsys, "Scale") == []

@@ -14,6 +14,7 @@ from cursedlint.analysis.capture_regions import (
     last_name, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_use import CudaUse
+from cursedlint.analysis.library_work import LIBRARY_WORK, LibraryWork
 from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, own_nodes, project_names,
 )
@@ -42,7 +43,8 @@ _CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
 class CudaReach(FunctionIndexer):
     """Per function of the project's modules: whether it synchronizes the device, uses CUDA,
     waits for the GPU, or begins a global-mode capture, by itself or through the module's own
-    functions; and whether it returns a pinned DataLoader (a factory)."""
+    functions; whether it runs cuBLAS or cuDNN work (`library_work`); and whether it returns
+    a pinned DataLoader (a factory)."""
 
     name = "cuda-reach"
 
@@ -90,7 +92,8 @@ class _ModuleCudaFacts:
         self.checks = {"device_wide": self.uses.device_wide_use, "cuda": self.uses.any_use,
                        "sure_cuda": self.uses.sure_use,
                        "host_sync": self._unconditional_sync,
-                       "global_capture": self.analysis.begins}
+                       "global_capture": self.analysis.begins,
+                       LIBRARY_WORK: LibraryWork(context, self.analysis, self.uses).library_work}
         self._memo: dict[int, dict] = {}
         self._conditional: set[int] = set()
 

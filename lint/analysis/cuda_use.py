@@ -267,5 +267,5 @@ def located(step: Step) -> str:
 
 
 REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "sure_use": "sure_cuda",
-                 "host_sync": "host_sync",
-                 "begins": "global_capture"}
+                 "host_sync": "host_sync", "begins": "global_capture",
+                 "library_work": "library_work"}

@@ -651,13 +651,15 @@ class CaptureWithoutWarmup(CaptureRule):
     a `torch.nn` layer the module creates (`Linear`, `Conv*d`, `ConvTranspose*d`, `LSTM`,
     `GRU`, `RNN`, `MultiheadAttention`, also inside `Sequential`, also moved with
     `.cuda()`/`.to(...)`), of a module class whose `forward` reaches one, or of a module
-    function or method that reaches one. A warm-up is anything before the region in the same
+    function or method that reaches one; also across the project's modules: an instance of a
+    class defined in another module whose `forward` reaches library work, or a function of
+    another module that does (the finding shows the chain). A warm-up is anything before the region in the same
     function that initializes the libraries or may do so: a call of a callable the region
     calls (`model(x)` before `with torch.cuda.graph(g): model(x)`), a call that is passed such
     a callable (`warm_up(model)`, `torch.cuda.make_graphed_callables(model, ...)`), library
     work of its own or through the module's functions, or a `with torch.cuda.stream(...)` block
     that calls anything (PyTorch's documented warm-up loop). A model or function the module
-    does not show (a parameter, an import) is not library work, and regions of
+    does not show (a parameter, a library's class) is not library work, and regions of
     `make_graphed_callables`, which warms up itself, are not checked.
 
     ## Why it is cursed

@@ -9,10 +9,11 @@ from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.capture_regions import (
     BEGINS_GLOBAL, GLOBAL, LOCAL_DEPTH, RELAXED, CaptureAnalysis, Region, body_of,
-    capture_analysis, enclosing_class, is_self_attribute, key, pinned_loader, position,
+    capture_analysis, enclosing_class, key, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_reach import CUDA_REACH, PINNED_LOADER
 from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
+from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.python_project import call_target, own_nodes, project_functions
 from cursedlint.analysis.thread_starts import JOINS, THREAD_KINDS, ThreadStart, ThreadStarts
 from cursedlint.findings import Step
@@ -151,24 +152,6 @@ class Loader(NamedTuple):
     steps: tuple[Step, ...]
 
 
-_NN = "torch.nn."
-LIBRARY_FUNCTIONS = frozenset({
-    *(f"torch.{name}" for name in ("matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm",
-                                   "einsum")),
-    *(f"torch.nn.functional.{name}" for name in ("linear", "bilinear", "conv1d", "conv2d",
-                                                 "conv3d", "conv_transpose1d",
-                                                 "conv_transpose2d", "conv_transpose3d")),
-})
-"""Functions that run cuBLAS (matrix products) or cuDNN (convolutions) on CUDA tensors."""
-LIBRARY_METHODS = frozenset({"matmul", "mm", "bmm", "addmm", "baddbmm"})
-LIBRARY_MODULES = frozenset(f"{_NN}{name}" for name in (
-    "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-    "ConvTranspose3d", "LSTM", "GRU", "RNN", "MultiheadAttention"))
-"""`torch.nn` layers whose forward pass is a cuBLAS or cuDNN call."""
-CONTAINERS = frozenset({f"{_NN}Sequential"})
-MODULE_MOVES = frozenset({"cuda", "to", "half", "bfloat16", "float", "double", "train", "eval",
-                          "requires_grad_"})
-"""Methods of an nn.Module that return the module itself (`nn.Linear(8, 8).cuda()`)."""
 _STREAM_CONTEXTS = frozenset({"torch.cuda.stream"})
 
 
@@ -409,13 +392,13 @@ class CaptureWithoutWarmupPython(PythonCapture, CaptureWithoutWarmup):
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
-        self._expanding: set[int] = set()  # forward() bodies being searched (recursion guard)
+        self.library = LibraryWork(context, self.analysis, self.uses)
 
     def check(self) -> None:
         for region in self.analysis.regions:
             if region.what != "torch.cuda.graph":
                 continue
-            found = self.uses.first(region.body, self._library_work)
+            found = self.uses.first(region.body, self.library.library_work)
             if found is not None and not self._warmed_up(region):
                 node, what, path = found
                 self._report(region, node, what, path)
@@ -431,70 +414,8 @@ class CaptureWithoutWarmupPython(PythonCapture, CaptureWithoutWarmup):
             "run the captured step a few times on a side stream "
             "(`with torch.cuda.stream(s):`) before capture, or use "
             "torch.cuda.make_graphed_callables, which warms up itself",
+            related=self.uses.steps_for(node) or self.library.steps_for(node),
         )
-
-    # -- what counts as library work --------------------------------------------------------
-    def _library_work(self, node: ast.AST) -> str | None:
-        """Why `node` runs cuBLAS or cuDNN, or None."""
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-            return "`@` is a cuBLAS matrix product"
-        if not isinstance(node, ast.Call):
-            return None
-        name = self.context.qualified_name(node.func, among=LIBRARY_FUNCTIONS)
-        if name:
-            return f"`{name}()` calls cuBLAS or cuDNN"
-        if isinstance(node.func, ast.Attribute) and node.func.attr in LIBRARY_METHODS \
-                and node.args and not is_self_attribute(node.func):
-            return f"`.{node.func.attr}()` is a cuBLAS matrix product"
-        if isinstance(node.func, ast.Name) or is_self_attribute(node.func):
-            return self._module_work(node.func)
-        return None
-
-    def _module_work(self, func: ast.AST) -> str | None:
-        """Why calling the nn.Module that `func` holds runs cuBLAS or cuDNN, or None."""
-        made = self._constructed(self.analysis.value_of(func))
-        if made is None:
-            return None
-        label = f"`{ast.unparse(func)}` (created on line {made.lineno})"
-        layer = self._layer(made)
-        if layer:
-            return f"{label} runs a {layer}, which calls cuBLAS or cuDNN"
-        forward = self._forward(made.func)
-        if forward is None or id(forward) in self._expanding:
-            return None
-        self._expanding.add(id(forward))
-        found = self.uses.first(body_of(forward), self._library_work)
-        self._expanding.discard(id(forward))
-        if found is None:
-            return None
-        node, what, path = found
-        return f"{label} runs forward(){through(path)}, which reaches line {node.lineno}: {what}"
-
-    @staticmethod
-    def _constructed(value: ast.AST | None) -> ast.Call | None:
-        """The constructor call under `Layer(...).cuda().eval()`."""
-        while (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-               and value.func.attr in MODULE_MOVES):
-            value = value.func.value
-        return value if isinstance(value, ast.Call) else None
-
-    def _layer(self, made: ast.Call) -> str | None:
-        """The torch.nn layer (or a Sequential's first library layer) a call constructs."""
-        name = self.context.qualified_name(made.func, among=LIBRARY_MODULES | CONTAINERS)
-        if name in LIBRARY_MODULES:
-            return f"`{name[len(_NN):]}`"
-        if name in CONTAINERS:
-            elements = [e for a in made.args
-                        for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
-            return next((f"{layer} inside `{name[len(_NN):]}`" for layer in (
-                self._layer(c) for c in map(self._constructed, elements) if c) if layer), None)
-        return None
-
-    def _forward(self, func: ast.AST) -> ast.AST | None:
-        """The `forward` of a class of this module that `func` names."""
-        cls = self.context.definition(func) if isinstance(func, ast.Name) else None
-        return CaptureAnalysis.own_method(cls, "forward") if isinstance(cls, ast.ClassDef) \
-            else None
 
     # -- what counts as a warm-up -----------------------------------------------------------
     def _warmed_up(self, region: Region) -> bool:
@@ -506,7 +427,7 @@ class CaptureWithoutWarmupPython(PythonCapture, CaptureWithoutWarmup):
         earlier = [n for n in own_nodes(body_of(scope)) if isinstance(n, (ast.Call, ast.BinOp))
                    and position(n) < start]
         return any(self._runs_or_passes(node, captured) or self._stream_block_call(node)
-                   for node in earlier) or self.uses.first(earlier, self._library_work) \
+                   for node in earlier) or self.uses.first(earlier, self.library.library_work) \
             is not None
 
     @staticmethod
