@@ -34,12 +34,24 @@ class Edit(Struct, frozen=True):
     content: str
 
 
+class Rewrite(Struct, frozen=True):
+    """Set keyword argument `keyword` to `value` (source text) in the Python call at `span`,
+    in place of the keyword `replaces` where the call has it: a structural edit, made with
+    libcst when the fix is applied (`structural_fixes`), keeping the call's layout."""
+
+    span: Span
+    keyword: str
+    value: str
+    replaces: str | None = None
+
+
 class Fix(Struct, frozen=True):
     """Edits that resolve a finding. Unsafe fixes may change behaviour and need opting in."""
 
     message: str
     edits: tuple[Edit, ...]
     safe: bool = True
+    rewrites: tuple[Rewrite, ...] = ()
 
 
 class Step(Struct, frozen=True):

@@ -1,4 +1,5 @@
-"""Applying fixes: text edits from findings, only when asked, only when the result still parses.
+"""Applying fixes: text edits from findings (and structural rewrites of Python calls, made with
+libcst), only when asked, only when the result still parses.
 
 Edits of one pass that overlap an earlier-accepted edit are left for the next pass (the engine
 re-lints the fixed text), so two fixes can never corrupt each other. The fixed file is written
@@ -12,7 +13,7 @@ import os
 import stat
 from typing import Sequence
 
-from cursedlint.findings import Edit, Finding
+from cursedlint.findings import Edit, Finding, Rewrite
 from cursedlint.languages import PYTHON
 from cursedlint.source import _LINE_BREAK, Source
 
@@ -40,6 +41,10 @@ def apply(source: Source, findings: list[Finding]) -> tuple[str, int]:
     applied = 0
     for finding in findings:
         edits = [_as_range(source, edit, newline) for edit in finding.fix.edits]
+        try:
+            edits += [_rewritten(source, rewrite, newline) for rewrite in finding.fix.rewrites]
+        except ValueError:  # the call is no longer what the finding saw
+            continue
         if any(_overlaps(edit, other) for edit in edits for other in chosen):
             continue
         chosen.extend(edits)
@@ -57,6 +62,15 @@ def _as_range(source: Source, edit: Edit, newline: str) -> tuple[int, int, str]:
         _offset(source, span.end_line, span.end_column),
         _LINE_BREAK.sub(newline, edit.content),
     )
+
+
+def _rewritten(source: Source, rewrite: Rewrite, newline: str) -> tuple[int, int, str]:
+    """A structural rewrite as a range of the text and its new content (libcst, imported
+    here: only runs that apply or show fixes need it)."""
+    from cursedlint.structural_fixes import rewritten
+
+    start, end, _ = _as_range(source, Edit(rewrite.span, ""), newline)
+    return start, end, _LINE_BREAK.sub(newline, rewritten(source.text[start:end], rewrite))
 
 
 def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:

@@ -15,7 +15,7 @@ from cursedlint.analysis.capture_regions import (
     GRAPH_NAMES, REGION_TRIGGERS, REGION_WORDS, Region,
 )
 from cursedlint.analysis.cuda_reach import CUDA_REACH, capturing_names
-from cursedlint.findings import Severity, Step
+from cursedlint.findings import Fix, Severity, Step
 from cursedlint.languages import C, CPP, PYTHON
 from cursedlint.rule import Example, Rule
 from cursedlint.second_look import AnyOf, Call, Text
@@ -264,7 +264,8 @@ class CudaThreadDuringCapture(CaptureRule):
         return capturing_names(facts)
 
     def _report_thread(self, target, thread: str, region: Region, reached: str,
-                       device_wide: bool, steps: tuple[Step, ...] = ()) -> None:
+                       device_wide: bool, steps: tuple[Step, ...] = (),
+                       fix: Fix | None = None) -> None:
         where = (f"{thread} may still run when {region.what} begins a capture in "
                  f"{region.mode_words} mode here; its code reaches line {reached}")
         if device_wide:
@@ -278,7 +279,7 @@ class CudaThreadDuringCapture(CaptureRule):
                        "during capture'), at random, when the thread happens to call "
                        "(incident 001). Fix: join or stop the thread before capture, or pass "
                        "capture_error_mode=\"thread_local\" (cudaStreamCaptureModeThreadLocal)")
-        self.report(target, message, related=steps)
+        self.report(target, message, related=steps, fix=fix)
 
 
 class SyncInCapture(CaptureRule):

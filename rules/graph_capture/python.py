@@ -16,7 +16,7 @@ from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.python_project import call_target, own_nodes, project_functions
 from cursedlint.analysis.thread_starts import JOINS, THREAD_KINDS, ThreadStart, ThreadStarts
-from cursedlint.findings import Step
+from cursedlint.findings import Fix, Rewrite, Step
 from cursedlint.rules.graph_capture import (
     CaptureWithoutWarmup, CudaThreadDuringCapture, PinnedLoaderDuringCapture,
     SyncInCapture,
@@ -153,6 +153,8 @@ class Loader(NamedTuple):
 
 
 _STREAM_CONTEXTS = frozenset({"torch.cuda.stream"})
+_TORCH_CAPTURES = frozenset({"torch.cuda.graph", "CUDAGraph.capture_begin()"})
+"""Regions begun by a torch call that takes `capture_error_mode=`."""
 
 
 class PythonCapture:
@@ -172,6 +174,17 @@ class PythonCapture:
 
     def visit_Call(self, node: ast.Call) -> None:
         self.analysis.visit_call(node)
+
+    def _thread_local_fix(self, region: Region) -> Fix | None:
+        """Pass capture_error_mode="thread_local" to the torch call that begins a global-mode
+        region of this module (unsafe: another thread's unsafe call no longer invalidates
+        the capture, but the capturing thread's own calls are checked as before)."""
+        if region.steps or region.mode != GLOBAL or region.what not in _TORCH_CAPTURES:
+            return None
+        rewrite = Rewrite(self.context.span_of(region.start), "capture_error_mode",
+                          '"thread_local"')
+        return Fix('pass capture_error_mode="thread_local"', (), safe=False,
+                   rewrites=(rewrite,))
 
 
 class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
@@ -202,7 +215,8 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             line, where, steps = found
             self._report_thread(region.start, f"{start.label} (started on line "
                                 f"{start.call.lineno})", region, f"{line}{where}",
-                                bool(device_wide), steps)
+                                bool(device_wide), steps,
+                                None if device_wide else self._thread_local_fix(region))
 
     def _check_project_threads(self) -> None:
         """In each function of the file, in order: a call of another module's function that
@@ -299,7 +313,8 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
             found = next(self._live_iterators(region), None)
             if found is not None:
                 loader, how = found
-                self._report(region.start, region.what, loader, how)
+                self._report(region.start, region.what, loader, how,
+                             fix=self._thread_local_fix(region))
         if self.uses.project is not None:
             for loop in self.loops:
                 self._check_loop_calls(loop)
@@ -321,7 +336,7 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
                                  "iterates it", steps)
 
     def _report(self, target: ast.AST, what: str, loader: "Loader", how: str,
-                steps: tuple[Step, ...] = ()) -> None:
+                steps: tuple[Step, ...] = (), fix: Fix | None = None) -> None:
         self.report(
             target,
             f"{what} begins a global-mode capture while the iterator of the pinned "
@@ -331,6 +346,7 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
             "not permitted when stream is capturing'; incident 001). Fix: capture before the "
             "loader's iterator starts, or pass capture_error_mode=\"thread_local\"",
             related=(*loader.steps, *steps),
+            fix=fix,
         )
 
     def _live_iterators(self, region: Region) -> Iterator[tuple[ast.Call, str]]:

@@ -18,7 +18,7 @@ from cursedlint.analysis.python_project import (
 from cursedlint.analysis.start_methods import (
     SPAWN_SET, START_METHOD_SETTERS, START_METHODS, is_main_guard, torch_spellings,
 )
-from cursedlint.findings import Edit, Fix, Severity, Span, Step
+from cursedlint.findings import Edit, Fix, Rewrite, Severity, Span, Step
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rules.process_spawning import (
     FORK_SETTINGS, MACOS, MAX_MAPPING_DEPTH, ForkInAcceleratedProcess, ForkSafeModeEnabled,
@@ -124,6 +124,13 @@ def _condition(state: Any, reason: str, change: str, forces_fork: bool = False) 
     return Blocker(reason, change, forces_fork) if state else None
 
 
+_PREEXEC_REASON = ("preexec_fn is set, and CPython can only run it in a forked copy of this "
+                   "process")
+_PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
+                         "os.setpgrp": ("process_group", "0", (3, 11))}
+"""preexec_fn -> (the Popen argument that does the same in the child, its value, since)."""
+
+
 class SpawnCall:
     """One call of a Popen-family function and its arguments as far as the code shows them."""
 
@@ -213,7 +220,7 @@ class SpawnCall:
             self._program_condition(),
             _condition(
                 self.is_set("preexec_fn"),
-                "preexec_fn is set, and CPython can only run it in a forked copy of this process",
+                _PREEXEC_REASON,
                 "drop preexec_fn (start_new_session=, process_group=, umask= and env= do the "
                 "usual jobs without it)",
                 forces_fork=True,
@@ -700,7 +707,24 @@ class SubprocessForkPathPython(SubprocessForkPath):
             f"{call.name}() fork()s this whole process because {reasons}. {_FORK_COST}; "
             f"to start the program without a fork, {changes}"
         )
-        self.report(node, message, fix=self._which_fix(call, blockers))
+        self.report(node, message,
+                    fix=self._preexec_fix(call, blockers) or self._which_fix(call, blockers))
+
+    def _preexec_fix(self, call: SpawnCall, blockers: list[Blocker]) -> Fix | None:
+        """`preexec_fn=os.setsid` -> `start_new_session=True`, `preexec_fn=os.setpgrp` ->
+        `process_group=0` (3.11+), where preexec_fn, written as a keyword, is the only
+        condition: the child does the same without a preexec_fn, so nothing forks (safe)."""
+        keyword = next((k for k in call.call.keywords if k.arg == "preexec_fn"), None)
+        if keyword is None or [blocker.reason for blocker in blockers] != [_PREEXEC_REASON]:
+            return None
+        name = self.context.qualified_name(keyword.value, among=_PREEXEC_REPLACEMENTS)
+        replacement = _PREEXEC_REPLACEMENTS.get(name)
+        if replacement is None or self.context.settings.target_python < replacement[2] or \
+                call.node(replacement[0]) is not None:
+            return None
+        argument, value, _ = replacement
+        rewrite = Rewrite(self.context.span_of(call.call), argument, value, replaces="preexec_fn")
+        return Fix(f"replace preexec_fn={name} with {argument}={value}", (), rewrites=(rewrite,))
 
     def _which_fix(self, call: SpawnCall, blockers: list[Blocker]) -> Fix | None:
         """When a bare program name written as a string literal is the only condition, resolve
