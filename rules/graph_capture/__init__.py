@@ -88,7 +88,10 @@ class CudaThreadDuringCapture(CaptureRule):
     `torch.cuda.graph(g, capture_error_mode="thread_local")` so that other threads' calls no
     longer count; a thread that synchronizes the whole device must be stopped, or synchronize
     only its own stream or event. In C/C++, join the thread before `cudaStreamBeginCapture`, or
-    begin with `cudaStreamCaptureModeThreadLocal`.
+    begin with `cudaStreamCaptureModeThreadLocal`. `--fix --unsafe-fixes` passes
+    `capture_error_mode="thread_local"` to a global-mode `torch.cuda.graph(...)` or
+    `capture_begin()` of the file, unless the thread synchronizes the whole device (unsafe:
+    the capture no longer fails on another thread's call, which may hide another race).
 
     ## References
     - `torch.cuda.graph` (`capture_error_mode`: "global" errors on actions in other threads):
@@ -541,7 +544,8 @@ class PinnedLoaderDuringCapture(CaptureRule):
     ## Fix
     Capture before the loader's iterator starts (capture once on static inputs, then loop over
     the loader and copy each batch into them), or pass
-    `capture_error_mode="thread_local"` so that the pin-memory thread's calls no longer count.
+    `capture_error_mode="thread_local"` so that the pin-memory thread's calls no longer count
+    (`--fix --unsafe-fixes` does this for a capture of the file).
 
     ## References
     - `torch.cuda.graph` (`capture_error_mode`):

@@ -109,9 +109,11 @@ class SubprocessForkPath(Rule):
     Remove the arguments the message names: pass the program's path (`shutil.which`),
     `close_fds=False`, no `cwd=` or `preexec_fn=` (`start_new_session=True` or
     `process_group=0` cover the usual use of `preexec_fn`, and on Linux with Python 3.10+ they
-    keep the vfork path). Where the only condition is a bare program name written as a string
-    literal, an unsafe fix resolves it with `shutil.which` (unsafe: the lookup moves from the
-    child's exec to the call, with the parent's `PATH`).
+    keep the vfork path). `--fix` rewrites `preexec_fn=os.setsid` as `start_new_session=True`,
+    and `preexec_fn=os.setpgrp` as `process_group=0` on Python 3.11+, where that is the only
+    condition (safe: the child does the same). Where the only condition is a bare program name
+    written as a string literal, an unsafe fix resolves it with `shutil.which` (unsafe: the
+    lookup moves from the child's exec to the call, with the parent's `PATH`).
 
     ## References
     - Incident 000, "A Cursed Bug": https://blog.nelhage.com/post/a-cursed-bug/
