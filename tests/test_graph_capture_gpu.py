@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from cursedlint.cli import main
 from cursedlint.engine import Linter
 from cursedlint.registry import collect
 from cursedlint.rules import graph_capture
@@ -228,8 +229,10 @@ def verdict(source: str) -> frozenset[str]:
                                                         "python").findings)
 
 
-def run_on_gpu(source: str, tmp_path) -> tuple[bool, str]:
-    """Whether the program captured and replayed its graph, and its error output's end."""
+def run_on_gpu(source: str, tmp_path, clean_exit: bool = True) -> tuple[bool, str]:
+    """Whether the program captured and replayed its graph, and its error output's end.
+    `clean_exit`: also ask that it exit cleanly (a daemon thread still in a CUDA call when
+    the interpreter exits aborts it after the capture succeeded)."""
     program = tmp_path / "program.py"
     program.write_text(source)
     try:
@@ -237,8 +240,8 @@ def run_on_gpu(source: str, tmp_path) -> tuple[bool, str]:
                               timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return False, f"hung for {TIMEOUT_S} s"
-    captured = (done.returncode == 0 and "captured" in done.stdout
-                and "Exception in thread" not in done.stderr)
+    captured = ("captured" in done.stdout and "Exception in thread" not in done.stderr
+                and (done.returncode == 0 or not clean_exit))
     return captured, done.stderr[-1500:]
 
 
@@ -266,3 +269,39 @@ def test_gpu_outcome_agrees_with_the_linter(name, tmp_path):
     assert captured == case.captures, errors
     assert reported == case.codes
     assert bool(reported) == (not captured)
+
+
+def thread_local_fixed(source: str, tmp_path, capsys) -> str:
+    """The program after `cursedlint check --fix --unsafe-fixes` (CUR4xx only)."""
+    program = tmp_path / "fixed.py"
+    program.write_text(source)
+    main(["check", "--no-cache", "--select", "CUR4", "--fix", "--unsafe-fixes", str(program)])
+    capsys.readouterr()
+    return program.read_text()
+
+
+FIXABLE = {name: case for name, case in CASES.items()
+           if not case.mode and case.codes & {"CUR401", "CUR403"}}
+"""Global-mode captures with a live thread or loader: the thread_local fix is offered unless
+the thread synchronizes the whole device (which fails in every mode)."""
+
+
+@pytest.mark.parametrize("name", sorted(FIXABLE))
+def test_the_thread_local_fix_is_applied_where_it_helps(name, tmp_path, capsys):
+    case = FIXABLE[name]
+    after = thread_local_fixed(case.source(), tmp_path, capsys)
+    if "synchronize()" in case.functions:
+        assert after == case.source()  # device-wide: thread_local would not help
+    else:
+        assert 'capture_error_mode="thread_local"' in after
+        assert verdict(after) == frozenset()
+
+
+@pytest.mark.skipif(not cuda_available(), reason="needs a CUDA GPU and PyTorch")
+@pytest.mark.parametrize("name", sorted(FIXABLE))
+def test_gpu_captures_once_the_thread_local_fix_is_applied(name, tmp_path, capsys):
+    case = FIXABLE[name]
+    after = thread_local_fixed(case.source(), tmp_path, capsys)
+    captured, errors = run_on_gpu(after, tmp_path, clean_exit=False)
+    print(f"{name} fixed: captured={captured}\n{errors}")
+    assert captured == (after != case.source()), errors
