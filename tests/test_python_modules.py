@@ -33,7 +33,7 @@ def test_module_names_follow_the_packages_above_the_file(tree):
 
 
 def written(text: str) -> dict[str, str]:
-    return written_imports(ast.parse(text))
+    return written_imports(ast.parse(text), text)
 
 
 def test_imports_as_written():

@@ -10,8 +10,8 @@ import re
 import sys
 
 from cursedlint.analysis.capture_regions import (
-    FUNCTIONS, GRAPHED_CALLABLES, PAIRINGS, CaptureAnalysis, body_of, capture_analysis,
-    last_name, pinned_loader, position,
+    FUNCTIONS, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis, body_of,
+    capture_analysis, last_name, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.library_work import LIBRARY_WORK, LibraryWork
@@ -67,7 +67,8 @@ class CudaReach(FunctionIndexer):
         module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))
         facts = {kind: Reach(line, what, tuple(via))
                  for kind, (line, what, via) in module.of(function).items()}
-        loader = _returned_loader(capture_analysis(context), function)
+        loader = _returned_loader(capture_analysis(context), function) \
+            if b"DataLoader" in context.source.data else None
         if loader is not None:
             facts[PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
         if context.shared(_THREAD_WORDS, lambda: bool(_THREAD_WORDS.search(context.source.text))):
@@ -151,7 +152,10 @@ def capturing_names(facts: dict) -> tuple[str, ...]:
 
 def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
     """The analysis of a module parsed for the index (no walk fed it): its regions (only the
-    calls named like a region's start are read)."""
+    calls named like a region's start are read; none where the source names none)."""
+    data = analysis.context.source.data
+    if not any(word in data for word in _REGION_NAMES):
+        return analysis
     for node in ast.walk(analysis.context.tree):
         if isinstance(node, (ast.With, ast.AsyncWith)):
             analysis.visit_with(node)
@@ -161,6 +165,7 @@ def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
 
 
 _REGION_STARTS = frozenset(PAIRINGS) | {name.rpartition(".")[2] for name in GRAPHED_CALLABLES}
+_REGION_NAMES = REGION_WORDS | GRAPH_NAMES | {name.encode() for name in _REGION_STARTS}
 
 
 def _returned_loader(analysis: CaptureAnalysis, function: ast.AST) -> ast.Call | None:

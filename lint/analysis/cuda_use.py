@@ -104,6 +104,7 @@ class CudaUse:
         self.project = project
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
         self._steps: dict[int, tuple[Step, ...]] = {}
+        self._uses: dict[int, Use | None] = {}  # per call: three checks ask
 
     def device_wide_use(self, node: ast.AST) -> str | None:
         """Why `node` synchronizes the whole device, or None."""
@@ -148,6 +149,12 @@ class CudaUse:
         """Whether a call, made by another thread, is CUDA work (and whether device-wide)."""
         if not isinstance(node, ast.Call):
             return None
+        key = id(node)
+        if key not in self._uses:
+            self._uses[key] = self._thread_use(node)
+        return self._uses[key]
+
+    def _thread_use(self, node: ast.Call) -> Use | None:
         func = node.func
         name = self.context.qualified_name(func)
         if name in DEVICE_SYNCS or _c_name(func) in C_DEVICE_SYNCS:

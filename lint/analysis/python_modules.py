@@ -51,11 +51,11 @@ def module_name(path: str) -> str:
     return ".".join(reversed(parts))
 
 
-def written_imports(tree: ast.Module) -> dict[str, str]:
-    """The module-level names bound by exactly one import and nothing else in the module, each
-    with its source as written: `module` for `import module as name` (`import a.b` binds `a`:
-    `a`), `module:name` for `from module import name`, the module with its leading dots when
-    relative (`..env:IS_WINDOWS`, `.:env`)."""
+def written_imports(tree: ast.Module, text: str) -> dict[str, str]:
+    """The module-level names bound by exactly one import and nothing else in the module (of
+    source `text`), each with its source as written: `module` for `import module as name`
+    (`import a.b` binds `a`: `a`), `module:name` for `from module import name`, the module
+    with its leading dots when relative (`..env:IS_WINDOWS`, `.:env`)."""
     imports: dict[str, str | None] = {}
     for statement in _module_level_imports(tree):
         for alias in statement.names:
@@ -66,7 +66,7 @@ def written_imports(tree: ast.Module) -> dict[str, str]:
     if not any(written is not None for written in imports.values()):
         return {}
     counts = _BindingCounts.of(tree)
-    rebound = _globals_declared(tree)
+    rebound = _globals_declared(tree) if "global" in text else set()
     return {
         local: written for local, written in imports.items()
         if written is not None and counts.get(local) == 1 and local not in rebound

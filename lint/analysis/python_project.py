@@ -120,7 +120,7 @@ class FunctionIndexer(Indexer):
         raise NotImplementedError
 
     def summarize(self, context) -> ModuleSummary | None:
-        imports = written_imports(context.tree)
+        imports = written_imports(context.tree, context.source.text)
         functions = {}
         local = {getattr(node, "name", "") for node in context.tree.body}
         code = module_functions(context.tree)
@@ -465,7 +465,7 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
 def linted_imports(context) -> dict[str, str]:
     """The linted module's imports as written (shared by the rules of one file)."""
     return context.shared("written-imports",
-                          lambda: written_imports(context.tree))
+                          lambda: written_imports(context.tree, context.source.text))
 
 
 def calling_function(context, node: ast.AST) -> str | None:
