@@ -125,12 +125,15 @@ class Linter:
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
         names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
+        jobs: int = 1,
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
         to every file's rules. `store`: an IndexStore that keeps summaries across runs;
-        `seeds`: indexer name -> first-round words from the files that need its facts."""
-        index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes)
+        `seeds`: indexer name -> first-round words from the files that need its facts;
+        `jobs`: processes that may summarize files."""
+        index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes,
+                             jobs)
         rules = self.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
@@ -420,7 +423,8 @@ class Linter:
         for result in results:
             for name, words in result.seeds.items():
                 seeds.setdefault(name, set()).update(words)
-        index = self.index_project(project.list_files(), project.store, using, wanted, seeds)
+        index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
+                                   jobs)
         found = {name for name, facts in self.project.items() if facts}
         again = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [

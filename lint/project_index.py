@@ -158,19 +158,26 @@ class IndexStore:
         save_store(self.path, (self.parts, self.files, self.answers, self.run))
 
 
+CAN_FORK = hasattr(os, "fork")
+PARALLEL_SUMMARY_BYTES = 256 << 10
+"""Below this many bytes to summarize in a round, forked processes cost more than they save
+(a summary costs a few times the file's lint)."""
+
+
 class ProjectIndex:
     """The facts of a set of project files, per indexer. `parse(source)` gives a file's
     analysis context (None when it cannot be parsed)."""
 
     def __init__(
         self, files: list[tuple[str, str]], settings, parse: Callable, store=None,
-        file_bytes: FileBytes | None = None,
+        file_bytes: FileBytes | None = None, jobs: int = 1,
     ):
         self.files = files
         self.file_bytes = file_bytes or FileBytes(KEPT_BYTES)
         self.settings = settings
         self.parse = parse
         self.store = store
+        self.jobs = jobs  # processes that may summarize a round's files (forked)
         self.summarized = 0  # files parsed for a summary in this run (not found in the store)
         self._memo: dict[tuple[str, str], Any] = {}
         self._used: list[tuple[str, str, str]] = []  # (indexer name, path, content hash)
@@ -186,34 +193,72 @@ class ProjectIndex:
         rounds = 0
         while pending and (indexer.max_rounds is None or rounds <= indexer.max_rounds):
             rounds += 1
-            search = _Search(indexer, pending, first_round=not searched)
-            for path, language in self.files:
-                if path in done or language not in indexer.languages:
-                    continue
-                digest, data = self.content(path)
-                if digest is None and data is None:  # unreadable
-                    done.add(path)
-                    continue
-                hit = self.store.answer(search.question, digest) if digest else None
-                if hit is None:
-                    data = data if data is not None else self.source_bytes(path)
-                    hit = data is not None and search.holds(data)
-                    if digest:
-                        self.store.put_answer(search.question, digest, hit)
-                if not hit:
-                    continue
+            hits = self._hits(indexer, _Search(indexer, pending, first_round=not searched), done)
+            self._summarize_ahead(indexer, hits, len(found), size)
+            for path, language, digest, data in hits:
                 if (indexer.max_files is not None and len(found) >= indexer.max_files) or (
                         indexer.max_bytes is not None and size >= indexer.max_bytes):
                     return found
                 done.add(path)
                 size += _size(path)
-                digest = digest or _sha1(data)
                 summary = self._summary(indexer, path, digest, data, language)
                 if summary is not None:
                     found[path] = summary
             searched |= pending
             pending = set(indexer.more_words(found, self.settings)) - searched
         return found
+
+    def _hits(self, indexer: Indexer, search: "_Search",
+              done: set[str]) -> list[tuple[str, str, str, bytes | None]]:
+        """The project files not yet summarized whose bytes the round's search finds, in
+        order: (path, language, content hash, the bytes when read)."""
+        hits = []
+        for path, language in self.files:
+            if path in done or language not in indexer.languages:
+                continue
+            digest, data = self.content(path)
+            if digest is None and data is None:  # unreadable
+                done.add(path)
+                continue
+            hit = self.store.answer(search.question, digest) if digest else None
+            if hit is None:
+                data = data if data is not None else self.source_bytes(path)
+                hit = data is not None and search.holds(data)
+                if digest:
+                    self.store.put_answer(search.question, digest, hit)
+            if hit:
+                hits.append((path, language, digest or _sha1(data), data))
+        return hits
+
+    def _summarize_ahead(self, indexer: Indexer, hits, files: int, size: int) -> None:
+        """Summarize in forked processes, ahead of `facts`, the hits within the indexer's
+        bounds (given the `files` found and `size` read so far) that are neither memoized
+        nor stored, when they are enough to be worth the processes."""
+        todo = []
+        for path, language, digest, data in hits:
+            if (indexer.max_files is not None and files >= indexer.max_files) or (
+                    indexer.max_bytes is not None and size >= indexer.max_bytes):
+                break
+            files += 1
+            size += _size(path)
+            if (indexer.name, digest) not in self._memo and not (
+                    self.store and self.store.get(indexer, digest)[0]):
+                todo.append((path, language, digest, data))
+        if self.jobs < 2 or len(todo) < 2 or not CAN_FORK or \
+                sum(_size(path) for path, *_ in todo) < PARALLEL_SUMMARY_BYTES:
+            return
+        from cursedlint.forked import forked_map
+
+        chunks = [todo[start::self.jobs * 4] for start in range(min(len(todo), self.jobs * 4))]
+        done = forked_map(lambda chunk: [self._read_and_summarize(indexer, path, data, language)
+                                         for path, language, _, data in chunk],
+                          chunks, self.jobs)
+        for chunk, summaries in zip(chunks, done):
+            for (_, _, digest, _), summary in zip(chunk, summaries):
+                self._memo[(indexer.name, digest)] = summary
+                self.summarized += 1
+                if self.store:
+                    self.store.put(indexer, digest, summary)
 
     def content(self, path: str) -> tuple[str | None, bytes | None]:
         """The file's content hash (when the run has a store) and, when it had to be read,
@@ -274,13 +319,17 @@ class ProjectIndex:
             return self._memo[key]
         stored, summary = self.store.get(indexer, digest) if self.store else (False, None)
         if not stored:
-            data = data if data is not None else self.source_bytes(path)
-            summary = None if data is None else self._summarize(indexer, path, data, language)
+            summary = self._read_and_summarize(indexer, path, data, language)
             self.summarized += 1
             if self.store:
                 self.store.put(indexer, digest, summary)
         self._memo[key] = summary
         return summary
+
+    def _read_and_summarize(self, indexer: Indexer, path: str, data: bytes | None,
+                            language: str) -> Any:
+        data = data if data is not None else self.source_bytes(path)
+        return None if data is None else self._summarize(indexer, path, data, language)
 
     def _summarize(self, indexer: Indexer, path: str, data: bytes, language: str) -> Any:
         """The indexer's summary of one file; None when the file cannot be read as code, is

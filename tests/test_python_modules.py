@@ -48,6 +48,8 @@ def test_imports_as_written():
     "from app.env import IS_MAC\nIS_MAC = False\n",  # bound again
     "from app.env import IS_MAC\nfrom app.compat import IS_MAC\n",  # imported twice
     "from app.env import IS_MAC\n\ndef force():\n    global IS_MAC\n    IS_MAC = True\n",
+    "from app.env import IS_MAC\n\ndef force():\n    global DEBUG, IS_MAC; IS_MAC = True\n",
+    "from app.env import IS_MAC\n\ndef force(): x = 1; global IS_MAC\n",
     "try:\n    from app.env import IS_MAC\nexcept ImportError:\n    IS_MAC = False\n",
 ])
 def test_a_name_bound_more_than_once_is_no_single_import(text):

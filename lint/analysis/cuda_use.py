@@ -240,7 +240,10 @@ class CudaUse:
 
     def reached(self, func: ast.AST, kind: str):
         """`reach_of`'s chain and the fact it ends in."""
-        target = call_target(self.context, self.project, func) if self.project else None
+        name = last_name(func) if self.project else None
+        if name is None or not self.project.may_reach(name, kind):
+            return None  # no project function of that name reaches it: nothing to resolve
+        target = call_target(self.context, self.project, func)
         return None if target is None else self.project.reached(*target, kind)
 
     def steps_for(self, node: ast.AST) -> tuple[Step, ...]:

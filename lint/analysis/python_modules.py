@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import Callable, Iterable, Mapping, NamedTuple
 
 from cursedlint.python_consteval import _Bindings
@@ -66,7 +67,7 @@ def written_imports(tree: ast.Module, text: str) -> dict[str, str]:
     if not any(written is not None for written in imports.values()):
         return {}
     counts = _BindingCounts.of(tree)
-    rebound = _globals_declared(tree) if "global" in text else set()
+    rebound = _globals_declared(text)
     return {
         local: written for local, written in imports.items()
         if written is not None and counts.get(local) == 1 and local not in rebound
@@ -169,8 +170,12 @@ class _ImportStatements(ImportTable):
         self.statements.append(node)
 
 
-def _globals_declared(tree: ast.Module) -> set[str]:
-    """Names some function declares `global` (it may rebind them)."""
-    return {
-        name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names
-    }
+def _globals_declared(text: str) -> set[str]:
+    """Names some function declares `global` (it may rebind them), read from the text: a
+    statement of its own line or after a `;` (a line of a string that reads so only adds a
+    name, which keeps an import from being followed)."""
+    return {name for names in _GLOBAL_STATEMENT.findall(text) for name in _NAME.findall(names)}
+
+
+_GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
+_NAME = re.compile(r"\w+")

@@ -22,6 +22,7 @@ import ast
 import os
 import re
 import sys
+from functools import cache
 from msgspec import Struct, field
 from typing import Iterable, Iterator
 
@@ -190,6 +191,7 @@ class ProjectFunctions:
         self._names: dict[str, str] = {}
         self._memo: dict[tuple[str, str, str], tuple[tuple[Step, ...], Reach] | None] = {}
         self._callers: dict[tuple[str, str], list[tuple[str, str, int]]] | None = None
+        self._reaching: dict[str, frozenset[str]] = {}
 
     def module_of(self, path: str) -> str:
         name = self._names.get(path)
@@ -304,6 +306,18 @@ class ProjectFunctions:
         found = self.reached(path, qualname, kind)
         return None if found is None else found[0]
 
+    def may_reach(self, name: str, kind: str) -> bool:
+        """Whether a project function, method or class (its `__init__`) named `name` reaches
+        a fact of `kind`: a test by name before a call is resolved."""
+        names = self._reaching.get(kind)
+        if names is None:
+            names = self._reaching[kind] = frozenset(
+                part for path, summary in self.summaries.items()
+                for qualname in summary.functions
+                if self.reached(path, qualname, kind) is not None
+                for part in _called_as(qualname))
+        return name in names
+
     def reached(self, path: str, qualname: str,
                 kind: str) -> tuple[tuple[Step, ...], Reach] | None:
         """`reach`'s chain and the fact it ends in."""
@@ -346,6 +360,12 @@ class ProjectFunctions:
         return min(options, key=lambda option: option[0])[1] if options else None
 
 
+def _called_as(qualname: str) -> tuple[str, ...]:
+    """The names a call of the function ends in: its own, and its class's for `__init__`."""
+    head, _, last = qualname.rpartition(".")
+    return (last, head.rpartition(".")[2]) if last == "__init__" and head else (last,)
+
+
 def _defines(summary: ModuleSummary, qualname: str) -> bool:
     return _is_function(summary, qualname) or qualname in summary.classes
 
@@ -382,14 +402,31 @@ def project_names(context) -> Iterator[str]:
     root = context.settings.root or os.getcwd()
     for local, written in linted_imports(context).items():
         module, _, attribute = written.partition(":")
-        top = module.partition(".")[0]
-        if not (module.startswith(".") or any(os.path.exists(os.path.join(root, *parts))
-                                              for parts in ((top,), (top + ".py",), ("src", top),
-                                                            ("src", top + ".py")))):
+        if not (module.startswith(".") or _in_project(root, module.partition(".")[0])):
             continue
         if attribute:
             yield attribute
-        yield from re.findall(rf"(?<![\w.]){re.escape(local)}\.(\w+)", context.source.text)
+        else:
+            reads = context.shared(_ATTRIBUTE_READ, lambda: _attribute_reads(context.source.text))
+            yield from reads.get(local, ())
+
+
+_ATTRIBUTE_READ = re.compile(r"(?<![\w.])(\w+)\.(\w+)")
+
+
+def _attribute_reads(text: str) -> dict[str, set[str]]:
+    """Name -> the attributes the text reads of it (`loop` of `health.loop`), in one pass."""
+    reads: dict[str, set[str]] = {}
+    for base, attribute in _ATTRIBUTE_READ.findall(text):
+        reads.setdefault(base, set()).add(attribute)
+    return reads
+
+
+@cache
+def _in_project(root: str, top: str) -> bool:
+    """Whether a top-level package or module `top` is a directory or file of the project."""
+    return any(os.path.exists(os.path.join(root, *parts))
+               for parts in ((top,), (top + ".py",), ("src", top), ("src", top + ".py")))
 
 
 def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str, str] | None:
