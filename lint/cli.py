@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true", help="counts per code instead of findings")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
-    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that may change behaviour")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 when there are some)")
     check.add_argument("--jobs", type=_jobs, help="processes to use (default: all cores)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write .cursedlint_cache/")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
@@ -281,8 +282,9 @@ def check(args: argparse.Namespace) -> int:
         rules,
         warn_unused_suppressions=args.warn_unused_suppressions,
         show_traceback=args.show_traceback,
-        fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
+        fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix or args.diff else None,
         fix_roots=write_roots(args.paths, root) if args.fix else None,
+        show_diff=args.diff,
     )
     project = None
     if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
@@ -296,9 +298,12 @@ def check(args: argparse.Namespace) -> int:
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter)
     results = linter.run(found.files, args.jobs or default_jobs(), project)
-    write_failed = _print_fix_summary(results)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
+    if args.diff:
+        return _print_diffs(results, findings, args.unsafe_fixes)
+    write_failed = _print_fix_summary(results)
     _write_report(args, findings, results, rules)
+    _print_fixable(findings, args)
     if args.verbose:
         _print_verbose(results, time.perf_counter() - started)
     for result in results:
@@ -448,6 +453,36 @@ def _print_fix_summary(results) -> bool:
     if failed:
         print(f"cursedlint: error: the fixes of {failed} file(s) could not be written", file=sys.stderr)
     return bool(failed)
+
+
+def _print_diffs(results, findings, unsafe: bool) -> int:
+    """--diff: the fixes of each file as a unified diff, and how many; exit 1 when any."""
+    diffs = [result.diff for result in results if result.diff]
+    sys.stdout.write("".join(diffs))
+    count = sum(result.fixed for result in results)
+    print(f"cursedlint: {count} fix(es) would be applied to {len(diffs)} file(s)", file=sys.stderr)
+    _print_unsafe_left(findings, unsafe)
+    return EXIT_FINDINGS if diffs else EXIT_CLEAN
+
+
+def _print_fixable(findings, args) -> None:
+    """How many findings --fix (and --unsafe-fixes) would fix, or how many unsafe fixes
+    --fix left."""
+    if args.fix:
+        _print_unsafe_left(findings, args.unsafe_fixes)
+        return
+    safe = sum(1 for finding in findings if finding.fix and finding.fix.safe)
+    unsafe = sum(1 for finding in findings if finding.fix and not finding.fix.safe)
+    if safe or unsafe:
+        more = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
+        print(f"cursedlint: {safe} fixable with --fix{more}", file=sys.stderr)
+
+
+def _print_unsafe_left(findings, unsafe: bool) -> None:
+    left = 0 if unsafe else sum(1 for finding in findings if finding.fix and not finding.fix.safe)
+    if left:
+        print(f"cursedlint: {left} unsafe fix(es) not applied: --unsafe-fixes applies them "
+              "(they may change behaviour; the rule's help says how)", file=sys.stderr)
 
 
 def _index_store(root: str, settings):

@@ -50,6 +50,7 @@ class FileResult(Struct):
     fixed: int = 0
     notes: list[str] = field(default_factory=list)
     write_failed: bool = False  # --fix: writing the fixes failed (I/O); the file is unchanged
+    diff: str = ""  # --diff: the fixes as a unified diff (the file is not written)
     tracebacks: list[str] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
     seeds: dict[str, list[str]] = field(default_factory=dict)
@@ -72,11 +73,13 @@ class Linter:
         show_traceback: bool = False,
         fix: str | None = None,
         fix_roots: tuple[str, ...] | None = None,
+        show_diff: bool = False,
         cache=None,
     ):
         """`fix`: None (report only), "safe" or "unsafe" (also apply fixes marked unsafe).
         `fix_roots`: the real paths fixes may be written within (`fixes.write_roots`; default:
-        each file's own directory). `cache`: a ResultCache whose fingerprint covers these
+        each file's own directory). `show_diff`: with `fix`, write nothing; each result holds
+        its fixes as a unified diff. `cache`: a ResultCache whose fingerprint covers these
         settings (never used with fix)."""
         self.settings = settings
         self.rules = {code: rule for code, rule in rules.items() if not issubclass(rule, Notice)}
@@ -84,6 +87,7 @@ class Linter:
         self.show_traceback = show_traceback
         self.fix = fix
         self.fix_roots = fix_roots
+        self.show_diff = show_diff
         self.cache = None if fix else cache
         self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
         self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
@@ -212,7 +216,10 @@ class Linter:
             source = Source(path, source.encode(text), text, language, source.encoding)
             fixed += count
             result = self.lint_bytes(path, source.data, language)
-        if fixed:
+        if fixed and self.show_diff:
+            result.diff = fixes.unified_diff(path, Source.from_bytes(path, data, language).text,
+                                             source.text)
+        elif fixed:
             try:
                 fixes.write(path, data, source.data, self.fix_roots)
             except (fixes.NotWritable, fixes.WriteFailed) as reason:

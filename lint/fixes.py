@@ -73,6 +73,15 @@ def _rewritten(source: Source, rewrite: Rewrite, newline: str) -> tuple[int, int
     return start, end, _LINE_BREAK.sub(newline, rewritten(source.text[start:end], rewrite))
 
 
+def unified_diff(path: str, before: str, after: str) -> str:
+    """The change from `before` to `after` of the file at `path`, as `diff -u` shows it."""
+    import difflib
+
+    return "".join(difflib.unified_diff(before.splitlines(keepends=True),
+                                        after.splitlines(keepends=True),
+                                        f"a/{path}", f"b/{path}"))
+
+
 def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
     return a[0] < b[1] and b[0] < a[1] or (a[0] == a[1] == b[0] == b[1])
 

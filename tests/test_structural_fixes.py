@@ -124,3 +124,35 @@ def test_no_thread_local_fix_for_a_device_wide_sync(tmp_path, monkeypatch, capsy
     status, text = run(tmp_path, monkeypatch, capsys, "record.py", code,
                        "--fix", "--unsafe-fixes")
     assert text == textwrap.dedent(code) and status == 1  # thread_local would not help
+
+
+def run_cli(tmp_path, monkeypatch, capsys, name: str, code: str, *flags: str):
+    (tmp_path / name).write_text(textwrap.dedent(code))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    status = main(["check", "--no-cache", *flags, name])
+    out, err = capsys.readouterr()
+    return status, out, err, (tmp_path / name).read_text()
+
+
+def test_diff_prints_the_fixes_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    code = POPEN.format(function="setsid")
+    status, out, err, text = run_cli(tmp_path, monkeypatch, capsys, "launch.py", code,
+                                     "--diff", "--target-python", "3.12")
+    assert text == code and status == 1
+    assert out.splitlines()[:2] == ["--- a/launch.py", "+++ b/launch.py"]
+    assert "-    return subprocess.Popen(cmd, preexec_fn=os.setsid)" in out
+    assert "+    return subprocess.Popen(cmd, start_new_session=True)" in out
+    assert "1 fix(es) would be applied to 1 file(s)" in err
+
+
+def test_the_unsafe_fixes_left_and_the_fixable_findings_are_counted(
+        tmp_path, monkeypatch, capsys):
+    status, _, err, text = run_cli(tmp_path, monkeypatch, capsys, "record.py", CAPTURE, "--fix")
+    assert text == CAPTURE and status == 1
+    assert "1 unsafe fix(es) not applied: --unsafe-fixes applies them" in err
+    _, _, err, _ = run_cli(tmp_path, monkeypatch, capsys, "record.py", CAPTURE)
+    assert "0 fixable with --fix (1 more with --unsafe-fixes)" in err
+    _, out, _, _ = run_cli(tmp_path, monkeypatch, capsys, "record.py", CAPTURE,
+                           "--diff", "--unsafe-fixes")
+    assert '+    with torch.cuda.graph(graph, capture_error_mode="thread_local"):  # the step' in out
