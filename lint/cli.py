@@ -303,7 +303,8 @@ def check(args: argparse.Namespace) -> int:
         return _print_diffs(results, findings, args.unsafe_fixes)
     write_failed = _print_fix_summary(results)
     _write_report(args, findings, results, rules)
-    _print_fixable(findings, args)
+    if args.fix:
+        _print_unsafe_left(findings, args.unsafe_fixes)
     if args.verbose:
         _print_verbose(results, time.perf_counter() - started)
     for result in results:
@@ -463,19 +464,6 @@ def _print_diffs(results, findings, unsafe: bool) -> int:
     print(f"cursedlint: {count} fix(es) would be applied to {len(diffs)} file(s)", file=sys.stderr)
     _print_unsafe_left(findings, unsafe)
     return EXIT_FINDINGS if diffs else EXIT_CLEAN
-
-
-def _print_fixable(findings, args) -> None:
-    """How many findings --fix (and --unsafe-fixes) would fix, or how many unsafe fixes
-    --fix left."""
-    if args.fix:
-        _print_unsafe_left(findings, args.unsafe_fixes)
-        return
-    safe = sum(1 for finding in findings if finding.fix and finding.fix.safe)
-    unsafe = sum(1 for finding in findings if finding.fix and not finding.fix.safe)
-    if safe or unsafe:
-        more = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
-        print(f"cursedlint: {safe} fixable with --fix{more}", file=sys.stderr)
 
 
 def _print_unsafe_left(findings, unsafe: bool) -> None:

@@ -189,7 +189,8 @@ def test_text_concise_prints_one_line_per_finding():
         f"src/dup.py:2:1: CUR101 {FORK_MESSAGE}",
         f"src/dup.py:5:5: CUR101 {FORK_MESSAGE}",
         f"src/träger.py:3:9: CUR101 {FORK_MESSAGE}",
-        "Found 4 problems (3 errors, 1 warning).",
+        "Found 4 problems (3 errors, 1 warning)."
+        " 0 fixable with --fix (1 more with --unsafe-fixes).",
     ]
 
 
@@ -197,7 +198,8 @@ def test_text_statistics_counts_codes_most_frequent_first():
     assert output("text", statistics=True, files_checked=3).splitlines() == [
         "3  CUR101  fork-in-thread",
         "1  CUR301  sub-page-rdma-registration",
-        "Found 4 problems (3 errors, 1 warning). Checked 3 files.",
+        "Found 4 problems (3 errors, 1 warning). Checked 3 files."
+        " 0 fixable with --fix (1 more with --unsafe-fixes).",
     ]
 
 
@@ -206,8 +208,11 @@ def test_text_statistics_counts_codes_most_frequent_first():
     [
         ([], 0, "All checks passed!"),
         ([], 1, "All checks passed! Checked 1 file."),
-        ([REGISTRATION], 0, "Found 1 problem (1 warning)."),
-        (FINDINGS, 12, "Found 4 problems (3 errors, 1 warning). Checked 12 files."),
+        ([REGISTRATION], 0, "Found 1 problem (1 warning)."
+                            " 0 fixable with --fix (1 more with --unsafe-fixes)."),
+        (FINDINGS, 12, "Found 4 problems (3 errors, 1 warning). Checked 12 files."
+                       " 0 fixable with --fix (1 more with --unsafe-fixes)."),
+        ([FORK], 0, "Found 1 problem (1 error)."),
     ],
 )
 def test_text_summary(findings, files_checked, summary):

@@ -45,7 +45,17 @@ def _summary(findings: Sequence[Finding], files_checked: int) -> str:
     kinds = ", ".join(
         _plural(counts[severity], severity.value) for severity in Severity if counts[severity]
     )
-    return f"Found {_plural(len(findings), 'problem')} ({kinds})." + checked
+    return f"Found {_plural(len(findings), 'problem')} ({kinds})." + checked + _fixable(findings)
+
+
+def _fixable(findings: Sequence[Finding]) -> str:
+    """' 2 fixable with --fix (1 more with --unsafe-fixes).', or nothing."""
+    safe = sum(1 for finding in findings if finding.fix and finding.fix.safe)
+    unsafe = sum(1 for finding in findings if finding.fix and not finding.fix.safe)
+    if not (safe or unsafe):
+        return ""
+    more = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
+    return f" {safe} fixable with --fix{more}."
 
 
 def _header(finding: Finding, color: bool) -> str:
