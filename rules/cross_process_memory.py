@@ -712,7 +712,7 @@ class CmaFailureAborts(Rule):
 
     @cached_property
     def _constants(self):
-        from cursedlint.c_consteval import CConstants  # only files that need it pay the import
+        from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
 
         return CConstants(self.context)
 

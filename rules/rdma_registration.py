@@ -6,7 +6,7 @@ registration API, or of a function of the project that passes its parameters str
 through to one (one level; other files' through the project index, `RegistrationWrapperIndex`),
 with the address and length expressions of the ranges it
 registers (for iovec-based APIs, what the calling function puts in the iovecs). CUR301 evaluates the
-length with `c_consteval`; both ask the shared provenance analysis (`analysis.c_memory`) what
+length with `analysis.c_constants`; both ask the shared provenance analysis (`analysis.c_memory`) what
 the address points into, within the calling function: CUR302 reports memory that shares its
 pages, CUR301 is silent on device memory and on ranges starting page-aligned allocations.
 Registrations a test asserts to fail (`analysis.c_expectations`) are not registrations. What
@@ -569,7 +569,7 @@ class Registrations:
 
     @cached_property
     def _constants(self):
-        from cursedlint.c_consteval import CConstants  # only files that need it pay the import
+        from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
 
         return CConstants(self.context, extra=header_constants(self.context, HEADERS))
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from cursedlint.c_consteval import CConstants
+from cursedlint.analysis.c_constants import CConstants
 from cursedlint.c_context import CContext, parse
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.settings import Settings

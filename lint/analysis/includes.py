@@ -388,7 +388,7 @@ def _context(path: str, text: str, language: str):
 
 @cache
 def _evaluator(context, before: tuple):
-    from cursedlint.c_consteval import CConstants
+    from cursedlint.analysis.c_constants import CConstants
 
     return CConstants(context, extra=before, names=_names(context))
 

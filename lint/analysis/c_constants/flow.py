@@ -1,0 +1,284 @@
+"""`FlowRules`: the value a local, a parameter or a member path on one has where it is used:
+the last plain assignment before the use in a block around it, unless something between may
+change it; what one function does to its variables is read by one walk of it."""
+
+from __future__ import annotations
+
+import sys
+from bisect import bisect_left
+from collections import defaultdict
+from typing import NamedTuple
+
+from cursedlint.analysis.c_constants.syntax import (
+    _IDENTIFIERS, _Def, _Env, _declarator_chain, _only_child,
+)
+from cursedlint.analysis.c_constants.types import _NOTHING, _Value, _converted
+from cursedlint.analysis.c_macros import function_scope
+from cursedlint.c_context import children, descendants
+
+
+_JUMP_TARGETS = frozenset({"labeled_statement", "case_statement"})
+_CALLS = frozenset({"call_expression", "argument_list"})  # argument_list: C++ constructors, new
+_MODIFYING = frozenset({"assignment_expression", "update_expression", "pointer_expression",
+                        "gnu_asm_output_operand", "init_declarator"})
+_READ_BY_WRITES = _MODIFYING | _JUMP_TARGETS | _CALLS | {"compound_statement", "lambda_expression"}
+_LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+
+
+class _Target(NamedTuple):
+    """An lvalue written or whose address is taken, as `_may_alias` and `_escapes` read it (see
+    `_access`), with its last member when it is a member access (`s.a.b`: "b")."""
+
+    root: str | None
+    members: tuple[str, ...]
+    exact: bool
+    field: str | None
+
+
+class _Writes(NamedTuple):
+    """What one function does to its variables, read by one walk of it and kept as offsets and
+    names, not nodes (a function may hold millions of writes). `assignments`: field path ->
+    (target start, statement end, block start, block end, assignment) of the statements
+    `path = value;` of its blocks, in order; `labels`: where labels and `case`s start, in order;
+    `taken`: `_Target`s whose address is taken (`&x`, `int& r = x`); `written`: (start,
+    `_Target`) of the other writes, in order, and `in_lambdas` those of them inside a lambda;
+    `calls`: (start, end) of calls and argument lists, in order."""
+
+    assignments: dict
+    labels: list
+    taken: list
+    written: list
+    in_lambdas: list
+    calls: list
+
+
+def _field_path(node) -> tuple[str, ...] | None:
+    """(root, member, ...) of a name or a member access chain on one (`s->a.b`), else None."""
+    root, members, exact = _access(node)
+    return (root, *members) if root is not None and exact else None
+
+
+def _access(node) -> tuple[str | None, tuple[str, ...], bool]:
+    """(root name or None, members, exact) of an lvalue: `exact` is False where the access goes
+    through a subscript, a dereference or a cast, which may reach any member."""
+    members: list[str] = []  # last first
+    exact = True
+    while True:
+        if node.type == "field_expression":
+            members.append(node.child_by_field_name("field").text.decode())
+        elif node.type in ("subscript_expression", "pointer_expression", "cast_expression"):
+            exact = False
+        elif node.type != "parenthesized_expression" or _only_child(node) is None:
+            break
+        node = (node.child_by_field_name("argument") or node.child_by_field_name("value")
+                or _only_child(node))
+    root = node.text.decode() if node.type == "identifier" else None
+    return root, tuple(reversed(members)), exact
+
+
+def _target_of(node) -> _Target:
+    root, members, exact = _access(node)
+    field = node.child_by_field_name("field") if node.type == "field_expression" else None
+    return _Target(root and sys.intern(root), tuple(map(sys.intern, members)), exact,
+                   field.text.decode() if field is not None else None)
+
+
+def _may_alias(target: _Target, path: tuple) -> bool:
+    """Whether writing to (or through the address of) `target` may change `path`: the same
+    root and not a different member, or a member of the same name of another object."""
+    if target.root == path[0]:
+        return not target.exact or all(a == b for a, b in zip(target.members, path[1:]))
+    return len(path) > 1 and target.field == path[-1]
+
+
+def _escapes(target: _Target, path: tuple, escaped: set) -> bool:
+    """Whether a write to `target`, not on the path's root, may reach memory other names see:
+    it goes through a pointer or subscript, or its variable's address is taken (`escaped`)."""
+    return target.root != path[0] and (not target.exact or target.root in escaped)
+
+
+def _plain_assignments(statement) -> list:
+    """The assignment of a statement `target = value;`: [assignment], else []."""
+    if statement.type != "expression_statement":
+        return []
+    return [expression for expression in children(statement)
+            if expression.type == "assignment_expression"
+            and expression.child_by_field_name("operator").type == "="]
+
+
+
+
+
+
+
+
+class FlowRules:
+    """The value a local, a parameter or a member path on one has at a use: the last plain
+    assignment before it in a block around it, unless something between may change it."""
+
+    def _assigned_value(self, node, env: _Env) -> _Value | None:
+        """The value of a local, parameter or field path of one (`s->a.b`) at `env.anchor`, as
+        the last statement `path = value;` before it sets it: a statement of a block that
+        encloses the anchor, in the same function. None without such a statement; UNKNOWN when
+        something may change the path in between (see `_disturbed`). Not seen: changes through
+        a pointer stored before the assignment by a call that did not receive the root."""
+        path = _field_path(node)
+        function = self._enclosing_function(env.anchor)
+        if path is None or function is None or any(
+                self._is_macro(part, env.anchor) for part in path):
+            return None
+        root = self._local_root(path[0], env.anchor, function)
+        assignment = self._last_assignment(path, env.anchor, function) if root else None
+        if assignment is None:
+            return None
+        if (self._local_root(path[0], assignment, function) is not root
+                or self._disturbed(path, assignment, env.anchor, function)):
+            return _NOTHING
+        right = assignment.child_by_field_name("right")
+        value = self._eval(right, _Env(assignment, assignments=True))
+        kind = self._def_type(root) if len(path) == 1 else self._field_type(node, env)
+        return _converted(kind, value)
+
+    def _local_root(self, name: str, anchor, function) -> _Def | None:
+        """The variable or parameter `name` names at `anchor` if it belongs to `function`."""
+        key, defs = self._lookup(name, (), anchor, "names")
+        if not isinstance(key, _Def) or defs != [key] or key.kind not in ("var", "param"):
+            return None
+        block = self._scope(key)[0]
+        inside = function.start_byte <= block.start_byte and block.end_byte <= function.end_byte
+        volatile = any(self.context.text(child) == "volatile" for child in key.owner.children)
+        reference = any(node.type == "reference_declarator"
+                        for node in _declarator_chain(key.node))
+        return key if inside and not volatile and not reference else None
+
+    def _last_assignment(self, path: tuple, anchor, function):
+        """The last statement `path = value;` before `anchor` in a block enclosing it."""
+        assignments = self._writes(function).assignments.get(path, [])
+        at = anchor.start_byte
+        for index in range(bisect_left(assignments, (at,)) - 1, -1, -1):
+            _, statement_end, block_start, block_end, assignment = assignments[index]
+            if block_start <= at < block_end and statement_end <= at:
+                return assignment
+        return None
+
+    def _disturbed(self, path: tuple, assignment, anchor, function) -> bool:
+        """Whether the path may change between the assignment and its use at `anchor`: a label
+        or `case` in between (a jump past the assignment); its or a prefix's address taken
+        anywhere in the function; in between, a write to it, to a prefix of it, to a member of
+        the same name (an alias), through a pointer or subscript, or to a variable whose address
+        is taken, or a call mentioning the root or such a variable. "In between" extends to the
+        end of loops around the use that do not hold the assignment, and takes in the bodies
+        of lambdas."""
+        start, end = assignment.end_byte, self._region_end(assignment, anchor, function)
+        writes = self._writes(function)
+        label = bisect_left(writes.labels, start)
+        if label < len(writes.labels) and writes.labels[label] < anchor.start_byte:
+            return True
+        escaped = {target.root for target in writes.taken} - {None}
+        if any(_may_alias(target, path) for target in writes.taken):
+            return True
+        first, last = (bisect_left(writes.written, position, key=lambda item: item[0])
+                       for position in (start, end))
+        for target in [target for _, target in writes.written[first:last]] + writes.in_lambdas:
+            if _may_alias(target, path) or _escapes(target, path, escaped):
+                return True
+        names = {name.encode() for name in escaped | {path[0]}}
+        return self._calls_mention(writes.calls, start, end, anchor, names)
+
+    def _calls_mention(self, calls: list, start: int, end: int, anchor, names: set) -> bool:
+        """Whether a call starting in [start, end) and not holding `anchor` mentions one of
+        `names`. A call inside one already read is not read again."""
+        read_until = start
+        for call_start, call_end in calls[bisect_left(calls, (start,)):]:
+            if call_start >= end:
+                return False
+            if call_start < read_until or call_start <= anchor.start_byte < call_end:
+                continue
+            text = self.context.source.data[call_start:call_end]
+            if names.intersection(_IDENTIFIERS.findall(text)):
+                return True
+            read_until = call_end
+        return False
+
+    def _writes(self, function) -> _Writes:
+        """What `function` does to its variables (see `_Writes`), read once."""
+        key = ("writes", function.id)
+        if key not in self._memo:
+            self._memo[key] = self._read_writes(function)
+        return self._memo[key]
+
+    def _read_writes(self, function) -> _Writes:
+        assignments: dict[tuple, list] = defaultdict(list)
+        labels, taken, written, in_lambdas, calls = [], [], [], [], []
+        lambda_ends: list[int] = []  # of the lambdas around the node
+        for node in descendants(function):
+            kind = node.type
+            if kind not in _READ_BY_WRITES:
+                continue
+            while lambda_ends and node.start_byte >= lambda_ends[-1]:
+                lambda_ends.pop()
+            if kind == "compound_statement":
+                for statement in children(node):
+                    for assignment in _plain_assignments(statement):
+                        target = assignment.child_by_field_name("left")
+                        path = _field_path(target)
+                        if path is not None:
+                            assignments[path].append((target.start_byte, statement.end_byte,
+                                                      node.start_byte, node.end_byte, assignment))
+            elif kind in _JUMP_TARGETS:
+                labels.append(node.start_byte)
+            elif kind in _CALLS:
+                calls.append((node.start_byte, node.end_byte))
+            elif kind == "lambda_expression":
+                lambda_ends.append(node.end_byte)
+            node = self._modified_target(node)
+            if node is None:
+                continue
+            target = _target_of(node)
+            if kind in ("pointer_expression", "init_declarator"):
+                taken.append(target)
+            else:
+                written.append((node.start_byte, target))
+                if lambda_ends:
+                    in_lambdas.append(target)
+        for found in assignments.values():
+            found.sort(key=lambda item: item[0])  # a nested block's come after its own
+        written.sort(key=lambda item: item[0])
+        return _Writes(dict(assignments), labels, taken, written, in_lambdas, calls)
+
+    def _modified_target(self, node):
+        """What `node` writes or takes the address of: the left of an assignment, the operand of
+        `++`/`--` or of `&`, an asm output, what a C++ reference is bound to; else None."""
+        kind = node.type
+        if kind == "assignment_expression":
+            target = node.child_by_field_name("left")
+        elif kind in ("update_expression", "pointer_expression"):
+            if kind == "pointer_expression" and node.child_by_field_name("operator").type != "&":
+                return None
+            target = node.child_by_field_name("argument")
+        elif kind == "gnu_asm_output_operand":
+            target = node.child_by_field_name("value")
+        elif kind == "init_declarator" and self.cpp:
+            declarator = node.child_by_field_name("declarator")
+            if declarator is None or declarator.type != "reference_declarator":
+                return None
+            target = node.child_by_field_name("value")
+        else:
+            return None
+        return target if target is not None and target.is_named else None
+
+    def _enclosing_function(self, node):
+        """The function, lambda or macro-defined function body that is or holds `node`, or
+        None."""
+        return function_scope(self.context, node)
+
+    def _region_end(self, assignment, anchor, function) -> int:
+        """Where changes that may reach the use end: the use, or the end of the outermost loop
+        around it that does not hold the assignment (the next iteration sees them)."""
+        end = anchor.start_byte
+        for node in self.context.ancestors(anchor):
+            if node == function:
+                break
+            if node.type in _LOOPS and not node.start_byte <= assignment.start_byte < node.end_byte:
+                end = node.end_byte
+        return end
