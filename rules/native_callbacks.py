@@ -337,7 +337,9 @@ class PythonCallbackIntoCuda(Rule):
     attribute its class assigns. The option `extra-apis` adds
     function names (any argument may be the callback). Compiled callbacks
     (`numba.cfunc(...).address`, functions of a loaded library, integer addresses) and values
-    of unknown nature are not findings.
+    of unknown nature are not findings. A callable that reaches the call through `*args` or
+    `**kwargs` (a tuple, list or dict bound before it) is reported at that call, its own line
+    in the chain.
 
     ## Why it is cursed
     The driver calls the callback while it holds its own locks (the occupancy calculator
@@ -537,7 +539,7 @@ class PythonCallbackIntoCuda(Rule):
             candidates = [arguments.get(*api.slot)]
         for argument in candidates:
             if argument is not None and argument is not UNKNOWN:
-                self._follow(argument, name, api.callback)
+                self._follow(argument, name, api.callback, node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         """`params.fn = callable` on a host-node parameter struct."""
@@ -582,7 +584,7 @@ class PythonCallbackIntoCuda(Rule):
                 steps = (Step(target[0], function.line, f"`{target[1]}()` is defined here"),
                          Step(target[0], reach.line, reach.what))
                 self._report(flow, argument, f"is passed to {target[1]}() ({where}), where "
-                             f"{reach.what}", _callback_of(reach.what), steps)
+                             f"{reach.what}", _callback_of(reach.what), steps, call)
 
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         offset = 1 if isinstance(call.func, ast.Attribute) else 0  # self.helper(...)
@@ -593,7 +595,7 @@ class PythonCallbackIntoCuda(Rule):
             path = (f"is passed to {helper.function.name}(), which hands its parameter "
                     f"'{helper.parameter}' to {helper.api} at line {helper.site.lineno}, and "
                     f"{helper.api} calls it {helper.callback.when}")
-            self._report(flow, argument, path, helper.callback)
+            self._report(flow, argument, path, helper.callback, call=call)
 
     def _api_name(self, func: ast.AST) -> str | None:
         """The function's own name: `launchHostFunc` for `launch` after
@@ -604,7 +606,8 @@ class PythonCallbackIntoCuda(Rule):
         return _last_name(func)
 
     # -- following values ----------------------------------------------------------------------
-    def _follow(self, argument: ast.AST, api_name: str, callback: Callback) -> None:
+    def _follow(self, argument: ast.AST, api_name: str, callback: Callback,
+                call: ast.Call | None = None) -> None:
         flow = self.tracer.trace(argument)
         if flow is None:
             return
@@ -614,7 +617,7 @@ class PythonCallbackIntoCuda(Rule):
                 self.helpers.append(Helper(flow.origin, flow.parameter, site, api_name, callback))
             return
         self._report(flow, argument, f"reaches {api_name}, which calls it {callback.when}",
-                     callback)
+                     callback, call=call)
 
     def _callee(self, call: ast.Call) -> ast.AST | None:
         if isinstance(call.func, ast.Name):
@@ -640,8 +643,16 @@ class PythonCallbackIntoCuda(Rule):
 
     # -- reporting -----------------------------------------------------------------------------
     def _report(self, flow: Flow, argument: ast.AST, path: str, callback: Callback,
-                steps: tuple[Step, ...] = ()) -> None:
+                steps: tuple[Step, ...] = (), call: ast.Call | None = None) -> None:
+        """Report at the callable (or where it is made a C function pointer), or at `call`,
+        the call that hands it over, when the callable is written elsewhere and reaches the
+        call through `*args`/`**kwargs` (a dict or tuple bound before it): there the user acts,
+        and the callable's place joins the chain."""
         target = flow.wrap or argument
+        if call is not None and not _within(argument, call):
+            steps = (Step(self.context.source.path, argument.lineno,
+                          f"{flow.what} is put in the call's arguments here"), *steps)
+            target = call
         if id(target) in self.reported:
             return
         self.reported.add(id(target))
@@ -654,6 +665,12 @@ class PythonCallbackIntoCuda(Rule):
             f"`lambda tpb: 0` given to cuOccupancyMaxPotentialBlockSize). Fix: {callback.fix}",
             related=steps,
         )
+
+
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+    """Whether `node`'s source lies inside `outer`'s."""
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
+        (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def _callback_of(what: str) -> Callback:

@@ -305,8 +305,16 @@ class GridSizer:
     ("no_shared_memory.address", "", False),  # a compiled callback's address
 ])
 def test_a_callback_handed_over_in_kwargs_built_by_dict(callback, change, found):
+    """Reported at the call that hands the dict over (where the user acts), the callable's
+    own line in the chain."""
     code = KWARGS_LAUNCHER.format(callback=callback, change=change)
-    assert [f.line for f in lint(code)] == ([14] if found else [])
+    findings = lint(code)
+    assert [f.line for f in findings] == ([19] if found else [])
+    if found:
+        assert findings[0].message.startswith("the lambda on line 14 reaches "
+                                              "get_max_potential_block_size")
+        assert [(step.line, step.note) for step in findings[0].related] == [
+            (14, "the lambda on line 14 is put in the call's arguments here")]
 
 
 @pytest.mark.parametrize("stream, found", [
