@@ -22,7 +22,7 @@ from functools import lru_cache
 from msgspec import Struct
 
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, Reach, call_target, project_functions, value_of,
+    FunctionIndexer, Reach, call_target, last_name, project_functions, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -134,13 +134,6 @@ _MAX_DEPTH = 8
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _last_name(func: ast.AST) -> str | None:
-    """`cuLaunchHostFunc` for `libcuda.cuLaunchHostFunc` and `cuLaunchHostFunc`."""
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else None
-
-
 def _parameters(function: ast.AST) -> list[str]:
     arguments = function.args
     return [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
@@ -243,7 +236,7 @@ class CallbackTracer:
             return None
         if self.context.qualified_name(node.func, among=_CASTS) and node.args:
             return node.args[0]
-        if _last_name(node.func) in FUNCTION_POINTER_TYPES:
+        if last_name(node.func) in FUNCTION_POINTER_TYPES:
             only = [*node.args, *(keyword.value for keyword in node.keywords)]
             return only[0] if len(only) == 1 else None
         return None
@@ -552,7 +545,7 @@ class PythonCallbackIntoCuda(Rule):
         """`cudaHostNodeParams(fn=callable, ...)`."""
         if node.arg == "fn":
             call = self.context.parent_of(node)
-            if isinstance(call, ast.Call) and _last_name(call.func) in HOST_NODE_PARAMS:
+            if isinstance(call, ast.Call) and last_name(call.func) in HOST_NODE_PARAMS:
                 self._follow(node.value, "a graph host node", HOST_FUNCTION)
 
     def check(self) -> None:
@@ -561,7 +554,7 @@ class PythonCallbackIntoCuda(Rule):
         project = project_functions(self.context, CALLBACK_HELPERS)
         helper_names = {helper.function.name for helper in self.helpers}
         for call in self.calls:
-            if _last_name(call.func) in helper_names:  # a helper's call names its def
+            if last_name(call.func) in helper_names:  # a helper's call names its def
                 callee = self._callee(call)
                 for helper in self.helpers:
                     if helper.function is callee:
@@ -603,7 +596,7 @@ class PythonCallbackIntoCuda(Rule):
         if isinstance(func, ast.Name):
             imported = self.context.imports.names.get(func.id)
             return imported.rpartition(".")[2] if imported else func.id
-        return _last_name(func)
+        return last_name(func)
 
     # -- following values ----------------------------------------------------------------------
     def _follow(self, argument: ast.AST, api_name: str, callback: Callback,
@@ -639,7 +632,7 @@ class PythonCallbackIntoCuda(Rule):
 
     def _is_host_node_params(self, node: ast.AST) -> bool:
         bound = self.context.definition(node) if isinstance(node, ast.Name) else None
-        return isinstance(bound, ast.Call) and _last_name(bound.func) in HOST_NODE_PARAMS
+        return isinstance(bound, ast.Call) and last_name(bound.func) in HOST_NODE_PARAMS
 
     # -- reporting -----------------------------------------------------------------------------
     def _report(self, flow: Flow, argument: ast.AST, path: str, callback: Callback,
@@ -879,7 +872,7 @@ class CtypesCallbackLifetime(Rule):
         self.tracer = CallbackTracer(context)
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = _last_name(node.func)
+        name = last_name(node.func)
         if name is None or not self._keeps(name, node.func):
             return
         for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
@@ -945,6 +938,6 @@ class CtypesCallbackLifetime(Rule):
         for node in ast.walk(scope):
             if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Load):
                 uses += 1
-            elif isinstance(node, ast.Call) and "synchronize" in str(_last_name(node.func)).lower():
+            elif isinstance(node, ast.Call) and "synchronize" in str(last_name(node.func)).lower():
                 return False
         return uses == 1

@@ -13,7 +13,7 @@ import ast
 
 from msgspec import Struct
 
-from cursedlint.analysis.python_project import own_method, value_of
+from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
 
@@ -71,12 +71,6 @@ class Region(Struct, frozen=True):
     @property
     def mode_words(self) -> str:
         return self.mode or "an unknown"
-
-
-def last_name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return node.id if isinstance(node, ast.Name) else None
 
 
 def key(node: ast.AST) -> str:

@@ -11,12 +11,12 @@ import sys
 
 from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis, body_of,
-    capture_analysis, last_name, pinned_loader, position,
+    capture_analysis, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.library_work import LIBRARY_WORK, LibraryWork
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, Reach, own_nodes, project_names,
+    FunctionIndexer, Reach, last_name, own_nodes, project_names,
 )
 from cursedlint.analysis.thread_starts import ThreadStarts
 

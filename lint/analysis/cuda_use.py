@@ -15,9 +15,11 @@ from typing import Iterable
 from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import (
-    FUNCTIONS, LOCAL_DEPTH, CaptureAnalysis, body_of, is_self_attribute, last_name, position,
+    FUNCTIONS, LOCAL_DEPTH, CaptureAnalysis, body_of, is_self_attribute, position,
 )
-from cursedlint.analysis.python_project import ProjectFunctions, call_target, own_nodes
+from cursedlint.analysis.python_project import (
+    ProjectFunctions, call_target, last_name, own_nodes,
+)
 from cursedlint.findings import Step
 
 class Use(Struct, frozen=True):

@@ -103,6 +103,14 @@ def dotted(node: ast.AST) -> str | None:
     return ".".join([node.id, *reversed(parts)])
 
 
+def last_name(node: ast.AST) -> str | None:
+    """The name a callee ends in: `cuLaunchHostFunc` for `libcuda.cuLaunchHostFunc` and for
+    `cuLaunchHostFunc`; None for other expressions."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
+
+
 class FunctionIndexer(Indexer):
     """Per-function facts of the project's Python modules (see the module docstring).
     Subclasses set `name` and implement `words` and `local_facts`."""
