@@ -440,8 +440,15 @@ class Linter:
             for word in rule.project_trigger_words(self.project[rule.indexer.name])
         ]
         if words:
-            again.update(i for i, (path, language) in enumerate(files)
-                         if _names_any(path, [w for languages, w in words if language in languages]))
+            named = {i for i, (path, language) in enumerate(files) if i not in again and
+                     _names_any(path, [w for languages, w in words if language in languages])}
+            late = self._late_seeds([files[i] for i in sorted(named)], using)
+            if any(not added <= seeds.get(name, set()) for name, added in late.items()):
+                for name, added in late.items():  # what a file named by the facts calls
+                    seeds.setdefault(name, set()).update(added)
+                index = self.index_project(project.list_files(), project.store, using, wanted,
+                                           seeds, jobs)
+            again |= named
         if not again:
             return
         self.facts_key = index.digest()
@@ -454,6 +461,24 @@ class Linter:
         for i, result in cached.items():
             if result is not None:
                 results[i] = result
+
+    def _late_seeds(self, files: list[tuple[str, str]],
+                    rules: list[type[Rule]]) -> dict[str, set[str]]:
+        """The first-round words of files the first lint had no reason to parse, found to
+        name a word the facts made a trigger (a call of another module's capturing function):
+        what they take from the project's other modules joins the index."""
+        seeds: dict[str, set[str]] = {}
+        indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()}
+        for path, language in files:
+            try:
+                source = Source.from_bytes(path, read_bytes(path), language)
+            except SourceError:
+                continue
+            context = self._parse_for_index(source)
+            for name, indexer in indexers.items():
+                if context is not None and language in indexer.languages:
+                    seeds.setdefault(name, set()).update(_seeds(indexer, context))
+        return seeds
 
     def _lint_all(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         """Serially when the bytes to read are few; else over a process pool in chunks of

@@ -797,3 +797,27 @@ def test_a_warmed_up_or_elementwise_model_of_another_module_is_clean(
     warmed = "\n    model(static_input)"
     assert capture_model(tmp_path, monkeypatch, capsys, "Projection", warmed) == []
     assert capture_model(tmp_path, monkeypatch, capsys, "Scale") == []
+
+
+@pytest.mark.parametrize("subclass, found", [
+    ("class NamedHeartbeat(Heartbeat):\n    def name(self):\n        return 'beat'\n", True),
+    # its own state: the inherited start() may start another thread
+    ("class NamedHeartbeat(Heartbeat):\n    def __init__(self, interval):\n"
+     "        super().__init__(interval)\n        self.label = 'beat'\n", False),
+    # overrides what the inherited start() calls on self
+    ("class NamedHeartbeat(Heartbeat):\n    def _run(self):\n        pass\n", None),
+])
+def test_a_method_inherited_from_another_modules_class_is_followed(
+        tmp_path, monkeypatch, capsys, subclass, found):
+    health = HEALTH.replace("    def start(self):\n        self._thread.start()\n",
+                            "    def start(self):\n        self._run()\n\n"
+                            "    def _run(self):\n        self._thread.start()\n")
+    train = TRAIN_WITH_HEARTBEAT.replace("from trainer.health import CpuHeartbeat, Heartbeat",
+                                         "from trainer.named import NamedHeartbeat") \
+        .replace("Heartbeat(30.0)", "NamedHeartbeat(30.0)")
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "", "trainer/health.py": health, "trainer/graphs.py": GRAPHS,
+        "trainer/named.py": "from trainer.health import Heartbeat\n\n\n" + subclass,
+        "trainer/train.py": train,
+    })
+    assert codes_at(findings) == ([("CUR401", "trainer/train.py", 9)] if found else [])

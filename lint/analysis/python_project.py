@@ -301,10 +301,36 @@ class ProjectFunctions:
         function = self.summaries[path].functions.get(qualname)
         return None if function is None else function.facts.get(kind)
 
-    def _method(self, path: str, cls: str, method: str) -> tuple[str, str] | None:
+    def _method(self, path: str, cls: str, method: str,
+                depth: int = 0) -> tuple[str, str] | None:
+        """The class's method, its own or inherited from the project's classes it derives
+        from (in the order of its bases, depth first); None where a base the project does not
+        define comes first (a library class may define it)."""
         summary = self.summaries.get(path)
         qualname = f"{cls}.{method}"
-        return (path, qualname) if summary and _is_function(summary, qualname) else None
+        if summary is None or _is_function(summary, qualname):
+            return None if summary is None else (path, qualname)
+        for base in summary.bases.get(cls, ()) if depth < MAX_DEPTH else ():
+            if base == "object":
+                continue
+            found = self.definition(path, summary.imports, base)
+            if found is None or found[1] not in self.summaries[found[0]].classes:
+                return None
+            inherited = self._method(*found, method, depth + 1)
+            if inherited is not None:
+                return inherited if self._keeps(path, cls, inherited) else None
+        return None
+
+    def _keeps(self, path: str, cls: str, inherited: tuple[str, str]) -> bool:
+        """Whether the inherited method's facts hold for an instance of `cls`: the class sets
+        up no state of its own (`__init__`) and overrides none of the methods the inherited
+        one calls on `self`."""
+        own = {qualname.partition(".")[2] for qualname in _qualnames(self.summaries[path])
+               if qualname.partition(".")[0] == cls}
+        function = self.summaries[inherited[0]].functions.get(inherited[1])
+        called = {call.name.partition(".")[2] for call in function.calls
+                  if call.name.startswith("self.")} if function else set()
+        return "__init__" not in own and not own & called
 
     # -- what a function reaches -----------------------------------------------------------
     def reach(self, path: str, qualname: str, kind: str) -> tuple[Step, ...] | None:
@@ -372,6 +398,12 @@ def _called_as(qualname: str) -> tuple[str, ...]:
     """The names a call of the function ends in: its own, and its class's for `__init__`."""
     head, _, last = qualname.rpartition(".")
     return (last, head.rpartition(".")[2]) if last == "__init__" and head else (last,)
+
+
+def _qualnames(summary: ModuleSummary) -> Iterator[str]:
+    """The qualified names of the module's summarized functions and methods."""
+    yield from summary.functions
+    yield from summary.defined
 
 
 def _defines(summary: ModuleSummary, qualname: str) -> bool:
