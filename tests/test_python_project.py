@@ -605,11 +605,16 @@ def tokenize(text):
 """
 
 
-def cur102(tmp_path, monkeypatch, capsys, main: str) -> list[tuple[str, int, str]]:
+def cur102(tmp_path, monkeypatch, capsys, main: str, **more: str) -> list[tuple[str, int, str]]:
+    """CUR102's findings in a small job package: (severity, line, message, then each related
+    step as `file:line: note`)."""
     findings = lint(tmp_path, monkeypatch, capsys, {
         "jobs/__init__.py": "", "jobs/work.py": EVALUATE, "jobs/main.py": main,
+        **{f"jobs/{name}.py": text for name, text in more.items()},
     })
-    return [(f["severity"], f["line"], f["message"]) for f in findings if f["code"] == "CUR102"]
+    return [(f["severity"], f["line"], " | ".join([f["message"], *(
+        f"{os.path.basename(step['path'])}:{step['line']}: {step['note']}"
+        for step in f.get("related", []))])) for f in findings if f["code"] == "CUR102"]
 
 
 def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path, monkeypatch, capsys):
@@ -628,7 +633,8 @@ def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path, monke
             return model, tokens
         """)
     assert (severity, line) == ("error", 10)
-    assert "after CUDA work on line 9 (`.cuda()` allocates and copies on the GPU)" in message
+    assert "after CUDA work on line 9 | main.py:9: `.cuda()` allocates and copies on the GPU" \
+        in message
 
 
 def test_a_child_that_uses_cuda_is_an_error(tmp_path, monkeypatch, capsys):
@@ -645,8 +651,8 @@ def test_a_child_that_uses_cuda_is_an_error(tmp_path, monkeypatch, capsys):
                 return pool.map(evaluate, shards)
         """)
     assert (severity, line) == ("error", 9)
-    assert "the child runs evaluate() (work.py), which uses CUDA (line 5:" in message
-    assert "Cannot re-initialize CUDA in forked subprocess" in message
+    assert "; the child runs evaluate() (work.py), which uses CUDA | " in message
+    assert "work.py:5: " in message and "Cannot re-initialize CUDA in forked subprocess" in message
 
 
 def test_an_nccl_group_before_the_fork_is_an_error(tmp_path, monkeypatch, capsys):
@@ -708,7 +714,7 @@ def test_a_library_helper_without_evidence_warns_and_names_who_decides(
                 return pool.map(tokenize, texts)
         """)
     assert (severity, line) == ("warning", 9)
-    assert "depends on the callers of tokenize_all()" in message
+    assert message.endswith("; the callers of tokenize_all() decide if CUDA/RDMA state exists")
 
 
 def test_a_wait_under_a_condition_in_another_module_is_not_followed(tmp_path, monkeypatch, capsys):

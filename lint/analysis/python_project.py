@@ -152,8 +152,10 @@ def _out_calls(function: ast.AST, imports: dict[str, str],
                local: set[str]) -> Iterator[OutCall]:
     """The calls `function` makes (not those of nested defs) that may run project code: of
     a name imported from a module not of the standard library, of `self.<method>`, or of the
-    module's own functions and classes (`local`); at most MAX_CALLS."""
+    module's own functions and classes (`local`), also through a local bound once to one of
+    them or to a choice of them (`run = a if c else b; run(...)`); at most MAX_CALLS."""
     count = 0
+    aliases = None
     pending = list(function.body)
     while pending and count < MAX_CALLS:
         node = pending.pop()
@@ -164,7 +166,37 @@ def _out_calls(function: ast.AST, imports: dict[str, str],
             if name is not None and _may_be_project(name, imports, local):
                 count += 1
                 yield OutCall(node.lineno, name)
+            elif isinstance(node.func, ast.Name) and not isinstance(function, ast.Module):
+                aliases = _callable_aliases(function) if aliases is None else aliases
+                for name in aliases.get(node.func.id, ()):
+                    if _may_be_project(name, imports, local):
+                        count += 1
+                        yield OutCall(node.lineno, name)
         pending.extend(ast.iter_child_nodes(node))
+
+
+def _callable_aliases(function: ast.AST) -> dict[str, tuple[str, ...]]:
+    """Local name -> the dotted names it may hold, for the function's locals bound once (by a
+    plain assignment) to a name or to a conditional expression of names."""
+    bound: dict[str, tuple[str, ...] | None] = {}
+    for node in own_nodes(function.body):
+        targets = node.targets if isinstance(node, ast.Assign) else [
+            node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For)) else []
+        for target in targets:
+            if isinstance(target, ast.Name):
+                choices = _choices(node.value) if isinstance(node, ast.Assign) \
+                    and len(node.targets) == 1 else None
+                bound[target.id] = None if target.id in bound else choices
+    return {name: choices for name, choices in bound.items() if choices}
+
+
+def _choices(value: ast.AST) -> tuple[str, ...] | None:
+    """The dotted names an expression may evaluate to: a name, or `a if c else b` of them."""
+    if isinstance(value, ast.IfExp):
+        body, orelse = _choices(value.body), _choices(value.orelse)
+        return body + orelse if body and orelse else None
+    name = dotted(value)
+    return (name,) if name else None
 
 
 def _may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
@@ -214,19 +246,21 @@ class ProjectFunctions:
             return self._method(found[0], found[1], "__init__")
         return found if _is_function(self.summaries[found[0]], found[1]) else None
 
-    def definition(self, path: str, imports: dict[str, str],
-                   name: str) -> tuple[str, str] | None:
+    def definition(self, path: str, imports: dict[str, str], name: str,
+                   defines=None) -> tuple[str, str] | None:
         """The project function, method or class (path, qualified name) that dotted `name`
-        refers to in module `path`; None when the project does not define it."""
+        refers to in module `path`; None when the project does not define it. `defines(summary,
+        qualname)`: what counts as defined instead (a module constant)."""
+        defines = defines or _defines
         base, _, rest = name.partition(".")
         written = imports.get(base)
         if written is None:
             summary = self.summaries.get(path)
-            return (path, name) if summary and _defines(summary, name) else None
+            return (path, name) if summary and defines(summary, name) else None
         imported = resolve(written, self.module_of(path), is_package(path))
         if imported is None:
             return None
-        return self._defined(".".join(filter(None, [imported.dotted, rest])))
+        return self._defined(".".join(filter(None, [imported.dotted, rest])), defines)
 
     def method(self, path: str, imports: dict[str, str], cls: str,
                method: str) -> tuple[str, str] | None:
@@ -254,8 +288,9 @@ class ProjectFunctions:
                 return True
         return False
 
-    def _defined(self, target: str) -> tuple[str, str] | None:
+    def _defined(self, target: str, defines=None) -> tuple[str, str] | None:
         """The definition a fully dotted name reaches, following re-exports."""
+        defines = defines or _defines
         for _ in range(MAX_DEPTH):
             found = self.table.split(target)
             if found is None or not found[1]:
@@ -265,7 +300,7 @@ class ProjectFunctions:
             written = summary.imports.get(attributes[0])
             if written is None:
                 qualname = ".".join(attributes)
-                return (path, qualname) if _defines(summary, qualname) else None
+                return (path, qualname) if defines(summary, qualname) else None
             imported = resolve(written, self.module_of(path), is_package(path))
             if imported is None:
                 return None
@@ -426,9 +461,14 @@ def value_of(context, node: ast.AST) -> ast.AST | None:
     method = own_method(cls, node.attr)
     if method is not None:
         return method
-    assigned = context.shared(("self-attributes", id(cls)), lambda: _self_assignments(cls))
-    values = assigned.get(node.attr, ())
+    values = attribute_values(context, cls).get(node.attr, ())
     return values[0] if len(values) == 1 else None
+
+
+def attribute_values(context, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
+    """attr -> the values of each `self.attr = value` in the class's methods (once per class
+    and file)."""
+    return context.shared(("self-attributes", id(cls)), lambda: _self_assignments(cls))
 
 
 def _self_assignments(cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
