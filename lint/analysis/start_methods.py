@@ -229,11 +229,12 @@ class StartMethodValues:
         self.context = context
         self.path = os.path.abspath(context.source.path)
         self.project = project_functions(context, START_METHODS)
+        self._memo: dict[int, list[Way]] = {}
 
     def of(self, node: ast.AST) -> Way:
         """("fork", its steps) when some way gives fork; else the one value all ways give, or
         UNKNOWN (no steps)."""
-        ways = list(self._ways(node, 0))
+        ways = self._ways(node, 0)
         fork = next((way for way in ways if way[0] == "fork"), None)
         if fork is not None:
             return fork
@@ -241,7 +242,16 @@ class StartMethodValues:
         return (values[0], ()) if values and all(v is not UNKNOWN and v == values[0]
                                                  for v in values) else (UNKNOWN, ())
 
-    def _ways(self, node: ast.AST, depth: int) -> Iterator[Way]:
+    def _ways(self, node: ast.AST, depth: int) -> list[Way]:
+        """Each way the expression gets a value (each expression followed once: a cycle, or
+        a path longer than MAX_DEPTH, is unknown)."""
+        key = id(node)
+        if key not in self._memo:
+            self._memo[key] = [(UNKNOWN, ())]  # while it is followed
+            self._memo[key] = list(self._follow(node, depth))
+        return self._memo[key]
+
+    def _follow(self, node: ast.AST, depth: int) -> Iterator[Way]:
         value = self.context.evaluate(node)
         if value is not UNKNOWN or depth > MAX_DEPTH:
             yield value, ()
@@ -430,7 +440,8 @@ def _calls(context, call: ast.Call, function: ast.AST) -> bool:
 
 def _seed_names(context) -> list[str]:
     """The words that lead to the modules a start method of this file may come from: the
-    function or class holding the call, and the imported names its argument reads."""
+    function or class holding the call (its callers), and the imported names its argument
+    and the holding function's annotations read (constants, config classes)."""
     text = context.source.text
     if "get_context" not in text and "start_method" not in text:
         return []
@@ -446,9 +457,21 @@ def _seed_names(context) -> list[str]:
         if holder:  # its callers: `launch(...)`, `Launcher(...)`
             cls, _, method = holder.rpartition(".")
             names.extend(filter(None, [cls, "" if method == "__init__" else method]))
-        names.extend(node.id for node in ast.walk(argument)
-                     if isinstance(node, ast.Name) and node.id in imports)
+        scope = context.scope_of(call)
+        read = [argument, *(arg.annotation for arg in _all_arguments(scope.args)
+                            if arg.annotation)] if hasattr(scope, "args") else [argument]
+        for root in read:
+            names.extend(_imported_parts(root, imports))
     return names
+
+
+def _imported_parts(root: ast.AST, imports: dict[str, str]) -> Iterator[str]:
+    """The names an expression reads from imports, and the attributes it reads of them
+    (`Settings` of `config.Settings`: a module is found by what it defines)."""
+    for node in ast.walk(root):
+        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name and name.partition(".")[0] in imports:
+            yield from name.split(".")
 
 
 def entry_statements(module: ast.Module) -> Iterator[ast.stmt]:
