@@ -714,7 +714,8 @@ def test_a_library_helper_without_evidence_warns_and_names_who_decides(
                 return pool.map(tokenize, texts)
         """)
     assert (severity, line) == ("warning", 9)
-    assert message.endswith("; the callers of tokenize_all() decide if CUDA/RDMA state exists")
+    assert message.endswith("; callers of tokenize_all() decide if CUDA/RDMA state exists")
+    assert len(message) < 120
 
 
 def test_a_wait_under_a_condition_in_another_module_is_not_followed(tmp_path, monkeypatch, capsys):
@@ -787,29 +788,29 @@ def start_method_findings(tmp_path, monkeypatch, capsys, files: dict[str, str]) 
 
 @pytest.mark.parametrize("main, found", [
     # no call of either launcher in the project: their defaults decide
-    ("", ["launchers.py:12 self.ctx.Process() forks this process (a 'fork' context); the callers "
-          "of Launcher.launch() decide if CUDA/RDMA state exists"
+    ("", ["launchers.py:12 self.ctx.Process() forks (a 'fork' context); callers "
+          "of launch() decide if CUDA/RDMA state exists"
           " | launchers.py:8: `start_method` defaults to 'fork'",
-          "launchers.py:29 mp.get_context(config.start_method).Pool() forks this process (a 'fork' "
-          "context); the callers of pool_from() decide if CUDA/RDMA state exists"
+          "launchers.py:29 mp.get_context(config.start_method).Pool() forks (a 'fork' "
+          "context); callers of pool_from() decide if CUDA/RDMA state exists"
           " | launchers.py:25: `PoolConfig.start_method` is 'fork'"]),
     # every construction passes 'spawn'; the function's 'spawn' default is overridden by a call
     ("from jobs.launchers import Launcher, launch\n\n\ndef main(fn):\n"
      "    Launcher(start_method='spawn').launch(fn)\n    launch(fn, start_method='fork')\n",
-     ["launchers.py:19 ctx.Process() forks this process (a 'fork' context); the callers of "
+     ["launchers.py:19 ctx.Process() forks (a 'fork' context); callers of "
       "launch() decide if CUDA/RDMA state exists"
       " | main.py:6: a call of launch() passes start_method='fork'",
-      "launchers.py:29 mp.get_context(config.start_method).Pool() forks this process (a 'fork' "
-      "context); the callers of pool_from() decide if CUDA/RDMA state exists"
+      "launchers.py:29 mp.get_context(config.start_method).Pool() forks (a 'fork' "
+      "context); callers of pool_from() decide if CUDA/RDMA state exists"
       " | launchers.py:25: `PoolConfig.start_method` is 'fork'"]),
     # a launcher made with its default in another module; a call passing a value not known
     ("from jobs.launchers import Launcher, launch\n\n\ndef main(fn, method):\n"
      "    Launcher().launch(fn)\n    launch(fn, start_method=method)\n", [
-         "launchers.py:12 self.ctx.Process() forks this process (a 'fork' context); the callers "
-         "of Launcher.launch() decide if CUDA/RDMA state exists"
+         "launchers.py:12 self.ctx.Process() forks (a 'fork' context); callers "
+         "of launch() decide if CUDA/RDMA state exists"
          " | launchers.py:8: `start_method` defaults to 'fork'",
-         "launchers.py:29 mp.get_context(config.start_method).Pool() forks this process (a "
-         "'fork' context); the callers of pool_from() decide if CUDA/RDMA state exists"
+         "launchers.py:29 mp.get_context(config.start_method).Pool() forks (a "
+         "'fork' context); callers of pool_from() decide if CUDA/RDMA state exists"
          " | launchers.py:25: `PoolConfig.start_method` is 'fork'"]),
 ])
 def test_a_start_method_from_defaults_attributes_and_callers_in_other_modules(
@@ -821,16 +822,16 @@ def test_a_start_method_from_defaults_attributes_and_callers_in_other_modules(
 @pytest.mark.parametrize("config, use, found", [
     ('START_METHOD = "fork"\n', "from jobs.config import START_METHOD\n\n\ndef run(fn):\n"
      "    mp.get_context(START_METHOD).Process(target=fn).start()\n",
-     "run.py:8 mp.get_context(START_METHOD).Process() forks this process (a 'fork' context); "
-     "the callers of run() decide if CUDA/RDMA state exists | config.py:1: `START_METHOD` is "
+     "run.py:8 mp.get_context(START_METHOD).Process() forks (a 'fork' context); "
+     "callers of run() decide if CUDA/RDMA state exists | config.py:1: `START_METHOD` is "
      "'fork'"),
     ('START_METHOD = "forkserver"\n', "from jobs.config import START_METHOD\n\n\ndef run(fn):\n"
      "    mp.get_context(START_METHOD).Process(target=fn).start()\n", None),
     ("class Settings:\n    start_method = 'fork'\n", "from jobs import config\n\n\n"
      "def run(fn, settings: config.Settings):\n"
      "    mp.get_context(settings.start_method).Process(target=fn).start()\n",
-     "run.py:8 mp.get_context(settings.start_method).Process() forks this process (a 'fork' "
-     "context); the callers of run() decide if CUDA/RDMA state exists | config.py:2: "
+     "run.py:8 mp.get_context(settings.start_method).Process() forks (a 'fork' "
+     "context); callers of run() decide if CUDA/RDMA state exists | config.py:2: "
      "`config.Settings.start_method` is 'fork'"),
     # a method that sets the attribute makes the class default no answer
     ("class Settings:\n    start_method = 'fork'\n\n    def safe(self):\n"
@@ -866,9 +867,8 @@ def test_a_start_method_chosen_by_a_local_conditional(
             start_method = {choice}
             mp.start_processes(fn, nprocs=2, start_method=start_method)
         """})
-    assert findings == (["run.py:7 torch.multiprocessing.start_processes() with the 'fork' start "
-                         "method forks this process; the callers of run() decide if CUDA/RDMA "
-                         "state exists"] if found else [])
+    assert findings == (["run.py:7 mp.start_processes() forks (start method 'fork'); callers of "
+                         "run() decide if CUDA/RDMA state exists"] if found else [])
 
 
 AIO_HELPER = """\
@@ -932,8 +932,8 @@ def test_a_test_of_fork_behaviour_is_not_reported(
     findings = start_method_findings(tmp_path, monkeypatch, capsys, {
         path: FORK_TEST.format(name=name)})
     assert [finding.split(" | ")[0] for finding in findings] == ([
-        f"{os.path.basename(path)}:9 multiprocessing.get_context('fork').Pool() forks this "
-        "process (a 'fork' context) after CUDA work on line 8"] if found else [])
+        f"{os.path.basename(path)}:9 multiprocessing.get_context('fork').Pool() forks "
+        "(a 'fork' context) after CUDA work on line 8"] if found else [])
 
 
 def test_a_fork_context_on_self_used_for_queues_and_a_recursive_default_start_nothing(

@@ -508,7 +508,7 @@ class ForkEvidence:
                           and scope.name.lower().startswith("test")]
         return any("fork" in name.lower() for name in names)
 
-    def before_accelerators(self, start: ast.Call, function: str | None) -> bool:
+    def before_accelerators(self, start: ast.Call) -> bool:
         """Whether the start runs at import time or in the `__main__` block (no CUDA work
         before it, as `of` found) and every child's code is known and uses no CUDA."""
         scope = self.context.scope_of(start)
@@ -620,6 +620,12 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
 
 def _text(node: ast.AST) -> str:
     return ast.unparse(node)
+
+
+def _shown(call: ast.Call) -> str:
+    """The callee as the call writes it, cut short when long (`mp.get_context('fork').Pool`)."""
+    text = _text(call.func)
+    return text if len(text) <= 48 else "..." + text[-45:]
 
 
 def _last_name(func: ast.AST) -> str | None:
@@ -741,29 +747,29 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         if name in START_METHOD_SETTERS:
             self.sets_start_method = True
         if name in _ALWAYS_FORK:
-            self._report_start(node, f"{written}() forks this process")
+            self._report_start(node, f"{written}() forks")
             return
         method, steps = self._start_method(node, name)
         if method == "fork":
             if name == "multiprocessing.get_context":
                 self.fork_contexts.append((node, steps))  # a start only where it makes processes
             else:
-                self._report_start(node, f"{written}() with the 'fork' start method forks this "
-                                         "process", switch=True, steps=steps)
+                self._report_start(node, f"{_shown(node)}() forks (start method 'fork')",
+                                   switch=True, steps=steps)
         elif name in _DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
             self.default_context_users.append((node, written))
 
     def check(self) -> None:
         for context_call, steps in self.fork_contexts:
             for start in self.evidence.made_from(context_call, self.calls):
-                self._report_start(start, f"{ast.unparse(start.func)}() forks this process "
-                                          "(a 'fork' context)", steps=steps)
+                self._report_start(start, f"{_shown(start)}() forks (a 'fork' context)",
+                                   steps=steps)
         if self.sets_start_method or self.context.settings.target_python >= (3, 14):
             return
         for node, written in self.default_context_users:
             if self._started_after_spawn(node):
                 continue
-            self._report_start(node, f"{written}() forks by default before Python 3.14")
+            self._report_start(node, f"{_shown(node)}() forks by default (Python < 3.14)")
 
     def _report_start(self, start: ast.Call, what: str, switch: bool = False,
                       steps: tuple[Step, ...] = ()) -> None:
@@ -780,10 +786,11 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             self.report(start, f"{what}{why}", severity=Severity.ERROR,
                         related=(*steps, *evidence))
             return
-        function = calling_function(self.context, start)
-        if not switch and self.evidence.before_accelerators(start, function):
+        scope = self.context.scope_of(start)
+        function = getattr(scope, "name", None) if not isinstance(scope, ast.ClassDef) else None
+        if not switch and self.evidence.before_accelerators(start):
             return
-        where = (f"the callers of {function}() decide if CUDA/RDMA state exists" if function
+        where = (f"callers of {function}() decide if CUDA/RDMA state exists" if function
                  else f"CUDA/RDMA state may exist ({self.library} is imported)")
         self.report(start, f"{what}; {where}", related=steps)
 
