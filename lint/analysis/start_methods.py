@@ -342,6 +342,7 @@ class StartMethodValues:
                                                                                name, index)]
         if not calls:
             calls = [(self.path, function.lineno, None)]
+        called = _called_as(self.context, function)
         for path, line, argument in calls:
             if argument is None and default is None:
                 yield UNKNOWN, ()
@@ -350,11 +351,11 @@ class StartMethodValues:
                     note = f"`{name}` defaults to {_shown(value, default)}"
                     yield value, (Step(self.path, default.lineno, note), *steps)
             elif argument is UNKNOWN or isinstance(argument, str):
-                note = f"a call of {function.name}() passes {name}={argument!r}"
+                note = f"a call of {called}() passes {name}={argument!r}"
                 yield argument, (() if argument is UNKNOWN else (Step(path, line, note),))
             else:
                 for value, steps in self._ways(argument, depth + 1):
-                    note = f"a call of {function.name}() passes {name}={_shown(value, argument)}"
+                    note = f"a call of {called}() passes {name}={_shown(value, argument)}"
                     yield value, (Step(path, line, note), *steps)
 
     def _local_calls(self, function, name: str, index: int | None):
@@ -387,7 +388,15 @@ def _has_constant(summary, qualname: str) -> bool:
 
 
 def _shown(value: Any, node: ast.AST) -> str:
-    return repr(value) if isinstance(value, str) else f"`{_text(node)}`"
+    """A string written as such, or the expression that gives it."""
+    return repr(value) if isinstance(node, ast.Constant) else f"`{_text(node)}`"
+
+
+def _called_as(context, function: ast.AST) -> str:
+    """How calls name the function: its class for `__init__`."""
+    owner = context.scope_of(function)
+    return owner.name if function.name == "__init__" and isinstance(owner, ast.ClassDef) \
+        else function.name
 
 
 def _text(node: ast.AST) -> str:
