@@ -152,10 +152,12 @@ def _out_calls(function: ast.AST, imports: dict[str, str],
                local: set[str]) -> Iterator[OutCall]:
     """The calls `function` makes (not those of nested defs) that may run project code: of
     a name imported from a module not of the standard library, of `self.<method>`, or of the
-    module's own functions and classes (`local`), also through a local bound once to one of
-    them or to a choice of them (`run = a if c else b; run(...)`); at most MAX_CALLS."""
+    module's own functions and classes (`local`), also through a local of a function bound
+    once to one of them or to a choice of them (`run = a if c else b; run(...)`); at most
+    MAX_CALLS."""
     count = 0
-    aliases = None
+    bound: dict[str, tuple[str, ...] | None] = {}  # local -> the names it may hold
+    through_locals: list[ast.Call] = []
     pending = list(function.body)
     while pending and count < MAX_CALLS:
         node = pending.pop()
@@ -166,28 +168,38 @@ def _out_calls(function: ast.AST, imports: dict[str, str],
             if name is not None and _may_be_project(name, imports, local):
                 count += 1
                 yield OutCall(node.lineno, name)
-            elif isinstance(node.func, ast.Name) and not isinstance(function, ast.Module):
-                aliases = _callable_aliases(function) if aliases is None else aliases
-                for name in aliases.get(node.func.id, ()):
-                    if _may_be_project(name, imports, local):
-                        count += 1
-                        yield OutCall(node.lineno, name)
+            elif isinstance(node.func, ast.Name):
+                through_locals.append(node)
+        elif isinstance(node, _BINDINGS):
+            _note_binding(node, bound)
         pending.extend(ast.iter_child_nodes(node))
+    if isinstance(function, ast.Module):
+        return
+    for node in through_locals:
+        for name in bound.get(node.func.id) or ():
+            if count < MAX_CALLS and _may_be_project(name, imports, local):
+                count += 1
+                yield OutCall(node.lineno, name)
 
 
-def _callable_aliases(function: ast.AST) -> dict[str, tuple[str, ...]]:
-    """Local name -> the dotted names it may hold, for the function's locals bound once (by a
-    plain assignment) to a name or to a conditional expression of names."""
-    bound: dict[str, tuple[str, ...] | None] = {}
-    for node in own_nodes(function.body):
-        targets = node.targets if isinstance(node, ast.Assign) else [
-            node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For)) else []
-        for target in targets:
-            if isinstance(target, ast.Name):
-                choices = _choices(node.value) if isinstance(node, ast.Assign) \
-                    and len(node.targets) == 1 else None
-                bound[target.id] = None if target.id in bound else choices
-    return {name: choices for name, choices in bound.items() if choices}
+_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With,
+             ast.AsyncWith, ast.NamedExpr)
+
+
+def _note_binding(node: ast.AST, bound: dict[str, tuple[str, ...] | None]) -> None:
+    """Record the names a binding statement binds: for a plain assignment of a name, the
+    names its value may be (`_choices`); None for a name bound more than once or otherwise."""
+    plain = isinstance(node, ast.Assign) and len(node.targets) == 1 \
+        and isinstance(node.targets[0], ast.Name)
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in node.items if item.optional_vars]
+    else:
+        targets = [node.target]
+    for target in targets:
+        for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+            bound[name] = _choices(node.value) if plain and name not in bound else None
 
 
 def _choices(value: ast.AST) -> tuple[str, ...] | None:
