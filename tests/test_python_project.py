@@ -957,3 +957,33 @@ def test_a_fork_context_on_self_used_for_queues_and_a_recursive_default_start_no
                 return relaunch(fn, tries - 1, start_method)
             return mp.get_context(start_method).Process(target=fn)
         """}) == []
+
+
+def test_a_fork_context_swapped_in_for_a_mock_starts_nothing_itself(tmp_path, monkeypatch, capsys):
+    """The test hands a fork context to the code under test; the start is that code's, judged
+    where it is made (here from a parameter: unknown, silent)."""
+    assert start_method_findings(tmp_path, monkeypatch, capsys, {
+        "jobs/runner.py": """\
+            import torch
+
+
+            def run(fn, ctx):
+                worker = ctx.Process(target=fn)
+                worker.start()
+                return worker
+            """,
+        "tests/test_runner.py": """\
+            import multiprocessing as mp
+            from unittest import mock
+
+            import torch
+
+            from jobs import runner
+
+
+            def test_run_in_a_child(monkeypatch):
+                monkeypatch.setattr(runner, "CONTEXT", mp.get_context("fork"))
+                with mock.patch.object(mp, "get_context", return_value=mp.get_context("fork")):
+                    runner.run(print, mp.get_context("fork")).join()
+            """,
+    }) == []
