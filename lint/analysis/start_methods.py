@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import Any, Iterator
 
 from msgspec import Struct, field
@@ -20,7 +21,7 @@ from msgspec import Struct, field
 from cursedlint.analysis.arguments import Arguments
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, FunctionIndexer, ModuleSummary, Reach, attribute_values, calling_function,
-    dotted, linted_imports, project_functions, value_of,
+    dotted, linted_imports, project_functions, project_names, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -449,12 +450,13 @@ def _calls(context, call: ast.Call, function: ast.AST) -> bool:
 
 def _seed_names(context) -> list[str]:
     """The words that lead to the modules a start method of this file may come from: the
-    function or class holding the call (its callers), and the imported names its argument
-    and the holding function's annotations read (constants, config classes)."""
-    text = context.source.text
-    if "get_context" not in text and "start_method" not in text:
+    function or class holding the call (its callers), and the names its argument and the
+    holding function's annotations take from the project's modules (constants, config
+    classes)."""
+    if not _VARIABLE_START_METHOD.search(context.source.text):
         return []
     imports = linted_imports(context)
+    from_project = set(project_names(context))
     names: list[str] = []
     for call in _module_calls(context):
         written = context.qualified_name(call.func, among=_START_METHOD_CALLS)
@@ -470,8 +472,14 @@ def _seed_names(context) -> list[str]:
         read = [argument, *(arg.annotation for arg in _all_arguments(scope.args)
                             if arg.annotation)] if hasattr(scope, "args") else [argument]
         for root in read:
-            names.extend(_imported_parts(root, imports))
+            names.extend(name for name in _imported_parts(root, imports)
+                         if name in from_project)
     return names
+
+
+_VARIABLE_START_METHOD = re.compile(
+    r"""(?:get_context|set_start_method)\(\s*[^\s'")]|start_method\s*=\s*[^\s'"=]""")
+"""Text a file must hold to name a start method by a variable (a first, cheap look)."""
 
 
 def _imported_parts(root: ast.AST, imports: dict[str, str]) -> Iterator[str]:
