@@ -124,18 +124,26 @@ class FunctionIndexer(Indexer):
         functions = {}
         local = {getattr(node, "name", "") for node in context.tree.body}
         code = module_functions(context.tree)
+        call_nodes: list[tuple[str, ast.Call]] = []
         for qualname, function in [(MODULE, context.tree), *code] if self.module_level else code:
             facts = self.local_facts(context, function)
-            calls = tuple(_out_calls(function, imports, local))
+            calls = tuple(_out_calls(function, imports, local, call_nodes))
             if facts or calls:
                 functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts, calls)
         classes = [node for node in context.tree.body if isinstance(node, ast.ClassDef)]
         bases = {cls.name: tuple(filter(None, map(dotted, cls.bases))) for cls in classes}
         others = tuple(qualname for qualname, _ in module_functions(context.tree)
                        if qualname not in functions)
-        return ModuleSummary(imports, functions, tuple(cls.name for cls in classes),
-                             {name: written for name, written in bases.items() if written},
-                             others) if functions or imports else None
+        return self.extended(context, ModuleSummary(
+            imports, functions, tuple(cls.name for cls in classes),
+            {name: written for name, written in bases.items() if written},
+            others) if functions or imports else None, call_nodes)
+
+    def extended(self, context, summary: ModuleSummary | None,
+                 calls: list[tuple[str, ast.Call]]) -> ModuleSummary | None:
+        """The summary a subclass keeps, built on the module's (`calls`: the name and node of
+        each call it keeps)."""
+        return summary
 
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
         """The names the summarized functions call in the project (their modules define them,
@@ -148,13 +156,13 @@ class FunctionIndexer(Indexer):
             for qualname, function in summary.functions.items() if function.facts}
 
 
-def _out_calls(function: ast.AST, imports: dict[str, str],
-               local: set[str]) -> Iterator[OutCall]:
+def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
+               nodes: list[tuple[str, ast.Call]]) -> Iterator[OutCall]:
     """The calls `function` makes (not those of nested defs) that may run project code: of
     a name imported from a module not of the standard library, of `self.<method>`, or of the
     module's own functions and classes (`local`), also through a local of a function bound
     once to one of them or to a choice of them (`run = a if c else b; run(...)`); at most
-    MAX_CALLS."""
+    MAX_CALLS. Each call's name and node are added to `nodes`."""
     count = 0
     bound: dict[str, tuple[str, ...] | None] = {}  # local -> the names it may hold
     through_locals: list[ast.Call] = []
@@ -167,6 +175,7 @@ def _out_calls(function: ast.AST, imports: dict[str, str],
             name = dotted(node.func)
             if name is not None and _may_be_project(name, imports, local):
                 count += 1
+                nodes.append((name, node))
                 yield OutCall(node.lineno, name)
             elif isinstance(node.func, ast.Name):
                 through_locals.append(node)
@@ -179,6 +188,7 @@ def _out_calls(function: ast.AST, imports: dict[str, str],
         for name in bound.get(node.func.id) or ():
             if count < MAX_CALLS and _may_be_project(name, imports, local):
                 count += 1
+                nodes.append((name, node))
                 yield OutCall(node.lineno, name)
 
 

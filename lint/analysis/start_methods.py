@@ -108,18 +108,16 @@ class StartMethods(FunctionIndexer):
         (its callers)."""
         return context.shared(_SEEDS, lambda: _seed_names(context))
 
-    def summarize(self, context) -> StartMethodSummary | None:
-        base = super().summarize(context)
+    def extended(self, context, summary: ModuleSummary | None,
+                 calls: list[tuple[str, ast.Call]]) -> StartMethodSummary | None:
+        """The module's summary with its string constants and what its calls pass."""
         constants = _string_constants(context)
-        if base is None and not constants:
+        if summary is None and not constants:
             return None
-        calls = {(call.line, call.name) for function in (base.functions.values() if base else ())
-                 for call in function.calls}
-        passed = tuple(_passed(context, node) for node in ast.walk(context.tree)
-                       if isinstance(node, ast.Call) and (node.lineno, dotted(node.func)) in calls)
-        fields = {name: getattr(base, name) for name in base.__struct_fields__} if base else {
-            "imports": {}, "functions": {}}
-        return StartMethodSummary(**fields, constants=constants, passed=passed)
+        fields = {name: getattr(summary, name) for name in summary.__struct_fields__} \
+            if summary else {"imports": {}, "functions": {}}
+        return StartMethodSummary(**fields, constants=constants, passed=tuple(
+            _passed(context, name, node) for name, node in calls))
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         """A setting at the top level of the module (its `__main__` block included) or of a
@@ -188,6 +186,8 @@ def class_strings(context, cls: ast.ClassDef) -> dict[str, Reach]:
             value = context.evaluate(statement.value)
             found[target.id] = None if target.id in found or not isinstance(value, str) \
                 else Reach(statement.lineno, value)
+    if not any(found.values()):
+        return {}
     assigned = attribute_values(context, cls)
     return {name: value for name, value in found.items()
             if value is not None and name not in assigned}
@@ -203,9 +203,9 @@ def _assigned_name(statement: ast.stmt) -> ast.Name | None:
     return target if isinstance(target, ast.Name) else None
 
 
-def _passed(context, call: ast.Call) -> Passed:
+def _passed(context, name: str, call: ast.Call) -> Passed:
     arguments = context.arguments(call)
-    return Passed(call.lineno, dotted(call.func),
+    return Passed(call.lineno, name,
                   tuple(_string(context, node) for node in arguments.positional),
                   {name: _string(context, node) for name, node in arguments.keywords.items()},
                   arguments.more_positional, arguments.more_keywords)
