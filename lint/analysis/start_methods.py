@@ -161,7 +161,7 @@ _SEEDS = "start-method-seeds"
 
 
 def _string_constants(context) -> dict[str, Reach]:
-    """The module's names, and its classes' attributes, bound once to a string."""
+    """The module's names, and its classes' attributes, bound once to a string literal."""
     found = {}
     for statement in context.tree.body:
         if isinstance(statement, ast.ClassDef):
@@ -169,22 +169,21 @@ def _string_constants(context) -> dict[str, Reach]:
                          for name, value in class_strings(context, statement).items())
             continue
         target = _assigned_name(statement)
-        if target is not None and context.definition(target) is statement.value:
-            value = context.evaluate(statement.value)
-            if isinstance(value, str):
-                found[target.id] = Reach(statement.lineno, value)
+        value = _literal(statement.value) if target is not None else None
+        if value is not None and context.definition(target) is statement.value:
+            found[target.id] = Reach(statement.lineno, value)
     return found
 
 
 def class_strings(context, cls: ast.ClassDef) -> dict[str, Reach]:
-    """The class body's names bound once to a string (`start_method: str = "fork"`) that no
-    method sets through `self`."""
+    """The class body's names bound once to a string literal (`start_method: str = "fork"`)
+    that no method sets through `self`."""
     found: dict[str, Reach | None] = {}
     for statement in cls.body:
         target = _assigned_name(statement)
         if target is not None:
-            value = context.evaluate(statement.value)
-            found[target.id] = None if target.id in found or not isinstance(value, str) \
+            value = _literal(statement.value)
+            found[target.id] = None if target.id in found or value is None \
                 else Reach(statement.lineno, value)
     if not any(found.values()):
         return {}
@@ -212,8 +211,14 @@ def _passed(context, name: str, call: ast.Call) -> Passed:
 
 
 def _string(context, node: ast.AST) -> str | None:
-    value = context.evaluate(node)
+    """The string a call passes: written, or a name of the module bound once to one."""
+    value = context.evaluate(node) if isinstance(node, ast.Name) else _literal(node)
     return value if isinstance(value, str) else None
+
+
+def _literal(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+        else None
 
 
 Way = tuple[Any, tuple[Step, ...]]
