@@ -236,6 +236,9 @@ class StartMethodValues:
         self.path = os.path.abspath(context.source.path)
         self.project = project_functions(context, START_METHODS)
         self._memo: dict[int, list[Way]] = {}
+        self.asked: set[str] = set()
+        """The words of the functions whose callers, and of the project names whose values,
+        the following asked for (the index's seeds for this file)."""
 
     def of(self, node: ast.AST) -> Way:
         """("fork", its steps) when some way gives fork; else the one value all ways give, or
@@ -325,6 +328,8 @@ class StartMethodValues:
         cls, _, attribute = name.partition(".")
         local = next((node for node in self.context.tree.body if isinstance(node, ast.ClassDef)
                       and node.name == cls), None) if attribute else None
+        if local is None:  # what of it this file takes from the project's modules
+            self.asked.update(set(name.split(".")) & self._project_names())
         if local is not None:
             found = class_strings(self.context, local).get(attribute)
             where = self.path
@@ -340,15 +345,19 @@ class StartMethodValues:
         note = f"`{name}` is {found.what!r}"
         return found.what, (Step(where, found.line, note),)
 
+    def _project_names(self) -> set[str]:
+        return self.context.shared("project-names", lambda: set(project_names(self.context)))
+
     def _parameter_ways(self, function: ast.AST, name: str, index: int | None,
                         default: ast.AST | None, depth: int) -> Iterator[Way]:
         """The default where no call of the function in the project passes the parameter,
         or each call's argument (the default where it passes none)."""
+        called = _called_as(self.context, function)
+        self.asked.add(called)
         calls = [*self._local_calls(function, name, index), *self._remote_calls(function,
                                                                                name, index)]
         if not calls:
             calls = [(self.path, function.lineno, None)]
-        called = _called_as(self.context, function)
         for path, line, argument in calls:
             if argument is None and default is None:
                 yield UNKNOWN, ()
@@ -373,7 +382,7 @@ class StartMethodValues:
     def _remote_calls(self, function, name: str, index: int | None):
         """(path, line, argument) of each call of `function` in the project's other modules,
         as their summaries keep them."""
-        qualname = calling_function(self.context, function.body[0]) if function.body else None
+        qualname = calling_function(self.context, function.body[0])  # the def's own name
         if self.project is None or qualname is None:
             return
         for path, caller, line in self.project.callers(self.path, qualname):
@@ -454,32 +463,25 @@ def _calls(context, call: ast.Call, function: ast.AST) -> bool:
 
 
 def _seed_names(context) -> list[str]:
-    """The words that lead to the modules a start method of this file may come from: the
-    function or class holding the call (its callers), and the names its argument and the
-    holding function's annotations take from the project's modules (constants, config
-    classes)."""
+    """The words that lead to the modules a start method of this file may come from, as
+    following each one within the file finds them (`StartMethodValues.asked`): the functions
+    whose parameters give it (their callers) and the names of the project's modules it reads
+    (constants, config classes)."""
     if not _VARIABLE_START_METHOD.search(context.source.text):
         return []
-    imports = linted_imports(context)
-    from_project = set(project_names(context))
-    names: list[str] = []
+    values = StartMethodValues(context)
     for call in _module_calls(context):
         written = context.qualified_name(call.func, among=_START_METHOD_CALLS)
         position = START_METHOD_ARGUMENTS.get(multiprocessing_name(written))
         argument = context.argument(call, *position) if position else None
-        if not isinstance(argument, ast.AST) or isinstance(argument, ast.Constant):
-            continue
-        holder = calling_function(context, call)
-        if holder:  # its callers: `launch(...)`, `Launcher(...)`
-            cls, _, method = holder.rpartition(".")
-            names.extend(filter(None, [cls, "" if method == "__init__" else method]))
-        scope = context.scope_of(call)
-        read = [argument, *(arg.annotation for arg in _all_arguments(scope.args)
-                            if arg.annotation)] if hasattr(scope, "args") else [argument]
-        for root in read:
-            names.extend(name for name in _imported_parts(root, imports)
-                         if name in from_project)
-    return names
+        if isinstance(argument, ast.AST):
+            values.of(argument)
+    return sorted(values.asked)
+
+
+_VARIABLE_START_METHOD = re.compile(
+    r"""(?:get_context|set_start_method)\(\s*[^\s'")]|start_method\s*=\s*[^\s'"=]""")
+"""Text a file must hold to name a start method by a variable (a first, cheap look)."""
 
 
 _VARIABLE_START_METHOD = re.compile(
