@@ -605,11 +605,16 @@ def tokenize(text):
 """
 
 
-def cur102(tmp_path, monkeypatch, capsys, main: str) -> list[tuple[str, int, str]]:
+def cur102(tmp_path, monkeypatch, capsys, main: str, **more: str) -> list[tuple[str, int, str]]:
+    """CUR102's findings in a small job package: (severity, line, message, then each related
+    step as `file:line: note`)."""
     findings = lint(tmp_path, monkeypatch, capsys, {
         "jobs/__init__.py": "", "jobs/work.py": EVALUATE, "jobs/main.py": main,
+        **{f"jobs/{name}.py": text for name, text in more.items()},
     })
-    return [(f["severity"], f["line"], f["message"]) for f in findings if f["code"] == "CUR102"]
+    return [(f["severity"], f["line"], " | ".join([f["message"], *(
+        f"{os.path.basename(step['path'])}:{step['line']}: {step['note']}"
+        for step in f.get("related", []))])) for f in findings if f["code"] == "CUR102"]
 
 
 def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path, monkeypatch, capsys):
@@ -628,7 +633,8 @@ def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path, monke
             return model, tokens
         """)
     assert (severity, line) == ("error", 10)
-    assert "after CUDA work on line 9 (`.cuda()` allocates and copies on the GPU)" in message
+    assert "after CUDA work on line 9 | main.py:9: `.cuda()` allocates and copies on the GPU" \
+        in message
 
 
 def test_a_child_that_uses_cuda_is_an_error(tmp_path, monkeypatch, capsys):
@@ -645,8 +651,8 @@ def test_a_child_that_uses_cuda_is_an_error(tmp_path, monkeypatch, capsys):
                 return pool.map(evaluate, shards)
         """)
     assert (severity, line) == ("error", 9)
-    assert "the child runs evaluate() (work.py), which uses CUDA (line 5:" in message
-    assert "Cannot re-initialize CUDA in forked subprocess" in message
+    assert "; the child runs evaluate() (work.py), which uses CUDA | " in message
+    assert "work.py:5: " in message and "Cannot re-initialize CUDA in forked subprocess" in message
 
 
 def test_an_nccl_group_before_the_fork_is_an_error(tmp_path, monkeypatch, capsys):
@@ -708,7 +714,8 @@ def test_a_library_helper_without_evidence_warns_and_names_who_decides(
                 return pool.map(tokenize, texts)
         """)
     assert (severity, line) == ("warning", 9)
-    assert "depends on the callers of tokenize_all()" in message
+    assert message.endswith("; callers of tokenize_all() decide if CUDA/RDMA state exists")
+    assert len(message) < 120
 
 
 def test_a_wait_under_a_condition_in_another_module_is_not_followed(tmp_path, monkeypatch, capsys):
@@ -821,3 +828,249 @@ def test_a_method_inherited_from_another_modules_class_is_followed(
         "trainer/train.py": train,
     })
     assert codes_at(findings) == ([("CUR401", "trainer/train.py", 9)] if found else [])
+
+
+# -- CUR102: the start method followed through the code -------------------------------------
+
+LAUNCHERS = """\
+import multiprocessing as mp
+from dataclasses import dataclass
+
+import torch
+
+
+class Launcher:
+    def __init__(self, start_method="fork"):
+        self.ctx = mp.get_context(start_method)
+
+    def launch(self, fn):
+        worker = self.ctx.Process(target=fn)
+        worker.start()
+        return worker
+
+
+def launch(fn, start_method="spawn"):
+    ctx = mp.get_context(start_method)
+    ctx.Process(target=fn).start()
+
+
+@dataclass
+class PoolConfig:
+    workers: int = 4
+    start_method: str = "fork"
+
+
+def pool_from(config: PoolConfig):
+    return mp.get_context(config.start_method).Pool(config.workers)
+"""
+
+
+def start_method_findings(tmp_path, monkeypatch, capsys, files: dict[str, str]) -> list[str]:
+    """CUR102's findings in a launcher package as `file:line message | step | ...`."""
+    findings = lint(tmp_path, monkeypatch, capsys, {"jobs/__init__.py": "", **files})
+    return [" | ".join([f"{os.path.basename(f['path'])}:{f['line']} {f['message']}", *(
+        f"{os.path.basename(step['path'])}:{step['line']}: {step['note']}"
+        for step in f["related"])]) for f in findings if f["code"] == "CUR102"]
+
+
+@pytest.mark.parametrize("main, found", [
+    # no call of either launcher in the project: their defaults decide
+    ("", ["launchers.py:12 self.ctx.Process() forks (a 'fork' context); callers "
+          "of launch() decide if CUDA/RDMA state exists"
+          " | launchers.py:8: `start_method` defaults to 'fork'",
+          "launchers.py:29 mp.get_context(config.start_method).Pool() forks (a 'fork' "
+          "context); callers of pool_from() decide if CUDA/RDMA state exists"
+          " | launchers.py:25: `PoolConfig.start_method` is 'fork'"]),
+    # every construction passes 'spawn'; the function's 'spawn' default is overridden by a call
+    ("from jobs.launchers import Launcher, launch\n\n\ndef main(fn):\n"
+     "    Launcher(start_method='spawn').launch(fn)\n    launch(fn, start_method='fork')\n",
+     ["launchers.py:19 ctx.Process() forks (a 'fork' context); callers of "
+      "launch() decide if CUDA/RDMA state exists"
+      " | main.py:6: a call of launch() passes start_method='fork'",
+      "launchers.py:29 mp.get_context(config.start_method).Pool() forks (a 'fork' "
+      "context); callers of pool_from() decide if CUDA/RDMA state exists"
+      " | launchers.py:25: `PoolConfig.start_method` is 'fork'"]),
+    # a launcher made with its default in another module; a call passing a value not known
+    ("from jobs.launchers import Launcher, launch\n\n\ndef main(fn, method):\n"
+     "    Launcher().launch(fn)\n    launch(fn, start_method=method)\n", [
+         "launchers.py:12 self.ctx.Process() forks (a 'fork' context); callers "
+         "of launch() decide if CUDA/RDMA state exists"
+         " | launchers.py:8: `start_method` defaults to 'fork'",
+         "launchers.py:29 mp.get_context(config.start_method).Pool() forks (a "
+         "'fork' context); callers of pool_from() decide if CUDA/RDMA state exists"
+         " | launchers.py:25: `PoolConfig.start_method` is 'fork'"]),
+])
+def test_a_start_method_from_defaults_attributes_and_callers_in_other_modules(
+        tmp_path, monkeypatch, capsys, main, found):
+    files = {"jobs/launchers.py": LAUNCHERS, **({"jobs/main.py": main} if main else {})}
+    assert start_method_findings(tmp_path, monkeypatch, capsys, files) == found
+
+
+@pytest.mark.parametrize("config, use, found", [
+    ('START_METHOD = "fork"\n', "from jobs.config import START_METHOD\n\n\ndef run(fn):\n"
+     "    mp.get_context(START_METHOD).Process(target=fn).start()\n",
+     "run.py:8 mp.get_context(START_METHOD).Process() forks (a 'fork' context); "
+     "callers of run() decide if CUDA/RDMA state exists | config.py:1: `START_METHOD` is "
+     "'fork'"),
+    ('START_METHOD = "forkserver"\n', "from jobs.config import START_METHOD\n\n\ndef run(fn):\n"
+     "    mp.get_context(START_METHOD).Process(target=fn).start()\n", None),
+    ("class Settings:\n    start_method = 'fork'\n", "from jobs import config\n\n\n"
+     "def run(fn, settings: config.Settings):\n"
+     "    mp.get_context(settings.start_method).Process(target=fn).start()\n",
+     "run.py:8 mp.get_context(settings.start_method).Process() forks (a 'fork' "
+     "context); callers of run() decide if CUDA/RDMA state exists | config.py:2: "
+     "`config.Settings.start_method` is 'fork'"),
+    # a method that sets the attribute makes the class default no answer
+    ("class Settings:\n    start_method = 'fork'\n\n    def safe(self):\n"
+     "        self.start_method = 'spawn'\n", "from jobs import config\n\n\n"
+     "def run(fn, settings: config.Settings):\n"
+     "    mp.get_context(settings.start_method).Process(target=fn).start()\n", None),
+    ("class Settings:\n    start_method = 'fork'\n", "from jobs import config\n\n\n"
+     "def run(fn):\n    settings = config.Settings(start_method='spawn')\n"
+     "    mp.get_context(settings.start_method).Process(target=fn).start()\n", None),
+])
+def test_a_start_method_from_a_constant_or_a_config_class_of_another_module(
+        tmp_path, monkeypatch, capsys, config, use, found):
+    findings = start_method_findings(tmp_path, monkeypatch, capsys, {
+        "jobs/config.py": config,
+        "jobs/run.py": "import multiprocessing as mp\n\nimport torch\n" + use,
+    })
+    assert findings == ([found] if found else [])
+
+
+@pytest.mark.parametrize("choice, found", [
+    ('"spawn" if torch.version.hip else "fork"', True),
+    ('"spawn" if torch.version.hip else "forkserver"', False),
+    ("method", False),  # a parameter no call passes and without a default: unknown
+])
+def test_a_start_method_chosen_by_a_local_conditional(
+        tmp_path, monkeypatch, capsys, choice, found):
+    findings = start_method_findings(tmp_path, monkeypatch, capsys, {"jobs/run.py": f"""\
+        import torch
+        import torch.multiprocessing as mp
+
+
+        def run(fn, method):
+            start_method = {choice}
+            mp.start_processes(fn, nprocs=2, start_method=start_method)
+        """})
+    assert findings == (["run.py:7 mp.start_processes() forks (start method 'fork'); callers of "
+                         "run() decide if CUDA/RDMA state exists"] if found else [])
+
+
+AIO_HELPER = """\
+from multiprocessing import Pool
+
+import torch
+
+
+def run_pool(jobs):
+    with Pool(jobs) as pool:
+        return pool.map(str, range(jobs))
+
+
+def run_serial(jobs):
+    return [str(job) for job in range(jobs)]
+"""
+
+
+@pytest.mark.parametrize("entry, found", [
+    # main() sets spawn, then calls the helper through a local that picks one of two
+    ("    mp.set_start_method('spawn')\n    job = run_pool if args.pool else run_serial\n"
+     "    job(8)\n", False),
+    ("    job = run_pool if args.pool else run_serial\n    job(8)\n", True),
+    ("    job = run_pool if args.pool else run_serial\n    job(8)\n"
+     "    mp.set_start_method('spawn')\n", True),
+])
+def test_a_spawn_setting_clears_a_helper_called_through_a_local_choice(
+        tmp_path, monkeypatch, capsys, entry, found):
+    findings = start_method_findings(tmp_path, monkeypatch, capsys, {
+        "jobs/helpers.py": AIO_HELPER,
+        "jobs/cli.py": "import multiprocessing as mp\n\nfrom jobs.helpers import run_pool, "
+                       "run_serial\n\n\ndef main(args):\n" + entry +
+                       "\n\nif __name__ == '__main__':\n    main(None)\n",
+    })
+    assert [finding.partition(" ")[0] for finding in findings] == \
+        (["helpers.py:7"] if found else [])
+
+
+FORK_TEST = """\
+import multiprocessing
+import os
+
+import torch
+
+
+def test_{name}():
+    torch.ones(1, device="cuda")
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(torch.cuda._is_in_bad_fork)
+"""
+
+
+@pytest.mark.parametrize("path, name, found", [
+    ("tests/test_amp.py", "cuda_is_bad_after_fork", False),  # the test is about fork
+    ("tests/test_fork_safety.py", "cuda_state", False),  # so is the whole module
+    ("tests/test_amp.py", "cuda_state", True),  # a test that forks, not about fork
+    ("jobs/fork_check.py", "cuda_is_bad_after_fork", True),  # not a test module
+])
+def test_a_test_of_fork_behaviour_is_not_reported(
+        tmp_path, monkeypatch, capsys, path, name, found):
+    findings = start_method_findings(tmp_path, monkeypatch, capsys, {
+        path: FORK_TEST.format(name=name)})
+    assert [finding.split(" | ")[0] for finding in findings] == ([
+        f"{os.path.basename(path)}:9 multiprocessing.get_context('fork').Pool() forks "
+        "(a 'fork' context) after CUDA work on line 8"] if found else [])
+
+
+def test_a_fork_context_on_self_used_for_queues_and_a_recursive_default_start_nothing(
+        tmp_path, monkeypatch, capsys):
+    assert start_method_findings(tmp_path, monkeypatch, capsys, {"jobs/channels.py": """\
+        import multiprocessing as mp
+
+        import torch
+
+
+        class Channels:
+            def __init__(self):
+                self.ctx = mp.get_context("fork")
+
+            def make(self):
+                return self.ctx.Queue(), self.ctx.Event()
+
+
+        def relaunch(fn, tries, start_method="spawn"):
+            if tries:
+                return relaunch(fn, tries - 1, start_method)
+            return mp.get_context(start_method).Process(target=fn)
+        """}) == []
+
+
+def test_a_fork_context_swapped_in_for_a_mock_starts_nothing_itself(tmp_path, monkeypatch, capsys):
+    """The test hands a fork context to the code under test; the start is that code's, judged
+    where it is made (here from a parameter: unknown, silent)."""
+    assert start_method_findings(tmp_path, monkeypatch, capsys, {
+        "jobs/runner.py": """\
+            import torch
+
+
+            def run(fn, ctx):
+                worker = ctx.Process(target=fn)
+                worker.start()
+                return worker
+            """,
+        "tests/test_runner.py": """\
+            import multiprocessing as mp
+            from unittest import mock
+
+            import torch
+
+            from jobs import runner
+
+
+            def test_run_in_a_child(monkeypatch):
+                monkeypatch.setattr(runner, "CONTEXT", mp.get_context("fork"))
+                with mock.patch.object(mp, "get_context", return_value=mp.get_context("fork")):
+                    runner.run(print, mp.get_context("fork")).join()
+            """,
+    }) == []

@@ -133,18 +133,26 @@ class FunctionIndexer(Indexer):
         functions = {}
         local = {getattr(node, "name", "") for node in context.tree.body}
         code = module_functions(context.tree)
+        call_nodes: list[tuple[str, ast.Call]] = []
         for qualname, function in [(MODULE, context.tree), *code] if self.module_level else code:
             facts = self.local_facts(context, function)
-            calls = tuple(_out_calls(function, imports, local))
+            calls = tuple(_out_calls(function, imports, local, call_nodes))
             if facts or calls:
                 functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts, calls)
         classes = [node for node in context.tree.body if isinstance(node, ast.ClassDef)]
         bases = {cls.name: tuple(filter(None, map(dotted, cls.bases))) for cls in classes}
         others = tuple(qualname for qualname, _ in module_functions(context.tree)
                        if qualname not in functions)
-        return ModuleSummary(imports, functions, tuple(cls.name for cls in classes),
-                             {name: written for name, written in bases.items() if written},
-                             others) if functions or imports else None
+        return self.extended(context, ModuleSummary(
+            imports, functions, tuple(cls.name for cls in classes),
+            {name: written for name, written in bases.items() if written},
+            others) if functions or imports else None, call_nodes)
+
+    def extended(self, context, summary: ModuleSummary | None,
+                 calls: list[tuple[str, ast.Call]]) -> ModuleSummary | None:
+        """The summary a subclass keeps, built on the module's (`calls`: the name and node of
+        each call it keeps)."""
+        return summary
 
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
         """The names the summarized functions call in the project (their modules define them,
@@ -157,12 +165,16 @@ class FunctionIndexer(Indexer):
             for qualname, function in summary.functions.items() if function.facts}
 
 
-def _out_calls(function: ast.AST, imports: dict[str, str],
-               local: set[str]) -> Iterator[OutCall]:
+def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
+               nodes: list[tuple[str, ast.Call]]) -> Iterator[OutCall]:
     """The calls `function` makes (not those of nested defs) that may run project code: of
     a name imported from a module not of the standard library, of `self.<method>`, or of the
-    module's own functions and classes (`local`); at most MAX_CALLS."""
+    module's own functions and classes (`local`), also through a local of a function bound
+    once to one of them or to a choice of them (`run = a if c else b; run(...)`); at most
+    MAX_CALLS. Each call's name and node are added to `nodes`."""
     count = 0
+    bound: dict[str, tuple[str, ...] | None] = {}  # local -> the names it may hold
+    through_locals: list[ast.Call] = []
     pending = list(function.body)
     while pending and count < MAX_CALLS:
         node = pending.pop()
@@ -172,8 +184,50 @@ def _out_calls(function: ast.AST, imports: dict[str, str],
             name = dotted(node.func)
             if name is not None and _may_be_project(name, imports, local):
                 count += 1
+                nodes.append((name, node))
                 yield OutCall(node.lineno, name)
+            elif isinstance(node.func, ast.Name):
+                through_locals.append(node)
+        elif isinstance(node, _BINDINGS):
+            _note_binding(node, bound)
         pending.extend(ast.iter_child_nodes(node))
+    if isinstance(function, ast.Module):
+        return
+    for node in through_locals:
+        for name in bound.get(node.func.id) or ():
+            if count < MAX_CALLS and _may_be_project(name, imports, local):
+                count += 1
+                nodes.append((name, node))
+                yield OutCall(node.lineno, name)
+
+
+_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With,
+             ast.AsyncWith, ast.NamedExpr)
+
+
+def _note_binding(node: ast.AST, bound: dict[str, tuple[str, ...] | None]) -> None:
+    """Record the names a binding statement binds: for a plain assignment of a name, the
+    names its value may be (`_choices`); None for a name bound more than once or otherwise."""
+    plain = isinstance(node, ast.Assign) and len(node.targets) == 1 \
+        and isinstance(node.targets[0], ast.Name)
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in node.items if item.optional_vars]
+    else:
+        targets = [node.target]
+    for target in targets:
+        for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+            bound[name] = _choices(node.value) if plain and name not in bound else None
+
+
+def _choices(value: ast.AST) -> tuple[str, ...] | None:
+    """The dotted names an expression may evaluate to: a name, or `a if c else b` of them."""
+    if isinstance(value, ast.IfExp):
+        body, orelse = _choices(value.body), _choices(value.orelse)
+        return body + orelse if body and orelse else None
+    name = dotted(value)
+    return (name,) if name else None
 
 
 def _may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
@@ -224,19 +278,21 @@ class ProjectFunctions:
             return self._method(found[0], found[1], "__init__")
         return found if _is_function(self.summaries[found[0]], found[1]) else None
 
-    def definition(self, path: str, imports: dict[str, str],
-                   name: str) -> tuple[str, str] | None:
+    def definition(self, path: str, imports: dict[str, str], name: str,
+                   defines=None) -> tuple[str, str] | None:
         """The project function, method or class (path, qualified name) that dotted `name`
-        refers to in module `path`; None when the project does not define it."""
+        refers to in module `path`; None when the project does not define it. `defines(summary,
+        qualname)`: what counts as defined instead (a module constant)."""
+        defines = defines or _defines
         base, _, rest = name.partition(".")
         written = imports.get(base)
         if written is None:
             summary = self.summaries.get(path)
-            return (path, name) if summary and _defines(summary, name) else None
+            return (path, name) if summary and defines(summary, name) else None
         imported = resolve(written, self.module_of(path), is_package(path))
         if imported is None:
             return None
-        return self._defined(".".join(filter(None, [imported.dotted, rest])))
+        return self._defined(".".join(filter(None, [imported.dotted, rest])), defines)
 
     def method(self, path: str, imports: dict[str, str], cls: str,
                method: str) -> tuple[str, str] | None:
@@ -264,8 +320,9 @@ class ProjectFunctions:
                 return True
         return False
 
-    def _defined(self, target: str) -> tuple[str, str] | None:
+    def _defined(self, target: str, defines=None) -> tuple[str, str] | None:
         """The definition a fully dotted name reaches, following re-exports."""
+        defines = defines or _defines
         for _ in range(MAX_DEPTH):
             found = self.table.split(target)
             if found is None or not found[1]:
@@ -275,7 +332,7 @@ class ProjectFunctions:
             written = summary.imports.get(attributes[0])
             if written is None:
                 qualname = ".".join(attributes)
-                return (path, qualname) if _defines(summary, qualname) else None
+                return (path, qualname) if defines(summary, qualname) else None
             imported = resolve(written, self.module_of(path), is_package(path))
             if imported is None:
                 return None
@@ -445,10 +502,9 @@ def project_names(context) -> Iterator[str]:
         if not (module.startswith(".") or _in_project(root, module.partition(".")[0])):
             continue
         if attribute:
-            yield attribute
-        else:
-            reads = context.shared(_ATTRIBUTE_READ, lambda: _attribute_reads(context.source.text))
-            yield from reads.get(local, ())
+            yield attribute  # (which may be a module: its attributes read count too)
+        reads = context.shared(_ATTRIBUTE_READ, lambda: _attribute_reads(context.source.text))
+        yield from reads.get(local, ())
 
 
 _ATTRIBUTE_READ = re.compile(r"(?<![\w.])(\w+)\.(\w+)")
@@ -503,9 +559,14 @@ def value_of(context, node: ast.AST) -> ast.AST | None:
     method = own_method(cls, node.attr)
     if method is not None:
         return method
-    assigned = context.shared(("self-attributes", id(cls)), lambda: _self_assignments(cls))
-    values = assigned.get(node.attr, ())
+    values = attribute_values(context, cls).get(node.attr, ())
     return values[0] if len(values) == 1 else None
+
+
+def attribute_values(context, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
+    """attr -> the values of each `self.attr = value` in the class's methods (once per class
+    and file)."""
+    return context.shared(("self-attributes", id(cls)), lambda: _self_assignments(cls))
 
 
 def _self_assignments(cls: ast.ClassDef) -> dict[str, list[ast.AST]]:

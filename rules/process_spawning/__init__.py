@@ -294,7 +294,18 @@ class ForkInAcceleratedProcess(Rule):
     `concurrent.futures.ProcessPoolExecutor` without a context, whose default start method is
     `fork` on Linux before Python 3.14 (3.14 made it `forkserver`). A `fork` context is a
     start where it makes processes (`ctx.Pool()`, `ctx.Process()`, `ctx.Manager()`,
-    `ProcessPoolExecutor(mp_context=ctx)`); one that only makes a `Queue` starts none.
+    `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process()` where `self.ctx` is set to
+    it); one that only makes a `Queue` starts none.
+
+    The start method is followed as the project model follows other values: a local bound
+    once (either side of `"spawn" if xpu else "fork"`), a `self` attribute set once in the
+    class, a parameter (its default where no call of the function in the project passes it,
+    else what each call passes: `def launch(start_method="fork")` called as
+    `launch(start_method="spawn")` everywhere does not fork), a string constant of this or
+    another project module (`START_METHOD = "fork"`), and a config object's default (`cfg:
+    TrainConfig` with `start_method: str = "fork"`, or what `TrainConfig(start_method=...)`
+    passes). A way that gives `fork` is reported with the steps that give it; where the value
+    is unknown, nothing is reported.
 
     The finding follows the evidence. It is an error when the module shows CUDA work before
     the start (in its function, or at import time: `.cuda()`, `.to("cuda")`, a tensor made
@@ -304,17 +315,27 @@ class ForkInAcceleratedProcess(Rule):
     fails). It is silent when the start runs at import time or in the `__main__` block with
     no such work before it and every child's code is known to use no CUDA (a `Manager()`'s
     server included). Otherwise it is a warning that names the function whose callers
-    decide. The default-context
+    decide. The message is one short line; the chain (where the start method comes from,
+    the CUDA work, the child's CUDA use) comes as related locations. The default-context
     constructors are not reported when the module sets a start method itself, nor in a
     function every call of which in the project runs after an entry point set `spawn` or
-    `forkserver` for the process (`set_start_method` at module level or under
-    `if __name__ == "__main__":`, before the call); a function nobody in the project calls,
-    or that another caller reaches without the setting, stays reported.
+    `forkserver` for the process (`set_start_method` at module level, under
+    `if __name__ == "__main__":` or in a function such as `main()`, before the call, also
+    through a local that picks the helper: `run = a if c else b; run(...)`); a function
+    nobody in the project calls, or that another caller reaches without the setting, stays
+    reported.
+
+    A test of fork behaviour is not reported: a start in a test module (`test_*.py`,
+    `*_test.py`) whose name, or the name of whose test class or test function holding the
+    start, says fork (`test_fork_safety.py`, `def test_amp_with_ddp_fork`). Such a test forks
+    on purpose to check what a forked child sees; other tests are judged like any code (a
+    fork context swapped in for a mock starts nothing by itself).
 
     ## Why it is cursed
     A forked child is a copy of a process that may hold a CUDA context and RDMA registrations.
-    CUDA cannot be used in it: the first CUDA call fails with "Cannot re-initialize CUDA in
-    forked subprocess" (or hangs in driver locks copied while held). Memory registered with
+    CUDA cannot be used in it: the first CUDA call fails with
+    "Cannot re-initialize CUDA in forked subprocess" (or hangs in driver locks copied while
+    held). Memory registered with
     libibverbs is marked `MADV_DONTFORK`, so those pages are simply missing in the child: reading
     them crashes, and the malloc arenas or strings that happen to share a page with a small
     registration go with them. Whether it breaks depends on what the parent did before the

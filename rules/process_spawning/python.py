@@ -13,10 +13,11 @@ from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.platform import excluding_guard
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, call_target, calling_function, own_nodes, project_functions,
+    MAX_DEPTH, MODULE, call_target, calling_function, own_nodes, project_functions, value_of,
 )
 from cursedlint.analysis.start_methods import (
-    SPAWN_SET, START_METHOD_SETTERS, START_METHODS, is_main_guard, torch_spellings,
+    SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
+    is_main_guard, multiprocessing_name, torch_spellings,
 )
 from cursedlint.findings import Edit, Fix, Rewrite, Severity, Span, Step
 from cursedlint.python_consteval import UNKNOWN
@@ -439,12 +440,6 @@ def _first_import_line(module: ast.Module) -> int:
 _ALWAYS_FORK = frozenset({"os.fork", "os.forkpty", "pty.fork"})
 
 
-# function -> (positional index, keyword) of its start method argument
-_START_METHOD_ARGUMENT = {
-    "multiprocessing.get_context": (0, "method"),
-    "multiprocessing.set_start_method": (0, "method"),
-    "torch.multiprocessing.start_processes": (5, "start_method"),
-}
 # constructors that use the default start method, and the argument that can pass a context
 _DEFAULT_CONTEXT_USERS = {
     "multiprocessing.Process": None,
@@ -455,25 +450,8 @@ _DEFAULT_CONTEXT_USERS = {
     "concurrent.futures.process.ProcessPoolExecutor": (1, "mp_context"),
 }
 
-_FORK_HARM = (
-    "if CUDA or RDMA state exists when it runs, the child cannot use CUDA (\"Cannot "
-    "re-initialize CUDA in forked subprocess\") and lacks every page registered for RDMA "
-    "(madvise MADV_DONTFORK); use a 'spawn' or 'forkserver' context "
-    "(multiprocessing.get_context(\"spawn\")), or start the processes before CUDA and RDMA are "
-    "initialized"
-)
-
-
-def _multiprocessing_name(name: str | None) -> str | None:
-    """torch.multiprocessing re-exports multiprocessing: map its names onto the originals."""
-    prefix = "torch.multiprocessing."
-    if name and name.startswith(prefix) and name != prefix + "start_processes":
-        return "multiprocessing." + name[len(prefix):]
-    return name
-
-
 _CUR102_CALLS = torch_spellings(
-    {*_ALWAYS_FORK, *START_METHOD_SETTERS, *_START_METHOD_ARGUMENT, *_DEFAULT_CONTEXT_USERS}
+    {*_ALWAYS_FORK, *START_METHOD_SETTERS, *START_METHOD_ARGUMENTS, *_DEFAULT_CONTEXT_USERS}
 )
 """Every function name CUR102 looks at, as written (torch.multiprocessing included)."""
 
@@ -498,30 +476,46 @@ class ForkEvidence:
         self.uses = CudaUse(context, self.analysis, project_functions(context, CUDA_REACH))
 
     def of(self, start: ast.Call) -> tuple[str, tuple[Step, ...]] | None:
-        """Why the start is surely hazardous, with the chain; None when the module does not
-        show it."""
+        """Why the start is surely hazardous (the message's end), with the chain; None when
+        the module does not show it."""
+        path = self.context.source.path
         for code, label in self.children(start)[0]:
             found = self._uses_cuda(code)
             if found is not None:
                 line, what, steps = found
-                return (f", and the child runs {label}, which uses CUDA (line {line}: {what}): "
-                        "it fails with \"Cannot re-initialize CUDA in forked subprocess\"",
-                        steps)
+                steps = steps or (Step(path, line, what),)
+                failure = Step(steps[-1].path, steps[-1].line, f"{steps[-1].note}: in a forked "
+                               "child this fails with \"Cannot re-initialize CUDA in forked "
+                               "subprocess\"")
+                return f"; the child runs {label}, which uses CUDA", (*steps[:-1], failure)
         earlier = self._earlier(start)
         found = self.uses.first(earlier, self.uses.sure_use)
         if found is not None:
             node, what, via = found
             through = "".join(f" through {name}()" for name in via)
-            return (f" after CUDA work on line {node.lineno}{through} ({what})",
-                    self.uses.steps_for(node))
+            return (f" after CUDA work on line {node.lineno}{through}",
+                    self.uses.steps_for(node) or (Step(path, node.lineno, what),))
         group = next((node for node in own_nodes(earlier) if isinstance(node, ast.Call)
                       and self.context.qualified_name(node.func, among=_NCCL_GROUPS)
                       and self._nccl(node)), None)
         if group is not None:
-            return f" after an NCCL process group is made on line {group.lineno}", ()
+            return (f" after an NCCL process group is made on line {group.lineno}",
+                    (Step(path, group.lineno, "an NCCL process group is made"),))
         return None
 
-    def before_accelerators(self, start: ast.Call, function: str | None) -> bool:
+    def tests_fork(self, start: ast.Call) -> bool:
+        """Whether the start is the subject of a test of fork behaviour: in a test module
+        (`test_*.py`, `*_test.py`) whose name, or whose test class or function holding it,
+        says fork (`test_fork_safety.py`, `def test_cuda_after_fork`)."""
+        stem = os.path.splitext(os.path.basename(self.context.source.path))[0]
+        if not (stem.startswith("test_") or stem.endswith("_test")):
+            return False
+        names = [stem] + [scope.name for scope in self.context.ancestors(start)
+                          if isinstance(scope, _DEFINITIONS[:3])
+                          and scope.name.lower().startswith("test")]
+        return any("fork" in name.lower() for name in names)
+
+    def before_accelerators(self, start: ast.Call) -> bool:
         """Whether the start runs at import time or in the `__main__` block (no CUDA work
         before it, as `of` found) and every child's code is known and uses no CUDA."""
         scope = self.context.scope_of(start)
@@ -551,19 +545,18 @@ class ForkEvidence:
 
     def made_from(self, context_call: ast.Call, calls: list[ast.Call]) -> list[ast.Call]:
         """The calls that make processes from a context (`ctx.Process(...)`, `ctx.Pool()`,
-        `ProcessPoolExecutor(mp_context=ctx)`): a context used for a Queue starts none."""
+        `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process(...)` with `self.ctx` set to
+        it): a context used for a Queue starts none."""
         parent = self.context.parent_of(context_call)
         if isinstance(parent, ast.Attribute) and parent.attr in _PROCESS_MAKERS:
             made = self.context.parent_of(parent)
             return [made] if isinstance(made, ast.Call) else []
-        if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
-            return []
-        name, scope = _text(parent.targets[0]), self.context.scope_of(context_call)
-        return [call for call in calls if self.context.scope_of(call) is scope and ((
+        return [call for call in calls if (
             isinstance(call.func, ast.Attribute) and call.func.attr in _PROCESS_MAKERS
-            and _text(call.func.value) == name
-        ) or any(keyword.arg in _CONTEXT_KEYWORDS and _text(keyword.value) == name
-                 for keyword in call.keywords))]
+            and value_of(self.context, call.func.value) is context_call
+        ) or any(keyword.arg in _CONTEXT_KEYWORDS
+                 and value_of(self.context, keyword.value) is context_call
+                 for keyword in call.keywords)]
 
     # -- the module's code ---------------------------------------------------------------
     def _code(self, target: ast.AST | None):
@@ -634,6 +627,12 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
 
 def _text(node: ast.AST) -> str:
     return ast.unparse(node)
+
+
+def _shown(call: ast.Call) -> str:
+    """The callee as the call writes it, cut short when long (`mp.get_context('fork').Pool`)."""
+    text = _text(call.func)
+    return text if len(text) <= 48 else "..." + text[-45:]
 
 
 def _last_name(func: ast.AST) -> str | None:
@@ -757,61 +756,67 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             (m for m in self.option["modules"] if context.imports.imports_module(m)), None
         )
         self.default_context_users: list[tuple[ast.Call, str]] = []
-        self.fork_contexts: list[ast.Call] = []
+        self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
         self.calls: list[ast.Call] = []
         self.sets_start_method = False
         self.evidence = ForkEvidence(context) if self.library else None
+        self.methods = StartMethodValues(context) if self.library else None
 
     def visit_Call(self, node: ast.Call) -> None:
         if self.library is None:
             return
         self.calls.append(node)
         written = self.context.qualified_name(node.func, among=_CUR102_CALLS)
-        name = _multiprocessing_name(written)
+        name = multiprocessing_name(written)
         if name in START_METHOD_SETTERS:
             self.sets_start_method = True
         if name in _ALWAYS_FORK:
-            self._report_start(node, f"{written}() forks this process")
-        elif self._start_method(node, name) == "fork":
+            self._report_start(node, f"{written}() forks")
+            return
+        method, steps = self._start_method(node, name)
+        if method == "fork":
             if name == "multiprocessing.get_context":
-                self.fork_contexts.append(node)  # a start only where it makes processes
+                self.fork_contexts.append((node, steps))  # a start only where it makes processes
             else:
-                self._report_start(node, f"{written}() with the 'fork' start method starts "
-                                         "processes as forks of this one", switch=True)
+                self._report_start(node, f"{_shown(node)}() forks (start method 'fork')",
+                                   switch=True, steps=steps)
         elif name in _DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
             self.default_context_users.append((node, written))
 
     def check(self) -> None:
-        for context_call in self.fork_contexts:
+        for context_call, steps in self.fork_contexts:
             for start in self.evidence.made_from(context_call, self.calls):
-                self._report_start(start, f"{ast.unparse(start.func)}() starts processes "
-                                          "from a 'fork' context")
+                self._report_start(start, f"{_shown(start)}() forks (a 'fork' context)",
+                                   steps=steps)
         if self.sets_start_method or self.context.settings.target_python >= (3, 14):
             return
         for node, written in self.default_context_users:
             if self._started_after_spawn(node):
                 continue
-            self._report_start(node, f"{written}() starts processes with the default start "
-                                     "method, 'fork' on Linux before Python 3.14")
+            self._report_start(node, f"{_shown(node)}() forks by default (Python < 3.14)")
 
-    def _report_start(self, start: ast.Call, what: str, switch: bool = False) -> None:
+    def _report_start(self, start: ast.Call, what: str, switch: bool = False,
+                      steps: tuple[Step, ...] = ()) -> None:
         """Report a fork-based start with its evidence: CUDA work before it, or a child that
         uses CUDA, make it an error; at import time or in `__main__` with neither, and with
-        children known to do CPU work only, it is silent; otherwise a warning that names
-        the function whose callers decide (`switch`: a setting, not a start: always said)."""
+        children known to do CPU work only, it is silent, as in a test about fork; otherwise
+        a warning that names the function whose callers decide (`switch`: a setting, not a
+        start: always said). `steps`: where the 'fork' start method comes from."""
+        if self.evidence.tests_fork(start):
+            return
         found = self.evidence.of(start)
         if found is not None:
-            why, steps = found
-            self.report(start, f"{what}{why}, and this module imports {self.library}: "
-                               f"{_FORK_HARM}", severity=Severity.ERROR, related=steps)
+            why, evidence = found
+            self.report(start, f"{what}{why}", severity=Severity.ERROR,
+                        related=(*steps, *evidence))
             return
-        function = calling_function(self.context, start)
-        if not switch and self.evidence.before_accelerators(start, function):
+        scope = self.context.scope_of(start)
+        function = getattr(scope, "name", None) if not isinstance(scope, ast.ClassDef) else None
+        if not switch and self.evidence.before_accelerators(start):
             return
-        where = (f"whether CUDA or RDMA state exists when it runs depends on the callers of "
-                 f"{function}()" if function else "if CUDA or RDMA state exists by then")
-        self.report(start, f"{what}, in a module that imports {self.library}; {where}: "
-                           f"{_FORK_HARM}")
+        where = (f"callers of {function}() decide if CUDA/RDMA state exists" if function
+                 else f"CUDA/RDMA state may exist ({self.library} is imported)")
+        self.report(start, f"{what}; {where}", related=steps)
 
     def _started_after_spawn(self, node: ast.Call) -> bool:
         """Whether the function holding `node` is called in the project, and every call of
@@ -823,14 +828,16 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         return _only_after_setting(project, os.path.abspath(self.context.source.path), caller,
                                    0, frozenset())
 
-    def _start_method(self, node: ast.Call, name: str | None) -> Any:
-        position = _START_METHOD_ARGUMENT.get(name)
+    def _start_method(self, node: ast.Call, name: str | None) -> tuple[Any, tuple[Step, ...]]:
+        """The start method the call is given (followed through the code), with the steps
+        that give it; None when it takes none, UNKNOWN when the code does not show it."""
+        position = START_METHOD_ARGUMENTS.get(name)
         if position is None:
-            return None
+            return None, ()
         argument = self.context.argument(node, *position)
         if argument is None or argument is UNKNOWN:
-            return argument
-        return self.context.evaluate(argument)
+            return argument, ()
+        return self.methods.of(argument)
 
     def _uses_default_context(self, node: ast.Call, name: str) -> bool:
         """Whether the call surely passes no context (and, for ProcessPoolExecutor on 3.11+,
