@@ -655,3 +655,36 @@ def test_cur101_in_tests_the_target_skips():
     assert lines == marked("linux", TEST_MODULE)
     assert len(lines) == 4
     assert cur101_lines(MACOS, TEST_MODULE) == []
+
+
+POOL = """\
+import multiprocessing
+import sys
+
+import torch
+
+IS_WINDOWS = sys.platform == "win32"
+
+
+def preprocess(items, work):
+    {guard}
+        with multiprocessing.Pool(4) as pool:
+            return pool.map(work, items)
+    return [work(item) for item in items]
+"""
+
+
+@pytest.mark.parametrize("guard, reported", [
+    ("if IS_WINDOWS:", False),  # Windows spawns: nothing forks there
+    ('if sys.platform == "win32":', False),
+    ('if sys.platform == "darwin":', True),  # macOS can fork ('fork' context; default < 3.8)
+    ("if len(items) > 100:", True),
+])
+def test_cur102_is_silent_on_a_branch_only_windows_takes(guard, reported):
+    from cursedlint.rules.process_spawning import ForkInAcceleratedProcess
+
+    linter = Linter(Settings(enabled=frozenset({"CUR102"})),
+                    {"CUR102": ForkInAcceleratedProcess})
+    code = POOL.replace("{guard}", guard)
+    findings = linter.lint_bytes("prep.py", code.encode(), "python").findings
+    assert bool(findings) is reported

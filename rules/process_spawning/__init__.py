@@ -329,7 +329,9 @@ class ForkInAcceleratedProcess(Rule):
     `*_test.py`) whose name, or the name of whose test class or test function holding the
     start, says fork (`test_fork_safety.py`, `def test_amp_with_ddp_fork`). Such a test forks
     on purpose to check what a forked child sees; other tests are judged like any code (a
-    fork context swapped in for a mock starts nothing by itself).
+    fork context swapped in for a mock starts nothing by itself). Nor is a start on a branch
+    only Windows takes (`if sys.platform == "win32":`, `if IS_WINDOWS:`, the `else` of
+    `if IS_LINUX:`): nothing forks there.
 
     ## Why it is cursed
     A forked child is a copy of a process that may hold a CUDA context and RDMA registrations.

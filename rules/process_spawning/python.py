@@ -13,7 +13,8 @@ from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.platform import excluding_guard
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, call_target, calling_function, own_nodes, project_functions, value_of,
+    MAX_DEPTH, MODULE, call_target, calling_function, last_name, own_nodes, project_functions,
+    value_of,
 )
 from cursedlint.analysis.start_methods import (
     SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
@@ -528,9 +529,9 @@ class ForkEvidence:
         `Process(target=f)`, and the tasks given to a pool or executor made here
         (`pool.map(f, ...)`, `executor.submit(f, ...)`); a `Manager()`'s server runs
         multiprocessing's own code only."""
-        if _last_name(start.func) == "Manager":
+        if last_name(start.func) == "Manager":
             return [], True
-        if _last_name(start.func) == "Process":
+        if last_name(start.func) == "Process":
             target = self.context.argument(start, 1, "target")
             code = self._code(target)
             return ([code] if code else []), code is not None
@@ -635,10 +636,11 @@ def _shown(call: ast.Call) -> str:
     return text if len(text) <= 48 else "..." + text[-45:]
 
 
-def _last_name(func: ast.AST) -> str | None:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else None
+def _only_without_fork(node: ast.AST, context) -> bool:
+    """Whether `node` runs only on a system without fork (under `if sys.platform == "win32":`,
+    `if IS_WINDOWS:`, the `else` of `if IS_LINUX:`): neither Linux nor macOS takes its branch."""
+    return all(excluding_guard(node, system, context) is not None
+               for system in ("linux", "darwin"))
 
 
 def _only_after_setting(project, path: str, qualname: str, depth: int, seen: frozenset) -> bool:
@@ -802,7 +804,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         children known to do CPU work only, it is silent, as in a test about fork; otherwise
         a warning that names the function whose callers decide (`switch`: a setting, not a
         start: always said). `steps`: where the 'fork' start method comes from."""
-        if self.evidence.tests_fork(start):
+        if self.evidence.tests_fork(start) or _only_without_fork(start, self.context):
             return
         found = self.evidence.of(start)
         if found is not None:
