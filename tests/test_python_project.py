@@ -1074,3 +1074,21 @@ def test_a_fork_context_swapped_in_for_a_mock_starts_nothing_itself(tmp_path, mo
                     runner.run(print, mp.get_context("fork")).join()
             """,
     }) == []
+
+
+@pytest.mark.parametrize("factory, found", [
+    ("def make_graphs(model):\n    return StepGraphs(model)\n", True),
+    ("def make_graphs(model):\n    if model is None:\n        return None\n"
+     "    return StepGraphs(model)\n", False),  # not always a StepGraphs: unknown
+    ("def make_graphs(model):\n    graphs = StepGraphs(model)\n", False),  # returns nothing
+])
+def test_an_instance_made_by_a_factory_of_another_module(
+        tmp_path, monkeypatch, capsys, factory, found):
+    train = TRAIN_WITH_HEARTBEAT.replace("from trainer.graphs import StepGraphs",
+                                         "from trainer.graphs import make_graphs") \
+        .replace("StepGraphs(model)", "make_graphs(model)")
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "trainer/__init__.py": "", "trainer/health.py": HEALTH,
+        "trainer/graphs.py": GRAPHS + "\n\n" + factory, "trainer/train.py": train,
+    })
+    assert codes_at(findings) == ([("CUR401", "trainer/train.py", 9)] if found else [])

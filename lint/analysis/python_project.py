@@ -64,6 +64,9 @@ class FunctionSummary(Struct, frozen=True):
     line: int
     facts: dict[str, Reach]
     calls: tuple[OutCall, ...]
+    returns: str = ""
+    """The dotted name (as written) of what each of its returns calls (`return Manager(x)`:
+    `Manager`), when they all call the same one: a factory of that class."""
 
 
 class ModuleSummary(Struct, frozen=True):
@@ -138,7 +141,8 @@ class FunctionIndexer(Indexer):
             facts = self.local_facts(context, function)
             calls = tuple(_out_calls(function, imports, local, call_nodes))
             if facts or calls:
-                functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts, calls)
+                functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts,
+                                                      calls, _returned_call(function))
         classes = [node for node in context.tree.body if isinstance(node, ast.ClassDef)]
         bases = {cls.name: tuple(filter(None, map(dotted, cls.bases))) for cls in classes}
         others = tuple(qualname for qualname, _ in module_functions(context.tree)
@@ -230,6 +234,17 @@ def _choices(value: ast.AST) -> tuple[str, ...] | None:
     return (name,) if name else None
 
 
+def _returned_call(function: ast.AST) -> str:
+    """The dotted callee every `return` of the function calls (none for a module, for a bare
+    `return` or a function that may end without one, or for two callees)."""
+    if isinstance(function, ast.Module) or not function.body or \
+            not isinstance(function.body[-1], (ast.Return, ast.Raise)):
+        return ""
+    callees = {dotted(node.value.func) if isinstance(node.value, ast.Call) else None
+               for node in own_nodes(function.body) if isinstance(node, ast.Return)}
+    return callees.pop() or "" if len(callees) == 1 else ""
+
+
 def _may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
     base = name.partition(".")[0]
     if base == "self" or base in local:
@@ -301,6 +316,17 @@ class ProjectFunctions:
         if found is None or found[1] not in self.summaries[found[0]].classes:
             return None
         return self._method(found[0], found[1], method)
+
+    def made_by(self, path: str, imports: dict[str, str], factory: str,
+                method: str) -> tuple[str, str] | None:
+        """The method `method` of the project class whose instance the project function
+        dotted `factory` names in module `path` returns (`build_graphs()` returning
+        `StepGraphs(...)`)."""
+        found = self.callee(path, imports, factory)
+        function = self.summaries[found[0]].functions.get(found[1]) if found else None
+        if function is None or not function.returns:
+            return None
+        return self.method(found[0], self.summaries[found[0]].imports, function.returns, method)
 
     def subclasses(self, path: str, cls: str, qualified: str) -> bool:
         """Whether the project class `cls` of module `path` derives from `qualified` (a
@@ -542,7 +568,10 @@ def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str,
         return None
     made = value_of(context, node.value)
     constructor = dotted(made.func) if isinstance(made, ast.Call) else None
-    return project.method(path, imports, constructor, node.attr) if constructor else None
+    if constructor is None:
+        return None
+    return project.method(path, imports, constructor, node.attr) or \
+        project.made_by(path, imports, constructor, node.attr)
 
 
 def value_of(context, node: ast.AST) -> ast.AST | None:
