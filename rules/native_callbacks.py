@@ -22,7 +22,8 @@ from functools import lru_cache
 from msgspec import Struct
 
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, Reach, call_target, last_name, project_functions, value_of,
+    MAX_DEPTH, FunctionIndexer, Reach, call_target, dotted, last_name, linted_imports,
+    own_nodes, project_functions, project_names, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -290,17 +291,60 @@ class CallbackHelpers(FunctionIndexer):
         rule = PythonCallbackIntoCuda
         return rule.triggers_for(rule.resolved_options(settings.rule_options.get(rule.code)))
 
+    def seed_words(self, context):
+        """The helpers a file that needs the facts may call: what it takes from the project."""
+        return project_names(context)
+
     def more_words(self, facts, settings):
-        return ()  # helpers are followed one call deep across modules
+        """The helpers found so far: a module that calls one may hand a parameter on to it."""
+        return helper_names(facts)
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         helpers = context.shared(CallbackHelpers, lambda: _module_helpers(context))
-        return {
-            f"callback:{_parameters(function).index(helper.parameter)}:{helper.parameter}": Reach(
+        facts = {
+            f"{CALLBACK}{_parameters(function).index(helper.parameter)}:{helper.parameter}": Reach(
                 helper.site.lineno, f"`{helper.parameter}` reaches {helper.api}, which calls it "
                 f"{helper.callback.when}")
             for helper in helpers if helper.function is function
         }
+        if not isinstance(function, ast.Module):
+            facts.update(_forwards(context, function, facts))
+        return facts
+
+
+def helper_names(facts: dict) -> set[str]:
+    """The names of the functions (path -> ModuleSummary of `CALLBACK_HELPERS`) that hand a
+    parameter to a callback API or on to an imported function."""
+    return {qualname.rpartition(".")[2] for summary in facts.values()
+            for qualname, function in summary.functions.items()
+            if any(kind.startswith((CALLBACK, FORWARDS)) for kind in function.facts)}
+
+
+CALLBACK, FORWARDS = "callback:", "forwards:"
+"""Fact kinds: `callback:<position>:<parameter>`, the parameter reaches a callback API;
+`forwards:<position>:<parameter>`, it is handed to an imported function (`Reach.detail`:
+`callee|argument position|keyword`), which may hand it on."""
+
+
+def _forwards(context, function: ast.AST, facts: dict) -> dict[str, Reach]:
+    """The function's parameters (not already facts) handed as they are to a function the
+    module imports: the first call of each."""
+    parameters = _parameters(function)
+    imported = linted_imports(context)
+    found: dict[str, Reach] = {}
+    for node in own_nodes(function.body):
+        callee = dotted(node.func) if isinstance(node, ast.Call) else None
+        if callee is None or callee.partition(".")[0] not in imported:
+            continue
+        passed = [(str(i), "", a) for i, a in enumerate(node.args)] + \
+            [("", k.arg, k.value) for k in node.keywords if k.arg]
+        for position, keyword, argument in passed:
+            if isinstance(argument, ast.Name) and argument.id in parameters:
+                kind = f"{FORWARDS}{parameters.index(argument.id)}:{argument.id}"
+                if kind not in found and kind.replace(FORWARDS, CALLBACK) not in facts:
+                    found[kind] = Reach(node.lineno, f"passes `{argument.id}` to {callee}()",
+                                        detail=f"{callee}|{position}|{keyword}")
+    return found
 
 
 def _module_helpers(context) -> list[Helper]:
@@ -323,10 +367,10 @@ class PythonCallbackIntoCuda(Rule):
     `Stream.launch_host_func`/`add_callback` of CuPy and Numba streams), graph host nodes (the
     `fn` field of `CUDA_HOST_NODE_PARAMS`/`cudaHostNodeParams`) and user-object destructors
     (`cuUserObjectCreate`), through ctypes, cuda-python or numba's driver. The callable is
-    followed through local names, ctypes prototypes (`CFUNCTYPE(...)(f)`), `ctypes.cast`, and
-    one level of parameter passing inside the module or into another module of the project: a
-    helper that hands its parameter to the driver makes its callers that pass a callable
-    findings. Streams are CuPy and Numba streams the module makes, in a name or in a `self`
+    followed through local names, ctypes prototypes (`CFUNCTYPE(...)(f)`), `ctypes.cast`, one
+    level of parameter passing inside the module, and into the project's other modules through
+    helpers that hand their parameter to the driver or on to another module's such helper (to
+    the project model's depth): a caller that passes a callable is a finding, with the chain. Streams are CuPy and Numba streams the module makes, in a name or in a `self`
     attribute its class assigns. The option `extra-apis` adds
     function names (any argument may be the callback). Compiled callbacks
     (`numba.cfunc(...).address`, functions of a loaded library, integer addresses) and values
@@ -397,12 +441,9 @@ class PythonCallbackIntoCuda(Rule):
 
     @classmethod
     def project_trigger_words(cls, facts) -> tuple[str, ...]:
-        """Names of the project's helpers that hand a parameter to a callback API."""
-        return tuple(sorted({
-            qualname.rpartition(".")[2] for summary in facts.values()
-            for qualname, function in summary.functions.items()
-            if any(kind.startswith("callback:") for kind in function.facts)
-        }))
+        """Names of the project's helpers that hand a parameter to a callback API, or on to
+        another helper."""
+        return tuple(sorted(helper_names(facts)))
 
     @classmethod
     def look(cls, options, target_python, language):
@@ -563,21 +604,25 @@ class PythonCallbackIntoCuda(Rule):
                 self._check_project_caller(call, project)
 
     def _check_project_caller(self, call: ast.Call, project) -> None:
-        """A call of another module's function that hands a parameter to a callback API."""
+        """A call of another module's function that hands a parameter to a callback API,
+        itself or through the helpers of further modules it hands it on to."""
         target = call_target(self.context, project, call.func)
         function = project.summaries[target[0]].functions.get(target[1]) if target else None
         if function is None or "." in target[1]:
             return  # methods of other modules' classes: their receiver is not followed yet
-        for kind, reach in function.facts.items():
+        for kind in function.facts:
+            if not kind.startswith((CALLBACK, FORWARDS)):
+                continue
             _, index, parameter = kind.split(":")
-            argument = self.context.argument(call, int(index), parameter)
+            chain = _callback_chain(project, *target, kind, 0)
+            argument = self.context.argument(call, int(index), parameter) if chain else None
             flow = None if argument in (None, UNKNOWN) else self.tracer.trace(argument)
             if flow is not None and flow.parameter is None:
-                where = f"{os.path.basename(target[0])}:{reach.line}"
-                steps = (Step(target[0], function.line, f"`{target[1]}()` is defined here"),
-                         Step(target[0], reach.line, reach.what))
-                self._report(flow, argument, f"is passed to {target[1]}() ({where}), where "
-                             f"{reach.what}", _callback_of(reach.what), steps, call)
+                steps, reach = chain
+                where = f"{os.path.basename(steps[-1].path)}:{reach.line}"
+                how = "which hands it on to " if len(steps) > 2 else ""
+                self._report(flow, argument, f"is passed to {target[1]}() ({how}{where}), "
+                             f"where {reach.what}", _callback_of(reach.what), steps, call)
 
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         offset = 1 if isinstance(call.func, ast.Attribute) else 0  # self.helper(...)
@@ -664,6 +709,34 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
     """Whether `node`'s source lies inside `outer`'s."""
     return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
         (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
+def _callback_chain(project, path: str, qualname: str, kind: str, depth: int):
+    """How the parameter `kind` names of the project function reaches a callback API: the
+    steps (the function's definition, each hand-over, the API call) and the final fact; None
+    when it does not, or the chain is longer than the project model follows."""
+    function = project.summaries[path].functions[qualname]
+    reach = function.facts.get(kind)
+    head = Step(path, function.line, f"`{qualname}()` is defined here") if depth == 0 else None
+    if reach is None or depth > MAX_DEPTH:
+        return None
+    if kind.startswith(CALLBACK):
+        return (*filter(None, [head]), Step(path, reach.line, reach.what)), reach
+    name, position, keyword = reach.detail.split("|")
+    callee = project.callee(path, project.summaries[path].imports, name, qualname)
+    inner = project.summaries[callee[0]].functions.get(callee[1]) if callee else None
+    if inner is None or "." in callee[1]:
+        return None
+    for next_kind in inner.facts:
+        if next_kind.startswith((CALLBACK, FORWARDS)):
+            _, index, parameter = next_kind.split(":")
+            if (position and index == position) or (keyword and parameter == keyword):
+                found = _callback_chain(project, *callee, next_kind, depth + 1)
+                if found is not None:
+                    steps, final = found
+                    return (*filter(None, [head]), Step(path, reach.line, reach.what),
+                            *steps), final
+    return None
 
 
 def _callback_of(what: str) -> Callback:

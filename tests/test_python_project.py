@@ -1092,3 +1092,35 @@ def test_an_instance_made_by_a_factory_of_another_module(
         "trainer/graphs.py": GRAPHS + "\n\n" + factory, "trainer/train.py": train,
     })
     assert codes_at(findings) == ([("CUR401", "trainer/train.py", 9)] if found else [])
+
+
+@pytest.mark.parametrize("tuning, found", [
+    ("def tune(kernel, memory_for):\n    return best_block(kernel, memory_for)\n", True),
+    ("def tune(kernel, memory_for):\n    return best_block(kernel, lambda size: 0)\n", False),
+    # the parameter goes to a function that hands nothing to the driver
+    ("def tune(kernel, memory_for):\n    return launch_size(kernel, memory_for)\n", False),
+])
+def test_callable_handed_on_through_helpers_of_two_modules(
+        tmp_path, monkeypatch, capsys, tuning, found):
+    """run.py passes a lambda to tuning.tune, which hands it on to kernels.best_block, which
+    hands it to the occupancy API: reported at run.py's call with the whole chain."""
+    findings = lint(tmp_path, monkeypatch, capsys, {
+        "solver/__init__.py": "",
+        "solver/kernels.py": KERNELS,
+        "solver/tuning.py": "from .kernels import best_block, launch_size\n\n\n" + tuning,
+        "solver/run.py": """\
+            from .tuning import tune
+
+
+            def plan(kernel):
+                return tune(kernel, lambda block_size: 4 * block_size)
+            """,
+    })
+    if not found:
+        assert [f for f in findings if f["path"] == "solver/run.py"] == []
+        return
+    assert codes_at(findings) == [("CUR201", "solver/run.py", 5)]
+    assert "is passed to tune() (which hands it on to kernels.py:6), where `shared_memory_for` " \
+        "reaches get_max_potential_block_size" in findings[0]["message"]
+    assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
+        ("solver/tuning.py", 4), ("solver/tuning.py", 5), ("solver/kernels.py", 6)]
