@@ -272,6 +272,8 @@ def check(args: argparse.Namespace) -> int:
     if not found.files and not found.errors:
         print("cursedlint: warning: no files of a kind cursedlint lints", file=sys.stderr)
     if args.verbose:
+        version = ".".join(map(str, settings.target_python))
+        print(f"target Python {version}: {settings.target_python_source}", file=sys.stderr)
         for path in found.skipped:
             print(f"{printable(path)}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 

@@ -684,8 +684,12 @@ def build_settings(
 
     if isinstance(target_python, str):
         version = parse_target_python(target_python, COMMAND_LINE, "--target-python")
+        source = "--target-python"
+    elif target_python or config.target_python:
+        version = target_python or config.target_python
+        source = f"target-python in {config.path}" if not target_python else "the caller"
     else:
-        version = target_python or config.target_python or sys.version_info[:2]
+        version, source = _project_target(config.root)
 
     per_file = tuple(
         (PathMatcher(pattern), expand(codes, known)) for pattern, codes in config.per_file_ignores
@@ -703,7 +707,31 @@ def build_settings(
         rule_options={code: dict(options) for code, options in config.rules.items()},
         per_file_ignores=per_file,
         root=config.root,
+        target_python_source=source,
     )
+
+
+def _project_target(root: str) -> tuple[tuple[int, int], str]:
+    """The lowest supported Python the project's `requires-python` allows (as ruff infers its
+    target), else the running interpreter's; with where it comes from."""
+    from cursedlint.requires_python import BadSpecifier, lowest_allowed, project_requires_python
+
+    running = sys.version_info[:2]
+    try:
+        found = project_requires_python(root)
+    except ConfigError as error:
+        return running, f"the running interpreter ({error})"
+    if found is None:
+        return running, "the running interpreter (no requires-python in a pyproject.toml)"
+    path, specifiers = found
+    try:
+        version = lowest_allowed(specifiers, SUPPORTED_TARGETS)
+    except BadSpecifier as error:
+        return running, f"the running interpreter ({path}: requires-python: {error})"
+    if version is None:
+        return running, (f"the running interpreter ({path}: requires-python {specifiers!r} "
+                         "allows no supported version)")
+    return version, f"the lowest version requires-python {specifiers!r} allows ({path})"
 
 
 def configure(

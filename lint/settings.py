@@ -29,6 +29,8 @@ class Settings(Struct, frozen=True):
     compile_commands: str | None = None
     """The compilation database (`compile_commands.json`) giving each file's include
     directories and `-D` macros."""
+    target_python_source: str = ""
+    """Where `target_python` comes from, for `--verbose`."""
 
     def enabled_for(self, path: str) -> frozenset[str]:
         """Codes enabled for one file, after per-file ignores (matched on the path relative to

@@ -595,8 +595,8 @@ def test_cli_codes_are_validated(option):
     assert str(caught.value).startswith(f"command line: {flag}: 'CUR999' matches no known code")
 
 
-def test_target_python_precedence():
-    assert _settings(Config()).target_python == sys.version_info[:2]
+def test_target_python_precedence(tmp_path):
+    assert _settings(Config(root=str(tmp_path))).target_python == sys.version_info[:2]
     assert _settings(Config(target_python=(3, 11))).target_python == (3, 11)
     assert _settings(Config(target_python=(3, 11)), target_python="3.13").target_python == (3, 13)
     with pytest.raises(ConfigError, match=r"^command line: --target-python: unsupported Python version '3\.7'"):
@@ -764,3 +764,66 @@ def test_a_list_option_must_declare_its_item_type():
     with pytest.raises(TypeError, match="item="):
         Option(list, [], "names")
     assert Option(list, [], "names", item=str).item is str
+
+
+@pytest.mark.parametrize("specifiers, lowest", [
+    (">=3.9", (3, 9)),
+    (">=3.9.2", (3, 9)),
+    (">3.9", (3, 9)),  # 3.9.1 is above 3.9
+    (">=3.8, !=3.8.*, <4", (3, 9)),
+    ("~=3.10", (3, 10)),
+    ("~=3.10.4", (3, 10)),
+    ("==3.11.*", (3, 11)),
+    ("==3.12", (3, 12)),
+    ("<3.12,>=3.7", (3, 8)),  # the lowest this linter can target
+    (">=2.7, !=3.0.*, !=3.1.*", (3, 8)),
+    (">=4", None),
+    ("<3.8", None),
+])
+def test_the_lowest_version_a_specifier_set_allows(specifiers, lowest):
+    from cursedlint.config import SUPPORTED_TARGETS
+    from cursedlint.requires_python import lowest_allowed
+
+    assert lowest_allowed(specifiers, SUPPORTED_TARGETS) == lowest
+
+
+@pytest.mark.parametrize("specifiers", ["", "3.9", ">=three", "~=3", ">=3.*"])
+def test_a_specifier_set_that_cannot_be_read_is_refused(specifiers):
+    from cursedlint.config import SUPPORTED_TARGETS
+    from cursedlint.requires_python import BadSpecifier, lowest_allowed
+
+    with pytest.raises(BadSpecifier):
+        lowest_allowed(specifiers, SUPPORTED_TARGETS)
+
+
+@pytest.mark.parametrize("project, target, why", [
+    ('[project]\nname = "app"\nrequires-python = ">=3.9"\n', "3.9",
+     "the lowest version requires-python '>=3.9' allows"),
+    ('[project]\nname = "app"\nrequires-python = "python3"\n', None,
+     "requires-python: not a version clause"),
+    ('[project]\nname = "app"\n', None, "no requires-python in a pyproject.toml"),
+])
+def test_the_target_comes_from_the_projects_requires_python(
+        tmp_path, monkeypatch, capsys, project, target, why):
+    from cursedlint.cli import main
+
+    (tmp_path / "pyproject.toml").write_text(project)
+    (tmp_path / "app.py").write_text("import subprocess\n")
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--no-cache", "-v", "app.py"])
+    line = next(line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("target Python "))
+    running = ".".join(map(str, sys.version_info[:2]))
+    assert line.startswith(f"target Python {target or running}: ") and why in line
+
+
+def test_a_configured_target_wins_over_requires_python(tmp_path, monkeypatch, capsys):
+    from cursedlint.cli import main
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "app"\nrequires-python = ">=3.9"\n'
+        '[tool.cursedlint]\ntarget-python = "3.12"\n')
+    (tmp_path / "app.py").write_text("import subprocess\n")
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--no-cache", "-v", "app.py"])
+    assert "target Python 3.12: target-python in" in capsys.readouterr().err
