@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--concise", action="store_true", help="one line per finding")
     check.add_argument("--statistics", action="store_true", help="counts per code instead of findings")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--fail-on", choices=("error", "warning"), default="warning", help="the least severe finding that makes the exit code 1 (default: warning, i.e. any)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 when there are some)")
@@ -317,7 +318,8 @@ def check(args: argparse.Namespace) -> int:
         finding.code == InternalError.code for finding in findings
     ):
         return EXIT_ERROR
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+    failing = [f for f in findings if args.fail_on == "warning" or f.severity.value == "error"]
+    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 
 def _with_found_database(settings, root: str):

@@ -266,3 +266,15 @@ def test_checking_a_file_without_trigger_words_imports_no_parser(tmp_path):
     result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
                             text=True)
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("fail_on, code", [("warning", 1), ("error", 0)])
+def test_fail_on_decides_the_exit_code_by_severity(tmp_path, monkeypatch, capsys, fail_on, code):
+    """CUR101 is a warning: it fails the run by default, not with --fail-on error."""
+    (tmp_path / "launch.py").write_text(
+        "import os\nimport subprocess\n\n\ndef launch(cmd):\n"
+        "    return subprocess.Popen(cmd, preexec_fn=os.setsid)\n")
+    monkeypatch.chdir(tmp_path)
+    status = main(["check", "--no-cache", "--target-python", "3.12", "--fail-on", fail_on,
+                   "launch.py"])
+    assert "CUR101" in capsys.readouterr().out and status == code
