@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--concise", action="store_true", help="one line per finding")
     check.add_argument("--statistics", action="store_true", help="counts per code instead of findings")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--baseline", metavar="FILE", help="report only findings this baseline does not hold (config key: baseline)")
+    check.add_argument("--write-baseline", metavar="FILE", help="record the findings of this run in FILE (a baseline) and report none")
     check.add_argument("--fail-on", choices=("error", "warning"), default="warning", help="the least severe finding that makes the exit code 1 (default: warning, i.e. any)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour")
@@ -305,6 +307,9 @@ def check(args: argparse.Namespace) -> int:
     if args.diff:
         return _print_diffs(results, findings, args.unsafe_fixes)
     write_failed = _print_fix_summary(results)
+    findings = _against_baseline(args, config, findings, results)
+    if args.write_baseline:
+        return EXIT_CLEAN
     _write_report(args, findings, results, rules)
     if args.fix:
         _print_unsafe_left(findings, args.unsafe_fixes)
@@ -458,6 +463,34 @@ def _print_fix_summary(results) -> bool:
     if failed:
         print(f"cursedlint: error: the fixes of {failed} file(s) could not be written", file=sys.stderr)
     return bool(failed)
+
+
+def _against_baseline(args, config, findings, results):
+    """--write-baseline: record the findings (none are reported); --baseline (or the
+    configuration's): the findings it does not hold, saying how many it held."""
+    from cursedlint import baseline
+
+    lines = {(r.path, number): text for r in results for number, text in r.lines.items()}
+
+    def source_line(path: str, line: int) -> str:
+        return lines.get((path, line), "")
+
+    try:
+        if args.write_baseline:
+            count = baseline.write(args.write_baseline, findings, source_line)
+            print(f"cursedlint: wrote {count} finding(s) to the baseline {args.write_baseline}",
+                  file=sys.stderr)
+            return []
+        path = args.baseline or config.baseline
+        if path is None:
+            return findings
+        kept, held = baseline.new_findings(path, findings, source_line)
+    except baseline.BaselineError as error:
+        raise UsageError(str(error)) from None
+    if held:
+        print(f"cursedlint: {held} finding(s) in the baseline {path} not reported",
+              file=sys.stderr)
+    return kept
 
 
 def _print_diffs(results, findings, unsafe: bool) -> int:

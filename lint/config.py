@@ -128,6 +128,8 @@ class Config(Struct, frozen=True):
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     include_dirs: tuple[str, ...] = ()
     compile_commands: str | None = None
+    baseline: str | None = None
+    """A baseline file (`--baseline`): its findings are not reported."""
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
@@ -235,7 +237,7 @@ _PATTERN_KEYS = {"exclude": "exclude", "extend-exclude": "extend_exclude"}
 KEYS = tuple(sorted({
     *_BOOLEAN_KEYS, *_SELECTOR_KEYS, *_PATTERN_KEYS,
     "per-file-ignores", "target-python", "page-size", "max-file-size", "rules",
-    "include-dirs", "compile-commands",
+    "include-dirs", "compile-commands", "baseline",
 }))
 """Every key of the configuration table."""
 
@@ -280,6 +282,10 @@ def config_from_mapping(
             values["max_file_size"] = _max_file_size(path, key_of(key), value)
         elif key == "include-dirs":
             values["include_dirs"] = _include_dirs(path, key_of(key), value, values["root"])
+        elif key == "baseline":
+            if not isinstance(value, str):
+                raise ConfigError(path, key_of(key), f"expected a path, got {_describe(value)}")
+            values["baseline"] = _checked_path(path, key_of(key), value, values["root"])
         elif key == "compile-commands":
             values["compile_commands"] = _compile_commands(path, key_of(key), value, values["root"])
         elif key == "per-file-ignores":

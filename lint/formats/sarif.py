@@ -8,9 +8,7 @@ points, as Finding's do, so the run says `columnKind: unicodeCodePoints`.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +16,7 @@ from urllib.parse import quote
 
 import cursedlint
 from cursedlint import docs
+from cursedlint.baseline import fingerprinted
 from cursedlint.findings import Finding, Fix, Span, Step
 from cursedlint.formats.json_format import dumps
 
@@ -85,14 +84,16 @@ def _results(
     root: Path,
     source_line: Callable[[str, int], str],
 ) -> Iterator[dict]:
-    occurrences: Counter[tuple[str, str, str]] = Counter()
-    for finding in findings:
-        location = _artifact_location(finding.path, root)
-        line_text = " ".join(source_line(finding.path, finding.line).split())
-        key = (finding.code, location["uri"], line_text)
-        fingerprint = _fingerprint(*key, occurrences[key])
-        occurrences[key] += 1
-        yield _result(finding, rule_index[finding.code], location, fingerprint, root)
+    locations: dict[str, dict] = {}
+
+    def uri(path: str) -> str:
+        if path not in locations:
+            locations[path] = _artifact_location(path, root)
+        return locations[path]["uri"]
+
+    for finding, fingerprint in fingerprinted(findings, uri, source_line):
+        yield _result(finding, rule_index[finding.code], locations[finding.path], fingerprint,
+                      root)
 
 
 def _result(
@@ -144,13 +145,6 @@ def _directory_uri(directory: Path) -> str:
     """A directory's file:// URI with the trailing slash that base URIs need."""
     uri = directory.as_uri()
     return uri if uri.endswith("/") else uri + "/"
-
-
-def _fingerprint(code: str, uri: str, line_text: str, occurrence: int) -> str:
-    """Stable across edits elsewhere in the file: the code, the file, the finding's line text
-    with whitespace normalised, and how many earlier findings in the file share all three."""
-    key = f"{code}\0{uri}\0{line_text}\0{occurrence}"
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _region(span: Span) -> dict:
