@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--baseline", metavar="FILE", help="report only findings this baseline does not hold (config key: baseline)")
     check.add_argument("--write-baseline", metavar="FILE", help="record the findings of this run in FILE (a baseline) and report none")
+    check.add_argument("--diff-base", metavar="REF", help="report only findings on lines (or with a step of their chain on lines) changed since the merge base of REF and HEAD (git)")
     check.add_argument("--fail-on", choices=("error", "warning"), default="warning", help="the least severe finding that makes the exit code 1 (default: warning, i.e. any)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour")
@@ -308,6 +309,8 @@ def check(args: argparse.Namespace) -> int:
         return _print_diffs(results, findings, args.unsafe_fixes)
     write_failed = _print_fix_summary(results)
     findings = _against_baseline(args, config, findings, results)
+    if args.diff_base:
+        findings = _on_changed_lines(args.diff_base, findings)
     if args.write_baseline:
         return EXIT_CLEAN
     _write_report(args, findings, results, rules)
@@ -491,6 +494,16 @@ def _against_baseline(args, config, findings, results):
         print(f"cursedlint: {held} finding(s) in the baseline {path} not reported",
               file=sys.stderr)
     return kept
+
+
+def _on_changed_lines(reference: str, findings):
+    """--diff-base: the findings a change since `reference` touches."""
+    from cursedlint.changed_lines import DiffError, changed_lines, on_changed_lines
+
+    try:
+        return on_changed_lines(findings, changed_lines(reference))
+    except DiffError as error:
+        raise UsageError(f"--diff-base {reference}: {error}") from None
 
 
 def _print_diffs(results, findings, unsafe: bool) -> int:
