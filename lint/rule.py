@@ -138,6 +138,9 @@ class Rule:
     triggers: ClassVar[tuple[Trigger, ...]] = ()
     summary: ClassVar[str]
     severity: ClassVar[Severity] = Severity.ERROR
+    precision: ClassVar[str] = "high"
+    """How often a finding is right on real code (SARIF's `precision`: very-high, high,
+    medium, low), from the real-code reviews (`benchmarks/real_code_review.md`)."""
     options: ClassVar[dict[str, Option]] = {}
     valid: ClassVar[tuple[str | Example, ...]] = ()
     invalid: ClassVar[tuple[str | Example, ...]] = ()

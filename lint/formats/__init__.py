@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from cursedlint.findings import Finding
     from cursedlint.rule import Rule
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "rdjson", "junit")
 
 
 def render(
@@ -40,8 +40,8 @@ def render(
     """Render sorted `findings` in `format` (one of FORMATS).
 
     `rules` maps code -> Rule class (SARIF rule metadata); `source_line(path, line)` gives a
-    line's text (text snippets, SARIF fingerprints). `color`, `concise`, `statistics` and
-    `files_checked` shape the text format only.
+    line's text (text snippets, fingerprints). `color` and `concise` shape the text format
+    only, `statistics` the text and JSON formats, `files_checked` text and JUnit.
     """
     if format == "text":
         from cursedlint.formats import text
@@ -57,7 +57,7 @@ def render(
     if format == "json":
         from cursedlint.formats import json_format
 
-        return json_format.render(findings)
+        return json_format.statistics(findings) if statistics else json_format.render(findings)
     if format == "sarif":
         from cursedlint.formats import sarif
 
@@ -66,6 +66,13 @@ def render(
         from cursedlint.formats import github
 
         return github.render(findings)
+    if format in ("gitlab", "rdjson", "junit"):
+        from cursedlint.formats import reviewers
+
+        if format == "gitlab":
+            return reviewers.gitlab(findings, source_line)
+        return reviewers.rdjson(findings) if format == "rdjson" else \
+            reviewers.junit(findings, files_checked)
     raise ValueError(f"unknown output format {format!r}; choose one of {', '.join(FORMATS)}")
 
 

@@ -17,6 +17,17 @@ def render(findings: Sequence[Finding]) -> str:
     return dumps(objects)
 
 
+def statistics(findings: Sequence[Finding]) -> str:
+    """`--statistics`: per code, its name, severity and count, most frequent first."""
+    counts: dict[str, list] = {}
+    for finding in findings:
+        entry = counts.setdefault(finding.code, [finding.name, finding.severity.value, 0])
+        entry[2] += 1
+    rows = sorted(counts.items(), key=lambda item: (-item[1][2], item[0]))
+    return dumps([{"code": code, "name": name, "severity": severity, "count": count}
+                  for code, (name, severity, count) in rows])
+
+
 def dumps(document) -> str:
     """Indented UTF-8 JSON text, each byte that was not UTF-8 escaped: a lone surrogate can
     only stand in a string literal, where `\\\\xNN` is the text `\\xNN`."""

@@ -74,7 +74,8 @@ def _descriptor(rule: type[Rule]) -> dict:
         "fullDescription": {"text": rule.doc_sections().get("What it does", rule.summary)},
         "help": {"text": documentation, "markdown": documentation},
         "defaultConfiguration": {"level": rule.severity.value},
-        "properties": {"tags": ["reliability", *rule.languages]},
+        "properties": {"tags": ["reliability", *rule.languages], "precision": rule.precision,
+                       "problem.severity": rule.severity.value},
     }
 
 

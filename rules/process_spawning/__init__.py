@@ -377,6 +377,7 @@ class ForkInAcceleratedProcess(Rule):
     triggers = _fork_and_library_words(ACCELERATOR_MODULES)
     summary = "a fork-based process start in a module that imports CUDA or RDMA libraries"
     severity = Severity.WARNING
+    precision = "medium"  # real code: starts whose evidence depends on callers (warnings)
     options = {
         "modules": Option(
             (list, tuple),
