@@ -291,7 +291,7 @@ class StartMethodValues:
         bound = value_of(self.context, node)
         if isinstance(bound, ast.expr):
             for value, steps in self._ways(bound, depth + 1):
-                note = f"`{_text(node)}` is set to {_shown(value, bound)}"
+                note = f"`{ast.unparse(node)}` is set to {_shown(value, bound)}"
                 yield value, (Step(self.path, bound.lineno, note), *steps)
             return
         made = self._made_by(node.value)
@@ -404,7 +404,7 @@ def _has_constant(summary, qualname: str) -> bool:
 
 def _shown(value: Any, node: ast.AST) -> str:
     """A string written as such, or the expression that gives it."""
-    return repr(value) if isinstance(node, ast.Constant) else f"`{_text(node)}`"
+    return repr(value) if isinstance(node, ast.Constant) else f"`{ast.unparse(node)}`"
 
 
 def _called_as(context, function: ast.AST) -> str:
@@ -412,10 +412,6 @@ def _called_as(context, function: ast.AST) -> str:
     owner = context.scope_of(function)
     return owner.name if function.name == "__init__" and isinstance(owner, ast.ClassDef) \
         else function.name
-
-
-def _text(node: ast.AST) -> str:
-    return ast.unparse(node)
 
 
 def _all_arguments(arguments: ast.arguments) -> list[ast.arg]:

@@ -630,7 +630,7 @@ def _text(node: ast.AST) -> str:
     return ast.unparse(node)
 
 
-def _shown(call: ast.Call) -> str:
+def _callee_text(call: ast.Call) -> str:
     """The callee as the call writes it, cut short when long (`mp.get_context('fork').Pool`)."""
     text = _text(call.func)
     return text if len(text) <= 48 else "..." + text[-45:]
@@ -780,7 +780,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             if name == "multiprocessing.get_context":
                 self.fork_contexts.append((node, steps))  # a start only where it makes processes
             else:
-                self._report_start(node, f"{_shown(node)}() forks (start method 'fork')",
+                self._report_start(node, f"{_callee_text(node)}() forks (start method 'fork')",
                                    switch=True, steps=steps)
         elif name in _DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
             self.default_context_users.append((node, written))
@@ -788,14 +788,14 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
     def check(self) -> None:
         for context_call, steps in self.fork_contexts:
             for start in self.evidence.made_from(context_call, self.calls):
-                self._report_start(start, f"{_shown(start)}() forks (a 'fork' context)",
+                self._report_start(start, f"{_callee_text(start)}() forks (a 'fork' context)",
                                    steps=steps)
         if self.sets_start_method or self.context.settings.target_python >= (3, 14):
             return
         for node, written in self.default_context_users:
             if self._started_after_spawn(node):
                 continue
-            self._report_start(node, f"{_shown(node)}() forks by default (Python < 3.14)")
+            self._report_start(node, f"{_callee_text(node)}() forks by default (Python < 3.14)")
 
     def _report_start(self, start: ast.Call, what: str, switch: bool = False,
                       steps: tuple[Step, ...] = ()) -> None:
