@@ -471,6 +471,9 @@ def _print_fix_summary(results) -> bool:
 def _against_baseline(args, config, findings, results):
     """--write-baseline: record the findings (none are reported); --baseline (or the
     configuration's): the findings it does not hold, saying how many it held."""
+    path = args.baseline or config.baseline
+    if not (args.write_baseline or path):
+        return findings
     from cursedlint import baseline
 
     lines = {(r.path, number): text for r in results for number, text in r.lines.items()}
@@ -484,9 +487,6 @@ def _against_baseline(args, config, findings, results):
             print(f"cursedlint: wrote {count} finding(s) to the baseline {args.write_baseline}",
                   file=sys.stderr)
             return []
-        path = args.baseline or config.baseline
-        if path is None:
-            return findings
         kept, held = baseline.new_findings(path, findings, source_line)
     except baseline.BaselineError as error:
         raise UsageError(str(error)) from None
