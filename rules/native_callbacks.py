@@ -22,8 +22,8 @@ from functools import lru_cache
 from msgspec import Struct
 
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, FunctionIndexer, Reach, call_target, dotted, last_name, linted_imports,
-    own_nodes, project_functions, project_names, value_of,
+    MAX_DEPTH, FunctionIndexer, ProjectFunctions, Reach, call_target, dotted, last_name,
+    linted_imports, own_nodes, project_functions, project_names, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -296,8 +296,9 @@ class CallbackHelpers(FunctionIndexer):
         return project_names(context)
 
     def more_words(self, facts, settings):
-        """The helpers found so far: a module that calls one may hand a parameter on to it."""
-        return helper_names(facts)
+        """The helpers found so far: a module that calls one may hand a parameter on to it.
+        (`facts` still grows: not `helper_names`, which keeps its answer.)"""
+        return _helper_names(facts)
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         helpers = context.shared(CallbackHelpers, lambda: _module_helpers(context))
@@ -312,12 +313,25 @@ class CallbackHelpers(FunctionIndexer):
         return facts
 
 
-def helper_names(facts: dict) -> set[str]:
+def helper_names(facts: dict) -> frozenset[str]:
     """The names of the functions (path -> ModuleSummary of `CALLBACK_HELPERS`) that hand a
-    parameter to a callback API or on to an imported function."""
-    return {qualname.rpartition(".")[2] for summary in facts.values()
-            for qualname, function in summary.functions.items()
-            if any(kind.startswith((CALLBACK, FORWARDS)) for kind in function.facts)}
+    parameter to a callback API, themselves or through the helpers they hand it on to
+    (computed once for the run's final facts)."""
+    if _HELPER_NAMES[0] is not facts:
+        _HELPER_NAMES[:] = [facts, _helper_names(facts)]
+    return _HELPER_NAMES[1]
+
+
+_HELPER_NAMES: list = [None, frozenset()]  # the last facts asked about, and their names
+
+
+def _helper_names(facts: dict) -> frozenset[str]:
+    project = ProjectFunctions(facts)
+    return frozenset(
+        qualname.rpartition(".")[2] for path, summary in facts.items()
+        for qualname, function in summary.functions.items()
+        if any(kind.startswith(CALLBACK) or kind.startswith(FORWARDS) and
+               _callback_chain(project, path, qualname, kind, 0) for kind in function.facts))
 
 
 CALLBACK, FORWARDS = "callback:", "forwards:"
@@ -593,14 +607,16 @@ class PythonCallbackIntoCuda(Rule):
         """The one-level interprocedural case: callers passing a callable to a helper's
         parameter that the helper hands to the driver."""
         project = project_functions(self.context, CALLBACK_HELPERS)
-        helper_names = {helper.function.name for helper in self.helpers}
+        own_helpers = {helper.function.name for helper in self.helpers}
+        project_helpers = helper_names(self.project_facts) if project is not None \
+            else frozenset()
         for call in self.calls:
-            if last_name(call.func) in helper_names:  # a helper's call names its def
+            if last_name(call.func) in own_helpers:  # a helper's call names its def
                 callee = self._callee(call)
                 for helper in self.helpers:
                     if helper.function is callee:
                         self._check_caller(call, helper)
-            elif project is not None:
+            elif last_name(call.func) in project_helpers:
                 self._check_project_caller(call, project)
 
     def _check_project_caller(self, call: ast.Call, project) -> None:
