@@ -5,7 +5,8 @@ returns its findings; `lint_project(root, files, rules, ...)` writes a project u
 and lints it as `cursedlint check` does, facts from other files included. `rules` is a rule
 class, a code, or several of either; `options` are rule options (each chosen rule that has
 them all gets them), `settings` a configuration table's other keys ("target-python",
-"page-size"), validated as a configuration file's would be.
+"page-size"; or `target_python=`, `page_size=`), validated as a configuration file's would
+be. A test module fixes its own defaults with `functools.partial(lint, rules=..., path=...)`.
 
 `check_markers(text, findings, ran)` compares findings with the marker comments of `text`,
 the grammar rule docs' examples use too (`cursedlint.rule.markers`):
@@ -83,12 +84,19 @@ def make_settings(rules: RuleChoice, options: Mapping | None = None,
 
 
 def make_linter(rules: RuleChoice, options: Mapping | None = None,
-                settings: Mapping | Settings | None = None, root: str | None = None,
+                settings: Mapping | Settings | None = None, root: str | None = None, *,
+                page_size: int | None = None, target_python: str | None = None,
                 **linter_options) -> Linter:
-    """A Linter of `rules` (a prepared Settings is used as it is); `linter_options` go to
-    Linter (warn_unused_suppressions, fix, ...)."""
+    """A Linter of `rules` (a prepared Settings is used as it is); `page_size` and
+    `target_python` ("3.8") join the `settings` table; `linter_options` go to Linter
+    (warn_unused_suppressions, fix, ...)."""
     if not isinstance(settings, Settings):
-        settings = make_settings(rules, options, settings, root)
+        table = dict(settings or {})
+        if page_size is not None:
+            table["page-size"] = page_size
+        if target_python is not None:
+            table["target-python"] = target_python
+        settings = make_settings(rules, options, table, root)
     return Linter(settings, rule_map(rules), **linter_options)
 
 
