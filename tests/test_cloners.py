@@ -56,7 +56,7 @@ def test_each_source_file_alone_finds_what_its_markers_say(project):
 def test_without_the_index_declarations_in_headers_are_unknown_and_nothing_is_guessed(project):
     for path in sources(project):
         with open(path, "rb") as handle:
-            findings = make_linter(RULES).lint_bytes(path, handle.read(), "cpp").findings
+            findings = lint(handle.read(), RULES, path=path)
         declared_elsewhere = [f for f in findings if os.path.basename(path) not in f.message]
         assert declared_elsewhere == []
 

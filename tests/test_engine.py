@@ -76,9 +76,8 @@ def test_each_file_is_parsed_once_for_all_rules(monkeypatch):
 
 
 def test_rule_options_reach_the_rule():
-    settings = Settings(enabled=frozenset({"CUR907"}), rule_options={"CUR907": {"limit": 9}})
-    result = Linter(settings, RULES).lint_bytes("x.py", b"threshold = 2\n", "python")
-    assert [finding.message for finding in result.findings] == ["limit=9"]
+    found = harness.lint("threshold = 2\n", {"CUR907": RULES["CUR907"]}, options={"limit": 9})
+    assert [finding.message for finding in found] == ["limit=9"]
 
 
 def test_a_crashing_rule_is_reported_and_the_others_still_run():

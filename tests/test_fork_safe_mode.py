@@ -8,10 +8,8 @@ from functools import partial
 
 import pytest
 
-from cursedlint.engine import Linter
 from cursedlint.findings import Severity
 from cursedlint.rules.process_spawning import ForkSafeModeEnabled
-from cursedlint.settings import Settings
 
 import harness
 from harness import check_fixture
@@ -100,9 +98,8 @@ def test_noqa_suppresses_in_text_files():
 
 
 def test_files_without_trigger_words_are_not_read():
-    settings = Settings(enabled=frozenset({ForkSafeModeEnabled.code}))
-    linter = Linter(settings, {ForkSafeModeEnabled.code: ForkSafeModeEnabled})
-    assert linter.lint_bytes("launch.sh", b"export NCCL_DEBUG=INFO\n", "shell").status == "clean"
+    result = harness.lint_result("export NCCL_DEBUG=INFO\n", ForkSafeModeEnabled, path="launch.sh")
+    assert result.status == "clean"
 
 
 # -- item assignment mutates, it does not rebind: `os.environ[KEY] = v` binds neither `os` nor KEY
