@@ -151,7 +151,7 @@ def run_project(root, files: Mapping[str, str] | None, rules: RuleChoice, *,
                 settings: Mapping | None = None, **linter_options
                 ) -> tuple[Linter, list[Finding]]:
     """`lint_project`, with the Linter that ran (it holds the facts gathered)."""
-    root = str(root)
+    root = os.path.abspath(root)
     if files:
         write_project(root, files)
     every = discover([root], load_config(None, all_rules())).files
@@ -257,7 +257,7 @@ def check_project(root, files: Mapping[str, str] | None, rules: RuleChoice, *,
                   paths: Iterable[str] | None = None, **kwargs) -> list[Finding]:
     """Lint a project (`lint_project`) and check the markers of every linted file; its
     findings."""
-    root = str(root)
+    root = os.path.abspath(root)
     linter, findings = run_project(root, files, rules, paths=paths, **kwargs)
     linted = list(paths) if paths is not None else [
         os.path.relpath(path, root) for path, _ in discover([root]).files]
