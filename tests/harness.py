@@ -100,33 +100,31 @@ def make_linter(rules: RuleChoice, options: Mapping | None = None,
     return Linter(settings, rule_map(rules), **linter_options)
 
 
-def name_and_language(path: str | None, language: str | None) -> tuple[str, str]:
-    """A snippet's file name and language, each from the other where one is missing."""
-    if path is None:
-        language = language or "python"
-        return FILE_NAMES[language], language
-    return path, language or language_of(path) or "python"
-
-
-def lint_result(code: str | bytes, rules: RuleChoice, *, path: str | None = None,
-                language: str | None = None, options: Mapping | None = None,
-                settings: Mapping | Settings | None = None, dedent: bool = True,
-                **linter_options) -> FileResult:
-    """The FileResult of one snippet (dedented unless `dedent` is false; bytes as given)."""
-    path, language = name_and_language(path, language)
-    linter = make_linter(rules, options, settings, **linter_options)
-    return linter.lint_bytes(path, snippet_bytes(code, dedent), language)
+def lint_result(code: str | bytes, rules: RuleChoice, **kwargs) -> FileResult:
+    """The FileResult of one snippet (`snippet_linter`'s arguments)."""
+    linter, path, language, data = snippet_linter(code, rules, **kwargs)
+    return linter.lint_bytes(path, data, language)
 
 
 def lint(code: str | bytes, rules: RuleChoice, **kwargs) -> list[Finding]:
-    """The findings of one snippet (`lint_result`'s arguments)."""
+    """The findings of one snippet (`snippet_linter`'s arguments)."""
     return lint_result(code, rules, **kwargs).findings
 
 
-def snippet_bytes(code: str | bytes, dedent: bool = True) -> bytes:
-    if isinstance(code, bytes):
-        return code
-    return (textwrap.dedent(code) if dedent else code).encode()
+def snippet_linter(code: str | bytes, rules: RuleChoice, *, path: str | None = None,
+                   language: str | None = None, options: Mapping | None = None,
+                   settings: Mapping | Settings | None = None, dedent: bool = True,
+                   **linter_options) -> tuple[Linter, str, str, bytes]:
+    """The Linter (`make_linter`), file name, language and bytes for linting a snippet: its
+    text dedented unless `dedent` is false, bytes as given; the name and the language each
+    from the other where one is missing (default: Python)."""
+    if path is None:
+        language = language or "python"
+        path = FILE_NAMES[language]
+    language = language or language_of(path) or "python"
+    if isinstance(code, str):
+        code = (textwrap.dedent(code) if dedent else code).encode()
+    return make_linter(rules, options, settings, **linter_options), path, language, code
 
 
 def write_project(root, files: Mapping[str, str]) -> None:
@@ -154,7 +152,7 @@ def run_project(root, files: Mapping[str, str] | None, rules: RuleChoice, *,
     root = os.path.abspath(root)
     if files:
         write_project(root, files)
-    every = discover([root], load_config(None, all_rules())).files
+    every = project_files(root)
     linted = every if paths is None else [
         (os.path.join(root, path), language_of(path)) for path in paths]
     linter = make_linter(rules, options, settings, root=root, **linter_options)
@@ -163,6 +161,11 @@ def run_project(root, files: Mapping[str, str] | None, rules: RuleChoice, *,
                        for result in results for finding in result.findings),
                       key=lambda finding: finding.sort_key)
     return linter, findings
+
+
+def project_files(root: str) -> list[tuple[str, str]]:
+    """(path, language) of the files `cursedlint check` finds under `root`."""
+    return discover([root], load_config(None, all_rules())).files
 
 
 def rules_run_on(linter: Linter, path: str, data: bytes, language: str) -> set[str]:
@@ -226,18 +229,14 @@ def show_finding(finding: Finding) -> str:
             f"{finding.code} {finding.message}")
 
 
-def check_snippet(code: str, rules: RuleChoice, *, path: str | None = None,
-                  language: str | None = None, options: Mapping | None = None,
-                  settings: Mapping | Settings | None = None, require_markers: bool = True,
-                  **linter_options) -> list[Finding]:
-    """Lint a (dedented) snippet and check its markers; its findings."""
-    text = textwrap.dedent(code)
-    path, language = name_and_language(path, language)
-    linter = make_linter(rules, options, settings, **linter_options)
-    data = text.encode()
-    findings = linter.lint_bytes(path, data, language).findings
+def check_snippet(code: str, rules: RuleChoice, *, require_markers: bool = True,
+                  **kwargs) -> list[Finding]:
+    """Lint a snippet (`snippet_linter`'s arguments) and check its markers; its findings."""
+    linter, path, language, data = snippet_linter(code, rules, **kwargs)
+    text = data.decode()
     if require_markers:
         assert markers(text), f"{path} marks the findings it expects (or its look-alikes)"
+    findings = linter.lint_bytes(path, data, language).findings
     check_markers(text, findings, rules_run_on(linter, path, data, language), path)
     return findings
 
@@ -260,7 +259,7 @@ def check_project(root, files: Mapping[str, str] | None, rules: RuleChoice, *,
     root = os.path.abspath(root)
     linter, findings = run_project(root, files, rules, paths=paths, **kwargs)
     linted = list(paths) if paths is not None else [
-        os.path.relpath(path, root) for path, _ in discover([root]).files]
+        os.path.relpath(path, root) for path, _ in project_files(root)]
     texts = {path: read(root, path) for path in linted}
     assert any(map(markers, texts.values())), "the project marks what it expects"
     for path, text in texts.items():
