@@ -50,11 +50,6 @@ DOC_SECTIONS = ("What it does", "Why it is cursed", "Example", "Fix", "Reference
 
 CODE_PATTERN = re.compile(r"CUR\d{3}")
 NAME_PATTERN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-_MARKER_ITEM = r"""CUR\d{3}(?:@\d+)?(?:\s+(?:"[^"]*"|'[^']*'))?"""
-_MARKER_CLAUSE = rf"(?:error|warning|ok):\s*{_MARKER_ITEM}(?:\s*,\s*{_MARKER_ITEM})*"
-_MARKERS = re.compile(rf"(?:#|//)\s*({_MARKER_CLAUSE}(?:\s*;\s*{_MARKER_CLAUSE})*)\s*$")
-_MARKER_PARTS = re.compile(
-    r"""(error|warning|ok):|(CUR\d{3})(?:@(\d+))?(?:\s+(?:"([^"]*)"|'([^']*)'))?""")
 
 
 class LazyPattern:
@@ -74,6 +69,14 @@ class LazyPattern:
         for method in self._METHODS:
             setattr(self, method, getattr(compiled, method))
         return getattr(compiled, name)
+
+
+# marker comments of examples and test fixtures (`markers`), compiled only where read
+_MARKER_ITEM = r"""CUR\d{3}(?:@\d+)?(?:\s+(?:"[^"]*"|'[^']*'))?"""
+_MARKER_CLAUSE = rf"(?:error|warning|ok):\s*{_MARKER_ITEM}(?:\s*,\s*{_MARKER_ITEM})*"
+_MARKERS = LazyPattern(rf"(?:#|//)\s*({_MARKER_CLAUSE}(?:\s*;\s*{_MARKER_CLAUSE})*)\s*$")
+_MARKER_PARTS = LazyPattern(
+    r"""(error|warning|ok):|(CUR\d{3})(?:@(\d+))?(?:\s+(?:"([^"]*)"|'([^']*)'))?""")
 
 
 class Form(Struct, frozen=True):
