@@ -22,7 +22,8 @@ the engine's single walk over the module dispatches to every enabled rule, and m
 
 `triggers` are words whose absence from a file proves the rule cannot fire there; an entry may be
 a tuple of words that must all appear. Invalid examples mark each expected finding with a
-trailing comment `# error: CUR101` (or `// warning: CUR502`) on its line.
+trailing comment `# error: CUR101` (or `// warning: CUR502`) on its line; a marker may also
+give the column and a message fragment, and `ok:` markers mark look-alikes (`markers`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ DOC_SECTIONS = ("What it does", "Why it is cursed", "Example", "Fix", "Reference
 
 CODE_PATTERN = re.compile(r"CUR\d{3}")
 NAME_PATTERN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-_EXPECTATION = re.compile(r"(?:#|//)\s*(error|warning):\s*(CUR\d{3}(?:\s*,\s*CUR\d{3})*)\s*$")
 
 
 class LazyPattern:
@@ -69,6 +69,14 @@ class LazyPattern:
         for method in self._METHODS:
             setattr(self, method, getattr(compiled, method))
         return getattr(compiled, name)
+
+
+# marker comments of examples and test fixtures (`markers`), compiled only where read
+_MARKER_ITEM = r"""CUR\d{3}(?:@\d+)?(?:\s+(?:"[^"]*"|'[^']*'))?"""
+_MARKER_CLAUSE = rf"(?:error|warning|ok):\s*{_MARKER_ITEM}(?:\s*,\s*{_MARKER_ITEM})*"
+_MARKERS = LazyPattern(rf"(?:#|//)\s*({_MARKER_CLAUSE}(?:\s*;\s*{_MARKER_CLAUSE})*)\s*$")
+_MARKER_PARTS = LazyPattern(
+    r"""(error|warning|ok):|(CUR\d{3})(?:@(\d+))?(?:\s+(?:"([^"]*)"|'([^']*)'))?""")
 
 
 class Form(Struct, frozen=True):
@@ -117,15 +125,53 @@ class Example(Struct, frozen=True):
     language: str | None = None
     settings: dict = field(default_factory=dict)
 
-    def expected(self) -> list[tuple[int, str, Severity]]:
-        """(line, code, severity) of each finding the example's marker comments announce."""
-        found = []
-        for number, line in enumerate(self.code.splitlines(), start=1):
-            match = _EXPECTATION.search(line)
-            if match:
-                for code in re.split(r"\s*,\s*", match.group(2)):
-                    found.append((number, code, Severity(match.group(1))))
-        return found
+    def expected(self) -> list[Marker]:
+        """The markers of the example's lines (`markers`)."""
+        return markers(self.code)
+
+
+class Marker(Struct, frozen=True):
+    """What a marker comment says of its line: a finding of `code` with `severity` there, or
+    for an `ok:` marker (`severity` None) that no such finding is there; the finding starts at
+    `column` (1-based) and its message holds `fragment`, where those are given."""
+
+    line: int
+    code: str
+    severity: Severity | None
+    column: int | None = None
+    fragment: str | None = None
+
+    def describes(self, finding: Finding) -> bool:
+        """Whether `finding` is one this marker speaks of (its severity aside)."""
+        return (
+            finding.line == self.line and finding.code == self.code
+            and self.column in (None, finding.column)
+            and (self.fragment is None or self.fragment in finding.message)
+        )
+
+
+def markers(text: str) -> list[Marker]:
+    """The markers of `text`: a trailing `#` or `//` comment of one or more clauses joined by
+    `;`, each a kind (`error:`, `warning:`, `ok:`) and codes joined by `,`, each code with an
+    optional `@column` and an optional quoted message fragment:
+
+        pool = Pool()  # error: CUR102
+        ibv_reg_mr(pd, buf, 16, 0);  // warning: CUR301@21 "16 bytes", CUR302
+        with torch.cuda.graph(g):  # error: CUR401@10 'global mode'; ok: CUR403
+    """
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _MARKERS.search(line)
+        if not match:
+            continue
+        severity = None
+        for kind, code, column, double, single in _MARKER_PARTS.findall(match.group(1)):
+            if kind:
+                severity = None if kind == "ok" else Severity(kind)
+                continue
+            fragment = double or single or None
+            found.append(Marker(number, code, severity, int(column) if column else None, fragment))
+    return found
 
 
 class Rule:

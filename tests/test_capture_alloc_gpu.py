@@ -20,10 +20,10 @@ import textwrap
 
 import pytest
 
-from cursedlint.engine import Linter
 from cursedlint.registry import collect
 from cursedlint.rules import graph_capture
-from cursedlint.settings import Settings
+
+from harness import lint
 
 RULES = collect([graph_capture])
 MODES = {"global": "cudaStreamCaptureModeGlobal", "thread_local":
@@ -107,8 +107,7 @@ def source(api: str, mode: str, action: str) -> str:
 
 def reported(text: str) -> list[int]:
     """The lines CUR402 reports in a CUDA source."""
-    linter = Linter(Settings(enabled=frozenset(RULES)), RULES)
-    return [f.line for f in linter.lint_bytes("record.cu", text.encode(), "cpp").findings
+    return [f.line for f in lint(text, RULES, path="record.cu", dedent=False)
             if f.code == "CUR402"]
 
 

@@ -8,16 +8,13 @@ import textwrap
 
 import pytest
 
-from cursedlint.config import load_config
-from cursedlint.discovery import discover
-from cursedlint.engine import Linter
-from cursedlint.registry import all_rules
 from cursedlint.rules.cloners import (
     MemberMissedByCloner,
     PointerCopiedAroundCloner,
     setter_subject,
 )
-from cursedlint.settings import Settings
+
+from harness import lint, lint_project
 
 RULES = {rule.code: rule for rule in (PointerCopiedAroundCloner, MemberMissedByCloner)}
 
@@ -103,15 +100,9 @@ void Container::copy(const Container* from, Container* to) {
 
 
 def lint_in_project(tmp_path, container: str) -> list[tuple[int, str, str]]:
-    (tmp_path / "include" / "ir").mkdir(parents=True)
-    (tmp_path / "include" / "ir" / "ir.h").write_text(HEADER)
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "val.cpp").write_text(VAL)
-    (tmp_path / "src" / "container.cpp").write_text(container)
-    linter = Linter(Settings(enabled=frozenset(RULES)), RULES)
-    linter.index_project(discover([str(tmp_path)], load_config(None, all_rules())).files)
-    result = linter.lint_path(str(tmp_path / "src" / "val.cpp"), "cpp")
-    return [(finding.line, finding.code, finding.message) for finding in result.findings]
+    files = {"include/ir/ir.h": HEADER, "src/val.cpp": VAL, "src/container.cpp": container}
+    found = lint_project(tmp_path, files, RULES, paths=["src/val.cpp"])
+    return [(finding.line, finding.code, finding.message) for finding in found]
 
 
 def missed(found) -> list[str]:
@@ -154,7 +145,6 @@ def test_one_range_insertion_is_one_finding():
         }
         }  // namespace ir
         """)
-    linter = Linter(Settings(enabled=frozenset(RULES)), RULES)
-    found = linter.lint_bytes("expr.cpp", code.encode(), "cpp").findings
+    found = lint(code, RULES, path="expr.cpp")
     offset = HEADER.count("\n")
     assert [(f.line - offset, f.code) for f in found] == [(4, "CUR501")]

@@ -13,26 +13,17 @@ import pytest
 from cursedlint.cli import main
 from cursedlint.discovery import discover
 from cursedlint.config import load_config
-from cursedlint.engine import Linter, Project
-from cursedlint.findings import Finding
+from cursedlint.engine import Project
 from cursedlint.registry import all_rules
+from cursedlint.rule import markers
 from cursedlint.rules.cloners import MemberMissedByCloner, PointerCopiedAroundCloner
 from cursedlint.settings import Settings
 
-from rule_examples import check_fixture
+from harness import check_fixture, lint, lint_project, make_linter
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "cloners")
 CODES = (PointerCopiedAroundCloner.code, MemberMissedByCloner.code)
 RULES = {rule.code: rule for rule in (PointerCopiedAroundCloner, MemberMissedByCloner)}
-
-
-def make_linter(**options) -> Linter:
-    settings = Settings(
-        enabled=frozenset(CODES),
-        rule_options={code: rule.resolved_options(options) for code, rule in RULES.items()
-                      if all(name in rule.options for name in options)},
-    )
-    return Linter(settings, RULES)
 
 
 def sources(project: str) -> list[str]:
@@ -51,28 +42,21 @@ def project(request, tmp_path):
     return str(copy)
 
 
-def lint_one_file(project: str, path: str) -> list[Finding]:
-    """Lint `path` alone, with the index built from the whole project (the pre-commit case)."""
-    linter = make_linter()
-    config = load_config(None, all_rules())
-    linter.index_project(discover([project], config).files)
-    return linter.lint_path(path, "cpp").findings
-
-
 def test_each_source_file_alone_finds_what_its_markers_say(project):
+    """Each file linted alone, facts from the whole project (the pre-commit case)."""
     for path in sources(project):
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
-        if "// error:" in text or "// warning:" in text:
-            check_fixture(path, lambda code, path=path: lint_one_file(project, path))
+        if markers(text):
+            check_fixture(path, RULES, project=project)
         else:
-            assert lint_one_file(project, path) == []
+            assert lint_project(project, None, RULES, paths=[os.path.relpath(path, project)]) == []
 
 
 def test_without_the_index_declarations_in_headers_are_unknown_and_nothing_is_guessed(project):
     for path in sources(project):
         with open(path, "rb") as handle:
-            findings = make_linter().lint_bytes(path, handle.read(), "cpp").findings
+            findings = lint(handle.read(), RULES, path=path)
         declared_elsewhere = [f for f in findings if os.path.basename(path) not in f.message]
         assert declared_elsewhere == []
 
@@ -119,10 +103,9 @@ class IrCloner {
 
 
 def findings(code: str, **options) -> list[tuple[int, str]]:
-    text = HEADER + textwrap.dedent(code)
-    result = make_linter(**options).lint_bytes("shape.cpp", text.encode(), "cpp")
+    found = lint(HEADER + textwrap.dedent(code), RULES, path="shape.cpp", options=options)
     offset = HEADER.count("\n")
-    return [(f.line - offset, f.code) for f in result.findings]
+    return [(f.line - offset, f.code) for f in found]
 
 
 def test_this_arrow_and_bare_member_are_the_same_member_but_a_local_is_not():
@@ -434,7 +417,7 @@ def test_the_class_index_is_built_only_when_a_linted_file_could_use_it(tmp_path)
     clean = [(str(tmp_path / "tinyir" / "src" / "graph.cpp"), "cpp")]  # no cloner type named
 
     def run(linted):
-        linter = make_linter()
+        linter = make_linter(RULES)
         linter.run(linted, 1, Project(lambda: files, linted_all=False))
         return linter.project
 

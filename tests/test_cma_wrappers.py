@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import textwrap
+from functools import partial
 
 import pytest
 
 from cursedlint.cli import main
-from cursedlint.engine import Linter
 from cursedlint.rules.cross_process_memory import CmaFailureAborts
-from cursedlint.settings import Settings
+
+import harness
 
 WRAPPER = """
 #include <stdint.h>
@@ -62,11 +63,8 @@ void receive_large(pid_t pid, struct request *req)
 """
 
 
-def lint_one(code: str) -> list:
-    settings = Settings(enabled=frozenset({CmaFailureAborts.code}),
-                        rule_options={CmaFailureAborts.code: {"assert-names": ["check_always"]}})
-    linter = Linter(settings, {CmaFailureAborts.code: CmaFailureAborts})
-    return linter.lint_bytes("cma.c", textwrap.dedent(code).encode(), "c").findings
+lint_one = partial(harness.lint, rules=CmaFailureAborts, path="cma.c",
+                   options={"assert-names": ["check_always"]})
 
 
 def test_accumulating_wrapper_in_the_same_file_is_followed():

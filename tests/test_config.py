@@ -704,7 +704,7 @@ def test_no_shipped_rule_fails_on_any_value_its_options_accept(rule, name):
     examples under it without an internal error (CUR000) or an exception of the engine."""
     from msgspec.structs import replace
 
-    from rule_examples import run_example
+    from harness import run_example
 
     key = f"rules.{rule.code}.{name}"
     for value in HOSTILE_VALUES:

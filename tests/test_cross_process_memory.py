@@ -5,33 +5,23 @@ from __future__ import annotations
 
 import os
 import textwrap
+from functools import partial
 
 import pytest
 
-from cursedlint.engine import Linter
-from cursedlint.findings import Finding
-from cursedlint.languages import language_of
 from cursedlint.rules.cross_process_memory import CmaFailureAborts
-from cursedlint.settings import Settings
 
-from rule_examples import check_fixture
+import harness
+from harness import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "cross_process_memory")
 
 
-def lint(code: str, path: str = "cma.c", **options) -> list[Finding]:
-    """CUR601's findings for `code` in a file named `path`, with these rule options."""
-    settings = Settings(
-        enabled=frozenset({CmaFailureAborts.code}),
-        rule_options={CmaFailureAborts.code: CmaFailureAborts.resolved_options(options)},
-    )
-    linter = Linter(settings, {CmaFailureAborts.code: CmaFailureAborts})
-    data = textwrap.dedent(code).encode()
-    return linter.lint_bytes(path, data, language_of(path)).findings
+lint = partial(harness.lint, rules=CmaFailureAborts, path="cma.c")
 
 
-def lines(code: str, path: str = "cma.c", **options) -> list[int]:
-    return [finding.line for finding in lint(code, path, **options)]
+def lines(code: str, **kwargs) -> list[int]:
+    return [finding.line for finding in lint(code, **kwargs)]
 
 
 def in_function(body: str) -> str:
@@ -48,7 +38,7 @@ def in_function(body: str) -> str:
 
 @pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
 def test_fixture_findings_match_markers(fixture):
-    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(code, fixture))
+    check_fixture(os.path.join(FIXTURES, fixture), CmaFailureAborts)
 
 
 # -- which branch a failed call (-1) takes --------------------------------------------------------
@@ -271,13 +261,13 @@ def test_configured_wrappers_of_other_files_are_followed_and_trigger_the_rule():
         }
         """)
     assert lines(code) == []
-    assert lines(code, wrappers=["psm3_cma_get"]) == [10]
+    assert lines(code, options={"wrappers": ["psm3_cma_get"]}) == [10]
 
 
 def test_assert_names_are_configurable():
     code = in_function("if (n < 0) *mode = 0;\nverify_or_die(n > 0);\nassert(n > 0);\n")
     assert lines(code) == [6]
-    assert lines(code, **{"assert-names": ["or_die"]}) == [5]
+    assert lines(code, options={"assert-names": ["or_die"]}) == [5]
 
 
 def test_cpp_qualified_calls_and_abort():
@@ -289,7 +279,7 @@ def test_cpp_qualified_calls_and_abort():
                 std::abort();
         }
         """
-    assert lines(code, "peer.cpp") == [5]
+    assert lines(code, path="peer.cpp") == [5]
 
 
 def test_call_checked_directly_in_a_c_condition():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import partial
 
 import pytest
 
@@ -12,19 +13,16 @@ from cursedlint import engine
 from cursedlint.engine import Linter
 from cursedlint.settings import Settings
 
+import harness
 from engine_rules import notices_and_test_rules
 
 RULES = notices_and_test_rules()
 
 
-def make_linter(**options) -> Linter:
-    return Linter(Settings(enabled=frozenset(RULES) - {"CUR003"}), RULES, **options)
-
-
-def lint(text: str | bytes, path: str = "train.py", **options):
-    language = "python" if path.endswith(".py") else ("c" if path.endswith(".c") else "cpp")
-    data = text.encode() if isinstance(text, str) else text
-    return make_linter(**options).lint_bytes(path, data, language)
+CHECKED = {code: rule for code, rule in RULES.items() if code != "CUR003"}
+make_linter = partial(harness.make_linter, CHECKED)
+lint = partial(harness.lint_result, rules=CHECKED, path="train.py", dedent=False)
+"""The FileResult of `text` (str or bytes) in a file named `path` (which decides the language)."""
 
 
 def codes(result) -> list[tuple[int, str]]:
@@ -78,9 +76,8 @@ def test_each_file_is_parsed_once_for_all_rules(monkeypatch):
 
 
 def test_rule_options_reach_the_rule():
-    settings = Settings(enabled=frozenset({"CUR907"}), rule_options={"CUR907": {"limit": 9}})
-    result = Linter(settings, RULES).lint_bytes("x.py", b"threshold = 2\n", "python")
-    assert [finding.message for finding in result.findings] == ["limit=9"]
+    found = harness.lint("threshold = 2\n", {"CUR907": RULES["CUR907"]}, options={"limit": 9})
+    assert [finding.message for finding in found] == ["limit=9"]
 
 
 def test_a_crashing_rule_is_reported_and_the_others_still_run():
@@ -90,7 +87,7 @@ def test_a_crashing_rule_is_reported_and_the_others_still_run():
 
 
 def test_a_crashing_c_rule_is_reported(tmp_path):
-    result = lint("void explode(void) { ibv_fork_init(); }\n", "init.c")
+    result = lint("void explode(void) { ibv_fork_init(); }\n", path="init.c")
     assert codes(result) == [(1, "CUR000"), (1, "CUR905")]
 
 
@@ -110,7 +107,7 @@ int setup() {
   return ::ibv_fork_init();
 }
 """
-    result = lint(cpp, "setup.cu")
+    result = lint(cpp, path="setup.cu")
     assert codes(result) == [(6, "CUR905"), (7, "CUR905")]
     span = result.findings[1].span
     assert (span.column, span.end_column) == (10, 27)  # `::ibv_fork_init()` after `return `
@@ -151,7 +148,7 @@ def test_nul_byte_late_in_a_text_file_is_a_syntax_error():
 
 
 def test_empty_file():
-    assert lint(b"").findings == [] and lint(b"", "x.cpp").findings == []
+    assert lint(b"").findings == [] and lint(b"", path="x.cpp").findings == []
 
 
 @pytest.mark.parametrize(

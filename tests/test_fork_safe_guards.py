@@ -4,24 +4,20 @@ look-alike that is still reported."""
 
 from __future__ import annotations
 
-import textwrap
+from functools import partial
 
 import pytest
 
-from cursedlint.engine import Linter
-from cursedlint.languages import language_of
 from cursedlint.rules.process_spawning import ForkSafeModeEnabled
-from cursedlint.settings import Settings
+
+import harness
 
 
-def findings(code: str, path: str = "fork.c"):
-    settings = Settings(enabled=frozenset({ForkSafeModeEnabled.code}))
-    linter = Linter(settings, {ForkSafeModeEnabled.code: ForkSafeModeEnabled})
-    return linter.lint_bytes(path, textwrap.dedent(code).encode(), language_of(path)).findings
+findings = partial(harness.lint, rules=ForkSafeModeEnabled, path="fork.c")
 
 
-def lines(code: str, path: str = "fork.c") -> list[int]:
-    return [finding.line for finding in findings(code, path)]
+def lines(code: str, **kwargs) -> list[int]:
+    return [finding.line for finding in findings(code, **kwargs)]
 
 
 # -- ibv_fork_init() that honours, guards or probes ---------------------------------------------------
@@ -216,5 +212,5 @@ def test_cxi_huge_page_variable_alone_turns_nothing_on():
      "launch.py"),
 ])
 def test_provider_variables_in_other_languages(code, path):
-    reported = lines(code, path)
+    reported = lines(code, path=path)
     assert reported == ([2, 3] if path.endswith(".py") else [1, 2])

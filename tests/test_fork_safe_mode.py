@@ -4,39 +4,33 @@ silent, values the linter cannot know, and suppression in the text kinds."""
 from __future__ import annotations
 
 import os
-import textwrap
+from functools import partial
 
 import pytest
 
-from cursedlint.engine import Linter
-from cursedlint.findings import Finding, Severity
-from cursedlint.languages import language_of
+from cursedlint.findings import Severity
 from cursedlint.rules.process_spawning import ForkSafeModeEnabled
-from cursedlint.settings import Settings
 
-from rule_examples import check_fixture
+import harness
+from harness import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "fork_safe_mode")
 
 
-def lint(code: str, path: str) -> list[Finding]:
-    """CUR103's findings for `code` in a file named `path` (its name decides the language)."""
-    settings = Settings(enabled=frozenset({ForkSafeModeEnabled.code}))
-    linter = Linter(settings, {ForkSafeModeEnabled.code: ForkSafeModeEnabled})
-    data = textwrap.dedent(code).encode()
-    return linter.lint_bytes(path, data, language_of(path)).findings
+lint = partial(harness.lint, rules=ForkSafeModeEnabled)
+"""CUR103's findings for `code` in a file named `path` (its name decides the language)."""
 
 
 def spans(code: str, path: str) -> list[tuple[int, int, int, int]]:
     return [(f.span.line, f.span.column, f.span.end_line, f.span.end_column)
-            for f in lint(code, path)]
+            for f in lint(code, path=path)]
 
 
 # -- annotated fixtures ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
 def test_fixture_findings_match_markers(fixture):
-    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(code, fixture))
+    check_fixture(os.path.join(FIXTURES, fixture), ForkSafeModeEnabled)
 
 
 # -- spans: the assignment target, the key, the call, the NAME=value word ------------------------
@@ -62,14 +56,14 @@ def test_span(code, path, expected):
 
 
 def test_message_names_the_variable_the_mechanism_and_the_fix():
-    [finding] = lint("export IBV_FORK_SAFE=1\n", "launch.sh")
+    [finding] = lint("export IBV_FORK_SAFE=1\n", path="launch.sh")
     assert finding.severity is Severity.WARNING
     for fact in ("Setting IBV_FORK_SAFE", "rounded out to whole pages", "MADV_DONTFORK",
                  "forked child", "Linux 5.12+ copies pinned pages on fork",
                  "ibv_is_fork_initialized()", "rdma-core releases before 2024",
                  "remove the setting", "page-aligned allocation of whole pages"):
         assert fact in finding.message
-    [call] = lint("void f(void) { ibv_fork_init(); }\n", "verbs.c")
+    [call] = lint("void f(void) { ibv_fork_init(); }\n", path="verbs.c")
     assert call.message.startswith("Calling ibv_fork_init() turns on")
 
 
@@ -95,18 +89,17 @@ def test_message_names_the_variable_the_mechanism_and_the_fix():
     ("environment:\n  RDMAV_FORK_SAFE:\n  - IBV_FORK_SAFE\n", "compose.yaml"),
 ])
 def test_silent(code, path):
-    assert not lint(code, path)
+    assert not lint(code, path=path)
 
 
 def test_noqa_suppresses_in_text_files():
-    assert not lint("export RDMAV_FORK_SAFE=1  # noqa: CUR103\n", "launch.sh")
-    assert not lint("env:\n  RDMAV_FORK_SAFE: 1  # noqa\n", "ci.yml")
+    assert not lint("export RDMAV_FORK_SAFE=1  # noqa: CUR103\n", path="launch.sh")
+    assert not lint("env:\n  RDMAV_FORK_SAFE: 1  # noqa\n", path="ci.yml")
 
 
 def test_files_without_trigger_words_are_not_read():
-    settings = Settings(enabled=frozenset({ForkSafeModeEnabled.code}))
-    linter = Linter(settings, {ForkSafeModeEnabled.code: ForkSafeModeEnabled})
-    assert linter.lint_bytes("launch.sh", b"export NCCL_DEBUG=INFO\n", "shell").status == "clean"
+    result = harness.lint_result("export NCCL_DEBUG=INFO\n", ForkSafeModeEnabled, path="launch.sh")
+    assert result.status == "clean"
 
 
 # -- item assignment mutates, it does not rebind: `os.environ[KEY] = v` binds neither `os` nor KEY

@@ -4,38 +4,27 @@ look-alikes that stay silent."""
 from __future__ import annotations
 
 import os
-import textwrap
 
 import pytest
 
-from cursedlint.engine import Linter
-from cursedlint.findings import Finding
 from cursedlint.rules.graph_capture import (
     CaptureWithoutWarmup,
     CudaThreadDuringCapture,
     PinnedLoaderDuringCapture,
     SyncInCapture,
 )
-from cursedlint.settings import Settings
 
-from rule_examples import check_fixture
+from harness import check_fixture, lint
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "graph_capture")
 RULES = {"cur401": CudaThreadDuringCapture, "cur402": SyncInCapture,
          "cur403": PinnedLoaderDuringCapture, "cur404": CaptureWithoutWarmup}
 
 
-def lint(code: str, rule=CudaThreadDuringCapture, path="example.py") -> list[Finding]:
-    settings = Settings(enabled=frozenset({rule.code}))
-    source = textwrap.dedent(code).encode()
-    language = "cpp" if path.endswith(".cu") else "python"
-    return Linter(settings, {rule.code: rule}).lint_bytes(path, source, language).findings
-
-
 @pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
 def test_fixture_findings_match_markers(fixture):
     rule = RULES[fixture.partition("_")[0]]
-    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(code, rule, fixture))
+    check_fixture(os.path.join(FIXTURES, fixture), rule)
 
 
 # -- CUR401 ----------------------------------------------------------------------------------
@@ -57,7 +46,7 @@ def capture(model, x, event, stop):
 
 
 def test_incident_shape_is_reported_at_the_graph_call_naming_thread_call_and_fixes():
-    [finding] = lint(POLLER.format(mode=""))
+    [finding] = lint(POLLER.format(mode=""), CudaThreadDuringCapture)
     assert (finding.line, finding.column, finding.span.end_column) == (12, 10, 29)
     message = finding.message
     assert message.startswith("the thread running poll() (started on line 10) may still run "
@@ -70,7 +59,7 @@ def test_incident_shape_is_reported_at_the_graph_call_naming_thread_call_and_fix
 @pytest.mark.parametrize("mode", [', capture_error_mode="thread_local"',
                                   ', capture_error_mode="relaxed"', ", None, None, MODE"])
 def test_query_thread_is_silent_unless_the_mode_is_global(mode):
-    assert lint(POLLER.format(mode=mode)) == []
+    assert lint(POLLER.format(mode=mode), CudaThreadDuringCapture) == []
 
 
 DRAINER = """
@@ -95,7 +84,7 @@ def capture(model, x):
 
 @pytest.mark.parametrize("mode", ["global", "thread_local", "relaxed"])
 def test_device_synchronizing_thread_is_reported_in_every_mode(mode):
-    [finding] = lint(DRAINER.format(mode=mode))
+    [finding] = lint(DRAINER.format(mode=mode), CudaThreadDuringCapture)
     assert finding.line == 15
     for part in (f"in {mode} mode", "reaches line 9 through flush_metrics(), where "
                  "`torch.cuda.synchronize()` waits", "every mode, thread_local included",
@@ -106,9 +95,9 @@ def test_device_synchronizing_thread_is_reported_in_every_mode(mode):
 def test_joined_thread_is_silent_but_a_join_after_the_capture_is_not():
     joined = DRAINER.format(mode="global").replace("worker.start()",
                                                    "worker.start()\n    worker.join()")
-    assert lint(joined) == []
+    assert lint(joined, CudaThreadDuringCapture) == []
     late = DRAINER.format(mode="global") + "    worker.join()\n"
-    assert [f.line for f in lint(late)] == [15]
+    assert [f.line for f in lint(late, CudaThreadDuringCapture)] == [15]
 
 
 def test_cupy_capture_defaults_to_relaxed_so_only_device_synchronization_counts():
@@ -127,8 +116,8 @@ def test_cupy_capture_defaults_to_relaxed_so_only_device_synchronization_counts(
         stream.begin_capture()
         stream.end_capture()
     """
-    assert lint(code.replace("target=target", "target=poll")) == []
-    [finding] = lint(code.replace("target=target", "target=drain"))
+    assert lint(code.replace("target=target", "target=poll"), CudaThreadDuringCapture) == []
+    [finding] = lint(code.replace("target=target", "target=drain"), CudaThreadDuringCapture)
     assert "`cupy.cuda.Device().synchronize()` waits for the whole device" in finding.message
     assert "in relaxed mode" in finding.message
 
@@ -146,10 +135,10 @@ def test_cuda_python_mode_constant_is_read():
         cudart.cudaStreamBeginCapture(stream, cudart.cudaStreamCaptureMode.{mode})
         cudart.cudaStreamEndCapture(stream)
     """
-    [finding] = lint(code.format(mode="cudaStreamCaptureModeGlobal"))
+    [finding] = lint(code.format(mode="cudaStreamCaptureModeGlobal"), CudaThreadDuringCapture)
     assert "cudaStreamBeginCapture() begins a capture in global mode" in finding.message
     assert "pinned memory" in finding.message
-    assert lint(code.format(mode="cudaStreamCaptureModeThreadLocal")) == []
+    assert lint(code.format(mode="cudaStreamCaptureModeThreadLocal"), CudaThreadDuringCapture) == []
 
 
 # -- CUR402 ----------------------------------------------------------------------------------
@@ -326,9 +315,9 @@ def test_thread_started_and_joined_at_module_level_is_silent():
     code = POLLER.format(mode="").replace(
         "    threading.Thread(target=poll, args=(event, stop), daemon=True).start()\n", "")
     started = code + "worker = threading.Thread(target=poll, args=(EVENT, STOP))\nworker.start()\n"
-    [finding] = lint(started)
+    [finding] = lint(started, CudaThreadDuringCapture)
     assert "thread `worker` running poll() (started on line 14)" in finding.message
-    assert lint(started + "worker.join()\n") == []
+    assert lint(started + "worker.join()\n", CudaThreadDuringCapture) == []
 
 
 def test_a_task_inside_an_unrelated_with_block_is_still_alive():
@@ -347,7 +336,7 @@ def test_a_task_inside_an_unrelated_with_block_is_still_alive():
         with torch.cuda.graph(g):
             y = model(x)
     """
-    [finding] = lint(code)
+    [finding] = lint(code, CudaThreadDuringCapture)
     assert "the pool task running stage() (started on line 11)" in finding.message
 
 
@@ -384,7 +373,7 @@ def test_c_finding_names_the_call_and_the_begin():
         cudaStreamEndCapture(s, g);
     }
     """
-    [finding] = lint(code, SyncInCapture, "step.cu")
+    [finding] = lint(code, SyncInCapture, path="step.cu")
     assert (finding.line, finding.column, finding.span.end_column) == (4, 5, 31)
     assert finding.message.startswith("inside the capture that cudaStreamBeginCapture() begins "
                                       "on line 3, cudaEventSynchronize() is prohibited")
@@ -404,7 +393,7 @@ def test_c_thread_message_names_thread_start_call_and_fix():
         cuStreamEndCapture(s, g);
     }
     """
-    [finding] = lint(code, CudaThreadDuringCapture, "capture.cu")
+    [finding] = lint(code, CudaThreadDuringCapture, path="capture.cu")
     assert (finding.line, finding.column) == (10, 5)
     assert finding.message.startswith(
         "thread `tid` running drain() (started on line 9) may still run when "
@@ -527,11 +516,7 @@ def test_warmup_silent(code):
 
 def lint_all_rules(code: str) -> list[tuple[str, int]]:
     """(code, line) of every CUR4xx finding, internal errors (CUR000) included."""
-    settings = Settings(enabled=frozenset(rule.code for rule in RULES.values()))
-    rules = {rule.code: rule for rule in RULES.values()}
-    result = Linter(settings, rules).lint_bytes("example.py", textwrap.dedent(code).encode(),
-                                                "python")
-    return sorted((f.code, f.line) for f in result.findings)
+    return sorted((f.code, f.line) for f in lint(code, RULES.values()))
 
 
 LAMBDA_MODULE = """

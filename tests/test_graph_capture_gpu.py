@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import pytest
 
 from cursedlint.cli import main
-from cursedlint.engine import Linter
 from cursedlint.registry import collect
 from cursedlint.rules import graph_capture
-from cursedlint.settings import Settings
+
+from harness import lint
 
 RULES = collect([graph_capture])
 TIMEOUT_S = 120
@@ -224,9 +224,7 @@ CASES = {
 
 def verdict(source: str) -> frozenset[str]:
     """The CUR4xx codes the linter reports on a program."""
-    linter = Linter(Settings(enabled=frozenset(RULES)), RULES)
-    return frozenset(f.code for f in linter.lint_bytes("program.py", source.encode(),
-                                                        "python").findings)
+    return frozenset(f.code for f in lint(source, RULES, path="program.py", dedent=False))
 
 
 def run_on_gpu(source: str, tmp_path, clean_exit: bool = True) -> tuple[bool, str]:

@@ -9,12 +9,13 @@ import textwrap
 import pytest
 
 from cursedlint.analysis.platform import excluding_guard
-from cursedlint.engine import Linter
+from cursedlint.findings import Finding
 from cursedlint.python_context import PythonContext
-from cursedlint.rule import Example
 from cursedlint.rules.process_spawning import GLIBC, MACOS, SubprocessForkPath
 from cursedlint.settings import Settings
 from cursedlint.source import Source
+
+from harness import check_snippet
 
 HEADER = "import os\nimport platform\nimport sys\n"
 
@@ -623,38 +624,28 @@ def test_each_shell(shell):
 '''
 
 
-def cur101_lines(libc: str, code: str = LAUNCHER) -> list[int]:
-    settings = Settings(enabled=frozenset({"CUR101"}), target_python=(3, 8),
-                        rule_options={"CUR101": {"libc": libc}})
-    linter = Linter(settings, {"CUR101": SubprocessForkPath})
-    findings = linter.lint_bytes("launcher.py", code.encode(), "python").findings
-    return sorted(finding.line for finding in findings)
-
-
-def marked(system: str, code: str = LAUNCHER) -> list[int]:
-    """The lines of `code` that CUR101 reports for `system` (`{linux}`, `{mac}`, `{both}`)."""
-    code = code.replace("{both}", "warning: CUR101").replace(f"{{{system}}}", "warning: CUR101")
-    return sorted(line for line, _, _ in Example(code).expected())
+def check_cur101(system: str, code: str = LAUNCHER) -> list[Finding]:
+    """CUR101 (target 3.8) on `system`'s libc reports exactly the calls marked for it (`{linux}`,
+    `{mac}`, `{both}`); those marked for the other system are its look-alikes."""
+    libc, other = {"linux": (GLIBC, "mac"), "mac": (MACOS, "linux")}[system]
+    text = (code.replace("{both}", "warning: CUR101").replace(f"{{{system}}}", "warning: CUR101")
+            .replace(f"{{{other}}}", "ok: CUR101"))
+    return check_snippet(text, SubprocessForkPath, path="launcher.py", options={"libc": libc},
+                         settings={"target-python": "3.8"})
 
 
 def test_cur101_reports_only_calls_linux_makes():
-    lines = cur101_lines(GLIBC)
-    assert lines == marked("linux")
-    assert len(lines) == 4
+    assert len(check_cur101("linux")) == 4
 
 
 def test_cur101_reports_only_calls_macos_makes():
-    lines = cur101_lines(MACOS)
-    assert lines == marked("mac")
-    assert len(lines) == 3
+    assert len(check_cur101("mac")) == 3
 
 
 def test_cur101_in_tests_the_target_skips():
     """Linux runs four of the tests' calls; macOS none: the module skips itself there."""
-    lines = cur101_lines(GLIBC, TEST_MODULE)
-    assert lines == marked("linux", TEST_MODULE)
-    assert len(lines) == 4
-    assert cur101_lines(MACOS, TEST_MODULE) == []
+    assert len(check_cur101("linux", TEST_MODULE)) == 4
+    assert check_cur101("mac", TEST_MODULE) == []
 
 
 POOL = """\
@@ -681,7 +672,9 @@ def preprocess(items, work):
     ("if len(items) > 100:", True),
 ])
 def test_cur102_is_silent_on_a_branch_only_windows_takes(guard, reported):
+    from cursedlint.engine import Linter
     from cursedlint.rules.process_spawning import ForkInAcceleratedProcess
+    from cursedlint.settings import Settings
 
     linter = Linter(Settings(enabled=frozenset({"CUR102"})),
                     {"CUR102": ForkInAcceleratedProcess})

@@ -30,7 +30,6 @@ from functools import cache
 
 import pytest
 
-from cursedlint.engine import Linter
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.python_context import PythonContext
 from cursedlint.rules.process_spawning import (
@@ -39,6 +38,8 @@ from cursedlint.rules.process_spawning import (
 from cursedlint.rules.process_spawning.python import spawn_call
 from cursedlint.settings import Settings
 from cursedlint.source import Source
+
+from harness import lint
 
 PROBE = os.path.join(os.path.dirname(__file__), "fixtures", "process_spawning", "probe.py")
 RANDOM_VARIANTS = 220
@@ -237,8 +238,7 @@ def _predicted(source: str, platform: Platform) -> object:
 def _flagged(source: str, platform: Platform) -> bool:
     settings = Settings(enabled=frozenset({"CUR101"}), target_python=platform.python,
                         rule_options={"CUR101": {"libc": platform.libc}})
-    linter = Linter(settings, {"CUR101": SubprocessForkPath})
-    findings = linter.lint_bytes("variant.py", source.encode(), "python").findings
+    findings = lint(source, SubprocessForkPath, path="variant.py", settings=settings, dedent=False)
     assert all(finding.code == "CUR101" for finding in findings), findings
     return bool(findings)
 

@@ -5,34 +5,23 @@ lookup: test_includes.py)."""
 from __future__ import annotations
 
 import os
-import textwrap
+from functools import partial
 
 import pytest
 
-from cursedlint.engine import Linter
-from cursedlint.findings import Finding
-from cursedlint.languages import language_of
 from cursedlint.rules.rdma_registration import (
     SharedPageRdmaRegistration,
     SubPageRdmaRegistration,
 )
-from cursedlint.settings import Settings
 
-from rule_examples import check_fixture
+import harness
+from harness import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "rdma_registration")
 RULES = {rule.code: rule for rule in (SubPageRdmaRegistration, SharedPageRdmaRegistration)}
 
 
-def lint(code: str, path: str = "rdma.c", page_size: int = 4096,
-         codes=tuple(RULES)) -> list[Finding]:
-    settings = Settings(enabled=frozenset(codes), page_size=page_size)
-    linter = Linter(settings, {code: RULES[code] for code in codes})
-    if os.path.isfile(path):  # a fixture: the project is its directory, headers included
-        directory = os.path.dirname(os.path.abspath(path))
-        linter.index_project([(os.path.join(directory, name), language_of(name))
-                              for name in os.listdir(directory)])
-    return linter.lint_bytes(path, textwrap.dedent(code).encode(), language_of(path)).findings
+lint = partial(harness.lint, rules=RULES, path="rdma.c")
 
 
 def found(code: str, **kwargs) -> list[tuple[int, str]]:
@@ -42,8 +31,7 @@ def found(code: str, **kwargs) -> list[tuple[int, str]]:
 @pytest.mark.parametrize("fixture", sorted(
     name for name in os.listdir(FIXTURES) if not name.endswith(".h")))
 def test_fixture_findings_match_markers(fixture):
-    path = os.path.join(FIXTURES, fixture)
-    check_fixture(path, lambda code: lint(code, path))
+    check_fixture(os.path.join(FIXTURES, fixture), RULES, project=FIXTURES)
 
 
 REGISTER_FLAG = """
@@ -80,7 +68,7 @@ def test_both_apply_reports_cur301_only():
 
 
 def test_cur302_reports_when_cur301_is_off():
-    assert found(SMALL_STACK_FLAG, codes=("CUR302",)) == [(5, "CUR302")]
+    assert found(SMALL_STACK_FLAG, rules=("CUR302",)) == [(5, "CUR302")]
 
 
 @pytest.mark.parametrize("source", [

@@ -4,27 +4,25 @@ each shape with a host look-alike that stays reported."""
 
 from __future__ import annotations
 
-import json
 import textwrap
+from functools import partial
 
 import pytest
 
-from cursedlint.cli import main
 from cursedlint.engine import Linter
-from cursedlint.languages import language_of
 from cursedlint.rules.rdma_registration import (
     SharedPageRdmaRegistration,
     SubPageRdmaRegistration,
 )
 from cursedlint.settings import Settings
 
+import harness
+from harness import lint_project
+
 RULES = {rule.code: rule for rule in (SubPageRdmaRegistration, SharedPageRdmaRegistration)}
 
 
-def findings(code: str, path: str = "mr_test.c", codes=tuple(RULES)):
-    settings = Settings(enabled=frozenset(codes))
-    linter = Linter(settings, {code: RULES[code] for code in codes})
-    return linter.lint_bytes(path, textwrap.dedent(code).encode(), language_of(path)).findings
+findings = partial(harness.lint, rules=RULES, path="mr_test.c")
 
 
 def found(code: str, **kwargs) -> list[tuple[int, str]]:
@@ -241,7 +239,7 @@ def test_one_iovec_with_one_registration_asserted_to_fail():
 def test_shared_iovec_base_is_reported_by_cur302_at_each_call():
     code = SHARED_IOVEC.replace("{second}", "0").replace(".iov_len = 64", ".iov_len = len") \
         .replace("(struct fid_domain *domain,", "(struct fid_domain *domain, size_t len,")
-    reported = findings(code, codes=("CUR302",))
+    reported = findings(code, rules=("CUR302",))
     assert [(f.line, f.code) for f in reported] == [(13, "CUR302"), (15, "CUR302")]
     assert all("a 64-byte block from malloc() on line 8" in f.message for f in reported)
 
@@ -278,25 +276,19 @@ static struct ibv_mr *reg_buffer(struct ibv_pd *pd, void *slot, size_t words)
 
 
 @pytest.mark.parametrize("own, reported", [("", [(8, "CUR301")]), (OWN_REG_BUFFER, [])])
-def test_wrapper_in_another_file_is_followed(tmp_path, monkeypatch, capsys, own, reported):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "verbs_util.c").write_text(WRAPPER)
-    (tmp_path / "flush.c").write_text(CALLER.format(own=own))
-    main(["check", "--no-cache", "--output-format", "json", "--select", "CUR3", "flush.c"])
-    found = json.loads(capsys.readouterr().out)
+def test_wrapper_in_another_file_is_followed(tmp_path, own, reported):
+    files = {"verbs_util.c": WRAPPER, "flush.c": CALLER.format(own=own)}
+    found = lint_project(tmp_path, files, RULES, paths=["flush.c"])
     line_of = 8 + own.count("\n")
-    assert [(f["line"], f["code"]) for f in found] == [
-        (line_of, code) for _, code in reported]
-    assert all("reg_buffer() (a wrapper of ibv_reg_mr())" in f["message"] for f in found)
+    assert [(f.line, f.code) for f in found] == [(line_of, code) for _, code in reported]
+    assert all("reg_buffer() (a wrapper of ibv_reg_mr())" in f.message for f in found)
 
 
-def test_static_functions_are_not_wrappers_for_other_files(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "verbs_util.c").write_text(WRAPPER.replace("struct ibv_mr *reg_buffer",
-                                                           "static struct ibv_mr *reg_buffer"))
-    (tmp_path / "flush.c").write_text(CALLER.format(own=""))
-    main(["check", "--no-cache", "--output-format", "json", "--select", "CUR3", "flush.c"])
-    assert json.loads(capsys.readouterr().out) == []
+def test_static_functions_are_not_wrappers_for_other_files(tmp_path):
+    files = {"verbs_util.c": WRAPPER.replace("struct ibv_mr *reg_buffer",
+                                             "static struct ibv_mr *reg_buffer"),
+             "flush.c": CALLER.format(own="")}
+    assert lint_project(tmp_path, files, RULES, paths=["flush.c"]) == []
 
 
 def test_an_unnamed_void_parameter_is_not_a_length_passed_through(tmp_path):

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from cursedlint.engine import Linter
-from cursedlint.settings import Settings
 
+import harness
 from engine_rules import notices_and_test_rules
 
 RULES = notices_and_test_rules()
 
 
 def lint(text: str, path: str = "workers.py", warn_unused: bool = False):
-    language = "python" if path.endswith(".py") else "cpp"
-    linter = Linter(Settings(enabled=frozenset(RULES)), RULES, warn_unused_suppressions=warn_unused)
-    return [(f.line, f.code) for f in linter.lint_bytes(path, text.encode(), language).findings]
+    found = harness.lint(text, RULES, path=path, warn_unused_suppressions=warn_unused)
+    return [(f.line, f.code) for f in found]
 
 
 @pytest.mark.parametrize(
@@ -104,8 +102,7 @@ def test_bare_and_foreign_suppressions_are_never_called_unused():
 
 
 def test_unused_nolint_is_reported_at_the_comment():
-    linter = Linter(Settings(enabled=frozenset(RULES)), RULES, warn_unused_suppressions=True)
-    result = linter.lint_bytes("a.cpp", b"int x = 1;  // NOLINT(CUR905)\n", "cpp")
-    (finding,) = result.findings
+    (finding,) = harness.lint("int x = 1;  // NOLINT(CUR905)\n", RULES, path="a.cpp",
+                              warn_unused_suppressions=True)
     assert (finding.code, finding.span.column) == ("CUR003", 16)
     assert "`NOLINT(CUR905)` suppresses nothing" in finding.message
