@@ -90,7 +90,8 @@ class IndexStore:
 
     def __init__(self, directory: str, index_fingerprint: str):
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
-        schema = tuple[dict[str, msgspec.Raw], dict[str, tuple[Stat, str]], dict[str, bool], int]
+        schema = tuple[dict[str, msgspec.Raw], dict[str, tuple[Stat, str]],
+                       dict[str, dict[str, bool]], int]
         stored = load_store(self.path, schema)
         if stored is None:
             self.parts, self.files, self.answers, self.run = {}, {}, {}, 0
@@ -111,12 +112,14 @@ class IndexStore:
             self.changed = True
 
     def answer(self, question: str, digest: str) -> bool | None:
-        """A stored answer about the content `digest` (a byte search, a look), or None."""
-        return self.answers.get(f"{question}\0{digest}")
+        """A stored answer about the content `digest` (a byte search, a look), or None.
+        Answers are kept per question (whose text may hold thousands of words), then per
+        content hash."""
+        return self.answers.get(question, {}).get(digest)
 
     def put_answer(self, question: str, digest: str, value: bool) -> None:
         if storable(question):
-            self.answers[f"{question}\0{digest}"] = value
+            self.answers.setdefault(question, {})[digest] = value
             self.changed = True
 
     def get(self, indexer: Indexer, digest: str) -> tuple[bool, Any]:
@@ -153,7 +156,7 @@ class IndexStore:
             if len(entries) > MAX_STORED_SUMMARIES:
                 entries = newest(entries, MAX_STORED_SUMMARIES)
             self.parts[name] = msgspec.Raw(encode(entries))
-        if len(self.answers) > MAX_STORED_ANSWERS:
+        if sum(map(len, self.answers.values())) > MAX_STORED_ANSWERS:
             self.answers = {}
         save_store(self.path, (self.parts, self.files, self.answers, self.run))
 
