@@ -42,12 +42,35 @@ def markdown(rule: type[Rule]) -> str:
         examples = rule.examples(kind)
         if examples:
             blocks = [
+                _settings_line(rule, example) +
                 f"```{_fence_language(rule.example_language(example))}\n"
                 f"{textwrap.dedent(example.code).strip()}\n```"
                 for example in examples
             ]
             parts.append(f"## {title}\n" + "\n\n".join(blocks))
     return "\n\n".join(parts) + "\n"
+
+
+def _settings_line(rule: type[Rule], example) -> str:
+    """What an example runs under when not the defaults (the configuration it needs), as the
+    line before its code: `With target-python = "3.8" and [rules.CUR101] libc = "macos":`."""
+    if not example.settings:
+        return ""
+    parts = [f"{key} = {_toml(value)}" for key, value in example.settings.items()
+             if key != "options"]
+    parts += [f"[rules.{rule.code}] {name} = {_toml(value)}"
+              for name, value in example.settings.get("options", {}).items()]
+    return "With " + " and ".join(f"`{part}`" for part in parts) + ":\n\n"
+
+
+def _toml(value) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(_toml, value)) + "]"
+    return str(value)
 
 
 def _fence_language(language: str) -> str:

@@ -36,3 +36,13 @@ def test_rule_page_holds_every_section_and_the_examples():
 def textwrap_first_line(example) -> str:
     code = example if isinstance(example, str) else example.code
     return next(line.strip() for line in code.splitlines() if line.strip())
+
+
+def test_examples_show_the_settings_they_run_under():
+    """An example flagged only under a configuration says which, above its code."""
+    page = docs.markdown(all_rules()["CUR101"])
+    flagged = page.split("## Flagged")[1].split("## Not flagged")[0]
+    assert flagged.startswith('\nWith `target-python = "3.12"` and '
+                              '`[rules.CUR101] libc = "macos"`:\n\n```python')
+    plain = docs.markdown(all_rules()["CUR402"]).split("## Flagged")[1]
+    assert "\nWith " not in plain.split("```")[0]  # default settings: nothing said
