@@ -219,6 +219,8 @@ def clean_cache(path: str) -> int:
     from cursedlint.cache import clean
     from cursedlint.registry import all_rules
 
+    if not os.path.exists(path):
+        raise UsageError(f"path {path!r} does not exist")
     try:
         config = configuration.load_config(configuration.find_config(path), all_rules())
     except configuration.ConfigError as error:
@@ -232,6 +234,8 @@ def clean_cache(path: str) -> int:
 def run_doctor(args: argparse.Namespace) -> int:
     from cursedlint.doctor import ARMED, Host, diagnose, render
 
+    if not os.path.isdir(args.root):
+        raise UsageError(f"--root {args.root!r} is not a directory")
     conditions = diagnose(Host(root=args.root))
     sys.stdout.write(render(conditions, args.output_format))
     armed = any(condition.status == ARMED for condition in conditions)

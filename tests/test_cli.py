@@ -278,3 +278,10 @@ def test_fail_on_decides_the_exit_code_by_severity(tmp_path, monkeypatch, capsys
     status = main(["check", "--no-cache", "--target-python", "3.12", "--fail-on", fail_on,
                    "launch.py"])
     assert "CUR101" in capsys.readouterr().out and status == code
+
+
+@pytest.mark.parametrize("argv", [["clean", "no/such/dir"], ["doctor", "--root", "no/such/dir"]])
+def test_clean_and_doctor_refuse_a_path_that_does_not_exist(tmp_path, monkeypatch, capsys, argv):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert "no/such/dir" in capsys.readouterr().err
