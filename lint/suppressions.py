@@ -1,7 +1,7 @@
 """Suppression comments, read from the text as flake8 and clang-tidy read them.
 
 Python, shell, Dockerfile, YAML: `# noqa` (everything) or `# noqa: CUR101,CUR102` on the
-finding's first line.
+finding's first line; as in flake8, a code names every code it begins (`# noqa: CUR1`).
 C/C++: `NOLINT`, `NOLINT(CUR301)` on the line, `NOLINTNEXTLINE(...)` on the line above,
 `NOLINTBEGIN(...)` ... `NOLINTEND(...)` around lines, in `//` or `/* */` comments. A C/C++ check
 list holds codes, rule names or globs over either (`CUR3*`), comma-separated.
@@ -30,12 +30,16 @@ class Suppression(Struct):
     names: tuple[str, ...] | None
     span: Span
     used: bool = field(default=False)
+    prefixes: bool = False
+    """The names are code prefixes, as flake8 reads `# noqa: CUR1` (a `noqa` comment)."""
 
     def covers(self, finding: Finding) -> bool:
         if finding.span.line not in self.lines:
             return False
         if self.names is None:
             return True
+        if self.prefixes:
+            return any(finding.code.startswith(name.upper()) for name in self.names)
         return any(
             fnmatchcase(finding.code, name.upper()) or fnmatchcase(finding.name, name)
             for name in self.names
@@ -56,7 +60,7 @@ def _python(lines: list[str]) -> list[Suppression]:
             codes = match.group("codes")
             names = tuple(re.split(r"[,\s]+", codes.strip())) if codes else None
             span = Span(number, match.start() + 1, number, match.end() + 1)
-            found.append(Suppression(range(number, number + 1), names, span))
+            found.append(Suppression(range(number, number + 1), names, span, prefixes=True))
     return found
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cursedlint.findings import Finding, Span
 
 import harness
 from engine_rules import notices_and_test_rules
@@ -106,3 +107,16 @@ def test_unused_nolint_is_reported_at_the_comment():
                               warn_unused_suppressions=True)
     assert (finding.code, finding.span.column) == ("CUR003", 16)
     assert "`NOLINT(CUR905)` suppresses nothing" in finding.message
+
+
+@pytest.mark.parametrize("comment, suppressed", [
+    ("# noqa: CUR1", True), ("# noqa: CUR10", True), ("# noqa: CUR101", True),
+    ("# noqa: CUR2", False), ("# noqa: CUR1011", False),
+])
+def test_a_noqa_code_is_a_prefix_as_flake8_reads_it(comment, suppressed):
+    from cursedlint.suppressions import find_suppressions
+
+    [suppression] = find_suppressions([f"subprocess.Popen(cmd, preexec_fn=f)  {comment}"],
+                                      "python")
+    finding = Finding("a.py", Span(1, 1, 1, 5), "CUR101", "subprocess-fork-path", "m")
+    assert suppression.covers(finding) is suppressed
