@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--baseline", metavar="FILE", help="report only findings this baseline does not hold (config key: baseline)")
     check.add_argument("--write-baseline", metavar="FILE", help="record the findings of this run in FILE (a baseline) and report none")
+    check.add_argument("--stdin-filename", metavar="PATH", help="lint standard input as the file PATH (editors): its language and configuration come from PATH; facts from other files are not gathered")
     check.add_argument("--diff-base", metavar="REF", help="report only findings on lines (or with a step of their chain on lines) changed since the merge base of REF and HEAD (git)")
     check.add_argument("--fail-on", choices=("error", "warning"), default="warning", help="the least severe finding that makes the exit code 1 (default: warning, i.e. any)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
@@ -248,13 +249,13 @@ def check(args: argparse.Namespace) -> int:
     from cursedlint.engine import Linter, default_jobs
     from cursedlint.fixes import write_roots
     from cursedlint.formats import printable
-    from cursedlint.notices import OPT_IN, InternalError, UnusedSuppression
+    from cursedlint.notices import OPT_IN, UnusedSuppression
     from cursedlint.registry import all_rules
 
     started = time.perf_counter()
     rules = all_rules()
     try:
-        path = args.config or configuration.find_config(args.paths[0])
+        path = args.config or configuration.find_config(args.stdin_filename or args.paths[0])
         config = configuration.load_config(path, rules)
         if args.force_exclude:
             config = configuration.with_force_exclude(config)
@@ -271,6 +272,8 @@ def check(args: argparse.Namespace) -> int:
         )
     except configuration.ConfigError as error:
         raise UsageError(str(error)) from None
+    if args.stdin_filename:
+        return _check_stdin(args, settings, config, rules)
     found = discover(args.paths, config)
     if found.missing:
         raise UsageError(f"path {found.missing[0]!r} does not exist")
@@ -326,12 +329,9 @@ def check(args: argparse.Namespace) -> int:
         for trace in result.tracebacks:
             print(f"{printable(result.path)}:\n{trace}", file=sys.stderr)
     _print_walk_errors(found.errors)
-    if write_failed or found.errors or any(
-        finding.code == InternalError.code for finding in findings
-    ):
+    if write_failed or found.errors:
         return EXIT_ERROR
-    failing = [f for f in findings if args.fail_on == "warning" or f.severity.value == "error"]
-    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+    return _exit_code(args, findings)
 
 
 def _with_found_database(settings, root: str):
@@ -470,6 +470,40 @@ def _print_fix_summary(results) -> bool:
     if failed:
         print(f"cursedlint: error: the fixes of {failed} file(s) could not be written", file=sys.stderr)
     return bool(failed)
+
+
+def _check_stdin(args, settings, config, rules) -> int:
+    """--stdin-filename: standard input linted as that file (no fixes written: there is no
+    file), reported as `check` reports."""
+    from cursedlint.engine import Linter
+    from cursedlint.languages import language_of
+
+    name = args.stdin_filename
+    if args.fix or args.diff or args.write_baseline:
+        raise UsageError("--stdin-filename lints standard input: it takes no --fix, --diff or "
+                         "--write-baseline")
+    language = language_of(name)
+    if language is None:
+        raise UsageError(f"--stdin-filename {name!r}: not a kind of file cursedlint lints")
+    linter = Linter(settings, rules, warn_unused_suppressions=args.warn_unused_suppressions,
+                    show_traceback=args.show_traceback)
+    result = linter.lint_bytes(name, sys.stdin.buffer.read(), language)
+    findings = sorted(result.findings, key=lambda f: f.sort_key)
+    findings = _against_baseline(args, config, findings, [result])
+    _write_report(args, findings, [result], rules)
+    for trace in result.tracebacks:
+        print(trace, file=sys.stderr)
+    return _exit_code(args, findings)
+
+
+def _exit_code(args, findings) -> int:
+    """1 for findings at or above --fail-on (0 with --exit-zero), 2 for an internal error."""
+    from cursedlint.notices import InternalError
+
+    if any(finding.code == InternalError.code for finding in findings):
+        return EXIT_ERROR
+    failing = [f for f in findings if args.fail_on == "warning" or f.severity.value == "error"]
+    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 
 def _against_baseline(args, config, findings, results):

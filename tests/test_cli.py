@@ -285,3 +285,32 @@ def test_clean_and_doctor_refuse_a_path_that_does_not_exist(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
     assert "no/such/dir" in capsys.readouterr().err
+
+
+def test_standard_input_is_linted_as_the_named_file(tmp_path, monkeypatch, capsys):
+    """An editor hands the unsaved buffer on stdin: findings name the file, its
+    configuration applies, and nothing is written."""
+    import io
+
+    (tmp_path / "cursedlint.toml").write_text('target-python = "3.12"\n')
+    code = "import os\nimport subprocess\n\nsubprocess.Popen(['ls'], preexec_fn=os.setsid)\n"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(code.encode())))
+    capsys.readouterr()
+    status = main(["check", "--no-cache", "--concise", "--stdin-filename", "tools/launch.py"])
+    out = capsys.readouterr().out
+    assert status == 1 and out.startswith("tools/launch.py:4:1: CUR101 ")
+    assert not (tmp_path / "tools").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--stdin-filename", "notes.txt"], "not a kind of file cursedlint lints"),
+    (["--stdin-filename", "a.py", "--fix"], "takes no --fix"),
+])
+def test_standard_input_refuses_what_it_cannot_do(tmp_path, monkeypatch, capsys, argv, message):
+    import io
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"x = 1\n")))
+    assert main(["check", "--no-cache", *argv]) == 2
+    assert message in capsys.readouterr().err
