@@ -11,6 +11,11 @@ import enum
 from msgspec import Struct
 
 
+MESSAGE_WIDTH = 120
+"""A finding's message fits one terminal line of about this many characters: the cause at this
+spot. Why it breaks and the fix go to its `help`."""
+
+
 class Severity(str, enum.Enum):
     """`error`: the code will break. `warning`: it breaks under conditions the message names."""
 
@@ -64,8 +69,8 @@ class Step(Struct, frozen=True):
 
 class Finding(Struct, frozen=True, eq=False):
     """One problem in one file. Sorting orders by path, position, then code. Two findings are
-    equal when they report the same problem at the same place: their fixes and chains are not
-    compared."""
+    equal when they report the same problem at the same place: their fixes, chains and help are
+    not compared."""
 
     path: str
     span: Span
@@ -76,6 +81,9 @@ class Finding(Struct, frozen=True, eq=False):
     fix: Fix | None = None
     related: tuple[Step, ...] = ()
     """The chain behind the finding where it spans other places (SARIF `relatedLocations`)."""
+    help: str = ""
+    """Why the cause at this spot breaks, and what to do instead: the `help:` lines under the
+    short `message` (its first line in a terminal)."""
 
     def _compared(self) -> tuple:
         return (self.path, self.span, self.code, self.name, self.message, self.severity)
@@ -87,6 +95,11 @@ class Finding(Struct, frozen=True, eq=False):
 
     def __hash__(self) -> int:
         return hash(self._compared())
+
+    @property
+    def explained(self) -> str:
+        """The message, then its help on the next line: for formats read as prose."""
+        return f"{self.message}\n{self.help}" if self.help else self.message
 
     @property
     def sort_key(self) -> tuple:

@@ -10,7 +10,7 @@ A rule is one class in its family's module under `cursedlint.rules`:
         triggers = ("ibv_reg_mr", "fi_mr_reg")
         summary = "RDMA registration smaller than a page"
         valid = ("...",)
-        invalid = ("... // error: CUR301",)
+        invalid = ("... // warning: CUR301",)
 
         def check(self) -> None:            # C/C++: query self.context.tree
             ...
@@ -133,7 +133,7 @@ class Example(Struct, frozen=True):
 class Marker(Struct, frozen=True):
     """What a marker comment says of its line: a finding of `code` with `severity` there, or
     for an `ok:` marker (`severity` None) that no such finding is there; the finding starts at
-    `column` (1-based) and its message holds `fragment`, where those are given."""
+    `column` (1-based) and its message or help holds `fragment`, where those are given."""
 
     line: int
     code: str
@@ -146,7 +146,7 @@ class Marker(Struct, frozen=True):
         return (
             finding.line == self.line and finding.code == self.code
             and self.column in (None, finding.column)
-            and (self.fragment is None or self.fragment in finding.message)
+            and (self.fragment is None or self.fragment in finding.explained)
         )
 
 
@@ -239,9 +239,11 @@ class Rule:
         fix: Fix | None = None,
         severity: Severity | None = None,
         related: tuple[Step, ...] = (),
+        help: str = "",
     ) -> None:
         """Record a finding at `target`: an `ast` node, a tree-sitter node, or a `Span`;
-        `related`: the places of the chain that proves it, in order."""
+        `message`: the cause at this spot, short enough for one terminal line; `related`: the
+        places of the chain that proves it, in order; `help`: why it breaks and the fix."""
         span = target if isinstance(target, Span) else self.context.span_of(target)
         self.context.add(
             Finding(
@@ -253,6 +255,7 @@ class Rule:
                 severity=severity or self.severity,
                 fix=fix,
                 related=tuple(map(_as_shown, related)),
+                help=help,
             )
         )
 

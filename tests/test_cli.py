@@ -126,7 +126,7 @@ def test_json_output(project, capsys):
     (finding,) = json.loads(out)
     assert code == 1
     assert set(finding) == {"code", "name", "message", "severity", "path", "line", "column",
-                            "end_line", "end_column", "fix", "related"}
+                            "end_line", "end_column", "fix", "related", "help"}
     assert (finding["code"], finding["path"], finding["line"], finding["column"]) == (
         "CUR101", "train/sync.py", 6, 5)
 

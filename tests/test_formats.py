@@ -246,6 +246,7 @@ def test_json_has_one_flat_object_per_finding_in_order():
         "end_column": 18,
         "fix": None,
         "related": [],
+        "help": "",
     }
     assert objects[0]["severity"] == "warning"
     assert objects[0]["fix"] == {

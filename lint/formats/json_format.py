@@ -39,6 +39,7 @@ def _finding(finding: Finding) -> dict:
         "code": finding.code,
         "name": finding.name,
         "message": finding.message,
+        "help": finding.help,
         "severity": finding.severity.value,
         "path": finding.path,
         **asdict(finding.span),

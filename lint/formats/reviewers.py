@@ -49,7 +49,7 @@ def rdjson(findings: Sequence[Finding]) -> str:
     diagnostics = []
     for finding in findings:
         diagnostic = {
-            "message": finding.message,
+            "message": finding.explained,
             "location": {"path": _relative(finding.path), "range": _range(finding.span)},
             "severity": finding.severity.value.upper(),
             "code": {"value": finding.code},  # its doc: `cursedlint rule CODE`
@@ -75,11 +75,12 @@ def junit(findings: Sequence[Finding], files_checked: int) -> str:
     for finding in findings:  # XML 1.0 has no control characters: `printable` escapes them
         path, message = printable(_relative(finding.path)), printable(finding.message)
         where = f"{path}:{finding.line}:{finding.column}"
+        body = f"{where}: {message}" + (f"\n{printable(finding.help)}" if finding.help else "")
         cases.append(
             f"    <testcase classname={quoteattr(path)} "
             f"name={quoteattr(f'{finding.code} {where}')}>\n"
             f"      <failure type={quoteattr(finding.code)} "
-            f"message={quoteattr(message)}>{escape(f'{where}: {message}')}"
+            f"message={quoteattr(message)}>{escape(body)}"
             "</failure>\n    </testcase>\n")
     text = (f'<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<testsuites name="cursedlint" tests="{count}" failures="{count}" errors="0">\n'

@@ -104,7 +104,7 @@ def _result(
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": finding.severity.value,
-        "message": {"text": finding.message},
+        "message": {"text": finding.explained},
         "locations": [
             {"physicalLocation": {"artifactLocation": location, "region": _region(finding.span)}}
         ],

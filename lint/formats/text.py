@@ -66,7 +66,8 @@ def _header(finding: Finding, color: bool) -> str:
 
 
 def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool) -> str:
-    """The header, the line with the span underlined in a line-number gutter, the fix's help."""
+    """The header, the line with the span underlined in a line-number gutter, the chain, the
+    help (why, and where the rule's doc is), the fix's help."""
     line = source_line(finding.path, finding.line)
     span = finding.span
     end_column = span.end_column if span.end_line == span.line else len(line) + 1
@@ -85,6 +86,8 @@ def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool)
         f"{gutter} = note: {printable(step.path)}:{step.line}: {printable(step.note)}"
         for step in finding.related
     ]
+    if finding.help:
+        rows.append(f"{gutter} = help: {printable(finding.help)} (cursedlint rule {finding.code})")
     if finding.fix:
         rows.append(f"{gutter} = help: {printable(finding.fix.message)}")
     return "\n".join(rows) + "\n"
