@@ -91,7 +91,7 @@ def ptrace_scope(host: Host) -> Condition:
 
 
 def kernel_version(host: Host) -> Condition:
-    name, rules = "kernel version", ("CUR102", "CUR103")
+    name, rules = "kernel version", ("CUR102", "CUR103", "CUR301", "CUR302")
     release, reason = host.read("proc/sys/kernel/osrelease")
     match = re.match(r"(\d+)\.(\d+)", release or "")
     if match is None:
@@ -106,10 +106,10 @@ def kernel_version(host: Host) -> Condition:
 
 
 def fork_safe_variables(host: Host) -> Condition:
-    from cursedlint.rules.process_spawning import FORK_SAFE_VARIABLES
+    from cursedlint.rules.process_spawning import FORK_SETTINGS
 
-    name, rules = "RDMAV_FORK_SAFE / IBV_FORK_SAFE", ("CUR103",)
-    found = [f"{variable}={host.environ[variable]}" for variable in FORK_SAFE_VARIABLES
+    name, rules = "RDMAV_FORK_SAFE / IBV_FORK_SAFE", ("CUR103", "CUR301", "CUR302")
+    found = [f"{variable}={host.environ[variable]}" for variable in FORK_SETTINGS
              if variable in host.environ]
     if found:
         return Condition(name, " ".join(found), ARMED, "set (any value): libibverbs rounds "
