@@ -39,7 +39,7 @@ from cursedlint.cpp_classes import (
     named_type,
     type_facts,
 )
-from cursedlint.findings import Severity
+from cursedlint.findings import Severity, Step
 from cursedlint.languages import CPP
 from cursedlint.project_index import Indexer
 from cursedlint.rule import C_NAME_PART, Example, Option, Rule
@@ -1015,10 +1015,10 @@ def shortened(code: str, limit: int = 80) -> str:
     return code if len(code) <= limit else f"{code[: limit // 2 - 2]} … {code[-(limit // 2 - 2):]}"
 
 
-def where(path: str, line: int) -> str:
-    """`path:line`, the path relative to the working directory when it lies below it."""
-    relative = os.path.relpath(path) if os.path.isabs(path) else path
-    return f"{path if relative.startswith('..') else relative}:{line}"
+def _declared(path: str, member) -> Step:
+    """The chain's step where `member` is declared, with its type."""
+    return Step(path, member.line, f"`{member.name}` (`{shortened(member.type.text)}`) is "
+                                   "declared here")
 
 
 def _analysis(rule: Rule) -> CloneAnalysis:
@@ -1249,8 +1249,9 @@ class PointerCopiedAroundCloner(ClonerRule):
         what = ", ".join(f"`{name.split('::')[-1]}`s" for name in pointees)
         self.report(
             write.node,
-            f"`{write.member}` (`{shortened(member.type.text)}`, declared at {where(path, member.line)}) is "
-            f"{copied} without the cloner: " + _CONSEQUENCE.format(what=what) + f"; {advice}",
+            f"`{write.member}` is {copied} without the cloner",
+            help=_CONSEQUENCE.format(what=what).capitalize() + f"; {advice}.",
+            related=(_declared(path, member),),
         )
         return True
 
@@ -1352,12 +1353,12 @@ class MemberMissedByCloner(ClonerRule):
             inherited = "" if holder is facts else f" (inherited from `{holder.short_name}`)"
             self.report(
                 name_node,
-                f"cloning constructor `{function.name}` never sets `{member.name}`{inherited} "
-                f"(`{shortened(member.type.text)}`, declared at {where(path, member.line)}): "
-                f"the copy keeps it null or empty while the source's points at its {what}, so "
-                f"the clone silently loses that part of the graph; initialize it with "
-                f"`{member.name}({call})`, or write `{member.name}()` if the copy must "
-                "start without it",
+                f"cloning constructor `{function.name}` never sets `{member.name}`{inherited}",
+                help=f"The copy keeps it null or empty while the source's points at its {what}, "
+                "so the clone silently loses that part of the graph; initialize it with "
+                f"`{member.name}({call})`, or write `{member.name}()` if the copy must start "
+                "without it.",
+                related=(_declared(path, member),),
             )
 
     def _members_to_set(self, analysis: CloneAnalysis, function: CloningFunction, initialized):

@@ -21,6 +21,7 @@ from typing import Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import callee
+from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
 from cursedlint.rule import C_NAME, C_NAME_PART, Example, Option, Rule
@@ -49,8 +50,10 @@ _MAX_NESTING = 100  # statements and conditions followed inside each other; deep
 class _TooDeep(Exception):
     """The failure path goes deeper into nested statements or conditions than is followed."""
 
+_CONDITION = ": fails where ptrace is restricted"
+_DOCTOR = "`cursedlint doctor` shows this machine's Yama ptrace_scope."
 _WHY = (
-    "the kernel refuses the copy with EPERM whenever the ptrace access check fails, as it "
+    "The kernel refuses the copy with EPERM whenever the ptrace access check fails, as it "
     "does between sibling processes (ranks started by one launcher) under Yama "
     "ptrace_scope=1, and returns -1 (ESRCH, EFAULT, ENOMEM) or a short count in other cases"
 )
@@ -165,6 +168,7 @@ class CmaFailureAborts(Rule):
     code = "CUR601"
     name = "cma-failure-aborts"
     languages = (C, CPP)
+    severity = Severity.WARNING  # fails where ptrace is restricted (`cursedlint doctor`)
     triggers = CMA_FUNCTIONS
     summary = (
         "a process_vm_readv/writev result whose failure path reaches an assert or abort, "
@@ -289,13 +293,13 @@ class CmaFailureAborts(Rule):
                 } else {
                     PSM_ASSERT_ALWAYS(nbytes == (ssize_t)len);
                 }
-                PSM_ASSERT_ALWAYS(nbytes == (ssize_t)len); // error: CUR601
+                PSM_ASSERT_ALWAYS(nbytes == (ssize_t)len); // warning: CUR601
             }
 
             void send_ack(pid_t pid, void *flag, void *remote_flag)
             {
                 struct iovec local = { flag, 1 }, remote = { remote_flag, 1 };
-                process_vm_writev(pid, &local, 1, &remote, 1, 0); // error: CUR601
+                process_vm_writev(pid, &local, 1, &remote, 1, 0); // warning: CUR601
             }
             """,
             language=C,
@@ -312,7 +316,7 @@ class CmaFailureAborts(Rule):
                 ssize_t n;
                 if ((n = process_vm_readv(pid_, &local, 1, &remote, 1, 0)) < 0) {
                     PLOG(ERROR) << "CMA read from " << pid_ << " failed";
-                    std::abort(); // error: CUR601
+                    std::abort(); // warning: CUR601
                 }
             }
 
@@ -320,7 +324,7 @@ class CmaFailureAborts(Rule):
             {
                 iovec local{src, len}, remote{dst, len};
                 ssize_t n = process_vm_writev(pid_, &local, 1, &remote, 1, 0);
-                CHECK_EQ(n, static_cast<ssize_t>(len)) << "CMA write failed"; // error: CUR601
+                CHECK_EQ(n, static_cast<ssize_t>(len)) << "CMA write failed"; // warning: CUR601
             }
             """,
             language=CPP,
@@ -506,8 +510,8 @@ class CmaFailureAborts(Rule):
             if _is_void_cast(node):
                 return None  # discarded on purpose
         if parent.type == "expression_statement":
-            self.report(call, f"the result of {self._described(name)} is ignored: {_WHY}. "
-                              f"Check it, and {_FIX}")
+            self.report(call, f"the result of {self._described(name)} is ignored{_CONDITION}",
+                        help=f"{_WHY}. Check it, and {_FIX}. {_DOCTOR}")
             return None
         asserting = self._enclosing_assert(call)
         if asserting is not None:
@@ -767,7 +771,7 @@ class CmaFailureAborts(Rule):
 
     def _described(self, name: str) -> str:
         underlying = self._cma_names[name]
-        return f"{name}()" if name == underlying else f"{name}() (a wrapper of {underlying}())"
+        return f"{name}()" if name == underlying else f"{name}() (wraps {underlying}())"
 
     def _report_assert(self, hit, result: Result, detected: bool) -> None:
         """Report `hit` once, for the first call whose failure path reaches it."""
@@ -778,8 +782,8 @@ class CmaFailureAborts(Rule):
         call = f"{self._described(result.function)} on line {line}"
         where = (f"is reached from the failure branch of {call}" if detected
                  else f"asserts the result of {call} with no fallback")
-        self.report(hit, f"{self.context.text(hit.child_by_field_name('function'))}() {where}: "
-                         f"{_WHY}. Instead, {_FIX}")
+        self.report(hit, f"{self.context.text(hit.child_by_field_name('function'))}() {where}"
+                         f"{_CONDITION}", help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}")
 
 
 class _Accumulation(Struct):

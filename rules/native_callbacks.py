@@ -179,14 +179,14 @@ class CallbackTracer:
         if node is None or depth > _MAX_DEPTH:
             return None
         if isinstance(node, ast.Lambda):
-            return Flow(node, f"the lambda on line {node.lineno}")
+            return Flow(node, f"lambda on line {node.lineno}")
         if isinstance(node, ast.Name):
             return self._trace_name(node, depth)
         if isinstance(node, ast.Attribute):
             if node.attr == "value":
                 return self.trace(self.unwrapped(node), depth + 1)  # ctypes.cast(cb, T).value
             method = self.own_method(node)
-            return self._function(method, f"the method self.{node.attr}") if method else None
+            return self._function(method, f"method self.{node.attr}") if method else None
         if isinstance(node, ast.Call):
             return self._trace_call(node, depth)
         return None
@@ -197,7 +197,7 @@ class CallbackTracer:
             return Flow(scope, node.id, parameter=node.id)
         bound = self.context.definition(node)
         if isinstance(bound, _FUNCTIONS):
-            return self._function(bound, f"the Python function {bound.name}()")
+            return self._function(bound, f"Python function {bound.name}()")
         if isinstance(bound, ast.ClassDef):
             return None
         return self.trace(bound, depth + 1)
@@ -210,12 +210,12 @@ class CallbackTracer:
                       if not (isinstance(d, ast.Name) and d.id in _METHOD_DECORATORS)]
         if not all(self._is_prototype(decorator) for decorator in decorators):
             return None
-        how = ", made a C function pointer by its decorator," if decorators else ""
+        how = " (a C pointer by its decorator)" if decorators else ""
         return Flow(function, f"{label} (line {function.lineno}){how}")
 
     def _trace_call(self, node: ast.Call, depth: int) -> Flow | None:
         if self.context.qualified_name(node.func, among=_PARTIAL):
-            return Flow(node, f"the functools.partial on line {node.lineno}")
+            return Flow(node, f"functools.partial on line {node.lineno}")
         if self.is_wrap(node):
             inner = self.trace(node.args[0], depth + 1)
             return inner.wrapped(node) if inner else None
@@ -224,7 +224,7 @@ class CallbackTracer:
             return self.trace(inner, depth + 1)
         instance_of = self._callable_class(node.func)
         if instance_of is not None:
-            return Flow(node, f"the {instance_of.name} instance on line {node.lineno} "
+            return Flow(node, f"{instance_of.name} instance on line {node.lineno} "
                               "(called through __call__)")
         return None
 
@@ -636,9 +636,10 @@ class PythonCallbackIntoCuda(Rule):
             if flow is not None and flow.parameter is None:
                 steps, reach = chain
                 where = f"{os.path.basename(steps[-1].path)}:{reach.line}"
-                how = "which hands it on to " if len(steps) > 2 else ""
-                self._report(flow, argument, f"is passed to {target[1]}() ({how}{where}), "
-                             f"where {reach.what}", _callback_of(reach.what), steps, call)
+                how = "which hands it on to " if len(steps) > 2 else "which hands it to "
+                self._report(flow, argument, f"is passed to {target[1]}(), {how}"
+                             f"{_api_of(reach.what)} ({where})", _callback_of(reach.what),
+                             steps, call)
 
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         offset = 1 if isinstance(call.func, ast.Attribute) else 0  # self.helper(...)
@@ -646,9 +647,8 @@ class PythonCallbackIntoCuda(Rule):
         argument = self.context.argument(call, index, helper.parameter) if index >= 0 else None
         flow = None if argument is UNKNOWN else self.tracer.trace(argument)
         if flow is not None and flow.parameter is None:
-            path = (f"is passed to {helper.function.name}(), which hands its parameter "
-                    f"'{helper.parameter}' to {helper.api} at line {helper.site.lineno}, and "
-                    f"{helper.api} calls it {helper.callback.when}")
+            path = (f"is passed to {helper.function.name}(), which hands "
+                    f"'{helper.parameter}' to {helper.api} (line {helper.site.lineno})")
             self._report(flow, argument, path, helper.callback, call=call)
 
     def _api_name(self, func: ast.AST) -> str | None:
@@ -670,8 +670,8 @@ class PythonCallbackIntoCuda(Rule):
                 site = flow.wrap or argument
                 self.helpers.append(Helper(flow.origin, flow.parameter, site, api_name, callback))
             return
-        self._report(flow, argument, f"reaches {api_name}, which calls it {callback.when}",
-                     callback, call=call)
+        self._report(flow, argument, f"is handed to {api_name} as a C callback", callback,
+                     call=call)
 
     def _callee(self, call: ast.Call) -> ast.AST | None:
         if isinstance(call.func, ast.Name):
@@ -710,13 +710,13 @@ class PythonCallbackIntoCuda(Rule):
         if id(target) in self.reported:
             return
         self.reported.add(id(target))
-        subject = f"{flow.what}, made a C function pointer here," if flow.wrap else flow.what
+        subject = f"{flow.what}, a C pointer here," if flow.wrap else flow.what
         self.report(
             target,
-            f"{subject} {path}. The driver runs its callbacks holding its own lock, and a "
-            "Python callback must take the GIL first: a thread that holds the GIL while it "
-            "waits for that lock (or that stream) deadlocks the process (incident 002, numba's "
-            f"`lambda tpb: 0` given to cuOccupancyMaxPotentialBlockSize). Fix: {callback.fix}",
+            f"{subject} {path}",
+            help=f"The driver calls it {callback.when}, holding its own lock, and a Python "
+            "callback must take the GIL first: a thread that holds the GIL while it waits for "
+            f"that lock (or that stream) deadlocks the process. Fix: {callback.fix}.",
             related=steps,
         )
 
@@ -753,6 +753,11 @@ def _callback_chain(project, path: str, qualname: str, kind: str, depth: int):
                     return (*filter(None, [head]), Step(path, reach.line, reach.what),
                             *steps), final
     return None
+
+
+def _api_of(what: str) -> str:
+    """The callback API a helper's fact names ("`fn` reaches API, which ...")."""
+    return what.partition(" reaches ")[2].partition(",")[0]
 
 
 def _callback_of(what: str) -> Callback:
@@ -985,17 +990,16 @@ class CtypesCallbackLifetime(Rule):
         return qualified.startswith(_LIBRARY_OBJECTS) or qualified in _NUMBA_DRIVER
 
     def _check_argument(self, argument: ast.AST, api: str) -> None:
-        wrap, where = self._peel(argument), "created inline, which goes when the call returns"
+        wrap, where = self._peel(argument), "dies when the call returns"
         if isinstance(wrap, ast.Name):
             name, bound = wrap.id, self.context.definition(wrap)
             if self.tracer.is_wrap(bound):
                 if not self._dies_with_function(wrap):
                     return
-                wrap, where = bound, f"bound only to the local '{name}', which goes when the "
-                where += "function returns"
+                wrap, where = bound, f"dies with the local '{name}'"
             elif bound is not None:
                 wrap = self._peel(bound)
-                where = f"converted to the address '{name}' and freed as that line ends"
+                where = f"dies once its address '{name}' is taken"
         if not self.tracer.is_wrap(wrap):
             return
         flow = self.tracer.trace(wrap)
@@ -1003,11 +1007,11 @@ class CtypesCallbackLifetime(Rule):
             return
         self.report(
             wrap,
-            f"this ctypes callback of {flow.what} is {where}, but {api} keeps the function "
-            "pointer and calls it later: ctypes keeps no reference for C, so the trampoline "
-            "is freed and the later call jumps into freed memory (a crash far from here). Keep "
-            "the object alive as long as C may call it (module level or an attribute), or "
-            "pass a compiled function",
+            f"ctypes callback of {flow.what} {where}; {api} calls it later",
+            help=f"{api} keeps the function pointer and calls it after the call returns, but "
+            "ctypes keeps no reference for C: the trampoline is freed and the later call jumps "
+            "into freed memory (a crash far from here). Keep the object alive as long as C may "
+            "call it (module level or an attribute), or pass a compiled function.",
         )
 
     def _peel(self, node: ast.AST) -> ast.AST:

@@ -33,6 +33,7 @@ from cursedlint.analysis.c_syntax import (
     unwrapped, within,
 )
 from cursedlint.analysis.includes import IncludedHeaders, header_constants
+from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
 from cursedlint.python_consteval import UNKNOWN
@@ -78,8 +79,10 @@ HOST_IFACES = frozenset({"FI_HMEM_SYSTEM"})
 POINTER_RESULTS = frozenset({"ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2",
                              "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write"})
 
+_CONDITION = ": unsafe with fork protection on"
+_DOCTOR = "`cursedlint doctor` shows whether this machine's settings turn fork protection on."
 _FORK_HAZARD = (
-    "with fork protection on (ibv_fork_init(), RDMAV_FORK_SAFE or IBV_FORK_SAFE) libibverbs "
+    "With fork protection on (ibv_fork_init(), RDMAV_FORK_SAFE or IBV_FORK_SAFE) libibverbs "
     "rounds every registered range out to whole pages and marks them MADV_DONTFORK, so each "
     "forked child silently lacks those pages"
 )
@@ -104,7 +107,7 @@ class Registration(Struct, frozen=True):
     def described(self) -> str:
         if self.function == self.api:
             return f"{self.api}()"
-        return f"{self.function}() (a wrapper of {self.api}())"
+        return f"{self.function}() (wraps {self.api}())"
 
 
 class RegistrationWrapperIndex(Indexer):
@@ -129,6 +132,7 @@ class RegistrationRule(Rule):
     wrappers other files of the project define (their names widen the triggers)."""
 
     languages = (C, CPP)
+    severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
     reads_facts_of = (HEADERS,)
@@ -287,7 +291,7 @@ class SubPageRdmaRegistration(RegistrationRule):
             {
                 comm->flush_buf = malloc(sizeof(uint32_t));
                 comm->flush_mr = ibv_reg_mr(pd, comm->flush_buf,
-                                            sizeof(uint32_t), // error: CUR301
+                                            sizeof(uint32_t), // warning: CUR301
                                             IBV_ACCESS_LOCAL_WRITE);
                 return comm->flush_mr ? 0 : -1;
             }
@@ -315,7 +319,7 @@ class SubPageRdmaRegistration(RegistrationRule):
             {
                 /* the size is stored first, then passed on: 4 bytes of a heap object */
                 ep->flush.size = sizeof(ep->flush.word);
-                return register_host(ep->domain, &ep->flush.word, ep->flush.size, // error: CUR301
+                return register_host(ep->domain, &ep->flush.word, ep->flush.size, // warning: CUR301
                                      &ep->flush.mr);
             }
             """,
@@ -330,7 +334,7 @@ class SubPageRdmaRegistration(RegistrationRule):
 
             int reg_ctrl(struct fid_domain *domain, char *ctrl, struct fid_mr **mr)
             {
-                return fi_mr_reg(domain, ctrl, CTRL_MSG_BYTES, FI_SEND | FI_RECV, 0, 0, 0, // error: CUR301
+                return fi_mr_reg(domain, ctrl, CTRL_MSG_BYTES, FI_SEND | FI_RECV, 0, 0, 0, // warning: CUR301
                                  mr, NULL);
             }
             """,
@@ -349,7 +353,7 @@ class SubPageRdmaRegistration(RegistrationRule):
             }
 
             ibv_mr *register_header(ibv_pd *pd, Header *header) {
-              return register_region(pd, header, sizeof(*header)); // error: CUR301
+              return register_region(pd, header, sizeof(*header)); // warning: CUR301
             }
             """,
             language=CPP,
@@ -365,7 +369,7 @@ class SubPageRdmaRegistration(RegistrationRule):
               // whole pages on x86-64, a quarter page on a 64 KiB aarch64 kernel
               cudaMallocHost(reinterpret_cast<void **>(flag), 16 * 1024);
               signal<<<1, 1>>>(*flag);
-              return ibv_reg_mr(pd, *flag, 16 * 1024, IBV_ACCESS_REMOTE_WRITE); // error: CUR301
+              return ibv_reg_mr(pd, *flag, 16 * 1024, IBV_ACCESS_REMOTE_WRITE); // warning: CUR301
             }
             """,
             language=CPP,
@@ -380,12 +384,14 @@ class SubPageRdmaRegistration(RegistrationRule):
             if facts.silent_for_length(registration):
                 continue
             for node, length in facts.partial_pages(registration):
-                self.report(facts.anchor(registration, node), (
+                self.report(
+                    facts.anchor(registration, node),
                     f"{registration.described} registers {length} bytes"
-                    f"{facts.where(registration, node)}, not a whole number of "
-                    f"{page}-byte pages: {_FORK_HAZARD}, including the data that shares them. "
-                    f"Instead, {_FIX}, and register {_round_up(length, page)} bytes"
-                ))
+                    f"{facts.where(registration, node)}, not whole {page}-byte pages"
+                    f"{_CONDITION}",
+                    help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
+                    f"{_FIX}, and register {_round_up(length, page)} bytes. {_DOCTOR}",
+                )
 
 
 class SharedPageRdmaRegistration(RegistrationRule):
@@ -487,9 +493,9 @@ class SharedPageRdmaRegistration(RegistrationRule):
                 uint64_t scratch[8];
                 char *inbox = malloc(2048 + len % 8);
                 char *ring = calloc(16, 1024);
-                peer->mr = ibv_reg_mr(pd, &peer->credits, len, IBV_ACCESS_REMOTE_WRITE); // error: CUR302
-                ibv_reg_mr(pd, scratch, len, IBV_ACCESS_LOCAL_WRITE); // error: CUR302
-                ibv_reg_mr(pd, ring + 512, len, IBV_ACCESS_LOCAL_WRITE); // error: CUR302
+                peer->mr = ibv_reg_mr(pd, &peer->credits, len, IBV_ACCESS_REMOTE_WRITE); // warning: CUR302
+                ibv_reg_mr(pd, scratch, len, IBV_ACCESS_LOCAL_WRITE); // warning: CUR302
+                ibv_reg_mr(pd, ring + 512, len, IBV_ACCESS_LOCAL_WRITE); // warning: CUR302
                 ibv_reg_mr(pd, inbox, len, IBV_ACCESS_LOCAL_WRITE);  /* size unknown */
             }
             """,
@@ -508,9 +514,9 @@ class SharedPageRdmaRegistration(RegistrationRule):
             };
 
             void Channel::Open(ibv_pd *pd, size_t len) {
-              mr_ = ibv_reg_mr(pd, &doorbell_, len, IBV_ACCESS_REMOTE_WRITE); // error: CUR302
+              mr_ = ibv_reg_mr(pd, &doorbell_, len, IBV_ACCESS_REMOTE_WRITE); // warning: CUR302
               char *bounce = new char[256];
-              ibv_reg_mr(pd, bounce, len, IBV_ACCESS_LOCAL_WRITE); // error: CUR302
+              ibv_reg_mr(pd, bounce, len, IBV_ACCESS_LOCAL_WRITE); // warning: CUR302
             }
             """,
             language=CPP,
@@ -525,7 +531,7 @@ class SharedPageRdmaRegistration(RegistrationRule):
             __global__ void reset(int *flags) { flags[threadIdx.x] = 0; }
 
             ibv_mr *expose_flags(rdma_cm_id *id, size_t bytes) {
-              return rdma_reg_write(id, &completion_flags[0], bytes); // error: CUR302
+              return rdma_reg_write(id, &completion_flags[0], bytes); // warning: CUR302
             }
             """,
             language=CPP,
@@ -543,11 +549,14 @@ class SharedPageRdmaRegistration(RegistrationRule):
             for address in registration.addresses:
                 found = facts.sharing(address)
                 if found is not None:
-                    self.report(facts.anchor(registration, address), (
+                    self.report(
+                        facts.anchor(registration, address),
                         f"{registration.described} registers {found.what}"
-                        f"{facts.where(registration, address)}, which shares its pages with "
-                        f"{found.neighbours}: {_FORK_HAZARD}. Instead, {_FIX}"
-                    ))
+                        f"{facts.where(registration, address)}, which shares its pages"
+                        f"{_CONDITION}",
+                        help=f"It shares them with {found.neighbours}: {_FORK_HAZARD}. "
+                        f"Instead, {_FIX}. {_DOCTOR}",
+                    )
 
 
 # -- the facts of one file, shared by both rules --------------------------------------------------

@@ -70,8 +70,9 @@ def test_cli_on_one_file_names_the_header_and_follows_header_changes(
         handle.write('select = ["CUR5"]\n')
     assert main(["check", "--output-format", "json", "src/container.cpp"]) == 1
     found = json.loads(capsys.readouterr().out)
-    lines = {item["line"]: item["message"] for item in found}
-    assert "declared at include/tinyir/container.h:28" in lines[21]
+    related = {item["line"]: item["related"] for item in found}
+    assert [(step["path"], step["line"]) for step in related[21]] == [
+        ("include/tinyir/container.h", 28)]
     assert any(name.startswith("index-") for name in os.listdir(".cursedlint_cache"))
 
     header = os.path.join("include", "tinyir", "container.h")

@@ -71,7 +71,7 @@ def test_accumulating_wrapper_in_the_same_file_is_followed():
     code = WRAPPER.format(failure="-1") + CALLER.format(leave="").split("#include <sys/types.h>")[1]
     [finding] = lint_one(code)
     assert finding.message.startswith(
-        "check_always() is reached from the failure branch of peer_read() (a wrapper of "
+        "check_always() is reached from the failure branch of peer_read() (wraps "
         "process_vm_readv())")
 
 

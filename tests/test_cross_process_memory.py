@@ -206,11 +206,11 @@ def test_ignored_result_is_reported_at_the_call():
     code = "void f(pid_t p, struct iovec *v)\n{\n    process_vm_writev(p, v, 1, v, 1, 0);\n}\n"
     findings = lint(code)
     assert [(f.line, f.span.column, f.span.end_column) for f in findings] == [(3, 5, 40)]
-    assert "is ignored" in findings[0].message
+    assert "is ignored" in findings[0].explained
 
 
 def test_message_names_the_cause_and_the_fixes():
-    message = lint(in_function("if (n < 0) *mode = 0;\nassert(n > 0);\n"))[0].message
+    message = lint(in_function("if (n < 0) *mode = 0;\nassert(n > 0);\n"))[0].explained
     assert "assert() is reached from the failure branch of process_vm_readv() on line 3" in message
     for part in ("EPERM", "ptrace_scope=1", "PR_SET_PTRACER", "kernel.yama.ptrace_scope=0",
                  "without asserting"):
@@ -247,7 +247,7 @@ def test_wrapper_returning_the_result_unchanged_is_followed():
     """read_peer returns the result; peer_bytes changes it, so its callers are not followed."""
     findings = lint(WRAPPED)
     assert [f.line for f in findings] == [18]
-    assert "read_peer() (a wrapper of process_vm_readv())" in findings[0].message
+    assert "read_peer() (wraps process_vm_readv())" in findings[0].explained
 
 
 def test_configured_wrappers_of_other_files_are_followed_and_trigger_the_rule():

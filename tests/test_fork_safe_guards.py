@@ -173,7 +173,7 @@ void request_fork_support(int legacy_libfabric)
 def test_name_through_a_local_is_reported(declaration, variables):
     [finding] = findings(LOCAL_NAME.format(declaration=declaration))
     assert finding.line == 7
-    assert finding.message.startswith(f"Setting {variables}")
+    assert finding.message.startswith(f"setting {variables} turns on")
 
 
 @pytest.mark.parametrize("declaration", [
@@ -190,15 +190,15 @@ def test_local_whose_value_is_not_a_fork_setting_or_unknown_is_silent(declaratio
 
 def test_efa_variable_turns_on_ibv_fork_init():
     [finding] = findings('void f(void) { setenv("FI_EFA_FORK_SAFE", "1", 1); }\n')
-    assert finding.message.startswith(
-        "Setting FI_EFA_FORK_SAFE (libfabric's EFA provider then calls ibv_fork_init()) turns "
-        "on libibverbs' legacy fork protection")
+    assert finding.message == ("setting FI_EFA_FORK_SAFE turns on fork protection: libfabric's "
+                               "EFA provider then calls ibv_fork_init()")
+    assert "MADV_DONTFORK" in finding.help
 
 
 def test_cxi_variable_names_libcxi():
     [finding] = findings('void f(void) { putenv("CXI_FORK_SAFE=1"); }\n')
-    assert finding.message.startswith("Setting CXI_FORK_SAFE turns on libcxi's fork support")
-    assert "fi_cxi(7)" in finding.message
+    assert finding.message.startswith("setting CXI_FORK_SAFE turns on libcxi's fork support")
+    assert "fi_cxi(7)" in finding.explained
 
 
 def test_cxi_huge_page_variable_alone_turns_nothing_on():

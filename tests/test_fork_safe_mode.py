@@ -58,13 +58,14 @@ def test_span(code, path, expected):
 def test_message_names_the_variable_the_mechanism_and_the_fix():
     [finding] = lint("export IBV_FORK_SAFE=1\n", path="launch.sh")
     assert finding.severity is Severity.WARNING
-    for fact in ("Setting IBV_FORK_SAFE", "rounded out to whole pages", "MADV_DONTFORK",
+    assert finding.message.startswith("setting IBV_FORK_SAFE turns on libibverbs' fork protection")
+    for fact in ("rounded out to whole pages", "MADV_DONTFORK",
                  "forked child", "Linux 5.12+ copies pinned pages on fork",
                  "ibv_is_fork_initialized()", "rdma-core releases before 2024",
-                 "remove the setting", "page-aligned allocation of whole pages"):
-        assert fact in finding.message
+                 "Remove the setting", "page-aligned allocation of whole pages"):
+        assert fact in finding.explained
     [call] = lint("void f(void) { ibv_fork_init(); }\n", path="verbs.c")
-    assert call.message.startswith("Calling ibv_fork_init() turns on")
+    assert call.message.startswith("ibv_fork_init() turns on")
 
 
 # -- what stays silent ---------------------------------------------------------------------------

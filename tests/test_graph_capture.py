@@ -48,10 +48,10 @@ def capture(model, x, event, stop):
 def test_incident_shape_is_reported_at_the_graph_call_naming_thread_call_and_fixes():
     [finding] = lint(POLLER.format(mode=""), CudaThreadDuringCapture)
     assert (finding.line, finding.column, finding.span.end_column) == (12, 10, 29)
-    message = finding.message
-    assert message.startswith("the thread running poll() (started on line 10) may still run "
-                              "when torch.cuda.graph begins a capture in global mode here")
-    for part in ("reaches line 7, where `.query()` asks the GPU", "any thread", "incident 001",
+    message = finding.explained
+    assert finding.message == ("the thread running poll() (started on line 10) is alive when "
+                               "torch.cuda.graph begins a capture (global mode)")
+    for part in ("reaches line 7, where `.query()` asks the GPU", "any thread",
                  'capture_error_mode="thread_local"', "join or stop the thread"):
         assert part in message
 
@@ -86,10 +86,10 @@ def capture(model, x):
 def test_device_synchronizing_thread_is_reported_in_every_mode(mode):
     [finding] = lint(DRAINER.format(mode=mode), CudaThreadDuringCapture)
     assert finding.line == 15
-    for part in (f"in {mode} mode", "reaches line 9 through flush_metrics(), where "
+    for part in (f"({mode} mode)", "reaches line 9 through flush_metrics(), where "
                  "`torch.cuda.synchronize()` waits", "every mode, thread_local included",
                  "its own stream or event"):
-        assert part in finding.message
+        assert part in finding.explained
 
 
 def test_joined_thread_is_silent_but_a_join_after_the_capture_is_not():
@@ -118,8 +118,8 @@ def test_cupy_capture_defaults_to_relaxed_so_only_device_synchronization_counts(
     """
     assert lint(code.replace("target=target", "target=poll"), CudaThreadDuringCapture) == []
     [finding] = lint(code.replace("target=target", "target=drain"), CudaThreadDuringCapture)
-    assert "`cupy.cuda.Device().synchronize()` waits for the whole device" in finding.message
-    assert "in relaxed mode" in finding.message
+    assert "`cupy.cuda.Device().synchronize()` waits for the whole device" in finding.explained
+    assert "(relaxed mode)" in finding.message
 
 
 def test_cuda_python_mode_constant_is_read():
@@ -136,8 +136,8 @@ def test_cuda_python_mode_constant_is_read():
         cudart.cudaStreamEndCapture(stream)
     """
     [finding] = lint(code.format(mode="cudaStreamCaptureModeGlobal"), CudaThreadDuringCapture)
-    assert "cudaStreamBeginCapture() begins a capture in global mode" in finding.message
-    assert "pinned memory" in finding.message
+    assert "cudaStreamBeginCapture() begins a capture (global mode)" in finding.message
+    assert "pinned memory" in finding.explained
     assert lint(code.format(mode="cudaStreamCaptureModeThreadLocal"), CudaThreadDuringCapture) == []
 
 
@@ -157,9 +157,9 @@ def test_item_in_region_is_reported_at_the_call_with_why_and_fix():
     """
     [finding] = lint(code, SyncInCapture)
     assert (finding.line, finding.column, finding.span.end_column) == (8, 17, 31)
-    message = finding.message
-    assert message.startswith("inside the capture that torch.cuda.graph begins on line 6, "
-                              "`.item()` copies a value to the host")
+    message = finding.explained
+    assert finding.message == "`.item()` copies a value to the host, in the capture begun on line 6"
+    assert finding.help.startswith("torch.cuda.graph begins the capture on line 6.")
     for part in ("operation not permitted when stream is capturing", "whatever the capture "
                  "mode", "move it out of the region"):
         assert part in message
@@ -183,7 +183,7 @@ def test_helper_call_names_the_path_to_the_sync():
     """
     [finding] = lint(code, SyncInCapture)
     assert finding.line == 14
-    assert "summarize() through describe() reaches it at line 8: `.tolist()`" in finding.message
+    assert "summarize() through describe() reaches it at line 8: `.tolist()`" in finding.explained
 
 
 def test_recursive_helpers_terminate():
@@ -228,9 +228,8 @@ def test_printed_cuda_tensor_is_reported_at_the_print_naming_the_tensor():
     """
     [finding] = lint(code, SyncInCapture)
     assert (finding.line, finding.column) == (8, 9)
-    assert finding.message.startswith(
-        "inside the capture that torch.cuda.graph begins on line 6, `print()` formats the "
-        "CUDA tensor `scores`, which copies it to the host (a synchronizing `.cpu()`")
+    assert finding.message == ("`print()` formats the CUDA tensor `scores` (a synchronizing "
+                               "copy to the host), in the capture begun on line 6")
 
 
 FORMATTED_IN_REGION = """
@@ -290,10 +289,10 @@ def test_loader_message_names_loader_iterator_and_fixes():
     [finding] = lint(code, PinnedLoaderDuringCapture)
     assert (finding.line, finding.column) == (9, 10)
     for part in ("pinned DataLoader created on line 6", "iter() on line 7 holds it",
-                 "pin-memory thread", "queries CUDA events", "incident 001",
+                 "pin-memory thread", "queries CUDA events",
                  "capture before the loader's iterator starts",
                  'capture_error_mode="thread_local"'):
-        assert part in finding.message
+        assert part in finding.explained
 
 
 @pytest.mark.parametrize("settings", ["pin_memory=False, num_workers=4",
@@ -316,7 +315,7 @@ def test_thread_started_and_joined_at_module_level_is_silent():
         "    threading.Thread(target=poll, args=(event, stop), daemon=True).start()\n", "")
     started = code + "worker = threading.Thread(target=poll, args=(EVENT, STOP))\nworker.start()\n"
     [finding] = lint(started, CudaThreadDuringCapture)
-    assert "thread `worker` running poll() (started on line 14)" in finding.message
+    assert "thread `worker` running poll() (started on line 14)" in finding.explained
     assert lint(started + "worker.join()\n", CudaThreadDuringCapture) == []
 
 
@@ -337,7 +336,7 @@ def test_a_task_inside_an_unrelated_with_block_is_still_alive():
             y = model(x)
     """
     [finding] = lint(code, CudaThreadDuringCapture)
-    assert "the pool task running stage() (started on line 11)" in finding.message
+    assert "the pool task running stage() (started on line 11)" in finding.explained
 
 
 def test_masked_assignment_is_not_a_host_sync_but_masked_read_is():
@@ -375,8 +374,9 @@ def test_c_finding_names_the_call_and_the_begin():
     """
     [finding] = lint(code, SyncInCapture, path="step.cu")
     assert (finding.line, finding.column, finding.span.end_column) == (4, 5, 31)
-    assert finding.message.startswith("inside the capture that cudaStreamBeginCapture() begins "
-                                      "on line 3, cudaEventSynchronize() is prohibited")
+    assert finding.message.startswith("cudaEventSynchronize() is prohibited while a stream "
+                                      "captures, in the capture begun on line 3")
+    assert finding.help.startswith("cudaStreamBeginCapture() begins the capture on line 3.")
 
 
 def test_c_thread_message_names_thread_start_call_and_fix():
@@ -395,11 +395,10 @@ def test_c_thread_message_names_thread_start_call_and_fix():
     """
     [finding] = lint(code, CudaThreadDuringCapture, path="capture.cu")
     assert (finding.line, finding.column) == (10, 5)
-    assert finding.message.startswith(
-        "thread `tid` running drain() (started on line 9) may still run when "
-        "cuStreamBeginCapture() begins a capture in thread_local mode here; its code reaches "
-        "line 3, where it calls cuCtxSynchronize()")
-    assert "every mode, thread_local included" in finding.message
+    assert finding.message == ("thread `tid` running drain() (started on line 9) is alive when "
+                               "cuStreamBeginCapture() begins a capture (thread_local mode)")
+    assert finding.help.startswith("Its code reaches line 3, where it calls cuCtxSynchronize()")
+    assert "every mode, thread_local included" in finding.explained
 
 
 # -- CUR404 ----------------------------------------------------------------------------------
@@ -420,10 +419,10 @@ def test_cold_layer_is_a_warning_at_the_graph_call_naming_the_layer_and_fixes():
     [finding] = lint(COLD_LAYER.format(warm_up=""), CaptureWithoutWarmup)
     assert (finding.line, finding.column, finding.span.end_column) == (7, 10, 29)
     assert finding.severity.value == "warning"
-    message = finding.message
-    assert message.startswith("torch.cuda.graph captures library work that nothing ran before "
-                              "it in this function: line 8, where `layer` (created on line 5) "
-                              "runs a `Linear`, which calls cuBLAS or cuDNN")
+    message = finding.explained
+    assert finding.message == "torch.cuda.graph captures cuBLAS/cuDNN work not run before it: line 8"
+    assert finding.help.startswith("There `layer` (created on line 5) runs a `Linear`, which "
+                                   "calls cuBLAS or cuDNN")
     for part in ("CUBLAS_STATUS_NOT_INITIALIZED", "invalidated", "side stream",
                  "`with torch.cuda.stream(s):`", "make_graphed_callables"):
         assert part in message
@@ -470,8 +469,9 @@ def test_module_class_forward_is_followed_and_named():
     """
     [finding] = lint(code, CaptureWithoutWarmup)
     assert finding.line == 19
-    assert ("line 20, where `mixer` (created on line 17) runs forward() through mix(), which "
-            "reaches line 14: `@` is a cuBLAS matrix product") in finding.message
+    assert finding.message.endswith("line 20")
+    assert finding.help.startswith("There `mixer` (created on line 17) runs forward() through "
+                                   "mix(), which reaches line 14: `@` is a cuBLAS matrix product")
 
 
 def test_warm_up_through_a_module_helper_counts():
@@ -626,5 +626,5 @@ def test_python_cuda_allocation_is_legal_only_in_relaxed_captures(mode, reported
     findings = lint(code, SyncInCapture)
     assert [f.line for f in findings] == reported
     allocation = [f for f in findings if f.line in (6, 7)]
-    assert all("a relaxed one allows it" in f.message for f in allocation)
-    assert all("whatever the capture mode" in f.message for f in findings if f.line == 9)
+    assert all("a relaxed one allows it" in f.explained for f in allocation)
+    assert all("whatever the capture mode" in f.explained for f in findings if f.line == 9)

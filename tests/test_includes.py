@@ -241,7 +241,7 @@ def test_the_incident_layout_a_wrapper_and_a_length_from_a_transitive_header(tmp
         """,
     })
     code, found = check(capsys, ".")
-    assert found == ["src/net.c:14:53: CUR301 register_region() (a wrapper of fi_mr_regattr()) 4 bytes"]
+    assert found == ["src/net.c:14:53: CUR301 register_region() (wraps fi_mr_regattr()) 4 bytes"]
 
 
 def test_a_database_entry_decides_for_the_headers_its_file_includes(plugin, capsys):

@@ -112,4 +112,4 @@ def test_pre_commit_hook_fails_on_a_hazard_and_passes_clean_code(tmp_path):
     cloning = try_repo("tinyir/src/container.cpp")
     assert cloning.returncode == 1, cloning.stdout + cloning.stderr
     assert "container.cpp:21:3: CUR501" in cloning.stdout
-    assert "declared at tinyir/include/tinyir/container.h:28" in cloning.stdout
+    assert "note: tinyir/include/tinyir/container.h:28: `" in cloning.stdout

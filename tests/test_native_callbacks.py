@@ -45,8 +45,9 @@ def compute_thread_per_block(kernel):
 def test_incident_span_is_the_lambda_and_message_says_why_and_how_to_fix():
     [finding] = lint(INCIDENT)
     assert (finding.line, finding.column, finding.span.end_column) == (6, 53, 66)
-    message = finding.message
-    assert message.startswith("the lambda on line 6 reaches get_max_potential_block_size")
+    message = finding.explained
+    assert finding.message == ("lambda on line 6 is handed to get_max_potential_block_size as "
+                               "a C callback")
     for part in ("holding a driver lock", "GIL", "deadlocks", "numba.cfunc"):
         assert part in message
 
@@ -63,9 +64,9 @@ def test_wrap_is_reported_when_the_callable_is_wrapped():
     """
     [finding] = lint(code)
     assert (finding.line, finding.column, finding.span.end_column) == (7, 12, 24)
-    assert ("the Python function done() (line 5), made a C function pointer here, reaches "
-            "cuLaunchHostFunc") in finding.message
-    assert "record an event" in finding.message
+    assert finding.message == ("Python function done() (line 5), a C pointer here, is handed to "
+                               "cuLaunchHostFunc as a C callback")
+    assert "record an event" in finding.explained
 
 
 def test_helper_case_reports_the_callers_lambda_and_names_the_helpers_call():
@@ -81,8 +82,8 @@ def test_helper_case_reports_the_callers_lambda_and_names_the_helpers_call():
     """
     [finding] = lint(code)
     assert (finding.line, finding.column) == (9, 20)
-    assert ("is passed to best_block(), which hands its parameter 'shared_for' to "
-            "cuOccupancyMaxPotentialBlockSize at line 6") in finding.message
+    assert finding.message.endswith("is passed to best_block(), which hands 'shared_for' to "
+                                    "cuOccupancyMaxPotentialBlockSize (line 6)")
 
 
 def test_a_wrap_used_twice_is_reported_once():
@@ -104,7 +105,7 @@ def test_extra_apis_adds_names_and_triggers():
     """
     assert lint(code) == []
     [finding] = lint(code, **{"extra-apis": ["enqueue_host"]})
-    assert "reaches enqueue_host" in finding.message
+    assert "is handed to enqueue_host" in finding.message
     assert "enqueue_host" in PythonCallbackIntoCuda.triggers_for({"extra-apis": ["enqueue_host"]})
 
 
@@ -140,9 +141,9 @@ def test_lifetime_message_names_the_holder_the_api_and_the_fix():
     """
     [finding] = lint(code, CtypesCallbackLifetime)
     assert (finding.line, finding.column, finding.span.end_column) == (6, 16, 41)
-    for part in ("the lambda on line 6", "bound only to the local 'callback'",
+    for part in ("lambda on line 6", "dies with the local 'callback'",
                  "cuLaunchHostFunc keeps", "freed", "module level or an attribute"):
-        assert part in finding.message
+        assert part in finding.explained
 
 
 def test_keeping_apis_option_adds_patterns():
@@ -311,10 +312,10 @@ def test_a_callback_handed_over_in_kwargs_built_by_dict(callback, change, found)
     findings = lint(code)
     assert [f.line for f in findings] == ([19] if found else [])
     if found:
-        assert findings[0].message.startswith("the lambda on line 14 reaches "
+        assert findings[0].message.startswith("lambda on line 14 is handed to "
                                               "get_max_potential_block_size")
         assert [(step.line, step.note) for step in findings[0].related] == [
-            (14, "the lambda on line 14 is put in the call's arguments here")]
+            (14, "lambda on line 14 is put in the call's arguments here")]
 
 
 @pytest.mark.parametrize("stream, found", [

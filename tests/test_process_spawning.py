@@ -84,13 +84,13 @@ def test_versions_and_libcs(code, libc, forks_on):
 ])
 def test_close_fds_reason_names_the_platform(python, libc, wording):
     [finding] = cur101(ABSOLUTE, python, libc)
-    assert wording in finding.message
+    assert wording in finding.explained
 
 
 def test_musl_before_310_names_the_libc():
     [finding] = cur101(ABSOLUTE_NO_CLOSE, (3, 9), MUSL)
-    assert "does not use posix_spawn with musl" in finding.message
-    assert "Python 3.10 or newer" in finding.message
+    assert "does not use posix_spawn with musl" in finding.explained
+    assert "Python 3.10 or newer" in finding.explained
 
 
 # -- CUR101: the message lists every condition -------------------------------------------------
@@ -107,14 +107,14 @@ def test_message_lists_every_blocking_condition_and_its_change():
                    "close_fds=True (the default) blocks posix_spawn", "cwd= is set",
                    "stdout=sys.stdout is fd 1", "pass_fds= is set", "umask= is set",
                    "pass its path (e.g. shutil.which('s5cmd'))", "pass close_fds=False"):
-        assert reason in finding.message
-    assert "stderr" not in finding.message  # STDOUT goes to stdout's fd, already reported
+        assert reason in finding.explained
+    assert "stderr" not in finding.explained  # STDOUT goes to stdout's fd, already reported
 
 
 def test_stderr_to_unredirected_stdout_is_fd_1():
     code = "import subprocess\nsubprocess.run(['/bin/ls'], close_fds=False, stderr=subprocess.STDOUT)\n"
     [finding] = cur101(code, (3, 9))
-    assert "stderr=STDOUT with stdout not redirected maps fd 2 to fd 1" in finding.message
+    assert "stderr=STDOUT with stdout not redirected maps fd 2 to fd 1" in finding.explained
     piped = code.replace("stderr=", "stdout=subprocess.PIPE, stderr=")
     assert not cur101(piped, (3, 9))
     assert not cur101(code.replace("subprocess.run", "subprocess.check_output"), (3, 9))
@@ -123,8 +123,8 @@ def test_stderr_to_unredirected_stdout_is_fd_1():
 def test_vfork_targets_name_only_the_conditions_that_force_the_fork():
     code = 'import subprocess\nsubprocess.run(["s5cmd"], cwd="/", user="nobody", preexec_fn=print)\n'
     [finding] = cur101(code, (3, 12))
-    assert "user= is set" in finding.message and "preexec_fn is set" in finding.message
-    assert "cwd" not in finding.message and "s5cmd" not in finding.message
+    assert "user= is set" in finding.explained and "preexec_fn= is set" in finding.message
+    assert "cwd" not in finding.message and "s5cmd" not in finding.explained
 
 
 def test_finding_spans_the_call():
@@ -169,7 +169,7 @@ def test_local_constants_are_followed():
             subprocess.run(command, close_fds=False)
     """
     [finding] = cur101(code, (3, 12), MACOS)
-    assert "executable 's5cmd' has no directory part" in finding.message
+    assert "executable 's5cmd' has no directory part" in finding.explained
     assert not cur101(code.replace('"s5cmd"', '"/opt/bin/s5cmd"'), (3, 12), MACOS)
 
 
@@ -257,7 +257,7 @@ def test_message_is_one_short_line_naming_the_library():
     """The cause at this spot in one short line; why it breaks and the fix are the rule's
     documentation."""
     [finding] = lint(ForkInAcceleratedProcess, POOL, (3, 12))
-    assert "(torch is imported)" in finding.message
+    assert "(torch is imported)" in finding.explained
     assert len(finding.message) < 120 and "\n" not in finding.message
     assert "Cannot re-initialize CUDA in forked subprocess" in ForkInAcceleratedProcess.__doc__
     assert "forkserver" in ForkInAcceleratedProcess.__doc__

@@ -87,7 +87,7 @@ def test_thread_target_in_another_module_that_synchronizes(tmp_path, monkeypatch
         "trainer/train.py": TRAIN_WITH_MONITOR,
     })
     assert codes_at(findings) == [("CUR401", "trainer/train.py", 12)]
-    message = findings[0]["message"]
+    message = findings[0]["message"] + findings[0]["help"]
     assert "watch_memory() (monitor.py)" in message
     assert "line 7 of monitor.py, where `torch.cuda.synchronize()` waits for the whole device" \
         in message
@@ -294,8 +294,8 @@ def test_callable_passed_to_a_helper_of_another_module(
         assert findings == []
         return
     assert codes_at(findings) == [("CUR201", "solver/run.py", 16)]
-    assert "is passed to best_block() (kernels.py:6), where `shared_memory_for` reaches " \
-        "get_max_potential_block_size" in findings[0]["message"]
+    assert "is passed to best_block(), which hands it to get_max_potential_block_size " \
+        "(kernels.py:6)" in findings[0]["message"]
     assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
         ("solver/kernels.py", 4), ("solver/kernels.py", 6)]
 
@@ -385,9 +385,9 @@ def test_loop_over_a_factory_loader_calls_a_capture_of_another_module(
             assert findings == []
             continue
         assert codes_at(findings) == [("CUR403", "trainer/train.py", 10)]
-        message = findings[0]["message"]
+        message = findings[0]["message"] + findings[0]["help"]
         assert message.startswith("graphs.record(), through torch.cuda.graph at graphs.py:11, "
-                                  "begins a global-mode capture while the iterator")
+                                  "begins a global-mode capture with a pinned DataLoader's")
         assert "DataLoader made by make_loader() on line 7 (data.py:5)" in message
         assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
             ("trainer/data.py", 5), ("trainer/graphs.py", 11)]
@@ -454,10 +454,12 @@ def test_monitor_thread_started_by_another_modules_method_alive_at_a_capture(
     })
     assert codes_at(findings) == [("CUR401", "trainer/train.py", 9)]
     message = findings[0]["message"]
-    assert message.startswith(
-        "the thread that heartbeat.start() starts on line 7 (health.py:14) may still run when "
-        "graphs.record(), through torch.cuda.graph at graphs.py:11, begins a capture in global "
-        "mode here; its code reaches line 22 of health.py")
+    assert message == (
+        "the thread that heartbeat.start() starts on line 7 (health.py:14) is alive when "
+        "graphs.record(), through torch.cuda.graph at graphs.py:11, begins a capture (global "
+        "mode)")
+    message = findings[0]["help"]
+    assert message.startswith("Its code reaches line 22 of health.py")
     assert "`torch.cuda.synchronize()` waits for the whole device" in message
     assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
         ("trainer/health.py", 14), ("trainer/graphs.py", 11)]
@@ -793,7 +795,7 @@ def test_a_model_of_another_module_whose_forward_runs_cublas_needs_a_warm_up(
         tmp_path, monkeypatch, capsys):
     [finding] = capture_model(tmp_path, monkeypatch, capsys, "Projection")
     assert codes_at([finding]) == [("CUR404", "nets/record.py", 9)]
-    assert "runs `Projection.forward()`: `self.proj`" in finding["message"]
+    assert "runs `Projection.forward()`: `self.proj`" in finding["help"]
     assert [(step["path"], step["line"]) for step in finding["related"]] == [
         ("nets/models.py", 11)]
     assert "Linear" in finding["related"][-1]["note"]
@@ -1120,7 +1122,7 @@ def test_callable_handed_on_through_helpers_of_two_modules(
         assert [f for f in findings if f["path"] == "solver/run.py"] == []
         return
     assert codes_at(findings) == [("CUR201", "solver/run.py", 5)]
-    assert "is passed to tune() (which hands it on to kernels.py:6), where `shared_memory_for` " \
-        "reaches get_max_potential_block_size" in findings[0]["message"]
+    assert "is passed to tune(), which hands it on to get_max_potential_block_size " \
+        "(kernels.py:6)" in findings[0]["message"]
     assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
         ("solver/tuning.py", 4), ("solver/tuning.py", 5), ("solver/kernels.py", 6)]

@@ -49,8 +49,8 @@ def test_page_size_setting(page_size, reported):
 
 def test_message_gives_length_page_size_and_fix():
     (finding,) = lint(REGISTER_FLAG, page_size=65536)
-    assert "16384 bytes" in finding.message and "65536-byte pages" in finding.message
-    assert "posix_memalign" in finding.message and "register 65536 bytes" in finding.message
+    assert "16384 bytes" in finding.explained and "65536-byte pages" in finding.explained
+    assert "posix_memalign" in finding.explained and "register 65536 bytes" in finding.explained
     assert finding.column == 25  # the length argument
 
 

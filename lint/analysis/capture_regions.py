@@ -70,7 +70,7 @@ class Region(Struct, frozen=True):
 
     @property
     def mode_words(self) -> str:
-        return self.mode or "an unknown"
+        return self.mode or "unknown"
 
 
 def key(node: ast.AST) -> str:

@@ -269,20 +269,19 @@ class CudaThreadDuringCapture(CaptureRule):
     def _report_thread(self, target, thread: str, region: Region, reached: str,
                        device_wide: bool, steps: tuple[Step, ...] = (),
                        fix: Fix | None = None) -> None:
-        where = (f"{thread} may still run when {region.what} begins a capture in "
-                 f"{region.mode_words} mode here; its code reaches line {reached}")
+        message = f"{thread} is alive when {region.what} begins a capture ({region.mode_words} mode)"
         if device_wide:
-            message = (f"{where}. A device-wide synchronization waits for the capturing "
-                       "stream, which invalidates the capture in every mode, thread_local "
-                       "included. Fix: join or stop the thread before capture, or have it "
-                       "synchronize only its own stream or event")
+            help = (f"Its code reaches line {reached}: a device-wide synchronization waits for "
+                    "the capturing stream, which invalidates the capture in every mode, "
+                    "thread_local included. Fix: join or stop the thread before the capture, or "
+                    "have it synchronize only its own stream or event.")
         else:
-            message = (f"{where}. In global mode a capture-unsafe CUDA call from any thread "
-                       "invalidates the capture ('operation failed due to a previous error "
-                       "during capture'), at random, when the thread happens to call "
-                       "(incident 001). Fix: join or stop the thread before capture, or pass "
-                       "capture_error_mode=\"thread_local\" (cudaStreamCaptureModeThreadLocal)")
-        self.report(target, message, related=steps, fix=fix)
+            help = (f"Its code reaches line {reached}. In global mode a capture-unsafe CUDA call "
+                    "from any thread invalidates the capture ('operation failed due to a "
+                    "previous error during capture'), at random, when the thread happens to "
+                    "call. Fix: join or stop the thread before the capture, or pass "
+                    "capture_error_mode=\"thread_local\" (cudaStreamCaptureModeThreadLocal).")
+        self.report(target, message, related=steps, fix=fix, help=help)
 
 
 class SyncInCapture(CaptureRule):
@@ -500,11 +499,11 @@ class SyncInCapture(CaptureRule):
                  else "whatever the capture mode")
         self.report(
             node,
-            f"inside the capture that {begun_by} begins on line {line}, "
-            f"{why}. A capturing stream records work without running it, so the call fails "
+            f"{why}, in the capture begun on line {line}",
+            help=f"{begun_by} begins the capture on line {line}. A capturing stream records work without running it, so the call fails "
             "('operation not permitted when stream is capturing') and invalidates the "
             f"capture, {modes}. Fix: move it out of the region (read results after replay, "
-            "synchronize or allocate before capture)",
+            "synchronize or allocate before capture).",
             related=steps,
         )
 

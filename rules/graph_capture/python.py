@@ -78,8 +78,8 @@ class CudaTensors:
         tensor = next((value for value in values if self.holds(value)), None)
         if tensor is None:
             return None
-        return (f"{how} formats the CUDA tensor `{ast.unparse(tensor)}`, which copies it to "
-                "the host (a synchronizing `.cpu()` underneath)")
+        return (f"{how} formats the CUDA tensor `{ast.unparse(tensor)}` (a synchronizing copy "
+                "to the host)")
 
     def _formatting(self, node: ast.AST) -> tuple[str, list[ast.AST]] | None:
         """How `node` formats values and which: print/str/repr/format, logging calls,
@@ -339,12 +339,13 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
                 steps: tuple[Step, ...] = (), fix: Fix | None = None) -> None:
         self.report(
             target,
-            f"{what} begins a global-mode capture while the iterator of the pinned "
-            f"DataLoader {loader.made} is alive ({how}): its pin-memory "
-            "thread allocates pinned memory, whose allocator queries CUDA events, and a CUDA "
-            "call from another thread invalidates a global-mode capture, at random ('operation "
-            "not permitted when stream is capturing'; incident 001). Fix: capture before the "
-            "loader's iterator starts, or pass capture_error_mode=\"thread_local\"",
+            f"{what} begins a global-mode capture with a pinned DataLoader's iterator alive "
+            f"({how})",
+            help=f"The pinned DataLoader {loader.made} has a pin-memory thread that allocates pinned "
+            "memory, whose allocator queries CUDA events, and a CUDA call from another thread "
+            "invalidates a global-mode capture, at random ('operation not permitted when stream "
+            "is capturing'). Fix: capture before the loader's iterator starts, or pass "
+            "capture_error_mode=\"thread_local\".",
             related=(*loader.steps, *steps),
             fix=fix,
         )
@@ -422,14 +423,14 @@ class CaptureWithoutWarmupPython(PythonCapture, CaptureWithoutWarmup):
     def _report(self, region: Region, node: ast.AST, what: str, path: list[str]) -> None:
         self.report(
             region.start,
-            "torch.cuda.graph captures library work that nothing ran before it in this "
-            f"function: line {node.lineno}{through(path)}, where {what}. cuBLAS and cuDNN "
-            "create their handles on a thread's first call, which is not permitted while the "
-            "stream captures: the capture fails (CUBLAS_STATUS_NOT_INITIALIZED, cuDNN "
-            "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) and is invalidated. Fix: "
-            "run the captured step a few times on a side stream "
-            "(`with torch.cuda.stream(s):`) before capture, or use "
-            "torch.cuda.make_graphed_callables, which warms up itself",
+            f"torch.cuda.graph captures cuBLAS/cuDNN work not run before it: line "
+            f"{node.lineno}{through(path)}",
+            help=f"There {what}. cuBLAS and cuDNN create their handles on a thread's first "
+            "call, which is not permitted while the stream captures: the capture fails "
+            "(CUBLAS_STATUS_NOT_INITIALIZED, cuDNN CUDNN_STATUS_INTERNAL_ERROR_DEVICE_"
+            "ALLOCATION_FAILED) and is invalidated. Fix: run the captured step a few times on a "
+            "side stream (`with torch.cuda.stream(s):`) before capture, or use "
+            "torch.cuda.make_graphed_callables, which warms up itself.",
             related=self.uses.steps_for(node) or self.library.steps_for(node),
         )
 

@@ -484,31 +484,40 @@ MAX_MAPPING_DEPTH = 8  # names bound to mappings built from other names
 FORK_SETTINGS = (*FORK_SAFE_VARIABLES, *PROVIDER_FORK_SAFE_VARIABLES)
 
 
-def setting_message(variable: str) -> str:
-    why = PROVIDER_FORK_SAFE_VARIABLES.get(variable)
+def setting_message(variable: str) -> tuple[str, str]:
+    """CUR103's message and help for setting `variable` (names joined by "or" included)."""
     if variable == "CXI_FORK_SAFE":
         return (
-            f"Setting {variable} turns on libcxi's fork support: {why}, so one registration "
-            "smaller than a page takes the unrelated data sharing its page away from every "
-            "forked child, which then crashes (fi_cxi(7), 'Fork Support'; the hole of "
-            "incident 000). Remove the setting where no fork needs it, or give every "
-            "registration its own page-aligned allocation of whole pages"
+            f"setting {variable} turns on libcxi's fork support (MADV_DONTFORK on registered "
+            "pages)",
+            f"{PROVIDER_FORK_SAFE_VARIABLES[variable]} (fi_cxi(7), 'Fork Support'), so one "
+            "registration smaller than a page takes the unrelated data sharing its page away "
+            "from every forked child, which then crashes. Remove the setting where no fork "
+            "needs it, or give every registration its own page-aligned allocation of whole "
+            f"pages. {_DOCTOR}",
         )
-    return fork_safe_message(f"Setting {variable}" + (f" ({why})" if why else ""))
+    if variable == "FI_EFA_FORK_SAFE":
+        return (f"setting {variable} turns on fork protection: "
+                f"{PROVIDER_FORK_SAFE_VARIABLES[variable]}", _FORK_PROTECTION_HELP)
+    return fork_safe_message(f"setting {variable}")
 
 
-def fork_safe_message(subject: str) -> str:
-    return (
-        f"{subject} turns on libibverbs' legacy fork protection: every RDMA registration is then "
-        "rounded out to whole pages marked MADV_DONTFORK, so one registration smaller than a "
-        "page (incident 000: 4 bytes inside a malloc'ed buffer, in aws-ofi-nccl) takes the "
-        "unrelated heap data sharing its page away from every forked child, which then crashes "
-        "between fork and exec. Linux 5.12+ copies pinned pages on fork, so the protection is "
-        "unneeded there (rdma-core 35+: ibv_is_fork_initialized() returns IBV_FORK_UNNEEDED), "
-        "yet rdma-core releases before 2024 still turn it on when asked; remove the setting, "
-        "or where a kernel before 5.12 needs it, give every registration "
-        "its own page-aligned allocation of whole pages"
-    )
+def fork_safe_message(subject: str) -> tuple[str, str]:
+    """CUR103's message and help for `subject` ("setting X", "ibv_fork_init()")."""
+    return (f"{subject} turns on libibverbs' fork protection (MADV_DONTFORK on registered pages)",
+            _FORK_PROTECTION_HELP)
+
+
+_DOCTOR = "`cursedlint doctor` shows this machine's kernel and fork settings."
+_FORK_PROTECTION_HELP = (
+    "With it, every RDMA registration is rounded out to whole pages marked MADV_DONTFORK, so a "
+    "registration smaller than a page takes the unrelated heap data sharing its page away from "
+    "every forked child, which then crashes between fork and exec. Linux 5.12+ copies pinned "
+    "pages on fork, so the protection is unneeded there (rdma-core 35+: "
+    "ibv_is_fork_initialized() returns IBV_FORK_UNNEEDED), yet rdma-core releases before 2024 "
+    "still turn it on when asked. Remove the setting, or where a kernel before 5.12 needs it, "
+    f"give every registration its own page-aligned allocation of whole pages. {_DOCTOR}"
+)
 
 
 class ForkSafeModeEnabled(Rule):

@@ -30,11 +30,13 @@ class ForkSafeModeEnabledC(ForkSafeModeEnabled):
         for function, call in self.context.calls(_C_SETTERS):
             if function == "ibv_fork_init":
                 if not self._c_honours_or_probes(call):
-                    self.report(call, fork_safe_message("Calling ibv_fork_init()"))
+                    message, help = fork_safe_message("ibv_fork_init()")
+                    self.report(call, message, help=help)
                 continue
             variables = self._c_variables(function, call)
             if variables:
-                self.report(call, setting_message(" or ".join(variables)))
+                message, help = setting_message(" or ".join(variables))
+                self.report(call, message, help=help)
 
     def _c_variables(self, function: str, call) -> list[str]:
         """The fork settings `setenv(NAME, ...)` or `putenv("NAME=value")` may set, when every

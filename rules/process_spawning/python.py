@@ -20,7 +20,7 @@ from cursedlint.analysis.start_methods import (
     SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
     is_main_guard, multiprocessing_name, torch_spellings,
 )
-from cursedlint.findings import Edit, Fix, Rewrite, Severity, Span, Step
+from cursedlint.findings import MESSAGE_WIDTH, Edit, Fix, Rewrite, Severity, Span, Step
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rules.process_spawning import (
     FORK_SETTINGS, MACOS, MAX_MAPPING_DEPTH, ForkInAcceleratedProcess, ForkSafeModeEnabled,
@@ -126,8 +126,7 @@ def _condition(state: Any, reason: str, change: str, forces_fork: bool = False) 
     return Blocker(reason, change, forces_fork) if state else None
 
 
-_PREEXEC_REASON = ("preexec_fn is set, and CPython can only run it in a forked copy of this "
-                   "process")
+_PREEXEC_REASON = "preexec_fn= is set"
 _PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
                          "os.setpgrp": ("process_group", "0", (3, 11))}
 """preexec_fn -> (the Popen argument that does the same in the child, its value, since)."""
@@ -283,7 +282,7 @@ class SpawnCall:
     def _identity_condition(self, name: str) -> Blocker | Undecided | None:
         return _condition(
             self.is_set(name),
-            f"{name}= is set, and CPython only changes identity in a forked copy of this process",
+            f"{name}= is set",
             f"drop {name}= and switch identity in the command (e.g. setpriv, runuser)",
             forces_fork=True,
         )
@@ -669,6 +668,37 @@ _ENV_POSITIONS = {
 _CUR103_CALLS = frozenset({"os.putenv", *_ENV_POSITIONS})
 
 
+_FORKED_CUDA_HELP = (
+    "A forked child inherits the parent's CUDA context and RDMA registrations without the "
+    "driver threads behind them: its first CUDA call fails ('Cannot re-initialize CUDA in "
+    "forked subprocess') or hangs, and pages the parent registered may be missing. Start "
+    "children with a 'spawn' or 'forkserver' context (multiprocessing.get_context('spawn'), "
+    "mp_context= for ProcessPoolExecutor), or set one for the process in its entry point."
+)
+
+
+def _fork_message(call: SpawnCall, blockers: list[Blocker]) -> str:
+    """`NAME() fork()s this whole process: REASONS`, the reasons cut to the first where all
+    of them would not fit one terminal line."""
+    said = f"{call.name}() fork()s this whole process: "
+    reasons = "; ".join(blocker.reason for blocker in blockers)
+    if len(said) + len(reasons) > MESSAGE_WIDTH and len(blockers) > 1:
+        reasons = f"{blockers[0].reason} (and {len(blockers) - 1} more: see help)"
+    return said + reasons
+
+
+def _fork_help(call: SpawnCall, blockers: list[Blocker]) -> str:
+    """Why CPython forks here, what a fork costs, and how to start the program without one."""
+    if any(blocker.forces_fork for blocker in blockers):
+        why = ("CPython runs preexec_fn, and changes user or groups, only in a forked copy of "
+               "the calling process")
+    else:
+        why = ("CPython starts the program with posix_spawn (or vfork) only when no condition "
+               f"keeps it off; here: {'; '.join(blocker.reason for blocker in blockers)}")
+    changes = call.api.replacement or "; ".join(blocker.change for blocker in blockers)
+    return f"{why}. {_FORK_COST}. To start the program without a fork, {changes}."
+
+
 class SubprocessForkPathPython(SubprocessForkPath):
     """CUR101: which path each subprocess call takes on the target platform."""
 
@@ -702,13 +732,7 @@ class SubprocessForkPathPython(SubprocessForkPath):
         path, blockers = call.path(platform)
         if path != "fork" or excluding_guard(node, platform.system, self.context) is not None:
             return  # no fork, or in a branch the platform never takes (`if IS_WINDOWS:`)
-        reasons = "; ".join(blocker.reason for blocker in blockers)
-        changes = call.api.replacement or "; ".join(blocker.change for blocker in blockers)
-        message = (
-            f"{call.name}() fork()s this whole process because {reasons}. {_FORK_COST}; "
-            f"to start the program without a fork, {changes}"
-        )
-        self.report(node, message,
+        self.report(node, _fork_message(call, blockers), help=_fork_help(call, blockers),
                     fix=self._preexec_fix(call, blockers) or self._which_fix(call, blockers))
 
     def _preexec_fix(self, call: SpawnCall, blockers: list[Blocker]) -> Fix | None:
@@ -810,7 +834,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         if found is not None:
             why, evidence = found
             self.report(start, f"{what}{why}", severity=Severity.ERROR,
-                        related=(*steps, *evidence))
+                        related=(*steps, *evidence), help=_FORKED_CUDA_HELP)
             return
         scope = self.context.scope_of(start)
         function = getattr(scope, "name", None) if not isinstance(scope, ast.ClassDef) else None
@@ -818,7 +842,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             return
         where = (f"callers of {function}() decide if CUDA/RDMA state exists" if function
                  else f"CUDA/RDMA state may exist ({self.library} is imported)")
-        self.report(start, f"{what}; {where}", related=steps)
+        self.report(start, f"{what}; {where}", related=steps, help=_FORKED_CUDA_HELP)
 
     def _started_after_spawn(self, node: ast.Call) -> bool:
         """Whether the function holding `node` is called in the project, and every call of
@@ -968,4 +992,5 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
         for node, variable in entries:
             if variable and id(node) not in self.reported:
                 self.reported.add(id(node))
-                self.report(node, setting_message(variable))
+                message, help = setting_message(variable)
+                self.report(node, message, help=help)

@@ -142,4 +142,5 @@ class ForkSafeModeEnabledText(ForkSafeModeEnabled):
     def check(self) -> None:
         scan = _TEXT_SCANNERS[self.context.source.language]
         for line, start, end, variable in scan(self.context.source.lines):
-            self.report(Span(line, start + 1, line, end + 1), setting_message(variable))
+            message, help = setting_message(variable)
+            self.report(Span(line, start + 1, line, end + 1), message, help=help)

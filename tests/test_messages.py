@@ -1,0 +1,46 @@
+"""Messages as a terminal shows them: the cause at the spot in about one line, the why and
+the fix as help; checked over every finding the rule fixtures produce."""
+
+import json
+import os
+import statistics
+
+from cursedlint.cli import main
+from cursedlint.findings import MESSAGE_WIDTH
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+
+def fixture_findings(capsys) -> list[dict]:
+    assert main(["check", "--no-cache", "--output-format", "json", "--exit-zero", FIXTURES]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_messages_are_short_single_lines_with_the_explanation_in_help(capsys):
+    findings = [f for f in fixture_findings(capsys) if not f["code"].startswith("CUR0")]
+    assert {f["code"][:4] for f in findings} == {"CUR1", "CUR2", "CUR3", "CUR4", "CUR5", "CUR6"}
+    lengths = [len(f["message"]) for f in findings]
+    assert statistics.median(lengths) <= MESSAGE_WIDTH
+    assert max(lengths) <= MESSAGE_WIDTH * 5 // 4  # long names only (a wrapper, a member path)
+    assert not [f for f in findings if "\n" in f["message"] or not f["help"]]
+
+
+def test_no_message_or_help_cites_an_incident_nobody_can_look_up(capsys):
+    assert not [f for f in fixture_findings(capsys)
+                if "incident" in (f["message"] + f["help"]).lower()]
+
+
+def test_text_output_puts_help_and_the_rule_command_under_the_finding(tmp_path, capsys,
+                                                                     monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "launch.py").write_text(
+        "import os\nimport subprocess\n"
+        "subprocess.run(['nvidia-smi'], preexec_fn=os.setsid)\n")
+    assert main(["check", "--no-cache", "--target-python", "3.12", "launch.py"]) == 1
+    out = capsys.readouterr().out
+    header, *rest = out.splitlines()
+    assert header == ("launch.py:3:1: CUR101 subprocess.run() fork()s this whole process: "
+                      "preexec_fn= is set")
+    [help_line] = [line for line in rest if "(cursedlint rule CUR101)" in line]
+    assert help_line.lstrip().startswith("= help: CPython runs preexec_fn")
+    assert "= help: replace preexec_fn=os.setsid with start_new_session=True" in out
