@@ -79,6 +79,35 @@ def test_unguarded_call_is_reported():
     assert lines(KERNEL_GUARD.format(guard="    return ibv_fork_init();")) == [6]
 
 
+PREDICATE_HELPER = """
+#include <infiniband/verbs.h>
+
+static int {name}(void)
+{{
+{body}
+}}
+
+int md_open(void)
+{{
+    if (!{name}()) {{
+        return 0;
+    }}
+    return ibv_fork_init();
+}}
+"""
+
+
+def test_call_guarded_by_a_helper_that_probes_the_kernel_is_silent():
+    """The guard sits in a predicate of the same file (`if (!fork_init_needed()) return`)."""
+    body = "    return ibv_is_fork_initialized() != IBV_FORK_UNNEEDED;"
+    assert lines(PREDICATE_HELPER.format(name="fork_init_needed", body=body)) == []
+
+
+def test_call_guarded_by_a_helper_that_asks_something_else_is_reported():
+    body = '    return getenv("VERBS_LOG_FILE") == NULL;'
+    assert lines(PREDICATE_HELPER.format(name="logging_off", body=body)) == [14]
+
+
 PROBE = """
 #include <stdlib.h>
 #include <infiniband/verbs.h>

@@ -538,8 +538,9 @@ class ForkSafeModeEnabled(Rule):
       `#define`d string, or in a local initialised with one (or with `c ? "A" : "B"`) and
       never assigned; and `ibv_fork_init()`, except where it honours or probes the setting:
       under an `if` (or after an earlier `if` that returns) that reads a fork variable by name
-      (`getenv("RDMAV_FORK_SAFE")`), asks `ibv_is_fork_initialized()`, or compares a status
-      variable with a value the file gives it only under such an `if`; or after the same
+      (`getenv("RDMAV_FORK_SAFE")`), asks `ibv_is_fork_initialized()`, calls a function of
+      the file whose body does either (`if (!fork_init_needed()) return;`), or compares a
+      status variable with a value the file gives it only under such an `if`; or after the same
       function registered memory with `ibv_reg_mr` (the call then fails with EINVAL and only
       probes whether protection is on).
     - Shell: `NAME=value` where a command starts (`NAME=1 cmd`), after `export`, `declare`,
