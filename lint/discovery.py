@@ -37,7 +37,7 @@ from typing import Iterable, Sequence
 from msgspec import Struct, field
 
 from cursedlint.config import Config
-from cursedlint.languages import language_of
+from cursedlint.languages import language_of, script_language
 
 
 class Discovery(Struct):
@@ -460,7 +460,7 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
                     True,
                 ))
                 continue
-            language = language_of(name)
+            language = language_of(name) or script_language(entry.path)
             if language is None:
                 continue
             if entry.is_symlink():
@@ -523,7 +523,7 @@ def discover(paths: Sequence[str] | None, config: Config | None = None) -> Disco
         if is_dir:
             _walk(display, absolute, rules, found)
             continue
-        language = language_of(absolute)
+        language = language_of(absolute) or script_language(absolute)
         if language is None:
             found.skipped.append(given)
         else:

@@ -1,4 +1,4 @@
-"""Which language a file is, by its name.
+"""Which language a file is, by its name (an extensionless script by its `#!` line).
 
 Headers are parsed as C++ (tree-sitter-cpp reads C headers too, and `.h` is shared by both);
 CUDA sources are C++ with launch syntax tree-sitter marks as error nodes. Shell scripts,
@@ -8,6 +8,8 @@ Dockerfiles and YAML are text kinds: rules read their lines after the prefilter,
 from __future__ import annotations
 
 import os
+import re
+import stat
 
 PYTHON = "python"
 C = "c"
@@ -50,3 +52,43 @@ def language_of(path: str) -> str | None:
     if name.lower() in DOCKERFILE_NAMES or stem.lower() in DOCKERFILE_NAMES:
         return DOCKERFILE
     return EXTENSIONS.get(extension.lower())
+
+
+_SHEBANG = re.compile(rb"#!\s*(\S+)(?:\s+(.*))?")
+_INTERPRETERS = re.compile(r"(python|pypy)[0-9.]*|(sh|bash|dash|zsh|ksh|mksh|ash)")
+SHEBANG_BYTES = 256
+
+
+def script_language(path: str) -> str | None:
+    """The language of a regular file without an extension whose first line is a `#!` naming
+    a Python or POSIX-shell interpreter (`#!/usr/bin/env python3`, `#!/bin/bash -e`), as
+    pre-commit identifies scripts; None otherwise. Never blocks (a FIFO is not read)."""
+    if os.path.splitext(os.path.basename(path))[1]:
+        return None
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        head = os.read(descriptor, SHEBANG_BYTES).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return shebang_language(head)
+
+
+def shebang_language(line: bytes) -> str | None:
+    """The language a `#!` line's interpreter is (through `env` and its options)."""
+    match = _SHEBANG.match(line)
+    if match is None:
+        return None
+    words = [os.path.basename(match[1])] + (match[2] or b"").split()
+    if words[0] == b"env":
+        words = [word for word in words[1:] if not word.startswith(b"-") and b"=" not in word]
+    interpreter = _INTERPRETERS.fullmatch(words[0].decode("latin-1")) if words else None
+    if interpreter is None:
+        return None
+    return PYTHON if interpreter[1] else SHELL

@@ -314,3 +314,19 @@ def test_standard_input_refuses_what_it_cannot_do(tmp_path, monkeypatch, capsys,
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"x = 1\n")))
     assert main(["check", "--no-cache", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_extensionless_scripts_given_by_pre_commit_are_linted(project, capsys):
+    """pre-commit hands over `bin/launch` (types: python, by its shebang): linted as Python;
+    a shell script likewise; a file with no shebang is skipped as before."""
+    (project / "bin").mkdir()
+    (project / "bin" / "launch").write_text(
+        "#!/usr/bin/env python3\nimport os\nimport subprocess\n\n"
+        "subprocess.run(['nvidia-smi'], preexec_fn=os.setsid)\n")
+    (project / "bin" / "run").write_text("#!/bin/sh\nexport RDMAV_FORK_SAFE=1\n")
+    (project / "bin" / "NOTES").write_text("RDMAV_FORK_SAFE=1\n")
+    code, out, _ = cli(capsys, "check", "--no-cache", "--concise", "bin/launch", "bin/run",
+                       "bin/NOTES")
+    assert code == 1
+    assert [line.split(" ")[:2] for line in out.splitlines()[:-1]] == [
+        ["bin/launch:5:1:", "CUR101"], ["bin/run:2:8:", "CUR103"]]

@@ -107,6 +107,34 @@ def test_explicit_file_of_an_unlinted_kind_is_skipped(tmp_path):
     assert result.skipped == ["README.md"]
 
 
+@pytest.mark.parametrize("first_line, language", [
+    (b"#!/usr/bin/env python3", "python"),
+    (b"#! /usr/bin/python3.11 -u", "python"),
+    (b"#!/usr/bin/env -S python3 -u", "python"),
+    (b"#!/bin/bash -euo pipefail", "shell"),
+    (b"#!/usr/bin/env FOO=1 sh", "shell"),
+    (b"#!/usr/bin/perl -w", None),
+    (b"# a comment, no interpreter", None),
+])
+def test_extensionless_scripts_are_known_by_their_shebang(tmp_path, first_line, language):
+    """pre-commit passes scripts by the interpreter their `#!` names; a walk finds them too."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "launch").write_bytes(first_line + b"\nexit 0\n")
+    (tmp_path / "bin" / "launch.txt").write_bytes(first_line + b"\n")  # an extension decides
+    config = Config(root=str(tmp_path))
+    expected = [("bin/launch", language)] if language else []
+    assert discover(["bin"], config).files == expected
+    assert discover(["bin/launch"], config).files == expected
+
+
+def test_a_fifo_without_an_extension_is_not_read(tmp_path):
+    """Sniffing a shebang opens the file without blocking and reads only regular files."""
+    os.mkfifo(tmp_path / "pipe")
+    config = Config(root=str(tmp_path))
+    assert discover(["."], config).files == []
+    assert discover(["pipe"], config).skipped == ["pipe"]
+
+
 # -- excludes -----------------------------------------------------------------------------
 
 
