@@ -83,6 +83,7 @@ class Linter:
         settings (never used with fix)."""
         self.settings = settings
         self.rules = {code: rule for code, rule in rules.items() if not issubclass(rule, Notice)}
+        self.rule_names = {code: rule.name for code, rule in rules.items()}
         self.warn_unused = warn_unused_suppressions
         self.show_traceback = show_traceback
         self.fix = fix
@@ -343,11 +344,16 @@ class Linter:
         found = suppressions.find_suppressions(source.lines, source.language)
         if not found:
             return
+        comments = [item for item in found if isinstance(item, suppressions.Suppression)]
         internal = [f for f in result.findings if f.code == notices.InternalError.code]
         others = [f for f in result.findings if f.code != notices.InternalError.code]
-        result.findings = internal + suppressions.apply(others, found)
+        result.findings = internal + suppressions.apply(others, comments)
+        if notices.UnmatchedSuppressionBlock.code in enabled:
+            result.findings.extend(
+                _unmatched(source.path, item) for item in found
+                if isinstance(item, suppressions.Unmatched) and item.concerns(self.rule_names))
         if self.warn_unused and notices.UnusedSuppression.code in enabled:
-            result.findings.extend(_unused(source, found, enabled))
+            result.findings.extend(_unused(source, comments, enabled, frozenset(self.rule_names)))
 
     def _unreadable(self, path: str, error: SourceError) -> FileResult:
         result = FileResult(path, status="checked")
@@ -596,20 +602,40 @@ def _internal_error(path: str, rule: type[Rule], error: BaseException) -> Findin
     return _notice(notices.InternalError, path, Span(1, 1, 1, 1), message)
 
 
-def _unused(source: Source, found, enabled: frozenset[str]) -> list[Finding]:
+def _unmatched(path: str, block) -> Finding:
+    other = "NOLINTEND" if block.kind == "BEGIN" else "NOLINTBEGIN"
+    where = "after" if block.kind == "BEGIN" else "before"
+    return _notice(notices.UnmatchedSuppressionBlock, path, block.span,
+                   f"NOLINT{block.kind} without a matching {other} {where} it: it suppresses "
+                   "nothing")
+
+
+def _unused(source: Source, found, enabled: frozenset[str], known: frozenset[str]
+            ) -> list[Finding]:
     unused = []
     for suppression in found:
+        unknown = suppression.unknown_codes(known)
+        if unknown:
+            comment = _comment_text(source, suppression)
+            unused.append(_notice(
+                notices.UnusedSuppression, source.path, suppression.span,
+                f"`{comment}` names {', '.join(unknown)}, which no cursedlint code is"))
+            continue
         codes = suppression.named_codes()
         if suppression.used or not codes or not codes <= enabled:
             continue
-        text = source.line_text(suppression.span.line)
-        comment = text[suppression.span.column - 1 : suppression.span.end_column - 1]
+        comment = _comment_text(source, suppression)
         message = (
             f"`{comment}` suppresses nothing: no finding of {', '.join(sorted(codes))} "
             "starts on the line it covers; remove it so it cannot hide the next real finding"
         )
         unused.append(_notice(notices.UnusedSuppression, source.path, suppression.span, message))
     return unused
+
+
+def _comment_text(source: Source, suppression) -> str:
+    text = source.line_text(suppression.span.line)
+    return text[suppression.span.column - 1 : suppression.span.end_column - 1]
 
 
 class Project(Struct):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cursedlint.findings import Severity
-from cursedlint.languages import LANGUAGES
+from cursedlint.languages import C, CPP, LANGUAGES
 from cursedlint.rule import Notice
 
 
@@ -89,8 +89,10 @@ class UnreadableFile(Notice):
 class UnusedSuppression(Notice):
     """## What it does
     With `--warn-unused-suppressions`, reports a `# noqa: CURnnn` or `// NOLINT(CURnnn)` comment
-    whose cursedlint codes all are enabled but that suppresses nothing. Bare `# noqa` and
-    `// NOLINT` are left alone: they may be meant for other tools.
+    whose cursedlint codes all are enabled but that suppresses nothing, and one that names a
+    code no cursedlint rule has (`# noqa: CUR013`, a typo: it suppresses nothing, and the
+    finding it was meant for shows). Bare `# noqa` and `// NOLINT` are left alone: they may be
+    meant for other tools.
 
     ## Why it is cursed
     A stale suppression hides the next real finding on that line.
@@ -139,6 +141,37 @@ class TooLargeFile(Notice):
     name = "file-too-large"
     languages = LANGUAGES
     summary = "the file is larger than max-file-size and was not checked"
+    severity = Severity.WARNING
+
+
+class UnmatchedSuppressionBlock(Notice):
+    """## What it does
+    Reports a `NOLINTBEGIN` that no `NOLINTEND` closes, and a `NOLINTEND` that no
+    `NOLINTBEGIN` opened, as clang-tidy does, when the comment names every check or a
+    cursedlint code or rule (`NOLINTBEGIN(CUR3*)`): in a C/C++ file with findings (those the
+    block was meant to hide), and in every file with `--warn-unused-suppressions`.
+
+    ## Why it is cursed
+    An unmatched block suppresses nothing: the findings it was written to hide show, and the
+    next edit that adds its other half may hide more than meant.
+
+    ## Example
+    ```c
+    // NOLINTBEGIN(CUR301)
+    ibv_reg_mr(pd, &flag, sizeof(flag), IBV_ACCESS_LOCAL_WRITE);
+    ```
+
+    ## Fix
+    Close the block with `NOLINTEND(CUR301)` after the lines it should cover, or remove it.
+
+    ## References
+    - https://clang.llvm.org/extra/clang-tidy/#suppressing-undesired-diagnostics
+    """
+
+    code = "CUR005"
+    name = "unmatched-suppression-block"
+    languages = (C, CPP)
+    summary = "a NOLINTBEGIN or NOLINTEND comment without its other half"
     severity = Severity.WARNING
 
 

@@ -1,9 +1,11 @@
 """Suppression comments, read from the text as flake8 and clang-tidy read them.
 
 Python, shell, Dockerfile, YAML: `# noqa` (everything) or `# noqa: CUR101,CUR102` on the
-finding's first line; as in flake8, a code names every code it begins (`# noqa: CUR1`).
+finding's first line; as in flake8, a code names every code it begins (`# noqa: CUR1`). A
+comment line `# noqa-next-line` (or `# noqa-next-line: CUR103`) covers the line below it, for
+Dockerfiles and YAML, where a `#` after a value may be part of the value.
 C/C++: `NOLINT`, `NOLINT(CUR301)` on the line, `NOLINTNEXTLINE(...)` on the line above,
-`NOLINTBEGIN(...)` ... `NOLINTEND(...)` around lines, in `//` or `/* */` comments. A C/C++ check
+`NOLINTBEGIN(...)` ... `NOLINTEND(...)` (the same check list) around lines, in `//` or `/* */` comments. A C/C++ check
 list holds codes, rule names or globs over either (`CUR3*`), comma-separated.
 """
 
@@ -18,7 +20,11 @@ from cursedlint.findings import Finding, Span
 from cursedlint.languages import C, CPP
 
 _NOQA = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+    r"#\s*noqa(?!-)(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
+_NOQA_NEXT_LINE = re.compile(
+    r"^\s*#\s*noqa-next-line(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
+    re.IGNORECASE,
 )
 _NOLINT = re.compile(r"\bNOLINT(?P<kind>NEXTLINE|BEGIN|END)?\b(?:\((?P<checks>[^)]*)\))?")
 
@@ -45,6 +51,14 @@ class Suppression(Struct):
             for name in self.names
         )
 
+    def unknown_codes(self, known: frozenset[str]) -> list[str]:
+        """The cursedlint-style codes (`CUR` and digits) this comment names that no code in
+        `known` is (or, for a `noqa` prefix, begins with): typos that suppress nothing."""
+        names = [name.upper() for name in self.names or () if re.fullmatch(r"(?i)CUR\d+", name)]
+        if self.prefixes:
+            return [name for name in names if not any(code.startswith(name) for code in known)]
+        return [name for name in names if name not in known]
+
     def named_codes(self) -> set[str]:
         """The cursedlint codes this comment names explicitly (no globs, no rule names)."""
         return {name.upper() for name in self.names or () if re.fullmatch(r"(?i)CUR\d{3}", name)}
@@ -55,17 +69,35 @@ def _python(lines: list[str]) -> list[Suppression]:
     for number, text in enumerate(lines, start=1):
         if "noqa" not in text.lower():
             continue
-        match = _NOQA.search(text)
+        match = _NOQA_NEXT_LINE.match(text)
+        covered = number + 1 if match else number
+        match = match or _NOQA.search(text)
         if match:
             codes = match.group("codes")
             names = tuple(re.split(r"[,\s]+", codes.strip())) if codes else None
             span = Span(number, match.start() + 1, number, match.end() + 1)
-            found.append(Suppression(range(number, number + 1), names, span, prefixes=True))
+            found.append(Suppression(range(covered, covered + 1), names, span, prefixes=True))
     return found
 
 
-def _cpp(lines: list[str]) -> list[Suppression]:
-    found = []
+class Unmatched(Struct, frozen=True):
+    """A `NOLINTBEGIN` no `NOLINTEND` closes, or a `NOLINTEND` no `NOLINTBEGIN` opened: it
+    suppresses nothing (clang-tidy reports both). `names`: its check list (None: every check)."""
+
+    span: Span
+    kind: str
+    names: tuple[str, ...] | None
+
+    def concerns(self, rules: dict[str, str]) -> bool:
+        """Whether it names every check or one of `rules` (code -> name), so cursedlint's
+        findings are what it fails to suppress (not only another tool's)."""
+        return self.names is None or any(
+            fnmatchcase(code, name.upper()) or fnmatchcase(rule, name)
+            for name in self.names for code, rule in rules.items())
+
+
+def _cpp(lines: list[str]) -> list[Suppression | Unmatched]:
+    found: list[Suppression | Unmatched] = []
     open_blocks: list[tuple[int, tuple[str, ...] | None, Span]] = []
     for number, text in enumerate(lines, start=1):
         if "NOLINT" not in text:
@@ -83,14 +115,24 @@ def _cpp(lines: list[str]) -> list[Suppression]:
                 found.append(Suppression(range(number + 1, number + 2), names, span))
             elif kind == "BEGIN":
                 open_blocks.append((number, names, span))
-            elif open_blocks:
-                begin, begin_names, begin_span = open_blocks.pop()
+            elif (opened := _last_with(open_blocks, names)) is not None:
+                begin, begin_names, begin_span = open_blocks.pop(opened)
                 found.append(Suppression(range(begin, number + 1), begin_names, begin_span))
-    return found
+            else:
+                found.append(Unmatched(span, "END", names))
+    return found + [Unmatched(span, "BEGIN", names) for _, names, span in open_blocks]
 
 
-def find_suppressions(lines: list[str], language: str) -> list[Suppression]:
-    """`# noqa` for Python and the `#`-comment text kinds; NOLINT forms for C/C++."""
+def _last_with(blocks: list, names: tuple[str, ...] | None) -> int | None:
+    """The index of the innermost open block whose check list is `names` (clang-tidy closes
+    `NOLINTBEGIN(a)` only with `NOLINTEND(a)`)."""
+    return next((index for index in range(len(blocks) - 1, -1, -1)
+                 if blocks[index][1] == names), None)
+
+
+def find_suppressions(lines: list[str], language: str) -> list[Suppression | Unmatched]:
+    """`# noqa` for Python and the `#`-comment text kinds; NOLINT forms for C/C++ (with the
+    block comments left unmatched)."""
     return _cpp(lines) if language in (C, CPP) else _python(lines)
 
 
@@ -100,7 +142,8 @@ def has_suppression_text(data: bytes) -> bool:
 
 
 def apply(findings: list[Finding], suppressions: list[Suppression]) -> list[Finding]:
-    """The findings no suppression covers; marks the suppressions that covered something."""
+    """The findings no suppression covers; marks the suppressions that covered something.
+    (`Unmatched` block comments are not in `suppressions`.)"""
     kept = []
     for finding in findings:
         covering = [s for s in suppressions if s.covers(finding)]

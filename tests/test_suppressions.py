@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cursedlint.findings import Finding, Span
@@ -120,3 +122,64 @@ def test_a_noqa_code_is_a_prefix_as_flake8_reads_it(comment, suppressed):
                                       "python")
     finding = Finding("a.py", Span(1, 1, 1, 5), "CUR101", "subprocess-fork-path", "m")
     assert suppression.covers(finding) is suppressed
+
+
+# -- the line above, for Dockerfiles and YAML --------------------------------------------------
+
+@pytest.mark.parametrize("path, text, kept", [
+    ("Dockerfile", "FROM base\n# noqa-next-line: CUR103\nENV RDMAV_FORK_SAFE=1\n", []),
+    ("Dockerfile", "FROM base\n  # noqa-next-line\nENV RDMAV_FORK_SAFE=1\n", []),
+    ("Dockerfile", "FROM base\n# noqa-next-line: CUR101\nENV RDMAV_FORK_SAFE=1\n", [3]),
+    ("Dockerfile", "# noqa-next-line: CUR103\nFROM base\nENV RDMAV_FORK_SAFE=1\n", [3]),
+    ("job.yaml", "env:\n  # noqa-next-line: CUR1\n  RDMAV_FORK_SAFE: '1'\n", []),
+    ("job.yaml", "env:\n  RDMAV_FORK_SAFE: '1'  # noqa-next-line: CUR103\n", [2]),
+])
+def test_a_comment_line_above_suppresses_the_next_line(tmp_path, capsys, monkeypatch, path,
+                                                       text, kept):
+    """In a Dockerfile `ENV A=1 # noqa` makes `#` part of the value: the comment goes above
+    (a trailing `noqa-next-line` is not a comment line, and covers nothing)."""
+    from cursedlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / path).write_text(text)
+    main(["check", "--no-cache", "--output-format", "json", "--select", "CUR103", path])
+    assert [f["line"] for f in json.loads(capsys.readouterr().out)] == kept
+
+
+# -- suppressions that cannot work ----------------------------------------------------------------
+
+@pytest.mark.parametrize("comment, unknown", [
+    ("# noqa: CUR913", "CUR913"), ("# noqa: CUR9", None), ("# noqa: CUR8", "CUR8"),
+    ("# noqa: E501, CUR9011", "CUR9011"),
+])
+def test_a_noqa_naming_a_code_no_rule_has_is_reported_on_request(comment, unknown):
+    found = harness.lint(f"import os\npid = os.fork()  {comment}\n", RULES,
+                         warn_unused_suppressions=True)
+    notices = [f.message for f in found if f.code == "CUR003"]
+    assert notices == ([f"`{comment}` names {unknown}, which no cursedlint code is"]
+                       if unknown else [])
+    assert lint(f"import os\npid = os.fork()  {comment}\n") == ([(2, "CUR901")] if unknown
+                                                                else [])
+
+
+def test_a_nolint_naming_a_code_no_rule_has_is_reported_on_request():
+    text = "int f(void) { return ibv_fork_init(); }  // NOLINT(CUR950)\n"
+    assert lint(text, "rdma.cpp") == [(1, "CUR905")]
+    assert sorted(lint(text, "rdma.cpp", True)) == [(1, "CUR003"), (1, "CUR905")]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("// NOLINTBEGIN(CUR905)\nvoid a(void) { ibv_fork_init(); }\n",
+     [(1, "CUR005"), (2, "CUR905")]),
+    ("// NOLINTBEGIN\nvoid a(void) { ibv_fork_init(); }\n", [(1, "CUR005"), (2, "CUR905")]),
+    ("void a(void) { ibv_fork_init(); }\n// NOLINTEND(CUR9*)\n", [(1, "CUR905"), (2, "CUR005")]),
+    ("// NOLINTBEGIN(CUR905)\nvoid a(void) { ibv_fork_init(); }\n// NOLINTEND(bugprone-*)\n",
+     [(1, "CUR005"), (2, "CUR905")]),
+    ("// NOLINTBEGIN(bugprone-*)\nvoid a(void) { ibv_fork_init(); }\n", [(2, "CUR905")]),
+    ("// NOLINTBEGIN(CUR905)\n// NOLINTBEGIN(bugprone-*)\nvoid a(void) { ibv_fork_init(); }\n"
+     "// NOLINTEND(CUR905)\n// NOLINTEND(bugprone-*)\n", []),
+])
+def test_an_unmatched_nolint_block_is_reported_as_clang_tidy_does(text, found):
+    """NOLINTEND closes only the NOLINTBEGIN with the same check list; a block that concerns
+    cursedlint and has no other half suppresses nothing, and says so."""
+    assert lint(text, "rdma.cpp") == found
