@@ -57,6 +57,9 @@ class FileResult(Struct):
     """With `needs`: per indexer, words the file makes worth looking for in the project."""
     """Indexers whose facts from other files the file's rules could use and did not have:
     the run gathers them and lints the file again (`Linter.run`)."""
+    index_summaries: list[tuple[str, str, Any]] = field(default_factory=list)
+    """(indexer name, content hash, summary) made from this lint's parse, for the index the
+    run builds next (`Linter.summarize_for_index`); taken before the result is cached."""
     cache_key: str | None = None  # set on a new result the run should store in the cache
     cache_stat: tuple[int, int, int, int] | None = None  # with cache_key: the file's stat before it was read
 
@@ -95,6 +98,10 @@ class Linter:
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
         self.facts_key: str | None = None
         """What the facts from other files this run lints with depend on (None: no facts)."""
+        self.summarize_for_index = False
+        """Whether a parsed file that needs facts also gets the summaries of the indexers worth
+        it (`FileResult.index_summaries`), so the index need not parse it again."""
+        self._summarizers: list | None = None
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
         key = (language, enabled)
@@ -129,18 +136,23 @@ class Linter:
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
         names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
-        jobs: int = 1,
+        jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (),
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
         to every file's rules. `store`: an IndexStore that keeps summaries across runs;
         `seeds`: indexer name -> first-round words from the files that need its facts;
-        `jobs`: processes that may summarize files."""
+        `jobs`: processes that may summarize files; `summaries`: (indexer name, content hash,
+        summary) the lint made already."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes,
                              jobs)
         rules = self.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
+        known = {indexer.name: indexer for indexer in _summarized(indexers.values())}
+        for name, digest, summary in summaries:
+            if name in known:
+                index.add(known[name], digest, summary)
         for indexer in indexers.values():
             gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
             self.project[indexer.name] = (indexer.facts_from(index) if gathered
@@ -164,6 +176,29 @@ class Linter:
                     wanted.append(indexer.name)
                     self._seeds.setdefault(indexer.name, set()).update(_seeds(indexer, context))
         return wanted
+
+    def _index_summaries(self, context) -> list[tuple[str, str, Any]]:
+        """What the index would make of this file, from this parse: the summaries of the
+        indexers of the enabled rules that find the file worth summarizing (as
+        `ProjectIndex._summarize` does: None when the summarizer fails)."""
+        import hashlib  # (only runs with an index need it)
+
+        if self._summarizers is None:
+            self._summarizers = _summarized(
+                indexer for rule in self.indexing_rules() for indexer in rule.indexers())
+        made = []
+        digest = None
+        for indexer in self._summarizers:
+            if context.source.language not in indexer.languages or \
+                    not indexer.worth_summarizing(context.source, self.settings):
+                continue
+            digest = digest or hashlib.sha1(context.source.data).hexdigest()
+            try:
+                summary = indexer.summarize(context)
+            except Exception:
+                summary = None
+            made.append((indexer.name, digest, summary))
+        return made
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
         return rule.resolved_options(self.settings.rule_options.get(rule.code))
@@ -288,6 +323,8 @@ class Linter:
             result.needs = self._wanted(context, rules)
             result.seeds = {name: sorted(words) for name, words in self._seeds.items()}
             self._seeds.clear()
+            if self.summarize_for_index and result.needs:
+                result.index_summaries = self._index_summaries(context)
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
@@ -379,11 +416,18 @@ class Linter:
         some says so (`FileResult.needs`). With a `project`, the facts needed are then
         gathered once, from its files, and only the files that can use them are linted again
         with them: a run where no file needs facts reads nothing more than the lint does."""
-        results = self._run_without_facts(files, jobs)
+        self.summarize_for_index = project is not None
+        try:
+            results = self._run_without_facts(files, jobs)
+        finally:
+            self.summarize_for_index = False
+        summaries = []
         for result in results:
+            summaries += result.index_summaries
+            result.index_summaries = []
             self._store(result)
         if project is not None:
-            self._run_with_facts(files, jobs, results, project)
+            self._run_with_facts(files, jobs, results, project, summaries)
         if self.cache:
             self.cache.save()
         return results
@@ -415,10 +459,12 @@ class Linter:
         return results
 
     def _run_with_facts(self, files: list[tuple[str, str]], jobs: int,
-                        results: list[FileResult], project: Project) -> None:
+                        results: list[FileResult], project: Project,
+                        summaries: list[tuple[str, str, Any]]) -> None:
         """Gather the facts the results say they need (and those of rules whose facts add
-        triggers when files outside the linted ones may hold some), then lint again the files
-        that need facts that exist, and those naming words the facts made triggers."""
+        triggers when files outside the linted ones may hold some), from the `summaries` the
+        lint made and from the files it did not parse, then lint again the files that need
+        facts that exist, and those naming words the facts made triggers."""
         rules = self.indexing_rules()
         wanted = {name for result in results for name in result.needs}
         if not project.linted_all:
@@ -431,7 +477,7 @@ class Linter:
             for name, words in result.seeds.items():
                 seeds.setdefault(name, set()).update(words)
         index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
-                                   jobs)
+                                   jobs, summaries)
         found = {name for name, facts in self.project.items() if facts}
         again = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
@@ -447,7 +493,7 @@ class Linter:
                 for name, added in late.items():  # what a file named by the facts calls
                     seeds.setdefault(name, set()).update(added)
                 index = self.index_project(project.list_files(), project.store, using, wanted,
-                                           seeds, jobs)
+                                           seeds, jobs, summaries)
             again |= named
         if not again:
             return
@@ -620,6 +666,16 @@ class Project(Struct):
     list_files: Callable[[], list[tuple[str, str]]]
     linted_all: bool
     store: Any = None
+
+
+def _summarized(indexers: Iterable) -> list:
+    """The indexers among `indexers` that summarize files one by one, with those they gather
+    their facts through (an `IncludedHeaders`' header summaries), each once."""
+    found: dict[str, Any] = {}
+    for indexer in indexers:
+        for one in (indexer.summarizers if isinstance(indexer, IncludedHeaders) else (indexer,)):
+            found.setdefault(one.name, one)
+    return list(found.values())
 
 
 def _adds_triggers(rule: type[Rule]) -> bool:
