@@ -17,7 +17,7 @@ from msgspec import Struct, field
 from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
 from cursedlint.context import TextContext
-from cursedlint.languages import PYTHON, TEXT_LANGUAGES
+from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.analysis.includes import IncludedHeaders
@@ -36,6 +36,9 @@ MAX_CHUNKS = 1024
 """Work units in all, as sized: they come out at most twice as many, which forked_map takes."""
 
 MAX_FIX_PASSES = 10
+KEPT_TREE_BYTES = 16 << 20
+"""Bytes of C/C++ source per process whose trees the lint keeps between its two passes (a
+tree takes about twenty times its source): within them, a file is parsed once per run."""
 
 
 class FileResult(Struct):
@@ -102,6 +105,10 @@ class Linter:
         """Whether a parsed file that needs facts also gets the summaries of the indexers worth
         it (`FileResult.index_summaries`), so the index need not parse it again."""
         self._summarizers: list | None = None
+        self._kept_trees: dict[str, tuple[bytes, Any]] = {}  # path -> (bytes, C/C++ tree)
+        self._kept_budget = KEPT_TREE_BYTES
+        self._linted_here: list[tuple[str, str]] = []  # files this process linted first
+        self._workers = None  # forked workers waiting to lint again what they linted first
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
         key = (language, enabled)
@@ -199,6 +206,13 @@ class Linter:
                 summary = None
             made.append((indexer.name, digest, summary))
         return made
+
+    def _keep_tree(self, context) -> None:
+        """Keep a C/C++ file's tree (immutable) for its lint with facts, within the budget."""
+        data = context.source.data
+        if context.source.language in (C, CPP) and len(data) <= self._kept_budget:
+            self._kept_trees[context.source.path] = (data, context.tree)
+            self._kept_budget -= len(data)
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
         return rule.resolved_options(self.settings.rule_options.get(rule.code))
@@ -325,6 +339,7 @@ class Linter:
             self._seeds.clear()
             if self.summarize_for_index and result.needs:
                 result.index_summaries = self._index_summaries(context)
+                self._keep_tree(context)
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
@@ -347,7 +362,12 @@ class Linter:
         else:
             from cursedlint.c_context import CContext, parse
 
-            context = CContext(source, self.settings, parse(source.data, source.language))
+            kept = self._kept_trees.pop(source.path, None)
+            if kept is not None and kept[0] == source.data:
+                tree = kept[1]  # parsed by this run's first lint of the file
+            else:
+                tree = parse(source.data, source.language)
+            context = CContext(source, self.settings, tree)
             result.error_nodes = context.error_count
         context.project = self.project
         return context
@@ -419,15 +439,20 @@ class Linter:
         self.summarize_for_index = project is not None
         try:
             results = self._run_without_facts(files, jobs)
+            summaries = []
+            for result in results:
+                summaries += result.index_summaries
+                result.index_summaries = []
+                self._store(result)
+            if project is not None:
+                self._run_with_facts(files, jobs, results, project, summaries)
         finally:
             self.summarize_for_index = False
-        summaries = []
-        for result in results:
-            summaries += result.index_summaries
-            result.index_summaries = []
-            self._store(result)
-        if project is not None:
-            self._run_with_facts(files, jobs, results, project, summaries)
+            if self._workers is not None:
+                self._workers.close()
+                self._workers = None
+            self._kept_trees.clear()
+            self._kept_budget = KEPT_TREE_BYTES
         if self.cache:
             self.cache.save()
         return results
@@ -501,7 +526,12 @@ class Linter:
         cached = {i: self.cache.lookup(files[i][0], self.facts_key) for i in again} \
             if self.cache else {}
         order = [i for i in sorted(again) if cached.get(i) is None]
-        for i, result in zip(order, self._lint_all([files[i] for i in order], jobs)):
+        relinted = self._lint_again_in_workers({files[i][0] for i in order})
+        rest = [i for i in order if files[i][0] not in relinted]
+        for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs)):
+            relinted[files[i][0]] = result
+        for i in order:
+            result = relinted[files[i][0]]
             self._store(result, self.facts_key)
             results[i] = result
         for i, result in cached.items():
@@ -526,10 +556,32 @@ class Linter:
                     seeds.setdefault(name, set()).update(_seeds(indexer, context))
         return seeds
 
+    def _lint_again_in_workers(self, paths: set[str]) -> dict[str, FileResult]:
+        """Path -> result with the facts, for the files of `paths` that the workers kept from
+        the first lint linted then (on the trees they kept); the workers end."""
+        workers, self._workers = self._workers, None
+        if workers is None:
+            return {}
+        done: dict[str, FileResult] = {}
+        for answer in workers.finish((self.project, self.facts_key, paths)):
+            done.update(answer)
+        return done
+
+    def _lint_again(self, message) -> dict[str, FileResult]:
+        """In a worker kept from the first lint: lint again, with the facts, the files of
+        `paths` it linted first."""
+        self.project, self.facts_key, paths = message
+        self.summarize_for_index = False
+        self._prefilters.clear()
+        return {path: self.lint_path(path, language)
+                for path, language in self._linted_here if path in paths}
+
     def _lint_all(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         """Serially when the bytes to read are few; else over a process pool in chunks of
         similar byte counts, largest files first, so that one huge file does not serialize the
-        run and small files fill the gaps at the end."""
+        run and small files fill the gaps at the end. In the first lint of a run that builds
+        an index, the forked workers stay (`_workers`) to lint again what they linted, with
+        the facts, on the trees they kept."""
         sizes = [_size(path) for path, _ in files]
         total = sum(sizes)
         if jobs <= 1 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
@@ -545,7 +597,12 @@ class Linter:
             filled += sizes[index]
         work = [[files[i] for i in chunk] for chunk in chunks]
         jobs = min(jobs, len(chunks))
-        if CAN_FORK:  # the children inherit the loaded rules and this linter
+        if CAN_FORK and self.summarize_for_index and self._workers is None:
+            from cursedlint.forked import Workers
+
+            self._workers = Workers(self._lint_chunk, work, jobs, then=self._lint_again)
+            done = self._workers.results
+        elif CAN_FORK:  # the children inherit the loaded rules and this linter
             from cursedlint.forked import forked_map
 
             done = forked_map(self._lint_chunk, work, jobs)
@@ -561,6 +618,8 @@ class Linter:
         return results
 
     def _lint_chunk(self, files: list[tuple[str, str]]) -> list[FileResult]:
+        if self.summarize_for_index:
+            self._linted_here.extend(files)
         return [self.lint_path(path, language) for path, language in files]
 
 
