@@ -2,12 +2,15 @@
 on the torch 2.13.0 wheel (Python files, C/C++ headers), and prints a Markdown table.
 
     python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR]
-        [--timeout S] [--worst-case]
+        [--timeout S] [--worst-case [python|c|both]] [--c-tree DIR]
 
 The worst-case corpus is the stdlib copy with a block appended to every Python file that holds
 every Python rule's trigger words and passes every second look (derived from the rules'
 declarations, checked with the prefilter), so no rule skips any file; its rows put cursedlint
-beside `ast.parse` alone on the same files (`--worst-case`: those rows only).
+beside `ast.parse` alone on the same files (`--worst-case`: those rows only). The C/C++ worst
+case does the same with comment lines appended to every C/C++ file of `--c-tree` (a source
+tree, e.g. a checkout of linux-rdma/rdma-core), beside tree-sitter's parse alone of the same
+files (`--worst-case c`: those rows only; the rows report CPU seconds too).
 
 Everything it builds lives under WORK (default: $TMPDIR/cursedlint-bench), reused by later runs:
 the corpora (copies, so that every tool sees the same files and no cache lands in the real
@@ -41,6 +44,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = ("ruff", "flake8", "flake8-bugbear", "semgrep")
 FLAKE8_PARTS = ("flake8", "pycodestyle", "pyflakes", "mccabe")
 HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+PYTHON_SUFFIXES = (".py", ".pyi")
+C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu") + HEADERS
+C_FAMILY = ("c", "cpp")
 SAME_WORK = "S603,S607,PLW1509"
 ENV = dict(os.environ, SEMGREP_SEND_METRICS="off", SEMGREP_ENABLE_VERSION_CHECK="0")
 SAME_COLD, SAME_WARM = f"ruff --select {SAME_WORK} cold", f"ruff --select {SAME_WORK} warm"
@@ -93,6 +99,7 @@ class Task:
     touch: str | None = None
     slow: bool = False
     times: list[float] = dataclasses.field(default_factory=list)
+    cpu: list[float] = dataclasses.field(default_factory=list)  # user + system, children included
     peak_kb: int = 0
     failure: str | None = None
 
@@ -120,13 +127,29 @@ def build_stdlib(work: str) -> Corpus:
         ignore = shutil.ignore_patterns("site-packages", "__pycache__")
         shutil.copytree(sysconfig.get_paths()["stdlib"], os.path.join(root, "lib"), ignore=ignore, symlinks=True)
         open(os.path.join(root, ".complete"), "w").close()
-    return measure(Corpus("stdlib", root, ["lib"]), (".py", ".pyi"))
+    return measure(Corpus("stdlib", root, ["lib"]), PYTHON_SUFFIXES)
 
 
 def worst_case_header(target_python: tuple[int, int] | None = None) -> str:
     """Python code holding every Python rule's trigger words and passing its second look,
     derived from the rules' declarations: appended to a file, it makes the prefilter send the
     file to every Python rule, so nothing is skipped."""
+    words, code = _worst_case_parts(("python",), _shape_code, target_python)
+    return "\n# cursedlint worst case: " + " ".join(sorted(words)) + "\n" + "\n".join(code) + "\n"
+
+
+def worst_case_c_header() -> str:
+    """C/C++ comment lines holding every C/C++ rule's trigger words and passing its second
+    look: appended to a C/C++ file, they send it to every C/C++ rule (and every C/C++ indexer
+    finds its words there)."""
+    words, code = _worst_case_parts(C_FAMILY, _c_shape_code)
+    lines = ["cursedlint worst case: " + " ".join(sorted(words)), *code]
+    return "\n" + "".join(f"// {line}\n" for line in lines)
+
+
+def _worst_case_parts(languages: tuple[str, ...], code_of, target_python=None) -> tuple[set[str], list[str]]:
+    """Every trigger word of the rules of `languages`, and the lines `code_of` gives for their
+    second looks (each once)."""
     from cursedlint.registry import all_rules
     from cursedlint.rule import trigger_alternatives
 
@@ -134,16 +157,27 @@ def worst_case_header(target_python: tuple[int, int] | None = None) -> str:
     words: set[str] = set()
     code: list[str] = []
     for rule in all_rules().values():
-        if "python" not in rule.languages:
+        spoken = [language for language in languages if language in rule.languages]
+        if not spoken:
             continue
         options = rule.resolved_options(None)
         for alternative in trigger_alternatives(rule.triggers_for(options)):
             words |= alternative
-        shape = rule.checker("python").look(options, target_python, "python")
-        for line in (_shape_code(shape) if shape is not None else ()):
-            if line not in code:
-                code.append(line)
-    return "\n# cursedlint worst case: " + " ".join(sorted(words)) + "\n" + "\n".join(code) + "\n"
+        for language in spoken:
+            shape = rule.checker(language).look(options, target_python, language)
+            for line in (code_of(shape) if shape is not None else ()):
+                if line not in code:
+                    code.append(line)
+    return words, code
+
+
+def _c_shape_code(shape) -> list[str]:
+    """A C++ line that passes a C/C++ second look (the cloner rules' alone, today)."""
+    from cursedlint.rules.cloners import ClonerUse
+
+    if isinstance(shape, ClonerUse):
+        return [f"void cursedlint_worst_case({min(shape.endings)} &cloner);"]
+    raise TypeError(f"no code for the second look {shape!r}")
 
 
 def _shape_code(shape) -> list[str]:
@@ -177,52 +211,86 @@ def build_worst_case(work: str, stdlib: Corpus, bins, timeout: float) -> Corpus:
     cursedlint venv's Python (whose rules it derives from); a file the prefilter would still
     keep from some rule stops the benchmark."""
     root = os.path.join(work, "stdlib-worst-case")
+    _write_in_venv(bins, timeout, "python", stdlib.root, root)
+    return measure(Corpus("stdlib, every rule triggered", root, ["lib"]), PYTHON_SUFFIXES)
+
+
+def build_c_worst_case(work: str, tree: str, bins, timeout: float) -> Corpus:
+    """The C/C++ files of `tree` with `worst_case_c_header()` appended to each, made as the
+    Python one is."""
+    root = os.path.join(work, "c-worst-case")
+    _write_in_venv(bins, timeout, "c", os.path.abspath(tree), root)
+    name = f"{os.path.basename(os.path.normpath(tree))} C/C++, every rule triggered"
+    return measure(Corpus(name, root, ["src"]), C_SUFFIXES)
+
+
+def _write_in_venv(bins, timeout: float, family: str, source: str, root: str) -> None:
     program = f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); import compare; compare.write_worst_case(*sys.argv[1:])"
-    argv = [executable(bins, "cursedlint", "python"), "-c", program, stdlib.root, root]
+    argv = [executable(bins, "cursedlint", "python"), "-c", program, family, source, root]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     if result.returncode:
         raise SystemExit(f"building the worst-case corpus failed: {result.stderr.strip()}")
-    return measure(Corpus("stdlib, every rule triggered", root, ["lib"]), (".py", ".pyi"))
 
 
-def write_worst_case(stdlib_root: str, root: str) -> None:
-    """Copy `stdlib_root` to `root` (unless done with this header) with the header appended
-    to every Python file, and check that no rule skips any file."""
-    header = worst_case_header()
+def write_worst_case(family: str, source: str, root: str) -> None:
+    """Copy the `family` files ("python": the stdlib copy `source`, whole; "c": the C/C++
+    files of the tree `source`, under src/) to `root`, unless done with this header, with the
+    worst-case header appended to each, and check that no rule skips any file."""
+    python = family == "python"
+    header = worst_case_header() if python else worst_case_c_header()
+    suffixes = PYTHON_SUFFIXES if python else C_SUFFIXES
     stamp = os.path.join(root, ".complete")
-    if not os.path.exists(stamp) or open(stamp).read() != header:
+    if not os.path.exists(stamp) or open(stamp).read() != source + "\n" + header:
         shutil.rmtree(root, ignore_errors=True)
-        shutil.copytree(stdlib_root, root, symlinks=True)
-        for folder, _, names in os.walk(os.path.join(root, "lib")):
+        if python:
+            shutil.copytree(source, root, symlinks=True)
+        else:
+            shutil.copytree(source, os.path.join(root, "src"), ignore=_not_c_family)
+        for folder, _, names in os.walk(os.path.join(root, "lib" if python else "src")):
             for name in names:
-                if name.endswith((".py", ".pyi")):
+                if name.endswith(suffixes):
                     with open(os.path.join(folder, name), "rb+") as handle:
                         ending = b"" if handle.read().endswith(b"\n") else b"\n"
                         handle.write(ending + header.encode())
         with open(stamp, "w") as handle:
-            handle.write(header)
-    skipping = files_skipping_rules(os.path.join(root, "lib"))
+            handle.write(source + "\n" + header)
+    skipping = files_skipping_rules(os.path.join(root, "lib" if python else "src"))
     if skipping:
         raise SystemExit(f"the worst-case header leaves rules out of {len(skipping)} files, e.g. {skipping[0]}")
 
 
+def _not_c_family(folder: str, names: list[str]) -> list[str]:
+    """shutil.copytree's ignore: everything but C/C++ files and folders, links, and the folders
+    cursedlint excludes by default (so that every row reads the same files)."""
+    from cursedlint.config import DEFAULT_EXCLUDE
+
+    return [name for name in names if os.path.islink(os.path.join(folder, name)) or name in DEFAULT_EXCLUDE
+            or not (name.endswith(C_SUFFIXES) or os.path.isdir(os.path.join(folder, name)))]
+
+
 def files_skipping_rules(folder: str) -> list[str]:
-    """The Python files under `folder` for which the prefilter (default settings) leaves out some
-    Python rule, with the codes left out."""
+    """The files under `folder` for which the prefilter (default settings) leaves out some rule
+    of the file's language, with the codes left out."""
+    from cursedlint.languages import language_of
     from cursedlint.prefilter import Prefilter
     from cursedlint.registry import all_rules
 
-    rules = [rule for rule in all_rules().values() if "python" in rule.languages]
-    prefilter = Prefilter(rules, {})
+    prefilters = {}
     skipping = []
     for directory, _, names in os.walk(folder):
         for name in names:
-            if name.endswith((".py", ".pyi")):
-                with open(os.path.join(directory, name), "rb") as handle:
-                    left_out = set(rules) - set(prefilter.triggered(handle.read()))
-                if left_out:
-                    codes = ", ".join(sorted(rule.code for rule in left_out))
-                    skipping.append(f"{os.path.join(directory, name)} ({codes})")
+            language = language_of(name)
+            if language not in ("python", *C_FAMILY):
+                continue
+            if language not in prefilters:
+                rules = [rule for rule in all_rules().values() if language in rule.languages]
+                prefilters[language] = (rules, Prefilter(rules, {}, language=language))
+            rules, prefilter = prefilters[language]
+            with open(os.path.join(directory, name), "rb") as handle:
+                left_out = set(rules) - set(prefilter.triggered(handle.read()))
+            if left_out:
+                codes = ", ".join(sorted(rule.code for rule in left_out))
+                skipping.append(f"{os.path.join(directory, name)} ({codes})")
     return skipping
 
 
@@ -252,14 +320,14 @@ def build_torch(work: str, unpacked: str) -> tuple[Corpus, Corpus]:
         shutil.rmtree(root, ignore_errors=True)
         for folder, _, names in os.walk(unpacked):
             for name in names:
-                part = "py" if name.endswith((".py", ".pyi")) else "cpp" if name.endswith(HEADERS) else None
+                part = "py" if name.endswith(PYTHON_SUFFIXES) else "cpp" if name.endswith(HEADERS) else None
                 if part:
                     source = os.path.join(folder, name)
                     copy = os.path.join(root, part, os.path.relpath(source, unpacked))
                     os.makedirs(os.path.dirname(copy), exist_ok=True)
                     shutil.copyfile(source, copy)
         open(os.path.join(root, ".complete"), "w").close()
-    both = measure(Corpus("torch py+C/C++", root, ["py", "cpp"]), (".py", ".pyi") + HEADERS)
+    both = measure(Corpus("torch py+C/C++", root, ["py", "cpp"]), PYTHON_SUFFIXES + HEADERS)
     cpp = measure(Corpus("torch C/C++", root, ["cpp"]), HEADERS)
     return both, cpp
 
@@ -338,19 +406,38 @@ for path in sys.argv[1:]:
 """
 """Reads and parses every Python file under the paths it is given, in one process: the floor
 that linting the worst-case corpus is measured against."""
+TS_PARSE_ONLY = """\
+import os, sys
+import tree_sitter_c, tree_sitter_cpp
+from tree_sitter import Language, Parser
+from cursedlint.languages import language_of
+parsers = {"c": Parser(Language(tree_sitter_c.language())), "cpp": Parser(Language(tree_sitter_cpp.language()))}
+for path in sys.argv[1:]:
+    for folder, _, names in os.walk(path):
+        for name in names:
+            parser = parsers.get(language_of(name))
+            if parser is not None:
+                with open(os.path.join(folder, name), "rb") as handle:
+                    parser.parse(handle.read())
+"""
+"""The same for C/C++ files, each parsed once by tree-sitter in the language cursedlint gives
+it (headers as C++)."""
 WORST_JOBS_1 = "cursedlint cold --jobs 1"
 PARSE_ROW = "ast.parse only (1 process)"
+TS_PARSE_ROW = "tree-sitter parse only (1 process)"
 
 
-def worst_case_tasks(worst: Corpus, bins) -> list[Task]:
-    """The worst-case rows: cursedlint cold on all cores and on one, and ast.parse alone."""
+def worst_case_tasks(worst: Corpus, bins, parse_row: str = PARSE_ROW) -> list[Task]:
+    """The worst-case rows: cursedlint cold on all cores and on one, and the parse alone
+    (`parse_row`: ast.parse, or tree-sitter for the C/C++ corpus)."""
     def check(*options: str) -> list[str]:
         return [executable(bins, "cursedlint", "cursedlint"), "check", "--exit-zero", "--no-cache", *options, *worst.paths]
 
+    program = PARSE_ONLY if parse_row == PARSE_ROW else TS_PARSE_ONLY
     rows = [
         ("cursedlint cold", lambda: check()),
         (WORST_JOBS_1, lambda: check("--jobs", "1")),
-        (PARSE_ROW, lambda: [executable(bins, "cursedlint", "python"), "-c", PARSE_ONLY, *worst.paths]),
+        (parse_row, lambda: [executable(bins, "cursedlint", "python"), "-c", program, *worst.paths]),
     ]
     made = []
     for tool, argv in rows:
@@ -408,9 +495,10 @@ def tasks(work: str, stdlib: Corpus, torch: Corpus, cpp: Corpus, bins) -> list[T
 # --- timing ----------------------------------------------------------------------------------
 
 
-def timed(argv: list[str], cwd: str, timeout: float) -> tuple[float, int]:
-    """Run `argv` in `cwd` with its output discarded; wall seconds and peak RSS (KB, the largest
-    single process of its tree). Raises Unavailable on a non-zero exit or a timeout."""
+def timed(argv: list[str], cwd: str, timeout: float) -> tuple[float, float, int]:
+    """Run `argv` in `cwd` with its output discarded; wall seconds, CPU seconds (user and
+    system, of its whole tree) and peak RSS (KB, the largest single process of its tree).
+    Raises Unavailable on a non-zero exit or a timeout."""
     start = time.perf_counter()
     process = subprocess.Popen(argv, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     killer = threading.Timer(timeout, os.killpg, (process.pid, signal.SIGKILL))
@@ -425,7 +513,7 @@ def timed(argv: list[str], cwd: str, timeout: float) -> tuple[float, int]:
     if process.returncode:
         last = (stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
         raise Unavailable(f"exit {process.returncode}: {last[:120]}")
-    return seconds, usage.ru_maxrss
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def run_once(task: Task, timeout: float) -> None:
@@ -436,11 +524,12 @@ def run_once(task: Task, timeout: float) -> None:
         if task.touch:
             with open(task.touch, "a") as handle:
                 handle.write(f"# touched {time.time()}\n")
-        seconds, peak = timed(task.argv, task.corpus.root, timeout)
+        seconds, cpu, peak = timed(task.argv, task.corpus.root, timeout)
     except Unavailable as error:
         task.failure = str(error)
         return
     task.times.append(seconds)
+    task.cpu.append(cpu)
     task.peak_kb = max(task.peak_kb, peak)
 
 
@@ -456,28 +545,30 @@ def run_all(rows: list[Task], repeat: int, slow_repeat: int, timeout: float) -> 
 # --- report ----------------------------------------------------------------------------------
 
 
-def ratio(task: Task, rows: list[Task], tool: str | None) -> str:
-    """The median of `task` over that of the row `tool` on the same corpus."""
+def ratio(task: Task, rows: list[Task], tool: str | None, of: str = "times") -> str:
+    """The median of `task` over that of the row `tool` on the same corpus (`of`: "times",
+    wall seconds, or "cpu")."""
     reference = next((row for row in rows if row.tool == tool and row.corpus is task.corpus and row.times), None)
     if not task.times or reference is None:
         return ""
-    return f"{statistics.median(task.times) / statistics.median(reference.times):.2f}"
+    return f"{statistics.median(getattr(task, of)) / statistics.median(getattr(reference, of)):.2f}"
 
 
 def table(rows: list[Task]) -> str:
     """The Markdown table of every row."""
     lines = [
-        f"| tool | corpus | runs | min s | median s | max s | × ruff | × ruff `{SAME_WORK}` | peak MB |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"| tool | corpus | runs | min s | median s | max s | median CPU s | × ruff | × ruff `{SAME_WORK}` | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for task in rows:
         if not task.times:
             why = f"not available: {task.failure}" if task.failure else "not run (--slow-repeat 0)"
-            lines.append(f"| {task.tool} | {task.corpus.name} | 0 | {why} | | | | | |")
+            lines.append(f"| {task.tool} | {task.corpus.name} | 0 | {why} | | | | | | |")
             continue
         low, mid, high = min(task.times), statistics.median(task.times), max(task.times)
         lines.append(
             f"| {task.tool} | {task.corpus.name} | {len(task.times)} | {low:.3f} | {mid:.3f} | {high:.3f} "
+            f"| {statistics.median(task.cpu):.3f} "
             f"| {ratio(task, rows, task.ruff_row)} | {ratio(task, rows, task.same_row)} | {task.peak_kb / 1024:.0f} |"
         )
     return "\n".join(lines)
@@ -498,10 +589,12 @@ def throughput(rows: list[Task]) -> list[str]:
     if semgrep:
         times = ratio(semgrep, rows, "cursedlint cold")
         lines.append(f"- semgrep / cursedlint cold on {semgrep.corpus.name}: {times}× (medians)")
-    for tool in ("cursedlint cold", WORST_JOBS_1):
-        row = next((row for row in rows if row.tool == tool and row.corpus.name.startswith("stdlib, every") and row.times), None)
-        if row is not None:
-            lines.append(f"- {tool} / {PARSE_ROW} on {row.corpus.name}: {ratio(row, rows, PARSE_ROW)}× (medians; target ≤ 3)")
+    for row in rows:
+        parse = next((other.tool for other in rows if other.corpus is row.corpus
+                      and other.tool in (PARSE_ROW, TS_PARSE_ROW) and other.times), None)
+        if parse and row.tool in ("cursedlint cold", WORST_JOBS_1) and row.times:
+            lines.append(f"- {row.tool} / {parse} on {row.corpus.name}: {ratio(row, rows, parse)}× wall, "
+                         f"{ratio(row, rows, parse, 'cpu')}× CPU (medians; target ≤ 3)")
     if any(row.tool == "ruff cold" and row.times for row in rows):
         lines.append("- ruff sees only the Python part of the torch corpus (it does not read C/C++).")
     return lines
@@ -542,30 +635,42 @@ def main() -> int:
     parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "cursedlint-bench"))
     parser.add_argument("--torch", help="an unpacked torch 2.13.0 wheel (default: download into WORK)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds allowed to each command")
-    parser.add_argument("--worst-case", action="store_true",
-                        help="only the worst-case rows (every rule triggered on every stdlib file) and ast.parse")
+    parser.add_argument("--worst-case", nargs="?", const="python", choices=("python", "c", "both"),
+                        help="only the worst-case rows (every rule triggered on every file) and the parse "
+                             "alone: of the stdlib (python, the default), of --c-tree (c), or both")
+    parser.add_argument("--c-tree", help="a C/C++ source tree (e.g. an rdma-core checkout) for the C/C++ worst-case rows")
     args = parser.parse_args()
+    if args.worst_case in ("c", "both") and not args.c_tree:
+        parser.error(f"--worst-case {args.worst_case} needs --c-tree")
     started = time.perf_counter()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
-    stdlib = build_stdlib(work)
     bins = tool_bins(work, args.timeout, peers=not args.worst_case)
-    worst = build_worst_case(work, stdlib, bins, args.timeout)
-    rows = worst_case_tasks(worst, bins)
-    if not args.worst_case:
-        torch, cpp = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
-        rows = tasks(work, stdlib, torch, cpp, bins) + rows
+    rows: list[Task] = []
+    notes = []
+    if args.worst_case != "c":
+        stdlib = build_stdlib(work)
+        worst = build_worst_case(work, stdlib, bins, args.timeout)
+        rows += worst_case_tasks(worst, bins)
+        notes.append(f"- stdlib: {stdlib.files:,} files, {stdlib.lines:,} lines; with the worst-case header: {worst.lines:,} lines")
+        if not args.worst_case:
+            torch, cpp = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
+            rows = tasks(work, stdlib, torch, cpp, bins) + rows
+    if args.c_tree and args.worst_case != "python":
+        c_worst = build_c_worst_case(work, args.c_tree, bins, args.timeout)
+        rows += worst_case_tasks(c_worst, bins, TS_PARSE_ROW)
+        notes.append(f"- {c_worst.name}: {c_worst.files:,} files, {c_worst.lines:,} lines with the header")
     slow_repeat = args.repeat if args.slow_repeat is None else args.slow_repeat
     run_all(rows, args.repeat, slow_repeat, args.timeout)
     print(table(rows))
     print()
-    print("\n".join(throughput(rows)))
-    print(f"- stdlib: {stdlib.files:,} files, {stdlib.lines:,} lines; with the worst-case header: {worst.lines:,} lines")
+    print("\n".join(throughput(rows) + notes))
     print()
     print(machine())
     print(versions(rows))
     took = time.perf_counter() - started
-    flags = " --worst-case" if args.worst_case else ""
+    flags = f" --worst-case {args.worst_case}" if args.worst_case else ""
+    flags += f" --c-tree {args.c_tree}" if args.c_tree else ""
     print(f"Command: python benchmarks/compare.py --repeat {args.repeat} --slow-repeat {slow_repeat}{flags}; took {took:.0f} s")
     return 0
 

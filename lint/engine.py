@@ -17,7 +17,7 @@ from msgspec import Struct, field
 from cursedlint import fixes, notices, suppressions
 from cursedlint.findings import Finding, Span
 from cursedlint.context import TextContext
-from cursedlint.languages import PYTHON, TEXT_LANGUAGES
+from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.analysis.includes import IncludedHeaders
@@ -36,6 +36,9 @@ MAX_CHUNKS = 1024
 """Work units in all, as sized: they come out at most twice as many, which forked_map takes."""
 
 MAX_FIX_PASSES = 10
+KEPT_TREE_BYTES = 16 << 20
+"""Bytes of C/C++ source per process whose trees the lint keeps between its two passes (a
+tree takes about twenty times its source): within them, a file is parsed once per run."""
 
 
 class FileResult(Struct):
@@ -57,6 +60,9 @@ class FileResult(Struct):
     """With `needs`: per indexer, words the file makes worth looking for in the project."""
     """Indexers whose facts from other files the file's rules could use and did not have:
     the run gathers them and lints the file again (`Linter.run`)."""
+    index_summaries: list[tuple[str, str, Any]] = field(default_factory=list)
+    """(indexer name, content hash, summary) made from this lint's parse, for the index the
+    run builds next (`Linter.summarize_for_index`); taken before the result is cached."""
     cache_key: str | None = None  # set on a new result the run should store in the cache
     cache_stat: tuple[int, int, int, int] | None = None  # with cache_key: the file's stat before it was read
 
@@ -96,6 +102,14 @@ class Linter:
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
         self.facts_key: str | None = None
         """What the facts from other files this run lints with depend on (None: no facts)."""
+        self.summarize_for_index = False
+        """Whether a parsed file that needs facts also gets the summaries of the indexers worth
+        it (`FileResult.index_summaries`), so the index need not parse it again."""
+        self._summarizers: list | None = None
+        self._kept_trees: dict[str, tuple[bytes, Any]] = {}  # path -> (bytes, C/C++ tree)
+        self._kept_budget = KEPT_TREE_BYTES
+        self._linted_here: list[tuple[str, str]] = []  # files this process linted first
+        self._workers = None  # forked workers waiting to lint again what they linted first
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
         key = (language, enabled)
@@ -130,18 +144,23 @@ class Linter:
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
         names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
-        jobs: int = 1,
+        jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (),
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
         to every file's rules. `store`: an IndexStore that keeps summaries across runs;
         `seeds`: indexer name -> first-round words from the files that need its facts;
-        `jobs`: processes that may summarize files."""
+        `jobs`: processes that may summarize files; `summaries`: (indexer name, content hash,
+        summary) the lint made already."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes,
                              jobs)
         rules = self.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
+        known = {indexer.name: indexer for indexer in _summarized(indexers.values())}
+        for name, digest, summary in summaries:
+            if name in known:
+                index.add(known[name], digest, summary)
         for indexer in indexers.values():
             gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
             self.project[indexer.name] = (indexer.facts_from(index) if gathered
@@ -165,6 +184,36 @@ class Linter:
                     wanted.append(indexer.name)
                     self._seeds.setdefault(indexer.name, set()).update(_seeds(indexer, context))
         return wanted
+
+    def _index_summaries(self, context) -> list[tuple[str, str, Any]]:
+        """What the index would make of this file, from this parse: the summaries of the
+        indexers of the enabled rules that find the file worth summarizing (as
+        `ProjectIndex._summarize` does: None when the summarizer fails)."""
+        import hashlib  # (only runs with an index need it)
+
+        if self._summarizers is None:
+            self._summarizers = _summarized(
+                indexer for rule in self.indexing_rules() for indexer in rule.indexers())
+        made = []
+        digest = None
+        for indexer in self._summarizers:
+            if context.source.language not in indexer.languages or \
+                    not indexer.worth_summarizing(context.source, self.settings):
+                continue
+            digest = digest or hashlib.sha1(context.source.data).hexdigest()
+            try:
+                summary = indexer.summarize(context)
+            except Exception:
+                summary = None
+            made.append((indexer.name, digest, summary))
+        return made
+
+    def _keep_tree(self, context) -> None:
+        """Keep a C/C++ file's tree (immutable) for its lint with facts, within the budget."""
+        data = context.source.data
+        if context.source.language in (C, CPP) and len(data) <= self._kept_budget:
+            self._kept_trees[context.source.path] = (data, context.tree)
+            self._kept_budget -= len(data)
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
         return rule.resolved_options(self.settings.rule_options.get(rule.code))
@@ -289,6 +338,9 @@ class Linter:
             result.needs = self._wanted(context, rules)
             result.seeds = {name: sorted(words) for name, words in self._seeds.items()}
             self._seeds.clear()
+            if self.summarize_for_index and result.needs:
+                result.index_summaries = self._index_summaries(context)
+                self._keep_tree(context)
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
@@ -311,7 +363,12 @@ class Linter:
         else:
             from cursedlint.c_context import CContext, parse
 
-            context = CContext(source, self.settings, parse(source.data, source.language))
+            kept = self._kept_trees.pop(source.path, None)
+            if kept is not None and kept[0] == source.data:
+                tree = kept[1]  # parsed by this run's first lint of the file
+            else:
+                tree = parse(source.data, source.language)
+            context = CContext(source, self.settings, tree)
             result.error_nodes = context.error_count
         context.project = self.project
         return context
@@ -385,11 +442,23 @@ class Linter:
         some says so (`FileResult.needs`). With a `project`, the facts needed are then
         gathered once, from its files, and only the files that can use them are linted again
         with them: a run where no file needs facts reads nothing more than the lint does."""
-        results = self._run_without_facts(files, jobs)
-        for result in results:
-            self._store(result)
-        if project is not None:
-            self._run_with_facts(files, jobs, results, project)
+        self.summarize_for_index = project is not None
+        try:
+            results = self._run_without_facts(files, jobs)
+            summaries = []
+            for result in results:
+                summaries += result.index_summaries
+                result.index_summaries = []
+                self._store(result)
+            if project is not None:
+                self._run_with_facts(files, jobs, results, project, summaries)
+        finally:
+            self.summarize_for_index = False
+            if self._workers is not None:
+                self._workers.close()
+                self._workers = None
+            self._kept_trees.clear()
+            self._kept_budget = KEPT_TREE_BYTES
         if self.cache:
             self.cache.save()
         return results
@@ -421,10 +490,12 @@ class Linter:
         return results
 
     def _run_with_facts(self, files: list[tuple[str, str]], jobs: int,
-                        results: list[FileResult], project: Project) -> None:
+                        results: list[FileResult], project: Project,
+                        summaries: list[tuple[str, str, Any]]) -> None:
         """Gather the facts the results say they need (and those of rules whose facts add
-        triggers when files outside the linted ones may hold some), then lint again the files
-        that need facts that exist, and those naming words the facts made triggers."""
+        triggers when files outside the linted ones may hold some), from the `summaries` the
+        lint made and from the files it did not parse, then lint again the files that need
+        facts that exist, and those naming words the facts made triggers."""
         rules = self.indexing_rules()
         wanted = {name for result in results for name in result.needs}
         if not project.linted_all:
@@ -437,7 +508,7 @@ class Linter:
             for name, words in result.seeds.items():
                 seeds.setdefault(name, set()).update(words)
         index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
-                                   jobs)
+                                   jobs, summaries)
         found = {name for name, facts in self.project.items() if facts}
         again = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
@@ -453,7 +524,7 @@ class Linter:
                 for name, added in late.items():  # what a file named by the facts calls
                     seeds.setdefault(name, set()).update(added)
                 index = self.index_project(project.list_files(), project.store, using, wanted,
-                                           seeds, jobs)
+                                           seeds, jobs, summaries)
             again |= named
         if not again:
             return
@@ -461,7 +532,12 @@ class Linter:
         cached = {i: self.cache.lookup(files[i][0], self.facts_key) for i in again} \
             if self.cache else {}
         order = [i for i in sorted(again) if cached.get(i) is None]
-        for i, result in zip(order, self._lint_all([files[i] for i in order], jobs)):
+        relinted = self._lint_again_in_workers({files[i][0] for i in order})
+        rest = [i for i in order if files[i][0] not in relinted]
+        for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs)):
+            relinted[files[i][0]] = result
+        for i in order:
+            result = relinted[files[i][0]]
             self._store(result, self.facts_key)
             results[i] = result
         for i, result in cached.items():
@@ -486,10 +562,32 @@ class Linter:
                     seeds.setdefault(name, set()).update(_seeds(indexer, context))
         return seeds
 
+    def _lint_again_in_workers(self, paths: set[str]) -> dict[str, FileResult]:
+        """Path -> result with the facts, for the files of `paths` that the workers kept from
+        the first lint linted then (on the trees they kept); the workers end."""
+        workers, self._workers = self._workers, None
+        if workers is None:
+            return {}
+        done: dict[str, FileResult] = {}
+        for answer in workers.finish((self.project, self.facts_key, paths)):
+            done.update(answer)
+        return done
+
+    def _lint_again(self, message) -> dict[str, FileResult]:
+        """In a worker kept from the first lint: lint again, with the facts, the files of
+        `paths` it linted first."""
+        self.project, self.facts_key, paths = message
+        self.summarize_for_index = False
+        self._prefilters.clear()
+        return {path: self.lint_path(path, language)
+                for path, language in self._linted_here if path in paths}
+
     def _lint_all(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         """Serially when the bytes to read are few; else over a process pool in chunks of
         similar byte counts, largest files first, so that one huge file does not serialize the
-        run and small files fill the gaps at the end."""
+        run and small files fill the gaps at the end. In the first lint of a run that builds
+        an index, the forked workers stay (`_workers`) to lint again what they linted, with
+        the facts, on the trees they kept."""
         sizes = [_size(path) for path, _ in files]
         total = sum(sizes)
         if jobs <= 1 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
@@ -505,7 +603,12 @@ class Linter:
             filled += sizes[index]
         work = [[files[i] for i in chunk] for chunk in chunks]
         jobs = min(jobs, len(chunks))
-        if CAN_FORK:  # the children inherit the loaded rules and this linter
+        if CAN_FORK and self.summarize_for_index and self._workers is None:
+            from cursedlint.forked import Workers
+
+            self._workers = Workers(self._lint_chunk, work, jobs, then=self._lint_again)
+            done = self._workers.results
+        elif CAN_FORK:  # the children inherit the loaded rules and this linter
             from cursedlint.forked import forked_map
 
             done = forked_map(self._lint_chunk, work, jobs)
@@ -521,6 +624,8 @@ class Linter:
         return results
 
     def _lint_chunk(self, files: list[tuple[str, str]]) -> list[FileResult]:
+        if self.summarize_for_index:
+            self._linted_here.extend(files)
         return [self.lint_path(path, language) for path, language in files]
 
 
@@ -646,6 +751,16 @@ class Project(Struct):
     list_files: Callable[[], list[tuple[str, str]]]
     linted_all: bool
     store: Any = None
+
+
+def _summarized(indexers: Iterable) -> list:
+    """The indexers among `indexers` that summarize files one by one, with those they gather
+    their facts through (an `IncludedHeaders`' header summaries), each once."""
+    found: dict[str, Any] = {}
+    for indexer in indexers:
+        for one in (indexer.summarizers if isinstance(indexer, IncludedHeaders) else (indexer,)):
+            found.setdefault(one.name, one)
+    return list(found.values())
 
 
 def _adds_triggers(rule: type[Rule]) -> bool:

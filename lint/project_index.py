@@ -10,15 +10,17 @@ Summaries are kept by content hash: in memory (identical files are summarized on
 the run has a cache directory, on disk (`IndexStore`), so an unchanged file is parsed once
 across runs. The store also keeps each file's stat with its content hash, and the answers of
 the byte searches per content hash: a warm run reads no file whose stat is unchanged (the
-trust rule of the result cache, `cache.file_stat`). The index is built in the parent before
-workers fork, so they all share it.
+trust rule of the result cache, `cache.file_stat`). Files the lint parsed anyway come with their
+summaries, made from that parse in the lint's workers (`add`); the others are parsed in forked
+processes, a round's files at once (`ProjectIndex.jobs`), so each file is parsed once per run.
+The facts are gathered in the parent, after the lint without them.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable
 
 import msgspec
@@ -55,6 +57,12 @@ class Indexer:
         """Words a file must hold for `summarize` to find anything in it (under `settings`)."""
         raise NotImplementedError
 
+    def worth_summarizing(self, source, settings) -> bool:
+        """Whether a file the lint has parsed anyway should be summarized from that parse, for
+        a run that then builds the index (default: the first round would find it)."""
+        words = tuple(sorted(self.words(settings)))
+        return bool(words) and _first_round(self, words).search(source.data) is not None
+
     def needed_by(self, context) -> bool:
         """Whether a linted file (parsed; it holds the rule's triggers) could use these facts
         at all. False lets the run skip the index when no linted file needs it."""
@@ -79,6 +87,11 @@ class Indexer:
         """A small fact of `summary_type` about one parsed file (None: nothing worth keeping). It may
         depend only on the file's bytes and the settings, never on other files."""
         raise NotImplementedError
+
+
+@lru_cache(maxsize=64)
+def _first_round(indexer: Indexer, words: tuple[str, ...]) -> re.Pattern[bytes]:
+    return indexer.pattern(words, first_round=True)
 
 
 class IndexStore:
@@ -210,6 +223,25 @@ class ProjectIndex:
             searched |= pending
             pending = set(indexer.more_words(found, self.settings)) - searched
         return found
+
+    def add(self, indexer: Indexer, digest: str, summary: Any) -> None:
+        """A summary of content `digest` made elsewhere from the same bytes and settings (the
+        lint's own parse of the file, in a worker)."""
+        if (indexer.name, digest) not in self._memo:
+            self._memo[(indexer.name, digest)] = summary
+            self.summarized += 1
+            if self.store:
+                self.store.put(indexer, digest, summary)
+
+    def summarize_ahead(self, indexer: Indexer, paths: Iterable[tuple[str, str]]) -> None:
+        """Summarize the files (path, language) in forked processes, as a round's hits are,
+        before they are asked for one by one (`summary`)."""
+        hits = []
+        for path, language in paths:
+            digest, data = self.content(path)
+            if digest is not None or data is not None:
+                hits.append((path, language, digest or _sha1(data), data))
+        self._summarize_ahead(indexer, hits, 0, 0)
 
     def _hits(self, indexer: Indexer, search: "_Search",
               done: set[str]) -> list[tuple[str, str, str, bytes | None]]:

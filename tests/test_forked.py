@@ -84,3 +84,27 @@ def test_work_stays_in_this_process_while_another_thread_runs(monkeypatch):
     finally:
         release.set()
         waiter.join()
+
+
+def test_kept_children_answer_a_later_message_with_what_they_hold():
+    """`Workers` with `then`: each child keeps what its chunks left and answers the parent's
+    message once every chunk's result is in; closing without a message ends them."""
+    from cursedlint.forked import Workers
+
+    held: list[int] = []
+
+    def work(n):
+        held.append(n)
+        return n * 2
+
+    workers = Workers(work, list(range(10)), 2, then=lambda add: sorted(n + add for n in held))
+    try:
+        assert workers.results == [n * 2 for n in range(10)]
+        answers = workers.finish(100)
+    finally:
+        workers.close()
+    assert sorted(n for answer in answers for n in answer) == [n + 100 for n in range(10)]
+
+    unused = Workers(work, list(range(4)), 2, then=lambda _: pytest.fail("no message was sent"))
+    unused.close()
+    assert unused.results == [0, 2, 4, 6] and unused.children == {}

@@ -251,3 +251,30 @@ def test_a_database_entry_decides_for_the_headers_its_file_includes(plugin, caps
         "directory": str(plugin), "file": "src/flush.c", "command": "cc -c src/flush.c",
     }])})
     assert check(capsys, ".")[1] == []
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_each_file_is_parsed_once_per_run_when_every_file_needs_facts(plugin, capsys, monkeypatch,
+                                                                     jobs):
+    """The worst case: every file, headers too, holds the rules' trigger words, so the lint
+    parses each, the index summarizes each and each is linted again with the facts; the lint's
+    parse serves all three (in forked workers too: the parses are logged to a file)."""
+    from cursedlint import c_context, engine
+
+    write(plugin, {"src/flush2.c": PLUGIN_SOURCE + "// another\n", "include/plugin/flush.h":
+                   PLUGIN_HEADER + "// ibv_reg_mr process_vm_readv\n"})
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    log = plugin / ".git" / "parsed.log"
+    real = c_context.parse
+
+    def logged(data, language):
+        with open(log, "a") as handle:
+            handle.write(f"{hash(data)}\n")
+        return real(data, language)
+
+    monkeypatch.setattr(c_context, "parse", logged)
+    assert len(check(capsys, "--no-cache", "--jobs", jobs, ".")[1]) == 2
+    whole = {hash((plugin / name).read_bytes()) for name in
+             ("src/flush.c", "src/flush2.c", "include/plugin/flush.h")}
+    parsed = [int(line) for line in log.read_text().split()]
+    assert [parsed.count(digest) for digest in whole] == [1, 1, 1]

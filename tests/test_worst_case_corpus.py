@@ -1,6 +1,6 @@
 """The worst-case benchmark corpus (`benchmarks/compare.py`): the block appended to every file
-is derived from the rules' declared triggers and second looks, so every Python rule reads every
-file, and the files still parse."""
+is derived from the rules' declared triggers and second looks, so every rule of a file's language
+reads every file, and the files still parse."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_every_python_rule_reads_every_file_of_the_worst_case(compare, tmp_path)
     before = compare.files_skipping_rules(str(source))
     assert len(before) == 3  # plain stdlib code leaves most rules out
 
-    compare.write_worst_case(str(tmp_path / "stdlib"), str(tmp_path / "worst"))
+    compare.write_worst_case("python", str(tmp_path / "stdlib"), str(tmp_path / "worst"))
 
     assert compare.files_skipping_rules(str(tmp_path / "worst" / "lib")) == []
     for name in ("plain.py", "pkg/__init__.py", "pkg/stub.pyi"):
@@ -44,3 +44,28 @@ def test_every_python_rule_reads_every_file_of_the_worst_case(compare, tmp_path)
         assert text.startswith((source / name).read_text())
         ast.parse(text)
     assert (tmp_path / "worst" / "lib" / "notes.txt").read_text() == "not Python\n"
+
+
+def test_every_c_rule_reads_every_c_file_of_the_worst_case(compare, tmp_path):
+    from cursedlint.c_context import parse
+
+    source = tmp_path / "tree"
+    (source / "include").mkdir(parents=True)
+    (source / "build").mkdir()
+    (source / "ring.c").write_text('#include "ring.h"\nint ring_size(void) { return 4; }')
+    (source / "include" / "ring.h").write_text("struct ring { int head; };\n")
+    (source / "clone.cpp").write_text("class A { int x; };\n")
+    (source / "build" / "generated.c").write_text("int g;\n")
+    (source / "README").write_text("not C\n")
+    assert len(compare.files_skipping_rules(str(source))) == 4
+
+    compare.write_worst_case("c", str(source), str(tmp_path / "worst"))
+
+    copied = tmp_path / "worst" / "src"
+    assert compare.files_skipping_rules(str(copied)) == []
+    assert sorted(path.relative_to(copied).as_posix() for path in copied.rglob("*") if path.is_file()) \
+        == ["clone.cpp", "include/ring.h", "ring.c"]  # cursedlint's default excludes left out
+    for name, language in (("ring.c", "c"), ("include/ring.h", "cpp"), ("clone.cpp", "cpp")):
+        data = (copied / name).read_bytes()
+        assert data.startswith((source / name).read_bytes())
+        assert not parse(data, language).root_node.has_error

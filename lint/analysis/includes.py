@@ -13,7 +13,9 @@ system's, an excluded directory's), are not read.
 Headers are read, parsed and summarised through the project index (`HeaderSummaries`: its
 includes and its text without function bodies), so each is parsed once per run, memoized by
 content hash, persisted with the index and part of the run's fingerprint: a cached result that
-relied on a header is not reused once the header changes.
+relied on a header is not reused once the header changes. A header is parsed in its own language
+(as the lint reads it: `.h` is C++), so the lint's parse of a header serves its summary too;
+the headers the lint did not parse are summarized in forked processes, all at once.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _MACRO = re.compile(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
 MAX_HEADERS = 256
 """Headers followed from one file (its includes and theirs)."""
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+"""Files the lint summarizes as headers when it parses them (others are summarized by the
+index when an include names them)."""
 
 
 class CompileFlags(Struct, frozen=True):
@@ -215,6 +220,9 @@ class HeaderSummaries(Indexer):
     def words(self, settings) -> Iterable[str]:
         return ()
 
+    def worth_summarizing(self, source, settings) -> bool:
+        return source.path.endswith(HEADER_SUFFIXES)
+
     def summarize(self, context) -> HeaderSummary:
         data = context.source.data
         includes = tuple((kind.decode(), os.fsdecode(name)) for kind, name in _INCLUDE.findall(data))
@@ -233,6 +241,8 @@ class IncludedHeaders(Indexer):
 
     languages = (C, CPP)
     summary_type = Included
+    summarizers = (HEADER_SUMMARIES,)
+    """The indexers it gathers its facts through (summaries the lint can make ahead)."""
 
     def __init__(self, name: str, words: Iterable[str]):
         self.name = name
@@ -254,13 +264,17 @@ class IncludedHeaders(Indexer):
         paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs)
         pattern = self.pattern(self._words, first_round=True)
         words = [word.encode() for word in self._words]
-        found = {}
+        holding = {}
         for path, language in languages.items():
             data = index.source_bytes(path)
-            if data is None or not any(word in data for word in words) or not pattern.search(data):
-                continue  # (a substring search first: the pattern alone is several times slower)
+            if data is not None and any(word in data for word in words) and pattern.search(data):
+                holding[path] = data  # (a substring search first: the pattern alone is several times slower)
+        index.summarize_ahead(HEADER_SUMMARIES, ((header, languages[header]) for header in
+                                                 _reachable(index, paths, holding)))
+        found = {}
+        for path, data in holding.items():
             flags = paths.flags(path)
-            headers = _closure(index, paths, flags, path, data, language)
+            headers = _closure(index, paths, flags, path, data, languages)
             if headers or flags.defines:
                 found[path] = Included(headers, flags.defines)
         return found
@@ -281,11 +295,29 @@ def _database_of(index) -> dict[str, CompileFlags] | None:
         return None
 
 
+def _reachable(index, paths: IncludePaths, holding: dict[str, bytes]) -> set[str]:
+    """The headers the files of `holding` (path -> bytes) include, transitively, found from
+    the includes in their bytes as `_closure` resolves them (it may follow fewer: it stops at
+    a header without a summary, and at MAX_HEADERS): the headers worth summarizing at once."""
+    seen: set[tuple[str, CompileFlags]] = set()
+    pending = [(path, data, paths.flags(path)) for path, data in holding.items()]
+    while pending:
+        including, data, flags = pending.pop()
+        for kind, name in _INCLUDE.findall(data):
+            header = paths.resolve(os.fsdecode(name), kind == b'"', including, flags)
+            if header is not None and (header, flags) not in seen:
+                seen.add((header, flags))
+                header_data = index.source_bytes(header)
+                if header_data is not None:
+                    pending.append((header, header_data, flags))
+    return {header for header, _ in seen}
+
+
 def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: bytes,
-             language: str) -> tuple[tuple[str, str], ...]:
+             languages: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """(path, text) of the headers `path` includes, transitively, each once and after the
-    headers it includes (as the preprocessor shows them), at most MAX_HEADERS. Headers are
-    parsed in the language of the file including them, as its rules will read them."""
+    headers it includes (as the preprocessor shows them), at most MAX_HEADERS. Each header is
+    summarized in its own language (`languages`: path -> language)."""
     ordered: list[tuple[str, str]] = []
     summaries: dict[str, HeaderSummary] = {}
     visited = {path}
@@ -303,7 +335,7 @@ def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: b
         if header is None or header in visited or len(visited) > MAX_HEADERS:
             continue
         visited.add(header)
-        summary = index.summary(HEADER_SUMMARIES, header, language)
+        summary = index.summary(HEADER_SUMMARIES, header, languages[header])
         if summary is not None:
             summaries[header] = summary
             stack.append((header, iter(summary.includes)))
