@@ -1,6 +1,6 @@
 """Structural fixes (libcst): the rewritten call keeps its layout and comments, and the fixes of
-CUR101 (preexec_fn -> start_new_session / process_group) and CUR401/CUR403
-(capture_error_mode="thread_local") apply through the CLI, re-parsed and re-linted."""
+CUR101 (preexec_fn -> start_new_session / process_group), CUR102 (a 'spawn' context) and
+CUR401/CUR403 (capture_error_mode="thread_local") apply through the CLI, re-parsed and re-linted."""
 
 from __future__ import annotations
 
@@ -124,6 +124,48 @@ def test_no_thread_local_fix_for_a_device_wide_sync(tmp_path, monkeypatch, capsy
     status, text = run(tmp_path, monkeypatch, capsys, "record.py", code,
                        "--fix", "--unsafe-fixes")
     assert text == textwrap.dedent(code) and status == 1  # thread_local would not help
+
+
+WORKERS = """\
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
+
+import torch
+
+
+def score(batches, weights):
+    weights = weights.cuda()
+    with mp.Pool(4) as pool:
+        sizes = pool.map(len, batches)
+    with ProcessPoolExecutor(
+        max_workers=2,  # two readers
+    ) as executor:
+        totals = list(executor.map(sum, batches))
+    return sizes, totals, weights
+"""
+
+
+def test_a_default_context_start_in_a_cuda_module_gets_a_spawn_context(
+        tmp_path, monkeypatch, capsys):
+    """Unsafe (children import the module afresh; arguments must pickle): only with
+    --unsafe-fixes; the rewritten starts are re-linted and no longer fork."""
+    status, text = run(tmp_path, monkeypatch, capsys, "score.py", WORKERS, "--fix",
+                       "--target-python", "3.12")
+    assert text == WORKERS and status == 1
+    status, text = run(tmp_path, monkeypatch, capsys, "score.py", WORKERS, "--fix",
+                       "--unsafe-fixes", "--target-python", "3.12")
+    assert 'with mp.get_context("spawn").Pool(4) as pool:' in text
+    assert ('        max_workers=2,  # two readers\n        mp_context=mp.get_context("spawn"),\n'
+            "    ) as executor:") in text
+    assert status == 0
+
+
+def test_no_spawn_fix_without_a_multiprocessing_module_to_name(tmp_path, monkeypatch, capsys):
+    code = WORKERS.replace("import multiprocessing as mp\n", "from multiprocessing import Pool\n"
+                           ).replace("mp.Pool(4)", "Pool(4)")
+    status, text = run(tmp_path, monkeypatch, capsys, "score.py", code, "--fix",
+                       "--unsafe-fixes", "--target-python", "3.12")
+    assert text == code and status == 1
 
 
 def run_cli(tmp_path, monkeypatch, capsys, name: str, code: str, *flags: str):

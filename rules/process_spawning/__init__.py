@@ -358,6 +358,10 @@ class ForkInAcceleratedProcess(Rule):
     (`multiprocessing.get_context("spawn").Pool(4)`,
     `ProcessPoolExecutor(mp_context=multiprocessing.get_context("forkserver"))`,
     `torch.multiprocessing.spawn`), or start them before CUDA or RDMA are initialized.
+    `--fix --unsafe-fixes` does the first for a default-context start where the module imports
+    multiprocessing (`mp.Pool(4)` -> `mp.get_context("spawn").Pool(4)`, `mp_context=` added to
+    `ProcessPoolExecutor(...)`); unsafe, since a spawned child imports the main module afresh
+    and every argument and result must pickle.
 
     ## References
     - CUDA and fork: https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#initialization

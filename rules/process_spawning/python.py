@@ -819,10 +819,33 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         for node, written in self.default_context_users:
             if self._started_after_spawn(node):
                 continue
-            self._report_start(node, f"{_callee_text(node)}() forks by default (Python < 3.14)")
+            self._report_start(node, f"{_callee_text(node)}() forks by default (Python < 3.14)",
+                               fix=self._spawn_fix(node, multiprocessing_name(written)))
+
+    def _spawn_fix(self, node: ast.Call, name: str) -> Fix | None:
+        """The start in a 'spawn' context: `mp.Pool(...)` -> `mp.get_context("spawn").Pool(...)`,
+        `ProcessPoolExecutor(...)` -> `ProcessPoolExecutor(..., mp_context=mp.get_context(
+        "spawn"))` where the module imports multiprocessing (as `mp` here). Unsafe: the
+        children then import the main module afresh, and arguments and results must pickle."""
+        message = 'start it in a "spawn" context (arguments must pickle)'
+        modules = ("multiprocessing", "torch.multiprocessing")
+        slot = _DEFAULT_CONTEXT_USERS[name]
+        if slot is None:
+            func = node.func
+            if not (isinstance(func, ast.Attribute)
+                    and self.context.qualified_name(func.value) in modules):
+                return None
+            text = f'{_text(func.value)}.get_context("spawn").{func.attr}'
+            return Fix(message, (Edit(self.context.span_of(func), text),), safe=False)
+        local = next((local for local, imported in self.context.imports.names.items()
+                      if imported in modules), None)
+        if local is None or len(node.args) > slot[0]:
+            return None
+        return Fix(message, (), safe=False, rewrites=(Rewrite(
+            self.context.span_of(node), slot[1], f'{local}.get_context("spawn")'),))
 
     def _report_start(self, start: ast.Call, what: str, switch: bool = False,
-                      steps: tuple[Step, ...] = ()) -> None:
+                      steps: tuple[Step, ...] = (), fix: Fix | None = None) -> None:
         """Report a fork-based start with its evidence: CUDA work before it, or a child that
         uses CUDA, make it an error; at import time or in `__main__` with neither, and with
         children known to do CPU work only, it is silent, as in a test about fork; otherwise
@@ -834,7 +857,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         if found is not None:
             why, evidence = found
             self.report(start, f"{what}{why}", severity=Severity.ERROR,
-                        related=(*steps, *evidence), help=_FORKED_CUDA_HELP)
+                        related=(*steps, *evidence), help=_FORKED_CUDA_HELP, fix=fix)
             return
         scope = self.context.scope_of(start)
         function = getattr(scope, "name", None) if not isinstance(scope, ast.ClassDef) else None
@@ -842,7 +865,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             return
         where = (f"callers of {function}() decide if CUDA/RDMA state exists" if function
                  else f"CUDA/RDMA state may exist ({self.library} is imported)")
-        self.report(start, f"{what}; {where}", related=steps, help=_FORKED_CUDA_HELP)
+        self.report(start, f"{what}; {where}", related=steps, help=_FORKED_CUDA_HELP, fix=fix)
 
     def _started_after_spawn(self, node: ast.Call) -> bool:
         """Whether the function holding `node` is called in the project, and every call of
