@@ -46,3 +46,12 @@ def test_examples_show_the_settings_they_run_under():
                               '`[rules.CUR101] libc = "macos"`:\n\n```python')
     plain = docs.markdown(all_rules()["CUR402"]).split("## Flagged")[1]
     assert "\nWith " not in plain.split("```")[0]  # default settings: nothing said
+
+
+def test_the_version_has_a_changelog_entry_and_the_readme_pins_its_tag():
+    """pre-commit's `rev:` pins a tag: the version shipped is described and shown."""
+    import cursedlint
+
+    version = cursedlint.__version__
+    assert f"\n## {version}\n" in (ROOT / "CHANGELOG.md").read_text()
+    assert f"rev: v{version}" in (ROOT / "README.md").read_text()

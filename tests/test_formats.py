@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from msgspec.structs import replace
 
+import cursedlint
 from cursedlint.findings import Edit, Finding, Fix, Severity, Span, Step
 from cursedlint.formats import FORMATS, escape_undecodable, printable, render
 from cursedlint.rule import Rule
@@ -312,7 +313,7 @@ def test_sarif_describes_every_given_rule(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     run = sarif()["runs"][0]
     driver = run["tool"]["driver"]
-    assert (driver["name"], driver["version"]) == ("cursedlint", "0.1.0")
+    assert (driver["name"], driver["version"]) == ("cursedlint", cursedlint.__version__)
     assert [rule["id"] for rule in driver["rules"]] == ["CUR101", "CUR301", "CUR501"]
     registration = driver["rules"][1]
     assert registration["name"] == "sub-page-rdma-registration"
