@@ -146,6 +146,7 @@ def missed(found) -> list[str]:
     "const auto& cloner = Container::copy(from, to);",
     "auto* cloner = clonerOf(to);",  # a free function returning IrCloner*
     "auto& cloner = to->cloner();",  # through an object: a cloner by its use alone
+    "auto* cloner = &to->cloner();",
 ])
 def test_an_auto_cloner_maps_what_the_constructor_leaves_unset(tmp_path, declaration):
     assert findings(tmp_path, fusion(declaration)) == []
