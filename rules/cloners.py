@@ -27,6 +27,7 @@ from functools import cached_property
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import unwrapped
+from cursedlint.analysis.cpp_returns import Returning, auto_locals, functions_returning, returned_by
 from cursedlint.cpp_classes import (
     ClassFacts,
     ClassIndex,
@@ -82,6 +83,15 @@ def copy_function_names(settings) -> tuple[str, ...]:
     return tuple(rule.resolved_options(settings.rule_options.get(rule.code))["copy-functions"])
 
 
+class MappedIfCloner(Struct, frozen=True):
+    """What a copy routine maps through an `auto` local initialized by a call of `callee` (in
+    a function of class `own_class`): mapped after cloning if the callee returns a cloner."""
+
+    callee: str
+    own_class: str
+    names: tuple[str, ...]
+
+
 class ClonerFacts(Struct, frozen=True):
     """One file's classes, and the classes its cloning functions copy (by the names written in
     their definitions), whose declarations the index must then find."""
@@ -89,6 +99,8 @@ class ClonerFacts(Struct, frozen=True):
     classes: FileClasses
     wanted: tuple[str, ...]
     mapped: tuple[str, ...] = ()  # `mapped_after_cloning`
+    returning: tuple[Returning, ...] = ()  # functions returning a cloner
+    mapped_if: tuple[MappedIfCloner, ...] = ()
 
 
 class ClonerIndex(Indexer):
@@ -145,8 +157,10 @@ class ClonerIndex(Indexer):
             context, cloner_types(context.settings), copy_function_names(context.settings))
         wanted = tuple(sorted(copied_classes(candidates)))
         mapped = mapped_after_cloning(context, candidates)
-        if classes.classes or classes.aliases or wanted or mapped:
-            return ClonerFacts(classes, wanted, mapped)
+        returning = tuple(cloners_returned(context, cloner_types(context.settings)))
+        mapped_if = tuple(mapped_if_cloner(context, candidates))
+        if classes.classes or classes.aliases or wanted or mapped or returning or mapped_if:
+            return ClonerFacts(classes, wanted, mapped, returning, mapped_if)
         return None
 
 
@@ -159,12 +173,15 @@ class Candidate(Struct, frozen=True):
     parameters: tuple  # (name or None, TypeFacts, const) per parameter
     cloner_parameters: frozenset  # indices into `parameters`
     local_cloners: tuple  # (name, TypeFacts) of cloners declared in the body
+    called_cloners: tuple = ()  # (name, TypeFacts, callee, used, own class) of `auto` locals
+    # initialized by a call (`_local_cloners`), resolved by `CloneAnalysis`
 
 
 def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
     """Definitions that may be cloning functions: with a parameter of a cloner type (other than
     the class the function belongs to: a mapping's own methods merge mappings), or a cloner
-    declared inside a function whose name begins with a copy-function name; something to copy
+    declared inside a function whose name begins with a copy-function name (`auto` ones too:
+    `_local_cloners`); something to copy
     from (another pointer or reference parameter, or `this` in a member function); and, unless
     it is a constructor taking the cloner and a source, at least one write of a form the rules
     read (an initializer, an assignment to a name or member, an insertion into one). No
@@ -186,10 +203,11 @@ def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
             index for index, (_, facts, _) in enumerate(parameters)
             if _ends_with(facts.named, endings) and facts.named.split("::")[-1] != own
         )
-        local_cloners = ()
+        local_cloners, called_cloners = (), ()
         if name.split("::")[-1].lower().startswith(copy_functions):
-            local_cloners = tuple(_declared_cloners(context, body, endings))
-        if not cloner_parameters and not local_cloners:
+            local_cloners, called = _local_cloners(context, body, endings, parameters)
+            called_cloners = tuple((*local, own) for local in called)
+        if not cloner_parameters and not local_cloners and not called_cloners:
             continue
         constructor = bool(own) and name.split("::")[-1] == own
         source_parameter = any(
@@ -202,7 +220,7 @@ def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
             copies = (source_parameter or bool(own)) and _has_write(context, node, body)
         if copies:
             found.append(Candidate(node, function, name, parameters, cloner_parameters,
-                                   local_cloners))
+                                   local_cloners, called_cloners))
     return found
 
 
@@ -233,9 +251,18 @@ def _parameters(context, function_declarator):
             yield name, facts, is_const(context, parameter)
 
 
-def _declared_cloners(context, body, endings):
-    """(name, type) of the cloners declared in a body: `IrCloner cloner(to);`, `IRMapping m;`."""
+def _local_cloners(context, body, endings, parameters):
+    """The cloners declared in a body, as (name, type) pairs, and the `auto` locals that may be
+    cloners, as (name, type as declared, callee, used) tuples (`used`: None, or whether through
+    a pointer):
+    - a local of a cloner type: `IrCloner cloner(to);`, `IRMapping m;`;
+    - an `auto` local initialized by a call of a named function (`auto c = Container::copy(from,
+      to)`, `auto c = IrCloner(to)`): a cloner if the project index knows that function to
+      return one, or that name to be a cloner type (`CloneAnalysis`), or else if it is `used`
+      as one (`_used_as_cloners`);
+    - any other `auto` local used as a cloner (of a type not known)."""
     declarations = context.captures("(declaration) @d", body).get("d", ())
+    declared = []
     for declaration in sorted(declarations, key=lambda node: node.start_byte):
         type_node = declaration.child_by_field_name("type")
         if type_node is None or not _ends_with(named_type(context, type_node), endings):
@@ -243,7 +270,45 @@ def _declared_cloners(context, body, endings):
         for declarator in declaration.children_by_field_name("declarator"):
             name = declarator_name(context, declarator)
             if name:
-                yield name, type_facts(context, type_node, declarator)
+                declared.append((name, type_facts(context, type_node, declarator)))
+    autos = list(auto_locals(context, body))
+    if not autos:
+        return tuple(declared), ()
+    excluded = {name for name, _ in declared} | {name for name, _, _ in parameters if name} | {
+        name for name, _, _ in autos}
+    used = _used_as_cloners(context, body, excluded)
+    called = []
+    for name, facts, callee in autos:
+        if callee:
+            called.append((name, facts, callee, used.get(name)))
+        elif name in used:
+            declared.append((name, TypeFacts(facts.text, "", (), used[name], facts.reference)))
+    return tuple(declared), tuple(called)
+
+
+def _used_as_cloners(context, body, excluded: set[str]) -> dict[str, bool]:
+    """Objects of a body used as a cloner — `c.clone(val)`, `c->clone(from->inputs_)`: one
+    argument that is neither one of `excluded` (parameters, cloners, `auto` locals) nor `this`,
+    as in `node->clone(to)` or `node->clone(&cloner)` (a node copying itself) — and whether
+    through a pointer."""
+    found: dict[str, bool] = {}
+    for call in context.captures("(call_expression) @c", body).get("c", ()):
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if (function is None or function.type != "field_expression" or arguments is None
+                or arguments.named_child_count != 1
+                or context.text(function.child_by_field_name("field")) != "clone"):
+            continue
+        receiver = function.child_by_field_name("argument")
+        argument = unwrapped(arguments.named_children[0])
+        if argument.type == "pointer_expression":  # &mapping
+            argument = unwrapped(argument.child_by_field_name("argument"))
+        if receiver.type != "identifier" or argument.type == "this" or (
+                argument.type == "identifier" and context.text(argument) in excluded):
+            continue
+        arrow = context.text(function.child_by_field_name("operator")) == "->"
+        found.setdefault(context.text(receiver), arrow)
+    return found
 
 
 _WRITES = """
@@ -284,15 +349,39 @@ def mapped_after_cloning(context, candidates: list[Candidate]) -> tuple[str, ...
     found = set()
     for candidate in candidates:
         cloners = {name for name, _ in candidate.local_cloners} | {
-            candidate.parameters[index][0] for index in candidate.cloner_parameters}
+            candidate.parameters[index][0] for index in candidate.cloner_parameters} | {
+            name for name, _, _, used, _ in candidate.called_cloners if used is not None}
         cloners.discard(None)
-        body = candidate.node.child_by_field_name("body")
-        for target, value in _member_uses(context, body):
-            receiver = target.child_by_field_name("argument")
-            if (_is_call_on(context, receiver, cloners)
-                    and any(leaf.type == "identifier" for _, leaf in context.tokens(cloners, value))):
-                found.add(context.text(target.child_by_field_name("field")))
+        found |= _mapped_through(context, candidate, cloners)
     return tuple(sorted(found))
+
+
+def mapped_if_cloner(context, candidates: list[Candidate]):
+    """What the copy functions map as `mapped_after_cloning` does through an `auto` local that
+    is a cloner only if its initializer's callee returns one (which the index tells)."""
+    for candidate in candidates:
+        for name, _, callee, used, own in candidate.called_cloners:
+            names = _mapped_through(context, candidate, {name}) if used is None else ()
+            if names:
+                yield MappedIfCloner(callee, own, tuple(sorted(names)))
+
+
+def _mapped_through(context, candidate: Candidate, cloners: set[str]) -> set[str]:
+    found = set()
+    body = candidate.node.child_by_field_name("body")
+    for target, value in _member_uses(context, body):
+        receiver = target.child_by_field_name("argument")
+        if (_is_call_on(context, receiver, cloners)
+                and any(leaf.type == "identifier" for _, leaf in context.tokens(cloners, value))):
+            found.add(context.text(target.child_by_field_name("field")))
+    return found
+
+
+def cloners_returned(context, endings) -> list[Returning]:
+    """The functions a file declares or defines returning a cloner (`static IrCloner
+    copy(const Container* from, Container* to);`)."""
+    mentions = (node for _, _, node in context.hits(_ending_pattern(endings)))
+    return functions_returning(context, mentions, lambda named: _ends_with(named, endings))
 
 
 def _member_uses(context, body):
@@ -400,8 +489,9 @@ def cached_cloneable_for(index: ClassIndex, cloners: tuple) -> frozenset[str]:
 
 @functools.cache
 def _cloner_use_pattern(endings: tuple[str, ...]) -> re.Pattern[bytes]:
-    """A cloner type used for a parameter or a local declaration, in raw bytes: what every
-    cloning candidate holds (a parse-free look, wider than `cloning_candidates`)."""
+    """A cloner type used for a parameter, a local declaration or a function's return type
+    (`IrCloner Fusion::copy(...)`, whose cloner may be an `auto` local), in raw bytes: what
+    every cloning candidate holds (a parse-free look, wider than `cloning_candidates`)."""
     name = (
         rb"(?:[A-Za-z_]\w*\s*::\s*)*(?<![A-Za-z0-9_])\w*?(?:"
         + "|".join(re.escape(ending) for ending in endings).encode()
@@ -411,7 +501,8 @@ def _cloner_use_pattern(endings: tuple[str, ...]) -> re.Pattern[bytes]:
     after = rb"(?:\s*(?:const|volatile|[&*]))*\s*"
     parameter = (rb"[(,]\s*(?:\[\[[^\]]*\]\]\s*)?" + qualifiers + name + after
                  + rb"(?:[A-Za-z_]\w*)?\s*(?:=[^,()]*)?(?:[,)]|/[/*])")
-    local = rb"(?:^|[;{}(])\s*" + qualifiers + name + after + rb"[A-Za-z_]\w*\s*[({;=]"
+    local = (rb"(?:^|[;{}(])\s*" + qualifiers + name + after
+             + rb"(?:[A-Za-z_]\w*\s*::\s*)*[A-Za-z_]\w*\s*[({;=]")
     return re.compile(parameter + rb"|(?m:" + local + rb")")
 
 
@@ -570,7 +661,31 @@ class CloneAnalysis:
         included, set through the cloner on the objects it made."""
         names = {name for found in self.facts.values() for name in found.mapped}
         names.update(mapped_after_cloning(self.context, self._candidates))
+        conditional = [entry for found in self.facts.values() for entry in found.mapped_if]
+        conditional += mapped_if_cloner(self.context, self._candidates)
+        for entry in conditional:
+            if self.called_cloner(entry.callee, entry.own_class, ()) is not None:
+                names.update(entry.names)
         return {setter_subject(name) for name in names}
+
+    @cached_property
+    def _returning(self) -> list[Returning]:
+        """The functions of the project, this file's included, that return a cloner."""
+        path = os.path.abspath(self.context.source.path)
+        found = cloners_returned(self.context, self.endings)
+        found += [function for where, facts in self.facts.items() if where != path
+                  for function in facts.returning]
+        return found
+
+    def called_cloner(self, callee: str, own_class: str, scope) -> TypeFacts | None:
+        """The cloner type a call of `callee` (from an `auto` local's initializer) gives: what
+        a function of the project declared to return a cloner returns, or the cloner class or
+        alias it names (`IrCloner(to)`)."""
+        returned = returned_by(self._returning, callee, own_class)
+        if returned is None and self.is_cloner_type(callee) and (
+                self.index.resolve(callee, scope) or self.index.resolve_alias(callee, scope)):
+            returned = TypeFacts(callee, callee, (), False, False)
+        return returned
 
     @cached_property
     def functions(self) -> list[CloningFunction]:
@@ -593,6 +708,16 @@ class CloneAnalysis:
         ]
         cloner_parameter = bool(cloners)
         cloners += [self._cloner(cname, facts, scope) for cname, facts in candidate.local_cloners]
+        for cname, facts, callee, used, own in candidate.called_cloners:
+            returned = self.called_cloner(callee, own, scope)
+            if returned is not None:  # `auto c = Container::copy(from, to)`: its return type
+                pointer = returned.pointer or facts.pointer
+                facts = TypeFacts(returned.text, returned.named, (), pointer, facts.reference)
+            elif used is not None:  # used as a cloner: of a type not known
+                facts = TypeFacts(facts.text, "", (), used, facts.reference)
+            else:
+                continue
+            cloners.append(self._cloner(cname, facts, scope))
         classes = {
             pname: self.index.resolve(facts.named, scope)
             for index, (pname, facts, _) in enumerate(parameters)
@@ -1263,8 +1388,10 @@ class MemberMissedByCloner(ClonerRule):
     neither initializes nor assigns. Members marked `mutable` (caches) and static members are
     not reported; a constructor that delegates, or calls a method of its class that could set
     members, is not judged. Nor is a member that a copy routine of the project (a copy
-    function declaring or taking a cloner, in any file: the project index) sets through the
-    cloner on the objects the cloner made, right after cloning them —
+    function declaring or taking a cloner, in any file: the project index; an `auto` local is
+    a cloner when its initializer calls a function some project file declares to return one,
+    `auto c = Container::copy(from, to)`, or when it is used as one, `c.clone(val)`) sets
+    through the cloner on the objects the cloner made, right after cloning them —
     `cloner.clone(val)->setUses(cloner.clone(val->uses()))` or
     `cloner.clone(val)->uses_ = ...` — matched by name (`setUses`, `set_uses`, `uses_` and
     `m_uses` are all about `uses`).
