@@ -113,3 +113,23 @@ def test_pre_commit_hook_fails_on_a_hazard_and_passes_clean_code(tmp_path):
     assert cloning.returncode == 1, cloning.stdout + cloning.stderr
     assert "container.cpp:21:3: CUR501" in cloning.stdout
     assert "note: tinyir/include/tinyir/container.h:28: `" in cloning.stdout
+
+
+@pytest.mark.integration
+def test_the_readme_install_command_installs_and_runs(tmp_path):
+    """The README's first command, as a newcomer copies it: an environment of its own,
+    this checkout installed into it, a check of their code (a finding: exit 1)."""
+    readme = (REPO / "README.md").read_text()
+    [command] = [line for line in readme.splitlines()
+                 if line.startswith("python3 -m venv ~/.cursedlint")]
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "upload.py").write_text(FORKING.format(comment=""))
+    command = command.replace("~/.cursedlint", str(tmp_path / "env")).replace(
+        "path/to/code", str(code))
+    checkout = tmp_path / "checkout"  # the build leaves build/ behind: not in this checkout
+    shutil.copytree(REPO, checkout, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*cache*", ".whl"))
+    result = run(["bash", "-c", command], checkout)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "upload.py:6:5: CUR101" in result.stdout
