@@ -56,6 +56,9 @@ class FileResult(Struct):
     diff: str = ""  # --diff: the fixes as a unified diff (the file is not written)
     tracebacks: list[str] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
+    deferred: bool = False
+    """The rules did not run yet: they run when the facts in `needs` are gathered
+    (`Linter._may_defer`)."""
     seeds: dict[str, list[str]] = field(default_factory=dict)
     """With `needs`: per indexer, words the file makes worth looking for in the project."""
     """Indexers whose facts from other files the file's rules could use and did not have:
@@ -208,6 +211,14 @@ class Linter:
             made.append((indexer.name, digest, summary))
         return made
 
+    def _may_defer(self, source: Source) -> bool:
+        """Whether a C/C++ file that needs facts from other files waits for them before its
+        rules run (`FileResult.deferred`): in a run that gathers facts and lints such files
+        again (it keeps their trees), running the rules first too would run them twice.
+        (Python's facts change a file's findings far less often: its rules run at once.)"""
+        return (self.summarize_for_index and self.facts_key is None and not self.fix
+                and source.language in (C, CPP))
+
     def _keep_tree(self, context) -> None:
         """Keep a C/C++ file's tree (immutable) for its lint with facts, within the budget."""
         data = context.source.data
@@ -333,9 +344,15 @@ class Linter:
         result = FileResult(source.path, status="checked")
         context = self._parse(source, result, enabled, tree) if rules else None
         if context is not None:
-            self._run_rules(context, rules, result)
-            result.findings.extend(context.findings)
-            result.needs = self._wanted(context, rules)
+            defer = self._may_defer(source)
+            if defer:
+                result.needs = self._wanted(context, rules)
+                result.deferred = bool(result.needs)
+            if not result.deferred:
+                self._run_rules(context, rules, result)
+                result.findings.extend(context.findings)
+                if not defer:
+                    result.needs = self._wanted(context, rules)
             result.seeds = {name: sorted(words) for name, words in self._seeds.items()}
             self._seeds.clear()
             if self.summarize_for_index and result.needs:
@@ -510,7 +527,8 @@ class Linter:
         index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
                                    jobs, summaries)
         found = {name for name, facts in self.project.items() if facts}
-        again = {i for i, result in enumerate(results) if found.intersection(result.needs)}
+        again = {i for i, result in enumerate(results)
+                 if result.deferred or found.intersection(result.needs)}
         words = [
             (rule.languages, word) for rule in using if _adds_triggers(rule)
             and rule.indexer.name in self.project

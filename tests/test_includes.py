@@ -278,3 +278,25 @@ def test_each_file_is_parsed_once_per_run_when_every_file_needs_facts(plugin, ca
              ("src/flush.c", "src/flush2.c", "include/plugin/flush.h")}
     parsed = [int(line) for line in log.read_text().split()]
     assert [parsed.count(digest) for digest in whole] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_rules_run_once_on_a_file_that_waits_for_facts(plugin, capsys, monkeypatch, jobs):
+    """A C/C++ file that needs facts from other files waits for them: its rules run once, in
+    the lint with the facts, and find what they found before (the 4-byte registration)."""
+    from cursedlint import engine
+
+    write(plugin, {"src/flush2.c": PLUGIN_SOURCE + "// another\n"})
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    log = plugin / ".git" / "rules.log"
+    real = engine.Linter._run_rules
+
+    def logged(self, context, rules, result):
+        with open(log, "a") as handle:
+            handle.write(f"{context.source.path}\n")
+        return real(self, context, rules, result)
+
+    monkeypatch.setattr(engine.Linter, "_run_rules", logged)
+    assert len(check(capsys, "--no-cache", "--jobs", jobs, ".")[1]) == 2
+    runs = log.read_text().split()
+    assert sorted(os.path.basename(path) for path in runs) == ["flush.c", "flush2.c"]
