@@ -140,7 +140,7 @@ def lint_project(root, files: Mapping[str, str] | None, rules: RuleChoice, **kwa
                  ) -> list[Finding]:
     """Write `files` under `root` (None: they are there already) and lint `paths` (relative
     to `root`; default all of it) as `cursedlint check` does: the project's files give the
-    facts a linted file needs. Findings' paths are relative to `root`."""
+    facts a linted file needs. Findings' paths, and their chains', are relative to `root`."""
     return run_project(root, files, rules, **kwargs)[1]
 
 
@@ -157,10 +157,16 @@ def run_project(root, files: Mapping[str, str] | None, rules: RuleChoice, *,
         (os.path.join(root, path), language_of(path)) for path in paths]
     linter = make_linter(rules, options, settings, root=root, **linter_options)
     results = linter.run(linted, 1, Project(lambda: every, linted_all=paths is None))
-    findings = sorted((replace(finding, path=os.path.relpath(finding.path, root))
-                       for result in results for finding in result.findings),
-                      key=lambda finding: finding.sort_key)
+    findings = sorted((relative(finding, root) for result in results
+                       for finding in result.findings), key=lambda finding: finding.sort_key)
     return linter, findings
+
+
+def relative(finding: Finding, root: str) -> Finding:
+    """The finding with its path and its chain's paths relative to `root`."""
+    related = tuple(replace(step, path=os.path.relpath(step.path, root))
+                    for step in finding.related)
+    return replace(finding, path=os.path.relpath(finding.path, root), related=related)
 
 
 def project_files(root: str) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """Declarations written with macros (lint/analysis/c_macros.py): class heads with export macros
 keep their members and bases, macro-defined function bodies are function scopes; end to end
-through the CLI with CUR501 (the class index) and CUR302 (where a name is declared)."""
+through a project lint with CUR501 (the class index) and CUR302 (where a name is declared)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import pytest
 
 from cursedlint.analysis.c_macros import function_scope, misread_heads
 from cursedlint.c_context import CContext, parse
-from cursedlint.cli import main
 from cursedlint.cpp_classes import file_classes
+from cursedlint.registry import all_rules
 from cursedlint.settings import Settings
 from cursedlint.source import Source
+
+from harness import lint_project
 
 
 def context_of(code: str, language: str = "cpp", path: str = "a.cpp") -> CContext:
@@ -159,28 +161,18 @@ IR = {
 }
 
 
-def project(tmp_path, monkeypatch, files: dict[str, str]):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / ".git").mkdir()
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
-def findings(capsys, *args: str) -> list[str]:
-    main(["check", "--no-cache", "--concise", *args])
-    return [line.split(" ")[0] + " " + line.split(" ")[1]
-            for line in capsys.readouterr().out.splitlines() if " CUR" in line]
+def findings(root, files: dict[str, str]) -> list[str]:
+    """`path:line:column: code` of each finding of every rule in the project."""
+    return [f"{f.path}:{f.line}:{f.column}: {f.code}"
+            for f in lint_project(root, files, all_rules())]
 
 
 @pytest.mark.parametrize("outputs, expected", [
     ("outputs_(src->outputs_)", ["src/expr.cpp:7:7: CUR501"]),
     ("outputs_(ir_cloner->clone(src->outputs_))", []),
 ])
-def test_cloner_rules_see_classes_declared_with_export_macros(tmp_path, monkeypatch, capsys,
-                                                              outputs, expected):
-    project(tmp_path, monkeypatch, {**IR, "src/expr.cpp": f"""\
+def test_cloner_rules_see_classes_declared_with_export_macros(tmp_path, outputs, expected):
+    assert findings(tmp_path, {**IR, "src/expr.cpp": f"""\
         #include <ir/base.h>
         namespace ir {{
         Expr::Expr(const Expr* src, IrCloner* ir_cloner)
@@ -189,12 +181,11 @@ def test_cloner_rules_see_classes_declared_with_export_macros(tmp_path, monkeypa
               // the outputs
               {outputs} {{}}
         }}  // namespace ir
-    """})
-    assert findings(capsys, ".") == expected
+    """}) == expected
 
 
-def test_a_name_in_a_macro_body_is_not_an_earlier_bodys_local(tmp_path, monkeypatch, capsys):
-    project(tmp_path, monkeypatch, {"test/mr.c": """\
+def test_a_name_in_a_macro_body_is_not_an_earlier_bodys_local(tmp_path):
+    assert findings(tmp_path, {"test/mr.c": """\
         #include <stdlib.h>
         #include <criterion/criterion.h>
         #include <infiniband/verbs.h>
@@ -211,5 +202,4 @@ def test_a_name_in_a_macro_body_is_not_an_earlier_bodys_local(tmp_path, monkeypa
             cr_assert(posix_memalign(&buf, 4096, 8192) == 0);
             cr_assert(ibv_reg_mr(pd, buf, 8192, 0) != NULL);
         }
-    """})
-    assert findings(capsys, ".") == ["test/mr.c:9:30: CUR302"]  # the stack array only
+    """}) == ["test/mr.c:9:30: CUR302"]  # the stack array only

@@ -16,13 +16,13 @@ import time
 import pytest
 
 from cursedlint.c_context import parse
-from cursedlint.engine import Linter
 from cursedlint.languages import language_of
 from cursedlint.registry import all_rules
-from cursedlint.settings import Settings
+
+from harness import make_linter
 
 UNCAPPED = 1 << 30  # these inputs are larger than max-file-size on purpose
-LINTER = Linter(Settings(enabled=frozenset(all_rules()), max_file_size=UNCAPPED), all_rules())
+LINTER = make_linter(all_rules(), settings={"max-file-size": UNCAPPED})  # made once: not timed
 GROWTH_BOUND = 9  # lint time at 4n over lint time at n: 4 when linear, 16 when quadratic
 PARSE_BOUND = 15  # lint time over tree-sitter's parse time, at 4n
 
@@ -170,13 +170,12 @@ def test_peak_memory_stays_near_the_parse(tmp_path):
     probe = (
         "import gc, json, re, sys\n"
         "from cursedlint.c_context import parse\n"
-        "from cursedlint.engine import Linter\n"
         "from cursedlint.registry import all_rules\n"
-        "from cursedlint.settings import Settings\n"
+        f"sys.path.insert(0, {os.path.dirname(__file__)!r})\n"
+        "from harness import make_linter\n"
         "peak = lambda: int(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1])\n"
         "data = open(sys.argv[1], 'rb').read()\n"
-        f"linter = Linter(Settings(enabled=frozenset(all_rules()), max_file_size={UNCAPPED}),"
-        " all_rules())\n"
+        f"linter = make_linter(all_rules(), settings={{'max-file-size': {UNCAPPED}}})\n"
         "linter.lint_bytes('small.cpp', b'void f(){ ibv_reg_mr(pd, b, 4, 0); }', 'cpp')\n"
         "base = peak()\n"
         "tree = parse(data, 'cpp'); parsed = peak(); del tree; gc.collect()\n"

@@ -4,24 +4,17 @@ look-alikes that stay silent."""
 from __future__ import annotations
 
 import os
-import textwrap
+from functools import partial
 
 import pytest
 
-from cursedlint.engine import Linter
-from cursedlint.findings import Finding
 from cursedlint.rules.native_callbacks import CtypesCallbackLifetime, PythonCallbackIntoCuda
-from cursedlint.settings import Settings
 
-from rule_examples import check_fixture
+import harness
+from harness import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "native_callbacks")
-
-
-def lint(code: str, rule=PythonCallbackIntoCuda, **options) -> list[Finding]:
-    settings = Settings(enabled=frozenset({rule.code}), rule_options={rule.code: options})
-    source = textwrap.dedent(code).encode()
-    return Linter(settings, {rule.code: rule}).lint_bytes("example.py", source, "python").findings
+lint = partial(harness.lint, rules=PythonCallbackIntoCuda)
 
 
 RULES = {"cur201": PythonCallbackIntoCuda, "cur202": CtypesCallbackLifetime}
@@ -30,7 +23,7 @@ RULES = {"cur201": PythonCallbackIntoCuda, "cur202": CtypesCallbackLifetime}
 @pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
 def test_fixture_findings_match_markers(fixture):
     rule = RULES[fixture.partition("_")[0]]
-    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(code, rule))
+    check_fixture(os.path.join(FIXTURES, fixture), rule)
 
 
 INCIDENT = """
@@ -104,7 +97,7 @@ def test_extra_apis_adds_names_and_triggers():
     gpu.enqueue_host(stream, HostFn(lambda data: None))
     """
     assert lint(code) == []
-    [finding] = lint(code, **{"extra-apis": ["enqueue_host"]})
+    [finding] = lint(code, options={"extra-apis": ["enqueue_host"]})
     assert "is handed to enqueue_host" in finding.message
     assert "enqueue_host" in PythonCallbackIntoCuda.triggers_for({"extra-apis": ["enqueue_host"]})
 
@@ -139,7 +132,7 @@ def test_lifetime_message_names_the_holder_the_api_and_the_fix():
         callback = HostFn(lambda data: None)
         libcuda.cuLaunchHostFunc(stream, callback, None)
     """
-    [finding] = lint(code, CtypesCallbackLifetime)
+    [finding] = lint(code, rules=CtypesCallbackLifetime)
     assert (finding.line, finding.column, finding.span.end_column) == (6, 16, 41)
     for part in ("lambda on line 6", "dies with the local 'callback'",
                  "cuLaunchHostFunc keeps", "freed", "module level or an attribute"):
@@ -153,9 +146,9 @@ def test_keeping_apis_option_adds_patterns():
     Watcher = ctypes.CFUNCTYPE(None, ctypes.c_int)
     lib.ev_io_start(Watcher(lambda events: None))
     """
-    assert lint(code, CtypesCallbackLifetime) == []
+    assert lint(code, rules=CtypesCallbackLifetime) == []
     options = {"keeping-apis": ["ev_*_start"]}
-    assert [f.line for f in lint(code, CtypesCallbackLifetime, **options)] == [5]
+    assert [f.line for f in lint(code, rules=CtypesCallbackLifetime, options=options)] == [5]
 
 
 # -- the deadlock, on a machine with a GPU (skipped without libcuda) -------------------------

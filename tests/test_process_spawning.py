@@ -5,32 +5,34 @@ from __future__ import annotations
 
 import ast
 import os
-import textwrap
 
 import pytest
 
-from cursedlint.engine import Linter
 from cursedlint.findings import Edit, Finding
 from cursedlint.rules.process_spawning import (
     GLIBC, MACOS, MUSL, OLD_GLIBC, ForkInAcceleratedProcess, SubprocessForkPath,
 )
-from cursedlint.settings import Settings
 
-from rule_examples import check_fixture
+import harness
+from harness import check_fixture
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "process_spawning")
 VERSIONS = [(3, minor) for minor in range(8, 15)]
 
 
-def lint(rule, code: str, python=(3, 11), **options) -> list[Finding]:
-    settings = Settings(enabled=frozenset({rule.code}), target_python=python,
-                        rule_options={rule.code: options})
-    source = textwrap.dedent(code).encode()
-    return Linter(settings, {rule.code: rule}).lint_bytes("example.py", source, "python").findings
+def version(python: tuple[int, int]) -> str:
+    """A target-python setting ("3.11")."""
+    return "%d.%d" % python
 
 
 def cur101(code: str, python=(3, 11), libc=GLIBC) -> list[Finding]:
-    return lint(SubprocessForkPath, code, python, libc=libc)
+    return harness.lint(code, SubprocessForkPath, options={"libc": libc},
+                        target_python=version(python))
+
+
+def cur102(code: str, python=(3, 12), **options) -> list[Finding]:
+    return harness.lint(code, ForkInAcceleratedProcess, options=options,
+                        target_python=version(python))
 
 
 # -- annotated fixtures ------------------------------------------------------------------------
@@ -40,7 +42,7 @@ def cur101(code: str, python=(3, 11), libc=GLIBC) -> list[Finding]:
     (ForkInAcceleratedProcess, "cur102_starts.py", (3, 12)),
 ])
 def test_fixture_findings_match_markers(rule, fixture, python):
-    check_fixture(os.path.join(FIXTURES, fixture), lambda code: lint(rule, code, python))
+    check_fixture(os.path.join(FIXTURES, fixture), rule, target_python=version(python))
 
 
 # -- CUR101: versions and C libraries ------------------------------------------------------------
@@ -233,30 +235,30 @@ POOL = "import multiprocessing\nimport torch\npool = multiprocessing.Pool(4)\n"
 
 @pytest.mark.parametrize("python, flagged", [((3, 10), True), ((3, 13), True), ((3, 14), False)])
 def test_default_start_method_is_fork_before_314(python, flagged):
-    assert bool(lint(ForkInAcceleratedProcess, POOL, python)) is flagged
+    assert bool(cur102(POOL, python)) is flagged
 
 
 def test_explicit_fork_is_reported_on_every_version():
     code = ("import multiprocessing\nimport torch\n\n\ndef workers():\n"
             "    ctx = multiprocessing.get_context('fork')\n    return ctx.Pool(2)\n")
-    assert all(lint(ForkInAcceleratedProcess, code, version) for version in VERSIONS)
+    assert all(cur102(code, python) for python in VERSIONS)
 
 
 def test_a_fork_context_that_makes_only_a_queue_starts_nothing():
     code = ("import multiprocessing\nimport torch\n\n\ndef channel():\n"
             "    ctx = multiprocessing.get_context('fork')\n    return ctx.Queue()\n")
-    assert lint(ForkInAcceleratedProcess, code, (3, 12)) == []
+    assert cur102(code, (3, 12)) == []
 
 
 def test_start_method_set_anywhere_in_the_module_silences_the_defaults():
     code = POOL + "def main():\n    multiprocessing.set_start_method(method)\n"
-    assert not lint(ForkInAcceleratedProcess, code, (3, 12))
+    assert not cur102(code, (3, 12))
 
 
 def test_message_is_one_short_line_naming_the_library():
     """The cause at this spot in one short line; why it breaks and the fix are the rule's
     documentation."""
-    [finding] = lint(ForkInAcceleratedProcess, POOL, (3, 12))
+    [finding] = cur102(POOL, (3, 12))
     assert "(torch is imported)" in finding.explained
     assert len(finding.message) < 120 and "\n" not in finding.message
     assert "Cannot re-initialize CUDA in forked subprocess" in ForkInAcceleratedProcess.__doc__
@@ -264,13 +266,13 @@ def test_message_is_one_short_line_naming_the_library():
 
 
 def test_module_option_narrows_the_libraries():
-    assert not lint(ForkInAcceleratedProcess, POOL, (3, 12), modules=["jax"])
-    assert lint(ForkInAcceleratedProcess, POOL.replace("torch", "jax"), (3, 12), modules=["jax"])
+    assert not cur102(POOL, (3, 12), modules=["jax"])
+    assert cur102(POOL.replace("torch", "jax"), (3, 12), modules=["jax"])
 
 
 def test_module_option_adds_a_library():
     code = POOL.replace("import torch", "import habana_frameworks")
-    assert lint(ForkInAcceleratedProcess, code, (3, 12), modules=["habana_frameworks"])
+    assert cur102(code, (3, 12), modules=["habana_frameworks"])
 
 
 # -- the second prefilter look (vfork targets) -------------------------------------------------
@@ -386,15 +388,13 @@ def test_the_second_look_passes_every_scrambled_forcing_call():
 
     from cursedlint.source import Source
 
-    settings = Settings(enabled=frozenset({"CUR101"}), target_python=(3, 12),
-                        rule_options={"CUR101": {"libc": GLIBC}})
-    linter = Linter(settings, {"CUR101": SubprocessForkPath})
+    linter = harness.make_linter(SubprocessForkPath, {"libc": GLIBC}, target_python="3.12")
     rng = random.Random("CUR101 second look")
     reported = 0
     for _ in range(400):
         code = _scrambled_call(rng)
         source = Source.from_text("scrambled.py", code, "python")
-        if linter.lint_source(source, [SubprocessForkPath], settings.enabled).findings:
+        if linter.lint_source(source, [SubprocessForkPath], linter.settings.enabled).findings:
             reported += 1
             look = SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
             assert look, code
@@ -407,7 +407,7 @@ def test_a_spread_the_rule_can_read_passes_the_second_look():
     code = ("import os, subprocess\noptions = {'preexec_fn': os.setsid}\n"
             "subprocess.run(['ls'], **options)\n")
     assert SubprocessForkPath.may_fire(code.encode(), {"libc": GLIBC}, (3, 12), "python")
-    assert [f.line for f in lint(SubprocessForkPath, code, (3, 12))] == [3]
+    assert [f.line for f in cur101(code, (3, 12))] == [3]
 
 
 def test_a_spread_of_a_parameter_does_not_pass_the_second_look():
@@ -422,4 +422,4 @@ def test_a_fork_context_of_another_function_is_not_this_ones():
             "    ctx = mp.get_context('fork')\n    return ctx.Queue()\n\n\n"
             "def chosen(mode='spawn'):\n    ctx = mp.get_context(mode)\n"
             "    return ctx.Process(target=print)\n")
-    assert lint(ForkInAcceleratedProcess, code, (3, 12)) == []
+    assert cur102(code, (3, 12)) == []

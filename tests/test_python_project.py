@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
+from functools import partial
 
 import pytest
 
 from cursedlint.cli import main
+from cursedlint.findings import Finding
+from cursedlint.registry import all_rules
+
+import harness
+
+lint = partial(harness.lint_project, rules=all_rules())
 
 MONITOR = """\
 import torch
@@ -46,20 +52,8 @@ def scale(loss, factor):
 """
 
 
-def lint(tmp_path, monkeypatch, capsys, files: dict[str, str], *paths: str) -> list[dict]:
-    """Write the project, lint `paths` (default: all of it) and return the JSON findings."""
-    for name, text in files.items():
-        target = tmp_path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    capsys.readouterr()
-    main(["check", "--no-cache", "--output-format", "json", *(paths or ["."])])
-    return json.loads(capsys.readouterr().out)
-
-
-def codes_at(findings: list[dict]) -> list[tuple[str, str, int]]:
-    return [(f["code"], f["path"], f["line"]) for f in findings]
+def codes_at(findings: list[Finding]) -> list[tuple[str, str, int]]:
+    return [(f.code, f.path, f.line) for f in findings]
 
 
 TRAIN_WITH_MONITOR = """\
@@ -80,33 +74,32 @@ def record(model, static_input):
 """
 
 
-def test_thread_target_in_another_module_that_synchronizes(tmp_path, monkeypatch, capsys):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_thread_target_in_another_module_that_synchronizes(tmp_path):
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/monitor.py": MONITOR,
         "trainer/train.py": TRAIN_WITH_MONITOR,
     })
     assert codes_at(findings) == [("CUR401", "trainer/train.py", 12)]
-    message = findings[0]["message"] + findings[0]["help"]
+    message = findings[0].message + findings[0].help
     assert "watch_memory() (monitor.py)" in message
     assert "line 7 of monitor.py, where `torch.cuda.synchronize()` waits for the whole device" \
         in message
-    assert [(step["line"], step["path"] == "trainer/monitor.py")
-            for step in findings[0]["related"]] == [(7, True)]
+    assert [(step.line, step.path == "trainer/monitor.py")
+            for step in findings[0].related] == [(7, True)]
 
 
-def test_a_lint_of_one_file_reads_the_facts_of_the_others(tmp_path, monkeypatch, capsys):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_a_lint_of_one_file_reads_the_facts_of_the_others(tmp_path):
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/monitor.py": MONITOR,
         "trainer/train.py": TRAIN_WITH_MONITOR,
-    }, "trainer/train.py")
+    }, paths=["trainer/train.py"])
     assert codes_at(findings) == [("CUR401", "trainer/train.py", 12)]
 
 
-def test_chain_through_modules_relative_imports_and_a_package_reexport(
-        tmp_path, monkeypatch, capsys):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_chain_through_modules_relative_imports_and_a_package_reexport(tmp_path):
+    findings = lint(tmp_path, {
         "src/trainer/__init__.py": "",
         "src/trainer/health/__init__.py": "from .gpu import watch_memory\n",
         "src/trainer/health/gpu.py": MONITOR,
@@ -136,14 +129,14 @@ def test_chain_through_modules_relative_imports_and_a_package_reexport(
             """,
     })
     assert codes_at(findings) == [("CUR401", "src/trainer/graphs.py", 12)]
-    related = findings[0]["related"]
-    assert [(step["path"].rpartition("/")[2], step["line"]) for step in related] == [
+    related = findings[0].related
+    assert [(step.path.rpartition("/")[2], step.line) for step in related] == [
         ("loop.py", 5), ("gpu.py", 7)]
-    assert "calls `watch_memory()` (gpu.py)" in related[0]["note"]
+    assert "calls `watch_memory()` (gpu.py)" in related[0].note
 
 
-def test_cpu_only_target_in_another_module_is_clean(tmp_path, monkeypatch, capsys):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_cpu_only_target_in_another_module_is_clean(tmp_path):
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/monitor.py": MONITOR,
         "trainer/train.py": TRAIN_WITH_MONITOR.replace("watch_memory", "count_batches"),
@@ -151,10 +144,10 @@ def test_cpu_only_target_in_another_module_is_clean(tmp_path, monkeypatch, capsy
     assert findings == []
 
 
-def test_thread_local_capture_beside_a_thread_that_only_queries(tmp_path, monkeypatch, capsys):
+def test_thread_local_capture_beside_a_thread_that_only_queries(tmp_path):
     """In thread_local mode only a device-wide synchronization in the thread is a finding;
     `report_memory` asks the host-side runtime only."""
-    findings = lint(tmp_path, monkeypatch, capsys, {
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/monitor.py": MONITOR,
         "trainer/train.py": TRAIN_WITH_MONITOR.replace("watch_memory", "report_memory").replace(
@@ -163,8 +156,8 @@ def test_thread_local_capture_beside_a_thread_that_only_queries(tmp_path, monkey
     assert findings == []
 
 
-def test_thread_joined_before_the_capture_is_clean(tmp_path, monkeypatch, capsys):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_thread_joined_before_the_capture_is_clean(tmp_path):
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/monitor.py": MONITOR,
         "trainer/train.py": TRAIN_WITH_MONITOR.replace(
@@ -173,9 +166,8 @@ def test_thread_joined_before_the_capture_is_clean(tmp_path, monkeypatch, capsys
     assert findings == []
 
 
-def test_same_name_in_a_module_the_file_does_not_import_is_not_followed(
-        tmp_path, monkeypatch, capsys):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_same_name_in_a_module_the_file_does_not_import_is_not_followed(tmp_path):
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/monitor.py": MONITOR,
         "other/__init__.py": "",
@@ -189,9 +181,8 @@ def test_same_name_in_a_module_the_file_does_not_import_is_not_followed(
     ("loss_value = helpers.to_host(loss)", True),
     ("scaled = helpers.scale(loss, 2.0)", False),
 ])
-def test_sync_in_a_helper_of_another_module_inside_the_region(
-        tmp_path, monkeypatch, capsys, call, found):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_sync_in_a_helper_of_another_module_inside_the_region(tmp_path, call, found):
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/helpers.py": HELPERS,
         "trainer/step.py": f"""\
@@ -213,23 +204,25 @@ def test_sync_in_a_helper_of_another_module_inside_the_region(
         return
     assert codes_at(findings) == [("CUR402", "trainer/step.py", 10)]
     assert "helpers.to_host() reaches it: `.item()` copies a value to the host (at helpers.py:5)" \
-        in findings[0]["message"]
+        in findings[0].message
 
 
 def test_warm_runs_read_no_unchanged_file_and_follow_a_changed_one(tmp_path, monkeypatch, capsys):
+    """Through the CLI, whose cache keeps the facts between runs."""
     from cursedlint import source
 
-    lint(tmp_path, monkeypatch, capsys, {
+    harness.write_project(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/monitor.py": MONITOR,
         "trainer/train.py": TRAIN_WITH_MONITOR,
     })
+    monkeypatch.chdir(tmp_path)
     for path in (tmp_path / "trainer").iterdir():  # older than the window stat is not trusted in
         os.utime(path, (path.stat().st_atime - 3600, path.stat().st_mtime - 3600))
 
     def check() -> list[tuple[str, str, int]]:
         main(["check", "--output-format", "json", "trainer"])
-        return codes_at(json.loads(capsys.readouterr().out))
+        return [(f["code"], f["path"], f["line"]) for f in json.loads(capsys.readouterr().out)]
 
     capsys.readouterr()
     assert check() == [("CUR401", "trainer/train.py", 12)]
@@ -265,9 +258,8 @@ def launch_size(kernel, blocks):
     ("0", False),  # no callback
     ("compiled.address", False),  # a numba.cfunc address: compiled, no GIL needed
 ])
-def test_callable_passed_to_a_helper_of_another_module(
-        tmp_path, monkeypatch, capsys, argument, found):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_callable_passed_to_a_helper_of_another_module(tmp_path, argument, found):
+    findings = lint(tmp_path, {
         "solver/__init__.py": "",
         "solver/kernels.py": KERNELS,
         "solver/run.py": f"""\
@@ -295,22 +287,20 @@ def test_callable_passed_to_a_helper_of_another_module(
         return
     assert codes_at(findings) == [("CUR201", "solver/run.py", 16)]
     assert "is passed to best_block(), which hands it to get_max_potential_block_size " \
-        "(kernels.py:6)" in findings[0]["message"]
-    assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
+        "(kernels.py:6)" in findings[0].message
+    assert [(step.path, step.line) for step in findings[0].related] == [
         ("solver/kernels.py", 4), ("solver/kernels.py", 6)]
 
 
 def test_a_run_where_no_file_needs_facts_gathers_none(tmp_path):
     """The facts are gathered after a first lint, only for the files that say they need them:
     a project where nothing captures or hands a callback never lists its files for them."""
-    from cursedlint.engine import Linter, Project
-    from cursedlint.registry import all_rules
-    from cursedlint.settings import Settings
+    from cursedlint.engine import Project
 
     (tmp_path / "monitor.py").write_text(MONITOR)
     (tmp_path / "helpers.py").write_text(HELPERS)
     files = [(str(tmp_path / name), "python") for name in ("helpers.py", "monitor.py")]
-    linter = Linter(Settings(enabled=frozenset(all_rules())), all_rules())
+    linter = harness.make_linter(all_rules())
 
     def unexpected():
         raise AssertionError("the project's files were listed")
@@ -374,22 +364,21 @@ def train(model, dataset, static_x, steps):
     (("make_loader(dataset)", "make_eval_loader(dataset)"), False),  # not pinned
     (("graphs.record(static_x)", "graphs.record_locally(static_x)"), False),  # thread_local
 ])
-def test_loop_over_a_factory_loader_calls_a_capture_of_another_module(
-        tmp_path, monkeypatch, capsys, change, found):
+def test_loop_over_a_factory_loader_calls_a_capture_of_another_module(tmp_path, change, found):
     train = TRAIN_LOOP.replace(*change) if change else TRAIN_LOOP
     files = {"trainer/__init__.py": "", "trainer/data.py": DATA, "trainer/graphs.py": GRAPHS,
              "trainer/train.py": train}
     for paths in ((), ("trainer/train.py",)):  # the whole project, and a pre-commit run
-        findings = lint(tmp_path, monkeypatch, capsys, files, *paths)
+        findings = lint(tmp_path, files, paths=paths or None)
         if not found:
             assert findings == []
             continue
         assert codes_at(findings) == [("CUR403", "trainer/train.py", 10)]
-        message = findings[0]["message"] + findings[0]["help"]
+        message = findings[0].message + findings[0].help
         assert message.startswith("graphs.record(), through torch.cuda.graph at graphs.py:11, "
                                   "begins a global-mode capture with a pinned DataLoader's")
         assert "DataLoader made by make_loader() on line 7 (data.py:5)" in message
-        assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
+        assert [(step.path, step.line) for step in findings[0].related] == [
             ("trainer/data.py", 5), ("trainer/graphs.py", 11)]
 
 
@@ -446,22 +435,21 @@ def train(model, static_x, steps):
 """
 
 
-def test_monitor_thread_started_by_another_modules_method_alive_at_a_capture(
-        tmp_path, monkeypatch, capsys):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_monitor_thread_started_by_another_modules_method_alive_at_a_capture(tmp_path):
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "", "trainer/health.py": HEALTH, "trainer/graphs.py": GRAPHS,
         "trainer/train.py": TRAIN_WITH_HEARTBEAT,
     })
     assert codes_at(findings) == [("CUR401", "trainer/train.py", 9)]
-    message = findings[0]["message"]
+    message = findings[0].message
     assert message == (
         "the thread that heartbeat.start() starts on line 7 (health.py:14) is alive when "
         "graphs.record(), through torch.cuda.graph at graphs.py:11, begins a capture (global "
         "mode)")
-    message = findings[0]["help"]
+    message = findings[0].help
     assert message.startswith("Its code reaches line 22 of health.py")
     assert "`torch.cuda.synchronize()` waits for the whole device" in message
-    assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
+    assert [(step.path, step.line) for step in findings[0].related] == [
         ("trainer/health.py", 14), ("trainer/graphs.py", 11)]
 
 
@@ -470,8 +458,8 @@ def test_monitor_thread_started_by_another_modules_method_alive_at_a_capture(
     ("graphs.record(static_x)", "graphs.replay()"),  # nothing captured
     ("Heartbeat(30.0)", "CpuHeartbeat(30.0)"),  # its thread only prints
 ])
-def test_monitor_thread_look_alikes_across_modules(tmp_path, monkeypatch, capsys, change):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_monitor_thread_look_alikes_across_modules(tmp_path, change):
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "", "trainer/health.py": HEALTH, "trainer/graphs.py": GRAPHS,
         "trainer/train.py": TRAIN_WITH_HEARTBEAT.replace(*change),
     })
@@ -521,9 +509,8 @@ if __name__ == "__main__":
     ({"main.py": MAIN.replace('    mp.set_start_method("spawn")\n', "").replace(
         "    texts = [", '    mp.set_start_method("spawn")\n    texts = [')}, False),  # in main()
 ])
-def test_a_start_method_set_by_the_entry_point_clears_its_helpers(
-        tmp_path, monkeypatch, capsys, files, found):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_a_start_method_set_by_the_entry_point_clears_its_helpers(tmp_path, files, found):
+    findings = lint(tmp_path, {
         "preprocess/__init__.py": "", "preprocess/pool_utils.py": POOL_UTILS, **files,
     })
     assert codes_at(findings) == ([("CUR102", "preprocess/pool_utils.py", 7)] if found else [])
@@ -565,9 +552,8 @@ def copy_every(seconds, tensor):
      "the thread running copy_every() (workers.py)"),
     ("Logger().start()", None),  # not a Thread: its start() runs nothing in another thread
 ])
-def test_thread_subclass_and_partial_targets_of_another_module(
-        tmp_path, monkeypatch, capsys, start, found):
-    findings = lint(tmp_path, monkeypatch, capsys, {
+def test_thread_subclass_and_partial_targets_of_another_module(tmp_path, start, found):
+    findings = lint(tmp_path, {
         "loader/__init__.py": "", "loader/workers.py": WORKERS,
         "loader/capture.py": f"""\
             import functools
@@ -590,7 +576,7 @@ def test_thread_subclass_and_partial_targets_of_another_module(
         assert findings == []
         return
     assert codes_at(findings) == [("CUR401", "loader/capture.py", 12)]
-    assert findings[0]["message"].startswith(found)
+    assert findings[0].message.startswith(found)
 
 
 EVALUATE = """\
@@ -607,20 +593,20 @@ def tokenize(text):
 """
 
 
-def cur102(tmp_path, monkeypatch, capsys, main: str, **more: str) -> list[tuple[str, int, str]]:
+def cur102(tmp_path, main: str, **more: str) -> list[tuple[str, int, str]]:
     """CUR102's findings in a small job package: (severity, line, message, then each related
     step as `file:line: note`)."""
-    findings = lint(tmp_path, monkeypatch, capsys, {
+    findings = lint(tmp_path, {
         "jobs/__init__.py": "", "jobs/work.py": EVALUATE, "jobs/main.py": main,
         **{f"jobs/{name}.py": text for name, text in more.items()},
     })
-    return [(f["severity"], f["line"], " | ".join([f["message"], *(
-        f"{os.path.basename(step['path'])}:{step['line']}: {step['note']}"
-        for step in f.get("related", []))])) for f in findings if f["code"] == "CUR102"]
+    return [(f.severity.value, f.line, " | ".join([f.message, *(
+        f"{os.path.basename(step.path)}:{step.line}: {step.note}"
+        for step in f.related)])) for f in findings if f.code == "CUR102"]
 
 
-def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path, monkeypatch, capsys):
-    [(severity, line, message)] = cur102(tmp_path, monkeypatch, capsys, """\
+def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path):
+    [(severity, line, message)] = cur102(tmp_path, """\
         import multiprocessing
 
         import torch
@@ -639,8 +625,8 @@ def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path, monke
         in message
 
 
-def test_a_child_that_uses_cuda_is_an_error(tmp_path, monkeypatch, capsys):
-    [(severity, line, message)] = cur102(tmp_path, monkeypatch, capsys, """\
+def test_a_child_that_uses_cuda_is_an_error(tmp_path):
+    [(severity, line, message)] = cur102(tmp_path, """\
         import multiprocessing
 
         import torch
@@ -657,8 +643,8 @@ def test_a_child_that_uses_cuda_is_an_error(tmp_path, monkeypatch, capsys):
     assert "work.py:5: " in message and "Cannot re-initialize CUDA in forked subprocess" in message
 
 
-def test_an_nccl_group_before_the_fork_is_an_error(tmp_path, monkeypatch, capsys):
-    [(severity, line, message)] = cur102(tmp_path, monkeypatch, capsys, """\
+def test_an_nccl_group_before_the_fork_is_an_error(tmp_path):
+    [(severity, line, message)] = cur102(tmp_path, """\
         import multiprocessing
 
         import torch.distributed as dist
@@ -696,14 +682,12 @@ def test_an_nccl_group_before_the_fork_is_an_error(tmp_path, monkeypatch, capsys
     shared = multiprocessing.Manager().dict()
     """,
 ])
-def test_starts_before_any_accelerator_work_with_cpu_children_are_silent(
-        tmp_path, monkeypatch, capsys, main):
-    assert cur102(tmp_path, monkeypatch, capsys, main) == []
+def test_starts_before_any_accelerator_work_with_cpu_children_are_silent(tmp_path, main):
+    assert cur102(tmp_path, main) == []
 
 
-def test_a_library_helper_without_evidence_warns_and_names_who_decides(
-        tmp_path, monkeypatch, capsys):
-    [(severity, line, message)] = cur102(tmp_path, monkeypatch, capsys, """\
+def test_a_library_helper_without_evidence_warns_and_names_who_decides(tmp_path):
+    [(severity, line, message)] = cur102(tmp_path, """\
         import multiprocessing
 
         import torch
@@ -720,12 +704,12 @@ def test_a_library_helper_without_evidence_warns_and_names_who_decides(
     assert len(message) < 120
 
 
-def test_a_wait_under_a_condition_in_another_module_is_not_followed(tmp_path, monkeypatch, capsys):
+def test_a_wait_under_a_condition_in_another_module_is_not_followed(tmp_path):
     """Whether `sync_if_eager` waits depends on its argument, which another module's caller
     cannot be seen to give: silent, where an unconditional wait is a finding."""
     helpers = HELPERS + "\n\ndef sync_if_eager(loss, buffer):\n    if buffer.eager:\n" \
                         "        return loss.item()\n    return loss\n"
-    findings = lint(tmp_path, monkeypatch, capsys, {
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/helpers.py": helpers,
         "trainer/step.py": """\
@@ -783,29 +767,27 @@ def record(static_input):
 """
 
 
-def capture_model(tmp_path, monkeypatch, capsys, model: str, warmup: str = "") -> list[dict]:
-    return lint(tmp_path, monkeypatch, capsys, {
+def capture_model(tmp_path, model: str, warmup: str = "") -> list[dict]:
+    return lint(tmp_path, {
         "nets/__init__.py": "",
         "nets/models.py": MODELS,
         "nets/record.py": CAPTURE_MODEL.format(model=model, warmup=warmup),
     })
 
 
-def test_a_model_of_another_module_whose_forward_runs_cublas_needs_a_warm_up(
-        tmp_path, monkeypatch, capsys):
-    [finding] = capture_model(tmp_path, monkeypatch, capsys, "Projection")
+def test_a_model_of_another_module_whose_forward_runs_cublas_needs_a_warm_up(tmp_path):
+    [finding] = capture_model(tmp_path, "Projection")
     assert codes_at([finding]) == [("CUR404", "nets/record.py", 9)]
-    assert "runs `Projection.forward()`: `self.proj`" in finding["help"]
-    assert [(step["path"], step["line"]) for step in finding["related"]] == [
+    assert "runs `Projection.forward()`: `self.proj`" in finding.help
+    assert [(step.path, step.line) for step in finding.related] == [
         ("nets/models.py", 11)]
-    assert "Linear" in finding["related"][-1]["note"]
+    assert "Linear" in finding.related[-1].note
 
 
-def test_a_warmed_up_or_elementwise_model_of_another_module_is_clean(
-        tmp_path, monkeypatch, capsys):
+def test_a_warmed_up_or_elementwise_model_of_another_module_is_clean(tmp_path):
     warmed = "\n    model(static_input)"
-    assert capture_model(tmp_path, monkeypatch, capsys, "Projection", warmed) == []
-    assert capture_model(tmp_path, monkeypatch, capsys, "Scale") == []
+    assert capture_model(tmp_path, "Projection", warmed) == []
+    assert capture_model(tmp_path, "Scale") == []
 
 
 @pytest.mark.parametrize("subclass, found", [
@@ -816,15 +798,14 @@ def test_a_warmed_up_or_elementwise_model_of_another_module_is_clean(
     # overrides what the inherited start() calls on self
     ("class NamedHeartbeat(Heartbeat):\n    def _run(self):\n        pass\n", None),
 ])
-def test_a_method_inherited_from_another_modules_class_is_followed(
-        tmp_path, monkeypatch, capsys, subclass, found):
+def test_a_method_inherited_from_another_modules_class_is_followed(tmp_path, subclass, found):
     health = HEALTH.replace("    def start(self):\n        self._thread.start()\n",
                             "    def start(self):\n        self._run()\n\n"
                             "    def _run(self):\n        self._thread.start()\n")
     train = TRAIN_WITH_HEARTBEAT.replace("from trainer.health import CpuHeartbeat, Heartbeat",
                                          "from trainer.named import NamedHeartbeat") \
         .replace("Heartbeat(30.0)", "NamedHeartbeat(30.0)")
-    findings = lint(tmp_path, monkeypatch, capsys, {
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "", "trainer/health.py": health, "trainer/graphs.py": GRAPHS,
         "trainer/named.py": "from trainer.health import Heartbeat\n\n\n" + subclass,
         "trainer/train.py": train,
@@ -867,12 +848,12 @@ def pool_from(config: PoolConfig):
 """
 
 
-def start_method_findings(tmp_path, monkeypatch, capsys, files: dict[str, str]) -> list[str]:
+def start_method_findings(tmp_path, files: dict[str, str]) -> list[str]:
     """CUR102's findings in a launcher package as `file:line message | step | ...`."""
-    findings = lint(tmp_path, monkeypatch, capsys, {"jobs/__init__.py": "", **files})
-    return [" | ".join([f"{os.path.basename(f['path'])}:{f['line']} {f['message']}", *(
-        f"{os.path.basename(step['path'])}:{step['line']}: {step['note']}"
-        for step in f["related"])]) for f in findings if f["code"] == "CUR102"]
+    findings = lint(tmp_path, {"jobs/__init__.py": "", **files})
+    return [" | ".join([f"{os.path.basename(f.path)}:{f.line} {f.message}", *(
+        f"{os.path.basename(step.path)}:{step.line}: {step.note}"
+        for step in f.related)]) for f in findings if f.code == "CUR102"]
 
 
 @pytest.mark.parametrize("main, found", [
@@ -903,9 +884,9 @@ def start_method_findings(tmp_path, monkeypatch, capsys, files: dict[str, str]) 
          " | launchers.py:25: `PoolConfig.start_method` is 'fork'"]),
 ])
 def test_a_start_method_from_defaults_attributes_and_callers_in_other_modules(
-        tmp_path, monkeypatch, capsys, main, found):
+        tmp_path, main, found):
     files = {"jobs/launchers.py": LAUNCHERS, **({"jobs/main.py": main} if main else {})}
-    assert start_method_findings(tmp_path, monkeypatch, capsys, files) == found
+    assert start_method_findings(tmp_path, files) == found
 
 
 @pytest.mark.parametrize("config, use, found", [
@@ -932,8 +913,8 @@ def test_a_start_method_from_defaults_attributes_and_callers_in_other_modules(
      "    mp.get_context(settings.start_method).Process(target=fn).start()\n", None),
 ])
 def test_a_start_method_from_a_constant_or_a_config_class_of_another_module(
-        tmp_path, monkeypatch, capsys, config, use, found):
-    findings = start_method_findings(tmp_path, monkeypatch, capsys, {
+        tmp_path, config, use, found):
+    findings = start_method_findings(tmp_path, {
         "jobs/config.py": config,
         "jobs/run.py": "import multiprocessing as mp\n\nimport torch\n" + use,
     })
@@ -945,9 +926,8 @@ def test_a_start_method_from_a_constant_or_a_config_class_of_another_module(
     ('"spawn" if torch.version.hip else "forkserver"', False),
     ("method", False),  # a parameter no call passes and without a default: unknown
 ])
-def test_a_start_method_chosen_by_a_local_conditional(
-        tmp_path, monkeypatch, capsys, choice, found):
-    findings = start_method_findings(tmp_path, monkeypatch, capsys, {"jobs/run.py": f"""\
+def test_a_start_method_chosen_by_a_local_conditional(tmp_path, choice, found):
+    findings = start_method_findings(tmp_path, {"jobs/run.py": f"""\
         import torch
         import torch.multiprocessing as mp
 
@@ -984,9 +964,8 @@ def run_serial(jobs):
     ("    job = run_pool if args.pool else run_serial\n    job(8)\n"
      "    mp.set_start_method('spawn')\n", True),
 ])
-def test_a_spawn_setting_clears_a_helper_called_through_a_local_choice(
-        tmp_path, monkeypatch, capsys, entry, found):
-    findings = start_method_findings(tmp_path, monkeypatch, capsys, {
+def test_a_spawn_setting_clears_a_helper_called_through_a_local_choice(tmp_path, entry, found):
+    findings = start_method_findings(tmp_path, {
         "jobs/helpers.py": AIO_HELPER,
         "jobs/cli.py": "import multiprocessing as mp\n\nfrom jobs.helpers import run_pool, "
                        "run_serial\n\n\ndef main(args):\n" + entry +
@@ -1016,18 +995,16 @@ def test_{name}():
     ("tests/test_amp.py", "cuda_state", True),  # a test that forks, not about fork
     ("jobs/fork_check.py", "cuda_is_bad_after_fork", True),  # not a test module
 ])
-def test_a_test_of_fork_behaviour_is_not_reported(
-        tmp_path, monkeypatch, capsys, path, name, found):
-    findings = start_method_findings(tmp_path, monkeypatch, capsys, {
+def test_a_test_of_fork_behaviour_is_not_reported(tmp_path, path, name, found):
+    findings = start_method_findings(tmp_path, {
         path: FORK_TEST.format(name=name)})
     assert [finding.split(" | ")[0] for finding in findings] == ([
         f"{os.path.basename(path)}:9 multiprocessing.get_context('fork').Pool() forks "
         "(a 'fork' context) after CUDA work on line 8"] if found else [])
 
 
-def test_a_fork_context_on_self_used_for_queues_and_a_recursive_default_start_nothing(
-        tmp_path, monkeypatch, capsys):
-    assert start_method_findings(tmp_path, monkeypatch, capsys, {"jobs/channels.py": """\
+def test_a_fork_context_on_self_used_for_queues_and_a_recursive_default_start_nothing(tmp_path):
+    assert start_method_findings(tmp_path, {"jobs/channels.py": """\
         import multiprocessing as mp
 
         import torch
@@ -1048,10 +1025,10 @@ def test_a_fork_context_on_self_used_for_queues_and_a_recursive_default_start_no
         """}) == []
 
 
-def test_a_fork_context_swapped_in_for_a_mock_starts_nothing_itself(tmp_path, monkeypatch, capsys):
+def test_a_fork_context_swapped_in_for_a_mock_starts_nothing_itself(tmp_path):
     """The test hands a fork context to the code under test; the start is that code's, judged
     where it is made (here from a parameter: unknown, silent)."""
-    assert start_method_findings(tmp_path, monkeypatch, capsys, {
+    assert start_method_findings(tmp_path, {
         "jobs/runner.py": """\
             import torch
 
@@ -1084,12 +1061,11 @@ def test_a_fork_context_swapped_in_for_a_mock_starts_nothing_itself(tmp_path, mo
      "    return StepGraphs(model)\n", False),  # not always a StepGraphs: unknown
     ("def make_graphs(model):\n    graphs = StepGraphs(model)\n", False),  # returns nothing
 ])
-def test_an_instance_made_by_a_factory_of_another_module(
-        tmp_path, monkeypatch, capsys, factory, found):
+def test_an_instance_made_by_a_factory_of_another_module(tmp_path, factory, found):
     train = TRAIN_WITH_HEARTBEAT.replace("from trainer.graphs import StepGraphs",
                                          "from trainer.graphs import make_graphs") \
         .replace("StepGraphs(model)", "make_graphs(model)")
-    findings = lint(tmp_path, monkeypatch, capsys, {
+    findings = lint(tmp_path, {
         "trainer/__init__.py": "", "trainer/health.py": HEALTH,
         "trainer/graphs.py": GRAPHS + "\n\n" + factory, "trainer/train.py": train,
     })
@@ -1102,11 +1078,10 @@ def test_an_instance_made_by_a_factory_of_another_module(
     # the parameter goes to a function that hands nothing to the driver
     ("def tune(kernel, memory_for):\n    return launch_size(kernel, memory_for)\n", False),
 ])
-def test_callable_handed_on_through_helpers_of_two_modules(
-        tmp_path, monkeypatch, capsys, tuning, found):
+def test_callable_handed_on_through_helpers_of_two_modules(tmp_path, tuning, found):
     """run.py passes a lambda to tuning.tune, which hands it on to kernels.best_block, which
     hands it to the occupancy API: reported at run.py's call with the whole chain."""
-    findings = lint(tmp_path, monkeypatch, capsys, {
+    findings = lint(tmp_path, {
         "solver/__init__.py": "",
         "solver/kernels.py": KERNELS,
         "solver/tuning.py": "from .kernels import best_block, launch_size\n\n\n" + tuning,
@@ -1119,10 +1094,10 @@ def test_callable_handed_on_through_helpers_of_two_modules(
             """,
     })
     if not found:
-        assert [f for f in findings if f["path"] == "solver/run.py"] == []
+        assert [f for f in findings if f.path == "solver/run.py"] == []
         return
     assert codes_at(findings) == [("CUR201", "solver/run.py", 5)]
     assert "is passed to tune(), which hands it on to get_max_potential_block_size " \
-        "(kernels.py:6)" in findings[0]["message"]
-    assert [(step["path"], step["line"]) for step in findings[0]["related"]] == [
+        "(kernels.py:6)" in findings[0].message
+    assert [(step.path, step.line) for step in findings[0].related] == [
         ("solver/tuning.py", 4), ("solver/tuning.py", 5), ("solver/kernels.py", 6)]
