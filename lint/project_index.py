@@ -61,7 +61,11 @@ class Indexer:
         """Whether a file the lint has parsed anyway should be summarized from that parse, for
         a run that then builds the index (default: the first round would find it)."""
         words = tuple(sorted(self.words(settings)))
-        return bool(words) and _first_round(self, words).search(source.data) is not None
+        if not words:
+            return False
+        if type(self).pattern is Indexer.pattern:
+            return _holds_whole(source.data, [word.encode() for word in words])
+        return _first_round(self, words).search(source.data) is not None
 
     def needed_by(self, context) -> bool:
         """Whether a linted file (parsed; it holds the rule's triggers) could use these facts
@@ -391,10 +395,12 @@ class _Search:
     def _matchers(self):
         encoded = sorted(word.encode() for word in self.words)
         whole_words = type(self.indexer).pattern is Indexer.pattern
-        if len(encoded) > 8 and whole_words:  # a regex of many alternatives is slow
+        if len(encoded) > 8 and whole_words:  # one pass for many words
             from ahocorasick_rs import BytesAhoCorasick
 
             return None, [], BytesAhoCorasick(encoded)
+        if whole_words:
+            return None, encoded, None
         return self.indexer.pattern(self.words, self.first_round), encoded, None
 
     def holds(self, data: bytes) -> bool:
@@ -405,12 +411,27 @@ class _Search:
         if automaton is not None:
             return any(_whole(data, start, end) for _, start, end in
                        automaton.find_matches_as_indexes(data, overlapping=True))
+        if pattern is None:
+            return _holds_whole(data, encoded)
         if encoded and not any(word in data for word in encoded):
             return False
         return pattern.search(data) is not None
 
 
 _IDENTIFIER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _holds_whole(data: bytes, words: list[bytes]) -> bool:
+    """Whether `data` holds one of `words` as a whole identifier: each found by `bytes.find`
+    (C speed, where a regex of alternatives steps through every byte), each match checked for
+    identifier boundaries."""
+    for word in words:
+        start = data.find(word)
+        while start >= 0:
+            if _whole(data, start, start + len(word)):
+                return True
+            start = data.find(word, start + 1)
+    return False
 
 
 def _whole(data: bytes, start: int, end: int) -> bool:
