@@ -53,10 +53,14 @@ class FileResult(Struct):
     diff: str = ""  # --diff: the fixes as a unified diff (the file is not written)
     tracebacks: list[str] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
+    """Indexers whose facts from other files the file's rules could use and did not have:
+    the run gathers them and lints the file again when they can change its findings
+    (`Linter.run`)."""
     seeds: dict[str, list[str]] = field(default_factory=dict)
     """With `needs`: per indexer, words the file makes worth looking for in the project."""
-    """Indexers whose facts from other files the file's rules could use and did not have:
-    the run gathers them and lints the file again (`Linter.run`)."""
+    lookups: dict[str, list[str]] = field(default_factory=dict)
+    """With `needs`: per indexer that tells, what the file reaches its facts through
+    (`Indexer.lookups`; an indexer not named: any of its facts)."""
     cache_key: str | None = None  # set on a new result the run should store in the cache
     cache_stat: tuple[int, int, int, int] | None = None  # with cache_key: the file's stat before it was read
 
@@ -93,6 +97,7 @@ class Linter:
         self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
+        self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
         self.facts_key: str | None = None
         """What the facts from other files this run lints with depend on (None: no facts)."""
 
@@ -156,13 +161,18 @@ class Linter:
         rule whose facts can add triggers always, another when its indexer's look at the
         parsed file says so (or fails)."""
         wanted = []
+        always = {rule.indexer.name for rule in rules if _adds_triggers(rule)}
         for rule in rules:
             for indexer in rule.indexers():
                 if indexer.name in self.project or indexer.name in wanted:
                     continue
-                if (indexer is rule.indexer and _adds_triggers(rule)) or _needs(indexer, context):
+                if indexer.name in always or _needs(indexer, context):
                     wanted.append(indexer.name)
                     self._seeds.setdefault(indexer.name, set()).update(_seeds(indexer, context))
+                    lookups = None if indexer.name in context.asks_any_fact \
+                        else _lookups(indexer, context)
+                    if lookups is not None:
+                        self._lookups[indexer.name] = lookups
         return wanted
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
@@ -287,7 +297,9 @@ class Linter:
             result.findings.extend(context.findings)
             result.needs = self._wanted(context, rules)
             result.seeds = {name: sorted(words) for name, words in self._seeds.items()}
+            result.lookups = self._lookups
             self._seeds.clear()
+            self._lookups = {}
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
@@ -418,7 +430,8 @@ class Linter:
                         results: list[FileResult], project: Project) -> None:
         """Gather the facts the results say they need (and those of rules whose facts add
         triggers when files outside the linted ones may hold some), then lint again the files
-        that need facts that exist, and those naming words the facts made triggers."""
+        whose findings the facts found can change (`Indexer.affects`), and those naming words
+        the facts made triggers."""
         rules = self.indexing_rules()
         wanted = {name for result in results for name in result.needs}
         if not project.linted_all:
@@ -433,22 +446,28 @@ class Linter:
         index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
                                    jobs)
         found = {name for name, facts in self.project.items() if facts}
-        again = {i for i, result in enumerate(results) if found.intersection(result.needs)}
+        asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
             (rule.languages, word) for rule in using if _adds_triggers(rule)
             and rule.indexer.name in self.project
             for word in rule.project_trigger_words(self.project[rule.indexer.name])
         ]
-        if words:
-            named = {i for i, (path, language) in enumerate(files) if i not in again and
-                     _names_any(path, [w for languages, w in words if language in languages])}
-            late = self._late_seeds([files[i] for i in sorted(named)], using)
-            if any(not added <= seeds.get(name, set()) for name, added in late.items()):
-                for name, added in late.items():  # what a file named by the facts calls
-                    seeds.setdefault(name, set()).update(added)
-                index = self.index_project(project.list_files(), project.store, using, wanted,
-                                           seeds, jobs)
-            again |= named
+
+        def names_words(i: int) -> bool:
+            path, language = files[i]
+            return _names_any(path, [w for languages, w in words if language in languages])
+
+        named = {i for i in range(len(files)) if i not in asked and names_words(i)} \
+            if words else set()
+        late = self._late_seeds([files[i] for i in sorted(named)], using)
+        if any(not added <= seeds.get(name, set()) for name, added in late.items()):
+            for name, added in late.items():  # what a file named by the facts calls
+                seeds.setdefault(name, set()).update(added)
+            index = self.index_project(project.list_files(), project.store, using, wanted,
+                                       seeds, jobs)
+        indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
+        again = named | {i for i in asked if self._affected(files[i][0], results[i], found,
+                                                            indexers) or names_words(i)}
         if not again:
             return
         self.facts_key = index.digest()
@@ -461,6 +480,17 @@ class Linter:
         for i, result in cached.items():
             if result is not None:
                 results[i] = result
+
+    def _affected(self, path: str, result: FileResult, found: set[str],
+                  indexers: Mapping[str, Any]) -> bool:
+        """Whether facts gathered for the file (`found`: the indexers that found some) can
+        change its findings: its lint asked for them, and they reach what it reads them
+        through."""
+        for name in found.intersection(result.needs):
+            lookups = result.lookups.get(name)
+            if lookups is None or indexers[name].affects(self.project[name], path, lookups):
+                return True
+        return False
 
     def _late_seeds(self, files: list[tuple[str, str]],
                     rules: list[type[Rule]]) -> dict[str, set[str]]:
@@ -649,6 +679,16 @@ def _needs(indexer, context) -> bool:
         return bool(indexer.needed_by(context))
     except Exception:
         return True
+
+
+def _lookups(indexer, context) -> list[str] | None:
+    """What a parsed file reaches an indexer's facts through (None: any fact, also when the
+    look fails)."""
+    try:
+        lookups = indexer.lookups(context)
+    except Exception:
+        return None
+    return None if lookups is None else sorted(lookups)
 
 
 def _seeds(indexer, context) -> list[str]:
