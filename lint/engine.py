@@ -36,6 +36,9 @@ MAX_CHUNKS = 1024
 """Work units in all, as sized: they come out at most twice as many, which forked_map takes."""
 
 MAX_FIX_PASSES = 10
+INDEX_TREE_BYTES = 4 << 20
+"""Source bytes whose Python trees the index keeps while it is gathered (each indexer
+summarizes a file from the same tree)."""
 
 
 class FileResult(Struct):
@@ -97,6 +100,7 @@ class Linter:
         self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
+        self._index_trees: dict[tuple[str, bytes], ast.Module] | None = None  # (index_project)
         self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
         self.facts_key: str | None = None
         """What the facts from other files this run lints with depend on (None: no facts)."""
@@ -146,11 +150,15 @@ class Linter:
         rules = self.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
-        for indexer in indexers.values():
-            gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
-            self.project[indexer.name] = (indexer.facts_from(index) if gathered
-                                          else index.facts(indexer, (seeds or {}).get(
-                                              indexer.name, ())))
+        self._index_trees = {}
+        try:
+            for indexer in indexers.values():
+                gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
+                self.project[indexer.name] = (indexer.facts_from(index) if gathered
+                                              else index.facts(indexer, (seeds or {}).get(
+                                                  indexer.name, ())))
+        finally:
+            self._index_trees = None
         if store:
             store.save()
         self._prefilters.clear()
@@ -179,7 +187,22 @@ class Linter:
         return rule.resolved_options(self.settings.rule_options.get(rule.code))
 
     def _parse_for_index(self, source: Source):
-        return self._parse(source, FileResult(source.path), frozenset())
+        """A new context of the file for one indexer. While the index is gathered, a Python
+        file's tree is parsed once for all indexers (within INDEX_TREE_BYTES of source); the
+        contexts are not shared: an indexer's walk adds to its own."""
+        trees = self._index_trees
+        if trees is None or source.language != PYTHON:
+            return self._parse(source, FileResult(source.path), frozenset())
+        key = (source.path, source.data)
+        tree = trees.get(key)
+        if tree is None:
+            try:
+                tree = ast.parse(source.text, filename=source.path)
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                return None
+            if sum(len(data) for _, data in trees) + len(source.data) <= INDEX_TREE_BYTES:
+                trees[key] = tree
+        return self._parse(source, FileResult(source.path), frozenset(), tree)
 
     # -- one file ----------------------------------------------------------------------------
     def lint_path(self, path: str, language: str) -> FileResult:

@@ -197,8 +197,9 @@ def _imported_names(context) -> set[str]:
     path = os.path.abspath(context.source.path)
     importer, package = module_name(path), is_package(path)
     reads: dict[str, set[str]] = {}
-    # `name.attribute` of an imported name, also spaced or parenthesized (`(name).attribute`)
-    pattern = r"(?<![\w.])(" + "|".join(map(re.escape, imports)) + r")\s*\)*\s*\.\s*(\w+)"
+    # `name.attribute` of an imported name, also spaced or parenthesized (`(name).attribute`;
+    # `other.name.attribute` too: a name too many only costs a look)
+    pattern = r"\b(" + "|".join(map(re.escape, imports)) + r")\b\s*\)*\s*\.\s*(\w+)"
     for base, attribute in re.findall(pattern, context.source.text):
         reads.setdefault(base, set()).add(attribute)
     names = set()
