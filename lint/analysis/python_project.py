@@ -170,7 +170,7 @@ class FunctionIndexer(Indexer):
         """Whether one of its `lookups` names a function that reaches a fact, or a class or
         factory whose module's code can; or the file is summarized itself and one of its own
         does (a name that leads to nothing that reaches a fact answers as without facts)."""
-        reach = _Reachable.of(self.name, facts)
+        reach = Reachable.of(self.name, facts)
         path = os.path.abspath(path)
         return (path in facts and reach.holds_any(path)) or \
             any(reach.leads_to_fact(name) for name in lookups)
@@ -211,15 +211,15 @@ def _imported_names(context) -> set[str]:
     return names
 
 
-class _Reachable:
+class Reachable:
     """Which dotted names lead to a fact of the summarized modules (`FunctionIndexer.affects`):
     a function that reaches one; a class or a factory whose module holds a fact or imports
     (also through re-exports) one that does."""
 
-    _last: "dict[str, tuple[dict, _Reachable]]" = {}  # indexer name -> its last facts
+    _last: "dict[str, tuple[dict, Reachable]]" = {}  # indexer name -> its last facts
 
     @classmethod
-    def of(cls, name: str, facts: dict[str, ModuleSummary]) -> "_Reachable":
+    def of(cls, name: str, facts: dict[str, ModuleSummary]) -> "Reachable":
         """The answers for an indexer's facts (built once for the run's final facts)."""
         last = cls._last.get(name)
         if last is None or last[0] is not facts:
@@ -238,31 +238,23 @@ class _Reachable:
         modules = {names[path] for path, summary in facts.items()
                    if any(function.facts for function in summary.functions.values())}
         while True:
-            within = module_prefixes(modules)
+            within = _module_prefixes(modules)
             more = {names[path] for path in facts if names[path] not in modules and any(
-                names_within(name, modules, within) for name in imported[path])}
+                _names_within(name, modules, within) for name in imported[path])}
             if not more:
                 break
             modules |= more
         self.modules = modules
 
-    def leads_to_fact(self, name: str) -> bool:
-        project = self.project
-        target = name
-        for _ in range(MAX_DEPTH):
-            found = project.table.split(target)
-            if found is None or not found[1]:  # no rule resolves a module itself
-                return False
-            path, attributes = found
-            written = project.summaries[path].imports.get(attributes[0])
-            if written is None:
-                return self.holds(path, ".".join(attributes))
-            imported = resolve(written, project.module_of(path), is_package(path))
-            if imported is None:
-                return False
-            target = ".".join([imported.dotted, *attributes[1:]])
-        return True
+    def landing(self, name: str) -> tuple[str, str] | None:
+        """Where dotted `name` lands among the summarized modules, following re-exports as
+        rules resolve it (`ProjectFunctions.definition`): (path, qualified name), whether
+        the module defines it or not; None where no rule resolves it (a module itself)."""
+        return self.project._defined(name, lambda summary, qualname: True)
 
+    def leads_to_fact(self, name: str) -> bool:
+        found = self.landing(name)
+        return found is not None and self.holds(*found)
 
     def holds(self, path: str, qualname: str) -> bool:
         """Whether the function, method or class `qualname` of the summarized module `path`
@@ -282,13 +274,13 @@ class _Reachable:
                                                                  *summary.classes))
 
 
-def module_prefixes(modules: Iterable[str]) -> set[str]:
+def _module_prefixes(modules: Iterable[str]) -> set[str]:
     """The modules and the packages above them (`a`, `a.b` for `a.b`)."""
     return {".".join(parts[:end]) for parts in (name.split(".") for name in modules)
             for end in range(1, len(parts) + 1)}
 
 
-def names_within(name: str, modules: set[str], within: set[str]) -> bool:
+def _names_within(name: str, modules: set[str], within: set[str]) -> bool:
     """Whether dotted `name` (what an import binds) is one of `modules`, a package holding
     one (`within`), or lies within one (an attribute or submodule of it)."""
     parts = name.split(".")
