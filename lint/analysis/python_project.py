@@ -187,6 +187,7 @@ class FunctionIndexer(Indexer):
 
 
 _LOOKUPS = "function-indexer-lookups"
+_READ_AFTER = r"\b\s*\)*\s*\.\s*(\w+)"
 
 
 def _imported_names(context) -> set[str]:
@@ -196,12 +197,13 @@ def _imported_names(context) -> set[str]:
         return set()
     path = os.path.abspath(context.source.path)
     importer, package = module_name(path), is_package(path)
+    text = context.source.text
     reads: dict[str, set[str]] = {}
-    # `name.attribute` of an imported name, also spaced or parenthesized (`(name).attribute`;
-    # `other.name.attribute` too: a name too many only costs a look)
-    pattern = r"\b(" + "|".join(map(re.escape, imports)) + r")\b\s*\)*\s*\.\s*(\w+)"
-    for base, attribute in re.findall(pattern, context.source.text):
-        reads.setdefault(base, set()).add(attribute)
+    for local in imports:  # `local.attribute`, also spaced or parenthesized (`(local).x`)
+        if local in text:  # (one search per name: a literal prefix is found fast)
+            for match in re.finditer(re.escape(local) + _READ_AFTER, text):
+                if not text[match.start() - 1:match.start()].isidentifier():
+                    reads.setdefault(local, set()).add(match.group(1))
     names = set()
     for local, written in imports.items():
         imported = resolve(written, importer, package)
