@@ -16,6 +16,10 @@ class FileContext:
         self.settings = settings
         self.findings: list[Finding] = []
         self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
+        self.asks_any_fact: set[str] = set()
+        """Indexers of which a rule, run without their facts, would have read more than the
+        facts the file's `Indexer.lookups` lead to: any of their facts may change its
+        findings."""
         self._shared: dict[Any, Any] = {}
 
     def add(self, finding: Finding) -> None:

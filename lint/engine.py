@@ -39,6 +39,9 @@ MAX_FIX_PASSES = 10
 KEPT_TREE_BYTES = 16 << 20
 """Bytes of C/C++ source per process whose trees the lint keeps between its two passes (a
 tree takes about twenty times its source): within them, a file is parsed once per run."""
+INDEX_TREE_BYTES = 4 << 20
+"""Source bytes whose Python trees the index keeps while it is gathered (each indexer
+summarizes a file from the same tree)."""
 
 
 class FileResult(Struct):
@@ -56,13 +59,17 @@ class FileResult(Struct):
     diff: str = ""  # --diff: the fixes as a unified diff (the file is not written)
     tracebacks: list[str] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
+    """Indexers whose facts from other files the file's rules could use and did not have:
+    the run gathers them and lints the file again when they can change its findings
+    (`Linter.run`)."""
     deferred: bool = False
     """The rules did not run yet: they run when the facts in `needs` are gathered
     (`Linter._may_defer`)."""
     seeds: dict[str, list[str]] = field(default_factory=dict)
     """With `needs`: per indexer, words the file makes worth looking for in the project."""
-    """Indexers whose facts from other files the file's rules could use and did not have:
-    the run gathers them and lints the file again (`Linter.run`)."""
+    lookups: dict[str, list[str]] = field(default_factory=dict)
+    """With `needs`: per indexer that tells, what the file reaches its facts through
+    (`Indexer.lookups`; an indexer not named: any of its facts)."""
     index_summaries: list[tuple[str, str, Any]] = field(default_factory=list)
     """(indexer name, content hash, summary) made from this lint's parse, for the index the
     run builds next (`Linter.summarize_for_index`); taken before the result is cached."""
@@ -103,6 +110,8 @@ class Linter:
         self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
+        self._index_trees: dict[tuple[str, bytes], ast.Module] | None = None  # (index_project)
+        self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
         self.facts_key: str | None = None
         """What the facts from other files this run lints with depend on (None: no facts)."""
         self.summarize_for_index = False
@@ -164,11 +173,15 @@ class Linter:
         for name, digest, summary in summaries:
             if name in known:
                 index.add(known[name], digest, summary)
-        for indexer in indexers.values():
-            gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
-            self.project[indexer.name] = (indexer.facts_from(index) if gathered
-                                          else index.facts(indexer, (seeds or {}).get(
-                                              indexer.name, ())))
+        self._index_trees = {}
+        try:
+            for indexer in indexers.values():
+                gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
+                self.project[indexer.name] = (indexer.facts_from(index) if gathered
+                                              else index.facts(indexer, (seeds or {}).get(
+                                                  indexer.name, ())))
+        finally:
+            self._index_trees = None
         if store:
             store.save()
         self._prefilters.clear()
@@ -179,13 +192,18 @@ class Linter:
         rule whose facts can add triggers always, another when its indexer's look at the
         parsed file says so (or fails)."""
         wanted = []
+        always = {rule.indexer.name for rule in rules if _adds_triggers(rule)}
         for rule in rules:
             for indexer in rule.indexers():
                 if indexer.name in self.project or indexer.name in wanted:
                     continue
-                if (indexer is rule.indexer and _adds_triggers(rule)) or _needs(indexer, context):
+                if indexer.name in always or _needs(indexer, context):
                     wanted.append(indexer.name)
                     self._seeds.setdefault(indexer.name, set()).update(_seeds(indexer, context))
+                    lookups = None if indexer.name in context.asks_any_fact \
+                        else _lookups(indexer, context)
+                    if lookups is not None:
+                        self._lookups[indexer.name] = lookups
         return wanted
 
     def _index_summaries(self, context) -> list[tuple[str, str, Any]]:
@@ -230,7 +248,22 @@ class Linter:
         return rule.resolved_options(self.settings.rule_options.get(rule.code))
 
     def _parse_for_index(self, source: Source):
-        return self._parse(source, FileResult(source.path), frozenset())
+        """A new context of the file for one indexer. While the index is gathered, a Python
+        file's tree is parsed once for all indexers (within INDEX_TREE_BYTES of source); the
+        contexts are not shared: an indexer's walk adds to its own."""
+        trees = self._index_trees
+        if trees is None or source.language != PYTHON:
+            return self._parse(source, FileResult(source.path), frozenset())
+        key = (source.path, source.data)
+        tree = trees.get(key)
+        if tree is None:
+            try:
+                tree = ast.parse(source.text, filename=source.path)
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                return None
+            if sum(len(data) for _, data in trees) + len(source.data) <= INDEX_TREE_BYTES:
+                trees[key] = tree
+        return self._parse(source, FileResult(source.path), frozenset(), tree)
 
     # -- one file ----------------------------------------------------------------------------
     def lint_path(self, path: str, language: str) -> FileResult:
@@ -354,7 +387,9 @@ class Linter:
                 if not defer:
                     result.needs = self._wanted(context, rules)
             result.seeds = {name: sorted(words) for name, words in self._seeds.items()}
+            result.lookups = self._lookups
             self._seeds.clear()
+            self._lookups = {}
             if self.summarize_for_index and result.needs:
                 result.index_summaries = self._index_summaries(context)
                 self._keep_tree(context)
@@ -511,8 +546,9 @@ class Linter:
                         summaries: list[tuple[str, str, Any]]) -> None:
         """Gather the facts the results say they need (and those of rules whose facts add
         triggers when files outside the linted ones may hold some), from the `summaries` the
-        lint made and from the files it did not parse, then lint again the files that need
-        facts that exist, and those naming words the facts made triggers."""
+        lint made and from the files it did not parse, then lint again the files whose
+        findings the facts found can change (`Indexer.affects`), those whose rules wait for
+        the facts (`FileResult.deferred`), and those naming words the facts made triggers."""
         rules = self.indexing_rules()
         wanted = {name for result in results for name in result.needs}
         if not project.linted_all:
@@ -527,23 +563,29 @@ class Linter:
         index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
                                    jobs, summaries)
         found = {name for name, facts in self.project.items() if facts}
-        again = {i for i, result in enumerate(results)
-                 if result.deferred or found.intersection(result.needs)}
+        asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
             (rule.languages, word) for rule in using if _adds_triggers(rule)
             and rule.indexer.name in self.project
             for word in rule.project_trigger_words(self.project[rule.indexer.name])
         ]
-        if words:
-            named = {i for i, (path, language) in enumerate(files) if i not in again and
-                     _names_any(path, [w for languages, w in words if language in languages])}
-            late = self._late_seeds([files[i] for i in sorted(named)], using)
-            if any(not added <= seeds.get(name, set()) for name, added in late.items()):
-                for name, added in late.items():  # what a file named by the facts calls
-                    seeds.setdefault(name, set()).update(added)
-                index = self.index_project(project.list_files(), project.store, using, wanted,
-                                           seeds, jobs, summaries)
-            again |= named
+
+        def names_words(i: int) -> bool:
+            path, language = files[i]
+            return _names_any(path, [w for languages, w in words if language in languages])
+
+        named = {i for i in range(len(files)) if i not in asked and names_words(i)} \
+            if words else set()
+        late = self._late_seeds([files[i] for i in sorted(named)], using)
+        if any(not added <= seeds.get(name, set()) for name, added in late.items()):
+            for name, added in late.items():  # what a file named by the facts calls
+                seeds.setdefault(name, set()).update(added)
+            index = self.index_project(project.list_files(), project.store, using, wanted,
+                                       seeds, jobs, summaries)
+        indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
+        again = named | {i for i in asked if self._affected(files[i][0], results[i], found,
+                                                            indexers) or names_words(i)}
+        again |= {i for i, result in enumerate(results) if result.deferred}
         if not again:
             return
         self.facts_key = index.digest()
@@ -561,6 +603,17 @@ class Linter:
         for i, result in cached.items():
             if result is not None:
                 results[i] = result
+
+    def _affected(self, path: str, result: FileResult, found: set[str],
+                  indexers: Mapping[str, Any]) -> bool:
+        """Whether facts gathered for the file (`found`: the indexers that found some) can
+        change its findings: its lint asked for them, and they reach what it reads them
+        through."""
+        for name in found.intersection(result.needs):
+            lookups = result.lookups.get(name)
+            if lookups is None or indexers[name].affects(self.project[name], path, lookups):
+                return True
+        return False
 
     def _late_seeds(self, files: list[tuple[str, str]],
                     rules: list[type[Rule]]) -> dict[str, set[str]]:
@@ -808,6 +861,16 @@ def _needs(indexer, context) -> bool:
         return bool(indexer.needed_by(context))
     except Exception:
         return True
+
+
+def _lookups(indexer, context) -> list[str] | None:
+    """What a parsed file reaches an indexer's facts through (None: any fact, also when the
+    look fails)."""
+    try:
+        lookups = indexer.lookups(context)
+    except Exception:
+        return None
+    return None if lookups is None else sorted(lookups)
 
 
 def _seeds(indexer, context) -> list[str]:

@@ -81,6 +81,16 @@ class Indexer:
         """Words that the facts found so far (path -> summary) make worth looking for."""
         return ()
 
+    def lookups(self, context) -> Iterable[str] | None:
+        """What a linted file that needs these facts can reach them through (e.g. the modules
+        its imports name), for `affects`; None: any fact may matter to it."""
+        return None
+
+    def affects(self, facts: dict[str, Any], path: str, lookups: list[str]) -> bool:
+        """Whether `facts` (path -> summary) can change the findings of the linted file at
+        `path`, given its `lookups`: the run lints it again with them only then."""
+        return True
+
     def pattern(self, words: Iterable[str], first_round: bool) -> re.Pattern[bytes]:
         """The byte pattern that marks a file holding one of `words` — the indexer's own words
         in the first round, `more_words` later (default: the word as a whole identifier)."""

@@ -292,6 +292,32 @@ def test_callable_passed_to_a_helper_of_another_module(tmp_path, argument, found
         ("solver/kernels.py", 4), ("solver/kernels.py", 6)]
 
 
+def test_only_files_whose_imports_lead_to_a_fact_are_linted_again(tmp_path, monkeypatch):
+    """Both modules call a helper of kernels.py and may need its facts; only the one whose
+    helper hands a parameter to a callback API is linted a second time, with the facts."""
+    from cursedlint.engine import Linter
+
+    linted = []
+    lint_all = Linter._lint_all
+
+    def recording(self, files, jobs):
+        linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
+        return lint_all(self, files, jobs)
+
+    monkeypatch.setattr(Linter, "_lint_all", recording)
+    calls = "import numba\n\nfrom .kernels import {0}\n\n\ndef tune(kernel):\n" \
+        "    return {0}(kernel, lambda size: 0)\n"
+    findings = lint(tmp_path, {
+        "solver/__init__.py": "",
+        "solver/kernels.py": KERNELS,
+        "solver/run.py": calls.format("best_block"),
+        "solver/grid.py": calls.format("launch_size"),
+    })
+    assert codes_at(findings) == [("CUR201", "solver/run.py", 7)]
+    assert "solver/grid.py" in linted[0]
+    assert linted[1] == ["solver/kernels.py", "solver/run.py"]  # kernels.py holds the facts
+
+
 def test_a_run_where_no_file_needs_facts_gathers_none(tmp_path):
     """The facts are gathered after a first lint, only for the files that say they need them:
     a project where nothing captures or hands a callback never lists its files for them."""

@@ -158,6 +158,23 @@ class FunctionIndexer(Indexer):
         each call it keeps)."""
         return summary
 
+    def lookups(self, context) -> set[str]:
+        """The dotted names the file can reach another module's code by: what each of its
+        imports binds, and the attributes it reads of each (`pkg.health.loop` for
+        `health.loop` with `from pkg import health`). Rules resolve a name to a project
+        function only from these (`ProjectFunctions.definition`), or through the file's own
+        summary."""
+        return context.shared(_LOOKUPS, lambda: _imported_names(context))
+
+    def affects(self, facts: dict[str, ModuleSummary], path: str, lookups: list[str]) -> bool:
+        """Whether one of its `lookups` names a function that reaches a fact, or a class or
+        factory whose module's code can; or the file is summarized itself and one of its own
+        does (a name that leads to nothing that reaches a fact answers as without facts)."""
+        reach = Reachable.of(self.name, facts)
+        path = os.path.abspath(path)
+        return (path in facts and reach.holds_any(path)) or \
+            any(reach.leads_to_fact(name) for name in lookups)
+
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
         """The names the summarized functions call in the project (their modules define them,
         or re-export them), and the functions that have a fact, so the chains from the
@@ -167,6 +184,109 @@ class FunctionIndexer(Indexer):
                 if not call.name.startswith("self.")} | {
             qualname.rpartition(".")[2] for summary in facts.values()
             for qualname, function in summary.functions.items() if function.facts}
+
+
+_LOOKUPS = "function-indexer-lookups"
+_READ_AFTER = r"\b\s*\)*\s*\.\s*(\w+)"
+
+
+def _imported_names(context) -> set[str]:
+    """`FunctionIndexer.lookups` of the parsed file."""
+    imports = linted_imports(context)
+    if not imports:
+        return set()
+    path = os.path.abspath(context.source.path)
+    importer, package = module_name(path), is_package(path)
+    text = context.source.text
+    reads: dict[str, set[str]] = {}
+    for local in imports:  # `local.attribute`, also spaced or parenthesized (`(local).x`)
+        if local in text:  # (one search per name: a literal prefix is found fast)
+            for match in re.finditer(re.escape(local) + _READ_AFTER, text):
+                if not text[match.start() - 1:match.start()].isidentifier():
+                    reads.setdefault(local, set()).add(match.group(1))
+    names = set()
+    for local, written in imports.items():
+        imported = resolve(written, importer, package)
+        if imported is not None:
+            names.add(imported.dotted)
+            names.update(f"{imported.dotted}.{attribute}" for attribute in reads.get(local, ()))
+    return names
+
+
+class Reachable:
+    """Which dotted names lead to a fact of the summarized modules (`FunctionIndexer.affects`):
+    a function that reaches one; a class or a factory whose module holds a fact or imports
+    (also through re-exports) one that does."""
+
+    _last: "dict[str, tuple[dict, Reachable]]" = {}  # indexer name -> its last facts
+
+    @classmethod
+    def of(cls, name: str, facts: dict[str, ModuleSummary]) -> "Reachable":
+        """The answers for an indexer's facts (built once for the run's final facts)."""
+        last = cls._last.get(name)
+        if last is None or last[0] is not facts:
+            last = cls._last[name] = (facts, cls(facts))
+        return last[1]
+
+    def __init__(self, facts: dict[str, ModuleSummary]):
+        self.project = ProjectFunctions(facts)
+        self.kinds = {kind for summary in facts.values()
+                      for function in summary.functions.values() for kind in function.facts}
+        names = {path: self.project.module_of(path) for path in facts}
+        imported = {path: [found.dotted for found in (
+            resolve(written, names[path], is_package(path))
+            for written in summary.imports.values()) if found is not None]
+            for path, summary in facts.items()}
+        modules = {names[path] for path, summary in facts.items()
+                   if any(function.facts for function in summary.functions.values())}
+        while True:
+            within = _module_prefixes(modules)
+            more = {names[path] for path in facts if names[path] not in modules and any(
+                _names_within(name, modules, within) for name in imported[path])}
+            if not more:
+                break
+            modules |= more
+        self.modules = modules
+
+    def landing(self, name: str) -> tuple[str, str] | None:
+        """Where dotted `name` lands among the summarized modules, following re-exports as
+        rules resolve it (`ProjectFunctions.definition`): (path, qualified name), whether
+        the module defines it or not; None where no rule resolves it (a module itself)."""
+        return self.project._defined(name, lambda summary, qualname: True)
+
+    def leads_to_fact(self, name: str) -> bool:
+        found = self.landing(name)
+        return found is not None and self.holds(*found)
+
+    def holds(self, path: str, qualname: str) -> bool:
+        """Whether the function, method or class `qualname` of the summarized module `path`
+        leads to a fact."""
+        summary = self.project.summaries[path]
+        in_module = self.project.module_of(path) in self.modules
+        function = summary.functions.get(qualname)
+        if function is not None:
+            return (bool(function.returns) and in_module) or any(
+                self.project.reached(path, qualname, kind) is not None for kind in self.kinds)
+        return qualname.partition(".")[0] in summary.classes and in_module
+
+    def holds_any(self, path: str) -> bool:
+        """Whether a function or class of the summarized module `path` leads to a fact."""
+        summary = self.project.summaries[path]
+        return any(self.holds(path, qualname) for qualname in (*summary.functions,
+                                                                 *summary.classes))
+
+
+def _module_prefixes(modules: Iterable[str]) -> set[str]:
+    """The modules and the packages above them (`a`, `a.b` for `a.b`)."""
+    return {".".join(parts[:end]) for parts in (name.split(".") for name in modules)
+            for end in range(1, len(parts) + 1)}
+
+
+def _names_within(name: str, modules: set[str], within: set[str]) -> bool:
+    """Whether dotted `name` (what an import binds) is one of `modules`, a package holding
+    one (`within`), or lies within one (an attribute or submodule of it)."""
+    parts = name.split(".")
+    return name in within or any(".".join(parts[:end]) in modules for end in range(1, len(parts)))
 
 
 def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],

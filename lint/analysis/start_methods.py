@@ -20,8 +20,8 @@ from msgspec import Struct, field
 
 from cursedlint.analysis.arguments import Arguments
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, FunctionIndexer, ModuleSummary, Reach, attribute_values, calling_function,
-    dotted, linted_imports, project_functions, project_names, value_of,
+    MAX_DEPTH, FunctionIndexer, ModuleSummary, Reach, Reachable, attribute_values,
+    calling_function, dotted, linted_imports, project_functions, project_names, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -118,6 +118,21 @@ class StartMethods(FunctionIndexer):
             if summary else {"imports": {}, "functions": {}}
         return StartMethodSummary(**fields, constants=constants, passed=tuple(
             _passed(context, name, node) for name, node in calls))
+
+    def affects(self, facts, path, lookups) -> bool:
+        """Whether the file is summarized itself (the project's calls of its functions, or
+        a setting before them), or one of its `lookups` leads to a string constant of a
+        summarized module (or to a class holding one: `Config.start_method`)."""
+        if os.path.abspath(path) in facts:
+            return True
+        reach = Reachable.of(self.name, facts)
+        for name in lookups:
+            found = reach.landing(name)
+            constants = getattr(facts[found[0]], "constants", {}) if found else {}
+            if any(constant == found[1] or constant.startswith(found[1] + ".")
+                   for constant in constants):
+                return True
+        return False
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         """A setting at the top level of the module (its `__main__` block included) or of a

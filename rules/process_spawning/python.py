@@ -568,6 +568,9 @@ class ForkEvidence:
                 else f"{code.name}()"
             return code, label
         project = self.uses.project
+        if project is None and target is not None:
+            # a project function that does no CUDA work would make the child's code known
+            self.context.asks_any_fact.add(CUDA_REACH.name)
         found = call_target(self.context, project, target) if project and target else None
         return (found, f"{found[1]}() ({os.path.basename(found[0])})") if found else None
 
