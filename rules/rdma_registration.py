@@ -554,7 +554,7 @@ class SharedPageRdmaRegistration(RegistrationRule):
                         f"{registration.described} registers {found.what}"
                         f"{facts.where(registration, address)}, which shares its pages"
                         f"{_CONDITION}",
-                        help=f"It shares them with {found.neighbours}: {_FORK_HAZARD}. "
+                        help=f"It shares them with {found.neighbours}. {_FORK_HAZARD}. "
                         f"Instead, {_FIX}. {_DOCTOR}",
                     )
 
