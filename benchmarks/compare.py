@@ -254,7 +254,8 @@ def write_worst_case(family: str, source: str, root: str) -> None:
                         handle.write(ending + header.encode())
         with open(stamp, "w") as handle:
             handle.write(source + "\n" + header)
-    skipping = files_skipping_rules(os.path.join(root, "lib" if python else "src"))
+    skipping = files_skipping_rules(os.path.join(root, "lib" if python else "src"),
+                                    ("python",) if python else C_FAMILY)
     if skipping:
         raise SystemExit(f"the worst-case header leaves rules out of {len(skipping)} files, e.g. {skipping[0]}")
 
@@ -268,9 +269,9 @@ def _not_c_family(folder: str, names: list[str]) -> list[str]:
             or not (name.endswith(C_SUFFIXES) or os.path.isdir(os.path.join(folder, name)))]
 
 
-def files_skipping_rules(folder: str) -> list[str]:
-    """The files under `folder` for which the prefilter (default settings) leaves out some rule
-    of the file's language, with the codes left out."""
+def files_skipping_rules(folder: str, languages: tuple[str, ...]) -> list[str]:
+    """The files of `languages` under `folder` for which the prefilter (default settings)
+    leaves out some rule of the file's language, with the codes left out."""
     from cursedlint.languages import language_of
     from cursedlint.prefilter import Prefilter
     from cursedlint.registry import all_rules
@@ -280,7 +281,7 @@ def files_skipping_rules(folder: str) -> list[str]:
     for directory, _, names in os.walk(folder):
         for name in names:
             language = language_of(name)
-            if language not in ("python", *C_FAMILY):
+            if language not in languages:
                 continue
             if language not in prefilters:
                 rules = [rule for rule in all_rules().values() if language in rule.languages]

@@ -33,12 +33,13 @@ def test_every_python_rule_reads_every_file_of_the_worst_case(compare, tmp_path)
     (source / "pkg" / "__init__.py").write_text("from __future__ import annotations\nx: int = 1")
     (source / "pkg" / "stub.pyi").write_text("def f(a: int) -> str: ...\n")
     (source / "notes.txt").write_text("not Python\n")
-    before = compare.files_skipping_rules(str(source))
+    (source / "xxmodule.c").write_text("int x;\n")  # C in the stdlib: not this corpus's
+    before = compare.files_skipping_rules(str(source), ("python",))
     assert len(before) == 3  # plain stdlib code leaves most rules out
 
     compare.write_worst_case("python", str(tmp_path / "stdlib"), str(tmp_path / "worst"))
 
-    assert compare.files_skipping_rules(str(tmp_path / "worst" / "lib")) == []
+    assert compare.files_skipping_rules(str(tmp_path / "worst" / "lib"), ("python",)) == []
     for name in ("plain.py", "pkg/__init__.py", "pkg/stub.pyi"):
         text = (tmp_path / "worst" / "lib" / name).read_text()
         assert text.startswith((source / name).read_text())
@@ -57,12 +58,12 @@ def test_every_c_rule_reads_every_c_file_of_the_worst_case(compare, tmp_path):
     (source / "clone.cpp").write_text("class A { int x; };\n")
     (source / "build" / "generated.c").write_text("int g;\n")
     (source / "README").write_text("not C\n")
-    assert len(compare.files_skipping_rules(str(source))) == 4
+    assert len(compare.files_skipping_rules(str(source), compare.C_FAMILY)) == 4
 
     compare.write_worst_case("c", str(source), str(tmp_path / "worst"))
 
     copied = tmp_path / "worst" / "src"
-    assert compare.files_skipping_rules(str(copied)) == []
+    assert compare.files_skipping_rules(str(copied), compare.C_FAMILY) == []
     assert sorted(path.relative_to(copied).as_posix() for path in copied.rglob("*") if path.is_file()) \
         == ["clone.cpp", "include/ring.h", "ring.c"]  # cursedlint's default excludes left out
     for name, language in (("ring.c", "c"), ("include/ring.h", "cpp"), ("clone.cpp", "cpp")):
