@@ -116,6 +116,15 @@ class ResultCache:
             return None
         return self.get(known[1])
 
+    def same_with(self, path: str, facts: str) -> None:
+        """Record that the stored result of `path` without facts is its result with `facts`
+        too (they cannot change its findings): `lookup(path, facts)` then finds it, and a
+        warm run need not ask again."""
+        known = self.stats.get(_stat_key(path, None))
+        if known is not None and known[1] in self.entries:
+            self.stats[_stat_key(path, facts)] = known
+            self.changed = True
+
     def put(self, key: str, result, stat: tuple | None = None, path: str | None = None,
             facts: str | None = None) -> None:
         """Store a result; with `stat` (file_stat before the bytes were read), later runs may

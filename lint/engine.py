@@ -585,15 +585,22 @@ class Linter:
             index = self.index_project(project.list_files(), project.store, using, wanted,
                                        seeds, jobs, summaries)
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
-        again = named | {i for i in asked if self._affected(files[i][0], results[i], found,
-                                                            indexers) or names_words(i)}
-        again |= {i for i, result in enumerate(results) if result.deferred}
-        if not again:
+        deferred = {i for i, result in enumerate(results) if result.deferred}
+        self.facts_key = index.digest() if self.cache else None
+        cached = {}
+        for i in (asked | named | deferred) if self.cache else ():
+            result = self.cache.lookup(files[i][0], self.facts_key)
+            if result is not None:
+                cached[i] = results[i] = result
+        again = named | deferred | {
+            i for i in asked - cached.keys()
+            if self._affected(files[i][0], results[i], found, indexers) or names_words(i)}
+        for i in asked - again - cached.keys() if self.cache else ():
+            self.cache.same_with(files[i][0], self.facts_key)  # the facts change nothing
+        order = sorted(again - cached.keys())
+        if not order:
             return
-        self.facts_key = index.digest()
-        cached = {i: self.cache.lookup(files[i][0], self.facts_key) for i in again} \
-            if self.cache else {}
-        order = [i for i in sorted(again) if cached.get(i) is None]
+        self.facts_key = self.facts_key or index.digest()
         relinted = self._lint_again_in_workers({files[i][0] for i in order})
         rest = [i for i in order if files[i][0] not in relinted]
         for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs)):
@@ -602,9 +609,6 @@ class Linter:
             result = relinted[files[i][0]]
             self._store(result, self.facts_key)
             results[i] = result
-        for i, result in cached.items():
-            if result is not None:
-                results[i] = result
 
     def _affected(self, path: str, result: FileResult, found: set[str],
                   indexers: Mapping[str, Any]) -> bool:

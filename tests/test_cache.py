@@ -259,3 +259,21 @@ def test_a_file_name_that_is_not_utf8_is_linted_every_time(tmp_path, capsys, mon
     linted = count_lints(monkeypatch)
     assert check(capsys) == first
     assert [os.fsencode(name) for name in linted] == [b"\xffsync.py"]
+
+
+def test_a_result_the_facts_cannot_change_stands_for_them_after_one_run(tmp_path):
+    """`same_with`: the result without facts is found under the facts' digest too, so a warm
+    run need not ask again whether they could change it."""
+    from cursedlint.cache import ResultCache, file_stat
+    from cursedlint.engine import FileResult
+
+    path = tmp_path / "train.py"
+    path.write_text("import os\n")
+    cache = ResultCache(str(tmp_path), "run", FileResult)
+    data = path.read_bytes()
+    cache.put(cache.key(str(path), data), FileResult(str(path)), file_stat(str(path)))
+    assert cache.lookup(str(path), "digest") is None
+    cache.same_with(str(path), "digest")
+    assert cache.lookup(str(path), "digest") == cache.lookup(str(path))
+    path.write_text("import sys\n")  # a changed file: neither result stands
+    assert cache.lookup(str(path), "digest") is None
