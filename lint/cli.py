@@ -476,18 +476,21 @@ def _check_stdin(args, settings, config, rules) -> int:
     """--stdin-filename: standard input linted as that file (no fixes written: there is no
     file), reported as `check` reports."""
     from cursedlint.engine import Linter
-    from cursedlint.languages import language_of
+    from cursedlint.languages import SHEBANG_BYTES, language_of, shebang_language
 
     name = args.stdin_filename
     if args.fix or args.diff or args.write_baseline:
         raise UsageError("--stdin-filename lints standard input: it takes no --fix, --diff or "
                          "--write-baseline")
-    language = language_of(name)
+    data = sys.stdin.buffer.read()
+    language = language_of(name) or (
+        None if os.path.splitext(name)[1] else
+        shebang_language(data[:SHEBANG_BYTES].split(b"\n", 1)[0]))
     if language is None:
         raise UsageError(f"--stdin-filename {name!r}: not a kind of file cursedlint lints")
     linter = Linter(settings, rules, warn_unused_suppressions=args.warn_unused_suppressions,
                     show_traceback=args.show_traceback)
-    result = linter.lint_bytes(name, sys.stdin.buffer.read(), language)
+    result = linter.lint_bytes(name, data, language)
     findings = sorted(result.findings, key=lambda f: f.sort_key)
     findings = _against_baseline(args, config, findings, [result])
     _write_report(args, findings, [result], rules)

@@ -301,10 +301,16 @@ def test_standard_input_is_linted_as_the_named_file(tmp_path, monkeypatch, capsy
     out = capsys.readouterr().out
     assert status == 1 and out.startswith("tools/launch.py:4:1: CUR101 ")
     assert not (tmp_path / "tools").exists()
+    # an extensionless script's buffer: its language from its #! line, as on disk
+    script = "#!/usr/bin/env python3\n" + code
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(script.encode())))
+    status = main(["check", "--no-cache", "--concise", "--stdin-filename", "bin/launch"])
+    assert status == 1 and capsys.readouterr().out.startswith("bin/launch:5:1: CUR101 ")
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--stdin-filename", "notes.txt"], "not a kind of file cursedlint lints"),
+    (["--stdin-filename", "bin/tool"], "not a kind of file cursedlint lints"),  # no #! line
     (["--stdin-filename", "a.py", "--fix"], "takes no --fix"),
 ])
 def test_standard_input_refuses_what_it_cannot_do(tmp_path, monkeypatch, capsys, argv, message):
