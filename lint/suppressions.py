@@ -5,8 +5,9 @@ finding's first line; as in flake8, a code names every code it begins (`# noqa: 
 comment line `# noqa-next-line` (or `# noqa-next-line: CUR103`) covers the line below it, for
 Dockerfiles and YAML, where a `#` after a value may be part of the value.
 C/C++: `NOLINT`, `NOLINT(CUR301)` on the line, `NOLINTNEXTLINE(...)` on the line above,
-`NOLINTBEGIN(...)` ... `NOLINTEND(...)` (the same check list) around lines, in `//` or `/* */` comments. A C/C++ check
-list holds codes, rule names or globs over either (`CUR3*`), comma-separated.
+`NOLINTBEGIN(...)` ... `NOLINTEND(...)` (the same check list) around lines, in `//` or `/* */`
+comments. A C/C++ check list holds codes, rule names or globs over either (`CUR3*`),
+comma-separated.
 """
 
 from __future__ import annotations
@@ -19,13 +20,9 @@ from msgspec import Struct, field
 from cursedlint.findings import Finding, Span
 from cursedlint.languages import C, CPP
 
-_NOQA = re.compile(
-    r"#\s*noqa(?!-)(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
-)
-_NOQA_NEXT_LINE = re.compile(
-    r"^\s*#\s*noqa-next-line(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
-    re.IGNORECASE,
-)
+_NOQA_CODES = r"(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?"
+_NOQA = re.compile(r"#\s*noqa(?!-)" + _NOQA_CODES, re.IGNORECASE)
+_NOQA_NEXT_LINE = re.compile(r"^\s*#\s*noqa-next-line" + _NOQA_CODES, re.IGNORECASE)
 _NOLINT = re.compile(r"\bNOLINT(?P<kind>NEXTLINE|BEGIN|END)?\b(?:\((?P<checks>[^)]*)\))?")
 
 
@@ -46,10 +43,7 @@ class Suppression(Struct):
             return True
         if self.prefixes:
             return any(finding.code.startswith(name.upper()) for name in self.names)
-        return any(
-            fnmatchcase(finding.code, name.upper()) or fnmatchcase(finding.name, name)
-            for name in self.names
-        )
+        return any(_names(name, finding.code, finding.name) for name in self.names)
 
     def unknown_codes(self, known: frozenset[str]) -> list[str]:
         """The cursedlint-style codes (`CUR` and digits) this comment names that no code in
@@ -62,6 +56,12 @@ class Suppression(Struct):
     def named_codes(self) -> set[str]:
         """The cursedlint codes this comment names explicitly (no globs, no rule names)."""
         return {name.upper() for name in self.names or () if re.fullmatch(r"(?i)CUR\d{3}", name)}
+
+
+def _names(name: str, code: str, rule: str) -> bool:
+    """Whether a C/C++ check-list entry (a code, a rule name, or a glob over either) names the
+    rule `code` (`rule`)."""
+    return fnmatchcase(code, name.upper()) or fnmatchcase(rule, name)
 
 
 def _python(lines: list[str]) -> list[Suppression]:
@@ -92,8 +92,7 @@ class Unmatched(Struct, frozen=True):
         """Whether it names every check or one of `rules` (code -> name), so cursedlint's
         findings are what it fails to suppress (not only another tool's)."""
         return self.names is None or any(
-            fnmatchcase(code, name.upper()) or fnmatchcase(rule, name)
-            for name in self.names for code, rule in rules.items())
+            _names(name, code, rule) for name in self.names for code, rule in rules.items())
 
 
 def _cpp(lines: list[str]) -> list[Suppression | Unmatched]:
