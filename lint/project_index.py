@@ -61,11 +61,7 @@ class Indexer:
         """Whether a file the lint has parsed anyway should be summarized from that parse, for
         a run that then builds the index (default: the first round would find it)."""
         words = tuple(sorted(self.words(settings)))
-        if not words:
-            return False
-        if type(self).pattern is Indexer.pattern:
-            return _holds_whole(source.data, [word.encode() for word in words])
-        return _first_round(self, words).search(source.data) is not None
+        return bool(words) and _first_round(self, words).holds(source.data)
 
     def needed_by(self, context) -> bool:
         """Whether a linted file (parsed; it holds the rule's triggers) could use these facts
@@ -104,8 +100,9 @@ class Indexer:
 
 
 @lru_cache(maxsize=64)
-def _first_round(indexer: Indexer, words: tuple[str, ...]) -> re.Pattern[bytes]:
-    return indexer.pattern(words, first_round=True)
+def _first_round(indexer: Indexer, words: tuple[str, ...]) -> "_Search":
+    """The first round's search for `words`, made once for every file asked."""
+    return _Search(indexer, set(words), first_round=True)
 
 
 class IndexStore:
