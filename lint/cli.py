@@ -476,16 +476,14 @@ def _check_stdin(args, settings, config, rules) -> int:
     """--stdin-filename: standard input linted as that file (no fixes written: there is no
     file), reported as `check` reports."""
     from cursedlint.engine import Linter
-    from cursedlint.languages import SHEBANG_BYTES, language_of, shebang_language
+    from cursedlint.languages import SHEBANG_BYTES, language_of, script_language
 
     name = args.stdin_filename
     if args.fix or args.diff or args.write_baseline:
         raise UsageError("--stdin-filename lints standard input: it takes no --fix, --diff or "
                          "--write-baseline")
     data = sys.stdin.buffer.read()
-    language = language_of(name) or (
-        None if os.path.splitext(name)[1] else
-        shebang_language(data[:SHEBANG_BYTES].split(b"\n", 1)[0]))
+    language = language_of(name) or script_language(name, data[:SHEBANG_BYTES])
     if language is None:
         raise UsageError(f"--stdin-filename {name!r}: not a kind of file cursedlint lints")
     linter = Linter(settings, rules, warn_unused_suppressions=args.warn_unused_suppressions,

@@ -59,12 +59,19 @@ _INTERPRETERS = re.compile(r"(python|pypy)[0-9.]*|(sh|bash|dash|zsh|ksh|mksh|ash
 SHEBANG_BYTES = 256
 
 
-def script_language(path: str) -> str | None:
+def script_language(path: str, head: bytes | None = None) -> str | None:
     """The language of a regular file without an extension whose first line is a `#!` naming
     a Python or POSIX-shell interpreter (`#!/usr/bin/env python3`, `#!/bin/bash -e`), as
-    pre-commit identifies scripts; None otherwise. Never blocks (a FIFO is not read)."""
+    pre-commit identifies scripts; None otherwise. `head`: the file's first bytes where they
+    are read already (standard input); else they are read here, never blocking (a FIFO is not
+    read)."""
     if os.path.splitext(os.path.basename(path))[1]:
         return None
+    return _shebang_language(head if head is not None else _head(path) or b"")
+
+
+def _head(path: str) -> bytes | None:
+    """The first SHEBANG_BYTES of a regular file; None for anything else or an error."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except (OSError, ValueError):
@@ -72,17 +79,17 @@ def script_language(path: str) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             return None
-        head = os.read(descriptor, SHEBANG_BYTES).split(b"\n", 1)[0]
+        return os.read(descriptor, SHEBANG_BYTES)
     except OSError:
         return None
     finally:
         os.close(descriptor)
-    return shebang_language(head)
 
 
-def shebang_language(line: bytes) -> str | None:
-    """The language a `#!` line's interpreter is (through `env` and its options)."""
-    match = _SHEBANG.match(line)
+def _shebang_language(head: bytes) -> str | None:
+    """The language the interpreter of a `#!` first line names (through `env` and its
+    options); `head`: the file's first bytes."""
+    match = _SHEBANG.match(head.split(b"\n", 1)[0])
     if match is None:
         return None
     words = [os.path.basename(match[1])] + (match[2] or b"").split()
