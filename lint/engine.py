@@ -242,7 +242,7 @@ class Linter:
     def _keep_tree(self, context) -> None:
         """Keep a C/C++ file's tree (immutable) for its lint with facts, within the budget."""
         data = context.source.data
-        if context.source.language in (C, CPP) and len(data) <= self._kept_budget:
+        if len(data) <= self._kept_budget:
             self._kept_trees[context.source.path] = (data, context.tree)
             self._kept_budget -= len(data)
 
