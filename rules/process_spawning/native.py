@@ -5,6 +5,7 @@ user's setting."""
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 from cursedlint.analysis.c_memory import declarations_in
 from cursedlint.analysis.c_syntax import (
@@ -27,8 +28,6 @@ _C_COMMENT = LazyPattern(r"/\*.*?\*/|//.*")
 class ForkSafeModeEnabledC(ForkSafeModeEnabled):
     """CUR103 in C/C++: `setenv`/`putenv` of the variables, and `ibv_fork_init()` calls that
     neither honour the user's setting nor probe it."""
-
-    _askers: frozenset[str] | None = None
 
     def check(self) -> None:
         for function, call in self.context.calls(_C_SETTERS):
@@ -133,7 +132,7 @@ class ForkSafeModeEnabledC(ForkSafeModeEnabled):
         only under such a condition before `call` can run."""
         text = self.context.text(condition)
         if _C_ASKS.search(text) or any(
-                node.type == "call_expression" and callee(self.context, node) in self._c_askers()
+                node.type == "call_expression" and callee(self.context, node) in self._c_askers
                 for node in self.context.descendants(condition)):
             return True
         if call is None:
@@ -151,17 +150,16 @@ class ForkSafeModeEnabledC(ForkSafeModeEnabled):
                 return True
         return False
 
+    @cached_property
     def _c_askers(self) -> frozenset[str]:
         """The file's functions whose body asks (`static int fork_init_needed(void)` returning
         whether `ibv_is_fork_initialized()` is not IBV_FORK_UNNEEDED): calling one asks too."""
-        if self._askers is None:
-            self._askers = frozenset(
-                declared_name(self.context, function_declarator(definition))
-                for definition in self.context.root.children
-                if definition.type == "function_definition"
-                and _C_ASKS.search(self.context.text(definition.child_by_field_name("body")
-                                                     or definition)))
-        return self._askers
+        return frozenset(
+            declared_name(self.context, function_declarator(definition))
+            for definition in self.context.root.children
+            if definition.type == "function_definition"
+            and _C_ASKS.search(self.context.text(definition.child_by_field_name("body")
+                                                 or definition)))
 
     def _c_status_set_on_request(self, variable: str, value: str, call) -> bool:
         """Whether every `variable = value;` of the file that may run before `call` (not later
