@@ -62,7 +62,7 @@ _CLONER_TYPES_OPTION = Option(
     item=str, form=C_NAME_PART,
 )
 _CONSEQUENCE = (
-    "the copy keeps pointers to {what} owned by the source container; when the source frees "
+    "The copy keeps pointers to {what} owned by the source container; when the source frees "
     "them (dead-code removal, its destruction) the copy dangles and fails later as a "
     "heap-use-after-free far from this line"
 )
@@ -1375,7 +1375,7 @@ class PointerCopiedAroundCloner(ClonerRule):
         self.report(
             write.node,
             f"`{write.member}` is {copied} without the cloner",
-            help=_CONSEQUENCE.format(what=what).capitalize() + f"; {advice}.",
+            help=_CONSEQUENCE.format(what=what) + f"; {advice}.",
             related=(_declared(path, member),),
         )
         return True

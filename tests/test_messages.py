@@ -44,3 +44,11 @@ def test_text_output_puts_help_and_the_rule_command_under_the_finding(tmp_path, 
     [help_line] = [line for line in rest if "(cursedlint rule CUR101)" in line]
     assert help_line.lstrip().startswith("= help: CPython runs preexec_fn")
     assert "= help: replace preexec_fn=os.setsid with start_new_session=True" in out
+
+
+def test_help_keeps_names_as_the_code_spells_them(capsys):
+    """Help text is prose around code names: `IterDomain` stays `IterDomain`."""
+    helps = [f["help"] for f in fixture_findings(capsys) if f["code"] == "CUR501"]
+    assert any("pointers to `IterDomain`s owned by the source container" in text
+               for text in helps)
+    assert not any("`iterdomain`" in text for text in helps)
