@@ -21,7 +21,7 @@ from msgspec import Struct, field
 from cursedlint.analysis.arguments import Arguments
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, FunctionIndexer, ModuleSummary, Reach, Reachable, attribute_values,
-    calling_function, dotted, linted_imports, project_functions, project_names, value_of,
+    calling_function, dotted, last_name, linted_imports, project_functions, project_names, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -390,7 +390,8 @@ class StartMethodValues:
 
     def _local_calls(self, function, name: str, index: int | None):
         """(path, line, argument) of each call of `function` in this module."""
-        for call in _module_calls(self.context):
+        names = {function.name, _called_as(self.context, function)}
+        for call in _module_calls_of(self.context, names):
             if _calls(self.context, call, function):
                 yield self.path, call.lineno, self.context.argument(call, index, name)
 
@@ -460,6 +461,24 @@ def _module_calls(context) -> list[ast.Call]:
         node for node in ast.walk(context.tree) if isinstance(node, ast.Call)])
 
 
+def _module_calls_of(context, names: set[str]) -> list[ast.Call]:
+    """The module's calls whose callee ends in one of `names` (only those can run a function
+    of that name, or the `__init__` of a class of that name: `_calls`), in walk order."""
+    by_name = context.shared("module-calls-by-name", lambda: _by_last_name(_module_calls(context)))
+    found = [entry for name in names for entry in by_name.get(name, ())]
+    return [call for _, call in sorted(found, key=lambda entry: entry[0])]
+
+
+def _by_last_name(calls: list[ast.Call]) -> dict[str, list[tuple[int, ast.Call]]]:
+    """Name -> (walk position, call) of the calls whose callee ends in it."""
+    found: dict[str, list[tuple[int, ast.Call]]] = {}
+    for position, call in enumerate(calls):
+        name = last_name(call.func)
+        if name is not None:
+            found.setdefault(name, []).append((position, call))
+    return found
+
+
 def _calls(context, call: ast.Call, function: ast.AST) -> bool:
     """Whether `call` runs `function`: its name, `self.<method>`, or its class (`__init__`)."""
     if isinstance(call.func, ast.Attribute):
@@ -488,11 +507,6 @@ def _seed_names(context) -> list[str]:
         if isinstance(argument, ast.AST):
             values.of(argument)
     return sorted(values.asked)
-
-
-_VARIABLE_START_METHOD = re.compile(
-    r"""(?:get_context|set_start_method)\(\s*[^\s'")]|start_method\s*=\s*[^\s'"=]""")
-"""Text a file must hold to name a start method by a variable (a first, cheap look)."""
 
 
 _VARIABLE_START_METHOD = re.compile(
