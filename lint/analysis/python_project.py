@@ -187,7 +187,8 @@ class FunctionIndexer(Indexer):
 
 
 _LOOKUPS = "function-indexer-lookups"
-_READ_AFTER = r"\b\s*\)*\s*\.\s*(\w+)"
+_READ_AFTER = re.compile(r"\b\s*\)*\s*\.\s*(\w+)")
+"""What reads an attribute of the name just before it (`local.x`, `(local) . x`)."""
 
 
 def _imported_names(context) -> set[str]:
@@ -200,10 +201,15 @@ def _imported_names(context) -> set[str]:
     text = context.source.text
     reads: dict[str, set[str]] = {}
     for local in imports:  # `local.attribute`, also spaced or parenthesized (`(local).x`)
-        if local in text:  # (one search per name: a literal prefix is found fast)
-            for match in re.finditer(re.escape(local) + _READ_AFTER, text):
-                if not text[match.start() - 1:match.start()].isidentifier():
-                    reads.setdefault(local, set()).add(match.group(1))
+        start = text.find(local)
+        while start >= 0:  # (as `re.finditer` of the name and the pattern, uncompiled)
+            match = _READ_AFTER.match(text, start + len(local))
+            if match is None:
+                start = text.find(local, start + 1)
+                continue
+            if not text[start - 1:start].isidentifier():
+                reads.setdefault(local, set()).add(match.group(1))
+            start = text.find(local, match.end())
     names = set()
     for local, written in imports.items():
         imported = resolve(written, importer, package)
