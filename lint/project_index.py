@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 import msgspec
 
 from cursedlint.cache import (
-    STORE_SUFFIX, Stat, encode, file_stat, load_store, newest, save_store, storable,
+    STORE_SUFFIX, Stat, decoded, encode, file_stat, load_store, newest, save_store, storable,
 )
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
@@ -109,8 +109,8 @@ class IndexStore:
     """Summaries by indexer and content hash, persisted in one store per fingerprint
     (cursedlint's code and the settings summaries depend on) under the cache directory; written
     only when a run added to it; bounded per indexer (the summaries unused longest are
-    dropped). Each indexer's summaries are decoded, and checked against its `summary_type`,
-    when the run first asks for them; a part that fails the check is empty."""
+    dropped). A summary is decoded, and checked against its indexer's `summary_type`, when the
+    run first asks for it; one that fails the check is not stored."""
 
     def __init__(self, directory: str, index_fingerprint: str):
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
@@ -147,14 +147,20 @@ class IndexStore:
             self.changed = True
 
     def get(self, indexer: Indexer, digest: str) -> tuple[bool, Any]:
-        """Whether a summary of content `digest` is stored for `indexer`, and the summary."""
+        """Whether a summary of content `digest` is stored for `indexer`, and the summary
+        (decoded now, and checked against the indexer's `summary_type`: one of another
+        shape counts as not stored)."""
         entries = self._entries(indexer)
         entry = entries.get(digest)
         if entry is None:
             return False, None
-        if entry[0] != self.run:
-            entries[digest] = (self.run, entry[1])
-        return True, entry[1]
+        try:
+            summary = decoded(entry[1], indexer.summary_type | None)
+        except ValueError:  # (msgspec's DecodeError is one)
+            del entries[digest]
+            return False, None
+        entries[digest] = (self.run, summary)
+        return True, summary
 
     def put(self, indexer: Indexer, digest: str, summary: Any) -> None:
         """Keep a summary for later runs (one holding text that is not Unicode is not kept)."""
@@ -163,8 +169,9 @@ class IndexStore:
             self.changed = True
 
     def _entries(self, indexer: Indexer) -> dict[str, tuple[int, Any]]:
+        """The indexer's part: content hash -> (run, summary, still encoded until `get`)."""
         if indexer.name not in self.entries:
-            schema = dict[str, tuple[int, indexer.summary_type | None]]
+            schema = dict[str, tuple[int, msgspec.Raw]]
             part = self.parts.get(indexer.name)
             try:
                 entries = {} if part is None else msgspec.msgpack.decode(part, type=schema)
@@ -207,6 +214,7 @@ class ProjectIndex:
         self.jobs = jobs  # processes that may summarize a round's files (forked)
         self.summarized = 0  # files parsed for a summary in this run (not found in the store)
         self._memo: dict[tuple[str, str], Any] = {}
+        self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
         self._used: list[tuple[str, str, str]] = []  # (indexer name, path, content hash)
 
     def facts(self, indexer: Indexer, seeds: Iterable[str] = ()) -> dict[str, Any]:
@@ -312,14 +320,15 @@ class ProjectIndex:
         without a store, nothing is hashed that is not summarized."""
         if not self.store:
             return None, self.source_bytes(path)
-        digest = self.store.known_digest(path)
+        digest = self._digests.get(path) or self.store.known_digest(path)
         if digest is not None:
+            self._digests[path] = digest
             return digest, None
         stat = file_stat(path)
         data = self.source_bytes(path)
         if data is None:
             return None, None
-        digest = _sha1(data)
+        digest = self._digests[path] = _sha1(data)
         self.store.remember(path, stat, digest)
         return digest, data
 
