@@ -12,7 +12,9 @@ MAX_STORES stores (oldest dropped). The project index keeps its summaries in sto
 kind in the same directory, written the same way (`load_store`, `save_store`).
 
 A store is plain data: MessagePack, decoded by msgspec against the declared type of what it
-holds (`load_store(path, schema)`), so loading runs no code whatever the file holds. The cache
+holds (`load_store(path, schema)`), so loading runs no code whatever the file holds. Results
+stay encoded until a run asks for one (`decoded`), then are checked against their type: a warm
+run decodes only the results it reports. The cache
 directory may be committed by mistake, or planted by a pull request: a store that is not
 exactly what this version writes (another format or version, the wrong shape, truncated,
 random bytes, a pickle, larger than MAX_STORE_BYTES) is an empty store, and the run lints as
@@ -27,6 +29,7 @@ files modified less than RACY_NS before they were read are never trusted by stat
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from typing import Any, Literal
@@ -77,8 +80,9 @@ class ResultCache:
     ):
         self.path = os.path.join(root, CACHE_DIR, run_fingerprint[:32] + STORE_SUFFIX)
         self.max_entries = max_entries
-        self.schema = tuple[dict[str, tuple[int, result_type]], dict[str, tuple[Stat, str]], int]
+        self.schema = tuple[dict[str, tuple[int, msgspec.Raw]], dict[str, tuple[Stat, str]], int]
         self.entries, self.stats, self.run = self._load()
+        self.result_type = result_type
         self.changed = False
 
     def _load(self) -> tuple[dict, dict, int]:
@@ -102,10 +106,19 @@ class ResultCache:
         return digest.hexdigest()
 
     def get(self, key: str):
-        """The stored FileResult, or None. (Reading does not count as use: a warm run that
-        finds everything writes nothing.)"""
+        """The stored FileResult, or None (also when it is not of the result type). Results
+        are decoded when first asked for: a run decodes only those it uses. (Reading does
+        not count as use: a warm run that finds everything writes nothing.)"""
         entry = self.entries.get(key)
-        return None if entry is None else entry[1]
+        if entry is None:
+            return None
+        try:
+            result = decoded(entry[1], self.result_type)
+        except ValueError:  # (msgspec's DecodeError is one)
+            del self.entries[key]
+            return None
+        self.entries[key] = (entry[0], result)
+        return result
 
     def lookup(self, path: str, facts: str | None = None):
         """The stored FileResult of a file whose stat matches the one stored with it, read from
@@ -176,6 +189,22 @@ def _decoder(schema: Any):
     if schema not in _decoders:
         _decoders[schema] = msgspec.msgpack.Decoder(tuple[Literal[STORE_FORMAT], schema])
     return _decoders[schema]
+
+
+def decoded(value: Any, schema: Any) -> Any:
+    """A stored value kept encoded (`msgspec.Raw`) decoded as `schema`; any other value is one
+    decoded or put already. Raises ValueError when it is not of that type."""
+    if not isinstance(value, msgspec.Raw):
+        return value
+    try:
+        return _value_decoder(schema).decode(value)
+    except MemoryError as error:
+        raise ValueError("too large to decode") from error
+
+
+@functools.lru_cache(maxsize=None)
+def _value_decoder(schema: Any):
+    return msgspec.msgpack.Decoder(schema)
 
 
 def encode(value: Any) -> bytes:

@@ -175,6 +175,17 @@ def test_the_store_keeps_the_most_recent_entries(tmp_path):
     assert sorted(reloaded.entries) == ["a", "b", "c"]
 
 
+def test_a_stored_result_of_another_type_is_not_used(tmp_path):
+    """Results stay encoded until asked for, then are checked against the result type: one
+    of another shape is not used (its file is linted again) and is dropped."""
+    cache = ResultCache(str(tmp_path), fingerprint("shape"), int)
+    cache.put("count", 3)
+    cache.save()
+    reloaded = ResultCache(str(tmp_path), fingerprint("shape"), str)
+    assert reloaded.get("count") is None
+    assert "count" not in reloaded.entries
+    assert ResultCache(str(tmp_path), fingerprint("shape"), int).get("count") == 3
+
 def test_only_the_newest_stores_are_kept(tmp_path):
     for index in range(MAX_STORES + 3):
         cache = ResultCache(str(tmp_path), fingerprint("store", index), int)
