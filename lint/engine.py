@@ -118,8 +118,9 @@ class Linter:
         """Whether a parsed file that needs facts also gets the summaries of the indexers worth
         it (`FileResult.index_summaries`), so the index need not parse it again."""
         self._summarizers: list | None = None
-        self._kept_trees: dict[str, tuple[bytes, Any]] = {}  # path -> (bytes, C/C++ tree)
+        self._kept_trees: dict[str, tuple[bytes, Any]] = {}  # path -> (bytes, tree)
         self._kept_budget = KEPT_TREE_BYTES
+        self._defer_python = False  # (`_may_defer`)
         self._linted_here: list[tuple[str, str]] = []  # files this process linted first
         self._workers = None  # forked workers waiting to lint again what they linted first
 
@@ -232,15 +233,19 @@ class Linter:
         return made
 
     def _may_defer(self, source: Source) -> bool:
-        """Whether a C/C++ file that needs facts from other files waits for them before its
-        rules run (`FileResult.deferred`): in a run that gathers facts and lints such files
-        again (it keeps their trees), running the rules first too would run them twice.
-        (Python's facts change a file's findings far less often: its rules run at once.)"""
+        """Whether a file that needs facts from other files waits for them before its rules
+        run (`FileResult.deferred`), in a run that gathers facts and lints such files again
+        (it keeps their trees): a C/C++ file always; a Python file only in a run that lints
+        few bytes (`_defer_python`: a pre-commit run, a run after a few files changed). In a
+        run that lints many Python files, their rules run at once: the facts change few of
+        their findings, and a file whose findings they cannot change keeps its result
+        without them when the facts change (a deferred file is linted again then)."""
         return (self.summarize_for_index and self.facts_key is None and not self.fix
-                and source.language in (C, CPP))
+                and (source.language in (C, CPP)
+                     or (source.language == PYTHON and self._defer_python)))
 
     def _keep_tree(self, context) -> None:
-        """Keep a C/C++ file's tree (immutable) for its lint with facts, within the budget."""
+        """Keep a file's tree (immutable) for its lint with facts, within the budget."""
         data = context.source.data
         if len(data) <= self._kept_budget:
             self._kept_trees[context.source.path] = (data, context.tree)
@@ -257,7 +262,7 @@ class Linter:
         if trees is None or source.language != PYTHON:
             return self._parse(source, FileResult(source.path), frozenset())
         key = (source.path, source.data)
-        tree = trees.get(key)
+        tree = trees.get(key) or self._kept_tree(source, pop=False)
         if tree is None:
             try:
                 tree = ast.parse(source.text, filename=source.path)
@@ -395,6 +400,8 @@ class Linter:
             if self.summarize_for_index and result.needs and source.language in (C, CPP):
                 result.index_summaries = self._index_summaries(context)
                 self._keep_tree(context)
+            elif result.deferred:
+                self._keep_tree(context)
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
@@ -406,7 +413,8 @@ class Linter:
             from cursedlint.python_context import PythonContext
 
             try:
-                tree = tree or ast.parse(source.text, filename=source.path)
+                tree = tree or self._kept_tree(source, pop=True) or ast.parse(
+                    source.text, filename=source.path)
             except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
                 if notices.SyntaxErrorNotice.code in enabled:
                     result.findings.append(_syntax_error(source, error))
@@ -417,15 +425,16 @@ class Linter:
         else:
             from cursedlint.c_context import CContext, parse
 
-            kept = self._kept_trees.pop(source.path, None)
-            if kept is not None and kept[0] == source.data:
-                tree = kept[1]  # parsed by this run's first lint of the file
-            else:
-                tree = parse(source.data, source.language)
+            tree = self._kept_tree(source, pop=True) or parse(source.data, source.language)
             context = CContext(source, self.settings, tree)
             result.error_nodes = context.error_count
         context.project = self.project
         return context
+
+    def _kept_tree(self, source: Source, pop: bool) -> Any:
+        """The tree this run's first lint of the file kept, when the bytes are the same."""
+        kept = (self._kept_trees.pop if pop else self._kept_trees.get)(source.path, None)
+        return kept[1] if kept is not None and kept[0] == source.data else None
 
     def _run_rules(self, context, rule_classes: list[type[Rule]], result: FileResult) -> None:
         def failed(rule: Rule | type[Rule], error: BaseException) -> None:
@@ -507,7 +516,7 @@ class Linter:
             if project is not None:
                 self._run_with_facts(files, jobs, results, project, summaries)
         finally:
-            self.summarize_for_index = False
+            self.summarize_for_index = self._defer_python = False
             if self._workers is not None:
                 self._workers.close()
                 self._workers = None
@@ -535,6 +544,7 @@ class Linter:
                 results[index] = cached
         later = _other_names(files, todo) if self.fix else set()
         first = [index for index in todo if index not in later]
+        self._defer_python = sum(_size(files[i][0]) for i in first) < PARALLEL_MIN_BYTES
         for index, result in zip(first, self._lint_all([files[i] for i in first], jobs)):
             results[index] = result
         if later:

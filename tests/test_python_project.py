@@ -238,6 +238,47 @@ def test_warm_runs_read_no_unchanged_file_and_follow_a_changed_one(tmp_path, mon
     assert read_names[0] == "monitor.py" and "train.py" in read_names  # new facts: re-linted
 
 
+
+def test_a_pre_commit_run_lints_a_changed_module_once_with_the_facts(tmp_path, monkeypatch,
+                                                                       capsys):
+    """A run that lints a few files (pre-commit names the changed ones) runs the rules of one
+    that needs facts once, when they are gathered, and finds what a whole run finds; the next
+    run takes its result from the cache, and a change of the facts lints it again."""
+    from cursedlint import engine
+
+    harness.write_project(tmp_path, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+    })
+    monkeypatch.chdir(tmp_path)
+    for path in (tmp_path / "trainer").iterdir():  # older than the window stat is not trusted in
+        os.utime(path, (path.stat().st_atime - 3600, path.stat().st_mtime - 3600))
+    ran: list[str] = []
+    real = engine.Linter._run_rules
+    monkeypatch.setattr(engine.Linter, "_run_rules", lambda self, context, rules, result: (
+        ran.append(os.path.basename(context.source.path)), real(self, context, rules, result)))
+
+    def check(*paths: str) -> list[tuple[str, str, int]]:
+        main(["check", "--output-format", "json", *paths])
+        return [(f["code"], f["path"], f["line"]) for f in json.loads(capsys.readouterr().out)]
+
+    capsys.readouterr()
+    assert check("trainer") == [("CUR401", "trainer/train.py", 12)]
+    train = tmp_path / "trainer" / "train.py"
+    train.write_text("# the step the monitor watches\n" + TRAIN_WITH_MONITOR)
+    ran.clear()
+    assert check("trainer/train.py") == [("CUR401", "trainer/train.py", 13)]
+    assert ran == ["train.py"]
+    ran.clear()
+    assert check("trainer/train.py") == [("CUR401", "trainer/train.py", 13)]
+    assert ran == []
+    (tmp_path / "trainer" / "monitor.py").write_text(MONITOR.replace(
+        "torch.cuda.synchronize()", "pass"))
+    assert check("trainer/train.py") == []
+    assert ran == ["train.py"]
+    assert check("trainer") == []
+
 KERNELS = """\
 from numba import cuda
 
