@@ -28,6 +28,9 @@ from cursedlint.source import FileBytes, Source, SourceError, looks_binary, read
 
 PARALLEL_MIN_BYTES = 1 << 20
 """Below this many bytes to read, a process pool costs more than it saves."""
+AGAIN_PARALLEL_MIN_BYTES = 64 << 10
+"""The same for the files linted again with facts: each is parsed and checked (none is left
+after the byte prefilter, as most are in a first lint), so a pool pays off far sooner."""
 CHUNKS_PER_JOB = 16
 """Work units per process: enough that the last ones to finish are small."""
 CAN_FORK = hasattr(os, "fork")
@@ -613,7 +616,8 @@ class Linter:
         self.facts_key = self.facts_key or index.digest()
         relinted = self._lint_again_in_workers({files[i][0] for i in order})
         rest = [i for i in order if files[i][0] not in relinted]
-        for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs)):
+        for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs,
+                                                  AGAIN_PARALLEL_MIN_BYTES)):
             relinted[files[i][0]] = result
         for i in order:
             result = relinted[files[i][0]]
@@ -669,7 +673,8 @@ class Linter:
         return {path: self.lint_path(path, language)
                 for path, language in self._linted_here if path in paths}
 
-    def _lint_all(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
+    def _lint_all(self, files: list[tuple[str, str]], jobs: int,
+                  parallel_min_bytes: int = PARALLEL_MIN_BYTES) -> list[FileResult]:
         """Serially when the bytes to read are few; else over a process pool in chunks of
         similar byte counts, largest files first, so that one huge file does not serialize the
         run and small files fill the gaps at the end. In the first lint of a run that builds
@@ -677,7 +682,7 @@ class Linter:
         the facts, on the trees they kept."""
         sizes = [_size(path) for path, _ in files]
         total = sum(sizes)
-        if jobs <= 1 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
+        if jobs <= 1 or len(files) < 2 or total < parallel_min_bytes:
             return self._lint_chunk(files)
         order = sorted(range(len(files)), key=sizes.__getitem__, reverse=True)
         chunks: list[list[int]] = [[]]
@@ -690,7 +695,8 @@ class Linter:
             filled += sizes[index]
         work = [[files[i] for i in chunk] for chunk in chunks]
         jobs = min(jobs, len(chunks))
-        if CAN_FORK and self.summarize_for_index and self._workers is None:
+        if CAN_FORK and self.summarize_for_index and self.facts_key is None \
+                and self._workers is None:  # the first lint of a run that gathers facts
             from cursedlint.forked import Workers
 
             self._workers = Workers(self._lint_chunk, work, jobs, then=self._lint_again)

@@ -279,6 +279,37 @@ def test_a_pre_commit_run_lints_a_changed_module_once_with_the_facts(tmp_path, m
     assert ran == ["train.py"]
     assert check("trainer") == []
 
+
+def test_files_linted_again_with_the_facts_are_linted_in_forked_workers(tmp_path, monkeypatch,
+                                                                        capsys):
+    """Past AGAIN_PARALLEL_MIN_BYTES, the files the facts can change are linted again in forked
+    children (a first lint too small for workers keeps none), and find what one process does."""
+    from cursedlint import engine
+
+    harness.write_project(tmp_path, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+        "trainer/eval.py": TRAIN_WITH_MONITOR,
+    })
+    monkeypatch.chdir(tmp_path)
+    log = tmp_path / "pids.log"
+    real = engine.Linter._lint_chunk
+
+    def logged(self, files):
+        with open(log, "a") as handle:
+            handle.writelines(f"{os.getpid()} {os.path.basename(path)}\n" for path, _ in files)
+        return real(self, files)
+
+    monkeypatch.setattr(engine.Linter, "_lint_chunk", logged)
+    monkeypatch.setattr(engine, "AGAIN_PARALLEL_MIN_BYTES", 0)
+    main(["check", "--no-cache", "--jobs", "2", "--output-format", "json", "trainer"])
+    found = sorted((f["path"], f["line"]) for f in json.loads(capsys.readouterr().out))
+    assert found == [("trainer/eval.py", 12), ("trainer/train.py", 12)]
+    again = [line.split() for line in log.read_text().splitlines()
+             if line.split()[1] in ("train.py", "eval.py")]
+    assert len(again) == 4 and all(pid != str(os.getpid()) for pid, _ in again[2:])
+
 KERNELS = """\
 from numba import cuda
 
@@ -341,9 +372,9 @@ def test_only_files_whose_imports_lead_to_a_fact_are_linted_again(tmp_path, monk
     linted = []
     lint_all = Linter._lint_all
 
-    def recording(self, files, jobs):
+    def recording(self, files, jobs, *more):
         linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
-        return lint_all(self, files, jobs)
+        return lint_all(self, files, jobs, *more)
 
     monkeypatch.setattr(Linter, "_lint_all", recording)
     calls = "import numba\n\nfrom .kernels import {0}\n\n\ndef tune(kernel):\n" \
