@@ -236,6 +236,8 @@ class Reachable:
 
     def __init__(self, facts: dict[str, ModuleSummary]):
         self.project = ProjectFunctions(facts)
+        self._landings: dict[str, tuple[str, str] | None] = {}
+        self._leads: dict[str, bool] = {}
         self.kinds = {kind for summary in facts.values()
                       for function in summary.functions.values() for kind in function.facts}
         names = {path: self.project.module_of(path) for path in facts}
@@ -257,12 +259,17 @@ class Reachable:
     def landing(self, name: str) -> tuple[str, str] | None:
         """Where dotted `name` lands among the summarized modules, following re-exports as
         rules resolve it (`ProjectFunctions.definition`): (path, qualified name), whether
-        the module defines it or not; None where no rule resolves it (a module itself)."""
-        return self.project._defined(name, lambda summary, qualname: True)
+        the module defines it or not; None where no rule resolves it (a module itself).
+        (Memoized: the files of a run look up many of the same names.)"""
+        if name not in self._landings:
+            self._landings[name] = self.project._defined(name, lambda summary, qualname: True)
+        return self._landings[name]
 
     def leads_to_fact(self, name: str) -> bool:
-        found = self.landing(name)
-        return found is not None and self.holds(*found)
+        if name not in self._leads:
+            found = self.landing(name)
+            self._leads[name] = found is not None and self.holds(*found)
+        return self._leads[name]
 
     def holds(self, path: str, qualname: str) -> bool:
         """Whether the function, method or class `qualname` of the summarized module `path`
