@@ -81,6 +81,11 @@ class CudaReach(FunctionIndexer):
 _THREAD_WORDS = re.compile(r"Thread|Timer|Executor")
 
 
+_CHECKED = (ast.Call, ast.Subscript, ast.BinOp)
+"""The only nodes `_ModuleCudaFacts.checks` (and `callee`) answer for: calls, a boolean-mask
+index (`host_sync`), a `@` product (`library_work`)."""
+
+
 class _ModuleCudaFacts:
     """The CUDA facts of each function of a module parsed for the index, in one walk per
     function for all kinds, following the module's own functions (memoized, cycles cut):
@@ -121,15 +126,16 @@ class _ModuleCudaFacts:
         return found
 
     def _ordered(self, function: ast.AST) -> list[ast.AST]:
-        """The function's own nodes by position, noting those under an `if`."""
+        """The function's own nodes that a check can answer for, by position, noting those
+        under an `if`."""
         nodes, pending = [], [(node, False) for node in body_of(function)]
         while pending:
             node, conditional = pending.pop()
             if isinstance(node, FUNCTIONS + (ast.Lambda, ast.ClassDef)) and node is not function:
                 continue
-            if conditional:
-                self._conditional.add(id(node))
-            if hasattr(node, "lineno"):
+            if isinstance(node, _CHECKED):
+                if conditional:
+                    self._conditional.add(id(node))
                 nodes.append(node)
             inner = conditional or isinstance(node, (ast.If, ast.IfExp))
             pending.extend((child, inner) for child in ast.iter_child_nodes(node))
