@@ -21,7 +21,7 @@ from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.analysis.includes import IncludedHeaders
-from cursedlint.project_index import KEPT_BYTES, ProjectIndex
+from cursedlint.project_index import KEPT_BYTES, ProjectIndex, facts_digest
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary, read_bytes
@@ -575,8 +575,8 @@ class Linter:
         for result in results:
             for name, words in result.seeds.items():
                 seeds.setdefault(name, set()).update(words)
-        index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
-                                   jobs, summaries)
+        self.index_project(project.list_files(), project.store, using, wanted, seeds, jobs,
+                           summaries)
         found = {name for name, facts in self.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
@@ -595,11 +595,11 @@ class Linter:
         if any(not added <= seeds.get(name, set()) for name, added in late.items()):
             for name, added in late.items():  # what a file named by the facts calls
                 seeds.setdefault(name, set()).update(added)
-            index = self.index_project(project.list_files(), project.store, using, wanted,
-                                       seeds, jobs, summaries)
+            self.index_project(project.list_files(), project.store, using, wanted, seeds,
+                               jobs, summaries)
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}
-        self.facts_key = index.digest() if self.cache else None
+        self.facts_key = facts_digest(self.project) if self.cache else None
         cached = {}
         for i in (asked | named | deferred) if self.cache else ():
             result = self.cache.lookup(files[i][0], self.facts_key)
@@ -613,7 +613,7 @@ class Linter:
         order = sorted(again - cached.keys())
         if not order:
             return
-        self.facts_key = self.facts_key or index.digest()
+        self.facts_key = self.facts_key or facts_digest(self.project)
         relinted = self._lint_again_in_workers({files[i][0] for i in order})
         rest = [i for i in order if files[i][0] not in relinted]
         for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs,

@@ -215,7 +215,6 @@ class ProjectIndex:
         self.summarized = 0  # files parsed for a summary in this run (not found in the store)
         self._memo: dict[tuple[str, str], Any] = {}
         self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
-        self._used: list[tuple[str, str, str]] = []  # (indexer name, path, content hash)
 
     def facts(self, indexer: Indexer, seeds: Iterable[str] = ()) -> dict[str, Any]:
         """Path -> summary, for the project files of the indexer's languages that have one;
@@ -341,11 +340,9 @@ class ProjectIndex:
         return None if looks_binary(data) else data
 
     def read(self, path: str) -> bytes:
-        """The bytes of a file the facts depend on (a compilation database), counted in
-        `digest`; SourceError when it cannot be read."""
-        data = self.file_bytes.read(path)
-        self._used.append(("", path, _sha1(data)))
-        return data
+        """The bytes of a file the facts depend on (a compilation database); SourceError
+        when it cannot be read."""
+        return self.file_bytes.read(path)
 
     def summary(self, indexer: Indexer, path: str, language: str) -> Any:
         """The indexer's summary of one named file (a header an include names), as `facts`
@@ -359,17 +356,9 @@ class ProjectIndex:
         return self._summary(indexer, path, digest or _sha1(data), data,
                              language)
 
-    def digest(self) -> str:
-        """What the facts depend on besides code and settings: the files summarized."""
-        import hashlib  # (only runs with an index need it)
-
-        text = repr(sorted(self._used))
-        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
-
     def _summary(self, indexer: Indexer, path: str, digest: str, data: bytes | None,
                  language: str) -> Any:
         key = (indexer.name, digest)
-        self._used.append((indexer.name, path, digest))
         if key in self._memo:
             return self._memo[key]
         stored, summary = self.store.get(indexer, digest) if self.store else (False, None)
@@ -454,6 +443,20 @@ def _whole(data: bytes, start: int, end: int) -> bool:
     """Whether data[start:end] is not part of a longer identifier."""
     return (start == 0 or data[start - 1] not in _IDENTIFIER) and (
         end == len(data) or data[end] not in _IDENTIFIER)
+
+
+def facts_digest(project: dict[str, Any]) -> str:
+    """What the facts gathered (indexer name -> its facts, plain data) are, as a digest: a
+    result linted with them is reused while the facts are the same, whatever files changed
+    (a change that leaves every summary as it was relints nothing)."""
+    import hashlib  # (only runs with an index need it)
+
+    facts = sorted(project.items())
+    try:
+        data = encode(facts)
+    except (TypeError, ValueError):  # a name of undecodable bytes (or not plain data)
+        data = repr(facts).encode("utf-8", "backslashreplace")
+    return hashlib.sha256(data).hexdigest()
 
 
 def _size(path: str) -> int:

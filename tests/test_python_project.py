@@ -310,6 +310,45 @@ def test_files_linted_again_with_the_facts_are_linted_in_forked_workers(tmp_path
              if line.split()[1] in ("train.py", "eval.py")]
     assert len(again) == 4 and all(pid != str(os.getpid()) for pid, _ in again[2:])
 
+def test_a_change_that_keeps_the_facts_lints_no_other_file_again(tmp_path, monkeypatch, capsys):
+    """Results linted with facts are kept under a digest of the facts themselves: a change to
+    a module that leaves its summary as it was lints only that module; one that moves its
+    facts lints again the files they reach, whose chains now cite the new line."""
+    from cursedlint import engine
+
+    harness.write_project(tmp_path, {
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+    })
+    monkeypatch.chdir(tmp_path)
+    for path in (tmp_path / "trainer").iterdir():  # older than the window stat is not trusted in
+        os.utime(path, (path.stat().st_atime - 3600, path.stat().st_mtime - 3600))
+    ran: list[str] = []
+    real = engine.Linter._run_rules
+    monkeypatch.setattr(engine.Linter, "_run_rules", lambda self, context, rules, result: (
+        ran.append(os.path.basename(context.source.path)), real(self, context, rules, result)))
+
+    def check() -> list[str]:
+        main(["check", "--output-format", "json", "trainer"])
+        return [(f"{f['path']}:{f['line']}", [f"{step['path']}:{step['line']}"
+                                              for step in f["related"]])
+                for f in json.loads(capsys.readouterr().out)]
+
+    capsys.readouterr()
+    before = check()
+    assert before == [("trainer/train.py:12", ["trainer/monitor.py:7"])]
+    monitor = tmp_path / "trainer" / "monitor.py"
+    monitor.write_text(MONITOR + "# tuned for the nightly runs\n")
+    ran.clear()
+    assert check() == before
+    assert "train.py" not in ran
+    monitor.write_text("# the memory watcher\n" + MONITOR)
+    ran.clear()
+    assert check() == [("trainer/train.py:12", ["trainer/monitor.py:8"])]
+    assert "train.py" in ran
+
+
 KERNELS = """\
 from numba import cuda
 
