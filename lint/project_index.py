@@ -10,7 +10,8 @@ Summaries are kept by content hash: in memory (identical files are summarized on
 the run has a cache directory, on disk (`IndexStore`), so an unchanged file is parsed once
 across runs. The store also keeps each file's stat with its content hash, and the answers of
 the byte searches per content hash: a warm run reads no file whose stat is unchanged (the
-trust rule of the result cache, `cache.file_stat`). Files the lint parsed anyway come with their
+trust rule of the result cache, `cache.file_stat`) since the store was last written (a run that
+only learned a few files' new hashes does not write it: the next one reads those again). Files the lint parsed anyway come with their
 summaries, made from that parse in the lint's workers (`add`); the others are parsed in forked
 processes, a round's files at once (`ProjectIndex.jobs`), so each file is parsed once per run.
 The facts are gathered in the parent, after the lint without them.
@@ -32,6 +33,8 @@ from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
 MAX_STORED_ANSWERS = 1_000_000
+MAX_UNSAVED_FILES = 64
+"""Files whose new content hash and answers a run may leave unsaved (`IndexStore.save`)."""
 KEPT_BYTES = 96 * 1024 * 1024
 """Bytes of project files kept in memory for one run (rounds, indexers and the lint share
 them)."""
@@ -122,7 +125,8 @@ class IndexStore:
         else:
             self.parts, self.files, self.answers, self.run = (*stored[:3], stored[3] + 1)
         self.entries: dict[str, dict[str, tuple[int, Any]]] = {}  # indexer name -> decoded part
-        self.changed = False
+        self.changed = False  # a summary was added
+        self.noted: set[str] = set()  # content hashes of files with a new stat or answer
 
     def known_digest(self, path: str) -> str | None:
         """The content hash of a file whose stat matches the one stored with it (not read)."""
@@ -133,7 +137,7 @@ class IndexStore:
         """A file's content hash, with its stat from before it was read (None: not trusted)."""
         if stat is not None and self.files.get(path) != (stat, digest) and storable(path):
             self.files[path] = (stat, digest)
-            self.changed = True
+            self.noted.add(digest)
 
     def answer(self, question: str, digest: str) -> bool | None:
         """A stored answer about the content `digest` (a byte search, a look), or None.
@@ -144,7 +148,7 @@ class IndexStore:
     def put_answer(self, question: str, digest: str, value: bool) -> None:
         if storable(question):
             self.answers.setdefault(question, {})[digest] = value
-            self.changed = True
+            self.noted.add(digest)
 
     def get(self, indexer: Indexer, digest: str) -> tuple[bool, Any]:
         """Whether a summary of content `digest` is stored for `indexer`, and the summary
@@ -181,7 +185,10 @@ class IndexStore:
         return self.entries[indexer.name]
 
     def save(self) -> None:
-        if not self.changed:
+        """Write the store when the run added a summary, or learned the content hash or an
+        answer of more than MAX_UNSAVED_FILES files: a run after one file changed does not
+        rewrite the whole store for what the next run finds again in a read and a hash."""
+        if not self.changed and len(self.noted) <= MAX_UNSAVED_FILES:
             return
         for name, entries in self.entries.items():
             if len(entries) > MAX_STORED_SUMMARIES:

@@ -152,3 +152,28 @@ def test_index_stores_are_ignored_by_git_and_bounded_apart_from_result_stores(tm
     names = sorted(path.name for path in directory.glob("*.msgpack"))
     assert os.path.basename(index.path) in names, "result stores never push an index store out"
     assert len(names) == MAX_STORES + 1
+
+
+def test_the_store_is_not_rewritten_for_a_few_new_content_hashes(tmp_path):
+    """A run that only learned the new hash of a changed file (no summary) leaves the store as
+    it was: the next run hashes that file again, which costs less than writing the store."""
+    from cursedlint.cache import file_stat
+    from cursedlint.project_index import MAX_UNSAVED_FILES
+
+    files = make_project(tmp_path)
+    directory = str(tmp_path / "cache")
+    store = IndexStore(directory, "f" * 64)
+    index_of(files, store).facts(SubclassIndex())
+    store.save()
+    written = open(store.path, "rb").read()
+    again = IndexStore(directory, "f" * 64)
+    path = str(tmp_path / "unrelated.py")
+    os.utime(path, (0, 0))  # (stat does not vouch for a file modified just now)
+    again.remember(path, file_stat(path), "1" * 40)
+    assert again.noted
+    again.save()
+    assert open(store.path, "rb").read() == written
+    for number in range(MAX_UNSAVED_FILES):
+        again.put_answer("search\0subclasses", f"{number:040d}", False)
+    again.save()
+    assert open(store.path, "rb").read() != written
