@@ -50,6 +50,9 @@ C_FAMILY = ("c", "cpp")
 SAME_WORK = "S603,S607,PLW1509"
 ENV = dict(os.environ, SEMGREP_SEND_METRICS="off", SEMGREP_ENABLE_VERSION_CHECK="0")
 SAME_COLD, SAME_WARM = f"ruff --select {SAME_WORK} cold", f"ruff --select {SAME_WORK} warm"
+TORCH_CHANGED = os.path.join("torch", "utils", "data", "dataloader.py")
+"""The file the torch-py "1 file changed" rows change: a module whose facts other modules use
+(its start-method facts), so the files they reach are linted again."""
 SEMGREP_RULES = """\
 rules:
   - id: rdma-register-memory
@@ -88,7 +91,7 @@ class Corpus:
 @dataclasses.dataclass
 class Task:
     """One row: a command run in the corpus root; `prime` runs it once untimed first (warm rows);
-    `touch` appends a comment to that file before the timed run."""
+    `touch` puts a comment line at the top of that file before the timed run."""
 
     tool: str
     corpus: Corpus
@@ -313,9 +316,11 @@ def unpacked_torch(work: str, given: str | None, timeout: float) -> str:
     return target
 
 
-def build_torch(work: str, unpacked: str) -> tuple[Corpus, Corpus]:
+def build_torch(work: str, unpacked: str) -> tuple[Corpus, Corpus, Corpus]:
     """The wheel's Python files under torch/py and its headers under torch/cpp; returns the whole
-    corpus and its C/C++ part."""
+    corpus, its C/C++ part, and its Python files as a project of their own (torch-py: a copy
+    with a `cursedlint.toml` at its root, so a run naming one file takes the whole tree as its
+    project, as in a repository)."""
     root = os.path.join(work, "torch")
     if not os.path.exists(os.path.join(root, ".complete")):
         shutil.rmtree(root, ignore_errors=True)
@@ -330,7 +335,12 @@ def build_torch(work: str, unpacked: str) -> tuple[Corpus, Corpus]:
         open(os.path.join(root, ".complete"), "w").close()
     both = measure(Corpus("torch py+C/C++", root, ["py", "cpp"]), PYTHON_SUFFIXES + HEADERS)
     cpp = measure(Corpus("torch C/C++", root, ["cpp"]), HEADERS)
-    return both, cpp
+    project = os.path.join(work, "torch-py")
+    if not os.path.exists(os.path.join(project, "cursedlint.toml")):
+        shutil.rmtree(project, ignore_errors=True)
+        shutil.copytree(os.path.join(root, "py"), project)
+        open(os.path.join(project, "cursedlint.toml"), "w").close()
+    return both, cpp, measure(Corpus("torch-py", project, ["."]), PYTHON_SUFFIXES)
 
 
 # --- tools -----------------------------------------------------------------------------------
@@ -449,7 +459,8 @@ def worst_case_tasks(worst: Corpus, bins, parse_row: str = PARSE_ROW) -> list[Ta
     return made
 
 
-def tasks(work: str, stdlib: Corpus, torch: Corpus, cpp: Corpus, bins) -> list[Task]:
+def tasks(work: str, stdlib: Corpus, torch: Corpus, cpp: Corpus, torch_py: Corpus,
+          bins) -> list[Task]:
     """Every row, in the order the rows run within a repetition."""
     rules = os.path.join(work, "semgrep-rules.yml")
     with open(rules, "w") as handle:
@@ -481,6 +492,11 @@ def tasks(work: str, stdlib: Corpus, torch: Corpus, cpp: Corpus, bins) -> list[T
         ("cursedlint cold", torch, lambda: check("--no-cache", *torch.paths), cold),
         ("ruff cold", torch, lambda: ruff_check("--no-cache", "py"), {}),
         (SAME_COLD, torch, lambda: ruff_check("--no-cache", "--select", SAME_WORK, "py"), {}),
+        ("cursedlint warm", torch_py, lambda: check("."), {"prime": True}),
+        ("cursedlint, 1 file changed", torch_py, lambda: check("."),
+         {"prime": True, "touch": os.path.join(torch_py.root, TORCH_CHANGED)}),
+        ("cursedlint pre-commit, 1 file changed", torch_py, lambda: check(TORCH_CHANGED),
+         {"prime": True, "touch": os.path.join(torch_py.root, TORCH_CHANGED)}),
         ("cursedlint cold", cpp, lambda: check("--no-cache", *cpp.paths), {}),
         ("semgrep", cpp, lambda: [executable(bins, "peers", "semgrep"), *semgrep, *cpp.paths], {"slow": True}),
     ]
@@ -522,9 +538,11 @@ def run_once(task: Task, timeout: float) -> None:
     try:
         if task.prime:
             timed(task.argv, task.corpus.root, timeout)
-        if task.touch:
-            with open(task.touch, "a") as handle:
-                handle.write(f"# touched {time.time()}\n")
+        if task.touch:  # a line on top: every line below moves, as most edits move some
+            with open(task.touch, "rb") as handle:
+                data = handle.read()
+            with open(task.touch, "wb") as handle:
+                handle.write(f"# touched {time.time()}\n".encode() + data)
         seconds, cpu, peak = timed(task.argv, task.corpus.root, timeout)
     except Unavailable as error:
         task.failure = str(error)
@@ -655,8 +673,8 @@ def main() -> int:
         rows += worst_case_tasks(worst, bins)
         notes.append(f"- stdlib: {stdlib.files:,} files, {stdlib.lines:,} lines; with the worst-case header: {worst.lines:,} lines")
         if not args.worst_case:
-            torch, cpp = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
-            rows = tasks(work, stdlib, torch, cpp, bins) + rows
+            torch, cpp, torch_py = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
+            rows = tasks(work, stdlib, torch, cpp, torch_py, bins) + rows
     if args.c_tree and args.worst_case != "python":
         c_worst = build_c_worst_case(work, args.c_tree, bins, args.timeout)
         rows += worst_case_tasks(c_worst, bins, TS_PARSE_ROW)

@@ -1,0 +1,81 @@
+"""The first run after one file changes, on a warm project (the torch wheel's Python tree that
+compare.py builds as WORK/torch-py): for each file of a seeded sample, and each file named,
+a comment line is put at its top (every line below moves, so facts citing the file change)
+and two runs are timed, the whole tree (`cursedlint check .`) and the run pre-commit makes
+(`cursedlint check FILE`). Prints per shape the median, 90th percentile and maximum wall
+seconds; the files are restored afterwards.
+
+    python benchmarks/one_file_changed.py --tree WORK/torch-py [--cursedlint EXE]
+        [--sample N] [--seed S] [FILE ...]
+
+The cache is primed first: a whole-tree run, and one pre-commit run (the facts a run naming
+one file gathers are those of its project, the same for every file named alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+SHAPES = ("whole tree", "pre-commit")
+
+
+def timed(argv: list[str], cwd: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def python_files(tree: str) -> list[str]:
+    found = []
+    for folder, directories, names in os.walk(tree):
+        directories[:] = sorted(d for d in directories if not d.startswith("."))
+        found += [os.path.relpath(os.path.join(folder, name), tree)
+                  for name in sorted(names) if name.endswith(".py")]
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tree", required=True, help="the project (a cursedlint.toml at its root)")
+    parser.add_argument("--cursedlint", default="cursedlint", help="the executable to time")
+    parser.add_argument("--sample", type=int, default=24, help="files drawn from the tree")
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("files", nargs="*", help="files (relative to the tree) timed as well")
+    args = parser.parse_args()
+    tree = os.path.abspath(args.tree)
+    files = random.Random(args.seed).sample(python_files(tree), args.sample) + args.files
+    check = [args.cursedlint, "check", "--exit-zero"]
+    originals = {name: open(os.path.join(tree, name), "rb").read() for name in files}
+    times: dict[str, list[float]] = {shape: [] for shape in SHAPES}
+    try:
+        timed([*check, "."], tree)
+        timed([*check, files[0]], tree)
+        for number, name in enumerate(files):
+            for shape, paths in zip(SHAPES, (["."], [name])):
+                with open(os.path.join(tree, name), "rb") as handle:
+                    data = handle.read()
+                with open(os.path.join(tree, name), "wb") as handle:
+                    handle.write(f"# changed {number} {shape}\n".encode() + data)
+                times[shape].append(timed([*check, *paths], tree))
+            print(f"{name}: " + ", ".join(f"{shape} {times[shape][-1]:.2f} s" for shape in SHAPES),
+                  file=sys.stderr)
+    finally:
+        for name, data in originals.items():
+            with open(os.path.join(tree, name), "wb") as handle:
+                handle.write(data)
+    for shape in SHAPES:
+        values = sorted(times[shape])
+        print(f"- {shape}, {len(values)} files: median {statistics.median(values):.2f} s, "
+              f"90th percentile {values[int(len(values) * 0.9)]:.2f} s, max {values[-1]:.2f} s, "
+              f"{sum(value < 0.3 for value in values)} below 0.3 s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
