@@ -207,18 +207,36 @@ def test_sync_in_a_helper_of_another_module_inside_the_region(tmp_path, call, fo
         in findings[0].message
 
 
-def test_warm_runs_read_no_unchanged_file_and_follow_a_changed_one(tmp_path, monkeypatch, capsys):
-    """Through the CLI, whose cache keeps the facts between runs."""
-    from cursedlint import source
-
+@pytest.fixture
+def trainer(tmp_path, monkeypatch):
+    """The monitor and training modules, as a checkout leaves them (older than the window in
+    which stat is not trusted), with the working directory at their root."""
     harness.write_project(tmp_path, {
         "trainer/__init__.py": "",
         "trainer/monitor.py": MONITOR,
         "trainer/train.py": TRAIN_WITH_MONITOR,
     })
     monkeypatch.chdir(tmp_path)
-    for path in (tmp_path / "trainer").iterdir():  # older than the window stat is not trusted in
+    for path in (tmp_path / "trainer").iterdir():
         os.utime(path, (path.stat().st_atime - 3600, path.stat().st_mtime - 3600))
+    return tmp_path
+
+
+@pytest.fixture
+def ran(monkeypatch) -> list[str]:
+    """The names of the files whose rules run, in order."""
+    from cursedlint import engine
+
+    names: list[str] = []
+    real = engine.Linter._run_rules
+    monkeypatch.setattr(engine.Linter, "_run_rules", lambda self, context, rules, result: (
+        names.append(os.path.basename(context.source.path)), real(self, context, rules, result)))
+    return names
+
+
+def test_warm_runs_read_no_unchanged_file_and_follow_a_changed_one(trainer, monkeypatch, capsys):
+    """Through the CLI, whose cache keeps the facts between runs."""
+    from cursedlint import source
 
     def check() -> list[tuple[str, str, int]]:
         main(["check", "--output-format", "json", "trainer"])
@@ -231,33 +249,17 @@ def test_warm_runs_read_no_unchanged_file_and_follow_a_changed_one(tmp_path, mon
     monkeypatch.setattr(source, "read_bytes", lambda path: read.append(path) or real(path))
     assert check() == [("CUR401", "trainer/train.py", 12)]
     assert read == []
-    (tmp_path / "trainer" / "monitor.py").write_text(MONITOR.replace(
+    (trainer / "trainer" / "monitor.py").write_text(MONITOR.replace(
         "torch.cuda.synchronize()", "pass"))
     assert check() == []
     read_names = [os.path.basename(path) for path in read]
     assert read_names[0] == "monitor.py" and "train.py" in read_names  # new facts: re-linted
 
 
-
-def test_a_pre_commit_run_lints_a_changed_module_once_with_the_facts(tmp_path, monkeypatch,
-                                                                       capsys):
+def test_a_pre_commit_run_lints_a_changed_module_once_with_the_facts(trainer, ran, capsys):
     """A run that lints a few files (pre-commit names the changed ones) runs the rules of one
     that needs facts once, when they are gathered, and finds what a whole run finds; the next
     run takes its result from the cache, and a change of the facts lints it again."""
-    from cursedlint import engine
-
-    harness.write_project(tmp_path, {
-        "trainer/__init__.py": "",
-        "trainer/monitor.py": MONITOR,
-        "trainer/train.py": TRAIN_WITH_MONITOR,
-    })
-    monkeypatch.chdir(tmp_path)
-    for path in (tmp_path / "trainer").iterdir():  # older than the window stat is not trusted in
-        os.utime(path, (path.stat().st_atime - 3600, path.stat().st_mtime - 3600))
-    ran: list[str] = []
-    real = engine.Linter._run_rules
-    monkeypatch.setattr(engine.Linter, "_run_rules", lambda self, context, rules, result: (
-        ran.append(os.path.basename(context.source.path)), real(self, context, rules, result)))
 
     def check(*paths: str) -> list[tuple[str, str, int]]:
         main(["check", "--output-format", "json", *paths])
@@ -265,7 +267,7 @@ def test_a_pre_commit_run_lints_a_changed_module_once_with_the_facts(tmp_path, m
 
     capsys.readouterr()
     assert check("trainer") == [("CUR401", "trainer/train.py", 12)]
-    train = tmp_path / "trainer" / "train.py"
+    train = trainer / "trainer" / "train.py"
     train.write_text("# the step the monitor watches\n" + TRAIN_WITH_MONITOR)
     ran.clear()
     assert check("trainer/train.py") == [("CUR401", "trainer/train.py", 13)]
@@ -273,7 +275,7 @@ def test_a_pre_commit_run_lints_a_changed_module_once_with_the_facts(tmp_path, m
     ran.clear()
     assert check("trainer/train.py") == [("CUR401", "trainer/train.py", 13)]
     assert ran == []
-    (tmp_path / "trainer" / "monitor.py").write_text(MONITOR.replace(
+    (trainer / "trainer" / "monitor.py").write_text(MONITOR.replace(
         "torch.cuda.synchronize()", "pass"))
     assert check("trainer/train.py") == []
     assert ran == ["train.py"]
@@ -310,26 +312,12 @@ def test_files_linted_again_with_the_facts_are_linted_in_forked_workers(tmp_path
              if line.split()[1] in ("train.py", "eval.py")]
     assert len(again) == 4 and all(pid != str(os.getpid()) for pid, _ in again[2:])
 
-def test_a_change_that_keeps_the_facts_lints_no_other_file_again(tmp_path, monkeypatch, capsys):
+def test_a_change_that_keeps_the_facts_lints_no_other_file_again(trainer, ran, capsys):
     """Results linted with facts are kept under a digest of the facts themselves: a change to
     a module that leaves its summary as it was lints only that module; one that moves its
     facts lints again the files they reach, whose chains now cite the new line."""
-    from cursedlint import engine
 
-    harness.write_project(tmp_path, {
-        "trainer/__init__.py": "",
-        "trainer/monitor.py": MONITOR,
-        "trainer/train.py": TRAIN_WITH_MONITOR,
-    })
-    monkeypatch.chdir(tmp_path)
-    for path in (tmp_path / "trainer").iterdir():  # older than the window stat is not trusted in
-        os.utime(path, (path.stat().st_atime - 3600, path.stat().st_mtime - 3600))
-    ran: list[str] = []
-    real = engine.Linter._run_rules
-    monkeypatch.setattr(engine.Linter, "_run_rules", lambda self, context, rules, result: (
-        ran.append(os.path.basename(context.source.path)), real(self, context, rules, result)))
-
-    def check() -> list[str]:
+    def check() -> list[tuple[str, list[str]]]:
         main(["check", "--output-format", "json", "trainer"])
         return [(f"{f['path']}:{f['line']}", [f"{step['path']}:{step['line']}"
                                               for step in f["related"]])
@@ -338,7 +326,7 @@ def test_a_change_that_keeps_the_facts_lints_no_other_file_again(tmp_path, monke
     capsys.readouterr()
     before = check()
     assert before == [("trainer/train.py:12", ["trainer/monitor.py:7"])]
-    monitor = tmp_path / "trainer" / "monitor.py"
+    monitor = trainer / "trainer" / "monitor.py"
     monitor.write_text(MONITOR + "# tuned for the nightly runs\n")
     ran.clear()
     assert check() == before
