@@ -139,13 +139,9 @@ class IndexStore:
             self.files[path] = (stat, digest)
             self.noted.add(digest)
 
-    def answer(self, question: str, digest: str) -> bool | None:
-        """A stored answer about the content `digest` (a byte search, a look), or None.
-        Answers are kept per question (whose text may hold thousands of words), then per
-        content hash."""
-        return self.answers.get(question, {}).get(digest)
-
     def put_answer(self, question: str, digest: str, value: bool) -> None:
+        """Keep an answer about the content `digest` (a byte search): `answers` holds them
+        per question (whose text may hold thousands of words), then per content hash."""
         if storable(question):
             self.answers.setdefault(question, {})[digest] = value
             self.noted.add(digest)
@@ -273,14 +269,19 @@ class ProjectIndex:
         """The project files not yet summarized whose bytes the round's search finds, in
         order: (path, language, content hash, the bytes when read)."""
         hits = []
+        known = self._digests  # (the loop runs over every project file, each round)
+        answers = self.store.answers.get(search.question, {}) if self.store else {}
         for path, language in self.files:
             if path in done or language not in indexer.languages:
                 continue
-            digest, data = self.content(path)
-            if digest is None and data is None:  # unreadable
-                done.add(path)
-                continue
-            hit = self.store.answer(search.question, digest) if digest else None
+            digest = known.get(path)
+            data = None
+            if digest is None:
+                digest, data = self.content(path)
+                if digest is None and data is None:  # unreadable
+                    done.add(path)
+                    continue
+            hit = answers.get(digest) if digest else None
             if hit is None:
                 data = data if data is not None else self.source_bytes(path)
                 hit = data is not None and search.holds(data)
