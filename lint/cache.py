@@ -164,8 +164,18 @@ class ResultCache:
 
 
 def _stat_key(path: str, facts: str | None) -> str:
-    absolute = os.path.abspath(path)
-    return absolute if facts is None else f"{absolute}\0{facts}"
+    whole = absolute(path)
+    return whole if facts is None else f"{whole}\0{facts}"
+
+
+def absolute(path: str) -> str:
+    """`os.path.abspath(path)`, without its normalizing walk for the plain relative paths a
+    directory walk gives (`./pkg/mod.py`, `pkg/mod.py`: no `.`, `..` or empty part)."""
+    rest = path[2:] if path.startswith("./") else path
+    if os.sep != "/" or not rest or rest[0] in "./" or rest[-1] == "/" or "/." in rest \
+            or "//" in rest:
+        return os.path.abspath(path)
+    return os.getcwd().rstrip("/") + "/" + rest
 
 
 def load_store(path: str, schema: Any):

@@ -373,11 +373,12 @@ def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], c
     """The files rules may draw facts from: the whole project (gitignore and excludes applied),
     and the linted files, which may lie outside it. When a linted path is the project's root
     (or holds it), the linted files are the project: it is not walked twice."""
+    from cursedlint.cache import absolute
     from cursedlint.discovery import discover
 
     covering = _covers_project(root, paths)
     files = linted if covering else discover([root], config).files + linted
-    return sorted({(os.path.abspath(path), language) for path, language in files})
+    return sorted({(absolute(path), language) for path, language in files})
 
 
 def _write_report(args, findings, results, rules) -> None:

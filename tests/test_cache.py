@@ -288,3 +288,15 @@ def test_a_result_the_facts_cannot_change_stands_for_them_after_one_run(tmp_path
     assert cache.lookup(str(path), "digest") == cache.lookup(str(path))
     path.write_text("import sys\n")  # a changed file: neither result stands
     assert cache.lookup(str(path), "digest") is None
+
+
+@pytest.mark.parametrize("path", ["./pkg/mod.py", "pkg/mod.py", "mod.py", "pkg/./mod.py",
+                                  "../mod.py", ".", "./", "pkg//mod.py", "pkg/", ".hidden/mod.py",
+                                  "pkg/..mod.py", "/abs/pkg/mod.py"])
+@pytest.mark.parametrize("directory", ["/", "nested"])
+def test_absolute_is_abspath(tmp_path, monkeypatch, path, directory):
+    from cursedlint.cache import absolute
+
+    (tmp_path / "nested").mkdir()
+    monkeypatch.chdir("/" if directory == "/" else tmp_path / directory)
+    assert absolute(path) == os.path.abspath(path)
