@@ -202,7 +202,7 @@ def _imported_names(context) -> set[str]:
     reads: dict[str, set[str]] = {}
     for local in imports:  # `local.attribute`, also spaced or parenthesized (`(local).x`)
         start = text.find(local)
-        while start >= 0:  # (as `re.finditer` of the name and the pattern, uncompiled)
+        while start >= 0:  # (what `re.finditer(name + pattern)` finds; no pattern per name)
             match = _READ_AFTER.match(text, start + len(local))
             if match is None:
                 start = text.find(local, start + 1)
