@@ -10,8 +10,7 @@ Summaries are kept by content hash: in memory (identical files are summarized on
 the run has a cache directory, on disk (`IndexStore`), so an unchanged file is parsed once
 across runs. The store also keeps each file's stat with its content hash, and the answers of
 the byte searches per content hash: a warm run reads no file whose stat is unchanged (the
-trust rule of the result cache, `cache.file_stat`) since the store was last written (a run that
-only learned a few files' new hashes does not write it: the next one reads those again). Files the lint parsed anyway come with their
+trust rule of the result cache, `cache.file_stat`). Files the lint parsed anyway come with their
 summaries, made from that parse in the lint's workers (`add`); the others are parsed in forked
 processes, a round's files at once (`ProjectIndex.jobs`), so each file is parsed once per run.
 The facts are gathered in the parent, after the lint without them.
@@ -33,8 +32,6 @@ from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
 MAX_STORED_ANSWERS = 1_000_000
-MAX_UNSAVED_FILES = 64
-"""Files whose new content hash and answers a run may leave unsaved (`IndexStore.save`)."""
 KEPT_BYTES = 96 * 1024 * 1024
 """Bytes of project files kept in memory for one run (rounds, indexers and the lint share
 them)."""
@@ -118,15 +115,14 @@ class IndexStore:
     def __init__(self, directory: str, index_fingerprint: str):
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
         schema = tuple[dict[str, msgspec.Raw], dict[str, tuple[Stat, str]],
-                       dict[str, dict[str, bool]], int]
+                       dict[str, msgspec.Raw], int]
         stored = load_store(self.path, schema)
         if stored is None:
             self.parts, self.files, self.answers, self.run = {}, {}, {}, 0
         else:
             self.parts, self.files, self.answers, self.run = (*stored[:3], stored[3] + 1)
         self.entries: dict[str, dict[str, tuple[int, Any]]] = {}  # indexer name -> decoded part
-        self.changed = False  # a summary was added
-        self.noted: set[str] = set()  # content hashes of files with a new stat or answer
+        self.changed = False
 
     def known_digest(self, path: str) -> str | None:
         """The content hash of a file whose stat matches the one stored with it (not read)."""
@@ -137,14 +133,25 @@ class IndexStore:
         """A file's content hash, with its stat from before it was read (None: not trusted)."""
         if stat is not None and self.files.get(path) != (stat, digest) and storable(path):
             self.files[path] = (stat, digest)
-            self.noted.add(digest)
+            self.changed = True
+
+    def answers_for(self, question: str) -> dict[str, bool]:
+        """Content hash -> the stored answer about it (a byte search), for one question (whose
+        text may hold thousands of words); decoded when the run first asks (a store keeps
+        the answers of questions other runs asked: other seeds, other settings)."""
+        answers = self.answers.get(question)
+        if not isinstance(answers, dict):
+            try:
+                answers = decoded(answers, dict[str, bool]) if answers is not None else {}
+            except ValueError:  # (msgspec's DecodeError is one)
+                answers = {}
+            self.answers[question] = answers
+        return answers
 
     def put_answer(self, question: str, digest: str, value: bool) -> None:
-        """Keep an answer about the content `digest` (a byte search): `answers` holds them
-        per question (whose text may hold thousands of words), then per content hash."""
         if storable(question):
-            self.answers.setdefault(question, {})[digest] = value
-            self.noted.add(digest)
+            self.answers_for(question)[digest] = value
+            self.changed = True
 
     def get(self, indexer: Indexer, digest: str) -> tuple[bool, Any]:
         """Whether a summary of content `digest` is stored for `indexer`, and the summary
@@ -181,16 +188,14 @@ class IndexStore:
         return self.entries[indexer.name]
 
     def save(self) -> None:
-        """Write the store when the run added a summary, or learned the content hash or an
-        answer of more than MAX_UNSAVED_FILES files: a run after one file changed does not
-        rewrite the whole store for what the next run finds again in a read and a hash."""
-        if not self.changed and len(self.noted) <= MAX_UNSAVED_FILES:
+        if not self.changed:
             return
         for name, entries in self.entries.items():
             if len(entries) > MAX_STORED_SUMMARIES:
                 entries = newest(entries, MAX_STORED_SUMMARIES)
             self.parts[name] = msgspec.Raw(encode(entries))
-        if sum(map(len, self.answers.values())) > MAX_STORED_ANSWERS:
+        if sum(len(answers) * _ANSWER_BYTES if isinstance(answers, dict) else len(answers)
+               for answers in self.answers.values()) > MAX_STORED_ANSWERS * _ANSWER_BYTES:
             self.answers = {}
         save_store(self.path, (self.parts, self.files, self.answers, self.run))
 
@@ -270,7 +275,7 @@ class ProjectIndex:
         order: (path, language, content hash, the bytes when read)."""
         hits = []
         known = self._digests  # (the loop runs over every project file, each round)
-        answers = self.store.answers.get(search.question, {}) if self.store else {}
+        answers = self.store.answers_for(search.question) if self.store else {}
         for path, language in self.files:
             if path in done or language not in indexer.languages:
                 continue
@@ -465,6 +470,10 @@ def facts_digest(project: dict[str, Any]) -> str:
     except (TypeError, ValueError):  # a name of undecodable bytes (or not plain data)
         data = repr(facts).encode("utf-8", "backslashreplace")
     return hashlib.sha256(data).hexdigest()
+
+
+_ANSWER_BYTES = 43
+"""What one stored answer takes, encoded: a content hash (40 characters) and a boolean."""
 
 
 def _size(path: str) -> int:

@@ -154,26 +154,20 @@ def test_index_stores_are_ignored_by_git_and_bounded_apart_from_result_stores(tm
     assert len(names) == MAX_STORES + 1
 
 
-def test_the_store_is_not_rewritten_for_a_few_new_content_hashes(tmp_path):
-    """A run that only learned the new hash of a changed file (no summary) leaves the store as
-    it was: the next run hashes that file again, which costs less than writing the store."""
-    from cursedlint.cache import file_stat
-    from cursedlint.project_index import MAX_UNSAVED_FILES
-
-    files = make_project(tmp_path)
+def test_answers_stay_encoded_until_their_question_is_asked(tmp_path):
+    """A store keeps the answers of questions other runs asked (other seeds, settings): a run
+    decodes only its own questions' answers, and writes the others back as they were."""
     directory = str(tmp_path / "cache")
     store = IndexStore(directory, "f" * 64)
-    index_of(files, store).facts(SubclassIndex())
+    store.put_answer("search\0subclasses\0True\0Registry", "1" * 40, True)
+    store.put_answer("search\0subclasses\0True\0Plugin", "2" * 40, False)
     store.save()
-    written = open(store.path, "rb").read()
     again = IndexStore(directory, "f" * 64)
-    path = str(tmp_path / "unrelated.py")
-    os.utime(path, (0, 0))  # (stat does not vouch for a file modified just now)
-    again.remember(path, file_stat(path), "1" * 40)
-    assert again.noted
+    again.put_answer("search\0subclasses\0True\0Registry", "3" * 40, False)
+    assert not isinstance(again.answers["search\0subclasses\0True\0Plugin"], dict)
     again.save()
-    assert open(store.path, "rb").read() == written
-    for number in range(MAX_UNSAVED_FILES):
-        again.put_answer("search\0subclasses", f"{number:040d}", False)
-    again.save()
-    assert open(store.path, "rb").read() != written
+    last = IndexStore(directory, "f" * 64)
+    assert last.answers_for("search\0subclasses\0True\0Registry") == {"1" * 40: True,
+                                                                       "3" * 40: False}
+    assert last.answers_for("search\0subclasses\0True\0Plugin") == {"2" * 40: False}
+    assert last.answers_for("never asked") == {}
