@@ -73,6 +73,10 @@ class FileResult(Struct):
     lookups: dict[str, list[str]] = field(default_factory=dict)
     """With `needs`: per indexer that tells, what the file reaches its facts through
     (`Indexer.lookups`; an indexer not named: any of its facts)."""
+    cited: dict[str, str] = field(default_factory=dict)
+    """Linted with facts: the modules of the project its findings cite (a chain's step, a
+    `module.py:12` in a message), each with the digest of its summaries then
+    (`project_index.FactsDigest`)."""
     index_summaries: list[tuple[str, str, Any]] = field(default_factory=list)
     """(indexer name, content hash, summary) made from this lint's parse, for the index the
     run builds next (`Linter.summarize_for_index`); taken before the result is cached."""
@@ -116,7 +120,8 @@ class Linter:
         self._index_trees: dict[tuple[str, bytes], ast.Module] | None = None  # (index_project)
         self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
         self.facts_key: str | None = None
-        """What the facts from other files this run lints with depend on (None: no facts)."""
+        """The shape of the facts from other files this run lints with (None: no facts)."""
+        self._modules: dict[str, str] = {}  # with facts_key: summarized module -> its digest
         self.summarize_for_index = False
         """Whether a parsed file that needs facts also gets the summaries of the indexers worth
         it (`FileResult.index_summaries`), so the index need not parse it again."""
@@ -284,7 +289,7 @@ class Linter:
             return self._unreadable(path, error)
         key = self.cache.key(path, data, self.facts_key) if self.cache else None
         cached = self.cache.get(key) if key else None
-        if cached is not None:
+        if cached is not None and self._cites_the_same(cached):
             if stat is None:
                 return cached
             import copy  # (only a cached result needs it)
@@ -509,6 +514,7 @@ class Linter:
         gathered once, from its files, and only the files that can use them are linted again
         with them: a run where no file needs facts reads nothing more than the lint does."""
         self.summarize_for_index = project is not None
+        self.facts_key, self._modules = None, {}
         try:
             results = self._run_without_facts(files, jobs)
             summaries = []
@@ -599,11 +605,11 @@ class Linter:
                                jobs, summaries)
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}
-        self.facts_key = facts_digest(self.project) if self.cache else None
+        self.facts_key, self._modules = facts_digest(self.project) if self.cache else (None, {})
         cached = {}
         for i in (asked | named | deferred) if self.cache else ():
             result = self.cache.lookup(files[i][0], self.facts_key)
-            if result is not None:
+            if result is not None and self._cites_the_same(result):
                 cached[i] = results[i] = result
         again = named | deferred | {
             i for i in asked - cached.keys()
@@ -613,7 +619,8 @@ class Linter:
         order = sorted(again - cached.keys())
         if not order:
             return
-        self.facts_key = self.facts_key or facts_digest(self.project)
+        if self.facts_key is None:
+            self.facts_key, self._modules = facts_digest(self.project)
         relinted = self._lint_again_in_workers({files[i][0] for i in order})
         rest = [i for i in order if files[i][0] not in relinted]
         for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs,
@@ -621,8 +628,21 @@ class Linter:
             relinted[files[i][0]] = result
         for i in order:
             result = relinted[files[i][0]]
+            result.cited = self._cited(result)
             self._store(result, self.facts_key)
             results[i] = result
+
+    def _cited(self, result: FileResult) -> dict[str, str]:
+        """The summarized modules a result linted with facts cites (`FileResult.cited`): a
+        module whose file name its findings' text or chain steps hold."""
+        text = "\n".join(f"{finding.message}\n{finding.help}\n" + "\n".join(
+            f"{step.path}:{step.note}" for step in finding.related) for finding in result.findings)
+        return {path: digest for path, digest in self._modules.items()
+                if os.path.basename(path) in text}
+
+    def _cites_the_same(self, result: FileResult) -> bool:
+        """Whether each module a stored result cites has the summaries it had then."""
+        return all(self._modules.get(path) == digest for path, digest in result.cited.items())
 
     def _affected(self, path: str, result: FileResult, found: set[str],
                   indexers: Mapping[str, Any]) -> bool:
@@ -660,14 +680,14 @@ class Linter:
         if workers is None:
             return {}
         done: dict[str, FileResult] = {}
-        for answer in workers.finish((self.project, self.facts_key, paths)):
+        for answer in workers.finish((self.project, self.facts_key, self._modules, paths)):
             done.update(answer)
         return done
 
     def _lint_again(self, message) -> dict[str, FileResult]:
         """In a worker kept from the first lint: lint again, with the facts, the files of
         `paths` it linted first."""
-        self.project, self.facts_key, paths = message
+        self.project, self.facts_key, self._modules, paths = message
         self.summarize_for_index = False
         self._prefilters.clear()
         return {path: self.lint_path(path, language)

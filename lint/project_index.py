@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from functools import cached_property, lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 import msgspec
 
@@ -458,18 +458,73 @@ def _whole(data: bytes, start: int, end: int) -> bool:
         end == len(data) or data[end] not in _IDENTIFIER)
 
 
-def facts_digest(project: dict[str, Any]) -> str:
-    """What the facts gathered (indexer name -> its facts, plain data) are, as a digest: a
-    result linted with them is reused while the facts are the same, whatever files changed
-    (a change that leaves every summary as it was relints nothing)."""
+class FactsDigest(NamedTuple):
+    """What the facts gathered (indexer name -> path -> summary) are, in two parts. `shape`:
+    the facts with each module's line numbers replaced by their ranks within that module
+    (rules decide on the order of a module's lines, never on their values). `modules`: per
+    summarized module, its summaries exactly (line numbers reach findings only through the
+    modules a finding cites: its chain's steps, `file.py:12` in its text). A result linted
+    with facts is reused while the shape is the same and each module it cites is
+    (`FileResult.cited`): an edit that moves a module's lines lints again only the files
+    whose findings cite it."""
+
+    shape: str
+    modules: dict[str, str]
+
+
+def facts_digest(project: dict[str, Any]) -> FactsDigest:
     import hashlib  # (only runs with an index need it)
 
-    facts = sorted(project.items())
+    shape = hashlib.sha256()
+    modules: dict[str, Any] = {}
+    for name, facts in sorted(project.items()):
+        shape.update(_plain_bytes(name))
+        for path, summary in facts.items():
+            try:
+                plain = msgspec.to_builtins(summary, str_keys=True)
+            except TypeError:  # not plain data: compared as written
+                plain = repr(summary)
+            modules.setdefault(path, hashlib.sha256()).update(_plain_bytes((name, plain)))
+            shape.update(_plain_bytes((path, _ranked(plain))))
+    return FactsDigest(shape.hexdigest(), {path: h.hexdigest() for path, h in modules.items()})
+
+
+_LINE_FIELDS = frozenset({"line", "lineno", "end_line"})
+
+
+def _ranked(plain: Any) -> Any:
+    """Plain data with the values of its line fields replaced by their ranks among them."""
+    lines: set[int] = set()
+
+    def collect(value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in _LINE_FIELDS and isinstance(item, int):
+                    lines.add(item)
+                else:
+                    collect(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                collect(item)
+
+    def ranked(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: rank[item] if key in _LINE_FIELDS and isinstance(item, int)
+                    else ranked(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [ranked(item) for item in value]
+        return value
+
+    collect(plain)
+    rank = {line: position for position, line in enumerate(sorted(lines))}
+    return ranked(plain)
+
+
+def _plain_bytes(value: Any) -> bytes:
     try:
-        data = encode(facts)
-    except (TypeError, ValueError):  # a name of undecodable bytes (or not plain data)
-        data = repr(facts).encode("utf-8", "backslashreplace")
-    return hashlib.sha256(data).hexdigest()
+        return encode(value)
+    except (TypeError, ValueError):  # a name of undecodable bytes
+        return repr(value).encode("utf-8", "backslashreplace")
 
 
 _ANSWER_BYTES = 43

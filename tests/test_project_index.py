@@ -171,3 +171,18 @@ def test_answers_stay_encoded_until_their_question_is_asked(tmp_path):
                                                                        "3" * 40: False}
     assert last.answers_for("search\0subclasses\0True\0Plugin") == {"2" * 40: False}
     assert last.answers_for("never asked") == {}
+
+
+def test_moved_lines_keep_the_shape_and_change_their_module(tmp_path):
+    """Rules decide on the order of a module's lines, not their values: lines moved by an
+    edit keep the facts' shape; the digest of the moved module changes, the others' do not."""
+    summary = {"line": 4, "calls": ({"line": 6, "name": "report"},), "facts": {"sync": {"line": 7}}}
+    moved = {"line": 5, "calls": ({"line": 7, "name": "report"},), "facts": {"sync": {"line": 8}}}
+    other = {"line": 1, "calls": (), "facts": {}}
+    before = facts_digest({"reach": {"a.py": summary, "b.py": other}})
+    after = facts_digest({"reach": {"a.py": moved, "b.py": other}})
+    assert after.shape == before.shape
+    assert after.modules["a.py"] != before.modules["a.py"]
+    assert after.modules["b.py"] == before.modules["b.py"]
+    reordered = {"line": 4, "calls": ({"line": 8, "name": "report"},), "facts": {"sync": {"line": 7}}}
+    assert facts_digest({"reach": {"a.py": reordered, "b.py": other}}).shape != before.shape

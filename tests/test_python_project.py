@@ -313,12 +313,16 @@ def test_files_linted_again_with_the_facts_are_linted_in_forked_workers(tmp_path
     assert len(again) == 4 and all(pid != str(os.getpid()) for pid, _ in again[2:])
 
 def test_a_change_that_keeps_the_facts_lints_no_other_file_again(trainer, ran, capsys):
-    """Results linted with facts are kept under a digest of the facts themselves: a change to
-    a module that leaves its summary as it was lints only that module; one that moves its
-    facts lints again the files they reach, whose chains now cite the new line."""
+    """Results linted with facts are kept under a digest of the facts: a change to a module
+    that leaves its summary as it was lints only that module; one that moves its lines lints
+    again only the files whose findings cite it (their chains now cite the new line), not one
+    the facts reach whose findings do not (the thread joined before the capture)."""
+    (trainer / "trainer" / "joined.py").write_text(TRAIN_WITH_MONITOR.replace(
+        "    watcher.start()\n", "    watcher.start()\n    watcher.join()\n"))
+    os.utime(trainer / "trainer" / "joined.py", (0, 0))
 
-    def check() -> list[tuple[str, list[str]]]:
-        main(["check", "--output-format", "json", "trainer"])
+    def check(*options: str) -> list[tuple[str, list[str]]]:
+        main(["check", "--output-format", "json", *options, "trainer"])
         return [(f"{f['path']}:{f['line']}", [f"{step['path']}:{step['line']}"
                                               for step in f["related"]])
                 for f in json.loads(capsys.readouterr().out)]
@@ -326,6 +330,7 @@ def test_a_change_that_keeps_the_facts_lints_no_other_file_again(trainer, ran, c
     capsys.readouterr()
     before = check()
     assert before == [("trainer/train.py:12", ["trainer/monitor.py:7"])]
+    assert "joined.py" in ran  # the facts reach it
     monitor = trainer / "trainer" / "monitor.py"
     monitor.write_text(MONITOR + "# tuned for the nightly runs\n")
     ran.clear()
@@ -333,8 +338,10 @@ def test_a_change_that_keeps_the_facts_lints_no_other_file_again(trainer, ran, c
     assert "train.py" not in ran
     monitor.write_text("# the memory watcher\n" + MONITOR)
     ran.clear()
-    assert check() == [("trainer/train.py:12", ["trainer/monitor.py:8"])]
-    assert "train.py" in ran
+    moved = [("trainer/train.py:12", ["trainer/monitor.py:8"])]
+    assert check() == moved
+    assert ran == ["train.py"]
+    assert check("--no-cache") == moved
 
 
 KERNELS = """\
