@@ -186,19 +186,9 @@ def load_store(path: str, schema: Any):
             if os.fstat(handle.fileno()).st_size > MAX_STORE_BYTES:
                 return None
             data = handle.read()
-        return _decoder(schema).decode(data)[1]
+        return _decoder(tuple[Literal[STORE_FORMAT], schema]).decode(data)[1]
     except (OSError, ValueError, MemoryError):  # msgspec's DecodeError is a ValueError
         return None
-
-
-_decoders: dict[Any, Any] = {}
-
-
-def _decoder(schema: Any):
-    """A decoder of stores holding a `schema` value after the format number."""
-    if schema not in _decoders:
-        _decoders[schema] = msgspec.msgpack.Decoder(tuple[Literal[STORE_FORMAT], schema])
-    return _decoders[schema]
 
 
 def decoded(value: Any, schema: Any) -> Any:
@@ -207,13 +197,15 @@ def decoded(value: Any, schema: Any) -> Any:
     if not isinstance(value, msgspec.Raw):
         return value
     try:
-        return _value_decoder(schema).decode(value)
+        return _decoder(schema).decode(value)
     except MemoryError as error:
         raise ValueError("too large to decode") from error
 
 
 @functools.lru_cache(maxsize=None)
-def _value_decoder(schema: Any):
+def _decoder(schema: Any):
+    """A decoder of `schema` values (a store: its format number, then what it holds), made
+    once per schema."""
     return msgspec.msgpack.Decoder(schema)
 
 
