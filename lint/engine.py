@@ -536,8 +536,11 @@ class Linter:
         return results
 
     def _store(self, result: FileResult, facts: str | None = None) -> None:
-        """Put a new result in the cache (found later by its file's stat, and `facts`)."""
+        """Put a new result in the cache (found later by its file's stat, and `facts`, with
+        the modules it cites when linted with facts)."""
         if self.cache and result.cache_key:
+            if facts is not None:
+                result.cited = self._cited(result)
             key, result.cache_key = result.cache_key, None
             self.cache.put(key, result, result.cache_stat, facts=facts)
             result.cache_stat = None
@@ -628,7 +631,6 @@ class Linter:
             relinted[files[i][0]] = result
         for i in order:
             result = relinted[files[i][0]]
-            result.cited = self._cited(result)
             self._store(result, self.facts_key)
             results[i] = result
 
