@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import os
 import sys
 import time
@@ -18,6 +19,11 @@ import cursedlint
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a command that SIGINT stopped
+GC_THRESHOLDS = (100_000, 20, 20)
+"""The cyclic garbage collector's thresholds while a command runs (CPython's are 700, 10, 10):
+a run allocates syntax trees of 10^5 nodes, few of them in cycles, and the default collected
+10-40 ms of a 0.3 s warm run (about 120 collections, one of them of every object); as mypy
+does. Peak memory of cold runs (torch, the stdlib worst case) measured within 3%."""
 
 
 class UsageError(Exception):
@@ -122,6 +128,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        return _main(argv)
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -336,3 +336,17 @@ def test_extensionless_scripts_given_by_pre_commit_are_linted(project, capsys):
     assert code == 1
     assert [line.split(" ")[:2] for line in out.splitlines()[:-1]] == [
         ["bin/launch:5:1:", "CUR101"], ["bin/run:2:8:", "CUR103"]]
+
+
+def test_a_command_runs_with_fewer_collections_and_restores_the_thresholds(monkeypatch):
+    import gc
+
+    from cursedlint import cli as command_line
+
+    seen = []
+    monkeypatch.setattr(command_line, "_run",
+                        lambda parser, args: seen.append(gc.get_threshold()) or 0)
+    before = gc.get_threshold()
+    assert main(["rules"]) == 0
+    assert seen == [command_line.GC_THRESHOLDS]
+    assert gc.get_threshold() == before
