@@ -63,6 +63,19 @@ def file_stat(path: str) -> Stat | None:
     return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
 
 
+class RunStats(dict):
+    """Absolute path -> `file_stat`, each file's taken once per run: the result cache and the
+    project index ask about the same files (a warm run's cost is mostly these stats)."""
+
+    def of(self, whole: str, path: str | None = None) -> Stat | None:
+        """The stat of the file at absolute path `whole` (`path`: the name it was given)."""
+        try:
+            return self[whole]
+        except KeyError:
+            stat = self[whole] = file_stat(path or whole)
+            return stat
+
+
 def fingerprint(*parts: object) -> str:
     """A stable digest of what decides every file's result besides the file itself."""
     import hashlib  # (4 ms to import: only runs that use the cache or an index need it)
@@ -84,6 +97,13 @@ class ResultCache:
         self.entries, self.stats, self.run = self._load()
         self.result_type = result_type
         self.changed = False
+        self.run_stats = RunStats()
+        self.cwd = os.getcwd()
+
+    def begin_run(self) -> None:
+        """Files may have changed since the last run, and the working directory too."""
+        self.run_stats = RunStats()
+        self.cwd = os.getcwd()
 
     def _load(self) -> tuple[dict, dict, int]:
         stored = load_store(self.path, self.schema)
@@ -124,8 +144,10 @@ class ResultCache:
         """The stored FileResult of a file whose stat matches the one stored with it, read from
         neither the file nor its hash (with `facts`: its result linted with such facts); else
         None."""
-        known = self.stats.get(_stat_key(path, facts))
-        if known is None or known[0] != file_stat(path):
+        whole = absolute(path, self.cwd)
+        stat = self.run_stats.of(whole, path)
+        known = self.stats.get(whole if facts is None else f"{whole}\0{facts}")
+        if known is None or known[0] != stat:
             return None
         return self.get(known[1])
 
@@ -133,9 +155,9 @@ class ResultCache:
         """Record that the stored result of `path` without facts is its result with `facts`
         too (they cannot change its findings): `lookup(path, facts)` then finds it, and a
         warm run need not ask again."""
-        known = self.stats.get(_stat_key(path, None))
+        known = self.stats.get(self._stat_key(path, None))
         if known is not None and known[1] in self.entries:
-            self.stats[_stat_key(path, facts)] = known
+            self.stats[self._stat_key(path, facts)] = known
             self.changed = True
 
     def put(self, key: str, result, stat: tuple | None = None, path: str | None = None,
@@ -144,7 +166,7 @@ class ResultCache:
         take it by `lookup` (with the same `facts`). A result holding text that is not Unicode
         (a file name or line of undecodable bytes) is not stored: its file is linted again next
         time."""
-        absolute = _stat_key(path or result.path, facts) if stat is not None else None
+        absolute = self._stat_key(path or result.path, facts) if stat is not None else None
         if not storable(result, absolute):
             return
         self.entries[key] = (self.run, result)
@@ -162,20 +184,20 @@ class ResultCache:
             self.stats = {p: known for p, known in self.stats.items() if known[1] in self.entries}
         save_store(self.path, (self.entries, self.stats, self.run))
 
+    def _stat_key(self, path: str, facts: str | None) -> str:
+        whole = absolute(path, self.cwd)
+        return whole if facts is None else f"{whole}\0{facts}"
 
-def _stat_key(path: str, facts: str | None) -> str:
-    whole = absolute(path)
-    return whole if facts is None else f"{whole}\0{facts}"
 
-
-def absolute(path: str) -> str:
+def absolute(path: str, cwd: str | None = None) -> str:
     """`os.path.abspath(path)`, without its normalizing walk for the plain relative paths a
-    directory walk gives (`./pkg/mod.py`, `pkg/mod.py`: no `.`, `..` or empty part)."""
+    directory walk gives (`./pkg/mod.py`, `pkg/mod.py`: no `.`, `..` or empty part); `cwd`:
+    the working directory, when the caller knows it."""
     rest = path[2:] if path.startswith("./") else path
     if os.sep != "/" or not rest or rest[0] in "./" or rest[-1] == "/" or "/." in rest \
             or "//" in rest:
         return os.path.abspath(path)
-    return os.getcwd().rstrip("/") + "/" + rest
+    return (cwd or os.getcwd()).rstrip("/") + "/" + rest
 
 
 def load_store(path: str, schema: Any):

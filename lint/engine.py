@@ -174,7 +174,7 @@ class Linter:
         `jobs`: processes that may summarize files; `summaries`: (indexer name, content hash,
         summary) the lint made already."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes,
-                             jobs)
+                             jobs, self.cache.run_stats if self.cache else None)
         rules = self.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
@@ -515,6 +515,8 @@ class Linter:
         with them: a run where no file needs facts reads nothing more than the lint does."""
         self.summarize_for_index = project is not None
         self.facts_key, self._modules = None, {}
+        if self.cache:
+            self.cache.begin_run()
         try:
             results = self._run_without_facts(files, jobs)
             summaries = []

@@ -26,7 +26,8 @@ from typing import Any, Callable, Iterable, NamedTuple
 import msgspec
 
 from cursedlint.cache import (
-    STORE_SUFFIX, Stat, decoded, encode, file_stat, load_store, newest, save_store, storable,
+    STORE_SUFFIX, RunStats, Stat, decoded, encode, file_stat, load_store, newest, save_store,
+    storable,
 )
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
@@ -124,10 +125,11 @@ class IndexStore:
         self.entries: dict[str, dict[str, tuple[int, Any]]] = {}  # indexer name -> decoded part
         self.changed = False
 
-    def known_digest(self, path: str) -> str | None:
-        """The content hash of a file whose stat matches the one stored with it (not read)."""
+    def known_digest(self, path: str, stat: Stat | None) -> str | None:
+        """The content hash of a file whose stat now (`stat`) matches the one stored with it
+        (not read)."""
         known = self.files.get(path)
-        return known[1] if known is not None and known[0] == file_stat(path) else None
+        return known[1] if known is not None and known[0] == stat else None
 
     def remember(self, path: str, stat: Stat | None, digest: str) -> None:
         """A file's content hash, with its stat from before it was read (None: not trusted)."""
@@ -212,7 +214,7 @@ class ProjectIndex:
 
     def __init__(
         self, files: list[tuple[str, str]], settings, parse: Callable, store=None,
-        file_bytes: FileBytes | None = None, jobs: int = 1,
+        file_bytes: FileBytes | None = None, jobs: int = 1, run_stats: RunStats | None = None,
     ):
         self.files = files
         self.file_bytes = file_bytes or FileBytes(KEPT_BYTES)
@@ -220,6 +222,7 @@ class ProjectIndex:
         self.parse = parse
         self.store = store
         self.jobs = jobs  # processes that may summarize a round's files (forked)
+        self.run_stats = RunStats() if run_stats is None else run_stats  # shared with the cache
         self.summarized = 0  # files parsed for a summary in this run (not found in the store)
         self._memo: dict[tuple[str, str], Any] = {}
         self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
@@ -332,7 +335,7 @@ class ProjectIndex:
         without a store, nothing is hashed that is not summarized."""
         if not self.store:
             return None, self.source_bytes(path)
-        digest = self._digests.get(path) or self.store.known_digest(path)
+        digest = self._digests.get(path) or self.store.known_digest(path, self.run_stats.of(path))
         if digest is not None:
             self._digests[path] = digest
             return digest, None

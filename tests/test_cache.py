@@ -300,3 +300,33 @@ def test_absolute_is_abspath(tmp_path, monkeypatch, path, directory):
     (tmp_path / "nested").mkdir()
     monkeypatch.chdir("/" if directory == "/" else tmp_path / directory)
     assert absolute(path) == os.path.abspath(path)
+
+
+def test_a_warm_run_takes_each_files_stat_once(tmp_path, capsys, monkeypatch):
+    """The result cache and the project index ask about the same files: one stat each."""
+    from cursedlint import cache, project_index
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cursedlint.toml").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "__init__.py").write_text("")
+    (tmp_path / "src" / "health.py").write_text(
+        "def to_host(loss):\n    return loss.item()\n")
+    (tmp_path / "src" / "step.py").write_text(
+        "import torch\n\nfrom src import health\n\n\ndef capture(model, batch):\n"
+        "    graph = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(graph):\n"
+        "        health.to_host(model(batch))\n    return graph\n")
+    age(tmp_path)
+    first = main(["check", "."]), capsys.readouterr().out
+    assert "CUR402" in first[1]
+    stats: list[str] = []
+    real = cache.file_stat
+
+    def counting(path):
+        stats.append(os.path.basename(path))
+        return real(path)
+
+    monkeypatch.setattr(cache, "file_stat", counting)
+    monkeypatch.setattr(project_index, "file_stat", counting)
+    assert (main(["check", "."]), capsys.readouterr().out) == first
+    assert sorted(stats) == ["__init__.py", "health.py", "step.py"]
