@@ -411,32 +411,61 @@ class _Search:
     def __init__(self, indexer: Indexer, words: set[str], first_round: bool):
         self.indexer, self.words, self.first_round = indexer, words, first_round
         self.question = "\0".join(["search", indexer.name, str(first_round), *sorted(words)])
+        self.searched = 0  # files asked about
 
     @cached_property
-    def _matchers(self):
+    def _matchers(self) -> tuple[re.Pattern[bytes] | None, list[bytes] | frozenset[bytes] | None]:
+        """The indexer's own pattern (None: whole words), and the words: a list to find one
+        by one (a few), a set (many identifiers), None (many words of other characters)."""
         encoded = sorted(word.encode() for word in self.words)
-        whole_words = type(self.indexer).pattern is Indexer.pattern
-        if len(encoded) > 8 and whole_words:  # one pass for many words
-            from ahocorasick_rs import BytesAhoCorasick
+        if type(self.indexer).pattern is not Indexer.pattern:
+            return self.indexer.pattern(self.words, self.first_round), encoded
+        if len(encoded) <= 8:
+            return None, encoded
+        return None, frozenset(encoded) if all(map(_is_identifier, encoded)) else None
 
-            return None, [], BytesAhoCorasick(encoded)
-        if whole_words:
-            return None, encoded, None
-        return self.indexer.pattern(self.words, self.first_round), encoded, None
+    @cached_property
+    def _automaton(self):
+        from ahocorasick_rs import BytesAhoCorasick
+
+        return BytesAhoCorasick(sorted(word.encode() for word in self.words))
 
     def holds(self, data: bytes) -> bool:
         """Whether `data` holds a word as the pattern wants it (a substring search first:
-        most files hold none); many whole words are found by one automaton pass, each match
-        checked for identifier boundaries."""
-        pattern, encoded, automaton = self._matchers
-        if automaton is not None:
-            return any(_whole(data, start, end) for _, start, end in
-                       automaton.find_matches_as_indexes(data, overlapping=True))
-        if pattern is None:
-            return _holds_whole(data, encoded)
-        if encoded and not any(word in data for word in encoded):
-            return False
-        return pattern.search(data) is not None
+        most files hold none). Many whole words: for the first few files asked, the file's
+        identifiers (listed once per run) meet the words; past them, one automaton pass per
+        file, each match checked for identifier boundaries."""
+        pattern, words = self._matchers
+        self.searched += 1
+        if pattern is not None:
+            if words and not any(word in data for word in words):
+                return False
+            return pattern.search(data) is not None
+        if isinstance(words, list):
+            return _holds_whole(data, words)
+        if words is not None and self.searched <= IDENTIFIER_SEARCHES:
+            return not words.isdisjoint(_identifiers(data))
+        return any(_whole(data, start, end) for _, start, end in
+                   self._automaton.find_matches_as_indexes(data, overlapping=True))
+
+
+IDENTIFIER_SEARCHES = 16
+"""Files a many-word search asks about by their identifiers before it builds its automaton.
+Measured on the torch wheel: listing a 110 KB module's identifiers takes 4.5 ms, an automaton
+pass over it 3 ms, and building the automaton of a round's 3,240 words about 24 ms; a warm
+run after one file changed asks about that file alone."""
+_IDENTIFIERS = re.compile(rb"[A-Za-z0-9_]+")
+
+
+@lru_cache(maxsize=8)
+def _identifiers(data: bytes) -> frozenset[bytes]:
+    """The identifiers of a file's bytes (runs of identifier characters): a run's rounds and
+    indexers search the same few changed files."""
+    return frozenset(_IDENTIFIERS.findall(data))
+
+
+def _is_identifier(word: bytes) -> bool:
+    return bool(word) and _IDENTIFIERS.fullmatch(word) is not None
 
 
 _IDENTIFIER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

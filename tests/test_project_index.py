@@ -186,3 +186,28 @@ def test_moved_lines_keep_the_shape_and_change_their_module(tmp_path):
     assert after.modules["b.py"] == before.modules["b.py"]
     reordered = {"line": 4, "calls": ({"line": 8, "name": "report"},), "facts": {"sync": {"line": 7}}}
     assert facts_digest({"reach": {"a.py": reordered, "b.py": other}}).shape != before.shape
+
+
+def test_many_words_are_found_alike_by_identifiers_and_by_the_automaton():
+    from cursedlint.project_index import IDENTIFIER_SEARCHES, _Search
+
+    words = {f"helper_{n}" for n in range(40)} | {"launch", "Stream"}
+    texts = {
+        b"x = launch(1)\n": True,
+        b"x = relaunch(1)\n": False,  # part of a longer name
+        b"x = launch_all(1)\n": False,
+        b"s = cuda.Stream()\n": True,
+        b"s = Stream2()\n": False,
+        b"\xc3\xa9launch()\n": True,  # a non-ASCII byte ends a name, as for the automaton
+        b"# helper_17 is called later\n": True,
+        b"helper_1": True,  # at both ends of the file
+        b"helper_100 = 1\n": False,
+    }
+    search = _Search(SubclassIndex(), words, first_round=False)
+    by_identifiers = {text: search.holds(text) for text in texts}
+    assert search.searched <= IDENTIFIER_SEARCHES
+    search.searched = IDENTIFIER_SEARCHES  # every later file goes through the automaton
+    by_automaton = {text: search.holds(text) for text in texts}
+    assert by_identifiers == by_automaton == texts
+    dotted = _Search(SubclassIndex(), words | {"torch.cuda"}, first_round=False)
+    assert dotted.holds(b"import torch.cuda\n") and not dotted.holds(b"torch.cudart()\n")
