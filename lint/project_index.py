@@ -4,7 +4,8 @@ An `Indexer` says how one kind of fact is gathered: which files are worth parsin
 of its `words`), the summary of one parsed file, and the further words the facts found so far
 make worth looking for (`more_words`: e.g. the names of classes whose subclasses matter).
 `ProjectIndex.facts` goes over the project's files in rounds — a byte search for the new words,
-a parse of the files that hold one, more words from the new facts — until no new word appears.
+a parse of the files that hold one, more words from the new facts — until no new word appears
+or the indexer's bounds are reached (files past them are not searched).
 
 Summaries are kept by content hash: in memory (identical files are summarized once) and, when
 the run has a cache directory, on disk (`IndexStore`), so an unchanged file is parsed once
@@ -18,10 +19,11 @@ The facts are gathered in the parent, after the lint without them.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from functools import cached_property, lru_cache
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import msgspec
 
@@ -239,11 +241,16 @@ class ProjectIndex:
         while pending and (indexer.max_rounds is None or rounds <= indexer.max_rounds):
             rounds += 1
             hits = self._hits(indexer, _Search(indexer, pending, first_round=not searched), done)
-            self._summarize_ahead(indexer, hits, len(found), size)
-            for path, language, digest, data in hits:
-                if (indexer.max_files is not None and len(found) >= indexer.max_files) or (
-                        indexer.max_bytes is not None and size >= indexer.max_bytes):
+            ahead = _within_bounds(indexer, hits, len(found), size)
+            self._summarize_ahead(indexer, ahead)
+            hits = itertools.chain(ahead, hits)
+            while True:
+                if _full(indexer, len(found), size):
                     return found
+                hit = next(hits, None)
+                if hit is None:
+                    break
+                path, language, digest, data = hit
                 done.add(path)
                 size += _size(path)
                 summary = self._summary(indexer, path, digest, data, language)
@@ -270,14 +277,14 @@ class ProjectIndex:
             digest, data = self.content(path)
             if digest is not None or data is not None:
                 hits.append((path, language, digest or _sha1(data), data))
-        self._summarize_ahead(indexer, hits, 0, 0)
+        self._summarize_ahead(indexer, _within_bounds(indexer, iter(hits), 0, 0))
 
     def _hits(self, indexer: Indexer, search: "_Search",
-              done: set[str]) -> list[tuple[str, str, str, bytes | None]]:
+              done: set[str]) -> Iterator[tuple[str, str, str, bytes | None]]:
         """The project files not yet summarized whose bytes the round's search finds, in
-        order: (path, language, content hash, the bytes when read)."""
-        hits = []
-        known = self._digests  # (the loop runs over every project file, each round)
+        order: (path, language, content hash, the bytes when read). Files are searched as
+        the hits are taken: a round that ends at the indexer's bounds searches no further."""
+        known = self._digests  # (the loop may run over every project file, each round)
         answers = self.store.answers_for(search.question) if self.store else {}
         for path, language in self.files:
             if path in done or language not in indexer.languages:
@@ -296,23 +303,14 @@ class ProjectIndex:
                 if digest:
                     self.store.put_answer(search.question, digest, hit)
             if hit:
-                hits.append((path, language, digest or _sha1(data), data))
-        return hits
+                yield path, language, digest or _sha1(data), data
 
-    def _summarize_ahead(self, indexer: Indexer, hits, files: int, size: int) -> None:
-        """Summarize in forked processes, ahead of `facts`, the hits within the indexer's
-        bounds (given the `files` found and `size` read so far) that are neither memoized
-        nor stored, when they are enough to be worth the processes."""
-        todo = []
-        for path, language, digest, data in hits:
-            if (indexer.max_files is not None and files >= indexer.max_files) or (
-                    indexer.max_bytes is not None and size >= indexer.max_bytes):
-                break
-            files += 1
-            size += _size(path)
-            if (indexer.name, digest) not in self._memo and not (
-                    self.store and self.store.get(indexer, digest)[0]):
-                todo.append((path, language, digest, data))
+    def _summarize_ahead(self, indexer: Indexer, hits) -> None:
+        """Summarize in forked processes, ahead of `facts`, the `hits` that are neither
+        memoized nor stored, when they are enough to be worth the processes."""
+        todo = [(path, language, digest, data) for path, language, digest, data in hits
+                if (indexer.name, digest) not in self._memo
+                and not (self.store and self.store.get(indexer, digest)[0])]
         if self.jobs < 2 or len(todo) < 2 or not CAN_FORK or \
                 sum(_size(path) for path, *_ in todo) < PARALLEL_SUMMARY_BYTES:
             return
@@ -402,6 +400,26 @@ class ProjectIndex:
             return None if context is None else indexer.summarize(context)
         except Exception:
             return None
+
+
+def _within_bounds(indexer: Indexer, hits: Iterator, files: int, size: int) -> list:
+    """The next hits taken from `hits` while the indexer's bounds allow more (given the
+    `files` found and `size` read so far): those a round surely asks for."""
+    taken = []
+    while not _full(indexer, files, size):
+        hit = next(hits, None)
+        if hit is None:
+            break
+        taken.append(hit)
+        files += 1
+        size += _size(hit[0])
+    return taken
+
+
+def _full(indexer: Indexer, files: int, size: int) -> bool:
+    """Whether the indexer's bounds are reached with `files` found and `size` bytes read."""
+    return (indexer.max_files is not None and files >= indexer.max_files) or (
+        indexer.max_bytes is not None and size >= indexer.max_bytes)
 
 
 class _Search:

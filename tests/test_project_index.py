@@ -211,3 +211,24 @@ def test_many_words_are_found_alike_by_identifiers_and_by_the_automaton():
     assert by_identifiers == by_automaton == texts
     dotted = _Search(SubclassIndex(), words | {"torch.cuda"}, first_round=False)
     assert dotted.holds(b"import torch.cuda\n") and not dotted.holds(b"torch.cudart()\n")
+
+
+def test_a_round_that_reaches_the_bounds_searches_no_further(tmp_path, monkeypatch):
+    from cursedlint import project_index
+
+    class FirstTwo(SubclassIndex):
+        max_files = 2
+
+    files = []
+    for n in range(6):
+        (tmp_path / f"plugin{n}.py").write_text(f"from registry import Registry\n\n"
+                                                f"class Plugin{n}(Registry):\n    pass\n")
+        files.append((str(tmp_path / f"plugin{n}.py"), "python"))
+    searched = []
+    real = project_index._Search.holds
+    monkeypatch.setattr(project_index._Search, "holds",
+                        lambda self, data: searched.append(data) or real(self, data))
+    indexer = FirstTwo()
+    facts = index_of(files).facts(indexer)
+    assert sorted(map(os.path.basename, facts)) == ["plugin0.py", "plugin1.py"]
+    assert len(searched) == 2 and sorted(indexer.parsed) == ["plugin0.py", "plugin1.py"]
