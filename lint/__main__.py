@@ -1,5 +1,5 @@
 """`python -m cursedlint` runs the command-line interface."""
 
-from cursedlint.cli import main
+from cursedlint.cli import run
 
-raise SystemExit(main())
+run()

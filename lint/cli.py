@@ -127,6 +127,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def run() -> None:
+    """The `cursedlint` command: `main`, then the process ends at once (output flushed),
+    without the interpreter's teardown, which frees every object one by one: 20-30 ms after a
+    warm run that loaded the stores and parsed a large module. Nothing is left to clean up: the
+    stores are written and the workers gone when `main` returns."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a reader gone, or the stream closed
+        pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)

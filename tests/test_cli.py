@@ -216,6 +216,18 @@ def test_console_script_runs_in_a_subprocess(project):
     assert result.stdout.strip() == f"cursedlint {cursedlint.__version__}"
 
 
+def test_the_command_ends_at_once_with_its_whole_output_and_exit_code(project):
+    """`cli.run` ends the process without the interpreter's teardown: the report, larger
+    than a pipe holds, still arrives whole, and the exit code is main's."""
+    for n in range(400):
+        (project / "train" / f"sync{n}.py").write_text(FORKING)
+    result = subprocess.run([sys.executable, "-m", "cursedlint", "check", "train",
+                             "--output-format", "json", "--no-cache"],
+                            capture_output=True, text=True)
+    assert len(result.stdout) > 1 << 16
+    assert result.returncode == 1 and len(json.loads(result.stdout)) == 401
+
+
 PEER_READ = """\
 #include <sys/uio.h>
 
