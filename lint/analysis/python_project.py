@@ -401,6 +401,7 @@ class ProjectFunctions:
         self._names: dict[str, str] = {}
         self._memo: dict[tuple[str, str, str], tuple[tuple[Step, ...], Reach] | None] = {}
         self._callers: dict[tuple[str, str], list[tuple[str, str, int]]] | None = None
+        self._callees: dict[tuple[str, str, str | None], tuple[str, str] | None] = {}
         self._reaching: dict[str, frozenset[str]] = {}
 
     def module_of(self, path: str) -> str:
@@ -414,10 +415,22 @@ class ProjectFunctions:
                caller: str | None = None) -> tuple[str, str] | None:
         """The project function (path, qualified name) that a call of dotted `name` in module
         `path` runs, its imports being `imports` (as written); `caller`: the calling
-        function's qualified name (for `self.method`). None when not a project function."""
+        function's qualified name (for `self.method`). None when not a project function.
+        Memoized for the calls of summarized modules (their own imports)."""
+        base, _, rest = name.partition(".")
+        cls = caller.partition(".")[0] if base == "self" and caller and "." in caller else None
+        summary = self.summaries.get(path)
+        if summary is None or imports is not summary.imports:
+            return self._callee(path, imports, name, cls)
+        key = (path, name, cls)
+        if key not in self._callees:
+            self._callees[key] = self._callee(path, imports, name, cls)
+        return self._callees[key]
+
+    def _callee(self, path: str, imports: dict[str, str], name: str,
+                cls: str | None) -> tuple[str, str] | None:
         base, _, rest = name.partition(".")
         if base == "self":
-            cls = caller.partition(".")[0] if caller and "." in caller else None
             return self._method(path, cls, rest) if cls and rest and "." not in rest else None
         found = self.definition(path, imports, name)
         if found is None:
