@@ -37,7 +37,7 @@ from typing import Iterable, Sequence
 from msgspec import Struct, field
 
 from cursedlint.config import Config
-from cursedlint.languages import language_of, script_language
+from cursedlint.languages import language_of, language_of_name, script_language
 
 
 class Discovery(Struct):
@@ -440,6 +440,7 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
             if ".git" in names or ".gitignore" in names:
                 layers = rules.enter(layers, directory, ".git" in names, ".gitignore" in names)
         show = "" if display == os.curdir else display
+        prefix = os.path.join(show, "") if show else ""  # what an entry's name is shown after
         for entry in entries:
             name = entry.name
             try:
@@ -452,7 +453,7 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
                     continue
                 child_layers = _extend(layers, name) if layers else layers
                 stack.append((
-                    os.path.join(show, name) if show else name,
+                    prefix + name,
                     entry.path,
                     f"{root_prefix}{name}/" if root_prefix is not None
                     else "" if entry.path == rules.root else None,  # walking into the root
@@ -460,7 +461,7 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
                     True,
                 ))
                 continue
-            language = language_of(name) or script_language(entry.path)
+            language = language_of_name(name) or script_language(entry.path)
             if language is None:
                 continue
             if entry.is_symlink():
@@ -471,7 +472,7 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
                     pass  # broken or looping: yield it, the engine reports it unreadable
             if excluded(name, root_prefix, layers):
                 continue
-            files.append((os.path.join(show, name) if show else name, language))
+            files.append((prefix + name, language))
 
 
 def _reason(error: OSError) -> str:

@@ -47,11 +47,19 @@ DOCKERFILE_NAMES = ("dockerfile", "containerfile")
 def language_of(path: str) -> str | None:
     """The language of a path, or None when cursedlint does not lint files of its kind.
     `Dockerfile`, `Dockerfile.gpu`, `Containerfile` and `x.dockerfile` are Dockerfiles."""
-    name = os.path.basename(path)
-    stem, extension = os.path.splitext(name)
-    if name.lower() in DOCKERFILE_NAMES or stem.lower() in DOCKERFILE_NAMES:
+    return language_of_name(os.path.basename(path))
+
+
+def language_of_name(name: str) -> str | None:
+    """`language_of` a file's name (a directory entry's, without `os.path`'s splitting: a
+    directory walk asks it of every file)."""
+    lowered = name.lower()
+    dot = lowered.rfind(".")
+    if dot <= 0 or not lowered[:dot].strip("."):  # no extension (`.bashrc`), as splitext
+        return DOCKERFILE if lowered in DOCKERFILE_NAMES else None
+    if lowered in DOCKERFILE_NAMES or lowered[:dot] in DOCKERFILE_NAMES:
         return DOCKERFILE
-    return EXTENSIONS.get(extension.lower())
+    return EXTENSIONS.get(lowered[dot:])
 
 
 _SHEBANG = re.compile(rb"#!\s*(\S+)(?:\s+(.*))?")

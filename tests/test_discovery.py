@@ -11,7 +11,7 @@ import pytest
 
 from cursedlint.config import DEFAULT_EXCLUDE, Config
 from cursedlint.discovery import Patterns, discover, project_root
-from cursedlint.languages import EXTENSIONS
+from cursedlint.languages import EXTENSIONS, language_of
 
 
 def make(root, *paths: str, content: str = "x = 1\n") -> None:
@@ -508,3 +508,18 @@ def test_plain_name_patterns_decide_as_pathspec_would():
                  "venv/lib/", "venvs/", "a.b-c+d", "x/node_modules/y/", "builder.py",
                  "__pycache__/m.pyc", "src/__pycache__/"):
         assert fast.decide(path) == slow.decide(path), path
+
+
+@pytest.mark.parametrize("name", [
+    "train.py", "TRAIN.PY", "stub.pyi", ".py", "..py", "a..py", "x.", ".bashrc", "run.sh",
+    "Dockerfile", "dockerfile.gpu", "Containerfile", "x.dockerfile", "Dockerfile.", ".Dockerfile",
+    "kernel.cu", "kernel.CUH", "notes", "archive.tar.gz", "config.yml", "a.b.c.hpp", "...",
+])
+def test_a_names_language_is_its_paths(name):
+    """A walk asks `language_of_name` of each entry: it answers as `os.path` splitting does."""
+    from cursedlint.languages import DOCKERFILE, DOCKERFILE_NAMES, EXTENSIONS, language_of_name
+
+    stem, extension = os.path.splitext(name)
+    expected = DOCKERFILE if name.lower() in DOCKERFILE_NAMES or stem.lower() in \
+        DOCKERFILE_NAMES else EXTENSIONS.get(extension.lower())
+    assert language_of_name(name) == expected == language_of(os.path.join("src", name))
