@@ -69,11 +69,13 @@ class RunStats(dict):
 
     def of(self, whole: str, path: str | None = None) -> Stat | None:
         """The stat of the file at absolute path `whole` (`path`: the name it was given)."""
-        try:
-            return self[whole]
-        except KeyError:
+        stat = self.get(whole, _UNSEEN)
+        if stat is _UNSEEN:
             stat = self[whole] = file_stat(path or whole)
-            return stat
+        return stat
+
+
+_UNSEEN: Any = object()
 
 
 def fingerprint(*parts: object) -> str:

@@ -407,7 +407,8 @@ def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], c
 
     covering = _covers_project(root, paths)
     files = linted if covering else discover([root], config).files + linted
-    return sorted({(absolute(path), language) for path, language in files})
+    cwd = os.getcwd()
+    return sorted({(absolute(path, cwd), language) for path, language in files})
 
 
 def _write_report(args, findings, results, rules) -> None:
