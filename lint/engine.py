@@ -165,14 +165,14 @@ class Linter:
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
         names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
-        jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (),
+        jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (), save: bool = True,
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
         to every file's rules. `store`: an IndexStore that keeps summaries across runs;
         `seeds`: indexer name -> first-round words from the files that need its facts;
         `jobs`: processes that may summarize files; `summaries`: (indexer name, content hash,
-        summary) the lint made already."""
+        summary) the lint made already; `save`: write the store now (else the caller does)."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes,
                              jobs, self.cache.run_stats if self.cache else None)
         rules = self.indexing_rules() if rules is None else rules
@@ -191,7 +191,7 @@ class Linter:
                                                   indexer.name, ())))
         finally:
             self._index_trees = None
-        if store:
+        if store and save:
             store.save()
         self._prefilters.clear()
         return index
@@ -586,8 +586,8 @@ class Linter:
         for result in results:
             for name, words in result.seeds.items():
                 seeds.setdefault(name, set()).update(words)
-        self.index_project(project.list_files(), project.store, using, wanted, seeds, jobs,
-                           summaries)
+        index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
+                                   jobs, summaries, save=False)
         found = {name for name, facts in self.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
@@ -606,11 +606,14 @@ class Linter:
         if any(not added <= seeds.get(name, set()) for name, added in late.items()):
             for name, added in late.items():  # what a file named by the facts calls
                 seeds.setdefault(name, set()).update(added)
-            self.index_project(project.list_files(), project.store, using, wanted, seeds,
-                               jobs, summaries)
+            index = self.index_project(project.list_files(), project.store, using, wanted,
+                                       seeds, jobs, summaries, save=False)
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}
-        self.facts_key, self._modules = facts_digest(self.project) if self.cache else (None, {})
+        self.facts_key, self._modules = facts_digest(self.project, index) if self.cache \
+            else (None, {})
+        if project.store:
+            project.store.save()
         cached = {}
         for i in (asked | named | deferred) if self.cache else ():
             result = self.cache.lookup(files[i][0], self.facts_key)
@@ -625,7 +628,7 @@ class Linter:
         if not order:
             return
         if self.facts_key is None:
-            self.facts_key, self._modules = facts_digest(self.project)
+            self.facts_key, self._modules = facts_digest(self.project, index)
         relinted = self._lint_again_in_workers({files[i][0] for i in order})
         rest = [i for i in order if files[i][0] not in relinted]
         for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs,

@@ -113,17 +113,19 @@ class IndexStore:
     (cursedlint's code and the settings summaries depend on) under the cache directory; written
     only when a run added to it; bounded per indexer (the summaries unused longest are
     dropped). A summary is decoded, and checked against its indexer's `summary_type`, when the
-    run first asks for it; one that fails the check is not stored."""
+    run first asks for it; one that fails the check is not stored. It also keeps each
+    summary's digests (`facts_digest`'s parts), so a warm run need not walk the summaries."""
 
     def __init__(self, directory: str, index_fingerprint: str):
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
         schema = tuple[dict[str, msgspec.Raw], dict[str, tuple[Stat, str]],
-                       dict[str, msgspec.Raw], int]
+                       dict[str, msgspec.Raw], dict[str, tuple[int, str, str]], int]
         stored = load_store(self.path, schema)
         if stored is None:
-            self.parts, self.files, self.answers, self.run = {}, {}, {}, 0
+            self.parts, self.files, self.answers, self.digests, self.run = {}, {}, {}, {}, 0
         else:
-            self.parts, self.files, self.answers, self.run = (*stored[:3], stored[3] + 1)
+            self.parts, self.files, self.answers, self.digests = stored[:4]
+            self.run = stored[4] + 1
         self.entries: dict[str, dict[str, tuple[int, Any]]] = {}  # indexer name -> decoded part
         self.changed = False
 
@@ -156,6 +158,16 @@ class IndexStore:
         if storable(question):
             self.answers_for(question)[digest] = value
             self.changed = True
+
+    def summary_digests(self, name: str, digest: str) -> tuple[str, str] | None:
+        """The digests (`facts_digest`'s parts) of indexer `name`'s summary of content
+        `digest`, when a run worked them out before."""
+        known = self.digests.get(f"{name}\0{digest}")
+        return None if known is None else known[1:]
+
+    def put_summary_digests(self, name: str, digest: str, parts: tuple[str, str]) -> None:
+        self.digests[f"{name}\0{digest}"] = (self.run, *parts)
+        self.changed = True
 
     def get(self, indexer: Indexer, digest: str) -> tuple[bool, Any]:
         """Whether a summary of content `digest` is stored for `indexer`, and the summary
@@ -201,7 +213,9 @@ class IndexStore:
         if sum(len(answers) * _ANSWER_BYTES if isinstance(answers, dict) else len(answers)
                for answers in self.answers.values()) > MAX_STORED_ANSWERS * _ANSWER_BYTES:
             self.answers = {}
-        save_store(self.path, (self.parts, self.files, self.answers, self.run))
+        if len(self.digests) > MAX_STORED_SUMMARIES:
+            self.digests = newest(self.digests, MAX_STORED_SUMMARIES)
+        save_store(self.path, (self.parts, self.files, self.answers, self.digests, self.run))
 
 
 CAN_FORK = hasattr(os, "fork")
@@ -228,10 +242,12 @@ class ProjectIndex:
         self.summarized = 0  # files parsed for a summary in this run (not found in the store)
         self._memo: dict[tuple[str, str], Any] = {}
         self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
+        self._per_file: set[str] = set()  # indexers whose facts are each file's own summary
 
     def facts(self, indexer: Indexer, seeds: Iterable[str] = ()) -> dict[str, Any]:
         """Path -> summary, for the project files of the indexer's languages that have one;
         `seeds`: the words the linted files that need the facts add to the first round."""
+        self._per_file.add(indexer.name)
         found: dict[str, Any] = {}
         done: set[str] = set()
         searched: set[str] = set()
@@ -326,6 +342,18 @@ class ProjectIndex:
                 self.summarized += 1
                 if self.store:
                     self.store.put(indexer, digest, summary)
+
+    def summary_digests(self, name: str, path: str, summary: Any) -> tuple[str, str]:
+        """`facts_digest`'s parts for indexer `name`'s fact about `path`: worked out once per
+        content and kept in the store, where the fact is the file's own summary."""
+        digest = self._digests.get(path) if self.store and name in self._per_file else None
+        if digest is None:
+            return _summary_digests(name, summary)
+        parts = self.store.summary_digests(name, digest)
+        if parts is None:
+            parts = _summary_digests(name, summary)
+            self.store.put_summary_digests(name, digest, parts)
+        return parts
 
     def content(self, path: str) -> tuple[str | None, bytes | None]:
         """The file's content hash (when the run has a store) and, when it had to be read,
@@ -522,7 +550,9 @@ class FactsDigest(NamedTuple):
     modules: dict[str, str]
 
 
-def facts_digest(project: dict[str, Any]) -> FactsDigest:
+def facts_digest(project: dict[str, Any], index: ProjectIndex | None = None) -> FactsDigest:
+    """The digest of the facts gathered; `index`: the one that gathered them, which keeps
+    each summary's parts across runs (`ProjectIndex.summary_digests`)."""
     import hashlib  # (only runs with an index need it)
 
     shape = hashlib.sha256()
@@ -530,13 +560,24 @@ def facts_digest(project: dict[str, Any]) -> FactsDigest:
     for name, facts in sorted(project.items()):
         shape.update(_plain_bytes(name))
         for path, summary in facts.items():
-            try:
-                plain = msgspec.to_builtins(summary, str_keys=True)
-            except TypeError:  # not plain data: compared as written
-                plain = repr(summary)
-            modules.setdefault(path, hashlib.sha256()).update(_plain_bytes((name, plain)))
-            shape.update(_plain_bytes((path, _ranked(plain))))
+            exact, ranked = index.summary_digests(name, path, summary) if index \
+                else _summary_digests(name, summary)
+            modules.setdefault(path, hashlib.sha256()).update(exact.encode())
+            shape.update(_plain_bytes((path, ranked)))
     return FactsDigest(shape.hexdigest(), {path: h.hexdigest() for path, h in modules.items()})
+
+
+def _summary_digests(name: str, summary: Any) -> tuple[str, str]:
+    """The digests of one fact: as it is (with its indexer's name), and with its line numbers
+    ranked (`FactsDigest.shape`)."""
+    import hashlib
+
+    try:
+        plain = msgspec.to_builtins(summary, str_keys=True)
+    except TypeError:  # not plain data: compared as written
+        plain = repr(summary)
+    return (hashlib.sha256(_plain_bytes((name, plain))).hexdigest(),
+            hashlib.sha256(_plain_bytes(_ranked(plain))).hexdigest())
 
 
 _LINE_FIELDS = frozenset({"line", "lineno", "end_line"})

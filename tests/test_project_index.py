@@ -232,3 +232,29 @@ def test_a_round_that_reaches_the_bounds_searches_no_further(tmp_path, monkeypat
     facts = index_of(files).facts(indexer)
     assert sorted(map(os.path.basename, facts)) == ["plugin0.py", "plugin1.py"]
     assert len(searched) == 2 and sorted(indexer.parsed) == ["plugin0.py", "plugin1.py"]
+
+
+def test_each_summarys_digests_are_kept_with_it_across_runs(tmp_path, monkeypatch):
+    from cursedlint import project_index
+
+    (tmp_path / "src").mkdir()
+    files = make_project(tmp_path / "src")
+    directory = str(tmp_path / "cache")
+    worked_out = []
+    real = project_index._summary_digests
+    monkeypatch.setattr(project_index, "_summary_digests",
+                        lambda name, summary: worked_out.append(name) or real(name, summary))
+
+    def digest_of_a_run():
+        store = IndexStore(directory, "d" * 64)
+        index = index_of(files, store)
+        facts = {"subclasses": index.facts(SubclassIndex())}
+        digest = facts_digest(facts, index)
+        store.save()
+        return digest, facts
+
+    first, facts = digest_of_a_run()
+    assert len(worked_out) == 3  # one per summary
+    again, _ = digest_of_a_run()
+    assert again == first and len(worked_out) == 3  # read back from the store
+    assert facts_digest(facts) == first  # as worked out without an index
