@@ -126,7 +126,7 @@ class Linter:
         """Whether a parsed file that needs facts also gets the summaries of the indexers worth
         it (`FileResult.index_summaries`), so the index need not parse it again."""
         self._summarizers: list | None = None
-        self._kept_trees: dict[str, tuple[bytes, Any]] = {}  # path -> (bytes, tree)
+        self._kept_trees: dict[str, tuple[bytes, Any, Any]] = {}  # path -> (bytes, tree, parents)
         self._kept_budget = KEPT_TREE_BYTES
         self._defer_python = False  # (`_may_defer`)
         self._linted_here: list[tuple[str, str]] = []  # files this process linted first
@@ -256,7 +256,8 @@ class Linter:
         """Keep a file's tree (immutable) for its lint with facts, within the budget."""
         data = context.source.data
         if len(data) <= self._kept_budget:
-            self._kept_trees[context.source.path] = (data, context.tree)
+            self._kept_trees[context.source.path] = (
+                data, context.tree, getattr(context, "tree_parents", None))
             self._kept_budget -= len(data)
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
@@ -270,15 +271,15 @@ class Linter:
         if trees is None or source.language != PYTHON:
             return self._parse(source, FileResult(source.path), frozenset())
         key = (source.path, source.data)
-        tree = trees.get(key) or self._kept_tree(source, pop=False)
-        if tree is None:
+        kept = trees.get(key) or self._kept_tree(source, pop=False)
+        if kept is None:
             try:
-                tree = ast.parse(source.text, filename=source.path)
+                kept = ast.parse(source.text, filename=source.path), {}
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 return None
             if sum(len(data) for _, data in trees) + len(source.data) <= INDEX_TREE_BYTES:
-                trees[key] = tree
-        return self._parse(source, FileResult(source.path), frozenset(), tree)
+                trees[key] = kept
+        return self._parse(source, FileResult(source.path), frozenset(), *kept)
 
     # -- one file ----------------------------------------------------------------------------
     def lint_path(self, path: str, language: str) -> FileResult:
@@ -416,33 +417,39 @@ class Linter:
         result.lines = {f.span.line: source.line_text(f.span.line) for f in result.findings}
         return result
 
-    def _parse(self, source: Source, result: FileResult, enabled: frozenset[str], tree=None):
+    def _parse(self, source: Source, result: FileResult, enabled: frozenset[str], tree=None,
+               tree_parents: dict | None = None):
+        """The file's context: of `tree` (with the parents indexed of it so far) when given,
+        else of the tree this run kept, else of a new parse."""
         if source.language == PYTHON:
             from cursedlint.python_context import PythonContext
 
+            if tree is None:
+                tree, tree_parents = self._kept_tree(source, pop=True) or (None, None)
             try:
-                tree = tree or self._kept_tree(source, pop=True) or ast.parse(
-                    source.text, filename=source.path)
+                tree = tree or ast.parse(source.text, filename=source.path)
             except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
                 if notices.SyntaxErrorNotice.code in enabled:
                     result.findings.append(_syntax_error(source, error))
                 return None
-            context = PythonContext(source, self.settings, tree)
+            context = PythonContext(source, self.settings, tree, tree_parents)
         elif source.language in TEXT_LANGUAGES:
             context = TextContext(source, self.settings)
         else:
             from cursedlint.c_context import CContext, parse
 
-            tree = self._kept_tree(source, pop=True) or parse(source.data, source.language)
+            kept = self._kept_tree(source, pop=True)
+            tree = kept[0] if kept else parse(source.data, source.language)
             context = CContext(source, self.settings, tree)
             result.error_nodes = context.error_count
         context.project = self.project
         return context
 
-    def _kept_tree(self, source: Source, pop: bool) -> Any:
-        """The tree this run's first lint of the file kept, when the bytes are the same."""
+    def _kept_tree(self, source: Source, pop: bool) -> tuple[Any, Any] | None:
+        """The tree this run's first lint of the file kept, with the parents indexed of it
+        so far, when the bytes are the same."""
         kept = (self._kept_trees.pop if pop else self._kept_trees.get)(source.path, None)
-        return kept[1] if kept is not None and kept[0] == source.data else None
+        return kept[1:] if kept is not None and kept[0] == source.data else None
 
     def _run_rules(self, context, rule_classes: list[type[Rule]], result: FileResult) -> None:
         def failed(rule: Rule | type[Rule], error: BaseException) -> None:

@@ -22,12 +22,16 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 class PythonContext(FileContext):
     """`tree` is the module's ast; `imports` resolves aliases; `evaluate` folds constants."""
 
-    def __init__(self, source, settings, tree: ast.Module):
+    def __init__(self, source, settings, tree: ast.Module,
+                 tree_parents: dict[int, ast.AST] | None = None):
         super().__init__(source, settings)
         self.tree = tree
         self.imports = ImportTable()
         self.imports.add_module_level(tree)
-        self.parents: dict[int, ast.AST] = {}
+        self.parents: dict[int, ast.AST] = {}  # what this context's walk and analyses record
+        self.tree_parents = {} if tree_parents is None else tree_parents
+        """Every node's parent, indexed at most once per tree: the contexts the engine makes
+        of one tree (its first look, the index's summaries, its lint with facts) share it."""
         self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text)
         self._scope_imports: dict[int, set[str]] = {}
         self._arguments: dict[int, Arguments] = {}
@@ -90,11 +94,16 @@ class PythonContext(FileContext):
     # -- tree navigation -------------------------------------------------------------------
     def parent_of(self, node: ast.AST) -> ast.AST | None:
         key = id(node)
-        if key not in self.parents and node is not self.tree:
-            self._index_parents(self._current)
-            if key not in self.parents:
-                self._index_parents(self.tree)
-        return self.parents.get(key)
+        parent = self.parents.get(key)
+        if parent is not None or node is self.tree:
+            return parent
+        if not self.tree_parents:
+            if self._current is not self.tree:  # the walk's node: its subtree first
+                self._index_parents(self._current, self.parents)
+                if key in self.parents:
+                    return self.parents[key]
+            self._index_parents(self.tree, self.tree_parents)
+        return self.tree_parents.get(key)
 
     def ancestors(self, node: ast.AST) -> Iterable[ast.AST]:
         """The parents of `node`, innermost first."""
@@ -110,12 +119,13 @@ class PythonContext(FileContext):
                 return ancestor
         return None
 
-    def _index_parents(self, root: ast.AST) -> None:
+    @staticmethod
+    def _index_parents(root: ast.AST, parents: dict[int, ast.AST]) -> None:
         pending = [root]
         while pending:
             node = pending.pop()
             for child in ast.iter_child_nodes(node):
-                self.parents[id(child)] = node
+                parents[id(child)] = node
                 pending.append(child)
 
     def span_of(self, node: Any) -> Span:

@@ -332,3 +332,29 @@ def test_a_linter_pickles_for_workers_without_fork(tmp_path):
     before = linter.lint_path(str(path), "python").findings
     copy = pickle.loads(pickle.dumps(linter))
     assert before and copy.lint_path(str(path), "python").findings == before
+
+
+def test_the_contexts_of_one_kept_tree_index_its_parents_once(monkeypatch):
+    """A deferred file's first look, the index's contexts of it and its lint with facts share
+    the tree and its parents: the whole tree is indexed once, whichever context asks first."""
+    from cursedlint.python_context import PythonContext
+    from cursedlint.source import Source
+
+    source = Source.from_text("step.py", "import torch\n\n\ndef capture(g):\n"
+                              "    with torch.cuda.graph(g):\n        run()\n", "python")
+    linter = Linter(Settings(enabled=frozenset()), {})
+    first = linter._parse(source, engine.FileResult("step.py"), frozenset())
+    linter._keep_tree(first)
+    linter._index_trees = {}
+    summary_context = linter._parse_for_index(source)
+    again = linter._parse(source, engine.FileResult("step.py"), frozenset())
+    assert first.tree is summary_context.tree is again.tree
+    indexed = []
+    real = PythonContext._index_parents
+    monkeypatch.setattr(PythonContext, "_index_parents",
+                        staticmethod(lambda root, parents: indexed.append(root) or
+                                     real(root, parents)))
+    call = first.tree.body[1].body[0].body[0].value
+    assert [type(context.parent_of(call)) for context in (summary_context, again, first)] \
+        == [ast.Expr] * 3
+    assert indexed == [first.tree]
