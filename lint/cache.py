@@ -192,13 +192,15 @@ class ResultCache:
 
 
 def absolute(path: str, cwd: str | None = None) -> str:
-    """`os.path.abspath(path)`, without its normalizing walk for the plain relative paths a
-    directory walk gives (`./pkg/mod.py`, `pkg/mod.py`: no `.`, `..` or empty part); `cwd`:
-    the working directory, when the caller knows it."""
+    """`os.path.abspath(path)`, without its normalizing walk for the plain paths a directory
+    walk gives (`./pkg/mod.py`, `pkg/mod.py`, `/src/pkg/mod.py`: no `.`, `..` or empty part);
+    `cwd`: the working directory, when the caller knows it."""
     rest = path[2:] if path.startswith("./") else path
-    if os.sep != "/" or not rest or rest[0] in "./" or rest[-1] == "/" or "/." in rest \
+    if os.sep != "/" or not rest or rest[0] == "." or rest[-1] == "/" or "/." in rest \
             or "//" in rest:
         return os.path.abspath(path)
+    if rest[0] == "/":  # absolute and plain already (a walk of an absolute root gives these)
+        return rest
     return (cwd or os.getcwd()).rstrip("/") + "/" + rest
 
 

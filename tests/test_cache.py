@@ -292,7 +292,8 @@ def test_a_result_the_facts_cannot_change_stands_for_them_after_one_run(tmp_path
 
 @pytest.mark.parametrize("path", ["./pkg/mod.py", "pkg/mod.py", "mod.py", "pkg/./mod.py",
                                   "../mod.py", ".", "./", "pkg//mod.py", "pkg/", ".hidden/mod.py",
-                                  "pkg/..mod.py", "/abs/pkg/mod.py"])
+                                  "pkg/..mod.py", "/abs/pkg/mod.py", "/abs/./mod.py",
+                                  "/abs/../mod.py", "//abs/mod.py", "/abs/pkg/", "/", "/.x/m.py"])
 @pytest.mark.parametrize("directory", ["/", "nested"])
 def test_absolute_is_abspath(tmp_path, monkeypatch, path, directory):
     from cursedlint.cache import absolute
