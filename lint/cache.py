@@ -256,8 +256,6 @@ def save_store(path: str, payload) -> None:
     keep at most MAX_STORES stores of the same kind (the name before the fingerprint); a store
     that cannot be written is skipped silently. Pickle stores of earlier versions (loading one
     could run code) are removed."""
-    import tempfile  # only runs that store anything need it
-
     top = os.path.dirname(path)
     try:
         os.makedirs(top, exist_ok=True)
@@ -266,7 +264,7 @@ def save_store(path: str, payload) -> None:
             with open(marker, "w", encoding="utf-8") as handle:
                 handle.write("# created by cursedlint\n*\n")
         data = encode((STORE_FORMAT, payload))
-        descriptor, temporary = tempfile.mkstemp(dir=top, prefix=".tmp-")
+        descriptor, temporary = _new_file(top)
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
         os.replace(temporary, path)
@@ -284,6 +282,23 @@ def save_store(path: str, payload) -> None:
             os.unlink(name)
     except OSError:
         return
+
+
+_NEW_FILE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                   | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+
+
+def _new_file(top: str) -> tuple[int, str]:
+    """A file made in `top` for this process alone (what `tempfile.mkstemp` makes: created, never
+    an existing file or link, mode 0o600; `tempfile` takes 8 ms to import, a tenth of a warm
+    run's own work)."""
+    for attempt in range(100):
+        name = os.path.join(top, f".tmp-{os.getpid()}-{time.time_ns()}-{attempt}")
+        try:
+            return os.open(name, _NEW_FILE_FLAGS, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no new file name in {top}")
 
 
 def _kind(name: str) -> str:

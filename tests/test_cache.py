@@ -331,3 +331,23 @@ def test_a_warm_run_takes_each_files_stat_once(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(project_index, "file_stat", counting)
     assert (main(["check", "."]), capsys.readouterr().out) == first
     assert sorted(stats) == ["__init__.py", "health.py", "step.py"]
+
+
+def test_a_store_is_written_through_a_new_private_file_never_an_existing_one(tmp_path,
+                                                                           monkeypatch):
+    from cursedlint import cache
+
+    monkeypatch.setattr(cache.time, "time_ns", lambda: 7)
+    top = tmp_path / CACHE_DIR
+    top.mkdir()
+    target = tmp_path / "victim.txt"
+    target.write_text("keep")
+    (top / f".tmp-{os.getpid()}-7-0").symlink_to(target)  # a planted link at the first name
+    stored = ResultCache(str(tmp_path), fingerprint("private"), int)
+    stored.put("answer", 42)
+    stored.save()
+    assert target.read_text() == "keep"
+    assert ResultCache(str(tmp_path), fingerprint("private"), int).get("answer") == 42
+    assert os.stat(stored.path).st_mode & 0o777 == 0o600
+    assert sorted(name for name in os.listdir(top) if name.startswith(".tmp-")) \
+        == [f".tmp-{os.getpid()}-7-0"]  # only the planted one: the store's was renamed
