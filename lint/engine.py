@@ -126,7 +126,7 @@ class Linter:
         """Whether a parsed file that needs facts also gets the summaries of the indexers worth
         it (`FileResult.index_summaries`), so the index need not parse it again."""
         self._summarizers: list | None = None
-        self._kept_trees: dict[str, tuple[bytes, Any, Any]] = {}  # path -> (bytes, tree, parents)
+        self._kept_trees: dict[str, tuple[bytes, Any, Any]] = {}  # path -> (bytes, tree, index)
         self._kept_budget = KEPT_TREE_BYTES
         self._defer_python = False  # (`_may_defer`)
         self._linted_here: list[tuple[str, str]] = []  # files this process linted first
@@ -257,7 +257,7 @@ class Linter:
         data = context.source.data
         if len(data) <= self._kept_budget:
             self._kept_trees[context.source.path] = (
-                data, context.tree, getattr(context, "tree_parents", None))
+                data, context.tree, getattr(context, "tree_index", None))
             self._kept_budget -= len(data)
 
     def _options(self, rule: type[Rule]) -> dict[str, Any]:
@@ -273,10 +273,13 @@ class Linter:
         key = (source.path, source.data)
         kept = trees.get(key) or self._kept_tree(source, pop=False)
         if kept is None:
+            from cursedlint.python_context import TreeIndex
+
             try:
-                kept = ast.parse(source.text, filename=source.path), {}
+                tree = ast.parse(source.text, filename=source.path)
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 return None
+            kept = tree, TreeIndex(tree)
             if sum(len(data) for _, data in trees) + len(source.data) <= INDEX_TREE_BYTES:
                 trees[key] = kept
         return self._parse(source, FileResult(source.path), frozenset(), *kept)
@@ -418,21 +421,21 @@ class Linter:
         return result
 
     def _parse(self, source: Source, result: FileResult, enabled: frozenset[str], tree=None,
-               tree_parents: dict | None = None):
-        """The file's context: of `tree` (with the parents indexed of it so far) when given,
-        else of the tree this run kept, else of a new parse."""
+               tree_index=None):
+        """The file's context: of `tree` (with its `TreeIndex`, shared by the contexts of
+        it) when given, else of the tree this run kept, else of a new parse."""
         if source.language == PYTHON:
             from cursedlint.python_context import PythonContext
 
             if tree is None:
-                tree, tree_parents = self._kept_tree(source, pop=True) or (None, None)
+                tree, tree_index = self._kept_tree(source, pop=True) or (None, None)
             try:
                 tree = tree or ast.parse(source.text, filename=source.path)
             except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
                 if notices.SyntaxErrorNotice.code in enabled:
                     result.findings.append(_syntax_error(source, error))
                 return None
-            context = PythonContext(source, self.settings, tree, tree_parents)
+            context = PythonContext(source, self.settings, tree, tree_index)
         elif source.language in TEXT_LANGUAGES:
             context = TextContext(source, self.settings)
         else:
@@ -446,8 +449,8 @@ class Linter:
         return context
 
     def _kept_tree(self, source: Source, pop: bool) -> tuple[Any, Any] | None:
-        """The tree this run's first lint of the file kept, with the parents indexed of it
-        so far, when the bytes are the same."""
+        """The tree this run's first lint of the file kept, with its `TreeIndex`, when the
+        bytes are the same."""
         kept = (self._kept_trees.pop if pop else self._kept_trees.get)(source.path, None)
         return kept[1:] if kept is not None and kept[0] == source.data else None
 

@@ -8,6 +8,8 @@ The tree is the stdlib `ast` (C parser, exact start/end positions). The walk is 
 from __future__ import annotations
 
 import ast
+import collections
+import heapq
 from typing import Any, Callable, Container, Iterable
 
 from cursedlint.analysis.arguments import Arguments, bind
@@ -19,19 +21,66 @@ from cursedlint.python_imports import ImportTable
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
+class TreeIndex:
+    """What one walk of a module's tree gives every analysis of it: each node's parent, and
+    its nodes by class in `ast.walk`'s order (not the shared singletons of expression contexts
+    and operators). Walked on first use."""
+
+    def __init__(self, tree: ast.AST):
+        self.tree = tree
+        self.built = False
+        self._parents: dict[int, ast.AST] = {}
+        self._by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
+
+    def parent_of(self, key: int) -> ast.AST | None:
+        """The parent of the node whose id is `key`."""
+        self._build()
+        return self._parents.get(key)
+
+    def of(self, *classes: type) -> list[ast.AST]:
+        """The nodes of `classes` (exactly these classes, not subclasses), in walk order."""
+        self._build()
+        found = [self._by_class[cls] for cls in classes if cls in self._by_class]
+        if len(found) == 1:
+            return found[0][0]
+        return [node for _, node in heapq.merge(
+            *(zip(positions, nodes) for nodes, positions in found), key=lambda pair: pair[0])]
+
+    def _build(self) -> None:
+        if self.built:
+            return
+        self.built = True
+        parents, by_class = self._parents, self._by_class
+        pending = collections.deque([self.tree])
+        position = 0
+        while pending:
+            node = pending.popleft()
+            kind = type(node)
+            if kind not in _SHARED_LEAVES:
+                entry = by_class.get(kind)
+                if entry is None:
+                    entry = by_class[kind] = ([], [])
+                entry[0].append(node)
+                entry[1].append(position)
+            position += 1
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+                pending.append(child)
+
+
 class PythonContext(FileContext):
     """`tree` is the module's ast; `imports` resolves aliases; `evaluate` folds constants."""
 
-    def __init__(self, source, settings, tree: ast.Module,
-                 tree_parents: dict[int, ast.AST] | None = None):
+    def __init__(self, source, settings, tree: ast.Module, tree_index: TreeIndex | None = None):
         super().__init__(source, settings)
         self.tree = tree
         self.imports = ImportTable()
         self.imports.add_module_level(tree)
         self.parents: dict[int, ast.AST] = {}  # what this context's walk and analyses record
-        self.tree_parents = {} if tree_parents is None else tree_parents
-        """Every node's parent, indexed at most once per tree: the contexts the engine makes
-        of one tree (its first look, the index's summaries, its lint with facts) share it."""
+        self.tree_index = TreeIndex(tree) if tree_index is None else tree_index
+        """The tree's parents and nodes by class, from one walk at most per tree: the contexts
+        the engine makes of one tree (its first look, the index's summaries, its lint with
+        facts) share it."""
         self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text)
         self._scope_imports: dict[int, set[str]] = {}
         self._arguments: dict[int, Arguments] = {}
@@ -97,13 +146,15 @@ class PythonContext(FileContext):
         parent = self.parents.get(key)
         if parent is not None or node is self.tree:
             return parent
-        if not self.tree_parents:
-            if self._current is not self.tree:  # the walk's node: its subtree first
-                self._index_parents(self._current, self.parents)
-                if key in self.parents:
-                    return self.parents[key]
-            self._index_parents(self.tree, self.tree_parents)
-        return self.tree_parents.get(key)
+        if not self.tree_index.built and self._current is not self.tree:
+            self._index_parents(self._current, self.parents)  # the walk's node: its subtree
+            if key in self.parents:
+                return self.parents[key]
+        return self.tree_index.parent_of(key)
+
+    def nodes(self, *classes: type) -> list[ast.AST]:
+        """The module's nodes of `classes`, in `ast.walk`'s order (`TreeIndex.of`)."""
+        return self.tree_index.of(*classes)
 
     def ancestors(self, node: ast.AST) -> Iterable[ast.AST]:
         """The parents of `node`, innermost first."""
@@ -196,6 +247,9 @@ class PythonContext(FileContext):
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
+_SHARED_LEAVES = frozenset(
+    value for value in vars(ast).values() if isinstance(value, type)
+    and issubclass(value, (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)))
 # fields that hold identifiers, numbers or flags, never nodes (by class, Python 3.8 to 3.13)
 _SCALAR_FIELDS = {
     "Name": {"id"}, "Constant": {"value", "kind"}, "Attribute": {"attr"},

@@ -334,10 +334,10 @@ def test_a_linter_pickles_for_workers_without_fork(tmp_path):
     assert before and copy.lint_path(str(path), "python").findings == before
 
 
-def test_the_contexts_of_one_kept_tree_index_its_parents_once(monkeypatch):
+def test_the_contexts_of_one_kept_tree_walk_it_once(monkeypatch):
     """A deferred file's first look, the index's contexts of it and its lint with facts share
-    the tree and its parents: the whole tree is indexed once, whichever context asks first."""
-    from cursedlint.python_context import PythonContext
+    the tree and its `TreeIndex`: the whole tree is walked once, whichever context asks first."""
+    from cursedlint.python_context import TreeIndex
     from cursedlint.source import Source
 
     source = Source.from_text("step.py", "import torch\n\n\ndef capture(g):\n"
@@ -349,12 +349,27 @@ def test_the_contexts_of_one_kept_tree_index_its_parents_once(monkeypatch):
     summary_context = linter._parse_for_index(source)
     again = linter._parse(source, engine.FileResult("step.py"), frozenset())
     assert first.tree is summary_context.tree is again.tree
-    indexed = []
-    real = PythonContext._index_parents
-    monkeypatch.setattr(PythonContext, "_index_parents",
-                        staticmethod(lambda root, parents: indexed.append(root) or
-                                     real(root, parents)))
+    walks = []
+    real = TreeIndex._build
+    monkeypatch.setattr(TreeIndex, "_build",
+                        lambda self: walks.append(self.built) or real(self))
     call = first.tree.body[1].body[0].body[0].value
     assert [type(context.parent_of(call)) for context in (summary_context, again, first)] \
         == [ast.Expr] * 3
-    assert indexed == [first.tree]
+    assert [len(context.nodes(ast.Call)) for context in (first, again)] == [2, 2]
+    assert walks.count(False) == 1
+
+
+def test_a_tree_index_lists_nodes_as_ast_walk_does():
+    from cursedlint.python_context import TreeIndex
+
+    tree = ast.parse("import os\nwith open(f) as h:\n    from x import y\n    print(h.read())\n"
+                     "async def g():\n    async with lock:\n        await go(a + b)\n")
+    index = TreeIndex(tree)
+    classes = (ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith, ast.Call)
+    assert index.of(*classes) == [node for node in ast.walk(tree) if type(node) in classes]
+    assert index.of(ast.Call) == [node for node in ast.walk(tree) if type(node) is ast.Call]
+    assert index.of(ast.Load, ast.Add) == [] and index.of(ast.Yield) == []
+    assert all(index.parent_of(id(child)) is node for node in ast.walk(tree)
+               for child in ast.iter_child_nodes(node)
+               if not isinstance(child, (ast.expr_context, ast.operator)))

@@ -60,8 +60,7 @@ class CudaReach(FunctionIndexer):
 
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
-        return any(_project_module(statement) for statement in ast.walk(context.tree)
-                   if isinstance(statement, (ast.Import, ast.ImportFrom)))
+        return any(map(_project_module, context.nodes(ast.Import, ast.ImportFrom)))
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))
@@ -162,10 +161,10 @@ def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
     data = analysis.context.source.data
     if not any(word in data for word in _REGION_NAMES):
         return analysis
-    for node in ast.walk(analysis.context.tree):
-        if isinstance(node, (ast.With, ast.AsyncWith)):
+    for node in analysis.context.nodes(ast.With, ast.AsyncWith, ast.Call):
+        if not isinstance(node, ast.Call):
             analysis.visit_with(node)
-        elif isinstance(node, ast.Call) and last_name(node.func) in _REGION_STARTS:
+        elif last_name(node.func) in _REGION_STARTS:
             analysis.visit_call(node)
     return analysis
 

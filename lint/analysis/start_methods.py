@@ -457,8 +457,7 @@ def _parameter(context, node: ast.Name) -> tuple[ast.AST, str, int | None, Any] 
 
 
 def _module_calls(context) -> list[ast.Call]:
-    return context.shared("module-calls", lambda: [
-        node for node in ast.walk(context.tree) if isinstance(node, ast.Call)])
+    return context.nodes(ast.Call)
 
 
 def _module_calls_of(context, names: set[str]) -> list[ast.Call]:
