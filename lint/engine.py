@@ -292,20 +292,44 @@ class Linter:
         except SourceError as error:
             return self._unreadable(path, error)
         key = self.cache.key(path, data, self.facts_key) if self.cache else None
-        cached = self.cache.get(key) if key else None
-        if cached is not None and self._cites_the_same(cached):
-            if stat is None:
-                return cached
-            import copy  # (only a cached result needs it)
-
-            result = copy.copy(cached)  # same bytes, new stat: the run records it
-        else:
-            result = self.lint_bytes(path, data, language)
+        stored = self._stored(key, stat) if key else None
+        if stored is not None:
+            return stored
+        result = self.lint_bytes(path, data, language)
         if self.fix and fixes.fixable(result.findings, self.fix == "unsafe"):
             result = self._fix_file(path, data, language, result)
         elif key and not any(f.code == notices.InternalError.code for f in result.findings):
             result.cache_key, result.cache_stat = key, stat
         return result
+
+    def _stored(self, key: str, stat) -> FileResult | None:
+        """The result stored under `key`, unless it cites modules whose facts changed; with
+        the file's new `stat` (when it can be trusted), for the run to record."""
+        cached = self.cache.get(key)
+        if cached is None or not self._cites_the_same(cached):
+            return None
+        if stat is None:
+            return cached
+        import copy  # (only a cached result needs it)
+
+        result = copy.copy(cached)  # same bytes, new stat: the run records it
+        result.cache_key, result.cache_stat = key, stat
+        return result
+
+    def _stored_with_facts(self, paths: list[str]) -> dict[str, FileResult]:
+        """Path -> its result stored with this run's facts, for the files of `paths` whose
+        bytes have one (read and hashed here: far cheaper than forking to lint them again)."""
+        found = {}
+        for path in paths if self.cache else ():
+            stat = file_stat(path)
+            try:
+                data = self.file_bytes.read(os.path.abspath(path), keep=False)
+            except SourceError:
+                continue
+            stored = self._stored(self.cache.key(path, data, self.facts_key), stat)
+            if stored is not None:
+                found[path] = stored
+        return found
 
     def _fix_file(self, path: str, data: bytes, language: str, result: FileResult) -> FileResult:
         """Apply fixes pass by pass, re-linting in between, and write the file once. A fix that
@@ -639,7 +663,8 @@ class Linter:
             return
         if self.facts_key is None:
             self.facts_key, self._modules = facts_digest(self.project, index)
-        relinted = self._lint_again_in_workers({files[i][0] for i in order})
+        relinted = self._stored_with_facts([files[i][0] for i in order])
+        relinted.update(self._lint_again_in_workers({files[i][0] for i in order} - relinted.keys()))
         rest = [i for i in order if files[i][0] not in relinted]
         for i, result in zip(rest, self._lint_all([files[i] for i in rest], jobs,
                                                   AGAIN_PARALLEL_MIN_BYTES)):

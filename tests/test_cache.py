@@ -351,3 +351,32 @@ def test_a_store_is_written_through_a_new_private_file_never_an_existing_one(tmp
     assert os.stat(stored.path).st_mode & 0o777 == 0o600
     assert sorted(name for name in os.listdir(top) if name.startswith(".tmp-")) \
         == [f".tmp-{os.getpid()}-7-0"]  # only the planted one: the store's was renamed
+
+
+def test_files_whose_results_with_the_facts_are_stored_are_not_linted_again(
+        tmp_path, capsys, monkeypatch):
+    """Files recently touched (their stat is not trusted) but unchanged: their results with
+    the run's facts are found by their bytes, in the parent, without forking to lint them."""
+    from cursedlint import forked
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cursedlint.toml").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "__init__.py").write_text("")
+    (tmp_path / "src" / "health.py").write_text("def to_host(loss):\n    return loss.item()\n")
+    padding = "# " + "x" * 70 + "\n"
+    for name in ("step.py", "eval_step.py"):
+        (tmp_path / "src" / name).write_text(
+            "import torch\n\nfrom src import health\n\n\ndef capture(model, batch):\n"
+            "    graph = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(graph):\n"
+            "        health.to_host(model(batch))\n    return graph\n" + padding * 600)
+    age(tmp_path)
+    first = main(["check", "."]), capsys.readouterr().out
+    assert "Found 2 problems" in first[1]
+    for name in ("step.py", "eval_step.py"):
+        os.utime(tmp_path / "src" / name)  # now: not trusted by stat, the bytes unchanged
+    linted = count_lints(monkeypatch)
+    monkeypatch.setattr(forked, "forked_map", lambda *args: pytest.fail("forked"))
+    monkeypatch.setattr(forked, "Workers", lambda *args, **kwargs: pytest.fail("forked"))
+    assert (main(["check", "."]), capsys.readouterr().out) == first
+    assert linted == []
