@@ -187,8 +187,6 @@ class FunctionIndexer(Indexer):
 
 
 _LOOKUPS = "function-indexer-lookups"
-_READ_AFTER = re.compile(r"\b\s*\)*\s*\.\s*(\w+)")
-"""What reads an attribute of the name just before it (`local.x`, `(local) . x`)."""
 
 
 def _imported_names(context) -> set[str]:
@@ -198,18 +196,10 @@ def _imported_names(context) -> set[str]:
         return set()
     path = os.path.abspath(context.source.path)
     importer, package = module_name(path), is_package(path)
-    text = context.source.text
     reads: dict[str, set[str]] = {}
-    for local in imports:  # `local.attribute`, also spaced or parenthesized (`(local).x`)
-        start = text.find(local)
-        while start >= 0:  # (what `re.finditer(name + pattern)` finds; no pattern per name)
-            match = _READ_AFTER.match(text, start + len(local))
-            if match is None:
-                start = text.find(local, start + 1)
-                continue
-            if not text[start - 1:start].isidentifier():
-                reads.setdefault(local, set()).add(match.group(1))
-            start = text.find(local, match.end())
+    for node in context.nodes(ast.Attribute):  # `local.attribute`, `(local) . attribute`
+        if isinstance(node.value, ast.Name) and node.value.id in imports:
+            reads.setdefault(node.value.id, set()).add(node.attr)
     names = set()
     for local, written in imports.items():
         imported = resolve(written, importer, package)
