@@ -23,8 +23,8 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 class TreeIndex:
     """What one walk of a module's tree gives every analysis of it: each node's parent, and
-    its nodes by class in `ast.walk`'s order (not the shared singletons of expression contexts
-    and operators). Walked on first use."""
+    its nodes by class in `ast.walk`'s order. Walked on first use, as the context's walk goes:
+    not into the shared singletons of expression contexts and operators (`_child_fields`)."""
 
     def __init__(self, tree: ast.AST):
         self.tree = tree
@@ -51,21 +51,28 @@ class TreeIndex:
             return
         self.built = True
         parents, by_class = self._parents, self._by_class
+        node_class = ast.AST
         pending = collections.deque([self.tree])
         position = 0
-        while pending:
+        while pending:  # breadth first, children in field order: `ast.walk`'s order
             node = pending.popleft()
             kind = type(node)
-            if kind not in _SHARED_LEAVES:
-                entry = by_class.get(kind)
-                if entry is None:
-                    entry = by_class[kind] = ([], [])
-                entry[0].append(node)
-                entry[1].append(position)
+            entry = by_class.get(kind)
+            if entry is None:
+                entry = by_class[kind] = ([], [])
+            entry[0].append(node)
+            entry[1].append(position)
             position += 1
-            for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
-                pending.append(child)
+            for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for child in value:
+                        if isinstance(child, node_class):
+                            parents[id(child)] = node
+                            pending.append(child)
+                elif isinstance(value, node_class):
+                    parents[id(value)] = node
+                    pending.append(value)
 
 
 class PythonContext(FileContext):
@@ -247,9 +254,7 @@ class PythonContext(FileContext):
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
-_SHARED_LEAVES = frozenset(
-    value for value in vars(ast).values() if isinstance(value, type)
-    and issubclass(value, (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)))
+
 # fields that hold identifiers, numbers or flags, never nodes (by class, Python 3.8 to 3.13)
 _SCALAR_FIELDS = {
     "Name": {"id"}, "Constant": {"value", "kind"}, "Attribute": {"attr"},
