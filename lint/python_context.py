@@ -182,7 +182,7 @@ class PythonContext(FileContext):
         pending = [root]
         while pending:
             node = pending.pop()
-            for child in ast.iter_child_nodes(node):
+            for child in child_nodes(node):
                 parents[id(child)] = node
                 pending.append(child)
 
@@ -269,6 +269,20 @@ _SCALAR_FIELDS = {
 }
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _REVERSED_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """The node's children in field order, as `ast.iter_child_nodes` gives them (about twice as
+    fast), less the shared singletons of expression contexts and operators (`_child_fields`)."""
+    found = []
+    kind = type(node)
+    for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            found.extend(child for child in value if isinstance(child, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
 
 
 def _child_fields(node_class: type) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, last_name, own_nodes, project_names,
 )
 from cursedlint.analysis.thread_starts import ThreadStarts
+from cursedlint.python_context import child_nodes
 
 def _project_module(statement: ast.Import | ast.ImportFrom) -> bool:
     """Whether an import may name a module of the project (relative, or not the standard
@@ -137,7 +138,7 @@ class _ModuleCudaFacts:
                     self._conditional.add(id(node))
                 nodes.append(node)
             inner = conditional or isinstance(node, (ast.If, ast.IfExp))
-            pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+            pending.extend((child, inner) for child in child_nodes(node))
         return sorted(nodes, key=position)
 
     def _unconditional_sync(self, node: ast.AST) -> str | None:

@@ -31,6 +31,7 @@ from cursedlint.analysis.python_modules import (
 )
 from cursedlint.findings import Step
 from cursedlint.project_index import Indexer
+from cursedlint.python_context import child_nodes
 
 MODULE = "<module>"
 """The qualified name under which a module's own statements are summarized."""
@@ -317,7 +318,7 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
                 through_locals.append(node)
         elif isinstance(node, _BINDINGS):
             _note_binding(node, bound)
-        pending.extend(ast.iter_child_nodes(node))
+        pending.extend(child_nodes(node))
     if isinstance(function, ast.Module):
         return
     for node in through_locals:
@@ -761,8 +762,7 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
     while pending:
         node = pending.pop()
         yield node
-        pending.extend(child for child in ast.iter_child_nodes(node)
-                       if not isinstance(child, _SCOPES))
+        pending.extend(child for child in child_nodes(node) if not isinstance(child, _SCOPES))
 
 
 def linted_imports(context) -> dict[str, str]:
