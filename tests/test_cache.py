@@ -218,16 +218,23 @@ def age(project, seconds: float = 3600) -> None:
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - int(seconds * 1e9)))
 
 
-def count_reads(monkeypatch) -> list[str]:
-    read: list[str] = []
-    real = source.read_bytes
+def count_paths(monkeypatch, *places) -> list[str]:
+    """The base names of the paths given to the function at `places` ((module, name) pairs,
+    all holding the same function)."""
+    paths: list[str] = []
+    real = getattr(*places[0])
 
     def counting(path):
-        read.append(os.path.basename(path))
+        paths.append(os.path.basename(path))
         return real(path)
 
-    monkeypatch.setattr(source, "read_bytes", counting)
-    return read
+    for module, name in places:
+        monkeypatch.setattr(module, name, counting)
+    return paths
+
+
+def count_reads(monkeypatch) -> list[str]:
+    return count_paths(monkeypatch, (source, "read_bytes"))
 
 
 def test_a_warm_run_does_not_read_files_whose_stat_is_unchanged(project, capsys, monkeypatch):
@@ -320,15 +327,7 @@ def test_a_warm_run_takes_each_files_stat_once(tmp_path, capsys, monkeypatch):
     age(tmp_path)
     first = main(["check", "."]), capsys.readouterr().out
     assert "CUR402" in first[1]
-    stats: list[str] = []
-    real = cache.file_stat
-
-    def counting(path):
-        stats.append(os.path.basename(path))
-        return real(path)
-
-    monkeypatch.setattr(cache, "file_stat", counting)
-    monkeypatch.setattr(project_index, "file_stat", counting)
+    stats = count_paths(monkeypatch, (cache, "file_stat"), (project_index, "file_stat"))
     assert (main(["check", "."]), capsys.readouterr().out) == first
     assert sorted(stats) == ["__init__.py", "health.py", "step.py"]
 
