@@ -4,10 +4,13 @@ a comment line never written before is put at its top (every line below moves, s
 citing the file change; no cached result or summary can serve it), and two runs are timed:
 the whole tree (`cursedlint check .`) and the run pre-commit makes (`cursedlint check FILE`).
 Prints per pass and shape the median, 90th percentile and maximum wall seconds; the files are
-restored afterwards.
+restored afterwards. With `--against`, a second executable (another version) is timed in the
+same passes, each file changed and timed for one and then the other (the order swapped every
+pass): the machine's drift, which on a small VM moves by more than a change to compare, hits
+both alike.
 
     python benchmarks/one_file_changed.py --tree WORK/torch-py [--cursedlint EXE]
-        [--sample N] [--seed S] [--passes N] [FILE ...]
+        [--against OTHER_EXE] [--sample N] [--seed S] [--passes N] [FILE ...]
 
 The cache is primed by a whole-tree run first. The first pass also stores, for each file named
 alone, the summaries of the modules its seeds lead to; the passes after it are the warm
@@ -42,18 +45,23 @@ def python_files(tree: str) -> list[str]:
     return found
 
 
-def one_pass(tree: str, check: list[str], files: list[str]) -> dict[str, list[float]]:
-    """Per shape, the seconds of each file's run after a new line on its top."""
-    times: dict[str, list[float]] = {shape: [] for shape in SHAPES}
+def one_pass(tree: str, checks: list[list[str]], files: list[str],
+             reverse: bool) -> list[dict[str, list[float]]]:
+    """Per executable and shape, the seconds of each file's run after a new line on its top;
+    with two executables, each file is changed and timed for one, then for the other (the
+    order swapped when `reverse`), so that the machine's drift hits both alike."""
+    times: list[dict[str, list[float]]] = [{shape: [] for shape in SHAPES} for _ in checks]
+    order = list(range(len(checks)))[::-1 if reverse else 1]
     for name in files:
-        for shape, paths in zip(SHAPES, (["."], [name])):
-            with open(os.path.join(tree, name), "rb") as handle:
-                data = handle.read()
-            with open(os.path.join(tree, name), "wb") as handle:
-                handle.write(f"# changed {time.time_ns()}\n".encode() + data)  # new bytes
-            times[shape].append(timed([*check, *paths], tree))
-        print(f"{name}: " + ", ".join(f"{shape} {times[shape][-1]:.2f} s" for shape in SHAPES),
-              file=sys.stderr)
+        for which in order:
+            for shape, paths in zip(SHAPES, (["."], [name])):
+                with open(os.path.join(tree, name), "rb") as handle:
+                    data = handle.read()
+                with open(os.path.join(tree, name), "wb") as handle:
+                    handle.write(f"# changed {time.time_ns()}\n".encode() + data)  # new bytes
+                times[which][shape].append(timed([*checks[which], *paths], tree))
+            print(f"{name} ({checks[which][0]}): " + ", ".join(
+                f"{shape} {times[which][shape][-1]:.2f} s" for shape in SHAPES), file=sys.stderr)
     return times
 
 
@@ -61,6 +69,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", required=True, help="the project (a cursedlint.toml at its root)")
     parser.add_argument("--cursedlint", default="cursedlint", help="the executable to time")
+    parser.add_argument("--against", help="a second executable (another version), timed "
+                        "file by file alternately with the first")
     parser.add_argument("--sample", type=int, default=24, help="files drawn from the tree")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--passes", type=int, default=2)
@@ -68,18 +78,19 @@ def main() -> int:
     args = parser.parse_args()
     tree = os.path.abspath(args.tree)
     files = random.Random(args.seed).sample(python_files(tree), args.sample) + args.files
-    check = [args.cursedlint, "check", "--exit-zero"]
+    checks = [[exe, "check", "--exit-zero"] for exe in (args.cursedlint, args.against) if exe]
     originals = {name: open(os.path.join(tree, name), "rb").read() for name in files}
     try:
-        timed([*check, "."], tree)
+        for check in checks:
+            timed([*check, "."], tree)
         for number in range(1, args.passes + 1):
-            times = one_pass(tree, check, files)
-            for shape in SHAPES:
-                values = sorted(times[shape])
-                print(f"- pass {number}, {shape}, {len(values)} files: median "
-                      f"{statistics.median(values):.2f} s, 90th percentile "
-                      f"{values[int(len(values) * 0.9)]:.2f} s, max {values[-1]:.2f} s, "
-                      f"{sum(value < 0.3 for value in values)} below 0.3 s")
+            for check, times in zip(checks, one_pass(tree, checks, files, number % 2 == 0)):
+                for shape in SHAPES:
+                    values = sorted(times[shape])
+                    print(f"- pass {number}, {check[0]}, {shape}, {len(values)} files: median "
+                          f"{statistics.median(values):.2f} s, 90th percentile "
+                          f"{values[int(len(values) * 0.9)]:.2f} s, max {values[-1]:.2f} s, "
+                          f"{sum(value < 0.3 for value in values)} below 0.3 s")
     finally:
         for name, data in originals.items():
             with open(os.path.join(tree, name), "wb") as handle:
