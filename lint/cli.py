@@ -637,9 +637,11 @@ def _rule_options(settings) -> list:
                   for code, options in settings.rule_options.items())
 
 
-def _code_stamp() -> list[tuple[str, int, int]]:
+@functools.cache
+def _code_stamp() -> tuple[tuple[str, int, int], ...]:
     """Size and modification time of cursedlint's own modules, so an edited checkout (an
-    editable install) never reuses results of older code."""
+    editable install) never reuses results of older code (taken once per process: the result
+    cache and the index store both ask)."""
     import cursedlint.rules
 
     stamp = []
@@ -649,4 +651,4 @@ def _code_stamp() -> list[tuple[str, int, int]]:
             if name.endswith(".py"):
                 status = os.stat(os.path.join(directory, name))
                 stamp.append((name, status.st_size, status.st_mtime_ns))
-    return stamp
+    return tuple(stamp)
