@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import msgspec
 
@@ -88,16 +88,21 @@ def fingerprint(*parts: object) -> str:
 
 class ResultCache:
     """The results (of type `result_type`: FileResult in a run) of one fingerprint: key ->
-    (run number, result); and per absolute path the stat and key of its last stored result."""
+    (run number, result); and per absolute path the stat and key of its last stored result.
+    `plain(path)`: the result of a file in which nothing was found (no rule's trigger word:
+    most files of a project); such a result is kept as a mark with its stat, not decoded and
+    stored, and made again when its file is looked up."""
 
     def __init__(
-        self, root: str, run_fingerprint: str, result_type: Any, max_entries: int = MAX_ENTRIES
+        self, root: str, run_fingerprint: str, result_type: Any, max_entries: int = MAX_ENTRIES,
+        plain: Callable[[str], Any] | None = None,
     ):
         self.path = os.path.join(root, CACHE_DIR, run_fingerprint[:32] + STORE_SUFFIX)
         self.max_entries = max_entries
         self.schema = tuple[dict[str, tuple[int, msgspec.Raw]], dict[str, tuple[Stat, str]], int]
         self.entries, self.stats, self.run = self._load()
         self.result_type = result_type
+        self.plain = plain
         self.changed = False
         self.run_stats = RunStats()
         self.cwd = os.getcwd()
@@ -151,6 +156,8 @@ class ResultCache:
         known = self.stats.get(whole if facts is None else f"{whole}\0{facts}")
         if known is None or known[0] != stat:
             return None
+        if known[1] == _PLAIN and self.plain is not None:
+            return self.plain(path)
         return self.get(known[1])
 
     def same_with(self, path: str, facts: str) -> None:
@@ -171,6 +178,11 @@ class ResultCache:
         absolute = self._stat_key(path or result.path, facts) if stat is not None else None
         if not storable(result, absolute):
             return
+        if absolute is not None and facts is None and self.plain is not None \
+                and result == self.plain(result.path):
+            self.stats[absolute] = (stat, _PLAIN)
+            self.changed = True
+            return
         self.entries[key] = (self.run, result)
         if absolute is not None:
             self.stats[absolute] = (stat, key)
@@ -183,12 +195,20 @@ class ResultCache:
             return
         if len(self.entries) > self.max_entries:
             self.entries = newest(self.entries, self.max_entries)
-            self.stats = {p: known for p, known in self.stats.items() if known[1] in self.entries}
+            self.stats = {p: known for p, known in self.stats.items()
+                          if known[1] in self.entries or known[1] == _PLAIN}
+        if len(self.stats) > 2 * self.max_entries:  # marks of files gone, or not seen lately
+            self.stats = {p: known for p, known in self.stats.items()
+                          if known[1] != _PLAIN or p in self.run_stats}
         save_store(self.path, (self.entries, self.stats, self.run))
 
     def _stat_key(self, path: str, facts: str | None) -> str:
         whole = absolute(path, self.cwd)
         return whole if facts is None else f"{whole}\0{facts}"
+
+
+_PLAIN = ""
+"""The key a file's stat is stored with when its result is `ResultCache.plain`."""
 
 
 def absolute(path: str, cwd: str | None = None) -> str:

@@ -628,6 +628,7 @@ def _result_cache(root: str, settings, linter):
             _code_stamp(),
         ),
         FileResult,
+        plain=FileResult,
     )
 
 

@@ -578,8 +578,8 @@ class Linter:
             if facts is not None:
                 result.cited = self._cited(result)
             key, result.cache_key = result.cache_key, None
-            self.cache.put(key, result, result.cache_stat, facts=facts)
-            result.cache_stat = None
+            stat, result.cache_stat = result.cache_stat, None
+            self.cache.put(key, result, stat, facts=facts)
 
     def _run_without_facts(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
         results: list[FileResult | None] = [None] * len(files)

@@ -379,3 +379,49 @@ def test_files_whose_results_with_the_facts_are_stored_are_not_linted_again(
     monkeypatch.setattr(forked, "Workers", lambda *args, **kwargs: pytest.fail("forked"))
     assert (main(["check", "."]), capsys.readouterr().out) == first
     assert linted == []
+
+
+def test_a_file_without_trigger_words_is_kept_as_a_mark_not_a_result(project, capsys,
+                                                                      monkeypatch):
+    """Most of a project's files hold no rule's trigger word: their stat is kept with a mark
+    and their result made again from the path, not stored and decoded."""
+    from cursedlint.engine import FileResult
+
+    age(project)
+    first = check(capsys)
+    stores = [name for name in os.listdir(project / CACHE_DIR) if name.endswith(".msgpack")
+              and not name.startswith("index-")]
+    [store] = stores
+    cache = ResultCache(str(project), "x", FileResult, plain=FileResult)
+    cache.path = str(project / CACHE_DIR / store)
+    cache.entries, cache.stats, cache.run = cache._load()
+    clean, sync = (str(project / "src" / name) for name in ("clean.py", "sync.py"))
+    assert cache.stats[clean][1] == "" and cache.stats[sync][1] in cache.entries
+    assert len(cache.entries) == 1
+    linted = count_lints(monkeypatch)
+    assert check(capsys) == first and linted == []
+    (project / "src" / "clean.py").write_text(FORKING)  # the mark hides no change
+    code, out = check(capsys)
+    assert linted == ["clean.py"] and code == 1 and "src/clean.py" in out
+
+
+def test_marks_of_files_not_looked_up_are_dropped_past_the_bound(tmp_path):
+    """Marks need no entry, so the entries' bound does not hold them: past twice that bound,
+    only the marks of files this run looked up are kept (the others may be gone)."""
+    from cursedlint.engine import FileResult
+
+    names = [str(tmp_path / f"m{n}.py") for n in range(6)]
+    for name in names:
+        with open(name, "w") as handle:
+            handle.write("x = 1\n")
+    cache = ResultCache(str(tmp_path), fingerprint("marks"), FileResult, max_entries=2,
+                        plain=FileResult)
+    for name in names[:2]:
+        assert cache.lookup(name) is None  # looked up this run, not stored yet
+    for name in names:
+        cache.put(f"key{name}", FileResult(name), (1, 2, 3, 4))
+    assert cache.entries == {} and len(cache.stats) == 6
+    cache.save()
+    kept = ResultCache(str(tmp_path), fingerprint("marks"), FileResult, max_entries=2,
+                       plain=FileResult)
+    assert sorted(kept.stats) == names[:2]
