@@ -286,12 +286,10 @@ class Linter:
 
     # -- one file ----------------------------------------------------------------------------
     def lint_path(self, path: str, language: str) -> FileResult:
-        stat = file_stat(path) if self.cache else None
         try:
-            data = self.file_bytes.read(os.path.abspath(path), keep=False)
+            stat, data, key = self._read(path)
         except SourceError as error:
             return self._unreadable(path, error)
-        key = self.cache.key(path, data, self.facts_key) if self.cache else None
         stored = self._stored(key, stat) if key else None
         if stored is not None:
             return stored
@@ -301,6 +299,13 @@ class Linter:
         elif key and not any(f.code == notices.InternalError.code for f in result.findings):
             result.cache_key, result.cache_stat = key, stat
         return result
+
+    def _read(self, path: str) -> tuple[Any, bytes, str | None]:
+        """The file's stat from before it was read (with a cache), its bytes (SourceError when
+        it cannot be read), and its result's cache key under this run's facts."""
+        stat = file_stat(path) if self.cache else None
+        data = self.file_bytes.read(os.path.abspath(path), keep=False)
+        return stat, data, self.cache.key(path, data, self.facts_key) if self.cache else None
 
     def _stored(self, key: str, stat) -> FileResult | None:
         """The result stored under `key`, unless it cites modules whose facts changed; with
@@ -321,12 +326,11 @@ class Linter:
         bytes have one (read and hashed here: far cheaper than forking to lint them again)."""
         found = {}
         for path in paths if self.cache else ():
-            stat = file_stat(path)
             try:
-                data = self.file_bytes.read(os.path.abspath(path), keep=False)
+                stat, _, key = self._read(path)
             except SourceError:
                 continue
-            stored = self._stored(self.cache.key(path, data, self.facts_key), stat)
+            stored = self._stored(key, stat)
             if stored is not None:
                 found[path] = stored
         return found
