@@ -456,14 +456,10 @@ def _parameter(context, node: ast.Name) -> tuple[ast.AST, str, int | None, Any] 
     return None
 
 
-def _module_calls(context) -> list[ast.Call]:
-    return context.nodes(ast.Call)
-
-
 def _module_calls_of(context, names: set[str]) -> list[ast.Call]:
     """The module's calls whose callee ends in one of `names` (only those can run a function
     of that name, or the `__init__` of a class of that name: `_calls`), in walk order."""
-    by_name = context.shared("module-calls-by-name", lambda: _by_last_name(_module_calls(context)))
+    by_name = context.shared("module-calls-by-name", lambda: _by_last_name(context.nodes(ast.Call)))
     found = [entry for name in names for entry in by_name.get(name, ())]
     return [call for _, call in sorted(found, key=lambda entry: entry[0])]
 
@@ -499,7 +495,7 @@ def _seed_names(context) -> list[str]:
     if not _VARIABLE_START_METHOD.search(context.source.text):
         return []
     values = StartMethodValues(context)
-    for call in _module_calls(context):
+    for call in context.nodes(ast.Call):
         written = context.qualified_name(call.func, among=_START_METHOD_CALLS)
         position = START_METHOD_ARGUMENTS.get(multiprocessing_name(written))
         argument = context.argument(call, *position) if position else None
