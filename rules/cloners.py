@@ -1238,7 +1238,8 @@ class PointerCopiedAroundCloner(ClonerRule):
     cross-container dangling reference: after a copy, expressions of the copy still pointed
     at values the source owned, the source's dead-code removal freed them, and ASAN reported
     a heap-use-after-free in `Expr`'s clone constructor on the next copy. Its root cause was
-    not a verbatim copy in a cloning constructor: upstream's fix (NVIDIA/Fuser PR #5877)
+    not a verbatim copy in a cloning constructor: upstream's fix (NVIDIA/Fuser PR #5877,
+    https://github.com/NVIDIA/Fuser/pull/5877)
     found that `Fusion::removeVal` missed dead expressions still holding raw pointers to a
     removed value (it looked only at expressions reachable from the outputs), and that
     `IrStorage::swap` left the special values behind. A member copied around the cloner

@@ -162,7 +162,8 @@ class CmaFailureAborts(Rule):
     - PR_SET_PTRACER(2const): https://man7.org/linux/man-pages/man2/pr_set_ptracer.2const.html
     - dyninst PR 280, falling back to ptrace when Yama blocks process_vm_readv:
       https://github.com/dyninst/dyninst/pull/280
-    - Incident 003 (psm3, `prov/psm3/psm3/ptl_am/ptl.c` in libfabric)
+    - Incident 003 (see the README's "Incidents"): libfabric's psm3 provider,
+      https://github.com/ofiwg/libfabric/blob/main/prov/psm3/psm3/ptl_am/ptl.c
     """
 
     code = "CUR601"

@@ -524,7 +524,7 @@ class PythonCallbackIntoCuda(Rule):
         def release(data):
             print("batch done")
 
-        libcuda.cuLaunchHostFunc(stream, HostFn(release), None)  # error: CUR201
+        libcuda.cuLaunchHostFunc(stream, HostFn(release), None)  # error: CUR201, CUR202
         """,
         """
         import cupy
@@ -926,7 +926,7 @@ class CtypesCallbackLifetime(Rule):
             print("batch done")
 
         def enqueue(stream):
-            libcuda.cuLaunchHostFunc(stream, HostFn(on_done), None)  # error: CUR202
+            libcuda.cuLaunchHostFunc(stream, HostFn(on_done), None)  # error: CUR201, CUR202
         """,
         """
         import ctypes

@@ -294,6 +294,8 @@ def run_example(rule: type[Rule], example: Example) -> list[Finding]:
 
 
 def check_example(rule: type[Rule], example: Example) -> list[Finding]:
-    """Lint the example as `run_example` does and check its markers; its findings."""
-    return check_snippet(example.code, {rule.code: rule}, language=rule.example_language(example),
-                         settings=example_settings(rule, example), require_markers=False)
+    """Lint the example with every rule on, as a user who copies it would, and check its
+    markers (another rule's finding there is marked too); its findings."""
+    settings = replace(example_settings(rule, example), enabled=frozenset(all_rules()))
+    return check_snippet(example.code, dict(all_rules()), language=rule.example_language(example),
+                         settings=settings, require_markers=False)

@@ -100,8 +100,9 @@ class CudaThreadDuringCapture(CaptureRule):
       https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html
     - NVIDIA, CUDA graph quick checklist ("No background thread queries"):
       https://docs.nvidia.com/dl-cuda-graph/torch-cuda-graph/quick-checklist.html
-    - Incident 001 (graph capture failing at random; the other thread's `cudaEventQuery`):
-      `shared/incidents/001_ff36e9c9a06e2c8a.txt`
+    - Incident 001 (see the README's "Incidents"): a full-iteration capture failed in one run
+      of three on 512 GPUs because the NCCL watchdog, the caching allocator and the
+      pin-memory thread called `cudaEventQuery` from other threads
     """
 
     code = "CUR401"
@@ -557,7 +558,8 @@ class PinnedLoaderDuringCapture(CaptureRule):
     - NVIDIA, CUDA graph quick checklist ("DataLoader with pin_memory=True: use thread_local
       mode or disable pin_memory"):
       https://docs.nvidia.com/dl-cuda-graph/torch-cuda-graph/quick-checklist.html
-    - Incident 001: `shared/incidents/001_ff36e9c9a06e2c8a.txt`
+    - Incident 001 (see the README's "Incidents"): the pin-memory thread's `cudaEventQuery`
+      was one of the other threads' calls that broke a full-iteration capture
     """
 
     code = "CUR403"

@@ -96,6 +96,7 @@ class SubprocessForkPath(Rule):
 
     ## Example
     ```python
+    import os
     import subprocess
 
     # everywhere: preexec_fn forces a fork
