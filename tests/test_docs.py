@@ -48,10 +48,19 @@ def test_examples_show_the_settings_they_run_under():
     assert "\nWith " not in plain.split("```")[0]  # default settings: nothing said
 
 
-def test_the_version_has_a_changelog_entry_and_the_readme_pins_its_tag():
-    """pre-commit's `rev:` pins a tag: the version shipped is described and shown."""
+def test_the_version_has_a_changelog_entry_and_the_readme_pins_the_last_release():
+    """A release (`X.Y.Z`) has a dated changelog entry; between releases the tree says
+    `X.Y.Z.devN` and the next version's entry is "unreleased", so no tree after a release
+    claims its number. pre-commit's `rev:` in the README pins the newest released tag."""
+    import re
+
     import cursedlint
 
-    version = cursedlint.__version__
-    assert f"\n## {version}\n" in (ROOT / "CHANGELOG.md").read_text()
-    assert f"rev: v{version}" in (ROOT / "README.md").read_text()
+    release, dev = re.fullmatch(r"(\d+\.\d+\.\d+)(\.dev\d+)?", cursedlint.__version__).groups()
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    headings = re.findall(r"^## (\d+\.\d+\.\d+) \(([^)]*)\)$", changelog, re.MULTILINE)
+    assert headings[0][0] == release
+    assert (headings[0][1] == "unreleased") == bool(dev)
+    dated = [version for version, when in headings if re.fullmatch(r"\d{4}-\d\d-\d\d", when)]
+    assert len(dated) == len(headings) - bool(dev), "every entry but the next one is dated"
+    assert f"rev: v{dated[0]}" in (ROOT / "README.md").read_text()
