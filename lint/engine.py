@@ -878,6 +878,12 @@ def _unused(source: Source, found, enabled: frozenset[str], known: frozenset[str
             ) -> list[Finding]:
     unused = []
     for suppression in found:
+        if suppression.invalid:
+            comment = source.line_text(suppression.span.line)[suppression.span.column - 1:]
+            unused.append(_notice(
+                notices.UnusedSuppression, source.path, suppression.span,
+                f"`{comment.strip()}` is not `# noqa: CODE[,CODE]`: it suppresses nothing"))
+            continue
         unknown = suppression.unknown_codes(known)
         if unknown:
             comment = _comment_text(source, suppression)

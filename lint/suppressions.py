@@ -1,7 +1,9 @@
 """Suppression comments, read from the text as flake8 and clang-tidy read them.
 
 Python, shell, Dockerfile, YAML: `# noqa` (everything) or `# noqa: CUR101,CUR102` on the
-finding's first line; as in flake8, a code names every code it begins (`# noqa: CUR1`). A
+finding's first line; as in flake8, a code names every code it begins (`# noqa: CUR1`). As in
+ruff, `# noqa:` followed by anything but codes (`# noqa: subprocess-fork-path`) is invalid and
+suppresses nothing, rather than everything. A
 comment line `# noqa-next-line` (or `# noqa-next-line: CUR103`) covers the line below it, for
 Dockerfiles and YAML, where a `#` after a value may be part of the value.
 C/C++: `NOLINT`, `NOLINT(CUR301)` on the line, `NOLINTNEXTLINE(...)` on the line above,
@@ -35,6 +37,8 @@ class Suppression(Struct):
     used: bool = field(default=False)
     prefixes: bool = False
     """The names are code prefixes, as flake8 reads `# noqa: CUR1` (a `noqa` comment)."""
+    invalid: bool = False
+    """A `# noqa:` whose colon is followed by no code list: it names nothing."""
 
     def covers(self, finding: Finding) -> bool:
         if finding.span.line not in self.lines:
@@ -74,9 +78,11 @@ def _python(lines: list[str]) -> list[Suppression]:
         match = match or _NOQA.search(text)
         if match:
             codes = match.group("codes")
+            invalid = not codes and text[match.end():].lstrip().startswith(":")
             names = tuple(re.split(r"[,\s]+", codes.strip())) if codes else None
             span = Span(number, match.start() + 1, number, match.end() + 1)
-            found.append(Suppression(range(covered, covered + 1), names, span, prefixes=True))
+            found.append(Suppression(range(covered, covered + 1), () if invalid else names,
+                                     span, prefixes=True, invalid=invalid))
     return found
 
 

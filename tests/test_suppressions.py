@@ -162,6 +162,20 @@ def test_a_noqa_naming_a_code_no_rule_has_is_reported_on_request(comment, unknow
                                                                 else [])
 
 
+@pytest.mark.parametrize("comment", [
+    "# noqa: fork-in-worker", "# noqa:fork-in-worker",
+    "# noqa: see the issue",
+])
+def test_a_noqa_colon_without_codes_suppresses_nothing_as_in_ruff(comment):
+    """flake8 would read these as a blanket `# noqa`; ruff calls them invalid and suppresses
+    nothing. A rule name is the common case: it must not hide every finding on the line."""
+    text = f"import os\npid = os.fork()  {comment}\n"
+    assert lint(text) == [(2, "CUR901")]
+    found = harness.lint(text, RULES, warn_unused_suppressions=True)
+    assert [(f.code, f.message) for f in found if f.code == "CUR003"] == [
+        ("CUR003", f"`{comment}` is not `# noqa: CODE[,CODE]`: it suppresses nothing")]
+
+
 def test_a_nolint_naming_a_code_no_rule_has_is_reported_on_request():
     text = "int f(void) { return ibv_fork_init(); }  // NOLINT(CUR950)\n"
     assert lint(text, "rdma.cpp") == [(1, "CUR905")]
