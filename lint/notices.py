@@ -91,8 +91,9 @@ class UnusedSuppression(Notice):
     With `--warn-unused-suppressions`, reports a `# noqa: CURnnn` or `// NOLINT(CURnnn)` comment
     whose cursedlint codes all are enabled but that suppresses nothing, and one that names a
     code no cursedlint rule has (`# noqa: CUR013`, a typo: it suppresses nothing, and the
-    finding it was meant for shows). Bare `# noqa` and `// NOLINT` are left alone: they may be
-    meant for other tools.
+    finding it was meant for shows), and an invalid `# noqa:` whose colon is followed by no
+    code list (`# noqa: subprocess-fork-path`: it suppresses nothing, as in ruff). Bare
+    `# noqa` and `// NOLINT` are left alone: they may be meant for other tools.
 
     ## Why it is cursed
     A stale suppression hides the next real finding on that line.
