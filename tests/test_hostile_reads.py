@@ -143,3 +143,24 @@ def test_hostile_ignore_files_and_git_metadata_are_refused_unread(project, name,
     code, out, err = cursedlint(project, "check", "--no-cache", ".")
     assert (code, err) == (1, f"cursedlint: warning: {project / name}: {reason}; {unused}\n")
     assert "fixme.py:4:1: CUR101" in out and "sub/fixme.py:4:1: CUR101" in out
+
+
+# -- D8: a baseline the configuration names -----------------------------------------------------
+
+
+@pytest.mark.parametrize("named, kind, reason", [
+    ("/dev/zero", None, "is not a regular file (a character device)"),
+    ("baseline.json", "/dev/urandom", "is not a regular file (a character device)"),
+    ("baseline.json", "fifo", "is not a regular file (a FIFO)"),
+])
+def test_a_configured_baseline_that_is_a_device_or_a_fifo_is_refused(project, named, kind,
+                                                                     reason):
+    """The audit's reproducer: `baseline = "/dev/zero"` in a repository's cursedlint.toml read
+    to the memory limit (3.8 GB), a FIFO hung. A link is followed (the user names the file),
+    to a regular file only."""
+    if kind:
+        make_hostile(project / named, kind)
+    (project / "cursedlint.toml").write_text(f'baseline = "{named}"\n')
+    code, out, err = cursedlint(project, "check", "--no-cache", ".")
+    assert (code, out, err) == (2, "", f"cursedlint: error: cannot read the baseline "
+                                       f"{str(project / named)!r}: {reason}\n")
