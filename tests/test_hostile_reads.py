@@ -8,6 +8,7 @@ regression fails the test instead of hanging the suite or the machine."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -164,3 +165,25 @@ def test_a_configured_baseline_that_is_a_device_or_a_fifo_is_refused(project, na
     code, out, err = cursedlint(project, "check", "--no-cache", ".")
     assert (code, out, err) == (2, "", f"cursedlint: error: cannot read the baseline "
                                        f"{str(project / named)!r}: {reason}\n")
+
+
+# -- D20: doctor --root ---------------------------------------------------------------------
+
+
+def test_doctor_refuses_a_fifo_and_a_device_link_under_root(tmp_path):
+    """The audit's reproducer: a FIFO for ptrace_scope hung `doctor --root`; osrelease linked
+    to /dev/zero was an internal MemoryError. Each is now a condition it cannot tell."""
+    make_hostile(tmp_path / "proc/sys/kernel/yama/ptrace_scope", "fifo")
+    make_hostile(tmp_path / "proc/sys/kernel/osrelease", "/dev/zero")
+    (tmp_path / "proc/sys/vm").mkdir(parents=True)
+    (tmp_path / "proc/sys/vm/overcommit_memory").write_text("2\n")
+    code, out, err = cursedlint(tmp_path, "doctor", "--root", ".", "--output-format", "json")
+    assert (code, err) == (0, "")
+    why = {condition["name"]: (condition["status"], condition["why"])
+           for condition in json.loads(out)}
+    assert why["yama ptrace_scope"] == ("unknown", "cannot read /proc/sys/kernel/yama/"
+                                        "ptrace_scope: is not a regular file (a FIFO) (no Yama "
+                                        "LSM, or not Linux)")
+    assert why["kernel version"] == ("unknown", "cannot read /proc/sys/kernel/osrelease: is a "
+                                     "symbolic link (not followed)")
+    assert why["vm.overcommit_memory"][0] == "armed"  # the regular file is read
