@@ -136,6 +136,25 @@ def test_a_fifo_without_an_extension_is_not_read(tmp_path):
     assert discover(["pipe"], config).skipped == ["pipe"]
 
 
+def test_a_device_without_an_extension_is_never_opened(tmp_path, monkeypatch):
+    """A link to a device (opening one can act on it: a tape drive, a terminal) is known by
+    its stat; a linked script is still sniffed through the link."""
+    (tmp_path / "tool").write_bytes(b"#!/usr/bin/env python3\n")
+    (tmp_path / "linked_tool").symlink_to("tool")
+    (tmp_path / "console").symlink_to(os.devnull)
+    opened = []
+    real_open = os.open
+
+    def recording_open(path, *args, **kwargs):
+        opened.append(os.path.basename(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", recording_open)
+    assert discover(["."], Config(root=str(tmp_path))).files == [
+        ("linked_tool", "python"), ("tool", "python")]
+    assert "console" not in opened and {"tool", "linked_tool"} <= set(opened)
+
+
 # -- excludes -----------------------------------------------------------------------------
 
 
