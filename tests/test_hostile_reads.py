@@ -187,3 +187,19 @@ def test_doctor_refuses_a_fifo_and_a_device_link_under_root(tmp_path):
     assert why["kernel version"] == ("unknown", "cannot read /proc/sys/kernel/osrelease: is a "
                                      "symbolic link (not followed)")
     assert why["vm.overcommit_memory"][0] == "armed"  # the regular file is read
+
+
+# -- the configuration file -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind, reason", [
+    ("fifo", "is not a regular file (a FIFO)"),
+    ("/dev/zero", "is not a regular file (a character device)"),
+])
+def test_a_configuration_that_is_a_fifo_or_a_device_is_refused(project, kind, reason):
+    """A FIFO blocked the read, a link to /dev/zero was read to the memory limit. A link is
+    followed (a monorepo's packages may share one file), to a regular file only."""
+    make_hostile(project / "shared.toml", kind)
+    code, out, err = cursedlint(project, "check", "--no-cache", "--config", "shared.toml", ".")
+    assert (code, out, err) == (2, "", f"cursedlint: error: shared.toml: cannot read the "
+                                       f"configuration file: {reason}\n")
