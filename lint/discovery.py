@@ -235,7 +235,7 @@ def _floating(patterns: Sequence[str]) -> list[str]:
 
 IGNORE_FILE_BYTES = 8 << 20
 """The largest .gitignore or info/exclude read: 100,000 patterns of 80 characters (such a file
-is legitimate, and costs about a gigabyte and two minutes to compile; git's own limit, 100 MB,
+is legitimate, and costs about a gigabyte and two minutes to compile; git's own limit, 100 MiB,
 would cost more than any run can give)."""
 
 _warned: set[str] = set()
@@ -273,7 +273,8 @@ def _git_dir(worktree: str) -> str | None:
     dot_git = os.path.join(worktree, ".git")
     if os.path.isdir(dot_git):
         return dot_git
-    data = _read_git_file(dot_git, SMALL_FILE_BYTES, True, "the repository's info/exclude is not used")
+    data = _read_git_file(dot_git, SMALL_FILE_BYTES, True,
+                          "the repository's info/exclude is not used")
     line = (data or b"").decode("utf-8", "surrogateescape").partition("\n")[0].strip()
     if not line.startswith("gitdir:"):
         return None
