@@ -6,6 +6,8 @@ the text of its line with whitespace normalised, and how many earlier findings o
 share all three: it survives edits elsewhere in the file, moved lines, `--jobs` and platforms.
 Here the file is named relative to the baseline's own directory, with `/` separators. A
 baseline is JSON, decoded against its declared shape: anything else is refused with a message.
+A repository's configuration may name it, so it is read only from a regular file (a symbolic
+link to one is followed) and up to `BASELINE_BYTES`.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from collections.abc import Callable, Iterator, Sequence
 import msgspec
 
 from cursedlint.findings import Finding
+from cursedlint.safe_files import read_regular
 
 VERSION = 1
+BASELINE_BYTES = 1 << 30
+"""The largest baseline read: about 8 million findings (1M take 135 MB, 3 s and 0.56 GB)."""
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -79,9 +84,8 @@ def new_findings(path: str, findings: Sequence[Finding],
                  source_line: Callable[[str, int], str]) -> tuple[list[Finding], int]:
     """The findings the baseline at `path` does not hold, and how many it held."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
+        data = read_regular(path, BASELINE_BYTES, follow_symlinks=True)
+    except OSError as error:  # a RefusedFile's strerror is its reason
         raise BaselineError(f"cannot read the baseline {path!r}: {error.strerror or error}")
     try:
         baseline = msgspec.json.decode(data, type=Baseline)

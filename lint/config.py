@@ -33,6 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from msgspec import Struct, field
 from msgspec.structs import replace
 
+from cursedlint.safe_files import SMALL_FILE_BYTES, read_regular
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_PAGE_SIZE, Settings
 
 
@@ -196,11 +197,17 @@ def load_config(path: str | None, rules: Mapping[str, type]) -> Config:
     return config_from_mapping(document, rules, path=path, root=root)
 
 
+CONFIG_BYTES = SMALL_FILE_BYTES * 16
+"""The largest configuration file read (a pyproject.toml holds other tools' tables too)."""
+
+
 def _read_bytes(path: str) -> bytes:
+    """A configuration file's bytes: a regular file (a symbolic link to one is followed, as a
+    monorepo's packages may share one file), up to CONFIG_BYTES; a FIFO or a device is refused
+    unread."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError as error:
+        return read_regular(path, CONFIG_BYTES, follow_symlinks=True)
+    except OSError as error:  # a RefusedFile's strerror is its reason
         raise ConfigError(path, "", f"cannot read the configuration file: {error.strerror or error}") from None
 
 
@@ -454,15 +461,19 @@ def compile_database_path(named: str, path: str | None, key: str) -> str:
     return database
 
 
+DATABASE_BYTES = 1 << 30
+"""The largest compilation database read (the largest projects' run to a few hundred MB)."""
+
+
 def _database_problem(database: str) -> str | None:
-    """Why a named compilation database cannot be used (None: it can): it must be JSON text
-    holding a list of entries."""
+    """Why a named compilation database cannot be used (None: it can): it must be a regular
+    file (often a symbolic link to the build directory's, followed) up to DATABASE_BYTES,
+    of JSON text holding a list of entries."""
     import json
 
     try:
-        with open(database, "rb") as handle:
-            entries = json.loads(handle.read())
-    except OSError as error:
+        entries = json.loads(read_regular(database, DATABASE_BYTES, follow_symlinks=True))
+    except OSError as error:  # a RefusedFile's strerror is its reason
         return error.strerror or str(error)
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         return f"not JSON ({type(error).__name__})"

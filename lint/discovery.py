@@ -12,7 +12,11 @@ Skipped while walking (never descended into, for directories):
   root (the nearest ancestor holding `.git`; the project root without one) down to each
   directory, plus `.git/info/exclude`, with git's semantics: deeper files override shallower
   ones, the last matching pattern of a file wins, `!` negates, `dir/` matches directories only,
-  `/x` is anchored. A directory holding `.git` (a nested repository) starts afresh.
+  `/x` is anchored. A directory holding `.git` (a nested repository) starts afresh. These
+  files come with the tree, so they are read as git reads them and no further
+  (`safe_files.read_regular`): regular files only, bounded, an in-tree `.gitignore` not through
+  a symbolic link; one refused or unreadable is passed over with a warning on stderr, as git
+  does.
 
 A path named on the command line is linted even when excluded or ignored (a named directory is
 walked; what is inside is still filtered), unless `force-exclude` is set: then the path and each
@@ -31,13 +35,16 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 import warnings
 from typing import Iterable, Sequence
 
 from msgspec import Struct, field
 
 from cursedlint.config import Config
+from cursedlint.formats import printable
 from cursedlint.languages import language_of, language_of_name, script_language
+from cursedlint.safe_files import SMALL_FILE_BYTES, read_regular
 
 
 class Discovery(Struct):
@@ -226,12 +233,36 @@ def _floating(patterns: Sequence[str]) -> list[str]:
     return kept
 
 
-def _read_patterns(path: str) -> Patterns | None:
-    """A .gitignore-style file's patterns; None when absent, unreadable or empty (as git does)."""
+IGNORE_FILE_BYTES = 8 << 20
+"""The largest .gitignore or info/exclude read: 100,000 patterns of 80 characters (such a file
+is legitimate, and costs about a gigabyte and two minutes to compile; git's own limit, 100 MiB,
+would cost more than any run can give)."""
+
+_warned: set[str] = set()
+
+
+def _read_git_file(path: str, limit: int, follow_symlinks: bool, unused: str) -> bytes | None:
+    """The bytes of an ignore file or of git metadata; None when it is absent, or refused
+    (`safe_files.read_regular`) or unreadable: then a one-line warning says so and what goes
+    `unused`, once per process (discovery runs twice when rules read the whole project)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+        return read_regular(path, limit, follow_symlinks)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:  # as git does, the run goes on without the file
+        if path not in _warned:
+            _warned.add(path)
+            reason = error.strerror or str(error)  # a RefusedFile's strerror is its reason
+            print(f"cursedlint: warning: {printable(path)}: {reason}; {unused}", file=sys.stderr)
+        return None
+
+
+def _read_patterns(path: str, follow_symlinks: bool = False) -> Patterns | None:
+    """A .gitignore-style file's patterns; None when absent, refused, unreadable or empty (as
+    git does). An in-tree .gitignore that is a symbolic link is refused, as git (2.32+) does;
+    `follow_symlinks` for info/exclude, which git follows."""
+    data = _read_git_file(path, IGNORE_FILE_BYTES, follow_symlinks, "its patterns are not used")
+    if data is None:
         return None
     patterns = Patterns(data.decode("utf-8", "surrogateescape").splitlines())
     return patterns or None
@@ -242,11 +273,9 @@ def _git_dir(worktree: str) -> str | None:
     dot_git = os.path.join(worktree, ".git")
     if os.path.isdir(dot_git):
         return dot_git
-    try:
-        with open(dot_git, encoding="utf-8", errors="surrogateescape") as handle:
-            line = handle.readline().strip()
-    except OSError:
-        return None
+    data = _read_git_file(dot_git, SMALL_FILE_BYTES, True,
+                          "the repository's info/exclude is not used")
+    line = (data or b"").decode("utf-8", "surrogateescape").partition("\n")[0].strip()
     if not line.startswith("gitdir:"):
         return None
     return os.path.normpath(os.path.join(worktree, line[len("gitdir:"):].strip()))
@@ -256,14 +285,14 @@ def _info_exclude(worktree: str) -> Patterns | None:
     git_dir = _git_dir(worktree)
     if git_dir is None:
         return None
-    patterns = _read_patterns(os.path.join(git_dir, "info", "exclude"))
+    patterns = _read_patterns(os.path.join(git_dir, "info", "exclude"), follow_symlinks=True)
     if patterns is None:  # a linked worktree keeps info/ in the common directory
-        try:
-            with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
-                common = os.path.join(git_dir, handle.read().strip())
-        except OSError:
+        data = _read_git_file(os.path.join(git_dir, "commondir"), SMALL_FILE_BYTES, True,
+                              "the repository's info/exclude is not used")
+        if data is None:
             return None
-        patterns = _read_patterns(os.path.join(common, "info", "exclude"))
+        common = os.path.join(git_dir, data.decode("utf-8", "surrogateescape").strip())
+        patterns = _read_patterns(os.path.join(common, "info", "exclude"), follow_symlinks=True)
     return patterns
 
 

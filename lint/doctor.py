@@ -18,6 +18,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping
 
+from cursedlint.safe_files import SMALL_FILE_BYTES, read_regular
+
 ARMED, CLEAR, UNKNOWN = "armed", "clear", "unknown"
 
 
@@ -44,11 +46,13 @@ class Host:
     )
 
     def read(self, path: str) -> tuple[str | None, str]:
-        """(the stripped text of /`path` under root, "") or (None, why it cannot be read)."""
+        """(the stripped text of /`path` under root, "") or (None, why it cannot be read).
+        The probes read one-value `/proc` files, regular files that are never symbolic links:
+        anything else under a `--root` image (a FIFO, a link to a device) is not read."""
         try:
-            with open(os.path.join(self.root, path), encoding="utf-8") as handle:
-                return handle.read().strip(), ""
-        except (OSError, UnicodeDecodeError) as error:
+            data = read_regular(os.path.join(self.root, path), SMALL_FILE_BYTES)
+            return data.decode("utf-8").strip(), ""
+        except (OSError, UnicodeDecodeError) as error:  # a RefusedFile's strerror is its reason
             return None, f"cannot read /{path}: {getattr(error, 'strerror', None) or error}"
 
     def exists(self, path: str) -> bool:

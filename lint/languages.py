@@ -79,8 +79,12 @@ def script_language(path: str, head: bytes | None = None) -> str | None:
 
 
 def _head(path: str) -> bytes | None:
-    """The first SHEBANG_BYTES of a regular file; None for anything else or an error."""
+    """The first SHEBANG_BYTES of a regular file; None for anything else or an error. The
+    type is checked before the open (opening a device can act on it) and again on the
+    descriptor (the path may have been swapped in between)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except (OSError, ValueError):
         return None

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from cursedlint import baseline
 from cursedlint.cli import main
 
 LEGACY = """\
@@ -86,3 +87,21 @@ def test_a_file_that_is_not_a_baseline_is_refused(project, capsys, content):
     status = main(["check", "--no-cache", "--baseline", "bad.json"])
     err = capsys.readouterr().err
     assert status == 2 and "bad.json" in err and "Traceback" not in err
+
+
+def test_a_linked_baseline_is_followed(project, capsys):
+    """The baseline is a file the user names: a link to it is read (to a regular file only:
+    tests/test_hostile_reads.py)."""
+    (project / "baselines").mkdir()
+    check(capsys, "--write-baseline", "baselines/2026.json")
+    (project / "baselines" / "current.json").symlink_to("2026.json")
+    status, found, err = check(capsys, "--baseline", "baselines/current.json")
+    assert (status, found) == (0, []) and "2 finding(s) in the baseline" in err
+
+
+def test_a_baseline_over_the_limit_is_refused_unread(project, capsys, monkeypatch):
+    check(capsys, "--write-baseline", "b.json")
+    monkeypatch.setattr(baseline, "BASELINE_BYTES", 100)
+    status, _, err = check(capsys, "--baseline", "b.json")
+    assert (status, err) == (2, "cursedlint: error: cannot read the baseline 'b.json': is larger "
+                                "than 100 bytes\n")

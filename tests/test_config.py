@@ -10,12 +10,14 @@ import time
 
 import pytest
 
+from cursedlint import config as config_module
 from cursedlint.config import (
     DEFAULT_EXCLUDE,
     Config,
     ConfigError,
     build_settings,
     check_option,
+    compile_database_path,
     config_from_mapping,
     configure,
     expand,
@@ -235,6 +237,40 @@ def test_unreadable_file(tmp_path):
     directory.mkdir()
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(str(directory), RULES)
+
+
+def test_a_linked_configuration_is_followed(tmp_path):
+    """A monorepo's packages may share one file through links; its root is the link's
+    directory, where the file was found."""
+    write(tmp_path / "shared.toml", 'select = ["CUR1"]\n')
+    (tmp_path / "packages" / "a").mkdir(parents=True)
+    (tmp_path / "packages" / "a" / "cursedlint.toml").symlink_to("../../shared.toml")
+    path = find_config(str(tmp_path / "packages" / "a" / "train.py"))
+    config = load_config(path, RULES)
+    assert (config.select, config.root) == (("CUR1",), str(tmp_path / "packages" / "a"))
+
+
+def test_a_configuration_over_the_limit_is_refused_unread(tmp_path):
+    path = tmp_path / "cursedlint.toml"
+    with open(path, "wb") as handle:  # sparse: nothing written to disk
+        handle.truncate(config_module.CONFIG_BYTES + 1)
+    with pytest.raises(ConfigError) as caught:
+        load_config(str(path), RULES)
+    assert str(caught.value) == (f"{path}: cannot read the configuration file: is larger than "
+                                 f"{config_module.CONFIG_BYTES:,} bytes")
+
+
+def test_a_linked_compilation_database_is_followed_and_bounded(tmp_path, monkeypatch):
+    """CMake writes compile_commands.json in the build directory; projects link it from
+    their root."""
+    write(tmp_path / "build" / "compile_commands.json", "[]\n")
+    (tmp_path / "compile_commands.json").symlink_to("build/compile_commands.json")
+    database = str(tmp_path / "compile_commands.json")
+    assert compile_database_path(str(tmp_path), "cursedlint.toml", "compile-commands") == database
+    monkeypatch.setattr(config_module, "DATABASE_BYTES", 2)
+    with pytest.raises(ConfigError, match=f"{database!r} is not a compilation database: is "
+                                          "larger than 2 bytes"):
+        compile_database_path(str(tmp_path), "cursedlint.toml", "compile-commands")
 
 
 def test_not_utf8(tmp_path):

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from cursedlint import discovery
 from cursedlint.config import DEFAULT_EXCLUDE, Config
 from cursedlint.discovery import Patterns, discover, project_root
 from cursedlint.languages import EXTENSIONS, language_of
@@ -133,6 +134,25 @@ def test_a_fifo_without_an_extension_is_not_read(tmp_path):
     config = Config(root=str(tmp_path))
     assert discover(["."], config).files == []
     assert discover(["pipe"], config).skipped == ["pipe"]
+
+
+def test_a_device_without_an_extension_is_never_opened(tmp_path, monkeypatch):
+    """A link to a device (opening one can act on it: a tape drive, a terminal) is known by
+    its stat; a linked script is still sniffed through the link."""
+    (tmp_path / "tool").write_bytes(b"#!/usr/bin/env python3\n")
+    (tmp_path / "linked_tool").symlink_to("tool")
+    (tmp_path / "console").symlink_to(os.devnull)
+    opened = []
+    real_open = os.open
+
+    def recording_open(path, *args, **kwargs):
+        opened.append(os.path.basename(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", recording_open)
+    assert discover(["."], Config(root=str(tmp_path))).files == [
+        ("linked_tool", "python"), ("tool", "python")]
+    assert "console" not in opened and {"tool", "linked_tool"} <= set(opened)
 
 
 # -- excludes -----------------------------------------------------------------------------
@@ -298,18 +318,71 @@ def test_gitignore_is_read_once(tmp_path, monkeypatch):
     for i in range(5):
         (tmp_path / f"pkg{i}" / ".gitignore").write_text("m1.py\n")
     opened = []
-    real_open = open
+    real_read = discovery.read_regular
 
-    def counting_open(path, *args, **kwargs):
-        if str(path).endswith(".gitignore"):
-            opened.append(str(path))
-        return real_open(path, *args, **kwargs)
+    def counting_read(path, *args, **kwargs):
+        if path.endswith(".gitignore"):
+            opened.append(path)
+        return real_read(path, *args, **kwargs)
 
-    import builtins
-
-    monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(discovery, "read_regular", counting_read)
     assert found(tmp_path) == [f"pkg{i}/m2.py" for i in range(5)]
     assert len(opened) == len(set(opened)) == 6
+
+
+def test_a_linked_worktree_reads_info_exclude_through_its_git_file_and_commondir(tmp_path):
+    """`git worktree add`: the work tree's `.git` is a file naming its git directory, whose
+    `commondir` names the main repository's, which holds info/exclude."""
+    main = tmp_path / "main"
+    git_init(main)
+    make(main, "kept.py")
+    git = ["git", "-C", str(main), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "linked")], check=True)
+    (main / ".git" / "info" / "exclude").write_text("local_only.py\n")
+    make(tmp_path / "linked", "local_only.py")
+    assert (tmp_path / "linked" / ".git").is_file()
+    assert found(tmp_path / "linked") == ["kept.py"]
+
+
+def test_a_gitignore_of_100k_patterns_is_read(tmp_path):
+    """The size limit leaves room for large legitimate ignore files (generated ones)."""
+    make(tmp_path, "keep.py", "name99999.py")
+    (tmp_path / ".gitignore").write_text("".join(f"name{i}.py\n" for i in range(100_000)))
+    assert found(tmp_path) == ["keep.py"]
+
+
+def test_an_ignore_file_over_the_limit_is_passed_over_with_a_warning(tmp_path, capsys):
+    make(tmp_path, "keep.py", "big.py")
+    with open(tmp_path / ".gitignore", "wb") as handle:  # sparse: nothing written to disk
+        handle.write(b"big.py\n")
+        handle.truncate(discovery.IGNORE_FILE_BYTES + 1)
+    assert found(tmp_path) == ["big.py", "keep.py"]
+    assert capsys.readouterr().err == (
+        f"cursedlint: warning: {tmp_path / '.gitignore'}: is larger than "
+        f"{discovery.IGNORE_FILE_BYTES:,} bytes; its patterns are not used\n")
+
+
+def test_a_refused_ignore_file_is_warned_of_once_per_process(tmp_path, capsys):
+    """A run may walk the project twice (the linted files, then the whole project for the
+    facts rules gather): one warning."""
+    make(tmp_path, "keep.py")
+    os.mkfifo(tmp_path / ".gitignore")
+    assert found(tmp_path) == found(tmp_path) == ["keep.py"]
+    assert capsys.readouterr().err == (f"cursedlint: warning: {tmp_path / '.gitignore'}: "
+                                       "is not a regular file (a FIFO); its patterns are not used\n")
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads anyway")
+def test_an_unreadable_ignore_file_is_passed_over_with_a_warning(tmp_path, capsys):
+    """As git: "unable to access", and the patterns are not used."""
+    make(tmp_path, "keep.py")
+    (tmp_path / ".gitignore").write_text("keep.py\n")
+    (tmp_path / ".gitignore").chmod(0)
+    assert found(tmp_path) == ["keep.py"]
+    assert capsys.readouterr().err == (f"cursedlint: warning: {tmp_path / '.gitignore'}: "
+                                       "Permission denied; its patterns are not used\n")
 
 
 def test_gitignore_patterns_of_many_stars_match_in_linear_time_as_git_does(tmp_path):

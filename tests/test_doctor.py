@@ -137,3 +137,11 @@ def test_default_host_reads_this_machine():
     assert len(conditions) == 7
     assert all(c.status in (ARMED, CLEAR, UNKNOWN) and c.why for c in conditions)
     assert Host().root == os.sep
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/sys/kernel/osrelease"), reason="no /proc")
+def test_this_machines_proc_files_are_read_though_they_report_no_size():
+    """The files under /proc are regular files of size 0: read whole, as `--root` images' are
+    (those that are anything else are refused: tests/test_hostile_reads.py)."""
+    assert os.stat("/proc/sys/kernel/osrelease").st_size == 0
+    assert kernel_version(Host()).value == os.uname().release

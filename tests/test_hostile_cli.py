@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -257,27 +258,29 @@ def test_a_full_standard_output_is_an_error(project):
     process.stderr.close()
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIONREAD on a pipe's write end")
 def test_ctrl_c_stops_the_run_with_130_and_no_traceback(project):
-    """SIGINT to the process group, as a terminal sends it, while cursedlint is busy: reading a
-    configuration file from a FIFO whose writer (this test) sends nothing."""
-    fifo = project / "cursedlint.toml"
-    os.mkfifo(fifo)
-    process = run_cursedlint(project, "check", "--config", "cursedlint.toml",
+    """SIGINT to the process group, as a terminal sends it, while cursedlint is busy: reading
+    standard input (--stdin-filename) from a pipe whose writer (this test) sends one line, then
+    waits until cursedlint has taken it (the pipe is empty), and sends no more."""
+    import fcntl
+    import termios
+
+    reader, writer = os.pipe()
+    process = run_cursedlint(project, "check", "--stdin-filename", "train.py", stdin=reader,
                              stdout=subprocess.DEVNULL, start_new_session=True)
-    writer = -1
+    os.close(reader)
     try:
-        for _ in range(600):  # until cursedlint has the FIFO open (a write end opens only then)
-            try:
-                writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(writer, b"import os\n")
+        for _ in range(600):  # until cursedlint has read the line (and waits for more)
+            if not struct.unpack("i", fcntl.ioctl(writer, termios.FIONREAD, b"\0" * 4))[0]:
                 break
-            except OSError:
-                assert process.poll() is None, process.stderr.read()
-                time.sleep(0.05)
-        assert writer >= 0
+            assert process.poll() is None, process.stderr.read()
+            time.sleep(0.05)
+        else:
+            pytest.fail("cursedlint did not read its standard input in 30 s")
         os.killpg(process.pid, signal.SIGINT)
         assert (process.wait(timeout=60), process.stderr.read()) == (130, b"")
     finally:
-        if writer >= 0:
-            os.close(writer)
+        os.close(writer)
         process.stderr.close()
