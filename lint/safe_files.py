@@ -57,9 +57,11 @@ def read_regular(path: str, limit: int, follow_symlinks: bool = False) -> bytes:
             raise RefusedFile(path, "is a symbolic link (not followed)", errno.ELOOP) from None
         raise
     with open(descriptor, "rb", buffering=0) as handle:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            raise RefusedFile(path, f"is not a regular file ({_kind(mode)})")
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise RefusedFile(path, f"is not a regular file ({_kind(status.st_mode)})")
+        if status.st_size > limit:  # refused unread (a sparse file); a grown one is caught below
+            raise RefusedFile(path, f"is larger than {limit:,} bytes", errno.EFBIG)
         chunks, size = [], 0
         while size <= limit:  # one read may stop short (a /proc file gives a page at a time)
             chunk = handle.read(limit + 1 - size)

@@ -62,3 +62,19 @@ def test_real_directory(tmp_path):
     assert is_real_directory(str(tmp_path / "dir"))
     assert not is_real_directory(str(tmp_path / "link"))
     assert not is_real_directory(str(tmp_path / "absent"))
+
+
+def test_a_sparse_file_over_the_limit_is_refused_unread(tmp_path):
+    import tracemalloc
+
+    path = tmp_path / "sparse"
+    with open(path, "wb") as handle:
+        handle.truncate(2 << 30)  # 2 GiB of holes
+    tracemalloc.start()
+    try:
+        with pytest.raises(RefusedFile, match="larger than"):
+            read_regular(str(path), 1 << 30)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20  # nothing like the 1 GiB a read up to the limit allocates
