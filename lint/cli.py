@@ -346,7 +346,7 @@ def check(args: argparse.Namespace) -> int:
     write_failed = _print_fix_summary(results)
     findings = _against_baseline(args, config, findings, results)
     if args.diff_base:
-        findings = _on_changed_lines(args.diff_base, findings)
+        findings = _on_changed_lines(args.diff_base, args.paths, findings)
     if args.write_baseline:
         return EXIT_CLEAN
     _write_report(args, findings, results, rules)
@@ -566,14 +566,16 @@ def _against_baseline(args, config, findings, results):
     return kept
 
 
-def _on_changed_lines(reference: str, findings):
-    """--diff-base: the findings a change since `reference` touches."""
+def _on_changed_lines(reference: str, paths: list[str], findings):
+    """--diff-base: the findings a change since `reference` touches, in the git repository
+    of the linted `paths`."""
     from cursedlint.changed_lines import DiffError, changed_lines, on_changed_lines
+    from cursedlint.formats import printable
 
     try:
-        return on_changed_lines(findings, changed_lines(reference))
+        return on_changed_lines(findings, changed_lines(reference, paths))
     except DiffError as error:
-        raise UsageError(f"--diff-base {reference}: {error}") from None
+        raise UsageError(printable(f"--diff-base {reference}: {error}")) from None
 
 
 def _print_diffs(results, findings, unsafe: bool) -> int:
