@@ -73,6 +73,36 @@ def test_a_malformed_configuration_is_one_line_naming_file_and_key(project, caps
     assert err == f"cursedlint: error: {config}: {problem}\n"
 
 
+# -- version numbers past int()'s 4,300 digits ----------------------------------------------
+
+HUGE = "3." + "9" * 5000
+
+
+def test_a_huge_requires_python_falls_back_to_the_running_interpreter(project, capsys):
+    """Any project's pyproject.toml may carry it (no [tool.cursedlint] needed): the target is
+    the running interpreter's, with the reason, and the run goes on (an internal error, once)."""
+    (project / "pyproject.toml").write_text(f'[project]\nname = "x"\nrequires-python = ">={HUGE}"\n')
+    code, out, err = cli(capsys, "check", "--no-cache", "--concise", "-v", ".")
+    assert code == 1 and out.startswith("train.py:4:1: CUR101 ")
+    assert f"the running interpreter ({project / 'pyproject.toml'}: requires-python: not a " \
+           f"version clause: '>={HUGE}')" in err
+    assert "internal error" not in err
+
+
+@pytest.mark.parametrize("where", ["command line", "cursedlint.toml"])
+def test_a_huge_target_python_is_a_configuration_error(project, capsys, where):
+    if where == "command line":
+        code, out, err = cli(capsys, "check", "--target-python", HUGE, ".")
+        prefix = "command line: --target-python"
+    else:
+        (project / "cursedlint.toml").write_text(f'target-python = "{HUGE}"\n')
+        code, out, err = cli(capsys, "check", ".")
+        prefix = f"{project / 'cursedlint.toml'}: target-python"
+    assert (code, out) == (2, "")
+    assert err.startswith(f"cursedlint: error: {prefix}: unsupported Python version '{HUGE}';")
+    assert err.count("\n") == 1
+
+
 # -- file names that are not UTF-8 ----------------------------------------------------------
 
 

@@ -73,6 +73,22 @@ def test_flake8_file_that_does_not_parse_does_not_crash_the_plugin(tmp_path):
     assert "./upload.py:6:5: CUR101" in result.stdout
 
 
+@pytest.mark.parametrize("config", ["pyproject.toml", "cursedlint.toml"])
+def test_flake8_survives_a_version_number_past_int_s_limit(tmp_path, config):
+    """5,000 digits in requires-python (any project may have it) or target-python: once three
+    tracebacks ended flake8's run with no finding of any plugin."""
+    huge = "3." + "9" * 5000
+    (tmp_path / config).write_text(
+        f'[project]\nname = "x"\nrequires-python = ">={huge}"\n' if config == "pyproject.toml"
+        else f'target-python = "{huge}"\n')
+    (tmp_path / "upload.py").write_text(FORKING.format(comment=""))
+    (tmp_path / "other.py").write_text("import os\n")
+    result = flake8(tmp_path, "--select", "CUR,E,F")
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stderr
+    assert sorted(line.split(" ")[:2] for line in result.stdout.splitlines()) == [
+        ["./other.py:1:1:", "F401"], ["./upload.py:6:5:", "CUR101"]]
+
+
 CLONER_FIXTURE = REPO / "tests" / "fixtures" / "cloners" / "tinyir"
 
 
