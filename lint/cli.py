@@ -34,6 +34,13 @@ def _codes(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def _non_empty(value: str) -> str:
+    """A path or name option's value: an empty one is refused, not taken as no value."""
+    if not value:
+        raise argparse.ArgumentTypeError("expected a non-empty value")
+    return value
+
+
 def _jobs(value: str) -> int:
     jobs = int(value)
     if jobs < 1:
@@ -80,18 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--select", type=_codes, help="codes or prefixes to enable (replaces the configured select)")
     check.add_argument("--extend-select", type=_codes, default=[], help="codes or prefixes to enable in addition")
     check.add_argument("--ignore", type=_codes, default=[], help="codes or prefixes to disable")
-    check.add_argument("--config", help="configuration file (pyproject.toml or cursedlint.toml)")
-    check.add_argument("--target-python", help='Python version the code runs on, e.g. "3.11"')
-    check.add_argument("-p", "--compile-commands", metavar="PATH", help="compile_commands.json (or its directory) giving C/C++ include paths and -D macros (default: the project root's or build/'s)")
+    check.add_argument("--config", type=_non_empty, help="configuration file (pyproject.toml or cursedlint.toml)")
+    check.add_argument("--target-python", type=_non_empty, help='Python version the code runs on, e.g. "3.11"')
+    check.add_argument("-p", "--compile-commands", metavar="PATH", type=_non_empty, help="compile_commands.json (or its directory) giving C/C++ include paths and -D macros (default: the project root's or build/'s)")
     check.add_argument("--output-format", choices=FORMATS, default="text")
-    check.add_argument("--output-file", help="write the report here instead of standard output")
+    check.add_argument("--output-file", type=_non_empty, help="write the report here instead of standard output")
     check.add_argument("--concise", action="store_true", help="one line per finding")
     check.add_argument("--statistics", action="store_true", help="counts per code instead of findings")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    check.add_argument("--baseline", metavar="FILE", help="report only findings this baseline does not hold (config key: baseline)")
-    check.add_argument("--write-baseline", metavar="FILE", help="record the findings of this run in FILE (a baseline) and report none")
-    check.add_argument("--stdin-filename", metavar="PATH", help="lint standard input as the file PATH (editors): its language and configuration come from PATH; facts from other files are not gathered")
-    check.add_argument("--diff-base", metavar="REF", help="report only findings on lines (or with a step of their chain on lines) changed since the merge base of REF and HEAD (git)")
+    check.add_argument("--baseline", metavar="FILE", type=_non_empty, help="report only findings this baseline does not hold (config key: baseline)")
+    check.add_argument("--write-baseline", metavar="FILE", type=_non_empty, help="record the findings of this run in FILE (a baseline) and report none")
+    check.add_argument("--stdin-filename", metavar="PATH", type=_non_empty, help="lint standard input as the file PATH (editors): its language and configuration come from PATH; facts from other files are not gathered")
+    check.add_argument("--diff-base", metavar="REF", type=_non_empty, help="report only findings on lines (or with a step of their chain on lines) changed since the merge base of REF and HEAD (git)")
     check.add_argument("--fail-on", choices=("error", "warning"), default="warning", help="the least severe finding that makes the exit code 1 (default: warning, i.e. any)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour")
@@ -301,7 +308,7 @@ def check(args: argparse.Namespace) -> int:
         )
     except configuration.ConfigError as error:
         raise UsageError(str(error)) from None
-    if args.stdin_filename:
+    if args.stdin_filename is not None:
         return _check_stdin(args, settings, config, rules)
     found = discover(args.paths, config)
     if found.missing:
@@ -345,7 +352,7 @@ def check(args: argparse.Namespace) -> int:
         return _print_diffs(results, findings, args.unsafe_fixes)
     write_failed = _print_fix_summary(results)
     findings = _against_baseline(args, config, findings, results)
-    if args.diff_base:
+    if args.diff_base is not None:
         findings = _on_changed_lines(args.diff_base, args.paths, findings)
     if args.write_baseline:
         return EXIT_CLEAN

@@ -334,6 +334,25 @@ def test_standard_input_refuses_what_it_cannot_do(tmp_path, monkeypatch, capsys,
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("option", [
+    "--stdin-filename", "--diff-base", "--config", "--output-file", "--baseline",
+    "--write-baseline", "--compile-commands", "--target-python"])
+def test_an_empty_value_is_a_usage_error(project, capsys, monkeypatch, option):
+    """`--stdin-filename ""` linted the current directory, `--diff-base ""` reported every
+    finding, `--output-file ""` wrote to standard output...: each was taken as not given."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(FORKING.encode())))
+    for argv in ([option, ""], [f"{option}="]):
+        with pytest.raises(SystemExit) as exited:
+            main(["check", "--no-cache", *argv])
+        out, err = capsys.readouterr()
+        assert (exited.value.code, out) == (2, "")
+        assert err.splitlines()[-1].startswith("cursedlint check: error: argument ")
+        assert err.endswith(f"{option}: expected a non-empty value\n")
+    assert sorted(path.name for path in project.iterdir()) == ["train"]
+
+
 def test_extensionless_scripts_given_by_pre_commit_are_linted(project, capsys):
     """pre-commit hands over `bin/launch` (types: python, by its shebang): linted as Python;
     a shell script likewise; a file with no shebang is skipped as before."""
