@@ -19,6 +19,9 @@ import cursedlint
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a command that SIGINT stopped
+PRE_COMMIT = "--pre-commit"
+"""The flag that ends the hook's entry in .pre-commit-hooks.yaml: pre-commit runs the entry,
+then the hook's `args:`, then the file names, with no `--` before the names."""
 GC_THRESHOLDS = (100_000, 20, 20)
 """The cyclic garbage collector's thresholds while a command runs (CPython's are 700, 10, 10):
 a run allocates syntax trees of 10^5 nodes, few of them in cycles, and the default collected
@@ -83,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check", formatter_class=_help_formatter, help="lint files and directories (default: .)"
     )
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files and directories to lint (default: .)")
     check.add_argument("--select", type=_codes, help="codes or prefixes to enable (replaces the configured select)")
     check.add_argument("--extend-select", type=_codes, default=[], help="codes or prefixes to enable in addition")
     check.add_argument("--ignore", type=_codes, default=[], help="codes or prefixes to disable")
@@ -106,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", type=_jobs, help="processes to use (default: all cores)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write .cursedlint_cache/")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
+    check.add_argument(PRE_COMMIT, action="store_true", help="end of the pre-commit hook's entry: of the arguments after it (the hook's args, then the file names), one that starts with '-' and names an existing file is that file, not an option")
     check.add_argument("--warn-unused-suppressions", action="store_true", help="report noqa/NOLINT comments that suppress nothing (CUR003)")
     check.add_argument("--show-traceback", action="store_true", help="print the stack of internal errors (CUR000)")
     check.add_argument("-v", "--verbose", action="store_true", help="print what was checked, skipped and how long it took")
@@ -159,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_hook_arguments(sys.argv[1:] if argv is None else argv))
     try:
         return _run(parser, args)
     except UsageError as error:
@@ -178,6 +182,18 @@ def _main(argv: list[str] | None) -> int:
             traceback.print_exc()
         print(f"cursedlint: error: {_failure(error, show_traceback is not None)}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _hook_arguments(argv: list[str]) -> list[str]:
+    """The arguments, where those after --pre-commit that start with "-" and name an existing
+    path are written `./NAME`: pre-commit's file names, which must never be read as options
+    (a file `--exit-zero`). The hook's own `args:` name no file, so they stay options."""
+    if PRE_COMMIT not in argv:
+        return argv
+    start = argv.index(PRE_COMMIT) + 1
+    return argv[:start] + [os.path.join(os.curdir, argument)
+                           if argument.startswith("-") and os.path.lexists(argument) else argument
+                           for argument in argv[start:]]
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -290,8 +306,9 @@ def check(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     rules = all_rules()
+    paths = args.paths or ["."]
     try:
-        path = args.config or configuration.find_config(args.stdin_filename or args.paths[0])
+        path = args.config or configuration.find_config(args.stdin_filename or paths[0])
         config = configuration.load_config(path, rules)
         if args.force_exclude:
             config = configuration.with_force_exclude(config)
@@ -310,7 +327,7 @@ def check(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if args.stdin_filename is not None:
         return _check_stdin(args, settings, config, rules)
-    found = discover(args.paths, config)
+    found = discover(paths, config)
     if found.missing:
         raise UsageError(f"path {found.missing[0]!r} does not exist")
     if found.unreadable:
@@ -324,7 +341,7 @@ def check(args: argparse.Namespace) -> int:
         for path in found.skipped:
             print(f"{printable(path)}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
-    root = project_root(args.paths, config)
+    root = project_root(paths, config)
     settings = _with_found_database(settings, root)
     linter = Linter(
         settings,
@@ -332,7 +349,7 @@ def check(args: argparse.Namespace) -> int:
         warn_unused_suppressions=args.warn_unused_suppressions,
         show_traceback=args.show_traceback,
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix or args.diff else None,
-        fix_roots=write_roots(args.paths, root) if args.fix else None,
+        fix_roots=write_roots(paths, root) if args.fix else None,
         show_diff=args.diff,
     )
     project = None
@@ -340,8 +357,8 @@ def check(args: argparse.Namespace) -> int:
         from cursedlint.engine import Project
 
         project = Project(
-            lambda: _project_files(root, args.paths, found.files, config),
-            _covers_project(root, args.paths),
+            lambda: _project_files(root, paths, found.files, config),
+            _covers_project(root, paths),
             None if args.no_cache or linter.fix else _index_store(config.root, settings),
         )
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
@@ -353,7 +370,7 @@ def check(args: argparse.Namespace) -> int:
     write_failed = _print_fix_summary(results)
     findings = _against_baseline(args, config, findings, results)
     if args.diff_base is not None:
-        findings = _on_changed_lines(args.diff_base, args.paths, findings)
+        findings = _on_changed_lines(args.diff_base, paths, findings)
     if args.write_baseline:
         return EXIT_CLEAN
     _write_report(args, findings, results, rules)
@@ -517,9 +534,12 @@ def _check_stdin(args, settings, config, rules) -> int:
     from cursedlint.languages import SHEBANG_BYTES, language_of, script_language
 
     name = args.stdin_filename
-    if args.fix or args.diff or args.write_baseline:
-        raise UsageError("--stdin-filename lints standard input: it takes no --fix, --diff or "
-                         "--write-baseline")
+    if args.paths:
+        raise UsageError(f"--stdin-filename lints standard input: it takes no PATH (got "
+                         f"{args.paths[0]!r})")
+    if args.fix or args.diff or args.write_baseline or args.diff_base is not None:
+        raise UsageError("--stdin-filename lints standard input: it takes no --fix, --diff, "
+                         "--write-baseline or --diff-base")
     data = sys.stdin.buffer.read()
     language = language_of(name) or script_language(name, data[:SHEBANG_BYTES])
     if language is None:
