@@ -19,6 +19,9 @@ import cursedlint
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a command that SIGINT stopped
+PRE_COMMIT = "--pre-commit"
+"""The flag that ends the hook's entry in .pre-commit-hooks.yaml: pre-commit runs the entry,
+then the hook's `args:`, then the file names, with no `--` before the names."""
 GC_THRESHOLDS = (100_000, 20, 20)
 """The cyclic garbage collector's thresholds while a command runs (CPython's are 700, 10, 10):
 a run allocates syntax trees of 10^5 nodes, few of them in cycles, and the default collected
@@ -32,6 +35,13 @@ class UsageError(Exception):
 
 def _codes(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _non_empty(value: str) -> str:
+    """A path or name option's value: an empty one is refused, not taken as no value."""
+    if not value:
+        raise argparse.ArgumentTypeError("expected a non-empty value")
+    return value
 
 
 def _jobs(value: str) -> int:
@@ -76,22 +86,22 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check", formatter_class=_help_formatter, help="lint files and directories (default: .)"
     )
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files and directories to lint (default: .)")
     check.add_argument("--select", type=_codes, help="codes or prefixes to enable (replaces the configured select)")
     check.add_argument("--extend-select", type=_codes, default=[], help="codes or prefixes to enable in addition")
     check.add_argument("--ignore", type=_codes, default=[], help="codes or prefixes to disable")
-    check.add_argument("--config", help="configuration file (pyproject.toml or cursedlint.toml)")
-    check.add_argument("--target-python", help='Python version the code runs on, e.g. "3.11"')
-    check.add_argument("-p", "--compile-commands", metavar="PATH", help="compile_commands.json (or its directory) giving C/C++ include paths and -D macros (default: the project root's or build/'s)")
+    check.add_argument("--config", type=_non_empty, help="configuration file (pyproject.toml or cursedlint.toml)")
+    check.add_argument("--target-python", type=_non_empty, help='Python version the code runs on, e.g. "3.11"')
+    check.add_argument("-p", "--compile-commands", metavar="PATH", type=_non_empty, help="compile_commands.json (or its directory) giving C/C++ include paths and -D macros (default: the project root's or build/'s)")
     check.add_argument("--output-format", choices=FORMATS, default="text")
-    check.add_argument("--output-file", help="write the report here instead of standard output")
+    check.add_argument("--output-file", type=_non_empty, help="write the report here instead of standard output")
     check.add_argument("--concise", action="store_true", help="one line per finding")
     check.add_argument("--statistics", action="store_true", help="counts per code instead of findings")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    check.add_argument("--baseline", metavar="FILE", help="report only findings this baseline does not hold (config key: baseline)")
-    check.add_argument("--write-baseline", metavar="FILE", help="record the findings of this run in FILE (a baseline) and report none")
-    check.add_argument("--stdin-filename", metavar="PATH", help="lint standard input as the file PATH (editors): its language and configuration come from PATH; facts from other files are not gathered")
-    check.add_argument("--diff-base", metavar="REF", help="report only findings on lines (or with a step of their chain on lines) changed since the merge base of REF and HEAD (git)")
+    check.add_argument("--baseline", metavar="FILE", type=_non_empty, help="report only findings this baseline does not hold (config key: baseline)")
+    check.add_argument("--write-baseline", metavar="FILE", type=_non_empty, help="record the findings of this run in FILE (a baseline) and report none")
+    check.add_argument("--stdin-filename", metavar="PATH", type=_non_empty, help="lint standard input as the file PATH (editors): its language and configuration come from PATH; facts from other files are not gathered")
+    check.add_argument("--diff-base", metavar="REF", type=_non_empty, help="report only findings on lines (or with a step of their chain on lines) changed since the merge base of REF and HEAD (git)")
     check.add_argument("--fail-on", choices=("error", "warning"), default="warning", help="the least severe finding that makes the exit code 1 (default: warning, i.e. any)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes to the files (only code that still parses is written)")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour")
@@ -99,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", type=_jobs, help="processes to use (default: all cores)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write .cursedlint_cache/")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
+    check.add_argument(PRE_COMMIT, action="store_true", help="end of the pre-commit hook's entry: of the arguments after it (the hook's args, then the file names), one that starts with '-' and names an existing file is that file, not an option")
     check.add_argument("--warn-unused-suppressions", action="store_true", help="report noqa/NOLINT comments that suppress nothing (CUR003)")
     check.add_argument("--show-traceback", action="store_true", help="print the stack of internal errors (CUR000)")
     check.add_argument("-v", "--verbose", action="store_true", help="print what was checked, skipped and how long it took")
@@ -152,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_hook_arguments(sys.argv[1:] if argv is None else argv))
     try:
         return _run(parser, args)
     except UsageError as error:
@@ -171,6 +182,18 @@ def _main(argv: list[str] | None) -> int:
             traceback.print_exc()
         print(f"cursedlint: error: {_failure(error, show_traceback is not None)}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _hook_arguments(argv: list[str]) -> list[str]:
+    """The arguments, where those after --pre-commit that start with "-" and name an existing
+    path are written `./NAME`: pre-commit's file names, which must never be read as options
+    (a file `--exit-zero`). The hook's own `args:` name no file, so they stay options."""
+    if PRE_COMMIT not in argv:
+        return argv
+    start = argv.index(PRE_COMMIT) + 1
+    return argv[:start] + [os.path.join(os.curdir, argument)
+                           if argument.startswith("-") and os.path.lexists(argument) else argument
+                           for argument in argv[start:]]
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -283,8 +306,9 @@ def check(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     rules = all_rules()
+    paths = args.paths or ["."]
     try:
-        path = args.config or configuration.find_config(args.stdin_filename or args.paths[0])
+        path = args.config or configuration.find_config(args.stdin_filename or paths[0])
         config = configuration.load_config(path, rules)
         if args.force_exclude:
             config = configuration.with_force_exclude(config)
@@ -301,9 +325,9 @@ def check(args: argparse.Namespace) -> int:
         )
     except configuration.ConfigError as error:
         raise UsageError(str(error)) from None
-    if args.stdin_filename:
+    if args.stdin_filename is not None:
         return _check_stdin(args, settings, config, rules)
-    found = discover(args.paths, config)
+    found = discover(paths, config)
     if found.missing:
         raise UsageError(f"path {found.missing[0]!r} does not exist")
     if found.unreadable:
@@ -317,7 +341,7 @@ def check(args: argparse.Namespace) -> int:
         for path in found.skipped:
             print(f"{printable(path)}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
-    root = project_root(args.paths, config)
+    root = project_root(paths, config)
     settings = _with_found_database(settings, root)
     linter = Linter(
         settings,
@@ -325,7 +349,7 @@ def check(args: argparse.Namespace) -> int:
         warn_unused_suppressions=args.warn_unused_suppressions,
         show_traceback=args.show_traceback,
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix or args.diff else None,
-        fix_roots=write_roots(args.paths, root) if args.fix else None,
+        fix_roots=write_roots(paths, root) if args.fix else None,
         show_diff=args.diff,
     )
     project = None
@@ -333,8 +357,8 @@ def check(args: argparse.Namespace) -> int:
         from cursedlint.engine import Project
 
         project = Project(
-            lambda: _project_files(root, args.paths, found.files, config),
-            _covers_project(root, args.paths),
+            lambda: _project_files(root, paths, found.files, config),
+            _covers_project(root, paths),
             None if args.no_cache or linter.fix else _index_store(config.root, settings),
         )
     if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
@@ -345,8 +369,8 @@ def check(args: argparse.Namespace) -> int:
         return _print_diffs(results, findings, args.unsafe_fixes)
     write_failed = _print_fix_summary(results)
     findings = _against_baseline(args, config, findings, results)
-    if args.diff_base:
-        findings = _on_changed_lines(args.diff_base, findings)
+    if args.diff_base is not None:
+        findings = _on_changed_lines(args.diff_base, paths, findings)
     if args.write_baseline:
         return EXIT_CLEAN
     _write_report(args, findings, results, rules)
@@ -510,9 +534,12 @@ def _check_stdin(args, settings, config, rules) -> int:
     from cursedlint.languages import SHEBANG_BYTES, language_of, script_language
 
     name = args.stdin_filename
-    if args.fix or args.diff or args.write_baseline:
-        raise UsageError("--stdin-filename lints standard input: it takes no --fix, --diff or "
-                         "--write-baseline")
+    if args.paths:
+        raise UsageError(f"--stdin-filename lints standard input: it takes no PATH (got "
+                         f"{args.paths[0]!r})")
+    if args.fix or args.diff or args.write_baseline or args.diff_base is not None:
+        raise UsageError("--stdin-filename lints standard input: it takes no --fix, --diff, "
+                         "--write-baseline or --diff-base")
     data = sys.stdin.buffer.read()
     language = language_of(name) or script_language(name, data[:SHEBANG_BYTES])
     if language is None:
@@ -566,14 +593,16 @@ def _against_baseline(args, config, findings, results):
     return kept
 
 
-def _on_changed_lines(reference: str, findings):
-    """--diff-base: the findings a change since `reference` touches."""
+def _on_changed_lines(reference: str, paths: list[str], findings):
+    """--diff-base: the findings a change since `reference` touches, in the git repository
+    of the linted `paths`."""
     from cursedlint.changed_lines import DiffError, changed_lines, on_changed_lines
+    from cursedlint.formats import printable
 
     try:
-        return on_changed_lines(findings, changed_lines(reference))
+        return on_changed_lines(findings, changed_lines(reference, paths))
     except DiffError as error:
-        raise UsageError(f"--diff-base {reference}: {error}") from None
+        raise UsageError(printable(f"--diff-base {reference}: {error}")) from None
 
 
 def _print_diffs(results, findings, unsafe: bool) -> int:

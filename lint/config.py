@@ -396,7 +396,7 @@ def parse_target_python(value: Any, path: str | None = None, key: str = "target-
     """"3.11" -> (3, 11), for the supported versions only."""
     allowed = ", ".join(f'"{major}.{minor}"' for major, minor in SUPPORTED_TARGETS)
     if isinstance(value, str):
-        match = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", value)
+        match = re.fullmatch(r"\s*(\d{1,9})\.(\d{1,9})\s*", value)  # int() refuses 4,301 digits
         if match:
             version = (int(match.group(1)), int(match.group(2)))
             if version in SUPPORTED_TARGETS:

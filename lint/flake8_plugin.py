@@ -8,6 +8,7 @@ file's cursedlint configuration still supplies `target-python`, `page-size` and 
 from __future__ import annotations
 
 import ast
+import sys
 from functools import cache
 
 import cursedlint
@@ -15,6 +16,9 @@ import cursedlint
 
 @cache
 def _linter_for(config_path: str | None):
+    """The linter of the files under a configuration. One that cannot be read or built, for
+    whatever reason (flake8 has no place to report it), gives the defaults for the running
+    interpreter: an exception here would end flake8's whole run, every plugin's findings lost."""
     from cursedlint import config as configuration
     from cursedlint.engine import Linter
     from cursedlint.notices import OPT_IN
@@ -23,9 +27,11 @@ def _linter_for(config_path: str | None):
     rules = all_rules()
     try:
         config = configuration.load_config(config_path, rules)
-    except configuration.ConfigError:
-        config = configuration.load_config(None, rules)  # flake8 reports nothing for our config
-    settings = configuration.build_settings(config, rules, select=["CUR"], opt_in=OPT_IN)
+        settings = configuration.build_settings(config, rules, select=["CUR"], opt_in=OPT_IN)
+    except Exception:
+        settings = configuration.build_settings(
+            configuration.load_config(None, rules), rules, select=["CUR"], opt_in=OPT_IN,
+            target_python=sys.version_info[:2])
     linter = Linter(settings, rules)
     return linter, linter.prefilter_for("python", settings.enabled)
 
@@ -42,13 +48,13 @@ class CursedlintPlugin:
         self.lines = lines
 
     def run(self):
-        from cursedlint.config import ConfigError, find_config
+        from cursedlint.config import find_config
         from cursedlint.source import Source
 
         text = "".join(self.lines)
         try:
             config_path = find_config(self.filename)
-        except ConfigError:
+        except Exception:  # as _linter_for: the defaults
             config_path = None
         linter, prefilter = _linter_for(config_path)
         rules = prefilter.triggered(text)

@@ -9,7 +9,8 @@ import os
 import re
 from typing import Callable
 
-_CLAUSE = re.compile(r"\s*(===|~=|==|!=|<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)*)(\.\*)?\s*")
+_CLAUSE = re.compile(r"\s*(===|~=|==|!=|<=|>=|<|>)\s*([0-9]{1,9}(?:\.[0-9]{1,9})*)(\.\*)?\s*")
+"""A clause; a release number has at most 9 digits (int() refuses over 4,300: a bad clause)."""
 _PATCHES = range(100)  # the micro releases tried for each minor version
 
 

@@ -324,6 +324,7 @@ def test_standard_input_is_linted_as_the_named_file(tmp_path, monkeypatch, capsy
     (["--stdin-filename", "notes.txt"], "not a kind of file cursedlint lints"),
     (["--stdin-filename", "bin/tool"], "not a kind of file cursedlint lints"),  # no #! line
     (["--stdin-filename", "a.py", "--fix"], "takes no --fix"),
+    (["--stdin-filename", "a.py", "--diff-base", "main"], "--write-baseline or --diff-base"),
 ])
 def test_standard_input_refuses_what_it_cannot_do(tmp_path, monkeypatch, capsys, argv, message):
     import io
@@ -332,6 +333,37 @@ def test_standard_input_refuses_what_it_cannot_do(tmp_path, monkeypatch, capsys,
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"x = 1\n")))
     assert main(["check", "--no-cache", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [
+    "--stdin-filename", "--diff-base", "--config", "--output-file", "--baseline",
+    "--write-baseline", "--compile-commands", "--target-python"])
+def test_an_empty_value_is_a_usage_error(project, capsys, monkeypatch, option):
+    """`--stdin-filename ""` linted the current directory, `--diff-base ""` reported every
+    finding, `--output-file ""` wrote to standard output...: each was taken as not given."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(FORKING.encode())))
+    for argv in ([option, ""], [f"{option}="]):
+        with pytest.raises(SystemExit) as exited:
+            main(["check", "--no-cache", *argv])
+        out, err = capsys.readouterr()
+        assert (exited.value.code, out) == (2, "")
+        assert err.splitlines()[-1].startswith("cursedlint check: error: argument ")
+        assert err.endswith(f"{option}: expected a non-empty value\n")
+    assert sorted(path.name for path in project.iterdir()) == ["train"]
+
+
+def test_standard_input_takes_no_paths(project, capsys, monkeypatch):
+    """Paths beside --stdin-filename were silently ignored (a file named
+    `--stdin-filename=a.py` that pre-commit handed over made the hook lint only stdin)."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"x = 1\n")))
+    code, out, err = cli(capsys, "check", "--no-cache", "--stdin-filename=a.py", "train/sync.py")
+    assert (code, out) == (2, "")
+    assert err == ("cursedlint: error: --stdin-filename lints standard input: it takes no PATH "
+                   "(got 'train/sync.py')\n")
 
 
 def test_extensionless_scripts_given_by_pre_commit_are_linted(project, capsys):

@@ -74,6 +74,64 @@ def test_a_malformed_configuration_is_one_line_naming_file_and_key(project, caps
     assert err == f"cursedlint: error: {config}: {problem}\n"
 
 
+# -- version numbers past int()'s 4,300 digits ----------------------------------------------
+
+HUGE = "3." + "9" * 5000
+
+
+def test_a_huge_requires_python_falls_back_to_the_running_interpreter(project, capsys):
+    """Any project's pyproject.toml may carry it (no [tool.cursedlint] needed): the target is
+    the running interpreter's, with the reason, and the run goes on (an internal error, once)."""
+    (project / "pyproject.toml").write_text(f'[project]\nname = "x"\nrequires-python = ">={HUGE}"\n')
+    code, out, err = cli(capsys, "check", "--no-cache", "--concise", "-v", ".")
+    assert code == 1 and out.startswith("train.py:4:1: CUR101 ")
+    assert f"the running interpreter ({project / 'pyproject.toml'}: requires-python: not a " \
+           f"version clause: '>={HUGE}')" in err
+    assert "internal error" not in err
+
+
+@pytest.mark.parametrize("where", ["command line", "cursedlint.toml"])
+def test_a_huge_target_python_is_a_configuration_error(project, capsys, where):
+    if where == "command line":
+        code, out, err = cli(capsys, "check", "--target-python", HUGE, ".")
+        prefix = "command line: --target-python"
+    else:
+        (project / "cursedlint.toml").write_text(f'target-python = "{HUGE}"\n')
+        code, out, err = cli(capsys, "check", ".")
+        prefix = f"{project / 'cursedlint.toml'}: target-python"
+    assert (code, out) == (2, "")
+    assert err.startswith(f"cursedlint: error: {prefix}: unsupported Python version '{HUGE}';")
+    assert err.count("\n") == 1
+
+
+# -- file names that read as options (pre-commit hands them over) ---------------------------
+
+
+@pytest.fixture
+def option_names(project):
+    """Files a pull request can add to make the hook pass: pre-commit appends their names."""
+    (project / "--stdin-filename=a.py").write_text("x = 1\n")
+    (project / "--output-file=pwned.py").write_text("x = 1\n")
+    script = project / "--exit-zero"
+    script.write_text("#!/usr/bin/env python3\n" + FORKING)
+    script.chmod(0o755)
+    return ["--exit-zero", "--output-file=pwned.py", "--stdin-filename=a.py"]
+
+
+def test_after_pre_commit_a_file_named_like_an_option_is_a_file(option_names, capsys):
+    """The hook's entry ends with --pre-commit; after it come the hook's args (options that
+    name no file) and the file names (the hook passed: exit 0, or linted stdin)."""
+    hook = ["check", "--no-cache", "--force-exclude", "--pre-commit"]
+    code, out, err = cli(capsys, *hook, "--concise", *option_names, "train.py")
+    assert (code, err) == (1, "")
+    assert [line.split(" ")[0] for line in out.splitlines()] == [
+        "--exit-zero:5:1:", "train.py:4:1:", "Found"]
+    assert not os.path.exists("pwned.py")
+    # a hook arg whose name a file also has is taken as that file: never an option it wasn't
+    assert cli(capsys, *hook, "--exit-zero", *option_names)[0] == 1
+    assert cli(capsys, *hook, "--ignore", "CUR101", *option_names, "train.py")[0] == 0
+
+
 # -- file names that are not UTF-8 ----------------------------------------------------------
 
 

@@ -73,6 +73,22 @@ def test_flake8_file_that_does_not_parse_does_not_crash_the_plugin(tmp_path):
     assert "./upload.py:6:5: CUR101" in result.stdout
 
 
+@pytest.mark.parametrize("config", ["pyproject.toml", "cursedlint.toml"])
+def test_flake8_survives_a_version_number_past_int_s_limit(tmp_path, config):
+    """5,000 digits in requires-python (any project may have it) or target-python: once three
+    tracebacks ended flake8's run with no finding of any plugin."""
+    huge = "3." + "9" * 5000
+    (tmp_path / config).write_text(
+        f'[project]\nname = "x"\nrequires-python = ">={huge}"\n' if config == "pyproject.toml"
+        else f'target-python = "{huge}"\n')
+    (tmp_path / "upload.py").write_text(FORKING.format(comment=""))
+    (tmp_path / "other.py").write_text("import os\n")
+    result = flake8(tmp_path, "--select", "CUR,E,F")
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stderr
+    assert sorted(line.split(" ")[:2] for line in result.stdout.splitlines()) == [
+        ["./other.py:1:1:", "F401"], ["./upload.py:6:5:", "CUR101"]]
+
+
 CLONER_FIXTURE = REPO / "tests" / "fixtures" / "cloners" / "tinyir"
 
 
@@ -133,3 +149,37 @@ def test_the_readme_install_command_installs_and_runs(tmp_path):
     result = run(["bash", "-c", command], checkout)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "upload.py:6:5: CUR101" in result.stdout
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("args", [[], ["--output-format", "json"]], ids=["no-args", "json-args"])
+def test_pre_commit_hook_takes_file_names_like_options_as_files(tmp_path, args):
+    """The manifest's entry, run by real pre-commit on files named like options, with and
+    without the hook's own `args:` (which pre-commit puts between the entry and the names)."""
+    import yaml
+
+    if shutil.which("git") is None:
+        pytest.skip("git is needed for pre-commit")
+    [manifest] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    hook = {key: manifest[key] for key in ("id", "name", "types_or", "require_serial")}
+    hook.update(language="system", args=args,
+                entry=manifest["entry"].replace("cursedlint", str(BIN / "cursedlint"), 1))
+    environment = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    project = tmp_path / "project"
+    project.mkdir()
+    run(["git", "init", "-q"], project, env=environment, check=True)
+    (project / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump({"repos": [{"repo": "local", "hooks": [hook]}]}))
+    (project / "upload.py").write_text(FORKING.format(comment=""))
+    (project / "--stdin-filename=a.py").write_text("x = 1\n")
+    (project / "--output-file=pwned.py").write_text("x = 1\n")
+    (project / "--exit-zero").write_text("#!/usr/bin/env python3\n" + CLEAN)
+    (project / "--exit-zero").chmod(0o755)
+    run(["git", "add", "."], project, env=environment, check=True)
+    result = run([str(BIN / "pre-commit"), "run", "--all-files"], project, env=environment)
+    assert result.returncode == 1 and "Failed" in result.stdout, result.stdout + result.stderr
+    if args:
+        assert '"path": "upload.py"' in result.stdout and '"line": 6' in result.stdout
+    else:
+        assert "upload.py:6:5: CUR101" in result.stdout and "Checked 5 files" in result.stdout
+    assert not (project / "pwned.py").exists()
