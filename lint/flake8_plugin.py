@@ -16,24 +16,29 @@ import cursedlint
 
 @cache
 def _linter_for(config_path: str | None):
-    """The linter of the files under a configuration. One that cannot be read or built, for
-    whatever reason (flake8 has no place to report it), gives the defaults for the running
-    interpreter: an exception here would end flake8's whole run, every plugin's findings lost."""
+    """The linter of the files under a configuration, its prefilter, and what is wrong with
+    the configuration (None when nothing is). One that cannot be read or built, for whatever
+    reason, gives the defaults for the running interpreter and the problem, which each of its
+    files reports: an exception here would end flake8's whole run, every plugin's findings
+    lost, and silence would drop the configuration's target Python unseen."""
     from cursedlint import config as configuration
     from cursedlint.engine import Linter
     from cursedlint.notices import OPT_IN
     from cursedlint.registry import all_rules
 
     rules = all_rules()
+    problem = None
     try:
         config = configuration.load_config(config_path, rules)
         settings = configuration.build_settings(config, rules, select=["CUR"], opt_in=OPT_IN)
-    except Exception:
+    except Exception as error:
+        problem = str(error) if isinstance(error, configuration.ConfigError) else \
+            f"{config_path}: cannot be used: {type(error).__name__}: {error}"
         settings = configuration.build_settings(
             configuration.load_config(None, rules), rules, select=["CUR"], opt_in=OPT_IN,
             target_python=sys.version_info[:2])
     linter = Linter(settings, rules)
-    return linter, linter.prefilter_for("python", settings.enabled)
+    return linter, linter.prefilter_for("python", settings.enabled), problem
 
 
 class CursedlintPlugin:
@@ -49,6 +54,7 @@ class CursedlintPlugin:
 
     def run(self):
         from cursedlint.config import find_config
+        from cursedlint.notices import InternalError
         from cursedlint.source import Source
 
         text = "".join(self.lines)
@@ -56,7 +62,10 @@ class CursedlintPlugin:
             config_path = find_config(self.filename)
         except Exception:  # as _linter_for: the defaults
             config_path = None
-        linter, prefilter = _linter_for(config_path)
+        linter, prefilter, problem = _linter_for(config_path)
+        if problem:
+            yield 1, 0, (f"{InternalError.code} invalid cursedlint configuration, this file was "
+                         f"checked with the defaults: {problem}"), type(self)
         rules = prefilter.triggered(text)
         if not rules:
             return

@@ -10,7 +10,9 @@ from cursedlint.rule import Notice
 class InternalError(Notice):
     """## What it does
     Reports that a rule raised an exception on a file. The other rules and files still run;
-    the exit code is 2. `--show-traceback` prints the stack.
+    the exit code is 2. `--show-traceback` prints the stack. Under flake8, it also reports, on
+    line 1 of each file it governs, a configuration the plugin cannot use (where the command
+    line stops with exit 2 and the error): the file is checked with the defaults instead.
 
     ## Why it is cursed
     A rule that crashes says nothing about the code it was checking: the file may hold the very
