@@ -8,14 +8,13 @@ in place (`write`): it stays the file it was, line endings, links, owner, mode a
 
 from __future__ import annotations
 
-import ast
 import os
 import stat
 from typing import Sequence
 
 from cursedlint.findings import Edit, Finding, Rewrite
 from cursedlint.languages import PYTHON
-from cursedlint.source import _LINE_BREAK, Source
+from cursedlint.source import _LINE_BREAK, Source, parse_python
 
 
 def _offset(source: Source, line: int, column: int) -> int:
@@ -91,7 +90,7 @@ def still_parses(text: str, source: Source) -> bool:
     tree-sitter error nodes."""
     if source.language == PYTHON:
         try:
-            ast.parse(text)
+            parse_python(text)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return False
         return True

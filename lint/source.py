@@ -6,6 +6,7 @@ undecodable or unreadable files become a `SourceError` that the engine reports a
 
 from __future__ import annotations
 
+import ast
 import bisect
 import codecs
 import io
@@ -13,6 +14,7 @@ import os
 import re
 import stat
 import tokenize
+import warnings
 from functools import cached_property
 
 from msgspec import Struct
@@ -108,6 +110,18 @@ def decode(data: bytes, language: str) -> tuple[str, str]:
     except UnicodeDecodeError as error:
         raise _decode_error(data, encoding, error) from None
     return text.removeprefix("\ufeff"), encoding
+
+
+def parse_python(text: str) -> ast.Module:
+    """The ast of a Python file's `text`, parsed with nothing printed and no file opened. The
+    file name given to CPython is "", which names no file: to show a syntax error's line,
+    CPython opens the file its file name names, and that open blocks on a FIFO. Warnings are
+    ignored: a SyntaxWarning would be printed with its line read raw from that file (escape
+    sequences and all), and `python -W error` would make it a syntax error. Raises what
+    `ast.parse` raises; a SyntaxError's `lineno` and `offset` locate the error in `text`."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename="")
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

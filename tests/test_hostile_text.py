@@ -1,0 +1,85 @@
+"""Text from the linted tree that is not what it should be: file names and lines that hold line
+breaks and escape sequences (in `--diff`, the notes of `--fix` and Python's warnings), a file
+that starts with two BOMs, and a syntax error in a file whose name is a FIFO. The linter prints
+no raw name or line that could fake output or command the terminal, lints what CPython sees,
+and never opens the file again to show an error."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from cursedlint.cli import main
+
+SPAWNING = (b"import os\nimport subprocess\n\n\ndef start(cmd):\n"
+            b"    return subprocess.Popen(cmd, preexec_fn=os.setsid)\n")
+FIXED = SPAWNING.replace(b"preexec_fn=os.setsid", b"start_new_session=True")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    return tmp_path
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["check", "--no-cache", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def cpython_says(data: bytes) -> tuple[str, int, int]:
+    """The message, line and column of the syntax error CPython reports for a file of `data`."""
+    with pytest.raises(SyntaxError) as error:
+        compile(data, "<bytes>", "exec")
+    return error.value.msg, error.value.lineno, error.value.offset
+
+
+# -- Python's warnings -------------------------------------------------------------------------
+# `0x1for` is a SyntaxWarning ("invalid hexadecimal literal"); Python would print it with its
+# line, read from the file again: here a comment that sets the terminal's title and clears it.
+WARNING_LINE = b"x = [0x1for y in range(3)]  # \x1b]0;pwned-title\x07\x1b[2J\n"
+
+
+def test_parsing_prints_no_syntax_warning(project):
+    (project / "esc.py").write_bytes(SPAWNING + WARNING_LINE)
+    result = subprocess.run([sys.executable, "-m", "cursedlint", "check", "--no-cache",
+                             "--output-format", "json", "esc.py"],
+                            capture_output=True, timeout=60)
+    assert result.returncode == 1 and b"CUR101" in result.stdout
+    assert result.stderr == b""
+
+
+def test_parses_warn_of_nothing_even_where_warnings_are_errors(project, capsys):
+    """Under `-W error` a SyntaxWarning makes the parse fail: the file is still linted (and
+    fixed) as Python runs it."""
+    path = project / "esc.py"
+    path.write_bytes(SPAWNING + WARNING_LINE)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code, out, _ = cli(capsys, "--concise", "esc.py")
+        assert code == 1 and "esc.py:6:12: CUR101" in out
+        warnings.simplefilter("error")
+        code, _, err = cli(capsys, "--fix", "esc.py")
+        assert code == 0 and "fixed 1 problem(s) in 1 file(s)" in err
+    assert seen == []
+    assert path.read_bytes() == FIXED + WARNING_LINE
+
+
+# -- a syntax error's line is never read from the file -----------------------------------------
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_syntax_error_in_a_fifo_named_by_stdin_filename_does_not_hang(project):
+    os.mkfifo(project / "pipe.py")
+    broken = b'import os, subprocess\nsubprocess.Popen(["x"], preexec_fn=os.setsid\ndef (\n'
+    result = subprocess.run([sys.executable, "-m", "cursedlint", "check", "--no-cache",
+                             "--concise", "--stdin-filename", "pipe.py"],
+                            input=broken, capture_output=True, timeout=30)  # it hung before
+    assert result.returncode == 1, result.stderr
+    message, line, column = cpython_says(broken)
+    assert f"pipe.py:{line}:{column}: CUR001 syntax error: {message}; no rule could check " \
+           "this file" in result.stdout.decode()
