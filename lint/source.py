@@ -96,9 +96,11 @@ def _decode_error(data: bytes, encoding: str, error: UnicodeDecodeError) -> Sour
 
 
 def decode(data: bytes, language: str) -> tuple[str, str]:
-    """The text and its encoding. Python follows PEP 263 strictly; C/C++ is UTF-8 with bad bytes
-    kept as surrogate escapes (compilers accept any bytes in comments and strings, and a fix
-    must write them back unchanged)."""
+    """The text and its encoding. Python follows PEP 263 strictly, as CPython reads the file:
+    a leading BOM is the encoding's (utf-8-sig), a second one is text (a syntax error, which
+    `Source.encode` writes back); C/C++ is UTF-8 with bad bytes kept as surrogate escapes
+    (compilers accept any bytes in comments and strings, and a fix must write them back
+    unchanged)."""
     if language != "python":
         return data.decode("utf-8", errors="surrogateescape"), "utf-8"
     encoding = _python_encoding(data)
@@ -109,7 +111,7 @@ def decode(data: bytes, language: str) -> tuple[str, str]:
         raise SourceError(f"cannot decode file: unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as error:
         raise _decode_error(data, encoding, error) from None
-    return text.removeprefix("\ufeff"), encoding
+    return text, encoding
 
 
 def parse_python(text: str) -> ast.Module:

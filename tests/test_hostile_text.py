@@ -14,6 +14,7 @@ import warnings
 import pytest
 
 from cursedlint.cli import main
+from cursedlint.source import Source
 
 SPAWNING = (b"import os\nimport subprocess\n\n\ndef start(cmd):\n"
             b"    return subprocess.Popen(cmd, preexec_fn=os.setsid)\n")
@@ -69,6 +70,37 @@ def test_parses_warn_of_nothing_even_where_warnings_are_errors(project, capsys):
         assert code == 0 and "fixed 1 problem(s) in 1 file(s)" in err
     assert seen == []
     assert path.read_bytes() == FIXED + WARNING_LINE
+
+
+# -- two BOMs ----------------------------------------------------------------------------------
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("head", [b"", b"# -*- coding: latin-1 -*-\n"], ids=["utf-8", "latin-1"])
+def test_a_second_bom_is_the_syntax_error_cpython_reports(project, capsys, head):
+    data = BOM + BOM + head + SPAWNING
+    path = project / "twice.py"
+    path.write_bytes(data)
+    message, line, column = cpython_says(data)
+    assert message == "invalid non-printable character U+FEFF"
+    code, out, _ = cli(capsys, "--concise", "--fix", "twice.py")
+    assert code == 1
+    assert f"twice.py:{line}:{column}: CUR001 syntax error: {message};" in out
+    assert "CUR101" not in out and path.read_bytes() == data
+
+
+def test_the_text_keeps_a_second_bom_and_writes_it_back():
+    data = BOM + BOM + SPAWNING
+    source = Source.from_bytes("twice.py", data, "python")
+    assert source.text.startswith("\ufeffimport os") and source.encode(source.text) == data
+
+
+def test_a_fix_keeps_the_one_bom_of_a_file(project, capsys):
+    path = project / "once.py"
+    path.write_bytes(BOM + SPAWNING)
+    code, _, err = cli(capsys, "--fix", "once.py")
+    assert code == 0 and "fixed 1 problem(s) in 1 file(s)" in err
+    assert path.read_bytes() == BOM + FIXED
 
 
 # -- a syntax error's line is never read from the file -----------------------------------------
