@@ -8,6 +8,7 @@ in place (`write`): it stays the file it was, line endings, links, owner, mode a
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from typing import Sequence
@@ -73,12 +74,50 @@ def _rewritten(source: Source, rewrite: Rewrite, newline: str) -> tuple[int, int
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
-    """The change from `before` to `after` of the file at `path`, as `diff -u` shows it."""
+    """The change from `before` to `after` of the file at `path`, as `git diff` writes it, for
+    `git apply` or `patch` to apply.
+
+    The name is quoted as git quotes it, C-style in double quotes (`_header_name`), when it
+    holds a character that could end a line, command a terminal or be taken for quoting:
+    `--- "a/nl\\n+++ evil.py"` is one line. The lines of the file are split at \\n only, as
+    git and patch read them, and written raw, as git writes them: `git apply` needs their
+    exact content, so a CR or an escape sequence in a line of the file reaches the terminal
+    as it does in `git diff`. Each of them starts with ' ', '+' or '-', so none can start a
+    header or a hunk; a last line without a line break is followed by git's
+    "\\ No newline at end of file"."""
     import difflib
 
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True),
-                                        after.splitlines(keepends=True),
-                                        f"a/{path}", f"b/{path}"))
+    lines = difflib.unified_diff(_diff_lines(before), _diff_lines(after),
+                                 _header_name(f"a/{path}"), _header_name(f"b/{path}"))
+    return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n"
+                   for line in lines)
+
+
+def _diff_lines(text: str) -> list[str]:
+    """The lines of `text` with their line breaks, split at \\n only."""
+    return io.StringIO(text, newline="\n").readlines()
+
+
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f",
+              "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def _header_name(name: str) -> str:
+    """`name` as git writes a file name in a diff header: as it is, unless it holds a control
+    character, a character that prints nothing (str.isprintable: line and paragraph
+    separators, format characters such as U+202E, a byte that was not UTF-8), a double quote
+    or a backslash; then in double quotes, with each of those written as C writes it: `\\n`,
+    `\\"`, `\\\\`, or each of its bytes in octal (`\\033`). `git apply` and `patch` read both.
+    A name with a space is followed by a tab, as git writes it: else patch takes the space
+    for the end of the name."""
+    if not name.isprintable() or '"' in name or "\\" in name:
+        name = '"' + "".join(_C_ESCAPES.get(char) or (char if char.isprintable() else _octal(char))
+                             for char in name) + '"'
+    return f"{name}\t" if " " in name else name
+
+
+def _octal(char: str) -> str:
+    return "".join(f"\\{byte:03o}" for byte in os.fsencode(char))
 
 
 def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:

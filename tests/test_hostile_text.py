@@ -7,18 +7,22 @@ and never opens the file again to show an error."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import warnings
 
 import pytest
 
+from cursedlint import fixes
 from cursedlint.cli import main
 from cursedlint.source import Source
 
 SPAWNING = (b"import os\nimport subprocess\n\n\ndef start(cmd):\n"
             b"    return subprocess.Popen(cmd, preexec_fn=os.setsid)\n")
 FIXED = SPAWNING.replace(b"preexec_fn=os.setsid", b"start_new_session=True")
+FORGING = "nl\n+++ evil.py\n@@ -1 +1 @@\n+pwned.py"  # a name that reads as a diff's next hunk
+ESCAPING = "esc\x1b[2J\x1b[31mRED.py"  # clears the screen, then prints red
 
 
 @pytest.fixture
@@ -39,6 +43,67 @@ def cpython_says(data: bytes) -> tuple[str, int, int]:
     with pytest.raises(SyntaxError) as error:
         compile(data, "<bytes>", "exec")
     return error.value.msg, error.value.lineno, error.value.offset
+
+
+# -- names and lines in --diff -----------------------------------------------------------------
+DIFF_LINE_STARTS = ("--- ", "+++ ", "@@ ", " ", "+", "-", "\\ No newline at end of file")
+
+
+def test_diff_headers_quote_names_so_that_no_name_starts_a_line(project, capsys):
+    for name in (FORGING, ESCAPING, "plain.py"):
+        (project / name).write_bytes(SPAWNING)
+    code, out, _ = cli(capsys, "--diff", ".")
+    assert code == 1 and "\x1b" not in out
+    lines = out.split("\n")  # the lines as git and patch read them
+    assert lines.pop() == "" and all(line.startswith(DIFF_LINE_STARTS) for line in lines)
+    headers = [line for line in lines if line.startswith(("--- ", "+++ "))]
+    assert sorted(headers) == sorted([
+        '--- "a/nl\\n+++ evil.py\\n@@ -1 +1 @@\\n+pwned.py"\t',  # a tab: the name has a space
+        '+++ "b/nl\\n+++ evil.py\\n@@ -1 +1 @@\\n+pwned.py"\t',
+        '--- "a/esc\\033[2J\\033[31mRED.py"', '+++ "b/esc\\033[2J\\033[31mRED.py"',
+        "--- a/plain.py", "+++ b/plain.py",
+    ])
+
+
+def test_a_name_that_is_not_utf8_is_quoted_byte_by_byte():
+    header = fixes.unified_diff(os.fsdecode(b"bad\xff.py"), "a\n", "b\n").split("\n")[:2]
+    assert header == ['--- "a/bad\\377.py"', '+++ "b/bad\\377.py"']
+
+
+# Lines git reads as one: a form feed and a stray CR inside them, an escape sequence in a
+# comment, CRLF endings, and a last line without a line break.
+ODD_LINES = {
+    "feed.py": SPAWNING.replace(b"\n\n\ndef", b"\n\x0c\n\ndef"),
+    "stray_cr.py": SPAWNING.replace(b"(cmd):", b"(cmd):  # moved\r    # here"),
+    "crlf.py": SPAWNING.replace(b"\n", b"\r\n"),
+    "colour.py": SPAWNING.replace(b"\n\n\ndef", b"\n\n# \x1b[31mred\x1b[0m\ndef"),
+    "no_newline.py": SPAWNING.rstrip(b"\n"),
+}
+NAMES = {"tab\tname.py": SPAWNING, 'quote"back\\slash.py': SPAWNING,
+         "with space.py": SPAWNING, "\u202eyp.evil.py": SPAWNING, "caf\u00e9.py": SPAWNING}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("files", [ODD_LINES, NAMES], ids=["lines", "names"])
+def test_git_apply_of_the_diff_makes_what_fix_makes(project, capsys, files):
+    """`cursedlint check --diff | git apply` changes each file as `--fix` does, whatever its
+    name and lines."""
+    tree, applied = project / "tree", project / "applied"
+    tree.mkdir()
+    for name, data in files.items():
+        (tree / name).write_bytes(data)
+    shutil.copytree(tree, applied)
+    os.chdir(tree)
+    code, diff, _ = cli(capsys, "--diff", ".")
+    assert code == 1
+    result = subprocess.run(["git", "apply", "-p1"], cwd=applied, capture_output=True,
+                            input=diff.encode("utf-8", "surrogateescape"), timeout=60)
+    assert result.returncode == 0, result.stderr
+    code, _, err = cli(capsys, "--fix", ".")
+    assert code == 0 and f"fixed {len(files)} problem(s) in {len(files)} file(s)" in err
+    for name in files:
+        assert (applied / name).read_bytes() == (tree / name).read_bytes() != files[name]
+    assert sorted(os.listdir(applied)) == sorted(files)
 
 
 # -- Python's warnings -------------------------------------------------------------------------
