@@ -106,6 +106,17 @@ def test_git_apply_of_the_diff_makes_what_fix_makes(project, capsys, files):
     assert sorted(os.listdir(applied)) == sorted(files)
 
 
+# -- the notes of --fix ------------------------------------------------------------------------
+def test_fix_notes_escape_the_names_they_print(project, capsys):
+    path = project / ESCAPING
+    path.write_bytes(SPAWNING)
+    path.chmod(0o444)
+    code, _, err = cli(capsys, "--fix", ".")
+    assert code == 1 and "\x1b" not in err
+    assert ("esc\\x1b[2J\\x1b[31mRED.py: fixes not written: the file is read-only (mode "
+            "0444); make it writable (chmod u+w) to have them applied") in err
+
+
 # -- Python's warnings -------------------------------------------------------------------------
 # `0x1for` is a SyntaxWarning ("invalid hexadecimal literal"); Python would print it with its
 # line, read from the file again: here a comment that sets the terminal's title and clears it.
