@@ -3,7 +3,8 @@ libcst), only when asked, only when the result still parses.
 
 Edits of one pass that overlap an earlier-accepted edit are left for the next pass (the engine
 re-lints the fixed text), so two fixes can never corrupt each other. The fixed file is written
-in place (`write`): it stays the file it was, line endings, links, owner, mode and attributes.
+in place (`write`), only while it still holds what was linted: it stays the file it was, line
+endings, links, owner, mode and attributes.
 """
 
 from __future__ import annotations
@@ -166,7 +167,13 @@ def write(path: str, original: bytes, fixed: bytes, roots: Sequence[str] | None 
     """Write `fixed` over the file `path` names (its content: `original`), keeping the file
     itself. A symlink's target is written when it lies within `roots` (`write_roots`; default:
     the directory `path` is in). Raises NotWritable (the symlink leads elsewhere, the file is
-    read-only or this user may not write it) or WriteFailed (an I/O error).
+    read-only or this user may not write it, or it no longer holds `original`) or WriteFailed
+    (an I/O error).
+
+    An editor may save the file while it is linted and fixed: right before the overwrite, the
+    file must still hold `original`, read again through the descriptor that writes it, and
+    the path must still name that file (an editor may save by renaming a new file over it);
+    else it is left as it is now (`_check_unchanged`).
 
     The file is overwritten in place, not replaced by a new file renamed over it: only in place
     does it keep its inode, and so its hard links, owner and group, mode, ACLs, extended
@@ -183,6 +190,11 @@ def write(path: str, original: bytes, fixed: bytes, roots: Sequence[str] | None 
     descriptor = _open_for_writing(target)
     try:
         backup = _write_backup(target, original)
+        try:
+            _check_unchanged(descriptor, target, original)
+        except (NotWritable, WriteFailed):
+            _discard(backup)
+            raise
         failure = _overwrite(descriptor, original, fixed, backup)
     finally:
         _close(descriptor)
@@ -218,9 +230,9 @@ def _is_within(path: str, root: str) -> bool:
 
 
 def _open_for_writing(target: str) -> int:
-    """A descriptor to write the file through, without changing it yet (never following a
-    symlink swapped in since `_target`, never waiting on a FIFO)."""
-    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    """A descriptor to read the file again and write it through, without changing it yet
+    (never following a symlink swapped in since `_target`, never waiting on a FIFO)."""
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         return os.open(target, flags | getattr(os, "O_BINARY", 0))
     except PermissionError as error:
@@ -249,6 +261,34 @@ def _write_backup(target: str, original: bytes) -> str:
     finally:
         _close(descriptor)
     return backup
+
+
+def _check_unchanged(descriptor: int, target: str, original: bytes) -> None:
+    """Raise NotWritable unless the open file still holds `original` and `target` still names
+    it (an editor saves in place, or renames a new file over the old one), WriteFailed when it
+    cannot be read. Its size is compared first; its bytes are read only when that is the same."""
+    try:
+        status = os.fstat(descriptor)
+        same_file = os.path.samestat(status, os.stat(target))
+    except OSError:  # the name leads to no file now
+        same_file = False
+    if not same_file or status.st_size != len(original) or \
+            _head(descriptor, len(original) + 1) != original:
+        raise NotWritable("the file changed since cursedlint read it; run cursedlint again to "
+                          "fix it")
+
+
+def _head(descriptor: int, limit: int) -> bytes:
+    """The first `limit` bytes of the open file (fewer when it is shorter)."""
+    content = bytearray()
+    try:
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        while chunk := os.read(descriptor, limit - len(content)):
+            content += chunk
+    except OSError as error:
+        raise WriteFailed(
+            f"cannot read it again: {_reason(error)}; the file is unchanged") from None
+    return bytes(content)
 
 
 def _overwrite(descriptor: int, original: bytes, fixed: bytes, backup: str) -> str | None:
