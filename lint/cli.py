@@ -513,10 +513,13 @@ def _print_verbose(results, seconds: float) -> None:
 
 
 def _print_fix_summary(results) -> bool:
-    """Print the notes of --fix and what it fixed; whether writing a file's fixes failed."""
+    """Print the notes of --fix and what it fixed; whether writing a file's fixes failed. A
+    note names the file and may name others (a symlink's target, a backup copy): escaped."""
+    from cursedlint.formats import printable
+
     for result in results:
         for note in result.notes:
-            print(f"{result.path}: {note}", file=sys.stderr)
+            print(printable(f"{result.path}: {note}"), file=sys.stderr)
     fixed = [result for result in results if result.fixed]
     if fixed:
         count = sum(result.fixed for result in fixed)

@@ -24,7 +24,9 @@ from cursedlint.analysis.includes import IncludedHeaders
 from cursedlint.project_index import KEPT_BYTES, ProjectIndex, facts_digest
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
-from cursedlint.source import FileBytes, Source, SourceError, looks_binary, read_bytes
+from cursedlint.source import (
+    FileBytes, Source, SourceError, looks_binary, parse_python, read_bytes,
+)
 
 PARALLEL_MIN_BYTES = 1 << 20
 """Below this many bytes to read, a process pool costs more than it saves."""
@@ -276,7 +278,7 @@ class Linter:
             from cursedlint.python_context import TreeIndex
 
             try:
-                tree = ast.parse(source.text, filename=source.path)
+                tree = parse_python(source.text)
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 return None
             kept = tree, TreeIndex(tree)
@@ -458,7 +460,7 @@ class Linter:
             if tree is None:
                 tree, tree_index = self._kept_tree(source, pop=True) or (None, None)
             try:
-                tree = tree or ast.parse(source.text, filename=source.path)
+                tree = tree or parse_python(source.text)
             except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
                 if notices.SyntaxErrorNotice.code in enabled:
                     result.findings.append(_syntax_error(source, error))

@@ -3,19 +3,20 @@ libcst), only when asked, only when the result still parses.
 
 Edits of one pass that overlap an earlier-accepted edit are left for the next pass (the engine
 re-lints the fixed text), so two fixes can never corrupt each other. The fixed file is written
-in place (`write`): it stays the file it was, line endings, links, owner, mode and attributes.
+in place (`write`), only while it still holds what was linted: it stays the file it was, line
+endings, links, owner, mode and attributes.
 """
 
 from __future__ import annotations
 
-import ast
+import io
 import os
 import stat
 from typing import Sequence
 
 from cursedlint.findings import Edit, Finding, Rewrite
 from cursedlint.languages import PYTHON
-from cursedlint.source import _LINE_BREAK, Source
+from cursedlint.source import _LINE_BREAK, Source, parse_python
 
 
 def _offset(source: Source, line: int, column: int) -> int:
@@ -74,12 +75,50 @@ def _rewritten(source: Source, rewrite: Rewrite, newline: str) -> tuple[int, int
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
-    """The change from `before` to `after` of the file at `path`, as `diff -u` shows it."""
+    """The change from `before` to `after` of the file at `path`, as `git diff` writes it, for
+    `git apply` or `patch` to apply.
+
+    The name is quoted as git quotes it, C-style in double quotes (`_header_name`), when it
+    holds a character that could end a line, command a terminal or be taken for quoting:
+    `--- "a/nl\\n+++ evil.py"` is one line. The lines of the file are split at \\n only, as
+    git and patch read them, and written raw, as git writes them: `git apply` needs their
+    exact content, so a CR or an escape sequence in a line of the file reaches the terminal
+    as it does in `git diff`. Each of them starts with ' ', '+' or '-', so none can start a
+    header or a hunk; a last line without a line break is followed by git's
+    "\\ No newline at end of file"."""
     import difflib
 
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True),
-                                        after.splitlines(keepends=True),
-                                        f"a/{path}", f"b/{path}"))
+    lines = difflib.unified_diff(_diff_lines(before), _diff_lines(after),
+                                 _header_name(f"a/{path}"), _header_name(f"b/{path}"))
+    return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n"
+                   for line in lines)
+
+
+def _diff_lines(text: str) -> list[str]:
+    """The lines of `text` with their line breaks, split at \\n only."""
+    return io.StringIO(text, newline="\n").readlines()
+
+
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f",
+              "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def _header_name(name: str) -> str:
+    """`name` as git writes a file name in a diff header: as it is, unless it holds a control
+    character, a character that prints nothing (str.isprintable: line and paragraph
+    separators, format characters such as U+202E, a byte that was not UTF-8), a double quote
+    or a backslash; then in double quotes, with each of those written as C writes it: `\\n`,
+    `\\"`, `\\\\`, or each of its bytes in octal (`\\033`). `git apply` and `patch` read both.
+    A name with a space is followed by a tab, as git writes it: else patch takes the space
+    for the end of the name."""
+    if not name.isprintable() or '"' in name or "\\" in name:
+        name = '"' + "".join(_C_ESCAPES.get(char) or (char if char.isprintable() else _octal(char))
+                             for char in name) + '"'
+    return f"{name}\t" if " " in name else name
+
+
+def _octal(char: str) -> str:
+    return "".join(f"\\{byte:03o}" for byte in os.fsencode(char))
 
 
 def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
@@ -91,7 +130,7 @@ def still_parses(text: str, source: Source) -> bool:
     tree-sitter error nodes."""
     if source.language == PYTHON:
         try:
-            ast.parse(text)
+            parse_python(text)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return False
         return True
@@ -128,7 +167,13 @@ def write(path: str, original: bytes, fixed: bytes, roots: Sequence[str] | None 
     """Write `fixed` over the file `path` names (its content: `original`), keeping the file
     itself. A symlink's target is written when it lies within `roots` (`write_roots`; default:
     the directory `path` is in). Raises NotWritable (the symlink leads elsewhere, the file is
-    read-only or this user may not write it) or WriteFailed (an I/O error).
+    read-only or this user may not write it, or it no longer holds `original`) or WriteFailed
+    (an I/O error).
+
+    An editor may save the file while it is linted and fixed: right before the overwrite, the
+    file must still hold `original`, read again through the descriptor that writes it, and
+    the path must still name that file (an editor may save by renaming a new file over it);
+    else it is left as it is now (`_check_unchanged`).
 
     The file is overwritten in place, not replaced by a new file renamed over it: only in place
     does it keep its inode, and so its hard links, owner and group, mode, ACLs, extended
@@ -145,6 +190,11 @@ def write(path: str, original: bytes, fixed: bytes, roots: Sequence[str] | None 
     descriptor = _open_for_writing(target)
     try:
         backup = _write_backup(target, original)
+        try:
+            _check_unchanged(descriptor, target, original)
+        except (NotWritable, WriteFailed):
+            _discard(backup)
+            raise
         failure = _overwrite(descriptor, original, fixed, backup)
     finally:
         _close(descriptor)
@@ -180,9 +230,9 @@ def _is_within(path: str, root: str) -> bool:
 
 
 def _open_for_writing(target: str) -> int:
-    """A descriptor to write the file through, without changing it yet (never following a
-    symlink swapped in since `_target`, never waiting on a FIFO)."""
-    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    """A descriptor to read the file again and write it through, without changing it yet
+    (never following a symlink swapped in since `_target`, never waiting on a FIFO)."""
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         return os.open(target, flags | getattr(os, "O_BINARY", 0))
     except PermissionError as error:
@@ -211,6 +261,34 @@ def _write_backup(target: str, original: bytes) -> str:
     finally:
         _close(descriptor)
     return backup
+
+
+def _check_unchanged(descriptor: int, target: str, original: bytes) -> None:
+    """Raise NotWritable unless the open file still holds `original` and `target` still names
+    it (an editor saves in place, or renames a new file over the old one), WriteFailed when it
+    cannot be read. Its size is compared first; its bytes are read only when that is the same."""
+    try:
+        status = os.fstat(descriptor)
+        same_file = os.path.samestat(status, os.stat(target))
+    except OSError:  # the name leads to no file now
+        same_file = False
+    if not same_file or status.st_size != len(original) or \
+            _head(descriptor, len(original) + 1) != original:
+        raise NotWritable("the file changed since cursedlint read it; run cursedlint again to "
+                          "fix it")
+
+
+def _head(descriptor: int, limit: int) -> bytes:
+    """The first `limit` bytes of the open file (fewer when it is shorter)."""
+    content = bytearray()
+    try:
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        while chunk := os.read(descriptor, limit - len(content)):
+            content += chunk
+    except OSError as error:
+        raise WriteFailed(
+            f"cannot read it again: {_reason(error)}; the file is unchanged") from None
+    return bytes(content)
 
 
 def _overwrite(descriptor: int, original: bytes, fixed: bytes, backup: str) -> str | None:

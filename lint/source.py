@@ -6,6 +6,7 @@ undecodable or unreadable files become a `SourceError` that the engine reports a
 
 from __future__ import annotations
 
+import ast
 import bisect
 import codecs
 import io
@@ -13,6 +14,7 @@ import os
 import re
 import stat
 import tokenize
+import warnings
 from functools import cached_property
 
 from msgspec import Struct
@@ -94,9 +96,11 @@ def _decode_error(data: bytes, encoding: str, error: UnicodeDecodeError) -> Sour
 
 
 def decode(data: bytes, language: str) -> tuple[str, str]:
-    """The text and its encoding. Python follows PEP 263 strictly; C/C++ is UTF-8 with bad bytes
-    kept as surrogate escapes (compilers accept any bytes in comments and strings, and a fix
-    must write them back unchanged)."""
+    """The text and its encoding. Python follows PEP 263 strictly, as CPython reads the file:
+    a leading BOM is the encoding's (utf-8-sig), a second one is text (a syntax error, which
+    `Source.encode` writes back); C/C++ is UTF-8 with bad bytes kept as surrogate escapes
+    (compilers accept any bytes in comments and strings, and a fix must write them back
+    unchanged)."""
     if language != "python":
         return data.decode("utf-8", errors="surrogateescape"), "utf-8"
     encoding = _python_encoding(data)
@@ -107,7 +111,19 @@ def decode(data: bytes, language: str) -> tuple[str, str]:
         raise SourceError(f"cannot decode file: unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as error:
         raise _decode_error(data, encoding, error) from None
-    return text.removeprefix("\ufeff"), encoding
+    return text, encoding
+
+
+def parse_python(text: str) -> ast.Module:
+    """The ast of a Python file's `text`, parsed with nothing printed and no file opened. The
+    file name given to CPython is "", which names no file: to show a syntax error's line,
+    CPython opens the file its file name names, and that open blocks on a FIFO. Warnings are
+    ignored: a SyntaxWarning would be printed with its line read raw from that file (escape
+    sequences and all), and `python -W error` would make it a syntax error. Raises what
+    `ast.parse` raises; a SyntaxError's `lineno` and `offset` locate the error in `text`."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename="")
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

@@ -1,7 +1,7 @@
 """`--fix` keeps a file what it was: its line endings, the file a symlink leads to (within the
 linted paths and the project only), hard links, owner, mode and extended attributes; it leaves
-read-only files alone, and a write that fails (read-only directory, full disk) leaves the file
-intact with a message and exit 2."""
+read-only files alone, and files an editor saved while it ran; a write that fails (read-only
+directory, full disk) leaves the file intact with a message and exit 2."""
 
 from __future__ import annotations
 
@@ -168,6 +168,56 @@ def test_a_read_only_file_is_not_written_even_by_root(project, capsys):
         "(chmod u+w) to have them applied"
     ) in err
     assert path.read_bytes() == ORIGINAL and path.stat().st_mode & 0o777 == 0o444
+
+
+# -- an editor saves the file while --fix runs -------------------------------------------------
+USER_EDIT = b"USER_EDIT = 'saved by the editor while the fix ran'\n"
+
+
+def editor_saves(monkeypatch, path, save) -> None:
+    """`save(path)` runs once, while `--fix` writes its first backup copy of the file (its
+    flush to disk is the slowest step between reading the file and overwriting it)."""
+    write_backup = fixes._write_backup
+    saves = [save]
+
+    def saving_meanwhile(target, original):
+        backup = write_backup(target, original)
+        while saves:
+            saves.pop()(path)
+        return backup
+
+    monkeypatch.setattr(fixes, "_write_backup", saving_meanwhile)
+
+
+def append_edit(path) -> None:
+    with open(path, "ab") as handle:
+        handle.write(USER_EDIT)
+
+
+def save_by_rename(path) -> None:
+    """Save as editors that write a new file and rename it over the old one do (here with the
+    same content: only the file the name leads to has changed)."""
+    new = path.with_name(path.name + ".new")
+    new.write_bytes(path.read_bytes())
+    os.replace(new, path)
+
+
+@pytest.mark.parametrize("save", [append_edit, save_by_rename])
+def test_a_file_saved_while_the_fix_runs_keeps_what_was_saved(project, capsys, monkeypatch, save):
+    path = project / "launch.py"
+    path.write_bytes(ORIGINAL)
+    editor_saves(monkeypatch, path, save)
+    code, out, err = fix(capsys)
+    assert code == 1 and "launch.py:2:1: CUR101" in out
+    assert ("launch.py: fixes not written: the file changed since cursedlint read it; run "
+            "cursedlint again to fix it") in err
+    assert "cursedlint: fixed" not in err
+    expected = ORIGINAL + USER_EDIT if save is append_edit else ORIGINAL
+    assert path.read_bytes() == expected and backups(project) == []
+
+    code, _, err = fix(capsys)  # the next run fixes what was saved
+    assert code == 0 and "fixed 1 problem(s) in 1 file(s)" in err
+    assert path.read_bytes() == FIXED + (USER_EDIT if save is append_edit else b"")
 
 
 def immutable(path) -> bool:
