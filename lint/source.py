@@ -114,16 +114,17 @@ def decode(data: bytes, language: str) -> tuple[str, str]:
     return text, encoding
 
 
-def parse_python(text: str) -> ast.Module:
+def parse_python(text: str, mode: str = "exec") -> ast.AST:
     """The ast of a Python file's `text`, parsed with nothing printed and no file opened. The
     file name given to CPython is "", which names no file: to show a syntax error's line,
     CPython opens the file its file name names, and that open blocks on a FIFO. Warnings are
     ignored: a SyntaxWarning would be printed with its line read raw from that file (escape
     sequences and all), and `python -W error` would make it a syntax error. Raises what
-    `ast.parse` raises; a SyntaxError's `lineno` and `offset` locate the error in `text`."""
+    `ast.parse` raises; a SyntaxError's `lineno` and `offset` locate the error in `text`.
+    `mode="eval"` parses an expression (a string condition)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ast.parse(text, filename="")
+        return ast.parse(text, filename="", mode=mode)
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

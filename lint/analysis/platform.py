@@ -40,6 +40,7 @@ from msgspec import Struct
 
 from cursedlint.python_consteval import UNKNOWN, is_known
 from cursedlint.python_imports import ImportTable
+from cursedlint.source import parse_python
 
 _MAX_DEPTH = 50  # conditions nested deeper, or names chained further, are unknown
 
@@ -253,7 +254,7 @@ class _Conditions:
         if len(text) > _MAX_STRING_CONDITION:
             return None
         try:
-            expression = ast.parse(text, mode="eval").body
+            expression = parse_python(text, mode="eval").body
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return None
         self.context.parents[id(expression)] = self.context.tree
