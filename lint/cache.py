@@ -11,14 +11,14 @@ Bounds: at most MAX_ENTRIES results per store (those stored longest ago dropped)
 MAX_STORES stores (oldest dropped). The project index keeps its summaries in stores of its own
 kind in the same directory, written the same way (`load_store`, `save_store`).
 
-A store is plain data: MessagePack, decoded by msgspec against the declared type of what it
-holds (`load_store(path, schema)`), so loading runs no code whatever the file holds. Results
-stay encoded until a run asks for one (`decoded`), then are checked against their type: a warm
-run decodes only the results it reports. The cache
-directory may be committed by mistake, or planted by a pull request: a store that is not
-exactly what this version writes (another format or version, the wrong shape, truncated,
-random bytes, a pickle, larger than MAX_STORE_BYTES) is an empty store, and the run lints as
-with `--no-cache`.
+A store is plain data: MessagePack after a header of its format and checksum, decoded by
+msgspec against the declared type of what it holds (`load_store(path, schema)`), so loading
+runs no code whatever the file holds. Results stay encoded until a run asks for one
+(`decoded`), then are checked against their type: a warm run decodes only the results it
+reports. The cache directory may be committed by mistake, or planted by a pull request: a store
+that is not exactly what this version writes (another format or version, a checksum that does
+not match, the wrong shape, truncated, random bytes, a pickle, larger than MAX_STORE_BYTES, not
+a regular file) is an empty store, and the run lints as with `--no-cache`.
 
 A warm run need not read unchanged files: the store also keeps, per path, the file's (size,
 mtime_ns, ctime_ns, inode) when its result was stored, and a file whose stat still matches takes
@@ -32,19 +32,21 @@ from __future__ import annotations
 import functools
 import os
 import time
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
 import msgspec
 
 import cursedlint
+from cursedlint.safe_files import read_regular
 
 CACHE_DIR = ".cursedlint_cache"
 MAX_ENTRIES = 50_000
 MAX_STORES = 8
 RACY_NS = 2_000_000_000
 STORE_SUFFIX = ".msgpack"
-STORE_FORMAT = 1
-"""Written first in every store; a store of another format is empty."""
+STORE_FORMAT = 2
+"""Written first in every store, with a checksum of what follows (`_header`); a store of
+another format, or whose checksum does not match, is empty."""
 MAX_STORE_BYTES = 1 << 30
 """A larger store is not read (50,000 results take a few tens of MB)."""
 
@@ -225,16 +227,30 @@ def absolute(path: str, cwd: str | None = None) -> str:
 
 
 def load_store(path: str, schema: Any):
-    """What a store file holds, checked to be of type `schema`; None when it is absent, too
-    large, damaged, of another format, or not of that type (the store then starts empty)."""
+    """What a store file holds, checked to be of type `schema`; None when it is absent, not a
+    regular file (no symbolic link is followed: cursedlint writes none), too large, of another
+    format, damaged, or not of that type (the store then starts empty)."""
     try:
-        with open(path, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_STORE_BYTES:
-                return None
-            data = handle.read()
-        return _decoder(tuple[Literal[STORE_FORMAT], schema]).decode(data)[1]
+        data = read_regular(path, MAX_STORE_BYTES)
+        payload = memoryview(data)[_HEADER_BYTES:]
+        if data[:_HEADER_BYTES] != _header(payload):
+            return None
+        return _decoder(schema).decode(payload)
     except (OSError, ValueError, MemoryError):  # msgspec's DecodeError is a ValueError
         return None
+
+
+_HEADER_BYTES = 8
+
+
+def _header(payload) -> bytes:
+    """What a store's payload (MessagePack) is written after: STORE_FORMAT and the payload's
+    CRC-32, 4 bytes each. The checksum finds damage that still decodes (a byte flipped in a
+    stored message altered a finding); it is no seal, as a planted store is plain data anyway.
+    (A warm run's two stores, 0.86 MB: CRC-32 0.5 ms with its import, blake2b 0.9 ms.)"""
+    import zlib  # (only runs that load or save a store need it)
+
+    return STORE_FORMAT.to_bytes(4, "little") + zlib.crc32(payload).to_bytes(4, "little")
 
 
 def decoded(value: Any, schema: Any) -> Any:
@@ -250,8 +266,7 @@ def decoded(value: Any, schema: Any) -> Any:
 
 @functools.lru_cache(maxsize=None)
 def _decoder(schema: Any):
-    """A decoder of `schema` values (a store: its format number, then what it holds), made
-    once per schema."""
+    """A decoder of `schema` values, made once per schema."""
     return msgspec.msgpack.Decoder(schema)
 
 
@@ -283,9 +298,10 @@ def save_store(path: str, payload) -> None:
         if not os.path.exists(marker):
             with open(marker, "w", encoding="utf-8") as handle:
                 handle.write("# created by cursedlint\n*\n")
-        data = encode((STORE_FORMAT, payload))
+        data = encode(payload)
         descriptor, temporary = _new_file(top)
         with os.fdopen(descriptor, "wb") as handle:
+            handle.write(_header(data))
             handle.write(data)
         os.replace(temporary, path)
         kind = _kind(os.path.basename(path))
