@@ -328,6 +328,7 @@ def check(args: argparse.Namespace) -> int:
         fix_roots=write_roots(args.paths, root) if args.fix else None,
         show_diff=args.diff,
     )
+    cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     project = None
     if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
         from cursedlint.engine import Project
@@ -335,9 +336,9 @@ def check(args: argparse.Namespace) -> int:
         project = Project(
             lambda: _project_files(root, args.paths, found.files, config),
             _covers_project(root, args.paths),
-            None if args.no_cache or linter.fix else _index_store(config.root, settings),
+            _index_store(config.root, settings) if cached else None,
         )
-    if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
+    if cached:  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter)
     results = linter.run(found.files, args.jobs or default_jobs(), project)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
@@ -591,6 +592,21 @@ def _print_unsafe_left(findings, unsafe: bool) -> None:
     if left:
         print(f"cursedlint: {left} unsafe fix(es) not applied: --unsafe-fixes applies them "
               "(they may change behaviour; the rule's help says how)", file=sys.stderr)
+
+
+def _cache_usable(root: str) -> bool:
+    """Whether the run may use the cache directory under `root`; when something else is at its
+    place (a symbolic link a repository committed, never followed), a warning says that the
+    run goes as with --no-cache."""
+    from cursedlint.cache import CACHE_DIR, unusable
+    from cursedlint.formats import printable
+
+    top = os.path.join(root, CACHE_DIR)
+    reason = unusable(top)
+    if reason:
+        print(f"cursedlint: warning: {printable(top)}: {reason}; running as with --no-cache",
+              file=sys.stderr)
+    return reason is None
 
 
 def _index_store(root: str, settings):
