@@ -422,12 +422,16 @@ def unusable(top: str) -> str | None:
     return "is a symbolic link (not followed)" if os.path.islink(top) else "is not a directory"
 
 
-def clean(root: str) -> bool:
-    """Remove the cache under `root`; whether there was one."""
+def clean(root: str) -> str | None:
+    """Remove the cache under `root`: what was removed ("cache", or "link": a symbolic link at
+    its place is removed itself, never what it points to, as `ruff clean` does), or None."""
     import shutil
 
     top = os.path.join(root, CACHE_DIR)
+    if os.path.islink(top):
+        os.unlink(top)
+        return "link"
     if not os.path.isdir(top):
-        return False
-    shutil.rmtree(top)
-    return True
+        return None
+    shutil.rmtree(top)  # (which follows no link inside)
+    return "cache"

@@ -246,7 +246,8 @@ def show_rule(key: str) -> int:
 
 def clean_cache(path: str) -> int:
     from cursedlint import config as configuration
-    from cursedlint.cache import clean
+    from cursedlint.cache import CACHE_DIR, clean
+    from cursedlint.formats import printable
     from cursedlint.registry import all_rules
 
     if not os.path.exists(path):
@@ -257,7 +258,12 @@ def clean_cache(path: str) -> int:
         raise UsageError(str(error)) from None
     root = config.root
     removed = clean(root)
-    print(f"cursedlint: {'removed' if removed else 'no'} cache in {root}", file=sys.stderr)
+    if removed == "link":
+        link = printable(os.path.join(root, CACHE_DIR))
+        print(f"cursedlint: removed the symbolic link {link}, not what it points to",
+              file=sys.stderr)
+    else:
+        print(f"cursedlint: {'removed' if removed else 'no'} cache in {root}", file=sys.stderr)
     return EXIT_CLEAN
 
 

@@ -278,3 +278,23 @@ def test_d17_a_temporary_file_left_by_kill_9_is_removed_once_an_hour_old(project
     (project / "other.py").write_text("x = 1\n")  # a run that saves
     assert run(capsys, "check", ".")[0] == 1
     assert not left.exists() and live.exists()
+
+
+def test_d19_clean_removes_a_cache_link_not_what_it_points_to(project, victim, capsys):
+    before = snapshot(victim)
+    (project / CACHE_DIR).symlink_to(victim)
+    assert run(capsys, "clean") == (0, "", "cursedlint: removed the symbolic link "
+                                           f"{project / CACHE_DIR}, not what it points to\n")
+    assert not os.path.lexists(project / CACHE_DIR)
+    assert snapshot(victim) == before
+    assert run(capsys, "clean")[2] == f"cursedlint: no cache in {project}\n"
+
+
+def test_clean_removes_a_cache_directory_but_not_what_links_in_it_point_to(project, victim,
+                                                                           capsys):
+    before = snapshot(victim)
+    assert run(capsys, "check", ".")[0] == 1
+    (project / CACHE_DIR / "escape").symlink_to(victim)
+    assert run(capsys, "clean") == (0, "", f"cursedlint: removed cache in {project}\n")
+    assert not os.path.lexists(project / CACHE_DIR)
+    assert snapshot(victim) == before
