@@ -269,7 +269,8 @@ def show_rule(key: str) -> int:
 
 def clean_cache(path: str) -> int:
     from cursedlint import config as configuration
-    from cursedlint.cache import clean
+    from cursedlint.cache import CACHE_DIR, clean
+    from cursedlint.formats import printable
     from cursedlint.registry import all_rules
 
     if not os.path.exists(path):
@@ -280,7 +281,12 @@ def clean_cache(path: str) -> int:
         raise UsageError(str(error)) from None
     root = config.root
     removed = clean(root)
-    print(f"cursedlint: {'removed' if removed else 'no'} cache in {root}", file=sys.stderr)
+    if removed == "link":
+        link = printable(os.path.join(root, CACHE_DIR))
+        print(f"cursedlint: removed the symbolic link {link}, not what it points to",
+              file=sys.stderr)
+    else:
+        print(f"cursedlint: {'removed' if removed else 'no'} cache in {root}", file=sys.stderr)
     return EXIT_CLEAN
 
 
@@ -352,6 +358,7 @@ def check(args: argparse.Namespace) -> int:
         fix_roots=write_roots(paths, root) if args.fix else None,
         show_diff=args.diff,
     )
+    cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     project = None
     if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
         from cursedlint.engine import Project
@@ -359,9 +366,9 @@ def check(args: argparse.Namespace) -> int:
         project = Project(
             lambda: _project_files(root, paths, found.files, config),
             _covers_project(root, paths),
-            None if args.no_cache or linter.fix else _index_store(config.root, settings),
+            _index_store(config.root, settings) if cached else None,
         )
-    if not (args.no_cache or linter.fix):  # where ruff keeps its cache: config dir, else cwd
+    if cached:  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter)
     results = linter.run(found.files, args.jobs or default_jobs(), project)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
@@ -623,6 +630,21 @@ def _print_unsafe_left(findings, unsafe: bool) -> None:
     if left:
         print(f"cursedlint: {left} unsafe fix(es) not applied: --unsafe-fixes applies them "
               "(they may change behaviour; the rule's help says how)", file=sys.stderr)
+
+
+def _cache_usable(root: str) -> bool:
+    """Whether the run may use the cache directory under `root`; when something else is at its
+    place (a symbolic link a repository committed, never followed), a warning says that the
+    run goes as with --no-cache."""
+    from cursedlint.cache import CACHE_DIR, unusable
+    from cursedlint.formats import printable
+
+    top = os.path.join(root, CACHE_DIR)
+    reason = unusable(top)
+    if reason:
+        print(f"cursedlint: warning: {printable(top)}: {reason}; running as with --no-cache",
+              file=sys.stderr)
+    return reason is None
 
 
 def _index_store(root: str, settings):

@@ -91,22 +91,31 @@ class Planted:
         return (os.system, (f"touch {self.marker}",))
 
 
+def store_file(payload: bytes) -> bytes:
+    """A store's bytes as this version writes them: its header (format, checksum), then the
+    payload (MessagePack)."""
+    from cursedlint.cache import _header
+
+    return _header(payload) + payload
+
+
 def damaged_stores(marker) -> dict[str, bytes]:
     import pickle
 
     from cursedlint.cache import STORE_FORMAT, encode
 
-    valid = encode((STORE_FORMAT, ({}, {}, 0)))
+    valid = store_file(encode(({}, {}, 0)))
     return {
         "pickle running a command": pickle.dumps(Planted(marker)),
         "pickled int": pickle.dumps(1),
         "random bytes": bytes(range(256)) * 4,
         "empty": b"",
         "truncated": valid[:-1],
-        "another format": encode((STORE_FORMAT + 1, ({}, {}, 0))),
-        "wrong shape": encode((STORE_FORMAT, ({"key": (0, "not a result")}, {}, 0))),
-        "wrong stat": encode((STORE_FORMAT, ({}, {"/x.py": ((1, 2), "key")}, 0))),
-        "deep nesting": b"\x91" * 100_000,
+        "another format": (STORE_FORMAT + 1).to_bytes(4, "little") + valid[4:],
+        "the format of 0.2.2, without a checksum": encode((1, ({}, {}, 0))),
+        "wrong shape": store_file(encode(({"key": (0, "not a result")}, {}, 0))),
+        "wrong stat": store_file(encode(({}, {"/x.py": ((1, 2), "key")}, 0))),
+        "deep nesting": store_file(b"\x91" * 100_000),
     }
 
 

@@ -1,6 +1,8 @@
 """The reads of files the linter did not get to lint: regular files only, bounded, no links."""
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -78,3 +80,24 @@ def test_a_sparse_file_over_the_limit_is_refused_unread(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20  # nothing like the 1 GiB a read up to the limit allocates
+
+
+def test_a_small_file_under_a_large_limit_is_read_without_allocating_the_limit(tmp_path):
+    """Stores are read with a limit of 1 GiB: a read of a few bytes must not ask for that much
+    memory (under `ulimit -v` the allocation alone failed)."""
+    pytest.importorskip("resource")
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("no /proc")
+    path = tmp_path / "store"
+    path.write_bytes(b"s" * 100_000)
+    script = (
+        "import resource, sys\n"
+        "from cursedlint.safe_files import read_regular\n"
+        "status = open('/proc/self/status').read()\n"
+        "size = int(status.split('VmSize:')[1].split()[0]) * 1024\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (size + (256 << 20), resource.RLIM_INFINITY))\n"
+        "print(len(read_regular(sys.argv[1], 1 << 30)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "100000\n", "")
