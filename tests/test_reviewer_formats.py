@@ -1,7 +1,6 @@
-"""GitLab Code Quality, reviewdog rdjson and JUnit XML through the CLI, each checked against
-its published specification. The JSON schemas below are written here from those
-specifications (GitLab's "Code Quality report format" table; reviewdog's proto/rdf
-DiagnosticResult, whose jsonschema/ is generated from the .proto), not copied."""
+"""SARIF, GitLab Code Quality, reviewdog rdjson and JUnit XML through the CLI, each checked
+against what its consumer accepts (`report_schemas`: schemas written from the published
+specifications)."""
 
 from __future__ import annotations
 
@@ -12,56 +11,7 @@ import jsonschema
 import pytest
 
 from cursedlint.cli import main
-
-POSITION = {"type": "object", "properties": {"line": {"type": "integer", "minimum": 1},
-                                             "column": {"type": "integer", "minimum": 1}}}
-RANGE = {"type": "object", "required": ["start"],
-         "properties": {"start": POSITION, "end": POSITION}, "additionalProperties": False}
-LOCATION = {"type": "object", "required": ["path"],
-            "properties": {"path": {"type": "string"}, "range": RANGE},
-            "additionalProperties": False}
-RDJSON = {
-    "type": "object",
-    "properties": {
-        "source": {"type": "object", "required": ["name"],
-                   "properties": {"name": {"type": "string"}, "url": {"type": "string"}}},
-        "severity": {"enum": ["UNKNOWN_SEVERITY", "ERROR", "WARNING", "INFO"]},
-        "diagnostics": {"type": "array", "items": {
-            "type": "object", "required": ["message", "location"],
-            "properties": {
-                "message": {"type": "string"},
-                "location": LOCATION,
-                "severity": {"enum": ["UNKNOWN_SEVERITY", "ERROR", "WARNING", "INFO"]},
-                "source": {"type": "object"},
-                "code": {"type": "object", "required": ["value"],
-                         "properties": {"value": {"type": "string"},
-                                        "url": {"type": "string"}}},
-                "suggestions": {"type": "array", "items": {
-                    "type": "object", "required": ["range", "text"],
-                    "properties": {"range": RANGE, "text": {"type": "string"}}}},
-                "original_output": {"type": "string"},
-                "related_locations": {"type": "array", "items": {
-                    "type": "object", "properties": {"message": {"type": "string"},
-                                                     "location": LOCATION}}},
-            },
-            "additionalProperties": False}},
-    },
-    "additionalProperties": False,
-}
-GITLAB = {"type": "array", "items": {
-    "type": "object",
-    "required": ["description", "check_name", "fingerprint", "severity", "location"],
-    "properties": {
-        "description": {"type": "string"},
-        "check_name": {"type": "string"},
-        "fingerprint": {"type": "string", "minLength": 1},
-        "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
-        "location": {"type": "object", "required": ["path", "lines"], "properties": {
-            "path": {"type": "string"},
-            "lines": {"type": "object", "required": ["begin"],
-                      "properties": {"begin": {"type": "integer", "minimum": 1},
-                                     "end": {"type": "integer", "minimum": 1}}}}},
-    }}}
+from report_schemas import GITLAB, RDJSON
 
 CODE = """\
 import os

@@ -4,6 +4,9 @@ One module per format, imported only when chosen (start-up time is the pre-commi
 cost); each has a `render` function taking only what that format needs.
 Every output ends with a newline, except `github` with no findings (empty).
 
+A fix is written as the text edits it makes, a structural rewrite's too (`fix_edits`); a fix
+that cannot be written so is left out, never written without edits.
+
 Text that came from the file system or a C/C++ file may hold bytes that are not UTF-8 (a file
 name, a source line), which Python keeps as lone surrogates; every format writes each such byte
 as the four characters `\\xNN` (`escape_undecodable`), so that its output is valid UTF-8. SARIF
@@ -20,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cursedlint.findings import Finding
+    from cursedlint.findings import Edit, Finding
     from cursedlint.rule import Rule
 
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "rdjson", "junit")
@@ -40,7 +43,7 @@ def render(
     """Render sorted `findings` in `format` (one of FORMATS).
 
     `rules` maps code -> Rule class (SARIF rule metadata); `source_line(path, line)` gives a
-    line's text (text snippets, fingerprints). `color` and `concise` shape the text format
+    line's text (text snippets, fingerprints, structural fixes' edits). `color` and `concise` shape the text format
     only, `statistics` the text and JSON formats, `files_checked` text and JUnit.
     """
     if format == "text":
@@ -57,7 +60,9 @@ def render(
     if format == "json":
         from cursedlint.formats import json_format
 
-        return json_format.statistics(findings) if statistics else json_format.render(findings)
+        if statistics:
+            return json_format.statistics(findings)
+        return json_format.render(findings, source_line)
     if format == "sarif":
         from cursedlint.formats import sarif
 
@@ -71,7 +76,7 @@ def render(
 
         if format == "gitlab":
             return reviewers.gitlab(findings, source_line)
-        return reviewers.rdjson(findings) if format == "rdjson" else \
+        return reviewers.rdjson(findings, source_line) if format == "rdjson" else \
             reviewers.junit(findings, files_checked)
     raise ValueError(f"unknown output format {format!r}; choose one of {', '.join(FORMATS)}")
 
@@ -99,3 +104,25 @@ def _escape(char: str, backslash: str) -> str:
     if 0xDC80 <= point <= 0xDCFF:  # the byte surrogateescape kept
         point -= 0xDC00
     return f"{backslash}x{point:02x}" if point < 0x100 else f"{backslash}u{point:04x}"
+
+
+def fix_edits(finding: Finding, source_line: Callable[[str, int], str]) -> tuple[Edit, ...]:
+    """The text edits of `finding`'s fix: its edits, and each structural rewrite as the edit it
+    makes of the call's lines (`structural_fixes.as_edit`; libcst is imported only then).
+    Empty when a rewrite cannot be made of them: the format then leaves the fix out."""
+    fix = finding.fix
+    if not fix.rewrites:
+        return fix.edits
+    from cursedlint.structural_fixes import as_edit
+
+    edits = list(fix.edits)
+    for rewrite in fix.rewrites:
+        span = rewrite.span
+        lines = [source_line(finding.path, line) for line in range(span.line, span.end_line + 1)]
+        lines[-1] = lines[-1][: span.end_column - 1]
+        lines[0] = lines[0][span.column - 1 :]
+        try:
+            edits.append(as_edit("\n".join(lines), rewrite))
+        except ValueError:  # not the call the finding saw (NotACall)
+            return ()
+    return tuple(edits)

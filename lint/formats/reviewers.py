@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from cursedlint.baseline import fingerprinted
 from cursedlint.findings import Finding, Severity, Span
-from cursedlint.formats import escape_undecodable, printable
+from cursedlint.formats import escape_undecodable, fix_edits, printable
 from cursedlint.formats.json_format import dumps
 
 SOURCE_URL = "https://pypi.org/project/cursedlint/"  # as SARIF's informationUri
@@ -44,7 +44,7 @@ def _range(span: Span) -> dict:
             "end": {"line": span.end_line, "column": span.end_column}}
 
 
-def rdjson(findings: Sequence[Finding]) -> str:
+def rdjson(findings: Sequence[Finding], source_line: Callable[[str, int], str]) -> str:
     """A DiagnosticResult: each finding with its range, code, suggested fix and chain."""
     diagnostics = []
     for finding in findings:
@@ -54,9 +54,10 @@ def rdjson(findings: Sequence[Finding]) -> str:
             "severity": finding.severity.value.upper(),
             "code": {"value": finding.code},  # its doc: `cursedlint rule CODE`
         }
-        if finding.fix and finding.fix.edits:
+        edits = fix_edits(finding, source_line) if finding.fix else ()
+        if edits:
             diagnostic["suggestions"] = [{"range": _range(edit.span), "text": edit.content}
-                                         for edit in finding.fix.edits]
+                                         for edit in edits]
         if finding.related:
             diagnostic["related_locations"] = [{
                 "message": step.note,

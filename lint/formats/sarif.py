@@ -3,7 +3,8 @@
 Paths inside the current directory become URI references relative to `%SRCROOT%` (the
 current directory); other paths become absolute `file://` URIs; both percent-encode the path's
 bytes, so a name that is not UTF-8 keeps its bytes (`%FF`). Columns count Unicode code
-points, as Finding's do, so the run says `columnKind: unicodeCodePoints`.
+points, as Finding's do, so the run says `columnKind: unicodeCodePoints`. A fix is written as
+its text edits (`fix_edits`); one that cannot be is left out (`replacements` is never empty).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from urllib.parse import quote
 import cursedlint
 from cursedlint import docs
 from cursedlint.baseline import fingerprinted
-from cursedlint.findings import Finding, Fix, Span, Step
+from cursedlint.findings import Edit, Finding, Fix, Span, Step
+from cursedlint.formats import fix_edits
 from cursedlint.formats.json_format import dumps
 
 if TYPE_CHECKING:
@@ -93,13 +95,13 @@ def _results(
         return locations[path]["uri"]
 
     for finding, fingerprint in fingerprinted(findings, uri, source_line):
+        edits = fix_edits(finding, source_line) if finding.fix else ()
         yield _result(finding, rule_index[finding.code], locations[finding.path], fingerprint,
-                      root)
+                      root, edits)
 
 
-def _result(
-    finding: Finding, rule_index: int, location: dict, fingerprint: str, root: Path
-) -> dict:
+def _result(finding: Finding, rule_index: int, location: dict, fingerprint: str, root: Path,
+            edits: Sequence[Edit]) -> dict:
     result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
@@ -114,8 +116,8 @@ def _result(
         result["relatedLocations"] = [
             _related(index, step, root) for index, step in enumerate(finding.related, 1)
         ]
-    if finding.fix:
-        result["fixes"] = [_fix(finding.fix, location)]
+    if edits:
+        result["fixes"] = [_fix(finding.fix, edits, location)]
     return result
 
 
@@ -157,7 +159,7 @@ def _region(span: Span) -> dict:
     }
 
 
-def _fix(fix: Fix, location: dict) -> dict:
+def _fix(fix: Fix, edits: Sequence[Edit], location: dict) -> dict:
     return {
         "description": {"text": fix.message},
         "artifactChanges": [
@@ -165,7 +167,7 @@ def _fix(fix: Fix, location: dict) -> dict:
                 "artifactLocation": location,
                 "replacements": [
                     {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}}
-                    for edit in fix.edits
+                    for edit in edits
                 ],
             }
         ],
