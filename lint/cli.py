@@ -349,7 +349,7 @@ def check(args: argparse.Namespace) -> int:
         findings = _on_changed_lines(args.diff_base, findings)
     if args.write_baseline:
         return EXIT_CLEAN
-    _write_report(args, findings, results, rules)
+    _write_report(args, findings, results, rules, root)
     if args.fix:
         _print_unsafe_left(findings, args.unsafe_fixes)
     if args.verbose:
@@ -411,7 +411,9 @@ def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], c
     return sorted({(absolute(path, cwd), language) for path, language in files})
 
 
-def _write_report(args, findings, results, rules) -> None:
+def _write_report(args, findings, results, rules, root: str) -> None:
+    """The report in the chosen format; `root`: the project's root, which reviewers' formats
+    name files from outside CI."""
     from cursedlint.formats import render
 
     lines = {(r.path, number): text for r in results for number, text in r.lines.items()}
@@ -424,6 +426,7 @@ def _write_report(args, findings, results, rules) -> None:
         concise=args.concise,
         statistics=args.statistics,
         files_checked=len(results),
+        root=root,
     )
     if args.output_file:
         _write_file(args.output_file, report)
@@ -506,6 +509,7 @@ def _print_fix_summary(results) -> bool:
 def _check_stdin(args, settings, config, rules) -> int:
     """--stdin-filename: standard input linted as that file (no fixes written: there is no
     file), reported as `check` reports."""
+    from cursedlint.discovery import project_root
     from cursedlint.engine import Linter
     from cursedlint.languages import SHEBANG_BYTES, language_of, script_language
 
@@ -522,7 +526,7 @@ def _check_stdin(args, settings, config, rules) -> int:
     result = linter.lint_bytes(name, data, language)
     findings = sorted(result.findings, key=lambda f: f.sort_key)
     findings = _against_baseline(args, config, findings, [result])
-    _write_report(args, findings, [result], rules)
+    _write_report(args, findings, [result], rules, project_root([name], config))
     for trace in result.tracebacks:
         print(trace, file=sys.stderr)
     return _exit_code(args, findings)

@@ -1,7 +1,11 @@
-"""SARIF 2.1.0 for code scanning (GitHub, IDE viewers): one run, every rule described.
+"""SARIF 2.1.0 for code scanning (GitHub, IDE viewers): one run, every rule described, each
+with its whole documentation as help (there is no page to link to: no `informationUri` or
+`helpUri`).
 
-Paths inside the current directory become URI references relative to `%SRCROOT%` (the
-current directory); other paths become absolute `file://` URIs; both percent-encode the path's
+Paths inside the report root (`formats.report_root`: the CI checkout, else the project's root)
+become URI references relative to `%SRCROOT%`, which `originalUriBaseIds` sets to that root:
+GitHub takes a relative URI as relative to the repository's root, whatever directory the
+command ran in. Other paths become absolute `file://` URIs. Both percent-encode the path's
 bytes, so a name that is not UTF-8 keeps its bytes (`%FF`). Columns count Unicode code
 points, as Finding's do, so the run says `columnKind: unicodeCodePoints`. A fix is written as
 its text edits (`fix_edits`); one that cannot be is left out (`replacements` is never empty).
@@ -19,14 +23,13 @@ import cursedlint
 from cursedlint import docs
 from cursedlint.baseline import fingerprinted
 from cursedlint.findings import Edit, Finding, Fix, Span, Step
-from cursedlint.formats import fix_edits
+from cursedlint.formats import fix_edits, relative_path
 from cursedlint.formats.json_format import dumps
 
 if TYPE_CHECKING:
     from cursedlint.rule import Rule
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/cursedlint/"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "cursedlint/v1"
 
@@ -36,8 +39,9 @@ def render(
     rules: Mapping[str, type[Rule]],
     *,
     source_line: Callable[[str, int], str],
+    root: str,
 ) -> str:
-    root = Path.cwd()
+    """The log; `root` is the directory `%SRCROOT%` names."""
     descriptors = _descriptors(findings, rules)
     rule_index = {descriptor["id"]: index for index, descriptor in enumerate(descriptors)}
     run = {
@@ -45,11 +49,10 @@ def render(
             "driver": {
                 "name": "cursedlint",
                 "version": cursedlint.__version__,
-                "informationUri": INFORMATION_URI,
                 "rules": descriptors,
             }
         },
-        "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(root)}},
+        "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(Path(os.path.abspath(root)))}},
         "columnKind": "unicodeCodePoints",
         "results": list(_results(findings, rule_index, root, source_line)),
     }
@@ -84,7 +87,7 @@ def _descriptor(rule: type[Rule]) -> dict:
 def _results(
     findings: Sequence[Finding],
     rule_index: Mapping[str, int],
-    root: Path,
+    root: str,
     source_line: Callable[[str, int], str],
 ) -> Iterator[dict]:
     locations: dict[str, dict] = {}
@@ -100,7 +103,7 @@ def _results(
                       root, edits)
 
 
-def _result(finding: Finding, rule_index: int, location: dict, fingerprint: str, root: Path,
+def _result(finding: Finding, rule_index: int, location: dict, fingerprint: str, root: str,
             edits: Sequence[Edit]) -> dict:
     result = {
         "ruleId": finding.code,
@@ -121,7 +124,7 @@ def _result(finding: Finding, rule_index: int, location: dict, fingerprint: str,
     return result
 
 
-def _related(index: int, step: Step, root: Path) -> dict:
+def _related(index: int, step: Step, root: str) -> dict:
     """One step of the finding's chain as a SARIF related location."""
     return {
         "id": index,
@@ -133,15 +136,13 @@ def _related(index: int, step: Step, root: Path) -> dict:
     }
 
 
-def _artifact_location(path: str, root: Path) -> dict:
+def _artifact_location(path: str, root: str) -> dict:
     """`path` relative to `root` as a percent-encoded URI reference based on %SRCROOT%, or an
     absolute file:// URI when it lies outside `root`."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        relative = absolute.relative_to(root)
-    except ValueError:
-        return {"uri": absolute.as_uri()}
-    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": SRCROOT}
+    relative = relative_path(path, root)
+    if os.path.isabs(relative):
+        return {"uri": Path(relative).as_uri()}
+    return {"uri": quote(os.fsencode(relative)), "uriBaseId": SRCROOT}
 
 
 def _directory_uri(directory: Path) -> str:
