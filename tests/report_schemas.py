@@ -9,11 +9,14 @@ The JSON schemas are written here from the published specifications, not copied:
   release of a new project), and codeql-action validates uploads with that same schema.
 - GitLab: the "Code Quality report format" table of GitLab's documentation.
 - reviewdog: proto/rdf's DiagnosticResult (its jsonschema/ is generated from the .proto).
+JUnit XML has no published schema of its own; `junit_errors` checks what Jenkins' JUnit schema
+(junit-4.xsd of its dtkit model) allows and what Jenkins and GitLab count.
 """
 
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ElementTree
 from urllib.parse import unquote_to_bytes
 
 _MESSAGE = {"type": "object", "required": ["text"], "additionalProperties": False,
@@ -175,3 +178,79 @@ RDJSON = {
     },
     "additionalProperties": False,
 }
+
+
+_JUNIT_ATTRIBUTES = {
+    "testsuites": ({"name", "time", "tests", "failures", "disabled", "errors"}, set()),
+    "testsuite": ({"name", "tests", "failures", "errors", "time", "disabled", "skipped",
+                   "timestamp", "hostname", "id", "package"}, {"name", "tests"}),
+    "properties": (set(), set()),
+    "property": ({"name", "value"}, {"name", "value"}),
+    "testcase": ({"name", "assertions", "time", "classname", "status"}, {"name"}),
+    "failure": ({"type", "message"}, set()),
+    "error": ({"type", "message"}, set()),
+    "skipped": (set(), set()),
+    "system-out": (set(), set()),
+    "system-err": (set(), set()),
+}
+_JUNIT_CHILDREN = {  # in this order, each (name, at most one)
+    "testsuites": [("testsuite", False)],
+    "testsuite": [("properties", True), ("testcase", False), ("system-out", True),
+                  ("system-err", True)],
+    "properties": [("property", False)],
+    "testcase": [("skipped", True), ("error", False), ("failure", False), ("system-out", False),
+                 ("system-err", False)],
+}
+_COUNT = re.compile(r"[0-9]+")
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}")
+
+
+def junit_errors(text: str) -> list[str]:
+    """What Jenkins' JUnit schema or its and GitLab's reading find wrong in a JUnit report:
+    elements, attributes and their order; counts that are not numbers, or that disagree with
+    the test cases (tests, failures, errors, skipped, per suite and in all); a report with no
+    test case (consumers take it for a failed upload)."""
+    root = ElementTree.fromstring(text)
+    errors = [] if root.tag == "testsuites" else [f"root <{root.tag}>"]
+    for element in root.iter():
+        allowed, required = _JUNIT_ATTRIBUTES.get(element.tag, (None, set()))
+        if allowed is None:
+            errors.append(f"<{element.tag}>")
+            continue
+        errors += [f"<{element.tag}> {name}=" for name in set(element.attrib) - allowed]
+        errors += [f"<{element.tag}> without {name}=" for name in required - set(element.attrib)]
+        children = _JUNIT_CHILDREN.get(element.tag, [])
+        order = [name for name, _ in children]
+        tags = [child.tag for child in element]
+        if tags != sorted(tags, key=lambda tag: order.index(tag) if tag in order else -1) or \
+                any(tag not in order for tag in tags):
+            errors.append(f"<{element.tag}> holds {tags}")
+        errors += [f"<{element.tag}> holds {tags.count(name)} <{name}>"
+                   for name, single in children if single and tags.count(name) > 1]
+        if element.tag in ("failure", "error", "skipped") and len(element):
+            errors.append(f"<{element.tag}> holds elements")
+        for name in ("tests", "failures", "errors", "skipped", "disabled"):
+            if name in element.attrib and not _COUNT.fullmatch(element.get(name)):
+                errors.append(f"<{element.tag}> {name}={element.get(name)!r}")
+        if "time" in element.attrib and not _SECONDS.fullmatch(element.get("time")):
+            errors.append(f"<{element.tag}> time={element.get('time')!r}")
+        if "timestamp" in element.attrib and not _TIMESTAMP.fullmatch(element.get("timestamp")):
+            errors.append(f"<{element.tag}> timestamp={element.get('timestamp')!r}")
+    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    for suite in root.iter("testsuite"):
+        cases = suite.findall("testcase")
+        counted = {"tests": len(cases),
+                   **{f"{name}s" if name != "skipped" else name:
+                      sum(1 for case in cases if case.find(name) is not None)
+                      for name in ("failure", "error", "skipped")}}
+        for name, count in counted.items():
+            totals[name] += count
+            if suite.get(name, "0") != str(count):
+                errors.append(f"suite {suite.get('name')}: {name}={suite.get(name)}, {count} cases are")
+    for name in ("tests", "failures", "errors"):
+        if root.get(name) not in (None, str(totals[name])):
+            errors.append(f"<testsuites> {name}={root.get(name)}, {totals[name]} in its suites")
+    if not totals["tests"]:
+        errors.append("no test case")
+    return errors

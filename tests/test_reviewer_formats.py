@@ -13,9 +13,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from cursedlint import registry
 from cursedlint.cli import main
 from cursedlint.formats.reviewers import utf8_column
-from report_schemas import GITLAB, RDJSON, SARIF, uri_errors, uri_path
+from engine_rules import TEST_RULES
+from report_schemas import GITLAB, RDJSON, SARIF, junit_errors, uri_errors, uri_path
 
 CODE = """\
 import os
@@ -70,9 +72,12 @@ def test_rdjson_suggests_a_text_fix(tmp_path, monkeypatch, capsys):
 
 
 def test_junit_for_ci_reports(tmp_path, monkeypatch, capsys):
-    root = ElementTree.fromstring(report(tmp_path, monkeypatch, capsys, "junit"))
+    text = report(tmp_path, monkeypatch, capsys, "junit")
+    assert junit_errors(text) == []
+    root = ElementTree.fromstring(text)
     assert root.tag == "testsuites" and root.get("failures") == "2"
     [suite] = root
+    assert float(suite.get("time")) > 0 and suite.get("hostname")
     cases = suite.findall("testcase")
     assert [case.get("name") for case in cases] == ["CUR101 launch.py:6:12",
                                                      "CUR101 launch.py:10:13"]
@@ -83,19 +88,89 @@ def test_junit_stays_well_formed_for_a_hostile_file_name(tmp_path, monkeypatch, 
     text = report(tmp_path, monkeypatch, capsys, "junit", name="la\x1bunch\x01.py")
     root = ElementTree.fromstring(text)  # raises on a control character XML 1.0 forbids
     assert root.find("testsuite/testcase").get("classname") == "la\\x1bunch\\x01.py"
+    assert junit_errors(text) == []
 
 
-@pytest.mark.parametrize("fmt", ["gitlab", "rdjson", "junit"])
-def test_a_clean_run_is_a_valid_empty_report(tmp_path, monkeypatch, capsys, fmt):
+@pytest.mark.parametrize("fmt", ["gitlab", "rdjson", "junit", "sarif"])
+def test_a_clean_run_is_a_valid_report(tmp_path, monkeypatch, capsys, fmt):
     (tmp_path / "ok.py").write_text("print('hi')\n")
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
     assert main(["check", "--no-cache", "--output-format", fmt, "ok.py"]) == 0
     out = capsys.readouterr().out
-    if fmt == "junit":
-        assert ElementTree.fromstring(out).get("tests") == "0"
+    if fmt == "junit":  # one passing case, as ruff writes: a report of none reads as broken
+        assert junit_errors(out) == []
+        [case] = ElementTree.fromstring(out).iter("testcase")
+        assert (case.get("name"), len(case)) == ("No errors found", 0)
     else:
-        jsonschema.validate(json.loads(out), GITLAB if fmt == "gitlab" else RDJSON)
+        jsonschema.validate(json.loads(out), {"gitlab": GITLAB, "rdjson": RDJSON,
+                                              "sarif": SARIF}[fmt])
+
+
+MIXED = CODE + """
+
+def record(model, x, event):
+    threading.Thread(target=poll, args=(event,), daemon=True).start()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = model(x)
+    return graph, y
+
+
+def poll(event):
+    event.query()
+"""
+MIXED = "import threading\n\nimport torch\n" + MIXED
+
+
+@pytest.mark.parametrize("fail_on, exit_code, outcomes", [
+    ("warning", 1, ["failure", "failure", "failure"]),
+    ("error", 1, ["skipped", "skipped", "failure"]),
+])
+def test_junit_fails_only_what_fails_the_run(tmp_path, monkeypatch, capsys, fail_on, exit_code,
+                                             outcomes):
+    """Under --fail-on error a warning is listed as a skipped case (Jenkins and GitLab count
+    it, neither fails the report on it), with why; an error fails."""
+    (tmp_path / "launch.py").write_text(MIXED)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["check", "--no-cache", "--target-python", "3.12", "--output-format", "junit",
+                 "--fail-on", fail_on, "launch.py"]) == exit_code
+    text = capsys.readouterr().out
+    assert junit_errors(text) == []
+    cases = list(ElementTree.fromstring(text).iter("testcase"))
+    assert [case.get("name").split()[0] for case in cases] == ["CUR101", "CUR101", "CUR401"]
+    assert [case[0].tag for case in cases] == outcomes
+    if fail_on == "error":
+        assert cases[0][0].text.startswith(
+            "warning, not failed by --fail-on error: launch.py:9:12: subprocess.Popen() fork()s")
+
+
+def test_junit_with_only_warnings_under_fail_on_error_fails_nothing(tmp_path, monkeypatch,
+                                                                     capsys):
+    (tmp_path / "launch.py").write_text(CODE)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["check", "--no-cache", "--target-python", "3.12", "--output-format", "junit",
+                 "--fail-on", "error", "launch.py"]) == 0
+    text = capsys.readouterr().out
+    assert junit_errors(text) == []
+    suite = ElementTree.fromstring(text).find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("2", "0", "2")
+
+
+def test_junit_reports_an_internal_error_as_an_error(tmp_path, monkeypatch, capsys):
+    """CUR000 (a rule raised): exit 2, a JUnit <error>, not a finding of the code."""
+    shipped = registry.all_rules()
+    monkeypatch.setattr(registry, "all_rules", lambda: {**shipped, **TEST_RULES})
+    (tmp_path / "boom.py").write_text("import os\nexplode()\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["check", "--no-cache", "--output-format", "junit", "boom.py"]) == 2
+    text = capsys.readouterr().out
+    assert junit_errors(text) == []
+    [case] = ElementTree.fromstring(text).iter("testcase")
+    assert case[0].tag == "error" and case[0].get("type") == "CUR000"
 
 
 def test_statistics_as_json(tmp_path, monkeypatch, capsys):

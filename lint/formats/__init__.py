@@ -46,13 +46,16 @@ def render(
     statistics: bool = False,
     files_checked: int = 0,
     root: str = os.curdir,
+    fail_on: str = "warning",
+    seconds: float = 0.0,
 ) -> str:
     """Render sorted `findings` in `format` (one of FORMATS).
 
     `rules` maps code -> Rule class (SARIF rule metadata); `source_line(path, line)` gives a
     line's text (text snippets, fingerprints, UTF-8 columns, structural fixes' edits). `color`
     and `concise` shape the text format only, `statistics` the text and JSON formats,
-    `files_checked` text and JUnit. `root` is the project's root (`report_root`).
+    `files_checked` text and JUnit. `root` is the project's root (`report_root`); `fail_on`
+    the least severity that fails the run and `seconds` how long it took (JUnit).
     """
     if format == "text":
         from cursedlint.formats import text
@@ -86,7 +89,7 @@ def render(
             return reviewers.gitlab(findings, source_line, report_root(root))
         if format == "rdjson":
             return reviewers.rdjson(findings, source_line)
-        return reviewers.junit(findings, files_checked, report_root(root))
+        return reviewers.junit(findings, files_checked, report_root(root), fail_on, seconds)
     raise ValueError(f"unknown output format {format!r}; choose one of {', '.join(FORMATS)}")
 
 

@@ -3,7 +3,8 @@ Format (`rdjson`, for pull-request comments through reviewdog) and JUnit XML (`j
 test reports). Each follows its published specification:
 - GitLab: https://docs.gitlab.com/ci/testing/code_quality/#code-quality-report-format
 - reviewdog: https://github.com/reviewdog/reviewdog/tree/master/proto/rdf (jsonschema/)
-- JUnit XML: the Ant/Jenkins `junit` report (testsuites > testsuite > testcase > failure).
+- JUnit XML: the Ant/Jenkins `junit` report (testsuites > testsuite > testcase > failure), with
+  the attributes the strict schemas ask for (`time`, `timestamp`, `hostname`).
 
 GitLab and JUnit name files relative to `report_root` (GitLab's `CI_PROJECT_DIR` in a job).
 reviewdog takes a relative path as relative to the directory it runs in (it prepends that
@@ -23,6 +24,7 @@ from cursedlint.formats import escape_undecodable, fix_edits, printable, relativ
 from cursedlint.formats.json_format import dumps
 
 _GITLAB_SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major"}
+INTERNAL_ERROR = "CUR000"  # notices.InternalError: a JUnit <error>, as its exit code 2 is
 
 
 def gitlab(findings: Sequence[Finding], source_line: Callable[[str, int], str],
@@ -91,25 +93,43 @@ def rdjson(findings: Sequence[Finding], source_line: Callable[[str, int], str]) 
     return dumps({"source": {"name": "cursedlint"}, "diagnostics": diagnostics})
 
 
-def junit(findings: Sequence[Finding], files_checked: int, root: str) -> str:
-    """One test suite; a failing test case per finding (named by code and place)."""
-    count = len(findings)
-    cases = []
+def junit(findings: Sequence[Finding], files_checked: int, root: str, fail_on: str,
+          seconds: float) -> str:
+    """One test suite: a test case per finding, failed where the finding fails the run
+    (`fail_on`), skipped where it does not (a warning under `--fail-on error`: listed and
+    counted, not failed), in error for an internal error (CUR000, exit 2); one passing case
+    when there is no finding (as ruff). `seconds`: how long the run took. Elements and
+    attributes are those of Jenkins' JUnit schema (skipped holds only text)."""
+    import socket
+    import time
+
+    cases, counts = [], {"failure": 0, "skipped": 0, "error": 0}
     for finding in findings:  # XML 1.0 has no control characters: `printable` escapes them
         path = printable(relative_path(finding.path, root))
         message = printable(finding.message)
         where = f"{path}:{finding.line}:{finding.column}"
         body = f"{where}: {message}" + (f"\n{printable(finding.help)}" if finding.help else "")
-        cases.append(
-            f"    <testcase classname={quoteattr(path)} "
-            f"name={quoteattr(f'{finding.code} {where}')}>\n"
-            f"      <failure type={quoteattr(finding.code)} "
-            f"message={quoteattr(message)}>{escape(body)}"
-            "</failure>\n    </testcase>\n")
+        outcome = "error" if finding.code == INTERNAL_ERROR else "failure" \
+            if fail_on == "warning" or finding.severity == Severity.ERROR else "skipped"
+        counts[outcome] += 1
+        if outcome == "skipped":
+            note = f"{finding.severity.value}, not failed by --fail-on {fail_on}: {body}"
+            result = f"<skipped>{escape(note)}</skipped>"
+        else:
+            result = (f"<{outcome} type={quoteattr(finding.code)} message={quoteattr(message)}>"
+                      f"{escape(body)}</{outcome}>")
+        cases.append(f"    <testcase classname={quoteattr(path)} "
+                     f"name={quoteattr(f'{finding.code} {where}')} time=\"0\">\n"
+                     f"      {result}\n    </testcase>\n")
+    if not cases:
+        cases.append('    <testcase classname="cursedlint" name="No errors found" time="0"/>\n')
+    totals = (f'tests="{len(cases)}" failures="{counts["failure"]}" errors="{counts["error"]}" '
+              f'time="{seconds:.3f}"')
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")  # local time without offset, as Ant writes it
     text = (f'<?xml version="1.0" encoding="UTF-8"?>\n'
-            f'<testsuites name="cursedlint" tests="{count}" failures="{count}" errors="0">\n'
-            f'  <testsuite name="cursedlint" tests="{count}" failures="{count}" errors="0" '
-            f'skipped="0">\n'
+            f'<testsuites name="cursedlint" {totals}>\n'
+            f'  <testsuite name="cursedlint" {totals} skipped="{counts["skipped"]}" '
+            f'timestamp="{stamp}" hostname={quoteattr(printable(socket.gethostname()))}>\n'
             f'    <properties><property name="files_checked" value="{files_checked}"/>'
             f'</properties>\n{"".join(cases)}  </testsuite>\n</testsuites>\n')
     return escape_undecodable(text)
