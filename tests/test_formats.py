@@ -560,3 +560,19 @@ def test_github_names_the_file_with_foreign_bytes_escaped():
     _, properties, message = parse_command(line)
     assert properties["file"] == "native/\\xffreg.cpp"
     assert message == "512 bytes registered at '\\xfe'"
+
+
+# rules --format markdown (the README's table)
+
+
+def test_the_rules_table_gives_each_rule_the_severity_of_its_findings(capsys):
+    """The linter's notices too: CUR001 (a syntax error) fails `--fail-on error`, so the table
+    says error, as `rules --format json`, the rule's page and its findings do."""
+    from cursedlint.cli import main
+
+    main(["rules", "--format", "json"])
+    severities = {row["code"]: row["severity"] for row in json.loads(capsys.readouterr().out)}
+    main(["rules", "--format", "markdown"])
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines()[2:]]
+    assert {row[0].split("]")[0].lstrip("| ["): row[3] for row in rows} == severities
+    assert (severities["CUR001"], severities["CUR003"]) == ("error", "warning")
