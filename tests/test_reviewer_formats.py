@@ -192,6 +192,30 @@ def test_sarif_rules_carry_precision_and_problem_severity(tmp_path, monkeypatch,
     assert properties["CUR101"]["problem.severity"] == "warning"
 
 
+# -- messages --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "gitlab", "rdjson", "junit"])
+def test_no_message_points_to_a_help_its_format_may_not_carry(tmp_path, monkeypatch, capsys,
+                                                               fmt):
+    """CUR101 with two reasons to fork on 3.9 names the first and counts the other: --concise,
+    CI annotations, GitLab's description and flake8 show the message without its help."""
+    (tmp_path / "launch.py").write_text(CODE)
+    monkeypatch.chdir(tmp_path)
+
+    def output(*flags: str) -> str:
+        capsys.readouterr()
+        main(["check", "--no-cache", "--target-python", "3.9", *flags, "launch.py"])
+        return capsys.readouterr().out
+
+    out = output("--output-format", fmt)
+    assert "preexec_fn= is set (and 1 more)" in out
+    assert "see help" not in out
+    if fmt == "text":
+        concise = output("--concise").splitlines()[0]
+        assert concise.endswith("preexec_fn= is set (and 1 more)")
+
+
 # -- where reports say the files are --------------------------------------------------------
 
 SPAWN = 'import subprocess\n\n\ndef sync():\n    subprocess.run(["rsync"], user="nobody")\n'
