@@ -184,6 +184,21 @@ def test_text_offers_the_fix_as_help():
     assert rows[5] == "  = help: Register a whole page"
 
 
+def test_text_prints_a_help_once_and_names_it_after():
+    """The help paragraph is said once per run; a later finding with the same help names
+    where it was said; a different help (details of that spot) is printed."""
+    why = "Forking here copies the locks other threads hold; start a spawn context instead."
+    first, second = (replace(finding, help=why) for finding in DUPLICATES)
+    other = replace(FORK, help=why + " Here the thread is the logger's.")
+    helps = [row for row in output("text", [first, second, other]).splitlines()
+             if "= help:" in row]
+    assert helps == [
+        f"  = help: {why} (cursedlint rule CUR101)",
+        "  = help: as for src/dup.py:2 above (cursedlint rule CUR101)",
+        f"  = help: {other.help} (cursedlint rule CUR101)",
+    ]
+
+
 def test_text_concise_prints_one_line_per_finding():
     assert output("text", concise=True).splitlines() == [
         f"native/reg.cpp:2:5: CUR301 {REGISTRATION.message}",
