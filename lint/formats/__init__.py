@@ -137,8 +137,11 @@ def relative_path(path: str, base: str) -> str:
     outside `base` (resolving symbolic links too, as the working directory is resolved)."""
     for resolve in (os.path.abspath, os.path.realpath):
         absolute, directory = resolve(path), resolve(base)
-        if os.path.commonpath([absolute, directory]) == directory:
-            return os.path.relpath(absolute, directory).replace(os.sep, "/")
+        try:
+            if os.path.commonpath([absolute, directory]) == directory:
+                return os.path.relpath(absolute, directory).replace(os.sep, "/")
+        except ValueError:  # on another drive (Windows)
+            break
     return os.path.abspath(path).replace(os.sep, "/")
 
 

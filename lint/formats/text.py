@@ -1,7 +1,7 @@
-"""The human format: ruff-like findings with an underlined source snippet, a concise
-one-line-per-finding variant, or a table of counts per code; then a summary line. Bytes of a
-path, message or source line that are not UTF-8, and control characters but the tab, show as
-`\\xNN` (`printable`)."""
+"""The human format: ruff-like findings with an underlined source snippet and their help (each
+paragraph printed once per run), a concise one-line-per-finding variant, or a table of counts
+per code; then a summary line. Bytes of a path, message or source line that are not UTF-8,
+and control characters but the tab, show as `\\xNN` (`printable`)."""
 
 from __future__ import annotations
 
