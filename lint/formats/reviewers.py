@@ -24,7 +24,6 @@ from cursedlint.formats import escape_undecodable, fix_edits, printable, relativ
 from cursedlint.formats.json_format import dumps
 
 _GITLAB_SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major"}
-INTERNAL_ERROR = "CUR000"  # notices.InternalError: a JUnit <error>, as its exit code 2 is
 
 
 def gitlab(findings: Sequence[Finding], source_line: Callable[[str, int], str],
@@ -45,6 +44,7 @@ def gitlab(findings: Sequence[Finding], source_line: Callable[[str, int], str],
 
 
 def _from_cwd(path: str) -> str:
+    """`path` relative to the working directory (as rdjson names files), `/`-separated."""
     relative = os.path.relpath(path) if os.path.isabs(path) else path
     return relative.replace(os.sep, "/")
 
@@ -103,14 +103,20 @@ def junit(findings: Sequence[Finding], files_checked: int, root: str, fail_on: s
     import socket
     import time
 
+    from cursedlint.notices import InternalError  # (loaded with the rules already)
+
     cases, counts = [], {"failure": 0, "skipped": 0, "error": 0}
     for finding in findings:  # XML 1.0 has no control characters: `printable` escapes them
         path = printable(relative_path(finding.path, root))
         message = printable(finding.message)
         where = f"{path}:{finding.line}:{finding.column}"
         body = f"{where}: {message}" + (f"\n{printable(finding.help)}" if finding.help else "")
-        outcome = "error" if finding.code == INTERNAL_ERROR else "failure" \
-            if fail_on == "warning" or finding.severity == Severity.ERROR else "skipped"
+        if finding.code == InternalError.code:
+            outcome = "error"
+        elif fail_on == "warning" or finding.severity == Severity.ERROR:
+            outcome = "failure"
+        else:
+            outcome = "skipped"
         counts[outcome] += 1
         if outcome == "skipped":
             note = f"{finding.severity.value}, not failed by --fail-on {fail_on}: {body}"
