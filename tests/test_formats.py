@@ -199,6 +199,23 @@ def test_text_prints_a_help_once_and_names_it_after():
     ]
 
 
+def test_text_through_the_cli_prints_a_repeated_help_once(tmp_path, monkeypatch, capsys):
+    from cursedlint.cli import main
+
+    (tmp_path / "launch.py").write_text(
+        "import os\nimport subprocess\n\n\ndef launch(cmd):\n"
+        "    subprocess.Popen(cmd, preexec_fn=os.setsid)\n"
+        "    subprocess.Popen(cmd, preexec_fn=os.setsid)\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    main(["check", "--no-cache", "--target-python", "3.12", "launch.py"])
+    helps = [row for row in capsys.readouterr().out.splitlines() if "= help:" in row]
+    assert helps[0].startswith("  = help: CPython runs preexec_fn")
+    assert helps[2] == "  = help: as for launch.py:6 above (cursedlint rule CUR101)"
+    assert helps[1] == helps[3] == (
+        "  = help: replace preexec_fn=os.setsid with start_new_session=True")  # each fix's
+
+
 def test_text_concise_prints_one_line_per_finding():
     assert output("text", concise=True).splitlines() == [
         f"native/reg.cpp:2:5: CUR301 {REGISTRATION.message}",
