@@ -332,7 +332,7 @@ def check(args: argparse.Namespace) -> int:
     except configuration.ConfigError as error:
         raise UsageError(str(error)) from None
     if args.stdin_filename is not None:
-        return _check_stdin(args, settings, config, rules)
+        return _check_stdin(args, settings, config, rules, started)
     found = discover(paths, config)
     if found.missing:
         raise UsageError(f"path {found.missing[0]!r} does not exist")
@@ -380,7 +380,7 @@ def check(args: argparse.Namespace) -> int:
         findings = _on_changed_lines(args.diff_base, paths, findings)
     if args.write_baseline:
         return EXIT_CLEAN
-    _write_report(args, findings, results, rules)
+    _write_report(args, findings, results, rules, root, started)
     if args.fix:
         _print_unsafe_left(findings, args.unsafe_fixes)
     if args.verbose:
@@ -442,7 +442,9 @@ def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], c
     return sorted({(absolute(path, cwd), language) for path, language in files})
 
 
-def _write_report(args, findings, results, rules) -> None:
+def _write_report(args, findings, results, rules, root: str, started: float) -> None:
+    """The report in the chosen format; `root`: the project's root, which reviewers' formats
+    name files from outside CI; `started`: when the run began (perf_counter)."""
     from cursedlint.formats import render
 
     lines = {(r.path, number): text for r in results for number, text in r.lines.items()}
@@ -455,6 +457,9 @@ def _write_report(args, findings, results, rules) -> None:
         concise=args.concise,
         statistics=args.statistics,
         files_checked=len(results),
+        root=root,
+        fail_on=args.fail_on,
+        seconds=time.perf_counter() - started,
     )
     if args.output_file:
         _write_file(args.output_file, report)
@@ -537,9 +542,10 @@ def _print_fix_summary(results) -> bool:
     return bool(failed)
 
 
-def _check_stdin(args, settings, config, rules) -> int:
+def _check_stdin(args, settings, config, rules, started: float) -> int:
     """--stdin-filename: standard input linted as that file (no fixes written: there is no
     file), reported as `check` reports."""
+    from cursedlint.discovery import project_root
     from cursedlint.engine import Linter
     from cursedlint.languages import SHEBANG_BYTES, language_of, script_language
 
@@ -559,7 +565,7 @@ def _check_stdin(args, settings, config, rules) -> int:
     result = linter.lint_bytes(name, data, language)
     findings = sorted(result.findings, key=lambda f: f.sort_key)
     findings = _against_baseline(args, config, findings, [result])
-    _write_report(args, findings, [result], rules)
+    _write_report(args, findings, [result], rules, project_root([name], config), started)
     for trace in result.tracebacks:
         print(trace, file=sys.stderr)
     return _exit_code(args, findings)

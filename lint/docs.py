@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 from typing import Mapping
 
-from cursedlint.rule import Notice, Rule
+from cursedlint.rule import Rule
 
 LANGUAGE_NAMES = {
     "python": "Python",
@@ -78,13 +78,13 @@ def _fence_language(language: str) -> str:
 
 
 def rules_table(rules: Mapping[str, type[Rule]]) -> str:
-    """The Markdown table of every rule that the README carries."""
+    """The Markdown table of every rule that the README carries, each with the severity its
+    findings have (the linter's notices too: a syntax error is an error)."""
     rows = ["| Code | Name | Languages | Severity | What it finds |", "|---|---|---|---|---|"]
     for code, rule in rules.items():
-        kind = "notice" if issubclass(rule, Notice) else rule.severity.value
         rows.append(
-            f"| [{code}](docs/rules/{code}.md) | `{rule.name}` | {languages_text(rule)} | {kind} "
-            f"| {rule.summary} |"
+            f"| [{code}](docs/rules/{code}.md) | `{rule.name}` | {languages_text(rule)} | "
+            f"{rule.severity.value} | {rule.summary} |"
         )
     return "\n".join(rows) + "\n"
 

@@ -50,8 +50,9 @@ summarizes a file from the same tree)."""
 
 
 class FileResult(Struct):
-    """What linting one file produced. `lines` holds the text of the lines findings start on,
-    for reporters; `status` is one of: skipped (binary), clean (no trigger), checked."""
+    """What linting one file produced. `lines` holds the text of the lines findings cite
+    (`Finding.cited_lines`), for reporters; `status` is one of: skipped (binary), clean (no
+    trigger), checked."""
 
     path: str
     findings: list[Finding] = field(default_factory=list)
@@ -447,7 +448,8 @@ class Linter:
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
-        result.lines = {f.span.line: source.line_text(f.span.line) for f in result.findings}
+        result.lines = {number: source.line_text(number)
+                        for finding in result.findings for number in finding.cited_lines}
         return result
 
     def _parse(self, source: Source, result: FileResult, enabled: frozenset[str], tree=None,

@@ -106,6 +106,17 @@ class Finding(Struct, frozen=True, eq=False):
         return (self.path, self.span.line, self.span.column, self.code, self.message)
 
     @property
+    def cited_lines(self) -> set[int]:
+        """The lines whose text reports need (`FileResult.lines`): where its span and its
+        fix's edits start and end (UTF-8 columns), and every line of a structural rewrite's
+        call (the edit it makes)."""
+        spans = [self.span, *(edit.span for edit in self.fix.edits)] if self.fix else [self.span]
+        lines = {line for span in spans for line in (span.line, span.end_line)}
+        for rewrite in self.fix.rewrites if self.fix else ():
+            lines.update(range(rewrite.span.line, rewrite.span.end_line + 1))
+        return lines
+
+    @property
     def line(self) -> int:
         return self.span.line
 

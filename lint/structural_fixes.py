@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from cursedlint.findings import Rewrite
+from cursedlint.findings import Edit, Rewrite, Span
 
 _TIGHT = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                          whitespace_after=cst.SimpleWhitespace(""))
@@ -67,3 +67,41 @@ def _split(closing: cst.BaseParenthesizableWhitespace, between):
     kept = closing.with_changes(indent=between.indent, last_line=between.last_line)
     fresh = closing.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
     return kept, fresh
+
+
+def as_edit(text: str, rewrite: Rewrite) -> Edit:
+    """The rewrite as the one text edit it makes of `text`, the source of the call at
+    `rewrite.span` (its lines joined by \\n), placed in the file: the part that changes,
+    widened to whole words (`preexec_fn=os.setsid` -> `start_new_session=True`); an argument
+    added on a line of its own is inserted at that line's start. What formats show of a
+    structural fix. Raises NotACall as `rewritten` does."""
+    new = rewritten(text, rewrite)
+    start = 0
+    while start < min(len(text), len(new)) and text[start] == new[start]:
+        start += 1
+    kept = 0  # characters both end with, after `start`
+    while kept < min(len(text), len(new)) - start and text[-1 - kept] == new[-1 - kept]:
+        kept += 1
+    while _word(text, start - 1) and (_word(text, start) or _word(new, start)):
+        start -= 1
+    while kept and _word(text, len(text) - kept) and (_word(text, len(text) - kept - 1)
+                                                      or _word(new, len(new) - kept - 1)):
+        kept -= 1
+    stop, content = len(text) - kept, new[start:len(new) - kept]
+    while start == stop and start and text[start - 1] in " \t" and content[-1:] == text[start - 1]:
+        start, stop, content = start - 1, stop - 1, text[start - 1] + content[:-1]
+    return Edit(Span(*_position(text, start, rewrite.span), *_position(text, stop, rewrite.span)),
+                content)
+
+
+def _word(text: str, index: int) -> bool:
+    """Whether `text[index]` is a character of a word (not where `index` is outside `text`)."""
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+
+
+def _position(text: str, offset: int, span: Span) -> tuple[int, int]:
+    """The (line, column) in the file of `offset` in `text`, which starts where `span` does."""
+    breaks = text.count("\n", 0, offset)
+    if not breaks:
+        return span.line, span.column + offset
+    return span.line + breaks, offset - text.rindex("\n", 0, offset)

@@ -184,6 +184,38 @@ def test_text_offers_the_fix_as_help():
     assert rows[5] == "  = help: Register a whole page"
 
 
+def test_text_prints_a_help_once_and_names_it_after():
+    """The help paragraph is said once per run; a later finding with the same help names
+    where it was said; a different help (details of that spot) is printed."""
+    why = "Forking here copies the locks other threads hold; start a spawn context instead."
+    first, second = (replace(finding, help=why) for finding in DUPLICATES)
+    other = replace(FORK, help=why + " Here the thread is the logger's.")
+    helps = [row for row in output("text", [first, second, other]).splitlines()
+             if "= help:" in row]
+    assert helps == [
+        f"  = help: {why} (cursedlint rule CUR101)",
+        "  = help: as for src/dup.py:2 above (cursedlint rule CUR101)",
+        f"  = help: {other.help} (cursedlint rule CUR101)",
+    ]
+
+
+def test_text_through_the_cli_prints_a_repeated_help_once(tmp_path, monkeypatch, capsys):
+    from cursedlint.cli import main
+
+    (tmp_path / "launch.py").write_text(
+        "import os\nimport subprocess\n\n\ndef launch(cmd):\n"
+        "    subprocess.Popen(cmd, preexec_fn=os.setsid)\n"
+        "    subprocess.Popen(cmd, preexec_fn=os.setsid)\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    main(["check", "--no-cache", "--target-python", "3.12", "launch.py"])
+    helps = [row for row in capsys.readouterr().out.splitlines() if "= help:" in row]
+    assert helps[0].startswith("  = help: CPython runs preexec_fn")
+    assert helps[2] == "  = help: as for launch.py:6 above (cursedlint rule CUR101)"
+    assert helps[1] == helps[3] == (
+        "  = help: replace preexec_fn=os.setsid with start_new_session=True")  # each fix's
+
+
 def test_text_concise_prints_one_line_per_finding():
     assert output("text", concise=True).splitlines() == [
         f"native/reg.cpp:2:5: CUR301 {REGISTRATION.message}",
@@ -560,3 +592,19 @@ def test_github_names_the_file_with_foreign_bytes_escaped():
     _, properties, message = parse_command(line)
     assert properties["file"] == "native/\\xffreg.cpp"
     assert message == "512 bytes registered at '\\xfe'"
+
+
+# rules --format markdown (the README's table)
+
+
+def test_the_rules_table_gives_each_rule_the_severity_of_its_findings(capsys):
+    """The linter's notices too: CUR001 (a syntax error) fails `--fail-on error`, so the table
+    says error, as `rules --format json`, the rule's page and its findings do."""
+    from cursedlint.cli import main
+
+    main(["rules", "--format", "json"])
+    severities = {row["code"]: row["severity"] for row in json.loads(capsys.readouterr().out)}
+    main(["rules", "--format", "markdown"])
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines()[2:]]
+    assert {row[0].split("]")[0].lstrip("| ["): row[3] for row in rows} == severities
+    assert (severities["CUR001"], severities["CUR003"]) == ("error", "warning")

@@ -4,6 +4,14 @@ One module per format, imported only when chosen (start-up time is the pre-commi
 cost); each has a `render` function taking only what that format needs.
 Every output ends with a newline, except `github` with no findings (empty).
 
+Files are named as their consumer resolves them (`report_root`): SARIF, `github`, `gitlab` and
+`junit` relative to the repository's checkout in CI (GitHub's `GITHUB_WORKSPACE`, GitLab's
+`CI_PROJECT_DIR`), else to the project's root, whatever the working directory; `rdjson`
+relative to the working directory, which reviewdog, run there, resolves them against.
+
+A fix is written as the text edits it makes, a structural rewrite's too (`fix_edits`); a fix
+that cannot be written so is left out, never written without edits.
+
 Text that came from the file system or a C/C++ file may hold bytes that are not UTF-8 (a file
 name, a source line), which Python keeps as lone surrogates; every format writes each such byte
 as the four characters `\\xNN` (`escape_undecodable`), so that its output is valid UTF-8. SARIF
@@ -15,12 +23,13 @@ terminal.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cursedlint.findings import Finding
+    from cursedlint.findings import Edit, Finding
     from cursedlint.rule import Rule
 
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "rdjson", "junit")
@@ -36,12 +45,17 @@ def render(
     concise: bool = False,
     statistics: bool = False,
     files_checked: int = 0,
+    root: str = os.curdir,
+    fail_on: str = "warning",
+    seconds: float = 0.0,
 ) -> str:
     """Render sorted `findings` in `format` (one of FORMATS).
 
     `rules` maps code -> Rule class (SARIF rule metadata); `source_line(path, line)` gives a
-    line's text (text snippets, fingerprints). `color` and `concise` shape the text format
-    only, `statistics` the text and JSON formats, `files_checked` text and JUnit.
+    line's text (text snippets, fingerprints, UTF-8 columns, structural fixes' edits). `color`
+    and `concise` shape the text format only, `statistics` the text and JSON formats,
+    `files_checked` text and JUnit. `root` is the project's root (`report_root`); `fail_on`
+    the least severity that fails the run and `seconds` how long it took (JUnit).
     """
     if format == "text":
         from cursedlint.formats import text
@@ -57,22 +71,25 @@ def render(
     if format == "json":
         from cursedlint.formats import json_format
 
-        return json_format.statistics(findings) if statistics else json_format.render(findings)
+        if statistics:
+            return json_format.statistics(findings)
+        return json_format.render(findings, source_line)
     if format == "sarif":
         from cursedlint.formats import sarif
 
-        return sarif.render(findings, rules, source_line=source_line)
+        return sarif.render(findings, rules, source_line=source_line, root=report_root(root))
     if format == "github":
         from cursedlint.formats import github
 
-        return github.render(findings)
+        return github.render(findings, report_root(root))
     if format in ("gitlab", "rdjson", "junit"):
         from cursedlint.formats import reviewers
 
         if format == "gitlab":
-            return reviewers.gitlab(findings, source_line)
-        return reviewers.rdjson(findings) if format == "rdjson" else \
-            reviewers.junit(findings, files_checked)
+            return reviewers.gitlab(findings, source_line, report_root(root))
+        if format == "rdjson":
+            return reviewers.rdjson(findings, source_line)
+        return reviewers.junit(findings, files_checked, report_root(root), fail_on, seconds)
     raise ValueError(f"unknown output format {format!r}; choose one of {', '.join(FORMATS)}")
 
 
@@ -99,3 +116,52 @@ def _escape(char: str, backslash: str) -> str:
     if 0xDC80 <= point <= 0xDCFF:  # the byte surrogateescape kept
         point -= 0xDC00
     return f"{backslash}x{point:02x}" if point < 0x100 else f"{backslash}u{point:04x}"
+
+
+CHECKOUT_VARIABLES = ("GITHUB_WORKSPACE", "CI_PROJECT_DIR")
+"""Where GitHub Actions and GitLab CI check the repository out: they take a relative path in an
+annotation, a code scanning alert or a Code Quality report as relative to it."""
+
+
+def report_root(root: str) -> str:
+    """The directory reports name files relative to: the CI checkout (CHECKOUT_VARIABLES), else
+    `root`, the project's root."""
+    for variable in CHECKOUT_VARIABLES:
+        if os.environ.get(variable):
+            return os.environ[variable]
+    return root
+
+
+def relative_path(path: str, base: str) -> str:
+    """`path` relative to the directory `base`, with `/` separators; absolute where it lies
+    outside `base` (resolving symbolic links too, as the working directory is resolved)."""
+    for resolve in (os.path.abspath, os.path.realpath):
+        absolute, directory = resolve(path), resolve(base)
+        try:
+            if os.path.commonpath([absolute, directory]) == directory:
+                return os.path.relpath(absolute, directory).replace(os.sep, "/")
+        except ValueError:  # on another drive (Windows)
+            break
+    return os.path.abspath(path).replace(os.sep, "/")
+
+
+def fix_edits(finding: Finding, source_line: Callable[[str, int], str]) -> tuple[Edit, ...]:
+    """The text edits of `finding`'s fix: its edits, and each structural rewrite as the edit it
+    makes of the call's lines (`structural_fixes.as_edit`; libcst is imported only then).
+    Empty when a rewrite cannot be made of them: the format then leaves the fix out."""
+    fix = finding.fix
+    if not fix.rewrites:
+        return fix.edits
+    from cursedlint.structural_fixes import as_edit
+
+    edits = list(fix.edits)
+    for rewrite in fix.rewrites:
+        span = rewrite.span
+        lines = [source_line(finding.path, line) for line in range(span.line, span.end_line + 1)]
+        lines[-1] = lines[-1][: span.end_column - 1]
+        lines[0] = lines[0][span.column - 1 :]
+        try:
+            edits.append(as_edit("\n".join(lines), rewrite))
+        except ValueError:  # not the call the finding saw (NotACall)
+            return ()
+    return tuple(edits)

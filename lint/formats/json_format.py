@@ -1,19 +1,20 @@
 """The JSON format: an array of findings in the given order, one flat object each. A byte of a
-path or a source text that is not UTF-8 reads `\\xNN` in its string (`escape_undecodable`)."""
+path or a source text that is not UTF-8 reads `\\xNN` in its string (`escape_undecodable`). A
+fix carries the text edits it makes (`fix_edits`); one that cannot be written so is null."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from msgspec.structs import asdict
 
-from cursedlint.findings import Finding, Fix
-from cursedlint.formats import escape_undecodable
+from cursedlint.findings import Edit, Finding, Fix
+from cursedlint.formats import escape_undecodable, fix_edits
 
 
-def render(findings: Sequence[Finding]) -> str:
-    objects = [_finding(finding) for finding in findings]
+def render(findings: Sequence[Finding], source_line: Callable[[str, int], str]) -> str:
+    objects = [_finding(finding, source_line) for finding in findings]
     return dumps(objects)
 
 
@@ -34,7 +35,8 @@ def dumps(document) -> str:
     return escape_undecodable(json.dumps(document, indent=2, ensure_ascii=False), "\\\\") + "\n"
 
 
-def _finding(finding: Finding) -> dict:
+def _finding(finding: Finding, source_line: Callable[[str, int], str]) -> dict:
+    edits = fix_edits(finding, source_line) if finding.fix else ()
     return {
         "code": finding.code,
         "name": finding.name,
@@ -43,14 +45,14 @@ def _finding(finding: Finding) -> dict:
         "severity": finding.severity.value,
         "path": finding.path,
         **asdict(finding.span),
-        "fix": _fix(finding.fix) if finding.fix else None,
+        "fix": _fix(finding.fix, edits) if edits else None,
         "related": [asdict(step) for step in finding.related],
     }
 
 
-def _fix(fix: Fix) -> dict:
+def _fix(fix: Fix, edits: Sequence[Edit]) -> dict:
     return {
         "message": fix.message,
         "safe": fix.safe,
-        "edits": [{"content": edit.content, **asdict(edit.span)} for edit in fix.edits],
+        "edits": [{"content": edit.content, **asdict(edit.span)} for edit in edits],
     }

@@ -1,9 +1,14 @@
-"""SARIF 2.1.0 for code scanning (GitHub, IDE viewers): one run, every rule described.
+"""SARIF 2.1.0 for code scanning (GitHub, IDE viewers): one run, every rule described, each
+with its whole documentation as help (there is no page to link to: no `informationUri` or
+`helpUri`).
 
-Paths inside the current directory become URI references relative to `%SRCROOT%` (the
-current directory); other paths become absolute `file://` URIs; both percent-encode the path's
+Paths inside the report root (`formats.report_root`: the CI checkout, else the project's root)
+become URI references relative to `%SRCROOT%`, which `originalUriBaseIds` sets to that root:
+GitHub takes a relative URI as relative to the repository's root, whatever directory the
+command ran in. Other paths become absolute `file://` URIs. Both percent-encode the path's
 bytes, so a name that is not UTF-8 keeps its bytes (`%FF`). Columns count Unicode code
-points, as Finding's do, so the run says `columnKind: unicodeCodePoints`.
+points, as Finding's do, so the run says `columnKind: unicodeCodePoints`. A fix is written as
+its text edits (`fix_edits`); one that cannot be is left out (`replacements` is never empty).
 """
 
 from __future__ import annotations
@@ -17,14 +22,14 @@ from urllib.parse import quote
 import cursedlint
 from cursedlint import docs
 from cursedlint.baseline import fingerprinted
-from cursedlint.findings import Finding, Fix, Span, Step
+from cursedlint.findings import Edit, Finding, Fix, Span, Step
+from cursedlint.formats import fix_edits, relative_path
 from cursedlint.formats.json_format import dumps
 
 if TYPE_CHECKING:
     from cursedlint.rule import Rule
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/cursedlint/"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "cursedlint/v1"
 
@@ -34,8 +39,9 @@ def render(
     rules: Mapping[str, type[Rule]],
     *,
     source_line: Callable[[str, int], str],
+    root: str,
 ) -> str:
-    root = Path.cwd()
+    """The log; `root` is the directory `%SRCROOT%` names."""
     descriptors = _descriptors(findings, rules)
     rule_index = {descriptor["id"]: index for index, descriptor in enumerate(descriptors)}
     run = {
@@ -43,11 +49,10 @@ def render(
             "driver": {
                 "name": "cursedlint",
                 "version": cursedlint.__version__,
-                "informationUri": INFORMATION_URI,
                 "rules": descriptors,
             }
         },
-        "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(root)}},
+        "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(Path(os.path.abspath(root)))}},
         "columnKind": "unicodeCodePoints",
         "results": list(_results(findings, rule_index, root, source_line)),
     }
@@ -82,7 +87,7 @@ def _descriptor(rule: type[Rule]) -> dict:
 def _results(
     findings: Sequence[Finding],
     rule_index: Mapping[str, int],
-    root: Path,
+    root: str,
     source_line: Callable[[str, int], str],
 ) -> Iterator[dict]:
     locations: dict[str, dict] = {}
@@ -93,13 +98,13 @@ def _results(
         return locations[path]["uri"]
 
     for finding, fingerprint in fingerprinted(findings, uri, source_line):
+        edits = fix_edits(finding, source_line) if finding.fix else ()
         yield _result(finding, rule_index[finding.code], locations[finding.path], fingerprint,
-                      root)
+                      root, edits)
 
 
-def _result(
-    finding: Finding, rule_index: int, location: dict, fingerprint: str, root: Path
-) -> dict:
+def _result(finding: Finding, rule_index: int, location: dict, fingerprint: str, root: str,
+            edits: Sequence[Edit]) -> dict:
     result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
@@ -114,12 +119,12 @@ def _result(
         result["relatedLocations"] = [
             _related(index, step, root) for index, step in enumerate(finding.related, 1)
         ]
-    if finding.fix:
-        result["fixes"] = [_fix(finding.fix, location)]
+    if edits:
+        result["fixes"] = [_fix(finding.fix, edits, location)]
     return result
 
 
-def _related(index: int, step: Step, root: Path) -> dict:
+def _related(index: int, step: Step, root: str) -> dict:
     """One step of the finding's chain as a SARIF related location."""
     return {
         "id": index,
@@ -131,15 +136,13 @@ def _related(index: int, step: Step, root: Path) -> dict:
     }
 
 
-def _artifact_location(path: str, root: Path) -> dict:
+def _artifact_location(path: str, root: str) -> dict:
     """`path` relative to `root` as a percent-encoded URI reference based on %SRCROOT%, or an
     absolute file:// URI when it lies outside `root`."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        relative = absolute.relative_to(root)
-    except ValueError:
-        return {"uri": absolute.as_uri()}
-    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": SRCROOT}
+    relative = relative_path(path, root)
+    if os.path.isabs(relative):
+        return {"uri": Path(relative).as_uri()}
+    return {"uri": quote(os.fsencode(relative)), "uriBaseId": SRCROOT}
 
 
 def _directory_uri(directory: Path) -> str:
@@ -157,7 +160,7 @@ def _region(span: Span) -> dict:
     }
 
 
-def _fix(fix: Fix, location: dict) -> dict:
+def _fix(fix: Fix, edits: Sequence[Edit], location: dict) -> dict:
     return {
         "description": {"text": fix.message},
         "artifactChanges": [
@@ -165,7 +168,7 @@ def _fix(fix: Fix, location: dict) -> dict:
                 "artifactLocation": location,
                 "replacements": [
                     {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}}
-                    for edit in fix.edits
+                    for edit in edits
                 ],
             }
         ],

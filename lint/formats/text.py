@@ -1,7 +1,7 @@
-"""The human format: ruff-like findings with an underlined source snippet, a concise
-one-line-per-finding variant, or a table of counts per code; then a summary line. Bytes of a
-path, message or source line that are not UTF-8, and control characters but the tab, show as
-`\\xNN` (`printable`)."""
+"""The human format: ruff-like findings with an underlined source snippet and their help (each
+paragraph printed once per run), a concise one-line-per-finding variant, or a table of counts
+per code; then a summary line. Bytes of a path, message or source line that are not UTF-8,
+and control characters but the tab, show as `\\xNN` (`printable`)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def render(
     elif concise:
         blocks = [_header(finding, color) for finding in findings]
     else:
-        blocks = [_full(finding, source_line, color) for finding in findings]
+        helped: dict[str, Finding] = {}
+        blocks = [_full(finding, source_line, color, helped) for finding in findings]
     return "".join(block + "\n" for block in blocks) + _summary(findings, files_checked) + "\n"
 
 
@@ -65,9 +66,12 @@ def _header(finding: Finding, color: bool) -> str:
     return f"{path}:{finding.line}:{finding.column}: {code} {printable(finding.message)}"
 
 
-def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool) -> str:
+def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool,
+          helped: dict[str, Finding]) -> str:
     """The header, the line with the span underlined in a line-number gutter, the chain, the
-    help (why, and where the rule's doc is), the fix's help."""
+    help (why, and where the rule's doc is), the fix's help. A help already printed with an
+    earlier finding (`helped`: help text -> that finding) is named, not printed again: the
+    paragraph, 400 characters and more, said once per run."""
     line = source_line(finding.path, finding.line)
     span = finding.span
     end_column = span.end_column if span.end_line == span.line else len(line) + 1
@@ -87,7 +91,10 @@ def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool)
         for step in finding.related
     ]
     if finding.help:
-        rows.append(f"{gutter} = help: {printable(finding.help)} (cursedlint rule {finding.code})")
+        first = helped.setdefault(finding.help, finding)
+        said = printable(finding.help) if first is finding else \
+            f"as for {printable(first.path)}:{first.line} above"
+        rows.append(f"{gutter} = help: {said} (cursedlint rule {finding.code})")
     if finding.fix:
         rows.append(f"{gutter} = help: {printable(finding.fix.message)}")
     return "\n".join(rows) + "\n"

@@ -681,12 +681,13 @@ _FORKED_CUDA_HELP = (
 
 
 def _fork_message(call: SpawnCall, blockers: list[Blocker]) -> str:
-    """`NAME() fork()s this whole process: REASONS`, the reasons cut to the first where all
-    of them would not fit one terminal line."""
+    """`NAME() fork()s this whole process: REASONS`, the reasons cut to the first and how
+    many more where all of them would not fit one terminal line (the help says how to remove
+    each; the message points nowhere: CI annotations and --concise carry no help)."""
     said = f"{call.name}() fork()s this whole process: "
     reasons = "; ".join(blocker.reason for blocker in blockers)
     if len(said) + len(reasons) > MESSAGE_WIDTH and len(blockers) > 1:
-        reasons = f"{blockers[0].reason} (and {len(blockers) - 1} more: see help)"
+        reasons = f"{blockers[0].reason} (and {len(blockers) - 1} more)"
     return said + reasons
 
 
