@@ -37,6 +37,27 @@ def _codes(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def _outputs(value: str) -> list[tuple[str, str | None]]:
+    """`--output-format`: formats joined by commas, each `FORMAT` or `FORMAT:PATH` (pylint's
+    form), so one run writes e.g. SARIF to a file and annotations to standard output."""
+    from cursedlint.formats import FORMATS
+
+    outputs = []
+    for part in value.split(","):
+        format, colon, path = part.strip().partition(":")
+        if format not in FORMATS:
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: {format!r} (choose from {', '.join(FORMATS)}; FORMAT:PATH "
+                "writes that format to PATH)")
+        if colon and not path:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r}: expected a path after ':'")
+        outputs.append((format, path or None))
+    if sum(path is None for _, path in outputs) > 1:
+        raise argparse.ArgumentTypeError(
+            "at most one format without a path (it goes to standard output or --output-file)")
+    return outputs
+
+
 def _non_empty(value: str) -> str:
     """A path or name option's value: an empty one is refused, not taken as no value."""
     if not value:
@@ -87,13 +108,13 @@ def build_parser() -> argparse.ArgumentParser:
         "check", formatter_class=_help_formatter, help="lint files and directories (default: .)"
     )
     check.add_argument("paths", nargs="*", metavar="PATH", help="files and directories to lint (default: .)")
-    check.add_argument("--select", type=_codes, help="codes or prefixes to enable (replaces the configured select)")
-    check.add_argument("--extend-select", type=_codes, default=[], help="codes or prefixes to enable in addition")
-    check.add_argument("--ignore", type=_codes, default=[], help="codes or prefixes to disable")
+    check.add_argument("--select", type=_codes, action="extend", help="codes or prefixes to enable (replaces the configured select; repeated, they add up)")
+    check.add_argument("--extend-select", type=_codes, action="extend", default=[], help="codes or prefixes to enable in addition")
+    check.add_argument("--ignore", type=_codes, action="extend", default=[], help="codes or prefixes to disable")
     check.add_argument("--config", type=_non_empty, help="configuration file (pyproject.toml or cursedlint.toml)")
     check.add_argument("--target-python", type=_non_empty, help='Python version the code runs on, e.g. "3.11"')
     check.add_argument("-p", "--compile-commands", metavar="PATH", type=_non_empty, help="compile_commands.json (or its directory) giving C/C++ include paths and -D macros (default: the project root's or build/'s)")
-    check.add_argument("--output-format", choices=FORMATS, default="text")
+    check.add_argument("--output-format", type=_outputs, default=[("text", None)], metavar="FORMAT[:PATH][,...]", help=f"{'|'.join(FORMATS)} (default text); several joined by commas, each to standard output (or --output-file) or, as FORMAT:PATH, to PATH: sarif:cursedlint.sarif,github")
     check.add_argument("--output-file", type=_non_empty, help="write the report here instead of standard output")
     check.add_argument("--concise", action="store_true", help="one line per finding")
     check.add_argument("--statistics", action="store_true", help="counts per code instead of findings")
@@ -163,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(_hook_arguments(sys.argv[1:] if argv is None else argv))
+    args, unknown = parser.parse_known_args(_hook_arguments(sys.argv[1:] if argv is None else argv))
+    if unknown:
+        _unknown_arguments(parser, args, unknown)
     try:
         return _run(parser, args)
     except UsageError as error:
@@ -182,6 +205,22 @@ def _main(argv: list[str] | None) -> int:
             traceback.print_exc()
         print(f"cursedlint: error: {_failure(error, show_traceback is not None)}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _unknown_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                       unknown: list[str]) -> None:
+    """Exit as argparse does (2), from the command's own parser, with the option of that
+    command nearest to the first unknown one, as ruff's "a similar argument exists"."""
+    import difflib
+
+    commands = next(action for action in parser._actions
+                    if isinstance(action, argparse._SubParsersAction))
+    command = commands.choices.get(args.command, parser)
+    options = [option for action in command._actions for option in action.option_strings]
+    name = unknown[0].partition("=")[0]
+    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    tip = f"; did you mean {close[0]!r}?" if close else ""
+    command.error(f"unrecognized arguments: {' '.join(unknown)}{tip}")
 
 
 def _hook_arguments(argv: list[str]) -> list[str]:
@@ -443,28 +482,30 @@ def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], c
 
 
 def _write_report(args, findings, results, rules, root: str, started: float) -> None:
-    """The report in the chosen format; `root`: the project's root, which reviewers' formats
+    """The report in each chosen format; `root`: the project's root, which reviewers' formats
     name files from outside CI; `started`: when the run began (perf_counter)."""
     from cursedlint.formats import render
 
     lines = {(r.path, number): text for r in results for number, text in r.lines.items()}
-    report = render(
-        args.output_format,
-        findings,
-        rules,
-        source_line=lambda path, line: lines.get((path, line), ""),
-        color=not args.output_file and _use_color(),
-        concise=args.concise,
-        statistics=args.statistics,
-        files_checked=len(results),
-        root=root,
-        fail_on=args.fail_on,
-        seconds=time.perf_counter() - started,
-    )
-    if args.output_file:
-        _write_file(args.output_file, report)
-    else:
-        _write_stdout(report)
+    for format, path in args.output_format:
+        path = path or args.output_file
+        report = render(
+            format,
+            findings,
+            rules,
+            source_line=lambda path, line: lines.get((path, line), ""),
+            color=not path and _use_color(),
+            concise=args.concise,
+            statistics=args.statistics,
+            files_checked=len(results),
+            root=root,
+            fail_on=args.fail_on,
+            seconds=time.perf_counter() - started,
+        )
+        if path:
+            _write_file(path, report)
+        else:
+            _write_stdout(report)
 
 
 def _write_file(path: str, report: str) -> None:

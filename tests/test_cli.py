@@ -148,6 +148,58 @@ def test_output_file(project, capsys):
     assert json.loads((project / "r.json").read_text())[0]["code"] == "CUR101"
 
 
+def test_one_run_writes_several_formats(project, capsys):
+    """pylint's FORMAT:PATH list: a CI job's SARIF file and its annotations from one run."""
+    code, out, _ = cli(capsys, "check", "--output-format", "sarif:reports/c.sarif,github")
+    assert code == 1
+    assert out.startswith("::warning file=train/sync.py,line=6,col=5,")
+    log = json.loads((project / "reports" / "c.sarif").read_text())
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["CUR101"]
+    code, out, _ = cli(capsys, "check", "--output-format", "json:a.json,junit:b.xml",
+                       "--output-file", "unused.txt")
+    assert (code, out) == (1, "")
+    assert json.loads((project / "a.json").read_text())[0]["code"] == "CUR101"
+    assert "<testsuites" in (project / "b.xml").read_text()
+    assert not (project / "unused.txt").exists()
+
+
+@pytest.mark.parametrize("value, problem", [
+    ("json,text", "at most one format without a path"),
+    ("sarif:", "expected a path after ':'"),
+    ("xml", "invalid choice: 'xml'"),
+])
+def test_a_bad_format_list_is_a_usage_error(project, capsys, value, problem):
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--output-format", value])
+    assert exited.value.code == 2
+    assert problem in capsys.readouterr().err
+
+
+def test_repeated_selectors_add_up_as_in_ruff(project, capsys):
+    (project / "train" / "env.sh").write_text("export RDMAV_FORK_SAFE=1\n")
+    out = cli(capsys, "check", "--concise", "--select", "CUR101", "--select", "CUR103")[1]
+    assert sorted(line.split()[1] for line in out.splitlines()[:-1]) == ["CUR101", "CUR103"]
+    out = cli(capsys, "check", "--concise", "--ignore", "CUR101", "--ignore", "CUR103")[1]
+    assert out.startswith("All checks passed!")
+
+
+@pytest.mark.parametrize("argv, tip", [
+    (["check", "--selct", "CUR1"], "did you mean '--select'?"),
+    (["check", "--warn-unused-supressions"], "did you mean '--warn-unused-suppressions'?"),
+    (["doctor", "--strikt"], "did you mean '--strict'?"),
+    (["check", "--quiet"], None),
+])
+def test_an_unknown_option_is_named_by_its_command_with_the_nearest_one(project, capsys,
+                                                                        argv, tip):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert f"usage: cursedlint {argv[0]}" in err
+    assert f"unrecognized arguments: {argv[1]}" in err
+    assert (tip in err) if tip else "did you mean" not in err
+
+
 def test_statistics_and_concise(project, capsys):
     out = cli(capsys, "check", "--statistics")[1]
     assert out.splitlines()[0].split() == ["1", "CUR101", "subprocess-fork-path"]
