@@ -111,3 +111,54 @@ def test_the_action_does_not_change_the_callers_python():
     """actions/setup-python in a composite action changes the Python of the caller's later
     steps: the action runs the Python it is given instead."""
     assert not any("setup-python" in step.get("uses", "") for step in action()["runs"]["steps"])
+
+
+def readme_yaml_with(key: str) -> dict:
+    """The README's YAML block whose top-level keys include `key`."""
+    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    return next(block for block in map(yaml.safe_load, blocks) if key in block)
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def test_the_gitlab_recipe_reports_the_merge_requests_findings_as_code_quality(tmp_path):
+    """The README's job, its script run line by line as GitLab's runner would, in a clone of
+    a repository whose main branch already holds a finding and whose merge request adds one."""
+    job = readme_yaml_with("cursedlint")["cursedlint"]
+    assert job["variables"]["GIT_DEPTH"] == "0"
+    assert job["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
+    install, *script = job["script"]
+    assert re.search(r"pip install .*cursedlint\.git@v\d+\.\d+\.\d+", install)
+
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git(origin, "init", "-q", "-b", "main")
+    (origin / "old.py").write_text(FORKING)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "main")
+    project = tmp_path / "project"
+    git(tmp_path, "clone", "-q", str(origin), str(project))
+    git(project, "checkout", "-qb", "feature")
+    (project / "pkg").mkdir()
+    (project / "pkg" / "new.py").write_text(FORKING)
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "feature")
+
+    env = {**os.environ, "CI_PROJECT_DIR": str(project), "CI_PIPELINE_SOURCE": "merge_request_event",
+           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    statuses = []
+    for line in script:
+        done = subprocess.run(["bash", "-c", line], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=120)
+        statuses.append(done.returncode)
+    assert statuses == [0, 1], done.stderr  # the job fails on the new finding
+    assert "pkg/new.py:4:1: CUR101" in done.stdout and "old.py" not in done.stdout
+    report = json.loads((project / "gl-code-quality-report.json").read_text())
+    assert [(issue["check_name"], issue["location"]["path"]) for issue in report] == [
+        ("CUR101", "pkg/new.py")]
