@@ -247,20 +247,51 @@ def show_rule(key: str) -> int:
 
 
 def clean_cache(path: str) -> int:
+    """Remove the result cache of the project `path` belongs to (its configuration file's
+    directory; without one, `path` itself, where a run from it keeps its cache) and every
+    cache below `path` (the projects of a monorepo, runs from a subdirectory), naming each."""
     from cursedlint import config as configuration
     from cursedlint.cache import clean
-    from cursedlint.registry import all_rules
+    from cursedlint.formats import printable
 
     if not os.path.exists(path):
         raise UsageError(f"path {path!r} does not exist")
     try:
-        config = configuration.load_config(configuration.find_config(path), all_rules())
+        found = configuration.find_config(path)
     except configuration.ConfigError as error:
         raise UsageError(str(error)) from None
-    root = config.root
-    removed = clean(root)
-    print(f"cursedlint: {'removed' if removed else 'no'} cache in {root}", file=sys.stderr)
+    absolute = os.path.abspath(path)
+    directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+    root = os.path.dirname(found) if found else directory
+    removed = [each for each in dict.fromkeys([root, *_caches_below(directory)]) if clean(each)]
+    for each in removed:
+        print(f"cursedlint: removed cache in {printable(each)}", file=sys.stderr)
+    if not removed:
+        below = "" if directory == root else f" or below {printable(directory)}"
+        print(f"cursedlint: no cache in {printable(root)}{below}", file=sys.stderr)
     return EXIT_CLEAN
+
+
+def _caches_below(top: str) -> list[str]:
+    """The directories below `top` that hold a result cache, found without following links or
+    entering the directories cursedlint never lints (`.git`, `node_modules`, ...)."""
+    from cursedlint.cache import CACHE_DIR
+    from cursedlint.config import DEFAULT_EXCLUDE
+
+    skipped = frozenset(DEFAULT_EXCLUDE)
+    found, stack = [], [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    if entry.name == CACHE_DIR:
+                        found.append(directory)
+                    elif entry.name not in skipped and entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:  # a directory that cannot be listed holds no cache we could remove
+            continue
+    return sorted(found)
 
 
 def run_doctor(args: argparse.Namespace) -> int:

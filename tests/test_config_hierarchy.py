@@ -1,6 +1,6 @@
 """Hierarchical configuration through the command line: each file gets its nearest
-configuration (ruff's model), `extend`, and what `-v`, `--show-settings` and `--show-files`
-say.
+configuration (ruff's model), `extend`, what `-v`, `--show-settings` and `--show-files` say,
+and `clean` finding each project's cache.
 
 The monorepo is the adoption audit's (ux-2026-11-27, friction item 3): the same run.py in two
 packages; pkg_a (requires-python >=3.9, `[tool.cursedlint] ignore = ["CUR103"]`) finds
@@ -330,3 +330,39 @@ def test_show_files_lists_the_files_with_their_configuration(mono, capsys):
     assert cli(capsys, "check", "--show-files", "pkg_a")[1] == "pkg_a/run.py\n"  # one configuration
     assert not (mono / "pkg_a" / CACHE_DIR).exists()
 
+
+# -- 4. clean ------------------------------------------------------------------------------------
+
+
+def test_clean_path_removes_the_cache_of_a_project_without_configuration(tmp_path, monkeypatch, capsys):
+    project = tmp_path / "real" / "rdma"
+    write(project / "setup.sh", "#!/bin/sh\nexport RDMAV_FORK_SAFE=1\n")
+    monkeypatch.chdir(project)
+    cli(capsys, "check", ".")
+    assert (project / CACHE_DIR).is_dir()
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli(capsys, "clean", "real/rdma")
+    assert code == 0 and err == f"cursedlint: removed cache in {project}\n"
+    assert not (project / CACHE_DIR).exists() and (project / "setup.sh").exists()
+    assert cli(capsys, "clean", "real/rdma")[2] == f"cursedlint: no cache in {project}\n"
+
+
+def test_clean_removes_and_names_every_projects_cache(mono, capsys):
+    cli(capsys, "check", ".")
+    write(mono / "tool.py", RUN_PY)
+    cli(capsys, "check", "tool.py")  # the defaults keep theirs in the working directory
+    code, _, err = cli(capsys, "clean")
+    assert code == 0
+    assert err.splitlines() == [f"cursedlint: removed cache in {mono}",
+                                f"cursedlint: removed cache in {mono / 'pkg_a'}",
+                                f"cursedlint: removed cache in {mono / 'pkg_b'}"]
+    assert not list(mono.rglob(CACHE_DIR))
+
+
+def test_clean_path_finds_the_cache_at_its_configurations_root(mono, capsys):
+    cli(capsys, "check", "pkg_b")
+    (mono / "pkg_b" / "tools").mkdir()
+    code, _, err = cli(capsys, "clean", "pkg_b/tools")
+    assert code == 0 and err == f"cursedlint: removed cache in {mono / 'pkg_b'}\n"
+    assert cli(capsys, "clean", "pkg_b/tools")[2] == \
+        f"cursedlint: no cache in {mono / 'pkg_b'} or below {mono / 'pkg_b' / 'tools'}\n"
