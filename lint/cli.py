@@ -365,7 +365,8 @@ def check(args: argparse.Namespace) -> int:
     for group in groups:
         group.results = _lint_group(args, paths, group, found.files, resolver, rules)
         results += group.results
-    results.sort(key=lambda result: result.path)  # in the order of the files, whatever their group
+    if len(groups) > 1:
+        results.sort(key=lambda result: result.path)  # in the order of the files, whatever their group
     findings = _findings(results)
     if args.diff:
         return _print_diffs(results, findings, args.unsafe_fixes)
@@ -461,7 +462,7 @@ def _against_baselines(args, groups: list[_Group], findings, results):
     for the whole run, else each configuration's `baseline` for its own files."""
     from cursedlint.config import Config
 
-    if args.write_baseline or args.baseline or not groups:
+    if args.write_baseline or args.baseline or not any(group.config.baseline for group in groups):
         return _against_baseline(args, Config(), findings, results)
     kept = []
     for group in groups:
