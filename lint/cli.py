@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--select", type=_codes, action="extend", help="codes or prefixes to enable (replaces the configured select; repeated, they add up)")
     check.add_argument("--extend-select", type=_codes, action="extend", default=[], help="codes or prefixes to enable in addition")
     check.add_argument("--ignore", type=_codes, action="extend", default=[], help="codes or prefixes to disable")
-    check.add_argument("--config", type=_non_empty, help="configuration file (pyproject.toml or cursedlint.toml)")
+    check.add_argument("--config", type=_non_empty, help="configuration file (pyproject.toml or cursedlint.toml) for every file (default: each file's nearest)")
     check.add_argument("--target-python", type=_non_empty, help='Python version the code runs on, e.g. "3.11"')
     check.add_argument("-p", "--compile-commands", metavar="PATH", type=_non_empty, help="compile_commands.json (or its directory) giving C/C++ include paths and -D macros (default: the project root's or build/'s)")
     check.add_argument("--output-format", type=_outputs, default=[("text", None)], metavar="FORMAT[:PATH][,...]", help=f"{'|'.join(FORMATS)} (default text); several joined by commas, each to standard output (or --output-file) or, as FORMAT:PATH, to PATH: sarif:cursedlint.sarif,github")
@@ -131,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-cache", action="store_true", help="neither read nor write .cursedlint_cache/")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
     check.add_argument(PRE_COMMIT, action="store_true", help="end of the pre-commit hook's entry: of the arguments after it (the hook's args, then the file names), one that starts with '-' and names an existing file is that file, not an option")
+    check.add_argument("--show-settings", action="store_true", help="print the settings the first PATH gets (its configuration files, root, target Python, enabled codes, rule options, excludes) and lint nothing")
+    check.add_argument("--show-files", action="store_true", help="print the files that would be linted (with their configuration when more than one applies) and lint nothing")
     check.add_argument("--warn-unused-suppressions", action="store_true", help="report noqa/NOLINT comments that suppress nothing (CUR003)")
     check.add_argument("--show-traceback", action="store_true", help="print the stack of internal errors (CUR000)")
     check.add_argument("-v", "--verbose", action="store_true", help="print what was checked, skipped and how long it took")
@@ -307,26 +309,57 @@ def show_rule(key: str) -> int:
 
 
 def clean_cache(path: str) -> int:
+    """Remove the result cache of the project `path` belongs to (its configuration file's
+    directory; without one, `path` itself, where a run from it keeps its cache) and every
+    cache below `path` (the projects of a monorepo, runs from a subdirectory), naming each."""
     from cursedlint import config as configuration
     from cursedlint.cache import CACHE_DIR, clean
     from cursedlint.formats import printable
-    from cursedlint.registry import all_rules
 
     if not os.path.exists(path):
         raise UsageError(f"path {path!r} does not exist")
     try:
-        config = configuration.load_config(configuration.find_config(path), all_rules())
+        found = configuration.find_config(path)
     except configuration.ConfigError as error:
         raise UsageError(str(error)) from None
-    root = config.root
-    removed = clean(root)
-    if removed == "link":
-        link = printable(os.path.join(root, CACHE_DIR))
-        print(f"cursedlint: removed the symbolic link {link}, not what it points to",
-              file=sys.stderr)
-    else:
-        print(f"cursedlint: {'removed' if removed else 'no'} cache in {root}", file=sys.stderr)
+    absolute = os.path.abspath(path)
+    directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+    root = os.path.dirname(found) if found else directory
+    removed = [(each, how) for each in dict.fromkeys([root, *_caches_below(directory)])
+               if (how := clean(each))]
+    for each, how in removed:
+        if how == "link":
+            link = printable(os.path.join(each, CACHE_DIR))
+            print(f"cursedlint: removed the symbolic link {link}, not what it points to",
+                  file=sys.stderr)
+        else:
+            print(f"cursedlint: removed cache in {printable(each)}", file=sys.stderr)
+    if not removed:
+        below = "" if directory == root else f" or below {printable(directory)}"
+        print(f"cursedlint: no cache in {printable(root)}{below}", file=sys.stderr)
     return EXIT_CLEAN
+
+
+def _caches_below(top: str) -> list[str]:
+    """The directories below `top` that hold a result cache, found without following links or
+    entering the directories cursedlint never lints (`.git`, `node_modules`, ...)."""
+    from cursedlint.cache import CACHE_DIR
+    from cursedlint.config import DEFAULT_EXCLUDE
+
+    skipped = frozenset(DEFAULT_EXCLUDE)
+    found, stack = [], [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    if entry.name == CACHE_DIR:
+                        found.append(directory)
+                    elif entry.name not in skipped and entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:  # a directory that cannot be listed holds no cache we could remove
+            continue
+    return sorted(found)
 
 
 def run_doctor(args: argparse.Namespace) -> int:
@@ -343,8 +376,6 @@ def run_doctor(args: argparse.Namespace) -> int:
 def check(args: argparse.Namespace) -> int:
     from cursedlint import config as configuration
     from cursedlint.discovery import discover, project_root
-    from cursedlint.engine import Linter, default_jobs
-    from cursedlint.fixes import write_roots
     from cursedlint.formats import printable
     from cursedlint.notices import OPT_IN, UnusedSuppression
     from cursedlint.registry import all_rules
@@ -352,13 +383,10 @@ def check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rules = all_rules()
     paths = args.paths or ["."]
-    try:
-        path = args.config or configuration.find_config(args.stdin_filename or paths[0])
-        config = configuration.load_config(path, rules)
-        if args.force_exclude:
-            config = configuration.with_force_exclude(config)
-        opt_in = OPT_IN - ({UnusedSuppression.code} if args.warn_unused_suppressions else set())
-        settings = configuration.build_settings(
+    opt_in = OPT_IN - ({UnusedSuppression.code} if args.warn_unused_suppressions else set())
+
+    def settings_of(config):
+        return configuration.build_settings(
             config,
             rules,
             select=args.select,
@@ -368,57 +396,55 @@ def check(args: argparse.Namespace) -> int:
             opt_in=opt_in,
             compile_commands=args.compile_commands,
         )
+
+    try:
+        resolver = configuration.Resolver(rules, args.config, force_exclude=args.force_exclude)
+        if args.show_settings or args.stdin_filename is not None:
+            named = args.stdin_filename or paths[0]
+            config = resolver.for_path(named)
+            settings = settings_of(config)
+        else:
+            found = discover(paths, resolver)
+            groups = _groups(found, settings_of)
     except configuration.ConfigError as error:
         raise UsageError(str(error)) from None
+    if args.show_settings:
+        return _show_settings(named, config, settings)
     if args.stdin_filename is not None:
         return _check_stdin(args, settings, config, rules, started)
-    found = discover(paths, config)
     if found.missing:
         raise UsageError(f"path {found.missing[0]!r} does not exist")
     if found.unreadable:
         path, reason = found.unreadable[0]
         raise UsageError(f"cannot read {path!r}: {reason}")
+    if args.show_files:
+        _show_files(groups)
+        _print_walk_errors(found.errors)
+        return EXIT_ERROR if found.errors else EXIT_CLEAN
     if not found.files and not found.errors:
         print("cursedlint: warning: no files of a kind cursedlint lints", file=sys.stderr)
     if args.verbose:
-        version = ".".join(map(str, settings.target_python))
-        print(f"target Python {version}: {settings.target_python_source}", file=sys.stderr)
+        for group in groups:
+            _print_group(group)
         for path in found.skipped:
             print(f"{printable(path)}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
-    root = project_root(paths, config)
-    settings = _with_found_database(settings, root)
-    linter = Linter(
-        settings,
-        rules,
-        warn_unused_suppressions=args.warn_unused_suppressions,
-        show_traceback=args.show_traceback,
-        fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix or args.diff else None,
-        fix_roots=write_roots(paths, root) if args.fix else None,
-        show_diff=args.diff,
-    )
-    cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
-    project = None
-    if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
-        from cursedlint.engine import Project
-
-        project = Project(
-            lambda: _project_files(root, paths, found.files, config),
-            _covers_project(root, paths),
-            _index_store(config.root, settings) if cached else None,
-        )
-    if cached:  # where ruff keeps its cache: config dir, else cwd
-        linter.cache = _result_cache(config.root, settings, linter)
-    results = linter.run(found.files, args.jobs or default_jobs(), project)
-    findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
+    results = []
+    for group in groups:
+        group.results = _lint_group(args, paths, group, found.files, resolver, rules)
+        results += group.results
+    if len(groups) > 1:
+        results.sort(key=lambda result: result.path)  # in the order of the files, whatever their group
+    findings = _findings(results)
     if args.diff:
         return _print_diffs(results, findings, args.unsafe_fixes)
     write_failed = _print_fix_summary(results)
-    findings = _against_baseline(args, config, findings, results)
+    findings = _against_baselines(args, groups, findings, results)
     if args.diff_base is not None:
         findings = _on_changed_lines(args.diff_base, paths, findings)
     if args.write_baseline:
         return EXIT_CLEAN
+    root = project_root(paths, groups[0].config if len(groups) == 1 else configuration.Config())
     _write_report(args, findings, results, rules, root, started)
     if args.fix:
         _print_unsafe_left(findings, args.unsafe_fixes)
@@ -431,6 +457,167 @@ def check(args: argparse.Namespace) -> int:
     if write_failed or found.errors:
         return EXIT_ERROR
     return _exit_code(args, findings)
+
+
+class _Group:
+    """Linted files that get the same settings: those of one configuration file, or (files no
+    configuration file covers) the defaults with one target Python. `targets`: where the target
+    of each configuration in the group comes from; `results`: the files' results once linted."""
+
+    def __init__(self, config, settings, files: list[tuple[str, str]]):
+        self.config = config
+        self.settings = settings
+        self.files = files
+        self.targets = [settings.target_python_source]
+        self.results: list = []
+
+
+def _groups(found, settings_of) -> list[_Group]:
+    """The linted files by the settings they get, each group its own project (as ruff, each
+    configuration file's directory is a project root): one group per configuration file, one
+    per target Python for the defaults (their projects' requires-python may differ)."""
+    groups: dict[tuple, _Group] = {}
+    for config, files in found.by_config():
+        settings = settings_of(config)
+        key = (config.path, settings.target_python)
+        group = groups.get(key)
+        if group is None:
+            groups[key] = _Group(config, settings, files)
+        else:
+            group.files = sorted(group.files + files)
+            group.targets.append(settings.target_python_source)
+    return list(groups.values())
+
+
+def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, str]], resolver,
+                rules):
+    """Lint one group's files as a project of its own: its root is its configuration file's
+    directory (`project_root`), where its result cache and project index live; facts from
+    other files come from its project's files."""
+    from cursedlint.discovery import project_root
+    from cursedlint.engine import Linter, Project, default_jobs
+    from cursedlint.fixes import write_roots
+
+    config = group.config
+    root = project_root(paths, config)
+    settings = _with_found_database(group.settings, root)
+    linter = Linter(
+        settings,
+        rules,
+        warn_unused_suppressions=args.warn_unused_suppressions,
+        show_traceback=args.show_traceback,
+        fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix or args.diff else None,
+        fix_roots=write_roots(paths, root) if args.fix else None,
+        show_diff=args.diff,
+    )
+    cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
+    project = None
+    if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
+        project = Project(
+            lambda: _project_files(root, paths, linted, group.files, resolver),
+            _covers_project(root, paths),
+            _index_store(config.root, settings) if cached else None,
+        )
+    if cached:  # where ruff keeps its cache: config dir, else cwd
+        linter.cache = _result_cache(config.root, settings, linter)
+    return linter.run(group.files, args.jobs or default_jobs(), project)
+
+
+def _findings(results) -> list:
+    return sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
+
+
+def _against_baselines(args, groups: list[_Group], findings, results):
+    """The findings no baseline holds: the command line's (`--baseline`, `--write-baseline`)
+    for the whole run, else each configuration's `baseline` for its own files."""
+    from cursedlint.config import Config
+
+    if args.write_baseline or args.baseline or not any(group.config.baseline for group in groups):
+        return _against_baseline(args, Config(), findings, results)
+    kept = []
+    for group in groups:
+        kept += _against_baseline(args, group.config, _findings(group.results), group.results)
+    return sorted(kept, key=lambda finding: finding.sort_key)
+
+
+def _shown(path: str) -> str:
+    """A path as messages show it: relative to the working directory when within it."""
+    from cursedlint.formats import printable
+
+    relative = os.path.relpath(path)
+    return printable(path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative)
+
+
+def _config_name(config) -> str:
+    """A configuration as -v and --show-files name it: its file (and those it extends)."""
+    if config.path is None:
+        return "no configuration: defaults"
+    extending = "".join(f", extending {_shown(path)}" for path in config.extends)
+    return f"config: {_shown(config.path)}{extending}"
+
+
+def _print_group(group: _Group) -> None:
+    """-v: which configuration applied to how many files, and their target Python."""
+    version = ".".join(map(str, group.settings.target_python))
+    count = len(group.files)
+    print(f"{_config_name(group.config)} ({count} file{'s' * (count != 1)})", file=sys.stderr)
+    for source in dict.fromkeys(group.targets):
+        print(f"target Python {version}: {source}", file=sys.stderr)
+
+
+def _show_files(groups: list[_Group]) -> None:
+    """--show-files: the files a run would lint, one a line, with their configuration when
+    more than one applies."""
+    from cursedlint.formats import printable
+
+    lines = sorted(
+        (path, f"  ({_config_name(group.config)})" if len(groups) > 1 else "")
+        for group in groups for path, _ in group.files
+    )
+    _write_stdout("".join(f"{printable(path)}{name}\n" for path, name in lines))
+
+
+def _show_settings(path: str, config, settings) -> int:
+    """--show-settings: the settings a file (or the files of a directory) at `path` gets, and
+    where they come from."""
+    from cursedlint.config import DEFAULT_EXCLUDE
+
+    def listed(values) -> str:
+        return ", ".join(values) if values else "(none)"
+
+    def shown(key: str, value) -> str:
+        by = config.set_by.get(key)
+        return f"{value}" + (f" (from {_shown(by)})" if by and by != config.path else "")
+
+    lines = [
+        f"settings for: {_shown(os.path.abspath(path))}",
+        f"configuration: {_shown(config.path) if config.path else '(none: the defaults)'}",
+        f"extends: {' -> '.join(map(_shown, config.extends)) or '(nothing)'}",
+        f"root: {_shown(config.root)}",
+        f"target-python: {'.'.join(map(str, settings.target_python))} "
+        f"({settings.target_python_source})",
+        f"enabled: {listed(sorted(settings.enabled_for(path)))}",
+    ]
+    lines += [f"per-file-ignores: {matcher.pattern} (in {_shown(matcher.base)}) = {listed(sorted(codes))}"
+              for matcher, codes in settings.per_file_ignores]
+    for base, patterns in config.excludes:
+        defaults = patterns[:len(DEFAULT_EXCLUDE)] == DEFAULT_EXCLUDE
+        written = patterns[len(DEFAULT_EXCLUDE):] if defaults else patterns
+        lines.append(f"exclude (in {_shown(base)}): " + listed((["(the defaults)"] if defaults else []) + list(written)))
+    lines += [
+        shown("force-exclude", f"force-exclude: {str(config.force_exclude).lower()}"),
+        shown("respect-gitignore", f"respect-gitignore: {str(config.respect_gitignore).lower()}"),
+        shown("page-size", f"page-size: {settings.page_size}"),
+        shown("max-file-size", f"max-file-size: {settings.max_file_size}"),
+        shown("include-dirs", f"include-dirs: {listed([_shown(path) for path in settings.include_dirs])}"),
+        shown("compile-commands", f"compile-commands: {_shown(settings.compile_commands) if settings.compile_commands else '(none named)'}"),
+        shown("baseline", f"baseline: {_shown(config.baseline) if config.baseline else '(none)'}"),
+    ]
+    lines += [f"rules.{code}.{name}: {value!r}"
+              for code, options in sorted(settings.rule_options.items())
+              for name, value in sorted(options.items())]
+    _write_stdout("".join(f"{line}\n" for line in lines))
+    return EXIT_CLEAN
 
 
 def _with_found_database(settings, root: str):
@@ -468,17 +655,22 @@ def _covers_project(root: str, paths: list[str]) -> bool:
     )
 
 
-def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]], config):
-    """The files rules may draw facts from: the whole project (gitignore and excludes applied),
-    and the linted files, which may lie outside it. When a linted path is the project's root
-    (or holds it), the linted files are the project: it is not walked twice."""
+def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]],
+                   own: list[tuple[str, str]], resolver):
+    """The files rules may draw facts from for the linted files `own`: the whole project
+    (gitignore and each directory's excludes applied), and `own`, which may lie outside it.
+    When a linted path is the project's root (or holds it), the linted files within the root
+    are the project: it is not walked twice."""
     from cursedlint.cache import absolute
     from cursedlint.discovery import discover
 
-    covering = _covers_project(root, paths)
-    files = linted if covering else discover([root], config).files + linted
     cwd = os.getcwd()
-    return sorted({(absolute(path, cwd), language) for path, language in files})
+    if _covers_project(root, paths):
+        within = os.path.join(root, "")
+        files = [(path, language) for path, language in linted if absolute(path, cwd).startswith(within)]
+    else:
+        files = discover([root], resolver).files
+    return sorted({(absolute(path, cwd), language) for path, language in files + own})
 
 
 def _write_report(args, findings, results, rules, root: str, started: float) -> None:

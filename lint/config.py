@@ -1,16 +1,26 @@
 """Configuration: find it, read it, validate every key, and turn it into `Settings`.
 
-Where it comes from, first match wins:
+Each linted file gets its own configuration, as in ruff (`Resolver`):
 
-1. `--config FILE`: a `pyproject.toml` (its `[tool.cursedlint]` table) or any other TOML file
-   (its top level is the table);
-2. else the nearest directory at or above the first linted path holding `cursedlint.toml`, or a
+1. `--config FILE`, for every file: a `pyproject.toml` (its `[tool.cursedlint]` table) or any
+   other TOML file (its top level is the table);
+2. else the nearest directory at or above the file holding `cursedlint.toml`, or a
    `pyproject.toml` with a `[tool.cursedlint]` table (a pyproject.toml without one is skipped and
    the walk goes on upward, as ruff does). In one directory `cursedlint.toml` wins;
 3. else the defaults.
 
-The project root is the configuration file's directory (the current directory without one);
-`exclude`, `extend-exclude` and `per-file-ignores` patterns are relative to it.
+So a run over several packages lints each with its own file, whatever the order of the paths
+or the files a pre-commit hook names; the command line's options apply on top of each. A
+configuration's directory is its project's root: its `exclude`/`extend-exclude` apply to the
+files below it, during the walk (`discovery`); its result cache and project facts live there.
+A file may `extend` another (a path relative to it), as ruff's `extend`: what the file sets
+wins, the selections stack as layers, `extend-exclude` accumulates, rule options merge option
+by option; a cycle is an error naming the chain. Patterns and paths are relative to the file
+that wrote them (`exclude`, `extend-exclude` and `per-file-ignores` patterns, `include-dirs`,
+`compile-commands`, `baseline`); the root stays the extending file's directory. Without a
+`target-python`, the target is the lowest version the `requires-python` of the nearest
+`pyproject.toml` with a `[project]` table allows: at or above the configuration's directory,
+or, for files no configuration covers, at or above the file.
 
 Every problem is a `ConfigError` naming the file, the dotted key and what is allowed; nothing
 is silently ignored.
@@ -28,7 +38,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Container, Iterable, Mapping, Sequence
 
 from msgspec import Struct, field
 from msgspec.structs import replace
@@ -107,12 +117,17 @@ class ConfigError(Exception):
 
 
 class Config(Struct, frozen=True):
-    """One configuration as written (validated, not yet resolved against CLI overrides).
+    """One configuration as written, with the files it extends (validated, not yet resolved
+    against CLI overrides).
 
     `select` is None when the file does not set it (the default selection applies);
-    `exclude` is the effective base list (the defaults unless the file replaced them);
-    `target_python` is None when unset (the running interpreter's); `rules` maps a code to the
-    options the file sets for it (defaults are the Rule's own)."""
+    `select`, `extend_select` and `ignore` are the file's own (`inherited_selection` holds the
+    extended files' layers); `exclude` is the effective base list (the defaults unless a file
+    replaced them); `target_python` is None when unset (the project's requires-python, else
+    the running interpreter's); `rules` maps a code to the options set for it (defaults are
+    the Rule's own). Relative paths and patterns are relative to the file that wrote them:
+    `root` for this file's, `exclude_root`, `per_file_ignores_root` and `inherited_excludes`
+    say where for those an extended file wrote."""
 
     path: str | None = None
     root: str = "."
@@ -132,11 +147,41 @@ class Config(Struct, frozen=True):
     baseline: str | None = None
     """A baseline file (`--baseline`): its findings are not reported."""
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    extends: tuple[str, ...] = ()
+    """The files `extend` chains to, nearest first."""
+    set_by: Mapping[str, str | None] = field(default_factory=dict)
+    """The file that wrote each key set (this one's `path`, or an extended file)."""
+    inherited_selection: tuple[Selection, ...] = ()
+    """The selection layers of the extended files, furthest first."""
+    exclude_root: str | None = None
+    """Where `exclude` is relative to when an extended file in another directory set it."""
+    inherited_excludes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The extended files' `extend-exclude` patterns with their directories, furthest first."""
+    per_file_ignores_root: str | None = None
+    """Where `per-file-ignores` is relative to when an extended file in another directory
+    set it."""
+    project: str | None = None
+    """Of the defaults (no configuration file): the directory of the linted files' nearest
+    pyproject.toml with a [project] table, where their requires-python is read."""
 
     @property
     def all_excludes(self) -> tuple[str, ...]:
         """`exclude` then `extend-exclude`: the gitignore-style patterns discovery skips."""
         return self.exclude + self.extend_exclude
+
+    @property
+    def excludes(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Every exclude pattern with the directory it is relative to, in the order they apply
+        (a later match wins): `exclude`, each extended file's `extend-exclude` (furthest first),
+        then this file's."""
+        groups: list[tuple[str, tuple[str, ...]]] = []
+        for base, patterns in ((self.exclude_root or self.root, self.exclude),
+                               *self.inherited_excludes, (self.root, self.extend_exclude)):
+            if groups and groups[-1][0] == base:
+                groups[-1] = (base, groups[-1][1] + patterns)
+            elif patterns:
+                groups.append((base, patterns))
+        return tuple(groups)
 
 
 def with_force_exclude(config: Config, force: bool = True) -> Config:
@@ -155,16 +200,121 @@ def find_config(start: str | None = None) -> str | None:
     if not os.path.isdir(directory):
         directory = os.path.dirname(directory)
     while True:
-        candidate = os.path.join(directory, CONFIG_FILENAME)
-        if os.path.isfile(candidate):
-            return candidate
-        candidate = os.path.join(directory, PYPROJECT_FILENAME)
-        if os.path.isfile(candidate) and _pyproject_has_table(candidate):
-            return candidate
+        found = _own_config(directory)
+        if found:
+            return found
         parent = os.path.dirname(directory)
         if parent == directory:
             return None
         directory = parent
+
+
+def _own_config(directory: str, names: Container[str] | None = None) -> str | None:
+    """The configuration file in `directory` itself (`cursedlint.toml` first); `names`: the
+    directory's entries when the caller has listed them (no other name is looked for)."""
+    for name in (CONFIG_FILENAME, PYPROJECT_FILENAME):
+        if names is not None and name not in names:
+            continue
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate) and (name == CONFIG_FILENAME or _pyproject_has_table(candidate)):
+            return candidate
+    return None
+
+
+class Resolver:
+    """The configuration of each directory of a run, as ruff resolves it: the nearest file at
+    or above it (`find_config`'s rule), else the defaults, or the one `--config` names (or a
+    `Config` given) for all. Each file is loaded once, with those it extends, and each
+    directory looked up once, so a run over many files pays per directory.
+
+    The defaults of files no configuration file covers read requires-python from their own
+    project: the nearest pyproject.toml with a [project] table at or above them."""
+
+    def __init__(self, rules: Mapping[str, type] | None, config_file: str | None = None, *,
+                 force_exclude: bool = False, fixed: Config | None = None):
+        self.rules = rules
+        self.force_exclude = force_exclude
+        self.cwd = os.path.abspath(os.curdir)
+        self._loaded: dict[str, Config] = {}
+        self._defaults: dict[str | None, Config] = {}
+        self._directories: dict[str, Config] = {}
+        self.fixed = fixed or (self.load(config_file) if config_file else None)
+        """The configuration of every file (`--config`); None: each file's nearest."""
+
+    def load(self, path: str) -> Config:
+        """The configuration file at `path` (and those it extends), loaded once."""
+        key = os.path.abspath(path)
+        config = self._loaded.get(key)
+        if config is None:
+            config = self._loaded[key] = self._forced(load_config(path, self.rules))
+        return config
+
+    def defaults(self, project: str | None = None) -> Config:
+        """The defaults, rooted at the current directory; `project`: see `Config.project`."""
+        config = self._defaults.get(project)
+        if config is None:
+            config = self._defaults[project] = self._forced(Config(root=self.cwd, project=project))
+        return config
+
+    def _forced(self, config: Config) -> Config:
+        return with_force_exclude(config) if self.force_exclude else config
+
+    def for_path(self, path: str) -> Config:
+        """The configuration of a file or directory (existing or not)."""
+        absolute = os.path.abspath(path)
+        return self.in_directory(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+
+    def in_directory(self, directory: str) -> Config:
+        """The configuration of the files in `directory` (an absolute path)."""
+        if self.fixed is not None:
+            return self.fixed
+        pending = []  # the directories to look up, deepest first
+        current = directory
+        while current not in self._directories:
+            own = _own_config(current)
+            if own:
+                self._directories[current] = self.load(own)
+                break
+            pending.append(current)
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        config = self._directories.get(current) or self.defaults()
+        for each in reversed(pending):
+            config = self._directories[each] = self._without_own(each, config)
+        return config
+
+    def inside(self, directory: str, parent: Config, names: Container[str]) -> Config:
+        """The configuration of `directory` (an absolute path, listed: `names`) whose parent
+        directory has `parent`: for a walk, which looks nowhere else."""
+        if self.fixed is not None:
+            return self.fixed
+        own = _own_config(directory, names)
+        config = self.load(own) if own else self._without_own(directory, parent, names)
+        self._directories[directory] = config
+        return config
+
+    def _without_own(self, directory: str, parent: Config, names: Container[str] | None = None) -> Config:
+        """The configuration of a directory without a configuration file of its own."""
+        if parent.path is None and _starts_project(directory, names):
+            return self.defaults(directory)
+        return parent
+
+
+def _starts_project(directory: str, names: Container[str] | None = None) -> bool:
+    """Whether `directory` holds a pyproject.toml with a [project] table (or one that cannot be
+    read: the target's source then says why)."""
+    if names is not None and PYPROJECT_FILENAME not in names:
+        return False
+    path = os.path.join(directory, PYPROJECT_FILENAME)
+    if not os.path.isfile(path):
+        return False
+    try:
+        data = _read_bytes(path)
+        return b"project" in data and isinstance(_parse_toml(path, data).get("project"), dict)
+    except ConfigError:
+        return True
 
 
 def _pyproject_has_table(path: str) -> bool:
@@ -180,11 +330,30 @@ def _pyproject_has_table(path: str) -> bool:
 
 
 def load_config(path: str | None, rules: Mapping[str, type]) -> Config:
-    """Read and validate the configuration file at `path` (None: the defaults, rooted at the
-    current directory). `rules` maps each known code to its Rule class (for code and per-rule
-    option validation)."""
+    """Read and validate the configuration file at `path` and the files it extends, one over
+    the other (None: the defaults, rooted at the current directory). `rules` maps each known
+    code to its Rule class (for code and per-rule option validation)."""
     if path is None:
         return Config(root=os.path.abspath(os.curdir))
+    chain = [_load_file(path, rules)]
+    real = [os.path.realpath(path)]
+    while chain[-1].extends:
+        extended = chain[-1].extends[0]
+        if os.path.realpath(extended) in real:
+            files = " -> ".join(config.path or "" for config in chain)
+            raise ConfigError(chain[-1].path, _key_in(chain[-1].path, "extend"),
+                              f"extends {extended!r}, which the chain already holds: a cycle "
+                              f"({files} -> {extended})")
+        real.append(os.path.realpath(extended))
+        chain.append(_load_file(extended, rules))
+    config = chain.pop()
+    while chain:
+        config = _extending(chain.pop(), config)
+    return config
+
+
+def _load_file(path: str, rules: Mapping[str, type]) -> Config:
+    """One configuration file, as written (`extends` names the file it extends, not loaded)."""
     document = _parse_toml(path, _read_bytes(path))
     root = os.path.dirname(os.path.abspath(path))
     if os.path.basename(path) == PYPROJECT_FILENAME:
@@ -199,6 +368,49 @@ def load_config(path: str | None, rules: Mapping[str, type]) -> Config:
 
 CONFIG_BYTES = SMALL_FILE_BYTES * 16
 """The largest configuration file read (a pyproject.toml holds other tools' tables too)."""
+
+
+def _key_in(path: str | None, key: str) -> str:
+    """A key as an error names it in the file at `path`."""
+    in_pyproject = path is not None and os.path.basename(path) == PYPROJECT_FILENAME
+    return f"tool.cursedlint.{key}" if in_pyproject else key
+
+
+_OWN_KEYS = frozenset({"select", "extend-select", "ignore", "extend-exclude", "extend", "rules"})
+"""Keys an extending file does not take as they are from the file it extends (`_extending`)."""
+
+
+def _extending(own: Config, base: Config) -> Config:
+    """`own` (a file that sets `extend`) over `base` (the configuration it extends), as ruff
+    merges them: what `own` sets wins; the selections stack as layers (`select` replaces what
+    the layers under it chose, `extend-select` and `ignore` edit it); `extend-exclude`
+    accumulates; rule options merge option by option. Patterns and paths stay relative to the
+    file that wrote them; `root` is `own`'s directory."""
+    inherited = {key.replace("-", "_"): getattr(base, key.replace("-", "_"))
+                 for key in base.set_by if key not in own.set_by and key not in _OWN_KEYS}
+    if "exclude" in inherited:
+        inherited["exclude_root"] = _elsewhere(base.exclude_root or base.root, own.root)
+    if "per_file_ignores" in inherited:
+        inherited["per_file_ignores_root"] = _elsewhere(base.per_file_ignores_root or base.root, own.root)
+    excludes = base.inherited_excludes
+    if base.extend_exclude:
+        excludes += ((base.root, base.extend_exclude),)
+    return replace(
+        own,
+        **inherited,
+        rules={code: {**base.rules.get(code, {}), **own.rules.get(code, {})}
+               for code in {**base.rules, **own.rules}},
+        extends=own.extends + base.extends,
+        set_by={**base.set_by, **own.set_by},
+        inherited_selection=(*base.inherited_selection,
+                             Selection(base.select, base.extend_select, base.ignore)),
+        inherited_excludes=excludes,
+    )
+
+
+def _elsewhere(directory: str, root: str) -> str | None:
+    """`directory`, or None when it is `root` (the default the fields take)."""
+    return None if directory == root else directory
 
 
 def _read_bytes(path: str) -> bytes:
@@ -244,7 +456,7 @@ _PATTERN_KEYS = {"exclude": "exclude", "extend-exclude": "extend_exclude"}
 KEYS = tuple(sorted({
     *_BOOLEAN_KEYS, *_SELECTOR_KEYS, *_PATTERN_KEYS,
     "per-file-ignores", "target-python", "page-size", "max-file-size", "rules",
-    "include-dirs", "compile-commands", "baseline",
+    "include-dirs", "compile-commands", "baseline", "extend",
 }))
 """Every key of the configuration table."""
 
@@ -261,7 +473,8 @@ def config_from_mapping(
     `Config`. `path` and `prefix` (e.g. "tool.cursedlint") only name things in errors; `root`
     defaults to the current directory."""
     known = tuple(rules)
-    values: dict[str, Any] = {"path": path, "root": os.path.abspath(root or os.curdir)}
+    values: dict[str, Any] = {"path": path, "root": os.path.abspath(root or os.curdir),
+                              "set_by": dict.fromkeys(table, path)}
 
     def key_of(*parts: str) -> str:
         return ".".join([prefix] * bool(prefix) + [_toml_key(part) for part in parts])
@@ -311,6 +524,8 @@ def config_from_mapping(
             values["per_file_ignores"] = tuple(entries)
         elif key == "rules":
             values["rules"] = _rule_options(path, key_of, value, rules)
+        elif key == "extend":
+            values["extends"] = (_extended_file(path, key_of(key), value, values["root"]),)
         else:
             hint = _did_you_mean(key, KEYS)
             if key == "tool" and not prefix:
@@ -432,6 +647,17 @@ def _checked_path(path: str | None, key: str, value: str, root: str) -> str:
     if not value.strip() or "\0" in value:
         raise ConfigError(path, key, f"expected a path, got {value!r}")
     return _project_path(root, value)
+
+
+def _extended_file(path: str | None, key: str, value: Any, root: str) -> str:
+    """The configuration file an `extend` value names (relative to the file's directory)."""
+    expected = "a path to a cursedlint.toml, a pyproject.toml or another TOML configuration file"
+    if not isinstance(value, str):
+        raise ConfigError(path, key, f"expected {expected}, got {_describe(value)}")
+    extended = _checked_path(path, key, value, root)
+    if not os.path.isfile(extended):
+        raise ConfigError(path, key, f"no file at {value!r} (expected {expected})")
+    return extended
 
 
 def _include_dirs(path: str | None, key: str, value: Any, root: str) -> tuple[str, ...]:
@@ -644,11 +870,12 @@ def expand(selectors: Iterable[str], known: Iterable[str]) -> frozenset[str]:
 
 
 class PathMatcher:
-    """A gitignore-style pattern matched against project-relative paths (picklable, so the
-    settings travel to worker processes)."""
+    """A gitignore-style pattern matched against paths relative to `base`, the directory of
+    the file that wrote it (picklable, so the settings travel to worker processes)."""
 
-    def __init__(self, pattern: str):
+    def __init__(self, pattern: str, base: str):
         self.pattern = pattern
+        self.base = base
         self._rules = compile_pattern(pattern)
 
     def match_file(self, relative_path: str) -> bool:
@@ -656,10 +883,10 @@ class PathMatcher:
         return any(include and regex.match(path) for regex, include in self._rules)
 
     def __reduce__(self):
-        return (PathMatcher, (self.pattern,))
+        return (PathMatcher, (self.pattern, self.base))
 
     def __repr__(self) -> str:
-        return f"PathMatcher({self.pattern!r})"
+        return f"PathMatcher({self.pattern!r}, {self.base!r})"
 
 
 def compile_pattern(pattern: str):
@@ -694,7 +921,7 @@ def build_settings(
     for option, selectors in cli.items():
         for selector in selectors:
             _check_selector(COMMAND_LINE, option, selector, known)
-    layers = [Selection(config.select, config.extend_select, config.ignore)]
+    layers = [*config.inherited_selection, Selection(config.select, config.extend_select, config.ignore)]
     if select is not None or extend_select or ignore:
         layers.append(Selection(None if select is None else tuple(select), tuple(extend_select), tuple(ignore)))
     enabled = resolve_layers(known, layers, opt_in=opt_in)
@@ -704,12 +931,14 @@ def build_settings(
         source = "--target-python"
     elif target_python or config.target_python:
         version = target_python or config.target_python
-        source = f"target-python in {config.path}" if not target_python else "the caller"
+        source = (f"target-python in {config.set_by.get('target-python', config.path)}"
+                  if not target_python else "the caller")
     else:
-        version, source = _project_target(config.root)
+        version, source = _project_target(config.project or config.root)
 
+    base = config.per_file_ignores_root or config.root
     per_file = tuple(
-        (PathMatcher(pattern), expand(codes, known)) for pattern, codes in config.per_file_ignores
+        (PathMatcher(pattern, base), expand(codes, known)) for pattern, codes in config.per_file_ignores
     )
     return Settings(
         enabled=enabled,

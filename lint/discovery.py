@@ -4,10 +4,15 @@ Directories are walked with `os.scandir`, iteratively. Symlinked directories are
 (no loops); symlinked files are linted, and a broken symlink is yielded as a file so the engine
 reports it as unreadable. Files whose extension cursedlint does not lint are passed over.
 
-Skipped while walking (never descended into, for directories):
-- config excludes: `exclude` (default `DEFAULT_EXCLUDE`) plus `extend-exclude`, gitignore-style
-  patterns matched against the path relative to the project root (a pattern without a slash,
-  like `build`, matches that name at any depth; `!pattern` re-includes a later-excluded name);
+Each directory has a configuration (`config.Resolver`: the nearest configuration file at or
+above it); a directory met in the walk that holds one of its own switches to it, and the files
+found are recorded with theirs (`Discovery.by_config`). Skipped while walking (never descended
+into, for directories):
+- config excludes, of the configuration of the directory listing the entry: `exclude` (default
+  `DEFAULT_EXCLUDE`) plus `extend-exclude`, gitignore-style patterns matched against the path
+  relative to the directory of the configuration file that wrote them (a pattern without a
+  slash, like `build`, matches that name at any depth; `!pattern` re-includes a
+  later-excluded name);
 - with `respect-gitignore` (the default): what git ignores. Every `.gitignore` from the git
   root (the nearest ancestor holding `.git`; the project root without one) down to each
   directory, plus `.git/info/exclude`, with git's semantics: deeper files override shallower
@@ -20,11 +25,12 @@ Skipped while walking (never descended into, for directories):
 
 A path named on the command line is linted even when excluded or ignored (a named directory is
 walked; what is inside is still filtered), unless `force-exclude` is set: then the path and each
-of its directories below the project root / git root are checked too (the pre-commit hook passes
-files one by one). A path that does not exist lands in `Discovery.missing`, a named path that
-cannot be read (its directory cannot be listed, or a parent cannot be searched) in
-`Discovery.unreadable`, and a directory met while walking that cannot be listed, or an entry
-that cannot be examined, in `Discovery.errors`: nothing unreadable is passed over silently.
+of its directories below the project root / git root are checked too, against the excludes of
+the path's own configuration (the pre-commit hook passes files one by one). A path that does
+not exist lands in `Discovery.missing`, a named path that cannot be read (its directory cannot
+be listed, or a parent cannot be searched) in `Discovery.unreadable`, and a directory met while
+walking that cannot be listed, or an entry that cannot be examined, in `Discovery.errors`:
+nothing unreadable is passed over silently.
 
 Each pattern is matched against the entry itself, not against its parents: parents that match
 were never entered, except a named directory, whose contents are still linted.
@@ -41,7 +47,7 @@ from typing import Iterable, Sequence
 
 from msgspec import Struct, field
 
-from cursedlint.config import Config
+from cursedlint.config import CONFIG_FILENAME, PYPROJECT_FILENAME, Config, Resolver
 from cursedlint.formats import printable
 from cursedlint.languages import language_of, language_of_name, script_language
 from cursedlint.safe_files import SMALL_FILE_BYTES, read_regular
@@ -52,13 +58,28 @@ class Discovery(Struct):
     would see it (relative when given relative). `missing`: given paths that do not exist.
     `unreadable`: given paths that cannot be read, with the reason. `skipped`: given paths not
     linted (an extension cursedlint does not lint, or excluded under force-exclude). `errors`:
-    paths met while walking that could not be listed or examined, with the reason."""
+    paths met while walking that could not be listed or examined, with the reason. `configs`:
+    see `by_config`."""
 
     files: list[tuple[str, str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
+    configs: dict[str, Config] = field(default_factory=dict)
+    """The configuration of each directory files were looked for in, by the directory as the
+    files' paths show it ("" for the working directory)."""
+
+    def by_config(self) -> list[tuple[Config, list[tuple[str, str]]]]:
+        """The files by the configuration of their directory (each list in the files' order),
+        in the order of each configuration's first file."""
+        if len({id(config) for config in self.configs.values()}) == 1:
+            return [(next(iter(self.configs.values())), self.files)] if self.files else []
+        groups: dict[int, tuple[Config, list[tuple[str, str]]]] = {}
+        for item in self.files:
+            config = self.configs[os.path.dirname(item[0])]
+            groups.setdefault(id(config), (config, []))[1].append(item)
+        return list(groups.values())
 
 
 # -- patterns ---------------------------------------------------------------------------------
@@ -308,17 +329,75 @@ def _extend(layers: Layers, name: str) -> Layers:
     return tuple((patterns, f"{prefix}{name}/") for patterns, prefix in layers)
 
 
-class _Filter:
-    """Decides, entry by entry, what the configuration and git exclude."""
+class _Excludes:
+    """One configuration's part of the filter: its root, its exclude patterns (each group
+    matched against paths relative to the directory of the file that wrote it:
+    `Config.excludes`) and whether it respects git's ignore files."""
 
     def __init__(self, config: Config):
+        self.config = config
         self.root = os.path.abspath(config.root)
-        patterns = config.all_excludes
-        self.excludes = Patterns(patterns)
-        self.floating_excludes = Patterns(_floating(patterns))
         self.gitignore = config.respect_gitignore
+        self.groups = [(*_reach(self.root, base), Patterns(patterns), Patterns(_floating(patterns)))
+                       for base, patterns in config.excludes]
+        self.at_root = self.groups[0][2:] if len(self.groups) == 1 and self.groups[0][:2] == ("", "") else None
+        """(patterns, floating ones) when all are relative to the root (the common case)."""
+
+    def root_prefix(self, directory: str) -> str | None:
+        """A directory's path relative to the root, "" or ending in "/"; None outside."""
+        relative = os.path.relpath(directory, self.root)
+        if relative == os.curdir:
+            return ""
+        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            return None
+        return relative.replace(os.sep, "/") + "/"
+
+    def decide(self, name: str, root_prefix: str | None) -> bool | None:
+        """Whether the entry `name` (with a trailing "/" for a directory) of the directory at
+        `root_prefix` is excluded (True), kept by a negated pattern (False) or neither (None).
+        Where a group's directory does not hold the entry (outside the root: `root_prefix`
+        None), only its patterns that match a name at any depth apply."""
+        for prefix, strip, patterns, floating in reversed(self.groups):
+            path = None if root_prefix is None or prefix is None else root_prefix + name
+            if path is not None and strip:
+                path = path[len(strip):] if path.startswith(strip) else None
+            decision = floating.decide(name) if path is None else patterns.decide(prefix + path)
+            if decision is not None:
+                return decision
+        return None
+
+
+def _reach(root: str, base: str) -> tuple[str | None, str]:
+    """How a path relative to `root` becomes one relative to `base`: (a prefix to add, a
+    prefix to strip, which the path must start with); the prefix None when `base` holds no
+    path under `root`."""
+    if base == root:
+        return "", ""
+    relative = os.path.relpath(root, base)
+    if not (relative == os.pardir or relative.startswith(os.pardir + os.sep)):
+        return relative.replace(os.sep, "/") + "/", ""  # the root is below base
+    inner = os.path.relpath(base, root)
+    if not (inner == os.pardir or inner.startswith(os.pardir + os.sep)):
+        return "", inner.replace(os.sep, "/") + "/"  # base is below the root
+    return None, ""
+
+
+class _Filter:
+    """Decides, entry by entry, what the configurations and git exclude; `resolver` gives the
+    configuration of each directory."""
+
+    def __init__(self, resolver: Resolver):
+        self.resolver = resolver
+        self._excludes: dict[int, _Excludes] = {}  # id(config) -> its part (it holds config)
         self._ignore_files: dict[str, Patterns | None] = {}
         self._info_excludes: dict[str, Patterns | None] = {}
+
+    def excludes_of(self, config: Config) -> _Excludes:
+        """A configuration's part of the filter, made once."""
+        excludes = self._excludes.get(id(config))
+        if excludes is None:
+            excludes = self._excludes[id(config)] = _Excludes(config)
+        return excludes
 
     def info_exclude(self, worktree: str) -> Patterns | None:
         """A repository's .git/info/exclude, read once."""
@@ -336,21 +415,15 @@ class _Filter:
             patterns = self._ignore_files[directory] = _read_patterns(os.path.join(directory, ".gitignore"))
             return patterns
 
-    def root_prefix(self, directory: str) -> str | None:
-        """A directory's path relative to the project root, "" or ending in "/"; None outside."""
-        relative = os.path.relpath(directory, self.root)
-        if relative == os.curdir:
-            return ""
-        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
-            return None
-        return relative.replace(os.sep, "/") + "/"
-
-    def excluded(self, name: str, root_prefix: str | None, layers: Layers) -> bool:
+    @staticmethod
+    def excluded(name: str, root_prefix: str | None, layers: Layers, excludes: _Excludes) -> bool:
         """Whether the entry `name` (with a trailing "/" for a directory) is skipped."""
-        if root_prefix is None:
-            if self.floating_excludes.decide(name):
-                return True
-        elif self.excludes.decide(root_prefix + name):
+        at_root = excludes.at_root  # (`_Excludes.decide`, one call less for every entry)
+        if at_root is None:
+            decision = excludes.decide(name, root_prefix)
+        else:
+            decision = at_root[1].decide(name) if root_prefix is None else at_root[0].decide(root_prefix + name)
+        if decision:
             return True
         for patterns, prefix in reversed(layers):
             decision = patterns.decide(prefix + name)
@@ -358,13 +431,11 @@ class _Filter:
                 return decision
         return False
 
-    # layers -------------------------------------------------------------------------------
+    # layers (of a configuration that respects git's ignore files) --------------------------
 
     def enter(self, layers: Layers, directory: str, has_git: bool, has_ignore: bool) -> Layers:
         """The layers inside `directory`, given those of its parent already extended by its name
         (`extend`) and whether it holds `.git` and `.gitignore` entries."""
-        if not self.gitignore:
-            return ()
         if has_git:  # a nested repository: its parents' ignore files do not apply
             exclude = self.info_exclude(directory)
             layers = ((exclude, ""),) if exclude else ()
@@ -374,7 +445,7 @@ class _Filter:
                 layers += ((own, ""),)
         return layers
 
-    def chain(self, directory: str) -> tuple[str, list[str], Layers]:
+    def chain(self, directory: str, excludes: _Excludes) -> tuple[str, list[str], Layers]:
         """For a directory given on the command line: the directory the ignore files start at
         (git root, else the project root when it is above, else the directory itself), the
         names from there down to it, and the layers at that start."""
@@ -390,46 +461,48 @@ class _Filter:
             current = parent
         if git_root is not None:
             start = git_root
-        elif self.root_prefix(directory) is not None:
-            start = self.root
+        elif excludes.root_prefix(directory) is not None:
+            start = excludes.root
         else:
             start = directory
         relative = os.path.relpath(directory, start)
         names = [] if relative == os.curdir else relative.split(os.sep)
-        layers: Layers = ()
-        if self.gitignore:
-            exclude = self.info_exclude(start) if git_root is not None else None
-            own = self.ignore_file(start)
-            layers = tuple(item for item in ((exclude, ""), (own, "")) if item[0])
+        exclude = self.info_exclude(start) if git_root is not None else None
+        own = self.ignore_file(start)
+        layers = tuple(item for item in ((exclude, ""), (own, "")) if item[0])
         return start, names, layers
 
-    def layers_at(self, directory: str) -> Layers:
-        """The ignore layers that apply inside a directory named on the command line."""
-        start, names, layers = self.chain(directory)
+    def layers_at(self, directory: str, excludes: _Excludes) -> Layers:
+        """The ignore layers that apply inside a directory named on the command line (none
+        when its configuration does not respect git's ignore files)."""
+        if not excludes.gitignore:
+            return ()
+        start, names, layers = self.chain(directory, excludes)
         current = start
         for name in names:
             current = os.path.join(current, name)
             layers = self.enter(_extend(layers, name), current, False, True)
         return layers
 
-    def path_excluded(self, path: str, is_dir: bool, given: str) -> bool:
+    def path_excluded(self, path: str, is_dir: bool, given: str, excludes: _Excludes) -> bool:
         """force-exclude: whether a named path, or a directory above it (up to the project root
         for excludes, the git root for .gitignore files), is excluded or ignored."""
-        prefix = self.root_prefix(path)
+        prefix = excludes.root_prefix(path)
         suffix = "/" if is_dir else ""
         if prefix is not None:
             parts = prefix.rstrip("/").split("/") if prefix else []
-            for index in range(len(parts)):
-                if self.excludes.decide("/".join(parts[: index + 1]) + ("/" if index < len(parts) - 1 else suffix)):
+            for index, part in enumerate(parts):
+                tail = "/" if index < len(parts) - 1 else suffix
+                if excludes.decide(part + tail, "".join(f"{above}/" for above in parts[:index])):
                     return True
         else:
             parts = [part for part in os.path.normpath(given).split(os.sep) if part not in ("", os.curdir, os.pardir)]
             for index, part in enumerate(parts):
-                if self.floating_excludes.decide(part + ("/" if index < len(parts) - 1 else suffix)):
+                if excludes.decide(part + ("/" if index < len(parts) - 1 else suffix), None):
                     return True
-        if not self.gitignore or os.path.lexists(os.path.join(path, ".git")):
+        if not excludes.gitignore or os.path.lexists(os.path.join(path, ".git")):
             return False
-        start, names, layers = self.chain(os.path.dirname(path))
+        start, names, layers = self.chain(os.path.dirname(path), excludes)
         names = names + [os.path.basename(path)]
         current = start
         for index, name in enumerate(names):
@@ -450,25 +523,36 @@ class _Filter:
         return False
 
 
-def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
-    """Add the lintable files below the directory `top` (shown as `top_display`)."""
+def _walk(top_display: str, top: str, config: Config, rules: _Filter, found: Discovery) -> None:
+    """Add the lintable files below the directory `top` (shown as `top_display`, with the
+    configuration `config`). A directory holding a configuration file of its own is filtered by
+    that configuration's excludes, and its files are that configuration's."""
     files = found.files
     excluded = rules.excluded
-    gitignore = rules.gitignore
-    stack = [(top_display, top, rules.root_prefix(top), rules.layers_at(top), False)]
+    excludes = rules.excludes_of(config)
+    stack = [(top_display, top, excludes, excludes.root_prefix(top), rules.layers_at(top, excludes), False)]
     while stack:
-        display, directory, root_prefix, layers, check_own = stack.pop()
+        display, directory, excludes, root_prefix, layers, check_own = stack.pop()
         try:
             with os.scandir(directory) as iterator:
                 entries = list(iterator)
         except OSError as error:
             (found.unreadable if directory == top else found.errors).append((display, _reason(error)))
             continue
-        if check_own and gitignore:
+        if check_own:
             names = {entry.name for entry in entries}
-            if ".git" in names or ".gitignore" in names:
+            inner = excludes
+            if CONFIG_FILENAME in names or PYPROJECT_FILENAME in names:
+                inner = rules.excludes_of(rules.resolver.inside(directory, excludes.config, names))
+            if inner.gitignore != excludes.gitignore:  # git's ignore files start to count, or stop
+                layers = rules.layers_at(directory, inner)
+            elif inner.gitignore and (".git" in names or ".gitignore" in names):
                 layers = rules.enter(layers, directory, ".git" in names, ".gitignore" in names)
+            if inner is not excludes:  # a configuration of its own, or a project's defaults
+                root_prefix = inner.root_prefix(directory)
+                excludes = inner
         show = "" if display == os.curdir else display
+        found.configs[show] = excludes.config
         prefix = os.path.join(show, "") if show else ""  # what an entry's name is shown after
         for entry in entries:
             name = entry.name
@@ -478,14 +562,15 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
                 found.errors.append((os.path.join(show, name) if show else name, _reason(error)))
                 continue
             if is_dir:
-                if excluded(name + "/", root_prefix, layers):
+                if excluded(name + "/", root_prefix, layers, excludes):
                     continue
                 child_layers = _extend(layers, name) if layers else layers
                 stack.append((
                     prefix + name,
                     entry.path,
+                    excludes,
                     f"{root_prefix}{name}/" if root_prefix is not None
-                    else "" if entry.path == rules.root else None,  # walking into the root
+                    else "" if entry.path == excludes.root else None,  # walking into the root
                     child_layers,
                     True,
                 ))
@@ -499,7 +584,7 @@ def _walk(top_display: str, top: str, rules: _Filter, found: Discovery) -> None:
                         continue
                 except OSError:
                     pass  # broken or looping: yield it, the engine reports it unreadable
-            if excluded(name, root_prefix, layers):
+            if excluded(name, root_prefix, layers, excludes):
                 continue
             files.append((prefix + name, language))
 
@@ -528,11 +613,14 @@ def project_root(paths: Sequence[str], config: Config) -> str:
         directory = parent
 
 
-def discover(paths: Sequence[str] | None, config: Config | None = None) -> Discovery:
+def discover(paths: Sequence[str] | None, config: Config | Resolver | None = None) -> Discovery:
     """The files to lint under `paths` (files and directories; default the current directory),
-    filtered by `config`'s excludes and (when on) git's ignore files."""
-    config = config or Config(root=os.path.abspath(os.curdir))
-    rules = _Filter(config)
+    filtered by the excludes of each one's configuration (`config`: a Resolver, which finds it
+    per directory, or one Config for all; default the defaults) and (when on) git's ignore
+    files. Raises ConfigError for an invalid configuration file found on the way."""
+    resolver = config if isinstance(config, Resolver) else \
+        Resolver(None, fixed=config or Config(root=os.path.abspath(os.curdir)))
+    rules = _Filter(resolver)
     found = Discovery()
     given_paths = list(paths) if paths else [os.curdir]
     for given in given_paths:
@@ -547,17 +635,19 @@ def discover(paths: Sequence[str] | None, config: Config | None = None) -> Disco
             continue
         display = os.path.normpath(given)
         is_dir = os.path.isdir(absolute)  # a named symlink to a directory is walked
-        if config.force_exclude and rules.path_excluded(absolute, is_dir, given):
+        config = resolver.in_directory(absolute if is_dir else os.path.dirname(absolute))
+        if config.force_exclude and rules.path_excluded(absolute, is_dir, given, rules.excludes_of(config)):
             found.skipped.append(given)
             continue
         if is_dir:
-            _walk(display, absolute, rules, found)
+            _walk(display, absolute, config, rules, found)
             continue
         language = language_of(absolute) or script_language(absolute)
         if language is None:
             found.skipped.append(given)
         else:
             found.files.append((display, language))
+            found.configs[os.path.dirname(display)] = config
     if len(given_paths) > 1:  # overlapping paths ("src" and "src/a.py") name a file twice
         unique: dict[str, tuple[str, str]] = {}
         for item in found.files:

@@ -15,7 +15,8 @@ DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
 
 class Settings(Struct, frozen=True):
     """What to check and how. `enabled` holds codes; `per_file_ignores` maps a matcher over
-    project-relative paths to codes switched off there; `rule_options` maps a code to its options."""
+    paths (relative to its `base`) to codes switched off there; `rule_options` maps a code to
+    its options."""
 
     enabled: frozenset[str]
     target_python: tuple[int, int] = sys.version_info[:2]
@@ -33,13 +34,16 @@ class Settings(Struct, frozen=True):
     """Where `target_python` comes from, for `--verbose`."""
 
     def enabled_for(self, path: str) -> frozenset[str]:
-        """Codes enabled for one file, after per-file ignores (matched on the path relative to
-        the project root)."""
+        """Codes enabled for one file, after per-file ignores (each matched on the path
+        relative to its `base`, the directory of the configuration file that wrote it)."""
         if not self.per_file_ignores:
             return self.enabled
-        relative = os.path.relpath(os.path.abspath(path), self.root)
+        absolute = os.path.abspath(path)
+        relative: dict[str, str] = {}  # base -> the path relative to it
         ignored: set[str] = set()
         for matcher, codes in self.per_file_ignores:
-            if matcher.match_file(relative):
+            if matcher.base not in relative:
+                relative[matcher.base] = os.path.relpath(absolute, matcher.base)
+            if matcher.match_file(relative[matcher.base]):
                 ignored |= codes
         return self.enabled - ignored
