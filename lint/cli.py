@@ -494,7 +494,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     """Lint one group's files as a project of its own: its root is its configuration file's
     directory (`project_root`), where its result cache and project index live; facts from
     other files come from its project's files."""
-    from cursedlint.discovery import project_root
+    from cursedlint.discovery import is_project, project_root
     from cursedlint.engine import Linter, Project, default_jobs
     from cursedlint.fixes import write_roots
 
@@ -513,8 +513,10 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     project = None
     if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
+        walked = is_project(root, config)  # a home directory or /tmp is not walked for facts
         project = Project(
-            lambda: _project_files(root, paths, linted, group.files, resolver),
+            lambda: _project_files(root, paths, linted, group.files,
+                                   resolver if walked else None),
             _covers_project(root, paths),
             _index_store(config.root, settings) if cached else None,
         )
@@ -660,17 +662,37 @@ def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]],
     """The files rules may draw facts from for the linted files `own`: the whole project
     (gitignore and each directory's excludes applied), and `own`, which may lie outside it.
     When a linted path is the project's root (or holds it), the linted files within the root
-    are the project: it is not walked twice."""
+    are the project: it is not walked twice. Without a `resolver`, `root` is no project (no
+    configuration, no version control: a home directory, /tmp): the linted files and the
+    files beside them, without descending into other directories."""
     from cursedlint.cache import absolute
     from cursedlint.discovery import discover
 
     cwd = os.getcwd()
-    if _covers_project(root, paths):
+    if resolver is None:
+        files = linted + _files_beside(path for path, _ in own)
+    elif _covers_project(root, paths):
         within = os.path.join(root, "")
         files = [(path, language) for path, language in linted if absolute(path, cwd).startswith(within)]
     else:
         files = discover([root], resolver).files
     return sorted({(absolute(path, cwd), language) for path, language in files + own})
+
+
+def _files_beside(paths) -> list[tuple[str, str]]:
+    """The files of a kind cursedlint lints in the directories holding `paths` (not below)."""
+    from cursedlint.languages import language_of_name
+
+    files = []
+    for directory in {os.path.dirname(os.path.abspath(path)) for path in paths}:
+        try:
+            with os.scandir(directory) as entries:
+                files += [(entry.path, language) for entry in entries
+                          if (language := language_of_name(entry.name))
+                          and entry.is_file(follow_symlinks=False)]
+        except OSError:
+            continue
+    return files
 
 
 def _write_report(args, findings, results, rules, root: str, started: float) -> None:

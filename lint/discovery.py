@@ -595,8 +595,9 @@ def _reason(error: OSError) -> str:
 
 def project_root(paths: Sequence[str], config: Config) -> str:
     """Where the project of `paths` starts: the configuration file's directory; else the git
-    work tree holding the first path; else the deepest directory holding every path. (Never the
-    bare working directory, which may be a home directory.)"""
+    work tree holding the first path; else the deepest directory holding every path (which
+    `is_project` tells from a real project). (Never the bare working directory, which may be a
+    home directory.)"""
     if config.path:
         return config.root
     directories = [
@@ -611,6 +612,17 @@ def project_root(paths: Sequence[str], config: Config) -> str:
         if parent == directory:
             return os.path.commonpath(directories)
         directory = parent
+
+
+VCS_MARKERS = (".git", ".hg", ".svn", ".jj")
+
+
+def is_project(root: str, config: Config) -> bool:
+    """Whether `root` (`project_root`'s answer) is a project: a configuration file's directory
+    or a version-controlled tree. Otherwise it is only the directory that holds the linted
+    paths (a home directory, /tmp), whose other files are not walked for facts."""
+    return bool(config.path) or any(os.path.lexists(os.path.join(root, marker))
+                                    for marker in VCS_MARKERS)
 
 
 def discover(paths: Sequence[str] | None, config: Config | Resolver | None = None) -> Discovery:

@@ -1233,3 +1233,29 @@ def test_callable_handed_on_through_helpers_of_two_modules(tmp_path, tuning, fou
         "(kernels.py:6)" in findings[0].message
     assert [(step.path, step.line) for step in findings[0].related] == [
         ("solver/tuning.py", 4), ("solver/tuning.py", 5), ("solver/kernels.py", 6)]
+
+
+@pytest.mark.parametrize("marker", [None, ".git", "cursedlint.toml"])
+def test_a_directory_that_is_no_project_is_not_walked_for_facts(tmp_path, monkeypatch, capsys,
+                                                                 marker):
+    """`cursedlint check train.py` in a home directory (no configuration, no version control)
+    takes facts from the files beside it, never from the rest of the tree below it (6 GB of
+    unrelated checkouts took over a minute); a project is walked whole."""
+    from cursedlint import discovery
+
+    (tmp_path / "monitor.py").write_text(MONITOR)
+    (tmp_path / "train.py").write_text(TRAIN_WITH_MONITOR.replace("trainer.monitor", "monitor"))
+    (tmp_path / "checkouts" / "other").mkdir(parents=True)
+    (tmp_path / "checkouts" / "other" / "model.py").write_text("import torch\n")
+    if marker == ".git":
+        (tmp_path / ".git").mkdir()
+    elif marker:
+        (tmp_path / marker).write_text("")
+    walked = []
+    real = discovery.discover
+    monkeypatch.setattr(discovery, "discover",
+                        lambda paths, *rest: walked.append(list(paths)) or real(paths, *rest))
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "--concise", "train.py"]) == 1
+    assert capsys.readouterr().out.startswith("train.py:12:10: CUR401 ")
+    assert ([str(tmp_path)] in walked) == (marker is not None)
