@@ -138,22 +138,19 @@ def test_pre_commit_hook_fails_on_a_hazard_and_passes_clean_code(tmp_path):
 
 @pytest.mark.integration
 def test_the_readme_install_command_installs_and_runs(tmp_path):
-    """The README's first command, as a newcomer copies it: an environment of its own,
-    this checkout installed into it, a check of their code (a finding: exit 1)."""
+    """The README's first command, as a newcomer copies it in a clone: an environment of
+    its own, this checkout installed into it, a check of the test fixtures (findings: exit 1)."""
     readme = (REPO / "README.md").read_text()
     [command] = [line for line in readme.splitlines()
                  if line.startswith("python3 -m venv ~/.cursedlint")]
-    code = tmp_path / "code"
-    code.mkdir()
-    (code / "upload.py").write_text(FORKING.format(comment=""))
-    command = command.replace("~/.cursedlint", str(tmp_path / "env")).replace(
-        "path/to/code", str(code))
+    command = command.replace("~/.cursedlint", str(tmp_path / "env"))
     checkout = tmp_path / "checkout"  # the build leaves build/ behind: not in this checkout
     shutil.copytree(REPO, checkout, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*cache*", ".whl"))
     result = run(["bash", "-c", command], checkout)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "upload.py:6:5: CUR101" in result.stdout
+    assert "tests/fixtures/process_spawning/" in result.stdout and " CUR101 " in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("Found ")
 
 
 @pytest.mark.integration
