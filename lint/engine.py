@@ -680,6 +680,10 @@ class Linter:
         for i in order:
             result = relinted[files[i][0]]
             self._store(result, self.facts_key)
+            first = results[i]  # what --fix wrote on the first lint stays told
+            result.fixed += first.fixed
+            result.notes[:0] = first.notes
+            result.write_failed = result.write_failed or first.write_failed
             results[i] = result
 
     def _cited(self, result: FileResult) -> dict[str, str]:

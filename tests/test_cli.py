@@ -446,3 +446,24 @@ def test_a_command_runs_with_fewer_collections_and_restores_the_thresholds(monke
     assert main(["rules"]) == 0
     assert seen == [command_line.GC_THRESHOLDS]
     assert gc.get_threshold() == before
+
+
+def test_fix_says_what_it_fixed_in_a_file_linted_again_with_facts(tmp_path, monkeypatch, capsys):
+    """The file's fixes are written on its first lint; the lint with facts from monitor.py
+    (CUR401) replaced that result, and "fixed N" was never printed."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "monitor.py").write_text(
+        "import threading\n\nimport torch\n\n\ndef watch():\n    while True:\n"
+        "        torch.cuda.synchronize()\n\n\ndef start_monitor():\n"
+        "    threading.Thread(target=watch, daemon=True).start()\n")
+    (tmp_path / "train.py").write_text(
+        "import os\nimport subprocess\n\nimport torch\n\nfrom monitor import start_monitor\n\n\n"
+        "def record(model, x):\n"
+        "    subprocess.Popen(['/usr/bin/nvidia-smi'], preexec_fn=os.setsid)\n"
+        "    start_monitor()\n    graph = torch.cuda.CUDAGraph()\n"
+        "    with torch.cuda.graph(graph):\n        y = model(x)\n    return graph, y\n")
+    code, out, err = cli(capsys, "check", "--fix", "--concise", "--no-cache")
+    assert code == 1 and " CUR401 " in out and " CUR101 " not in out
+    assert "start_new_session=True" in (tmp_path / "train.py").read_text()
+    assert "cursedlint: fixed 1 problem(s) in 1 file(s)" in err
