@@ -163,7 +163,7 @@ def test_pre_commit_hook_takes_file_names_like_options_as_files(tmp_path, args):
     if shutil.which("git") is None:
         pytest.skip("git is needed for pre-commit")
     [manifest] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    hook = {key: manifest[key] for key in ("id", "name", "types_or", "require_serial")}
+    hook = {key: manifest[key] for key in ("id", "name", "types", "require_serial")}
     hook.update(language="system", args=args,
                 entry=manifest["entry"].replace("cursedlint", str(BIN / "cursedlint"), 1))
     environment = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
@@ -177,11 +177,17 @@ def test_pre_commit_hook_takes_file_names_like_options_as_files(tmp_path, args):
     (project / "--output-file=pwned.py").write_text("x = 1\n")
     (project / "--exit-zero").write_text("#!/usr/bin/env python3\n" + CLEAN)
     (project / "--exit-zero").chmod(0o755)
+    (project / "sync-weights").write_text("#!/usr/bin/env python3\n" + FORKING.format(comment=""))
+    (project / "train.dockerfile").write_text("FROM base\nENV RDMAV_FORK_SAFE=1\n")
     run(["git", "add", "."], project, env=environment, check=True)
     result = run([str(BIN / "pre-commit"), "run", "--all-files"], project, env=environment)
     assert result.returncode == 1 and "Failed" in result.stdout, result.stdout + result.stderr
     if args:
         assert '"path": "upload.py"' in result.stdout and '"line": 6' in result.stdout
     else:
-        assert "upload.py:6:5: CUR101" in result.stdout and "Checked 5 files" in result.stdout
+        assert "upload.py:6:5: CUR101" in result.stdout and "Checked 7 files" in result.stdout
+        # the files the command line lints and identify tags no kind of (a script that is
+        # not executable, a lower-case .dockerfile) reach the hook too
+        assert "sync-weights:7:5: CUR101" in result.stdout
+        assert "train.dockerfile:2:" in result.stdout
     assert not (project / "pwned.py").exists()
