@@ -19,6 +19,8 @@ import cursedlint
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a command that SIGINT stopped
+STDIN = "-"
+"""The path that names standard input (`check -`)."""
 PRE_COMMIT = "--pre-commit"
 """The flag that ends the hook's entry in .pre-commit-hooks.yaml: pre-commit runs the entry,
 then the hook's `args:`, then the file names, with no `--` before the names."""
@@ -382,6 +384,9 @@ def check(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     rules = all_rules()
+    if args.paths == [STDIN]:  # `check -`, as ruff and flake8 read standard input
+        args.paths = []
+        args.stdin_filename = args.stdin_filename or STDIN
     paths = args.paths or ["."]
     opt_in = OPT_IN - ({UnusedSuppression.code} if args.warn_unused_suppressions else set())
 
@@ -695,9 +700,11 @@ def _files_beside(paths) -> list[tuple[str, str]]:
     return files
 
 
-def _write_report(args, findings, results, rules, root: str, started: float) -> None:
+def _write_report(args, findings, results, rules, root: str, started: float,
+                  stream=None) -> None:
     """The report in each chosen format; `root`: the project's root, which reviewers' formats
-    name files from outside CI; `started`: when the run began (perf_counter)."""
+    name files from outside CI; `started`: when the run began (perf_counter); `stream`: where
+    a report without a file goes instead of standard output."""
     from cursedlint.formats import render
 
     lines = {(r.path, number): text for r in results for number, text in r.lines.items()}
@@ -708,7 +715,7 @@ def _write_report(args, findings, results, rules, root: str, started: float) -> 
             findings,
             rules,
             source_line=lambda path, line: lines.get((path, line), ""),
-            color=not path and _use_color(),
+            color=not path and stream is None and _use_color(),
             concise=args.concise,
             statistics=args.statistics,
             files_checked=len(results),
@@ -718,6 +725,8 @@ def _write_report(args, findings, results, rules, root: str, started: float) -> 
         )
         if path:
             _write_file(path, report)
+        elif stream is not None:
+            stream.write(report)
         else:
             _write_stdout(report)
 
@@ -798,32 +807,51 @@ def _print_fix_summary(results) -> bool:
 
 
 def _check_stdin(args, settings, config, rules, started: float) -> int:
-    """--stdin-filename: standard input linted as that file (no fixes written: there is no
-    file), reported as `check` reports."""
+    """Standard input linted as the file `--stdin-filename` names (`check -`: a Python file
+    named "-"), reported as `check` reports. With --fix, as ruff does for editors: the fixed
+    text on standard output, the report on standard error; no file is written."""
     from cursedlint.discovery import project_root
     from cursedlint.engine import Linter
-    from cursedlint.languages import SHEBANG_BYTES, language_of, script_language
+    from cursedlint.languages import PYTHON, SHEBANG_BYTES, language_of, script_language
 
     name = args.stdin_filename
     if args.paths:
         raise UsageError(f"--stdin-filename lints standard input: it takes no PATH (got "
                          f"{args.paths[0]!r})")
-    if args.fix or args.diff or args.write_baseline or args.diff_base is not None:
-        raise UsageError("--stdin-filename lints standard input: it takes no --fix, --diff, "
-                         "--write-baseline or --diff-base")
+    if args.diff or args.write_baseline or args.diff_base is not None:
+        raise UsageError("standard input takes no --diff, --write-baseline or --diff-base")
     data = sys.stdin.buffer.read()
-    language = language_of(name) or script_language(name, data[:SHEBANG_BYTES])
+    language = language_of(name) or script_language(name, data[:SHEBANG_BYTES]) or (
+        PYTHON if name == STDIN else None)
     if language is None:
         raise UsageError(f"--stdin-filename {name!r}: not a kind of file cursedlint lints")
     linter = Linter(settings, rules, warn_unused_suppressions=args.warn_unused_suppressions,
-                    show_traceback=args.show_traceback)
-    result = linter.lint_bytes(name, data, language)
+                    show_traceback=args.show_traceback,
+                    fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None)
+    if args.fix:
+        fixed, result = linter.fix_bytes(name, data, language)
+    else:
+        result = linter.lint_bytes(name, data, language)
     findings = sorted(result.findings, key=lambda f: f.sort_key)
     findings = _against_baseline(args, config, findings, [result])
-    _write_report(args, findings, [result], rules, project_root([name], config), started)
+    if args.fix:
+        _write_stdout_bytes(fixed)
+        _print_fix_summary([result])
+    _write_report(args, findings, [result], rules, project_root([name], config), started,
+                  stream=sys.stderr if args.fix else None)
     for trace in result.tracebacks:
         print(trace, file=sys.stderr)
     return _exit_code(args, findings)
+
+
+def _write_stdout_bytes(data: bytes) -> None:
+    """`data` on standard output as it is (the fixed text of standard input)."""
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        _discard_stdout()
 
 
 def _exit_code(args, findings) -> int:

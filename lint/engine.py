@@ -345,6 +345,33 @@ class Linter:
         content and its findings, with a note saying why. `result` always describes the
         current `source`."""
         original = result
+        source, fixed, result = self._fixed(path, data, language, result)
+        if fixed and self.show_diff:
+            result.diff = fixes.unified_diff(path, Source.from_bytes(path, data, language).text,
+                                             source.text)
+        elif fixed:
+            try:
+                fixes.write(path, data, source.data, self.fix_roots)
+            except (fixes.NotWritable, fixes.WriteFailed) as reason:
+                original.notes.append(f"fixes not written: {reason}")
+                original.write_failed = isinstance(reason, fixes.WriteFailed)
+                return original
+        return result
+
+    def fix_bytes(self, path: str, data: bytes, language: str) -> tuple[bytes, FileResult]:
+        """The bytes of a file that is no file (standard input) with its fixes applied as
+        `_fix_file` applies them (`data` itself when none applies), and their result."""
+        result = self.lint_bytes(path, data, language)
+        if not fixes.fixable(result.findings, self.fix == "unsafe"):
+            return data, result
+        source, _, result = self._fixed(path, data, language, result)
+        return source.data, result
+
+    def _fixed(self, path: str, data: bytes, language: str,
+               result: FileResult) -> tuple[Source, int, FileResult]:
+        """The source with the fixes applied pass by pass, re-linting in between (those that
+        would leave code that does not parse left out, with a note), how many applied, and
+        the result of the fixed source (its `fixed` set)."""
         source = Source.from_bytes(path, data, language)
         fixed = 0
         rejected: set[tuple] = set()
@@ -360,22 +387,12 @@ class Linter:
             source = Source(path, source.encode(text), text, language, source.encoding)
             fixed += count
             result = self.lint_bytes(path, source.data, language)
-        if fixed and self.show_diff:
-            result.diff = fixes.unified_diff(path, Source.from_bytes(path, data, language).text,
-                                             source.text)
-        elif fixed:
-            try:
-                fixes.write(path, data, source.data, self.fix_roots)
-            except (fixes.NotWritable, fixes.WriteFailed) as reason:
-                original.notes.append(f"fixes not written: {reason}")
-                original.write_failed = isinstance(reason, fixes.WriteFailed)
-                return original
         result.notes.extend(
             f"fix for {code} at line {line} not applied: the fixed code would not parse"
             for _, line, _, code, _ in sorted(rejected)
         )
         result.fixed = fixed
-        return result
+        return source, fixed, result
 
     @staticmethod
     def _parseable_fixes(source: Source, candidates: list[Finding], rejected: set) -> tuple[str, int]:

@@ -372,10 +372,39 @@ def test_standard_input_is_linted_as_the_named_file(tmp_path, monkeypatch, capsy
     assert status == 1 and capsys.readouterr().out.startswith("bin/launch:5:1: CUR101 ")
 
 
+def test_check_dash_reads_python_from_standard_input_as_ruff_and_flake8_do(tmp_path,
+                                                                          monkeypatch, capsys):
+    import io
+
+    code = "import os\nimport subprocess\n\nsubprocess.Popen(['ls'], preexec_fn=os.setsid)\n"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(code.encode())))
+    status = main(["check", "--no-cache", "--concise", "-"])
+    assert status == 1 and capsys.readouterr().out.startswith("-:4:1: CUR101 ")
+
+
+def test_fix_of_standard_input_writes_the_fixed_text_to_standard_output(tmp_path, monkeypatch,
+                                                                        capfdbinary):
+    """An editor's fix-on-save, as ruff does it: the fixed buffer on stdout, what is left to
+    say on stderr, no file written."""
+    import io
+
+    code = ("import os\nimport subprocess\n\nsubprocess.Popen(['ls'], preexec_fn=os.setsid)\r\n"
+            "subprocess.run(['s5cmd', 'cp', 'a', 'b'], user='nobody')\r\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(code.encode())))
+    status = main(["check", "--no-cache", "--concise", "--fix", "--stdin-filename", "launch.py"])
+    out, err = capfdbinary.readouterr()
+    assert out == code.replace("preexec_fn=os.setsid", "start_new_session=True").encode()
+    assert b"cursedlint: fixed 1 problem(s) in 1 file(s)" in err
+    assert b"launch.py:5:1: CUR101 " in err and status == 1  # user= has no safe fix
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--stdin-filename", "notes.txt"], "not a kind of file cursedlint lints"),
     (["--stdin-filename", "bin/tool"], "not a kind of file cursedlint lints"),  # no #! line
-    (["--stdin-filename", "a.py", "--fix"], "takes no --fix"),
+    (["--stdin-filename", "a.py", "--diff"], "takes no --diff"),
     (["--stdin-filename", "a.py", "--diff-base", "main"], "--write-baseline or --diff-base"),
 ])
 def test_standard_input_refuses_what_it_cannot_do(tmp_path, monkeypatch, capsys, argv, message):
