@@ -556,7 +556,11 @@ class Linter:
             limit = self.settings.max_file_size
             message = (f"not checked: {_size_text(size)} is more than max-file-size "
                        f"({_size_text(limit)})")
-            result.findings.append(_notice(notices.TooLargeFile, path, Span(1, 1, 1, 1), message))
+            help = ("the file holds words a rule looks for, but parsing it would cost too much "
+                    f"memory; raise max-file-size above {size} to check it, or exclude it (or "
+                    "per-file-ignores CUR004 to leave it unchecked without a finding)")
+            result.findings.append(_notice(notices.TooLargeFile, path, Span(1, 1, 1, 1), message,
+                                           help))
         return result
 
     # -- many files --------------------------------------------------------------------------
@@ -865,8 +869,8 @@ def _size_text(size: int) -> str:
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
 
 
-def _notice(notice: type[Notice], path: str, span: Span, message: str) -> Finding:
-    return Finding(path, span, notice.code, notice.name, message, notice.severity)
+def _notice(notice: type[Notice], path: str, span: Span, message: str, help: str = "") -> Finding:
+    return Finding(path, span, notice.code, notice.name, message, notice.severity, help=help)
 
 
 def _syntax_error(source: Source, error: BaseException) -> Finding:

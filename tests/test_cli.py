@@ -496,3 +496,17 @@ def test_fix_says_what_it_fixed_in_a_file_linted_again_with_facts(tmp_path, monk
     assert code == 1 and " CUR401 " in out and " CUR101 " not in out
     assert "start_new_session=True" in (tmp_path / "train.py").read_text()
     assert "cursedlint: fixed 1 problem(s) in 1 file(s)" in err
+
+
+def test_a_file_too_large_says_what_to_do_and_shows_no_empty_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cursedlint.toml").write_text("max-file-size = 1000\n")
+    (tmp_path / "capture.py").write_text(
+        "import torch\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    pass\n"
+        + "# padding\n" * 200)
+    code, out, _ = cli(capsys, "check", "--no-cache")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("capture.py:1:1: CUR004 not checked: ")
+    assert lines[1] == "  |" and lines[2].startswith("  = help: ")
+    assert "raise max-file-size above 2054 to check it, or exclude it" in lines[2]

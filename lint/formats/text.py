@@ -68,7 +68,8 @@ def _header(finding: Finding, color: bool) -> str:
 
 def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool,
           helped: dict[str, Finding]) -> str:
-    """The header, the line with the span underlined in a line-number gutter, the chain, the
+    """The header, the line with the span underlined in a line-number gutter (when it has
+    text), the chain, the
     help (why, and where the rule's doc is), the fix's help. A help already printed with an
     earlier finding (`helped`: help text -> that finding) is named, not printed again: the
     paragraph, 400 characters and more, said once per run."""
@@ -79,13 +80,13 @@ def _full(finding: Finding, source_line: Callable[[str, int], str], color: bool,
     carets = "^" * max(_width(line[: end_column - 1]) - start, 1)
     number = str(span.line)
     gutter = " " * len(number)
-    rows = [
-        _header(finding, color),
-        f"{gutter} |",
-        f"{number} | {_shown(line)}".rstrip(),
-        f"{gutter} | {' ' * start}{_paint(carets, SEVERITY_COLOR[finding.severity], color)}",
-        f"{gutter} |",
-    ]
+    rows = [_header(finding, color), f"{gutter} |"]
+    if line:  # a whole-file notice (a file too large to read into lines) has none to show
+        rows += [
+            f"{number} | {_shown(line)}".rstrip(),
+            f"{gutter} | {' ' * start}{_paint(carets, SEVERITY_COLOR[finding.severity], color)}",
+            f"{gutter} |",
+        ]
     rows += [
         f"{gutter} = note: {printable(step.path)}:{step.line}: {printable(step.note)}"
         for step in finding.related
