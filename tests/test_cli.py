@@ -509,4 +509,4 @@ def test_a_file_too_large_says_what_to_do_and_shows_no_empty_line(tmp_path, monk
     lines = out.splitlines()
     assert lines[0].startswith("capture.py:1:1: CUR004 not checked: ")
     assert lines[1] == "  |" and lines[2].startswith("  = help: ")
-    assert "raise max-file-size above 2054 to check it, or exclude it" in lines[2]
+    assert "raise max-file-size above 2074 to check it, or exclude it" in lines[2]
