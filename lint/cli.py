@@ -138,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--warn-unused-suppressions", action="store_true", help="report noqa/NOLINT comments that suppress nothing (CUR003)")
     check.add_argument("--show-traceback", action="store_true", help="print the stack of internal errors (CUR000)")
     check.add_argument("-v", "--verbose", action="store_true", help="print what was checked, skipped and how long it took")
+    check.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary line)")
+    check.add_argument("-s", "--silent", action="store_true", help="print nothing on standard output; the exit code still tells")
 
     listing = commands.add_parser(
         "rules", formatter_class=_help_formatter, help="list every rule"
@@ -722,12 +724,13 @@ def _write_report(args, findings, results, rules, root: str, started: float,
             root=root,
             fail_on=args.fail_on,
             seconds=time.perf_counter() - started,
+            quiet=args.quiet,
         )
         if path:
             _write_file(path, report)
         elif stream is not None:
             stream.write(report)
-        else:
+        elif not args.silent:
             _write_stdout(report)
 
 

@@ -200,6 +200,17 @@ def test_an_unknown_option_is_named_by_its_command_with_the_nearest_one(project,
     assert (tip in err) if tip else "did you mean" not in err
 
 
+def test_quiet_prints_only_the_findings_and_silent_nothing(project, capsys):
+    """ruff's -q and -s: the exit code still tells."""
+    code, out, _ = cli(capsys, "check", "--concise", "-q")
+    assert code == 1 and out.splitlines() == [out.splitlines()[0]]
+    assert out.startswith("train/sync.py:6:5: CUR101 ")
+    assert cli(capsys, "check", "-q", "train/clean.py") == (0, "", "")
+    assert cli(capsys, "check", "-s") == (1, "", "")
+    code, out, _ = cli(capsys, "check", "-s", "--output-format", "json:r.json")
+    assert (code, out) == (1, "") and json.loads((project / "r.json").read_text())
+
+
 def test_statistics_and_concise(project, capsys):
     out = cli(capsys, "check", "--statistics")[1]
     assert out.splitlines()[0].split() == ["1", "CUR101", "subprocess-fork-path"]

@@ -48,13 +48,14 @@ def render(
     root: str = os.curdir,
     fail_on: str = "warning",
     seconds: float = 0.0,
+    quiet: bool = False,
 ) -> str:
     """Render sorted `findings` in `format` (one of FORMATS).
 
     `rules` maps code -> Rule class (SARIF rule metadata); `source_line(path, line)` gives a
     line's text (text snippets, fingerprints, UTF-8 columns, structural fixes' edits). `color`
     and `concise` shape the text format only, `statistics` the text and JSON formats,
-    `files_checked` text and JUnit. `root` is the project's root (`report_root`); `fail_on`
+    `files_checked` text and JUnit, `quiet` (no summary line) text. `root` is the project's root (`report_root`); `fail_on`
     the least severity that fails the run and `seconds` how long it took (JUnit).
     """
     if format == "text":
@@ -67,6 +68,7 @@ def render(
             concise=concise,
             statistics=statistics,
             files_checked=files_checked,
+            quiet=quiet,
         )
     if format == "json":
         from cursedlint.formats import json_format

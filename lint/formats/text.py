@@ -26,7 +26,9 @@ def render(
     concise: bool,
     statistics: bool,
     files_checked: int,
+    quiet: bool = False,
 ) -> str:
+    """The findings, then the summary line (not with `quiet`, as ruff's `-q`)."""
     if statistics:
         blocks = _statistics(findings)
     elif concise:
@@ -34,7 +36,8 @@ def render(
     else:
         helped: dict[str, Finding] = {}
         blocks = [_full(finding, source_line, color, helped) for finding in findings]
-    return "".join(block + "\n" for block in blocks) + _summary(findings, files_checked) + "\n"
+    summary = "" if quiet else _summary(findings, files_checked) + "\n"
+    return "".join(block + "\n" for block in blocks) + summary
 
 
 def _summary(findings: Sequence[Finding], files_checked: int) -> str:
