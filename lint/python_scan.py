@@ -69,7 +69,8 @@ _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _IMPORT = re.compile(rb"import(?=[ \t\\(])")  # literal first: a fast scan
 _IMPORT_PARENTHESIS = re.compile(rb"[ \t]*\(")
 _LOGICAL_LINE_END = re.compile(rb"(?<!\\)(?:\r\n|\r|\n)|;")
-_AS_PAIR = re.compile(rb"([\w\x80-\xff]+)[ \t\r\n\f\\]+as[ \t\r\n\f\\]+([\w\x80-\xff]+)")
+_AS_PAIR = re.compile(  # from a name's start only: a long name is read once, not per byte
+    rb"(?<![\w\x80-\xff])([\w\x80-\xff]+)[ \t\r\n\f\\]+as[ \t\r\n\f\\]+([\w\x80-\xff]+)")
 
 
 def _replacement_fields(token: bytes) -> list[bytes] | None:
