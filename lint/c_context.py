@@ -77,10 +77,12 @@ def _automaton(names: frozenset[str]):
     """One search for all of `names` (thousands, for a file's wrappers). Built in sorted order
     and leftmost-first it takes milliseconds; leftmost-longest, or other orders, take time
     quadratic in the number of names (20 s for 90,000)."""
-    from ahocorasick_rs import BytesAhoCorasick, MatchKind
+    from ahocorasick_rs import MatchKind
 
-    return BytesAhoCorasick(sorted(name.encode() for name in names if name),
-                            matchkind=MatchKind.LeftmostFirst)
+    from cursedlint.prefilter import automaton
+
+    return automaton(sorted(name.encode() for name in names if name),
+                     matchkind=MatchKind.LeftmostFirst)
 
 
 def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterator[tuple]:

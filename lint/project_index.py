@@ -472,9 +472,9 @@ class _Search:
 
     @cached_property
     def _automaton(self):
-        from ahocorasick_rs import BytesAhoCorasick
+        from cursedlint.prefilter import automaton
 
-        return BytesAhoCorasick(sorted(word.encode() for word in self.words))
+        return automaton(sorted(word.encode() for word in self.words))
 
     def holds(self, data: bytes) -> bool:
         """Whether `data` holds a word as the pattern wants it (a substring search first:

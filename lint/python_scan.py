@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from ahocorasick_rs import BytesAhoCorasick
 
-from cursedlint.prefilter import windows
+from cursedlint.prefilter import automaton, windows
 
 MAX_RECEIVERS = 64
 """Distinct names a look searches the file for assignments of (a whole-file search each)."""
@@ -194,7 +194,7 @@ def receiver_may_be_made(
 
 @lru_cache(maxsize=64)
 def _automaton(names: frozenset[bytes]) -> BytesAhoCorasick:
-    return BytesAhoCorasick(sorted(names))
+    return automaton(sorted(names))
 
 
 def _sites(data: bytes, names: frozenset[bytes]) -> Iterator[tuple[int, int]]:
