@@ -18,7 +18,10 @@ UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN", "__bool_
 
 _MAX_SHIFT = 1 << 16
 _MAX_SIZE = 1 << 16  # items of a built sequence, bits of a built integer
-_FORMAT_FIELD = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?")
+_FORMAT_FIELD = re.compile(
+    r"%(?:\([^)]{0,256}\)|(?P<long_key>\())?[-+ #0]*(?P<width>\*|\d*)(?:\.(?P<precision>\*|\d*))?")
+"""A %-format field; a key (`%(name)s`) not closed within 256 characters is not read to its
+end (a text of `%(` never closed was read to the end from each)."""
 _GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
 _NAME_OR_DOT = re.compile(r"[\w.]")
 _CHANGED_AFTER_NAME = re.compile(r"\s*(?:\.\s*\w+\s*\(|\[.*\]\s*[-+*/|&^%@]?=(?!=))")
@@ -362,7 +365,8 @@ def _too_big(op: ast.operator, left: Any, right: Any) -> bool:
         return left.bit_length() + right > _MAX_SIZE
     if isinstance(op, ast.Mod) and isinstance(left, (str, bytes)):
         text = left.decode("latin-1") if isinstance(left, bytes) else left
-        return any("*" in width + precision or int(width or 0) > _MAX_SIZE
-                   or int(precision or 0) > _MAX_SIZE
-                   for width, precision in _FORMAT_FIELD.findall(text))
+        return any(field["long_key"] or "*" in field["width"] + (field["precision"] or "")
+                   or int(field["width"] or 0) > _MAX_SIZE
+                   or int(field["precision"] or 0) > _MAX_SIZE
+                   for field in _FORMAT_FIELD.finditer(text))
     return False
