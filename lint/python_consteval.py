@@ -350,6 +350,12 @@ class ConstantEvaluator:
             return UNKNOWN
 
 
+def _wider(digits: str) -> bool:
+    """Whether a format's width or precision is over _MAX_SIZE (digits past int()'s limit of
+    4,300 raise: any over 6 are too many)."""
+    return len(digits) > 6 or int(digits or 0) > _MAX_SIZE
+
+
 def _too_big(op: ast.operator, left: Any, right: Any) -> bool:
     """Whether `left op right` would build a sequence of more than _MAX_SIZE items, an integer
     of more than _MAX_SIZE bits, or format a field that wide."""
@@ -366,7 +372,6 @@ def _too_big(op: ast.operator, left: Any, right: Any) -> bool:
     if isinstance(op, ast.Mod) and isinstance(left, (str, bytes)):
         text = left.decode("latin-1") if isinstance(left, bytes) else left
         return any(field["long_key"] or "*" in field["width"] + (field["precision"] or "")
-                   or int(field["width"] or 0) > _MAX_SIZE
-                   or int(field["precision"] or 0) > _MAX_SIZE
+                   or _wider(field["width"]) or _wider(field["precision"] or "")
                    for field in _FORMAT_FIELD.finditer(text))
     return False
