@@ -137,11 +137,14 @@ class ClonerIndex(Indexer):
         alternatives = "|".join(re.escape(word) for word in sorted(words))
         if first_round:
             return _ending_pattern(words)
-        qualifiers = rb"(?:[A-Za-z_]\w*\s*::\s*)*"
+        # a name, but not one of the keywords that start a match: each chain of names is read
+        # from one start (`class class class ...` was read to its end from every `class`)
+        name = rb"(?!(?:public|protected|private|virtual|class|struct)(?![A-Za-z0-9_]))[A-Za-z_]\w*"
+        qualifiers = rb"(?:" + name + rb"\s*::\s*)*"
         return re.compile(  # a class declared with one of these names, or deriving from one
             rb"(?:\b(?:public|protected|private|virtual)\s+" + qualifiers
-            + rb"|\b(?:class|struct)\s+(?:[A-Za-z_]\w*\s+)*"
-            + rb"(?:[A-Za-z_]\w*\s*(?:final\s*)?:\s*" + qualifiers + rb")?)"
+            + rb"|\b(?:class|struct)\s+(?:" + name + rb"\s+)*"
+            + rb"(?:" + name + rb"\s*(?:final\s*)?:\s*" + qualifiers + rb")?)"
             + rf"(?:{alternatives})(?![A-Za-z0-9_])".encode()
         )
 
