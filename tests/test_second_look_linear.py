@@ -27,6 +27,7 @@ import pytest
 
 import cursedlint.analysis
 import cursedlint.rules
+from cursedlint import c_context, python_scan
 from cursedlint.languages import C, CPP, PYTHON
 from cursedlint.prefilter import Prefilter
 from cursedlint.registry import all_rules
@@ -170,7 +171,10 @@ def test_the_issue_reproducers_finish_at_once():
 
 def lint_time(rule: type[Rule], language: str, data: bytes) -> float:
     """CPU seconds `cursedlint check` spends on a project holding only this file (its index
-    included), with only `rule` enabled; fails on an internal error (CUR000)."""
+    included), with only `rule` enabled, as in a new process (the automata built of a file's
+    own names are not kept from an earlier lint of it); fails on an internal error (CUR000)."""
+    python_scan._automaton.cache_clear()
+    c_context._automaton.cache_clear()
     root = tempfile.mkdtemp()
     try:
         with open(os.path.join(root, FILE_NAMES[language]), "wb") as handle:
@@ -338,3 +342,60 @@ def test_the_shared_reproducers_lint_at_once(name, tmp_path):
     assert "Traceback" not in done.stdout + done.stderr
     assert "CUR000" not in done.stdout
     assert cpu < 2.5, f"{name}: {cpu:.2f} s of CPU"
+
+
+# Other shapes the audit of every regex over file text found superlinear, each with a rule
+# that reads it: (code, language, the file for a length[, the lengths timed]).
+REGISTRATION = "#include <infiniband/verbs.h>\nvoid f(struct ibv_pd *pd, char *buf) {{ ibv_reg_mr(pd, buf, 100, 0); }}\n{tail}\n"
+SHAPES = {
+    "NOLINT( never closed": (
+        "CUR301", C, lambda n: REGISTRATION.format(tail="// " + "NOLINT(" * n)),
+    "class heads with template arguments": (  # in a comment: tree-sitter reads it quickly
+        "CUR301", CPP, lambda n: REGISTRATION.format(tail="// " + "class FOO Bar<x " * n)),
+    "blanks after a class head": (
+        "CUR301", CPP, lambda n: REGISTRATION.format(tail="class FOO Bar" + " " * n + ";")),
+    "%( never closed": (
+        "CUR101", PYTHON,
+        lambda n: "import os, subprocess\nsubprocess.Popen(['" + "%(" * n
+        + "' % 1], preexec_fn=os.setsid)\n", (10_000, 40_000)),
+    "a line of item reads": (
+        "CUR101", PYTHON,
+        lambda n: "import os, subprocess\nkw = {'preexec_fn': os.setsid}\ny = ["
+        + "kw[0], " * n + "]\nsubprocess.Popen(['ls'], **kw)\n"),
+    "an import alias of a long name": (
+        "CUR101", PYTHON,
+        lambda n: "from subprocess import Popen as " + "a" * n + "\nPopen(['ls'], preexec_fn=f)\n"),
+    "escaped quotes in a shell line": (
+        "CUR103", "shell", lambda n: "export RDMAV_FORK_SAFE=1\necho x" + '\\"' * n + "\n"),
+    "blanks in a YAML value": (
+        "CUR103", "yaml", lambda n: "env:\n  RDMAV_FORK_SAFE: x" + " " * n + "y\n"),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_linter_is_linear_in_the_audits_other_shapes(shape):
+    code, language, make, *sizes = SHAPES[shape]
+    assert_linear(all_rules()[code], language, lambda n: make(n).encode(), shape, lint_time,
+                  *sizes)
+
+
+def test_the_cloner_look_reads_dense_cloner_names_once():
+    """Each `,IrCloner<` of a 2 MB line had its own window matched: 14 s."""
+    rule = all_rules()["CUR501"]
+    data = b"(" + b",IrCloner<" * 200_000
+    assert look_time(rule, CPP, data) < 2
+
+
+def test_the_cloner_index_reads_each_chain_of_names_once():
+    """The index's class-head pattern read `class class ...` to its end from every `class`."""
+    from cursedlint.rules.cloners import ClonerIndex
+
+    pattern = ClonerIndex().pattern({"Fusion"}, first_round=False)
+
+    def timed(rule, language, data):
+        started = time.process_time()
+        pattern.search(data)
+        return time.process_time() - started
+
+    for make in (lambda n: b"Fusion\n" + b"class " * n, lambda n: b"Fusion\n" + b"public :: " * n):
+        assert_linear(all_rules()["CUR501"], CPP, make, "class heads", timed)
