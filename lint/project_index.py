@@ -374,7 +374,11 @@ class ProjectIndex:
         return digest, data
 
     def source_bytes(self, path: str) -> bytes | None:
-        """The file's bytes; None when unreadable or binary."""
+        """The file's bytes; None when unreadable, binary, or larger than `max-file-size`
+        (never summarized: not read, nor searched)."""
+        stat = self.run_stats.of(path)
+        if (stat[0] if stat else _size(path)) > self.settings.max_file_size:
+            return None
         try:
             data = self.file_bytes.read(path)
         except SourceError:
@@ -472,15 +476,15 @@ class _Search:
 
     @cached_property
     def _automaton(self):
-        from ahocorasick_rs import BytesAhoCorasick
+        from cursedlint.prefilter import automaton
 
-        return BytesAhoCorasick(sorted(word.encode() for word in self.words))
+        return automaton(sorted(word.encode() for word in self.words))
 
     def holds(self, data: bytes) -> bool:
         """Whether `data` holds a word as the pattern wants it (a substring search first:
-        most files hold none). Many whole words: for the first few files asked, the file's
-        identifiers (listed once per run) meet the words; past them, one automaton pass per
-        file, each match checked for identifier boundaries."""
+        most files hold none). Many whole words: for the first few files asked (of up to
+        LISTED_BYTES), the file's identifiers (listed once per run) meet the words; past them,
+        one automaton pass per file, each match checked for identifier boundaries."""
         pattern, words = self._matchers
         self.searched += 1
         if pattern is not None:
@@ -489,7 +493,8 @@ class _Search:
             return pattern.search(data) is not None
         if isinstance(words, list):
             return _holds_whole(data, words)
-        if words is not None and self.searched <= IDENTIFIER_SEARCHES:
+        if words is not None and self.searched <= IDENTIFIER_SEARCHES and len(
+                data) <= LISTED_BYTES:
             return not words.isdisjoint(_identifiers(data))
         return any(_whole(data, start, end) for _, start, end in
                    self._automaton.find_matches_as_indexes(data, overlapping=True))
@@ -500,14 +505,27 @@ IDENTIFIER_SEARCHES = 16
 Measured on the torch wheel: listing a 110 KB module's identifiers takes 4.5 ms, an automaton
 pass over it 3 ms, and building the automaton of a round's 3,240 words about 24 ms; a warm
 run after one file changed asks about that file alone."""
+LISTED_BYTES = 512 << 10
+"""The largest file whose identifiers are listed: the sets of the last few are kept (5 MB for
+one of this size that is all distinct names), larger files are searched by the automaton."""
 _IDENTIFIERS = re.compile(rb"[A-Za-z0-9_]+")
+_NOT_IDENTIFIER = re.compile(rb"[^A-Za-z0-9_]")
+_LISTING_WINDOW = 1 << 16
 
 
 @lru_cache(maxsize=8)
 def _identifiers(data: bytes) -> frozenset[bytes]:
     """The identifiers of a file's bytes (runs of identifier characters): a run's rounds and
-    indexers search the same few changed files."""
-    return frozenset(_IDENTIFIERS.findall(data))
+    indexers search the same few changed files. Listed a window at a time, each cut where no
+    run goes on: the list of every run of a file at once took 14 times the file's size."""
+    found: set[bytes] = set()
+    start = 0
+    while start < len(data):
+        cut = _NOT_IDENTIFIER.search(data, start + _LISTING_WINDOW)
+        end = cut.start() if cut else len(data)
+        found.update(_IDENTIFIERS.findall(data, start, end))
+        start = end
+    return frozenset(found)
 
 
 def _is_identifier(word: bytes) -> bool:

@@ -18,10 +18,15 @@ UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN", "__bool_
 
 _MAX_SHIFT = 1 << 16
 _MAX_SIZE = 1 << 16  # items of a built sequence, bits of a built integer
-_FORMAT_FIELD = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?")
+_FORMAT_FIELD = re.compile(
+    r"%(?:\([^)]{0,256}\)|(?P<long_key>\())?[-+ #0]*(?P<width>\*|\d*)(?:\.(?P<precision>\*|\d*))?")
+"""A %-format field; a key (`%(name)s`) not closed within 256 characters is not read to its
+end (a text of `%(` never closed was read to the end from each)."""
 _GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
 _NAME_OR_DOT = re.compile(r"[\w.]")
-_CHANGED_AFTER_NAME = re.compile(r"\s*(?:\.\s*\w+\s*\(|\[.*\]\s*[-+*/|&^%@]?=(?!=))")
+_METHOD_CALL_AFTER_NAME = re.compile(r"\s*\.\s*\w+\s*\(")
+_ITEM_AFTER_NAME = re.compile(r"\s*\[")
+_ITEM_ASSIGNED = re.compile(r"\]\s*[-+*/|&^%@]?=(?!=)")  # the end of `x[i] = v`, `x[i] += v`
 _MUTABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _MAX_DEPTH = 50
 
@@ -229,8 +234,11 @@ class ConstantEvaluator:
     def _mutation_at_a_use(self, name: str) -> bool:
         """Whether some occurrence of `name` (not part of a longer name or attribute) is followed
         by a method call or an item assignment (found with str.find: a regex starting with a
-        lookbehind would be tried at every position of the text)."""
+        lookbehind would be tried at every position of the text). An item's line is searched
+        once, from its end, for the last `] =` (not from each item: a line of `x[0], x[0], ...`
+        took time quadratic in its length)."""
         text, start = self.text, 0
+        line_end = assigned = -1  # the line read last, and where its last `] =` is (or -1)
         while True:
             found = text.find(name, start)
             if found < 0:
@@ -238,7 +246,17 @@ class ConstantEvaluator:
             start = found + 1
             if found and _NAME_OR_DOT.match(text, found - 1):
                 continue
-            if _CHANGED_AFTER_NAME.match(text, found + len(name)):
+            end = found + len(name)
+            if _METHOD_CALL_AFTER_NAME.match(text, end):
+                return True
+            item = _ITEM_AFTER_NAME.match(text, end)
+            if item is None:
+                continue
+            if item.end() > line_end:
+                line_end = text.find("\n", item.end())
+                line_end = len(text) if line_end < 0 else line_end
+                assigned = _last_item_assignment(text, item.end(), line_end)
+            if assigned >= item.end():
                 return True
 
     def _module_rebound(self) -> set[str]:
@@ -347,6 +365,20 @@ class ConstantEvaluator:
             return UNKNOWN
 
 
+def _last_item_assignment(text: str, start: int, end: int) -> int:
+    """Where the last `]` of text[start:end] that ends an item assignment is, or -1."""
+    bracket = text.rfind("]", start, end)
+    while bracket >= 0 and not _ITEM_ASSIGNED.match(text, bracket):
+        bracket = text.rfind("]", start, bracket)
+    return bracket
+
+
+def _wider(digits: str) -> bool:
+    """Whether a format's width or precision is over _MAX_SIZE (digits past int()'s limit of
+    4,300 raise: any over 6 are too many)."""
+    return len(digits) > 6 or int(digits or 0) > _MAX_SIZE
+
+
 def _too_big(op: ast.operator, left: Any, right: Any) -> bool:
     """Whether `left op right` would build a sequence of more than _MAX_SIZE items, an integer
     of more than _MAX_SIZE bits, or format a field that wide."""
@@ -362,7 +394,7 @@ def _too_big(op: ast.operator, left: Any, right: Any) -> bool:
         return left.bit_length() + right > _MAX_SIZE
     if isinstance(op, ast.Mod) and isinstance(left, (str, bytes)):
         text = left.decode("latin-1") if isinstance(left, bytes) else left
-        return any("*" in width + precision or int(width or 0) > _MAX_SIZE
-                   or int(precision or 0) > _MAX_SIZE
-                   for width, precision in _FORMAT_FIELD.findall(text))
+        return any(field["long_key"] or "*" in field["width"] + (field["precision"] or "")
+                   or _wider(field["width"]) or _wider(field["precision"] or "")
+                   for field in _FORMAT_FIELD.finditer(text))
     return False

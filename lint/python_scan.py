@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from ahocorasick_rs import BytesAhoCorasick
 
-from cursedlint.prefilter import windows
+from cursedlint.prefilter import automaton, windows
 
 MAX_RECEIVERS = 64
 """Distinct names a look searches the file for assignments of (a whole-file search each)."""
@@ -69,7 +69,8 @@ _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _IMPORT = re.compile(rb"import(?=[ \t\\(])")  # literal first: a fast scan
 _IMPORT_PARENTHESIS = re.compile(rb"[ \t]*\(")
 _LOGICAL_LINE_END = re.compile(rb"(?<!\\)(?:\r\n|\r|\n)|;")
-_AS_PAIR = re.compile(rb"([\w\x80-\xff]+)[ \t\r\n\f\\]+as[ \t\r\n\f\\]+([\w\x80-\xff]+)")
+_AS_PAIR = re.compile(  # from a name's start only: a long name is read once, not per byte
+    rb"(?<![\w\x80-\xff])([\w\x80-\xff]+)[ \t\r\n\f\\]+as[ \t\r\n\f\\]+([\w\x80-\xff]+)")
 
 
 def _replacement_fields(token: bytes) -> list[bytes] | None:
@@ -193,7 +194,7 @@ def receiver_may_be_made(
 
 @lru_cache(maxsize=64)
 def _automaton(names: frozenset[bytes]) -> BytesAhoCorasick:
-    return BytesAhoCorasick(sorted(names))
+    return automaton(sorted(names))
 
 
 def _sites(data: bytes, names: frozenset[bytes]) -> Iterator[tuple[int, int]]:

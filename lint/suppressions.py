@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from fnmatch import fnmatchcase
+from typing import Iterator
 
 from msgspec import Struct, field
 
@@ -25,7 +26,7 @@ from cursedlint.languages import C, CPP
 _NOQA_CODES = r"(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?"
 _NOQA = re.compile(r"#\s*noqa(?!-)" + _NOQA_CODES, re.IGNORECASE)
 _NOQA_NEXT_LINE = re.compile(r"^\s*#\s*noqa-next-line" + _NOQA_CODES, re.IGNORECASE)
-_NOLINT = re.compile(r"\bNOLINT(?P<kind>NEXTLINE|BEGIN|END)?\b(?:\((?P<checks>[^)]*)\))?")
+_NOLINT = re.compile(r"\bNOLINT(?P<kind>NEXTLINE|BEGIN|END)?\b")
 
 
 class Suppression(Struct):
@@ -107,13 +108,11 @@ def _cpp(lines: list[str]) -> list[Suppression | Unmatched]:
     for number, text in enumerate(lines, start=1):
         if "NOLINT" not in text:
             continue
-        for match in _NOLINT.finditer(text):
-            checks = match.group("checks")
+        for start, end, kind, checks in _nolints(text):
             names = None if checks is None else tuple(
                 part.strip() for part in checks.split(",") if part.strip()
             )
-            span = Span(number, match.start() + 1, number, match.end() + 1)
-            kind = match.group("kind")
+            span = Span(number, start + 1, number, end + 1)
             if kind is None:
                 found.append(Suppression(range(number, number + 1), names, span))
             elif kind == "NEXTLINE":
@@ -126,6 +125,23 @@ def _cpp(lines: list[str]) -> list[Suppression | Unmatched]:
             else:
                 found.append(Unmatched(span, "END", names))
     return found + [Unmatched(span, "BEGIN", names) for _, names, span in open_blocks]
+
+
+def _nolints(text: str) -> Iterator[tuple[int, int, str | None, str | None]]:
+    """(start, end, kind, check list) of each NOLINT form of a line, in order; its check list
+    runs from `(` to the first `)` (None without one). Once no `)` is left, no later `(` is
+    read to the end again (a line of `NOLINT(` took time quadratic in its length)."""
+    at, unclosed = 0, len(text)
+    while (match := _NOLINT.search(text, at)) is not None:
+        end, checks = match.end(), None
+        if text.startswith("(", end) and end < unclosed:
+            close = text.find(")", end)
+            if close < 0:
+                unclosed = end
+            else:
+                checks, end = text[end + 1 : close], close + 1
+        yield match.start(), end, match.group("kind"), checks
+        at = end
 
 
 def _last_with(blocks: list, names: tuple[str, ...] | None) -> int | None:

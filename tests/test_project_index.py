@@ -258,3 +258,82 @@ def test_each_summarys_digests_are_kept_with_it_across_runs(tmp_path, monkeypatc
     again, _ = digest_of_a_run()
     assert again == first and len(worked_out) == 3  # read back from the store
     assert facts_digest(facts) == first  # as worked out without an index
+
+
+def test_a_file_over_max_file_size_is_neither_read_nor_searched(tmp_path, monkeypatch):
+    """It is never summarized: reading and searching it only cost memory (the audit measured
+    861 MB for a 10 MB file that is not linted)."""
+    from msgspec.structs import replace
+
+    from cursedlint import project_index
+
+    files = make_project(tmp_path)
+    (tmp_path / "huge.py").write_text("class Huge(Registry):\n    pass\n" + "#" * 5_000 + "\n")
+    files.append((str(tmp_path / "huge.py"), "python"))
+    searched = []
+    real = project_index._Search.holds
+    monkeypatch.setattr(project_index._Search, "holds",
+                        lambda self, data: searched.append(len(data)) or real(self, data))
+    settings = replace(SETTINGS, max_file_size=4_096)
+    index = ProjectIndex(files, settings, Linter(settings, {})._parse_for_index)
+    read = []
+    real_read = index.file_bytes.read
+    monkeypatch.setattr(index.file_bytes, "read",
+                        lambda path, keep=True: read.append(path) or real_read(path, keep))
+    facts = index.facts(SubclassIndex())
+    assert sorted(map(os.path.basename, facts)) == ["gpu.py", "plugin.py", "registry.py"]
+    assert max(searched) < 4_096
+    assert index.source_bytes(str(tmp_path / "huge.py")) is None
+    assert str(tmp_path / "huge.py") not in read
+
+
+def test_identifiers_are_listed_a_window_at_a_time():
+    """Listing every identifier of 2 MB of `ab ab ...` at once took 30 MB for a set of one."""
+    import tracemalloc
+
+    from cursedlint.project_index import _identifiers
+
+    data = b"ab " * 700_000 + b"cd_" * 30_000 + b" ef"
+    tracemalloc.start()
+    try:
+        found = _identifiers.__wrapped__(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == {b"ab", b"cd_" * 30_000, b"ef"}
+    assert peak < 4 << 20, f"{peak / 2**20:.1f} MB"
+
+
+def test_a_large_file_is_searched_without_listing_its_identifiers(monkeypatch):
+    """The sets of the last few files listed are kept: files over LISTED_BYTES go to the
+    automaton, even among the first few asked."""
+    from cursedlint import project_index
+
+    def listed(data):
+        raise AssertionError("listed")
+
+    monkeypatch.setattr(project_index, "_identifiers", listed)
+    search = project_index._Search(SubclassIndex(), {f"helper_{n}" for n in range(40)}, False)
+    padding = b"x = 1\n" * (project_index.LISTED_BYTES // 6)
+    assert search.holds(padding + b"helper_7()\n")
+    assert not search.holds(padding + b"helper_70()\n")
+
+
+def test_a_10_mb_file_not_linted_costs_little_memory(tmp_path):
+    """`cursedlint check` on a 10 MB file over max-file-size with a trigger word and a million
+    distinct names: the index listed them all (165 MB); now under 100 MB of peak RSS."""
+    import subprocess
+    import sys
+
+    names = " ".join(f"g{n}" for n in range(1_250_000))
+    (tmp_path / "big.py").write_text(f"torch.cuda.graph(g)\n{names}\n")
+    measure = ("import resource, subprocess, sys; "
+               "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+               "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run(
+        [sys.executable, "-c", measure, sys.executable, "-m", "cursedlint", "check",
+         "--no-cache", "big.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=True,
+    ).stdout.split()
+    assert out[0] == "1"  # CUR004
+    assert int(out[1]) < 100 * 1024, f"{int(out[1]) / 1024:.0f} MB"

@@ -21,12 +21,15 @@ import re
 
 _HEAD_MACRO = re.compile(
     rb"(?:class|struct|union)[ \t\r\n]+([A-Z_][A-Z0-9_]+)(?:[ \t]*\([^()\n]*\))?"
-    rb"(?=[ \t\r\n]+[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:[ \t]*<[^;{}\n]*>)?[ \t\r\n]*"
-    rb"(?:final(?!\w)|([A-Z_][A-Z0-9_]+)(?!\w))?[ \t\r\n]*(?::(?!:)|\{))"
+    rb"(?=[ \t\r\n]+[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:[ \t]*<[^;{}\n]{0,256}>)?[ \t\r\n]*"
+    rb"(?:(?:final(?!\w)|([A-Z_][A-Z0-9_]+)(?!\w))[ \t\r\n]*)?(?::(?!:)|\{))"
 )
 """`class MACRO Name`, `class MACRO(args) ns::Name<T>`, then `final` or a second macro
 (`PROTOBUF_FINAL`), then the base clause or the body. (No look-behind for the keyword's start:
-it makes the search several times slower; `_starts_word` checks it.)"""
+it makes the search several times slower; `_starts_word` checks it.) Template arguments are
+read up to 256 characters, not to the line's end from every head (`class M N<x class M N<x`);
+the blanks around `final` are two runs only where it is there (blanks of no head were split in
+every way: 20,000 took 1.6 s)."""
 _KEYWORDS = (b"class", b"struct", b"union")
 _SPECIFIERS = frozenset({"class_specifier", "struct_specifier", "union_specifier"})
 _FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})

@@ -32,8 +32,9 @@ _OUT_ALLOCATORS = {"posix_memalign": 0, "cudaHostAlloc": 0, "cudaMallocHost": 0,
                    "hsa_memory_allocate": 2, "hsa_amd_memory_pool_allocate": 3}
 _DEVICE_ALLOCATORS = frozenset({"cudaMalloc", "cuMemAlloc", "cuMemAlloc_v2", "hipMalloc",
                                 "hsa_memory_allocate", "hsa_amd_memory_pool_allocate"})
-# a project's wrapper of a device allocator, named after it (`ofi_cudaMalloc(&buf, n)`)
-_DEVICE_WRAPPER = re.compile(r"\w+_(cudaMalloc|hipMalloc)")
+# a project's wrapper of a device allocator, named after it (`ofi_cudaMalloc(&buf, n)`); a
+# search starts only at a word's start, so a long word is read once, not once per character
+_DEVICE_WRAPPER = re.compile(r"(?<!\w)\w+_(cudaMalloc|hipMalloc)")
 _PAGE_ALLOCATORS = frozenset({"mmap", "mmap64", "valloc", "pvalloc", "cudaHostAlloc",
                               "cudaMallocHost"})
 _ALIGNED_ALLOCATORS = {"posix_memalign": (1, 2), "aligned_alloc": (0, 1), "memalign": (0, 1)}
@@ -76,6 +77,7 @@ class MemoryProvenance:
         self.context = context
         self.value = value
         self.page = page
+        self._scope_allocators: dict[tuple[int, int], list[str]] = {}
 
     def of(self, address) -> Provenance:
         """What `address` points into: `p + n` and `p - n` point where `p` does, `&a[i]` and
@@ -250,9 +252,13 @@ class MemoryProvenance:
 
     def _out_allocators(self, scope) -> list[str]:
         """The allocators returning through an argument that `scope` may call: the known ones
-        and the device allocators' wrappers it names."""
-        text = self.context.text(scope)
-        return [*_OUT_ALLOCATORS, *{match.group(0) for match in _DEVICE_WRAPPER.finditer(text)}]
+        and the device allocators' wrappers it names (read once per scope, not per address)."""
+        key = (scope.start_byte, scope.end_byte)
+        if key not in self._scope_allocators:
+            text = self.context.text(scope)
+            self._scope_allocators[key] = [
+                *_OUT_ALLOCATORS, *{match.group(0) for match in _DEVICE_WRAPPER.finditer(text)}]
+        return self._scope_allocators[key]
 
     def _allocator(self, value) -> tuple[str, object]:
         node = unwrapped(value)

@@ -17,6 +17,7 @@ _KEY = rf"(?P<key>{'|'.join(FORK_SETTINGS)})"
 _QUOTED = r""""(?:[^"\\]|\\.)*"|'[^']*'"""
 _WORD = rf"""(?:{_QUOTED}|\\.|[^\s"'\\;&|<>()`])*"""  # a shell word, up to an operator
 _SHELL_QUOTED = LazyPattern(_QUOTED)
+_SHELL_QUOTE = LazyPattern("[\"']")
 _SHELL_COMMENT = LazyPattern(r"(?:^|(?<=\s))#.*")
 _SHELL_SETTING = LazyPattern(
     # where a command starts, or an option passing NAME=value to a child's environment
@@ -30,17 +31,30 @@ _SHELL_SETTING = LazyPattern(
 )
 
 
-def _blanked(quoted: re.Match) -> str:
-    """A quoted string with its content replaced by as many underscores."""
-    text = quoted[0]
-    return text[0] + "_" * (len(text) - 2) + text[-1]
+def _blanked(line: str) -> str:
+    """The line with the content of each quoted string replaced by as many underscores. Once a
+    quote finds no closing one, no later quote of its kind can (the escapes read the same from
+    it): those are not read to the line's end again (a line of `\\"` took time quadratic in
+    its length)."""
+    parts, done, unclosed = [], 0, set()
+    for quote in _SHELL_QUOTE.finditer(line):
+        start = quote.start()
+        if start < done or quote[0] in unclosed:
+            continue
+        found = _SHELL_QUOTED.match(line, start)
+        if found is None:
+            unclosed.add(quote[0])
+            continue
+        parts += (line[done : start + 1], "_" * (found.end() - start - 2), quote[0])
+        done = found.end()
+    return "".join(parts) + line[done:]
 
 
 def _shell_settings(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
     """Assignments where a command starts: `NAME=v cmd`, `export`/`declare -x`/`env NAME=v`.
     Quoted text is blanked first (same length), so strings and `#` inside them are inert."""
     for number, line in enumerate(lines, start=1):
-        code = _SHELL_QUOTED.sub(_blanked, line)
+        code = _blanked(line)
         comment = _SHELL_COMMENT.search(code)
         code = code[: comment.start()] if comment else code
         for match in _SHELL_SETTING.finditer(code):
@@ -81,7 +95,7 @@ _YAML_TAIL = r"\s*(?:#.*)?$"
 _YAML_ENTRIES = (  # (pattern, is a sequence entry)
     # a mapping entry `NAME: value` (GitHub Actions and Compose env, GitLab CI variables)
     (LazyPattern(rf"""(?P<indent>\s*)(?P<word>(?P<q>["']?){_KEY}(?P=q)\s*:\s+"""
-                rf"""(?:"[^"]*"|'[^']*'|[^\s#"'][^#]*?)){_YAML_TAIL}"""), False),
+                rf"""(?:"[^"]*"|'[^']*'|[^\s#"'](?:[^#]*[^\s#])?)){_YAML_TAIL}"""), False),
     # a Compose list entry `- NAME=value`
     (LazyPattern(rf"""(?P<indent>\s*)(?P<dash>-\s+)(?P<word>(?P<q>["']?){_KEY}=[^\s#"']*(?P=q))"""
                 rf"{_YAML_TAIL}"), True),
