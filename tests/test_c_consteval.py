@@ -73,6 +73,8 @@ def in_function(expressions: str, prelude: str = "") -> str:
         ("0x1p4", UNKNOWN),
         ("4096.f", UNKNOWN),
         ("18446744073709551616", UNKNOWN),
+        ("1" * 5_000, UNKNOWN),  # past int()'s 4,300-digit limit: it raised (CUR000)
+        ("0x" + "0" * 5_000 + "10", 16),  # leading zeros count for nothing
     ],
 )
 def test_integer_literals(language, literal, expected):

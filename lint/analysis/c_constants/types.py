@@ -647,6 +647,10 @@ def _literal_types(base: int, unsigned: bool, length: str) -> tuple[_Int, ...]:
     return (_LONG, _ULONG) if length else (_INT, _UINT, _LONG, _ULONG)
 
 
+_LONGEST_DIGITS = 128
+"""The most significant digits an integer literal of any type has (128 bits, in binary)."""
+
+
 def _integer_literal(text: str) -> tuple[str, _Value]:
     """(sign, value) of an integer literal; tree-sitter keeps a leading sign in the literal."""
     match = _INTEGER.fullmatch(text.replace("'", ""))
@@ -657,6 +661,8 @@ def _integer_literal(text: str) -> tuple[str, _Value]:
         base, digits = (16 if digits[1] in "xX" else 2), digits[2:]
     else:
         base = 8 if len(digits) > 1 and digits[0] == "0" else 10
+    if len(digits.lstrip("0")) > _LONGEST_DIGITS:  # no type holds it (and int() has a limit)
+        return "", _NOTHING
     value = int(digits, base)
     types = _literal_types(base, bool(match[3] or match[5]), length)
     kind = next((kind for kind in types if kind.holds(value)), None)
