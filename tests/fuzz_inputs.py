@@ -7,7 +7,8 @@ assembled from the rules' trigger words and example fragments in random syntacti
 configurations are random tables of right and wrong types. `check_project` lints a project in
 this process four ways (`--jobs 1` and `--jobs 4` without the cache, then twice with it) and
 returns what went wrong: an exit code other than 0/1/2, an exception, a traceback on stderr, a
-CUR000 finding, outputs that differ, or a run over the time limit.
+CUR000 finding, outputs that differ, or a run over the time limit (`lint_project` also gives
+the runs, with their times).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import gc
 import importlib
 import io
 import json
@@ -62,6 +64,11 @@ class Project:
     @property
     def size(self) -> int:
         return sum(len(data) for _, data in self.entries)
+
+    @property
+    def largest(self) -> int:
+        """The size of the largest file (or configuration)."""
+        return max((len(data) for _, data in self.entries), default=0)
 
     def write(self, root: str) -> None:
         """Write the files under `root`, all modified long ago (so that the cache's stat fast
@@ -712,20 +719,23 @@ class Run:
     out: str
     err: str
     raised: str | None = None
+    seconds: float = 0.0
 
 
 def run_cli(argv: list[str]) -> Run:
-    """`cursedlint` with `argv`, in this process: exit code, stdout, stderr, and what it
-    raised (its innermost frame and message) if it did."""
+    """`cursedlint` with `argv`, in this process: exit code, stdout, stderr, what it raised
+    (its innermost frame and message) if it did, and the seconds it took."""
     out, err = io.StringIO(), io.StringIO()
+    code, raised = None, None
+    started = time.perf_counter()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(argv)
         except SystemExit as exit_:
             code = exit_.code if isinstance(exit_.code, int) else 2
         except Exception as error:
-            return Run(None, out.getvalue(), err.getvalue(), _raised(error))
-    return Run(code, out.getvalue(), err.getvalue())
+            raised = _raised(error)
+    return Run(code, out.getvalue(), err.getvalue(), raised, time.perf_counter() - started)
 
 
 def _raised(error: Exception) -> str:
@@ -811,6 +821,14 @@ def check_project(project: Project, limit: float = 20.0) -> list[Failure]:
     """Lint `project` the four WAYS in a fresh directory; every failure found (each run's own,
     then outputs or exit codes that differ from the first run's). `limit`: seconds for all the
     runs."""
+    return lint_project(project, limit)[1]
+
+
+def lint_project(project: Project, limit: float = 20.0,
+                 collect: bool = False) -> tuple[dict[str, Run], list[Failure]]:
+    """`check_project`'s runs (those done before a hang), by way, and its failures. `collect`:
+    free each run's cyclic garbage before the next run (whose own process would start without
+    it), so that each run's peak memory is its own."""
     cwd = os.getcwd()
     runs: dict[str, Run] = {}
     with tempfile.TemporaryDirectory(prefix="cursedlint-fuzz-") as root:
@@ -820,20 +838,23 @@ def check_project(project: Project, limit: float = 20.0) -> list[Failure]:
             with time_limit(limit), forking_always():
                 for way, args in WAYS.items():
                     runs[way] = run_cli(BASE_ARGS + args)
+                    if collect:
+                        gc.collect()
         except Hang as hang:
-            return [Failure("hang", f"past the time limit in run {len(runs) + 1}, at {hang}")]
+            hung = Failure("hang", f"past the time limit in run {len(runs) + 1}, at {hang}")
+            return runs, [hung]
         finally:
             os.chdir(cwd)
     failures = [failure for way, run in runs.items() for failure in run_failures(way, run)]
     if failures:
-        return list(dict.fromkeys(failures))
+        return runs, list(dict.fromkeys(failures))
     first_way, first = next(iter(runs.items()))
     for way, run in runs.items():
         if (run.code, run.out) != (first.code, first.out):
             kind = "jobs differ" if "jobs 4" in way else "cache differs"
             failures.append(Failure(kind, f"{way} (exit {run.code}) vs {first_way} "
                                           f"(exit {first.code})"))
-    return failures
+    return runs, failures
 
 
 def describe(project: Project, failures: list[Failure]) -> str:
