@@ -59,6 +59,9 @@ KINDS = {
 MB = 1 << 20
 FILE_FACTOR = 20
 """The memory bound: a peak RSS of at most FILE_FACTOR times the largest file + a base."""
+CHUNK = 500
+"""Inputs per hypothesis run: a run keeps what it drew for every input (about 0.3 MB each for
+programs: 33,000 in one run would take 10 GB)."""
 KILL_AFTER = 5.0
 """Seconds past the time limit after which a child that has not answered is killed (its alarm
 cannot interrupt a loop in C code)."""
@@ -126,7 +129,16 @@ class Runner:
 
     def measure(self, project: Project, limits: Limits, name: str = "-",
                 kind: str = "-") -> Record:
+        self.submit(project, limits, name, kind)
+        return self.collect()
+
+    def submit(self, project: Project, limits: Limits, name: str = "-",
+               kind: str = "-") -> None:
+        """Have `project` measured, while this process goes on (drawing the next input)."""
         self.connection.send((project, limits, name, kind))
+
+    def collect(self) -> Record:
+        """The record of the project submitted last."""
         return self.connection.recv()
 
     def close(self) -> None:
@@ -290,25 +302,35 @@ class Findings:
 
 def fuzz(kind: str, inputs: int, seed_value: int, deadline: float, runner: Runner,
          limits: Limits, findings: Findings) -> int:
-    """Run `inputs` inputs of one kind (fewer if the deadline passes); how many ran."""
+    """Run `inputs` inputs of one kind (fewer if the deadline passes) in hypothesis runs of
+    CHUNK inputs, the n-th seeded with "seed_value/n"; how many ran. Each input is drawn while
+    the runner measures the one before."""
     ran = 0
+    pending: list[Project] = []  # submitted, its record not yet collected
 
-    @seed(seed_value)
-    @settings(max_examples=inputs, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(KINDS[kind]())
+    def collect() -> None:
+        if pending:
+            findings.add(pending.pop(), runner.collect())
+
     def one(project: Project) -> None:
         nonlocal ran
         if time.monotonic() > deadline:
             raise OutOfTime
+        collect()
         ran += 1
-        findings.add(project, runner.measure(project, limits, f"{kind}-{seed_value}-{ran}",
-                                             kind))
+        runner.submit(project, limits, f"{kind}-{seed_value}-{ran}", kind)
+        pending.append(project)
 
     try:
-        one()
+        for number, start in enumerate(range(0, inputs, CHUNK)):
+            chunk = settings(max_examples=min(CHUNK, inputs - start), database=None,
+                             deadline=None, phases=[Phase.generate],
+                             suppress_health_check=list(HealthCheck))(given(KINDS[kind]())(one))
+            seed(f"{seed_value}/{number}")(chunk)()
     except OutOfTime:
         pass
+    finally:
+        collect()
     return ran
 
 
