@@ -769,14 +769,17 @@ class Linter:
                 for path, language in self._linted_here if path in paths}
 
     def _lint_all(self, files: list[tuple[str, str]], jobs: int,
-                  parallel_min_bytes: int = PARALLEL_MIN_BYTES) -> list[FileResult]:
-        """Serially when the bytes to read are few; else over a process pool in chunks of
+                  parallel_min_bytes: int | None = None) -> list[FileResult]:
+        """Serially when the bytes to read are few (under `parallel_min_bytes`, default
+        PARALLEL_MIN_BYTES as it is when called); else over a process pool in chunks of
         similar byte counts, largest files first, so that one huge file does not serialize the
         run and small files fill the gaps at the end. In the first lint of a run that builds
         an index, the forked workers stay (`_workers`) to lint again what they linted, with
         the facts, on the trees they kept."""
         sizes = [_size(path) for path, _ in files]
         total = sum(sizes)
+        if parallel_min_bytes is None:
+            parallel_min_bytes = PARALLEL_MIN_BYTES
         if jobs <= 1 or len(files) < 2 or total < parallel_min_bytes:
             return self._lint_chunk(files)
         order = sorted(range(len(files)), key=sizes.__getitem__, reverse=True)

@@ -223,6 +223,26 @@ def test_fifo_is_not_read(tmp_path):
 
 
 # -- parallel runs ----------------------------------------------------------------------------
+def test_the_parallel_threshold_is_read_when_linting_not_when_importing(tmp_path, monkeypatch):
+    """The job-count comparisons set PARALLEL_MIN_BYTES to 0 to fork for small files; a default
+    bound at import kept them serial, comparing one code path with itself."""
+    from cursedlint import forked
+
+    forks = []
+    real = forked.forked_map
+    monkeypatch.setattr(forked, "forked_map",
+                        lambda *args, **kwargs: forks.append(args[2]) or real(*args, **kwargs))
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    files = []
+    for index in range(4):
+        path = tmp_path / f"module_{index}.py"
+        path.write_text(WORKER)
+        files.append((str(path), "python"))
+    make_linter().run(files, jobs=2)
+    if engine.CAN_FORK:
+        assert forks == [2]
+
+
 def test_output_is_identical_for_every_job_count(tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)  # fork children even for small files
     files = []
