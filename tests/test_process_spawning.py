@@ -423,3 +423,12 @@ def test_a_fork_context_of_another_function_is_not_this_ones():
             "def chosen(mode='spawn'):\n    ctx = mp.get_context(mode)\n"
             "    return ctx.Process(target=print)\n")
     assert cur102(code, (3, 12)) == []
+
+
+def test_a_pool_made_in_a_lambdas_default_is_no_internal_error():
+    """The fuzz's reproducer: the start's scope is a lambda, whose body is one expression (an
+    f-string), not statements (CUR000: 'JoinedStr' object is not iterable)."""
+    code = ("import jax\nimport multiprocessing\n"
+            "with open('x') as t, lambda k=(multiprocessing.Pool()): (f'{k}'):\n    pass\n")
+    found = harness.lint(code, ["CUR102", "CUR000"], target_python="3.12")
+    assert [(f.code, f.line) for f in found] == [("CUR102", 3)]

@@ -589,7 +589,9 @@ class ForkEvidence:
         holding it, after the module's import-time statements (which run first)."""
         module = [s for s in self.context.tree.body if not isinstance(s, _DEFINITIONS)]
         scope = self.context.scope_of(start)
-        body = module if scope is None else list(getattr(scope, "body", []))
+        body = module if scope is None else getattr(scope, "body", [])
+        if not isinstance(body, list):  # a lambda's body is one expression: no statements
+            body = []
         before = [s for s in body if s.end_lineno < start.lineno]
         if scope is None:
             main = self._main_block(start)
