@@ -43,7 +43,8 @@ import os
 import re
 import sys
 import warnings
-from typing import Iterable, Sequence
+from collections import deque
+from typing import Iterable, Iterator, Sequence
 
 from msgspec import Struct, field
 
@@ -525,17 +526,26 @@ class _Filter:
 
 def _walk(top_display: str, top: str, config: Config, rules: _Filter, found: Discovery) -> None:
     """Add the lintable files below the directory `top` (shown as `top_display`, with the
-    configuration `config`). A directory holding a configuration file of its own is filtered by
-    that configuration's excludes, and its files are that configuration's."""
-    files = found.files
+    configuration `config`)."""
+    found.files += _walked(top_display, top, config, rules, found)
+
+
+def _walked(top_display: str, top: str, config: Config, rules: _Filter, found: Discovery,
+            skip: str | None = None, below: bool = True) -> Iterator[tuple[str, str]]:
+    """The lintable files below the directory `top` (shown as `top_display`, with the
+    configuration `config`), nearest first (breadth first, each directory's entries by name),
+    never inside the directory `skip`, nor (without `below`) in any directory below `top`. A
+    directory holding a configuration file of its own is filtered by that configuration's
+    excludes, and its files are that configuration's."""
     excluded = rules.excluded
     excludes = rules.excludes_of(config)
-    stack = [(top_display, top, excludes, excludes.root_prefix(top), rules.layers_at(top, excludes), False)]
-    while stack:
-        display, directory, excludes, root_prefix, layers, check_own = stack.pop()
+    queue = deque([(top_display, top, excludes, excludes.root_prefix(top),
+                    rules.layers_at(top, excludes), False)])
+    while queue:
+        display, directory, excludes, root_prefix, layers, check_own = queue.popleft()
         try:
             with os.scandir(directory) as iterator:
-                entries = list(iterator)
+                entries = sorted(iterator, key=lambda entry: entry.name)
         except OSError as error:
             (found.unreadable if directory == top else found.errors).append((display, _reason(error)))
             continue
@@ -562,10 +572,11 @@ def _walk(top_display: str, top: str, config: Config, rules: _Filter, found: Dis
                 found.errors.append((os.path.join(show, name) if show else name, _reason(error)))
                 continue
             if is_dir:
-                if excluded(name + "/", root_prefix, layers, excludes):
+                if not below or entry.path == skip or excluded(name + "/", root_prefix, layers,
+                                                               excludes):
                     continue
                 child_layers = _extend(layers, name) if layers else layers
-                stack.append((
+                queue.append((
                     prefix + name,
                     entry.path,
                     excludes,
@@ -586,7 +597,30 @@ def _walk(top_display: str, top: str, config: Config, rules: _Filter, found: Dis
                     pass  # broken or looping: yield it, the engine reports it unreadable
             if excluded(name, root_prefix, layers, excludes):
                 continue
-            files.append((prefix + name, language))
+            yield prefix + name, language
+
+
+class ProjectWalk:
+    """Walks of a project's directories one at a time, as `discover` would walk them (the
+    configurations' excludes and git's ignore files applied, each ignore file read once): for
+    the files facts are drawn from (`fact_files`)."""
+
+    def __init__(self, resolver: Resolver):
+        self._rules = _Filter(resolver)
+
+    def files_in(self, directory: str, skip: str | None = None,
+                 below: bool = True) -> Iterator[tuple[str, str]]:
+        """(path, language) of the lintable files in the absolute `directory` and, with
+        `below`, below it except in `skip`, nearest first. Raises ConfigError for an invalid
+        configuration file on the way."""
+        config = self._rules.resolver.in_directory(directory)
+        yield from _walked(directory, directory, config, self._rules, Discovery(), skip, below)
+
+    def excluded(self, path: str) -> bool:
+        """Whether a walk of the project passes over the file at the absolute `path`. Raises
+        ConfigError for an invalid configuration file on the way."""
+        config = self._rules.resolver.in_directory(os.path.dirname(path))
+        return self._rules.path_excluded(path, False, path, self._rules.excludes_of(config))
 
 
 def _reason(error: OSError) -> str:
