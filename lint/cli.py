@@ -501,7 +501,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     """Lint one group's files as a project of its own: its root is its configuration file's
     directory (`project_root`), where its result cache and project index live; facts from
     other files come from its project's files."""
-    from cursedlint.discovery import is_project, project_root
+    from cursedlint.discovery import ProjectWalk, is_project, project_root
     from cursedlint.engine import Linter, Project, default_jobs
     from cursedlint.fixes import write_roots
 
@@ -520,12 +520,15 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     project = None
     if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
-        walked = is_project(root, config)  # a home directory or /tmp is not walked for facts
+        walk = ProjectWalk(resolver) if is_project(root, config) else None  # never $HOME, /tmp
+        whole = _covers_project(root, paths)
+        facts = _fact_files(args, root, group.files, walk, linter)
         project = Project(
-            lambda: _project_files(root, paths, linted, group.files,
-                                   resolver if walked else None),
-            _covers_project(root, paths),
+            functools.cache(lambda: _project_files(root, linted, group.files) if whole
+                            else facts("nearest")),
+            whole,
             _index_store(config.root, settings) if cached else None,
+            functools.cache(lambda: facts("beside")),
         )
     if cached:  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter)
@@ -664,42 +667,53 @@ def _covers_project(root: str, paths: list[str]) -> bool:
     )
 
 
-def _project_files(root: str, paths: list[str], linted: list[tuple[str, str]],
-                   own: list[tuple[str, str]], resolver):
-    """The files rules may draw facts from for the linted files `own`: the whole project
-    (gitignore and each directory's excludes applied), and `own`, which may lie outside it.
-    When a linted path is the project's root (or holds it), the linted files within the root
-    are the project: it is not walked twice. Without a `resolver`, `root` is no project (no
-    configuration, no version control: a home directory, /tmp): the linted files and the
-    files beside them, without descending into other directories."""
+def _project_files(root: str, linted: list[tuple[str, str]], own: list[tuple[str, str]]
+                   ) -> list[tuple[str, str]]:
+    """The files rules may draw facts from for the linted files `own` when a linted path
+    holds the project's root: the linted files within it, and `own`."""
     from cursedlint.cache import absolute
-    from cursedlint.discovery import discover
 
     cwd = os.getcwd()
-    if resolver is None:
-        files = linted + _files_beside(path for path, _ in own)
-    elif _covers_project(root, paths):
-        within = os.path.join(root, "")
-        files = [(path, language) for path, language in linted if absolute(path, cwd).startswith(within)]
-    else:
-        files = discover([root], resolver).files
+    within = os.path.join(root, "")
+    files = [(path, language) for path, language in linted if absolute(path, cwd).startswith(within)]
     return sorted({(absolute(path, cwd), language) for path, language in files + own})
 
 
-def _files_beside(paths) -> list[tuple[str, str]]:
-    """The files of a kind cursedlint lints in the directories holding `paths` (not below)."""
-    from cursedlint.languages import language_of_name
+def _fact_files(args, root: str, own: list[tuple[str, str]], walk, linter):
+    """A function giving one of the `FactFiles` lists (by name) for the linted files `own`, in
+    a run that does not lint the whole project (`walk`: the project's, None when `root` is no
+    project); with -v, each list taken is described."""
+    from cursedlint.fact_files import MAX_FILES, FactFiles
+    from cursedlint.formats import printable
+    from cursedlint.source import SourceError
 
-    files = []
-    for directory in {os.path.dirname(os.path.abspath(path)) for path in paths}:
+    def read(path: str) -> bytes | None:
         try:
-            with os.scandir(directory) as entries:
-                files += [(entry.path, language) for entry in entries
-                          if (language := language_of_name(entry.name))
-                          and entry.is_file(follow_symlinks=False)]
-        except OSError:
-            continue
+            if os.stat(path).st_size > linter.settings.max_file_size:
+                return None
+            return linter.file_bytes.read(path)
+        except (OSError, SourceError):
+            return None
+
+    found = FactFiles(root, own, walk, read, linter.settings)
+
+    def files(name: str) -> list[tuple[str, str]]:
+        listed = getattr(found, name)
+        if args.verbose:
+            reached = len(found.reached) - len(found.linted)
+            print(f"facts for {_count(len(found.linted), 'linted file')} from "
+                  f"{_count(len(listed) - len(found.linted), 'other file')} of {printable(root)}: "
+                  f"{reached:,} reached by imports and includes, "
+                  f"{len(listed) - len(found.reached):,} {name} them"
+                  + (f" (stopped at the bound of {MAX_FILES:,})" if found.bounded else ""),
+                  file=sys.stderr)
+        return listed
+
     return files
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _write_report(args, findings, results, rules, root: str, started: float,

@@ -169,15 +169,17 @@ class Linter:
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
         names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
         jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (), save: bool = True,
+        narrow: Mapping[str, list[tuple[str, str]]] | None = None,
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
         to every file's rules. `store`: an IndexStore that keeps summaries across runs;
         `seeds`: indexer name -> first-round words from the files that need its facts;
         `jobs`: processes that may summarize files; `summaries`: (indexer name, content hash,
-        summary) the lint made already; `save`: write the store now (else the caller does)."""
+        summary) the lint made already; `save`: write the store now (else the caller does);
+        `narrow`: indexer name -> the fewer files its facts are drawn from."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes,
-                             jobs, self.cache.run_stats if self.cache else None)
+                             jobs, self.cache.run_stats if self.cache else None, narrow)
         rules = self.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
@@ -639,7 +641,8 @@ class Linter:
         findings the facts found can change (`Indexer.affects`), those whose rules wait for
         the facts (`FileResult.deferred`), and those naming words the facts made triggers."""
         rules = self.indexing_rules()
-        wanted = {name for result in results for name in result.needs}
+        needed = {name for result in results for name in result.needs}
+        wanted = set(needed)
         if not project.linted_all:
             wanted.update(rule.indexer.name for rule in rules if _adds_triggers(rule))
         using = [rule for rule in rules if any(ix.name in wanted for ix in rule.indexers())]
@@ -649,8 +652,15 @@ class Linter:
         for result in results:
             for name, words in result.seeds.items():
                 seeds.setdefault(name, set()).update(words)
-        index = self.index_project(project.list_files(), project.store, using, wanted, seeds,
-                                   jobs, summaries, save=False)
+        near = project.near_files
+        if near is None or project.linted_all:
+            sources, narrow = project.list_files, {}
+        elif needed:
+            sources, narrow = project.list_files, {name: near() for name in wanted - needed}
+        else:
+            sources, narrow = near, {}
+        index = self.index_project(sources(), project.store, using, wanted, seeds,
+                                   jobs, summaries, save=False, narrow=narrow)
         found = {name for name, facts in self.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
@@ -669,8 +679,8 @@ class Linter:
         if any(not added <= seeds.get(name, set()) for name, added in late.items()):
             for name, added in late.items():  # what a file named by the facts calls
                 seeds.setdefault(name, set()).update(added)
-            index = self.index_project(project.list_files(), project.store, using, wanted,
-                                       seeds, jobs, summaries, save=False)
+            index = self.index_project(sources(), project.store, using, wanted,
+                                       seeds, jobs, summaries, save=False, narrow=narrow)
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}
         self.facts_key, self._modules = facts_digest(self.project, index) if self.cache \
@@ -942,12 +952,16 @@ def _comment_text(source: Source, suppression) -> str:
 
 class Project(Struct):
     """Where facts from other files come from: the project's files (path, language), listed
-    on first use; whether the linted files are all of them; the IndexStore that keeps the
-    facts across runs (None: none kept)."""
+    on first use (`list_files`); whether the linted files are all of them; the IndexStore that
+    keeps the facts across runs (None: none kept); `near_files`, where the linted files are
+    not all: the fewer files (those they reach, those beside them) that facts which can only
+    add findings through what a linted file calls are drawn from, when no linted file needs
+    them itself."""
 
     list_files: Callable[[], list[tuple[str, str]]]
     linted_all: bool
     store: Any = None
+    near_files: Callable[[], list[tuple[str, str]]] | None = None
 
 
 def _summarized(indexers: Iterable) -> list:

@@ -231,8 +231,10 @@ class ProjectIndex:
     def __init__(
         self, files: list[tuple[str, str]], settings, parse: Callable, store=None,
         file_bytes: FileBytes | None = None, jobs: int = 1, run_stats: RunStats | None = None,
+        narrow: dict[str, list[tuple[str, str]]] | None = None,
     ):
         self.files = files
+        self.narrow = narrow or {}  # indexer name -> the fewer files its facts come from
         self.file_bytes = file_bytes or FileBytes(KEPT_BYTES)
         self.settings = settings
         self.parse = parse
@@ -302,7 +304,7 @@ class ProjectIndex:
         the hits are taken: a round that ends at the indexer's bounds searches no further."""
         known = self._digests  # (the loop may run over every project file, each round)
         answers = self.store.answers_for(search.question) if self.store else {}
-        for path, language in self.files:
+        for path, language in self.narrow.get(indexer.name, self.files):
             if path in done or language not in indexer.languages:
                 continue
             digest = known.get(path)

@@ -30,7 +30,7 @@ from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
 from cursedlint.source import SourceError
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _MACRO = re.compile(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
 MAX_HEADERS = 256
@@ -225,7 +225,7 @@ class HeaderSummaries(Indexer):
 
     def summarize(self, context) -> HeaderSummary:
         data = context.source.data
-        includes = tuple((kind.decode(), os.fsdecode(name)) for kind, name in _INCLUDE.findall(data))
+        includes = tuple((kind.decode(), os.fsdecode(name)) for kind, name in INCLUDE.findall(data))
         summary = HeaderSummary(includes, _without_bodies(context).decode("utf-8", "surrogateescape"))
         _remember(context, summary.text)  # the lint (and the workers forked after) reuse the parse
         return summary
@@ -252,7 +252,7 @@ class IncludedHeaders(Indexer):
         return self._words
 
     def needed_by(self, context) -> bool:
-        return bool(_INCLUDE.search(context.source.data)) or bool(context.settings.compile_commands)
+        return bool(INCLUDE.search(context.source.data)) or bool(context.settings.compile_commands)
 
     def summarize(self, context) -> Any:
         raise NotImplementedError("gathered by facts_from, not per file")
@@ -303,7 +303,7 @@ def _reachable(index, paths: IncludePaths, holding: dict[str, bytes]) -> set[str
     pending = [(path, data, paths.flags(path)) for path, data in holding.items()]
     while pending:
         including, data, flags = pending.pop()
-        for kind, name in _INCLUDE.findall(data):
+        for kind, name in INCLUDE.findall(data):
             header = paths.resolve(os.fsdecode(name), kind == b'"', including, flags)
             if header is not None and (header, flags) not in seen:
                 seen.add((header, flags))
@@ -321,7 +321,7 @@ def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: b
     ordered: list[tuple[str, str]] = []
     summaries: dict[str, HeaderSummary] = {}
     visited = {path}
-    includes = [(kind.decode(), os.fsdecode(name)) for kind, name in _INCLUDE.findall(data)]
+    includes = [(kind.decode(), os.fsdecode(name)) for kind, name in INCLUDE.findall(data)]
     stack = [(path, iter(includes))]  # (file, its includes not yet followed)
     while stack:
         including, pending = stack[-1]

@@ -1,0 +1,306 @@
+"""The project files a run draws facts from when it lints only some of them (files named on
+the command line, a pre-commit run).
+
+Not the whole project: in a monorepo, a cold run over one file would read every tree in it.
+`FactFiles.reached`: the linted files and what they reach, the modules their imports name and
+the headers their includes name (with the sources beside a header that share its name),
+transitively, found as Python and the compiler find them. `beside` adds the files in the
+linted files' directories: with `reached`, what facts that can only add findings through the
+names a linted file calls are drawn from (a wrapper of a registration API, a function that
+captures a graph). `nearest` adds, up to `MAX_FILES` in all, the files nearest the linted ones,
+which may call into them or set what they run under (the script that sets a start method):
+their own directories, then each directory above up to the project root, breadth first, as a
+walk of the project lists them. A project smaller than that is taken whole, so a run over some
+of its files draws on the same facts as a run over all of them. Where the root is no project (a
+home directory), only `beside` is taken. A run whose linted paths hold the project root needs
+none of this: the linted files are the project.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cached_property
+from typing import Callable, Iterable, Iterator
+
+from cursedlint.analysis.includes import INCLUDE, IncludePaths, compile_database
+from cursedlint.config import ConfigError
+from cursedlint.discovery import ProjectWalk
+from cursedlint.languages import C, CPP, PYTHON, language_of
+from cursedlint.source import SourceError
+
+MAX_FILES = 4096
+"""Files facts are drawn from besides the linted ones, at most."""
+
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(\.*)([A-Za-z_][A-Za-z0-9_.]*)?[ \t]+import[ \t]*"
+    rb"(\([^)]{0,8192}\)|[^\n#;]*)|import[ \t]+([^\n#;]*))", re.MULTILINE)
+"""An import statement at the start of a line: `from` (its dots, its module, what it takes), or
+`import` (its modules). A docstring's line that looks like one is taken too: it can only add
+a file to the facts."""
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu")
+_C_LANGUAGES = (C, CPP)
+
+
+class FactFiles:
+    """The files (absolute path, language) facts are drawn from for the `linted` files (path,
+    language) of the project at `root`, the linted ones first. `walk`: the project's walk
+    (None: `root` is no project, whose other directories are not walked); `read`: a file's
+    bytes (None when it cannot be read or is too large)."""
+
+    def __init__(self, root: str, linted: list[tuple[str, str]], walk: ProjectWalk | None,
+                 read: Callable[[str], bytes | None], settings):
+        self.root, self.walk, self.read, self.settings = root, walk, read, settings
+        self.linted = list(dict.fromkeys((os.path.abspath(path), language)
+                                         for path, language in linted))
+        self.directories = sorted({os.path.dirname(path) for path, _ in self.linted})
+        self.bounded = False  # whether MAX_FILES cut a list short
+
+    @cached_property
+    def reached(self) -> list[tuple[str, str]]:
+        """The linted files, then what their imports and includes reach, breadth first."""
+        files = list(self.linted)
+        seen = {path for path, _ in files}
+        reach = _Reach(self.root, self.walk, self.read, self.settings)
+        index = 0
+        while index < len(files) and len(files) - len(self.linted) < MAX_FILES:
+            for target in reach.targets(*files[index]):
+                if target[0] not in seen and len(files) - len(self.linted) < MAX_FILES:
+                    seen.add(target[0])
+                    files.append(target)
+            index += 1
+        self.bounded = index < len(files)
+        return files
+
+    @cached_property
+    def beside(self) -> list[tuple[str, str]]:
+        """`reached`, then the files beside the linted ones (in their directories, not
+        below): where what a file calls is defined, when no include names it (a C wrapper
+        declared in a header of another name). Enough for facts that can only add findings
+        through the names a linted file calls."""
+        return self._filled([_listed(lambda directory=directory: self._files_in(
+            directory, below=False)) for directory in self.directories])
+
+    @cached_property
+    def nearest(self) -> list[tuple[str, str]]:
+        """`reached`, then the files nearest the linted ones (see the module docstring), up
+        to MAX_FILES besides the linted ones: for facts about what calls into a linted file or
+        sets what it runs under."""
+        if self.walk is None:
+            return self.beside
+        return self._filled([_outward(directory, self.root, self.walk.files_in)
+                             for directory in self.directories])
+
+    def _files_in(self, directory: str, skip: str | None = None,
+                  below: bool = True) -> Iterable[tuple[str, str]]:
+        if self.walk is None:
+            return _beside(directory)
+        return self.walk.files_in(directory, skip, below)
+
+    def _filled(self, walks: list[Iterator[tuple[str, str]]]) -> list[tuple[str, str]]:
+        files = list(self.reached)
+        seen = {path for path, _ in files}
+        for path, language in _round_robin(walks):
+            if len(files) - len(self.linted) >= MAX_FILES:
+                self.bounded = True
+                break
+            if path not in seen:
+                seen.add(path)
+                files.append((path, language))
+        return files
+
+
+def _outward(directory: str, root: str, files_in) -> Iterator[tuple[str, str]]:
+    """The files nearest `directory`: its own, then those below it, then those of each
+    directory above it up to `root`, each walked once (`files_in(directory, skip)`)."""
+    skip = None
+    while True:
+        yield from _listed(lambda: files_in(directory, skip))
+        if directory == root or os.path.dirname(directory) == directory or \
+                not directory.startswith(os.path.join(root, "")):
+            return
+        skip, directory = directory, os.path.dirname(directory)
+
+
+def _listed(files: Callable[[], Iterable[tuple[str, str]]]) -> Iterator[tuple[str, str]]:
+    """The files of one walk, with absolute paths; none past an invalid configuration file
+    (the run that lints its files reports it) or a directory that cannot be listed."""
+    try:
+        for path, language in files():
+            yield os.path.abspath(path), language
+    except (ConfigError, OSError):
+        return
+
+
+def _beside(directory: str) -> Iterator[tuple[str, str]]:
+    """The files of a kind cursedlint lints in `directory` (not below), by name."""
+    from cursedlint.languages import language_of_name
+
+    with os.scandir(directory) as entries:
+        for entry in sorted(entries, key=lambda entry: entry.name):
+            language = language_of_name(entry.name)
+            if language and entry.is_file(follow_symlinks=False):
+                yield entry.path, language
+
+
+def _round_robin(iterators: list[Iterator]) -> Iterator:
+    """One item of each iterator in turn, until all are done."""
+    while iterators:
+        for iterator in list(iterators):
+            item = next(iterator, None)
+            if item is None:
+                iterators.remove(iterator)
+            else:
+                yield item
+
+
+class _Reach:
+    """What one file's imports or includes name in the project: existing files within the
+    root that a walk of the project would list."""
+
+    def __init__(self, root: str, walk: ProjectWalk | None, read, settings):
+        self.root = root
+        self.within = os.path.join(root, "")
+        self.walk = walk
+        self.read = read
+        self.settings = settings
+        self._include_paths: IncludePaths | None = None
+
+    def targets(self, path: str, language: str) -> list[tuple[str, str]]:
+        if language not in (PYTHON, *_C_LANGUAGES):
+            return []
+        data = self.read(path)
+        if not data:
+            return []
+        found = _python_targets(path, data, self.root) if language == PYTHON else \
+            _c_targets(path, data, self.root, self.include_paths())
+        return [(target, target_language) for target in dict.fromkeys(found)
+                if (target_language := language_of(target)) and self._listed(target)]
+
+    def _listed(self, path: str) -> bool:
+        if not path.startswith(self.within) or not os.path.isfile(path):
+            return False
+        try:
+            return self.walk is None or not self.walk.excluded(path)
+        except (ConfigError, OSError):
+            return False
+
+    def include_paths(self) -> IncludePaths:
+        """The include search paths of the compilation database or `include-dirs`."""
+        if self._include_paths is None:
+            database = None
+            if self.settings.compile_commands:
+                try:
+                    data = self.read(self.settings.compile_commands)
+                    database = compile_database(data) if data else None
+                except (SourceError, ValueError):
+                    database = None
+            self._include_paths = IncludePaths((), database, self.settings.include_dirs)
+        return self._include_paths
+
+
+def _python_targets(path: str, data: bytes, root: str) -> list[str]:
+    """The project files importing the modules the file's imports name runs: each package's
+    `__init__.py` on the way and the module, looked for as Python looks: relative imports
+    from the file's package, others from the directory above its package (a script's own
+    directory), the project root and its `src`."""
+    directory = os.path.dirname(path)
+    package_root = directory
+    while os.path.isfile(os.path.join(package_root, "__init__.py")) and \
+            os.path.dirname(package_root) != package_root:
+        package_root = os.path.dirname(package_root)
+    bases = list(dict.fromkeys((package_root, root, os.path.join(root, "src"))))
+    found: list[str] = []
+    for dots, module, taken, modules in _IMPORT.findall(data):
+        if not dots and not module:  # import a.b, c
+            for name in _names(modules):
+                found += _module(bases, name)[0]
+            continue
+        if dots:
+            base = directory
+            for _ in range(len(dots) - 1):
+                base = os.path.dirname(base)
+            files, package = _module([base], module.decode()) if module else \
+                ([os.path.join(base, "__init__.py")], base)
+        else:
+            files, package = _module(bases, module.decode())
+        found += files
+        for name in _names(taken.strip(b"()")) if package else ():  # from package import module
+            found += _module([package], name, whole=True)[0]
+    return found
+
+
+def _names(text: bytes) -> list[str]:
+    """The dotted names an import lists (`a.b as c, d` -> a.b, d)."""
+    names = []
+    for part in text.decode("ascii", "replace").split(","):
+        match = _NAME.match(part.strip())
+        if match:
+            names.append(match.group())
+    return names
+
+
+def _module(bases: list[str], module: str, whole: bool = False) -> tuple[list[str], str | None]:
+    """The files importing the dotted `module` runs, from the first of `bases` holding its
+    first part (each package's `__init__.py` and the module's file), and its directory when
+    it is a package; with `whole`, nothing unless the whole module is found."""
+    parts = module.split(".")
+    for base in bases:
+        files: list[str] = []
+        directory = base
+        for position, part in enumerate(parts):
+            here = os.path.join(directory, part)
+            last = position == len(parts) - 1
+            if os.path.isdir(here):
+                files.append(os.path.join(here, "__init__.py"))
+                directory = here
+                if last:
+                    return files, here
+                continue
+            if last and os.path.isfile(here + ".py"):
+                return files + [here + ".py"], None
+            break
+        if files and not whole:
+            return files, None
+    return [], None
+
+
+def _c_targets(path: str, data: bytes, root: str, paths: IncludePaths) -> list[str]:
+    """The project headers the file's includes name, found as the compiler finds them (the
+    compilation database or `include-dirs`; else beside the file, then in each directory above
+    it up to the root and its `include`), and the source files beside each header that share
+    its name (`ring.h`: `ring.c`), which define what it declares."""
+    flags = paths.flags(path)
+    found = []
+    for kind, name in INCLUDE.findall(data):
+        header = _header(os.fsdecode(name), kind == b'"', path, root, flags, paths)
+        if header is None:
+            continue
+        found.append(header)
+        stem = os.path.splitext(header)[0]
+        found += [stem + suffix for suffix in _SOURCE_SUFFIXES if os.path.isfile(stem + suffix)]
+    return found
+
+
+def _header(name: str, quoted: bool, including: str, root: str, flags, paths: IncludePaths
+            ) -> str | None:
+    if os.path.isabs(name) or "\0" in name or name.startswith(".."):
+        return None
+    searched = ((os.path.dirname(including),) + flags.quote_dirs) if quoted else ()
+    for directory in searched + flags.dirs:
+        candidate = os.path.normpath(os.path.join(directory, name))
+        if os.path.isfile(candidate):
+            return None if directory in flags.system_dirs else candidate
+    if flags.dirs or flags is not paths.fallback:
+        return None  # the database or include-dirs decide
+    directory = os.path.dirname(including)
+    while directory.startswith(os.path.join(root, "")) or directory == root:
+        for candidate in (os.path.join(directory, name),
+                          os.path.join(directory, "include", name)):
+            if os.path.isfile(candidate):
+                return os.path.normpath(candidate)
+        if directory == root:
+            break
+        directory = os.path.dirname(directory)
+    return None

@@ -1,0 +1,227 @@
+"""Which project files a run over some of them draws facts from (`fact_files`): what the linted
+files import and include, the files beside them, and the nearest up to a bound, never the
+whole of a large monorepo."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from cursedlint import fact_files
+from cursedlint.cli import main
+from cursedlint.config import Resolver
+from cursedlint.discovery import ProjectWalk
+from cursedlint.registry import all_rules
+from cursedlint.settings import Settings
+
+from harness import write_project
+from test_python_project import MAIN, MONITOR, POOL_UTILS, TRAIN_WITH_MONITOR
+
+
+def _facts(root, linted, settings=None, walked=True):
+    root = str(root)
+    files = [(os.path.join(root, path), language) for path, language in linted]
+    return fact_files.FactFiles(
+        root, files, ProjectWalk(Resolver(all_rules())) if walked else None,
+        lambda path: open(path, "rb").read(), settings or Settings(enabled=frozenset()))
+
+
+def _relative(root, files):
+    return [os.path.relpath(path, str(root)) for path, _ in files]
+
+
+def test_python_imports_reach_their_modules_and_packages_transitively(tmp_path):
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "apps/train/run.py": """\
+            import os, numpy as np
+            import shared.cuda.streams as streams
+            from shared.io import (
+                readers,  # a submodule
+                open_file,  # a function
+            )
+            from . import config
+            from .models.net import Net
+
+            def docs():
+                '''
+                import not_a_module
+                '''
+            """,
+        "apps/__init__.py": "",
+        "apps/train/__init__.py": "",
+        "apps/train/config.py": "from ..common import paths\n",
+        "apps/train/models/__init__.py": "",
+        "apps/train/models/net.py": "import torch\n",
+        "apps/common/__init__.py": "",
+        "apps/common/paths.py": "",
+        "shared/__init__.py": "",
+        "shared/cuda/__init__.py": "from .events import record\n",
+        "shared/cuda/events.py": "",
+        "shared/cuda/streams.py": "",
+        "shared/io/__init__.py": "def open_file(): pass\n",
+        "shared/io/readers.py": "",
+        "shared/io/writers.py": "",
+        "unrelated/big.py": "",
+    })
+    found = _facts(tmp_path, [("apps/train/run.py", "python")])
+    assert _relative(tmp_path, found.reached) == [
+        "apps/train/run.py",
+        "shared/__init__.py", "shared/cuda/__init__.py", "shared/cuda/streams.py",
+        "shared/io/__init__.py", "shared/io/readers.py",
+        "apps/train/__init__.py", "apps/train/config.py",
+        "apps/train/models/__init__.py", "apps/train/models/net.py",
+        "shared/cuda/events.py",  # re-exported by the package's __init__
+        "apps/common/__init__.py", "apps/common/paths.py",
+    ]
+    assert not found.bounded
+
+
+def test_a_script_imports_from_its_own_directory_and_src(tmp_path):
+    write_project(tmp_path, {
+        "cursedlint.toml": "",
+        "tools/bench.py": "import timing\nfrom mylib import kernels\n",
+        "tools/timing.py": "",
+        "src/mylib/__init__.py": "",
+        "src/mylib/kernels.py": "",
+    })
+    found = _facts(tmp_path, [("tools/bench.py", "python")])
+    assert _relative(tmp_path, found.reached) == [
+        "tools/bench.py", "tools/timing.py", "src/mylib/__init__.py", "src/mylib/kernels.py"]
+
+
+def test_ignored_and_excluded_modules_are_not_reached(tmp_path):
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        ".gitignore": "generated/\n",
+        "cursedlint.toml": "extend-exclude = ['vendor']\n",
+        "run.py": "import generated.ops\nimport vendor.lib\nimport helpers\n",
+        "generated/ops.py": "",
+        "vendor/lib.py": "",
+        "helpers.py": "",
+    })
+    found = _facts(tmp_path, [("run.py", "python")])
+    assert _relative(tmp_path, found.reached) == ["run.py", "helpers.py"]
+
+
+def test_c_includes_reach_headers_and_the_sources_that_share_their_names(tmp_path):
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "src/net/ib/post.c": """\
+            #include <stdio.h>
+            #include <infiniband/verbs.h>
+            #include "ib_md.h"
+            #include "util/ring.h"
+            """,
+        "src/net/ib/ib_md.h": "#include \"ib_log.h\"\n",
+        "src/net/ib/ib_md.c": "",
+        "src/net/ib/ib_log.h": "",
+        "src/util/ring.h": "",
+        "src/util/ring.cc": "",
+        "src/util/other.c": "",
+    })
+    found = _facts(tmp_path, [("src/net/ib/post.c", "c")])
+    assert _relative(tmp_path, found.reached) == [
+        "src/net/ib/post.c", "src/net/ib/ib_md.h", "src/net/ib/ib_md.c",
+        "src/util/ring.h", "src/util/ring.cc", "src/net/ib/ib_log.h"]
+
+
+def test_the_compilation_database_decides_where_includes_are_found(tmp_path):
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "src/post.c": '#include "ring.h"\n',
+        "include/ring.h": "",
+        "other/ring.h": "",
+    })
+    (tmp_path / "compile_commands.json").write_text(
+        '[{"directory": "%s", "file": "src/post.c", "arguments": ["cc", "-Iother", "-c", '
+        '"src/post.c"]}]' % tmp_path)
+    settings = Settings(enabled=frozenset(),
+                        compile_commands=str(tmp_path / "compile_commands.json"))
+    found = _facts(tmp_path, [("src/post.c", "c")], settings)
+    assert _relative(tmp_path, found.reached) == ["src/post.c", "other/ring.h"]
+    found = _facts(tmp_path, [("src/post.c", "c")])  # no database: the nearest above
+    assert _relative(tmp_path, found.reached) == ["src/post.c", "include/ring.h"]
+    (tmp_path / "src" / "include").mkdir()
+    (tmp_path / "src" / "include" / "ring.h").write_text("")
+    found = _facts(tmp_path, [("src/post.c", "c")])
+    assert _relative(tmp_path, found.reached) == ["src/post.c", "src/include/ring.h"]
+
+
+def test_beside_and_nearest_fill_outward_up_to_the_bound(tmp_path, monkeypatch):
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "a/b/run.py": "",
+        "a/b/peer.py": "",
+        "a/b/c/deep.py": "",
+        "a/side.py": "",
+        "a/z/far.py": "",
+        "top.py": "",
+        "other/x.py": "",
+        "notes.txt": "",
+    })
+    found = _facts(tmp_path, [("a/b/run.py", "python")])
+    assert _relative(tmp_path, found.beside) == ["a/b/run.py", "a/b/peer.py"]
+    assert _relative(tmp_path, found.nearest) == [
+        "a/b/run.py", "a/b/peer.py", "a/b/c/deep.py", "a/side.py", "a/z/far.py", "top.py",
+        "other/x.py"]
+    assert not found.bounded
+    monkeypatch.setattr(fact_files, "MAX_FILES", 3)
+    found = _facts(tmp_path, [("a/b/run.py", "python")])
+    assert _relative(tmp_path, found.nearest) == [
+        "a/b/run.py", "a/b/peer.py", "a/b/c/deep.py", "a/side.py"]
+    assert found.bounded
+
+
+def test_a_directory_that_is_no_project_gives_only_the_files_beside(tmp_path):
+    write_project(tmp_path, {"a/run.py": "import helper\n", "a/helper.py": "", "a/b/deep.py": "",
+                             "top.py": ""})
+    found = _facts(tmp_path, [("a/run.py", "python")], walked=False)
+    assert _relative(tmp_path, found.nearest) == ["a/run.py", "a/helper.py"]
+
+
+def _monorepo(root, unrelated: int):
+    """A git work tree holding two projects, one of which calls a helper from a shared
+    package at the root, the other with a start method set by its entry point, and
+    `unrelated` files of other teams, sorted before them."""
+    write_project(root, {
+        ".git/HEAD": "",
+        "common/__init__.py": "",
+        "common/monitor.py": MONITOR,
+        "projects/vision/trainer/__init__.py": "",
+        "projects/vision/trainer/train.py": TRAIN_WITH_MONITOR.replace(
+            "from trainer.monitor", "from common.monitor"),
+        "projects/nlp/preprocess/__init__.py": "",
+        "projects/nlp/preprocess/pool_utils.py": POOL_UTILS,
+        "projects/nlp/main.py": MAIN,
+    })
+    for number in range(unrelated):
+        target = root / "aaa_other" / f"team{number % 7}" / f"mod{number}.py"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("import threading\nimport torch\n\ndef work():\n"
+                          "    threading.Thread(target=torch.cuda.synchronize).start()\n")
+
+
+@pytest.mark.parametrize("bound", [10_000, 12])
+def test_a_named_file_in_a_monorepo_reads_what_it_reaches_and_what_is_near(
+        tmp_path, monkeypatch, capsys, bound):
+    """A pre-commit run over files of a monorepo finds what a run over the whole repository
+    finds, drawing facts from what the files import (a helper at the root) and from the
+    files nearest them (the entry point that sets a start method), and past the bound from
+    nothing else."""
+    monkeypatch.setattr(fact_files, "MAX_FILES", bound)
+    _monorepo(tmp_path, unrelated=60)
+    monkeypatch.chdir(tmp_path)
+    named = ["projects/vision/trainer/train.py", "projects/nlp/preprocess/pool_utils.py"]
+    for paths in (named, ["."]):
+        assert main(["check", "--no-cache", "--concise", "-v", *paths]) == 1
+        captured = capsys.readouterr()
+        assert [line.split(" ")[:2] for line in captured.out.splitlines()[:-1]
+                if "projects/" in line] == [
+            ["projects/vision/trainer/train.py:12:10:", "CUR401"]]
+        assert "CUR102" not in captured.out  # main.py, beside the package, sets "spawn"
+    assert main(["check", "--no-cache", "--concise", "-v", *named]) == 1
+    err = capsys.readouterr().err
+    assert "facts for 2 linted files from " in err
+    assert ("stopped at the bound of 12" in err) == (bound == 12)
