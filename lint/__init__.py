@@ -4,4 +4,4 @@ Importing this package is cheap on purpose: parsers (tree-sitter) and the rule m
 imported only when a file needs them, so `cursedlint check` on a clean file starts fast.
 """
 
-__version__ = "0.3.0"
+__version__ = "0.3.1.dev0"
