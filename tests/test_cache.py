@@ -434,3 +434,39 @@ def test_marks_of_files_not_looked_up_are_dropped_past_the_bound(tmp_path):
     kept = ResultCache(str(tmp_path), fingerprint("marks"), FileResult, max_entries=2,
                        plain=FileResult)
     assert sorted(kept.stats) == names[:2]
+
+
+def _subpackages() -> list[str]:
+    """The directory of every package and subpackage of cursedlint."""
+    import cursedlint
+    import cursedlint.rules
+
+    found = []
+    for package in (cursedlint, cursedlint.rules):
+        for directory, subdirectories, names in os.walk(os.path.dirname(package.__file__)):
+            if "__init__.py" in names:
+                found.append(directory)
+    return sorted(found)
+
+
+@pytest.mark.parametrize("directory", _subpackages(), ids=os.path.basename)
+def test_an_edit_to_a_module_of_any_subpackage_misses_the_cache(project, capsys, monkeypatch,
+                                                               directory):
+    """The code stamp keying the result cache and the index store covers every module of the
+    installed package (it covered only the two top folders: an edited `analysis/c_memory.py`
+    reused results of the older code)."""
+    from cursedlint import cli
+
+    module = sorted(name for name in os.listdir(directory) if name.endswith(".py"))[-1]
+    path = os.path.join(directory, module)
+    check(capsys)
+    linted = count_lints(monkeypatch)
+    before = os.stat(path)
+    cli._code_stamp.cache_clear()
+    try:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        check(capsys)
+    finally:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        cli._code_stamp.cache_clear()
+    assert sorted(linted) == ["clean.py", "sync.py"]
