@@ -1,5 +1,5 @@
 """How many class heads and function bodies written with macros tree-sitter misreads in C/C++
-trees, before and after `lint/analysis/c_macros.py`.
+trees, before and after `cursedlint/analysis/c_macros.py`.
 
     python benchmarks/macro_shapes.py TREE [TREE...]
 

@@ -1,4 +1,4 @@
-"""Declarations written with macros (lint/analysis/c_macros.py): class heads with export macros
+"""Declarations written with macros (cursedlint/analysis/c_macros.py): class heads with export macros
 keep their members and bases, macro-defined function bodies are function scopes; end to end
 through a project lint with CUR501 (the class index) and CUR302 (where a name is declared)."""
 

@@ -1,4 +1,4 @@
-"""Include resolution (lint/analysis/includes.py): compile_commands.json, include-dirs, the
+"""Include resolution (cursedlint/analysis/includes.py): compile_commands.json, include-dirs, the
 project's own headers by path, each header read through the project index; end to end through
 the CLI with CUR301, whose lengths need the headers' struct layouts and macros."""
 

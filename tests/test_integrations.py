@@ -151,6 +151,12 @@ def test_the_readme_install_command_installs_and_runs(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "tests/fixtures/process_spawning/" in result.stdout and " CUR101 " in result.stdout
     assert result.stdout.splitlines()[-1].startswith("Found ")
+    installed = {str(path.relative_to(site)) for site in (tmp_path / "env").glob("lib/*/site-packages")
+                 for path in (site / "cursedlint").rglob("*.py")}
+    tracked = subprocess.run(["git", "ls-files", "cursedlint"], cwd=REPO, capture_output=True,
+                             text=True)
+    if tracked.returncode == 0:  # every module of the checkout is in the wheel, and no other
+        assert installed == {name for name in tracked.stdout.splitlines() if name.endswith(".py")}
 
 
 @pytest.mark.integration

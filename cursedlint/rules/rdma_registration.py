@@ -13,7 +13,7 @@ Registrations a test asserts to fail (`analysis.c_expectations`) are not registr
 the file does not show is never guessed: silent.
 
 Project headers: struct layouts, `#define`s and enums of the project headers a file includes
-(found as the compiler finds them: `lint/analysis/includes.py`) and the `-D` macros of its compile
+(found as the compiler finds them: `cursedlint/analysis/includes.py`) and the `-D` macros of its compile
 command; `CConstants` consults their definitions after the file's own.
 """
 
