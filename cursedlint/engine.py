@@ -21,7 +21,7 @@ from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.analysis.includes import IncludedHeaders
-from cursedlint.project_index import KEPT_BYTES, ProjectIndex, facts_digest
+from cursedlint.project_index import KEPT_BYTES, FactError, ProjectIndex, facts_digest
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import (
@@ -120,6 +120,7 @@ class Linter:
         self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
+        self._fact_errors: list[FactError] = []  # errors of the facts' gathering, to report
         self._index_trees: dict[tuple[str, bytes], ast.Module] | None = None  # (index_project)
         self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
         self.facts_key: str | None = None
@@ -211,11 +212,13 @@ class Linter:
             for indexer in rule.indexers():
                 if indexer.name in self.project or indexer.name in wanted:
                     continue
-                if indexer.name in always or _needs(indexer, context):
+                errors = self._fact_errors
+                if indexer.name in always or _needs(indexer, context, errors):
                     wanted.append(indexer.name)
-                    self._seeds.setdefault(indexer.name, set()).update(_seeds(indexer, context))
+                    self._seeds.setdefault(indexer.name, set()).update(
+                        _seeds(indexer, context, errors))
                     lookups = None if indexer.name in context.asks_any_fact \
-                        else _lookups(indexer, context)
+                        else _lookups(indexer, context, errors)
                     if lookups is not None:
                         self._lookups[indexer.name] = lookups
         return wanted
@@ -240,8 +243,9 @@ class Linter:
             digest = digest or hashlib.sha1(context.source.data).hexdigest()
             try:
                 summary = indexer.summarize(context)
-            except Exception:
-                summary = None
+            except Exception as error:
+                self._fact_errors.append(FactError.of(context.source.path, indexer.name, error))
+                continue  # (not kept: the index summarizes it again, and reports it)
             made.append((indexer.name, digest, summary))
         return made
 
@@ -464,6 +468,8 @@ class Linter:
                 self._keep_tree(context)
             elif result.deferred:
                 self._keep_tree(context)
+            self._report_fact_errors([result], self._fact_errors)
+            self._fact_errors = []
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
@@ -635,6 +641,31 @@ class Linter:
     def _run_with_facts(self, files: list[tuple[str, str]], jobs: int,
                         results: list[FileResult], project: Project,
                         summaries: list[tuple[str, str, Any]]) -> None:
+        """`_gather_and_lint_again`, then each error of the facts' gathering reported."""
+        errors = self._gather_and_lint_again(files, jobs, results, project, summaries)
+        self._report_fact_errors(results, errors + self._fact_errors)
+        self._fact_errors = []
+
+    def _report_fact_errors(self, results: list[FileResult], errors: list[FactError]) -> None:
+        """Each error of the facts' gathering as a CUR000 finding: on its file's result when
+        that file is linted, else (a file the facts were drawn from) on the first result that
+        asked for that indexer's facts, naming its file."""
+        for error in dict.fromkeys(errors):
+            path = os.path.abspath(error.path)
+            owner = next((r for r in results if os.path.abspath(r.path) == path), None) or \
+                next((r for r in results if error.indexer in r.needs), None) or \
+                (results[0] if results else None)
+            if owner is None:
+                continue
+            owner.findings.append(_fact_error(
+                owner.path if os.path.abspath(owner.path) == path else _shown(path), error))
+            owner.findings.sort(key=lambda finding: finding.sort_key)
+            if self.show_traceback:
+                owner.tracebacks.append(error.traceback)
+
+    def _gather_and_lint_again(self, files: list[tuple[str, str]], jobs: int,
+                               results: list[FileResult], project: Project,
+                               summaries: list[tuple[str, str, Any]]) -> list[FactError]:
         """Gather the facts the results say they need (and those of rules whose facts add
         triggers when files outside the linted ones may hold some), from the `summaries` the
         lint made and from the files it did not parse, then lint again the files whose
@@ -647,7 +678,7 @@ class Linter:
             wanted.update(rule.indexer.name for rule in rules if _adds_triggers(rule))
         using = [rule for rule in rules if any(ix.name in wanted for ix in rule.indexers())]
         if not using:
-            return
+            return []
         seeds: dict[str, set[str]] = {}
         for result in results:
             for name, words in result.seeds.items():
@@ -661,6 +692,7 @@ class Linter:
             sources, narrow = near, {}
         index = self.index_project(sources(), project.store, using, wanted, seeds,
                                    jobs, summaries, save=False, narrow=narrow)
+        errors = index.errors
         found = {name for name, facts in self.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
@@ -681,6 +713,7 @@ class Linter:
                 seeds.setdefault(name, set()).update(added)
             index = self.index_project(sources(), project.store, using, wanted,
                                        seeds, jobs, summaries, save=False, narrow=narrow)
+            errors = index.errors
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}
         self.facts_key, self._modules = facts_digest(self.project, index) if self.cache \
@@ -699,7 +732,7 @@ class Linter:
             self.cache.same_with(files[i][0], self.facts_key)  # the facts change nothing
         order = sorted(again - cached.keys())
         if not order:
-            return
+            return errors
         if self.facts_key is None:
             self.facts_key, self._modules = facts_digest(self.project, index)
         relinted = self._stored_with_facts([files[i][0] for i in order])
@@ -711,11 +744,15 @@ class Linter:
         for i in order:
             result = relinted[files[i][0]]
             self._store(result, self.facts_key)
-            first = results[i]  # what --fix wrote on the first lint stays told
+            first = results[i]  # what --fix wrote, and internal errors, stay told
             result.fixed += first.fixed
             result.notes[:0] = first.notes
+            result.findings += [finding for finding in first.findings if finding.code ==
+                                notices.InternalError.code and finding not in result.findings]
+            result.findings.sort(key=lambda finding: finding.sort_key)
             result.write_failed = result.write_failed or first.write_failed
             results[i] = result
+        return errors
 
     def _cited(self, result: FileResult) -> dict[str, str]:
         """The summarized modules a result linted with facts cites (`FileResult.cited`): a
@@ -755,7 +792,7 @@ class Linter:
             context = self._parse_for_index(source)
             for name, indexer in indexers.items():
                 if context is not None and language in indexer.languages:
-                    seeds.setdefault(name, set()).update(_seeds(indexer, context))
+                    seeds.setdefault(name, set()).update(_seeds(indexer, context, self._fact_errors))
         return seeds
 
     def _lint_again_in_workers(self, paths: set[str]) -> dict[str, FileResult]:
@@ -908,6 +945,20 @@ def _internal_error(path: str, rule: type[Rule], error: BaseException) -> Findin
     return _notice(notices.InternalError, path, Span(1, 1, 1, 1), message)
 
 
+def _fact_error(path: str, error: FactError) -> Finding:
+    message = (f"internal error gathering facts ({error.indexer}) from this file: "
+               f"{error.error}; the facts it holds are missing (--show-traceback prints the "
+               "stack)")
+    return _notice(notices.InternalError, path, Span(1, 1, 1, 1), message)
+
+
+def _shown(path: str) -> str:
+    """An absolute path as a finding names it: relative to the working directory when within
+    it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
+
+
 def _unmatched(path: str, block) -> Finding:
     other = "NOLINTEND" if block.kind == "BEGIN" else "NOLINTBEGIN"
     where = "after" if block.kind == "BEGIN" else "before"
@@ -995,27 +1046,32 @@ def _names_any(path: str, words: list[str]) -> bool:
     return pattern.search(data) is not None
 
 
-def _needs(indexer, context) -> bool:
-    """An indexer's look at a parsed file (True when the look fails)."""
+def _needs(indexer, context, errors: list[FactError]) -> bool:
+    """An indexer's look at a parsed file (True when the look fails: its error joins
+    `errors`)."""
     try:
         return bool(indexer.needed_by(context))
-    except Exception:
+    except Exception as error:
+        errors.append(FactError.of(context.source.path, indexer.name, error))
         return True
 
 
-def _lookups(indexer, context) -> list[str] | None:
+def _lookups(indexer, context, errors: list[FactError]) -> list[str] | None:
     """What a parsed file reaches an indexer's facts through (None: any fact, also when the
-    look fails)."""
+    look fails: its error joins `errors`)."""
     try:
         lookups = indexer.lookups(context)
-    except Exception:
+    except Exception as error:
+        errors.append(FactError.of(context.source.path, indexer.name, error))
         return None
     return None if lookups is None else sorted(lookups)
 
 
-def _seeds(indexer, context) -> list[str]:
-    """An indexer's first-round words from a parsed file (none when the look fails)."""
+def _seeds(indexer, context, errors: list[FactError]) -> list[str]:
+    """An indexer's first-round words from a parsed file (none when the look fails: its error
+    joins `errors`)."""
     try:
         return list(indexer.seed_words(context))
-    except Exception:
+    except Exception as error:
+        errors.append(FactError.of(context.source.path, indexer.name, error))
         return []

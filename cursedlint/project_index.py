@@ -242,6 +242,7 @@ class ProjectIndex:
         self.jobs = jobs  # processes that may summarize a round's files (forked)
         self.run_stats = RunStats() if run_stats is None else run_stats  # shared with the cache
         self.summarized = 0  # files parsed for a summary in this run (not found in the store)
+        self.errors: list[FactError] = []  # summarizers that raised, in this run
         self._memo: dict[tuple[str, str], Any] = {}
         self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
         self._per_file: set[str] = set()  # indexers whose facts are each file's own summary
@@ -339,11 +340,10 @@ class ProjectIndex:
                                          for path, language, _, data in chunk],
                           chunks, self.jobs)
         for chunk, summaries in zip(chunks, done):
-            for (_, _, digest, _), summary in zip(chunk, summaries):
+            for (_, _, digest, _), (summary, error) in zip(chunk, summaries):
                 self._memo[(indexer.name, digest)] = summary
                 self.summarized += 1
-                if self.store:
-                    self.store.put(indexer, digest, summary)
+                self._keep(indexer, digest, summary, error)
 
     def summary_digests(self, name: str, path: str, summary: Any) -> tuple[str, str]:
         """`facts_digest`'s parts for indexer `name`'s fact about `path`: worked out once per
@@ -411,29 +411,58 @@ class ProjectIndex:
             return self._memo[key]
         stored, summary = self.store.get(indexer, digest) if self.store else (False, None)
         if not stored:
-            summary = self._read_and_summarize(indexer, path, data, language)
+            summary, error = self._read_and_summarize(indexer, path, data, language)
             self.summarized += 1
-            if self.store:
-                self.store.put(indexer, digest, summary)
+            self._keep(indexer, digest, summary, error)
         self._memo[key] = summary
         return summary
 
-    def _read_and_summarize(self, indexer: Indexer, path: str, data: bytes | None,
-                            language: str) -> Any:
-        data = data if data is not None else self.source_bytes(path)
-        return None if data is None else self._summarize(indexer, path, data, language)
+    def _keep(self, indexer: Indexer, digest: str, summary: Any, error: FactError | None):
+        """Keep a new summary in the store, or the error of a summarizer that raised (its
+        file is summarized again, and the error reported again, by the next run)."""
+        if error is not None:
+            self.errors.append(error)
+        elif self.store:
+            self.store.put(indexer, digest, summary)
 
-    def _summarize(self, indexer: Indexer, path: str, data: bytes, language: str) -> Any:
-        """The indexer's summary of one file; None when the file cannot be read as code, is
-        larger than `max-file-size`, or the summarizer fails (the file's own lint reports
-        each)."""
+    def _read_and_summarize(self, indexer: Indexer, path: str, data: bytes | None,
+                            language: str) -> tuple[Any, FactError | None]:
+        data = data if data is not None else self.source_bytes(path)
+        return (None, None) if data is None else self._summarize(indexer, path, data, language)
+
+    def _summarize(self, indexer: Indexer, path: str, data: bytes,
+                   language: str) -> tuple[Any, FactError | None]:
+        """The indexer's summary of one file (None when the file cannot be read as code or is
+        larger than `max-file-size`: its own lint reports each), or the error of a
+        summarizer that raised."""
         if len(data) > self.settings.max_file_size:
-            return None
+            return None, None
         try:
-            context = self.parse(Source.from_bytes(path, data, language))
-            return None if context is None else indexer.summarize(context)
-        except Exception:
-            return None
+            source = Source.from_bytes(path, data, language)
+        except SourceError:
+            return None, None
+        try:
+            context = self.parse(source)
+            return (None if context is None else indexer.summarize(context)), None
+        except Exception as error:
+            return None, FactError.of(path, indexer.name, error)
+
+
+class FactError(NamedTuple):
+    """An indexer (or a look of one at a linted file) that raised on a file: reported as
+    CUR000 there, never passed over (the facts from that file are missing)."""
+
+    path: str
+    indexer: str
+    error: str  # "TypeError: ..."
+    traceback: str
+
+    @classmethod
+    def of(cls, path: str, indexer: str, error: BaseException) -> "FactError":
+        import traceback
+
+        return cls(path, indexer, f"{type(error).__name__}: {error}",
+                   "".join(traceback.format_exception(error)))
 
 
 def _within_bounds(indexer: Indexer, hits: Iterator, files: int, size: int) -> list:

@@ -225,3 +225,45 @@ def test_a_named_file_in_a_monorepo_reads_what_it_reaches_and_what_is_near(
     err = capsys.readouterr().err
     assert "facts for 2 linted files from " in err
     assert ("stopped at the bound of 12" in err) == (bound == 12)
+
+
+@pytest.mark.parametrize("paths", [["."], ["trainer/train.py"]], ids=["whole", "named"])
+@pytest.mark.parametrize("how", ["summarize", "look"])
+def test_an_indexer_that_raises_is_reported_as_cur000_never_passed_over(
+        tmp_path, monkeypatch, capsys, paths, how):
+    """An error gathering facts (a summarizer on a file the facts are drawn from, or an
+    indexer's look at a linted file) is a CUR000 on that file, whether or not it is linted;
+    the run's other findings stand (those that needed the missing facts are missing)."""
+    from cursedlint.analysis.cuda_reach import CUDA_REACH
+
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+        "trainer/broken.py": "import torch\n\ndef capture(graph):\n"
+                             "    with torch.cuda.graph(graph):\n        pass\n",
+    })
+    if how == "summarize":
+        real = type(CUDA_REACH).summarize
+
+        def summarize(self, context):
+            if context.source.path.endswith("broken.py"):
+                raise ValueError("a summarizer's bug")
+            return real(self, context)
+
+        monkeypatch.setattr(type(CUDA_REACH), "summarize", summarize)
+        broken, message = "trainer/broken.py", "ValueError: a summarizer's bug"
+    else:
+        def seed_words(self, context):
+            raise KeyError("a look's bug")
+
+        monkeypatch.setattr(type(CUDA_REACH), "seed_words", seed_words)
+        broken, message = "trainer/train.py", "KeyError: \"a look's bug\""
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "--concise", *paths]) == 2  # an internal error
+    out = capsys.readouterr().out
+    assert f"{broken}:1:1: CUR000 internal error gathering facts (cuda-reach) from this " \
+           f"file: {message};" in out
+    if how == "summarize":  # (a failed look loses the names train.py takes from monitor.py)
+        assert "trainer/train.py:12:10: CUR401 " in out
