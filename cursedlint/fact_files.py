@@ -24,6 +24,7 @@ from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
 from cursedlint.analysis.includes import INCLUDE, IncludePaths, compile_database
+from cursedlint.analysis.python_modules import import_bases, module_files
 from cursedlint.config import ConfigError
 from cursedlint.discovery import ProjectWalk
 from cursedlint.languages import C, CPP, PYTHON, language_of
@@ -202,32 +203,27 @@ class _Reach:
 
 def _python_targets(path: str, data: bytes, root: str) -> list[str]:
     """The project files importing the modules the file's imports name runs: each package's
-    `__init__.py` on the way and the module, looked for as Python looks: relative imports
-    from the file's package, others from the directory above its package (a script's own
-    directory), the project root and its `src`."""
+    `__init__.py` on the way and the module (`python_modules.module_files`): relative imports
+    from the file's package, others from `import_bases`."""
     directory = os.path.dirname(path)
-    package_root = directory
-    while os.path.isfile(os.path.join(package_root, "__init__.py")) and \
-            os.path.dirname(package_root) != package_root:
-        package_root = os.path.dirname(package_root)
-    bases = list(dict.fromkeys((package_root, root, os.path.join(root, "src"))))
+    bases = import_bases(path, root)
     found: list[str] = []
     for dots, module, taken, modules in _IMPORT.findall(data):
         if not dots and not module:  # import a.b, c
             for name in _names(modules):
-                found += _module(bases, name)[0]
+                found += module_files(bases, name)[0]
             continue
         if dots:
             base = directory
             for _ in range(len(dots) - 1):
                 base = os.path.dirname(base)
-            files, package = _module([base], module.decode()) if module else \
+            files, package = module_files([base], module.decode()) if module else \
                 ([os.path.join(base, "__init__.py")], base)
         else:
-            files, package = _module(bases, module.decode())
+            files, package = module_files(bases, module.decode())
         found += files
         for name in _names(taken.strip(b"()")) if package else ():  # from package import module
-            found += _module([package], name, whole=True)[0]
+            found += module_files([package], name, whole=True)[0]
     return found
 
 
@@ -239,31 +235,6 @@ def _names(text: bytes) -> list[str]:
         if match:
             names.append(match.group())
     return names
-
-
-def _module(bases: list[str], module: str, whole: bool = False) -> tuple[list[str], str | None]:
-    """The files importing the dotted `module` runs, from the first of `bases` holding its
-    first part (each package's `__init__.py` and the module's file), and its directory when
-    it is a package; with `whole`, nothing unless the whole module is found."""
-    parts = module.split(".")
-    for base in bases:
-        files: list[str] = []
-        directory = base
-        for position, part in enumerate(parts):
-            here = os.path.join(directory, part)
-            last = position == len(parts) - 1
-            if os.path.isdir(here):
-                files.append(os.path.join(here, "__init__.py"))
-                directory = here
-                if last:
-                    return files, here
-                continue
-            if last and os.path.isfile(here + ".py"):
-                return files + [here + ".py"], None
-            break
-        if files and not whole:
-            return files, None
-    return [], None
 
 
 def _c_targets(path: str, data: bytes, root: str, paths: IncludePaths) -> list[str]:

@@ -1255,3 +1255,16 @@ def test_a_directory_that_is_no_project_is_not_walked_for_facts(tmp_path, monkey
     assert captured.out.startswith("train.py:12:10: CUR401 ")
     others = "2 other files" if marker else "1 other file"
     assert f"facts for 1 linted file from {others} of " in captured.err
+
+
+@pytest.mark.parametrize("top", ["", "src/", "python/", "packages/core/"])
+def test_a_package_anywhere_in_the_project_keeps_its_cross_module_finding(tmp_path, top):
+    """One answer to "is this import a module of the project" (`is_project_module`): a
+    package under `python/` lost the finding that the same package at the root or under
+    `src/` kept."""
+    findings = lint(tmp_path, {
+        f"{top}trainer/__init__.py": "",
+        f"{top}trainer/monitor.py": MONITOR,
+        f"{top}trainer/train.py": TRAIN_WITH_MONITOR,
+    })
+    assert codes_at(findings) == [("CUR401", f"{top}trainer/train.py", 12)]

@@ -6,8 +6,8 @@ threads), by itself or through its module's own functions. CUR4xx and CUR102 rea
 from __future__ import annotations
 
 import ast
+import os
 import re
-import sys
 
 from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis, body_of,
@@ -15,25 +15,24 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.library_work import LIBRARY_WORK, LibraryWork
+from cursedlint.analysis.python_modules import is_project_module
 from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, last_name, own_nodes, project_names,
 )
 from cursedlint.analysis.thread_starts import ThreadStarts
 from cursedlint.python_context import child_nodes
 
-def _project_module(statement: ast.Import | ast.ImportFrom) -> bool:
-    """Whether an import may name a module of the project (relative, or not the standard
-    library's nor a CUDA library's)."""
+
+def _project_module(context, statement: ast.Import | ast.ImportFrom) -> bool:
+    """Whether an import names a module of the project (`is_project_module`)."""
+    root = context.settings.root or os.getcwd()
     if isinstance(statement, ast.ImportFrom):
-        if statement.level:
-            return True
-        names = [statement.module or ""]
+        names = ["." * statement.level + (statement.module or "")]
     else:
         names = [alias.name for alias in statement.names]
-    return any(name.partition(".")[0] not in _NOT_PROJECT for name in names)
+    return any(is_project_module(context.source.path, name, root) for name in names)
 
 
-_NOT_PROJECT = sys.stdlib_module_names | {"torch", "cupy", "numba", "cuda", "numpy"}
 PINNED_LOADER = "pinned_loader"
 _CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
                   "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "graph",
@@ -61,7 +60,8 @@ class CudaReach(FunctionIndexer):
 
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
-        return any(map(_project_module, context.nodes(ast.Import, ast.ImportFrom)))
+        return any(_project_module(context, statement)
+                   for statement in context.nodes(ast.Import, ast.ImportFrom))
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from functools import lru_cache
 from typing import Callable, Iterable, Mapping, NamedTuple
 
 from cursedlint.python_consteval import _Bindings
@@ -100,6 +101,56 @@ def resolve(written: str, importer: str, package: bool) -> Imported | None:
         parts = parts[: len(parts) - climb]
         module = ".".join([*parts, module] if module else parts)
     return Imported(module, attribute or None)
+
+
+def import_bases(path: str, root: str) -> tuple[str, ...]:
+    """Where an absolute import in the file at `path` is found in the project, as Python finds
+    it: the directory above the file's top package (a script's own directory), the project's
+    `root` and its `src/`."""
+    top = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+        top = os.path.dirname(top)
+    return tuple(dict.fromkeys((top, root, os.path.join(root, "src"))))
+
+
+def module_files(bases: Iterable[str], module: str,
+                 whole: bool = False) -> tuple[list[str], str | None]:
+    """The files importing the dotted `module` runs, from the first of `bases` holding its
+    first part: each package's `__init__.py` (which may not exist: a namespace package) and
+    the module's file; and the module's directory when it is a package. With `whole`,
+    nothing unless the whole module is found."""
+    parts = module.split(".")
+    for base in bases:
+        files: list[str] = []
+        directory = base
+        for position, part in enumerate(parts):
+            here = os.path.join(directory, part)
+            last = position == len(parts) - 1
+            if os.path.isdir(here):
+                files.append(os.path.join(here, "__init__.py"))
+                directory = here
+                if last:
+                    return files, here
+                continue
+            if last and os.path.isfile(here + ".py"):
+                return files + [here + ".py"], None
+            break
+        if files and not whole:
+            return files, None
+    return [], None
+
+
+def is_project_module(path: str, module: str, root: str) -> bool:
+    """Whether the import of the dotted `module` (with its leading dots when relative) in the
+    file at `path` names a module of the project at `root` (found as `import_bases` says); the
+    one answer to that question for every rule and index."""
+    return module.startswith(".") or _top_found(import_bases(path, root),
+                                                module.partition(".")[0])
+
+
+@lru_cache(maxsize=4096)
+def _top_found(bases: tuple[str, ...], top: str) -> bool:
+    return bool(top) and bool(module_files(bases, top)[0])
 
 
 class ModuleTable:

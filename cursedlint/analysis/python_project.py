@@ -22,12 +22,11 @@ import ast
 import os
 import re
 import sys
-from functools import cache
 from msgspec import Struct, field
 from typing import Iterable, Iterator
 
 from cursedlint.analysis.python_modules import (
-    ModuleTable, is_package, module_name, resolve, written_imports,
+    ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
 )
 from cursedlint.findings import Step
 from cursedlint.project_index import Indexer
@@ -656,13 +655,12 @@ def project_functions(context, indexer: FunctionIndexer) -> ProjectFunctions | N
 def project_names(context) -> Iterator[str]:
     """The names a file takes from the project's other modules: those it imports from one
     (`helper` of `from .tools import helper`) and the attributes it reads of one it imports
-    whole (`loop` of `health.loop`, read from the text); a module is the project's when
-    imported relatively or when its top-level package is a directory or file of the project's
-    root (or its `src/`)."""
+    whole (`loop` of `health.loop`, read from the text), of a module `is_project_module`
+    finds."""
     root = context.settings.root or os.getcwd()
     for local, written in linted_imports(context).items():
         module, _, attribute = written.partition(":")
-        if not (module.startswith(".") or _in_project(root, module.partition(".")[0])):
+        if not is_project_module(context.source.path, module, root):
             continue
         if attribute:
             yield attribute  # (which may be a module: its attributes read count too)
@@ -679,13 +677,6 @@ def _attribute_reads(text: str) -> dict[str, set[str]]:
     for base, attribute in _ATTRIBUTE_READ.findall(text):
         reads.setdefault(base, set()).add(attribute)
     return reads
-
-
-@cache
-def _in_project(root: str, top: str) -> bool:
-    """Whether a top-level package or module `top` is a directory or file of the project."""
-    return any(os.path.exists(os.path.join(root, *parts))
-               for parts in ((top,), (top + ".py",), ("src", top), ("src", top + ".py")))
 
 
 def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str, str] | None:
