@@ -21,7 +21,7 @@ from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.analysis.includes import IncludedHeaders
-from cursedlint.project_index import KEPT_BYTES, FactError, ProjectIndex, facts_digest
+from cursedlint.project_index import KEPT_BYTES, FactError, Indexer, ProjectIndex, facts_digest
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import (
@@ -203,14 +203,15 @@ class Linter:
         return index
 
     def _wanted(self, context, rules: list[type[Rule]]) -> list[str]:
-        """The indexers whose facts (not gathered yet) these rules could use on this file: a
-        rule whose facts can add triggers always, another when its indexer's look at the
-        parsed file says so (or fails)."""
+        """The indexers of the file's language whose facts (not gathered yet) these rules could
+        use on this file: a rule whose facts can add triggers always, another when its
+        indexer's look at the parsed file says so (or fails: reported)."""
         wanted = []
         always = {rule.indexer.name for rule in rules if _adds_triggers(rule)}
         for rule in rules:
             for indexer in rule.indexers():
-                if indexer.name in self.project or indexer.name in wanted:
+                if indexer.name in self.project or indexer.name in wanted or \
+                        context.source.language not in indexer.languages:
                     continue
                 errors = self._fact_errors
                 if indexer.name in always or _needs(indexer, context, errors):
@@ -696,7 +697,7 @@ class Linter:
         found = {name for name, facts in self.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
-            (rule.languages, word) for rule in using if _adds_triggers(rule)
+            (rule.indexer.languages, word) for rule in using if _adds_triggers(rule)
             and rule.indexer.name in self.project
             for word in rule.project_trigger_words(self.project[rule.indexer.name])
         ]
@@ -1028,7 +1029,7 @@ def _summarized(indexers: Iterable) -> list:
 def _adds_triggers(rule: type[Rule]) -> bool:
     """Whether the rule's facts from other files can make more files worth linting."""
     return rule.indexer is not None and \
-        rule.project_trigger_words.__func__ is not Rule.project_trigger_words.__func__
+        type(rule.indexer).trigger_words is not Indexer.trigger_words
 
 
 def _names_any(path: str, words: list[str]) -> bool:

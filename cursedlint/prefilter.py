@@ -74,7 +74,8 @@ class Prefilter:
         self.triggers = []
         for rule in rules:
             facts = project.get(rule.indexer.name, {}) if rule.indexer else {}
-            words = rule.project_trigger_words(facts)
+            words = rule.project_trigger_words(facts) if rule.indexer and (
+                language is None or language in rule.indexer.languages) else ()
             look = rule.checker(language).look(self._resolved[rule], self.target_python, language)
             if look is not None and words:  # a file that names a project wrapper passes too
                 from cursedlint.second_look import AnyOf, Names

@@ -76,6 +76,14 @@ class Indexer:
         round, besides `words` (e.g. the names it imports from the project's modules)."""
         return ()
 
+    def trigger_words(self, facts: dict[str, Any]) -> Iterable[str]:
+        """Names the facts (path -> summary) make worth linting a file for, with these facts,
+        for every rule that reads them: the project's functions through which a call can be
+        a finding (a wrapper of a registration API, a function that begins a capture). A file
+        that calls none is not linted again; none (the default): the facts add no
+        triggers."""
+        return ()
+
     def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
         """Words that the facts found so far (path -> summary) make worth looking for."""
         return ()

@@ -227,9 +227,10 @@ class Rule:
 
     @classmethod
     def project_trigger_words(cls, facts: dict[str, Any]) -> tuple[str, ...]:
-        """Words the project's facts make worth looking for (e.g. names of wrappers defined in
-        other files): the prefilter adds them to the rule's triggers."""
-        return ()
+        """Words the project's facts (its indexer's, path -> summary) make worth looking for:
+        the prefilter adds them to the rule's triggers. Derived from the indexer
+        (`Indexer.trigger_words`), so every rule reading the same facts has the same."""
+        return tuple(sorted(cls.indexer.trigger_words(facts))) if cls.indexer else ()
 
     def report(
         self,

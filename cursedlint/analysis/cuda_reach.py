@@ -58,6 +58,11 @@ class CudaReach(FunctionIndexer):
         """What a file that needs the facts uses from the project's modules."""
         return project_names(context)
 
+    def trigger_words(self, facts):
+        """The project's functions that begin a global-mode capture (a finding across modules
+        needs one, and they are few)."""
+        return capturing_names(facts)
+
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
         return any(_project_module(context, statement)

@@ -175,6 +175,13 @@ class FunctionIndexer(Indexer):
         return (path in facts and reach.holds_any(path)) or \
             any(reach.leads_to_fact(name) for name in lookups)
 
+    def trigger_words(self, facts: dict[str, ModuleSummary]) -> Iterable[str]:
+        """The project's functions that reach a fact (of their own, or through their module's
+        functions): a call of one can be a finding in the module that calls it. An indexer
+        whose facts can only clear findings returns none."""
+        return {qualname.rpartition(".")[2] for summary in facts.values()
+                for qualname, function in summary.functions.items() if function.facts}
+
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
         """The names the summarized functions call in the project (their modules define them,
         or re-export them), and the functions that have a fact, so the chains from the

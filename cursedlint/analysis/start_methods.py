@@ -108,6 +108,10 @@ class StartMethods(FunctionIndexer):
         (its callers)."""
         return context.shared(_SEEDS, lambda: _seed_names(context))
 
+    def trigger_words(self, facts):
+        """None: a start method set elsewhere only clears a finding."""
+        return ()
+
     def extended(self, context, summary: ModuleSummary | None,
                  calls: list[tuple[str, ast.Call]]) -> StartMethodSummary | None:
         """The module's summary with its string constants and what its calls pass."""

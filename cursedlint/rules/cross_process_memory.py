@@ -78,6 +78,10 @@ class CmaWrapperIndex(Indexer):
     def summarize(self, context):
         return CmaFailureAborts.wrappers_defined_in(context)
 
+    def trigger_words(self, facts):
+        """The wrappers' names: a call of one is a CMA call."""
+        return {name for wrappers in facts.values() for name in wrappers}
+
 
 class Outcome(Enum):
     """Where the failure path goes after a statement."""
@@ -354,10 +358,6 @@ class CmaFailureAborts(Rule):
             if name not in CMA_FUNCTIONS and name not in rule.option["wrappers"]
         }
         return wrappers or None
-
-    @classmethod
-    def project_trigger_words(cls, facts) -> tuple[str, ...]:
-        return tuple(sorted({name for wrappers in facts.values() for name in wrappers}))
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:

@@ -295,6 +295,11 @@ class CallbackHelpers(FunctionIndexer):
         """The helpers a file that needs the facts may call: what it takes from the project."""
         return project_names(context)
 
+    def trigger_words(self, facts):
+        """The project's helpers that hand a parameter to a callback API, or on to another
+        helper: a callable passed to one is a callback."""
+        return helper_names(facts)
+
     def more_words(self, facts, settings):
         """The helpers found so far: a module that calls one may hand a parameter on to it.
         (`facts` still grows: not `helper_names`, which keeps its answer.)"""
@@ -452,12 +457,6 @@ class PythonCallbackIntoCuda(Rule):
     @classmethod
     def triggers_for(cls, options):
         return (*cls.triggers, *options["extra-apis"])
-
-    @classmethod
-    def project_trigger_words(cls, facts) -> tuple[str, ...]:
-        """Names of the project's helpers that hand a parameter to a callback API, or on to
-        another helper."""
-        return tuple(sorted(helper_names(facts)))
 
     @classmethod
     def look(cls, options, target_python, language):

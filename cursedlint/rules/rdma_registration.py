@@ -126,6 +126,10 @@ class RegistrationWrapperIndex(Indexer):
         return {name: (api, shape.address, shape.length)
                 for name, (api, shape) in wrappers.items()} or None
 
+    def trigger_words(self, facts):
+        """The wrappers' names: a call of one is a registration."""
+        return {name for wrappers in facts.values() for name in wrappers}
+
 
 class RegistrationRule(Rule):
     """What CUR301 and CUR302 share: C/C++, the registration APIs' names as triggers, and the
@@ -136,10 +140,6 @@ class RegistrationRule(Rule):
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
     reads_facts_of = (HEADERS,)
-
-    @classmethod
-    def project_trigger_words(cls, facts) -> tuple[str, ...]:
-        return tuple(sorted({name for wrappers in facts.values() for name in wrappers}))
 
     @property
     def facts(self) -> "Registrations":

@@ -14,7 +14,7 @@ from __future__ import annotations
 from cursedlint.analysis.capture_regions import (
     GRAPH_NAMES, REGION_TRIGGERS, REGION_WORDS, Region,
 )
-from cursedlint.analysis.cuda_reach import CUDA_REACH, capturing_names
+from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.findings import Fix, Severity, Step
 from cursedlint.languages import C, CPP, PYTHON
 from cursedlint.rule import Example, Rule
@@ -260,12 +260,6 @@ class CudaThreadDuringCapture(CaptureRule):
             language="cpp",
         ),
     )
-
-    @classmethod
-    def project_trigger_words(cls, facts) -> tuple[str, ...]:
-        """Names of the project's functions that begin a global-mode capture (a finding
-        across modules needs one, and they are few)."""
-        return capturing_names(facts)
 
     def _report_thread(self, target, thread: str, region: Region, reached: str,
                        device_wide: bool, steps: tuple[Step, ...] = (),
@@ -640,12 +634,6 @@ class PinnedLoaderDuringCapture(CaptureRule):
                 self.graph.capture_end()
         """,
     )
-
-    @classmethod
-    def project_trigger_words(cls, facts) -> tuple[str, ...]:
-        """Names of the project's functions that begin a global-mode capture: a loop over a
-        pinned loader that calls one is a finding."""
-        return capturing_names(facts)
 
 
 class CaptureWithoutWarmup(CaptureRule):
