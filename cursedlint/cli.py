@@ -162,6 +162,18 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--output-format", choices=("text", "json"), default="text")
     doctor.add_argument("--strict", action="store_true", help="exit 1 when a condition arms a hazard")
     doctor.add_argument("--root", default="/", help="read proc/ and dev/ under this directory instead of / (a mounted system image)")
+
+    explain = commands.add_parser(
+        "explain", formatter_class=_help_formatter,
+        help="why the findings on one line are there: their chains, and where their facts came from",
+    )
+    explain.add_argument("location", metavar="PATH:LINE", help="the file (linted as `check PATH` lints it) and the line")
+    for option, kind, text in (("--config", _non_empty, "configuration file (default: the file's nearest)"),
+                               ("--target-python", _non_empty, "Python version the code runs on"),
+                               ("--compile-commands", _non_empty, "compile_commands.json (or its directory)")):
+        explain.add_argument(option, type=kind, help=text)
+    explain.add_argument("--select", type=_codes, action="extend", help="codes or prefixes to enable")
+    explain.add_argument("--ignore", type=_codes, action="extend", default=[], help="codes or prefixes to disable")
     return parser
 
 
@@ -252,6 +264,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return run_doctor(args)
     if args.command == "clean":
         return clean_cache(args.path)
+    if args.command == "explain":
+        return explain(args)
     parser.print_help(sys.stderr)
     return EXIT_ERROR
 
@@ -377,6 +391,63 @@ def run_doctor(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if args.strict and armed else EXIT_CLEAN
 
 
+def explain(args: argparse.Namespace) -> int:
+    """`explain PATH:LINE`: the file linted as `check PATH` lints it (without the cache, so
+    its facts are gathered), then each finding on the line with its help and chain, and the
+    project, configuration and facts it was linted with."""
+    path, _, line = args.location.rpartition(":")
+    if not path or not line.isdigit() or int(line) < 1:
+        raise UsageError(f"expected PATH:LINE (e.g. train.py:12), not {args.location!r}")
+    if not os.path.isfile(path):
+        raise UsageError(f"{path!r} is not a file")
+    options = ["check", "--no-cache", "--", path]
+    for option in ("config", "target_python", "compile_commands"):
+        if getattr(args, option):
+            options[1:1] = [f"--{option.replace('_', '-')}", getattr(args, option)]
+    for option in ("select", "ignore"):
+        if getattr(args, option):
+            options[1:1] = [f"--{option}", ",".join(getattr(args, option))]
+    linting = build_parser().parse_args(options)
+    linting.explain_line = int(line)
+    return check(linting)
+
+
+def _explain(line: int, groups: list[_Group], results) -> int:
+    """Print `explain`'s answer for `line` of the one linted file."""
+    from cursedlint.formats import printable
+
+    result = results[0] if results else None
+    group = groups[0]
+    shown = printable(result.path) if result else "?"
+    findings = [f for f in result.findings if f.span.line <= line <= f.span.end_line] \
+        if result else []
+    out = [f"{shown}:{line}: " + (f"{len(findings)} finding{'s' * (len(findings) != 1)}"
+                                   if findings else "no finding on this line")]
+    for finding in findings:
+        out.append(f"  {finding.code} {finding.severity.value} at {finding.line}:{finding.column}: "
+                   f"{finding.message}")
+        if finding.help:
+            out.append(f"    help: {finding.help}")
+        for step in finding.related:
+            out.append(f"    step: {printable(step.path)}:{step.line}: {step.note}")
+    if not findings and result and result.findings:
+        out.append("  findings elsewhere in the file, on lines " + ", ".join(
+            str(number) for number in sorted({f.line for f in result.findings})))
+    out.append(f"configuration: {_config_name(group.config)}; target Python "
+               f"{'.'.join(map(str, group.settings.target_python))}")
+    out.append(f"project: {printable(group.root)}" if group.root else "project: none")
+    if group.fact_files:
+        out.append(f"  {group.fact_files}")
+    if group.passes:
+        out.append("facts gathered (indexer: files of its languages, rounds, files holding its "
+                   "words, files with facts):")
+        out += [f"  {done}" for done in group.passes]
+    else:
+        out.append("facts gathered: none (no rule that fired on the file asked for any)")
+    _write_stdout("\n".join(out) + "\n")
+    return EXIT_CLEAN
+
+
 def check(args: argparse.Namespace) -> int:
     from cursedlint import config as configuration
     from cursedlint.discovery import discover, project_root
@@ -442,6 +513,8 @@ def check(args: argparse.Namespace) -> int:
         results += group.results
     if len(groups) > 1:
         results.sort(key=lambda result: result.path)  # in the order of the files, whatever their group
+    if getattr(args, "explain_line", None):
+        return _explain(args.explain_line, groups, results)
     findings = _findings(results)
     if args.diff:
         return _print_diffs(results, findings, args.unsafe_fixes)
@@ -469,7 +542,8 @@ def check(args: argparse.Namespace) -> int:
 class _Group:
     """Linted files that get the same settings: those of one configuration file, or (files no
     configuration file covers) the defaults with one target Python. `targets`: where the target
-    of each configuration in the group comes from; `results`: the files' results once linted."""
+    of each configuration in the group comes from; once linted, `results` (the files'),
+    `root` (the project's) and `passes` (what gathering facts from other files did)."""
 
     def __init__(self, config, settings, files: list[tuple[str, str]]):
         self.config = config
@@ -477,6 +551,9 @@ class _Group:
         self.files = files
         self.targets = [settings.target_python_source]
         self.results: list = []
+        self.root = ""
+        self.passes: list = []
+        self.fact_files = ""  # where facts were drawn from, in a run over some of the project
 
 
 def _groups(found, settings_of) -> list[_Group]:
@@ -522,7 +599,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
         walk = ProjectWalk(resolver) if is_project(root, config) else None  # never $HOME, /tmp
         whole = _covers_project(root, paths)
-        facts = _fact_files(args, root, group.files, walk, linter)
+        facts = _fact_files(args, root, group, walk, linter)
         project = Project(
             functools.cache(lambda: _project_files(root, linted, group.files) if whole
                             else facts("nearest")),
@@ -532,7 +609,21 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
         )
     if cached:  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter)
-    return linter.run(group.files, args.jobs or default_jobs(), project)
+    results = linter.run(group.files, args.jobs or default_jobs(), project)
+    group.root, group.passes = root, linter.fact_passes
+    if args.verbose and project is not None:
+        _print_facts(group)
+    return results
+
+
+def _print_facts(group) -> None:
+    """-v: the project facts were gathered in, and what each indexer's gathering did."""
+    from cursedlint.formats import printable
+
+    if group.passes:
+        print(f"facts from the project at {printable(group.root)}:", file=sys.stderr)
+    for done in group.passes:
+        print(f"  {done}", file=sys.stderr)
 
 
 def _findings(results) -> list:
@@ -679,10 +770,10 @@ def _project_files(root: str, linted: list[tuple[str, str]], own: list[tuple[str
     return sorted({(absolute(path, cwd), language) for path, language in files + own})
 
 
-def _fact_files(args, root: str, own: list[tuple[str, str]], walk, linter):
-    """A function giving one of the `FactFiles` lists (by name) for the linted files `own`, in
-    a run that does not lint the whole project (`walk`: the project's, None when `root` is no
-    project); with -v, each list taken is described."""
+def _fact_files(args, root: str, group: _Group, walk, linter):
+    """A function giving one of the `FactFiles` lists (by name) for the group's files, in a
+    run that does not lint the whole project (`walk`: the project's, None when `root` is no
+    project); each list taken is described on the group, and with -v."""
     from cursedlint.fact_files import MAX_FILES, FactFiles
     from cursedlint.formats import printable
     from cursedlint.source import SourceError
@@ -695,18 +786,19 @@ def _fact_files(args, root: str, own: list[tuple[str, str]], walk, linter):
         except (OSError, SourceError):
             return None
 
-    found = FactFiles(root, own, walk, read, linter.settings)
+    found = FactFiles(root, group.files, walk, read, linter.settings)
 
     def files(name: str) -> list[tuple[str, str]]:
         listed = getattr(found, name)
+        reached = len(found.reached) - len(found.linted)
+        group.fact_files = (
+            f"facts for {_count(len(found.linted), 'linted file')} from "
+            f"{_count(len(listed) - len(found.linted), 'other file')} of {printable(root)}: "
+            f"{reached:,} reached by imports and includes, "
+            f"{len(listed) - len(found.reached):,} {name} them"
+            + (f" (stopped at the bound of {MAX_FILES:,})" if found.bounded else ""))
         if args.verbose:
-            reached = len(found.reached) - len(found.linted)
-            print(f"facts for {_count(len(found.linted), 'linted file')} from "
-                  f"{_count(len(listed) - len(found.linted), 'other file')} of {printable(root)}: "
-                  f"{reached:,} reached by imports and includes, "
-                  f"{len(listed) - len(found.reached):,} {name} them"
-                  + (f" (stopped at the bound of {MAX_FILES:,})" if found.bounded else ""),
-                  file=sys.stderr)
+            print(group.fact_files, file=sys.stderr)
         return listed
 
     return files

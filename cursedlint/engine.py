@@ -21,7 +21,9 @@ from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
 from cursedlint.cache import file_stat
 from cursedlint.prefilter import Prefilter
 from cursedlint.analysis.includes import IncludedHeaders
-from cursedlint.project_index import KEPT_BYTES, FactError, Indexer, ProjectIndex, facts_digest
+from cursedlint.project_index import (
+    KEPT_BYTES, FactError, FactPass, ProjectIndex, facts_digest,
+)
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import (
@@ -121,6 +123,7 @@ class Linter:
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
         self._fact_errors: list[FactError] = []  # errors of the facts' gathering, to report
+        self.fact_passes: list[FactPass] = []  # what the run's facts gathering did (-v)
         self._index_trees: dict[tuple[str, bytes], ast.Module] | None = None  # (index_project)
         self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
         self.facts_key: str | None = None
@@ -675,8 +678,10 @@ class Linter:
         rules = self.indexing_rules()
         needed = {name for result in results for name in result.needs}
         wanted = set(needed)
-        if not project.linted_all:
-            wanted.update(rule.indexer.name for rule in rules if _adds_triggers(rule))
+        if not project.linted_all:  # (for the linted files' languages)
+            languages = {language for _, language in files}
+            wanted.update(rule.indexer.name for rule in rules if _adds_triggers(rule)
+                          and languages.intersection(rule.indexer.languages))
         using = [rule for rule in rules if any(ix.name in wanted for ix in rule.indexers())]
         if not using:
             return []
@@ -693,7 +698,7 @@ class Linter:
             sources, narrow = near, {}
         index = self.index_project(sources(), project.store, using, wanted, seeds,
                                    jobs, summaries, save=False, narrow=narrow)
-        errors = index.errors
+        errors, self.fact_passes = index.errors, index.passes
         found = {name for name, facts in self.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
         words = [
@@ -714,7 +719,7 @@ class Linter:
                 seeds.setdefault(name, set()).update(added)
             index = self.index_project(sources(), project.store, using, wanted,
                                        seeds, jobs, summaries, save=False, narrow=narrow)
-            errors = index.errors
+            errors, self.fact_passes = index.errors, index.passes
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}
         self.facts_key, self._modules = facts_digest(self.project, index) if self.cache \
@@ -1028,8 +1033,7 @@ def _summarized(indexers: Iterable) -> list:
 
 def _adds_triggers(rule: type[Rule]) -> bool:
     """Whether the rule's facts from other files can make more files worth linting."""
-    return rule.indexer is not None and \
-        type(rule.indexer).trigger_words is not Indexer.trigger_words
+    return rule.indexer is not None and rule.indexer.adds_triggers
 
 
 def _names_any(path: str, words: list[str]) -> bool:

@@ -76,12 +76,15 @@ class Indexer:
         round, besides `words` (e.g. the names it imports from the project's modules)."""
         return ()
 
+    adds_triggers = False
+    """Whether `trigger_words` may give some: then a run over some of the project's files
+    gathers these facts even for files that hold none of the rules' own triggers."""
+
     def trigger_words(self, facts: dict[str, Any]) -> Iterable[str]:
         """Names the facts (path -> summary) make worth linting a file for, with these facts,
         for every rule that reads them: the project's functions through which a call can be
         a finding (a wrapper of a registration API, a function that begins a capture). A file
-        that calls none is not linted again; none (the default): the facts add no
-        triggers."""
+        that calls none is not linted again. Set `adds_triggers` where it gives some."""
         return ()
 
     def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
@@ -251,6 +254,7 @@ class ProjectIndex:
         self.run_stats = RunStats() if run_stats is None else run_stats  # shared with the cache
         self.summarized = 0  # files parsed for a summary in this run (not found in the store)
         self.errors: list[FactError] = []  # summarizers that raised, in this run
+        self.passes: list[FactPass] = []  # what each indexer's gathering did, for -v/explain
         self._memo: dict[tuple[str, str], Any] = {}
         self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
         self._per_file: set[str] = set()  # indexers whose facts are each file's own summary
@@ -265,6 +269,7 @@ class ProjectIndex:
         size = 0
         pending = set(indexer.words(self.settings)) | set(seeds)
         rounds = 0
+        files = self.narrow.get(indexer.name, self.files)
         while pending and (indexer.max_rounds is None or rounds <= indexer.max_rounds):
             rounds += 1
             hits = self._hits(indexer, _Search(indexer, pending, first_round=not searched), done)
@@ -273,6 +278,8 @@ class ProjectIndex:
             hits = itertools.chain(ahead, hits)
             while True:
                 if _full(indexer, len(found), size):
+                    self.passes.append(FactPass(indexer.name, _of(indexer, files), rounds,
+                                                len(done), len(found), _bound(indexer)))
                     return found
                 hit = next(hits, None)
                 if hit is None:
@@ -285,6 +292,8 @@ class ProjectIndex:
                     found[path] = summary
             searched |= pending
             pending = set(indexer.more_words(found, self.settings)) - searched
+        self.passes.append(FactPass(indexer.name, _of(indexer, files), rounds, len(done),
+                                    len(found)))
         return found
 
     def add(self, indexer: Indexer, digest: str, summary: Any) -> None:
@@ -454,6 +463,40 @@ class ProjectIndex:
             return (None if context is None else indexer.summarize(context)), None
         except Exception as error:
             return None, FactError.of(path, indexer.name, error)
+
+
+class FactPass(NamedTuple):
+    """What gathering one indexer's facts did: over how many project files, in how many
+    rounds, how many files held its words (read as code), how many gave a fact, and the bound
+    that stopped it (past which chains are unknown), if one did."""
+
+    indexer: str
+    files: int
+    rounds: int
+    read: int
+    found: int
+    bound: str = ""
+
+    def __str__(self) -> str:
+        rounds = f"{self.rounds} round{'s' if self.rounds != 1 else ''}"
+        stopped = f"; stopped at its bound of {self.bound}" if self.bound else ""
+        return (f"{self.indexer}: {self.files:,} files, {rounds}, {self.read:,} holding its "
+                f"words, {self.found:,} with facts{stopped}")
+
+
+def _of(indexer: Indexer, files: list[tuple[str, str]]) -> int:
+    """How many of `files` are of the indexer's languages."""
+    return sum(language in indexer.languages for _, language in files)
+
+
+def _bound(indexer: Indexer) -> str:
+    """The indexer's bounds, as -v names them."""
+    bounds = []
+    if indexer.max_files is not None:
+        bounds.append(f"{indexer.max_files:,} files")
+    if indexer.max_bytes is not None:
+        bounds.append(f"{indexer.max_bytes >> 10:,} KiB")
+    return " or ".join(bounds)
 
 
 class FactError(NamedTuple):

@@ -230,7 +230,9 @@ class Rule:
         """Words the project's facts (its indexer's, path -> summary) make worth looking for:
         the prefilter adds them to the rule's triggers. Derived from the indexer
         (`Indexer.trigger_words`), so every rule reading the same facts has the same."""
-        return tuple(sorted(cls.indexer.trigger_words(facts))) if cls.indexer else ()
+        indexer = cls.indexer
+        return tuple(sorted(indexer.trigger_words(facts))) if indexer and indexer.adds_triggers \
+            else ()
 
     def report(
         self,

@@ -267,3 +267,37 @@ def test_an_indexer_that_raises_is_reported_as_cur000_never_passed_over(
            f"file: {message};" in out
     if how == "summarize":  # (a failed look loses the names train.py takes from monitor.py)
         assert "trainer/train.py:12:10: CUR401 " in out
+
+
+def test_explain_shows_the_chain_the_project_and_the_facts_gathered(tmp_path, monkeypatch,
+                                                                    capsys):
+    _monorepo(tmp_path, unrelated=5)
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", "projects/vision/trainer/train.py:12"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "projects/vision/trainer/train.py:12: 1 finding"
+    assert out[1].startswith("  CUR401 error at 12:10: thread `watcher` running watch_memory()")
+    assert "    step: common/monitor.py:7: `torch.cuda.synchronize()` waits for the whole " \
+           "device" in out
+    assert f"project: {tmp_path}" in out
+    assert any(line.startswith("  facts for 1 linted file from ") and
+               "reached by imports and includes" in line for line in out)
+    assert any(line.startswith("  cuda-reach: ") and line.endswith("with facts")
+               for line in out)
+    assert main(["explain", "projects/vision/trainer/train.py:3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == ["projects/vision/trainer/train.py:3: no finding on this line",
+                       "  findings elsewhere in the file, on lines 12"]
+    for bad in ("projects/vision/trainer/train.py", "nothing.py:3", "train.py:0"):
+        assert main(["explain", bad]) == 2
+        assert "cursedlint: error: " in capsys.readouterr().err
+
+
+def test_verbose_names_the_project_and_what_each_indexer_gathered(tmp_path, monkeypatch,
+                                                                   capsys):
+    _monorepo(tmp_path, unrelated=5)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "-v", "projects/vision/trainer/train.py"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert f"facts from the project at {tmp_path}:" in err
+    assert any(line.startswith("  cuda-reach: ") for line in err)

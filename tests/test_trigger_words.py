@@ -11,7 +11,6 @@ from cursedlint.analysis.python_project import (
     FunctionIndexer, FunctionSummary, ModuleSummary, OutCall, Reach,
 )
 from cursedlint.analysis.start_methods import START_METHODS
-from cursedlint.project_index import Indexer
 from cursedlint.registry import all_rules
 
 
@@ -41,7 +40,9 @@ SUMMARIES = {
 
 def test_a_function_indexer_adds_the_names_of_functions_that_reach_a_fact():
     assert set(_Forks().trigger_words(SUMMARIES)) == {"spawn_worker", "grow"}
-    assert set(START_METHODS.trigger_words(SUMMARIES)) == set()  # its facts only clear
+    assert _Forks.adds_triggers
+    assert not START_METHODS.adds_triggers  # its facts only clear findings
+    assert all_rules()["CUR102"].project_trigger_words(SUMMARIES) == ()
 
 
 def test_rules_reading_the_same_facts_add_the_same_words():
@@ -50,11 +51,11 @@ def test_rules_reading_the_same_facts_add_the_same_words():
         if rule.indexer is not None:
             words = tuple(rule.project_trigger_words({}))
             by_indexer.setdefault(rule.indexer.name, set()).add(words)
-            assert engine._adds_triggers(rule) == (
-                type(rule.indexer).trigger_words is not Indexer.trigger_words)
         assert "project_trigger_words" not in vars(rule), \
             f"{rule.code} declares trigger words its indexer already gives"
     assert all(len(words) == 1 for words in by_indexer.values())
+    assert sorted(code for code, rule in all_rules().items() if engine._adds_triggers(rule)) == [
+        "CUR201", "CUR301", "CUR302", "CUR401", "CUR402", "CUR403", "CUR404", "CUR601"]
 
 
 def test_every_capture_rule_gets_the_capturing_functions_of_other_modules():

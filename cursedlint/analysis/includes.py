@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any, Iterable
 
 from cursedlint.languages import C, CPP
-from cursedlint.project_index import Indexer
+from cursedlint.project_index import FactPass, Indexer
 from cursedlint.source import SourceError
 
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
@@ -277,6 +277,7 @@ class IncludedHeaders(Indexer):
             headers = _closure(index, paths, flags, path, data, languages)
             if headers or flags.defines:
                 found[path] = Included(headers, flags.defines)
+        index.passes.append(FactPass(self.name, len(languages), 1, len(holding), len(found)))
         return found
 
 

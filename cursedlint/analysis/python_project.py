@@ -175,6 +175,8 @@ class FunctionIndexer(Indexer):
         return (path in facts and reach.holds_any(path)) or \
             any(reach.leads_to_fact(name) for name in lookups)
 
+    adds_triggers = True
+
     def trigger_words(self, facts: dict[str, ModuleSummary]) -> Iterable[str]:
         """The project's functions that reach a fact (of their own, or through their module's
         functions): a call of one can be a finding in the module that calls it. An indexer

@@ -108,9 +108,7 @@ class StartMethods(FunctionIndexer):
         (its callers)."""
         return context.shared(_SEEDS, lambda: _seed_names(context))
 
-    def trigger_words(self, facts):
-        """None: a start method set elsewhere only clears a finding."""
-        return ()
+    adds_triggers = False  # a start method set elsewhere only clears a finding
 
     def extended(self, context, summary: ModuleSummary | None,
                  calls: list[tuple[str, ast.Call]]) -> StartMethodSummary | None:

@@ -78,6 +78,8 @@ class CmaWrapperIndex(Indexer):
     def summarize(self, context):
         return CmaFailureAborts.wrappers_defined_in(context)
 
+    adds_triggers = True
+
     def trigger_words(self, facts):
         """The wrappers' names: a call of one is a CMA call."""
         return {name for wrappers in facts.values() for name in wrappers}

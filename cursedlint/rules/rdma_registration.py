@@ -126,6 +126,8 @@ class RegistrationWrapperIndex(Indexer):
         return {name: (api, shape.address, shape.length)
                 for name, (api, shape) in wrappers.items()} or None
 
+    adds_triggers = True
+
     def trigger_words(self, facts):
         """The wrappers' names: a call of one is a registration."""
         return {name for wrappers in facts.values() for name in wrappers}
