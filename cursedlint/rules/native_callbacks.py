@@ -367,10 +367,15 @@ def _forwards(context, function: ast.AST, facts: dict) -> dict[str, Reach]:
 
 
 def _module_helpers(context) -> list[Helper]:
-    """The module's functions that hand a parameter to a callback API (CUR201's walk)."""
+    """The module's functions that hand a parameter to a callback API (CUR201's walk; an error
+    in it is the summary's, reported as CUR000)."""
     rule = PythonCallbackIntoCuda(context, context.settings.rule_options.get("CUR201"))
-    context.walk([rule], lambda rule, error: None)
+    context.walk([rule], _raise)
     return rule.helpers
+
+
+def _raise(rule, error: BaseException):
+    raise error
 
 
 CALLBACK_HELPERS = CallbackHelpers()
