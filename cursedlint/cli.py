@@ -332,7 +332,7 @@ def clean_cache(path: str) -> int:
     cache below `path` (the projects of a monorepo, runs from a subdirectory), naming each."""
     from cursedlint import config as configuration
     from cursedlint.cache import CACHE_DIR, clean
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     if not os.path.exists(path):
         raise UsageError(f"path {path!r} does not exist")
@@ -414,7 +414,7 @@ def explain(args: argparse.Namespace) -> int:
 
 def _explain(line: int, groups: list[_Group], results) -> int:
     """Print `explain`'s answer for `line` of the one linted file."""
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     result = results[0] if results else None
     group = groups[0]
@@ -451,7 +451,7 @@ def _explain(line: int, groups: list[_Group], results) -> int:
 def check(args: argparse.Namespace) -> int:
     from cursedlint import config as configuration
     from cursedlint.discovery import discover, project_root
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
     from cursedlint.notices import OPT_IN, UnusedSuppression
     from cursedlint.registry import all_rules
 
@@ -618,7 +618,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
 
 def _print_facts(group) -> None:
     """-v: the project facts were gathered in, and what each indexer's gathering did."""
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     if group.passes:
         print(f"facts from the project at {printable(group.root)}:", file=sys.stderr)
@@ -645,7 +645,7 @@ def _against_baselines(args, groups: list[_Group], findings, results):
 
 def _shown(path: str) -> str:
     """A path as messages show it: relative to the working directory when within it."""
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     relative = os.path.relpath(path)
     return printable(path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative)
@@ -671,7 +671,7 @@ def _print_group(group: _Group) -> None:
 def _show_files(groups: list[_Group]) -> None:
     """--show-files: the files a run would lint, one a line, with their configuration when
     more than one applies."""
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     lines = sorted(
         (path, f"  ({_config_name(group.config)})" if len(groups) > 1 else "")
@@ -775,7 +775,7 @@ def _fact_files(args, root: str, group: _Group, walk, linter):
     run that does not lint the whole project (`walk`: the project's, None when `root` is no
     project); each list taken is described on the group, and with -v."""
     from cursedlint.fact_files import MAX_FILES, FactFiles
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
     from cursedlint.source import SourceError
 
     def read(path: str) -> bytes | None:
@@ -879,7 +879,7 @@ def _use_color() -> bool:
 
 
 def _print_verbose(results, seconds: float) -> None:
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     counts: dict[str, int] = {}
     for result in results:
@@ -900,7 +900,7 @@ def _print_verbose(results, seconds: float) -> None:
 def _print_fix_summary(results) -> bool:
     """Print the notes of --fix and what it fixed; whether writing a file's fixes failed. A
     note names the file and may name others (a symlink's target, a backup copy): escaped."""
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     for result in results:
         for note in result.notes:
@@ -1005,7 +1005,7 @@ def _on_changed_lines(reference: str, paths: list[str], findings):
     """--diff-base: the findings a change since `reference` touches, in the git repository
     of the linted `paths`."""
     from cursedlint.changed_lines import DiffError, changed_lines, on_changed_lines
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     try:
         return on_changed_lines(findings, changed_lines(reference, paths))
@@ -1035,7 +1035,7 @@ def _cache_usable(root: str) -> bool:
     place (a symbolic link a repository committed, never followed), a warning says that the
     run goes as with --no-cache."""
     from cursedlint.cache import CACHE_DIR, unusable
-    from cursedlint.formats import printable
+    from cursedlint.formats.shared import printable
 
     top = os.path.join(root, CACHE_DIR)
     reason = unusable(top)

@@ -43,6 +43,8 @@ from typing import Any, Container, Iterable, Mapping, Sequence
 from msgspec import Struct, field
 from msgspec.structs import replace
 
+from cursedlint.globs import glob_rules
+from cursedlint.requires_python import BadSpecifier, lowest_allowed
 from cursedlint.safe_files import SMALL_FILE_BYTES, read_regular
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_PAGE_SIZE, Settings
 
@@ -892,8 +894,6 @@ class PathMatcher:
 def compile_pattern(pattern: str):
     """The (regex, include) rules of one gitignore-style pattern, as discovery matches them
     (in linear time: the pattern may come from a hostile repository)."""
-    from cursedlint.discovery import glob_rules
-
     return glob_rules([pattern], strict=True)
 
 
@@ -957,11 +957,26 @@ def build_settings(
     )
 
 
+def project_requires_python(start: str) -> tuple[str, str] | None:
+    """(path, specifiers) of the nearest `pyproject.toml` at or above `start` that has a
+    `[project]` table; None when there is none, or it sets no `requires-python`."""
+    directory = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(directory, PYPROJECT_FILENAME)
+        if os.path.isfile(candidate):
+            project = _parse_toml(candidate, _read_bytes(candidate)).get("project")
+            if isinstance(project, dict):
+                value = project.get("requires-python")
+                return (candidate, value) if isinstance(value, str) else None
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
 def _project_target(root: str) -> tuple[tuple[int, int], str]:
     """The lowest supported Python the project's `requires-python` allows (as ruff infers its
     target), else the running interpreter's; with where it comes from."""
-    from cursedlint.requires_python import BadSpecifier, lowest_allowed, project_requires_python
-
     running = sys.version_info[:2]
     try:
         found = project_requires_python(root)

@@ -13,40 +13,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterable, Mapping
 
-from ahocorasick_rs import BytesAhoCorasick, Implementation
-
+from cursedlint.byte_search import automaton, windows
 from cursedlint.rule import Rule, trigger_alternatives, triggered_by
-
-WINDOW = 1 << 20
-"""Bytes searched at a time: the matches of one window are listed at once (a file holding a
-word millions of times would list millions), so memory stays bounded by the window."""
-
-
-LONGEST_FOR_DFA = 256
-"""The longest pattern an automaton is built as a DFA for (`automaton`)."""
-
-
-def automaton(patterns: list[bytes], **options) -> BytesAhoCorasick:
-    """An Aho-Corasick automaton of `patterns` (sorted, non-empty): the library's choice (a
-    DFA for up to 100 patterns: the fastest search), unless one is longer than LONGEST_FOR_DFA
-    bytes. A DFA's build takes time quadratic in a repetitive pattern's length (a name of
-    16,000 `a`: 4.7 s), an NFA's linear (1 ms): a file can make its own names patterns (a
-    wrapper, an import alias). `options` go to BytesAhoCorasick."""
-    if max(map(len, patterns), default=0) > LONGEST_FOR_DFA:
-        options["implementation"] = Implementation.ContiguousNFA
-    return BytesAhoCorasick(patterns, **options)
-
-
-def windows(data: bytes, overlap: int):
-    """`(start, end)` slices of `data` of about WINDOW bytes, each overlapping the next by
-    `overlap` bytes (one less than the longest word searched, so no match is cut)."""
-    start = 0
-    while True:
-        end = min(len(data), start + WINDOW)
-        yield start, end
-        if end == len(data):
-            return
-        start = end - overlap
 
 
 class Prefilter:

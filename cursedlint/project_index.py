@@ -558,7 +558,7 @@ class _Search:
 
     @cached_property
     def _automaton(self):
-        from cursedlint.prefilter import automaton
+        from cursedlint.byte_search import automaton
 
         return automaton(sorted(word.encode() for word in self.words))
 

@@ -5,7 +5,6 @@ versions matters here (no pre-, post- or dev-releases)."""
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Callable
 
@@ -54,22 +53,3 @@ def _clause(text: str) -> Callable[[tuple[int, ...]], bool]:
 def _padded(version: tuple[int, ...], other: tuple[int, ...]) -> tuple[int, ...]:
     """`version` with zeros up to `other`'s length (3.9 compares as 3.9.0)."""
     return version + (0,) * (len(other) - len(version))
-
-
-def project_requires_python(start: str) -> tuple[str, str] | None:
-    """(path, specifiers) of the nearest `pyproject.toml` at or above `start` that has a
-    `[project]` table; None when there is none, or it sets no `requires-python`."""
-    from cursedlint.config import PYPROJECT_FILENAME, _parse_toml, _read_bytes
-
-    directory = os.path.abspath(start)
-    while True:
-        candidate = os.path.join(directory, PYPROJECT_FILENAME)
-        if os.path.isfile(candidate):
-            project = _parse_toml(candidate, _read_bytes(candidate)).get("project")
-            if isinstance(project, dict):
-                value = project.get("requires-python")
-                return (candidate, value) if isinstance(value, str) else None
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent

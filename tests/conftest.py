@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.dirname(__file__))  # tests import their shared helpe
 def _outside_ci(monkeypatch):
     """Tests run as outside CI, whatever runs them: in a GitHub or GitLab job, reports would
     name files relative to its checkout (`formats.report_root`), not to the test's project."""
-    from cursedlint.formats import CHECKOUT_VARIABLES
+    from cursedlint.formats.shared import CHECKOUT_VARIABLES
 
     for variable in CHECKOUT_VARIABLES:
         monkeypatch.delenv(variable, raising=False)

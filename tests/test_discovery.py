@@ -431,7 +431,7 @@ def test_linear_regexes_match_what_pathspec_s_match(tmp_path):
 
     import pathspec
 
-    from cursedlint.discovery import linear_regex
+    from cursedlint.globs import linear_regex
 
     negated = re.compile(r"\[\^(\]?(?:\\\\|[^\]\\])*)\]")
     pieces = ["a", "b", "*", "*", "?", "/", "[ab]", "[!a]", "[!]a]", "\\*", "**", "!", "[]a]"]

@@ -17,7 +17,8 @@ from msgspec.structs import replace
 
 import cursedlint
 from cursedlint.findings import Edit, Finding, Fix, Severity, Span, Step
-from cursedlint.formats import FORMATS, escape_undecodable, printable, render
+from cursedlint.formats import FORMATS, render
+from cursedlint.formats.shared import escape_undecodable, printable
 from cursedlint.rule import Rule
 
 SARIF_TOOL = Path(sys.executable).with_name("sarif")

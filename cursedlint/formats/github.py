@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cursedlint.findings import Finding
-from cursedlint.formats import printable, relative_path
+from cursedlint.formats.shared import printable, relative_path
 
 # As @actions/core escapes: data `%`, CR, LF; property values also `:` and `,`.
 DATA_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A"})

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from msgspec.structs import asdict
 
 from cursedlint.findings import Edit, Finding, Fix
-from cursedlint.formats import escape_undecodable, fix_edits
+from cursedlint.formats.shared import escape_undecodable, fix_edits
 
 
 def render(findings: Sequence[Finding], source_line: Callable[[str, int], str]) -> str:

@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from cursedlint.baseline import fingerprinted
 from cursedlint.findings import Finding, Severity, Span
-from cursedlint.formats import escape_undecodable, fix_edits, printable, relative_path
+from cursedlint.formats.shared import escape_undecodable, fix_edits, printable, relative_path
 from cursedlint.formats.json_format import dumps
 
 _GITLAB_SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major"}

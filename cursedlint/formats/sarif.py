@@ -23,7 +23,7 @@ import cursedlint
 from cursedlint import docs
 from cursedlint.baseline import fingerprinted
 from cursedlint.findings import Edit, Finding, Fix, Span, Step
-from cursedlint.formats import fix_edits, relative_path
+from cursedlint.formats.shared import fix_edits, relative_path
 from cursedlint.formats.json_format import dumps
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from cursedlint.findings import Finding, Severity
-from cursedlint.formats import printable
+from cursedlint.formats.shared import printable
 
 TAB_WIDTH = 4
 

@@ -1,0 +1,39 @@
+"""Searching raw bytes for many words at once: an Aho-Corasick automaton (`ahocorasick_rs`, a
+compiled DFA; an NFA for long patterns, whose DFA build is quadratic) and the windows a large
+file is searched in, so memory stays bounded. The prefilter, the second looks and the project
+index search with them."""
+
+from __future__ import annotations
+
+from ahocorasick_rs import BytesAhoCorasick, Implementation
+
+WINDOW = 1 << 20
+"""Bytes searched at a time: the matches of one window are listed at once (a file holding a
+word millions of times would list millions), so memory stays bounded by the window."""
+
+
+LONGEST_FOR_DFA = 256
+"""The longest pattern an automaton is built as a DFA for (`automaton`)."""
+
+
+def automaton(patterns: list[bytes], **options) -> BytesAhoCorasick:
+    """An Aho-Corasick automaton of `patterns` (sorted, non-empty): the library's choice (a
+    DFA for up to 100 patterns: the fastest search), unless one is longer than LONGEST_FOR_DFA
+    bytes. A DFA's build takes time quadratic in a repetitive pattern's length (a name of
+    16,000 `a`: 4.7 s), an NFA's linear (1 ms): a file can make its own names patterns (a
+    wrapper, an import alias). `options` go to BytesAhoCorasick."""
+    if max(map(len, patterns), default=0) > LONGEST_FOR_DFA:
+        options["implementation"] = Implementation.ContiguousNFA
+    return BytesAhoCorasick(patterns, **options)
+
+
+def windows(data: bytes, overlap: int):
+    """`(start, end)` slices of `data` of about WINDOW bytes, each overlapping the next by
+    `overlap` bytes (one less than the longest word searched, so no match is cut)."""
+    start = 0
+    while True:
+        end = min(len(data), start + WINDOW)
+        yield start, end
+        if end == len(data):
+            return
+        start = end - overlap
