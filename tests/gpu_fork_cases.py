@@ -1,0 +1,146 @@
+"""What a fork does to a process that holds CUDA state, observed on a GPU: the facts CUR102
+stands on (issue 29). Each case is a small program run in a fresh interpreter, with the
+default start method `fork` made explicit; its outcome is "ok" or the first line of the error
+its child met. `EXPECTED` is what was observed, the model CUR102 is to encode;
+`tests/test_gpu_fork.py` runs the cases where a CUDA GPU and PyTorch are present and compares.
+
+    python3 tests/gpu_fork_cases.py [--json FILE]     # run every case, print the outcomes
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+PRELUDE = """\
+import multiprocessing as mp, os, sys, tempfile, traceback
+import torch
+
+def outcome(job, *args):
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        try:
+            pool.apply(job, args)
+            print("ok")
+        except Exception as error:
+            print(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+
+def cpu_work(path):
+    x = torch.randn(64, 64)
+    torch.save(x @ x, path)
+
+def cuda_tensor():
+    torch.ones(4, device="cuda").sum().item()
+
+def pinned():
+    torch.empty(1024, pin_memory=True)
+
+def parent_cuda_work():
+    a = torch.randn(256, 256, device="cuda")
+    (a @ a).sum().item()
+
+def one_rank_group(backend):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(29500 + os.getpid() % 1000))
+    import torch.distributed as dist
+    dist.init_process_group(backend, rank=0, world_size=1)
+    t = torch.ones(4, device="cuda" if backend == "nccl" else "cpu")
+    dist.all_reduce(t)
+"""
+
+CASES = {
+    # A: CUDA work in the parent, CPU-only torch work and torch.save in the child
+    "cuda_parent_cpu_child": "parent_cuda_work(); outcome(cpu_work, tempfile.mktemp())",
+    # A: a Manager's server started after CUDA work
+    "cuda_parent_manager": "parent_cuda_work(); m = mp.get_context('fork').Manager(); "
+                           "d = m.dict(a=1); print('ok' if d['a'] == 1 else 'wrong'); m.shutdown()",
+    # B: pinned memory in the child after CUDA work in the parent
+    "cuda_parent_pinned_child": "parent_cuda_work(); outcome(pinned)",
+    # B': a CUDA tensor in the child after CUDA work in the parent
+    "cuda_parent_cuda_child": "parent_cuda_work(); outcome(cuda_tensor)",
+    # C: only is_available()/device_count() in the parent, a CUDA tensor in the child
+    "queried_parent_cuda_child": "torch.cuda.is_available(); torch.cuda.device_count(); "
+                                 "outcome(cuda_tensor)",
+    # C with PyTorch's NVML-based check (the variable is set before torch is imported)
+    "nvml_queried_parent_cuda_child": "torch.cuda.is_available(); torch.cuda.device_count(); "
+                                      "outcome(cuda_tensor)",
+    # C': only is_available()/device_count() in the parent, CPU work in the child
+    "queried_parent_cpu_child": "torch.cuda.is_available(); torch.cuda.device_count(); "
+                                "outcome(cpu_work, tempfile.mktemp())",
+    # D: no CUDA in the parent, CUDA work in the child
+    "plain_parent_cuda_child": "outcome(cuda_tensor)",
+    # importing torch and building CPU tensors creates no CUDA state
+    "imported_parent_pinned_child": "torch.randn(8); outcome(pinned)",
+    # process groups in the parent
+    "gloo_parent_cpu_child": "one_rank_group('gloo'); outcome(cpu_work, tempfile.mktemp())",
+    "gloo_parent_cuda_child": "one_rank_group('gloo'); outcome(cuda_tensor)",
+    "nccl_parent_cpu_child": "one_rank_group('nccl'); outcome(cpu_work, tempfile.mktemp())",
+    "nccl_parent_cuda_child": "one_rank_group('nccl'); outcome(cuda_tensor)",
+}
+
+BROKEN = "the child cannot initialize CUDA"
+EXPECTED = {
+    "cuda_parent_cpu_child": "ok",
+    "cuda_parent_manager": "ok",
+    "cuda_parent_pinned_child": BROKEN,
+    "cuda_parent_cuda_child": BROKEN,
+    "queried_parent_cuda_child": BROKEN,
+    "nvml_queried_parent_cuda_child": "ok",
+    "queried_parent_cpu_child": "ok",
+    "plain_parent_cuda_child": "ok",
+    "imported_parent_pinned_child": "ok",
+    "gloo_parent_cpu_child": "ok",
+    "gloo_parent_cuda_child": "ok",
+    "nccl_parent_cpu_child": "ok",
+    "nccl_parent_cuda_child": BROKEN,
+}
+"""What the cases gave on an NVIDIA H200 (PyTorch 2.11.0+cu130, Python 3.12.3, 2026-11-27):
+a fork breaks where the parent initialized CUDA (any CUDA work, `is_available()` and
+`device_count()` included unless `PYTORCH_NVML_BASED_CUDA_CHECK=1`, an NCCL process group)
+and the child uses CUDA: a tensor on the device ("RuntimeError: Cannot re-initialize CUDA in
+forked subprocess"), pinned memory ("AcceleratorError: CUDA error: initialization error"). A
+child doing CPU work, a Manager's server, a parent with a Gloo group and no CUDA, or a parent
+that only imported torch, all work."""
+
+
+def kind(outcome: str) -> str:
+    """An outcome as EXPECTED names it (PyTorch's error types and wording vary by version)."""
+    if "Cannot re-initialize CUDA in forked subprocess" in outcome or \
+            "CUDA error: initialization error" in outcome:
+        return BROKEN
+    return outcome
+
+
+def run(name: str, timeout: float = 120) -> str:
+    """The outcome of one case, in a fresh interpreter."""
+    environment = dict(os.environ)
+    environment.pop("PYTORCH_NVML_BASED_CUDA_CHECK", None)
+    if name.startswith("nvml_"):
+        environment["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
+    program = PRELUDE + "\nif __name__ == '__main__':\n" + textwrap.indent(
+        CASES[name].replace("; ", "\n"), "    ")
+    try:
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                              timeout=timeout, env=environment)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return f"exit {done.returncode}: " + (done.stderr.strip().splitlines() or [""])[-1]
+    return lines[-1]
+
+
+def main() -> None:
+    outcomes = {name: run(name) for name in CASES}
+    for name, outcome in outcomes.items():
+        mark = "" if kind(outcome) == EXPECTED[name] else f"   (expected {EXPECTED[name]})"
+        print(f"{name}: {outcome}{mark}")
+    if "--json" in sys.argv:
+        with open(sys.argv[sys.argv.index("--json") + 1], "w") as file:
+            json.dump(outcomes, file, indent=1)
+
+
+if __name__ == "__main__":
+    main()
