@@ -34,6 +34,7 @@ def _project_module(context, statement: ast.Import | ast.ImportFrom) -> bool:
 
 
 PINNED_LOADER = "pinned_loader"
+_LOADER_WORD = "cuda-reach-dataloader"  # whether the module names DataLoader (searched once)
 _CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
                   "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "graph",
                   "make_graphed_callables")
@@ -72,8 +73,8 @@ class CudaReach(FunctionIndexer):
         module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))
         facts = {kind: Reach(line, what, tuple(via))
                  for kind, (line, what, via) in module.of(function).items()}
-        loader = _returned_loader(capture_analysis(context), function) \
-            if b"DataLoader" in context.source.data else None
+        loader = _returned_loader(capture_analysis(context), function) if context.shared(
+            _LOADER_WORD, lambda: b"DataLoader" in context.source.data) else None
         if loader is not None:
             facts[PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
         if context.shared(_THREAD_WORDS, lambda: bool(_THREAD_WORDS.search(context.source.text))):
