@@ -290,7 +290,11 @@ class Linter:
 
             try:
                 tree = parse_python(source.text)
-            except (SyntaxError, ValueError, MemoryError, RecursionError):
+            except MemoryError as error:
+                if not _parser_stack_overflow(error):
+                    raise  # (the summary's error: reported as CUR000, never a missing fact)
+                return None
+            except (SyntaxError, ValueError, RecursionError):
                 return None
             kept = tree, TreeIndex(tree)
             if sum(len(data) for _, data in trees) + len(source.data) <= INDEX_TREE_BYTES:
@@ -492,7 +496,13 @@ class Linter:
                 tree, tree_index = self._kept_tree(source, pop=True) or (None, None)
             try:
                 tree = tree or parse_python(source.text)
-            except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+            except MemoryError as error:
+                if notices.SyntaxErrorNotice.code in enabled:
+                    result.findings.append(_syntax_error(source, error))
+                elif not _parser_stack_overflow(error):  # no rule checked it: never a pass
+                    result.findings.append(_out_of_memory(source))
+                return None
+            except (SyntaxError, ValueError, RecursionError) as error:
                 if notices.SyntaxErrorNotice.code in enabled:
                     result.findings.append(_syntax_error(source, error))
                 return None
@@ -937,10 +947,29 @@ def _syntax_error(source: Source, error: BaseException) -> Finding:
         line = error.lineno
         column = max(error.offset or 1, 1)
         message = f"syntax error: {error.msg}; no rule could check this file"
+    elif isinstance(error, MemoryError) and not _parser_stack_overflow(error):
+        line, column = 1, 1
+        message = ("the Python parser ran out of memory on this file (it is nested too deeply, "
+                   "or the run has too little memory); no rule could check it")
     else:
         line, column = 1, 1
         message = "the file is nested too deeply for the Python parser; no rule could check it"
     return _notice(notices.SyntaxErrorNotice, source.path, Span(line, column, line, column), message)
+
+
+def _parser_stack_overflow(error: MemoryError) -> bool:
+    """Whether CPython's parser said the MemoryError is its stack's, for nesting (3.8: "s_push:
+    parser stack overflow", 3.12+: "Parser stack overflowed"). 3.9-3.11 raise it bare, as
+    they do when memory runs out: then either may be the cause."""
+    return "stack overflow" in str(error).lower()
+
+
+def _out_of_memory(source: Source) -> Finding:
+    """A file the parser gave up on for memory, where CUR001 is not selected: no rule checked
+    it, which a run must never report as a pass."""
+    message = (f"the Python parser ran out of memory on this file ({len(source.data):,} bytes; "
+               "or it is nested too deeply); no rule could check it")
+    return _notice(notices.InternalError, source.path, Span(1, 1, 1, 1), message)
 
 
 def _internal_error(path: str, rule: type[Rule], error: BaseException) -> Finding:

@@ -327,3 +327,38 @@ def test_an_error_in_the_rule_walk_an_indexer_runs_is_reported(tmp_path, monkeyp
     assert main(["check", "--no-cache", "--concise", "solver/run.py"]) == 2
     assert "solver/kernels.py:1:1: CUR000 internal error gathering facts (callback-helpers) " \
            "from this file: RuntimeError: a walk's bug;" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("select, code", [([], "CUR001"), (["--select", "CUR4"], "CUR000")],
+                         ids=["all", "CUR4"])
+def test_a_file_that_runs_the_parser_out_of_memory_never_passes(tmp_path, monkeypatch, capsys,
+                                                                select, code):
+    """A MemoryError parsing a file was a CUR001 "nested too deeply", and with CUR001 not
+    selected a clean pass (CPython 3.9-3.11 raise it bare for both); parsing a module the
+    facts are drawn from, a missing fact."""
+    from cursedlint import engine
+
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+    })
+    real = engine.parse_python
+    failing = []
+
+    def parse(text, *args, **kwargs):
+        if any(word in text for word in failing):
+            raise MemoryError()
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "parse_python", parse)
+    monkeypatch.chdir(tmp_path)
+    failing[:] = ["def record"]  # train.py itself
+    assert main(["check", "--no-cache", "--concise", *select, "trainer/train.py"]) == 2
+    assert f"trainer/train.py:1:1: {code} the Python parser ran out of memory on this file" in \
+        capsys.readouterr().out
+    failing[:] = ["def watch_memory"]  # monitor.py, which the facts are drawn from
+    assert main(["check", "--no-cache", "--concise", *select, "trainer/train.py"]) == 2
+    assert "trainer/monitor.py:1:1: CUR000 internal error gathering facts (cuda-reach) from " \
+           "this file: MemoryError: ;" in capsys.readouterr().out
