@@ -291,6 +291,7 @@ class _Filter:
         self._excludes: dict[int, _Excludes] = {}  # id(config) -> its part (it holds config)
         self._ignore_files: dict[str, Patterns | None] = {}
         self._info_excludes: dict[str, Patterns | None] = {}
+        self._chains: dict[tuple[str, int], tuple[str, list[str], Layers]] = {}
 
     def excludes_of(self, config: Config) -> _Excludes:
         """A configuration's part of the filter, made once."""
@@ -348,7 +349,15 @@ class _Filter:
     def chain(self, directory: str, excludes: _Excludes) -> tuple[str, list[str], Layers]:
         """For a directory given on the command line: the directory the ignore files start at
         (git root, else the project root when it is above, else the directory itself), the
-        names from there down to it, and the layers at that start."""
+        names from there down to it, and the layers at that start (found once per directory:
+        `fact_files` asks for many files of one directory)."""
+        key = (directory, id(excludes))
+        if key not in self._chains:
+            self._chains[key] = self._chain(directory, excludes)
+        start, names, layers = self._chains[key]
+        return start, list(names), layers
+
+    def _chain(self, directory: str, excludes: _Excludes) -> tuple[str, list[str], Layers]:
         git_root = None
         current = directory
         while True:

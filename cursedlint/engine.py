@@ -173,7 +173,7 @@ class Linter:
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
         names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
         jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (), save: bool = True,
-        narrow: Mapping[str, list[tuple[str, str]]] | None = None,
+        for_triggers: Mapping[str, list[tuple[str, str]]] | None = None,
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
@@ -181,9 +181,10 @@ class Linter:
         `seeds`: indexer name -> first-round words from the files that need its facts;
         `jobs`: processes that may summarize files; `summaries`: (indexer name, content hash,
         summary) the lint made already; `save`: write the store now (else the caller does);
-        `narrow`: indexer name -> the fewer files its facts are drawn from."""
+        `for_triggers`: indexer name -> the files its facts are drawn from where they are
+        gathered only for their trigger words (no linted file needs them itself)."""
         index = ProjectIndex(files, self.settings, self._parse_for_index, store, self.file_bytes,
-                             jobs, self.cache.run_stats if self.cache else None, narrow)
+                             jobs, self.cache.run_stats if self.cache else None, for_triggers)
         rules = self.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
@@ -701,13 +702,12 @@ class Linter:
                 seeds.setdefault(name, set()).update(words)
         near = project.near_files
         if near is None or project.linted_all:
-            sources, narrow = project.list_files, {}
-        elif needed:
-            sources, narrow = project.list_files, {name: near() for name in wanted - needed}
-        else:
-            sources, narrow = near, {}
+            sources, for_triggers = project.list_files, {}
+        else:  # what no linted file needs itself is gathered for its trigger words alone
+            sources = project.list_files if needed else near
+            for_triggers = {name: near() for name in wanted - needed}
         index = self.index_project(sources(), project.store, using, wanted, seeds,
-                                   jobs, summaries, save=False, narrow=narrow)
+                                   jobs, summaries, save=False, for_triggers=for_triggers)
         errors, self.fact_passes = index.errors, index.passes
         found = {name for name, facts in self.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
@@ -728,7 +728,7 @@ class Linter:
             for name, added in late.items():  # what a file named by the facts calls
                 seeds.setdefault(name, set()).update(added)
             index = self.index_project(sources(), project.store, using, wanted,
-                                       seeds, jobs, summaries, save=False, narrow=narrow)
+                                       seeds, jobs, summaries, save=False, for_triggers=for_triggers)
             errors, self.fact_passes = index.errors, index.passes
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}

@@ -87,6 +87,16 @@ class Indexer:
         that calls none is not linted again. Set `adds_triggers` where it gives some."""
         return ()
 
+    def trigger_source_words(self, settings) -> Iterable[str]:
+        """The first round's words where the facts are gathered only for `trigger_words` (a
+        run over files that hold no rule's trigger words): those of the files whose summaries
+        can give trigger words (default: `words`)."""
+        return self.words(settings)
+
+    trigger_rounds: int | None = None
+    """Rounds of `more_words` after the first where the facts are gathered only for
+    `trigger_words` (None: `max_rounds`)."""
+
     def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
         """Words that the facts found so far (path -> summary) make worth looking for."""
         return ()
@@ -242,10 +252,12 @@ class ProjectIndex:
     def __init__(
         self, files: list[tuple[str, str]], settings, parse: Callable, store=None,
         file_bytes: FileBytes | None = None, jobs: int = 1, run_stats: RunStats | None = None,
-        narrow: dict[str, list[tuple[str, str]]] | None = None,
+        for_triggers: dict[str, list[tuple[str, str]]] | None = None,
     ):
         self.files = files
-        self.narrow = narrow or {}  # indexer name -> the fewer files its facts come from
+        self.for_triggers = for_triggers or {}
+        """Indexer name -> the files its facts come from where they are gathered only for
+        their trigger words (from `Indexer.trigger_source_words`)."""
         self.file_bytes = file_bytes or FileBytes(KEPT_BYTES)
         self.settings = settings
         self.parse = parse
@@ -267,10 +279,15 @@ class ProjectIndex:
         done: set[str] = set()
         searched: set[str] = set()
         size = 0
-        pending = set(indexer.words(self.settings)) | set(seeds)
+        files = self.for_triggers.get(indexer.name, self.files)
+        if indexer.name in self.for_triggers:
+            words = indexer.trigger_source_words(self.settings)
+            most = indexer.max_rounds if indexer.trigger_rounds is None else indexer.trigger_rounds
+        else:
+            words, most = indexer.words(self.settings), indexer.max_rounds
+        pending = set(words) | set(seeds)
         rounds = 0
-        files = self.narrow.get(indexer.name, self.files)
-        while pending and (indexer.max_rounds is None or rounds <= indexer.max_rounds):
+        while pending and (most is None or rounds <= most):
             rounds += 1
             hits = self._hits(indexer, _Search(indexer, pending, first_round=not searched), done)
             ahead = _within_bounds(indexer, hits, len(found), size)
@@ -322,7 +339,7 @@ class ProjectIndex:
         the hits are taken: a round that ends at the indexer's bounds searches no further."""
         known = self._digests  # (the loop may run over every project file, each round)
         answers = self.store.answers_for(search.question) if self.store else {}
-        for path, language in self.narrow.get(indexer.name, self.files):
+        for path, language in self.for_triggers.get(indexer.name, self.files):
             if path in done or language not in indexer.languages:
                 continue
             digest = known.get(path)

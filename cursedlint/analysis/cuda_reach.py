@@ -64,6 +64,12 @@ class CudaReach(FunctionIndexer):
         needs one, and they are few)."""
         return capturing_names(facts)
 
+    trigger_rounds = 0  # its trigger words are of each capturing module's own functions
+
+    def trigger_source_words(self, settings):
+        """Only a module that captures can define a function that begins a capture."""
+        return _CAPTURE_WORDS
+
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
         return any(_project_module(context, statement)
