@@ -295,3 +295,42 @@ def test_call_checked_directly_in_a_c_condition():
         }
         """
     assert lines(code) == [6]
+
+
+# -- C++ named casts: seen through as C casts are ------------------------------------------------
+
+NAMED_CASTS = """\
+    #include <cassert>
+    #include <cstdlib>
+    #include <sys/uio.h>
+
+    static ssize_t read_peer(pid_t pid, iovec *v)
+    {
+        return static_cast<ssize_t>(process_vm_readv(pid, v, 1, v, 1, 0));
+    }
+
+    void Mirror::Pull(iovec *v, size_t len)
+    {
+        ssize_t n = static_cast<ssize_t>(process_vm_readv(pid_, v, 1, v, 1, 0));
+        if (n < 0)
+            use_cma_ = false;
+        assert(n == static_cast<ssize_t>(len));
+        if (static_cast<long>(read_peer(pid_, v)) < 0)
+            std::abort();
+        static_cast<void>(process_vm_writev(pid_, v, 1, v, 1, 0));
+        process_vm_writev(pid_, v, 1, v, 1, 0);
+    }
+    """
+
+
+def test_named_casts_are_seen_through():
+    """The result stored through a cast and checked, a wrapper returning it through a cast and
+    checked through another; a cast to void discards it on purpose."""
+    findings = lint(NAMED_CASTS, path="mirror.cpp")
+    assert [(f.line, f.message.removesuffix(": fails where ptrace is restricted"))
+            for f in findings] == [
+        (15, "assert() is reached from the failure branch of process_vm_readv() on line 12"),
+        (17, "std::abort() is reached from the failure branch of read_peer() "
+             "(wraps process_vm_readv()) on line 16"),
+        (19, "the result of process_vm_writev() is ignored"),
+    ]

@@ -314,3 +314,57 @@ def test_an_unnamed_void_parameter_is_not_a_length_passed_through(tmp_path):
     linter.index_project([(str(tmp_path / name), "c") for name in ("client.c", "util.c")])
     assert linter.project["registration-wrappers"] == {
         str(tmp_path / "util.c"): {"register_all": ("ibv_reg_mr", 1, 2)}}
+
+
+# -- what a wrapper's definition is: one answer for the file's own and for other files' -------------
+
+SLOTS_HEADER = """\
+#include <infiniband/verbs.h>
+
+ibv_mr *&register_slot(ibv_pd *pd, void *buf, size_t len);
+"""
+
+SLOTS = """\
+#include "slots.h"
+
+static ibv_mr *slots[64];
+static int used;
+
+ibv_mr *&register_slot(ibv_pd *pd, void *buf, size_t len)
+{
+    slots[used] = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+    return slots[used++];
+}
+"""
+
+DOORBELL = """\
+#include <cstdint>
+#include <cstdlib>
+#include "slots.h"
+{own}
+void arm_doorbell(ibv_pd *pd)
+{{
+    auto *bell = static_cast<uint64_t *>(malloc(sizeof(uint64_t)));
+    register_slot(pd, bell, sizeof(uint64_t));
+}}
+"""
+
+OWN_SLOT = """
+static ibv_mr *&register_slot(ibv_pd *pd, void *buf, size_t len)
+{
+    return cached_slot(pd, buf, len);
+}
+"""
+
+
+@pytest.mark.parametrize("own", ["", OWN_SLOT])
+def test_a_wrapper_returning_a_reference_is_a_wrapper_in_its_file_and_in_others(tmp_path, own):
+    """A function returning `ibv_mr *&` is a function (c_syntax.function_declarator): a
+    wrapper where it registers its parameters, another function where a file defines its own
+    of that name."""
+    files = {"slots.h": SLOTS_HEADER, "slots.cc": SLOTS + DOORBELL.format(own=""),
+             "doorbell.cc": DOORBELL.format(own=own)}
+    found = lint_project(tmp_path, files, RULES, paths=["slots.cc", "doorbell.cc"])
+    expected = ([("doorbell.cc", 8, "CUR301")] if not own else []) + [("slots.cc", 18, "CUR301")]
+    assert sorted((f.path, f.line, f.code) for f in found) == expected
+    assert all("register_slot() (wraps ibv_reg_mr())" in f.message for f in found)

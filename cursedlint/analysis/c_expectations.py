@@ -1,23 +1,28 @@
-"""Calls a test expects to fail (C/C++): the result is asserted to be an error right away.
+"""Assertions on a call's result, and calls a test expects to fail (C/C++).
+
+An assertion is a call whose function name holds one of the words of an `Assertions` (CUR601
+takes them from its `assert-names` option; `TEST_ASSERTIONS`, for a test's expectations:
+`assert`, cmocka's `assert_int_equal`, Criterion's `cr_assert_eq`, gtest's `EXPECT_EQ`, CUnit's
+`CU_ASSERT_PTR_NULL`). A call's result is stored where `stored_in` says: `x = call(...)` or
+`T x = call(...)`, through parentheses and casts.
 
 `asserted_to_fail(context, call, pointer_result)` reads the assertion that first looks at a
 call's result: the call written inside it, or the variable (or member) the call's statement
 stores it in, when the first later statement of the block that mentions it is an assertion.
-An assertion is a call whose name holds `assert` or `expect` (any case: `assert`, cmocka's
-`assert_int_equal`, Criterion's `cr_assert_eq`, gtest's `EXPECT_EQ`, CUnit's
-`CU_ASSERT_PTR_NULL`). It asserts failure when it compares the result for equality with a
-negative value (`-FI_EINVAL`, `-1`), or, for a function returning a pointer, with NULL, or
-asserts `!result`, `result < 0`, or (named `..._null`) that the result is NULL. A negated
-assertion (`_ne`, `not`, `non_null`) never does.
+It asserts failure when it compares the result for equality with a negative value
+(`-FI_EINVAL`, `-1`), or, for a function returning a pointer, with NULL, or asserts `!result`,
+`result < 0`, or (named `..._null`) that the result is NULL. A negated assertion (`_ne`, `not`,
+`non_null`) never does.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cached_property
+from typing import Iterable
 
-from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
+from cursedlint.analysis.c_syntax import arguments, callee, unwrapped, wrappers
 
-_ASSERTION = re.compile(r"assert|expect", re.IGNORECASE)
 _NEGATED = re.compile(r"not|_neq?(?:$|_)|non_?null|false", re.IGNORECASE)
 _EQUALITY = re.compile(r"(?:^|_)eq(?:ual)?(?:$|_)", re.IGNORECASE)
 _NULL_ASSERTION = re.compile(r"null", re.IGNORECASE)
@@ -25,9 +30,64 @@ _NULLS = frozenset({"NULL", "nullptr"})
 _MAX_LOOK_AHEAD = 8  # statements after the call searched for the first use of its result
 
 
+class Assertions:
+    """What counts as an assertion: a call whose function name holds one of `words`."""
+
+    def __init__(self, words: Iterable[str]):
+        self.words = tuple(words)
+
+    def asserts(self, name: str) -> bool:
+        """Whether a call of the function `name` ("" for other calls) is an assertion."""
+        return bool(name) and any(word in name for word in self.words)
+
+    @cached_property
+    def spelled(self) -> re.Pattern[bytes]:
+        """Any of the words, wherever it is spelled (for `context.hits`)."""
+        return re.compile(b"|".join(re.escape(word.encode()) for word in self.words)
+                          or b"(?!)")
+
+    def around(self, context, call):
+        """The assertion whose arguments hold `call`, within its statement, or None."""
+        for node in context.ancestors(call):
+            if node.type.endswith("statement"):
+                return None
+            if node.type == "call_expression" and self.asserts(callee(context, node)):
+                return node
+        return None
+
+    def made_by(self, context, statement):
+        """The assertion an expression statement makes, or None."""
+        if statement.type != "expression_statement" or not statement.named_children:
+            return None
+        node = unwrapped(statement.named_children[0])
+        if node.type == "call_expression" and self.asserts(callee(context, node)):
+            return node
+        return None
+
+
+TEST_ASSERTIONS = Assertions(("assert", "Assert", "ASSERT", "expect", "Expect", "EXPECT"))
+
+
+def stored_in(context, call) -> tuple:
+    """(the call with the parentheses and casts around it, the node that takes that value, the
+    target `x` of `x = call(...)` or `T x = call(...)` or None)."""
+    node = call
+    for node in wrappers(context, call):
+        pass  # out to the outermost
+    parent = context.parent(node)
+    if parent is None:
+        return node, None, None
+    if parent.type == "init_declarator" and parent.child_by_field_name("value") == node:
+        return node, parent, parent.child_by_field_name("declarator")
+    if (parent.type == "assignment_expression" and parent.child_by_field_name("right") == node
+            and context.text(parent.child_by_field_name("operator")) == "="):
+        return node, parent, parent.child_by_field_name("left")
+    return node, parent, None
+
+
 def asserted_to_fail(context, call, pointer_result: bool) -> bool:
     """Whether the test asserts that `call` fails (see the module)."""
-    assertion = _enclosing_assertion(context, call)
+    assertion = TEST_ASSERTIONS.around(context, call)
     if assertion is not None:
         return _asserts_failure(context, assertion, call, pointer_result)
     holder = _result_holder(context, call)
@@ -39,61 +99,30 @@ def asserted_to_fail(context, call, pointer_result: bool) -> bool:
         if following is None:
             return False
         if _mentions(context, following, name):
-            assertion = _assertion_of(context, following)
+            assertion = TEST_ASSERTIONS.made_by(context, following)
             return assertion is not None and _asserts_failure(context, assertion, name,
                                                               pointer_result)
         following = following.next_named_sibling
     return False
 
 
-def _enclosing_assertion(context, call):
-    """An assertion call whose arguments hold `call`, within its statement."""
-    for node in context.ancestors(call):
-        if node.type.endswith("statement"):
-            return None
-        if node.type == "call_expression" and _ASSERTION.search(callee(context, node)):
-            return node
-    return None
-
-
 def _result_holder(context, call) -> tuple[str, object] | None:
     """(the text of the variable or member the call's value is stored in, the statement
     storing it), for `x = call(...);` and `T x = call(...);` statements of a block."""
-    node = call
-    for parent in context.ancestors(call):
-        if parent.type not in ("parenthesized_expression", "cast_expression"):
-            break
-        node = parent
-    else:
+    _, holder, target = stored_in(context, call)
+    if holder is None or holder.has_error:
         return None
-    if parent.has_error:
-        return None
-    if parent.type == "init_declarator" and parent.child_by_field_name("value") == node:
-        target, statement = parent.child_by_field_name("declarator"), context.parent(parent)
-    elif (parent.type == "assignment_expression" and parent.child_by_field_name("right") == node
-          and context.text(parent.child_by_field_name("operator")) == "="):
-        target, statement = parent.child_by_field_name("left"), context.parent(parent)
-    else:
-        return None
+    statement = context.parent(holder) if target is not None else None
     if statement is None or statement.type not in ("expression_statement", "declaration"):
         return None
-    if target is None or target.type not in ("identifier", "field_expression"):
+    if target.type not in ("identifier", "field_expression"):
         return None
     return context.text(target), statement
 
 
 def _mentions(context, statement, name: str) -> bool:
+    """Whether the statement's text names `name`, a variable or a member (`ctx->ret`)."""
     return re.search(rf"(?<![\w.>]){re.escape(name)}(?!\w)", context.text(statement)) is not None
-
-
-def _assertion_of(context, statement):
-    """The assertion call an expression statement makes, or None."""
-    if statement.type != "expression_statement" or not statement.named_children:
-        return None
-    node = unwrapped(statement.named_children[0])
-    if node.type == "call_expression" and _ASSERTION.search(callee(context, node)):
-        return node
-    return None
 
 
 def _asserts_failure(context, assertion, result, pointer_result: bool) -> bool:

@@ -4,10 +4,12 @@ around a node, and what a declarator declares."""
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from cursedlint.analysis.c_macros import function_scope
 
 NAMES = frozenset({"identifier", "field_identifier"})
-_WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
+_WRAPPING = frozenset({"parenthesized_expression", "cast_expression", "condition_clause"})
 _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer",
                      "reference_declarator": "reference"}
 
@@ -30,14 +32,16 @@ def callee(context, call) -> str:
 
 
 def unwrapped(node):
-    """The expression inside parentheses, C casts and C++ named casts."""
-    while True:
+    """The expression inside parentheses, C casts, C++ named casts and an `if`'s condition
+    clause (None for None)."""
+    while node is not None:
         if node.type in _WRAPPING:
             node = node.child_by_field_name("value") or node.named_children[-1]
         elif node.type == "call_expression" and _is_named_cast(node):
             node = arguments(node)[0]
         else:
             return node
+    return None
 
 
 def _is_named_cast(call) -> bool:
@@ -60,11 +64,17 @@ def scope_of(context, node):
 
 
 def function_declarator(node):
-    """The function declarator inside a function definition's declarator (through pointers
-    and references of the return type)."""
-    while node is not None and node.type != "function_declarator":
-        node = node.child_by_field_name("declarator")
-    return node
+    """The function declarator that makes the name a declarator (or a definition) declares a
+    function (through pointers and references of the return type: `T *f(...)`, `T &f(...)`,
+    `T (*f(int))(char)`), or None: a variable, a pointer to a function (`T (*f)(int)`)."""
+    found = None
+    while node is not None and node.type not in NAMES:
+        if node.type == "function_declarator":
+            found = node
+        elif node.type in _DECLARATOR_KINDS:
+            found = None  # nearer the name than a function declarator: not a function
+        node = inner_declarator(node)
+    return found
 
 
 def inner_declarator(node):
@@ -120,12 +130,71 @@ def block_statement(context, node):
 
 def assigns(context, body, name: str) -> bool:
     """Whether `body` assigns or increments the variable `name`."""
+    return any(write.type in ("assignment_expression", "update_expression")
+               for write in writes(context, body, name))
+
+
+_WRITTEN = {"assignment_expression": "left", "update_expression": "argument",
+            "init_declarator": "declarator", "pointer_expression": "argument"}
+
+
+def writes(context, body, name: str) -> Iterator:
+    """The nodes of `body` that may give the variable `name` a value, in order: assignments,
+    increments, initialized declarations and `&name`."""
     for _, leaf in context.tokens((name,), body):
         parent = context.parent(leaf)
-        if leaf.type == "identifier" and within(parent, body) and (
-                parent.type == "assignment_expression"
-                and parent.child_by_field_name("left") == leaf
-                or parent.type == "update_expression"
-                and parent.child_by_field_name("argument") == leaf):
-            return True
-    return False
+        field = _WRITTEN.get(parent.type) if leaf.type == "identifier" else None
+        if (field is not None and parent.child_by_field_name(field) == leaf
+                and within(parent, body)
+                and (parent.type != "pointer_expression" or parent.child(0).type == "&")):
+            yield parent
+
+
+def wrappers(context, node) -> Iterator:
+    """The parentheses and casts around `node` that `unwrapped` sees through, innermost
+    first."""
+    above = context.ancestors(node)
+    for parent in above:
+        if parent.type == "argument_list":  # maybe a named cast's
+            parent = next(above, None)
+            if parent is None or parent.type != "call_expression" or not _is_named_cast(parent):
+                return
+        elif parent.type not in _WRAPPING:
+            return
+        yield parent
+
+
+def plain_function(definition):
+    """(name, function declarator, body) of a definition of a plain function `T name(...)
+    {...}` (`T *name(...)` too), else None: a method (`C::name`, or in a class body), an
+    operator, a shape a macro made."""
+    declarator = function_declarator(definition.child_by_field_name("declarator"))
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    body = definition.child_by_field_name("body")
+    if name is None or name.type != "identifier" or body is None \
+            or body.type != "compound_statement":
+        return None
+    return name, declarator, body
+
+
+def defined_functions(context, names) -> dict:
+    """Name -> the file's last definition of a plain function of that name (`plain_function`;
+    the one a call in the file reaches, of several under `#if`), for those of `names` the file
+    defines."""
+    found = {}
+    for name, leaf in context.tokens(names) if names else ():
+        definition = context.parent(leaf)
+        while definition is not None and definition.type.endswith("declarator"):
+            definition = context.parent(definition)
+        if definition is not None and definition.type == "function_definition":
+            function = plain_function(definition)
+            if function is not None and function[0] == leaf:
+                found[name] = definition
+    return found
+
+
+def mentions(context, node, name: str | None) -> bool:
+    """Whether the variable `name` is used in `node` (an identifier token)."""
+    if node is None or name is None:
+        return False
+    return any(leaf.type == "identifier" for _, leaf in context.tokens((name,), node))

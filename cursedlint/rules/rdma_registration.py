@@ -1,10 +1,10 @@
 """CUR3xx: RDMA memory registrations that take heap or stack pages away from forked children
 (C/C++).
 
-Both rules read the same facts of a file, computed once (`registrations_of`): each call of a
-registration API, or of a function of the project that passes its parameters straight
-through to one (one level; other files' through the project index, `RegistrationWrapperIndex`),
-with the address and length expressions of the ranges it
+Both rules read the same facts of a file, computed once (`analysis.rdma_registrations`): each
+call of a registration API, or of a function of the project that passes its parameters
+straight through to one (one level; other files' through the project index,
+`RegistrationWrapperIndex`), with the address and length expressions of the ranges it
 registers (for iovec-based APIs, what the calling function puts in the iovecs). CUR301 evaluates the
 length with `analysis.c_constants`; both ask the shared provenance analysis (`analysis.c_memory`) what
 the address points into, within the calling function: CUR302 reports memory that shares its
@@ -19,66 +19,19 @@ command; `CConstants` consults their definitions after the file's own.
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Optional
 
-from msgspec import Struct
-
-from cursedlint.analysis.c_expectations import asserted_to_fail
-from cursedlint.analysis.c_memory import (
-    MemoryProvenance, Provenance, declarations_in, has_storage,
+from cursedlint.analysis.c_syntax import within
+from cursedlint.analysis.rdma_registrations import (
+    HEADERS, Registration, Registrations, registrations_of,
 )
-from cursedlint.analysis.c_syntax import (
-    arguments as _arguments, assigns, function_declarator, parameter_names, scope_of,
-    unwrapped, within,
-)
-from cursedlint.analysis.includes import IncludedHeaders, header_constants
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
 from cursedlint.project_index import Indexer
-from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import Example, Rule
 
-CHANGE_TRANSLATION = "IBV_REREG_MR_CHANGE_TRANSLATION"  # (1 << 0) in <infiniband/verbs.h>
-
-
-class Api(Struct, frozen=True):
-    """Argument positions of a registration: the address and the length; `flags`: the range
-    changes only when this argument holds IBV_REREG_MR_CHANGE_TRANSLATION. `shape` "iovec":
-    `address` is an iovec (array) holding the ranges (`fi_mr_regv`); "attr": a `fi_mr_attr`
-    whose `mr_iov` does (`fi_mr_regattr`). A wrapper may pass only one of them through."""
-
-    address: int | None
-    length: int | None
-    flags: int | None = None
-    shape: str = "plain"
-
-
-# ibv_reg_mr(3), ibv_rereg_mr(3) (rdma-core), rdma_reg_msgs(3) (librdmacm), fi_mr(3) (libfabric)
-APIS = {
-    "ibv_reg_mr": Api(1, 2),
-    "ibv_reg_mr_iova": Api(1, 2),
-    "ibv_reg_mr_iova2": Api(1, 2),
-    "ibv_rereg_mr": Api(3, 4, flags=1),
-    "rdma_reg_msgs": Api(1, 2),
-    "rdma_reg_read": Api(1, 2),
-    "rdma_reg_write": Api(1, 2),
-    "fi_mr_reg": Api(1, 2),
-    "fi_mr_regv": Api(1, 2, shape="iovec"),
-    "fi_mr_regattr": Api(1, None, shape="attr"),
-}
 TRIGGERS = ("ibv_reg_mr", "ibv_rereg_mr", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
             "fi_mr_reg")
-HEADERS = IncludedHeaders("rdma-headers", APIS)
-"""The project headers and `-D` macros of the files holding a registration."""
-
-# fi_mr_attr `iface` values of device memory (fi_mr(3), enum fi_hmem_iface)
-DEVICE_IFACES = frozenset({"FI_HMEM_CUDA", "FI_HMEM_ROCR", "FI_HMEM_ZE", "FI_HMEM_NEURON",
-                           "FI_HMEM_SYNAPSEAI"})
-HOST_IFACES = frozenset({"FI_HMEM_SYSTEM"})
-POINTER_RESULTS = frozenset({"ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2",
-                             "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write"})
-
 _CONDITION = ": unsafe with fork protection on"
 _DOCTOR = "`cursedlint doctor` shows whether this machine's settings turn fork protection on."
 _FORK_HAZARD = (
@@ -90,24 +43,6 @@ _FIX = (
     "give each registered buffer a dedicated page-aligned allocation of whole pages "
     "(posix_memalign/aligned_alloc with the page size, or mmap)"
 )
-
-
-class Registration(Struct, frozen=True):
-    """One registration call: `function` is the called name, `api` the registration API it
-    reaches; `addresses` and `lengths` the expressions of the registered ranges (several, or
-    none, for iovecs; a wrapper's caller may pass only one of the two)."""
-
-    function: str
-    api: str
-    call: object
-    addresses: tuple
-    lengths: tuple
-
-    @property
-    def described(self) -> str:
-        if self.function == self.api:
-            return f"{self.api}()"
-        return f"{self.function}() (wraps {self.api}())"
 
 
 class RegistrationWrapperIndex(Indexer):
@@ -144,7 +79,7 @@ class RegistrationRule(Rule):
     reads_facts_of = (HEADERS,)
 
     @property
-    def facts(self) -> "Registrations":
+    def facts(self) -> Registrations:
         return registrations_of(self.context, self.project_facts)
 
 
@@ -381,15 +316,15 @@ class SubPageRdmaRegistration(RegistrationRule):
 
     def check(self) -> None:
         facts = self.facts
-        page = self.context.settings.page_size
+        page = facts.page
         for registration in facts.registrations:
             if facts.silent_for_length(registration):
                 continue
             for node, length in facts.partial_pages(registration):
                 self.report(
-                    facts.anchor(registration, node),
+                    _anchor(registration, node),
                     f"{registration.described} registers {length} bytes"
-                    f"{facts.where(registration, node)}, not whole {page}-byte pages"
+                    f"{_where(registration, node)}, not whole {page}-byte pages"
                     f"{_CONDITION}",
                     help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
                     f"{_FIX}, and register {_round_up(length, page)} bytes. {_DOCTOR}",
@@ -552,327 +487,30 @@ class SharedPageRdmaRegistration(RegistrationRule):
                 found = facts.sharing(address)
                 if found is not None:
                     self.report(
-                        facts.anchor(registration, address),
+                        _anchor(registration, address),
                         f"{registration.described} registers {found.what}"
-                        f"{facts.where(registration, address)}, which shares its pages"
+                        f"{_where(registration, address)}, which shares its pages"
                         f"{_CONDITION}",
                         help=f"It shares them with {found.neighbours}. {_FORK_HAZARD}. "
                         f"Instead, {_FIX}. {_DOCTOR}",
                     )
 
 
-# -- the facts of one file, shared by both rules --------------------------------------------------
+def _anchor(registration: Registration, node):
+    """Where a finding about `node` (an address or a length) is reported: the node when it is
+    an argument of the call, else (an iovec member) the call, so that an iovec shared by two
+    registrations gives one finding for each."""
+    return node if within(node, registration.call) else registration.call
 
 
-def registrations_of(context, project_wrappers=None) -> "Registrations":
-    """The file's registration facts, computed once for all CUR3xx rules; `project_wrappers`:
-    the `RegistrationWrapperIndex` facts (path -> wrappers) of the project's files."""
-    return context.shared(Registrations, lambda: Registrations(context, project_wrappers or {}))
-
-
-class Registrations:
-    """The registration calls of one C/C++ file and what their arguments are."""
-
-    def __init__(self, context, project_wrappers: dict):
-        self.context = context
-        self.page = context.settings.page_size
-        self.project_wrappers = project_wrappers
-
-    @cached_property
-    def _constants(self):
-        from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
-
-        return CConstants(self.context, extra=header_constants(self.context, HEADERS))
-
-    def value(self, node):
-        """The integer value of an expression of the file where it is used (locals and fields
-        set by an earlier assignment count), with the project headers' macros, enums and types
-        in view; UNKNOWN when unknown."""
-        return self._constants.evaluate(node, assignments=True)
-
-    @cached_property
-    def registrations(self) -> list[Registration]:
-        found = []
-        apis = {**APIS, **self._wrappers}
-        for name, call in self.context.calls(apis):
-            registration = self._registration(name, apis[name], call)
-            if registration is not None and not asserted_to_fail(
-                    self.context, call, registration.api in POINTER_RESULTS):
-                found.append(registration)
-        return found
-
-    def partial_pages(self, registration: Registration) -> list[tuple[object, int]]:
-        """(length node, value) of the lengths known to be positive and not whole pages."""
-        found = []
-        for node in registration.lengths:
-            length = self.value(node)
-            if length is not UNKNOWN and length > 0 and length % self.page:
-                found.append((node, length))
-        return found
-
-    # -- calls and wrappers ----------------------------------------------------------------
-
-    def _registration(self, name: str, api: Api, call) -> Registration | None:
-        arguments = _arguments(call)
-        if not _fits(api, arguments):
-            return None  # a macro or another function of the same name
-        if api.flags is not None and not self._changes_range(arguments[api.flags]):
-            return None
-        addresses, lengths = self._ranges(api, arguments, call)
-        return Registration(name, self._wrapped.get(name, name), call, addresses, lengths)
-
-    def _ranges(self, api: Api, arguments: list, call) -> tuple[tuple, tuple]:
-        """(address expressions, length expressions) of the ranges a call registers."""
-        if api.shape == "iovec":
-            return self._iovecs(arguments[api.address], call)
-        if api.shape == "attr":
-            return self._attr_iovecs(arguments[api.address], call)
-        return _picked(arguments, api.address), _picked(arguments, api.length)
-
-    def _changes_range(self, flags) -> bool:
-        """Whether ibv_rereg_mr's flags contain IBV_REREG_MR_CHANGE_TRANSLATION (bit 0)."""
-        value = self.value(flags)
-        if value is not UNKNOWN:
-            return bool(value & 1)
-        names, only_ors = set(), True
-        for node in (flags, *self.context.descendants(flags)):
-            if node.type == "identifier":
-                names.add(self.context.text(node))
-            elif node.type == "binary_expression":
-                only_ors &= self.context.text(node.child_by_field_name("operator")) == "|"
-        return CHANGE_TRANSLATION in names and only_ors
-
-    @cached_property
-    def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
-        """The wrappers this file calls: other files' (`project_wrappers`), then its own."""
-        found = {name: (api, Api(address, length))
-                 for path, wrappers in sorted(self.project_wrappers.items())
-                 if path != self.context.source.path
-                 for name, (api, address, length) in wrappers.items() if api in APIS}
-        for name in self._defined(set(found)):
-            del found[name]  # the file's own function of that name: another function
-        found.update(self.file_wrappers)
-        return found
-
-    def _defined(self, names: set[str]) -> set[str]:
-        """Those of `names` the file defines a function of."""
-        defined = set()
-        for name, leaf in self.context.tokens(names) if names else ():
-            node = self.context.parent(leaf)
-            if node is None or node.type != "function_declarator":
-                continue
-            while node is not None and node.type.endswith("declarator"):
-                node = self.context.parent(node)  # out of `*name(...)`
-            if node is not None and node.type == "function_definition":
-                defined.add(name)
-        return defined
-
-    @cached_property
-    def file_wrappers(self) -> dict[str, tuple[str, Api]]:
-        """Function name -> (API, the API's positions in its own parameters) for the file's
-        functions that call one registration API with their own parameters unchanged."""
-        return {name: wrapper for name, (wrapper, _) in self._wrapper_definitions.items()}
-
-    @cached_property
-    def exported_wrappers(self) -> dict[str, tuple[str, Api]]:
-        """The file's wrappers that other files can call (not `static`)."""
-        return {name: wrapper for name, (wrapper, function) in self._wrapper_definitions.items()
-                if not has_storage(self.context, function, ("static",))}
-
-    @cached_property
-    def _wrapper_definitions(self) -> dict[str, tuple[tuple[str, Api], object]]:
-        """Function name -> ((API, positions), definition) of the file's wrappers."""
-        found = {}
-        calls = (call for _, call in self.context.calls(APIS))
-        for function in self.context.enclosing(calls, ("function_definition",)):
-            declarator = function_declarator(function.child_by_field_name("declarator"))
-            body = function.child_by_field_name("body")
-            name = declarator.child_by_field_name("declarator") if declarator else None
-            if (name is None or name.type != "identifier" or self.context.text(name) in APIS
-                    or body is None or body.type != "compound_statement"):
-                continue  # methods are called through objects; API stubs are the API
-            wrapper = self._wrapper(declarator, body)
-            if wrapper is not None:
-                found[self.context.text(name)] = (wrapper, function)
-        return found
-
-    @cached_property
-    def _wrappers(self) -> dict[str, Api]:
-        return {name: api for name, (_, api) in self._wrapper_facts.items()}
-
-    @cached_property
-    def _wrapped(self) -> dict[str, str]:
-        return {name: underlying for name, (underlying, _) in self._wrapper_facts.items()}
-
-    def _wrapper(self, declarator, body) -> tuple[str, Api] | None:
-        parameters = parameter_names(self.context, declarator)
-        calls = self.context.calls(APIS, body)
-        if len(calls) != 1 or not parameters:
-            return None
-        name, call = calls[0]
-        api = APIS[name]
-        arguments = _arguments(call)
-        if api.flags is not None or not _fits(api, arguments):
-            return None
-        positions = [self._passed(nodes, parameters, body)
-                     for nodes in self._ranges(api, arguments, call)]
-        if positions == [None, None]:
-            return None
-        return name, Api(*positions)
-
-    def _passed(self, nodes, parameters: list[str], body) -> int | None:
-        """The position of the first parameter among `nodes` left unchanged in `body`."""
-        for node in map(unwrapped, nodes):
-            name = self.context.text(node) if node.type == "identifier" else ""
-            if name and name in parameters and not assigns(self.context, body, name):
-                return parameters.index(name)
-        return None
-
-    # -- fi_mr_regv, fi_mr_regattr: ranges in iovecs -------------------------------------------
-
-    def _iovecs(self, iov, call) -> tuple[tuple, tuple]:
-        """The (iov_base, iov_len) expressions the calling function gives the iovec (array)
-        `iov` names, through its initializer and member assignments."""
-        name, scope = self._local(iov, call)
-        if name is None:
-            return (), ()
-        return (tuple(self._member_values(scope, name, "iov_base", 0)),
-                tuple(self._member_values(scope, name, "iov_len", 1)))
-
-    def _attr_iovecs(self, attr, call) -> tuple[tuple, tuple]:
-        """The ranges of the iovecs a `struct fi_mr_attr` points to with `mr_iov`."""
-        name, scope = self._local(attr, call)
-        addresses, lengths = [], []
-        for iov in self._member_values(scope, name, "mr_iov", None) if name else ():
-            found = self._iovecs(iov, call)
-            addresses.extend(found[0])
-            lengths.extend(found[1])
-        return tuple(addresses), tuple(lengths)
-
-    def _local(self, node, call) -> tuple:
-        """(name, function) for `name` or `&name` used in a function, else (None, None)."""
-        node = unwrapped(node)
-        if node.type == "pointer_expression" and node.child(0).type == "&":
-            node = node.child_by_field_name("argument")
-        scope = scope_of(self.context, call)
-        if node.type != "identifier" or scope is None:
-            return None, None
-        return self.context.text(node), scope
-
-    def _member_values(self, scope, name: str, field: str, position: int | None) -> list:
-        """The values `scope` gives member `field` of the struct (array) `name`: designated or
-        positional (`position` in a two-member struct) initializers, and `name.field = v`,
-        `name[i].field = v`."""
-        values = []
-        for _, declarator in declarations_in(self.context, scope, name):
-            if declarator.type == "init_declarator":
-                values.extend(_initialized_member(declarator.child_by_field_name("value"),
-                                                  field, position))
-        for _, leaf in self.context.tokens((field,), scope):
-            target = self.context.parent(leaf)
-            assignment = self.context.parent(target) if target is not None else None
-            if (leaf.type != "field_identifier" or target.type != "field_expression"
-                    or target.child_by_field_name("field") != leaf or assignment is None
-                    or assignment.type != "assignment_expression"
-                    or assignment.child_by_field_name("left") != target
-                    or assignment.child_by_field_name("operator").type != "="):
-                continue
-            base = unwrapped(target.child_by_field_name("argument"))
-            if base.type == "subscript_expression":
-                base = base.child_by_field_name("argument")
-            value = assignment.child_by_field_name("right")
-            if self.context.text(base) == name and value is not None and value.is_named:
-                values.append(value)
-        return values
-
-    # -- what the registered memory is ----------------------------------------------------
-
-    @cached_property
-    def provenance(self) -> MemoryProvenance:
-        return MemoryProvenance(self.context, self.value, self.page)
-
-    def silent_for_length(self, registration: Registration) -> bool:
-        """Whether a registration's sub-page length harms no host page the rule can name:
-        device memory (by its allocator, or a `fi_mr_attr` whose `iface` is a device or not
-        known), or ranges that start page-aligned allocations (the rounded-out pages are the
-        allocation's own)."""
-        iface = self._iface(registration)
-        if iface is not None and iface not in HOST_IFACES:
-            return True
-        found = [self.provenance.of(address) for address in registration.addresses]
-        return bool(found) and all(
-            provenance.kind == "device" or (provenance.kind == "page-aligned"
-                                            and not provenance.offset)
-            for provenance in found)
-
-    def sharing(self, address) -> Provenance | None:
-        """The provenance of a registered address that shares its pages, else None."""
-        provenance = self.provenance.of(address)
-        return provenance if provenance.shares_pages else None
-
-    def _iface(self, registration: Registration) -> str | None:
-        """The `iface` a `fi_mr_regattr` registration's attr is given: the constant's name,
-        "" for any other expression, None when it is not given one (system memory)."""
-        if APIS[registration.api].shape != "attr" or registration.function != registration.api:
-            return None
-        name, scope = self._local(_arguments(registration.call)[1], registration.call)
-        values = self._member_values(scope, name, "iface", None) if name else []
-        if not values:
-            return None
-        names = {self.context.text(unwrapped(value)) for value in values}
-        return names.pop() if len(names) == 1 else ""
-
-    def anchor(self, registration: Registration, node):
-        """Where a finding about `node` (an address or a length) is reported: the node when it
-        is an argument of the call, else (an iovec member) the call, so that an iovec shared
-        by two registrations gives one finding for each."""
-        return node if within(node, registration.call) else registration.call
-
-    def where(self, registration: Registration, node) -> str:
-        """" (set on line N)" for an iovec member reported at the call, else ""."""
-        if within(node, registration.call):
-            return ""
-        return f" (given to the iovec on line {node.start_point[0] + 1})"
-
-
-# -- tree helpers ----------------------------------------------------------------------------------
+def _where(registration: Registration, node) -> str:
+    """" (given to the iovec on line N)" for an iovec member reported at the call, else ""."""
+    if within(node, registration.call):
+        return ""
+    return f" (given to the iovec on line {node.start_point[0] + 1})"
 
 
 def _round_up(value: int, page: int) -> int:
     return -(-value // page) * page
 
 
-def _picked(arguments: list, index: int | None) -> tuple:
-    return () if index is None else (arguments[index],)
-
-
-def _fits(api: Api, arguments: list) -> bool:
-    """Whether a call has the arguments the API reads."""
-    return max(i for i in (api.address, api.length, api.flags) if i is not None) < len(arguments)
-
-
-def _initialized_member(value, field: str, position: int | None) -> list:
-    """The expressions an initializer gives member `field`: `{.field = v}`, `{a, b}` (the
-    member at `position` of a two-member struct such as iovec), or an array of these."""
-    found, pending = [], [value]
-    while pending:
-        value = pending.pop()
-        if value is None or value.type != "initializer_list":
-            continue
-        items = [item for item in value.named_children if item.type != "comment"]
-        if items and all(item.type == "initializer_list" for item in items):
-            pending.extend(reversed(items))
-            continue
-        pairs = [item for item in items if item.type == "initializer_pair"]
-        given = next((item.child_by_field_name("value") for item in pairs
-                      if _designates(item, field)), None)
-        if given is not None:
-            found.append(given)
-        elif position is not None and not pairs and len(items) == 2:
-            found.append(items[position])
-    return found
-
-
-def _designates(pair, field: str) -> bool:
-    designator = pair.child_by_field_name("designator")
-    return designator is not None and designator.text.lstrip(b".") == field.encode()

@@ -1,0 +1,314 @@
+"""The path a failed call's result takes through its function (C/C++), and the assertion or
+`abort()` it reaches (CUR601: a `process_vm_readv`/`process_vm_writev` result, -1 on failure).
+
+`FailurePaths(context, assertions, value).reached(result)` follows a `Result` (the call, and
+the variable holding its value, if any) from the statement holding the call to the end of the
+function, along the path a failure (-1, the result taken as signed) takes: into the branch an
+`if` on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
+`||` and `&&` of these; `value(node)` evaluates the other side, a side it cannot evaluate is a
+length, never negative), on through the statements after it when that branch falls through,
+and through both branches of other `if`s and of `#if`/`#else`. A `return`, `break`,
+`continue`, `goto`, `throw`, `exit()` or a new value of the result ends it; an assertion on
+the result (a call `assertions` names, taking the variable) ends it, as does `abort()` once the
+path has passed a check on the result. Loops, `switch`, checks whose answer for -1 is unknown
+(`n < 0 && errno == EPERM`), code nested deeper than `_MAX_NESTING` and code tree-sitter cannot
+read leave it unknown.
+"""
+
+from __future__ import annotations
+
+import operator
+from contextlib import contextmanager
+from enum import Enum
+from typing import Callable, Iterator
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_expectations import Assertions
+from cursedlint.analysis.c_syntax import callee, mentions, unwrapped, within, writes
+
+_ABORTS = frozenset({"abort"})
+_EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "longjmp", "siglongjmp"})
+_JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
+                    "goto_statement", "throw_statement"})
+_PREPROCESSOR = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef",
+                           "preproc_else"})
+_PREPROCESSOR_ALTERNATIVES = frozenset({"preproc_elif", "preproc_elifdef", "preproc_else"})
+_COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+                "==": operator.eq, "!=": operator.ne}
+# -1 compared with a length (a value the file does not show, never negative)
+_AGAINST_LENGTH = {"<": True, "<=": True, ">": False, ">=": False, "==": False, "!=": True}
+_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+_JUMP_WORDS = {"return": "return_statement", "break": "break_statement",
+               "continue": "continue_statement", "goto": "goto_statement"}
+_MAX_NESTING = 100  # statements and conditions followed inside each other; deeper: unknown
+
+
+class _TooDeep(Exception):
+    """The failure path goes deeper into nested statements or conditions than is followed."""
+
+
+class Outcome(Enum):
+    """Where the failure path goes after a statement."""
+
+    THROUGH = "falls through"
+    END = "ends (return, jump, exit, or the result is replaced)"
+    UNKNOWN = "cannot be told"
+
+
+class Path(Struct, frozen=True):
+    """The failure path's state: how it ends (or the assert it reaches), and whether it has
+    passed through the failure branch of a check on the result."""
+
+    outcome: Outcome | None  # None: `hit` is reached
+    detected: bool
+    hit: object = None
+
+
+class Result(Struct, frozen=True):
+    """A call's result: the variable holding it (None when the call itself is checked)."""
+
+    function: str  # the called name
+    call: object
+    variable: str | None
+
+
+class FailurePaths:
+    """Failure paths in one file. `assertions`: what asserts; `value(node)`: an integer
+    expression's value (UNKNOWN when unknown)."""
+
+    def __init__(self, context, assertions: Assertions, value: Callable):
+        self.context = context
+        self.assertions = assertions
+        self.value = value
+        self._nesting = 0
+
+    def reached(self, result: Result) -> Path | None:
+        """The path, when it reaches an assertion or `abort()` (`hit`), else None."""
+        try:
+            path = self._follow(result)
+        except _TooDeep:
+            return None  # nested deeper than followed: the path cannot be told
+        return path if path is not None and path.outcome is None else None
+
+    @contextmanager
+    def _deeper(self):
+        """One level further into nested statements or conditions."""
+        self._nesting += 1
+        try:
+            if self._nesting > _MAX_NESTING:
+                raise _TooDeep
+            yield
+        finally:
+            self._nesting -= 1
+
+    def _follow(self, result: Result) -> Path | None:
+        start = self._statement_of(result.call)
+        condition = start.child_by_field_name("condition") \
+            if start is not None and start.type == "if_statement" else None
+        checked = condition is not None and within(result.call, condition)
+        if not checked and (start is None or result.variable is None):
+            return None  # the value goes elsewhere (an argument, a loop condition, a return)
+        path = Path(Outcome.THROUGH, False)
+        if checked:
+            path = self._if(start, result, path)
+        if path.outcome is Outcome.THROUGH:
+            path = self._after(start, result, path)
+        return path
+
+    def _statement_of(self, node):
+        """The innermost statement (or declaration) containing `node`."""
+        return next((found for found in self.context.ancestors(node)
+                     if found.type.endswith("statement") or found.type == "declaration"), None)
+
+    def _after(self, statement, result: Result, path: Path) -> Path:
+        """The path from the end of `statement` on, out of the enclosing blocks and `if`s up to
+        the end of the function."""
+        node, around = statement, list(self.context.ancestors(statement))
+        for index, parent in enumerate(around):
+            if parent.type == "compound_statement" or parent.type in _PREPROCESSOR:
+                path = self._sequence(_following(node), result, path)
+                if path.outcome is not Outcome.THROUGH:
+                    return path
+                if index + 1 < len(around) and around[index + 1].type == "function_definition":
+                    return Path(Outcome.END, path.detected)
+            elif parent.type not in ("if_statement", "else_clause"):
+                return Path(Outcome.UNKNOWN, path.detected)  # loops, switch, lambdas
+            node = parent
+        return Path(Outcome.UNKNOWN, path.detected)
+
+    # -- statements --------------------------------------------------------------------------
+    def _sequence(self, statements, result: Result, path: Path) -> Path:
+        for statement in statements:
+            path = self._statement(statement, result, path)
+            if path.outcome is not Outcome.THROUGH:
+                return path
+        return path
+
+    def _statement(self, statement, result: Result, path: Path) -> Path:
+        with self._deeper():
+            return self._statement_path(statement, result, path)
+
+    def _statement_path(self, statement, result: Result, path: Path) -> Path:
+        kind = statement.type
+        if kind in _JUMPS:
+            return Path(Outcome.END, path.detected)
+        if kind == "compound_statement":
+            return self._sequence(self.context.children(statement), result, path)
+        if kind == "if_statement":
+            return self._if(statement, result, path)
+        if kind in _PREPROCESSOR:
+            return self._preprocessor(statement, result, path)
+        if kind in ("expression_statement", "declaration"):
+            return self._simple(statement, result, path)
+        if not self._matters(statement, result):
+            return path
+        return Path(Outcome.UNKNOWN, path.detected)
+
+    def _simple(self, statement, result: Result, path: Path) -> Path:
+        """An expression statement or declaration: an assert or abort on the path, an exit,
+        a new value of the result, or nothing that matters."""
+        if statement.has_error:
+            return Path(Outcome.UNKNOWN, path.detected)
+        for call in self._stopping_calls(statement):
+            name = callee(self.context, call)
+            if name in _EXITS:
+                return Path(Outcome.END, path.detected)
+            if (name in _ABORTS and path.detected) or (
+                self.assertions.asserts(name) and mentions(self.context, call, result.variable)
+            ):
+                return Path(None, path.detected, call)
+        if result.variable is not None and any(writes(self.context, statement,
+                                                      result.variable)):
+            return Path(Outcome.END, path.detected)
+        return path
+
+    def _if(self, statement, result: Result, path: Path) -> Path:
+        condition = statement.child_by_field_name("condition")
+        consequence = statement.child_by_field_name("consequence")
+        alternative = statement.child_by_field_name("alternative")
+        branches = [consequence, alternative.named_children[-1] if alternative else None]
+        if self._mentions_result(condition, result):
+            fails_when = self._fails_when(condition, result)
+            if fails_when is None:
+                return Path(Outcome.UNKNOWN, path.detected)
+            failure = branches[0] if fails_when else branches[1]
+            if failure is None:
+                return Path(Outcome.THROUGH, True)
+            return self._statement(failure, result, Path(Outcome.THROUGH, True))
+        if self._matters(condition, result):
+            return Path(Outcome.UNKNOWN, path.detected)
+        paths = [self._statement(branch, result, path) if branch else path for branch in branches]
+        return _merged(paths)
+
+    def _preprocessor(self, node, result: Result, path: Path) -> Path:
+        """`#if`/`#ifdef` with its `#elif`/`#else`: one configuration or another, like an if."""
+        with self._deeper():
+            return self._configurations(node, result, path)
+
+    def _configurations(self, node, result: Result, path: Path) -> Path:
+        condition = node.child_by_field_name("condition") or node.child_by_field_name("name")
+        if self._matters(condition, result):
+            return Path(Outcome.UNKNOWN, path.detected)
+        alternative = node.child_by_field_name("alternative")
+        body = [child for child in node.named_children
+                if child != condition and child.type not in _PREPROCESSOR_ALTERNATIVES]
+        return _merged([
+            self._sequence(body, result, path),
+            self._preprocessor(alternative, result, path) if alternative else path,
+        ])
+
+    # -- conditions --------------------------------------------------------------------------
+    def _fails_when(self, node, result: Result) -> bool | None:
+        """The value of the condition when the call failed (the result is -1), or None when it
+        cannot be told. The result is taken as signed (ssize_t, the functions' return type)."""
+        with self._deeper():
+            return self._failure_value(node, result)
+
+    def _failure_value(self, node, result: Result) -> bool | None:
+        node = unwrapped(node)
+        if self._is_result(node, result):
+            return True  # -1 is true
+        if node.type == "unary_expression" and self.context.text(node.child(0)) == "!":
+            inner = self._fails_when(node.child_by_field_name("argument"), result)
+            return None if inner is None else not inner
+        if node.type != "binary_expression":
+            return None
+        operator = self.context.text(node.child_by_field_name("operator"))
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if operator in ("||", "&&"):
+            return _short_circuit(operator, *(
+                self._fails_when(side, result) if self._mentions_result(side, result) else None
+                for side in (left, right)))
+        if self._is_result(right, result) and not self._is_result(left, result):
+            left, right, operator = right, left, _MIRRORED.get(operator)
+        if operator not in _COMPARISONS or not self._is_result(left, result) \
+                or self._mentions_result(right, result):
+            return None
+        value = self.value(right)
+        if isinstance(value, int):
+            return _COMPARISONS[operator](-1, value)
+        return _AGAINST_LENGTH[operator]
+
+    def _is_result(self, node, result: Result) -> bool:
+        """Whether the expression is the result: the call, the variable, or `(n = call)`."""
+        node = unwrapped(node)
+        if node.type == "assignment_expression":
+            node = unwrapped(node.child_by_field_name("right"))
+        if node.type == "identifier":
+            return result.variable == self.context.text(node)
+        return node == result.call
+
+    def _mentions_result(self, node, result: Result) -> bool:
+        return (node is not None and within(result.call, node)) or mentions(
+            self.context, node, result.variable)
+
+    def _matters(self, node, result: Result) -> bool:
+        """Whether code the path cannot be followed through touches it: mentions the result,
+        jumps, asserts, aborts or exits."""
+        if node is None:
+            return False
+        if mentions(self.context, node, result.variable) or node.has_error:
+            return True
+        if any(self.context.parent(keyword).type == _JUMP_WORDS[word]
+               for word, keyword in self.context.tokens(_JUMP_WORDS, node)):
+            return True
+        return bool(self._stopping_calls(node))
+
+    def _stopping_calls(self, node) -> list:
+        """The calls within `node` that may end the path (exits, aborts, asserts), in order."""
+        found = {call.id: call for _, call in self.context.calls(_EXITS | _ABORTS, node)}
+        for _, _, leaf in self.context.hits(self.assertions.spelled, node):
+            call = self.context.call_of(leaf)
+            if call is not None:
+                found.setdefault(call.id, call)
+        return sorted(found.values(), key=lambda call: call.start_byte)
+
+
+def _following(node) -> Iterator:
+    """The statements after `node` in its block (not an `#else`: another configuration)."""
+    sibling = node.next_named_sibling
+    while sibling is not None and sibling.type not in _PREPROCESSOR_ALTERNATIVES:
+        yield sibling
+        sibling = sibling.next_named_sibling
+
+
+def _merged(paths: list[Path]) -> Path:
+    """The paths through the two branches of an `if` that does not test the result: an assert
+    reached on either, else the first of unknown, falling through, ending."""
+    hits = [path for path in paths if path.outcome is None]
+    if hits:
+        return hits[0]
+    for outcome in (Outcome.UNKNOWN, Outcome.THROUGH):
+        chosen = [path for path in paths if path.outcome is outcome]
+        if chosen:
+            return Path(outcome, any(path.detected for path in chosen))
+    return Path(Outcome.END, False)
+
+
+def _short_circuit(operator_: str, left: bool | None, right: bool | None) -> bool | None:
+    """`left || right` or `left && right` of values that may be unknown (None)."""
+    deciding = operator_ == "||"  # true decides ||, false decides &&
+    if deciding in (left, right):
+        return deciding
+    return None if None in (left, right) else not deciding
