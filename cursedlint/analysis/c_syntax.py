@@ -4,10 +4,15 @@ around a node, and what a declarator declares."""
 
 from __future__ import annotations
 
+import re
+
 from cursedlint.analysis.c_macros import function_scope
 
 NAMES = frozenset({"identifier", "field_identifier"})
-_WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
+_DECLARATOR_NAMES = NAMES | {"type_identifier"}  # a typedef's: `typedef Node& NodeRef;`
+_WRITTEN_NAMES = _DECLARATOR_NAMES | {"qualified_identifier", "destructor_name", "operator_name",
+                                      "template_function"}
+_RETURN_TYPE_DECLARATORS = ("pointer_declarator", "reference_declarator", "attributed_declarator")
 _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer",
                      "reference_declarator": "reference"}
 
@@ -29,15 +34,21 @@ def callee(context, call) -> str:
         else ""
 
 
-def unwrapped(node):
-    """The expression inside parentheses, C casts and C++ named casts."""
-    while True:
-        if node.type in _WRAPPING:
+def unwrapped(node, passing=frozenset()):
+    """The expression inside parentheses, C casts, C++ named casts and the calls of one argument
+    whose `callee_text` is in `passing` (`std::move`); None for None."""
+    while node is not None:
+        if node.type == "parenthesized_expression":
+            node = next((child for child in node.named_children if child.type != "comment"), None)
+        elif node.type == "cast_expression":
             node = node.child_by_field_name("value") or node.named_children[-1]
-        elif node.type == "call_expression" and _is_named_cast(node):
+        elif node.type == "call_expression" and (
+                _is_named_cast(node) or passing and callee_text(node) in passing
+                and len(arguments(node)) == 1):
             node = arguments(node)[0]
         else:
             return node
+    return None
 
 
 def _is_named_cast(call) -> bool:
@@ -60,11 +71,26 @@ def scope_of(context, node):
 
 
 def function_declarator(node):
-    """The function declarator inside a function definition's declarator (through pointers
-    and references of the return type)."""
-    while node is not None and node.type != "function_declarator":
+    """The function declarator of a function definition, or that a declarator declares a
+    function with, through the pointers, references and attributes of its return type (`T*
+    f(...)`, `T& f(...)`, `void (*f(int))(int)`); None for a variable, a pointer to a function
+    included (`void (*f)(int)`)."""
+    if node is not None and node.type == "function_definition":
         node = node.child_by_field_name("declarator")
-    return node
+    while node is not None:
+        if node.type == "function_declarator":
+            inner = node.child_by_field_name("declarator")
+            if inner is None or inner.type != "parenthesized_declarator":
+                return node
+            inner = inner_declarator(inner)
+            if inner is not None and inner.type in _WRITTEN_NAMES:
+                return node  # only the name in parentheses: `int (isspace)(int c)`
+            node = inner  # `(*f)`: a pointer to a function, or a function returning one
+            continue
+        if node.type not in _RETURN_TYPE_DECLARATORS:
+            return None
+        node = inner_declarator(node)
+    return None
 
 
 def inner_declarator(node):
@@ -73,15 +99,14 @@ def inner_declarator(node):
     if inner is not None:
         return inner
     return next((child for child in node.named_children
-                 if child.type in NAMES or child.type.endswith("declarator")), None)
+                 if child.type in _DECLARATOR_NAMES or child.type.endswith("declarator")), None)
 
 
 def declared_name(context, declarator) -> str:
-    """The name a declarator declares ("" for an abstract one)."""
-    node = declarator
-    while node is not None and node.type not in NAMES:
-        node = inner_declarator(node)
-    return context.text(node) if node is not None else ""
+    """The name a declarator declares ("" for an abstract one, and for a structured binding,
+    which declares several: `declared_names`)."""
+    node = _declared(declarator)
+    return context.text(node) if node is not None and node.type in NAMES else ""
 
 
 def declarator_kind(declarator) -> str:
@@ -129,3 +154,60 @@ def assigns(context, body, name: str) -> bool:
                 and parent.child_by_field_name("argument") == leaf):
             return True
     return False
+
+
+_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
+
+
+def callee_text(call) -> str:
+    """The called function's name as written, qualified, without template arguments or spaces
+    (`Container::copy`, `std::move`); "" for a call through an object or of an expression."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type not in (
+            "identifier", "qualified_identifier", "template_function"):
+        return ""
+    return re.sub(r"\s+", "", without_template_arguments(function.text.decode(errors="replace")))
+
+
+def called_member(call):
+    """The `object.f` or `pointer->f` (a field expression) a call is made through, or None."""
+    function = call.child_by_field_name("function")
+    return function if function is not None and function.type == "field_expression" else None
+
+
+def without_template_arguments(name: str) -> str:
+    """A name as written without its template arguments: `Scalar<T>::Scalar` -> `Scalar::Scalar`,
+    `A<B<C>>::f` -> `A::f`."""
+    while (bare := _TEMPLATE_ARGUMENTS.sub("", name)) != name:
+        name = bare
+    return name
+
+
+def written_name(context, declarator) -> str:
+    """The name a declarator declares as written, qualifiers and template arguments kept
+    (`Expr::Expr`, `Scalar<T>::Scalar`, `~Expr`, `operator[]`, a typedef's name); "" for an
+    abstract one. `declared_name` is a variable's bare name."""
+    node = declarator
+    while node is not None and node.type not in _WRITTEN_NAMES:
+        node = inner_declarator(node)
+    return context.text(node) if node is not None else ""
+
+
+def declared_names(context, declarator) -> list[str]:
+    """The names a declarator declares: its `declared_name`, or each name of a structured
+    binding (`auto& [key, value]`), in order."""
+    node = _declared(declarator)
+    if node is None:
+        return []
+    if node.type in NAMES:
+        return [context.text(node)]
+    return [context.text(child) for child in node.named_children if child.type == "identifier"]
+
+
+def _declared(declarator):
+    """The name a declarator leads to, or its structured binding; None for an abstract one."""
+    node = declarator
+    while node is not None and node.type not in NAMES \
+            and node.type != "structured_binding_declarator":
+        node = inner_declarator(node)
+    return node
