@@ -19,6 +19,7 @@ from cursedlint.analysis.c_syntax import (
     written_name,
 )
 from cursedlint.c_context import CContext, parse
+from cursedlint.cpp_classes import file_classes, parameters_of
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 
@@ -72,6 +73,13 @@ def test_pointers_to_functions_and_objects_declare_no_function(code):
     assert function_declarator(declarator_of(code)[1]) is None
 
 
+def test_the_parameters_of_a_function_returning_a_pointer_to_a_function_are_its_own():
+    context, declarator = declarator_of("void (*signal(int sig, Handler* h))(int) {}")
+    found = list(parameters_of(context, function_declarator(declarator)))
+    assert [(parameter.name, parameter.type.text) for parameter in found] == [
+        ("sig", "int"), ("h", "Handler*")]
+
+
 @pytest.mark.parametrize("code, name, names", [
     ("Val* val [[maybe_unused]] = nullptr;", "val", ["val"]),
     ("const auto& [name, node] = *entries.begin();", "", ["name", "node"]),
@@ -88,6 +96,24 @@ def test_a_typedef_declares_its_type_name_as_written():
     context, declarator = declarator_of("typedef std::unordered_map<const Node*, Node*>& MapRef;")
     assert written_name(context, declarator) == "MapRef"
     assert declared_name(context, declarator) == ""
+
+
+def test_class_facts_read_members_behind_attributes_and_methods_returning_references():
+    classes = file_classes(context_of("""\
+        class Node {};
+        typedef Node& NodeRef;
+        class Graph {
+         public:
+          const Node& entry() const;
+          Node* (*factory_)(int);
+          Node* spare_ [[maybe_unused]] = nullptr;
+        };
+        """))
+    graph = classes.classes[-1]
+    assert [method.name for method in graph.methods] == ["entry"]
+    members = {member.name: member.type.pointees for member in graph.members}
+    assert sorted(members) == ["factory_", "spare_"] and members["spare_"] == ("Node",)
+    assert [alias.name for alias in classes.aliases] == ["NodeRef"]
 
 
 @pytest.mark.parametrize("call, name", [

@@ -26,16 +26,14 @@ from functools import cached_property
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_syntax import unwrapped
+from cursedlint.analysis.c_syntax import function_declarator, unwrapped, written_name
 from cursedlint.analysis.cpp_returns import Returning, auto_locals, functions_returning, returned_by
 from cursedlint.cpp_classes import (
     ClassFacts,
     ClassIndex,
     FileClasses,
     TypeFacts,
-    declarator_name,
     file_classes,
-    find_function_declarator,
     is_const,
     named_type,
     type_facts,
@@ -195,11 +193,11 @@ def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
     found = []
     for node in context.enclosing(mentions, ("function_definition",)):
         declarator = node.child_by_field_name("declarator")
-        function = find_function_declarator(declarator) if declarator is not None else None
+        function = function_declarator(declarator) if declarator is not None else None
         body = node.child_by_field_name("body")
         if function is None or body is None:
             continue
-        name = re.sub(r"<[^<>]*>", "", declarator_name(context, function) or "")
+        name = re.sub(r"<[^<>]*>", "", written_name(context, function) or "")
         own = name.split("::")[-2].strip() if "::" in name else _enclosing_class(context, node)
         parameters = tuple(_parameters(context, function))
         cloner_parameters = frozenset(
@@ -250,7 +248,7 @@ def _parameters(context, function_declarator):
         if parameter.type in ("parameter_declaration", "optional_parameter_declaration"):
             declarator = parameter.child_by_field_name("declarator")
             facts = type_facts(context, parameter.child_by_field_name("type"), declarator)
-            name = declarator_name(context, declarator) if declarator else None
+            name = written_name(context, declarator) or None if declarator else None
             yield name, facts, is_const(context, parameter)
 
 
@@ -271,7 +269,7 @@ def _local_cloners(context, body, endings, parameters):
         if type_node is None or not _ends_with(named_type(context, type_node), endings):
             continue
         for declarator in declaration.children_by_field_name("declarator"):
-            name = declarator_name(context, declarator)
+            name = written_name(context, declarator)
             if name:
                 declared.append((name, type_facts(context, type_node, declarator)))
     autos = list(auto_locals(context, body))
@@ -798,7 +796,7 @@ class CloneAnalysis:
             value = self.unwrapped(declarator.child_by_field_name("value"))
             if value is not None and value.type == "pointer_expression":
                 value = self.unwrapped(value.child_by_field_name("argument"))
-            name = declarator_name(self.context, declarator)
+            name = written_name(self.context, declarator)
             if value is not None and value.type == "this" and name:
                 aliases[name] = "->"
         return aliases
@@ -820,7 +818,7 @@ class CloneAnalysis:
                 continue
             block = declaration.parent
             for declarator in declaration.children_by_field_name("declarator"):
-                name = declarator_name(self.context, declarator)
+                name = written_name(self.context, declarator)
                 if name and name not in excluded:
                     found.setdefault(name, []).append(
                         (block.start_byte, block.end_byte, declaration.start_byte, named)
@@ -973,7 +971,7 @@ class CloneAnalysis:
             " (for_range_loop declarator: (_) @n)]",
             function.node,
         ).get("n", ()):
-            name = declarator_name(self.context, node)
+            name = written_name(self.context, node)
             if name:
                 names.add(name)
         return names
@@ -1064,7 +1062,7 @@ class CloneAnalysis:
                 return None
             if parent.type == "for_range_loop":
                 declarator = parent.child_by_field_name("declarator")
-                if declarator is not None and declarator_name(self.context, declarator) == name:
+                if declarator is not None and written_name(self.context, declarator) == name:
                     return parent
         return None
 
@@ -1474,7 +1472,7 @@ class MemberMissedByCloner(ClonerRule):
         body = function.node.child_by_field_name("body")
         touched = self._touched(body)
         declarator = function.node.child_by_field_name("declarator")
-        name_node = find_function_declarator(declarator).child_by_field_name("declarator")
+        name_node = function_declarator(declarator).child_by_field_name("declarator")
         mapped = analysis.mapped_after_cloning
         for path, holder, member in self._members_to_set(analysis, function, initialized):
             if member.static or member.mutable or member.name in initialized | touched:
