@@ -18,6 +18,13 @@ from typing import Any, Iterable, Iterator, NamedTuple
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_syntax import (
+    declared_name,
+    function_declarator,
+    inner_declarator,
+    written_name,
+)
+
 STANDARD_CONTAINERS = frozenset({
     "vector", "deque", "list", "forward_list", "array", "set", "multiset", "unordered_set",
     "unordered_multiset", "map", "multimap", "unordered_map", "unordered_multimap", "pair",
@@ -244,17 +251,17 @@ def _read_declaration(context, node, template_parameters, template, members, met
         if child.type in ("storage_class_specifier", "type_qualifier")
     }
     for declarator in node.children_by_field_name("declarator"):
-        function = find_function_declarator(declarator)
+        function = function_declarator(declarator)
         line = declarator.start_point[0] + 1
         if function is not None:
-            name = declarator_name(context, function)
+            name = written_name(context, function)
             if name:
                 parameters = tuple(parameter_types(context, function, template_parameters))
                 methods.append(
                     Method(name, parameters, template, line, static="static" in specifiers)
                 )
         elif type_node is not None:
-            name = declarator_name(context, declarator)
+            name = declared_name(context, declarator)
             if name:
                 members.append(Member(
                     name=name,
@@ -278,7 +285,7 @@ def _aliases(context, node, scope, template_parameters) -> Iterator[AliasFacts]:
         return
     type_node = node.child_by_field_name("type")
     for declarator in node.children_by_field_name("declarator"):
-        name = declarator_name(context, declarator)
+        name = written_name(context, declarator)
         if name and type_node is not None:
             facts = type_facts(context, type_node, declarator, template_parameters)
             yield AliasFacts("::".join(scope + (name,)), scope, facts, line)
@@ -296,41 +303,6 @@ def template_parameter_names(context, template_declaration) -> frozenset[str]:
     return frozenset(names)
 
 
-def find_function_declarator(declarator):
-    """The function_declarator a declarator declares a function with (`T* f(...)` included),
-    or None (a variable, or a pointer to a function: `void (*f)(int)`)."""
-    node = declarator
-    while node is not None:
-        if node.type == "function_declarator":
-            inner = node.child_by_field_name("declarator")
-            return None if inner is not None and inner.type == "parenthesized_declarator" else node
-        if node.type not in ("reference_declarator", "pointer_declarator", "attributed_declarator"):
-            return None
-        node = _inner_declarator(node)
-    return None
-
-
-def _inner_declarator(node):
-    inner = node.child_by_field_name("declarator")
-    if inner is None:  # reference_declarator holds its declarator without a field name
-        named = [child for child in node.named_children if child.type != "type_qualifier"]
-        inner = named[-1] if named else None
-    return inner
-
-
-def declarator_name(context, declarator) -> str | None:
-    """The name a declarator declares (`clone` for `*clone(...)`, `Expr::Expr` for a
-    qualified constructor), or None for an abstract declarator."""
-    node = declarator
-    while node is not None:
-        if node.type in ("identifier", "field_identifier", "type_identifier",
-                         "qualified_identifier", "destructor_name", "operator_name",
-                         "template_function"):
-            return context.text(node)
-        node = _inner_declarator(node)
-    return None
-
-
 def pointer_depth(declarator) -> tuple[int, bool]:
     """How many `*` a declarator (or abstract declarator) adds, and whether it adds `&`."""
     depth, reference = 0, False
@@ -343,7 +315,7 @@ def pointer_depth(declarator) -> tuple[int, bool]:
         elif node.type not in ("init_declarator", "attributed_declarator",
                                "parenthesized_declarator", "array_declarator"):
             break
-        node = _inner_declarator(node)
+        node = inner_declarator(node)
     return depth, reference
 
 
@@ -370,12 +342,34 @@ def is_const(context, declaration) -> bool:
     )
 
 
+class Parameter(NamedTuple):
+    """A parameter of a function: its name (None when unnamed), type, and whether it is const."""
+
+    name: str | None
+    type: TypeFacts
+    const: bool
+
+
+def parameters_of(context, function_declarator) -> Iterator[Parameter]:
+    """The parameters of a function declarator (not a `...`)."""
+    for parameter in _parameter_declarations(function_declarator):
+        declarator = parameter.child_by_field_name("declarator")
+        facts = type_facts(context, parameter.child_by_field_name("type"), declarator)
+        name = declared_name(context, declarator) if declarator is not None else ""
+        yield Parameter(name or None, facts, is_const(context, parameter))
+
+
 def parameter_types(context, function_declarator, template_parameters) -> Iterator[TypeFacts]:
-    parameters = function_declarator.child_by_field_name("parameters")
-    for parameter in parameters.named_children if parameters is not None else ():
+    for parameter in _parameter_declarations(function_declarator):
+        yield type_facts(context, parameter.child_by_field_name("type"),
+                         parameter.child_by_field_name("declarator"), template_parameters)
+
+
+def _parameter_declarations(function_declarator):
+    listed = function_declarator.child_by_field_name("parameters")
+    for parameter in listed.named_children if listed is not None else ():
         if parameter.type in ("parameter_declaration", "optional_parameter_declaration"):
-            yield type_facts(context, parameter.child_by_field_name("type"),
-                             parameter.child_by_field_name("declarator"), template_parameters)
+            yield parameter
 
 
 def named_type(context, node) -> str:

@@ -190,7 +190,8 @@ HOLDER = """\
 @pytest.mark.parametrize("value", [
     "src->held_", "(src->held_)", "std::move(src->held_)", "static_cast<Val*>(src->held_)",
     "(Val*)src->held_", "(*src).held_", "src->heldValue()", "src->inputs_[0]",
-    "src->inputs_.front()", "src->def_->held_",
+    "src->inputs_.front()", "src->def_->held_", "dyn_cast<Val>(src->held_)",
+    "std::move(/* taken */ src->held_)", "std::move<Val*&>(src->held_)",
 ])
 def test_forms_of_a_value_taken_from_the_source(value):
     found = findings(HOLDER.format(value=value))
@@ -237,6 +238,21 @@ def test_cur502_leaves_caches_statics_delegation_and_helpers_alone():
         class Helped : public Expr {
           Helped(const Helped* src, IrCloner* c) { copyOperands(src, c); }
           void copyOperands(const Helped* src, IrCloner* c);
+          Val* lhs_;
+        };
+        }
+        """) == []
+
+
+def test_cur502_leaves_a_constructor_calling_a_base_method_by_its_qualified_name_alone():
+    assert findings("""\
+        namespace ir {
+        class Binary : public Expr {
+         protected:
+          void copyOperands(const Binary* src, IrCloner* c);
+        };
+        class Add : public Binary {
+          Add(const Add* src, IrCloner* c) { Binary::copyOperands(src, c); }
           Val* lhs_;
         };
         }
@@ -518,7 +534,8 @@ CLONER_USES = [
 @pytest.mark.parametrize("definition", CLONER_USES)
 def test_the_parse_free_look_never_hides_a_cloning_candidate(definition):
     from cursedlint.c_context import CContext, parse
-    from cursedlint.rules.cloners import DEFAULT_CLONER_TYPES, cloning_candidates
+    from cursedlint.analysis.cloning_candidates import cloning_candidates
+    from cursedlint.rules.cloners import DEFAULT_CLONER_TYPES
     from cursedlint.source import Source
 
     code = HEADER + "namespace ir {\nclass Holder : public Expr {\n" + definition + (

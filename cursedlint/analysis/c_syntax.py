@@ -4,12 +4,16 @@ around a node, and what a declarator declares."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from cursedlint.analysis.c_macros import function_scope
 
 NAMES = frozenset({"identifier", "field_identifier"})
 _WRAPPING = frozenset({"parenthesized_expression", "cast_expression", "condition_clause"})
+_DECLARATOR_NAMES = NAMES | {"type_identifier"}  # a typedef's: `typedef Node& NodeRef;`
+_WRITTEN_NAMES = _DECLARATOR_NAMES | {"qualified_identifier", "destructor_name", "operator_name",
+                                      "template_function"}
 _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer",
                      "reference_declarator": "reference"}
 
@@ -31,13 +35,19 @@ def callee(context, call) -> str:
         else ""
 
 
-def unwrapped(node):
-    """The expression inside parentheses, C casts, C++ named casts and an `if`'s condition
-    clause (None for None)."""
+def unwrapped(node, passing=frozenset()):
+    """The expression inside parentheses, C casts, C++ named casts, an `if`'s condition clause
+    and the calls of one argument whose `callee_text` is in `passing` (`std::move`); None for
+    None."""
     while node is not None:
-        if node.type in _WRAPPING:
+        if node.type == "cast_expression":
             node = node.child_by_field_name("value") or node.named_children[-1]
-        elif node.type == "call_expression" and _is_named_cast(node):
+        elif node.type in _WRAPPING:
+            node = node.child_by_field_name("value") or next(
+                (child for child in node.named_children if child.type != "comment"), None)
+        elif node.type == "call_expression" and (
+                _is_named_cast(node) or passing and callee_text(node) in passing
+                and len(arguments(node)) == 1):
             node = arguments(node)[0]
         else:
             return node
@@ -83,15 +93,14 @@ def inner_declarator(node):
     if inner is not None:
         return inner
     return next((child for child in node.named_children
-                 if child.type in NAMES or child.type.endswith("declarator")), None)
+                 if child.type in _DECLARATOR_NAMES or child.type.endswith("declarator")), None)
 
 
 def declared_name(context, declarator) -> str:
-    """The name a declarator declares ("" for an abstract one)."""
-    node = declarator
-    while node is not None and node.type not in NAMES:
-        node = inner_declarator(node)
-    return context.text(node) if node is not None else ""
+    """The name a declarator declares ("" for an abstract one, and for a structured binding,
+    which declares several: `declared_names`)."""
+    node = _declared(declarator)
+    return context.text(node) if node is not None and node.type in NAMES else ""
 
 
 def declarator_kind(declarator) -> str:
@@ -198,3 +207,69 @@ def mentions(context, node, name: str | None) -> bool:
     if node is None or name is None:
         return False
     return any(leaf.type == "identifier" for _, leaf in context.tokens((name,), node))
+
+
+def callee_text(call) -> str:
+    """The called function's name as written, qualified, without template arguments or spaces
+    (`Container::copy`, `std::move`); "" for a call through an object or of an expression."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type not in (
+            "identifier", "qualified_identifier", "template_function"):
+        return ""
+    return re.sub(r"\s+", "", without_template_arguments(function.text.decode(errors="replace")))
+
+
+def called_member(call):
+    """The `object.f` or `pointer->f` (a field expression) a call is made through, or None."""
+    function = call.child_by_field_name("function")
+    return function if function is not None and function.type == "field_expression" else None
+
+
+def without_template_arguments(name: str) -> str:
+    """A name as written without its template arguments: `Scalar<T>::Scalar` -> `Scalar::Scalar`,
+    `A<B<C>>::f` -> `A::f`: each matched `<...>` goes, an unmatched `<` (`operator<`) stays. One
+    pass and a running sum, so a hostile nest of them costs its length."""
+    opened: list[int] = []
+    depth = [0] * (len(name) + 1)  # +1 where a matched pair starts, -1 after it ends
+    for position, char in enumerate(name):
+        if char == "<":
+            opened.append(position)
+        elif char == ">" and opened:
+            depth[opened.pop()] += 1
+            depth[position + 1] -= 1
+    kept, inside = [], 0
+    for char, change in zip(name, depth):
+        inside += change
+        if not inside:
+            kept.append(char)
+    return "".join(kept)
+
+
+def written_name(context, declarator) -> str:
+    """The name a declarator declares as written, qualifiers and template arguments kept
+    (`Expr::Expr`, `Scalar<T>::Scalar`, `~Expr`, `operator[]`, a typedef's name); "" for an
+    abstract one. `declared_name` is a variable's bare name."""
+    node = declarator
+    while node is not None and node.type not in _WRITTEN_NAMES:
+        node = inner_declarator(node)
+    return context.text(node) if node is not None else ""
+
+
+def declared_names(context, declarator) -> list[str]:
+    """The names a declarator declares: its `declared_name`, or each name of a structured
+    binding (`auto& [key, value]`), in order."""
+    node = _declared(declarator)
+    if node is None:
+        return []
+    if node.type in NAMES:
+        return [context.text(node)]
+    return [context.text(child) for child in node.named_children if child.type == "identifier"]
+
+
+def _declared(declarator):
+    """The name a declarator leads to, or its structured binding; None for an abstract one."""
+    node = declarator
+    while node is not None and node.type not in NAMES \
+            and node.type != "structured_binding_declarator":
+        node = inner_declarator(node)
+    return node

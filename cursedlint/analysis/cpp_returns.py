@@ -9,22 +9,21 @@ not known here)."""
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, Iterator
 
 from msgspec import Struct
 
-from cursedlint.cpp_classes import (
-    TypeFacts,
-    declarator_name,
-    find_function_declarator,
-    named_type,
-    type_facts,
+from cursedlint.analysis.c_syntax import (
+    callee_text,
+    declared_name,
+    function_declarator,
+    without_template_arguments,
+    written_name,
 )
+from cursedlint.cpp_classes import TypeFacts, named_type, type_facts
 
 _DECLARATIONS = ("declaration", "field_declaration", "function_definition")
 _SCOPES = ("namespace_definition", "class_specifier", "struct_specifier")
-_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 
 
 class Returning(Struct, frozen=True):
@@ -49,10 +48,10 @@ def functions_returning(context, mentions: Iterable, wanted) -> list[Returning]:
         if in_body:
             continue  # `Cloner c(to);` in a body declares a variable, not a function
         for declarator in node.children_by_field_name("declarator"):
-            function = find_function_declarator(declarator)
-            name = declarator_name(context, function) if function is not None else None
+            function = function_declarator(declarator)
+            name = written_name(context, function) if function is not None else ""
             if name:
-                name = _TEMPLATE_ARGUMENTS.sub("", name).replace(" ", "")
+                name = without_template_arguments(name).replace(" ", "")
                 member = node.type == "field_declaration" or "::" in name or bool(
                     scope and scope[-1][1])
                 qualified = "::".join([part for part, _ in scope] + [name])
@@ -86,23 +85,18 @@ def auto_locals(context, body) -> Iterator[tuple[str, TypeFacts, str | None]]:
         if type_node is None or type_node.type != "placeholder_type_specifier":
             continue
         for declarator in declaration.children_by_field_name("declarator"):
-            name = declarator_name(context, declarator)
+            name = declared_name(context, declarator)
             if name:
                 value = declarator.child_by_field_name("value")
-                yield (name, type_facts(context, type_node, declarator),
-                       _callee(context, value))
+                yield name, type_facts(context, type_node, declarator), _callee(value)
 
 
-def _callee(context, value) -> str | None:
+def _callee(value) -> str | None:
     while value is not None and value.type == "parenthesized_expression":
         value = value.named_children[0] if value.named_children else None
     if value is None or value.type != "call_expression":
         return None
-    function = value.child_by_field_name("function")
-    if function is None or function.type not in (
-            "identifier", "qualified_identifier", "template_function"):
-        return None
-    return re.sub(r"\s+", "", _TEMPLATE_ARGUMENTS.sub("", context.text(function)))
+    return callee_text(value) or None
 
 
 def returned_by(functions: Iterable[Returning], callee: str, own_class: str) -> TypeFacts | None:
