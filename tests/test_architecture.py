@@ -87,3 +87,30 @@ def test_no_module_imports_a_module_that_imports_it_back():
 
 def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+SHARED_C_HELPERS = frozenset({
+    "arguments", "callee", "callee_text", "unwrapped", "function_declarator", "inner_declarator",
+    "declared_name", "declared_names", "written_name", "declarator_kind", "parameter_names",
+    "scope_of", "block_statement", "plain_function", "defined_functions", "writes", "assigns",
+})
+"""`analysis.c_syntax`'s helpers: the one place each is written."""
+
+
+def test_no_c_rule_module_writes_its_own_copy_of_a_syntax_helper():
+    rules = PACKAGE / "rules"
+    checked = 0
+    for path in sorted(rules.rglob("*.py")):
+        text = path.read_text()
+        if "child_by_field_name" not in text:  # (Python's rules read `ast`, not tree-sitter)
+            continue
+        checked += 1
+        copies = [node.name for node in ast.walk(ast.parse(text))
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.name.lstrip("_") in SHARED_C_HELPERS]
+        assert copies == [], f"{path.relative_to(PACKAGE)} defines {copies}: use c_syntax's"
+    assert checked >= 3
+    c_syntax = {node.name for node in ast.parse(
+        (PACKAGE / "analysis" / "c_syntax.py").read_text()).body
+        if isinstance(node, ast.FunctionDef)}
+    assert SHARED_C_HELPERS <= c_syntax
