@@ -18,7 +18,7 @@ from cursedlint.analysis.capture_regions import (
     FUNCTIONS, LOCAL_DEPTH, CaptureAnalysis, body_of, is_self_attribute, position,
 )
 from cursedlint.analysis.python_project import (
-    ProjectFunctions, call_target, last_name, own_nodes,
+    ProjectFunctions, call_target, last_name, own_nodes, remote_kind,
 )
 from cursedlint.findings import Step
 
@@ -108,16 +108,19 @@ class CudaUse:
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
 
+    @remote_kind("device_wide")
     def device_wide_use(self, node: ast.AST) -> str | None:
         """Why `node` synchronizes the whole device, or None."""
         use = self.thread_use(node)
         return use.what if use and use.device_wide else None
 
+    @remote_kind("cuda")
     def any_use(self, node: ast.AST) -> str | None:
         """How `node` uses CUDA (made by another thread), or None."""
         use = self.thread_use(node)
         return use.what if use else None
 
+    @remote_kind("sure_cuda")
     def sure_use(self, node: ast.AST) -> str | None:
         """How `node` surely uses CUDA: not a method such as `.item()` or `.cpu()`, which waits
         for the GPU only on a CUDA tensor."""
@@ -126,6 +129,7 @@ class CudaUse:
             return None
         return use.what
 
+    @remote_kind("host_sync")
     def host_sync(self, node: ast.AST) -> str | None:
         """Why `node` cannot run inside a capture region, or None."""
         if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
@@ -231,7 +235,7 @@ class CudaUse:
     def remote(self, func: ast.AST, check) -> tuple[Step, ...] | None:
         """The chain by which the project function that `func` names (in another module)
         reaches what `check` looks for; None when unknown or it does not."""
-        kind = REMOTE_KINDS.get(check.__name__)
+        kind = getattr(check, "remote_kind", None)
         return self.reach_of(func, kind) if kind else None
 
     def reach_of(self, func: ast.AST, kind: str) -> tuple[Step, ...] | None:
@@ -278,6 +282,3 @@ def located(step: Step) -> str:
     return f"{step.note} (at {os.path.basename(step.path)}:{step.line})"
 
 
-REMOTE_KINDS = {"device_wide_use": "device_wide", "any_use": "cuda", "sure_use": "sure_cuda",
-                 "host_sync": "host_sync", "begins": "global_capture",
-                 "library_work": "library_work"}

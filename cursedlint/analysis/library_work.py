@@ -10,7 +10,7 @@ import os
 
 from cursedlint.analysis.capture_regions import CaptureAnalysis, body_of, is_self_attribute
 from cursedlint.analysis.cuda_use import CudaUse, located, through
-from cursedlint.analysis.python_project import dotted, linted_imports
+from cursedlint.analysis.python_project import dotted, linted_imports, remote_kind
 from cursedlint.findings import Step
 
 LIBRARY_WORK = "library_work"
@@ -45,6 +45,7 @@ class LibraryWork:
         self._expanding: set[int] = set()  # forward() bodies being searched (recursion guard)
         self._steps: dict[int, tuple[Step, ...]] = {}
 
+    @remote_kind("library_work")
     def library_work(self, node: ast.AST) -> str | None:
         """Why `node` runs cuBLAS or cuDNN, or None."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):

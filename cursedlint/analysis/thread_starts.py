@@ -14,7 +14,7 @@ from cursedlint.analysis.capture_regions import (
     END, PARTIAL, CaptureAnalysis, Region, body_of, enclosing_class, is_self_attribute, key,
     position,
 )
-from cursedlint.analysis.cuda_use import REMOTE_KINDS, CudaUse, through
+from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.python_project import (
     Reach, call_target, dotted, linted_imports, own_nodes,
 )
@@ -69,7 +69,7 @@ class ThreadStarts:
         """Where a thread's code (a def or lambda of the module, or a project function of
         another module) first does what `check` finds: (line, how, chain)."""
         if isinstance(code, ProjectFunction):
-            steps = self.uses.project.reach(code.path, code.qualname, REMOTE_KINDS[check.__name__])
+            steps = self.uses.project.reach(code.path, code.qualname, check.remote_kind)
             if steps is None:
                 return None
             return steps[-1].line, f" of {os.path.basename(steps[-1].path)}, where " \
