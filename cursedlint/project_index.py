@@ -329,7 +329,7 @@ class ProjectIndex:
         for path, language in paths:
             digest, data = self.content(path)
             if digest is not None or data is not None:
-                hits.append((path, language, digest or _sha1(data), data))
+                hits.append((path, language, digest or self._hashed(path, data), data))
         self._summarize_ahead(indexer, _within_bounds(indexer, iter(hits), 0, 0))
 
     def _hits(self, indexer: Indexer, search: "_Search",
@@ -353,10 +353,10 @@ class ProjectIndex:
             if hit is None:
                 data = data if data is not None else self.source_bytes(path)
                 hit = data is not None and search.holds(data)
-                if digest:
+                if digest and self.store:
                     self.store.put_answer(search.question, digest, hit)
             if hit:
-                yield path, language, digest or _sha1(data), data
+                yield path, language, digest or self._hashed(path, data), data
 
     def _summarize_ahead(self, indexer: Indexer, hits) -> None:
         """Summarize in forked processes, ahead of `facts`, the `hits` that are neither
@@ -409,6 +409,14 @@ class ProjectIndex:
         self.store.remember(path, stat, digest)
         return digest, data
 
+    def _hashed(self, path: str, data: bytes) -> str:
+        """The content hash of a file read without a store, worked out once per run (a header
+        many files include is asked for again and again)."""
+        digest = self._digests.get(path)
+        if digest is None:
+            digest = self._digests[path] = _sha1(data)
+        return digest
+
     def source_bytes(self, path: str) -> bytes | None:
         """The file's bytes; None when unreadable, binary, or larger than `max-file-size`
         (never summarized: not read, nor searched)."""
@@ -435,7 +443,7 @@ class ProjectIndex:
         data = data if data is not None else self.source_bytes(path)
         if data is None:
             return None
-        return self._summary(indexer, path, digest or _sha1(data), data,
+        return self._summary(indexer, path, digest or self._hashed(path, data), data,
                              language)
 
     def _summary(self, indexer: Indexer, path: str, digest: str, data: bytes | None,
