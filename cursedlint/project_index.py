@@ -47,14 +47,15 @@ class Indexer:
     name: str
     languages: tuple[str, ...]
     summary_type: Any
+    """What `summarize` returns besides None (plain data: containers, strings, numbers,
+    Structs); stored summaries are checked against it when loaded."""
     max_rounds: int | None = None
     """Rounds of `more_words` after the first (None: until no new word appears)."""
     max_files: int | None = None
     """Files summarized at most (None: all that hold a word); past it (or past `max_bytes` of
     them), facts are partial, and rules answer unknown where a chain would need more."""
     max_bytes: int | None = None
-    """What `summarize` returns besides None (plain data: containers, strings, numbers,
-    Structs); stored summaries are checked against it when loaded."""
+    """Bytes of the files summarized at most (None: no bound)."""
 
     def words(self, settings) -> Iterable[str]:
         """Words a file must hold for `summarize` to find anything in it (under `settings`)."""

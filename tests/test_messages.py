@@ -9,10 +9,12 @@ from cursedlint.cli import main
 from cursedlint.findings import MESSAGE_WIDTH
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+CASES = os.path.join(os.path.dirname(__file__), "rules")  # the rules' cases
 
 
 def fixture_findings(capsys) -> list[dict]:
-    assert main(["check", "--no-cache", "--output-format", "json", "--exit-zero", FIXTURES]) == 0
+    assert main(["check", "--no-cache", "--output-format", "json", "--exit-zero", FIXTURES,
+                 CASES]) == 0
     return json.loads(capsys.readouterr().out)
 
 

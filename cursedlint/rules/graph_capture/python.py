@@ -8,7 +8,7 @@ import os
 from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.capture_regions import (
-    BEGINS_GLOBAL, GLOBAL, LOCAL_DEPTH, RELAXED, CaptureAnalysis, Region, body_of,
+    GLOBAL, LOCAL_DEPTH, RELAXED, CaptureAnalysis, Region, body_of,
     capture_analysis, enclosing_class, key, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_reach import CUDA_REACH, PINNED_LOADER
@@ -246,9 +246,7 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         steps = self.uses.reach_of(call.func, "global_capture")
         if not steps:
             return None
-        begun = steps[-1].note.removesuffix(BEGINS_GLOBAL)
-        return Region(call, (), GLOBAL, f"{ast.unparse(call.func)}(), through {begun} at "
-                      f"{os.path.basename(steps[-1].path)}:{steps[-1].line},", steps)
+        return Region(call, (), GLOBAL, _remote_capture(call, steps), steps)
 
     def _check_running(self, region: Region, running) -> None:
         for start, kind, steps, fact in running:
@@ -329,11 +327,8 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
             if isinstance(node, ast.Call) and self.uses.callee(node) is None:
                 steps = self.uses.remote(node.func, self.analysis.begins)
                 if steps:
-                    begun = steps[-1].note.removesuffix(BEGINS_GLOBAL)
-                    what = (f"{ast.unparse(node.func)}(), through {begun} at "
-                            f"{os.path.basename(steps[-1].path)}:{steps[-1].line},")
-                    self._report(node, what, loader, f"the for loop on line {loop.lineno} "
-                                 "iterates it", steps)
+                    self._report(node, _remote_capture(node, steps), loader,
+                                 f"the for loop on line {loop.lineno} iterates it", steps)
 
     def _report(self, target: ast.AST, what: str, loader: "Loader", how: str,
                 steps: tuple[Step, ...] = (), fix: Fix | None = None) -> None:
@@ -463,3 +458,9 @@ class CaptureWithoutWarmupPython(PythonCapture, CaptureWithoutWarmup):
             isinstance(item.context_expr, ast.Call)
             and self.analysis.named(item.context_expr.func, _STREAM_CONTEXTS)
             for item in a.items) for a in self.context.ancestors(node))
+
+
+def _remote_capture(call: ast.Call, steps: tuple[Step, ...]) -> str:
+    """A call of another module's function that begins a capture, as a message names it: the
+    call and where the capture begins (`graphs.record() (graphs.py:11)`); the chain shows how."""
+    return f"{ast.unparse(call.func)}() ({os.path.basename(steps[-1].path)}:{steps[-1].line})"
