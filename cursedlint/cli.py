@@ -412,6 +412,10 @@ def explain(args: argparse.Namespace) -> int:
     return check(linting)
 
 
+EXPLAIN_REACHED = 12
+"""The files `explain` names of those the linted file's imports and includes reached."""
+
+
 def _explain(line: int, groups: list[_Group], results) -> int:
     """Print `explain`'s answer for `line` of the one linted file."""
     from cursedlint.formats.shared import printable
@@ -438,6 +442,10 @@ def _explain(line: int, groups: list[_Group], results) -> int:
     out.append(f"project: {printable(group.root)}" if group.root else "project: none")
     if group.fact_files:
         out.append(f"  {group.fact_files}")
+        shown = group.reached[:EXPLAIN_REACHED]
+        out += [f"    reached: {_shown(path)}" for path in shown]
+        if len(group.reached) > len(shown):
+            out.append(f"    and {len(group.reached) - len(shown):,} more reached")
     if group.passes:
         out.append("facts gathered (indexer: files of its languages, rounds, files holding its "
                    "words, files with facts):")
@@ -554,6 +562,7 @@ class _Group:
         self.root = ""
         self.passes: list = []
         self.fact_files = ""  # where facts were drawn from, in a run over some of the project
+        self.reached: list[str] = []  # the files its imports and includes reached
 
 
 def _groups(found, settings_of) -> list[_Group]:
@@ -797,6 +806,7 @@ def _fact_files(args, root: str, group: _Group, walk, linter):
             f"{reached:,} reached by imports and includes, "
             f"{len(listed) - len(found.reached):,} {name} them"
             + (f" (stopped at the bound of {MAX_FILES:,})" if found.bounded else ""))
+        group.reached = [path for path, _ in found.reached[len(found.linted):]]
         if args.verbose:
             print(group.fact_files, file=sys.stderr)
         return listed

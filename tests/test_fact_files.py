@@ -282,6 +282,7 @@ def test_explain_shows_the_chain_the_project_and_the_facts_gathered(tmp_path, mo
     assert f"project: {tmp_path}" in out
     assert any(line.startswith("  facts for 1 linted file from ") and
                "reached by imports and includes" in line for line in out)
+    assert "    reached: common/monitor.py" in out
     assert any(line.startswith("  cuda-reach: ") and line.endswith("with facts")
                for line in out)
     assert main(["explain", "projects/vision/trainer/train.py:3"]) == 0
