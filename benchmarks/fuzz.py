@@ -14,7 +14,8 @@ check` process over it, give or take the few MB of hypothesis the runner holds t
 summary says how much a `cursedlint check` process over a small project takes).
 
 An input fails as `check_project` says; or when one of its runs takes over --slow seconds (5;
-where it was then, faulthandler tells); or when its peak RSS is over 20x its largest file +
+where it was after --slow seconds of CPU, faulthandler tells: the child dumps its own stack on
+SIGPROF, never read by another thread while it runs, which crashed the child now and then); or when its peak RSS is over 20x its largest file +
 --memory-base MB (200, which holds the interpreter and cursedlint's imports); or when its runs
 do not end within --limit seconds (20; the child is killed KILL_AFTER seconds later if it
 still has not answered); or when its child dies.
@@ -234,9 +235,10 @@ def _child(project: Project, limits: Limits, dump: int, result) -> None:
     status = 1
     try:
         os.setpgid(0, 0)
-        faulthandler.dump_traceback_later(limits.slow, file=dump)
+        faulthandler.register(signal.SIGPROF, file=dump, all_threads=False)
+        signal.setitimer(signal.ITIMER_PROF, limits.slow)  # (SIGALRM is the limit's)
         runs, failures = lint_project(project, limits.limit, collect=True)
-        faulthandler.cancel_dump_traceback_later()
+        signal.setitimer(signal.ITIMER_PROF, 0)
         result.send((max((run.seconds for run in runs.values()), default=0.0), failures))
         status = 0
     except BaseException:
