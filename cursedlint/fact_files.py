@@ -27,7 +27,7 @@ from cursedlint.analysis.includes import INCLUDE, IncludePaths, compile_database
 from cursedlint.analysis.python_modules import import_bases, module_files
 from cursedlint.config import ConfigError
 from cursedlint.discovery import ProjectWalk
-from cursedlint.languages import C, CPP, PYTHON, language_of
+from cursedlint.languages import C, CPP, PYTHON, language_of, language_of_name
 from cursedlint.source import SourceError
 
 MAX_FILES = 4096
@@ -136,8 +136,6 @@ def _listed(files: Callable[[], Iterable[tuple[str, str]]]) -> Iterator[tuple[st
 
 def _beside(directory: str) -> Iterator[tuple[str, str]]:
     """The files of a kind cursedlint lints in `directory` (not below), by name."""
-    from cursedlint.languages import language_of_name
-
     with os.scandir(directory) as entries:
         for entry in sorted(entries, key=lambda entry: entry.name):
             language = language_of_name(entry.name)
