@@ -23,8 +23,10 @@ or, for a tree that is not a git commit (an unpacked wheel), `name` and `directo
 
 Nothing is fetched: each commit must already be in its local repository (the `fetch` tool of
 the sessions puts mirrors under /work/.mirror; elsewhere, `git clone --mirror` and point
-`source` or `--mirrors` at it). For each entry the script checks the commit out into a
-temporary directory through a temporary index (the repository itself is only read), runs
+`source` or `--mirrors` at it; an entry whose repository or directory is missing is skipped,
+named, and makes the script exit 1 after the others). For each entry the script checks the
+commit out into a temporary directory through a temporary index (the repository itself is only
+read), runs
 
     cursedlint check --no-cache --output-format json --exit-zero -v PATHS
 
@@ -92,6 +94,10 @@ def load_list(path: str) -> list[dict]:
     return entries
 
 
+class Missing(Exception):
+    """An entry whose repository or directory is not on this machine: skipped, and named."""
+
+
 def git_dir(source: str, mirrors: str) -> str:
     """The local repository of `source`: a path as given, else owner/name under the mirrors."""
     if os.path.isdir(source):
@@ -99,7 +105,7 @@ def git_dir(source: str, mirrors: str) -> str:
     owner, _, name = source.partition("/")
     path = os.path.join(mirrors, f"{owner}+{name}", "repo")
     if not os.path.isdir(path):
-        sys.exit(f"no local repository for {source!r} (looked for {path}); fetch or clone it first")
+        raise Missing(f"no local repository for {source!r} (looked for {path}); fetch or clone it first")
     return path
 
 
@@ -108,7 +114,7 @@ def tree_of(entry: dict, trees: str, mirrors: str) -> tuple[str, list[str]]:
     `directory` as it is) and the paths the repository lacks."""
     if "directory" in entry:
         if not os.path.isdir(entry["directory"]):
-            sys.exit(f"{entry['name']}: no directory {entry['directory']!r}")
+            raise Missing(f"no directory {entry['directory']!r}")
         return entry["directory"], []
     tree = os.path.join(trees, entry["name"])
     shutil.rmtree(tree, ignore_errors=True)
@@ -260,10 +266,15 @@ def main() -> None:
         sys.exit(f"unknown names among {args.only}")
     os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
     trees = os.path.join(args.out, "trees") if args.keep else tempfile.mkdtemp(prefix="real-code-")
-    rows, records = [], []
+    rows, records, skipped = [], [], []
     try:
         for entry in entries:
-            tree, absent = tree_of(entry, trees, args.mirrors)
+            try:
+                tree, absent = tree_of(entry, trees, args.mirrors)
+            except Missing as missing:
+                print(f"{entry['name']}: skipped: {missing}", file=sys.stderr)
+                skipped.append(entry["name"])
+                continue
             if absent:
                 print(f"{entry['name']}: {len(absent)} files absent from the repository, not "
                       f"linted: {', '.join(absent[:10])}{' ...' if len(absent) > 10 else ''}",
@@ -289,6 +300,8 @@ def main() -> None:
     print(summary)
     if args.compare:
         print(compare(args.compare, records))
+    if skipped:  # the table is of the others: say so, and fail
+        sys.exit(f"skipped, not on this machine: {', '.join(skipped)}")
 
 
 if __name__ == "__main__":
