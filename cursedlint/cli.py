@@ -608,12 +608,13 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
         walk = ProjectWalk(resolver) if is_project(root, config) else None  # never $HOME, /tmp
         whole = _covers_project(root, paths)
-        facts = _fact_files(args, root, group, walk, linter)
+        store = _index_store(config.root, settings) if cached else None
+        facts = _fact_files(args, root, group, walk, linter, store)
         project = Project(
             functools.cache(lambda: _project_files(root, linted, group.files) if whole
                             else facts("nearest")),
             whole,
-            _index_store(config.root, settings) if cached else None,
+            store,
             functools.cache(lambda: facts("beside")),
         )
     if cached:  # where ruff keeps its cache: config dir, else cwd
@@ -779,12 +780,16 @@ def _project_files(root: str, linted: list[tuple[str, str]], own: list[tuple[str
     return sorted({(absolute(path, cwd), language) for path, language in files + own})
 
 
-def _fact_files(args, root: str, group: _Group, walk, linter):
+def _fact_files(args, root: str, group: _Group, walk, linter, store):
     """A function giving one of the `FactFiles` lists (by name) for the group's files, in a
     run that does not lint the whole project (`walk`: the project's, None when `root` is no
-    project); each list taken is described on the group, and with -v."""
-    from cursedlint.fact_files import MAX_FILES, FactFiles
+    project; `store`: the IndexStore, which keeps each file's imports and includes by content,
+    so a warm run reads no file whose stat it knows); each list taken is described on the
+    group, and with -v."""
+    from cursedlint.cache import file_stat
+    from cursedlint.fact_files import EDGES, MAX_FILES, FactFiles, written_edges
     from cursedlint.formats.shared import printable
+    from cursedlint.project_index import content_digest
     from cursedlint.source import SourceError
 
     def read(path: str) -> bytes | None:
@@ -795,7 +800,22 @@ def _fact_files(args, root: str, group: _Group, walk, linter):
         except (OSError, SourceError):
             return None
 
-    found = FactFiles(root, group.files, walk, read, linter.settings)
+    def written(path: str, language: str) -> tuple:
+        stat = file_stat(path) if store else None
+        digest = store.known_digest(path, stat) if store else None
+        if digest is not None:
+            stored, edges = store.get(EDGES, digest)
+            if stored:
+                return edges
+        data = read(path)
+        edges = written_edges(data, language)
+        if store and data is not None:
+            digest = digest or content_digest(data)
+            store.remember(path, stat, digest)
+            store.put(EDGES, digest, edges)
+        return edges
+
+    found = FactFiles(root, group.files, walk, read, linter.settings, written)
 
     def files(name: str) -> list[tuple[str, str]]:
         listed = getattr(found, name)

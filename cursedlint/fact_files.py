@@ -48,11 +48,15 @@ class FactFiles:
     """The files (absolute path, language) facts are drawn from for the `linted` files (path,
     language) of the project at `root`, the linted ones first. `walk`: the project's walk
     (None: `root` is no project, whose other directories are not walked); `read`: a file's
-    bytes (None when it cannot be read or is too large)."""
+    bytes (None when it cannot be read or is too large); `written`: a file's imports or
+    includes as written (`written_edges`), which a run with a store keeps by content, so a
+    warm run reads no file it has seen (default: read and scanned)."""
 
     def __init__(self, root: str, linted: list[tuple[str, str]], walk: ProjectWalk | None,
-                 read: Callable[[str], bytes | None], settings):
+                 read: Callable[[str], bytes | None], settings,
+                 written: Callable[[str, str], tuple] | None = None):
         self.root, self.walk, self.read, self.settings = root, walk, read, settings
+        self.written = written or (lambda path, language: written_edges(read(path), language))
         self.linted = list(dict.fromkeys((os.path.abspath(path), language)
                                          for path, language in linted))
         self.directories = sorted({os.path.dirname(path) for path, _ in self.linted})
@@ -63,7 +67,7 @@ class FactFiles:
         """The linted files, then what their imports and includes reach, breadth first."""
         files = list(self.linted)
         seen = {path for path, _ in files}
-        reach = _Reach(self.root, self.walk, self.read, self.settings)
+        reach = _Reach(self.root, self.walk, self.read, self.settings, self.written)
         index = 0
         while index < len(files) and len(files) - len(self.linted) < MAX_FILES:
             for target in reach.targets(*files[index]):
@@ -158,26 +162,41 @@ class _Reach:
     """What one file's imports or includes name in the project: existing files within the
     root that a walk of the project would list."""
 
-    def __init__(self, root: str, walk: ProjectWalk | None, read, settings):
+    def __init__(self, root: str, walk: ProjectWalk | None, read, settings, written):
         self.root = root
+        self.written = written
         self.within = os.path.join(root, "")
         self.walk = walk
         self.read = read
         self.settings = settings
         self._include_paths: IncludePaths | None = None
+        self._modules: dict[tuple, tuple[list[str], str | None]] = {}
+        self._listed: dict[str, bool] = {}  # (each asked once: many files import one module)
 
     def targets(self, path: str, language: str) -> list[tuple[str, str]]:
         if language not in (PYTHON, *_C_LANGUAGES):
             return []
-        data = self.read(path)
-        if not data:
-            return []
-        found = _python_targets(path, data, self.root) if language == PYTHON else \
-            _c_targets(path, data, self.root, self.include_paths())
+        edges = self.written(path, language)
+        found = _python_targets(path, edges, self.root, self.module) if language == PYTHON \
+            else _c_targets(path, edges, self.root, self.include_paths())
         return [(target, target_language) for target in dict.fromkeys(found)
-                if (target_language := language_of(target)) and self._listed(target)]
+                if (target_language := language_of(target)) and self.listed(target)]
 
-    def _listed(self, path: str) -> bool:
+    def module(self, bases: tuple[str, ...], name: str,
+               whole: bool = False) -> tuple[list[str], str | None]:
+        """`python_modules.module_files`, looked up once per run."""
+        key = (bases, name, whole)
+        if key not in self._modules:
+            self._modules[key] = module_files(bases, name, whole)
+        return self._modules[key]
+
+    def listed(self, path: str) -> bool:
+        """Whether a walk of the project would list the file (asked once per file)."""
+        if path not in self._listed:
+            self._listed[path] = self._lists(path)
+        return self._listed[path]
+
+    def _lists(self, path: str) -> bool:
         if not path.startswith(self.within) or not os.path.isfile(path):
             return False
         try:
@@ -199,51 +218,76 @@ class _Reach:
         return self._include_paths
 
 
-def _python_targets(path: str, data: bytes, root: str) -> list[str]:
+class _Edges:
+    """How the store keeps each file's `written_edges` (by content hash), beside the
+    indexers' summaries."""
+
+    name = "written-imports-and-includes"
+    summary_type = tuple[tuple[str, ...], ...]
+
+
+EDGES = _Edges()
+
+
+def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], ...]:
+    """A file's imports as written (Python: (dots, module, what a `from` takes, what an
+    `import` lists)) or includes ((`"` or `<`, name)); none for a file that cannot be read."""
+    if not data:
+        return ()
+    if language == PYTHON:
+        return tuple(tuple(part.decode("utf-8", "replace") for part in edge)
+                     for edge in _IMPORT.findall(data))
+    if language in _C_LANGUAGES:
+        return tuple((kind.decode(), name.decode("utf-8", "replace"))
+                     for kind, name in INCLUDE.findall(data))
+    return ()
+
+
+def _python_targets(path: str, edges, root: str, module) -> list[str]:
     """The project files importing the modules the file's imports name runs: each package's
-    `__init__.py` on the way and the module (`python_modules.module_files`): relative imports
-    from the file's package, others from `import_bases`."""
+    `__init__.py` on the way and the module (`module`: `python_modules.module_files`):
+    relative imports from the file's package, others from `import_bases`."""
     directory = os.path.dirname(path)
     bases = import_bases(path, root)
     found: list[str] = []
-    for dots, module, taken, modules in _IMPORT.findall(data):
-        if not dots and not module:  # import a.b, c
+    for dots, written, taken, modules in edges:
+        if not dots and not written:  # import a.b, c
             for name in _names(modules):
-                found += module_files(bases, name)[0]
+                found += module(bases, name)[0]
             continue
         if dots:
             base = directory
             for _ in range(len(dots) - 1):
                 base = os.path.dirname(base)
-            files, package = module_files([base], module.decode()) if module else \
+            files, package = module((base,), written) if written else \
                 ([os.path.join(base, "__init__.py")], base)
         else:
-            files, package = module_files(bases, module.decode())
+            files, package = module(bases, written)
         found += files
-        for name in _names(taken.strip(b"()")) if package else ():  # from package import module
-            found += module_files([package], name, whole=True)[0]
+        for name in _names(taken.strip("()")) if package else ():  # from package import module
+            found += module((package,), name, whole=True)[0]
     return found
 
 
-def _names(text: bytes) -> list[str]:
+def _names(text: str) -> list[str]:
     """The dotted names an import lists (`a.b as c, d` -> a.b, d)."""
     names = []
-    for part in text.decode("ascii", "replace").split(","):
+    for part in text.split(","):
         match = _NAME.match(part.strip())
         if match:
             names.append(match.group())
     return names
 
 
-def _c_targets(path: str, data: bytes, root: str, paths: IncludePaths) -> list[str]:
+def _c_targets(path: str, edges, root: str, paths: IncludePaths) -> list[str]:
     """The project headers the file's includes name, found as the compiler finds them (the
     compilation database or `include-dirs`; else beside the file, then in each directory above
     it up to the root and its `include`), and the source files beside each header that share
     its name (`ring.h`: `ring.c`), which define what it declares."""
     flags = paths.flags(path)
     found = []
-    for kind, name in INCLUDE.findall(data):
-        header = _header(os.fsdecode(name), kind == b'"', path, root, flags, paths)
+    for kind, name in edges:
+        header = _header(name, kind == '"', path, root, flags, paths)
         if header is None:
             continue
         found.append(header)

@@ -406,7 +406,7 @@ class ProjectIndex:
         data = self.source_bytes(path)
         if data is None:
             return None, None
-        digest = self._digests[path] = _sha1(data)
+        digest = self._digests[path] = content_digest(data)
         self.store.remember(path, stat, digest)
         return digest, data
 
@@ -415,7 +415,7 @@ class ProjectIndex:
         many files include is asked for again and again)."""
         digest = self._digests.get(path)
         if digest is None:
-            digest = self._digests[path] = _sha1(data)
+            digest = self._digests[path] = content_digest(data)
         return digest
 
     def source_bytes(self, path: str) -> bytes | None:
@@ -755,7 +755,8 @@ def _size(path: str) -> int:
         return 0
 
 
-def _sha1(data: bytes) -> str:
+def content_digest(data: bytes) -> str:
+    """A file's content hash, as the store keys what it knows of the file."""
     import hashlib  # (only runs with an index need it)
 
     return hashlib.sha1(data).hexdigest()

@@ -381,8 +381,9 @@ def test_a_file_two_indexers_read_without_a_store_is_hashed_once(tmp_path, monke
         "struct ibv_mr *reg_buffer(struct ibv_pd *pd, void *buf, size_t len);\n"
         "ssize_t peer_read(int pid, const struct iovec *l, const struct iovec *r);\n")
     hashed = []
-    real = project_index._sha1
-    monkeypatch.setattr(project_index, "_sha1", lambda data: hashed.append(data) or real(data))
+    real = project_index.content_digest
+    monkeypatch.setattr(project_index, "content_digest",
+                        lambda data: hashed.append(data) or real(data))
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--no-cache", "--concise", "main.c"]) == 1
     out = capsys.readouterr().out
