@@ -515,6 +515,7 @@ class ProjectWalk:
 
     def __init__(self, resolver: Resolver):
         self._rules = _Filter(resolver)
+        self._directories: dict[str, tuple] = {}  # directory -> excluded, or what applies in it
 
     def files_in(self, directory: str, skip: str | None = None,
                  below: bool = True) -> Iterator[tuple[str, str]]:
@@ -525,10 +526,18 @@ class ProjectWalk:
         yield from _walked(directory, directory, config, self._rules, Discovery(), skip, below)
 
     def excluded(self, path: str) -> bool:
-        """Whether a walk of the project passes over the file at the absolute `path`. Raises
-        ConfigError for an invalid configuration file on the way."""
-        config = self._rules.resolver.in_directory(os.path.dirname(path))
-        return self._rules.path_excluded(path, False, path, self._rules.excludes_of(config))
+        """Whether a walk of the project passes over the file at the absolute `path` (its
+        directory decided once for all its files). Raises ConfigError for an invalid
+        configuration file on the way."""
+        directory, name = os.path.split(path)
+        inside = self._directories.get(directory)
+        if inside is None:
+            excludes = self._rules.excludes_of(self._rules.resolver.in_directory(directory))
+            inside = self._directories[directory] = (True,) if self._rules.path_excluded(
+                directory, True, directory, excludes) else (
+                excludes.root_prefix(directory), self._rules.layers_at(directory, excludes),
+                excludes)
+        return inside == (True,) or self._rules.excluded(name, *inside)
 
 
 def _reason(error: OSError) -> str:

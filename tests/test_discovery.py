@@ -596,3 +596,32 @@ def test_a_names_language_is_its_paths(name):
     expected = DOCKERFILE if name.lower() in DOCKERFILE_NAMES or stem.lower() in \
         DOCKERFILE_NAMES else EXTENSIONS.get(extension.lower())
     assert language_of_name(name) == expected == language_of(os.path.join("src", name))
+
+
+def test_a_project_walk_excludes_a_file_exactly_when_discover_passes_over_it(tmp_path):
+    """`ProjectWalk.excluded` (one decision per directory, then the file's name) agrees with a
+    walk of the whole project, nested ignore files, negations and excludes included."""
+    from cursedlint.config import Resolver
+    from cursedlint.discovery import ProjectWalk
+    from cursedlint.registry import all_rules
+
+    files = {
+        ".gitignore": "build/\n*.gen.py\n!keep.gen.py\n/top_only.py\n",
+        "cursedlint.toml": "extend-exclude = ['vendor', 'docs/*.py']\n",
+        "a.py": "", "top_only.py": "", "x.gen.py": "", "keep.gen.py": "",
+        "build/b.py": "", "vendor/v.py": "", "docs/d.py": "", "docs/sub/d2.py": "",
+        "pkg/.gitignore": "secret.py\n!pkg_keep.gen.py\n",
+        "pkg/secret.py": "", "pkg/ok.py": "", "pkg/top_only.py": "", "pkg/pkg_keep.gen.py": "",
+        "pkg/deep/more.gen.py": "", "pkg/deep/c.c": "",
+    }
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    resolver = Resolver(all_rules())
+    walked = {os.path.abspath(path) for path, _ in discover([str(tmp_path)], resolver).files}
+    walk = ProjectWalk(resolver)
+    candidates = [str(tmp_path / name) for name in files if name.endswith((".py", ".c"))]
+    assert {path for path in candidates if not walk.excluded(path)} == walked
+    assert str(tmp_path / "pkg" / "top_only.py") in walked and \
+        str(tmp_path / "top_only.py") not in walked
