@@ -442,10 +442,10 @@ def _explain(line: int, groups: list[_Group], results) -> int:
     out.append(f"project: {printable(group.root)}" if group.root else "project: none")
     if group.fact_files:
         out.append(f"  {group.fact_files}")
-        shown = group.reached[:EXPLAIN_REACHED]
-        out += [f"    reached: {_shown(path)}" for path in shown]
-        if len(group.reached) > len(shown):
-            out.append(f"    and {len(group.reached) - len(shown):,} more reached")
+        named = group.reached[:EXPLAIN_REACHED]
+        out += [f"    reached: {_shown(path)}" for path in named]
+        if len(group.reached) > len(named):
+            out.append(f"    and {len(group.reached) - len(named):,} more reached")
     if group.passes:
         out.append("facts gathered (indexer: files of its languages, rounds, files holding its "
                    "words, files with facts):")
