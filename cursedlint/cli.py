@@ -1122,19 +1122,16 @@ def _rule_options(settings) -> list:
 
 @functools.cache
 def _code_stamp() -> tuple[tuple[str, int, int], ...]:
-    """Size and modification time of every file of cursedlint's packages (each subpackage's
-    modules and data), so an edited checkout (an editable install) never reuses results of
-    older code (taken once per process: the result cache and the index store both ask)."""
-    import cursedlint.rules
-
+    """Size and modification time of every file of the package (each subpackage's modules and
+    data), so an edited checkout (an editable install) never reuses results of older code
+    (taken once per process: the result cache and the index store both ask)."""
+    top = os.path.dirname(cursedlint.__file__)
     stamp = []
-    for package in (cursedlint, cursedlint.rules):
-        top = os.path.dirname(package.__file__)
-        for directory, subdirectories, names in os.walk(top):
-            subdirectories[:] = sorted(name for name in subdirectories if name != "__pycache__")
-            for name in sorted(names):
-                if not name.endswith((".pyc", ".pyo")):
-                    path = os.path.join(directory, name)
-                    status = os.stat(path)
-                    stamp.append((os.path.relpath(path, top), status.st_size, status.st_mtime_ns))
+    for directory, subdirectories, names in os.walk(top):
+        subdirectories[:] = sorted(name for name in subdirectories if name != "__pycache__")
+        for name in sorted(names):
+            if not name.endswith((".pyc", ".pyo")):
+                path = os.path.join(directory, name)
+                status = os.stat(path)
+                stamp.append((os.path.relpath(path, top), status.st_size, status.st_mtime_ns))
     return tuple(stamp)

@@ -439,14 +439,9 @@ def test_marks_of_files_not_looked_up_are_dropped_past_the_bound(tmp_path):
 def _subpackages() -> list[str]:
     """The directory of every package and subpackage of cursedlint."""
     import cursedlint
-    import cursedlint.rules
 
-    found = []
-    for package in (cursedlint, cursedlint.rules):
-        for directory, subdirectories, names in os.walk(os.path.dirname(package.__file__)):
-            if "__init__.py" in names:
-                found.append(directory)
-    return sorted(found)
+    return sorted(directory for directory, _, names in os.walk(os.path.dirname(cursedlint.__file__))
+                  if "__init__.py" in names)
 
 
 @pytest.mark.parametrize("directory", _subpackages(), ids=os.path.basename)
