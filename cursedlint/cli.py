@@ -789,7 +789,6 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
     from cursedlint.cache import file_stat
     from cursedlint.fact_files import EDGES, MAX_FILES, FactFiles, written_edges
     from cursedlint.formats.shared import printable
-    from cursedlint.project_index import content_digest
     from cursedlint.source import SourceError
 
     def read(path: str) -> bytes | None:
@@ -801,18 +800,18 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
             return None
 
     def written(path: str, language: str) -> tuple:
-        stat = file_stat(path) if store else None
-        digest = store.known_digest(path, stat) if store else None
-        if digest is not None:
+        if store is None:
+            return written_edges(read(path), language)
+        digest, data = store.content(path, file_stat(path), read)
+        if digest is None:
+            return ()
+        if data is None:  # known by its stat: the edges stored with its hash, if any
             stored, edges = store.get(EDGES, digest)
             if stored:
                 return edges
-        data = read(path)
+            data = read(path)
         edges = written_edges(data, language)
-        if store and data is not None:
-            digest = digest or content_digest(data)
-            store.remember(path, stat, digest)
-            store.put(EDGES, digest, edges)
+        store.put(EDGES, digest, edges)
         return edges
 
     found = FactFiles(root, group.files, walk, read, linter.settings, written)

@@ -157,6 +157,23 @@ class IndexStore:
         known = self.files.get(path)
         return known[1] if known is not None and known[0] == stat else None
 
+    def content(self, path: str, stat: Stat | None,
+                read: Callable[[str], bytes | None]) -> tuple[str | None, bytes | None]:
+        """A file's content hash and, when it had to be read (`read(path)`, None when it
+        cannot be), its bytes; (None, None): unreadable. A file whose stat now (`stat`) is the
+        one stored with its hash is not read; one read is remembered with its stat from
+        before the read."""
+        digest = self.known_digest(path, stat)
+        if digest is not None:
+            return digest, None
+        before = file_stat(path)
+        data = read(path)
+        if data is None:
+            return None, None
+        digest = content_digest(data)
+        self.remember(path, before, digest)
+        return digest, data
+
     def remember(self, path: str, stat: Stat | None, digest: str) -> None:
         """A file's content hash, with its stat from before it was read (None: not trusted)."""
         if stat is not None and self.files.get(path) != (stat, digest) and storable(path):
@@ -398,16 +415,12 @@ class ProjectIndex:
         without a store, nothing is hashed that is not summarized."""
         if not self.store:
             return None, self.source_bytes(path)
-        digest = self._digests.get(path) or self.store.known_digest(path, self.run_stats.of(path))
+        digest = self._digests.get(path)
+        if digest is not None:
+            return digest, None
+        digest, data = self.store.content(path, self.run_stats.of(path), self.source_bytes)
         if digest is not None:
             self._digests[path] = digest
-            return digest, None
-        stat = file_stat(path)
-        data = self.source_bytes(path)
-        if data is None:
-            return None, None
-        digest = self._digests[path] = content_digest(data)
-        self.store.remember(path, stat, digest)
         return digest, data
 
     def _hashed(self, path: str, data: bytes) -> str:
