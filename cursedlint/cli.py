@@ -654,11 +654,11 @@ def _against_baselines(args, groups: list[_Group], findings, results):
 
 
 def _shown(path: str) -> str:
-    """A path as messages show it: relative to the working directory when within it."""
-    from cursedlint.formats.shared import printable
+    """A path as messages show it: relative to the working directory when within it, escaped
+    for a terminal."""
+    from cursedlint.formats.shared import as_given, printable
 
-    relative = os.path.relpath(path)
-    return printable(path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative)
+    return printable(as_given(path))
 
 
 def _config_name(config) -> str:

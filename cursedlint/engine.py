@@ -665,6 +665,8 @@ class Linter:
         """Each error of the facts' gathering as a CUR000 finding: on its file's result when
         that file is linted, else (a file the facts were drawn from) on the first result that
         asked for that indexer's facts, naming its file."""
+        from cursedlint.formats.shared import as_given
+
         for error in dict.fromkeys(errors):
             path = os.path.abspath(error.path)
             owner = next((r for r in results if os.path.abspath(r.path) == path), None) or \
@@ -673,7 +675,7 @@ class Linter:
             if owner is None:
                 continue
             owner.findings.append(_fact_error(
-                owner.path if os.path.abspath(owner.path) == path else _shown(path), error))
+                owner.path if os.path.abspath(owner.path) == path else as_given(path), error))
             owner.findings.sort(key=lambda finding: finding.sort_key)
             if self.show_traceback:
                 owner.tracebacks.append(error.traceback)
@@ -985,13 +987,6 @@ def _fact_error(path: str, error: FactError) -> Finding:
                f"{error.error}; the facts it holds are missing (--show-traceback prints the "
                "stack)")
     return _notice(notices.InternalError, path, Span(1, 1, 1, 1), message)
-
-
-def _shown(path: str) -> str:
-    """An absolute path as a finding names it: relative to the working directory when within
-    it."""
-    relative = os.path.relpath(path)
-    return path if relative.startswith(os.pardir) else relative
 
 
 def _unmatched(path: str, block) -> Finding:

@@ -52,6 +52,13 @@ def report_root(root: str) -> str:
     return root
 
 
+def as_given(path: str) -> str:
+    """A path as a message names a file: relative to the working directory when within it,
+    else as it is."""
+    relative = os.path.relpath(path)
+    return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
+
+
 def relative_path(path: str, base: str) -> str:
     """`path` relative to the directory `base`, with `/` separators; absolute where it lies
     outside `base` (resolving symbolic links too, as the working directory is resolved)."""
