@@ -190,10 +190,9 @@ class FunctionIndexer(Indexer):
 
     def trigger_words(self, facts: dict[str, ModuleSummary]) -> Iterable[str]:
         """The project's functions that reach a fact (of their own, or through their module's
-        functions): a call of one can be a finding in the module that calls it. An indexer
-        whose facts can only clear findings returns none."""
-        return {qualname.rpartition(".")[2] for summary in facts.values()
-                for qualname, function in summary.functions.items() if function.facts}
+        functions): a call of one can be a finding in the module that calls it. (An indexer
+        whose facts can only clear findings sets `adds_triggers` off.)"""
+        return _with_facts(facts)
 
     def more_words(self, facts: dict[str, ModuleSummary], settings) -> Iterable[str]:
         """The names the summarized functions call in the project (their modules define them,
@@ -201,8 +200,12 @@ class FunctionIndexer(Indexer):
         first-round files down to the facts are read."""
         return {call.name.rpartition(".")[2] for summary in facts.values()
                 for function in summary.functions.values() for call in function.calls
-                if not call.name.startswith("self.")} | {
-            qualname.rpartition(".")[2] for summary in facts.values()
+                if not call.name.startswith("self.")} | _with_facts(facts)
+
+
+def _with_facts(facts: dict[str, ModuleSummary]) -> set[str]:
+    """The names of the summarized functions that have a fact."""
+    return {qualname.rpartition(".")[2] for summary in facts.values()
             for qualname, function in summary.functions.items() if function.facts}
 
 
