@@ -44,6 +44,12 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.BitXor: operator.xor,
     ast.Pow: operator.pow,
 }
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_COMPARED = (str, bytes, int, float, type(None))
+"""Values a comparison is worked out for (`is` with None, `==` of strings and numbers)."""
 _UNARY: dict[type, Callable[[Any], Any]] = {
     ast.USub: operator.neg,
     ast.UAdd: operator.pos,
@@ -337,6 +343,10 @@ class ConstantEvaluator:
             return self.evaluate(bound, depth)
         if isinstance(node, ast.BinOp):
             return self._binary(node, depth)
+        if isinstance(node, ast.BoolOp):
+            return self._boolean(node, depth)
+        if isinstance(node, ast.Compare):
+            return self._compare(node, depth)
         if isinstance(node, ast.UnaryOp):
             operand = self.evaluate(node.operand, depth)
             if not is_known(operand):
@@ -346,6 +356,37 @@ class ConstantEvaluator:
             except (TypeError, KeyError):
                 return UNKNOWN
         return UNKNOWN
+
+    def _boolean(self, node: ast.BoolOp, depth: int) -> Any:
+        """`a and b`, `a or b` as Python works them out: the first operand that decides, so
+        `x is not None and x > 1` is False where `x = None`, whatever the rest."""
+        value = UNKNOWN
+        for operand in node.values:
+            value = self.evaluate(operand, depth)
+            if not isinstance(value, _COMPARED + (bool,)):
+                return UNKNOWN
+            if bool(value) != isinstance(node.op, ast.And):
+                return value
+        return value
+
+    def _compare(self, node: ast.Compare, depth: int) -> Any:
+        """A chain of comparisons of strings, bytes, numbers and None."""
+        left = self.evaluate(node.left, depth)
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.evaluate(comparator, depth)
+            function = _COMPARE.get(type(op))
+            if function is None or not (isinstance(left, _COMPARED)
+                                        and isinstance(right, _COMPARED)):
+                return UNKNOWN
+            if isinstance(op, (ast.Is, ast.IsNot)) and None not in (left, right):
+                return UNKNOWN  # the identity of equal numbers or strings is CPython's choice
+            try:
+                if not function(left, right):
+                    return False
+            except TypeError:  # "a" < 1
+                return UNKNOWN
+            left = right
+        return True
 
     def _binary(self, node: ast.BinOp, depth: int) -> Any:
         left = self.evaluate(node.left, depth)

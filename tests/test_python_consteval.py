@@ -344,8 +344,20 @@ probe(argv)
         ("'a' + 1", UNKNOWN),
         ("-'a'", UNKNOWN),
         ("1 << -1", UNKNOWN),
-        ("1 < 2", UNKNOWN),  # comparisons, boolean operators and calls are not evaluated
-        ("1 and 2", UNKNOWN),
+        ("1 < 2", True),  # comparisons and boolean operators as Python works them out
+        ("1 < 2 < 2", False),
+        ("'a' == 'a' != 'b'", True),
+        ("None is None", True),
+        ("1 is not None", True),
+        ("1 is 1", UNKNOWN),  # identity of equal numbers: CPython's choice
+        ("'a' < 1", UNKNOWN),
+        ("[1] == [1]", UNKNOWN),
+        ("1 and 2", 2),
+        ("0 and undefined", 0),
+        ("None or 'x'", "x"),
+        ("1 or undefined", 1),
+        ("undefined or 1", UNKNOWN),
+        ("1 in (1, 2)", UNKNOWN),  # calls, membership, subscripts and if-expressions are not
         ("len('abc')", UNKNOWN),
         ("'abc'[0]", UNKNOWN),
         ("1 if True else 2", UNKNOWN),
