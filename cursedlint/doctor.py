@@ -110,7 +110,7 @@ def kernel_version(host: Host) -> Condition:
 
 
 def fork_safe_variables(host: Host) -> Condition:
-    from cursedlint.rules.process_spawning import FORK_SETTINGS
+    from cursedlint.analysis.fork_protection import FORK_SETTINGS
 
     name, rules = "RDMAV_FORK_SAFE / IBV_FORK_SAFE", ("CUR103", "CUR301", "CUR302")
     found = [f"{variable}={host.environ[variable]}" for variable in FORK_SETTINGS

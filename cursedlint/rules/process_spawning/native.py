@@ -11,9 +11,10 @@ from cursedlint.analysis.c_memory import declarations_in
 from cursedlint.analysis.c_syntax import (
     arguments, assigns, callee, declared_name, function_declarator, scope_of, unwrapped, within,
 )
+from cursedlint.analysis.fork_protection import FORK_SETTINGS, MAX_MAPPING_DEPTH
 from cursedlint.rule import LazyPattern
 from cursedlint.rules.process_spawning import (
-    FORK_SETTINGS, MAX_MAPPING_DEPTH, ForkSafeModeEnabled, fork_safe_message, setting_message,
+    ForkSafeModeEnabled, fork_safe_message, setting_message,
 )
 
 _C_SETTERS = ("setenv", "putenv", "ibv_fork_init")
