@@ -78,8 +78,19 @@ HOST_ONLY_TORCH_CUDA = frozenset({
     "memory_reserved", "max_memory_allocated", "nvtx",
 })
 """torch.cuda functions that ask the host-side runtime only."""
+INITIALIZING_QUERIES = frozenset({
+    "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
+    "torch.cuda.set_device", "torch.cuda.get_device_name", "torch.cuda.get_device_properties",
+    "torch.cuda.get_device_capability", "torch.cuda.init", "torch.cuda.mem_get_info",
+})
+"""torch.cuda functions that do no GPU work but initialize CUDA in the process: a forked child
+that then uses CUDA fails (observed for `is_available()` and `device_count()`, whose answer
+PyTorch takes from the CUDA runtime unless PYTORCH_NVML_BASED_CUDA_CHECK=1 is set:
+tests/gpu_fork_cases.py)."""
+NCCL_GROUPS = frozenset({"torch.distributed.init_process_group"})
 _CUDA_MODULES = ("torch.cuda.", "cupy.", "cuda.", "numba.cuda.")
 _TORCH_DEVICE = frozenset({"torch.device"})
+_DEVICE_KEYWORDS = frozenset({"device", "map_location"})
 
 
 def _c_name(func: ast.AST) -> str | None:
@@ -128,6 +139,21 @@ class CudaUse:
         if use is None or use.what in _TENSOR_METHOD_USES:
             return None
         return use.what
+
+    @remote_kind("cuda_init")
+    def initializes(self, node: ast.AST) -> str | None:
+        """How `node` leaves CUDA initialized in the process: a sure CUDA use, a query that
+        initializes the runtime (`INITIALIZING_QUERIES`), an NCCL process group."""
+        if not isinstance(node, ast.Call):
+            return None
+        name = self.context.qualified_name(node.func)
+        if name in INITIALIZING_QUERIES:
+            return f"`{name}()` initializes CUDA"
+        if name in NCCL_GROUPS:
+            backend = self.context.evaluate(self.context.argument(node, 0, "backend"))
+            return "an NCCL process group is made" if isinstance(backend, str) and \
+                "nccl" in backend else None
+        return self.sure_use(node)
 
     @remote_kind("host_sync")
     def host_sync(self, node: ast.AST) -> str | None:
@@ -179,7 +205,12 @@ class CudaUse:
             if self._moved_to_cuda(node):
                 return Use("`.to(\"cuda\")` allocates and copies on the GPU")
         if self._made_on_cuda(node, name):
-            return Use(f"`{name}(device=\"cuda\")` allocates a CUDA tensor")
+            keyword = next(k.arg for k in node.keywords if k.arg in _DEVICE_KEYWORDS)
+            return Use(f"`{name}({keyword}=\"cuda\")` allocates a CUDA tensor")
+        if name and name.startswith("torch.") and any(
+                keyword.arg == "pin_memory" and self.context.evaluate(keyword.value) is True
+                for keyword in node.keywords) and not name.endswith("DataLoader"):
+            return Use(f"`{name}(pin_memory=True)` allocates pinned memory through CUDA")
         return None
 
     def makes_cuda_tensor(self, call: ast.Call) -> bool:
@@ -195,7 +226,8 @@ class CudaUse:
             self._is_cuda_device(a) for a in self._to_targets(call))
 
     def _made_on_cuda(self, call: ast.Call, name: str | None) -> bool:
-        device = next((k.value for k in call.keywords if k.arg == "device"), None)
+        """`torch.zeros(..., device="cuda")`, `torch.load(..., map_location="cuda")`."""
+        device = next((k.value for k in call.keywords if k.arg in _DEVICE_KEYWORDS), None)
         return bool(name) and name.startswith("torch.") and self._is_cuda_device(device)
 
     @staticmethod

@@ -320,8 +320,9 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
     """The calls `function` makes (not those of nested defs) that may run project code: of
     a name imported from a module not of the standard library, of `self.<method>`, or of the
     module's own functions and classes (`local`), also through a local of a function bound
-    once to one of them or to a choice of them (`run = a if c else b; run(...)`); at most
-    MAX_CALLS. Each call's name and node are added to `nodes`."""
+    once to one of them or to a choice of them (`run = a if c else b; run(...)`), and the
+    methods of an instance a local is bound once to (`sim = Simulator(); sim.run()`: a call
+    of `Simulator.run`); at most MAX_CALLS. Each call's name and node are added to `nodes`."""
     count = 0
     bound: dict[str, tuple[str, ...] | None] = {}  # local -> the names it may hold
     through_locals: list[ast.Call] = []
@@ -336,19 +337,33 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
                 count += 1
                 nodes.append((name, node))
                 yield OutCall(node.lineno, name)
-            elif isinstance(node.func, ast.Name):
+            elif isinstance(node.func, ast.Name) or (
+                    isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
                 through_locals.append(node)
         elif isinstance(node, _BINDINGS):
             _note_binding(node, bound)
         pending.extend(child_nodes(node))
-    if isinstance(function, ast.Module):
-        return
     for node in through_locals:
-        for name in bound.get(node.func.id) or ():
+        if isinstance(function, ast.Module) and isinstance(node.func, ast.Name):
+            continue  # a module's names may be rebound by any importer: only its instances
+        for name in _through_local(node, bound):
             if count < MAX_CALLS and _may_be_project(name, imports, local):
                 count += 1
                 nodes.append((name, node))
                 yield OutCall(node.lineno, name)
+
+
+def _through_local(call: ast.Call, bound: dict[str, tuple[str, ...] | None]) -> list[str]:
+    """What a call through a local runs: `run(...)` the names `run` may hold; `sim.step(...)`
+    the method of the class whose instance `sim` holds (`Simulator.step`)."""
+    if isinstance(call.func, ast.Name):
+        return [name for name in bound.get(call.func.id) or () if not name.endswith(_MADE)]
+    made = bound.get(call.func.value.id) or ()
+    return [f"{name[:-len(_MADE)]}.{call.func.attr}" for name in made if name.endswith(_MADE)]
+
+
+_MADE = "()"
+"""What `_choices` appends to the class of an instance a local holds."""
 
 
 _BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With,
@@ -372,7 +387,11 @@ def _note_binding(node: ast.AST, bound: dict[str, tuple[str, ...] | None]) -> No
 
 
 def _choices(value: ast.AST) -> tuple[str, ...] | None:
-    """The dotted names an expression may evaluate to: a name, or `a if c else b` of them."""
+    """The dotted names an expression may evaluate to: a name, or `a if c else b` of them;
+    for `Cls(...)`, `Cls()` (an instance)."""
+    if isinstance(value, ast.Call):
+        made = dotted(value.func)
+        return (made + _MADE,) if made else None
     if isinstance(value, ast.IfExp):
         body, orelse = _choices(value.body), _choices(value.orelse)
         return body + orelse if body and orelse else None
@@ -729,7 +748,7 @@ def value_of(context, node: ast.AST) -> ast.AST | None:
     """What `node` is bound to in the module: a name's one binding, or the one value (or
     method) the enclosing class gives `self.<attr>`; None when the module does not show one."""
     if isinstance(node, ast.Name):
-        return context.definition(node)
+        return context.definition(node) or _rebound_parameter(context, node)
     if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
             and node.value.id == "self"):
         return None
@@ -741,6 +760,25 @@ def value_of(context, node: ast.AST) -> ast.AST | None:
         return method
     values = attribute_values(context, cls).get(node.attr, ())
     return values[0] if len(values) == 1 else None
+
+
+def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
+    """The value of a parameter rebound once, read after that (`ctx = get_context(ctx)`, then
+    `ctx.Pool()`): the assignment's, where it is the function's only other binding of the
+    name and comes before the use in the function's own statements."""
+    scope = context.scope_of(node)
+    if not isinstance(scope, _FUNCTIONS) or node.id not in (
+            a.arg for a in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs)):
+        return None
+    bindings = [n for n in own_nodes(scope.body) if isinstance(n, ast.Name)
+                and n.id == node.id and isinstance(n.ctx, ast.Store)]
+    if len(bindings) != 1:
+        return None
+    assignment = context.parent_of(bindings[0])
+    if not (isinstance(assignment, ast.Assign) and assignment.targets == [bindings[0]]
+            and assignment.end_lineno < node.lineno):
+        return None
+    return assignment.value
 
 
 def attribute_values(context, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
@@ -797,3 +835,48 @@ def calling_function(context, node: ast.AST) -> str | None:
     if isinstance(owner, ast.ClassDef) and context.scope_of(owner) is None:
         return f"{owner.name}.{scope.name}"
     return None
+
+
+def module_calls_of(context, names: set[str]) -> list[ast.Call]:
+    """The module's calls whose callee ends in one of `names` (only those can run a function
+    of that name, or the `__init__` of a class of that name: `runs`), in walk order."""
+    by_name = context.shared("module-calls-by-name", lambda: _by_last_name(context.nodes(ast.Call)))
+    found = [entry for name in names for entry in by_name.get(name, ())]
+    return [call for _, call in sorted(found, key=lambda entry: entry[0])]
+
+
+def _by_last_name(calls: list[ast.Call]) -> dict[str, list[tuple[int, ast.Call]]]:
+    """Name -> (walk position, call) of the calls whose callee ends in it."""
+    found: dict[str, list[tuple[int, ast.Call]]] = {}
+    for position, call in enumerate(calls):
+        name = last_name(call.func)
+        if name is not None:
+            found.setdefault(name, []).append((position, call))
+    return found
+
+
+def runs(context, call: ast.Call, function: ast.AST) -> bool:
+    """Whether `call` runs `function`: its name, `self.<method>`, or its class (`__init__`)."""
+    if isinstance(call.func, ast.Attribute):
+        return value_of(context, call.func) is function
+    if not isinstance(call.func, ast.Name):
+        return False
+    bound = context.definition(call.func)
+    if bound is function:
+        return True
+    return isinstance(bound, ast.ClassDef) and function.name == "__init__" and \
+        context.scope_of(function) is bound
+
+
+def called_as(context, function: ast.AST) -> str:
+    """How calls name the function: its class for `__init__`."""
+    owner = context.scope_of(function)
+    return owner.name if function.name == "__init__" and isinstance(owner, ast.ClassDef) \
+        else function.name
+
+
+def calls_of(context, function: ast.AST) -> list[ast.Call]:
+    """The module's calls that run `function` (a def of the module): by its name,
+    `self.<name>`, or its class for `__init__`, in walk order."""
+    names = {function.name, called_as(context, function)}
+    return [call for call in module_calls_of(context, names) if runs(context, call, function)]

@@ -19,9 +19,12 @@ from typing import Any, Iterator
 from msgspec import Struct, field
 
 from cursedlint.analysis.arguments import Arguments
+from cursedlint.analysis.capture_regions import capture_analysis
+from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, FunctionIndexer, ModuleSummary, Reach, Reachable, attribute_values,
-    calling_function, dotted, last_name, linted_imports, project_functions, project_names, value_of,
+    calling_function, dotted, last_name, calls_of, called_as, linted_imports,
+    project_functions, project_names, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -52,6 +55,10 @@ def multiprocessing_name(name: str | None) -> str | None:
 
 
 SPAWN_SET = "spawn_set"
+CUDA_INIT = "cuda_init"
+"""The first statement of a function (of the module's code) that initializes CUDA
+(`CudaUse.initializes`): a caller that runs it before calling a function that forks hands
+the fork a process holding CUDA."""
 
 
 class Passed(Struct, frozen=True):
@@ -139,9 +146,10 @@ class StartMethods(FunctionIndexer):
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         """A setting at the top level of the module (its `__main__` block included) or of a
         function (`def main(): set_start_method("spawn"); ...`): what runs after it in that
-        body runs after the setting."""
-        statements = entry_statements(function) if isinstance(function, ast.Module) \
+        body runs after the setting. And the first statement that initializes CUDA."""
+        statements = list(entry_statements(function)) if isinstance(function, ast.Module) \
             else function.body
+        facts = {}
         for statement in statements:
             call = statement.value if isinstance(statement, ast.Expr) else None
             if not isinstance(call, ast.Call):
@@ -149,8 +157,12 @@ class StartMethods(FunctionIndexer):
             written = context.qualified_name(call.func, among=_SETTERS)
             method = context.evaluate(context.argument(call, 0, "method")) if written else None
             if method in ("spawn", "forkserver"):
-                return {SPAWN_SET: Reach(call.lineno, f"set_start_method({method!r})")}
-        return {}
+                facts[SPAWN_SET] = Reach(call.lineno, f"set_start_method({method!r})")
+                break
+        initialized = _first_initialization(context, statements)
+        if initialized is not None:
+            facts[CUDA_INIT] = initialized
+        return facts
 
     def more_words(self, facts, settings):
         """The project names called after such a setting, and (by name) by the functions
@@ -175,6 +187,17 @@ class StartMethods(FunctionIndexer):
 
 
 _SEEDS = "start-method-seeds"
+
+
+def _first_initialization(context, statements: list[ast.stmt]) -> Reach | None:
+    """The first of `statements` that initializes CUDA, through the module's functions."""
+    uses = context.shared("start-methods-cuda-use",
+                          lambda: CudaUse(context, capture_analysis(context)))
+    for statement in statements:
+        found = uses.first([statement], uses.initializes)
+        if found is not None:
+            return Reach(statement.lineno, found[1], tuple(found[2]))
+    return None
 
 
 def _string_constants(context) -> dict[str, Reach]:
@@ -369,7 +392,7 @@ class StartMethodValues:
                         default: ast.AST | None, depth: int) -> Iterator[Way]:
         """The default where no call of the function in the project passes the parameter,
         or each call's argument (the default where it passes none)."""
-        called = _called_as(self.context, function)
+        called = called_as(self.context, function)
         self.asked.add(called)
         calls = [*self._local_calls(function, name, index), *self._remote_calls(function,
                                                                                name, index)]
@@ -392,10 +415,8 @@ class StartMethodValues:
 
     def _local_calls(self, function, name: str, index: int | None):
         """(path, line, argument) of each call of `function` in this module."""
-        names = {function.name, _called_as(self.context, function)}
-        for call in _module_calls_of(self.context, names):
-            if _calls(self.context, call, function):
-                yield self.path, call.lineno, self.context.argument(call, index, name)
+        for call in calls_of(self.context, function):
+            yield self.path, call.lineno, self.context.argument(call, index, name)
 
     def _remote_calls(self, function, name: str, index: int | None):
         """(path, line, argument) of each call of `function` in the project's other modules,
@@ -425,13 +446,6 @@ def _shown(value: Any, node: ast.AST) -> str:
     return repr(value) if isinstance(node, ast.Constant) else f"`{ast.unparse(node)}`"
 
 
-def _called_as(context, function: ast.AST) -> str:
-    """How calls name the function: its class for `__init__`."""
-    owner = context.scope_of(function)
-    return owner.name if function.name == "__init__" and isinstance(owner, ast.ClassDef) \
-        else function.name
-
-
 def _all_arguments(arguments: ast.arguments) -> list[ast.arg]:
     return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
 
@@ -458,44 +472,18 @@ def _parameter(context, node: ast.Name) -> tuple[ast.AST, str, int | None, Any] 
     return None
 
 
-def _module_calls_of(context, names: set[str]) -> list[ast.Call]:
-    """The module's calls whose callee ends in one of `names` (only those can run a function
-    of that name, or the `__init__` of a class of that name: `_calls`), in walk order."""
-    by_name = context.shared("module-calls-by-name", lambda: _by_last_name(context.nodes(ast.Call)))
-    found = [entry for name in names for entry in by_name.get(name, ())]
-    return [call for _, call in sorted(found, key=lambda entry: entry[0])]
-
-
-def _by_last_name(calls: list[ast.Call]) -> dict[str, list[tuple[int, ast.Call]]]:
-    """Name -> (walk position, call) of the calls whose callee ends in it."""
-    found: dict[str, list[tuple[int, ast.Call]]] = {}
-    for position, call in enumerate(calls):
-        name = last_name(call.func)
-        if name is not None:
-            found.setdefault(name, []).append((position, call))
-    return found
-
-
-def _calls(context, call: ast.Call, function: ast.AST) -> bool:
-    """Whether `call` runs `function`: its name, `self.<method>`, or its class (`__init__`)."""
-    if isinstance(call.func, ast.Attribute):
-        return value_of(context, call.func) is function
-    if not isinstance(call.func, ast.Name):
-        return False
-    bound = context.definition(call.func)
-    if bound is function:
-        return True
-    return isinstance(bound, ast.ClassDef) and function.name == "__init__" and \
-        context.scope_of(function) is bound
-
-
 def _seed_names(context) -> list[str]:
     """The words that lead to the modules a start method of this file may come from, as
     following each one within the file finds them (`StartMethodValues.asked`): the functions
     whose parameters give it (their callers) and the names of the project's modules it reads
-    (constants, config classes)."""
+    (constants, config classes). And the names of the functions that start processes: their
+    callers may hand them a process holding CUDA (`CUDA_INIT`)."""
+    starting = {called_as(context, function) for call in context.nodes(ast.Call)
+                if last_name(call.func) in STARTING_NAMES
+                and (function := context.scope_of(call)) is not None
+                and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))}
     if not _VARIABLE_START_METHOD.search(context.source.text):
-        return []
+        return sorted(starting)
     values = StartMethodValues(context)
     for call in context.nodes(ast.Call):
         written = context.qualified_name(call.func, among=_START_METHOD_CALLS)
@@ -503,7 +491,12 @@ def _seed_names(context) -> list[str]:
         argument = context.argument(call, *position) if position else None
         if isinstance(argument, ast.AST):
             values.of(argument)
-    return sorted(values.asked)
+    return sorted(values.asked | starting)
+
+
+STARTING_NAMES = frozenset({"Process", "Pool", "Manager", "ProcessPoolExecutor", "fork",
+                            "forkpty", "start_processes", "get_context"})
+"""The last names of the calls that start processes, or make a context that may."""
 
 
 _VARIABLE_START_METHOD = re.compile(

@@ -1,0 +1,344 @@
+"""What a process holds when it forks, and what the children of a fork-based start run.
+
+A forked child breaks where the parent initialized CUDA before the fork and the child uses
+CUDA ("Cannot re-initialize CUDA in forked subprocess"; pinned memory: "CUDA error:
+initialization error"); a parent that only imported torch, a child doing CPU work, a
+`Manager`'s server all work (observed on an H200: tests/gpu_fork_cases.py). A child of a
+process that turned RDMA fork protection on loses every page a registration shares (incident
+000).
+
+`ProcessState.held_before(start)`: the first thing shown, on a way to `start`, that leaves the
+process holding such state: CUDA initialized (`CudaUse.initializes`: CUDA work, a query that
+initializes the runtime, an NCCL process group) or fork protection turned on
+(`EnvironmentSettings.in_process`). Looked for in what runs before the start in its function
+(the earlier statements of each enclosing block, the tests of enclosing `if`s, a loop's whole
+body: an earlier iteration), following the module's functions and the project's
+(`cuda-reach`); the module's import-time code before the function; then before each call of
+the function, in the module and (through the `start-methods` index's `cuda_init` facts) in
+the project's other modules, up to MAX_DEPTH callers up. `refused_when_initialized(start)`: a
+check on the way refuses the start when CUDA is initialized.
+
+`ForkChildren`: the code a start's children run (`Process(target=f)`, the tasks given to a
+pool or executor and its `initializer`) and whether that is all of it; and the first sure CUDA
+use in that code.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from msgspec import Struct
+
+from cursedlint.analysis.capture_regions import FUNCTIONS, body_of, capture_analysis
+from cursedlint.analysis.cuda_reach import CUDA_REACH
+from cursedlint.analysis.cuda_use import CudaUse, through
+from cursedlint.analysis.fork_protection import EnvironmentSettings
+from cursedlint.analysis.python_project import (
+    MAX_DEPTH, MODULE, ProjectFunctions, call_target, calling_function, calls_of, last_name,
+    own_nodes, project_functions,
+)
+from cursedlint.analysis.start_methods import CUDA_INIT, START_METHODS
+from cursedlint.findings import Step
+from cursedlint.python_consteval import is_known
+
+TASK_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap",
+                          "starmap_async", "apply", "apply_async", "submit"})
+"""Pool and executor methods whose first argument runs in a child."""
+_INITIALIZER_POSITIONS = {"Pool": 1, "ProcessPoolExecutor": 2}
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_DEFINITIONS = (*FUNCTIONS, ast.ClassDef, ast.Import, ast.ImportFrom)
+_IS_INITIALIZED = frozenset({"torch.cuda.is_initialized"})
+
+
+class Shown(Struct, frozen=True):
+    """State the process is shown to hold: `what` (for the message), where it is (`path`,
+    `line`) and the chain from it to the start's function."""
+
+    what: str
+    path: str
+    line: int
+    steps: tuple[Step, ...]
+    protection: bool = False
+    """RDMA fork protection, not CUDA."""
+
+
+class ProcessState:
+    """What the linted module's process holds before a fork-based start (`context`: its
+    PythonContext; `uses`: its CudaUse)."""
+
+    def __init__(self, context, uses: CudaUse):
+        self.context = context
+        self.uses = uses
+        self.path = os.path.abspath(context.source.path)
+        self.environment = EnvironmentSettings(context)
+        self._project: ProjectFunctions | None = None
+
+    def held_before(self, node: ast.AST, depth: int = 0,
+                    seen: frozenset[int] = frozenset()) -> Shown | None:
+        """The first state shown held before `node` runs (see the module docstring)."""
+        scope = self._function(node)
+        earlier = self.preceding(node, scope)
+        shown = self._protection(earlier) or self._cuda(earlier)
+        if shown is not None or scope is None or depth >= MAX_DEPTH or id(scope) in seen:
+            return shown
+        for call in calls_of(self.context, scope):
+            shown = self.held_before(call, depth + 1, seen | {id(scope)})
+            if shown is not None:
+                return _called(shown, self.context.source.path, call.lineno, scope.name)
+        qualname = calling_function(self.context, body_of(scope)[0])
+        return self._held_by_callers(self.path, qualname, depth + 1, frozenset()) \
+            if qualname else None
+
+    def refused_when_initialized(self, start: ast.AST) -> bool:
+        """Whether a check on the way to `start` refuses it when CUDA is initialized: an
+        earlier `if ... torch.cuda.is_initialized(): raise ...` (or return) in its function,
+        or the start under `if not torch.cuda.is_initialized():`."""
+        scope = self._function(start)
+        for node in self.preceding(start, scope):
+            if isinstance(node, ast.If) and self._asks_initialized(node.test) is True \
+                    and node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)):
+                return True
+        child = start
+        for parent in self.context.ancestors(start):
+            if parent is scope:
+                break
+            if isinstance(parent, ast.If) and child is not parent.test:
+                asked = self._asks_initialized(parent.test)
+                if asked is not None and asked == (child in parent.orelse):
+                    return True
+            child = parent
+        return False
+
+    def preceding(self, node: ast.AST, scope: ast.AST | None) -> list[ast.AST]:
+        """What runs before `node` on the way to it in `scope` (a def; None: the module):
+        the earlier statements of each enclosing block, the tests of enclosing `if`s and
+        loops, a loop's whole body, a `try` body before its handlers; and, for a def, the
+        module's import-time statements before it."""
+        found: list[ast.AST] = []
+        child = node
+        for parent in self.context.ancestors(node):
+            for name, value in ast.iter_fields(parent):
+                if isinstance(value, list) and any(item is child for item in value):
+                    index = next(i for i, item in enumerate(value) if item is child)
+                    found.extend(value[:index])
+                    if isinstance(parent, _LOOPS) and name == "body":
+                        found.extend(value[index + 1:])
+                    if isinstance(parent, ast.Try) and name != "body":
+                        found.extend(parent.body)
+            if isinstance(parent, (ast.If, ast.While)) and child is not parent.test:
+                found.append(parent.test)
+            elif isinstance(parent, (ast.For, ast.AsyncFor)) and child is not parent.iter:
+                found.append(parent.iter)
+            if parent is scope:
+                break
+            child = parent
+        if scope is not None:
+            top = next((a for a in self.context.ancestors(scope)
+                        if self.context.parent_of(a) is self.context.tree), scope)
+            found.extend(s for s in self.context.tree.body if s.end_lineno < top.lineno
+                         and not isinstance(s, _DEFINITIONS))
+        return [n for n in found if not isinstance(n, (*FUNCTIONS, ast.ClassDef, ast.Lambda))]
+
+    # -- what is shown -----------------------------------------------------------------------
+    def _protection(self, earlier: list[ast.AST]) -> Shown | None:
+        for node in sorted(own_nodes(earlier), key=_position):
+            for setting, variable in self.environment.in_process(node):
+                what = f"{variable} is set (fork protection on)"
+                return Shown(what, self.context.source.path, setting.lineno,
+                             (Step(self.context.source.path, setting.lineno, what),),
+                             protection=True)
+        return None
+
+    def _cuda(self, earlier: list[ast.AST]) -> Shown | None:
+        found = self.uses.first(earlier, self.uses.initializes)
+        if found is None:
+            return None
+        node, what, via = found
+        steps = self.uses.steps_for(node) or (
+            Step(self.context.source.path, node.lineno, what + through(via)),)
+        return Shown(what, steps[-1].path, steps[-1].line, steps)
+
+    def _held_by_callers(self, path: str, qualname: str, depth: int,
+                         seen: frozenset) -> Shown | None:
+        """CUDA initialized, in another module, before a call of the function (or of a
+        function that calls it), as the `start-methods` facts show."""
+        project = self.project
+        if project is None or depth > MAX_DEPTH or (path, qualname) in seen:
+            return None
+        name = qualname.rpartition(".")[2]
+        for caller_path, caller, line in project.callers(path, qualname):
+            if caller_path == self.path:
+                continue  # the module's own calls are read in its tree
+            fact = project.fact(caller_path, caller, CUDA_INIT)
+            if fact is not None and fact.line < line:
+                what = fact.what + through(list(fact.via))
+                return _called(Shown(fact.what, caller_path, fact.line,
+                                     (Step(caller_path, fact.line, what),)),
+                               caller_path, line, name)
+            if caller != MODULE:
+                shown = self._held_by_callers(caller_path, caller, depth + 1,
+                                              seen | {(path, qualname)})
+                if shown is not None:
+                    return _called(shown, caller_path, line, name)
+        return None
+
+    @property
+    def project(self) -> ProjectFunctions | None:
+        """The `start-methods` facts (None in the index's own run)."""
+        if self._project is None:
+            self._project = project_functions(self.context, START_METHODS)
+        return self._project
+
+    def _function(self, node: ast.AST) -> ast.AST | None:
+        scope = self.context.scope_of(node)
+        while isinstance(scope, (ast.Lambda, ast.ClassDef)):
+            scope = self.context.scope_of(scope)
+        return scope
+
+    def _asks_initialized(self, test: ast.AST) -> bool | None:
+        """True where `test` holds only when CUDA is initialized (`torch.cuda.is_initialized()`,
+        alone or in an `and`), False where only when it is not (`not ...`); else None."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._asks_initialized(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return True if any(self._asks_initialized(v) is True for v in test.values) else None
+        if isinstance(test, ast.Call) and self.context.qualified_name(
+                test.func, among=_IS_INITIALIZED):
+            return True
+        return None
+
+
+class ForkChildren:
+    """The code the children of a start run, and whether it uses CUDA (`context`: the linted
+    module's PythonContext)."""
+
+    def __init__(self, context, uses: CudaUse):
+        self.context = context
+        self.uses = uses
+        self.analysis = capture_analysis(context)
+
+    def of(self, start: ast.Call) -> tuple[list[tuple[ast.AST, str]], bool]:
+        """The code the start's children run, labelled, and whether that is all of it:
+        `Process(target=f)`; the tasks given to a pool or executor made here (`pool.map(f,
+        ...)`, `executor.submit(f, ...)`, also through `self.pool` in the class's methods)
+        and its `initializer`; a `Manager()`'s server runs multiprocessing's own code only."""
+        name = last_name(start.func)
+        if name == "Manager":
+            return [], True
+        if name == "Process":
+            code = self._code(self.context.argument(start, 1, "target"))
+            return ([code] if code else []), code is not None
+        handle = self._handle(start)
+        if handle is None:
+            return [], False
+        tasks = [call.args[0] for call in self._calls_with(start, handle)
+                 if isinstance(call.func, ast.Attribute) and call.func.attr in TASK_METHODS
+                 and call.args and ast.unparse(call.func.value) == handle]
+        initializer = self.context.argument(start, _INITIALIZER_POSITIONS.get(name), "initializer")
+        if isinstance(initializer, ast.AST) and not (
+                isinstance(initializer, ast.Constant) and initializer.value is None):
+            tasks.append(initializer)
+        codes = [self._code(task) for task in tasks]
+        return [code for code in codes if code], bool(tasks) and None not in codes
+
+    def lazy_starts(self, start: ast.Call) -> list[ast.Call]:
+        """Where a ProcessPoolExecutor forks its workers: at its first task, not when made
+        (what the process holds there counts too)."""
+        if last_name(start.func) != "ProcessPoolExecutor":
+            return []
+        handle = self._handle(start)
+        return [call for call in self._calls_with(start, handle or "")
+                if handle and isinstance(call.func, ast.Attribute)
+                and call.func.attr in TASK_METHODS and ast.unparse(call.func.value) == handle]
+
+    def use(self, start: ast.Call) -> tuple[str, tuple[Step, ...]] | None:
+        """The first sure CUDA use in the code the children run: (the child's label, the chain
+        to the use)."""
+        for code, label in self.of(start)[0]:
+            found = self._uses_cuda(code)
+            if found is not None:
+                return label, found
+        return None
+
+    def _code(self, target: ast.AST | None):
+        """(code, label) of a callable the module shows: a def, lambda, partial or method of
+        the module, or a function of another project module."""
+        code = self.analysis.code_of(target)
+        if code is not None:
+            label = f"the lambda on line {code.lineno}" if isinstance(code, ast.Lambda) \
+                else f"{code.name}()"
+            return code, label
+        project = self.uses.project
+        if project is None and target is not None:
+            # a project function that does no CUDA work would make the child's code known
+            self.context.asks_any_fact.add(CUDA_REACH.name)
+        found = call_target(self.context, project, target) if project and target else None
+        return (found, f"{found[1]}() ({os.path.basename(found[0])})") if found else None
+
+    def _uses_cuda(self, code) -> tuple[Step, ...] | None:
+        path = self.context.source.path
+        if isinstance(code, tuple):  # another module's function
+            return self.uses.project.reach(*code, "sure_cuda")
+        found = self.uses.first(body_of(code), self.uses.sure_use)
+        if found is None:
+            return None
+        node, what, via = found
+        return self.uses.steps_for(node) or (Step(path, node.lineno, what + through(via)),)
+
+    def _handle(self, start: ast.Call) -> str | None:
+        """The name a pool or executor is kept in: `with Pool() as pool`, `pool = Pool()`,
+        `self.pool = Pool()`."""
+        parent = self.context.parent_of(start)
+        if isinstance(parent, ast.withitem) and parent.optional_vars is not None:
+            return ast.unparse(parent.optional_vars)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+            return ast.unparse(parent.targets[0])
+        return None
+
+    def _calls_with(self, start: ast.Call, handle: str) -> list[ast.Call]:
+        """The calls where the handle may be used: its function's (the whole class's for
+        `self.<name>`)."""
+        scope = self.context.scope_of(start)
+        if handle.startswith("self."):
+            scope = next((a for a in self.context.ancestors(start)
+                          if isinstance(a, ast.ClassDef)), scope)
+            roots = [body for method in getattr(scope, "body", []) if isinstance(method, FUNCTIONS)
+                     for body in method.body]
+        else:
+            roots = self.context.tree.body if scope is None else body_of(scope)
+        return [node for node in own_nodes(roots) if isinstance(node, ast.Call)]
+
+
+def never_runs(context, node: ast.AST) -> bool:
+    """Whether `node` sits in a branch the module's constants rule out: the body of an `if`
+    or `while` whose test is false (`workers = None` then `if workers is not None and
+    workers > 1:`), the `else` of one whose test is true."""
+    child = node
+    for parent in context.ancestors(node):
+        if isinstance(parent, (ast.If, ast.While)) and child is not parent.test:
+            value = context.evaluate(parent.test)
+            if is_known(value) and isinstance(value, (bool, int, str, bytes, type(None))) and \
+                    bool(value) == (child in parent.orelse):
+                return True
+        child = parent
+    return False
+
+
+def fork_analysis(context) -> tuple[ProcessState, ForkChildren]:
+    """The module's process state and children, built once per file."""
+    def build():
+        uses = CudaUse(context, capture_analysis(context), project_functions(context, CUDA_REACH))
+        return ProcessState(context, uses), ForkChildren(context, uses)
+    return context.shared("fork-analysis", build)
+
+
+def _called(shown: Shown, path: str, line: int, name: str) -> Shown:
+    """`shown`, reached before a call of `name` at `path`:`line`."""
+    return Shown(shown.what, shown.path, shown.line,
+                 (*shown.steps, Step(path, line, f"then calls {name}()")), shown.protection)
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
