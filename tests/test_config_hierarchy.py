@@ -33,10 +33,14 @@ def sync(src, dst):
     subprocess.run(["s5cmd", "cp", src, dst], check=True)
 
 
-def preprocess_all(shards, preprocess):
+def embed(shard):
+    return torch.load(shard).cuda()
+
+
+def embed_all(shards):
     model = torch.nn.Linear(8, 8).cuda()
     with multiprocessing.Pool(4) as pool:
-        return model, pool.map(preprocess, shards)
+        return model, pool.map(embed, shards)
 """
 PKG_A = {"CUR101", "CUR102"}  # target 3.9: the bare "s5cmd" forks; CUR103 ignored
 PKG_B = {"CUR103"}  # target 3.12: no fork for "s5cmd"; CUR102 ignored, only CUR1 selected

@@ -657,11 +657,16 @@ import torch
 IS_WINDOWS = sys.platform == "win32"
 
 
-def preprocess(items, work):
+def embed(item):
+    return torch.tensor(item, device="cuda").sum().item()
+
+
+def preprocess(items):
+    torch.cuda.init()
     {guard}
         with multiprocessing.Pool(4) as pool:
-            return pool.map(work, items)
-    return [work(item) for item in items]
+            return pool.map(embed, items)
+    return [embed(item) for item in items]
 """
 
 

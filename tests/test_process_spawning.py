@@ -31,18 +31,22 @@ def cur101(code: str, python=(3, 11), libc=GLIBC) -> list[Finding]:
 
 
 def cur102(code: str, python=(3, 12), **options) -> list[Finding]:
-    return harness.lint(code, ForkInAcceleratedProcess, options=options,
+    """Every fork-based start the code leaves open too (`all-forks`): which calls start
+    processes by fork. What the default reports is tested in tests/rules/CUR102."""
+    return harness.lint(code, ForkInAcceleratedProcess, options={"all-forks": True, **options},
                         target_python=version(python))
 
 
 # -- annotated fixtures ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("rule, fixture, python", [
-    (SubprocessForkPath, "cur101_names.py", (3, 11)),
-    (ForkInAcceleratedProcess, "cur102_starts.py", (3, 12)),
+@pytest.mark.parametrize("rule, fixture, python, options", [
+    (SubprocessForkPath, "cur101_names.py", (3, 11), None),
+    # which calls are fork-based starts: each one the code leaves open, listed by `all-forks`
+    (ForkInAcceleratedProcess, "cur102_starts.py", (3, 12), {"all-forks": True}),
 ])
-def test_fixture_findings_match_markers(rule, fixture, python):
-    check_fixture(os.path.join(FIXTURES, fixture), rule, target_python=version(python))
+def test_fixture_findings_match_markers(rule, fixture, python, options):
+    check_fixture(os.path.join(FIXTURES, fixture), rule, options=options,
+                  target_python=version(python))
 
 
 # -- CUR101: versions and C libraries ------------------------------------------------------------
@@ -430,5 +434,6 @@ def test_a_pool_made_in_a_lambdas_default_is_no_internal_error():
     f-string), not statements (CUR000: 'JoinedStr' object is not iterable)."""
     code = ("import jax\nimport multiprocessing\n"
             "with open('x') as t, lambda k=(multiprocessing.Pool()): (f'{k}'):\n    pass\n")
-    found = harness.lint(code, ["CUR102", "CUR000"], target_python="3.12")
+    found = harness.lint(code, ["CUR102", "CUR000"], options={"all-forks": True},
+                         target_python="3.12")
     assert [(f.code, f.line) for f in found] == [("CUR102", 3)]

@@ -644,7 +644,7 @@ if __name__ == "__main__":
 def test_a_start_method_set_by_the_entry_point_clears_its_helpers(tmp_path, files, found):
     findings = lint(tmp_path, {
         "preprocess/__init__.py": "", "preprocess/pool_utils.py": POOL_UTILS, **files,
-    })
+    }, options={"all-forks": True})
     assert codes_at(findings) == ([("CUR102", "preprocess/pool_utils.py", 7)] if found else [])
 
 
@@ -725,40 +725,52 @@ def tokenize(text):
 """
 
 
-def cur102(tmp_path, main: str, **more: str) -> list[tuple[str, int, str]]:
+def cur102(tmp_path, main: str, options=None, **more: str) -> list[tuple[str, int, str]]:
     """CUR102's findings in a small job package: (severity, line, message, then each related
     step as `file:line: note`)."""
     findings = lint(tmp_path, {
         "jobs/__init__.py": "", "jobs/work.py": EVALUATE, "jobs/main.py": main,
         **{f"jobs/{name}.py": text for name, text in more.items()},
-    })
+    }, options=options)
     return [(f.severity.value, f.line, " | ".join([f.message, *(
         f"{os.path.basename(step.path)}:{step.line}: {step.note}"
         for step in f.related)])) for f in findings if f.code == "CUR102"]
 
 
-def test_a_fork_after_cuda_work_in_the_same_function_is_an_error(tmp_path):
-    [(severity, line, message)] = cur102(tmp_path, """\
-        import multiprocessing
+TRAIN = """\
+import multiprocessing
 
-        import torch
+import torch
 
-        from jobs.work import tokenize
+from jobs.work import {child}
 
 
-        def train(texts):
-            model = torch.nn.Linear(8, 8).cuda()
-            with multiprocessing.Pool(4) as pool:
-                tokens = pool.map(tokenize, texts)
-            return model, tokens
-        """)
+def train(texts):
+    model = torch.nn.Linear(8, 8).cuda()
+    with multiprocessing.Pool(4) as pool:
+        results = pool.map({child}, texts)
+    return model, results
+"""
+
+
+def test_a_fork_after_cuda_work_whose_child_uses_cuda_is_an_error(tmp_path):
+    [(severity, line, message)] = cur102(tmp_path, TRAIN.format(child="evaluate"))
     assert (severity, line) == ("error", 10)
-    assert "after CUDA work on line 9 | main.py:9: `.cuda()` allocates and copies on the GPU" \
-        in message
+    assert message.startswith("multiprocessing.Pool() forks: the child uses CUDA (work.py:5) "
+                              "but CUDA was initialized before the fork (line 9) | ")
+    assert "main.py:9: `.cuda()` allocates and copies on the GPU | " in message
+    assert "work.py:5: " in message and "Cannot re-initialize CUDA in forked subprocess" in message
 
 
-def test_a_child_that_uses_cuda_is_an_error(tmp_path):
-    [(severity, line, message)] = cur102(tmp_path, """\
+def test_a_fork_after_cuda_work_whose_child_does_cpu_work_is_silent(tmp_path):
+    """Observed: such children work (tests/gpu_fork_cases.py, cuda_parent_cpu_child)."""
+    assert cur102(tmp_path, TRAIN.format(child="tokenize")) == []
+    assert cur102(tmp_path, TRAIN.format(child="tokenize"), {"all-forks": True}) == []
+
+
+def test_a_child_that_uses_cuda_in_a_process_without_cuda_is_silent_by_default(tmp_path):
+    """Observed: it works (plain_parent_cuda_child); `all-forks` lists it, naming who decides."""
+    main = """\
         import multiprocessing
 
         import torch
@@ -769,26 +781,56 @@ def test_a_child_that_uses_cuda_is_an_error(tmp_path):
         def score(shards):
             with multiprocessing.Pool(4) as pool:
                 return pool.map(evaluate, shards)
-        """)
-    assert (severity, line) == ("error", 9)
-    assert "; the child runs evaluate() (work.py), which uses CUDA | " in message
-    assert "work.py:5: " in message and "Cannot re-initialize CUDA in forked subprocess" in message
+        """
+    assert cur102(tmp_path, main) == []
+    [(severity, line, message)] = cur102(tmp_path, main, {"all-forks": True})
+    assert (severity, line) == ("warning", 9)
+    assert message.startswith("multiprocessing.Pool() forks by default (Python < 3.14); the "
+                              "child uses CUDA (work.py:5): callers of score() decide if CUDA "
+                              "was initialized | ")
 
 
-def test_an_nccl_group_before_the_fork_is_an_error(tmp_path):
-    [(severity, line, message)] = cur102(tmp_path, """\
+@pytest.mark.parametrize("backend, found", [("nccl", True), ("gloo", False)])
+def test_an_nccl_group_before_the_fork_initializes_cuda(tmp_path, backend, found):
+    """Observed: nccl_parent_cuda_child breaks, gloo_parent_cuda_child works."""
+    findings = cur102(tmp_path, f"""\
         import multiprocessing
 
         import torch.distributed as dist
 
+        from jobs.work import evaluate
+
 
         def checkpoint(state, path):
-            dist.init_process_group(backend="nccl")
-            saver = multiprocessing.Process(target=print, args=(path,))
+            dist.init_process_group(backend="{backend}")
+            saver = multiprocessing.Process(target=evaluate, args=(path,))
             saver.start()
         """)
-    assert (severity, line) == ("error", 8)
-    assert "after an NCCL process group is made on line 7" in message
+    assert [(severity, line, message.split(" | ")[1]) for severity, line, message in findings] \
+        == ([("error", 10, "main.py:9: an NCCL process group is made")] if found else [])
+
+
+@pytest.mark.parametrize("query, found", [
+    ("torch.cuda.is_available()", True),  # observed: queried_parent_cuda_child breaks
+    ("torch.cuda.device_count()", True),
+    ("torch.cuda.is_initialized()", False),  # asks without initializing
+    ("torch.randn(4)", False),  # CPU work: imported_parent_pinned_child works
+])
+def test_a_query_that_initializes_cuda_counts_as_cuda_state(tmp_path, query, found):
+    findings = cur102(tmp_path, f"""\
+        import multiprocessing
+
+        import torch
+
+        from jobs.work import evaluate
+
+        DEVICE = "cuda" if {query} else "cpu"
+
+        if __name__ == "__main__":
+            with multiprocessing.Pool(2) as pool:
+                pool.map(evaluate, ["a.pt"])
+        """)
+    assert [line for _, line, _ in findings] == ([10] if found else [])
 
 
 @pytest.mark.parametrize("main", [
@@ -816,10 +858,11 @@ def test_an_nccl_group_before_the_fork_is_an_error(tmp_path):
 ])
 def test_starts_before_any_accelerator_work_with_cpu_children_are_silent(tmp_path, main):
     assert cur102(tmp_path, main) == []
+    assert cur102(tmp_path, main, {"all-forks": True}) == []
 
 
-def test_a_library_helper_without_evidence_warns_and_names_who_decides(tmp_path):
-    [(severity, line, message)] = cur102(tmp_path, """\
+def test_a_library_helper_without_evidence_warns_with_all_forks_and_names_who_decides(tmp_path):
+    main = """\
         import multiprocessing
 
         import torch
@@ -830,7 +873,10 @@ def test_a_library_helper_without_evidence_warns_and_names_who_decides(tmp_path)
         def tokenize_all(texts):
             with multiprocessing.Pool(4) as pool:
                 return pool.map(tokenize, texts)
-        """)
+        """
+    assert cur102(tmp_path, main) == []
+    [(severity, line, message)] = cur102(tmp_path, main.replace("map(tokenize", "map(len"),
+                                         {"all-forks": True})
     assert (severity, line) == ("warning", 9)
     assert message.endswith("; callers of tokenize_all() decide if CUDA/RDMA state exists")
     assert len(message) < 120
@@ -980,9 +1026,11 @@ def pool_from(config: PoolConfig):
 """
 
 
-def start_method_findings(tmp_path, files: dict[str, str]) -> list[str]:
-    """CUR102's findings in a launcher package as `file:line message | step | ...`."""
-    findings = lint(tmp_path, {"jobs/__init__.py": "", **files})
+def start_method_findings(tmp_path, files: dict[str, str], **options) -> list[str]:
+    """CUR102's findings in a launcher package as `file:line message | step | ...`: every
+    fork-based start (`all-forks`), unless `options` say otherwise."""
+    findings = lint(tmp_path, {"jobs/__init__.py": "", **files},
+                    options={"all-forks": True, **options})
     return [" | ".join([f"{os.path.basename(f.path)}:{f.line} {f.message}", *(
         f"{os.path.basename(step.path)}:{step.line}: {step.note}"
         for step in f.related)]) for f in findings if f.code == "CUR102"]
@@ -1117,7 +1165,11 @@ import torch
 def test_{name}():
     torch.ones(1, device="cuda")
     with multiprocessing.get_context("fork").Pool(1) as pool:
-        assert pool.apply(torch.cuda._is_in_bad_fork)
+        assert pool.apply(probe)
+
+
+def probe():
+    return torch.ones(1, device="cuda").sum().item()
 """
 
 
@@ -1131,8 +1183,9 @@ def test_a_test_of_fork_behaviour_is_not_reported(tmp_path, path, name, found):
     findings = start_method_findings(tmp_path, {
         path: FORK_TEST.format(name=name)})
     assert [finding.split(" | ")[0] for finding in findings] == ([
-        f"{os.path.basename(path)}:9 multiprocessing.get_context('fork').Pool() forks "
-        "(a 'fork' context) after CUDA work on line 8"] if found else [])
+        f"{os.path.basename(path)}:9 multiprocessing.get_context('fork').Pool() forks: the "
+        "child uses CUDA (line 14) but CUDA was initialized before the fork (line 8)"]
+        if found else [])
 
 
 def test_a_fork_context_on_self_used_for_queues_and_a_recursive_default_start_nothing(tmp_path):

@@ -188,7 +188,7 @@ def test_sarif_rules_carry_precision_and_problem_severity(tmp_path, monkeypatch,
         "driver"]["rules"]
     properties = {rule["id"]: rule["properties"] for rule in rules}
     assert properties["CUR101"]["precision"] == "high"
-    assert properties["CUR102"]["precision"] == "medium"
+    assert properties["CUR102"]["precision"] == "high"
     assert properties["CUR101"]["problem.severity"] == "warning"
 
 

@@ -133,14 +133,18 @@ from concurrent.futures import ProcessPoolExecutor
 import torch
 
 
+def embed(batch):
+    return torch.tensor(batch, device="cuda").sum().item()
+
+
 def score(batches, weights):
     weights = weights.cuda()
     with mp.Pool(4) as pool:
-        sizes = pool.map(len, batches)
+        sizes = pool.map(embed, batches)
     with ProcessPoolExecutor(
         max_workers=2,  # two readers
     ) as executor:
-        totals = list(executor.map(sum, batches))
+        totals = list(executor.map(embed, batches))
     return sizes, totals, weights
 """
 

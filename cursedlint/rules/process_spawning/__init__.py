@@ -17,6 +17,7 @@ from __future__ import annotations
 from msgspec import Struct
 
 from cursedlint.analysis.cuda_reach import CUDA_REACH
+from cursedlint.analysis.fork_protection import FORK_SETTINGS, PROVIDER_FORK_SAFE_VARIABLES
 from cursedlint.analysis.start_methods import START_METHODS
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
@@ -287,82 +288,87 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
 
 class ForkInAcceleratedProcess(Rule):
     """## What it does
-    Finds fork-based process creation in a module that imports a CUDA or RDMA library (option
-    `modules`): `os.fork()`, `os.forkpty()`, `pty.fork()`, the `"fork"` start method
-    (`multiprocessing.get_context("fork")`, `set_start_method("fork")`,
+    Finds fork-based process starts that break because of what the forking process holds:
+    - **the child uses CUDA, and CUDA was initialized before the fork** (error). The child's
+      first CUDA call fails: "Cannot re-initialize CUDA in forked subprocess" (pinned memory:
+      "CUDA error: initialization error");
+    - **RDMA fork protection was turned on before the fork** (error): `os.environ` given
+      `RDMAV_FORK_SAFE`, `IBV_FORK_SAFE`, `FI_EFA_FORK_SAFE` or `CXI_FORK_SAFE` (CUR103), so
+      the child has none of the pages a registration shares.
+
+    A fork-based start is `os.fork()`, `os.forkpty()`, `pty.fork()`, a `"fork"` start method
+    (`multiprocessing.get_context("fork")` where it makes processes: `ctx.Pool()`,
+    `ctx.Process()`, `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process()`;
     `torch.multiprocessing.start_processes(..., start_method="fork")`), and
     `multiprocessing.Process`/`Pool`/`Manager`, `multiprocessing.pool.Pool` and
-    `concurrent.futures.ProcessPoolExecutor` without a context, whose default start method is
-    `fork` on Linux before Python 3.14 (3.14 made it `forkserver`). A `fork` context is a
-    start where it makes processes (`ctx.Pool()`, `ctx.Process()`, `ctx.Manager()`,
-    `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process()` where `self.ctx` is set to
-    it); one that only makes a `Queue` starts none.
+    `concurrent.futures.ProcessPoolExecutor` without a context, which fork on Linux before
+    Python 3.14 (3.14 made `forkserver` the default) or after `set_start_method("fork")`. The
+    start method is followed through the code: a local, a `self` attribute, a parameter (its
+    default, or what each call in the project passes), a constant of another module, a config
+    class's default; where it is unknown, nothing is reported. The module must import a CUDA
+    or RDMA library (option `modules`).
 
-    The start method is followed as the project model follows other values: a local bound
-    once (either side of `"spawn" if xpu else "fork"`), a `self` attribute set once in the
-    class, a parameter (its default where no call of the function in the project passes it,
-    else what each call passes: `def launch(start_method="fork")` called as
-    `launch(start_method="spawn")` everywhere does not fork), a string constant of this or
-    another project module (`START_METHOD = "fork"`), and a config object's default (`cfg:
-    TrainConfig` with `start_method: str = "fork"`, or what `TrainConfig(start_method=...)`
-    passes). A way that gives `fork` is reported with the steps that give it; where the value
-    is unknown, nothing is reported.
+    **CUDA initialized** is shown by what runs before the start: in its function (earlier
+    statements of each enclosing block, an earlier loop iteration), at import time, in the
+    `__main__` block, and before each call of the function, in the module and in the project's
+    other modules (the callers' callers too). CUDA work initializes it (`.cuda()`,
+    `.to("cuda")`, a tensor made on a CUDA device, `torch.cuda.*`, `cupy`, `numba.cuda`), and
+    so do the queries that ask the runtime: `torch.cuda.is_available()`, `device_count()`,
+    `current_device()`, `set_device()`, `get_device_*()`, `mem_get_info()` (unless
+    `PYTORCH_NVML_BASED_CUDA_CHECK=1` makes the first two ask NVML), and an NCCL process
+    group. Importing torch, CPU tensors and `torch.cuda.is_initialized()` initialize nothing.
+    **The child uses CUDA** where the code it runs is shown and surely does CUDA work or
+    allocates pinned memory: `Process(target=f)`, `pool.map(f, ...)`/`apply`/`submit` on the
+    pool or executor the start makes (also through `self.pool` in the class), its
+    `initializer`, into the module's and the project's functions. A `Manager()`'s server runs
+    multiprocessing's own code.
 
-    The finding follows the evidence. It is an error when the module shows CUDA work before
-    the start (in its function, or at import time: `.cuda()`, `.to("cuda")`, a tensor made
-    on a CUDA device, `torch.cuda.*`, through the module's functions and other project
-    modules' functions), an NCCL process group made before it, or a child whose code uses
-    CUDA (`Process(target=f)`, `pool.map(f, ...)`, `executor.submit(f, ...)`: the child
-    fails). It is silent when the start runs at import time or in the `__main__` block with
-    no such work before it and every child's code is known to use no CUDA (a `Manager()`'s
-    server included). Otherwise it is a warning that names the function whose callers
-    decide. The message is one short line; the chain (where the start method comes from,
-    the CUDA work, the child's CUDA use) comes as related locations. The default-context
-    constructors are not reported when the module sets a start method itself, nor in a
-    function every call of which in the project runs after an entry point set `spawn` or
-    `forkserver` for the process (`set_start_method` at module level, under
-    `if __name__ == "__main__":` or in a function such as `main()`, before the call, also
-    through a local that picks the helper: `run = a if c else b; run(...)`); a function
-    nobody in the project calls, or that another caller reaches without the setting, stays
-    reported.
+    Not reported: a start on a branch the module's constants rule out (`workers = None` then
+    `if workers is not None and workers > 1:`) or that only Windows takes; a start behind a
+    check that refuses it when CUDA is initialized (`if torch.cuda.is_initialized(): raise`);
+    a default-context start in a function every call of which runs after the entry point set
+    `spawn` or `forkserver` (also a method called on an object made before the setting); a
+    test of fork behaviour (a test module, class or function whose name says fork).
 
-    A test of fork behaviour is not reported: a start in a test module (`test_*.py`,
-    `*_test.py`) whose name, or the name of whose test class or test function holding the
-    start, says fork (`test_fork_safety.py`, `def test_amp_with_ddp_fork`). Such a test forks
-    on purpose to check what a forked child sees; other tests are judged like any code (a
-    fork context swapped in for a mock starts nothing by itself). Nor is a start on a branch
-    only Windows takes (`if sys.platform == "win32":`, `if IS_WINDOWS:`, the `else` of
-    `if IS_LINUX:`): nothing forks there.
+    **`all-forks = true`** also lists, as warnings, the fork-based starts the project leaves
+    open: CUDA initialized but the children's code not shown; a child that uses CUDA where
+    the project does not show whether CUDA was initialized ("callers of f() decide"); neither
+    shown; and `set_start_method("fork")` itself. A start in the entry point before any CUDA
+    work whose children are known to do CPU work only stays silent, as does one whose
+    children do CPU work only after CUDA was initialized (such a fork works).
 
     ## Why it is cursed
-    A forked child is a copy of a process that may hold a CUDA context and RDMA registrations.
-    CUDA cannot be used in it: the first CUDA call fails with
-    "Cannot re-initialize CUDA in forked subprocess" (or hangs in driver locks copied while
-    held). Memory registered with
-    libibverbs is marked `MADV_DONTFORK`, so those pages are simply missing in the child: reading
-    them crashes, and the malloc arenas or strings that happen to share a page with a small
-    registration go with them. Whether it breaks depends on what the parent did before the
-    fork, so it breaks rarely, far from the cause.
+    A forked child is a copy of the parent without its threads. A CUDA runtime initialized in
+    the parent cannot be used in it, and PyTorch refuses ("Cannot re-initialize CUDA in forked
+    subprocess") or the driver fails ("initialization error"); a child doing CPU work is fine,
+    so the same pool works for one task and breaks for the next. Memory registered with
+    libibverbs under fork protection is marked `MADV_DONTFORK`, so those pages are missing in
+    the child: reading them crashes, and the malloc arenas or strings that share a page with
+    a small registration go with them. Whether it breaks depends on what the parent did
+    before the fork, often in another module, so it breaks rarely, far from the cause.
 
     ## Example
     ```python
     import multiprocessing
     import torch
 
-    model = torch.nn.Linear(8, 8).cuda()
+    def embed(shard):
+        return model(torch.load(shard).cuda())
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # initializes CUDA
     with multiprocessing.Pool(4) as pool:  # fork on Linux before 3.14
-        pool.map(preprocess, shards)
+        pool.map(embed, shards)  # the child's .cuda() fails
     ```
 
     ## Fix
     Create processes from a `spawn` or `forkserver` context
     (`multiprocessing.get_context("spawn").Pool(4)`,
     `ProcessPoolExecutor(mp_context=multiprocessing.get_context("forkserver"))`,
-    `torch.multiprocessing.spawn`), or start them before CUDA or RDMA are initialized.
-    `--fix --unsafe-fixes` does the first for a default-context start where the module imports
-    multiprocessing (`mp.Pool(4)` -> `mp.get_context("spawn").Pool(4)`, `mp_context=` added to
-    `ProcessPoolExecutor(...)`); unsafe, since a spawned child imports the main module afresh
-    and every argument and result must pickle.
+    `torch.multiprocessing.spawn`), or fork before anything initializes CUDA, or keep CUDA
+    out of the children. `--fix --unsafe-fixes` does the first for a default-context start
+    where the module imports multiprocessing (`mp.Pool(4)` -> `mp.get_context("spawn").Pool(4)`,
+    `mp_context=` added to `ProcessPoolExecutor(...)`); unsafe, since a spawned child imports
+    the main module afresh and every argument and result must pickle.
 
     ## References
     - CUDA and fork: https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#initialization
@@ -371,6 +377,7 @@ class ForkInAcceleratedProcess(Rule):
     - Start methods, and the 3.14 default:
       https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods
     - Incident 000, pages missing after fork: https://blog.nelhage.com/post/a-cursed-bug/
+    - What breaks, observed on an H200: tests/gpu_fork_cases.py
     """
 
     code = "CUR102"
@@ -380,9 +387,10 @@ class ForkInAcceleratedProcess(Rule):
     indexer = START_METHODS
     reads_facts_of = (CUDA_REACH,)
     triggers = _fork_and_library_words(ACCELERATOR_MODULES)
-    summary = "a fork-based process start in a module that imports CUDA or RDMA libraries"
-    severity = Severity.WARNING
-    precision = "medium"  # real code: starts whose evidence depends on callers (warnings)
+    summary = ("a fork whose child uses CUDA after CUDA was initialized, or after RDMA fork "
+               "protection was turned on")
+    severity = Severity.ERROR  # what it reports by default; `all-forks` adds warnings
+    precision = "high"  # both sides shown (benchmarks/real_code_review.md, session 12)
     options = {
         "modules": Option(
             (list, tuple),
@@ -390,8 +398,15 @@ class ForkInAcceleratedProcess(Rule):
             "modules (and their submodules) whose import means the process may hold CUDA or "
             "RDMA state.",
             item=str, form=MODULE_NAME,
-        )
+        ),
+        "all-forks": Option(
+            bool, False,
+            "also report, as warnings, the fork-based starts whose hazard the project does not "
+            "decide: CUDA state left to callers, children whose code is not shown, "
+            "set_start_method('fork') itself.",
+        ),
     }
+
     @classmethod
     def triggers_for(cls, options):
         return _fork_and_library_words(options["modules"])
@@ -401,39 +416,57 @@ class ForkInAcceleratedProcess(Rule):
         import multiprocessing
         import torch
 
+        def embed(shard):
+            return torch.load(shard).cuda()
+
+        torch.cuda.init()
         with multiprocessing.get_context("spawn").Pool(4) as pool:
-            pool.map(torch.load, ["a.pt", "b.pt"])
+            pool.map(embed, ["a.pt", "b.pt"])
         """,
         """
-        import logging
+        import multiprocessing
         import torch
 
-        logging.info("workers fork from the launcher before torch.cuda.init()")
+        model = torch.nn.Linear(8, 8).cuda()
+        with multiprocessing.Pool(4) as pool:  # the children do CPU work: this fork works
+            pool.map(str.split, ["a b", "c d"])
         """,
         """
-        import os
+        import multiprocessing
+        import torch
 
-        if os.fork() == 0:
-            os.execv("/usr/bin/true", ["true"])
+        def embed(shard):
+            return torch.load(shard).cuda()
+
+        def embed_all(shards):  # nothing here initializes CUDA before the fork
+            with multiprocessing.Pool(4) as pool:
+                return pool.map(embed, shards)
+        """,
+        """
+        import multiprocessing
+        import torch
+
+        def embed(shard):
+            return torch.load(shard).cuda()
+
+        def embed_all(shards, method):
+            if method == "fork" and torch.cuda.is_initialized():
+                raise RuntimeError("CUDA is initialized: use spawn")
+            with multiprocessing.get_context(method).Pool(4) as pool:
+                return pool.map(embed, shards)
         """,
         Example(
             """
             from concurrent.futures import ProcessPoolExecutor
             import jax
+            import torch
 
+            torch.cuda.init()
             executor = ProcessPoolExecutor(max_workers=4)
+            executor.submit(torch.ones, 4, device="cuda")
             """,
             settings={"target-python": "3.14"},
         ),
-        """
-        import multiprocessing
-        from multiprocessing.pool import ThreadPool
-        import cupy
-
-        multiprocessing.set_start_method("forkserver")
-        workers = multiprocessing.Pool(2)
-        threads = ThreadPool(8)
-        """,
     )
     invalid = (
         Example(
@@ -441,25 +474,34 @@ class ForkInAcceleratedProcess(Rule):
             import multiprocessing
             import torch
 
-            def preprocess_all(shards):
-                with multiprocessing.Pool(8) as pool:  # warning: CUR102
-                    return pool.map(torch.load, shards)
+            def embed(shard):
+                return torch.load(shard).cuda()
+
+            def embed_all(shards):
+                if torch.cuda.device_count() > 1:
+                    shards = shards[::2]
+                with multiprocessing.Pool(8) as pool:  # error: CUR102
+                    return pool.map(embed, shards)
             """,
             settings={"target-python": "3.12"},
         ),
         """
         import os
+        import multiprocessing as mp
         from pyverbs.device import Context
 
-        def daemonize():
-            if os.fork():  # warning: CUR102
-                os._exit(0)
+        os.environ["RDMAV_FORK_SAFE"] = "1"  # warning: CUR103
+        ctx = mp.get_context("fork")
+        worker = ctx.Process(target=print)  # error: CUR102
         """,
-        """
-        import torch.multiprocessing as mp
+        Example(
+            """
+            import torch.multiprocessing as mp
 
-        mp.set_start_method("fork")  # warning: CUR102
-        """,
+            mp.set_start_method("fork")  # warning: CUR102
+            """,
+            settings={"options": {"all-forks": True}},
+        ),
         Example(
             """
             from concurrent.futures import ProcessPoolExecutor
@@ -467,26 +509,9 @@ class ForkInAcceleratedProcess(Rule):
 
             pool = ProcessPoolExecutor(4)  # warning: CUR102
             """,
-            settings={"target-python": "3.10"},
+            settings={"target-python": "3.10", "options": {"all-forks": True}},
         ),
     )
-
-
-FORK_SAFE_VARIABLES = ("RDMAV_FORK_SAFE", "IBV_FORK_SAFE")
-"""libibverbs' own (ibv_fork_init(3))."""
-PROVIDER_FORK_SAFE_VARIABLES = {
-    # fi_efa(7) "FI_EFA_FORK_SAFE: Enable fork() support"; the provider then calls
-    # ibv_fork_init() (prov/efa/src/efa_fork_support.c)
-    "FI_EFA_FORK_SAFE": "libfabric's EFA provider then calls ibv_fork_init()",
-    # fi_cxi(7) "CXI Specific Fork Environment Variables": set, whatever its value, libcxi
-    # madvise(MADV_DONTFORK)s every registered range aligned to pages. CXI_FORK_SAFE_HP only
-    # changes the page size, and only together with CXI_FORK_SAFE: not listed.
-    "CXI_FORK_SAFE": "libcxi (libfabric's cxi provider) then marks every registered range, "
-                     "rounded out to whole pages, MADV_DONTFORK whatever the kernel",
-}
-"""Libfabric provider variables that turn on MADV_DONTFORK-based fork support: why."""
-MAX_MAPPING_DEPTH = 8  # names bound to mappings built from other names
-FORK_SETTINGS = (*FORK_SAFE_VARIABLES, *PROVIDER_FORK_SAFE_VARIABLES)
 
 
 def setting_message(variable: str) -> tuple[str, str]:

@@ -8,14 +8,12 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from cursedlint.analysis.capture_regions import body_of, capture_analysis
-from cursedlint.analysis.cuda_reach import CUDA_REACH
-from cursedlint.analysis.cuda_use import CudaUse
+from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.platform import excluding_guard
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, call_target, calling_function, last_name, own_nodes, project_functions,
-    value_of,
+    MAX_DEPTH, MODULE, calling_function, project_functions, value_of,
 )
+from cursedlint.analysis.process_state import fork_analysis, never_runs
 from cursedlint.analysis.start_methods import (
     SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
     is_main_guard, multiprocessing_name, torch_spellings,
@@ -23,7 +21,7 @@ from cursedlint.analysis.start_methods import (
 from cursedlint.findings import MESSAGE_WIDTH, Edit, Fix, Rewrite, Severity, Span, Step
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rules.process_spawning import (
-    FORK_SETTINGS, MACOS, MAX_MAPPING_DEPTH, ForkInAcceleratedProcess, ForkSafeModeEnabled,
+    MACOS, ForkInAcceleratedProcess, ForkSafeModeEnabled,
     Platform, SubprocessForkPath, setting_message,
 )
 from cursedlint.second_look import AllOf, Call, Names, Text
@@ -456,178 +454,9 @@ _CUR102_CALLS = torch_spellings(
 """Every function name CUR102 looks at, as written (torch.multiprocessing included)."""
 
 
-_TASK_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap",
-                           "starmap_async", "apply", "apply_async", "submit"})
-"""Pool and executor methods whose first argument runs in a child."""
 _PROCESS_MAKERS = frozenset({"Process", "Pool", "Manager"})
 """Context methods that start processes (a Queue or a Lock starts none)."""
 _CONTEXT_KEYWORDS = frozenset({"mp_context", "context"})
-_NCCL_GROUPS = frozenset({"torch.distributed.init_process_group"})
-
-
-class ForkEvidence:
-    """What the module shows about a fork-based start: CUDA (or NCCL) work before it, in its
-    function or at import time; the code its children run, and whether that uses CUDA
-    (`CudaUse` of the CUR4xx rules, into other modules through the `cuda-reach` facts)."""
-
-    def __init__(self, context):
-        self.context = context
-        self.analysis = capture_analysis(context)
-        self.uses = CudaUse(context, self.analysis, project_functions(context, CUDA_REACH))
-
-    def of(self, start: ast.Call) -> tuple[str, tuple[Step, ...]] | None:
-        """Why the start is surely hazardous (the message's end), with the chain; None when
-        the module does not show it."""
-        path = self.context.source.path
-        for code, label in self.children(start)[0]:
-            found = self._uses_cuda(code)
-            if found is not None:
-                line, what, steps = found
-                steps = steps or (Step(path, line, what),)
-                failure = Step(steps[-1].path, steps[-1].line, f"{steps[-1].note}: in a forked "
-                               "child this fails with \"Cannot re-initialize CUDA in forked "
-                               "subprocess\"")
-                return f"; the child runs {label}, which uses CUDA", (*steps[:-1], failure)
-        earlier = self._earlier(start)
-        found = self.uses.first(earlier, self.uses.sure_use)
-        if found is not None:
-            node, what, via = found
-            through = "".join(f" through {name}()" for name in via)
-            return (f" after CUDA work on line {node.lineno}{through}",
-                    self.uses.steps_for(node) or (Step(path, node.lineno, what),))
-        group = next((node for node in own_nodes(earlier) if isinstance(node, ast.Call)
-                      and self.context.qualified_name(node.func, among=_NCCL_GROUPS)
-                      and self._nccl(node)), None)
-        if group is not None:
-            return (f" after an NCCL process group is made on line {group.lineno}",
-                    (Step(path, group.lineno, "an NCCL process group is made"),))
-        return None
-
-    def tests_fork(self, start: ast.Call) -> bool:
-        """Whether the start is the subject of a test of fork behaviour: in a test module
-        (`test_*.py`, `*_test.py`) whose name, or whose test class or function holding it,
-        says fork (`test_fork_safety.py`, `def test_cuda_after_fork`)."""
-        stem = os.path.splitext(os.path.basename(self.context.source.path))[0]
-        if not (stem.startswith("test_") or stem.endswith("_test")):
-            return False
-        names = [stem] + [scope.name for scope in self.context.ancestors(start)
-                          if isinstance(scope, _DEFINITIONS[:3])
-                          and scope.name.lower().startswith("test")]
-        return any("fork" in name.lower() for name in names)
-
-    def before_accelerators(self, start: ast.Call) -> bool:
-        """Whether the start runs at import time or in the `__main__` block (no CUDA work
-        before it, as `of` found) and every child's code is known and uses no CUDA."""
-        scope = self.context.scope_of(start)
-        if scope is not None and not self._in_main_block(start):
-            return False
-        return self.children(start)[1]
-
-    def children(self, start: ast.Call) -> tuple[list[tuple[ast.AST, str]], bool]:
-        """The code the start's children run, labelled, and whether that is all of it:
-        `Process(target=f)`, and the tasks given to a pool or executor made here
-        (`pool.map(f, ...)`, `executor.submit(f, ...)`); a `Manager()`'s server runs
-        multiprocessing's own code only."""
-        if last_name(start.func) == "Manager":
-            return [], True
-        if last_name(start.func) == "Process":
-            target = self.context.argument(start, 1, "target")
-            code = self._code(target)
-            return ([code] if code else []), code is not None
-        handle = self._handle(start)
-        if handle is None:
-            return [], False
-        tasks = [call.args[0] for call in self._calls_in_scope(start)
-                 if isinstance(call.func, ast.Attribute) and call.func.attr in _TASK_METHODS
-                 and call.args and _text(call.func.value) == handle]
-        codes = [self._code(task) for task in tasks]
-        return [code for code in codes if code], bool(tasks) and None not in codes
-
-    def made_from(self, context_call: ast.Call, calls: list[ast.Call]) -> list[ast.Call]:
-        """The calls that make processes from a context (`ctx.Process(...)`, `ctx.Pool()`,
-        `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process(...)` with `self.ctx` set to
-        it): a context used for a Queue starts none."""
-        parent = self.context.parent_of(context_call)
-        if isinstance(parent, ast.Attribute) and parent.attr in _PROCESS_MAKERS:
-            made = self.context.parent_of(parent)
-            return [made] if isinstance(made, ast.Call) else []
-        return [call for call in calls if (
-            isinstance(call.func, ast.Attribute) and call.func.attr in _PROCESS_MAKERS
-            and value_of(self.context, call.func.value) is context_call
-        ) or any(keyword.arg in _CONTEXT_KEYWORDS
-                 and value_of(self.context, keyword.value) is context_call
-                 for keyword in call.keywords)]
-
-    # -- the module's code ---------------------------------------------------------------
-    def _code(self, target: ast.AST | None):
-        """(code, label) of a callable the module shows: a def, lambda, partial or method of
-        the module, or a function of another project module."""
-        code = self.analysis.code_of(target)
-        if code is not None:
-            label = f"the lambda on line {code.lineno}" if isinstance(code, ast.Lambda) \
-                else f"{code.name}()"
-            return code, label
-        project = self.uses.project
-        if project is None and target is not None:
-            # a project function that does no CUDA work would make the child's code known
-            self.context.asks_any_fact.add(CUDA_REACH.name)
-        found = call_target(self.context, project, target) if project and target else None
-        return (found, f"{found[1]}() ({os.path.basename(found[0])})") if found else None
-
-    def _uses_cuda(self, code) -> tuple[int, str, tuple[Step, ...]] | None:
-        if isinstance(code, tuple):  # another module's function
-            found = self.uses.project.reach(*code, "sure_cuda")
-            return None if found is None else (found[-1].line, found[-1].note, found)
-        found = self.uses.first(body_of(code), self.uses.sure_use)
-        if found is None:
-            return None
-        node, what, _ = found
-        return node.lineno, what, self.uses.steps_for(node)
-
-    def _earlier(self, start: ast.Call) -> list[ast.stmt]:
-        """The statements that run before the start: those of its function before the one
-        holding it, after the module's import-time statements (which run first)."""
-        module = [s for s in self.context.tree.body if not isinstance(s, _DEFINITIONS)]
-        scope = self.context.scope_of(start)
-        body = module if scope is None else getattr(scope, "body", [])
-        if not isinstance(body, list):  # a lambda's body is one expression: no statements
-            body = []
-        before = [s for s in body if s.end_lineno < start.lineno]
-        if scope is None:
-            main = self._main_block(start)
-            before += [s for s in (main.body if main else []) if s.end_lineno < start.lineno]
-            return before
-        return [s for s in module if s.end_lineno < scope.lineno] + before
-
-    def _nccl(self, call: ast.Call) -> bool:
-        backend = self.context.evaluate(self.context.argument(call, 0, "backend"))
-        return isinstance(backend, str) and "nccl" in backend
-
-    def _handle(self, start: ast.Call) -> str | None:
-        """The name a pool or executor is kept in: `with Pool() as pool`, `pool = Pool()`."""
-        parent = self.context.parent_of(start)
-        if isinstance(parent, ast.withitem) and parent.optional_vars is not None:
-            return _text(parent.optional_vars)
-        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
-            return _text(parent.targets[0])
-        return None
-
-    def _calls_in_scope(self, start: ast.Call) -> list[ast.Call]:
-        scope = self.context.scope_of(start)
-        body = self.context.tree.body if scope is None else getattr(scope, "body", [])
-        return [node for node in own_nodes(body) if isinstance(node, ast.Call)]
-
-    def _main_block(self, node: ast.AST) -> ast.If | None:
-        return next((a for a in self.context.ancestors(node) if isinstance(a, ast.If)
-                     and self.context.parent_of(a) is self.context.tree
-                     and is_main_guard(a.test)), None)
-
-    def _in_main_block(self, node: ast.AST) -> bool:
-        return self._main_block(node) is not None
-
-
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
-                ast.ImportFrom)
 
 
 def _text(node: ast.AST) -> str:
@@ -663,22 +492,30 @@ def _only_after_setting(project, path: str, qualname: str, depth: int, seen: fro
     return True
 
 
-_ENVIRON = frozenset({"os.environ", "os.environb"})
 # os functions that take the new program's environment: positional index of `env` (-1: last)
 _ENV_POSITIONS = {
     "os.execve": 2, "os.execvpe": 2, "os.execle": -1, "os.execlpe": -1,
     "os.spawnve": 3, "os.spawnvpe": 3, "os.spawnle": -1, "os.spawnlpe": -1,
     "os.posix_spawn": 2, "os.posix_spawnp": 2,
 }
-_CUR103_CALLS = frozenset({"os.putenv", *_ENV_POSITIONS})
 
 
 _FORKED_CUDA_HELP = (
-    "A forked child inherits the parent's CUDA context and RDMA registrations without the "
-    "driver threads behind them: its first CUDA call fails ('Cannot re-initialize CUDA in "
-    "forked subprocess') or hangs, and pages the parent registered may be missing. Start "
-    "children with a 'spawn' or 'forkserver' context (multiprocessing.get_context('spawn'), "
-    "mp_context= for ProcessPoolExecutor), or set one for the process in its entry point."
+    "A forked child is a copy of a process whose CUDA runtime was initialized, without the "
+    "driver state behind it: its first CUDA call fails ('Cannot re-initialize CUDA in forked "
+    "subprocess'; pinned memory: 'CUDA error: initialization error'). A child that does CPU "
+    "work only is fine. Start children that use CUDA with a 'spawn' or 'forkserver' context "
+    "(multiprocessing.get_context('spawn'), mp_context= for ProcessPoolExecutor, "
+    "torch.multiprocessing.spawn), or set one for the process in its entry point; or fork "
+    "before anything initializes CUDA (torch.cuda.is_available() and device_count() do, "
+    "unless PYTORCH_NVML_BASED_CUDA_CHECK=1)."
+)
+_PROTECTED_FORK_HELP = (
+    "With RDMA fork protection on, every registered range is rounded out to whole pages "
+    "marked MADV_DONTFORK: a forked child has no such pages at all, so whatever data shares a "
+    "page with a registration (malloc arenas, Python objects) is gone in the child, which "
+    "crashes far from the cause. Start children with a 'spawn' or 'forkserver' context, or "
+    "leave fork protection off (Linux 5.12+ needs none)."
 )
 
 
@@ -773,8 +610,8 @@ class SubprocessForkPathPython(SubprocessForkPath):
 
 
 class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
-    """CUR102: each start of fork-based processes, judged on the evidence of the module and
-    the project."""
+    """CUR102: each start of fork-based processes, judged on what the process is shown to hold
+    before it and what its children are shown to run (`analysis.process_state`)."""
 
     @classmethod
     def look(cls, options, target_python, language):
@@ -787,11 +624,12 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.library = next(
             (m for m in self.option["modules"] if context.imports.imports_module(m)), None
         )
+        self.all_forks = self.option["all-forks"]
         self.default_context_users: list[tuple[ast.Call, str]] = []
         self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
         self.calls: list[ast.Call] = []
-        self.sets_start_method = False
-        self.evidence = ForkEvidence(context) if self.library else None
+        self.start_methods_set: list[tuple[ast.Call, Any]] = []
+        self.state, self.children = fork_analysis(context) if self.library else (None, None)
         self.methods = StartMethodValues(context) if self.library else None
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -800,33 +638,56 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.calls.append(node)
         written = self.context.qualified_name(node.func, among=_CUR102_CALLS)
         name = multiprocessing_name(written)
-        if name in START_METHOD_SETTERS:
-            self.sets_start_method = True
         if name in _ALWAYS_FORK:
             self._report_start(node, f"{written}() forks")
             return
         method, steps = self._start_method(node, name)
+        if name in START_METHOD_SETTERS:
+            self.start_methods_set.append((node, method))
         if method == "fork":
             if name == "multiprocessing.get_context":
                 self.fork_contexts.append((node, steps))  # a start only where it makes processes
+            elif name in START_METHOD_SETTERS:
+                self._report_setting(node, steps)
             else:
                 self._report_start(node, f"{_callee_text(node)}() forks (start method 'fork')",
-                                   switch=True, steps=steps)
+                                   steps=steps)
         elif name in _DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
             self.default_context_users.append((node, written))
 
     def check(self) -> None:
         for context_call, steps in self.fork_contexts:
-            for start in self.evidence.made_from(context_call, self.calls):
+            for start in self.made_from(context_call):
                 self._report_start(start, f"{_callee_text(start)}() forks (a 'fork' context)",
                                    steps=steps)
-        if self.sets_start_method or self.context.settings.target_python >= (3, 14):
+        set_methods = [method for _, method in self.start_methods_set]
+        if set_methods and set_methods != ["fork"] * len(set_methods):
+            return  # the module picks another start method (or one the code does not show)
+        if not set_methods and self.context.settings.target_python >= (3, 14):
             return
         for node, written in self.default_context_users:
-            if self._started_after_spawn(node):
+            if not set_methods and self._started_after_spawn(node):
                 continue
-            self._report_start(node, f"{_callee_text(node)}() forks by default (Python < 3.14)",
-                               fix=self._spawn_fix(node, multiprocessing_name(written)))
+            what = (f"{_callee_text(node)}() forks (start method 'fork' set on line "
+                    f"{self.start_methods_set[0][0].lineno})" if set_methods
+                    else f"{_callee_text(node)}() forks by default (Python < 3.14)")
+            self._report_start(node, what, fix=self._spawn_fix(
+                node, multiprocessing_name(written)) if not set_methods else None)
+
+    def made_from(self, context_call: ast.Call) -> list[ast.Call]:
+        """The calls that make processes from a context (`ctx.Process(...)`, `ctx.Pool()`,
+        `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process(...)` with `self.ctx` set to
+        it): a context used for a Queue starts none."""
+        parent = self.context.parent_of(context_call)
+        if isinstance(parent, ast.Attribute) and parent.attr in _PROCESS_MAKERS:
+            made = self.context.parent_of(parent)
+            return [made] if isinstance(made, ast.Call) else []
+        return [call for call in self.calls if (
+            isinstance(call.func, ast.Attribute) and call.func.attr in _PROCESS_MAKERS
+            and value_of(self.context, call.func.value) is context_call
+        ) or any(keyword.arg in _CONTEXT_KEYWORDS
+                 and value_of(self.context, keyword.value) is context_call
+                 for keyword in call.keywords)]
 
     def _spawn_fix(self, node: ast.Call, name: str) -> Fix | None:
         """The start in a 'spawn' context: `mp.Pool(...)` -> `mp.get_context("spawn").Pool(...)`,
@@ -850,28 +711,101 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         return Fix(message, (), safe=False, rewrites=(Rewrite(
             self.context.span_of(node), slot[1], f'{local}.get_context("spawn")'),))
 
-    def _report_start(self, start: ast.Call, what: str, switch: bool = False,
-                      steps: tuple[Step, ...] = (), fix: Fix | None = None) -> None:
-        """Report a fork-based start with its evidence: CUDA work before it, or a child that
-        uses CUDA, make it an error; at import time or in `__main__` with neither, and with
-        children known to do CPU work only, it is silent, as in a test about fork; otherwise
-        a warning that names the function whose callers decide (`switch`: a setting, not a
-        start: always said). `steps`: where the 'fork' start method comes from."""
-        if self.evidence.tests_fork(start) or _only_without_fork(start, self.context):
+    def _report_start(self, start: ast.Call, what: str, steps: tuple[Step, ...] = (),
+                      fix: Fix | None = None) -> None:
+        """Report a fork-based start where both sides are shown: an error when the process
+        holds CUDA before it and a child uses CUDA, or when fork protection is on before it.
+        With `all-forks`, a warning where the code leaves it open (see the rule's docs).
+        `steps`: where the 'fork' start method comes from."""
+        if self._not_a_fork(start):
             return
-        found = self.evidence.of(start)
-        if found is not None:
-            why, evidence = found
-            self.report(start, f"{what}{why}", severity=Severity.ERROR,
-                        related=(*steps, *evidence), help=_FORKED_CUDA_HELP, fix=fix)
+        callee = f"{_callee_text(start)}()"
+        held = self.state.held_before(start) or next(filter(None, (
+            self.state.held_before(task) for task in self.children.lazy_starts(start))), None)
+        if held is not None and held.protection:
+            self.report(start, f"{callee} forks after {held.what.split(' ')[0]} turned on fork "
+                        f"protection ({self._at(held)}): the child loses registered pages",
+                        severity=Severity.ERROR, related=(*steps, *held.steps),
+                        help=_PROTECTED_FORK_HELP, fix=fix)
+            return
+        child = self.children.use(start)
+        if held is not None and child is not None:
+            label, uses = child
+            failure = Step(uses[-1].path, uses[-1].line, f"{uses[-1].note}: in the forked child "
+                           "this fails (\"Cannot re-initialize CUDA in forked subprocess\")")
+            self.report(start, f"{callee} forks: the child uses CUDA ({self._at(uses[-1])}) but "
+                        f"CUDA was initialized before the fork ({self._at(held)})",
+                        severity=Severity.ERROR,
+                        related=(*steps, *held.steps, *uses[:-1], failure),
+                        help=_FORKED_CUDA_HELP, fix=fix)
+            return
+        if self.all_forks:
+            self._report_undecided(start, what, held, child, steps, fix)
+
+    def _report_undecided(self, start: ast.Call, what: str, held, child,
+                          steps: tuple[Step, ...], fix: Fix | None) -> None:
+        """`all-forks`: a warning for a start the code leaves open, saying which side is not
+        shown; silent where the children are known to do CPU work only and CUDA state is
+        shown (such a fork works) or the start runs first in the entry point."""
+        complete = self.children.of(start)[1]
+        if held is not None:
+            if not complete:
+                self.report(start, f"{what} after CUDA was initialized ({self._at(held)}); "
+                            "what the children run is not shown", related=(*steps, *held.steps),
+                            help=_FORKED_CUDA_HELP, fix=fix, severity=Severity.WARNING)
             return
         scope = self.context.scope_of(start)
         function = getattr(scope, "name", None) if not isinstance(scope, ast.ClassDef) else None
-        if not switch and self.evidence.before_accelerators(start):
+        if child is None and complete and (scope is None or self._in_main_block(start)):
+            return  # first in the entry point, and its children do CPU work only
+        if child is not None:
+            where = (f"callers of {function}() decide if CUDA was initialized" if function
+                     else f"CUDA may be initialized ({self.library} is imported)")
+            self.report(start, f"{what}; the child uses CUDA ({self._at(child[1][-1])}): {where}",
+                        related=(*steps, *child[1]), help=_FORKED_CUDA_HELP, fix=fix,
+                        severity=Severity.WARNING)
             return
         where = (f"callers of {function}() decide if CUDA/RDMA state exists" if function
                  else f"CUDA/RDMA state may exist ({self.library} is imported)")
-        self.report(start, f"{what}; {where}", related=steps, help=_FORKED_CUDA_HELP, fix=fix)
+        self.report(start, f"{what}; {where}", related=steps, help=_FORKED_CUDA_HELP, fix=fix,
+                    severity=Severity.WARNING)
+
+    def _report_setting(self, node: ast.Call, steps: tuple[Step, ...]) -> None:
+        """`set_start_method("fork")`: the starts after it are judged (`check`); the setting
+        itself is listed with `all-forks`."""
+        if self.all_forks and not self._not_a_fork(node):
+            self.report(node, f"{_callee_text(node)}() makes every default start fork",
+                        related=steps, help=_FORKED_CUDA_HELP,
+                        severity=Severity.WARNING)
+
+    def _not_a_fork(self, start: ast.Call) -> bool:
+        """A start that forks nothing that can break: a test of fork behaviour, a branch
+        only Windows (or no platform) takes, a start refused when CUDA is initialized."""
+        return (self._tests_fork(start) or _only_without_fork(start, self.context)
+                or never_runs(self.context, start)
+                or self.state.refused_when_initialized(start))
+
+    def _tests_fork(self, start: ast.Call) -> bool:
+        """Whether the start is the subject of a test of fork behaviour: in a test module
+        (`test_*.py`, `*_test.py`) whose name, or whose test class or function holding it,
+        says fork (`test_fork_safety.py`, `def test_cuda_after_fork`)."""
+        stem = os.path.splitext(os.path.basename(self.context.source.path))[0]
+        if not (stem.startswith("test_") or stem.endswith("_test")):
+            return False
+        names = [stem] + [scope.name for scope in self.context.ancestors(start)
+                          if isinstance(scope, _DEFINITIONS)
+                          and scope.name.lower().startswith("test")]
+        return any("fork" in name.lower() for name in names)
+
+    def _in_main_block(self, node: ast.AST) -> bool:
+        return any(isinstance(a, ast.If) and self.context.parent_of(a) is self.context.tree
+                   and is_main_guard(a.test) for a in self.context.ancestors(node))
+
+    def _at(self, where) -> str:
+        """`line N` in this file, `file.py:N` in another (a Shown or a Step)."""
+        if os.path.abspath(where.path) == os.path.abspath(self.context.source.path):
+            return f"line {where.line}"
+        return f"{os.path.basename(where.path)}:{where.line}"
 
     def _started_after_spawn(self, node: ast.Call) -> bool:
         """Whether the function holding `node` is called in the project, and every call of
@@ -915,6 +849,7 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
+        self.settings = EnvironmentSettings(context)
         self.reported: set[int] = set()
         # entries set in local names, and the names passed as a process environment
         self.filled: list[tuple[Any, str, list[tuple[ast.AST, str]]]] = []
@@ -926,52 +861,36 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
                 self._report_entries(entries)
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._report_entries(self.settings.in_process(node))
         for target in node.targets:
-            variable = self._variable(target.slice) if isinstance(target, ast.Subscript) else None
-            if variable:
-                self._set_in(target.value, [(target, variable)])
+            if isinstance(target, ast.Subscript):
+                self._fill(target.value, [(target, self.settings.variable(target.slice))])
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        if isinstance(node.op, ast.BitOr):  # os.environ |= {...}
-            self._set_in(node.target, self._mapping_entries(node.value))
+        self._report_entries(self.settings.in_process(node))
+        if isinstance(node.op, ast.BitOr):  # env |= {...}
+            self._fill(node.target, self.settings.mapping_entries(node.value))
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = self.context.qualified_name(node.func, among=_CUR103_CALLS)
-        if name == "os.putenv" and node.args:
-            self._report_entries([(node, self._variable(node.args[0]))])
-        elif isinstance(node.func, ast.Attribute) and node.func.attr == "setdefault" and node.args:
-            self._set_in(node.func.value, [(node, self._variable(node.args[0]))])
+        self._report_entries(self.settings.in_process(node))
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "setdefault" and node.args:
+            self._fill(node.func.value, [(node, self.settings.variable(node.args[0]))])
         elif isinstance(node.func, ast.Attribute) and node.func.attr == "update":
-            self._set_in(node.func.value, self._argument_entries(node, 0))
+            self._fill(node.func.value, self.settings.argument_entries(node, 0))
+        name = self.context.qualified_name(node.func, among=_ENV_POSITIONS)
         env = self._env_argument(node, name)
         if isinstance(env, ast.expr):
-            self._report_entries(self._mapping_entries(env))
+            self._report_entries(self.settings.mapping_entries(env))
             if isinstance(env, ast.Name):
                 self.passed_envs.add((self.context.scope_of(env), env.id))
 
-    def _variable(self, node: ast.expr) -> str | None:
-        """The fork-safe variable an expression names (str or bytes), or None."""
-        value = self.context.evaluate(node)
-        if isinstance(value, bytes):
-            value = value.decode("latin-1")
-        return value if isinstance(value, str) and value in FORK_SETTINGS else None
-
-    def _set_in(self, container: ast.expr, entries: list[tuple[ast.AST, str | None]]) -> None:
-        """Entries set in `container`: reported for os.environ, kept for a local name until
-        the file shows whether the name is passed as a process environment."""
+    def _fill(self, container: ast.expr, entries: list[tuple[ast.AST, str | None]]) -> None:
+        """Entries set in a local name: kept until the file shows whether the name is passed
+        as a process environment."""
         entries = [(node, variable) for node, variable in entries if variable]
-        if not entries:
-            return
-        if self._is_environ(container):
-            self._report_entries(entries)
-        elif isinstance(container, ast.Name):
+        if entries and isinstance(container, ast.Name) \
+                and not self.settings.is_environ(container):
             self.filled.append((self.context.scope_of(container), container.id, entries))
-
-    def _is_environ(self, node: ast.expr) -> bool:
-        if isinstance(node, ast.Name):
-            bound = self.context.definition(node)
-            node = bound if isinstance(bound, ast.expr) else node
-        return self.context.qualified_name(node) in _ENVIRON
 
     def _env_argument(self, call: ast.Call, name: str | None) -> Any:
         """The expression passed as the new program's environment, None or UNKNOWN."""
@@ -982,40 +901,6 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
         if position == -1:
             return call.args[-1] if call.args else None
         return self.context.argument(call, position, "env") if position is not None else None
-
-    def _mapping_entries(self, node: Any, depth: int = 0) -> list[tuple[ast.AST, str]]:
-        """(node, variable) for each entry of a mapping expression that sets a fork-safe
-        variable: dict displays (with `**` parts), `dict(...)`, `a | b`, names bound once."""
-        if depth > MAX_MAPPING_DEPTH:
-            return []
-        depth += 1
-        if isinstance(node, ast.Name):
-            return self._mapping_entries(self.context.definition(node), depth)
-        if isinstance(node, ast.Dict):
-            found = []
-            for key, value in zip(node.keys, node.values):
-                if key is None:  # {**base, ...}
-                    found += self._mapping_entries(value, depth)
-                elif variable := self._variable(key):
-                    found.append((key, variable))
-            return found
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            return [*self._mapping_entries(node.left, depth),
-                    *self._mapping_entries(node.right, depth)]
-        if isinstance(node, ast.Call) and self.context.qualified_name(node.func) == "builtins.dict":
-            return self._argument_entries(node, depth)
-        return []
-
-    def _argument_entries(self, call: ast.Call, depth: int) -> list[tuple[ast.AST, str]]:
-        """Entries set by the arguments of `dict(...)` or `.update(...)`: a mapping, keywords."""
-        found = [entry for argument in call.args[:1] for entry in
-                 self._mapping_entries(argument, depth)]
-        for keyword in call.keywords:
-            if keyword.arg is None:
-                found += self._mapping_entries(keyword.value, depth)
-            elif keyword.arg in FORK_SETTINGS:
-                found.append((keyword, keyword.arg))
-        return found
 
     def _report_entries(self, entries: list[tuple[Any, str | None]]) -> None:
         for node, variable in entries:

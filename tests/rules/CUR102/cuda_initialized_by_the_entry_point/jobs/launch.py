@@ -1,0 +1,13 @@
+import torch
+
+from jobs.work import embed_all, tokenize_all
+
+
+def main(batches, texts):
+    print(f"{torch.cuda.device_count()} devices")  # initializes CUDA
+    tokens = tokenize_all(texts)
+    return tokens, embed_all(batches)
+
+
+if __name__ == "__main__":
+    main([[1.0, 2.0]], ["A b"])
