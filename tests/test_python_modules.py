@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from cursedlint.analysis.python_modules import (
-    Imported, ModuleTable, is_package, module_name, resolve, written_imports,
+    Imported, ModuleTable, is_package, module_name, resolve, script_name, written_imports,
 )
 
 
@@ -30,6 +30,20 @@ def test_module_names_follow_the_packages_above_the_file(tree):
     assert module_name(str(tree / "src/run.py")) == "run"
     assert is_package(str(tree / "src/app/io/__init__.py"))
     assert not is_package(str(tree / "src/app/io/files.py"))
+
+
+def test_a_directory_without_init_inside_a_package_is_a_namespace_package(tree):
+    """`app/engine/` holds no `__init__.py`: Python imports `app.engine.runner`; a script's
+    siblings import it as `runner` from its own directory. The table knows both names."""
+    (tree / "src/app/engine").mkdir()
+    runner = tree / "src/app/engine/runner.py"
+    runner.write_text("class Runner: pass\n")
+    assert module_name(str(runner)) == "app.engine.runner"
+    assert script_name(str(runner)) == "runner"
+    assert script_name(str(tree / "src/app/env.py")) == "app.env"
+    table = ModuleTable([str(runner), str(tree / "src/app/env.py")])
+    assert table.split("app.engine.runner.Runner") == (str(runner), ["Runner"])
+    assert table.split("runner.Runner") == (str(runner), ["Runner"])
 
 
 def written(text: str) -> dict[str, str]:

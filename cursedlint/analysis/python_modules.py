@@ -42,15 +42,31 @@ def is_package(path: str) -> bool:
 def module_name(path: str) -> str:
     """The dotted name the file is imported as: its stem, under each enclosing directory that
     holds an `__init__.py` (`src/mypkg/env.py` -> `mypkg.env`; `mypkg/__init__.py` ->
-    `mypkg`)."""
+    `mypkg`), or that lacks one inside a package that has one (`mypkg/engine/run.py` ->
+    `mypkg.engine.run`: Python imports such a directory as a namespace package)."""
+    return _dotted_name(path, namespaces=True)
+
+
+def script_name(path: str) -> str:
+    """The name the file is imported as from its own directory's nearest regular package
+    (`mypkg/tools/run.py` -> `run` where `tools` holds no `__init__.py`): a script's siblings
+    import it so."""
+    return _dotted_name(path, namespaces=False)
+
+
+def _dotted_name(path: str, namespaces: bool) -> str:
     directory, file_name = os.path.split(os.path.abspath(path))
     parts = [] if is_package(path) else [os.path.splitext(file_name)[0]]
-    while any(os.path.isfile(os.path.join(directory, name)) for name in _INIT_FILES):
+    while _holds_init(directory) or (namespaces and _holds_init(os.path.dirname(directory))):
         directory, package = os.path.split(directory)
         if not package:
             break
         parts.append(package)
     return ".".join(reversed(parts))
+
+
+def _holds_init(directory: str) -> bool:
+    return any(os.path.isfile(os.path.join(directory, name)) for name in _INIT_FILES)
 
 
 def written_imports(tree: ast.Module, text: str) -> dict[str, str]:
@@ -154,14 +170,14 @@ def _top_found(bases: tuple[str, ...], top: str) -> bool:
 
 
 class ModuleTable:
-    """The project's modules by dotted name (a name two files claim is left out), and where a
-    dotted name is defined among them."""
+    """The project's modules by dotted name (`module_name`, and `script_name` where it differs;
+    a name two files claim is left out), and where a dotted name is defined among them."""
 
     def __init__(self, paths: Iterable[str]):
         by_name: dict[str, str | None] = {}
         for path in paths:
-            name = module_name(path)
-            by_name[name] = None if name in by_name else path
+            for name in {module_name(path), script_name(path)}:
+                by_name[name] = None if name in by_name else path
         self.paths = {name: path for name, path in by_name.items() if path is not None}
 
     def split(self, dotted: str) -> tuple[str, list[str]] | None:
