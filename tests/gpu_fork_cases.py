@@ -42,6 +42,24 @@ def parent_cuda_work():
     a = torch.randn(256, 256, device="cuda")
     (a @ a).sum().item()
 
+def forked(job, *args):  # one child forked by Process: what it reads is inherited
+    ctx = mp.get_context("fork")
+    reader, writer = ctx.Pipe(duplex=False)
+    def child():
+        try:
+            job(*args)
+            writer.send("ok")
+        except Exception as error:
+            writer.send(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+    process = ctx.Process(target=child)
+    process.start()
+    process.join(120)
+    print(reader.recv() if reader.poll() else f"exit {process.exitcode}")
+
+def save_staged(path):
+    torch.save(STAGED, path)
+    assert torch.load(path).sum().item() == STAGED.sum().item()
+
 def one_rank_group(backend):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(29500 + os.getpid() % 1000))
     import torch.distributed as dist
@@ -78,6 +96,17 @@ CASES = {
     "gloo_parent_cuda_child": "one_rank_group('gloo'); outcome(cuda_tensor)",
     "nccl_parent_cpu_child": "one_rank_group('nccl'); outcome(cpu_work, tempfile.mktemp())",
     "nccl_parent_cuda_child": "one_rank_group('nccl'); outcome(cuda_tensor)",
+    # a checkpoint writer: the parent stages CUDA tensors in host memory (pinned by a
+    # non-blocking copy, or copied into pinned memory), the forked child saves what it inherits
+    "cuda_parent_staged_child": "STAGED = torch.randn(1 << 20, device='cuda').to('cpu', "
+                                "non_blocking=True); torch.cuda.synchronize(); "
+                                "forked(save_staged, tempfile.mktemp())",
+    "cuda_parent_pinned_copy_child": "STAGED = torch.empty(1 << 20, pin_memory=True); "
+                                     "STAGED.copy_(torch.randn(1 << 20, device='cuda')); "
+                                     "forked(save_staged, tempfile.mktemp())",
+    "nccl_parent_staged_child": "one_rank_group('nccl'); STAGED = torch.randn(1 << 20, "
+                                "device='cuda').to('cpu', non_blocking=True); "
+                                "torch.cuda.synchronize(); forked(save_staged, tempfile.mktemp())",
 }
 
 BROKEN = "the child cannot initialize CUDA"
@@ -95,6 +124,9 @@ EXPECTED = {
     "gloo_parent_cuda_child": "ok",
     "nccl_parent_cpu_child": "ok",
     "nccl_parent_cuda_child": BROKEN,
+    "cuda_parent_staged_child": "ok",
+    "cuda_parent_pinned_copy_child": "ok",
+    "nccl_parent_staged_child": "ok",
 }
 """What the cases gave on an NVIDIA H200 (PyTorch 2.11.0+cu130, Python 3.12.3, 2026-11-27):
 a fork breaks where the parent initialized CUDA (any CUDA work, `is_available()` and
@@ -102,7 +134,10 @@ a fork breaks where the parent initialized CUDA (any CUDA work, `is_available()`
 and the child uses CUDA: a tensor on the device ("RuntimeError: Cannot re-initialize CUDA in
 forked subprocess"), pinned memory ("AcceleratorError: CUDA error: initialization error"). A
 child doing CPU work, a Manager's server, a parent with a Gloo group and no CUDA, or a parent
-that only imported torch, all work."""
+that only imported torch, all work. So does a checkpoint writer's child saving the CUDA
+tensors its parent staged in pinned host memory (a non-blocking copy to the CPU, or a copy
+into `pin_memory=True`), with or without an NCCL group (same machine, same day: the staged
+cases)."""
 
 
 def kind(outcome: str) -> str:

@@ -833,6 +833,27 @@ def test_a_query_that_initializes_cuda_counts_as_cuda_state(tmp_path, query, fou
     assert [line for _, line, _ in findings] == ([10] if found else [])
 
 
+def test_a_query_answered_by_nvml_leaves_cuda_uninitialized(tmp_path):
+    """PYTORCH_NVML_BASED_CUDA_CHECK=1 makes is_available() ask NVML (observed:
+    nvml_queried_parent_cuda_child works); a module that names it is taken to set it."""
+    findings = cur102(tmp_path, """\
+        import multiprocessing
+        import os
+
+        import torch
+
+        from jobs.work import evaluate
+
+        os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
+        DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+        if __name__ == "__main__":
+            with multiprocessing.Pool(2) as pool:
+                pool.map(evaluate, ["a.pt"])
+        """)
+    assert findings == []
+
+
 @pytest.mark.parametrize("main", [
     # CPU-only children started in __main__ before any CUDA work
     """\

@@ -109,6 +109,7 @@ class _ModuleCudaFacts:
         self.uses = CudaUse(context, self.analysis)
         self.checks = {"device_wide": self.uses.device_wide_use, "cuda": self.uses.any_use,
                        "sure_cuda": self.uses.sure_use, "cuda_init": self.uses.initializes,
+                       "cuda_needed": self.uses.needs_cuda,
                        "host_sync": self._unconditional_sync,
                        "global_capture": self.analysis.begins,
                        LIBRARY_WORK: LibraryWork(context, self.analysis, self.uses).library_work}

@@ -87,6 +87,10 @@ INITIALIZING_QUERIES = frozenset({
 that then uses CUDA fails (observed for `is_available()` and `device_count()`, whose answer
 PyTorch takes from the CUDA runtime unless PYTORCH_NVML_BASED_CUDA_CHECK=1 is set:
 tests/gpu_fork_cases.py)."""
+NVML_ANSWERED = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
+NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
+"""Set, PyTorch answers `NVML_ANSWERED` from NVML without initializing CUDA: a module that
+names it is taken to ask that way."""
 NCCL_GROUPS = frozenset({"torch.distributed.init_process_group"})
 _CUDA_MODULES = ("torch.cuda.", "cupy.", "cuda.", "numba.cuda.")
 _TORCH_DEVICE = frozenset({"torch.device"})
@@ -148,12 +152,25 @@ class CudaUse:
             return None
         name = self.context.qualified_name(node.func)
         if name in INITIALIZING_QUERIES:
+            if name in NVML_ANSWERED and self.context.shared(
+                    NVML_CHECK, lambda: NVML_CHECK.encode() in self.context.source.data):
+                return None  # the module asks NVML (`patch_environment(NVML_CHECK="1")`)
             return f"`{name}()` initializes CUDA"
         if name in NCCL_GROUPS:
             backend = self.context.evaluate(self.context.argument(node, 0, "backend"))
             return "an NCCL process group is made" if isinstance(backend, str) and \
                 "nccl" in backend else None
         return self.sure_use(node)
+
+    @remote_kind("cuda_needed")
+    def needs_cuda(self, node: ast.AST) -> str | None:
+        """How `node` needs a working CUDA runtime, as code a forked child runs: what
+        `initializes` says but the device queries PyTorch answers without it
+        (`is_available()`, `device_count()`; `set_device()` does need it)."""
+        if isinstance(node, ast.Call) and self.context.qualified_name(
+                node.func, among=NVML_ANSWERED):
+            return None
+        return self.initializes(node)
 
     @remote_kind("host_sync")
     def host_sync(self, node: ast.AST) -> str | None:

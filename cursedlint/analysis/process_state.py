@@ -20,7 +20,8 @@ check on the way refuses the start when CUDA is initialized.
 
 `ForkChildren`: the code a start's children run (`Process(target=f)`, the tasks given to a
 pool or executor and its `initializer`) and whether that is all of it; and the first sure CUDA
-use in that code.
+use in that code (`CudaUse.needs_cuda`: CUDA work, pinned memory, `set_device()`, an NCCL
+group).
 """
 
 from __future__ import annotations
@@ -254,7 +255,7 @@ class ForkChildren:
                 and call.func.attr in TASK_METHODS and ast.unparse(call.func.value) == handle]
 
     def use(self, start: ast.Call) -> tuple[str, tuple[Step, ...]] | None:
-        """The first sure CUDA use in the code the children run: (the child's label, the chain
+        """The first use of CUDA in the code the children run: (the child's label, the chain
         to the use)."""
         for code, label in self.of(start)[0]:
             found = self._uses_cuda(code)
@@ -280,8 +281,8 @@ class ForkChildren:
     def _uses_cuda(self, code) -> tuple[Step, ...] | None:
         path = self.context.source.path
         if isinstance(code, tuple):  # another module's function
-            return self.uses.project.reach(*code, "sure_cuda")
-        found = self.uses.first(body_of(code), self.uses.sure_use)
+            return self.uses.project.reach(*code, self.uses.needs_cuda.remote_kind)
+        found = self.uses.first(body_of(code), self.uses.needs_cuda)
         if found is None:
             return None
         node, what, via = found

@@ -1,4 +1,4 @@
-"""A test driver: the GPU work runs in spawned ranks; the driver only collects results."""
+"""A driver: the GPU work runs in spawned ranks; the driver only collects results."""
 
 import torch
 import torch.multiprocessing as mp
@@ -9,7 +9,7 @@ def run_rank(rank, results):
     results[rank] = torch.ones(4, device="cuda").sum().item()
 
 
-def test_allreduce_on_every_rank():
+def check_allreduce_on_every_rank():
     world = torch.cuda.device_count()
     # the Manager's server runs multiprocessing's own code: no CUDA there
     manager = mp.Manager()  # ok: CUR102

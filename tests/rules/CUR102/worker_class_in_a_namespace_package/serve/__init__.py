@@ -1,0 +1,3 @@
+from serve.engine.frontend import Engine
+
+__all__ = ["Engine"]
