@@ -31,17 +31,19 @@ import os
 
 from msgspec import Struct
 
-from cursedlint.analysis.capture_regions import FUNCTIONS, body_of, capture_analysis
+from cursedlint.analysis.capture_regions import (
+    DATA_LOADERS, FUNCTIONS, body_of, capture_analysis,
+)
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, ProjectFunctions, call_target, calling_function, calls_of, last_name,
-    own_nodes, project_functions,
+    MAX_DEPTH, MODULE, ProjectFunctions, call_target, calling_function, calls_of, dotted,
+    last_name, linted_imports, own_method, own_nodes, project_functions,
 )
 from cursedlint.analysis.start_methods import CUDA_INIT, START_METHODS
 from cursedlint.findings import Step
-from cursedlint.python_consteval import is_known
+from cursedlint.python_consteval import UNKNOWN, is_known
 
 TASK_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap",
                           "starmap_async", "apply", "apply_async", "submit"})
@@ -228,6 +230,8 @@ class ForkChildren:
         name = last_name(start.func)
         if name == "Manager":
             return [], True
+        if self.loader_workers(start):
+            return self._loader_code(start)
         if name == "Process":
             code = self._code(self.context.argument(start, 1, "target"))
             return ([code] if code else []), code is not None
@@ -244,15 +248,69 @@ class ForkChildren:
         codes = [self._code(task) for task in tasks]
         return [code for code in codes if code], bool(tasks) and None not in codes
 
-    def lazy_starts(self, start: ast.Call) -> list[ast.Call]:
-        """Where a ProcessPoolExecutor forks its workers: at its first task, not when made
-        (what the process holds there counts too)."""
-        if last_name(start.func) != "ProcessPoolExecutor":
-            return []
+    def lazy_starts(self, start: ast.Call) -> list[ast.AST]:
+        """Where a ProcessPoolExecutor forks its workers: at its first task, not when made;
+        a DataLoader's: where it is iterated (`for batch in loader`, `iter(loader)`). What
+        the process holds there counts too."""
         handle = self._handle(start)
-        return [call for call in self._calls_with(start, handle or "")
-                if handle and isinstance(call.func, ast.Attribute)
-                and call.func.attr in TASK_METHODS and ast.unparse(call.func.value) == handle]
+        if handle is None:
+            return []
+        if last_name(start.func) == "ProcessPoolExecutor":
+            return [call for call in self._calls_with(start, handle)
+                    if isinstance(call.func, ast.Attribute)
+                    and call.func.attr in TASK_METHODS and ast.unparse(call.func.value) == handle]
+        if not self.loader_workers(start):
+            return []
+        return [node.iter if isinstance(node, (ast.For, ast.comprehension)) else node
+                for node in self._nodes_with(start, handle) if (
+                    isinstance(node, (ast.For, ast.comprehension)) and _names(node.iter, handle)
+                ) or (isinstance(node, ast.Call) and last_name(node.func) in _ITERATING
+                      and any(_names(argument, handle) for argument in node.args))]
+
+    def loader_workers(self, start: ast.Call) -> bool:
+        """Whether the call is a DataLoader whose workers are forked: `num_workers` given and
+        not 0, no `multiprocessing_context` (the default is fork before Python 3.14)."""
+        if not self.analysis.named(start.func, DATA_LOADERS) or \
+                self.context.settings.target_python >= (3, 14):
+            return False
+        workers = self.context.argument(start, 5, "num_workers")
+        if workers is None or workers is UNKNOWN or self.context.argument(
+                start, 11, "multiprocessing_context") is not None:
+            return False  # no workers, or a spread that may give any, or a context given
+        count = self.context.evaluate(workers)
+        return not is_known(count) or (isinstance(count, int) and count > 0)
+
+    def _loader_code(self, start: ast.Call) -> tuple[list[tuple[ast.AST, str]], bool]:
+        """What a DataLoader's workers run: its dataset's `__getitem__` (or `__iter__`), its
+        `collate_fn` and `worker_init_fn`."""
+        codes = [self._dataset_method(self.context.argument(start, 0, "dataset"))]
+        for position, keyword in ((6, "collate_fn"), (10, "worker_init_fn")):
+            given = self.context.argument(start, position, keyword)
+            if isinstance(given, ast.AST):
+                codes.append(self._code(given))
+        return [code for code in codes if code], None not in codes
+
+    def _dataset_method(self, dataset) -> tuple[ast.AST, str] | None:
+        """The dataset's `__getitem__` (else `__iter__`), of a class of the module or the
+        project, where the dataset is made by calling it."""
+        made = self.analysis.value_of(dataset) if isinstance(dataset, ast.AST) else None
+        if not isinstance(made, ast.Call):
+            return None
+        cls = self.analysis.value_of(made.func)
+        for method in ("__getitem__", "__iter__"):
+            if isinstance(cls, ast.ClassDef):
+                code = own_method(cls, method)
+                if code is not None:
+                    return code, f"{cls.name}.{method}()"
+                continue
+            constructor = dotted(made.func)
+            project = self.uses.project
+            found = project.method(os.path.abspath(self.context.source.path),
+                                   linted_imports(self.context), constructor, method) \
+                if project and constructor else None
+            if found is not None:
+                return found, f"{found[1]}() ({os.path.basename(found[0])})"
+        return None
 
     def use(self, start: ast.Call) -> tuple[str, tuple[Step, ...]] | None:
         """The first use of CUDA in the code the children run: (the child's label, the chain
@@ -301,6 +359,10 @@ class ForkChildren:
     def _calls_with(self, start: ast.Call, handle: str) -> list[ast.Call]:
         """The calls where the handle may be used: its function's (the whole class's for
         `self.<name>`)."""
+        return [node for node in self._nodes_with(start, handle) if isinstance(node, ast.Call)]
+
+    def _nodes_with(self, start: ast.Call, handle: str) -> list[ast.AST]:
+        """The nodes where the handle may be used (`_calls_with`)."""
         scope = self.context.scope_of(start)
         if handle.startswith("self."):
             scope = next((a for a in self.context.ancestors(start)
@@ -309,7 +371,7 @@ class ForkChildren:
                      for body in method.body]
         else:
             roots = self.context.tree.body if scope is None else body_of(scope)
-        return [node for node in own_nodes(roots) if isinstance(node, ast.Call)]
+        return list(own_nodes(roots))
 
 
 def never_runs(context, node: ast.AST) -> bool:
@@ -339,6 +401,17 @@ def _called(shown: Shown, path: str, line: int, name: str) -> Shown:
     """`shown`, reached before a call of `name` at `path`:`line`."""
     return Shown(shown.what, shown.path, shown.line,
                  (*shown.steps, Step(path, line, f"then calls {name}()")), shown.protection)
+
+
+def _names(node: ast.AST, handle: str) -> bool:
+    """Whether the expression is the handle (`loader`, `self.loader`), or wraps it in a call
+    (`enumerate(loader)`, `tqdm(loader)`)."""
+    if isinstance(node, ast.Call):
+        return any(_names(argument, handle) for argument in node.args)
+    return isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node) == handle
+
+
+_ITERATING = frozenset({"iter", "next", "list", "enumerate", "zip"})
 
 
 def _position(node: ast.AST) -> tuple[int, int]:

@@ -273,9 +273,11 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
     """Triggers: a fork word together with the top-level name of an accelerator library; a
     fork word other than `fork` only with the module that can define it (every call CUR102
     reports is found through the import table: os.fork, os.forkpty and pty.fork hold `fork`,
-    the rest are imported from (torch.)multiprocessing or concurrent.futures)."""
+    the rest are imported from (torch.)multiprocessing or concurrent.futures); and a
+    DataLoader given `num_workers` (torch's)."""
     libraries = sorted({module.partition(".")[0] for module in modules})
     return (
+        *((("DataLoader", "num_workers"),) if "torch" in libraries else ()),
         *(("fork", library) for library in libraries),
         *(
             (fork_word, process_module, library)

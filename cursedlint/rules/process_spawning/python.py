@@ -641,6 +641,9 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         if name in _ALWAYS_FORK:
             self._report_start(node, f"{written}() forks")
             return
+        if self.children.loader_workers(node):
+            self._report_start(node, f"{_callee_text(node)}() forks its workers")
+            return
         method, steps = self._start_method(node, name)
         if name in START_METHOD_SETTERS:
             self.start_methods_set.append((node, method))
@@ -739,7 +742,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                         related=(*steps, *held.steps, *uses[:-1], failure),
                         help=_FORKED_CUDA_HELP, fix=fix)
             return
-        if self.all_forks:
+        if self.all_forks and not self.children.loader_workers(start):
             self._report_undecided(start, what, held, child, steps, fix)
 
     def _report_undecided(self, start: ast.Call, what: str, held, child,
