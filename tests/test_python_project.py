@@ -814,6 +814,8 @@ def test_an_nccl_group_before_the_fork_initializes_cuda(tmp_path, backend, found
     ("torch.cuda.is_available()", True),  # observed: queried_parent_cuda_child breaks
     ("torch.cuda.device_count()", True),
     ("torch.cuda.is_initialized()", False),  # asks without initializing
+    ("torch.cuda.manual_seed(0)", False),  # queued until CUDA is initialized
+    ("torch.cuda.empty_cache()", False),  # does nothing before
     ("torch.randn(4)", False),  # CPU work: imported_parent_pinned_child works
 ])
 def test_a_query_that_initializes_cuda_counts_as_cuda_state(tmp_path, query, found):

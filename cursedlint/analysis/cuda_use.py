@@ -87,6 +87,12 @@ INITIALIZING_QUERIES = frozenset({
 that then uses CUDA fails (observed for `is_available()` and `device_count()`, whose answer
 PyTorch takes from the CUDA runtime unless PYTORCH_NVML_BASED_CUDA_CHECK=1 is set:
 tests/gpu_fork_cases.py)."""
+DEFERRED_TORCH_CUDA = frozenset({
+    "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.cuda.seed",
+    "torch.cuda.seed_all", "torch.cuda.empty_cache", "torch.cuda.amp.autocast",
+})
+"""torch.cuda functions that do not initialize CUDA: the seeds are queued until it is
+(`_lazy_call`), `empty_cache()` does nothing before, autocast only records the device."""
 NVML_ANSWERED = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
 NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 """Set, PyTorch answers `NVML_ANSWERED` from NVML without initializing CUDA: a module that
@@ -151,6 +157,8 @@ class CudaUse:
         if not isinstance(node, ast.Call):
             return None
         name = self.context.qualified_name(node.func)
+        if name in DEFERRED_TORCH_CUDA:
+            return None
         if name in INITIALIZING_QUERIES:
             if name in NVML_ANSWERED and self.context.shared(
                     NVML_CHECK, lambda: NVML_CHECK.encode() in self.context.source.data):
