@@ -235,6 +235,10 @@ class ForkChildren:
         if name == "Process":
             code = self._code(self.context.argument(start, 1, "target"))
             return ([code] if code else []), code is not None
+        if name in ("fork", "forkpty"):
+            branch = self._child_branch(start)
+            return ([(branch, f"the child's branch on line {branch.lineno}")] if branch
+                    else []), False
         handle = self._handle(start)
         if handle is None:
             return [], False
@@ -247,6 +251,26 @@ class ForkChildren:
             tasks.append(initializer)
         codes = [self._code(task) for task in tasks]
         return [code for code in codes if code], bool(tasks) and None not in codes
+
+    def _child_branch(self, start: ast.Call) -> ChildBranch | None:
+        """The statements only the child of `os.fork()` runs: the branch of an `if` that
+        tests the result (or the name it is bound to, the first of `pid, fd = pty.fork()`)
+        against 0 (`if pid == 0:`, `if not pid:`, the `else` of `if pid:` or `if pid > 0:`)."""
+        parent = self.context.parent_of(start)
+        name = None
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0]
+            if isinstance(target, ast.Tuple) and target.elts:
+                target = target.elts[0]
+            name = target.id if isinstance(target, ast.Name) else None
+        scope = self.context.scope_of(start)
+        for node in own_nodes(body_of(scope) if scope is not None else self.context.tree.body):
+            if isinstance(node, ast.If) and node.lineno >= start.lineno:
+                child = _child_side(node.test, start, name)
+                if child is not None:
+                    body = node.body if child else node.orelse
+                    return ChildBranch(body, body[0].lineno) if body else None
+        return None
 
     def lazy_starts(self, start: ast.Call) -> list[ast.AST]:
         """Where a ProcessPoolExecutor forks its workers: at its first task, not when made;
@@ -401,6 +425,32 @@ def _called(shown: Shown, path: str, line: int, name: str) -> Shown:
     """`shown`, reached before a call of `name` at `path`:`line`."""
     return Shown(shown.what, shown.path, shown.line,
                  (*shown.steps, Step(path, line, f"then calls {name}()")), shown.protection)
+
+
+class ChildBranch:
+    """Statements a forked child runs (its branch after `os.fork()`), read as a body."""
+
+    def __init__(self, body: list[ast.stmt], lineno: int):
+        self.body = body
+        self.lineno = lineno
+
+
+def _child_side(test: ast.AST, start: ast.Call, name: str | None) -> bool | None:
+    """True where `test` holds in the child of the fork (`pid == 0`, `not pid`), False where
+    it holds in the parent (`pid`, `pid > 0`, `pid != 0`); None when it tests something else."""
+    def is_pid(node):
+        return node is start or (name is not None and isinstance(node, ast.Name)
+                                 and node.id == name)
+    if is_pid(test):
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and is_pid(test.operand):
+        return True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and is_pid(test.left) and \
+            isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0:
+        op = test.ops[0]
+        return True if isinstance(op, ast.Eq) else False if isinstance(
+            op, (ast.NotEq, ast.Gt)) else None
+    return None
 
 
 def _names(node: ast.AST, handle: str) -> bool:

@@ -322,8 +322,11 @@ class ForkInAcceleratedProcess(Rule):
     **The child uses CUDA** where the code it runs is shown and surely does CUDA work or
     allocates pinned memory: `Process(target=f)`, `pool.map(f, ...)`/`apply`/`submit` on the
     pool or executor the start makes (also through `self.pool` in the class), its
-    `initializer`, into the module's and the project's functions. A `Manager()`'s server runs
-    multiprocessing's own code.
+    `initializer`, a DataLoader's dataset `__getitem__`, `collate_fn` and `worker_init_fn`
+    (its workers fork where it is iterated, when `num_workers` is given and no
+    `multiprocessing_context`), the branch after `os.fork()` that tests the result against 0
+    (`if pid == 0:`), into the module's and the project's functions. A `Manager()`'s server
+    runs multiprocessing's own code.
 
     Not reported: a start on a branch the module's constants rule out (`workers = None` then
     `if workers is not None and workers > 1:`) or that only Windows takes; a start behind a
