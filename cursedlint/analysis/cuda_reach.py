@@ -13,7 +13,7 @@ from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis, body_of,
     capture_analysis, pinned_loader, position,
 )
-from cursedlint.analysis.cuda_use import CudaUse
+from cursedlint.analysis.cuda_use import module_cuda_use
 from cursedlint.analysis.library_work import LIBRARY_WORK, LibraryWork
 from cursedlint.analysis.python_modules import is_project_module
 from cursedlint.analysis.python_project import (
@@ -106,7 +106,7 @@ class _ModuleCudaFacts:
     def __init__(self, context):
         self.context = context
         self.analysis = _fed(capture_analysis(context))
-        self.uses = CudaUse(context, self.analysis)
+        self.uses = module_cuda_use(context)
         self.checks = {"device_wide": self.uses.device_wide_use, "cuda": self.uses.any_use,
                        "sure_cuda": self.uses.sure_use, "cuda_init": self.uses.initializes,
                        "cuda_needed": self.uses.needs_cuda,

@@ -15,7 +15,8 @@ from typing import Iterable
 from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import (
-    FUNCTIONS, LOCAL_DEPTH, CaptureAnalysis, body_of, is_self_attribute, position,
+    FUNCTIONS, LOCAL_DEPTH, CaptureAnalysis, body_of, capture_analysis, is_self_attribute,
+    position,
 )
 from cursedlint.analysis.python_project import (
     ProjectFunctions, call_target, last_name, own_nodes, remote_kind,
@@ -99,6 +100,18 @@ NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 names it is taken to ask that way."""
 NCCL_GROUPS = frozenset({"torch.distributed.init_process_group"})
 _CUDA_MODULES = ("torch.cuda.", "cupy.", "cuda.", "numba.cuda.")
+
+
+class _CudaNames:
+    """The qualified names `CudaUse` reads (`qualified_name(among=...)`: any other callee is
+    passed over without the costly scope analysis)."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name.startswith(("torch.", *_CUDA_MODULES))
+                                          or name in DEVICE_SYNCS)
+
+
+CUDA_NAMES = _CudaNames()
 _TORCH_DEVICE = frozenset({"torch.device"})
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
 
@@ -156,7 +169,7 @@ class CudaUse:
         initializes the runtime (`INITIALIZING_QUERIES`), an NCCL process group."""
         if not isinstance(node, ast.Call):
             return None
-        name = self.context.qualified_name(node.func)
+        name = self.context.qualified_name(node.func, among=CUDA_NAMES)
         if name in DEFERRED_TORCH_CUDA:
             return None
         if name in INITIALIZING_QUERIES:
@@ -213,7 +226,7 @@ class CudaUse:
 
     def _thread_use(self, node: ast.Call) -> Use | None:
         func = node.func
-        name = self.context.qualified_name(func)
+        name = self.context.qualified_name(func, among=CUDA_NAMES)
         if name in DEVICE_SYNCS or _c_name(func) in C_DEVICE_SYNCS:
             return Use(f"`{ast.unparse(func)}()` waits for the whole device", device_wide=True)
         if isinstance(func, ast.Attribute) and func.attr == "synchronize" and isinstance(
@@ -244,7 +257,7 @@ class CudaUse:
         if isinstance(func, ast.Attribute) and func.attr == "cuda" and not call.args:
             return True
         return self._moved_to_cuda(call) or self._made_on_cuda(
-            call, self.context.qualified_name(func))
+            call, self.context.qualified_name(func, among=CUDA_NAMES))
 
     def _moved_to_cuda(self, call: ast.Call) -> bool:
         return isinstance(call.func, ast.Attribute) and call.func.attr == "to" and any(
@@ -328,6 +341,13 @@ class CudaUse:
             code = self.analysis.value_of(node.func)
             return code if isinstance(code, FUNCTIONS) else None
         return None
+
+
+def module_cuda_use(context) -> CudaUse:
+    """The module's CudaUse without the project's facts (an index's own run), one per file
+    for every index that summarizes it."""
+    return context.shared("module-cuda-use",
+                          lambda: CudaUse(context, capture_analysis(context)))
 
 
 def through(path: list[str]) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 
 from msgspec import Struct
 
@@ -35,23 +36,52 @@ from cursedlint.analysis.capture_regions import (
     DATA_LOADERS, FUNCTIONS, body_of, capture_analysis,
 )
 from cursedlint.analysis.cuda_reach import CUDA_REACH
-from cursedlint.analysis.cuda_use import CudaUse, through
+from cursedlint.analysis.cuda_use import CudaUse, module_cuda_use, through
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, ProjectFunctions, call_target, calling_function, calls_of, dotted,
-    last_name, linted_imports, own_method, own_nodes, project_functions,
+    MAX_DEPTH, MODULE, ProjectFunctions, Reach, call_target, called_as, calling_function,
+    calls_of, dotted, last_name, linted_imports, own_method, own_nodes, project_functions,
 )
-from cursedlint.analysis.start_methods import CUDA_INIT, START_METHODS
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN, is_known
 
+ALWAYS_FORK = frozenset({"os.fork", "os.forkpty", "pty.fork"})
+DEFAULT_CONTEXT_USERS = {
+    "multiprocessing.Process": None,
+    "multiprocessing.Pool": None,
+    "multiprocessing.Manager": None,
+    "multiprocessing.pool.Pool": (4, "context"),
+    "concurrent.futures.ProcessPoolExecutor": (1, "mp_context"),
+    "concurrent.futures.process.ProcessPoolExecutor": (1, "mp_context"),
+}
+"""Constructors that use the default start method, and the argument that can pass a context."""
+CUDA_INIT = "cuda_init"
+"""The first statement of a function (of the module's code) that initializes CUDA
+(`CudaUse.initializes`): a caller that runs it before calling a function that forks hands
+the fork a process holding CUDA."""
 TASK_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap",
                           "starmap_async", "apply", "apply_async", "submit"})
 """Pool and executor methods whose first argument runs in a child."""
 _INITIALIZER_POSITIONS = {"Pool": 1, "ProcessPoolExecutor": 2}
+_TARGETS = {"Process": (1, "target"), "start_processes": (0, "fn")}
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _DEFINITIONS = (*FUNCTIONS, ast.ClassDef, ast.Import, ast.ImportFrom)
 _IS_INITIALIZED = frozenset({"torch.cuda.is_initialized"})
+
+
+def torch_spellings(names) -> frozenset[str]:
+    """`names` with the torch.multiprocessing spelling of each multiprocessing name added."""
+    return frozenset(names) | {
+        "torch." + name for name in names if name.startswith("multiprocessing.")
+    }
+
+
+def multiprocessing_name(name: str | None) -> str | None:
+    """torch.multiprocessing re-exports multiprocessing: map its names onto the originals."""
+    prefix = "torch.multiprocessing."
+    if name and name.startswith(prefix) and name != prefix + "start_processes":
+        return "multiprocessing." + name[len(prefix):]
+    return name
 
 
 class Shown(Struct, frozen=True):
@@ -70,12 +100,13 @@ class ProcessState:
     """What the linted module's process holds before a fork-based start (`context`: its
     PythonContext; `uses`: its CudaUse)."""
 
-    def __init__(self, context, uses: CudaUse):
+    def __init__(self, context, uses: CudaUse, project: ProjectFunctions | None):
         self.context = context
         self.uses = uses
         self.path = os.path.abspath(context.source.path)
         self.environment = EnvironmentSettings(context)
-        self._project: ProjectFunctions | None = None
+        self.project = project
+        """The `start-methods` facts (their `cuda_init`; None in the index's own run)."""
 
     def held_before(self, node: ast.AST, depth: int = 0,
                     seen: frozenset[int] = frozenset()) -> Shown | None:
@@ -186,13 +217,6 @@ class ProcessState:
                     return _called(shown, caller_path, line, name)
         return None
 
-    @property
-    def project(self) -> ProjectFunctions | None:
-        """The `start-methods` facts (None in the index's own run)."""
-        if self._project is None:
-            self._project = project_functions(self.context, START_METHODS)
-        return self._project
-
     def _function(self, node: ast.AST) -> ast.AST | None:
         scope = self.context.scope_of(node)
         while isinstance(scope, (ast.Lambda, ast.ClassDef)):
@@ -224,7 +248,7 @@ class ForkChildren:
 
     def of(self, start: ast.Call) -> tuple[list[tuple[ast.AST, str]], bool]:
         """The code the start's children run, labelled, and whether that is all of it:
-        `Process(target=f)`; the tasks given to a pool or executor made here (`pool.map(f,
+        `Process(target=f)`, `start_processes(f, ...)`; the tasks given to a pool or executor made here (`pool.map(f,
         ...)`, `executor.submit(f, ...)`, also through `self.pool` in the class's methods)
         and its `initializer`; a `Manager()`'s server runs multiprocessing's own code only."""
         name = last_name(start.func)
@@ -232,8 +256,8 @@ class ForkChildren:
             return [], True
         if self.loader_workers(start):
             return self._loader_code(start)
-        if name == "Process":
-            code = self._code(self.context.argument(start, 1, "target"))
+        if name in ("Process", "start_processes"):
+            code = self._code(self.context.argument(start, *_TARGETS[name]))
             return ([code] if code else []), code is not None
         if name in ("fork", "forkpty"):
             branch = self._child_branch(start)
@@ -294,7 +318,8 @@ class ForkChildren:
     def loader_workers(self, start: ast.Call) -> bool:
         """Whether the call is a DataLoader whose workers are forked: `num_workers` given and
         not 0, no `multiprocessing_context` (the default is fork before Python 3.14)."""
-        if not self.analysis.named(start.func, DATA_LOADERS) or \
+        if last_name(start.func) != "DataLoader" or \
+                not self.analysis.named(start.func, DATA_LOADERS) or \
                 self.context.settings.target_python >= (3, 14):
             return False
         workers = self.context.argument(start, 5, "num_workers")
@@ -335,6 +360,19 @@ class ForkChildren:
             if found is not None:
                 return found, f"{found[1]}() ({os.path.basename(found[0])})"
         return None
+
+    def may_use_cuda(self, start: ast.Call) -> bool:
+        """Whether the children may use CUDA as far as the module shows: not where all of
+        their code is shown and none uses it (a CPU-only pool, a Manager)."""
+        loader = self.analysis.named(start.func, DATA_LOADERS)
+        if loader and not self.loader_workers(start):
+            return False
+        codes, complete = self.of(start)
+        if any(self._uses_cuda(code) for code, _ in codes):
+            return True
+        if complete or loader:
+            return False  # a loader whose dataset is not shown is not reported
+        return CUDA_REACH.needed_by(self.context)  # unknown code may be another module's
 
     def use(self, start: ast.Call) -> tuple[str, tuple[Step, ...]] | None:
         """The first use of CUDA in the code the children run: (the child's label, the chain
@@ -398,6 +436,63 @@ class ForkChildren:
         return list(own_nodes(roots))
 
 
+_CUDA_WORDS = re.compile(rb"cuda|nccl|cupy")
+
+
+def first_initialization(context, statements: list[ast.stmt]) -> Reach | None:
+    """The first of `statements` that initializes CUDA, through the module's functions."""
+    if not context.shared(_CUDA_WORDS, lambda: _CUDA_WORDS.search(context.source.data)):
+        return None  # every call that initializes CUDA names one of these
+    uses = module_cuda_use(context)
+    if uses.first(statements, uses.initializes) is None:
+        return None  # one look for most functions; the statement only where there is one
+    for statement in statements:
+        found = uses.first([statement], uses.initializes)
+        if found is not None:
+            return Reach(statement.lineno, found[1], tuple(found[2]))
+    return None
+
+
+def starting_functions(context) -> set[str]:
+    """The names calls give the module's functions that start processes by fork and whose
+    children may use CUDA (not a CPU-only pool of the module's own code, a Manager, a
+    DataLoader whose dataset is not shown; not a test, which no code calls, nor the entry
+    point of a script): their callers may hand them a process holding CUDA (`CUDA_INIT`)."""
+    if not any(name.encode() in context.source.data for name in _STARTING_NAMES):
+        return set()
+    starts = [(call, function) for call in context.nodes(ast.Call)
+              if last_name(call.func) in _STARTING_NAMES
+              and isinstance(function := context.scope_of(call), FUNCTIONS)
+              and not function.name.startswith("test") and _starts(context, call)]
+    if not starts:
+        return set()
+    children = ForkChildren(context, module_cuda_use(context))
+    return {called_as(context, function) for call, function in starts
+            if not _entry_point(context, function) and children.may_use_cuda(call)}
+
+
+def _starts(context, call: ast.Call) -> bool:
+    """Whether a call may start processes by fork: a default-context constructor, a fork,
+    `start_processes`, a context's `Process`/`Pool`/`Manager` (`ctx.Pool()`), a DataLoader."""
+    if context.qualified_name(call.func, among=_FORK_STARTS) is not None:
+        return True
+    return isinstance(call.func, ast.Attribute) and call.func.attr in _CONTEXT_MAKERS and \
+        context.imports.qualified_name(call.func) is None
+
+
+_FORK_STARTS = torch_spellings({*ALWAYS_FORK, *DEFAULT_CONTEXT_USERS,
+                                "multiprocessing.start_processes", *DATA_LOADERS})
+_CONTEXT_MAKERS = frozenset({"Process", "Pool", "Manager"})
+_STARTING_NAMES = frozenset(name.rpartition(".")[2] for name in _FORK_STARTS)
+"""The last names of the calls that may start processes by fork (a first, cheap look)."""
+
+
+def _entry_point(context, function: ast.AST) -> bool:
+    """Whether the module's own top-level code calls the function (`main()` under `if
+    __name__ == "__main__":`): a script's entry point, which other modules do not call."""
+    return any(context.scope_of(call) is None for call in calls_of(context, function))
+
+
 def never_runs(context, node: ast.AST) -> bool:
     """Whether `node` sits in a branch the module's constants rule out: the body of an `if`
     or `while` whose test is false (`workers = None` then `if workers is not None and
@@ -413,11 +508,13 @@ def never_runs(context, node: ast.AST) -> bool:
     return False
 
 
-def fork_analysis(context) -> tuple[ProcessState, ForkChildren]:
-    """The module's process state and children, built once per file."""
+def fork_analysis(context, start_methods) -> tuple[ProcessState, ForkChildren]:
+    """The module's process state and children, built once per file (`start_methods`: the
+    index whose `cuda_init` facts tell what callers hold)."""
     def build():
         uses = CudaUse(context, capture_analysis(context), project_functions(context, CUDA_REACH))
-        return ProcessState(context, uses), ForkChildren(context, uses)
+        return (ProcessState(context, uses, project_functions(context, start_methods)),
+                ForkChildren(context, uses))
     return context.shared("fork-analysis", build)
 
 

@@ -19,12 +19,13 @@ from typing import Any, Iterator
 from msgspec import Struct, field
 
 from cursedlint.analysis.arguments import Arguments
-from cursedlint.analysis.capture_regions import capture_analysis
-from cursedlint.analysis.cuda_use import CudaUse
+from cursedlint.analysis.process_state import (
+    CUDA_INIT, first_initialization, multiprocessing_name, starting_functions, torch_spellings,
+)
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, FunctionIndexer, ModuleSummary, Reach, Reachable, attribute_values,
-    calling_function, dotted, last_name, calls_of, called_as, linted_imports,
-    project_functions, project_names, value_of,
+    calling_function, called_as, calls_of, dotted, linted_imports, project_functions,
+    project_names, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
@@ -39,26 +40,7 @@ START_METHOD_ARGUMENTS = {
 }
 
 
-def torch_spellings(names) -> frozenset[str]:
-    """`names` with the torch.multiprocessing spelling of each multiprocessing name added."""
-    return frozenset(names) | {
-        "torch." + name for name in names if name.startswith("multiprocessing.")
-    }
-
-
-def multiprocessing_name(name: str | None) -> str | None:
-    """torch.multiprocessing re-exports multiprocessing: map its names onto the originals."""
-    prefix = "torch.multiprocessing."
-    if name and name.startswith(prefix) and name != prefix + "start_processes":
-        return "multiprocessing." + name[len(prefix):]
-    return name
-
-
 SPAWN_SET = "spawn_set"
-CUDA_INIT = "cuda_init"
-"""The first statement of a function (of the module's code) that initializes CUDA
-(`CudaUse.initializes`): a caller that runs it before calling a function that forks hands
-the fork a process holding CUDA."""
 
 
 class Passed(Struct, frozen=True):
@@ -159,7 +141,7 @@ class StartMethods(FunctionIndexer):
             if method in ("spawn", "forkserver"):
                 facts[SPAWN_SET] = Reach(call.lineno, f"set_start_method({method!r})")
                 break
-        initialized = _first_initialization(context, statements)
+        initialized = first_initialization(context, statements)
         if initialized is not None:
             facts[CUDA_INIT] = initialized
         return facts
@@ -187,17 +169,6 @@ class StartMethods(FunctionIndexer):
 
 
 _SEEDS = "start-method-seeds"
-
-
-def _first_initialization(context, statements: list[ast.stmt]) -> Reach | None:
-    """The first of `statements` that initializes CUDA, through the module's functions."""
-    uses = context.shared("start-methods-cuda-use",
-                          lambda: CudaUse(context, capture_analysis(context)))
-    for statement in statements:
-        found = uses.first([statement], uses.initializes)
-        if found is not None:
-            return Reach(statement.lineno, found[1], tuple(found[2]))
-    return None
 
 
 def _string_constants(context) -> dict[str, Reach]:
@@ -478,10 +449,7 @@ def _seed_names(context) -> list[str]:
     whose parameters give it (their callers) and the names of the project's modules it reads
     (constants, config classes). And the names of the functions that start processes: their
     callers may hand them a process holding CUDA (`CUDA_INIT`)."""
-    starting = {called_as(context, function) for call in context.nodes(ast.Call)
-                if last_name(call.func) in STARTING_NAMES
-                and (function := context.scope_of(call)) is not None
-                and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    starting = starting_functions(context)
     if not _VARIABLE_START_METHOD.search(context.source.text):
         return sorted(starting)
     values = StartMethodValues(context)
@@ -492,11 +460,6 @@ def _seed_names(context) -> list[str]:
         if isinstance(argument, ast.AST):
             values.of(argument)
     return sorted(values.asked | starting)
-
-
-STARTING_NAMES = frozenset({"Process", "Pool", "Manager", "ProcessPoolExecutor", "fork",
-                            "forkpty", "start_processes", "get_context"})
-"""The last names of the calls that start processes, or make a context that may."""
 
 
 _VARIABLE_START_METHOD = re.compile(

@@ -274,10 +274,11 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
     fork word other than `fork` only with the module that can define it (every call CUR102
     reports is found through the import table: os.fork, os.forkpty and pty.fork hold `fork`,
     the rest are imported from (torch.)multiprocessing or concurrent.futures); and a
-    DataLoader given `num_workers` (torch's)."""
+    DataLoader given `num_workers` in a file that names CUDA (a loader reported shows CUDA
+    initialized before it, or a dataset that uses it, or calls into them by name)."""
     libraries = sorted({module.partition(".")[0] for module in modules})
     return (
-        *((("DataLoader", "num_workers"),) if "torch" in libraries else ()),
+        *((("DataLoader", "num_workers", "cuda"),) if "torch" in libraries else ()),
         *(("fork", library) for library in libraries),
         *(
             (fork_word, process_module, library)

@@ -13,7 +13,9 @@ from cursedlint.analysis.platform import excluding_guard
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, MODULE, calling_function, project_functions, value_of,
 )
-from cursedlint.analysis.process_state import fork_analysis, never_runs
+from cursedlint.analysis.process_state import (
+    ALWAYS_FORK, DEFAULT_CONTEXT_USERS, fork_analysis, never_runs,
+)
 from cursedlint.analysis.start_methods import (
     SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
     is_main_guard, multiprocessing_name, torch_spellings,
@@ -435,21 +437,8 @@ def _first_import_line(module: ast.Module) -> int:
     )
 
 
-_ALWAYS_FORK = frozenset({"os.fork", "os.forkpty", "pty.fork"})
-
-
-# constructors that use the default start method, and the argument that can pass a context
-_DEFAULT_CONTEXT_USERS = {
-    "multiprocessing.Process": None,
-    "multiprocessing.Pool": None,
-    "multiprocessing.Manager": None,
-    "multiprocessing.pool.Pool": (4, "context"),
-    "concurrent.futures.ProcessPoolExecutor": (1, "mp_context"),
-    "concurrent.futures.process.ProcessPoolExecutor": (1, "mp_context"),
-}
-
 _CUR102_CALLS = torch_spellings(
-    {*_ALWAYS_FORK, *START_METHOD_SETTERS, *START_METHOD_ARGUMENTS, *_DEFAULT_CONTEXT_USERS}
+    {*ALWAYS_FORK, *START_METHOD_SETTERS, *START_METHOD_ARGUMENTS, *DEFAULT_CONTEXT_USERS}
 )
 """Every function name CUR102 looks at, as written (torch.multiprocessing included)."""
 
@@ -629,7 +618,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
         self.calls: list[ast.Call] = []
         self.start_methods_set: list[tuple[ast.Call, Any]] = []
-        self.state, self.children = fork_analysis(context) if self.library else (None, None)
+        self.state, self.children = fork_analysis(context, START_METHODS) if self.library else (None, None)
         self.methods = StartMethodValues(context) if self.library else None
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -638,7 +627,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.calls.append(node)
         written = self.context.qualified_name(node.func, among=_CUR102_CALLS)
         name = multiprocessing_name(written)
-        if name in _ALWAYS_FORK:
+        if name in ALWAYS_FORK:
             self._report_start(node, f"{written}() forks")
             return
         if self.children.loader_workers(node):
@@ -655,7 +644,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             else:
                 self._report_start(node, f"{_callee_text(node)}() forks (start method 'fork')",
                                    steps=steps)
-        elif name in _DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
+        elif name in DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
             self.default_context_users.append((node, written))
 
     def check(self) -> None:
@@ -699,7 +688,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         children then import the main module afresh, and arguments and results must pickle."""
         message = 'start it in a "spawn" context (arguments must pickle)'
         modules = ("multiprocessing", "torch.multiprocessing")
-        slot = _DEFAULT_CONTEXT_USERS[name]
+        slot = DEFAULT_CONTEXT_USERS[name]
         if slot is None:
             func = node.func
             if not (isinstance(func, ast.Attribute)
@@ -834,7 +823,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
     def _uses_default_context(self, node: ast.Call, name: str) -> bool:
         """Whether the call surely passes no context (and, for ProcessPoolExecutor on 3.11+,
         no max_tasks_per_child, which makes it use 'spawn')."""
-        arguments = [_DEFAULT_CONTEXT_USERS[name]]
+        arguments = [DEFAULT_CONTEXT_USERS[name]]
         if name.endswith("ProcessPoolExecutor") and self.context.settings.target_python >= (3, 11):
             arguments.append((None, "max_tasks_per_child"))
         for position in filter(None, arguments):
