@@ -18,10 +18,16 @@ the function, in the module and (through the `start-methods` index's `cuda_init`
 the project's other modules, up to MAX_DEPTH callers up. `refused_when_initialized(start)`: a
 check on the way refuses the start when CUDA is initialized.
 
-`ForkChildren`: the code a start's children run (`Process(target=f)`, the tasks given to a
-pool or executor and its `initializer`) and whether that is all of it; and the first sure CUDA
-use in that code (`CudaUse.needs_cuda`: CUDA work, pinned memory, `set_device()`, an NCCL
-group).
+`ForkChildren`: the code a start's children run (`Process(target=f)`, `start_processes(f)`,
+the tasks given to a pool or executor and its `initializer`, a DataLoader's dataset and
+hooks, the branch after `os.fork()` that tests its result) and whether that is all of it; the
+first use of CUDA in that code (`CudaUse.needs_cuda`: CUDA work, pinned memory,
+`set_device()`, an NCCL group); where a start forks later than it is made (an executor's first
+task, a loader's iteration).
+
+For the `start-methods` index: `first_initialization` (a function's `CUDA_INIT` fact) and
+`starting_functions` (the names whose callers it summarizes); and the names of the calls that
+start processes by fork (`ALWAYS_FORK`, `DEFAULT_CONTEXT_USERS`).
 """
 
 from __future__ import annotations
