@@ -91,8 +91,9 @@ def multiprocessing_name(name: str | None) -> str | None:
 
 
 class Shown(Struct, frozen=True):
-    """State the process is shown to hold: `what` (for the message), where it is (`path`,
-    `line`) and the chain from it to the start's function."""
+    """State the process is shown to hold: `what` (for the message: how CUDA was initialized,
+    or the variable that turned fork protection on), where it is (`path`, `line`) and the
+    chain from it to the start's function."""
 
     what: str
     path: str
@@ -184,9 +185,9 @@ class ProcessState:
     def _protection(self, earlier: list[ast.AST]) -> Shown | None:
         for node in sorted(own_nodes(earlier), key=_position):
             for setting, variable in self.environment.in_process(node):
-                what = f"{variable} is set (fork protection on)"
-                return Shown(what, self.context.source.path, setting.lineno,
-                             (Step(self.context.source.path, setting.lineno, what),),
+                note = f"{variable} is set (fork protection on)"
+                return Shown(variable, self.context.source.path, setting.lineno,
+                             (Step(self.context.source.path, setting.lineno, note),),
                              protection=True)
         return None
 
@@ -254,9 +255,11 @@ class ForkChildren:
 
     def of(self, start: ast.Call) -> tuple[list[tuple[ast.AST, str]], bool]:
         """The code the start's children run, labelled, and whether that is all of it:
-        `Process(target=f)`, `start_processes(f, ...)`; the tasks given to a pool or executor made here (`pool.map(f,
-        ...)`, `executor.submit(f, ...)`, also through `self.pool` in the class's methods)
-        and its `initializer`; a `Manager()`'s server runs multiprocessing's own code only."""
+        `Process(target=f)`, `start_processes(f, ...)`; the tasks given to a pool or executor
+        made here (`pool.map(f, ...)`, `executor.submit(f, ...)`, also through `self.pool` in
+        the class's methods) and its `initializer`; a DataLoader's (`_loader_code`); the
+        branch of `os.fork()`'s child; a `Manager()`'s server runs multiprocessing's own code
+        only."""
         name = last_name(start.func)
         if name == "Manager":
             return [], True

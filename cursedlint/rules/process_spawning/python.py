@@ -618,7 +618,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
         self.calls: list[ast.Call] = []
         self.start_methods_set: list[tuple[ast.Call, Any]] = []
-        self.state, self.children = fork_analysis(context, START_METHODS) if self.library else (None, None)
+        self.state, self.children = (fork_analysis(context, START_METHODS) if self.library
+                                     else (None, None))
         self.methods = StartMethodValues(context) if self.library else None
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -715,7 +716,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         held = self.state.held_before(start) or next(filter(None, (
             self.state.held_before(task) for task in self.children.lazy_starts(start))), None)
         if held is not None and held.protection:
-            self.report(start, f"{callee} forks after {held.what.split(' ')[0]} turned on fork "
+            self.report(start, f"{callee} forks after {held.what} turned on fork "
                         f"protection ({self._at(held)}): the child loses registered pages",
                         severity=Severity.ERROR, related=(*steps, *held.steps),
                         help=_PROTECTED_FORK_HELP, fix=fix)
