@@ -275,9 +275,7 @@ class ForkChildren:
         handle = self._handle(start)
         if handle is None:
             return [], False
-        tasks = [call.args[0] for call in self._calls_with(start, handle)
-                 if isinstance(call.func, ast.Attribute) and call.func.attr in TASK_METHODS
-                 and call.args and ast.unparse(call.func.value) == handle]
+        tasks = [call.args[0] for call in self._task_calls(start, handle) if call.args]
         initializer = self.context.argument(start, _INITIALIZER_POSITIONS.get(name), "initializer")
         if isinstance(initializer, ast.AST) and not (
                 isinstance(initializer, ast.Constant) and initializer.value is None):
@@ -313,9 +311,7 @@ class ForkChildren:
         if handle is None:
             return []
         if last_name(start.func) == "ProcessPoolExecutor":
-            return [call for call in self._calls_with(start, handle)
-                    if isinstance(call.func, ast.Attribute)
-                    and call.func.attr in TASK_METHODS and ast.unparse(call.func.value) == handle]
+            return self._task_calls(start, handle)
         if not self.loader_workers(start):
             return []
         return [node.iter if isinstance(node, (ast.For, ast.comprehension)) else node
@@ -426,6 +422,13 @@ class ForkChildren:
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
             return ast.unparse(parent.targets[0])
         return None
+
+    def _task_calls(self, start: ast.Call, handle: str) -> list[ast.Call]:
+        """The calls that hand the pool or executor kept in `handle` a task (`pool.map(f,
+        ...)`, `executor.submit(f, ...)`)."""
+        return [call for call in self._calls_with(start, handle)
+                if isinstance(call.func, ast.Attribute) and call.func.attr in TASK_METHODS
+                and ast.unparse(call.func.value) == handle]
 
     def _calls_with(self, start: ast.Call, handle: str) -> list[ast.Call]:
         """The calls where the handle may be used: its function's (the whole class's for
