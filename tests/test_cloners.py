@@ -1,5 +1,6 @@
-"""CUR501/CUR502: two small IR libraries linted file by file (as pre-commit hands them over,
-headers found only through the project index), and the shapes the rules must tell apart."""
+"""CUR501/CUR502: two small IR libraries (rule cases: tests/rules/CUR501) linted file by file
+(as pre-commit hands them over, headers found only through the project index), and the shapes
+the rules must tell apart."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import shutil
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -19,9 +21,9 @@ from cursedlint.rule import markers
 from cursedlint.rules.cloners import MemberMissedByCloner, PointerCopiedAroundCloner
 from cursedlint.settings import Settings
 
-from harness import check_fixture, lint, lint_project, make_linter
+from harness import lint, lint_project, make_linter
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "cloners")
+CASES = os.path.join(os.path.dirname(__file__), "rules", "CUR501")  # tinyir, graphkit
 CODES = (PointerCopiedAroundCloner.code, MemberMissedByCloner.code)
 RULES = {rule.code: rule for rule in (PointerCopiedAroundCloner, MemberMissedByCloner)}
 
@@ -38,19 +40,19 @@ def sources(project: str) -> list[str]:
 @pytest.fixture(params=["tinyir", "graphkit"])
 def project(request, tmp_path):
     copy = tmp_path / request.param
-    shutil.copytree(os.path.join(FIXTURES, request.param), copy)
+    shutil.copytree(os.path.join(CASES, request.param), copy)
     return str(copy)
 
 
-def test_each_source_file_alone_finds_what_its_markers_say(project):
-    """Each file linted alone, facts from the whole project (the pre-commit case)."""
-    for path in sources(project):
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        if markers(text):
-            check_fixture(path, RULES, project=project)
-        else:
-            assert lint_project(project, None, RULES, paths=[os.path.relpath(path, project)]) == []
+def test_a_source_file_without_markers_alone_finds_nothing():
+    """Each file linted alone, facts from the whole project (the pre-commit case): the marked
+    ones are checked as rule cases (test_rule_cases.py); the others find nothing."""
+    project = os.path.join(CASES, "tinyir")
+    unmarked = [path for path in sources(project)
+                if not markers(Path(path).read_text(encoding="utf-8"))]
+    assert unmarked
+    for path in unmarked:
+        assert lint_project(project, None, RULES, paths=[os.path.relpath(path, project)]) == []
 
 
 def test_without_the_index_declarations_in_headers_are_unknown_and_nothing_is_guessed(project):
@@ -64,7 +66,7 @@ def test_without_the_index_declarations_in_headers_are_unknown_and_nothing_is_gu
 def test_cli_on_one_file_names_the_header_and_follows_header_changes(
     tmp_path, monkeypatch, capsys
 ):
-    shutil.copytree(os.path.join(FIXTURES, "tinyir"), tmp_path / "tinyir")
+    shutil.copytree(os.path.join(CASES, "tinyir"), tmp_path / "tinyir")
     monkeypatch.chdir(tmp_path / "tinyir")
     with open("cursedlint.toml", "w") as handle:
         handle.write('select = ["CUR5"]\n')
@@ -428,7 +430,7 @@ def test_deep_hierarchies_templates_and_chains_do_not_exhaust_the_stack():
 
 
 def test_the_class_index_is_built_only_when_a_linted_file_could_use_it(tmp_path):
-    shutil.copytree(os.path.join(FIXTURES, "tinyir"), tmp_path / "tinyir")
+    shutil.copytree(os.path.join(CASES, "tinyir"), tmp_path / "tinyir")
     project = str(tmp_path / "tinyir")
     files = discover([project], load_config(None, all_rules())).files
     clean = [(str(tmp_path / "tinyir" / "src" / "graph.cpp"), "cpp")]  # no cloner type named

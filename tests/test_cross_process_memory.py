@@ -1,9 +1,9 @@
-"""CUR601: annotated fixtures, the conditions that send a failed call (-1) into a branch, the
-path after the failure branch, wrappers, options, and where the rule stays silent."""
+"""CUR601: the conditions that send a failed call (-1) into a branch, the
+path after the failure branch, wrappers, options, and where the rule stays silent (the
+annotated cases: tests/rules/CUR601)."""
 
 from __future__ import annotations
 
-import os
 import textwrap
 from functools import partial
 
@@ -12,9 +12,7 @@ import pytest
 from cursedlint.rules.cross_process_memory import CmaFailureAborts
 
 import harness
-from harness import check_fixture
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "cross_process_memory")
 
 
 lint = partial(harness.lint, rules=CmaFailureAborts, path="cma.c")
@@ -32,13 +30,6 @@ def in_function(body: str) -> str:
         + textwrap.indent(textwrap.dedent(body), "    ")
         + "}\n"
     )
-
-
-# -- annotated fixtures ------------------------------------------------------------------------
-
-@pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
-def test_fixture_findings_match_markers(fixture):
-    check_fixture(os.path.join(FIXTURES, fixture), CmaFailureAborts)
 
 
 # -- which branch a failed call (-1) takes --------------------------------------------------------

@@ -1,9 +1,9 @@
-"""CUR103: annotated fixtures for every language, spans, the message, look-alikes that stay
-silent, values the linter cannot know, and suppression in the text kinds."""
+"""CUR103: spans, the message, look-alikes that stay
+silent, values the linter cannot know, and suppression in the text kinds (the annotated cases
+for every language: tests/rules/CUR103)."""
 
 from __future__ import annotations
 
-import os
 from functools import partial
 
 import pytest
@@ -12,9 +12,7 @@ from cursedlint.findings import Severity
 from cursedlint.rules.process_spawning import ForkSafeModeEnabled
 
 import harness
-from harness import check_fixture
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "fork_safe_mode")
 
 
 lint = partial(harness.lint, rules=ForkSafeModeEnabled)
@@ -24,13 +22,6 @@ lint = partial(harness.lint, rules=ForkSafeModeEnabled)
 def spans(code: str, path: str) -> list[tuple[int, int, int, int]]:
     return [(f.span.line, f.span.column, f.span.end_line, f.span.end_column)
             for f in lint(code, path=path)]
-
-
-# -- annotated fixtures ------------------------------------------------------------------------
-
-@pytest.mark.parametrize("fixture", sorted(os.listdir(FIXTURES)))
-def test_fixture_findings_match_markers(fixture):
-    check_fixture(os.path.join(FIXTURES, fixture), ForkSafeModeEnabled)
 
 
 # -- spans: the assignment target, the key, the call, the NAME=value word ------------------------

@@ -94,7 +94,7 @@ def test_flake8_survives_a_version_number_past_int_s_limit(tmp_path, config):
     assert found == [["./other.py:1:1:", "F401"], ["./upload.py:6:5:", "CUR101"]]
 
 
-CLONER_FIXTURE = REPO / "tests" / "fixtures" / "cloners" / "tinyir"
+CLONER_FIXTURE = REPO / "tests" / "rules" / "CUR501" / "tinyir"
 
 
 @pytest.mark.integration
@@ -139,7 +139,7 @@ def test_pre_commit_hook_fails_on_a_hazard_and_passes_clean_code(tmp_path):
 @pytest.mark.integration
 def test_the_readme_install_command_installs_and_runs(tmp_path):
     """The README's first command, as a newcomer copies it in a clone: an environment of
-    its own, this checkout installed into it, a check of the test fixtures (findings: exit 1)."""
+    its own, this checkout installed into it, a check of the rules' cases (findings: exit 1)."""
     readme = (REPO / "README.md").read_text()
     [command] = [line for line in readme.splitlines()
                  if line.startswith("python3 -m venv ~/.cursedlint")]
@@ -149,7 +149,7 @@ def test_the_readme_install_command_installs_and_runs(tmp_path):
         ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*cache*", ".whl"))
     result = run(["bash", "-c", command], checkout)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "tests/fixtures/process_spawning/" in result.stdout and " CUR101 " in result.stdout
+    assert "tests/rules/CUR101/" in result.stdout and " CUR101 " in result.stdout
     assert result.stdout.splitlines()[-1].startswith("Found ")
     installed = {str(path.relative_to(site)) for site in (tmp_path / "env").glob("lib/*/site-packages")
                  for path in (site / "cursedlint").rglob("*.py")}

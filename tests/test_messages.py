@@ -1,5 +1,5 @@
 """Messages as a terminal shows them: the cause at the spot in about one line, the why and
-the fix as help; checked over every finding the rule fixtures produce."""
+the fix as help; checked over every finding the rules' cases produce."""
 
 import json
 import os
@@ -8,13 +8,11 @@ import statistics
 from cursedlint.cli import main
 from cursedlint.findings import MESSAGE_WIDTH
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CASES = os.path.join(os.path.dirname(__file__), "rules")  # the rules' cases
 
 
 def fixture_findings(capsys) -> list[dict]:
-    assert main(["check", "--no-cache", "--output-format", "json", "--exit-zero", FIXTURES,
-                 CASES]) == 0
+    assert main(["check", "--no-cache", "--output-format", "json", "--exit-zero", CASES]) == 0
     return json.loads(capsys.readouterr().out)
 
 

@@ -1,10 +1,10 @@
-"""CUR101 and CUR102: annotated fixtures, version and libc differences, unknown values,
-messages, spans, and CUR101's shutil.which fix (differential test: *_reality.py)."""
+"""CUR101 and CUR102: version and libc differences, unknown values, messages, spans, and
+CUR101's shutil.which fix (differential test: *_reality.py; the annotated cases:
+tests/rules/CUR101, CUR102)."""
 
 from __future__ import annotations
 
 import ast
-import os
 
 import pytest
 
@@ -14,9 +14,7 @@ from cursedlint.rules.process_spawning import (
 )
 
 import harness
-from harness import check_fixture
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "process_spawning")
 VERSIONS = [(3, minor) for minor in range(8, 15)]
 
 
@@ -35,18 +33,6 @@ def cur102(code: str, python=(3, 12), **options) -> list[Finding]:
     processes by fork. What the default reports is tested in tests/rules/CUR102."""
     return harness.lint(code, ForkInAcceleratedProcess, options={"all-forks": True, **options},
                         target_python=version(python))
-
-
-# -- annotated fixtures ------------------------------------------------------------------------
-
-@pytest.mark.parametrize("rule, fixture, python, options", [
-    (SubprocessForkPath, "cur101_names.py", (3, 11), None),
-    # which calls are fork-based starts: each one the code leaves open, listed by `all-forks`
-    (ForkInAcceleratedProcess, "cur102_starts.py", (3, 12), {"all-forks": True}),
-])
-def test_fixture_findings_match_markers(rule, fixture, python, options):
-    check_fixture(os.path.join(FIXTURES, fixture), rule, options=options,
-                  target_python=version(python))
 
 
 # -- CUR101: versions and C libraries ------------------------------------------------------------

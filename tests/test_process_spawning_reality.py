@@ -5,8 +5,8 @@ bare, relative, from `executable=`, `shell=True`, a local constant; close_fds; c
 streams as PIPE/DEVNULL/STDOUT/fds/sys streams/files; preexec_fn; pass_fds; start_new_session;
 process_group; user/group/extra_groups; umask; restore_signals; env; through Popen, run, call,
 check_call, check_output, aliases, os.popen and asyncio), runs them all in one child
-interpreter per CPython found on this machine (`probe.py` records posix_spawn, vfork or fork),
-and checks, for that interpreter's version and libc:
+interpreter per CPython found on this machine (`cpython_probe.py` records posix_spawn, vfork
+or fork), and checks, for that interpreter's version and libc:
 
 - CUR101 reports exactly the calls that forked, except that it may stay silent on a call whose
   arguments it cannot evaluate (those are counted, and only variants built with such
@@ -41,7 +41,7 @@ from cursedlint.source import Source
 
 from harness import lint
 
-PROBE = os.path.join(os.path.dirname(__file__), "fixtures", "process_spawning", "probe.py")
+PROBE = os.path.join(os.path.dirname(__file__), "cpython_probe.py")
 RANDOM_VARIANTS = 220
 
 HEADER = """\

@@ -1,10 +1,9 @@
-"""CUR301/CUR302: annotated fixtures (each API, length form and address form, a project header,
-files with parse errors), the page-size setting and the CUR301-over-CUR302 rule (the header
-lookup: test_includes.py)."""
+"""CUR301/CUR302: the page-size setting and the CUR301-over-CUR302 rule (the header
+lookup: test_includes.py; the annotated cases, each API, length form and address form, a
+project header, files with parse errors: tests/rules/CUR301, CUR302)."""
 
 from __future__ import annotations
 
-import os
 from functools import partial
 
 import pytest
@@ -15,9 +14,7 @@ from cursedlint.rules.rdma_registration import (
 )
 
 import harness
-from harness import check_fixture
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "rdma_registration")
 RULES = {rule.code: rule for rule in (SubPageRdmaRegistration, SharedPageRdmaRegistration)}
 
 
@@ -26,12 +23,6 @@ lint = partial(harness.lint, rules=RULES, path="rdma.c")
 
 def found(code: str, **kwargs) -> list[tuple[int, str]]:
     return sorted((finding.line, finding.code) for finding in lint(code, **kwargs))
-
-
-@pytest.mark.parametrize("fixture", sorted(
-    name for name in os.listdir(FIXTURES) if not name.endswith(".h")))
-def test_fixture_findings_match_markers(fixture):
-    check_fixture(os.path.join(FIXTURES, fixture), RULES, project=FIXTURES)
 
 
 REGISTER_FLAG = """
