@@ -497,11 +497,15 @@ class ProjectIndex:
             source = Source.from_bytes(path, data, language)
         except SourceError:
             return None, None
+        context = None
         try:
             context = self.parse(source)
             return (None if context is None else indexer.summarize(context)), None
         except Exception as error:
             return None, FactError.of(path, indexer.name, error)
+        finally:
+            if context is not None:
+                context.release()
 
 
 class FactPass(NamedTuple):

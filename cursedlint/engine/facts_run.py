@@ -192,10 +192,13 @@ class FactsRun:
             except SourceError:
                 continue
             context = self.linter.parse_for_index(source)
+            if context is None:
+                continue
             for name, indexer in indexers.items():
-                if context is not None and language in indexer.languages:
+                if language in indexer.languages:
                     seeds.setdefault(name, set()).update(
                         seeds_of(indexer, context, self.linter.fact_errors))
+            context.release()
         return seeds
 
 

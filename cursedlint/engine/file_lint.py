@@ -245,6 +245,7 @@ class FileLinter:
                 self._keep_tree(context)
             reported.report_fact_errors([result], self.fact_errors, self.show_traceback)
             self.fact_errors = []
+            context.release()
         if suppress and (result.findings or self.warn_unused):
             self._suppress(source, result, enabled)
         result.findings.sort(key=lambda finding: finding.sort_key)
