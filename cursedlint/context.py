@@ -31,6 +31,12 @@ class FileContext:
             self._shared[key] = factory()
         return self._shared[key]
 
+    def release(self) -> None:
+        """Let go of what the file's analyses share (each holds the context): with nothing
+        left in a cycle, the tree is freed by reference counting once the engine drops the
+        context, not by the cyclic collector, which would walk every tree still held."""
+        self._shared.clear()
+
     def span_of(self, node: Any) -> Span:
         raise NotImplementedError
 

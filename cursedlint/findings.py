@@ -84,6 +84,10 @@ class Finding(Struct, frozen=True, eq=False):
     help: str = ""
     """Why the cause at this spot breaks, and what to do instead: the `help:` lines under the
     short `message` (its first line in a terminal)."""
+    cites: tuple[str, ...] = ()
+    """The other files whose facts the finding reports (absolute paths): the files of its
+    chain besides its own. A result linted with facts is reused from the cache only while
+    each of them has the facts it had then (`FileResult.cited`)."""
 
     def _compared(self) -> tuple:
         return (self.path, self.span, self.code, self.name, self.message, self.severity)

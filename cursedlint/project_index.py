@@ -497,11 +497,15 @@ class ProjectIndex:
             source = Source.from_bytes(path, data, language)
         except SourceError:
             return None, None
+        context = None
         try:
             context = self.parse(source)
             return (None if context is None else indexer.summarize(context)), None
         except Exception as error:
             return None, FactError.of(path, indexer.name, error)
+        finally:
+            if context is not None:
+                context.release()
 
 
 class FactPass(NamedTuple):
@@ -680,7 +684,7 @@ class FactsDigest(NamedTuple):
     the facts with each module's line numbers replaced by their ranks within that module
     (rules decide on the order of a module's lines, never on their values). `modules`: per
     summarized module, its summaries exactly (line numbers reach findings only through the
-    modules a finding cites: its chain's steps, `file.py:12` in its text). A result linted
+    files a finding cites, `Finding.cites`: its chain's files). A result linted
     with facts is reused while the shape is the same and each module it cites is
     (`FileResult.cited`): an edit that moves a module's lines lints again only the files
     whose findings cite it."""

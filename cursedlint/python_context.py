@@ -94,6 +94,11 @@ class PythonContext(FileContext):
         self._arguments: dict[int, Arguments] = {}
         self._current: ast.AST = tree
 
+    def release(self) -> None:
+        """`FileContext.release`, and the evaluator (it holds `scope_of`, the context's)."""
+        super().release()
+        self.evaluator = None
+
     # -- names and values ------------------------------------------------------------------
     def qualified_name(self, node: ast.AST, among: Container[str] | None = None) -> str | None:
         """The dotted name an expression refers to through imports (`subprocess.Popen`), or

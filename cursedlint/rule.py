@@ -248,6 +248,9 @@ class Rule:
         `message`: the cause at this spot, short enough for one terminal line; `related`: the
         places of the chain that proves it, in order; `help`: why it breaks and the fix."""
         span = target if isinstance(target, Span) else self.context.span_of(target)
+        own = os.path.abspath(self.context.source.path)
+        cites = dict.fromkeys(os.path.abspath(step.path) for step in related)
+        cites.pop(own, None)
         self.context.add(
             Finding(
                 path=self.context.source.path,
@@ -259,6 +262,7 @@ class Rule:
                 fix=fix,
                 related=tuple(map(_as_shown, related)),
                 help=help,
+                cites=tuple(cites),
             )
         )
 

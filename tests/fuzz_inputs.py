@@ -764,12 +764,12 @@ _PACKAGE_DIRS = tuple(os.path.dirname(module.__file__) + os.sep
 def forking_always():
     """`--jobs N` forks workers for any input (not only above 1 MiB), so that the comparison
     of `--jobs 1` and `--jobs 4` compares two code paths."""
-    saved = engine.PARALLEL_MIN_BYTES
-    engine.PARALLEL_MIN_BYTES = 0
+    saved = engine.scheduler.PARALLEL_MIN_BYTES
+    engine.scheduler.PARALLEL_MIN_BYTES = 0
     try:
         yield
     finally:
-        engine.PARALLEL_MIN_BYTES = saved
+        engine.scheduler.PARALLEL_MIN_BYTES = saved
 
 
 @contextlib.contextmanager

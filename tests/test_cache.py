@@ -151,7 +151,7 @@ def test_a_planted_pickle_store_of_an_earlier_version_is_never_loaded(project, c
 
 
 def test_parallel_workers_share_the_cache(project, capsys, monkeypatch):
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(engine.scheduler, "PARALLEL_MIN_BYTES", 0)
     for index in range(40):
         padding = "# pad\n" * (index * 37 % 200)  # uneven sizes: chunks by bytes, not by count
         (project / "src" / f"job_{index:02}.py").write_text(padding + (FORKING if index % 2 else "x = 1\n"))

@@ -61,7 +61,7 @@ def test_file_without_trigger_words_is_never_parsed(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("parsed a file that holds no trigger word")
 
-    monkeypatch.setattr(engine.ast, "parse", refuse)
+    monkeypatch.setattr(ast, "parse", refuse)
     result = lint("import json\nprint(json.dumps({}))\n")
     assert result.status == "clean" and result.findings == []
 
@@ -69,7 +69,7 @@ def test_file_without_trigger_words_is_never_parsed(monkeypatch):
 def test_each_file_is_parsed_once_for_all_rules(monkeypatch):
     calls = []
     real_parse = ast.parse
-    monkeypatch.setattr(engine.ast, "parse", lambda *a, **k: calls.append(1) or real_parse(*a, **k))
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: calls.append(1) or real_parse(*a, **k))
     result = lint(WORKER + "launcher.old_spawn(['x'])\nthreshold = 1\n")
     assert len(calls) == 1
     assert {finding.code for finding in result.findings} == {"CUR901", "CUR902", "CUR907"}
@@ -232,19 +232,19 @@ def test_the_parallel_threshold_is_read_when_linting_not_when_importing(tmp_path
     real = forked.forked_map
     monkeypatch.setattr(forked, "forked_map",
                         lambda *args, **kwargs: forks.append(args[2]) or real(*args, **kwargs))
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(engine.scheduler, "PARALLEL_MIN_BYTES", 0)
     files = []
     for index in range(4):
         path = tmp_path / f"module_{index}.py"
         path.write_text(WORKER)
         files.append((str(path), "python"))
     make_linter().run(files, jobs=2)
-    if engine.CAN_FORK:
+    if engine.scheduler.CAN_FORK:
         assert forks == [2]
 
 
 def test_output_is_identical_for_every_job_count(tmp_path, monkeypatch):
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)  # fork children even for small files
+    monkeypatch.setattr(engine.scheduler, "PARALLEL_MIN_BYTES", 0)  # fork children even for small files
     files = []
     for index in range(40):
         path = tmp_path / f"module_{index:02}.py"
@@ -256,7 +256,7 @@ def test_output_is_identical_for_every_job_count(tmp_path, monkeypatch):
     assert sequential == [r.findings for r in linter.run(files, jobs=2)]
     assert sequential == [r.findings for r in linter.run(files, jobs=4)]
     assert sum(len(findings) for findings in sequential) == 2 * 26 + 1
-    monkeypatch.setattr(engine, "CAN_FORK", False)  # the process pool used where there is no fork
+    monkeypatch.setattr(engine.scheduler, "CAN_FORK", False)  # the process pool used where there is no fork
     assert sequential == [r.findings for r in make_linter().run(files, jobs=2)]
 
 
@@ -365,8 +365,8 @@ def test_the_contexts_of_one_kept_tree_walk_it_once(monkeypatch):
     linter = Linter(Settings(enabled=frozenset()), {})
     first = linter._parse(source, engine.FileResult("step.py"), frozenset())
     linter._keep_tree(first)
-    linter._index_trees = {}
-    summary_context = linter._parse_for_index(source)
+    linter.index_trees = {}
+    summary_context = linter.parse_for_index(source)
     again = linter._parse(source, engine.FileResult("step.py"), frozenset())
     assert first.tree is summary_context.tree is again.tree
     walks = []
@@ -393,3 +393,32 @@ def test_a_tree_index_lists_nodes_as_ast_walk_does():
     assert all(index.parent_of(id(child)) is node for node in ast.walk(tree)
                for child in ast.iter_child_nodes(node)
                if not isinstance(child, (ast.expr_context, ast.operator)))
+
+
+def test_no_tree_is_left_to_the_cyclic_collector():
+    """Every Python rule and indexer, over the rule cases that gather facts from other
+    modules, leaves no syntax tree in a reference cycle: trees are freed by reference counting
+    as soon as a file is done, not by full collections that walk every tree still held."""
+    import gc
+
+    from cursedlint.registry import all_rules
+
+    cases = os.path.join(os.path.dirname(__file__), "rules")
+    projects = [os.path.join(cases, code, name) for code in sorted(os.listdir(cases))
+                for name in sorted(os.listdir(os.path.join(cases, code)))
+                if os.path.isdir(os.path.join(cases, code, name))]
+    assert len(projects) >= 10
+    rules = [code for code, rule in all_rules().items() if "python" in rule.languages]
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for project in projects:
+            harness.run_project(project, None, rules)
+        gc.collect()
+        trees = [item for item in gc.garbage if isinstance(item, ast.AST)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert trees == []

@@ -345,7 +345,7 @@ def test_a_file_that_runs_the_parser_out_of_memory_never_passes(tmp_path, monkey
         "trainer/monitor.py": MONITOR,
         "trainer/train.py": TRAIN_WITH_MONITOR,
     })
-    real = engine.parse_python
+    real = engine.file_lint.parse_python
     failing = []
 
     def parse(text, *args, **kwargs):
@@ -353,7 +353,7 @@ def test_a_file_that_runs_the_parser_out_of_memory_never_passes(tmp_path, monkey
             raise MemoryError()
         return real(text, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "parse_python", parse)
+    monkeypatch.setattr(engine.file_lint, "parse_python", parse)
     monkeypatch.chdir(tmp_path)
     failing[:] = ["def record"]  # train.py itself
     assert main(["check", "--no-cache", "--concise", *select, "trainer/train.py"]) == 2

@@ -116,7 +116,7 @@ def test_hard_links_stay_one_file(project, capsys):
 
 
 def test_other_names_of_a_file_wait_for_its_fix_in_parallel_runs(project, capsys, monkeypatch):
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)  # fork workers even for small files
+    monkeypatch.setattr(engine.scheduler, "PARALLEL_MIN_BYTES", 0)  # fork workers even for small files
     for index in range(12):
         path = project / f"module_{index:02}.py"
         path.write_bytes(ORIGINAL)

@@ -13,7 +13,7 @@ import tempfile
 
 from hypothesis import HealthCheck, given, settings
 
-from cursedlint.engine import PARALLEL_MIN_BYTES
+from cursedlint.engine.scheduler import PARALLEL_MIN_BYTES
 
 from fuzz_inputs import (
     Project,

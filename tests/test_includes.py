@@ -263,7 +263,7 @@ def test_each_file_is_parsed_once_per_run_when_every_file_needs_facts(plugin, ca
 
     write(plugin, {"src/flush2.c": PLUGIN_SOURCE + "// another\n", "include/plugin/flush.h":
                    PLUGIN_HEADER + "// ibv_reg_mr process_vm_readv\n"})
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(engine.scheduler, "PARALLEL_MIN_BYTES", 0)
     log = plugin / ".git" / "parsed.log"
     real = c_context.parse
 
@@ -287,7 +287,7 @@ def test_rules_run_once_on_a_file_that_waits_for_facts(plugin, capsys, monkeypat
     from cursedlint import engine
 
     write(plugin, {"src/flush2.c": PLUGIN_SOURCE + "// another\n"})
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(engine.scheduler, "PARALLEL_MIN_BYTES", 0)
     log = plugin / ".git" / "rules.log"
     real = engine.Linter._run_rules
 

@@ -2,6 +2,7 @@
 the fix as help; checked over every finding the rules' cases produce."""
 
 import json
+import re
 import os
 import statistics
 
@@ -52,3 +53,23 @@ def test_help_keeps_names_as_the_code_spells_them(capsys):
     assert any("pointers to `IterDomain`s owned by the source container" in text
                for text in helps)
     assert not any("`iterdomain`" in text for text in helps)
+
+
+CITED_LINE = re.compile(r"([\w.-]+\.(?:py|pyx|pxd|c|cc|cpp|cxx|cu|cuh|h|hh|hpp)):\d+")
+
+
+def test_a_line_of_another_file_in_a_finding_is_a_step_of_its_chain(capsys):
+    """Another file's line reaches a finding only with a step of its chain in that file: the
+    files it cites (`Finding.cites`), which decide when a cached result linted with facts is
+    stale. Checked over every `file.py:12` in the messages, help and chain notes."""
+    findings = fixture_findings(capsys)
+    checked = 0
+    for finding in findings:
+        steps = finding["related"]
+        text = " ".join([finding["message"], finding["help"], *(s["note"] for s in steps)])
+        files = {os.path.basename(finding["path"])} | {
+            os.path.basename(step["path"]) for step in steps}
+        for name in CITED_LINE.findall(text):
+            checked += 1
+            assert name in files, (finding["path"], finding["line"], name)
+    assert checked >= 5

@@ -54,7 +54,7 @@ SETTINGS = Settings(enabled=frozenset())
 
 def index_of(files, store=None) -> ProjectIndex:
     linter = Linter(SETTINGS, {})
-    return ProjectIndex(files, SETTINGS, linter._parse_for_index, store)
+    return ProjectIndex(files, SETTINGS, linter.parse_for_index, store)
 
 
 def test_rounds_follow_new_words_until_none_appear(tmp_path):
@@ -275,7 +275,7 @@ def test_a_file_over_max_file_size_is_neither_read_nor_searched(tmp_path, monkey
     monkeypatch.setattr(project_index._Search, "holds",
                         lambda self, data: searched.append(len(data)) or real(self, data))
     settings = replace(SETTINGS, max_file_size=4_096)
-    index = ProjectIndex(files, settings, Linter(settings, {})._parse_for_index)
+    index = ProjectIndex(files, settings, Linter(settings, {}).parse_for_index)
     read = []
     real_read = index.file_bytes.read
     monkeypatch.setattr(index.file_bytes, "read",

@@ -296,15 +296,15 @@ def test_files_linted_again_with_the_facts_are_linted_in_forked_workers(tmp_path
     })
     monkeypatch.chdir(tmp_path)
     log = tmp_path / "pids.log"
-    real = engine.Linter._lint_chunk
+    real = engine.Linter.lint_chunk
 
     def logged(self, files):
         with open(log, "a") as handle:
             handle.writelines(f"{os.getpid()} {os.path.basename(path)}\n" for path, _ in files)
         return real(self, files)
 
-    monkeypatch.setattr(engine.Linter, "_lint_chunk", logged)
-    monkeypatch.setattr(engine, "AGAIN_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(engine.Linter, "lint_chunk", logged)
+    monkeypatch.setattr(engine.scheduler, "AGAIN_PARALLEL_MIN_BYTES", 0)
     main(["check", "--no-cache", "--jobs", "2", "--output-format", "json", "trainer"])
     found = sorted((f["path"], f["line"]) for f in json.loads(capsys.readouterr().out))
     assert found == [("trainer/eval.py", 12), ("trainer/train.py", 12)]
@@ -404,13 +404,13 @@ def test_only_files_whose_imports_lead_to_a_fact_are_linted_again(tmp_path, monk
     from cursedlint.engine import Linter
 
     linted = []
-    lint_all = Linter._lint_all
+    lint_files = Linter.lint_files
 
     def recording(self, files, jobs, *more):
         linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
-        return lint_all(self, files, jobs, *more)
+        return lint_files(self, files, jobs, *more)
 
-    monkeypatch.setattr(Linter, "_lint_all", recording)
+    monkeypatch.setattr(Linter, "lint_files", recording)
     calls = "import numba\n\nfrom .kernels import {0}\n\n\ndef tune(kernel):\n" \
         "    return {0}(kernel, lambda size: 0)\n"
     findings = lint(tmp_path, {

@@ -54,7 +54,7 @@ def test_rules_reading_the_same_facts_add_the_same_words():
         assert "project_trigger_words" not in vars(rule), \
             f"{rule.code} declares trigger words its indexer already gives"
     assert all(len(words) == 1 for words in by_indexer.values())
-    assert sorted(code for code, rule in all_rules().items() if engine._adds_triggers(rule)) == [
+    assert sorted(code for code, rule in all_rules().items() if engine.indexer_looks.adds_triggers(rule)) == [
         "CUR201", "CUR301", "CUR302", "CUR401", "CUR402", "CUR403", "CUR404", "CUR601"]
 
 

@@ -6,6 +6,7 @@ threads), by itself or through its module's own functions. CUR4xx and CUR102 rea
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 
@@ -13,7 +14,7 @@ from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis, body_of,
     capture_analysis, pinned_loader, position,
 )
-from cursedlint.analysis.cuda_use import module_cuda_use
+from cursedlint.analysis.cuda_use import CHECKED_NODES, module_cuda_use
 from cursedlint.analysis.library_work import LIBRARY_WORK, LibraryWork
 from cursedlint.analysis.python_modules import is_project_module
 from cursedlint.analysis.python_project import (
@@ -93,11 +94,6 @@ class CudaReach(FunctionIndexer):
 _THREAD_WORDS = re.compile(r"Thread|Timer|Executor")
 
 
-_CHECKED = (ast.Call, ast.Subscript, ast.BinOp)
-"""The only nodes `_ModuleCudaFacts.checks` (and `callee`) answer for: calls, a boolean-mask
-index (`host_sync`), a `@` product (`library_work`)."""
-
-
 class _ModuleCudaFacts:
     """The CUDA facts of each function of a module parsed for the index, in one walk per
     function for all kinds, following the module's own functions (memoized, cycles cut):
@@ -107,14 +103,16 @@ class _ModuleCudaFacts:
         self.context = context
         self.analysis = _fed(capture_analysis(context))
         self.uses = module_cuda_use(context)
+        self._conditional: set[int] = set()  # the nodes under an `if` (`_ordered`)
+        # (no check is bound to self: the cycle would keep the module's tree for the collector)
         self.checks = {"device_wide": self.uses.device_wide_use, "cuda": self.uses.any_use,
                        "sure_cuda": self.uses.sure_use, "cuda_init": self.uses.initializes,
                        "cuda_needed": self.uses.needs_cuda,
-                       "host_sync": self._unconditional_sync,
+                       "host_sync": functools.partial(_unconditional_sync, self._conditional,
+                                                      self.uses.host_sync),
                        "global_capture": self.analysis.begins,
                        LIBRARY_WORK: LibraryWork(context, self.analysis, self.uses).library_work}
         self._memo: dict[int, dict] = {}
-        self._conditional: set[int] = set()
 
     def of(self, function: ast.AST) -> dict[str, tuple[int, str, list[str]]]:
         key = id(function)
@@ -146,18 +144,13 @@ class _ModuleCudaFacts:
             node, conditional = pending.pop()
             if isinstance(node, FUNCTIONS + (ast.Lambda, ast.ClassDef)) and node is not function:
                 continue
-            if isinstance(node, _CHECKED):
+            if isinstance(node, CHECKED_NODES):
                 if conditional:
                     self._conditional.add(id(node))
                 nodes.append(node)
             inner = conditional or isinstance(node, (ast.If, ast.IfExp))
             pending.extend((child, inner) for child in child_nodes(node))
         return sorted(nodes, key=position)
-
-    def _unconditional_sync(self, node: ast.AST) -> str | None:
-        """A wait for the GPU that runs whenever the function does: one under an `if`
-        depends on values another module's caller cannot be seen to give."""
-        return None if id(node) in self._conditional else self.uses.host_sync(node)
 
 
 def capturing_names(facts: dict) -> tuple[str, ...]:
@@ -198,3 +191,9 @@ def _returned_loader(analysis: CaptureAnalysis, function: ast.AST) -> ast.Call |
 
 
 CUDA_REACH = CudaReach()
+
+
+def _unconditional_sync(conditional: set[int], host_sync, node: ast.AST) -> str | None:
+    """A wait for the GPU (`host_sync`) that runs whenever the function does: one under an
+    `if` (`conditional`) depends on values another module's caller cannot be seen to give."""
+    return None if id(node) in conditional else host_sync(node)

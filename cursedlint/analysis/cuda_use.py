@@ -127,6 +127,11 @@ def allocates(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and _c_name(node.func) in C_ALLOCATIONS
 
 
+CHECKED_NODES = (ast.Call, ast.Subscript, ast.BinOp)
+"""The only nodes a check of CUDA use answers for (and `CudaUse.callee`): calls, a
+boolean-mask index (`host_sync`), a `@` product (`library_work`)."""
+
+
 class CudaUse:
     """Which calls of a module reach CUDA, directly, through its own functions, or through
     the project's other modules (`project`: their summaries; None in a summary's own run).
@@ -285,7 +290,8 @@ class CudaUse:
               seen: frozenset[int] = frozenset()) -> tuple[ast.AST, str, list[str]] | None:
         """The first node under `code` (by position) for which `check(node)` says something,
         looking into the module's functions it calls: (node, what, [callee names])."""
-        nodes = sorted((n for n in own_nodes(code) if hasattr(n, "lineno")), key=position)
+        nodes = sorted((n for n in own_nodes(code) if isinstance(n, CHECKED_NODES)),
+                       key=position)
         for node in nodes:
             what = check(node)
             if what:

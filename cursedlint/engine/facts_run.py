@@ -1,0 +1,217 @@
+"""The second pass of a run: gather the facts from other files that the first lint asked
+for, then lint again only the files whose findings they can change."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping
+
+from cursedlint import notices
+from cursedlint.analysis.includes import IncludedHeaders
+import cursedlint.engine.reported_notices as reported
+from cursedlint.engine.file_lint import FileLinter
+from cursedlint.engine.indexer_looks import adds_triggers, seeds_of, summarized
+from cursedlint.engine.results import FileResult, Project
+import cursedlint.engine.scheduler as scheduler
+from cursedlint.project_index import FactError, ProjectIndex, facts_digest
+from cursedlint.rule import Rule
+from cursedlint.source import Source, SourceError, read_bytes
+
+
+class FactsRun:
+    """The facts pass of one run of a `Linter` (`engine.linter`): it reads and sets the
+    linter's `project` (indexer name -> path -> summary), `facts_key`, `modules` and
+    `fact_passes`, and asks it to lint files again (`lint_files`), through the cache
+    (`store`, `stored_with_facts`) or in the workers of the first lint."""
+
+    def __init__(self, linter: FileLinter):
+        self.linter = linter
+
+    def index_project(
+        self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
+        names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
+        jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (), save: bool = True,
+        for_triggers: Mapping[str, list[tuple[str, str]]] | None = None,
+    ) -> ProjectIndex:
+        """Facts of the project's files (path, language) for `rules` (default: every enabled
+        rule that uses them; with `names`, only those indexers), gathered here once and handed
+        to every file's rules. `store`: an IndexStore that keeps summaries across runs;
+        `seeds`: indexer name -> first-round words from the files that need its facts;
+        `jobs`: processes that may summarize files; `summaries`: (indexer name, content hash,
+        summary) the lint made already; `save`: write the store now (else the caller does);
+        `for_triggers`: indexer name -> the files its facts are drawn from where they are
+        gathered only for their trigger words (no linted file needs them itself)."""
+        linter = self.linter
+        index = ProjectIndex(files, linter.settings, linter.parse_for_index, store,
+                             linter.file_bytes, jobs,
+                             linter.cache.run_stats if linter.cache else None, for_triggers)
+        rules = self.linter.indexing_rules() if rules is None else rules
+        indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
+                    if names is None or indexer.name in names}
+        known = {indexer.name: indexer for indexer in summarized(indexers.values())}
+        for name, digest, summary in summaries:
+            if name in known:
+                index.add(known[name], digest, summary)
+        self.linter.index_trees = {}
+        try:
+            for indexer in indexers.values():
+                gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
+                linter.project[indexer.name] = (indexer.facts_from(index) if gathered
+                                                else index.facts(indexer, (seeds or {}).get(
+                                                    indexer.name, ())))
+        finally:
+            self.linter.index_trees = None
+        if store and save:
+            store.save()
+        self.linter.facts_changed()
+        return index
+
+    def run(self, files: list[tuple[str, str]], jobs: int, results: list[FileResult],
+            project: Project, summaries: list[tuple[str, str, Any]]) -> None:
+        """`_gather_and_lint_again`, then each error of the facts' gathering reported."""
+        errors = self._gather_and_lint_again(files, jobs, results, project, summaries)
+        reported.report_fact_errors(results, errors + self.linter.fact_errors,
+                                    self.linter.show_traceback)
+        self.linter.fact_errors = []
+
+    def _gather_and_lint_again(self, files: list[tuple[str, str]], jobs: int,
+                               results: list[FileResult], project: Project,
+                               summaries: list[tuple[str, str, Any]]) -> list[FactError]:
+        """Gather the facts the results say they need (and those of rules whose facts add
+        triggers when files outside the linted ones may hold some), from the `summaries` the
+        lint made and from the files it did not parse, then lint again the files whose
+        findings the facts found can change (`Indexer.affects`), those whose rules wait for
+        the facts (`FileResult.deferred`), and those naming words the facts made triggers."""
+        linter = self.linter
+        rules = linter.indexing_rules()
+        needed = {name for result in results for name in result.needs}
+        wanted = set(needed)
+        if not project.linted_all:  # (for the linted files' languages)
+            languages = {language for _, language in files}
+            wanted.update(rule.indexer.name for rule in rules if adds_triggers(rule)
+                          and languages.intersection(rule.indexer.languages))
+        using = [rule for rule in rules if any(ix.name in wanted for ix in rule.indexers())]
+        if not using:
+            return []
+        seeds: dict[str, set[str]] = {}
+        for result in results:
+            for name, words in result.seeds.items():
+                seeds.setdefault(name, set()).update(words)
+        near = project.near_files
+        if near is None or project.linted_all:
+            sources, for_triggers = project.list_files, {}
+        else:  # what no linted file needs itself is gathered for its trigger words alone
+            sources = project.list_files if needed else near
+            for_triggers = {name: near() for name in wanted - needed}
+        index = self.index_project(sources(), project.store, using, wanted, seeds,
+                                   jobs, summaries, save=False, for_triggers=for_triggers)
+        errors, linter.fact_passes = index.errors, index.passes
+        found = {name for name, facts in linter.project.items() if facts}
+        asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
+        words = [
+            (rule.indexer.languages, word) for rule in using if adds_triggers(rule)
+            and rule.indexer.name in linter.project
+            for word in rule.project_trigger_words(linter.project[rule.indexer.name])
+        ]
+
+        def names_words(i: int) -> bool:
+            path, language = files[i]
+            return names_any(path, [w for languages, w in words if language in languages])
+
+        named = {i for i in range(len(files)) if i not in asked and names_words(i)} \
+            if words else set()
+        late = self._late_seeds([files[i] for i in sorted(named)], using)
+        if any(not added <= seeds.get(name, set()) for name, added in late.items()):
+            for name, added in late.items():  # what a file named by the facts calls
+                seeds.setdefault(name, set()).update(added)
+            index = self.index_project(sources(), project.store, using, wanted,
+                                       seeds, jobs, summaries, save=False, for_triggers=for_triggers)
+            errors, linter.fact_passes = index.errors, index.passes
+        indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
+        deferred = {i for i, result in enumerate(results) if result.deferred}
+        linter.facts_key, linter.modules = facts_digest(linter.project, index) if linter.cache \
+            else (None, {})
+        if project.store:
+            project.store.save()
+        cached = {}
+        for i in (asked | named | deferred) if linter.cache else ():
+            result = linter.cache.lookup(files[i][0], linter.facts_key)
+            if result is not None and linter.cites_the_same(result):
+                cached[i] = results[i] = result
+        again = named | deferred | {
+            i for i in asked - cached.keys()
+            if self._affected(files[i][0], results[i], found, indexers) or names_words(i)}
+        for i in asked - again - cached.keys() if linter.cache else ():
+            linter.cache.same_with(files[i][0], linter.facts_key)  # the facts change nothing
+        order = sorted(again - cached.keys())
+        if not order:
+            return errors
+        if linter.facts_key is None:
+            linter.facts_key, linter.modules = facts_digest(linter.project, index)
+        relinted = linter.stored_with_facts([files[i][0] for i in order])
+        relinted.update(linter.lint_again_in_workers({files[i][0] for i in order} - relinted.keys()))
+        rest = [i for i in order if files[i][0] not in relinted]
+        for i, result in zip(rest, linter.lint_files([files[i] for i in rest], jobs,
+                                                          scheduler.AGAIN_PARALLEL_MIN_BYTES)):
+            relinted[files[i][0]] = result
+        for i in order:
+            result = relinted[files[i][0]]
+            linter.store(result, linter.facts_key)
+            first = results[i]  # what --fix wrote, and internal errors, stay told
+            result.fixed += first.fixed
+            result.notes[:0] = first.notes
+            result.findings += [finding for finding in first.findings if finding.code ==
+                                notices.InternalError.code and finding not in result.findings]
+            result.findings.sort(key=lambda finding: finding.sort_key)
+            result.write_failed = result.write_failed or first.write_failed
+            results[i] = result
+        return errors
+
+    def _affected(self, path: str, result: FileResult, found: set[str],
+                  indexers: Mapping[str, Any]) -> bool:
+        """Whether facts gathered for the file (`found`: the indexers that found some) can
+        change its findings: its lint asked for them, and they reach what it reads them
+        through."""
+        for name in found.intersection(result.needs):
+            lookups = result.lookups.get(name)
+            if lookups is None or \
+                    indexers[name].affects(self.linter.project[name], path, lookups):
+                return True
+        return False
+
+    def _late_seeds(self, files: list[tuple[str, str]],
+                    rules: list[type[Rule]]) -> dict[str, set[str]]:
+        """The first-round words of files the first lint had no reason to parse, found to
+        name a word the facts made a trigger (a call of another module's capturing function):
+        what they take from the project's other modules joins the index."""
+        seeds: dict[str, set[str]] = {}
+        indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()}
+        for path, language in files:
+            try:
+                source = Source.from_bytes(path, read_bytes(path), language)
+            except SourceError:
+                continue
+            context = self.linter.parse_for_index(source)
+            if context is None:
+                continue
+            for name, indexer in indexers.items():
+                if language in indexer.languages:
+                    seeds.setdefault(name, set()).update(
+                        seeds_of(indexer, context, self.linter.fact_errors))
+            context.release()
+        return seeds
+
+
+def names_any(path: str, words: list[str]) -> bool:
+    """Whether the file holds one of `words` as a whole name."""
+    if not words:
+        return False
+    try:
+        data = read_bytes(path)
+    except SourceError:
+        return False
+    encoded = [word.encode() for word in words]
+    if not any(word in data for word in encoded):
+        return False
+    pattern = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(map(re.escape, encoded)) + rb")(?![A-Za-z0-9_])")
+    return pattern.search(data) is not None

@@ -1,0 +1,348 @@
+"""One file from bytes to findings.
+
+Read -> skip binary -> prefilter on bytes (no hit: done, nothing parsed) -> decode -> parse
+once (ast | tree-sitter) -> every triggered rule of the language runs on that one tree ->
+suppressions. A rule that raises becomes a CUR000 finding; the other rules still run. A file
+whose rules could use facts from other files says which (`FileResult.needs`), for the run
+(`engine.linter`) to gather.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Mapping
+
+from cursedlint import notices, suppressions
+from cursedlint.context import TextContext
+import cursedlint.engine.reported_notices as reported
+from cursedlint.engine.indexer_looks import adds_triggers, lookups_of, needs, seeds_of, summarized
+from cursedlint.engine.results import FileResult
+from cursedlint.findings import Span
+from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
+from cursedlint.prefilter import Prefilter
+from cursedlint.project_index import FactError
+from cursedlint.rule import Notice, Rule
+from cursedlint.settings import Settings
+from cursedlint.source import Source, SourceError, looks_binary, parse_python
+
+KEPT_TREE_BYTES = 16 << 20
+"""Bytes of C/C++ source per process whose trees the lint keeps between its two passes (a
+tree takes about twenty times its source): within them, a file is parsed once per run."""
+INDEX_TREE_BYTES = 4 << 20
+"""Source bytes whose Python trees the index keeps while it is gathered (each indexer
+summarizes a file from the same tree)."""
+
+
+class FileLinter:
+    """Lints one file at a time with fixed settings and rules (code -> class). What a run sets
+    on it: the facts from other files (`project`, `facts_key`) and whether files that need
+    facts wait for them (`summarize_for_index`, `defer_python`)."""
+
+    def __init__(self, settings: Settings, rules: Mapping[str, type[Rule]], *,
+                 warn_unused_suppressions: bool = False, show_traceback: bool = False):
+        self.settings = settings
+        self.rules = {code: rule for code, rule in rules.items() if not issubclass(rule, Notice)}
+        self.rule_names = {code: rule.name for code, rule in rules.items()}
+        self.warn_unused = warn_unused_suppressions
+        self.show_traceback = show_traceback
+        self.fix: str | None = None
+        self.project: dict[str, dict[str, Any]] = {}  # indexer name -> path -> summary
+        self.facts_key: str | None = None
+        """The shape of the facts from other files this run lints with (None: no facts)."""
+        self.summarize_for_index = False
+        """Whether a parsed file that needs facts also gets the summaries of the indexers worth
+        it (`FileResult.index_summaries`), so the index need not parse it again."""
+        self.defer_python = False  # (`_may_defer`)
+        self.fact_errors: list[FactError] = []  # errors of the facts' gathering, to report
+        self.index_trees: dict[tuple[str, bytes], Any] | None = None  # (while indexing)
+        self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
+        self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
+        self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
+        self._summarizers: list | None = None
+        self._kept_trees: dict[str, tuple[bytes, Any, Any]] = {}  # path -> (bytes, tree, index)
+        self._kept_budget = KEPT_TREE_BYTES
+
+    def indexing_rules(self) -> list[type[Rule]]:
+        """The enabled rules that use facts from other files of the project."""
+        return [
+            rule for code, rule in self.rules.items()
+            if rule.indexers() and code in self.settings.enabled
+        ]
+
+    def facts_changed(self) -> None:
+        """The facts from other files changed: the prefilters, which add triggers from them,
+        are built anew."""
+        self._prefilters.clear()
+
+    def forget_kept_trees(self) -> None:
+        """Drop the trees kept for a lint with facts (at the end of a run)."""
+        self._kept_trees.clear()
+        self._kept_budget = KEPT_TREE_BYTES
+
+    def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
+        key = (language, enabled)
+        prefilter = self._prefilters.get(key)
+        if prefilter is None:
+            prefilter = self._prefilters[key] = Prefilter(
+                (
+                    rule
+                    for code, rule in self.rules.items()
+                    if code in enabled and language in rule.languages
+                ),
+                self.settings.rule_options,
+                self.project,
+                self.settings.target_python,
+                language,
+            )
+        return prefilter
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For the workers of a platform without fork: the prefilters (whose automata do not
+        pickle) are a cache each process builds anew."""
+        return {**self.__dict__, "_prefilters": {}}
+
+    def _wanted(self, context, rules: list[type[Rule]]) -> list[str]:
+        """The indexers of the file's language whose facts (not gathered yet) these rules could
+        use on this file: a rule whose facts can add triggers always, another when its
+        indexer's look at the parsed file says so (or fails: reported)."""
+        wanted = []
+        always = {rule.indexer.name for rule in rules if adds_triggers(rule)}
+        for rule in rules:
+            for indexer in rule.indexers():
+                if indexer.name in self.project or indexer.name in wanted or \
+                        context.source.language not in indexer.languages:
+                    continue
+                errors = self.fact_errors
+                if indexer.name in always or needs(indexer, context, errors):
+                    wanted.append(indexer.name)
+                    self._seeds.setdefault(indexer.name, set()).update(
+                        seeds_of(indexer, context, errors))
+                    lookups = None if indexer.name in context.asks_any_fact \
+                        else lookups_of(indexer, context, errors)
+                    if lookups is not None:
+                        self._lookups[indexer.name] = lookups
+        return wanted
+
+    def _index_summaries(self, context) -> list[tuple[str, str, Any]]:
+        """What the index would make of this C/C++ file, from this parse: the summaries of
+        the indexers of the enabled rules that find the file worth summarizing (as
+        `ProjectIndex._summarize` does: None when the summarizer fails). (The Python index
+        summarizes only the modules the linted files lead to, a few of all: summarizing
+        every linted module instead cost the stdlib worst case 3x its time.)"""
+        import hashlib  # (only runs with an index need it)
+
+        if self._summarizers is None:
+            self._summarizers = summarized(
+                indexer for rule in self.indexing_rules() for indexer in rule.indexers())
+        made = []
+        digest = None
+        for indexer in self._summarizers:
+            if context.source.language not in indexer.languages or \
+                    not indexer.worth_summarizing(context.source, self.settings):
+                continue
+            digest = digest or hashlib.sha1(context.source.data).hexdigest()
+            try:
+                summary = indexer.summarize(context)
+            except Exception as error:
+                self.fact_errors.append(FactError.of(context.source.path, indexer.name, error))
+                continue  # (not kept: the index summarizes it again, and reports it)
+            made.append((indexer.name, digest, summary))
+        return made
+
+    def _may_defer(self, source: Source) -> bool:
+        """Whether a file that needs facts from other files waits for them before its rules
+        run (`FileResult.deferred`), in a run that gathers facts and lints such files again
+        (it keeps their trees): a C/C++ file always; a Python file only in a run that lints
+        few bytes (`_defer_python`: a pre-commit run, a run after a few files changed). In a
+        run that lints many Python files, their rules run at once: the facts change few of
+        their findings, and a file whose findings they cannot change keeps its result
+        without them when the facts change (a deferred file is linted again then)."""
+        return (self.summarize_for_index and self.facts_key is None and not self.fix
+                and (source.language in (C, CPP)
+                     or (source.language == PYTHON and self.defer_python)))
+
+    def _keep_tree(self, context) -> None:
+        """Keep a file's tree (immutable) for its lint with facts, within the budget."""
+        data = context.source.data
+        if len(data) <= self._kept_budget:
+            self._kept_trees[context.source.path] = (
+                data, context.tree, getattr(context, "tree_index", None))
+            self._kept_budget -= len(data)
+
+    def parse_for_index(self, source: Source):
+        """A new context of the file for one indexer. While the index is gathered, a Python
+        file's tree is parsed once for all indexers (within INDEX_TREE_BYTES of source); the
+        contexts are not shared: an indexer's walk adds to its own."""
+        trees = self.index_trees
+        if trees is None or source.language != PYTHON:
+            return self._parse(source, FileResult(source.path), frozenset())
+        key = (source.path, source.data)
+        kept = trees.get(key) or self._kept_tree(source, pop=False)
+        if kept is None:
+            from cursedlint.python_context import TreeIndex
+
+            try:
+                tree = parse_python(source.text)
+            except MemoryError as error:
+                if not reported.parser_stack_overflow(error):
+                    raise  # (the summary's error: reported as CUR000, never a missing fact)
+                return None
+            except (SyntaxError, ValueError, RecursionError):
+                return None
+            kept = tree, TreeIndex(tree)
+            if sum(len(data) for _, data in trees) + len(source.data) <= INDEX_TREE_BYTES:
+                trees[key] = kept
+        return self._parse(source, FileResult(source.path), frozenset(), *kept)
+
+    def lint_bytes(self, path: str, data: bytes, language: str) -> FileResult:
+        if looks_binary(data):
+            return FileResult(path, status="skipped")
+        enabled = self.settings.enabled_for(path)
+        triggered = self.prefilter_for(language, enabled).triggered(data)
+        scan_suppressions = self.warn_unused and suppressions.has_suppression_text(data)
+        if not triggered and not scan_suppressions:
+            return FileResult(path)
+        if len(data) > self.settings.max_file_size:
+            return self._too_large(path, len(data), enabled)
+        try:
+            source = Source.from_bytes(path, data, language)
+        except SourceError as error:
+            return self._unreadable(path, error)
+        return self.lint_source(source, triggered, enabled)
+
+    def lint_source(
+        self,
+        source: Source,
+        rules: list[type[Rule]],
+        enabled: frozenset[str],
+        *,
+        tree: ast.Module | None = None,
+        suppress: bool = True,
+    ) -> FileResult:
+        """Run `rules` on a decoded source, then apply its suppression comments. `tree` is the
+        module's ast when a host (flake8) has parsed it already; `suppress=False` leaves noqa
+        to the host."""
+        result = FileResult(source.path, status="checked")
+        context = self._parse(source, result, enabled, tree) if rules else None
+        if context is not None:
+            defer = self._may_defer(source)
+            if defer:
+                result.needs = self._wanted(context, rules)
+                result.deferred = bool(result.needs)
+            if not result.deferred:
+                self._run_rules(context, rules, result)
+                result.findings.extend(context.findings)
+                if not defer:
+                    result.needs = self._wanted(context, rules)
+            result.seeds = {name: sorted(words) for name, words in self._seeds.items()}
+            result.lookups = self._lookups
+            self._seeds.clear()
+            self._lookups = {}
+            if self.summarize_for_index and result.needs and source.language in (C, CPP):
+                result.index_summaries = self._index_summaries(context)
+                self._keep_tree(context)
+            elif result.deferred:
+                self._keep_tree(context)
+            reported.report_fact_errors([result], self.fact_errors, self.show_traceback)
+            self.fact_errors = []
+            context.release()
+        if suppress and (result.findings or self.warn_unused):
+            self._suppress(source, result, enabled)
+        result.findings.sort(key=lambda finding: finding.sort_key)
+        result.lines = {number: source.line_text(number)
+                        for finding in result.findings for number in finding.cited_lines}
+        return result
+
+    def _parse(self, source: Source, result: FileResult, enabled: frozenset[str], tree=None,
+               tree_index=None):
+        """The file's context: of `tree` (with its `TreeIndex`, shared by the contexts of
+        it) when given, else of the tree this run kept, else of a new parse."""
+        if source.language == PYTHON:
+            from cursedlint.python_context import PythonContext
+
+            if tree is None:
+                tree, tree_index = self._kept_tree(source, pop=True) or (None, None)
+            try:
+                tree = tree or parse_python(source.text)
+            except MemoryError as error:
+                if notices.SyntaxErrorNotice.code in enabled:
+                    result.findings.append(reported.syntax_error(source, error))
+                elif not reported.parser_stack_overflow(error):  # no rule checked it: never a pass
+                    result.findings.append(reported.out_of_memory(source))
+                return None
+            except (SyntaxError, ValueError, RecursionError) as error:
+                if notices.SyntaxErrorNotice.code in enabled:
+                    result.findings.append(reported.syntax_error(source, error))
+                return None
+            context = PythonContext(source, self.settings, tree, tree_index)
+        elif source.language in TEXT_LANGUAGES:
+            context = TextContext(source, self.settings)
+        else:
+            from cursedlint.c_context import CContext, parse
+
+            kept = self._kept_tree(source, pop=True)
+            tree = kept[0] if kept else parse(source.data, source.language)
+            context = CContext(source, self.settings, tree)
+            result.error_nodes = context.error_count
+        context.project = self.project
+        return context
+
+    def _kept_tree(self, source: Source, pop: bool) -> tuple[Any, Any] | None:
+        """The tree this run's first lint of the file kept, with its `TreeIndex`, when the
+        bytes are the same."""
+        kept = (self._kept_trees.pop if pop else self._kept_trees.get)(source.path, None)
+        return kept[1:] if kept is not None and kept[0] == source.data else None
+
+    def _run_rules(self, context, rule_classes: list[type[Rule]], result: FileResult) -> None:
+        def failed(rule: Rule | type[Rule], error: BaseException) -> None:
+            rule_class = rule if isinstance(rule, type) else type(rule)
+            result.findings.append(reported.internal_error(context.source.path, rule_class, error))
+            if self.show_traceback:
+                import traceback
+
+                result.tracebacks.append("".join(traceback.format_exception(error)))
+
+        rules = []
+        for rule_class in rule_classes:
+            try:
+                checker = rule_class.checker(context.source.language)
+                rules.append(checker(context, self.settings.rule_options.get(rule_class.code)))
+            except Exception as error:
+                failed(rule_class, error)
+        if context.source.language == PYTHON:
+            context.walk(rules, failed)
+        for rule in rules:
+            try:
+                rule.check()
+            except Exception as error:
+                failed(rule, error)
+
+    def _suppress(self, source: Source, result: FileResult, enabled: frozenset[str]) -> None:
+        found = suppressions.find_suppressions(source.lines, source.language)
+        if not found:
+            return
+        comments = [item for item in found if isinstance(item, suppressions.Suppression)]
+        internal = [f for f in result.findings if f.code == notices.InternalError.code]
+        others = [f for f in result.findings if f.code != notices.InternalError.code]
+        result.findings = internal + suppressions.apply(others, comments)
+        if notices.UnmatchedSuppressionBlock.code in enabled:
+            result.findings.extend(
+                reported.unmatched(source.path, item) for item in found
+                if isinstance(item, suppressions.Unmatched) and item.concerns(self.rule_names))
+        if self.warn_unused and notices.UnusedSuppression.code in enabled:
+            result.findings.extend(
+                reported.unused(source, comments, enabled, frozenset(self.rule_names)))
+
+    def _unreadable(self, path: str, error: SourceError) -> FileResult:
+        result = FileResult(path, status="checked")
+        if notices.UnreadableFile.code in self.settings.enabled_for(path):
+            span = Span(error.line, error.column, error.line, error.column)
+            result.findings.append(
+                reported.notice(notices.UnreadableFile, path, span, error.message))
+        return result
+
+    def _too_large(self, path: str, size: int, enabled: frozenset[str]) -> FileResult:
+        result = FileResult(path, status="skipped")
+        if notices.TooLargeFile.code in enabled:
+            result.findings.append(reported.too_large(path, size, self.settings.max_file_size))
+        return result

@@ -1,0 +1,228 @@
+"""A run: lint files (from the cache where it can), apply fixes, gather the facts from other
+files that the lint asked for and lint again what they can change (`facts_run`), across
+processes (`scheduler`)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from cursedlint import notices
+from cursedlint.cache import file_stat
+import cursedlint.engine.scheduler as scheduler
+from cursedlint.engine.facts_run import FactsRun
+from cursedlint.engine.file_lint import FileLinter
+from cursedlint.engine.fix_writer import FixWriter
+from cursedlint.engine.results import FileResult, Project
+from cursedlint.project_index import KEPT_BYTES, FactPass, ProjectIndex
+from cursedlint.rule import Rule
+from cursedlint.settings import Settings
+from cursedlint.source import FileBytes, SourceError
+
+
+class Linter(FileLinter):
+    """Lints files with fixed settings and rules (code -> class; the registry by default)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        rules: Mapping[str, type[Rule]],
+        *,
+        warn_unused_suppressions: bool = False,
+        show_traceback: bool = False,
+        fix: str | None = None,
+        fix_roots: tuple[str, ...] | None = None,
+        show_diff: bool = False,
+        cache=None,
+    ):
+        """`fix`: None (report only), "safe" or "unsafe" (also apply fixes marked unsafe).
+        `fix_roots`: the real paths fixes may be written within (`fixes.write_roots`; default:
+        each file's own directory). `show_diff`: with `fix`, write nothing; each result holds
+        its fixes as a unified diff. `cache`: a ResultCache whose fingerprint covers these
+        settings (never used with fix)."""
+        super().__init__(settings, rules, warn_unused_suppressions=warn_unused_suppressions,
+                         show_traceback=show_traceback)
+        self.fix = fix
+        self.fixes = FixWriter(self.lint_bytes, fix, fix_roots, show_diff) if fix else None
+        self.cache = None if fix else cache
+        self.file_bytes = FileBytes(KEPT_BYTES)  # files read before linting, read once
+        self.fact_passes: list[FactPass] = []  # what the run's facts gathering did (-v)
+        self.modules: dict[str, str] = {}  # with facts_key: summarized module -> its digest
+        self.workers = None  # forked workers waiting to lint again what they linted first
+        self._linted_here: list[tuple[str, str]] = []  # files this process linted first
+
+    def index_project(self, files: list[tuple[str, str]], store=None, **options) -> ProjectIndex:
+        """Facts of the project's files for the enabled rules that use them
+        (`FactsRun.index_project`, which names the options)."""
+        return FactsRun(self).index_project(files, store, **options)
+
+    def fix_bytes(self, path: str, data: bytes, language: str) -> tuple[bytes, FileResult]:
+        """The bytes of a file that is no file (standard input) with its fixes applied, and
+        their result (`FixWriter.fix_bytes`)."""
+        return self.fixes.fix_bytes(path, data, language)
+
+    # -- one file, through the cache -----------------------------------------------------------
+    def lint_path(self, path: str, language: str) -> FileResult:
+        try:
+            stat, data, key = self._read(path)
+        except SourceError as error:
+            return self._unreadable(path, error)
+        stored = self._stored(key, stat) if key else None
+        if stored is not None:
+            return stored
+        result = self.lint_bytes(path, data, language)
+        if self.fixes and self.fixes.fixable(result):
+            result = self.fixes.fix_file(path, data, language, result)
+        elif key and not any(f.code == notices.InternalError.code for f in result.findings):
+            result.cache_key, result.cache_stat = key, stat
+        return result
+
+    def _read(self, path: str) -> tuple[Any, bytes, str | None]:
+        """The file's stat from before it was read (with a cache), its bytes (SourceError when
+        it cannot be read), and its result's cache key under this run's facts."""
+        stat = file_stat(path) if self.cache else None
+        data = self.file_bytes.read(os.path.abspath(path), keep=False)
+        return stat, data, self.cache.key(path, data, self.facts_key) if self.cache else None
+
+    def _stored(self, key: str, stat) -> FileResult | None:
+        """The result stored under `key`, unless it cites modules whose facts changed; with
+        the file's new `stat` (when it can be trusted), for the run to record."""
+        cached = self.cache.get(key)
+        if cached is None or not self.cites_the_same(cached):
+            return None
+        if stat is None:
+            return cached
+        import copy  # (only a cached result needs it)
+
+        result = copy.copy(cached)  # same bytes, new stat: the run records it
+        result.cache_key, result.cache_stat = key, stat
+        return result
+
+    def stored_with_facts(self, paths: list[str]) -> dict[str, FileResult]:
+        """Path -> its result stored with this run's facts, for the files of `paths` whose
+        bytes have one (read and hashed here: far cheaper than forking to lint them again)."""
+        found = {}
+        for path in paths if self.cache else ():
+            try:
+                stat, _, key = self._read(path)
+            except SourceError:
+                continue
+            stored = self._stored(key, stat)
+            if stored is not None:
+                found[path] = stored
+        return found
+
+    def store(self, result: FileResult, facts: str | None = None) -> None:
+        """Put a new result in the cache (found later by its file's stat, and `facts`, with
+        the modules it cites when linted with facts)."""
+        if self.cache and result.cache_key:
+            if facts is not None:
+                result.cited = self._cited(result)
+            key, result.cache_key = result.cache_key, None
+            stat, result.cache_stat = result.cache_stat, None
+            self.cache.put(key, result, stat, facts=facts)
+
+    def _cited(self, result: FileResult) -> dict[str, str]:
+        """The summarized modules a result linted with facts cites (`FileResult.cited`): the
+        files its findings cite (`Finding.cites`), each with the digest of its summaries."""
+        cited = {path for finding in result.findings for path in finding.cites}
+        return {path: digest for path, digest in self.modules.items()
+                if os.path.abspath(path) in cited}
+
+    def cites_the_same(self, result: FileResult) -> bool:
+        """Whether each module a stored result cites has the summaries it had then."""
+        return all(self.modules.get(path) == digest for path, digest in result.cited.items())
+
+    # -- many files ----------------------------------------------------------------------------
+    def run(
+        self, files: list[tuple[str, str]], jobs: int, project: Project | None = None
+    ) -> list[FileResult]:
+        """Lint (path, language) pairs on up to `jobs` processes; results in the order of `files`.
+        Results of unchanged files come from the cache, here in the parent; new results go into
+        it here too (workers only read it). With --fix, a file's other names (hard links,
+        symlinks) are linted after the others, here in the parent.
+
+        Files are linted without facts from other files first; a file whose rules could use
+        some says so (`FileResult.needs`). With a `project`, the facts needed are then
+        gathered once, from its files, and only the files that can use them are linted again
+        with them: a run where no file needs facts reads nothing more than the lint does."""
+        self.summarize_for_index = project is not None
+        self.facts_key, self.modules = None, {}
+        if self.cache:
+            self.cache.begin_run()
+        try:
+            results = self._run_without_facts(files, jobs)
+            summaries = []
+            for result in results:
+                summaries += result.index_summaries
+                result.index_summaries = []
+                self.store(result)
+            if project is not None:
+                FactsRun(self).run(files, jobs, results, project, summaries)
+        finally:
+            self.summarize_for_index = self.defer_python = False
+            if self.workers is not None:
+                self.workers.close()
+                self.workers = None
+            self.forget_kept_trees()
+        if self.cache:
+            self.cache.save()
+        return results
+
+    def _run_without_facts(self, files: list[tuple[str, str]], jobs: int) -> list[FileResult]:
+        results: list[FileResult | None] = [None] * len(files)
+        todo = []
+        for index, (path, language) in enumerate(files):
+            cached = self.cache.lookup(path) if self.cache else None
+            if cached is None:
+                todo.append(index)
+            else:
+                results[index] = cached
+        later = scheduler.other_names(files, todo) if self.fix else set()
+        first = [index for index in todo if index not in later]
+        self.defer_python = sum(scheduler.size(files[i][0]) for i in first) < \
+            scheduler.PARALLEL_MIN_BYTES
+        for index, result in zip(first, self.lint_files([files[i] for i in first], jobs)):
+            results[index] = result
+        if later:
+            self.file_bytes.forget()  # bytes read ahead may predate the fixes just written
+        for index in sorted(later):  # read as the fixes under its first name left it
+            results[index] = self.lint_path(*files[index])
+        return results
+
+    def lint_files(self, files: list[tuple[str, str]], jobs: int,
+                   parallel_min_bytes: int | None = None) -> list[FileResult]:
+        """The files linted on up to `jobs` processes (`scheduler.lint_all`). In the first
+        lint of a run that gathers facts, the forked workers stay (`workers`) to lint again
+        what they linted, with the facts, on the trees they kept (`lint_again`)."""
+        first = self.summarize_for_index and self.facts_key is None and self.workers is None
+        results, workers = scheduler.lint_all(self.lint_chunk, files, jobs, parallel_min_bytes,
+                                              self.lint_again if first else None)
+        self.workers = workers or self.workers
+        return results
+
+    def lint_chunk(self, files: list[tuple[str, str]]) -> list[FileResult]:
+        """A worker's share of files (`scheduler.lint_all`)."""
+        if self.summarize_for_index:
+            self._linted_here.extend(files)
+        return [self.lint_path(path, language) for path, language in files]
+
+    def lint_again_in_workers(self, paths: set[str]) -> dict[str, FileResult]:
+        """Path -> result with the facts, for the files of `paths` that the workers kept from
+        the first lint linted then (on the trees they kept); the workers end."""
+        workers, self.workers = self.workers, None
+        if workers is None:
+            return {}
+        done: dict[str, FileResult] = {}
+        for answer in workers.finish((self.project, self.facts_key, self.modules, paths)):
+            done.update(answer)
+        return done
+
+    def lint_again(self, message) -> dict[str, FileResult]:
+        """In a worker kept from the first lint: lint again, with the facts, the files of
+        `paths` it linted first."""
+        self.project, self.facts_key, self.modules, paths = message
+        self.summarize_for_index = False
+        self.facts_changed()
+        return {path: self.lint_path(path, language)
+                for path, language in self._linted_here if path in paths}
