@@ -11,7 +11,8 @@ from cursedlint.analysis.c_capture import (
 from cursedlint.analysis.c_syntax import block_statement
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region
 from cursedlint.analysis.cuda_use import C_ALLOCATIONS, through
-from cursedlint.rules.graph_capture import CudaThreadDuringCapture, SyncInCapture
+from cursedlint.rules.graph_capture.cuda_thread_during_capture import CudaThreadDuringCapture
+from cursedlint.rules.graph_capture.sync_in_capture import SyncInCapture
 
 
 class CudaThreadDuringCaptureC(CudaThreadDuringCapture):

@@ -17,10 +17,10 @@ from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.python_project import call_target, own_nodes, project_functions
 from cursedlint.analysis.thread_starts import JOINS, THREAD_KINDS, ThreadStart, ThreadStarts
 from cursedlint.findings import Fix, Rewrite, Step
-from cursedlint.rules.graph_capture import (
-    CaptureWithoutWarmup, CudaThreadDuringCapture, PinnedLoaderDuringCapture,
-    SyncInCapture,
-)
+from cursedlint.rules.graph_capture.capture_without_warmup import CaptureWithoutWarmup
+from cursedlint.rules.graph_capture.cuda_thread_during_capture import CudaThreadDuringCapture
+from cursedlint.rules.graph_capture.pinned_loader_during_capture import PinnedLoaderDuringCapture
+from cursedlint.rules.graph_capture.sync_in_capture import SyncInCapture
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
