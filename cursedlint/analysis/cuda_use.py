@@ -15,8 +15,8 @@ from typing import Iterable
 from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import (
-    FUNCTIONS, LOCAL_DEPTH, CaptureAnalysis, body_of, capture_analysis, is_self_attribute,
-    position,
+    FUNCTIONS, GLOBAL, LOCAL_DEPTH, CaptureAnalysis, Region, body_of, capture_analysis,
+    is_self_attribute, position,
 )
 from cursedlint.analysis.python_project import (
     ProjectFunctions, call_target, last_name, own_nodes, remote_kind,
@@ -321,6 +321,16 @@ class CudaUse:
             return None  # no project function of that name reaches it: nothing to resolve
         target = call_target(self.context, self.project, func)
         return None if target is None else self.project.reached(*target, kind)
+
+    def remote_region(self, call: ast.Call) -> Region | None:
+        """The global-mode capture that a call of another module's function begins, named as
+        messages name it: the call and where the capture begins (`graphs.record()
+        (graphs.py:11)`; the chain shows how); None when it begins none."""
+        steps = self.reach_of(call.func, "global_capture")
+        if not steps:
+            return None
+        what = f"{ast.unparse(call.func)}() ({os.path.basename(steps[-1].path)}:{steps[-1].line})"
+        return Region(call, (), GLOBAL, what, steps)
 
     def steps_for(self, node: ast.AST) -> tuple[Step, ...]:
         """The chain through other modules behind a node `first` returned (none if local)."""

@@ -1,6 +1,8 @@
 """Threads and executor tasks a Python module starts, what their code reaches, and where they
 are joined, shut down or waited for: `threading.Thread` (and subclasses with their own `run`,
-in this module or another of the project), `threading.Timer`, `ThreadPoolExecutor` tasks."""
+in this module or another of the project), `threading.Timer`, `ThreadPoolExecutor` tasks; and
+the threads that calls of other modules' functions start and leave running when a capture
+begins."""
 
 from __future__ import annotations
 
@@ -46,6 +48,21 @@ class ProjectFunction(NamedTuple):
 
     path: str
     qualname: str
+
+
+class RunningThread(NamedTuple):
+    """A thread that a call of another module's function starts and leaves running: `kind`,
+    what its code does (a key of `THREAD_KINDS`); the chain to the start and its fact."""
+
+    call: ast.Call
+    kind: str
+    steps: tuple[Step, ...]
+    fact: Reach
+
+
+def _receiver(call: ast.Call) -> str | None:
+    """The text of the object a method is called on (`hb` for `hb.start()`)."""
+    return key(call.func.value) if isinstance(call.func, ast.Attribute) else None
 
 
 def _code_label(code: ast.AST | ProjectFunction) -> str:
@@ -104,6 +121,31 @@ class ThreadStarts:
                 facts[JOINS] = Reach(node.lineno, f"joins `{key(node.func.value)}`")
                 break
         return facts
+
+    def running_at_captures(self, calls: list[ast.Call]) -> Iterator[tuple[Region, tuple[
+            RunningThread, ...]]]:
+        """In each function of the file (`calls`: the file's calls), in order: the captures,
+        begun here or by a call of another module's function, that begin while threads that
+        calls of other modules' functions started run, with those threads (a call between
+        that joins threads through the same object ends them)."""
+        scopes: dict[int, list[ast.Call]] = {}
+        for call in calls:
+            scopes.setdefault(id(self.context.scope_of(call)), []).append(call)
+        regions = {id(region.start): region for region in self.analysis.regions}
+        for scope_calls in scopes.values():
+            running: list[RunningThread] = []
+            for call in sorted(scope_calls, key=position):
+                region = regions.get(id(call)) or self.uses.remote_region(call)
+                if region is not None and running:
+                    yield region, tuple(running)
+                for kind, thread_kind in THREAD_KINDS.items():
+                    found = self.uses.reached(call.func, thread_kind)
+                    if found:
+                        running.append(RunningThread(call, kind, *found))
+                        break
+                if self.uses.reach_of(call.func, JOINS):
+                    receiver = _receiver(call)
+                    running = [r for r in running if _receiver(r.call) != receiver]
 
     # -- threads alive at a region --------------------------------------------------------
     def alive_at(self, region: Region) -> Iterator[ThreadStart]:
