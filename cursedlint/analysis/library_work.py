@@ -1,8 +1,8 @@
 """Which calls of a Python module run cuBLAS or cuDNN: matrix products and convolutions by
 function, method or `@`, and calls of `torch.nn` layers and of modules whose `forward` reaches
 them (a class of this module, or of another module of the project through the `cuda-reach`
-index, where `library_work` is a fact kind); and whether code before a capture region warms
-them up. CUR404 and the index ask it."""
+index, where `CudaFact.LIBRARY_WORK` is a fact kind); and whether code before a capture
+region warms them up. CUR404 and the index ask it."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ from cursedlint.analysis.capture_regions import (
     CaptureAnalysis, Region, body_of, is_self_attribute, key, position,
 )
 from cursedlint.analysis.cuda_use import CudaUse, located, through
-from cursedlint.analysis.python_project import dotted, linted_imports, own_nodes, remote_kind
+from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
+from cursedlint.analysis.python_project import dotted, linted_imports, own_nodes
 from cursedlint.findings import Step
 
-LIBRARY_WORK = "library_work"
-"""The fact kind (and the name of the check) for library work."""
 _NN = "torch.nn."
 LIBRARY_FUNCTIONS = frozenset({
     *(f"torch.{name}" for name in ("matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm",
@@ -49,7 +48,7 @@ class LibraryWork:
         self._expanding: set[int] = set()  # forward() bodies being searched (recursion guard)
         self._steps: dict[int, tuple[Step, ...]] = {}
 
-    @remote_kind("library_work")
+    @remote_kind(CudaFact.LIBRARY_WORK)
     def library_work(self, node: ast.AST) -> str | None:
         """Why `node` runs cuBLAS or cuDNN, or None."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
@@ -124,7 +123,7 @@ class LibraryWork:
         path = os.path.abspath(self.context.source.path)
         forward = project.method(path, linted_imports(self.context), name, "forward") \
             if name else None
-        steps = project.reach(*forward, LIBRARY_WORK) if forward else None
+        steps = project.reach(*forward, CudaFact.LIBRARY_WORK) if forward else None
         if not steps:
             return None
         self._steps[id(call)] = steps

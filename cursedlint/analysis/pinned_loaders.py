@@ -13,7 +13,7 @@ from typing import Iterator, NamedTuple
 from cursedlint.analysis.capture_regions import (
     CaptureAnalysis, Region, body_of, enclosing_class, pinned_loader, position,
 )
-from cursedlint.analysis.cuda_reach import PINNED_LOADER
+from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import call_target, own_nodes
 from cursedlint.findings import Step
@@ -87,7 +87,7 @@ class PinnedLoaders:
         if not isinstance(call, ast.Call) or project is None:
             return None
         target = call_target(self.context, project, call.func)
-        reach = project.fact(*target, PINNED_LOADER) if target else None
+        reach = project.fact(*target, CudaFact.PINNED_LOADER) if target else None
         if reach is None:
             return None
         return Loader(f"made by {target[1]}() on line {call.lineno} "

@@ -16,6 +16,7 @@ from cursedlint.analysis.capture_regions import (
     END, PARTIAL, CaptureAnalysis, Region, body_of, enclosing_class, is_self_attribute, key,
     position,
 )
+from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.python_project import (
     Reach, call_target, dotted, linted_imports, own_nodes,
@@ -27,9 +28,9 @@ TIMERS = frozenset({"threading.Timer"})
 EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
                        "concurrent.futures.thread.ThreadPoolExecutor"})
 _WAITS = frozenset({"concurrent.futures.wait"})
-THREAD_KINDS = {"device_wide": "thread_device_wide", "cuda": "thread_cuda"}
+THREAD_KINDS = {CudaFact.DEVICE_WIDE: CudaFact.THREAD_DEVICE_WIDE,
+                CudaFact.CUDA: CudaFact.THREAD_CUDA}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
-JOINS = "joins"
 
 
 class ThreadStart(Struct, frozen=True):
@@ -55,7 +56,7 @@ class RunningThread(NamedTuple):
     what its code does (a key of `THREAD_KINDS`); the chain to the start and its fact."""
 
     call: ast.Call
-    kind: str
+    kind: CudaFact
     steps: tuple[Step, ...]
     fact: Reach
 
@@ -106,11 +107,11 @@ class ThreadStarts:
         for start in self._starts(function):
             if self._ended(start, [(function, position(start.call), END)], None):
                 continue
-            for check, kind in ((self.uses.device_wide_use, "device_wide"),
-                                (self.uses.any_use, "cuda")):
+            for check in (self.uses.device_wide_use, self.uses.any_use):
                 found = self.reached(start.code, check)
-                if found is not None and THREAD_KINDS[kind] not in facts:
-                    facts[THREAD_KINDS[kind]] = Reach(
+                kind = THREAD_KINDS[check.remote_kind]
+                if found is not None and kind not in facts:
+                    facts[kind] = Reach(
                         start.call.lineno, f"starts {start.label}",
                         detail=f"{found[0]} of {os.path.basename(self.context.source.path)}"
                                f"{found[1]}")
@@ -118,7 +119,7 @@ class ThreadStarts:
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr in ("join", "shutdown") and is_self_attribute(
                         node.func.value)):
-                facts[JOINS] = Reach(node.lineno, f"joins `{key(node.func.value)}`")
+                facts[CudaFact.JOINS] = Reach(node.lineno, f"joins `{key(node.func.value)}`")
                 break
         return facts
 
@@ -143,7 +144,7 @@ class ThreadStarts:
                     if found:
                         running.append(RunningThread(call, kind, *found))
                         break
-                if self.uses.reach_of(call.func, JOINS):
+                if self.uses.reach_of(call.func, CudaFact.JOINS):
                     receiver = _receiver(call)
                     running = [r for r in running if _receiver(r.call) != receiver]
 

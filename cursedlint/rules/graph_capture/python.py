@@ -7,6 +7,7 @@ import ast
 import os
 
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region, body_of, capture_analysis
+from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
@@ -91,11 +92,12 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         breaks the capture (any use in global mode, a device-wide synchronization in every
         mode)."""
         for start, kind, steps, fact in running:
-            if kind == "cuda" and region.mode != GLOBAL:
+            if kind is CudaFact.CUDA and region.mode != GLOBAL:
                 continue
             thread = (f"the thread that {ast.unparse(start.func)}() starts on line "
                       f"{start.lineno} ({os.path.basename(steps[-1].path)}:{fact.line})")
-            self._report_thread(region.start, thread, region, fact.detail, kind == "device_wide",
+            self._report_thread(region.start, thread, region, fact.detail,
+                                kind is CudaFact.DEVICE_WIDE,
                                 (*steps, *region.steps))
             return
 
