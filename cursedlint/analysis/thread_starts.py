@@ -123,8 +123,8 @@ class ThreadStarts:
                 break
         return facts
 
-    def running_at_captures(self, calls: list[ast.Call]) -> Iterator[tuple[Region, tuple[
-            RunningThread, ...]]]:
+    def running_at_captures(
+            self, calls: list[ast.Call]) -> Iterator[tuple[Region, tuple[RunningThread, ...]]]:
         """In each function of the file (`calls`: the file's calls), in order: the captures,
         begun here or by a call of another module's function, that begin while threads that
         calls of other modules' functions started run, with those threads (a call between
