@@ -19,9 +19,15 @@ def _rules_of(module) -> list[type[Rule]]:
         for value in vars(module).values()
         if isinstance(value, type)
         and issubclass(value, Rule)
-        and value.__module__ == module.__name__
+        and _defined_in(value, module)
         and "code" in vars(value)
     ]
+
+
+def _defined_in(rule: type, module) -> bool:
+    """Whether `rule` is defined in `module` or, for a package (a family of several modules),
+    in one of its modules; not merely imported there."""
+    return rule.__module__ == module.__name__ or rule.__module__.startswith(f"{module.__name__}.")
 
 
 def collect(modules) -> dict[str, type[Rule]]:

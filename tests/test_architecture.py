@@ -118,13 +118,21 @@ def test_no_c_rule_module_writes_its_own_copy_of_a_syntax_helper():
 
 def test_every_check_asked_across_modules_names_its_fact_kind():
     """`CudaUse.remote` finds the `CudaReach` fact kind of a check by the mark on the check
-    (`python_project.remote_kind`), not by the method's name: a renamed check keeps its reach."""
+    (`cuda_facts.remote_kind`), not by the method's name: a renamed check keeps its reach. A
+    kind is a `CudaFact`: a bare string, which may be misspelt, is refused."""
+    import pytest
+
     from cursedlint.analysis.capture_regions import CaptureAnalysis
+    from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
     from cursedlint.analysis.cuda_use import CudaUse
     from cursedlint.analysis.library_work import LibraryWork
 
-    checks = [CudaUse.device_wide_use, CudaUse.any_use, CudaUse.sure_use, CudaUse.host_sync,
-              CaptureAnalysis.begins, LibraryWork.library_work]
+    checks = [CudaUse.device_wide_use, CudaUse.any_use, CudaUse.sure_use, CudaUse.initializes,
+              CudaUse.needs_cuda, CudaUse.host_sync, CaptureAnalysis.begins,
+              LibraryWork.library_work]
     kinds = [check.remote_kind for check in checks]
-    assert kinds == ["device_wide", "cuda", "sure_cuda", "host_sync", "global_capture",
-                     "library_work"]
+    assert kinds == [CudaFact.DEVICE_WIDE, CudaFact.CUDA, CudaFact.SURE_CUDA, CudaFact.CUDA_INIT,
+                     CudaFact.CUDA_NEEDED, CudaFact.HOST_SYNC, CudaFact.GLOBAL_CAPTURE,
+                     CudaFact.LIBRARY_WORK]
+    with pytest.raises(TypeError):
+        remote_kind("host_sync")

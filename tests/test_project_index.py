@@ -260,6 +260,31 @@ def test_each_summarys_digests_are_kept_with_it_across_runs(tmp_path, monkeypatc
     assert facts_digest(facts) == first  # as worked out without an index
 
 
+def test_a_fact_kind_is_stored_and_digested_as_its_string(tmp_path):
+    """A `CudaFact` kind is a string: a summary made in the run (kinds as members) and the same
+    summary read back from the store (kinds as plain strings) are equal and have one digest,
+    and the stored one is looked up by the members."""
+    from cursedlint.analysis.cuda_facts import CudaFact
+    from cursedlint.analysis.cuda_reach import CUDA_REACH
+    from cursedlint.analysis.python_project import FunctionSummary, ModuleSummary, Reach
+
+    def summary(kind):
+        return ModuleSummary({}, {"record": FunctionSummary(3, {kind: Reach(4, "begins")}, ())})
+
+    made = summary(CudaFact.GLOBAL_CAPTURE)
+    directory = str(tmp_path / "cache")
+    store = IndexStore(directory, "e" * 64)
+    store.put(CUDA_REACH, "1" * 40, made)
+    store.save()
+    stored, read = IndexStore(directory, "e" * 64).get(CUDA_REACH, "1" * 40)
+    assert stored and read == made == summary("global_capture")
+    facts = read.functions["record"].facts
+    assert [type(kind) for kind in facts] == [str]
+    assert facts[CudaFact.GLOBAL_CAPTURE] == Reach(4, "begins")
+    assert facts_digest({CUDA_REACH.name: {"a.py": read}}) == \
+        facts_digest({CUDA_REACH.name: {"a.py": made}})
+
+
 def test_a_file_over_max_file_size_is_neither_read_nor_searched(tmp_path, monkeypatch):
     """It is never summarized: reading and searching it only cost memory (the audit measured
     861 MB for a 10 MB file that is not linted)."""

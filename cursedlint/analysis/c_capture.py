@@ -1,7 +1,8 @@
-"""CUDA graph capture in C, C++ and CUDA: the begin- and end-capture calls, a capture's mode
-and the body it runs in, the calls prohibited while a stream captures, and the threads a
-function starts (`std::thread`/`std::jthread`, `pthread_create`), their joins and the CUDA
-calls their code makes through the file's own functions. CUR401 and CUR402 read them."""
+"""CUDA graph capture in C, C++ and CUDA: the begin- and end-capture calls, a capture's mode,
+the body it runs in and the statements it captures, the calls prohibited while a stream
+captures, and the threads a function starts (`std::thread`/`std::jthread`, `pthread_create`),
+their joins, those alive when a capture begins and the CUDA calls their code makes through the
+file's own functions. CUR401 and CUR402 read them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Iterator
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_syntax import arguments, callee, scope_of
+from cursedlint.analysis.c_syntax import arguments, block_statement, callee, scope_of
 from cursedlint.analysis.capture_regions import GLOBAL, LOCAL_DEPTH, RELAXED, THREAD_LOCAL
 from cursedlint.analysis.cuda_use import C_DEVICE_SYNCS, C_PROHIBITED
 from cursedlint.rule import LazyPattern
@@ -41,6 +42,20 @@ def capture_body(context, begin):
     if scope is None or scope.type not in ("function_definition", "lambda_expression"):
         return scope
     return scope.child_by_field_name("body")
+
+
+def captured_statements(context, begin) -> list | None:
+    """The statements of a begin-capture call's block between it and the end capture of the
+    same stream; None when the block holds no such end (not a region the rules can see)."""
+    statement = block_statement(context, begin)
+    stream = first_argument(context, begin)
+    sibling = statement.next_named_sibling if statement else None
+    inside = []
+    while sibling is not None and not any(
+            first_argument(context, end) == stream for _, end in context.calls(C_ENDS, sibling)):
+        inside.append(sibling)
+        sibling = sibling.next_named_sibling
+    return None if sibling is None else inside
 
 
 def capture_mode(context, begin) -> str | None:
@@ -97,6 +112,15 @@ class CThreads:
                 return node
             name, node = node, self.context.parent(node)
         return None
+
+    def alive_at(self, begin) -> Iterator[CThreadStart]:
+        """The threads started earlier in the function of a begin-capture call and not joined
+        before it (none at file scope)."""
+        body = capture_body(self.context, begin)
+        for start in self.starts(body) if body is not None else ():
+            if start.node.start_byte < begin.start_byte and not self.joined(
+                    body, start.handle, start.node.end_byte, begin.start_byte):
+                yield start
 
     def starts(self, body) -> list[CThreadStart]:
         """The threads started in `body`, read once."""

@@ -13,7 +13,8 @@ import ast
 
 from msgspec import Struct
 
-from cursedlint.analysis.python_project import last_name, own_method, remote_kind, value_of
+from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
+from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
 
@@ -156,7 +157,7 @@ class CaptureAnalysis:
             self.regions.append(region)
             self._by_start[id(region.start)] = region
 
-    @remote_kind("global_capture")
+    @remote_kind(CudaFact.GLOBAL_CAPTURE)
     def begins(self, node: ast.AST) -> str | None:
         """How `node` begins a global-mode capture, or None (a `CudaUse.first` check)."""
         region = self._by_start.get(id(node))

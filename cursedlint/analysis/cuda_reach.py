@@ -14,8 +14,9 @@ from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis, body_of,
     capture_analysis, pinned_loader, position,
 )
+from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CHECKED_NODES, module_cuda_use
-from cursedlint.analysis.library_work import LIBRARY_WORK, LibraryWork
+from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.python_modules import is_project_module
 from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, last_name, own_nodes, project_names,
@@ -34,7 +35,6 @@ def _project_module(context, statement: ast.Import | ast.ImportFrom) -> bool:
     return any(is_project_module(context.source.path, name, root) for name in names)
 
 
-PINNED_LOADER = "pinned_loader"
 _LOADER_WORD = "cuda-reach-dataloader"  # whether the module names DataLoader (searched once)
 _CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
                   "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "graph",
@@ -45,8 +45,8 @@ _CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
 class CudaReach(FunctionIndexer):
     """Per function of the project's modules: whether it synchronizes the device, uses CUDA,
     waits for the GPU, or begins a global-mode capture, by itself or through the module's own
-    functions; whether it runs cuBLAS or cuDNN work (`library_work`); and whether it returns
-    a pinned DataLoader (a factory)."""
+    functions; whether it runs cuBLAS or cuDNN work; and whether it returns a pinned
+    DataLoader (a factory). The kinds: `CudaFact`."""
 
     name = "cuda-reach"
 
@@ -83,7 +83,7 @@ class CudaReach(FunctionIndexer):
         loader = _returned_loader(capture_analysis(context), function) if context.shared(
             _LOADER_WORD, lambda: b"DataLoader" in context.source.data) else None
         if loader is not None:
-            facts[PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
+            facts[CudaFact.PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
         if context.shared(_THREAD_WORDS, lambda: bool(_THREAD_WORDS.search(context.source.text))):
             threads = context.shared(
                 ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
@@ -105,21 +105,22 @@ class _ModuleCudaFacts:
         self.uses = module_cuda_use(context)
         self._conditional: set[int] = set()  # the nodes under an `if` (`_ordered`)
         # (no check is bound to self: the cycle would keep the module's tree for the collector)
-        self.checks = {"device_wide": self.uses.device_wide_use, "cuda": self.uses.any_use,
-                       "sure_cuda": self.uses.sure_use, "cuda_init": self.uses.initializes,
-                       "cuda_needed": self.uses.needs_cuda,
-                       "host_sync": functools.partial(_unconditional_sync, self._conditional,
-                                                      self.uses.host_sync),
-                       "global_capture": self.analysis.begins,
-                       LIBRARY_WORK: LibraryWork(context, self.analysis, self.uses).library_work}
+        self.checks = {
+            CudaFact.DEVICE_WIDE: self.uses.device_wide_use, CudaFact.CUDA: self.uses.any_use,
+            CudaFact.SURE_CUDA: self.uses.sure_use, CudaFact.CUDA_INIT: self.uses.initializes,
+            CudaFact.CUDA_NEEDED: self.uses.needs_cuda,
+            CudaFact.HOST_SYNC: functools.partial(_unconditional_sync, self._conditional,
+                                                  self.uses.host_sync),
+            CudaFact.GLOBAL_CAPTURE: self.analysis.begins,
+            CudaFact.LIBRARY_WORK: LibraryWork(context, self.analysis, self.uses).library_work}
         self._memo: dict[int, dict] = {}
 
-    def of(self, function: ast.AST) -> dict[str, tuple[int, str, list[str]]]:
+    def of(self, function: ast.AST) -> dict[CudaFact, tuple[int, str, list[str]]]:
         key = id(function)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = {}  # a call back into a function being read adds nothing
-        found: dict[str, tuple[int, str, list[str]]] = {}
+        found: dict[CudaFact, tuple[int, str, list[str]]] = {}
         for node in self._ordered(function):
             for kind, check in self.checks.items():
                 if kind not in found:
@@ -129,7 +130,7 @@ class _ModuleCudaFacts:
             callee = self.uses.callee(node)
             if callee is not None:
                 for kind, (line, what, via) in self.of(callee).items():
-                    if kind != "host_sync" or id(node) not in self._conditional:
+                    if kind is not CudaFact.HOST_SYNC or id(node) not in self._conditional:
                         found.setdefault(kind, (line, what, [callee.name, *via]))
             if len(found) == len(self.checks):
                 break
@@ -158,7 +159,7 @@ def capturing_names(facts: dict) -> tuple[str, ...]:
     global-mode capture themselves (through their module's own functions)."""
     names = {qualname.rpartition(".")[2] for summary in facts.values()
              for qualname, function in summary.functions.items()
-             if "global_capture" in function.facts}
+             if CudaFact.GLOBAL_CAPTURE in function.facts}
     return tuple(sorted(names))
 
 

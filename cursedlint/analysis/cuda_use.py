@@ -15,11 +15,12 @@ from typing import Iterable
 from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import (
-    FUNCTIONS, LOCAL_DEPTH, CaptureAnalysis, body_of, capture_analysis, is_self_attribute,
-    position,
+    FUNCTIONS, GLOBAL, LOCAL_DEPTH, CaptureAnalysis, Region, body_of, capture_analysis,
+    is_self_attribute, position,
 )
+from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.python_project import (
-    ProjectFunctions, call_target, last_name, own_nodes, remote_kind,
+    ProjectFunctions, call_target, last_name, own_nodes,
 )
 from cursedlint.findings import Step
 
@@ -147,19 +148,19 @@ class CudaUse:
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
 
-    @remote_kind("device_wide")
+    @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
         """Why `node` synchronizes the whole device, or None."""
         use = self.thread_use(node)
         return use.what if use and use.device_wide else None
 
-    @remote_kind("cuda")
+    @remote_kind(CudaFact.CUDA)
     def any_use(self, node: ast.AST) -> str | None:
         """How `node` uses CUDA (made by another thread), or None."""
         use = self.thread_use(node)
         return use.what if use else None
 
-    @remote_kind("sure_cuda")
+    @remote_kind(CudaFact.SURE_CUDA)
     def sure_use(self, node: ast.AST) -> str | None:
         """How `node` surely uses CUDA: not a method such as `.item()` or `.cpu()`, which waits
         for the GPU only on a CUDA tensor."""
@@ -168,7 +169,7 @@ class CudaUse:
             return None
         return use.what
 
-    @remote_kind("cuda_init")
+    @remote_kind(CudaFact.CUDA_INIT)
     def initializes(self, node: ast.AST) -> str | None:
         """How `node` leaves CUDA initialized in the process: a sure CUDA use, a query that
         initializes the runtime (`INITIALIZING_QUERIES`), an NCCL process group."""
@@ -188,7 +189,7 @@ class CudaUse:
                 "nccl" in backend else None
         return self.sure_use(node)
 
-    @remote_kind("cuda_needed")
+    @remote_kind(CudaFact.CUDA_NEEDED)
     def needs_cuda(self, node: ast.AST) -> str | None:
         """How `node` needs a working CUDA runtime, as code a forked child runs: what
         `initializes` says but the device queries PyTorch answers without it
@@ -198,7 +199,7 @@ class CudaUse:
             return None
         return self.initializes(node)
 
-    @remote_kind("host_sync")
+    @remote_kind(CudaFact.HOST_SYNC)
     def host_sync(self, node: ast.AST) -> str | None:
         """Why `node` cannot run inside a capture region, or None."""
         if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
@@ -314,19 +315,29 @@ class CudaUse:
         kind = getattr(check, "remote_kind", None)
         return self.reach_of(func, kind) if kind else None
 
-    def reach_of(self, func: ast.AST, kind: str) -> tuple[Step, ...] | None:
+    def reach_of(self, func: ast.AST, kind: CudaFact) -> tuple[Step, ...] | None:
         """The chain by which the project function that `func` names (in another module)
         reaches a fact of `kind` (see `CudaReach`); None when unknown or it does not."""
         found = self.reached(func, kind)
         return None if found is None else found[0]
 
-    def reached(self, func: ast.AST, kind: str):
+    def reached(self, func: ast.AST, kind: CudaFact):
         """`reach_of`'s chain and the fact it ends in."""
         name = last_name(func) if self.project else None
         if name is None or not self.project.may_reach(name, kind):
             return None  # no project function of that name reaches it: nothing to resolve
         target = call_target(self.context, self.project, func)
         return None if target is None else self.project.reached(*target, kind)
+
+    def remote_region(self, call: ast.Call) -> Region | None:
+        """The global-mode capture that a call of another module's function begins, named as
+        messages name it: the call and where the capture begins (`graphs.record()
+        (graphs.py:11)`; the chain shows how); None when it begins none."""
+        steps = self.reach_of(call.func, CudaFact.GLOBAL_CAPTURE)
+        if not steps:
+            return None
+        what = f"{ast.unparse(call.func)}() ({os.path.basename(steps[-1].path)}:{steps[-1].line})"
+        return Region(call, (), GLOBAL, what, steps)
 
     def steps_for(self, node: ast.AST) -> tuple[Step, ...]:
         """The chain through other modules behind a node `first` returned (none if local)."""

@@ -1,20 +1,22 @@
 """Which calls of a Python module run cuBLAS or cuDNN: matrix products and convolutions by
 function, method or `@`, and calls of `torch.nn` layers and of modules whose `forward` reaches
 them (a class of this module, or of another module of the project through the `cuda-reach`
-index, where `library_work` is a fact kind). CUR404 and the index ask it."""
+index, where `CudaFact.LIBRARY_WORK` is a fact kind); and whether code before a capture
+region warms them up. CUR404 and the index ask it."""
 
 from __future__ import annotations
 
 import ast
 import os
 
-from cursedlint.analysis.capture_regions import CaptureAnalysis, body_of, is_self_attribute
+from cursedlint.analysis.capture_regions import (
+    CaptureAnalysis, Region, body_of, is_self_attribute, key, position,
+)
 from cursedlint.analysis.cuda_use import CudaUse, located, through
-from cursedlint.analysis.python_project import dotted, linted_imports, remote_kind
+from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
+from cursedlint.analysis.python_project import dotted, linted_imports, own_nodes
 from cursedlint.findings import Step
 
-LIBRARY_WORK = "library_work"
-"""The fact kind (and the name of the check) for library work."""
 _NN = "torch.nn."
 LIBRARY_FUNCTIONS = frozenset({
     *(f"torch.{name}" for name in ("matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm",
@@ -33,6 +35,7 @@ CONTAINERS = frozenset({f"{_NN}Sequential"})
 MODULE_MOVES = frozenset({"cuda", "to", "half", "bfloat16", "float", "double", "train", "eval",
                           "requires_grad_"})
 """Methods of an nn.Module that return the module itself (`nn.Linear(8, 8).cuda()`)."""
+_STREAM_CONTEXTS = frozenset({"torch.cuda.stream"})
 
 
 class LibraryWork:
@@ -45,7 +48,7 @@ class LibraryWork:
         self._expanding: set[int] = set()  # forward() bodies being searched (recursion guard)
         self._steps: dict[int, tuple[Step, ...]] = {}
 
-    @remote_kind("library_work")
+    @remote_kind(CudaFact.LIBRARY_WORK)
     def library_work(self, node: ast.AST) -> str | None:
         """Why `node` runs cuBLAS or cuDNN, or None."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
@@ -120,7 +123,7 @@ class LibraryWork:
         path = os.path.abspath(self.context.source.path)
         forward = project.method(path, linted_imports(self.context), name, "forward") \
             if name else None
-        steps = project.reach(*forward, LIBRARY_WORK) if forward else None
+        steps = project.reach(*forward, CudaFact.LIBRARY_WORK) if forward else None
         if not steps:
             return None
         self._steps[id(call)] = steps
@@ -129,3 +132,35 @@ class LibraryWork:
     def steps_for(self, node: ast.AST) -> tuple[Step, ...]:
         """The chain through another module behind a node `library_work` answered for."""
         return self._steps.get(id(node), ())
+
+    # -- what counts as a warm-up -----------------------------------------------------------
+    def warmed_up(self, region: Region) -> bool:
+        """Whether anything before the region, in its function or module-level script, runs
+        or may run its work: a call of a callable the region calls, a call passed one,
+        library work of its own or through the module's functions, a call inside
+        `with torch.cuda.stream(...)` (PyTorch's documented warm-up loop)."""
+        scope = self.context.scope_of(region.start) or self.context.tree
+        start = position(region.start)
+        captured = {key(n.func) for n in own_nodes(region.body) if isinstance(n, ast.Call)}
+        earlier = [n for n in own_nodes(body_of(scope)) if isinstance(n, (ast.Call, ast.BinOp))
+                   and position(n) < start]
+        return any(self._runs_or_passes(node, captured) or self._stream_block_call(node)
+                   for node in earlier) or self.uses.first(earlier, self.library_work) \
+            is not None
+
+    @staticmethod
+    def _runs_or_passes(node: ast.AST, captured: set[str]) -> bool:
+        """`model(x)` or `warm_up(model)` for a callable `model` the region calls."""
+        if not isinstance(node, ast.Call):
+            return False
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        return key(node.func) in captured or any(
+            isinstance(a, (ast.Name, ast.Attribute)) and key(a) in captured
+            for a in arguments)
+
+    def _stream_block_call(self, node: ast.AST) -> bool:
+        """A call inside `with torch.cuda.stream(...)`: the documented warm-up loop."""
+        return any(isinstance(a, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call)
+            and self.analysis.named(item.context_expr.func, _STREAM_CONTEXTS)
+            for item in a.items) for a in self.context.ancestors(node))

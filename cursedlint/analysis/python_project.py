@@ -83,17 +83,6 @@ class ModuleSummary(Struct, frozen=True):
     """The qualified names of the functions and methods without facts or calls."""
 
 
-def remote_kind(kind: str):
-    """Mark a check of one module's code (`CudaUse.first`'s kind: a method taking a node,
-    answering why it does the thing or None) with the kind of `CudaReach` fact that answers it
-    for a function of another module: `CudaUse.remote` asks the project for that kind (the
-    mark travels with the method, whatever its name)."""
-    def mark(check):
-        check.remote_kind = kind
-        return check
-    return mark
-
-
 def module_functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
     """(qualified name, def) of the module's functions and the methods of its classes
     (top level and one class deep: what other modules can call by name)."""

@@ -1,6 +1,8 @@
 """Threads and executor tasks a Python module starts, what their code reaches, and where they
 are joined, shut down or waited for: `threading.Thread` (and subclasses with their own `run`,
-in this module or another of the project), `threading.Timer`, `ThreadPoolExecutor` tasks."""
+in this module or another of the project), `threading.Timer`, `ThreadPoolExecutor` tasks; and
+the threads that calls of other modules' functions start and leave running when a capture
+begins."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from cursedlint.analysis.capture_regions import (
     END, PARTIAL, CaptureAnalysis, Region, body_of, enclosing_class, is_self_attribute, key,
     position,
 )
+from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.python_project import (
     Reach, call_target, dotted, linted_imports, own_nodes,
@@ -25,9 +28,9 @@ TIMERS = frozenset({"threading.Timer"})
 EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
                        "concurrent.futures.thread.ThreadPoolExecutor"})
 _WAITS = frozenset({"concurrent.futures.wait"})
-THREAD_KINDS = {"device_wide": "thread_device_wide", "cuda": "thread_cuda"}
+THREAD_KINDS = {CudaFact.DEVICE_WIDE: CudaFact.THREAD_DEVICE_WIDE,
+                CudaFact.CUDA: CudaFact.THREAD_CUDA}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
-JOINS = "joins"
 
 
 class ThreadStart(Struct, frozen=True):
@@ -46,6 +49,21 @@ class ProjectFunction(NamedTuple):
 
     path: str
     qualname: str
+
+
+class RunningThread(NamedTuple):
+    """A thread that a call of another module's function starts and leaves running: `kind`,
+    what its code does (a key of `THREAD_KINDS`); the chain to the start and its fact."""
+
+    call: ast.Call
+    kind: CudaFact
+    steps: tuple[Step, ...]
+    fact: Reach
+
+
+def _receiver(call: ast.Call) -> str | None:
+    """The text of the object a method is called on (`hb` for `hb.start()`)."""
+    return key(call.func.value) if isinstance(call.func, ast.Attribute) else None
 
 
 def _code_label(code: ast.AST | ProjectFunction) -> str:
@@ -89,11 +107,11 @@ class ThreadStarts:
         for start in self._starts(function):
             if self._ended(start, [(function, position(start.call), END)], None):
                 continue
-            for check, kind in ((self.uses.device_wide_use, "device_wide"),
-                                (self.uses.any_use, "cuda")):
+            for check in (self.uses.device_wide_use, self.uses.any_use):
                 found = self.reached(start.code, check)
-                if found is not None and THREAD_KINDS[kind] not in facts:
-                    facts[THREAD_KINDS[kind]] = Reach(
+                kind = THREAD_KINDS[check.remote_kind]
+                if found is not None and kind not in facts:
+                    facts[kind] = Reach(
                         start.call.lineno, f"starts {start.label}",
                         detail=f"{found[0]} of {os.path.basename(self.context.source.path)}"
                                f"{found[1]}")
@@ -101,9 +119,34 @@ class ThreadStarts:
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr in ("join", "shutdown") and is_self_attribute(
                         node.func.value)):
-                facts[JOINS] = Reach(node.lineno, f"joins `{key(node.func.value)}`")
+                facts[CudaFact.JOINS] = Reach(node.lineno, f"joins `{key(node.func.value)}`")
                 break
         return facts
+
+    def running_at_captures(
+            self, calls: list[ast.Call]) -> Iterator[tuple[Region, tuple[RunningThread, ...]]]:
+        """In each function of the file (`calls`: the file's calls), in order: the captures,
+        begun here or by a call of another module's function, that begin while threads that
+        calls of other modules' functions started run, with those threads (a call between
+        that joins threads through the same object ends them)."""
+        scopes: dict[int, list[ast.Call]] = {}
+        for call in calls:
+            scopes.setdefault(id(self.context.scope_of(call)), []).append(call)
+        regions = {id(region.start): region for region in self.analysis.regions}
+        for scope_calls in scopes.values():
+            running: list[RunningThread] = []
+            for call in sorted(scope_calls, key=position):
+                region = regions.get(id(call)) or self.uses.remote_region(call)
+                if region is not None and running:
+                    yield region, tuple(running)
+                for kind, thread_kind in THREAD_KINDS.items():
+                    found = self.uses.reached(call.func, thread_kind)
+                    if found:
+                        running.append(RunningThread(call, kind, *found))
+                        break
+                if self.uses.reach_of(call.func, CudaFact.JOINS):
+                    receiver = _receiver(call)
+                    running = [r for r in running if _receiver(r.call) != receiver]
 
     # -- threads alive at a region --------------------------------------------------------
     def alive_at(self, region: Region) -> Iterator[ThreadStart]:

@@ -5,13 +5,12 @@ read of the code: `analysis.c_capture`)."""
 from __future__ import annotations
 
 from cursedlint.analysis.c_capture import (
-    C_BEGINS, C_ENDS, C_SYNC_NAMES, CThreads, CThreadStart, capture_body, capture_mode,
-    first_argument,
+    C_BEGINS, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
 )
-from cursedlint.analysis.c_syntax import block_statement
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region
 from cursedlint.analysis.cuda_use import C_ALLOCATIONS, through
-from cursedlint.rules.graph_capture import CudaThreadDuringCapture, SyncInCapture
+from cursedlint.rules.graph_capture.cuda_thread_during_capture import CudaThreadDuringCapture
+from cursedlint.rules.graph_capture.sync_in_capture import SyncInCapture
 
 
 class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
@@ -21,14 +20,9 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
         """Threads started earlier in the function of a begin-capture call, not joined."""
         threads = CThreads(self.context)
         for name, begin in self.context.calls(C_BEGINS):
-            body = capture_body(self.context, begin)
-            if body is None:
-                continue
             region = Region(begin, (), capture_mode(self.context, begin), f"{name}()")
-            for start in threads.starts(body):
-                if start.node.start_byte < begin.start_byte and not threads.joined(
-                        body, start.handle, start.node.end_byte, begin.start_byte):
-                    self._check_c_thread(threads, region, start)
+            for start in threads.alive_at(begin):
+                self._check_c_thread(threads, region, start)
 
     def _check_c_thread(self, threads: CThreads, region: Region, start: CThreadStart) -> None:
         device_wide = threads.cuda_call(start.code, device_wide=True)
@@ -48,17 +42,9 @@ class SyncInCaptureC(SyncInCapture):
     def check(self) -> None:
         """Prohibited calls between a begin and an end capture of one stream in one block."""
         for begin_name, begin in self.context.calls(C_BEGINS):
-            statement = block_statement(self.context, begin)
-            stream = first_argument(self.context, begin)
-            sibling = statement.next_named_sibling if statement else None
-            inside = []
-            while sibling is not None and not any(
-                    first_argument(self.context, end) == stream
-                    for _, end in self.context.calls(C_ENDS, sibling)):
-                inside.append(sibling)
-                sibling = sibling.next_named_sibling
-            if sibling is None:
-                continue  # no end in this block: not a region this rule can see
+            inside = captured_statements(self.context, begin)
+            if inside is None:
+                continue
             line = begin.start_point[0] + 1
             relaxed = capture_mode(self.context, begin) == RELAXED
             for node in inside:

@@ -1,0 +1,123 @@
+"""Which expressions of a capture region hold a CUDA tensor, and which nodes format one (a
+synchronizing copy to the host): what CUR402 reads besides the region's synchronizing calls."""
+
+from __future__ import annotations
+
+import ast
+
+from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis, Region
+from cursedlint.analysis.cuda_use import CudaUse
+from cursedlint.analysis.python_project import own_nodes
+
+FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
+LOGGING_CALLS = frozenset(f"logging.{level}" for level in LOG_LEVELS)
+_GET_LOGGER = frozenset({"logging.getLogger"})
+TORCH_OP_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft",
+                                 "torch.special"})
+HOST_VALUE_FUNCTIONS = frozenset({
+    "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel",
+    "typename", "equal", "allclose", "result_type", "can_cast", "promote_types",
+    "get_default_dtype", "is_grad_enabled", "manual_seed", "seed", "initial_seed",
+    "get_rng_state", "no_grad", "enable_grad", "inference_mode",
+})
+"""torch functions that return a host value, not a CUDA tensor."""
+TORCH_FACTORIES = frozenset({
+    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
+    "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "empty_strided",
+    "scalar_tensor",
+})
+"""torch functions that make a CPU tensor unless given a CUDA `device=`."""
+HOST_VALUE_METHODS = frozenset({
+    "item", "tolist", "cpu", "numpy", "size", "dim", "ndimension", "numel", "nelement",
+    "stride", "data_ptr", "element_size", "get_device", "storage_offset", "type", "equal",
+    "allclose", "pin_memory", "to",
+})
+"""Tensor methods whose result is not known to be a CUDA tensor (`.to` is, with a CUDA
+target)."""
+
+
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant)
+                                               and isinstance(node.value, str))
+
+
+class CudaTensors:
+    """Which expressions of one capture region are known to hold a CUDA tensor, and which
+    nodes of it format one. Known: a tensor made on the GPU (`.cuda()`, `.to("cuda")`,
+    `device="cuda"`), the result of a torch op (not a factory without a CUDA device) or of
+    `@`, a tensor method's result, arithmetic or indexing on a known CUDA tensor, and a name
+    whose one binding is such a value inside the region. Anything else (a parameter, a name
+    bound outside the region or twice, a model's output, `t.shape`, `len(t)`) is unknown."""
+
+    def __init__(self, context, analysis: CaptureAnalysis, uses: CudaUse, region: Region):
+        self.context = context
+        self.analysis = analysis
+        self.uses = uses
+        self._inside = {id(node) for node in own_nodes(region.body)}
+
+    def formatted(self, node: ast.AST) -> str | None:
+        """Why `node` copies a CUDA tensor to the host to format it, or None."""
+        found = self._formatting(node)
+        if found is None:
+            return None
+        how, values = found
+        tensor = next((value for value in values if self.holds(value)), None)
+        if tensor is None:
+            return None
+        return (f"{how} formats the CUDA tensor `{ast.unparse(tensor)}` (a synchronizing copy "
+                "to the host)")
+
+    def _formatting(self, node: ast.AST) -> tuple[str, list[ast.AST]] | None:
+        """How `node` formats values and which: print/str/repr/format, logging calls,
+        f-strings, `"..." % values`, `"...".format(...)`."""
+        if isinstance(node, ast.FormattedValue):
+            return "the f-string", [node.value]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_text(node.left):
+            right = node.right
+            return "`%` on a string", list(right.elts) if isinstance(right, ast.Tuple) else \
+                [right]
+        if not isinstance(node, ast.Call):
+            return None
+        values = [*node.args, *(k.value for k in node.keywords)]
+        name = self.context.qualified_name(node.func, among=FORMATTERS | LOGGING_CALLS)
+        if name:
+            return f"`{name.removeprefix('builtins.')}()`", values
+        func = node.func
+        if isinstance(func, ast.Attribute) and (
+                (func.attr == "format" and _is_text(func.value))
+                or (func.attr in LOG_LEVELS and self._is_logger(func.value))):
+            return f"`.{func.attr}()`", values
+        return None
+
+    def _is_logger(self, node: ast.AST) -> bool:
+        made = self.analysis.value_of(node)
+        return isinstance(made, ast.Call) and self.analysis.named(made.func, _GET_LOGGER)
+
+    def holds(self, node: ast.AST, depth: int = 0) -> bool:
+        """Whether `node` is known to hold a CUDA tensor (see the class docstring)."""
+        if depth > LOCAL_DEPTH:
+            return False
+        if isinstance(node, ast.Name):
+            bound = self.context.definition(node)
+            return id(bound) in self._inside and self.holds(bound, depth + 1)
+        if isinstance(node, ast.BinOp):
+            if _is_text(node.left) or _is_text(node.right):
+                return False
+            return isinstance(node.op, ast.MatMult) or self.holds(node.left, depth + 1) or \
+                self.holds(node.right, depth + 1)
+        if isinstance(node, ast.Subscript):
+            return self.holds(node.value, depth + 1)
+        return isinstance(node, ast.Call) and self._makes(node, depth)
+
+    def _makes(self, call: ast.Call, depth: int) -> bool:
+        if self.uses.makes_cuda_tensor(call):
+            return True
+        name = self.context.qualified_name(call.func)
+        if name:
+            namespace, _, function = name.rpartition(".")
+            return (namespace in TORCH_OP_NAMESPACES and function.islower()
+                    and function not in HOST_VALUE_FUNCTIONS | TORCH_FACTORIES)
+        func = call.func
+        return (isinstance(func, ast.Attribute) and func.attr not in HOST_VALUE_METHODS
+                and not func.attr.startswith("is_") and self.holds(func.value, depth + 1))

@@ -1,0 +1,251 @@
+"""CUR401: a thread that makes CUDA calls is alive when a CUDA graph capture starts."""
+
+from __future__ import annotations
+
+from cursedlint.analysis.capture_regions import REGION_TRIGGERS, Region
+from cursedlint.findings import Fix, Step
+from cursedlint.languages import C, CPP, PYTHON
+from cursedlint.rule import Example
+from cursedlint.rules.graph_capture.capture_rule import CaptureRule
+
+
+class CudaThreadDuringCapture(CaptureRule):
+    """## What it does
+    Finds a capture region (`with torch.cuda.graph(...)`, `capture_begin()`, CuPy
+    `begin_capture()`, `cudaStreamBeginCapture`, `make_graphed_callables`) that starts while a
+    thread started earlier may make CUDA calls: a `threading.Thread` (or a `Thread` subclass
+    with its own `run`), a `threading.Timer`, or a `ThreadPoolExecutor.submit`/`map` task,
+    started before the region in the same function (or at module level, or in the class's
+    `__init__`) and not joined, shut down or waited for before it. The thread's code is
+    followed through the module's functions and methods, and into the project's other modules
+    (a target imported from one, and what its functions call). Across modules, a call of
+    another module's function that starts such a thread and leaves it running (a monitor whose
+    `start()` starts the thread its `__init__` made), followed in the same function by a
+    capture begun there or by another module's function, is reported at the call that begins
+    the capture, unless a call between joins the thread through the same object; CUDA work is a `torch.cuda`, CuPy or
+    cuda-python call, `.cuda()`, `.to("cuda")`, a tensor created with `device="cuda"`,
+    `.pin_memory()`, `.cpu()`, `.item()`, `.tolist()`, and event or stream `.query()` /
+    `.synchronize()`. Under `capture_error_mode="thread_local"` or `"relaxed"` only a
+    device-wide synchronization in the thread (`torch.cuda.synchronize()`,
+    `cupy.cuda.Device().synchronize()`, `cudaDeviceSynchronize`) is a finding. A thread whose
+    code the module does not show is not a finding. In C/C++ (CUDA sources included), the
+    threads are `std::thread`/`std::jthread` declarations and `pthread_create` calls before a
+    `cudaStreamBeginCapture`/`cuStreamBeginCapture` in the same function, not joined
+    (`t.join()`, `pthread_join`) before it, whose lambda or same-file function reaches a
+    `cuda*`/`cu*` call; the mode is read from the mode constant.
+
+    ## Why it is cursed
+    In the default `"global"` mode, a capture-unsafe CUDA call from *any* thread while the
+    capture runs (an event query, an allocation, a synchronization) invalidates it: capture
+    fails with "operation failed due to a previous error during capture", only when the
+    thread happens to call at that moment. Incident 001: a thread queried CUDA events during
+    a full-iteration capture; it failed 1 run in 3 on 512 GPUs and took three days to find.
+    A device-wide synchronization waits for the capturing stream, which is illegal in every
+    mode. Verified on an H100 (PyTorch 2.11): a thread polling `Event.query()`, allocating
+    CUDA tensors or calling `.cpu()` breaks a global-mode capture; `thread_local` fixes the
+    query and allocation cases, not a thread's `torch.cuda.synchronize()`; a thread joined
+    before capture, or doing CPU work only, is harmless.
+
+    ## Example
+    ```python
+    threading.Thread(target=poll_events, daemon=True).start()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(static_input)
+    ```
+
+    ## Fix
+    Join or stop the thread before capture (or start it after), or capture with
+    `torch.cuda.graph(g, capture_error_mode="thread_local")` so that other threads' calls no
+    longer count; a thread that synchronizes the whole device must be stopped, or synchronize
+    only its own stream or event. In C/C++, join the thread before `cudaStreamBeginCapture`, or
+    begin with `cudaStreamCaptureModeThreadLocal`. `--fix --unsafe-fixes` passes
+    `capture_error_mode="thread_local"` to a global-mode `torch.cuda.graph(...)` or
+    `capture_begin()` of the file, unless the thread synchronizes the whole device (unsafe:
+    the capture no longer fails on another thread's call, which may hide another race).
+
+    ## References
+    - `torch.cuda.graph` (`capture_error_mode`: "global" errors on actions in other threads):
+      https://docs.pytorch.org/docs/stable/generated/torch.cuda.graphs.graph.html
+    - `cudaStreamBeginCapture` and `cudaThreadExchangeStreamCaptureMode` (capture modes):
+      https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html
+    - NVIDIA, CUDA graph quick checklist ("No background thread queries"):
+      https://docs.nvidia.com/dl-cuda-graph/torch-cuda-graph/quick-checklist.html
+    - Incident 001 (see the README's "Incidents"): a full-iteration capture failed in one run
+      of three on 512 GPUs because the NCCL watchdog, the caching allocator and the
+      pin-memory thread called `cudaEventQuery` from other threads
+    """
+
+    code = "CUR401"
+    name = "cuda-thread-during-capture"
+    languages = (PYTHON, C, CPP)
+    checkers = {PYTHON: "python:CudaThreadDuringCapturePython",
+                C: "cpp:CudaThreadDuringCaptureC", CPP: "cpp:CudaThreadDuringCaptureC"}
+    triggers = REGION_TRIGGERS
+    summary = "a thread that makes CUDA calls is alive when a CUDA graph capture starts"
+
+    valid = (
+        """
+        import threading
+        import torch
+
+        def warm_cache(x):
+            torch.cuda.current_stream().synchronize()
+            return x.cpu()
+
+        def capture(model, x):
+            worker = threading.Thread(target=warm_cache, args=(x,))
+            worker.start()
+            worker.join()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                y = model(x)
+            return g, y
+        """,
+        """
+        import threading
+        import time
+        import torch
+
+        def heartbeat():
+            while True:
+                time.sleep(5)
+                print("alive")
+
+        def capture(model, x):
+            threading.Thread(target=heartbeat, daemon=True).start()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                y = model(x)
+            return g, y
+        """,
+        """
+        import threading
+        import torch
+
+        def poll(event, stop):
+            while not stop.is_set():
+                event.query()
+
+        def capture(model, x, event, stop):
+            threading.Thread(target=poll, args=(event, stop), daemon=True).start()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g, capture_error_mode="thread_local"):
+                y = model(x)
+            return g, y
+        """,        Example(
+            """
+            #include <thread>
+            #include <cuda_runtime.h>
+
+            void poll_copies(cudaEvent_t done) {
+                while (cudaEventQuery(done) == cudaErrorNotReady) {
+                }
+            }
+
+            cudaGraph_t capture(cudaStream_t stream, cudaEvent_t done) {
+                cudaGraph_t graph;
+                std::thread poller(poll_copies, done);
+                poller.join();
+                cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+                cudaStreamEndCapture(stream, &graph);
+                return graph;
+            }
+            """,
+            language="cpp",
+        ),
+    )
+    invalid = (
+        """
+        import threading
+        import torch
+
+        def poll(event, stop):
+            while not stop.is_set():
+                event.query()
+
+        def capture(model, x, event, stop):
+            threading.Thread(target=poll, args=(event, stop), daemon=True).start()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):  # error: CUR401
+                y = model(x)
+            return g, y
+        """,
+        """
+        from concurrent.futures import ThreadPoolExecutor
+        import torch
+
+        def flush():
+            torch.cuda.synchronize()
+
+        def capture(model, x):
+            pool = ThreadPoolExecutor(max_workers=1)
+            pool.submit(flush)
+            g = torch.cuda.CUDAGraph()
+            g.capture_begin(capture_error_mode="thread_local")  # error: CUR401
+            y = model(x)
+            g.capture_end()
+            return g, y
+        """,
+        """
+        import threading
+        import torch
+
+        class MetricsLogger(threading.Thread):
+            def __init__(self, queue):
+                super().__init__(daemon=True)
+                self.queue = queue
+
+            def run(self):
+                while True:
+                    self.write(self.queue.get())
+
+            def write(self, loss):
+                print(float(loss.cpu()))
+
+        def capture(model, x, queue):
+            MetricsLogger(queue).start()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):  # error: CUR401
+                y = model(x)
+            return g, y
+        """,        Example(
+            """
+            #include <thread>
+            #include <cuda_runtime.h>
+
+            void poll_copies(cudaEvent_t done) {
+                while (cudaEventQuery(done) == cudaErrorNotReady) {
+                }
+            }
+
+            cudaGraph_t capture(cudaStream_t stream, cudaEvent_t done) {
+                cudaGraph_t graph;
+                std::thread poller(poll_copies, done);
+                cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);  // error: CUR401
+                cudaStreamEndCapture(stream, &graph);
+                poller.join();
+                return graph;
+            }
+            """,
+            language="cpp",
+        ),
+    )
+
+    def _report_thread(self, target, thread: str, region: Region, reached: str,
+                       device_wide: bool, steps: tuple[Step, ...] = (),
+                       fix: Fix | None = None) -> None:
+        message = f"{thread} is alive when {region.what} begins a capture ({region.mode_words} mode)"
+        if device_wide:
+            help = (f"Its code reaches line {reached}: a device-wide synchronization waits for "
+                    "the capturing stream, which invalidates the capture in every mode, "
+                    "thread_local included. Fix: join or stop the thread before the capture, or "
+                    "have it synchronize only its own stream or event.")
+        else:
+            help = (f"Its code reaches line {reached}. In global mode a capture-unsafe CUDA call "
+                    "from any thread invalidates the capture ('operation failed due to a "
+                    "previous error during capture'), at random, when the thread happens to "
+                    "call. Fix: join or stop the thread before the capture, or pass "
+                    "capture_error_mode=\"thread_local\" (cudaStreamCaptureModeThreadLocal).")
+        self.report(target, message, related=steps, fix=fix, help=help)
+

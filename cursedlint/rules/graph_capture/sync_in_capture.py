@@ -1,0 +1,234 @@
+"""CUR402: a call that waits for the GPU inside a CUDA graph capture region."""
+
+from __future__ import annotations
+
+from cursedlint.analysis.capture_regions import REGION_TRIGGERS
+from cursedlint.findings import Step
+from cursedlint.languages import C, CPP, PYTHON
+from cursedlint.rule import Example
+from cursedlint.rules.graph_capture.capture_rule import CaptureRule
+
+
+class SyncInCapture(CaptureRule):
+    """## What it does
+    Finds a call inside a capture region (the body of `with torch.cuda.graph(...)`, the
+    statements between `capture_begin()` and `capture_end()`, CuPy `begin_capture()` ...
+    `end_capture()`, cuda-python `cudaStreamBeginCapture` ... `cudaStreamEndCapture`) that
+    waits for the GPU or is prohibited while a stream captures: `.item()`, `.cpu()`,
+    `.tolist()`, `.numpy()`, `.nonzero()` and `torch.nonzero`, boolean-mask indexing
+    (`x[x > 0]`), event or stream `.synchronize()` / `.query()`, `torch.cuda.synchronize()`,
+    `torch.cuda.empty_cache()`, `cupy.asnumpy`, and cuda-python's synchronizations, queries,
+    `cudaMalloc`/`cudaFree` and synchronous `cudaMemcpy`/`cudaMemset` (and driver forms), and
+    printing or formatting a CUDA tensor: `print(t)`, `str(t)`, `repr(t)`, `format(t)`,
+    `f"{t}"`, `"%s" % t`, `"{}".format(t)`, and `logging` calls (module functions or a
+    `logging.getLogger(...)` logger's methods) with `t` as an argument. A formatted value
+    counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
+    `.to("cuda")`, `device="cuda"`), the result of a torch op or `@`, a tensor method,
+    arithmetic or indexing on such a tensor, or a name bound once, inside the region, to one
+    of these; a parameter, a name bound outside the region, a model's output, `t.shape`,
+    `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods are
+    followed for the synchronizing calls; the finding is the call in the region. In C/C++
+    (CUDA sources included), the region is the statements of one block
+    between `cudaStreamBeginCapture`/`cuStreamBeginCapture` and the
+    `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
+    `cudaDeviceSynchronize`, `cudaStreamSynchronize`, `cudaEventSynchronize`,
+    `cudaEventQuery`, `cudaStreamQuery`, `cudaMalloc` (not `cudaMallocAsync`), `cudaFree`,
+    synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms. `cudaMalloc`, `cudaFree`,
+    `cuMemAlloc` and `cuMemFree` are reported only when the capture mode is not relaxed
+    (`cudaStreamCaptureModeRelaxed`, `CU_STREAM_CAPTURE_MODE_RELAXED`, `"relaxed"`).
+
+    ## Why it is cursed
+    Capture records GPU work without running it, so nothing can wait for a result, copy it to
+    the host, or ask whether work finished: the call fails with "operation not permitted when
+    stream is capturing" and invalidates the capture, in every capture mode. Verified on an
+    H100 (PyTorch 2.11): `.item()` inside `torch.cuda.graph`, and `torch.cuda.synchronize()`
+    between `capture_begin()` and `capture_end()`, both fail. Allocating and freeing
+    (`cudaMalloc`, `cudaFree`, `cuMemAlloc`, `cuMemFree`) are "potentially unsafe" calls that
+    global and thread-local captures prohibit and a relaxed capture allows. Verified on an
+    H100 (driver 580, CUDA 13 runtime, `tests/test_capture_alloc_gpu.py`): in global and
+    thread-local captures they return `cudaErrorStreamCaptureUnsupported` (900) and ending
+    the capture returns `cudaErrorStreamCaptureInvalidated` (901); in a relaxed capture they
+    return 0 and the capture ends with 0, while `cudaStreamSynchronize`/`cuStreamSynchronize`
+    of the capturing stream fail with 900 and 901 in all three modes. Formatting a CUDA tensor copies
+    its values to the host first (the same synchronizing copy as `.cpu()`), so a debugging
+    `print(t)` or a log line in the captured step breaks the capture too. Where it does not
+    raise, a host value read during capture would be frozen into the graph and never refreshed
+    on replay.
+
+    ## Example
+    ```python
+    with torch.cuda.graph(g):
+        loss = criterion(model(static_input), static_target)
+        print(loss.item())
+    ```
+
+    ## Fix
+    Move the call out of the region: read values after `g.replay()` (or after
+    `capture_end()`), keep data-dependent decisions on the GPU (`torch.where`, masks
+    multiplied in), synchronize before the capture, and allocate before it.
+
+    ## References
+    - NVIDIA, CUDA graph constraints (no host-device synchronization during capture):
+      https://docs.nvidia.com/dl-cuda-graph/cuda-graph-basics/constraints.html
+    - NVIDIA, CUDA graph capture failures (`.item()`, `.cpu()` during capture):
+      https://docs.nvidia.com/dl-cuda-graph/troubleshooting/capture-failures.html
+    - `cudaStreamBeginCapture` (prohibited calls, capture modes):
+      https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html
+    """
+
+    code = "CUR402"
+    name = "sync-in-capture"
+    languages = (PYTHON, C, CPP)
+    checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
+                CPP: "cpp:SyncInCaptureC"}
+    triggers = REGION_TRIGGERS
+    summary = "a call that waits for the GPU inside a CUDA graph capture region"
+
+    valid = (
+        """
+        import torch
+
+        def capture(model, criterion, x, target):
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                for _ in range(3):
+                    criterion(model(x), target).backward()
+            torch.cuda.current_stream().wait_stream(s)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                loss = criterion(model(x), target)
+                loss.backward()
+            g.replay()
+            print(loss.item())
+            return g
+        """,
+        """
+        import torch
+
+        def capture(model, x):
+            torch.cuda.synchronize()
+            g = torch.cuda.CUDAGraph()
+            g.capture_begin()
+            y = model(x)
+            g.capture_end()
+            return g, y.sum()
+        """,
+        """
+        import logging
+        import torch
+
+        log = logging.getLogger(__name__)
+
+        def capture(model, x, steps):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                for step in range(steps):
+                    x = torch.tanh(model(x))
+                    log.info("captured step %d, output %s %s", step, x.shape, x.dtype)
+                print(f"captured {steps} steps of {type(model).__name__}")
+            return g, x
+        """,
+        Example(
+            """
+            #include <cuda_runtime.h>
+
+            __global__ void scale(const float *in, float *out) { out[threadIdx.x] = 2 * in[threadIdx.x]; }
+
+            // relaxed mode allows allocating while the stream captures
+            cudaGraph_t capture_step(cudaStream_t stream, const float *input, size_t bytes) {
+                cudaGraph_t graph;
+                float *scratch;
+                cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed);
+                cudaMalloc((void **)&scratch, bytes);
+                scale<<<1, 256, 0, stream>>>(input, scratch);
+                cudaStreamEndCapture(stream, &graph);
+                return graph;
+            }
+            """,
+            language="cpp",
+        ),
+    )
+    invalid = (
+        """
+        import torch
+
+        def capture(model, criterion, x, target):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                loss = criterion(model(x), target)
+                print(loss.item())  # error: CUR402
+            return g
+        """,
+        """
+        import torch
+
+        def capture(model, x):
+            g = torch.cuda.CUDAGraph()
+            g.capture_begin()
+            y = model(x)
+            torch.cuda.synchronize()  # error: CUR402
+            g.capture_end()
+            return g, y
+        """,
+        """
+        import torch
+
+        def capture(model, x):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                probs = torch.softmax(model(x), dim=-1)
+                print(f"probs: {probs}")  # error: CUR402
+            return g, probs
+        """,
+        """
+        import cupy as cp
+
+        class Step:
+            def capture(self, x):
+                stream = cp.cuda.Stream(non_blocking=True)
+                with stream:
+                    stream.begin_capture()
+                    y = self.normalize(x)  # error: CUR402
+                    graph = stream.end_capture()
+                return graph, y
+
+            def normalize(self, x):
+                return x / float(x.max().item())
+        """,
+        Example(
+            """
+            #include <cuda_runtime.h>
+
+            cudaGraph_t capture_step(cudaStream_t stream, float *input, size_t bytes) {
+                cudaGraph_t graph;
+                float *scratch;
+                cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+                cudaMalloc((void **)&scratch, bytes);  // error: CUR402
+                scale<<<64, 256, 0, stream>>>(input, scratch);
+                cudaStreamSynchronize(stream);  // error: CUR402
+                cudaStreamEndCapture(stream, &graph);
+                cudaStreamSynchronize(stream);
+                return graph;
+            }
+            """,
+            language="cpp",
+        ),
+    )
+
+    def _report(self, node, begun_by: str, line: int, why: str, allocation: bool = False,
+                steps: tuple[Step, ...] = ()) -> None:
+        """`allocation`: the call is prohibited in global and thread-local captures only;
+        `steps`: the chain through other modules."""
+        modes = ("in a global or thread-local capture (a relaxed one allows it)" if allocation
+                 else "whatever the capture mode")
+        self.report(
+            node,
+            f"{why}, in the capture begun on line {line}",
+            help=f"{begun_by} begins the capture on line {line}. A capturing stream records work without running it, so the call fails "
+            "('operation not permitted when stream is capturing') and invalidates the "
+            f"capture, {modes}. Fix: move it out of the region (read results after replay, "
+            "synchronize or allocate before capture).",
+            related=steps,
+        )
+
