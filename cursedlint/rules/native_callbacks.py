@@ -17,125 +17,19 @@ import os
 from functools import lru_cache
 
 from cursedlint.analysis.callback_apis import (
-    ASYNC_CUDA_APIS, CONFIGURED, DESTRUCTOR, HOST_FUNCTION, KNOWN_PROTOTYPES, NUMBA_DRIVER,
-    OCCUPANCY, Callback, callback_words,
+    ASYNC_CUDA_APIS, KNOWN_PROTOTYPES, NUMBA_DRIVER, Callback, callback_words,
 )
+from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain, helper_names
 from cursedlint.analysis.callbacks import (
-    CallbackHandovers, CallbackTracer, Flow, Helper, is_library_function, parameters,
+    CallbackHandovers, CallbackTracer, Flow, Helper, is_library_function,
 )
-from cursedlint.analysis.python_project import (
-    MAX_DEPTH, FunctionIndexer, ProjectFunctions, Reach, call_target, dotted, last_name,
-    linted_imports, own_nodes, project_functions, project_names,
-)
+from cursedlint.analysis.python_project import call_target, last_name, project_functions
 from cursedlint.findings import Step
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
 from cursedlint.second_look import AnyOf, MethodCall, Names
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-class CallbackHelpers(FunctionIndexer):
-    """Per function of the project's modules: which of its parameters it hands to a CUDA API
-    that calls back (kind `callback:<position>:<name>`), found by CUR201's own reading of the
-    module (default options)."""
-
-    name = "callback-helpers"
-
-    def words(self, settings):
-        rule = PythonCallbackIntoCuda
-        return rule.triggers_for(rule.resolved_options(settings.rule_options.get(rule.code)))
-
-    def seed_words(self, context):
-        """The helpers a file that needs the facts may call: what it takes from the project."""
-        return project_names(context)
-
-    def trigger_words(self, facts):
-        """The project's helpers that hand a parameter to a callback API, or on to another
-        helper: a callable passed to one is a callback."""
-        return helper_names(facts)
-
-    def more_words(self, facts, settings):
-        """The helpers found so far: a module that calls one may hand a parameter on to it.
-        (`facts` still grows: not `helper_names`, which keeps its answer.)"""
-        return _helper_names(facts)
-
-    def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
-        helpers = context.shared(CallbackHelpers, lambda: _module_helpers(context))
-        facts = {
-            f"{CALLBACK}{helper.position}:{helper.parameter}": Reach(
-                helper.site.lineno, f"`{helper.parameter}` reaches {helper.api}, which calls it "
-                f"{helper.callback.when}")
-            for helper in helpers if helper.function is function
-        }
-        if not isinstance(function, ast.Module):
-            facts.update(_forwards(context, function, facts))
-        return facts
-
-
-def helper_names(facts: dict) -> frozenset[str]:
-    """The names of the functions (path -> ModuleSummary of `CALLBACK_HELPERS`) that hand a
-    parameter to a callback API, themselves or through the helpers they hand it on to
-    (computed once for the run's final facts)."""
-    if _HELPER_NAMES[0] is not facts:
-        _HELPER_NAMES[:] = [facts, _helper_names(facts)]
-    return _HELPER_NAMES[1]
-
-
-_HELPER_NAMES: list = [None, frozenset()]  # the last facts asked about, and their names
-
-
-def _helper_names(facts: dict) -> frozenset[str]:
-    project = ProjectFunctions(facts)
-    return frozenset(
-        qualname.rpartition(".")[2] for path, summary in facts.items()
-        for qualname, function in summary.functions.items()
-        if any(kind.startswith(CALLBACK) or kind.startswith(FORWARDS) and
-               _callback_chain(project, path, qualname, kind, 0) for kind in function.facts))
-
-
-CALLBACK, FORWARDS = "callback:", "forwards:"
-"""Fact kinds: `callback:<position>:<parameter>`, the parameter reaches a callback API;
-`forwards:<position>:<parameter>`, it is handed to an imported function (`Reach.detail`:
-`callee|argument position|keyword`), which may hand it on."""
-
-
-def _forwards(context, function: ast.AST, facts: dict) -> dict[str, Reach]:
-    """The function's parameters (not already facts) handed as they are to a function the
-    module imports: the first call of each."""
-    names = parameters(function)
-    imported = linted_imports(context)
-    found: dict[str, Reach] = {}
-    for node in own_nodes(function.body):
-        callee = dotted(node.func) if isinstance(node, ast.Call) else None
-        if callee is None or callee.partition(".")[0] not in imported:
-            continue
-        passed = [(str(i), "", a) for i, a in enumerate(node.args)] + \
-            [("", k.arg, k.value) for k in node.keywords if k.arg]
-        for position, keyword, argument in passed:
-            if isinstance(argument, ast.Name) and argument.id in names:
-                kind = f"{FORWARDS}{names.index(argument.id)}:{argument.id}"
-                if kind not in found and kind.replace(FORWARDS, CALLBACK) not in facts:
-                    found[kind] = Reach(node.lineno, f"passes `{argument.id}` to {callee}()",
-                                        detail=f"{callee}|{position}|{keyword}")
-    return found
-
-
-def _module_helpers(context) -> list[Helper]:
-    """The module's functions that hand a parameter to a callback API (the walk CUR201 reads
-    it with; an error in it is the summary's, reported as CUR000)."""
-    options = PythonCallbackIntoCuda.resolved_options(context.settings.rule_options.get("CUR201"))
-    handovers = CallbackHandovers(context, options["extra-apis"])
-    context.walk([handovers], _raise)
-    return handovers.helpers
-
-
-def _raise(visitor, error: BaseException):
-    raise error
-
-
-CALLBACK_HELPERS = CallbackHelpers()
-
 
 
 class PythonCallbackIntoCuda(Rule):
@@ -203,7 +97,7 @@ class PythonCallbackIntoCuda(Rule):
     code = "CUR201"
     name = "python-callback-into-cuda"
     languages = ("python",)
-    indexer = CALLBACK_HELPERS
+    indexer = CallbackHelpers(code)
     triggers = callback_words()
     summary = "a Python callable passed to a CUDA API that calls it back while holding a lock"
     options = {
@@ -346,7 +240,7 @@ class PythonCallbackIntoCuda(Rule):
             self._report(handed.flow, handed.argument,
                          f"is handed to {handed.api} as a C callback", handed.callback,
                          call=handed.call)
-        project = project_functions(self.context, CALLBACK_HELPERS)
+        project = project_functions(self.context, self.indexer)
         own_helpers = {helper.function.name for helper in self.handovers.helpers}
         project_helpers = helper_names(self.project_facts) if project is not None \
             else frozenset()
@@ -364,23 +258,16 @@ class PythonCallbackIntoCuda(Rule):
         function = project.summaries[target[0]].functions.get(target[1]) if target else None
         if function is None or "." in target[1]:
             return  # methods of other modules' classes: their receiver is not followed yet
-        function = project.summaries[target[0]].functions.get(target[1]) if target else None
-        if function is None or "." in target[1]:
-            return  # methods of other modules' classes: their receiver is not followed yet
-        for kind in function.facts:
-            if not kind.startswith((CALLBACK, FORWARDS)):
-                continue
-            _, index, parameter = kind.split(":")
-            chain = _callback_chain(project, *target, kind, 0)
-            argument = self.context.argument(call, int(index), parameter) if chain else None
+        for parameter, fact in function.facts.items():
+            chain = callback_chain(project, *target, parameter)
+            argument = self.context.argument(call, fact.position, parameter) if chain else None
             flow = None if argument in (None, UNKNOWN) else self.tracer.trace(argument)
             if flow is not None and flow.parameter is None:
-                steps, reach = chain
-                where = f"{os.path.basename(steps[-1].path)}:{reach.line}"
+                steps, reached = chain
+                where = f"{os.path.basename(steps[-1].path)}:{reached.line}"
                 how = "which hands it on to " if len(steps) > 2 else "which hands it to "
                 self._report(flow, argument, f"is passed to {target[1]}(), {how}"
-                             f"{_api_of(reach.what)} ({where})", _callback_of(reach.what),
-                             steps, call)
+                             f"{reached.api} ({where})", reached.callback, steps, call)
 
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         argument = helper.argument_in(self.context, call)
@@ -420,45 +307,6 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
     """Whether `node`'s source lies inside `outer`'s."""
     return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
         (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
-
-
-def _callback_chain(project, path: str, qualname: str, kind: str, depth: int):
-    """How the parameter `kind` names of the project function reaches a callback API: the
-    steps (the function's definition, each hand-over, the API call) and the final fact; None
-    when it does not, or the chain is longer than the project model follows."""
-    function = project.summaries[path].functions[qualname]
-    reach = function.facts.get(kind)
-    head = Step(path, function.line, f"`{qualname}()` is defined here") if depth == 0 else None
-    if reach is None or depth > MAX_DEPTH:
-        return None
-    if kind.startswith(CALLBACK):
-        return (*filter(None, [head]), Step(path, reach.line, reach.what)), reach
-    name, position, keyword = reach.detail.split("|")
-    callee = project.callee(path, project.summaries[path].imports, name, qualname)
-    inner = project.summaries[callee[0]].functions.get(callee[1]) if callee else None
-    if inner is None or "." in callee[1]:
-        return None
-    for next_kind in inner.facts:
-        if next_kind.startswith((CALLBACK, FORWARDS)):
-            _, index, parameter = next_kind.split(":")
-            if (position and index == position) or (keyword and parameter == keyword):
-                found = _callback_chain(project, *callee, next_kind, depth + 1)
-                if found is not None:
-                    steps, final = found
-                    return (*filter(None, [head]), Step(path, reach.line, reach.what),
-                            *steps), final
-    return None
-
-
-def _api_of(what: str) -> str:
-    """The callback API a helper's fact names ("`fn` reaches API, which ...")."""
-    return what.partition(" reaches ")[2].partition(",")[0]
-
-
-def _callback_of(what: str) -> Callback:
-    """The kind of callback a helper's fact describes (by when the driver calls it)."""
-    return next((callback for callback in (OCCUPANCY, HOST_FUNCTION, DESTRUCTOR)
-                 if callback.when in what), CONFIGURED)
 
 
 # -- CUR202 ----------------------------------------------------------------------------------------
