@@ -100,6 +100,7 @@ class CallbackHelpers(FunctionIndexer):
         return facts
 
     def extended(self, context, summary, calls) -> HelperModule | None:
+        """The summary as its type says (`HelperModule`, as the index store decodes it)."""
         return None if summary is None else \
             msgspec.convert(summary, HelperModule, from_attributes=True)
 
