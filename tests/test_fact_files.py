@@ -304,10 +304,11 @@ def test_verbose_names_the_project_and_what_each_indexer_gathered(tmp_path, monk
     assert any(line.startswith("  cuda-reach: ") for line in err)
 
 
-def test_an_error_in_the_rule_walk_an_indexer_runs_is_reported(tmp_path, monkeypatch, capsys):
-    """`callback-helpers` reads a module with CUR201's own walk: an error in it was dropped
-    (the helper's fact went missing in silence)."""
-    from cursedlint.rules.native_callbacks import PythonCallbackIntoCuda
+def test_an_error_in_the_walk_an_indexer_runs_is_reported(tmp_path, monkeypatch, capsys):
+    """`callback-helpers` reads a module with the walk CUR201 reads it with
+    (`CallbackHandovers`): an error in it was dropped (the helper's fact went missing in
+    silence)."""
+    from cursedlint.analysis.callbacks import CallbackHandovers
 
     write_project(tmp_path, {
         ".git/HEAD": "",
@@ -316,14 +317,14 @@ def test_an_error_in_the_rule_walk_an_indexer_runs_is_reported(tmp_path, monkeyp
         "solver/run.py": "from .kernels import best_block\n\n\n"
                          "def tune(kernel):\n    return best_block(kernel, lambda size: 0)\n",
     })
-    real = PythonCallbackIntoCuda.visit_Call
+    real = CallbackHandovers.visit_Call
 
     def visit_call(self, node):
         if self.context.source.path.endswith("kernels.py"):
             raise RuntimeError("a walk's bug")
         return real(self, node)
 
-    monkeypatch.setattr(PythonCallbackIntoCuda, "visit_Call", visit_call)
+    monkeypatch.setattr(CallbackHandovers, "visit_Call", visit_call)
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--no-cache", "--concise", "solver/run.py"]) == 2
     assert "solver/kernels.py:1:1: CUR000 internal error gathering facts (callback-helpers) " \

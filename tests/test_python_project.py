@@ -1311,6 +1311,46 @@ def test_callable_handed_on_through_helpers_of_two_modules(tmp_path, tuning, fou
         ("solver/tuning.py", 4), ("solver/tuning.py", 5), ("solver/kernels.py", 6)]
 
 
+def test_callback_facts_taken_from_the_index_store_give_the_same_chain(tmp_path, monkeypatch,
+                                                                      capsys):
+    """The callback-helpers facts (a parameter reaching an API, one handed on by keyword)
+    decode from the index store as they were made: a run after the caller changed, which
+    takes the helpers' summaries from the store, reports what the cold run did."""
+    from cursedlint.analysis.callback_helpers import CallbackHelpers
+
+    harness.write_project(tmp_path, {
+        ".git/HEAD": "",
+        "solver/__init__.py": "",
+        "solver/kernels.py": KERNELS + "\n\ndef enqueue(stream, fn):\n"
+                             "    cuda.stream().add_callback(fn, None)\n",
+        "solver/tuning.py": "from .kernels import enqueue\n\n\n"
+                            "def later(stream, callback):\n    enqueue(stream, fn=callback)\n",
+        "solver/run.py": "from .tuning import later\n\n\n"
+                         "def plan(stream):\n    later(stream, lambda s, status, d: None)\n",
+    })
+    monkeypatch.chdir(tmp_path)
+
+    def check() -> list:
+        main(["check", "--output-format", "json", "solver/run.py"])
+        return [(f["line"], f["message"], f["help"], f["related"])
+                for f in json.loads(capsys.readouterr().out)]
+
+    capsys.readouterr()
+    cold = check()
+    assert [message for _, message, _, _ in cold] == [
+        "lambda on line 5 is passed to later(), which hands it on to add_callback "
+        "(kernels.py:14)"]
+    summarized: list[str] = []
+    real = CallbackHelpers.summarize
+    monkeypatch.setattr(CallbackHelpers, "summarize", lambda self, context: (
+        summarized.append(os.path.basename(context.source.path)), real(self, context))[1])
+    (tmp_path / "solver" / "run.py").write_text(
+        "from .tuning import later\n\n\ndef plan(stream):\n"
+        "    later(stream, lambda s, status, d: None)  # changed\n")
+    assert check() == cold
+    assert summarized == ["run.py"]
+
+
 @pytest.mark.parametrize("marker", [None, ".git", "cursedlint.toml"])
 def test_a_directory_that_is_no_project_is_not_walked_for_facts(tmp_path, monkeypatch, capsys,
                                                                 marker):

@@ -1,0 +1,308 @@
+"""Python callables handed to C as callbacks, in one module (CUR201 and CUR202 read it).
+
+`CallbackTracer` follows a value back to a Python callable (lambda, def, bound method,
+`functools.partial`, an instance of a class with `__call__`) through local names, ctypes
+prototypes (`CFUNCTYPE(...)(f)`), `ctypes.cast` and cuda-python's pointer types, or to a
+parameter of the function it is used in; a value whose nature the module does not show (a
+decorated function, an attribute of an unknown object) is unknown. `CallbackHandovers` walks a
+module for the values it hands to a CUDA API that calls back (`analysis.callback_apis`): the
+Python callables handed over, and the module's helpers, functions that hand a parameter on.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, NamedTuple
+
+from msgspec import Struct
+
+from cursedlint.analysis.callback_apis import (
+    CALLBACK_APIS, CONFIGURED, FUNCTION_POINTER_TYPES, HOST_FUNCTION, HOST_NODE_PARAMS,
+    KNOWN_PROTOTYPES, LIBRARY_LOADERS, LIBRARY_OBJECTS, NUMBA_DRIVER, POINTER_CASTS,
+    PROTOTYPE_FACTORIES, STREAM_FACTORIES, STREAM_OBJECTS, Callback, CallbackApi,
+)
+from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
+from cursedlint.analysis.python_project import last_name, own_method, value_of
+from cursedlint.python_consteval import UNKNOWN
+
+_METHOD_DECORATORS = frozenset({"staticmethod", "classmethod"})
+_MAX_DEPTH = 8
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def parameters(function: ast.AST) -> list[str]:
+    """The names of the function's positional parameters, in order."""
+    arguments = function.args
+    return [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+
+
+# -- where a value comes from ----------------------------------------------------------------------
+
+
+class Flow(Struct, frozen=True):
+    """What reaches a callback slot: a Python callable (`origin`, described by `what`) or, when
+    `parameter` is set, whatever the callers of `function` pass for that parameter. `wrap` is
+    the ctypes prototype call that made a C function pointer of it, if any."""
+
+    origin: ast.AST
+    what: str
+    wrap: ast.Call | None = None
+    parameter: str | None = None
+
+    def wrapped(self, wrap: ast.Call) -> "Flow":
+        return self if self.wrap else Flow(self.origin, self.what, wrap, self.parameter)
+
+
+class CallbackTracer:
+    """Follows a value back to a Python callable through the module."""
+
+    def __init__(self, context):
+        self.context = context
+
+    def trace(self, node: ast.AST | None, depth: int = 0) -> Flow | None:
+        """Where the value of `node` comes from, when the module shows it is a Python callable
+        or a function's parameter; None when unknown or compiled."""
+        if node is None or depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, ast.Lambda):
+            return Flow(node, f"lambda on line {node.lineno}")
+        if isinstance(node, ast.Name):
+            return self._trace_name(node, depth)
+        if isinstance(node, ast.Attribute):
+            if node.attr == "value":
+                return self.trace(self.unwrapped(node), depth + 1)  # ctypes.cast(cb, T).value
+            method = self.self_method(node)
+            return self._function(method, f"method self.{node.attr}") if method else None
+        if isinstance(node, ast.Call):
+            return self._trace_call(node, depth)
+        return None
+
+    def _trace_name(self, node: ast.Name, depth: int) -> Flow | None:
+        scope = self.context.evaluator.binding_scope(node.id, node)
+        if isinstance(scope, _FUNCTIONS) and node.id in parameters(scope):
+            return Flow(scope, node.id, parameter=node.id)
+        bound = self.context.definition(node)
+        if isinstance(bound, _FUNCTIONS):
+            return self._function(bound, f"Python function {bound.name}()")
+        if isinstance(bound, ast.ClassDef):
+            return None
+        return self.trace(bound, depth + 1)
+
+    def _function(self, function: ast.AST, label: str) -> Flow | None:
+        """A def as a callback: Python, plain or under ctypes prototype decorators
+        (`@CFUNCTYPE(...)`, numba's `@cu_stream_callback_pyobj`); unknown under any other
+        decorator (`@numba.cfunc(sig)` compiles it)."""
+        decorators = [d for d in function.decorator_list
+                      if not (isinstance(d, ast.Name) and d.id in _METHOD_DECORATORS)]
+        if not all(self._is_prototype(decorator) for decorator in decorators):
+            return None
+        how = " (a C pointer by its decorator)" if decorators else ""
+        return Flow(function, f"{label} (line {function.lineno}){how}")
+
+    def _trace_call(self, node: ast.Call, depth: int) -> Flow | None:
+        if self.context.qualified_name(node.func, among=PARTIAL):
+            return Flow(node, f"functools.partial on line {node.lineno}")
+        if self.is_wrap(node):
+            inner = self.trace(node.args[0], depth + 1)
+            return inner.wrapped(node) if inner else None
+        inner = self.unwrapped(node)
+        if inner is not None:
+            return self.trace(inner, depth + 1)
+        instance_of = self._callable_class(node.func)
+        if instance_of is not None:
+            return Flow(node, f"{instance_of.name} instance on line {node.lineno} "
+                              "(called through __call__)")
+        return None
+
+    def unwrapped(self, node: ast.AST) -> ast.AST | None:
+        """The value a pointer conversion passes on: `ctypes.cast(cb, T)`, `ctypes.addressof(cb)`,
+        `<call>.value`, cuda-python's `CUhostFn(address)` / `cudaHostFn_t(_ptr=address)`."""
+        if isinstance(node, ast.Attribute):
+            return node.value if node.attr == "value" and isinstance(node.value, ast.Call) else None
+        if not isinstance(node, ast.Call):
+            return None
+        if self.context.qualified_name(node.func, among=POINTER_CASTS) and node.args:
+            return node.args[0]
+        if last_name(node.func) in FUNCTION_POINTER_TYPES:
+            only = [*node.args, *(keyword.value for keyword in node.keywords)]
+            return only[0] if len(only) == 1 else None
+        return None
+
+    def peeled(self, node: ast.AST) -> ast.AST:
+        """The value under pointer conversions (`ctypes.cast(cb, T).value` -> `cb`)."""
+        while (inner := self.unwrapped(node)) is not None:
+            node = inner
+        return node
+
+    def is_wrap(self, node: ast.AST) -> bool:
+        """Whether `node` makes a ctypes callback object: `Prototype(callable)`."""
+        return (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+                and self._is_prototype(node.func))
+
+    def _is_prototype(self, func: ast.AST) -> bool:
+        """A ctypes function pointer type: `CFUNCTYPE(...)`, a name bound to one, or numba's
+        driver prototypes."""
+        if isinstance(func, ast.Call):
+            return self.context.qualified_name(func.func, among=PROTOTYPE_FACTORIES) is not None
+        if self.context.qualified_name(func, among=KNOWN_PROTOTYPES):
+            return True
+        if isinstance(func, ast.Name):
+            bound = self.context.definition(func)
+            if isinstance(bound, ast.Call):
+                return self._is_prototype(bound)
+        return False
+
+    def _callable_class(self, func: ast.AST) -> ast.ClassDef | None:
+        """The module's class that `func` names, when it defines `__call__`."""
+        bound = self.context.definition(func) if isinstance(func, ast.Name) else None
+        if isinstance(bound, ast.ClassDef) and own_method(bound, "__call__") is not None:
+            return bound
+        return None
+
+    def self_method(self, node: ast.AST) -> ast.AST | None:
+        """The def of `self.name` in the class enclosing `node`."""
+        if not is_self_attribute(node):
+            return None
+        cls = enclosing_class(self.context, node)
+        return None if cls is None else own_method(cls, node.attr)
+
+
+def is_library_function(context, func: ast.AST) -> bool:
+    """Whether the callee `func` is a function of a ctypes library (or numba's driver
+    object): `lib.name` for a library the module loads or imports."""
+    if not isinstance(func, ast.Attribute):
+        return False
+    library = func.value
+    if isinstance(library, ast.Name):
+        library = context.definition(library) or library
+    if isinstance(library, ast.Call):
+        return context.qualified_name(library.func, among=LIBRARY_LOADERS) is not None
+    qualified = context.imports.qualified_name(library) or ""
+    return qualified.startswith(LIBRARY_OBJECTS) or qualified in NUMBA_DRIVER
+
+
+# -- what the module hands to the driver -----------------------------------------------------------
+
+
+class Handed(NamedTuple):
+    """A Python callable (`flow`) handed to `api` as a C callback: `argument` is what the
+    module passes, in the arguments of `call` (None: a host node's `fn` field)."""
+
+    flow: Flow
+    argument: ast.AST
+    api: str
+    callback: Callback
+    call: ast.Call | None
+
+
+class Helper(Struct, frozen=True):
+    """A function of the module that hands its `parameter` (at `position`) to `api` at
+    `site`."""
+
+    function: ast.AST
+    parameter: str
+    position: int
+    site: ast.AST
+    api: str
+    callback: Callback
+
+    def argument_in(self, context, call: ast.Call) -> Any:
+        """What `call` of the helper (by its name, or as `self.<name>`, which passes no
+        `self`) passes for the parameter (`PythonContext.argument`)."""
+        offset = 1 if isinstance(call.func, ast.Attribute) else 0
+        index = self.position - offset
+        return context.argument(call, index, self.parameter) if index >= 0 else None
+
+
+class CallbackHandovers:
+    """The values a module hands to a CUDA API that calls back, found by its walk (the
+    `visit_` methods: `PythonContext.walk` drives them, or a rule's own): each traced, a
+    Python callable is `handed`, a parameter of the module's function makes it a helper.
+    `extra_apis` are more API names (any argument may be the callback)."""
+
+    def __init__(self, context, extra_apis=()):
+        self.context = context
+        extra = CallbackApi(CONFIGURED)
+        self.apis = dict(CALLBACK_APIS) | {name: extra for name in extra_apis}
+        self.tracer = CallbackTracer(context)
+        self.handed: list[Handed] = []
+        self.helpers: list[Helper] = []
+        self.calls: list[ast.Call] = []
+        """The calls of plain names and `self.<method>` that name no API: a helper's calls."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self._api_name(node.func)
+        api = self.apis.get(name)
+        if api is None:
+            if isinstance(node.func, (ast.Name, ast.Attribute)):
+                self.calls.append(node)
+            return
+        if api.stream_method and not self._is_stream(node.func):
+            return
+        arguments = self.context.arguments(node)
+        if api.slot is None:
+            candidates = arguments.values()
+        else:
+            candidates = [arguments.get(*api.slot)]
+        for argument in candidates:
+            if argument is not None and argument is not UNKNOWN:
+                self._follow(argument, name, api.callback, node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        """`params.fn = callable` on a host-node parameter struct."""
+        for target in node.targets:
+            if (isinstance(target, ast.Attribute) and target.attr == "fn"
+                    and self._is_host_node_params(target.value)):
+                self._follow(node.value, "a graph host node", HOST_FUNCTION)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        """`cudaHostNodeParams(fn=callable, ...)`."""
+        if node.arg == "fn":
+            call = self.context.parent_of(node)
+            if isinstance(call, ast.Call) and last_name(call.func) in HOST_NODE_PARAMS:
+                self._follow(node.value, "a graph host node", HOST_FUNCTION)
+
+    def helpers_called(self, call: ast.Call) -> list[Helper]:
+        """The module's helpers that `call` (of a plain name, or `self.<method>`) runs."""
+        if isinstance(call.func, ast.Name):
+            callee = self.context.definition(call.func)
+        else:
+            callee = self.tracer.self_method(call.func)
+        return [helper for helper in self.helpers if helper.function is callee]
+
+    def _follow(self, argument: ast.AST, api_name: str, callback: Callback,
+                call: ast.Call | None = None) -> None:
+        flow = self.tracer.trace(argument)
+        if flow is None:
+            return
+        if flow.parameter is None:
+            self.handed.append(Handed(flow, argument, api_name, callback, call))
+        elif isinstance(flow.origin, _FUNCTIONS):
+            position = parameters(flow.origin).index(flow.parameter)
+            self.helpers.append(Helper(flow.origin, flow.parameter, position,
+                                       flow.wrap or argument, api_name, callback))
+
+    def _api_name(self, func: ast.AST) -> str | None:
+        """The function's own name: `launchHostFunc` for `launch` after
+        `from cupy.cuda.runtime import launchHostFunc as launch`."""
+        if isinstance(func, ast.Name):
+            imported = self.context.imports.names.get(func.id)
+            return imported.rpartition(".")[2] if imported else func.id
+        return last_name(func)
+
+    def _is_stream(self, func: ast.AST) -> bool:
+        """Whether a method's receiver is a CuPy or Numba stream the module creates (a plain
+        function of the method's name has none)."""
+        if not isinstance(func, ast.Attribute):
+            return False
+        receiver = func.value
+        if isinstance(receiver, ast.Name) or is_self_attribute(receiver):
+            receiver = value_of(self.context, receiver) or receiver  # `self.stream` too
+        if isinstance(receiver, ast.Call):
+            receiver = receiver.func
+            return self.context.qualified_name(receiver, among=STREAM_FACTORIES) is not None
+        return self.context.qualified_name(receiver, among=STREAM_OBJECTS) is not None
+
+    def _is_host_node_params(self, node: ast.AST) -> bool:
+        bound = self.context.definition(node) if isinstance(node, ast.Name) else None
+        return isinstance(bound, ast.Call) and last_name(bound.func) in HOST_NODE_PARAMS
