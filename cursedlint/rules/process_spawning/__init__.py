@@ -1,59 +1,23 @@
 """CUR1xx: process creation that fork()s a large process, and switches that turn on fork
 protection.
 
-CUR101 works out, from the arguments of a subprocess call, which of CPython's three ways of
-starting a program the call takes on the configured Python version and C library: posix_spawn,
-vfork (Linux, Python 3.10+), or a full fork. The conditions are those of CPython's own sources:
-`Popen._execute_child` in Lib/subprocess.py (the posix_spawn test), `_use_posix_spawn` and
-`_HAVE_POSIX_SPAWN_CLOSEFROM` (which libcs), and `subprocess_fork_exec` in
-Modules/_posixsubprocess.c (when vfork is used). CUR102 finds fork-based process creation where
-the process may hold CUDA or RDMA state. CUR103 finds code and configuration that turn on
-libibverbs' legacy fork protection. The rules and their docs are here; each language's checker
-is in its own module (`python`, `native` for C/C++, `text` for shell, Dockerfile and YAML).
+CUR101 finds subprocess calls that make CPython fork the whole process on the configured
+Python version and C library (`analysis.subprocess_spawn` decides which way CPython starts the
+program). CUR102 finds fork-based process creation where the process may hold CUDA or RDMA
+state. CUR103 finds code and configuration that turn on libibverbs' legacy fork protection.
+The rules and their docs are here; each language's checker is in its own module (`python`,
+`native` for C/C++, `text` for shell, Dockerfile and YAML).
 """
 
 from __future__ import annotations
 
-from msgspec import Struct
-
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.analysis.fork_protection import FORK_SETTINGS, PROVIDER_FORK_SAFE_VARIABLES
 from cursedlint.analysis.start_methods import START_METHODS
+from cursedlint.analysis.subprocess_spawn import GLIBC, MACOS, MUSL, OLD_GLIBC
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.rule import MODULE_NAME, Example, Option, Rule
-
-# -- platforms -------------------------------------------------------------------------------
-
-GLIBC, OLD_GLIBC, MUSL, MACOS = "glibc>=2.34", "glibc<2.34", "musl", "macos"
-
-
-class Platform(Struct, frozen=True):
-    """The Python version and C library a program runs on: what CPython's choice depends on."""
-
-    python: tuple[int, int]
-    libc: str
-
-    @property
-    def has_posix_spawn(self) -> bool:
-        """`_use_posix_spawn()`: macOS, or Linux with glibc >= 2.24 (never musl)."""
-        return self.libc != MUSL
-
-    @property
-    def spawn_closes_fds(self) -> bool:
-        """3.13+ passes close_fds=True to posix_spawn where libc has
-        posix_spawn_file_actions_addclosefrom_np (glibc 2.34; not macOS or musl)."""
-        return self.libc == GLIBC and self.python >= (3, 13)
-
-    @property
-    def has_vfork(self) -> bool:
-        """_posixsubprocess uses vfork() on Linux since 3.10 (bpo-35823), never on macOS."""
-        return self.libc != MACOS and self.python >= (3, 10)
-
-    @property
-    def system(self) -> str:
-        """`sys.platform` there: macOS's libSystem means Darwin, every other libc Linux."""
-        return "darwin" if self.libc == MACOS else "linux"
 
 
 class SubprocessForkPath(Rule):
