@@ -14,12 +14,14 @@ class RegistryError(Exception):
 
 
 def _rules_of(module) -> list[type[Rule]]:
+    """The rules a module defines, or a package's `__init__` imports from its own modules."""
     return [
         value
         for value in vars(module).values()
         if isinstance(value, type)
         and issubclass(value, Rule)
-        and value.__module__ == module.__name__
+        and (value.__module__ == module.__name__
+             or value.__module__.startswith(module.__name__ + "."))
         and "code" in vars(value)
     ]
 

@@ -24,9 +24,13 @@ from cursedlint.analysis.subprocess_spawn import (
 )
 from cursedlint.findings import MESSAGE_WIDTH, Edit, Fix, Rewrite, Severity, Span, Step
 from cursedlint.python_consteval import UNKNOWN
-from cursedlint.rules.process_spawning import (
-    ForkInAcceleratedProcess, ForkSafeModeEnabled, SubprocessForkPath, setting_message,
+from cursedlint.rules.process_spawning.fork_in_accelerated_process import (
+    ForkInAcceleratedProcess,
 )
+from cursedlint.rules.process_spawning.fork_safe_mode_enabled import (
+    ForkSafeModeEnabled, setting_message,
+)
+from cursedlint.rules.process_spawning.subprocess_fork_path import SubprocessForkPath
 from cursedlint.second_look import AllOf, Call, Names, Text
 
 _PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
