@@ -7,23 +7,20 @@ import os
 from typing import Any
 
 from cursedlint.analysis.fork_protection import EnvironmentSettings
-from cursedlint.analysis.platform import excluding_guard
-from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, calling_function, project_functions, value_of,
-)
+from cursedlint.analysis.platform import excluding_guard, only_without_fork
 from cursedlint.analysis.process_state import (
     ALWAYS_FORK, DEFAULT_CONTEXT_USERS, fork_analysis, never_runs,
 )
 from cursedlint.analysis.start_methods import (
-    SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
-    is_main_guard, multiprocessing_name, torch_spellings,
+    START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
+    in_main_block, made_from, multiprocessing_name, started_after_spawn, torch_spellings,
+    uses_default_context,
 )
 from cursedlint.analysis.subprocess_spawn import (
     APIS, FORCING_KEYWORDS, POPEN_POSITIONAL, PREEXEC_REASON, Blocker, Platform, SpawnCall,
     spawn_call, string_literal,
 )
 from cursedlint.findings import MESSAGE_WIDTH, Edit, Fix, Rewrite, Severity, Span, Step
-from cursedlint.python_consteval import UNKNOWN
 from cursedlint.rules.process_spawning.fork_in_accelerated_process import (
     ForkInAcceleratedProcess,
 )
@@ -74,50 +71,10 @@ _CUR102_CALLS = torch_spellings(
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-_PROCESS_MAKERS = frozenset({"Process", "Pool", "Manager"})
-"""Context methods that start processes (a Queue or a Lock starts none)."""
-_CONTEXT_KEYWORDS = frozenset({"mp_context", "context"})
-
-
-def _text(node: ast.AST) -> str:
-    return ast.unparse(node)
-
-
 def _callee_text(call: ast.Call) -> str:
     """The callee as the call writes it, cut short when long (`mp.get_context('fork').Pool`)."""
-    text = _text(call.func)
+    text = ast.unparse(call.func)
     return text if len(text) <= 48 else "..." + text[-45:]
-
-
-def _only_without_fork(node: ast.AST, context) -> bool:
-    """Whether `node` runs only on a system without fork (under `if sys.platform == "win32":`,
-    `if IS_WINDOWS:`, the `else` of `if IS_LINUX:`): neither Linux nor macOS takes its branch."""
-    return all(excluding_guard(node, system, context) is not None
-               for system in ("linux", "darwin"))
-
-
-def _only_after_setting(project, path: str, qualname: str, depth: int, seen: frozenset) -> bool:
-    """Whether the function has callers in the project and each runs after a process-wide
-    setting: module code after the setting, or a function all of whose calls do (bounded)."""
-    callers = project.callers(path, qualname)
-    if not callers or depth > MAX_DEPTH or (path, qualname) in seen:
-        return False
-    for caller_path, caller, line in callers:
-        setting = project.fact(caller_path, caller, SPAWN_SET)
-        if setting is not None and setting.line < line:
-            continue
-        if caller == MODULE or not _only_after_setting(project, caller_path, caller,
-                                                       depth + 1, seen | {(path, qualname)}):
-            return False
-    return True
-
-
-# os functions that take the new program's environment: positional index of `env` (-1: last)
-_ENV_POSITIONS = {
-    "os.execve": 2, "os.execvpe": 2, "os.execle": -1, "os.execlpe": -1,
-    "os.spawnve": 3, "os.spawnvpe": 3, "os.spawnle": -1, "os.spawnlpe": -1,
-    "os.posix_spawn": 2, "os.posix_spawnp": 2,
-}
 
 
 _FORKED_CUDA_HELP = (
@@ -247,7 +204,6 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.all_forks = self.option["all-forks"]
         self.default_context_users: list[tuple[ast.Call, str]] = []
         self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
-        self.calls: list[ast.Call] = []
         self.start_methods_set: list[tuple[ast.Call, Any]] = []
         self.state, self.children = (fork_analysis(context, START_METHODS) if self.library
                                      else (None, None))
@@ -256,7 +212,6 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
     def visit_Call(self, node: ast.Call) -> None:
         if self.library is None:
             return
-        self.calls.append(node)
         written = self.context.qualified_name(node.func, among=_CUR102_CALLS)
         name = multiprocessing_name(written)
         if name in ALWAYS_FORK:
@@ -265,7 +220,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         if self.children.loader_workers(node):
             self._report_start(node, f"{_callee_text(node)}() forks its workers")
             return
-        method, steps = self._start_method(node, name)
+        method, steps = self.methods.given(node, name)
         if name in START_METHOD_SETTERS:
             self.start_methods_set.append((node, method))
         if method == "fork":
@@ -276,12 +231,12 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             else:
                 self._report_start(node, f"{_callee_text(node)}() forks (start method 'fork')",
                                    steps=steps)
-        elif name in DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
+        elif name in DEFAULT_CONTEXT_USERS and uses_default_context(self.context, node, name):
             self.default_context_users.append((node, written))
 
     def check(self) -> None:
         for context_call, steps in self.fork_contexts:
-            for start in self.made_from(context_call):
+            for start in made_from(self.context, context_call):
                 self._report_start(start, f"{_callee_text(start)}() forks (a 'fork' context)",
                                    steps=steps)
         set_methods = [method for _, method in self.start_methods_set]
@@ -290,28 +245,13 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         if not set_methods and self.context.settings.target_python >= (3, 14):
             return
         for node, written in self.default_context_users:
-            if not set_methods and self._started_after_spawn(node):
+            if not set_methods and started_after_spawn(self.context, node):
                 continue
             what = (f"{_callee_text(node)}() forks (start method 'fork' set on line "
                     f"{self.start_methods_set[0][0].lineno})" if set_methods
                     else f"{_callee_text(node)}() forks by default (Python < 3.14)")
             self._report_start(node, what, fix=self._spawn_fix(
                 node, multiprocessing_name(written)) if not set_methods else None)
-
-    def made_from(self, context_call: ast.Call) -> list[ast.Call]:
-        """The calls that make processes from a context (`ctx.Process(...)`, `ctx.Pool()`,
-        `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process(...)` with `self.ctx` set to
-        it): a context used for a Queue starts none."""
-        parent = self.context.parent_of(context_call)
-        if isinstance(parent, ast.Attribute) and parent.attr in _PROCESS_MAKERS:
-            made = self.context.parent_of(parent)
-            return [made] if isinstance(made, ast.Call) else []
-        return [call for call in self.calls if (
-            isinstance(call.func, ast.Attribute) and call.func.attr in _PROCESS_MAKERS
-            and value_of(self.context, call.func.value) is context_call
-        ) or any(keyword.arg in _CONTEXT_KEYWORDS
-                 and value_of(self.context, keyword.value) is context_call
-                 for keyword in call.keywords)]
 
     def _spawn_fix(self, node: ast.Call, name: str) -> Fix | None:
         """The start in a 'spawn' context: `mp.Pool(...)` -> `mp.get_context("spawn").Pool(...)`,
@@ -326,7 +266,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             if not (isinstance(func, ast.Attribute)
                     and self.context.qualified_name(func.value) in modules):
                 return None
-            text = f'{_text(func.value)}.get_context("spawn").{func.attr}'
+            text = f'{ast.unparse(func.value)}.get_context("spawn").{func.attr}'
             return Fix(message, (Edit(self.context.span_of(func), text),), safe=False)
         local = next((local for local, imported in self.context.imports.names.items()
                       if imported in modules), None)
@@ -380,7 +320,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             return
         scope = self.context.scope_of(start)
         function = getattr(scope, "name", None) if not isinstance(scope, ast.ClassDef) else None
-        if child is None and complete and (scope is None or self._in_main_block(start)):
+        if child is None and complete and (scope is None or in_main_block(self.context, start)):
             return  # first in the entry point, and its children do CPU work only
         if child is not None:
             where = (f"callers of {function}() decide if CUDA was initialized" if function
@@ -405,7 +345,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
     def _not_a_fork(self, start: ast.Call) -> bool:
         """A start that forks nothing that can break: a test of fork behaviour, a branch
         only Windows (or no platform) takes, a start refused when CUDA is initialized."""
-        return (self._tests_fork(start) or _only_without_fork(start, self.context)
+        return (self._tests_fork(start) or only_without_fork(start, self.context)
                 or never_runs(self.context, start)
                 or self.state.refused_when_initialized(start))
 
@@ -421,50 +361,11 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                           and scope.name.lower().startswith("test")]
         return any("fork" in name.lower() for name in names)
 
-    def _in_main_block(self, node: ast.AST) -> bool:
-        return any(isinstance(a, ast.If) and self.context.parent_of(a) is self.context.tree
-                   and is_main_guard(a.test) for a in self.context.ancestors(node))
-
     def _at(self, where) -> str:
         """`line N` in this file, `file.py:N` in another (a Shown or a Step)."""
         if os.path.abspath(where.path) == os.path.abspath(self.context.source.path):
             return f"line {where.line}"
         return f"{os.path.basename(where.path)}:{where.line}"
-
-    def _started_after_spawn(self, node: ast.Call) -> bool:
-        """Whether the function holding `node` is called in the project, and every call of
-        it runs only after an entry point set 'spawn' or 'forkserver' for the process."""
-        project = project_functions(self.context, START_METHODS)
-        caller = calling_function(self.context, node)
-        if project is None or caller is None:
-            return False
-        return _only_after_setting(project, os.path.abspath(self.context.source.path), caller,
-                                   0, frozenset())
-
-    def _start_method(self, node: ast.Call, name: str | None) -> tuple[Any, tuple[Step, ...]]:
-        """The start method the call is given (followed through the code), with the steps
-        that give it; None when it takes none, UNKNOWN when the code does not show it."""
-        position = START_METHOD_ARGUMENTS.get(name)
-        if position is None:
-            return None, ()
-        argument = self.context.argument(node, *position)
-        if argument is None or argument is UNKNOWN:
-            return argument, ()
-        return self.methods.of(argument)
-
-    def _uses_default_context(self, node: ast.Call, name: str) -> bool:
-        """Whether the call surely passes no context (and, for ProcessPoolExecutor on 3.11+,
-        no max_tasks_per_child, which makes it use 'spawn')."""
-        arguments = [DEFAULT_CONTEXT_USERS[name]]
-        if name.endswith("ProcessPoolExecutor") and self.context.settings.target_python >= (3, 11):
-            arguments.append((None, "max_tasks_per_child"))
-        for position in filter(None, arguments):
-            argument = self.context.argument(node, *position)
-            if argument is UNKNOWN:
-                return False
-            if argument is not None and self.context.evaluate(argument) is not None:
-                return False
-        return True
 
 
 class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
@@ -501,8 +402,7 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
             self._fill(node.func.value, [(node, self.settings.variable(node.args[0]))])
         elif isinstance(node.func, ast.Attribute) and node.func.attr == "update":
             self._fill(node.func.value, self.settings.argument_entries(node, 0))
-        name = self.context.qualified_name(node.func, among=_ENV_POSITIONS)
-        env = self._env_argument(node, name)
+        env = self.settings.passed_environment(node)
         if isinstance(env, ast.expr):
             self._report_entries(self.settings.mapping_entries(env))
             if isinstance(env, ast.Name):
@@ -515,16 +415,6 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
         if entries and isinstance(container, ast.Name) \
                 and not self.settings.is_environ(container):
             self.filled.append((self.context.scope_of(container), container.id, entries))
-
-    def _env_argument(self, call: ast.Call, name: str | None) -> Any:
-        """The expression passed as the new program's environment, None or UNKNOWN."""
-        spawn = spawn_call(call, self.context)
-        if spawn is not None:
-            return spawn.node("env")
-        position = _ENV_POSITIONS.get(name)
-        if position == -1:
-            return call.args[-1] if call.args else None
-        return self.context.argument(call, position, "env") if position is not None else None
 
     def _report_entries(self, entries: list[tuple[Any, str | None]]) -> None:
         for node, variable in entries:
