@@ -66,6 +66,7 @@ POPEN_POSITIONAL = (
     "shell", "cwd", "env", "universal_newlines", "startupinfo", "creationflags",
     "restore_signals", "start_new_session", "pass_fds",
 )
+"""Popen's positional parameters, in order."""
 FORCING_KEYWORDS = ("preexec_fn", "user", "group", "extra_groups")
 """The arguments that keep a call off vfork too: CPython runs them only in a forked child."""
 _PIPE = ast.Constant(-1)  # subprocess.PIPE
