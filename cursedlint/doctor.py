@@ -124,7 +124,7 @@ def fork_safe_variables(host: Host) -> Condition:
 
 
 def spawn_close_fds(host: Host) -> Condition:
-    from cursedlint.rules.process_spawning import GLIBC, MACOS, OLD_GLIBC, Platform
+    from cursedlint.analysis.subprocess_spawn import GLIBC, MACOS, OLD_GLIBC, Platform
 
     name, rules = "subprocess close_fds=True", ("CUR101",)
     python = ".".join(map(str, host.python))

@@ -14,6 +14,7 @@ class RegistryError(Exception):
 
 
 def _rules_of(module) -> list[type[Rule]]:
+    """The rules a module defines, or a package's `__init__` imports from its own modules."""
     return [
         value
         for value in vars(module).values()

@@ -9,9 +9,8 @@ import ast
 import pytest
 
 from cursedlint.findings import Edit, Finding
-from cursedlint.rules.process_spawning import (
-    GLIBC, MACOS, MUSL, OLD_GLIBC, ForkInAcceleratedProcess, SubprocessForkPath,
-)
+from cursedlint.analysis.subprocess_spawn import GLIBC, MACOS, MUSL, OLD_GLIBC
+from cursedlint.rules.process_spawning import ForkInAcceleratedProcess, SubprocessForkPath
 
 import harness
 

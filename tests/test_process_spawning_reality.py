@@ -30,12 +30,12 @@ from functools import cache
 
 import pytest
 
+from cursedlint.analysis.subprocess_spawn import (
+    GLIBC, MACOS, MUSL, OLD_GLIBC, Platform, spawn_call,
+)
 from cursedlint.python_consteval import UNKNOWN
 from cursedlint.python_context import PythonContext
-from cursedlint.rules.process_spawning import (
-    GLIBC, MACOS, MUSL, OLD_GLIBC, Platform, SubprocessForkPath,
-)
-from cursedlint.rules.process_spawning.python import spawn_call
+from cursedlint.rules.process_spawning import SubprocessForkPath
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 

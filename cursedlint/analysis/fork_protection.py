@@ -4,13 +4,16 @@
 mark registered pages MADV_DONTFORK (CUR103 reports setting them; CUR102 takes one set in the
 process before a fork as a fork that loses pages). `EnvironmentSettings` reads a module's
 environment mappings: which fork-protection variable an expression names, the entries of a
-mapping expression, and the settings made in the process itself (`os.environ[...] = ...`).
+mapping expression, the settings made in the process itself (`os.environ[...] = ...`), and the
+environment a call hands a new program (`passed_environment`).
 """
 
 from __future__ import annotations
 
 import ast
 from typing import Any
+
+from cursedlint.analysis.subprocess_spawn import spawn_call
 
 FORK_SAFE_VARIABLES = ("RDMAV_FORK_SAFE", "IBV_FORK_SAFE")
 """libibverbs' own (ibv_fork_init(3))."""
@@ -62,6 +65,18 @@ class EnvironmentSettings:
                 return self.argument_entries(node, 0)
         return []
 
+    def passed_environment(self, call: ast.Call) -> Any:
+        """The expression a call passes as the new program's environment (`env=` of a
+        subprocess or asyncio process function; that of `os.exec*e`, `os.spawn*e`,
+        `os.posix_spawn[p]`), None or UNKNOWN."""
+        spawn = spawn_call(call, self.context)
+        if spawn is not None:
+            return spawn.node("env")
+        position = _ENV_POSITIONS.get(self.context.qualified_name(call.func, among=_ENV_POSITIONS))
+        if position == -1:
+            return call.args[-1] if call.args else None
+        return self.context.argument(call, position, "env") if position is not None else None
+
     def variable(self, node: ast.expr) -> str | None:
         """The fork-protection variable an expression names (str or bytes), or None."""
         value = self.context.evaluate(node)
@@ -112,3 +127,9 @@ class EnvironmentSettings:
 
 
 _PUTENV = frozenset({"os.putenv"})
+# os functions that take the new program's environment: positional index of `env` (-1: last)
+_ENV_POSITIONS = {
+    "os.execve": 2, "os.execvpe": 2, "os.execle": -1, "os.execlpe": -1,
+    "os.spawnve": 3, "os.spawnvpe": 3, "os.spawnle": -1, "os.spawnlpe": -1,
+    "os.posix_spawn": 2, "os.posix_spawnp": 2,
+}

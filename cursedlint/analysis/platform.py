@@ -5,7 +5,7 @@ each `if`/`elif` and conditional expression around it (its `else` needs the test
 operands before it in `and`/`or`, and early exits before it in its block
 (`if sys.platform != "linux": return`, `raise`, `continue`, `break`, `sys.exit()`,
 `pytest.skip()`), and the test skips around it (below). It gives the first one that rules
-`node` out on `system` ("linux" or "darwin"), or None.
+`node` out on `system` ("linux" or "darwin"), or None; `only_without_fork` asks it of both.
 
 A condition is read as Python evaluates it there, from what every machine of that system
 reports: `sys.platform`, `os.name` and `platform.system()`; string methods, indexes, slices and
@@ -101,6 +101,13 @@ def excluding_guard(node: ast.AST, system: str, context) -> ast.expr | None:
             return guard
         child = parent
     return None
+
+
+def only_without_fork(node: ast.AST, context) -> bool:
+    """Whether `node` runs only on a system without fork (under `if sys.platform == "win32":`,
+    `if IS_WINDOWS:`, the `else` of `if IS_LINUX:`): neither Linux nor macOS takes its branch."""
+    return all(excluding_guard(node, system, context) is not None
+               for system in ("linux", "darwin"))
 
 
 class _Conditions:

@@ -488,13 +488,14 @@ def _starts(context, call: ast.Call) -> bool:
     `start_processes`, a context's `Process`/`Pool`/`Manager` (`ctx.Pool()`), a DataLoader."""
     if context.qualified_name(call.func, among=_FORK_STARTS) is not None:
         return True
-    return isinstance(call.func, ast.Attribute) and call.func.attr in _CONTEXT_MAKERS and \
+    return isinstance(call.func, ast.Attribute) and call.func.attr in CONTEXT_MAKERS and \
         context.imports.qualified_name(call.func) is None
 
 
 _FORK_STARTS = torch_spellings({*ALWAYS_FORK, *DEFAULT_CONTEXT_USERS,
                                 "multiprocessing.start_processes", *DATA_LOADERS})
-_CONTEXT_MAKERS = frozenset({"Process", "Pool", "Manager"})
+CONTEXT_MAKERS = frozenset({"Process", "Pool", "Manager"})
+"""Context methods that start processes (a Queue or a Lock starts none)."""
 _STARTING_NAMES = frozenset(name.rpartition(".")[2] for name in _FORK_STARTS)
 """The last names of the calls that may start processes by fork (a first, cheap look)."""
 

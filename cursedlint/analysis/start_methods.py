@@ -7,6 +7,11 @@ after such a setting); and what other modules give a start method: their string 
 (`START_METHOD = "fork"`, a config class's `start_method: str = "fork"`) and the string
 arguments of their calls (`launch(start_method="fork")`), so a parameter's value is known from
 the project's calls of its function.
+
+For a call that starts processes: the start method it is given (`StartMethodValues.given`),
+whether it surely takes the default one (`uses_default_context`), the calls that make
+processes from a context (`made_from`), and whether every call of its function runs after an
+entry point set 'spawn' or 'forkserver' (`started_after_spawn`).
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ from msgspec import Struct, field
 
 from cursedlint.analysis.arguments import Arguments
 from cursedlint.analysis.process_state import (
-    CUDA_INIT, first_initialization, multiprocessing_name, starting_functions, torch_spellings,
+    CONTEXT_MAKERS, CUDA_INIT, DEFAULT_CONTEXT_USERS, first_initialization, multiprocessing_name,
+    starting_functions, torch_spellings,
 )
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, FunctionIndexer, ModuleSummary, Reach, Reachable, attribute_values,
+    MAX_DEPTH, MODULE, FunctionIndexer, ModuleSummary, Reach, Reachable, attribute_values,
     calling_function, called_as, calls_of, dotted, linted_imports, project_functions,
     project_names, value_of,
 )
@@ -168,6 +174,66 @@ class StartMethods(FunctionIndexer):
         return names
 
 
+def started_after_spawn(context, node: ast.AST) -> bool:
+    """Whether the function holding `node` is called in the project, and every call of
+    it runs only after an entry point set 'spawn' or 'forkserver' for the process."""
+    project = project_functions(context, START_METHODS)
+    caller = calling_function(context, node)
+    if project is None or caller is None:
+        return False
+    return _only_after_setting(project, os.path.abspath(context.source.path), caller,
+                               0, frozenset())
+
+
+def _only_after_setting(project, path: str, qualname: str, depth: int, seen: frozenset) -> bool:
+    """Whether the function has callers in the project and each runs after a process-wide
+    setting: module code after the setting, or a function all of whose calls do (bounded)."""
+    callers = project.callers(path, qualname)
+    if not callers or depth > MAX_DEPTH or (path, qualname) in seen:
+        return False
+    for caller_path, caller, line in callers:
+        setting = project.fact(caller_path, caller, SPAWN_SET)
+        if setting is not None and setting.line < line:
+            continue
+        if caller == MODULE or not _only_after_setting(project, caller_path, caller,
+                                                       depth + 1, seen | {(path, qualname)}):
+            return False
+    return True
+
+
+def uses_default_context(context, call: ast.Call, name: str) -> bool:
+    """Whether a call of `name` (one of DEFAULT_CONTEXT_USERS) surely passes no context (and,
+    for ProcessPoolExecutor on 3.11+, no max_tasks_per_child, which makes it use 'spawn')."""
+    arguments = [DEFAULT_CONTEXT_USERS[name]]
+    if name.endswith("ProcessPoolExecutor") and context.settings.target_python >= (3, 11):
+        arguments.append((None, "max_tasks_per_child"))
+    for position in filter(None, arguments):
+        argument = context.argument(call, *position)
+        if argument is UNKNOWN:
+            return False
+        if argument is not None and context.evaluate(argument) is not None:
+            return False
+    return True
+
+
+def made_from(context, context_call: ast.Call) -> list[ast.Call]:
+    """The calls that make processes from a context (`ctx.Process(...)`, `ctx.Pool()`,
+    `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process(...)` with `self.ctx` set to
+    it): a context used for a Queue starts none."""
+    parent = context.parent_of(context_call)
+    if isinstance(parent, ast.Attribute) and parent.attr in CONTEXT_MAKERS:
+        made = context.parent_of(parent)
+        return [made] if isinstance(made, ast.Call) else []
+    return [call for call in context.nodes(ast.Call) if (
+        isinstance(call.func, ast.Attribute) and call.func.attr in CONTEXT_MAKERS
+        and value_of(context, call.func.value) is context_call
+    ) or any(keyword.arg in _CONTEXT_KEYWORDS
+             and value_of(context, keyword.value) is context_call
+             for keyword in call.keywords)]
+
+
+_CONTEXT_KEYWORDS = frozenset(slot[1] for slot in DEFAULT_CONTEXT_USERS.values() if slot)
+"""The keywords that hand a constructor a context (`mp_context=`, `context=`)."""
 _SEEDS = "start-method-seeds"
 
 
@@ -261,6 +327,17 @@ class StartMethodValues:
         values = [value for value, _ in ways]
         return (values[0], ()) if values and all(v is not UNKNOWN and v == values[0]
                                                  for v in values) else (UNKNOWN, ())
+
+    def given(self, call: ast.Call, name: str | None) -> Way:
+        """The start method a call of `name` is given, with the steps that give it; None when
+        it takes none, UNKNOWN when the code does not show it."""
+        position = START_METHOD_ARGUMENTS.get(name)
+        if position is None:
+            return None, ()
+        argument = self.context.argument(call, *position)
+        if argument is None or argument is UNKNOWN:
+            return argument, ()
+        return self.of(argument)
 
     def _ways(self, node: ast.AST, depth: int) -> list[Way]:
         """Each way the expression gets a value (each expression followed once: a cycle, or
@@ -455,10 +532,7 @@ def _seed_names(context) -> list[str]:
     values = StartMethodValues(context)
     for call in context.nodes(ast.Call):
         written = context.qualified_name(call.func, among=_START_METHOD_CALLS)
-        position = START_METHOD_ARGUMENTS.get(multiprocessing_name(written))
-        argument = context.argument(call, *position) if position else None
-        if isinstance(argument, ast.AST):
-            values.of(argument)
+        values.given(call, multiprocessing_name(written))
     return sorted(values.asked | starting)
 
 
@@ -484,6 +558,12 @@ def entry_statements(module: ast.Module) -> Iterator[ast.stmt]:
             yield from statement.body
         else:
             yield statement
+
+
+def in_main_block(context, node: ast.AST) -> bool:
+    """Whether `node` is under the module's `if __name__ == "__main__":`."""
+    return any(isinstance(a, ast.If) and context.parent_of(a) is context.tree
+               and is_main_guard(a.test) for a in context.ancestors(node))
 
 
 def is_main_guard(test: ast.AST) -> bool:

@@ -13,7 +13,7 @@ from cursedlint.analysis.c_syntax import (
 )
 from cursedlint.analysis.fork_protection import FORK_SETTINGS, MAX_MAPPING_DEPTH
 from cursedlint.rule import LazyPattern
-from cursedlint.rules.process_spawning import (
+from cursedlint.rules.process_spawning.fork_safe_mode_enabled import (
     ForkSafeModeEnabled, fork_safe_message, setting_message,
 )
 

@@ -6,408 +6,35 @@ import ast
 import os
 from typing import Any
 
-from msgspec import Struct, field
-
 from cursedlint.analysis.fork_protection import EnvironmentSettings
-from cursedlint.analysis.platform import excluding_guard
-from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, calling_function, project_functions, value_of,
-)
+from cursedlint.analysis.platform import excluding_guard, only_without_fork
 from cursedlint.analysis.process_state import (
     ALWAYS_FORK, DEFAULT_CONTEXT_USERS, fork_analysis, never_runs,
 )
 from cursedlint.analysis.start_methods import (
-    SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
-    is_main_guard, multiprocessing_name, torch_spellings,
+    START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
+    in_main_block, made_from, multiprocessing_name, started_after_spawn, torch_spellings,
+    uses_default_context,
+)
+from cursedlint.analysis.subprocess_spawn import (
+    APIS, FORCING_KEYWORDS, POPEN_POSITIONAL, PREEXEC_REASON, Blocker, Platform, SpawnCall,
+    spawn_call, string_literal,
 )
 from cursedlint.findings import MESSAGE_WIDTH, Edit, Fix, Rewrite, Severity, Span, Step
-from cursedlint.python_consteval import UNKNOWN
-from cursedlint.rules.process_spawning import (
-    MACOS, ForkInAcceleratedProcess, ForkSafeModeEnabled,
-    Platform, SubprocessForkPath, setting_message,
+from cursedlint.rules.process_spawning.fork_in_accelerated_process import (
+    ForkInAcceleratedProcess,
 )
+from cursedlint.rules.process_spawning.fork_safe_mode_enabled import (
+    ForkSafeModeEnabled, setting_message,
+)
+from cursedlint.rules.process_spawning.subprocess_fork_path import SubprocessForkPath
 from cursedlint.second_look import AllOf, Call, Names, Text
 
-def _any(values: list[Any]) -> Any:
-    if any(value is True for value in values):
-        return True
-    return UNKNOWN if any(value is UNKNOWN for value in values) else False
-
-
-def _all(values: list[Any]) -> Any:
-    if any(value is False for value in values):
-        return False
-    return UNKNOWN if any(value is UNKNOWN for value in values) else True
-
-
-_POPEN_POSITIONAL = (
-    "args", "bufsize", "executable", "stdin", "stdout", "stderr", "preexec_fn", "close_fds",
-    "shell", "cwd", "env", "universal_newlines", "startupinfo", "creationflags",
-    "restore_signals", "start_new_session", "pass_fds",
-)
-_PIPE = ast.Constant(-1)  # subprocess.PIPE
-_TRUE = ast.Constant(True)
-
-
-class Api(Struct, frozen=True):
-    """How a function hands its arguments to `subprocess.Popen`. `program` names the argument
-    holding the command (Popen's `args`, or asyncio's `program`); `implied` are the keywords the
-    function itself passes; with `varargs`, extra positional arguments are program arguments.
-    `keywords`, where set, are the only keyword arguments the function takes (any other one
-    raises TypeError before anything starts)."""
-
-    positional: tuple[str, ...]
-    program: str = "args"
-    implied: dict[str, ast.expr] = field(default_factory=dict)
-    varargs: bool = False
-    keywords: frozenset[str] | None = None
-    replacement: str = ""  # for functions that take none of the arguments to change
-
-
-_POPEN = Api(_POPEN_POSITIONAL)
-_SHELL = Api(("args",), implied={"shell": _TRUE}, varargs=True)
-_EXEC = Api(("program",), program="program", varargs=True)
-_OS_POPEN = Api(
-    ("args",),
-    implied={"shell": _TRUE},
-    varargs=True,
-    keywords=frozenset({"cmd", "mode", "buffering"}),
-    replacement="call subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, text=True, "
-    "close_fds=False) instead of os.popen(cmd)",
-)
-APIS = {
-    "subprocess.Popen": _POPEN,
-    "subprocess.run": _POPEN,
-    "subprocess.call": _POPEN,
-    "subprocess.check_call": _POPEN,
-    "subprocess.check_output": Api(_POPEN_POSITIONAL, implied={"stdout": _PIPE}),
-    "os.popen": _OS_POPEN,
-    "asyncio.create_subprocess_shell": _SHELL,
-    "asyncio.subprocess.create_subprocess_shell": _SHELL,
-    "asyncio.create_subprocess_exec": _EXEC,
-    "asyncio.subprocess.create_subprocess_exec": _EXEC,
-}
-
-_STREAM_CONSTANTS = {"PIPE": -1, "STDOUT": -2, "DEVNULL": -3}
-_STANDARD_STREAMS = {"stdin": 0, "stdout": 1, "stderr": 2}
-_PIPE_OR_FILE = 3  # any descriptor above 2
-_STDOUT = _STREAM_CONSTANTS["STDOUT"]
-_NEVER_NONE = (
-    ast.Lambda, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
-    ast.SetComp, ast.DictComp, ast.GeneratorExp,
-)
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_NEVER_NONE_MODULES = ("builtins", "os", "signal", "resource")  # functions and constants
-_RETURNS_VALUE = frozenset({
-    "builtins.str", "builtins.bytes", "builtins.int", "os.fspath", "os.getcwd", "os.getuid",
-    "os.getgid", "os.path.join", "os.path.abspath", "os.path.realpath", "os.path.dirname",
-    "os.path.expanduser", "pathlib.Path", "tempfile.mkdtemp", "tempfile.gettempdir",
-})
-
-
-class Blocker(Struct, frozen=True):
-    """A condition that keeps a call off posix_spawn; with `forces_fork`, off vfork too."""
-
-    reason: str
-    change: str
-    forces_fork: bool = False
-
-
-class Undecided(Struct, frozen=True):
-    """A condition the code does not decide (a value the linter cannot evaluate)."""
-
-    forces_fork: bool = False
-
-
-def _condition(state: Any, reason: str, change: str, forces_fork: bool = False) -> Any:
-    """A Blocker when `state` is True, None when False, Undecided when UNKNOWN."""
-    if state is UNKNOWN:
-        return Undecided(forces_fork)
-    return Blocker(reason, change, forces_fork) if state else None
-
-
-_PREEXEC_REASON = "preexec_fn= is set"
 _PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
                          "os.setpgrp": ("process_group", "0", (3, 11))}
 """preexec_fn -> (the Popen argument that does the same in the child, its value, since)."""
 
-
-class SpawnCall:
-    """One call of a Popen-family function and its arguments as far as the code shows them."""
-
-    def __init__(self, name: str, api: Api, call: ast.Call, context):
-        self.name = name
-        self.api = api
-        self.call = call
-        self.context = context
-        self.arguments, self.open = self._bind()
-
-    def _bind(self) -> tuple[dict[str, Any], bool]:
-        """Parameter name -> the expression passed (UNKNOWN where a `*args` spread the module
-        does not show may hold it), and whether a `**kwargs` spread it does not show may hold
-        any keyword not written out."""
-        arguments = self.context.arguments(self.call)
-        bound: dict[str, Any] = dict(self.api.implied)
-        bound.update(zip(self.api.positional, arguments.positional))
-        if arguments.more_positional:
-            bound.update(dict.fromkeys(self.api.positional[len(arguments.positional):], UNKNOWN))
-        bound.update(arguments.keywords)
-        return bound, arguments.more_keywords
-
-    # -- argument values -----------------------------------------------------------------------
-    def node(self, name: str) -> Any:
-        """The argument's expression; None when absent (the default applies); UNKNOWN when it
-        may come from *args or **kwargs."""
-        if name in self.arguments:
-            return self.arguments[name]
-        return UNKNOWN if self.open else None
-
-    def value(self, name: str, default: Any) -> Any:
-        node = self.node(name)
-        if node is None:
-            return default
-        return UNKNOWN if node is UNKNOWN else self.context.evaluate(node)
-
-    def is_true(self, name: str, default: bool) -> Any:
-        value = self.value(name, default)
-        return UNKNOWN if value is UNKNOWN else bool(value)
-
-    def is_set(self, name: str) -> Any:
-        """Whether the argument is given and not None."""
-        node = self.node(name)
-        if node is None or node is UNKNOWN:
-            return False if node is None else UNKNOWN
-        value = self.context.evaluate(node)
-        if value is not UNKNOWN:
-            return value is not None
-        return True if self._never_none(node) else UNKNOWN
-
-    def _never_none(self, node: ast.expr) -> bool:
-        if isinstance(node, ast.Name):
-            node = self.context.definition(node) or node
-        if isinstance(node, _NEVER_NONE + _DEFINITIONS):
-            return True
-        if isinstance(node, ast.Call):
-            return self.context.qualified_name(node.func) in _RETURNS_VALUE
-        qualified = self.context.qualified_name(node) or ""
-        return qualified.partition(".")[0] in _NEVER_NONE_MODULES
-
-    def source(self, name: str) -> str:
-        return self.context.text_of(self.arguments[name])
-
-    # -- the program ---------------------------------------------------------------------------
-    def program(self) -> tuple[Any, ast.Constant | None]:
-        """The path CPython checks with os.path.dirname (`executable=`, else /bin/sh with
-        shell=True, else the command or its first element), and the string literal naming it."""
-        executable = self.value("executable", None)
-        if executable is not None:
-            return executable, _string_literal(self.node("executable"))
-        shell = self.is_true("shell", False)
-        if shell is not False:
-            return ("/bin/sh" if shell is True else UNKNOWN), None
-        node = self.node(self.api.program)
-        command = UNKNOWN if node is None else self.context.evaluate(node)
-        if isinstance(command, (str, bytes)) or self.api.program == "program":
-            return command, _string_literal(node)
-        if isinstance(command, (list, tuple)) and command:
-            first = node.elts[0] if isinstance(node, (ast.List, ast.Tuple)) else None
-            return command[0], _string_literal(first)
-        return UNKNOWN, None
-
-    # -- the conditions of Popen._execute_child ------------------------------------------------
-    def conditions(self, platform: Platform) -> list[Blocker | Undecided]:
-        """Each posix_spawn condition that the call fails (Blocker) or may fail (Undecided)."""
-        found = [
-            self._program_condition(),
-            _condition(
-                self.is_set("preexec_fn"),
-                _PREEXEC_REASON,
-                "drop preexec_fn (start_new_session=, process_group=, umask= and env= do the "
-                "usual jobs without it)",
-                forces_fork=True,
-            ),
-            self._close_fds_condition(platform),
-            _condition(
-                self.is_true("pass_fds", False),
-                "pass_fds= is set",
-                "make those descriptors inheritable (os.set_inheritable) and pass "
-                "close_fds=False instead",
-            ),
-            _condition(
-                self.is_set("cwd"),
-                "cwd= is set",
-                "pass absolute paths instead of changing directory",
-            ),
-            *self._stream_conditions(),
-            _condition(
-                self.is_true("start_new_session", False),
-                "start_new_session=True",
-                "start the command through the setsid program instead",
-            ),
-            _condition(
-                self._process_group_set(),
-                "process_group= is set",
-                "set the process group in the command instead",
-            ),
-            *[self._identity_condition(name) for name in _FORCING_KEYWORDS[1:]],
-            _condition(self._umask_set(), "umask= is set", "set the umask in the command instead"),
-        ]
-        return [condition for condition in found if condition is not None]
-
-    def _program_condition(self) -> Blocker | Undecided | None:
-        program, _ = self.program()
-        if not isinstance(program, (str, bytes)):
-            return Undecided()
-        return _condition(
-            ("/" if isinstance(program, str) else b"/") not in program,
-            f"executable {program!r} has no directory part",
-            f"pass its path (e.g. shutil.which({program!r}))",
-        )
-
-    def _close_fds_condition(self, platform: Platform) -> Blocker | Undecided | None:
-        if platform.spawn_closes_fds:
-            return None
-        written = "close_fds=True" + ("" if "close_fds" in self.arguments else " (the default)")
-        where = (
-            "on macOS, which lacks posix_spawn_file_actions_addclosefrom_np"
-            if platform.libc == MACOS
-            else "before Python 3.13"  # later, Linux has vfork: only the posix_spawn choice differs
-        )
-        return _condition(
-            self.is_true("close_fds", True),
-            f"{written} blocks posix_spawn {where}",
-            "pass close_fds=False (descriptors Python opens are not inherited anyway, PEP 446)",
-        )
-
-    def _identity_condition(self, name: str) -> Blocker | Undecided | None:
-        return _condition(
-            self.is_set(name),
-            f"{name}= is set",
-            f"drop {name}= and switch identity in the command (e.g. setpriv, runuser)",
-            forces_fork=True,
-        )
-
-    def may_force_fork(self) -> bool:
-        """Whether an argument that forces a fork on every platform (preexec_fn, user, group,
-        extra_groups) is or may be set; where CPython has vfork, no other call forks."""
-        return any(self.is_set(name) is not False for name in _FORCING_KEYWORDS)
-
-    def rejected(self) -> bool:
-        """Whether Popen surely raises before starting anything: a user, group or extra group
-        id out of range (ValueError below 0, OverflowError/ValueError from 2**32 on), or a
-        keyword the function does not take (`os.popen(cmd, user=0)`: TypeError)."""
-        if self.api.keywords is not None and any(
-            keyword.arg is not None and keyword.arg not in self.api.keywords
-            for keyword in self.call.keywords
-        ):
-            return True
-        ids = [self.value("user", None), self.value("group", None)]
-        groups = self.value("extra_groups", None)
-        ids += groups if isinstance(groups, (list, tuple)) else []
-        return any(isinstance(value, int) and not 0 <= value < 2**32 for value in ids)
-
-    def _process_group_set(self) -> Any:
-        value = self.value("process_group", None)
-        return UNKNOWN if value is UNKNOWN else value not in (None, -1)
-
-    def _umask_set(self) -> Any:
-        value = self.value("umask", -1)
-        return value >= 0 if isinstance(value, int) else UNKNOWN
-
-    def _stream_conditions(self) -> list[Blocker | Undecided | None]:
-        """posix_spawn needs each redirected child stream (p2cread, c2pwrite, errwrite) to be a
-        descriptor above 2. stderr=STDOUT takes stdout's descriptor, which stdout's own
-        condition covers, or fd 1 when stdout is not redirected."""
-        fds = {name: self._stream_fd(name) for name in _STANDARD_STREAMS}
-        found = [self._fd_condition(name, fds[name]) for name in ("stdin", "stdout")]
-        if fds["stderr"] != _STDOUT:
-            return found + [self._fd_condition("stderr", fds["stderr"])]
-        if fds["stdout"] is None:
-            return found + [Blocker(
-                "stderr=STDOUT with stdout not redirected maps fd 2 to fd 1",
-                "redirect stdout as well (e.g. stdout=PIPE) or leave stderr unset",
-            )]
-        return found
-
-    def _fd_condition(self, name: str, fd: Any) -> Blocker | Undecided | None:
-        if fd is UNKNOWN or fd == _STDOUT:
-            return Undecided()
-        if fd is None or fd > 2:
-            return None
-        return Blocker(
-            f"{name}={self.source(name)} is fd {fd}",
-            f"leave {name} unset or redirect it to a pipe or a file",
-        )
-
-    def _stream_fd(self, name: str) -> Any:
-        """The descriptor a stream argument gives the child: None when not redirected,
-        _PIPE_OR_FILE for a new pipe or /dev/null, _STDOUT, a number, or UNKNOWN."""
-        node = self.node(name)
-        if node is None or node is UNKNOWN:
-            return node
-        value = self.context.evaluate(node)
-        if value is UNKNOWN:
-            value = self._named_stream(node)
-        if value in (_STREAM_CONSTANTS["PIPE"], _STREAM_CONSTANTS["DEVNULL"]):
-            return _PIPE_OR_FILE
-        return value if value is None or isinstance(value, int) else UNKNOWN
-
-    def _named_stream(self, node: ast.expr) -> Any:
-        module, _, attribute = (self.context.qualified_name(node) or "").rpartition(".")
-        if module in ("subprocess", "asyncio.subprocess") and attribute in _STREAM_CONSTANTS:
-            return _STREAM_CONSTANTS[attribute]
-        if module == "sys":
-            return _STANDARD_STREAMS.get(attribute.strip("_"), UNKNOWN)
-        return UNKNOWN
-
-    # -- the verdict ---------------------------------------------------------------------------
-    def path(self, platform: Platform) -> tuple[Any, list[Blocker]]:
-        """"posix_spawn", "vfork", "fork", "none" (Popen raises first) or UNKNOWN, and for
-        "fork" the conditions that keep the call from the cheaper ways."""
-        if self.rejected():
-            return "none", []
-        conditions = self.conditions(platform)
-        spawn = _any([_state(c) for c in conditions]) if platform.has_posix_spawn else True
-        vfork = (
-            _any([_state(c) for c in conditions if c.forces_fork]) if platform.has_vfork else True
-        )
-        if spawn is False:
-            return "posix_spawn", []
-        if vfork is False:
-            return ("vfork" if spawn is True else UNKNOWN), []
-        if _all([spawn, vfork]) is not True:
-            return UNKNOWN, []
-        if not (platform.has_posix_spawn or platform.has_vfork):
-            return "fork", [_NO_SPAWN_NO_VFORK]
-        blocking = [c for c in conditions if isinstance(c, Blocker)]
-        return "fork", [c for c in blocking if c.forces_fork or not platform.has_vfork]
-
-
-def _state(condition: Blocker | Undecided) -> Any:
-    return True if isinstance(condition, Blocker) else UNKNOWN
-
-
-def _string_literal(node: Any) -> ast.Constant | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node
-    return None
-
-
-_NO_SPAWN_NO_VFORK = Blocker(
-    "CPython does not use posix_spawn with musl, and has no vfork path before Python 3.10",
-    "run it on Python 3.10 or newer, where subprocess uses vfork on Linux",
-)
-
-
-def spawn_call(call: ast.Call, context) -> SpawnCall | None:
-    """The call as a SpawnCall when it calls a Popen-family function, else None."""
-    name = context.qualified_name(call.func, among=APIS)
-    api = APIS.get(name)
-    return SpawnCall(name, api, call, context) if api else None
-
-
-_FORCING_KEYWORDS = ("preexec_fn", "user", "group", "extra_groups")
-_FORCING_KEYWORD_NAMES = frozenset(name.encode() for name in _FORCING_KEYWORDS)
+_FORCING_KEYWORD_NAMES = frozenset(name.encode() for name in FORCING_KEYWORDS)
 _SPAWN_CALLEES = frozenset(name.rpartition(".")[2].encode() for name in APIS)
 _SPAWN_MODULES = frozenset(part.encode() for name in APIS for part in name.split(".")[:-1])
 
@@ -432,7 +59,7 @@ def _first_import_line(module: ast.Module) -> int:
     return next(
         statement.lineno
         for index, statement in enumerate(module.body)
-        if not (index == 0 and _string_literal(getattr(statement, "value", None)))
+        if not (index == 0 and string_literal(getattr(statement, "value", None)))
         and not (isinstance(statement, ast.ImportFrom) and statement.module == "__future__")
     )
 
@@ -441,52 +68,13 @@ _CUR102_CALLS = torch_spellings(
     {*ALWAYS_FORK, *START_METHOD_SETTERS, *START_METHOD_ARGUMENTS, *DEFAULT_CONTEXT_USERS}
 )
 """Every function name CUR102 looks at, as written (torch.multiprocessing included)."""
-
-
-_PROCESS_MAKERS = frozenset({"Process", "Pool", "Manager"})
-"""Context methods that start processes (a Queue or a Lock starts none)."""
-_CONTEXT_KEYWORDS = frozenset({"mp_context", "context"})
-
-
-def _text(node: ast.AST) -> str:
-    return ast.unparse(node)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _callee_text(call: ast.Call) -> str:
     """The callee as the call writes it, cut short when long (`mp.get_context('fork').Pool`)."""
-    text = _text(call.func)
+    text = ast.unparse(call.func)
     return text if len(text) <= 48 else "..." + text[-45:]
-
-
-def _only_without_fork(node: ast.AST, context) -> bool:
-    """Whether `node` runs only on a system without fork (under `if sys.platform == "win32":`,
-    `if IS_WINDOWS:`, the `else` of `if IS_LINUX:`): neither Linux nor macOS takes its branch."""
-    return all(excluding_guard(node, system, context) is not None
-               for system in ("linux", "darwin"))
-
-
-def _only_after_setting(project, path: str, qualname: str, depth: int, seen: frozenset) -> bool:
-    """Whether the function has callers in the project and each runs after a process-wide
-    setting: module code after the setting, or a function all of whose calls do (bounded)."""
-    callers = project.callers(path, qualname)
-    if not callers or depth > MAX_DEPTH or (path, qualname) in seen:
-        return False
-    for caller_path, caller, line in callers:
-        setting = project.fact(caller_path, caller, SPAWN_SET)
-        if setting is not None and setting.line < line:
-            continue
-        if caller == MODULE or not _only_after_setting(project, caller_path, caller,
-                                                       depth + 1, seen | {(path, qualname)}):
-            return False
-    return True
-
-
-# os functions that take the new program's environment: positional index of `env` (-1: last)
-_ENV_POSITIONS = {
-    "os.execve": 2, "os.execvpe": 2, "os.execle": -1, "os.execlpe": -1,
-    "os.spawnve": 3, "os.spawnvpe": 3, "os.spawnle": -1, "os.spawnlpe": -1,
-    "os.posix_spawn": 2, "os.posix_spawnp": 2,
-}
 
 
 _FORKED_CUDA_HELP = (
@@ -549,7 +137,7 @@ class SubprocessForkPathPython(SubprocessForkPath):
             Call(
                 _SPAWN_CALLEES,
                 modules=_SPAWN_MODULES,
-                positional=_POPEN_POSITIONAL.index("preexec_fn") + 1,
+                positional=POPEN_POSITIONAL.index("preexec_fn") + 1,
                 keywords=_FORCING_KEYWORD_NAMES,
             ),
         ))
@@ -572,7 +160,7 @@ class SubprocessForkPathPython(SubprocessForkPath):
         `process_group=0` (3.11+), where preexec_fn, written as a keyword, is the only
         condition: the child does the same without a preexec_fn, so nothing forks (safe)."""
         keyword = next((k for k in call.call.keywords if k.arg == "preexec_fn"), None)
-        if keyword is None or [blocker.reason for blocker in blockers] != [_PREEXEC_REASON]:
+        if keyword is None or [blocker.reason for blocker in blockers] != [PREEXEC_REASON]:
             return None
         name = self.context.qualified_name(keyword.value, among=_PREEXEC_REPLACEMENTS)
         replacement = _PREEXEC_REPLACEMENTS.get(name)
@@ -616,7 +204,6 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.all_forks = self.option["all-forks"]
         self.default_context_users: list[tuple[ast.Call, str]] = []
         self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
-        self.calls: list[ast.Call] = []
         self.start_methods_set: list[tuple[ast.Call, Any]] = []
         self.state, self.children = (fork_analysis(context, START_METHODS) if self.library
                                      else (None, None))
@@ -625,7 +212,6 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
     def visit_Call(self, node: ast.Call) -> None:
         if self.library is None:
             return
-        self.calls.append(node)
         written = self.context.qualified_name(node.func, among=_CUR102_CALLS)
         name = multiprocessing_name(written)
         if name in ALWAYS_FORK:
@@ -634,7 +220,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         if self.children.loader_workers(node):
             self._report_start(node, f"{_callee_text(node)}() forks its workers")
             return
-        method, steps = self._start_method(node, name)
+        method, steps = self.methods.given(node, name)
         if name in START_METHOD_SETTERS:
             self.start_methods_set.append((node, method))
         if method == "fork":
@@ -645,12 +231,12 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             else:
                 self._report_start(node, f"{_callee_text(node)}() forks (start method 'fork')",
                                    steps=steps)
-        elif name in DEFAULT_CONTEXT_USERS and self._uses_default_context(node, name):
+        elif name in DEFAULT_CONTEXT_USERS and uses_default_context(self.context, node, name):
             self.default_context_users.append((node, written))
 
     def check(self) -> None:
         for context_call, steps in self.fork_contexts:
-            for start in self.made_from(context_call):
+            for start in made_from(self.context, context_call):
                 self._report_start(start, f"{_callee_text(start)}() forks (a 'fork' context)",
                                    steps=steps)
         set_methods = [method for _, method in self.start_methods_set]
@@ -659,28 +245,13 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         if not set_methods and self.context.settings.target_python >= (3, 14):
             return
         for node, written in self.default_context_users:
-            if not set_methods and self._started_after_spawn(node):
+            if not set_methods and started_after_spawn(self.context, node):
                 continue
             what = (f"{_callee_text(node)}() forks (start method 'fork' set on line "
                     f"{self.start_methods_set[0][0].lineno})" if set_methods
                     else f"{_callee_text(node)}() forks by default (Python < 3.14)")
             self._report_start(node, what, fix=self._spawn_fix(
                 node, multiprocessing_name(written)) if not set_methods else None)
-
-    def made_from(self, context_call: ast.Call) -> list[ast.Call]:
-        """The calls that make processes from a context (`ctx.Process(...)`, `ctx.Pool()`,
-        `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process(...)` with `self.ctx` set to
-        it): a context used for a Queue starts none."""
-        parent = self.context.parent_of(context_call)
-        if isinstance(parent, ast.Attribute) and parent.attr in _PROCESS_MAKERS:
-            made = self.context.parent_of(parent)
-            return [made] if isinstance(made, ast.Call) else []
-        return [call for call in self.calls if (
-            isinstance(call.func, ast.Attribute) and call.func.attr in _PROCESS_MAKERS
-            and value_of(self.context, call.func.value) is context_call
-        ) or any(keyword.arg in _CONTEXT_KEYWORDS
-                 and value_of(self.context, keyword.value) is context_call
-                 for keyword in call.keywords)]
 
     def _spawn_fix(self, node: ast.Call, name: str) -> Fix | None:
         """The start in a 'spawn' context: `mp.Pool(...)` -> `mp.get_context("spawn").Pool(...)`,
@@ -695,7 +266,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             if not (isinstance(func, ast.Attribute)
                     and self.context.qualified_name(func.value) in modules):
                 return None
-            text = f'{_text(func.value)}.get_context("spawn").{func.attr}'
+            text = f'{ast.unparse(func.value)}.get_context("spawn").{func.attr}'
             return Fix(message, (Edit(self.context.span_of(func), text),), safe=False)
         local = next((local for local, imported in self.context.imports.names.items()
                       if imported in modules), None)
@@ -749,7 +320,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             return
         scope = self.context.scope_of(start)
         function = getattr(scope, "name", None) if not isinstance(scope, ast.ClassDef) else None
-        if child is None and complete and (scope is None or self._in_main_block(start)):
+        if child is None and complete and (scope is None or in_main_block(self.context, start)):
             return  # first in the entry point, and its children do CPU work only
         if child is not None:
             where = (f"callers of {function}() decide if CUDA was initialized" if function
@@ -774,7 +345,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
     def _not_a_fork(self, start: ast.Call) -> bool:
         """A start that forks nothing that can break: a test of fork behaviour, a branch
         only Windows (or no platform) takes, a start refused when CUDA is initialized."""
-        return (self._tests_fork(start) or _only_without_fork(start, self.context)
+        return (self._tests_fork(start) or only_without_fork(start, self.context)
                 or never_runs(self.context, start)
                 or self.state.refused_when_initialized(start))
 
@@ -790,50 +361,11 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                           and scope.name.lower().startswith("test")]
         return any("fork" in name.lower() for name in names)
 
-    def _in_main_block(self, node: ast.AST) -> bool:
-        return any(isinstance(a, ast.If) and self.context.parent_of(a) is self.context.tree
-                   and is_main_guard(a.test) for a in self.context.ancestors(node))
-
     def _at(self, where) -> str:
         """`line N` in this file, `file.py:N` in another (a Shown or a Step)."""
         if os.path.abspath(where.path) == os.path.abspath(self.context.source.path):
             return f"line {where.line}"
         return f"{os.path.basename(where.path)}:{where.line}"
-
-    def _started_after_spawn(self, node: ast.Call) -> bool:
-        """Whether the function holding `node` is called in the project, and every call of
-        it runs only after an entry point set 'spawn' or 'forkserver' for the process."""
-        project = project_functions(self.context, START_METHODS)
-        caller = calling_function(self.context, node)
-        if project is None or caller is None:
-            return False
-        return _only_after_setting(project, os.path.abspath(self.context.source.path), caller,
-                                   0, frozenset())
-
-    def _start_method(self, node: ast.Call, name: str | None) -> tuple[Any, tuple[Step, ...]]:
-        """The start method the call is given (followed through the code), with the steps
-        that give it; None when it takes none, UNKNOWN when the code does not show it."""
-        position = START_METHOD_ARGUMENTS.get(name)
-        if position is None:
-            return None, ()
-        argument = self.context.argument(node, *position)
-        if argument is None or argument is UNKNOWN:
-            return argument, ()
-        return self.methods.of(argument)
-
-    def _uses_default_context(self, node: ast.Call, name: str) -> bool:
-        """Whether the call surely passes no context (and, for ProcessPoolExecutor on 3.11+,
-        no max_tasks_per_child, which makes it use 'spawn')."""
-        arguments = [DEFAULT_CONTEXT_USERS[name]]
-        if name.endswith("ProcessPoolExecutor") and self.context.settings.target_python >= (3, 11):
-            arguments.append((None, "max_tasks_per_child"))
-        for position in filter(None, arguments):
-            argument = self.context.argument(node, *position)
-            if argument is UNKNOWN:
-                return False
-            if argument is not None and self.context.evaluate(argument) is not None:
-                return False
-        return True
 
 
 class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
@@ -870,8 +402,7 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
             self._fill(node.func.value, [(node, self.settings.variable(node.args[0]))])
         elif isinstance(node.func, ast.Attribute) and node.func.attr == "update":
             self._fill(node.func.value, self.settings.argument_entries(node, 0))
-        name = self.context.qualified_name(node.func, among=_ENV_POSITIONS)
-        env = self._env_argument(node, name)
+        env = self.settings.passed_environment(node)
         if isinstance(env, ast.expr):
             self._report_entries(self.settings.mapping_entries(env))
             if isinstance(env, ast.Name):
@@ -884,16 +415,6 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
         if entries and isinstance(container, ast.Name) \
                 and not self.settings.is_environ(container):
             self.filled.append((self.context.scope_of(container), container.id, entries))
-
-    def _env_argument(self, call: ast.Call, name: str | None) -> Any:
-        """The expression passed as the new program's environment, None or UNKNOWN."""
-        spawn = spawn_call(call, self.context)
-        if spawn is not None:
-            return spawn.node("env")
-        position = _ENV_POSITIONS.get(name)
-        if position == -1:
-            return call.args[-1] if call.args else None
-        return self.context.argument(call, position, "env") if position is not None else None
 
     def _report_entries(self, entries: list[tuple[Any, str | None]]) -> None:
         for node, variable in entries:

@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from cursedlint.analysis.fork_protection import FORK_SETTINGS
 from cursedlint.findings import Span
 from cursedlint.languages import DOCKERFILE, SHELL, YAML
 from cursedlint.rule import LazyPattern
-from cursedlint.rules.process_spawning import FORK_SETTINGS, ForkSafeModeEnabled, setting_message
+from cursedlint.rules.process_spawning.fork_safe_mode_enabled import (
+    ForkSafeModeEnabled, setting_message,
+)
 
 # Text kinds: each scanner yields (line, start, end, variable) with 0-based columns of the
 # `NAME=value` word (the `NAME: value` entry in YAML mappings, the name of Kubernetes entries).
