@@ -136,3 +136,83 @@ def test_every_check_asked_across_modules_names_its_fact_kind():
                      CudaFact.LIBRARY_WORK]
     with pytest.raises(TypeError):
         remote_kind("host_sync")
+
+
+RULE_MODULE_LINES = 600
+"""A rule module says what is hazardous and reports it; the analysis it asks of the code
+lives in `cursedlint/analysis/`, so no rule module grows past about this many lines."""
+
+
+def test_no_rule_module_is_over_the_limit():
+    sizes = {str(path.relative_to(PACKAGE)): len(path.read_text().splitlines())
+             for path in (PACKAGE / "rules").rglob("*.py")}
+    assert len(sizes) >= 15
+    assert {path: lines for path, lines in sizes.items() if lines > RULE_MODULE_LINES} == {}
+
+
+SHARED_PYTHON_HELPERS = {
+    "python_context": {"qualified_name", "parent_of", "ancestors", "scope_of", "text_of",
+                       "child_nodes", "definition"},
+    "analysis/python_project": {"dotted", "last_name", "own_nodes", "value_of", "own_method",
+                                "call_target", "calls_of", "called_as", "module_functions"},
+    "analysis/capture_regions": {"body_of", "position", "enclosing_class",
+                                 "is_self_attribute", "code_of"},
+}
+"""The Python analysis helpers every rule uses, each written once in the module named."""
+
+
+def _defined(path: Path) -> set[str]:
+    return {node.name for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def test_no_python_rule_module_writes_its_own_copy_of_an_analysis_helper():
+    shared = set().union(*SHARED_PYTHON_HELPERS.values())
+    for module, names in SHARED_PYTHON_HELPERS.items():
+        assert names <= _defined(PACKAGE / f"{module}.py"), module
+    copies = {str(path.relative_to(PACKAGE)): sorted(
+        name for name in _defined(path) if name.lstrip("_") in shared)
+        for path in (PACKAGE / "rules").rglob("*.py")}
+    assert {path: names for path, names in copies.items() if names} == {}
+
+
+def test_no_rule_module_climbs_a_syntax_tree_itself():
+    """Enclosing scopes, statements and declarations come from the analysis layer
+    (`c_syntax.scope_of`, `CContext.ancestors`, `PythonContext.ancestors`): a rule module that
+    follows parents by node type names (`node.parent`, or `node = parent(node)` in a loop)
+    misses what the shared helpers know (a macro-defined test body, a lambda)."""
+    climbing = {}
+    for path in (PACKAGE / "rules").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+        found = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                 and node.attr == "parent" and id(node) not in called]
+        found += [step.lineno for loop in ast.walk(tree) if isinstance(loop, (ast.While, ast.For))
+                  for step in ast.walk(loop) if _climbs(step)]
+        if found:
+            climbing[str(path.relative_to(PACKAGE))] = sorted(found)
+    assert climbing == {}
+
+
+def _climbs(step: ast.AST) -> bool:
+    """`node = parent(node)` (or `parent_of`), also among a tuple's: a step up from the node
+    the name held."""
+    if not isinstance(step, ast.Assign):
+        return False
+    target, value = step.targets[0], step.value
+    pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(
+        value, ast.Tuple) else [(target, value)]
+    for name, call in pairs:
+        if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name):
+            func = call.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in ("parent", "parent_of") and isinstance(name, ast.Name) \
+                    and name.id == call.args[0].id:
+                return True
+    return False
+
+
+def test_the_climbing_check_finds_a_step_up_and_not_a_look_at_a_parent():
+    assert _climbs(ast.parse("node = self.context.parent(node)").body[0])
+    assert _climbs(ast.parse("name, node = node, parent(node)").body[0])
+    assert not _climbs(ast.parse("assignment = self.context.parent(leaf)").body[0])
