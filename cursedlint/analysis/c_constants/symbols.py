@@ -4,6 +4,7 @@ block, parameters, enclosing classes and namespaces; found from the tokens spell
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from functools import cached_property
 from typing import Any
@@ -167,16 +168,39 @@ class SymbolRules:
         """(key, declarations) that `name` refers to at `anchor`: the innermost visible
         block-scoped one, else those of the innermost enclosing namespace or class declaring
         it. Equal keys mean equal declarations. `tables`: "names", "tags" or "types"."""
-        blocks, paths = self._declarations(tables, name)
+        paths = self._declarations(tables, name)[1]
         if not qualifier:
-            visible = [(block.start_byte, definition.owner.start_byte, definition)
-                       for block, definition in blocks
-                       if block.start_byte <= anchor.start_byte < block.end_byte
-                       and definition.owner.start_byte <= anchor.start_byte]
+            visible = self._visible(tables, name, anchor.start_byte)
             if visible:
                 best = max(visible, key=lambda item: item[:2])[2]
                 return best, [best]
         return self._in_paths(tables, name, self._targets(qualifier, anchor) if paths else ())
+
+    def _visible(self, tables: str, name: str, at: int) -> list[tuple]:
+        """[(block start, declaration start, declaration)] of the block-scoped declarations of
+        `name` whose block holds byte `at` and which come before it, in the order of
+        `_declarations`: found from the blocks sorted by start, stepping back only while an
+        earlier block may still reach `at` (a name declared in each of a file's functions is
+        not read once per use)."""
+        key = ("blocks by start", tables, name)
+        if key not in self._memo:
+            blocks = self._declarations(tables, name)[0]
+            order = sorted(range(len(blocks)), key=lambda i: blocks[i][0].start_byte)
+            reach, furthest = [], -1
+            for i in order:
+                furthest = max(furthest, blocks[i][0].end_byte)
+                reach.append(furthest)
+            self._memo[key] = (blocks, order, [blocks[i][0].start_byte for i in order], reach)
+        blocks, order, starts, reach = self._memo[key]
+        found = []
+        index = bisect.bisect_right(starts, at) - 1
+        while index >= 0 and reach[index] > at:
+            block, definition = blocks[order[index]]
+            if at < block.end_byte and definition.owner.start_byte <= at:
+                found.append(order[index])
+            index -= 1
+        return [(blocks[i][0].start_byte, blocks[i][1].owner.start_byte, blocks[i][1])
+                for i in sorted(found)]
 
     def _targets(self, qualifier: tuple, anchor) -> list[tuple]:
         """The namespace/class paths a (qualified) name used at `anchor` may live in, innermost
