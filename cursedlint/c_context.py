@@ -22,6 +22,8 @@ of millions of elements, lines of megabytes and nesting thousands deep, so:
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import re
 from functools import cache, cached_property, lru_cache
 from typing import Iterable, Iterator
@@ -71,6 +73,12 @@ _IDENTIFIER_BYTES = frozenset(_IDENTIFIER_CHARACTERS)
 
 
 _IDENTIFIER_RUN = re.compile(rb"[\w$]*")
+_IDENTIFIER = re.compile(rb"[\w$]+")
+_PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*", re.ASCII)
+WIDE_SEARCH_BYTES = 64 << 10
+"""A search for names over fewer bytes than this reads them (at C speed); over more, and
+more often than SEARCHES_BEFORE_INDEX, the file's identifiers are indexed once instead."""
+SEARCHES_BEFORE_INDEX = 32
 
 
 @lru_cache(maxsize=64)
@@ -206,6 +214,7 @@ class CContext(FileContext):
         super().__init__(source, settings)
         self.tree = tree
         self.language = source.language
+        self._wide_searches = 0  # searches for names over more than WIDE_SEARCH_BYTES
 
     @property
     def root(self):
@@ -274,9 +283,31 @@ class CContext(FileContext):
             found = (match.span() for match in
                      names.finditer(data, region.start_byte, region.end_byte))
         else:
-            found = _spelled(frozenset(names), data, region.start_byte, region.end_byte)
+            found = self._spelled(frozenset(names), region.start_byte, region.end_byte)
         for start, end in found:
             yield start, end, self._path.move_to(start, end)
+
+    def _spelled(self, names: frozenset[str], start: int, end: int) -> Iterator[tuple]:
+        """`_spelled` over the file's bytes [start, end); past SEARCHES_BEFORE_INDEX searches
+        of a wide span, from the file's identifiers indexed once (a name looked up in each
+        of n functions would read the file n times)."""
+        if end - start > WIDE_SEARCH_BYTES and all(map(_PLAIN_NAME.fullmatch, names)):
+            self._wide_searches += 1
+            if self._wide_searches > SEARCHES_BEFORE_INDEX:
+                index = self._identifiers
+                return ((first, first + length) for first, length in heapq.merge(
+                    *(zip(index.get(name, ()), itertools.repeat(len(name))) for name in names))
+                    if start <= first and first + length <= end)
+        return _spelled(names, self.source.data, start, end)
+
+    @cached_property
+    def _identifiers(self) -> dict[str, list[int]]:
+        """Each identifier of the file -> where it starts, in order (comments and strings
+        included, as `_spelled` finds them)."""
+        index: dict[str, list[int]] = {}
+        for match in _IDENTIFIER.finditer(self.source.data):
+            index.setdefault(match[0].decode(), []).append(match.start())
+        return index
 
     @cached_property
     def _path(self) -> _Path:

@@ -129,3 +129,33 @@ def test_writes_and_assigns(statement, written, assigned):
     body = first(context, "compound_statement")
     assert bool(list(writes(context, body, "n"))) == written
     assert assigns(context, body, "n") == assigned
+
+
+def test_names_found_from_the_index_of_identifiers_are_those_a_search_finds():
+    """Past SEARCHES_BEFORE_INDEX wide searches, a file's names come from an index of its
+    identifiers: the same (start, end) places, in order, as reading the bytes, for names
+    inside longer identifiers, in comments and strings, at the ends of the file, and for spans
+    that cut an identifier."""
+    import random
+
+    from cursedlint import c_context
+
+    rng = random.Random(28)
+    words = ["buf", "buf_", "_buf", "b", "len", "$x", "x1", "ibv_reg_mr", "mr", "b_len"]
+    pieces = []
+    while sum(map(len, pieces)) < 2 * c_context.WIDE_SEARCH_BYTES:
+        pieces.append(rng.choice(words) * rng.choice([1, 1, 2]))
+        pieces.append(rng.choice([" ", "(", ", ", "; ", "\n", "/* ", " */", '"', "->", "1"]))
+        pieces.append(" " * rng.randrange(40))  # (fewer hits: the plain search is slow)
+    text = "".join(pieces)
+    context = CContext(Source.from_bytes("big.c", text.encode(), "c"),
+                       Settings(enabled=frozenset()), parse(text.encode(), "c"))
+    data = context.source.data
+    spans = [(0, len(data)), (1, len(data) - 1), (5, len(data) // 2 + 3)]
+    questions = [frozenset(rng.sample(words, rng.choice([1, 2, 3]))) for _ in range(24)]
+    for names in questions:
+        for start, end in spans:
+            assert list(context._spelled(names, start, end)) == list(
+                c_context._spelled(names, data, start, end)), (sorted(names), start, end)
+    assert context._wide_searches > c_context.SEARCHES_BEFORE_INDEX
+    assert "_identifiers" in vars(context)  # the later answers came from the index

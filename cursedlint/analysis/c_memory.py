@@ -78,10 +78,17 @@ class MemoryProvenance:
         self.value = value
         self.page = page
         self._scope_allocators: dict[tuple[int, int], list[str]] = {}
+        self._found: dict[int, Provenance] = {}  # address node id -> (each rule asks)
 
     def of(self, address) -> Provenance:
         """What `address` points into: `p + n` and `p - n` point where `p` does, `&a[i]` and
         `&*p` are `a + i` and `p`."""
+        found = self._found.get(address.id)
+        if found is None:
+            found = self._found[address.id] = self._of(address)
+        return found
+
+    def _of(self, address) -> Provenance:
         node, offset = unwrapped(address), False
         while True:
             if node.type == "pointer_expression" and node.child(0).type == "&":

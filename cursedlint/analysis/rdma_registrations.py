@@ -14,6 +14,7 @@ are not registrations.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 from msgspec import Struct
 
@@ -98,6 +99,7 @@ class Registrations:
         self.context = context
         self.page = context.settings.page_size
         self.project_wrappers = project_wrappers
+        self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
 
     @cached_property
     def _constants(self):
@@ -123,13 +125,14 @@ class Registrations:
         return found
 
     def partial_pages(self, registration: Registration) -> list[tuple[object, int]]:
-        """(length node, value) of the lengths known to be positive and not whole pages."""
-        found = []
-        for node in registration.lengths:
-            length = self.value(node)
-            if length is not UNKNOWN and length > 0 and length % self.page:
-                found.append((node, length))
-        return found
+        """(length node, value) of the lengths known to be positive and not whole pages
+        (worked out once per registration: each CUR3xx rule asks)."""
+        key = ("partial pages", id(registration))
+        if key not in self._asked:
+            self._asked[key] = [(node, length) for node in registration.lengths
+                                if (length := self.value(node)) is not UNKNOWN and length > 0
+                                and length % self.page]
+        return self._asked[key]
 
     # -- calls and wrappers ----------------------------------------------------------------
 
@@ -302,6 +305,12 @@ class Registrations:
         device memory (by its allocator, or a `fi_mr_attr` whose `iface` is a device or not
         known), or ranges that start page-aligned allocations (the rounded-out pages are the
         allocation's own)."""
+        key = ("silent for length", id(registration))
+        if key not in self._asked:
+            self._asked[key] = self._silent_for_length(registration)
+        return self._asked[key]
+
+    def _silent_for_length(self, registration: Registration) -> bool:
         iface = self._iface(registration)
         if iface is not None and iface not in HOST_IFACES:
             return True
