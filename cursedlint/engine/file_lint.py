@@ -10,6 +10,7 @@ whose rules could use facts from other files says which (`FileResult.needs`), fo
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, Mapping
 
 from cursedlint import notices, suppressions
@@ -165,7 +166,7 @@ class FileLinter:
         """Keep a file's tree (immutable) for its lint with facts, within the budget."""
         data = context.source.data
         if len(data) <= self._kept_budget:
-            self._kept_trees[context.source.path] = (
+            self._kept_trees[os.path.abspath(context.source.path)] = (
                 data, context.tree, getattr(context, "tree_index", None))
             self._kept_budget -= len(data)
 
@@ -241,8 +242,8 @@ class FileLinter:
             if self.summarize_for_index and result.needs and source.language in (C, CPP):
                 result.index_summaries = self._index_summaries(context)
                 self._keep_tree(context)
-            elif result.deferred:
-                self._keep_tree(context)
+            elif result.deferred or (self.summarize_for_index and result.needs):
+                self._keep_tree(context)  # for the index, and its lint with the facts
             reported.report_fact_errors([result], self.fact_errors, self.show_traceback)
             self.fact_errors = []
             context.release()
@@ -289,8 +290,9 @@ class FileLinter:
 
     def _kept_tree(self, source: Source, pop: bool) -> tuple[Any, Any] | None:
         """The tree this run's first lint of the file kept, with its `TreeIndex`, when the
-        bytes are the same."""
-        kept = (self._kept_trees.pop if pop else self._kept_trees.get)(source.path, None)
+        bytes are the same (`pop`: the lint with the facts takes it; the index only reads)."""
+        kept = (self._kept_trees.pop if pop else self._kept_trees.get)(
+            os.path.abspath(source.path), None)  # (the index names files by absolute paths)
         return kept[1:] if kept is not None and kept[0] == source.data else None
 
     def _run_rules(self, context, rule_classes: list[type[Rule]], result: FileResult) -> None:
