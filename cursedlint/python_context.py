@@ -291,6 +291,11 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def child_fields(node_class: type) -> tuple[str, ...]:
+    """The fields of an ast class that can hold child nodes (`_child_fields`, remembered)."""
+    return _CHILD_FIELDS.get(node_class) or _child_fields(node_class)
+
+
 def _child_fields(node_class: type) -> tuple[str, ...]:
     """The fields of an ast class that can hold child nodes: not its scalar fields, nor the
     expression contexts and operators (shared singleton leaves that no rule visits and no rule

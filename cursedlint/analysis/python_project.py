@@ -30,7 +30,7 @@ from cursedlint.analysis.python_modules import (
 )
 from cursedlint.findings import Step
 from cursedlint.project_index import Indexer
-from cursedlint.python_context import child_nodes
+from cursedlint.python_context import child_fields, child_nodes
 
 MODULE = "<module>"
 """The qualified name under which a module's own statements are summarized."""
@@ -800,10 +800,17 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """The nodes under `roots` that run with them (nested defs, lambdas and classes are not
     entered)."""
     pending = [root for root in roots if not isinstance(root, _SCOPES)]
-    while pending:
+    node_class = ast.AST
+    while pending:  # (`child_nodes` inlined: the analyses walk functions this way most)
         node = pending.pop()
         yield node
-        pending.extend(child for child in child_nodes(node) if not isinstance(child, _SCOPES))
+        for name in child_fields(type(node)):
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                pending.extend(child for child in value
+                               if isinstance(child, node_class) and not isinstance(child, _SCOPES))
+            elif isinstance(value, node_class) and not isinstance(value, _SCOPES):
+                pending.append(value)
 
 
 def linted_imports(context) -> dict[str, str]:
