@@ -185,7 +185,7 @@ def _c_shape_code(shape) -> list[str]:
 
 def _shape_code(shape) -> list[str]:
     """Lines of Python that pass `shape`: its first alternative, first word, first callee."""
-    from cursedlint import second_look
+    from cursedlint.triggers import second_look
 
     if isinstance(shape, second_look.AnyOf):
         return _shape_code(shape.shapes[0])
@@ -276,7 +276,7 @@ def files_skipping_rules(folder: str, languages: tuple[str, ...]) -> list[str]:
     """The files of `languages` under `folder` for which the prefilter (default settings)
     leaves out some rule of the file's language, with the codes left out."""
     from cursedlint.languages import language_of
-    from cursedlint.prefilter import Prefilter
+    from cursedlint.triggers.prefilter import Prefilter
     from cursedlint.registry import all_rules
 
     prefilters = {}

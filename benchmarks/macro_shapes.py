@@ -16,7 +16,7 @@ import os
 import sys
 
 from cursedlint.analysis.c_macros import is_macro_body, misread_heads
-from cursedlint.c_context import _parser, compiled_query, parse
+from cursedlint.c.context import _parser, compiled_query, parse
 from cursedlint.languages import language_of
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE
 

@@ -20,7 +20,7 @@ ONE_BUILD = r"""
 import json, sys, time
 from cursedlint.cli import _index_store
 from cursedlint.config import build_settings, load_config
-from cursedlint.discovery import discover
+from cursedlint.project.discovery import discover
 from cursedlint.engine import Linter
 from cursedlint.registry import all_rules
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 import msgspec
 
 from cursedlint.findings import Finding
-from cursedlint.safe_files import read_regular
+from cursedlint.project.safe_files import read_regular
 
 VERSION = 1
 BASELINE_BYTES = 1 << 30

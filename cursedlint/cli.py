@@ -331,7 +331,7 @@ def clean_cache(path: str) -> int:
     directory; without one, `path` itself, where a run from it keeps its cache) and every
     cache below `path` (the projects of a monorepo, runs from a subdirectory), naming each."""
     from cursedlint import config as configuration
-    from cursedlint.cache import CACHE_DIR, clean
+    from cursedlint.project.cache import CACHE_DIR, clean
     from cursedlint.formats.shared import printable
 
     if not os.path.exists(path):
@@ -361,7 +361,7 @@ def clean_cache(path: str) -> int:
 def _caches_below(top: str) -> list[str]:
     """The directories below `top` that hold a result cache, found without following links or
     entering the directories cursedlint never lints (`.git`, `node_modules`, ...)."""
-    from cursedlint.cache import CACHE_DIR
+    from cursedlint.project.cache import CACHE_DIR
     from cursedlint.config import DEFAULT_EXCLUDE
 
     skipped = frozenset(DEFAULT_EXCLUDE)
@@ -458,7 +458,7 @@ def _explain(line: int, groups: list[_Group], results) -> int:
 
 def check(args: argparse.Namespace) -> int:
     from cursedlint import config as configuration
-    from cursedlint.discovery import discover, project_root
+    from cursedlint.project.discovery import discover, project_root
     from cursedlint.formats.shared import printable
     from cursedlint.notices import OPT_IN, UnusedSuppression
     from cursedlint.registry import all_rules
@@ -587,9 +587,9 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     """Lint one group's files as a project of its own: its root is its configuration file's
     directory (`project_root`), where its result cache and project index live; facts from
     other files come from its project's files."""
-    from cursedlint.discovery import ProjectWalk, is_project, project_root
+    from cursedlint.project.discovery import ProjectWalk, is_project, project_root
     from cursedlint.engine import Linter, Project, default_jobs
-    from cursedlint.fixes import write_roots
+    from cursedlint.engine.fixes import write_roots
 
     config = group.config
     root = project_root(paths, config)
@@ -772,7 +772,7 @@ def _project_files(root: str, linted: list[tuple[str, str]], own: list[tuple[str
                    ) -> list[tuple[str, str]]:
     """The files rules may draw facts from for the linted files `own` when a linted path
     holds the project's root: the linted files within it, and `own`."""
-    from cursedlint.cache import absolute
+    from cursedlint.project.cache import absolute
 
     cwd = os.getcwd()
     within = os.path.join(root, "")
@@ -786,8 +786,8 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
     project; `store`: the IndexStore, which keeps each file's imports and includes by content,
     so a warm run reads no file whose stat it knows); each list taken is described on the
     group, and with -v."""
-    from cursedlint.cache import file_stat
-    from cursedlint.fact_files import EDGES, MAX_FILES, FactFiles, written_edges
+    from cursedlint.project.cache import file_stat
+    from cursedlint.project.fact_files import EDGES, MAX_FILES, FactFiles, written_edges
     from cursedlint.formats.shared import printable
     from cursedlint.source import SourceError
 
@@ -948,7 +948,7 @@ def _check_stdin(args, settings, config, rules, started: float) -> int:
     """Standard input linted as the file `--stdin-filename` names (`check -`: a Python file
     named "-"), reported as `check` reports. With --fix, as ruff does for editors: the fixed
     text on standard output, the report on standard error; no file is written."""
-    from cursedlint.discovery import project_root
+    from cursedlint.project.discovery import project_root
     from cursedlint.engine import Linter
     from cursedlint.languages import PYTHON, SHEBANG_BYTES, language_of, script_language
 
@@ -1033,7 +1033,7 @@ def _against_baseline(args, config, findings, results):
 def _on_changed_lines(reference: str, paths: list[str], findings):
     """--diff-base: the findings a change since `reference` touches, in the git repository
     of the linted `paths`."""
-    from cursedlint.changed_lines import DiffError, changed_lines, on_changed_lines
+    from cursedlint.project.changed_lines import DiffError, changed_lines, on_changed_lines
     from cursedlint.formats.shared import printable
 
     try:
@@ -1063,7 +1063,7 @@ def _cache_usable(root: str) -> bool:
     """Whether the run may use the cache directory under `root`; when something else is at its
     place (a symbolic link a repository committed, never followed), a warning says that the
     run goes as with --no-cache."""
-    from cursedlint.cache import CACHE_DIR, unusable
+    from cursedlint.project.cache import CACHE_DIR, unusable
     from cursedlint.formats.shared import printable
 
     top = os.path.join(root, CACHE_DIR)
@@ -1077,8 +1077,8 @@ def _cache_usable(root: str) -> bool:
 def _index_store(root: str, settings):
     """Where project-index summaries persist: next to the result cache, per cursedlint code
     and rule options (what a summary may depend on besides the file)."""
-    from cursedlint.cache import CACHE_DIR, fingerprint
-    from cursedlint.project_index import IndexStore
+    from cursedlint.project.cache import CACHE_DIR, fingerprint
+    from cursedlint.project.index import IndexStore
 
     return IndexStore(
         os.path.join(root, CACHE_DIR),
@@ -1090,7 +1090,7 @@ def _result_cache(root: str, settings, linter):
     """The cache for this run: its fingerprint covers everything that decides a file's result
     besides the file itself (settings, flags, and the code of cursedlint); a result linted with
     facts from other files is also keyed by what those facts depend on (`Linter.run`)."""
-    from cursedlint.cache import ResultCache, fingerprint
+    from cursedlint.project.cache import ResultCache, fingerprint
     from cursedlint.engine import FileResult
 
     return ResultCache(

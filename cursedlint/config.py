@@ -43,9 +43,9 @@ from typing import Any, Container, Iterable, Mapping, Sequence
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from cursedlint.globs import glob_rules
-from cursedlint.requires_python import BadSpecifier, lowest_allowed
-from cursedlint.safe_files import SMALL_FILE_BYTES, read_regular
+from cursedlint.project.globs import glob_rules
+from cursedlint.project.requires_python import BadSpecifier, lowest_allowed
+from cursedlint.project.safe_files import SMALL_FILE_BYTES, read_regular
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_PAGE_SIZE, Settings
 
 

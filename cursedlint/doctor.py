@@ -18,7 +18,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping
 
-from cursedlint.safe_files import SMALL_FILE_BYTES, read_regular
+from cursedlint.project.safe_files import SMALL_FILE_BYTES, read_regular
 
 ARMED, CLEAR, UNKNOWN = "armed", "clear", "unknown"
 

@@ -41,8 +41,8 @@ from cursedlint.findings import Finding, Fix, Severity, Span, Step
 
 if TYPE_CHECKING:
     from cursedlint.context import FileContext
-    from cursedlint.project_index import Indexer
-    from cursedlint.second_look import Shape
+    from cursedlint.project.index import Indexer
+    from cursedlint.triggers.second_look import Shape
 
 Trigger = Union[str, tuple[str, ...]]
 
@@ -294,7 +294,7 @@ class Rule:
         cls, options: dict[str, Any], target_python: tuple[int, int], language: str
     ) -> Shape | None:
         """The second, still parse-free look at a file of `language` whose bytes hold the
-        rule's triggers: the `Shape` (`cursedlint.second_look`) its bytes must have for the
+        rule's triggers: the `Shape` (`cursedlint.triggers.second_look`) its bytes must have for the
         rule to fire under these (resolved) options and target Python; None: no second look.
         Built once per run and language, from the constants the rule's AST side matches;
         asked of the language's checker (`checker(language).look`), which may declare it."""

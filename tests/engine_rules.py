@@ -6,7 +6,7 @@ import ast
 
 from cursedlint.findings import Edit, Fix, Span
 from cursedlint import notices
-from cursedlint.project_index import Indexer
+from cursedlint.project.index import Indexer
 from cursedlint.registry import collect
 from cursedlint.rule import Option, Rule
 

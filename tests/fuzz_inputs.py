@@ -157,7 +157,7 @@ C_FRAGMENT_TYPES = {
 def c_fragments() -> dict[str, tuple[str, ...]]:
     """"top" (declarations, functions, includes), "statement" and "expression" texts found in
     the rules' C and C++ examples."""
-    from cursedlint.c_context import parse
+    from cursedlint.c.context import parse
 
     found: dict[str, set[str]] = {kind: set() for kind in C_FRAGMENT_TYPES}
     for language in ("c", "cpp"):

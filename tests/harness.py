@@ -31,7 +31,7 @@ from typing import Iterable, Mapping, Union
 from msgspec.structs import replace
 
 from cursedlint.config import build_settings, config_from_mapping, load_config
-from cursedlint.discovery import discover
+from cursedlint.project.discovery import discover
 from cursedlint.engine import FileResult, Linter, Project
 from cursedlint.findings import Finding
 from cursedlint.languages import language_of

@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from cursedlint.analysis.arguments import bind
-from cursedlint.python_consteval import UNKNOWN
-from cursedlint.python_context import PythonContext
+from cursedlint.python.consteval import UNKNOWN
+from cursedlint.python.context import PythonContext
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from cursedlint.analysis.c_constants import CConstants
-from cursedlint.c_context import CContext, parse
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.c.context import CContext, parse
+from cursedlint.python.consteval import UNKNOWN
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 

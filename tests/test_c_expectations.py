@@ -12,7 +12,7 @@ import pytest
 from cursedlint.analysis.c_expectations import (
     TEST_ASSERTIONS, Assertions, asserted_to_fail, stored_in,
 )
-from cursedlint.c_context import CContext, parse
+from cursedlint.c.context import CContext, parse
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 

@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from cursedlint.analysis.c_macros import function_scope, misread_heads
-from cursedlint.c_context import CContext, parse
-from cursedlint.cpp_classes import file_classes
+from cursedlint.c.context import CContext, parse
+from cursedlint.c.classes import file_classes
 from cursedlint.registry import all_rules
 from cursedlint.settings import Settings
 from cursedlint.source import Source

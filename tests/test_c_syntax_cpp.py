@@ -1,5 +1,5 @@
 """The C++ side of the shared syntax helpers (cursedlint/analysis/c_syntax.py) that the class
-facts (cursedlint/cpp_classes.py) and CUR5xx read: which declarators declare functions, the
+facts (cursedlint/c/classes.py) and CUR5xx read: which declarators declare functions, the
 names declarators declare, callee names with their qualifiers, and what unwrapping passes."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from cursedlint.analysis.c_syntax import (
     without_template_arguments,
     written_name,
 )
-from cursedlint.c_context import CContext, parse
-from cursedlint.cpp_classes import file_classes, parameters_of
+from cursedlint.c.context import CContext, parse
+from cursedlint.c.classes import file_classes, parameters_of
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 

@@ -12,7 +12,7 @@ from cursedlint.analysis.c_syntax import (
     assigns, declared_name, defined_functions, function_declarator, plain_function, unwrapped,
     wrappers, writes,
 )
-from cursedlint.c_context import CContext, parse
+from cursedlint.c.context import CContext, parse
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 
@@ -138,7 +138,7 @@ def test_names_found_from_the_index_of_identifiers_are_those_a_search_finds():
     that cut an identifier."""
     import random
 
-    from cursedlint import c_context
+    from cursedlint.c import context as c_context
 
     rng = random.Random(28)
     words = ["buf", "buf_", "_buf", "b", "len", "$x", "x1", "ibv_reg_mr", "mr", "b_len"]

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from cursedlint import engine, source
-from cursedlint.cache import CACHE_DIR, MAX_STORES, ResultCache, fingerprint
+from cursedlint.project.cache import CACHE_DIR, MAX_STORES, ResultCache, fingerprint
 from cursedlint.cli import main
 
 FORKING = """\
@@ -94,7 +94,7 @@ class Planted:
 def store_file(payload: bytes) -> bytes:
     """A store's bytes as this version writes them: its header (format, checksum), then the
     payload (MessagePack)."""
-    from cursedlint.cache import _header
+    from cursedlint.project.cache import _header
 
     return _header(payload) + payload
 
@@ -102,7 +102,7 @@ def store_file(payload: bytes) -> bytes:
 def damaged_stores(marker) -> dict[str, bytes]:
     import pickle
 
-    from cursedlint.cache import STORE_FORMAT, encode
+    from cursedlint.project.cache import STORE_FORMAT, encode
 
     valid = store_file(encode(({}, {}, 0)))
     return {
@@ -291,7 +291,7 @@ def test_a_file_name_that_is_not_utf8_is_linted_every_time(tmp_path, capsys, mon
 def test_a_result_the_facts_cannot_change_stands_for_them_after_one_run(tmp_path):
     """`same_with`: the result without facts is found under the facts' digest too, so a warm
     run need not ask again whether they could change it."""
-    from cursedlint.cache import ResultCache, file_stat
+    from cursedlint.project.cache import ResultCache, file_stat
     from cursedlint.engine import FileResult
 
     path = tmp_path / "train.py"
@@ -312,7 +312,7 @@ def test_a_result_the_facts_cannot_change_stands_for_them_after_one_run(tmp_path
                                   "/abs/../mod.py", "//abs/mod.py", "/abs/pkg/", "/", "/.x/m.py"])
 @pytest.mark.parametrize("directory", ["/", "nested"])
 def test_absolute_is_abspath(tmp_path, monkeypatch, path, directory):
-    from cursedlint.cache import absolute
+    from cursedlint.project.cache import absolute
 
     (tmp_path / "nested").mkdir()
     monkeypatch.chdir("/" if directory == "/" else tmp_path / directory)
@@ -321,7 +321,7 @@ def test_absolute_is_abspath(tmp_path, monkeypatch, path, directory):
 
 def test_a_warm_run_takes_each_files_stat_once(tmp_path, capsys, monkeypatch):
     """The result cache and the project index ask about the same files: one stat each."""
-    from cursedlint import cache, project_index
+    from cursedlint.project import cache, index as project_index
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "cursedlint.toml").write_text("")
@@ -343,7 +343,7 @@ def test_a_warm_run_takes_each_files_stat_once(tmp_path, capsys, monkeypatch):
 
 def test_a_store_is_written_through_a_new_private_file_never_an_existing_one(tmp_path,
                                                                            monkeypatch):
-    from cursedlint import cache
+    from cursedlint.project import cache
 
     monkeypatch.setattr(cache.time, "time_ns", lambda: 7)
     top = tmp_path / CACHE_DIR
@@ -365,7 +365,7 @@ def test_files_whose_results_with_the_facts_are_stored_are_not_linted_again(
         tmp_path, capsys, monkeypatch):
     """Files recently touched (their stat is not trusted) but unchanged: their results with
     the run's facts are found by their bytes, in the parent, without forking to lint them."""
-    from cursedlint import forked
+    from cursedlint.engine import forked
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "cursedlint.toml").write_text("")

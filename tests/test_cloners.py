@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cursedlint.cli import main
-from cursedlint.discovery import discover
+from cursedlint.project.discovery import discover
 from cursedlint.config import load_config
 from cursedlint.engine import Project
 from cursedlint.registry import all_rules
@@ -535,7 +535,7 @@ CLONER_USES = [
 
 @pytest.mark.parametrize("definition", CLONER_USES)
 def test_the_parse_free_look_never_hides_a_cloning_candidate(definition):
-    from cursedlint.c_context import CContext, parse
+    from cursedlint.c.context import CContext, parse
     from cursedlint.analysis.cloning_candidates import cloning_candidates
     from cursedlint.rules.cloners import DEFAULT_CLONER_TYPES
     from cursedlint.source import Source

@@ -818,7 +818,7 @@ def test_a_list_option_must_declare_its_item_type():
 ])
 def test_the_lowest_version_a_specifier_set_allows(specifiers, lowest):
     from cursedlint.config import SUPPORTED_TARGETS
-    from cursedlint.requires_python import lowest_allowed
+    from cursedlint.project.requires_python import lowest_allowed
 
     assert lowest_allowed(specifiers, SUPPORTED_TARGETS) == lowest
 
@@ -826,7 +826,7 @@ def test_the_lowest_version_a_specifier_set_allows(specifiers, lowest):
 @pytest.mark.parametrize("specifiers", ["", "3.9", ">=three", "~=3", ">=3.*"])
 def test_a_specifier_set_that_cannot_be_read_is_refused(specifiers):
     from cursedlint.config import SUPPORTED_TARGETS
-    from cursedlint.requires_python import BadSpecifier, lowest_allowed
+    from cursedlint.project.requires_python import BadSpecifier, lowest_allowed
 
     with pytest.raises(BadSpecifier):
         lowest_allowed(specifiers, SUPPORTED_TARGETS)

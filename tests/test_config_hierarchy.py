@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cursedlint.cache import CACHE_DIR
+from cursedlint.project.cache import CACHE_DIR
 from cursedlint.cli import main
 
 RUN_PY = """\

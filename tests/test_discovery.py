@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from cursedlint import discovery
+from cursedlint.project import discovery
 from cursedlint.config import DEFAULT_EXCLUDE, Config
-from cursedlint.discovery import Patterns, discover, project_root
+from cursedlint.project.discovery import Patterns, discover, project_root
 from cursedlint.languages import EXTENSIONS, language_of
 
 
@@ -431,7 +431,7 @@ def test_linear_regexes_match_what_pathspec_s_match(tmp_path):
 
     import pathspec
 
-    from cursedlint.globs import linear_regex
+    from cursedlint.project.globs import linear_regex
 
     negated = re.compile(r"\[\^(\]?(?:\\\\|[^\]\\])*)\]")
     pieces = ["a", "b", "*", "*", "?", "/", "[ab]", "[!a]", "[!]a]", "\\*", "**", "!", "[]a]"]
@@ -567,7 +567,7 @@ def test_plain_name_patterns_decide_as_pathspec_would():
     """Bare names (the default excludes) skip pathspec; their answers are pathspec's."""
     import pathspec
 
-    from cursedlint.discovery import Patterns
+    from cursedlint.project.discovery import Patterns
 
     names = [".git", "__pycache__", "node_modules", "build", "venv", "a.b-c+d"]
     fast = Patterns(["# comment", "", *names, "build  "])
@@ -602,7 +602,7 @@ def test_a_project_walk_excludes_a_file_exactly_when_discover_passes_over_it(tmp
     """`ProjectWalk.excluded` (one decision per directory, then the file's name) agrees with a
     walk of the whole project, nested ignore files, negations and excludes included."""
     from cursedlint.config import Resolver
-    from cursedlint.discovery import ProjectWalk
+    from cursedlint.project.discovery import ProjectWalk
     from cursedlint.registry import all_rules
 
     files = {

@@ -226,7 +226,7 @@ def test_fifo_is_not_read(tmp_path):
 def test_the_parallel_threshold_is_read_when_linting_not_when_importing(tmp_path, monkeypatch):
     """The job-count comparisons set PARALLEL_MIN_BYTES to 0 to fork for small files; a default
     bound at import kept them serial, comparing one code path with itself."""
-    from cursedlint import forked
+    from cursedlint.engine import forked
 
     forks = []
     real = forked.forked_map
@@ -357,7 +357,7 @@ def test_a_linter_pickles_for_workers_without_fork(tmp_path):
 def test_the_contexts_of_one_kept_tree_walk_it_once(monkeypatch):
     """A deferred file's first look, the index's contexts of it and its lint with facts share
     the tree and its `TreeIndex`: the whole tree is walked once, whichever context asks first."""
-    from cursedlint.python_context import TreeIndex
+    from cursedlint.python.context import TreeIndex
     from cursedlint.source import Source
 
     source = Source.from_text("step.py", "import torch\n\n\ndef capture(g):\n"
@@ -381,7 +381,7 @@ def test_the_contexts_of_one_kept_tree_walk_it_once(monkeypatch):
 
 
 def test_a_tree_index_lists_nodes_as_ast_walk_does():
-    from cursedlint.python_context import TreeIndex
+    from cursedlint.python.context import TreeIndex
 
     tree = ast.parse("import os\nwith open(f) as h:\n    from x import y\n    print(h.read())\n"
                      "async def g():\n    async with lock:\n        await go(a + b)\n")

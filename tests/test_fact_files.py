@@ -8,10 +8,10 @@ import os
 
 import pytest
 
-from cursedlint import fact_files
+from cursedlint.project import fact_files
 from cursedlint.cli import main
 from cursedlint.config import Resolver
-from cursedlint.discovery import ProjectWalk
+from cursedlint.project.discovery import ProjectWalk
 from cursedlint.registry import all_rules
 from cursedlint.settings import Settings
 

@@ -16,7 +16,7 @@ import pytest
 from cursedlint.cli import main
 from cursedlint.findings import Finding, Fix, Rewrite, Severity, Span
 from cursedlint.formats import render
-from cursedlint.structural_fixes import NotACall, as_edit
+from cursedlint.engine.structural_fixes import NotACall, as_edit
 from report_schemas import RDJSON, SARIF
 
 SPAN = Span(3, 5, 3, 5)

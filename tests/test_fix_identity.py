@@ -12,7 +12,9 @@ import subprocess
 
 import pytest
 
-from cursedlint import engine, fixes
+from cursedlint import engine
+
+from cursedlint.engine import fixes
 from cursedlint.cli import main
 
 # CUR101's unsafe fix resolves "ls" with shutil.which and inserts an `import shutil` line.

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from cursedlint.forked import MAX_CHUNKS, WorkerError, forked_map
+from cursedlint.engine.forked import MAX_CHUNKS, WorkerError, forked_map
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 
@@ -89,7 +89,7 @@ def test_work_stays_in_this_process_while_another_thread_runs(monkeypatch):
 def test_kept_children_answer_a_later_message_with_what_they_hold():
     """`Workers` with `then`: each child keeps what its chunks left and answers the parent's
     message once every chunk's result is in; closing without a message ends them."""
-    from cursedlint.forked import Workers
+    from cursedlint.engine.forked import Workers
 
     held: list[int] = []
 

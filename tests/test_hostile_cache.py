@@ -14,11 +14,11 @@ import time
 
 import pytest
 
-from cursedlint import cache
-from cursedlint.cache import (CACHE_DIR, MAX_STORES, ResultCache, fingerprint, load_store,
+from cursedlint.project import cache
+from cursedlint.project.cache import (CACHE_DIR, MAX_STORES, ResultCache, fingerprint, load_store,
                               save_store)
 from cursedlint.cli import main
-from cursedlint.project_index import IndexStore
+from cursedlint.project.index import IndexStore
 
 FIXME = """\
 import os

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cursedlint.cli import main
-from cursedlint.forked import WorkerError
+from cursedlint.engine.forked import WorkerError
 
 FORKING = """\
 import os

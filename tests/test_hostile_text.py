@@ -14,7 +14,7 @@ import warnings
 
 import pytest
 
-from cursedlint import fixes
+from cursedlint.engine import fixes
 from cursedlint.cli import main
 from cursedlint.source import Source
 

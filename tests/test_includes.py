@@ -259,7 +259,8 @@ def test_each_file_is_parsed_once_per_run_when_every_file_needs_facts(plugin, ca
     """The worst case: every file, headers too, holds the rules' trigger words, so the lint
     parses each, the index summarizes each and each is linted again with the facts; the lint's
     parse serves all three (in forked workers too: the parses are logged to a file)."""
-    from cursedlint import c_context, engine
+    from cursedlint import engine
+    from cursedlint.c import context as c_context
 
     write(plugin, {"src/flush2.c": PLUGIN_SOURCE + "// another\n", "include/plugin/flush.h":
                    PLUGIN_HEADER + "// ibv_reg_mr process_vm_readv\n"})

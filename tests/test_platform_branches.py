@@ -11,7 +11,7 @@ import pytest
 from cursedlint.analysis.platform import excluding_guard
 from cursedlint.analysis.subprocess_spawn import GLIBC, MACOS
 from cursedlint.findings import Finding
-from cursedlint.python_context import PythonContext
+from cursedlint.python.context import PythonContext
 from cursedlint.rules.process_spawning import SubprocessForkPath
 from cursedlint.settings import Settings
 from cursedlint.source import Source

@@ -275,7 +275,7 @@ SPAWN_ONLY = b"import subprocess\nsubprocess.run(['s5cmd', 'ls'], cwd='/scratch'
 ])
 def test_files_without_a_forcing_argument_are_not_parsed_where_vfork_exists(python, libc, parsed):
     assert SubprocessForkPath.may_fire(SPAWN_ONLY, {"libc": libc}, python, "python") is parsed
-    from cursedlint.prefilter import Prefilter
+    from cursedlint.triggers.prefilter import Prefilter
 
     prefilter = Prefilter([SubprocessForkPath], {"CUR101": {"libc": libc}}, target_python=python)
     assert bool(prefilter.triggered(SPAWN_ONLY.decode())) is parsed  # flake8 hands over text
@@ -322,7 +322,7 @@ def test_cur102_needs_a_library_by_its_whole_name(code, parsed):
 
 
 def test_cur102_triggers_need_the_module_that_defines_the_start():
-    from cursedlint.prefilter import Prefilter
+    from cursedlint.triggers.prefilter import Prefilter
 
     prefilter = Prefilter([ForkInAcceleratedProcess], {})
     assert not prefilter.triggered(b"import torch\ngroup = torch.distributed.ProcessGroup\n")

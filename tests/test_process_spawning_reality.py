@@ -33,8 +33,8 @@ import pytest
 from cursedlint.analysis.subprocess_spawn import (
     GLIBC, MACOS, MUSL, OLD_GLIBC, Platform, spawn_call,
 )
-from cursedlint.python_consteval import UNKNOWN
-from cursedlint.python_context import PythonContext
+from cursedlint.python.consteval import UNKNOWN
+from cursedlint.python.context import PythonContext
 from cursedlint.rules.process_spawning import SubprocessForkPath
 from cursedlint.settings import Settings
 from cursedlint.source import Source

@@ -6,7 +6,7 @@ import ast
 import os
 
 from cursedlint.engine import Linter
-from cursedlint.project_index import IndexStore, Indexer, ProjectIndex, facts_digest
+from cursedlint.project.index import IndexStore, Indexer, ProjectIndex, facts_digest
 from cursedlint.settings import Settings
 
 
@@ -138,7 +138,7 @@ def test_linter_saves_the_store_it_was_given(tmp_path):
 
 
 def test_index_stores_are_ignored_by_git_and_bounded_apart_from_result_stores(tmp_path):
-    from cursedlint.cache import CACHE_DIR, MAX_STORES, ResultCache
+    from cursedlint.project.cache import CACHE_DIR, MAX_STORES, ResultCache
 
     directory = tmp_path / CACHE_DIR
     index = IndexStore(str(directory), "c" * 64)
@@ -189,7 +189,7 @@ def test_moved_lines_keep_the_shape_and_change_their_module(tmp_path):
 
 
 def test_many_words_are_found_alike_by_identifiers_and_by_the_automaton():
-    from cursedlint.project_index import IDENTIFIER_SEARCHES, _Search
+    from cursedlint.project.index import IDENTIFIER_SEARCHES, _Search
 
     words = {f"helper_{n}" for n in range(40)} | {"launch", "Stream"}
     texts = {
@@ -214,7 +214,7 @@ def test_many_words_are_found_alike_by_identifiers_and_by_the_automaton():
 
 
 def test_a_round_that_reaches_the_bounds_searches_no_further(tmp_path, monkeypatch):
-    from cursedlint import project_index
+    from cursedlint.project import index as project_index
 
     class FirstTwo(SubclassIndex):
         max_files = 2
@@ -235,7 +235,7 @@ def test_a_round_that_reaches_the_bounds_searches_no_further(tmp_path, monkeypat
 
 
 def test_each_summarys_digests_are_kept_with_it_across_runs(tmp_path, monkeypatch):
-    from cursedlint import project_index
+    from cursedlint.project import index as project_index
 
     (tmp_path / "src").mkdir()
     files = make_project(tmp_path / "src")
@@ -290,7 +290,7 @@ def test_a_file_over_max_file_size_is_neither_read_nor_searched(tmp_path, monkey
     861 MB for a 10 MB file that is not linted)."""
     from msgspec.structs import replace
 
-    from cursedlint import project_index
+    from cursedlint.project import index as project_index
 
     files = make_project(tmp_path)
     (tmp_path / "huge.py").write_text("class Huge(Registry):\n    pass\n" + "#" * 5_000 + "\n")
@@ -316,7 +316,7 @@ def test_identifiers_are_listed_a_window_at_a_time():
     """Listing every identifier of 2 MB of `ab ab ...` at once took 30 MB for a set of one."""
     import tracemalloc
 
-    from cursedlint.project_index import _identifiers
+    from cursedlint.project.index import _identifiers
 
     data = b"ab " * 700_000 + b"cd_" * 30_000 + b" ef"
     tracemalloc.start()
@@ -332,7 +332,7 @@ def test_identifiers_are_listed_a_window_at_a_time():
 def test_a_large_file_is_searched_without_listing_its_identifiers(monkeypatch):
     """The sets of the last few files listed are kept: files over LISTED_BYTES go to the
     automaton, even among the first few asked."""
-    from cursedlint import project_index
+    from cursedlint.project import index as project_index
 
     def listed(data):
         raise AssertionError("listed")
@@ -396,7 +396,7 @@ def test_a_file_two_indexers_read_without_a_store_is_hashed_once(tmp_path, monke
     """Without a store (`--no-cache`) a file's content hash was worked out again each time it
     was asked for (libfabric: 5,024 SHA-1s, 510 now); a file the second indexer searches is
     one the first already hashed."""
-    from cursedlint import project_index
+    from cursedlint.project import index as project_index
     from cursedlint.cli import main
 
     (tmp_path / ".git").mkdir()

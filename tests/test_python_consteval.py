@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from cursedlint.python_consteval import UNKNOWN, is_known
-from cursedlint.python_context import PythonContext
+from cursedlint.python.consteval import UNKNOWN, is_known
+from cursedlint.python.context import PythonContext
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 

@@ -10,8 +10,8 @@ import ast
 
 import pytest
 
-from cursedlint.python_context import PythonContext
-from cursedlint.python_imports import ImportTable
+from cursedlint.python.context import PythonContext
+from cursedlint.python.imports import ImportTable
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cursedlint.python_scan import has_call_with_arguments
+from cursedlint.python.scan import has_call_with_arguments
 
 SEVEN = "P(cmd, -1, None, None, None, None, os.setsid)"
 
@@ -160,7 +160,7 @@ def test_other_keywords_and_assignments_are_not_found(code):
     (b'f"{d["', None),  # Python 3.12 nested quotes: the token ends inside a field
 ])
 def test_replacement_fields_follow_pythons_brace_rules(token, fields):
-    from cursedlint.python_scan import _replacement_fields
+    from cursedlint.python.scan import _replacement_fields
 
     assert _replacement_fields(token[1:]) == fields
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from cursedlint.safe_files import RefusedFile, is_real_directory, read_regular
+from cursedlint.project.safe_files import RefusedFile, is_real_directory, read_regular
 
 
 def test_reads_a_regular_file(tmp_path):
@@ -92,7 +92,7 @@ def test_a_small_file_under_a_large_limit_is_read_without_allocating_the_limit(t
     path.write_bytes(b"s" * 100_000)
     script = (
         "import resource, sys\n"
-        "from cursedlint.safe_files import read_regular\n"
+        "from cursedlint.project.safe_files import read_regular\n"
         "status = open('/proc/self/status').read()\n"
         "size = int(status.split('VmSize:')[1].split()[0]) * 1024\n"
         "resource.setrlimit(resource.RLIMIT_AS, (size + (256 << 20), resource.RLIM_INFINITY))\n"

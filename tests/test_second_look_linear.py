@@ -27,9 +27,10 @@ import pytest
 
 import cursedlint.analysis
 import cursedlint.rules
-from cursedlint import c_context, python_scan
+from cursedlint.c import context as c_context
+from cursedlint.python import scan as python_scan
 from cursedlint.languages import C, CPP, PYTHON
-from cursedlint.prefilter import Prefilter
+from cursedlint.triggers.prefilter import Prefilter
 from cursedlint.registry import all_rules
 from cursedlint.rule import Rule, trigger_alternatives
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE

@@ -35,7 +35,7 @@ def _run_and_report(tmp_path, script: str) -> dict:
 def test_a_python_run_imports_none_of_the_modules_only_other_runs_need(tmp_path):
     report = _run_and_report(tmp_path, (
         "names = ['dataclasses', 'hashlib', 'difflib', 'traceback', 'tree_sitter',\n"
-        "         'libcst', 'cursedlint.c_context', 'cursedlint.analysis.c_constants']\n"
+        "         'libcst', 'cursedlint.c.context', 'cursedlint.analysis.c_constants']\n"
         "print(json.dumps([name for name in names if name in sys.modules]))\n"))
     assert report == []
 

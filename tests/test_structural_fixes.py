@@ -10,7 +10,7 @@ import pytest
 
 from cursedlint.cli import main
 from cursedlint.findings import Rewrite, Span
-from cursedlint.structural_fixes import NotACall, rewritten
+from cursedlint.engine.structural_fixes import NotACall, rewritten
 
 SPAN = Span(1, 1, 1, 1)  # not read by `rewritten`
 THREAD_LOCAL = Rewrite(SPAN, "capture_error_mode", '"thread_local"')

@@ -116,7 +116,7 @@ def test_unused_nolint_is_reported_at_the_comment():
     ("# noqa: CUR2", False), ("# noqa: CUR1011", False),
 ])
 def test_a_noqa_code_is_a_prefix_as_flake8_reads_it(comment, suppressed):
-    from cursedlint.suppressions import find_suppressions
+    from cursedlint.engine.suppressions import find_suppressions
 
     [suppression] = find_suppressions([f"subprocess.Popen(cmd, preexec_fn=f)  {comment}"],
                                       "python")

@@ -48,7 +48,7 @@ def test_every_python_rule_reads_every_file_of_the_worst_case(compare, tmp_path)
 
 
 def test_every_c_rule_reads_every_c_file_of_the_worst_case(compare, tmp_path):
-    from cursedlint.c_context import parse
+    from cursedlint.c.context import parse
 
     source = tmp_path / "tree"
     (source / "include").mkdir(parents=True)

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 
 _DICT = frozenset({"builtins.dict"})
 

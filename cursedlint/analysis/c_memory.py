@@ -21,7 +21,7 @@ from cursedlint.analysis.c_syntax import (
     unwrapped, within,
 )
 from cursedlint.languages import CPP
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 
 MMAP_THRESHOLD = 128 * 1024  # glibc's default M_MMAP_THRESHOLD: smaller blocks share pages
 SHARING = frozenset({"stack", "global", "static", "member", "heap"})

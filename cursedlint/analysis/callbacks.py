@@ -23,7 +23,7 @@ from cursedlint.analysis.callback_apis import (
 )
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.python_project import last_name, own_method, value_of
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 
 _METHOD_DECORATORS = frozenset({"staticmethod", "classmethod"})
 _MAX_DEPTH = 8

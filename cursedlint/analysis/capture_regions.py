@@ -16,7 +16,7 @@ from msgspec import Struct
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 
 GLOBAL, THREAD_LOCAL, RELAXED = "global", "thread_local", "relaxed"
 _MODE_NUMBERS = {0: GLOBAL, 1: THREAD_LOCAL, 2: RELAXED}

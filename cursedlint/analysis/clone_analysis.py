@@ -18,7 +18,7 @@ from cursedlint.analysis.cloning_functions import (
     CloningFunctions,
     unwrapped_value,
 )
-from cursedlint.cpp_classes import ClassFacts, Member
+from cursedlint.c.classes import ClassFacts, Member
 
 MAPPING_METHOD_PREFIXES = ("clone", "lookup", "remap", "map", "find", "get")
 """Names of the cloner methods a finding suggests, in this order of preference."""

@@ -21,7 +21,7 @@ from cursedlint.analysis.cloning_candidates import (
     mapped_if_cloner,
 )
 from cursedlint.analysis.cpp_returns import Returning
-from cursedlint.cpp_classes import ClassFacts, ClassIndex, FileClasses, file_classes
+from cursedlint.c.classes import ClassFacts, ClassIndex, FileClasses, file_classes
 
 
 class ClonerFacts(Struct, frozen=True):

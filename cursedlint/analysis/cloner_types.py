@@ -16,7 +16,7 @@ import functools
 import os
 import re
 
-from cursedlint.cpp_classes import ClassIndex, TypeFacts
+from cursedlint.c.classes import ClassIndex, TypeFacts
 
 LOOK_BEHIND, LOOK_AHEAD = 160, 200
 """Bytes around a cloner ending that hold the declaration it may be part of."""

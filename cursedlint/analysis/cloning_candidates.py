@@ -20,7 +20,7 @@ from cursedlint.analysis.c_syntax import (
 )
 from cursedlint.analysis.cloner_types import ending_pattern, is_cloner_name
 from cursedlint.analysis.cpp_returns import Returning, auto_locals, functions_returning
-from cursedlint.cpp_classes import TypeFacts, named_type, parameters_of, type_facts
+from cursedlint.c.classes import TypeFacts, named_type, parameters_of, type_facts
 
 INSERTERS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front", "insert",
                        "emplace", "emplace_hint", "try_emplace", "insert_or_assign"})

@@ -22,7 +22,7 @@ from cursedlint.analysis.cloning_candidates import (
     setter_subject,
 )
 from cursedlint.analysis.cpp_returns import Returning, returned_by
-from cursedlint.cpp_classes import ClassIndex, TypeFacts
+from cursedlint.c.classes import ClassIndex, TypeFacts
 
 _PASSED_ON = frozenset({"std::move", "move", "std::as_const", "as_const"})
 

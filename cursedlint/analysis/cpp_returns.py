@@ -20,7 +20,7 @@ from cursedlint.analysis.c_syntax import (
     without_template_arguments,
     written_name,
 )
-from cursedlint.cpp_classes import TypeFacts, named_type, type_facts
+from cursedlint.c.classes import TypeFacts, named_type, type_facts
 
 _DECLARATIONS = ("declaration", "field_declaration", "function_definition")
 _SCOPES = ("namespace_definition", "class_specifier", "struct_specifier")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import os
 import re
 
 from cursedlint.analysis.capture_regions import (
@@ -17,22 +16,12 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CHECKED_NODES, module_cuda_use
 from cursedlint.analysis.library_work import LibraryWork
-from cursedlint.analysis.python_modules import is_project_module
+from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, last_name, own_nodes, project_names,
 )
 from cursedlint.analysis.thread_starts import ThreadStarts
-from cursedlint.python_context import child_nodes
-
-
-def _project_module(context, statement: ast.Import | ast.ImportFrom) -> bool:
-    """Whether an import names a module of the project (`is_project_module`)."""
-    root = context.settings.root or os.getcwd()
-    if isinstance(statement, ast.ImportFrom):
-        names = ["." * statement.level + (statement.module or "")]
-    else:
-        names = [alias.name for alias in statement.names]
-    return any(is_project_module(context.source.path, name, root) for name in names)
+from cursedlint.python.context import child_nodes
 
 
 _LOADER_WORD = "cuda-reach-dataloader"  # whether the module names DataLoader (searched once)
@@ -73,8 +62,7 @@ class CudaReach(FunctionIndexer):
 
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
-        return any(_project_module(context, statement)
-                   for statement in context.nodes(ast.Import, ast.ImportFrom))
+        return imports_project_module(context)
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))

@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any, Iterable
 
 from cursedlint.languages import C, CPP
-from cursedlint.project_index import FactPass, Indexer
+from cursedlint.project.index import FactPass, Indexer
 from cursedlint.source import SourceError
 
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
@@ -410,7 +410,7 @@ def _context(path: str, text: str, language: str):
     data = text.encode("utf-8", "surrogateescape")
     key = (path, _digest(data), language)
     if key not in _CONTEXTS:
-        from cursedlint.c_context import CContext, parse
+        from cursedlint.c.context import CContext, parse
         from cursedlint.settings import Settings
         from cursedlint.source import Source
 

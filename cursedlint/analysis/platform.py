@@ -38,8 +38,8 @@ from typing import Any
 
 from msgspec import Struct
 
-from cursedlint.python_consteval import UNKNOWN, is_known
-from cursedlint.python_imports import ImportTable
+from cursedlint.python.consteval import UNKNOWN, is_known
+from cursedlint.python.imports import ImportTable
 from cursedlint.source import parse_python
 
 _MAX_DEPTH = 50  # conditions nested deeper, or names chained further, are unknown

@@ -49,7 +49,7 @@ from cursedlint.analysis.python_project import (
     calls_of, dotted, last_name, linted_imports, own_method, own_nodes, project_functions,
 )
 from cursedlint.findings import Step
-from cursedlint.python_consteval import UNKNOWN, is_known
+from cursedlint.python.consteval import UNKNOWN, is_known
 
 ALWAYS_FORK = frozenset({"os.fork", "os.forkpty", "pty.fork"})
 DEFAULT_CONTEXT_USERS = {

@@ -16,8 +16,8 @@ import re
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, NamedTuple
 
-from cursedlint.python_consteval import _Bindings
-from cursedlint.python_imports import ImportTable
+from cursedlint.python.consteval import _Bindings
+from cursedlint.python.imports import ImportTable
 
 MAX_REEXPORTS = 8  # re-exports followed from one name; a longer chain is unknown
 _INIT_FILES = ("__init__.py", "__init__.pyi")
@@ -162,6 +162,20 @@ def is_project_module(path: str, module: str, root: str) -> bool:
     one answer to that question for every rule and index."""
     return module.startswith(".") or _top_found(import_bases(path, root),
                                                 module.partition(".")[0])
+
+
+def imports_project_module(context) -> bool:
+    """Whether the parsed module imports a module of the project (`is_project_module`), at any
+    depth: only then can it call into another module's code."""
+    root = context.settings.root or os.getcwd()
+    for statement in context.nodes(ast.Import, ast.ImportFrom):
+        if isinstance(statement, ast.ImportFrom):
+            names = ["." * statement.level + (statement.module or "")]
+        else:
+            names = [alias.name for alias in statement.names]
+        if any(is_project_module(context.source.path, name, root) for name in names):
+            return True
+    return False
 
 
 @lru_cache(maxsize=4096)

@@ -29,8 +29,8 @@ from cursedlint.analysis.python_modules import (
     ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
 )
 from cursedlint.findings import Step
-from cursedlint.project_index import Indexer
-from cursedlint.python_context import child_fields, child_nodes
+from cursedlint.project.index import Indexer
+from cursedlint.python.context import child_fields, child_nodes
 
 MODULE = "<module>"
 """The qualified name under which a module's own statements are summarized."""

@@ -27,7 +27,7 @@ from cursedlint.analysis.c_syntax import (
     scope_of, unwrapped,
 )
 from cursedlint.analysis.includes import IncludedHeaders, header_constants
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 
 CHANGE_TRANSLATION = "IBV_REREG_MR_CHANGE_TRANSLATION"  # (1 << 0) in <infiniband/verbs.h>
 

@@ -34,7 +34,7 @@ from cursedlint.analysis.python_project import (
     project_names, value_of,
 )
 from cursedlint.findings import Step
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method"})
 

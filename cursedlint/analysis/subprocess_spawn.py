@@ -16,7 +16,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 
 GLIBC, OLD_GLIBC, MUSL, MACOS = "glibc>=2.34", "glibc<2.34", "musl", "macos"
 

@@ -13,7 +13,7 @@ from cursedlint.engine.file_lint import FileLinter
 from cursedlint.engine.indexer_looks import adds_triggers, seeds_of, summarized
 from cursedlint.engine.results import FileResult, Project
 import cursedlint.engine.scheduler as scheduler
-from cursedlint.project_index import FactError, ProjectIndex, facts_digest
+from cursedlint.project.index import FactError, ProjectIndex, facts_digest
 from cursedlint.rule import Rule
 from cursedlint.source import Source, SourceError, read_bytes
 

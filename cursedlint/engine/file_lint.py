@@ -13,15 +13,17 @@ import ast
 import os
 from typing import Any, Mapping
 
-from cursedlint import notices, suppressions
+from cursedlint import notices
+
+import cursedlint.engine.suppressions as suppressions
 from cursedlint.context import TextContext
 import cursedlint.engine.reported_notices as reported
 from cursedlint.engine.indexer_looks import adds_triggers, lookups_of, needs, seeds_of, summarized
 from cursedlint.engine.results import FileResult
 from cursedlint.findings import Span
 from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
-from cursedlint.prefilter import Prefilter
-from cursedlint.project_index import FactError
+from cursedlint.triggers.prefilter import Prefilter
+from cursedlint.project.index import FactError
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import Source, SourceError, looks_binary, parse_python
@@ -180,7 +182,7 @@ class FileLinter:
         key = (source.path, source.data)
         kept = trees.get(key) or self._kept_tree(source, pop=False)
         if kept is None:
-            from cursedlint.python_context import TreeIndex
+            from cursedlint.python.context import TreeIndex
 
             try:
                 tree = parse_python(source.text)
@@ -259,7 +261,7 @@ class FileLinter:
         """The file's context: of `tree` (with its `TreeIndex`, shared by the contexts of
         it) when given, else of the tree this run kept, else of a new parse."""
         if source.language == PYTHON:
-            from cursedlint.python_context import PythonContext
+            from cursedlint.python.context import PythonContext
 
             if tree is None:
                 tree, tree_index = self._kept_tree(source, pop=True) or (None, None)
@@ -279,7 +281,7 @@ class FileLinter:
         elif source.language in TEXT_LANGUAGES:
             context = TextContext(source, self.settings)
         else:
-            from cursedlint.c_context import CContext, parse
+            from cursedlint.c.context import CContext, parse
 
             kept = self._kept_tree(source, pop=True)
             tree = kept[0] if kept else parse(source.data, source.language)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from cursedlint import fixes
+import cursedlint.engine.fixes as fixes
 from cursedlint.engine.results import FileResult
 from cursedlint.findings import Finding
 from cursedlint.source import Source

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from cursedlint.analysis.includes import IncludedHeaders
-from cursedlint.project_index import FactError
+from cursedlint.project.index import FactError
 from cursedlint.rule import Rule
 
 

@@ -8,13 +8,13 @@ import os
 from typing import Any, Mapping
 
 from cursedlint import notices
-from cursedlint.cache import file_stat
+from cursedlint.project.cache import file_stat
 import cursedlint.engine.scheduler as scheduler
 from cursedlint.engine.facts_run import FactsRun
 from cursedlint.engine.file_lint import FileLinter
 from cursedlint.engine.fix_writer import FixWriter
 from cursedlint.engine.results import FileResult, Project
-from cursedlint.project_index import KEPT_BYTES, FactPass, ProjectIndex
+from cursedlint.project.index import KEPT_BYTES, FactPass, ProjectIndex
 from cursedlint.rule import Rule
 from cursedlint.settings import Settings
 from cursedlint.source import FileBytes, SourceError

@@ -7,7 +7,7 @@ import os
 
 from cursedlint import notices
 from cursedlint.findings import Finding, Span
-from cursedlint.project_index import FactError
+from cursedlint.project.index import FactError
 from cursedlint.rule import Notice, Rule
 from cursedlint.source import Source
 

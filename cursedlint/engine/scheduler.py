@@ -53,12 +53,12 @@ def lint_all(lint_chunk: Callable[[Chunk], list[FileResult]], files: Chunk, jobs
     jobs = min(jobs, len(chunks))
     workers = None
     if CAN_FORK and then is not None:
-        from cursedlint.forked import Workers
+        from cursedlint.engine.forked import Workers
 
         workers = Workers(lint_chunk, work, jobs, then=then)
         done = workers.results
     elif CAN_FORK:  # the children inherit the loaded rules and this linter
-        from cursedlint.forked import forked_map
+        from cursedlint.engine.forked import forked_map
 
         done = forked_map(lint_chunk, work, jobs)
     else:  # Windows: new interpreters, each given a pickled copy of the linter

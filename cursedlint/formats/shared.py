@@ -79,7 +79,7 @@ def fix_edits(finding: Finding, source_line: Callable[[str, int], str]) -> tuple
     fix = finding.fix
     if not fix.rewrites:
         return fix.edits
-    from cursedlint.structural_fixes import as_edit
+    from cursedlint.engine.structural_fixes import as_edit
 
     edits = list(fix.edits)
     for rewrite in fix.rewrites:

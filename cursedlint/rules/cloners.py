@@ -34,9 +34,9 @@ from cursedlint.analysis.cloning_candidates import cloning_candidates, setter_su
 from cursedlint.analysis.cloning_functions import CloningFunction, unwrapped_value
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import CPP
-from cursedlint.project_index import Indexer
+from cursedlint.project.index import Indexer
 from cursedlint.rule import C_NAME_PART, Example, Option, Rule
-from cursedlint.second_look import Shape
+from cursedlint.triggers.second_look import Shape
 
 DEFAULT_CLONER_TYPES = ("Cloner", "CloneContext", "Mapper", "Mapping", "IRMapping",
                         "ValueToValueMapTy")

@@ -21,7 +21,7 @@ from cursedlint.analysis.c_result_wrappers import result_wrappers
 from cursedlint.analysis.c_syntax import wrappers
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
-from cursedlint.project_index import Indexer
+from cursedlint.project.index import Indexer
 from cursedlint.rule import C_NAME, C_NAME_PART, Example, Option, Rule
 
 CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")

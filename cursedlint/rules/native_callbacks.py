@@ -25,9 +25,9 @@ from cursedlint.analysis.callbacks import (
 )
 from cursedlint.analysis.python_project import call_target, last_name, project_functions
 from cursedlint.findings import Step
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
-from cursedlint.second_look import AnyOf, MethodCall, Names
+from cursedlint.triggers.second_look import AnyOf, MethodCall, Names
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

@@ -27,7 +27,7 @@ from cursedlint.analysis.rdma_registrations import (
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
-from cursedlint.project_index import Indexer
+from cursedlint.project.index import Indexer
 from cursedlint.rule import Example, Rule
 
 TRIGGERS = ("ibv_reg_mr", "ibv_rereg_mr", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",

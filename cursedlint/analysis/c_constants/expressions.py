@@ -16,7 +16,7 @@ from cursedlint.analysis.c_constants.types import (
     _BOOL, _INT, _MAX_DEPTH, _MAX_STEPS, _NOTHING, _ULONG, TypeRules, _GiveUp, _Value,
     _character_literal, _common, _converted, _integer_literal, _promote, _truncating_division,
 )
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.python.consteval import UNKNOWN
 
 
 _COMPARISONS = {

@@ -14,7 +14,7 @@ from cursedlint.analysis.c_constants.syntax import (
 )
 from cursedlint.analysis.c_constants.types import _NOTHING, _Value, _converted
 from cursedlint.analysis.c_macros import function_scope
-from cursedlint.c_context import children, descendants
+from cursedlint.c.context import children, descendants
 
 
 _JUMP_TARGETS = frozenset({"labeled_statement", "case_statement"})

@@ -18,8 +18,8 @@ from cursedlint.analysis.c_constants.syntax import (
 from cursedlint.analysis.c_constants.types import (
     _INT, _NOTHING, _Int, _Value, _adds_nothing, _beyond_steps, _converted, _promoted_enum_type,
 )
-from cursedlint.c_context import parse
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.c.context import parse
+from cursedlint.python.consteval import UNKNOWN
 
 
 class SymbolRules:

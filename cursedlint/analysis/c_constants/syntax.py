@@ -7,7 +7,7 @@ import re
 from itertools import islice
 from typing import Any, Iterator, NamedTuple
 
-from cursedlint.c_context import children
+from cursedlint.c.context import children
 
 
 # Declarations a name is found in, from the token spelling it: the owner of a declarator -> kind.

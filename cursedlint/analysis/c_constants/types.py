@@ -14,8 +14,8 @@ from cursedlint.analysis.c_constants.syntax import (
     _RECORDS, _WORDS, _Def, _Env, _declared_names, _inner_declarator, _is_plain, _items,
     _looks_like_macro, _named_children, _only_child, _single, _split_name,
 )
-from cursedlint.c_context import children
-from cursedlint.python_consteval import UNKNOWN
+from cursedlint.c.context import children
+from cursedlint.python.consteval import UNKNOWN
 
 
 class _GiveUp(Exception):

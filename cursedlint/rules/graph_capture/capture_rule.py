@@ -5,7 +5,7 @@ from __future__ import annotations
 from cursedlint.analysis.capture_regions import GRAPH_NAMES, REGION_WORDS
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.rule import Rule
-from cursedlint.second_look import AnyOf, Call, Text
+from cursedlint.triggers.second_look import AnyOf, Call, Text
 
 
 class CaptureRule(Rule):

@@ -28,7 +28,7 @@ from cursedlint.rules.process_spawning.fork_safe_mode_enabled import (
     ForkSafeModeEnabled, setting_message,
 )
 from cursedlint.rules.process_spawning.subprocess_fork_path import SubprocessForkPath
-from cursedlint.second_look import AllOf, Call, Names, Text
+from cursedlint.triggers.second_look import AllOf, Call, Names, Text
 
 _PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
                          "os.setpgrp": ("process_group", "0", (3, 11))}

@@ -20,7 +20,7 @@ from functools import cached_property
 
 from msgspec import Struct
 
-from cursedlint import python_scan
+from cursedlint.python import scan as python_scan
 
 
 class Shape:

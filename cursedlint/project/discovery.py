@@ -48,9 +48,9 @@ from msgspec import Struct, field
 
 from cursedlint.config import CONFIG_FILENAME, PYPROJECT_FILENAME, Config, Resolver
 from cursedlint.formats.shared import printable
-from cursedlint.globs import glob_rules, quiet_regex_warnings
+from cursedlint.project.globs import glob_rules, quiet_regex_warnings
 from cursedlint.languages import language_of, language_of_name, script_language
-from cursedlint.safe_files import SMALL_FILE_BYTES, read_regular
+from cursedlint.project.safe_files import SMALL_FILE_BYTES, read_regular
 
 
 class Discovery(Struct):

@@ -40,7 +40,7 @@ from typing import Any, Callable
 import msgspec
 
 import cursedlint
-from cursedlint.safe_files import is_real_directory, read_regular
+from cursedlint.project.safe_files import is_real_directory, read_regular
 
 CACHE_DIR = ".cursedlint_cache"
 MAX_ENTRIES = 50_000

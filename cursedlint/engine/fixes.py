@@ -68,7 +68,7 @@ def _as_range(source: Source, edit: Edit, newline: str) -> tuple[int, int, str]:
 def _rewritten(source: Source, rewrite: Rewrite, newline: str) -> tuple[int, int, str]:
     """A structural rewrite as a range of the text and its new content (libcst, imported
     here: only runs that apply or show fixes need it)."""
-    from cursedlint.structural_fixes import rewritten
+    from cursedlint.engine.structural_fixes import rewritten
 
     start, end, _ = _as_range(source, Edit(rewrite.span, ""), newline)
     return start, end, _LINE_BREAK.sub(newline, rewritten(source.text[start:end], rewrite))
@@ -134,7 +134,7 @@ def still_parses(text: str, source: Source) -> bool:
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return False
         return True
-    from cursedlint.c_context import parse
+    from cursedlint.c.context import parse
 
     before = parse(source.data, source.language).root_node
     after = parse(source.encode(text), source.language).root_node

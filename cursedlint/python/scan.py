@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from ahocorasick_rs import BytesAhoCorasick
 
-from cursedlint.byte_search import automaton, windows
+from cursedlint.triggers.byte_search import automaton, windows
 
 MAX_RECEIVERS = 64
 """Distinct names a look searches the file for assignments of (a whole-file search each)."""

@@ -15,8 +15,8 @@ from typing import Any, Callable, Container, Iterable
 from cursedlint.analysis.arguments import Arguments, bind
 from cursedlint.context import FileContext
 from cursedlint.findings import Span
-from cursedlint.python_consteval import UNKNOWN, ConstantEvaluator
-from cursedlint.python_imports import ImportTable
+from cursedlint.python.consteval import UNKNOWN, ConstantEvaluator
+from cursedlint.python.imports import ImportTable
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 

@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Iterator
 from cursedlint.analysis.includes import INCLUDE, IncludePaths, compile_database
 from cursedlint.analysis.python_modules import import_bases, module_files
 from cursedlint.config import ConfigError
-from cursedlint.discovery import ProjectWalk
+from cursedlint.project.discovery import ProjectWalk
 from cursedlint.languages import C, CPP, PYTHON, language_of, language_of_name
 from cursedlint.source import SourceError
 

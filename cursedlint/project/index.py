@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import msgspec
 
-from cursedlint.cache import (
+from cursedlint.project.cache import (
     STORE_SUFFIX, RunStats, Stat, decoded, encode, file_stat, load_store, newest, save_store,
     storable,
 )
@@ -385,7 +385,7 @@ class ProjectIndex:
         if self.jobs < 2 or len(todo) < 2 or not CAN_FORK or \
                 sum(_size(path) for path, *_ in todo) < PARALLEL_SUMMARY_BYTES:
             return
-        from cursedlint.forked import forked_map
+        from cursedlint.engine.forked import forked_map
 
         chunks = [todo[start::self.jobs * 4] for start in range(min(len(todo), self.jobs * 4))]
         done = forked_map(lambda chunk: [self._read_and_summarize(indexer, path, data, language)
@@ -601,7 +601,7 @@ class _Search:
 
     @cached_property
     def _automaton(self):
-        from cursedlint.byte_search import automaton
+        from cursedlint.triggers.byte_search import automaton
 
         return automaton(sorted(word.encode() for word in self.words))
 

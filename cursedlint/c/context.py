@@ -87,7 +87,7 @@ def _automaton(names: frozenset[str]):
     length in bytes. Standard matching: its time is linear in the text, where leftmost
     matching starts again after each partial match of a long name (identifiers sharing 8,000
     characters with one: 1 s for 1.5 MB, four times that for twice the characters)."""
-    from cursedlint.byte_search import automaton
+    from cursedlint.triggers.byte_search import automaton
 
     encoded = sorted(name.encode() for name in names if name)
     return automaton(encoded), max(map(len, encoded))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterable, Mapping
 
-from cursedlint.byte_search import automaton, windows
+from cursedlint.triggers.byte_search import automaton, windows
 from cursedlint.rule import Rule, trigger_alternatives, triggered_by
 
 
@@ -46,7 +46,7 @@ class Prefilter:
                 language is None or language in rule.indexer.languages) else ()
             look = rule.checker(language).look(self._resolved[rule], self.target_python, language)
             if look is not None and words:  # a file that names a project wrapper passes too
-                from cursedlint.second_look import AnyOf, Names
+                from cursedlint.triggers.second_look import AnyOf, Names
 
                 look = AnyOf((look, Names(frozenset(word.encode() for word in words))))
             self._looks[rule] = look
