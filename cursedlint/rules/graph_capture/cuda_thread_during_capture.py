@@ -133,7 +133,8 @@ class CudaThreadDuringCapture(CaptureRule):
             with torch.cuda.graph(g, capture_error_mode="thread_local"):
                 y = model(x)
             return g, y
-        """,        Example(
+        """,
+        Example(
             """
             #include <thread>
             #include <cuda_runtime.h>
@@ -209,7 +210,8 @@ class CudaThreadDuringCapture(CaptureRule):
             with torch.cuda.graph(g):  # error: CUR401
                 y = model(x)
             return g, y
-        """,        Example(
+        """,
+        Example(
             """
             #include <thread>
             #include <cuda_runtime.h>
