@@ -56,6 +56,10 @@ class Provenance(Struct, frozen=True):
     what: str = ""
     neighbours: str = ""
     offset: bool = False
+    shared_tail: int | None = None
+    """A page-aligned block whose size is known and not whole pages: where its last page,
+    which other data shares, begins (its whole pages end there; alignment and size are
+    separate facts). None: its pages are its own, or its size is unknown."""
 
     @property
     def shares_pages(self) -> bool:
@@ -224,7 +228,13 @@ class MemoryProvenance:
         if device_allocator(function):
             return Provenance("device", f"`{name}`, device memory from {function}()")
         if self._page_aligned_allocation(function, call):
-            return Provenance("page-aligned", f"`{name}`, page-aligned memory from {function}()")
+            size = self._block_size(function, call)
+            if size is UNKNOWN or size <= 0 or size % self.page == 0:
+                return Provenance("page-aligned",
+                                  f"`{name}`, page-aligned memory from {function}()")
+            return Provenance("page-aligned", f"`{name}`, a page-aligned {size}-byte block from "
+                              f"{function}() whose last page other data shares",
+                              shared_tail=size // self.page * self.page)
         size = self._heap_size(function, call)
         if size is UNKNOWN or size <= 0 or size >= MMAP_THRESHOLD:
             return UNKNOWN_PROVENANCE
@@ -282,6 +292,17 @@ class MemoryProvenance:
         given = arguments(node) if node.type == "call_expression" else []
         return positions is not None and positions[0] < len(given) and self._whole_pages(
             given[positions[0]])
+
+    def _block_size(self, function: str, node):
+        """The bytes a page-aligned allocation from the malloc heap asks for (its last page may
+        hold other blocks); UNKNOWN for one that maps whole pages (`mmap`, `pvalloc`, CUDA's
+        pinned memory) or whose size is unknown."""
+        given = arguments(node) if node.type == "call_expression" else []
+        if function in _ALIGNED_ALLOCATORS and _ALIGNED_ALLOCATORS[function][1] < len(given):
+            return self.value(given[_ALIGNED_ALLOCATORS[function][1]])
+        if function == "valloc" and len(given) == 1:
+            return self.value(given[0])
+        return UNKNOWN
 
     def _heap_size(self, function: str, node):
         """The bytes a malloc-heap allocation asks for; UNKNOWN when unknown."""

@@ -303,8 +303,9 @@ class Registrations:
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
         device memory (by its allocator, or a `fi_mr_attr` whose `iface` is a device or not
-        known), or ranges that start page-aligned allocations (the rounded-out pages are the
-        allocation's own)."""
+        known), or ranges that start page-aligned allocations and end within its whole pages
+        (the rounded-out pages are the allocation's own; the last page of a block whose size
+        is not whole pages is not)."""
         key = ("silent for length", id(registration))
         if key not in self._asked:
             self._asked[key] = self._silent_for_length(registration)
@@ -315,9 +316,12 @@ class Registrations:
         if iface is not None and iface not in HOST_IFACES:
             return True
         found = [self.provenance.of(address) for address in registration.addresses]
+        lengths = [length for _, length in self.partial_pages(registration)]
         return bool(found) and all(
-            provenance.kind == "device" or (provenance.kind == "page-aligned"
-                                            and not provenance.offset)
+            provenance.kind == "device" or (
+                provenance.kind == "page-aligned" and not provenance.offset and (
+                    provenance.shared_tail is None
+                    or all(length <= provenance.shared_tail for length in lengths)))
             for provenance in found)
 
     def sharing(self, address) -> Provenance | None:

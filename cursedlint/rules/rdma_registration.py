@@ -8,7 +8,8 @@ straight through to one (one level; other files' through the project index,
 registers (for iovec-based APIs, what the calling function puts in the iovecs). CUR301 evaluates the
 length with `analysis.c_constants`; both ask the shared provenance analysis (`analysis.c_memory`) what
 the address points into, within the calling function: CUR302 reports memory that shares its
-pages, CUR301 is silent on device memory and on ranges starting page-aligned allocations.
+pages, CUR301 is silent on device memory and on ranges within a page-aligned allocation's
+whole pages.
 Registrations a test asserts to fail (`analysis.c_expectations`) are not registrations. What
 the file does not show is never guessed: silent.
 
@@ -108,7 +109,8 @@ class SubPageRdmaRegistration(RegistrationRule):
     `FI_HMEM_ZE`, `FI_HMEM_NEURON`, `FI_HMEM_SYNAPSEAI`, or an expression the file does not
     settle), a range that starts a page-aligned allocation (`mmap`, `valloc`, page-aligned
     `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`: the pages rounded out are
-    the allocation's own), and a registration the code asserts to fail (the result, right
+    the allocation's own) and ends within its whole pages (a block of a known size that is
+    not whole pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), and a registration the code asserts to fail (the result, right
     away, asserted equal to a negative error code such as `-FI_EINVAL`, or to NULL:
     `assert_int_equal(ret, -FI_EINVAL)`, `cr_assert(ret == -FI_ENOKEY)`,
     `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered. A length given
