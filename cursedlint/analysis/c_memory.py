@@ -249,14 +249,15 @@ class MemoryProvenance:
 
     def _sources(self, name: str, scope) -> list[tuple[str, object]]:
         """(allocator, call or new-expression) of every value `name` is given in `scope`;
-        ("", node) for a value that is not an allocation."""
+        ("", node) for a value that is not an allocation. A null pointer is no memory
+        (`void *p = NULL; if (cudaMalloc(&p, n) != cudaSuccess) ...`: `p` is device memory)."""
         found = []
         for _, leaf in self.context.tokens((name,), scope):
             if leaf.type not in NAMES:
                 continue
             for target in self.context.wrapped_by(leaf, leads_to):
                 value = value_given(self.context, target)
-                if value is not None and within(value, scope):
+                if value is not None and within(value, scope) and not _null(value):
                     found.append(self._allocator(value))
         for allocator, call in self.context.calls(self._out_allocators(scope), scope):
             position = _OUT_ALLOCATORS.get(allocator, 0)
@@ -359,6 +360,12 @@ def declarations(context, name: str, region, owners) -> Iterator[tuple]:
 def declarations_in(context, scope, name: str) -> list[tuple]:
     """(declaration, declarator) pairs declaring `name` inside `scope`, in order."""
     return list(declarations(context, name, scope, ("declaration", "parameter_declaration")))
+
+
+def _null(value) -> bool:
+    """Whether an expression is a null pointer constant: `NULL`, `nullptr`, `0`, `(void *)0`."""
+    node = unwrapped(value)
+    return node.type == "null" or (node.type == "number_literal" and node.text == b"0")
 
 
 def value_given(context, target):
