@@ -249,15 +249,16 @@ class MemoryProvenance:
 
     def _sources(self, name: str, scope) -> list[tuple[str, object]]:
         """(allocator, call or new-expression) of every value `name` is given in `scope`;
-        ("", node) for a value that is not an allocation. A null pointer is no memory
-        (`void *p = NULL; if (cudaMalloc(&p, n) != cudaSuccess) ...`: `p` is device memory)."""
+        ("", node) for a value that is not an allocation. A null pointer before the other
+        values is no memory (`void *p = NULL; if (cudaMalloc(&p, n) != cudaSuccess) ...`: `p`
+        is device memory); one after them is a value (`free(p); p = NULL;`)."""
         found = []
         for _, leaf in self.context.tokens((name,), scope):
             if leaf.type not in NAMES:
                 continue
             for target in self.context.wrapped_by(leaf, leads_to):
                 value = value_given(self.context, target)
-                if value is not None and within(value, scope) and not _null(value):
+                if value is not None and within(value, scope):
                     found.append(self._allocator(value))
         for allocator, call in self.context.calls(self._out_allocators(scope), scope):
             position = _OUT_ALLOCATORS.get(allocator, 0)
@@ -266,7 +267,10 @@ class MemoryProvenance:
             if (target is not None and target.type == "pointer_expression"
                     and self.context.text(target.child_by_field_name("argument")) == name):
                 found.append((allocator, call))
-        return found
+        first = min((node.start_byte for allocator, node in found if not _null(node)),
+                    default=None)
+        return [(allocator, node) for allocator, node in found
+                if not (_null(node) and first is not None and node.start_byte < first)]
 
     def _out_allocators(self, scope) -> list[str]:
         """The allocators returning through an argument that `scope` may call: the known ones
