@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from cursedlint.analysis.c_macros import function_scope, misread_heads
-from cursedlint.c.context import CContext, parse
+from cursedlint.analysis.c_macros import function_scope, misread_blocks, misread_heads
+from cursedlint.c.context import CContext, _parser, parse
 from cursedlint.c.classes import file_classes
 from cursedlint.registry import all_rules
 from cursedlint.settings import Settings
@@ -203,3 +203,44 @@ def test_a_name_in_a_macro_body_is_not_an_earlier_bodys_local(tmp_path):
             cr_assert(ibv_reg_mr(pd, buf, 8192, 0) != NULL);
         }
     """}) == ["test/mr.c:9:30: CUR302"]  # the stack array only
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_block_headed_by_a_macro_inside_a_function_is_read_as_an_if(language):
+    """`IF_FAILED(ibv_fork_init()) { ... }` is a nested function definition to tree-sitter,
+    whose declarator swallows the call; read again with `if` over the macro's name, the call
+    is a call. A real nested function, a lowercase call and a file-scope macro body stay."""
+    code = """\
+        int setup(void)
+        {
+            IF_FAILED(ibv_fork_init()) {
+                return -1;
+            }
+            return 0;
+        }
+        TEST_F(Verbs, Forks) { ibv_fork_init(); }
+        """
+    context = context_of(code, language, "a.cpp" if language == "cpp" else "a.c")
+    calls = [context.text(node) for node in context.descendants(context.root)
+             if node.type == "call_expression"]
+    assert "ibv_fork_init()" in calls and calls.count("ibv_fork_init()") == 2
+    data = textwrap.dedent(code).encode()
+    assert [data[start:end] for start, end in misread_blocks(
+        _parser(language).parse(data), data)] == [b"IF_FAILED"]
+    nested = b"int outer(void) { int helper(int x) { return x; } return helper(1); }"
+    assert misread_blocks(_parser("c").parse(nested), nested) == []
+
+
+def test_macro_block_heads_are_found_in_linear_time():
+    import time
+
+    from cursedlint.analysis.c_macros import _BLOCK_MACRO
+
+    def cost(n: int) -> float:
+        data = b"A" * n + b" " * n + b"x"
+        start = time.process_time()
+        list(_BLOCK_MACRO.finditer(data))
+        return time.process_time() - start
+
+    cost(1000)
+    assert cost(400_000) < 0.5

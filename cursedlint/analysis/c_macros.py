@@ -8,6 +8,10 @@ macros, so it misreads them; these are recognised from the tree's shape, not fro
   arguments, `final` or a second macro, and `:` or `{`) and parses again, incrementally;
   positions are unchanged. (`__declspec(...)`, `alignas(...)`,
   `[[...]]`, `__attribute__((...))` and `final` are C++ that tree-sitter reads.)
+- Blocks headed by a macro inside a function, `IF_VERBS_FAILURE(ibv_fork_init()) { ... }`:
+  tree-sitter reads a nested function definition, whose "declarator" holds the call. `parse`
+  writes `if` over the macro's name and parses again (`misread_blocks`), so the arguments are
+  expressions and the block a branch.
 - Function bodies written with a macro, `Test(suite, name) { ... }` (criterion), `TEST_F(Suite,
   1) { ... }` (gtest), `PROVIDER_INI { ... }` (libfabric): tree-sitter reads a statement missing
   its `;` (or an error ending in `)`) and a file-scope block. Such a block is a function scope
@@ -37,19 +41,46 @@ _FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
 
 def parse(parser, data: bytes):
     """The tree of `data`, with class heads that name an export macro where the class name goes
-    read as if the macro were not there."""
+    read as if the macro were not there, and blocks headed by a macro inside a function read
+    as `if` blocks."""
     tree = parser.parse(data)
-    if not any(keyword in data for keyword in _KEYWORDS):
+    spans = misread_heads(tree, data) if any(keyword in data for keyword in _KEYWORDS) else []
+    blocks = misread_blocks(tree, data)
+    if not spans and not blocks:
         return tree
-    spans = misread_heads(tree, data)
-    if not spans:
-        return tree
-    blanked = bytearray(data)
+    rewritten = bytearray(data)
     for start, end in spans:
-        blanked[start:end] = b" " * (end - start)
+        rewritten[start:end] = b" " * (end - start)
+    for start, end in blocks:
+        rewritten[start:end] = b"if".ljust(end - start)
+    for start, end in sorted(spans + blocks):
         point = _point(data, start), _point(data, end)
         tree.edit(start, end, end, point[0], point[1], point[1])
-    return parser.parse(bytes(blanked), tree)
+    return parser.parse(bytes(rewritten), tree)
+
+
+_BLOCK_MACRO = re.compile(rb"(?<![\w$])[A-Z][A-Z0-9_]+(?=[ \t]{0,16}\()")
+"""An all-caps name called: perhaps a macro heading a block (`IF_FAILED(call()) { ... }`).
+(The blanks are bounded: each shorter prefix of a long name would read them all again.)"""
+
+
+def misread_blocks(tree, data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each macro name that heads a block inside a function, which
+    tree-sitter reads as a nested function definition (`IF_VERBS_FAILURE(ibv_fork_init())
+    { ... }`: the call becomes a declarator, and is lost). Read as `if (...) { ... }`, the
+    macro's arguments are expressions again; positions are unchanged."""
+    spans = []
+    root = tree.root_node
+    for match in _BLOCK_MACRO.finditer(data):
+        node = root.descendant_for_byte_range(match.start(), match.end())
+        while node is not None and node.start_byte == match.start() and \
+                node.type != "function_definition":
+            node = node.parent
+        if (node is not None and node.type == "function_definition"
+                and node.start_byte == match.start() and node.parent is not None
+                and node.parent.type == "compound_statement"):
+            spans.append((match.start(), match.end()))
+    return spans
 
 
 def misread_heads(tree, data: bytes) -> list[tuple[int, int]]:
