@@ -85,11 +85,17 @@ def test_wrapper_without_a_minus_one_failure_is_not_followed(failure):
     assert lint_one(code) == []
 
 
-def test_total_changed_otherwise_is_not_an_accumulation():
+def test_total_changed_otherwise_is_no_accumulation_but_still_an_error_code():
+    """A total changed otherwise is no count of bytes (`c_result_wrappers`), but the function
+    still returns -1, and only -1, when the copy fails (`c_error_codes`): its caller's assert
+    after the failure branch is reached."""
     code = WRAPPER.format(failure="-1").replace("    return total;\n}",
                                                 "    total = total / 2;\n    return total;\n}")
     code += CALLER.format(leave="").split("#include <sys/types.h>")[1]
-    assert lint_one(code) == []
+    [finding] = lint_one(code)
+    assert "peer_read() (returns -1 if process_vm_readv() fails)" in finding.message
+    assert [(step.line, step.note) for step in finding.related] == [
+        (13, "peer_read() returns -1 when process_vm_readv() fails")]  # the copy
 
 
 @pytest.fixture

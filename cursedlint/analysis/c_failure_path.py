@@ -57,20 +57,24 @@ class Outcome(Enum):
 
 
 class Path(Struct, frozen=True):
-    """The failure path's state: how it ends (or the assert it reaches), and whether it has
-    passed through the failure branch of a check on the result."""
+    """The failure path's state: how it ends (or the assert it reaches), whether it has
+    passed through the failure branch of a check on the result, and, where it ends, the
+    `return` statements it ends in (None among them: it may end otherwise)."""
 
     outcome: Outcome | None  # None: `hit` is reached
     detected: bool
     hit: object = None
+    returns: tuple = ()
 
 
 class Result(Struct, frozen=True):
-    """A call's result: the variable holding it (None when the call itself is checked)."""
+    """A call's result: the variable holding it (None when the call itself is checked), and
+    the value it has when the copy failed (-1, or the error code a wrapper returns then)."""
 
     function: str  # the called name
     call: object
     variable: str | None
+    failure: int = -1
 
 
 class FailurePaths:
@@ -85,11 +89,16 @@ class FailurePaths:
 
     def reached(self, result: Result) -> Path | None:
         """The path, when it reaches an assertion or `abort()` (`hit`), else None."""
-        try:
-            path = self._follow(result)
-        except _TooDeep:
-            return None  # nested deeper than followed: the path cannot be told
+        path = self.path(result)
         return path if path is not None and path.outcome is None else None
+
+    def path(self, result: Result) -> Path | None:
+        """Where the failure path goes (None when the value goes elsewhere or the path is
+        nested deeper than followed)."""
+        try:
+            return self._follow(result)
+        except _TooDeep:
+            return None
 
     @contextmanager
     def _deeper(self):
@@ -131,7 +140,7 @@ class FailurePaths:
                 if path.outcome is not Outcome.THROUGH:
                     return path
                 if index + 1 < len(around) and around[index + 1].type == "function_definition":
-                    return Path(Outcome.END, path.detected)
+                    return Path(Outcome.END, path.detected, returns=(None,))  # falls off
             elif parent.type not in ("if_statement", "else_clause"):
                 return Path(Outcome.UNKNOWN, path.detected)  # loops, switch, lambdas
             node = parent
@@ -151,8 +160,10 @@ class FailurePaths:
 
     def _statement_path(self, statement, result: Result, path: Path) -> Path:
         kind = statement.type
+        if kind == "return_statement":
+            return Path(Outcome.END, path.detected, returns=(statement,))
         if kind in _JUMPS:
-            return Path(Outcome.END, path.detected)
+            return Path(Outcome.END, path.detected, returns=(None,))
         if kind == "compound_statement":
             return self._sequence(self.context.children(statement), result, path)
         if kind == "if_statement":
@@ -173,14 +184,14 @@ class FailurePaths:
         for call in self._stopping_calls(statement):
             name = callee(self.context, call)
             if name in _EXITS:
-                return Path(Outcome.END, path.detected)
+                return Path(Outcome.END, path.detected, returns=(None,))
             if (name in _ABORTS and path.detected) or (
                 self.assertions.asserts(name) and mentions(self.context, call, result.variable)
             ):
                 return Path(None, path.detected, call)
         if result.variable is not None and any(writes(self.context, statement,
                                                       result.variable)):
-            return Path(Outcome.END, path.detected)
+            return Path(Outcome.END, path.detected, returns=(None,))
         return path
 
     def _if(self, statement, result: Result, path: Path) -> Path:
@@ -227,8 +238,8 @@ class FailurePaths:
 
     def _failure_value(self, node, result: Result) -> bool | None:
         node = unwrapped(node)
-        if self._is_result(node, result):
-            return True  # -1 is true
+        if self.is_result(node, result):
+            return result.failure != 0  # (-1 is true)
         if node.type == "unary_expression" and self.context.text(node.child(0)) == "!":
             inner = self._fails_when(node.child_by_field_name("argument"), result)
             return None if inner is None else not inner
@@ -240,17 +251,17 @@ class FailurePaths:
             return _short_circuit(operator, *(
                 self._fails_when(side, result) if self._mentions_result(side, result) else None
                 for side in (left, right)))
-        if self._is_result(right, result) and not self._is_result(left, result):
+        if self.is_result(right, result) and not self.is_result(left, result):
             left, right, operator = right, left, _MIRRORED.get(operator)
-        if operator not in _COMPARISONS or not self._is_result(left, result) \
+        if operator not in _COMPARISONS or not self.is_result(left, result) \
                 or self._mentions_result(right, result):
             return None
         value = self.value(right)
         if isinstance(value, int):
-            return _COMPARISONS[operator](-1, value)
-        return _AGAINST_LENGTH[operator]
+            return _COMPARISONS[operator](result.failure, value)
+        return _AGAINST_LENGTH[operator] if result.failure < 0 else None
 
-    def _is_result(self, node, result: Result) -> bool:
+    def is_result(self, node, result: Result) -> bool:
         """Whether the expression is the result: the call, the variable, or `(n = call)`."""
         node = unwrapped(node)
         if node.type == "assignment_expression":
@@ -303,7 +314,8 @@ def _merged(paths: list[Path]) -> Path:
         chosen = [path for path in paths if path.outcome is outcome]
         if chosen:
             return Path(outcome, any(path.detected for path in chosen))
-    return Path(Outcome.END, False)
+    return Path(Outcome.END, False, returns=tuple(
+        returned for path in paths for returned in path.returns))
 
 
 def _short_circuit(operator_: str, left: bool | None, right: bool | None) -> bool | None:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from msgspec import Struct
+
+from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
 from cursedlint.analysis.c_expectations import Assertions, stored_in
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_result_wrappers import result_wrappers
 from cursedlint.analysis.c_syntax import wrappers
-from cursedlint.findings import Severity
+from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
 from cursedlint.project.index import Indexer
 from cursedlint.rule import C_NAME, C_NAME_PART, Example, Option, Rule
@@ -39,25 +42,36 @@ _FIX = (
 )
 
 
+class CmaFunctions(Struct, frozen=True):
+    """A file's functions that return a CMA result unchanged or with -1 still meaning failure
+    (name -> the CMA function), and those that return an error code when the copy failed."""
+
+    wrappers: dict[str, str] = {}
+    codes: dict[str, ErrorCode] = {}
+
+
 class CmaWrapperIndex(Indexer):
-    """Functions of the project's C/C++ files that return a CMA result unchanged or with -1
-    still meaning failure."""
+    """The `CmaFunctions` of the project's C/C++ files."""
 
     name = "cma-wrappers"
     languages = (C, CPP)
-    summary_type = dict[str, str]
+    summary_type = CmaFunctions
 
     def words(self, settings):
         return CMA_FUNCTIONS
 
     def summarize(self, context):
-        return CmaFailureAborts.wrappers_defined_in(context)
+        return CmaFailureAborts.defined_in(context)
 
     adds_triggers = True
 
+    def more_words(self, facts, settings):
+        """The functions found: a file calling one may wrap it in turn."""
+        return self.trigger_words(facts)
+
     def trigger_words(self, facts):
-        """The wrappers' names: a call of one is a CMA call."""
-        return {name for wrappers in facts.values() for name in wrappers}
+        """The functions' names: a call of one is a CMA call."""
+        return {name for found in facts.values() for name in (*found.wrappers, *found.codes)}
 
 
 class CmaFailureAborts(Rule):
@@ -66,8 +80,11 @@ class CmaFailureAborts(Rule):
     functions of the same file or of other files of the project that return their result
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
-    `return total;`, with `total` otherwise only set to 0), and of the functions named in the
-    `wrappers` option, where
+    `return total;`, with `total` otherwise only set to 0), of the functions named in the
+    `wrappers` option, and of functions (of the file or the project, up to three calls from
+    the copy) that turn the failure into an error code: every failure path of their copy ends
+    in `return v` of one constant (or passes such a code on), and another `return` of theirs
+    gives something else; the failure is then followed in their callers as that value, where
     - a check detects the failure, but a path from the failure branch reaches an assert on the
       same result (`assert`, and calls whose names contain `assert`, `ASSERT`, `CHECK` or
       `panic`: the `assert-names` option) or `abort()`;
@@ -300,24 +317,30 @@ class CmaFailureAborts(Rule):
     indexer = CmaWrapperIndex()
 
     @classmethod
-    def wrappers_defined_in(cls, context) -> dict[str, str] | None:
-        """The file's functions that return a CMA result unchanged: name -> CMA function."""
+    def defined_in(cls, context) -> CmaFunctions | None:
+        """The file's functions that return a CMA result unchanged, and those that return an
+        error code when the copy failed."""
         rule = cls(context, context.settings.rule_options.get(cls.code))
-        defined = {
+        wrappers = {
             name: underlying
             for name, underlying in rule._cma_names.items()
             if name not in CMA_FUNCTIONS and name not in rule.option["wrappers"]
         }
-        return defined or None
+        codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
+        return CmaFunctions(wrappers, codes) if wrappers or codes else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
-        paths = FailurePaths(self.context, self._assertions, self._value)
-        for name, call in self.context.calls(self._cma_names):
+        paths = self._paths
+        for name, call in self.context.calls({**self._cma_names, **self._codes}):
             result = self._result(name, call)
             path = paths.reached(result) if result is not None else None
             if path is not None:
                 self._report_assert(path.hit, result, path.detected)
+
+    @cached_property
+    def _paths(self) -> FailurePaths:
+        return FailurePaths(self.context, self._assertions, self._value)
 
     @cached_property
     def _cma_names(self) -> dict[str, str]:
@@ -327,8 +350,23 @@ class CmaFailureAborts(Rule):
         names = {name: name for name in CMA_FUNCTIONS}
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
         for defined in self.project_facts.values():
-            names.update(defined)
+            names.update(defined.wrappers)
         return result_wrappers(self.context, names, self._value)
+
+    @cached_property
+    def _remote(self) -> dict[str, tuple[str, ErrorCode]]:
+        """Name -> (path, error code) of the project's other files' functions that return an
+        error code when a copy failed."""
+        return {name: (path, code) for path, defined in self.project_facts.items()
+                for name, code in defined.codes.items()}
+
+    @cached_property
+    def _codes(self) -> dict[str, ErrorCode]:
+        """Called name -> what it returns when a copy failed, for the functions that turn the
+        failure into an error code, of the project and of this file
+        (`analysis.c_error_codes`)."""
+        known = {name: code for name, (_, code) in self._remote.items()}
+        return error_codes(self.context, self._cma_names, known, self._paths, self._value)
 
     @cached_property
     def _assertions(self) -> Assertions:
@@ -354,18 +392,31 @@ class CmaFailureAborts(Rule):
                         help=f"{_WHY}. Check it, and {_FIX}. {_DOCTOR}")
             return None
         asserting = self._assertions.around(self.context, call)
+        code = self._codes.get(name)
+        failure = code.failure if code else -1
         if asserting is not None:
-            self._report_assert(asserting, Result(name, call, None), detected=False)
+            self._report_assert(asserting, Result(name, call, None, failure), detected=False)
             return None
-        if target is None:
-            return Result(name, call, None)  # followed only where an `if` checks it
-        if target.type != "identifier":
-            return None
-        return Result(name, call, self.context.text(target))
+        return result_of(self.context, name, call, failure)  # (no target: an `if` checks it)
 
     def _described(self, name: str) -> str:
+        code = self._codes.get(name)
+        if code is not None:
+            return f"{name}() (returns {code.failure} if {code.underlying}() fails)"
         underlying = self._cma_names[name]
         return f"{name}()" if name == underlying else f"{name}() (wraps {underlying}())"
+
+    def _chain(self, name: str) -> tuple[Step, ...]:
+        """How a function returning an error code gets it: the copy it makes, and the copies
+        the functions it calls make, up to the CMA call."""
+        steps = []
+        while name in self._codes and len(steps) < 8:
+            code = self._codes[name]
+            path = self._remote[name][0] if name in self._remote else self.context.source.path
+            steps.append(Step(path, code.line, f"{name}() returns {code.failure} when "
+                                               f"{code.calls}() fails"))
+            name = code.calls
+        return tuple(steps)
 
     def _report_assert(self, hit, result: Result, detected: bool) -> None:
         """Report `hit` once, for the first call whose failure path reaches it."""
@@ -377,7 +428,8 @@ class CmaFailureAborts(Rule):
         where = (f"is reached from the failure branch of {call}" if detected
                  else f"asserts the result of {call} with no fallback")
         self.report(hit, f"{self.context.text(hit.child_by_field_name('function'))}() {where}"
-                         f"{_CONDITION}", help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}")
+                         f"{_CONDITION}", help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}",
+                    related=self._chain(result.function))
 
 
 def _discards(cast) -> bool:
