@@ -75,6 +75,8 @@ class CallbackTracer:
             return self._function(method, f"method self.{node.attr}") if method else None
         if isinstance(node, ast.Call):
             return self._trace_call(node, depth)
+        if isinstance(node, _FUNCTIONS):
+            return self._function(node, f"Python function {node.name}()")
         return None
 
     def _trace_name(self, node: ast.Name, depth: int) -> Flow | None:
@@ -135,9 +137,17 @@ class CallbackTracer:
         return node
 
     def is_wrap(self, node: ast.AST) -> bool:
-        """Whether `node` makes a ctypes callback object: `Prototype(callable)`."""
+        """Whether `node` makes a ctypes callback object: `Prototype(callable)`, or a def under
+        a prototype decorator (`@CFUNCTYPE(None, c_char_p)`: its name holds the object)."""
+        if isinstance(node, _FUNCTIONS):
+            return self.decorating_prototype(node) is not None
         return (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
                 and self._is_prototype(node.func))
+
+    def decorating_prototype(self, function: ast.AST) -> ast.AST | None:
+        """The prototype decorator that makes a def a ctypes callback object, if any."""
+        return next((decorator for decorator in function.decorator_list
+                     if self._is_prototype(decorator)), None)
 
     def _is_prototype(self, func: ast.AST) -> bool:
         """A ctypes function pointer type: `CFUNCTYPE(...)`, a name bound to one, or numba's
@@ -169,12 +179,15 @@ class CallbackTracer:
 
 def is_library_function(context, func: ast.AST) -> bool:
     """Whether the callee `func` is a function of a ctypes library (or numba's driver
-    object): `lib.name` for a library the module loads or imports."""
+    object): `lib.name` for a library the module loads or imports, also kept in an attribute
+    (`self._lib.name`, the class binding `self._lib` once to a loaded library)."""
     if not isinstance(func, ast.Attribute):
         return False
     library = func.value
     if isinstance(library, ast.Name):
         library = context.definition(library) or library
+    elif is_self_attribute(library):
+        library = value_of(context, library) or library
     if isinstance(library, ast.Call):
         return context.qualified_name(library.func, among=LIBRARY_LOADERS) is not None
     qualified = context.imports.qualified_name(library) or ""

@@ -311,7 +311,7 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
 
 # -- CUR202 ----------------------------------------------------------------------------------------
 
-KEEPING_PATTERNS = ("*register*", "set_*callback*", "*add_callback*", "*set_handler*")
+KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
 """Names (matched without case) of foreign functions that keep a callback to call later."""
 
 _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
@@ -336,13 +336,14 @@ def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
 
 class CtypesCallbackLifetime(Rule):
     """## What it does
-    Finds a ctypes callback object (`CFUNCTYPE(...)(f)`, numba's `cu_stream_callback_pyobj(f)`)
-    of a Python function that is created inline in the arguments of, or bound only to a local
-    name passed to, a foreign function that keeps it to call later: the asynchronous CUDA host
-    functions, stream callbacks and user-object destructors (`cuLaunchHostFunc`,
-    `cuStreamAddCallback`, `cuUserObjectCreate` and their runtime twins), and functions of a
-    ctypes library whose name says they register a callback (option `keeping-apis`, default
-    `*register*`, `set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
+    Finds a ctypes callback object (`CFUNCTYPE(...)(f)`, numba's `cu_stream_callback_pyobj(f)`,
+    a def under a prototype decorator) of a Python function that is created inline in the
+    arguments of, or bound only to a local name passed to, a foreign function that keeps it to
+    call later: the asynchronous CUDA host functions, stream callbacks and user-object
+    destructors (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their
+    runtime twins), and functions of a ctypes library (loaded in the module, or kept in an
+    attribute: `self._lib`) whose name says they register a callback (option `keeping-apis`,
+    default `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
     (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
     used anywhere else in the function are not findings.
 
@@ -517,9 +518,11 @@ class CtypesCallbackLifetime(Rule):
         flow = self.tracer.trace(wrap)
         if flow is None or flow.parameter is not None:
             return
+        decorated = isinstance(wrap, _FUNCTIONS)  # (reported at the decorator that makes it)
+        what = f"def {wrap.name}()" if decorated else flow.what
         self.report(
-            wrap,
-            f"ctypes callback of {flow.what} {where}; {api} calls it later",
+            self.tracer.decorating_prototype(wrap) if decorated else wrap,
+            f"ctypes callback of {what} {where}; {api} calls it later",
             help=f"{api} keeps the function pointer and calls it after the call returns, but "
             "ctypes keeps no reference for C: the trampoline is freed and the later call jumps "
             "into freed memory (a crash far from here). Keep the object alive as long as C may "
