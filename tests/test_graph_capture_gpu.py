@@ -172,6 +172,15 @@ CASES = {
     "item-in-region": Case(".item() inside the capture region", STEP, STEP_WARM_UP,
                            "y = step(x)\ntotal = y.sum().item()\n", False,
                            frozenset({"CUR402"})),
+    "tensor-in-if": Case("a CUDA tensor tested by `if` inside the capture region", STEP,
+                         STEP_WARM_UP, "y = step(x)\nfound = torch.isinf(y).any()\n"
+                         "if found:\n    y = y * 0\n", False, frozenset({"CUR402"})),
+    "tensor-to-float": Case("float() of a CUDA tensor inside the capture region", STEP,
+                            STEP_WARM_UP, "y = step(x)\nscale = float(torch.linalg."
+                            "vector_norm(y))\n", False, frozenset({"CUR402"})),
+    "tensor-where": Case("torch.where on a CUDA comparison: stays on the GPU", STEP,
+                         STEP_WARM_UP, "y = step(x)\nnorm = torch.linalg.vector_norm(y)\n"
+                         "y = torch.where(norm > 1.0, y / norm, y)\n", True, frozenset()),
     "matmul-cold": Case("cuBLAS work captured without a prior warm-up", "",
                         'w = torch.randn(512, 512, device="cuda")\n',
                         "y = torch.matmul(x, w)\n", False, frozenset({"CUR404"})),

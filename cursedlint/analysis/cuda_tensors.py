@@ -1,5 +1,6 @@
-"""Which expressions of a capture region hold a CUDA tensor, and which nodes format one (a
-synchronizing copy to the host): what CUR402 reads besides the region's synchronizing calls."""
+"""Which expressions of a capture region hold a CUDA tensor, and which nodes format one or read
+its value to decide control flow or make a Python number (a synchronizing copy to the host):
+what CUR402 reads besides the region's synchronizing calls."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import own_nodes
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
+CONVERSIONS = frozenset({"builtins.bool", "builtins.int", "builtins.float", "builtins.complex"})
+_TESTS = {ast.If: "`if`", ast.While: "`while`", ast.IfExp: "a conditional expression",
+          ast.Assert: "`assert`"}
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 LOGGING_CALLS = frozenset(f"logging.{level}" for level in LOG_LEVELS)
 _GET_LOGGER = frozenset({"logging.getLogger"})
@@ -67,6 +71,40 @@ class CudaTensors:
             return None
         return (f"{how} formats the CUDA tensor `{ast.unparse(tensor)}` (a synchronizing copy "
                 "to the host)")
+
+    def converted(self, node: ast.AST) -> tuple[ast.AST, str] | None:
+        """(where, why) when `node` reads a CUDA tensor's value on the host to decide Python
+        control flow or to make a Python number: `if found_inf:`, `while not done:`,
+        `x if t > 0 else y`, `assert t`, `bool(t)`, `int(t)`, `float(t)` (the tensor's
+        `__bool__`/`__int__`/`__float__` copy it to the host and wait for it); else None."""
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            tensor = self._tested(node.test, 0)
+            if tensor is not None:
+                return node.test, (f"{_TESTS[type(node)]} tests the CUDA tensor "
+                                   f"`{ast.unparse(tensor)}` (a synchronizing copy to the host)")
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+            name = self.context.qualified_name(node.func, among=CONVERSIONS)
+            if name and self.holds(node.args[0]):
+                return node, (f"`{name.removeprefix('builtins.')}()` of the CUDA tensor "
+                              f"`{ast.unparse(node.args[0])}` (a synchronizing copy to the host)")
+        return None
+
+    def _tested(self, test: ast.AST, depth: int) -> ast.AST | None:
+        """The CUDA tensor whose truth value a condition reads: the condition itself, a side
+        of a comparison (not `is`, `in`), under `not`, `and`, `or`."""
+        if depth > LOCAL_DEPTH:
+            return None
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._tested(test.operand, depth + 1)
+        if isinstance(test, ast.BoolOp):
+            return next((found for value in test.values
+                         if (found := self._tested(value, depth + 1)) is not None), None)
+        if isinstance(test, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
+                return None
+            return next((side for side in (test.left, *test.comparators) if self.holds(side)),
+                        None)
+        return test if self.holds(test) else None
 
     def _formatting(self, node: ast.AST) -> tuple[str, list[ast.AST]] | None:
         """How `node` formats values and which: print/str/repr/format, logging calls,

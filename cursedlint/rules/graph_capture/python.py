@@ -117,6 +117,10 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
         if why:
             self._report(node, region.what, region.start.lineno, why, allocates(node))
             return
+        converted = tensors.converted(node)
+        if converted:
+            self._report(converted[0], region.what, region.start.lineno, converted[1], False)
+            return
         callee = self.uses.callee(node)
         if callee is None:
             steps = self.uses.remote(node.func, self.uses.host_sync) if isinstance(

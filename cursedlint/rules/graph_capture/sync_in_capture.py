@@ -21,8 +21,13 @@ class SyncInCapture(CaptureRule):
     `cudaMalloc`/`cudaFree` and synchronous `cudaMemcpy`/`cudaMemset` (and driver forms), and
     printing or formatting a CUDA tensor: `print(t)`, `str(t)`, `repr(t)`, `format(t)`,
     `f"{t}"`, `"%s" % t`, `"{}".format(t)`, and `logging` calls (module functions or a
-    `logging.getLogger(...)` logger's methods) with `t` as an argument. A formatted value
-    counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
+    `logging.getLogger(...)` logger's methods) with `t` as an argument, and reading a CUDA
+    tensor's value on the host: a condition of `if`, `while`, a conditional expression or
+    `assert` that is the tensor, a comparison with it (not `is`, `in`), or `not`/`and`/`or` of
+    these (`if found_inf:`, `if grad_norm > threshold:`), and `bool(t)`, `int(t)`,
+    `float(t)`, `complex(t)` (observed on an H200: the capture fails with
+    `cudaErrorStreamCaptureUnsupported`; `torch.where(norm > 1, ...)` stays on the GPU and
+    captures). A formatted or read value counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
     `.to("cuda")`, `device="cuda"`), the result of a torch op or `@`, a tensor method,
     arithmetic or indexing on such a tensor, or a name bound once, inside the region, to one
     of these; a parameter, a name bound outside the region, a model's output, `t.shape`,
