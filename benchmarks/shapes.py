@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 import os
 import shutil
 import statistics
@@ -103,10 +104,10 @@ PROJECT_FILES = 2_000
 
 def clean_module(trigger: bool, lines: int) -> str:
     """A module of about `lines` lines on which no tool reports anything; with `trigger`, it
-    imports torch and multiprocessing (trigger words: cursedlint parses it)."""
-    head = ['"""Generated for the one-file benchmark."""', ""]
+    imports torch and multiprocessing and starts a pool (cursedlint parses it)."""
+    head = ['"""Generated for the one-file benchmark."""']
     if trigger:
-        head += ["import multiprocessing", "", "import torch", ""]
+        head += ["", "import multiprocessing", "", "import torch"]
     body = []
     index = 0
     while len(head) + len(body) < lines - 6:
@@ -115,20 +116,25 @@ def clean_module(trigger: bool, lines: int) -> str:
                  "    total = 0", "    for value in values:",
                  f"        total += value * {index}", "    return total // max(scale, 1)"]
         index += 1
-    if trigger:
+    if trigger:  # a pool and a CUDA call: past the rules' second looks, so cursedlint parses it
         body += ["", "", "def devices() -> int:", '    """How many workers and tensors."""',
-                 "    return multiprocessing.cpu_count() + int(torch.zeros(1).numel())"]
+                 '    context = multiprocessing.get_context("spawn")', "    with context.Pool(2) as pool:",
+                 "        sizes = pool.map(abs, [1, 2])", "    if torch.cuda.is_available():",
+                 "        torch.cuda.synchronize()", "    return sum(sizes) + int(torch.zeros(1).numel())"]
     return "\n".join(head + body) + "\n"
 
 
 def build_precommit(work: str, unpacked: str) -> tuple[str, list[str]]:
     """The 2,000-file project (the first 1,996 Python files of the torch wheel by path and the
     four generated files under `tools/`, an empty `cursedlint.toml`), a git repository with all
-    committed as a fresh clone has it; the four files are written anew each run. Returns the
+    committed as a fresh clone has it (the stamp that says it is built lies beside it); the four
+    files are written anew each run. Returns the
     root and the four files' paths relative to it."""
     root = os.path.join(work, "precommit")
     names = [f"tools/{kind}_{lines}.py" for kind, lines in ONE_FILES]
-    if not os.path.exists(os.path.join(root, ".complete")):
+    stamp = root + ".complete"
+    key = hashlib.sha256("".join(clean_module(kind == "trig", lines) for kind, lines in ONE_FILES).encode()).hexdigest()
+    if not os.path.exists(stamp) or open(stamp).read() != key:
         shutil.rmtree(root, ignore_errors=True)
         found = sorted(os.path.relpath(os.path.join(folder, name), unpacked)
                        for folder, _, files in os.walk(unpacked) for name in files if name.endswith(".py"))
@@ -140,7 +146,8 @@ def build_precommit(work: str, unpacked: str) -> tuple[str, list[str]]:
         subprocess.run([*GIT, "init", "-q"], cwd=root, check=True)
         subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
         subprocess.run([*GIT, "commit", "-q", "-m", "the project"], cwd=root, check=True)
-        open(os.path.join(root, ".complete"), "w").close()
+        with open(stamp, "w") as handle:
+            handle.write(key)
     _write_one_files(root)
     for name in CACHES:
         shutil.rmtree(os.path.join(root, name), ignore_errors=True)
@@ -214,7 +221,7 @@ def build_megatron(work: str, checkout: str) -> Corpus:
     """A copy of the Megatron-LM checkout under WORK (so that no cache lands in it), a git
     repository of its own as a clone is."""
     root = os.path.join(work, "megatron")
-    stamp = os.path.join(root, ".complete")
+    stamp = root + ".complete"
     source = os.path.abspath(checkout)
     if not os.path.exists(stamp) or open(stamp).read() != source:
         shutil.rmtree(root, ignore_errors=True)
