@@ -1,8 +1,10 @@
 """Times cursedlint against ruff, flake8 and semgrep on the running Python's standard library and
 on the torch 2.13.0 wheel (Python files, C/C++ headers), and prints a Markdown table.
 
-    python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR]
+    python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR|WHEEL]
         [--timeout S] [--worst-case [python|c|both]] [--c-tree DIR]
+    python benchmarks/compare.py {--one-file | --ml-trees | --big-files [--big-100]}...
+        [--cursedlint [NAME=]EXE]... [--megatron DIR] [--c-source DIR]... [--repeat N] [--work DIR]
 
 The worst-case corpus is the stdlib copy with a block appended to every Python file that holds
 every Python rule's trigger words and passes every second look (derived from the rules'
@@ -11,6 +13,16 @@ beside `ast.parse` alone on the same files (`--worst-case`: those rows only). Th
 case does the same with comment lines appended to every C/C++ file of `--c-tree` (a source
 tree, e.g. a checkout of linux-rdma/rdma-core), beside tree-sitter's parse alone of the same
 files (`--worst-case c`: those rows only; the rows report CPU seconds too).
+
+The shapes of issue 30 (`benchmarks/shapes.py`; any of them: those rows only) put each build
+that `--cursedlint` names (default: this checkout) beside ruff and the floors, with wall and CPU
+medians: `--one-file`, four generated files linted alone as pre-commit runs them in a 2,000-file
+git project, cold, warm and edited, beside ruff's default and same-work runs, interpreter
+start-up and `import cursedlint.cli`; `--ml-trees`, the torch wheel's Python files and a
+Megatron-LM checkout (`--megatron`) cold and warm, default jobs and `--jobs 1`, beside ruff and
+`ast.parse` of every file; `--big-files`, a 10 MB Python module and a 50 MB C file (of the .c
+files of `--c-source`) with `max-file-size` raised, beside their parser alone and the issue's
+bound (3× the parse's time, 20× the size + 200 MB of memory); `--big-100` adds 100 MB files.
 
 Everything it builds lives under WORK (default: $TMPDIR/cursedlint-bench), reused by later runs:
 the corpora (copies, so that every tool sees the same files and no cache lands in the real
@@ -662,7 +674,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of every row")
     parser.add_argument("--slow-repeat", type=int, help="repetitions of the flake8 and semgrep rows (default: --repeat)")
     parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "cursedlint-bench"))
-    parser.add_argument("--torch", help="an unpacked torch 2.13.0 wheel (default: download into WORK)")
+    parser.add_argument("--torch", help="an unpacked torch 2.13.0 wheel, or the wheel (default: download into WORK)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds allowed to each command")
     parser.add_argument("--worst-case", nargs="?", const="python", choices=("python", "c", "both"),
                         help="only the worst-case rows (every rule triggered on every file) and the parse "
