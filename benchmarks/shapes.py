@@ -45,8 +45,8 @@ class Build:
 
 
 def builds(given: list[str], bins) -> list[Build]:
-    """`--cursedlint [NAME=]EXE` values (NAME defaults to the folder above EXE's venv), or this
-    checkout as installed under WORK."""
+    """`--cursedlint [NAME=]EXE` values (NAME defaults to the name of EXE's venv, or of the folder
+    above it for a hidden one such as `.venv`), or this checkout as installed under WORK."""
     if not given:
         return [Build("this checkout", compare.executable(bins, "cursedlint", "cursedlint"))]
     made = []
@@ -55,7 +55,9 @@ def builds(given: list[str], bins) -> list[Build]:
         exe = os.path.abspath(exe)
         if not os.access(exe, os.X_OK):
             raise SystemExit(f"--cursedlint {value}: {exe} is not an executable")
-        made.append(Build(name or os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(exe)))), exe))
+        home = os.path.dirname(os.path.dirname(exe))  # the venv; a hidden one is named by its parent
+        named = os.path.dirname(home) if os.path.basename(home).startswith(".") else home
+        made.append(Build(name or os.path.basename(named), exe))
     if len({build.name for build in made}) < len(made):
         raise SystemExit("--cursedlint: give each build a name of its own (NAME=EXE)")
     return made
@@ -68,13 +70,16 @@ def card(built: list[Build], timeout: float = 60) -> list[str]:
     for build in built:
         version = subprocess.run([build.exe, "--version"], capture_output=True, text=True, timeout=timeout).stdout.strip()
         checkout = os.path.dirname(os.path.dirname(os.path.dirname(build.exe)))
-        head = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=timeout)
+        head = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=timeout)
         commit = f"; the checkout above its venv, {checkout}, is at {head.stdout.strip()} now" if head.returncode == 0 else ""
         lines.append(f"- build `{build.name}`: `{build.exe}` ({version or '?'}{commit})")
     return lines
 
 
 def _task(tool: str, corpus: Corpus, argv, **options) -> Task:
+    """The row `tool` on `corpus`; `argv` is called at once (so the loop variables it reads are
+    the current ones), and a tool it cannot find makes a row that says why."""
     try:
         return Task(tool, corpus, argv(), **options)
     except Unavailable as error:
@@ -164,8 +169,10 @@ def _write_one_files(root: str) -> None:
 def one_file_tasks(root: str, names: list[str], built: list[Build], bins) -> list[Task]:
     """For each file and variant: every build's pre-commit run and ruff's (default rules and
     the same-work selection); then each build's floors (start-up, `import cursedlint.cli`)."""
+    def ruff(*options: str) -> list[str]:
+        return [compare.executable(bins, "peers", "ruff"), "check", "--force-exclude", "--exit-zero", *options]
+
     rows = []
-    ruff = lambda *options: lambda: [compare.executable(bins, "peers", "ruff"), "check", "--force-exclude", "--exit-zero", *options]  # noqa: E731
     for name in names:
         path = os.path.join(root, name)
         lines = open(path).read().count("\n")
@@ -177,8 +184,8 @@ def one_file_tasks(root: str, names: list[str], built: list[Build], bins) -> lis
             for build in built:
                 rows.append(_task(f"cursedlint {build.name}", corpus,
                                   lambda: [build.exe, "check", "--force-exclude", "--exit-zero", name], refs=refs, **options))
-            rows.append(_task(RUFF_DEFAULT, corpus, lambda: [*ruff()(), name], **options))
-            rows.append(_task(RUFF_SAME, corpus, lambda: [*ruff("--select", SAME_WORK)(), name], refs=refs, **options))
+            rows.append(_task(RUFF_DEFAULT, corpus, lambda: ruff(name), **options))
+            rows.append(_task(RUFF_SAME, corpus, lambda: ruff("--select", SAME_WORK, name), refs=refs, **options))
     floors = Corpus("floors (project root)", root, [])
     for build in built:
         rows.append(_task(f"{START_UP} ({build.name})", floors, lambda: [build.python, "-c", "pass"]))
@@ -201,7 +208,8 @@ def one_file_table(rows: list[Task], built: list[Build]) -> str:
             cells.append(_wall_cpu(row))
         for name in names:
             cells.append(compare.ratio(by_tool[name], rows, RUFF_DEFAULT, "cpu") if name in by_tool else "")
-        cells.append(", ".join(f"{by_tool[name].peak_kb / 1024:.0f}" if name in by_tool and by_tool[name].times else "-" for name in names))
+        peaks = (by_tool[name].peak_kb if name in by_tool and by_tool[name].times else None for name in names)
+        cells.append(", ".join("-" if peak is None else f"{peak / 1024:.0f}" for peak in peaks))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -239,8 +247,10 @@ def ml_tasks(trees: list[Corpus], built: list[Build], bins) -> list[Task]:
     """Per tree: every build cold (`--no-cache`) and warm (cache primed), with default jobs and
     `--jobs 1`; ruff's same-work selection cold and warm, ruff's default rules cold; and
     `ast.parse` of every .py/.pyi file of the tree in one process."""
+    def ruff(*options: str):
+        return lambda: [compare.executable(bins, "peers", "ruff"), "check", "--isolated", "--exit-zero", *options, "."]
+
     rows = []
-    ruff = lambda *options: lambda: [compare.executable(bins, "peers", "ruff"), "check", "--isolated", "--exit-zero", *options, "."]  # noqa: E731
     for tree in trees:
         for build in built:
             for jobs in ((), ("--jobs", "1")):
@@ -274,7 +284,10 @@ def flat_table(rows: list[Task], columns: tuple[str, ...]) -> str:
                  f"{statistics.median(task.cpu):.3f}", f"{task.peak_kb / 1024:.0f}"]
         for column in columns:
             reference = task.refs.get(column)
-            cells += [compare.ratio(task, rows, reference), compare.ratio(task, rows, reference, "cpu")] if reference else ["", ""]
+            if reference:
+                cells += [compare.ratio(task, rows, reference), compare.ratio(task, rows, reference, "cpu")]
+            else:
+                cells += ["", ""]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
