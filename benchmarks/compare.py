@@ -1,8 +1,10 @@
 """Times cursedlint against ruff, flake8 and semgrep on the running Python's standard library and
 on the torch 2.13.0 wheel (Python files, C/C++ headers), and prints a Markdown table.
 
-    python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR]
+    python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR|WHEEL]
         [--timeout S] [--worst-case [python|c|both]] [--c-tree DIR]
+    python benchmarks/compare.py {--one-file | --ml-trees | --big-files [--big-100]}...
+        [--cursedlint [NAME=]EXE]... [--megatron DIR] [--c-source DIR]... [--repeat N] [--work DIR]
 
 The worst-case corpus is the stdlib copy with a block appended to every Python file that holds
 every Python rule's trigger words and passes every second look (derived from the rules'
@@ -11,6 +13,16 @@ beside `ast.parse` alone on the same files (`--worst-case`: those rows only). Th
 case does the same with comment lines appended to every C/C++ file of `--c-tree` (a source
 tree, e.g. a checkout of linux-rdma/rdma-core), beside tree-sitter's parse alone of the same
 files (`--worst-case c`: those rows only; the rows report CPU seconds too).
+
+The shapes of issue 30 (`benchmarks/shapes.py`; any of them: those rows only) put each build
+that `--cursedlint` names (default: this checkout) beside ruff and the floors, with wall and CPU
+medians: `--one-file`, four generated files linted alone as pre-commit runs them in a 2,000-file
+git project, cold, warm and edited, beside ruff's default and same-work runs, interpreter
+start-up and `import cursedlint.cli`; `--ml-trees`, the torch wheel's Python files and a
+Megatron-LM checkout (`--megatron`) cold and warm, default jobs and `--jobs 1`, beside ruff and
+`ast.parse` of every file; `--big-files`, a 10 MB Python module and a 50 MB C file (of the .c
+files of `--c-source`) with `max-file-size` raised, beside their parser alone and the issue's
+bound (3× the parse's time, 20× the size + 200 MB of memory); `--big-100` adds 100 MB files.
 
 Everything it builds lives under WORK (default: $TMPDIR/cursedlint-bench), reused by later runs:
 the corpora (copies, so that every tool sees the same files and no cache lands in the real
@@ -101,6 +113,8 @@ class Task:
     prime: bool = False
     touch: str | None = None
     slow: bool = False
+    before: object = None  # a callable run untimed before each timed run, after the prime and touch
+    refs: dict[str, str] = dataclasses.field(default_factory=dict)  # column -> reference row's tool
     times: list[float] = dataclasses.field(default_factory=list)
     cpu: list[float] = dataclasses.field(default_factory=list)  # user + system, children included
     peak_kb: int = 0
@@ -299,13 +313,14 @@ def files_skipping_rules(folder: str, languages: tuple[str, ...]) -> list[str]:
 
 
 def unpacked_torch(work: str, given: str | None, timeout: float) -> str:
-    """The unpacked torch 2.13.0 wheel: `given`, or downloaded and unzipped under WORK."""
-    if given:
+    """The unpacked torch 2.13.0 wheel: `given` (a folder), or the wheel `given` (a .whl file)
+    or else downloaded, unzipped under WORK."""
+    if given and not given.endswith(".whl"):
         return given
     target = os.path.join(work, "wheel", "unzipped")
     if os.path.isdir(target):
         return target
-    wheels = glob.glob(os.path.join(work, "wheel", "torch-2.13.0*.whl"))
+    wheels = [given] if given else glob.glob(os.path.join(work, "wheel", "torch-2.13.0*.whl"))
     if not wheels:
         argv = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "torch==2.13.0", "-d", os.path.join(work, "wheel")]
         subprocess.run(argv, check=True, timeout=timeout)
@@ -361,14 +376,19 @@ def venv(work: str, name: str, requirements: list[str], timeout: float) -> str:
     return os.path.join(home, "bin")
 
 
-def tool_bins(work: str, timeout: float, peers: bool = True) -> dict[str, str | Unavailable]:
+def tool_bins(work: str, timeout: float, peers: bool = True, own: bool = True) -> dict[str, str | Unavailable]:
     """The bin directories of the `cursedlint`, `peers` and bare `flake8` venvs (without
-    `peers`: the first alone), or why they are missing. The bare flake8 gets the versions of
-    flake8 and its plugins that the cursedlint venv has, so that the two flake8 rows differ
-    only by the cursedlint plugin."""
+    `peers`: the first alone; without `own`: `peers` alone, this checkout not installed), or
+    why they are missing. The bare flake8 gets the versions of flake8 and its plugins that the
+    cursedlint venv has, so that the two flake8 rows differ only by the cursedlint plugin."""
     bins: dict[str, str | Unavailable] = {}
     for name, requirements in (("cursedlint", [REPO, "flake8"]), ("peers", list(PEERS)))[: 2 if peers else 1]:
+        if name == "cursedlint" and not own:
+            bins[name] = Unavailable("this checkout is not installed when --cursedlint names the builds")
+            continue
         bins[name] = _venv_or_why(work, name, requirements, timeout)
+    if not own:
+        return bins
     if isinstance(bins["cursedlint"], Unavailable):
         bins["flake8"] = bins["cursedlint"]
         return bins
@@ -543,6 +563,8 @@ def run_once(task: Task, timeout: float) -> None:
                 data = handle.read()
             with open(task.touch, "wb") as handle:
                 handle.write(f"# touched {time.time()}\n".encode() + data)
+        if task.before is not None:
+            task.before()
         seconds, cpu, peak = timed(task.argv, task.corpus.root, timeout)
     except Unavailable as error:
         task.failure = str(error)
@@ -652,18 +674,36 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of every row")
     parser.add_argument("--slow-repeat", type=int, help="repetitions of the flake8 and semgrep rows (default: --repeat)")
     parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "cursedlint-bench"))
-    parser.add_argument("--torch", help="an unpacked torch 2.13.0 wheel (default: download into WORK)")
+    parser.add_argument("--torch", help="an unpacked torch 2.13.0 wheel, or the wheel (default: download into WORK)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds allowed to each command")
     parser.add_argument("--worst-case", nargs="?", const="python", choices=("python", "c", "both"),
                         help="only the worst-case rows (every rule triggered on every file) and the parse "
                              "alone: of the stdlib (python, the default), of --c-tree (c), or both")
     parser.add_argument("--c-tree", help="a C/C++ source tree (e.g. an rdma-core checkout) for the C/C++ worst-case rows")
+    shapes = parser.add_argument_group("the shapes of issue 30 (any of them: those rows only)")
+    shapes.add_argument("--one-file", action="store_true",
+                        help="one file linted alone as pre-commit runs it, in a 2,000-file project: cold, warm, edited")
+    shapes.add_argument("--ml-trees", action="store_true",
+                        help="the torch wheel's Python files (and --megatron) cold and warm, beside ruff and the parse")
+    shapes.add_argument("--big-files", action="store_true",
+                        help="a 10 MB Python module and a 50 MB C file (from --c-source) beside their parser")
+    shapes.add_argument("--big-100", action="store_true", help="with --big-files: 100 MB files too (slow, GBs of memory)")
+    shapes.add_argument("--big-cap-gb", type=float, default=12,
+                        help="address-space cap of each 100 MB row, GiB (default 12)")
+    shapes.add_argument("--megatron", help="a Megatron-LM checkout for --ml-trees (copied under WORK)")
+    shapes.add_argument("--c-source", action="append", default=[],
+                        help="a C source tree whose .c files make the big C file (repeatable)")
+    shapes.add_argument("--cursedlint", action="append", default=[], metavar="[NAME=]EXE",
+                        help="a cursedlint executable to measure in the shapes (repeatable: builds side by side; "
+                             "default: this checkout, installed under WORK)")
     args = parser.parse_args()
     if args.worst_case in ("c", "both") and not args.c_tree:
         parser.error(f"--worst-case {args.worst_case} needs --c-tree")
     started = time.perf_counter()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
+    if args.one_file or args.ml_trees or args.big_files:
+        return _shapes(args, work, started)
     bins = tool_bins(work, args.timeout, peers=not args.worst_case)
     rows: list[Task] = []
     notes = []
@@ -691,6 +731,22 @@ def main() -> int:
     flags = f" --worst-case {args.worst_case}" if args.worst_case else ""
     flags += f" --c-tree {args.c_tree}" if args.c_tree else ""
     print(f"Command: python benchmarks/compare.py --repeat {args.repeat} --slow-repeat {slow_repeat}{flags}; took {took:.0f} s")
+    return 0
+
+
+def _shapes(args, work: str, started: float) -> int:
+    """The issue-30 shapes (benchmarks/shapes.py), printed as Markdown."""
+    sys.modules.setdefault("compare", sys.modules[__name__])  # one module, however it was started
+    import shapes
+
+    bins = tool_bins(work, args.timeout, peers=True, own=not args.cursedlint)
+    load = os.getloadavg()
+    print("\n".join(shapes.run(args, work, bins)))
+    print(machine())
+    print(f"Load average at the start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; at the end: "
+          + " ".join(f"{each:.2f}" for each in os.getloadavg()))
+    print("Command: python benchmarks/compare.py " + " ".join(sys.argv[1:])
+          + f"; took {time.perf_counter() - started:.0f} s")
     return 0
 
 
