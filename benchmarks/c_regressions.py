@@ -84,7 +84,7 @@ def mapped_range(repository: str, before: str, after: str, path: str, line: int)
         first_new_after = new_start + new_count if new_count else new_start + 1
         if first_old_after <= line:
             shift = first_new_after - first_old_after
-        return line + shift, line + shift
+    return line + shift, line + shift
 
 
 def lint(executable: str, tree: str, path: str) -> list[dict] | str:
