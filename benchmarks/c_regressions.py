@@ -1,0 +1,199 @@
+"""Recall of cursedlint on fixed real C/C++ bugs of its families (issue 31's regression set).
+
+    python benchmarks/c_regressions.py [LIST] [--only NAME ...] [--mirrors DIR]
+        [--cursedlint EXE] [--window N] [--keep DIR]
+
+LIST (default: benchmarks/c_regressions.toml beside this script) holds one `[[bug]]` per fix:
+name, source (owner/name), before (the fix's parent), after (the fix), family (the CUR code
+expected), site (path:line of the buggy call in the before tree) and reference.
+
+For each bug, both trees are checked out from the mirror (MIRRORS/owner+name/repo, read only,
+through real_code.py's helpers) into a temporary directory, and from each tree's root the
+installed cursedlint is run on the site's file alone, as a user would on a named file (it
+draws facts from what that file reaches in the project around it):
+
+    cursedlint check --no-cache --output-format json --exit-zero PATH
+
+"found before" means a finding of the bug's rule family (CUR301/CUR302 count for each other,
+as do CUR401/CUR402) within WINDOW lines (default 2) of the site in the before tree. "silent
+after" means no such finding near the site's place in the after tree: the site's line is
+carried through the fix's diff of that file (a line inside a changed hunk maps to the whole
+new hunk). A bug counts as caught when both hold. The script prints one row per bug and
+recall per family, and always exits 0 (it is a measurement); a missing mirror or commit is
+reported in its row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import real_code  # noqa: E402  (its checkout helpers: the mirror is only read)
+
+KEYS = {"name", "source", "before", "after", "family", "site", "reference"}
+FAMILIES = {"CUR301": "registration", "CUR302": "registration", "CUR103": "fork-protection",
+            "CUR401": "capture", "CUR402": "capture", "CUR403": "capture",
+            "CUR501": "cloner", "CUR502": "cloner", "CUR601": "cross-process memory"}
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def load(path: str) -> list[dict]:
+    with open(path, "rb") as handle:
+        bugs = tomllib.load(handle).get("bug", [])
+    for bug in bugs:
+        if set(bug) != KEYS:
+            sys.exit(f"{path}: bug {bug.get('name')!r}: keys {sorted(set(bug) ^ KEYS)} missing or unknown")
+    return bugs
+
+
+def codes_of(family: str) -> set[str]:
+    """The codes that count for a bug whose expected code is `family`."""
+    kind = FAMILIES.get(family)
+    return {code for code, other in FAMILIES.items() if other == kind} if kind else {family}
+
+
+def mapped_range(repository: str, before: str, after: str, path: str, line: int) -> tuple[int, int]:
+    """The lines of `path` in `after` where the site's line of `before` went."""
+    diff = subprocess.run(["git", "--git-dir", repository, "diff", "-U0", before, after, "--", path],
+                          capture_output=True, text=True, errors="replace").stdout
+    shift = 0
+    for text in diff.splitlines():
+        match = HUNK.match(text)
+        if not match:
+            continue
+        old_start, old_count = int(match.group(1)), int(match.group(2) or 1)
+        new_start, new_count = int(match.group(3)), int(match.group(4) or 1)
+        if old_count and old_start <= line < old_start + old_count:
+            return new_start, new_start + max(new_count, 1) - 1
+        # Unified diff: a count of 0 names the line before the empty side.
+        first_old_after = old_start + old_count if old_count else old_start + 1
+        first_new_after = new_start + new_count if new_count else new_start + 1
+        if first_old_after <= line:
+            shift = first_new_after - first_old_after
+    return line + shift, line + shift
+
+
+def lint(executable: str, tree: str, path: str) -> list[dict] | str:
+    """cursedlint's findings on `path`, run from the tree's root; a string when it failed."""
+    command = [executable, "check", "--no-cache", "--output-format", "json", "--exit-zero", path]
+    run = subprocess.run(command, cwd=tree, capture_output=True, text=True, errors="replace")
+    try:
+        findings = json.loads(run.stdout)
+    except json.JSONDecodeError:
+        return f"cursedlint exit {run.returncode}: {run.stderr.strip()[-300:]}"
+    return [finding for finding in findings
+            if os.path.normpath(finding["path"]) == os.path.normpath(path)]
+
+
+def near(findings: list[dict], codes: set[str], low: int, high: int, window: int) -> list[dict]:
+    return [finding for finding in findings if finding["code"] in codes
+            and low - window <= finding["line"] <= high + window]
+
+
+def measure(bug: dict, executable: str, mirrors: str, scratch: str, window: int) -> dict:
+    row = {"name": bug["name"], "family": bug["family"], "before": None, "after": None,
+           "note": "", "found": [], "left": []}
+    path, _, line = bug["site"].rpartition(":")
+    line = int(line)
+    try:
+        repository = real_code.git_dir(bug["source"], mirrors)
+    except real_code.Missing as missing:
+        row["note"] = f"missing mirror: {missing}"
+        return row
+    for commit in (bug["before"], bug["after"]):
+        probe = subprocess.run(["git", "--git-dir", repository, "cat-file", "-e", f"{commit}^{{commit}}"],
+                               capture_output=True)
+        if probe.returncode:
+            row["note"] = f"commit {commit} not in {repository}"
+            return row
+    codes = codes_of(bug["family"])
+    for side, commit in (("before", bug["before"]), ("after", bug["after"])):
+        tree = os.path.join(scratch, f"{bug['name']}-{side}")
+        shutil.rmtree(tree, ignore_errors=True)
+        absent = real_code.check_out(repository, commit, tree)
+        if path in absent:
+            row["note"] += f" {side}: {path} absent from the mirror;"
+            continue
+        findings = lint(executable, tree, path)
+        if isinstance(findings, str):
+            row["note"] += f" {side}: {findings};"
+            continue
+        if side == "before":
+            hits = near(findings, codes, line, line, window)
+            row["before"] = bool(hits)
+            row["found"] = [f"{f['code']}@{f['line']}" for f in hits]
+            row["elsewhere"] = sorted({f"{f['code']}@{f['line']}" for f in findings if f["code"] in codes} - set(row["found"]))
+        else:
+            low, high = mapped_range(repository, bug["before"], bug["after"], path, line)
+            hits = near(findings, codes, low, high, window)
+            row["after"] = not hits
+            row["left"] = [f"{f['code']}@{f['line']}" for f in hits]
+        shutil.rmtree(tree, ignore_errors=True)
+    return row
+
+
+def yes(value) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("list", nargs="?", default=os.path.join(HERE, "c_regressions.toml"))
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--mirrors", default=real_code.DEFAULT_MIRRORS)
+    parser.add_argument("--cursedlint", default=real_code.default_executable())
+    parser.add_argument("--window", type=int, default=2)
+    parser.add_argument("--keep", default=None, help="check out under this directory (not removed)")
+    args = parser.parse_args()
+    bugs = [bug for bug in load(args.list) if not args.only or bug["name"] in args.only]
+    scratch = args.keep or tempfile.mkdtemp(prefix="cursedlint-c-regressions-")
+    os.makedirs(scratch, exist_ok=True)
+    rows = []
+    print("| bug | family | found before | silent after | before-tree findings of the family at the site / elsewhere in the file | note |")
+    print("|---|---|---|---|---|---|")
+    try:
+        for bug in bugs:
+            row = measure(bug, args.cursedlint, args.mirrors, scratch, args.window)
+            rows.append(row)
+            detail = ", ".join(row["found"]) or "none"
+            if row.get("elsewhere"):
+                detail += " / " + ", ".join(row["elsewhere"])
+            if row["left"]:
+                row["note"] += " after: still " + ", ".join(row["left"])
+            print(f"| {row['name']} | {row['family']} | {yes(row['before'])} | {yes(row['after'])} "
+                  f"| {detail} | {row['note'].strip()} |", flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    print()
+    print("| family | bugs | found before | caught (found before and silent after) |")
+    print("|---|---|---|---|")
+    groups = collections.defaultdict(list)
+    for row in rows:
+        groups[FAMILIES.get(row["family"], row["family"])].append(row)
+    for family, members in sorted(groups.items()):
+        found = sum(1 for row in members if row["before"])
+        caught = sum(1 for row in members if row["before"] and row["after"])
+        print(f"| {family} | {len(members)} | {found}/{len(members)} | {caught}/{len(members)} |")
+    total = len(rows)
+    print(f"| all | {total} | {sum(1 for r in rows if r['before'])}/{total} | "
+          f"{sum(1 for r in rows if r['before'] and r['after'])}/{total} |")
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
