@@ -14,6 +14,7 @@ it returns, -1 on failure) or of `known`, read again until no new one is found, 
 
 from __future__ import annotations
 
+import bisect
 from typing import Callable
 
 from msgspec import Struct
@@ -54,7 +55,8 @@ def error_codes(context, names: dict[str, str], known: dict[str, ErrorCode],
     known = dict(known)
     new = [*names, *known]
     while new:
-        calls = [(name, call) for name, call in context.calls(new)]
+        calls = sorted(context.calls(new), key=lambda found: found[1].start_byte)
+        starts = [call.start_byte for _, call in calls]
         found = {}
         for function in context.enclosing((call for _, call in calls), ("function_definition",)):
             plain = plain_function(function)
@@ -65,7 +67,9 @@ def error_codes(context, names: dict[str, str], known: dict[str, ErrorCode],
         for caller, (function, body) in found.items():
             if caller in names or caller in known or last.get(caller) != function:
                 continue
-            code = _error_code(context, body, calls, names, known, paths, value)
+            inside = calls[bisect.bisect_left(starts, body.start_byte):
+                           bisect.bisect_left(starts, body.end_byte)]
+            code = _error_code(context, body, inside, names, known, paths, value)
             if code is not None:
                 known[caller] = code
                 new.append(caller)
@@ -74,13 +78,12 @@ def error_codes(context, names: dict[str, str], known: dict[str, ErrorCode],
 
 def _error_code(context, body, calls, names, known, paths: FailurePaths,
                 value: Callable) -> ErrorCode | None:
-    """The error code `body` returns when one of its copies fails, if every such failure path
-    ends in returning it and another `return` of the body returns something else."""
+    """The error code `body` returns when one of its copies (`calls`, the calls in it) fails,
+    if every such failure path ends in returning it and another `return` of the body returns
+    something else."""
     found = None
     failure_returns = set()
     for name, call in calls:
-        if not (body.start_byte <= call.start_byte < body.end_byte):
-            continue
         source = known.get(name)
         if source is not None and source.depth >= MAX_DEPTH:
             continue
@@ -104,8 +107,8 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
         return None
     others = [statement for statement in context.captures("(return_statement) @r", body)
               .get("r", ()) if statement.id not in failure_returns]
-    if not any(_returned(statement) is not None and value(_returned(statement)) != found.failure
-               for statement in others):
+    if not any(returned is not None and value(returned) != found.failure
+               for returned in map(_returned, others)):
         return None  # no return tells success apart from the failure
     return found
 
