@@ -20,6 +20,11 @@ class FileContext:
         """Indexers of which a rule, run without their facts, would have read more than the
         facts the file's `Indexer.lookups` lead to: any of their facts may change its
         findings."""
+        self.facts_to_come = False
+        """Whether this lint runs before its run gathers facts from other files: the rules
+        then ask questions of facts not gathered yet (`python_project.UngatheredFacts`), which
+        note the indexers asked in `asked`; only a file that asked needs their facts."""
+        self.asked: set[str] = set()
         self._shared: dict[Any, Any] = {}
 
     def add(self, finding: Finding) -> None:

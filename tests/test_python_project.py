@@ -258,8 +258,9 @@ def test_warm_runs_read_no_unchanged_file_and_follow_a_changed_one(trainer, monk
 
 def test_a_pre_commit_run_lints_a_changed_module_once_with_the_facts(trainer, ran, capsys):
     """A run that lints a few files (pre-commit names the changed ones) runs the rules of one
-    that needs facts once, when they are gathered, and finds what a whole run finds; the next
-    run takes its result from the cache, and a change of the facts lints it again."""
+    that asks for facts of other modules twice, before they are gathered and with them, and
+    finds what a whole run finds; the next run takes its result from the cache, and a change
+    of the facts lints it again."""
 
     def check(*paths: str) -> list[tuple[str, str, int]]:
         main(["check", "--output-format", "json", *paths])
@@ -271,7 +272,7 @@ def test_a_pre_commit_run_lints_a_changed_module_once_with_the_facts(trainer, ra
     train.write_text("# the step the monitor watches\n" + TRAIN_WITH_MONITOR)
     ran.clear()
     assert check("trainer/train.py") == [("CUR401", "trainer/train.py", 13)]
-    assert ran == ["train.py"]
+    assert ran == ["train.py", "train.py"]
     ran.clear()
     assert check("trainer/train.py") == [("CUR401", "trainer/train.py", 13)]
     assert ran == []
@@ -1384,3 +1385,53 @@ def test_a_package_anywhere_in_the_project_keeps_its_cross_module_finding(tmp_pa
         f"{top}trainer/train.py": TRAIN_WITH_MONITOR,
     })
     assert codes_at(findings) == [("CUR401", f"{top}trainer/train.py", 12)]
+
+
+REPORTER = """\
+import multiprocessing
+
+import torch
+
+from trainer.monitor import watch_memory
+
+
+def report(model, static_input):
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        sizes = pool.map(abs, [1, 2])
+    watch_memory(5)
+    torch.cuda.synchronize()
+    return sizes
+"""
+
+
+def test_a_file_whose_rules_ask_nothing_of_the_facts_needs_none(tmp_path, ran):
+    """The rules of a file run first, before the facts of other modules are gathered, and
+    note what they ask of them: a file that imports a project module but starts only spawn
+    children and captures nothing needs no facts; one whose capture starts a thread on
+    another module's function does."""
+    from cursedlint.analysis.python_project import UngatheredFacts, project_functions
+    from cursedlint.engine import FileResult, Project
+
+    harness.write_project(tmp_path, {"trainer/__init__.py": "", "trainer/monitor.py": MONITOR,
+                                     "trainer/report.py": REPORTER,
+                                     "trainer/train.py": TRAIN_WITH_MONITOR})
+    files = [(str(tmp_path / "trainer" / name), "python")
+             for name in ("__init__.py", "monitor.py", "report.py", "train.py")]
+    linter = harness.make_linter(all_rules())
+    results = linter.run(files, 1, Project(lambda: files, linted_all=True))
+    assert ran == ["report.py", "train.py", "train.py"]  # train.py linted again
+    assert [(f.code, os.path.basename(f.path), f.line)
+            for result in results for f in result.findings] == [("CUR401", "train.py", 12)]
+    assert "start-methods" not in linter.project  # no file asked for them
+
+    from cursedlint.analysis.cuda_reach import CUDA_REACH
+    from cursedlint.source import Source
+
+    source = Source.from_bytes("report.py", REPORTER.encode(), "python")
+    context = linter._parse(source, FileResult("report.py"), frozenset())
+    assert context is not None
+    context.project, context.facts_to_come = {}, True  # a first lint, before the facts
+    facts = project_functions(context, CUDA_REACH)
+    assert isinstance(facts, UngatheredFacts) and context.asked == set()
+    assert facts.callee(context.source.path, {}, "watch_memory") is None
+    assert context.asked == {"cuda-reach"}

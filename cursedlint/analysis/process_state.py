@@ -397,7 +397,7 @@ class ForkChildren:
                 else f"{code.name}()"
             return code, label
         project = self.uses.project
-        if project is None and target is not None:
+        if (project is None or not project.gathered) and target is not None:
             # a project function that does no CUDA work would make the child's code known
             self.context.asks_any_fact.add(CUDA_REACH.name)
         found = call_target(self.context, project, target) if project and target else None

@@ -416,6 +416,9 @@ _LIBRARIES = sys.stdlib_module_names | {"torch", "numpy", "cupy", "numba", "cuda
 class ProjectFunctions:
     """The project's summarized modules (path -> ModuleSummary) and the calls between them."""
 
+    gathered = True
+    """Whether these are the facts gathered (not `UngatheredFacts`)."""
+
     def __init__(self, summaries: dict[str, ModuleSummary]):
         self.summaries = summaries
         self.table = ModuleTable(summaries)
@@ -668,14 +671,40 @@ def _short(path: str) -> str:
     return os.path.basename(path)
 
 
+class UngatheredFacts(ProjectFunctions):
+    """An indexer's facts in a lint that runs before the run gathers them
+    (`FileContext.facts_to_come`): none, and each question asked of them (any public
+    attribute, or whether there are any) notes the indexer in `FileContext.asked`. A file
+    that asked nothing has the findings it would have with the facts: it needs none."""
+
+    gathered = False
+
+    def __init__(self, context, name: str):
+        super().__init__({})
+        self._note = lambda: context.asked.add(name)
+
+    def __getattribute__(self, attribute: str):
+        if not attribute.startswith("_") and attribute != "gathered":
+            object.__getattribute__(self, "_note")()
+        return object.__getattribute__(self, attribute)
+
+    def __bool__(self) -> bool:
+        self._note()
+        return True
+
+
 _BUILT: dict[str, tuple[dict, ProjectFunctions]] = {}  # indexer name -> the run's last
 
 
 def project_functions(context, indexer: FunctionIndexer) -> ProjectFunctions | None:
     """The run's view of the project's functions for `indexer` (built once per run, shared by
-    every file); None when the run gathered no facts for it."""
+    every file); None when the run gathered no facts for it; `UngatheredFacts` where the run
+    gathers them after this lint."""
     summaries = context.project.get(indexer.name)
     if not summaries:
+        if context.facts_to_come and indexer.name not in context.project:
+            return context.shared((UngatheredFacts, indexer.name),
+                                  lambda: UngatheredFacts(context, indexer.name))
         return None
     built = _BUILT.get(indexer.name)
     if built is None or built[0] is not summaries:

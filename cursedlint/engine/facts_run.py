@@ -42,12 +42,12 @@ class FactsRun:
         `for_triggers`: indexer name -> the files its facts are drawn from where they are
         gathered only for their trigger words (no linted file needs them itself)."""
         linter = self.linter
-        index = ProjectIndex(files, linter.settings, linter.parse_for_index, store,
-                             linter.file_bytes, jobs,
-                             linter.cache.run_stats if linter.cache else None, for_triggers)
         rules = self.linter.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
+        index = ProjectIndex(files, linter.settings, linter.parse_for_index, store,
+                             linter.file_bytes, jobs,
+                             linter.cache.run_stats if linter.cache else None, for_triggers)
         known = {indexer.name: indexer for indexer in summarized(indexers.values())}
         for name, digest, summary in summaries:
             if name in known:
@@ -77,15 +77,15 @@ class FactsRun:
     def _gather_and_lint_again(self, files: list[tuple[str, str]], jobs: int,
                                results: list[FileResult], project: Project,
                                summaries: list[tuple[str, str, Any]]) -> list[FactError]:
-        """Gather the facts the results say they need (and those of rules whose facts add
-        triggers when files outside the linted ones may hold some), from the `summaries` the
-        lint made and from the files it did not parse, then lint again the files whose
-        findings the facts found can change (`Indexer.affects`), those whose rules wait for
-        the facts (`FileResult.deferred`), and those naming words the facts made triggers."""
+        """Gather the facts the results say they need (and, for their trigger words, those of
+        rules whose facts add triggers), from the `summaries` the lint made and from the files
+        it did not parse, then lint again the files whose findings the facts found can change
+        (`Indexer.affects`), those whose rules wait for the facts (`FileResult.deferred`), and
+        those naming words the facts made triggers (with those facts gathered whole)."""
         linter = self.linter
         rules = linter.indexing_rules()
         needed = {name for result in results for name in result.needs}
-        wanted = set(needed)
+        wanted = needed | {name for result in results for name in result.trigger_facts}
         if not project.linted_all:  # (for the linted files' languages)
             languages = {language for _, language in files}
             wanted.update(rule.indexer.name for rule in rules if adds_triggers(rule)
@@ -98,13 +98,15 @@ class FactsRun:
             for name, words in result.seeds.items():
                 seeds.setdefault(name, set()).update(words)
         near = project.near_files
+        # what no linted file needs itself is gathered for its trigger words alone
         if near is None or project.linted_all:
-            sources, for_triggers = project.list_files, {}
-        else:  # what no linted file needs itself is gathered for its trigger words alone
+            sources = project.list_files
+            for_triggers = {name: sources() for name in wanted - needed}
+        else:
             sources = project.list_files if needed else near
             for_triggers = {name: near() for name in wanted - needed}
-        index = self.index_project(sources(), project.store, using, wanted, seeds,
-                                   jobs, summaries, save=False, for_triggers=for_triggers)
+        index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,
+                                   summaries, save=False, for_triggers=for_triggers)
         errors, linter.fact_passes = index.errors, index.passes
         found = {name for name, facts in linter.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
@@ -121,11 +123,15 @@ class FactsRun:
         named = {i for i in range(len(files)) if i not in asked and names_words(i)} \
             if words else set()
         late = self._late_seeds([files[i] for i in sorted(named)], using)
-        if any(not added <= seeds.get(name, set()) for name, added in late.items()):
+        whole = bool(for_triggers) and any(  # named files that would have had them whole
+            project.linted_all or results[i].trigger_facts for i in named)
+        if whole:
+            sources, for_triggers = project.list_files, {}
+        if whole or any(not added <= seeds.get(name, set()) for name, added in late.items()):
             for name, added in late.items():  # what a file named by the facts calls
                 seeds.setdefault(name, set()).update(added)
-            index = self.index_project(sources(), project.store, using, wanted,
-                                       seeds, jobs, summaries, save=False, for_triggers=for_triggers)
+            index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,
+                                       summaries, save=False, for_triggers=for_triggers)
             errors, linter.fact_passes = index.errors, index.passes
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}

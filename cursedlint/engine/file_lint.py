@@ -39,7 +39,7 @@ summarizes a file from the same tree)."""
 class FileLinter:
     """Lints one file at a time with fixed settings and rules (code -> class). What a run sets
     on it: the facts from other files (`project`, `facts_key`) and whether files that need
-    facts wait for them (`summarize_for_index`, `defer_python`)."""
+    facts wait for them (`summarize_for_index`)."""
 
     def __init__(self, settings: Settings, rules: Mapping[str, type[Rule]], *,
                  warn_unused_suppressions: bool = False, show_traceback: bool = False):
@@ -55,7 +55,6 @@ class FileLinter:
         self.summarize_for_index = False
         """Whether a parsed file that needs facts also gets the summaries of the indexers worth
         it (`FileResult.index_summaries`), so the index need not parse it again."""
-        self.defer_python = False  # (`_may_defer`)
         self.fact_errors: list[FactError] = []  # errors of the facts' gathering, to report
         self.index_trees: dict[tuple[str, bytes], Any] | None = None  # (while indexing)
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
@@ -104,16 +103,25 @@ class FileLinter:
         pickle) are a cache each process builds anew."""
         return {**self.__dict__, "_prefilters": {}}
 
-    def _wanted(self, context, rules: list[type[Rule]]) -> list[str]:
+    def _wanted(self, context, rules: list[type[Rule]]) -> tuple[list[str], list[str]]:
         """The indexers of the file's language whose facts (not gathered yet) these rules could
-        use on this file: a rule whose facts can add triggers always, another when its
-        indexer's look at the parsed file says so (or fails: reported)."""
-        wanted = []
+        use on this file (`FileResult.needs`, `trigger_facts`): a rule whose facts can add
+        triggers always, another when its indexer's look at the parsed file says so (or
+        fails: reported). Where the rules ran asking questions of the facts to come
+        (`FileContext.facts_to_come`), only those they asked of are needed; the others whose
+        facts add triggers are wanted for their trigger words."""
+        wanted: list[str] = []
+        asked = context.asked | context.asks_any_fact if context.facts_to_come else None
         always = {rule.indexer.name for rule in rules if adds_triggers(rule)}
+        triggering = [] if asked is None else sorted(
+            name for name in always - asked - self.project.keys()
+            if context.source.language in next(rule.indexer.languages for rule in rules
+                                                if rule.indexer and rule.indexer.name == name))
         for rule in rules:
             for indexer in rule.indexers():
                 if indexer.name in self.project or indexer.name in wanted or \
-                        context.source.language not in indexer.languages:
+                        context.source.language not in indexer.languages or \
+                        (asked is not None and indexer.name not in asked):
                     continue
                 errors = self.fact_errors
                 if indexer.name in always or needs(indexer, context, errors):
@@ -124,7 +132,7 @@ class FileLinter:
                         else lookups_of(indexer, context, errors)
                     if lookups is not None:
                         self._lookups[indexer.name] = lookups
-        return wanted
+        return wanted, triggering
 
     def _index_summaries(self, context) -> list[tuple[str, str, Any]]:
         """What the index would make of this C/C++ file, from this parse: the summaries of
@@ -152,17 +160,18 @@ class FileLinter:
             made.append((indexer.name, digest, summary))
         return made
 
+    def _facts_to_come(self) -> bool:
+        """Whether this lint runs before its run gathers facts from other files and lints
+        again the files that need them (it keeps their trees)."""
+        return self.summarize_for_index and self.facts_key is None and not self.fix
+
     def _may_defer(self, source: Source) -> bool:
         """Whether a file that needs facts from other files waits for them before its rules
-        run (`FileResult.deferred`), in a run that gathers facts and lints such files again
-        (it keeps their trees): a C/C++ file always; a Python file only in a run that lints
-        few bytes (`_defer_python`: a pre-commit run, a run after a few files changed). In a
-        run that lints many Python files, their rules run at once: the facts change few of
-        their findings, and a file whose findings they cannot change keeps its result
-        without them when the facts change (a deferred file is linted again then)."""
-        return (self.summarize_for_index and self.facts_key is None and not self.fix
-                and (source.language in (C, CPP)
-                     or (source.language == PYTHON and self.defer_python)))
+        run (`FileResult.deferred`): a C/C++ file, in a run that gathers facts. A Python
+        file's rules run at once, asking questions of the facts to come
+        (`FileContext.facts_to_come`): only a file that asked needs them (most ask nothing,
+        and gather nothing)."""
+        return self._facts_to_come() and source.language in (C, CPP)
 
     def _keep_tree(self, context) -> None:
         """Keep a file's tree (immutable) for its lint with facts, within the budget."""
@@ -228,15 +237,16 @@ class FileLinter:
         result = FileResult(source.path, status="checked")
         context = self._parse(source, result, enabled, tree) if rules else None
         if context is not None:
+            context.facts_to_come = source.language == PYTHON and self._facts_to_come()
             defer = self._may_defer(source)
             if defer:
-                result.needs = self._wanted(context, rules)
+                result.needs, result.trigger_facts = self._wanted(context, rules)
                 result.deferred = bool(result.needs)
             if not result.deferred:
                 self._run_rules(context, rules, result)
                 result.findings.extend(context.findings)
                 if not defer:
-                    result.needs = self._wanted(context, rules)
+                    result.needs, result.trigger_facts = self._wanted(context, rules)
             result.seeds = {name: sorted(words) for name, words in self._seeds.items()}
             result.lookups = self._lookups
             self._seeds.clear()

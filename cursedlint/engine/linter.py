@@ -160,7 +160,7 @@ class Linter(FileLinter):
             if project is not None:
                 FactsRun(self).run(files, jobs, results, project, summaries)
         finally:
-            self.summarize_for_index = self.defer_python = False
+            self.summarize_for_index = False
             if self.workers is not None:
                 self.workers.close()
                 self.workers = None
@@ -180,8 +180,6 @@ class Linter(FileLinter):
                 results[index] = cached
         later = scheduler.other_names(files, todo) if self.fix else set()
         first = [index for index in todo if index not in later]
-        self.defer_python = sum(scheduler.size(files[i][0]) for i in first) < \
-            scheduler.PARALLEL_MIN_BYTES
         for index, result in zip(first, self.lint_files([files[i] for i in first], jobs)):
             results[index] = result
         if later:

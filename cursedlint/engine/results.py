@@ -29,6 +29,10 @@ class FileResult(Struct):
     """Indexers whose facts from other files the file's rules could use and did not have:
     the run gathers them and lints the file again when they can change its findings
     (`Linter.run`)."""
+    trigger_facts: list[str] = field(default_factory=list)
+    """Indexers whose facts can add triggers (`Indexer.adds_triggers`) for rules the file's
+    lint ran, which none of its rules asked of: gathered for their trigger words alone, the
+    file linted again when it names one."""
     deferred: bool = False
     """The rules did not run yet: they run when the facts in `needs` are gathered
     (`Linter._may_defer`)."""

@@ -242,7 +242,7 @@ class PythonCallbackIntoCuda(Rule):
                          call=handed.call)
         project = project_functions(self.context, self.indexer)
         own_helpers = {helper.function.name for helper in self.handovers.helpers}
-        project_helpers = helper_names(self.project_facts) if project is not None \
+        project_helpers = helper_names(project.summaries) if project is not None \
             else frozenset()
         for call in self.handovers.calls:
             if last_name(call.func) in own_helpers:  # a helper's call names its def
