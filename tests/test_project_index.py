@@ -415,3 +415,34 @@ def test_a_file_two_indexers_read_without_a_store_is_hashed_once(tmp_path, monke
     assert "main.c:7:26: CUR301 reg_buffer() (wraps ibv_reg_mr())" in out
     assert "main.c:9:5: CUR601 assert() asserts the result of peer_read()" in out
     assert len(hashed) == len(set(hashed))
+
+
+CAPTURING_MODULES = {
+    "graphs.py": "import torch\n\n\ndef _begin(graph, step):\n    with torch.cuda.graph(graph):\n"
+                 "        step()\n\n\n"
+                 "def record(model, x):\n    graph = torch.cuda.CUDAGraph()\n"
+                 "    with torch.cuda.graph(graph):\n        return model(x)\n\n\n"
+                 "def warm_and_record(graph, step):\n    step()\n    _begin(graph, step)\n\n\n"
+                 "def relaxed(graph):\n    with torch.cuda.graph(graph, capture_error_mode='relaxed'):\n"
+                 "        pass\n",
+    "aliased.py": "from torch.cuda import graph as cuda_graph\n\n\n"
+                  "def trace(graph, step):\n    with cuda_graph(graph):\n        step()\n",
+    "prose.py": "import torch\n\n\ndef plan(model):\n    # walks the graph of modules\n"
+                "    return torch.cuda.device_count()\n",
+}
+
+
+def test_capture_starts_give_the_trigger_words_the_cuda_reach_facts_give(tmp_path):
+    """The cheaper index gathered where only CUDA-reach's trigger words are wanted names the
+    same functions: those beginning a global-mode capture, also through a helper of their
+    module; a module that names a graph only in prose is not searched."""
+    from cursedlint.analysis.cuda_reach import CAPTURE_STARTS, CUDA_REACH, capturing_names
+
+    for name, text in CAPTURING_MODULES.items():
+        (tmp_path / name).write_text(text)
+    files = [(str(tmp_path / name), "python") for name in sorted(CAPTURING_MODULES)]
+    full = index_of(files).facts(CUDA_REACH)
+    starts = index_of(files).facts(CAPTURE_STARTS)
+    assert sorted(os.path.basename(path) for path in starts) == ["aliased.py", "graphs.py"]
+    assert CAPTURE_STARTS.trigger_words(starts) == capturing_names(full) == (
+        "_begin", "record", "trace", "warm_and_record")

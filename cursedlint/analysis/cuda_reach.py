@@ -18,9 +18,10 @@ from cursedlint.analysis.cuda_use import CHECKED_NODES, module_cuda_use
 from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, Reach, last_name, own_nodes, project_names,
+    FunctionIndexer, Reach, last_name, module_functions, own_nodes, project_names,
 )
 from cursedlint.analysis.thread_starts import ThreadStarts
+from cursedlint.project.index import Indexer
 from cursedlint.python.context import child_nodes
 
 
@@ -54,11 +55,7 @@ class CudaReach(FunctionIndexer):
         needs one, and they are few)."""
         return capturing_names(facts)
 
-    trigger_rounds = 0  # its trigger words are of each capturing module's own functions
-
-    def trigger_source_words(self, settings):
-        """Only a module that captures can define a function that begins a capture."""
-        return _CAPTURE_WORDS
+    # (its trigger words alone, where they are wanted: `CaptureStarts`, set below)
 
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
@@ -87,20 +84,26 @@ class _ModuleCudaFacts:
     function for all kinds, following the module's own functions (memoized, cycles cut):
     kind -> (line, what, [functions through which])."""
 
-    def __init__(self, context):
+    def __init__(self, context, only: CudaFact | None = None):
+        """`only`: the one kind looked for (else all)."""
         self.context = context
         self.analysis = _fed(capture_analysis(context))
         self.uses = module_cuda_use(context)
         self._conditional: set[int] = set()  # the nodes under an `if` (`_ordered`)
         # (no check is bound to self: the cycle would keep the module's tree for the collector)
-        self.checks = {
-            CudaFact.DEVICE_WIDE: self.uses.device_wide_use, CudaFact.CUDA: self.uses.any_use,
-            CudaFact.SURE_CUDA: self.uses.sure_use, CudaFact.CUDA_INIT: self.uses.initializes,
-            CudaFact.CUDA_NEEDED: self.uses.needs_cuda,
-            CudaFact.HOST_SYNC: functools.partial(_unconditional_sync, self._conditional,
-                                                  self.uses.host_sync),
-            CudaFact.GLOBAL_CAPTURE: self.analysis.begins,
-            CudaFact.LIBRARY_WORK: LibraryWork(context, self.analysis, self.uses).library_work}
+        checks = {
+            CudaFact.DEVICE_WIDE: lambda: self.uses.device_wide_use,
+            CudaFact.CUDA: lambda: self.uses.any_use,
+            CudaFact.SURE_CUDA: lambda: self.uses.sure_use,
+            CudaFact.CUDA_INIT: lambda: self.uses.initializes,
+            CudaFact.CUDA_NEEDED: lambda: self.uses.needs_cuda,
+            CudaFact.HOST_SYNC: lambda: functools.partial(
+                _unconditional_sync, self._conditional, self.uses.host_sync),
+            CudaFact.GLOBAL_CAPTURE: lambda: self.analysis.begins,
+            CudaFact.LIBRARY_WORK: lambda: LibraryWork(
+                context, self.analysis, self.uses).library_work}
+        self.checks = {kind: made() for kind, made in checks.items()
+                       if only is None or kind is only}
         self._memo: dict[int, dict] = {}
 
     def of(self, function: ast.AST) -> dict[CudaFact, tuple[int, str, list[str]]]:
@@ -179,6 +182,43 @@ def _returned_loader(analysis: CaptureAnalysis, function: ast.AST) -> ast.Call |
     return None
 
 
+class CaptureStarts(Indexer):
+    """Per module: its functions that begin a global-mode capture, by themselves or through
+    the module's own functions (`CudaReach`'s global-capture facts alone, at a fraction of
+    its cost, within the same bounds). What gives `CudaReach`'s trigger words where only
+    they are wanted: only a module that captures can define a function that begins one."""
+
+    name = "capture-starts"
+    languages = CudaReach.languages
+    summary_type = tuple[str, ...]
+    max_rounds = 0
+    max_files, max_bytes = CudaReach.max_files, CudaReach.max_bytes
+    adds_triggers = True
+
+    def words(self, settings):
+        return ("capture_begin", "begin_capture", "BeginCapture", "make_graphed_callables",
+                "graph")
+
+    def pattern(self, words, first_round):
+        """A region's start (`REGION_TRIGGERS`): `graph` only called or imported as."""
+        return _REGION_START
+
+    def summarize(self, context) -> tuple[str, ...] | None:
+        module = _ModuleCudaFacts(context, only=CudaFact.GLOBAL_CAPTURE)
+        return tuple(qualname for qualname, function in module_functions(context.tree)
+                     if module.of(function)) or None
+
+    def trigger_words(self, facts: dict) -> tuple[str, ...]:
+        """`capturing_names` of these facts."""
+        return tuple(sorted({qualname.rpartition(".")[2]
+                             for names in facts.values() for qualname in names}))
+
+
+_REGION_START = re.compile(
+    rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|"
+    rb"graph(?:\s*\(|\s+as\s)")
+CAPTURE_STARTS = CaptureStarts()
+CudaReach.trigger_indexer = CAPTURE_STARTS
 CUDA_REACH = CudaReach()
 
 

@@ -40,11 +40,19 @@ class FactsRun:
         `jobs`: processes that may summarize files; `summaries`: (indexer name, content hash,
         summary) the lint made already; `save`: write the store now (else the caller does);
         `for_triggers`: indexer name -> the files its facts are drawn from where they are
-        gathered only for their trigger words (no linted file needs them itself)."""
+        gathered only for their trigger words (no linted file needs them itself; those of
+        its `trigger_indexer` where it has one)."""
         linter = self.linter
         rules = self.linter.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
                     if names is None or indexer.name in names}
+        for_triggers = dict(for_triggers or {})
+        for name in list(for_triggers):  # a cheaper indexer gives the same trigger words
+            cheaper = indexers[name].trigger_indexer if name in indexers else None
+            if cheaper is not None:
+                del indexers[name]
+                indexers[cheaper.name] = cheaper
+                for_triggers[cheaper.name] = for_triggers.pop(name)
         index = ProjectIndex(files, linter.settings, linter.parse_for_index, store,
                              linter.file_bytes, jobs,
                              linter.cache.run_stats if linter.cache else None, for_triggers)
@@ -110,11 +118,8 @@ class FactsRun:
         errors, linter.fact_passes = index.errors, index.passes
         found = {name for name, facts in linter.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
-        words = [
-            (rule.indexer.languages, word) for rule in using if adds_triggers(rule)
-            and rule.indexer.name in linter.project
-            for word in rule.project_trigger_words(linter.project[rule.indexer.name])
-        ]
+        words = [(rule.indexer.languages, word) for rule in using if adds_triggers(rule)
+                 for word in _trigger_words(rule, linter.project)]
 
         def names_words(i: int) -> bool:
             path, language = files[i]
@@ -124,7 +129,8 @@ class FactsRun:
             if words else set()
         late = self._late_seeds([files[i] for i in sorted(named)], using)
         whole = bool(for_triggers) and any(  # named files that would have had them whole
-            project.linted_all or results[i].trigger_facts for i in named)
+            project.linted_all or results[i].trigger_facts for i in named) or bool(named) and any(
+            name not in linter.project for name in for_triggers)  # (a cheaper indexer's)
         if whole:
             sources, for_triggers = project.list_files, {}
         if whole or any(not added <= seeds.get(name, set()) for name, added in late.items()):
@@ -206,6 +212,18 @@ class FactsRun:
                         seeds_of(indexer, context, self.linter.fact_errors))
             context.release()
         return seeds
+
+
+def _trigger_words(rule: type[Rule], project: Mapping[str, Any]) -> tuple[str, ...]:
+    """The words the run's facts make triggers of `rule`: from its indexer's facts, or where
+    only its `trigger_indexer`'s were gathered, from those."""
+    indexer = rule.indexer
+    if indexer.name in project:
+        return rule.project_trigger_words(project[indexer.name])
+    cheaper = indexer.trigger_indexer
+    if cheaper is not None and cheaper.name in project:
+        return tuple(sorted(cheaper.trigger_words(project[cheaper.name])))
+    return ()
 
 
 def names_any(path: str, words: list[str]) -> bool:

@@ -88,6 +88,10 @@ class Indexer:
         that calls none is not linted again. Set `adds_triggers` where it gives some."""
         return ()
 
+    trigger_indexer: "Indexer | None" = None
+    """Where only the trigger words of these facts are wanted: a cheaper indexer whose own
+    facts give the same words (its `trigger_words`), gathered in this one's place."""
+
     def trigger_source_words(self, settings) -> Iterable[str]:
         """The first round's words where the facts are gathered only for `trigger_words` (a
         run over files that hold no rule's trigger words): those of the files whose summaries
