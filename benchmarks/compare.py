@@ -16,7 +16,7 @@ files (`--worst-case c`: those rows only; the rows report CPU seconds too).
 
 The shapes of issue 30 (`benchmarks/shapes.py`; any of them: those rows only) put each build
 that `--cursedlint` names (default: this checkout) beside ruff and the floors, with wall and CPU
-medians: `--one-file`, four generated files linted alone as pre-commit runs them in a 2,000-file
+medians: `--one-file`, five generated files linted alone as pre-commit runs them in a 2,000-file
 git project, cold, warm and edited, beside ruff's default and same-work runs, interpreter
 start-up and `import cursedlint.cli`; `--ml-trees`, the torch wheel's Python files and a
 Megatron-LM checkout (`--megatron`) cold and warm, default jobs and `--jobs 1`, beside ruff and

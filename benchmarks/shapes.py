@@ -102,17 +102,22 @@ def _appender(path: str):
 
 # --- one file, as pre-commit runs it ---------------------------------------------------------
 
-ONE_FILES = (("plain", 200), ("plain", 5_000), ("trig", 200), ("trig", 5_000))
+ONE_FILES = (("plain", 200), ("plain", 5_000), ("imports", 200), ("trig", 200), ("trig", 5_000))
 VARIANTS = ("cold", "warm", "edited")
 PROJECT_FILES = 2_000
 
 
-def clean_module(trigger: bool, lines: int) -> str:
-    """A module of about `lines` lines on which no tool reports anything; with `trigger`, it
-    imports torch and multiprocessing and starts a pool (cursedlint parses it)."""
+def clean_module(kind: str, lines: int) -> str:
+    """A module of about `lines` lines on which no tool reports anything. `plain`: it imports
+    nothing; `imports`: it imports the project's modules (torch's) and holds no trigger word,
+    as most modules of an ML repository; `trig`: it imports torch and multiprocessing and
+    starts a pool (cursedlint parses it)."""
+    trigger = kind == "trig"
     head = ['"""Generated for the one-file benchmark."""']
     if trigger:
         head += ["", "import multiprocessing", "", "import torch"]
+    elif kind == "imports":
+        head += ["", "import torch", "from torch import nn", "from torch.nn import functional"]
     body = []
     index = 0
     while len(head) + len(body) < lines - 6:
@@ -126,19 +131,23 @@ def clean_module(trigger: bool, lines: int) -> str:
                  '    context = multiprocessing.get_context("spawn")', "    with context.Pool(2) as pool:",
                  "        sizes = pool.map(abs, [1, 2])", "    if torch.cuda.is_available():",
                  "        torch.cuda.synchronize()", "    return sum(sizes) + int(torch.zeros(1).numel())"]
+    if kind == "imports":  # the imports used, with no word any rule triggers on
+        body += ["", "", "def layer(width: int) -> nn.Module:", '    """A layer and its activation."""',
+                 "    return nn.Sequential(nn.Linear(width, width), nn.ReLU())", "", "",
+                 "def scaled(values: torch.Tensor) -> torch.Tensor:", '    """Rectified, doubled."""',
+                 "    return functional.relu(values) * 2"]
     return "\n".join(head + body) + "\n"
 
 
 def build_precommit(work: str, unpacked: str) -> tuple[str, list[str]]:
-    """The 2,000-file project (the first 1,996 Python files of the torch wheel by path and the
-    four generated files under `tools/`, an empty `cursedlint.toml`), a git repository with all
-    committed as a fresh clone has it (the stamp that says it is built lies beside it); the four
-    files are written anew each run. Returns the
-    root and the four files' paths relative to it."""
+    """The 2,000-file project (the first 1,995 Python files of the torch wheel by path and the
+    five generated files under `tools/`, an empty `cursedlint.toml`), a git repository with all
+    committed as a fresh clone has it (the stamp that says it is built lies beside it); the five
+    files are written anew each run. Returns the root and their paths relative to it."""
     root = os.path.join(work, "precommit")
     names = [f"tools/{kind}_{lines}.py" for kind, lines in ONE_FILES]
     stamp = root + ".complete"
-    key = hashlib.sha256("".join(clean_module(kind == "trig", lines) for kind, lines in ONE_FILES).encode()).hexdigest()
+    key = hashlib.sha256("".join(clean_module(kind, lines) for kind, lines in ONE_FILES).encode()).hexdigest()
     if not os.path.exists(stamp) or open(stamp).read() != key:
         shutil.rmtree(root, ignore_errors=True)
         found = sorted(os.path.relpath(os.path.join(folder, name), unpacked)
@@ -163,7 +172,7 @@ def _write_one_files(root: str) -> None:
     os.makedirs(os.path.join(root, "tools"), exist_ok=True)
     for kind, lines in ONE_FILES:
         with open(os.path.join(root, "tools", f"{kind}_{lines}.py"), "w") as handle:
-            handle.write(clean_module(kind == "trig", lines))
+            handle.write(clean_module(kind, lines))
 
 
 def one_file_tasks(root: str, names: list[str], built: list[Build], bins) -> list[Task]:
