@@ -1,11 +1,13 @@
-"""Recall of cursedlint on fixed real C/C++ bugs of its families (issue 31's regression set).
+"""Recall of cursedlint on fixed real bugs of its families (regression sets of issues 31 and 32).
 
-    python benchmarks/c_regressions.py [LIST] [--only NAME ...] [--mirrors DIR]
+    python benchmarks/regressions.py [LIST] [--set {c,py}] [--only NAME ...] [--mirrors DIR]
         [--cursedlint EXE] [--window N] [--keep DIR]
 
-LIST (default: benchmarks/c_regressions.toml beside this script) holds one `[[bug]]` per fix:
-name, source (owner/name), before (the fix's parent), after (the fix), family (the CUR code
-expected), site (path:line of the buggy call in the before tree) and reference.
+Two sets: `--set c` (the default) reads benchmarks/c_regressions.toml, the C/C++ bugs of issue
+31; `--set py` reads benchmarks/py_regressions.toml, the Python and Cython bugs of issue 32.
+LIST, when given, replaces the set's file. Each holds one `[[bug]]` per fix: name, source
+(owner/name), before (the fix's parent), after (the fix), family (the CUR code expected), site
+(path:line of the buggy call in the before tree) and reference.
 
 For each bug, both trees are checked out from the mirror (MIRRORS/owner+name/repo, read only,
 through real_code.py's helpers) into a temporary directory, and from each tree's root the
@@ -15,7 +17,7 @@ draws facts from what that file reaches in the project around it):
     cursedlint check --no-cache --output-format json --exit-zero PATH
 
 "found before" means a finding of the bug's rule family (CUR301/CUR302 count for each other,
-as do CUR401/CUR402) within WINDOW lines (default 2) of the site in the before tree. "silent
+as do CUR101/CUR102, CUR201/CUR202 and CUR401-CUR404) within WINDOW lines (default 2) of the site in the before tree. "silent
 after" means no such finding near the site's place in the after tree: the site's line is
 carried through the fix's diff of that file (a line inside a changed hunk maps to the whole
 new hunk). A bug counts as caught when both hold. The script prints one row per bug and
@@ -45,9 +47,12 @@ sys.path.insert(0, HERE)
 import real_code  # noqa: E402  (its checkout helpers: the mirror is only read)
 
 KEYS = {"name", "source", "before", "after", "family", "site", "reference"}
-FAMILIES = {"CUR301": "registration", "CUR302": "registration", "CUR103": "fork-protection",
-            "CUR401": "capture", "CUR402": "capture", "CUR403": "capture",
+FAMILIES = {"CUR101": "process spawning", "CUR102": "process spawning", "CUR103": "fork-protection",
+            "CUR201": "native callbacks", "CUR202": "native callbacks",
+            "CUR301": "registration", "CUR302": "registration",
+            "CUR401": "capture", "CUR402": "capture", "CUR403": "capture", "CUR404": "capture",
             "CUR501": "cloner", "CUR502": "cloner", "CUR601": "cross-process memory"}
+SETS = {"c": "c_regressions.toml", "py": "py_regressions.toml"}
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -152,15 +157,17 @@ def yes(value) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("list", nargs="?", default=os.path.join(HERE, "c_regressions.toml"))
+    parser.add_argument("list", nargs="?", default=None, help="the set's list file, replaced")
+    parser.add_argument("--set", choices=sorted(SETS), default="c", help="which regression set (default: c)")
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--mirrors", default=real_code.DEFAULT_MIRRORS)
     parser.add_argument("--cursedlint", default=real_code.default_executable())
     parser.add_argument("--window", type=int, default=2)
     parser.add_argument("--keep", default=None, help="check out under this directory (not removed)")
     args = parser.parse_args()
-    bugs = [bug for bug in load(args.list) if not args.only or bug["name"] in args.only]
-    scratch = args.keep or tempfile.mkdtemp(prefix="cursedlint-c-regressions-")
+    bugs = [bug for bug in load(args.list or os.path.join(HERE, SETS[args.set]))
+            if not args.only or bug["name"] in args.only]
+    scratch = args.keep or tempfile.mkdtemp(prefix=f"cursedlint-{args.set}-regressions-")
     os.makedirs(scratch, exist_ok=True)
     rows = []
     print("| bug | family | found before | silent after | before-tree findings of the family at the site / elsewhere in the file | note |")
