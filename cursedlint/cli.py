@@ -787,7 +787,9 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
     so a warm run reads no file whose stat it knows); each list taken is described on the
     group, and with -v."""
     from cursedlint.project.cache import file_stat
-    from cursedlint.project.fact_files import EDGES, MAX_FILES, FactFiles, written_edges
+    from cursedlint.project.fact_files import (
+        EDGES, MAX_FILES, FactFiles, stored_resolutions, written_edges,
+    )
     from cursedlint.formats.shared import printable
     from cursedlint.source import SourceError
 
@@ -814,7 +816,8 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
         store.put(EDGES, digest, edges)
         return edges
 
-    found = FactFiles(root, group.files, walk, read, linter.settings, written)
+    found = FactFiles(root, group.files, walk, read, linter.settings, written,
+                      stored_resolutions(store, read) if store is not None else None)
 
     def files(name: str) -> list[tuple[str, str]]:
         listed = getattr(found, name)

@@ -385,3 +385,41 @@ def test_a_warm_run_reads_no_file_the_imports_reached_before(tmp_path, monkeypat
     scanned.clear()
     assert main(["check", "--concise", named]) == 1
     assert capsys.readouterr().out == first and scanned == []
+
+
+def _age(root, seconds: int = 60) -> None:
+    """Files and directories older than the 2 s their stat is not trusted for."""
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (path.stat().st_atime - seconds, path.stat().st_mtime - seconds))
+
+
+def test_a_warm_run_resolves_no_import_again_until_a_directory_changes(tmp_path, monkeypatch,
+                                                                        capsys):
+    """Where each reached import leads is kept in the store with the entries of the
+    directories that decided it: a warm run looks nothing up (the cache made at the root
+    changes none); a module added where an import looks (here `common/monitor.py` shadowed by
+    a new package `common/monitor/`) is found."""
+    _monorepo(tmp_path, unrelated=3)
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    looked = []
+    real = fact_files.module_files
+    monkeypatch.setattr(fact_files, "module_files",
+                        lambda *args, **options: looked.append(args[1]) or real(*args, **options))
+    named = "projects/vision/trainer/train.py"
+    main(["check", "--concise", "-v", named])
+    first = capsys.readouterr()
+    assert "CUR401" in first.out and "common.monitor" in looked
+    _age(tmp_path)
+    looked.clear()
+    main(["check", "--concise", "-v", named])
+    again = capsys.readouterr()
+    assert again.out == first.out and looked == []
+    (tmp_path / "common" / "monitor").mkdir()
+    (tmp_path / "common" / "monitor" / "__init__.py").write_text("from .memory import watch\n")
+    (tmp_path / "common" / "monitor" / "memory.py").write_text("def watch():\n    pass\n")
+    _age(tmp_path)
+    main(["check", "--concise", "-v", named])
+    changed = capsys.readouterr()
+    assert "common.monitor" in looked and "3 reached by imports" in changed.err
+    assert "2 reached by imports" in first.err

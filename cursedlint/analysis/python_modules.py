@@ -119,22 +119,22 @@ def resolve(written: str, importer: str, package: bool) -> Imported | None:
     return Imported(module, attribute or None)
 
 
-def import_bases(path: str, root: str) -> tuple[str, ...]:
+def import_bases(path: str, root: str, probe=os.path) -> tuple[str, ...]:
     """Where an absolute import in the file at `path` is found in the project, as Python finds
     it: the directory above the file's top package (a script's own directory), the project's
-    `root` and its `src/`."""
+    `root` and its `src/`. `probe`: what tells whether a path is a file or directory."""
     top = os.path.dirname(os.path.abspath(path))
-    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+    while probe.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
         top = os.path.dirname(top)
     return tuple(dict.fromkeys((top, root, os.path.join(root, "src"))))
 
 
-def module_files(bases: Iterable[str], module: str,
-                 whole: bool = False) -> tuple[list[str], str | None]:
+def module_files(bases: Iterable[str], module: str, whole: bool = False,
+                 probe=os.path) -> tuple[list[str], str | None]:
     """The files importing the dotted `module` runs, from the first of `bases` holding its
     first part: each package's `__init__.py` (which may not exist: a namespace package) and
     the module's file; and the module's directory when it is a package. With `whole`,
-    nothing unless the whole module is found."""
+    nothing unless the whole module is found. `probe`: as `import_bases`'s."""
     parts = module.split(".")
     for base in bases:
         files: list[str] = []
@@ -142,13 +142,13 @@ def module_files(bases: Iterable[str], module: str,
         for position, part in enumerate(parts):
             here = os.path.join(directory, part)
             last = position == len(parts) - 1
-            if os.path.isdir(here):
+            if probe.isdir(here):
                 files.append(os.path.join(here, "__init__.py"))
                 directory = here
                 if last:
                     return files, here
                 continue
-            if last and os.path.isfile(here + ".py"):
+            if last and probe.isfile(here + ".py"):
                 return files + [here + ".py"], None
             break
         if files and not whole:

@@ -21,11 +21,12 @@ from __future__ import annotations
 import os
 import re
 from functools import cached_property
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from cursedlint.analysis.includes import INCLUDE, IncludePaths, compile_database
 from cursedlint.analysis.python_modules import import_bases, module_files
 from cursedlint.config import ConfigError
+from cursedlint.project.cache import file_stat
 from cursedlint.project.discovery import ProjectWalk
 from cursedlint.languages import C, CPP, PYTHON, language_of, language_of_name
 from cursedlint.source import SourceError
@@ -50,13 +51,19 @@ class FactFiles:
     (None: `root` is no project, whose other directories are not walked); `read`: a file's
     bytes (None when it cannot be read or is too large); `written`: a file's imports or
     includes as written (`written_edges`), which a run with a store keeps by content, so a
-    warm run reads no file it has seen (default: read and scanned)."""
+    warm run reads no file it has seen (default: read and scanned); `resolved(path, language,
+    resolve)`: the project files a Python file's imports name, `resolve()` giving them with
+    the directories whose entries decide them (`Resolution`), which a run with a store keeps
+    while those directories do not change (default: resolved every time)."""
 
     def __init__(self, root: str, linted: list[tuple[str, str]], walk: ProjectWalk | None,
                  read: Callable[[str], bytes | None], settings,
-                 written: Callable[[str, str], tuple] | None = None):
+                 written: Callable[[str, str], tuple] | None = None,
+                 resolved: Callable[[str, str, Callable[[], "Resolution"]], Iterable[str]]
+                 | None = None):
         self.root, self.walk, self.read, self.settings = root, walk, read, settings
         self.written = written or (lambda path, language: written_edges(read(path), language))
+        self.resolved = resolved or (lambda path, language, resolve: resolve().files)
         self.linted = list(dict.fromkeys((os.path.abspath(path), language)
                                          for path, language in linted))
         self.directories = sorted({os.path.dirname(path) for path, _ in self.linted})
@@ -67,7 +74,8 @@ class FactFiles:
         """The linted files, then what their imports and includes reach, breadth first."""
         files = list(self.linted)
         seen = {path for path, _ in files}
-        reach = _Reach(self.root, self.walk, self.read, self.settings, self.written)
+        reach = _Reach(self.root, self.walk, self.read, self.settings, self.written,
+                       self.resolved)
         index = 0
         while index < len(files) and len(files) - len(self.linted) < MAX_FILES:
             for target in reach.targets(*files[index]):
@@ -158,51 +166,92 @@ def _round_robin(iterators: list[Iterator]) -> Iterator:
                 yield item
 
 
+class Resolution(NamedTuple):
+    """The project files a Python file's imports name (before the walk's exclusions), and the
+    directories whose entries decide them: while none of those changes (its mtime), nor the
+    file, the same imports name the same files."""
+
+    files: list[str]
+    directories: set[str]
+
+
+class _Probe:
+    """`os.path`'s existence tests, noting the directories whose entries they read."""
+
+    def __init__(self):
+        self.directories: set[str] = set()
+
+    def isdir(self, path: str) -> bool:
+        self.directories.add(os.path.dirname(path))
+        return os.path.isdir(path)
+
+    def isfile(self, path: str) -> bool:
+        self.directories.add(os.path.dirname(path))
+        return os.path.isfile(path)
+
+
 class _Reach:
     """What one file's imports or includes name in the project: existing files within the
     root that a walk of the project would list."""
 
-    def __init__(self, root: str, walk: ProjectWalk | None, read, settings, written):
+    def __init__(self, root: str, walk: ProjectWalk | None, read, settings, written, resolved):
         self.root = root
         self.written = written
+        self.resolved = resolved
         self.within = os.path.join(root, "")
         self.walk = walk
         self.read = read
         self.settings = settings
         self._include_paths: IncludePaths | None = None
-        self._modules: dict[tuple, tuple[list[str], str | None]] = {}
-        self._listed: dict[str, bool] = {}  # (each asked once: many files import one module)
+        self._modules: dict[tuple, tuple[tuple[list[str], str | None], set[str]]] = {}
+        self._listed: dict[str, str | None] = {}  # (each asked once: many import one module)
+        self._read: set[str] = set()  # the directories the resolution of one file read
 
     def targets(self, path: str, language: str) -> list[tuple[str, str]]:
-        if language not in (PYTHON, *_C_LANGUAGES):
+        if language == PYTHON:
+            found = self.resolved(path, language, lambda: self._resolve(path))
+        elif language in _C_LANGUAGES:
+            found = _c_targets(path, self.written(path, language), self.root,
+                               self.include_paths())
+        else:
             return []
-        edges = self.written(path, language)
-        found = _python_targets(path, edges, self.root, self.module) if language == PYTHON \
-            else _c_targets(path, edges, self.root, self.include_paths())
-        return [(target, target_language) for target in dict.fromkeys(found)
-                if (target_language := language_of(target)) and self.listed(target)]
+        return [(target, language) for target in dict.fromkeys(found)
+                if (language := self.listed(target))]
+
+    def _resolve(self, path: str) -> Resolution:
+        probe = _Probe()
+        self._read = probe.directories
+        found = _python_targets(path, self.written(path, PYTHON), self.root, self.module,
+                                import_bases(path, self.root, probe))
+        return Resolution(found, probe.directories)
 
     def module(self, bases: tuple[str, ...], name: str,
                whole: bool = False) -> tuple[list[str], str | None]:
-        """`python_modules.module_files`, looked up once per run."""
+        """`python_modules.module_files`, looked up once per run (the directories it read
+        count for the file being resolved)."""
         key = (bases, name, whole)
         if key not in self._modules:
-            self._modules[key] = module_files(bases, name, whole)
-        return self._modules[key]
+            probe = _Probe()
+            self._modules[key] = module_files(bases, name, whole, probe), probe.directories
+        found, read = self._modules[key]
+        self._read |= read
+        return found
 
-    def listed(self, path: str) -> bool:
-        """Whether a walk of the project would list the file (asked once per file)."""
+    def listed(self, path: str) -> str | None:
+        """The file's language where a walk of the project would list it (asked once per
+        file)."""
         if path not in self._listed:
             self._listed[path] = self._lists(path)
         return self._listed[path]
 
-    def _lists(self, path: str) -> bool:
-        if not path.startswith(self.within) or not os.path.isfile(path):
-            return False
+    def _lists(self, path: str) -> str | None:
+        language = language_of(path)
+        if not language or not path.startswith(self.within) or not os.path.isfile(path):
+            return None
         try:
-            return self.walk is None or not self.walk.excluded(path)
+            return language if self.walk is None or not self.walk.excluded(path) else None
         except (ConfigError, OSError):
-            return False
+            return None
 
     def include_paths(self) -> IncludePaths:
         """The include search paths of the compilation database or `include-dirs`."""
@@ -229,6 +278,62 @@ class _Edges:
 EDGES = _Edges()
 
 
+class _Resolved:
+    """How the store keeps a Python file's `Resolution` (by its path and content hash), with
+    the stamps of the directories that decide it."""
+
+    name = "resolved-imports"
+    summary_type = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+RESOLVED = _Resolved()
+
+
+def stored_resolutions(store, read: Callable[[str], bytes | None]):
+    """`FactFiles.resolved` for a run with an IndexStore: a Python file's `Resolution` is
+    kept by its path and content hash with the stamps of the directories that decide it
+    (`_directory_stamp`), and taken again while each directory has the same."""
+    stamped: dict[str, str] = {}
+
+    def stamp(directory: str) -> str:
+        if directory not in stamped:
+            stamped[directory] = _directory_stamp(directory)
+        return stamped[directory]
+
+    def resolved(path: str, language: str, resolve: Callable[[], Resolution]) -> list[str]:
+        digest, _ = store.content(path, file_stat(path), read)
+        if digest is None:
+            return resolve().files
+        key = f"{digest}:{path}"
+        stored, kept = store.get(RESOLVED, key)
+        if stored and all(stamp(directory) == was for directory, was in kept[1]):
+            return list(kept[0])
+        found = resolve()
+        store.put(RESOLVED, key, (tuple(found.files), tuple(
+            (directory, stamp(directory)) for directory in sorted(found.directories))))
+        return found.files
+
+    return resolved
+
+
+_IMPORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.py)?")
+
+
+def _directory_stamp(directory: str) -> str:
+    """The entries of a directory that an import can name (packages, modules), each marked
+    as directory or file, hashed ("" where none can be listed). Not its mtime: a cache or
+    build directory made at the project's root changes that, never an import."""
+    import hashlib  # (only a run with a store needs it)
+
+    try:
+        with os.scandir(directory) as entries:
+            names = sorted(entry.name + "/" * entry.is_dir() for entry in entries
+                           if _IMPORTABLE.fullmatch(entry.name))
+    except OSError:
+        return ""
+    return hashlib.sha1("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], ...]:
     """A file's imports as written (Python: (dots, module, what a `from` takes, what an
     `import` lists)) or includes ((`"` or `<`, name)); none for a file that cannot be read."""
@@ -243,12 +348,11 @@ def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], .
     return ()
 
 
-def _python_targets(path: str, edges, root: str, module) -> list[str]:
+def _python_targets(path: str, edges, root: str, module, bases: tuple[str, ...]) -> list[str]:
     """The project files importing the modules the file's imports name runs: each package's
     `__init__.py` on the way and the module (`module`: `python_modules.module_files`):
-    relative imports from the file's package, others from `import_bases`."""
+    relative imports from the file's package, others from its `import_bases`, `bases`."""
     directory = os.path.dirname(path)
-    bases = import_bases(path, root)
     found: list[str] = []
     for dots, written, taken, modules in edges:
         if not dots and not written:  # import a.b, c
