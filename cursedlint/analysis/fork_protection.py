@@ -56,8 +56,9 @@ class EnvironmentSettings:
         if self.context.qualified_name(node.func, among=_PUTENV) and node.args:
             variable = self.variable(node.args[0])
             return [(node, variable)] if variable else []
-        func = node.func
-        if isinstance(func, ast.Attribute) and self.is_environ(func.value):
+        func = node.func  # (the method first: whether its object is os.environ costs more)
+        if isinstance(func, ast.Attribute) and func.attr in ("setdefault", "update") and \
+                self.is_environ(func.value):
             if func.attr == "setdefault" and node.args:
                 variable = self.variable(node.args[0])
                 return [(node, variable)] if variable else []

@@ -673,9 +673,10 @@ def _short(path: str) -> str:
 
 class UngatheredFacts(ProjectFunctions):
     """An indexer's facts in a lint that runs before the run gathers them
-    (`FileContext.facts_to_come`): none, and each question asked of them (any public
-    attribute, or whether there are any) notes the indexer in `FileContext.asked`. A file
-    that asked nothing has the findings it would have with the facts: it needs none."""
+    (`FileContext.facts_to_come`): none, and the first question asked of them (any public
+    attribute, or whether there are any) notes the indexer in `FileContext.asked`; then they
+    are `_AskedFacts`, answering the rest at a plain lookup's cost. A file that asked
+    nothing has the findings it would have with the facts: it needs none."""
 
     gathered = False
 
@@ -685,12 +686,22 @@ class UngatheredFacts(ProjectFunctions):
 
     def __getattribute__(self, attribute: str):
         if not attribute.startswith("_") and attribute != "gathered":
-            object.__getattribute__(self, "_note")()
+            object.__getattribute__(self, "_asked")()
         return object.__getattribute__(self, attribute)
 
     def __bool__(self) -> bool:
-        self._note()
+        self._asked()
         return True
+
+    def _asked(self) -> None:
+        self._note()
+        self.__class__ = _AskedFacts
+
+
+class _AskedFacts(ProjectFunctions):
+    """`UngatheredFacts` once asked: none, and no more to note."""
+
+    gathered = False
 
 
 _BUILT: dict[str, tuple[dict, ProjectFunctions]] = {}  # indexer name -> the run's last
