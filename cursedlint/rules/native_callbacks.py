@@ -23,11 +23,13 @@ from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain
 from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, is_library_function,
 )
+from cursedlint.analysis.cython_callbacks import user_data_handovers
 from cursedlint.analysis.python_project import call_target, last_name, project_functions
 from cursedlint.findings import Step
+from cursedlint.languages import CYTHON
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
-from cursedlint.triggers.second_look import AnyOf, MethodCall, Names
+from cursedlint.triggers.second_look import AnyOf, MethodCall, Names, Text
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -51,7 +53,9 @@ class PythonCallbackIntoCuda(Rule):
     (`numba.cfunc(...).address`, functions of a loaded library, integer addresses) and values
     of unknown nature are not findings. A callable that reaches the call through `*args` or
     `**kwargs` (a tuple, list or dict bound before it) is reported at that call, its own line
-    in the chain.
+    in the chain. In Cython (`.pyx`, `.pxd`, `.pxi`) a `cdef` function handed to such a C
+    function is a finding when it takes the GIL (declared `with gil`, or holding a
+    `with gil:` block): the trampoline that runs Python; one that never takes it is compiled.
 
     ## Why it is cursed
     The driver calls the callback while it holds its own locks (the occupancy calculator
@@ -96,7 +100,7 @@ class PythonCallbackIntoCuda(Rule):
 
     code = "CUR201"
     name = "python-callback-into-cuda"
-    languages = ("python",)
+    languages = ("python", "cython")
     indexer = CallbackHelpers(code)
     triggers = callback_words()
     summary = "a Python callable passed to a CUDA API that calls it back while holding a lock"
@@ -345,14 +349,23 @@ class CtypesCallbackLifetime(Rule):
     attribute: `self._lib`) whose name says they register a callback (option `keeping-apis`,
     default `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
     (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
-    used anywhere else in the function are not findings.
+    used anywhere else in the function are not findings. In Cython, the same for a Python
+    object handed as `<void*>` user data to those CUDA functions (or to a function of a
+    `cdef extern from` block that takes a function pointer and matches the keeping names):
+    a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object whose one
+    reference the `cdef` trampoline releases (`Py_DECREF`) on its first call, handed to
+    `cu[da]LaunchHostFunc` by a function that does not ask whether the stream captures.
 
     ## Why it is cursed
     ctypes does not keep the callback object alive for C: when the last Python reference goes
     (the call returns, or the function that held the local returns), the object and its
     trampoline are freed. The C side still holds the pointer and calls it later, from another
     thread, into freed memory: a crash or corrupted state far from the cause, and only when
-    the garbage collector or allocator happens to reuse that memory first.
+    the garbage collector or allocator happens to reuse that memory first. A `<void*>` cast
+    in Cython takes no reference either. A host function launched while a stream captures
+    becomes a graph node that runs on every launch of the graph: a trampoline that drops the
+    object's reference after the first run hands freed memory to the second (CuPy issue
+    #9274, a crash on replaying a graph that captured `Stream.launch_host_func`).
 
     ## Example
     ```python
@@ -375,12 +388,15 @@ class CtypesCallbackLifetime(Rule):
       https://docs.python.org/3/library/ctypes.html#callback-functions
     - `cuLaunchHostFunc` and `cuStreamAddCallback` run the function after the call returns:
       https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html
+    - CuPy PR #9279, keeping captured host functions alive for the graph's life:
+      https://github.com/cupy/cupy/pull/9279
     """
 
     code = "CUR202"
     name = "ctypes-callback-lifetime"
-    languages = ("python",)
-    triggers = ("FUNCTYPE", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES))
+    languages = ("python", "cython")
+    triggers = ("FUNCTYPE", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
+                *sorted(ASYNC_CUDA_APIS), ("extern", "void*"))
     summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
     options = {
         "keeping-apis": Option(
@@ -482,13 +498,30 @@ class CtypesCallbackLifetime(Rule):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
         or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
         not a bare name that the module never assigns (a module, a parameter: `codecs.register`
-        is no library's function; numba's imported `driver` is)."""
+        is no library's function; numba's imported `driver` is). In Cython, a C function of an
+        extern block may be called by its bare name: its declaration is enough."""
+        if language == CYTHON:
+            return AnyOf((Names(_ASYNC_API_NAMES), Text(frozenset({b"extern"}))))
         return AnyOf((Names(_ASYNC_API_NAMES), keeping_calls(options)))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self.keeping = keeping_calls(self.option)
         self.tracer = CallbackTracer(context)
+
+    def check(self) -> None:
+        """Cython: the Python objects handed to C as `<void*>` user data."""
+        path = self.context.source.path
+        for handed in user_data_handovers(self.context, self.keeping.matches):
+            self.report(
+                handed.argument,
+                f"Python object passed as <void*> to {handed.api}: {handed.problem}",
+                related=tuple(Step(path, line, note) for line, note in handed.steps),
+                help=f"{handed.api} keeps the pointer and its callback reads the object after "
+                "the call returns, but a <void*> cast holds no reference: keep one for as long "
+                "as C may call (Py_INCREF it, or hold it in an object that outlives the "
+                "stream or graph) and release it only after the last call.",
+            )
 
     def visit_Call(self, node: ast.Call) -> None:
         name = last_name(node.func)
