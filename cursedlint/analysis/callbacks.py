@@ -66,6 +66,9 @@ class CallbackTracer:
         or a function's parameter; None when unknown or compiled."""
         if node is None or depth > _MAX_DEPTH:
             return None
+        facts = getattr(self.context, "cython", None)
+        if facts is not None and facts.is_data_pointer(node):
+            return None  # Cython's `<void*>obj`: data the callback reads, not the callback
         if isinstance(node, ast.Lambda):
             return Flow(node, f"lambda on line {node.lineno}")
         if isinstance(node, ast.Name):

@@ -97,6 +97,12 @@ class CythonFacts(Struct):
         base = type_text.replace("*", " ").split()
         return bool(base) and base[-1] in self.callback_types
 
+    def is_data_pointer(self, node: ast.AST) -> bool:
+        """Whether `node` is cast to a pointer that is not a function's (`<void*>obj`)."""
+        cast = self.cast_of(node)
+        return cast is not None and cast.endswith("*") and "(*)" not in cast and \
+            not self.is_callback_type(cast)
+
 
 PYTHON_OBJECT_TYPES = frozenset({
     "object", "tuple", "list", "dict", "set", "frozenset", "str", "bytes", "unicode",
@@ -113,6 +119,9 @@ _TOKENS = re.compile(
 )
 
 
+_FIELDS = re.compile(r"(?<!\{)\{(?!\{)([^{}\n]*)\}")
+
+
 def _masked(text: str) -> str:
     """`text` with string contents as `S` (a newline in a string as NUL: the string stays on
     its logical line) and comments as spaces: what the translation matches against, so that
@@ -120,7 +129,16 @@ def _masked(text: str) -> str:
     def mask(match: re.Match) -> str:
         if match.lastgroup == "com":
             return " " * len(match[0])
-        return re.sub(r"[^\n]", "S", match[0]).replace("\n", "\0")
+        masked = re.sub(r"[^\n]", "S", match[0]).replace("\n", "\0")
+        quote = re.search("[\"']", match[0]).start()
+        if "f" not in match[0][:quote].lower() or "{" not in match[0]:
+            return masked
+        fields = [(field.start(1), field.end(1)) for field in _FIELDS.finditer(match[0])]
+        pieces, at = [], 0
+        for begin, end in fields:  # an f-string's fields are code (casts are rewritten there)
+            pieces += [masked[at:begin], match[0][begin:end]]
+            at = end
+        return "".join(pieces) + masked[at:]
     return _TOKENS.sub(mask, text)
 
 
@@ -146,7 +164,7 @@ def _logical_lines(masked: str) -> list[tuple[int, int]]:
 
 _NAME = r"[A-Za-z_]\w*"
 _CAST = re.compile(
-    r"<\s*(?:const\s+)?(?P<type>" + _NAME + r"(?:\s*\.\s*" + _NAME + r")*(?:\s*\[[^\]<>]*\])?"
+    r"<\s*(?:const\s+)?(?P<type>[\w\s.*]*\(\s*\*\s*\)\s*\([^<>()]*\)[\w\s]*|" + _NAME + r"(?:\s*\.\s*" + _NAME + r")*(?:\s*\[[^\]<>]*\])?"
     r"(?:\s+" + _NAME + r")*(?:\s*\*+(?:\s*const\b)?)*\s*\??)\s*>(?=\s*[\w(\[<&'\"-])")
 _CAST_AFTER = re.compile(
     r"(?:^|[(\[{,=:!+\-*/%&|^~<>]|\b(?:return|in|and|or|not|yield|if|else|is|lambda|assert|"
@@ -155,6 +173,8 @@ _C_INTEGER_SUFFIX = re.compile(r"(?<=[0-9a-fA-F])(?:[uU]?[lL]{1,2}|[lL]{1,2}[uU]
 _C_INTEGER = re.compile(r"(?<![\w.])(?:0[xX][0-9a-fA-F]+|[0-9]+)(?:[uU]?[lL]{1,2}|[lL]{1,2}[uU]|[uU])\b")
 _ADDRESS = re.compile(r"&(?=\s*[A-Za-z_(])")
 _TYPE_STAR = re.compile(r"(?<=[\w\]\s*])\*+(?=\s*[,)\]])")
+_SIZEOF_WORDS = re.compile(
+    r"(?<=\bsizeof\()\s*(?:(?:unsigned|signed|long|short|const|struct|enum|union)\s+)+(?=\w)")
 _NEW = re.compile(r"(?<![\w.])new\s+(?=" + _NAME + ")")
 _FROM_LOOP = re.compile(r"^(\s*for\s+" + _NAME + r"\s+)from(\s.*?)(\bby\b[^:]*)?:")
 _MODIFIERS = frozenset({
@@ -381,7 +401,7 @@ def _function_head(line: str, position: int) -> tuple[int, int, int] | None:
         if name is None:  # a tuple type `(int, int) f(...)`
             index = close_at + 1
             continue
-        if inside.startswith(("*", "&")) or "=" in line[position:open_at]:
+        if inside.startswith(("*", "&")) or _top_index(line[position:open_at], "=") >= 0:
             return None
         return position + name.start(), open_at, close_at
 
@@ -464,6 +484,10 @@ def _function_parameters(work: _Translation, start: int, line: str,
             continue
         if ctype:
             work.blank(base + begin, base + begin + last.start())
+            array = declarator[last.end():]
+            if array.strip().startswith("["):  # `unsigned char mac[6]`: a C array
+                work.blank(base + begin + last.end(), base + begin + len(declarator))
+                ctype += array.strip()
             work.declared[(header_line, last[0])] = " ".join(ctype.split())
         params.append(CParam(" ".join(ctype.split()), last[0], False))
         if value_at >= 0:
@@ -568,6 +592,9 @@ def _expressions(work: _Translation, start: int, end: int) -> None:
         for match in _C_INTEGER.finditer(segment):
             suffix = _C_INTEGER_SUFFIX.search(match[0])
             work.blank(start + match.start() + suffix.start(), start + match.end())
+    if "sizeof" in segment:
+        for match in _SIZEOF_WORDS.finditer(segment):
+            work.blank(start + match.start(), start + match.end())
     if "new" in segment:
         for match in _NEW.finditer(segment):
             work.blank(start + match.start(), start + match.start() + 3)
