@@ -184,7 +184,7 @@ _MODIFIERS = frozenset({
 _BLOCK_KINDS = frozenset({"struct", "union", "enum", "cppclass", "fused"})
 _DECLARATION_WORDS = re.compile(r"(?<![\w.])(" + _NAME + r")")
 _EXTERN_FUNCTION = re.compile(
-    r"^(?:cdef\s+|cpdef\s+)?(?P<ret>[\w.\s\[\],*&]*?[\w\]*&]\s*\**)\s*(?P<name>" + _NAME +
+    r"^(?:cdef\s+|cpdef\s+)?(?P<ret>[\w.\s\[\],*&]*?[\w\]*&]\s*\**)\s*(?<!\w)(?P<name>" + _NAME +
     r")\s*\((?P<params>.*)\)")
 
 
@@ -626,6 +626,7 @@ def _extern_declaration(work: _Translation, line: str) -> None:
     """One declaration of an extern block: a C function's prototype (kept by name), or a
     `ctypedef`."""
     line = re.sub(r"^(?:cdef|cpdef)\s+", "", line)
+    line = re.sub(r"(?<=\w)\s+S+(?=\s*\()", "", line)  # a C name: `f "cf"(...)`
     if line.startswith("ctypedef"):
         _ctypedef(work, line)
         return
