@@ -24,7 +24,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from cursedlint.python.cython import CYTHON_EXTENSIONS, parse_cython, translate  # noqa: E402
+from cursedlint.languages import CYTHON, EXTENSIONS  # noqa: E402
+from cursedlint.python.cython import parse_cython, translate  # noqa: E402
+
+CYTHON_EXTENSIONS = tuple(extension for extension, language in EXTENSIONS.items()
+                          if language == CYTHON)
 
 
 def _files(tree: str, extensions: tuple[str, ...]) -> dict[str, str]:

@@ -160,6 +160,9 @@ def test_facts_beside_the_tree():
     assert facts.c_type(run, "kept") == "object" and facts.c_type(run, "counts") == "int*"
     assert facts.c_type(run, "n") == "int" and facts.c_type(run, "items") == "list"
     assert facts.c_type(run, "PLATFORM") == "int"  # a module-level declaration
+    buffer = next(n for n, line in enumerate(lines, 1) if line.startswith("cdef public class"))
+    assert facts.c_type(buffer, "data") == "double*" and facts.c_type(run, "data") is None
+    assert facts.c_type(buffer, "size") == "Py_ssize_t"  # (`readonly` is no part of the type)
     assert facts.includes == ("config.pxi",)
 
 

@@ -32,15 +32,13 @@ Python 2 syntax (a `print x` statement is a syntax error, CUR001, as in Cython 3
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import NamedTuple
 
 from msgspec import Struct
 
 from cursedlint.source import parse_python
-
-CYTHON_EXTENSIONS = (".pyx", ".pxd", ".pxi")
-
 
 class CParam(NamedTuple):
     """A parameter of a C function: its C type (empty for an untyped Python object), name,
@@ -80,8 +78,9 @@ class CythonFacts(Struct):
     addresses: frozenset[tuple[int, int]]
     """Operand positions of `&x`."""
     declared: dict[tuple[int, str], str]
-    """(line of the enclosing `def`/`cdef` header, or 0 for the module; name) -> the C type
-    declared for a local, parameter or global (`object` and Python types included)."""
+    """(line of the enclosing function's or class's header, or 0 for the module; name) -> the
+    C type declared for a local, parameter, attribute or global (`object` and Python types
+    included)."""
     includes: tuple[str, ...]
 
     def cast_of(self, node: ast.AST) -> str | None:
@@ -182,7 +181,6 @@ _MODIFIERS = frozenset({
     "signed", "long", "short", "packed", "nogil",
 })
 _BLOCK_KINDS = frozenset({"struct", "union", "enum", "cppclass", "fused"})
-_DECLARATION_WORDS = re.compile(r"(?<![\w.])(" + _NAME + r")")
 _EXTERN_FUNCTION = re.compile(
     r"^(?:cdef\s+|cpdef\s+)?(?P<ret>[\w.\s\[\],*&]*?[\w\]*&]\s*\**)\s*(?<!\w)(?P<name>" + _NAME +
     r")\s*\((?P<params>.*)\)")
@@ -212,8 +210,6 @@ class _Translation:
     # -- positions ---------------------------------------------------------------------------------
     def position(self, offset: int) -> tuple[int, int]:
         """(line, UTF-8 column) of an offset, as `ast` reports a node that starts there."""
-        import bisect
-
         line = bisect.bisect_right(self.line_starts, offset)
         start = self.line_starts[line - 1]
         return line, len(self.text[start:offset].encode("utf-8", "surrogatepass"))
@@ -237,7 +233,7 @@ def translate(text: str) -> tuple[str, CythonFacts]:
     """The Python text of Cython `text` (same lines and columns) and the Cython facts."""
     work = _Translation(text)
     masked = work.masked
-    scopes: list[tuple[int, int]] = [(-1, 0)]  # (indent, header line) of enclosing functions
+    scopes: list[tuple[int, int]] = [(-1, 0)]  # (indent, header line) of enclosing defs, classes
     block: tuple[str, int] | None = None  # ("skip" | "declare" | "extern", indent)
     for start, end in _logical_lines(masked):
         line = masked[start:end]
@@ -304,6 +300,8 @@ def _statement(work: _Translation, start: int, end: int, line: str, indent: int,
     elif head in ("def", "async") and "(" in line:
         _function_parameters(work, start, line, None)
         scopes.append((indent, work.position(start)[0]))
+    elif head == "class":
+        scopes.append((indent, work.position(start)[0]))
     elif head == "for" and " from " in line:
         loop = _FROM_LOOP.match(line)
         if loop:
@@ -338,6 +336,7 @@ def _cdef(work: _Translation, start: int, end: int, line: str, indent: int,
         work.blank(start, end, "pass")
         return None
     if words[0] == "class":
+        scopes.append((indent, work.position(start)[0]))  # (its attributes are its own)
         name_at = line.index("class", position)
         work.blank(start, start + name_at + 5, "class")
         bracket = line.find("[", name_at)
@@ -538,7 +537,7 @@ def _declaration(work: _Translation, start: int, end: int, keyword: str,
     if name.start() < 2:
         return
     work.blank(start, start + name.start(), "0;")
-    base_type = " ".join(ctype.split())
+    base_type = " ".join(word for word in ctype.split() if word not in ("public", "readonly"))
     parts = _split_top(line)
     has_value = any(_top_index(line[a:b], "=") >= 0 for a, b in parts)
     for index, (begin, finish) in enumerate(parts):
