@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+import time
 
 import pytest
 
@@ -227,3 +228,20 @@ def test_one_shot_reference_chain_names_the_incref_and_the_decref():
     [finding] = findings
     assert [step.line for step in finding.related] == [14, 10, 15]
     assert "drops its one reference" in finding.message
+
+
+@pytest.mark.parametrize("piece", [
+    "<void*>x, &y, sizeof(int*), ",  # casts, addresses, type stars on one long line
+    "a < b > c, ",                   # comparisons that look like casts
+    "f(*args), ",
+])
+def test_translation_time_is_linear_in_a_long_line(piece):
+    def seconds(count: int) -> float:
+        text = "def f():\n    g(" + piece * count + ")\n"
+        start = time.perf_counter()
+        translate(text)
+        return time.perf_counter() - start
+
+    seconds(200)  # (warm the regular expressions)
+    small, large = min(seconds(2_000) for _ in range(3)), min(seconds(16_000) for _ in range(3))
+    assert large < 24 * small, (small, large)  # 8x the input; quadratic would be 64x

@@ -166,8 +166,8 @@ _CAST = re.compile(
     r"<\s*(?:const\s+)?(?P<type>[\w\s.*]*\(\s*\*\s*\)\s*\([^<>()]*\)[\w\s]*|" + _NAME + r"(?:\s*\.\s*" + _NAME + r")*(?:\s*\[[^\]<>]*\])?"
     r"(?:\s+" + _NAME + r")*(?:\s*\*+(?:\s*const\b)?)*\s*\??)\s*>(?=\s*[\w(\[<&'\"-])")
 _CAST_AFTER = re.compile(
-    r"(?:^|[(\[{,=:!+\-*/%&|^~<>]|\b(?:return|in|and|or|not|yield|if|else|is|lambda|assert|"
-    r"await|del|print))\s*$")
+    r"(?:^|[(\[{,=:!+\-*/%&|^~<>]|(?<!\w)(?:return|in|and|or|not|yield|if|else|is|lambda|"
+    r"assert|await|del|print))$")
 _C_INTEGER_SUFFIX = re.compile(r"(?<=[0-9a-fA-F])(?:[uU]?[lL]{1,2}|[lL]{1,2}[uU]|[uU])\b")
 _C_INTEGER = re.compile(r"(?<![\w.])(?:0[xX][0-9a-fA-F]+|[0-9]+)(?:[uU]?[lL]{1,2}|[lL]{1,2}[uU]|[uU])\b")
 _ADDRESS = re.compile(r"&(?=\s*[A-Za-z_(])")
@@ -204,6 +204,7 @@ class _Translation:
         self.addresses: set[tuple[int, int]] = set()
         self.declared: dict[tuple[int, str], str] = {}
         self.includes: list[str] = []
+        self.ascii_lines: dict[int, bool] = {}  # line -> whether it is ASCII (columns: bytes)
         self.line_starts = [0]
         self.line_starts.extend(m.end() for m in re.finditer("\n", text))
 
@@ -212,6 +213,13 @@ class _Translation:
         """(line, UTF-8 column) of an offset, as `ast` reports a node that starts there."""
         line = bisect.bisect_right(self.line_starts, offset)
         start = self.line_starts[line - 1]
+        ascii_line = self.ascii_lines.get(line)
+        if ascii_line is None:
+            end = self.text.find("\n", start)
+            ascii_line = self.ascii_lines[line] = self.text[start:end if end >= 0 else None] \
+                .isascii()
+        if ascii_line:
+            return line, offset - start
         return line, len(self.text[start:offset].encode("utf-8", "surrogatepass"))
 
     def put(self, start: int, replacement: str) -> None:
@@ -560,22 +568,19 @@ def _expressions(work: _Translation, start: int, end: int) -> None:
     masked = work.masked
     segment = masked[start:end]
     if "<" in segment:
-        for match in reversed(list(_CAST.finditer(segment))):
-            before = segment[:match.start()]
-            line_start = before.rfind("\n") + 1
-            if not _CAST_AFTER.search(before[line_start:]) and before[line_start:].strip():
-                continue
+        for match in _CAST.finditer(segment):
+            if not _CAST_AFTER.search(_before(segment, match.start())):
+                continue  # `a < b > c`: a comparison
             operand = start + match.end()
             while operand < end and masked[operand] in " \t":
                 operand += 1
             work.casts[work.position(operand)] = "".join(match["type"].split())
-            at_start = not before[line_start:].strip() and start + match.start() == start
+            at_start = match.start() == 0  # (where a statement starts: `0|` keeps it one)
             work.blank(start + match.start(), start + match.end(), "0|" if at_start else "")
     if "&" in segment:
         for match in _ADDRESS.finditer(segment):
-            before = segment[:match.start()].rstrip()
-            if before and not _CAST_AFTER.search(before) and before[-1] not in "(,=":
-                continue
+            if not _CAST_AFTER.search(_before(segment, match.start())):
+                continue  # `a & b`
             operand = start + match.end()
             while operand < end and masked[operand] in " \t":
                 operand += 1
@@ -583,9 +588,9 @@ def _expressions(work: _Translation, start: int, end: int) -> None:
             work.put(start + match.start(), " ")
     if "*" in segment:
         for match in _TYPE_STAR.finditer(segment):
-            before = segment[:match.start()].rstrip()
-            if before.endswith((",", "(")):
-                continue
+            previous = _before(segment, match.start())
+            if not previous or previous.endswith((",", "(")):
+                continue  # `f(a, *args)`, a keyword-only `*,` on a line of its own
             work.blank(start + match.start(), start + match.end())
     if any(letter in segment for letter in "lLuU"):
         for match in _C_INTEGER.finditer(segment):
@@ -597,6 +602,18 @@ def _expressions(work: _Translation, start: int, end: int) -> None:
     if "new" in segment:
         for match in _NEW.finditer(segment):
             work.blank(start + match.start(), start + match.start() + 3)
+
+
+def _before(segment: str, index: int) -> str:
+    """The last few characters before `index` on its line, spaces before `index` skipped
+    (empty at the line's start): enough to tell an operator or keyword (`return <int>x`)
+    from an operand (`a < b`), read in time bounded by the spaces skipped."""
+    at = index
+    while at > 0 and segment[at - 1] in " \t":
+        at -= 1
+    if at == 0 or segment[at - 1] == "\n":
+        return ""
+    return segment[max(at - 8, segment.rfind("\n", max(0, at - 8), at) + 1, 0):at]
 
 
 # -- extern declarations ---------------------------------------------------------------------------
