@@ -122,8 +122,8 @@ def _lifetime_problem(context, argument: ast.AST, api: str, trampoline: ast.AST 
         if api not in GRAPH_HOST_LAUNCHES or not releases or \
                 any(last_name(node.func) in CAPTURE_CHECKS for node in calls):
             return None
-        return (f"{trampoline.name}() drops its one reference on the first call, and a graph "
-                "that captured the launch calls it again", (
+        return (f"{trampoline.name}() releases it on its first call, but a captured graph "
+                "calls it again", (
                     (increfs[0].lineno, f"the one reference to '{argument.id}' is taken here"),
                     (releases[0].lineno, f"{trampoline.name}(), the host function, releases "
                                          "it when it first runs"),

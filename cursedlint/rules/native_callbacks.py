@@ -515,7 +515,7 @@ class CtypesCallbackLifetime(Rule):
         for handed in user_data_handovers(self.context, self.keeping.matches):
             self.report(
                 handed.argument,
-                f"Python object passed as <void*> to {handed.api}: {handed.problem}",
+                f"<void*> user data of {handed.api}: {handed.problem}",
                 related=tuple(Step(path, line, note) for line, note in handed.steps),
                 help=f"{handed.api} keeps the pointer and its callback reads the object after "
                 "the call returns, but a <void*> cast holds no reference: keep one for as long "

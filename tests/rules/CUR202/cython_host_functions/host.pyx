@@ -36,7 +36,7 @@ cpdef launch_once(intptr_t stream, callback, arg):
     with nogil:
         status = cudaLaunchHostFunc(
             <Stream>stream, <HostFn>_run_once,  # error: CUR201
-            <void*>func_arg)  # error: CUR202 "drops its one reference"
+            <void*>func_arg)  # error: CUR202 "releases it on its first call"
     return status
 
 
