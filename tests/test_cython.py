@@ -246,3 +246,13 @@ def test_translation_time_is_linear_in_a_long_line(piece):
     seconds(200)  # (warm the regular expressions)
     small, large = min(seconds(2_000) for _ in range(3)), min(seconds(16_000) for _ in range(3))
     assert large < 24 * small, (small, large)  # 8x the input; quadratic would be 64x
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_every_line_break_python_knows(newline):
+    code = "cdef int f(int x):\n    return <int>x\n\ncdef class K:\n    cdef int n\n"
+    python, facts = translate(code.replace("\n", newline))
+    tree = ast.parse(python)
+    assert [node.lineno for node in tree.body] == [1, 4]
+    assert facts.cast_of(tree.body[0].body[0].value) == "int"
+    assert python.count("\r") == code.replace("\n", newline).count("\r")

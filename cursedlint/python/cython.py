@@ -191,9 +191,11 @@ class _Translation:
     (same length, same newlines)."""
 
     def __init__(self, text: str):
+        self.out = list(text)
+        if "\r" in text:  # a lone `\r` breaks a line, as in Python (same length: offsets hold)
+            text = re.sub("\r(?!\n)", "\n", text)
         self.text = text
         self.masked = _masked(text)
-        self.out = list(text)
         self.functions: dict[str, CFunction] = {}
         self.externs: dict[str, tuple[CParam, ...]] = {}
         self.raw_externs: list[tuple[str, str]] = []  # (name, parameter text)
