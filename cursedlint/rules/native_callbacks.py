@@ -29,7 +29,7 @@ from cursedlint.findings import Step
 from cursedlint.languages import CYTHON
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
-from cursedlint.triggers.second_look import AnyOf, MethodCall, Names, Text
+from cursedlint.triggers.second_look import AllOf, AnyOf, MethodCall, NameCall, Names, Text
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -498,10 +498,11 @@ class CtypesCallbackLifetime(Rule):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
         or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
         not a bare name that the module never assigns (a module, a parameter: `codecs.register`
-        is no library's function; numba's imported `driver` is). In Cython, a C function of an
-        extern block may be called by its bare name: its declaration is enough."""
+        is no library's function; numba's imported `driver` is). In Cython, an extern block and
+        a bare call a keeping pattern may match (`ev_register_watch(`)."""
         if language == CYTHON:
-            return AnyOf((Names(_ASYNC_API_NAMES), Text(frozenset({b"extern"}))))
+            bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
+            return AnyOf((Names(_ASYNC_API_NAMES), AllOf((Text(frozenset({b"extern"})), bare))))
         return AnyOf((Names(_ASYNC_API_NAMES), keeping_calls(options)))
 
     def __init__(self, context, options=None):
