@@ -92,6 +92,7 @@ SYNTAX = textwrap.dedent('''\
         cdef ring_t ring
         cdef int* counts = <int*>malloc(n * sizeof(int*))
         cdef long size = sizeof(unsigned long int)
+        cdef unsigned char[::1] view = (<unsigned char[:(n + 1):1]>(<char*>counts))[:n]
         cdef:
             int k = 0
             object kept = (buf, items)

@@ -109,7 +109,7 @@ PYTHON_OBJECT_TYPES = frozenset({
 })
 """C declarations whose value is still a Python object."""
 
-# -- scanning ---------------------------------------------------------------------------------------
+# -- scanning --------------------------------------------------------------------------------------
 
 _TOKENS = re.compile(
     r"""(?P<str>(?<![\w.])[rRbBuUfFcC]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''"""
@@ -163,13 +163,15 @@ def _logical_lines(masked: str) -> list[tuple[int, int]]:
 
 _NAME = r"[A-Za-z_]\w*"
 _CAST = re.compile(
-    r"<\s*(?:const\s+)?(?P<type>[\w\s.*]*\(\s*\*\s*\)\s*\([^<>()]*\)[\w\s]*|" + _NAME + r"(?:\s*\.\s*" + _NAME + r")*(?:\s*\[[^\]<>]*\])?"
-    r"(?:\s+" + _NAME + r")*(?:\s*\*+(?:\s*const\b)?)*\s*\??)\s*>(?=\s*[\w(\[<&'\"-])")
+    r"<\s*(?:const\s+)?(?P<type>[\w\s.*]*\(\s*\*\s*\)\s*\([^<>()]*\)[\w\s]*|"
+    + _NAME + r"(?:\s*\.\s*" + _NAME + r")*(?:\s+" + _NAME + r")*(?:\s*\[[^\]<>]*\])?"
+    r"(?:\s*\*+(?:\s*const\b)?)*\s*\??)\s*>(?=\s*[\w(\[<&'\"-])")
 _CAST_AFTER = re.compile(
     r"(?:^|[(\[{,=:!+\-*/%&|^~<>]|(?<!\w)(?:return|in|and|or|not|yield|if|else|is|lambda|"
     r"assert|await|del|print))$")
 _C_INTEGER_SUFFIX = re.compile(r"(?<=[0-9a-fA-F])(?:[uU]?[lL]{1,2}|[lL]{1,2}[uU]|[uU])\b")
-_C_INTEGER = re.compile(r"(?<![\w.])(?:0[xX][0-9a-fA-F]+|[0-9]+)(?:[uU]?[lL]{1,2}|[lL]{1,2}[uU]|[uU])\b")
+_C_INTEGER = re.compile(
+    r"(?<![\w.])(?:0[xX][0-9a-fA-F]+|[0-9]+)(?:[uU]?[lL]{1,2}|[lL]{1,2}[uU]|[uU])\b")
 _ADDRESS = re.compile(r"&(?=\s*[A-Za-z_(])")
 _TYPE_STAR = re.compile(r"(?<=[\w\]\s*])\*+(?=\s*[,)\]])")
 _SIZEOF_WORDS = re.compile(
