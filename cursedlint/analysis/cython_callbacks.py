@@ -3,9 +3,11 @@ the GIL (CUR201 reads it through `analysis.callbacks`), and the Python objects a
 to C as a callback's `<void*>` user data, with what keeps them alive (CUR202).
 
 A Cython file's facts are `PythonContext.cython` (`python.cython.CythonFacts`): its cdef
-functions, casts and declarations. A C function takes a callback when it is a CUDA function
-that calls host code back later (`ASYNC_CUDA_APIS`) or a function of a `cdef extern from`
-block with a function pointer parameter that the caller says keeps it (`keeps`).
+functions, casts and declarations. A C function takes a callback to call later when it is a CUDA
+function that calls host code back later (`ASYNC_CUDA_APIS`), or when its name says it keeps
+one (`keeps`) and either a `cdef extern from` block of the module declares a function pointer
+parameter for it or the call hands it one of the module's cdef functions (a function `cimport`ed
+from a `.pxd` has its declaration there).
 """
 
 from __future__ import annotations
@@ -76,13 +78,15 @@ def user_data_handovers(context, keeps: Callable[[str], bool]) -> list[UserData]
     found = []
     for call in context.nodes(ast.Call):
         api = call.func.id if isinstance(call.func, ast.Name) else None
-        if api is None or not (api in ASYNC_CUDA_APIS or (
-                any(param.callback for param in facts.externs.get(api, ())) and keeps(api))):
+        if api is None or api not in ASYNC_CUDA_APIS and not keeps(api):
             continue
         trampoline = next((bound for argument in call.args
                            if isinstance(argument, ast.Name)
                            and isinstance(bound := context.definition(argument), _FUNCTIONS)
                            and c_function(context, bound)), None)
+        if api not in ASYNC_CUDA_APIS and trampoline is None and \
+                not any(param.callback for param in facts.externs.get(api, ())):
+            continue  # no sign that the C function takes a callback
         for argument in call.args:
             cast = facts.cast_of(argument)
             if cast is None or not cast.endswith("*"):

@@ -29,7 +29,7 @@ from cursedlint.findings import Step
 from cursedlint.languages import CYTHON
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
-from cursedlint.triggers.second_look import AllOf, AnyOf, MethodCall, NameCall, Names, Text
+from cursedlint.triggers.second_look import AnyOf, MethodCall, NameCall, Names
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -350,8 +350,9 @@ class CtypesCallbackLifetime(Rule):
     default `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
     (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
     used anywhere else in the function are not findings. In Cython, the same for a Python
-    object handed as `<void*>` user data to those CUDA functions (or to a function of a
-    `cdef extern from` block that takes a function pointer and matches the keeping names):
+    object handed as `<void*>` user data to those CUDA functions (or to a C function called by
+    a name the keeping patterns match, with a function pointer parameter in the file's
+    `cdef extern from` declaration of it, or handed a `cdef` function of the module):
     a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object whose one
     reference the `cdef` trampoline releases (`Py_DECREF`) on its first call, handed to
     `cu[da]LaunchHostFunc` by a function that does not ask whether the stream captures.
@@ -396,7 +397,7 @@ class CtypesCallbackLifetime(Rule):
     name = "ctypes-callback-lifetime"
     languages = ("python", "cython")
     triggers = ("FUNCTYPE", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
-                *sorted(ASYNC_CUDA_APIS), ("extern", "void*"))
+                *sorted(ASYNC_CUDA_APIS), "void*")
     summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
     options = {
         "keeping-apis": Option(
@@ -498,11 +499,11 @@ class CtypesCallbackLifetime(Rule):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
         or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
         not a bare name that the module never assigns (a module, a parameter: `codecs.register`
-        is no library's function; numba's imported `driver` is). In Cython, an extern block and
-        a bare call a keeping pattern may match (`ev_register_watch(`)."""
+        is no library's function; numba's imported `driver` is). In Cython, a bare call a
+        keeping pattern may match (`ev_register_watch(`): C functions are called so."""
         if language == CYTHON:
             bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
-            return AnyOf((Names(_ASYNC_API_NAMES), AllOf((Text(frozenset({b"extern"})), bare))))
+            return AnyOf((Names(_ASYNC_API_NAMES), bare))
         return AnyOf((Names(_ASYNC_API_NAMES), keeping_calls(options)))
 
     def __init__(self, context, options=None):
