@@ -30,6 +30,11 @@ CAPTURE_CHECKS = frozenset({
     "isCapturing", "streamIsCapturing",
 })
 """Calls that ask whether a stream captures: a function that asks may launch differently."""
+STREAM_WAITS = frozenset({
+    "cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize",
+    "cudaThreadSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuCtxSynchronize",
+})
+"""CUDA calls that wait for a stream's work, a host function in it included, to finish."""
 _INCREF = frozenset({"Py_INCREF", "Py_XINCREF"})
 _DECREF = frozenset({"Py_DECREF", "Py_XDECREF", "Py_CLEAR"})
 
@@ -52,6 +57,36 @@ def takes_gil(context, function: ast.AST) -> bool:
             isinstance(item.context_expr, ast.Name) and item.context_expr.id == "gil"
             for item in node.items)
         for node in ast.walk(function))
+
+
+def gil_held_in_driver(context, handoff: ast.Call) -> tuple[int, str] | None:
+    """Where the module waits in the driver holding the GIL, which a host function that takes
+    the GIL cannot get: the `handoff` itself made holding it (the driver may run an earlier
+    callback of the stream meanwhile), else a call that waits for a stream (`STREAM_WAITS`)
+    made holding it; (line, note), or None when every such call is in a `with nogil:` block
+    (in a function declared `nogil`, its caller's state: not known, not counted)."""
+    waits = [node for node in context.nodes(ast.Call)
+             if isinstance(node.func, ast.Name) and node.func.id in STREAM_WAITS]
+    for call in (handoff, *waits):
+        if _holds_gil(context, call):
+            what = "is called" if call is handoff else "waits for the stream"
+            return call.lineno, (f"{call.func.id} {what} holding the GIL, which the callback "
+                                 "needs to finish: each waits for the other")
+    return None
+
+
+def _holds_gil(context, node: ast.AST) -> bool:
+    for ancestor in context.ancestors(node):
+        if isinstance(ancestor, ast.With):
+            held = {item.context_expr.id for item in ancestor.items
+                    if isinstance(item.context_expr, ast.Name)}
+            if "nogil" in held or "gil" in held:
+                return "gil" in held
+        elif isinstance(ancestor, _FUNCTIONS):
+            declared = context.cython.functions.get(ancestor.name)
+            return not (declared is not None and declared.line == ancestor.lineno
+                        and declared.nogil)
+    return True  # module level
 
 
 class UserData(NamedTuple):

@@ -23,7 +23,9 @@ from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain
 from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, is_library_function,
 )
-from cursedlint.analysis.cython_callbacks import user_data_handovers
+from cursedlint.analysis.cython_callbacks import (
+    c_function, gil_held_in_driver, user_data_handovers,
+)
 from cursedlint.analysis.python_project import call_target, last_name, project_functions
 from cursedlint.findings import Step
 from cursedlint.languages import CYTHON
@@ -55,7 +57,10 @@ class PythonCallbackIntoCuda(Rule):
     `**kwargs` (a tuple, list or dict bound before it) is reported at that call, its own line
     in the chain. In Cython (`.pyx`, `.pxd`, `.pxi`) a `cdef` function handed to such a C
     function is a finding when it takes the GIL (declared `with gil`, or holding a
-    `with gil:` block): the trampoline that runs Python; one that never takes it is compiled.
+    `with gil:` block) and the module waits in the driver holding the GIL: the handoff made
+    outside a `with nogil:` block, or a stream, event or device synchronization made so. One
+    that never takes the GIL is compiled; a module that releases the GIL around those calls
+    is the safe pattern.
 
     ## Why it is cursed
     The driver calls the callback while it holds its own locks (the occupancy calculator
@@ -241,9 +246,15 @@ class PythonCallbackIntoCuda(Rule):
         interprocedural case: callers passing a callable to a helper's parameter that the
         helper hands to the driver (a helper of the module, or of another module)."""
         for handed in self.handovers.handed:
+            steps = ()
+            if c_function(self.context, handed.flow.origin):  # a Cython trampoline
+                held = handed.call and gil_held_in_driver(self.context, handed.call)
+                if not held:
+                    continue  # the module never waits in the driver holding the GIL
+                steps = (Step(self.context.source.path, *held),)
             self._report(handed.flow, handed.argument,
                          f"is handed to {handed.api} as a C callback", handed.callback,
-                         call=handed.call)
+                         steps, handed.call)
         project = project_functions(self.context, self.indexer)
         own_helpers = {helper.function.name for helper in self.handovers.helpers}
         project_helpers = helper_names(self.project_facts) if project is not None \
@@ -266,7 +277,8 @@ class PythonCallbackIntoCuda(Rule):
             chain = callback_chain(project, *target, parameter)
             argument = self.context.argument(call, fact.position, parameter) if chain else None
             flow = None if argument in (None, UNKNOWN) else self.tracer.trace(argument)
-            if flow is not None and flow.parameter is None:
+            if flow is not None and flow.parameter is None and \
+                    not c_function(self.context, flow.origin):  # (a trampoline: not followed)
                 steps, reached = chain
                 where = f"{os.path.basename(steps[-1].path)}:{reached.line}"
                 how = "which hands it on to " if len(steps) > 2 else "which hands it to "
@@ -276,7 +288,8 @@ class PythonCallbackIntoCuda(Rule):
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         argument = helper.argument_in(self.context, call)
         flow = None if argument is UNKNOWN else self.tracer.trace(argument)
-        if flow is not None and flow.parameter is None:
+        if flow is not None and flow.parameter is None and \
+                not c_function(self.context, flow.origin):  # (a trampoline: not followed)
             path = (f"is passed to {helper.function.name}(), which hands "
                     f"'{helper.parameter}' to {helper.api} (line {helper.site.lineno})")
             self._report(flow, argument, path, helper.callback, call=call)

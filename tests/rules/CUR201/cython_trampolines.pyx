@@ -1,6 +1,6 @@
 # cython: language_level=3
-"""CUR201 in Cython: cdef trampolines that take the GIL, compiled ones that do not, and Python
-callables handed to CuPy's runtime."""
+"""CUR201 in Cython: cdef trampolines that take the GIL handed over while this module holds
+it, compiled ones that do not take it, and Python callables handed to CuPy's runtime."""
 
 from libc.stdint cimport intptr_t
 from cupy_backends.cuda.api cimport runtime
@@ -43,6 +43,13 @@ def enqueue(intptr_t stream, done):
     cuLaunchHostFunc(<CUstream>stream, _mark_done, NULL)  # ok: CUR201
     cuLaunchHostFunc(<CUstream>stream, _notify, <void*>done)  # error: CUR201 "takes the GIL"
     cuLaunchHostFunc(<CUstream>stream, <CUhostFn>_notify_later, NULL)  # error: CUR201
+
+
+def enqueue_released(intptr_t stream, done):
+    # The GIL is released around the handoff, and this module never waits for a stream
+    # holding it: the callback can always take the GIL.
+    with nogil:
+        cuLaunchHostFunc(<CUstream>stream, _notify, <void*>done)  # ok: CUR201
 
 
 def best_block(intptr_t func):

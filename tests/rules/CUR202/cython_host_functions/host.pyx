@@ -35,7 +35,7 @@ cpdef launch_once(intptr_t stream, callback, arg):
     cpython.Py_INCREF(func_arg)
     with nogil:
         status = cudaLaunchHostFunc(
-            <Stream>stream, <HostFn>_run_once,  # error: CUR201
+            <Stream>stream, <HostFn>_run_once,  # ok: CUR201 (the GIL is released)
             <void*>func_arg)  # error: CUR202 "releases it on its first call"
     return status
 
