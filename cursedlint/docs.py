@@ -10,6 +10,7 @@ from cursedlint.rule import Rule
 
 LANGUAGE_NAMES = {
     "python": "Python",
+    "cython": "Cython",
     "c": "C",
     "cpp": "C++",
     "shell": "shell",

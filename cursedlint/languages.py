@@ -1,7 +1,9 @@
 """Which language a file is, by its name (an extensionless script by its `#!` line).
 
 Headers are parsed as C++ (tree-sitter-cpp reads C headers too, and `.h` is shared by both);
-CUDA sources are C++ with launch syntax tree-sitter marks as error nodes. Shell scripts,
+CUDA sources are C++ with launch syntax tree-sitter marks as error nodes. Cython files
+(`.pyx`, `.pxd`, `.pxi`) are read as Python by `python.cython`'s translation: the Python rules
+that declare the language check them. Shell scripts,
 Dockerfiles and YAML are text kinds: rules read their lines after the prefilter, no parser runs.
 """
 
@@ -12,19 +14,25 @@ import re
 import stat
 
 PYTHON = "python"
+CYTHON = "cython"
 C = "c"
 CPP = "cpp"
 SHELL = "shell"
 DOCKERFILE = "dockerfile"
 YAML = "yaml"
 
-LANGUAGES = (PYTHON, C, CPP, SHELL, DOCKERFILE, YAML)
+LANGUAGES = (PYTHON, CYTHON, C, CPP, SHELL, DOCKERFILE, YAML)
+PYTHON_TREES = frozenset({PYTHON, CYTHON})
+"""Languages whose files become a Python `ast` (one walk drives the Python rules)."""
 TEXT_LANGUAGES = frozenset({SHELL, DOCKERFILE, YAML})
 """Languages without a parser: the suppression comment is `# noqa`, as in Python."""
 
 EXTENSIONS = {
     ".py": PYTHON,
     ".pyi": PYTHON,
+    ".pyx": CYTHON,
+    ".pxd": CYTHON,
+    ".pxi": CYTHON,
     ".c": C,
     ".h": CPP,
     ".cc": CPP,

@@ -38,8 +38,10 @@ class InternalError(Notice):
 class SyntaxErrorNotice(Notice):
     """## What it does
     Reports a Python file that does not parse, at the parser's error location with its message,
-    including input nested too deeply for the parser. Only files that contain some rule's trigger
-    words are parsed, so a file that cannot hold a finding is not reported.
+    including input nested too deeply for the parser; likewise a Cython file whose Python
+    reading (`python.cython`: C declarations and casts blanked, lines and columns kept) does
+    not parse (Python 2 syntax, C++ operators it does not read). Only files that contain some
+    rule's trigger words are parsed, so a file that cannot hold a finding is not reported.
 
     ## Why it is cursed
     No rule can check a file that does not parse; the rest of the run goes on.
@@ -59,8 +61,8 @@ class SyntaxErrorNotice(Notice):
 
     code = "CUR001"
     name = "syntax-error"
-    languages = ("python",)
-    summary = "the Python file does not parse"
+    languages = ("python", "cython")
+    summary = "the Python or Cython file does not parse"
 
 
 class UnreadableFile(Notice):

@@ -96,12 +96,12 @@ def _decode_error(data: bytes, encoding: str, error: UnicodeDecodeError) -> Sour
 
 
 def decode(data: bytes, language: str) -> tuple[str, str]:
-    """The text and its encoding. Python follows PEP 263 strictly, as CPython reads the file:
-    a leading BOM is the encoding's (utf-8-sig), a second one is text (a syntax error, which
-    `Source.encode` writes back); C/C++ is UTF-8 with bad bytes kept as surrogate escapes
+    """The text and its encoding. Python (and Cython, read as Cython reads it) follows PEP 263
+    strictly, as CPython reads the file: a leading BOM is the encoding's (utf-8-sig), a second
+    one is text (a syntax error, which `Source.encode` writes back); C/C++ is UTF-8 with bad bytes kept as surrogate escapes
     (compilers accept any bytes in comments and strings, and a fix must write them back
     unchanged)."""
-    if language != "python":
+    if language not in ("python", "cython"):
         return data.decode("utf-8", errors="surrogateescape"), "utf-8"
     encoding = _python_encoding(data)
     try:

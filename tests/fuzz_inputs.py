@@ -39,6 +39,7 @@ from cursedlint.registry import all_rules
 
 FILE_NAMES = {
     "python": ("a.py", "pkg/b.pyi"),
+    "cython": ("i.pyx", "pkg/j.pxd"),
     "c": ("c.c",),
     "cpp": ("d.h", "e.cpp", "f.cu"),
     "shell": ("g.sh",),
@@ -92,13 +93,20 @@ class Project:
 
 @functools.cache
 def seeds() -> dict[str, tuple[bytes, ...]]:
-    """language -> every rule's valid and invalid examples in that language."""
+    """language -> every rule's valid and invalid examples in that language (Cython, which
+    the examples do not show: the rule cases' Cython files)."""
     found: dict[str, list[bytes]] = {language: [] for language in LANGUAGES}
     for rule in all_rules().values():
         for kind in ("valid", "invalid"):
             for example in rule.examples(kind):
                 code = textwrap.dedent(example.code).lstrip("\n").encode()
                 found[rule.example_language(example)].append(code)
+    cases = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules")
+    for folder, _, names in sorted(os.walk(cases)):
+        for name in sorted(names):
+            if name.endswith((".pyx", ".pxd", ".pxi")):
+                with open(os.path.join(folder, name), "rb") as handle:
+                    found["cython"].append(handle.read())
     return {language: tuple(codes) for language, codes in found.items()}
 
 
@@ -492,7 +500,7 @@ def text_program(draw, language: str) -> bytes:
 
 def program(language: str):
     """A program assembled from trigger words for a file of `language`."""
-    if language == "python":
+    if language in ("python", "cython"):  # (Cython reads Python)
         made = python_program()
     elif language in ("c", "cpp"):
         made = c_program()

@@ -43,6 +43,7 @@ RuleChoice = Union[str, type[Rule], Iterable[Union[str, type[Rule]]], Mapping[st
 
 FILE_NAMES = {
     "python": "example.py",
+    "cython": "example.pyx",
     "c": "example.c",
     "cpp": "example.cpp",
     "shell": "example.sh",

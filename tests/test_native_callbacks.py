@@ -320,3 +320,17 @@ def test_a_stream_kept_in_an_attribute_is_a_stream(stream, found):
                 self.stream.launch_host_func(lambda _: self.done.append(batch), None)
         """
     assert [(f.code, f.line) for f in lint(code)] == ([("CUR201", 13)] if found else [])
+
+
+def test_cur202_second_look_on_cython_needs_a_keeping_call():
+    options = CtypesCallbackLifetime.resolved_options()
+
+    def may_fire(code: str) -> bool:
+        return CtypesCallbackLifetime.may_fire(code.encode(), options, (3, 12), "cython")
+
+    sort = 'cdef extern from "s.h":\n    void qsort_r(void* b, void* arg)\nqsort_r(<void*>x, <void*>k)\n'
+    assert not may_fire(sort)
+    assert may_fire(sort.replace("qsort_r", "ev_Register_watch"))  # (without case)
+    assert may_fire("ev_register_watch(cb, <void*>x)\n")  # (declared in a cimported .pxd)
+    assert not may_fire("lib.ev_register_watch(<void*>x)\n")  # Cython calls C functions bare
+    assert may_fire("cudaLaunchHostFunc(s, fn, <void*>x)\n")

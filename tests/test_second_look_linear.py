@@ -29,7 +29,7 @@ import cursedlint.analysis
 import cursedlint.rules
 from cursedlint.c import context as c_context
 from cursedlint.python import scan as python_scan
-from cursedlint.languages import C, CPP, PYTHON
+from cursedlint.languages import C, CPP, CYTHON, PYTHON
 from cursedlint.triggers.prefilter import Prefilter
 from cursedlint.registry import all_rules
 from cursedlint.rule import Rule, trigger_alternatives
@@ -130,7 +130,7 @@ def assert_linear(rule, language, make, what, timed=look_time, sizes=(SMALL, LAR
 @pytest.mark.parametrize("rule", looking_rules(), ids=lambda rule: rule.code)
 def test_every_second_look_is_linear_on_banners(rule):
     words = words_of(rule)
-    for language in {PYTHON, C, CPP} & set(rule.languages):
+    for language in {PYTHON, CYTHON, C, CPP} & set(rule.languages):
         for character in BANNER_CHARACTERS:
             assert_linear(
                 rule, language,
@@ -142,7 +142,7 @@ def test_every_second_look_is_linear_on_banners(rule):
 @pytest.mark.parametrize("rule", looking_rules(), ids=lambda rule: rule.code)
 def test_every_second_look_is_linear_on_runs_and_brackets(rule):
     words = words_of(rule)
-    for language in {PYTHON, C, CPP} & set(rule.languages):
+    for language in {PYTHON, CYTHON, C, CPP} & set(rule.languages):
         for shape in range(len(runs_and_brackets(words, 40))):
             assert_linear(
                 rule, language,

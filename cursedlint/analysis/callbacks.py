@@ -4,7 +4,8 @@
 `functools.partial`, an instance of a class with `__call__`) through local names, ctypes
 prototypes (`CFUNCTYPE(...)(f)`), `ctypes.cast` and cuda-python's pointer types, or to a
 parameter of the function it is used in; a value whose nature the module does not show (a
-decorated function, an attribute of an unknown object) is unknown. `CallbackHandovers` walks a
+decorated function, an attribute of an unknown object) is unknown. In Cython a `cdef`
+function is C: a callback only where it takes the GIL (`analysis.cython_callbacks`). `CallbackHandovers` walks a
 module for the values it hands to a CUDA API that calls back (`analysis.callback_apis`): the
 Python callables handed over, and the module's helpers, functions that hand a parameter on.
 """
@@ -22,6 +23,7 @@ from cursedlint.analysis.callback_apis import (
     PROTOTYPE_FACTORIES, STREAM_FACTORIES, STREAM_OBJECTS, Callback, CallbackApi,
 )
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
+from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.python.consteval import UNKNOWN
 
@@ -64,6 +66,9 @@ class CallbackTracer:
         or a function's parameter; None when unknown or compiled."""
         if node is None or depth > _MAX_DEPTH:
             return None
+        facts = getattr(self.context, "cython", None)
+        if facts is not None and facts.is_data_pointer(node):
+            return None  # Cython's `<void*>obj`: data the callback reads, not the callback
         if isinstance(node, ast.Lambda):
             return Flow(node, f"lambda on line {node.lineno}")
         if isinstance(node, ast.Name):
@@ -93,7 +98,13 @@ class CallbackTracer:
     def _function(self, function: ast.AST, label: str) -> Flow | None:
         """A def as a callback: Python, plain or under ctypes prototype decorators
         (`@CFUNCTYPE(...)`, numba's `@cu_stream_callback_pyobj`); unknown under any other
-        decorator (`@numba.cfunc(sig)` compiles it)."""
+        decorator (`@numba.cfunc(sig)` compiles it). A Cython `cdef` function is compiled: a
+        callback that needs the GIL only where it takes it (`with gil`)."""
+        if c_function(self.context, function):
+            if not takes_gil(self.context, function):
+                return None
+            return Flow(function, f"cdef {function.name}() (line {function.lineno}), which "
+                                  "takes the GIL,")
         decorators = [d for d in function.decorator_list
                       if not (isinstance(d, ast.Name) and d.id in _METHOD_DECORATORS)]
         if not all(self._is_prototype(decorator) for decorator in decorators):

@@ -21,7 +21,7 @@ import cursedlint.engine.reported_notices as reported
 from cursedlint.engine.indexer_looks import adds_triggers, lookups_of, needs, seeds_of, summarized
 from cursedlint.engine.results import FileResult
 from cursedlint.findings import Span
-from cursedlint.languages import C, CPP, PYTHON, TEXT_LANGUAGES
+from cursedlint.languages import C, CPP, CYTHON, PYTHON, PYTHON_TREES, TEXT_LANGUAGES
 from cursedlint.triggers.prefilter import Prefilter
 from cursedlint.project.index import FactError
 from cursedlint.rule import Notice, Rule
@@ -270,12 +270,17 @@ class FileLinter:
                tree_index=None):
         """The file's context: of `tree` (with its `TreeIndex`, shared by the contexts of
         it) when given, else of the tree this run kept, else of a new parse."""
-        if source.language == PYTHON:
+        if source.language in PYTHON_TREES:
             from cursedlint.python.context import PythonContext
 
             if tree is None:
                 tree, tree_index = self._kept_tree(source, pop=True) or (None, None)
+            facts = None
             try:
+                if source.language == CYTHON:
+                    from cursedlint.python.cython import parse_cython
+
+                    tree, facts = parse_cython(source.text)
                 tree = tree or parse_python(source.text)
             except MemoryError as error:
                 if notices.SyntaxErrorNotice.code in enabled:
@@ -288,6 +293,7 @@ class FileLinter:
                     result.findings.append(reported.syntax_error(source, error))
                 return None
             context = PythonContext(source, self.settings, tree, tree_index)
+            context.cython = facts
         elif source.language in TEXT_LANGUAGES:
             context = TextContext(source, self.settings)
         else:
@@ -323,7 +329,7 @@ class FileLinter:
                 rules.append(checker(context, self.settings.rule_options.get(rule_class.code)))
             except Exception as error:
                 failed(rule_class, error)
-        if context.source.language == PYTHON:
+        if context.source.language in PYTHON_TREES:
             context.walk(rules, failed)
         for rule in rules:
             try:

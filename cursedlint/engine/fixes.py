@@ -15,7 +15,7 @@ import stat
 from typing import Sequence
 
 from cursedlint.findings import Edit, Finding, Rewrite
-from cursedlint.languages import PYTHON
+from cursedlint.languages import CYTHON, PYTHON_TREES
 from cursedlint.source import _LINE_BREAK, Source, parse_python
 
 
@@ -126,11 +126,16 @@ def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
 
 
 def still_parses(text: str, source: Source) -> bool:
-    """A fix must leave code that parses: Python re-parses with ast; C/C++ may not gain
-    tree-sitter error nodes."""
-    if source.language == PYTHON:
+    """A fix must leave code that parses: Python re-parses with ast (Cython, its
+    translation); C/C++ may not gain tree-sitter error nodes."""
+    if source.language in PYTHON_TREES:
         try:
-            parse_python(text)
+            if source.language == CYTHON:
+                from cursedlint.python.cython import parse_cython
+
+                parse_cython(text)
+            else:
+                parse_python(text)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return False
         return True

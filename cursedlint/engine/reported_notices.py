@@ -39,7 +39,8 @@ def syntax_error(source: Source, error: BaseException) -> Finding:
     elif isinstance(error, SyntaxError) and error.lineno:
         line = error.lineno
         column = max(error.offset or 1, 1)
-        message = f"syntax error: {error.msg}; no rule could check this file"
+        read = " (in its Python reading)" if source.language == "cython" else ""
+        message = f"syntax error{read}: {error.msg}; no rule could check this file"
     elif isinstance(error, MemoryError) and not parser_stack_overflow(error):
         line, column = 1, 1
         message = ("the Python parser ran out of memory on this file (it is nested too deeply, "

@@ -93,6 +93,8 @@ class PythonContext(FileContext):
         self._scope_imports: dict[int, set[str]] = {}
         self._arguments: dict[int, Arguments] = {}
         self._current: ast.AST = tree
+        self.cython = None
+        """A Cython file's `python.cython.CythonFacts` (what its Python tree does not say)."""
 
     def release(self) -> None:
         """`FileContext.release`, and the evaluator (it holds `scope_of`, the context's)."""

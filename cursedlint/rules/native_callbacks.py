@@ -23,11 +23,15 @@ from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain
 from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, is_library_function,
 )
+from cursedlint.analysis.cython_callbacks import (
+    c_function, gil_held_in_driver, user_data_handovers,
+)
 from cursedlint.analysis.python_project import call_target, last_name, project_functions
 from cursedlint.findings import Step
+from cursedlint.languages import CYTHON
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
-from cursedlint.triggers.second_look import AnyOf, MethodCall, Names
+from cursedlint.triggers.second_look import AnyOf, MethodCall, NameCall, Names
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -51,7 +55,12 @@ class PythonCallbackIntoCuda(Rule):
     (`numba.cfunc(...).address`, functions of a loaded library, integer addresses) and values
     of unknown nature are not findings. A callable that reaches the call through `*args` or
     `**kwargs` (a tuple, list or dict bound before it) is reported at that call, its own line
-    in the chain.
+    in the chain. In Cython (`.pyx`, `.pxd`, `.pxi`) a `cdef` function handed to such a C
+    function is a finding when it takes the GIL (declared `with gil`, or holding a
+    `with gil:` block) and the module waits in the driver holding the GIL: the handoff made
+    outside a `with nogil:` block, or a stream, event or device synchronization made so. One
+    that never takes the GIL is compiled; a module that releases the GIL around those calls
+    is the safe pattern.
 
     ## Why it is cursed
     The driver calls the callback while it holds its own locks (the occupancy calculator
@@ -96,7 +105,7 @@ class PythonCallbackIntoCuda(Rule):
 
     code = "CUR201"
     name = "python-callback-into-cuda"
-    languages = ("python",)
+    languages = ("python", "cython")
     indexer = CallbackHelpers(code)
     triggers = callback_words()
     summary = "a Python callable passed to a CUDA API that calls it back while holding a lock"
@@ -237,9 +246,15 @@ class PythonCallbackIntoCuda(Rule):
         interprocedural case: callers passing a callable to a helper's parameter that the
         helper hands to the driver (a helper of the module, or of another module)."""
         for handed in self.handovers.handed:
+            steps = ()
+            if c_function(self.context, handed.flow.origin):  # a Cython trampoline
+                held = handed.call and gil_held_in_driver(self.context, handed.call)
+                if not held:
+                    continue  # the module never waits in the driver holding the GIL
+                steps = (Step(self.context.source.path, *held),)
             self._report(handed.flow, handed.argument,
                          f"is handed to {handed.api} as a C callback", handed.callback,
-                         call=handed.call)
+                         steps, handed.call)
         project = project_functions(self.context, self.indexer)
         own_helpers = {helper.function.name for helper in self.handovers.helpers}
         project_helpers = helper_names(project.summaries) if project is not None \
@@ -262,7 +277,8 @@ class PythonCallbackIntoCuda(Rule):
             chain = callback_chain(project, *target, parameter)
             argument = self.context.argument(call, fact.position, parameter) if chain else None
             flow = None if argument in (None, UNKNOWN) else self.tracer.trace(argument)
-            if flow is not None and flow.parameter is None:
+            if flow is not None and flow.parameter is None and \
+                    not c_function(self.context, flow.origin):  # (a trampoline: not followed)
                 steps, reached = chain
                 where = f"{os.path.basename(steps[-1].path)}:{reached.line}"
                 how = "which hands it on to " if len(steps) > 2 else "which hands it to "
@@ -272,7 +288,8 @@ class PythonCallbackIntoCuda(Rule):
     def _check_caller(self, call: ast.Call, helper: Helper) -> None:
         argument = helper.argument_in(self.context, call)
         flow = None if argument is UNKNOWN else self.tracer.trace(argument)
-        if flow is not None and flow.parameter is None:
+        if flow is not None and flow.parameter is None and \
+                not c_function(self.context, flow.origin):  # (a trampoline: not followed)
             path = (f"is passed to {helper.function.name}(), which hands "
                     f"'{helper.parameter}' to {helper.api} (line {helper.site.lineno})")
             self._report(flow, argument, path, helper.callback, call=call)
@@ -345,14 +362,24 @@ class CtypesCallbackLifetime(Rule):
     attribute: `self._lib`) whose name says they register a callback (option `keeping-apis`,
     default `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
     (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
-    used anywhere else in the function are not findings.
+    used anywhere else in the function are not findings. In Cython, the same for a Python
+    object handed as `<void*>` user data to those CUDA functions (or to a C function called by
+    a name the keeping patterns match, with a function pointer parameter in the file's
+    `cdef extern from` declaration of it, or handed a `cdef` function of the module):
+    a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object whose one
+    reference the `cdef` trampoline releases (`Py_DECREF`) on its first call, handed to
+    `cu[da]LaunchHostFunc` by a function that does not ask whether the stream captures.
 
     ## Why it is cursed
     ctypes does not keep the callback object alive for C: when the last Python reference goes
     (the call returns, or the function that held the local returns), the object and its
     trampoline are freed. The C side still holds the pointer and calls it later, from another
     thread, into freed memory: a crash or corrupted state far from the cause, and only when
-    the garbage collector or allocator happens to reuse that memory first.
+    the garbage collector or allocator happens to reuse that memory first. A `<void*>` cast
+    in Cython takes no reference either. A host function launched while a stream captures
+    becomes a graph node that runs on every launch of the graph: a trampoline that drops the
+    object's reference after the first run hands freed memory to the second (CuPy issue
+    #9274, a crash on replaying a graph that captured `Stream.launch_host_func`).
 
     ## Example
     ```python
@@ -375,12 +402,15 @@ class CtypesCallbackLifetime(Rule):
       https://docs.python.org/3/library/ctypes.html#callback-functions
     - `cuLaunchHostFunc` and `cuStreamAddCallback` run the function after the call returns:
       https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html
+    - CuPy PR #9279, keeping captured host functions alive for the graph's life:
+      https://github.com/cupy/cupy/pull/9279
     """
 
     code = "CUR202"
     name = "ctypes-callback-lifetime"
-    languages = ("python",)
-    triggers = ("FUNCTYPE", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES))
+    languages = ("python", "cython")
+    triggers = ("FUNCTYPE", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
+                *sorted(ASYNC_CUDA_APIS), "void*")
     summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
     options = {
         "keeping-apis": Option(
@@ -482,13 +512,31 @@ class CtypesCallbackLifetime(Rule):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
         or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
         not a bare name that the module never assigns (a module, a parameter: `codecs.register`
-        is no library's function; numba's imported `driver` is)."""
+        is no library's function; numba's imported `driver` is). In Cython, a bare call a
+        keeping pattern may match (`ev_register_watch(`): C functions are called so."""
+        if language == CYTHON:
+            bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
+            return AnyOf((Names(_ASYNC_API_NAMES), bare))
         return AnyOf((Names(_ASYNC_API_NAMES), keeping_calls(options)))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self.keeping = keeping_calls(self.option)
         self.tracer = CallbackTracer(context)
+
+    def check(self) -> None:
+        """Cython: the Python objects handed to C as `<void*>` user data."""
+        path = self.context.source.path
+        for handed in user_data_handovers(self.context, self.keeping.matches):
+            self.report(
+                handed.argument,
+                f"<void*> user data of {handed.api}: {handed.problem}",
+                related=tuple(Step(path, line, note) for line, note in handed.steps),
+                help=f"{handed.api} keeps the pointer and its callback reads the object after "
+                "the call returns, but a <void*> cast holds no reference: keep one for as long "
+                "as C may call (Py_INCREF it, or hold it in an object that outlives the "
+                "stream or graph) and release it only after the last call.",
+            )
 
     def visit_Call(self, node: ast.Call) -> None:
         name = last_name(node.func)

@@ -103,6 +103,18 @@ class MethodCall(Struct, Shape, frozen=True, dict=True):
         return re.compile("|".join(translate(pattern.lower()) for pattern in self.patterns)).match
 
 
+class NameCall(MethodCall, frozen=True, dict=True):
+    """`name(...)` called by its bare name, where `name` matches one of the glob `patterns`
+    without case (and holds none of `excluded`): how Cython calls the C functions it declares
+    (`MethodCall`'s name test)."""
+
+    def may_match(self, data: bytes) -> bool:
+        return any(self.matches(match[1].decode()) for match in _BARE_CALL.finditer(data))
+
+
+_BARE_CALL = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)[ \t]*\(")
+
+
 class AnyOf(Struct, Shape, frozen=True):
     shapes: tuple[Shape, ...]
 
