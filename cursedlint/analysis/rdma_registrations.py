@@ -9,6 +9,12 @@ in the iovecs). Lengths are evaluated with `analysis.c_constants` (with the proj
 file includes, `HEADERS`); what an address points into is `analysis.c_memory`'s provenance,
 within the calling function. Registrations a test asserts to fail (`analysis.c_expectations`)
 are not registrations.
+
+Calls through function pointers (`ops->reg_mr(...)`, `fl->regmr_fn(...)`) are registrations
+where every function the project stores in that field (`analysis.c_function_pointers`: ops
+tables, assignments, functions passed to a function that stores its parameter in the field)
+is a registration API or a wrapper of the same API with the same positions; the fields and
+their candidates become part of the chain (`Registration.chain`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from typing import Any
 from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import asserted_to_fail
+from cursedlint.analysis.c_function_pointers import (
+    FieldFlows, FunctionPointerGraph, called_text, field_flows, indirect_calls,
+)
 from cursedlint.analysis.c_memory import (
     MemoryProvenance, Provenance, declarations_in, has_storage,
 )
@@ -68,27 +77,43 @@ POINTER_RESULTS = frozenset({"ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2"
 
 
 class Registration(Struct, frozen=True):
-    """One registration call: `function` is the called name, `api` the registration API it
-    reaches; `addresses` and `lengths` the expressions of the registered ranges (several, or
-    none, for iovecs; a wrapper's caller may pass only one of the two)."""
+    """One registration call: `function` is the called name (the field access of a call
+    through a function pointer), `api` the registration API it reaches; `addresses` and
+    `lengths` the expressions of the registered ranges (several, or none, for iovecs; a
+    wrapper's caller may pass only one of the two); `chain`: for a call through a field, the
+    functions stored in it (`findings.Step`s)."""
 
     function: str
     api: str
     call: object
     addresses: tuple
     lengths: tuple
+    chain: tuple = ()
 
     @property
     def described(self) -> str:
         if self.function == self.api:
             return f"{self.api}()"
-        return f"{self.function}() (wraps {self.api}())"
+        return f"{self.function}() ({'reaches' if self.chain else 'wraps'} {self.api}())"
+
+
+Wrapper = tuple[str, "int | None", "int | None"]
+"""A wrapper as the project index keeps it: (API, address position, length position)."""
+
+
+class RegistrationFacts(Struct, frozen=True):
+    """A file's facts for other files: its wrappers others can call (`wrappers`), those only
+    it can name (`local`: `static`, reachable from elsewhere through a field it stores them
+    in), and its function-pointer flows (`flows`)."""
+
+    wrappers: dict[str, Wrapper] = {}
+    local: dict[str, Wrapper] = {}
+    flows: FieldFlows = FieldFlows()
 
 
 def registrations_of(context, project_wrappers=None) -> "Registrations":
     """The file's registration facts, computed once for all CUR3xx rules; `project_wrappers`:
-    the project's files' `exported_wrappers` (path -> name -> (API, address position, length
-    position)), from the rules' project index."""
+    the project's files' `RegistrationFacts` (path -> facts), from the rules' project index."""
     return context.shared(Registrations, lambda: Registrations(context, project_wrappers or {}))
 
 
@@ -117,12 +142,56 @@ class Registrations:
     def registrations(self) -> list[Registration]:
         found = []
         apis = {**APIS, **self._wrappers}
-        for name, call in self.context.calls(apis):
-            registration = self._registration(name, apis[name], call)
+        calls = [(name, call, apis[name], self._wrapped.get(name, name), ())
+                 for name, call in self.context.calls(apis)]
+        calls.extend(self._indirect_calls())
+        calls.sort(key=lambda found: found[1].start_byte)
+        for name, call, api, underlying, chain in calls:
+            registration = self._registration(name, api, call, underlying, chain)
             if registration is not None and not asserted_to_fail(
                     self.context, call, registration.api in POINTER_RESULTS):
                 found.append(registration)
         return found
+
+    # -- calls through function pointers -----------------------------------------------------
+
+    def summary(self) -> RegistrationFacts | None:
+        """What other files need of this one (the project index's summary)."""
+        def plain(wrappers):
+            return {name: (api, shape.address, shape.length)
+                    for name, (api, shape) in wrappers.items()}
+        exported = plain(self.exported_wrappers)
+        local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
+                 if name not in exported}
+        flows = field_flows(self.context, APIS)
+        return RegistrationFacts(exported, local, flows) if exported or local or flows else None
+
+    @cached_property
+    def graph(self) -> FunctionPointerGraph:
+        """The project's function-pointer graph, with this file's flows as they are now."""
+        flows = {path: facts.flows for path, facts in self.project_wrappers.items()}
+        flows[self.context.source.path] = field_flows(self.context, APIS)
+        return FunctionPointerGraph(flows)
+
+    def _indirect_calls(self) -> list[tuple]:
+        """(label, call, API shape, API, chain) for the file's calls through fields every
+        candidate of which registers with the same shape."""
+        found = []
+        resolved = self.graph.agreeing(self._stored_wrapper)
+        for field, call in indirect_calls(self.context, resolved):
+            label = called_text(self.context, call)
+            api, shape = resolved[field][0]
+            chain = tuple(step for candidate in resolved[field][1]
+                          for step in candidate.steps(label))
+            found.append((label, call, shape, api, chain))
+        return found
+
+    def _stored_wrapper(self, function: str, path: str) -> tuple[str, Api] | None:
+        """What a function stored in a field at `path` registers: an API itself, or a wrapper
+        of the file storing it (its own, `static` ones included), else of another file."""
+        if path == self.context.source.path and function in self.file_wrappers:
+            return self.file_wrappers[function]
+        return stored_wrapper(self.project_wrappers, function, path)
 
     def partial_pages(self, registration: Registration) -> list[tuple[object, int]]:
         """(length node, value) of the lengths known to be positive and not whole pages
@@ -136,14 +205,15 @@ class Registrations:
 
     # -- calls and wrappers ----------------------------------------------------------------
 
-    def _registration(self, name: str, api: Api, call) -> Registration | None:
+    def _registration(self, name: str, api: Api, call, underlying: str,
+                      chain: tuple) -> Registration | None:
         arguments = _arguments(call)
         if not _fits(api, arguments):
             return None  # a macro or another function of the same name
         if api.flags is not None and not self._changes_range(arguments[api.flags]):
             return None
         addresses, lengths = self._ranges(api, arguments, call)
-        return Registration(name, self._wrapped.get(name, name), call, addresses, lengths)
+        return Registration(name, underlying, call, addresses, lengths, chain)
 
     def _ranges(self, api: Api, arguments: list, call) -> tuple[tuple, tuple]:
         """(address expressions, length expressions) of the ranges a call registers."""
@@ -170,9 +240,9 @@ class Registrations:
     def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
         """The wrappers this file calls: other files' (`project_wrappers`), then its own."""
         found = {name: (api, Api(address, length))
-                 for path, wrappers in sorted(self.project_wrappers.items())
+                 for path, facts in sorted(self.project_wrappers.items())
                  if path != self.context.source.path
-                 for name, (api, address, length) in wrappers.items() if api in APIS}
+                 for name, (api, address, length) in facts.wrappers.items() if api in APIS}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
         found.update(self.file_wrappers)
@@ -340,6 +410,27 @@ class Registrations:
             return None
         names = {self.context.text(unwrapped(value)) for value in values}
         return names.pop() if len(names) == 1 else ""
+
+
+# -- the project's registering fields -----------------------------------------------------
+
+
+def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:
+    """What `function`, stored in a field at `path`, registers: a registration API itself,
+    a wrapper of that file (`static` ones included), or the one wrapper of that name the
+    project's files (path -> `RegistrationFacts`) export; None if none or several."""
+    if function in APIS:
+        return function, APIS[function]
+    here = facts.get(path)
+    own = here and (here.wrappers.get(function) or here.local.get(function))
+    if own:
+        return (own[0], Api(own[1], own[2])) if own[0] in APIS else None
+    found = {facts_of.wrappers[function] for facts_of in facts.values()
+             if function in facts_of.wrappers}
+    if len(found) != 1:
+        return None
+    api, address, length = found.pop()
+    return (api, Api(address, length)) if api in APIS else None
 
 
 # -- tree helpers ------------------------------------------------------------------------------

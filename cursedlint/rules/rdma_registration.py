@@ -20,11 +20,11 @@ command; `CConstants` consults their definitions after the file's own.
 
 from __future__ import annotations
 
-from typing import Optional
-
+from cursedlint.analysis.c_function_pointers import FunctionPointerGraph
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
-    HEADERS, Registration, Registrations, registrations_of,
+    APIS, HEADERS, Registration, RegistrationFacts, Registrations,
+    registrations_of, stored_wrapper,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -47,26 +47,48 @@ _FIX = (
 
 
 class RegistrationWrapperIndex(Indexer):
-    """Functions of the project's C/C++ files that pass their parameters straight through to
-    a registration API: name -> (API, position of the address, position of the length)."""
+    """Per C/C++ file of the project (`RegistrationFacts`): the functions that pass their
+    parameters straight through to a registration API (name -> (API, position of the
+    address, position of the length)), exported and `static`, and the functions it stores
+    in struct fields or passes to other functions (`analysis.c_function_pointers`).
+
+    Rounds: the files calling a registration API; then those naming a wrapper, a function
+    given a registering function, or a field holding one (there the other values of the
+    field are stored, and the calls through it are made)."""
 
     name = "registration-wrappers"
     languages = (C, CPP)
-    summary_type = dict[str, tuple[str, Optional[int], Optional[int]]]
+    summary_type = RegistrationFacts
 
     def words(self, settings):
         return TRIGGERS
 
     def summarize(self, context):
-        wrappers = Registrations(context, {}).exported_wrappers
-        return {name: (api, shape.address, shape.length)
-                for name, (api, shape) in wrappers.items()} or None
+        return Registrations(context, {}).summary()
+
+    def more_words(self, facts, settings):
+        registering = {*APIS, *(name for found in facts.values()
+                                for name in (*found.wrappers, *found.local))}
+        graph = _graph(facts)
+        return {*(name for found in facts.values() for name in found.wrappers),
+                *graph.passed_to(registering), *graph.holding(registering)}
 
     adds_triggers = True
 
     def trigger_words(self, facts):
-        """The wrappers' names: a call of one is a registration."""
-        return {name for wrappers in facts.values() for name in wrappers}
+        """The wrappers' names (a call of one is a registration) and the fields every
+        function stored in which registers (a call through one is)."""
+        return {*(name for found in facts.values() for name in found.wrappers),
+                *_registering_fields(facts)}
+
+
+def _graph(facts: dict) -> FunctionPointerGraph:
+    return FunctionPointerGraph({path: found.flows for path, found in facts.items()})
+
+
+def _registering_fields(facts: dict) -> set[str]:
+    return set(_graph(facts).agreeing(
+        lambda function, path: stored_wrapper(facts, function, path)))
 
 
 class RegistrationRule(Rule):
@@ -330,6 +352,7 @@ class SubPageRdmaRegistration(RegistrationRule):
                     f"{_CONDITION}",
                     help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
                     f"{_FIX}, and register {_round_up(length, page)} bytes. {_DOCTOR}",
+                    related=registration.chain,
                 )
 
 
@@ -495,6 +518,7 @@ class SharedPageRdmaRegistration(RegistrationRule):
                         f"{_CONDITION}",
                         help=f"It shares them with {found.neighbours}. {_FORK_HAZARD}. "
                         f"Instead, {_FIX}. {_DOCTOR}",
+                        related=registration.chain,
                     )
 
 
