@@ -9,6 +9,11 @@ check on the result sends it, and on through whatever that branch falls into, to
 (`analysis.c_expectations.Assertions`, from the `assert-names` option) or `abort()`. It stays
 silent wherever that path cannot be told from the code (loops, switches, `&&` of mixed checks,
 macros tree-sitter cannot read).
+
+Calls through function pointers (`tbl[op].fn(...)`, `ep->copy(...)`) are CMA calls where every
+function the project stores in that field (`analysis.c_function_pointers`) is
+`process_vm_readv`/`process_vm_writev` or a function returning their result; the field and its
+functions are the finding's chain.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ from msgspec import Struct
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
 from cursedlint.analysis.c_expectations import Assertions, stored_in
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
+from cursedlint.analysis.c_function_pointers import (
+    FieldFlows, FunctionPointerGraph, called_text, field_flows, indirect_calls,
+)
 from cursedlint.analysis.c_result_wrappers import result_wrappers
 from cursedlint.analysis.c_syntax import wrappers
 from cursedlint.findings import Severity, Step
@@ -44,10 +52,38 @@ _FIX = (
 
 class CmaFunctions(Struct, frozen=True):
     """A file's functions that return a CMA result unchanged or with -1 still meaning failure
-    (name -> the CMA function), and those that return an error code when the copy failed."""
+    (name -> the CMA function), those that return an error code when the copy failed, and the
+    functions it stores in struct fields or passes on (`flows`)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
+    flows: FieldFlows = FieldFlows()
+
+
+def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
+    """The CMA function whose result `function`, stored in a field at `path`, returns: itself,
+    a wrapper of that file (`own`: the linted file's names), else the one project wrapper of
+    that name (path -> `CmaFunctions`); None if none."""
+    if function in CMA_FUNCTIONS:
+        return function
+    here = own if own is not None else getattr(facts.get(path), "wrappers", {})
+    if function in here:
+        return here[function]
+    found = {found.wrappers[function] for found in facts.values() if function in found.wrappers}
+    return found.pop() if len(found) == 1 else None
+
+
+def cma_fields(facts: dict, own_path: str | None = None, own: dict | None = None,
+               own_flows: FieldFlows | None = None) -> dict[str, tuple]:
+    """Field -> (True, candidates) for the fields of the project (path -> `CmaFunctions`,
+    with the linted file's names `own` and flows `own_flows`) every function of which returns
+    a CMA result."""
+    flows = {path: found.flows for path, found in facts.items()}
+    if own_flows is not None:
+        flows[own_path] = own_flows
+    return FunctionPointerGraph(flows).agreeing(
+        lambda function, path: _cma_stored(facts, function, path,
+                                           own if path == own_path else None) is not None)
 
 
 class CmaWrapperIndex(Indexer):
@@ -66,12 +102,17 @@ class CmaWrapperIndex(Indexer):
     adds_triggers = True
 
     def more_words(self, facts, settings):
-        """The functions found: a file calling one may wrap it in turn."""
-        return self.trigger_words(facts)
+        """The functions found (a file calling one may wrap it in turn), the functions given
+        a CMA function and the fields holding one (where they are stored and called)."""
+        copying = {*CMA_FUNCTIONS, *(name for found in facts.values() for name in found.wrappers)}
+        graph = FunctionPointerGraph({path: found.flows for path, found in facts.items()})
+        return {*self.trigger_words(facts), *graph.passed_to(copying), *graph.holding(copying)}
 
     def trigger_words(self, facts):
-        """The functions' names: a call of one is a CMA call."""
-        return {name for found in facts.values() for name in (*found.wrappers, *found.codes)}
+        """The functions' names (a call of one is a CMA call) and the fields every function
+        stored in which is a CMA function (a call through one is)."""
+        return {*(name for found in facts.values() for name in (*found.wrappers, *found.codes)),
+                *cma_fields(facts)}
 
 
 class CmaFailureAborts(Rule):
@@ -308,6 +349,7 @@ class CmaFailureAborts(Rule):
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self._reported: set[int] = set()
+        self._labels: dict[str, tuple[str, tuple[Step, ...], str]] = {}
 
     @classmethod
     def triggers_for(cls, options):
@@ -327,12 +369,15 @@ class CmaFailureAborts(Rule):
             if name not in CMA_FUNCTIONS and name not in rule.option["wrappers"]
         }
         codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
-        return CmaFunctions(wrappers, codes) if wrappers or codes else None
+        flows = field_flows(context, CMA_FUNCTIONS)
+        return CmaFunctions(wrappers, codes, flows) if wrappers or codes or flows else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
         paths = self._paths
-        for name, call in self.context.calls({**self._cma_names, **self._codes}):
+        calls = [*self.context.calls({**self._cma_names, **self._codes}), *self._through]
+        calls.sort(key=lambda found: found[1].start_byte)
+        for name, call in calls:
             result = self._result(name, call)
             path = paths.reached(result) if result is not None else None
             if path is not None:
@@ -354,6 +399,27 @@ class CmaFailureAborts(Rule):
         return result_wrappers(self.context, names, self._value)
 
     @cached_property
+    def _through(self) -> list[tuple[str, object]]:
+        """(label, call) for the file's calls through a field every function of which returns
+        a CMA result (`tbl[op].fn`); their descriptions, chains and CMA functions in
+        `_labels`."""
+        fields = cma_fields(self.project_facts, self.context.source.path, self._cma_names,
+                            field_flows(self.context, CMA_FUNCTIONS))
+        found = []
+        for field, call in indirect_calls(self.context, fields):
+            label = called_text(self.context, call)
+            candidates = fields[field][1]
+            held = ", ".join(sorted({f"{candidate.function}()" for candidate in candidates}))
+            steps = tuple(step for candidate in candidates for step in candidate.steps(label))
+            underlying = "/".join(sorted({_cma_stored(
+                self.project_facts, candidate.function, candidate.path,
+                self._cma_names if candidate.path == self.context.source.path else None)
+                for candidate in candidates}))
+            self._labels[label] = (f"{label}() (holds {held})", steps, underlying)
+            found.append((label, call))
+        return found
+
+    @cached_property
     def _remote(self) -> dict[str, tuple[str, ErrorCode]]:
         """Name -> (path, error code) of the project's other files' functions that return an
         error code when a copy failed."""
@@ -366,7 +432,10 @@ class CmaFailureAborts(Rule):
         failure into an error code, of the project and of this file
         (`analysis.c_error_codes`)."""
         known = {name: code for name, (_, code) in self._remote.items()}
-        return error_codes(self.context, self._cma_names, known, self._paths, self._value)
+        names = {**self._cma_names, **{label: self._labels[label][2]
+                                       for label, _ in self._through}}
+        return error_codes(self.context, names, known, self._paths, self._value,
+                           self._through)
 
     @cached_property
     def _assertions(self) -> Assertions:
@@ -389,7 +458,8 @@ class CmaFailureAborts(Rule):
         _, user, target = stored_in(self.context, call)
         if user is not None and user.type == "expression_statement":
             self.report(call, f"the result of {self._described(name)} is ignored{_CONDITION}",
-                        help=f"{_WHY}. Check it, and {_FIX}. {_DOCTOR}")
+                        help=f"{_WHY}. Check it, and {_FIX}. {_DOCTOR}",
+                        related=self._labels[name][1] if name in self._labels else ())
             return None
         asserting = self._assertions.around(self.context, call)
         code = self._codes.get(name)
@@ -400,6 +470,8 @@ class CmaFailureAborts(Rule):
         return result_of(self.context, name, call, failure)  # (no target: an `if` checks it)
 
     def _described(self, name: str) -> str:
+        if name in self._labels:
+            return self._labels[name][0]
         code = self._codes.get(name)
         if code is not None:
             return f"{name}() (returns {code.failure} if {code.underlying}() fails)"
@@ -408,7 +480,8 @@ class CmaFailureAborts(Rule):
 
     def _chain(self, name: str) -> tuple[Step, ...]:
         """How a function returning an error code gets it: the copy it makes, and the copies
-        the functions it calls make, up to the CMA call."""
+        the functions it calls make, up to the CMA call (through a function pointer: the
+        functions its field holds)."""
         steps = []
         while name in self._codes and len(steps) < 8:
             code = self._codes[name]
@@ -416,7 +489,7 @@ class CmaFailureAborts(Rule):
             steps.append(Step(path, code.line, f"{name}() returns {code.failure} when "
                                                f"{code.calls}() fails"))
             name = code.calls
-        return tuple(steps)
+        return (*steps, *self._labels.get(name, ("", ()))[1])
 
     def _report_assert(self, hit, result: Result, detected: bool) -> None:
         """Report `hit` once, for the first call whose failure path reaches it."""
