@@ -19,6 +19,7 @@ their candidates become part of the chain (`Registration.chain`).
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from typing import Any
 
@@ -167,10 +168,15 @@ class Registrations:
         return RegistrationFacts(exported, local, flows) if exported or local or flows else None
 
     @cached_property
+    def _path(self) -> str:
+        """The file's path as the project index keys it."""
+        return os.path.abspath(self.context.source.path)
+
+    @cached_property
     def graph(self) -> FunctionPointerGraph:
         """The project's function-pointer graph, with this file's flows as they are now."""
         flows = {path: facts.flows for path, facts in self.project_wrappers.items()}
-        flows[self.context.source.path] = field_flows(self.context, APIS)
+        flows[self._path] = field_flows(self.context, APIS)
         return FunctionPointerGraph(flows)
 
     def _indirect_calls(self) -> list[tuple]:
@@ -189,7 +195,7 @@ class Registrations:
     def _stored_wrapper(self, function: str, path: str) -> tuple[str, Api] | None:
         """What a function stored in a field at `path` registers: an API itself, or a wrapper
         of the file storing it (its own, `static` ones included), else of another file."""
-        if path == self.context.source.path and function in self.file_wrappers:
+        if path == self._path and function in self.file_wrappers:
             return self.file_wrappers[function]
         return stored_wrapper(self.project_wrappers, function, path)
 
@@ -241,7 +247,7 @@ class Registrations:
         """The wrappers this file calls: other files' (`project_wrappers`), then its own."""
         found = {name: (api, Api(address, length))
                  for path, facts in sorted(self.project_wrappers.items())
-                 if path != self.context.source.path
+                 if path != self._path
                  for name, (api, address, length) in facts.wrappers.items() if api in APIS}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function

@@ -18,6 +18,7 @@ functions are the finding's chain.
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 
 from msgspec import Struct
@@ -403,7 +404,8 @@ class CmaFailureAborts(Rule):
         """(label, call) for the file's calls through a field every function of which returns
         a CMA result (`tbl[op].fn`); their descriptions, chains and CMA functions in
         `_labels`."""
-        fields = cma_fields(self.project_facts, self.context.source.path, self._cma_names,
+        own = os.path.abspath(self.context.source.path)  # as the project index keys it
+        fields = cma_fields(self.project_facts, own, self._cma_names,
                             field_flows(self.context, CMA_FUNCTIONS))
         found = []
         for field, call in indirect_calls(self.context, fields):
@@ -413,7 +415,7 @@ class CmaFailureAborts(Rule):
             steps = tuple(step for candidate in candidates for step in candidate.steps(label))
             underlying = "/".join(sorted({_cma_stored(
                 self.project_facts, candidate.function, candidate.path,
-                self._cma_names if candidate.path == self.context.source.path else None)
+                self._cma_names if candidate.path == own else None)
                 for candidate in candidates}))
             self._labels[label] = (f"{label}() (holds {held})", steps, underlying)
             found.append((label, call))

@@ -1,0 +1,144 @@
+"""The field-based call graph of C/C++ function pointers (cursedlint/analysis/c_function_pointers.py):
+what one file stores in fields and passes to functions, how the project's flows combine, the
+bound on candidates, and the calls through fields."""
+
+from __future__ import annotations
+
+import textwrap
+
+from cursedlint.analysis.c_function_pointers import (
+    MAX_CANDIDATES, Candidate, FieldFlows, FunctionPointerGraph, called_text, field_flows,
+    indirect_calls,
+)
+from cursedlint.c.context import CContext, parse
+from cursedlint.findings import Step
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+
+def context_of(code: str, language: str = "c", path: str = "a.c") -> CContext:
+    data = textwrap.dedent(code).encode()
+    return CContext(Source.from_bytes(path, data, language), Settings(enabled=frozenset()),
+                    parse(data, language))
+
+
+TABLES = """\
+static int open_dev(void *dev);
+static int close_dev(void *dev) { return 0; }
+extern void *pick(void);
+
+struct ops table = {
+    .open = open_dev,
+    .close = &close_dev,
+    .limits.check = (check_fn)open_dev,
+    .name = "dev",
+    .flags = 0,
+    .spare = NULL,
+};
+
+void install(struct dev *dev, open_fn custom, int depth)
+{
+    dev->ops.open = open_dev;
+    dev->ops.close = dev->fallback.close;
+    dev->probe = pick();
+    dev->depth = depth;
+    dev->hook = custom;
+    dev->count += 1;
+    register_hook(dev, close_dev, 3);
+    register_hook(dev, &open_dev, depth);
+    register_hook(dev, (hook_fn)close_dev, depth);
+}
+"""
+
+
+def test_a_file_s_stores_parameters_and_passes():
+    flows = field_flows(context_of(TABLES))
+    assert flows.stores == {"open": [("open_dev", 6), ("open_dev", 16)],
+                            "close": [("close_dev", 7)], "check": [("open_dev", 8)]}
+    # a string, a call's result: values that are no function make the field unknown; NULL, 0
+    # and a copy from a field of the same name add nothing; `+=` is no store
+    assert flows.unknown == ["name", "probe"]
+    assert flows.parameters == {"install": [(2, "depth", 19), (1, "hook", 20)]}
+    assert flows.passes == [("register_hook", 1, "close_dev", 22),
+                            ("register_hook", 1, "open_dev", 23),
+                            ("register_hook", 1, "close_dev", 24)]
+
+
+def test_names_given_by_a_rule_are_functions_too():
+    code = "struct op ops[] = { { .fn = process_vm_readv }, { .fn = copy_local } };\n"
+    assert field_flows(context_of(code)).unknown == ["fn"]
+    flows = field_flows(context_of(code), ("process_vm_readv", "copy_local"))
+    assert flows.stores == {"fn": [("process_vm_readv", 1), ("copy_local", 1)]}
+    assert not field_flows(context_of("int x;\n"))
+
+
+def test_functions_declared_in_namespaces_and_extern_c_blocks_count_in_cpp():
+    code = """\
+        namespace net {
+        extern "C" {
+        int send_frame(void *frame);
+        }
+        }
+        void wire(Port &port) { port.send = net::send_frame; port.tx = send_frame; }
+        """
+    flows = field_flows(context_of(code, "cpp", "a.cpp"))
+    assert flows.stores == {"tx": [("send_frame", 6)]}
+    assert flows.unknown == ["send"]  # a qualified name is not followed
+
+
+def test_calls_through_fields():
+    context = context_of("""\
+        void run(struct dev *dev, struct op *tbl, struct op local, int i)
+        {
+            dev->ops->open(dev);
+            (*dev->ops->close)(dev);
+            tbl[i].open(dev);
+            local.open(dev);
+            open(dev);
+            dev->open = 0;
+            int (*f)(void *) = dev->open;
+        }
+        """)
+    found = indirect_calls(context, ["open", "close"])
+    assert [(field, called_text(context, call)) for field, call in found] == [
+        ("open", "dev->ops->open"), ("close", "(*dev->ops->close)"), ("open", "tbl[i].open"),
+        ("open", "local.open")]
+    assert indirect_calls(context, []) == []
+
+
+def test_the_graph_joins_parameter_stores_to_the_functions_passed():
+    slab = FieldFlows(parameters={"slab_init": [(2, "alloc", 10)]})
+    user = FieldFlows(stores={"free": [("user_free", 3)]},
+                      passes=[("slab_init", 2, "user_alloc", 7), ("slab_init", 1, "user_free", 7),
+                              ("other_init", 2, "user_free", 8)])
+    graph = FunctionPointerGraph({"/p/slab.c": slab, "/p/user.c": user})
+    assert graph.edges == {
+        "alloc": [Candidate("user_alloc", "/p/user.c", 7, ("/p/slab.c", 10, "slab_init"))],
+        "free": [Candidate("user_free", "/p/user.c", 3)]}
+    assert graph.passed_to({"user_alloc"}) == {"slab_init"}
+    assert graph.holding({"user_alloc"}) == {"alloc"}
+    assert graph.edges["alloc"][0].steps("s->alloc") == (
+        Step("/p/user.c", 7, "`user_alloc` is passed to `slab_init()`"),
+        Step("/p/slab.c", 10, "`slab_init()` stores it in the field called as `s->alloc`"))
+    assert graph.edges["free"][0].steps("ops.free") == (
+        Step("/p/user.c", 3, "through `ops.free`, which holds `user_free`"),)
+
+
+def test_a_field_unknown_anywhere_or_with_too_many_functions_gives_no_edge():
+    many = FieldFlows(stores={"cb": [(f"handler_{n}", n) for n in range(MAX_CANDIDATES + 1)],
+                              "op": [(f"op_{n}", n) for n in range(MAX_CANDIDATES)]})
+    elsewhere = FieldFlows(stores={"reg": [("reg_one", 2)]}, unknown=["reg"])
+    graph = FunctionPointerGraph({"/p/a.c": many, "/p/b.c": elsewhere})
+    assert set(graph.edges) == {"op"}
+    assert graph.holding({"reg_one"}) == {"reg"}  # still worth reading the files naming it
+
+
+def test_a_field_is_followed_only_where_every_candidate_agrees():
+    flows = FieldFlows(stores={"reg": [("reg_a", 1), ("reg_b", 2)],
+                               "prep": [("reg_a", 3), ("zero", 4)]})
+    graph = FunctionPointerGraph({"/p/a.c": flows})
+    registers = {"reg_a": "ibv_reg_mr", "reg_b": "ibv_reg_mr"}
+    found = graph.agreeing(lambda function, path: registers.get(function))
+    assert list(found) == ["reg"]
+    assert found["reg"][0] == "ibv_reg_mr"
+    assert [candidate.function for candidate in found["reg"][1]] == ["reg_a", "reg_b"]
