@@ -123,7 +123,10 @@ class CmaFailureAborts(Rule):
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
     `return total;`, with `total` otherwise only set to 0), of the functions named in the
-    `wrappers` option, and of functions (of the file or the project, up to three calls from
+    `wrappers` option, of calls through a function-pointer field every function of which,
+    anywhere in the project, is one of these (`tbl[op].fn(...)` with
+    `.fn = process_vm_readv`, `.fn = process_vm_writev`; a table that also holds another copy
+    is not followed), and of functions (of the file or the project, up to three calls from
     the copy) that turn the failure into an error code: every failure path of their copy ends
     in `return v` of one constant (or passes such a code on), and another `return` of theirs
     gives something else; the failure is then followed in their callers as that value, where

@@ -115,7 +115,12 @@ class SubPageRdmaRegistration(RegistrationRule):
     of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the project (this
     file or another, through the project index) that pass their parameters straight through to
     one of these (one level; a function of the same name the file defines itself is not
-    another file's wrapper). Lengths are
+    another file's wrapper), and calls through a function-pointer field (`ops->reg_mem(...)`,
+    `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
+    designated initializer, assignment, or passed to a function that stores its parameter
+    there) is such an API or wrapper with the same argument positions (a field that also
+    holds another function, any value that is not a function, or more than 8 functions: not
+    followed). Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
     enums, arithmetic, also from the project headers the file includes, found through
     `compile_commands.json`, the `include-dirs` setting or the include's path, and the `-D`
