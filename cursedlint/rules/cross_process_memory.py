@@ -76,15 +76,17 @@ def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) 
 
 def cma_fields(facts: dict, own_path: str | None = None, own: dict | None = None,
                own_flows: FieldFlows | None = None) -> dict[str, tuple]:
-    """Field -> (True, candidates) for the fields of the project (path -> `CmaFunctions`,
+    """Field -> ("CMA", candidates) for the fields of the project (path -> `CmaFunctions`,
     with the linted file's names `own` and flows `own_flows`) every function of which returns
     a CMA result."""
     flows = {path: found.flows for path, found in facts.items()}
     if own_flows is not None:
         flows[own_path] = own_flows
-    return FunctionPointerGraph(flows).agreeing(
-        lambda function, path: _cma_stored(facts, function, path,
-                                           own if path == own_path else None) is not None)
+
+    def copies(function: str, path: str) -> str | None:
+        own_names = own if path == own_path else None
+        return "CMA" if _cma_stored(facts, function, path, own_names) is not None else None
+    return FunctionPointerGraph(flows).agreeing(copies)
 
 
 class CmaWrapperIndex(Indexer):

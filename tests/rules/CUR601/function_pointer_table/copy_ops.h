@@ -13,8 +13,10 @@ enum copy_dir { COPY_GET, COPY_PUT };
 
 struct cma_op { copy_fn fn; const char *name; };
 struct any_op { copy_fn copy; const char *name; };
+struct local_op { copy_fn local_copy; };
 
 extern const struct cma_op cma_ops[];
 extern const struct any_op any_ops[];
+extern const struct local_op local_ops[];
 
 #endif

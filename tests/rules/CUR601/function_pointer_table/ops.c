@@ -1,5 +1,5 @@
-/* The tables: CMA for both directions; and a table whose `copy` is CMA for one transport and
-   a copy through shared memory for the other. */
+/* The tables: CMA for both directions; a copy through shared memory only; and a table whose
+   `copy` is CMA for one transport and a copy through shared memory for the other. */
 #include <string.h>
 #include "copy_ops.h"
 
@@ -15,6 +15,10 @@ static ssize_t shm_copy(pid_t pid, const struct iovec *local, unsigned long nloc
 const struct cma_op cma_ops[] = {
     [COPY_GET] = { .fn = process_vm_readv, .name = "get" },
     [COPY_PUT] = { .fn = process_vm_writev, .name = "put" },
+};
+
+const struct local_op local_ops[] = {
+    { .local_copy = shm_copy },
 };
 
 const struct any_op any_ops[] = {

@@ -45,3 +45,10 @@ void rank_move_any(int transport, pid_t peer, struct iovec *local, struct iovec 
     ssize_t n = any_ops[transport].copy(peer, local, 1, remote, 1, 0);
     assert(n == (ssize_t)local->iov_len); // ok: CUR601
 }
+
+/* only ever a copy through shared memory */
+void rank_copy_local(pid_t peer, struct iovec *local, struct iovec *remote)
+{
+    ssize_t n = local_ops[0].local_copy(peer, local, 1, remote, 1, 0);
+    assert(n == (ssize_t)local->iov_len); // ok: CUR601
+}
