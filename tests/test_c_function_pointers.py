@@ -7,8 +7,8 @@ from __future__ import annotations
 import textwrap
 
 from cursedlint.analysis.c_function_pointers import (
-    MAX_CANDIDATES, Candidate, FieldFlows, FunctionPointerGraph, called_text, field_flows,
-    indirect_calls,
+    MAX_CANDIDATES, Candidate, FieldFlows, FunctionPointerGraph, built_for, called_text,
+    field_flows, indirect_calls,
 )
 from cursedlint.c.context import CContext, parse
 from cursedlint.findings import Step
@@ -64,11 +64,15 @@ def test_a_file_s_stores_parameters_and_passes():
                             ("register_hook", 1, "close_dev", 24)]
 
 
-def test_names_given_by_a_rule_are_functions_too():
-    code = "struct op ops[] = { { .fn = process_vm_readv }, { .fn = copy_local } };\n"
-    assert field_flows(context_of(code)).unknown == ["fn"]
-    flows = field_flows(context_of(code), ("process_vm_readv", "copy_local"))
-    assert flows.stores == {"fn": [("process_vm_readv", 1), ("copy_local", 1)]}
+def test_a_stored_name_is_kept_even_where_the_file_does_not_declare_it():
+    # a library function (declared in a system header), or a variable or macro that then
+    # agrees with no rule's question
+    code = """\
+        struct op ops[] = { { .fn = process_vm_readv }, { .fn = COPY_DEFAULT } };
+        void set(struct op *op, void *buffer) { void *local = buffer; op->fn = local; }
+        """
+    flows = field_flows(context_of(code))
+    assert flows.stores == {"fn": [("process_vm_readv", 1), ("COPY_DEFAULT", 1), ("local", 2)]}
     assert not field_flows(context_of("int x;\n"))
 
 
@@ -79,10 +83,10 @@ def test_functions_declared_in_namespaces_and_extern_c_blocks_count_in_cpp():
         int send_frame(void *frame);
         }
         }
-        void wire(Port &port) { port.send = net::send_frame; port.tx = send_frame; }
+        void wire(Port &port) { port.send = net::send_frame; attach(port, send_frame); }
         """
     flows = field_flows(context_of(code, "cpp", "a.cpp"))
-    assert flows.stores == {"tx": [("send_frame", 6)]}
+    assert flows.passes == [("attach", 1, "send_frame", 6)]
     assert flows.unknown == ["send"]  # a qualified name is not followed
 
 
@@ -112,16 +116,29 @@ def test_the_graph_joins_parameter_stores_to_the_functions_passed():
                       passes=[("slab_init", 2, "user_alloc", 7), ("slab_init", 1, "user_free", 7),
                               ("other_init", 2, "user_free", 8)])
     graph = FunctionPointerGraph({"/p/slab.c": slab, "/p/user.c": user})
-    assert graph.edges == {
-        "alloc": [Candidate("user_alloc", "/p/user.c", 7, ("/p/slab.c", 10, "slab_init"))],
-        "free": [Candidate("user_free", "/p/user.c", 3)]}
+    assert graph.fields() == {"alloc", "free"}
+    assert graph.callees("alloc") == [
+        Candidate("user_alloc", "/p/user.c", 7, ("/p/slab.c", 10, "slab_init"))]
+    assert graph.callees("free") == [Candidate("user_free", "/p/user.c", 3)]
+    assert graph.callees("other") is None
     assert graph.passed_to({"user_alloc"}) == {"slab_init"}
     assert graph.holding({"user_alloc"}) == {"alloc"}
-    assert graph.edges["alloc"][0].steps("s->alloc") == (
+    assert graph.callees("alloc")[0].steps("s->alloc") == (
         Step("/p/user.c", 7, "`user_alloc` is passed to `slab_init()`"),
         Step("/p/slab.c", 10, "`slab_init()` stores it in the field called as `s->alloc`"))
-    assert graph.edges["free"][0].steps("ops.free") == (
+    assert graph.callees("free")[0].steps("ops.free") == (
         Step("/p/user.c", 3, "through `ops.free`, which holds `user_free`"),)
+
+
+def test_an_overlay_puts_the_linted_file_s_flows_in_place_of_its_stored_ones():
+    stored = FieldFlows(stores={"free": [("old_free", 3)], "alloc": [("old_alloc", 4)]})
+    other = FieldFlows(stores={"free": [("pool_free", 9)]})
+    graph = FunctionPointerGraph({"/p/a.c": stored, "/p/b.c": other})
+    edited = graph.overlay("/p/a.c", FieldFlows(stores={"free": [("new_free", 5)]},
+                                                unknown=["alloc"]))
+    assert [c.function for c in edited.callees("free")] == ["pool_free", "new_free"]
+    assert edited.callees("alloc") is None
+    assert [c.function for c in graph.callees("free")] == ["old_free", "pool_free"]
 
 
 def test_a_field_unknown_anywhere_or_with_too_many_functions_gives_no_edge():
@@ -129,7 +146,7 @@ def test_a_field_unknown_anywhere_or_with_too_many_functions_gives_no_edge():
                               "op": [(f"op_{n}", n) for n in range(MAX_CANDIDATES)]})
     elsewhere = FieldFlows(stores={"reg": [("reg_one", 2)]}, unknown=["reg"])
     graph = FunctionPointerGraph({"/p/a.c": many, "/p/b.c": elsewhere})
-    assert set(graph.edges) == {"op"}
+    assert [field for field in sorted(graph.fields()) if graph.callees(field)] == ["op"]
     assert graph.holding({"reg_one"}) == {"reg"}  # still worth reading the files naming it
 
 
@@ -140,5 +157,14 @@ def test_a_field_is_followed_only_where_every_candidate_agrees():
     registers = {"reg_a": "ibv_reg_mr", "reg_b": "ibv_reg_mr"}
     found = graph.agreeing(lambda function, path: registers.get(function))
     assert list(found) == ["reg"]
+    assert graph.agreeing(lambda function, path: registers.get(function), ["prep"]) == {}
     assert found["reg"][0] == "ibv_reg_mr"
     assert [candidate.function for candidate in found["reg"][1]] == ["reg_a", "reg_b"]
+
+
+def test_what_is_built_for_a_run_s_facts_is_built_again_when_files_are_added():
+    facts = {"/p/a.c": 1}
+    assert built_for(facts, "count", len) == 1
+    assert built_for(facts, "count", lambda found: 99) == 1  # kept
+    facts["/p/b.c"] = 2  # an index round adds files
+    assert built_for(facts, "count", len) == 2

@@ -15,6 +15,8 @@ to keep that from inventing edges, a field is only resolved when every value the
 it is known:
 - a value that is neither a function nor NULL (`x->f = local`, `x->f = g()`, `.f = a ? b : c`)
   makes the field `unknown` (no edges); copies between fields of the same name are ignored;
+  a name no rule knows as a function (a variable, a macro) is a candidate that agrees with
+  nothing;
 - a field with more than `MAX_CANDIDATES` distinct functions gives no edge.
 A rule then asks what each candidate does (`FunctionPointerGraph.agreeing`) and follows a call
 through the field only when every candidate does the same thing, so a field that also holds a
@@ -22,15 +24,16 @@ harmless function stays silent. Positional initializers of known struct types ar
 struct's field order would need its declaration, often in another header): such a store is
 missed, never invented.
 
-What counts as a function: a name the file defines or declares as a function (a prototype), or
-one of the names a rule family gives (`process_vm_readv`, `ibv_reg_mr`, declared in system
-headers). Where the value of a store is a parameter of the enclosing function, the store is a
-parameter flow (`FieldFlows.parameters`), resolved against the calls that pass functions to it.
+A store of a name (`fn`, `&fn`, a cast of one) records the name: a function, or a variable or
+macro that no rule knows, which then keeps the field from agreeing. Where the name is a
+parameter of the enclosing function, the store is a parameter flow (`FieldFlows.parameters`),
+resolved against the calls that pass the file's functions (defined or declared at file scope)
+to it.
 
-`field_flows(context, functions)` is one file's `FieldFlows` (plain data: the rules' project
-indexes store it in their summaries); `FunctionPointerGraph(flows)` combines the project's
-(path -> `FieldFlows`); `indirect_calls(context, fields)` lists the file's calls through the
-given fields.
+`field_flows(context)` is one file's `FieldFlows` (plain data: the rules' project indexes store
+it in their summaries); `project_graph(facts, flows_of)` combines the project's, once per run,
+and `FunctionPointerGraph.overlay` puts the linted file's own in; `indirect_calls(context,
+fields)` lists the file's calls through the given fields.
 """
 
 from __future__ import annotations
@@ -93,11 +96,9 @@ class Candidate(Struct, frozen=True):
                 Step(path, line, f"`{callee}()` stores it in the field called as `{call_text}`"))
 
 
-def field_flows(context, functions: Iterable[str] = ()) -> FieldFlows:
-    """The file's `FieldFlows`; `functions`: names that are functions besides those the file
-    defines or declares."""
-    return context.shared(("field flows", frozenset(functions)),
-                          lambda: _Flows(context, frozenset(functions)).flows)
+def field_flows(context) -> FieldFlows:
+    """The file's `FieldFlows` (computed once for every rule of the file)."""
+    return context.shared(FieldFlows, lambda: _Flows(context).flows)
 
 
 def indirect_calls(context, fields: Iterable[str]) -> list[tuple[str, object]]:
@@ -124,15 +125,14 @@ def called_text(context, call) -> str:
 
 
 class _Flows:
-    def __init__(self, context, functions: frozenset[str]):
+    def __init__(self, context):
         self.context = context
-        self.functions = functions
 
     @cached_property
     def _functions(self) -> frozenset[str]:
         """The names the file defines or declares as functions at file scope (through `#if`,
-        `extern "C"` and namespaces), and the given ones."""
-        names, pending = set(self.functions), [self.context.root]
+        `extern "C"` and namespaces)."""
+        names, pending = set(), [self.context.root]
         while pending:
             for node in pending.pop().named_children:
                 if node.type in _FILE_SCOPES:
@@ -146,8 +146,8 @@ class _Flows:
         names.discard("")
         return frozenset(names)
 
-    def _function(self, value) -> str | None:
-        """The function an expression names (`fn`, `&fn`, `(cast)fn`), else None."""
+    def _named(self, value) -> str | None:
+        """The name an expression stores (`fn`, `&fn`, `(cast)fn`; not NULL), else None."""
         value = unwrapped(value)
         if value is not None and value.type == "pointer_expression" \
                 and value.child(0).type == "&":
@@ -155,6 +155,11 @@ class _Flows:
         if value is None or value.type != "identifier":
             return None
         name = self.context.text(value)
+        return None if name in _NULLS else name
+
+    def _function(self, value) -> str | None:
+        """The function of the file an expression names, else None."""
+        name = self._named(value)
         return name if name in self._functions else None
 
     @cached_property
@@ -163,13 +168,13 @@ class _Flows:
         unknown: set[str] = set()
         parameters: dict[str, list[tuple[int, str, int]]] = {}
         for field, value, line in self._stores():
-            function = self._function(value)
-            if function is not None:
-                stores.setdefault(field, []).append((function, line))
-                continue
             found = self._parameter(value)
             if found is not None:
                 parameters.setdefault(found[0], []).append((found[1], field, line))
+                continue
+            function = self._named(value)
+            if function is not None:
+                stores.setdefault(field, []).append((function, line))
             elif not self._harmless(value, field):
                 unknown.add(field)
         return FieldFlows(stores, sorted(unknown), parameters, self._passes())
@@ -252,50 +257,83 @@ class _Flows:
 
 class FunctionPointerGraph:
     """The project's fields and the functions they may hold, from each file's `FieldFlows`
-    (path -> flows)."""
+    (path -> flows), indexed once; `overlay` puts a linted file's own flows, as they are now,
+    in place of its stored ones without indexing the project again."""
 
     def __init__(self, flows: dict[str, FieldFlows]):
         self.flows = flows
+        self._own: tuple[str, FieldFlows] | None = None
+
+    def overlay(self, path: str, flows: FieldFlows) -> "FunctionPointerGraph":
+        """This graph with `flows` as the flows of `path` (sharing the project's indexes)."""
+        view = FunctionPointerGraph(self.flows)
+        view.__dict__["_index"] = self._index  # the cached_property, indexed once
+        view._own = (path, flows)
+        return view
 
     @cached_property
-    def _unknown(self) -> set[str]:
-        return {field for flows in self.flows.values() for field in flows.unknown}
+    def _index(self) -> dict[str, dict]:
+        """Per field: the stores, the paths giving it unknown values, the parameter stores;
+        per (callee, position): the functions passed."""
+        return _indexed(self.flows.items())
 
     @cached_property
-    def _fields(self) -> dict[str, list[Candidate]]:
-        """Field -> every function stored in it, directly or through a parameter."""
-        fields: dict[str, list[Candidate]] = {}
-        stored_parameters: dict[tuple[str, int], list[tuple[str, str, int]]] = {}
-        for path, flows in sorted(self.flows.items()):
-            for field, stored in flows.stores.items():
-                fields.setdefault(field, []).extend(
-                    Candidate(function, path, line) for function, line in stored)
-            for function, positions in flows.parameters.items():
-                for position, field, line in positions:
-                    stored_parameters.setdefault((function, position), []).append(
-                        (field, path, line))
-        for path, flows in sorted(self.flows.items()):
-            for callee, position, function, line in flows.passes:
-                for field, store_path, store_line in stored_parameters.get((callee, position), ()):
-                    fields.setdefault(field, []).append(
-                        Candidate(function, path, line, (store_path, store_line, callee)))
-        return fields
+    def _index_own(self) -> dict[str, dict]:
+        return _indexed([self._own] if self._own else [])
 
-    @cached_property
-    def edges(self) -> dict[str, list[Candidate]]:
-        """Field -> its candidates, for the fields that give edges (every value known, at most
-        `MAX_CANDIDATES` distinct functions)."""
-        return {field: candidates for field, candidates in self._fields.items()
-                if field not in self._unknown
-                and len({candidate.function for candidate in candidates}) <= MAX_CANDIDATES}
+    def _entries(self, kind: str, key) -> list:
+        own = self._own[0] if self._own else None
+        return [*(entry for entry in self._index[kind].get(key, ()) if entry[0] != own),
+                *self._index_own[kind].get(key, ())]
 
-    def agreeing(self, does: Callable[[str, str], Any]) -> dict[str, tuple[Any, list]]:
-        """Field -> (what, candidates) for the fields every candidate of which does the same
-        `what` (`does(function, path where it is stored)`, None for nothing a rule follows):
-        a call through any other field is not followed."""
+    def touched(self) -> set[str]:
+        """The fields the overlaid file's flows may change: those it stores in (a function,
+        a parameter, another value), and those its functions reach through a parameter."""
+        if self._own is None:
+            return set()
+        own = self._own[1]
+        found = {*own.stores, *own.unknown,
+                 *(field for stores in own.parameters.values() for _, field, _ in stores)}
+        passed = {(callee, position) for callee, position, _, _ in own.passes}
+        found.update(field for field, stores in self._index["parameters"].items()
+                     if any((callee, position) in passed for _, callee, position, _ in stores))
+        return found
+
+    def fields(self) -> set[str]:
+        """The fields some function is stored in (directly or through a parameter)."""
+        return {*self._index["stores"], *self._index["parameters"],
+                *self._index_own["stores"], *self._index_own["parameters"]}
+
+    def candidates(self, field: str) -> list[Candidate]:
+        """Every function stored in `field`, directly or through a parameter."""
+        found = [Candidate(function, path, line)
+                 for path, function, line in self._entries("stores", field)]
+        for store_path, callee, position, line in self._entries("parameters", field):
+            found.extend(Candidate(function, path, passed, (store_path, line, callee))
+                         for path, function, passed
+                         in self._entries("passes", (callee, position)))
+        return found
+
+    def callees(self, field: str) -> list[Candidate] | None:
+        """The candidates of a call through `field`, or None where it gives no edge: a value
+        that is not a function stored in it, none, or more than `MAX_CANDIDATES`."""
+        if self._entries("unknown", field):
+            return None
+        found = self.candidates(field)
+        if not found or len({candidate.function for candidate in found}) > MAX_CANDIDATES:
+            return None
+        return found
+
+    def agreeing(self, does: Callable[[str, str], Any],
+                 fields: Iterable[str] | None = None) -> dict[str, tuple[Any, list]]:
+        """Field -> (what, candidates) for the fields (of `fields`, default all) every
+        candidate of which does the same `what` (`does(function, path where it is stored)`,
+        None for nothing a rule follows): a call through any other field is not followed."""
         found = {}
-        for field, candidates in self.edges.items():
-            answers = {does(candidate.function, candidate.path) for candidate in candidates}
+        for field in sorted(self.fields() if fields is None else set(fields)):
+            candidates = self.callees(field)
+            answers = {does(candidate.function, candidate.path)
+                       for candidate in candidates or ()}
             if len(answers) == 1 and None not in answers:
                 found[field] = (answers.pop(), candidates)
         return found
@@ -303,10 +341,47 @@ class FunctionPointerGraph:
     def passed_to(self, functions: set[str]) -> set[str]:
         """The callees to which the project passes one of `functions` (where they may store
         it: the files defining them are worth reading)."""
-        return {callee for flows in self.flows.values()
-                for callee, _, function, _ in flows.passes if function in functions}
+        return {callee for (callee, _), passes in self._index["passes"].items()
+                if any(function in functions for _, function, _ in passes)}
 
     def holding(self, functions: set[str]) -> set[str]:
         """The fields some candidate of which is one of `functions`."""
-        return {field for field, candidates in self._fields.items()
-                if any(candidate.function in functions for candidate in candidates)}
+        return {field for field in self.fields()
+                if any(candidate.function in functions for candidate in self.candidates(field))}
+
+
+def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
+    index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {}}
+    for path, found in sorted(flows):
+        for field, stored in found.stores.items():
+            index["stores"].setdefault(field, []).extend(
+                (path, function, line) for function, line in stored)
+        for field in found.unknown:
+            index["unknown"].setdefault(field, []).append((path,))
+        for callee, positions in found.parameters.items():
+            for position, field, line in positions:
+                index["parameters"].setdefault(field, []).append((path, callee, position, line))
+        for callee, position, function, line in found.passes:
+            index["passes"].setdefault((callee, position), []).append((path, function, line))
+    return index
+
+
+_BUILT: dict[tuple[int, str], tuple[dict, int, Any]] = {}
+
+
+def built_for(facts: dict, key: str, build: Callable[[dict], Any]) -> Any:
+    """`build(facts)` of a project index's facts (path -> summary), made once for the facts
+    of a run and shared by every file linted with them (`key` tells the products apart);
+    made again when files were added to them (the index's rounds grow one dict)."""
+    kept = _BUILT.get((id(facts), key))
+    if kept is None or kept[0] is not facts or kept[1] != len(facts):
+        if len(_BUILT) >= 16:
+            _BUILT.clear()
+        kept = _BUILT[id(facts), key] = (facts, len(facts), build(facts))
+    return kept[2]
+
+
+def project_graph(facts: dict) -> FunctionPointerGraph:
+    """The graph of a project index's facts (path -> a summary with `flows`), built once."""
+    return built_for(facts, "graph", lambda found: FunctionPointerGraph(
+        {path: summary.flows for path, summary in found.items()}))

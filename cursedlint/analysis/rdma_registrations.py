@@ -27,7 +27,8 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import asserted_to_fail
 from cursedlint.analysis.c_function_pointers import (
-    FieldFlows, FunctionPointerGraph, called_text, field_flows, indirect_calls,
+    FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, indirect_calls,
+    project_graph,
 )
 from cursedlint.analysis.c_memory import (
     MemoryProvenance, Provenance, declarations_in, has_storage,
@@ -164,7 +165,7 @@ class Registrations:
         exported = plain(self.exported_wrappers)
         local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
                  if name not in exported}
-        flows = field_flows(self.context, APIS)
+        flows = field_flows(self.context)
         return RegistrationFacts(exported, local, flows) if exported or local or flows else None
 
     @cached_property
@@ -174,17 +175,23 @@ class Registrations:
 
     @cached_property
     def graph(self) -> FunctionPointerGraph:
-        """The project's function-pointer graph, with this file's flows as they are now."""
-        flows = {path: facts.flows for path, facts in self.project_wrappers.items()}
-        flows[self._path] = field_flows(self.context, APIS)
-        return FunctionPointerGraph(flows)
+        """The project's function-pointer graph, with this file's flows (from the index
+        where it summarized this file, else read now)."""
+        graph = project_graph(self.project_wrappers)
+        if self._path in self.project_wrappers:
+            return graph
+        return graph.overlay(self._path, field_flows(self.context))
 
     def _indirect_calls(self) -> list[tuple]:
         """(label, call, API shape, API, chain) for the file's calls through fields every
         candidate of which registers with the same shape."""
         found = []
-        resolved = self.graph.agreeing(self._stored_wrapper)
-        for field, call in indirect_calls(self.context, resolved):
+        searched = registering_fields(self.project_wrappers) | self.graph.touched()
+        calls = indirect_calls(self.context, searched)
+        resolved = self.graph.agreeing(self._stored_wrapper, {field for field, _ in calls})
+        for field, call in calls:
+            if field not in resolved:
+                continue
             label = called_text(self.context, call)
             api, shape = resolved[field][0]
             chain = tuple(step for candidate in resolved[field][1]
@@ -431,12 +438,27 @@ def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | N
     own = here and (here.wrappers.get(function) or here.local.get(function))
     if own:
         return (own[0], Api(own[1], own[2])) if own[0] in APIS else None
-    found = {facts_of.wrappers[function] for facts_of in facts.values()
-             if function in facts_of.wrappers}
+    found = built_for(facts, "registration exports", _exports).get(function, ())
     if len(found) != 1:
         return None
-    api, address, length = found.pop()
+    api, address, length = next(iter(found))
     return (api, Api(address, length)) if api in APIS else None
+
+
+def registering_fields(facts: dict) -> set[str]:
+    """The fields of the project (path -> `RegistrationFacts`) every function of which
+    registers the same way (worked out once per run)."""
+    return built_for(facts, "registering fields", lambda found: set(project_graph(
+        found).agreeing(lambda function, path: stored_wrapper(found, function, path))))
+
+
+def _exports(facts: dict) -> dict[str, set]:
+    """Name -> the wrappers of that name the project's files export."""
+    found: dict[str, set] = {}
+    for summary in facts.values():
+        for name, wrapper in summary.wrappers.items():
+            found.setdefault(name, set()).add(wrapper)
+    return found
 
 
 # -- tree helpers ------------------------------------------------------------------------------

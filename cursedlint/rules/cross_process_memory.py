@@ -27,7 +27,8 @@ from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
 from cursedlint.analysis.c_expectations import Assertions, stored_in
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_function_pointers import (
-    FieldFlows, FunctionPointerGraph, called_text, field_flows, indirect_calls,
+    FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, indirect_calls,
+    project_graph,
 )
 from cursedlint.analysis.c_result_wrappers import result_wrappers
 from cursedlint.analysis.c_syntax import wrappers
@@ -70,23 +71,34 @@ def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) 
     here = own if own is not None else getattr(facts.get(path), "wrappers", {})
     if function in here:
         return here[function]
-    found = {found.wrappers[function] for found in facts.values() if function in found.wrappers}
-    return found.pop() if len(found) == 1 else None
+    found = built_for(facts, "cma exports", _exports).get(function, ())
+    return next(iter(found)) if len(found) == 1 else None
 
 
-def cma_fields(facts: dict, own_path: str | None = None, own: dict | None = None,
-               own_flows: FieldFlows | None = None) -> dict[str, tuple]:
-    """Field -> ("CMA", candidates) for the fields of the project (path -> `CmaFunctions`,
-    with the linted file's names `own` and flows `own_flows`) every function of which returns
-    a CMA result."""
-    flows = {path: found.flows for path, found in facts.items()}
-    if own_flows is not None:
-        flows[own_path] = own_flows
+def _exports(facts: dict) -> dict[str, set]:
+    """Name -> the CMA functions the project's wrappers of that name return the result of."""
+    found: dict[str, set] = {}
+    for summary in facts.values():
+        for name, underlying in summary.wrappers.items():
+            found.setdefault(name, set()).add(underlying)
+    return found
 
+
+def project_cma_fields(facts: dict) -> set[str]:
+    """The CMA fields of the project (path -> `CmaFunctions`), worked out once per run."""
+    return built_for(facts, "cma fields",
+                     lambda found: set(cma_fields(found, project_graph(found))))
+
+
+def cma_fields(facts: dict, graph: FunctionPointerGraph, own_path: str | None = None,
+               own: dict | None = None, fields=None) -> dict[str, tuple]:
+    """Field -> ("CMA", candidates) for the fields (of `fields`, default all) of the graph
+    of the project (path -> `CmaFunctions`; the linted file at `own_path` has the names
+    `own`) every function of which returns a CMA result."""
     def copies(function: str, path: str) -> str | None:
         own_names = own if path == own_path else None
         return "CMA" if _cma_stored(facts, function, path, own_names) is not None else None
-    return FunctionPointerGraph(flows).agreeing(copies)
+    return graph.agreeing(copies, fields)
 
 
 class CmaWrapperIndex(Indexer):
@@ -108,14 +120,14 @@ class CmaWrapperIndex(Indexer):
         """The functions found (a file calling one may wrap it in turn), the functions given
         a CMA function and the fields holding one (where they are stored and called)."""
         copying = {*CMA_FUNCTIONS, *(name for found in facts.values() for name in found.wrappers)}
-        graph = FunctionPointerGraph({path: found.flows for path, found in facts.items()})
+        graph = project_graph(facts)
         return {*self.trigger_words(facts), *graph.passed_to(copying), *graph.holding(copying)}
 
     def trigger_words(self, facts):
         """The functions' names (a call of one is a CMA call) and the fields every function
         stored in which is a CMA function (a call through one is)."""
         return {*(name for found in facts.values() for name in (*found.wrappers, *found.codes)),
-                *cma_fields(facts)}
+                *project_cma_fields(facts)}
 
 
 class CmaFailureAborts(Rule):
@@ -375,7 +387,7 @@ class CmaFailureAborts(Rule):
             if name not in CMA_FUNCTIONS and name not in rule.option["wrappers"]
         }
         codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
-        flows = field_flows(context, CMA_FUNCTIONS)
+        flows = field_flows(context)
         return CmaFunctions(wrappers, codes, flows) if wrappers or codes or flows else None
 
     # -- the calls -------------------------------------------------------------------------
@@ -410,10 +422,17 @@ class CmaFailureAborts(Rule):
         a CMA result (`tbl[op].fn`); their descriptions, chains and CMA functions in
         `_labels`."""
         own = os.path.abspath(self.context.source.path)  # as the project index keys it
-        fields = cma_fields(self.project_facts, own, self._cma_names,
-                            field_flows(self.context, CMA_FUNCTIONS))
+        facts = self.project_facts
+        graph = project_graph(facts)
+        if own not in facts:  # not summarized by the index: read its flows now
+            graph = graph.overlay(own, field_flows(self.context))
+        calls = indirect_calls(self.context, project_cma_fields(facts) | graph.touched())
+        fields = cma_fields(self.project_facts, graph, own, self._cma_names,
+                            {field for field, _ in calls}) if calls else {}
         found = []
-        for field, call in indirect_calls(self.context, fields):
+        for field, call in calls:
+            if field not in fields:
+                continue
             label = called_text(self.context, call)
             candidates = fields[field][1]
             held = ", ".join(sorted({f"{candidate.function}()" for candidate in candidates}))

@@ -20,11 +20,11 @@ command; `CConstants` consults their definitions after the file's own.
 
 from __future__ import annotations
 
-from cursedlint.analysis.c_function_pointers import FunctionPointerGraph
+from cursedlint.analysis.c_function_pointers import project_graph
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, Registration, RegistrationFacts, Registrations,
-    registrations_of, stored_wrapper,
+    registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -69,7 +69,7 @@ class RegistrationWrapperIndex(Indexer):
     def more_words(self, facts, settings):
         registering = {*APIS, *(name for found in facts.values()
                                 for name in (*found.wrappers, *found.local))}
-        graph = _graph(facts)
+        graph = project_graph(facts)
         return {*(name for found in facts.values() for name in found.wrappers),
                 *graph.passed_to(registering), *graph.holding(registering)}
 
@@ -79,16 +79,9 @@ class RegistrationWrapperIndex(Indexer):
         """The wrappers' names (a call of one is a registration) and the fields every
         function stored in which registers (a call through one is)."""
         return {*(name for found in facts.values() for name in found.wrappers),
-                *_registering_fields(facts)}
+                *registering_fields(facts)}
 
 
-def _graph(facts: dict) -> FunctionPointerGraph:
-    return FunctionPointerGraph({path: found.flows for path, found in facts.items()})
-
-
-def _registering_fields(facts: dict) -> set[str]:
-    return set(_graph(facts).agreeing(
-        lambda function, path: stored_wrapper(facts, function, path)))
 
 
 class RegistrationRule(Rule):
