@@ -32,7 +32,7 @@ struct ops table = {
     .close = &close_dev,
     .limits.check = (check_fn)open_dev,
     .name = "dev",
-    .flags = 0,
+    .flags = 0, .size = 0x40,
     .spare = NULL,
 };
 
@@ -57,7 +57,7 @@ def test_a_file_s_stores_parameters_and_passes():
                             "close": [("close_dev", 7)], "check": [("open_dev", 8)]}
     # a string, a call's result: values that are no function make the field unknown; NULL, 0
     # and a copy from a field of the same name add nothing; `+=` is no store
-    assert flows.unknown == ["name", "probe"]
+    assert flows.unknown == ["name", "probe", "size"]
     assert flows.parameters == {"install": [(2, "depth", 19), (1, "hook", 20)]}
     assert flows.passes == [("register_hook", 1, "close_dev", 22),
                             ("register_hook", 1, "open_dev", 23),

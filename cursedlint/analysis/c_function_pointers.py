@@ -55,8 +55,17 @@ MAX_CANDIDATES = 8
 providers is resolved; a generic `fn`/`cb` field of a dispatcher is not)."""
 
 _NULLS = frozenset({"NULL", "nullptr", "0"})
-_STORE_NAME = re.compile(rb"(?:(?<=\.)|(?<=->))[A-Za-z_]\w*(?=\s*=(?!=))")
-"""A field name written right after `.` or `->` and before `=`: where a store may be."""
+_VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|[A-Za-z_]\w*\s*\()"
+_STORE_NAME = re.compile(rb"(?:(?<=\.)|(?<=->))[A-Za-z_]\w*(?=\s*=(?!=)\s*(?!"
+                         + _VALUE_KNOWN_BY_BYTES + rb")\S)")
+"""A field name written right after `.` or `->` and before `=` and a value that may name a
+function: where a store of one may be (looked up in the tree)."""
+_OTHER_STORE = re.compile(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*" + _VALUE_KNOWN_BY_BYTES)
+"""A store of a literal other than 0 (`.len = 64`, `.name = "x"`), a nested initializer or a
+call's result: the field holds something that is not a function (found in the bytes alone;
+one in a comment only makes a field unknown, which is silent)."""
+_ARGUMENT = re.compile(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
+"""A name written as an argument (after `(`, `,`, `&` or a cast, before `,` or `)`)."""
 _FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
                           "preproc_elif", "preproc_elifdef", "linkage_specification",
                           "declaration_list"})
@@ -177,6 +186,8 @@ class _Flows:
                 stores.setdefault(field, []).append((function, line))
             elif not self._harmless(value, field):
                 unknown.add(field)
+        unknown.update(match[1].decode() for match
+                       in _OTHER_STORE.finditer(self.context.source.data))
         return FieldFlows(stores, sorted(unknown), parameters, self._passes())
 
     def _stores(self):
@@ -237,7 +248,10 @@ class _Flows:
     def _passes(self) -> list[tuple[str, int, str, int]]:
         """(callee, position, function, line) for each plain call given a function."""
         found = []
-        for name, leaf in self.context.tokens(self._functions):
+        data = self.context.source.data
+        written = set(_ARGUMENT.findall(data))
+        passed = {name for name in self._functions if name.encode() in written}
+        for name, leaf in self.context.tokens(passed):
             argument, parent = leaf, self.context.parent(leaf)
             while parent is not None and (parent.type in (
                     "parenthesized_expression", "cast_expression") or (
@@ -337,6 +351,17 @@ class FunctionPointerGraph:
             if len(answers) == 1 and None not in answers:
                 found[field] = (answers.pop(), candidates)
         return found
+
+    def resolved_calls(self, context, does: Callable[[str, str], Any],
+                       known: Iterable[str]) -> list[tuple[str, object, Any, list]]:
+        """(field, call, what, candidates) for the calls of the file of `context` through a
+        field every candidate of which does the same `what` (see `agreeing`): `known` are the
+        project's such fields (worked out once per run), to which the fields the overlaid
+        file's own flows resolve are added; only these fields' names are searched."""
+        fields = {*known, *self.agreeing(does, self.touched())}
+        calls = indirect_calls(context, fields)
+        resolved = self.agreeing(does, {field for field, _ in calls})
+        return [(field, call, *resolved[field]) for field, call in calls if field in resolved]
 
     def passed_to(self, functions: set[str]) -> set[str]:
         """The callees to which the project passes one of `functions` (where they may store

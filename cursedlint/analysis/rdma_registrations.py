@@ -27,8 +27,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import asserted_to_fail
 from cursedlint.analysis.c_function_pointers import (
-    FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, indirect_calls,
-    project_graph,
+    FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.c_memory import (
     MemoryProvenance, Provenance, declarations_in, has_storage,
@@ -115,17 +114,20 @@ class RegistrationFacts(Struct, frozen=True):
 
 def registrations_of(context, project_wrappers=None) -> "Registrations":
     """The file's registration facts, computed once for all CUR3xx rules; `project_wrappers`:
-    the project's files' `RegistrationFacts` (path -> facts), from the rules' project index."""
-    return context.shared(Registrations, lambda: Registrations(context, project_wrappers or {}))
+    the project's files' `RegistrationFacts` (path -> facts), from the rules' project index
+    (None: not gathered for this run)."""
+    return context.shared(Registrations, lambda: Registrations(
+        context, project_wrappers or {}, gathered=project_wrappers is not None))
 
 
 class Registrations:
     """The registration calls of one C/C++ file and what their arguments are."""
 
-    def __init__(self, context, project_wrappers: dict):
+    def __init__(self, context, project_wrappers: dict, gathered: bool = False):
         self.context = context
         self.page = context.settings.page_size
         self.project_wrappers = project_wrappers
+        self.gathered = gathered  # whether the index read every file holding its words
         self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
 
     @cached_property
@@ -175,10 +177,11 @@ class Registrations:
 
     @cached_property
     def graph(self) -> FunctionPointerGraph:
-        """The project's function-pointer graph, with this file's flows (from the index
-        where it summarized this file, else read now)."""
+        """The project's function-pointer graph, with this file's flows: the index's where it
+        was gathered (a file it has no summary of has no flows that matter: a field or
+        function its flows could touch would be one of the index's words), else read now."""
         graph = project_graph(self.project_wrappers)
-        if self._path in self.project_wrappers:
+        if self.gathered:
             return graph
         return graph.overlay(self._path, field_flows(self.context))
 
@@ -186,16 +189,10 @@ class Registrations:
         """(label, call, API shape, API, chain) for the file's calls through fields every
         candidate of which registers with the same shape."""
         found = []
-        searched = registering_fields(self.project_wrappers) | self.graph.touched()
-        calls = indirect_calls(self.context, searched)
-        resolved = self.graph.agreeing(self._stored_wrapper, {field for field, _ in calls})
-        for field, call in calls:
-            if field not in resolved:
-                continue
+        for _, call, (api, shape), candidates in self.graph.resolved_calls(
+                self.context, self._stored_wrapper, registering_fields(self.project_wrappers)):
             label = called_text(self.context, call)
-            api, shape = resolved[field][0]
-            chain = tuple(step for candidate in resolved[field][1]
-                          for step in candidate.steps(label))
+            chain = tuple(step for candidate in candidates for step in candidate.steps(label))
             found.append((label, call, shape, api, chain))
         return found
 

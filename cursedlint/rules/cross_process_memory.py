@@ -27,8 +27,7 @@ from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
 from cursedlint.analysis.c_expectations import Assertions, stored_in
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_function_pointers import (
-    FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, indirect_calls,
-    project_graph,
+    FieldFlows, built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.c_result_wrappers import result_wrappers
 from cursedlint.analysis.c_syntax import wrappers
@@ -85,20 +84,20 @@ def _exports(facts: dict) -> dict[str, set]:
 
 
 def project_cma_fields(facts: dict) -> set[str]:
-    """The CMA fields of the project (path -> `CmaFunctions`), worked out once per run."""
+    """The fields of the project (path -> `CmaFunctions`) every function of which returns a
+    CMA result, worked out once per run."""
     return built_for(facts, "cma fields",
-                     lambda found: set(cma_fields(found, project_graph(found))))
+                     lambda found: set(project_graph(found).agreeing(copying(found))))
 
 
-def cma_fields(facts: dict, graph: FunctionPointerGraph, own_path: str | None = None,
-               own: dict | None = None, fields=None) -> dict[str, tuple]:
-    """Field -> ("CMA", candidates) for the fields (of `fields`, default all) of the graph
-    of the project (path -> `CmaFunctions`; the linted file at `own_path` has the names
-    `own`) every function of which returns a CMA result."""
+def copying(facts: dict, own_path: str | None = None, own: dict | None = None):
+    """The question a field's candidates must agree on: "CMA" for a function (stored at
+    `path`) that returns a CMA result, else None (the linted file at `own_path` has the
+    names `own`)."""
     def copies(function: str, path: str) -> str | None:
         own_names = own if path == own_path else None
         return "CMA" if _cma_stored(facts, function, path, own_names) is not None else None
-    return graph.agreeing(copies, fields)
+    return copies
 
 
 class CmaWrapperIndex(Indexer):
@@ -424,21 +423,16 @@ class CmaFailureAborts(Rule):
         own = os.path.abspath(self.context.source.path)  # as the project index keys it
         facts = self.project_facts
         graph = project_graph(facts)
-        if own not in facts:  # not summarized by the index: read its flows now
+        if self.indexer.name not in self.context.project:  # no index: this file's flows now
             graph = graph.overlay(own, field_flows(self.context))
-        calls = indirect_calls(self.context, project_cma_fields(facts) | graph.touched())
-        fields = cma_fields(self.project_facts, graph, own, self._cma_names,
-                            {field for field, _ in calls}) if calls else {}
         found = []
-        for field, call in calls:
-            if field not in fields:
-                continue
+        for _, call, _, candidates in graph.resolved_calls(
+                self.context, copying(facts, own, self._cma_names), project_cma_fields(facts)):
             label = called_text(self.context, call)
-            candidates = fields[field][1]
             held = ", ".join(sorted({f"{candidate.function}()" for candidate in candidates}))
             steps = tuple(step for candidate in candidates for step in candidate.steps(label))
             underlying = "/".join(sorted({_cma_stored(
-                self.project_facts, candidate.function, candidate.path,
+                facts, candidate.function, candidate.path,
                 self._cma_names if candidate.path == own else None)
                 for candidate in candidates}))
             self._labels[label] = (f"{label}() (holds {held})", steps, underlying)

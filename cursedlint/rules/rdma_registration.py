@@ -96,7 +96,7 @@ class RegistrationRule(Rule):
 
     @property
     def facts(self) -> Registrations:
-        return registrations_of(self.context, self.project_facts)
+        return registrations_of(self.context, self.context.project.get(self.indexer.name))
 
 
 class SubPageRdmaRegistration(RegistrationRule):
