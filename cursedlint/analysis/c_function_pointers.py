@@ -45,8 +45,7 @@ from typing import Any, Callable, Iterable
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    arguments, declared_name, function_declarator, parameter_names, plain_function, scope_of,
-    unwrapped,
+    arguments, declared_name, function_declarator, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
 
@@ -55,6 +54,8 @@ MAX_CANDIDATES = 8
 providers is resolved; a generic `fn`/`cb` field of a dispatcher is not)."""
 
 _NULLS = frozenset({"NULL", "nullptr", "0"})
+_SCOPES = frozenset({"function_definition", "lambda_expression"})
+"""The scopes whose parameters a stored name may be (the nearest one decides)."""
 _VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|[A-Za-z_]\w*\s*\()"
 _STORE_NAME = re.compile(rb"(?:(?<=\.)|(?<=->))[A-Za-z_]\w*(?=\s*=(?!=)\s*(?!"
                          + _VALUE_KNOWN_BY_BYTES + rb")\S)")
@@ -136,6 +137,7 @@ def called_text(context, call) -> str:
 class _Flows:
     def __init__(self, context):
         self.context = context
+        self._parameter_names: dict[int, list[str]] = {}
 
     @cached_property
     def _functions(self) -> frozenset[str]:
@@ -235,15 +237,21 @@ class _Flows:
         value = unwrapped(value)
         if value is None or value.type != "identifier":
             return None
-        scope = scope_of(self.context, value)
+        scope = next((node for node in self.context.ancestors(value)
+                      if node.type in _SCOPES), None)
         plain = plain_function(scope) if scope is not None \
             and scope.type == "function_definition" else None
         if plain is None:
             return None
-        parameters = parameter_names(self.context, plain[1])
+        parameters = self._parameters(plain[1])
         text = self.context.text(value)
         return (self.context.text(plain[0]), parameters.index(text)) \
             if text in parameters else None
+
+    def _parameters(self, declarator) -> list[str]:
+        if declarator.id not in self._parameter_names:
+            self._parameter_names[declarator.id] = parameter_names(self.context, declarator)
+        return self._parameter_names[declarator.id]
 
     def _passes(self) -> list[tuple[str, int, str, int]]:
         """(callee, position, function, line) for each plain call given a function."""
