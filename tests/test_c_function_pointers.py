@@ -168,3 +168,25 @@ def test_what_is_built_for_a_run_s_facts_is_built_again_when_files_are_added():
     assert built_for(facts, "count", lambda found: 99) == 1  # kept
     facts["/p/b.c"] = 2  # an index round adds files
     assert built_for(facts, "count", len) == 2
+
+
+def test_calls_are_resolved_through_the_project_s_fields_and_the_file_s_own():
+    context = context_of("""\
+        static int pin(void *buf, size_t len);
+        static const struct ops local_ops = { .hold = pin };
+        void use(struct ops *ops, struct table *t, void *buf)
+        {
+            ops->hold(buf, 64);
+            t->entry.pin(buf, 64);
+            ops->drop(buf);
+        }
+        """)
+    project = FunctionPointerGraph({"/p/t.c": FieldFlows(stores={"pin": [("pin_pages", 4)],
+                                                                 "drop": [("unpin", 5)]})})
+    graph = project.overlay("/p/a.c", field_flows(context))
+    pins = {"pin", "pin_pages"}
+    found = graph.resolved_calls(context, lambda function, path: function in pins or None,
+                                 known={"pin"})
+    assert [(field, called_text(context, call), what, [c.function for c in candidates])
+            for field, call, what, candidates in found] == [
+        ("hold", "ops->hold", True, ["pin"]), ("pin", "t->entry.pin", True, ["pin_pages"])]
