@@ -61,7 +61,9 @@ class RegistrationWrapperIndex(Indexer):
     summary_type = RegistrationFacts
 
     def words(self, settings):
-        return TRIGGERS
+        """Every registration API's name: the index searches whole names, so `fi_mr_reg`
+        alone would miss the files calling only `fi_mr_regattr` or `ibv_reg_mr_iova`."""
+        return tuple(APIS)
 
     def summarize(self, context):
         return Registrations(context, {}).summary()
