@@ -128,6 +128,10 @@ def test_the_graph_joins_parameter_stores_to_the_functions_passed():
         Step("/p/slab.c", 10, "`slab_init()` stores it in the field called as `s->alloc`"))
     assert graph.callees("free")[0].steps("ops.free") == (
         Step("/p/user.c", 3, "through `ops.free`, which holds `user_free`"),)
+    assert graph.callees("alloc")[0].steps("s->alloc", "which pins it")[0] == Step(
+        "/p/user.c", 7, "`user_alloc`, which pins it, is passed to `slab_init()`")
+    assert graph.callees("free")[0].steps("ops.free", "which pins it") == (
+        Step("/p/user.c", 3, "through `ops.free`, which holds `user_free`, which pins it"),)
 
 
 def test_an_overlay_puts_the_linted_file_s_flows_in_place_of_its_stored_ones():

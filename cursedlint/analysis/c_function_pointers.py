@@ -96,13 +96,15 @@ class Candidate(Struct, frozen=True):
     line: int
     through: tuple[str, int, str] | None = None  # (path, line, callee) of the parameter store
 
-    def steps(self, call_text: str) -> tuple[Step, ...]:
-        """The chain links that show how the call reaches the function."""
+    def steps(self, call_text: str, does: str = "") -> tuple[Step, ...]:
+        """The chain links that show how the call reaches the function (`does`: what the
+        function does, added to the first link: "which registers with ibv_reg_mr()")."""
         if self.through is None:
-            return (Step(self.path, self.line,
-                         f"through `{call_text}`, which holds `{self.function}`"),)
+            return (Step(self.path, self.line, f"through `{call_text}`, which holds "
+                                               f"`{self.function}`{', ' + does if does else ''}"),)
         path, line, callee = self.through
-        return (Step(self.path, self.line, f"`{self.function}` is passed to `{callee}()`"),
+        return (Step(self.path, self.line, f"`{self.function}`{', ' + does + ',' if does else ''}"
+                                           f" is passed to `{callee}()`"),
                 Step(path, line, f"`{callee}()` stores it in the field called as `{call_text}`"))
 
 

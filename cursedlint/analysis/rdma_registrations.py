@@ -93,9 +93,11 @@ class Registration(Struct, frozen=True):
 
     @property
     def described(self) -> str:
-        if self.function == self.api:
-            return f"{self.api}()"
-        return f"{self.function}() ({'reaches' if self.chain else 'wraps'} {self.api}())"
+        """How the message names the call: the API, a wrapper with the API it wraps, or a
+        call through a field (the functions it holds, and so the API, are in `chain`)."""
+        if self.function == self.api or self.chain:
+            return f"{self.function}()"
+        return f"{self.function}() (wraps {self.api}())"
 
 
 Wrapper = tuple[str, "int | None", "int | None"]
@@ -192,7 +194,8 @@ class Registrations:
         for _, call, (api, shape), candidates in self.graph.resolved_calls(
                 self.context, self._stored_wrapper, registering_fields(self.project_wrappers)):
             label = called_text(self.context, call)
-            chain = tuple(step for candidate in candidates for step in candidate.steps(label))
+            chain = tuple(step for candidate in candidates for step in candidate.steps(
+                label, f"which registers with {api}()"))
             found.append((label, call, shape, api, chain))
         return found
 

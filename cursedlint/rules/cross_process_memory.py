@@ -429,13 +429,12 @@ class CmaFailureAborts(Rule):
         for _, call, _, candidates in graph.resolved_calls(
                 self.context, copying(facts, own, self._cma_names), project_cma_fields(facts)):
             label = called_text(self.context, call)
-            held = ", ".join(sorted({f"{candidate.function}()" for candidate in candidates}))
+            copies = {_cma_stored(facts, candidate.function, candidate.path,
+                                  self._cma_names if candidate.path == own else None)
+                      for candidate in candidates}
+            underlying = "process_vm_readv/writev" if len(copies) > 1 else copies.pop()
             steps = tuple(step for candidate in candidates for step in candidate.steps(label))
-            underlying = "/".join(sorted({_cma_stored(
-                facts, candidate.function, candidate.path,
-                self._cma_names if candidate.path == own else None)
-                for candidate in candidates}))
-            self._labels[label] = (f"{label}() (holds {held})", steps, underlying)
+            self._labels[label] = (f"{label}() (holds {underlying}())", steps, underlying)
             found.append((label, call))
         return found
 

@@ -19,6 +19,6 @@ int slab_grow(struct slab *slab)
     if (block == NULL || spare == NULL)
         return -1;
     slab->touch_block(slab->owner, spare, SLAB_BLOCK_BYTES); // ok: CUR302
-    slab->handle = slab->register_block(slab->owner, block, SLAB_BLOCK_BYTES); // warning: CUR302@54 "slab->register_block() (reaches ibv_reg_mr()) registers"
+    slab->handle = slab->register_block(slab->owner, block, SLAB_BLOCK_BYTES); // warning: CUR302@54 "slab->register_block() registers `block`"
     return slab->handle ? 0 : -1;
 }

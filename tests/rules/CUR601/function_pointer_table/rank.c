@@ -8,7 +8,7 @@
 void rank_move(enum copy_dir dir, pid_t peer, struct iovec *local, struct iovec *remote)
 {
     ssize_t n = cma_ops[dir].fn(peer, local, 1, remote, 1, 0);
-    assert(n == (ssize_t)local->iov_len); // warning: CUR601 "cma_ops[dir].fn() (holds process_vm_readv(), process_vm_writev())"
+    assert(n == (ssize_t)local->iov_len); // warning: CUR601 "cma_ops[dir].fn() (holds process_vm_readv/writev())"
 }
 
 /* the failure is checked and recovered with a copy through shared memory */
@@ -25,7 +25,7 @@ ssize_t rank_move_or_copy(enum copy_dir dir, pid_t peer, struct iovec *local,
 }
 
 /* the failure becomes an error code, asserted on by the caller */
-static int rank_pull(pid_t peer, struct iovec *local, struct iovec *remote)
+static int pull(pid_t peer, struct iovec *local, struct iovec *remote)
 {
     ssize_t n = cma_ops[COPY_GET].fn(peer, local, 1, remote, 1, 0);
     if (n != (ssize_t)local->iov_len)
@@ -35,8 +35,8 @@ static int rank_pull(pid_t peer, struct iovec *local, struct iovec *remote)
 
 void rank_sync(pid_t peer, struct iovec *local, struct iovec *remote)
 {
-    int rc = rank_pull(peer, local, remote);
-    assert(rc == 0); // warning: CUR601 "rank_pull() (returns -9 if process_vm_readv/process_vm_writev() fails)"
+    int rc = pull(peer, local, remote);
+    assert(rc == 0); // warning: CUR601 "pull() (returns -9 if process_vm_readv/writev() fails)"
 }
 
 /* `copy` may be shm_copy: whether it is CMA is not known here */
