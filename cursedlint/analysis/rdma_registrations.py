@@ -253,9 +253,9 @@ class Registrations:
     def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
         """The wrappers this file calls: other files' (`project_wrappers`), then its own."""
         found = {name: (api, Api(address, length))
-                 for path, facts in sorted(self.project_wrappers.items())
+                 for path, wrappers in built_for(self.project_wrappers, "wrappers", _with_wrappers)
                  if path != self._path
-                 for name, (api, address, length) in facts.wrappers.items() if api in APIS}
+                 for name, (api, address, length) in wrappers.items() if api in APIS}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
         found.update(self.file_wrappers)
@@ -450,6 +450,12 @@ def registering_fields(facts: dict) -> set[str]:
     registers the same way (worked out once per run)."""
     return built_for(facts, "registering fields", lambda found: set(project_graph(
         found).agreeing(lambda function, path: stored_wrapper(found, function, path))))
+
+
+def _with_wrappers(facts: dict) -> list[tuple[str, dict]]:
+    """(path, wrappers) of the files that export some, in order of path (most summaries
+    hold only function-pointer flows)."""
+    return [(path, found.wrappers) for path, found in sorted(facts.items()) if found.wrappers]
 
 
 def _exports(facts: dict) -> dict[str, set]:

@@ -74,6 +74,21 @@ def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) 
     return next(iter(found)) if len(found) == 1 else None
 
 
+def _all_wrappers(facts: dict) -> dict[str, str]:
+    """Name -> CMA function of every project file's wrappers (later paths win, as in the
+    order the facts were gathered)."""
+    found: dict[str, str] = {}
+    for summary in facts.values():
+        found.update(summary.wrappers)
+    return found
+
+
+def _all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
+    """Name -> (path, error code) of every project file's functions that return one."""
+    return {name: (path, code) for path, summary in facts.items()
+            for name, code in summary.codes.items()}
+
+
 def _exports(facts: dict) -> dict[str, set]:
     """Name -> the CMA functions the project's wrappers of that name return the result of."""
     found: dict[str, set] = {}
@@ -411,8 +426,7 @@ class CmaFailureAborts(Rule):
         functions that return a call of one of these names (`analysis.c_result_wrappers`)."""
         names = {name: name for name in CMA_FUNCTIONS}
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
-        for defined in self.project_facts.values():
-            names.update(defined.wrappers)
+        names.update(built_for(self.project_facts, "cma wrappers", _all_wrappers))
         return result_wrappers(self.context, names, self._value)
 
     @cached_property
@@ -442,8 +456,7 @@ class CmaFailureAborts(Rule):
     def _remote(self) -> dict[str, tuple[str, ErrorCode]]:
         """Name -> (path, error code) of the project's other files' functions that return an
         error code when a copy failed."""
-        return {name: (path, code) for path, defined in self.project_facts.items()
-                for name, code in defined.codes.items()}
+        return built_for(self.project_facts, "cma codes", _all_codes)
 
     @cached_property
     def _codes(self) -> dict[str, ErrorCode]:
