@@ -194,3 +194,20 @@ def test_calls_are_resolved_through_the_project_s_fields_and_the_file_s_own():
     assert [(field, called_text(context, call), what, [c.function for c in candidates])
             for field, call, what, candidates in found] == [
         ("hold", "ops->hold", True, ["pin"]), ("pin", "t->entry.pin", True, ["pin_pages"])]
+
+
+def test_a_name_a_cpp_class_declares_as_a_method_is_no_function_pointer_field():
+    code = """\
+        struct Ops { int (*reg)(void *, unsigned long); };
+        class Region {
+         public:
+          int reg(void *buf, unsigned long len);
+          int pin(void *buf) { return 0; }
+          int (*hook)(void *);
+        };
+        template <typename T> struct Box { void reg_all(T *items); };
+        void touch(Region &r) { auto fn = [](int x) { return x; }; }
+        """
+    assert field_flows(context_of(code, "cpp", "a.cpp")).unknown == ["pin", "reg", "reg_all"]
+    assert field_flows(context_of(code.replace("class Region", "struct Region")
+                                  .split("struct Region")[0])).unknown == []  # C: no methods

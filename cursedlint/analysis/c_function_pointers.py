@@ -17,7 +17,9 @@ it is known:
   makes the field `unknown` (no edges); copies between fields of the same name are ignored;
   a name no rule knows as a function (a variable, a macro) is a candidate that agrees with
   nothing;
-- a field with more than `MAX_CANDIDATES` distinct functions gives no edge.
+- a field with more than `MAX_CANDIDATES` distinct functions gives no edge;
+- a name a C++ class of the project declares as a method gives no edge (`obj.name(...)` may
+  call the method).
 A rule then asks what each candidate does (`FunctionPointerGraph.agreeing`) and follows a call
 through the field only when every candidate does the same thing, so a field that also holds a
 harmless function stays silent. Positional initializers of known struct types are not read (a
@@ -48,6 +50,7 @@ from cursedlint.analysis.c_syntax import (
     arguments, declared_name, function_declarator, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
+from cursedlint.languages import CPP
 
 MAX_CANDIDATES = 8
 """Distinct functions a field may hold and still give edges (an ops table implemented by many
@@ -159,6 +162,26 @@ class _Flows:
         names.discard("")
         return frozenset(names)
 
+    def _methods(self) -> set[str]:
+        """The names of the methods the (C++) file's classes declare: a call `obj.name(...)`
+        of one is no call through a function pointer, so such a name gives no edges."""
+        if self.context.language != CPP:
+            return set()
+        found, pending = set(), [self.context.root]
+        while pending:
+            node = pending.pop()
+            for child in node.named_children:
+                if child.type == "compound_statement":
+                    continue  # a function's body
+                if node.type == "field_declaration_list" and child.type in (
+                        "field_declaration", "function_definition", "declaration"):
+                    found.update(declared_name(self.context, declarator)
+                                 for declarator in child.children_by_field_name("declarator")
+                                 if function_declarator(declarator) is not None)
+                pending.append(child)
+        found.discard("")
+        return found
+
     def _named(self, value) -> str | None:
         """The name an expression stores (`fn`, `&fn`, `(cast)fn`; not NULL), else None."""
         value = unwrapped(value)
@@ -192,6 +215,7 @@ class _Flows:
                 unknown.add(field)
         unknown.update(match[1].decode() for match
                        in _OTHER_STORE.finditer(self.context.source.data))
+        unknown.update(self._methods())
         return FieldFlows(stores, sorted(unknown), parameters, self._passes())
 
     def _stores(self):
