@@ -114,8 +114,8 @@ class SubPageRdmaRegistration(RegistrationRule):
     `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
     designated initializer, assignment, or passed to a function that stores its parameter
     there) is such an API or wrapper with the same argument positions (a field that also
-    holds another function, any value that is not a function, or more than 8 functions: not
-    followed). Lengths are
+    holds another function, any value that is not a function, a name a C++ class declares
+    as a method, or more than 8 functions: not followed). Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
     enums, arithmetic, also from the project headers the file includes, found through
     `compile_commands.json`, the `include-dirs` setting or the include's path, and the `-D`
