@@ -312,7 +312,8 @@ def test_an_unnamed_void_parameter_is_not_a_length_passed_through(tmp_path):
         """))
     linter = Linter(Settings(enabled=frozenset(RULES)), RULES)
     linter.index_project([(str(tmp_path / name), "c") for name in ("client.c", "util.c")])
-    assert linter.project["registration-wrappers"] == {
+    assert {path: facts.wrappers for path, facts
+            in linter.project["registration-wrappers"].items()} == {
         str(tmp_path / "util.c"): {"register_all": ("ibv_reg_mr", 1, 2)}}
 
 
@@ -368,3 +369,23 @@ def test_a_wrapper_returning_a_reference_is_a_wrapper_in_its_file_and_in_others(
     expected = ([("doorbell.cc", 8, "CUR301")] if not own else []) + [("slots.cc", 18, "CUR301")]
     assert sorted((f.path, f.line, f.code) for f in found) == expected
     assert all("register_slot() (wraps ibv_reg_mr())" in f.message for f in found)
+
+
+def test_the_index_reads_files_that_call_only_an_api_whose_name_extends_another(tmp_path):
+    # `fi_mr_reg` is a whole name: the index must search `fi_mr_regattr` itself
+    (tmp_path / "attr.c").write_text(textwrap.dedent("""\
+        #include <sys/uio.h>
+        #include <rdma/fi_domain.h>
+
+        int register_host(struct fid_domain *domain, void *buf, size_t len, struct fid_mr **mr)
+        {
+            struct iovec iov = { .iov_base = buf, .iov_len = len };
+            struct fi_mr_attr attr = { .mr_iov = &iov, .iov_count = 1 };
+            return fi_mr_regattr(domain, &attr, 0, mr);
+        }
+        """))
+    linter = Linter(Settings(enabled=frozenset(RULES)), RULES)
+    linter.index_project([(str(tmp_path / "attr.c"), "c")])
+    assert {path: facts.wrappers for path, facts
+            in linter.project["registration-wrappers"].items()} == {
+        str(tmp_path / "attr.c"): {"register_host": ("fi_mr_regattr", 1, 2)}}

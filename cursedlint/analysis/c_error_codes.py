@@ -9,7 +9,8 @@ aborts when it sees it, aborts on the failed copy one call or more away from it.
 with the file's plain functions (`c_syntax.plain_function`, the last definition of a name)
 that return an error code for a call of one of `names` (name -> the CMA function whose result
 it returns, -1 on failure) or of `known`, read again until no new one is found, at most
-`MAX_DEPTH` calls away from the copy.
+`MAX_DEPTH` calls away from the copy. `through`: the file's calls through function pointers
+that return such a result ((label, call), `c_function_pointers`), whose labels `names` maps.
 """
 
 from __future__ import annotations
@@ -50,12 +51,15 @@ def result_of(context, name: str, call, failure: int = -1) -> Result | None:
 
 
 def error_codes(context, names: dict[str, str], known: dict[str, ErrorCode],
-                paths: FailurePaths, value: Callable) -> dict[str, ErrorCode]:
+                paths: FailurePaths, value: Callable, through=()) -> dict[str, ErrorCode]:
     """`known` and the file's functions that return an error code for a failed copy."""
     known = dict(known)
-    new = [*names, *known]
-    while new:
-        calls = sorted(context.calls(new), key=lambda found: found[1].start_byte)
+    labels = {label for label, _ in through}
+    new = [name for name in (*names, *known) if name not in labels]
+    extra = list(through)
+    while new or extra:
+        calls = sorted([*context.calls(new), *extra], key=lambda found: found[1].start_byte)
+        extra = []
         starts = [call.start_byte for _, call in calls]
         found = {}
         for function in context.enclosing((call for _, call in calls), ("function_definition",)):

@@ -9,16 +9,26 @@ in the iovecs). Lengths are evaluated with `analysis.c_constants` (with the proj
 file includes, `HEADERS`); what an address points into is `analysis.c_memory`'s provenance,
 within the calling function. Registrations a test asserts to fail (`analysis.c_expectations`)
 are not registrations.
+
+Calls through function pointers (`ops->reg_mr(...)`, `fl->regmr_fn(...)`) are registrations
+where every function the project stores in that field (`analysis.c_function_pointers`: ops
+tables, assignments, functions passed to a function that stores its parameter in the field)
+is a registration API or a wrapper of the same API with the same positions; the fields and
+their candidates become part of the chain (`Registration.chain`).
 """
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from typing import Any
 
 from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import asserted_to_fail
+from cursedlint.analysis.c_function_pointers import (
+    FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
+)
 from cursedlint.analysis.c_memory import (
     MemoryProvenance, Provenance, declarations_in, has_storage,
 )
@@ -68,37 +78,58 @@ POINTER_RESULTS = frozenset({"ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2"
 
 
 class Registration(Struct, frozen=True):
-    """One registration call: `function` is the called name, `api` the registration API it
-    reaches; `addresses` and `lengths` the expressions of the registered ranges (several, or
-    none, for iovecs; a wrapper's caller may pass only one of the two)."""
+    """One registration call: `function` is the called name (the field access of a call
+    through a function pointer), `api` the registration API it reaches; `addresses` and
+    `lengths` the expressions of the registered ranges (several, or none, for iovecs; a
+    wrapper's caller may pass only one of the two); `chain`: for a call through a field, the
+    functions stored in it (`findings.Step`s)."""
 
     function: str
     api: str
     call: object
     addresses: tuple
     lengths: tuple
+    chain: tuple = ()
 
     @property
     def described(self) -> str:
-        if self.function == self.api:
-            return f"{self.api}()"
+        """How the message names the call: the API, a wrapper with the API it wraps, or a
+        call through a field (the functions it holds, and so the API, are in `chain`)."""
+        if self.function == self.api or self.chain:
+            return f"{self.function}()"
         return f"{self.function}() (wraps {self.api}())"
+
+
+Wrapper = tuple[str, "int | None", "int | None"]
+"""A wrapper as the project index keeps it: (API, address position, length position)."""
+
+
+class RegistrationFacts(Struct, frozen=True):
+    """A file's facts for other files: its wrappers others can call (`wrappers`), those only
+    it can name (`local`: `static`, reachable from elsewhere through a field it stores them
+    in), and its function-pointer flows (`flows`)."""
+
+    wrappers: dict[str, Wrapper] = {}
+    local: dict[str, Wrapper] = {}
+    flows: FieldFlows = FieldFlows()
 
 
 def registrations_of(context, project_wrappers=None) -> "Registrations":
     """The file's registration facts, computed once for all CUR3xx rules; `project_wrappers`:
-    the project's files' `exported_wrappers` (path -> name -> (API, address position, length
-    position)), from the rules' project index."""
-    return context.shared(Registrations, lambda: Registrations(context, project_wrappers or {}))
+    the project's files' `RegistrationFacts` (path -> facts), from the rules' project index
+    (None: not gathered for this run)."""
+    return context.shared(Registrations, lambda: Registrations(
+        context, project_wrappers or {}, gathered=project_wrappers is not None))
 
 
 class Registrations:
     """The registration calls of one C/C++ file and what their arguments are."""
 
-    def __init__(self, context, project_wrappers: dict):
+    def __init__(self, context, project_wrappers: dict, gathered: bool = False):
         self.context = context
         self.page = context.settings.page_size
         self.project_wrappers = project_wrappers
+        self.gathered = gathered  # whether the index read every file holding its words
         self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
 
     @cached_property
@@ -117,12 +148,63 @@ class Registrations:
     def registrations(self) -> list[Registration]:
         found = []
         apis = {**APIS, **self._wrappers}
-        for name, call in self.context.calls(apis):
-            registration = self._registration(name, apis[name], call)
+        calls = [(name, call, apis[name], self._wrapped.get(name, name), ())
+                 for name, call in self.context.calls(apis)]
+        calls.extend(self._indirect_calls())
+        calls.sort(key=lambda found: found[1].start_byte)
+        for name, call, api, underlying, chain in calls:
+            registration = self._registration(name, api, call, underlying, chain)
             if registration is not None and not asserted_to_fail(
                     self.context, call, registration.api in POINTER_RESULTS):
                 found.append(registration)
         return found
+
+    # -- calls through function pointers -----------------------------------------------------
+
+    def summary(self) -> RegistrationFacts | None:
+        """What other files need of this one (the project index's summary)."""
+        def plain(wrappers):
+            return {name: (api, shape.address, shape.length)
+                    for name, (api, shape) in wrappers.items()}
+        exported = plain(self.exported_wrappers)
+        local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
+                 if name not in exported}
+        flows = field_flows(self.context)
+        return RegistrationFacts(exported, local, flows) if exported or local or flows else None
+
+    @cached_property
+    def _path(self) -> str:
+        """The file's path as the project index keys it."""
+        return os.path.abspath(self.context.source.path)
+
+    @cached_property
+    def graph(self) -> FunctionPointerGraph:
+        """The project's function-pointer graph, with this file's flows: the index's where it
+        was gathered (a file it has no summary of has no flows that matter: a field or
+        function its flows could touch would be one of the index's words), else read now."""
+        graph = project_graph(self.project_wrappers)
+        if self.gathered:
+            return graph
+        return graph.overlay(self._path, field_flows(self.context))
+
+    def _indirect_calls(self) -> list[tuple]:
+        """(label, call, API shape, API, chain) for the file's calls through fields every
+        candidate of which registers with the same shape."""
+        found = []
+        for _, call, (api, shape), candidates in self.graph.resolved_calls(
+                self.context, self._stored_wrapper, registering_fields(self.project_wrappers)):
+            label = called_text(self.context, call)
+            chain = tuple(step for candidate in candidates for step in candidate.steps(
+                label, f"which registers with {api}()"))
+            found.append((label, call, shape, api, chain))
+        return found
+
+    def _stored_wrapper(self, function: str, path: str) -> tuple[str, Api] | None:
+        """What a function stored in a field at `path` registers: an API itself, or a wrapper
+        of the file storing it (its own, `static` ones included), else of another file."""
+        if path == self._path and function in self.file_wrappers:
+            return self.file_wrappers[function]
+        return stored_wrapper(self.project_wrappers, function, path)
 
     def partial_pages(self, registration: Registration) -> list[tuple[object, int]]:
         """(length node, value) of the lengths known to be positive and not whole pages
@@ -136,14 +218,15 @@ class Registrations:
 
     # -- calls and wrappers ----------------------------------------------------------------
 
-    def _registration(self, name: str, api: Api, call) -> Registration | None:
+    def _registration(self, name: str, api: Api, call, underlying: str,
+                      chain: tuple) -> Registration | None:
         arguments = _arguments(call)
         if not _fits(api, arguments):
             return None  # a macro or another function of the same name
         if api.flags is not None and not self._changes_range(arguments[api.flags]):
             return None
         addresses, lengths = self._ranges(api, arguments, call)
-        return Registration(name, self._wrapped.get(name, name), call, addresses, lengths)
+        return Registration(name, underlying, call, addresses, lengths, chain)
 
     def _ranges(self, api: Api, arguments: list, call) -> tuple[tuple, tuple]:
         """(address expressions, length expressions) of the ranges a call registers."""
@@ -170,8 +253,8 @@ class Registrations:
     def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
         """The wrappers this file calls: other files' (`project_wrappers`), then its own."""
         found = {name: (api, Api(address, length))
-                 for path, wrappers in sorted(self.project_wrappers.items())
-                 if path != self.context.source.path
+                 for path, wrappers in built_for(self.project_wrappers, "wrappers", _with_wrappers)
+                 if path != self._path
                  for name, (api, address, length) in wrappers.items() if api in APIS}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
@@ -340,6 +423,48 @@ class Registrations:
             return None
         names = {self.context.text(unwrapped(value)) for value in values}
         return names.pop() if len(names) == 1 else ""
+
+
+# -- the project's registering fields -----------------------------------------------------
+
+
+def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:
+    """What `function`, stored in a field at `path`, registers: a registration API itself,
+    a wrapper of that file (`static` ones included), or the one wrapper of that name the
+    project's files (path -> `RegistrationFacts`) export; None if none or several."""
+    if function in APIS:
+        return function, APIS[function]
+    here = facts.get(path)
+    own = here and (here.wrappers.get(function) or here.local.get(function))
+    if own:
+        return (own[0], Api(own[1], own[2])) if own[0] in APIS else None
+    found = built_for(facts, "registration exports", _exports).get(function, ())
+    if len(found) != 1:
+        return None
+    api, address, length = next(iter(found))
+    return (api, Api(address, length)) if api in APIS else None
+
+
+def registering_fields(facts: dict) -> set[str]:
+    """The fields of the project (path -> `RegistrationFacts`) every function of which
+    registers the same way (worked out once per run)."""
+    return built_for(facts, "registering fields", lambda found: set(project_graph(
+        found).agreeing(lambda function, path: stored_wrapper(found, function, path))))
+
+
+def _with_wrappers(facts: dict) -> list[tuple[str, dict]]:
+    """(path, wrappers) of the files that export some, in order of path (most summaries
+    hold only function-pointer flows)."""
+    return [(path, found.wrappers) for path, found in sorted(facts.items()) if found.wrappers]
+
+
+def _exports(facts: dict) -> dict[str, set]:
+    """Name -> the wrappers of that name the project's files export."""
+    found: dict[str, set] = {}
+    for summary in facts.values():
+        for name, wrapper in summary.wrappers.items():
+            found.setdefault(name, set()).add(wrapper)
+    return found
 
 
 # -- tree helpers ------------------------------------------------------------------------------

@@ -9,10 +9,16 @@ check on the result sends it, and on through whatever that branch falls into, to
 (`analysis.c_expectations.Assertions`, from the `assert-names` option) or `abort()`. It stays
 silent wherever that path cannot be told from the code (loops, switches, `&&` of mixed checks,
 macros tree-sitter cannot read).
+
+Calls through function pointers (`tbl[op].fn(...)`, `ep->copy(...)`) are CMA calls where every
+function the project stores in that field (`analysis.c_function_pointers`) is
+`process_vm_readv`/`process_vm_writev` or a function returning their result; the field and its
+functions are the finding's chain.
 """
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 
 from msgspec import Struct
@@ -20,6 +26,9 @@ from msgspec import Struct
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
 from cursedlint.analysis.c_expectations import Assertions, stored_in
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
+from cursedlint.analysis.c_function_pointers import (
+    FieldFlows, built_for, called_text, field_flows, project_graph,
+)
 from cursedlint.analysis.c_result_wrappers import result_wrappers
 from cursedlint.analysis.c_syntax import wrappers
 from cursedlint.findings import Severity, Step
@@ -44,10 +53,66 @@ _FIX = (
 
 class CmaFunctions(Struct, frozen=True):
     """A file's functions that return a CMA result unchanged or with -1 still meaning failure
-    (name -> the CMA function), and those that return an error code when the copy failed."""
+    (name -> the CMA function), those that return an error code when the copy failed, and the
+    functions it stores in struct fields or passes on (`flows`)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
+    flows: FieldFlows = FieldFlows()
+
+
+def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
+    """The CMA function whose result `function`, stored in a field at `path`, returns: itself,
+    a wrapper of that file (`own`: the linted file's names), else the one project wrapper of
+    that name (path -> `CmaFunctions`); None if none."""
+    if function in CMA_FUNCTIONS:
+        return function
+    here = own if own is not None else getattr(facts.get(path), "wrappers", {})
+    if function in here:
+        return here[function]
+    found = built_for(facts, "cma exports", _exports).get(function, ())
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _all_wrappers(facts: dict) -> dict[str, str]:
+    """Name -> CMA function of every project file's wrappers (later paths win, as in the
+    order the facts were gathered)."""
+    found: dict[str, str] = {}
+    for summary in facts.values():
+        found.update(summary.wrappers)
+    return found
+
+
+def _all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
+    """Name -> (path, error code) of every project file's functions that return one."""
+    return {name: (path, code) for path, summary in facts.items()
+            for name, code in summary.codes.items()}
+
+
+def _exports(facts: dict) -> dict[str, set]:
+    """Name -> the CMA functions the project's wrappers of that name return the result of."""
+    found: dict[str, set] = {}
+    for summary in facts.values():
+        for name, underlying in summary.wrappers.items():
+            found.setdefault(name, set()).add(underlying)
+    return found
+
+
+def project_cma_fields(facts: dict) -> set[str]:
+    """The fields of the project (path -> `CmaFunctions`) every function of which returns a
+    CMA result, worked out once per run."""
+    return built_for(facts, "cma fields",
+                     lambda found: set(project_graph(found).agreeing(copying(found))))
+
+
+def copying(facts: dict, own_path: str | None = None, own: dict | None = None):
+    """The question a field's candidates must agree on: "CMA" for a function (stored at
+    `path`) that returns a CMA result, else None (the linted file at `own_path` has the
+    names `own`)."""
+    def copies(function: str, path: str) -> str | None:
+        own_names = own if path == own_path else None
+        return "CMA" if _cma_stored(facts, function, path, own_names) is not None else None
+    return copies
 
 
 class CmaWrapperIndex(Indexer):
@@ -66,12 +131,17 @@ class CmaWrapperIndex(Indexer):
     adds_triggers = True
 
     def more_words(self, facts, settings):
-        """The functions found: a file calling one may wrap it in turn."""
-        return self.trigger_words(facts)
+        """The functions found (a file calling one may wrap it in turn), the functions given
+        a CMA function and the fields holding one (where they are stored and called)."""
+        copying = {*CMA_FUNCTIONS, *(name for found in facts.values() for name in found.wrappers)}
+        graph = project_graph(facts)
+        return {*self.trigger_words(facts), *graph.passed_to(copying), *graph.holding(copying)}
 
     def trigger_words(self, facts):
-        """The functions' names: a call of one is a CMA call."""
-        return {name for found in facts.values() for name in (*found.wrappers, *found.codes)}
+        """The functions' names (a call of one is a CMA call) and the fields every function
+        stored in which is a CMA function (a call through one is)."""
+        return {*(name for found in facts.values() for name in (*found.wrappers, *found.codes)),
+                *project_cma_fields(facts)}
 
 
 class CmaFailureAborts(Rule):
@@ -81,7 +151,10 @@ class CmaFailureAborts(Rule):
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
     `return total;`, with `total` otherwise only set to 0), of the functions named in the
-    `wrappers` option, and of functions (of the file or the project, up to three calls from
+    `wrappers` option, of calls through a function-pointer field every function of which,
+    anywhere in the project, is one of these (`tbl[op].fn(...)` with
+    `.fn = process_vm_readv`, `.fn = process_vm_writev`; a table that also holds another copy
+    is not followed), and of functions (of the file or the project, up to three calls from
     the copy) that turn the failure into an error code: every failure path of their copy ends
     in `return v` of one constant (or passes such a code on), and another `return` of theirs
     gives something else; the failure is then followed in their callers as that value, where
@@ -308,6 +381,7 @@ class CmaFailureAborts(Rule):
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self._reported: set[int] = set()
+        self._labels: dict[str, tuple[str, tuple[Step, ...], str]] = {}
 
     @classmethod
     def triggers_for(cls, options):
@@ -327,12 +401,15 @@ class CmaFailureAborts(Rule):
             if name not in CMA_FUNCTIONS and name not in rule.option["wrappers"]
         }
         codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
-        return CmaFunctions(wrappers, codes) if wrappers or codes else None
+        flows = field_flows(context)
+        return CmaFunctions(wrappers, codes, flows) if wrappers or codes or flows else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
         paths = self._paths
-        for name, call in self.context.calls({**self._cma_names, **self._codes}):
+        calls = [*self.context.calls({**self._cma_names, **self._codes}), *self._through]
+        calls.sort(key=lambda found: found[1].start_byte)
+        for name, call in calls:
             result = self._result(name, call)
             path = paths.reached(result) if result is not None else None
             if path is not None:
@@ -349,16 +426,37 @@ class CmaFailureAborts(Rule):
         functions that return a call of one of these names (`analysis.c_result_wrappers`)."""
         names = {name: name for name in CMA_FUNCTIONS}
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
-        for defined in self.project_facts.values():
-            names.update(defined.wrappers)
+        names.update(built_for(self.project_facts, "cma wrappers", _all_wrappers))
         return result_wrappers(self.context, names, self._value)
+
+    @cached_property
+    def _through(self) -> list[tuple[str, object]]:
+        """(label, call) for the file's calls through a field every function of which returns
+        a CMA result (`tbl[op].fn`); their descriptions, chains and CMA functions in
+        `_labels`."""
+        own = os.path.abspath(self.context.source.path)  # as the project index keys it
+        facts = self.project_facts
+        graph = project_graph(facts)
+        if self.indexer.name not in self.context.project:  # no index: this file's flows now
+            graph = graph.overlay(own, field_flows(self.context))
+        found = []
+        for _, call, _, candidates in graph.resolved_calls(
+                self.context, copying(facts, own, self._cma_names), project_cma_fields(facts)):
+            label = called_text(self.context, call)
+            copies = {_cma_stored(facts, candidate.function, candidate.path,
+                                  self._cma_names if candidate.path == own else None)
+                      for candidate in candidates}
+            underlying = "process_vm_readv/writev" if len(copies) > 1 else copies.pop()
+            steps = tuple(step for candidate in candidates for step in candidate.steps(label))
+            self._labels[label] = (f"{label}() (holds {underlying}())", steps, underlying)
+            found.append((label, call))
+        return found
 
     @cached_property
     def _remote(self) -> dict[str, tuple[str, ErrorCode]]:
         """Name -> (path, error code) of the project's other files' functions that return an
         error code when a copy failed."""
-        return {name: (path, code) for path, defined in self.project_facts.items()
-                for name, code in defined.codes.items()}
+        return built_for(self.project_facts, "cma codes", _all_codes)
 
     @cached_property
     def _codes(self) -> dict[str, ErrorCode]:
@@ -366,7 +464,10 @@ class CmaFailureAborts(Rule):
         failure into an error code, of the project and of this file
         (`analysis.c_error_codes`)."""
         known = {name: code for name, (_, code) in self._remote.items()}
-        return error_codes(self.context, self._cma_names, known, self._paths, self._value)
+        names = {**self._cma_names, **{label: self._labels[label][2]
+                                       for label, _ in self._through}}
+        return error_codes(self.context, names, known, self._paths, self._value,
+                           self._through)
 
     @cached_property
     def _assertions(self) -> Assertions:
@@ -389,7 +490,8 @@ class CmaFailureAborts(Rule):
         _, user, target = stored_in(self.context, call)
         if user is not None and user.type == "expression_statement":
             self.report(call, f"the result of {self._described(name)} is ignored{_CONDITION}",
-                        help=f"{_WHY}. Check it, and {_FIX}. {_DOCTOR}")
+                        help=f"{_WHY}. Check it, and {_FIX}. {_DOCTOR}",
+                        related=self._labels[name][1] if name in self._labels else ())
             return None
         asserting = self._assertions.around(self.context, call)
         code = self._codes.get(name)
@@ -400,6 +502,8 @@ class CmaFailureAborts(Rule):
         return result_of(self.context, name, call, failure)  # (no target: an `if` checks it)
 
     def _described(self, name: str) -> str:
+        if name in self._labels:
+            return self._labels[name][0]
         code = self._codes.get(name)
         if code is not None:
             return f"{name}() (returns {code.failure} if {code.underlying}() fails)"
@@ -408,7 +512,8 @@ class CmaFailureAborts(Rule):
 
     def _chain(self, name: str) -> tuple[Step, ...]:
         """How a function returning an error code gets it: the copy it makes, and the copies
-        the functions it calls make, up to the CMA call."""
+        the functions it calls make, up to the CMA call (through a function pointer: the
+        functions its field holds)."""
         steps = []
         while name in self._codes and len(steps) < 8:
             code = self._codes[name]
@@ -416,7 +521,7 @@ class CmaFailureAborts(Rule):
             steps.append(Step(path, code.line, f"{name}() returns {code.failure} when "
                                                f"{code.calls}() fails"))
             name = code.calls
-        return tuple(steps)
+        return (*steps, *self._labels.get(name, ("", ()))[1])
 
     def _report_assert(self, hit, result: Result, detected: bool) -> None:
         """Report `hit` once, for the first call whose failure path reaches it."""

@@ -20,11 +20,11 @@ command; `CConstants` consults their definitions after the file's own.
 
 from __future__ import annotations
 
-from typing import Optional
-
+from cursedlint.analysis.c_function_pointers import project_graph
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
-    HEADERS, Registration, Registrations, registrations_of,
+    APIS, HEADERS, Registration, RegistrationFacts, Registrations,
+    registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -47,26 +47,43 @@ _FIX = (
 
 
 class RegistrationWrapperIndex(Indexer):
-    """Functions of the project's C/C++ files that pass their parameters straight through to
-    a registration API: name -> (API, position of the address, position of the length)."""
+    """Per C/C++ file of the project (`RegistrationFacts`): the functions that pass their
+    parameters straight through to a registration API (name -> (API, position of the
+    address, position of the length)), exported and `static`, and the functions it stores
+    in struct fields or passes to other functions (`analysis.c_function_pointers`).
+
+    Rounds: the files calling a registration API; then those naming a wrapper, a function
+    given a registering function, or a field holding one (there the other values of the
+    field are stored, and the calls through it are made)."""
 
     name = "registration-wrappers"
     languages = (C, CPP)
-    summary_type = dict[str, tuple[str, Optional[int], Optional[int]]]
+    summary_type = RegistrationFacts
 
     def words(self, settings):
-        return TRIGGERS
+        """Every registration API's name: the index searches whole names, so `fi_mr_reg`
+        alone would miss the files calling only `fi_mr_regattr` or `ibv_reg_mr_iova`."""
+        return tuple(APIS)
 
     def summarize(self, context):
-        wrappers = Registrations(context, {}).exported_wrappers
-        return {name: (api, shape.address, shape.length)
-                for name, (api, shape) in wrappers.items()} or None
+        return Registrations(context, {}).summary()
+
+    def more_words(self, facts, settings):
+        registering = {*APIS, *(name for found in facts.values()
+                                for name in (*found.wrappers, *found.local))}
+        graph = project_graph(facts)
+        return {*(name for found in facts.values() for name in found.wrappers),
+                *graph.passed_to(registering), *graph.holding(registering)}
 
     adds_triggers = True
 
     def trigger_words(self, facts):
-        """The wrappers' names: a call of one is a registration."""
-        return {name for wrappers in facts.values() for name in wrappers}
+        """The wrappers' names (a call of one is a registration) and the fields every
+        function stored in which registers (a call through one is)."""
+        return {*(name for found in facts.values() for name in found.wrappers),
+                *registering_fields(facts)}
+
+
 
 
 class RegistrationRule(Rule):
@@ -81,7 +98,7 @@ class RegistrationRule(Rule):
 
     @property
     def facts(self) -> Registrations:
-        return registrations_of(self.context, self.project_facts)
+        return registrations_of(self.context, self.context.project.get(self.indexer.name))
 
 
 class SubPageRdmaRegistration(RegistrationRule):
@@ -93,7 +110,12 @@ class SubPageRdmaRegistration(RegistrationRule):
     of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the project (this
     file or another, through the project index) that pass their parameters straight through to
     one of these (one level; a function of the same name the file defines itself is not
-    another file's wrapper). Lengths are
+    another file's wrapper), and calls through a function-pointer field (`ops->reg_mem(...)`,
+    `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
+    designated initializer, assignment, or passed to a function that stores its parameter
+    there) is such an API or wrapper with the same argument positions (a field that also
+    holds another function, any value that is not a function, a name a C++ class declares
+    as a method, or more than 8 functions: not followed). Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
     enums, arithmetic, also from the project headers the file includes, found through
     `compile_commands.json`, the `include-dirs` setting or the include's path, and the `-D`
@@ -330,6 +352,7 @@ class SubPageRdmaRegistration(RegistrationRule):
                     f"{_CONDITION}",
                     help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
                     f"{_FIX}, and register {_round_up(length, page)} bytes. {_DOCTOR}",
+                    related=registration.chain,
                 )
 
 
@@ -495,6 +518,7 @@ class SharedPageRdmaRegistration(RegistrationRule):
                         f"{_CONDITION}",
                         help=f"It shares them with {found.neighbours}. {_FORK_HAZARD}. "
                         f"Instead, {_FIX}. {_DOCTOR}",
+                        related=registration.chain,
                     )
 
 

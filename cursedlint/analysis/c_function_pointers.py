@@ -1,0 +1,446 @@
+"""Calls through function pointers in C/C++, project-wide: a field-based call graph.
+
+A function stored in a struct field anywhere in the project is a callee of every call through a
+field of that name (`p->f(...)`, `s.f(...)`, `tbl[i].f(...)`, `(*p->f)(...)`). A function is
+stored by a designated initializer (`.f = fn`, `.f = &fn`, the last designator of `.a.f = fn`)
+or an assignment (`x->f = fn`, `x.f = fn`); a function passed as an argument flows to the
+callee's parameter, and where the callee stores that parameter in a field (`x->f = param;`),
+to that field (one call: a parameter passed on again is not followed).
+
+**Field identity is the field's name alone**, not the struct type: the type of the object a
+call goes through (`fl->f`, `tbl[i].f`, a `void *` cast back, a typedef in another header) is
+not known without a type checker, and tables of one struct type are filled in files that
+never name the pointer's type. Two structs with a field of the same name are one field here;
+to keep that from inventing edges, a field is only resolved when every value the project gives
+it is known:
+- a value that is neither a function nor NULL (`x->f = local`, `x->f = g()`, `.f = a ? b : c`)
+  makes the field `unknown` (no edges); copies between fields of the same name are ignored;
+  a name no rule knows as a function (a variable, a macro) is a candidate that agrees with
+  nothing;
+- a field with more than `MAX_CANDIDATES` distinct functions gives no edge;
+- a name a C++ class of the project declares as a method gives no edge (`obj.name(...)` may
+  call the method).
+A rule then asks what each candidate does (`FunctionPointerGraph.agreeing`) and follows a call
+through the field only when every candidate does the same thing, so a field that also holds a
+harmless function stays silent. Positional initializers of known struct types are not read (a
+struct's field order would need its declaration, often in another header): such a store is
+missed, never invented.
+
+A store of a name (`fn`, `&fn`, a cast of one) records the name: a function, or a variable or
+macro that no rule knows, which then keeps the field from agreeing. Where the name is a
+parameter of the enclosing function, the store is a parameter flow (`FieldFlows.parameters`),
+resolved against the calls that pass the file's functions (defined or declared at file scope)
+to it.
+
+`field_flows(context)` is one file's `FieldFlows` (plain data: the rules' project indexes store
+it in their summaries); `project_graph(facts, flows_of)` combines the project's, once per run,
+and `FunctionPointerGraph.overlay` puts the linted file's own in; `indirect_calls(context,
+fields)` lists the file's calls through the given fields.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Any, Callable, Iterable
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_syntax import (
+    arguments, declared_name, function_declarator, parameter_names, plain_function, unwrapped,
+)
+from cursedlint.findings import Step
+from cursedlint.languages import CPP
+
+MAX_CANDIDATES = 8
+"""Distinct functions a field may hold and still give edges (an ops table implemented by many
+providers is resolved; a generic `fn`/`cb` field of a dispatcher is not)."""
+
+_NULLS = frozenset({"NULL", "nullptr", "0"})
+_SCOPES = frozenset({"function_definition", "lambda_expression"})
+"""The scopes whose parameters a stored name may be (the nearest one decides)."""
+_VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|[A-Za-z_]\w*\s*\()"
+_STORE_NAME = re.compile(rb"(?:(?<=\.)|(?<=->))[A-Za-z_]\w*(?=\s*=(?!=)\s*(?!"
+                         + _VALUE_KNOWN_BY_BYTES + rb")\S)")
+"""A field name written right after `.` or `->` and before `=` and a value that may name a
+function: where a store of one may be (looked up in the tree)."""
+_OTHER_STORE = re.compile(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*" + _VALUE_KNOWN_BY_BYTES)
+"""A store of a literal other than 0 (`.len = 64`, `.name = "x"`), a nested initializer or a
+call's result: the field holds something that is not a function (found in the bytes alone;
+one in a comment only makes a field unknown, which is silent)."""
+_ARGUMENT = re.compile(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
+"""A name written as an argument (after `(`, `,`, `&` or a cast, before `,` or `)`)."""
+_FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
+                          "preproc_elif", "preproc_elifdef", "linkage_specification",
+                          "declaration_list"})
+
+
+class FieldFlows(Struct, frozen=True):
+    """One file's flows of functions into struct fields: `stores` field -> [(function,
+    line)]; `unknown` the fields given a value that is not a function; `parameters` function ->
+    [(parameter position, field, line)] where a function stores its parameter in a field;
+    `passes` [(callee, argument position, function, line)] for calls given a function."""
+
+    stores: dict[str, list[tuple[str, int]]] = {}
+    unknown: list[str] = []
+    parameters: dict[str, list[tuple[int, str, int]]] = {}
+    passes: list[tuple[str, int, str, int]] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.stores or self.unknown or self.parameters or self.passes)
+
+
+class Candidate(Struct, frozen=True):
+    """A function a field may hold: `function`, stored at `path:line` (the initializer or the
+    assignment; for a parameter flow, the call that passes it, with the store in `through`)."""
+
+    function: str
+    path: str
+    line: int
+    through: tuple[str, int, str] | None = None  # (path, line, callee) of the parameter store
+
+    def steps(self, call_text: str, does: str = "") -> tuple[Step, ...]:
+        """The chain links that show how the call reaches the function (`does`: what the
+        function does, added to the first link: "which registers with ibv_reg_mr()")."""
+        if self.through is None:
+            return (Step(self.path, self.line, f"through `{call_text}`, which holds "
+                                               f"`{self.function}`{', ' + does if does else ''}"),)
+        path, line, callee = self.through
+        return (Step(self.path, self.line, f"`{self.function}`{', ' + does + ',' if does else ''}"
+                                           f" is passed to `{callee}()`"),
+                Step(path, line, f"`{callee}()` stores it in the field called as `{call_text}`"))
+
+
+def field_flows(context) -> FieldFlows:
+    """The file's `FieldFlows` (computed once for every rule of the file)."""
+    return context.shared(FieldFlows, lambda: _Flows(context).flows)
+
+
+def indirect_calls(context, fields: Iterable[str]) -> list[tuple[str, object]]:
+    """(field, call) for each call of the file through a field named in `fields`, in order."""
+    found = []
+    for field, leaf in context.tokens(fields) if fields else ():
+        access = context.parent(leaf)
+        if leaf.type != "field_identifier" or access is None \
+                or access.type != "field_expression" or access.child_by_field_name("field") != leaf:
+            continue
+        callee, call = access, context.parent(access)
+        while call is not None and (call.type == "parenthesized_expression" or (
+                call.type == "pointer_expression" and call.child(0).type == "*")):
+            callee, call = call, context.parent(call)
+        if call is not None and call.type == "call_expression" \
+                and call.child_by_field_name("function") == callee:
+            found.append((field, call))
+    return found
+
+
+def called_text(context, call) -> str:
+    """How an indirect call names its callee (`fl->regmr_fn`, `tbl[op].fn`), on one line."""
+    return " ".join(context.text(call.child_by_field_name("function")).split())
+
+
+class _Flows:
+    def __init__(self, context):
+        self.context = context
+        self._parameter_names: dict[int, list[str]] = {}
+
+    @cached_property
+    def _functions(self) -> frozenset[str]:
+        """The names the file defines or declares as functions at file scope (through `#if`,
+        `extern "C"` and namespaces)."""
+        names, pending = set(), [self.context.root]
+        while pending:
+            for node in pending.pop().named_children:
+                if node.type in _FILE_SCOPES:
+                    pending.append(node)
+                elif node.type == "namespace_definition":
+                    pending.extend(filter(None, [node.child_by_field_name("body")]))
+                elif node.type in ("function_definition", "declaration"):
+                    for declarator in node.children_by_field_name("declarator"):
+                        if function_declarator(declarator) is not None:
+                            names.add(declared_name(self.context, declarator))
+        names.discard("")
+        return frozenset(names)
+
+    def _methods(self) -> set[str]:
+        """The names of the methods the (C++) file's classes declare: a call `obj.name(...)`
+        of one is no call through a function pointer, so such a name gives no edges."""
+        if self.context.language != CPP:
+            return set()
+        found, pending = set(), [self.context.root]
+        while pending:
+            node = pending.pop()
+            for child in node.named_children:
+                if child.type == "compound_statement":
+                    continue  # a function's body
+                if node.type == "field_declaration_list" and child.type in (
+                        "field_declaration", "function_definition", "declaration"):
+                    found.update(declared_name(self.context, declarator)
+                                 for declarator in child.children_by_field_name("declarator")
+                                 if function_declarator(declarator) is not None)
+                pending.append(child)
+        found.discard("")
+        return found
+
+    def _named(self, value) -> str | None:
+        """The name an expression stores (`fn`, `&fn`, `(cast)fn`; not NULL), else None."""
+        value = unwrapped(value)
+        if value is not None and value.type == "pointer_expression" \
+                and value.child(0).type == "&":
+            value = unwrapped(value.child_by_field_name("argument"))
+        if value is None or value.type != "identifier":
+            return None
+        name = self.context.text(value)
+        return None if name in _NULLS else name
+
+    def _function(self, value) -> str | None:
+        """The function of the file an expression names, else None."""
+        name = self._named(value)
+        return name if name in self._functions else None
+
+    @cached_property
+    def flows(self) -> FieldFlows:
+        stores: dict[str, list[tuple[str, int]]] = {}
+        unknown: set[str] = set()
+        parameters: dict[str, list[tuple[int, str, int]]] = {}
+        for field, value, line in self._stores():
+            found = self._parameter(value)
+            if found is not None:
+                parameters.setdefault(found[0], []).append((found[1], field, line))
+                continue
+            function = self._named(value)
+            if function is not None:
+                stores.setdefault(field, []).append((function, line))
+            elif not self._harmless(value, field):
+                unknown.add(field)
+        unknown.update(match[1].decode() for match
+                       in _OTHER_STORE.finditer(self.context.source.data))
+        unknown.update(self._methods())
+        return FieldFlows(stores, sorted(unknown), parameters, self._passes())
+
+    def _stores(self):
+        """(field, value, line) for each `.f = v` of an initializer (the last designator) and
+        each `x.f = v` / `x->f = v`, found by a byte search for the name before `=`."""
+        for start, end, leaf in self.context.hits(_STORE_NAME):
+            if leaf.type != "field_identifier" or leaf.start_byte != start \
+                    or leaf.end_byte != end:
+                continue
+            parent = self.context.parent(leaf)
+            if parent is None:
+                continue
+            if parent.type == "field_designator":
+                pair = self.context.parent(parent)
+                designators = pair.children_by_field_name("designator") if pair else []
+                if pair is None or pair.type != "initializer_pair" or designators[-1] != parent:
+                    continue
+                value = pair.child_by_field_name("value")
+            elif parent.type == "field_expression" \
+                    and parent.child_by_field_name("field") == leaf:
+                assignment = self.context.parent(parent)
+                if assignment is None or assignment.type != "assignment_expression" \
+                        or assignment.child_by_field_name("left") != parent \
+                        or assignment.child_by_field_name("operator").type != "=":
+                    continue
+                value = assignment.child_by_field_name("right")
+            else:
+                continue
+            if value is not None:
+                yield self.context.text(leaf), value, leaf.start_point[0] + 1
+
+    def _harmless(self, value, field: str) -> bool:
+        """NULL, 0, or a copy from a field of the same name: no new function for the field."""
+        value = unwrapped(value)
+        if value is None:
+            return True
+        if value.type in ("null", "nullptr") or self.context.text(value) in _NULLS:
+            return True
+        return value.type == "field_expression" and self.context.text(
+            value.child_by_field_name("field")) == field
+
+    def _parameter(self, value) -> tuple[str, int] | None:
+        """(function, position) when a value is a parameter of the plain function storing
+        it."""
+        value = unwrapped(value)
+        if value is None or value.type != "identifier":
+            return None
+        scope = next((node for node in self.context.ancestors(value)
+                      if node.type in _SCOPES), None)
+        plain = plain_function(scope) if scope is not None \
+            and scope.type == "function_definition" else None
+        if plain is None:
+            return None
+        parameters = self._parameters(plain[1])
+        text = self.context.text(value)
+        return (self.context.text(plain[0]), parameters.index(text)) \
+            if text in parameters else None
+
+    def _parameters(self, declarator) -> list[str]:
+        if declarator.id not in self._parameter_names:
+            self._parameter_names[declarator.id] = parameter_names(self.context, declarator)
+        return self._parameter_names[declarator.id]
+
+    def _passes(self) -> list[tuple[str, int, str, int]]:
+        """(callee, position, function, line) for each plain call given a function."""
+        found = []
+        data = self.context.source.data
+        written = set(_ARGUMENT.findall(data))
+        passed = {name for name in self._functions if name.encode() in written}
+        for name, leaf in self.context.tokens(passed):
+            argument, parent = leaf, self.context.parent(leaf)
+            while parent is not None and (parent.type in (
+                    "parenthesized_expression", "cast_expression") or (
+                    parent.type == "pointer_expression" and parent.child(0).type == "&")):
+                argument, parent = parent, self.context.parent(parent)
+            if parent is None or parent.type != "argument_list" or argument.type == "comment":
+                continue
+            call = self.context.parent(parent)
+            function = call.child_by_field_name("function") if call is not None else None
+            if function is None or function.type != "identifier" \
+                    or self._function(argument) != name:
+                continue
+            found.append((self.context.text(function), arguments(call).index(argument), name,
+                          leaf.start_point[0] + 1))
+        return found
+
+
+class FunctionPointerGraph:
+    """The project's fields and the functions they may hold, from each file's `FieldFlows`
+    (path -> flows), indexed once; `overlay` puts a linted file's own flows, as they are now,
+    in place of its stored ones without indexing the project again."""
+
+    def __init__(self, flows: dict[str, FieldFlows]):
+        self.flows = flows
+        self._own: tuple[str, FieldFlows] | None = None
+
+    def overlay(self, path: str, flows: FieldFlows) -> "FunctionPointerGraph":
+        """This graph with `flows` as the flows of `path` (sharing the project's indexes)."""
+        view = FunctionPointerGraph(self.flows)
+        view.__dict__["_index"] = self._index  # the cached_property, indexed once
+        view._own = (path, flows)
+        return view
+
+    @cached_property
+    def _index(self) -> dict[str, dict]:
+        """Per field: the stores, the paths giving it unknown values, the parameter stores;
+        per (callee, position): the functions passed."""
+        return _indexed(self.flows.items())
+
+    @cached_property
+    def _index_own(self) -> dict[str, dict]:
+        return _indexed([self._own] if self._own else [])
+
+    def _entries(self, kind: str, key) -> list:
+        own = self._own[0] if self._own else None
+        return [*(entry for entry in self._index[kind].get(key, ()) if entry[0] != own),
+                *self._index_own[kind].get(key, ())]
+
+    def touched(self) -> set[str]:
+        """The fields the overlaid file's flows may change: those it stores in (a function,
+        a parameter, another value), and those its functions reach through a parameter."""
+        if self._own is None:
+            return set()
+        own = self._own[1]
+        found = {*own.stores, *own.unknown,
+                 *(field for stores in own.parameters.values() for _, field, _ in stores)}
+        passed = {(callee, position) for callee, position, _, _ in own.passes}
+        found.update(field for field, stores in self._index["parameters"].items()
+                     if any((callee, position) in passed for _, callee, position, _ in stores))
+        return found
+
+    def fields(self) -> set[str]:
+        """The fields some function is stored in (directly or through a parameter)."""
+        return {*self._index["stores"], *self._index["parameters"],
+                *self._index_own["stores"], *self._index_own["parameters"]}
+
+    def candidates(self, field: str) -> list[Candidate]:
+        """Every function stored in `field`, directly or through a parameter."""
+        found = [Candidate(function, path, line)
+                 for path, function, line in self._entries("stores", field)]
+        for store_path, callee, position, line in self._entries("parameters", field):
+            found.extend(Candidate(function, path, passed, (store_path, line, callee))
+                         for path, function, passed
+                         in self._entries("passes", (callee, position)))
+        return found
+
+    def callees(self, field: str) -> list[Candidate] | None:
+        """The candidates of a call through `field`, or None where it gives no edge: a value
+        that is not a function stored in it, none, or more than `MAX_CANDIDATES`."""
+        if self._entries("unknown", field):
+            return None
+        found = self.candidates(field)
+        if not found or len({candidate.function for candidate in found}) > MAX_CANDIDATES:
+            return None
+        return found
+
+    def agreeing(self, does: Callable[[str, str], Any],
+                 fields: Iterable[str] | None = None) -> dict[str, tuple[Any, list]]:
+        """Field -> (what, candidates) for the fields (of `fields`, default all) every
+        candidate of which does the same `what` (`does(function, path where it is stored)`,
+        None for nothing a rule follows): a call through any other field is not followed."""
+        found = {}
+        for field in sorted(self.fields() if fields is None else set(fields)):
+            candidates = self.callees(field)
+            answers = {does(candidate.function, candidate.path)
+                       for candidate in candidates or ()}
+            if len(answers) == 1 and None not in answers:
+                found[field] = (answers.pop(), candidates)
+        return found
+
+    def resolved_calls(self, context, does: Callable[[str, str], Any],
+                       known: Iterable[str]) -> list[tuple[str, object, Any, list]]:
+        """(field, call, what, candidates) for the calls of the file of `context` through a
+        field every candidate of which does the same `what` (see `agreeing`): `known` are the
+        project's such fields (worked out once per run), to which the fields the overlaid
+        file's own flows resolve are added; only these fields' names are searched."""
+        fields = {*known, *self.agreeing(does, self.touched())}
+        calls = indirect_calls(context, fields)
+        resolved = self.agreeing(does, {field for field, _ in calls})
+        return [(field, call, *resolved[field]) for field, call in calls if field in resolved]
+
+    def passed_to(self, functions: set[str]) -> set[str]:
+        """The callees to which the project passes one of `functions` (where they may store
+        it: the files defining them are worth reading)."""
+        return {callee for (callee, _), passes in self._index["passes"].items()
+                if any(function in functions for _, function, _ in passes)}
+
+    def holding(self, functions: set[str]) -> set[str]:
+        """The fields some candidate of which is one of `functions`."""
+        return {field for field in self.fields()
+                if any(candidate.function in functions for candidate in self.candidates(field))}
+
+
+def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
+    index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {}}
+    for path, found in sorted(flows):
+        for field, stored in found.stores.items():
+            index["stores"].setdefault(field, []).extend(
+                (path, function, line) for function, line in stored)
+        for field in found.unknown:
+            index["unknown"].setdefault(field, []).append((path,))
+        for callee, positions in found.parameters.items():
+            for position, field, line in positions:
+                index["parameters"].setdefault(field, []).append((path, callee, position, line))
+        for callee, position, function, line in found.passes:
+            index["passes"].setdefault((callee, position), []).append((path, function, line))
+    return index
+
+
+_BUILT: dict[tuple[int, str], tuple[dict, int, Any]] = {}
+
+
+def built_for(facts: dict, key: str, build: Callable[[dict], Any]) -> Any:
+    """`build(facts)` of a project index's facts (path -> summary), made once for the facts
+    of a run and shared by every file linted with them (`key` tells the products apart);
+    made again when files were added to them (the index's rounds grow one dict)."""
+    kept = _BUILT.get((id(facts), key))
+    if kept is None or kept[0] is not facts or kept[1] != len(facts):
+        if len(_BUILT) >= 16:
+            _BUILT.clear()
+        kept = _BUILT[id(facts), key] = (facts, len(facts), build(facts))
+    return kept[2]
+
+
+def project_graph(facts: dict) -> FunctionPointerGraph:
+    """The graph of a project index's facts (path -> a summary with `flows`), built once."""
+    return built_for(facts, "graph", lambda found: FunctionPointerGraph(
+        {path: summary.flows for path, summary in found.items()}))

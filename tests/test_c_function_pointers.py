@@ -1,0 +1,213 @@
+"""The field-based call graph of C/C++ function pointers (cursedlint/analysis/c_function_pointers.py):
+what one file stores in fields and passes to functions, how the project's flows combine, the
+bound on candidates, and the calls through fields."""
+
+from __future__ import annotations
+
+import textwrap
+
+from cursedlint.analysis.c_function_pointers import (
+    MAX_CANDIDATES, Candidate, FieldFlows, FunctionPointerGraph, built_for, called_text,
+    field_flows, indirect_calls,
+)
+from cursedlint.c.context import CContext, parse
+from cursedlint.findings import Step
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+
+def context_of(code: str, language: str = "c", path: str = "a.c") -> CContext:
+    data = textwrap.dedent(code).encode()
+    return CContext(Source.from_bytes(path, data, language), Settings(enabled=frozenset()),
+                    parse(data, language))
+
+
+TABLES = """\
+static int open_dev(void *dev);
+static int close_dev(void *dev) { return 0; }
+extern void *pick(void);
+
+struct ops table = {
+    .open = open_dev,
+    .close = &close_dev,
+    .limits.check = (check_fn)open_dev,
+    .name = "dev",
+    .flags = 0, .size = 0x40,
+    .spare = NULL,
+};
+
+void install(struct dev *dev, open_fn custom, int depth)
+{
+    dev->ops.open = open_dev;
+    dev->ops.close = dev->fallback.close;
+    dev->probe = pick();
+    dev->depth = depth;
+    dev->hook = custom;
+    dev->count += 1;
+    register_hook(dev, close_dev, 3);
+    register_hook(dev, &open_dev, depth);
+    register_hook(dev, (hook_fn)close_dev, depth);
+}
+"""
+
+
+def test_a_file_s_stores_parameters_and_passes():
+    flows = field_flows(context_of(TABLES))
+    assert flows.stores == {"open": [("open_dev", 6), ("open_dev", 16)],
+                            "close": [("close_dev", 7)], "check": [("open_dev", 8)]}
+    # a string, a call's result: values that are no function make the field unknown; NULL, 0
+    # and a copy from a field of the same name add nothing; `+=` is no store
+    assert flows.unknown == ["name", "probe", "size"]
+    assert flows.parameters == {"install": [(2, "depth", 19), (1, "hook", 20)]}
+    assert flows.passes == [("register_hook", 1, "close_dev", 22),
+                            ("register_hook", 1, "open_dev", 23),
+                            ("register_hook", 1, "close_dev", 24)]
+
+
+def test_a_stored_name_is_kept_even_where_the_file_does_not_declare_it():
+    # a library function (declared in a system header), or a variable or macro that then
+    # agrees with no rule's question
+    code = """\
+        struct op ops[] = { { .fn = process_vm_readv }, { .fn = COPY_DEFAULT } };
+        void set(struct op *op, void *buffer) { void *local = buffer; op->fn = local; }
+        """
+    flows = field_flows(context_of(code))
+    assert flows.stores == {"fn": [("process_vm_readv", 1), ("COPY_DEFAULT", 1), ("local", 2)]}
+    assert not field_flows(context_of("int x;\n"))
+
+
+def test_functions_declared_in_namespaces_and_extern_c_blocks_count_in_cpp():
+    code = """\
+        namespace net {
+        extern "C" {
+        int send_frame(void *frame);
+        }
+        }
+        void wire(Port &port) { port.send = net::send_frame; attach(port, send_frame); }
+        """
+    flows = field_flows(context_of(code, "cpp", "a.cpp"))
+    assert flows.passes == [("attach", 1, "send_frame", 6)]
+    assert flows.unknown == ["send"]  # a qualified name is not followed
+
+
+def test_calls_through_fields():
+    context = context_of("""\
+        void run(struct dev *dev, struct op *tbl, struct op local, int i)
+        {
+            dev->ops->open(dev);
+            (*dev->ops->close)(dev);
+            tbl[i].open(dev);
+            local.open(dev);
+            open(dev);
+            dev->open = 0;
+            int (*f)(void *) = dev->open;
+        }
+        """)
+    found = indirect_calls(context, ["open", "close"])
+    assert [(field, called_text(context, call)) for field, call in found] == [
+        ("open", "dev->ops->open"), ("close", "(*dev->ops->close)"), ("open", "tbl[i].open"),
+        ("open", "local.open")]
+    assert indirect_calls(context, []) == []
+
+
+def test_the_graph_joins_parameter_stores_to_the_functions_passed():
+    slab = FieldFlows(parameters={"slab_init": [(2, "alloc", 10)]})
+    user = FieldFlows(stores={"free": [("user_free", 3)]},
+                      passes=[("slab_init", 2, "user_alloc", 7), ("slab_init", 1, "user_free", 7),
+                              ("other_init", 2, "user_free", 8)])
+    graph = FunctionPointerGraph({"/p/slab.c": slab, "/p/user.c": user})
+    assert graph.fields() == {"alloc", "free"}
+    assert graph.callees("alloc") == [
+        Candidate("user_alloc", "/p/user.c", 7, ("/p/slab.c", 10, "slab_init"))]
+    assert graph.callees("free") == [Candidate("user_free", "/p/user.c", 3)]
+    assert graph.callees("other") is None
+    assert graph.passed_to({"user_alloc"}) == {"slab_init"}
+    assert graph.holding({"user_alloc"}) == {"alloc"}
+    assert graph.callees("alloc")[0].steps("s->alloc") == (
+        Step("/p/user.c", 7, "`user_alloc` is passed to `slab_init()`"),
+        Step("/p/slab.c", 10, "`slab_init()` stores it in the field called as `s->alloc`"))
+    assert graph.callees("free")[0].steps("ops.free") == (
+        Step("/p/user.c", 3, "through `ops.free`, which holds `user_free`"),)
+    assert graph.callees("alloc")[0].steps("s->alloc", "which pins it")[0] == Step(
+        "/p/user.c", 7, "`user_alloc`, which pins it, is passed to `slab_init()`")
+    assert graph.callees("free")[0].steps("ops.free", "which pins it") == (
+        Step("/p/user.c", 3, "through `ops.free`, which holds `user_free`, which pins it"),)
+
+
+def test_an_overlay_puts_the_linted_file_s_flows_in_place_of_its_stored_ones():
+    stored = FieldFlows(stores={"free": [("old_free", 3)], "alloc": [("old_alloc", 4)]})
+    other = FieldFlows(stores={"free": [("pool_free", 9)]})
+    graph = FunctionPointerGraph({"/p/a.c": stored, "/p/b.c": other})
+    edited = graph.overlay("/p/a.c", FieldFlows(stores={"free": [("new_free", 5)]},
+                                                unknown=["alloc"]))
+    assert [c.function for c in edited.callees("free")] == ["pool_free", "new_free"]
+    assert edited.callees("alloc") is None
+    assert [c.function for c in graph.callees("free")] == ["old_free", "pool_free"]
+
+
+def test_a_field_unknown_anywhere_or_with_too_many_functions_gives_no_edge():
+    many = FieldFlows(stores={"cb": [(f"handler_{n}", n) for n in range(MAX_CANDIDATES + 1)],
+                              "op": [(f"op_{n}", n) for n in range(MAX_CANDIDATES)]})
+    elsewhere = FieldFlows(stores={"reg": [("reg_one", 2)]}, unknown=["reg"])
+    graph = FunctionPointerGraph({"/p/a.c": many, "/p/b.c": elsewhere})
+    assert [field for field in sorted(graph.fields()) if graph.callees(field)] == ["op"]
+    assert graph.holding({"reg_one"}) == {"reg"}  # still worth reading the files naming it
+
+
+def test_a_field_is_followed_only_where_every_candidate_agrees():
+    flows = FieldFlows(stores={"reg": [("reg_a", 1), ("reg_b", 2)],
+                               "prep": [("reg_a", 3), ("zero", 4)]})
+    graph = FunctionPointerGraph({"/p/a.c": flows})
+    registers = {"reg_a": "ibv_reg_mr", "reg_b": "ibv_reg_mr"}
+    found = graph.agreeing(lambda function, path: registers.get(function))
+    assert list(found) == ["reg"]
+    assert graph.agreeing(lambda function, path: registers.get(function), ["prep"]) == {}
+    assert found["reg"][0] == "ibv_reg_mr"
+    assert [candidate.function for candidate in found["reg"][1]] == ["reg_a", "reg_b"]
+
+
+def test_what_is_built_for_a_run_s_facts_is_built_again_when_files_are_added():
+    facts = {"/p/a.c": 1}
+    assert built_for(facts, "count", len) == 1
+    assert built_for(facts, "count", lambda found: 99) == 1  # kept
+    facts["/p/b.c"] = 2  # an index round adds files
+    assert built_for(facts, "count", len) == 2
+
+
+def test_calls_are_resolved_through_the_project_s_fields_and_the_file_s_own():
+    context = context_of("""\
+        static int pin(void *buf, size_t len);
+        static const struct ops local_ops = { .hold = pin };
+        void use(struct ops *ops, struct table *t, void *buf)
+        {
+            ops->hold(buf, 64);
+            t->entry.pin(buf, 64);
+            ops->drop(buf);
+        }
+        """)
+    project = FunctionPointerGraph({"/p/t.c": FieldFlows(stores={"pin": [("pin_pages", 4)],
+                                                                 "drop": [("unpin", 5)]})})
+    graph = project.overlay("/p/a.c", field_flows(context))
+    pins = {"pin", "pin_pages"}
+    found = graph.resolved_calls(context, lambda function, path: function in pins or None,
+                                 known={"pin"})
+    assert [(field, called_text(context, call), what, [c.function for c in candidates])
+            for field, call, what, candidates in found] == [
+        ("hold", "ops->hold", True, ["pin"]), ("pin", "t->entry.pin", True, ["pin_pages"])]
+
+
+def test_a_name_a_cpp_class_declares_as_a_method_is_no_function_pointer_field():
+    code = """\
+        struct Ops { int (*reg)(void *, unsigned long); };
+        class Region {
+         public:
+          int reg(void *buf, unsigned long len);
+          int pin(void *buf) { return 0; }
+          int (*hook)(void *);
+        };
+        template <typename T> struct Box { void reg_all(T *items); };
+        void touch(Region &r) { auto fn = [](int x) { return x; }; }
+        """
+    assert field_flows(context_of(code, "cpp", "a.cpp")).unknown == ["pin", "reg", "reg_all"]
+    assert field_flows(context_of(code.replace("class Region", "struct Region")
+                                  .split("struct Region")[0])).unknown == []  # C: no methods
