@@ -75,6 +75,30 @@ def test_each_file_is_parsed_once_for_all_rules(monkeypatch):
     assert {finding.code for finding in result.findings} == {"CUR901", "CUR902", "CUR907"}
 
 
+def test_a_c_file_larger_than_the_kept_trees_budget_is_parsed_once(tmp_path, monkeypatch):
+    """A C/C++ file that waits for facts keeps its tree for its lint with them. One larger than
+    the whole budget is kept while no other tree is (so a 50 MB file is not parsed twice); a
+    second one is not, nor anything after it: what is held stays within the larger of the
+    budget and the largest file's own tree."""
+    import cursedlint.c.context as c_context
+    import cursedlint.engine.file_lint as file_lint
+
+    reader = ("#include <sys/uio.h>\n"
+              "ssize_t peek(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+              "    return process_vm_readv(pid, l, 1, r, 1, 0);\n}\n")
+    files = {"a_big.c": reader + "/* padding */\n" * 60, "b_big.c": reader + "/* pad */\n" * 40,
+             "c_small.c": reader}
+    monkeypatch.setattr(file_lint, "KEPT_TREE_BYTES", len(files["c_small.c"]) + 100)
+    parsed = []
+    real_parse = c_context.parse
+    monkeypatch.setattr(c_context, "parse", lambda data, language: parsed.append(
+        data.count(b"\n")) or real_parse(data, language))
+    harness.run_project(tmp_path, files, ["CUR601"])
+    lines = {name: text.count("\n") for name, text in files.items()}
+    assert sorted(parsed) == sorted([lines["a_big.c"], lines["b_big.c"], lines["b_big.c"],
+                                     lines["c_small.c"], lines["c_small.c"]])
+
+
 def test_rule_options_reach_the_rule():
     found = harness.lint("threshold = 2\n", {"CUR907": RULES["CUR907"]}, options={"limit": 9})
     assert [finding.message for finding in found] == ["limit=9"]
