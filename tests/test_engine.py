@@ -99,6 +99,34 @@ def test_a_c_file_larger_than_the_kept_trees_budget_is_parsed_once(tmp_path, mon
                                      lines["c_small.c"], lines["c_small.c"]])
 
 
+def test_a_kept_c_tree_keeps_its_identifier_index(tmp_path, monkeypatch):
+    """The identifiers of a C/C++ file, indexed for its wide searches in the first lint (the
+    summaries for the index), are not indexed again for its lint with the facts: the index
+    is kept with the tree. The findings are those of a run searching the bytes."""
+    import re
+
+    import cursedlint.c.context as c_context
+
+    files = {"peek.c": "#include <sys/uio.h>\n"
+                       "static ssize_t peek(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+                       "    return process_vm_readv(pid, l, 1, r, 1, 0);\n}\n"
+                       "void use(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+                       "    assert(peek(pid, l, r) > 0);\n}\n"}
+    searched = harness.run_project(tmp_path, files, ["CUR601"])[1]
+    made = []
+
+    class Counted:
+        def finditer(self, data):
+            made.append(len(data))
+            return re.finditer(rb"[\w$]+", data)
+
+    monkeypatch.setattr(c_context, "_IDENTIFIER", Counted())
+    monkeypatch.setattr(c_context, "WIDE_SEARCH_BYTES", 0)
+    monkeypatch.setattr(c_context, "SEARCHES_BEFORE_INDEX", 0)
+    assert harness.run_project(tmp_path, None, ["CUR601"])[1] == searched != []
+    assert made == [len(files["peek.c"])]
+
+
 def test_rule_options_reach_the_rule():
     found = harness.lint("threshold = 2\n", {"CUR907": RULES["CUR907"]}, options={"limit": 9})
     assert [finding.message for finding in found] == ["limit=9"]

@@ -287,9 +287,9 @@ class FileLinter:
         else:
             from cursedlint.c.context import CContext, parse
 
-            kept = self._kept_tree(source, pop=True)
-            tree = kept[0] if kept else parse(source.data, source.language)
-            context = CContext(source, self.settings, tree)
+            tree, tree_index = self._kept_tree(source, pop=True) or (
+                parse(source.data, source.language), None)
+            context = CContext(source, self.settings, tree, tree_index)
             result.error_nodes = context.error_count
         context.project = self.project
         return context
