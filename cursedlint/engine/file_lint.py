@@ -326,6 +326,8 @@ class FileLinter:
                 failed(rule, error)
 
     def _suppress(self, source: Source, result: FileResult, enabled: frozenset[str]) -> None:
+        if not suppressions.has_suppression_text(source.data):
+            return  # (nor are the lines of a big file listed)
         found = suppressions.find_suppressions(source.lines, source.language)
         if not found:
             return
