@@ -60,9 +60,11 @@ def parse(parser, data: bytes):
     return parser.parse(bytes(rewritten), tree)
 
 
-_BLOCK_MACRO = re.compile(rb"(?<![\w$])[A-Z][A-Z0-9_]+(?=[ \t]{0,16}\()")
-"""An all-caps name called: perhaps a macro heading a block (`IF_FAILED(call()) { ... }`).
-(The blanks are bounded: each shorter prefix of a long name would read them all again.)"""
+_BLOCK_MACRO = re.compile(rb"\b[A-Z][A-Z0-9_]+(?=[ \t]{0,16}\()")
+"""An all-caps name called: perhaps a macro heading a block (`IF_FAILED(call()) { ... }`),
+unless a `$` comes before it (`misread_blocks` checks: a look-behind for it made the search
+twice as slow). (The blanks are bounded: each shorter prefix of a long name would read them
+all again.)"""
 
 
 def misread_blocks(tree, data: bytes) -> list[tuple[int, int]]:
@@ -73,6 +75,8 @@ def misread_blocks(tree, data: bytes) -> list[tuple[int, int]]:
     spans = []
     root = tree.root_node
     for match in _BLOCK_MACRO.finditer(data):
+        if match.start() and data[match.start() - 1] == ord("$"):
+            continue
         node = root.descendant_for_byte_range(match.start(), match.end())
         while node is not None and node.start_byte == match.start() and \
                 node.type != "function_definition":
