@@ -42,6 +42,8 @@ def written_includes(data: bytes) -> Iterator[tuple[bytes, bytes]]:
         start = match.start()
         if not data[data.rfind(b"\n", 0, start) + 1:start].strip(b" \t"):
             yield match.groups()
+
+
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _MACRO = re.compile(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
 MAX_HEADERS = 256
