@@ -75,6 +75,58 @@ def test_each_file_is_parsed_once_for_all_rules(monkeypatch):
     assert {finding.code for finding in result.findings} == {"CUR901", "CUR902", "CUR907"}
 
 
+def test_a_c_file_larger_than_the_kept_trees_budget_is_parsed_once(tmp_path, monkeypatch):
+    """A C/C++ file that waits for facts keeps its tree for its lint with them. One larger than
+    the whole budget is kept while no other tree is (so a 50 MB file is not parsed twice); a
+    second one is not, nor anything after it: what is held stays within the larger of the
+    budget and the largest file's own tree."""
+    import cursedlint.c.context as c_context
+    import cursedlint.engine.file_lint as file_lint
+
+    reader = ("#include <sys/uio.h>\n"
+              "ssize_t peek(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+              "    return process_vm_readv(pid, l, 1, r, 1, 0);\n}\n")
+    files = {"a_big.c": reader + "/* padding */\n" * 60, "b_big.c": reader + "/* pad */\n" * 40,
+             "c_small.c": reader}
+    monkeypatch.setattr(file_lint, "KEPT_TREE_BYTES", len(files["c_small.c"]) + 100)
+    parsed = []
+    real_parse = c_context.parse
+    monkeypatch.setattr(c_context, "parse", lambda data, language: parsed.append(
+        data.count(b"\n")) or real_parse(data, language))
+    harness.run_project(tmp_path, files, ["CUR601"])
+    lines = {name: text.count("\n") for name, text in files.items()}
+    assert sorted(parsed) == sorted([lines["a_big.c"], lines["b_big.c"], lines["b_big.c"],
+                                     lines["c_small.c"], lines["c_small.c"]])
+
+
+def test_a_kept_c_tree_keeps_its_identifier_index(tmp_path, monkeypatch):
+    """The identifiers of a C/C++ file, indexed for its wide searches in the first lint (the
+    summaries for the index), are not indexed again for its lint with the facts: the index
+    is kept with the tree. The findings are those of a run searching the bytes."""
+    import re
+
+    import cursedlint.c.context as c_context
+
+    files = {"peek.c": "#include <sys/uio.h>\n"
+                       "static ssize_t peek(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+                       "    return process_vm_readv(pid, l, 1, r, 1, 0);\n}\n"
+                       "void use(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+                       "    assert(peek(pid, l, r) > 0);\n}\n"}
+    searched = harness.run_project(tmp_path, files, ["CUR601"])[1]
+    made = []
+
+    class Counted:
+        def finditer(self, data):
+            made.append(len(data))
+            return re.finditer(rb"[\w$]+", data)
+
+    monkeypatch.setattr(c_context, "_IDENTIFIER", Counted())
+    monkeypatch.setattr(c_context, "WIDE_SEARCH_BYTES", 0)
+    monkeypatch.setattr(c_context, "SEARCHES_BEFORE_INDEX", 0)
+    assert harness.run_project(tmp_path, None, ["CUR601"])[1] == searched != []
+    assert made == [len(files["peek.c"])]
+
+
 def test_rule_options_reach_the_rule():
     found = harness.lint("threshold = 2\n", {"CUR907": RULES["CUR907"]}, options={"limit": 9})
     assert [finding.message for finding in found] == ["limit=9"]
@@ -396,27 +448,31 @@ def test_a_tree_index_lists_nodes_as_ast_walk_does():
 
 
 def test_no_tree_is_left_to_the_cyclic_collector():
-    """Every Python rule and indexer, over the rule cases that gather facts from other
-    modules, leaves no syntax tree in a reference cycle: trees are freed by reference counting
-    as soon as a file is done, not by full collections that walk every tree still held."""
+    """Every rule and indexer, over the rule cases (each rule's directory linted whole, and
+    each project in it, which gathers facts from other modules), leaves no syntax tree in a reference cycle (a Python `ast`, or the context holding a
+    tree-sitter tree): trees are freed by reference counting as soon as a file is done, not by
+    full collections that walk every tree still held. (With the collector's threshold raised,
+    a C/C++ file's first tree, kept alive by a rule's cycle, was still held while the file was
+    parsed again for its lint with facts: twice the parse's memory.)"""
     import gc
 
+    from cursedlint.c.context import CContext
     from cursedlint.registry import all_rules
 
     cases = os.path.join(os.path.dirname(__file__), "rules")
-    projects = [os.path.join(cases, code, name) for code in sorted(os.listdir(cases))
-                for name in sorted(os.listdir(os.path.join(cases, code)))
-                if os.path.isdir(os.path.join(cases, code, name))]
+    codes = [os.path.join(cases, code) for code in sorted(os.listdir(cases))]
+    projects = [os.path.join(code, name) for code in codes for name in sorted(os.listdir(code))
+                if os.path.isdir(os.path.join(code, name))]
     assert len(projects) >= 10
-    rules = [code for code, rule in all_rules().items() if "python" in rule.languages]
+    rules = list(all_rules())
     gc.collect()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        for project in projects:
+        for project in codes + projects:
             harness.run_project(project, None, rules)
         gc.collect()
-        trees = [item for item in gc.garbage if isinstance(item, ast.AST)]
+        trees = [item for item in gc.garbage if isinstance(item, (ast.AST, CContext))]
     finally:
         gc.set_debug(0)
         gc.garbage.clear()

@@ -301,3 +301,15 @@ def test_rules_run_once_on_a_file_that_waits_for_facts(plugin, capsys, monkeypat
     assert len(check(capsys, "--no-cache", "--jobs", jobs, ".")[1]) == 2
     runs = log.read_text().split()
     assert sorted(os.path.basename(path) for path in runs) == ["flush.c", "flush2.c"]
+
+
+def test_written_includes_are_the_include_lines():
+    """An include directive counts where only blanks come before its `#` on its line."""
+    from cursedlint.analysis.includes import written_includes
+
+    data = (b'#include <a.h>\n  #  include "b.h"\n\t#include<c.h> #include <not_d.h>\n'
+            b'x = 1; #include "not_e.h"\n/* c */ #include <not_f.h>\n#include "g.h\n'
+            b'#include "h.h"\r\n#define X 1\n#include <i.h>')
+    assert list(written_includes(data)) == [(b"<", b"a.h"), (b'"', b"b.h"), (b"<", b"c.h"),
+                                            (b'"', b"h.h"), (b"<", b"i.h")]
+    assert next(written_includes(b"int x; # include <a.h>\n"), None) is None

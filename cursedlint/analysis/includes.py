@@ -24,13 +24,26 @@ import os
 import re
 from msgspec import Struct
 from functools import cache
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from cursedlint.languages import C, CPP
 from cursedlint.project.index import FactPass, Indexer
 from cursedlint.source import SourceError
 
-INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
+"""An include directive from its `#`, which `written_includes` finds first at a line's start."""
+
+
+def written_includes(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+    """(`<` or `"`, name) of each `#include` line of a file, in order. (The search starts at
+    each `#`, then looks back for blanks alone before it on its line: a pattern anchored at
+    each line's start tried every byte, 0.37 s of a 50 MB file, read four times a run.)"""
+    for match in _INCLUDE.finditer(data):
+        start = match.start()
+        if not data[data.rfind(b"\n", 0, start) + 1:start].strip(b" \t"):
+            yield match.groups()
+
+
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _MACRO = re.compile(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
 MAX_HEADERS = 256
@@ -225,7 +238,7 @@ class HeaderSummaries(Indexer):
 
     def summarize(self, context) -> HeaderSummary:
         data = context.source.data
-        includes = tuple((kind.decode(), os.fsdecode(name)) for kind, name in INCLUDE.findall(data))
+        includes = tuple((kind.decode(), os.fsdecode(name)) for kind, name in written_includes(data))
         summary = HeaderSummary(includes, _without_bodies(context).decode("utf-8", "surrogateescape"))
         _remember(context, summary.text)  # the lint (and the workers forked after) reuse the parse
         return summary
@@ -252,7 +265,8 @@ class IncludedHeaders(Indexer):
         return self._words
 
     def needed_by(self, context) -> bool:
-        return bool(INCLUDE.search(context.source.data)) or bool(context.settings.compile_commands)
+        return (next(written_includes(context.source.data), None) is not None
+                or bool(context.settings.compile_commands))
 
     def summarize(self, context) -> Any:
         raise NotImplementedError("gathered by facts_from, not per file")
@@ -304,7 +318,7 @@ def _reachable(index, paths: IncludePaths, holding: dict[str, bytes]) -> set[str
     pending = [(path, data, paths.flags(path)) for path, data in holding.items()]
     while pending:
         including, data, flags = pending.pop()
-        for kind, name in INCLUDE.findall(data):
+        for kind, name in written_includes(data):
             header = paths.resolve(os.fsdecode(name), kind == b'"', including, flags)
             if header is not None and (header, flags) not in seen:
                 seen.add((header, flags))
@@ -322,7 +336,7 @@ def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: b
     ordered: list[tuple[str, str]] = []
     summaries: dict[str, HeaderSummary] = {}
     visited = {path}
-    includes = [(kind.decode(), os.fsdecode(name)) for kind, name in INCLUDE.findall(data)]
+    includes = [(kind.decode(), os.fsdecode(name)) for kind, name in written_includes(data)]
     stack = [(path, iter(includes))]  # (file, its includes not yet followed)
     while stack:
         including, pending = stack[-1]

@@ -20,8 +20,8 @@ their candidates become part of the chain (`Registration.chain`).
 from __future__ import annotations
 
 import os
-from functools import cached_property
-from typing import Any
+from functools import cached_property, partial
+from typing import Any, Callable
 
 from msgspec import Struct
 
@@ -133,16 +133,16 @@ class Registrations:
         self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
 
     @cached_property
-    def _constants(self):
+    def value(self) -> Callable[[Any], Any]:
+        """`value(node)`: the integer value of an expression of the file where it is used
+        (locals and fields set by an earlier assignment count), with the project headers'
+        macros, enums and types in view; UNKNOWN when unknown. (A function of the evaluator,
+        not a method: `provenance` keeps it, and a method would hold this object in a cycle,
+        and with it the file's tree past its lint.)"""
         from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
 
-        return CConstants(self.context, extra=header_constants(self.context, HEADERS))
-
-    def value(self, node):
-        """The integer value of an expression of the file where it is used (locals and fields
-        set by an earlier assignment count), with the project headers' macros, enums and types
-        in view; UNKNOWN when unknown."""
-        return self._constants.evaluate(node, assignments=True)
+        constants = CConstants(self.context, extra=header_constants(self.context, HEADERS))
+        return partial(constants.evaluate, assignments=True)
 
     @cached_property
     def registrations(self) -> list[Registration]:

@@ -18,6 +18,11 @@ from cursedlint.rule import Rule
 from cursedlint.source import Source, SourceError, read_bytes
 
 
+NOT_STORED = "facts gathered, not stored"
+"""The linter's `facts_key` in a run without a cache: the facts' digest keys stored results
+and nothing else (hashing every summary took 0.6 s of the C worst case's 7.7 s)."""
+
+
 class FactsRun:
     """The facts pass of one run of a `Linter` (`engine.linter`): it reads and sets the
     linter's `project` (indexer name -> path -> summary), `facts_key`, `modules` and
@@ -158,8 +163,8 @@ class FactsRun:
         order = sorted(again - cached.keys())
         if not order:
             return errors
-        if linter.facts_key is None:
-            linter.facts_key, linter.modules = facts_digest(linter.project, index)
+        if linter.facts_key is None:  # (no cache: the key only marks the facts gathered)
+            linter.facts_key = NOT_STORED
         relinted = linter.stored_with_facts([files[i][0] for i in order])
         relinted.update(linter.lint_again_in_workers({files[i][0] for i in order} - relinted.keys()))
         rest = [i for i in order if files[i][0] not in relinted]

@@ -174,9 +174,13 @@ class FileLinter:
         return self._facts_to_come() and source.language in (C, CPP)
 
     def _keep_tree(self, context) -> None:
-        """Keep a file's tree (immutable) for its lint with facts, within the budget."""
+        """Keep a file's tree (immutable) for its lint with facts, within the budget. A file
+        larger than the whole budget is kept while no other tree is (a worker lints its files
+        largest first), and then nothing more: what is held stays within the larger of the
+        budget and the largest file's tree, which its parse reached anyway, and a big file is
+        not parsed twice (a 50 MB C file: another 7 s of parse)."""
         data = context.source.data
-        if len(data) <= self._kept_budget:
+        if len(data) <= self._kept_budget or self._kept_budget == KEPT_TREE_BYTES:
             self._kept_trees[os.path.abspath(context.source.path)] = (
                 data, context.tree, getattr(context, "tree_index", None))
             self._kept_budget -= len(data)
@@ -299,9 +303,9 @@ class FileLinter:
         else:
             from cursedlint.c.context import CContext, parse
 
-            kept = self._kept_tree(source, pop=True)
-            tree = kept[0] if kept else parse(source.data, source.language)
-            context = CContext(source, self.settings, tree)
+            tree, tree_index = self._kept_tree(source, pop=True) or (
+                parse(source.data, source.language), None)
+            context = CContext(source, self.settings, tree, tree_index)
             result.error_nodes = context.error_count
         context.project = self.project
         return context
@@ -338,6 +342,8 @@ class FileLinter:
                 failed(rule, error)
 
     def _suppress(self, source: Source, result: FileResult, enabled: frozenset[str]) -> None:
+        if not suppressions.has_suppression_text(source.data):
+            return  # (nor are the lines of a big file listed)
         found = suppressions.find_suppressions(source.lines, source.language)
         if not found:
             return

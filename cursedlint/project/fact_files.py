@@ -23,7 +23,7 @@ import re
 from functools import cached_property
 from typing import Callable, Iterable, Iterator, NamedTuple
 
-from cursedlint.analysis.includes import INCLUDE, IncludePaths, compile_database
+from cursedlint.analysis.includes import IncludePaths, compile_database, written_includes
 from cursedlint.analysis.python_modules import import_bases, module_files
 from cursedlint.config import ConfigError
 from cursedlint.project.cache import file_stat
@@ -344,7 +344,7 @@ def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], .
                      for edge in _IMPORT.findall(data))
     if language in _C_LANGUAGES:
         return tuple((kind.decode(), name.decode("utf-8", "replace"))
-                     for kind, name in INCLUDE.findall(data))
+                     for kind, name in written_includes(data))
     return ()
 
 

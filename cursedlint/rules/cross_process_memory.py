@@ -474,13 +474,12 @@ class CmaFailureAborts(Rule):
         return Assertions(self.option["assert-names"])
 
     @cached_property
-    def _constants(self):
+    def _value(self):
+        """An expression's constant value (`CConstants.evaluate`). The analyses this rule keeps
+        hold it, not a method of the rule: no cycle holds the file's tree past its lint."""
         from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
 
-        return CConstants(self.context)
-
-    def _value(self, node):
-        return self._constants.evaluate(node)
+        return CConstants(self.context).evaluate
 
     def _result(self, name: str, call) -> Result | None:
         """What happens to the call's value: reported here when ignored or asserted at once,

@@ -5,6 +5,7 @@ the type of an expression or a declaration, sizes, alignments and record layouts
 from __future__ import annotations
 
 import re
+import weakref
 from functools import cached_property
 from itertools import islice
 from typing import Any, NamedTuple
@@ -87,11 +88,14 @@ class _Array(NamedTuple):
 
 
 class _Record(NamedTuple):
-    """A struct, union or class; its layout is computed on demand by `owner`, the evaluator of
-    the file (or header) that defines it."""
+    """A struct, union or class; its layout is computed on demand by `owner()`, the evaluator
+    of the file (or header) that defines it. (A weak reference: the evaluator keeps its records
+    in its caches, and a cycle through them would hold the file's tree until the cyclic
+    collector ran. The file's evaluator holds its headers' evaluators, so an owner outlives
+    every evaluation that meets its records.)"""
 
     node: Any
-    owner: Any
+    owner: weakref.ref
 
 
 class _Opaque(NamedTuple):
@@ -287,7 +291,8 @@ class TypeRules:
         return self._member_type(record, name)
 
     def _member_type(self, record: _Record, name: str) -> Any:
-        fields = self._ask(record.owner, lambda: record.owner._fields(record.node))
+        owner = record.owner()
+        fields = self._ask(owner, lambda: owner._fields(record.node))
         for member, kind in fields or ():
             if member == name:
                 return kind
@@ -330,7 +335,7 @@ class TypeRules:
         owner = definition.owner
         if definition.kind == "tag":
             return (self._enum_type(owner) if owner.type == "enum_specifier"
-                    else _Record(owner, self))
+                    else _Record(owner, weakref.ref(self)))
         if definition.kind != "typedef":
             return _NO_TYPE
         if owner.type == "alias_declaration":
@@ -416,7 +421,8 @@ class TypeRules:
             return _sized_type(node)
         if kind in _RECORDS or kind == "enum_specifier":
             if node.child_by_field_name("body") is not None:
-                return _Record(node, self) if kind in _RECORDS else self._enum_type(node)
+                return (_Record(node, weakref.ref(self)) if kind in _RECORDS
+                        else self._enum_type(node))
             return self._tag_type(node, anchor)
         return _NO_TYPE  # auto, decltype, templates, typeof, macros tree-sitter cannot read
 
@@ -484,7 +490,8 @@ class TypeRules:
             return UNKNOWN, UNKNOWN
         self._enter()  # a record inside a record inside ...
         try:
-            return self._ask(record.owner, lambda: record.owner._layout(record.node))
+            owner = record.owner()
+            return self._ask(owner, lambda: owner._layout(record.node))
         finally:
             self._depth -= 1
 
@@ -580,7 +587,8 @@ class TypeRules:
                 return None
             if type_node.child_by_field_name("name") or not type_node.child_by_field_name("body"):
                 return []  # a nested type, not a member
-            return [(None, _Record(type_node, self))] if type_node.type in _RECORDS else []
+            return ([(None, _Record(type_node, weakref.ref(self)))] if type_node.type in _RECORDS
+                    else [])
         found = []
         for declarator in declarators:
             names = _declared_names(declarator)
