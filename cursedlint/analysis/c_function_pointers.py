@@ -444,3 +444,13 @@ def project_graph(facts: dict) -> FunctionPointerGraph:
     """The graph of a project index's facts (path -> a summary with `flows`), built once."""
     return built_for(facts, "graph", lambda found: FunctionPointerGraph(
         {path: summary.flows for path, summary in found.items()}))
+
+
+def wrappers_by_name(facts: dict) -> dict[str, set]:
+    """Name -> what the wrappers of that name do, over a project index's facts (path -> a
+    summary with `wrappers`: name -> what that wrapper does)."""
+    found: dict[str, set] = {}
+    for summary in facts.values():
+        for name, wrapper in summary.wrappers.items():
+            found.setdefault(name, set()).add(wrapper)
+    return found

@@ -28,6 +28,7 @@ from msgspec import Struct
 from cursedlint.analysis.c_expectations import asserted_to_fail
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
+    wrappers_by_name,
 )
 from cursedlint.analysis.c_memory import (
     MemoryProvenance, Provenance, declarations_in, has_storage,
@@ -438,7 +439,7 @@ def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | N
     own = here and (here.wrappers.get(function) or here.local.get(function))
     if own:
         return (own[0], Api(own[1], own[2])) if own[0] in APIS else None
-    found = built_for(facts, "registration exports", _exports).get(function, ())
+    found = built_for(facts, "registration exports", wrappers_by_name).get(function, ())
     if len(found) != 1:
         return None
     api, address, length = next(iter(found))
@@ -456,15 +457,6 @@ def _with_wrappers(facts: dict) -> list[tuple[str, dict]]:
     """(path, wrappers) of the files that export some, in order of path (most summaries
     hold only function-pointer flows)."""
     return [(path, found.wrappers) for path, found in sorted(facts.items()) if found.wrappers]
-
-
-def _exports(facts: dict) -> dict[str, set]:
-    """Name -> the wrappers of that name the project's files export."""
-    found: dict[str, set] = {}
-    for summary in facts.values():
-        for name, wrapper in summary.wrappers.items():
-            found.setdefault(name, set()).add(wrapper)
-    return found
 
 
 # -- tree helpers ------------------------------------------------------------------------------

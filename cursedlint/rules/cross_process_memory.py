@@ -28,6 +28,7 @@ from cursedlint.analysis.c_expectations import Assertions, stored_in
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, called_text, field_flows, project_graph,
+    wrappers_by_name,
 )
 from cursedlint.analysis.c_result_wrappers import result_wrappers
 from cursedlint.analysis.c_syntax import wrappers
@@ -70,7 +71,7 @@ def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) 
     here = own if own is not None else getattr(facts.get(path), "wrappers", {})
     if function in here:
         return here[function]
-    found = built_for(facts, "cma exports", _exports).get(function, ())
+    found = built_for(facts, "cma exports", wrappers_by_name).get(function, ())
     return next(iter(found)) if len(found) == 1 else None
 
 
@@ -87,15 +88,6 @@ def _all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
     """Name -> (path, error code) of every project file's functions that return one."""
     return {name: (path, code) for path, summary in facts.items()
             for name, code in summary.codes.items()}
-
-
-def _exports(facts: dict) -> dict[str, set]:
-    """Name -> the CMA functions the project's wrappers of that name return the result of."""
-    found: dict[str, set] = {}
-    for summary in facts.values():
-        for name, underlying in summary.wrappers.items():
-            found.setdefault(name, set()).add(underlying)
-    return found
 
 
 def project_cma_fields(facts: dict) -> set[str]:
