@@ -430,15 +430,23 @@ def _matching(text: str, open_at: int) -> int:
     return -1
 
 
-def _split_top(text: str, separator: str = ",") -> list[tuple[int, int]]:
-    """(start, end) of the parts of `text` between top-level `separator`s."""
-    parts, depth, begin = [], 0, 0
+def _top_level(text: str):
+    """(index, character) of the characters of `text` outside any bracket."""
+    depth = 0
     for index, char in enumerate(text):
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
-        elif char == separator and depth == 0:
+        elif depth == 0:
+            yield index, char
+
+
+def _split_top(text: str, separator: str = ",") -> list[tuple[int, int]]:
+    """(start, end) of the parts of `text` between top-level `separator`s."""
+    parts, begin = [], 0
+    for index, char in _top_level(text):
+        if char == separator:
             parts.append((begin, index))
             begin = index + 1
     parts.append((begin, len(text)))
@@ -507,16 +515,11 @@ def _function_parameters(work: _Translation, start: int, line: str,
 
 
 def _top_index(text: str, char: str) -> int:
-    depth = 0
-    for index, current in enumerate(text):
-        if current in "([{":
-            depth += 1
-        elif current in ")]}":
-            depth -= 1
-        elif current == char and depth == 0:
-            if char == "=" and (text[index + 1:index + 2] == "=" or
-                                text[index - 1:index] in "!<>="):
-                continue
+    """The index of the first top-level `char` of `text` (an `=` not part of a comparison);
+    -1 when none."""
+    for index, current in _top_level(text):
+        if current == char and not (char == "=" and (
+                text[index + 1:index + 2] == "=" or text[index - 1:index] in "!<>=")):
             return index
     return -1
 
