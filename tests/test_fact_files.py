@@ -423,3 +423,19 @@ def test_a_warm_run_resolves_no_import_again_until_a_directory_changes(tmp_path,
     changed = capsys.readouterr()
     assert "common.monitor" in looked and "3 reached by imports" in changed.err
     assert "2 reached by imports" in first.err
+
+
+@pytest.mark.parametrize("text", [
+    "import os; import sys\nfrom . import (a,\n  import_b,\n b)\n  from x import y # import z\n",
+    "# import q\nx = 'import y'\nfrom .m import(c)\nimport",
+    "from a import (\n import os\n)\nimport b\n",
+    "\nimport\timport\n   import   a as b  # c\n",
+    "import x\r\nfrom y import z\r\nfrom ..pkg.sub import (p,\n q)\n",
+    "def f():\n    '''\n    import not_a_module\n    '''\n    from .inner import g\n",
+])
+def test_imports_are_read_only_where_a_line_holds_import_as_the_pattern_reads_them(text):
+    """The import lines are found from each `import` of the bytes (the pattern anchored at
+    every line's start tried every byte): the same edges as the pattern over the whole file."""
+    data = text.encode()
+    assert fact_files.written_edges(data, "python") == tuple(
+        tuple(part.decode() for part in edge) for edge in fact_files._IMPORT.findall(data))

@@ -10,8 +10,8 @@ import functools
 import re
 
 from cursedlint.analysis.capture_regions import (
-    FUNCTIONS, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis, body_of,
-    capture_analysis, pinned_loader, position,
+    FUNCTIONS, GLOBAL, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis,
+    body_of, capture_analysis, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CHECKED_NODES, module_cuda_use
@@ -205,6 +205,8 @@ class CaptureStarts(Indexer):
 
     def summarize(self, context) -> tuple[str, ...] | None:
         module = _ModuleCudaFacts(context, only=CudaFact.GLOBAL_CAPTURE)
+        if not any(region.mode == GLOBAL for region in module.analysis.regions):
+            return None  # (no function can reach a global capture the module never begins)
         return tuple(qualname for qualname, function in module_functions(context.tree)
                      if module.of(function)) or None
 

@@ -341,11 +341,30 @@ def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], .
         return ()
     if language == PYTHON:
         return tuple(tuple(part.decode("utf-8", "replace") for part in edge)
-                     for edge in _IMPORT.findall(data))
+                     for edge in _written_imports(data))
     if language in _C_LANGUAGES:
         return tuple((kind.decode(), name.decode("utf-8", "replace"))
                      for kind, name in written_includes(data))
     return ()
+
+
+def _written_imports(data: bytes) -> list[tuple[bytes, ...]]:
+    """What `_IMPORT.findall` gives, tried only at the start of the lines that hold `import`
+    (every match's first line does): the pattern, anchored at each line's start, was tried at
+    every byte (1,500 modules of torch: 0.3 s of a cold pre-commit run's 1.3 s)."""
+    found: list[tuple[bytes, ...]] = []
+    end = tried = -1
+    at = data.find(b"import")
+    while at != -1:
+        start = data.rfind(b"\n", 0, at) + 1
+        if start > tried and start >= end:
+            tried = start
+            match = _IMPORT.match(data, start)
+            if match:
+                found.append(match.groups(b""))
+                end = match.end()
+        at = data.find(b"import", at + 6)
+    return found
 
 
 def _python_targets(path: str, edges, root: str, module, bases: tuple[str, ...]) -> list[str]:
