@@ -133,9 +133,9 @@ class FactsRun:
         named = {i for i in range(len(files)) if i not in asked and names_words(i)} \
             if words else set()
         late = self._late_seeds([files[i] for i in sorted(named)], using)
-        whole = bool(for_triggers) and any(  # named files that would have had them whole
-            project.linted_all or results[i].trigger_facts for i in named) or bool(named) and any(
-            name not in linter.project for name in for_triggers)  # (a cheaper indexer's)
+        cheaper = any(name not in linter.project for name in for_triggers)  # (its words only)
+        whole = bool(named and for_triggers) and (  # files named that had them whole before
+            cheaper or project.linted_all or any(results[i].trigger_facts for i in named))
         if whole:
             sources, for_triggers = project.list_files, {}
         if whole or any(not added <= seeds.get(name, set()) for name, added in late.items()):

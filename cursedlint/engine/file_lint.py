@@ -112,11 +112,10 @@ class FileLinter:
         facts add triggers are wanted for their trigger words."""
         wanted: list[str] = []
         asked = context.asked | context.asks_any_fact if context.facts_to_come else None
-        always = {rule.indexer.name for rule in rules if adds_triggers(rule)}
+        always = {rule.indexer.name: rule.indexer for rule in rules if adds_triggers(rule)}
         triggering = [] if asked is None else sorted(
-            name for name in always - asked - self.project.keys()
-            if context.source.language in next(rule.indexer.languages for rule in rules
-                                                if rule.indexer and rule.indexer.name == name))
+            name for name, indexer in always.items() if name not in asked
+            and name not in self.project and context.source.language in indexer.languages)
         for rule in rules:
             for indexer in rule.indexers():
                 if indexer.name in self.project or indexer.name in wanted or \
