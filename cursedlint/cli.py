@@ -788,7 +788,7 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
     group, and with -v."""
     from cursedlint.project.cache import file_stat
     from cursedlint.project.fact_files import (
-        EDGES, MAX_FILES, FactFiles, stored_resolutions, written_edges,
+        EDGES, MAX_FILES, FactFiles, kept_closures, stored_resolutions, written_edges,
     )
     from cursedlint.formats.shared import printable
     from cursedlint.source import SourceError
@@ -816,8 +816,16 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
         store.put(EDGES, digest, edges)
         return edges
 
+    kept = None
+    if store is not None:
+        settings = linter.settings
+        kept = kept_closures(store, root, written, repr((
+            root, args.config, args.force_exclude, walk is None, settings.max_file_size,
+            settings.include_dirs, settings.compile_commands)), lambda: (
+            (walk.configuration_files() if walk is not None else set())
+            | ({settings.compile_commands} if settings.compile_commands else set())))
     found = FactFiles(root, group.files, walk, read, linter.settings, written,
-                      stored_resolutions(store, read) if store is not None else None)
+                      stored_resolutions(store, read) if store is not None else None, kept)
 
     def files(name: str) -> list[tuple[str, str]]:
         listed = getattr(found, name)

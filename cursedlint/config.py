@@ -251,6 +251,11 @@ class Resolver:
             config = self._loaded[key] = self._forced(load_config(path, self.rules))
         return config
 
+    def configuration_files(self) -> set[str]:
+        """The configuration files loaded so far, with those they extend."""
+        return {path for config in self._loaded.values() for path in (config.path, *config.extends)
+                if path}
+
     def defaults(self, project: str | None = None) -> Config:
         """The defaults, rooted at the current directory; `project`: see `Config.project`."""
         config = self._defaults.get(project)

@@ -425,6 +425,61 @@ def test_a_warm_run_resolves_no_import_again_until_a_directory_changes(tmp_path,
     assert "2 reached by imports" in first.err
 
 
+def _reaching(monkeypatch) -> list[str]:
+    """The files whose imports a run follows (appended to the list returned)."""
+    followed: list[str] = []
+    real = fact_files._Reach.targets
+    monkeypatch.setattr(fact_files._Reach, "targets", lambda self, path, language: (
+        followed.append(path), real(self, path, language))[1])
+    return followed
+
+
+def test_a_warm_run_keeps_what_the_linted_file_reaches_until_what_decided_it_changes(
+        tmp_path, monkeypatch, capsys):
+    """The closure of a pre-commit run's files is kept with what decided it: a warm run, or
+    one over the file edited without touching its imports, follows no import (1,500 modules'
+    imports were followed again each warm run over a file importing torch). Each of an import
+    added to the file, a reached module whose own imports change, a module added where an
+    import looks, and an ignore file that now excludes a reached module makes it follow the
+    imports again, and find what a cold run finds."""
+    _monorepo(tmp_path, unrelated=3)
+    for package in ("projects", "projects/nlp"):
+        (tmp_path / package / "__init__.py").write_text("")
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    named = "projects/vision/trainer/train.py"
+    train, monitor = tmp_path / named, tmp_path / "common" / "monitor.py"
+    followed = _reaching(monkeypatch)
+
+    def run(*options):
+        followed.clear()
+        main(["check", "--concise", "-v", *options, named])
+        captured = capsys.readouterr()
+        return captured.out, captured.err.split("facts for")[1].split("\n")[0]
+
+    def changed(path, text):  # written, and older than the 2 s its stat is not trusted for
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+        os.utime(path, (path.stat().st_atime - 60, path.stat().st_mtime - 60))
+        cold = run("--no-cache")
+        assert run() == cold and followed
+        assert run() == cold and followed == []
+        return cold[1]
+
+    cold = run("--no-cache")
+    assert run() == cold and followed and "2 reached by imports" in cold[1]
+    assert run() == cold and followed == []
+    train.write_text(train.read_text() + "\n\ndef later():\n    return 1\n")  # just edited
+    assert run() == cold and followed == []
+    assert "6 reached" in changed(train, "from projects.nlp.preprocess import pool_utils\n"
+                                  + train.read_text())
+    assert "7 reached" in changed(monitor, "import projects.nlp.main\n" + monitor.read_text())
+    package = tmp_path / "projects" / "nlp" / "main" / "__init__.py"  # shadows main.py
+    assert "7 reached" in changed(package, "from . import steps\n")
+    assert "8 reached" in changed(package.parent / "steps.py", "")
+    assert "6 reached" in changed(tmp_path / "projects" / ".gitignore", "nlp/main/\n")
+
+
 @pytest.mark.parametrize("text", [
     "import os; import sys\nfrom . import (a,\n  import_b,\n b)\n  from x import y # import z\n",
     "# import q\nx = 'import y'\nfrom .m import(c)\nimport",

@@ -84,6 +84,24 @@ def test_store_keeps_summaries_across_runs(tmp_path):
     assert len(other.parsed) == 3, "another fingerprint has its own summaries"
 
 
+def test_a_part_with_a_bound_of_its_own_keeps_its_newest_entries(tmp_path):
+    """A kind of entry that is large (the closure of a pre-commit run's files: a stat per
+    file reached) keeps at most its own bound, those used most recently."""
+    from cursedlint.project.fact_files import CLOSURES
+
+    directory = str(tmp_path / "cache")
+    for run in range(CLOSURES.max_stored + 3):
+        store = IndexStore(directory, "c" * 64)
+        store.get(CLOSURES, "key-0")  # used again each run
+        store.put(CLOSURES, f"key-{run}", ((), False, (), (), ()))
+        store.save()
+    store = IndexStore(directory, "c" * 64)
+    kept = {key for key in (f"key-{run}" for run in range(CLOSURES.max_stored + 3))
+            if store.get(CLOSURES, key)[0]}
+    assert len(kept) == CLOSURES.max_stored and {"key-0", "key-34"} <= kept
+    assert "key-1" not in kept
+
+
 def test_damaged_store_is_empty(tmp_path):
     directory = tmp_path / "cache"
     directory.mkdir()

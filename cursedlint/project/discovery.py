@@ -525,6 +525,10 @@ class ProjectWalk:
         config = self._rules.resolver.in_directory(directory)
         yield from _walked(directory, directory, config, self._rules, Discovery(), skip, below)
 
+    def configuration_files(self) -> set[str]:
+        """The configuration files the walks read so far (`Resolver.configuration_files`)."""
+        return self._rules.resolver.configuration_files()
+
     def excluded(self, path: str) -> bool:
         """Whether a walk of the project passes over the file at the absolute `path` (its
         directory decided once for all its files). Raises ConfigError for an invalid

@@ -25,8 +25,9 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 
 from cursedlint.analysis.includes import IncludePaths, compile_database, written_includes
 from cursedlint.analysis.python_modules import import_bases, module_files
-from cursedlint.config import ConfigError
-from cursedlint.project.cache import file_stat
+from cursedlint.config import CONFIG_FILENAME, PYPROJECT_FILENAME, ConfigError
+from cursedlint.project.cache import Stat, file_stat
+from cursedlint.project.index import content_digest
 from cursedlint.project.discovery import ProjectWalk
 from cursedlint.languages import C, CPP, PYTHON, language_of, language_of_name
 from cursedlint.source import SourceError
@@ -54,16 +55,21 @@ class FactFiles:
     warm run reads no file it has seen (default: read and scanned); `resolved(path, language,
     resolve)`: the project files a Python file's imports name, `resolve()` giving them with
     the directories whose entries decide them (`Resolution`), which a run with a store keeps
-    while those directories do not change (default: resolved every time)."""
+    while those directories do not change (default: resolved every time); `kept(linted,
+    reach)`: the `Closure` of the linted files, which a run with a store keeps while nothing it
+    was decided by changes (`kept_closures`; default: `reach()`, worked out every time)."""
 
     def __init__(self, root: str, linted: list[tuple[str, str]], walk: ProjectWalk | None,
                  read: Callable[[str], bytes | None], settings,
                  written: Callable[[str, str], tuple] | None = None,
-                 resolved: Callable[[str, str, Callable[[], "Resolution"]], Iterable[str]]
+                 resolved: Callable[[str, str, Callable[[], "Resolution"]], "Resolution"]
+                 | None = None,
+                 kept: Callable[[list[tuple[str, str]], Callable[[], "Closure"]], "Closure"]
                  | None = None):
         self.root, self.walk, self.read, self.settings = root, walk, read, settings
         self.written = written or (lambda path, language: written_edges(read(path), language))
-        self.resolved = resolved or (lambda path, language, resolve: resolve().files)
+        self.resolved = resolved or (lambda path, language, resolve: resolve())
+        self.kept = kept or (lambda linted, reach: reach())
         self.linted = list(dict.fromkeys((os.path.abspath(path), language)
                                          for path, language in linted))
         self.directories = sorted({os.path.dirname(path) for path, _ in self.linted})
@@ -72,6 +78,11 @@ class FactFiles:
     @cached_property
     def reached(self) -> list[tuple[str, str]]:
         """The linted files, then what their imports and includes reach, breadth first."""
+        closure = self.kept(self.linted, self._reach)
+        self.bounded = closure.bounded
+        return [tuple(file) for file in closure.files]
+
+    def _reach(self) -> "Closure":
         files = list(self.linted)
         seen = {path for path, _ in files}
         reach = _Reach(self.root, self.walk, self.read, self.settings, self.written,
@@ -83,8 +94,7 @@ class FactFiles:
                     seen.add(target[0])
                     files.append(target)
             index += 1
-        self.bounded = index < len(files)
-        return files
+        return Closure(files, index < len(files), reach.decided)
 
     @cached_property
     def beside(self) -> list[tuple[str, str]]:
@@ -175,11 +185,20 @@ class Resolution(NamedTuple):
     directories: set[str]
 
 
+class Closure(NamedTuple):
+    """What the linted files reach (`FactFiles.reached`): the files, whether `MAX_FILES` cut
+    them short, and the directories whose entries decided where an import or include leads."""
+
+    files: list[tuple[str, str]]
+    bounded: bool
+    decided: set[str]
+
+
 class _Probe:
     """`os.path`'s existence tests, noting the directories whose entries they read."""
 
-    def __init__(self):
-        self.directories: set[str] = set()
+    def __init__(self, directories: set[str] | None = None):
+        self.directories: set[str] = set() if directories is None else directories
 
     def isdir(self, path: str) -> bool:
         self.directories.add(os.path.dirname(path))
@@ -206,13 +225,16 @@ class _Reach:
         self._modules: dict[tuple, tuple[tuple[list[str], str | None], set[str]]] = {}
         self._listed: dict[str, str | None] = {}  # (each asked once: many import one module)
         self._read: set[str] = set()  # the directories the resolution of one file read
+        self.decided: set[str] = set()  # the directories every resolution read
 
     def targets(self, path: str, language: str) -> list[tuple[str, str]]:
         if language == PYTHON:
-            found = self.resolved(path, language, lambda: self._resolve(path))
+            resolution = self.resolved(path, language, lambda: self._resolve(path))
+            found = resolution.files
+            self.decided |= resolution.directories
         elif language in _C_LANGUAGES:
             found = _c_targets(path, self.written(path, language), self.root,
-                               self.include_paths())
+                               self.include_paths(), _Probe(self.decided))
         else:
             return []
         return [(target, language) for target in dict.fromkeys(found)
@@ -300,38 +322,128 @@ def stored_resolutions(store, read: Callable[[str], bytes | None]):
             stamped[directory] = _directory_stamp(directory)
         return stamped[directory]
 
-    def resolved(path: str, language: str, resolve: Callable[[], Resolution]) -> list[str]:
+    def resolved(path: str, language: str, resolve: Callable[[], Resolution]) -> Resolution:
         digest, _ = store.content(path, file_stat(path), read)
         if digest is None:
-            return resolve().files
+            return resolve()
         key = f"{digest}:{path}"
         stored, kept = store.get(RESOLVED, key)
         if stored and all(stamp(directory) == was for directory, was in kept[1]):
-            return list(kept[0])
+            return Resolution(list(kept[0]), {directory for directory, _ in kept[1]})
         found = resolve()
         store.put(RESOLVED, key, (tuple(found.files), tuple(
             (directory, stamp(directory)) for directory in sorted(found.directories))))
-        return found.files
+        return found
 
     return resolved
 
 
+class _Closures:
+    """How the store keeps a `Closure` (by its linted files and the settings that decide it),
+    with what proves it still holds (`kept_closures`)."""
+
+    name = "reached-closures"
+    max_stored = 32
+    """(Each holds a stat per file reached: 1,500 of them for a module importing torch.)"""
+    summary_type = tuple[
+        tuple[tuple[str, str], ...],  # the files reached
+        bool,  # bounded
+        tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...],  # linted files' edges
+        tuple[tuple[str, Stat], ...],  # the other files' and the configuration files' stats
+        tuple[tuple[str, bool, str], ...],  # directories' stamps (with importable entries?)
+    ]
+
+
+CLOSURES = _Closures()
+
+
+def kept_closures(store, root: str, written: Callable[[str, str], tuple], settings_key: str,
+                  configuration_files: Callable[[], Iterable[str]]):
+    """`FactFiles.kept` for a run with an IndexStore: the closure of some linted files is
+    kept by their paths and `settings_key` (the settings that decide it) with what it was
+    decided by, and taken again while all of that is unchanged: the linted files' imports and
+    includes as written (`written`: an edited file that names the same modules reaches the
+    same files), the stats of the other files reached and of the configuration files the run
+    read (`configuration_files()`), the importable entries of the directories that decided
+    where an import or include leads, and the configuration and ignore files of every reached
+    file's directory and those above it (what decides which files the walk excludes). A warm
+    pre-commit run then checks stats and directory entries instead of following 1,500 modules'
+    imports again. (A kept file outside `root`, which no closure reaches, is a store written
+    by something else: not taken.)"""
+    within = os.path.join(root, "")
+
+    def kept(linted: list[tuple[str, str]], reach: Callable[[], Closure]) -> Closure:
+        key = content_digest(repr((settings_key, linted)).encode("utf-8", "surrogateescape"))
+        stored, proof = store.get(CLOSURES, key)
+        if stored and all(path.startswith(within) for path, _ in proof[0][len(linted):]) \
+                and _still_holds(proof, written):
+            return Closure([tuple(file) for file in proof[0]], proof[1], set())
+        closure = reach()
+        proof = _proof(closure, linted, written, configuration_files())
+        if proof is not None:
+            store.put(CLOSURES, key, proof)
+        return closure
+
+    return kept
+
+
+def _proof(closure: Closure, linted, written, configuration_files: Iterable[str]):
+    """What `kept_closures` keeps of `closure`; None when a stat cannot be trusted yet."""
+    stats = []
+    for path in [path for path, _ in closure.files[len(linted):]] + sorted(configuration_files):
+        stat = file_stat(path)
+        if stat is None:
+            return None
+        stats.append((path, stat))
+    around: set[str] = set()  # each reached file's directory and those above it
+    for path, _ in closure.files:
+        directory = os.path.dirname(path)
+        while directory not in around:
+            around.add(directory)
+            directory = os.path.dirname(directory)
+    stamps = tuple((directory, directory in closure.decided,
+                    _directory_stamp(directory, directory in closure.decided, True))
+                   for directory in sorted(around | closure.decided))
+    edges = tuple((path, language, written(path, language)) for path, language in linted)
+    return tuple(closure.files), closure.bounded, edges, tuple(stats), stamps
+
+
+def _still_holds(proof, written) -> bool:
+    """Whether nothing a kept closure was decided by has changed (`kept_closures`)."""
+    _, _, edges, stats, stamps = proof
+    return (all(file_stat(path) == stat for path, stat in stats)
+            and all(_directory_stamp(directory, importable, True) == stamp
+                    for directory, importable, stamp in stamps)
+            and all(written(path, language) == was for path, language, was in edges))
+
+
 _IMPORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.py)?")
+_DECIDING = frozenset({CONFIG_FILENAME, PYPROJECT_FILENAME, ".gitignore"})
+"""Files whose content decides which files a walk excludes (with `.git`, whose presence does)."""
 
 
-def _directory_stamp(directory: str) -> str:
+def _directory_stamp(directory: str, importable: bool = True, deciding: bool = False) -> str:
     """The entries of a directory that an import can name (packages, modules), each marked
-    as directory or file, hashed ("" where none can be listed). Not its mtime: a cache or
-    build directory made at the project's root changes that, never an import."""
+    as directory or file, and with `deciding` the configuration and ignore files (with their
+    stats) and whether it holds `.git` (and its `info/exclude`), hashed ("" where none can be
+    listed). Not its mtime: a cache or build directory made at the project's root changes
+    that, never an import."""
     import hashlib  # (only a run with a store needs it)
 
+    names = []
     try:
         with os.scandir(directory) as entries:
-            names = sorted(entry.name + "/" * entry.is_dir() for entry in entries
-                           if _IMPORTABLE.fullmatch(entry.name))
+            for entry in entries:
+                name = entry.name
+                if importable and _IMPORTABLE.fullmatch(name):
+                    names.append(name + "/" * entry.is_dir())
+                elif deciding and name in _DECIDING:
+                    names.append(f"{name}:{file_stat(entry.path)}")
+                elif deciding and name == ".git":
+                    names.append(f".git:{file_stat(os.path.join(entry.path, 'info', 'exclude'))}")
     except OSError:
         return ""
-    return hashlib.sha1("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+    return hashlib.sha1("\0".join(sorted(names)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], ...]:
@@ -402,31 +514,32 @@ def _names(text: str) -> list[str]:
     return names
 
 
-def _c_targets(path: str, edges, root: str, paths: IncludePaths) -> list[str]:
+def _c_targets(path: str, edges, root: str, paths: IncludePaths, probe=os.path) -> list[str]:
     """The project headers the file's includes name, found as the compiler finds them (the
     compilation database or `include-dirs`; else beside the file, then in each directory above
     it up to the root and its `include`), and the source files beside each header that share
-    its name (`ring.h`: `ring.c`), which define what it declares."""
+    its name (`ring.h`: `ring.c`), which define what it declares. `probe`: what tells whether
+    a path is a file (`_Probe` notes the directories read)."""
     flags = paths.flags(path)
     found = []
     for kind, name in edges:
-        header = _header(name, kind == '"', path, root, flags, paths)
+        header = _header(name, kind == '"', path, root, flags, paths, probe)
         if header is None:
             continue
         found.append(header)
         stem = os.path.splitext(header)[0]
-        found += [stem + suffix for suffix in _SOURCE_SUFFIXES if os.path.isfile(stem + suffix)]
+        found += [stem + suffix for suffix in _SOURCE_SUFFIXES if probe.isfile(stem + suffix)]
     return found
 
 
-def _header(name: str, quoted: bool, including: str, root: str, flags, paths: IncludePaths
-            ) -> str | None:
+def _header(name: str, quoted: bool, including: str, root: str, flags, paths: IncludePaths,
+            probe) -> str | None:
     if os.path.isabs(name) or "\0" in name or name.startswith(".."):
         return None
     searched = ((os.path.dirname(including),) + flags.quote_dirs) if quoted else ()
     for directory in searched + flags.dirs:
         candidate = os.path.normpath(os.path.join(directory, name))
-        if os.path.isfile(candidate):
+        if probe.isfile(candidate):
             return None if directory in flags.system_dirs else candidate
     if flags.dirs or flags is not paths.fallback:
         return None  # the database or include-dirs decide
@@ -434,7 +547,7 @@ def _header(name: str, quoted: bool, including: str, root: str, flags, paths: In
     while directory.startswith(os.path.join(root, "")) or directory == root:
         for candidate in (os.path.join(directory, name),
                           os.path.join(directory, "include", name)):
-            if os.path.isfile(candidate):
+            if probe.isfile(candidate):
                 return os.path.normpath(candidate)
         if directory == root:
             break

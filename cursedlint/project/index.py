@@ -153,6 +153,7 @@ class IndexStore:
             self.parts, self.files, self.answers, self.digests = stored[:4]
             self.run = stored[4] + 1
         self.entries: dict[str, dict[str, tuple[int, Any]]] = {}  # indexer name -> decoded part
+        self.bounds: dict[str, int] = {}  # indexer name -> entries kept at most
         self.changed = False
 
     def known_digest(self, path: str, stat: Stat | None) -> str | None:
@@ -229,9 +230,11 @@ class IndexStore:
         return True, summary
 
     def put(self, indexer: Indexer, digest: str, summary: Any) -> None:
-        """Keep a summary for later runs (one holding text that is not Unicode is not kept)."""
+        """Keep a summary for later runs (one holding text that is not Unicode is not kept),
+        at most the indexer's `max_stored` (default `MAX_STORED_SUMMARIES`), the newest."""
         if storable(summary):
             self._entries(indexer)[digest] = (self.run, summary)
+            self.bounds[indexer.name] = getattr(indexer, "max_stored", MAX_STORED_SUMMARIES)
             self.changed = True
 
     def _entries(self, indexer: Indexer) -> dict[str, tuple[int, Any]]:
@@ -250,8 +253,9 @@ class IndexStore:
         if not self.changed:
             return
         for name, entries in self.entries.items():
-            if len(entries) > MAX_STORED_SUMMARIES:
-                entries = newest(entries, MAX_STORED_SUMMARIES)
+            bound = self.bounds.get(name, MAX_STORED_SUMMARIES)
+            if len(entries) > bound:
+                entries = newest(entries, bound)
             self.parts[name] = msgspec.Raw(encode(entries))
         if sum(len(answers) * _ANSWER_BYTES if isinstance(answers, dict) else len(answers)
                for answers in self.answers.values()) > MAX_STORED_ANSWERS * _ANSWER_BYTES:
