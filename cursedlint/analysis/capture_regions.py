@@ -235,21 +235,73 @@ class CaptureAnalysis:
 
     def code_of(self, target: ast.AST | None, depth: int = 0) -> ast.AST | None:
         """The def or lambda a callable value runs: a module function, `self.method`, a
-        lambda, `functools.partial(f, ...)`; None when the module does not show it."""
+        lambda, `functools.partial(f, ...)`, the method of an instance of a module class
+        (`runner.run`, `runner` made by `Runner(...)`, or taken by a loop over a list of
+        them); None when the module does not show it."""
         if target is None or depth > LOCAL_DEPTH:
             return None
         if isinstance(target, (ast.Lambda, *FUNCTIONS)):
             return target
         if isinstance(target, ast.Call) and self.named(target.func, PARTIAL) and target.args:
             return self.code_of(target.args[0], depth + 1)
+        if isinstance(target, ast.Attribute) and not is_self_attribute(target):
+            cls = self.module_class(self.constructor_of(target.value))
+            return own_method(cls, target.attr) if cls is not None else None
         if isinstance(target, (ast.Name, ast.Attribute)):
             bound = self.value_of(target)
             return None if bound is target else self.code_of(bound, depth + 1)
         return None
 
+    def module_class(self, call: ast.Call | None) -> ast.ClassDef | None:
+        """The module's class that `call` constructs (`Runner(...)`), or None."""
+        cls = self.context.definition(call.func) if call is not None and isinstance(
+            call.func, ast.Name) else None
+        return cls if isinstance(cls, ast.ClassDef) else None
+
+    def constructor_of(self, node: ast.AST, depth: int = 0) -> ast.Call | None:
+        """The call that made the object `node` is: a call itself, a name (or `self.attr`)
+        bound once to one, or a loop's name over a list, tuple or comprehension whose items one call makes
+        (`for runner in [Runner(size) for size in sizes]`); None when the module does not
+        show one. (Whether it constructs a class is the caller's to ask.)"""
+        if depth > LOCAL_DEPTH:
+            return None
+        if isinstance(node, ast.Call):
+            return node
+        if is_self_attribute(node):
+            return self.constructor_of(self.value_of(node), depth + 1)
+        if not isinstance(node, ast.Name):
+            return None
+        bound = self.value_of(node)
+        if bound is not None:
+            return self.constructor_of(bound, depth + 1)
+        for ancestor in self.context.ancestors(node):
+            loops = ancestor.generators if isinstance(ancestor, _COMPREHENSIONS) else \
+                (ancestor,) if isinstance(ancestor, (ast.For, ast.AsyncFor)) else ()
+            for loop in loops:
+                if isinstance(loop.target, ast.Name) and loop.target.id == node.id:
+                    return self.item_constructor(loop.iter, depth + 1)
+        return None
+
+    def item_constructor(self, node: ast.AST, depth: int = 0) -> ast.Call | None:
+        """The one call (by its callee's text) that makes the items of a list, tuple, set or
+        comprehension (or of a name bound once to one)."""
+        if depth > LOCAL_DEPTH:
+            return None
+        if isinstance(node, ast.Name) or is_self_attribute(node):
+            bound = self.value_of(node)
+            return self.item_constructor(bound, depth + 1) if bound is not None else None
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.constructor_of(node.elt, depth + 1)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
+            made = [self.constructor_of(item, depth + 1) for item in node.elts]
+            if all(made) and len({key(call.func) for call in made}) == 1:
+                return made[0]
+        return None
+
 
 PARTIAL = frozenset({"functools.partial"})
 END = (float("inf"), 0)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def capture_analysis(context) -> CaptureAnalysis:

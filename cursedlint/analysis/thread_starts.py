@@ -66,7 +66,7 @@ def _receiver(call: ast.Call) -> str | None:
     return key(call.func.value) if isinstance(call.func, ast.Attribute) else None
 
 
-def _code_label(code: ast.AST | ProjectFunction) -> str:
+def code_label(code: ast.AST | ProjectFunction) -> str:
     if isinstance(code, ProjectFunction):
         return f"{code.qualname}() ({os.path.basename(code.path)})"
     if isinstance(code, ast.Lambda):
@@ -180,7 +180,7 @@ class ThreadStarts:
                 if node.func.attr == "start" and not node.args:
                     start = self._thread_start(node)
                 elif node.func.attr in ("submit", "map") and node.args:
-                    start = self._task_start(node)
+                    start = self.task_start(node)
                 else:
                     continue
                 if start is not None:
@@ -203,10 +203,10 @@ class ThreadStarts:
         if code is None:
             return None
         if handle is made:
-            handles, label = frozenset(), f"the thread running {_code_label(code)}"
+            handles, label = frozenset(), f"the thread running {code_label(code)}"
         else:
             handles = frozenset({key(handle)})
-            label = f"thread `{key(handle)}` running {_code_label(code)}"
+            label = f"thread `{key(handle)}` running {code_label(code)}"
         return ThreadStart(call, code, label, handles, None)
 
     def _project_function(self, target) -> "ProjectFunction | None":
@@ -241,24 +241,56 @@ class ThreadStarts:
             return None
         return CaptureAnalysis.own_method(cls, "run")
 
-    def _task_start(self, call: ast.Call) -> ThreadStart | None:
+    def code_of(self, target: ast.AST) -> "ast.AST | ProjectFunction | None":
+        """The code a thread or task target runs: of this module, or another's function or
+        method (`runner.run`, `runner` made by another module's class)."""
+        code = self.analysis.code_of(target) or self._project_function(target)
+        if code is None and isinstance(target, ast.Attribute):
+            code = self.method_of(self.analysis.constructor_of(target.value), target.attr)
+        return code
+
+    def method_of(self, made: ast.Call | None,
+                  name: str) -> "ast.AST | ProjectFunction | None":
+        """The method `name` of the object `made` constructs: a class of this module's, or of
+        another module of the project."""
+        cls = self.analysis.module_class(made)
+        if cls is not None:
+            return CaptureAnalysis.own_method(cls, name)
+        project = self.uses.project
+        constructor = dotted(made.func) if made is not None and project else None
+        found = project.method(os.path.abspath(self.context.source.path),
+                               linted_imports(self.context), constructor, name) \
+            if constructor else None
+        return None if found is None else ProjectFunction(*found)
+
+    def executor_of(self, call: ast.Call) -> ast.Call | None:
+        """The `ThreadPoolExecutor(...)` call that made the executor of `pool.submit(...)` or
+        `pool.map(...)`, or None."""
         executor = call.func.value
         made = self.analysis.value_of(executor)
         if made is None and isinstance(executor, ast.Name):
             made = self._with_target(executor)
-        if not (isinstance(made, ast.Call) and self.analysis.named(made.func, EXECUTORS)):
+        return made if isinstance(made, ast.Call) and self.analysis.named(
+            made.func, EXECUTORS) else None
+
+    def task_start(self, call: ast.Call, consumed: bool = False) -> ThreadStart | None:
+        """The task `pool.submit(f, ...)` or `pool.map(f, ...)` starts; a `map` whose results
+        are consumed on the spot (`list(pool.map(...))`, which waits for its tasks) only with
+        `consumed`."""
+        executor = call.func.value
+        if self.executor_of(call) is None:
             return None
-        if call.func.attr == "map" and not isinstance(self.context.parent_of(call),
-                                                      (ast.Expr, ast.Assign)):
+        if call.func.attr == "map" and not consumed and not isinstance(
+                self.context.parent_of(call), (ast.Expr, ast.Assign)):
             return None  # consumed on the spot: list(pool.map(...)) waits for the tasks
-        code = self.analysis.code_of(call.args[0])
+        code = self.code_of(call.args[0])
         if code is None:
             return None
         handles = {key(executor)}
         parent = self.context.parent_of(call)
         if isinstance(parent, ast.Assign):
             handles.update(key(target) for target in parent.targets)
-        label = f"the {ast.unparse(executor)} task running {_code_label(code)}"
+        label = f"the {ast.unparse(executor)} task running {code_label(code)}"
         return ThreadStart(call, code, label, frozenset(handles), key(executor))
 
     def _with_target(self, name: ast.Name) -> ast.AST | None:

@@ -28,7 +28,14 @@ class CudaThreadDuringCapture(CaptureRule):
     `.synchronize()`. Under `capture_error_mode="thread_local"` or `"relaxed"` only a
     device-wide synchronization in the thread (`torch.cuda.synchronize()`,
     `cupy.cuda.Device().synchronize()`, `cudaDeviceSynchronize`) is a finding. A thread whose
-    code the module does not show is not a finding. In C/C++ (CUDA sources included), the
+    code the module does not show is not a finding. Tasks of one `ThreadPoolExecutor` with
+    more than one worker (none given, or a constant above one) that may each begin a capture
+    are reported where they are started: `pool.map(f, items)`, or `pool.submit(f, ...)` in a
+    loop or comprehension (not waited for on the spot), whose code (a function or method of
+    the module or another module of the project, a method of the objects a loop or
+    comprehension takes, `map`'s lambda calling its item's method) begins a `torch.cuda.graph`
+    region in any mode or another region in global mode, unless the function ran that code
+    itself before it started the tasks (a serial warm-up that captures each graph). In C/C++ (CUDA sources included), the
     threads are `std::thread`/`std::jthread` declarations and `pthread_create` calls before a
     `cudaStreamBeginCapture`/`cuStreamBeginCapture` in the same function, not joined
     (`t.join()`, `pthread_join`) before it, whose lambda or same-file function reaches a
@@ -44,7 +51,12 @@ class CudaThreadDuringCapture(CaptureRule):
     mode. Verified on an H100 (PyTorch 2.11): a thread polling `Event.query()`, allocating
     CUDA tensors or calling `.cpu()` breaks a global-mode capture; `thread_local` fixes the
     query and allocation cases, not a thread's `torch.cuda.synchronize()`; a thread joined
-    before capture, or doing CPU work only, is harmless.
+    before capture, or doing CPU work only, is harmless. Tasks that capture at once break
+    each other: `torch.cuda.graph` begins by synchronizing the device; on an H200 a pool of 4
+    workers capturing 8 graphs failed in the first rounds (`cudaErrorStreamCaptureInvalidated`,
+    or the process aborted), in thread_local mode too, and with `capture_begin()` in global
+    mode; not with `capture_begin()` in thread_local mode, on one worker, or after a serial
+    warm-up.
 
     ## Example
     ```python
@@ -59,7 +71,8 @@ class CudaThreadDuringCapture(CaptureRule):
     `torch.cuda.graph(g, capture_error_mode="thread_local")` so that other threads' calls no
     longer count; a thread that synchronizes the whole device must be stopped, or synchronize
     only its own stream or event. In C/C++, join the thread before `cudaStreamBeginCapture`, or
-    begin with `cudaStreamCaptureModeThreadLocal`. `--fix --unsafe-fixes` passes
+    begin with `cudaStreamCaptureModeThreadLocal`. Capture pool tasks' graphs before the
+    tasks start (call each once, serially), or run them on one worker. `--fix --unsafe-fixes` passes
     `capture_error_mode="thread_local"` to a global-mode `torch.cuda.graph(...)` or
     `capture_begin()` of the file, unless the thread synchronizes the whole device (unsafe:
     the capture no longer fails on another thread's call, which may hide another race).

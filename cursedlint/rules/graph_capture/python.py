@@ -14,6 +14,7 @@ from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
 from cursedlint.analysis.python_project import own_nodes, project_functions
+from cursedlint.analysis.task_races import TaskRace, TaskRaces
 from cursedlint.analysis.thread_starts import RunningThread, ThreadStart, ThreadStarts
 from cursedlint.findings import Fix, Rewrite, Step
 from cursedlint.rules.graph_capture.capture_without_warmup import CaptureWithoutWarmup
@@ -75,6 +76,8 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         if self.uses.project is not None:
             for region, running in self.threads.running_at_captures(self.calls):
                 self._check_running(region, running)
+        for race in TaskRaces(self.threads).races(self.calls):
+            self._report_race(race)
 
     def _check_thread(self, region: Region, start: ThreadStart) -> None:
         device_wide = self.threads.reached(start.code, self.uses.device_wide_use)
@@ -86,6 +89,22 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
                                 f"{start.call.lineno})", region, f"{line}{where}",
                                 bool(device_wide), steps,
                                 None if device_wide else self._thread_local_fix(region))
+
+    def _report_race(self, race: TaskRace) -> None:
+        start = race.start
+        self.report(
+            start.call,
+            f"{race.tasks} may begin captures at once ({race.how})",
+            related=race.steps,
+            help=f"Its code reaches line {race.line}{race.where}. A capture fails when another "
+            "thread synchronizes the device or, in global mode, makes any capture-unsafe CUDA "
+            "call while it runs, and torch.cuda.graph begins by synchronizing the device: "
+            "tasks that capture at the same time break each other's captures, at random (on "
+            "an H200, 4 workers capturing 8 graphs failed within a few rounds, in thread_local "
+            "mode too: cudaErrorStreamCaptureInvalidated, or the process aborted). Fix: "
+            "capture each graph before the tasks start (call each once, serially), or run "
+            "them on one worker; captures begun with capture_begin() in thread_local mode do "
+            "not interfere.")
 
     def _check_running(self, region: Region, running: tuple[RunningThread, ...]) -> None:
         """The first of the threads that other modules' functions left running whose CUDA use

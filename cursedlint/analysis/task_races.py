@@ -1,0 +1,142 @@
+"""Thread-pool tasks that may begin CUDA graph captures at the same time: several tasks of one
+`ThreadPoolExecutor` with more than one worker (`map`, or `submit` in a loop or comprehension,
+or an asyncio `run_in_executor` there) whose code begins a capture.
+
+What breaks, observed on an H200 (PyTorch 2.11, `tests/test_capture_task_race_gpu.py`): a
+`torch.cuda.graph` region begins by synchronizing the device, which fails while another
+task's capture is under way, in every capture mode (four workers capturing eight graphs
+aborted the process in one round of five or six); a `capture_begin()` region fails that way
+in global mode only (with `thread_local` the captures of distinct graphs did not interfere);
+tasks sharing one lazily captured graph failed every round.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, NamedTuple
+
+from cursedlint.analysis.capture_regions import GLOBAL, Region, body_of, key, position
+from cursedlint.analysis.cuda_facts import CudaFact
+from cursedlint.analysis.python_project import own_nodes
+from cursedlint.analysis.thread_starts import (
+    ProjectFunction, ThreadStart, ThreadStarts, code_label,
+)
+from cursedlint.findings import Step
+from cursedlint.python.consteval import UNKNOWN
+
+SYNCING_ENTRIES = frozenset({"torch.cuda.graph"})
+"""Regions (`Region.what`) whose entry synchronizes the device: they break another task's
+capture in every mode."""
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.GeneratorExp,
+          ast.DictComp)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+class TaskRace(NamedTuple):
+    """Tasks started at `start` (`tasks`: named as messages name them; `how`: why several
+    run at once) whose code begins a capture: `line` and `where` say where, `steps` the chain
+    through other modules."""
+
+    start: ThreadStart
+    tasks: str
+    how: str
+    line: int
+    where: str
+    steps: tuple[Step, ...]
+
+
+class TaskRaces:
+    """The task starts of a module whose tasks may begin captures at the same time."""
+
+    def __init__(self, threads: ThreadStarts):
+        self.threads = threads
+        self.context = threads.context
+        starts = {id(region.start): region for region in threads.analysis.regions}
+
+        def begins_capture(node: ast.AST) -> str | None:
+            region: Region | None = starts.get(id(node))
+            if region is None or not (region.mode == GLOBAL or region.what in SYNCING_ENTRIES):
+                return None
+            return f"{region.what} begins a capture ({region.mode_words} mode)"
+
+        begins_capture.remote_kind = CudaFact.GLOBAL_CAPTURE
+        self._begins_capture = begins_capture
+
+    def races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
+        """Of the module's `calls`, the task starts whose tasks may capture at once."""
+        for call in calls:
+            if not (isinstance(call.func, ast.Attribute) and call.func.attr in ("submit", "map")
+                    and call.args):
+                continue
+            start = self.threads.task_start(call, consumed=True)
+            how = start and self._at_once(start)
+            if not how:
+                continue
+            code = self._item_method(start) or start.code
+            found = self.threads.reached(code, self._begins_capture)
+            if found is not None and not self._warmed_up(start):
+                tasks = f"`{key(call.func.value)}` tasks running {code_label(code)}"
+                yield TaskRace(start, tasks, how, *found)
+
+    def _item_method(self, start: ThreadStart) -> "ast.AST | ProjectFunction | None":
+        """For `pool.map(lambda runner: runner.run(...), runners)`: the method of the module
+        class the items are instances of."""
+        code, call = start.code, start.call
+        if not (call.func.attr == "map" and len(call.args) > 1 and isinstance(code, ast.Lambda)
+                and len(code.args.args) == 1 and isinstance(code.body, ast.Call)):
+            return None
+        func = code.body.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == code.args.args[0].arg):
+            return None
+        return self.threads.method_of(self.threads.analysis.item_constructor(call.args[1]),
+                                      func.attr)
+
+    def _warmed_up(self, start: ThreadStart) -> bool:
+        """Whether the function starting the tasks ran their code itself before (a serial
+        warm-up that captures each graph once: the tasks may then only replay it)."""
+        scope = self.context.scope_of(start.call)
+        before = position(start.call)
+        return any(isinstance(node, ast.Call) and position(node) < before
+                   and self.threads.code_of(node.func) == start.code
+                   for node in own_nodes(body_of(scope or self.context.tree)))
+
+    def _at_once(self, start: ThreadStart) -> str | None:
+        """Why several of the tasks run at the same time (None: they may not)."""
+        workers = self._workers(start.call)
+        if workers is None:
+            return None
+        call = start.call
+        if call.func.attr == "map":
+            items = call.args[1] if len(call.args) > 1 else None
+            if isinstance(items, (ast.List, ast.Tuple, ast.Set)) and len(items.elts) < 2:
+                return None
+            return f"one per item of `{ast.unparse(call.func)}`, {workers}"
+        parent = self.context.parent_of(call)
+        if isinstance(parent, ast.Attribute) and parent.attr == "result":
+            return None  # each waited for before the next starts
+        for ancestor in self.context.ancestors(call):
+            if isinstance(ancestor, _SCOPES):
+                return None
+            if isinstance(ancestor, _LOOPS):
+                loop = "loop" if isinstance(ancestor, ast.stmt) else "comprehension"
+                return f"{loop} on line {ancestor.lineno}, {workers}"
+        return None
+
+    def _workers(self, call: ast.Call) -> str | None:
+        """The executor's workers when more than one ("4 workers", "default workers"),
+        else None (one, or a number the module does not show)."""
+        made = self.threads.executor_of(call)
+        if made is None:
+            return None
+        given = self.context.argument(made, 0, "max_workers")
+        if given is None:
+            return "default workers"
+        value = self.context.evaluate(given)
+        if value is None:
+            return "default workers"
+        if value is UNKNOWN or not isinstance(value, int) or isinstance(value, bool) \
+                or value < 2:
+            return None
+        return f"{value} workers"
+
