@@ -1,6 +1,7 @@
 """Thread-pool tasks that may begin CUDA graph captures at the same time: several tasks of one
-`ThreadPoolExecutor` with more than one worker (`map`, or `submit` in a loop or comprehension,
-or an asyncio `run_in_executor` there) whose code begins a capture.
+`ThreadPoolExecutor` with more than one worker (`map`, or `submit` in a loop or comprehension;
+asyncio's `run_in_executor` and `to_thread` in a comprehension, or in a loop not awaiting each)
+whose code begins a capture.
 
 What breaks, observed on an H200 (PyTorch 2.11, `tests/test_capture_task_race_gpu.py`): a
 `torch.cuda.graph` region begins by synchronizing the device, which fails while another
@@ -15,6 +16,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, NamedTuple
 
+from msgspec.structs import replace
+
 from cursedlint.analysis.capture_regions import GLOBAL, Region, body_of, key, position
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_project import own_nodes
@@ -24,6 +27,7 @@ from cursedlint.analysis.thread_starts import (
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
 
+_TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
 SYNCING_ENTRIES = frozenset({"torch.cuda.graph"})
 """Regions (`Region.what`) whose entry synchronizes the device: they break another task's
 capture in every mode."""
@@ -65,24 +69,37 @@ class TaskRaces:
     def races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
         """Of the module's `calls`, the task starts whose tasks may capture at once."""
         for call in calls:
-            if not (isinstance(call.func, ast.Attribute) and call.func.attr in ("submit", "map")
-                    and call.args):
-                continue
-            start = self.threads.task_start(call, consumed=True)
+            start = self._start(call)
             how = start and self._at_once(start)
             if not how:
                 continue
             code = self._item_method(start) or start.code
             found = self.threads.reached(code, self._begins_capture)
             if found is not None and not self._warmed_up(start):
-                tasks = f"`{key(call.func.value)}` tasks running {code_label(code)}"
-                yield TaskRace(start, tasks, how, *found)
+                yield TaskRace(start, f"{start.label} running {code_label(code)}", how, *found)
+
+    def _start(self, call: ast.Call) -> ThreadStart | None:
+        """The tasks `pool.submit/map(f, ...)`, `loop.run_in_executor(pool, f, ...)` or
+        `asyncio.to_thread(f, ...)` starts (`label`: whose tasks they are)."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in ("submit", "map") and call.args:
+            start = self.threads.task_start(call, consumed=True)
+            return start and replace(start, label=f"`{key(func.value)}` tasks")
+        if isinstance(func, ast.Attribute) and func.attr == "run_in_executor" and \
+                len(call.args) > 1:
+            target, label = call.args[1], "the event loop's executor tasks"
+        elif self.threads.analysis.named(func, _TO_THREAD) and call.args:
+            target, label = call.args[0], "`asyncio.to_thread` tasks"
+        else:
+            return None
+        code = self.threads.code_of(target)
+        return None if code is None else ThreadStart(call, code, label, frozenset(), None)
 
     def _item_method(self, start: ThreadStart) -> "ast.AST | ProjectFunction | None":
         """For `pool.map(lambda runner: runner.run(...), runners)`: the method of the module
         class the items are instances of."""
         code, call = start.code, start.call
-        if not (call.func.attr == "map" and len(call.args) > 1 and isinstance(code, ast.Lambda)
+        if not (_method(call) == "map" and len(call.args) > 1 and isinstance(code, ast.Lambda)
                 and len(code.args.args) == 1 and isinstance(code.body, ast.Call)):
             return None
         func = code.body.func
@@ -107,13 +124,14 @@ class TaskRaces:
         if workers is None:
             return None
         call = start.call
-        if call.func.attr == "map":
+        if _method(call) == "map":
             items = call.args[1] if len(call.args) > 1 else None
             if isinstance(items, (ast.List, ast.Tuple, ast.Set)) and len(items.elts) < 2:
                 return None
             return f"one per item of `{ast.unparse(call.func)}`, {workers}"
         parent = self.context.parent_of(call)
-        if isinstance(parent, ast.Attribute) and parent.attr == "result":
+        if isinstance(parent, ast.Await) or (isinstance(parent, ast.Attribute)
+                                             and parent.attr == "result"):
             return None  # each waited for before the next starts
         for ancestor in self.context.ancestors(call):
             if isinstance(ancestor, _SCOPES):
@@ -126,7 +144,15 @@ class TaskRaces:
     def _workers(self, call: ast.Call) -> str | None:
         """The executor's workers when more than one ("4 workers", "default workers"),
         else None (one, or a number the module does not show)."""
-        made = self.threads.executor_of(call)
+        if _method(call) == "run_in_executor":
+            executor = call.args[0]
+            if isinstance(executor, ast.Constant) and executor.value is None:
+                return "default workers"
+            made = self.threads.executor_made(executor)
+        elif _method(call) in ("submit", "map"):
+            made = self.threads.executor_of(call)
+        else:  # asyncio.to_thread: the loop's default executor
+            return "default workers"
         if made is None:
             return None
         given = self.context.argument(made, 0, "max_workers")
@@ -140,3 +166,7 @@ class TaskRaces:
             return None
         return f"{value} workers"
 
+
+def _method(call: ast.Call) -> str | None:
+    """The name of the method a call calls (`map` for `pool.map(...)`), or None."""
+    return call.func.attr if isinstance(call.func, ast.Attribute) else None

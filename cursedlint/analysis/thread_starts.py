@@ -266,7 +266,10 @@ class ThreadStarts:
     def executor_of(self, call: ast.Call) -> ast.Call | None:
         """The `ThreadPoolExecutor(...)` call that made the executor of `pool.submit(...)` or
         `pool.map(...)`, or None."""
-        executor = call.func.value
+        return self.executor_made(call.func.value)
+
+    def executor_made(self, executor: ast.AST) -> ast.Call | None:
+        """The `ThreadPoolExecutor(...)` call that made the executor `executor` names."""
         made = self.analysis.value_of(executor)
         if made is None and isinstance(executor, ast.Name):
             made = self._with_target(executor)

@@ -31,7 +31,9 @@ class CudaThreadDuringCapture(CaptureRule):
     code the module does not show is not a finding. Tasks of one `ThreadPoolExecutor` with
     more than one worker (none given, or a constant above one) that may each begin a capture
     are reported where they are started: `pool.map(f, items)`, or `pool.submit(f, ...)` in a
-    loop or comprehension (not waited for on the spot), whose code (a function or method of
+    loop or comprehension (not waited for on the spot), or asyncio's
+    `loop.run_in_executor(executor, f, ...)` and `asyncio.to_thread(f, ...)` in a comprehension
+    or in a loop that does not await each (the default executor has several workers), whose code (a function or method of
     the module or another module of the project, a method of the objects a loop or
     comprehension takes, `map`'s lambda calling its item's method) begins a `torch.cuda.graph`
     region in any mode or another region in global mode, unless the function ran that code

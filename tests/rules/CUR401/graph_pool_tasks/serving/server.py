@@ -1,5 +1,6 @@
 """An inference server that runs model replicas on a thread pool."""
 
+import asyncio
 import concurrent.futures
 from concurrent.futures import ThreadPoolExecutor
 
@@ -100,3 +101,33 @@ class ReplicaPool:
         futures = [self.pool.submit(replica.infer, batch)  # error: CUR401@20
                    for replica in self.replicas]
         return [future.result() for future in futures]
+
+
+async def serve_async(models, batch):
+    loop = asyncio.get_running_loop()
+    runners = [ReplicaRunner(model, (8, 1024)) for model in models]
+    return await asyncio.gather(
+        *(loop.run_in_executor(None, runner.infer, batch)  # error: CUR401@11
+          for runner in runners))
+
+
+async def serve_async_threads(models, batch):
+    runners = [ReplicaRunner(model, (8, 1024)) for model in models]
+    return await asyncio.gather(
+        *[asyncio.to_thread(runner.infer, batch) for runner in runners])  # error: CUR401@11
+
+
+async def serve_async_one_by_one(models, batch):
+    loop = asyncio.get_running_loop()
+    runners = [ReplicaRunner(model, (8, 1024)) for model in models]
+    for runner in runners:
+        await loop.run_in_executor(None, runner.infer, batch)  # ok: CUR401 (awaited each)
+
+
+async def serve_async_one_worker(models, batch):
+    loop = asyncio.get_running_loop()
+    runners = [ReplicaRunner(model, (8, 1024)) for model in models]
+    single = ThreadPoolExecutor(max_workers=1)
+    return await asyncio.gather(
+        *(loop.run_in_executor(single, runner.infer, batch)  # ok: CUR401 (one worker)
+          for runner in runners))
