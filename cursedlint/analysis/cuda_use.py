@@ -322,12 +322,30 @@ class CudaUse:
         return None if found is None else found[0]
 
     def reached(self, func: ast.AST, kind: CudaFact):
-        """`reach_of`'s chain and the fact it ends in."""
-        name = last_name(func) if self.project else None
+        """`reach_of`'s chain and the fact it ends in (through a name or `self.attr` that
+        stores another module's function: `self.step_fn = clip_and_step`)."""
+        if self.project is None:
+            return None
+        stored = self.stored(func)
+        name = last_name(stored or func)
         if name is None or not self.project.may_reach(name, kind):
             return None  # no project function of that name reaches it: nothing to resolve
-        target = call_target(self.context, self.project, func)
-        return None if target is None else self.project.reached(*target, kind)
+        target = call_target(self.context, self.project, stored or func)
+        found = None if target is None else self.project.reached(*target, kind)
+        if found is None or stored is None:
+            return found
+        step = Step(self.context.source.path, stored.lineno,
+                    f"`{ast.unparse(func)}` is `{ast.unparse(stored)}`")
+        return (step, *found[0]), found[1]
+
+    def stored(self, func: ast.AST) -> ast.AST | None:
+        """The function a name or `self.attr` holds where the module binds it once to another
+        name or dotted name (`self.step_fn = clip_and_step`; `fn = steps.drain`), or None."""
+        if not (isinstance(func, ast.Name) or is_self_attribute(func)):
+            return None
+        bound = self.analysis.value_of(func)
+        return bound if isinstance(bound, (ast.Name, ast.Attribute)) and bound is not func \
+            else None
 
     def remote_region(self, call: ast.Call) -> Region | None:
         """The global-mode capture that a call of another module's function begins, named as
@@ -351,13 +369,13 @@ class CudaUse:
         return self._memo[key]
 
     def callee(self, node: ast.AST) -> ast.AST | None:
-        """The module's def that a call runs: `helper(...)`, `self.method(...)`."""
-        if not isinstance(node, ast.Call):
+        """The module's def that a call runs: `helper(...)`, `self.method(...)`, a function
+        stored in a name or `self.attr` (`self.finish()`), a method of an object the module
+        constructs (`runner.infer(...)`)."""
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
             return None
-        if isinstance(node.func, ast.Name) or is_self_attribute(node.func):
-            code = self.analysis.value_of(node.func)
-            return code if isinstance(code, FUNCTIONS) else None
-        return None
+        code = self.analysis.code_of(node.func)
+        return code if isinstance(code, FUNCTIONS) else None
 
 
 def module_cuda_use(context) -> CudaUse:

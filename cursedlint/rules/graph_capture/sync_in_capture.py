@@ -31,8 +31,11 @@ class SyncInCapture(CaptureRule):
     `.to("cuda")`, `device="cuda"`), the result of a torch op or `@`, a tensor method,
     arithmetic or indexing on such a tensor, or a name bound once, inside the region, to one
     of these; a parameter, a name bound outside the region, a model's output, `t.shape`,
-    `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods are
-    followed for the synchronizing calls; the finding is the call in the region. In C/C++
+    `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods, and
+    into another module's functions, are followed for the synchronizing calls, also where a
+    name or `self` attribute the module binds once holds the function (`self.after_step =
+    drain_device`, then `self.after_step()`), and a method of an object the module constructs
+    (`runner.infer()`); the finding is the call in the region. In C/C++
     (CUDA sources included), the region is the statements of one block
     between `cudaStreamBeginCapture`/`cuStreamBeginCapture` and the
     `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
