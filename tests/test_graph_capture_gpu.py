@@ -175,6 +175,23 @@ CASES = {
     "tensor-in-if": Case("a CUDA tensor tested by `if` inside the capture region", STEP,
                          STEP_WARM_UP, "y = step(x)\nfound = torch.isinf(y).any()\n"
                          "if found:\n    y = y * 0\n", False, frozenset({"CUR402"})),
+    "tensor-in-if-of-a-helper": Case(
+        "a helper called in the capture region tests a CUDA tensor by `if`", STEP + """
+
+def zero_if_inf(y):
+    found = torch.isinf(y).any()
+    if found:
+        y.zero_()
+""", STEP_WARM_UP, "y = step(x)\nzero_if_inf(y)\n", False, frozenset({"CUR402"})),
+    "tensor-in-if-of-a-helper-when-asked": Case(
+        "the helper tests it only when asked, and is not asked", STEP + """
+
+def zero_if_inf(y, asked):
+    if asked:
+        found = torch.isinf(y).any()
+        if found:
+            y.zero_()
+""", STEP_WARM_UP, "y = step(x)\nzero_if_inf(y, False)\n", True, frozenset()),
     "tensor-to-float": Case("float() of a CUDA tensor inside the capture region", STEP,
                             STEP_WARM_UP, "y = step(x)\nscale = float(torch.linalg."
                             "vector_norm(y))\n", False, frozenset({"CUR402"})),

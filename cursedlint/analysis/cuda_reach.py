@@ -14,6 +14,7 @@ from cursedlint.analysis.capture_regions import (
     body_of, capture_analysis, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
+from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CHECKED_NODES, module_cuda_use
 from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.python_modules import imports_project_module
@@ -76,7 +77,20 @@ class CudaReach(FunctionIndexer):
         return facts
 
 
+def host_sync_of(context, function: ast.AST) -> tuple[int, str, list[str]] | None:
+    """Where a function of the module waits for the GPU without a condition, itself or through
+    the module's own functions, as its facts for the index say (a CUDA tensor read on the host
+    included): (line, what, [functions through which]), or None."""
+    facts = context.shared((_ModuleCudaFacts, CudaFact.HOST_SYNC),
+                           lambda: _ModuleCudaFacts(context, only=CudaFact.HOST_SYNC))
+    return facts.of(function).get(CudaFact.HOST_SYNC)
+
+
 _THREAD_WORDS = re.compile(r"Thread|Timer|Executor")
+_READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call)
+"""Nodes that may read a CUDA tensor's value on the host (`CudaTensors.converted`): a
+function that does so unconditionally synchronizes (`CudaFact.HOST_SYNC`) where a capture
+calls it."""
 
 
 class _ModuleCudaFacts:
@@ -112,12 +126,21 @@ class _ModuleCudaFacts:
             return self._memo[key]
         self._memo[key] = {}  # a call back into a function being read adds nothing
         found: dict[CudaFact, tuple[int, str, list[str]]] = {}
+        tensors = None  # (the function's, made when a test or conversion may read one)
         for node in self._ordered(function):
-            for kind, check in self.checks.items():
-                if kind not in found:
-                    what = check(node)
-                    if what:
-                        found[kind] = (node.lineno, what, [])
+            if isinstance(node, CHECKED_NODES):
+                for kind, check in self.checks.items():
+                    if kind not in found:
+                        what = check(node)
+                        if what:
+                            found[kind] = (node.lineno, what, [])
+            if CudaFact.HOST_SYNC in self.checks and CudaFact.HOST_SYNC not in found and \
+                    isinstance(node, _READS) and id(node) not in self._conditional:
+                tensors = tensors or CudaTensors(self.context, self.analysis, self.uses,
+                                                 body_of(function))
+                read = tensors.converted(node)
+                if read:
+                    found[CudaFact.HOST_SYNC] = (read[0].lineno, read[1], [])
             callee = self.uses.callee(node)
             if callee is not None:
                 for kind, (line, what, via) in self.of(callee).items():
@@ -129,14 +152,15 @@ class _ModuleCudaFacts:
         return found
 
     def _ordered(self, function: ast.AST) -> list[ast.AST]:
-        """The function's own nodes that a check can answer for, by position, noting those
-        under an `if`."""
+        """The function's own nodes that a check can answer for (and the tests and
+        conversions that may read a CUDA tensor on the host), by position, noting those under
+        an `if`."""
         nodes, pending = [], [(node, False) for node in body_of(function)]
         while pending:
             node, conditional = pending.pop()
             if isinstance(node, FUNCTIONS + (ast.Lambda, ast.ClassDef)) and node is not function:
                 continue
-            if isinstance(node, CHECKED_NODES):
+            if isinstance(node, CHECKED_NODES + _READS):
                 if conditional:
                     self._conditional.add(id(node))
                 nodes.append(node)

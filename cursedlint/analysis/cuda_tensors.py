@@ -1,12 +1,13 @@
-"""Which expressions of a capture region hold a CUDA tensor, and which nodes format one or read
-its value to decide control flow or make a Python number (a synchronizing copy to the host):
-what CUR402 reads besides the region's synchronizing calls."""
+"""Which expressions of a capture region (or of a function called in one) hold a CUDA tensor,
+and which nodes format one or read its value to decide control flow or make a Python number (a
+synchronizing copy to the host): what CUR402 reads besides the region's synchronizing calls."""
 
 from __future__ import annotations
 
 import ast
+from typing import Iterable
 
-from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis, Region
+from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import own_nodes
 
@@ -54,11 +55,13 @@ class CudaTensors:
     whose one binding is such a value inside the region. Anything else (a parameter, a name
     bound outside the region or twice, a model's output, `t.shape`, `len(t)`) is unknown."""
 
-    def __init__(self, context, analysis: CaptureAnalysis, uses: CudaUse, region: Region):
+    def __init__(self, context, analysis: CaptureAnalysis, uses: CudaUse,
+                 body: Iterable[ast.AST]):
+        """`body`: the statements of the region (or of a function called in one)."""
         self.context = context
         self.analysis = analysis
         self.uses = uses
-        self._inside = {id(node) for node in own_nodes(region.body)}
+        self._inside = {id(node) for node in own_nodes(body)}
 
     def formatted(self, node: ast.AST) -> str | None:
         """Why `node` copies a CUDA tensor to the host to format it, or None."""

@@ -8,7 +8,7 @@ import os
 
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region, body_of, capture_analysis
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.cuda_reach import CUDA_REACH
+from cursedlint.analysis.cuda_reach import CUDA_REACH, host_sync_of
 from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
@@ -126,7 +126,7 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
 
     def check(self) -> None:
         for region in self.analysis.regions:
-            tensors = CudaTensors(self.context, self.analysis, self.uses, region)
+            tensors = CudaTensors(self.context, self.analysis, self.uses, region.body)
             for node in own_nodes(region.body):
                 self._check_node(region, tensors, node)
 
@@ -155,6 +155,13 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
             self._report(node, region.what, region.start.lineno,
                          f"{callee.name}(){through(path)} reaches it at line {inner.lineno}: "
                          f"{why}", allocates(inner), self.uses.steps_for(inner))
+            return
+        read = host_sync_of(self.context, callee)  # a CUDA tensor read on the host in it
+        if read:
+            line, why, path = read
+            self._report(node, region.what, region.start.lineno,
+                         f"{callee.name}(){through(path)} reaches it at line {line}: {why}",
+                         False)
 
 
 class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):

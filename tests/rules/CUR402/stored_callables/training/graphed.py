@@ -3,6 +3,7 @@
 import torch
 
 from training import hooks
+from training.clipping import clip_if_asked, clip_then_step, scaled
 from training.hooks import count_step, drain_device
 
 
@@ -32,6 +33,28 @@ class GraphedTrainer:
             self.count(self.counters)  # ok: CUR402 (CPU work)
             self.on_end()  # ok: CUR402 (bound twice: which one is not known)
         self.after_step()  # ok: CUR402 (after the capture)
+        return graph
+
+
+def check_finite(loss):
+    total = torch.sum(loss)
+    assert total == total  # reads the loss on the host
+
+
+class ClippedTrainer:
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.step_fn = clip_then_step
+
+    def capture(self, static_input):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            loss = scaled(self.model(static_input).sum(), 2)  # ok: CUR402 (a number)
+            loss.backward()
+            clip_if_asked(self.model, 1.0, False)  # ok: CUR402 (only when asked)
+            self.step_fn(self.model, self.optimizer, 1.0)  # error: CUR402@13
+            check_finite(loss)  # error: CUR402@13
         return graph
 
 
