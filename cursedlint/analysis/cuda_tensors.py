@@ -61,7 +61,15 @@ class CudaTensors:
         self.context = context
         self.analysis = analysis
         self.uses = uses
-        self._inside = {id(node) for node in own_nodes(body)}
+        self._body = body
+        self._inside_ids: set[int] | None = None
+
+    @property
+    def _inside(self) -> set[int]:
+        """The ids of the body's own nodes (listed when a name's binding is first asked)."""
+        if self._inside_ids is None:
+            self._inside_ids = {id(node) for node in own_nodes(self._body)}
+        return self._inside_ids
 
     def formatted(self, node: ast.AST) -> str | None:
         """Why `node` copies a CUDA tensor to the host to format it, or None."""

@@ -147,6 +147,7 @@ class CudaUse:
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
+        self._aliases: set[str] | None = None  # (`stored`)
 
     @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
@@ -341,7 +342,15 @@ class CudaUse:
     def stored(self, func: ast.AST) -> ast.AST | None:
         """The function a name or `self.attr` holds where the module binds it once to another
         name or dotted name (`self.step_fn = clip_and_step`; `fn = steps.drain`), or None."""
-        if not (isinstance(func, ast.Name) or is_self_attribute(func)):
+        if isinstance(func, ast.Name):
+            name = func.id
+        elif is_self_attribute(func):
+            name = func.attr
+        else:
+            return None
+        if self._aliases is None:  # (most calls' names are bound to no name: not looked up)
+            self._aliases = _names_bound_to_names(self.context)
+        if name not in self._aliases:
             return None
         bound = self.analysis.value_of(func)
         return bound if isinstance(bound, (ast.Name, ast.Attribute)) and bound is not func \
@@ -376,6 +385,13 @@ class CudaUse:
             return None
         code = self.analysis.code_of(node.func)
         return code if isinstance(code, FUNCTIONS) else None
+
+
+def _names_bound_to_names(context) -> set[str]:
+    """The names and `self` attributes the module assigns a name or dotted name to."""
+    return {target.id if isinstance(target, ast.Name) else target.attr
+            for node in context.nodes(ast.Assign) if isinstance(node.value, (ast.Name, ast.Attribute))
+            for target in node.targets if isinstance(target, ast.Name) or is_self_attribute(target)}
 
 
 def module_cuda_use(context) -> CudaUse:
