@@ -327,8 +327,12 @@ class CudaUse:
         stores another module's function: `self.step_fn = clip_and_step`)."""
         if self.project is None:
             return None
-        stored = self.stored(func)
-        name = last_name(stored or func)
+        name = last_name(func)
+        stored = None
+        if name is not None and not self.project.may_reach(name, kind) and \
+                self.project.summaries:  # (none in a lint before the facts are gathered)
+            stored = self.stored(func)
+            name = last_name(stored) if stored is not None else None
         if name is None or not self.project.may_reach(name, kind):
             return None  # no project function of that name reaches it: nothing to resolve
         target = call_target(self.context, self.project, stored or func)
@@ -379,9 +383,9 @@ class CudaUse:
 
     def callee(self, node: ast.AST) -> ast.AST | None:
         """The module's def that a call runs: `helper(...)`, `self.method(...)`, a function
-        stored in a name or `self.attr` (`self.finish()`), a method of an object the module
-        constructs (`runner.infer(...)`)."""
-        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
+        stored in a name or `self.attr` (`self.finish()`)."""
+        if not isinstance(node, ast.Call) or not (isinstance(node.func, ast.Name)
+                                                  or is_self_attribute(node.func)):
             return None
         code = self.analysis.code_of(node.func)
         return code if isinstance(code, FUNCTIONS) else None

@@ -194,15 +194,13 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
     def _check_loop_calls(self, loop: ast.For | ast.AsyncFor) -> None:
         """Calls in a loop over a pinned loader of project functions (of other modules) that
         begin a global-mode capture."""
-        loader = self.loaders.iterated_by(loop)
-        if loader is None:
-            return
-        for node in own_nodes(loop.body):
-            if isinstance(node, ast.Call) and self.uses.callee(node) is None:
-                region = self.uses.remote_region(node)
-                if region is not None:
-                    self._report(node, region.what, loader,
-                                 f"the for loop on line {loop.lineno} iterates it", region.steps)
+        regions = [(node, region) for node in own_nodes(loop.body)
+                   if isinstance(node, ast.Call) and self.uses.callee(node) is None
+                   and (region := self.uses.remote_region(node)) is not None]
+        loader = self.loaders.iterated_by(loop) if regions else None  # (rarely any region)
+        for node, region in regions if loader is not None else ():
+            self._report(node, region.what, loader,
+                         f"the for loop on line {loop.lineno} iterates it", region.steps)
 
     def _report(self, target: ast.AST, what: str, loader: Loader, how: str,
                 steps: tuple[Step, ...] = (), fix: Fix | None = None) -> None:

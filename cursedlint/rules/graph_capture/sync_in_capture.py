@@ -34,8 +34,7 @@ class SyncInCapture(CaptureRule):
     `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods, and
     into another module's functions, are followed for the synchronizing calls, also where a
     name or `self` attribute the module binds once holds the function (`self.after_step =
-    drain_device`, then `self.after_step()`), and a method of an object the module constructs
-    (`runner.infer()`); a called function that reads a CUDA tensor on the host as above
+    drain_device`, then `self.after_step()`); a called function that reads a CUDA tensor on the host as above
     (`if total > max_norm:` on a torch op's result), not under a condition of its own, is a
     finding too (observed on an H200 like the read in the region itself); the finding is the
     call in the region. In C/C++
