@@ -15,14 +15,12 @@ pool never failed.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
 
 from harness import lint
-from test_graph_capture_gpu import RULES, cuda_available
+from test_graph_capture_gpu import RULES, cuda_available, run_program
 
 ROUNDS = 30
 TIMEOUT_S = 240
@@ -128,12 +126,8 @@ def races_reported(source: str) -> bool:
 
 def failed_on_gpu(source: str, tmp_path) -> tuple[bool, str]:
     """Whether some round failed (an exception, an abort, a hang), and the output's end."""
-    program = tmp_path / "program.py"
-    program.write_text(source)
-    try:
-        done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
-                              timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    done = run_program(source, tmp_path, TIMEOUT_S)
+    if done is None:
         return True, f"hung for {TIMEOUT_S} s"
     rounds = done.stdout.count("round ")
     return done.returncode != 0 or "served" not in done.stdout, \

@@ -253,16 +253,24 @@ def verdict(source: str) -> frozenset[str]:
     return frozenset(f.code for f in lint(source, RULES, path="program.py", dedent=False))
 
 
+def run_program(source: str, tmp_path, timeout: float = TIMEOUT_S):
+    """The program run in an interpreter of its own (`CompletedProcess`); None when it hung
+    for `timeout` seconds."""
+    program = tmp_path / "program.py"
+    program.write_text(source)
+    try:
+        return subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 def run_on_gpu(source: str, tmp_path, clean_exit: bool = True) -> tuple[bool, str]:
     """Whether the program captured and replayed its graph, and its error output's end.
     `clean_exit`: also ask that it exit cleanly (a daemon thread still in a CUDA call when
     the interpreter exits aborts it after the capture succeeded)."""
-    program = tmp_path / "program.py"
-    program.write_text(source)
-    try:
-        done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
-                              timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    done = run_program(source, tmp_path)
+    if done is None:
         return False, f"hung for {TIMEOUT_S} s"
     captured = ("captured" in done.stdout and "Exception in thread" not in done.stderr
                 and (done.returncode == 0 or not clean_exit))
