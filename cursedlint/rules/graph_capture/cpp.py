@@ -4,9 +4,12 @@ read of the code: `analysis.c_capture`)."""
 
 from __future__ import annotations
 
+import os
+
 from cursedlint.analysis.c_capture import (
     C_BEGINS, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
 )
+from cursedlint.analysis.c_device_syncs import SYNC_FUNCTIONS, reaches_sync, sync_steps
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region
 from cursedlint.analysis.cuda_use import C_ALLOCATIONS, through
 from cursedlint.rules.graph_capture.cuda_thread_during_capture import CudaThreadDuringCapture
@@ -54,3 +57,26 @@ class SyncInCaptureC(SyncInCapture):
                         self._report(call, f"{begin_name}()", line,
                                      f"{name}() is prohibited while a stream captures",
                                      allocation)
+                self._check_calls(node, begin_name, line, relaxed)
+
+    def _check_calls(self, node, begin_name: str, line: int, relaxed: bool) -> None:
+        """Calls of functions (of the file, or defined in another file of the project) that
+        make a prohibited call whenever they run."""
+        facts = self.context.project.get(SYNC_FUNCTIONS.name, {})
+        for call in self.context.captures(_PLAIN_CALLS, node).get("call", ()):
+            name = self.context.text(call.child_by_field_name("function"))
+            found = None if name in C_SYNC_NAMES else reaches_sync(self.context, facts, name)
+            if found is None:
+                continue
+            sync, path = found
+            allocation = sync.api.removesuffix("_v2") in C_ALLOCATIONS
+            if relaxed and allocation:
+                continue
+            where = f"line {sync.line}" if path == self.context.source.path else \
+                f"{os.path.basename(path)}:{sync.line}"
+            self._report(call, f"{begin_name}()", line,
+                         f"{name}() reaches {sync.api}() ({where})", allocation,
+                         sync_steps(path, name, sync))
+
+
+_PLAIN_CALLS = "(call_expression function: (identifier)) @call"

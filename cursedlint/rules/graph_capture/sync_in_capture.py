@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cursedlint.analysis.c_device_syncs import SYNC_FUNCTIONS
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON
@@ -43,7 +44,12 @@ class SyncInCapture(CaptureRule):
     `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
     `cudaDeviceSynchronize`, `cudaStreamSynchronize`, `cudaEventSynchronize`,
     `cudaEventQuery`, `cudaStreamQuery`, `cudaMalloc` (not `cudaMallocAsync`), `cudaFree`,
-    synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms. `cudaMalloc`, `cudaFree`,
+    synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms, and calls of functions
+    that make one of these whenever they run, themselves or through the functions of their
+    file: the file's own, or one another file of the project defines (`streams_wait_all()`
+    in `streams.c`, looping over `cudaStreamSynchronize`); a call under an `if`, `switch`,
+    `?:`, `&&`/`||` or `#ifdef` in them is not counted, and a name two files define is not
+    followed. `cudaMalloc`, `cudaFree`,
     `cuMemAlloc` and `cuMemFree` are reported only when the capture mode is not relaxed
     (`cudaStreamCaptureModeRelaxed`, `CU_STREAM_CAPTURE_MODE_RELAXED`, `"relaxed"`).
 
@@ -89,6 +95,7 @@ class SyncInCapture(CaptureRule):
     code = "CUR402"
     name = "sync-in-capture"
     languages = (PYTHON, C, CPP)
+    reads_facts_of = (SYNC_FUNCTIONS,)
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
     triggers = REGION_TRIGGERS
