@@ -478,6 +478,9 @@ def test_a_warm_run_keeps_what_the_linted_file_reaches_until_what_decided_it_cha
     assert "7 reached" in changed(package, "from . import steps\n")
     assert "8 reached" in changed(package.parent / "steps.py", "")
     assert "6 reached" in changed(tmp_path / "projects" / ".gitignore", "nlp/main/\n")
+    config = tmp_path / "common" / "cursedlint.toml"  # a configuration that excludes a module
+    assert "5 reached" in changed(config, 'extend-exclude = ["monitor.py"]\n')
+    assert "6 reached" in changed(config, "extend-exclude = []\n")  # the same file, edited
 
 
 @pytest.mark.parametrize("text", [
