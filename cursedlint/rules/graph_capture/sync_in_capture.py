@@ -95,7 +95,7 @@ class SyncInCapture(CaptureRule):
     code = "CUR402"
     name = "sync-in-capture"
     languages = (PYTHON, C, CPP)
-    reads_facts_of = (SYNC_FUNCTIONS,)
+    reads_facts_of = (*CaptureRule.reads_facts_of, SYNC_FUNCTIONS)
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
     triggers = REGION_TRIGGERS
