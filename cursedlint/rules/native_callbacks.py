@@ -556,13 +556,9 @@ class CtypesCallbackLifetime(Rule):
             return
         decorated = isinstance(wrap, _FUNCTIONS)  # (reported at the decorator that makes it)
         what = f"def {wrap.name}()" if decorated else flow.what
-        target = self.tracer.decorating_prototype(wrap) if decorated else wrap
-        handed = () if target.lineno == argument.lineno else (
-            Step(self.context.source.path, argument.lineno, f"handed to {api}() here"),)
         self.report(
-            target,
+            self.tracer.decorating_prototype(wrap) if decorated else wrap,
             f"ctypes callback of {what} {where}; {api} calls it later",
-            related=handed,
             help=f"{api} keeps the function pointer and calls it after the call returns, but "
             "ctypes keeps no reference for C: the trampoline is freed and the later call jumps "
             "into freed memory (a crash far from here). Keep the object alive as long as C may "
