@@ -7,11 +7,7 @@ libraries. CUR201 and CUR202 read them through `analysis.callbacks`.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from msgspec import Struct
-
-from cursedlint.triggers.second_look import AttributeName, MethodCall
 
 
 class Callback(Struct, frozen=True):
@@ -131,38 +127,3 @@ LIBRARY_OBJECTS = ("ctypes.cdll.", "ctypes.pydll.", "ctypes.windll.", "ctypes.ol
 """The prefixes of a library's qualified name loaded by attribute (`ctypes.cdll.libc`)."""
 NUMBA_DRIVER = frozenset({"numba.cuda.cudadrv.driver.driver"})
 """numba's driver object, whose attributes are the driver's C functions."""
-
-
-# -- foreign functions that keep a callback ------------------------------------------------
-
-KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
-"""Names (matched without case) of foreign functions that keep a callback to call later."""
-
-
-def keeping_calls(options) -> MethodCall:
-    """Calls of foreign functions that keep a callback: the names of the keeping patterns and
-    of the `keeping-apis` option (none saying `unregister`), on a receiver that may be a
-    library the module loaded (or numba's imported driver object). One shape per option
-    value, so that what it learns of names serves every file."""
-    return _keeping_calls(tuple(options["keeping-apis"]))
-
-
-def keeping_attributes(options) -> AttributeName:
-    """The keeping functions as attributes of what may be a library, called or not: the look
-    for a call through an alias (`register = lib.tail_register_reader`, then `register(...)`)."""
-    return _keeping_attributes(tuple(options["keeping-apis"]))
-
-
-@lru_cache(maxsize=None)
-def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
-    return MethodCall(
-        (*KEEPING_PATTERNS, *keeping_apis),
-        excluded=("unregister",),
-        imported=frozenset(name.rpartition(".")[2].encode() for name in NUMBA_DRIVER),
-    )
-
-
-@lru_cache(maxsize=None)
-def _keeping_attributes(keeping_apis: tuple[str, ...]) -> AttributeName:
-    calls = _keeping_calls(keeping_apis)
-    return AttributeName(calls.patterns, calls.excluded, calls.imported)

@@ -161,14 +161,14 @@ class CallbackTracer:
                      if self._is_prototype(decorator)), None)
 
     def _is_prototype(self, func: ast.AST) -> bool:
-        """A ctypes function pointer type: `CFUNCTYPE(...)`, a name or `self` attribute bound to
-        one, or numba's driver prototypes."""
+        """A ctypes function pointer type: `CFUNCTYPE(...)`, a name bound to one, or numba's
+        driver prototypes."""
         if isinstance(func, ast.Call):
             return self.context.qualified_name(func.func, among=PROTOTYPE_FACTORIES) is not None
         if self.context.qualified_name(func, among=KNOWN_PROTOTYPES):
             return True
-        if isinstance(func, ast.Name) or is_self_attribute(func):
-            bound = value_of(self.context, func)  # (`self.callback_type = CFUNCTYPE(...)` too)
+        if isinstance(func, ast.Name):
+            bound = self.context.definition(func)
             if isinstance(bound, ast.Call):
                 return self._is_prototype(bound)
         return False
@@ -186,20 +186,6 @@ class CallbackTracer:
             return None
         cls = enclosing_class(self.context, node)
         return None if cls is None else own_method(cls, node.attr)
-
-
-def foreign_function(context, func: ast.AST, depth: int = 0) -> str | None:
-    """The name of the ctypes library function a callee is (`is_library_function`), also
-    through a name or `self` attribute the module binds once to one (`f = lib.f`,
-    `self._set_cb = self._lib.set_log_callback`): the library's own name for it, which says
-    what it does whatever the alias is called; None when it is none."""
-    if is_library_function(context, func):
-        return func.attr
-    if depth >= 2 or not (isinstance(func, ast.Name) or is_self_attribute(func)):
-        return None
-    bound = value_of(context, func)
-    return foreign_function(context, bound, depth + 1) if isinstance(
-        bound, (ast.Name, ast.Attribute)) else None
 
 
 def is_library_function(context, func: ast.AST) -> bool:

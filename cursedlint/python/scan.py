@@ -170,22 +170,6 @@ def method_calls(data: bytes) -> Iterator[tuple[int, str]]:
         dot = data.find(b".", dot + 1)
 
 
-def attributes(data: bytes) -> Iterator[tuple[int, str]]:
-    """`(dot, name)` for every `.name` in the bytes, called or not (`method_calls`'s reading:
-    blanks and line continuations may stand between the parts, lines a comment surely holds
-    are left out)."""
-    reader = _Reader(data)
-    dot = data.find(b".")
-    while dot >= 0:
-        try:
-            name = None if reader.in_comment(dot) else reader.attribute(dot)
-        except _Unsure:
-            name = reader.name_at(dot + 1)
-        if name is not None:
-            yield dot, name
-        dot = data.find(b".", dot + 1)
-
-
 def receiver_may_be_made(
     data: bytes, dot: int, imported: frozenset[bytes], assigned: dict[bytes, bool]
 ) -> bool:
@@ -285,25 +269,15 @@ class _Reader:
         """The name of the method called by `.name(` at `dot`, or None."""
         if self.in_comment(dot):
             return None
-        name, end = self._attribute(dot)
-        if name is None or self.opening_after(end) is None:
-            return None
-        return name
-
-    def attribute(self, dot: int) -> str | None:
-        """The name of the attribute `.name` at `dot` (outside a comment), or None."""
-        return self._attribute(dot)[0]
-
-    def _attribute(self, dot: int) -> tuple[str | None, int]:
         data = self.data
         begin = self.gap_end(dot + 1)
         end = begin
         while end < len(data) and data[end] in _NAME_BYTES:
             end += 1
         self.charge(end - begin)
-        if end == begin:
-            return None, end
-        return _normal(data[begin:end]).decode("utf-8", "replace"), end
+        if end == begin or self.opening_after(end) is None:
+            return None
+        return _normal(data[begin:end]).decode("utf-8", "replace")
 
     def in_comment(self, at: int) -> bool:
         """Whether a `#` before `at` on its line surely starts a comment: the line holds no

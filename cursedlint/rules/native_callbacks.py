@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import lru_cache
 
 from cursedlint.analysis.callback_apis import (
-    ASYNC_CUDA_APIS, KNOWN_PROTOTYPES, Callback, callback_words, keeping_attributes,
-    keeping_calls,
+    ASYNC_CUDA_APIS, KNOWN_PROTOTYPES, NUMBA_DRIVER, Callback, callback_words,
 )
 from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain, helper_names
 from cursedlint.analysis.callbacks import (
-    CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
+    CallbackHandovers, CallbackTracer, Flow, Helper, is_library_function,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -31,7 +31,7 @@ from cursedlint.findings import Step
 from cursedlint.languages import CYTHON
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
-from cursedlint.triggers.second_look import AnyOf, NameCall, Names
+from cursedlint.triggers.second_look import AnyOf, MethodCall, NameCall, Names
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -328,7 +328,27 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
 
 # -- CUR202 ----------------------------------------------------------------------------------------
 
+KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
+"""Names (matched without case) of foreign functions that keep a callback to call later."""
+
 _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
+
+
+def keeping_calls(options) -> MethodCall:
+    """Calls of foreign functions that keep a callback: the names of the keeping patterns
+    (none saying `unregister`), on a receiver that may be a library the module loaded (or
+    numba's imported driver object). One shape per option value, so that what it learns of
+    names serves every file."""
+    return _keeping_calls(tuple(options["keeping-apis"]))
+
+
+@lru_cache(maxsize=None)
+def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
+    return MethodCall(
+        (*KEEPING_PATTERNS, *keeping_apis),
+        excluded=("unregister",),
+        imported=frozenset(name.rpartition(".")[2].encode() for name in NUMBA_DRIVER),
+    )
 
 
 class CtypesCallbackLifetime(Rule):
@@ -339,11 +359,8 @@ class CtypesCallbackLifetime(Rule):
     call later: the asynchronous CUDA host functions, stream callbacks and user-object
     destructors (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their
     runtime twins), and functions of a ctypes library (loaded in the module, or kept in an
-    attribute: `self._lib`; also called through a name or attribute bound once to one:
-    `subscribe = lib.tm_register_handler`, `self._set_log = self._lib.set_log_callback`)
-    whose name in the library says they register a callback (option `keeping-apis`,
-    default `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`). A prototype
-    may be kept in an attribute (`@self._log_type` over a def). A synchronous use
+    attribute: `self._lib`) whose name says they register a callback (option `keeping-apis`,
+    default `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
     (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
     used anywhere else in the function are not findings. In Cython, the same for a Python
     object handed as `<void*>` user data to those CUDA functions (or to a C function called by
@@ -493,15 +510,14 @@ class CtypesCallbackLifetime(Rule):
     @classmethod
     def look(cls, options, target_python, language):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
-        or a foreign function a keeping pattern may match: `<receiver>.name`, called or taken
-        for an alias (`register = lib.tail_register_reader`), whose receiver is not a bare
-        name that the module never assigns (a module, a parameter: `codecs.register` is no
-        library's function; numba's imported `driver` is). In Cython, a bare call a
+        or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
+        not a bare name that the module never assigns (a module, a parameter: `codecs.register`
+        is no library's function; numba's imported `driver` is). In Cython, a bare call a
         keeping pattern may match (`ev_register_watch(`): C functions are called so."""
         if language == CYTHON:
             bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
             return AnyOf((Names(_ASYNC_API_NAMES), bare))
-        return AnyOf((Names(_ASYNC_API_NAMES), keeping_attributes(options)))
+        return AnyOf((Names(_ASYNC_API_NAMES), keeping_calls(options)))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
@@ -523,20 +539,16 @@ class CtypesCallbackLifetime(Rule):
             )
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = self._keeping(node.func)
-        if name is None:
+        name = last_name(node.func)
+        if name is None or not self._keeps(name, node.func):
             return
         for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
             self._check_argument(argument, name)
 
-    def _keeping(self, func: ast.AST) -> str | None:
-        """The name of the foreign function a call calls when it keeps a callback (through an
-        alias, the library's name for it), else None."""
-        name = last_name(func)
-        if name is None or name in ASYNC_CUDA_APIS:
-            return name
-        foreign = foreign_function(self.context, func)
-        return foreign if foreign is not None and self.keeping.matches(foreign) else None
+    def _keeps(self, name: str, func: ast.AST) -> bool:
+        if name in ASYNC_CUDA_APIS:
+            return True
+        return self.keeping.matches(name) and is_library_function(self.context, func)
 
     def _check_argument(self, argument: ast.AST, api: str) -> None:
         wrap, where = self.tracer.peeled(argument), "dies when the call returns"

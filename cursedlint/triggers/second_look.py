@@ -103,20 +103,6 @@ class MethodCall(Struct, Shape, frozen=True, dict=True):
         return re.compile("|".join(translate(pattern.lower()) for pattern in self.patterns)).match
 
 
-class AttributeName(MethodCall, frozen=True, dict=True):
-    """`receiver.name`, called or not (`set_cb = lib.xx_set_log_callback`: an alias of a
-    library's function), where `name` matches the patterns and the receiver may be an object
-    the module made (`MethodCall`'s tests)."""
-
-    def may_match(self, data: bytes) -> bool:
-        assigned: dict[bytes, bool] = {}
-        return any(
-            self.matches(name)
-            and python_scan.receiver_may_be_made(data, dot, self.imported, assigned)
-            for dot, name in python_scan.attributes(data)
-        )
-
-
 class NameCall(MethodCall, frozen=True, dict=True):
     """`name(...)` called by its bare name, where `name` matches one of the glob `patterns`
     without case (and holds none of `excluded`): how Cython calls the C functions it declares
