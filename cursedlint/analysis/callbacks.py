@@ -161,14 +161,14 @@ class CallbackTracer:
                      if self._is_prototype(decorator)), None)
 
     def _is_prototype(self, func: ast.AST) -> bool:
-        """A ctypes function pointer type: `CFUNCTYPE(...)`, a name bound to one, or numba's
-        driver prototypes."""
+        """A ctypes function pointer type: `CFUNCTYPE(...)`, a name or `self.<attr>` bound to
+        one, or numba's driver prototypes."""
         if isinstance(func, ast.Call):
             return self.context.qualified_name(func.func, among=PROTOTYPE_FACTORIES) is not None
         if self.context.qualified_name(func, among=KNOWN_PROTOTYPES):
             return True
-        if isinstance(func, ast.Name):
-            bound = self.context.definition(func)
+        if isinstance(func, ast.Name) or is_self_attribute(func):
+            bound = value_of(self.context, func)  # `self.proto = CFUNCTYPE(...)` too
             if isinstance(bound, ast.Call):
                 return self._is_prototype(bound)
         return False
@@ -188,13 +188,26 @@ class CallbackTracer:
         return None if cls is None else own_method(cls, node.attr)
 
 
-def is_library_function(context, func: ast.AST) -> bool:
-    """Whether the callee `func` is a function of a ctypes library (or numba's driver
-    object): `lib.name` for a library the module loads or imports, also kept in an attribute
-    (`self._lib.name`, the class binding `self._lib` once to a loaded library)."""
-    if not isinstance(func, ast.Attribute):
-        return False
-    library = func.value
+def foreign_function(context, func: ast.AST) -> str | None:
+    """The name of the library function that calling `func` calls, when `func` is a function
+    of a ctypes library (or numba's driver object) or an alias of one: `lib.name` for a
+    library the module loads or imports, also kept in an attribute (`self._lib.name`, the
+    class binding `self._lib` once to a loaded library), and a name bound once to such a
+    function (`f = lib.name`, module level or local) or `self.<attr>` the class binds once to
+    one (`self._f = self._lib.name`). The name is the library's own (`name`), whatever the
+    alias is called; None for anything else."""
+    if isinstance(func, ast.Name) or is_self_attribute(func):
+        bound = value_of(context, func)
+        if isinstance(bound, ast.Attribute) and _is_library(context, bound.value):
+            return bound.attr
+    if isinstance(func, ast.Attribute) and _is_library(context, func.value):
+        return func.attr
+    return None
+
+
+def _is_library(context, library: ast.AST) -> bool:
+    """Whether `library` is a ctypes library the module loads (a name or `self.<attr>` bound
+    once to a loader's call, `ctypes.cdll.name`) or numba's driver object."""
     if isinstance(library, ast.Name):
         library = context.definition(library) or library
     elif is_self_attribute(library):

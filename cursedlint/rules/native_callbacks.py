@@ -21,7 +21,7 @@ from cursedlint.analysis.callback_apis import (
 )
 from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain, helper_names
 from cursedlint.analysis.callbacks import (
-    CallbackHandovers, CallbackTracer, Flow, Helper, is_library_function,
+    CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -335,9 +335,9 @@ _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
 
 
 def keeping_calls(options) -> MethodCall:
-    """Calls of foreign functions that keep a callback: the names of the keeping patterns
-    (none saying `unregister`), on a receiver that may be a library the module loaded (or
-    numba's imported driver object). One shape per option value, so that what it learns of
+    """Foreign functions that keep a callback, called or read (an alias may call them: `f =
+    lib.name`): the names of the keeping patterns (none saying `unregister`), on a receiver
+    that may be a library the module loaded (or numba's imported driver object). One shape per option value, so that what it learns of
     names serves every file."""
     return _keeping_calls(tuple(options["keeping-apis"]))
 
@@ -348,6 +348,7 @@ def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
         (*KEEPING_PATTERNS, *keeping_apis),
         excluded=("unregister",),
         imported=frozenset(name.rpartition(".")[2].encode() for name in NUMBA_DRIVER),
+        called=False,
     )
 
 
@@ -510,9 +511,10 @@ class CtypesCallbackLifetime(Rule):
     @classmethod
     def look(cls, options, target_python, language):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
-        or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
-        not a bare name that the module never assigns (a module, a parameter: `codecs.register`
-        is no library's function; numba's imported `driver` is). In Cython, a bare call a
+        or a foreign function a keeping pattern may match: `<receiver>.name`, called or read
+        (an alias may call it), whose receiver is not a bare name that the module never
+        assigns (a module, a parameter: `codecs.register` is no library's function; numba's
+        imported `driver` is). In Cython, a bare call a
         keeping pattern may match (`ev_register_watch(`): C functions are called so."""
         if language == CYTHON:
             bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
@@ -539,16 +541,20 @@ class CtypesCallbackLifetime(Rule):
             )
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = last_name(node.func)
-        if name is None or not self._keeps(name, node.func):
+        name = self._keeping(node.func)
+        if name is None:
             return
         for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
             self._check_argument(argument, name)
 
-    def _keeps(self, name: str, func: ast.AST) -> bool:
+    def _keeping(self, func: ast.AST) -> str | None:
+        """The name of the foreign function `func` calls, when it keeps a callback: a CUDA one
+        that calls back later, or a library's (through any alias) that a pattern matches."""
+        name = last_name(func)
         if name in ASYNC_CUDA_APIS:
-            return True
-        return self.keeping.matches(name) and is_library_function(self.context, func)
+            return name
+        foreign = foreign_function(self.context, func)
+        return foreign if foreign is not None and self.keeping.matches(foreign) else None
 
     def _check_argument(self, argument: ast.AST, api: str) -> None:
         wrap, where = self.tracer.peeled(argument), "dies when the call returns"
