@@ -55,6 +55,16 @@ def called(text: str) -> str | None:
          def go(self):
              self._lib.client_send(1)
      """, "client_send"),
+    ("import cffi\nffi = cffi.FFI()\nlib = ffi.dlopen('x')\nf = lib.on_tick\nf(1)", "on_tick"),
+    ("""
+     from cffi import FFI
+     class Client:
+         def __init__(self):
+             self.ffi = FFI()
+             self.lib = self.ffi.dlopen('x')
+         def go(self):
+             self.lib.client_send(1)
+     """, "client_send"),
 ])
 def test_a_library_function_is_named_by_the_library_whatever_the_alias(text, expected):
     assert called(text) == expected
@@ -77,6 +87,7 @@ def test_a_library_function_is_named_by_the_library_whatever_the_alias(text, exp
             self._send(1)
     """,  # the attribute is bound to two values
     "import ctypes\nlib = ctypes.CDLL('x')\ndef f(): pass\nf()",
+    "from mylib import ffi\nlib = ffi.dlopen('x')\nlib.on_tick(1)",  # not known to be cffi's
 ])
 def test_anything_else_is_no_foreign_function(text):
     assert called(text) is None

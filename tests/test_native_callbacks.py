@@ -248,6 +248,7 @@ LIB = "lib = ctypes.CDLL('./libsensor.so')\n"
     ("self._set_log = self.tdjson.td_set_log_message_callback\n", True),
     ("import codecs\nfind = codecs.register\n", False),  # a module's function
     (LIB + "sort = lib.qsort\nsort(items, n, 8, Proto(f))\n", False),  # no keeping name
+    ("from cffi import FFI\nlib = FFI().dlopen('x')\nlib.set_tick_callback(cb)\n", True),
 ])
 def test_cur202_needs_a_call_that_keeps_the_callback(code, parsed):
     assert second_look(CtypesCallbackLifetime, code) is parsed

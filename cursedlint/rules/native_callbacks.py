@@ -410,7 +410,7 @@ class CtypesCallbackLifetime(Rule):
     code = "CUR202"
     name = "ctypes-callback-lifetime"
     languages = ("python", "cython")
-    triggers = ("FUNCTYPE", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
+    triggers = ("FUNCTYPE", "cffi", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
                 *sorted(ASYNC_CUDA_APIS), "void*")
     summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
     options = {
