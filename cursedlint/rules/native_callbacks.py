@@ -335,10 +335,10 @@ _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
 
 
 def keeping_calls(options) -> MethodCall:
-    """Foreign functions that keep a callback, called or read (an alias may call them: `f =
-    lib.name`): the names of the keeping patterns (none saying `unregister`), on a receiver
-    that may be a library the module loaded (or numba's imported driver object). One shape per option value, so that what it learns of
-    names serves every file."""
+    """Foreign functions that keep a callback, called or read (an alias may call them): names
+    of the keeping patterns (none saying `unregister`), on a receiver that may be a library
+    the module loaded (or numba's driver object). One shape per option value, so that what it
+    learns of names serves every file."""
     return _keeping_calls(tuple(options["keeping-apis"]))
 
 
@@ -354,14 +354,16 @@ def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
 
 class CtypesCallbackLifetime(Rule):
     """## What it does
-    Finds a ctypes callback object (`CFUNCTYPE(...)(f)`, numba's `cu_stream_callback_pyobj(f)`,
-    a def under a prototype decorator) of a Python function that is created inline in the
-    arguments of, or bound only to a local name passed to, a foreign function that keeps it to
-    call later: the asynchronous CUDA host functions, stream callbacks and user-object
-    destructors (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their
-    runtime twins), and functions of a ctypes library (loaded in the module, or kept in an
-    attribute: `self._lib`) whose name says they register a callback (option `keeping-apis`,
-    default `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
+    Finds a ctypes or cffi callback object (`CFUNCTYPE(...)(f)`, `ffi.callback(cdecl, f)`,
+    numba's `cu_stream_callback_pyobj(f)`, a def under a prototype decorator, one kept in
+    `self.<attr>` too) of a Python function that is created inline in the arguments of, or
+    bound only to a local name passed to, a foreign function that keeps it to call later: the
+    asynchronous CUDA host functions, stream callbacks and user-object destructors
+    (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their runtime twins),
+    and functions of a ctypes or cffi library loaded in the module (`CDLL`, `ffi.dlopen`) whose
+    own name says they register a callback (option `keeping-apis`, default `*register*`,
+    `*set_*callback*`, `*add_callback*`, `*set_handler*`), called through any alias of the
+    library or the function (`self._lib.f`, `f = lib.f`, `self._f = self._lib.f`). A synchronous use
     (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
     used anywhere else in the function are not findings. In Cython, the same for a Python
     object handed as `<void*>` user data to those CUDA functions (or to a C function called by
@@ -548,8 +550,7 @@ class CtypesCallbackLifetime(Rule):
             self._check_argument(argument, name)
 
     def _keeping(self, func: ast.AST) -> str | None:
-        """The name of the foreign function `func` calls, when it keeps a callback: a CUDA one
-        that calls back later, or a library's (through any alias) that a pattern matches."""
+        """The foreign function `func` calls, where it keeps a callback (by the C name)."""
         name = last_name(func)
         if name in ASYNC_CUDA_APIS:
             return name
