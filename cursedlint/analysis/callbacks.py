@@ -343,7 +343,11 @@ class CallbackHandovers:
 
     def _api_name(self, func: ast.AST) -> str | None:
         """The function's own name: `launchHostFunc` for `launch` after
-        `from cupy.cuda.runtime import launchHostFunc as launch`."""
+        `from cupy.cuda.runtime import launchHostFunc as launch`; the library's name for an
+        alias of a library's function (`launch = libcuda.cuLaunchHostFunc`)."""
+        foreign = foreign_function(self.context, func)
+        if foreign is not None:
+            return foreign
         if isinstance(func, ast.Name):
             imported = self.context.imports.names.get(func.id)
             return imported.rpartition(".")[2] if imported else func.id

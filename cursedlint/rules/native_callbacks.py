@@ -551,11 +551,11 @@ class CtypesCallbackLifetime(Rule):
 
     def _keeping(self, func: ast.AST) -> str | None:
         """The foreign function `func` calls, where it keeps a callback (by the C name)."""
-        name = last_name(func)
-        if name in ASYNC_CUDA_APIS:
-            return name
         foreign = foreign_function(self.context, func)
-        return foreign if foreign is not None and self.keeping.matches(foreign) else None
+        name = foreign or last_name(func)
+        if name in ASYNC_CUDA_APIS or foreign and self.keeping.matches(foreign):
+            return name
+        return None
 
     def _check_argument(self, argument: ast.AST, api: str) -> None:
         wrap, where = self.tracer.peeled(argument), "dies when the call returns"
