@@ -30,6 +30,7 @@ def called(text: str) -> str | None:
     ("import ctypes\nlib = ctypes.cdll.LoadLibrary('x')\nwatch = lib.ev_watch\nwatch(1)",
      "ev_watch"),
     ("import ctypes\nlibc = ctypes.cdll.libc\nsort = libc.qsort\nsort(1)", "qsort"),
+    ("import ctypes\nenum = ctypes.windll.user32.EnumWindows\nenum(1)", "EnumWindows"),
     ("""
      import ctypes
      def install():

@@ -32,6 +32,14 @@ def order(items, count):
     sort_in_place(items, count, 8, compare)
 
 
+def count_windows():
+    enumerate_windows = ctypes.windll.user32.EnumWindows
+    found = []
+    visit = ORDER(lambda window, data: found.append(window) or 1)  # ok: CUR202 (an enumeration: called only during the call)
+    enumerate_windows(visit, 0)
+    return len(found)
+
+
 def install_local_alias(fd):
     set_handler = engine.engine_set_handler
     set_handler(fd, WATCH(lambda events: print(events)))  # error: CUR202
