@@ -243,6 +243,12 @@ LIB = "lib = ctypes.CDLL('./libsensor.so')\n"
     ("def install(lib):\n    lib.register(Proto(f))\n", False),  # a parameter: not followed
     ("lib == other\nlib.register(Proto(f))\n", False),
     ("ｌｉｂ = ctypes.CDLL('x')\nlib.register(Proto(f))\n", True),  # NFKC: the same name
+    # an alias calls it: the library's function is read, not called, where it is bound
+    (LIB + "watch = lib.ev_register_watch\nwatch(fd, Proto(f))\n", True),
+    ("self._set_log = self.tdjson.td_set_log_message_callback\n", True),
+    ("import codecs\nfind = codecs.register\n", False),  # a module's function
+    (LIB + "sort = lib.qsort\nsort(items, n, 8, Proto(f))\n", False),  # no keeping name
+    ("from cffi import FFI\nlib = FFI().dlopen('x')\nlib.set_tick_callback(cb)\n", True),
 ])
 def test_cur202_needs_a_call_that_keeps_the_callback(code, parsed):
     assert second_look(CtypesCallbackLifetime, code) is parsed

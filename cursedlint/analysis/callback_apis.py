@@ -125,5 +125,9 @@ LIBRARY_LOADERS = frozenset({
 })
 LIBRARY_OBJECTS = ("ctypes.cdll.", "ctypes.pydll.", "ctypes.windll.", "ctypes.oledll.")
 """The prefixes of a library's qualified name loaded by attribute (`ctypes.cdll.libc`)."""
+FFI_FACTORIES = frozenset({"cffi.FFI", "cffi.api.FFI"})
+"""cffi's `FFI()`: its `dlopen(...)` loads a library, its `callback(cdecl, f)` (or
+`@ffi.callback(cdecl)`) makes a C function pointer of a Python callable, which C may call only
+while the returned object lives."""
 NUMBA_DRIVER = frozenset({"numba.cuda.cudadrv.driver.driver"})
 """numba's driver object, whose attributes are the driver's C functions."""

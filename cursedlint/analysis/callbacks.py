@@ -2,12 +2,15 @@
 
 `CallbackTracer` follows a value back to a Python callable (lambda, def, bound method,
 `functools.partial`, an instance of a class with `__call__`) through local names, ctypes
-prototypes (`CFUNCTYPE(...)(f)`), `ctypes.cast` and cuda-python's pointer types, or to a
+prototypes (`CFUNCTYPE(...)(f)`, a prototype kept in `self.<attr>`), cffi's `ffi.callback`,
+`ctypes.cast` and cuda-python's pointer types, or to a
 parameter of the function it is used in; a value whose nature the module does not show (a
 decorated function, an attribute of an unknown object) is unknown. In Cython a `cdef`
 function is C: a callback only where it takes the GIL (`analysis.cython_callbacks`). `CallbackHandovers` walks a
 module for the values it hands to a CUDA API that calls back (`analysis.callback_apis`): the
 Python callables handed over, and the module's helpers, functions that hand a parameter on.
+`foreign_function` says which calls go to a ctypes or cffi library's function, through any
+alias of the library or of the function, and by what name the library knows it.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from typing import Any, NamedTuple
 from msgspec import Struct
 
 from cursedlint.analysis.callback_apis import (
-    CALLBACK_APIS, CONFIGURED, FUNCTION_POINTER_TYPES, HOST_FUNCTION, HOST_NODE_PARAMS,
-    KNOWN_PROTOTYPES, LIBRARY_LOADERS, LIBRARY_OBJECTS, NUMBA_DRIVER, POINTER_CASTS,
-    PROTOTYPE_FACTORIES, STREAM_FACTORIES, STREAM_OBJECTS, Callback, CallbackApi,
+    CALLBACK_APIS, CONFIGURED, FFI_FACTORIES, FUNCTION_POINTER_TYPES, HOST_FUNCTION,
+    HOST_NODE_PARAMS, KNOWN_PROTOTYPES, LIBRARY_LOADERS, LIBRARY_OBJECTS, NUMBA_DRIVER,
+    POINTER_CASTS, PROTOTYPE_FACTORIES, STREAM_FACTORIES, STREAM_OBJECTS, Callback, CallbackApi,
 )
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
@@ -116,7 +119,7 @@ class CallbackTracer:
         if self.context.qualified_name(node.func, among=PARTIAL):
             return Flow(node, f"functools.partial on line {node.lineno}")
         if self.is_wrap(node):
-            inner = self.trace(node.args[0], depth + 1)
+            inner = self.trace(node.args[-1], depth + 1)
             return inner.wrapped(node) if inner else None
         inner = self.unwrapped(node)
         if inner is not None:
@@ -148,12 +151,17 @@ class CallbackTracer:
         return node
 
     def is_wrap(self, node: ast.AST) -> bool:
-        """Whether `node` makes a ctypes callback object: `Prototype(callable)`, or a def under
-        a prototype decorator (`@CFUNCTYPE(None, c_char_p)`: its name holds the object)."""
+        """Whether `node` makes a ctypes callback object: `Prototype(callable)`, cffi's
+        `ffi.callback(cdecl, callable)` (the callable is the last argument either way), or a
+        def under a prototype decorator (`@CFUNCTYPE(None, c_char_p)`,
+        `@ffi.callback("void(int)")`: its name holds the object)."""
         if isinstance(node, _FUNCTIONS):
             return self.decorating_prototype(node) is not None
-        return (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
-                and self._is_prototype(node.func))
+        if not isinstance(node, ast.Call) or node.keywords:
+            return False
+        if len(node.args) == 2:
+            return is_ffi_method(self.context, node.func, "callback")
+        return len(node.args) == 1 and self._is_prototype(node.func)
 
     def decorating_prototype(self, function: ast.AST) -> ast.AST | None:
         """The prototype decorator that makes a def a ctypes callback object, if any."""
@@ -161,14 +169,16 @@ class CallbackTracer:
                      if self._is_prototype(decorator)), None)
 
     def _is_prototype(self, func: ast.AST) -> bool:
-        """A ctypes function pointer type: `CFUNCTYPE(...)`, a name bound to one, or numba's
-        driver prototypes."""
+        """A ctypes function pointer type: `CFUNCTYPE(...)`, a name or `self.<attr>` bound to
+        one, numba's driver prototypes, or cffi's decorator `ffi.callback(cdecl)`."""
         if isinstance(func, ast.Call):
+            if len(func.args) == 1 and is_ffi_method(self.context, func.func, "callback"):
+                return True  # `@ffi.callback("void(int)")`
             return self.context.qualified_name(func.func, among=PROTOTYPE_FACTORIES) is not None
         if self.context.qualified_name(func, among=KNOWN_PROTOTYPES):
             return True
-        if isinstance(func, ast.Name):
-            bound = self.context.definition(func)
+        if isinstance(func, ast.Name) or is_self_attribute(func):
+            bound = value_of(self.context, func)  # `self.proto = CFUNCTYPE(...)` too
             if isinstance(bound, ast.Call):
                 return self._is_prototype(bound)
         return False
@@ -188,21 +198,46 @@ class CallbackTracer:
         return None if cls is None else own_method(cls, node.attr)
 
 
-def is_library_function(context, func: ast.AST) -> bool:
-    """Whether the callee `func` is a function of a ctypes library (or numba's driver
-    object): `lib.name` for a library the module loads or imports, also kept in an attribute
-    (`self._lib.name`, the class binding `self._lib` once to a loaded library)."""
-    if not isinstance(func, ast.Attribute):
-        return False
-    library = func.value
-    if isinstance(library, ast.Name):
-        library = context.definition(library) or library
-    elif is_self_attribute(library):
+def foreign_function(context, func: ast.AST) -> str | None:
+    """The name of the library function that calling `func` calls, when `func` is a function
+    of a ctypes library (or numba's driver object) or an alias of one: `lib.name` for a
+    library the module loads or imports, also kept in an attribute (`self._lib.name`, the
+    class binding `self._lib` once to a loaded library), and a name bound once to such a
+    function (`f = lib.name`, module level or local) or `self.<attr>` the class binds once to
+    one (`self._f = self._lib.name`). The name is the library's own (`name`), whatever the
+    alias is called; None for anything else."""
+    if isinstance(func, ast.Name) or is_self_attribute(func):
+        bound = value_of(context, func)
+        if isinstance(bound, ast.Attribute) and _is_library(context, bound.value):
+            return bound.attr
+    if isinstance(func, ast.Attribute) and _is_library(context, func.value):
+        return func.attr
+    return None
+
+
+def _is_library(context, library: ast.AST) -> bool:
+    """Whether `library` is a ctypes library the module loads (a name or `self.<attr>` bound
+    once to a loader's call, `ctypes.cdll.name`), one cffi's `ffi.dlopen(...)` loads, or
+    numba's driver object."""
+    if isinstance(library, ast.Name) or is_self_attribute(library):
         library = value_of(context, library) or library
     if isinstance(library, ast.Call):
-        return context.qualified_name(library.func, among=LIBRARY_LOADERS) is not None
+        return (context.qualified_name(library.func, among=LIBRARY_LOADERS) is not None
+                or is_ffi_method(context, library.func, "dlopen"))
     qualified = context.imports.qualified_name(library) or ""
     return qualified.startswith(LIBRARY_OBJECTS) or qualified in NUMBA_DRIVER
+
+
+def is_ffi_method(context, func: ast.AST, method: str) -> bool:
+    """Whether `func` is `ffi.<method>` of a cffi `FFI()` the module makes (in a name, or in
+    `self.<attr>`)."""
+    if not (isinstance(func, ast.Attribute) and func.attr == method):
+        return False
+    receiver = func.value
+    if isinstance(receiver, ast.Name) or is_self_attribute(receiver):
+        receiver = value_of(context, receiver)
+    return (isinstance(receiver, ast.Call)
+            and context.qualified_name(receiver.func, among=FFI_FACTORIES) is not None)
 
 
 # -- what the module hands to the driver -----------------------------------------------------------
@@ -308,7 +343,11 @@ class CallbackHandovers:
 
     def _api_name(self, func: ast.AST) -> str | None:
         """The function's own name: `launchHostFunc` for `launch` after
-        `from cupy.cuda.runtime import launchHostFunc as launch`."""
+        `from cupy.cuda.runtime import launchHostFunc as launch`; the library's name for an
+        alias of a library's function (`launch = libcuda.cuLaunchHostFunc`)."""
+        foreign = foreign_function(self.context, func)
+        if foreign is not None:
+            return foreign
         if isinstance(func, ast.Name):
             imported = self.context.imports.names.get(func.id)
             return imported.rpartition(".")[2] if imported else func.id

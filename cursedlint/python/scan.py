@@ -153,16 +153,17 @@ def has_call_with_arguments(
     return False
 
 
-def method_calls(data: bytes) -> Iterator[tuple[int, str]]:
+def method_calls(data: bytes, called: bool = True) -> Iterator[tuple[int, str]]:
     """`(dot, name)` for every `.name(` in the bytes (blanks, line continuations and comments
     may stand between the parts, parentheses may close before the call's own: `(x.name)(`),
-    outside lines a comment surely holds; the name as the parser reads it (NFKC). Past the
+    outside lines a comment surely holds; the name as the parser reads it (NFKC). With
+    `called` False, every `.name`, called or not (an alias may call it later). Past the
     file's reading budget, every later `.` counts as a call named by the name after it."""
     reader = _Reader(data)
     dot = data.find(b".")
     while dot >= 0:
         try:
-            call = reader.method_call(dot)
+            call = reader.method_call(dot, called)
         except _Unsure:
             call = reader.name_at(dot + 1)
         if call is not None:
@@ -265,8 +266,9 @@ class _Reader:
             end += 1
         return _normal(data[at:end]).decode("utf-8", "replace") if end > at else None
 
-    def method_call(self, dot: int) -> str | None:
-        """The name of the method called by `.name(` at `dot`, or None."""
+    def method_call(self, dot: int, called: bool = True) -> str | None:
+        """The name of the method called by `.name(` at `dot` (with `called` False, of any
+        `.name` there), or None."""
         if self.in_comment(dot):
             return None
         data = self.data
@@ -275,7 +277,7 @@ class _Reader:
         while end < len(data) and data[end] in _NAME_BYTES:
             end += 1
         self.charge(end - begin)
-        if end == begin or self.opening_after(end) is None:
+        if end == begin or (called and self.opening_after(end) is None):
             return None
         return _normal(data[begin:end]).decode("utf-8", "replace")
 

@@ -21,7 +21,7 @@ from cursedlint.analysis.callback_apis import (
 )
 from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain, helper_names
 from cursedlint.analysis.callbacks import (
-    CallbackHandovers, CallbackTracer, Flow, Helper, is_library_function,
+    CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -335,10 +335,10 @@ _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
 
 
 def keeping_calls(options) -> MethodCall:
-    """Calls of foreign functions that keep a callback: the names of the keeping patterns
-    (none saying `unregister`), on a receiver that may be a library the module loaded (or
-    numba's imported driver object). One shape per option value, so that what it learns of
-    names serves every file."""
+    """Foreign functions that keep a callback, called or read (an alias may call them): names
+    of the keeping patterns (none saying `unregister`), on a receiver that may be a library
+    the module loaded (or numba's driver object). One shape per option value, so that what it
+    learns of names serves every file."""
     return _keeping_calls(tuple(options["keeping-apis"]))
 
 
@@ -348,19 +348,22 @@ def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
         (*KEEPING_PATTERNS, *keeping_apis),
         excluded=("unregister",),
         imported=frozenset(name.rpartition(".")[2].encode() for name in NUMBA_DRIVER),
+        called=False,
     )
 
 
 class CtypesCallbackLifetime(Rule):
     """## What it does
-    Finds a ctypes callback object (`CFUNCTYPE(...)(f)`, numba's `cu_stream_callback_pyobj(f)`,
-    a def under a prototype decorator) of a Python function that is created inline in the
-    arguments of, or bound only to a local name passed to, a foreign function that keeps it to
-    call later: the asynchronous CUDA host functions, stream callbacks and user-object
-    destructors (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their
-    runtime twins), and functions of a ctypes library (loaded in the module, or kept in an
-    attribute: `self._lib`) whose name says they register a callback (option `keeping-apis`,
-    default `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`). A synchronous use
+    Finds a ctypes or cffi callback object (`CFUNCTYPE(...)(f)`, `ffi.callback(cdecl, f)`,
+    numba's `cu_stream_callback_pyobj(f)`, a def under a prototype decorator, one kept in
+    `self.<attr>` too) of a Python function that is created inline in the arguments of, or
+    bound only to a local name passed to, a foreign function that keeps it to call later: the
+    asynchronous CUDA host functions, stream callbacks and user-object destructors
+    (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their runtime twins),
+    and functions of a ctypes or cffi library loaded in the module (`CDLL`, `ffi.dlopen`) whose
+    own name says they register a callback (option `keeping-apis`, default `*register*`,
+    `*set_*callback*`, `*add_callback*`, `*set_handler*`), called through any alias of the
+    library or the function (`self._lib.f`, `f = lib.f`, `self._f = self._lib.f`). A synchronous use
     (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
     used anywhere else in the function are not findings. In Cython, the same for a Python
     object handed as `<void*>` user data to those CUDA functions (or to a C function called by
@@ -409,7 +412,7 @@ class CtypesCallbackLifetime(Rule):
     code = "CUR202"
     name = "ctypes-callback-lifetime"
     languages = ("python", "cython")
-    triggers = ("FUNCTYPE", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
+    triggers = ("FUNCTYPE", "cffi", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
                 *sorted(ASYNC_CUDA_APIS), "void*")
     summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
     options = {
@@ -510,9 +513,10 @@ class CtypesCallbackLifetime(Rule):
     @classmethod
     def look(cls, options, target_python, language):
         """A finding needs a call of a CUDA function that calls back later (by its whole name),
-        or a foreign call a keeping pattern may match: `<receiver>.name(`, whose receiver is
-        not a bare name that the module never assigns (a module, a parameter: `codecs.register`
-        is no library's function; numba's imported `driver` is). In Cython, a bare call a
+        or a foreign function a keeping pattern may match: `<receiver>.name`, called or read
+        (an alias may call it), whose receiver is not a bare name that the module never
+        assigns (a module, a parameter: `codecs.register` is no library's function; numba's
+        imported `driver` is). In Cython, a bare call a
         keeping pattern may match (`ev_register_watch(`): C functions are called so."""
         if language == CYTHON:
             bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
@@ -539,16 +543,19 @@ class CtypesCallbackLifetime(Rule):
             )
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = last_name(node.func)
-        if name is None or not self._keeps(name, node.func):
+        name = self._keeping(node.func)
+        if name is None:
             return
         for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
             self._check_argument(argument, name)
 
-    def _keeps(self, name: str, func: ast.AST) -> bool:
-        if name in ASYNC_CUDA_APIS:
-            return True
-        return self.keeping.matches(name) and is_library_function(self.context, func)
+    def _keeping(self, func: ast.AST) -> str | None:
+        """The foreign function `func` calls, where it keeps a callback (by the C name)."""
+        foreign = foreign_function(self.context, func)
+        name = foreign or last_name(func)
+        if name in ASYNC_CUDA_APIS or foreign and self.keeping.matches(foreign):
+            return name
+        return None
 
     def _check_argument(self, argument: ast.AST, api: str) -> None:
         wrap, where = self.tracer.peeled(argument), "dies when the call returns"

@@ -70,11 +70,14 @@ class MethodCall(Struct, Shape, frozen=True, dict=True):
     """`receiver.name(...)` where `name` matches one of the glob `patterns` without case (and
     holds none of `excluded`), and the receiver may be an object the module made: anything but
     a bare name that no assignment in the module binds (a module, a parameter), except the
-    bare names in `imported` (objects a library exports)."""
+    bare names in `imported` (objects a library exports). With `called` False, any read of
+    `receiver.name`, called or not: a name or attribute bound to it may be what is called
+    (`f = lib.name`, then `f(...)`)."""
 
     patterns: tuple[str, ...]
     excluded: tuple[str, ...] = ()
     imported: frozenset[bytes] = frozenset()
+    called: bool = True
 
     def matches(self, name: str) -> bool:
         """Whether a called name (as the parser reads it) is one of these methods; the AST
@@ -91,7 +94,7 @@ class MethodCall(Struct, Shape, frozen=True, dict=True):
         return any(
             self.matches(name)
             and python_scan.receiver_may_be_made(data, dot, self.imported, assigned)
-            for dot, name in python_scan.method_calls(data)
+            for dot, name in python_scan.method_calls(data, self.called)
         )
 
     @cached_property
