@@ -2,8 +2,9 @@
 
 `registrations_of(context, project_wrappers)` computes, once for all CUR3xx rules of a file,
 each call of a registration API (`APIS`), or of a function of the project that passes its
-parameters straight through to one (one level: the file's own, `file_wrappers`, and other
-files' through the project index, `project_wrappers`), with the address and length
+parameters straight through to one, or to one of its file's wrappers (up to `WRAPPER_DEPTH`
+levels within a file: the file's own, `file_wrappers`, and other files' through the project
+index, `project_wrappers`), with the address and length
 expressions of the ranges it registers (for iovec-based APIs, what the calling function puts
 in the iovecs). Lengths are evaluated with `analysis.c_constants` (with the project headers a
 file includes, `HEADERS`); what an address points into is `analysis.c_memory`'s provenance,
