@@ -89,20 +89,29 @@ def test_malloc_at_the_mmap_threshold_is_silent():
     assert found(code) == [(4, "CUR302")]
 
 
-def test_wrapper_is_one_level_only():
+def test_wrappers_of_wrappers_compose_to_a_bounded_depth():
     code = """
-        static struct ibv_mr *reg(struct ibv_pd *pd, void *p, size_t n) {
+        static struct ibv_mr *reg1(struct ibv_pd *pd, void *p, size_t n) {
             return ibv_reg_mr(pd, p, n, 0);
         }
-        static struct ibv_mr *reg_twice_removed(struct ibv_pd *pd, void *p, size_t n) {
-            return reg(pd, p, n);
+        static struct ibv_mr *reg2(struct ibv_pd *pd, size_t n, void *p) { return reg1(pd, p, n); }
+        static struct ibv_mr *reg3(void *p, struct ibv_pd *pd, size_t n) { return reg2(pd, n, p); }
+        static struct ibv_mr *reg4(struct ibv_pd *pd, void *p, size_t n) { return reg3(p, pd, n); }
+        static struct ibv_mr *reg5(struct ibv_pd *pd, void *p, size_t n) { return reg4(pd, p, n); }
+        static struct ibv_mr *both(struct ibv_pd *pd, void *p, size_t n) {
+            reg1(pd, p, n);
+            return reg2(pd, n, p);
         }
         void f(struct ibv_pd *pd, void *p) {
-            reg(pd, p, 10);
-            reg_twice_removed(pd, p, 10);
+            reg3(pd, 10, p);
+            reg3(p, pd, 10);
+            reg4(pd, p, 10);
+            reg5(pd, p, 10);
+            both(pd, p, 10);
         }
     """
-    assert found(code) == [(9, "CUR301")]
+    # reg3's length is its third parameter; reg5 is a fifth level; `both` calls two wrappers
+    assert found(code) == [(15, "CUR301"), (16, "CUR301")]
 
 
 def test_method_call_of_the_same_name_is_not_a_registration():

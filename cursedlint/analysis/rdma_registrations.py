@@ -2,8 +2,9 @@
 
 `registrations_of(context, project_wrappers)` computes, once for all CUR3xx rules of a file,
 each call of a registration API (`APIS`), or of a function of the project that passes its
-parameters straight through to one (one level: the file's own, `file_wrappers`, and other
-files' through the project index, `project_wrappers`), with the address and length
+parameters straight through to one, or to one of its file's wrappers (up to `WRAPPER_DEPTH`
+levels within a file: the file's own, `file_wrappers`, and other files' through the project
+index, `project_wrappers`), with the address and length
 expressions of the ranges it registers (for iovec-based APIs, what the calling function puts
 in the iovecs). Lengths are evaluated with `analysis.c_constants` (with the project headers a
 file includes, `HEADERS`); what an address points into is `analysis.c_memory`'s provenance,
@@ -70,6 +71,8 @@ APIS = {
 }
 HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
+
+WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
 
 # fi_mr_attr `iface` values of host memory (fi_mr(3), enum fi_hmem_iface); the others
 # (FI_HMEM_CUDA, FI_HMEM_ROCR, FI_HMEM_ZE, FI_HMEM_NEURON, FI_HMEM_SYNAPSEAI) are devices'
@@ -276,18 +279,40 @@ class Registrations:
 
     @cached_property
     def _wrapper_definitions(self) -> dict[str, tuple[tuple[str, Api], object]]:
-        """Function name -> ((API, positions), definition) of the file's wrappers."""
-        found = {}
-        calls = (call for _, call in self.context.calls(APIS))
-        for function in self.context.enclosing(calls, ("function_definition",)):
-            plain = plain_function(function)
-            if plain is None or self.context.text(plain[0]) in APIS:
-                continue  # methods are called through objects; API stubs are the API
-            name, declarator, body = plain
-            wrapper = self._wrapper(declarator, body)
-            if wrapper is not None:
-                found[self.context.text(name)] = (wrapper, function)
-        return found
+        """Function name -> ((API, positions), definition) of the file's wrappers: functions
+        that pass their parameters to an API, then (up to `WRAPPER_DEPTH` levels) those that
+        pass them to one of the file's wrappers found so far, the positions carried through."""
+        found: dict = {}
+        known = {name: (name, api) for name, api in APIS.items()}
+        for _ in range(WRAPPER_DEPTH):
+            calls = (call for _, call in self.context.calls(known))
+            added = {}
+            for function in self.context.enclosing(calls, ("function_definition",)):
+                plain = plain_function(function)
+                if plain is None or self.context.text(plain[0]) in known:
+                    continue  # methods are called through objects; API stubs are the API
+                name, declarator, body = plain
+                wrapper = self._wrapper(declarator, body, known)
+                if wrapper is not None:
+                    added[self.context.text(name)] = (wrapper, function, body)
+            if not added:
+                break
+            found.update(added)
+            known.update((name, wrapper) for name, (wrapper, _, _) in added.items())
+        return {name: (wrapper, function)
+                for name, (wrapper, function, _) in self._single_calls(found).items()}
+
+    def _single_calls(self, found: dict) -> dict:
+        """`found` less the wrappers that call more than one registering function once all
+        are known (a function calling two wrappers was taken for a wrapper of the first one
+        known), and those left wrapping none."""
+        while True:
+            names = {**APIS, **found}
+            dropped = {name for name, (_, _, body) in found.items()
+                       if len(self.context.calls(names, body)) != 1}
+            if not dropped:
+                return found
+            found = {name: facts for name, facts in found.items() if name not in dropped}
 
     @cached_property
     def _wrappers(self) -> dict[str, Api]:
@@ -297,13 +322,15 @@ class Registrations:
     def _wrapped(self) -> dict[str, str]:
         return {name: underlying for name, (underlying, _) in self._wrapper_facts.items()}
 
-    def _wrapper(self, declarator, body) -> tuple[str, Api] | None:
+    def _wrapper(self, declarator, body, known: dict) -> tuple[str, Api] | None:
+        """(API, positions) when the function calls one of `known` (name -> (API, the
+        positions it reads)) once, with its own unchanged parameters as address or length."""
         parameters = parameter_names(self.context, declarator)
-        calls = self.context.calls(APIS, body)
+        calls = self.context.calls(known, body)
         if len(calls) != 1 or not parameters:
             return None
         name, call = calls[0]
-        api = APIS[name]
+        underlying, api = known[name]
         arguments = _arguments(call)
         if api.flags is not None or not _fits(api, arguments):
             return None
@@ -311,7 +338,7 @@ class Registrations:
                      for nodes in self._ranges(api, arguments, call)]
         if positions == [None, None]:
             return None
-        return name, Api(*positions)
+        return underlying, Api(*positions)
 
     def _passed(self, nodes, parameters: list[str], body) -> int | None:
         """The position of the first parameter among `nodes` left unchanged in `body`."""

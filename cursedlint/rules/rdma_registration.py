@@ -3,7 +3,8 @@
 
 Both rules read the same facts of a file, computed once (`analysis.rdma_registrations`): each
 call of a registration API, or of a function of the project that passes its parameters
-straight through to one (one level; other files' through the project index,
+straight through to one or to a wrapper of its own file (up to 4 levels within a file; other
+files' through the project index,
 `RegistrationWrapperIndex`), with the address and length expressions of the ranges it
 registers (for iovec-based APIs, what the calling function puts in the iovecs). CUR301 evaluates the
 length with `analysis.c_constants`; both ask the shared provenance analysis (`analysis.c_memory`) what
@@ -109,7 +110,8 @@ class SubPageRdmaRegistration(RegistrationRule):
     `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs
     of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the project (this
     file or another, through the project index) that pass their parameters straight through to
-    one of these (one level; a function of the same name the file defines itself is not
+    one of these, or to such a function of their own file (up to 4 levels within a file; a
+    function of the same name the file defines itself is not
     another file's wrapper), and calls through a function-pointer field (`ops->reg_mem(...)`,
     `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
     designated initializer, assignment, or passed to a function that stores its parameter
