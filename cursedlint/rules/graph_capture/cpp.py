@@ -4,11 +4,18 @@ read of the code: `analysis.c_capture`)."""
 
 from __future__ import annotations
 
+import os
+
 from cursedlint.analysis.c_capture import (
     C_BEGINS, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
 )
+from cursedlint.analysis.c_thread_reach import (
+    C_THREAD_REACH, CallStep, ThreadReach, function_name, own_facts,
+)
+from cursedlint.analysis.c_syntax import callee, called_member
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region
 from cursedlint.analysis.cuda_use import C_ALLOCATIONS, through
+from cursedlint.findings import Step
 from cursedlint.rules.graph_capture.cuda_thread_during_capture import CudaThreadDuringCapture
 from cursedlint.rules.graph_capture.sync_in_capture import SyncInCapture
 
@@ -23,6 +30,8 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
             region = Region(begin, (), capture_mode(self.context, begin), f"{name}()")
             for start in threads.alive_at(begin):
                 self._check_c_thread(threads, region, start)
+            if region.mode == GLOBAL:
+                self._check_sibling_threads(begin, region)
 
     def _check_c_thread(self, threads: CThreads, region: Region, start: CThreadStart) -> None:
         device_wide = threads.cuda_call(start.code, device_wide=True)
@@ -34,6 +43,35 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
                                 f"{start.node.start_point[0] + 1})", region,
                                 f"{call.start_point[0] + 1}{through(path)}, where it calls "
                                 f"{name}()", bool(device_wide))
+
+
+    def _check_sibling_threads(self, begin, region: Region) -> None:
+        """A global-mode capture in a function that runs on one of several threads the
+        project starts on one entry, whose code reaches a prohibited call."""
+        function = _enclosing_function(self.context, begin)
+        if not function:
+            return
+        reach = _reach(self.context)
+        own = _own_path(self.context)
+        for path, start, several in reach.starts():
+            for entry in start.entries:
+                to_capture = reach.path_to(entry, lambda at, defined: at == own
+                                           and defined.name == function)
+                to_call = to_capture and reach.path_to(
+                    entry, lambda at, defined: reach.cuda_call(defined) is not None)
+                if to_call:
+                    called, line = reach.cuda_call(reach.defined(to_call[-1].name)[1])
+                    steps = (Step(path, start.line, f"threads running {entry}() start here "
+                                  f"({several})"),
+                             *_chain(to_capture), *_chain(to_call),
+                             Step(to_call[-1].path, line,
+                                  f"{to_call[-1].name}() calls {called}()"))
+                    self._report_thread(
+                        region.start, f"a sibling thread running {entry}() (started on "
+                        f"{os.path.basename(path)}:{start.line}, {several})", region,
+                        f"{line} of {os.path.basename(to_call[-1].path)}{through([s.name for s in to_call[:-1]])}, "
+                        f"where it calls {called}()", False, steps)
+                    return
 
 
 class SyncInCaptureC(SyncInCapture):
@@ -54,3 +92,58 @@ class SyncInCaptureC(SyncInCapture):
                         self._report(call, f"{begin_name}()", line,
                                      f"{name}() is prohibited while a stream captures",
                                      allocation)
+                self._check_reached(node, begin_name, line, relaxed)
+
+    def _check_reached(self, statement, begin_name: str, line: int, relaxed: bool) -> None:
+        """Calls of project functions in the region that reach a prohibited call."""
+        reach = None
+        for call in self.context.descendants(statement):
+            if call.type != "call_expression":
+                continue
+            name = callee(self.context, call) or _member(self.context, call)
+            if not name or name in C_SYNC_NAMES:
+                continue
+            reach = reach or _reach(self.context)
+            if name not in reach.prohibiting:
+                continue
+            steps = reach.path_to(name, lambda at, defined: defined.prohibited is not None)
+            if not steps:
+                continue
+            called, at = reach.defined(steps[-1].name)[1].prohibited
+            allocation = called.removesuffix("_v2") in C_ALLOCATIONS
+            if relaxed and allocation:
+                continue
+            self._report(call, f"{begin_name}()", line,
+                         f"{name}() reaches {called}(), prohibited while a stream captures",
+                         allocation, (*_chain(steps), Step(steps[-1].path, at,
+                                                         f"{steps[-1].name}() calls {called}()")))
+
+
+def _reach(context) -> ThreadReach:
+    return ThreadReach(own_facts(context, context.project.get(C_THREAD_REACH.name)))
+
+
+def _own_path(context) -> str:
+    return os.path.abspath(context.source.path)
+
+
+def _member(context, call) -> str:
+    member = called_member(call)
+    field = member.child_by_field_name("field") if member is not None else None
+    return context.text(field) if field is not None and field.type == "field_identifier" else ""
+
+
+def _enclosing_function(context, node) -> str:
+    """The name of the function definition holding `node` ("" in a lambda or at file scope)."""
+    for parent in context.ancestors(node):
+        if parent.type == "lambda_expression":
+            return ""
+        if parent.type == "function_definition":
+            return function_name(context, parent)
+    return ""
+
+
+def _chain(steps: list[CallStep]) -> list[Step]:
+    """Chain notes of a path of calls: where each function calls the next."""
+    return [Step(step.path, step.line, f"{step.name}() calls {following.name}()")
+            for step, following in zip(steps, steps[1:])]
