@@ -40,7 +40,13 @@ class SyncInCapture(CaptureRule):
     `cudaEventQuery`, `cudaStreamQuery`, `cudaMalloc` (not `cudaMallocAsync`), `cudaFree`,
     synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms. `cudaMalloc`, `cudaFree`,
     `cuMemAlloc` and `cuMemFree` are reported only when the capture mode is not relaxed
-    (`cudaStreamCaptureModeRelaxed`, `CU_STREAM_CAPTURE_MODE_RELAXED`, `"relaxed"`).
+    (`cudaStreamCaptureModeRelaxed`, `CU_STREAM_CAPTURE_MODE_RELAXED`, `"relaxed"`). A call
+    in the region of a function of the project (this file or another, a header's method too)
+    that reaches one of these calls within 6 calls is reported at the call in the region, with
+    the chain down to it, where the call runs whenever the function does (not under an `if`,
+    `switch` or `?:`) and every function on the way is the project's only definition of its
+    name (a member call `obj.f()` included); calls through pointers and unknown functions
+    are not followed.
 
     ## Why it is cursed
     Capture records GPU work without running it, so nothing can wait for a result, copy it to
