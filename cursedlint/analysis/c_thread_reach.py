@@ -28,7 +28,7 @@ from typing import Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_capture import (
-    C_BEGINS, C_CUDA_CALL, C_SYNC_NAMES, C_THREAD_TYPES, capture_mode,
+    C_BEGINS, C_CUDA_CALL, C_SYNC_NAMES, C_THREAD_TYPES, capture_mode, captured_statements,
 )
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_declarator,
@@ -45,7 +45,6 @@ _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_st
 _CONDITIONS = frozenset({"if_statement", "switch_statement", "conditional_expression",
                          "case_statement"})
 _SCOPES = frozenset({"function_definition", "lambda_expression"})
-_THREAD_WORDS = ("thread", "jthread", "pthread_create", "async")
 
 
 class CFunction(Struct, frozen=True, array_like=True):
@@ -78,6 +77,8 @@ class CThreadFacts(Struct, frozen=True):
     functions: tuple[CFunction, ...]
     starts: tuple[CStart, ...]
     looped: tuple[str, ...]
+    regions: tuple[str, ...]
+    """The names called between a begin and an end capture of one stream."""
 
 
 def function_name(context, definition) -> str:
@@ -141,22 +142,30 @@ class _FileReader:
 
     def facts(self) -> CThreadFacts | None:
         functions, starts, looped = [], [], set()
-        for definition in self.context.descendants(self.context.root):
-            if definition.type != "function_definition":
+        stack = [self.context.root]
+        while stack:  # (a function's body is read once, by `_function` and `_starts`)
+            node = stack.pop()
+            if node.type != "function_definition":
+                stack.extend(reversed(node.named_children))
                 continue
-            name, body = function_name(self.context, definition), \
-                definition.child_by_field_name("body")
-            if not name or body is None:
-                continue
-            functions.append(self._function(name, definition, body, looped))
-            starts.extend(self._starts(name, body))
+            name, body = function_name(self.context, node), node.child_by_field_name("body")
+            if name and body is not None:
+                nodes = list(_own_nodes(body))
+                functions.append(self._function(name, node, body, nodes, looped))
+                starts.extend(self._starts(name, body, nodes))
+        regions = sorted({name for _, begin in self.context.calls(C_BEGINS)
+                          for statement in captured_statements(self.context, begin) or ()
+                          for node in (statement, *_own_nodes(statement))
+                          if node.type in ("call_expression", "new_expression")
+                          for name in (_called(self.context, node),) if name})
         if not functions and not starts:
             return None
-        return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)))
+        return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
+                            tuple(regions))
 
-    def _function(self, name: str, definition, body, looped: set) -> CFunction:
+    def _function(self, name: str, definition, body, nodes: list, looped: set) -> CFunction:
         calls, prohibited, cuda, capture = [], None, {}, None
-        for node in _own_nodes(body):
+        for node in nodes:
             if node.type not in ("call_expression", "new_expression"):
                 continue
             called = _called(self.context, node)
@@ -182,10 +191,11 @@ class _FileReader:
             yield parent
             parent = parent.parent
 
-    def _starts(self, starter: str, body) -> list[CStart]:
+    def _starts(self, starter: str, body, nodes: list) -> list[CStart]:
         found = []
-        for node in _own_nodes(body):
-            entries = self._started(node)
+        for node in nodes:
+            entries = self._started(node) if node.type in (
+                "call_expression", "declaration") else ()
             if entries:
                 loop = next((parent for parent in self._up_to(node, body)
                              if parent.type in _LOOPS), None)
@@ -405,10 +415,12 @@ def own_facts(context, facts: dict | None) -> dict[str, CThreadFacts]:
 
 
 class CThreadReachIndex(Indexer):
-    """Per C/C++ file of the project (`CThreadFacts`). Rounds: the files naming a thread
-    start or a prohibited call; then those naming a function the threads' entries reach, a
-    function that starts threads (its loops' callers), or a function that reaches a
-    prohibited call (its callers), up to `MAX_DEPTH` rounds."""
+    """Per C/C++ file of the project (`CThreadFacts`), searched outward from the linted
+    files' captures (`seed_words`): up from each function holding a global-mode begin
+    capture to its callers (the files naming it), round by round, with the functions that
+    start a thread on one of them (their callers may loop); down from the calls in capture
+    regions to the functions they call; up to `MAX_DEPTH` rounds. A name searched is found
+    in every file holding it, so each of its definitions is known."""
 
     name = "c-thread-reach"
     languages = (C, CPP)
@@ -417,30 +429,45 @@ class CThreadReachIndex(Indexer):
     max_files, max_bytes = 2000, 64 << 20
 
     def words(self, settings):
-        return (*_THREAD_WORDS, *sorted(C_SYNC_NAMES))
+        return ()
 
     def needed_by(self, context) -> bool:
         """Only a file that begins a capture reads these facts."""
         return bool(context.calls(C_BEGINS))
 
+    def seed_words(self, context):
+        facts = thread_facts(context)
+        return _outward(facts.functions, facts.regions) if facts is not None else ()
+
     def summarize(self, context):
         return thread_facts(context)
 
     def more_words(self, facts, settings):
-        """The functions the threads' entries reach and those they call (their
-        definitions), the functions starting one thread (their callers may loop), and the
-        functions reaching a prohibited call (their callers)."""
+        """Up: the callers of the capturing functions and those of the functions reaching
+        them, and the functions starting a thread on one; down: what the functions the
+        regions call call, to `MAX_DEPTH`."""
+        functions = [function for found in facts.values() for function in found.functions]
+        regions = {name for found in facts.values() for name in found.regions}
+        words = _outward(functions, regions)
         reach = ThreadReach(facts)
-        entries, words = set(), set(reach.prohibiting)
-        for found in facts.values():
-            for start in found.starts:
-                entries.update(start.entries)
-                if start.starter and not start.several:
-                    words.add(start.starter)
-        words |= entries
-        for name in reach.reached(entries):
+        for _ in range(MAX_DEPTH):
+            callers = {function.name for function in functions if function.name not in words
+                       and any(called in words for called, _ in function.calls)
+                       and reach.defined(function.name)}
+            if not callers:
+                break
+            words |= callers
+        words |= {start.starter for found in facts.values() for start in found.starts
+                  if start.starter and set(start.entries) & words}
+        for name in reach.reached(regions):
             words.update(called for called, _ in reach.defined(name)[1].calls)
         return words
+
+
+def _outward(functions, regions) -> set[str]:
+    """The functions holding a global-mode begin capture, and the names called in regions."""
+    return {*(function.name for function in functions if function.capture is not None),
+            *regions}
 
 
 C_THREAD_REACH = CThreadReachIndex()

@@ -47,7 +47,8 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
 
     def _check_sibling_threads(self, begin, region: Region) -> None:
         """A global-mode capture in a function that runs on one of several threads the
-        project starts on one entry, whose code reaches a prohibited call."""
+        project starts on one entry: the sibling threads run the same code, whose CUDA calls
+        (the first on the path to the capture) may come while this one captures."""
         function = _enclosing_function(self.context, begin)
         if not function:
             return
@@ -57,20 +58,20 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
             for entry in start.entries:
                 to_capture = reach.path_to(entry, lambda at, defined: at == own
                                            and defined.name == function)
-                to_call = to_capture and reach.path_to(
-                    entry, lambda at, defined: reach.cuda_call(defined) is not None)
-                if to_call:
-                    called, line = reach.cuda_call(reach.defined(to_call[-1].name)[1])
+                calling = next((step for step in to_capture or () if reach.cuda_call(
+                    reach.defined(step.name)[1])), None)
+                if calling is not None:
+                    called, line = reach.cuda_call(reach.defined(calling.name)[1])
+                    before = to_capture[:to_capture.index(calling)]
                     steps = (Step(path, start.line, f"threads running {entry}() start here "
-                                  f"({several})"),
-                             *_chain(to_capture), *_chain(to_call),
-                             Step(to_call[-1].path, line,
-                                  f"{to_call[-1].name}() calls {called}()"))
+                                  f"({several})"), *_chain(to_capture),
+                             Step(calling.path, line, f"{calling.name}() calls {called}()"))
                     self._report_thread(
                         region.start, f"a sibling thread running {entry}() (started on "
                         f"{os.path.basename(path)}:{start.line}, {several})", region,
-                        f"{line} of {os.path.basename(to_call[-1].path)}{through([s.name for s in to_call[:-1]])}, "
-                        f"where it calls {called}()", False, steps)
+                        f"{line} of {os.path.basename(calling.path)}"
+                        f"{through([step.name for step in before])}, where it calls {called}()",
+                        False, steps)
                     return
 
 
