@@ -44,7 +44,7 @@ prohibited call (cycles cut)."""
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 _CONDITIONS = frozenset({"if_statement", "switch_statement", "conditional_expression",
                          "case_statement"})
-_SCOPES = frozenset({"function_definition", "lambda_expression"})
+_DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
 
 
 class CFunction(Struct, frozen=True, array_like=True):
@@ -94,12 +94,7 @@ def function_name(context, definition) -> str:
 
 def _own_nodes(node) -> Iterator:
     """The named nodes under `node`, lambdas' bodies left out."""
-    stack = list(reversed(node.named_children))
-    while stack:
-        current = stack.pop()
-        yield current
-        if current.type != "lambda_expression":
-            stack.extend(reversed(current.named_children))
+    return (found for found, _, _ in _placed_nodes(node))
 
 
 def _called(context, call) -> str:
@@ -119,14 +114,30 @@ def _called(context, call) -> str:
     return callee(context, call)
 
 
-def _conditional(node, body) -> bool:
-    """Whether `node` runs only under a condition within `body`."""
-    parent = node.parent
-    while parent is not None and parent != body:
-        if parent.type in _CONDITIONS:
-            return True
-        parent = parent.parent
-    return False
+def _placed_nodes(body, stop: frozenset = frozenset({"lambda_expression"})) -> Iterator[tuple]:
+    """(node, innermost loop around it in `body` or None, whether it runs only under a
+    condition in `body`) for the named nodes under `body`, not under a node of a `stop` type
+    (by default lambdas' bodies). One cursor walk: no list of a node's children is held (an
+    initializer of 200,000 values), nor a climb to the body from each node."""
+    cursor = body.walk()
+    if not cursor.goto_first_child():
+        return
+    above: list[tuple] = []
+    loop, conditional = None, False
+    while True:
+        node = cursor.node
+        if node.is_named:
+            yield node, loop, conditional
+        if node.type not in stop and cursor.goto_first_child():
+            above.append((loop, conditional))
+            loop = node if node.type in _LOOPS else loop
+            conditional = conditional or node.type in _CONDITIONS
+            continue
+        while not cursor.goto_next_sibling():
+            if not above:
+                return
+            cursor.goto_parent()
+            loop, conditional = above.pop()
 
 
 def _line(node) -> int:
@@ -142,17 +153,14 @@ class _FileReader:
 
     def facts(self) -> CThreadFacts | None:
         functions, starts, looped = [], [], set()
-        stack = [self.context.root]
-        while stack:  # (a function's body is read once, by `_function` and `_starts`)
-            node = stack.pop()
+        for node, _, _ in _placed_nodes(self.context.root, _DEFINITIONS):
             if node.type != "function_definition":
-                stack.extend(reversed(node.named_children))
                 continue
             name, body = function_name(self.context, node), node.child_by_field_name("body")
             if name and body is not None:
-                nodes = list(_own_nodes(body))
-                functions.append(self._function(name, node, body, nodes, looped))
-                starts.extend(self._starts(name, body, nodes))
+                begun: list[tuple] = []
+                functions.append(self._function(name, node, body, looped, begun))
+                starts.extend(self._starts(name, body, begun))
         regions = sorted({name for _, begin in self.context.calls(C_BEGINS)
                           for statement in captured_statements(self.context, begin) or ()
                           for node in (statement, *_own_nodes(statement))
@@ -163,20 +171,26 @@ class _FileReader:
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
                             tuple(regions))
 
-    def _function(self, name: str, definition, body, nodes: list, looped: set) -> CFunction:
+    def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
+        """The function's facts; the thread starts in it go to `begun` (entries, node,
+        innermost loop), from the same walk (no list of its nodes is held)."""
         calls, prohibited, cuda, capture = [], None, {}, None
-        for node in nodes:
+        for node, loop, conditional in _placed_nodes(body):
+            if node.type in ("call_expression", "declaration"):
+                entries = self._started(node)
+                if entries:
+                    begun.append((entries, node, loop))
             if node.type not in ("call_expression", "new_expression"):
                 continue
             called = _called(self.context, node)
             if not called:
                 continue
             calls.append((called, _line(node)))
-            if any(parent.type in _LOOPS for parent in self._up_to(node, body)):
+            if loop is not None:
                 looped.add(called)
             if C_CUDA_CALL.fullmatch(called):
                 cuda.setdefault(called, _line(node))
-            if prohibited is None and called in C_SYNC_NAMES and not _conditional(node, body):
+            if prohibited is None and called in C_SYNC_NAMES and not conditional:
                 prohibited = (called, _line(node))
             if capture is None and called in C_BEGINS and \
                     capture_mode(self.context, node) == GLOBAL:
@@ -184,26 +198,14 @@ class _FileReader:
         return CFunction(name, _line(definition), tuple(calls), prohibited,
                          tuple(cuda.items()), capture)
 
-    @staticmethod
-    def _up_to(node, body) -> Iterator:
-        parent = node.parent
-        while parent is not None and parent != body:
-            yield parent
-            parent = parent.parent
-
-    def _starts(self, starter: str, body, nodes: list) -> list[CStart]:
+    def _starts(self, starter: str, body, begun: list) -> list[CStart]:
         found = []
-        for node in nodes:
-            entries = self._started(node) if node.type in (
-                "call_expression", "declaration") else ()
-            if entries:
-                loop = next((parent for parent in self._up_to(node, body)
-                             if parent.type in _LOOPS), None)
-                if loop is not None and self._joined(node, loop, loop.end_byte):
-                    loop = None  # (one at a time: each is joined before the next starts)
-                found.append((entries, node, "started in a loop" if loop else
-                              "put in a vector of threads" if node.type == "call_expression"
-                              and self._into_vector(node) else ""))
+        for entries, node, loop in begun:
+            if loop is not None and self._joined(node, loop, loop.end_byte):
+                loop = None  # (one at a time: each is joined before the next starts)
+            found.append((entries, node, "started in a loop" if loop else
+                          "put in a vector of threads" if node.type == "call_expression"
+                          and self._into_vector(node) else ""))
         return [CStart(entries, starter, _line(node), several or (
             "another thread runs it alongside" if self._overlapping(entries, node, body, found)
             else ""))
