@@ -67,8 +67,7 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
                                   f"({several})"), *_chain(to_capture),
                              Step(calling.path, line, f"{calling.name}() calls {called}()"))
                     self._report_thread(
-                        region.start, f"a sibling thread running {entry}() (started on "
-                        f"{os.path.basename(path)}:{start.line}, {several})", region,
+                        region.start, f"a sibling thread running {entry}()", region,
                         f"{line} of {os.path.basename(calling.path)}"
                         f"{through([step.name for step in before])}, where it calls {called}()",
                         False, steps)
