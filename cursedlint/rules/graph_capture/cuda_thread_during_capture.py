@@ -37,10 +37,10 @@ class CudaThreadDuringCapture(CaptureRule):
     any file (started in a loop, into a vector of threads with `emplace_back`/`push_back`,
     twice or more in one function without a join between, or by a function called in a
     loop, such as a `makeThread` returning a `std::thread`; `std::async(std::launch::async,
-    ...)` too), is reported at the begin capture when the threads' function reaches it and a
-    CUDA API call within 6 calls: the sibling threads run the same code while this one
-    captures. The chain shows where the threads start, the path to the capture and the sibling's CUDA
-    call. Calls resolve by name only where the project defines one function of that name;
+    ...)` too), is reported at the begin capture when the threads' function reaches it within
+    6 calls: the sibling threads run the same code, with its CUDA API calls, while this one
+    captures. The chain shows where the threads start, the path to the capture and the first
+    CUDA API call on it. Calls resolve by name only where the project defines one function of that name;
     threads started in a loop and joined in the same iteration, a single thread, and threads
     a library starts are not findings.
 
