@@ -24,7 +24,8 @@ C_SYNC_NAMES = C_PROHIBITED | {f"{name}_v2" for name in C_PROHIBITED if name.sta
 
 
 C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
-_C_CUDA_CALL = LazyPattern(r"cu(da)?[A-Z]\w*")
+C_CUDA_CALL = LazyPattern(r"cu(da)?[A-Z]\w*")
+"""A CUDA runtime or driver API call's name."""
 _C_NAME = LazyPattern(r"[\w$]+")
 
 
@@ -223,7 +224,7 @@ class CThreads:
                  for node in self.context.descendants(code) if node.type == "call_expression"]
         self._look_up({name for _, name in calls})
         for node, name in calls:
-            if _C_CUDA_CALL.fullmatch(name) and (not device_wide or name in C_DEVICE_SYNCS):
+            if C_CUDA_CALL.fullmatch(name) and (not device_wide or name in C_DEVICE_SYNCS):
                 return node, name, []
             function = self.function(name) if name not in seen and len(seen) < LOCAL_DEPTH \
                 else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cursedlint.analysis.capture_regions import GRAPH_NAMES, REGION_WORDS
+from cursedlint.analysis.c_thread_reach import C_THREAD_REACH
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.rule import Rule
 from cursedlint.triggers.second_look import AnyOf, Call, Text
@@ -21,3 +22,4 @@ class CaptureRule(Rule):
         return AnyOf((Text(REGION_WORDS), Call(GRAPH_NAMES)))
 
     indexer = CUDA_REACH
+    reads_facts_of = (C_THREAD_REACH,)

@@ -9,9 +9,13 @@ import os
 from cursedlint.analysis.c_capture import (
     C_BEGINS, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
 )
-from cursedlint.analysis.c_device_syncs import SYNC_FUNCTIONS, reaches_sync, sync_steps
+from cursedlint.analysis.c_thread_reach import (
+    C_THREAD_REACH, CallStep, ThreadReach, function_name, own_facts,
+)
+from cursedlint.analysis.c_syntax import callee, called_member
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region
 from cursedlint.analysis.cuda_use import C_ALLOCATIONS, through
+from cursedlint.findings import Step
 from cursedlint.rules.graph_capture.cuda_thread_during_capture import CudaThreadDuringCapture
 from cursedlint.rules.graph_capture.sync_in_capture import SyncInCapture
 
@@ -26,6 +30,8 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
             region = Region(begin, (), capture_mode(self.context, begin), f"{name}()")
             for start in threads.alive_at(begin):
                 self._check_c_thread(threads, region, start)
+            if region.mode == GLOBAL:
+                self._check_sibling_threads(begin, region)
 
     def _check_c_thread(self, threads: CThreads, region: Region, start: CThreadStart) -> None:
         device_wide = threads.cuda_call(start.code, device_wide=True)
@@ -37,6 +43,35 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
                                 f"{start.node.start_point[0] + 1})", region,
                                 f"{call.start_point[0] + 1}{through(path)}, where it calls "
                                 f"{name}()", bool(device_wide))
+
+
+    def _check_sibling_threads(self, begin, region: Region) -> None:
+        """A global-mode capture in a function that runs on one of several threads the
+        project starts on one entry: the sibling threads run the same code, whose CUDA calls
+        (the first on the path to the capture) may come while this one captures."""
+        function = _enclosing_function(self.context, begin)
+        if not function:
+            return
+        reach = _reach(self.context)
+        own = _own_path(self.context)
+        for path, start, several in reach.starts():
+            for entry in start.entries:
+                to_capture = reach.path_to(entry, lambda at, defined: at == own
+                                           and defined.name == function)
+                calling = next((step for step in to_capture or () if reach.cuda_call(
+                    reach.defined(step.name)[1])), None)
+                if calling is not None:
+                    called, line = reach.cuda_call(reach.defined(calling.name)[1])
+                    before = to_capture[:to_capture.index(calling)]
+                    steps = (Step(path, start.line, f"threads running {entry}() start here "
+                                  f"({several})"), *_chain(to_capture),
+                             Step(calling.path, line, f"{calling.name}() calls {called}()"))
+                    self._report_thread(
+                        region.start, f"a sibling thread running {entry}()", region,
+                        f"{line} of {os.path.basename(calling.path)}"
+                        f"{through([step.name for step in before])}, where it calls {called}()",
+                        False, steps)
+                    return
 
 
 class SyncInCaptureC(SyncInCapture):
@@ -57,26 +92,59 @@ class SyncInCaptureC(SyncInCapture):
                         self._report(call, f"{begin_name}()", line,
                                      f"{name}() is prohibited while a stream captures",
                                      allocation)
-                self._check_calls(node, begin_name, line, relaxed)
+                self._check_reached(node, begin_name, line, relaxed)
 
-    def _check_calls(self, node, begin_name: str, line: int, relaxed: bool) -> None:
-        """Calls of functions (of the file, or defined in another file of the project) that
-        make a prohibited call whenever they run."""
-        facts = self.context.project.get(SYNC_FUNCTIONS.name, {})
-        for call in self.context.captures(_PLAIN_CALLS, node).get("call", ()):
-            name = self.context.text(call.child_by_field_name("function"))
-            found = None if name in C_SYNC_NAMES else reaches_sync(self.context, facts, name)
-            if found is None:
+    def _check_reached(self, statement, begin_name: str, line: int, relaxed: bool) -> None:
+        """Calls of project functions in the region that reach a prohibited call."""
+        reach = None
+        for call in self.context.descendants(statement):
+            if call.type != "call_expression":
                 continue
-            sync, path = found
-            allocation = sync.api.removesuffix("_v2") in C_ALLOCATIONS
+            name = callee(self.context, call) or _member(self.context, call)
+            if not name or name in C_SYNC_NAMES:
+                continue
+            reach = reach or _reach(self.context)
+            if name not in reach.prohibiting:
+                continue
+            steps = reach.path_to(name, lambda at, defined: defined.prohibited is not None,
+                                  sure=True)
+            if not steps:
+                continue
+            called, at = reach.defined(steps[-1].name)[1].prohibited
+            allocation = called.removesuffix("_v2") in C_ALLOCATIONS
             if relaxed and allocation:
                 continue
-            where = f"line {sync.line}" if path == self.context.source.path else \
-                f"{os.path.basename(path)}:{sync.line}"
             self._report(call, f"{begin_name}()", line,
-                         f"{name}() reaches {sync.api}() ({where})", allocation,
-                         sync_steps(path, name, sync))
+                         f"{name}() reaches {called}(), prohibited while a stream captures",
+                         allocation, (*_chain(steps), Step(steps[-1].path, at,
+                                                         f"{steps[-1].name}() calls {called}()")))
 
 
-_PLAIN_CALLS = "(call_expression function: (identifier)) @call"
+def _reach(context) -> ThreadReach:
+    return ThreadReach(own_facts(context, context.project.get(C_THREAD_REACH.name)))
+
+
+def _own_path(context) -> str:
+    return os.path.abspath(context.source.path)
+
+
+def _member(context, call) -> str:
+    member = called_member(call)
+    field = member.child_by_field_name("field") if member is not None else None
+    return context.text(field) if field is not None and field.type == "field_identifier" else ""
+
+
+def _enclosing_function(context, node) -> str:
+    """The name of the function definition holding `node` ("" in a lambda or at file scope)."""
+    for parent in context.ancestors(node):
+        if parent.type == "lambda_expression":
+            return ""
+        if parent.type == "function_definition":
+            return function_name(context, parent)
+    return ""
+
+
+def _chain(steps: list[CallStep]) -> list[Step]:
+    """Chain notes of a path of calls: where each function calls the next."""
+    return [Step(step.path, step.line, f"{step.name}() calls {following.name}()")
+            for step, following in zip(steps, steps[1:])]

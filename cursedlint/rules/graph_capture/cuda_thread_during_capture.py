@@ -41,7 +41,17 @@ class CudaThreadDuringCapture(CaptureRule):
     threads are `std::thread`/`std::jthread` declarations and `pthread_create` calls before a
     `cudaStreamBeginCapture`/`cuStreamBeginCapture` in the same function, not joined
     (`t.join()`, `pthread_join`) before it, whose lambda or same-file function reaches a
-    `cuda*`/`cu*` call; the mode is read from the mode constant.
+    `cuda*`/`cu*` call; the mode is read from the mode constant. A global-mode begin capture in
+    a function that runs on one of several threads the project starts on one function, in
+    any file (started in a loop, into a vector of threads with `emplace_back`/`push_back`,
+    twice or more in one function without a join between, or by a function called in a
+    loop, such as a `makeThread` returning a `std::thread`; `std::async(std::launch::async,
+    ...)` too), is reported at the begin capture when the threads' function reaches it within
+    6 calls: the sibling threads run the same code, with its CUDA API calls, while this one
+    captures. The chain shows where the threads start, the path to the capture and the first
+    CUDA API call on it. Calls resolve by name only where the project defines one function of that name;
+    threads started in a loop and joined in the same iteration, a single thread, and threads
+    a library starts are not findings.
 
     ## Why it is cursed
     In the default `"global"` mode, a capture-unsafe CUDA call from *any* thread while the

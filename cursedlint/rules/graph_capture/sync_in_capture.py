@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from cursedlint.analysis.c_device_syncs import SYNC_FUNCTIONS
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON
@@ -44,14 +43,15 @@ class SyncInCapture(CaptureRule):
     `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
     `cudaDeviceSynchronize`, `cudaStreamSynchronize`, `cudaEventSynchronize`,
     `cudaEventQuery`, `cudaStreamQuery`, `cudaMalloc` (not `cudaMallocAsync`), `cudaFree`,
-    synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms, and calls of functions
-    that make one of these whenever they run, themselves or through the functions of their
-    file: the file's own, or one another file of the project defines (`streams_wait_all()`
-    in `streams.c`, looping over `cudaStreamSynchronize`); a call under an `if`, `switch`,
-    `?:`, `&&`/`||` or `#ifdef` in them is not counted, and a name two files define is not
-    followed. `cudaMalloc`, `cudaFree`,
+    synchronous `cudaMemcpy`/`cudaMemset`, and their driver forms. `cudaMalloc`, `cudaFree`,
     `cuMemAlloc` and `cuMemFree` are reported only when the capture mode is not relaxed
-    (`cudaStreamCaptureModeRelaxed`, `CU_STREAM_CAPTURE_MODE_RELAXED`, `"relaxed"`).
+    (`cudaStreamCaptureModeRelaxed`, `CU_STREAM_CAPTURE_MODE_RELAXED`, `"relaxed"`). A call
+    in the region of a function of the project (this file or another, a header's method too)
+    that reaches one of these calls within 6 calls is reported at the call in the region, with
+    the chain down to it, where each call on the way runs whenever its function does (not
+    under an `if`, `switch`, `?:`, `&&`/`||` or a preprocessor conditional such as `#ifdef
+    DEBUG`) and every function on the way is the project's only definition of its name (a member call `obj.f()` included); calls through pointers and unknown functions
+    are not followed.
 
     ## Why it is cursed
     Capture records GPU work without running it, so nothing can wait for a result, copy it to
@@ -95,7 +95,6 @@ class SyncInCapture(CaptureRule):
     code = "CUR402"
     name = "sync-in-capture"
     languages = (PYTHON, C, CPP)
-    reads_facts_of = (*CaptureRule.reads_facts_of, SYNC_FUNCTIONS)
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
     triggers = REGION_TRIGGERS

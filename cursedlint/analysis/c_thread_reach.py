@@ -1,0 +1,493 @@
+"""Project-wide reach for C, C++ and CUDA: the threads the project starts and the functions
+they run, and the functions that make a call a capture prohibits, through a call graph by name
+over every file of the project (`CThreadReachIndex`). CUR401 and CUR402 read it.
+
+Per file (`CThreadFacts`, plain data): each function definition (plain, `C::f`, a method in a
+class body, of a header too) with the calls its body makes (lambdas inside it left out: they
+run when called, not when the function does), its first prohibited call that runs whenever the
+function does (not under an `if`, `switch` or `?:`), and the line of a global-mode begin
+capture; the threads it starts (`std::thread`/`std::jthread` objects and temporaries, a
+vector's `emplace_back`/`push_back`, `pthread_create`, `std::async(std::launch::async, ...)`)
+with the functions they run (a named function, `&C::f`, or the calls a lambda's body makes);
+and the functions called inside a loop.
+
+Across files (`ThreadReach`), a call resolves to a function only where the project defines
+exactly one function of that name (a member call `obj.f()` included: with several, which one
+runs is a type question, left unanswered); unknown callees, calls through pointers and threads
+a library starts give nothing. Threads are several (`Start.several`) when started in a loop,
+into a vector of threads, more than once on the same function in one function, or by a
+function the project calls in a loop (`makeThread` returning a `std::thread`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cached_property
+from typing import Iterator
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_capture import (
+    C_BEGINS, C_CUDA_CALL, C_SYNC_NAMES, C_THREAD_TYPES, capture_mode, captured_statements,
+)
+from cursedlint.analysis.c_syntax import (
+    arguments, callee, called_member, declared_name, function_declarator,
+)
+from cursedlint.analysis.capture_regions import GLOBAL
+from cursedlint.languages import C, CPP
+from cursedlint.project.index import Indexer
+
+MAX_DEPTH = 6
+"""Calls followed from a thread's entry to a capture, or from a region's call to a
+prohibited call (cycles cut)."""
+
+_LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+_CONDITIONS = frozenset({"if_statement", "switch_statement", "conditional_expression",
+                         "case_statement", "preproc_if", "preproc_ifdef", "preproc_else",
+                         "preproc_elif", "preproc_elifdef"})
+"""Nodes under which a call may not run when its function does (`#ifdef DEBUG` too; and the
+operands of `&&`/`||`, `_conditional`)."""
+_DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
+
+
+class CFunction(Struct, frozen=True, array_like=True):
+    """A function definition: its calls (callee, line), the names of those that run whenever
+    it does (`sure`: not under a condition), its first unconditional prohibited call (name,
+    line), its CUDA calls (name, first line; a project function named like one is told apart
+    across files), and the line of a global-mode begin capture in it."""
+
+    name: str
+    line: int
+    calls: tuple[tuple[str, int], ...]
+    prohibited: tuple[str, int] | None
+    cuda: tuple[tuple[str, int], ...]
+    capture: int | None
+    sure: tuple[str, ...] = ()
+
+
+class CStart(Struct, frozen=True, array_like=True):
+    """A thread start: the functions the thread runs, the function starting it ("" at file
+    scope), its line, and why several run at once ("" for one)."""
+
+    entries: tuple[str, ...]
+    starter: str
+    line: int
+    several: str
+
+
+class CThreadFacts(Struct, frozen=True):
+    """What one C/C++ file gives the project's reach."""
+
+    functions: tuple[CFunction, ...]
+    starts: tuple[CStart, ...]
+    looped: tuple[str, ...]
+    regions: tuple[str, ...]
+    """The names called between a begin and an end capture of one stream."""
+
+
+def function_name(context, definition) -> str:
+    """The last name of a function definition's declarator (`f`, `C::f`, a method in a class
+    body); "" for operators, destructors and shapes a macro made."""
+    declarator = function_declarator(definition.child_by_field_name("declarator"))
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    while name is not None and name.type == "qualified_identifier":
+        name = name.child_by_field_name("name")
+    return context.text(name) if name is not None and name.type in (
+        "identifier", "field_identifier") else ""
+
+
+def _own_nodes(node) -> Iterator:
+    """The named nodes under `node`, lambdas' bodies left out."""
+    return (found for found, _, _ in _placed_nodes(node))
+
+
+def _called(context, call) -> str:
+    """The name a call resolves by: the function's (`f`, `ns::f`), the member's (`obj.f`,
+    `p->f`), the constructor's of `new T(...)`; "" for anything else."""
+    if call.type == "new_expression":
+        written = call.child_by_field_name("type")
+        while written is not None and written.type == "qualified_identifier":
+            written = written.child_by_field_name("name")
+        return context.text(written) if written is not None and written.type == \
+            "type_identifier" else ""
+    member = called_member(call)
+    if member is not None:
+        field = member.child_by_field_name("field")
+        return context.text(field) if field is not None and field.type == "field_identifier" \
+            else ""
+    return callee(context, call)
+
+
+def _placed_nodes(body, stop: frozenset = frozenset({"lambda_expression"})) -> Iterator[tuple]:
+    """(node, innermost loop around it in `body` or None, whether it runs only under a
+    condition in `body`) for the named nodes under `body`, not under a node of a `stop` type
+    (by default lambdas' bodies). One cursor walk: no list of a node's children is held (an
+    initializer of 200,000 values), nor a climb to the body from each node."""
+    cursor = body.walk()
+    if not cursor.goto_first_child():
+        return
+    above: list[tuple] = []
+    loop, conditional = None, False
+    while True:
+        node = cursor.node
+        if node.is_named:
+            yield node, loop, conditional
+        if node.type not in stop and cursor.goto_first_child():
+            above.append((loop, conditional))
+            loop = node if node.type in _LOOPS else loop
+            conditional = conditional or _conditional(node)
+            continue
+        while not cursor.goto_next_sibling():
+            if not above:
+                return
+            cursor.goto_parent()
+            loop, conditional = above.pop()
+
+
+def _conditional(node) -> bool:
+    """Whether what is under `node` may not run when `node` does."""
+    if node.type in _CONDITIONS:
+        return True
+    return node.type == "binary_expression" and node.child_by_field_name(
+        "operator").type in ("&&", "||")
+
+
+def _line(node) -> int:
+    return node.start_point[0] + 1
+
+
+class _FileReader:
+    """Reads `CThreadFacts` off one parsed file."""
+
+    def __init__(self, context):
+        self.context = context
+        self.text = context.source.data.decode("utf-8", "surrogateescape")
+
+    def facts(self) -> CThreadFacts | None:
+        functions, starts, looped = [], [], set()
+        for node, _, _ in _placed_nodes(self.context.root, _DEFINITIONS):
+            if node.type != "function_definition":
+                continue
+            name, body = function_name(self.context, node), node.child_by_field_name("body")
+            if name and body is not None:
+                begun: list[tuple] = []
+                functions.append(self._function(name, node, body, looped, begun))
+                starts.extend(self._starts(name, body, begun))
+        regions = sorted({name for _, begin in self.context.calls(C_BEGINS)
+                          for statement in captured_statements(self.context, begin) or ()
+                          for node in (statement, *_own_nodes(statement))
+                          if node.type in ("call_expression", "new_expression")
+                          for name in (_called(self.context, node),) if name})
+        if not functions and not starts:
+            return None
+        return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
+                            tuple(regions))
+
+    def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
+        """The function's facts; the thread starts in it go to `begun` (entries, node,
+        innermost loop), from the same walk (no list of its nodes is held)."""
+        calls, prohibited, cuda, capture, sure = [], None, {}, None, set()
+        for node, loop, conditional in _placed_nodes(body):
+            if node.type in ("call_expression", "declaration"):
+                entries = self._started(node)
+                if entries:
+                    begun.append((entries, node, loop))
+            if node.type not in ("call_expression", "new_expression"):
+                continue
+            called = _called(self.context, node)
+            if not called:
+                continue
+            calls.append((called, _line(node)))
+            if not conditional:
+                sure.add(called)
+            if loop is not None:
+                looped.add(called)
+            if C_CUDA_CALL.fullmatch(called):
+                cuda.setdefault(called, _line(node))
+            if prohibited is None and called in C_SYNC_NAMES and not conditional:
+                prohibited = (called, _line(node))
+            if capture is None and called in C_BEGINS and \
+                    capture_mode(self.context, node) == GLOBAL:
+                capture = _line(node)
+        return CFunction(name, _line(definition), tuple(calls), prohibited,
+                         tuple(cuda.items()), capture, tuple(sorted(sure)))
+
+    def _starts(self, starter: str, body, begun: list) -> list[CStart]:
+        found = []
+        for entries, node, loop in begun:
+            if loop is not None and self._joined(node, loop, loop.end_byte):
+                loop = None  # (one at a time: each is joined before the next starts)
+            found.append((entries, node, "started in a loop" if loop else
+                          "put in a vector of threads" if node.type == "call_expression"
+                          and self._into_vector(node) else ""))
+        return [CStart(entries, starter, _line(node), several or (
+            "another thread runs it alongside" if self._overlapping(entries, node, body, found)
+            else ""))
+            for entries, node, several in found]
+
+    def _overlapping(self, entries, node, body, found) -> bool:
+        """Whether another start of the same function in `body` runs alongside `node`'s
+        (the earlier of the two not joined before the later starts)."""
+        for other, other_node, _ in found:
+            if other != entries or other_node == node:
+                continue
+            first, second = sorted((node, other_node), key=lambda start: start.start_byte)
+            if not self._joined(first, body, second.start_byte):
+                return True
+        return False
+
+    def _started(self, node) -> tuple[str, ...]:
+        """The functions a thread started at `node` runs (empty: no thread start)."""
+        if node.type == "call_expression":
+            function = node.child_by_field_name("function")
+            text = re.sub(r"\s+", "", self.context.text(function)) if function else ""
+            given = arguments(node)
+            if text in C_THREAD_TYPES or self._into_vector(node):
+                return self._runs(given[0]) if given else ()
+            if text in ("pthread_create",) and len(given) >= 3:
+                return self._runs(given[2])
+            if text in ("std::async", "async") and len(given) >= 2 and \
+                    self.context.text(given[0]).endswith("launch::async"):
+                return self._runs(given[1])
+            return ()
+        if node.type == "declaration":
+            type_node = node.child_by_field_name("type")
+            if type_node is None or self.context.text(type_node) not in C_THREAD_TYPES:
+                return ()
+            for declarator in node.children_by_field_name("declarator"):
+                listed = declarator.child_by_field_name("value") \
+                    if declarator.type == "init_declarator" else \
+                    declarator.child_by_field_name("parameters") \
+                    if declarator.type == "function_declarator" else None
+                if listed is not None and listed.type in (
+                        "argument_list", "initializer_list", "parameter_list") \
+                        and listed.named_children:
+                    first = listed.named_children[0]
+                    if first.type == "parameter_declaration":
+                        first = first.child_by_field_name("type")
+                    return self._runs(first)
+        return ()
+
+    def _joined(self, start, scope, before: int) -> bool:
+        """Whether the thread declared at `start` is joined in `scope` after it and before
+        the byte offset `before` (a thread that is no declared object: never)."""
+        if start.type != "declaration":
+            return False
+        handles = {declared_name(self.context, declarator)
+                   for declarator in start.children_by_field_name("declarator")}
+        for node in _own_nodes(scope):
+            member = called_member(node) if node.type == "call_expression" else None
+            if member is not None and start.end_byte < node.start_byte < before and \
+                    self.context.text(member.child_by_field_name("field")) == "join" and \
+                    self.context.text(member.child_by_field_name("argument")) in handles:
+                return True
+        return False
+
+    def _into_vector(self, call) -> bool:
+        """`v.emplace_back(f, ...)`/`v.push_back(std::thread(f))` where the file declares `v` a
+        vector of threads."""
+        member = called_member(call)
+        if member is None or self.context.text(member.child_by_field_name("field")) not in (
+                "emplace_back", "push_back"):
+            return False
+        holder = self.context.text(member.child_by_field_name("argument"))
+        return re.search(rf"vector\s*<\s*(?:std::)?j?thread\s*>\s*&?\s*{re.escape(holder)}\b",
+                         self.text) is not None if re.fullmatch(r"\w+", holder) else False
+
+    def _runs(self, callable_node) -> tuple[str, ...]:
+        """The functions a thread runs given `callable_node`: a function's name (`f`, `&f`,
+        `&C::f`), or those a lambda's body calls."""
+        node = callable_node
+        if node.type == "pointer_expression":
+            node = node.child_by_field_name("argument")
+        if node.type == "lambda_expression":
+            body = node.child_by_field_name("body")
+            return tuple(sorted({name for call in _own_nodes(body) if call.type ==
+                                 "call_expression" for name in (_called(self.context, call),)
+                                 if name})) if body is not None else ()
+        while node is not None and node.type == "qualified_identifier":
+            node = node.child_by_field_name("name")
+        if node is not None and node.type in ("identifier", "type_identifier"):
+            name = self.context.text(node)
+            return () if name in C_THREAD_TYPES else (name,)
+        return ()
+
+
+def thread_facts(context) -> CThreadFacts | None:
+    """One file's `CThreadFacts` (None: it defines no function and starts no thread)."""
+    return _FileReader(context).facts()
+
+
+class CallStep(Struct, frozen=True, array_like=True):
+    """A function on a path: its name, file and line."""
+
+    name: str
+    path: str
+    line: int
+
+
+class ThreadReach:
+    """The project's functions by name, the threads it starts and what they reach."""
+
+    def __init__(self, facts: dict[str, CThreadFacts]):
+        self.facts = facts
+
+    @cached_property
+    def _definitions(self) -> dict[str, list[tuple[str, CFunction]]]:
+        found: dict[str, list] = {}
+        for path, facts in self.facts.items():
+            for function in facts.functions:
+                found.setdefault(function.name, []).append((path, function))
+        return found
+
+    def defined(self, name: str) -> tuple[str, CFunction] | None:
+        """The project's one definition of `name`, or None (none, or several)."""
+        found = self._definitions.get(name, ())
+        return found[0] if len(found) == 1 else None
+
+    @cached_property
+    def _looped(self) -> set[str]:
+        return {name for facts in self.facts.values() for name in facts.looped}
+
+    def starts(self) -> Iterator[tuple[str, CStart, str]]:
+        """(path, start, why several) of the project's thread starts of several threads."""
+        for path, facts in self.facts.items():
+            for start in facts.starts:
+                several = start.several or (
+                    f"{start.starter}() is called in a loop" if start.starter in self._looped
+                    and self.defined(start.starter) else "")
+                if several:
+                    yield path, start, several
+
+    def path_to(self, entry: str, goal, depth: int = MAX_DEPTH,
+                sure: bool = False) -> list[CallStep] | None:
+        """From the function `entry` to the first function for which `goal(path, function)`
+        holds, breadth first, cycles cut: each step is a function with the line of its call
+        of the next (the last: the function's own line); None: none reached. With `sure`,
+        only through calls that run whenever their function does."""
+        if self.defined(entry) is None:
+            return None
+        came: dict[str, tuple[str, int] | None] = {entry: None}
+        frontier = [entry]
+        for _ in range(depth + 1):
+            following = []
+            for name in frontier:
+                path, function = self.defined(name)
+                if goal(path, function):
+                    return self._steps(came, name)
+                for called, line in function.calls:
+                    if called not in came and self.defined(called) is not None and (
+                            not sure or called in function.sure):
+                        came[called] = (name, line)
+                        following.append(called)
+            frontier = following
+        return None
+
+    def _steps(self, came: dict, last: str) -> list[CallStep]:
+        path, function = self.defined(last)
+        steps = [CallStep(last, path, function.line)]
+        while came[steps[0].name] is not None:
+            caller, line = came[steps[0].name]
+            steps.insert(0, CallStep(caller, self.defined(caller)[0], line))
+        return steps
+
+    def reached(self, names, depth: int = MAX_DEPTH) -> set[str]:
+        """The project functions `names` reach (themselves included), to `depth` calls."""
+        found = {name for name in names if self.defined(name) is not None}
+        frontier = set(found)
+        for _ in range(depth):
+            frontier = {called for name in frontier for called, _ in self.defined(name)[1].calls
+                        if called not in found and self.defined(called) is not None}
+            found |= frontier
+        return found
+
+    def cuda_call(self, function: CFunction) -> tuple[str, int] | None:
+        """The first call of a CUDA API (no function of the project) a function makes."""
+        return next(((name, line) for name, line in function.cuda
+                     if name not in self._definitions), None)
+
+    @cached_property
+    def prohibiting(self) -> set[str]:
+        """The functions that reach an unconditional prohibited call within `MAX_DEPTH`,
+        through calls that run whenever their function does."""
+        found = {name for name, defined in self._definitions.items()
+                 if len(defined) == 1 and defined[0][1].prohibited is not None}
+        for _ in range(MAX_DEPTH):
+            more = {name for name, defined in self._definitions.items() if len(defined) == 1
+                    and name not in found and any(called in found and self.defined(called)
+                                                  for called in defined[0][1].sure)}
+            if not more:
+                break
+            found |= more
+        return found
+
+
+def own_facts(context, facts: dict | None) -> dict[str, CThreadFacts]:
+    """The project's facts with the linted file's own read from its tree."""
+    merged = dict(facts or {})
+    own = thread_facts(context)
+    path = os.path.abspath(context.source.path)
+    if own is None:
+        merged.pop(path, None)
+    else:
+        merged[path] = own
+    return merged
+
+
+class CThreadReachIndex(Indexer):
+    """Per C/C++ file of the project (`CThreadFacts`), searched outward from the linted
+    files' captures (`seed_words`): up from each function holding a global-mode begin
+    capture to its callers (the files naming it), round by round, with the functions that
+    start a thread on one of them (their callers may loop); down from the calls in capture
+    regions to the functions they call; up to `MAX_DEPTH` rounds. A name searched is found
+    in every file holding it, so each of its definitions is known."""
+
+    name = "c-thread-reach"
+    languages = (C, CPP)
+    summary_type = CThreadFacts
+    max_rounds = MAX_DEPTH
+    max_files, max_bytes = 2000, 64 << 20
+
+    def words(self, settings):
+        return ()
+
+    def needed_by(self, context) -> bool:
+        """Only a file that begins a capture reads these facts."""
+        return bool(context.calls(C_BEGINS))
+
+    def seed_words(self, context):
+        facts = thread_facts(context)
+        return _outward(facts.functions, facts.regions) if facts is not None else ()
+
+    def summarize(self, context):
+        return thread_facts(context)
+
+    def more_words(self, facts, settings):
+        """Up: the callers of the capturing functions and those of the functions reaching
+        them, and the functions starting a thread on one; down: what the functions the
+        regions call call, to `MAX_DEPTH`."""
+        functions = [function for found in facts.values() for function in found.functions]
+        regions = {name for found in facts.values() for name in found.regions}
+        words = _outward(functions, regions)
+        reach = ThreadReach(facts)
+        for _ in range(MAX_DEPTH):
+            callers = {function.name for function in functions if function.name not in words
+                       and any(called in words for called, _ in function.calls)
+                       and reach.defined(function.name)}
+            if not callers:
+                break
+            words |= callers
+        words |= {start.starter for found in facts.values() for start in found.starts
+                  if start.starter and set(start.entries) & words}
+        for name in reach.reached(regions):
+            words.update(called for called, _ in reach.defined(name)[1].calls)
+        return words
+
+
+def _outward(functions, regions) -> set[str]:
+    """The functions holding a global-mode begin capture, and the names called in regions."""
+    return {*(function.name for function in functions if function.capture is not None),
+            *regions}
+
+
+C_THREAD_REACH = CThreadReachIndex()

@@ -1,0 +1,10 @@
+#pragma once
+
+struct Request {
+    int shape;
+};
+
+class RequestQueue {
+public:
+    bool pop(Request *request);
+};

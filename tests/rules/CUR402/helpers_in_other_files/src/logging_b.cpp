@@ -1,0 +1,5 @@
+#include <cstdio>
+
+void log_step(int step) {
+    std::printf("step %d\n", step);
+}

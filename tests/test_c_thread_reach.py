@@ -1,0 +1,77 @@
+"""The per-file facts of `analysis.c_thread_reach`: which thread starts run several threads
+at once, and which names resolve across files."""
+
+from __future__ import annotations
+
+import textwrap
+
+from cursedlint.analysis.c_thread_reach import ThreadReach, thread_facts
+from cursedlint.c.context import CContext, parse
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+
+def facts_of(code: str, path: str = "a.cpp"):
+    data = textwrap.dedent(code).encode()
+    return thread_facts(CContext(Source.from_bytes(path, data, "cpp"),
+                                 Settings(enabled=frozenset()), parse(data, "cpp")))
+
+
+def several(code: str) -> dict[str, str]:
+    return {", ".join(start.entries): start.several for start in facts_of(code).starts}
+
+
+def test_how_many_threads_a_start_runs():
+    assert several("""
+        void pool(int n) {
+            std::vector<std::thread> workers;
+            workers.emplace_back(serve, 0);
+            for (int i = 0; i < n; ++i) {
+                pthread_create(&ids[i], nullptr, poll_loop, nullptr);
+            }
+            auto done = std::async(std::launch::async, [&] { flush(1); });
+            auto lazy = std::async(std::launch::deferred, drain);
+            std::thread one(export_all);
+            one.join();
+            std::thread two(export_all);
+            two.join();
+            std::thread a(warm);
+            std::thread b(warm);
+            a.join();
+            b.join();
+        }
+    """) == {"serve": "put in a vector of threads", "poll_loop": "started in a loop",
+             "flush": "", "export_all": "", "warm": "another thread runs it alongside"}
+
+
+def test_a_thread_joined_in_its_own_iteration_is_one_at_a_time():
+    assert several("""
+        void each(int n) {
+            for (int i = 0; i < n; ++i) {
+                std::thread t([=] { step(i); });
+                t.join();
+            }
+        }
+    """) == {"step": ""}
+
+
+def test_a_starter_called_in_a_loop_runs_several():
+    facts = facts_of("""
+        std::thread make_thread(int i) { return std::thread(run, i); }
+        void start_all(std::vector<std::thread> &out, int n) {
+            for (int i = 0; i < n; ++i) out.push_back(make_thread(i));
+        }
+        void run(int i) { cudaSetDevice(i); }
+    """)
+    starts = list(ThreadReach({"a.cpp": facts}).starts())
+    assert [(start.entries, why) for _, start, why in starts] == [
+        (("run",), "make_thread() is called in a loop")]
+
+
+def test_a_name_defined_twice_resolves_to_neither():
+    first = facts_of("void log_step(int s) { cudaDeviceSynchronize(); }", "a.cpp")
+    second = facts_of("void log_step(int s) { }\nvoid outer() { log_step(1); }", "b.cpp")
+    reach = ThreadReach({"a.cpp": first, "b.cpp": second})
+    assert reach.defined("log_step") is None and reach.defined("outer") is not None
+    assert "outer" not in reach.prohibiting
+    assert "log_step" in ThreadReach({"a.cpp": first}).prohibiting
