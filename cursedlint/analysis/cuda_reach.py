@@ -87,6 +87,8 @@ def host_sync_of(context, function: ast.AST) -> tuple[int, str, list[str]] | Non
 
 
 _THREAD_WORDS = re.compile(r"Thread|Timer|Executor")
+_TENSOR_WORDS = (b"torch", b"cuda", b"cupy")
+"""What a module that makes a CUDA tensor (`CudaTensors`) writes."""
 _READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call)
 """Nodes that may read a CUDA tensor's value on the host (`CudaTensors.converted`): a
 function that does so unconditionally synchronizes (`CudaFact.HOST_SYNC`) where a capture
@@ -104,6 +106,8 @@ class _ModuleCudaFacts:
         self.analysis = _fed(capture_analysis(context))
         self.uses = module_cuda_use(context)
         self._conditional: set[int] = set()  # the nodes under an `if` (`_ordered`)
+        data = context.source.data  # (no CUDA tensor is made where none of these is written)
+        self._reads = any(word in data for word in _TENSOR_WORDS)
         # (no check is bound to self: the cycle would keep the module's tree for the collector)
         checks = {
             CudaFact.DEVICE_WIDE: lambda: self.uses.device_wide_use,
@@ -134,8 +138,9 @@ class _ModuleCudaFacts:
                         what = check(node)
                         if what:
                             found[kind] = (node.lineno, what, [])
-            if CudaFact.HOST_SYNC in self.checks and CudaFact.HOST_SYNC not in found and \
-                    isinstance(node, _READS) and id(node) not in self._conditional:
+            if self._reads and CudaFact.HOST_SYNC in self.checks and \
+                    CudaFact.HOST_SYNC not in found and isinstance(node, _READS) and \
+                    id(node) not in self._conditional:
                 tensors = tensors or CudaTensors(self.context, self.analysis, self.uses,
                                                  body_of(function))
                 read = tensors.converted(node)
