@@ -453,23 +453,28 @@ for path in sys.argv[1:]:
 """
 """The same for C/C++ files, each parsed once by tree-sitter in the language cursedlint gives
 it (headers as C++)."""
-WORST_JOBS_1 = "cursedlint cold --jobs 1"
 PARSE_ROW = "ast.parse only (1 process)"
 TS_PARSE_ROW = "tree-sitter parse only (1 process)"
 
 
-def worst_case_tasks(worst: Corpus, bins, parse_row: str = PARSE_ROW) -> list[Task]:
+def worst_case_tasks(worst: Corpus, bins, parse_row: str = PARSE_ROW,
+                     builds: list | None = None) -> list[Task]:
     """The worst-case rows: cursedlint cold on all cores and on one, and the parse alone
-    (`parse_row`: ast.parse, or tree-sitter for the C/C++ corpus)."""
-    def check(*options: str) -> list[str]:
-        return [executable(bins, "cursedlint", "cursedlint"), "check", "--exit-zero", "--no-cache", *options, *worst.paths]
+    (`parse_row`: ast.parse, or tree-sitter for the C/C++ corpus); with `builds`
+    (`shapes.Build`s, from `--cursedlint NAME=EXE`), the cursedlint rows of each, side by
+    side ("cursedlint NAME cold")."""
+    def check(exe, *options: str):
+        return lambda: [exe() if callable(exe) else exe, "check", "--exit-zero", "--no-cache",
+                        *options, *worst.paths]
 
     program = PARSE_ONLY if parse_row == PARSE_ROW else TS_PARSE_ONLY
-    rows = [
-        ("cursedlint cold", lambda: check()),
-        (WORST_JOBS_1, lambda: check("--jobs", "1")),
-        (parse_row, lambda: [executable(bins, "cursedlint", "python"), "-c", program, *worst.paths]),
-    ]
+    own = lambda: executable(bins, "cursedlint", "cursedlint")
+    named = [(f"cursedlint {build.name} cold", build.exe) for build in builds or ()] or \
+        [("cursedlint cold", own)]
+    rows = [row for tool, exe in named
+            for row in ((tool, check(exe)), (f"{tool} --jobs 1", check(exe, "--jobs", "1")))]
+    rows.append((parse_row, lambda: [executable(bins, "cursedlint", "python"), "-c", program,
+                                     *worst.paths]))
     made = []
     for tool, argv in rows:
         try:
@@ -620,10 +625,10 @@ def throughput(rows: list[Task]) -> list[str]:
     cursedlint's on the C/C++ corpus."""
     lines = []
     for task in rows:
-        if task.tool == "cursedlint cold" and task.times:
+        if _cold_row(task.tool) and not task.tool.endswith("--jobs 1") and task.times:
             mid, corpus = statistics.median(task.times), task.corpus
             lines.append(
-                f"- cursedlint cold, {corpus.name}: {corpus.files:,} files, {corpus.lines:,} lines; "
+                f"- {task.tool}, {corpus.name}: {corpus.files:,} files, {corpus.lines:,} lines; "
                 f"{corpus.files / mid:,.0f} files/s, {corpus.lines / mid:,.0f} lines/s"
             )
     semgrep = next((row for row in rows if row.tool == "semgrep" and row.times), None)
@@ -633,12 +638,17 @@ def throughput(rows: list[Task]) -> list[str]:
     for row in rows:
         parse = next((other.tool for other in rows if other.corpus is row.corpus
                       and other.tool in (PARSE_ROW, TS_PARSE_ROW) and other.times), None)
-        if parse and row.tool in ("cursedlint cold", WORST_JOBS_1) and row.times:
+        if parse and _cold_row(row.tool) and row.times:
             lines.append(f"- {row.tool} / {parse} on {row.corpus.name}: {ratio(row, rows, parse)}× wall, "
                          f"{ratio(row, rows, parse, 'cpu')}× CPU (medians; target ≤ 3)")
     if any(row.tool == "ruff cold" and row.times for row in rows):
         lines.append("- ruff sees only the Python part of the torch corpus (it does not read C/C++).")
     return lines
+
+
+def _cold_row(tool: str) -> bool:
+    """A cold cursedlint row: "cursedlint cold", "cursedlint NAME cold", each `--jobs 1` too."""
+    return tool.startswith("cursedlint ") and tool.removesuffix(" --jobs 1").endswith(" cold")
 
 
 def machine() -> str:
@@ -694,8 +704,8 @@ def main() -> int:
     shapes.add_argument("--c-source", action="append", default=[],
                         help="a C source tree whose .c files make the big C file (repeatable)")
     shapes.add_argument("--cursedlint", action="append", default=[], metavar="[NAME=]EXE",
-                        help="a cursedlint executable to measure in the shapes (repeatable: builds side by side; "
-                             "default: this checkout, installed under WORK)")
+                        help="a cursedlint executable to measure in the shapes and the worst-case rows "
+                             "(repeatable: builds side by side; default: this checkout, installed under WORK)")
     args = parser.parse_args()
     if args.worst_case in ("c", "both") and not args.c_tree:
         parser.error(f"--worst-case {args.worst_case} needs --c-tree")
@@ -705,19 +715,25 @@ def main() -> int:
     if args.one_file or args.ml_trees or args.big_files:
         return _shapes(args, work, started)
     bins = tool_bins(work, args.timeout, peers=not args.worst_case)
+    built = None
+    if args.worst_case and args.cursedlint:  # (the corpus is written by this checkout)
+        sys.modules.setdefault("compare", sys.modules[__name__])
+        import shapes
+
+        built = shapes.builds(args.cursedlint, bins)
     rows: list[Task] = []
     notes = []
     if args.worst_case != "c":
         stdlib = build_stdlib(work)
         worst = build_worst_case(work, stdlib, bins, args.timeout)
-        rows += worst_case_tasks(worst, bins)
+        rows += worst_case_tasks(worst, bins, builds=built)
         notes.append(f"- stdlib: {stdlib.files:,} files, {stdlib.lines:,} lines; with the worst-case header: {worst.lines:,} lines")
         if not args.worst_case:
             torch, cpp, torch_py = build_torch(work, unpacked_torch(work, args.torch, args.timeout))
             rows = tasks(work, stdlib, torch, cpp, torch_py, bins) + rows
     if args.c_tree and args.worst_case != "python":
         c_worst = build_c_worst_case(work, args.c_tree, bins, args.timeout)
-        rows += worst_case_tasks(c_worst, bins, TS_PARSE_ROW)
+        rows += worst_case_tasks(c_worst, bins, TS_PARSE_ROW, built)
         notes.append(f"- {c_worst.name}: {c_worst.files:,} files, {c_worst.lines:,} lines with the header")
     slow_repeat = args.repeat if args.slow_repeat is None else args.slow_repeat
     run_all(rows, args.repeat, slow_repeat, args.timeout)
@@ -730,6 +746,7 @@ def main() -> int:
     took = time.perf_counter() - started
     flags = f" --worst-case {args.worst_case}" if args.worst_case else ""
     flags += f" --c-tree {args.c_tree}" if args.c_tree else ""
+    flags += "".join(f" --cursedlint {value}" for value in args.cursedlint)
     print(f"Command: python benchmarks/compare.py --repeat {args.repeat} --slow-repeat {slow_repeat}{flags}; took {took:.0f} s")
     return 0
 
