@@ -260,9 +260,9 @@ class CaptureAnalysis:
 
     def constructor_of(self, node: ast.AST, depth: int = 0) -> ast.Call | None:
         """The call that made the object `node` is: a call itself, a name (or `self.attr`)
-        bound once to one, or a loop's name over a list, tuple or comprehension whose items one call makes
-        (`for runner in [Runner(size) for size in sizes]`); None when the module does not
-        show one. (Whether it constructs a class is the caller's to ask.)"""
+        bound once to one, or a loop's name over a list, tuple or comprehension whose items
+        one call makes (`for runner in [Runner(size) for size in sizes]`); None when the
+        module does not show one. (Whether it constructs a class is the caller's to ask.)"""
         if depth > LOCAL_DEPTH:
             return None
         if isinstance(node, ast.Call):

@@ -96,8 +96,8 @@ class TaskRaces:
         return None if code is None else ThreadStart(call, code, label, frozenset(), None)
 
     def _item_method(self, start: ThreadStart) -> "ast.AST | ProjectFunction | None":
-        """For `pool.map(lambda runner: runner.run(...), runners)`: the method of the module
-        class the items are instances of."""
+        """For `pool.map(lambda runner: runner.run(...), runners)`: the method of the class
+        (of the module or another) the items are instances of."""
         code, call = start.code, start.call
         if not (_method(call) == "map" and len(call.args) > 1 and isinstance(code, ast.Lambda)
                 and len(code.args.args) == 1 and isinstance(code.body, ast.Call)):

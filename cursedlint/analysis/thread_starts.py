@@ -199,7 +199,7 @@ class ThreadStarts:
             target = self.context.argument(made, 1, "function")
         else:
             target = self._run_method(made.func) or self._project_run(made.func)
-        code = self.analysis.code_of(target) or self._project_function(target)
+        code = self.code_of(target)
         if code is None:
             return None
         if handle is made:
