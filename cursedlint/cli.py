@@ -804,7 +804,7 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
     def written(path: str, language: str) -> tuple:
         if store is None:
             return written_edges(read(path), language)
-        digest, data = store.content(path, file_stat(path), read)
+        digest, data = store.content(path, stat(path), read)
         if digest is None:
             return ()
         if data is None:  # known by its stat: the edges stored with its hash, if any
@@ -816,6 +816,9 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
         store.put(EDGES, digest, edges)
         return edges
 
+    def stat(path: str):  # the result cache's, made after this and before any is asked
+        return linter.cache.run_stats.of(path) if linter.cache else file_stat(path)
+
     kept = None
     if store is not None:
         settings = linter.settings
@@ -823,9 +826,9 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
             root, args.config, args.force_exclude, walk is None, settings.max_file_size,
             settings.include_dirs, settings.compile_commands)), lambda: (
             (walk.configuration_files() if walk is not None else set())
-            | ({settings.compile_commands} if settings.compile_commands else set())))
+            | ({settings.compile_commands} if settings.compile_commands else set())), stat)
     found = FactFiles(root, group.files, walk, read, linter.settings, written,
-                      stored_resolutions(store, read) if store is not None else None, kept)
+                      stored_resolutions(store, read, stat) if store is not None else None, kept)
 
     def files(name: str) -> list[tuple[str, str]]:
         listed = getattr(found, name)

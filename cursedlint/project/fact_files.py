@@ -311,10 +311,12 @@ class _Resolved:
 RESOLVED = _Resolved()
 
 
-def stored_resolutions(store, read: Callable[[str], bytes | None]):
+def stored_resolutions(store, read: Callable[[str], bytes | None],
+                       stat: Callable[[str], Stat | None] = file_stat):
     """`FactFiles.resolved` for a run with an IndexStore: a Python file's `Resolution` is
     kept by its path and content hash with the stamps of the directories that decide it
-    (`_directory_stamp`), and taken again while each directory has the same."""
+    (`_directory_stamp`), and taken again while each directory has the same (`stat`: the
+    run's, shared with the result cache and the index)."""
     stamped: dict[str, str] = {}
 
     def stamp(directory: str) -> str:
@@ -323,7 +325,7 @@ def stored_resolutions(store, read: Callable[[str], bytes | None]):
         return stamped[directory]
 
     def resolved(path: str, language: str, resolve: Callable[[], Resolution]) -> Resolution:
-        digest, _ = store.content(path, file_stat(path), read)
+        digest, _ = store.content(path, stat(path), read)
         if digest is None:
             return resolve()
         key = f"{digest}:{path}"
@@ -358,7 +360,8 @@ CLOSURES = _Closures()
 
 
 def kept_closures(store, root: str, written: Callable[[str, str], tuple], settings_key: str,
-                  configuration_files: Callable[[], Iterable[str]]):
+                  configuration_files: Callable[[], Iterable[str]],
+                  stat: Callable[[str], Stat | None] = file_stat):
     """`FactFiles.kept` for a run with an IndexStore: the closure of some linted files is
     kept by their paths and `settings_key` (the settings that decide it) with what it was
     decided by, and taken again while all of that is unchanged: the linted files' imports and
@@ -369,17 +372,17 @@ def kept_closures(store, root: str, written: Callable[[str, str], tuple], settin
     file's directory and those above it (what decides which files the walk excludes). A warm
     pre-commit run then checks stats and directory entries instead of following 1,500 modules'
     imports again. (A kept file outside `root`, which no closure reaches, is a store written
-    by something else: not taken.)"""
+    by something else: not taken.) `stat`: the run's, which the index asks again."""
     within = os.path.join(root, "")
 
     def kept(linted: list[tuple[str, str]], reach: Callable[[], Closure]) -> Closure:
         key = content_digest(repr((settings_key, linted)).encode("utf-8", "surrogateescape"))
         stored, proof = store.get(CLOSURES, key)
         if stored and all(path.startswith(within) for path, _ in proof[0][len(linted):]) \
-                and _still_holds(proof, written):
+                and _still_holds(proof, written, stat):
             return Closure([tuple(file) for file in proof[0]], proof[1], set())
         closure = reach()
-        proof = _proof(closure, linted, written, configuration_files())
+        proof = _proof(closure, linted, written, configuration_files(), stat)
         if proof is not None:
             store.put(CLOSURES, key, proof)
         return closure
@@ -387,14 +390,15 @@ def kept_closures(store, root: str, written: Callable[[str, str], tuple], settin
     return kept
 
 
-def _proof(closure: Closure, linted, written, configuration_files: Iterable[str]):
+def _proof(closure: Closure, linted, written, configuration_files: Iterable[str],
+           stat: Callable[[str], Stat | None]):
     """What `kept_closures` keeps of `closure`; None when a stat cannot be trusted yet."""
     stats = []
     for path in [path for path, _ in closure.files[len(linted):]] + sorted(configuration_files):
-        stat = file_stat(path)
-        if stat is None:
+        known = stat(path)
+        if known is None:
             return None
-        stats.append((path, stat))
+        stats.append((path, known))
     around: set[str] = set()  # each reached file's directory and those above it
     for path, _ in closure.files:
         directory = os.path.dirname(path)
@@ -408,10 +412,10 @@ def _proof(closure: Closure, linted, written, configuration_files: Iterable[str]
     return tuple(closure.files), closure.bounded, edges, tuple(stats), stamps
 
 
-def _still_holds(proof, written) -> bool:
+def _still_holds(proof, written, stat: Callable[[str], Stat | None]) -> bool:
     """Whether nothing a kept closure was decided by has changed (`kept_closures`)."""
     _, _, edges, stats, stamps = proof
-    return (all(file_stat(path) == stat for path, stat in stats)
+    return (all(stat(path) == was for path, was in stats)
             and all(_directory_stamp(directory, importable, True) == stamp
                     for directory, importable, stamp in stamps)
             and all(written(path, language) == was for path, language, was in edges))
