@@ -253,14 +253,14 @@ def verdict(source: str) -> frozenset[str]:
     return frozenset(f.code for f in lint(source, RULES, path="program.py", dedent=False))
 
 
-def run_program(source: str, tmp_path, timeout: float = TIMEOUT_S):
-    """The program run in an interpreter of its own (`CompletedProcess`); None when it hung
-    for `timeout` seconds."""
+def run_program(source: str, tmp_path, timeout: float = TIMEOUT_S, *arguments: str):
+    """The program run in an interpreter of its own (`CompletedProcess`), given `arguments`;
+    None when it hung for `timeout` seconds."""
     program = tmp_path / "program.py"
     program.write_text(source)
     try:
-        return subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
-                              timeout=timeout)
+        return subprocess.run([sys.executable, str(program), *arguments], capture_output=True,
+                              text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
 
