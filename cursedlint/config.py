@@ -610,7 +610,7 @@ def _check_selector(path: str | None, key: str, selector: str, known: Sequence[s
 def _check_pattern(path: str | None, key: str, pattern: str) -> None:
     try:
         compile_pattern(pattern)
-    except Exception as error:  # pathspec raises its own error types for malformed patterns
+    except ValueError as error:
         raise ConfigError(path, key, f"invalid gitignore-style pattern {pattern!r}: {error}") from None
 
 

@@ -12,6 +12,7 @@ import pytest
 from cursedlint.project import discovery
 from cursedlint.config import DEFAULT_EXCLUDE, Config
 from cursedlint.project.discovery import Patterns, discover, project_root
+from cursedlint.project.globs import DIRECTORY_MARK
 from cursedlint.languages import EXTENSIONS, language_of
 
 
@@ -386,7 +387,7 @@ def test_an_unreadable_ignore_file_is_passed_over_with_a_warning(tmp_path, capsy
 
 
 def test_gitignore_patterns_of_many_stars_match_in_linear_time_as_git_does(tmp_path):
-    """Several `*` in one name (or `[!x]` between them) made pathspec's regexes backtrack
+    """Several `*` in one name (or `[!x]` between them) made the patterns' regexes backtrack
     polynomially: one such line and one long file name stalled discovery for minutes (git's
     own wildmatch too: it is asked about short names only)."""
     git_init(tmp_path)
@@ -415,23 +416,21 @@ def test_gitignore_lines_that_cannot_be_read_are_passed_over_as_git_does(tmp_pat
 
 
 def directory_mark(match) -> int | None:
-    """Where a pathspec match's directory group starts (None: the regex has none)."""
+    """Where a match's directory group starts (None: the regex has none)."""
     try:
-        return match.start("ps_d")
+        return match.start(DIRECTORY_MARK)
     except IndexError:
         return None
 
 
-def test_linear_regexes_match_what_pathspec_s_match(tmp_path):
+def test_linear_regexes_match_what_the_translated_patterns_match():
     """The rewritten regex of every pattern built from glob pieces matches the same paths as
-    pathspec's, with its directory group at the same place (a negated class excepted, which
-    no longer matches `/`, as in git)."""
+    the pattern's translation, with its directory group at the same place (a negated class
+    excepted, which no longer matches `/`, as in git)."""
     import random
     import re
 
-    import pathspec
-
-    from cursedlint.project.globs import linear_regex
+    from cursedlint.project.globs import linear_regex, pattern_regex
 
     negated = re.compile(r"\[\^(\]?(?:\\\\|[^\]\\])*)\]")
     pieces = ["a", "b", "*", "*", "?", "/", "[ab]", "[!a]", "[!]a]", "\\*", "**", "!", "[]a]"]
@@ -440,15 +439,15 @@ def test_linear_regexes_match_what_pathspec_s_match(tmp_path):
     for _ in range(1500):
         pattern = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
         try:
-            [parsed] = pathspec.GitIgnoreSpec.from_lines([pattern]).patterns
-        except Exception:
+            translated = pattern_regex(pattern)
+        except ValueError:
             continue
-        if parsed.regex is None:
+        if translated is None:
             continue
+        regex = translated[0]
         reference = re.compile(negated.sub(
-            lambda match: match[0] if match[0] == "[^/]" else f"[^{match[1]}/]", parsed.regex.pattern
-        ))
-        linear = re.compile(linear_regex(parsed.regex.pattern, "t"))
+            lambda match: match[0] if match[0] == "[^/]" else f"[^{match[1]}/]", regex))
+        linear = re.compile(linear_regex(regex, "t"))
         for _ in range(20):
             path = "".join(rng.choice("ab/*!]") for _ in range(rng.randint(0, 12)))
             expected, got = reference.match(path), linear.match(path)
@@ -457,6 +456,35 @@ def test_linear_regexes_match_what_pathspec_s_match(tmp_path):
                 assert directory_mark(got) == directory_mark(expected), (pattern, path)
             compared += 1
     assert compared > 10_000
+
+
+def test_random_gitignores_ignore_what_git_ignores(tmp_path):
+    """Patterns built from every piece of gitignore(5)'s syntax (anchors, `**`, `*`, `?`,
+    classes, negation, escapes, directory-only slashes), eight to a `.gitignore`, against a
+    tree of files and directories: what discovery keeps is what `git check-ignore` keeps.
+    (Pieces git reads its own way were found so: `*/` and `**/` ignore every directory, `a/**`
+    does not ignore `a` itself, `***` is `**`, and stars glued to a pattern's literal start,
+    `/build**`, match across `/`.)"""
+    import random
+
+    git_init(tmp_path)
+    everything = ["a.py", "b.py", "ab.py", "x y.py",
+                  *(f"{d}/{n}" for d in ("a", "b", "ab") for n in ("a.py", "b.py", "ab.py")),
+                  *(f"{d}/{e}/{n}" for d in ("a", "b") for e in ("a", "b") for n in ("a.py", "b.py"))]
+    make(tmp_path, *everything)
+    pieces = ["a", "b", "*", "?", "**", "***", "/", "[ab]", "[!a]", ".py", "\\*", "\\ "]
+    rng = random.Random(16)
+    some_ignored = 0
+    for _ in range(60):
+        lines = []
+        for _ in range(8):
+            line = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 5)))
+            lines.append(("!" if rng.random() < 0.25 else "") + line)
+        (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
+        ignored = git_ignored(tmp_path, everything)
+        assert found(tmp_path) == sorted(set(everything) - ignored), lines
+        some_ignored += 0 < len(ignored) < len(everything)
+    assert some_ignored > 20  # (most trials ignore some files and keep others)
 
 
 # -- symlinks ------------------------------------------------------------------------------
@@ -563,19 +591,18 @@ def test_project_root_is_the_config_or_git_root_or_the_paths_common_directory(tm
     assert project_root(loose, configured) == str(tmp_path)
 
 
-def test_plain_name_patterns_decide_as_pathspec_would():
-    """Bare names (the default excludes) skip pathspec; their answers are pathspec's."""
-    import pathspec
-
+def test_plain_name_patterns_decide_as_their_translation_would():
+    """Bare names (the default excludes) are not translated to regexes; their answers are
+    the translated patterns'."""
     from cursedlint.project.discovery import Patterns
+    from cursedlint.project.globs import glob_rules
 
     names = [".git", "__pycache__", "node_modules", "build", "venv", "a.b-c+d"]
     fast = Patterns(["# comment", "", *names, "build  "])
     assert fast.names and not fast.rules
-    spec = pathspec.GitIgnoreSpec.from_lines(names)
     slow = Patterns.__new__(Patterns)
     slow.names = frozenset()
-    slow.rules = [(p.regex, p.include) for p in spec.patterns if p.include is not None]
+    slow.rules = glob_rules(names)
     slow.prefilter = None
     for path in ("build", "build/", "src/build/", "src/build/x.py", "x/.git/", ".git",
                  "venv/lib/", "venvs/", "a.b-c+d", "x/node_modules/y/", "builder.py",

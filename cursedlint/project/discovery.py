@@ -48,7 +48,7 @@ from msgspec import Struct, field
 
 from cursedlint.config import CONFIG_FILENAME, PYPROJECT_FILENAME, Config, Resolver
 from cursedlint.formats.shared import printable
-from cursedlint.project.globs import glob_rules, quiet_regex_warnings
+from cursedlint.project.globs import DIRECTORY_MARK, glob_rules, quiet_regex_warnings
 from cursedlint.languages import language_of, language_of_name, script_language
 from cursedlint.project.safe_files import SMALL_FILE_BYTES, read_regular
 
@@ -84,7 +84,7 @@ class Discovery(Struct):
 
 # -- patterns ---------------------------------------------------------------------------------
 
-_DIRECTORY_GROUP = re.compile(r"\(\?P<ps_d>")
+_DIRECTORY_GROUP = re.compile(rf"\(\?P<{DIRECTORY_MARK}>")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
 """A gitignore line that is a bare name (no glob, slash, negation or escape)."""
 
@@ -94,8 +94,9 @@ class Patterns:
     keep it) or None (no pattern matches). `path` is relative to the patterns' base directory,
     with `/` separators and a trailing `/` for directories.
 
-    pathspec's regexes also match everything below a matching directory; a match that stops at
-    a parent (pathspec's `ps_d` group before the end) is not a match of the entry itself."""
+    The patterns' regexes also match everything below a matching directory; a match that stops
+    at a parent (its `DIRECTORY_MARK` group before the end) is not a match of the entry
+    itself."""
 
     __slots__ = ("rules", "prefilter", "names")
 
@@ -116,7 +117,7 @@ class Patterns:
                     self.prefilter = re.compile(
                         "|".join(f"(?:{_DIRECTORY_GROUP.sub('(?:', regex.pattern)})" for regex, _ in self.rules)
                     )
-            except re.error:  # pragma: no cover - a pathspec regex we cannot merge
+            except re.error:  # pragma: no cover - regexes that cannot be merged
                 self.prefilter = None
 
     def __bool__(self) -> bool:
@@ -136,7 +137,7 @@ class Patterns:
 
 def _matches_itself(match: re.Match, path: str) -> bool:
     try:
-        directory_mark = match.start("ps_d")
+        directory_mark = match.start(DIRECTORY_MARK)
     except IndexError:  # a pattern without the directory group (e.g. `x/**`)
         return True
     return directory_mark == -1 or directory_mark == len(path) - 1
