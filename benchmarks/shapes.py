@@ -25,6 +25,11 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c",
 MAX_FILE_SIZE = "max-file-size = 1000000000\n"
 START_UP = "python -c pass"
 IMPORT_CLI = 'python -c "import cursedlint.cli"'
+IMPORT_DEPENDENCIES = 'python -c "import msgspec"'
+"""The dependency every run imports (msgspec brings `typing`, `inspect`, `datetime`,
+`decimal`, `uuid` and `typing_extensions`)."""
+IMPORT_RULES = 'python -c "from cursedlint.registry import all_rules; all_rules()"'
+"""Every rule module and the analysis they import, as each run loads them today."""
 RUFF_DEFAULT, RUFF_SAME = "ruff default", f"ruff --select {SAME_WORK}"
 PARSE = "ast.parse only (1 process)"
 TS_PARSE = "tree-sitter-c parse only (1 process)"
@@ -177,7 +182,8 @@ def _write_one_files(root: str) -> None:
 
 def one_file_tasks(root: str, names: list[str], built: list[Build], bins) -> list[Task]:
     """For each file and variant: every build's pre-commit run and ruff's (default rules and
-    the same-work selection); then each build's floors (start-up, `import cursedlint.cli`)."""
+    the same-work selection); then each build's floors (start-up, `import cursedlint.cli`, the
+    dependencies every run imports, the rules)."""
     def ruff(*options: str) -> list[str]:
         return [compare.executable(bins, "peers", "ruff"), "check", "--force-exclude", "--exit-zero", *options]
 
@@ -199,6 +205,10 @@ def one_file_tasks(root: str, names: list[str], built: list[Build], bins) -> lis
     for build in built:
         rows.append(_task(f"{START_UP} ({build.name})", floors, lambda: [build.python, "-c", "pass"]))
         rows.append(_task(f"{IMPORT_CLI} ({build.name})", floors, lambda: [build.python, "-c", "import cursedlint.cli"]))
+        rows.append(_task(f"{IMPORT_DEPENDENCIES} ({build.name})", floors,
+                          lambda: [build.python, "-c", "import msgspec"]))
+        rows.append(_task(f"{IMPORT_RULES} ({build.name})", floors, lambda: [
+            build.python, "-c", "from cursedlint.registry import all_rules; all_rules()"]))
     return rows
 
 
