@@ -147,7 +147,7 @@ class CudaUse:
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
-        self._aliases: set[str] | None = None  # (`stored`)
+        self._aliases: dict[str, set[str]] | None = None  # (`stored`)
 
     @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
@@ -331,7 +331,9 @@ class CudaUse:
         stored = None
         if name is not None and not self.project.may_reach(name, kind) and \
                 self.project.summaries:  # (none in a lint before the facts are gathered)
-            stored = self.stored(func)
+            bound = self._bound().get(name, ())  # (what it may hold, before resolving it)
+            stored = self.stored(func) if any(self.project.may_reach(value, kind)
+                                              for value in bound) else None
             name = last_name(stored) if stored is not None else None
         if name is None or not self.project.may_reach(name, kind):
             return None  # no project function of that name reaches it: nothing to resolve
@@ -352,13 +354,16 @@ class CudaUse:
             name = func.attr
         else:
             return None
-        if self._aliases is None:  # (most calls' names are bound to no name: not looked up)
-            self._aliases = _names_bound_to_names(self.context)
-        if name not in self._aliases:
+        if name not in self._bound():  # (most calls' names are bound to no name)
             return None
         bound = self.analysis.value_of(func)
         return bound if isinstance(bound, (ast.Name, ast.Attribute)) and bound is not func \
             else None
+
+    def _bound(self) -> dict[str, set[str]]:
+        if self._aliases is None:
+            self._aliases = _names_bound_to_names(self.context)
+        return self._aliases
 
     def remote_region(self, call: ast.Call) -> Region | None:
         """The global-mode capture that a call of another module's function begins, named as
@@ -391,11 +396,24 @@ class CudaUse:
         return code if isinstance(code, FUNCTIONS) else None
 
 
-def _names_bound_to_names(context) -> set[str]:
-    """The names and `self` attributes the module assigns a name or dotted name to."""
-    return {target.id if isinstance(target, ast.Name) else target.attr
-            for node in context.nodes(ast.Assign) if isinstance(node.value, (ast.Name, ast.Attribute))
-            for target in node.targets if isinstance(target, ast.Name) or is_self_attribute(target)}
+def _names_bound_to_names(context) -> dict[str, set[str]]:
+    """The names and `self` attributes the module assigns a name or dotted name to, with the
+    last names of what it assigns them (`fn = steps.drain`: fn -> {drain})."""
+    bound: dict[str, set[str]] = {}
+    for node in context.nodes(ast.Assign):
+        if isinstance(node.value, (ast.Name, ast.Attribute)):
+            for target in node.targets:
+                if isinstance(target, ast.Name) or is_self_attribute(target):
+                    name = target.id if isinstance(target, ast.Name) else target.attr
+                    bound.setdefault(name, set()).add(last_name(node.value))
+    for values in bound.values():  # through names bound in turn (`g = fn`, `fn = steps.drain`)
+        pending = list(values)
+        while pending:
+            for value in bound.get(pending.pop(), ()):
+                if value not in values:
+                    values.add(value)
+                    pending.append(value)
+    return bound
 
 
 def module_cuda_use(context) -> CudaUse:
