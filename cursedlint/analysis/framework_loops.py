@@ -5,17 +5,28 @@ background thread. Read from the frameworks' sources (Lightning 2.x at 7f0c343, 
 transformers 5.24 `trainer.py`, `training_args.py`):
 
 - Lightning makes the training iterator in `fit_loop.setup_data()` (`iter(data_fetcher)`),
-  which `FitLoop.run` calls before `on_train_start`; each epoch's `on_advance_start` remakes it
-  before `on_train_epoch_start`; the per-batch hooks run between its `next()` calls (the
-  fetcher prefetches one batch). `setup`, `configure_model` and `on_fit_start` run before it.
-  The loader is the `train_dataloaders` argument of `fit`, else the `train_dataloader()` of
-  the datamodule, else of the LightningModule; Lightning re-creates it with the same
-  `pin_memory` and `num_workers` (it pins nothing itself).
+  before `on_train_start`; its epoch loop calls `next()` (the fetcher prefetches one batch),
+  then runs the batch hooks, `training_step`, the backward and optimizer hooks, and
+  `on_train_batch_end`. The loader is `fit`'s `train_dataloaders`, else the datamodule's
+  `train_dataloader()`, else the LightningModule's; Lightning keeps its `pin_memory` and
+  `num_workers` (it pins nothing itself).
 - transformers' `_inner_training_loop` calls `on_train_begin` and each epoch's
-  `on_epoch_begin` before `iter(train_dataloader)`; the step hooks, `training_step` and
-  `compute_loss` run inside the loop over it. `get_train_dataloader()` makes
-  `DataLoader(pin_memory=args.dataloader_pin_memory, num_workers=args.dataloader_num_workers)`
-  (defaults True and 0: no pin-memory thread unless workers are asked for).
+  `on_epoch_begin` before `iter(train_dataloader)`; each step takes its batches with
+  `next()` (`get_batch_samples`), then runs `on_step_begin`, `training_step` (and
+  `compute_loss`), `on_pre_optimizer_step`, the optimizer, `on_optimizer_step`,
+  `on_step_end`. `get_train_dataloader()` makes `DataLoader(pin_memory=
+  args.dataloader_pin_memory, num_workers=args.dataloader_num_workers)` (defaults True and 0:
+  no pin-memory thread unless workers are asked for).
+
+The pin-memory thread makes CUDA calls while it pins a batch, and a batch arrives after the
+main thread's `next()` hands the workers a new index: the hooks kept here are those that run
+soon after it. Observed on an H200 (PyTorch 2.11, Lightning 2.6.6, a callback capturing 12
+graphs, `tests/test_framework_loop_gpu.py`): a global-mode capture in `on_train_batch_start`
+failed 3 runs of 3 ("operation failed due to a previous error during capture"), in
+`on_before_optimizer_step` 2 of 3; in `on_train_batch_end` 0 of 3, and in `on_train_start`
+(the iterator alive, its first batches already pinned) 0 of 6, capturing 200 or 20,000
+layers. Those, like `setup` and `on_fit_start` (before the iterator exists), are not
+reported.
 
 Only what the module shows is read: a Trainer built and run in it, the callbacks and model
 classes it defines; a hook of a class of another module, or a Trainer run elsewhere, is not
@@ -50,13 +61,12 @@ class Framework(NamedTuple):
 
 
 _LIGHTNING_CALLBACK_HOOKS = frozenset({
-    "on_train_start", "on_train_epoch_start", "on_train_batch_start", "on_before_backward",
-    "on_after_backward", "on_before_optimizer_step", "on_before_zero_grad",
-    "on_train_batch_end"})
+    "on_train_batch_start", "on_before_zero_grad", "on_before_backward", "on_after_backward",
+    "on_before_optimizer_step"})
 LIGHTNING = Framework(
     "PyTorch Lightning", "Trainer.fit",
-    "its fit loop makes the training DataLoader's iterator (fit_loop.setup_data) before "
-    "on_train_start and each epoch's hooks, and runs the batch hooks between its next() calls",
+    "its training epoch loop runs them after each next() on the training DataLoader's "
+    "iterator, while the batch that next() asked the workers for is pinned",
     _LIGHTNING_CALLBACK_HOOKS,
     _LIGHTNING_CALLBACK_HOOKS | {
         "training_step", "backward", "optimizer_step", "optimizer_zero_grad",
@@ -64,10 +74,9 @@ LIGHTNING = Framework(
         "on_after_batch_transfer"})
 HUGGING_FACE = Framework(
     "Hugging Face transformers", "Trainer.train",
-    "its _inner_training_loop runs the step hooks inside the loop over "
-    "iter(train_dataloader)",
-    frozenset({"on_step_begin", "on_substep_end", "on_pre_optimizer_step",
-               "on_optimizer_step", "on_step_end"}),
+    "its _inner_training_loop runs them after each step's next() calls on "
+    "iter(train_dataloader), while the batches they asked the workers for are pinned",
+    frozenset({"on_step_begin", "on_pre_optimizer_step"}),
     frozenset({"training_step", "compute_loss"}))
 
 LIGHTNING_TRAINERS = frozenset({

@@ -3,7 +3,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 
 class QuickGraphCallback(TrainerCallback):
-    def on_step_end(self, args, state, control, model=None, **kwargs):
+    def on_step_begin(self, args, state, control, model=None, **kwargs):
         if state.global_step == 1:
             self.graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(self.graph):  # ok: CUR403
