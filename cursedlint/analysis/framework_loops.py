@@ -45,7 +45,7 @@ from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
 from cursedlint.analysis.python_project import (
-    dotted, linted_imports, own_method, own_nodes,
+    ModuleSummary, ProjectFunctions, dotted, linted_imports, own_method, own_nodes,
 )
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
@@ -97,27 +97,57 @@ HF_ARGUMENTS = frozenset({
     "transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
     "transformers.Seq2SeqTrainingArguments",
     "transformers.training_args_seq2seq.Seq2SeqTrainingArguments"})
+HOOKS = LIGHTNING.own_hooks | HUGGING_FACE.callback_hooks | HUGGING_FACE.own_hooks
 _WORDS = (b"Trainer", b"LightningModule")
 """What a module that runs or defines a framework loop's classes names."""
 _FIT = (0, "model"), (1, "train_dataloaders"), (3, "datamodule")
 
 
+def hook_classes(facts: dict) -> set[str]:
+    """The names of the project's classes (path -> `ModuleSummary` of the `cuda-reach`
+    index) with a method named like a framework hook that reaches a global-mode capture: the
+    words of a module that runs them in a framework's loop (it need not name a capture)."""
+    summaries = {path: summary for path, summary in facts.items()
+                 if isinstance(summary, ModuleSummary)}
+    candidates = [(path, qualname) for path, summary in summaries.items()
+                  for qualname in summary.functions
+                  if qualname.count(".") == 1 and qualname.partition(".")[2] in HOOKS]
+    if not candidates:
+        return set()
+    project = ProjectFunctions(summaries)
+    return {qualname.partition(".")[0] for path, qualname in candidates
+            if project.reach(path, qualname, CudaFact.GLOBAL_CAPTURE)}
+
+
+class Remote(NamedTuple):
+    """A class of another module of the project whose hooks a run calls: where the module
+    names it, and the name it is called by here."""
+
+    node: ast.AST
+    name: str
+    hooks: frozenset[str]
+
+
 class Run(NamedTuple):
     """A framework loop the module runs (or a LightningModule's own loader): the loader it
-    iterates, and the module's classes whose hooks it calls, with the hooks."""
+    iterates, and the classes whose hooks it calls (the module's, with the hooks, and the
+    project's other modules')."""
 
     framework: Framework
     site: ast.AST
     loader: Loader
     loader_line: int
     classes: tuple[tuple[ast.ClassDef, frozenset[str]], ...]
+    remote: tuple[Remote, ...] = ()
 
 
 class HookCapture(NamedTuple):
-    """A global-mode capture a hook begins inside a framework's loop over a pinned loader."""
+    """A global-mode capture a hook begins inside a framework's loop over a pinned loader:
+    reported at `node` (the capture, the hook's call that reaches it, or where the module
+    names another module's class), `head` says what begins it."""
 
     node: ast.AST
-    what: str
+    head: str
     hook: str
     run: Run
     steps: tuple[Step, ...]
@@ -134,6 +164,7 @@ class FrameworkLoops:
         self.loaders = loaders
         self.path = context.source.path
         self._class_names: set[str] = set()
+        self._abspath = os.path.abspath(self.path)
 
     def hook_captures(self) -> Iterator[HookCapture]:
         """Each capture (or call reaching one) that a hook begins, once, with its chain."""
@@ -149,23 +180,54 @@ class FrameworkLoops:
                         continue
                     seen.add(id(found[0]))
                     yield self._capture(run, cls, hook, found)
+            for remote in run.remote:
+                found = self._remote_capture(run, remote) if id(remote.node) not in seen \
+                    else None
+                if found is not None:
+                    seen.add(id(remote.node))
+                    yield found
+
+    def _remote_capture(self, run: Run, remote: Remote) -> HookCapture | None:
+        """The first hook of another module's class that reaches a global-mode capture (the
+        `cuda-reach` index), reported where this module names the class."""
+        project = self.uses.project
+        imports = linted_imports(self.context)
+        for hook in sorted(remote.hooks):
+            method = project.method(self._abspath, imports, remote.name, hook)
+            chain = project.reach(*method, CudaFact.GLOBAL_CAPTURE) if method else None
+            if chain:
+                name = f"{method[1]}"
+                framework = run.framework
+                steps = (Step(method[0], chain[0].line,
+                              f"`{name}` is a {framework.name} hook that begins a global-mode "
+                              "capture"), *chain,
+                         *self._loop_steps(run, hook))
+                return HookCapture(remote.node, f"`{name}` ({os.path.basename(method[0])})",
+                                   name, run, steps)
+        return None
+
+    def _loop_steps(self, run: Run, hook: str) -> tuple[Step, ...]:
+        """The chain's links from the framework's loop to the pinned loader."""
+        framework = run.framework
+        return (Step(self.path, run.site.lineno,
+                     f"{framework.name} {framework.loop} runs `{hook}` with the training "
+                     f"DataLoader's iterator alive: {framework.alive}"),
+                *run.loader.steps,
+                Step(self.path, run.loader_line,
+                     f"the training DataLoader ({run.loader.made}) pins memory in a "
+                     "background thread (pin_memory=True, worker processes)"))
 
     def _capture(self, run: Run, cls: ast.ClassDef, hook: ast.AST, found) -> HookCapture:
         node, what, path = found
         framework = run.framework
         name = f"{cls.name}.{hook.name}"
         via = f" (through {' -> '.join(path)})" if path else ""
-        steps = [Step(self.path, hook.lineno, f"`{name}` is a {framework.name} hook{via}; {what}"),
-                 Step(self.path, run.site.lineno,
-                      f"{framework.name} {framework.loop} runs `{hook.name}` with the "
-                      f"training DataLoader's iterator alive: {framework.alive}"),
-                 *run.loader.steps,
-                 Step(self.path, run.loader_line,
-                      f"the training DataLoader ({run.loader.made}) pins memory in a "
-                      "background thread (pin_memory=True, worker processes)")]
+        steps = (Step(self.path, hook.lineno, f"`{name}` is a {framework.name} hook{via}; {what}"),
+                 *self._loop_steps(run, hook.name))
         local = self.analysis.begins(node)
         short = local.partition(BEGINS_GLOBAL)[0] if local else f"{ast.unparse(node.func)}()"
-        return HookCapture(node, short, name, run, (*steps, *self.uses.steps_for(node)))
+        return HookCapture(node, f"{short} in `{name}`", name, run,
+                           (*steps, *self.uses.steps_for(node)))
 
     def _hooks_of(self, cls: ast.ClassDef, hooks: frozenset[str],
                   depth: int = 0) -> Iterator[ast.AST]:
@@ -228,10 +290,12 @@ class FrameworkLoops:
             loader = self._class_loader(model_class, "train_dataloader")
         if loader is None:
             return None
-        classes = [(cls, LIGHTNING.callback_hooks) for cls in self._callbacks(trainer)]
-        if model_class is not None:
-            classes.append((model_class, LIGHTNING.own_hooks))
-        return Run(LIGHTNING, call, *loader, tuple(classes))
+        classes, remote = self._classes(self._callbacks(trainer), LIGHTNING.callback_hooks)
+        if model not in (None, UNKNOWN):
+            more, further = self._classes((model,), LIGHTNING.own_hooks)
+            classes += more
+            remote += further
+        return Run(LIGHTNING, call, *loader, tuple(classes), tuple(remote))
 
     def _hf_trainer(self, call: ast.Call) -> Run | None:
         """`Trainer(model, args, callbacks=[...])` of transformers (or the module's subclass
@@ -239,7 +303,8 @@ class FrameworkLoops:
         default one under `args`."""
         own = self.analysis.module_class(call) if isinstance(call.func, ast.Name) and \
             call.func.id in self._class_names else None
-        if not (self.analysis.named(call.func, HF_TRAINERS)
+        subclass = self._project_class(call.func, HF_TRAINERS) if own is None else None
+        if not (self.analysis.named(call.func, HF_TRAINERS) or subclass is not None
                 or own is not None and self._derives(own, HF_TRAINERS)):
             return None
         if not self._trained(call):
@@ -249,10 +314,12 @@ class FrameworkLoops:
             loader = self._hf_default_loader(self.context.argument(call, 1, "args"))
         if loader is None:
             return None
-        classes = [(cls, HUGGING_FACE.callback_hooks) for cls in self._callbacks(call)]
+        classes, remote = self._classes(self._callbacks(call), HUGGING_FACE.callback_hooks)
         if own is not None:
             classes.append((own, HUGGING_FACE.own_hooks))
-        return Run(HUGGING_FACE, call, *loader, tuple(classes))
+        elif subclass is not None:
+            remote.append(Remote(call, subclass, HUGGING_FACE.own_hooks))
+        return Run(HUGGING_FACE, call, *loader, tuple(classes), tuple(remote))
 
     def _trained(self, trainer: ast.Call) -> bool:
         """Whether the module calls `train()` on the Trainer `trainer` makes."""
@@ -277,8 +344,38 @@ class FrameworkLoops:
         return Loader(f"Trainer.get_train_dataloader() under the TrainingArguments of line "
                       f"{made.lineno}: dataloader_pin_memory defaults to True", ()), made.lineno
 
-    def _callbacks(self, trainer: ast.Call) -> Iterator[ast.ClassDef]:
-        """The module's classes of the callbacks given to the Trainer: `callbacks=[...]`, and
+    def _classes(self, items, hooks: frozenset[str]):
+        """The classes of `items` (instances, or classes named): the module's, with `hooks`,
+        and the project's other modules' (`Remote`)."""
+        classes: list[tuple[ast.ClassDef, frozenset[str]]] = []
+        remote: list[Remote] = []
+        for item in items:
+            cls = self._instance_class(item)
+            if cls is not None:
+                classes.append((cls, hooks))
+                continue
+            made = self.analysis.constructor_of(item)
+            name = self._project_class(made.func if made is not None else item)
+            if name is not None:
+                remote.append(Remote(item, name, hooks))
+        return classes, remote
+
+    def _project_class(self, node: ast.AST, bases: frozenset[str] | None = None) -> str | None:
+        """The dotted name `node` calls a class of another module of the project by (one
+        deriving from one of `bases`, where given); None otherwise."""
+        project = self.uses.project
+        name = dotted(node)
+        if not project or name is None:
+            return None
+        found = project.definition(self._abspath, linted_imports(self.context), name)
+        if found is None or found[1] not in project.summaries[found[0]].classes:
+            return None
+        if bases is not None and not any(project.subclasses(*found, base) for base in bases):
+            return None
+        return name
+
+    def _callbacks(self, trainer: ast.Call) -> list[ast.AST]:
+        """The callbacks given to the Trainer: `callbacks=[...]`, and
         `trainer.add_callback(...)` on a name bound to it."""
         given = self.context.argument(trainer, None, "callbacks")
         items = list(given.elts) if isinstance(given, (ast.List, ast.Tuple)) else []
@@ -286,10 +383,7 @@ class FrameworkLoops:
             if isinstance(call.func, ast.Attribute) and call.func.attr == "add_callback" and \
                     call.args and self.analysis.constructor_of(call.func.value) is trainer:
                 items.append(call.args[0])
-        for item in items:
-            cls = self._instance_class(item)
-            if cls is not None:
-                yield cls
+        return items
 
     # -- loaders -------------------------------------------------------------------------
 

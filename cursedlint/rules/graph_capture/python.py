@@ -203,7 +203,7 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
         region = self.analysis.region_at(found.node)
         self.report(
             found.node,
-            f"{found.what} in `{found.hook}` begins a global-mode capture inside "
+            f"{found.head} begins a global-mode capture inside "
             f"{found.run.framework.loop} ({found.run.framework.name}), which iterates a pinned "
             "DataLoader",
             help=f"{found.run.framework.name} runs `{found.hook}` while its training "
