@@ -30,9 +30,13 @@ failed 3 runs of 3 with `dataloader_num_workers=4` and captured in 3 of 3 with t
 (pinned on the main thread). Those, like `setup` and `on_fit_start` (before the iterator exists), are not
 reported.
 
-Only what the module shows is read: a Trainer built and run in it, the callbacks and model
-classes it defines; a hook of a class of another module, or a Trainer run elsewhere, is not
-followed (CUR403 stays silent)."""
+A run is a Trainer built and run in the module. Its callbacks, model and Trainer subclass
+may be classes of the module (the capture is reported in the hook) or of another module of
+the project (reported where the module hands the class to the Trainer, the hook's capture
+found through the `cuda-reach` index; `hook_classes` makes the class names trigger words of
+CUR403). A Trainer run in a module that does not show its loader (`TrainingArguments` from
+`HfArgumentParser`, a datamodule from a config) is not reported: the default loader pins in
+no thread, and a loader it cannot see may not either."""
 
 from __future__ import annotations
 

@@ -33,7 +33,9 @@ class PinnedLoaderDuringCapture(CaptureRule):
     default, with a pin-memory thread only with `dataloader_num_workers > 0`). Hooks that run
     before the iterator exists (`setup`, `on_fit_start`, `on_train_begin`, `on_epoch_begin`),
     or where the pin-memory thread was observed idle (`on_train_start`, `on_train_batch_end`,
-    `on_step_end`), are not reported; nor is a callback or Trainer run in another module.
+    `on_step_end`), are not reported. A hook of a class of another module of the project is
+    reported where the module hands the class to the Trainer; a Trainer whose loader the
+    module does not show (arguments parsed from the command line) is not.
 
     ## Why it is cursed
     Such an iterator runs a pin-memory thread that copies each batch into pinned host memory;
