@@ -203,9 +203,8 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
         region = self.analysis.region_at(found.node)
         self.report(
             found.node,
-            f"{found.head} begins a global-mode capture inside "
-            f"{found.run.framework.loop} ({found.run.framework.name}), which iterates a pinned "
-            "DataLoader",
+            f"{found.head} begins a global-mode capture in {found.run.framework.loop}'s loop "
+            "over a pinned DataLoader",
             help=f"{found.run.framework.name} runs `{found.hook}` while its training "
             f"DataLoader ({found.run.loader.made}) is iterated; that loader has a pin-memory "
             "thread whose allocator queries CUDA events, and a CUDA call from another thread "

@@ -13,7 +13,7 @@ class StepGraphCallback(TrainerCallback):
 
     def on_step_begin(self, args, state, control, model=None, **kwargs):
         if self.graph is None and state.global_step == args.warmup_steps:
-            self.graph, self.loss = capture_step(model, self.static_inputs)  # error: CUR403 "Trainer.train (Hugging Face transformers)"
+            self.graph, self.loss = capture_step(model, self.static_inputs)  # error: CUR403 "in Trainer.train's loop"
 
 
 class TrainBeginGraph(TrainerCallback):

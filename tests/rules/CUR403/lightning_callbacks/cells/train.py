@@ -43,7 +43,7 @@ class OptimizerStepGraph(Callback):
 
     def on_before_optimizer_step(self, trainer, pl_module, optimizer):
         if self.graphs.graph is None:
-            self.graphs.capture(optimizer.step, None)  # error: CUR403 "inside Trainer.fit (PyTorch Lightning)"
+            self.graphs.capture(optimizer.step, None)  # error: CUR403 "in Trainer.fit's loop"
 
 
 class IsolatedGraph(Callback):
