@@ -33,8 +33,8 @@ reported.
 A run is a Trainer built and run in the module. Its callbacks, model and Trainer subclass
 may be classes of the module (the capture is reported in the hook) or of another module of
 the project (reported where the module hands the class to the Trainer, the hook's capture
-found through the `cuda-reach` index; `hook_classes` makes the class names trigger words of
-CUR403). A Trainer run in a module that does not show its loader (`TrainingArguments` from
+found through the `cuda-reach` index, whose trigger words `hook_classes` adds the class
+names to). A Trainer run in a module that does not show its loader (`TrainingArguments` from
 `HfArgumentParser`, a datamodule from a config) is not reported: the default loader pins in
 no thread, and a loader it cannot see may not either."""
 

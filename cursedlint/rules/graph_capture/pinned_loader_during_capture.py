@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS
-from cursedlint.analysis.framework_loops import hook_classes
 from cursedlint.languages import PYTHON
 from cursedlint.rules.graph_capture.capture_rule import CaptureRule
 
@@ -84,12 +83,6 @@ class PinnedLoaderDuringCapture(CaptureRule):
     checkers = {PYTHON: "python:PinnedLoaderDuringCapturePython"}
     triggers = REGION_TRIGGERS  # the loader may come from another module's factory
     summary = "a pinned-memory DataLoader iterator is alive when a global-mode capture starts"
-
-    @classmethod
-    def project_trigger_words(cls, facts):
-        """The capturing functions' names, and the project's classes whose framework hooks
-        begin a capture: a module that hands one to a Trainer names no capture itself."""
-        return tuple(sorted({*super().project_trigger_words(facts), *hook_classes(facts)}))
 
     valid = (
         """
