@@ -157,6 +157,10 @@ class CaptureAnalysis:
             self.regions.append(region)
             self._by_start[id(region.start)] = region
 
+    def region_at(self, node: ast.AST) -> Region | None:
+        """The region `node` begins, or None."""
+        return self._by_start.get(id(node))
+
     @remote_kind(CudaFact.GLOBAL_CAPTURE)
     def begins(self, node: ast.AST) -> str | None:
         """How `node` begins a global-mode capture, or None (a `CudaUse.first` check)."""

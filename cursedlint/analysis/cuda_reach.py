@@ -16,6 +16,7 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CHECKED_NODES, module_cuda_use
+from cursedlint.analysis.framework_loops import hook_classes
 from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
@@ -53,8 +54,10 @@ class CudaReach(FunctionIndexer):
 
     def trigger_words(self, facts):
         """The project's functions that begin a global-mode capture (a finding across modules
-        needs one, and they are few)."""
-        return capturing_names(facts)
+        needs one, and they are few), and its classes whose framework hooks reach one
+        (`framework_loops.hook_classes`: a module that hands one to a Trainer names no
+        capture itself)."""
+        return (*capturing_names(facts), *sorted(hook_classes(facts)))
 
     # (its trigger words alone, where they are wanted: `CaptureStarts`, set below)
 

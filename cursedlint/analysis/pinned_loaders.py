@@ -51,7 +51,7 @@ class PinnedLoaders:
 
     def iterated_by(self, loop: ast.For | ast.AsyncFor) -> Loader | None:
         """The pinned loader a `for` loop iterates, or None."""
-        return self._pinned_loader(self._unwrapped(loop.iter))
+        return self.pinned(self._unwrapped(loop.iter))
 
     def _bound_iterators(self, scope: ast.AST, region: Region) -> Iterator[tuple[Loader, str]]:
         """`it = iter(loader)` before the region in its scope (a function or the module),
@@ -65,7 +65,7 @@ class PinnedLoaders:
                     continue
                 if root is scope and position(node) >= position(region.start):
                     continue
-                loader = self._pinned_loader(node.value.args[0])
+                loader = self.pinned(node.value.args[0])
                 if loader is not None:
                     yield loader, f"iter() on line {node.lineno} holds it"
 
@@ -76,7 +76,7 @@ class PinnedLoaders:
             return node.args[0]
         return node
 
-    def _pinned_loader(self, node: ast.AST) -> Loader | None:
+    def pinned(self, node: ast.AST) -> Loader | None:
         """The pinned DataLoader `node` refers to: made in the module, or returned by a
         project factory of another module."""
         made = pinned_loader(self.analysis, node)

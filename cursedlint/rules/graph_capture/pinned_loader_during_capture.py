@@ -19,6 +19,23 @@ class PinnedLoaderDuringCapture(CaptureRule):
     another module of the project that returns it; a call in the loop of another module's
     function that begins a global-mode capture is reported at that call, with the chain.
 
+    The loop may also be a framework's: a hook that PyTorch Lightning's `Trainer.fit` runs
+    soon after each `next()` on its training iterator (a `Callback`'s `on_train_batch_start`,
+    backward, zero-grad and `on_before_optimizer_step` hooks; a `LightningModule`'s same hooks,
+    batch-transfer hooks, `training_step`, `backward`, `optimizer_step`), or that Hugging
+    Face's `Trainer.train` runs likewise (a `TrainerCallback`'s `on_step_begin` and
+    `on_pre_optimizer_step`; a `Trainer` subclass's `training_step` and `compute_loss`),
+    begins a global-mode capture, directly or through calls. The loader is the one the module
+    gives the framework: `fit`'s `train_dataloaders`, the `train_dataloader()` of the
+    datamodule or of the LightningModule (of the module, or another module's class), or
+    transformers' default loader under the `TrainingArguments` the module makes (pinned by
+    default, with a pin-memory thread only with `dataloader_num_workers > 0`). Hooks that run
+    before the iterator exists (`setup`, `on_fit_start`, `on_train_begin`, `on_epoch_begin`),
+    or where the pin-memory thread was observed idle (`on_train_start`, `on_train_batch_end`,
+    `on_step_end`), are not reported. A hook of a class of another module of the project is
+    reported where the module hands the class to the Trainer; a Trainer whose loader the
+    module does not show (arguments parsed from the command line) is not.
+
     ## Why it is cursed
     Such an iterator runs a pin-memory thread that copies each batch into pinned host memory;
     PyTorch's caching host allocator queries CUDA events to recycle pinned blocks. In the

@@ -12,6 +12,7 @@ from cursedlint.analysis.cuda_reach import CUDA_REACH, host_sync_of
 from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
+from cursedlint.analysis.framework_loops import FrameworkLoops, HookCapture
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
 from cursedlint.analysis.python_project import own_nodes, project_functions
 from cursedlint.analysis.task_races import TaskRace, TaskRaces
@@ -171,6 +172,7 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
         super().__init__(context, options)
         self.loaders = PinnedLoaders(context, self.analysis, self.uses)
         self.loops: list[ast.For | ast.AsyncFor] = []
+        self.reported: set[int] = set()
 
     def visit_For(self, node: ast.For) -> None:
         self.loops.append(node)
@@ -190,6 +192,28 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
         if self.uses.project is not None:
             for loop in self.loops:
                 self._check_loop_calls(loop)
+        frameworks = FrameworkLoops(self.context, self.analysis, self.uses, self.loaders)
+        for found in frameworks.hook_captures():
+            if id(found.node) not in self.reported:
+                self._report_hook(found)
+
+    def _report_hook(self, found: HookCapture) -> None:
+        """A hook, run by a framework's training loop over a pinned loader, that begins a
+        global-mode capture."""
+        region = self.analysis.region_at(found.node)
+        self.report(
+            found.node,
+            f"{found.head} begins a global-mode capture in {found.run.framework.loop}'s loop "
+            "over a pinned DataLoader",
+            help=f"{found.run.framework.name} runs `{found.hook}` while its training "
+            f"DataLoader ({found.run.loader.made}) is iterated; that loader has a pin-memory "
+            "thread whose allocator queries CUDA events, and a CUDA call from another thread "
+            "invalidates a global-mode capture, at random ('operation not permitted when "
+            "stream is capturing'). Fix: capture before training starts (on_fit_start or "
+            "setup, on static inputs), or pass capture_error_mode=\"thread_local\".",
+            related=found.steps,
+            fix=self._thread_local_fix(region) if region is not None else None,
+        )
 
     def _check_loop_calls(self, loop: ast.For | ast.AsyncFor) -> None:
         """Calls in a loop over a pinned loader of project functions (of other modules) that
@@ -204,6 +228,7 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
 
     def _report(self, target: ast.AST, what: str, loader: Loader, how: str,
                 steps: tuple[Step, ...] = (), fix: Fix | None = None) -> None:
+        self.reported.add(id(target))
         self.report(
             target,
             f"{what} begins a global-mode capture with a pinned DataLoader's iterator alive "

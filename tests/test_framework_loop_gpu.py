@@ -1,0 +1,144 @@
+"""CUR403's framework loops against what a GPU and PyTorch Lightning really do.
+
+Each program is a Lightning run whose callback captures a graph: in a hook that `Trainer.fit`
+runs while its training DataLoader's iterator is alive, or before it exists, in global or
+thread_local mode, over a loader with or without a pin-memory thread. The linter's verdict on
+each source is checked everywhere; where CUDA and Lightning are installed the program also
+runs in its own interpreter, and the test asserts that the capture fails exactly where the
+linter reports CUR403. (A capture in `on_before_optimizer_step` failed 2 runs of 3 on an H200:
+reported, but no case here, as its outcome on the GPU is not certain.)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+
+import pytest
+
+from cursedlint.registry import collect
+from cursedlint.rules import graph_capture
+
+from harness import lint
+from test_graph_capture_gpu import cuda_available, run_on_gpu
+
+RULES = collect([graph_capture])
+CAPTURES = 12
+"""Graphs the callback captures, one per call of its hook (the first batches of the epoch,
+while the workers fill their prefetch and the pin-memory thread pins it)."""
+
+PROGRAM = """\
+import torch
+import lightning.pytorch as pl
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Net(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(512, 512)
+
+    def training_step(self, batch, batch_idx):
+        return self.layer(batch[0]).square().mean()
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.01)
+
+    def train_dataloader(self):
+        rows = TensorDataset(torch.randn(16384, 512))
+        return DataLoader(rows, batch_size=64, pin_memory=True, num_workers={workers})
+
+
+class StepGraph(pl.Callback):
+    def __init__(self):
+        self.graphs = []
+
+    def {hook}(self, trainer, pl_module, *args):
+        if len(self.graphs) == {captures}:
+            return
+        x = torch.ones(512, 512, device="cuda")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                y = pl_module.layer(x)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph{mode}):
+            for _ in range(200):
+                y = pl_module.layer(x).relu()
+        graph.replay()
+        self.graphs.append(graph)
+
+
+def main():
+    callback = StepGraph()
+    trainer = pl.Trainer(accelerator="gpu", devices=1, max_epochs=1, max_steps=40,
+                         callbacks=[callback], logger=False, enable_checkpointing=False,
+                         enable_progress_bar=False, enable_model_summary=False)
+    trainer.fit(Net())
+    torch.cuda.synchronize()
+    if callback.graphs:
+        print("captured", len(callback.graphs), flush=True)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    row: str
+    hook: str
+    mode: str
+    workers: int
+    captures: int
+    codes: frozenset[str]
+
+    def source(self) -> str:
+        mode = ', capture_error_mode="thread_local"' if self.mode == "thread_local" else ""
+        return PROGRAM.format(hook=self.hook, mode=mode, workers=self.workers,
+                              captures=self.captures)
+
+
+CASES = {
+    "batch-start-global": Case("global-mode capture in on_train_batch_start, loader pinned "
+                               "with 4 workers", "on_train_batch_start", "global", 4,
+                               CAPTURES, frozenset({"CUR403"})),
+    "batch-start-thread-local": Case("same in thread_local mode", "on_train_batch_start",
+                                     "thread_local", 4, CAPTURES, frozenset()),
+    "train-start-global": Case("global-mode capture in on_train_start: the iterator exists, "
+                               "its first batches pinned before", "on_train_start", "global",
+                               4, 1, frozenset()),
+    "batch-end-global": Case("global-mode capture in on_train_batch_end, after the step",
+                             "on_train_batch_end", "global", 4, CAPTURES, frozenset()),
+    "fit-start-global": Case("global-mode capture in on_fit_start, before the iterator exists",
+                             "on_fit_start", "global", 4, 1, frozenset()),
+    "batch-start-no-workers": Case("global-mode capture in on_train_batch_start, pinned loader "
+                                   "without workers (pinned on the main thread)",
+                                   "on_train_batch_start", "global", 0, CAPTURES, frozenset()),
+}
+
+
+def verdict(source: str) -> frozenset[str]:
+    return frozenset(f.code for f in lint(source, RULES, path="program.py", dedent=False))
+
+
+def lightning_available() -> bool:
+    return importlib.util.find_spec("lightning") is not None
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_linter_verdict_on_each_lightning_program(name):
+    assert verdict(CASES[name].source()) == CASES[name].codes
+
+
+@pytest.mark.skipif(not (cuda_available() and lightning_available()),
+                    reason="needs a CUDA GPU, PyTorch and Lightning")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_lightning_outcome_agrees_with_the_linter(name, tmp_path):
+    case = CASES[name]
+    captured, errors = run_on_gpu(case.source(), tmp_path)
+    print(f"{name}: {case.row}: captured={captured} reported={sorted(case.codes)}\n{errors}")
+    assert captured == (not case.codes), errors
