@@ -1,0 +1,437 @@
+"""Whether a foreign function keeps the callback it is handed (CUR202 reads it).
+
+A ctypes or cffi callback object lives only while Python holds it; what matters is whether
+the C side keeps its address after the call returns. Three sources decide, in order:
+- the name (`KEEPING_PATTERNS`, option `keeping-apis`): `*register*`, `*set_*callback*`, ...;
+- the project's C definition of the function (`CParameters`, per `.c`/`.h` file of the
+  project): a parameter stored in a struct field (`t->fn = fn`), a global or an array element
+  keeps what the caller passed; one handed on to another function keeps it where that one does
+  (the project's definition, up to `MAX_DEPTH` calls, or a C library function that keeps:
+  `pthread_create`, `atexit`, `signal`, ...); one only called, or handed to a C library function
+  that calls it before returning (`qsort`), does not. A definition that hands the parameter to a
+  function the project does not define, nor the tables know, decides nothing;
+- else the rule's default for unknown foreign functions.
+The library a function belongs to and the prototype that made a callback may be bound in
+another module of the project and imported (`from ._binder import gocode, func_string`): the
+Python side of the facts (`ForeignFacts.libraries`, `prototypes`) names a module's module-level
+libraries (a loader's call, or a call of the module's function that returns one) and
+prototypes (`CFUNCTYPE(...)`), resolved through re-exports by `ModuleTable`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from functools import lru_cache
+from typing import Iterable, Iterator
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_syntax import (
+    arguments, callee, declared_names, parameter_names, plain_function, unwrapped,
+)
+from cursedlint.analysis.callback_apis import (
+    FFI_FACTORIES, LIBRARY_LOADERS, NUMBA_DRIVER, PROTOTYPE_FACTORIES,
+)
+from cursedlint.analysis.capture_regions import is_self_attribute
+from cursedlint.analysis.python_modules import (
+    ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
+)
+from cursedlint.analysis.python_project import linted_imports, value_of
+from cursedlint.findings import Step
+from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
+from cursedlint.project.index import Indexer
+from cursedlint.triggers.second_look import MethodCall
+
+KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
+"""Names (matched without case) of foreign functions that keep a callback to call later."""
+
+C_KEEPING = frozenset({"atexit", "at_quick_exit", "on_exit", "signal", "pthread_create",
+                       "pthread_atfork", "pthread_key_create", "thrd_create", "tss_create",
+                       "pthread_once", "call_once"})
+"""C library functions that keep a function pointer argument past the call (a thread runs it,
+or the process calls it at exit, on a signal, on a fork)."""
+C_SYNCHRONOUS = frozenset({"qsort", "qsort_r", "bsearch", "lfind", "lsearch", "tsearch",
+                           "tfind", "twalk", "tdelete", "nftw", "ftw", "scandir", "dl_iterate_phdr"})
+"""C library functions that call a function pointer argument before they return, only."""
+MAX_DEPTH = 4
+"""Calls a parameter is followed through, in the project's C definitions."""
+
+KEPT, NOT_KEPT, UNDECIDED = "kept", "not kept", "undecided"
+
+_FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
+                          "preproc_elif", "preproc_elifdef", "linkage_specification",
+                          "declaration_list", "namespace_definition"})
+_WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
+_PYTHON_WORDS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE", "CDLL", "PyDLL", "WinDLL", "cdll")
+"""Words of a Python module that may bind a library or a prototype at module level."""
+
+
+def keeping_calls(options) -> MethodCall:
+    """Foreign functions that keep a callback by their name, called or read (an alias may call
+    them): names of the keeping patterns (none saying `unregister`), on a receiver that may be
+    a library the module loaded (or numba's driver object). One shape per option value, so
+    that what it learns of names serves every file."""
+    return _keeping_calls(tuple(options["keeping-apis"]))
+
+
+@lru_cache(maxsize=None)
+def any_foreign_call() -> MethodCall:
+    """A function of a library by any name, called or read, on a receiver that may be a
+    library (the second look of a rule whose C side decides keeping)."""
+    return _keeping_calls(("*",))
+
+
+@lru_cache(maxsize=None)
+def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
+    return MethodCall(
+        (*KEEPING_PATTERNS, *keeping_apis),
+        excluded=("unregister",),
+        imported=frozenset(name.rpartition(".")[2].encode() for name in NUMBA_DRIVER),
+        called=False,
+    )
+
+
+# -- the facts ---------------------------------------------------------------------------------
+
+
+class CParameters(Struct, frozen=True):
+    """What a C function definition (at `line`) does with its parameters that may outlive the
+    call: `stored` (position, where, line) a parameter stored in a field, a global or an array
+    element; `passed` (position, callee, callee's position, line) one handed on to a call."""
+
+    line: int
+    stored: list[tuple[int, str, int]] = []
+    passed: list[tuple[int, str, int, int]] = []
+
+
+class ForeignFacts(Struct, frozen=True):
+    """One file's facts: C definitions by name (`functions`); a Python module's imports as
+    written, module-level library names and prototype names."""
+
+    functions: dict[str, CParameters] = {}
+    imports: dict[str, str] = {}
+    libraries: list[str] = []
+    prototypes: list[str] = []
+
+
+class ForeignKeeping(Indexer):
+    """The C definitions of foreign functions the linted files call (by name, then the
+    functions they hand a parameter to) and the Python modules that bind libraries and
+    prototypes at module level (the names the linted files import from the project)."""
+
+    name = "foreign-keeping"
+    languages = (PYTHON, C, CPP)
+    summary_type = ForeignFacts
+    max_rounds = MAX_DEPTH
+    max_files = 64
+    max_bytes = 4 << 20
+
+    def words(self, settings) -> Iterable[str]:
+        return _PYTHON_WORDS
+
+    def needed_by(self, context) -> bool:
+        """Python files (and Cython's) ask; C files only hold the facts."""
+        return context.source.language in PYTHON_TREES
+
+    def seed_words(self, context) -> Iterable[str]:
+        """The foreign functions the file's rules asked about (`c_keeping_of`) and the names
+        it imports from the project (a library or prototype of another module)."""
+        if context.source.language not in PYTHON_TREES:
+            return
+        yield from context.shared(_ASKED, set)
+        yield from _project_imports(context)
+
+    def more_words(self, facts: dict[str, ForeignFacts], settings) -> Iterable[str]:
+        """The functions the definitions found hand a parameter to."""
+        return {callee for summary in facts.values() for function in summary.functions.values()
+                for _, callee, _, _ in function.passed}
+
+    adds_triggers = True
+
+    def trigger_words(self, facts: dict[str, ForeignFacts]) -> Iterable[str]:
+        """The project's prototypes bound at module level (a file that imports one may make a
+        callback with no ctypes word in it) and the C functions that keep a parameter."""
+        for summary in facts.values():
+            yield from summary.prototypes
+            yield from (name for name, function in summary.functions.items()
+                        if function.stored or function.passed)
+
+    def summarize(self, context) -> ForeignFacts | None:
+        if context.source.language == PYTHON:
+            return _python_facts(context)
+        functions = {name: found for name, found in _c_definitions(context)}
+        return ForeignFacts(functions=functions) if functions else None
+
+
+FOREIGN_KEEPING = ForeignKeeping()
+_ASKED = "foreign-keeping-asked"
+
+
+def _project_imports(context) -> Iterator[str]:
+    root = context.settings.root or os.getcwd()
+    for local, written in written_imports(context.tree, context.source.text).items():
+        module, _, attribute = written.partition(":")
+        if attribute and is_project_module(context.source.path, module, root):
+            yield attribute
+
+
+# -- C: what a definition does with its parameters ---------------------------------------------
+
+
+def _c_definitions(context) -> Iterator[tuple[str, CParameters]]:
+    for definition in _definitions(context.root):
+        plain = plain_function(definition)
+        if plain is None:
+            continue
+        name, declarator, body = plain
+        names = [n for n in parameter_names(context, declarator) if n]
+        if not names:
+            continue
+        found = _Uses(context, body, names).parameters(definition.start_point[0] + 1)
+        if found.stored or found.passed:
+            yield context.text(name), found
+
+
+def _definitions(node) -> Iterator:
+    for child in node.named_children:
+        if child.type == "function_definition":
+            yield child
+        elif child.type in _FILE_SCOPES:
+            yield from _definitions(child)
+
+
+class _Uses:
+    """The uses of a function's parameters that may keep them."""
+
+    def __init__(self, context, body, names: list[str]):
+        self.context, self.body = context, body
+        self.positions = {name: position for position, name in enumerate(names)}
+        self.local = _locals(context, body)
+
+    def parameters(self, line: int) -> CParameters:
+        stored, passed = [], []
+        for spelling, leaf in self.context.tokens(self.positions, self.body):
+            if leaf.type != "identifier" or spelling in self.local:
+                continue
+            position = self.positions[spelling]
+            node, parent = leaf, self.context.parent(leaf)
+            while parent is not None and parent.type in _WRAPPING:
+                node, parent = parent, self.context.parent(parent)
+            at = leaf.start_point[0] + 1
+            if parent is None:
+                continue
+            if parent.type == "assignment_expression" \
+                    and parent.child_by_field_name("right") == node:
+                where = self._store(parent.child_by_field_name("left"))
+                if where:
+                    stored.append((position, where, at))
+            elif parent.type == "argument_list":
+                call = self.context.parent(parent)
+                name = callee(self.context, call) if call is not None else ""
+                if name:
+                    passed.append((position, name, arguments(call).index(node), at))
+        return CParameters(line, stored, passed)
+
+    def _store(self, left) -> str:
+        """Where an assignment to `left` keeps its value: a field (not of a local struct
+        value), an array element, a variable that is not the function's own; "" else."""
+        left = unwrapped(left)
+        if left is None:
+            return ""
+        if left.type == "field_expression":
+            target = unwrapped(left.child_by_field_name("argument"))
+            operator = left.child_by_field_name("operator")
+            if operator is not None and operator.type == "." and target is not None \
+                    and self.context.text(target) in self.local:
+                return ""  # a field of a struct on the stack
+            return f"the field `{self.context.text(left.child_by_field_name('field'))}`"
+        if left.type == "subscript_expression":
+            array = unwrapped(left.child_by_field_name("argument"))
+            text = self.context.text(array) if array is not None else ""
+            return "" if text in self.local else f"the array `{text}`"
+        if left.type == "identifier":
+            text = self.context.text(left)
+            return "" if text in self.local or text in self.positions \
+                else f"the global `{text}`"
+        return ""
+
+
+def _locals(context, body) -> set[str]:
+    """The names the function body declares (not `static` ones: those outlive the call)."""
+    found, stack = set(), [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "declaration":
+            if any(child.type == "storage_class_specifier"
+                   and context.text(child) == "static" for child in node.children):
+                continue
+            for declarator in node.children_by_field_name("declarator"):
+                if declarator.type == "init_declarator":
+                    declarator = declarator.child_by_field_name("declarator")
+                found.update(declared_names(context, declarator))
+        stack.extend(node.named_children)
+    return found
+
+
+# -- Python: libraries and prototypes bound at module level ------------------------------------
+
+
+def is_library_call(context, call: ast.Call) -> bool:
+    """Whether `call` loads a library: a ctypes loader, or cffi's `ffi.dlopen(...)`."""
+    return (context.qualified_name(call.func, among=LIBRARY_LOADERS) is not None
+            or is_ffi_method(context, call.func, "dlopen"))
+
+
+def is_ffi_method(context, func: ast.AST, method: str) -> bool:
+    """Whether `func` is `ffi.<method>` of a cffi `FFI()` the module makes (in a name, or in
+    `self.<attr>`)."""
+    if not (isinstance(func, ast.Attribute) and func.attr == method):
+        return False
+    receiver = func.value
+    if isinstance(receiver, ast.Name) or is_self_attribute(receiver):
+        receiver = value_of(context, receiver)
+    return (isinstance(receiver, ast.Call)
+            and context.qualified_name(receiver.func, among=FFI_FACTORIES) is not None)
+
+
+def _python_facts(context) -> ForeignFacts | None:
+    tree = context.tree
+    loaders = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef,))
+               and any(isinstance(ret, ast.Return) and ret.value is not None
+                       and _loads(context, node, ret.value) for ret in ast.walk(node))}
+    libraries, prototypes = set(), set()
+    for node in _module_statements(tree.body):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+            continue
+        name, value = node.targets[0].id, node.value
+        if is_library_call(context, value) or (
+                isinstance(value.func, ast.Name) and value.func.id in loaders):
+            libraries.add(name)
+        elif context.qualified_name(value.func, among=PROTOTYPE_FACTORIES):
+            prototypes.add(name)
+    imports = written_imports(tree, context.source.text)
+    if not (libraries or prototypes):
+        return ForeignFacts(imports=imports) if imports else None
+    return ForeignFacts(imports=imports, libraries=sorted(libraries),
+                        prototypes=sorted(prototypes))
+
+
+def _loads(context, function: ast.FunctionDef, value: ast.AST) -> bool:
+    """Whether a returned value is a library the function loads (a call of a loader, or a
+    local bound only to one)."""
+    if isinstance(value, ast.Call):
+        return is_library_call(context, value)
+    if not isinstance(value, ast.Name):
+        return False
+    bound = [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)]
+    return bool(bound) and all(isinstance(b, ast.Call) and is_library_call(context, b)
+                               for b in bound)
+
+
+def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The module's statements, those under `if`/`try`/`with` at module level too."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _module_statements(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _module_statements(handler.body)
+
+
+# -- the questions the rule asks ---------------------------------------------------------------
+
+
+def foreign_facts(context) -> dict[str, ForeignFacts]:
+    """The run's facts (path -> summary); none yet where the run gathers them after this
+    lint (the question is noted: the file is linted again with them)."""
+    facts = context.project.get(FOREIGN_KEEPING.name)
+    if not facts and context.facts_to_come and FOREIGN_KEEPING.name not in context.project:
+        context.asked.add(FOREIGN_KEEPING.name)
+    return facts or {}
+
+
+def imported_kind(context, name: ast.Name) -> str | None:
+    """"library" or "prototype" when `name` is imported from a project module that binds it
+    so at module level (through re-exports); None else."""
+    written = linted_imports(context).get(name.id)
+    if written is None:
+        return None
+    root = context.settings.root or os.getcwd()
+    if not is_project_module(context.source.path, written.partition(":")[0], root):
+        return None
+    facts = foreign_facts(context)
+    if not facts:
+        return None
+    path = os.path.abspath(context.source.path)
+    imported = resolve(written, module_name(path), is_package(path))
+    table = _tables(tuple(sorted(facts)))
+    found = table.definition(imported.dotted, lambda p: facts[p].imports if p in facts else {}) \
+        if imported is not None else None
+    if found is None or found[0] not in facts:
+        return None
+    summary = facts[found[0]]
+    return "library" if found[1] in summary.libraries else \
+        "prototype" if found[1] in summary.prototypes else None
+
+
+@lru_cache(maxsize=8)
+def _tables(paths: tuple[str, ...]) -> ModuleTable:
+    return ModuleTable(path for path in paths if path.endswith(".py"))
+
+
+class Keeping(Struct, frozen=True):
+    """What the project's C says of a foreign function's parameter: `verdict` (KEPT,
+    NOT_KEPT, UNDECIDED) and, when kept, the chain of steps that shows where."""
+
+    verdict: str
+    steps: tuple[Step, ...] = ()
+
+
+def c_keeping_of(context, function: str, position: int) -> Keeping:
+    """`c_keeping` over the run's facts, for the linted file (its question noted: the
+    function's name is a word of the facts' first round)."""
+    context.shared(_ASKED, set).add(function)
+    return c_keeping(foreign_facts(context), function, position)
+
+
+def c_keeping(facts: dict[str, ForeignFacts], function: str, position: int,
+              depth: int = 0) -> Keeping:
+    """Whether the project's C definitions of `function` keep their parameter at `position`:
+    KEPT when every definition does, NOT_KEPT when none does nor may, else UNDECIDED (no
+    definition, definitions that disagree, a hand-on to a function nobody knows)."""
+    if function in C_KEEPING:
+        return Keeping(KEPT)
+    if function in C_SYNCHRONOUS or depth > MAX_DEPTH:
+        return Keeping(NOT_KEPT if function in C_SYNCHRONOUS else UNDECIDED)
+    definitions = [(path, summary.functions[function]) for path, summary in facts.items()
+                   if function in summary.functions]
+    if not definitions:
+        return Keeping(UNDECIDED)
+    verdicts = [_definition_keeps(facts, path, found, function, position, depth)
+                for path, found in definitions]
+    kinds = {verdict.verdict for verdict in verdicts}
+    return verdicts[0] if len(kinds) == 1 else Keeping(UNDECIDED)
+
+
+def _definition_keeps(facts, path: str, found: CParameters, function: str, position: int,
+                      depth: int) -> Keeping:
+    short = os.path.basename(path)
+    for at, where, line in found.stored:
+        if at == position:
+            return Keeping(KEPT, (Step(path, line, f"`{function}()` ({short}) stores the "
+                                                   f"function pointer in {where}"),))
+    verdict = NOT_KEPT
+    for at, name, their, line in found.passed:
+        if at != position or name == function:
+            continue
+        below = c_keeping(facts, name, their, depth + 1)
+        if below.verdict == KEPT:
+            return Keeping(KEPT, (Step(path, line, f"`{function}()` hands it to `{name}()`"),
+                                  *below.steps))
+        if below.verdict == UNDECIDED:
+            verdict = UNDECIDED
+    return Keeping(verdict)
