@@ -134,9 +134,12 @@ def test_keeping_apis_option_adds_patterns():
     Watcher = ctypes.CFUNCTYPE(None, ctypes.c_int)
     lib.ev_io_start(Watcher(lambda events: None))
     """
-    assert lint(code, rules=CtypesCallbackLifetime) == []
-    options = {"keeping-apis": ["ev_*_start"]}
+    ignoring = {"unknown-foreign-functions": "ignore"}
+    assert lint(code, rules=CtypesCallbackLifetime, options=ignoring) == []
+    options = {"keeping-apis": ["ev_*_start"], **ignoring}
     assert [f.line for f in lint(code, rules=CtypesCallbackLifetime, options=options)] == [5]
+    [assumed] = lint(code, rules=CtypesCallbackLifetime)  # the default: an unknown one keeps
+    assert "assumed to keep it" in assumed.related[0].note
 
 
 # -- the deadlock, on a machine with a GPU (skipped without libcuda) -------------------------

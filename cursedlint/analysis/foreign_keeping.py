@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import os
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Iterable, Iterator
 
@@ -51,9 +52,11 @@ C_KEEPING = frozenset({"atexit", "at_quick_exit", "on_exit", "signal", "pthread_
                        "pthread_once", "call_once"})
 """C library functions that keep a function pointer argument past the call (a thread runs it,
 or the process calls it at exit, on a signal, on a fork)."""
-C_SYNCHRONOUS = frozenset({"qsort", "qsort_r", "bsearch", "lfind", "lsearch", "tsearch",
-                           "tfind", "twalk", "tdelete", "nftw", "ftw", "scandir", "dl_iterate_phdr"})
-"""C library functions that call a function pointer argument before they return, only."""
+SYNCHRONOUS_PATTERNS = ("*sort*", "*search*", "*each*", "*visit*", "enum*", "*_enum*",
+                        "*iterate*", "*walk*", "*find*", "scandir", "*ftw")
+"""Names (matched without case) of functions that call a function pointer argument before
+they return, only: sorts and searches (`qsort`, `bsearch`), iterations and visits
+(`Mix_EachSoundFont`, `clang_visitChildren`, `EnumWindows`, `dl_iterate_phdr`, `nftw`)."""
 MAX_DEPTH = 4
 """Calls a parameter is followed through, in the project's C definitions."""
 
@@ -135,11 +138,13 @@ class ForeignKeeping(Indexer):
         return context.source.language in PYTHON_TREES
 
     def seed_words(self, context) -> Iterable[str]:
-        """The foreign functions the file's rules asked about (`c_keeping_of`) and the names
-        it imports from the project (a library or prototype of another module)."""
+        """The foreign functions the file's rules asked about (`c_keeping_of`), those it may
+        call (`_foreign_names`: it may not have been linted, only parsed) and the names it
+        imports from the project (a library or prototype of another module)."""
         if context.source.language not in PYTHON_TREES:
             return
         yield from context.shared(_ASKED, set)
+        yield from _foreign_names(context)
         yield from _project_imports(context)
 
     def more_words(self, facts: dict[str, ForeignFacts], settings) -> Iterable[str]:
@@ -168,6 +173,35 @@ FOREIGN_KEEPING = ForeignKeeping()
 _ASKED = "foreign-keeping-asked"
 
 
+def _foreign_names(context) -> set[str]:
+    """The functions the file calls, with arguments, on a receiver that is a library it loads
+    or a name it imports from the project (which may be one: its facts are not known yet),
+    also kept in `self.<attr>`."""
+    imported = set(_imported_from_project(context))
+    names = set()
+    for node in context.nodes(ast.Call):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and (node.args or node.keywords)):
+            continue
+        receiver = func.value
+        if is_self_attribute(receiver):
+            receiver = value_of(context, receiver)
+        if isinstance(receiver, ast.Name):
+            bound = value_of(context, receiver)
+            if receiver.id in imported or isinstance(bound, ast.Call) \
+                    and is_library_call(context, bound):
+                names.add(func.attr)
+    return names
+
+
+def _imported_from_project(context) -> Iterator[str]:
+    """The names the file's imports bind from the project's modules."""
+    root = context.settings.root or os.getcwd()
+    for local, written in linted_imports(context).items():
+        if is_project_module(context.source.path, written.partition(":")[0], root):
+            yield local
+
+
 def _project_imports(context) -> Iterator[str]:
     root = context.settings.root or os.getcwd()
     for local, written in written_imports(context.tree, context.source.text).items():
@@ -188,9 +222,8 @@ def _c_definitions(context) -> Iterator[tuple[str, CParameters]]:
         names = [n for n in parameter_names(context, declarator) if n]
         if not names:
             continue
-        found = _Uses(context, body, names).parameters(definition.start_point[0] + 1)
-        if found.stored or found.passed:
-            yield context.text(name), found
+        yield context.text(name), _Uses(context, body, names).parameters(
+            definition.start_point[0] + 1)
 
 
 def _definitions(node) -> Iterator:
@@ -391,6 +424,11 @@ class Keeping(Struct, frozen=True):
     steps: tuple[Step, ...] = ()
 
 
+def synchronous(function: str) -> bool:
+    """Whether the name says the function calls its callback before returning, only."""
+    return any(fnmatchcase(function.lower(), pattern) for pattern in SYNCHRONOUS_PATTERNS)
+
+
 def c_keeping_of(context, function: str, position: int) -> Keeping:
     """`c_keeping` over the run's facts, for the linted file (its question noted: the
     function's name is a word of the facts' first round)."""
@@ -401,15 +439,15 @@ def c_keeping_of(context, function: str, position: int) -> Keeping:
 def c_keeping(facts: dict[str, ForeignFacts], function: str, position: int,
               depth: int = 0) -> Keeping:
     """Whether the project's C definitions of `function` keep their parameter at `position`:
-    KEPT when every definition does, NOT_KEPT when none does nor may, else UNDECIDED (no
-    definition, definitions that disagree, a hand-on to a function nobody knows)."""
-    if function in C_KEEPING:
-        return Keeping(KEPT)
-    if function in C_SYNCHRONOUS or depth > MAX_DEPTH:
-        return Keeping(NOT_KEPT if function in C_SYNCHRONOUS else UNDECIDED)
+    KEPT when every definition does, NOT_KEPT when none does nor may, else UNDECIDED
+    (definitions that disagree, a hand-on to a function nobody knows). Without a definition,
+    the tables decide: `C_KEEPING`, `SYNCHRONOUS_PATTERNS`; else UNDECIDED."""
     definitions = [(path, summary.functions[function]) for path, summary in facts.items()
                    if function in summary.functions]
     if not definitions:
+        return Keeping(KEPT if function in C_KEEPING else NOT_KEPT if synchronous(function)
+                       else UNDECIDED)
+    if depth > MAX_DEPTH:
         return Keeping(UNDECIDED)
     verdicts = [_definition_keeps(facts, path, found, function, position, depth)
                 for path, found in definitions]

@@ -16,7 +16,7 @@ import ast
 import os
 
 from cursedlint.analysis.callback_apis import (
-    ASYNC_CUDA_APIS, KNOWN_PROTOTYPES, Callback, callback_words,
+    ASYNC_CUDA_APIS, CALLBACK_APIS, KNOWN_PROTOTYPES, Callback, callback_words,
 )
 from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain, helper_names
 from cursedlint.analysis.callbacks import (
@@ -399,7 +399,7 @@ class CtypesCallbackLifetime(Rule):
     indexer = FOREIGN_KEEPING
     options = {
         "unknown-foreign-functions": Option(
-            str, "ignore",
+            str, "keep",
             "what a foreign function that neither its name nor the project's C definition "
             "decides does with a callback: `ignore` (assume it calls it before returning) or "
             "`keep` (assume it keeps it).",
@@ -535,8 +535,8 @@ class CtypesCallbackLifetime(Rule):
         foreign = foreign_function(self.context, node.func)
         name = foreign or last_name(node.func)
         by_name = name in ASYNC_CUDA_APIS or bool(foreign and self.keeping.matches(foreign))
-        if not (by_name or foreign):
-            return
+        if not (by_name or foreign) or not by_name and name in CALLBACK_APIS:
+            return  # (the CUDA APIs that call back before they return)
         for position, argument in (*enumerate(node.args), *((None, keyword.value)
                                                              for keyword in node.keywords)):
             if not isinstance(argument, ast.Starred):
@@ -560,7 +560,7 @@ class CtypesCallbackLifetime(Rule):
         flow = self.tracer.trace(wrap)
         if flow is None or flow.parameter is not None and not self.tracer.callable_parameter(flow):
             return
-        keeping = self._kept_by_c(api, position)
+        keeping = self._kept_by_c(api, position, argument)
         if keeping is None:
             return
         decorated = isinstance(wrap, _FUNCTIONS)  # (reported at the decorator that makes it)
@@ -576,7 +576,7 @@ class CtypesCallbackLifetime(Rule):
             "call it (module level or an attribute), or pass a compiled function.",
         )
 
-    def _kept_by_c(self, api: str, position: int | None) -> tuple[Step, ...] | None:
+    def _kept_by_c(self, api: str, position: int | None, argument) -> tuple[Step, ...] | None:
         """The chain that shows the foreign function keeps the argument at `position` (none
         where its name says so: None for `position`); None when it does not keep it."""
         if position is None:
@@ -585,5 +585,7 @@ class CtypesCallbackLifetime(Rule):
         if keeping.verdict == KEPT:
             return keeping.steps
         if keeping.verdict == UNDECIDED and self.option["unknown-foreign-functions"] == "keep":
-            return ()
+            return (Step(self.context.source.path, argument.lineno,
+                         f"no C definition of {api}() in the project says what it does with "
+                         "it: assumed to keep it (option unknown-foreign-functions)"),)
         return None
