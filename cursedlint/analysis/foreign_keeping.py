@@ -429,6 +429,21 @@ def synchronous(function: str) -> bool:
     return any(fnmatchcase(function.lower(), pattern) for pattern in SYNCHRONOUS_PATTERNS)
 
 
+def kept_by_c(context, function: str, position: int, line: int,
+              unknown: str) -> tuple[Step, ...] | None:
+    """The chain that shows `function` keeps the callback the linted file's call on `line`
+    hands it at `position` (`c_keeping_of`; where nothing decides, `unknown` does: "keep"
+    says it is kept); None when it is not kept."""
+    keeping = c_keeping_of(context, function, position)
+    if keeping.verdict == KEPT:
+        return keeping.steps
+    if keeping.verdict == UNDECIDED and unknown == "keep":
+        return (Step(context.source.path, line, f"no C definition of {function}() in the "
+                     "project says what it does with it: assumed to keep it (option "
+                     "unknown-foreign-functions)"),)
+    return None
+
+
 def c_keeping_of(context, function: str, position: int) -> Keeping:
     """`c_keeping` over the run's facts, for the linted file (its question noted: the
     function's name is a word of the facts' first round)."""

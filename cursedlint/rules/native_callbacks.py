@@ -23,7 +23,7 @@ from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
 )
 from cursedlint.analysis.foreign_keeping import (
-    FOREIGN_KEEPING, KEPT, UNDECIDED, any_foreign_call, c_keeping_of, keeping_calls,
+    FOREIGN_KEEPING, any_foreign_call, keeping_calls, kept_by_c,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -341,12 +341,23 @@ class CtypesCallbackLifetime(Rule):
     bound only to a local name passed to, a foreign function that keeps it to call later: the
     asynchronous CUDA host functions, stream callbacks and user-object destructors
     (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their runtime twins),
-    and functions of a ctypes or cffi library loaded in the module (`CDLL`, `ffi.dlopen`) whose
-    own name says they register a callback (option `keeping-apis`, default `*register*`,
-    `*set_*callback*`, `*add_callback*`, `*set_handler*`), called through any alias of the
-    library or the function (`self._lib.f`, `f = lib.f`, `self._f = self._lib.f`). A synchronous use
-    (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
-    used anywhere else in the function are not findings. In Cython, the same for a Python
+    and functions of a ctypes or cffi library (`CDLL`, `ffi.dlopen`; loaded in the module, or
+    in a module of the project it imports the library from, as its prototypes) that keep it,
+    called through any alias of the library or the function (`self._lib.f`, `f = lib.f`). What
+    decides, in order: the function's name (option `keeping-apis`, default `*register*`,
+    `*set_*callback*`, `*add_callback*`, `*set_handler*`); the project's C definition of it
+    (`analysis.foreign_keeping`: the parameter stored in a field, a global or an array, or
+    handed on to a function that stores it, 4 calls deep; one only called does not keep);
+    then names of synchronous use (`*sort*`, `*search*`, `*each*`, `*visit*`, `enum*`,
+    `*iterate*`, `*walk*`, `*find*`: not kept) and C library functions that keep
+    (`pthread_create`, `atexit`, `signal`); else option `unknown-foreign-functions`, default
+    `keep`: in 7 ctypes bindings (pyGLFW, llama-cpp-python, python-vlc, PySDL2, pynput,
+    libchronicle, neonize), 40 of the 43 foreign functions taking a callback that no keeping
+    pattern matches keep it (`glfwSetKeyCallback`, `SDL_AddTimer`, `libvlc_event_attach`,
+    `llama_log_set`, `SetWindowsHookExW`), 3 call it only before returning
+    (`Mix_EachSoundFont`, `SDL_FilterEvents`, neonize's `GetAllDevices`). A synchronous use,
+    an object kept at module level or in an attribute, and a local used anywhere else in the
+    function are not findings. In Cython, the same for a Python
     object handed as `<void*>` user data to those CUDA functions (or to a C function called by
     a name the keeping patterns match, with a function pointer parameter in the file's
     `cdef extern from` declaration of it, or handed a `cdef` function of the module):
@@ -560,7 +571,8 @@ class CtypesCallbackLifetime(Rule):
         flow = self.tracer.trace(wrap)
         if flow is None or flow.parameter is not None and not self.tracer.callable_parameter(flow):
             return
-        keeping = self._kept_by_c(api, position, argument)
+        keeping = () if position is None else kept_by_c(
+            self.context, api, position, argument.lineno, self.option["unknown-foreign-functions"])
         if keeping is None:
             return
         decorated = isinstance(wrap, _FUNCTIONS)  # (reported at the decorator that makes it)
@@ -575,17 +587,3 @@ class CtypesCallbackLifetime(Rule):
             "into freed memory (a crash far from here). Keep the object alive as long as C may "
             "call it (module level or an attribute), or pass a compiled function.",
         )
-
-    def _kept_by_c(self, api: str, position: int | None, argument) -> tuple[Step, ...] | None:
-        """The chain that shows the foreign function keeps the argument at `position` (none
-        where its name says so: None for `position`); None when it does not keep it."""
-        if position is None:
-            return ()
-        keeping = c_keeping_of(self.context, api, position)
-        if keeping.verdict == KEPT:
-            return keeping.steps
-        if keeping.verdict == UNDECIDED and self.option["unknown-foreign-functions"] == "keep":
-            return (Step(self.context.source.path, argument.lineno,
-                         f"no C definition of {api}() in the project says what it does with "
-                         "it: assumed to keep it (option unknown-foreign-functions)"),)
-        return None
