@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Iterable, Iterator
@@ -101,18 +102,25 @@ def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
 class CParameters(Struct, frozen=True):
     """What a C function definition (at `line`) does with its parameters that may outlive the
     call: `stored` (position, where, line) a parameter stored in a field, a global or an array
-    element; `passed` (position, callee, callee's position, line) one handed on to a call."""
+    element; `passed` (position, callee, callee's position, line) a function pointer handed on
+    to a call. `pointers`: the positions declared as function pointers (`void (*cb)(int)`);
+    `typed`: (position, type name) of those declared with a typedef's name, which may be one
+    (`ForeignFacts.pointer_types` of the project says)."""
 
     line: int
     stored: list[tuple[int, str, int]] = []
     passed: list[tuple[int, str, int, int]] = []
+    pointers: list[int] = []
+    typed: list[tuple[int, str]] = []
 
 
 class ForeignFacts(Struct, frozen=True):
-    """One file's facts: C definitions by name (`functions`); a Python module's imports as
-    written, module-level library names and prototype names."""
+    """One file's facts: C definitions by name (`functions`) and the typedef names of function
+    pointer types it declares (`pointer_types`); a Python module's imports as written,
+    module-level library names and prototype names."""
 
     functions: dict[str, CParameters] = {}
+    pointer_types: list[str] = []
     imports: dict[str, str] = {}
     libraries: list[str] = []
     prototypes: list[str] = []
@@ -133,6 +141,19 @@ class ForeignKeeping(Indexer):
     def words(self, settings) -> Iterable[str]:
         return _PYTHON_WORDS
 
+    def pattern(self, words: Iterable[str], first_round: bool):
+        """The Python words where a module-level name may be bound with them (`lib =
+        ctypes.CDLL(...)`, `Proto = CFUNCTYPE(...)`, indented under an `if` or a loader's def
+        too); other words as whole identifiers."""
+        others = sorted(set(words) - set(_PYTHON_WORDS))
+        bound = "|".join(_PYTHON_WORDS)
+        alternatives = [rf"^[ \t]*[A-Za-z_]\w*[ \t]*=[^=\n][^\n]*\b(?:{bound})\b"] \
+            if set(_PYTHON_WORDS) & set(words) else []
+        if others:
+            named = "|".join(re.escape(word) for word in others)
+            alternatives.append(rf"(?<![A-Za-z0-9_])(?:{named})(?![A-Za-z0-9_])")
+        return re.compile("|".join(alternatives).encode() or b"(?!)", re.M)
+
     def needed_by(self, context) -> bool:
         """Python files (and Cython's) ask; C files only hold the facts."""
         return context.source.language in PYTHON_TREES
@@ -148,25 +169,35 @@ class ForeignKeeping(Indexer):
         yield from _project_imports(context)
 
     def more_words(self, facts: dict[str, ForeignFacts], settings) -> Iterable[str]:
-        """The functions the definitions found hand a parameter to."""
+        """The functions the definitions found hand a function pointer parameter to."""
+        types = pointer_types(facts)
         return {callee for summary in facts.values() for function in summary.functions.values()
-                for _, callee, _, _ in function.passed}
+                for position, callee, _, _ in function.passed
+                if _is_pointer(function, position, types)}
 
     adds_triggers = True
 
     def trigger_words(self, facts: dict[str, ForeignFacts]) -> Iterable[str]:
         """The project's prototypes bound at module level (a file that imports one may make a
-        callback with no ctypes word in it) and the C functions that keep a parameter."""
+        callback with no ctypes word in it) and the C functions that keep a function pointer
+        parameter."""
+        types = pointer_types(facts)
         for summary in facts.values():
             yield from summary.prototypes
-            yield from (name for name, function in summary.functions.items()
-                        if function.stored or function.passed)
+            for name, function in summary.functions.items():
+                if (function.stored or function.passed) and any(
+                        _is_pointer(function, position, types)
+                        and c_keeping(facts, name, position).verdict == KEPT
+                        for position in _positions(function)):
+                    yield name
 
     def summarize(self, context) -> ForeignFacts | None:
         if context.source.language == PYTHON:
             return _python_facts(context)
         functions = {name: found for name, found in _c_definitions(context)}
-        return ForeignFacts(functions=functions) if functions else None
+        types = sorted(_pointer_typedefs(context))
+        return ForeignFacts(functions=functions, pointer_types=types) \
+            if functions or types else None
 
 
 FOREIGN_KEEPING = ForeignKeeping()
@@ -174,14 +205,16 @@ _ASKED = "foreign-keeping-asked"
 
 
 def _foreign_names(context) -> set[str]:
-    """The functions the file calls, with arguments, on a receiver that is a library it loads
-    or a name it imports from the project (which may be one: its facts are not known yet),
-    also kept in `self.<attr>`."""
+    """The functions the file calls, with an argument that may be a callback object
+    (`may_make_callback`), on a receiver that is a library it loads or a name it imports
+    from the project (which may be one: its facts are not known yet), also kept in
+    `self.<attr>`."""
     imported = set(_imported_from_project(context))
     names = set()
     for node in context.nodes(ast.Call):
         func = node.func
-        if not (isinstance(func, ast.Attribute) and (node.args or node.keywords)):
+        if not (isinstance(func, ast.Attribute)
+                and any(may_make_callback(context, arg) for arg in node.args)):
             continue
         receiver = func.value
         if is_self_attribute(receiver):
@@ -192,6 +225,38 @@ def _foreign_names(context) -> set[str]:
                     and is_library_call(context, bound):
                 names.add(func.attr)
     return names
+
+
+def may_make_callback(context, node: ast.AST) -> bool:
+    """Whether an argument may be a callback object, by its shape alone: a call of one
+    argument (`Proto(f)`) or cffi's `ffi.callback(cdecl, f)`, a def under a decorator, or a
+    name bound (anywhere in the module) to one of those."""
+    if isinstance(node, ast.Call):
+        return _makes(node)
+    if isinstance(node, ast.Name):
+        return node.id in context.shared(_MADE, lambda: _callback_names(context.tree))
+    return False
+
+
+def _makes(call: ast.Call) -> bool:
+    return not call.keywords and (len(call.args) == 1 or len(call.args) == 2 and isinstance(
+        call.func, ast.Attribute) and call.func.attr == "callback")
+
+
+_MADE = "foreign-keeping-made"
+
+
+def _callback_names(tree: ast.Module) -> frozenset[str]:
+    """The names the module binds to a value holding a call of one argument (or cffi's
+    `callback`), or to a decorated def."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(  # (`ctypes.cast(Proto(f), T).value` too)
+                isinstance(part, ast.Call) and _makes(part) for part in ast.walk(node.value)):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
+            names.add(node.name)
+    return frozenset(names)
 
 
 def _imported_from_project(context) -> Iterator[str]:
@@ -213,36 +278,103 @@ def _project_imports(context) -> Iterator[str]:
 # -- C: what a definition does with its parameters ---------------------------------------------
 
 
+def pointer_types(facts: dict[str, ForeignFacts]) -> frozenset[str]:
+    """The typedef names of function pointer types the project's facts declare."""
+    return frozenset(name for summary in facts.values() for name in summary.pointer_types)
+
+
+def _is_pointer(function: CParameters, position: int, types: frozenset[str]) -> bool:
+    return position in function.pointers or any(
+        at == position and name in types for at, name in function.typed)
+
+
+def _positions(function: CParameters) -> set[int]:
+    return {at for at, *_ in function.stored} | {at for at, *_ in function.passed}
+
+
 def _c_definitions(context) -> Iterator[tuple[str, CParameters]]:
     for definition in _definitions(context.root):
         plain = plain_function(definition)
         if plain is None:
             continue
         name, declarator, body = plain
-        names = [n for n in parameter_names(context, declarator) if n]
-        if not names:
+        names = parameter_names(context, declarator)
+        if not any(names):
             continue
-        yield context.text(name), _Uses(context, body, names).parameters(
-            definition.start_point[0] + 1)
+        pointers, typed = _parameter_kinds(context, declarator)
+        uses = _Uses(context, body, names, pointers | {at for at, _ in typed})
+        stored, passed = uses.parameters()
+        yield context.text(name), CParameters(definition.start_point[0] + 1, stored, passed,
+                                              sorted(pointers), typed)
+
+
+def _parameter_kinds(context, declarator) -> tuple[set[int], list[tuple[int, str]]]:
+    """The positions of parameters declared as function pointers, and (position, type name)
+    of those declared by a typedef's name, as a value."""
+    pointers, typed = set(), []
+    parameters = declarator.child_by_field_name("parameters")
+    for position, parameter in enumerate(parameters.named_children if parameters else ()):
+        inner = parameter.child_by_field_name("declarator")
+        kind = parameter.child_by_field_name("type")
+        if inner is not None and _declares_function(inner):
+            pointers.add(position)
+        elif inner is not None and inner.type == "identifier" and kind is not None \
+                and kind.type == "type_identifier":
+            typed.append((position, context.text(kind)))
+    return pointers, typed
+
+
+def _declares_function(declarator) -> bool:
+    """Whether a declarator declares a function (pointer): `(*cb)(int)`, `cb(int)`."""
+    node = declarator
+    while node is not None:
+        if node.type == "function_declarator":
+            return True
+        node = node.child_by_field_name("declarator") or next(
+            (child for child in node.named_children if child.type.endswith("declarator")),
+            None) if node.type != "identifier" else None
+    return False
+
+
+def _pointer_typedefs(context) -> Iterator[str]:
+    """The names the file's `typedef`s give function pointer types (`typedef void
+    (*cb_f)(int);`)."""
+    for node in _file_level(context.root, "type_definition"):
+        for declarator in node.children_by_field_name("declarator"):
+            if _declares_function(declarator):
+                name = declarator
+                while name is not None and name.type != "type_identifier":
+                    name = name.child_by_field_name("declarator") or next(
+                        (child for child in name.named_children
+                         if child.type == "type_identifier"
+                         or child.type.endswith("declarator")), None)
+                if name is not None:
+                    yield context.text(name)
 
 
 def _definitions(node) -> Iterator:
+    return _file_level(node, "function_definition")
+
+
+def _file_level(node, kind: str) -> Iterator:
+    """The nodes of `kind` at file scope (under `#if`s, `extern "C"`, namespaces too)."""
     for child in node.named_children:
-        if child.type == "function_definition":
+        if child.type == kind:
             yield child
         elif child.type in _FILE_SCOPES:
-            yield from _definitions(child)
+            yield from _file_level(child, kind)
 
 
 class _Uses:
     """The uses of a function's parameters that may keep them."""
 
-    def __init__(self, context, body, names: list[str]):
+    def __init__(self, context, body, names: list[str], passing: set[int]):
         self.context, self.body = context, body
-        self.positions = {name: position for position, name in enumerate(names)}
+        self.positions = {name: position for position, name in enumerate(names) if name}
+        self.passing = passing  # (the positions whose hand-ons are kept: function pointers)
         self.local = _locals(context, body)
 
-    def parameters(self, line: int) -> CParameters:
+    def parameters(self) -> tuple[list, list]:
         stored, passed = [], []
         for spelling, leaf in self.context.tokens(self.positions, self.body):
             if leaf.type != "identifier" or spelling in self.local:
@@ -259,12 +391,12 @@ class _Uses:
                 where = self._store(parent.child_by_field_name("left"))
                 if where:
                     stored.append((position, where, at))
-            elif parent.type == "argument_list":
+            elif parent.type == "argument_list" and position in self.passing:
                 call = self.context.parent(parent)
                 name = callee(self.context, call) if call is not None else ""
                 if name:
                     passed.append((position, name, arguments(call).index(node), at))
-        return CParameters(line, stored, passed)
+        return stored, passed
 
     def _store(self, left) -> str:
         """Where an assignment to `left` keeps its value: a field (not of a local struct

@@ -23,7 +23,7 @@ from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
 )
 from cursedlint.analysis.foreign_keeping import (
-    FOREIGN_KEEPING, any_foreign_call, keeping_calls, kept_by_c,
+    FOREIGN_KEEPING, any_foreign_call, keeping_calls, kept_by_c, may_make_callback,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -543,6 +543,9 @@ class CtypesCallbackLifetime(Rule):
             )
 
     def visit_Call(self, node: ast.Call) -> None:
+        if not any(may_make_callback(self.context, self.tracer.peeled(argument))
+                   for argument in (*node.args, *(keyword.value for keyword in node.keywords))):
+            return
         foreign = foreign_function(self.context, node.func)
         name = foreign or last_name(node.func)
         by_name = name in ASYNC_CUDA_APIS or bool(foreign and self.keeping.matches(foreign))
