@@ -27,7 +27,9 @@ from cursedlint.analysis.callback_apis import (
 )
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
-from cursedlint.analysis.foreign_keeping import imported_kind, is_ffi_method, is_library_call
+from cursedlint.analysis.foreign_keeping import (
+    imported_kind, is_ffi_method, is_library_call, may_be_library,
+)
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.python.consteval import UNKNOWN
 
@@ -284,6 +286,8 @@ def _is_library(context, library: ast.AST) -> bool:
     another module of the project binds so and this one imports (`analysis.foreign_keeping`),
     or numba's driver object."""
     if isinstance(library, ast.Name) or is_self_attribute(library):
+        if not may_be_library(context, library):
+            return False
         bound = value_of(context, library)
         named = bound if isinstance(bound, ast.Name) else library  # (`self._lib = lib`)
         if isinstance(named, ast.Name) and imported_kind(context, named) == "library":

@@ -234,7 +234,7 @@ def may_make_callback(context, node: ast.AST) -> bool:
     if isinstance(node, ast.Call):
         return _makes(node)
     if isinstance(node, ast.Name):
-        return node.id in context.shared(_MADE, lambda: _callback_names(context.tree))
+        return node.id in context.shared(_MADE, lambda: _callback_names(context))
     return False
 
 
@@ -246,16 +246,58 @@ def _makes(call: ast.Call) -> bool:
 _MADE = "foreign-keeping-made"
 
 
-def _callback_names(tree: ast.Module) -> frozenset[str]:
+def _callback_names(context) -> frozenset[str]:
     """The names the module binds to a value holding a call of one argument (or cffi's
-    `callback`), or to a decorated def."""
+    `callback`: `Proto(f)`, `ctypes.cast(Proto(f), T).value`), or to a decorated def."""
     names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(  # (`ctypes.cast(Proto(f), T).value` too)
-                isinstance(part, ast.Call) and _makes(part) for part in ast.walk(node.value)):
+    for node in context.nodes(ast.Assign):
+        value = node.value
+        if isinstance(value, ast.Attribute):
+            value = value.value
+        if isinstance(value, ast.Call) and (_makes(value) or any(
+                isinstance(arg, ast.Call) and _makes(arg) for arg in value.args)):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
-            names.add(node.name)
+    names.update(node.name for node in context.nodes(ast.FunctionDef, ast.AsyncFunctionDef)
+                 if node.decorator_list)
+    return frozenset(names)
+
+
+_LOADER_WORDS = frozenset({"CDLL", "PyDLL", "WinDLL", "OleDLL", "LoadLibrary", "dlopen", "cdll",
+                           "pydll", "windll", "oledll", "LibraryLoader"})
+
+
+def may_be_library(context, receiver: ast.AST) -> bool:
+    """Whether a name or `self.<attr>` may hold a library, by the module's text alone: a name
+    it imports, one it assigns a value naming a loader (`CDLL`, `dlopen`, ...), or one it
+    assigns such a name (the cheap test before following bindings)."""
+    key = receiver.id if isinstance(receiver, ast.Name) else f"self.{receiver.attr}"
+    return key in context.shared(_LIBRARIES, lambda: _library_names(context))
+
+
+_LIBRARIES = "foreign-keeping-libraries"
+
+
+def _library_names(context) -> frozenset[str]:
+    names = set(context.imports.names) | set(linted_imports(context))
+    text = context.source.text
+    loads = any(word in text for word in _LOADER_WORDS)
+    aliases = []
+    for node in context.nodes(ast.Assign):
+        keys = [t.id if isinstance(t, ast.Name) else f"self.{t.attr}" for t in node.targets
+                if isinstance(t, ast.Name) or is_self_attribute(t)]
+        value = node.value
+        if not keys:
+            continue
+        if isinstance(value, ast.Name) or is_self_attribute(value):
+            aliases.append((keys, value))
+        elif loads and any(isinstance(part, ast.Name) and part.id in _LOADER_WORDS
+                           or isinstance(part, ast.Attribute) and part.attr in _LOADER_WORDS
+                           for part in ast.walk(value)):
+            names.update(keys)
+    for _ in range(2):  # (a name bound to a name bound to a loader)
+        for keys, value in aliases:
+            if (value.id if isinstance(value, ast.Name) else f"self.{value.attr}") in names:
+                names.update(keys)
     return frozenset(names)
 
 
