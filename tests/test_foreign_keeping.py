@@ -81,8 +81,17 @@ def test_a_cycle_of_hand_ons_ends_undecided():
     assert c_keeping(facts_of(code), "ping", 0).verdict == UNDECIDED
 
 
-def test_trigger_words_are_the_keeping_functions_and_prototypes():
+def test_trigger_words_are_the_prototypes_other_modules_import():
     facts = facts_of(SOURCE) | {"m.py": ForeignFacts(prototypes=["DISPATCH"])}
-    words = set(ForeignKeeping().trigger_words(facts))
-    assert {"keep_in_field", "keep_through_call", "DISPATCH"} <= words
-    assert "only_call" not in words
+    assert set(ForeignKeeping().trigger_words(facts)) == {"DISPATCH"}
+
+
+def test_later_rounds_follow_function_pointers_only():
+    code = """\
+    typedef void (*cb_f)(int);
+    struct box { long size; };
+    void resize(struct box *b, long size) { set_size(b, size); }
+    void hook(cb_f fn) { install(fn); }
+    void hook_raw(void (*fn)(int)) { install_raw(fn); }
+    """
+    assert set(ForeignKeeping().more_words(facts_of(code), None)) == {"install", "install_raw"}

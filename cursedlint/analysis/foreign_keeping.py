@@ -178,18 +178,11 @@ class ForeignKeeping(Indexer):
     adds_triggers = True
 
     def trigger_words(self, facts: dict[str, ForeignFacts]) -> Iterable[str]:
-        """The project's prototypes bound at module level (a file that imports one may make a
-        callback with no ctypes word in it) and the C functions that keep a function pointer
-        parameter."""
-        types = pointer_types(facts)
+        """The project's prototypes bound at module level: a file that imports one may make a
+        callback with no ctypes word in it. (A file that makes one otherwise names a ctypes
+        or cffi word; the C functions that keep are no trigger: C files name them too.)"""
         for summary in facts.values():
             yield from summary.prototypes
-            for name, function in summary.functions.items():
-                if (function.stored or function.passed) and any(
-                        _is_pointer(function, position, types)
-                        and c_keeping(facts, name, position).verdict == KEPT
-                        for position in _positions(function)):
-                    yield name
 
     def summarize(self, context) -> ForeignFacts | None:
         if context.source.language == PYTHON:
