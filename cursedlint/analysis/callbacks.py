@@ -16,6 +16,7 @@ alias of the library or of the function, and by what name the library knows it.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, NamedTuple
 
 from msgspec import Struct
@@ -200,6 +201,20 @@ class CallbackTracer:
                     return False
         return True
 
+    def callable_shape(self, wrap: ast.AST) -> str | None:
+        """What a prototype call whose argument the module does not show wraps, where its
+        shape says a callable (a trampoline for ctypes to keep, whatever it is): a function
+        imported by name (`from .log import on_log`), a method of an object
+        (`self.event.execute`); None for anything else (an address: `Proto(addr)`)."""
+        if not (isinstance(wrap, ast.Call) and wrap.args):
+            return None
+        inner = wrap.args[-1]
+        if isinstance(inner, ast.Name) and inner.id in _imported_names(self.context):
+            return f"the imported function {inner.id}"
+        if isinstance(inner, ast.Attribute) and not _ADDRESS.search(inner.attr.lower()):
+            return f"{ast.unparse(inner)} (line {inner.lineno})"
+        return None
+
     def made_in(self, name: ast.Name) -> ast.AST | None:
         """The one callback object a function's local holds where it binds it more than once,
         each time to that one or to None (`cb_func = None`, then `cb_func = Proto(cb)` under
@@ -261,6 +276,17 @@ class CallbackTracer:
             return None
         cls = enclosing_class(self.context, node)
         return None if cls is None else own_method(cls, node.attr)
+
+
+_ADDRESS = re.compile(r"addr|ptr|pointer|value|handle|^fn$|func_?p")
+"""Attribute names that may hold a function's address rather than a callable."""
+
+
+def _imported_names(context) -> set[str]:
+    """The names the module imports from another module by name (`from m import f`)."""
+    return context.shared("imported-by-name", lambda: {
+        alias.asname or alias.name for node in context.nodes(ast.ImportFrom)
+        for alias in node.names})
 
 
 def foreign_function(context, func: ast.AST) -> str | None:

@@ -572,15 +572,16 @@ class CtypesCallbackLifetime(Rule):
         if not self.tracer.is_wrap(wrap):
             return
         flow = self.tracer.trace(wrap)
-        if flow is None or flow.parameter is not None and not self.tracer.callable_parameter(flow):
+        decorated = isinstance(wrap, _FUNCTIONS)  # (reported at the decorator that makes it)
+        what = f"def {wrap.name}()" if decorated else self.tracer.callable_shape(wrap) \
+            if flow is None else flow.what if flow.parameter is None \
+            else self.tracer.callable_parameter(flow) and f"the parameter '{flow.parameter}'"
+        if not what:
             return
         keeping = () if position is None else kept_by_c(
             self.context, api, position, argument.lineno, self.option["unknown-foreign-functions"])
         if keeping is None:
             return
-        decorated = isinstance(wrap, _FUNCTIONS)  # (reported at the decorator that makes it)
-        what = f"def {wrap.name}()" if decorated else flow.what if flow.parameter is None \
-            else f"the parameter '{flow.parameter}'"
         self.report(
             self.tracer.decorating_prototype(wrap) if decorated else wrap,
             f"ctypes callback of {what} {where}; {api} calls it later",

@@ -1,6 +1,7 @@
 """Python side of the ring log: what the C side keeps decides how long each callback lives."""
 
 from ._native import COMBINE, DISPATCH, EVENT, ROTATE, lib
+from .logs import log_event
 
 ROTATE_HOOKS = []
 
@@ -44,3 +45,24 @@ def on_rotate_once(fn):
 
 def watch_events(fn):
     lib.rl_watch(EVENT(fn))  # error: CUR202
+
+
+class Printer:
+    def on_event(self, kind, detail):
+        print(kind, detail)
+
+
+def watch_printer(printer: Printer):
+    lib.rl_watch(EVENT(printer.on_event))  # error: CUR202
+
+
+def watch_logged():
+    lib.rl_watch(EVENT(log_event))  # error: CUR202
+
+
+def rotate_at(hook_address: int):
+    lib.rl_on_rotate(ROTATE(hook_address))  # ok: CUR202 (a pointer made of an address)
+
+
+def rotate_through(table):
+    lib.rl_on_rotate(ROTATE(table.hook_ptr))  # ok: CUR202 (an address, by its name)
