@@ -160,13 +160,12 @@ class ForeignKeeping(Indexer):
 
     def seed_words(self, context) -> Iterable[str]:
         """The foreign functions the file's rules asked about (`c_keeping_of`), those it may
-        call (`_foreign_names`: it may not have been linted, only parsed) and the names it
-        imports from the project (a library or prototype of another module)."""
+        call and the library and prototypes it imports from the project for those calls
+        (`_foreign_names`: it may not have been linted, only parsed)."""
         if context.source.language not in PYTHON_TREES:
             return
         yield from context.shared(_ASKED, set)
         yield from _foreign_names(context)
-        yield from _project_imports(context)
 
     def more_words(self, facts: dict[str, ForeignFacts], settings) -> Iterable[str]:
         """The functions the definitions found hand a function pointer parameter to."""
@@ -201,22 +200,27 @@ def _foreign_names(context) -> set[str]:
     """The functions the file calls, with an argument that may be a callback object
     (`may_make_callback`), on a receiver that is a library it loads or a name it imports
     from the project (which may be one: its facts are not known yet), also kept in
-    `self.<attr>`."""
-    imported = set(_imported_from_project(context))
+    `self.<attr>`; and the names it imports from the project that such a call uses (the
+    receiver, the prototype of an argument), by the name their module binds."""
+    imported = dict(_imported_from_project(context))
     names = set()
     for node in context.nodes(ast.Call):
         func = node.func
-        if not (isinstance(func, ast.Attribute)
-                and any(may_make_callback(context, arg) for arg in node.args)):
+        made = [arg for arg in node.args if may_make_callback(context, arg)]
+        if not (isinstance(func, ast.Attribute) and made):
             continue
         receiver = func.value
         if is_self_attribute(receiver):
             receiver = value_of(context, receiver)
-        if isinstance(receiver, ast.Name):
-            bound = value_of(context, receiver)
-            if receiver.id in imported or isinstance(bound, ast.Call) \
-                    and is_library_call(context, bound):
-                names.add(func.attr)
+        if not isinstance(receiver, ast.Name):
+            continue
+        bound = value_of(context, receiver)
+        if receiver.id in imported or isinstance(bound, ast.Call) \
+                and is_library_call(context, bound):
+            names.add(func.attr)
+            names.update(imported[name.id] for name in (
+                receiver, *(arg.func for arg in made if isinstance(arg, ast.Call)))
+                if isinstance(name, ast.Name) and name.id in imported)
     return names
 
 
@@ -294,20 +298,14 @@ def _library_names(context) -> frozenset[str]:
     return frozenset(names)
 
 
-def _imported_from_project(context) -> Iterator[str]:
-    """The names the file's imports bind from the project's modules."""
+def _imported_from_project(context) -> Iterator[tuple[str, str]]:
+    """(local name, the name its module binds) for the names the file imports by name from
+    the project's modules."""
     root = context.settings.root or os.getcwd()
     for local, written in linted_imports(context).items():
-        if is_project_module(context.source.path, written.partition(":")[0], root):
-            yield local
-
-
-def _project_imports(context) -> Iterator[str]:
-    root = context.settings.root or os.getcwd()
-    for local, written in written_imports(context.tree, context.source.text).items():
         module, _, attribute = written.partition(":")
         if attribute and is_project_module(context.source.path, module, root):
-            yield attribute
+            yield local, attribute
 
 
 # -- C: what a definition does with its parameters ---------------------------------------------
@@ -321,10 +319,6 @@ def pointer_types(facts: dict[str, ForeignFacts]) -> frozenset[str]:
 def _is_pointer(function: CParameters, position: int, types: frozenset[str]) -> bool:
     return position in function.pointers or any(
         at == position and name in types for at, name in function.typed)
-
-
-def _positions(function: CParameters) -> set[int]:
-    return {at for at, *_ in function.stored} | {at for at, *_ in function.passed}
 
 
 def _c_definitions(context) -> Iterator[tuple[str, CParameters]]:
