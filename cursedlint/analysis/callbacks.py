@@ -29,7 +29,7 @@ from cursedlint.analysis.callback_apis import (
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
-    imported_kind, is_ffi_method, is_library_call, may_be_library,
+    imported_kind, is_ffi_method, is_library_call, may_be_function_alias, may_be_library,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.python.consteval import UNKNOWN
@@ -297,7 +297,8 @@ def foreign_function(context, func: ast.AST) -> str | None:
     function (`f = lib.name`, module level or local) or `self.<attr>` the class binds once to
     one (`self._f = self._lib.name`). The name is the library's own (`name`), whatever the
     alias is called; None for anything else."""
-    if isinstance(func, ast.Name) or is_self_attribute(func):
+    if (isinstance(func, ast.Name) or is_self_attribute(func)) \
+            and may_be_function_alias(context, func):
         bound = value_of(context, func)
         if isinstance(bound, ast.Attribute) and _is_library(context, bound.value):
             return bound.attr

@@ -274,16 +274,34 @@ def may_be_library(context, receiver: ast.AST) -> bool:
 _LIBRARIES = "foreign-keeping-libraries"
 
 
+def may_be_function_alias(context, node: ast.AST) -> bool:
+    """Whether a name or `self.<attr>` may hold a library's function (`f = lib.name`): the
+    module assigns it an attribute (the cheap test before following bindings)."""
+    key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
+    return key in context.shared(_ALIASES, lambda: frozenset(
+        target.id if isinstance(target, ast.Name) else f"self.{target.attr}"
+        for assign in context.nodes(ast.Assign, ast.AnnAssign)
+        if isinstance(assign.value, ast.Attribute) for target in _targets(assign)
+        if isinstance(target, ast.Name) or is_self_attribute(target)))
+
+
+def _targets(assign: ast.Assign | ast.AnnAssign) -> list[ast.AST]:
+    return assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+
+
+_ALIASES = "foreign-keeping-aliases"
+
+
 def _library_names(context) -> frozenset[str]:
     names = set(context.imports.names) | set(linted_imports(context))
     text = context.source.text
     loads = any(word in text for word in _LOADER_WORDS)
     aliases = []
-    for node in context.nodes(ast.Assign):
-        keys = [t.id if isinstance(t, ast.Name) else f"self.{t.attr}" for t in node.targets
+    for node in context.nodes(ast.Assign, ast.AnnAssign):
+        keys = [t.id if isinstance(t, ast.Name) else f"self.{t.attr}" for t in _targets(node)
                 if isinstance(t, ast.Name) or is_self_attribute(t)]
         value = node.value
-        if not keys:
+        if not keys or value is None:
             continue
         if isinstance(value, ast.Name) or is_self_attribute(value):
             aliases.append((keys, value))
