@@ -203,6 +203,17 @@ def test_suppression_comments_work_in_cython():
     assert (finding.code, finding.line, finding.column) == ("CUR201", 11, 37)
 
 
+def test_a_lambda_handed_over_in_cython_is_python_not_a_cdef_function():
+    code = """
+        from cuda.bindings import driver
+
+        def enqueue(stream):
+            driver.cuLaunchHostFunc(stream, lambda data: print("done"), None)
+        """
+    [finding] = harness.lint(code, PythonCallbackIntoCuda, language="cython")
+    assert (finding.code, finding.line) == ("CUR201", 5)
+
+
 def test_one_shot_reference_chain_names_the_incref_and_the_decref():
     code = """
         cimport cpython

@@ -16,17 +16,21 @@ alias of the library or of the function, and by what name the library knows it.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, NamedTuple
 
 from msgspec import Struct
 
 from cursedlint.analysis.callback_apis import (
-    CALLBACK_APIS, CONFIGURED, FFI_FACTORIES, FUNCTION_POINTER_TYPES, HOST_FUNCTION,
-    HOST_NODE_PARAMS, KNOWN_PROTOTYPES, LIBRARY_LOADERS, LIBRARY_OBJECTS, NUMBA_DRIVER,
+    CALLBACK_APIS, CONFIGURED, FUNCTION_POINTER_TYPES, HOST_FUNCTION,
+    HOST_NODE_PARAMS, KNOWN_PROTOTYPES, LIBRARY_OBJECTS, NUMBA_DRIVER,
     POINTER_CASTS, PROTOTYPE_FACTORIES, STREAM_FACTORIES, STREAM_OBJECTS, Callback, CallbackApi,
 )
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
+from cursedlint.analysis.foreign_keeping import (
+    imported_kind, is_ffi_method, is_library_call, may_be_function_alias, may_be_library,
+)
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.python.consteval import UNKNOWN
 
@@ -163,6 +167,79 @@ class CallbackTracer:
             return is_ffi_method(self.context, node.func, "callback")
         return len(node.args) == 1 and self._is_prototype(node.func)
 
+    def dies_with_function(self, name: ast.Name) -> bool:
+        """Whether a function's local `name` is used only here (any other use may keep the
+        object) and the function synchronizes with nothing (`cuStreamSynchronize`,
+        `stream.synchronize()`: the callback has run by then)."""
+        scope = self.context.evaluator.binding_scope(name.id, name)
+        if not isinstance(scope, _FUNCTIONS):
+            return False
+        uses = 0
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Load):
+                uses += 1
+            elif isinstance(node, ast.Call) and "synchronize" in str(last_name(node.func)).lower():
+                return False
+        return uses == 1
+
+    def callable_parameter(self, flow: Flow) -> bool:
+        """Whether a prototype wraps a parameter its function takes as a callable: not one
+        annotated as a number (`Proto(address)` makes a pointer of an address, with nothing
+        to keep), nor one the module's calls of the function pass a number for."""
+        function, name = flow.origin, flow.parameter
+        arg = next(a for a in (*function.args.posonlyargs, *function.args.args) if a.arg == name)
+        if arg.annotation is not None and last_name(arg.annotation) in ("int", "c_void_p"):
+            return False
+        position = parameters(function).index(name)
+        for call in self.context.nodes(ast.Call):
+            callee = self.context.definition(call.func) if isinstance(call.func, ast.Name) \
+                else self.self_method(call.func)
+            if callee is function:
+                passed = self.context.argument(
+                    call, position - isinstance(call.func, ast.Attribute), name)
+                if isinstance(passed, ast.Constant) and isinstance(passed.value, int):
+                    return False
+        return True
+
+    def callable_shape(self, wrap: ast.AST) -> str | None:
+        """What a prototype call whose argument the module does not show wraps, where its
+        shape says a callable (a trampoline for ctypes to keep, whatever it is): a function
+        imported by name (`from .log import on_log`), a method of an object
+        (`self.event.execute`); None for anything else (an address: `Proto(addr)`)."""
+        if not (isinstance(wrap, ast.Call) and wrap.args):
+            return None
+        inner = wrap.args[-1]
+        if isinstance(inner, ast.Name) and inner.id in _imported_names(self.context):
+            return f"the imported function {inner.id}"
+        if isinstance(inner, ast.Attribute) and not _ADDRESS.search(inner.attr.lower()):
+            return f"{ast.unparse(inner)} (line {inner.lineno})"
+        return None
+
+    def made_in(self, name: ast.Name) -> ast.AST | None:
+        """The one callback object a function's local holds where it binds it more than once,
+        each time to that one or to None (`cb_func = None`, then `cb_func = Proto(cb)` under
+        `if cb:`); None for any other binding."""
+        scope = self.context.evaluator.binding_scope(name.id, name)
+        if not isinstance(scope, _FUNCTIONS) or name.id in parameters(scope):
+            return None
+        values = []
+        for node in ast.walk(scope):
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr,
+                                 ast.Delete, ast.Global, ast.Nonlocal)) and name.id in {
+                    target.id for target in ast.walk(node) if isinstance(target, ast.Name)
+                    and isinstance(target.ctx, (ast.Store, ast.Del))} | set(
+                    getattr(node, "names", ())):
+                return None  # bound otherwise
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(target, ast.Name) and target.id == name.id
+                    for target in node.targets):
+                if len(node.targets) != 1:
+                    return None
+                values.append(node.value)
+        made = [value for value in values
+                if not (isinstance(value, ast.Constant) and value.value is None)]
+        return made[0] if len(made) == 1 and self.is_wrap(made[0]) else None
+
     def decorating_prototype(self, function: ast.AST) -> ast.AST | None:
         """The prototype decorator that makes a def a ctypes callback object, if any."""
         return next((decorator for decorator in function.decorator_list
@@ -170,7 +247,8 @@ class CallbackTracer:
 
     def _is_prototype(self, func: ast.AST) -> bool:
         """A ctypes function pointer type: `CFUNCTYPE(...)`, a name or `self.<attr>` bound to
-        one, numba's driver prototypes, or cffi's decorator `ffi.callback(cdecl)`."""
+        one (here, or at module level in the project module it is imported from), numba's
+        driver prototypes, or cffi's decorator `ffi.callback(cdecl)`."""
         if isinstance(func, ast.Call):
             if len(func.args) == 1 and is_ffi_method(self.context, func.func, "callback"):
                 return True  # `@ffi.callback("void(int)")`
@@ -181,6 +259,8 @@ class CallbackTracer:
             bound = value_of(self.context, func)  # `self.proto = CFUNCTYPE(...)` too
             if isinstance(bound, ast.Call):
                 return self._is_prototype(bound)
+            if isinstance(func, ast.Name):  # another module's
+                return imported_kind(self.context, func) == "prototype"
         return False
 
     def _callable_class(self, func: ast.AST) -> ast.ClassDef | None:
@@ -198,6 +278,17 @@ class CallbackTracer:
         return None if cls is None else own_method(cls, node.attr)
 
 
+_ADDRESS = re.compile(r"addr|ptr|pointer|value|handle|^fn$|func_?p")
+"""Attribute names that may hold a function's address rather than a callable."""
+
+
+def _imported_names(context) -> set[str]:
+    """The names the module imports from another module by name (`from m import f`)."""
+    return context.shared("imported-by-name", lambda: {
+        alias.asname or alias.name for node in context.nodes(ast.ImportFrom)
+        for alias in node.names})
+
+
 def foreign_function(context, func: ast.AST) -> str | None:
     """The name of the library function that calling `func` calls, when `func` is a function
     of a ctypes library (or numba's driver object) or an alias of one: `lib.name` for a
@@ -206,7 +297,8 @@ def foreign_function(context, func: ast.AST) -> str | None:
     function (`f = lib.name`, module level or local) or `self.<attr>` the class binds once to
     one (`self._f = self._lib.name`). The name is the library's own (`name`), whatever the
     alias is called; None for anything else."""
-    if isinstance(func, ast.Name) or is_self_attribute(func):
+    if (isinstance(func, ast.Name) or is_self_attribute(func)) \
+            and may_be_function_alias(context, func):
         bound = value_of(context, func)
         if isinstance(bound, ast.Attribute) and _is_library(context, bound.value):
             return bound.attr
@@ -217,27 +309,21 @@ def foreign_function(context, func: ast.AST) -> str | None:
 
 def _is_library(context, library: ast.AST) -> bool:
     """Whether `library` is a ctypes library the module loads (a name or `self.<attr>` bound
-    once to a loader's call, `ctypes.cdll.name`), one cffi's `ffi.dlopen(...)` loads, or
-    numba's driver object."""
+    once to a loader's call, `ctypes.cdll.name`), one cffi's `ffi.dlopen(...)` loads, one
+    another module of the project binds so and this one imports (`analysis.foreign_keeping`),
+    or numba's driver object."""
     if isinstance(library, ast.Name) or is_self_attribute(library):
-        library = value_of(context, library) or library
+        if not may_be_library(context, library):
+            return False
+        bound = value_of(context, library)
+        named = bound if isinstance(bound, ast.Name) else library  # (`self._lib = lib`)
+        if isinstance(named, ast.Name) and imported_kind(context, named) == "library":
+            return True
+        library = bound or library
     if isinstance(library, ast.Call):
-        return (context.qualified_name(library.func, among=LIBRARY_LOADERS) is not None
-                or is_ffi_method(context, library.func, "dlopen"))
+        return is_library_call(context, library)
     qualified = context.imports.qualified_name(library) or ""
     return qualified.startswith(LIBRARY_OBJECTS) or qualified in NUMBA_DRIVER
-
-
-def is_ffi_method(context, func: ast.AST, method: str) -> bool:
-    """Whether `func` is `ffi.<method>` of a cffi `FFI()` the module makes (in a name, or in
-    `self.<attr>`)."""
-    if not (isinstance(func, ast.Attribute) and func.attr == method):
-        return False
-    receiver = func.value
-    if isinstance(receiver, ast.Name) or is_self_attribute(receiver):
-        receiver = value_of(context, receiver)
-    return (isinstance(receiver, ast.Call)
-            and context.qualified_name(receiver.func, among=FFI_FACTORIES) is not None)
 
 
 # -- what the module hands to the driver -----------------------------------------------------------

@@ -41,9 +41,11 @@ _DECREF = frozenset({"Py_DECREF", "Py_XDECREF", "Py_CLEAR"})
 
 def c_function(context, function: ast.AST) -> bool:
     """Whether a def of a Cython module is a `cdef` function (a C function: passed by name,
-    C gets its address, not a Python object)."""
+    C gets its address, not a Python object); no other callable (a lambda, a partial) is."""
     facts = getattr(context, "cython", None)
-    declared = facts.functions.get(function.name) if facts is not None else None
+    if facts is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    declared = facts.functions.get(function.name)
     return declared is not None and declared.line == function.lineno and \
         declared.kind == "cdef"
 

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import ast
 import os
-from functools import lru_cache
 
 from cursedlint.analysis.callback_apis import (
-    ASYNC_CUDA_APIS, KNOWN_PROTOTYPES, NUMBA_DRIVER, Callback, callback_words,
+    ASYNC_CUDA_APIS, CALLBACK_APIS, KNOWN_PROTOTYPES, Callback, callback_words,
 )
 from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain, helper_names
 from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
+)
+from cursedlint.analysis.foreign_keeping import (
+    FOREIGN_KEEPING, any_foreign_call, keeping_calls, kept_by_c, may_make_callback,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -31,7 +33,7 @@ from cursedlint.findings import Step
 from cursedlint.languages import CYTHON
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
-from cursedlint.triggers.second_look import AnyOf, MethodCall, NameCall, Names
+from cursedlint.triggers.second_look import AnyOf, NameCall, Names
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -328,28 +330,7 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
 
 # -- CUR202 ----------------------------------------------------------------------------------------
 
-KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
-"""Names (matched without case) of foreign functions that keep a callback to call later."""
-
 _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
-
-
-def keeping_calls(options) -> MethodCall:
-    """Foreign functions that keep a callback, called or read (an alias may call them): names
-    of the keeping patterns (none saying `unregister`), on a receiver that may be a library
-    the module loaded (or numba's driver object). One shape per option value, so that what it
-    learns of names serves every file."""
-    return _keeping_calls(tuple(options["keeping-apis"]))
-
-
-@lru_cache(maxsize=None)
-def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
-    return MethodCall(
-        (*KEEPING_PATTERNS, *keeping_apis),
-        excluded=("unregister",),
-        imported=frozenset(name.rpartition(".")[2].encode() for name in NUMBA_DRIVER),
-        called=False,
-    )
 
 
 class CtypesCallbackLifetime(Rule):
@@ -360,12 +341,23 @@ class CtypesCallbackLifetime(Rule):
     bound only to a local name passed to, a foreign function that keeps it to call later: the
     asynchronous CUDA host functions, stream callbacks and user-object destructors
     (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their runtime twins),
-    and functions of a ctypes or cffi library loaded in the module (`CDLL`, `ffi.dlopen`) whose
-    own name says they register a callback (option `keeping-apis`, default `*register*`,
-    `*set_*callback*`, `*add_callback*`, `*set_handler*`), called through any alias of the
-    library or the function (`self._lib.f`, `f = lib.f`, `self._f = self._lib.f`). A synchronous use
-    (`qsort`'s comparator), an object kept at module level or in an attribute, and a local
-    used anywhere else in the function are not findings. In Cython, the same for a Python
+    and functions of a ctypes or cffi library (`CDLL`, `ffi.dlopen`; loaded in the module, or
+    in a module of the project it imports the library from, as its prototypes) that keep it,
+    called through any alias of the library or the function (`self._lib.f`, `f = lib.f`). What
+    decides, in order: the function's name (option `keeping-apis`, default `*register*`,
+    `*set_*callback*`, `*add_callback*`, `*set_handler*`); the project's C definition of it
+    (`analysis.foreign_keeping`: the parameter stored in a field, a global or an array, or
+    handed on to a function that stores it, 4 calls deep; one only called does not keep);
+    then names of synchronous use (`*sort*`, `*search*`, `*each*`, `*visit*`, `enum*`,
+    `*iterate*`, `*walk*`, `*find*`: not kept) and C library functions that keep
+    (`pthread_create`, `atexit`, `signal`); else option `unknown-foreign-functions`, default
+    `keep`: in 7 ctypes bindings (pyGLFW, llama-cpp-python, python-vlc, PySDL2, pynput,
+    libchronicle, neonize), 40 of the 43 foreign functions taking a callback that no keeping
+    pattern matches keep it (`glfwSetKeyCallback`, `SDL_AddTimer`, `libvlc_event_attach`,
+    `llama_log_set`, `SetWindowsHookExW`), 3 call it only before returning
+    (`Mix_EachSoundFont`, `SDL_FilterEvents`, neonize's `GetAllDevices`). A synchronous use,
+    an object kept at module level or in an attribute, and a local used anywhere else in the
+    function are not findings. In Cython, the same for a Python
     object handed as `<void*>` user data to those CUDA functions (or to a C function called by
     a name the keeping patterns match, with a function pointer parameter in the file's
     `cdef extern from` declaration of it, or handed a `cdef` function of the module):
@@ -415,7 +407,15 @@ class CtypesCallbackLifetime(Rule):
     triggers = ("FUNCTYPE", "cffi", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
                 *sorted(ASYNC_CUDA_APIS), "void*")
     summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
+    indexer = FOREIGN_KEEPING
     options = {
+        "unknown-foreign-functions": Option(
+            str, "keep",
+            "what a foreign function that neither its name nor the project's C definition "
+            "decides does with a callback: `ignore` (assume it calls it before returning) or "
+            "`keep` (assume it keeps it).",
+            choices=("ignore", "keep"),
+        ),
         "keeping-apis": Option(
             (list, tuple),
             (),
@@ -512,16 +512,16 @@ class CtypesCallbackLifetime(Rule):
 
     @classmethod
     def look(cls, options, target_python, language):
-        """A finding needs a call of a CUDA function that calls back later (by its whole name),
-        or a foreign function a keeping pattern may match: `<receiver>.name`, called or read
-        (an alias may call it), whose receiver is not a bare name that the module never
-        assigns (a module, a parameter: `codecs.register` is no library's function; numba's
-        imported `driver` is). In Cython, a bare call a
-        keeping pattern may match (`ev_register_watch(`): C functions are called so."""
+        """A call of a CUDA function that calls back later (by its whole name), or, in Python,
+        of a foreign function by any name (its C definition may keep the callback):
+        `<receiver>.name`, called or read (an alias may call it), whose receiver is not a bare
+        name that the module never assigns (a module, a parameter: `codecs.register` is no
+        library's function; numba's imported `driver` is). In Cython, a bare call a keeping
+        pattern may match (`ev_register_watch(`): C functions are called so."""
         if language == CYTHON:
             bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
             return AnyOf((Names(_ASYNC_API_NAMES), bare))
-        return AnyOf((Names(_ASYNC_API_NAMES), keeping_calls(options)))
+        return AnyOf((Names(_ASYNC_API_NAMES), any_foreign_call()))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
@@ -543,26 +543,27 @@ class CtypesCallbackLifetime(Rule):
             )
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = self._keeping(node.func)
-        if name is None:
+        if not any(may_make_callback(self.context, self.tracer.peeled(argument))
+                   for argument in (*node.args, *(keyword.value for keyword in node.keywords))):
             return
-        for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
-            self._check_argument(argument, name)
+        foreign = foreign_function(self.context, node.func)
+        name = foreign or last_name(node.func)
+        by_name = name in ASYNC_CUDA_APIS or bool(foreign and self.keeping.matches(foreign))
+        if not (by_name or foreign) or not by_name and name in CALLBACK_APIS:
+            return  # (the CUDA APIs that call back before they return)
+        for position, argument in (*enumerate(node.args), *((None, keyword.value)
+                                                             for keyword in node.keywords)):
+            if not isinstance(argument, ast.Starred):
+                self._check_argument(argument, name, None if by_name else position)
 
-    def _keeping(self, func: ast.AST) -> str | None:
-        """The foreign function `func` calls, where it keeps a callback (by the C name)."""
-        foreign = foreign_function(self.context, func)
-        name = foreign or last_name(func)
-        if name in ASYNC_CUDA_APIS or foreign and self.keeping.matches(foreign):
-            return name
-        return None
-
-    def _check_argument(self, argument: ast.AST, api: str) -> None:
+    def _check_argument(self, argument: ast.AST, api: str, position: int | None) -> None:
+        """`position`: where a foreign function its name does not decide takes the argument
+        (the project's C decides, else the option `unknown-foreign-functions`)."""
         wrap, where = self.tracer.peeled(argument), "dies when the call returns"
         if isinstance(wrap, ast.Name):
-            name, bound = wrap.id, self.context.definition(wrap)
+            name, bound = wrap.id, self.context.definition(wrap) or self.tracer.made_in(wrap)
             if self.tracer.is_wrap(bound):
-                if not self._dies_with_function(wrap):
+                if not self.tracer.dies_with_function(wrap):
                     return
                 wrap, where = bound, f"dies with the local '{name}'"
             elif bound is not None:
@@ -571,30 +572,22 @@ class CtypesCallbackLifetime(Rule):
         if not self.tracer.is_wrap(wrap):
             return
         flow = self.tracer.trace(wrap)
-        if flow is None or flow.parameter is not None:
-            return
         decorated = isinstance(wrap, _FUNCTIONS)  # (reported at the decorator that makes it)
-        what = f"def {wrap.name}()" if decorated else flow.what
+        what = f"def {wrap.name}()" if decorated else self.tracer.callable_shape(wrap) \
+            if flow is None else flow.what if flow.parameter is None \
+            else self.tracer.callable_parameter(flow) and f"the parameter '{flow.parameter}'"
+        if not what:
+            return
+        keeping = () if position is None else kept_by_c(
+            self.context, api, position, argument.lineno, self.option["unknown-foreign-functions"])
+        if keeping is None:
+            return
         self.report(
             self.tracer.decorating_prototype(wrap) if decorated else wrap,
             f"ctypes callback of {what} {where}; {api} calls it later",
+            related=keeping,
             help=f"{api} keeps the function pointer and calls it after the call returns, but "
             "ctypes keeps no reference for C: the trampoline is freed and the later call jumps "
             "into freed memory (a crash far from here). Keep the object alive as long as C may "
             "call it (module level or an attribute), or pass a compiled function.",
         )
-
-    def _dies_with_function(self, name: ast.Name) -> bool:
-        """Whether a function's local `name` is used only here (any other use may keep the
-        object) and the function synchronizes with nothing (`cuStreamSynchronize`,
-        `stream.synchronize()`: the callback has run by then)."""
-        scope = self.context.evaluator.binding_scope(name.id, name)
-        if not isinstance(scope, _FUNCTIONS):
-            return False
-        uses = 0
-        for node in ast.walk(scope):
-            if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Load):
-                uses += 1
-            elif isinstance(node, ast.Call) and "synchronize" in str(last_name(node.func)).lower():
-                return False
-        return uses == 1

@@ -1,0 +1,669 @@
+"""Whether a foreign function keeps the callback it is handed (CUR202 reads it).
+
+A ctypes or cffi callback object lives only while Python holds it; what matters is whether
+the C side keeps its address after the call returns. Three sources decide, in order:
+- the name (`KEEPING_PATTERNS`, option `keeping-apis`): `*register*`, `*set_*callback*`, ...;
+- the project's C definition of the function (`CParameters`, per `.c`/`.h` file of the
+  project): a parameter stored in a struct field (`t->fn = fn`), a global or an array element
+  keeps what the caller passed; one handed on to another function keeps it where that one does
+  (the project's definition, up to `MAX_DEPTH` calls, or a C library function that keeps:
+  `pthread_create`, `atexit`, `signal`, ...); one only called, or handed to a C library function
+  that calls it before returning (`qsort`), does not. A definition that hands the parameter to a
+  function the project does not define, nor the tables know, decides nothing;
+- else the rule's default for unknown foreign functions.
+The library a function belongs to and the prototype that made a callback may be bound in
+another module of the project and imported (`from ._binder import gocode, func_string`): the
+Python side of the facts (`ForeignFacts.libraries`, `prototypes`) names a module's module-level
+libraries (a loader's call, or a call of the module's function that returns one) and
+prototypes (`CFUNCTYPE(...)`), resolved through re-exports by `ModuleTable`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from typing import Iterable, Iterator
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_syntax import (
+    arguments, callee, declared_names, parameter_names, plain_function, unwrapped,
+)
+from cursedlint.analysis.callback_apis import (
+    FFI_FACTORIES, LIBRARY_LOADERS, NUMBA_DRIVER, PROTOTYPE_FACTORIES,
+)
+from cursedlint.analysis.capture_regions import is_self_attribute
+from cursedlint.analysis.python_modules import (
+    ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
+)
+from cursedlint.analysis.python_project import linted_imports, value_of
+from cursedlint.findings import Step
+from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
+from cursedlint.project.index import Indexer
+from cursedlint.triggers.second_look import MethodCall
+
+KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
+"""Names (matched without case) of foreign functions that keep a callback to call later."""
+
+C_KEEPING = frozenset({"atexit", "at_quick_exit", "on_exit", "signal", "pthread_create",
+                       "pthread_atfork", "pthread_key_create", "thrd_create", "tss_create",
+                       "pthread_once", "call_once"})
+"""C library functions that keep a function pointer argument past the call (a thread runs it,
+or the process calls it at exit, on a signal, on a fork)."""
+SYNCHRONOUS_PATTERNS = ("*sort*", "*search*", "*each*", "*visit*", "enum*", "*_enum*",
+                        "*iterate*", "*walk*", "*find*", "scandir", "*ftw")
+"""Names (matched without case) of functions that call a function pointer argument before
+they return, only: sorts and searches (`qsort`, `bsearch`), iterations and visits
+(`Mix_EachSoundFont`, `clang_visitChildren`, `EnumWindows`, `dl_iterate_phdr`, `nftw`)."""
+MAX_DEPTH = 4
+"""Calls a parameter is followed through, in the project's C definitions."""
+
+KEPT, NOT_KEPT, UNDECIDED = "kept", "not kept", "undecided"
+
+_FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
+                          "preproc_elif", "preproc_elifdef", "linkage_specification",
+                          "declaration_list", "namespace_definition"})
+_WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
+_PYTHON_WORDS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE", "CDLL", "PyDLL", "WinDLL", "cdll")
+"""Words of a Python module that may bind a library or a prototype at module level."""
+
+
+def keeping_calls(options) -> MethodCall:
+    """Foreign functions that keep a callback by their name, called or read (an alias may call
+    them): names of the keeping patterns (none saying `unregister`), on a receiver that may be
+    a library the module loaded (or numba's driver object). One shape per option value, so
+    that what it learns of names serves every file."""
+    return _keeping_calls(tuple(options["keeping-apis"]))
+
+
+@lru_cache(maxsize=None)
+def any_foreign_call() -> MethodCall:
+    """A function of a library by any name, called or read, on a receiver that may be a
+    library (the second look of a rule whose C side decides keeping)."""
+    return _keeping_calls(("*",))
+
+
+@lru_cache(maxsize=None)
+def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
+    return MethodCall(
+        (*KEEPING_PATTERNS, *keeping_apis),
+        excluded=("unregister",),
+        imported=frozenset(name.rpartition(".")[2].encode() for name in NUMBA_DRIVER),
+        called=False,
+    )
+
+
+# -- the facts ---------------------------------------------------------------------------------
+
+
+class CParameters(Struct, frozen=True):
+    """What a C function definition (at `line`) does with its parameters that may outlive the
+    call: `stored` (position, where, line) a parameter stored in a field, a global or an array
+    element; `passed` (position, callee, callee's position, line) a function pointer handed on
+    to a call. `pointers`: the positions declared as function pointers (`void (*cb)(int)`);
+    `typed`: (position, type name) of those declared with a typedef's name, which may be one
+    (`ForeignFacts.pointer_types` of the project says)."""
+
+    line: int
+    stored: list[tuple[int, str, int]] = []
+    passed: list[tuple[int, str, int, int]] = []
+    pointers: list[int] = []
+    typed: list[tuple[int, str]] = []
+
+
+class ForeignFacts(Struct, frozen=True):
+    """One file's facts: C definitions by name (`functions`) and the typedef names of function
+    pointer types it declares (`pointer_types`); a Python module's imports as written,
+    module-level library names and prototype names."""
+
+    functions: dict[str, CParameters] = {}
+    pointer_types: list[str] = []
+    imports: dict[str, str] = {}
+    libraries: list[str] = []
+    prototypes: list[str] = []
+
+
+class ForeignKeeping(Indexer):
+    """The C definitions of foreign functions the linted files call (by name, then the
+    functions they hand a parameter to) and the Python modules that bind libraries and
+    prototypes at module level (the names the linted files import from the project)."""
+
+    name = "foreign-keeping"
+    languages = (PYTHON, C, CPP)
+    summary_type = ForeignFacts
+    max_rounds = MAX_DEPTH
+    max_files = 64
+    max_bytes = 4 << 20
+
+    def words(self, settings) -> Iterable[str]:
+        return _PYTHON_WORDS
+
+    def pattern(self, words: Iterable[str], first_round: bool):
+        """The Python words where a module-level name may be bound with them (`lib =
+        ctypes.CDLL(...)`, `Proto = CFUNCTYPE(...)`, indented under an `if` or a loader's def
+        too); other words as whole identifiers."""
+        others = sorted(set(words) - set(_PYTHON_WORDS))
+        bound = "|".join(_PYTHON_WORDS)
+        alternatives = [rf"^[ \t]*[A-Za-z_]\w*[ \t]*=[^=\n][^\n]*\b(?:{bound})\b"] \
+            if set(_PYTHON_WORDS) & set(words) else []
+        if others:
+            named = "|".join(re.escape(word) for word in others)
+            alternatives.append(rf"(?<![A-Za-z0-9_])(?:{named})(?![A-Za-z0-9_])")
+        return re.compile("|".join(alternatives).encode() or b"(?!)", re.M)
+
+    def needed_by(self, context) -> bool:
+        """Python files (and Cython's) ask; C files only hold the facts."""
+        return context.source.language in PYTHON_TREES
+
+    def seed_words(self, context) -> Iterable[str]:
+        """The foreign functions the file's rules asked about (`c_keeping_of`), those it may
+        call and the library and prototypes it imports from the project for those calls
+        (`_foreign_names`: it may not have been linted, only parsed)."""
+        if context.source.language not in PYTHON_TREES:
+            return
+        yield from context.shared(_ASKED, set)
+        yield from _foreign_names(context)
+
+    def more_words(self, facts: dict[str, ForeignFacts], settings) -> Iterable[str]:
+        """The functions the definitions found hand a function pointer parameter to."""
+        types = pointer_types(facts)
+        return {callee for summary in facts.values() for function in summary.functions.values()
+                for position, callee, _, _ in function.passed
+                if _is_pointer(function, position, types)}
+
+    adds_triggers = True
+
+    def trigger_words(self, facts: dict[str, ForeignFacts]) -> Iterable[str]:
+        """The project's prototypes bound at module level: a file that imports one may make a
+        callback with no ctypes word in it. (A file that makes one otherwise names a ctypes
+        or cffi word; the C functions that keep are no trigger: C files name them too.)"""
+        for summary in facts.values():
+            yield from summary.prototypes
+
+    def summarize(self, context) -> ForeignFacts | None:
+        if context.source.language == PYTHON:
+            return _python_facts(context)
+        functions = {name: found for name, found in _c_definitions(context)}
+        types = sorted(_pointer_typedefs(context))
+        return ForeignFacts(functions=functions, pointer_types=types) \
+            if functions or types else None
+
+
+FOREIGN_KEEPING = ForeignKeeping()
+_ASKED = "foreign-keeping-asked"
+
+
+def _foreign_names(context) -> set[str]:
+    """The functions the file calls, with an argument that may be a callback object
+    (`may_make_callback`), on a receiver that is a library it loads or a name it imports
+    from the project (which may be one: its facts are not known yet), also kept in
+    `self.<attr>`; and the names it imports from the project that such a call uses (the
+    receiver, the prototype of an argument), by the name their module binds."""
+    imported = dict(_imported_from_project(context))
+    names = set()
+    for node in context.nodes(ast.Call):
+        func = node.func
+        made = [arg for arg in node.args if may_make_callback(context, arg)]
+        if not (isinstance(func, ast.Attribute) and made):
+            continue
+        receiver = func.value
+        if is_self_attribute(receiver):
+            receiver = value_of(context, receiver)
+        if not isinstance(receiver, ast.Name):
+            continue
+        bound = value_of(context, receiver)
+        if receiver.id in imported or isinstance(bound, ast.Call) \
+                and is_library_call(context, bound):
+            names.add(func.attr)
+            names.update(imported[name.id] for name in (
+                receiver, *(arg.func for arg in made if isinstance(arg, ast.Call)))
+                if isinstance(name, ast.Name) and name.id in imported)
+    return names
+
+
+def may_make_callback(context, node: ast.AST) -> bool:
+    """Whether an argument may be a callback object, by its shape alone: a call of one
+    argument (`Proto(f)`) or cffi's `ffi.callback(cdecl, f)`, a def under a decorator, or a
+    name bound (anywhere in the module) to one of those."""
+    if isinstance(node, ast.Call):
+        return _makes(node)
+    if isinstance(node, ast.Name):
+        return node.id in context.shared(_MADE, lambda: _callback_names(context))
+    return False
+
+
+def _makes(call: ast.Call) -> bool:
+    return not call.keywords and (len(call.args) == 1 or len(call.args) == 2 and isinstance(
+        call.func, ast.Attribute) and call.func.attr == "callback")
+
+
+_MADE = "foreign-keeping-made"
+
+
+def _callback_names(context) -> frozenset[str]:
+    """The names the module binds to a value holding a call of one argument (or cffi's
+    `callback`: `Proto(f)`, `ctypes.cast(Proto(f), T).value`), or to a decorated def."""
+    names = set()
+    for node in context.nodes(ast.Assign):
+        value = node.value
+        if isinstance(value, ast.Attribute):
+            value = value.value
+        if isinstance(value, ast.Call) and (_makes(value) or any(
+                isinstance(arg, ast.Call) and _makes(arg) for arg in value.args)):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    names.update(node.name for node in context.nodes(ast.FunctionDef, ast.AsyncFunctionDef)
+                 if node.decorator_list)
+    return frozenset(names)
+
+
+_LOADER_WORDS = frozenset({"CDLL", "PyDLL", "WinDLL", "OleDLL", "LoadLibrary", "dlopen", "cdll",
+                           "pydll", "windll", "oledll", "LibraryLoader"})
+
+
+def may_be_library(context, receiver: ast.AST) -> bool:
+    """Whether a name or `self.<attr>` may hold a library, by the module's text alone: a name
+    it imports, one it assigns a value naming a loader (`CDLL`, `dlopen`, ...), or one it
+    assigns such a name (the cheap test before following bindings)."""
+    key = receiver.id if isinstance(receiver, ast.Name) else f"self.{receiver.attr}"
+    return key in context.shared(_LIBRARIES, lambda: _library_names(context))
+
+
+_LIBRARIES = "foreign-keeping-libraries"
+
+
+def may_be_function_alias(context, node: ast.AST) -> bool:
+    """Whether a name or `self.<attr>` may hold a library's function (`f = lib.name`): the
+    module assigns it an attribute (the cheap test before following bindings)."""
+    key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
+    return key in context.shared(_ALIASES, lambda: frozenset(
+        target.id if isinstance(target, ast.Name) else f"self.{target.attr}"
+        for assign in context.nodes(ast.Assign, ast.AnnAssign)
+        if isinstance(assign.value, ast.Attribute) for target in _targets(assign)
+        if isinstance(target, ast.Name) or is_self_attribute(target)))
+
+
+def _targets(assign: ast.Assign | ast.AnnAssign) -> list[ast.AST]:
+    return assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+
+
+_ALIASES = "foreign-keeping-aliases"
+
+
+def _library_names(context) -> frozenset[str]:
+    names = set(context.imports.names) | set(linted_imports(context))
+    text = context.source.text
+    loads = any(word in text for word in _LOADER_WORDS)
+    aliases = []
+    for node in context.nodes(ast.Assign, ast.AnnAssign):
+        keys = [t.id if isinstance(t, ast.Name) else f"self.{t.attr}" for t in _targets(node)
+                if isinstance(t, ast.Name) or is_self_attribute(t)]
+        value = node.value
+        if not keys or value is None:
+            continue
+        if isinstance(value, ast.Name) or is_self_attribute(value):
+            aliases.append((keys, value))
+        elif loads and any(isinstance(part, ast.Name) and part.id in _LOADER_WORDS
+                           or isinstance(part, ast.Attribute) and part.attr in _LOADER_WORDS
+                           for part in ast.walk(value)):
+            names.update(keys)
+    for _ in range(2):  # (a name bound to a name bound to a loader)
+        for keys, value in aliases:
+            if (value.id if isinstance(value, ast.Name) else f"self.{value.attr}") in names:
+                names.update(keys)
+    return frozenset(names)
+
+
+def _imported_from_project(context) -> Iterator[tuple[str, str]]:
+    """(local name, the name its module binds) for the names the file imports by name from
+    the project's modules."""
+    root = context.settings.root or os.getcwd()
+    for local, written in linted_imports(context).items():
+        module, _, attribute = written.partition(":")
+        if attribute and is_project_module(context.source.path, module, root):
+            yield local, attribute
+
+
+# -- C: what a definition does with its parameters ---------------------------------------------
+
+
+def pointer_types(facts: dict[str, ForeignFacts]) -> frozenset[str]:
+    """The typedef names of function pointer types the project's facts declare."""
+    return frozenset(name for summary in facts.values() for name in summary.pointer_types)
+
+
+def _is_pointer(function: CParameters, position: int, types: frozenset[str]) -> bool:
+    return position in function.pointers or any(
+        at == position and name in types for at, name in function.typed)
+
+
+def _c_definitions(context) -> Iterator[tuple[str, CParameters]]:
+    for definition in _definitions(context.root):
+        plain = plain_function(definition)
+        if plain is None:
+            continue
+        name, declarator, body = plain
+        names = parameter_names(context, declarator)
+        if not any(names):
+            continue
+        pointers, typed = _parameter_kinds(context, declarator)
+        uses = _Uses(context, body, names, pointers | {at for at, _ in typed})
+        stored, passed = uses.parameters()
+        yield context.text(name), CParameters(definition.start_point[0] + 1, stored, passed,
+                                              sorted(pointers), typed)
+
+
+def _parameter_kinds(context, declarator) -> tuple[set[int], list[tuple[int, str]]]:
+    """The positions of parameters declared as function pointers, and (position, type name)
+    of those declared by a typedef's name, as a value."""
+    pointers, typed = set(), []
+    parameters = declarator.child_by_field_name("parameters")
+    for position, parameter in enumerate(parameters.named_children if parameters else ()):
+        inner = parameter.child_by_field_name("declarator")
+        kind = parameter.child_by_field_name("type")
+        if inner is not None and _declares_function(inner):
+            pointers.add(position)
+        elif inner is not None and inner.type == "identifier" and kind is not None \
+                and kind.type == "type_identifier":
+            typed.append((position, context.text(kind)))
+    return pointers, typed
+
+
+def _declares_function(declarator) -> bool:
+    """Whether a declarator declares a function (pointer): `(*cb)(int)`, `cb(int)`."""
+    node = declarator
+    while node is not None:
+        if node.type == "function_declarator":
+            return True
+        node = node.child_by_field_name("declarator") or next(
+            (child for child in node.named_children if child.type.endswith("declarator")),
+            None) if node.type != "identifier" else None
+    return False
+
+
+def _pointer_typedefs(context) -> Iterator[str]:
+    """The names the file's `typedef`s give function pointer types (`typedef void
+    (*cb_f)(int);`)."""
+    for node in _file_level(context.root, "type_definition"):
+        for declarator in node.children_by_field_name("declarator"):
+            if _declares_function(declarator):
+                name = declarator
+                while name is not None and name.type != "type_identifier":
+                    name = name.child_by_field_name("declarator") or next(
+                        (child for child in name.named_children
+                         if child.type == "type_identifier"
+                         or child.type.endswith("declarator")), None)
+                if name is not None:
+                    yield context.text(name)
+
+
+def _definitions(node) -> Iterator:
+    return _file_level(node, "function_definition")
+
+
+def _file_level(node, kind: str) -> Iterator:
+    """The nodes of `kind` at file scope (under `#if`s, `extern "C"`, namespaces too)."""
+    for child in node.named_children:
+        if child.type == kind:
+            yield child
+        elif child.type in _FILE_SCOPES:
+            yield from _file_level(child, kind)
+
+
+class _Uses:
+    """The uses of a function's parameters that may keep them."""
+
+    def __init__(self, context, body, names: list[str], passing: set[int]):
+        self.context, self.body = context, body
+        self.positions = {name: position for position, name in enumerate(names) if name}
+        self.passing = passing  # (the positions whose hand-ons are kept: function pointers)
+        self.local = _locals(context, body)
+
+    def parameters(self) -> tuple[list, list]:
+        stored, passed = [], []
+        for spelling, leaf in self.context.tokens(self.positions, self.body):
+            if leaf.type != "identifier" or spelling in self.local:
+                continue
+            position = self.positions[spelling]
+            node, parent = leaf, self.context.parent(leaf)
+            while parent is not None and parent.type in _WRAPPING:
+                node, parent = parent, self.context.parent(parent)
+            at = leaf.start_point[0] + 1
+            if parent is None:
+                continue
+            if parent.type == "assignment_expression" \
+                    and parent.child_by_field_name("right") == node:
+                where = self._store(parent.child_by_field_name("left"))
+                if where:
+                    stored.append((position, where, at))
+            elif parent.type == "argument_list" and position in self.passing:
+                call = self.context.parent(parent)
+                name = callee(self.context, call) if call is not None else ""
+                if name:
+                    passed.append((position, name, arguments(call).index(node), at))
+        return stored, passed
+
+    def _store(self, left) -> str:
+        """Where an assignment to `left` keeps its value: a field (not of a local struct
+        value), an array element, a variable that is not the function's own; "" else."""
+        left = unwrapped(left)
+        if left is None:
+            return ""
+        if left.type == "field_expression":
+            target = unwrapped(left.child_by_field_name("argument"))
+            operator = left.child_by_field_name("operator")
+            if operator is not None and operator.type == "." and target is not None \
+                    and self.context.text(target) in self.local:
+                return ""  # a field of a struct on the stack
+            return f"the field `{self.context.text(left.child_by_field_name('field'))}`"
+        if left.type == "subscript_expression":
+            array = unwrapped(left.child_by_field_name("argument"))
+            text = self.context.text(array) if array is not None else ""
+            return "" if text in self.local else f"the array `{text}`"
+        if left.type == "identifier":
+            text = self.context.text(left)
+            return "" if text in self.local or text in self.positions \
+                else f"the global `{text}`"
+        return ""
+
+
+def _locals(context, body) -> set[str]:
+    """The names the function body declares (not `static` ones: those outlive the call)."""
+    found, stack = set(), [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "declaration":
+            if any(child.type == "storage_class_specifier"
+                   and context.text(child) == "static" for child in node.children):
+                continue
+            for declarator in node.children_by_field_name("declarator"):
+                if declarator.type == "init_declarator":
+                    declarator = declarator.child_by_field_name("declarator")
+                found.update(declared_names(context, declarator))
+        stack.extend(node.named_children)
+    return found
+
+
+# -- Python: libraries and prototypes bound at module level ------------------------------------
+
+
+def is_library_call(context, call: ast.Call) -> bool:
+    """Whether `call` loads a library: a ctypes loader, or cffi's `ffi.dlopen(...)`."""
+    return (context.qualified_name(call.func, among=LIBRARY_LOADERS) is not None
+            or is_ffi_method(context, call.func, "dlopen"))
+
+
+def is_ffi_method(context, func: ast.AST, method: str) -> bool:
+    """Whether `func` is `ffi.<method>` of a cffi `FFI()` the module makes (in a name, or in
+    `self.<attr>`)."""
+    if not (isinstance(func, ast.Attribute) and func.attr == method):
+        return False
+    receiver = func.value
+    if isinstance(receiver, ast.Name) or is_self_attribute(receiver):
+        receiver = value_of(context, receiver)
+    return (isinstance(receiver, ast.Call)
+            and context.qualified_name(receiver.func, among=FFI_FACTORIES) is not None)
+
+
+def _python_facts(context) -> ForeignFacts | None:
+    tree = context.tree
+    loaders = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef,))
+               and any(isinstance(ret, ast.Return) and ret.value is not None
+                       and _loads(context, node, ret.value) for ret in ast.walk(node))}
+    libraries, prototypes = set(), set()
+    for node in _module_statements(tree.body):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+            continue
+        name, value = node.targets[0].id, node.value
+        if is_library_call(context, value) or (
+                isinstance(value.func, ast.Name) and value.func.id in loaders):
+            libraries.add(name)
+        elif context.qualified_name(value.func, among=PROTOTYPE_FACTORIES):
+            prototypes.add(name)
+    imports = written_imports(tree, context.source.text)
+    if not (libraries or prototypes):
+        return ForeignFacts(imports=imports) if imports else None
+    return ForeignFacts(imports=imports, libraries=sorted(libraries),
+                        prototypes=sorted(prototypes))
+
+
+def _loads(context, function: ast.FunctionDef, value: ast.AST) -> bool:
+    """Whether a returned value is a library the function loads (a call of a loader, or a
+    local bound only to one)."""
+    if isinstance(value, ast.Call):
+        return is_library_call(context, value)
+    if not isinstance(value, ast.Name):
+        return False
+    bound = [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)]
+    return bool(bound) and all(isinstance(b, ast.Call) and is_library_call(context, b)
+                               for b in bound)
+
+
+def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The module's statements, those under `if`/`try`/`with` at module level too."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _module_statements(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _module_statements(handler.body)
+
+
+# -- the questions the rule asks ---------------------------------------------------------------
+
+
+def foreign_facts(context) -> dict[str, ForeignFacts]:
+    """The run's facts (path -> summary); none yet where the run gathers them after this
+    lint (the question is noted: the file is linted again with them)."""
+    facts = context.project.get(FOREIGN_KEEPING.name)
+    if not facts and context.facts_to_come and FOREIGN_KEEPING.name not in context.project:
+        context.asked.add(FOREIGN_KEEPING.name)
+    return facts or {}
+
+
+def imported_kind(context, name: ast.Name) -> str | None:
+    """"library" or "prototype" when `name` is imported from a project module that binds it
+    so at module level (through re-exports); None else."""
+    written = linted_imports(context).get(name.id)
+    if written is None:
+        return None
+    root = context.settings.root or os.getcwd()
+    if not is_project_module(context.source.path, written.partition(":")[0], root):
+        return None
+    facts = foreign_facts(context)
+    if not facts:
+        return None
+    path = os.path.abspath(context.source.path)
+    imported = resolve(written, module_name(path), is_package(path))
+    table = _tables(tuple(sorted(facts)))
+    found = table.definition(imported.dotted, lambda p: facts[p].imports if p in facts else {}) \
+        if imported is not None else None
+    if found is None or found[0] not in facts:
+        return None
+    summary = facts[found[0]]
+    return "library" if found[1] in summary.libraries else \
+        "prototype" if found[1] in summary.prototypes else None
+
+
+@lru_cache(maxsize=8)
+def _tables(paths: tuple[str, ...]) -> ModuleTable:
+    return ModuleTable(path for path in paths if path.endswith(".py"))
+
+
+class Keeping(Struct, frozen=True):
+    """What the project's C says of a foreign function's parameter: `verdict` (KEPT,
+    NOT_KEPT, UNDECIDED) and, when kept, the chain of steps that shows where."""
+
+    verdict: str
+    steps: tuple[Step, ...] = ()
+
+
+def synchronous(function: str) -> bool:
+    """Whether the name says the function calls its callback before returning, only."""
+    return any(fnmatchcase(function.lower(), pattern) for pattern in SYNCHRONOUS_PATTERNS)
+
+
+def kept_by_c(context, function: str, position: int, line: int,
+              unknown: str) -> tuple[Step, ...] | None:
+    """The chain that shows `function` keeps the callback the linted file's call on `line`
+    hands it at `position` (`c_keeping_of`; where nothing decides, `unknown` does: "keep"
+    says it is kept); None when it is not kept."""
+    keeping = c_keeping_of(context, function, position)
+    if keeping.verdict == KEPT:
+        return keeping.steps
+    if keeping.verdict == UNDECIDED and unknown == "keep":
+        return (Step(context.source.path, line, f"no C definition of {function}() in the "
+                     "project says what it does with it: assumed to keep it (option "
+                     "unknown-foreign-functions)"),)
+    return None
+
+
+def c_keeping_of(context, function: str, position: int) -> Keeping:
+    """`c_keeping` over the run's facts, for the linted file (its question noted: the
+    function's name is a word of the facts' first round)."""
+    context.shared(_ASKED, set).add(function)
+    return c_keeping(foreign_facts(context), function, position)
+
+
+def c_keeping(facts: dict[str, ForeignFacts], function: str, position: int,
+              depth: int = 0) -> Keeping:
+    """Whether the project's C definitions of `function` keep their parameter at `position`:
+    KEPT when every definition does, NOT_KEPT when none does nor may, else UNDECIDED
+    (definitions that disagree, a hand-on to a function nobody knows). Without a definition,
+    the tables decide: `C_KEEPING`, `SYNCHRONOUS_PATTERNS`; else UNDECIDED."""
+    definitions = [(path, summary.functions[function]) for path, summary in facts.items()
+                   if function in summary.functions]
+    if not definitions:
+        return Keeping(KEPT if function in C_KEEPING else NOT_KEPT if synchronous(function)
+                       else UNDECIDED)
+    if depth > MAX_DEPTH:
+        return Keeping(UNDECIDED)
+    verdicts = [_definition_keeps(facts, path, found, function, position, depth)
+                for path, found in definitions]
+    kinds = {verdict.verdict for verdict in verdicts}
+    return verdicts[0] if len(kinds) == 1 else Keeping(UNDECIDED)
+
+
+def _definition_keeps(facts, path: str, found: CParameters, function: str, position: int,
+                      depth: int) -> Keeping:
+    short = os.path.basename(path)
+    for at, where, line in found.stored:
+        if at == position:
+            return Keeping(KEPT, (Step(path, line, f"`{function}()` ({short}) stores the "
+                                                   f"function pointer in {where}"),))
+    verdict = NOT_KEPT
+    for at, name, their, line in found.passed:
+        if at != position or name == function:
+            continue
+        below = c_keeping(facts, name, their, depth + 1)
+        if below.verdict == KEPT:
+            return Keeping(KEPT, (Step(path, line, f"`{function}()` hands it to `{name}()`"),
+                                  *below.steps))
+        if below.verdict == UNDECIDED:
+            verdict = UNDECIDED
+    return Keeping(verdict)

@@ -1,0 +1,97 @@
+"""What a C definition does with the function pointer a foreign call hands it
+(`analysis.foreign_keeping`): stored where it outlives the call, handed on to a function that
+stores it, or only used while the call runs."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from cursedlint.analysis.foreign_keeping import (
+    KEPT, NOT_KEPT, UNDECIDED, ForeignFacts, ForeignKeeping, c_keeping,
+)
+from cursedlint.c.context import CContext, parse
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+SOURCE = """\
+typedef void (*cb_f)(int);
+struct watcher { cb_f fn; int fd; };
+struct visit { cb_f fn; long seen; };
+static cb_f saved_global;
+static cb_f table[4];
+extern void forward_to_driver(cb_f fn);
+
+void keep_in_field(struct watcher *w, cb_f fn) { w->fn = fn; }
+void keep_in_global(int unused, cb_f fn) { saved_global = fn; }
+void keep_in_array(cb_f fn, int slot) { table[slot] = fn; }
+void keep_in_static_local(cb_f fn) { static cb_f last; last = fn; }
+static void store(cb_f fn, int replace) { if (replace) saved_global = fn; }
+void keep_through_call(cb_f fn) { store(fn, 1); }
+void keep_through_two_calls(cb_f fn) { keep_through_call(fn); }
+int only_call(cb_f fn, int n) { for (int i = 0; i < n; i++) fn(i); return n; }
+void only_local_alias(cb_f fn) { cb_f mine; mine = fn; mine(1); }
+void only_stack_struct(cb_f fn) { struct visit v; v.fn = fn; v.seen = 0; }
+void to_a_sort(int *xs, int n, int (*cmp)(const void *, const void *)) { qsort(xs, n, sizeof *xs, cmp); }
+void to_a_thread(void *(*run)(void *)) { pthread_t t; pthread_create(&t, 0, run, 0); }
+void to_the_unknown(cb_f fn) { forward_to_driver(fn); }
+"""
+
+
+def facts_of(code: str, path: str = "lib.c") -> dict[str, ForeignFacts]:
+    data = textwrap.dedent(code).encode()
+    context = CContext(Source.from_bytes(path, data, "c"), Settings(enabled=frozenset()),
+                       parse(data, "c"))
+    return {path: ForeignKeeping().summarize(context)}
+
+
+@pytest.mark.parametrize("function, position, verdict, where", [
+    ("keep_in_field", 1, KEPT, "the field `fn`"),
+    ("keep_in_global", 1, KEPT, "the global `saved_global`"),
+    ("keep_in_array", 0, KEPT, "the array `table`"),
+    ("keep_in_static_local", 0, KEPT, "the global `last`"),
+    ("keep_through_call", 0, KEPT, "`keep_through_call()` hands it to `store()`"),
+    ("keep_through_two_calls", 0, KEPT, "hands it to `keep_through_call()`"),
+    ("keep_in_global", 0, NOT_KEPT, ""),  # another parameter
+    ("only_call", 0, NOT_KEPT, ""),
+    ("only_local_alias", 0, NOT_KEPT, ""),
+    ("only_stack_struct", 0, NOT_KEPT, ""),
+    ("to_a_sort", 2, NOT_KEPT, ""),
+    ("to_a_thread", 0, KEPT, ""),
+    ("to_the_unknown", 0, UNDECIDED, ""),
+    ("not_defined_here", 0, UNDECIDED, ""),
+    ("cuda_sort_pairs", 0, NOT_KEPT, ""),  # undefined, and its name says sort
+])
+def test_keeping_by_the_definition(function, position, verdict, where):
+    keeping = c_keeping(facts_of(SOURCE), function, position)
+    assert keeping.verdict == verdict
+    assert where in " ".join(step.note for step in keeping.steps)
+    assert (keeping.steps[0].line > 0) if verdict == KEPT and where else True
+
+
+def test_definitions_that_disagree_decide_nothing():
+    facts = facts_of("void f(void (*cb)(void)) { cb(); }\n", "a.c") | facts_of(
+        "static void (*kept)(void);\nvoid f(void (*cb)(void)) { kept = cb; }\n", "b.c")
+    assert c_keeping(facts, "f", 0).verdict == UNDECIDED
+
+
+def test_a_cycle_of_hand_ons_ends_undecided():
+    code = "void ping(void (*cb)(void)) { pong(cb); }\nvoid pong(void (*cb)(void)) { ping(cb); }\n"
+    assert c_keeping(facts_of(code), "ping", 0).verdict == UNDECIDED
+
+
+def test_trigger_words_are_the_prototypes_other_modules_import():
+    facts = facts_of(SOURCE) | {"m.py": ForeignFacts(prototypes=["DISPATCH"])}
+    assert set(ForeignKeeping().trigger_words(facts)) == {"DISPATCH"}
+
+
+def test_later_rounds_follow_function_pointers_only():
+    code = """\
+    typedef void (*cb_f)(int);
+    struct box { long size; };
+    void resize(struct box *b, long size) { set_size(b, size); }
+    void hook(cb_f fn) { install(fn); }
+    void hook_raw(void (*fn)(int)) { install_raw(fn); }
+    """
+    assert set(ForeignKeeping().more_words(facts_of(code), None)) == {"install", "install_raw"}
