@@ -18,8 +18,10 @@ use wins (every definition before the use must agree; a body such as `1 + 2` is 
 only where its text would be, so `N * 2` is UNKNOWN; a definition inside `#ifndef N` is
 UNKNOWN, N may come from elsewhere), then the innermost block, parameters, and in C++ the
 enclosing classes and namespaces. A name gets a value from an enumerator, a `const` or
-`constexpr` variable with an initializer, or a local variable initialised once and never
-assigned, incremented or address-taken after its declaration. Not seen: a C++ function
+`constexpr` variable with an initializer, a local variable initialised once and never
+assigned, incremented or address-taken after its declaration, or (in C) a `static` file-scope variable
+(a configuration default no other file can write) initialised once and never assigned,
+incremented, address-taken or named in a macro body anywhere in the file. Not seen: a C++ function
 changing a local it takes by non-const reference, a macro changing its argument, and a member
 of a class from an unseen header shadowing a file-scope constant in its out-of-line methods.
 

@@ -361,7 +361,8 @@ class SymbolRules:
         if (initializer is None or "volatile" in specifiers or not _is_plain(definition.node)
                 or (definition.kind == "member" and not (constant and "static" in specifiers))):
             return unknown
-        if not constant and (self._scope(definition)[0] is None or self._is_modified(definition)):
+        if not constant and (self._is_modified(definition) if self._scope(definition)[0]
+                             is not None else not self._unwritten_static(definition, specifiers)):
             return unknown
         value = self._eval(initializer, _Env(owner))
         if owner.child_by_field_name("type").type == "placeholder_type_specifier":
@@ -375,6 +376,15 @@ class SymbolRules:
         if definition.kind == "member" and len(owner.children_by_field_name("declarator")) == 1:
             return owner.child_by_field_name("default_value")
         return None
+
+    def _unwritten_static(self, definition: _Def, specifiers: set) -> bool:
+        """Whether a file-scope variable of C is `static` (no other file can write it) and
+        nothing in the file may change it: no assignment, increment or `&name` (by name, a
+        shadowing local's too), no mention in a macro body (a write the tree does not show).
+        Not in C++, where a call may change it through a non-const reference it binds."""
+        return not self.cpp and "static" in specifiers and not self._name(
+            definition.name).modified and not any(
+            node.type == "preproc_arg" for _, _, node in self.context.hits((definition.name,)))
 
     def _is_modified(self, definition: _Def) -> bool:
         """Whether a local may change after its declaration (by name: a shadowing local's
