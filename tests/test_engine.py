@@ -121,6 +121,29 @@ def test_a_run_on_one_process_keeps_the_trees_of_two_workers(tmp_path, monkeypat
     assert len(parsed) == 2 and findings == []
 
 
+def test_python_trees_are_kept_within_one_workers_budget(monkeypatch):
+    """A serial run's doubled budget is for C/C++ trees: a Python tree (an ast takes several
+    times a C/C++ tree of its source) is kept only while the trees kept stay within one
+    worker's budget."""
+    from types import SimpleNamespace
+
+    import cursedlint.engine.file_lint as file_lint
+
+    monkeypatch.setattr(file_lint, "KEPT_TREE_BYTES", 100)
+    linter = harness.make_linter(["CUR601"])
+    linter.keep_trees_within(file_lint.kept_tree_bytes(1))
+
+    def parsed(name: str, language: str):
+        return SimpleNamespace(source=SimpleNamespace(path=name, data=b"x" * 60,
+                                                      language=language), tree=name)
+
+    for name, language in (("a.py", "python"), ("b.py", "python"), ("c.c", "c"),
+                           ("d.c", "c"), ("e.c", "c")):
+        linter._keep_tree(parsed(name, language))
+    assert sorted(os.path.basename(path) for path in linter._kept_trees) == [
+        "a.py", "c.c", "d.c"]
+
+
 def test_a_kept_c_tree_keeps_its_identifier_index(tmp_path, monkeypatch):
     """The identifiers of a C/C++ file, indexed for its wide searches in the first lint (the
     summaries for the index), are not indexed again for its lint with the facts: the index
