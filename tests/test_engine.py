@@ -99,6 +99,51 @@ def test_a_c_file_larger_than_the_kept_trees_budget_is_parsed_once(tmp_path, mon
                                      lines["c_small.c"], lines["c_small.c"]])
 
 
+def test_a_run_on_one_process_keeps_the_trees_of_two_workers(tmp_path, monkeypatch):
+    """A serial run keeps twice a worker's budget of trees: two files that together exceed
+    one worker's budget are each parsed once (a run on several processes keeps one budget per
+    worker)."""
+    import cursedlint.c.context as c_context
+    import cursedlint.engine.file_lint as file_lint
+
+    reader = ("#include <sys/uio.h>\n"
+              "ssize_t peek(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+              "    return process_vm_readv(pid, l, 1, r, 1, 0);\n}\n")
+    files = {"a.c": reader + "/* a */\n" * 20, "b.c": reader + "/* b */\n" * 20}
+    monkeypatch.setattr(file_lint, "KEPT_TREE_BYTES", len(files["a.c"]) + 10)
+    assert file_lint.kept_tree_bytes(1) >= sum(map(len, files.values())) > \
+        file_lint.kept_tree_bytes(2)
+    parsed = []
+    real_parse = c_context.parse
+    monkeypatch.setattr(c_context, "parse", lambda data, language: parsed.append(
+        data.count(b"\n")) or real_parse(data, language))
+    findings = harness.run_project(tmp_path, files, ["CUR601"])[1]
+    assert len(parsed) == 2 and findings == []
+
+
+def test_python_trees_are_kept_within_one_workers_budget(monkeypatch):
+    """A serial run's doubled budget is for C/C++ trees: a Python tree (an ast takes several
+    times a C/C++ tree of its source) is kept only while the trees kept stay within one
+    worker's budget."""
+    from types import SimpleNamespace
+
+    import cursedlint.engine.file_lint as file_lint
+
+    monkeypatch.setattr(file_lint, "KEPT_TREE_BYTES", 100)
+    linter = harness.make_linter(["CUR601"])
+    linter.keep_trees_within(file_lint.kept_tree_bytes(1))
+
+    def parsed(name: str, language: str):
+        return SimpleNamespace(source=SimpleNamespace(path=name, data=b"x" * 60,
+                                                      language=language), tree=name)
+
+    for name, language in (("a.py", "python"), ("b.py", "python"), ("c.c", "c"),
+                           ("d.c", "c"), ("e.c", "c")):
+        linter._keep_tree(parsed(name, language))
+    assert sorted(os.path.basename(path) for path in linter._kept_trees) == [
+        "a.py", "c.c", "d.c"]
+
+
 def test_a_kept_c_tree_keeps_its_identifier_index(tmp_path, monkeypatch):
     """The identifiers of a C/C++ file, indexed for its wide searches in the first lint (the
     summaries for the index), are not indexed again for its lint with the facts: the index

@@ -60,15 +60,15 @@ _NULLS = frozenset({"NULL", "nullptr", "0"})
 _SCOPES = frozenset({"function_definition", "lambda_expression"})
 """The scopes whose parameters a stored name may be (the nearest one decides)."""
 _VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|[A-Za-z_]\w*\s*\()"
-_STORE_NAME = re.compile(rb"(?<=[.>])(?:(?<=\.)|(?<=->))[A-Za-z_]\w*(?=\s*=(?!=)\s*(?!"
-                         + _VALUE_KNOWN_BY_BYTES + rb")\S)")
-"""A field name written right after `.` or `->` and before `=` and a value that may name a
-function: where a store of one may be (looked up in the tree). The one-character
-lookbehind first lets the search skip most positions at once (half the time on C sources)."""
-_OTHER_STORE = re.compile(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*" + _VALUE_KNOWN_BY_BYTES)
-"""A store of a literal other than 0 (`.len = 64`, `.name = "x"`), a nested initializer or a
-call's result: the field holds something that is not a function (found in the bytes alone;
-one in a comment only makes a field unknown, which is silent)."""
+_STORE = re.compile(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
+                    + rb")|(?=\S))")
+"""A field name written right after `.` or `->` and before `=` and a value (one search for
+both kinds of store). Where the value's bytes show a literal other than 0 (`.len = 64`,
+`.name = "x"`), a nested initializer or a call's result (group 2), the field holds something
+that is not a function (found in the bytes alone; one in a comment only makes a field
+unknown, which is silent); else the value may name a function, and the name (group 1) is
+looked up in the tree. (A lookbehind for `.`/`->` instead of matching it made the search
+twice as slow.)"""
 _ARGUMENT = re.compile(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
 """A name written as an argument (after `(`, `,`, `&` or a cast, before `,` or `)`)."""
 _FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
@@ -204,8 +204,9 @@ class _Flows:
         stores: dict[str, list[tuple[str, int]]] = {}
         unknown: set[str] = set()
         parameters: dict[str, list[tuple[int, str, int]]] = {}
-        for field, value, line in self._stores():
-            found = self._parameter(value)
+        for field, leaf, value in self._stores():
+            found = self._parameter(leaf, value)
+            line = leaf.start_point[0] + 1
             if found is not None:
                 parameters.setdefault(found[0], []).append((found[1], field, line))
                 continue
@@ -214,15 +215,26 @@ class _Flows:
                 stores.setdefault(field, []).append((function, line))
             elif not self._harmless(value, field):
                 unknown.add(field)
-        unknown.update(match[1].decode() for match
-                       in _OTHER_STORE.finditer(self.context.source.data))
+        unknown.update(self._scanned[1])
         unknown.update(self._methods())
         return FieldFlows(stores, sorted(unknown), parameters, self._passes())
 
+    @cached_property
+    def _scanned(self) -> tuple[list[tuple[int, int]], set[str]]:
+        """The spans of the field names stored a value that may name a function, and the
+        names of the fields stored another value (`_STORE`)."""
+        names, others = [], set()
+        for match in _STORE.finditer(self.context.source.data):
+            if match.start(2) < 0:
+                names.append(match.span(1))
+            else:
+                others.add(match[1].decode())
+        return names, others
+
     def _stores(self):
-        """(field, value, line) for each `.f = v` of an initializer (the last designator) and
+        """(field, its leaf, value) for each `.f = v` of an initializer (the last designator) and
         each `x.f = v` / `x->f = v`, found by a byte search for the name before `=`."""
-        for start, end, leaf in self.context.hits(_STORE_NAME):
+        for start, end, leaf in self.context.at(self._scanned[0]):
             if leaf.type != "field_identifier" or leaf.start_byte != start \
                     or leaf.end_byte != end:
                 continue
@@ -246,7 +258,7 @@ class _Flows:
             else:
                 continue
             if value is not None:
-                yield self.context.text(leaf), value, leaf.start_point[0] + 1
+                yield self.context.text(leaf), leaf, value
 
     def _harmless(self, value, field: str) -> bool:
         """NULL, 0, or a copy from a field of the same name: no new function for the field."""
@@ -258,13 +270,14 @@ class _Flows:
         return value.type == "field_expression" and self.context.text(
             value.child_by_field_name("field")) == field
 
-    def _parameter(self, value) -> tuple[str, int] | None:
+    def _parameter(self, leaf, value) -> tuple[str, int] | None:
         """(function, position) when a value is a parameter of the plain function storing
-        it."""
+        it (in the field named by `leaf`: the scope around the store is the one around the
+        leaf, on the path the lookup of the leaf left)."""
         value = unwrapped(value)
         if value is None or value.type != "identifier":
             return None
-        scope = next((node for node in self.context.ancestors(value)
+        scope = next((node for node in self.context.ancestors(leaf)
                       if node.type in _SCOPES), None)
         plain = plain_function(scope) if scope is not None \
             and scope.type == "function_definition" else None

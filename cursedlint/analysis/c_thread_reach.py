@@ -48,6 +48,8 @@ _CONDITIONS = frozenset({"if_statement", "switch_statement", "conditional_expres
 """Nodes under which a call may not run when its function does (`#ifdef DEBUG` too; and the
 operands of `&&`/`||`, `_conditional`)."""
 _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
+_READ = frozenset({"call_expression", "new_expression", "declaration"})
+"""The nodes of a function's body its facts come from: calls, and declarations of threads."""
 
 
 class CFunction(Struct, frozen=True, array_like=True):
@@ -118,37 +120,42 @@ def _called(context, call) -> str:
     return callee(context, call)
 
 
-def _placed_nodes(body, stop: frozenset = frozenset({"lambda_expression"})) -> Iterator[tuple]:
+def _placed_nodes(body, stop: frozenset = frozenset({"lambda_expression"}),
+                  kinds: frozenset | None = None) -> Iterator[tuple]:
     """(node, innermost loop around it in `body` or None, whether it runs only under a
-    condition in `body`) for the named nodes under `body`, not under a node of a `stop` type
-    (by default lambdas' bodies). One cursor walk: no list of a node's children is held (an
-    initializer of 200,000 values), nor a climb to the body from each node."""
+    condition in `body`) for the named nodes under `body` (those of `kinds` when given), not
+    under a node of a `stop` type (by default lambdas' bodies). One cursor walk: no list of a
+    node's children is held (an initializer of 200,000 values), nor a climb to the body from
+    each node; each node's type is read once."""
     cursor = body.walk()
-    if not cursor.goto_first_child():
+    down, along, up = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
+    if not down():
         return
     above: list[tuple] = []
     loop, conditional = None, False
     while True:
         node = cursor.node
-        if node.is_named:
+        kind = node.type
+        if node.is_named if kinds is None else kind in kinds:
             yield node, loop, conditional
-        if node.type not in stop and cursor.goto_first_child():
+        if kind not in stop and down():
             above.append((loop, conditional))
-            loop = node if node.type in _LOOPS else loop
-            conditional = conditional or _conditional(node)
+            if kind in _LOOPS:
+                loop = node
+            conditional = conditional or _conditional(node, kind)
             continue
-        while not cursor.goto_next_sibling():
+        while not along():
             if not above:
                 return
-            cursor.goto_parent()
+            up()
             loop, conditional = above.pop()
 
 
-def _conditional(node) -> bool:
-    """Whether what is under `node` may not run when `node` does."""
-    if node.type in _CONDITIONS:
+def _conditional(node, kind: str) -> bool:
+    """Whether what is under `node` (of type `kind`) may not run when `node` does."""
+    if kind in _CONDITIONS:
         return True
-    return node.type == "binary_expression" and node.child_by_field_name(
+    return kind == "binary_expression" and node.child_by_field_name(
         "operator").type in ("&&", "||")
 
 
@@ -187,13 +194,13 @@ class _FileReader:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
         innermost loop), from the same walk (no list of its nodes is held)."""
         calls, prohibited, cuda, capture, sure = [], None, {}, None, set()
-        for node, loop, conditional in _placed_nodes(body):
-            if node.type in ("call_expression", "declaration"):
+        for node, loop, conditional in _placed_nodes(body, kinds=_READ):
+            if node.type != "new_expression":
                 entries = self._started(node)
                 if entries:
                     begun.append((entries, node, loop))
-            if node.type not in ("call_expression", "new_expression"):
-                continue
+                if node.type == "declaration":
+                    continue
             called = _called(self.context, node)
             if not called:
                 continue
@@ -240,7 +247,10 @@ class _FileReader:
         """The functions a thread started at `node` runs (empty: no thread start)."""
         if node.type == "call_expression":
             function = node.child_by_field_name("function")
-            text = re.sub(r"\s+", "", self.context.text(function)) if function else ""
+            named = self.context.source.data[function.start_byte:function.end_byte] \
+                if function else b""
+            text = re.sub(r"\s+", "", self.context.text(function)) \
+                if b"thread" in named or b"async" in named else ""  # (no thread start else)
             given = arguments(node)
             if text in C_THREAD_TYPES or self._into_vector(node):
                 return self._runs(given[0]) if given else ()

@@ -308,7 +308,12 @@ class CContext(FileContext):
                      names.finditer(data, region.start_byte, region.end_byte))
         else:
             found = self._spelled(frozenset(names), region.start_byte, region.end_byte)
-        for start, end in found:
+        yield from self.at(found)
+
+    def at(self, spans: Iterable[tuple[int, int]]) -> Iterator[tuple]:
+        """(start, end, the smallest node holding them) for each of `spans` (byte offsets, in
+        order: a search's matches)."""
+        for start, end in spans:
             yield start, end, self._path.move_to(start, end)
 
     def _spelled(self, names: frozenset[str], start: int, end: int) -> Iterator[tuple]:

@@ -29,8 +29,18 @@ from cursedlint.settings import Settings
 from cursedlint.source import Source, SourceError, looks_binary, parse_python
 
 KEPT_TREE_BYTES = 16 << 20
-"""Bytes of C/C++ source per process whose trees the lint keeps between its two passes (a
-tree takes about twenty times its source): within them, a file is parsed once per run."""
+"""Bytes of C/C++ source per worker whose trees the lint keeps between its two passes (a
+tree takes about twenty times its source): within them, a file is parsed once per run. A run
+on one process keeps twice as much (`kept_tree_bytes`)."""
+
+
+def kept_tree_bytes(jobs: int) -> int:
+    """The kept-trees budget of each process of a run on up to `jobs` processes: a run on one
+    keeps C/C++ trees of what two workers keep together (it is not held to one worker's
+    share: the C/C++ worst case re-parsed 6 of its 20 MB), a run on more keeps
+    `KEPT_TREE_BYTES` per worker. Python trees stay within `KEPT_TREE_BYTES` of the budget
+    (`FileLinter._keep_tree`)."""
+    return KEPT_TREE_BYTES * (2 if jobs <= 1 else 1)
 INDEX_TREE_BYTES = 4 << 20
 """Source bytes whose Python trees the index keeps while it is gathered (each indexer
 summarizes a file from the same tree)."""
@@ -62,7 +72,11 @@ class FileLinter:
         self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
         self._summarizers: list | None = None
         self._kept_trees: dict[str, tuple[bytes, Any, Any]] = {}  # path -> (bytes, tree, index)
-        self._kept_budget = KEPT_TREE_BYTES
+        self._kept_bytes = self._kept_budget = KEPT_TREE_BYTES
+
+    def keep_trees_within(self, budget: int) -> None:
+        """Keep the trees of at most `budget` bytes of source from now on (`kept_tree_bytes`)."""
+        self._kept_bytes = self._kept_budget = budget
 
     def indexing_rules(self) -> list[type[Rule]]:
         """The enabled rules that use facts from other files of the project."""
@@ -79,7 +93,7 @@ class FileLinter:
     def forget_kept_trees(self) -> None:
         """Drop the trees kept for a lint with facts (at the end of a run)."""
         self._kept_trees.clear()
-        self._kept_budget = KEPT_TREE_BYTES
+        self._kept_budget = self._kept_bytes
 
     def prefilter_for(self, language: str, enabled: frozenset[str]) -> Prefilter:
         key = (language, enabled)
@@ -179,7 +193,13 @@ class FileLinter:
         budget and the largest file's tree, which its parse reached anyway, and a big file is
         not parsed twice (a 50 MB C file: another 7 s of parse)."""
         data = context.source.data
-        if len(data) <= self._kept_budget or self._kept_budget == KEPT_TREE_BYTES:
+        budget = self._kept_budget
+        if context.source.language not in (C, CPP):
+            # an ast takes several times a C/C++ tree of the same source: Python trees are
+            # kept within one worker's budget (twice that took the stdlib worst case's
+            # peak from 747 to 1,584 MB, and its time up 7%)
+            budget -= self._kept_bytes - KEPT_TREE_BYTES
+        if len(data) <= budget or self._kept_budget == self._kept_bytes:
             self._kept_trees[os.path.abspath(context.source.path)] = (
                 data, context.tree, getattr(context, "tree_index", None))
             self._kept_budget -= len(data)

@@ -11,7 +11,7 @@ from cursedlint import notices
 from cursedlint.project.cache import file_stat
 import cursedlint.engine.scheduler as scheduler
 from cursedlint.engine.facts_run import FactsRun
-from cursedlint.engine.file_lint import FileLinter
+from cursedlint.engine.file_lint import FileLinter, kept_tree_bytes
 from cursedlint.engine.fix_writer import FixWriter
 from cursedlint.engine.results import FileResult, Project
 from cursedlint.project.index import KEPT_BYTES, FactPass, ProjectIndex
@@ -148,6 +148,7 @@ class Linter(FileLinter):
         with them: a run where no file needs facts reads nothing more than the lint does."""
         self.summarize_for_index = project is not None
         self.facts_key, self.modules = None, {}
+        self.keep_trees_within(kept_tree_bytes(jobs))
         if self.cache:
             self.cache.begin_run()
         try:
