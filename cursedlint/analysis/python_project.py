@@ -799,8 +799,7 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     if not isinstance(scope, _FUNCTIONS) or node.id not in (
             a.arg for a in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs)):
         return None
-    bindings = [n for n in own_nodes(scope.body) if isinstance(n, ast.Name)
-                and n.id == node.id and isinstance(n.ctx, ast.Store)]
+    bindings = context.shared(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
     if len(bindings) != 1:
         return None
     assignment = context.parent_of(bindings[0])
@@ -808,6 +807,15 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
             and assignment.end_lineno < node.lineno):
         return None
     return assignment.value
+
+
+def _own_stores(function: ast.AST) -> dict[str, list[ast.Name]]:
+    """name -> the names the function's own statements assign (one walk per function)."""
+    stores: dict[str, list[ast.Name]] = {}
+    for node in own_nodes(function.body):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores.setdefault(node.id, []).append(node)
+    return stores
 
 
 def attribute_values(context, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
