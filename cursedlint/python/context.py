@@ -92,6 +92,7 @@ class PythonContext(FileContext):
         self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text)
         self._scope_imports: dict[int, set[str]] = {}
         self._arguments: dict[int, Arguments] = {}
+        self._scopes: dict[int, ast.AST | None] = {}  # id(node that is no scope) -> its scope
         self._current: ast.AST = tree
         self.cython = None
         """A Cython file's `python.cython.CythonFacts` (what its Python tree does not say)."""
@@ -179,11 +180,24 @@ class PythonContext(FileContext):
             parent = self.parent_of(parent)
 
     def scope_of(self, node: ast.AST) -> ast.AST | None:
-        """The innermost function, lambda or class enclosing `node` (None at module level)."""
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, SCOPES):
-                return ancestor
-        return None
+        """The innermost function, lambda or class enclosing `node` (None at module level).
+        The scope of each ancestor passed on the way is remembered: the next question about a
+        node of the same statement stops at the first ancestor asked of before."""
+        passed = []
+        scopes = self._scopes
+        parent = self.parent_of(node)
+        while parent is not None:
+            if isinstance(parent, SCOPES):
+                break
+            key = id(parent)
+            if key in scopes:
+                parent = scopes[key]
+                break
+            passed.append(key)
+            parent = self.parent_of(parent)
+        for key in passed:
+            scopes[key] = parent
+        return parent
 
     @staticmethod
     def _index_parents(root: ast.AST, parents: dict[int, ast.AST]) -> None:
