@@ -209,7 +209,7 @@ def _imported_names(context) -> set[str]:
     path = os.path.abspath(context.source.path)
     importer, package = module_name(path), is_package(path)
     reads: dict[str, set[str]] = {}
-    for node in context.nodes(ast.Attribute):  # `local.attribute`, `(local) . attribute`
+    for node in context.attributes():  # `local.attribute`, `(local) . attribute`
         if isinstance(node.value, ast.Name) and node.value.id in imports:
             reads.setdefault(node.value.id, set()).add(node.attr)
     names = set()

@@ -94,6 +94,8 @@ class PythonContext(FileContext):
         self._arguments: dict[int, Arguments] = {}
         self._scopes: dict[int, ast.AST | None] = {}  # id(node that is no scope) -> its scope
         self._current: ast.AST = tree
+        self._attributes: list[ast.Attribute] | None = None  # those the walk met
+        self._walked = False
         self.cython = None
         """A Cython file's `python.cython.CythonFacts` (what its Python tree does not say)."""
 
@@ -172,6 +174,14 @@ class PythonContext(FileContext):
         """The module's nodes of `classes`, in `ast.walk`'s order (`TreeIndex.of`)."""
         return self.tree_index.of(*classes)
 
+    def attributes(self) -> list[ast.Attribute]:
+        """The module's attribute nodes (`a.b`), in no set order: those the walk met, once it
+        has walked (so that a question after the walk does not walk the tree again), else
+        the tree index's."""
+        if self._attributes is None or not self._walked:
+            return self.nodes(ast.Attribute)
+        return self._attributes
+
     def ancestors(self, node: ast.AST) -> Iterable[ast.AST]:
         """The parents of `node`, innermost first."""
         parent = self.parent_of(node)
@@ -231,6 +241,8 @@ class PythonContext(FileContext):
         leavers = _callbacks(rules, "leave_")
         for import_class in (ast.Import, ast.ImportFrom):  # function-level imports, in order
             visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
+        self._attributes, self._walked = [], False
+        visitors.setdefault(ast.Attribute, []).insert(0, (self._attributes, self._attributes.append))
         failed: set[int] = set()
         parents = self.parents
         node_class = ast.AST
@@ -273,6 +285,7 @@ class PythonContext(FileContext):
                     parents[id(value)] = node
                     if type(value) not in entered_for_nothing:
                         stack.append(value)
+        self._walked = True
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
