@@ -254,6 +254,26 @@ class PythonContext(FileContext):
             if leaving:
                 node = node[0]
             kind = type(node)
+            if not leaving:
+                if kind in leavers:
+                    stack.append((node,))
+                fields = _REVERSED_CHILD_FIELDS.get(kind)
+                if fields is None:
+                    fields = _REVERSED_CHILD_FIELDS[kind] = _child_fields(kind)[::-1]
+                # children pushed last field first, each list backwards: they pop in source
+                # order; their parents are known before the node's visitors ask
+                for name in fields:
+                    value = getattr(node, name, None)
+                    if isinstance(value, list):
+                        for child in reversed(value):
+                            if isinstance(child, node_class):
+                                parents[id(child)] = node
+                                if type(child) not in entered_for_nothing:
+                                    stack.append(child)
+                    elif isinstance(value, node_class):
+                        parents[id(value)] = node
+                        if type(value) not in entered_for_nothing:
+                            stack.append(value)
             callbacks = (leavers if leaving else visitors).get(kind)
             if callbacks:
                 self._current = node
@@ -265,26 +285,6 @@ class PythonContext(FileContext):
                     except Exception as error:  # a broken rule must not stop the others
                         failed.add(id(rule))
                         on_error(rule, error)
-            if leaving:
-                continue
-            if kind in leavers:
-                stack.append((node,))
-            fields = _REVERSED_CHILD_FIELDS.get(kind)
-            if fields is None:
-                fields = _REVERSED_CHILD_FIELDS[kind] = _child_fields(kind)[::-1]
-            # children pushed last field first, each list backwards: they pop in source order
-            for name in fields:
-                value = getattr(node, name, None)
-                if isinstance(value, list):
-                    for child in reversed(value):
-                        if isinstance(child, node_class):
-                            parents[id(child)] = node
-                            if type(child) not in entered_for_nothing:
-                                stack.append(child)
-                elif isinstance(value, node_class):
-                    parents[id(value)] = node
-                    if type(value) not in entered_for_nothing:
-                        stack.append(value)
         self._walked = True
 
 
