@@ -848,17 +848,18 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """The nodes under `roots` that run with them (nested defs, lambdas and classes are not
     entered)."""
     pending = [root for root in roots if not isinstance(root, _SCOPES)]
-    node_class = ast.AST
+    node_class, scopes, push = ast.AST, _SCOPES, pending.append
     while pending:  # (`child_nodes` inlined: the analyses walk functions this way most)
         node = pending.pop()
         yield node
         for name in child_fields(type(node)):
             value = getattr(node, name, None)
-            if isinstance(value, list):
-                pending.extend(child for child in value
-                               if isinstance(child, node_class) and not isinstance(child, _SCOPES))
-            elif isinstance(value, node_class) and not isinstance(value, _SCOPES):
-                pending.append(value)
+            if type(value) is list:
+                for child in value:
+                    if isinstance(child, node_class) and not isinstance(child, scopes):
+                        push(child)
+            elif isinstance(value, node_class) and not isinstance(value, scopes):
+                push(value)
 
 
 def linted_imports(context) -> dict[str, str]:
