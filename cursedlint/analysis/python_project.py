@@ -802,19 +802,26 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     bindings = context.shared(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
     if len(bindings) != 1:
         return None
-    assignment = context.parent_of(bindings[0])
-    if not (isinstance(assignment, ast.Assign) and assignment.targets == [bindings[0]]
-            and assignment.end_lineno < node.lineno):
+    assignment = bindings[0]
+    if assignment is None or assignment.end_lineno >= node.lineno:
         return None
     return assignment.value
 
 
-def _own_stores(function: ast.AST) -> dict[str, list[ast.Name]]:
-    """name -> the names the function's own statements assign (one walk per function)."""
-    stores: dict[str, list[ast.Name]] = {}
+def _own_stores(function: ast.AST) -> dict[str, list[ast.Assign | None]]:
+    """name -> for each time the function's own statements assign it, the `name = value`
+    statement whose one target it is, or None (any other binding), from one walk per
+    function (the assignment is known without asking the tree for the name's parent)."""
+    stored: list[ast.Name] = []
+    assignments: dict[int, ast.Assign] = {}  # id(the one target) -> its assignment
     for node in own_nodes(function.body):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            stores.setdefault(node.id, []).append(node)
+            stored.append(node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            assignments[id(node.targets[0])] = node
+    stores: dict[str, list[ast.Assign | None]] = {}
+    for name in stored:
+        stores.setdefault(name.id, []).append(assignments.get(id(name)))
     return stores
 
 
