@@ -836,13 +836,30 @@ def _self_assignments(cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
     found: dict[str, list[ast.AST]] = {}
     for method in cls.body:
         if isinstance(method, _FUNCTIONS):
-            for node in own_nodes(method.body):
+            for node in _own_statements(method.body):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                 and target.value.id == "self"):
                             found.setdefault(target.attr, []).append(node.value)
     return found
+
+
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+"""The fields that hold statements (or the except handlers and match cases that hold them)."""
+
+
+def _own_statements(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """The statements of `own_nodes(roots)` (and their except handlers and match cases),
+    without entering expressions, which hold no statement; in `own_nodes`'s order."""
+    pending = [root for root in roots if not isinstance(root, _SCOPES)]
+    while pending:
+        node = pending.pop()
+        yield node
+        for name in child_fields(type(node)):
+            if name in _BLOCKS:
+                pending.extend(child for child in getattr(node, name, ())
+                               if not isinstance(child, _SCOPES))
 
 
 def own_method(cls: ast.ClassDef, name: str) -> ast.AST | None:
