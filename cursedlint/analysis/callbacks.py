@@ -296,7 +296,16 @@ def foreign_function(context, func: ast.AST) -> str | None:
     class binding `self._lib` once to a loaded library), and a name bound once to such a
     function (`f = lib.name`, module level or local) or `self.<attr>` the class binds once to
     one (`self._f = self._lib.name`). The name is the library's own (`name`), whatever the
-    alias is called; None for anything else."""
+    alias is called; None for anything else. Answered once per call of the file (the rules
+    that ask ask of each call as the walk meets it)."""
+    known = context.shared("foreign-functions", dict)
+    key = id(func)
+    if key not in known:
+        known[key] = _foreign_function(context, func)
+    return known[key]
+
+
+def _foreign_function(context, func: ast.AST) -> str | None:
     if (isinstance(func, ast.Name) or is_self_attribute(func)) \
             and may_be_function_alias(context, func):
         bound = value_of(context, func)

@@ -209,7 +209,7 @@ def _imported_names(context) -> set[str]:
     path = os.path.abspath(context.source.path)
     importer, package = module_name(path), is_package(path)
     reads: dict[str, set[str]] = {}
-    for node in context.nodes(ast.Attribute):  # `local.attribute`, `(local) . attribute`
+    for node in context.attributes():  # `local.attribute`, `(local) . attribute`
         if isinstance(node.value, ast.Name) and node.value.id in imports:
             reads.setdefault(node.value.id, set()).add(node.attr)
     names = set()
@@ -799,15 +799,30 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     if not isinstance(scope, _FUNCTIONS) or node.id not in (
             a.arg for a in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs)):
         return None
-    bindings = [n for n in own_nodes(scope.body) if isinstance(n, ast.Name)
-                and n.id == node.id and isinstance(n.ctx, ast.Store)]
+    bindings = context.shared(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
     if len(bindings) != 1:
         return None
-    assignment = context.parent_of(bindings[0])
-    if not (isinstance(assignment, ast.Assign) and assignment.targets == [bindings[0]]
-            and assignment.end_lineno < node.lineno):
+    assignment = bindings[0]
+    if assignment is None or assignment.end_lineno >= node.lineno:
         return None
     return assignment.value
+
+
+def _own_stores(function: ast.AST) -> dict[str, list[ast.Assign | None]]:
+    """name -> for each time the function's own statements assign it, the `name = value`
+    statement whose one target it is, or None (any other binding), from one walk per
+    function (the assignment is known without asking the tree for the name's parent)."""
+    stored: list[ast.Name] = []
+    assignments: dict[int, ast.Assign] = {}  # id(the one target) -> its assignment
+    for node in own_nodes(function.body):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stored.append(node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            assignments[id(node.targets[0])] = node
+    stores: dict[str, list[ast.Assign | None]] = {}
+    for name in stored:
+        stores.setdefault(name.id, []).append(assignments.get(id(name)))
+    return stores
 
 
 def attribute_values(context, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
@@ -821,13 +836,30 @@ def _self_assignments(cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
     found: dict[str, list[ast.AST]] = {}
     for method in cls.body:
         if isinstance(method, _FUNCTIONS):
-            for node in own_nodes(method.body):
+            for node in _own_statements(method.body):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                 and target.value.id == "self"):
                             found.setdefault(target.attr, []).append(node.value)
     return found
+
+
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+"""The fields that hold statements (or the except handlers and match cases that hold them)."""
+
+
+def _own_statements(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """The statements of `own_nodes(roots)` (and their except handlers and match cases),
+    without entering expressions, which hold no statement; in `own_nodes`'s order."""
+    pending = [root for root in roots if not isinstance(root, _SCOPES)]
+    while pending:
+        node = pending.pop()
+        yield node
+        for name in child_fields(type(node)):
+            if name in _BLOCKS:
+                pending.extend(child for child in getattr(node, name, ())
+                               if not isinstance(child, _SCOPES))
 
 
 def own_method(cls: ast.ClassDef, name: str) -> ast.AST | None:
@@ -840,17 +872,18 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """The nodes under `roots` that run with them (nested defs, lambdas and classes are not
     entered)."""
     pending = [root for root in roots if not isinstance(root, _SCOPES)]
-    node_class = ast.AST
+    node_class, scopes, push = ast.AST, _SCOPES, pending.append
     while pending:  # (`child_nodes` inlined: the analyses walk functions this way most)
         node = pending.pop()
         yield node
         for name in child_fields(type(node)):
             value = getattr(node, name, None)
-            if isinstance(value, list):
-                pending.extend(child for child in value
-                               if isinstance(child, node_class) and not isinstance(child, _SCOPES))
-            elif isinstance(value, node_class) and not isinstance(value, _SCOPES):
-                pending.append(value)
+            if type(value) is list:
+                for child in value:
+                    if isinstance(child, node_class) and not isinstance(child, scopes):
+                        push(child)
+            elif isinstance(value, node_class) and not isinstance(value, scopes):
+                push(value)
 
 
 def linted_imports(context) -> dict[str, str]:

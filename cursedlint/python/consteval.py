@@ -102,6 +102,14 @@ _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 """The fields that hold statements (or except handlers and match cases, which hold them)."""
 
 
+_BINDING_CLASSES = frozenset({
+    ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr, ast.With,
+    ast.AsyncWith, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.FunctionDef,
+    ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.Delete, ast.Lambda,
+    *((ast.MatchAs, ast.MatchStar) if hasattr(ast, "MatchAs") else ())})
+"""The node classes `_Bindings.record` binds names for (and the nested scopes)."""
+
+
 class _Bindings:
     """Name -> the value expression of its only plain assignment in one scope, or _REBOUND."""
 
@@ -125,21 +133,25 @@ class _Bindings:
                     table.bind(arg.arg, None)
         body = scope.body if isinstance(scope.body, list) else [scope.body]
         pending = list(body)
+        push, node_class, binding = pending.append, ast.AST, _BINDING_CLASSES
         while pending:  # iterative: scopes can be long and deeply nested
             node = pending.pop()
-            table.record(node)
-            if isinstance(node, _NESTED_SCOPES):
-                continue  # their bodies are their own scopes
-            if isinstance(node, _COMPREHENSIONS):
+            kind = type(node)
+            if kind in binding:
+                table.record(node)
+                if kind in _NESTED_SCOPES:
+                    continue  # their bodies are their own scopes
+            if kind in _COMPREHENSIONS:
                 pending.extend(n for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
                 continue
-            for name in _fields(type(node)):
+            for name in _fields(kind):
                 value = getattr(node, name, None)
-                if isinstance(value, list):
-                    pending.extend(item for item in value
-                                   if isinstance(item, ast.AST) and not isinstance(item, skipped))
-                elif isinstance(value, ast.AST) and not isinstance(value, skipped):
-                    pending.append(value)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, node_class) and not isinstance(item, skipped):
+                            push(item)
+                elif isinstance(value, node_class) and not isinstance(value, skipped):
+                    push(value)
         return table.values
 
     def record(self, node: ast.AST) -> None:

@@ -92,7 +92,10 @@ class PythonContext(FileContext):
         self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text)
         self._scope_imports: dict[int, set[str]] = {}
         self._arguments: dict[int, Arguments] = {}
+        self._scopes: dict[int, ast.AST | None] = {}  # id(node that is no scope) -> its scope
         self._current: ast.AST = tree
+        self._attributes: list[ast.Attribute] | None = None  # those the walk met
+        self._walked = False
         self.cython = None
         """A Cython file's `python.cython.CythonFacts` (what its Python tree does not say)."""
 
@@ -171,6 +174,14 @@ class PythonContext(FileContext):
         """The module's nodes of `classes`, in `ast.walk`'s order (`TreeIndex.of`)."""
         return self.tree_index.of(*classes)
 
+    def attributes(self) -> list[ast.Attribute]:
+        """The module's attribute nodes (`a.b`), in no set order: those the walk met, once it
+        has walked (so that a question after the walk does not walk the tree again), else
+        the tree index's."""
+        if self._attributes is None or not self._walked:
+            return self.nodes(ast.Attribute)
+        return self._attributes
+
     def ancestors(self, node: ast.AST) -> Iterable[ast.AST]:
         """The parents of `node`, innermost first."""
         parent = self.parent_of(node)
@@ -179,11 +190,24 @@ class PythonContext(FileContext):
             parent = self.parent_of(parent)
 
     def scope_of(self, node: ast.AST) -> ast.AST | None:
-        """The innermost function, lambda or class enclosing `node` (None at module level)."""
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, SCOPES):
-                return ancestor
-        return None
+        """The innermost function, lambda or class enclosing `node` (None at module level).
+        The scope of each ancestor passed on the way is remembered: the next question about a
+        node of the same statement stops at the first ancestor asked of before."""
+        passed = []
+        scopes = self._scopes
+        parent = self.parent_of(node)
+        while parent is not None:
+            if isinstance(parent, SCOPES):
+                break
+            key = id(parent)
+            if key in scopes:
+                parent = scopes[key]
+                break
+            passed.append(key)
+            parent = self.parent_of(parent)
+        for key in passed:
+            scopes[key] = parent
+        return parent
 
     @staticmethod
     def _index_parents(root: ast.AST, parents: dict[int, ast.AST]) -> None:
@@ -217,6 +241,8 @@ class PythonContext(FileContext):
         leavers = _callbacks(rules, "leave_")
         for import_class in (ast.Import, ast.ImportFrom):  # function-level imports, in order
             visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
+        self._attributes, self._walked = [], False
+        visitors.setdefault(ast.Attribute, []).insert(0, (self._attributes, self._attributes.append))
         failed: set[int] = set()
         parents = self.parents
         node_class = ast.AST
@@ -228,6 +254,26 @@ class PythonContext(FileContext):
             if leaving:
                 node = node[0]
             kind = type(node)
+            if not leaving:
+                if kind in leavers:
+                    stack.append((node,))
+                fields = _REVERSED_CHILD_FIELDS.get(kind)
+                if fields is None:
+                    fields = _REVERSED_CHILD_FIELDS[kind] = _child_fields(kind)[::-1]
+                # children pushed last field first, each list backwards: they pop in source
+                # order; their parents are known before the node's visitors ask
+                for name in fields:
+                    value = getattr(node, name, None)
+                    if isinstance(value, list):
+                        for child in reversed(value):
+                            if isinstance(child, node_class):
+                                parents[id(child)] = node
+                                if type(child) not in entered_for_nothing:
+                                    stack.append(child)
+                    elif isinstance(value, node_class):
+                        parents[id(value)] = node
+                        if type(value) not in entered_for_nothing:
+                            stack.append(value)
             callbacks = (leavers if leaving else visitors).get(kind)
             if callbacks:
                 self._current = node
@@ -239,26 +285,7 @@ class PythonContext(FileContext):
                     except Exception as error:  # a broken rule must not stop the others
                         failed.add(id(rule))
                         on_error(rule, error)
-            if leaving:
-                continue
-            if kind in leavers:
-                stack.append((node,))
-            fields = _REVERSED_CHILD_FIELDS.get(kind)
-            if fields is None:
-                fields = _REVERSED_CHILD_FIELDS[kind] = _child_fields(kind)[::-1]
-            # children pushed last field first, each list backwards: they pop in source order
-            for name in fields:
-                value = getattr(node, name, None)
-                if isinstance(value, list):
-                    for child in reversed(value):
-                        if isinstance(child, node_class):
-                            parents[id(child)] = node
-                            if type(child) not in entered_for_nothing:
-                                stack.append(child)
-                elif isinstance(value, node_class):
-                    parents[id(value)] = node
-                    if type(value) not in entered_for_nothing:
-                        stack.append(value)
+        self._walked = True
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
