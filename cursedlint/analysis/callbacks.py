@@ -440,6 +440,8 @@ class CallbackHandovers:
         """The function's own name: `launchHostFunc` for `launch` after
         `from cupy.cuda.runtime import launchHostFunc as launch`; the library's name for an
         alias of a library's function (`launch = libcuda.cuLaunchHostFunc`)."""
+        if isinstance(func, ast.Attribute) and not is_self_attribute(func):
+            return func.attr  # (`lib.name`: its name, a library's or not)
         foreign = foreign_function(self.context, func)
         if foreign is not None:
             return foreign

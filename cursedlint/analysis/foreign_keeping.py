@@ -265,13 +265,17 @@ _LOADER_WORDS = frozenset({"CDLL", "PyDLL", "WinDLL", "OleDLL", "LoadLibrary", "
 
 def may_be_library(context, receiver: ast.AST) -> bool:
     """Whether a name or `self.<attr>` may hold a library, by the module's text alone: a name
-    it imports, one it assigns a value naming a loader (`CDLL`, `dlopen`, ...), or one it
-    assigns such a name (the cheap test before following bindings)."""
+    it imports from ctypes, cffi, numba or a module of the project, one it assigns a value
+    naming a loader (`CDLL`, `dlopen`, ...), or one it assigns such a name (the cheap test
+    before following bindings)."""
     key = receiver.id if isinstance(receiver, ast.Name) else f"self.{receiver.attr}"
     return key in context.shared(_LIBRARIES, lambda: _library_names(context))
 
 
 _LIBRARIES = "foreign-keeping-libraries"
+_LIBRARY_MODULES = ("ctypes", "cffi", "numba")
+"""Where an imported name may be a library object (`from ctypes import pythonapi`, numba's
+driver); besides these, only a name imported from the project's modules may be one."""
 
 
 def may_be_function_alias(context, node: ast.AST) -> bool:
@@ -293,7 +297,11 @@ _ALIASES = "foreign-keeping-aliases"
 
 
 def _library_names(context) -> frozenset[str]:
-    names = set(context.imports.names) | set(linted_imports(context))
+    names = {local for local, written in linted_imports(context).items()
+             if written.lstrip(".").startswith(_LIBRARY_MODULES)}
+    names.update(local for local, qualified in context.imports.names.items()
+                 if qualified.startswith(_LIBRARY_MODULES))
+    names.update(local for local, _ in _imported_from_project(context))
     text = context.source.text
     loads = any(word in text for word in _LOADER_WORDS)
     aliases = []
