@@ -196,8 +196,9 @@ class Closure(NamedTuple):
 
 class _Listings(dict):
     """Directory -> its entries' kinds (name -> "dir", "file" or "other", links followed), each
-    directory listed once per run (None where it cannot be listed): resolving 1,500 modules'
-    imports asked `os.stat` 21,000 times for a few hundred directories."""
+    directory listed once per run (none for a directory that is not there; None where one
+    cannot be listed): resolving 1,500 modules' imports asked `os.stat` 21,000 times for a
+    few hundred directories."""
 
     def kind(self, path: str) -> str | None:
         """What `path` is ("dir", "file", "other"; None: nothing there, or not listable)."""
@@ -217,6 +218,8 @@ def _entries(directory: str) -> dict[str, str] | None:
     try:
         with os.scandir(directory or ".") as listing:
             return {entry.name: _kind(entry) for entry in listing}
+    except (FileNotFoundError, NotADirectoryError):  # (no module there: most probes)
+        return {}
     except OSError:
         return None
 
