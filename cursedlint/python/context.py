@@ -94,8 +94,7 @@ class PythonContext(FileContext):
         self._arguments: dict[int, Arguments] = {}
         self._scopes: dict[int, ast.AST | None] = {}  # id(node that is no scope) -> its scope
         self._current: ast.AST = tree
-        self._attributes: list[ast.Attribute] | None = None  # those the walk met
-        self._walked = False
+        self._attributes: list[ast.Attribute] | None = None  # those a finished walk met
         self.cython = None
         """A Cython file's `python.cython.CythonFacts` (what its Python tree does not say)."""
 
@@ -178,7 +177,7 @@ class PythonContext(FileContext):
         """The module's attribute nodes (`a.b`), in no set order: those the walk met, once it
         has walked (so that a question after the walk does not walk the tree again), else
         the tree index's."""
-        if self._attributes is None or not self._walked:
+        if self._attributes is None:
             return self.nodes(ast.Attribute)
         return self._attributes
 
@@ -241,8 +240,9 @@ class PythonContext(FileContext):
         leavers = _callbacks(rules, "leave_")
         for import_class in (ast.Import, ast.ImportFrom):  # function-level imports, in order
             visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
-        self._attributes, self._walked = [], False
-        visitors.setdefault(ast.Attribute, []).insert(0, (self._attributes, self._attributes.append))
+        met: list[ast.Attribute] = []
+        self._attributes = None
+        visitors.setdefault(ast.Attribute, []).insert(0, (met, met.append))
         failed: set[int] = set()
         parents = self.parents
         node_class = ast.AST
@@ -285,7 +285,7 @@ class PythonContext(FileContext):
                     except Exception as error:  # a broken rule must not stop the others
                         failed.add(id(rule))
                         on_error(rule, error)
-        self._walked = True
+        self._attributes = met
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
