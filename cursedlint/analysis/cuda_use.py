@@ -147,7 +147,7 @@ class CudaUse:
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
-        self._aliases: dict[str, set[str]] | None = None  # (`stored`)
+        self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
 
     @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
@@ -361,9 +361,9 @@ class CudaUse:
             else None
 
     def _bound(self) -> dict[str, set[str]]:
-        if self._aliases is None:
-            self._aliases = _names_bound_to_names(self.context)
-        return self._aliases
+        if self._bound_names is None:
+            self._bound_names = _names_bound_to_names(self.context)
+        return self._bound_names
 
     def remote_region(self, call: ast.Call) -> Region | None:
         """The global-mode capture that a call of another module's function begins, named as

@@ -41,6 +41,8 @@ def kept_tree_bytes(jobs: int) -> int:
     `KEPT_TREE_BYTES` per worker. Python trees stay within `KEPT_TREE_BYTES` of the budget
     (`FileLinter._keep_tree`)."""
     return KEPT_TREE_BYTES * (2 if jobs <= 1 else 1)
+
+
 INDEX_TREE_BYTES = 4 << 20
 """Source bytes whose Python trees the index keeps while it is gathered (each indexer
 summarizes a file from the same tree)."""
