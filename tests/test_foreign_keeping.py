@@ -81,6 +81,14 @@ def test_a_cycle_of_hand_ons_ends_undecided():
     assert c_keeping(facts_of(code), "ping", 0).verdict == UNDECIDED
 
 
+def test_a_definition_under_thousands_of_nested_conditionals_is_read():
+    """File scope is read without recursion: `#if`s nested 3,000 deep once made the index
+    raise RecursionError (a CUR000 on the file) and miss the definition."""
+    code = ("#ifdef A\n" * 3000 + "static void (*kept)(void);\n"
+            "void keep(void (*cb)(void)) { kept = cb; }\n" + "#endif\n" * 3000)
+    assert c_keeping(facts_of(code), "keep", 0).verdict == KEPT
+
+
 def test_trigger_words_are_the_prototypes_other_modules_import():
     facts = facts_of(SOURCE) | {"m.py": ForeignFacts(prototypes=["DISPATCH"])}
     assert set(ForeignKeeping().trigger_words(facts)) == {"DISPATCH"}

@@ -47,7 +47,8 @@ from typing import Any, Callable, Iterable
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    arguments, declared_name, function_declarator, parameter_names, plain_function, unwrapped,
+    arguments, declared_name, file_scope_items, function_declarator, parameter_names,
+    plain_function, unwrapped,
 )
 from cursedlint.findings import Step
 from cursedlint.languages import CPP
@@ -71,9 +72,6 @@ looked up in the tree. (A lookbehind for `.`/`->` instead of matching it made th
 twice as slow.)"""
 _ARGUMENT = re.compile(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
 """A name written as an argument (after `(`, `,`, `&` or a cast, before `,` or `)`)."""
-_FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
-                          "preproc_elif", "preproc_elifdef", "linkage_specification",
-                          "declaration_list"})
 
 
 class FieldFlows(Struct, frozen=True):
@@ -149,17 +147,12 @@ class _Flows:
     def _functions(self) -> frozenset[str]:
         """The names the file defines or declares as functions at file scope (through `#if`,
         `extern "C"` and namespaces)."""
-        names, pending = set(), [self.context.root]
-        while pending:
-            for node in pending.pop().named_children:
-                if node.type in _FILE_SCOPES:
-                    pending.append(node)
-                elif node.type == "namespace_definition":
-                    pending.extend(filter(None, [node.child_by_field_name("body")]))
-                elif node.type in ("function_definition", "declaration"):
-                    for declarator in node.children_by_field_name("declarator"):
-                        if function_declarator(declarator) is not None:
-                            names.add(declared_name(self.context, declarator))
+        names = set()
+        for node in file_scope_items(self.context.root):
+            if node.type in ("function_definition", "declaration"):
+                for declarator in node.children_by_field_name("declarator"):
+                    if function_declarator(declarator) is not None:
+                        names.add(declared_name(self.context, declarator))
         names.discard("")
         return frozenset(names)
 

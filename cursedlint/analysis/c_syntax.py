@@ -173,6 +173,26 @@ def wrappers(context, node) -> Iterator:
         yield parent
 
 
+FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
+                         "preproc_elif", "preproc_elifdef", "linkage_specification",
+                         "declaration_list", "namespace_definition"})
+"""Nodes whose children are at file scope (`#if` branches, `extern "C"`, namespaces)."""
+
+
+def file_scope_items(root) -> Iterator:
+    """The nodes at file scope, in order: the root's children and, through `FILE_SCOPES`,
+    theirs (without recursion: a hostile file nests `#if`s thousands deep)."""
+    pending = [iter(root.named_children)]
+    while pending:
+        child = next(pending[-1], None)
+        if child is None:
+            pending.pop()
+        elif child.type in FILE_SCOPES:
+            pending.append(iter(child.named_children))
+        else:
+            yield child
+
+
 def plain_function(definition):
     """(name, function declarator, body) of a definition of a plain function `T name(...)
     {...}` (`T *name(...)` too), else None: a method (`C::name`, or in a class body), an

@@ -30,7 +30,8 @@ from typing import Iterable, Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, declared_names, parameter_names, plain_function, unwrapped,
+    arguments, callee, declared_names, file_scope_items, parameter_names, plain_function,
+    unwrapped,
 )
 from cursedlint.analysis.callback_apis import (
     FFI_FACTORIES, LIBRARY_LOADERS, NUMBA_DRIVER, PROTOTYPE_FACTORIES,
@@ -63,9 +64,6 @@ MAX_DEPTH = 4
 
 KEPT, NOT_KEPT, UNDECIDED = "kept", "not kept", "undecided"
 
-_FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
-                          "preproc_elif", "preproc_elifdef", "linkage_specification",
-                          "declaration_list", "namespace_definition"})
 _WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
 _PYTHON_WORDS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE", "CDLL", "PyDLL", "WinDLL", "cdll")
 """Words of a Python module that may bind a library or a prototype at module level."""
@@ -348,7 +346,7 @@ def _is_pointer(function: CParameters, position: int, types: frozenset[str]) -> 
 
 
 def _c_definitions(context) -> Iterator[tuple[str, CParameters]]:
-    for definition in _definitions(context.root):
+    for definition in _file_level(context.root, "function_definition"):
         plain = plain_function(definition)
         if plain is None:
             continue
@@ -407,17 +405,9 @@ def _pointer_typedefs(context) -> Iterator[str]:
                     yield context.text(name)
 
 
-def _definitions(node) -> Iterator:
-    return _file_level(node, "function_definition")
-
-
 def _file_level(node, kind: str) -> Iterator:
     """The nodes of `kind` at file scope (under `#if`s, `extern "C"`, namespaces too)."""
-    for child in node.named_children:
-        if child.type == kind:
-            yield child
-        elif child.type in _FILE_SCOPES:
-            yield from _file_level(child, kind)
+    return (child for child in file_scope_items(node) if child.type == kind)
 
 
 class _Uses:
