@@ -5,7 +5,8 @@ fire. All the words are searched in one pass over the bytes with an Aho-Corasick
 (`ahocorasick_rs`, a compiled DFA): about one and a half times the cost of a single
 `bytes.find`, where a substring search per word cost one such scan for each of the ~50 words.
 A rule whose triggers match then gets its parse-free second look: the `Shape` its
-`Rule.look` declares (`second_look`), built once per prefilter.
+`Rule.look` declares (`second_look`), built once per prefilter when a file first holds the
+rule's triggers (building it imports the rule's checker).
 """
 
 from __future__ import annotations
@@ -39,17 +40,13 @@ class Prefilter:
         self.target_python = target_python or sys.version_info[:2]
         self.language = language
         self._looks = {}
+        self._project_words = {}
         self.triggers = []
         for rule in rules:
             facts = project.get(rule.indexer.name, {}) if rule.indexer else {}
             words = rule.project_trigger_words(facts) if rule.indexer and (
                 language is None or language in rule.indexer.languages) else ()
-            look = rule.checker(language).look(self._resolved[rule], self.target_python, language)
-            if look is not None and words:  # a file that names a project wrapper passes too
-                from cursedlint.triggers.second_look import AnyOf, Names
-
-                look = AnyOf((look, Names(frozenset(word.encode() for word in words))))
-            self._looks[rule] = look
+            self._project_words[rule] = words
             self.triggers.append(
                 (rule, trigger_alternatives((*rule.triggers_for(self._resolved[rule]), *words)))
             )
@@ -87,5 +84,21 @@ class Prefilter:
             rule
             for rule, alternatives in self.triggers
             if triggered_by(alternatives, present)
-            and (self._looks[rule] is None or self._looks[rule].may_match(data))
+            and ((look := self._look(rule)) is None or look.may_match(data))
         ]
+
+    def _look(self, rule: type[Rule]):
+        """The rule's second look (a `Shape`, or None), built the first time a file's bytes
+        hold its triggers: only then is the checker that declares it imported, so a run whose
+        files trigger nothing imports no checker and no analysis."""
+        if rule not in self._looks:
+            words = self._project_words[rule]
+            look = rule.checker(self.language).look(
+                self._resolved[rule], self.target_python, self.language
+            )
+            if look is not None and words:  # a file that names a project wrapper passes too
+                from cursedlint.triggers.second_look import AnyOf, Names
+
+                look = AnyOf((look, Names(frozenset(word.encode() for word in words))))
+            self._looks[rule] = look
+        return self._looks[rule]
