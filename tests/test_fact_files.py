@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from cursedlint.analysis import python_modules
 from cursedlint.project import fact_files
 from cursedlint.cli import main
 from cursedlint.config import Resolver
@@ -403,8 +404,8 @@ def test_a_warm_run_resolves_no_import_again_until_a_directory_changes(tmp_path,
     _age(tmp_path)
     monkeypatch.chdir(tmp_path)
     looked = []
-    real = fact_files.module_files
-    monkeypatch.setattr(fact_files, "module_files",
+    real = python_modules.module_files  # (what `FactFiles.module` imports when it resolves)
+    monkeypatch.setattr(python_modules, "module_files",
                         lambda *args, **options: looked.append(args[1]) or real(*args, **options))
     named = "projects/vision/trainer/train.py"
     main(["check", "--concise", "-v", named])

@@ -7,7 +7,6 @@ import re
 from typing import Any, Iterable, Mapping
 
 from cursedlint import notices
-from cursedlint.analysis.includes import IncludedHeaders
 import cursedlint.engine.reported_notices as reported
 from cursedlint.engine.file_lint import FileLinter
 from cursedlint.engine.indexer_looks import adds_triggers, seeds_of, summarized
@@ -68,7 +67,7 @@ class FactsRun:
         self.linter.index_trees = {}
         try:
             for indexer in indexers.values():
-                gathered = isinstance(indexer, IncludedHeaders)  # by include, not by word
+                gathered = indexer not in indexer.summarizers  # through others' summaries
                 linter.project[indexer.name] = (indexer.facts_from(index) if gathered
                                                 else index.facts(indexer, (seeds or {}).get(
                                                     indexer.name, ())))

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from cursedlint.analysis.includes import IncludedHeaders
 from cursedlint.project.index import FactError
 from cursedlint.rule import Rule
 
 
 def summarized(indexers: Iterable) -> list:
     """The indexers among `indexers` that summarize files one by one, with those they gather
-    their facts through (an `IncludedHeaders`' header summaries), each once."""
+    their facts through (`Indexer.summarizers`: an `IncludedHeaders`' header summaries), each
+    once."""
     found: dict[str, Any] = {}
     for indexer in indexers:
-        for one in (indexer.summarizers if isinstance(indexer, IncludedHeaders) else (indexer,)):
+        for one in indexer.summarizers:
             found.setdefault(one.name, one)
     return list(found.values())
 

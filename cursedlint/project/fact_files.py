@@ -21,16 +21,17 @@ from __future__ import annotations
 import os
 import re
 from functools import cached_property
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
-from cursedlint.analysis.includes import IncludePaths, compile_database, written_includes
-from cursedlint.analysis.python_modules import import_bases, module_files
 from cursedlint.config import CONFIG_FILENAME, PYPROJECT_FILENAME, ConfigError
 from cursedlint.project.cache import Stat, file_stat
 from cursedlint.project.index import content_digest
 from cursedlint.project.discovery import ProjectWalk
 from cursedlint.languages import C, CPP, PYTHON, language_of, language_of_name
 from cursedlint.source import SourceError
+
+if TYPE_CHECKING:
+    from cursedlint.analysis.includes import IncludePaths
 
 MAX_FILES = 4096
 """Files facts are drawn from besides the linted ones, at most."""
@@ -281,6 +282,8 @@ class _Reach:
                 if (language := self.listed(target))]
 
     def _resolve(self, path: str) -> Resolution:
+        from cursedlint.analysis.python_modules import import_bases  # (a run that resolves)
+
         probe = _Probe(self.listings)
         self._read = probe.directories
         found = _python_targets(path, self.written(path, PYTHON), self.root, self.module,
@@ -293,6 +296,8 @@ class _Reach:
         count for the file being resolved)."""
         key = (bases, name, whole)
         if key not in self._modules:
+            from cursedlint.analysis.python_modules import module_files
+
             probe = _Probe(self.listings)
             self._modules[key] = module_files(bases, name, whole, probe), probe.directories
         found, read = self._modules[key]
@@ -319,6 +324,8 @@ class _Reach:
     def include_paths(self) -> IncludePaths:
         """The include search paths of the compilation database or `include-dirs`."""
         if self._include_paths is None:
+            from cursedlint.analysis.includes import IncludePaths, compile_database
+
             database = None
             if self.settings.compile_commands:
                 try:
@@ -500,6 +507,8 @@ def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], .
         return tuple(tuple(part.decode("utf-8", "replace") for part in edge)
                      for edge in _written_imports(data))
     if language in _C_LANGUAGES:
+        from cursedlint.analysis.includes import written_includes
+
         return tuple((kind.decode(), name.decode("utf-8", "replace"))
                      for kind, name in written_includes(data))
     return ()

@@ -127,6 +127,12 @@ class Indexer:
         depend only on the file's bytes and the settings, never on other files."""
         raise NotImplementedError
 
+    @property
+    def summarizers(self) -> tuple["Indexer", ...]:
+        """The indexers whose per-file summaries make these facts: the indexer itself, unless
+        it gathers them (`facts_from(index)`) through others' (by include, not by word)."""
+        return (self,)
+
 
 @lru_cache(maxsize=64)
 def _first_round(indexer: Indexer, words: tuple[str, ...]) -> "_Search":
