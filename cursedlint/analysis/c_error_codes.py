@@ -16,13 +16,14 @@ that return such a result ((label, call), `c_function_pointers`), whose labels `
 from __future__ import annotations
 
 import bisect
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_expectations import stored_in
-from cursedlint.analysis.c_failure_path import FailurePaths, Outcome, Result
 from cursedlint.analysis.c_syntax import defined_functions, plain_function, unwrapped
+
+if TYPE_CHECKING:
+    from cursedlint.analysis.c_failure_path import FailurePaths, Result
 
 MAX_DEPTH = 3
 """Calls between a copy and the function that returns its failure as an error code."""
@@ -42,6 +43,9 @@ class ErrorCode(Struct, frozen=True):
 def result_of(context, name: str, call, failure: int = -1) -> Result | None:
     """The `Result` of a call whose value is checked in an `if` or kept in a variable
     (`n = f(...)`, `T n = f(...)`); None when its value goes elsewhere."""
+    from cursedlint.analysis.c_expectations import stored_in
+    from cursedlint.analysis.c_failure_path import Result
+
     _, _, target = stored_in(context, call)
     if target is None:
         return Result(name, call, None, failure)
@@ -85,6 +89,8 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
     """The error code `body` returns when one of its copies (`calls`, the calls in it) fails,
     if every such failure path ends in returning it and another `return` of the body returns
     something else."""
+    from cursedlint.analysis.c_failure_path import Outcome
+
     found = None
     failure_returns = set()
     for name, call in calls:

@@ -27,9 +27,6 @@ from typing import Iterator
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_capture import (
-    C_BEGINS, C_CUDA_CALL, C_SYNC_NAMES, C_THREAD_TYPES, capture_mode, captured_statements,
-)
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_declarator,
 )
@@ -171,6 +168,8 @@ class _FileReader:
         self.text = context.source.data.decode("utf-8", "surrogateescape")
 
     def facts(self) -> CThreadFacts | None:
+        from cursedlint.analysis.c_capture import C_BEGINS, captured_statements
+
         functions, starts, looped = [], [], set()
         for node, _, _ in _placed_nodes(self.context.root, _DEFINITIONS):
             if node.type != "function_definition":
@@ -193,6 +192,8 @@ class _FileReader:
     def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
         innermost loop), from the same walk (no list of its nodes is held)."""
+        from cursedlint.analysis.c_capture import C_BEGINS, C_CUDA_CALL, C_SYNC_NAMES, capture_mode
+
         calls, prohibited, cuda, capture, sure = [], None, {}, None, set()
         for node, loop, conditional in _placed_nodes(body, kinds=_READ):
             if node.type != "new_expression":
@@ -245,6 +246,8 @@ class _FileReader:
 
     def _started(self, node) -> tuple[str, ...]:
         """The functions a thread started at `node` runs (empty: no thread start)."""
+        from cursedlint.analysis.c_capture import C_THREAD_TYPES
+
         if node.type == "call_expression":
             function = node.child_by_field_name("function")
             named = self.context.source.data[function.start_byte:function.end_byte] \
@@ -307,6 +310,8 @@ class _FileReader:
     def _runs(self, callable_node) -> tuple[str, ...]:
         """The functions a thread runs given `callable_node`: a function's name (`f`, `&f`,
         `&C::f`), or those a lambda's body calls."""
+        from cursedlint.analysis.c_capture import C_THREAD_TYPES
+
         node = callable_node
         if node.type == "pointer_expression":
             node = node.child_by_field_name("argument")
@@ -463,6 +468,8 @@ class CThreadReachIndex(Indexer):
 
     def needed_by(self, context) -> bool:
         """Only a file that begins a capture reads these facts."""
+        from cursedlint.analysis.c_capture import C_BEGINS
+
         return bool(context.calls(C_BEGINS))
 
     def seed_words(self, context):

@@ -14,17 +14,11 @@ from cursedlint.analysis.capture_regions import (
     body_of, capture_analysis, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.cuda_tensors import CudaTensors
-from cursedlint.analysis.cuda_use import CHECKED_NODES, module_cuda_use
-from cursedlint.analysis.framework_loops import hook_classes
-from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, last_name, module_functions, own_nodes, project_names,
 )
-from cursedlint.analysis.thread_starts import ThreadStarts
 from cursedlint.project.index import Indexer
-from cursedlint.python.context import child_nodes
 
 
 _LOADER_WORD = "cuda-reach-dataloader"  # whether the module names DataLoader (searched once)
@@ -57,6 +51,8 @@ class CudaReach(FunctionIndexer):
         needs one, and they are few), and its classes whose framework hooks reach one
         (`framework_loops.hook_classes`: a module that hands one to a Trainer names no
         capture itself)."""
+        from cursedlint.analysis.framework_loops import hook_classes
+
         return (*capturing_names(facts), *sorted(hook_classes(facts)))
 
     # (its trigger words alone, where they are wanted: `CaptureStarts`, set below)
@@ -66,6 +62,8 @@ class CudaReach(FunctionIndexer):
         return imports_project_module(context)
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
+        from cursedlint.analysis.thread_starts import ThreadStarts
+
         module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))
         facts = {kind: Reach(line, what, tuple(via))
                  for kind, (line, what, via) in module.of(function).items()}
@@ -105,6 +103,9 @@ class _ModuleCudaFacts:
 
     def __init__(self, context, only: CudaFact | None = None):
         """`only`: the one kind looked for (else all)."""
+        from cursedlint.analysis.cuda_use import module_cuda_use
+        from cursedlint.analysis.library_work import LibraryWork
+
         self.context = context
         self.analysis = _fed(capture_analysis(context))
         self.uses = module_cuda_use(context)
@@ -131,6 +132,9 @@ class _ModuleCudaFacts:
         key = id(function)
         if key in self._memo:
             return self._memo[key]
+        from cursedlint.analysis.cuda_tensors import CudaTensors
+        from cursedlint.analysis.cuda_use import CHECKED_NODES
+
         self._memo[key] = {}  # a call back into a function being read adds nothing
         found: dict[CudaFact, tuple[int, str, list[str]]] = {}
         tensors = None  # (the function's, made when a test or conversion may read one)
@@ -163,6 +167,9 @@ class _ModuleCudaFacts:
         """The function's own nodes that a check can answer for (and the tests and
         conversions that may read a CUDA tensor on the host), by position, noting those under
         an `if`."""
+        from cursedlint.analysis.cuda_use import CHECKED_NODES
+        from cursedlint.python.context import child_nodes
+
         nodes, pending = [], [(node, False) for node in body_of(function)]
         while pending:
             node, conditional = pending.pop()

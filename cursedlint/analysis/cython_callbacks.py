@@ -17,7 +17,6 @@ from typing import Callable, NamedTuple
 
 from cursedlint.analysis.callback_apis import ASYNC_CUDA_APIS
 from cursedlint.analysis.python_project import last_name
-from cursedlint.python.cython import PYTHON_OBJECT_TYPES
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 GRAPH_HOST_LAUNCHES = frozenset({"cuLaunchHostFunc", "cudaLaunchHostFunc"})
@@ -139,6 +138,8 @@ def _lifetime_problem(context, argument: ast.AST, api: str, trampoline: ast.AST 
     """Why the object `argument` names may be freed before C calls back, and the lines that
     show it; None when it is kept, or when the module does not show what it is (a
     parameter: its caller's)."""
+    from cursedlint.python.cython import PYTHON_OBJECT_TYPES
+
     if isinstance(argument, (ast.Tuple, ast.List, ast.Dict, ast.Lambda, ast.Call)):
         return "a temporary, freed when the call returns", ()
     if not isinstance(argument, ast.Name):

@@ -25,7 +25,7 @@ import os
 import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from msgspec import Struct
 
@@ -44,7 +44,9 @@ from cursedlint.analysis.python_project import linted_imports, value_of
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
 from cursedlint.project.index import Indexer
-from cursedlint.triggers.second_look import MethodCall
+
+if TYPE_CHECKING:
+    from cursedlint.triggers.second_look import MethodCall
 
 KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
 """Names (matched without case) of foreign functions that keep a callback to call later."""
@@ -86,6 +88,8 @@ def any_foreign_call() -> MethodCall:
 
 @lru_cache(maxsize=None)
 def _keeping_calls(keeping_apis: tuple[str, ...]) -> MethodCall:
+    from cursedlint.triggers.second_look import MethodCall
+
     return MethodCall(
         (*KEEPING_PATTERNS, *keeping_apis),
         excluded=("unregister",),

@@ -42,17 +42,19 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Iterator, NamedTuple
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from cursedlint.analysis.capture_regions import BEGINS_GLOBAL, CaptureAnalysis, body_of
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
 from cursedlint.analysis.python_project import (
     ModuleSummary, ProjectFunctions, dotted, linted_imports, own_method, own_nodes,
 )
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
+
+if TYPE_CHECKING:
+    from cursedlint.analysis.cuda_use import CudaUse
 
 
 class Framework(NamedTuple):

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Iterator, NamedTuple
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from cursedlint.analysis.capture_regions import (
     CaptureAnalysis, Region, body_of, enclosing_class, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import call_target, own_nodes
 from cursedlint.findings import Step
+
+if TYPE_CHECKING:
+    from cursedlint.analysis.cuda_use import CudaUse
 
 _ITER = frozenset({"builtins.iter"})
 _WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip"})

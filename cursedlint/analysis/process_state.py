@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
@@ -42,7 +43,6 @@ from cursedlint.analysis.capture_regions import (
     DATA_LOADERS, FUNCTIONS, body_of, capture_analysis,
 )
 from cursedlint.analysis.cuda_reach import CUDA_REACH
-from cursedlint.analysis.cuda_use import CudaUse, module_cuda_use, through
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, MODULE, ProjectFunctions, Reach, call_target, called_as, calling_function,
@@ -50,6 +50,9 @@ from cursedlint.analysis.python_project import (
 )
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN, is_known
+
+if TYPE_CHECKING:
+    from cursedlint.analysis.cuda_use import CudaUse
 
 ALWAYS_FORK = frozenset({"os.fork", "os.forkpty", "pty.fork"})
 DEFAULT_CONTEXT_USERS = {
@@ -192,6 +195,8 @@ class ProcessState:
         return None
 
     def _cuda(self, earlier: list[ast.AST]) -> Shown | None:
+        from cursedlint.analysis.cuda_use import through
+
         found = self.uses.first(earlier, self.uses.initializes)
         if found is None:
             return None
@@ -204,6 +209,8 @@ class ProcessState:
                          seen: frozenset) -> Shown | None:
         """CUDA initialized, in another module, before a call of the function (or of a
         function that calls it), as the `start-methods` facts show."""
+        from cursedlint.analysis.cuda_use import through
+
         project = self.project
         if project is None or depth > MAX_DEPTH or (path, qualname) in seen:
             return None
@@ -404,6 +411,8 @@ class ForkChildren:
         return (found, f"{found[1]}() ({os.path.basename(found[0])})") if found else None
 
     def _uses_cuda(self, code) -> tuple[Step, ...] | None:
+        from cursedlint.analysis.cuda_use import through
+
         path = self.context.source.path
         if isinstance(code, tuple):  # another module's function
             return self.uses.project.reach(*code, self.uses.needs_cuda.remote_kind)
@@ -453,6 +462,8 @@ _CUDA_WORDS = re.compile(rb"cuda|nccl|cupy")
 
 def first_initialization(context, statements: list[ast.stmt]) -> Reach | None:
     """The first of `statements` that initializes CUDA, through the module's functions."""
+    from cursedlint.analysis.cuda_use import module_cuda_use
+
     if not context.shared(_CUDA_WORDS, lambda: _CUDA_WORDS.search(context.source.data)):
         return None  # every call that initializes CUDA names one of these
     uses = module_cuda_use(context)
@@ -470,6 +481,8 @@ def starting_functions(context) -> set[str]:
     children may use CUDA (not a CPU-only pool of the module's own code, a Manager, a
     DataLoader whose dataset is not shown; not a test, which no code calls, nor the entry
     point of a script): their callers may hand them a process holding CUDA (`CUDA_INIT`)."""
+    from cursedlint.analysis.cuda_use import module_cuda_use
+
     if not any(name.encode() in context.source.data for name in _STARTING_NAMES):
         return set()
     starts = [(call, function) for call in context.nodes(ast.Call)
@@ -524,6 +537,8 @@ def never_runs(context, node: ast.AST) -> bool:
 def fork_analysis(context, start_methods) -> tuple[ProcessState, ForkChildren]:
     """The module's process state and children, built once per file (`start_methods`: the
     index whose `cuda_init` facts tell what callers hold)."""
+    from cursedlint.analysis.cuda_use import CudaUse
+
     def build():
         uses = CudaUse(context, capture_analysis(context), project_functions(context, CUDA_REACH))
         return (ProcessState(context, uses, project_functions(context, start_methods)),

@@ -22,17 +22,13 @@ from __future__ import annotations
 
 import os
 from functools import cached_property, partial
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_expectations import asserted_to_fail
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
     wrappers_by_name,
-)
-from cursedlint.analysis.c_memory import (
-    MemoryProvenance, Provenance, declarations_in, has_storage,
 )
 from cursedlint.analysis.c_syntax import (
     arguments as _arguments, assigns, defined_functions, parameter_names, plain_function,
@@ -40,6 +36,9 @@ from cursedlint.analysis.c_syntax import (
 )
 from cursedlint.analysis.includes import IncludedHeaders, header_constants
 from cursedlint.python.consteval import UNKNOWN
+
+if TYPE_CHECKING:
+    from cursedlint.analysis.c_memory import MemoryProvenance, Provenance
 
 CHANGE_TRANSLATION = "IBV_REREG_MR_CHANGE_TRANSLATION"  # (1 << 0) in <infiniband/verbs.h>
 
@@ -150,6 +149,8 @@ class Registrations:
 
     @cached_property
     def registrations(self) -> list[Registration]:
+        from cursedlint.analysis.c_expectations import asserted_to_fail
+
         found = []
         apis = {**APIS, **self._wrappers}
         calls = [(name, call, apis[name], self._wrapped.get(name, name), ())
@@ -274,6 +275,8 @@ class Registrations:
     @cached_property
     def exported_wrappers(self) -> dict[str, tuple[str, Api]]:
         """The file's wrappers that other files can call (not `static`)."""
+        from cursedlint.analysis.c_memory import has_storage
+
         return {name: wrapper for name, (wrapper, function) in self._wrapper_definitions.items()
                 if not has_storage(self.context, function, ("static",))}
 
@@ -383,6 +386,8 @@ class Registrations:
         """The values `scope` gives member `field` of the struct (array) `name`: designated or
         positional (`position` in a two-member struct) initializers, and `name.field = v`,
         `name[i].field = v`."""
+        from cursedlint.analysis.c_memory import declarations_in
+
         values = []
         for _, declarator in declarations_in(self.context, scope, name):
             if declarator.type == "init_declarator":
@@ -409,6 +414,8 @@ class Registrations:
 
     @cached_property
     def provenance(self) -> MemoryProvenance:
+        from cursedlint.analysis.c_memory import MemoryProvenance
+
         return MemoryProvenance(self.context, self.value, self.page)
 
     def silent_for_length(self, registration: Registration) -> bool:

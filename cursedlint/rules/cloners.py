@@ -20,9 +20,10 @@ The analysis is in `cursedlint/analysis/`: `cloner_types`, `cloning_candidates`,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from msgspec import Struct
 
-from cursedlint.analysis.clone_analysis import CloneAnalysis, Write
 from cursedlint.analysis.cloner_index import (
     ClonerFacts,
     class_head_pattern,
@@ -31,12 +32,15 @@ from cursedlint.analysis.cloner_index import (
 )
 from cursedlint.analysis.cloner_types import cloner_used, ending_pattern, probe_words
 from cursedlint.analysis.cloning_candidates import cloning_candidates, setter_subject
-from cursedlint.analysis.cloning_functions import CloningFunction, unwrapped_value
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import CPP
 from cursedlint.project.index import Indexer
 from cursedlint.rule import C_NAME_PART, Example, Option, Rule
 from cursedlint.triggers.second_look import Shape
+
+if TYPE_CHECKING:
+    from cursedlint.analysis.clone_analysis import CloneAnalysis, Write
+    from cursedlint.analysis.cloning_functions import CloningFunction
 
 DEFAULT_CLONER_TYPES = ("Cloner", "CloneContext", "Mapper", "Mapping", "IRMapping",
                         "ValueToValueMapTy")
@@ -121,6 +125,8 @@ def _declared(path: str, member) -> Step:
 
 
 def _analysis(rule: Rule) -> CloneAnalysis:
+    from cursedlint.analysis.clone_analysis import CloneAnalysis
+
     endings = tuple(rule.option["cloner-types"])
     copy_functions = copy_function_names(rule.context.settings)  # CUR501's, for both rules
     return rule.context.shared(
@@ -326,6 +332,8 @@ class PointerCopiedAroundCloner(ClonerRule):
                      write: Write) -> bool:
         """Report the write if it copies a cloneable pointer around the cloner; whether it
         did."""
+        from cursedlint.analysis.cloning_functions import unwrapped_value
+
         if not analysis.from_source(function, write.value):
             return False
         found = analysis.index.member(write.owner, write.member)

@@ -20,22 +20,24 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
-from cursedlint.analysis.c_expectations import Assertions, stored_in
-from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, called_text, field_flows, project_graph,
     wrappers_by_name,
 )
-from cursedlint.analysis.c_result_wrappers import result_wrappers
 from cursedlint.analysis.c_syntax import wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
 from cursedlint.project.index import Indexer
 from cursedlint.rule import C_NAME, C_NAME_PART, Example, Option, Rule
+
+if TYPE_CHECKING:
+    from cursedlint.analysis.c_expectations import Assertions
+    from cursedlint.analysis.c_failure_path import FailurePaths, Result
 
 CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
 _CONDITION = ": fails where ptrace is restricted"
@@ -409,6 +411,8 @@ class CmaFailureAborts(Rule):
 
     @cached_property
     def _paths(self) -> FailurePaths:
+        from cursedlint.analysis.c_failure_path import FailurePaths
+
         return FailurePaths(self.context, self._assertions, self._value)
 
     @cached_property
@@ -416,6 +420,8 @@ class CmaFailureAborts(Rule):
         """Called name -> the CMA function whose result it returns: the two system calls, the
         configured wrappers, wrappers defined in other files of the project, and the file's
         functions that return a call of one of these names (`analysis.c_result_wrappers`)."""
+        from cursedlint.analysis.c_result_wrappers import result_wrappers
+
         names = {name: name for name in CMA_FUNCTIONS}
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
         names.update(built_for(self.project_facts, "cma wrappers", _all_wrappers))
@@ -463,6 +469,8 @@ class CmaFailureAborts(Rule):
 
     @cached_property
     def _assertions(self) -> Assertions:
+        from cursedlint.analysis.c_expectations import Assertions
+
         return Assertions(self.option["assert-names"])
 
     @cached_property
@@ -476,6 +484,9 @@ class CmaFailureAborts(Rule):
     def _result(self, name: str, call) -> Result | None:
         """What happens to the call's value: reported here when ignored or asserted at once,
         else the Result whose failure path is followed."""
+        from cursedlint.analysis.c_expectations import stored_in
+        from cursedlint.analysis.c_failure_path import Result
+
         if any(_discards(node) for node in wrappers(self.context, call)):
             return None  # discarded on purpose
         _, user, target = stored_in(self.context, call)

@@ -33,7 +33,6 @@ from cursedlint.findings import Step
 from cursedlint.languages import CYTHON
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
-from cursedlint.triggers.second_look import AnyOf, NameCall, Names
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -129,6 +128,8 @@ class PythonCallbackIntoCuda(Rule):
     def look(cls, options, target_python, language):
         """Every API and struct is recognized by its whole name (as called, as imported under
         an alias, or as constructed), never as part of a longer name (`_add_callback`)."""
+        from cursedlint.triggers.second_look import Names
+
         return Names(frozenset(word.encode() for word in cls.triggers_for(options)))
 
     valid = (
@@ -518,6 +519,8 @@ class CtypesCallbackLifetime(Rule):
         name that the module never assigns (a module, a parameter: `codecs.register` is no
         library's function; numba's imported `driver` is). In Cython, a bare call a keeping
         pattern may match (`ev_register_watch(`): C functions are called so."""
+        from cursedlint.triggers.second_look import AnyOf, NameCall, Names
+
         if language == CYTHON:
             bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
             return AnyOf((Names(_ASYNC_API_NAMES), bare))

@@ -20,8 +20,6 @@ from functools import cached_property
 
 from msgspec import Struct
 
-from cursedlint.python import scan as python_scan
-
 
 class Shape:
     """What a file's bytes must hold for a rule to fire."""
@@ -45,6 +43,8 @@ class Names(Struct, Shape, frozen=True):
     names: frozenset[bytes]
 
     def may_match(self, data: bytes) -> bool:
+        from cursedlint.python import scan as python_scan
+
         return python_scan.has_name(data, self.names)
 
 
@@ -60,6 +60,8 @@ class Call(Struct, Shape, frozen=True):
     keywords: frozenset[bytes] = frozenset()
 
     def may_match(self, data: bytes) -> bool:
+        from cursedlint.python import scan as python_scan
+
         return python_scan.has_call_with_arguments(
             data, self.callees, modules=self.modules, positional=self.positional,
             keywords=self.keywords, any_receiver=not self.modules,
@@ -90,6 +92,8 @@ class MethodCall(Struct, Shape, frozen=True, dict=True):
         return verdict
 
     def may_match(self, data: bytes) -> bool:
+        from cursedlint.python import scan as python_scan
+
         assigned: dict[bytes, bool] = {}
         return any(
             self.matches(name)

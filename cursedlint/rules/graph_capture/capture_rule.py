@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from cursedlint.analysis.capture_regions import GRAPH_NAMES, REGION_WORDS
 from cursedlint.analysis.c_thread_reach import C_THREAD_REACH
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.rule import Rule
-from cursedlint.triggers.second_look import AnyOf, Call, Text
 
 
 class CaptureRule(Rule):
@@ -17,6 +15,9 @@ class CaptureRule(Rule):
         """In Python every finding needs a capture region: one of the words that begin one,
         or torch.cuda.graph called by its own name (`torch.cuda.graph(`, not
         `allow_in_graph(`) or by a name it is imported `as`."""
+        from cursedlint.analysis.capture_regions import GRAPH_NAMES, REGION_WORDS
+        from cursedlint.triggers.second_look import AnyOf, Call, Text
+
         if language != "python":
             return None
         return AnyOf((Text(REGION_WORDS), Call(GRAPH_NAMES)))
