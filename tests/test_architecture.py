@@ -216,3 +216,84 @@ def test_the_climbing_check_finds_a_step_up_and_not_a_look_at_a_parent():
     assert _climbs(ast.parse("node = self.context.parent(node)").body[0])
     assert _climbs(ast.parse("name, node = node, parent(node)").body[0])
     assert not _climbs(ast.parse("assignment = self.context.parent(leaf)").body[0])
+
+
+CHECKING_ONLY = {
+    "cursedlint.analysis.c_capture", "cursedlint.analysis.c_constants",
+    "cursedlint.analysis.c_expectations", "cursedlint.analysis.c_failure_path",
+    "cursedlint.analysis.c_memory", "cursedlint.analysis.c_result_wrappers",
+    "cursedlint.analysis.clone_analysis", "cursedlint.analysis.cloning_functions",
+    "cursedlint.analysis.cuda_tensors", "cursedlint.analysis.cuda_use",
+    "cursedlint.analysis.library_work", "cursedlint.analysis.platform",
+    "cursedlint.analysis.task_races", "cursedlint.analysis.thread_starts", "cursedlint.c.context",
+    "cursedlint.python.cython", "cursedlint.python.scan",
+}
+"""The front ends and the analyses that only check a parsed file or summarize one for the
+index: what a run imports once a file holds a rule's trigger words or an index reads a file,
+never before (the rules' declarations — codes, options, trigger words, indexers — do not)."""
+
+
+def _imported_by(program: str, cwd: Path) -> set[str]:
+    """The cursedlint modules a fresh interpreter has imported after running `program` (whose
+    exit status must be 0)."""
+    import subprocess
+    import sys
+
+    probe = ("import atexit, sys\n"
+             "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + ' '.join(sorted(\n"
+             "    name for name in sys.modules if name.startswith('cursedlint')))))\n" + program)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return set(done.stderr.rpartition("MODULES ")[2].split())
+
+
+def _checkers() -> set[str]:
+    """The modules of the rules' checkers (`Rule.checkers`), named as imported."""
+    from cursedlint.registry import all_rules
+
+    return {f"{rule.__module__.rpartition('.')[0]}.{where.partition(':')[0]}"
+            for rule in all_rules().values() for where in rule.checkers.values()}
+
+
+def test_a_run_over_files_without_trigger_words_imports_no_checker_and_no_checking_analysis(
+        tmp_path):
+    """What a run needs before it knows which files hold trigger words (the rules'
+    declarations and the indexers' words) is split from what checks a file: a run over files
+    that trigger nothing, cold, warm or just edited, imports no checker, no front end and none
+    of the analyses that check or summarize, and no rule module the declarations do not."""
+    (tmp_path / "cursedlint.toml").write_text("")
+    (tmp_path / "steps.py").write_text(
+        '"""Plain steps."""\n\n\ndef total(values: list[int]) -> int:\n    return sum(values)\n')
+    (tmp_path / "report.py").write_text(
+        "from steps import total\n\n\ndef show(values):\n    print(total(values))\n")
+    declared = _imported_by("from cursedlint.registry import all_rules\nall_rules()", tmp_path)
+    run = "from cursedlint.cli import main\nsys.exit(main(['check', 'steps.py']))"
+    cold = _imported_by(run, tmp_path)
+    warm = _imported_by(run, tmp_path)
+    with open(tmp_path / "steps.py", "a") as handle:
+        handle.write("\n\ndef mean(values: list[int]) -> float:\n    return total(values) / 2\n")
+    edited = _imported_by(run, tmp_path)
+    assert (tmp_path / ".cursedlint_cache").is_dir()
+    forbidden = CHECKING_ONLY | _checkers()
+    assert {"cursedlint.rules.graph_capture.python", "cursedlint.rules.process_spawning.python"} \
+        <= _checkers()
+    assert declared & forbidden == set()
+    for imported in (cold, warm, edited):
+        assert imported & forbidden == set()
+        assert {name for name in imported - declared if name.startswith("cursedlint.rules")} \
+            == set()
+
+
+def test_a_file_with_trigger_words_imports_its_checkers(tmp_path):
+    """The other half of the split: a file whose bytes hold a rule's trigger words has its
+    rule's second look built, which imports the rule's checker (the probe above would pass
+    for a run that imported nothing at all)."""
+    (tmp_path / "cursedlint.toml").write_text("")
+    (tmp_path / "train.py").write_text(
+        "import multiprocessing as mp\nimport torch\n\n\ndef main():\n    torch.zeros(1).cuda()\n"
+        "    mp.Process(target=print).start()\n")
+    imported = _imported_by(
+        "from cursedlint.cli import main\nsys.exit(main(['check', '--exit-zero', 'train.py']))",
+        tmp_path)
+    assert {"cursedlint.rules.process_spawning.python", "cursedlint.analysis.platform"} <= imported
