@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 from msgspec import Struct, field
 
 from cursedlint.findings import Finding, Fix, Severity, Span, Step
+from cursedlint.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from cursedlint.context import FileContext
@@ -50,25 +51,6 @@ DOC_SECTIONS = ("What it does", "Why it is cursed", "Example", "Fix", "Reference
 
 CODE_PATTERN = re.compile(r"CUR\d{3}")
 NAME_PATTERN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-
-
-class LazyPattern:
-    """A regex compiled when first used, for the patterns of file kinds a run may not hold
-    (shell, YAML, C): a run without such files does not pay to compile them at import. It has
-    the match and search methods of `re.Pattern`; it is not one (`isinstance` is false)."""
-
-    _METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
-
-    def __init__(self, pattern: str | bytes, flags: int = 0):
-        self.pattern, self.flags = pattern, flags
-
-    def __getattr__(self, name: str) -> Any:  # only until the first use binds the methods
-        if name not in self._METHODS:
-            raise AttributeError(name)
-        compiled = re.compile(self.pattern, self.flags)
-        for method in self._METHODS:
-            setattr(self, method, getattr(compiled, method))
-        return getattr(compiled, name)
 
 
 # marker comments of examples and test fixtures (`markers`), compiled only where read

@@ -40,7 +40,6 @@ fields)` lists the file's calls through the given fields.
 
 from __future__ import annotations
 
-import re
 from functools import cached_property
 from typing import Any, Callable, Iterable
 
@@ -52,6 +51,7 @@ from cursedlint.analysis.c_syntax import (
 )
 from cursedlint.findings import Step
 from cursedlint.languages import CPP
+from cursedlint.patterns import LazyPattern
 
 MAX_CANDIDATES = 8
 """Distinct functions a field may hold and still give edges (an ops table implemented by many
@@ -61,7 +61,7 @@ _NULLS = frozenset({"NULL", "nullptr", "0"})
 _SCOPES = frozenset({"function_definition", "lambda_expression"})
 """The scopes whose parameters a stored name may be (the nearest one decides)."""
 _VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|[A-Za-z_]\w*\s*\()"
-_STORE = re.compile(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
+_STORE = LazyPattern(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
                     + rb")|(?=\S))")
 """A field name written right after `.` or `->` and before `=` and a value (one search for
 both kinds of store). Where the value's bytes show a literal other than 0 (`.len = 64`,
@@ -70,7 +70,7 @@ that is not a function (found in the bytes alone; one in a comment only makes a 
 unknown, which is silent); else the value may name a function, and the name (group 1) is
 looked up in the tree. (A lookbehind for `.`/`->` instead of matching it made the search
 twice as slow.)"""
-_ARGUMENT = re.compile(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
+_ARGUMENT = LazyPattern(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
 """A name written as an argument (after `(`, `,`, `&` or a cast, before `,` or `)`)."""
 
 

@@ -21,9 +21,9 @@ macros, so it misreads them; these are recognised from the tree's shape, not fro
 
 from __future__ import annotations
 
-import re
+from cursedlint.patterns import LazyPattern
 
-_HEAD_MACRO = re.compile(
+_HEAD_MACRO = LazyPattern(
     rb"(?:class|struct|union)[ \t\r\n]+([A-Z_][A-Z0-9_]+)(?:[ \t]*\([^()\n]*\))?"
     rb"(?=[ \t\r\n]+[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:[ \t]*<[^;{}\n]{0,256}>)?[ \t\r\n]*"
     rb"(?:(?:final(?!\w)|([A-Z_][A-Z0-9_]+)(?!\w))[ \t\r\n]*)?(?::(?!:)|\{))"
@@ -60,7 +60,7 @@ def parse(parser, data: bytes):
     return parser.parse(bytes(rewritten), tree)
 
 
-_BLOCK_MACRO = re.compile(rb"\b[A-Z][A-Z0-9_]+(?=[ \t]{0,16}\()")
+_BLOCK_MACRO = LazyPattern(rb"\b[A-Z][A-Z0-9_]+(?=[ \t]{0,16}\()")
 """An all-caps name called: perhaps a macro heading a block (`IF_FAILED(call()) { ... }`),
 unless a `$` comes before it (`misread_blocks` checks: a look-behind for it made the search
 twice as slow). (The blanks are bounded: each shorter prefix of a long name would read them

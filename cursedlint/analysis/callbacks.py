@@ -16,7 +16,6 @@ alias of the library or of the function, and by what name the library knows it.
 from __future__ import annotations
 
 import ast
-import re
 from typing import Any, NamedTuple
 
 from msgspec import Struct
@@ -32,6 +31,7 @@ from cursedlint.analysis.foreign_keeping import (
     imported_kind, is_ffi_method, is_library_call, may_be_function_alias, may_be_library,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
+from cursedlint.patterns import LazyPattern
 from cursedlint.python.consteval import UNKNOWN
 
 _METHOD_DECORATORS = frozenset({"staticmethod", "classmethod"})
@@ -278,7 +278,7 @@ class CallbackTracer:
         return None if cls is None else own_method(cls, node.attr)
 
 
-_ADDRESS = re.compile(r"addr|ptr|pointer|value|handle|^fn$|func_?p")
+_ADDRESS = LazyPattern(r"addr|ptr|pointer|value|handle|^fn$|func_?p")
 """Attribute names that may hold a function's address rather than a callable."""
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 
 from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GLOBAL, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis,
@@ -18,6 +17,7 @@ from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
     FunctionIndexer, Reach, last_name, module_functions, own_nodes, project_names,
 )
+from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
 
 
@@ -87,7 +87,7 @@ def host_sync_of(context, function: ast.AST) -> tuple[int, str, list[str]] | Non
     return facts.of(function).get(CudaFact.HOST_SYNC)
 
 
-_THREAD_WORDS = re.compile(r"Thread|Timer|Executor")
+_THREAD_WORDS = LazyPattern(r"Thread|Timer|Executor")
 _TENSOR_WORDS = (b"torch", b"cuda", b"cupy")
 """What a module that makes a CUDA tensor (`CudaTensors`) writes."""
 _READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call)
@@ -255,7 +255,7 @@ class CaptureStarts(Indexer):
                              for names in facts.values() for qualname in names}))
 
 
-_REGION_START = re.compile(
+_REGION_START = LazyPattern(
     rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|"
     rb"graph(?:\s*\(|\s+as\s)")
 CAPTURE_STARTS = CaptureStarts()

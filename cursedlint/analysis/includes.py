@@ -27,10 +27,11 @@ from functools import cache
 from typing import Any, Iterable, Iterator
 
 from cursedlint.languages import C, CPP
+from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import FactPass, Indexer
 from cursedlint.source import SourceError
 
-_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
+_INCLUDE = LazyPattern(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 """An include directive from its `#`, which `written_includes` finds first at a line's start."""
 
 

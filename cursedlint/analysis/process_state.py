@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
@@ -49,6 +48,7 @@ from cursedlint.analysis.python_project import (
     calls_of, dotted, last_name, linted_imports, own_method, own_nodes, project_functions,
 )
 from cursedlint.findings import Step
+from cursedlint.patterns import LazyPattern
 from cursedlint.python.consteval import UNKNOWN, is_known
 
 if TYPE_CHECKING:
@@ -457,7 +457,7 @@ class ForkChildren:
         return list(own_nodes(roots))
 
 
-_CUDA_WORDS = re.compile(rb"cuda|nccl|cupy")
+_CUDA_WORDS = LazyPattern(rb"cuda|nccl|cupy")
 
 
 def first_initialization(context, statements: list[ast.stmt]) -> Reach | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 import sys
 from msgspec import Struct, field
 from typing import Iterable, Iterator
@@ -29,6 +28,7 @@ from cursedlint.analysis.python_modules import (
     ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
 )
 from cursedlint.findings import Step
+from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
 from cursedlint.python.context import child_fields, child_nodes
 
@@ -739,7 +739,7 @@ def project_names(context) -> Iterator[str]:
         yield from reads.get(local, ())
 
 
-_ATTRIBUTE_READ = re.compile(r"(?<![\w.])(\w+)\.(\w+)")
+_ATTRIBUTE_READ = LazyPattern(r"(?<![\w.])(\w+)\.(\w+)")
 
 
 def _attribute_reads(text: str) -> dict[str, set[str]]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from typing import Any, Iterator
 
 from msgspec import Struct, field
@@ -34,6 +33,7 @@ from cursedlint.analysis.python_project import (
     project_names, value_of,
 )
 from cursedlint.findings import Step
+from cursedlint.patterns import LazyPattern
 from cursedlint.python.consteval import UNKNOWN
 
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method"})
@@ -536,7 +536,7 @@ def _seed_names(context) -> list[str]:
     return sorted(values.asked | starting)
 
 
-_VARIABLE_START_METHOD = re.compile(
+_VARIABLE_START_METHOD = LazyPattern(
     r"""(?:get_context|set_start_method)\(\s*[^\s'")]|start_method\s*=\s*[^\s'"=]""")
 """Text a file must hold to name a start method by a variable (a first, cheap look)."""
 

@@ -22,10 +22,11 @@ from msgspec import Struct, field
 
 from cursedlint.findings import Finding, Span
 from cursedlint.languages import C, CPP
+from cursedlint.patterns import LazyPattern
 
 _NOQA_CODES = r"(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?"
-_NOQA = re.compile(r"#\s*noqa(?!-)" + _NOQA_CODES, re.IGNORECASE)
-_NOQA_NEXT_LINE = re.compile(r"^\s*#\s*noqa-next-line" + _NOQA_CODES, re.IGNORECASE)
+_NOQA = LazyPattern(r"#\s*noqa(?!-)" + _NOQA_CODES, re.IGNORECASE)
+_NOQA_NEXT_LINE = LazyPattern(r"^\s*#\s*noqa-next-line" + _NOQA_CODES, re.IGNORECASE)
 _NOLINT = re.compile(r"\bNOLINT(?P<kind>NEXTLINE|BEGIN|END)?\b")
 
 

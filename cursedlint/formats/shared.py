@@ -5,16 +5,17 @@ edits (`fix_edits`); see the package's docstring."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from cursedlint.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from cursedlint.findings import Edit, Finding
 
 
-_UNDECODABLE = re.compile("[\ud800-\udfff]")
-_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNDECODABLE = LazyPattern("[\ud800-\udfff]")
+_UNPRINTABLE = LazyPattern("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def escape_undecodable(text: str, backslash: str = "\\") -> str:

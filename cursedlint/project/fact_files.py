@@ -28,6 +28,7 @@ from cursedlint.project.cache import Stat, file_stat
 from cursedlint.project.index import content_digest
 from cursedlint.project.discovery import ProjectWalk
 from cursedlint.languages import C, CPP, PYTHON, language_of, language_of_name
+from cursedlint.patterns import LazyPattern
 from cursedlint.source import SourceError
 
 if TYPE_CHECKING:
@@ -36,13 +37,13 @@ if TYPE_CHECKING:
 MAX_FILES = 4096
 """Files facts are drawn from besides the linted ones, at most."""
 
-_IMPORT = re.compile(
+_IMPORT = LazyPattern(
     rb"^[ \t]*(?:from[ \t]+(\.*)([A-Za-z_][A-Za-z0-9_.]*)?[ \t]+import[ \t]*"
     rb"(\([^)]{0,8192}\)|[^\n#;]*)|import[ \t]+([^\n#;]*))", re.MULTILINE)
 """An import statement at the start of a line: `from` (its dots, its module, what it takes), or
 `import` (its modules). A docstring's line that looks like one is taken too: it can only add
 a file to the facts."""
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu")
 _C_LANGUAGES = (C, CPP)
 
@@ -469,7 +470,7 @@ def _still_holds(proof, written, stat: Callable[[str], Stat | None]) -> bool:
             and all(written(path, language) == was for path, language, was in edges))
 
 
-_IMPORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.py)?")
+_IMPORTABLE = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.py)?")
 _DECIDING = frozenset({CONFIG_FILENAME, PYPROJECT_FILENAME, ".gitignore"})
 """Files whose content decides which files a walk excludes (with `.git`, whose presence does)."""
 

@@ -14,8 +14,10 @@ import re
 import warnings
 from typing import Iterable, Iterator
 
+from cursedlint.patterns import LazyPattern
+
 _STAR = "[^/]*"
-_GLOB_TOKEN = re.compile(
+_GLOB_TOKEN = LazyPattern(
     r"(?P<star>\[\^/\]\*)(?![*+?{])"
     r"|(?P<one>(?:\[\^/\]|\\[^/]|\[(?!\^)\]?(?:\\\\|[^\]\\])*\]|[^\\\[\](){}|^$*+?./])(?![*+?{]))"
     r"|(?P<negated>\[\^\]?(?:\\\\|[^\]\\])*\])(?![*+?{])"
@@ -125,7 +127,7 @@ def pattern_regex(line: str) -> tuple[str, bool] | None:
 
 
 _STARS = "**"
-_GLUED_STARS = re.compile(r"([^*?\[\\]+)\*\*+")
+_GLUED_STARS = LazyPattern(r"([^*?\[\\]+)\*\*+")
 """A name whose only wildcards are two or more stars after a literal start (`build**`)."""
 _ANY_DIRECTORY = f"^(?:.+/)?[^/]+{_MARK}"
 

@@ -5,10 +5,11 @@ versions matters here (no pre-, post- or dev-releases)."""
 
 from __future__ import annotations
 
-import re
 from typing import Callable
 
-_CLAUSE = re.compile(r"\s*(===|~=|==|!=|<=|>=|<|>)\s*([0-9]{1,9}(?:\.[0-9]{1,9})*)(\.\*)?\s*")
+from cursedlint.patterns import LazyPattern
+
+_CLAUSE = LazyPattern(r"\s*(===|~=|==|!=|<=|>=|<|>)\s*([0-9]{1,9}(?:\.[0-9]{1,9})*)(\.\*)?\s*")
 """A clause; a release number has at most 9 digits (int() refuses over 4,300: a bad clause)."""
 _PATCHES = range(100)  # the micro releases tried for each minor version
 

@@ -14,19 +14,21 @@ import operator
 import re
 from typing import Any, Callable
 
+from cursedlint.patterns import LazyPattern
+
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN", "__bool__": None})()
 
 _MAX_SHIFT = 1 << 16
 _MAX_SIZE = 1 << 16  # items of a built sequence, bits of a built integer
-_FORMAT_FIELD = re.compile(
+_FORMAT_FIELD = LazyPattern(
     r"%(?:\([^)]{0,256}\)|(?P<long_key>\())?[-+ #0]*(?P<width>\*|\d*)(?:\.(?P<precision>\*|\d*))?")
 """A %-format field; a key (`%(name)s`) not closed within 256 characters is not read to its
 end (a text of `%(` never closed was read to the end from each)."""
-_GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
+_GLOBAL_STATEMENT = LazyPattern(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
 _NAME_OR_DOT = re.compile(r"[\w.]")
 _METHOD_CALL_AFTER_NAME = re.compile(r"\s*\.\s*\w+\s*\(")
 _ITEM_AFTER_NAME = re.compile(r"\s*\[")
-_ITEM_ASSIGNED = re.compile(r"\]\s*[-+*/|&^%@]?=(?!=)")  # the end of `x[i] = v`, `x[i] += v`
+_ITEM_ASSIGNED = LazyPattern(r"\]\s*[-+*/|&^%@]?=(?!=)")  # the end of `x[i] = v`, `x[i] += v`
 _MUTABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _MAX_DEPTH = 50
 

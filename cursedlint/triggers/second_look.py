@@ -20,6 +20,8 @@ from functools import cached_property
 
 from msgspec import Struct
 
+from cursedlint.patterns import LazyPattern
+
 
 class Shape:
     """What a file's bytes must hold for a rule to fire."""
@@ -119,7 +121,7 @@ class NameCall(MethodCall, frozen=True, dict=True):
         return any(self.matches(match[1].decode()) for match in _BARE_CALL.finditer(data))
 
 
-_BARE_CALL = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)[ \t]*\(")
+_BARE_CALL = LazyPattern(rb"(?<![\w.])([A-Za-z_]\w*)[ \t]*\(")
 
 
 class AnyOf(Struct, Shape, frozen=True):
