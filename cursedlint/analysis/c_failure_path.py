@@ -230,6 +230,14 @@ class FailurePaths:
         ])
 
     # -- conditions --------------------------------------------------------------------------
+    def fails_when(self, node, result: Result) -> bool | None:
+        """The value of a condition on the result when the call failed, or None when it cannot
+        be told (or is nested deeper than followed)."""
+        try:
+            return self._fails_when(node, result)
+        except _TooDeep:
+            return None
+
     def _fails_when(self, node, result: Result) -> bool | None:
         """The value of the condition when the call failed (the result is -1), or None when it
         cannot be told. The result is taken as signed (ssize_t, the functions' return type)."""
