@@ -25,10 +25,10 @@ from typing import Callable, Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import Assertions
+from cursedlint.analysis.c_fatal import ABORTS, EXITS, Fatal
 from cursedlint.analysis.c_syntax import callee, mentions, unwrapped, within, writes
 
-_ABORTS = frozenset({"abort"})
-_EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "longjmp", "siglongjmp"})
+_EXITS = EXITS | {"longjmp", "siglongjmp"}
 _JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
                     "goto_statement", "throw_statement"})
 _PREPROCESSOR = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef",
@@ -79,13 +79,18 @@ class Result(Struct, frozen=True):
 
 class FailurePaths:
     """Failure paths in one file. `assertions`: what asserts; `value(node)`: an integer
-    expression's value (UNKNOWN when unknown)."""
+    expression's value (UNKNOWN when unknown); `fatal`: the fatal handlers the file may call
+    (`c_fatal`: name -> `Fatal`), an `abort()` or `exit()` of their kind."""
 
-    def __init__(self, context, assertions: Assertions, value: Callable):
+    def __init__(self, context, assertions: Assertions, value: Callable,
+                 fatal: dict[str, Fatal] | None = None):
         self.context = context
         self.assertions = assertions
         self.value = value
+        self.fatal = fatal or {}
         self._nesting = 0
+        self._jumped: set[int] = set()
+        self._enders = ABORTS | _EXITS | set(self.fatal)
 
     def reached(self, result: Result) -> Path | None:
         """The path, when it reaches an assertion or `abort()` (`hit`), else None."""
@@ -162,6 +167,8 @@ class FailurePaths:
         kind = statement.type
         if kind == "return_statement":
             return Path(Outcome.END, path.detected, returns=(statement,))
+        if kind == "goto_statement":
+            return self._goto(statement, result, path)
         if kind in _JUMPS:
             return Path(Outcome.END, path.detected, returns=(None,))
         if kind == "compound_statement":
@@ -176,16 +183,47 @@ class FailurePaths:
             return path
         return Path(Outcome.UNKNOWN, path.detected)
 
+    def _goto(self, statement, result: Result, path: Path) -> Path:
+        """A `goto`: the path on from its label (`fn_fail: fatal(...);`), when that reaches an
+        assertion, an abort or a `return`; else it ends there (a label not found, one already
+        followed, code after it that cannot be followed)."""
+        ends = Path(Outcome.END, path.detected, returns=(None,))
+        target = self._label(statement)
+        if target is None or target.id in self._jumped:
+            return ends
+        self._jumped.add(target.id)
+        try:
+            after = self._statement(target.named_children[-1], result, path)
+            if after.outcome is Outcome.THROUGH:
+                after = self._after(target, result, after)
+        finally:
+            self._jumped.discard(target.id)
+        return after if after.outcome is None or after.outcome is Outcome.END else ends
+
+    def _label(self, statement):
+        """The labeled statement a `goto` jumps to, in its function."""
+        label = statement.child_by_field_name("label")
+        function = next((found for found in self.context.ancestors(statement)
+                         if found.type == "function_definition"), None)
+        if label is None or function is None:
+            return None
+        name = self.context.text(label)
+        return next((found for found in self.context.captures(
+            "(labeled_statement) @labeled", function).get("labeled", ())
+            if self.context.text(found.child_by_field_name("label")) == name), None)
+
     def _simple(self, statement, result: Result, path: Path) -> Path:
-        """An expression statement or declaration: an assert or abort on the path, an exit,
-        a new value of the result, or nothing that matters."""
+        """An expression statement or declaration: an assert or abort (or a fatal handler
+        that aborts) on the path, an exit, a new value of the result, or nothing that
+        matters."""
         if statement.has_error:
             return Path(Outcome.UNKNOWN, path.detected)
         for call in self._stopping_calls(statement):
             name = callee(self.context, call)
-            if name in _EXITS:
+            handler = self.fatal.get(name)
+            if name in _EXITS or (handler is not None and handler.kind == "exit"):
                 return Path(Outcome.END, path.detected, returns=(None,))
-            if (name in _ABORTS and path.detected) or (
+            if ((name in ABORTS or handler is not None) and path.detected) or (
                 self.assertions.asserts(name) and mentions(self.context, call, result.variable)
             ):
                 return Path(None, path.detected, call)
@@ -296,7 +334,7 @@ class FailurePaths:
 
     def _stopping_calls(self, node) -> list:
         """The calls within `node` that may end the path (exits, aborts, asserts), in order."""
-        found = {call.id: call for _, call in self.context.calls(_EXITS | _ABORTS, node)}
+        found = {call.id: call for _, call in self.context.calls(self._enders, node)}
         for _, _, leaf in self.context.hits(self.assertions.spelled, node):
             call = self.context.call_of(leaf)
             if call is not None:

@@ -25,13 +25,14 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
 from cursedlint.analysis.c_expectations import Assertions, stored_in
+from cursedlint.analysis.c_fatal import Fatal, checked_calls, fatal_handlers
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, called_text, field_flows, project_graph,
     wrappers_by_name,
 )
 from cursedlint.analysis.c_result_wrappers import result_wrappers
-from cursedlint.analysis.c_syntax import wrappers
+from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
 from cursedlint.project.index import Indexer
@@ -54,12 +55,16 @@ _FIX = (
 
 class CmaFunctions(Struct, frozen=True):
     """A file's functions that return a CMA result unchanged or with -1 still meaning failure
-    (name -> the CMA function), those that return an error code when the copy failed, and the
-    functions it stores in struct fields or passes on (`flows`)."""
+    (name -> the CMA function), those that return an error code when the copy failed, the
+    functions it stores in struct fields or passes on (`flows`), its fatal handlers
+    (`analysis.c_fatal`) and the functions it calls where it checks another's result
+    (`checked`, `c_fatal.checked_calls`: where a handler of another file may be)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
     flows: FieldFlows = FieldFlows()
+    fatal: dict[str, Fatal] = {}
+    checked: dict[str, tuple[str, ...]] = {}
 
 
 def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
@@ -88,6 +93,12 @@ def _all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
     """Name -> (path, error code) of every project file's functions that return one."""
     return {name: (path, code) for path, summary in facts.items()
             for name, code in summary.codes.items()}
+
+
+def _all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
+    """Name -> (path, handler) of every project file's fatal handlers."""
+    return {name: (path, fatal) for path, summary in facts.items()
+            for name, fatal in summary.fatal.items()}
 
 
 def project_cma_fields(facts: dict) -> set[str]:
@@ -124,10 +135,15 @@ class CmaWrapperIndex(Indexer):
 
     def more_words(self, facts, settings):
         """The functions found (a file calling one may wrap it in turn), the functions given
-        a CMA function and the fields holding one (where they are stored and called)."""
+        a CMA function and the fields holding one (where they are stored and called), and the
+        functions called where the result of one of these is checked (where they are defined:
+        a fatal handler?)."""
         copying = {*CMA_FUNCTIONS, *(name for found in facts.values() for name in found.wrappers)}
         graph = project_graph(facts)
-        return {*self.trigger_words(facts), *graph.passed_to(copying), *graph.holding(copying)}
+        failing = {*copying, *self.trigger_words(facts)}
+        return {*self.trigger_words(facts), *graph.passed_to(copying), *graph.holding(copying),
+                *(name for found in facts.values() for checked, names in found.checked.items()
+                  if checked in failing for name in names)}
 
     def trigger_words(self, facts):
         """The functions' names (a call of one is a CMA call) and the fields every function
@@ -394,7 +410,10 @@ class CmaFailureAborts(Rule):
         }
         codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
         flows = field_flows(context)
-        return CmaFunctions(wrappers, codes, flows) if wrappers or codes or flows else None
+        fatal = rule._own_fatal
+        checked = checked_calls(context)
+        return CmaFunctions(wrappers, codes, flows, fatal, checked) \
+            if wrappers or codes or flows or fatal or checked else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
@@ -409,7 +428,24 @@ class CmaFailureAborts(Rule):
 
     @cached_property
     def _paths(self) -> FailurePaths:
-        return FailurePaths(self.context, self._assertions, self._value)
+        return FailurePaths(self.context, self._assertions, self._value, self._fatal)
+
+    @cached_property
+    def _remote_fatal(self) -> dict[str, tuple[str, Fatal]]:
+        """Name -> (path, handler) of the project's other files' fatal handlers."""
+        return built_for(self.project_facts, "cma fatal", _all_fatal)
+
+    @cached_property
+    def _own_fatal(self) -> dict[str, Fatal]:
+        """The file's fatal handlers (`analysis.c_fatal`), given the project's."""
+        known = {name: fatal for name, (_, fatal) in self._remote_fatal.items()}
+        return fatal_handlers(self.context, known)
+
+    @cached_property
+    def _fatal(self) -> dict[str, Fatal]:
+        """The fatal handlers a call of this file may reach: the project's and its own."""
+        return {**{name: fatal for name, (_, fatal) in self._remote_fatal.items()},
+                **self._own_fatal}
 
     @cached_property
     def _cma_names(self) -> dict[str, str]:
@@ -523,9 +559,24 @@ class CmaFailureAborts(Rule):
         call = f"{self._described(result.function)} on line {line}"
         where = (f"is reached from the failure branch of {call}" if detected
                  else f"asserts the result of {call} with no fallback")
-        self.report(hit, f"{self.context.text(hit.child_by_field_name('function'))}() {where}"
-                         f"{_CONDITION}", help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}",
-                    related=self._chain(result.function))
+        called = self.context.text(hit.child_by_field_name('function'))
+        self.report(hit, f"{called}() {where}{_CONDITION}",
+                    help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}",
+                    related=(*self._handler(callee(self.context, hit)),
+                             *self._chain(result.function)))
+
+    def _handler(self, name: str) -> tuple[Step, ...]:
+        """Where a fatal handler is defined and the call by which it aborts, down to
+        `abort()` (handlers of other files, then of this one)."""
+        steps = []
+        while name in self._fatal and len(steps) < 8:
+            fatal = self._fatal[name]
+            path = self.context.source.path if name in self._own_fatal \
+                else self._remote_fatal[name][0]
+            steps.append(Step(path, fatal.line, f"{name}() always ends the process: it calls "
+                                                f"{fatal.calls}()"))
+            name = fatal.calls
+        return tuple(steps)
 
 
 def _discards(cast) -> bool:
