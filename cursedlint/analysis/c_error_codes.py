@@ -21,7 +21,7 @@ from typing import Callable
 from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import stored_in
-from cursedlint.analysis.c_failure_path import FailurePaths, Outcome, Result
+from cursedlint.analysis.c_failure_path import MAX_ERRNO, FailurePaths, Outcome, Result
 from cursedlint.analysis.c_syntax import defined_functions, plain_function, unwrapped
 
 MAX_DEPTH = 3
@@ -29,25 +29,38 @@ MAX_DEPTH = 3
 
 
 class ErrorCode(Struct, frozen=True):
-    """A function's result when a copy by `underlying` failed: `failure` (its error code);
-    `calls` the name it called on `line` (of its own file) for that copy."""
+    """A function's result when a copy by `underlying` failed: `failure` (its error code, or
+    the highest of a range from `lowest`: -1 of `-errno`); `calls` the name it called on `line`
+    (of its own file) for that copy."""
 
     underlying: str
     failure: int
     calls: str
     line: int
     depth: int = 1
+    lowest: int | None = None
+
+    @property
+    def described(self) -> str:
+        return "-errno" if self.lowest == -MAX_ERRNO else str(self.failure)
+
+    def gives(self, value) -> bool:
+        """Whether `value` (an integer, or not one) may be this failure."""
+        lowest = self.failure if self.lowest is None else self.lowest
+        return isinstance(value, int) and lowest <= value <= self.failure
 
 
-def result_of(context, name: str, call, failure: int = -1) -> Result | None:
+def result_of(context, name: str, call, code: ErrorCode | None = None) -> Result | None:
     """The `Result` of a call whose value is checked in an `if` or kept in a variable
-    (`n = f(...)`, `T n = f(...)`); None when its value goes elsewhere."""
+    (`n = f(...)`, `T n = f(...)`); None when its value goes elsewhere. `code`: what the
+    called function returns when the copy failed (None: -1)."""
     _, _, target = stored_in(context, call)
-    if target is None:
-        return Result(name, call, None, failure)
-    if target.type != "identifier":
+    if target is not None and target.type != "identifier":
         return None
-    return Result(name, call, context.text(target), failure)
+    variable = context.text(target) if target is not None else None
+    if code is None:
+        return Result(name, call, variable)
+    return Result(name, call, variable, code.failure, code.lowest)
 
 
 def error_codes(context, names: dict[str, str], known: dict[str, ErrorCode],
@@ -91,7 +104,7 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
         source = known.get(name)
         if source is not None and source.depth >= MAX_DEPTH:
             continue
-        result = result_of(context, name, call, source.failure if source else -1)
+        result = result_of(context, name, call, source)
         path = paths.path(result) if result is not None else None
         if path is None or path.outcome is not Outcome.END or not path.returns \
                 or None in path.returns:
@@ -99,11 +112,12 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
         codes = {_returned_value(paths, statement, result, value) for statement in path.returns}
         if len(codes) != 1 or None in codes:
             return None
-        code = codes.pop()
+        failure, lowest = codes.pop()
         underlying = source.underlying if source else names[name]
         depth = source.depth + 1 if source else 1
-        candidate = ErrorCode(underlying, code, name, call.start_point[0] + 1, depth)
-        if found is not None and (found.failure, found.underlying) != (code, underlying):
+        candidate = ErrorCode(underlying, failure, name, call.start_point[0] + 1, depth, lowest)
+        if found is not None and (found.failure, found.lowest, found.underlying) \
+                != (failure, lowest, underlying):
             return None
         found = found or candidate
         failure_returns.update(statement.id for statement in path.returns)
@@ -111,7 +125,8 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
         return None
     others = [statement for statement in context.captures("(return_statement) @r", body)
               .get("r", ()) if statement.id not in failure_returns]
-    if not any(returned is not None and value(returned) != found.failure
+    if not any(returned is not None and not _is_errno(returned)
+               and not found.gives(value(returned))
                for returned in map(_returned, others)):
         return None  # no return tells success apart from the failure
     return found
@@ -122,12 +137,23 @@ def _returned(statement):
 
 
 def _returned_value(paths: FailurePaths, statement, result: Result, value: Callable):
-    """The integer a `return` on the failure path gives: the result's own failure value when
-    it returns the result, else the constant it returns; None when not known."""
+    """(failure, lowest) of what a `return` on the failure path gives: the result's own
+    failure value when it returns the result, `-errno` (-1 down to -4095), or the constant it
+    returns (lowest None); None when not known."""
     returned = _returned(statement)
     if returned is None:
         return None
     if paths.is_result(returned, result):
-        return result.failure
+        return result.failure, result.lowest
+    if _is_errno(returned):
+        return -1, -MAX_ERRNO
     found = value(returned)
-    return found if isinstance(found, int) else None
+    return (found, None) if isinstance(found, int) else None
+
+
+def _is_errno(node) -> bool:
+    """`-errno`."""
+    if node.type != "unary_expression" or node.child(0).type != "-":
+        return False
+    argument = unwrapped(node.child_by_field_name("argument"))
+    return argument.type == "identifier" and argument.text == b"errno"

@@ -67,14 +67,20 @@ class Path(Struct, frozen=True):
     returns: tuple = ()
 
 
+MAX_ERRNO = 4095
+"""The largest error number (Linux's `MAX_ERRNO`): `-errno` is between -4095 and -1."""
+
+
 class Result(Struct, frozen=True):
     """A call's result: the variable holding it (None when the call itself is checked), and
-    the value it has when the copy failed (-1, or the error code a wrapper returns then)."""
+    the value it has when the copy failed (-1, or the error code a wrapper returns then), or
+    the range of values, from `lowest` to `failure` (`-errno`: -4095 to -1)."""
 
     function: str  # the called name
     call: object
     variable: str | None
     failure: int = -1
+    lowest: int | None = None
 
 
 class FailurePaths:
@@ -285,7 +291,7 @@ class FailurePaths:
     def _failure_value(self, node, result: Result) -> bool | None:
         node = unwrapped(node)
         if self.is_result(node, result):
-            return result.failure != 0  # (-1 is true)
+            return result.failure != 0  # (-1 is true; so is every -errno)
         if node.type == "unary_expression" and self.context.text(node.child(0)) == "!":
             inner = self._fails_when(node.child_by_field_name("argument"), result)
             return None if inner is None else not inner
@@ -304,7 +310,9 @@ class FailurePaths:
             return None
         value = self.value(right)
         if isinstance(value, int):
-            return _COMPARISONS[operator](result.failure, value)
+            return _compared(operator, result, value)
+        if result.lowest is not None and unwrapped(right).type == "unary_expression":
+            return None  # `rc == -EPERM`: one of the failures
         return _AGAINST_LENGTH[operator] if result.failure < 0 else None
 
     def is_result(self, node, result: Result) -> bool:
@@ -362,6 +370,18 @@ def _merged(paths: list[Path]) -> Path:
             return Path(outcome, any(path.detected for path in chosen))
     return Path(Outcome.END, False, returns=tuple(
         returned for path in paths for returned in path.returns))
+
+
+def _compared(operator_: str, result: Result, value: int) -> bool | None:
+    """`result <operator> value` for every value the failure may have, or None when it
+    depends on which (`rc == -EPERM` of a `-errno`)."""
+    lowest = result.failure if result.lowest is None else result.lowest
+    if operator_ in ("==", "!=") and lowest != result.failure \
+            and lowest <= value <= result.failure:
+        return None
+    answers = {_COMPARISONS[operator_](lowest, value),
+               _COMPARISONS[operator_](result.failure, value)}
+    return answers.pop() if len(answers) == 1 else None
 
 
 def _short_circuit(operator_: str, left: bool | None, right: bool | None) -> bool | None:

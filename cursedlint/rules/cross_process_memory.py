@@ -521,19 +521,17 @@ class CmaFailureAborts(Rule):
                         related=self._labels[name][1] if name in self._labels else ())
             return None
         asserting = self._assertions.around(self.context, call)
-        code = self._codes.get(name)
-        failure = code.failure if code else -1
         if asserting is not None:
-            self._report_assert(asserting, Result(name, call, None, failure), detected=False)
+            self._report_assert(asserting, Result(name, call, None), detected=False)
             return None
-        return result_of(self.context, name, call, failure)  # (no target: an `if` checks it)
+        return result_of(self.context, name, call, self._codes.get(name))  # (no target: an `if` checks it)
 
     def _described(self, name: str) -> str:
         if name in self._labels:
             return self._labels[name][0]
         code = self._codes.get(name)
         if code is not None:
-            return f"{name}() (returns {code.failure} if {code.underlying}() fails)"
+            return f"{name}() (returns {code.described} if {code.underlying}() fails)"
         underlying = self._cma_names[name]
         return f"{name}()" if name == underlying else f"{name}() (wraps {underlying}())"
 
@@ -545,7 +543,7 @@ class CmaFailureAborts(Rule):
         while name in self._codes and len(steps) < 8:
             code = self._codes[name]
             path = self._remote[name][0] if name in self._remote else self.context.source.path
-            steps.append(Step(path, code.line, f"{name}() returns {code.failure} when "
+            steps.append(Step(path, code.line, f"{name}() returns {code.described} when "
                                                f"{code.calls}() fails"))
             name = code.calls
         return (*steps, *self._labels.get(name, ("", ()))[1])
