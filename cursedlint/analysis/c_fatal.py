@@ -14,8 +14,9 @@ The kind is "abort" when the first such call aborts (or calls a handler that abo
 "exit".
 
 `checked_calls(context)` gives, for the names of the functions whose result an `if` of the
-file checks (`if (f(...) != 0)`, `rc = f(...); if (rc)`), the functions called by statements of
-the branches of those `if`s: the names among which a handler of another file may be, once it is
+file checks (`if (f(...) != 0)`, `rc = f(...); if (rc)`), the function called by the last
+statement of a branch of such an `if` that has no `return`, `goto`, `break` or `continue`
+(`if (rc) die(...);`): the names among which a handler of another file may be, once it is
 known (from the project) that a failure comes out of that function.
 """
 
@@ -31,6 +32,7 @@ from cursedlint.c.context import descendants
 ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
 _LEAVES = frozenset({"return_statement", "goto_statement"})
+_JUMPS = _LEAVES | {"break_statement", "continue_statement"}
 _CONDITIONAL = re.compile(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
                           rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
 _MACRO_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
@@ -117,17 +119,26 @@ def checked_calls(context) -> dict[str, tuple[str, ...]]:
     for node in descendants(context.root):
         if node.type != "if_statement":
             continue
-        branches = [node.child_by_field_name("consequence"),
-                    node.child_by_field_name("alternative")]
-        called = {callee(context, statement.named_children[0])
-                  for branch in branches if branch is not None
-                  for statement in (branch, *descendants(branch))
-                  if statement.type == "expression_statement" and statement.named_children
-                  and statement.named_children[0].type == "call_expression"} - {""}
+        alternative = node.child_by_field_name("alternative")
+        called = {_last_call(context, branch) for branch in (
+            node.child_by_field_name("consequence"),
+            alternative.named_children[-1] if alternative is not None else None)} - {""}
         if called:
             for name in _checked(context, node) - {""}:
                 found.setdefault(name, set()).update(called)
     return {name: tuple(sorted(names)) for name, names in found.items()}
+
+
+def _last_call(context, branch) -> str:
+    """The function the last statement of a branch that does not leave calls, or ""."""
+    if branch is None or any(node.type in _JUMPS for node in descendants(branch)):
+        return ""
+    last = branch
+    while last.type == "compound_statement" and last.named_children:
+        last = last.named_children[-1]
+    call = last.named_children[0] if last.type == "expression_statement" \
+        and last.named_children else None
+    return callee(context, call) if call is not None and call.type == "call_expression" else ""
 
 
 def _checked(context, statement) -> set[str]:
