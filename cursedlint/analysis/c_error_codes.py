@@ -1,7 +1,7 @@
 """Functions of a C/C++ file that turn a failed copy into an error code (CUR601: the failure
 of `process_vm_readv`/`process_vm_writev`, -1): the failure path of their call
-(`c_failure_path`) ends only in `return v` of one constant `v` (or of the result itself, when
-it already is an error code), and another `return` of theirs gives something else, so that
+(`c_failure_path`) ends only in `return v` of one constant `v`, or only in `return -errno`
+(any of -4095..-1), or of the result itself, when it already is an error code, and another `return` of theirs gives something else, so that
 their callers can tell the failure from success. A caller that asserts on that value, or
 aborts when it sees it, aborts on the failed copy one call or more away from it.
 
@@ -22,7 +22,10 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import stored_in
 from cursedlint.analysis.c_failure_path import MAX_ERRNO, FailurePaths, Outcome, Result
-from cursedlint.analysis.c_syntax import defined_functions, plain_function, unwrapped
+from cursedlint.analysis.c_syntax import (
+    callee, defined_functions, plain_function, unwrapped, writes,
+)
+from cursedlint.c.context import descendants
 
 MAX_DEPTH = 3
 """Calls between a copy and the function that returns its failure as an error code."""
@@ -105,14 +108,10 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
         if source is not None and source.depth >= MAX_DEPTH:
             continue
         result = result_of(context, name, call, source)
-        path = paths.path(result) if result is not None else None
-        if path is None or path.outcome is not Outcome.END or not path.returns \
-                or None in path.returns:
+        ended = _one_code(paths, result, value) if result is not None else None
+        if ended is None:
             return None  # a failure that may go elsewhere: not one error code
-        codes = {_returned_value(paths, statement, result, value) for statement in path.returns}
-        if len(codes) != 1 or None in codes:
-            return None
-        failure, lowest = codes.pop()
+        (failure, lowest), returns, _ = ended
         underlying = source.underlying if source else names[name]
         depth = source.depth + 1 if source else 1
         candidate = ErrorCode(underlying, failure, name, call.start_point[0] + 1, depth, lowest)
@@ -120,15 +119,40 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
                 != (failure, lowest, underlying):
             return None
         found = found or candidate
-        failure_returns.update(statement.id for statement in path.returns)
+        failure_returns.update(returns)
     if found is None:
         return None
-    others = [statement for statement in context.captures("(return_statement) @r", body)
-              .get("r", ()) if statement.id not in failure_returns]
-    if not any(returned is not None and not _is_errno(returned)
-               and not found.gives(value(returned))
-               for returned in map(_returned, others)):
+    if not any(other is None or not found.gives(other)
+               for other in _other_values(context, body, failure_returns, value)):
         return None  # no return tells success apart from the failure
+    return found
+
+
+def _one_code(paths: FailurePaths, result: Result, value: Callable):
+    """((failure, lowest), the ids of the `return`s it ends in, whether each returns the
+    result itself) when every failure path of `result` ends in returning one error code, else
+    None."""
+    path = paths.path(result)
+    if path is None or path.outcome is not Outcome.END or not path.returns \
+            or None in path.returns:
+        return None
+    codes = {_returned_value(paths, statement, result, value) for statement in path.returns}
+    if len(codes) != 1 or None in codes:
+        return None
+    passed = all(paths.is_result(_returned(statement), result) for statement in path.returns)
+    return codes.pop(), {statement.id for statement in path.returns}, passed
+
+
+def _other_values(context, body, failure_returns: set, value: Callable) -> list:
+    """The values the `return`s of `body` not in `failure_returns` give (None: not a
+    constant); `return -errno` and a bare `return` give none."""
+    found = []
+    for statement in context.captures("(return_statement) @r", body).get("r", ()):
+        returned = _returned(statement)
+        if statement.id in failure_returns or returned is None or _is_errno(returned):
+            continue
+        given = value(returned)
+        found.append(given if isinstance(given, int) else None)
     return found
 
 
@@ -157,3 +181,126 @@ def _is_errno(node) -> bool:
         return False
     argument = unwrapped(node.child_by_field_name("argument"))
     return argument.type == "identifier" and argument.text == b"errno"
+
+
+class PassingOn(Struct, frozen=True):
+    """A function that may hand on the failure of the one call of `calls` (on `line`) it keeps
+    in a variable it returns: for each failure tried (`tried`, (failure, lowest)), the error
+    code it then returns (`codes`, None: not one; `passed`: the failure itself) and the values
+    of its other `return`s (`others`, None where not a constant). Composed with the callee's
+    code once the project is known (`composed_codes`)."""
+
+    calls: str
+    line: int
+    tried: tuple[tuple[int, int | None], ...]
+    codes: tuple[tuple[int, int | None] | None, ...]
+    passed: tuple[bool, ...]
+    others: tuple[tuple[int | None, ...], ...]
+
+
+def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str, PassingOn]:
+    """The file's plain functions (the last definition of a name) that return a variable
+    given the result of one call of a function not in `skip`, with what they return for the
+    failures that call may give: every constant the function compares the variable with, one
+    above and one below it, and `-errno`."""
+    found = {}
+    for function, name, body, call, variable in _kept_results(context, skip):
+        called = callee(context, call)
+        tried = [(failure, None) for failure in _tried(context, body, variable, value)]
+        tried.append((-1, -MAX_ERRNO))
+        codes, passed, others = [], [], []
+        for failure, lowest in tried:
+            ended = _one_code(paths, Result(called, call, variable, failure, lowest), value)
+            codes.append(ended[0] if ended else None)
+            passed.append(bool(ended and ended[2]))
+            others.append(tuple(_other_values(context, body, ended[1], value)) if ended else ())
+        if any(codes):
+            found[name] = PassingOn(called, call.start_point[0] + 1, tuple(tried), tuple(codes),
+                                    tuple(passed), tuple(others))
+    last = defined_functions(context, set(found))
+    return {name: passing for name, passing in found.items() if name in last}
+
+
+def _kept_results(context, skip):
+    """(function, name, body, call, variable) for each plain function returning a variable
+    (`return rc;`) that one call of a function not in `skip` gives its value (`rc = f(...)`)."""
+    for function in descendants(context.root):
+        plain = plain_function(function) if function.type == "function_definition" else None
+        if plain is None:
+            continue
+        body = plain[2]
+        returned = {context.text(node) for node in context.captures(
+            "(return_statement (identifier) @v)", body).get("v", ())}
+        for variable in sorted(returned):
+            calls = [write for write in writes(context, body, variable)
+                     if _given_call(write) is not None]
+            call = _given_call(calls[0]) if len(calls) == 1 else None
+            if call is not None and callee(context, call) not in skip \
+                    and result_of(context, callee(context, call), call) is not None:
+                yield function, context.text(plain[0]), body, call, variable
+                break
+
+
+def _given_call(write):
+    """The call whose value a write gives (`v = f(...)`, `T v = f(...)`), else None."""
+    given = write.child_by_field_name("value" if write.type == "init_declarator" else "right")
+    given = unwrapped(given) if given is not None else None
+    return given if given is not None and given.type == "call_expression" else None
+
+
+def _tried(context, body, variable: str, value: Callable) -> list[int]:
+    """-1, 0 and every constant `variable` is compared with in `body`, each with the integers
+    next to it: the function's answer is the same between two of them."""
+    bounds = {-1, 0}
+    for _, leaf in context.tokens((variable,), body):
+        parent = context.parent(leaf)
+        if parent is not None and parent.type == "binary_expression":
+            other = parent.child_by_field_name("right") \
+                if parent.child_by_field_name("left") == leaf \
+                else parent.child_by_field_name("left")
+            given = value(other)
+            if isinstance(given, int):
+                bounds.add(given)
+    return sorted({near for bound in bounds for near in (bound - 1, bound, bound + 1)})
+
+
+def composed_codes(direct: dict[str, tuple[str, ErrorCode]],
+                   passing: dict[str, tuple[str, PassingOn]]) -> dict[str, tuple[str, ErrorCode]]:
+    """Name -> (path, code) of the project's functions returning an error code for a failed
+    copy: `direct` (each file's, from its own code) and the functions of `passing` (path,
+    `PassingOn`) that hand on the code of a function of another file, up to `MAX_DEPTH`
+    calls from the copy."""
+    found = dict(direct)
+    new = set(found)
+    while new:
+        fresh = {}
+        for name, (path, handing) in passing.items():
+            source = found.get(handing.calls)
+            if name in found or handing.calls not in new or source is None \
+                    or source[1].depth >= MAX_DEPTH:
+                continue
+            code = _composed(handing, source[1])
+            if code is not None:
+                fresh[name] = (path, code)
+        found.update(fresh)
+        new = set(fresh)
+    return found
+
+
+def _composed(passing: PassingOn, source: ErrorCode) -> ErrorCode | None:
+    """The code a `PassingOn` returns when its callee returns `source`'s failure, if known."""
+    wanted = (source.failure, source.lowest)
+    if source.lowest is None:  # the value tried nearest at or below it: the same answer
+        exact = [tried for tried in passing.tried if tried[1] is None]
+        below = [tried for tried in exact if tried[0] <= source.failure]
+        wanted = max(below) if below else min(exact)
+    index = passing.tried.index(wanted)
+    code = passing.codes[index]
+    if code is None:
+        return None
+    failure, lowest = (source.failure, source.lowest) if passing.passed[index] else code
+    returned = ErrorCode(source.underlying, failure, passing.calls, passing.line,
+                         source.depth + 1, lowest)
+    if not any(other is None or not returned.gives(other) for other in passing.others[index]):
+        return None  # no return tells success apart from the failure
+    return returned

@@ -7,12 +7,14 @@ function, along the path a failure (-1, the result taken as signed) takes: into 
 `if` on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
 `||` and `&&` of these; `value(node)` evaluates the other side, a side it cannot evaluate is a
 length, never negative), on through the statements after it when that branch falls through,
-and through both branches of other `if`s and of `#if`/`#else`. A `return`, `break`,
-`continue`, `goto`, `throw`, `exit()` or a new value of the result ends it; an assertion on
-the result (a call `assertions` names, taking the variable) ends it, as does `abort()` once the
-path has passed a check on the result. Loops, `switch`, checks whose answer for -1 is unknown
-(`n < 0 && errno == EPERM`), code nested deeper than `_MAX_NESTING` and code tree-sitter cannot
-read leave it unknown.
+and through both branches of other `if`s and of `#if`/`#else`, and from a `goto` on at its
+label. A `return`, `break`, `continue`, `throw`, `exit()` (or a fatal handler that exits,
+`c_fatal`) or a new value of the result ends it; an assertion on the result (a call
+`assertions` names, taking the variable) ends it, as does `abort()` or a fatal handler that
+aborts once the path has passed a check on the result. A failure may be a range of values
+(`-errno`: `Result.lowest`); a check whose answer differs within it is unknown. Loops,
+`switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`), code nested
+deeper than `_MAX_NESTING` and code tree-sitter cannot read leave it unknown.
 """
 
 from __future__ import annotations

@@ -23,7 +23,9 @@ from functools import cached_property
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
+from cursedlint.analysis.c_error_codes import (
+    ErrorCode, PassingOn, composed_codes, error_codes, passing_on, result_of,
+)
 from cursedlint.analysis.c_expectations import Assertions, stored_in
 from cursedlint.analysis.c_fatal import Fatal, checked_calls, fatal_handlers
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
@@ -58,13 +60,15 @@ class CmaFunctions(Struct, frozen=True):
     (name -> the CMA function), those that return an error code when the copy failed, the
     functions it stores in struct fields or passes on (`flows`), its fatal handlers
     (`analysis.c_fatal`) and the functions it calls where it checks another's result
-    (`checked`, `c_fatal.checked_calls`: where a handler of another file may be)."""
+    (`checked`, `c_fatal.checked_calls`: where a handler of another file may be), and those
+    that may hand on another file's error code (`passing`, `c_error_codes.passing_on`)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
     flows: FieldFlows = FieldFlows()
     fatal: dict[str, Fatal] = {}
     checked: dict[str, tuple[str, ...]] = {}
+    passing: dict[str, PassingOn] = {}
 
 
 def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
@@ -90,9 +94,13 @@ def _all_wrappers(facts: dict) -> dict[str, str]:
 
 
 def _all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
-    """Name -> (path, error code) of every project file's functions that return one."""
-    return {name: (path, code) for path, summary in facts.items()
-            for name, code in summary.codes.items()}
+    """Name -> (path, error code) of every project file's functions that return one, also by
+    handing on another file's (`c_error_codes.composed_codes`)."""
+    return composed_codes(
+        {name: (path, code) for path, summary in facts.items()
+         for name, code in summary.codes.items()},
+        {name: (path, passing) for path, summary in facts.items()
+         for name, passing in summary.passing.items()})
 
 
 def _all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
@@ -148,8 +156,8 @@ class CmaWrapperIndex(Indexer):
     def trigger_words(self, facts):
         """The functions' names (a call of one is a CMA call) and the fields every function
         stored in which is a CMA function (a call through one is)."""
-        return {*(name for found in facts.values() for name in (*found.wrappers, *found.codes)),
-                *project_cma_fields(facts)}
+        return {*(name for found in facts.values() for name in found.wrappers),
+                *built_for(facts, "cma codes", _all_codes), *project_cma_fields(facts)}
 
 
 class CmaFailureAborts(Rule):
@@ -158,17 +166,23 @@ class CmaFailureAborts(Rule):
     functions of the same file or of other files of the project that return their result
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
-    `return total;`, with `total` otherwise only set to 0), of the functions named in the
+    `return total;`, or `return (n != -1) ? total : n;`, with `total` otherwise only set to
+    0), of the functions named in the
     `wrappers` option, of calls through a function-pointer field every function of which,
     anywhere in the project, is one of these (`tbl[op].fn(...)` with
     `.fn = process_vm_readv`, `.fn = process_vm_writev`; a table that also holds another copy
     is not followed), and of functions (of the file or the project, up to three calls from
     the copy) that turn the failure into an error code: every failure path of their copy ends
-    in `return v` of one constant (or passes such a code on), and another `return` of theirs
-    gives something else; the failure is then followed in their callers as that value, where
+    in `return v` of one constant or in `return -errno` (or passes such a code on), and another
+    `return` of theirs gives something else; the failure is then followed in their callers as
+    that value (`-errno` as any of -4095..-1: a check for one errno, `rc == -EPERM`, cannot be
+    told), where
     - a check detects the failure, but a path from the failure branch reaches an assert on the
       same result (`assert`, and calls whose names contain `assert`, `ASSERT`, `CHECK` or
-      `panic`: the `assert-names` option) or `abort()`;
+      `panic`: the `assert-names` option), `abort()`, or a fatal handler: a function or
+      function-like macro of the file or of the project whose body always calls `abort()` (or
+      another such handler), read from its definition (a handler that always calls `exit()`
+      ends the path as `exit()` does);
     - the result is asserted with no check before it (`assert(n == len)`);
     - the result is ignored: the call is a statement of its own (a `(void)` cast says it is
       discarded on purpose and is not reported).
@@ -176,8 +190,11 @@ class CmaFailureAborts(Rule):
     The path a failed call (-1) takes is followed inside the function: into the branch an `if`
     on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
     `||` and `&&` of these), on through the statements after it when that branch falls through,
-    and through both branches of other `if`s and of `#if`/`#else`. A `return`, `break`,
-    `continue`, `goto`, `throw`, `exit()` or a new value of the result ends it. Loops,
+    and through both branches of other `if`s and of `#if`/`#else`; a `goto` on to its label
+    (`fn_fail: die(...)`). A `return`, `break`, `continue`, `throw`, `exit()` or a new value of
+    the result ends it: a failure returned to the caller is followed there only as an error
+    code of the project's functions, and one returned to the user of an API (an MPI error
+    code, `-errno`) is not reported: whether it is fatal is the user's choice. Loops,
     `switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`) and code
     tree-sitter cannot read make the rule silent.
 
@@ -412,8 +429,10 @@ class CmaFailureAborts(Rule):
         flows = field_flows(context)
         fatal = rule._own_fatal
         checked = checked_calls(context)
-        return CmaFunctions(wrappers, codes, flows, fatal, checked) \
-            if wrappers or codes or flows or fatal or checked else None
+        passing = passing_on(context, rule._paths, rule._value,
+                             {*rule._cma_names, *rule._codes})
+        return CmaFunctions(wrappers, codes, flows, fatal, checked, passing) \
+            if wrappers or codes or flows or fatal or checked or passing else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
