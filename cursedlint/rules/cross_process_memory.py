@@ -427,7 +427,8 @@ class CmaFailureAborts(Rule):
         }
         codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
         flows = field_flows(context)
-        fatal = rule._own_fatal
+        fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
+                 if path == context.source.path}
         checked = checked_calls(context)
         passing = passing_on(context, rule._paths, rule._value,
                              {*rule._cma_names, *rule._codes})
@@ -447,24 +448,17 @@ class CmaFailureAborts(Rule):
 
     @cached_property
     def _paths(self) -> FailurePaths:
-        return FailurePaths(self.context, self._assertions, self._value, self._fatal)
+        return FailurePaths(self.context, self._assertions, self._value,
+                            {name: fatal for name, (_, fatal) in self._fatal.items()})
 
     @cached_property
-    def _remote_fatal(self) -> dict[str, tuple[str, Fatal]]:
-        """Name -> (path, handler) of the project's other files' fatal handlers."""
-        return built_for(self.project_facts, "cma fatal", _all_fatal)
-
-    @cached_property
-    def _own_fatal(self) -> dict[str, Fatal]:
-        """The file's fatal handlers (`analysis.c_fatal`), given the project's."""
-        known = {name: fatal for name, (_, fatal) in self._remote_fatal.items()}
-        return fatal_handlers(self.context, known)
-
-    @cached_property
-    def _fatal(self) -> dict[str, Fatal]:
-        """The fatal handlers a call of this file may reach: the project's and its own."""
-        return {**{name: fatal for name, (_, fatal) in self._remote_fatal.items()},
-                **self._own_fatal}
+    def _fatal(self) -> dict[str, tuple[str, Fatal]]:
+        """Name -> (path, handler) of the fatal handlers a call of this file may reach: the
+        project's, and the file's own (`analysis.c_fatal`)."""
+        remote = built_for(self.project_facts, "cma fatal", _all_fatal)
+        own = fatal_handlers(self.context, {name: fatal for name, (_, fatal) in remote.items()})
+        here = self.context.source.path
+        return {**remote, **{name: (here, fatal) for name, fatal in own.items()}}
 
     @cached_property
     def _cma_names(self) -> dict[str, str]:
@@ -543,7 +537,8 @@ class CmaFailureAborts(Rule):
         if asserting is not None:
             self._report_assert(asserting, Result(name, call, None), detected=False)
             return None
-        return result_of(self.context, name, call, self._codes.get(name))  # (no target: an `if` checks it)
+        code = self._codes.get(name)
+        return result_of(self.context, name, call, code)  # (no target: an `if` checks it)
 
     def _described(self, name: str) -> str:
         if name in self._labels:
@@ -583,13 +578,10 @@ class CmaFailureAborts(Rule):
                              *self._chain(result.function)))
 
     def _handler(self, name: str) -> tuple[Step, ...]:
-        """Where a fatal handler is defined and the call by which it aborts, down to
-        `abort()` (handlers of other files, then of this one)."""
+        """Where a fatal handler is defined and the call by which it aborts, to `abort()`."""
         steps = []
         while name in self._fatal and len(steps) < 8:
-            fatal = self._fatal[name]
-            path = self.context.source.path if name in self._own_fatal \
-                else self._remote_fatal[name][0]
+            path, fatal = self._fatal[name]
             steps.append(Step(path, fatal.line, f"{name}() always ends the process: it calls "
                                                 f"{fatal.calls}()"))
             name = fatal.calls
