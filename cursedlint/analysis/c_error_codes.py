@@ -25,7 +25,6 @@ from cursedlint.analysis.c_failure_path import MAX_ERRNO, FailurePaths, Outcome,
 from cursedlint.analysis.c_syntax import (
     callee, defined_functions, plain_function, unwrapped, writes,
 )
-from cursedlint.c.context import descendants
 
 MAX_DEPTH = 3
 """Calls between a copy and the function that returns its failure as an error code."""
@@ -146,13 +145,21 @@ def _one_code(paths: FailurePaths, result: Result, value: Callable):
 def _other_values(context, body, failure_returns: set, value: Callable) -> list:
     """The values the `return`s of `body` not in `failure_returns` give (None: not a
     constant); `return -errno` and a bare `return` give none."""
+    return [given for key, given in _return_values(context, body, value)
+            if key not in failure_returns]
+
+
+def _return_values(context, body, value: Callable, variable: bytes | None = None
+                   ) -> list[tuple[int, int | None]]:
+    """(id, value) of the `return`s of `body` that give a value other than `-errno` (None:
+    not a constant, as `variable`, a local one, is not)."""
     found = []
     for statement in context.captures("(return_statement) @r", body).get("r", ()):
         returned = _returned(statement)
-        if statement.id in failure_returns or returned is None or _is_errno(returned):
-            continue
-        given = value(returned)
-        found.append(given if isinstance(given, int) else None)
+        if returned is not None and not _is_errno(returned):
+            given = None if returned.type == "identifier" and returned.text == variable \
+                else value(returned)
+            found.append((statement.id, given if isinstance(given, int) else None))
     return found
 
 
@@ -209,11 +216,15 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
         tried = [(failure, None) for failure in _tried(context, body, variable, value)]
         tried.append((-1, -MAX_ERRNO))
         codes, passed, others = [], [], []
+        values = None
         for failure, lowest in tried:
             ended = _one_code(paths, Result(called, call, variable, failure, lowest), value)
             codes.append(ended[0] if ended else None)
             passed.append(bool(ended and ended[2]))
-            others.append(tuple(_other_values(context, body, ended[1], value)) if ended else ())
+            if ended and values is None:
+                values = _return_values(context, body, value, variable.encode())
+            others.append(tuple(given for key, given in values if key not in ended[1])
+                          if ended else ())
         if any(codes):
             found[name] = PassingOn(called, call.start_point[0] + 1, tuple(tried), tuple(codes),
                                     tuple(passed), tuple(others))
@@ -224,14 +235,29 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
 def _kept_results(context, skip):
     """(function, name, body, call, variable) for each plain function returning a variable
     (`return rc;`) that one call of a function not in `skip` gives its value (`rc = f(...)`)."""
-    for function in descendants(context.root):
-        plain = plain_function(function) if function.type == "function_definition" else None
+    returned = []
+    for _, keyword in context.tokens(("return",)):
+        statement = context.parent(keyword)
+        value = _returned(statement) if statement.type == "return_statement" else None
+        if value is not None and value.type == "identifier":
+            returned.append((statement, context.text(value)))
+    functions = context.enclosing((statement for statement, _ in returned),
+                                  ("function_definition",))
+    starts = [function.start_byte for function in functions]
+    variables: dict[int, set[str]] = {}
+    for statement, variable in returned:  # the innermost function holding it
+        index = bisect.bisect_right(starts, statement.start_byte) - 1
+        while index >= 0 and functions[index].end_byte < statement.end_byte:
+            index -= 1
+        variables.setdefault(index, set()).add(variable)
+    for key, function in enumerate(functions):
+        if key not in variables:
+            continue
+        plain = plain_function(function)
         if plain is None:
             continue
         body = plain[2]
-        returned = {context.text(node) for node in context.captures(
-            "(return_statement (identifier) @v)", body).get("v", ())}
-        for variable in sorted(returned):
+        for variable in sorted(variables[key]):
             calls = [write for write in writes(context, body, variable)
                      if _given_call(write) is not None]
             call = _given_call(calls[0]) if len(calls) == 1 else None

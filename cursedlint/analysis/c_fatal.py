@@ -14,7 +14,7 @@ The kind is "abort" when the first such call aborts (or calls a handler that abo
 "exit".
 
 `checked_calls(context)` gives, for the names of the functions whose result an `if` of the
-file checks (`if (f(...) != 0)`, `rc = f(...); if (rc)`), the function called by the last
+file checks (`if (f(...) != 0)`, `rc = f(...);` just before `if (rc)`), the function called by the last
 statement of a branch of such an `if` that has no `return`, `goto`, `break` or `continue`
 (`if (rc) die(...);`): the names among which a handler of another file may be, once it is
 known (from the project) that a failure comes out of that function.
@@ -33,6 +33,7 @@ ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
 _LEAVES = frozenset({"return_statement", "goto_statement"})
 _JUMPS = _LEAVES | {"break_statement", "continue_statement"}
+_JUMP_WORDS = ("return", "goto", "break", "continue")
 _CONDITIONAL = re.compile(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
                           rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
 _MACRO_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
@@ -116,8 +117,9 @@ def checked_calls(context) -> dict[str, tuple[str, ...]]:
     """Checked name -> the names called in the branches of the `if`s checking it (see the
     module)."""
     found: dict[str, set[str]] = {}
-    for node in descendants(context.root):
-        if node.type != "if_statement":
+    for _, keyword in context.tokens(("if",)):
+        node = context.parent(keyword)
+        if node is None or node.type != "if_statement":
             continue
         alternative = node.child_by_field_name("alternative")
         called = {_last_call(context, branch) for branch in (
@@ -131,30 +133,30 @@ def checked_calls(context) -> dict[str, tuple[str, ...]]:
 
 def _last_call(context, branch) -> str:
     """The function the last statement of a branch that does not leave calls, or ""."""
-    if branch is None or any(node.type in _JUMPS for node in descendants(branch)):
-        return ""
     last = branch
-    while last.type == "compound_statement" and last.named_children:
+    while last is not None and last.type == "compound_statement" and last.named_children:
         last = last.named_children[-1]
-    call = last.named_children[0] if last.type == "expression_statement" \
+    call = last.named_children[0] if last is not None and last.type == "expression_statement" \
         and last.named_children else None
-    return callee(context, call) if call is not None and call.type == "call_expression" else ""
+    if call is None or call.type != "call_expression" or any(
+            context.parent(keyword).type in _JUMPS
+            for _, keyword in context.tokens(_JUMP_WORDS, branch)):
+        return ""
+    return callee(context, call)
 
 
 def _checked(context, statement) -> set[str]:
-    """The functions whose result the `if` tests: called in its condition, or assigned to a
-    variable its condition mentions."""
+    """The functions whose result the `if` tests: called in its condition, or assigned by the
+    statement before it to a variable its condition mentions (`rc = f(...); if (rc)`)."""
     condition = statement.child_by_field_name("condition")
     checked = {callee(context, node) for node in descendants(condition)
                if node.type == "call_expression"}
-    function = next((found for found in context.ancestors(statement)
-                     if found.type == "function_definition"), None)
-    body = function.child_by_field_name("body") if function is not None else None
-    if body is None:
+    before = statement.prev_named_sibling
+    if before is None or before.type not in ("declaration", "expression_statement"):
         return checked
     names = {context.text(node) for node in descendants(condition) if node.type == "identifier"}
     for name in names:
-        for write in writes(context, body, name):
+        for write in writes(context, before, name):
             value = write.child_by_field_name("value" if write.type == "init_declarator"
                                               else "right")
             value = unwrapped(value) if value is not None else None
