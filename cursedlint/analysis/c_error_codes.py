@@ -16,6 +16,7 @@ that return such a result ((label, call), `c_function_pointers`), whose labels `
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Callable
 
 from msgspec import Struct
@@ -25,9 +26,12 @@ from cursedlint.analysis.c_failure_path import MAX_ERRNO, FailurePaths, Outcome,
 from cursedlint.analysis.c_syntax import (
     callee, defined_functions, plain_function, unwrapped, writes,
 )
+from cursedlint.analysis.includes import HEADER_SUFFIXES
 
 MAX_DEPTH = 3
 """Calls between a copy and the function that returns its failure as an error code."""
+_RETURNS_NAME = re.compile(rb"\breturn\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;")
+"""`return rc;` (and `return (rc);`): a function that may hand on a call's result."""
 
 
 class ErrorCode(Struct, frozen=True):
@@ -206,13 +210,18 @@ class PassingOn(Struct, frozen=True):
 
 
 def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str, PassingOn]:
-    """The file's plain functions (the last definition of a name) that return a variable
-    given the result of one call of a function not in `skip`, with what they return for the
-    failures that call may give: every constant the function compares the variable with, one
-    above and one below it, and `-errno`."""
+    """The file's plain functions (the last definition of a name) that other files may call
+    (not `static` in a source file) and that return a variable given the result of one call of
+    a function not in `skip` and not defined in the file (its code comes from another file),
+    with what they return for the failures that call may give: every constant the function
+    compares the variable with, one above and one below it, and `-errno`."""
     found = {}
-    for function, name, body, call, variable in _kept_results(context, skip):
+    kept = list(_kept_results(context, skip))
+    here = defined_functions(context, {callee(context, site[3]) for site in kept})
+    for function, name, body, call, variable in kept:
         called = callee(context, call)
+        if called in here:
+            continue
         tried = [(failure, None) for failure in _tried(context, body, variable, value)]
         tried.append((-1, -MAX_ERRNO))
         codes, passed, others = [], [], []
@@ -233,11 +242,11 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
 
 
 def _kept_results(context, skip):
-    """(function, name, body, call, variable) for each plain function returning a variable
+    """(function, name, body, call, variable) for each plain function other files may call
+    (`_exported`) returning a variable
     (`return rc;`) that one call of a function not in `skip` gives its value (`rc = f(...)`)."""
     returned = []
-    for _, keyword in context.tokens(("return",)):
-        statement = context.parent(keyword)
+    for _, _, statement in context.hits(_RETURNS_NAME):
         value = _returned(statement) if statement.type == "return_statement" else None
         if value is not None and value.type == "identifier":
             returned.append((statement, context.text(value)))
@@ -251,7 +260,7 @@ def _kept_results(context, skip):
             index -= 1
         variables.setdefault(index, set()).add(variable)
     for key, function in enumerate(functions):
-        if key not in variables:
+        if key not in variables or not _exported(context, function):
             continue
         plain = plain_function(function)
         if plain is None:
@@ -265,6 +274,13 @@ def _kept_results(context, skip):
                     and result_of(context, callee(context, call), call) is not None:
                 yield function, context.text(plain[0]), body, call, variable
                 break
+
+
+def _exported(context, function) -> bool:
+    """Whether another file may call the function: a header's, or not `static`."""
+    return context.source.path.endswith(HEADER_SUFFIXES) or not any(
+        child.type == "storage_class_specifier" and child.text == b"static"
+        for child in function.children)
 
 
 def _given_call(write):
