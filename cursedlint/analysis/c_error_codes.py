@@ -24,7 +24,7 @@ from msgspec import Struct
 from cursedlint.analysis.c_expectations import stored_in
 from cursedlint.analysis.c_failure_path import MAX_ERRNO, FailurePaths, Outcome, Result
 from cursedlint.analysis.c_syntax import (
-    callee, defined_functions, plain_function, unwrapped, writes,
+    callee, defined_functions, plain_function, unwrapped,
 )
 from cursedlint.analysis.includes import HEADER_SUFFIXES
 
@@ -267,8 +267,11 @@ def _kept_results(context, skip):
             continue
         body = plain[2]
         for variable in sorted(variables[key]):
-            calls = [write for write in writes(context, body, variable)
-                     if _given_call(write) is not None]
+            assigned = re.compile(rb"(?<![\w.>])" + re.escape(variable.encode())
+                                  + rb"\s*=(?!=)")
+            calls = [write for _, _, write in context.hits(assigned, body)
+                     if write.type in ("assignment_expression", "init_declarator")
+                     and _given_call(write) is not None]
             call = _given_call(calls[0]) if len(calls) == 1 else None
             if call is not None and callee(context, call) not in skip \
                     and result_of(context, callee(context, call), call) is not None:

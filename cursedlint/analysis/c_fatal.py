@@ -26,14 +26,13 @@ import re
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_syntax import callee, plain_function, unwrapped, writes
+from cursedlint.analysis.c_syntax import callee, mentions, plain_function, unwrapped
 from cursedlint.c.context import descendants
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
 _LEAVES = frozenset({"return_statement", "goto_statement"})
-_JUMPS = _LEAVES | {"break_statement", "continue_statement"}
-_JUMP_WORDS = ("return", "goto", "break", "continue")
+_JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue)\b")
 _CONDITIONAL = re.compile(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
                           rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
 _MACRO_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
@@ -138,10 +137,9 @@ def _last_call(context, branch) -> str:
         last = last.named_children[-1]
     call = last.named_children[0] if last is not None and last.type == "expression_statement" \
         and last.named_children else None
-    if call is None or call.type != "call_expression" or any(
-            context.parent(keyword).type in _JUMPS
-            for _, keyword in context.tokens(_JUMP_WORDS, branch)):
-        return ""
+    if call is None or call.type != "call_expression" or _JUMP_WORDS.search(
+            context.source.data, branch.start_byte, branch.end_byte):
+        return ""  # (a jump word in a comment or string too: not followed)
     return callee(context, call)
 
 
@@ -152,14 +150,18 @@ def _checked(context, statement) -> set[str]:
     checked = {callee(context, node) for node in descendants(condition)
                if node.type == "call_expression"}
     before = statement.prev_named_sibling
-    if before is None or before.type not in ("declaration", "expression_statement"):
-        return checked
-    names = {context.text(node) for node in descendants(condition) if node.type == "identifier"}
-    for name in names:
-        for write in writes(context, before, name):
-            value = write.child_by_field_name("value" if write.type == "init_declarator"
-                                              else "right")
-            value = unwrapped(value) if value is not None else None
-            if value is not None and value.type == "call_expression":
-                checked.add(callee(context, value))
+    given = before.named_children if before is not None and before.type == "declaration" \
+        else [before.named_children[0]] if before is not None \
+        and before.type == "expression_statement" and before.named_children else []
+    for write in given:
+        if write.type not in ("init_declarator", "assignment_expression"):
+            continue
+        target = write.child_by_field_name("declarator" if write.type == "init_declarator"
+                                           else "left")
+        value = unwrapped(write.child_by_field_name("value" if write.type == "init_declarator"
+                                                    else "right"))
+        if target is not None and target.type == "identifier" and value is not None \
+                and value.type == "call_expression" \
+                and mentions(context, condition, context.text(target)):
+            checked.add(callee(context, value))
     return checked
