@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import operator
 from contextlib import contextmanager
+from functools import cached_property
 from enum import Enum
 from typing import Callable, Iterator
 
@@ -87,18 +88,26 @@ class Result(Struct, frozen=True):
 
 class FailurePaths:
     """Failure paths in one file. `assertions`: what asserts; `value(node)`: an integer
-    expression's value (UNKNOWN when unknown); `fatal`: the fatal handlers the file may call
-    (`c_fatal`: name -> `Fatal`), an `abort()` or `exit()` of their kind."""
+    expression's value (UNKNOWN when unknown); `fatal()`: the fatal handlers the file may call
+    (`c_fatal`: name -> `Fatal`), an `abort()` or `exit()` of their kind, asked for when a
+    path is first followed."""
 
     def __init__(self, context, assertions: Assertions, value: Callable,
-                 fatal: dict[str, Fatal] | None = None):
+                 fatal: Callable[[], dict[str, Fatal]] = dict):
         self.context = context
         self.assertions = assertions
         self.value = value
-        self.fatal = fatal or {}
+        self._handlers = fatal
         self._nesting = 0
         self._jumped: set[int] = set()
-        self._enders = ABORTS | _EXITS | set(self.fatal)
+
+    @cached_property
+    def fatal(self) -> dict[str, Fatal]:
+        return self._handlers()
+
+    @cached_property
+    def _enders(self) -> frozenset[str]:
+        return ABORTS | _EXITS | set(self.fatal)
 
     def reached(self, result: Result) -> Path | None:
         """The path, when it reaches an assertion or `abort()` (`hit`), else None."""

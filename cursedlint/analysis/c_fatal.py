@@ -3,7 +3,8 @@ function-like macros whose body always ends the process, so that a call of one i
 (or an `exit()`) to whoever follows a failure (CUR601: `c_failure_path`).
 
 `fatal_handlers(context, known)` gives name -> `Fatal` for the file's handlers, given the
-project's `known` ones (name -> `Fatal`), read again until no new one is found:
+project's `known` ones (name -> `Fatal`), read again until no new one is found
+(`reachable_handlers`: both, with their paths):
 - a function: a statement of the body's own block (not under an `if`, a loop, a `switch` or an
   `#if`) calls `abort()`, `exit()` (or `_exit`, `_Exit`, `quick_exit`) or a known handler, and
   no `return`, `goto` or `longjmp` comes before it anywhere in the body;
@@ -31,7 +32,7 @@ from cursedlint.c.context import descendants
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
-_LEAVES = frozenset({"return_statement", "goto_statement"})
+_LEAVES = re.compile(rb"\b(?:return|goto|longjmp|siglongjmp)\b")
 _JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue)\b")
 _CONDITIONAL = re.compile(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
                           rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
@@ -64,6 +65,14 @@ def fatal_handlers(context, known: dict[str, Fatal]) -> dict[str, Fatal]:
     return found
 
 
+def reachable_handlers(context, remote: dict[str, tuple[str, Fatal]]
+                       ) -> dict[str, tuple[str, Fatal]]:
+    """Name -> (path, handler) of the handlers a call of the file may reach: the project's
+    (`remote`) and the file's own."""
+    own = fatal_handlers(context, {name: fatal for name, (_, fatal) in remote.items()})
+    return {**remote, **{name: (context.source.path, fatal) for name, fatal in own.items()}}
+
+
 def _defining(context, names) -> list:
     """The function definitions and function-like macro definitions of the file that spell one
     of `names` in their body, once each."""
@@ -84,16 +93,13 @@ def _handler(context, definition, enders: dict[str, str]) -> tuple[str, Fatal | 
         return "", None
     name, _, body = plain
     for statement in body.named_children:
-        if statement.type in _LEAVES or context.captures(
-                "[(return_statement) (goto_statement)] @leave", statement).get("leave"):
-            return context.text(name), None
         call = statement.named_children[0] if statement.type == "expression_statement" \
             and statement.named_children else None
         called = callee(context, call) if call is not None and call.type == "call_expression" \
             else ""
-        if called == "longjmp" or called == "siglongjmp":
-            return context.text(name), None
         if called in enders:
+            if _LEAVES.search(context.source.data, body.start_byte, statement.start_byte):
+                break  # it may return first (a `return` in a comment too: not followed)
             return context.text(name), Fatal(enders[called], definition.start_point[0] + 1,
                                              called)
     return context.text(name), None

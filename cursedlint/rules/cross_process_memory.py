@@ -27,7 +27,7 @@ from cursedlint.analysis.c_error_codes import (
     ErrorCode, PassingOn, composed_codes, error_codes, passing_on, result_of,
 )
 from cursedlint.analysis.c_expectations import Assertions, stored_in
-from cursedlint.analysis.c_fatal import Fatal, checked_calls, fatal_handlers
+from cursedlint.analysis.c_fatal import Fatal, checked_calls, reachable_handlers
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, called_text, field_flows, project_graph,
@@ -107,6 +107,11 @@ def _all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
     """Name -> (path, handler) of every project file's fatal handlers."""
     return {name: (path, fatal) for path, summary in facts.items()
             for name, fatal in summary.fatal.items()}
+
+
+def _fatal_of(context, facts: dict) -> dict[str, tuple[str, Fatal]]:
+    """Name -> (path, handler) of the fatal handlers a call of the file may reach."""
+    return reachable_handlers(context, built_for(facts, "cma fatal", _all_fatal))
 
 
 def project_cma_fields(facts: dict) -> set[str]:
@@ -448,17 +453,13 @@ class CmaFailureAborts(Rule):
 
     @cached_property
     def _paths(self) -> FailurePaths:
-        return FailurePaths(self.context, self._assertions, self._value,
-                            {name: fatal for name, (_, fatal) in self._fatal.items()})
+        context, facts = self.context, self.project_facts  # (no cycle through the rule)
+        return FailurePaths(self.context, self._assertions, self._value, lambda: {
+            name: fatal for name, (_, fatal) in _fatal_of(context, facts).items()})
 
     @cached_property
     def _fatal(self) -> dict[str, tuple[str, Fatal]]:
-        """Name -> (path, handler) of the fatal handlers a call of this file may reach: the
-        project's, and the file's own (`analysis.c_fatal`)."""
-        remote = built_for(self.project_facts, "cma fatal", _all_fatal)
-        own = fatal_handlers(self.context, {name: fatal for name, (_, fatal) in remote.items()})
-        here = self.context.source.path
-        return {**remote, **{name: (here, fatal) for name, fatal in own.items()}}
+        return _fatal_of(self.context, self.project_facts)
 
     @cached_property
     def _cma_names(self) -> dict[str, str]:
