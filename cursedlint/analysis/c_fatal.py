@@ -28,7 +28,6 @@ import re
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import callee, mentions, plain_function, unwrapped
-from cursedlint.c.context import descendants
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
@@ -153,7 +152,7 @@ def _checked(context, statement) -> set[str]:
     """The functions whose result the `if` tests: called in its condition, or assigned by the
     statement before it to a variable its condition mentions (`rc = f(...); if (rc)`)."""
     condition = statement.child_by_field_name("condition")
-    checked = {callee(context, node) for node in descendants(condition)
+    checked = {callee(context, node) for node in context.descendants(condition)
                if node.type == "call_expression"}
     before = statement.prev_named_sibling
     given = before.named_children if before is not None and before.type == "declaration" \
