@@ -8,7 +8,8 @@ definition of a name) every `return` of which hands back the result of a call of
 `names`, read again until no new one is found:
 - unchanged: `return f(...);`, or a variable only ever assigned such a call;
 - added up, with -1 still meaning failure: the one `total += n` of the body adds the results
-  `n = f(...)`, `total` is otherwise only set to 0, and each `return` gives `total` or -1
+  `n = f(...)` (the one `+=` into a variable; a field, `iov.iov_base += n`, may advance too),
+  `total` is otherwise only set to 0, and each `return` gives `total` or -1
   under a check on `n` (a copy in a loop until all bytes are copied), or chooses on `n`
   between them: `return (n != -1) ? total : n;` (`c_failure_path` tells which side a failed
   `n` takes).
@@ -145,9 +146,10 @@ def _accumulation(context, body, names: dict[str, str], value: Callable):
             results[context.text(target)] = (names[name], call)
     if not results:
         return None
-    sums = [node for node in context.descendants(body)
+    sums = [node for node in context.descendants(body)  # (`iov.iov_base += n` advances)
             if node.type == "assignment_expression" and not node.has_error
-            and context.text(node.child_by_field_name("operator")) == "+="]
+            and context.text(node.child_by_field_name("operator")) == "+="
+            and node.child_by_field_name("left").type == "identifier"]
     added = [(context.text(node.child_by_field_name("left")),
               context.text(unwrapped(node.child_by_field_name("right"))))
              for node in sums]
