@@ -15,10 +15,10 @@ The kind is "abort" when the first such call aborts (or calls a handler that abo
 "exit".
 
 `checked_calls(context)` gives, for the names of the functions whose result an `if` of the
-file checks (`if (f(...) != 0)`, `rc = f(...);` just before `if (rc)`), the function called by the last
-statement of a branch of such an `if` that has no `return`, `goto`, `break` or `continue`
-(`if (rc) die(...);`): the names among which a handler of another file may be, once it is
-known (from the project) that a failure comes out of that function.
+file checks (`if (f(...) != 0)`, or `rc = f(...);` just before `if (rc)`), the function called
+by the last statement of a branch of such an `if` that has no `return`, `goto`, `break` or
+`continue` (`if (rc) die(...);`): the names among which a handler of another file may be, once
+it is known (from the project) that a failure comes out of that function.
 """
 
 from __future__ import annotations
