@@ -1,9 +1,10 @@
 """Functions of a C/C++ file that turn a failed copy into an error code (CUR601: the failure
 of `process_vm_readv`/`process_vm_writev`, -1): the failure path of their call
 (`c_failure_path`) ends only in `return v` of one constant `v`, or only in `return -errno`
-(any of -4095..-1), or of the result itself, when it already is an error code, and another `return` of theirs gives something else, so that
-their callers can tell the failure from success. A caller that asserts on that value, or
-aborts when it sees it, aborts on the failed copy one call or more away from it.
+(any of -4095..-1), or of the result itself, when it already is an error code, and another
+`return` of theirs gives something else, so that their callers can tell the failure from
+success. A caller that asserts on that value, or aborts when it sees it, aborts on the
+failed copy one call or more away from it.
 
 `error_codes(context, names, known, paths, value)` extends `known` (called name -> `ErrorCode`)
 with the file's plain functions (`c_syntax.plain_function`, the last definition of a name)
@@ -11,6 +12,11 @@ that return an error code for a call of one of `names` (name -> the CMA function
 it returns, -1 on failure) or of `known`, read again until no new one is found, at most
 `MAX_DEPTH` calls away from the copy. `through`: the file's calls through function pointers
 that return such a result ((label, call), `c_function_pointers`), whose labels `names` maps.
+
+Across files: `passing_on` summarizes, per file and without the project, the functions that
+keep another file's function's result and check it (`PassingOn`: the code they return for
+each failure value they can tell apart); `composed_codes` composes those with the codes of
+the project (`MAX_DEPTH` bounds the chain).
 """
 
 from __future__ import annotations
