@@ -14,8 +14,8 @@ it returns, -1 on failure) or of `known`, read again until no new one is found, 
 that return such a result ((label, call), `c_function_pointers`), whose labels `names` maps.
 
 Across files: `passing_on` summarizes, per file and without the project, the functions that
-keep another file's function's result and check it (`PassingOn`: the code they return for
-each failure value they can tell apart); `composed_codes` composes those with the codes of
+return a variable one call of another file's function gives (`PassingOn`: the code they
+return for each failure value they can tell apart); `composed_codes` composes those with the codes of
 the project (`MAX_DEPTH` bounds the chain).
 """
 
