@@ -1,9 +1,10 @@
 """Functions of a C/C++ file that turn a failed copy into an error code (CUR601: the failure
 of `process_vm_readv`/`process_vm_writev`, -1): the failure path of their call
-(`c_failure_path`) ends only in `return v` of one constant `v` (or of the result itself, when
-it already is an error code), and another `return` of theirs gives something else, so that
-their callers can tell the failure from success. A caller that asserts on that value, or
-aborts when it sees it, aborts on the failed copy one call or more away from it.
+(`c_failure_path`) ends only in `return v` of one constant `v`, or only in `return -errno`
+(any of -4095..-1), or of the result itself, when it already is an error code, and another
+`return` of theirs gives something else, so that their callers can tell the failure from
+success. A caller that asserts on that value, or aborts when it sees it, aborts on the
+failed copy one call or more away from it.
 
 `error_codes(context, names, known, paths, value)` extends `known` (called name -> `ErrorCode`)
 with the file's plain functions (`c_syntax.plain_function`, the last definition of a name)
@@ -11,47 +12,73 @@ that return an error code for a call of one of `names` (name -> the CMA function
 it returns, -1 on failure) or of `known`, read again until no new one is found, at most
 `MAX_DEPTH` calls away from the copy. `through`: the file's calls through function pointers
 that return such a result ((label, call), `c_function_pointers`), whose labels `names` maps.
+
+Across files: `passing_on` summarizes, per file and without the project, the functions that
+return a variable one call of another file's function gives (`PassingOn`: the code they
+return for each failure value they can tell apart); `composed_codes` composes those with the codes of
+the project (`MAX_DEPTH` bounds the chain).
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from typing import TYPE_CHECKING, Callable
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_syntax import defined_functions, plain_function, unwrapped
+from cursedlint.analysis.c_syntax import (
+    callee, defined_functions, plain_function, unwrapped,
+)
+from cursedlint.analysis.includes import HEADER_SUFFIXES
 
 if TYPE_CHECKING:
     from cursedlint.analysis.c_failure_path import FailurePaths, Result
 
 MAX_DEPTH = 3
 """Calls between a copy and the function that returns its failure as an error code."""
+_RETURNS_NAME = re.compile(rb"\breturn\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;")
+"""`return rc;` (and `return (rc);`): a function that may hand on a call's result."""
 
 
 class ErrorCode(Struct, frozen=True):
-    """A function's result when a copy by `underlying` failed: `failure` (its error code);
-    `calls` the name it called on `line` (of its own file) for that copy."""
+    """A function's result when a copy by `underlying` failed: `failure` (its error code, or
+    the highest of a range from `lowest`: -1 of `-errno`); `calls` the name it called on `line`
+    (of its own file) for that copy."""
 
     underlying: str
     failure: int
     calls: str
     line: int
     depth: int = 1
+    lowest: int | None = None
+
+    @property
+    def described(self) -> str:
+        from cursedlint.analysis.c_failure_path import MAX_ERRNO
+
+        return "-errno" if self.lowest == -MAX_ERRNO else str(self.failure)
+
+    def gives(self, value) -> bool:
+        """Whether `value` (an integer, or not one) may be this failure."""
+        lowest = self.failure if self.lowest is None else self.lowest
+        return isinstance(value, int) and lowest <= value <= self.failure
 
 
-def result_of(context, name: str, call, failure: int = -1) -> Result | None:
+def result_of(context, name: str, call, code: ErrorCode | None = None) -> Result | None:
     """The `Result` of a call whose value is checked in an `if` or kept in a variable
-    (`n = f(...)`, `T n = f(...)`); None when its value goes elsewhere."""
+    (`n = f(...)`, `T n = f(...)`); None when its value goes elsewhere. `code`: what the
+    called function returns when the copy failed (None: -1)."""
     from cursedlint.analysis.c_expectations import stored_in
     from cursedlint.analysis.c_failure_path import Result
 
     _, _, target = stored_in(context, call)
-    if target is None:
-        return Result(name, call, None, failure)
-    if target.type != "identifier":
+    if target is not None and target.type != "identifier":
         return None
-    return Result(name, call, context.text(target), failure)
+    variable = context.text(target) if target is not None else None
+    if code is None:
+        return Result(name, call, variable)
+    return Result(name, call, variable, code.failure, code.lowest)
 
 
 def error_codes(context, names: dict[str, str], known: dict[str, ErrorCode],
@@ -89,37 +116,68 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
     """The error code `body` returns when one of its copies (`calls`, the calls in it) fails,
     if every such failure path ends in returning it and another `return` of the body returns
     something else."""
-    from cursedlint.analysis.c_failure_path import Outcome
-
     found = None
     failure_returns = set()
     for name, call in calls:
         source = known.get(name)
         if source is not None and source.depth >= MAX_DEPTH:
             continue
-        result = result_of(context, name, call, source.failure if source else -1)
-        path = paths.path(result) if result is not None else None
-        if path is None or path.outcome is not Outcome.END or not path.returns \
-                or None in path.returns:
+        result = result_of(context, name, call, source)
+        ended = _one_code(paths, result, value) if result is not None else None
+        if ended is None:
             return None  # a failure that may go elsewhere: not one error code
-        codes = {_returned_value(paths, statement, result, value) for statement in path.returns}
-        if len(codes) != 1 or None in codes:
-            return None
-        code = codes.pop()
+        (failure, lowest), returns, _ = ended
         underlying = source.underlying if source else names[name]
         depth = source.depth + 1 if source else 1
-        candidate = ErrorCode(underlying, code, name, call.start_point[0] + 1, depth)
-        if found is not None and (found.failure, found.underlying) != (code, underlying):
+        candidate = ErrorCode(underlying, failure, name, call.start_point[0] + 1, depth, lowest)
+        if found is not None and (found.failure, found.lowest, found.underlying) \
+                != (failure, lowest, underlying):
             return None
         found = found or candidate
-        failure_returns.update(statement.id for statement in path.returns)
+        failure_returns.update(returns)
     if found is None:
         return None
-    others = [statement for statement in context.captures("(return_statement) @r", body)
-              .get("r", ()) if statement.id not in failure_returns]
-    if not any(returned is not None and value(returned) != found.failure
-               for returned in map(_returned, others)):
+    if not any(other is None or not found.gives(other)
+               for other in _other_values(context, body, failure_returns, value)):
         return None  # no return tells success apart from the failure
+    return found
+
+
+def _one_code(paths: FailurePaths, result: Result, value: Callable):
+    """((failure, lowest), the ids of the `return`s it ends in, whether each returns the
+    result itself) when every failure path of `result` ends in returning one error code, else
+    None."""
+    from cursedlint.analysis.c_failure_path import Outcome
+
+    path = paths.path(result)
+    if path is None or path.outcome is not Outcome.END or not path.returns \
+            or None in path.returns:
+        return None
+    codes = {_returned_value(paths, statement, result, value) for statement in path.returns}
+    if len(codes) != 1 or None in codes:
+        return None
+    passed = all(paths.is_result(_returned(statement), result) for statement in path.returns)
+    return codes.pop(), {statement.id for statement in path.returns}, passed
+
+
+def _other_values(context, body, failure_returns: set, value: Callable) -> list:
+    """The values the `return`s of `body` not in `failure_returns` give (None: not a
+    constant); `return -errno` and a bare `return` give none."""
+    return [given for key, given in _return_values(context, body, value)
+            if key not in failure_returns]
+
+
+def _return_values(context, body, value: Callable, variable: bytes | None = None
+                   ) -> list[tuple[int, int | None]]:
+    """(id, value) of the `return`s of `body` that give a value other than `-errno` (None:
+    not a constant, as `variable`, a local one, is not)."""
+    found = []
+    for statement in context.captures("(return_statement) @r", body).get("r", ()):
+        returned = _returned(statement)
+        if returned is not None and not _is_errno(returned):
+            given = None if returned.type == "identifier" and returned.text == variable \
+                else value(returned)
+            found.append((statement.id, given if isinstance(given, int) else None))
     return found
 
 
@@ -128,12 +186,184 @@ def _returned(statement):
 
 
 def _returned_value(paths: FailurePaths, statement, result: Result, value: Callable):
-    """The integer a `return` on the failure path gives: the result's own failure value when
-    it returns the result, else the constant it returns; None when not known."""
+    """(failure, lowest) of what a `return` on the failure path gives: the result's own
+    failure value when it returns the result, `-errno` (-1 down to -4095), or the constant it
+    returns (lowest None); None when not known."""
+    from cursedlint.analysis.c_failure_path import MAX_ERRNO
+
     returned = _returned(statement)
     if returned is None:
         return None
     if paths.is_result(returned, result):
-        return result.failure
+        return result.failure, result.lowest
+    if _is_errno(returned):
+        return -1, -MAX_ERRNO
     found = value(returned)
-    return found if isinstance(found, int) else None
+    return (found, None) if isinstance(found, int) else None
+
+
+def _is_errno(node) -> bool:
+    """`-errno`."""
+    if node.type != "unary_expression" or node.child(0).type != "-":
+        return False
+    argument = unwrapped(node.child_by_field_name("argument"))
+    return argument.type == "identifier" and argument.text == b"errno"
+
+
+class PassingOn(Struct, frozen=True):
+    """A function that may hand on the failure of the one call of `calls` (on `line`) it keeps
+    in a variable it returns: for each failure tried (`tried`, (failure, lowest)), the error
+    code it then returns (`codes`, None: not one; `passed`: the failure itself) and the values
+    of its other `return`s (`others`, None where not a constant). Composed with the callee's
+    code once the project is known (`composed_codes`)."""
+
+    calls: str
+    line: int
+    tried: tuple[tuple[int, int | None], ...]
+    codes: tuple[tuple[int, int | None] | None, ...]
+    passed: tuple[bool, ...]
+    others: tuple[tuple[int | None, ...], ...]
+
+
+def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str, PassingOn]:
+    """The file's plain functions (the last definition of a name) that other files may call
+    (not `static` in a source file) and that return a variable given the result of one call of
+    a function not in `skip` and not defined in the file (its code comes from another file),
+    with what they return for the failures that call may give: every constant the function
+    compares the variable with, one above and one below it, and `-errno`."""
+    from cursedlint.analysis.c_failure_path import MAX_ERRNO, Result
+
+    found = {}
+    kept = list(_kept_results(context, skip))
+    here = defined_functions(context, {callee(context, site[3]) for site in kept})
+    for function, name, body, call, variable in kept:
+        called = callee(context, call)
+        if called in here:
+            continue
+        tried = [(failure, None) for failure in _tried(context, body, variable, value)]
+        tried.append((-1, -MAX_ERRNO))
+        codes, passed, others = [], [], []
+        values = None
+        for failure, lowest in tried:
+            ended = _one_code(paths, Result(called, call, variable, failure, lowest), value)
+            codes.append(ended[0] if ended else None)
+            passed.append(bool(ended and ended[2]))
+            if ended and values is None:
+                values = _return_values(context, body, value, variable.encode())
+            others.append(tuple(given for key, given in values if key not in ended[1])
+                          if ended else ())
+        if any(codes):
+            found[name] = PassingOn(called, call.start_point[0] + 1, tuple(tried), tuple(codes),
+                                    tuple(passed), tuple(others))
+    last = defined_functions(context, set(found))
+    return {name: passing for name, passing in found.items() if name in last}
+
+
+def _kept_results(context, skip):
+    """(function, name, body, call, variable) for each plain function other files may call
+    (`_exported`) returning a variable
+    (`return rc;`) that one call of a function not in `skip` gives its value (`rc = f(...)`)."""
+    returned = []
+    for _, _, statement in context.hits(_RETURNS_NAME):
+        value = _returned(statement) if statement.type == "return_statement" else None
+        if value is not None and value.type == "identifier":
+            returned.append((statement, context.text(value)))
+    functions = context.enclosing((statement for statement, _ in returned),
+                                  ("function_definition",))
+    starts = [function.start_byte for function in functions]
+    variables: dict[int, set[str]] = {}
+    for statement, variable in returned:  # the innermost function holding it
+        index = bisect.bisect_right(starts, statement.start_byte) - 1
+        while index >= 0 and functions[index].end_byte < statement.end_byte:
+            index -= 1
+        variables.setdefault(index, set()).add(variable)
+    for key, function in enumerate(functions):
+        if key not in variables or not _exported(context, function):
+            continue
+        plain = plain_function(function)
+        if plain is None:
+            continue
+        body = plain[2]
+        for variable in sorted(variables[key]):
+            assigned = re.compile(rb"(?<![\w.>])" + re.escape(variable.encode())
+                                  + rb"\s*=(?!=)")
+            calls = [write for _, _, write in context.hits(assigned, body)
+                     if write.type in ("assignment_expression", "init_declarator")
+                     and _given_call(write) is not None]
+            call = _given_call(calls[0]) if len(calls) == 1 else None
+            if call is not None and callee(context, call) not in skip \
+                    and result_of(context, callee(context, call), call) is not None:
+                yield function, context.text(plain[0]), body, call, variable
+                break
+
+
+def _exported(context, function) -> bool:
+    """Whether another file may call the function: a header's, or not `static`."""
+    return context.source.path.endswith(HEADER_SUFFIXES) or not any(
+        child.type == "storage_class_specifier" and child.text == b"static"
+        for child in function.children)
+
+
+def _given_call(write):
+    """The call whose value a write gives (`v = f(...)`, `T v = f(...)`), else None."""
+    given = write.child_by_field_name("value" if write.type == "init_declarator" else "right")
+    given = unwrapped(given) if given is not None else None
+    return given if given is not None and given.type == "call_expression" else None
+
+
+def _tried(context, body, variable: str, value: Callable) -> list[int]:
+    """-1, 0 and every constant `variable` is compared with in `body`, each with the integers
+    next to it: the function's answer is the same between two of them."""
+    bounds = {-1, 0}
+    for _, leaf in context.tokens((variable,), body):
+        parent = context.parent(leaf)
+        if parent is not None and parent.type == "binary_expression":
+            other = parent.child_by_field_name("right") \
+                if parent.child_by_field_name("left") == leaf \
+                else parent.child_by_field_name("left")
+            given = value(other)
+            if isinstance(given, int):
+                bounds.add(given)
+    return sorted({near for bound in bounds for near in (bound - 1, bound, bound + 1)})
+
+
+def composed_codes(direct: dict[str, tuple[str, ErrorCode]],
+                   passing: dict[str, tuple[str, PassingOn]]) -> dict[str, tuple[str, ErrorCode]]:
+    """Name -> (path, code) of the project's functions returning an error code for a failed
+    copy: `direct` (each file's, from its own code) and the functions of `passing` (path,
+    `PassingOn`) that hand on the code of a function of another file, up to `MAX_DEPTH`
+    calls from the copy."""
+    found = dict(direct)
+    new = set(found)
+    while new:
+        fresh = {}
+        for name, (path, handing) in passing.items():
+            source = found.get(handing.calls)
+            if name in found or handing.calls not in new or source is None \
+                    or source[1].depth >= MAX_DEPTH:
+                continue
+            code = _composed(handing, source[1])
+            if code is not None:
+                fresh[name] = (path, code)
+        found.update(fresh)
+        new = set(fresh)
+    return found
+
+
+def _composed(passing: PassingOn, source: ErrorCode) -> ErrorCode | None:
+    """The code a `PassingOn` returns when its callee returns `source`'s failure, if known."""
+    wanted = (source.failure, source.lowest)
+    if source.lowest is None:  # the value tried nearest at or below it: the same answer
+        exact = [tried for tried in passing.tried if tried[1] is None]
+        below = [tried for tried in exact if tried[0] <= source.failure]
+        wanted = max(below) if below else min(exact)
+    index = passing.tried.index(wanted)
+    code = passing.codes[index]
+    if code is None:
+        return None
+    failure, lowest = (source.failure, source.lowest) if passing.passed[index] else code
+    returned = ErrorCode(source.underlying, failure, passing.calls, passing.line,
+                         source.depth + 1, lowest)
+    if not any(other is None or not returned.gives(other) for other in passing.others[index]):
+        return None  # no return tells success apart from the failure
+    return returned

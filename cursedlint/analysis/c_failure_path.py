@@ -7,28 +7,31 @@ function, along the path a failure (-1, the result taken as signed) takes: into 
 `if` on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
 `||` and `&&` of these; `value(node)` evaluates the other side, a side it cannot evaluate is a
 length, never negative), on through the statements after it when that branch falls through,
-and through both branches of other `if`s and of `#if`/`#else`. A `return`, `break`,
-`continue`, `goto`, `throw`, `exit()` or a new value of the result ends it; an assertion on
-the result (a call `assertions` names, taking the variable) ends it, as does `abort()` once the
-path has passed a check on the result. Loops, `switch`, checks whose answer for -1 is unknown
-(`n < 0 && errno == EPERM`), code nested deeper than `_MAX_NESTING` and code tree-sitter cannot
-read leave it unknown.
+and through both branches of other `if`s and of `#if`/`#else`, and from a `goto` on at its
+label. A `return`, `break`, `continue`, `throw`, `exit()` (or a fatal handler that exits,
+`c_fatal`) or a new value of the result ends it; an assertion on the result (a call
+`assertions` names, taking the variable) ends it, as does `abort()` or a fatal handler that
+aborts once the path has passed a check on the result. A failure may be a range of values
+(`-errno`: `Result.lowest`); a check whose answer differs within it is unknown. Loops,
+`switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`), code nested
+deeper than `_MAX_NESTING` and code tree-sitter cannot read leave it unknown.
 """
 
 from __future__ import annotations
 
 import operator
 from contextlib import contextmanager
+from functools import cached_property
 from enum import Enum
 from typing import Callable, Iterator
 
 from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import Assertions
+from cursedlint.analysis.c_fatal import ABORTS, EXITS, Fatal
 from cursedlint.analysis.c_syntax import callee, mentions, unwrapped, within, writes
 
-_ABORTS = frozenset({"abort"})
-_EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "longjmp", "siglongjmp"})
+_EXITS = EXITS | {"longjmp", "siglongjmp"}
 _JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
                     "goto_statement", "throw_statement"})
 _PREPROCESSOR = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef",
@@ -67,25 +70,44 @@ class Path(Struct, frozen=True):
     returns: tuple = ()
 
 
+MAX_ERRNO = 4095
+"""The largest error number (Linux's `MAX_ERRNO`): `-errno` is between -4095 and -1."""
+
+
 class Result(Struct, frozen=True):
     """A call's result: the variable holding it (None when the call itself is checked), and
-    the value it has when the copy failed (-1, or the error code a wrapper returns then)."""
+    the value it has when the copy failed (-1, or the error code a wrapper returns then), or
+    the range of values, from `lowest` to `failure` (`-errno`: -4095 to -1)."""
 
     function: str  # the called name
     call: object
     variable: str | None
     failure: int = -1
+    lowest: int | None = None
 
 
 class FailurePaths:
     """Failure paths in one file. `assertions`: what asserts; `value(node)`: an integer
-    expression's value (UNKNOWN when unknown)."""
+    expression's value (UNKNOWN when unknown); `fatal()`: the fatal handlers the file may call
+    (`c_fatal`: name -> `Fatal`), an `abort()` or `exit()` of their kind, asked for when a
+    path is first followed."""
 
-    def __init__(self, context, assertions: Assertions, value: Callable):
+    def __init__(self, context, assertions: Assertions, value: Callable,
+                 fatal: Callable[[], dict[str, Fatal]] = dict):
         self.context = context
         self.assertions = assertions
         self.value = value
+        self._handlers = fatal
         self._nesting = 0
+        self._jumped: set[int] = set()
+
+    @cached_property
+    def fatal(self) -> dict[str, Fatal]:
+        return self._handlers()
+
+    @cached_property
+    def _enders(self) -> frozenset[str]:
+        return ABORTS | _EXITS | set(self.fatal)
 
     def reached(self, result: Result) -> Path | None:
         """The path, when it reaches an assertion or `abort()` (`hit`), else None."""
@@ -162,6 +184,8 @@ class FailurePaths:
         kind = statement.type
         if kind == "return_statement":
             return Path(Outcome.END, path.detected, returns=(statement,))
+        if kind == "goto_statement":
+            return self._goto(statement, result, path)
         if kind in _JUMPS:
             return Path(Outcome.END, path.detected, returns=(None,))
         if kind == "compound_statement":
@@ -176,16 +200,47 @@ class FailurePaths:
             return path
         return Path(Outcome.UNKNOWN, path.detected)
 
+    def _goto(self, statement, result: Result, path: Path) -> Path:
+        """A `goto`: the path on from its label (`fn_fail: fatal(...);`), when that reaches an
+        assertion, an abort or a `return`; else it ends there (a label not found, one already
+        followed, code after it that cannot be followed)."""
+        ends = Path(Outcome.END, path.detected, returns=(None,))
+        target = self._label(statement)
+        if target is None or target.id in self._jumped:
+            return ends
+        self._jumped.add(target.id)
+        try:
+            after = self._statement(target.named_children[-1], result, path)
+            if after.outcome is Outcome.THROUGH:
+                after = self._after(target, result, after)
+        finally:
+            self._jumped.discard(target.id)
+        return after if after.outcome is None or after.outcome is Outcome.END else ends
+
+    def _label(self, statement):
+        """The labeled statement a `goto` jumps to, in its function."""
+        label = statement.child_by_field_name("label")
+        function = next((found for found in self.context.ancestors(statement)
+                         if found.type == "function_definition"), None)
+        if label is None or function is None:
+            return None
+        name = self.context.text(label)
+        return next((found for found in self.context.captures(
+            "(labeled_statement) @labeled", function).get("labeled", ())
+            if self.context.text(found.child_by_field_name("label")) == name), None)
+
     def _simple(self, statement, result: Result, path: Path) -> Path:
-        """An expression statement or declaration: an assert or abort on the path, an exit,
-        a new value of the result, or nothing that matters."""
+        """An expression statement or declaration: an assert or abort (or a fatal handler
+        that aborts) on the path, an exit, a new value of the result, or nothing that
+        matters."""
         if statement.has_error:
             return Path(Outcome.UNKNOWN, path.detected)
         for call in self._stopping_calls(statement):
             name = callee(self.context, call)
-            if name in _EXITS:
+            handler = self.fatal.get(name)
+            if name in _EXITS or (handler is not None and handler.kind == "exit"):
                 return Path(Outcome.END, path.detected, returns=(None,))
-            if (name in _ABORTS and path.detected) or (
+            if ((name in ABORTS or handler is not None) and path.detected) or (
                 self.assertions.asserts(name) and mentions(self.context, call, result.variable)
             ):
                 return Path(None, path.detected, call)
@@ -230,6 +285,14 @@ class FailurePaths:
         ])
 
     # -- conditions --------------------------------------------------------------------------
+    def fails_when(self, node, result: Result) -> bool | None:
+        """The value of a condition on the result when the call failed, or None when it cannot
+        be told (or is nested deeper than followed)."""
+        try:
+            return self._fails_when(node, result)
+        except _TooDeep:
+            return None
+
     def _fails_when(self, node, result: Result) -> bool | None:
         """The value of the condition when the call failed (the result is -1), or None when it
         cannot be told. The result is taken as signed (ssize_t, the functions' return type)."""
@@ -239,7 +302,7 @@ class FailurePaths:
     def _failure_value(self, node, result: Result) -> bool | None:
         node = unwrapped(node)
         if self.is_result(node, result):
-            return result.failure != 0  # (-1 is true)
+            return result.failure != 0  # (-1 is true; so is every -errno)
         if node.type == "unary_expression" and self.context.text(node.child(0)) == "!":
             inner = self._fails_when(node.child_by_field_name("argument"), result)
             return None if inner is None else not inner
@@ -258,7 +321,9 @@ class FailurePaths:
             return None
         value = self.value(right)
         if isinstance(value, int):
-            return _COMPARISONS[operator](result.failure, value)
+            return _compared(operator, result, value)
+        if result.lowest is not None and unwrapped(right).type == "unary_expression":
+            return None  # `rc == -EPERM`: one of the failures
         return _AGAINST_LENGTH[operator] if result.failure < 0 else None
 
     def is_result(self, node, result: Result) -> bool:
@@ -288,7 +353,7 @@ class FailurePaths:
 
     def _stopping_calls(self, node) -> list:
         """The calls within `node` that may end the path (exits, aborts, asserts), in order."""
-        found = {call.id: call for _, call in self.context.calls(_EXITS | _ABORTS, node)}
+        found = {call.id: call for _, call in self.context.calls(self._enders, node)}
         for _, _, leaf in self.context.hits(self.assertions.spelled, node):
             call = self.context.call_of(leaf)
             if call is not None:
@@ -316,6 +381,18 @@ def _merged(paths: list[Path]) -> Path:
             return Path(outcome, any(path.detected for path in chosen))
     return Path(Outcome.END, False, returns=tuple(
         returned for path in paths for returned in path.returns))
+
+
+def _compared(operator_: str, result: Result, value: int) -> bool | None:
+    """`result <operator> value` for every value the failure may have, or None when it
+    depends on which (`rc == -EPERM` of a `-errno`)."""
+    lowest = result.failure if result.lowest is None else result.lowest
+    if operator_ in ("==", "!=") and lowest != result.failure \
+            and lowest <= value <= result.failure:
+        return None
+    answers = {_COMPARISONS[operator_](lowest, value),
+               _COMPARISONS[operator_](result.failure, value)}
+    return answers.pop() if len(answers) == 1 else None
 
 
 def _short_circuit(operator_: str, left: bool | None, right: bool | None) -> bool | None:

@@ -8,8 +8,11 @@ definition of a name) every `return` of which hands back the result of a call of
 `names`, read again until no new one is found:
 - unchanged: `return f(...);`, or a variable only ever assigned such a call;
 - added up, with -1 still meaning failure: the one `total += n` of the body adds the results
-  `n = f(...)`, `total` is otherwise only set to 0, and each `return` gives `total` or -1
-  under a check on `n` (a copy in a loop until all bytes are copied).
+  `n = f(...)` (the one `+=` into a variable; a field, `iov.iov_base += n`, may advance too),
+  `total` is otherwise only set to 0, and each `return` gives `total` or -1
+  under a check on `n` (a copy in a loop until all bytes are copied), or chooses on `n`
+  between them: `return (n != -1) ? total : n;` (`c_failure_path` tells which side a failed
+  `n` takes).
 `value(node)` evaluates an integer expression (`CConstants.evaluate`).
 """
 
@@ -19,6 +22,8 @@ from typing import Callable
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_expectations import Assertions
+from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_memory import value_given
 from cursedlint.analysis.c_syntax import (
     callee, defined_functions, mentions, plain_function, unwrapped, within, writes,
@@ -84,21 +89,25 @@ def _only_value(context, body, variable: str):
 
 
 class _Accumulation(Struct):
-    """A function that adds the results `result` of calls of `function` up in `total`,
-    returns `total`, and returns -1 under a check on `result` (its failure value is then -1,
-    as the called function's)."""
+    """A function that adds the results `result` of calls (`call`, one of them) of `function`
+    up in `total`, returns `total`, and returns -1 under a check on `result`, or chooses
+    between them on `result` (its failure value is then -1, as the called function's)."""
 
     function: str
     total: str
     result: str
+    call: object
     failure_returned: bool = False
 
     def returns(self, context, statement, returned, value: Callable) -> bool:
-        """Whether a `return` hands back the total, or -1 under a check on the result."""
+        """Whether a `return` hands back the total, or -1 under a check on the result, or
+        one of them chosen on the result."""
         if returned is None:
             return False
         if returned.type == "identifier" and context.text(returned) == self.total:
             return True
+        if returned.type == "conditional_expression":
+            return self._chooses(context, returned, value)
         if value(returned) != -1:
             return False
         checked = any(found.type == "if_statement" and mentions(
@@ -108,6 +117,25 @@ class _Accumulation(Struct):
         return checked
 
 
+    def _chooses(self, context, choice, value: Callable) -> bool:
+        """Whether `cond ? a : b` gives the total when the result is not a failure, and the
+        result (or -1) when it is."""
+        paths = FailurePaths(context, Assertions(()), value)
+        fails = paths.fails_when(choice.child_by_field_name("condition"),
+                                 Result(self.function, self.call, self.result))
+        if fails is None:
+            return False
+        sides = [choice.child_by_field_name(side) for side in ("consequence", "alternative")]
+        if None in sides:
+            return False  # `n ?: total`
+        failure, success = map(unwrapped, sides if fails else reversed(sides))
+        chosen = (success.type == "identifier" and context.text(success) == self.total
+                  and (value(failure) == -1 or failure.type == "identifier"
+                       and context.text(failure) == self.result))
+        self.failure_returned |= chosen
+        return chosen
+
+
 def _accumulation(context, body, names: dict[str, str], value: Callable):
     """The one `total += n` of `body` that adds up the results `n = f(...)` of calls of one of
     `names`, with `total` otherwise only set to 0; None if there is no such one."""
@@ -115,12 +143,13 @@ def _accumulation(context, body, names: dict[str, str], value: Callable):
     for name, call in context.calls(names, body):
         target = _assignment_target(context, call)
         if target is not None:
-            results[context.text(target)] = names[name]
+            results[context.text(target)] = (names[name], call)
     if not results:
         return None
-    sums = [node for node in context.descendants(body)
+    sums = [node for node in context.descendants(body)  # (`iov.iov_base += n` advances)
             if node.type == "assignment_expression" and not node.has_error
-            and context.text(node.child_by_field_name("operator")) == "+="]
+            and context.text(node.child_by_field_name("operator")) == "+="
+            and node.child_by_field_name("left").type == "identifier"]
     added = [(context.text(node.child_by_field_name("left")),
               context.text(unwrapped(node.child_by_field_name("right"))))
              for node in sums]
@@ -130,7 +159,8 @@ def _accumulation(context, body, names: dict[str, str], value: Callable):
     total, result = pairs.pop()
     if not _only_zeroed(context, body, total, sums[0], value):
         return None
-    return _Accumulation(results[result], total, result)
+    function, call = results[result]
+    return _Accumulation(function, total, result, call)
 
 
 def _assignment_target(context, call):

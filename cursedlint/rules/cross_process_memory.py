@@ -22,14 +22,16 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from msgspec import Struct
-
-from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, result_of
+from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
+from cursedlint.analysis.c_fatal import Fatal, checked_calls
 from cursedlint.analysis.c_function_pointers import (
-    FieldFlows, built_for, called_text, field_flows, project_graph,
-    wrappers_by_name,
+    built_for, called_text, field_flows, project_graph,
 )
-from cursedlint.analysis.c_syntax import wrappers
+from cursedlint.analysis.cma_facts import (
+    CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, fatal_of,
+    project_cma_fields,
+)
+from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
 from cursedlint.project.index import Indexer
@@ -39,7 +41,6 @@ if TYPE_CHECKING:
     from cursedlint.analysis.c_expectations import Assertions
     from cursedlint.analysis.c_failure_path import FailurePaths, Result
 
-CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
 _CONDITION = ": fails where ptrace is restricted"
 _DOCTOR = "`cursedlint doctor` shows this machine's Yama ptrace_scope."
 _WHY = (
@@ -52,61 +53,6 @@ _FIX = (
     "the peer in with prctl(PR_SET_PTRACER, pid or PR_SET_PTRACER_ANY) in the target process; "
     "or set kernel.yama.ptrace_scope=0 on the host"
 )
-
-
-class CmaFunctions(Struct, frozen=True):
-    """A file's functions that return a CMA result unchanged or with -1 still meaning failure
-    (name -> the CMA function), those that return an error code when the copy failed, and the
-    functions it stores in struct fields or passes on (`flows`)."""
-
-    wrappers: dict[str, str] = {}
-    codes: dict[str, ErrorCode] = {}
-    flows: FieldFlows = FieldFlows()
-
-
-def _cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
-    """The CMA function whose result `function`, stored in a field at `path`, returns: itself,
-    a wrapper of that file (`own`: the linted file's names), else the one project wrapper of
-    that name (path -> `CmaFunctions`); None if none."""
-    if function in CMA_FUNCTIONS:
-        return function
-    here = own if own is not None else getattr(facts.get(path), "wrappers", {})
-    if function in here:
-        return here[function]
-    found = built_for(facts, "cma exports", wrappers_by_name).get(function, ())
-    return next(iter(found)) if len(found) == 1 else None
-
-
-def _all_wrappers(facts: dict) -> dict[str, str]:
-    """Name -> CMA function of every project file's wrappers (later paths win, as in the
-    order the facts were gathered)."""
-    found: dict[str, str] = {}
-    for summary in facts.values():
-        found.update(summary.wrappers)
-    return found
-
-
-def _all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
-    """Name -> (path, error code) of every project file's functions that return one."""
-    return {name: (path, code) for path, summary in facts.items()
-            for name, code in summary.codes.items()}
-
-
-def project_cma_fields(facts: dict) -> set[str]:
-    """The fields of the project (path -> `CmaFunctions`) every function of which returns a
-    CMA result, worked out once per run."""
-    return built_for(facts, "cma fields",
-                     lambda found: set(project_graph(found).agreeing(copying(found))))
-
-
-def copying(facts: dict, own_path: str | None = None, own: dict | None = None):
-    """The question a field's candidates must agree on: "CMA" for a function (stored at
-    `path`) that returns a CMA result, else None (the linted file at `own_path` has the
-    names `own`)."""
-    def copies(function: str, path: str) -> str | None:
-        own_names = own if path == own_path else None
-        return "CMA" if _cma_stored(facts, function, path, own_names) is not None else None
-    return copies
 
 
 class CmaWrapperIndex(Indexer):
@@ -126,16 +72,21 @@ class CmaWrapperIndex(Indexer):
 
     def more_words(self, facts, settings):
         """The functions found (a file calling one may wrap it in turn), the functions given
-        a CMA function and the fields holding one (where they are stored and called)."""
-        copying = {*CMA_FUNCTIONS, *(name for found in facts.values() for name in found.wrappers)}
+        a CMA function and the fields holding one (where they are stored and called), and the
+        functions called where the result of one of these is checked (where they are defined:
+        a fatal handler?)."""
+        copiers = {*CMA_FUNCTIONS, *(name for found in facts.values() for name in found.wrappers)}
         graph = project_graph(facts)
-        return {*self.trigger_words(facts), *graph.passed_to(copying), *graph.holding(copying)}
+        failing = {*copiers, *self.trigger_words(facts)}
+        return {*self.trigger_words(facts), *graph.passed_to(copiers), *graph.holding(copiers),
+                *(name for found in facts.values() for checked, names in found.checked.items()
+                  if checked in failing for name in names)}
 
     def trigger_words(self, facts):
         """The functions' names (a call of one is a CMA call) and the fields every function
         stored in which is a CMA function (a call through one is)."""
-        return {*(name for found in facts.values() for name in (*found.wrappers, *found.codes)),
-                *project_cma_fields(facts)}
+        return {*(name for found in facts.values() for name in found.wrappers),
+                *built_for(facts, "cma codes", all_codes), *project_cma_fields(facts)}
 
 
 class CmaFailureAborts(Rule):
@@ -144,17 +95,23 @@ class CmaFailureAborts(Rule):
     functions of the same file or of other files of the project that return their result
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
-    `return total;`, with `total` otherwise only set to 0), of the functions named in the
+    `return total;`, or `return (n != -1) ? total : n;`, with `total` otherwise only set to
+    0), of the functions named in the
     `wrappers` option, of calls through a function-pointer field every function of which,
     anywhere in the project, is one of these (`tbl[op].fn(...)` with
     `.fn = process_vm_readv`, `.fn = process_vm_writev`; a table that also holds another copy
     is not followed), and of functions (of the file or the project, up to three calls from
     the copy) that turn the failure into an error code: every failure path of their copy ends
-    in `return v` of one constant (or passes such a code on), and another `return` of theirs
-    gives something else; the failure is then followed in their callers as that value, where
+    in `return v` of one constant or in `return -errno` (or passes such a code on), and another
+    `return` of theirs gives something else; the failure is then followed in their callers as
+    that value (`-errno` as any of -4095..-1: a check for one errno, `rc == -EPERM`, cannot be
+    told), where
     - a check detects the failure, but a path from the failure branch reaches an assert on the
       same result (`assert`, and calls whose names contain `assert`, `ASSERT`, `CHECK` or
-      `panic`: the `assert-names` option) or `abort()`;
+      `panic`: the `assert-names` option), `abort()`, or a fatal handler: a function or
+      function-like macro of the file or of the project whose body always calls `abort()` (or
+      another such handler), read from its definition (a handler that always calls `exit()`
+      ends the path as `exit()` does);
     - the result is asserted with no check before it (`assert(n == len)`);
     - the result is ignored: the call is a statement of its own (a `(void)` cast says it is
       discarded on purpose and is not reported).
@@ -162,8 +119,11 @@ class CmaFailureAborts(Rule):
     The path a failed call (-1) takes is followed inside the function: into the branch an `if`
     on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
     `||` and `&&` of these), on through the statements after it when that branch falls through,
-    and through both branches of other `if`s and of `#if`/`#else`. A `return`, `break`,
-    `continue`, `goto`, `throw`, `exit()` or a new value of the result ends it. Loops,
+    and through both branches of other `if`s and of `#if`/`#else`; a `goto` on to its label
+    (`fn_fail: die(...)`). A `return`, `break`, `continue`, `throw`, `exit()` or a new value of
+    the result ends it: a failure returned to the caller is followed there only as an error
+    code of the project's functions, and one returned to the user of an API (an MPI error
+    code, `-errno`) is not reported: whether it is fatal is the user's choice. Loops,
     `switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`) and code
     tree-sitter cannot read make the rule silent.
 
@@ -396,7 +356,13 @@ class CmaFailureAborts(Rule):
         }
         codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
         flows = field_flows(context)
-        return CmaFunctions(wrappers, codes, flows) if wrappers or codes or flows else None
+        fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
+                 if path == context.source.path}
+        checked = checked_calls(context)
+        passing = passing_on(context, rule._paths, rule._value,
+                             {*rule._cma_names, *rule._codes})
+        return CmaFunctions(wrappers, codes, flows, fatal, checked, passing) \
+            if wrappers or codes or flows or fatal or checked or passing else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
@@ -413,18 +379,24 @@ class CmaFailureAborts(Rule):
     def _paths(self) -> FailurePaths:
         from cursedlint.analysis.c_failure_path import FailurePaths
 
-        return FailurePaths(self.context, self._assertions, self._value)
+        context, facts = self.context, self.project_facts  # (no cycle through the rule)
+        return FailurePaths(self.context, self._assertions, self._value, lambda: {
+            name: fatal for name, (_, fatal) in fatal_of(context, facts).items()})
+
+    @cached_property
+    def _fatal(self) -> dict[str, tuple[str, Fatal]]:
+        return fatal_of(self.context, self.project_facts)
 
     @cached_property
     def _cma_names(self) -> dict[str, str]:
         """Called name -> the CMA function whose result it returns: the two system calls, the
         configured wrappers, wrappers defined in other files of the project, and the file's
         functions that return a call of one of these names (`analysis.c_result_wrappers`)."""
-        from cursedlint.analysis.c_result_wrappers import result_wrappers
-
         names = {name: name for name in CMA_FUNCTIONS}
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
-        names.update(built_for(self.project_facts, "cma wrappers", _all_wrappers))
+        names.update(built_for(self.project_facts, "cma wrappers", all_wrappers))
+        from cursedlint.analysis.c_result_wrappers import result_wrappers
+
         return result_wrappers(self.context, names, self._value)
 
     @cached_property
@@ -441,7 +413,7 @@ class CmaFailureAborts(Rule):
         for _, call, _, candidates in graph.resolved_calls(
                 self.context, copying(facts, own, self._cma_names), project_cma_fields(facts)):
             label = called_text(self.context, call)
-            copies = {_cma_stored(facts, candidate.function, candidate.path,
+            copies = {cma_stored(facts, candidate.function, candidate.path,
                                   self._cma_names if candidate.path == own else None)
                       for candidate in candidates}
             underlying = "process_vm_readv/writev" if len(copies) > 1 else copies.pop()
@@ -454,7 +426,7 @@ class CmaFailureAborts(Rule):
     def _remote(self) -> dict[str, tuple[str, ErrorCode]]:
         """Name -> (path, error code) of the project's other files' functions that return an
         error code when a copy failed."""
-        return built_for(self.project_facts, "cma codes", _all_codes)
+        return built_for(self.project_facts, "cma codes", all_codes)
 
     @cached_property
     def _codes(self) -> dict[str, ErrorCode]:
@@ -496,19 +468,18 @@ class CmaFailureAborts(Rule):
                         related=self._labels[name][1] if name in self._labels else ())
             return None
         asserting = self._assertions.around(self.context, call)
-        code = self._codes.get(name)
-        failure = code.failure if code else -1
         if asserting is not None:
-            self._report_assert(asserting, Result(name, call, None, failure), detected=False)
+            self._report_assert(asserting, Result(name, call, None), detected=False)
             return None
-        return result_of(self.context, name, call, failure)  # (no target: an `if` checks it)
+        code = self._codes.get(name)
+        return result_of(self.context, name, call, code)  # (no target: an `if` checks it)
 
     def _described(self, name: str) -> str:
         if name in self._labels:
             return self._labels[name][0]
         code = self._codes.get(name)
         if code is not None:
-            return f"{name}() (returns {code.failure} if {code.underlying}() fails)"
+            return f"{name}() (returns {code.described} if {code.underlying}() fails)"
         underlying = self._cma_names[name]
         return f"{name}()" if name == underlying else f"{name}() (wraps {underlying}())"
 
@@ -520,7 +491,7 @@ class CmaFailureAborts(Rule):
         while name in self._codes and len(steps) < 8:
             code = self._codes[name]
             path = self._remote[name][0] if name in self._remote else self.context.source.path
-            steps.append(Step(path, code.line, f"{name}() returns {code.failure} when "
+            steps.append(Step(path, code.line, f"{name}() returns {code.described} when "
                                                f"{code.calls}() fails"))
             name = code.calls
         return (*steps, *self._labels.get(name, ("", ()))[1])
@@ -534,9 +505,21 @@ class CmaFailureAborts(Rule):
         call = f"{self._described(result.function)} on line {line}"
         where = (f"is reached from the failure branch of {call}" if detected
                  else f"asserts the result of {call} with no fallback")
-        self.report(hit, f"{self.context.text(hit.child_by_field_name('function'))}() {where}"
-                         f"{_CONDITION}", help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}",
-                    related=self._chain(result.function))
+        called = self.context.text(hit.child_by_field_name('function'))
+        self.report(hit, f"{called}() {where}{_CONDITION}",
+                    help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}",
+                    related=(*self._handler(callee(self.context, hit)),
+                             *self._chain(result.function)))
+
+    def _handler(self, name: str) -> tuple[Step, ...]:
+        """Where a fatal handler is defined and the call by which it aborts, to `abort()`."""
+        steps = []
+        while name in self._fatal and len(steps) < 8:
+            path, fatal = self._fatal[name]
+            steps.append(Step(path, fatal.line, f"{name}() always ends the process: it calls "
+                                                f"{fatal.calls}()"))
+            name = fatal.calls
+        return tuple(steps)
 
 
 def _discards(cast) -> bool:

@@ -1,0 +1,92 @@
+"""The project's cross-memory-attach (CMA) facts, as `CmaFailureAborts` and its index keep
+them: each file's `CmaFunctions` and what the whole project's summaries give together (wrappers,
+error codes handed on across files, fatal handlers, fields every function stored in which
+copies)."""
+
+from __future__ import annotations
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_error_codes import ErrorCode, PassingOn, composed_codes
+from cursedlint.analysis.c_fatal import Fatal, reachable_handlers
+from cursedlint.analysis.c_function_pointers import (
+    FieldFlows, built_for, project_graph, wrappers_by_name,
+)
+
+CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
+
+
+class CmaFunctions(Struct, frozen=True):
+    """A file's functions that return a CMA result unchanged or with -1 still meaning failure
+    (name -> the CMA function), those that return an error code when the copy failed, the
+    functions it stores in struct fields or passes on (`flows`), its fatal handlers
+    (`analysis.c_fatal`) and the functions it calls where it checks another's result
+    (`checked`, `c_fatal.checked_calls`: where a handler of another file may be), and those
+    that may hand on another file's error code (`passing`, `c_error_codes.passing_on`)."""
+
+    wrappers: dict[str, str] = {}
+    codes: dict[str, ErrorCode] = {}
+    flows: FieldFlows = FieldFlows()
+    fatal: dict[str, Fatal] = {}
+    checked: dict[str, tuple[str, ...]] = {}
+    passing: dict[str, PassingOn] = {}
+
+
+def cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
+    """The CMA function whose result `function`, stored in a field at `path`, returns: itself,
+    a wrapper of that file (`own`: the linted file's names), else the one project wrapper of
+    that name (path -> `CmaFunctions`); None if none."""
+    if function in CMA_FUNCTIONS:
+        return function
+    here = own if own is not None else getattr(facts.get(path), "wrappers", {})
+    if function in here:
+        return here[function]
+    found = built_for(facts, "cma exports", wrappers_by_name).get(function, ())
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def all_wrappers(facts: dict) -> dict[str, str]:
+    """Name -> CMA function of every project file's wrappers (later paths win, as in the
+    order the facts were gathered)."""
+    found: dict[str, str] = {}
+    for summary in facts.values():
+        found.update(summary.wrappers)
+    return found
+
+
+def all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
+    """Name -> (path, error code) of every project file's functions that return one, also by
+    handing on another file's (`c_error_codes.composed_codes`)."""
+    return composed_codes(
+        {name: (path, code) for path, summary in facts.items()
+         for name, code in summary.codes.items()},
+        {name: (path, passing) for path, summary in facts.items()
+         for name, passing in summary.passing.items()})
+
+
+def all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
+    """Name -> (path, handler) of every project file's fatal handlers."""
+    return {name: (path, fatal) for path, summary in facts.items()
+            for name, fatal in summary.fatal.items()}
+
+
+def fatal_of(context, facts: dict) -> dict[str, tuple[str, Fatal]]:
+    """Name -> (path, handler) of the fatal handlers a call of the file may reach."""
+    return reachable_handlers(context, built_for(facts, "cma fatal", all_fatal))
+
+
+def project_cma_fields(facts: dict) -> set[str]:
+    """The fields of the project (path -> `CmaFunctions`) every function of which returns a
+    CMA result, worked out once per run."""
+    return built_for(facts, "cma fields",
+                     lambda found: set(project_graph(found).agreeing(copying(found))))
+
+
+def copying(facts: dict, own_path: str | None = None, own: dict | None = None):
+    """The question a field's candidates must agree on: "CMA" for a function (stored at
+    `path`) that returns a CMA result, else None (the linted file at `own_path` has the
+    names `own`)."""
+    def copies(function: str, path: str) -> str | None:
+        own_names = own if path == own_path else None
+        return "CMA" if cma_stored(facts, function, path, own_names) is not None else None
+    return copies
