@@ -195,6 +195,19 @@ def zero_if_inf(y, asked):
     "tensor-to-float": Case("float() of a CUDA tensor inside the capture region", STEP,
                             STEP_WARM_UP, "y = step(x)\nscale = float(torch.linalg."
                             "vector_norm(y))\n", False, frozenset({"CUR402"})),
+    "tensor-equal": Case("torch.equal() of a CUDA tensor inside the capture region", STEP,
+                         STEP_WARM_UP,
+                         "y = torch.sigmoid(step(x))\nif torch.equal(y, x):\n    z = y * 0\n",
+                         False, frozenset({"CUR402"})),
+    "tensor-allclose": Case("Tensor.allclose() of a CUDA tensor inside the capture region",
+                            STEP, STEP_WARM_UP, "y = torch.sigmoid(step(x))\nsame = y.allclose(x)\n", False,
+                            frozenset({"CUR402"})),
+    "clip-norm-in-if": Case("the norm clip_grad_norm_ returns tested by `if` in the region",
+                            STEP, STEP_WARM_UP + LAYER + "layer(x).sum().backward()\n",
+                            "layer(step(x)).sum().backward()\n"
+                            "norm = torch.nn.utils.clip_grad_norm_(layer.parameters(), 1.0)\n"
+                            "if norm > 1e6:\n    layer.zero_grad()\n", False,
+                            frozenset({"CUR402"})),
     "tensor-where": Case("torch.where on a CUDA comparison: stays on the GPU", STEP,
                          STEP_WARM_UP, "y = step(x)\nnorm = torch.linalg.vector_norm(y)\n"
                          "y = torch.where(norm > 1.0, y / norm, y)\n", True, frozenset()),

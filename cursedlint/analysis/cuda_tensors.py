@@ -33,6 +33,12 @@ TORCH_FACTORIES = frozenset({
     "scalar_tensor",
 })
 """torch functions that make a CPU tensor unless given a CUDA `device=`."""
+NORM_RESULTS = frozenset({"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.get_total_norm",
+                          "torch.nn.utils.clip_grad.clip_grad_norm_"})
+"""Gradient-clipping functions that return the total norm as a tensor on the gradients'
+device."""
+HOST_COMPARISONS = ("equal", "allclose")
+"""torch functions and tensor methods that compare tensors and return a Python `bool`."""
 HOST_VALUE_METHODS = frozenset({
     "item", "tolist", "cpu", "numpy", "size", "dim", "ndimension", "numel", "nelement",
     "stride", "data_ptr", "element_size", "get_device", "storage_offset", "type", "equal",
@@ -40,6 +46,9 @@ HOST_VALUE_METHODS = frozenset({
 })
 """Tensor methods whose result is not known to be a CUDA tensor (`.to` is, with a CUDA
 target)."""
+
+
+_COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
 
 
 def _is_text(node: ast.AST) -> bool:
@@ -93,12 +102,34 @@ class CudaTensors:
             if tensor is not None:
                 return node.test, (f"{_TESTS[type(node)]} tests the CUDA tensor "
                                    f"`{ast.unparse(tensor)}` (a synchronizing copy to the host)")
+        if isinstance(node, ast.Call):
+            compared = self._compared(node)
+            if compared is not None:
+                return node, compared
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
             name = self.context.qualified_name(node.func, among=CONVERSIONS)
             if name and self.holds(node.args[0]):
                 return node, (f"`{name.removeprefix('builtins.')}()` of the CUDA tensor "
                               f"`{ast.unparse(node.args[0])}` (a synchronizing copy to the host)")
         return None
+
+    def _compared(self, call: ast.Call) -> str | None:
+        """Why `torch.equal(a, b)`, `torch.allclose(a, b)`, `a.equal(b)` or `a.allclose(b)`
+        reads a CUDA tensor on the host (its answer is a Python `bool`), or None."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in HOST_COMPARISONS and \
+                self.context.qualified_name(func) is None:
+            how, values = f"`.{func.attr}()`", [func.value, *call.args]
+        else:
+            name = self.context.qualified_name(func, among=_COMPARISON_NAMES)
+            if name is None:
+                return None
+            how, values = f"`{name}()`", list(call.args)
+        tensor = next((value for value in values if self.holds(value)), None)
+        if tensor is None:
+            return None
+        return (f"{how} compares the CUDA tensor `{ast.unparse(tensor)}` into a Python bool "
+                "(a synchronizing copy to the host)")
 
     def _tested(self, test: ast.AST, depth: int) -> ast.AST | None:
         """The CUDA tensor whose truth value a condition reads: the condition itself, a side
@@ -163,6 +194,8 @@ class CudaTensors:
         if self.uses.makes_cuda_tensor(call):
             return True
         name = self.context.qualified_name(call.func)
+        if name in NORM_RESULTS:
+            return True
         if name:
             namespace, _, function = name.rpartition(".")
             return (namespace in TORCH_OP_NAMESPACES and function.islower()
