@@ -77,8 +77,11 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         if self.uses.project is not None:
             for region, running in self.threads.running_at_captures(self.calls):
                 self._check_running(region, running)
-        for race in TaskRaces(self.threads).races(self.calls):
+        races = TaskRaces(self.threads)
+        for race in races.races(self.calls):
             self._report_race(race)
+        for race in races.sibling_races(self.calls):
+            self._report_sibling_race(race)
 
     def _check_thread(self, region: Region, start: ThreadStart) -> None:
         device_wide = self.threads.reached(start.code, self.uses.device_wide_use)
@@ -106,6 +109,18 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             "capture each graph before the tasks start (call each once, serially), or run "
             "them on one worker; captures begun with capture_begin() in thread_local mode do "
             "not interfere.")
+
+    def _report_sibling_race(self, race: TaskRace) -> None:
+        self.report(
+            race.start.call,
+            f"{race.tasks} may capture while other tasks of the pool run CUDA work",
+            related=race.steps,
+            help=f"Its code reaches line {race.line}{race.where}; {race.how}. In global mode "
+            "any capture-unsafe CUDA call of another thread (a copy to the host, `.item()`, a "
+            "synchronization) during the capture fails and invalidates it (on an H200, a "
+            "lazy capture in one task beside two tasks calling `.cpu()` or `.item()` failed "
+            "every round: 'operation not permitted when stream is capturing'). Fix: capture "
+            "before the tasks start, or capture with capture_error_mode=\"thread_local\".")
 
     def _check_running(self, region: Region, running: tuple[RunningThread, ...]) -> None:
         """The first of the threads that other modules' functions left running whose CUDA use
