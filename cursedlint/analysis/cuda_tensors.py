@@ -48,6 +48,22 @@ HOST_VALUE_METHODS = frozenset({
 target)."""
 
 
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+
+def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
+    """The gradients an autograd Function's `backward(ctx, *grads)` is given (its parameters
+    after `ctx`) that it never rebinds: run by a captured backward, they are the captured
+    stream's CUDA tensors."""
+    arguments = backward.args
+    names = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args)[1:]}
+    if arguments.vararg is not None or not names:
+        return frozenset()
+    stored = {node.id for node in own_nodes(backward.body)
+              if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    return frozenset(names - stored)
+
+
 _COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
 
 
@@ -65,12 +81,15 @@ class CudaTensors:
     bound outside the region or twice, a model's output, `t.shape`, `len(t)`) is unknown."""
 
     def __init__(self, context, analysis: CaptureAnalysis, uses: CudaUse,
-                 body: Iterable[ast.AST]):
-        """`body`: the statements of the region (or of a function called in one)."""
+                 body: Iterable[ast.AST], parameters: frozenset[str] = frozenset()):
+        """`body`: the statements of the region (or of a function called in one);
+        `parameters`: the function's parameters known to hold CUDA tensors (never rebound in
+        it: `gradient_parameters`)."""
         self.context = context
         self.analysis = analysis
         self.uses = uses
         self._body = body
+        self._parameters = parameters
         self._inside_ids: set[int] | None = None
 
     @property
@@ -179,6 +198,8 @@ class CudaTensors:
         if depth > LOCAL_DEPTH:
             return False
         if isinstance(node, ast.Name):
+            if node.id in self._parameters:
+                return True
             bound = self.context.definition(node)
             return id(bound) in self._inside and self.holds(bound, depth + 1)
         if isinstance(node, ast.BinOp):

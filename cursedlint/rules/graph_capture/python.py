@@ -8,7 +8,7 @@ import os
 
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region, body_of, capture_analysis
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.cuda_reach import CUDA_REACH, host_sync_of
+from cursedlint.analysis.cuda_reach import CUDA_REACH, backward_runs, host_sync_of, syncing_backwards
 from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
@@ -145,6 +145,33 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
             tensors = CudaTensors(self.context, self.analysis, self.uses, region.body)
             for node in own_nodes(region.body):
                 self._check_node(region, tensors, node)
+            self._check_backward(region)
+
+    def _check_backward(self, region: Region) -> None:
+        """The first autograd Function applied in a region that runs the backward, whose
+        `backward` (run by the captured backward) waits for the GPU."""
+        if self.uses.first(region.body, backward_runs(self.context)) is None:
+            return
+        check = syncing_backwards(self.context)
+        for node in own_nodes(region.body):
+            found = self.uses.first([node], check) if isinstance(node, ast.Call) else None
+            if found is None:
+                continue
+            inner, why, path = found
+            steps = self.uses.steps_for(inner)
+            if not path:
+                self._report(inner, region.what, region.start.lineno,
+                             f"{why}, in the captured backward")
+            elif steps:
+                self._report(inner, region.what, region.start.lineno,
+                             f"{ast.unparse(inner.func)}() reaches it in the captured "
+                             f"backward: {why}", steps=steps)
+            else:
+                self._report(node, region.what, region.start.lineno,
+                             f"{ast.unparse(node.func)}(){through(path[1:])} reaches it in "
+                             f"the captured backward: {why}")
+            return
+
 
     def _check_node(self, region: Region, tensors: CudaTensors, node: ast.AST) -> None:
         illegal = self.uses.relaxed_sync if region.mode == RELAXED else self.uses.host_sync
