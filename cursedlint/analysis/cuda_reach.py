@@ -84,9 +84,12 @@ def host_sync_of(context, function: ast.AST) -> tuple[int, str, list[str]] | Non
     """Where a function of the module waits for the GPU without a condition, itself or through
     the module's own functions, as its facts for the index say (a CUDA tensor read on the host
     included): (line, what, [functions through which]), or None."""
-    facts = context.shared((_ModuleCudaFacts, CudaFact.HOST_SYNC),
-                           lambda: _ModuleCudaFacts(context, only=CudaFact.HOST_SYNC))
-    return facts.of(function).get(CudaFact.HOST_SYNC)
+    return _host_sync_facts(context).of(function).get(CudaFact.HOST_SYNC)
+
+
+def _host_sync_facts(context) -> "_ModuleCudaFacts":
+    return context.shared((_ModuleCudaFacts, CudaFact.HOST_SYNC),
+                          lambda: _ModuleCudaFacts(context, only=CudaFact.HOST_SYNC))
 
 
 def syncing_backwards(context):
@@ -144,14 +147,20 @@ def _backward_sync(context, cls: ast.ClassDef) -> tuple[int, str, list[str]] | N
     backward = CaptureAnalysis.own_method(cls, "backward")
     if not isinstance(backward, FUNCTIONS):
         return None
-    facts = context.shared((_ModuleCudaFacts, CudaFact.HOST_SYNC),
-                           lambda: _ModuleCudaFacts(context, only=CudaFact.HOST_SYNC))
-    found = facts.of(backward).get(CudaFact.HOST_SYNC)
+    found = host_sync_of(context, backward)
     gradients = gradient_parameters(backward)
     if found is not None or not gradients:
         return found
-    tensors = CudaTensors(context, facts.analysis, facts.uses, body_of(backward), gradients)
-    for node in facts.ordered(backward):
+    return parameter_read(context, backward, gradients)
+
+
+def parameter_read(context, function: ast.AST,
+                   parameters: frozenset[str]) -> tuple[int, str, list[str]] | None:
+    """Where a function of the module reads on the host, whenever it runs, one of its
+    `parameters` known to hold a CUDA tensor (`CudaTensors.converted`): (line, what, [])."""
+    facts = _host_sync_facts(context)
+    tensors = CudaTensors(context, facts.analysis, facts.uses, body_of(function), parameters)
+    for node in facts.ordered(function):
         if isinstance(node, _READS) and id(node) not in facts.conditional:
             read = tensors.converted(node)
             if read:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
+from cursedlint.analysis.arguments import bind
 from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import own_nodes
@@ -56,10 +57,17 @@ def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
     after `ctx`) that it never rebinds: run by a captured backward, they are the captured
     stream's CUDA tensors."""
     arguments = backward.args
-    names = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args)[1:]}
-    if arguments.vararg is not None or not names:
+    if arguments.vararg is not None:
         return frozenset()
-    stored = {node.id for node in own_nodes(backward.body)
+    return _never_rebound(backward, {arg.arg for arg in
+                                     (*arguments.posonlyargs, *arguments.args)[1:]})
+
+
+def _never_rebound(function: ast.FunctionDef, names: set[str]) -> frozenset[str]:
+    """Of a function's parameter `names`, those its body never binds again."""
+    if not names:
+        return frozenset()
+    stored = {node.id for node in own_nodes(function.body)
               if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
     return frozenset(names - stored)
 
@@ -132,6 +140,24 @@ class CudaTensors:
                               f"`{ast.unparse(node.args[0])}` (a synchronizing copy to the host)")
         return None
 
+    def passed(self, call: ast.Call, function: ast.AST) -> frozenset[str]:
+        """The parameters of `function` (the module's def that `call` calls) to which the
+        call passes a known CUDA tensor, where the function never rebinds them."""
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return frozenset()
+        arguments = function.args
+        positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+        if positional and positional[0] in ("self", "cls") and \
+                isinstance(call.func, ast.Attribute):
+            positional = positional[1:]
+        bound = bind(call, self.context)
+        names = {name for index, name in enumerate(positional)
+                 if isinstance(value := bound.get(index, name), ast.AST) and self.holds(value)}
+        names.update(arg.arg for arg in arguments.kwonlyargs
+                     if isinstance(value := bound.get(None, arg.arg), ast.AST)
+                     and self.holds(value))
+        return _never_rebound(function, names)
+
     def _compared(self, call: ast.Call) -> str | None:
         """Why `torch.equal(a, b)`, `torch.allclose(a, b)`, `a.equal(b)` or `a.allclose(b)`
         reads a CUDA tensor on the host (its answer is a Python `bool`), or None."""
@@ -152,14 +178,14 @@ class CudaTensors:
 
     def _tested(self, test: ast.AST, depth: int) -> ast.AST | None:
         """The CUDA tensor whose truth value a condition reads: the condition itself, a side
-        of a comparison (not `is`, `in`), under `not`, `and`, `or`."""
+        of a comparison (not `is`, `in`), under `not`, or the first operand of `and`/`or`
+        (the others are read only when it lets them be)."""
         if depth > LOCAL_DEPTH:
             return None
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return self._tested(test.operand, depth + 1)
-        if isinstance(test, ast.BoolOp):
-            return next((found for value in test.values
-                         if (found := self._tested(value, depth + 1)) is not None), None)
+        if isinstance(test, ast.BoolOp):  # the later operands are read only on the way
+            return self._tested(test.values[0], depth + 1)
         if isinstance(test, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
                 return None

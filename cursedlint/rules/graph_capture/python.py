@@ -8,7 +8,7 @@ import os
 
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region, body_of, capture_analysis
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.cuda_reach import CUDA_REACH, backward_runs, host_sync_of, syncing_backwards
+from cursedlint.analysis.cuda_reach import CUDA_REACH, backward_runs, host_sync_of, parameter_read, syncing_backwards
 from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
@@ -200,6 +200,9 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                          f"{why}", allocates(inner), self.uses.steps_for(inner))
             return
         read = host_sync_of(self.context, callee)  # a CUDA tensor read on the host in it
+        if read is None:  # one the region passes it
+            passed = tensors.passed(node, callee)
+            read = parameter_read(self.context, callee, passed) if passed else None
         if read:
             line, why, path = read
             self._report(node, region.what, region.start.lineno,
