@@ -169,6 +169,8 @@ def parameter_read(context, function: ast.AST,
 
 
 _THREAD_WORDS = re.compile(r"Thread|Timer|Executor")
+_UNCONDITIONAL = (CudaFact.HOST_SYNC, CudaFact.BACKWARD_SYNC)
+"""Kinds a function has only where it does the thing whenever it runs (not under an `if`)."""
 _TENSOR_WORDS = (b"torch", b"cuda", b"cupy")
 """What a module that makes a CUDA tensor (`CudaTensors`) writes."""
 _READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call)
@@ -199,7 +201,8 @@ class _ModuleCudaFacts:
             CudaFact.CUDA_NEEDED: lambda: self.uses.needs_cuda,
             CudaFact.HOST_SYNC: lambda: functools.partial(
                 _unconditional_sync, self.conditional, self.uses.host_sync),
-            CudaFact.BACKWARD_SYNC: lambda: syncing_backwards(context),
+            CudaFact.BACKWARD_SYNC: lambda: functools.partial(
+                _unconditional_sync, self.conditional, syncing_backwards(context)),
             CudaFact.GLOBAL_CAPTURE: lambda: self.analysis.begins,
             CudaFact.LIBRARY_WORK: lambda: LibraryWork(
                 context, self.analysis, self.uses).library_work}
@@ -232,7 +235,7 @@ class _ModuleCudaFacts:
             callee = self.uses.callee(node)
             if callee is not None:
                 for kind, (line, what, via) in self.of(callee).items():
-                    if kind is not CudaFact.HOST_SYNC or id(node) not in self.conditional:
+                    if kind not in _UNCONDITIONAL or id(node) not in self.conditional:
                         found.setdefault(kind, (line, what, [callee.name, *via]))
             if len(found) == len(self.checks):
                 break
@@ -339,6 +342,7 @@ CUDA_REACH = CudaReach()
 
 
 def _unconditional_sync(conditional: set[int], host_sync, node: ast.AST) -> str | None:
-    """A wait for the GPU (`host_sync`) that runs whenever the function does: one under an
-    `if` (`conditional`) depends on values another module's caller cannot be seen to give."""
+    """A wait for the GPU (`host_sync`, or another check) that runs whenever the function
+    does: one under an `if` (`conditional`) depends on values another module's caller cannot
+    be seen to give."""
     return None if id(node) in conditional else host_sync(node)
