@@ -173,8 +173,7 @@ class CudaTensors:
         tensor = next((value for value in values if self.holds(value)), None)
         if tensor is None:
             return None
-        return (f"{how} compares the CUDA tensor `{ast.unparse(tensor)}` into a Python bool "
-                "(a synchronizing copy to the host)")
+        return f"{how} reads the CUDA tensor `{ast.unparse(tensor)}` on the host (a synchronizing copy)"
 
     def _tested(self, test: ast.AST, depth: int) -> ast.AST | None:
         """The CUDA tensor whose truth value a condition reads: the condition itself, a side

@@ -159,19 +159,16 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                 continue
             inner, why, path = found
             steps = self.uses.steps_for(inner)
-            if not path:
-                self._report(inner, region.what, region.start.lineno,
-                             f"{why}, in the captured backward")
-            elif steps:
-                self._report(inner, region.what, region.start.lineno,
-                             f"{ast.unparse(inner.func)}() reaches it in the captured "
-                             f"backward: {why}", steps=steps)
+            if steps:  # through another module: its chain ends at the Function's apply
+                target, callee = inner, ast.unparse(inner.func)
             else:
-                self._report(node, region.what, region.start.lineno,
-                             f"{ast.unparse(node.func)}(){through(path[1:])} reaches it in "
-                             f"the captured backward: {why}")
+                target = inner if not path else node
+                callee = ast.unparse(target.func)
+                steps = (Step(self.context.source.path, inner.lineno, why),)
+            self._report(target, region.what, region.start.lineno,
+                         f"{callee}() runs a backward that waits for the GPU when the region's "
+                         "backward runs it", steps=steps)
             return
-
 
     def _check_node(self, region: Region, tensors: CudaTensors, node: ast.AST) -> None:
         illegal = self.uses.relaxed_sync if region.mode == RELAXED else self.uses.host_sync
