@@ -74,7 +74,7 @@ class CudaThreadDuringCapture(CaptureRule):
     or the process aborted), in thread_local mode too, and with `capture_begin()` in global
     mode; not with `capture_begin()` in thread_local mode, on one worker, or after a serial
     warm-up. A lazy global-mode capture in one task while two sibling tasks of its pool call
-    `.cpu()` or `.item()` failed every round on an H200 (the siblings: 'operation not
+    `.cpu()` or `.item()` failed from the first round on an H200 (the siblings: 'operation not
     permitted when stream is capturing'; the capture: invalidated); in thread_local mode,
     0 of 10 rounds failed.
 

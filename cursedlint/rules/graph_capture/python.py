@@ -119,7 +119,8 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             "any capture-unsafe CUDA call of another thread (a copy to the host, `.item()`, a "
             "synchronization) during the capture fails and invalidates it (on an H200, a "
             "lazy capture in one task beside two tasks calling `.cpu()` or `.item()` failed "
-            "every round: 'operation not permitted when stream is capturing'). Fix: capture "
+            "from the first round: 'operation not permitted when stream is capturing'). Fix: "
+            "capture "
             "before the tasks start, or capture with capture_error_mode=\"thread_local\".")
 
     def _check_running(self, region: Region, running: tuple[RunningThread, ...]) -> None:
