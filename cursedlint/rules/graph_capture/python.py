@@ -120,8 +120,8 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             "synchronization) during the capture fails and invalidates it (on an H200, a "
             "lazy capture in one task beside two tasks calling `.cpu()` or `.item()` failed "
             "from the first round: 'operation not permitted when stream is capturing'). Fix: "
-            "capture "
-            "before the tasks start, or capture with capture_error_mode=\"thread_local\".")
+            "capture before the tasks start, or capture with "
+            "capture_error_mode=\"thread_local\".")
 
     def _check_running(self, region: Region, running: tuple[RunningThread, ...]) -> None:
         """The first of the threads that other modules' functions left running whose CUDA use
