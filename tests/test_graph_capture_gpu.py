@@ -159,6 +159,25 @@ class Case:
 
 
 STEP_WARM_UP = WARM_UP.format(call="step(x)")
+FUNCTION = """
+
+class Fused(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, y):
+        ctx.save_for_backward(y)
+        return (y * y).sum()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+{check}        return 2 * y * grad_output
+"""
+FUNCTION_WITH_EQUAL = FUNCTION.format(
+    check="        if torch.equal(grad_output, torch.ones_like(grad_output)):\n"
+          "            return 2 * y\n")
+FUNCTION_PLAIN = FUNCTION.format(check="")
+FUNCTION_WARM_UP = WARM_UP.format(call="Fused.apply(layer(x)).backward()")
+
 CASES = {
     "poll-global": Case("thread polling Event.query() alive during torch.cuda.graph(g)",
                         POLLER, STEP_WARM_UP + START_POLLER, "y = step(x)\n", False,
@@ -195,6 +214,26 @@ def zero_if_inf(y, asked):
     "tensor-to-float": Case("float() of a CUDA tensor inside the capture region", STEP,
                             STEP_WARM_UP, "y = step(x)\nscale = float(torch.linalg."
                             "vector_norm(y))\n", False, frozenset({"CUR402"})),
+    "tensor-equal": Case("torch.equal() of a CUDA tensor inside the capture region", STEP,
+                         STEP_WARM_UP,
+                         "y = torch.sigmoid(step(x))\nif torch.equal(y, x):\n    z = y * 0\n",
+                         False, frozenset({"CUR402"})),
+    "tensor-allclose": Case("Tensor.allclose() of a CUDA tensor inside the capture region",
+                            STEP, STEP_WARM_UP, "y = torch.sigmoid(step(x))\nsame = y.allclose(x)\n", False,
+                            frozenset({"CUR402"})),
+    "clip-norm-in-if": Case("the norm clip_grad_norm_ returns tested by `if` in the region",
+                            STEP, STEP_WARM_UP + LAYER + "layer(x).sum().backward()\n",
+                            "layer(step(x)).sum().backward()\n"
+                            "norm = torch.nn.utils.clip_grad_norm_(layer.parameters(), 1.0)\n"
+                            "if norm > 1e6:\n    layer.zero_grad()\n", False,
+                            frozenset({"CUR402"})),
+    "function-backward-equal": Case(
+        "an autograd Function's backward, run by the captured backward, calls torch.equal() "
+        "on its gradient", FUNCTION_WITH_EQUAL, LAYER + FUNCTION_WARM_UP,
+        "Fused.apply(layer(x)).backward()\n", False, frozenset({"CUR402"})),
+    "function-backward-plain": Case(
+        "the same Function's backward without the comparison", FUNCTION_PLAIN,
+        LAYER + FUNCTION_WARM_UP, "Fused.apply(layer(x)).backward()\n", True, frozenset()),
     "tensor-where": Case("torch.where on a CUDA comparison: stays on the GPU", STEP,
                          STEP_WARM_UP, "y = step(x)\nnorm = torch.linalg.vector_norm(y)\n"
                          "y = torch.where(norm > 1.0, y / norm, y)\n", True, frozenset()),

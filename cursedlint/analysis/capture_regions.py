@@ -282,8 +282,9 @@ class CaptureAnalysis:
             loops = ancestor.generators if isinstance(ancestor, _COMPREHENSIONS) else \
                 (ancestor,) if isinstance(ancestor, (ast.For, ast.AsyncFor)) else ()
             for loop in loops:
-                if isinstance(loop.target, ast.Name) and loop.target.id == node.id:
-                    return self.item_constructor(loop.iter, depth + 1)
+                items = _items_named(loop.target, loop.iter, node.id)
+                if items is not None:
+                    return self.item_constructor(items, depth + 1)
         return None
 
     def item_constructor(self, node: ast.AST, depth: int = 0) -> ast.Call | None:
@@ -301,6 +302,26 @@ class CaptureAnalysis:
             if all(made) and len({key(call.func) for call in made}) == 1:
                 return made[0]
         return None
+
+
+def _items_named(target: ast.AST, items: ast.AST, name: str) -> ast.AST | None:
+    """What a loop `for target in items` takes `name` from: `items` itself for a plain name;
+    the i-th argument of `zip(...)`, or the iterable of `enumerate(...)` for the second name
+    of a pair, where `name` is the i-th of a tuple target; else None."""
+    if isinstance(target, ast.Name):
+        return items if target.id == name else None
+    if not (isinstance(target, ast.Tuple) and isinstance(items, ast.Call)
+            and isinstance(items.func, ast.Name) and not items.keywords):
+        return None
+    index = next((i for i, elt in enumerate(target.elts)
+                  if isinstance(elt, ast.Name) and elt.id == name), None)
+    if index is None:
+        return None
+    if items.func.id == "zip" and len(items.args) == len(target.elts):
+        return items.args[index]
+    if items.func.id == "enumerate" and len(target.elts) == 2 and index == 1 and items.args:
+        return items.args[0]
+    return None
 
 
 PARTIAL = frozenset({"functools.partial"})

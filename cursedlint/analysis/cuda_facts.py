@@ -25,6 +25,9 @@ class CudaFact(str, Enum):
     """Needs a working CUDA runtime (`CudaUse.needs_cuda`)."""
     HOST_SYNC = "host_sync"
     """Waits for the GPU, whenever it runs (`CudaUse.host_sync`, not under an `if`)."""
+    BACKWARD_SYNC = "backward_sync"
+    """Applies an autograd Function whose `backward` waits for the GPU (a finding where a
+    captured region runs the backward)."""
     GLOBAL_CAPTURE = "global_capture"
     """Begins a global-mode capture (`CaptureAnalysis.begins`)."""
     LIBRARY_WORK = "library_work"

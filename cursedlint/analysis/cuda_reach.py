@@ -82,12 +82,100 @@ def host_sync_of(context, function: ast.AST) -> tuple[int, str, list[str]] | Non
     """Where a function of the module waits for the GPU without a condition, itself or through
     the module's own functions, as its facts for the index say (a CUDA tensor read on the host
     included): (line, what, [functions through which]), or None."""
-    facts = context.shared((_ModuleCudaFacts, CudaFact.HOST_SYNC),
-                           lambda: _ModuleCudaFacts(context, only=CudaFact.HOST_SYNC))
-    return facts.of(function).get(CudaFact.HOST_SYNC)
+    return _host_sync_facts(context).of(function).get(CudaFact.HOST_SYNC)
+
+
+def _host_sync_facts(context) -> "_ModuleCudaFacts":
+    return context.shared((_ModuleCudaFacts, CudaFact.HOST_SYNC),
+                          lambda: _ModuleCudaFacts(context, only=CudaFact.HOST_SYNC))
+
+
+def syncing_backwards(context):
+    """A check (for `CudaUse.first`; the index's `CudaFact.BACKWARD_SYNC` for other modules)
+    for a node of the module that applies one of its autograd Functions (`F.apply(...)`)
+    whose `backward` waits for the GPU whenever it runs: what a captured backward runs."""
+    def applies_syncing_backward(node: ast.AST) -> str | None:
+        return _applied_backward_sync(context, node)
+
+    applies_syncing_backward.remote_kind = CudaFact.BACKWARD_SYNC
+    return applies_syncing_backward
+
+
+_BACKWARDS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
+
+
+def backward_runs(context):
+    """A check (for `CudaUse.first`) for a node that runs autograd's backward
+    (`loss.backward()`, `torch.autograd.backward`, `torch.autograd.grad`)."""
+    def runs_backward(node: ast.AST) -> str | None:
+        return _runs_backward(context, node) if isinstance(node, ast.Call) else None
+
+    return runs_backward
+
+
+def _runs_backward(context, node: ast.Call) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "backward" and \
+            context.qualified_name(func) in (None, "torch.autograd.backward"):
+        return f"`{ast.unparse(func)}()` runs the backward"
+    name = context.qualified_name(func, among=_BACKWARDS)
+    return f"`{name}()` runs the backward" if name else None
+
+
+def _applied_backward_sync(context, node: ast.AST) -> str | None:
+    from cursedlint.analysis.cuda_tensors import AUTOGRAD_FUNCTIONS
+    from cursedlint.analysis.cuda_use import through
+
+    func = node.func if isinstance(node, ast.Call) else None
+    if not (isinstance(func, ast.Attribute) and func.attr == "apply"
+            and isinstance(func.value, ast.Name)):
+        return None
+    cls = context.definition(func.value)
+    if not (isinstance(cls, ast.ClassDef) and any(
+            context.qualified_name(base, among=AUTOGRAD_FUNCTIONS) for base in cls.bases)):
+        return None
+    read = context.shared(("backward-sync", id(cls)), lambda: _backward_sync(context, cls))
+    if read is None:
+        return None
+    line, what, via = read
+    return f"`{cls.name}.backward()`{through(via)} waits for the GPU at line {line}: {what}"
+
+
+def _backward_sync(context, cls: ast.ClassDef) -> tuple[int, str, list[str]] | None:
+    """Where an autograd Function's `backward` waits for the GPU whenever it runs: a wait of
+    its own or of the module's functions it calls, or a read on the host of a gradient it is
+    given (`gradient_parameters`)."""
+    backward = CaptureAnalysis.own_method(cls, "backward")
+    if not isinstance(backward, FUNCTIONS):
+        return None
+    from cursedlint.analysis.cuda_tensors import gradient_parameters
+
+    found = host_sync_of(context, backward)
+    gradients = gradient_parameters(backward)
+    if found is not None or not gradients:
+        return found
+    return parameter_read(context, backward, gradients)
+
+
+def parameter_read(context, function: ast.AST,
+                   parameters: frozenset[str]) -> tuple[int, str, list[str]] | None:
+    """Where a function of the module reads on the host, whenever it runs, one of its
+    `parameters` known to hold a CUDA tensor (`CudaTensors.converted`): (line, what, [])."""
+    from cursedlint.analysis.cuda_tensors import CudaTensors
+
+    facts = _host_sync_facts(context)
+    tensors = CudaTensors(context, facts.analysis, facts.uses, body_of(function), parameters)
+    for node in facts.ordered(function):
+        if isinstance(node, _READS) and id(node) not in facts.conditional:
+            read = tensors.converted(node)
+            if read:
+                return read[0].lineno, read[1], []
+    return None
 
 
 _THREAD_WORDS = LazyPattern(r"Thread|Timer|Executor")
+_UNCONDITIONAL = (CudaFact.HOST_SYNC, CudaFact.BACKWARD_SYNC)
+"""Kinds a function has only where it does the thing whenever it runs (not under an `if`)."""
 _TENSOR_WORDS = (b"torch", b"cuda", b"cupy")
 """What a module that makes a CUDA tensor (`CudaTensors`) writes."""
 _READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call)
@@ -109,7 +197,7 @@ class _ModuleCudaFacts:
         self.context = context
         self.analysis = _fed(capture_analysis(context))
         self.uses = module_cuda_use(context)
-        self._conditional: set[int] = set()  # the nodes under an `if` (`_ordered`)
+        self.conditional: set[int] = set()  # the nodes under an `if` (`ordered`)
         data = context.source.data  # (no CUDA tensor is made where none of these is written)
         self._reads = any(word in data for word in _TENSOR_WORDS)
         # (no check is bound to self: the cycle would keep the module's tree for the collector)
@@ -120,7 +208,9 @@ class _ModuleCudaFacts:
             CudaFact.CUDA_INIT: lambda: self.uses.initializes,
             CudaFact.CUDA_NEEDED: lambda: self.uses.needs_cuda,
             CudaFact.HOST_SYNC: lambda: functools.partial(
-                _unconditional_sync, self._conditional, self.uses.host_sync),
+                _unconditional_sync, self.conditional, self.uses.host_sync),
+            CudaFact.BACKWARD_SYNC: lambda: functools.partial(
+                _unconditional_sync, self.conditional, syncing_backwards(context)),
             CudaFact.GLOBAL_CAPTURE: lambda: self.analysis.begins,
             CudaFact.LIBRARY_WORK: lambda: LibraryWork(
                 context, self.analysis, self.uses).library_work}
@@ -138,7 +228,7 @@ class _ModuleCudaFacts:
         self._memo[key] = {}  # a call back into a function being read adds nothing
         found: dict[CudaFact, tuple[int, str, list[str]]] = {}
         tensors = None  # (the function's, made when a test or conversion may read one)
-        for node in self._ordered(function):
+        for node in self.ordered(function):
             if isinstance(node, CHECKED_NODES):
                 for kind, check in self.checks.items():
                     if kind not in found:
@@ -147,7 +237,7 @@ class _ModuleCudaFacts:
                             found[kind] = (node.lineno, what, [])
             if self._reads and CudaFact.HOST_SYNC in self.checks and \
                     CudaFact.HOST_SYNC not in found and isinstance(node, _READS) and \
-                    id(node) not in self._conditional:
+                    id(node) not in self.conditional:
                 tensors = tensors or CudaTensors(self.context, self.analysis, self.uses,
                                                  body_of(function))
                 read = tensors.converted(node)
@@ -156,17 +246,17 @@ class _ModuleCudaFacts:
             callee = self.uses.callee(node)
             if callee is not None:
                 for kind, (line, what, via) in self.of(callee).items():
-                    if kind is not CudaFact.HOST_SYNC or id(node) not in self._conditional:
+                    if kind not in _UNCONDITIONAL or id(node) not in self.conditional:
                         found.setdefault(kind, (line, what, [callee.name, *via]))
             if len(found) == len(self.checks):
                 break
         self._memo[key] = found
         return found
 
-    def _ordered(self, function: ast.AST) -> list[ast.AST]:
+    def ordered(self, function: ast.AST) -> list[ast.AST]:
         """The function's own nodes that a check can answer for (and the tests and
         conversions that may read a CUDA tensor on the host), by position, noting those under
-        an `if`."""
+        an `if` (not in its test, which runs whenever the `if` does)."""
         from cursedlint.analysis.cuda_use import CHECKED_NODES
         from cursedlint.python.context import child_nodes
 
@@ -177,10 +267,12 @@ class _ModuleCudaFacts:
                 continue
             if isinstance(node, CHECKED_NODES + _READS):
                 if conditional:
-                    self._conditional.add(id(node))
+                    self.conditional.add(id(node))
                 nodes.append(node)
             inner = conditional or isinstance(node, (ast.If, ast.IfExp))
-            pending.extend((child, inner) for child in child_nodes(node))
+            test = node.test if isinstance(node, (ast.If, ast.IfExp)) else None
+            pending.extend((child, conditional if child is test else inner)
+                           for child in child_nodes(node))
         return sorted(nodes, key=position)
 
 
@@ -264,6 +356,7 @@ CUDA_REACH = CudaReach()
 
 
 def _unconditional_sync(conditional: set[int], host_sync, node: ast.AST) -> str | None:
-    """A wait for the GPU (`host_sync`) that runs whenever the function does: one under an
-    `if` (`conditional`) depends on values another module's caller cannot be seen to give."""
+    """A wait for the GPU (`host_sync`, or another check) that runs whenever the function
+    does: one under an `if` (`conditional`) depends on values another module's caller cannot
+    be seen to give."""
     return None if id(node) in conditional else host_sync(node)

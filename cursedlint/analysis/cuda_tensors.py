@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
+from cursedlint.analysis.arguments import bind
 from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import own_nodes
@@ -33,6 +34,12 @@ TORCH_FACTORIES = frozenset({
     "scalar_tensor",
 })
 """torch functions that make a CPU tensor unless given a CUDA `device=`."""
+NORM_RESULTS = frozenset({"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.get_total_norm",
+                          "torch.nn.utils.clip_grad.clip_grad_norm_"})
+"""Gradient-clipping functions that return the total norm as a tensor on the gradients'
+device."""
+HOST_COMPARISONS = ("equal", "allclose")
+"""torch functions and tensor methods that compare tensors and return a Python `bool`."""
 HOST_VALUE_METHODS = frozenset({
     "item", "tolist", "cpu", "numpy", "size", "dim", "ndimension", "numel", "nelement",
     "stride", "data_ptr", "element_size", "get_device", "storage_offset", "type", "equal",
@@ -40,6 +47,32 @@ HOST_VALUE_METHODS = frozenset({
 })
 """Tensor methods whose result is not known to be a CUDA tensor (`.to` is, with a CUDA
 target)."""
+
+
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+
+def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
+    """The gradients an autograd Function's `backward(ctx, *grads)` is given (its parameters
+    after `ctx`) that it never rebinds: run by a captured backward, they are the captured
+    stream's CUDA tensors."""
+    arguments = backward.args
+    if arguments.vararg is not None:
+        return frozenset()
+    return _never_rebound(backward, {arg.arg for arg in
+                                     (*arguments.posonlyargs, *arguments.args)[1:]})
+
+
+def _never_rebound(function: ast.FunctionDef, names: set[str]) -> frozenset[str]:
+    """Of a function's parameter `names`, those its body never binds again."""
+    if not names:
+        return frozenset()
+    stored = {node.id for node in own_nodes(function.body)
+              if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    return frozenset(names - stored)
+
+
+_COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
 
 
 def _is_text(node: ast.AST) -> bool:
@@ -56,12 +89,15 @@ class CudaTensors:
     bound outside the region or twice, a model's output, `t.shape`, `len(t)`) is unknown."""
 
     def __init__(self, context, analysis: CaptureAnalysis, uses: CudaUse,
-                 body: Iterable[ast.AST]):
-        """`body`: the statements of the region (or of a function called in one)."""
+                 body: Iterable[ast.AST], parameters: frozenset[str] = frozenset()):
+        """`body`: the statements of the region (or of a function called in one);
+        `parameters`: the function's parameters known to hold CUDA tensors (never rebound in
+        it: `gradient_parameters`)."""
         self.context = context
         self.analysis = analysis
         self.uses = uses
         self._body = body
+        self._parameters = parameters
         self._inside_ids: set[int] | None = None
 
     @property
@@ -93,6 +129,10 @@ class CudaTensors:
             if tensor is not None:
                 return node.test, (f"{_TESTS[type(node)]} tests the CUDA tensor "
                                    f"`{ast.unparse(tensor)}` (a synchronizing copy to the host)")
+        if isinstance(node, ast.Call):
+            compared = self._compared(node)
+            if compared is not None:
+                return node, compared
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
             name = self.context.qualified_name(node.func, among=CONVERSIONS)
             if name and self.holds(node.args[0]):
@@ -100,16 +140,51 @@ class CudaTensors:
                               f"`{ast.unparse(node.args[0])}` (a synchronizing copy to the host)")
         return None
 
+    def passed(self, call: ast.Call, function: ast.AST) -> frozenset[str]:
+        """The parameters of `function` (the module's def that `call` calls) to which the
+        call passes a known CUDA tensor, where the function never rebinds them."""
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return frozenset()
+        arguments = function.args
+        positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+        if positional and positional[0] in ("self", "cls") and \
+                isinstance(call.func, ast.Attribute):
+            positional = positional[1:]
+        bound = bind(call, self.context)
+        names = {name for index, name in enumerate(positional)
+                 if isinstance(value := bound.get(index, name), ast.AST) and self.holds(value)}
+        names.update(arg.arg for arg in arguments.kwonlyargs
+                     if isinstance(value := bound.get(None, arg.arg), ast.AST)
+                     and self.holds(value))
+        return _never_rebound(function, names)
+
+    def _compared(self, call: ast.Call) -> str | None:
+        """Why `torch.equal(a, b)`, `torch.allclose(a, b)`, `a.equal(b)` or `a.allclose(b)`
+        reads a CUDA tensor on the host (its answer is a Python `bool`), or None."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in HOST_COMPARISONS and \
+                self.context.qualified_name(func) is None:
+            how, values = f"`.{func.attr}()`", [func.value, *call.args]
+        else:
+            name = self.context.qualified_name(func, among=_COMPARISON_NAMES)
+            if name is None:
+                return None
+            how, values = f"`{name}()`", list(call.args)
+        tensor = next((value for value in values if self.holds(value)), None)
+        if tensor is None:
+            return None
+        return f"{how} reads the CUDA tensor `{ast.unparse(tensor)}` on the host (a synchronizing copy)"
+
     def _tested(self, test: ast.AST, depth: int) -> ast.AST | None:
         """The CUDA tensor whose truth value a condition reads: the condition itself, a side
-        of a comparison (not `is`, `in`), under `not`, `and`, `or`."""
+        of a comparison (not `is`, `in`), under `not`, or the first operand of `and`/`or`
+        (the others are read only when it lets them be)."""
         if depth > LOCAL_DEPTH:
             return None
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return self._tested(test.operand, depth + 1)
-        if isinstance(test, ast.BoolOp):
-            return next((found for value in test.values
-                         if (found := self._tested(value, depth + 1)) is not None), None)
+        if isinstance(test, ast.BoolOp):  # the later operands are read only on the way
+            return self._tested(test.values[0], depth + 1)
         if isinstance(test, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
                 return None
@@ -148,6 +223,8 @@ class CudaTensors:
         if depth > LOCAL_DEPTH:
             return False
         if isinstance(node, ast.Name):
+            if node.id in self._parameters:
+                return True
             bound = self.context.definition(node)
             return id(bound) in self._inside and self.holds(bound, depth + 1)
         if isinstance(node, ast.BinOp):
@@ -163,6 +240,8 @@ class CudaTensors:
         if self.uses.makes_cuda_tensor(call):
             return True
         name = self.context.qualified_name(call.func)
+        if name in NORM_RESULTS:
+            return True
         if name:
             namespace, _, function = name.rpartition(".")
             return (namespace in TORCH_OP_NAMESPACES and function.islower()

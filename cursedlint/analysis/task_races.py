@@ -56,15 +56,8 @@ class TaskRaces:
         self.threads = threads
         self.context = threads.context
         starts = {id(region.start): region for region in threads.analysis.regions}
-
-        def begins_capture(node: ast.AST) -> str | None:
-            region: Region | None = starts.get(id(node))
-            if region is None or not (region.mode == GLOBAL or region.what in SYNCING_ENTRIES):
-                return None
-            return f"{region.what} begins a capture ({region.mode_words} mode)"
-
-        begins_capture.remote_kind = CudaFact.GLOBAL_CAPTURE
-        self._begins_capture = begins_capture
+        self._begins_capture = _capture_check(starts, SYNCING_ENTRIES)
+        self._begins_global_capture = _capture_check(starts, frozenset())
 
     def races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
         """Of the module's `calls`, the task starts whose tasks may capture at once."""
@@ -77,6 +70,52 @@ class TaskRaces:
             found = self.threads.reached(code, self._begins_capture)
             if found is not None and not self._warmed_up(start):
                 yield TaskRace(start, f"{start.label} running {code_label(code)}", how, *found)
+
+    def sibling_races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
+        """Of the module's `calls`, the task starts whose code begins a global-mode capture
+        while tasks of the same pool (of more than one worker) that one function started next
+        to it, none waited for in between, run CUDA work (any CUDA call of another thread
+        breaks a global-mode capture)."""
+        pools: dict[tuple[int, str], list[ThreadStart]] = {}
+        for call in calls:
+            start = self._start(call)
+            if start is not None:
+                scope = self.context.scope_of(call)
+                pools.setdefault((id(scope), _pool(call)), []).append(start)
+        for starts in pools.values():
+            if len(starts) < 2 or self._workers(starts[0].call) is None:
+                continue
+            for start in starts:
+                capture = self.threads.reached(start.code, self._begins_global_capture)
+                if capture is None or self._warmed_up(start):
+                    continue
+                sibling = self._sibling_work(start, starts)
+                if sibling is not None:
+                    yield TaskRace(start, f"{start.label} running {code_label(start.code)}",
+                                   sibling, *capture)
+                    break
+
+    def _sibling_work(self, start: ThreadStart, starts: list[ThreadStart]) -> str | None:
+        """How another of `starts`, running at the same time as `start`, does CUDA work."""
+        for other in starts:
+            if other is start or self._waited_between(start.call, other.call):
+                continue
+            work = self.threads.reached(other.code, self.threads.uses.any_use)
+            if work is not None:
+                line, where, _ = work
+                return (f"{code_label(other.code)}, started on line {other.call.lineno}, "
+                        f"reaches line {line}{where}")
+        return None
+
+    def _waited_between(self, one: ast.Call, other: ast.Call) -> bool:
+        """Whether the function waits for a task (`await`, `.result()`, `wait()`, `join()`,
+        `gather()`, `as_completed()`) from the earlier of two starts to the later, itself
+        included."""
+        first, last = sorted((one, other), key=position)
+        scope = self.context.scope_of(first)
+        return any(isinstance(node, (ast.Await, ast.Call)) and
+                   position(first) <= position(node) <= position(last) and _waits(node)
+                   for node in own_nodes(body_of(scope or self.context.tree)))
 
     def _start(self, call: ast.Call) -> ThreadStart | None:
         """The tasks `pool.submit/map(f, ...)`, `loop.run_in_executor(pool, f, ...)` or
@@ -165,6 +204,42 @@ class TaskRaces:
                 or value < 2:
             return None
         return f"{value} workers"
+
+
+_WAITS = frozenset({"result", "wait", "join", "gather", "as_completed", "shutdown"})
+
+
+def _waits(node: ast.AST) -> bool:
+    """Whether `node` waits for tasks: an `await`, or a call of a method or function named
+    `result`, `wait`, `join`, `gather`, `as_completed`, `shutdown`."""
+    if isinstance(node, ast.Await):
+        return True
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in _WAITS
+
+
+def _pool(call: ast.Call) -> str:
+    """The pool a task start uses: the executor's text, or the event loop's default one."""
+    if _method(call) in ("submit", "map"):
+        return key(call.func.value)
+    if _method(call) == "run_in_executor" and not (
+            isinstance(call.args[0], ast.Constant) and call.args[0].value is None):
+        return key(call.args[0])
+    return "the event loop's default executor"
+
+
+def _capture_check(starts: dict[int, Region], syncing: frozenset[str]):
+    """A check (for `ThreadStarts.reached`) for the start of a region in global mode, or of
+    one whose entry synchronizes the device (`Region.what` in `syncing`)."""
+    def begins_capture(node: ast.AST) -> str | None:
+        region: Region | None = starts.get(id(node))
+        if region is None or not (region.mode == GLOBAL or region.what in syncing):
+            return None
+        return f"{region.what} begins a capture ({region.mode_words} mode)"
+
+    begins_capture.remote_kind = CudaFact.GLOBAL_CAPTURE
+    return begins_capture
 
 
 def _method(call: ast.Call) -> str | None:

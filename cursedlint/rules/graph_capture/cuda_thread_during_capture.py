@@ -37,7 +37,12 @@ class CudaThreadDuringCapture(CaptureRule):
     the module or another module of the project, a method of the objects a loop or
     comprehension takes, `map`'s lambda calling its item's method) begins a `torch.cuda.graph`
     region in any mode or another region in global mode, unless the function ran that code
-    itself before it started the tasks (a serial warm-up that captures each graph). In C/C++ (CUDA sources included), the
+    itself before it started the tasks (a serial warm-up that captures each graph). A task
+    whose code begins a global-mode region (a lazy capture on first use) is reported too when
+    the same function starts, on the same pool of more than one worker (or the event loop's
+    default executor), another task whose code reaches CUDA work (`.cpu()`, `.item()`, a
+    kernel), with no wait (`await`, `.result()`, `wait()`, `gather()`) between the two
+    starts. In C/C++ (CUDA sources included), the
     threads are `std::thread`/`std::jthread` declarations and `pthread_create` calls before a
     `cudaStreamBeginCapture`/`cuStreamBeginCapture` in the same function, not joined
     (`t.join()`, `pthread_join`) before it, whose lambda or same-file function reaches a
@@ -68,7 +73,10 @@ class CudaThreadDuringCapture(CaptureRule):
     workers capturing 8 graphs failed in the first rounds (`cudaErrorStreamCaptureInvalidated`,
     or the process aborted), in thread_local mode too, and with `capture_begin()` in global
     mode; not with `capture_begin()` in thread_local mode, on one worker, or after a serial
-    warm-up.
+    warm-up. A lazy global-mode capture in one task while two sibling tasks of its pool call
+    `.cpu()` or `.item()` failed from the first round on an H200 (the siblings: 'operation not
+    permitted when stream is capturing'; the capture: invalidated); in thread_local mode,
+    0 of 10 rounds failed.
 
     ## Example
     ```python

@@ -8,7 +8,7 @@ import os
 
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region, body_of, capture_analysis
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.cuda_reach import CUDA_REACH, host_sync_of
+from cursedlint.analysis.cuda_reach import CUDA_REACH, backward_runs, host_sync_of, parameter_read, syncing_backwards
 from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
@@ -77,8 +77,11 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         if self.uses.project is not None:
             for region, running in self.threads.running_at_captures(self.calls):
                 self._check_running(region, running)
-        for race in TaskRaces(self.threads).races(self.calls):
+        races = TaskRaces(self.threads)
+        for race in races.races(self.calls):
             self._report_race(race)
+        for race in races.sibling_races(self.calls):
+            self._report_sibling_race(race)
 
     def _check_thread(self, region: Region, start: ThreadStart) -> None:
         device_wide = self.threads.reached(start.code, self.uses.device_wide_use)
@@ -107,6 +110,19 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             "them on one worker; captures begun with capture_begin() in thread_local mode do "
             "not interfere.")
 
+    def _report_sibling_race(self, race: TaskRace) -> None:
+        self.report(
+            race.start.call,
+            f"{race.tasks} may capture while other tasks of the pool run CUDA work",
+            related=race.steps,
+            help=f"Its code reaches line {race.line}{race.where}; {race.how}. In global mode "
+            "any capture-unsafe CUDA call of another thread (a copy to the host, `.item()`, a "
+            "synchronization) during the capture fails and invalidates it (on an H200, a "
+            "lazy capture in one task beside two tasks calling `.cpu()` or `.item()` failed "
+            "from the first round: 'operation not permitted when stream is capturing'). Fix: "
+            "capture before the tasks start, or capture with "
+            "capture_error_mode=\"thread_local\".")
+
     def _check_running(self, region: Region, running: tuple[RunningThread, ...]) -> None:
         """The first of the threads that other modules' functions left running whose CUDA use
         breaks the capture (any use in global mode, a device-wide synchronization in every
@@ -130,6 +146,30 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
             tensors = CudaTensors(self.context, self.analysis, self.uses, region.body)
             for node in own_nodes(region.body):
                 self._check_node(region, tensors, node)
+            self._check_backward(region)
+
+    def _check_backward(self, region: Region) -> None:
+        """The first autograd Function applied in a region that runs the backward, whose
+        `backward` (run by the captured backward) waits for the GPU."""
+        if self.uses.first(region.body, backward_runs(self.context)) is None:
+            return
+        check = syncing_backwards(self.context)
+        for node in own_nodes(region.body):
+            found = self.uses.first([node], check) if isinstance(node, ast.Call) else None
+            if found is None:
+                continue
+            inner, why, path = found
+            steps = self.uses.steps_for(inner)
+            if steps:  # through another module: its chain ends at the Function's apply
+                target, callee = inner, ast.unparse(inner.func)
+            else:
+                target = inner if not path else node
+                callee = ast.unparse(target.func)
+                steps = (Step(self.context.source.path, inner.lineno, why),)
+            self._report(target, region.what, region.start.lineno,
+                         f"{callee}() runs a backward that waits for the GPU when the region's "
+                         "backward runs it", steps=steps)
+            return
 
     def _check_node(self, region: Region, tensors: CudaTensors, node: ast.AST) -> None:
         illegal = self.uses.relaxed_sync if region.mode == RELAXED else self.uses.host_sync
@@ -158,6 +198,9 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                          f"{why}", allocates(inner), self.uses.steps_for(inner))
             return
         read = host_sync_of(self.context, callee)  # a CUDA tensor read on the host in it
+        if read is None:  # one the region passes it
+            passed = tensors.passed(node, callee)
+            read = parameter_read(self.context, callee, passed) if passed else None
         if read:
             line, why, path = read
             self._report(node, region.what, region.start.lineno,

@@ -23,12 +23,15 @@ class SyncInCapture(CaptureRule):
     `f"{t}"`, `"%s" % t`, `"{}".format(t)`, and `logging` calls (module functions or a
     `logging.getLogger(...)` logger's methods) with `t` as an argument, and reading a CUDA
     tensor's value on the host: a condition of `if`, `while`, a conditional expression or
-    `assert` that is the tensor, a comparison with it (not `is`, `in`), or `not`/`and`/`or` of
-    these (`if found_inf:`, `if grad_norm > threshold:`), and `bool(t)`, `int(t)`,
-    `float(t)`, `complex(t)` (observed on an H200: the capture fails with
-    `cudaErrorStreamCaptureUnsupported`; `torch.where(norm > 1, ...)` stays on the GPU and
-    captures). A formatted or read value counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
-    `.to("cuda")`, `device="cuda"`), the result of a torch op or `@`, a tensor method,
+    `assert` that is the tensor, a comparison with it (not `is`, `in`), `not` of these, or
+    the first operand of `and`/`or` (the later ones run only when it lets them) (`if
+    found_inf:`, `if grad_norm > threshold:`), and `bool(t)`, `int(t)`,
+    `float(t)`, `complex(t)`, `torch.equal`, `torch.allclose`, `t.equal(...)`,
+    `t.allclose(...)` (observed on an H200: the capture fails with
+    `cudaErrorStreamCaptureUnsupported`, or is invalidated; `torch.where(norm > 1, ...)` stays
+    on the GPU and captures). A formatted or read value counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
+    `.to("cuda")`, `device="cuda"`), the result of a torch op or `@` (the total norm
+    `clip_grad_norm_` returns included), a tensor method,
     arithmetic or indexing on such a tensor, or a name bound once, inside the region, to one
     of these; a parameter, a name bound outside the region, a model's output, `t.shape`,
     `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods, and
@@ -37,7 +40,15 @@ class SyncInCapture(CaptureRule):
     drain_device`, then `self.after_step()`); a called function that reads a CUDA tensor on the host as above
     (`if total > max_norm:` on a torch op's result), not under a condition of its own, is a
     finding too (observed on an H200 like the read in the region itself); the finding is the
-    call in the region. In C/C++
+    call in the region; so is a called function of the module that reads so, not under a
+    condition of its own, a parameter the call passes such a tensor to (and the function
+    never rebinds): `skip_if_overflow(found_inf, opt)` with `if found_inf:` in it. Where the
+    region runs a backward (`loss.backward()`,
+    `torch.autograd.backward`/`grad`, itself or in the module's functions it calls), a call
+    that applies an autograd Function (`F.apply(...)`, of this module or reached in another)
+    whose `backward` waits for the GPU whenever it runs, or reads on the host one of the
+    gradients it is given (`if torch.equal(grad_output, ...)`: the captured backward's CUDA
+    tensors), is a finding (observed on an H200: the capture is invalidated). In C/C++
     (CUDA sources included), the region is the statements of one block
     between `cudaStreamBeginCapture`/`cuStreamBeginCapture` and the
     `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
