@@ -43,6 +43,7 @@ from cursedlint.analysis.python_modules import (
 from cursedlint.analysis.python_project import linted_imports, value_of
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
+from cursedlint.python.context import statements
 from cursedlint.project.index import Indexer
 from cursedlint.triggers.second_look import MethodCall
 
@@ -533,7 +534,7 @@ def _python_facts(context) -> ForeignFacts | None:
     tree = context.tree
     loaders = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef,))
                and any(isinstance(ret, ast.Return) and ret.value is not None
-                       and _loads(context, node, ret.value) for ret in ast.walk(node))}
+                       and _loads(context, node, ret.value) for ret in statements(node))}
     libraries, prototypes = set(), set()
     for node in _module_statements(tree.body):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
@@ -559,7 +560,7 @@ def _loads(context, function: ast.FunctionDef, value: ast.AST) -> bool:
         return is_library_call(context, value)
     if not isinstance(value, ast.Name):
         return False
-    bound = [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+    bound = [node.value for node in statements(function) if isinstance(node, ast.Assign)
              and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)]
     return bool(bound) and all(isinstance(b, ast.Call) and is_library_call(context, b)
                                for b in bound)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import collections
 import heapq
-from typing import Any, Callable, Container, Iterable
+from typing import Any, Callable, Container, Iterable, Iterator
 
 from cursedlint.analysis.arguments import Arguments, bind
 from cursedlint.context import FileContext
@@ -53,23 +53,16 @@ class TreeIndex:
             *(zip(positions, nodes) for nodes, positions in found), key=lambda pair: pair[0])]
 
     def _statements_by_class(self) -> dict[type, tuple[list[ast.AST], list[int]]]:
-        """The statements, except handlers and match cases by class, from a walk of the
-        statement blocks alone (`STATEMENT_BLOCKS`), breadth first as `_build`'s: no
-        expression holds a statement, so they come in the whole walk's order."""
+        """The statements, except handlers and match cases by class (`statements`): the
+        nodes `_build` finds of their classes, in the same order."""
         if self._statements is None:
             by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
-            pending = collections.deque([self.tree])
-            position = 0
-            while pending:
-                node = pending.popleft()
+            for position, node in enumerate(statements(self.tree)):
                 entry = by_class.get(type(node))
                 if entry is None:
                     entry = by_class[type(node)] = ([], [])
                 entry[0].append(node)
                 entry[1].append(position)
-                position += 1
-                for name in _block_fields(type(node)):
-                    pending.extend(getattr(node, name))
             self._statements = by_class
         return self._statements
 
@@ -370,6 +363,18 @@ def _child_fields(node_class: type) -> tuple[str, ...]:
             name for name in node_class._fields if name not in scalar
         )
     return fields
+
+
+def statements(root: ast.AST) -> Iterator[ast.AST]:
+    """`root` (a module or statement) and the statements under it, with their except handlers
+    and match cases, breadth first in `ast.walk`'s order: no expression holds a statement,
+    so none is walked."""
+    pending = collections.deque([root])
+    while pending:
+        node = pending.popleft()
+        yield node
+        for name in _block_fields(type(node)):
+            pending.extend(getattr(node, name))
 
 
 _BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}
