@@ -432,6 +432,26 @@ def test_project_facts_reach_rules_and_widen_the_prefilter(tmp_path):
     ]
 
 
+def test_a_second_gathering_takes_what_the_first_made_but_its_errors(tmp_path):
+    """The facts pass may gather a second time (the words of files the facts named): it is
+    given the first gathering's summaries (`ProjectIndex.made`) and parses none of those
+    files again, but one whose summarizer raised, which it summarizes and reports again."""
+    launcher = tmp_path / "launcher.py"
+    launcher.write_text("import os\n\ndef launch_workers():\n    os.fork()\n")
+    broken = tmp_path / "broken.py"
+    broken.write_text("import os\nexplode_summary = os.fork\n")
+    files = [(str(launcher), "python"), (str(broken), "python")]
+    linter = make_linter()
+    indexer = RULES["CUR908"].indexer
+    type(indexer).summarize_calls = 0
+    first = linter.index_project(files)
+    assert indexer.summarize_calls == 2 and len(first.errors) == 1
+    second = linter.index_project(files, summaries=first.made())
+    assert indexer.summarize_calls == 3, "only the failed summary is made again"
+    assert [error.path for error in second.errors] == [str(broken)]
+    assert linter.project["forking-functions"] == {str(launcher): ["launch_workers"]}
+
+
 def test_rules_without_project_triggers_need_no_index():
     settings = Settings(enabled=frozenset({"CUR901"}))
     assert not Linter(settings, RULES).indexing_rules()
@@ -490,6 +510,25 @@ def test_a_tree_index_lists_nodes_as_ast_walk_does():
     assert all(index.parent_of(id(child)) is node for node in ast.walk(tree)
                for child in ast.iter_child_nodes(node)
                if not isinstance(child, (ast.expr_context, ast.operator)))
+
+
+def test_a_tree_index_finds_statements_without_its_whole_walk():
+    """Statement classes are found by a walk of the statement blocks alone (no expression
+    holds a statement), in `ast.walk`'s order all the same: Try's handlers before its else,
+    match cases, nested functions and classes, a lambda's body left alone."""
+    from cursedlint.python.context import TreeIndex
+
+    tree = ast.parse(
+        "try:\n    a = 1\nexcept E:\n    b: int = 2\nelse:\n    c = 3\nfinally:\n    d = 4\n"
+        "match x:\n    case [y]:\n        e = 5\n    case _:\n        return_ = lambda: 6\n"
+        "class K:\n    def m(self):\n        def inner():\n            return (f := 7)\n"
+        "        return inner\nfor i in r:\n    g = 8\nelse:\n    h = 9\n")
+    index = TreeIndex(tree)
+    for classes in [(ast.Assign, ast.AnnAssign), (ast.Return,), (ast.ExceptHandler, ast.match_case),
+                    (ast.FunctionDef, ast.ClassDef, ast.Module)]:
+        assert index.of(*classes) == [node for node in ast.walk(tree) if type(node) in classes]
+    assert not index.built, "no question about a statement walks the expressions"
+    assert index.of(ast.NamedExpr)[0].target.id == "f" and index.built
 
 
 def test_no_tree_is_left_to_the_cyclic_collector():

@@ -43,6 +43,7 @@ from cursedlint.analysis.python_modules import (
 from cursedlint.analysis.python_project import linted_imports, value_of
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
+from cursedlint.python.context import statements
 from cursedlint.project.index import Indexer
 
 if TYPE_CHECKING:
@@ -206,18 +207,19 @@ def _foreign_names(context) -> set[str]:
     receiver, the prototype of an argument), by the name their module binds."""
     imported = dict(_imported_from_project(context))
     names = set()
-    for node in context.nodes(ast.Call):
+    for node in context.met(ast.Call):  # (in no set order: the names are a set)
         func = node.func
+        if not isinstance(func, ast.Attribute):
+            continue
         made = [arg for arg in node.args if may_make_callback(context, arg)]
-        if not (isinstance(func, ast.Attribute) and made):
+        if not made:
             continue
         receiver = func.value
         if is_self_attribute(receiver):
             receiver = value_of(context, receiver)
         if not isinstance(receiver, ast.Name):
             continue
-        bound = value_of(context, receiver)
-        if receiver.id in imported or isinstance(bound, ast.Call) \
+        if receiver.id in imported or isinstance(bound := value_of(context, receiver), ast.Call) \
                 and is_library_call(context, bound):
             names.add(func.attr)
             names.update(imported[name.id] for name in (
@@ -282,13 +284,26 @@ driver); besides these, only a name imported from the project's modules may be o
 
 def may_be_function_alias(context, node: ast.AST) -> bool:
     """Whether a name or `self.<attr>` may hold a library's function (`f = lib.name`): the
-    module assigns it an attribute (the cheap test before following bindings)."""
+    module assigns it an attribute of something that may be a library (a name or
+    `self.<attr>` only where `may_be_library`; the cheap test before following bindings)."""
     key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
-    return key in context.shared(_ALIASES, lambda: frozenset(
-        target.id if isinstance(target, ast.Name) else f"self.{target.attr}"
-        for assign in context.nodes(ast.Assign, ast.AnnAssign)
-        if isinstance(assign.value, ast.Attribute) for target in _targets(assign)
-        if isinstance(target, ast.Name) or is_self_attribute(target)))
+    return key in context.shared(_ALIASES, lambda: _function_aliases(context))
+
+
+def _function_aliases(context) -> frozenset[str]:
+    found = set()
+    for assign in context.nodes(ast.Assign, ast.AnnAssign):
+        value = assign.value
+        if not isinstance(value, ast.Attribute):
+            continue
+        receiver = value.value
+        if (isinstance(receiver, ast.Name) or is_self_attribute(receiver)) \
+                and not may_be_library(context, receiver):
+            continue
+        found.update(target.id if isinstance(target, ast.Name) else f"self.{target.attr}"
+                     for target in _targets(assign)
+                     if isinstance(target, ast.Name) or is_self_attribute(target))
+    return frozenset(found)
 
 
 def _targets(assign: ast.Assign | ast.AnnAssign) -> list[ast.AST]:
@@ -304,8 +319,7 @@ def _library_names(context) -> frozenset[str]:
     names.update(local for local, qualified in context.imports.names.items()
                  if qualified.startswith(_LIBRARY_MODULES))
     names.update(local for local, _ in _imported_from_project(context))
-    text = context.source.text
-    loads = any(word in text for word in _LOADER_WORDS)
+    loading = _loader_lines(context.source)
     aliases = []
     for node in context.nodes(ast.Assign, ast.AnnAssign):
         keys = [t.id if isinstance(t, ast.Name) else f"self.{t.attr}" for t in _targets(node)
@@ -315,15 +329,26 @@ def _library_names(context) -> frozenset[str]:
             continue
         if isinstance(value, ast.Name) or is_self_attribute(value):
             aliases.append((keys, value))
-        elif loads and any(isinstance(part, ast.Name) and part.id in _LOADER_WORDS
-                           or isinstance(part, ast.Attribute) and part.attr in _LOADER_WORDS
-                           for part in ast.walk(value)):
+        elif not loading.isdisjoint(range(value.lineno, value.end_lineno + 1)) and any(
+                isinstance(part, ast.Name) and part.id in _LOADER_WORDS
+                or isinstance(part, ast.Attribute) and part.attr in _LOADER_WORDS
+                for part in ast.walk(value)):
             names.update(keys)
     for _ in range(2):  # (a name bound to a name bound to a loader)
         for keys, value in aliases:
             if (value.id if isinstance(value, ast.Name) else f"self.{value.attr}") in names:
                 names.update(keys)
     return frozenset(names)
+
+
+def _loader_lines(source) -> set[int]:
+    """The lines that name a loader (`_LOADER_WORDS`, anywhere in a word): only a value on one
+    of them can name one (walking every assigned value took 3% of the stdlib worst case)."""
+    return {source.offset_to_position(match.start())[0]
+            for match in _LOADER_PATTERN.finditer(source.text)}
+
+
+_LOADER_PATTERN = re.compile("|".join(sorted(_LOADER_WORDS)))
 
 
 def _imported_from_project(context) -> Iterator[tuple[str, str]]:
@@ -513,7 +538,7 @@ def _python_facts(context) -> ForeignFacts | None:
     tree = context.tree
     loaders = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef,))
                and any(isinstance(ret, ast.Return) and ret.value is not None
-                       and _loads(context, node, ret.value) for ret in ast.walk(node))}
+                       and _loads(context, node, ret.value) for ret in statements(node))}
     libraries, prototypes = set(), set()
     for node in _module_statements(tree.body):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
@@ -539,7 +564,7 @@ def _loads(context, function: ast.FunctionDef, value: ast.AST) -> bool:
         return is_library_call(context, value)
     if not isinstance(value, ast.Name):
         return False
-    bound = [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+    bound = [node.value for node in statements(function) if isinstance(node, ast.Assign)
              and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)]
     return bool(bound) and all(isinstance(b, ast.Call) and is_library_call(context, b)
                                for b in bound)

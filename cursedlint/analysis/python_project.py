@@ -30,7 +30,7 @@ from cursedlint.analysis.python_modules import (
 from cursedlint.findings import Step
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
-from cursedlint.python.context import child_fields, child_nodes
+from cursedlint.python.context import STATEMENT_BLOCKS, child_fields, child_nodes
 
 MODULE = "<module>"
 """The qualified name under which a module's own statements are summarized."""
@@ -209,7 +209,7 @@ def _imported_names(context) -> set[str]:
     path = os.path.abspath(context.source.path)
     importer, package = module_name(path), is_package(path)
     reads: dict[str, set[str]] = {}
-    for node in context.attributes():  # `local.attribute`, `(local) . attribute`
+    for node in context.met(ast.Attribute):  # `local.attribute`, `(local) . attribute`
         if isinstance(node.value, ast.Name) and node.value.id in imports:
             reads.setdefault(node.value.id, set()).add(node.attr)
     names = set()
@@ -723,30 +723,44 @@ def project_functions(context, indexer: FunctionIndexer) -> ProjectFunctions | N
     return built[1]
 
 
-def project_names(context) -> Iterator[str]:
+def project_names(context) -> tuple[str, ...]:
     """The names a file takes from the project's other modules: those it imports from one
     (`helper` of `from .tools import helper`) and the attributes it reads of one it imports
     whole (`loop` of `health.loop`, read from the text), of a module `is_project_module`
-    finds."""
+    finds. (Once per file: several indexers' seeds ask.)"""
+    return context.shared(_PROJECT_NAMES, lambda: tuple(_project_names(context)))
+
+
+_PROJECT_NAMES = "project-names-taken"
+
+
+def _project_names(context) -> Iterator[str]:
     root = context.settings.root or os.getcwd()
-    for local, written in linted_imports(context).items():
-        module, _, attribute = written.partition(":")
-        if not is_project_module(context.source.path, module, root):
-            continue
+    imported = [(local, written.partition(":")[2])
+                for local, written in linted_imports(context).items()
+                if is_project_module(context.source.path, written.partition(":")[0], root)]
+    reads = _attribute_reads(context.source.text, {local for local, _ in imported})
+    for local, attribute in imported:
         if attribute:
             yield attribute  # (which may be a module: its attributes read count too)
-        reads = context.shared(_ATTRIBUTE_READ, lambda: _attribute_reads(context.source.text))
         yield from reads.get(local, ())
 
 
 _ATTRIBUTE_READ = LazyPattern(r"(?<![\w.])(\w+)\.(\w+)")
 
 
-def _attribute_reads(text: str) -> dict[str, set[str]]:
-    """Name -> the attributes the text reads of it (`loop` of `health.loop`), in one pass."""
+def _attribute_reads(text: str, names: set[str]) -> dict[str, set[str]]:
+    """Name (of `names`) -> the attributes the text reads of it (`loop` of `health.loop`):
+    where the text holds `name.`, matched there as a scan of every `a.b` of the text would
+    match it (such a scan, kept whole, cost more than finding the few names asked of)."""
     reads: dict[str, set[str]] = {}
-    for base, attribute in _ATTRIBUTE_READ.findall(text):
-        reads.setdefault(base, set()).add(attribute)
+    for name in names:
+        start = text.find(name + ".")
+        while start >= 0:
+            read = _ATTRIBUTE_READ.match(text, start)
+            if read is not None:
+                reads.setdefault(name, set()).add(read[2])
+            start = text.find(name + ".", start + 1)
     return reads
 
 
@@ -845,10 +859,6 @@ def _self_assignments(cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
     return found
 
 
-_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-"""The fields that hold statements (or the except handlers and match cases that hold them)."""
-
-
 def _own_statements(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """The statements of `own_nodes(roots)` (and their except handlers and match cases),
     without entering expressions, which hold no statement; in `own_nodes`'s order."""
@@ -857,7 +867,7 @@ def _own_statements(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
         node = pending.pop()
         yield node
         for name in child_fields(type(node)):
-            if name in _BLOCKS:
+            if name in STATEMENT_BLOCKS:
                 pending.extend(child for child in getattr(node, name, ())
                                if not isinstance(child, _SCOPES))
 

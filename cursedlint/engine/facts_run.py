@@ -141,7 +141,8 @@ class FactsRun:
             for name, added in late.items():  # what a file named by the facts calls
                 seeds.setdefault(name, set()).update(added)
             index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,
-                                       summaries, save=False, for_triggers=for_triggers)
+                                       [*summaries, *index.made()], save=False,
+                                       for_triggers=for_triggers)
             errors, linter.fact_passes = index.errors, index.passes
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}

@@ -301,6 +301,7 @@ class ProjectIndex:
         self.passes: list[FactPass] = []  # what each indexer's gathering did, for -v/explain
         self._memo: dict[tuple[str, str], Any] = {}
         self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
+        self._failed: set[tuple[str, str]] = set()  # (indexer, digest) whose summarizer raised
         self._per_file: set[str] = set()  # indexers whose facts are each file's own summary
 
     def facts(self, indexer: Indexer, seeds: Iterable[str] = ()) -> dict[str, Any]:
@@ -353,6 +354,13 @@ class ProjectIndex:
             self.summarized += 1
             if self.store:
                 self.store.put(indexer, digest, summary)
+
+    def made(self) -> list[tuple[str, str, Any]]:
+        """(indexer name, content hash, summary) of each summary this index made or was given,
+        but those whose summarizer raised: what a later gathering of the same run is given
+        (`add`) rather than parsing the files again (and the errors reported again)."""
+        return [(name, digest, summary) for (name, digest), summary in self._memo.items()
+                if (name, digest) not in self._failed]
 
     def summarize_ahead(self, indexer: Indexer, paths: Iterable[tuple[str, str]]) -> None:
         """Summarize the files (path, language) in forked processes, as a round's hits are,
@@ -492,6 +500,7 @@ class ProjectIndex:
         file is summarized again, and the error reported again, by the next run)."""
         if error is not None:
             self.errors.append(error)
+            self._failed.add((indexer.name, digest))
         elif self.store:
             self.store.put(indexer, digest, summary)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import collections
 import heapq
-from typing import Any, Callable, Container, Iterable
+from typing import Any, Callable, Container, Iterable, Iterator
 
 from cursedlint.analysis.arguments import Arguments, bind
 from cursedlint.context import FileContext
@@ -31,6 +31,7 @@ class TreeIndex:
         self.built = False
         self._parents: dict[int, ast.AST] = {}
         self._by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
+        self._statements: dict[type, tuple[list[ast.AST], list[int]]] | None = None
 
     def parent_of(self, key: int) -> ast.AST | None:
         """The parent of the node whose id is `key`."""
@@ -38,13 +39,32 @@ class TreeIndex:
         return self._parents.get(key)
 
     def of(self, *classes: type) -> list[ast.AST]:
-        """The nodes of `classes` (exactly these classes, not subclasses), in walk order."""
-        self._build()
-        found = [self._by_class[cls] for cls in classes if cls in self._by_class]
+        """The nodes of `classes` (exactly these classes, not subclasses), in walk order.
+        Statements alone (most questions) are found without walking the expressions."""
+        if self.built or not all(issubclass(cls, _BLOCK_NODES) for cls in classes):
+            self._build()
+            by_class = self._by_class
+        else:
+            by_class = self._statements_by_class()
+        found = [by_class[cls] for cls in classes if cls in by_class]
         if len(found) == 1:
             return found[0][0]
         return [node for _, node in heapq.merge(
             *(zip(positions, nodes) for nodes, positions in found), key=lambda pair: pair[0])]
+
+    def _statements_by_class(self) -> dict[type, tuple[list[ast.AST], list[int]]]:
+        """The statements, except handlers and match cases by class (`statements`): the
+        nodes `_build` finds of their classes, in the same order."""
+        if self._statements is None:
+            by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
+            for position, node in enumerate(statements(self.tree)):
+                entry = by_class.get(type(node))
+                if entry is None:
+                    entry = by_class[type(node)] = ([], [])
+                entry[0].append(node)
+                entry[1].append(position)
+            self._statements = by_class
+        return self._statements
 
     def _build(self) -> None:
         if self.built:
@@ -76,6 +96,12 @@ class TreeIndex:
                     pending.append(value)
 
 
+STATEMENT_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+"""The fields that hold statements (or the except handlers and match cases that hold them)."""
+_BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case, ast.Module)
+"""The nodes found in statement blocks (and the module that holds the first)."""
+
+
 class PythonContext(FileContext):
     """`tree` is the module's ast; `imports` resolves aliases; `evaluate` folds constants."""
 
@@ -94,7 +120,7 @@ class PythonContext(FileContext):
         self._arguments: dict[int, Arguments] = {}
         self._scopes: dict[int, ast.AST | None] = {}  # id(node that is no scope) -> its scope
         self._current: ast.AST = tree
-        self._attributes: list[ast.Attribute] | None = None  # those a finished walk met
+        self._met: dict[type, list[ast.AST]] | None = None  # what a finished walk met (`met`)
         self.cython = None
         """A Cython file's `python.cython.CythonFacts` (what its Python tree does not say)."""
 
@@ -173,13 +199,13 @@ class PythonContext(FileContext):
         """The module's nodes of `classes`, in `ast.walk`'s order (`TreeIndex.of`)."""
         return self.tree_index.of(*classes)
 
-    def attributes(self) -> list[ast.Attribute]:
-        """The module's attribute nodes (`a.b`), in no set order: those the walk met, once it
-        has walked (so that a question after the walk does not walk the tree again), else
-        the tree index's."""
-        if self._attributes is None:
-            return self.nodes(ast.Attribute)
-        return self._attributes
+    def met(self, node_class: type) -> list[ast.AST]:
+        """The module's nodes of `node_class` (`ast.Attribute` or `ast.Call`), in no set
+        order: those the walk met, once it has walked (so that a question after the walk does
+        not walk the tree again), else the tree index's."""
+        if self._met is None:
+            return self.nodes(node_class)
+        return self._met[node_class]
 
     def ancestors(self, node: ast.AST) -> Iterable[ast.AST]:
         """The parents of `node`, innermost first."""
@@ -240,9 +266,10 @@ class PythonContext(FileContext):
         leavers = _callbacks(rules, "leave_")
         for import_class in (ast.Import, ast.ImportFrom):  # function-level imports, in order
             visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
-        met: list[ast.Attribute] = []
-        self._attributes = None
-        visitors.setdefault(ast.Attribute, []).insert(0, (met, met.append))
+        met: dict[type, list[ast.AST]] = {ast.Attribute: [], ast.Call: []}
+        self._met = None
+        for node_class, found in met.items():
+            visitors.setdefault(node_class, []).insert(0, (found, found.append))
         failed: set[int] = set()
         parents = self.parents
         node_class = ast.AST
@@ -285,7 +312,7 @@ class PythonContext(FileContext):
                     except Exception as error:  # a broken rule must not stop the others
                         failed.add(id(rule))
                         on_error(rule, error)
-        self._attributes = met
+        self._met = met
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
@@ -335,6 +362,31 @@ def _child_fields(node_class: type) -> tuple[str, ...]:
         fields = _CHILD_FIELDS[node_class] = tuple(
             name for name in node_class._fields if name not in scalar
         )
+    return fields
+
+
+def statements(root: ast.AST) -> Iterator[ast.AST]:
+    """`root` (a module or statement) and the statements under it, with their except handlers
+    and match cases, breadth first in `ast.walk`'s order: no expression holds a statement,
+    so none is walked."""
+    pending = collections.deque([root])
+    while pending:
+        node = pending.popleft()
+        yield node
+        for name in _block_fields(type(node)):
+            pending.extend(getattr(node, name))
+
+
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _block_fields(node_class: type) -> tuple[str, ...]:
+    """The fields of a statement's class that hold statements (`STATEMENT_BLOCKS`), in field
+    order (`Try`: body, handlers, orelse, finalbody)."""
+    fields = _BLOCK_FIELDS.get(node_class)
+    if fields is None:
+        fields = _BLOCK_FIELDS[node_class] = tuple(
+            name for name in node_class._fields if name in STATEMENT_BLOCKS)
     return fields
 
 
