@@ -60,11 +60,14 @@ def parse(parser, data: bytes):
     return parser.parse(bytes(rewritten), tree)
 
 
-_BLOCK_MACRO = re.compile(rb"\b[A-Z][A-Z0-9_]+(?=[ \t]{0,16}\()")
-"""An all-caps name called: perhaps a macro heading a block (`IF_FAILED(call()) { ... }`),
-unless a `$` comes before it (`misread_blocks` checks: a look-behind for it made the search
-twice as slow). (The blanks are bounded: each shorter prefix of a long name would read them
-all again.)"""
+_BLOCK_MACRO = re.compile(rb"\([ \t]{0,16}([A-Z0-9_]+[A-Z])(?![A-Za-z0-9_])")
+"""An all-caps name called, searched in the file's bytes reversed: a `(`, up to 16 blanks,
+then the name backwards, two characters or more, which starts (ends, reversed) with a letter
+not after another identifier character: perhaps a macro heading a block (`IF_FAILED(call())
+{ ... }`), unless a `$` comes before it (`misread_blocks` checks). Reversed, the search
+starts with a character to find, not a class to try at every byte (the name first, with a
+`\\b` before it: 0.20 s of the C worst case's 20 MB, reversed 0.04 s, the same names). (The
+blanks are bounded: each shorter prefix of a long name would read them all again.)"""
 
 
 def misread_blocks(tree, data: bytes) -> list[tuple[int, int]]:
@@ -74,17 +77,19 @@ def misread_blocks(tree, data: bytes) -> list[tuple[int, int]]:
     macro's arguments are expressions again; positions are unchanged."""
     spans = []
     root = tree.root_node
-    for match in _BLOCK_MACRO.finditer(data):
-        if match.start() and data[match.start() - 1] == ord("$"):
+    size = len(data)
+    for start, end in sorted((size - match.end(1), size - match.start(1))
+                             for match in _BLOCK_MACRO.finditer(data[::-1])):
+        if start and data[start - 1] == ord("$"):
             continue
-        node = root.descendant_for_byte_range(match.start(), match.end())
-        while node is not None and node.start_byte == match.start() and \
+        node = root.descendant_for_byte_range(start, end)
+        while node is not None and node.start_byte == start and \
                 node.type != "function_definition":
             node = node.parent
         if (node is not None and node.type == "function_definition"
-                and node.start_byte == match.start() and node.parent is not None
+                and node.start_byte == start and node.parent is not None
                 and node.parent.type == "compound_statement"):
-            spans.append((match.start(), match.end()))
+            spans.append((start, end))
     return spans
 
 
