@@ -214,10 +214,13 @@ class IdentifierIndex:
     """Each identifier of a file -> where it starts, in order (comments and strings included,
     as `_spelled` finds them); 4 bytes a place (a 50 MB file has millions). Made from the
     file's bytes when first asked, and shared by the contexts of one tree as the engine keeps
-    it with the tree for the file's lint with facts (made once: 2.5 s of a 50 MB file)."""
+    it with the tree for the file's lint with facts (made once: 2.5 s of a 50 MB file). It
+    also keeps what else is known of the tree's bytes for that lint: the places of whole-file
+    searches (`searched`) and the tree's error nodes (`error_count`)."""
 
     def __init__(self):
         self._places: dict[bytes, array] | None = None
+        self.error_count: int | None = None  # the tree's error nodes (`CContext.error_count`)
         self.searched: dict[frozenset[str], tuple[tuple[int, int], ...]] = {}
         """Names -> where they are spelled in the whole file, for the searches made to the
         end (`CContext._spelled`), up to KEPT_SPANS places each: the rules and summaries of
@@ -251,10 +254,17 @@ class CContext(FileContext):
     def root(self):
         return self.tree.root_node
 
-    @cached_property
+    @property
     def error_count(self) -> int:
         """Error nodes in the tree (macros tree-sitter could not read); shown in verbose output.
-        The walk enters only nodes that hold an error."""
+        Counted once per tree (kept with its index for the lint with facts)."""
+        index = self.tree_index
+        if index.error_count is None:
+            index.error_count = self._errors()
+        return index.error_count
+
+    def _errors(self) -> int:
+        """The walk enters only nodes that hold an error."""
         count, cursor = 0, self.root.walk()
         while True:
             node = cursor.node
