@@ -259,3 +259,18 @@ def test_macro_block_heads_are_all_caps_names_called(head, found):
     data = f"int f(void)\n{{\n    {head} {{\n        g();\n    }}\n}}\n".encode()
     blocks = misread_blocks(_parser("c").parse(data), data)
     assert bool(blocks) == found
+
+
+@pytest.mark.parametrize("code", [
+    b"class NVF_API Expr : public Val {};\nstruct C10_API S {};\nunion U_API U {};\n",
+    b"struct A_API B { class C_API D : E {}; };\n",
+    b"class FOO(struct BAR x {) Name {\n",  # a head inside another's macro arguments
+    b"class FOO(union BAR Y {) Z {\nstruct Q_API R {};\n",
+    b"int structure; class X {};\n",
+])
+def test_class_heads_are_found_as_one_search_finds_them(code):
+    """One search per keyword finds the heads one search of all three finds, in order."""
+    from cursedlint.analysis.c_macros import _HEAD_MACRO, _head_macros
+
+    assert [match.span(0) for match in _head_macros(code)] == [
+        match.span(0) for match in _HEAD_MACRO.finditer(code)]

@@ -23,17 +23,22 @@ from __future__ import annotations
 
 import re
 
-_HEAD_MACRO = re.compile(
-    rb"(?:class|struct|union)[ \t\r\n]+([A-Z_][A-Z0-9_]+)(?:[ \t]*\([^()\n]*\))?"
+_HEAD_REST = (
+    rb"[ \t\r\n]+([A-Z_][A-Z0-9_]+)(?:[ \t]*\([^()\n]*\))?"
     rb"(?=[ \t\r\n]+[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:[ \t]*<[^;{}\n]{0,256}>)?[ \t\r\n]*"
     rb"(?:(?:final(?!\w)|([A-Z_][A-Z0-9_]+)(?!\w))[ \t\r\n]*)?(?::(?!:)|\{))"
 )
+_HEAD_MACRO = re.compile(rb"(?:class|struct|union)" + _HEAD_REST)
 """`class MACRO Name`, `class MACRO(args) ns::Name<T>`, then `final` or a second macro
 (`PROTOBUF_FINAL`), then the base clause or the body. (No look-behind for the keyword's start:
 it makes the search several times slower; `_starts_word` checks it.) Template arguments are
 read up to 256 characters, not to the line's end from every head (`class M N<x class M N<x`);
 the blanks around `final` are two runs only where it is there (blanks of no head were split in
 every way: 20,000 took 1.6 s)."""
+_HEAD_MACROS = tuple((keyword, re.compile(re.escape(keyword) + _HEAD_REST))
+                     for keyword in (b"class", b"struct", b"union"))
+"""`_HEAD_MACRO` for each keyword: each search starts with the keyword's bytes to find, where
+the alternatives were tried at every byte (0.13 -> 0.05 s over the C worst case's 20 MB)."""
 _KEYWORDS = (b"class", b"struct", b"union")
 _SPECIFIERS = frozenset({"class_specifier", "struct_specifier", "union_specifier"})
 _FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
@@ -98,7 +103,7 @@ def misread_heads(tree, data: bytes) -> list[tuple[int, int]]:
     although the class's real name follows it."""
     spans = []
     root = tree.root_node
-    for match in _HEAD_MACRO.finditer(data):
+    for match in _head_macros(data):
         if not _starts_word(data, match.start()):
             continue
         node = root.descendant_for_byte_range(match.start(1), match.end(1))
@@ -110,6 +115,17 @@ def misread_heads(tree, data: bytes) -> list[tuple[int, int]]:
             if match.start(2) >= 0:
                 spans.append((match.start(2), match.end(2)))
     return spans
+
+
+def _head_macros(data: bytes) -> list:
+    """`_HEAD_MACRO`'s matches, in order, from one search per keyword. Where two of them
+    overlap (a keyword inside another head's macro arguments), one search decides, as it
+    skips what a match has read."""
+    matches = sorted((match for keyword, pattern in _HEAD_MACROS if keyword in data
+                      for match in pattern.finditer(data)), key=lambda match: match.start())
+    if any(one.end() > other.start() for one, other in zip(matches, matches[1:])):
+        return list(_HEAD_MACRO.finditer(data))
+    return matches
 
 
 def _starts_word(data: bytes, offset: int) -> bool:
