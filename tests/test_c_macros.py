@@ -237,10 +237,40 @@ def test_macro_block_heads_are_found_in_linear_time():
     from cursedlint.analysis.c_macros import _BLOCK_MACRO
 
     def cost(n: int) -> float:
-        data = b"A" * n + b" " * n + b"x"
         start = time.process_time()
-        list(_BLOCK_MACRO.finditer(data))
+        for data in (b"A" * n + b" " * n + b"x", b"_" + b"A" * n + b" " * 16 + b"(",
+                     b"(" * n + b"A" * n, b"A_" * n + b"("):
+            list(_BLOCK_MACRO.finditer(data[::-1]))  # as misread_blocks searches
         return time.process_time() - start
 
     cost(1000)
     assert cost(400_000) < 0.5
+
+
+@pytest.mark.parametrize("head, found", [
+    ("IF_FAILED(x)", True), ("IF_FAILED \t  (x)", True), ("A1(x)", True), ("AB_(x)", True),
+    ("A(x)", False), ("_IF_FAILED(x)", False), ("xIF_FAILED(x)", False), ("$IF_FAILED(x)", False),
+    ("IF_FAILEDx(x)", False), ("IF_FAILED" + " " * 17 + "(x)", False), ("1IF(x)", False),
+])
+def test_macro_block_heads_are_all_caps_names_called(head, found):
+    """The names `misread_blocks` looks at: two characters or more, the first a capital, the
+    others capitals, digits or `_`, not within a longer identifier or after `$`, and up to 16
+    blanks before the `(`."""
+    data = f"int f(void)\n{{\n    {head} {{\n        g();\n    }}\n}}\n".encode()
+    blocks = misread_blocks(_parser("c").parse(data), data)
+    assert bool(blocks) == found
+
+
+@pytest.mark.parametrize("code", [
+    b"class NVF_API Expr : public Val {};\nstruct C10_API S {};\nunion U_API U {};\n",
+    b"struct A_API B { class C_API D : E {}; };\n",
+    b"class FOO(struct BAR x {) Name {\n",  # a head inside another's macro arguments
+    b"class FOO(union BAR Y {) Z {\nstruct Q_API R {};\n",
+    b"int structure; class X {};\n",
+])
+def test_class_heads_are_found_as_one_search_finds_them(code):
+    """One search per keyword finds the heads one search of all three finds, in order."""
+    from cursedlint.analysis.c_macros import _HEAD_MACRO, _head_macros
+
+    assert [match.span(0) for match in _head_macros(code)] == [
+        match.span(0) for match in _HEAD_MACRO.finditer(code)]

@@ -57,8 +57,14 @@ def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
     it is a constructor taking the cloner and a source, at least one write of a form the rules
     read (an initializer, an assignment to a name or member, an insertion into one). No
     lookup: a superset of the cloning functions, so the project index is needed only
-    when a linted file has one."""
+    when a linted file has one. Found once per file and configuration (the index's look,
+    its summary and both cloner rules ask)."""
     endings, copy_functions = tuple(endings), tuple(name.lower() for name in copy_functions)
+    return context.shared(("cloning candidates", endings, copy_functions),
+                          lambda: _candidates(context, endings, copy_functions))
+
+
+def _candidates(context, endings: tuple, copy_functions: tuple) -> list[Candidate]:
     mentions = (node for _, _, node in context.hits(ending_pattern(endings)))
     found = []
     for node in context.enclosing(mentions, ("function_definition",)):

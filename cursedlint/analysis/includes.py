@@ -277,19 +277,18 @@ class IncludedHeaders(Indexer):
         languages = {path: language for path, language in index.files
                      if language in self.languages}
         paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs)
-        pattern = self.pattern(self._words, first_round=True)
-        words = [word.encode() for word in self._words]
         holding = {}
         for path, language in languages.items():
             data = index.source_bytes(path)
-            if data is not None and any(word in data for word in words) and pattern.search(data):
-                holding[path] = data  # (a substring search first: the pattern alone is several times slower)
+            if data is not None and self.holds_words(data, index.settings):
+                holding[path] = data
         index.summarize_ahead(HEADER_SUMMARIES, ((header, languages[header]) for header in
                                                  _reachable(index, paths, holding)))
         found = {}
+        closures = _Closures(index, paths, languages)
         for path, data in holding.items():
             flags = paths.flags(path)
-            headers = _closure(index, paths, flags, path, data, languages)
+            headers = closures.of(path, data, flags)
             if headers or flags.defines:
                 found[path] = Included(headers, flags.defines)
         index.passes.append(FactPass(self.name, len(languages), 1, len(holding), len(found)))
@@ -329,33 +328,92 @@ def _reachable(index, paths: IncludePaths, holding: dict[str, bytes]) -> set[str
     return {header for header, _ in seen}
 
 
-def _closure(index, paths: IncludePaths, flags: CompileFlags, path: str, data: bytes,
-             languages: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    """(path, text) of the headers `path` includes, transitively, each once and after the
-    headers it includes (as the preprocessor shows them), at most MAX_HEADERS. Each header is
-    summarized in its own language (`languages`: path -> language)."""
-    ordered: list[tuple[str, str]] = []
-    summaries: dict[str, HeaderSummary] = {}
-    visited = {path}
-    includes = [(kind.decode(), os.fsdecode(name)) for kind, name in written_includes(data)]
-    stack = [(path, iter(includes))]  # (file, its includes not yet followed)
-    while stack:
-        including, pending = stack[-1]
-        step = next(pending, None)
-        if step is None:
-            stack.pop()
-            if stack:
-                ordered.append((including, summaries[including].text))
-            continue
-        header = paths.resolve(step[1], step[0] == '"', including, flags)
-        if header is None or header in visited or len(visited) > MAX_HEADERS:
-            continue
-        visited.add(header)
-        summary = index.summary(HEADER_SUMMARIES, header, languages[header])
-        if summary is not None:
-            summaries[header] = summary
-            stack.append((header, iter(summary.includes)))
-    return tuple(ordered)
+_UNKNOWN = (None, None)
+"""A header's closure not known (being worked out, or not to be used: see `_Closures`)."""
+
+
+class _Closures:
+    """(path, text) of the headers a file includes, transitively, each once and after the
+    headers it includes (as the preprocessor shows them), at most MAX_HEADERS; each header is
+    summarized in its own language (`languages`: path -> language).
+
+    A header's own closure (under one file's flags) is worked out once per run and put in
+    whole wherever the walk meets it and none of the headers it reached was met before (nor
+    are more than MAX_HEADERS met with it): the walk from there would meet exactly them, in
+    the same order. Else the walk goes into its includes one by one. (Every file of a project
+    walked the same few hundred headers: 316,789 includes resolved for libfabric's 1,286
+    files.)"""
+
+    MAX_DEPTH = 64
+    """Headers whose own closures are being worked out at once (one inside another); deeper
+    ones are walked into one include at a time."""
+
+    def __init__(self, index, paths: IncludePaths, languages: dict[str, str]):
+        self.index, self.paths, self.languages = index, paths, languages
+        self._alone: dict[tuple[str, CompileFlags], tuple] = {}
+        self._depth = 0
+
+    def of(self, path: str, data: bytes, flags: CompileFlags) -> tuple[tuple[str, str], ...]:
+        includes = [(kind.decode(), os.fsdecode(name)) for kind, name in written_includes(data)]
+        return tuple(self._walk(path, includes, flags)[0])
+
+    def _walk(self, path: str, includes, flags: CompileFlags):
+        """(ordered, visited, whether MAX_HEADERS left a header out) of the walk from `path`
+        (not itself in `ordered`)."""
+        ordered: list[tuple[str, str]] = []
+        texts: dict[str, str] = {}
+        visited = {path}
+        capped = False
+        stack = [(path, iter(includes))]  # (file, its includes not yet followed)
+        while stack:
+            including, pending = stack[-1]
+            step = next(pending, None)
+            if step is None:
+                stack.pop()
+                if stack:
+                    ordered.append((including, texts[including]))
+                continue
+            header = self.paths.resolve(step[1], step[0] == '"', including, flags)
+            if header is None or header in visited:
+                continue
+            if len(visited) > MAX_HEADERS:
+                capped = True
+                continue
+            whole, reached = self._closure_alone(header, flags)
+            if whole is not None and len(visited) + len(reached) <= MAX_HEADERS + 1 \
+                    and visited.isdisjoint(reached):
+                ordered.extend(whole)
+                visited.update(reached)
+                continue
+            visited.add(header)
+            summary = self.index.summary(HEADER_SUMMARIES, header, self.languages[header])
+            if summary is not None:
+                texts[header] = summary.text
+                stack.append((header, iter(summary.includes)))
+        return ordered, visited, capped
+
+    def _closure_alone(self, header: str, flags: CompileFlags) -> tuple:
+        """(ordered, reached) of the walk from `header` alone, itself last; `_UNKNOWN` where
+        it is being worked out (an include cycle), too deep, capped, or has no summary."""
+        key = (header, flags)
+        found = self._alone.get(key)
+        if found is not None:
+            return found
+        if self._depth >= self.MAX_DEPTH:
+            return _UNKNOWN
+        self._alone[key] = _UNKNOWN
+        summary = self.index.summary(HEADER_SUMMARIES, header, self.languages[header])
+        if summary is None:
+            return _UNKNOWN
+        self._depth += 1
+        try:
+            ordered, reached, capped = self._walk(header, summary.includes, flags)
+        finally:
+            self._depth -= 1
+        if not capped:
+            ordered.append((header, summary.text))
+            self._alone[key] = (tuple(ordered), frozenset(reached))
+        return self._alone[key]
 
 
 _HOLDERS = frozenset({

@@ -64,8 +64,12 @@ class Indexer:
     def worth_summarizing(self, source, settings) -> bool:
         """Whether a file the lint has parsed anyway should be summarized from that parse, for
         a run that then builds the index (default: the first round would find it)."""
+        return self.holds_words(source.data, settings)
+
+    def holds_words(self, data: bytes, settings) -> bool:
+        """Whether `data` holds one of `words` as the first round searches for them."""
         words = tuple(sorted(self.words(settings)))
-        return bool(words) and _first_round(self, words).holds(source.data)
+        return bool(words) and _first_round(self, words).holds(data)
 
     def needed_by(self, context) -> bool:
         """Whether a linted file (parsed; it holds the rule's triggers) could use these facts

@@ -344,8 +344,8 @@ class SubPageRdmaRegistration(RegistrationRule):
         facts = self.facts
         page = facts.page
         for registration in facts.registrations:
-            if facts.silent_for_length(registration):
-                continue
+            if not facts.partial_pages(registration) or facts.silent_for_length(registration):
+                continue  # (whole pages need no look at the memory)
             for node, length in facts.partial_pages(registration):
                 self.report(
                     _anchor(registration, node),
