@@ -414,9 +414,12 @@ class Registrations:
 
     @cached_property
     def provenance(self) -> MemoryProvenance:
+        from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS, file_allocators
         from cursedlint.analysis.c_memory import MemoryProvenance
 
-        return MemoryProvenance(self.context, self.value, self.page)
+        allocators, rounding = file_allocators(
+            self.context, self.context.project.get(PAGE_ALLOCATORS.name))
+        return MemoryProvenance(self.context, self.value, self.page, allocators, rounding)
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
@@ -437,7 +440,8 @@ class Registrations:
         lengths = [length for _, length in self.partial_pages(registration)]
         return bool(found) and all(
             provenance.kind == "device" or (
-                provenance.kind == "page-aligned" and not provenance.offset and (
+                provenance.kind == "page-aligned" and (provenance.whole or not provenance.offset)
+                and (
                     provenance.shared_tail is None
                     or all(length <= provenance.shared_tail for length in lengths)))
             for provenance in found)

@@ -21,6 +21,7 @@ command; `CConstants` consults their definitions after the file's own.
 
 from __future__ import annotations
 
+from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.c_function_pointers import project_graph
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
@@ -95,7 +96,7 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS,)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS)
 
     @property
     def facts(self) -> Registrations:
