@@ -474,11 +474,9 @@ class MemoryProvenance:
         if _PAGE_SIZE_NAME.search(name):
             return True
         scope = scope_of(self.context, node)
-        sources = self._sources(name, scope) if node.type == "identifier" and scope is not None \
-            and depth < 2 else []
-        return bool(sources) and all(
-            value.start_byte < node.start_byte and self._page_sized(value, depth + 1)
-            for _, value in sources)
+        sources = self._sources_before(node, scope) if node.type == "identifier" \
+            and scope is not None and depth < 2 else []
+        return bool(sources) and all(self._page_sized(value, depth + 1) for value in sources)
 
     def _rounded(self, node, depth: int = 0) -> bool:
         """Whether a size is rounded up to a multiple of the page size: by arithmetic or a
@@ -492,18 +490,22 @@ class MemoryProvenance:
             name, scope = self.context.text(node), scope_of(self.context, node)
             if scope is None:
                 return False
-            if any(self._rounds_in_place(leaf, node) for _, leaf in self.context.tokens(
+            if any(self._rounds_in_place(leaf) for _, leaf in self.context.tokens(
                     (name,), scope) if leaf.start_byte < node.start_byte):
                 return True
-            sources = self._sources(name, scope)
-            return bool(sources) and all(value.start_byte < node.start_byte
-                                         and self._rounded(value, depth + 1)
-                                         for _, value in sources)
+            sources = self._sources_before(node, scope)
+            return bool(sources) and all(self._rounded(value, depth + 1) for value in sources)
         operands = _rounded_operands(_normal(self.context.text(node)), {}, self.rounding)
         return operands is not None and any(
             self._page_sized(leaf) for _, leaf in self.context.tokens((operands[1],), node))
 
-    def _rounds_in_place(self, leaf, use) -> bool:
+    def _sources_before(self, use, scope) -> list:
+        """The values the local named at `use` is given before it (a branch of an `#if`
+        after it is not what it holds there)."""
+        return [value for _, value in self._sources(self.context.text(use), scope)
+                if value.start_byte < use.start_byte]
+
+    def _rounds_in_place(self, leaf) -> bool:
         """Whether `leaf` is the value argument of a statement rounding it up to the page size
         in place (`ALIGN_SIZE(size, page);`)."""
         listed = self.context.parent(leaf)
