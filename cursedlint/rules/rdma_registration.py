@@ -135,7 +135,10 @@ class SubPageRdmaRegistration(RegistrationRule):
     settle), a range that starts a page-aligned allocation (`mmap`, `valloc`, page-aligned
     `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`: the pages rounded out are
     the allocation's own) and ends within its whole pages (a block of a known size that is
-    not whole pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), and a registration the code asserts to fail (the result, right
+    not whole pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a
+    block of whole pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned
+    allocation of a size rounded up to the page size, or an allocator of the project, in
+    any file, that hands out only such blocks: `analysis.c_allocators`), and a registration the code asserts to fail (the result, right
     away, asserted equal to a negative error code such as `-FI_EINVAL`, or to NULL:
     `assert_int_equal(ret, -FI_EINVAL)`, `cr_assert(ret == -FI_ENOKEY)`,
     `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered. A length given
@@ -369,7 +372,8 @@ class SharedPageRdmaRegistration(RegistrationRule):
     alignment) of a known size below glibc's mmap threshold (128 KiB), or an address inside
     one of these. Not reported: `posix_memalign`/`aligned_alloc`/`memalign` with page
     alignment, `valloc`, `mmap`, `cudaHostAlloc`/`cudaMallocHost`, objects declared with an
-    alignment of whole pages, device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
+    alignment of whole pages, members of a block of whole pages of its own (see CUR301: they
+    share pages only with the rest of that block), device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
     `hsa_memory_allocate` and wrappers named after them), addresses of unknown provenance (a
     parameter, a field holding a pointer), and registrations the code asserts to fail (see
     CUR301). The provenance is the shared analysis `cursedlint.analysis.c_memory`. A call
