@@ -25,7 +25,7 @@ from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.c_function_pointers import project_graph
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
-    APIS, HEADERS, Registration, RegistrationFacts, Registrations,
+    APIS, HEADERS, Registration, RegistrationFacts, Registrations, composed_wrappers,
     registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
@@ -52,9 +52,12 @@ class RegistrationWrapperIndex(Indexer):
     """Per C/C++ file of the project (`RegistrationFacts`): the functions that pass their
     parameters straight through to a registration API (name -> (API, position of the
     address, position of the length)), exported and `static`, and the functions it stores
-    in struct fields or passes to other functions (`analysis.c_function_pointers`).
+    in struct fields or passes to other functions (`analysis.c_function_pointers`), and the
+    calls its functions pass their parameters to (`analysis.c_forwarding`): a function
+    handing them to another file's wrapper is a wrapper, composed across files.
 
-    Rounds: the files calling a registration API; then those naming a wrapper, a function
+    Rounds: the files calling a registration API; then those naming a wrapper (composed
+    across the files read so far), a function
     given a registering function, or a field holding one (there the other values of the
     field are stored, and the calls through it are made)."""
 
@@ -74,16 +77,15 @@ class RegistrationWrapperIndex(Indexer):
         registering = {*APIS, *(name for found in facts.values()
                                 for name in (*found.wrappers, *found.local))}
         graph = project_graph(facts)
-        return {*(name for found in facts.values() for name in found.wrappers),
-                *graph.passed_to(registering), *graph.holding(registering)}
+        return {*composed_wrappers(facts).exported, *graph.passed_to(registering),
+                *graph.holding(registering)}
 
     adds_triggers = True
 
     def trigger_words(self, facts):
         """The wrappers' names (a call of one is a registration) and the fields every
         function stored in which registers (a call through one is)."""
-        return {*(name for found in facts.values() for name in found.wrappers),
-                *registering_fields(facts)}
+        return {*composed_wrappers(facts).exported, *registering_fields(facts)}
 
 
 
