@@ -184,7 +184,7 @@ class Registrations:
         local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
                  if name not in exported}
         flows = field_flows(self.context)
-        forwarders = forwarded_calls(self.context, set(self.file_wrappers))
+        forwarders = forwarded_calls(self.context, set(self.file_wrappers), exported=True)
         if not (exported or local or flows or forwarders):
             return None
         names = {**APIS, **self.file_wrappers}
@@ -272,14 +272,19 @@ class Registrations:
     @cached_property
     def _composed(self) -> dict[str, tuple[str, Api, tuple]]:
         """The wrappers this file calls, with the steps from each to its API: other files'
-        (`project_wrappers`, composed across files), then its own functions that pass their
-        parameters to one of those."""
+        (`project_wrappers`, composed across files) it calls, then its own functions that
+        pass their parameters to one of those."""
         composed = composed_wrappers(self.project_wrappers)
-        found = {name: known for name, known in composed.exported.items()
-                 if known[2][0].path != self._path}
+        others = {name: known for name, known in composed.exported.items()
+                  if known[2][0].path != self._path}
+        found = {name: others[name] for name, _ in self.context.calls(others)} if others else {}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
-        found.update(composed.files.get(self._path, {}))
+        own = dict(composed.files.get(self._path, {}))
+        if found:  # its own functions may pass their parameters to one of them
+            compose_file(self._path, forwarded_calls(self.context, set(self.file_wrappers)),
+                         own, found)
+        found.update(own)
         return found
 
     @cached_property
@@ -542,7 +547,7 @@ def _composed_wrappers(facts: dict) -> ComposedWrappers:
     forwarded call registering is a call, made once, of one of the file's wrappers or of
     another file's exported one, with a parameter in the place of the address or the
     length: a wrapper of the same API, the positions carried through."""
-    files, exported, public = {}, {}, set()
+    files, public = {}, set()
     for path, summary in sorted(facts.items()):
         files[path] = {name: (api, Api(address, length), (Step(
             path, summary.lines.get(name, 0), f"`{name}()` registers with {api}()"),))
@@ -550,27 +555,45 @@ def _composed_wrappers(facts: dict) -> ComposedWrappers:
             if api in APIS}
         public.update((path, name) for name in summary.wrappers)
     for _ in range(WRAPPER_DEPTH):
-        exported = {name: known for path, wrappers in files.items()
-                    for name, known in wrappers.items() if (path, name) in public}
+        exported = _exported(files, public)
         added = False
         for path, summary in sorted(facts.items()):
-            wrappers = files[path]
-            for function, forwarder in summary.forwarders.items():
-                if function in wrappers:
-                    continue
-                found = [(call, known) for call in forwarder.calls if (known := (
-                    wrappers if call.local else exported).get(call.callee)) is not None]
-                composed = _through(path, function, *found[0]) if len(found) == 1 else None
-                if composed is not None:
-                    wrappers[function] = composed
-                    added = True
-                    if not forwarder.static:
-                        public.add((path, function))
+            for function, forwarder in compose_file(path, summary.forwarders, files[path],
+                                                    exported, rounds=1):
+                added = True
+                if not forwarder.static:
+                    public.add((path, function))
         if not added:
             break
-    exported = {name: known for path, wrappers in files.items()
-                for name, known in wrappers.items() if (path, name) in public}
-    return ComposedWrappers(exported, files)
+    return ComposedWrappers(_exported(files, public), files)
+
+
+def _exported(files: dict, public: set) -> dict:
+    return {name: known for path, wrappers in files.items()
+            for name, known in wrappers.items() if (path, name) in public}
+
+
+def compose_file(path: str, forwarders: dict, wrappers: dict, exported: dict,
+                 rounds: int = WRAPPER_DEPTH) -> list[tuple[str, Forwarder]]:
+    """Add to `wrappers` (a file's: name -> (API, positions, steps)) its functions that
+    `forwarders` show passing their parameters to one of them or to another file's
+    `exported` one (up to `rounds` rounds); the (name, forwarder) of those added."""
+    found = []
+    for _ in range(rounds):
+        added = False
+        for function, forwarder in forwarders.items():
+            if function in wrappers:
+                continue
+            calls = [(call, known) for call in forwarder.calls if (known := (
+                wrappers if call.local else exported).get(call.callee)) is not None]
+            composed = _through(path, function, *calls[0]) if len(calls) == 1 else None
+            if composed is not None:
+                wrappers[function] = composed
+                found.append((function, forwarder))
+                added = True
+        if not added:
+            break
+    return found
 
 
 def _through(path: str, function: str, call: Forward, known: tuple) -> tuple | None:

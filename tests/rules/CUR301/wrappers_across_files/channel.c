@@ -27,6 +27,20 @@ int channel_open(struct channel *ch)
     return ch->ring_mr && ch->control_mr ? 0 : -1;
 }
 
+/* A helper of this file only: a wrapper of staging.c's wrapper, known when this file is linted. */
+static struct ibv_mr *channel_stage(struct channel *ch, void *buf, size_t len)
+{
+    return staging_register(&ch->st, buf, len);
+}
+
+int channel_trailer(struct channel *ch)
+{
+    char *trailer = malloc(96);
+    if (trailer == NULL)
+        return -1;
+    return channel_stage(ch, trailer, 96) ? 0 : -1; // warning: CUR301@39 "channel_stage() (wraps ibv_reg_mr()) registers 96 bytes"
+}
+
 int channel_header(struct channel *ch, char *header)
 {
     /* not a wrapper: it registers twice (each call is found inside it, in staging.c) */
