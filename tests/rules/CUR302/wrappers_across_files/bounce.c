@@ -2,7 +2,7 @@
 #include <rdma/fi_domain.h>
 #include "fab_mr.h"
 
-int fab_mr_register_local(struct fid_domain *domain, void *buf, size_t len, struct fid_mr **mr)
+int pin_local(struct fid_domain *domain, void *buf, size_t len, struct fid_mr **mr)
 {
     if (len == 0)
         return -FI_EINVAL;

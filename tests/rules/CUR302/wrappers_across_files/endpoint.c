@@ -17,11 +17,11 @@ struct endpoint {
 
 int endpoint_setup(struct endpoint *ep, size_t scratch_len)
 {
-    void *scratch = malloc(SCRATCH_BYTES);
-    if (scratch == NULL)
+    void *sbuf = malloc(SCRATCH_BYTES);
+    if (sbuf == NULL)
         return -1;
-    ep->scratch = scratch;
-    if (fab_mr_register_local(ep->domain, scratch, scratch_len, &ep->scratch_mr)) // warning: CUR302@43 "fab_mr_register_local() (wraps fi_mr_reg()) registers `scratch`, a 256-byte block from malloc() on line 20"
+    ep->scratch = sbuf;
+    if (pin_local(ep->domain, sbuf, scratch_len, &ep->scratch_mr)) // warning: CUR302@31 "pin_local() (wraps fi_mr_reg()) registers `sbuf`, a 256-byte block from malloc() on line 20"
         return -1;
 
     void *ring = mmap(NULL, INJECT_RING_BYTES, PROT_READ | PROT_WRITE,
@@ -29,5 +29,5 @@ int endpoint_setup(struct endpoint *ep, size_t scratch_len)
     if (ring == MAP_FAILED)
         return -1;
     ep->inject_ring = ring;
-    return fab_mr_register_local(ep->domain, ring, INJECT_RING_BYTES, &ep->ring_mr); // ok: CUR302
+    return pin_local(ep->domain, ring, INJECT_RING_BYTES, &ep->ring_mr); // ok: CUR302
 }

@@ -6,6 +6,6 @@
 #include <rdma/fi_domain.h>
 
 int fab_mr_register(struct fid_domain *domain, void *buf, size_t len, struct fid_mr **mr);
-int fab_mr_register_local(struct fid_domain *domain, void *buf, size_t len, struct fid_mr **mr);
+int pin_local(struct fid_domain *domain, void *buf, size_t len, struct fid_mr **mr);
 
 #endif
