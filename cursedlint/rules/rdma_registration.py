@@ -113,7 +113,8 @@ class SubPageRdmaRegistration(RegistrationRule):
     `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs
     of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the project (this
     file or another, through the project index) that pass their parameters straight through to
-    one of these, or to such a function of their own file (up to 4 levels within a file; a
+    one of these, or to such a function of their own file or of another file (up to 4 levels
+    within a file and 4 more across files, each step named in the finding's chain; a
     function of the same name the file defines itself is not
     another file's wrapper), and calls through a function-pointer field (`ops->reg_mem(...)`,
     `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
