@@ -65,13 +65,15 @@ def page_allocators(context) -> PageAllocators | None:
     rounding = rounding_macros(data)
     aliases = _aliases(data)
     allocators = {}
-    if any(name.encode() in data for name in PAGE_ALLOCATOR_NAMES):
+    definitions = _allocating_functions(context) if any(
+        name.encode() in data for name in PAGE_ALLOCATOR_NAMES) else []
+    if definitions:
         from cursedlint.analysis.c_constants import CConstants  # only files that need it pay
 
         value = partial(CConstants(context).evaluate, assignments=True)
         provenance = MemoryProvenance(context, value, context.settings.page_size, {}, rounding)
         provenance.assume = True
-        for definition in _allocating_functions(context):
+        for definition in definitions:
             found = _allocator(context, provenance, definition)
             if found is not None:
                 allocators[found[0]] = found[1]
@@ -124,14 +126,25 @@ def _aliases(data: bytes) -> dict[str, str]:
 
 
 def _allocating_functions(context) -> list:
-    """The plain functions of the file that call a page-aligned allocator."""
+    """The file-scope functions of the file that call a page-aligned allocator and may hand a
+    block out: they store through a parameter or return a pointer."""
+    calls = context.calls(PAGE_ALLOCATOR_NAMES)
+    if not calls:
+        return []
+    top = {item.id: item for item in file_scope_items(context.root)
+           if item.type == "function_definition"}
     found = {}
-    for _, call in context.calls(PAGE_ALLOCATOR_NAMES):
+    for _, call in calls:
         scope = scope_of(context, call)
-        if scope is not None and scope.type == "function_definition" and any(
-                item == scope for item in file_scope_items(context.root)):
-            found[scope.start_byte] = scope
+        if scope is not None and scope.id in top and (
+                _returns_pointer(scope)
+                or _STORE_THROUGH.search(context.source.data, scope.start_byte, scope.end_byte)):
+            found[scope.id] = scope
     return list(found.values())
+
+
+def _returns_pointer(definition) -> bool:
+    return definition.child_by_field_name("declarator").type == "pointer_declarator"
 
 
 def _allocator(context, provenance, definition) -> tuple | None:
@@ -148,8 +161,7 @@ def _allocator(context, provenance, definition) -> tuple | None:
     stored = _stored_through(context, body, parameters)
     if len(stored) == 1:
         (position, values), = stored.items()
-    elif not stored and definition.child_by_field_name("declarator").type == \
-            "pointer_declarator":
+    elif not stored and _returns_pointer(definition):
         position, values = -1, _returned(context, body)
     else:
         return None
