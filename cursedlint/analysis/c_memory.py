@@ -247,7 +247,10 @@ class MemoryProvenance:
 
     def _member(self, field, noun: str, neighbours: str, offset: bool = False) -> Provenance:
         """A member: of a block of whole pages of its own where it is reached through one `->`
-        from a pointer to one (`&p->m`, `p->ring.slots`), its pages are that block's."""
+        from a pointer to one (`&p->m`, `p->ring.slots`), its pages are that block's; unknown
+        where the pointer may be one (one of its values is, another is not known: a state
+        machine that allocates the block on its first call and reads it back from a field on
+        the next)."""
         text = self.context.text(field)
         node = field
         while node.type == "field_expression":
@@ -258,9 +261,20 @@ class MemoryProvenance:
                 if owner.kind == "page-aligned" and owner.whole:
                     return Provenance("page-aligned", f"{noun} `{text}` of {owner.what}",
                                       offset=True, whole=True)
+                if owner.kind == "unknown" and base.type == "identifier" \
+                        and self._may_be_whole(base):
+                    return UNKNOWN_PROVENANCE
                 break
             node = base
         return Provenance("member", f"{noun} `{text}`", neighbours, offset)
+
+    def _may_be_whole(self, pointer) -> bool:
+        """Whether one of the values a local pointer is given is a block of whole pages."""
+        name, scope = self.context.text(pointer), scope_of(self.context, pointer)
+        declaration = self._declaration(name, pointer, scope) if scope is not None else None
+        return declaration is not None and declaration[2] and any(
+            self._whole_block(function, node) for function, node in self._sources(name, scope)
+            if function)
 
     def _named(self, node, decayed: bool) -> Provenance:
         """A variable: the object named (`&x`, or an array `x`), or where a pointer `x` was

@@ -376,7 +376,8 @@ class SharedPageRdmaRegistration(RegistrationRule):
     one of these. Not reported: `posix_memalign`/`aligned_alloc`/`memalign` with page
     alignment, `valloc`, `mmap`, `cudaHostAlloc`/`cudaMallocHost`, objects declared with an
     alignment of whole pages, members of a block of whole pages of its own (see CUR301: they
-    share pages only with the rest of that block), device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
+    share pages only with the rest of that block) or of a pointer that may point to one (one
+    of its values in the function is such a block, another is not known), device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
     `hsa_memory_allocate` and wrappers named after them), addresses of unknown provenance (a
     parameter, a field holding a pointer), and registrations the code asserts to fail (see
     CUR301). The provenance is the shared analysis `cursedlint.analysis.c_memory`. A call
