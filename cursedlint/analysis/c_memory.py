@@ -7,7 +7,9 @@ Kinds: "stack" (a local or parameter), "global", "static", "member" (of a larger
 allocation or object that starts on a page boundary: `mmap`, `valloc`, page-aligned
 `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`, `alignas(page)`), "device" (GPU
 memory: `cudaMalloc`, `cuMemAlloc`, `hipMalloc`, `hsa_memory_allocate` and wrappers named like
-them) and "unknown". The first five share their pages with other data.
+them), "maybe-whole" (a pointer one of whose values is a block of whole pages of its own, see
+below, another one not known, or a member of one: nothing known to share its pages) and
+"unknown". The first five share their pages with other data.
 
 Alignment and size are separate facts: a page-aligned block is `whole` where it also spans
 whole pages (a map of pages, a size known to be whole pages or rounded up to the page size:
@@ -247,7 +249,7 @@ class MemoryProvenance:
 
     def _member(self, field, noun: str, neighbours: str, offset: bool = False) -> Provenance:
         """A member: of a block of whole pages of its own where it is reached through one `->`
-        from a pointer to one (`&p->m`, `p->ring.slots`), its pages are that block's; unknown
+        from a pointer to one (`&p->m`, `p->ring.slots`), its pages are that block's; "maybe-whole"
         where the pointer may be one (one of its values is, another is not known: a state
         machine that allocates the block on its first call and reads it back from a field on
         the next)."""
@@ -261,20 +263,12 @@ class MemoryProvenance:
                 if owner.kind == "page-aligned" and owner.whole:
                     return Provenance("page-aligned", f"{noun} `{text}` of {owner.what}",
                                       offset=True, whole=True)
-                if owner.kind == "unknown" and base.type == "identifier" \
-                        and self._may_be_whole(base):
-                    return UNKNOWN_PROVENANCE
+                if owner.kind == "maybe-whole":
+                    return Provenance("maybe-whole", f"{noun} `{text}` of {owner.what}",
+                                      offset=True)
                 break
             node = base
         return Provenance("member", f"{noun} `{text}`", neighbours, offset)
-
-    def _may_be_whole(self, pointer) -> bool:
-        """Whether one of the values a local pointer is given is a block of whole pages."""
-        name, scope = self.context.text(pointer), scope_of(self.context, pointer)
-        declaration = self._declaration(name, pointer, scope) if scope is not None else None
-        return declaration is not None and declaration[2] and any(
-            self._whole_block(function, node) for function, node in self._sources(name, scope)
-            if function)
 
     def _named(self, node, decayed: bool) -> Provenance:
         """A variable: the object named (`&x`, or an array `x`), or where a pointer `x` was
@@ -362,10 +356,18 @@ class MemoryProvenance:
     # -- allocations -----------------------------------------------------------------------
 
     def _allocation(self, name: str, scope) -> Provenance:
-        """What the pointer `name` got in `scope`, when that is its only source."""
+        """What the pointer `name` got in `scope`, when that is its only source; "maybe-whole"
+        where one of several is a block of whole pages and the others are no allocation (a
+        field read, a parameter)."""
         sources = self._sources(name, scope)
         if len(sources) != 1:
-            return UNKNOWN_PROVENANCE
+            whole = [function for function, node in sources
+                     if function and self._whole_block(function, node)]
+            others = [function for function, node in sources
+                      if not null_pointer(node) and function not in whole]
+            return Provenance("maybe-whole", f"`{name}`, whole pages from {whole[0]}() or "
+                              "memory not known") if whole and not any(others) \
+                else UNKNOWN_PROVENANCE
         function, call = sources[0]
         if device_allocator(function):
             return Provenance("device", f"`{name}`, device memory from {function}()")

@@ -460,7 +460,9 @@ class Registrations:
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
         device memory (by its allocator, or a `fi_mr_attr` whose `iface` is a device or not
-        known), or ranges that start page-aligned allocations and end within its whole pages
+        known), memory that may be a block of whole pages of its own ("maybe-whole": the
+        function allocates it so on one path), or ranges that start page-aligned allocations
+        and end within its whole pages
         (the rounded-out pages are the allocation's own; the last page of a block whose size
         is not whole pages is not)."""
         key = ("silent for length", id(registration))
@@ -475,7 +477,7 @@ class Registrations:
         found = [self.provenance.of(address) for address in registration.addresses]
         lengths = [length for _, length in self.partial_pages(registration)]
         return bool(found) and all(
-            provenance.kind == "device" or (
+            provenance.kind in ("device", "maybe-whole") or (
                 provenance.kind == "page-aligned" and (provenance.whole or not provenance.offset)
                 and (
                     provenance.shared_tail is None
