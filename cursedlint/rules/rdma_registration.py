@@ -141,7 +141,9 @@ class SubPageRdmaRegistration(RegistrationRule):
     not whole pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a
     block of whole pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned
     allocation of a size rounded up to the page size, or an allocator of the project, in
-    any file, that hands out only such blocks: `analysis.c_allocators`), and a registration the code asserts to fail (the result, right
+    any file, that hands out only such blocks: `analysis.c_allocators`), memory that may be
+    such a block (a pointer the function gives one on one path and reads from a field or a
+    parameter on another: nothing shows it shares pages), and a registration the code asserts to fail (the result, right
     away, asserted equal to a negative error code such as `-FI_EINVAL`, or to NULL:
     `assert_int_equal(ret, -FI_EINVAL)`, `cr_assert(ret == -FI_ENOKEY)`,
     `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered. A length given
@@ -376,8 +378,8 @@ class SharedPageRdmaRegistration(RegistrationRule):
     one of these. Not reported: `posix_memalign`/`aligned_alloc`/`memalign` with page
     alignment, `valloc`, `mmap`, `cudaHostAlloc`/`cudaMallocHost`, objects declared with an
     alignment of whole pages, members of a block of whole pages of its own (see CUR301: they
-    share pages only with the rest of that block) or of a pointer that may point to one (one
-    of its values in the function is such a block, another is not known), device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
+    share pages only with the rest of that block), memory that may be such a block (see
+    CUR301), device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
     `hsa_memory_allocate` and wrappers named after them), addresses of unknown provenance (a
     parameter, a field holding a pointer), and registrations the code asserts to fail (see
     CUR301). The provenance is the shared analysis `cursedlint.analysis.c_memory`. A call
