@@ -25,6 +25,7 @@ so (`page_size`, `ncclOsGetPageSize()`).
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from msgspec import Struct
 from typing import Callable, Iterator
 
@@ -255,7 +256,7 @@ class MemoryProvenance:
         the next)."""
         text = self.context.text(field)
         node = field
-        while node.type == "field_expression":
+        while node.type == "field_expression" and self._whole_blocks_named:
             base = unwrapped(node.child_by_field_name("argument"))
             if self.context.text(node.child_by_field_name("operator")) == "->":
                 owner = self._named(base, decayed=True) if base.type == "identifier" \
@@ -269,6 +270,13 @@ class MemoryProvenance:
                 break
             node = base
         return Provenance("member", f"{noun} `{text}`", neighbours, offset)
+
+    @cached_property
+    def _whole_blocks_named(self) -> bool:
+        """Whether the file names an allocator of whole pages (else no member is of one)."""
+        data = self.context.source.data
+        return any(name.encode() in data for name in (*_WHOLE_PAGES, *_ALIGNED_ALLOCATORS,
+                                                      "valloc", *self.allocators))
 
     def _named(self, node, decayed: bool) -> Provenance:
         """A variable: the object named (`&x`, or an array `x`), or where a pointer `x` was
