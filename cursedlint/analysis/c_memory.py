@@ -41,14 +41,11 @@ SHARING = frozenset({"stack", "global", "static", "member", "heap"})
 
 # allocators that hand the block back through a pointer argument: its position
 _OUT_ALLOCATORS = {"posix_memalign": 0, "cudaHostAlloc": 0, "cudaMallocHost": 0,
-                   "hipHostMalloc": 0, "cudaMalloc": 0, "cudaMallocManaged": 0,
-                   "cuMemAlloc": 0, "cuMemAlloc_v2": 0, "hipMalloc": 0, "hipMallocManaged": 0,
-                   "hipExtMallocWithFlags": 0, "hsa_memory_allocate": 2,
+                   "hipHostMalloc": 0, "cudaMalloc": 0, "cuMemAlloc": 0, "cuMemAlloc_v2": 0,
+                   "hipMalloc": 0, "hipExtMallocWithFlags": 0, "hsa_memory_allocate": 2,
                    "hsa_amd_memory_pool_allocate": 3}
-# the CUDA/ROCm allocators' memory: device or managed memory, mapped by the driver, not the
-# malloc heap
-_DEVICE_ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cuMemAlloc",
-                                "cuMemAlloc_v2", "hipMalloc", "hipMallocManaged",
+# (managed memory, `cudaMallocManaged`, is host memory while it resides there: not device)
+_DEVICE_ALLOCATORS = frozenset({"cudaMalloc", "cuMemAlloc", "cuMemAlloc_v2", "hipMalloc",
                                 "hipExtMallocWithFlags", "hsa_memory_allocate",
                                 "hsa_amd_memory_pool_allocate"})
 # a project's wrapper of a device allocator, named after it (`ofi_cudaMalloc(&buf, n)`); a
@@ -236,8 +233,12 @@ class MemoryProvenance:
     def _at(found: Provenance, offset: bool) -> Provenance:
         if not offset or found.kind == "unknown":
             return found
+        if found.kind == "maybe-whole" and not found.offset:
+            return UNKNOWN_PROVENANCE  # past the start of what may be a block (`p + 64`)
+        # a member of a block of whole pages stays one (its pages hold only that block); an
+        # address past the start of a block does not (`buf + 64`: reported as before)
         return Provenance(found.kind, found.what, found.neighbours, True, found.shared_tail,
-                          found.whole)
+                          found.whole and found.offset)
 
     def _object(self, node) -> Provenance:
         """`&node`: the object itself (a variable, a member)."""
