@@ -220,7 +220,7 @@ class MemoryProvenance:
             elif node.type == "identifier":
                 return self._at(self._named(node, decayed=True), offset)
             elif node.type == "field_expression" and self._array_member(node):
-                return self._member(node, "the member array", "the rest of its object", True)
+                return self._member(node, "the member array", "the rest of its object", offset)
             else:
                 return UNKNOWN_PROVENANCE
             node = unwrapped(node)
