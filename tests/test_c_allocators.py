@@ -132,3 +132,9 @@ def test_a_block_from_malloc_on_one_path_is_no_allocator():
             return p;
         }
         """) is None
+
+
+def test_the_index_words_are_the_allocators_the_provenance_reads():
+    from cursedlint.analysis import c_allocators, c_memory
+
+    assert c_allocators.PAGE_ALLOCATOR_NAMES == c_memory.PAGE_ALLOCATOR_NAMES
