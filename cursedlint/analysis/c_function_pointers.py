@@ -46,8 +46,8 @@ from typing import Any, Callable, Iterable
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    arguments, declared_name, file_scope_items, function_declarator, parameter_names,
-    plain_function, unwrapped,
+    ARGUMENT_NAME, arguments, declared_name, file_scope_items, function_declarator,
+    parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
 from cursedlint.languages import CPP
@@ -70,8 +70,6 @@ that is not a function (found in the bytes alone; one in a comment only makes a 
 unknown, which is silent); else the value may name a function, and the name (group 1) is
 looked up in the tree. (A lookbehind for `.`/`->` instead of matching it made the search
 twice as slow.)"""
-_ARGUMENT = LazyPattern(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
-"""A name written as an argument (after `(`, `,`, `&` or a cast, before `,` or `)`)."""
 
 
 class FieldFlows(Struct, frozen=True):
@@ -290,7 +288,7 @@ class _Flows:
         """(callee, position, function, line) for each plain call given a function."""
         found = []
         data = self.context.source.data
-        written = set(_ARGUMENT.findall(data))
+        written = set(ARGUMENT_NAME.findall(data))
         passed = {name for name in self._functions if name.encode() in written}
         for name, leaf in self.context.tokens(passed):
             argument, parent = leaf, self.context.parent(leaf)

@@ -7,12 +7,25 @@ Kinds: "stack" (a local or parameter), "global", "static", "member" (of a larger
 allocation or object that starts on a page boundary: `mmap`, `valloc`, page-aligned
 `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`, `alignas(page)`), "device" (GPU
 memory: `cudaMalloc`, `cuMemAlloc`, `hipMalloc`, `hsa_memory_allocate` and wrappers named like
-them) and "unknown". The first five share their pages with other data.
+them), "maybe-whole" (a pointer one of whose values is a block of whole pages of its own, see
+below, another one not known, or a member of one: nothing known to share its pages) and
+"unknown". The first five share their pages with other data.
+
+Alignment and size are separate facts: a page-aligned block is `whole` where it also spans
+whole pages (a map of pages, a size known to be whole pages or rounded up to the page size:
+`(n + ps - 1) & ~(ps - 1)`, `((n + ps - 1) / ps) * ps`, a macro of the project that does so,
+`ROUNDUP(n, ps)`, or one that does so in place, `ALIGN_SIZE(n, ps);`), or comes from an
+allocator of the project that hands out such blocks (`analysis.c_allocators`). A member of a
+whole block reached through one `->` from the pointer to it (`&p->m`, `p->ring.slots`) shares
+its pages only with the rest of that block: it is "page-aligned" too, `whole`, at an offset.
+The page size may be a constant, `sysconf(_SC_PAGESIZE)`, `getpagesize()` or a name that says
+so (`page_size`, `ncclOsGetPageSize()`).
 """
 
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from msgspec import Struct
 from typing import Callable, Iterator
 
@@ -28,16 +41,38 @@ SHARING = frozenset({"stack", "global", "static", "member", "heap"})
 
 # allocators that hand the block back through a pointer argument: its position
 _OUT_ALLOCATORS = {"posix_memalign": 0, "cudaHostAlloc": 0, "cudaMallocHost": 0,
-                   "cudaMalloc": 0, "cuMemAlloc": 0, "cuMemAlloc_v2": 0, "hipMalloc": 0,
-                   "hsa_memory_allocate": 2, "hsa_amd_memory_pool_allocate": 3}
+                   "hipHostMalloc": 0, "cudaMalloc": 0, "cuMemAlloc": 0, "cuMemAlloc_v2": 0,
+                   "hipMalloc": 0, "hipExtMallocWithFlags": 0, "hsa_memory_allocate": 2,
+                   "hsa_amd_memory_pool_allocate": 3}
+# (managed memory, `cudaMallocManaged`, is host memory while it resides there: not device)
 _DEVICE_ALLOCATORS = frozenset({"cudaMalloc", "cuMemAlloc", "cuMemAlloc_v2", "hipMalloc",
-                                "hsa_memory_allocate", "hsa_amd_memory_pool_allocate"})
+                                "hipExtMallocWithFlags", "hsa_memory_allocate",
+                                "hsa_amd_memory_pool_allocate"})
 # a project's wrapper of a device allocator, named after it (`ofi_cudaMalloc(&buf, n)`); a
 # search starts only at a word's start, so a long word is read once, not once per character
 _DEVICE_WRAPPER = re.compile(r"(?<!\w)\w+_(cudaMalloc|hipMalloc)")
 _PAGE_ALLOCATORS = frozenset({"mmap", "mmap64", "valloc", "pvalloc", "cudaHostAlloc",
-                              "cudaMallocHost"})
-_ALIGNED_ALLOCATORS = {"posix_memalign": (1, 2), "aligned_alloc": (0, 1), "memalign": (0, 1)}
+                              "cudaMallocHost", "hipHostMalloc"})
+# those whose blocks are whole pages whatever size is asked (maps of pages, pinned memory)
+_WHOLE_PAGES = _PAGE_ALLOCATORS - {"valloc"}
+# (alignment, size) positions
+_ALIGNED_ALLOCATORS = {"posix_memalign": (1, 2), "aligned_alloc": (0, 1), "memalign": (0, 1),
+                       "_aligned_malloc": (1, 0)}
+PAGE_ALLOCATOR_NAMES = tuple(sorted(_PAGE_ALLOCATORS | set(_ALIGNED_ALLOCATORS)))
+"""The allocators whose blocks may start on a page boundary."""
+_PAGE_SIZE_CALLS = frozenset({"sysconf", "getpagesize"})
+_PAGE_SIZE_NAME = re.compile(r"page_?(?:size|sz)|pagesize|pgsize|pgsz", re.I)
+# a function-like macro's definition, continuation lines included
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^()\n]*)\)((?:[^\n\\]|\\\r?\n|\\)*)",
+                     re.M)
+_OPERAND = r"[\w.]+(?:->[\w.]+)*"
+# n rounded up to a multiple of a, written without parentheses (`(n + a - 1) / a * a`,
+# `(n + (a - 1)) & ~(a - 1)`, `(n + a - 1) & -a`): the parentheses are dropped before a match
+_ROUNDS_UP = [re.compile(pattern.replace("N", rf"(?P<n>{_OPERAND})").replace(
+    "A", rf"(?P<a>{_OPERAND})").replace("B", "(?P=a)")) for pattern in (
+        r"N\+A-1/B\*B", r"A\*N\+B-1/B", r"N\+A-1&~B-1", r"~A-1&N\+B-1", r"N\+A-1&-B")]
+_DIVIDES_UP = re.compile(rf"(?P<n>{_OPERAND})\+(?P<a>{_OPERAND})-1/(?P=a)")
+_CALLED = re.compile(rf"(?P<f>\w+)\((?P<n>{_OPERAND}),(?P<a>{_OPERAND})\)")
 _NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
 _ALIGNAS = ("alignas", "_Alignas")
 _ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
@@ -46,6 +81,68 @@ _NEW_SIZES = {"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uin
               "byte": 1, "int16_t": 2, "uint16_t": 2, "short": 2, "int": 4, "int32_t": 4,
               "uint32_t": 4, "float": 4, "long": 8, "int64_t": 8, "uint64_t": 8, "double": 8,
               "size_t": 8}
+
+
+def rounding_macros(data: bytes, known: dict | None = None) -> dict[str, tuple[int, int, bool]]:
+    """The function-like macros defined in `data` that round an argument up to a multiple of
+    another: name -> (value position, alignment position, in place: the macro assigns the
+    value argument its rounded value, `#define ALIGN_SIZE(n, a) n = ...`). A body may call a
+    macro of the same file that divides up (`DIVUP(n, a) * a`) or one of `known`."""
+    defined = []
+    for name, parameters, body in _DEFINE.findall(data):
+        names = [parameter.strip() for parameter in parameters.decode("latin-1").split(",")]
+        defined.append((name.decode("latin-1"), names, _normal(body.decode("latin-1"))))
+    divides = {name: (names.index(match["n"]), names.index(match["a"]))
+               for name, names, body in defined
+               if (match := _DIVIDES_UP.fullmatch(_unparenthesized(body)))
+               and match["n"] in names and match["a"] in names}
+    found = {}
+    for name, names, body in defined:
+        target, _, value = body.partition("=")
+        in_place = bool(value) and target in names and not value.startswith("=")
+        operands = _rounded_operands(value if in_place else body, divides, known or {})
+        if operands is None or not set(operands) <= set(names) or (
+                in_place and operands[0] != target):
+            continue
+        found[name] = (names.index(operands[0]), names.index(operands[1]), in_place)
+    return found
+
+
+def _normal(text: str) -> str:
+    """An expression's text without blanks, line continuations, a final `;`, and parentheses
+    around a single word."""
+    text = re.sub(r"\\\r?\n|\s+", "", text).rstrip(";")
+    while True:
+        shorter = re.sub(r"\((\w+)\)", r"\1", text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def _unparenthesized(text: str) -> str:
+    return text.replace("(", "").replace(")", "")
+
+
+def _rounded_operands(text: str, divides: dict, rounds: dict) -> tuple[str, str] | None:
+    """(value, alignment) where the normalized `text` rounds the value up to a multiple of the
+    alignment: by arithmetic, with the calls of `divides` (name -> positions) and of `rounds`
+    (rounding macros: name -> (value, alignment, in place)) written out."""
+    def written_out(match):
+        name, given = match["f"], (match["n"], match["a"])
+        if name in divides:
+            value, alignment = (given[index] for index in divides[name])
+            return f"{value}+{alignment}-1/{alignment}"
+        if name in rounds and not rounds[name][2]:
+            value, alignment = (given[index] for index in rounds[name][:2])
+            return f"{value}+{alignment}-1/{alignment}*{alignment}"
+        return match[0]
+
+    flat = _unparenthesized(_CALLED.sub(written_out, text))
+    for pattern in _ROUNDS_UP:
+        match = pattern.fullmatch(flat)
+        if match:
+            return match["n"], match["a"]
+    return None
 
 
 class Provenance(Struct, frozen=True):
@@ -57,6 +154,8 @@ class Provenance(Struct, frozen=True):
     neighbours: str = ""
     offset: bool = False
     shared_tail: int | None = None
+    whole: bool = False
+    """A page-aligned block that spans whole pages of its own, or a member of one."""
     """A page-aligned block whose size is known and not whole pages: where its last page,
     which other data shares, begins (its whole pages end there; alignment and size are
     separate facts). None: its pages are its own, or its size is unknown."""
@@ -75,12 +174,24 @@ def device_allocator(name: str) -> bool:
 
 class MemoryProvenance:
     """Provenance of the addresses of one file. `value(node)` evaluates an integer expression
-    (UNKNOWN when unknown); `page` is the page size in bytes."""
+    (UNKNOWN when unknown); `page` is the page size in bytes; `allocators`: the project's
+    functions handing out blocks of whole pages of their own (name -> the position of the
+    pointer argument they store it through, -1: they return it; `analysis.c_allocators`);
+    `rounding`: the project's rounding macros (`rounding_macros`), the file's own added."""
 
-    def __init__(self, context, value: Callable, page: int):
+    def __init__(self, context, value: Callable, page: int, allocators: dict | None = None,
+                 rounding: dict | None = None):
         self.context = context
         self.value = value
         self.page = page
+        self.allocators = allocators or {}
+        self.rounding = {**(rounding or {}), **rounding_macros(context.source.data, rounding)}
+        self.assumed: set[tuple[str, int, int, bool]] = set()
+        """Macros of no known definition taken to round up (`assume`): (name, value
+        position, alignment position, in place)."""
+        self.assume = False
+        self._out_positions = {**_OUT_ALLOCATORS, **{
+            name: position for name, position in self.allocators.items() if position >= 0}}
         self._scope_allocators: dict[tuple[int, int], list[str]] = {}
         self._found: dict[int, Provenance] = {}  # address node id -> (each rule asks)
 
@@ -109,8 +220,7 @@ class MemoryProvenance:
             elif node.type == "identifier":
                 return self._at(self._named(node, decayed=True), offset)
             elif node.type == "field_expression" and self._array_member(node):
-                return Provenance("member", f"the member array `{self.context.text(node)}`",
-                                  "the rest of its object", offset)
+                return self._member(node, "the member array", "the rest of its object", offset)
             else:
                 return UNKNOWN_PROVENANCE
             node = unwrapped(node)
@@ -123,16 +233,51 @@ class MemoryProvenance:
     def _at(found: Provenance, offset: bool) -> Provenance:
         if not offset or found.kind == "unknown":
             return found
-        return Provenance(found.kind, found.what, found.neighbours, True)
+        if found.kind == "maybe-whole" and not found.offset:
+            return UNKNOWN_PROVENANCE  # past the start of what may be a block (`p + 64`)
+        # a member of a block of whole pages stays one (its pages hold only that block); an
+        # address past the start of a block does not (`buf + 64`: reported as before)
+        return Provenance(found.kind, found.what, found.neighbours, True, found.shared_tail,
+                          found.whole and found.offset)
 
     def _object(self, node) -> Provenance:
         """`&node`: the object itself (a variable, a member)."""
         if node.type == "field_expression":
-            return Provenance("member", f"the member `{self.context.text(node)}`",
-                              "the rest of its object and whatever is allocated beside it")
+            return self._member(node, "the member",
+                                "the rest of its object and whatever is allocated beside it")
         if node.type == "identifier":
             return self._named(node, decayed=False)
         return UNKNOWN_PROVENANCE
+
+    def _member(self, field, noun: str, neighbours: str, offset: bool = False) -> Provenance:
+        """A member: of a block of whole pages of its own where it is reached through one `->`
+        from a pointer to one (`&p->m`, `p->ring.slots`), its pages are that block's; "maybe-whole"
+        where the pointer may be one (one of its values is, another is not known: a state
+        machine that allocates the block on its first call and reads it back from a field on
+        the next)."""
+        text = self.context.text(field)
+        node = field
+        while node.type == "field_expression" and self._whole_blocks_named:
+            base = unwrapped(node.child_by_field_name("argument"))
+            if self.context.text(node.child_by_field_name("operator")) == "->":
+                owner = self._named(base, decayed=True) if base.type == "identifier" \
+                    else UNKNOWN_PROVENANCE
+                if owner.kind == "page-aligned" and owner.whole:
+                    return Provenance("page-aligned", f"{noun} `{text}` of {owner.what}",
+                                      offset=True, whole=True)
+                if owner.kind == "maybe-whole":
+                    return Provenance("maybe-whole", f"{noun} `{text}` of {owner.what}",
+                                      offset=True)
+                break
+            node = base
+        return Provenance("member", f"{noun} `{text}`", neighbours, offset)
+
+    @cached_property
+    def _whole_blocks_named(self) -> bool:
+        """Whether the file names an allocator of whole pages (else no member is of one)."""
+        data = self.context.source.data
+        return any(name.encode() in data for name in (*_WHOLE_PAGES, *_ALIGNED_ALLOCATORS,
+                                                      "valloc", *self.allocators))
 
     def _named(self, node, decayed: bool) -> Provenance:
         """A variable: the object named (`&x`, or an array `x`), or where a pointer `x` was
@@ -220,13 +365,24 @@ class MemoryProvenance:
     # -- allocations -----------------------------------------------------------------------
 
     def _allocation(self, name: str, scope) -> Provenance:
-        """What the pointer `name` got in `scope`, when that is its only source."""
+        """What the pointer `name` got in `scope`, when that is its only source; "maybe-whole"
+        where one of several is a block of whole pages and the others are no allocation (a
+        field read, a parameter)."""
         sources = self._sources(name, scope)
         if len(sources) != 1:
-            return UNKNOWN_PROVENANCE
+            whole = [function for function, node in sources
+                     if function and self._whole_block(function, node)]
+            others = [function for function, node in sources
+                      if not null_pointer(node) and function not in whole]
+            return Provenance("maybe-whole", f"`{name}`, whole pages from {whole[0]}() or "
+                              "memory not known") if whole and not any(others) \
+                else UNKNOWN_PROVENANCE
         function, call = sources[0]
         if device_allocator(function):
             return Provenance("device", f"`{name}`, device memory from {function}()")
+        if self._whole_block(function, call):
+            return Provenance("page-aligned", f"`{name}`, whole pages from {function}()",
+                              whole=True)
         if self._page_aligned_allocation(function, call):
             size = self._block_size(function, call)
             if size is UNKNOWN or size <= 0 or size % self.page == 0:
@@ -257,20 +413,22 @@ class MemoryProvenance:
             if leaf.type not in NAMES:
                 continue
             for target in self.context.wrapped_by(leaf, leads_to):
+                if target.type.endswith("_expression"):
+                    break  # `p->f = v`, `p[i] = v`, `*p = v` store into the block
                 value = value_given(self.context, target)
                 if value is not None and within(value, scope):
                     found.append(self._allocator(value))
         for allocator, call in self.context.calls(self._out_allocators(scope), scope):
-            position = _OUT_ALLOCATORS.get(allocator, 0)
+            position = self._out_positions.get(allocator, 0)
             given = arguments(call)
             target = unwrapped(given[position]) if position < len(given) else None
             if (target is not None and target.type == "pointer_expression"
                     and self.context.text(target.child_by_field_name("argument")) == name):
                 found.append((allocator, call))
-        first = min((node.start_byte for allocator, node in found if not _null(node)),
+        first = min((node.start_byte for allocator, node in found if not null_pointer(node)),
                     default=None)
         return [(allocator, node) for allocator, node in found
-                if not (_null(node) and first is not None and node.start_byte < first)]
+                if not (null_pointer(node) and first is not None and node.start_byte < first)]
 
     def _out_allocators(self, scope) -> list[str]:
         """The allocators returning through an argument that `scope` may call: the known ones
@@ -279,7 +437,8 @@ class MemoryProvenance:
         if key not in self._scope_allocators:
             text = self.context.text(scope)
             self._scope_allocators[key] = [
-                *_OUT_ALLOCATORS, *{match.group(0) for match in _DEVICE_WRAPPER.finditer(text)}]
+                *self._out_positions,
+                *{match.group(0) for match in _DEVICE_WRAPPER.finditer(text)}]
         return self._scope_allocators[key]
 
     def _allocator(self, value) -> tuple[str, object]:
@@ -287,16 +446,117 @@ class MemoryProvenance:
         if node.type == "new_expression":
             return "new", node
         if node.type == "call_expression":
-            return callee(self.context, node), node
+            name = callee(self.context, node)
+            # a project allocator handing its block through an argument returns a status
+            return ("" if self.allocators.get(name, -1) >= 0 else name), node
         return "", node
+
+    def whole_pages_in(self, name: str, scope) -> bool:
+        """Whether every block the pointer `name` is given in `scope` (a null pointer aside) is
+        page-aligned and spans whole pages of its own."""
+        sources = [(function, node) for function, node in self._sources(name, scope)
+                   if not null_pointer(node)]
+        return bool(sources) and all(self._whole_block(function, node)
+                                     for function, node in sources)
+
+    def _whole_block(self, function: str, node) -> bool:
+        """Whether an allocation gives whole pages of its own: a map of pages, a page-aligned
+        block of a size that is whole pages or rounded up to them, an allocator of the
+        project that hands out such blocks."""
+        if function in self.allocators or function in _WHOLE_PAGES:
+            return True
+        if not self._page_aligned_allocation(function, node):
+            return False
+        given = arguments(node)
+        size = given[0] if function == "valloc" else given[_ALIGNED_ALLOCATORS[function][1]] \
+            if function in _ALIGNED_ALLOCATORS else None
+        return size is not None and (self._whole_pages(size) or self._rounded(size))
 
     def _page_aligned_allocation(self, function: str, node) -> bool:
         if function in _PAGE_ALLOCATORS:
             return True
         positions = _ALIGNED_ALLOCATORS.get(function)
         given = arguments(node) if node.type == "call_expression" else []
-        return positions is not None and positions[0] < len(given) and self._whole_pages(
+        return positions is not None and max(positions) < len(given) and self._page_sized(
             given[positions[0]])
+
+    def _page_sized(self, node, depth: int = 0) -> bool:
+        """Whether an expression is the page size or a multiple of it: a known value,
+        `sysconf(_SC_PAGESIZE)`, `getpagesize()`, a name that says so (`page_size`,
+        `getPageSize()`), or a local given one of these."""
+        node = unwrapped(node)
+        if self._whole_pages(node):
+            return True
+        if node.type == "call_expression":
+            name = callee(self.context, node)
+            if name in _PAGE_SIZE_CALLS:
+                return name == "getpagesize" or self.context.text(node.child_by_field_name(
+                    "arguments")) in ("(_SC_PAGESIZE)", "(_SC_PAGE_SIZE)")
+            return bool(_PAGE_SIZE_NAME.search(name))
+        if node.type not in ("identifier", "field_expression"):
+            return False
+        name = self.context.text(node.child_by_field_name("field") or node)
+        if _PAGE_SIZE_NAME.search(name):
+            return True
+        scope = scope_of(self.context, node)
+        sources = self._sources_before(node, scope) if node.type == "identifier" \
+            and scope is not None and depth < 2 else []
+        return bool(sources) and all(self._page_sized(value, depth + 1) for value in sources)
+
+    def _rounded(self, node, depth: int = 0) -> bool:
+        """Whether a size is rounded up to a multiple of the page size: by arithmetic or a
+        rounding macro; a local given such a value, or rounded in place before the use
+        (`ALIGN_SIZE(size, page);`). With `assume`, a call of a macro of no known definition
+        given the page size counts, noted in `assumed`."""
+        node = unwrapped(node)
+        if node.type == "call_expression" and self._rounding_call(node):
+            return True
+        if node.type == "identifier" and depth < 2:
+            name, scope = self.context.text(node), scope_of(self.context, node)
+            if scope is None:
+                return False
+            if any(self._rounds_in_place(leaf) for _, leaf in self.context.tokens(
+                    (name,), scope) if leaf.start_byte < node.start_byte):
+                return True
+            sources = self._sources_before(node, scope)
+            return bool(sources) and all(self._rounded(value, depth + 1) for value in sources)
+        operands = _rounded_operands(_normal(self.context.text(node)), {}, self.rounding)
+        return operands is not None and any(
+            self._page_sized(leaf) for _, leaf in self.context.tokens((operands[1],), node))
+
+    def _sources_before(self, use, scope) -> list:
+        """The values the local named at `use` is given before it (a branch of an `#if`
+        after it is not what it holds there)."""
+        return [value for _, value in self._sources(self.context.text(use), scope)
+                if value.start_byte < use.start_byte]
+
+    def _rounds_in_place(self, leaf) -> bool:
+        """Whether `leaf` is the value argument of a statement rounding it up to the page size
+        in place (`ALIGN_SIZE(size, page);`)."""
+        listed = self.context.parent(leaf)
+        call = self.context.parent(listed) if listed is not None else None
+        if listed is None or listed.type != "argument_list" or call is None \
+                or call.type != "call_expression" \
+                or self.context.parent(call).type != "expression_statement":
+            return False
+        position = arguments(call).index(leaf) if leaf in arguments(call) else -1
+        return self._rounding_call(call, in_place=True, value=position)
+
+    def _rounding_call(self, call, in_place: bool = False, value: int | None = None) -> bool:
+        """A call of a rounding macro (`in_place`: one that assigns its `value` argument)
+        whose alignment argument is the page size."""
+        name, given = callee(self.context, call), arguments(call)
+        if name in self.rounding:
+            found = self.rounding[name]
+            return found[2] == in_place and (value is None or found[0] == value) \
+                and found[1] < len(given) and self._page_sized(given[found[1]])
+        if not self.assume or len(given) != 2 or name in _OUT_ALLOCATORS:
+            return False
+        for alignment in (1, 0):
+            if (value is None or value == 1 - alignment) and self._page_sized(given[alignment]):
+                self.assumed.add((name, 1 - alignment, alignment, in_place))
+                return True
+        return False
 
     def _block_size(self, function: str, node):
         """The bytes a page-aligned allocation from the malloc heap asks for (its last page may
@@ -375,7 +635,7 @@ def declarations_in(context, scope, name: str) -> list[tuple]:
     return declarations(context, name, scope, ("declaration", "parameter_declaration"))
 
 
-def _null(value) -> bool:
+def null_pointer(value) -> bool:
     """Whether an expression is a null pointer constant: `NULL`, `nullptr`, `0`, `(void *)0`."""
     node = unwrapped(value)
     return node.type == "null" or (node.type == "number_literal" and node.text == b"0")

@@ -8,8 +8,12 @@ import re
 from typing import Iterator
 
 from cursedlint.analysis.c_macros import function_scope
+from cursedlint.patterns import LazyPattern
 
 NAMES = frozenset({"identifier", "field_identifier"})
+ARGUMENT_NAME = LazyPattern(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
+"""A name written as an argument (after `(`, `,`, `&` or a cast, before `,` or `)`), found in
+the bytes before a tree is asked."""
 _WRAPPING = frozenset({"parenthesized_expression", "cast_expression", "condition_clause"})
 _DECLARATOR_NAMES = NAMES | {"type_identifier"}  # a typedef's: `typedef Node& NodeRef;`
 _WRITTEN_NAMES = _DECLARATOR_NAMES | {"qualified_identifier", "destructor_name", "operator_name",

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_forwarding import Forward, Forwarder, forwarded_calls
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
     wrappers_by_name,
@@ -35,6 +36,7 @@ from cursedlint.analysis.c_syntax import (
     scope_of, unwrapped,
 )
 from cursedlint.analysis.includes import IncludedHeaders, header_constants
+from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
 
 if TYPE_CHECKING:
@@ -85,7 +87,8 @@ class Registration(Struct, frozen=True):
     through a function pointer), `api` the registration API it reaches; `addresses` and
     `lengths` the expressions of the registered ranges (several, or none, for iovecs; a
     wrapper's caller may pass only one of the two); `chain`: for a call through a field, the
-    functions stored in it (`findings.Step`s)."""
+    functions stored in it (`findings.Step`s), and for a call of another file's wrapper, each
+    function it passes through to the API, with its file and line."""
 
     function: str
     api: str
@@ -93,12 +96,13 @@ class Registration(Struct, frozen=True):
     addresses: tuple
     lengths: tuple
     chain: tuple = ()
+    indirect: bool = False
 
     @property
     def described(self) -> str:
         """How the message names the call: the API, a wrapper with the API it wraps, or a
         call through a field (the functions it holds, and so the API, are in `chain`)."""
-        if self.function == self.api or self.chain:
+        if self.function == self.api or self.indirect:
             return f"{self.function}()"
         return f"{self.function}() (wraps {self.api}())"
 
@@ -110,11 +114,15 @@ Wrapper = tuple[str, "int | None", "int | None"]
 class RegistrationFacts(Struct, frozen=True):
     """A file's facts for other files: its wrappers others can call (`wrappers`), those only
     it can name (`local`: `static`, reachable from elsewhere through a field it stores them
-    in), and its function-pointer flows (`flows`)."""
+    in), the line of each wrapper's registering call (`lines`), its function-pointer flows
+    (`flows`), and what its other functions pass their parameters on to (`forwarders`: a
+    function handing them to another file's wrapper is a wrapper, `composed_wrappers`)."""
 
     wrappers: dict[str, Wrapper] = {}
     local: dict[str, Wrapper] = {}
     flows: FieldFlows = FieldFlows()
+    lines: dict[str, int] = {}
+    forwarders: dict[str, Forwarder] = {}
 
 
 def registrations_of(context, project_wrappers=None) -> "Registrations":
@@ -153,12 +161,13 @@ class Registrations:
 
         found = []
         apis = {**APIS, **self._wrappers}
-        calls = [(name, call, apis[name], self._wrapped.get(name, name), ())
+        calls = [(name, call, apis[name], self._wrapped.get(name, name),
+                  self._wrapper_steps.get(name, ()))
                  for name, call in self.context.calls(apis)]
         calls.extend(self._indirect_calls())
         calls.sort(key=lambda found: found[1].start_byte)
-        for name, call, api, underlying, chain in calls:
-            registration = self._registration(name, api, call, underlying, chain)
+        for name, call, api, underlying, chain, *indirect in calls:
+            registration = self._registration(name, api, call, underlying, chain, bool(indirect))
             if registration is not None and not asserted_to_fail(
                     self.context, call, registration.api in POINTER_RESULTS):
                 found.append(registration)
@@ -175,7 +184,13 @@ class Registrations:
         local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
                  if name not in exported}
         flows = field_flows(self.context)
-        return RegistrationFacts(exported, local, flows) if exported or local or flows else None
+        forwarders = forwarded_calls(self.context, set(self.file_wrappers), exported=True)
+        if not (exported or local or flows or forwarders):
+            return None
+        names = {**APIS, **self.file_wrappers}
+        lines = {name: self.context.calls(names, function.child_by_field_name("body"))[0][1]
+                 .start_point[0] + 1 for name, (_, function) in self._wrapper_definitions.items()}
+        return RegistrationFacts(exported, local, flows, lines, forwarders)
 
     @cached_property
     def _path(self) -> str:
@@ -201,7 +216,7 @@ class Registrations:
             label = called_text(self.context, call)
             chain = tuple(step for candidate in candidates for step in candidate.steps(
                 label, f"which registers with {api}()"))
-            found.append((label, call, shape, api, chain))
+            found.append((label, call, shape, api, chain, True))
         return found
 
     def _stored_wrapper(self, function: str, path: str) -> tuple[str, Api] | None:
@@ -224,14 +239,14 @@ class Registrations:
     # -- calls and wrappers ----------------------------------------------------------------
 
     def _registration(self, name: str, api: Api, call, underlying: str,
-                      chain: tuple) -> Registration | None:
+                      chain: tuple, indirect: bool) -> Registration | None:
         arguments = _arguments(call)
         if not _fits(api, arguments):
             return None  # a macro or another function of the same name
         if api.flags is not None and not self._changes_range(arguments[api.flags]):
             return None
         addresses, lengths = self._ranges(api, arguments, call)
-        return Registration(name, underlying, call, addresses, lengths, chain)
+        return Registration(name, underlying, call, addresses, lengths, chain, indirect)
 
     def _ranges(self, api: Api, arguments: list, call) -> tuple[tuple, tuple]:
         """(address expressions, length expressions) of the ranges a call registers."""
@@ -255,16 +270,37 @@ class Registrations:
         return CHANGE_TRANSLATION in names and only_ors
 
     @cached_property
-    def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
-        """The wrappers this file calls: other files' (`project_wrappers`), then its own."""
-        found = {name: (api, Api(address, length))
-                 for path, wrappers in built_for(self.project_wrappers, "wrappers", _with_wrappers)
-                 if path != self._path
-                 for name, (api, address, length) in wrappers.items() if api in APIS}
+    def _composed(self) -> dict[str, tuple[str, Api, tuple]]:
+        """The wrappers this file calls, with the steps from each to its API: other files'
+        (`project_wrappers`, composed across files) it calls, then its own functions that
+        pass their parameters to one of those."""
+        composed = composed_wrappers(self.project_wrappers)
+        others = {name: known for name, known in composed.exported.items()
+                  if known[2][0].path != self._path}
+        found = {name: others[name] for name, _ in self.context.calls(others)} if others else {}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
+        own = dict(composed.files.get(self._path, {}))
+        if found:  # its own functions may pass their parameters to one of them
+            compose_file(self._path, forwarded_calls(self.context, set(self.file_wrappers)),
+                         own, found)
+        found.update(own)
+        return found
+
+    @cached_property
+    def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
+        """The wrappers this file calls: other files', those of its own that call them, then
+        the ones it composes alone."""
+        found = {name: (api, wrapper) for name, (api, wrapper, _) in self._composed.items()}
         found.update(self.file_wrappers)
         return found
+
+    @cached_property
+    def _wrapper_steps(self) -> dict[str, tuple]:
+        """Wrapper name -> the chain from it to its API through other files (`findings.Step`s)."""
+        return {name: steps for name, (_, _, steps) in self._composed.items()
+                if name not in self.file_wrappers and any(
+                    step.path != self._path for step in steps)}
 
     @cached_property
     def file_wrappers(self) -> dict[str, tuple[str, Api]]:
@@ -414,14 +450,19 @@ class Registrations:
 
     @cached_property
     def provenance(self) -> MemoryProvenance:
+        from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS, file_allocators
         from cursedlint.analysis.c_memory import MemoryProvenance
 
-        return MemoryProvenance(self.context, self.value, self.page)
+        allocators, rounding = file_allocators(
+            self.context, self.context.project.get(PAGE_ALLOCATORS.name))
+        return MemoryProvenance(self.context, self.value, self.page, allocators, rounding)
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
         device memory (by its allocator, or a `fi_mr_attr` whose `iface` is a device or not
-        known), or ranges that start page-aligned allocations and end within its whole pages
+        known), memory that may be a block of whole pages of its own ("maybe-whole": the
+        function allocates it so on one path), or ranges that start page-aligned allocations
+        and end within its whole pages
         (the rounded-out pages are the allocation's own; the last page of a block whose size
         is not whole pages is not)."""
         key = ("silent for length", id(registration))
@@ -436,8 +477,9 @@ class Registrations:
         found = [self.provenance.of(address) for address in registration.addresses]
         lengths = [length for _, length in self.partial_pages(registration)]
         return bool(found) and all(
-            provenance.kind == "device" or (
-                provenance.kind == "page-aligned" and not provenance.offset and (
+            provenance.kind in ("device", "maybe-whole") or (
+                provenance.kind == "page-aligned" and (provenance.whole or not provenance.offset)
+                and (
                     provenance.shared_tail is None
                     or all(length <= provenance.shared_tail for length in lengths)))
             for provenance in found)
@@ -487,10 +529,89 @@ def registering_fields(facts: dict) -> set[str]:
         found).agreeing(lambda function, path: stored_wrapper(found, function, path))))
 
 
-def _with_wrappers(facts: dict) -> list[tuple[str, dict]]:
-    """(path, wrappers) of the files that export some, in order of path (most summaries
-    hold only function-pointer flows)."""
-    return [(path, found.wrappers) for path, found in sorted(facts.items()) if found.wrappers]
+class ComposedWrappers(Struct, frozen=True):
+    """The project's wrappers, each as (API, positions, steps to the API): `exported` by name
+    (those other files can call; of several files defining one name, the last by path), and
+    `files`, path -> every wrapper of that file, `static` ones included."""
+
+    exported: dict
+    files: dict
+
+
+def composed_wrappers(facts: dict) -> ComposedWrappers:
+    """The wrappers of the project's files (path -> `RegistrationFacts`, each file's composed
+    within it), composed across files (worked out once per run)."""
+    return built_for(facts, "composed wrappers", _composed_wrappers)
+
+
+def _composed_wrappers(facts: dict) -> ComposedWrappers:
+    """Each file's wrappers, then (up to `WRAPPER_DEPTH` rounds) its functions whose one
+    forwarded call registering is a call, made once, of one of the file's wrappers or of
+    another file's exported one, with a parameter in the place of the address or the
+    length: a wrapper of the same API, the positions carried through."""
+    files, public = {}, set()
+    for path, summary in sorted(facts.items()):
+        files[path] = {name: (api, Api(address, length), (Step(
+            path, summary.lines.get(name, 0), f"`{name}()` registers with {api}()"),))
+            for name, (api, address, length) in {**summary.local, **summary.wrappers}.items()
+            if api in APIS}
+        public.update((path, name) for name in summary.wrappers)
+    for _ in range(WRAPPER_DEPTH):
+        exported = _exported(files, public)
+        added = False
+        for path, summary in sorted(facts.items()):
+            for function, forwarder in compose_file(path, summary.forwarders, files[path],
+                                                    exported, rounds=1):
+                added = True
+                if not forwarder.static:
+                    public.add((path, function))
+        if not added:
+            break
+    return ComposedWrappers(_exported(files, public), files)
+
+
+def _exported(files: dict, public: set) -> dict:
+    return {name: known for path, wrappers in files.items()
+            for name, known in wrappers.items() if (path, name) in public}
+
+
+def compose_file(path: str, forwarders: dict, wrappers: dict, exported: dict,
+                 rounds: int = WRAPPER_DEPTH) -> list[tuple[str, Forwarder]]:
+    """Add to `wrappers` (a file's: name -> (API, positions, steps)) its functions that
+    `forwarders` show passing their parameters to one of them or to another file's
+    `exported` one (up to `rounds` rounds); the (name, forwarder) of those added."""
+    found = []
+    for _ in range(rounds):
+        added = False
+        for function, forwarder in forwarders.items():
+            if function in wrappers:
+                continue
+            calls = [(call, known) for call in forwarder.calls if (known := (
+                wrappers if call.local else exported).get(call.callee)) is not None]
+            composed = _through(path, function, *calls[0]) if len(calls) == 1 else None
+            if composed is not None:
+                wrappers[function] = composed
+                found.append((function, forwarder))
+                added = True
+        if not added:
+            break
+    return found
+
+
+def _through(path: str, function: str, call: Forward, known: tuple) -> tuple | None:
+    """(API, positions, steps) of `function`, which makes `call` of the wrapper `known`:
+    the parameters it gives in the wrapper's address and length places, if any."""
+    api, wrapper, steps = known
+    given = dict(call.pairs)
+    address, length = (None if place is None else given.get(place)
+                       for place in (wrapper.address, wrapper.length))
+    if not call.once or (address is None and length is None):
+        return None
+    passed = " and ".join(what for what, place in (("address", address), ("length", length))
+                          if place is not None)
+    return api, Api(address, length), (
+        Step(path, call.line, f"`{function}()` passes its {passed} to `{call.callee}()`"),
+        *steps)
 
 
 # -- tree helpers ------------------------------------------------------------------------------

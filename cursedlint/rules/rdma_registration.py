@@ -21,10 +21,11 @@ command; `CConstants` consults their definitions after the file's own.
 
 from __future__ import annotations
 
+from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.c_function_pointers import project_graph
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
-    APIS, HEADERS, Registration, RegistrationFacts, Registrations,
+    APIS, HEADERS, Registration, RegistrationFacts, Registrations, composed_wrappers,
     registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
@@ -51,9 +52,12 @@ class RegistrationWrapperIndex(Indexer):
     """Per C/C++ file of the project (`RegistrationFacts`): the functions that pass their
     parameters straight through to a registration API (name -> (API, position of the
     address, position of the length)), exported and `static`, and the functions it stores
-    in struct fields or passes to other functions (`analysis.c_function_pointers`).
+    in struct fields or passes to other functions (`analysis.c_function_pointers`), and the
+    calls its functions pass their parameters to (`analysis.c_forwarding`): a function
+    handing them to another file's wrapper is a wrapper, composed across files.
 
-    Rounds: the files calling a registration API; then those naming a wrapper, a function
+    Rounds: the files calling a registration API; then those naming a wrapper (composed
+    across the files read so far), a function
     given a registering function, or a field holding one (there the other values of the
     field are stored, and the calls through it are made)."""
 
@@ -73,16 +77,15 @@ class RegistrationWrapperIndex(Indexer):
         registering = {*APIS, *(name for found in facts.values()
                                 for name in (*found.wrappers, *found.local))}
         graph = project_graph(facts)
-        return {*(name for found in facts.values() for name in found.wrappers),
-                *graph.passed_to(registering), *graph.holding(registering)}
+        return {*composed_wrappers(facts).exported, *graph.passed_to(registering),
+                *graph.holding(registering)}
 
     adds_triggers = True
 
     def trigger_words(self, facts):
         """The wrappers' names (a call of one is a registration) and the fields every
         function stored in which registers (a call through one is)."""
-        return {*(name for found in facts.values() for name in found.wrappers),
-                *registering_fields(facts)}
+        return {*composed_wrappers(facts).exported, *registering_fields(facts)}
 
 
 
@@ -95,7 +98,7 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS,)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS)
 
     @property
     def facts(self) -> Registrations:
@@ -110,7 +113,8 @@ class SubPageRdmaRegistration(RegistrationRule):
     `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs
     of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the project (this
     file or another, through the project index) that pass their parameters straight through to
-    one of these, or to such a function of their own file (up to 4 levels within a file; a
+    one of these, or to such a function of their own file or of another file (up to 4 levels
+    within a file and 4 more across files, each step named in the finding's chain; a
     function of the same name the file defines itself is not
     another file's wrapper), and calls through a function-pointer field (`ops->reg_mem(...)`,
     `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
@@ -134,7 +138,12 @@ class SubPageRdmaRegistration(RegistrationRule):
     settle), a range that starts a page-aligned allocation (`mmap`, `valloc`, page-aligned
     `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`: the pages rounded out are
     the allocation's own) and ends within its whole pages (a block of a known size that is
-    not whole pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), and a registration the code asserts to fail (the result, right
+    not whole pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a
+    block of whole pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned
+    allocation of a size rounded up to the page size, or an allocator of the project, in
+    any file, that hands out only such blocks: `analysis.c_allocators`), memory that may be
+    such a block (a pointer the function gives one on one path and reads from a field or a
+    parameter on another: nothing shows it shares pages), and a registration the code asserts to fail (the result, right
     away, asserted equal to a negative error code such as `-FI_EINVAL`, or to NULL:
     `assert_int_equal(ret, -FI_EINVAL)`, `cr_assert(ret == -FI_ENOKEY)`,
     `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered. A length given
@@ -368,7 +377,9 @@ class SharedPageRdmaRegistration(RegistrationRule):
     alignment) of a known size below glibc's mmap threshold (128 KiB), or an address inside
     one of these. Not reported: `posix_memalign`/`aligned_alloc`/`memalign` with page
     alignment, `valloc`, `mmap`, `cudaHostAlloc`/`cudaMallocHost`, objects declared with an
-    alignment of whole pages, device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
+    alignment of whole pages, members of a block of whole pages of its own (see CUR301: they
+    share pages only with the rest of that block), memory that may be such a block (see
+    CUR301), device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
     `hsa_memory_allocate` and wrappers named after them), addresses of unknown provenance (a
     parameter, a field holding a pointer), and registrations the code asserts to fail (see
     CUR301). The provenance is the shared analysis `cursedlint.analysis.c_memory`. A call

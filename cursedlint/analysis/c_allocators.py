@@ -1,0 +1,246 @@
+"""Allocators of a C/C++ project whose blocks are whole pages of their own (memory facts
+across files, for `analysis.c_memory`'s provenance).
+
+A function of the project that hands a block back, through a pointer parameter (`*out = p;`)
+or as its result (`return p;`), where every block it gives (a null pointer aside) starts on a
+page boundary and spans whole pages (`c_memory.MemoryProvenance.whole_pages_in`: a map of
+pages, or a page-aligned allocation whose size is whole pages or rounded up to the page size)
+is such an allocator, as is a function-like macro that calls one with its own arguments first
+(`#define ncclIbMalloc(...) ncclIbMallocDebug(__VA_ARGS__, __FILE__, __LINE__)`). Its callers'
+blocks are whole pages of their own; so is every member of one, which shares its pages only
+with the rest of the block (`&comm->flush`), never with memory the process uses elsewhere.
+
+A size rounded by a macro the allocator's file does not define (`ROUNDUP(size, page_size)`,
+defined in a header it includes) holds only where a file of the project defines that macro as
+rounding up (`c_memory.rounding_macros`): the summary keeps the macros it relied on, and
+`project_allocators` keeps the allocators whose macros are known.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import partial
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_syntax import (
+    file_scope_items, parameter_names, plain_function, scope_of, unwrapped,
+)
+from cursedlint.languages import C, CPP
+from cursedlint.patterns import LazyPattern
+from cursedlint.project.index import Indexer
+
+PAGE_ALLOCATOR_NAMES = ("_aligned_malloc", "aligned_alloc", "cudaHostAlloc", "cudaMallocHost",
+                        "hipHostMalloc", "memalign", "mmap", "mmap64", "posix_memalign",
+                        "pvalloc", "valloc")
+"""The allocators whose blocks may start on a page boundary (`c_memory`'s, which this module's
+summaries read; written here so that the index's words need no checking analysis)."""
+
+_ALIAS = LazyPattern(
+    rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^()\n]*)\)[ \t]*(\w+)\(([^()\n]*)\)[ \t]*$", re.M)
+"""A function-like macro whose body is one call: `#define A(x, y) B(x, y, __LINE__)`."""
+_STORE_THROUGH = LazyPattern(rb"\*\s*\(?\s*(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\)?\s*=(?!=)")
+"""`*out =`, `*(void **)out =`: where a function may store through a pointer parameter."""
+_RETURN = LazyPattern(rb"(?<![\w$])return(?![\w$])")
+
+
+class PageAllocators(Struct, frozen=True):
+    """A file's facts: `allocators` name -> (position of the pointer parameter the block is
+    stored through, -1 where it is returned; the macros of no definition in the file its size
+    is rounded with: (name, value position, alignment position, in place)); `rounding` its
+    rounding macros (`c_memory.rounding_macros`); `aliases` macro -> the function it calls with
+    its own arguments first."""
+
+    allocators: dict[str, tuple[int, tuple[tuple[str, int, int, bool], ...]]] = {}
+    rounding: dict[str, tuple[int, int, bool]] = {}
+    aliases: dict[str, str] = {}
+
+
+def page_allocators(context) -> PageAllocators | None:
+    """The file's `PageAllocators` (None: none), from its own text alone."""
+    from cursedlint.analysis.c_memory import MemoryProvenance, rounding_macros
+
+    data = context.source.data
+    rounding = rounding_macros(data)
+    aliases = _aliases(data)
+    allocators = {}
+    definitions = _allocating_functions(context) if any(
+        name.encode() in data for name in PAGE_ALLOCATOR_NAMES) else []
+    if definitions:
+        from cursedlint.analysis.c_constants import CConstants  # only files that need it pay
+
+        value = partial(CConstants(context).evaluate, assignments=True)
+        provenance = MemoryProvenance(context, value, context.settings.page_size, {}, rounding)
+        provenance.assume = True
+        for definition in definitions:
+            found = _allocator(context, provenance, definition)
+            if found is not None:
+                allocators[found[0]] = found[1]
+    if not (allocators or rounding or aliases):
+        return None
+    return PageAllocators(allocators, rounding, aliases)
+
+
+def project_allocators(facts: dict) -> tuple[dict[str, int], dict]:
+    """(allocator name -> position, as `MemoryProvenance` takes them; rounding macros) of the
+    project's files' `PageAllocators` (path -> facts)."""
+    rounding = {}
+    for found in facts.values():
+        rounding.update(found.rounding)
+    allocators = {}
+    for found in facts.values():
+        for name, (position, needs) in found.allocators.items():
+            if all(rounding.get(macro) == (value, alignment, in_place)
+                   for macro, value, alignment, in_place in needs):
+                allocators[name] = position
+    for found in facts.values():
+        for alias, called in found.aliases.items():
+            if called in allocators:
+                allocators.setdefault(alias, allocators[called])
+    return allocators, rounding
+
+
+def file_allocators(context, facts: dict | None) -> tuple[dict[str, int], dict]:
+    """`project_allocators` of the project's facts with the linted file's own read now."""
+    merged = dict(facts or {})
+    path = os.path.abspath(context.source.path)
+    own = page_allocators(context)
+    if own is None:
+        merged.pop(path, None)
+    else:
+        merged[path] = own
+    return project_allocators(merged)
+
+
+def _aliases(data: bytes) -> dict[str, str]:
+    found = {}
+    for name, parameters, called, given in _ALIAS.findall(data):
+        own = [parameter.strip() for parameter in parameters.split(b",") if parameter.strip()]
+        passed = [argument.strip() for argument in given.split(b",")]
+        if own == [b"..."]:
+            own = [b"__VA_ARGS__"]
+        if own and passed[:len(own)] == own:
+            found[name.decode("latin-1")] = called.decode("latin-1")
+    return found
+
+
+def _allocating_functions(context) -> list:
+    """The file-scope functions of the file that call a page-aligned allocator and may hand a
+    block out: they store through a parameter or return a pointer."""
+    calls = context.calls(PAGE_ALLOCATOR_NAMES)
+    if not calls:
+        return []
+    top = {item.id: item for item in file_scope_items(context.root)
+           if item.type == "function_definition"}
+    found = {}
+    for _, call in calls:
+        scope = scope_of(context, call)
+        if scope is not None and scope.id in top and (
+                _returns_pointer(scope)
+                or _STORE_THROUGH.search(context.source.data, scope.start_byte, scope.end_byte)):
+            found[scope.id] = scope
+    return list(found.values())
+
+
+def _returns_pointer(definition) -> bool:
+    return definition.child_by_field_name("declarator").type == "pointer_declarator"
+
+
+def _allocator(context, provenance, definition) -> tuple | None:
+    """(name, (position, macros relied on)) where the function hands out blocks of whole
+    pages of its own, through a pointer parameter or as its result."""
+    plain = plain_function(definition)
+    if plain is None:
+        return None
+    from cursedlint.analysis.c_memory import declarations_in
+
+    name, declarator, body = plain
+    parameters = parameter_names(context, declarator)
+    provenance.assumed = set()
+    stored = _stored_through(context, body, parameters)
+    if len(stored) == 1:
+        (position, values), = stored.items()
+    elif not stored and _returns_pointer(definition):
+        position, values = -1, _returned(context, body)
+    else:
+        return None
+    locals_ = [value for value in values if value is not None]
+    if not locals_ or len(locals_) != len(values) or not all(
+            value.type == "identifier" and declarations_in(context, body, context.text(value))
+            and provenance.whole_pages_in(context.text(value), body) for value in locals_):
+        return None
+    return context.text(name), (position, tuple(sorted(provenance.assumed)))
+
+
+def _stored_through(context, body, parameters: list[str]) -> dict[int, list]:
+    """Parameter position -> the values (None: not a local's name or a null pointer) the body
+    stores through it (`*out = p;`)."""
+    from cursedlint.analysis.c_memory import null_pointer
+
+    data, found = context.source.data, {}
+    for match in _STORE_THROUGH.finditer(data, body.start_byte, body.end_byte):
+        spelled = match.group(1).decode("latin-1")
+        if spelled not in parameters:
+            continue
+        leaf = body.descendant_for_byte_range(match.start(1), match.end(1))
+        target = leaf
+        while target is not None and target.type != "pointer_expression":
+            target = context.parent(target)
+        assignment = context.parent(target) if target is not None else None
+        if assignment is None or assignment.type != "assignment_expression" \
+                or assignment.child_by_field_name("left") != target:
+            continue
+        value = unwrapped(assignment.child_by_field_name("right"))
+        if not null_pointer(value):
+            found.setdefault(parameters.index(spelled), []).append(value)
+    return found
+
+
+def _returned(context, body) -> list:
+    """The values the body returns, null pointers aside."""
+    from cursedlint.analysis.c_memory import null_pointer
+
+    data, found = context.source.data, []
+    for match in _RETURN.finditer(data, body.start_byte, body.end_byte):
+        statement = body.descendant_for_byte_range(match.start(), match.end())
+        while statement is not None and statement.type != "return_statement":
+            statement = context.parent(statement)
+        values = [child for child in statement.named_children if child.type != "comment"] \
+            if statement is not None else []
+        value = unwrapped(values[0]) if values else None
+        if value is None or not null_pointer(value):
+            found.append(value)
+    return found
+
+
+class PageAllocatorIndex(Indexer):
+    """Per C/C++ file (`PageAllocators`): first the files calling a page-aligned allocator;
+    then the files defining a macro an allocator's size relies on, or a macro calling an
+    allocator (both found by their `#define` lines)."""
+
+    name = "page-allocators"
+    languages = (C, CPP)
+    summary_type = PageAllocators
+    max_rounds = 2
+
+    def words(self, settings):
+        return PAGE_ALLOCATOR_NAMES
+
+    def summarize(self, context):
+        return page_allocators(context)
+
+    def more_words(self, facts, settings):
+        return {*(macro for found in facts.values() for _, needs in found.allocators.values()
+                  for macro, *_ in needs),
+                *(name for found in facts.values() for name in found.allocators)}
+
+    def pattern(self, words, first_round):
+        if first_round:
+            return super().pattern(words, first_round)
+        names = "|".join(re.escape(word) for word in sorted(words))
+        return re.compile(
+            rf"#[ \t]*define[ \t]+(?:(?:{names})\(|\w+\([^()\n]*\)[ \t]*(?:{names})\()".encode())
+
+
+PAGE_ALLOCATORS = PageAllocatorIndex()

@@ -1,0 +1,140 @@
+"""Allocators of whole pages across files (cursedlint/analysis/c_allocators.py) and the rounding
+macros and page sizes they are read with (cursedlint/analysis/c_memory.py): alignment and size
+are separate facts, so a page-aligned block whose size is not rounded up is no such allocator."""
+
+from __future__ import annotations
+
+import textwrap
+
+from cursedlint.analysis.c_allocators import (
+    PageAllocators, page_allocators, project_allocators,
+)
+from cursedlint.analysis.c_memory import rounding_macros
+from cursedlint.c.context import CContext, parse
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+
+def summary(code: str, language: str = "c") -> PageAllocators | None:
+    data = textwrap.dedent(code).encode()
+    context = CContext(Source.from_bytes(f"a.{language}", data, language),
+                       Settings(enabled=frozenset()), parse(data, language))
+    return page_allocators(context)
+
+
+def test_rounding_macros_by_their_bodies():
+    found = rounding_macros(textwrap.dedent("""\
+        #define DIV_UP(n, d) (((n) + (d) - 1) / (d))
+        #define ROUND(n, d) (DIV_UP((n), (d)) * (d))
+        #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((a) - 1))
+        #define UP_TO(a, x) \\
+            ((a) * (((x) + (a) - 1) / (a)))
+        #define PAD(size, align) size = ((size + (align) - 1) / (align)) * (align)
+        #define MAXIMUM(a, b) ((a) > (b) ? (a) : (b))
+        #define DOWN(x, a) ((x) & ~((a) - 1))
+        #define HALF_UP(n, d) (((n) + (d) - 1) / (d) * (n))
+        """).encode())
+    assert found == {"ROUND": (0, 1, False), "ALIGN_UP": (0, 1, False), "UP_TO": (1, 0, False),
+                     "PAD": (0, 1, True)}
+
+
+def test_an_allocator_rounding_with_a_macro_of_another_file():
+    found = summary("""\
+        #include <stdlib.h>
+        #include <unistd.h>
+        static inline int take_pages_impl(void **out, size_t bytes, int line)
+        {
+            void *block = NULL;
+            size_t page_size = (size_t)sysconf(_SC_PAGESIZE);
+            size_t rounded = ROUND(bytes, page_size);
+            if (posix_memalign(&block, page_size, rounded) != 0)
+                return -1;
+            *out = block;
+            return 0;
+        }
+        #define take_pages(...) take_pages_impl(__VA_ARGS__, __LINE__)
+        static inline void *map_pages(size_t bytes)
+        {
+            void *block = mmap(NULL, bytes, 3, 0x22, -1, 0);
+            if (block == (void *)-1)
+                return NULL;
+            return block;
+        }
+        int take_aligned(void **out, size_t bytes)
+        {
+            void *block;
+            if (posix_memalign(&block, getpagesize(), bytes) != 0)
+                return -1;
+            *out = block;
+            return 0;
+        }
+        int take_small(void **out, size_t bytes)
+        {
+            void *block;
+            if (posix_memalign(&block, 64, (bytes + 63) & ~63) != 0)
+                return -1;
+            *out = block;
+            return 0;
+        }
+        """)
+    assert found.allocators == {"take_pages_impl": (0, (("ROUND", 0, 1, False),)),
+                                "map_pages": (-1, ())}
+    assert found.aliases == {"take_pages": "take_pages_impl"}
+    bits = PageAllocators(rounding={"ROUND": (0, 1, False)})
+    assert project_allocators({"a.h": found, "bits.h": bits})[0] == {
+        "take_pages_impl": 0, "map_pages": -1, "take_pages": 0}
+    # without the macro's definition, or with one that does not round, only the map is kept
+    assert project_allocators({"a.h": found})[0] == {"map_pages": -1}
+    other = PageAllocators(rounding={"ROUND": (0, 1, True)})
+    assert project_allocators({"a.h": found, "bits.h": other})[0] == {"map_pages": -1}
+
+
+def test_arithmetic_rounding_and_a_size_padded_in_place():
+    found = summary("""\
+        #define PAD(size, align) size = ((size + (align) - 1) / (align)) * (align)
+        void *ring_alloc(size_t bytes)
+        {
+            long pagesz = sysconf(_SC_PAGE_SIZE);
+            void *ring;
+            if (posix_memalign(&ring, pagesz, (bytes + pagesz - 1) & ~(pagesz - 1)))
+                return NULL;
+            return ring;
+        }
+        void *slab_alloc(size_t bytes)
+        {
+            void *slab = NULL;
+            PAD(bytes, 4096);
+            if (posix_memalign(&slab, 4096, bytes))
+                return NULL;
+            return slab;
+        }
+        void *slab_alloc_late(size_t bytes)
+        {
+            void *slab = NULL;
+            if (posix_memalign(&slab, 4096, bytes))
+                return NULL;
+            PAD(bytes, 4096);
+            return slab;
+        }
+        """)
+    assert found.allocators == {"ring_alloc": (-1, ()), "slab_alloc": (-1, ())}
+
+
+def test_a_block_from_malloc_on_one_path_is_no_allocator():
+    assert summary("""\
+        void *buffer_alloc(size_t bytes, int pinned)
+        {
+            void *p = NULL;
+            if (pinned)
+                p = mmap(NULL, bytes, 3, 0x22, -1, 0);
+            else
+                p = malloc(bytes);
+            return p;
+        }
+        """) is None
+
+
+def test_the_index_words_are_the_allocators_the_provenance_reads():
+    from cursedlint.analysis import c_allocators, c_memory
+
+    assert c_allocators.PAGE_ALLOCATOR_NAMES == c_memory.PAGE_ALLOCATOR_NAMES
