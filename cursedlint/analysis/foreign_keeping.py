@@ -13,9 +13,12 @@ the C side keeps its address after the call returns. Three sources decide, in or
 - else the rule's default for unknown foreign functions.
 The library a function belongs to and the prototype that made a callback may be bound in
 another module of the project and imported (`from ._binder import gocode, func_string`): the
-Python side of the facts (`ForeignFacts.libraries`, `prototypes`) names a module's module-level
-libraries (a loader's call, or a call of the module's function that returns one) and
-prototypes (`CFUNCTYPE(...)`), resolved through re-exports by `ModuleTable`.
+Python side of the facts (`ForeignFacts.libraries`, `prototypes`, `aliases`) names a module's
+module-level libraries (a loader's call, or a call of the module's function that returns one),
+prototypes (`CFUNCTYPE(...)`) and aliases of its libraries' functions (`f = lib.name`),
+resolved through re-exports by `ModuleTable`, for a name imported from the module or read as
+its attribute (`imported_binding`). An out-of-line cffi build's compiled module has no source:
+its `lib` is known by the convention of importing it with its `ffi` (`cffi_export`).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from cursedlint.analysis.python_project import linted_imports, value_of
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
 from cursedlint.project.index import Indexer
-from cursedlint.triggers.second_look import MethodCall
+from cursedlint.triggers.second_look import MethodCall, Pattern
 
 KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
 """Names (matched without case) of foreign functions that keep a callback to call later."""
@@ -115,13 +118,16 @@ class CParameters(Struct, frozen=True):
 class ForeignFacts(Struct, frozen=True):
     """One file's facts: C definitions by name (`functions`) and the typedef names of function
     pointer types it declares (`pointer_types`); a Python module's imports as written,
-    module-level library names and prototype names."""
+    module-level library names, prototype names and `aliases`, the names it binds at module
+    level to one of its libraries' functions (`f = lib.name`: `f` -> `name`), which other
+    modules call as its attributes (`m.f(...)`)."""
 
     functions: dict[str, CParameters] = {}
     pointer_types: list[str] = []
     imports: dict[str, str] = {}
     libraries: list[str] = []
     prototypes: list[str] = []
+    aliases: dict[str, str] = {}
 
 
 class ForeignKeeping(Indexer):
@@ -214,7 +220,7 @@ def _foreign_names(context) -> set[str]:
             continue
         bound = value_of(context, receiver)
         if receiver.id in imported or isinstance(bound, ast.Call) \
-                and is_library_call(context, bound):
+                and loads_library(context, bound):
             names.add(func.attr)
             names.update(imported[name.id] for name in (
                 receiver, *(arg.func for arg in made if isinstance(arg, ast.Call)))
@@ -311,9 +317,10 @@ def _library_names(context) -> frozenset[str]:
             continue
         if isinstance(value, ast.Name) or is_self_attribute(value):
             aliases.append((keys, value))
-        elif loads and any(isinstance(part, ast.Name) and part.id in _LOADER_WORDS
-                           or isinstance(part, ast.Attribute) and part.attr in _LOADER_WORDS
-                           for part in ast.walk(value)):
+        elif loads and (any(isinstance(part, ast.Name) and part.id in _LOADER_WORDS
+                            or isinstance(part, ast.Attribute) and part.attr in _LOADER_WORDS
+                            for part in ast.walk(value)) or isinstance(value, ast.Call)
+                        and loads_library(context, value)):
             names.update(keys)
     for _ in range(2):  # (a name bound to a name bound to a loader)
         for keys, value in aliases:
@@ -493,12 +500,21 @@ def is_library_call(context, call: ast.Call) -> bool:
             or is_ffi_method(context, call.func, "dlopen"))
 
 
+def loads_library(context, call: ast.Call) -> bool:
+    """Whether `call` loads a library (`is_library_call`) or calls a function of the module
+    that returns one (`module_loaders`)."""
+    return is_library_call(context, call) or (
+        isinstance(call.func, ast.Name) and call.func.id in module_loaders(context))
+
+
 def is_ffi_method(context, func: ast.AST, method: str) -> bool:
     """Whether `func` is `ffi.<method>` of a cffi `FFI()` the module makes (in a name, or in
-    `self.<attr>`)."""
+    `self.<attr>`) or imports with its `lib` (`cffi_export`)."""
     if not (isinstance(func, ast.Attribute) and func.attr == method):
         return False
     receiver = func.value
+    if isinstance(receiver, ast.Name) and cffi_export(context, receiver) == "ffi":
+        return True
     if isinstance(receiver, ast.Name) or is_self_attribute(receiver):
         receiver = value_of(context, receiver)
     return (isinstance(receiver, ast.Call)
@@ -506,26 +522,38 @@ def is_ffi_method(context, func: ast.AST, method: str) -> bool:
 
 
 def _python_facts(context) -> ForeignFacts | None:
-    tree = context.tree
-    loaders = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef,))
-               and any(isinstance(ret, ast.Return) and ret.value is not None
-                       and _loads(context, node, ret.value) for ret in ast.walk(node))}
-    libraries, prototypes = set(), set()
-    for node in _module_statements(tree.body):
+    libraries, prototypes, aliases = set(), set(), {}
+    for node in _module_statements(context.tree.body):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+                and isinstance(node.targets[0], ast.Name)):
             continue
         name, value = node.targets[0].id, node.value
-        if is_library_call(context, value) or (
-                isinstance(value.func, ast.Name) and value.func.id in loaders):
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+                and value.value.id in libraries:
+            aliases[name] = value.attr
+        elif not isinstance(value, ast.Call):
+            continue
+        elif loads_library(context, value):
             libraries.add(name)
         elif context.qualified_name(value.func, among=PROTOTYPE_FACTORIES):
             prototypes.add(name)
-    imports = written_imports(tree, context.source.text)
+    imports = written_imports(context.tree, context.source.text)
     if not (libraries or prototypes):
         return ForeignFacts(imports=imports) if imports else None
     return ForeignFacts(imports=imports, libraries=sorted(libraries),
-                        prototypes=sorted(prototypes))
+                        prototypes=sorted(prototypes), aliases=aliases)
+
+
+def module_loaders(context) -> frozenset[str]:
+    """The module's functions that return a library they load (`def _load(): return
+    CDLL(path)`): a module-level name bound to a call of one is a library."""
+    return context.shared(_LOADERS, lambda: frozenset(
+        node.name for node in context.tree.body if isinstance(node, ast.FunctionDef)
+        and any(isinstance(ret, ast.Return) and ret.value is not None
+                and _loads(context, node, ret.value) for ret in ast.walk(node))))
+
+
+_LOADERS = "foreign-keeping-loaders"
 
 
 def _loads(context, function: ast.FunctionDef, value: ast.AST) -> bool:
@@ -564,10 +592,17 @@ def foreign_facts(context) -> dict[str, ForeignFacts]:
     return facts or {}
 
 
-def imported_kind(context, name: ast.Name) -> str | None:
-    """"library" or "prototype" when `name` is imported from a project module that binds it
-    so at module level (through re-exports); None else."""
-    written = linted_imports(context).get(name.id)
+def imported_binding(context, node: ast.AST) -> tuple[str, str] | None:
+    """What a name, or attributes read on one (`libusb1.set_notifiers` of a module imported
+    as `libusb1`), is in the project module that binds it at module level (through
+    re-exports): ("library", name), ("prototype", name) or ("function", the library function's
+    own name) for an alias of a library's function; None else, or when the name is not
+    imported from the project."""
+    attributes = []
+    while isinstance(node, ast.Attribute):
+        attributes.insert(0, node.attr)
+        node = node.value
+    written = linted_imports(context).get(node.id) if isinstance(node, ast.Name) else None
     if written is None:
         return None
     root = context.settings.root or os.getcwd()
@@ -579,13 +614,35 @@ def imported_kind(context, name: ast.Name) -> str | None:
     path = os.path.abspath(context.source.path)
     imported = resolve(written, module_name(path), is_package(path))
     table = _tables(tuple(sorted(facts)))
-    found = table.definition(imported.dotted, lambda p: facts[p].imports if p in facts else {}) \
+    found = table.definition(".".join((imported.dotted, *attributes)),
+                             lambda p: facts[p].imports if p in facts else {}) \
         if imported is not None else None
     if found is None or found[0] not in facts:
         return None
-    summary = facts[found[0]]
-    return "library" if found[1] in summary.libraries else \
-        "prototype" if found[1] in summary.prototypes else None
+    summary, bound = facts[found[0]], found[1]
+    if bound in summary.aliases:
+        return "function", summary.aliases[bound]
+    return ("library", bound) if bound in summary.libraries else \
+        ("prototype", bound) if bound in summary.prototypes else None
+
+
+def cffi_export(context, name: ast.Name) -> str | None:
+    """"ffi" or "lib" when `name` is the `ffi` or the `lib` of a module the file imports both
+    from by name (`from ._ev_cffi import ffi, lib`): the two objects an out-of-line cffi build
+    exports from its compiled module (which has no Python source to read), or a project module
+    binding `ffi = FFI()` and `lib = ffi.dlopen(...)`."""
+    imports = linted_imports(context)
+    module, _, attribute = (imports.get(name.id) or "").partition(":")
+    if attribute not in ("ffi", "lib"):
+        return None
+    written = context.shared(_WRITTEN, lambda: frozenset(imports.values()))
+    return attribute if {f"{module}:ffi", f"{module}:lib"} <= written else None
+
+
+_WRITTEN = "foreign-keeping-written-imports"
+CFFI_IMPORT = Pattern(rb"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t(]+(?:ffi|lib)[ \t]*,[ \t]*(?:ffi|lib)\b")
+"""`from <module> import ffi, lib` (or `lib, ffi`) in a file's bytes: the second look's view of
+`cffi_export` (its `lib` is a library that no assignment of the file binds)."""
 
 
 @lru_cache(maxsize=8)

@@ -23,7 +23,7 @@ from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
 )
 from cursedlint.analysis.foreign_keeping import (
-    FOREIGN_KEEPING, any_foreign_call, keeping_calls, kept_by_c, may_make_callback,
+    CFFI_IMPORT, FOREIGN_KEEPING, any_foreign_call, keeping_calls, kept_by_c, may_make_callback,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -341,9 +341,12 @@ class CtypesCallbackLifetime(Rule):
     bound only to a local name passed to, a foreign function that keeps it to call later: the
     asynchronous CUDA host functions, stream callbacks and user-object destructors
     (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their runtime twins),
-    and functions of a ctypes or cffi library (`CDLL`, `ffi.dlopen`; loaded in the module, or
-    in a module of the project it imports the library from, as its prototypes) that keep it,
-    called through any alias of the library or the function (`self._lib.f`, `f = lib.f`). What
+    and functions of a ctypes or cffi library (`CDLL`, `ffi.dlopen`, or a function of the
+    module that returns one; loaded in the module, or in a module of the project it imports
+    the library, a function alias or a prototype from, by name or as the module's attribute:
+    `_native.open_stream(...)`; a compiled cffi module's `lib`, imported with its `ffi`) that
+    keep it, called through any alias of the library or the function (`self._lib.f`,
+    `f = lib.f`). What
     decides, in order: the function's name (option `keeping-apis`, default `*register*`,
     `*set_*callback*`, `*add_callback*`, `*set_handler*`); the project's C definition of it
     (`analysis.foreign_keeping`: the parameter stored in a field, a global or an array, or
@@ -404,7 +407,8 @@ class CtypesCallbackLifetime(Rule):
     code = "CUR202"
     name = "ctypes-callback-lifetime"
     languages = ("python", "cython")
-    triggers = ("FUNCTYPE", "cffi", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
+    triggers = ("FUNCTYPE", "cffi", "ffi.callback",
+                *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
                 *sorted(ASYNC_CUDA_APIS), "void*")
     summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
     indexer = FOREIGN_KEEPING
@@ -516,12 +520,13 @@ class CtypesCallbackLifetime(Rule):
         of a foreign function by any name (its C definition may keep the callback):
         `<receiver>.name`, called or read (an alias may call it), whose receiver is not a bare
         name that the module never assigns (a module, a parameter: `codecs.register` is no
-        library's function; numba's imported `driver` is). In Cython, a bare call a keeping
+        library's function; numba's imported `driver` is), or a file importing a cffi module's
+        `ffi` and `lib` (`lib` is imported, not assigned). In Cython, a bare call a keeping
         pattern may match (`ev_register_watch(`): C functions are called so."""
         if language == CYTHON:
             bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
             return AnyOf((Names(_ASYNC_API_NAMES), bare))
-        return AnyOf((Names(_ASYNC_API_NAMES), any_foreign_call()))
+        return AnyOf((Names(_ASYNC_API_NAMES), any_foreign_call(), CFFI_IMPORT))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
