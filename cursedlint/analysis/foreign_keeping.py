@@ -231,11 +231,12 @@ def _foreign_names(context) -> set[str]:
 def may_make_callback(context, node: ast.AST) -> bool:
     """Whether an argument may be a callback object, by its shape alone: a call of one
     argument (`Proto(f)`) or cffi's `ffi.callback(cdecl, f)`, a def under a decorator, or a
-    name bound (anywhere in the module) to one of those."""
+    name or `self.<attr>` bound (anywhere in the module) to one of those."""
     if isinstance(node, ast.Call):
         return _makes(node)
-    if isinstance(node, ast.Name):
-        return node.id in context.shared(_MADE, lambda: _callback_names(context))
+    if isinstance(node, ast.Name) or is_self_attribute(node):
+        key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
+        return key in context.shared(_MADE, lambda: _callback_names(context))
     return False
 
 
@@ -248,8 +249,9 @@ _MADE = "foreign-keeping-made"
 
 
 def _callback_names(context) -> frozenset[str]:
-    """The names the module binds to a value holding a call of one argument (or cffi's
-    `callback`: `Proto(f)`, `ctypes.cast(Proto(f), T).value`), or to a decorated def."""
+    """The names (and `self.<attr>`) the module binds to a value holding a call of one argument
+    (or cffi's `callback`: `Proto(f)`, `ctypes.cast(Proto(f), T).value`), or to a decorated
+    def."""
     names = set()
     for node in context.nodes(ast.Assign):
         value = node.value
@@ -257,7 +259,8 @@ def _callback_names(context) -> frozenset[str]:
             value = value.value
         if isinstance(value, ast.Call) and (_makes(value) or any(
                 isinstance(arg, ast.Call) and _makes(arg) for arg in value.args)):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            names.update(t.id if isinstance(t, ast.Name) else f"self.{t.attr}"
+                         for t in node.targets if isinstance(t, ast.Name) or is_self_attribute(t))
     names.update(node.name for node in context.nodes(ast.FunctionDef, ast.AsyncFunctionDef)
                  if node.decorator_list)
     return frozenset(names)
