@@ -260,7 +260,8 @@ class CallbackTracer:
             bound = value_of(self.context, func)  # `self.proto = CFUNCTYPE(...)` too
             if isinstance(bound, ast.Call):
                 return self._is_prototype(bound)
-        binding = imported_binding(self.context, func)  # (`m.Proto` too: another module's)
+        binding = imported_binding(  # (`m.Proto` too: another module's)
+            self.context, func, ask=isinstance(func, ast.Name))
         return binding is not None and binding[0] == "prototype"
 
     def _callable_class(self, func: ast.AST) -> ast.ClassDef | None:
@@ -307,7 +308,7 @@ def foreign_function(context, func: ast.AST) -> str | None:
 
 
 def _foreign_function(context, func: ast.AST) -> str | None:
-    binding = imported_binding(context, func)  # (`m.f`, `from m import f`: `f = lib.name` in m)
+    binding = imported_binding(context, func, ask=False)  # (`m.f`, `from m import f`)
     if binding is not None and binding[0] == "function":
         return binding[1]
     if (isinstance(func, ast.Name) or is_self_attribute(func)) \
@@ -339,7 +340,7 @@ def _is_library(context, library: ast.AST) -> bool:
             return binding[0] == "library"
         library = bound or library
     elif isinstance(library, ast.Attribute):  # (`m.lib` of a project module `m`)
-        binding = imported_binding(context, library)
+        binding = imported_binding(context, library, ask=False)
         if binding is not None:
             return binding[0] == "library"
     if isinstance(library, ast.Call):

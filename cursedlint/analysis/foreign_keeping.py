@@ -550,13 +550,22 @@ def _python_facts(context) -> ForeignFacts | None:
 def module_loaders(context) -> frozenset[str]:
     """The module's functions that return a library they load (`def _load(): return
     CDLL(path)`): a module-level name bound to a call of one is a library."""
-    return context.shared(_LOADERS, lambda: frozenset(
-        node.name for node in context.tree.body if isinstance(node, ast.FunctionDef)
-        and any(isinstance(ret, ast.Return) and ret.value is not None
-                and _loads(context, node, ret.value) for ret in ast.walk(node))))
+    return context.shared(_LOADERS, lambda: _module_loaders(context))
 
 
 _LOADERS = "foreign-keeping-loaders"
+
+
+def _module_loaders(context) -> frozenset[str]:
+    if not any(word in context.source.text for word in _LOADER_WORDS):
+        return frozenset()
+    loaders = set()
+    for ret in context.nodes(ast.Return):
+        function = context.scope_of(ret)
+        if isinstance(function, ast.FunctionDef) and context.parent_of(function) is context.tree \
+                and ret.value is not None and _loads(context, function, ret.value):
+            loaders.add(function.name)
+    return frozenset(loaders)
 
 
 def _loads(context, function: ast.FunctionDef, value: ast.AST) -> bool:
@@ -595,12 +604,15 @@ def foreign_facts(context) -> dict[str, ForeignFacts]:
     return facts or {}
 
 
-def imported_binding(context, node: ast.AST) -> tuple[str, str] | None:
+def imported_binding(context, node: ast.AST, ask: bool = True) -> tuple[str, str] | None:
     """What a name, or attributes read on one (`libusb1.set_notifiers` of a module imported
     as `libusb1`), is in the project module that binds it at module level (through
     re-exports): ("library", name), ("prototype", name) or ("function", the library function's
     own name) for an alias of a library's function; None else, or when the name is not
-    imported from the project."""
+    imported from the project. Answered once per name and attributes in a file. Without
+    `ask`, from the facts the run already has: where they are not gathered yet, None, and the
+    file is not linted again for them (a question any call may raise, `m.f(...)`, would have
+    every file of a project linted twice)."""
     attributes = []
     while isinstance(node, ast.Attribute):
         attributes.insert(0, node.attr)
@@ -608,6 +620,19 @@ def imported_binding(context, node: ast.AST) -> tuple[str, str] | None:
     written = linted_imports(context).get(node.id) if isinstance(node, ast.Name) else None
     if written is None:
         return None
+    if not ask and not context.project.get(FOREIGN_KEEPING.name):
+        return None
+    known = context.shared(_BINDINGS, dict)
+    key = (node.id, *attributes)
+    if key not in known:
+        known[key] = _imported_binding(context, written, attributes)
+    return known[key]
+
+
+_BINDINGS = "foreign-keeping-imported-bindings"
+
+
+def _imported_binding(context, written: str, attributes: list[str]) -> tuple[str, str] | None:
     root = context.settings.root or os.getcwd()
     if not is_project_module(context.source.path, written.partition(":")[0], root):
         return None

@@ -79,3 +79,15 @@ class Hook:
 
 def make_hook(body):
     return Hook(body)
+
+
+class Listener:
+    def __init__(self, on_event):
+        self._on_event = TICK(on_event)  # ok: CUR202 (the instance is handed on where it is made)
+        _runtime.xrt_listen(self._on_event)
+
+
+def listen(on_event, listeners):
+    listener = Listener(on_event)
+    listeners.append(listener)
+    return len(listeners)
