@@ -18,7 +18,10 @@ module-level libraries (a loader's call, or a call of the module's function that
 prototypes (`CFUNCTYPE(...)`) and aliases of its libraries' functions (`f = lib.name`),
 resolved through re-exports by `ModuleTable`, for a name imported from the module or read as
 its attribute (`imported_binding`). An out-of-line cffi build's compiled module has no source:
-its `lib` is known by the convention of importing it with its `ffi` (`cffi_export`).
+its `lib` is known by the convention of importing it with its `ffi` (`cffi_export`), and its
+C, where the build script hands it to `ffibuilder.set_source(...)` as a string, is read as
+the project's C definitions (`_embedded_c`); declarations alone (`cdef` text, `.pyi` stubs,
+headers) say which parameters are function pointers, never whether one is kept.
 """
 
 from __future__ import annotations
@@ -44,8 +47,10 @@ from cursedlint.analysis.python_modules import (
     ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
 )
 from cursedlint.analysis.python_project import linted_imports, value_of
+from cursedlint.c.context import CContext, parse
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
+from cursedlint.source import Source
 from cursedlint.project.index import Indexer
 from cursedlint.triggers.second_look import MethodCall, Pattern
 
@@ -117,7 +122,8 @@ class CParameters(Struct, frozen=True):
 
 class ForeignFacts(Struct, frozen=True):
     """One file's facts: C definitions by name (`functions`) and the typedef names of function
-    pointer types it declares (`pointer_types`); a Python module's imports as written,
+    pointer types it declares (`pointer_types`), of a C file or of the C text a cffi build
+    script holds (`_embedded_c`); a Python module's imports as written,
     module-level library names, prototype names and `aliases`, the names it binds at module
     level to one of its libraries' functions (`f = lib.name`: `f` -> `name`), which other
     modules call as its attributes (`m.f(...)`)."""
@@ -524,6 +530,38 @@ def is_ffi_method(context, func: ast.AST, method: str) -> bool:
             and context.qualified_name(receiver.func, among=FFI_FACTORIES) is not None)
 
 
+def _embedded_c(context) -> tuple[dict[str, CParameters], set[str]]:
+    """The C definitions (`_c_definitions`, at their lines in the Python file) and function
+    pointer typedef names of the C text a cffi build script hands its `FFI()` as a string
+    literal, or a module-level name bound to one: `ffibuilder.set_source(module, source)`
+    (API mode: the C compiled into the extension, definitions of the functions the `lib`
+    exports included) and `ffibuilder.cdef(declarations)` (typedefs)."""
+    functions: dict[str, CParameters] = {}
+    types: set[str] = set()
+    if "set_source" not in context.source.text and "cdef" not in context.source.text:
+        return functions, types
+    for call in context.nodes(ast.Call):
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+        at = {"set_source": 1, "cdef": 0}.get(method)
+        if at is None or len(call.args) <= at or not is_ffi_method(context, call.func, method):
+            continue
+        text = call.args[at]
+        if isinstance(text, ast.Name):
+            text = value_of(context, text)
+        if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+            continue
+        embedded = CContext(Source.from_text(context.source.path, text.value, C),
+                            context.settings, parse(text.value.encode(errors="replace"), C))
+        shift = text.lineno - 1
+        for name, found in _c_definitions(embedded):
+            functions[name] = CParameters(
+                found.line + shift, [(a, where, line + shift) for a, where, line in found.stored],
+                [(a, callee, b, line + shift) for a, callee, b, line in found.passed],
+                found.pointers, found.typed)
+        types.update(_pointer_typedefs(embedded))
+    return functions, types
+
+
 def _python_facts(context) -> ForeignFacts | None:
     libraries, prototypes, aliases = set(), set(), {}
     for node in _module_statements(context.tree.body):
@@ -541,10 +579,12 @@ def _python_facts(context) -> ForeignFacts | None:
         elif context.qualified_name(value.func, among=PROTOTYPE_FACTORIES):
             prototypes.add(name)
     imports = written_imports(context.tree, context.source.text)
-    if not (libraries or prototypes):
+    functions, types = _embedded_c(context)
+    if not (libraries or prototypes or functions or types):
         return ForeignFacts(imports=imports) if imports else None
-    return ForeignFacts(imports=imports, libraries=sorted(libraries),
-                        prototypes=sorted(prototypes), aliases=aliases)
+    return ForeignFacts(functions=functions, pointer_types=sorted(types), imports=imports,
+                        libraries=sorted(libraries), prototypes=sorted(prototypes),
+                        aliases=aliases)
 
 
 def module_loaders(context) -> frozenset[str]:

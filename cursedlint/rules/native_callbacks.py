@@ -348,9 +348,9 @@ class CtypesCallbackLifetime(Rule):
     attribute: `_native.open_stream(...)`; a compiled cffi module's `lib`, imported with its
     `ffi`), called through any alias (`self._lib.f`, `f = lib.f`). What decides, in order: the
     function's name (option `keeping-apis`, default `*register*`, `*set_*callback*`,
-    `*add_callback*`, `*set_handler*`); the project's C definition of it
-    (`analysis.foreign_keeping`: the parameter stored in a field, a global or an array, or
-    handed on to a function that stores it, 4 calls deep; one only called does not keep);
+    `*add_callback*`, `*set_handler*`); the project's C definition of it (a cffi build's
+    `set_source` text too: the parameter stored in a field, a global or an array, or handed
+    on to a function that stores it, 4 calls deep; one only called does not keep);
     then names of synchronous use (`*sort*`, `*search*`, `*each*`, `*visit*`, `enum*`,
     `*iterate*`, `*walk*`, `*find*`: not kept) and C library functions that keep
     (`pthread_create`, `atexit`, `signal`); else option `unknown-foreign-functions`, default
