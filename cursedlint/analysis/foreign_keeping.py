@@ -657,10 +657,10 @@ def imported_binding(context, node: ast.AST, ask: bool = True) -> tuple[str, str
     while isinstance(node, ast.Attribute):
         attributes.insert(0, node.attr)
         node = node.value
-    written = linted_imports(context).get(node.id) if isinstance(node, ast.Name) else None
-    if written is None:
+    if not isinstance(node, ast.Name) or not ask and not context.project.get(FOREIGN_KEEPING.name):
         return None
-    if not ask and not context.project.get(FOREIGN_KEEPING.name):
+    written = linted_imports(context).get(node.id)
+    if written is None:
         return None
     known = context.shared(_BINDINGS, dict)
     key = (node.id, *attributes)
@@ -699,15 +699,18 @@ def cffi_export(context, name: ast.Name) -> str | None:
     from by name (`from ._ev_cffi import ffi, lib`): the two objects an out-of-line cffi build
     exports from its compiled module (which has no Python source to read), or a project module
     binding `ffi = FFI()` and `lib = ffi.dlopen(...)`."""
+    return context.shared(_CFFI_EXPORTS, lambda: _cffi_exports(context)).get(name.id)
+
+
+_CFFI_EXPORTS = "foreign-keeping-cffi-exports"
+
+
+def _cffi_exports(context) -> dict[str, str]:
     imports = linted_imports(context)
-    module, _, attribute = (imports.get(name.id) or "").partition(":")
-    if attribute not in ("ffi", "lib"):
-        return None
-    written = context.shared(_WRITTEN, lambda: frozenset(imports.values()))
-    return attribute if {f"{module}:ffi", f"{module}:lib"} <= written else None
-
-
-_WRITTEN = "foreign-keeping-written-imports"
+    written = set(imports.values())
+    return {local: attribute for local, (module, _, attribute) in (
+                (local, source.partition(":")) for local, source in imports.items())
+            if attribute in ("ffi", "lib") and {f"{module}:ffi", f"{module}:lib"} <= written}
 CFFI_IMPORT = Pattern(rb"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t(]+(?:ffi|lib)[ \t]*,[ \t]*(?:ffi|lib)\b")
 """`from <module> import ffi, lib` (or `lib, ffi`) in a file's bytes: the second look's view of
 `cffi_export` (its `lib` is a library that no assignment of the file binds)."""
