@@ -47,7 +47,6 @@ from cursedlint.analysis.python_modules import (
     ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
 )
 from cursedlint.analysis.python_project import linted_imports, value_of
-from cursedlint.c.context import CContext, parse
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
 from cursedlint.source import Source
@@ -540,6 +539,8 @@ def _embedded_c(context) -> tuple[dict[str, CParameters], set[str]]:
     types: set[str] = set()
     if "set_source" not in context.source.text and "cdef" not in context.source.text:
         return functions, types
+    from cursedlint.c.context import CContext, parse  # (only here: a Python run loads no C)
+
     for call in context.nodes(ast.Call):
         method = call.func.attr if isinstance(call.func, ast.Attribute) else None
         at = {"set_source": 1, "cdef": 0}.get(method)
