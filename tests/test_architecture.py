@@ -224,6 +224,7 @@ CHECKING_ONLY = {
     "cursedlint.analysis.c_memory", "cursedlint.analysis.c_result_wrappers",
     "cursedlint.analysis.clone_analysis", "cursedlint.analysis.cloning_functions",
     "cursedlint.analysis.cuda_tensors", "cursedlint.analysis.cuda_use",
+    "cursedlint.analysis.instance_lifetime",
     "cursedlint.analysis.library_work", "cursedlint.analysis.platform",
     "cursedlint.analysis.task_races", "cursedlint.analysis.thread_starts", "cursedlint.c.context",
     "cursedlint.python.cython", "cursedlint.python.scan",

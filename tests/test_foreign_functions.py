@@ -66,6 +66,18 @@ def called(text: str) -> str | None:
          def go(self):
              self.lib.client_send(1)
      """, "client_send"),
+    # a function of the module that returns the library it loads
+    ("""
+     import ctypes, ctypes.util
+     def _load_library(name):
+         path = ctypes.util.find_library(name)
+         handle = ctypes.CDLL(path)
+         return handle
+     _snd = _load_library("snd")
+     _snd.snd_open(1)
+     """, "snd_open"),
+    # an out-of-line cffi module's `lib`, imported with its `ffi`
+    ("from ._ev_cffi import ffi, lib\nlib.ev_io_start(1)", "ev_io_start"),
 ])
 def test_a_library_function_is_named_by_the_library_whatever_the_alias(text, expected):
     assert called(text) == expected
@@ -73,6 +85,9 @@ def test_a_library_function_is_named_by_the_library_whatever_the_alias(text, exp
 
 @pytest.mark.parametrize("text", [
     "import codecs\nfind = codecs.register\nfind(1)",  # a module's function
+    "from .helpers import lib\nlib.ev_io_start(1)",  # a `lib` imported without its `ffi`
+    # a module function returning something other than a library
+    "def _load():\n    return open('x')\nlib = _load()\nlib.ev_watch(1)",
     "def install(registry):\n    register = registry.register\n    register(1)",  # a parameter's
     # bound twice: which one is called is not known
     "import ctypes\nlib = ctypes.CDLL('x')\nf = lib.a\nf = lib.b\nf(1)",

@@ -253,6 +253,9 @@ LIB = "lib = ctypes.CDLL('./libsensor.so')\n"
     # any name: whether the function keeps the callback is its C definition's to say
     (LIB + "sort = lib.qsort\nsort(items, n, 8, Proto(f))\n", True),
     ("from cffi import FFI\nlib = FFI().dlopen('x')\nlib.set_tick_callback(cb)\n", True),
+    # a compiled cffi module's `lib`: imported, never assigned
+    ("from ._ev_cffi import ffi, lib\nlib.ev_watch(fd, ffi.callback('void(int)', f))\n", True),
+    ("from .helpers import lib\nlib.ev_watch(fd, ffi.callback('void(int)', f))\n", False),
 ])
 def test_cur202_needs_a_call_that_may_keep_the_callback(code, parsed):
     assert second_look(CtypesCallbackLifetime, code) is parsed

@@ -28,7 +28,8 @@ from cursedlint.analysis.callback_apis import (
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
-    imported_kind, is_ffi_method, is_library_call, may_be_function_alias, may_be_library,
+    cffi_export, imported_binding, is_ffi_method, loads_library, may_be_function_alias,
+    may_be_library,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.patterns import LazyPattern
@@ -259,9 +260,9 @@ class CallbackTracer:
             bound = value_of(self.context, func)  # `self.proto = CFUNCTYPE(...)` too
             if isinstance(bound, ast.Call):
                 return self._is_prototype(bound)
-            if isinstance(func, ast.Name):  # another module's
-                return imported_kind(self.context, func) == "prototype"
-        return False
+        binding = imported_binding(  # (`m.Proto` too: another module's)
+            self.context, func, ask=isinstance(func, ast.Name))
+        return binding is not None and binding[0] == "prototype"
 
     def _callable_class(self, func: ast.AST) -> ast.ClassDef | None:
         """The module's class that `func` names, when it defines `__call__`."""
@@ -295,7 +296,8 @@ def foreign_function(context, func: ast.AST) -> str | None:
     library the module loads or imports, also kept in an attribute (`self._lib.name`, the
     class binding `self._lib` once to a loaded library), and a name bound once to such a
     function (`f = lib.name`, module level or local) or `self.<attr>` the class binds once to
-    one (`self._f = self._lib.name`). The name is the library's own (`name`), whatever the
+    one (`self._f = self._lib.name`), and another project module's such name, imported or read
+    as its attribute (`m.f`). The name is the library's own (`name`), whatever the
     alias is called; None for anything else. Answered once per call of the file (the rules
     that ask ask of each call as the walk meets it)."""
     known = context.shared("foreign-functions", dict)
@@ -306,6 +308,9 @@ def foreign_function(context, func: ast.AST) -> str | None:
 
 
 def _foreign_function(context, func: ast.AST) -> str | None:
+    binding = imported_binding(context, func, ask=False)  # (`m.f`, `from m import f`)
+    if binding is not None and binding[0] == "function":
+        return binding[1]
     if (isinstance(func, ast.Name) or is_self_attribute(func)) \
             and may_be_function_alias(context, func):
         bound = value_of(context, func)
@@ -318,19 +323,28 @@ def _foreign_function(context, func: ast.AST) -> str | None:
 
 def _is_library(context, library: ast.AST) -> bool:
     """Whether `library` is a ctypes library the module loads (a name or `self.<attr>` bound
-    once to a loader's call, `ctypes.cdll.name`), one cffi's `ffi.dlopen(...)` loads, one
-    another module of the project binds so and this one imports (`analysis.foreign_keeping`),
-    or numba's driver object."""
+    once to a loader's call or to a call of the module's function returning one,
+    `ctypes.cdll.name`), one cffi's `ffi.dlopen(...)` loads, one another module of the project
+    binds so and this one imports or reads as that module's attribute (`m.lib`:
+    `analysis.foreign_keeping.imported_binding`), a compiled cffi module's `lib`, or numba's
+    driver object."""
+    if isinstance(library, ast.Name) and cffi_export(context, library) == "lib":
+        return True
     if isinstance(library, ast.Name) or is_self_attribute(library):
         if not may_be_library(context, library):
             return False
         bound = value_of(context, library)
-        named = bound if isinstance(bound, ast.Name) else library  # (`self._lib = lib`)
-        if isinstance(named, ast.Name) and imported_kind(context, named) == "library":
-            return True
+        library = bound if isinstance(bound, ast.Name) else library  # (`self._lib = lib`)
+        binding = imported_binding(context, library) if isinstance(library, ast.Name) else None
+        if binding is not None:
+            return binding[0] == "library"
         library = bound or library
+    elif isinstance(library, ast.Attribute):  # (`m.lib` of a project module `m`)
+        binding = imported_binding(context, library, ask=False)
+        if binding is not None:
+            return binding[0] == "library"
     if isinstance(library, ast.Call):
-        return is_library_call(context, library)
+        return loads_library(context, library)
     qualified = context.imports.qualified_name(library) or ""
     return qualified.startswith(LIBRARY_OBJECTS) or qualified in NUMBA_DRIVER
 

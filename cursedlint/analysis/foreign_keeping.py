@@ -13,9 +13,15 @@ the C side keeps its address after the call returns. Three sources decide, in or
 - else the rule's default for unknown foreign functions.
 The library a function belongs to and the prototype that made a callback may be bound in
 another module of the project and imported (`from ._binder import gocode, func_string`): the
-Python side of the facts (`ForeignFacts.libraries`, `prototypes`) names a module's module-level
-libraries (a loader's call, or a call of the module's function that returns one) and
-prototypes (`CFUNCTYPE(...)`), resolved through re-exports by `ModuleTable`.
+Python side of the facts (`ForeignFacts.libraries`, `prototypes`, `aliases`) names a module's
+module-level libraries (a loader's call, or a call of the module's function that returns one),
+prototypes (`CFUNCTYPE(...)`) and aliases of its libraries' functions (`f = lib.name`),
+resolved through re-exports by `ModuleTable`, for a name imported from the module or read as
+its attribute (`imported_binding`). An out-of-line cffi build's compiled module has no source:
+its `lib` is known by the convention of importing it with its `ffi` (`cffi_export`), and its
+C, where the build script hands it to `ffibuilder.set_source(...)` as a string, is read as
+the project's C definitions (`_embedded_c`); declarations alone (`cdef` text, `.pyi` stubs,
+headers) say which parameters are function pointers, never whether one is kept.
 """
 
 from __future__ import annotations
@@ -44,10 +50,11 @@ from cursedlint.analysis.python_project import linted_imports, value_of
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
 from cursedlint.python.context import statements
+from cursedlint.source import Source
 from cursedlint.project.index import Indexer
 
 if TYPE_CHECKING:
-    from cursedlint.triggers.second_look import MethodCall
+    from cursedlint.triggers.second_look import MethodCall, Pattern
 
 KEEPING_PATTERNS = ("*register*", "*set_*callback*", "*add_callback*", "*set_handler*")
 """Names (matched without case) of foreign functions that keep a callback to call later."""
@@ -119,14 +126,18 @@ class CParameters(Struct, frozen=True):
 
 class ForeignFacts(Struct, frozen=True):
     """One file's facts: C definitions by name (`functions`) and the typedef names of function
-    pointer types it declares (`pointer_types`); a Python module's imports as written,
-    module-level library names and prototype names."""
+    pointer types it declares (`pointer_types`), of a C file or of the C text a cffi build
+    script holds (`_embedded_c`); a Python module's imports as written,
+    module-level library names, prototype names and `aliases`, the names it binds at module
+    level to one of its libraries' functions (`f = lib.name`: `f` -> `name`), which other
+    modules call as its attributes (`m.f(...)`)."""
 
     functions: dict[str, CParameters] = {}
     pointer_types: list[str] = []
     imports: dict[str, str] = {}
     libraries: list[str] = []
     prototypes: list[str] = []
+    aliases: dict[str, str] = {}
 
 
 class ForeignKeeping(Indexer):
@@ -220,7 +231,7 @@ def _foreign_names(context) -> set[str]:
         if not isinstance(receiver, ast.Name):
             continue
         if receiver.id in imported or isinstance(bound := value_of(context, receiver), ast.Call) \
-                and is_library_call(context, bound):
+                and loads_library(context, bound):
             names.add(func.attr)
             names.update(imported[name.id] for name in (
                 receiver, *(arg.func for arg in made if isinstance(arg, ast.Call)))
@@ -231,11 +242,12 @@ def _foreign_names(context) -> set[str]:
 def may_make_callback(context, node: ast.AST) -> bool:
     """Whether an argument may be a callback object, by its shape alone: a call of one
     argument (`Proto(f)`) or cffi's `ffi.callback(cdecl, f)`, a def under a decorator, or a
-    name bound (anywhere in the module) to one of those."""
+    name or `self.<attr>` bound (anywhere in the module) to one of those."""
     if isinstance(node, ast.Call):
         return _makes(node)
-    if isinstance(node, ast.Name):
-        return node.id in context.shared(_MADE, lambda: _callback_names(context))
+    if isinstance(node, ast.Name) or is_self_attribute(node):
+        key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
+        return key in context.shared(_MADE, lambda: _callback_names(context))
     return False
 
 
@@ -248,8 +260,9 @@ _MADE = "foreign-keeping-made"
 
 
 def _callback_names(context) -> frozenset[str]:
-    """The names the module binds to a value holding a call of one argument (or cffi's
-    `callback`: `Proto(f)`, `ctypes.cast(Proto(f), T).value`), or to a decorated def."""
+    """The names (and `self.<attr>`) the module binds to a value holding a call of one argument
+    (or cffi's `callback`: `Proto(f)`, `ctypes.cast(Proto(f), T).value`), or to a decorated
+    def."""
     names = set()
     for node in context.nodes(ast.Assign):
         value = node.value
@@ -257,7 +270,8 @@ def _callback_names(context) -> frozenset[str]:
             value = value.value
         if isinstance(value, ast.Call) and (_makes(value) or any(
                 isinstance(arg, ast.Call) and _makes(arg) for arg in value.args)):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            names.update(t.id if isinstance(t, ast.Name) else f"self.{t.attr}"
+                         for t in node.targets if isinstance(t, ast.Name) or is_self_attribute(t))
     names.update(node.name for node in context.nodes(ast.FunctionDef, ast.AsyncFunctionDef)
                  if node.decorator_list)
     return frozenset(names)
@@ -329,10 +343,11 @@ def _library_names(context) -> frozenset[str]:
             continue
         if isinstance(value, ast.Name) or is_self_attribute(value):
             aliases.append((keys, value))
-        elif not loading.isdisjoint(range(value.lineno, value.end_lineno + 1)) and any(
+        elif loading and (not loading.isdisjoint(range(value.lineno, value.end_lineno + 1)) and any(
                 isinstance(part, ast.Name) and part.id in _LOADER_WORDS
                 or isinstance(part, ast.Attribute) and part.attr in _LOADER_WORDS
-                for part in ast.walk(value)):
+                for part in ast.walk(value)) or isinstance(value, ast.Call)
+                and loads_library(context, value)):
             names.update(keys)
     for _ in range(2):  # (a name bound to a name bound to a loader)
         for keys, value in aliases:
@@ -522,39 +537,105 @@ def is_library_call(context, call: ast.Call) -> bool:
             or is_ffi_method(context, call.func, "dlopen"))
 
 
+def loads_library(context, call: ast.Call) -> bool:
+    """Whether `call` loads a library (`is_library_call`) or calls a function of the module
+    that returns one (`module_loaders`)."""
+    return is_library_call(context, call) or (
+        isinstance(call.func, ast.Name) and call.func.id in module_loaders(context))
+
+
 def is_ffi_method(context, func: ast.AST, method: str) -> bool:
     """Whether `func` is `ffi.<method>` of a cffi `FFI()` the module makes (in a name, or in
-    `self.<attr>`)."""
+    `self.<attr>`) or imports with its `lib` (`cffi_export`)."""
     if not (isinstance(func, ast.Attribute) and func.attr == method):
         return False
     receiver = func.value
+    if isinstance(receiver, ast.Name) and cffi_export(context, receiver) == "ffi":
+        return True
     if isinstance(receiver, ast.Name) or is_self_attribute(receiver):
         receiver = value_of(context, receiver)
     return (isinstance(receiver, ast.Call)
             and context.qualified_name(receiver.func, among=FFI_FACTORIES) is not None)
 
 
+def _embedded_c(context) -> tuple[dict[str, CParameters], set[str]]:
+    """The C definitions (`_c_definitions`, at their lines in the Python file) and function
+    pointer typedef names of the C text a cffi build script hands its `FFI()` as a string
+    literal, or a module-level name bound to one: `ffibuilder.set_source(module, source)`
+    (API mode: the C compiled into the extension, definitions of the functions the `lib`
+    exports included) and `ffibuilder.cdef(declarations)` (typedefs)."""
+    functions: dict[str, CParameters] = {}
+    types: set[str] = set()
+    if "set_source" not in context.source.text and "cdef" not in context.source.text:
+        return functions, types
+    from cursedlint.c.context import CContext, parse  # (only here: a Python run loads no C)
+
+    for call in context.nodes(ast.Call):
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+        at = {"set_source": 1, "cdef": 0}.get(method)
+        if at is None or len(call.args) <= at or not is_ffi_method(context, call.func, method):
+            continue
+        text = call.args[at]
+        if isinstance(text, ast.Name):
+            text = value_of(context, text)
+        if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+            continue
+        embedded = CContext(Source.from_text(context.source.path, text.value, C),
+                            context.settings, parse(text.value.encode(errors="replace"), C))
+        shift = text.lineno - 1
+        for name, found in _c_definitions(embedded):
+            functions[name] = CParameters(
+                found.line + shift, [(a, where, line + shift) for a, where, line in found.stored],
+                [(a, callee, b, line + shift) for a, callee, b, line in found.passed],
+                found.pointers, found.typed)
+        types.update(_pointer_typedefs(embedded))
+    return functions, types
+
+
 def _python_facts(context) -> ForeignFacts | None:
-    tree = context.tree
-    loaders = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef,))
-               and any(isinstance(ret, ast.Return) and ret.value is not None
-                       and _loads(context, node, ret.value) for ret in statements(node))}
-    libraries, prototypes = set(), set()
-    for node in _module_statements(tree.body):
+    libraries, prototypes, aliases = set(), set(), {}
+    for node in _module_statements(context.tree.body):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+                and isinstance(node.targets[0], ast.Name)):
             continue
         name, value = node.targets[0].id, node.value
-        if is_library_call(context, value) or (
-                isinstance(value.func, ast.Name) and value.func.id in loaders):
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+                and value.value.id in libraries:
+            aliases[name] = value.attr
+        elif not isinstance(value, ast.Call):
+            continue
+        elif loads_library(context, value):
             libraries.add(name)
         elif context.qualified_name(value.func, among=PROTOTYPE_FACTORIES):
             prototypes.add(name)
-    imports = written_imports(tree, context.source.text)
-    if not (libraries or prototypes):
+    imports = written_imports(context.tree, context.source.text)
+    functions, types = _embedded_c(context)
+    if not (libraries or prototypes or functions or types):
         return ForeignFacts(imports=imports) if imports else None
-    return ForeignFacts(imports=imports, libraries=sorted(libraries),
-                        prototypes=sorted(prototypes))
+    return ForeignFacts(functions=functions, pointer_types=sorted(types), imports=imports,
+                        libraries=sorted(libraries), prototypes=sorted(prototypes),
+                        aliases=aliases)
+
+
+def module_loaders(context) -> frozenset[str]:
+    """The module's functions that return a library they load (`def _load(): return
+    CDLL(path)`): a module-level name bound to a call of one is a library."""
+    return context.shared(_LOADERS, lambda: _module_loaders(context))
+
+
+_LOADERS = "foreign-keeping-loaders"
+
+
+def _module_loaders(context) -> frozenset[str]:
+    if not any(word in context.source.text for word in _LOADER_WORDS):
+        return frozenset()
+    loaders = set()
+    for ret in context.nodes(ast.Return):
+        function = context.scope_of(ret)
+        if isinstance(function, ast.FunctionDef) and context.parent_of(function) is context.tree \
+                and ret.value is not None and _loads(context, function, ret.value):
+            loaders.add(function.name)
+    return frozenset(loaders)
 
 
 def _loads(context, function: ast.FunctionDef, value: ast.AST) -> bool:
@@ -593,12 +674,35 @@ def foreign_facts(context) -> dict[str, ForeignFacts]:
     return facts or {}
 
 
-def imported_kind(context, name: ast.Name) -> str | None:
-    """"library" or "prototype" when `name` is imported from a project module that binds it
-    so at module level (through re-exports); None else."""
-    written = linted_imports(context).get(name.id)
+def imported_binding(context, node: ast.AST, ask: bool = True) -> tuple[str, str] | None:
+    """What a name, or attributes read on one (`libusb1.set_notifiers` of a module imported
+    as `libusb1`), is in the project module that binds it at module level (through
+    re-exports): ("library", name), ("prototype", name) or ("function", the library function's
+    own name) for an alias of a library's function; None else, or when the name is not
+    imported from the project. Answered once per name and attributes in a file. Without
+    `ask`, from the facts the run already has: where they are not gathered yet, None, and the
+    file is not linted again for them (a question any call may raise, `m.f(...)`, would have
+    every file of a project linted twice)."""
+    attributes = []
+    while isinstance(node, ast.Attribute):
+        attributes.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or not ask and not context.project.get(FOREIGN_KEEPING.name):
+        return None
+    written = linted_imports(context).get(node.id)
     if written is None:
         return None
+    known = context.shared(_BINDINGS, dict)
+    key = (node.id, *attributes)
+    if key not in known:
+        known[key] = _imported_binding(context, written, attributes)
+    return known[key]
+
+
+_BINDINGS = "foreign-keeping-imported-bindings"
+
+
+def _imported_binding(context, written: str, attributes: list[str]) -> tuple[str, str] | None:
     root = context.settings.root or os.getcwd()
     if not is_project_module(context.source.path, written.partition(":")[0], root):
         return None
@@ -608,13 +712,42 @@ def imported_kind(context, name: ast.Name) -> str | None:
     path = os.path.abspath(context.source.path)
     imported = resolve(written, module_name(path), is_package(path))
     table = _tables(tuple(sorted(facts)))
-    found = table.definition(imported.dotted, lambda p: facts[p].imports if p in facts else {}) \
+    found = table.definition(".".join((imported.dotted, *attributes)),
+                             lambda p: facts[p].imports if p in facts else {}) \
         if imported is not None else None
     if found is None or found[0] not in facts:
         return None
-    summary = facts[found[0]]
-    return "library" if found[1] in summary.libraries else \
-        "prototype" if found[1] in summary.prototypes else None
+    summary, bound = facts[found[0]], found[1]
+    if bound in summary.aliases:
+        return "function", summary.aliases[bound]
+    return ("library", bound) if bound in summary.libraries else \
+        ("prototype", bound) if bound in summary.prototypes else None
+
+
+def cffi_export(context, name: ast.Name) -> str | None:
+    """"ffi" or "lib" when `name` is the `ffi` or the `lib` of a module the file imports both
+    from by name (`from ._ev_cffi import ffi, lib`): the two objects an out-of-line cffi build
+    exports from its compiled module (which has no Python source to read), or a project module
+    binding `ffi = FFI()` and `lib = ffi.dlopen(...)`."""
+    return context.shared(_CFFI_EXPORTS, lambda: _cffi_exports(context)).get(name.id)
+
+
+_CFFI_EXPORTS = "foreign-keeping-cffi-exports"
+
+
+def _cffi_exports(context) -> dict[str, str]:
+    imports = linted_imports(context)
+    written = set(imports.values())
+    return {local: attribute for local, (module, _, attribute) in (
+                (local, source.partition(":")) for local, source in imports.items())
+            if attribute in ("ffi", "lib") and {f"{module}:ffi", f"{module}:lib"} <= written}
+def cffi_import() -> Pattern:
+    """`from <module> import ffi, lib` (or `lib, ffi`) in a file's bytes: the second look's view
+    of `cffi_export` (its `lib` is a library that no assignment of the file binds)."""
+    from cursedlint.triggers.second_look import Pattern
+
+    return Pattern(
+        rb"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t(]+(?:ffi|lib)[ \t]*,[ \t]*(?:ffi|lib)\b")
 
 
 @lru_cache(maxsize=8)

@@ -333,6 +333,12 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _REVERSED_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def source_within(node: ast.AST, outer: ast.AST) -> bool:
+    """Whether `node`'s source lies inside `outer`'s."""
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
+        (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """The node's children in field order, as `ast.iter_child_nodes` gives them (about twice as
     fast), less the shared singletons of expression contexts and operators (`_child_fields`)."""

@@ -22,8 +22,9 @@ from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain
 from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
 )
+from cursedlint.analysis.capture_regions import is_self_attribute
 from cursedlint.analysis.foreign_keeping import (
-    FOREIGN_KEEPING, any_foreign_call, keeping_calls, kept_by_c, may_make_callback,
+    FOREIGN_KEEPING, any_foreign_call, cffi_import, keeping_calls, kept_by_c, may_make_callback,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -32,6 +33,7 @@ from cursedlint.analysis.python_project import call_target, last_name, project_f
 from cursedlint.findings import Step
 from cursedlint.languages import CYTHON
 from cursedlint.python.consteval import UNKNOWN
+from cursedlint.python.context import source_within
 from cursedlint.rule import NAME_GLOB, PYTHON_NAME, Example, Option, Rule
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -305,7 +307,7 @@ class PythonCallbackIntoCuda(Rule):
         call through `*args`/`**kwargs` (a dict or tuple bound before it): there the user acts,
         and the callable's place joins the chain."""
         target = flow.wrap or argument
-        if call is not None and not _within(argument, call):
+        if call is not None and not source_within(argument, call):
             steps = (Step(self.context.source.path, argument.lineno,
                           f"{flow.what} is put in the call's arguments here"), *steps)
             target = call
@@ -323,12 +325,6 @@ class PythonCallbackIntoCuda(Rule):
         )
 
 
-def _within(node: ast.AST, outer: ast.AST) -> bool:
-    """Whether `node`'s source lies inside `outer`'s."""
-    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
-        (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
-
-
 # -- CUR202 ----------------------------------------------------------------------------------------
 
 _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
@@ -337,18 +333,19 @@ _ASYNC_API_NAMES = frozenset(name.encode() for name in ASYNC_CUDA_APIS)
 class CtypesCallbackLifetime(Rule):
     """## What it does
     Finds a ctypes or cffi callback object (`CFUNCTYPE(...)(f)`, `ffi.callback(cdecl, f)`,
-    numba's `cu_stream_callback_pyobj(f)`, a def under a prototype decorator, one kept in
-    `self.<attr>` too) of a Python function that is created inline in the arguments of, or
-    bound only to a local name passed to, a foreign function that keeps it to call later: the
-    asynchronous CUDA host functions, stream callbacks and user-object destructors
-    (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate` and their runtime twins),
-    and functions of a ctypes or cffi library (`CDLL`, `ffi.dlopen`; loaded in the module, or
-    in a module of the project it imports the library from, as its prototypes) that keep it,
-    called through any alias of the library or the function (`self._lib.f`, `f = lib.f`). What
-    decides, in order: the function's name (option `keeping-apis`, default `*register*`,
-    `*set_*callback*`, `*add_callback*`, `*set_handler*`); the project's C definition of it
-    (`analysis.foreign_keeping`: the parameter stored in a field, a global or an array, or
-    handed on to a function that stores it, 4 calls deep; one only called does not keep);
+    numba's `cu_stream_callback_pyobj(f)`, a def under a prototype decorator) of a Python
+    function, created inline in the arguments of, or bound only to a local passed to, a foreign
+    function that keeps it to call later: the asynchronous CUDA host functions, stream callbacks
+    and user-object destructors (`cuLaunchHostFunc`, `cuStreamAddCallback`, `cuUserObjectCreate`
+    and their runtime twins), and functions of a ctypes or cffi library (`CDLL`, `ffi.dlopen`, a
+    function of the module returning one; loaded in the module, or in a project module it
+    imports the library, a function alias or a prototype from, by name or as that module's
+    attribute: `_native.open_stream(...)`; a compiled cffi module's `lib`, imported with its
+    `ffi`), called through any alias (`self._lib.f`, `f = lib.f`). What decides, in order: the
+    function's name (option `keeping-apis`, default `*register*`, `*set_*callback*`,
+    `*add_callback*`, `*set_handler*`); the project's C definition of it (a cffi build's
+    `set_source` text too: the parameter stored in a field, a global or an array, or handed
+    on to a function that stores it, 4 calls deep; one only called does not keep);
     then names of synchronous use (`*sort*`, `*search*`, `*each*`, `*visit*`, `enum*`,
     `*iterate*`, `*walk*`, `*find*`: not kept) and C library functions that keep
     (`pthread_create`, `atexit`, `signal`); else option `unknown-foreign-functions`, default
@@ -356,8 +353,10 @@ class CtypesCallbackLifetime(Rule):
     libchronicle, neonize), 40 of the 43 foreign functions taking a callback that no keeping
     pattern matches keep it (`glfwSetKeyCallback`, `SDL_AddTimer`, `libvlc_event_attach`,
     `llama_log_set`, `SetWindowsHookExW`), 3 call it only before returning
-    (`Mix_EachSoundFont`, `SDL_FilterEvents`, neonize's `GetAllDevices`). A synchronous use,
-    an object kept at module level or in an attribute, and a local used anywhere else in the
+    (`Mix_EachSoundFont`, `SDL_FilterEvents`, neonize's `GetAllDevices`). An object kept in
+    `self.<attr>` is reported only where the module shows its instance dying while C keeps it
+    (`analysis.instance_lifetime`: made and dropped, or held by a local only read). A
+    synchronous use, an object kept at module level, and a local used anywhere else in the
     function are not findings. In Cython, the same for a Python
     object handed as `<void*>` user data to those CUDA functions (or to a C function called by
     a name the keeping patterns match, with a function pointer parameter in the file's
@@ -405,8 +404,8 @@ class CtypesCallbackLifetime(Rule):
     code = "CUR202"
     name = "ctypes-callback-lifetime"
     languages = ("python", "cython")
-    triggers = ("FUNCTYPE", "cffi", *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES),
-                *sorted(ASYNC_CUDA_APIS), "void*")
+    triggers = ("FUNCTYPE", "cffi", "ffi.callback", *sorted(ASYNC_CUDA_APIS), "void*",
+                *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES))
     summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
     indexer = FOREIGN_KEEPING
     options = {
@@ -513,18 +512,16 @@ class CtypesCallbackLifetime(Rule):
 
     @classmethod
     def look(cls, options, target_python, language):
-        """A call of a CUDA function that calls back later (by its whole name), or, in Python,
-        of a foreign function by any name (its C definition may keep the callback):
-        `<receiver>.name`, called or read (an alias may call it), whose receiver is not a bare
-        name that the module never assigns (a module, a parameter: `codecs.register` is no
-        library's function; numba's imported `driver` is). In Cython, a bare call a keeping
-        pattern may match (`ev_register_watch(`): C functions are called so."""
+        """A CUDA function that calls back later (by its whole name); in Python, `r.name` called
+        or read (an alias may call it), `r` no bare name the module never assigns (a module, a
+        parameter: not `codecs.register`; numba's `driver` is), or an import of a cffi module's
+        `ffi` and `lib`; in Cython, a bare call a keeping pattern may match (`ev_register_x(`)."""
         from cursedlint.triggers.second_look import AnyOf, NameCall, Names
 
         if language == CYTHON:
             bare = NameCall(keeping_calls(options).patterns, excluded=("unregister",))
             return AnyOf((Names(_ASYNC_API_NAMES), bare))
-        return AnyOf((Names(_ASYNC_API_NAMES), any_foreign_call()))
+        return AnyOf((Names(_ASYNC_API_NAMES), any_foreign_call(), cffi_import()))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
@@ -562,8 +559,14 @@ class CtypesCallbackLifetime(Rule):
     def _check_argument(self, argument: ast.AST, api: str, position: int | None) -> None:
         """`position`: where a foreign function its name does not decide takes the argument
         (the project's C decides, else the option `unknown-foreign-functions`)."""
-        wrap, where = self.tracer.peeled(argument), "dies when the call returns"
-        if isinstance(wrap, ast.Name):
+        wrap, where, dropped = self.tracer.peeled(argument), "dies when the call returns", ()
+        if is_self_attribute(wrap):  # (its instance may die first)
+            from cursedlint.analysis.instance_lifetime import dying_attribute
+
+            if (dying := dying_attribute(self.context, wrap, self.tracer.is_wrap)) is None:
+                return
+            wrap, where, dropped = dying.wrap, dying.where, (dying.step(self.context),)
+        elif isinstance(wrap, ast.Name):
             name, bound = wrap.id, self.context.definition(wrap) or self.tracer.made_in(wrap)
             if self.tracer.is_wrap(bound):
                 if not self.tracer.dies_with_function(wrap):
@@ -588,7 +591,7 @@ class CtypesCallbackLifetime(Rule):
         self.report(
             self.tracer.decorating_prototype(wrap) if decorated else wrap,
             f"ctypes callback of {what} {where}; {api} calls it later",
-            related=keeping,
+            related=(*dropped, *keeping),
             help=f"{api} keeps the function pointer and calls it after the call returns, but "
             "ctypes keeps no reference for C: the trampoline is freed and the later call jumps "
             "into freed memory (a crash far from here). Keep the object alive as long as C may "

@@ -39,6 +39,19 @@ class Text(Struct, Shape, frozen=True):
         return any(word in data for word in self.words)
 
 
+class Pattern(Struct, Shape, frozen=True, dict=True):
+    """The regular expression `pattern` (bytes, multiline) matches somewhere in the bytes."""
+
+    pattern: bytes
+
+    def may_match(self, data: bytes) -> bool:
+        return self._search(data) is not None
+
+    @cached_property
+    def _search(self):
+        return re.compile(self.pattern, re.M).search
+
+
 class Names(Struct, Shape, frozen=True):
     """One of `names` occurs as a whole name (not `_add_callback` for `add_callback`)."""
 
