@@ -180,9 +180,10 @@ class MemoryProvenance:
     `rounding`: the project's rounding macros (`rounding_macros`), the file's own added."""
 
     def __init__(self, context, value: Callable, page: int, allocators: dict | None = None,
-                 rounding: dict | None = None):
+                 rounding: dict | None = None, assigned: Callable | None = None):
         self.context = context
         self.value = value
+        self.assigned = assigned
         self.page = page
         self.allocators = allocators or {}
         self.rounding = {**(rounding or {}), **rounding_macros(context.source.data, rounding)}
@@ -221,6 +222,8 @@ class MemoryProvenance:
                 return self._at(self._named(node, decayed=True), offset)
             elif node.type == "field_expression" and self._array_member(node):
                 return self._member(node, "the member array", "the rest of its object", offset)
+            elif node.type == "field_expression":
+                return self._at(self._member_value(node), offset)
             else:
                 return UNKNOWN_PROVENANCE
             node = unwrapped(node)
@@ -368,7 +371,10 @@ class MemoryProvenance:
         """What the pointer `name` got in `scope`, when that is its only source; "maybe-whole"
         where one of several is a block of whole pages and the others are no allocation (a
         field read, a parameter)."""
-        sources = self._sources(name, scope)
+        return self._given(name, self._sources(name, scope))
+
+    def _given(self, name: str, sources: list[tuple[str, object]]) -> Provenance:
+        """What a pointer spelled `name` holds, given the (allocator, value) of its sources."""
         if len(sources) != 1:
             whole = [function for function, node in sources
                      if function and self._whole_block(function, node)]
@@ -402,6 +408,15 @@ class MemoryProvenance:
             "neighbouring heap blocks and malloc's chunk headers (blocks below the 128 KiB "
             "mmap threshold share pages)",
         )
+
+    def _member_value(self, field) -> Provenance:
+        """What a pointer member of a local or parameter (`c->buf`, `t->a2a->counters`) holds
+        at this use: the value the last `c->buf = value;` before it gives it, where nothing in
+        between may change it (`assigned`, the constant evaluator's flow)."""
+        value = self.assigned(field) if self.assigned is not None else None
+        if value is None:
+            return UNKNOWN_PROVENANCE
+        return self._given(" ".join(self.context.text(field).split()), [self._allocator(value)])
 
     def _sources(self, name: str, scope) -> list[tuple[str, object]]:
         """(allocator, call or new-expression) of every value `name` is given in `scope`;

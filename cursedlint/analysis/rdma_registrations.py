@@ -144,16 +144,19 @@ class Registrations:
         self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
 
     @cached_property
-    def value(self) -> Callable[[Any], Any]:
-        """`value(node)`: the integer value of an expression of the file where it is used
-        (locals and fields set by an earlier assignment count), with the project headers'
-        macros, enums and types in view; UNKNOWN when unknown. (A function of the evaluator,
-        not a method: `provenance` keeps it, and a method would hold this object in a cycle,
-        and with it the file's tree past its lint.)"""
+    def constants(self):
+        """The file's `CConstants`, with the project headers' macros, enums and types in view.
+        (`provenance` keeps functions of it, not methods of this object, which would hold it
+        in a cycle, and with it the file's tree past its lint.)"""
         from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
 
-        constants = CConstants(self.context, extra=header_constants(self.context, HEADERS))
-        return partial(constants.evaluate, assignments=True)
+        return CConstants(self.context, extra=header_constants(self.context, HEADERS))
+
+    @cached_property
+    def value(self) -> Callable[[Any], Any]:
+        """`value(node)`: the integer value of an expression of the file where it is used
+        (locals and fields set by an earlier assignment count); UNKNOWN when unknown."""
+        return partial(self.constants.evaluate, assignments=True)
 
     @cached_property
     def registrations(self) -> list[Registration]:
@@ -455,7 +458,8 @@ class Registrations:
 
         allocators, rounding = file_allocators(
             self.context, self.context.project.get(PAGE_ALLOCATORS.name))
-        return MemoryProvenance(self.context, self.value, self.page, allocators, rounding)
+        return MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
+                                self.constants.assigned)
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:

@@ -65,6 +65,14 @@ class CConstants(TypeRules, SymbolRules, FlowRules):
         before the node gives it (see `_assigned_value`)."""
         return self._answer(lambda: self._eval(node, _Env(node, assignments=assignments)).value)
 
+    def assigned(self, node):
+        """The value node that the last `path = value;` statement before `node` (a local, a
+        parameter or a field path on one, `c->buf`) gives it, where nothing in between may
+        change it (`_disturbed`); None otherwise."""
+        found = self._answer(lambda: self._assignment(node, node))
+        return found[0].child_by_field_name("right") \
+            if isinstance(found, tuple) and found[0] is not None else None
+
     def sizeof(self, node) -> Any:
         """The value of a sizeof_expression node, or UNKNOWN."""
         if node.type != "sizeof_expression":

@@ -122,22 +122,34 @@ class FlowRules:
         encloses the anchor, in the same function. None without such a statement; UNKNOWN when
         something may change the path in between (see `_disturbed`). Not seen: changes through
         a pointer stored before the assignment by a call that did not receive the root."""
-        path = _field_path(node)
-        function = self._enclosing_function(env.anchor)
-        if path is None or function is None or any(
-                self._is_macro(part, env.anchor) for part in path):
+        found = self._assignment(node, env.anchor)
+        if found is None:
             return None
-        root = self._local_root(path[0], env.anchor, function)
-        assignment = self._last_assignment(path, env.anchor, function) if root else None
+        assignment, path, root = found
         if assignment is None:
-            return None
-        if (self._local_root(path[0], assignment, function) is not root
-                or self._disturbed(path, assignment, env.anchor, function)):
             return _NOTHING
         right = assignment.child_by_field_name("right")
         value = self._eval(right, _Env(assignment, assignments=True))
         kind = self._def_type(root) if len(path) == 1 else self._field_type(node, env)
         return _converted(kind, value)
+
+    def _assignment(self, node, anchor) -> tuple | None:
+        """(assignment or None where something may change the path after it, path, root) of
+        the last `path = value;` statement that gives `node` its value at `anchor`; None
+        without one."""
+        path = _field_path(node)
+        function = self._enclosing_function(anchor)
+        if path is None or function is None or any(
+                self._is_macro(part, anchor) for part in path):
+            return None
+        root = self._local_root(path[0], anchor, function)
+        assignment = self._last_assignment(path, anchor, function) if root else None
+        if assignment is None:
+            return None
+        if (self._local_root(path[0], assignment, function) is not root
+                or self._disturbed(path, assignment, anchor, function)):
+            return None, path, root
+        return assignment, path, root
 
     def _local_root(self, name: str, anchor, function) -> _Def | None:
         """The variable or parameter `name` names at `anchor` if it belongs to `function`."""
