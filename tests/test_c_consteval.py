@@ -1070,6 +1070,35 @@ void check(struct conn *conn, struct conn *other, size_t param) {{
 
 
 @BOTH
+def test_a_local_handed_whole_to_a_function_keeps_its_value(language):
+    """`malloc(len)` cannot change `len`: a C function gets a copy. A macro may (one defined in
+    view, or an all-caps name of no definition in view), a call handed a struct may change its
+    members, and a C++ function may take a reference."""
+    text = ASSIGNED_PRELUDE + """
+#define twice(x) ((x) *= 2)
+void *malloc(size_t n);
+void log_size(const char *what, size_t n);
+void check(struct conn *conn, size_t param) {
+    size_t len, grown, logged, shown;
+    len = 64;
+    grown = 64;
+    logged = 64;
+    shown = 64;
+    conn->spare = 64;
+    void *block = malloc(len);
+    log_size("block", len + 1);
+    twice(grown);
+    LOG_SIZE(logged);
+    log_size("shown", sizeof(shown) + shown);
+    refresh(conn);
+    probe(len, grown, logged, shown, conn->spare);
+}
+"""
+    copied = 64 if language == "c" else UNKNOWN
+    assert assigned_values(text, language) == [copied, UNKNOWN, UNKNOWN, copied, UNKNOWN]
+
+
+@BOTH
 @pytest.mark.parametrize("function", [
     # assigned in a branch only
     "void check(struct conn *conn, int param) {\n"

@@ -195,11 +195,15 @@ class FlowRules:
             if _may_alias(target, path) or _escapes(target, path, escaped):
                 return True
         names = {name.encode() for name in escaped | {path[0]}}
-        return self._calls_mention(writes.calls, start, end, anchor, names)
+        by_value = {path[0].encode()} if len(path) == 1 and path[0] not in escaped else set()
+        return self._calls_mention(writes.calls, start, end, anchor, names, by_value)
 
-    def _calls_mention(self, calls: list, start: int, end: int, anchor, names: set) -> bool:
+    def _calls_mention(self, calls: list, start: int, end: int, anchor, names: set,
+                       by_value: set) -> bool:
         """Whether a call starting in [start, end) and not holding `anchor` mentions one of
-        `names`. A call inside one already read is not read again."""
+        `names`, other than a variable of `by_value` named in a call of C functions that are no
+        macros (`malloc(size)` cannot change `size`; `LOG(size)`, or `init(c)` for `c->n`,
+        may). A call inside one already read is not read again."""
         read_until = start
         for call_start, call_end in calls[bisect_left(calls, (start,)):]:
             if call_start >= end:
@@ -207,10 +211,33 @@ class FlowRules:
             if call_start < read_until or call_start <= anchor.start_byte < call_end:
                 continue
             text = self.context.source.data[call_start:call_end]
-            if names.intersection(_IDENTIFIERS.findall(text)):
+            mentioned = names.intersection(_IDENTIFIERS.findall(text))
+            if mentioned and not (mentioned <= by_value
+                                  and self._copies_only(call_start, call_end, anchor)):
                 return True
             read_until = call_end
         return False
+
+    def _copies_only(self, start: int, end: int, anchor) -> bool:
+        """Whether the call spanning [start, end), and each call inside it, is of a C function
+        that no definition in view makes a macro (all-caps names are taken for macros of no
+        definition in view): such calls get copies of the variables they name. (In C++ a
+        parameter may be a reference: no call is read so.)"""
+        if self.cpp:
+            return False
+        call = self.context.tree.root_node.descendant_for_byte_range(start, end)
+        if call is None or call.type != "call_expression" or call.start_byte != start:
+            return False
+        for node in (call, *descendants(call)):
+            if node.type != "call_expression":
+                continue
+            function = node.child_by_field_name("function")
+            if function is None or function.type != "identifier":
+                return False
+            name = self.context.text(function)
+            if name.isupper() or self._is_macro(name, anchor):
+                return False
+        return True
 
     def _writes(self, function) -> _Writes:
         """What `function` does to its variables (see `_Writes`), read once."""
