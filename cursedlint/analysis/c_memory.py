@@ -154,11 +154,11 @@ class Provenance(Struct, frozen=True):
     neighbours: str = ""
     offset: bool = False
     shared_tail: int | None = None
-    whole: bool = False
-    """A page-aligned block that spans whole pages of its own, or a member of one."""
     """A page-aligned block whose size is known and not whole pages: where its last page,
     which other data shares, begins (its whole pages end there; alignment and size are
     separate facts). None: its pages are its own, or its size is unknown."""
+    whole: bool = False
+    """A page-aligned block that spans whole pages of its own, or a member of one."""
 
     @property
     def shares_pages(self) -> bool:
