@@ -168,6 +168,15 @@ class CallbackTracer:
             return is_ffi_method(self.context, node.func, "callback")
         return len(node.args) == 1 and self._is_prototype(node.func)
 
+    def maker(self, wrap: ast.AST) -> str:
+        """Which library makes the callback object `wrap` (`is_wrap`): "cffi" for
+        `ffi.callback`, call or decorator, else "ctypes"."""
+        if isinstance(wrap, _FUNCTIONS):
+            wrap = self.decorating_prototype(wrap)
+        cffi = isinstance(wrap, ast.Call) and len(wrap.args) in (1, 2) and is_ffi_method(
+            self.context, wrap.func, "callback")
+        return "cffi" if cffi else "ctypes"
+
     def dies_with_function(self, name: ast.Name) -> bool:
         """Whether a function's local `name` is used only here (any other use may keep the
         object) and the function synchronizes with nothing (`cuStreamSynchronize`,

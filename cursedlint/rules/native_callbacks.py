@@ -406,7 +406,7 @@ class CtypesCallbackLifetime(Rule):
     languages = ("python", "cython")
     triggers = ("FUNCTYPE", "cffi", "ffi.callback", *sorted(ASYNC_CUDA_APIS), "void*",
                 *(name.rpartition(".")[2] for name in KNOWN_PROTOTYPES))
-    summary = "a ctypes callback that C keeps for later but Python frees when the call returns"
+    summary = "a ctypes or cffi callback that C keeps for later but Python frees when the call returns"
     indexer = FOREIGN_KEEPING
     options = {
         "unknown-foreign-functions": Option(
@@ -588,12 +588,13 @@ class CtypesCallbackLifetime(Rule):
             self.context, api, position, argument.lineno, self.option["unknown-foreign-functions"])
         if keeping is None:
             return
+        maker = self.tracer.maker(wrap)
         self.report(
             self.tracer.decorating_prototype(wrap) if decorated else wrap,
-            f"ctypes callback of {what} {where}; {api} calls it later",
+            f"{maker} callback of {what} {where}; {api} calls it later",
             related=(*dropped, *keeping),
             help=f"{api} keeps the function pointer and calls it after the call returns, but "
-            "ctypes keeps no reference for C: the trampoline is freed and the later call jumps "
+            f"{maker} keeps no reference for C: the trampoline is freed and the later call jumps "
             "into freed memory (a crash far from here). Keep the object alive as long as C may "
             "call it (module level or an attribute), or pass a compiled function.",
         )

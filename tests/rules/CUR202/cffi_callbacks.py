@@ -10,7 +10,7 @@ _SINKS = {}
 
 
 def follow_progress(report):
-    set_progress(ffi.callback("void(int, int)", lambda done, total: report(done, total)))  # error: CUR202
+    set_progress(ffi.callback("void(int, int)", lambda done, total: report(done, total)))  # error: CUR202 "cffi callback of lambda"
 
 
 def follow_lines(name):
