@@ -30,8 +30,8 @@ from msgspec import Struct
 from typing import Callable, Iterator
 
 from cursedlint.analysis.c_syntax import (
-    NAMES, arguments, callee, declarator_kind, function_declarator, leads_to, scope_of,
-    unwrapped, within,
+    NAMES, arguments, array_dimensions, callee, declarator_kind, function_declarator, leads_to,
+    scope_of, unwrapped, within,
 )
 from cursedlint.languages import CPP
 from cursedlint.python.consteval import UNKNOWN
@@ -220,6 +220,8 @@ class MemoryProvenance:
                 node = node.child_by_field_name("left")
             elif node.type == "identifier":
                 return self._at(self._named(node, decayed=True), offset)
+            elif node.type == "subscript_expression":
+                return self._row(node, offset)
             elif node.type == "field_expression" and self._array_member(node):
                 return self._member(node, "the member array", "the rest of its object", offset)
             elif node.type == "field_expression":
@@ -227,6 +229,21 @@ class MemoryProvenance:
             else:
                 return UNKNOWN_PROVENANCE
             node = unwrapped(node)
+
+    def _row(self, node, offset: bool) -> Provenance:
+        """`a[i]` where `a` is an array of more dimensions than subscripted (`T a[n][m]`):
+        a row, an address inside the array; anything else is a value read from memory."""
+        indices = []
+        while node.type == "subscript_expression":
+            indices.append(node.named_children[-1])
+            node = unwrapped(node.child_by_field_name("argument"))
+        if node.type != "identifier":
+            return UNKNOWN_PROVENANCE
+        declaration = self._declaration(self.context.text(node), node, scope_of(self.context, node))
+        if declaration is None or array_dimensions(declaration[1]) <= len(indices):
+            return UNKNOWN_PROVENANCE
+        offset |= any(self._nonzero(index) for index in indices)
+        return self._at(self._named(node, decayed=True), offset)
 
     def _nonzero(self, node) -> bool:
         """Whether an offset may be other than 0."""

@@ -117,6 +117,22 @@ def declarator_kind(declarator) -> str:
     return kind
 
 
+def array_dimensions(declarator) -> int:
+    """How many dimensions the declarator gives its name, as an array (`a[3][4]`: 2,
+    `*a[4]`: 1, `(*p)[4]`: 0): the array wrappers nearest the name."""
+    kinds, node = [], declarator
+    while node is not None and node.type not in NAMES:
+        kinds.append(_DECLARATOR_KINDS.get(node.type))
+        node = inner_declarator(node)
+    kinds = [kind for kind in kinds if kind is not None]
+    count = 0
+    for kind in reversed(kinds):
+        if kind != "array":
+            break
+        count += 1
+    return count
+
+
 def leads_to(parent, child) -> bool:
     """Whether `declared_name(parent)` goes down through `child`."""
     return inner_declarator(parent) == child
