@@ -74,9 +74,14 @@ _ROUNDS_UP = [re.compile(pattern.replace("N", rf"(?P<n>{_OPERAND})").replace(
 _DIVIDES_UP = re.compile(rf"(?P<n>{_OPERAND})\+(?P<a>{_OPERAND})-1/(?P=a)")
 _CALLED = re.compile(rf"(?P<f>\w+)\((?P<n>{_OPERAND}),(?P<a>{_OPERAND})\)")
 _NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
+# what a use of an owning standard-library local may do without giving it another block
+_KEEPS_ITS_BLOCK = frozenset({"data", "get", "size", "empty", "capacity", "begin", "end",
+                              "cbegin", "cend", "front", "back", "at"})
 _ALIGNAS = ("alignas", "_Alignas")
 _ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
 # element sizes of `new T[n]` (LP64); other types leave the size unknown
+_STD_TEMPLATE = re.compile(r"(?:std::)?\w+<\s*(?P<element>[\w ]+?)\s*>")
+_MAKE_UNIQUE = re.compile(r"std::make_unique<\s*(?P<element>[\w ]+?)\s*(?P<array>\[\s*\])?\s*>")
 _NEW_SIZES = {"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uint8_t": 1,
               "byte": 1, "int16_t": 2, "uint16_t": 2, "short": 2, "int": 4, "int32_t": 4,
               "uint32_t": 4, "float": 4, "long": 8, "int64_t": 8, "uint64_t": 8, "double": 8,
@@ -222,6 +227,8 @@ class MemoryProvenance:
                 return self._at(self._named(node, decayed=True), offset)
             elif node.type == "subscript_expression":
                 return self._row(node, offset)
+            elif node.type == "call_expression" and (owner := self._owner(node)) is not None:
+                return self._at(self._owned(owner), offset)
             elif node.type == "field_expression" and self._array_member(node):
                 return self._member(node, "the member array", "the rest of its object", offset)
             elif node.type == "field_expression":
@@ -316,7 +323,7 @@ class MemoryProvenance:
         if decayed and kind == "pointer":
             return self._allocation(name, scope) if local else UNKNOWN_PROVENANCE
         if decayed and kind != "array":
-            return UNKNOWN_PROVENANCE
+            return self._owned(node) if kind == "object" and local else UNKNOWN_PROVENANCE
         if declaration_node.type == "parameter_declaration":
             return UNKNOWN_PROVENANCE if decayed else Provenance(
                 "stack", f"the parameter `{name}` on the stack", "the thread's stack frames")
@@ -414,17 +421,91 @@ class MemoryProvenance:
             return Provenance("page-aligned", f"`{name}`, a page-aligned {size}-byte block from "
                               f"{function}() whose last page other data shares",
                               shared_tail=size // self.page * self.page)
-        size = self._heap_size(function, call)
+        return self._heap(name, self._heap_size(function, call),
+                          function if function == "new" else f"{function}()", call)
+
+    @staticmethod
+    def _heap(name: str, size, origin: str, node) -> Provenance:
+        """A malloc-heap block of `size` bytes (unknown or past the mmap threshold: a block
+        that may own its pages, so unknown)."""
         if size is UNKNOWN or size <= 0 or size >= MMAP_THRESHOLD:
             return UNKNOWN_PROVENANCE
-        line = call.start_point[0] + 1
         return Provenance(
-            "heap",
-            f"`{name}`, a {size}-byte block from {function}"
-            f"{'' if function == 'new' else '()'} on line {line}",
+            "heap", f"`{name}`, a {size}-byte block from {origin} on line {node.start_point[0] + 1}",
             "neighbouring heap blocks and malloc's chunk headers (blocks below the 128 KiB "
             "mmap threshold share pages)",
         )
+
+    def _owner(self, call):
+        """`x` of `x.data()` or `x.get()` (a container's or a smart pointer's block)."""
+        function = call.child_by_field_name("function")
+        if function is None or function.type != "field_expression" or arguments(call):
+            return None
+        base = unwrapped(function.child_by_field_name("argument"))
+        field = self.context.text(function.child_by_field_name("field"))
+        if base.type == "identifier" and field in ("data", "get") and self.context.text(
+                function.child_by_field_name("operator")) == ".":
+            return base
+        return None
+
+    def _owned(self, node) -> Provenance:
+        """The heap block a local of the C++ standard library owns: `std::vector<T> v(n)`
+        (n elements of a builtin type), `std::make_unique<T[]>(n)`, `std::make_unique<T>(v)`,
+        a `std::unique_ptr` made with `new`; unknown where any use of the local may give it
+        another block (`resize`, `push_back`, `reset`, an assignment, a move: anything but
+        reading its block and size)."""
+        if self.context.language != CPP:
+            return UNKNOWN_PROVENANCE
+        name = self.context.text(node)
+        scope = scope_of(self.context, node)
+        declaration = self._declaration(name, node, scope)
+        if declaration is None or not declaration[2] or not self._keeps_its_block(name, scope):
+            return UNKNOWN_PROVENANCE
+        declared, declarator = declaration[0], declaration[1]
+        kind = self.context.text(declared.child_by_field_name("type"))
+        value = declarator.child_by_field_name("value") \
+            if declarator.type == "init_declarator" else None
+        given = arguments(value) if value is not None and value.type == "argument_list" \
+            else _constructor_arguments(declarator)
+        vector = _STD_TEMPLATE.fullmatch(kind)
+        if given is not None and vector and kind.split("<")[0].endswith("vector"):
+            count = self.value(given[0]) if len(given) in (1, 2) else UNKNOWN
+            element = _NEW_SIZES.get(vector.group("element"))
+            size = UNKNOWN if element is None or count is UNKNOWN else count * element
+            return self._heap(name, size, "std::vector", declarator)
+        if given is not None and len(given) == 1:
+            value = unwrapped(given[0])  # `std::unique_ptr<T[]> p(new T[n])`
+        if value is None:
+            return UNKNOWN_PROVENANCE
+        if value.type == "new_expression":
+            return self._heap(name, self._new_size(value), "new", value)
+        made = _MAKE_UNIQUE.fullmatch(self.context.text(value.child_by_field_name("function"))
+                                      or "") if value.type == "call_expression" else None
+        if made is None:
+            return UNKNOWN_PROVENANCE
+        element = _NEW_SIZES.get(made.group("element").strip())
+        given = arguments(value)
+        count = self.value(given[0]) if made.group("array") and len(given) == 1 else \
+            1 if not made.group("array") else UNKNOWN
+        size = UNKNOWN if element is None or count is UNKNOWN else count * element
+        return self._heap(name, size, "std::make_unique", value)
+
+    def _keeps_its_block(self, name: str, scope) -> bool:
+        """Whether every use of the local `name` in `scope` reads its block or size, or an
+        element (`v.data()`, `v.size()`, `v[i]`): nothing that may reallocate or move it."""
+        for _, leaf in self.context.tokens((name,), scope):
+            parent = leaf.parent
+            if parent is None or parent.type in ("init_declarator", "declaration",
+                                                 "function_declarator"):  # its declaration
+                continue
+            if parent.type == "subscript_expression" and \
+                    parent.child_by_field_name("argument") == leaf:
+                continue
+            if parent.type == "field_expression" and self.context.text(
+                    parent.child_by_field_name("field")) in _KEEPS_ITS_BLOCK:
+                continue
+            return False
+        return True
 
     def _member_value(self, field) -> Provenance:
         """What a pointer member of a local or parameter (`c->buf`, `t->a2a->counters`) holds
@@ -637,6 +718,21 @@ class MemoryProvenance:
 
 
 # -- declarations ------------------------------------------------------------------------------
+
+
+def _constructor_arguments(declarator) -> list | None:
+    """The arguments of a local object's constructor that tree-sitter-cpp read as a function
+    declaration's parameter types (`std::vector<T> v(n);`), where each is a name alone."""
+    if declarator.type != "function_declarator":
+        return None
+    given = []
+    for parameter in declarator.child_by_field_name("parameters").named_children:
+        kind = parameter.child_by_field_name("type")
+        if parameter.type != "parameter_declaration" or kind is None or \
+                kind.type != "type_identifier" or parameter.named_child_count != 1:
+            return None
+        given.append(kind)
+    return given
 
 
 def declarations(context, name: str, region, owners) -> list[tuple]:

@@ -23,8 +23,8 @@ _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer
 
 
 def arguments(call) -> list:
-    """A call's arguments, comments left out."""
-    listed = call.child_by_field_name("arguments")
+    """A call's arguments (or an argument list's: `T x(a, b)`), comments left out."""
+    listed = call if call.type == "argument_list" else call.child_by_field_name("arguments")
     if listed is None:
         return []
     return [child for child in listed.named_children if child.type != "comment"]

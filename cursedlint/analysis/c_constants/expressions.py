@@ -331,4 +331,7 @@ _EXPRESSIONS = {
     "identifier": CConstants._name_value,
     "field_expression": CConstants._member_value,
     "qualified_identifier": CConstants._name_value,
+    # a name tree-sitter-cpp read as a type: `std::vector<T> v(n);` parsed as a declaration of
+    # a function `v` taking an `n`
+    "type_identifier": CConstants._name_value,
 }
