@@ -37,6 +37,12 @@ PAGE_ALLOCATOR_NAMES = ("_aligned_malloc", "aligned_alloc", "cudaHostAlloc", "cu
 """The allocators whose blocks may start on a page boundary (`c_memory`'s, which this module's
 summaries read; written here so that the index's words need no checking analysis)."""
 
+LIBRARY_ALLOCATOR_NAMES = ("aligned_alloc", "calloc", "malloc", "memalign", "posix_memalign")
+"""The C library's allocators a project's macro may stand for (`#define xx_malloc(s, ...)
+malloc(s)`): its calls are theirs, with the macro's leading arguments."""
+_LIBRARY_ALIAS = LazyPattern(
+    rb"#[ \t]*define[ \t]+\w+\([^()\n]*\)[ \t]*(?:" + b"|".join(
+        name.encode() for name in LIBRARY_ALLOCATOR_NAMES) + rb")\(")
 _ALIAS = LazyPattern(
     rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^()\n]*)\)[ \t]*(\w+)\(([^()\n]*)\)[ \t]*$", re.M)
 """A function-like macro whose body is one call: `#define A(x, y) B(x, y, __LINE__)`."""
@@ -50,11 +56,13 @@ class PageAllocators(Struct, frozen=True):
     stored through, -1 where it is returned; the macros of no definition in the file its size
     is rounded with: (name, value position, alignment position, in place)); `rounding` its
     rounding macros (`c_memory.rounding_macros`); `aliases` macro -> the function it calls with
-    its own arguments first."""
+    its own arguments first; `library` macro -> (the C library allocator it calls, how many of
+    its own leading arguments it passes: all the call takes)."""
 
     allocators: dict[str, tuple[int, tuple[tuple[str, int, int, bool], ...]]] = {}
     rounding: dict[str, tuple[int, int, bool]] = {}
     aliases: dict[str, str] = {}
+    library: dict[str, tuple[str, int]] = {}
 
 
 def page_allocators(context) -> PageAllocators | None:
@@ -63,7 +71,7 @@ def page_allocators(context) -> PageAllocators | None:
 
     data = context.source.data
     rounding = rounding_macros(data)
-    aliases = _aliases(data)
+    aliases, library = _aliases(data)
     allocators = {}
     definitions = _allocating_functions(context) if any(
         name.encode() in data for name in PAGE_ALLOCATOR_NAMES) else []
@@ -77,17 +85,19 @@ def page_allocators(context) -> PageAllocators | None:
             found = _allocator(context, provenance, definition)
             if found is not None:
                 allocators[found[0]] = found[1]
-    if not (allocators or rounding or aliases):
+    if not (allocators or rounding or aliases or library):
         return None
-    return PageAllocators(allocators, rounding, aliases)
+    return PageAllocators(allocators, rounding, aliases, library)
 
 
-def project_allocators(facts: dict) -> tuple[dict[str, int], dict]:
-    """(allocator name -> position, as `MemoryProvenance` takes them; rounding macros) of the
-    project's files' `PageAllocators` (path -> facts)."""
-    rounding = {}
+def project_allocators(facts: dict) -> tuple[dict[str, int], dict, dict]:
+    """(allocator name -> position, as `MemoryProvenance` takes them; rounding macros; the
+    macros standing for the C library's allocators) of the project's files' `PageAllocators`
+    (path -> facts)."""
+    rounding, library = {}, {}
     for found in facts.values():
         rounding.update(found.rounding)
+        library.update(found.library)
     allocators = {}
     for found in facts.values():
         for name, (position, needs) in found.allocators.items():
@@ -98,10 +108,10 @@ def project_allocators(facts: dict) -> tuple[dict[str, int], dict]:
         for alias, called in found.aliases.items():
             if called in allocators:
                 allocators.setdefault(alias, allocators[called])
-    return allocators, rounding
+    return allocators, rounding, library
 
 
-def file_allocators(context, facts: dict | None) -> tuple[dict[str, int], dict]:
+def file_allocators(context, facts: dict | None) -> tuple[dict[str, int], dict, dict]:
     """`project_allocators` of the project's facts with the linted file's own read now."""
     merged = dict(facts or {})
     path = os.path.abspath(context.source.path)
@@ -113,16 +123,22 @@ def file_allocators(context, facts: dict | None) -> tuple[dict[str, int], dict]:
     return project_allocators(merged)
 
 
-def _aliases(data: bytes) -> dict[str, str]:
-    found = {}
+def _aliases(data: bytes) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
+    """(macro -> the function it calls with all its own arguments first; macro -> (the C
+    library allocator it calls with its leading arguments alone, how many))."""
+    found, library = {}, {}
     for name, parameters, called, given in _ALIAS.findall(data):
         own = [parameter.strip() for parameter in parameters.split(b",") if parameter.strip()]
         passed = [argument.strip() for argument in given.split(b",")]
         if own == [b"..."]:
             own = [b"__VA_ARGS__"]
-        if own and passed[:len(own)] == own:
-            found[name.decode("latin-1")] = called.decode("latin-1")
-    return found
+        called = called.decode("latin-1")
+        if called in LIBRARY_ALLOCATOR_NAMES:
+            if passed and b"..." not in passed and own[:len(passed)] == passed:
+                library[name.decode("latin-1")] = (called, len(passed))
+        elif own and passed[:len(own)] == own:
+            found[name.decode("latin-1")] = called
+    return found, library
 
 
 def _allocating_functions(context) -> list:
@@ -215,8 +231,8 @@ def _returned(context, body) -> list:
 
 
 class PageAllocatorIndex(Indexer):
-    """Per C/C++ file (`PageAllocators`): first the files calling a page-aligned allocator;
-    then the files defining a macro an allocator's size relies on, or a macro calling an
+    """Per C/C++ file (`PageAllocators`): first the files calling a page-aligned allocator or
+    defining a macro that stands for a C library allocator; then the files defining a macro an allocator's size relies on, or a macro calling an
     allocator (both found by their `#define` lines)."""
 
     name = "page-allocators"
@@ -225,7 +241,7 @@ class PageAllocatorIndex(Indexer):
     max_rounds = 2
 
     def words(self, settings):
-        return PAGE_ALLOCATOR_NAMES
+        return (*PAGE_ALLOCATOR_NAMES, "malloc", "calloc")  # (substrings; `pattern` decides)
 
     def summarize(self, context):
         return page_allocators(context)
@@ -236,8 +252,9 @@ class PageAllocatorIndex(Indexer):
                 *(name for found in facts.values() for name in found.allocators)}
 
     def pattern(self, words, first_round):
-        if first_round:
-            return super().pattern(words, first_round)
+        if first_round:  # a call of a page allocator, or a macro standing for a C allocator
+            return re.compile(super().pattern(PAGE_ALLOCATOR_NAMES, first_round).pattern + b"|"
+                              + _LIBRARY_ALIAS.pattern)
         names = "|".join(re.escape(word) for word in sorted(words))
         return re.compile(
             rf"#[ \t]*define[ \t]+(?:(?:{names})\(|\w+\([^()\n]*\)[ \t]*(?:{names})\()".encode())

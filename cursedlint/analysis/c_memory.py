@@ -185,19 +185,25 @@ class MemoryProvenance:
     `rounding`: the project's rounding macros (`rounding_macros`), the file's own added."""
 
     def __init__(self, context, value: Callable, page: int, allocators: dict | None = None,
-                 rounding: dict | None = None, assigned: Callable | None = None):
+                 rounding: dict | None = None, assigned: Callable | None = None,
+                 library: dict | None = None):
         self.context = context
         self.value = value
         self.assigned = assigned
         self.page = page
         self.allocators = allocators or {}
+        self.library = library or {}
+        """The project's macros standing for a C library allocator: name -> (the allocator,
+        how many leading arguments it is given), `analysis.c_allocators`."""
         self.rounding = {**(rounding or {}), **rounding_macros(context.source.data, rounding)}
         self.assumed: set[tuple[str, int, int, bool]] = set()
         """Macros of no known definition taken to round up (`assume`): (name, value
         position, alignment position, in place)."""
         self.assume = False
         self._out_positions = {**_OUT_ALLOCATORS, **{
-            name: position for name, position in self.allocators.items() if position >= 0}}
+            name: position for name, position in self.allocators.items() if position >= 0}, **{
+            name: _OUT_ALLOCATORS[called] for name, (called, _) in self.library.items()
+            if called in _OUT_ALLOCATORS}}
         self._scope_allocators: dict[tuple[int, int], list[str]] = {}
         self._found: dict[int, Provenance] = {}  # address node id -> (each rule asks)
 
@@ -421,8 +427,10 @@ class MemoryProvenance:
             return Provenance("page-aligned", f"`{name}`, a page-aligned {size}-byte block from "
                               f"{function}() whose last page other data shares",
                               shared_tail=size // self.page * self.page)
-        return self._heap(name, self._heap_size(function, call),
-                          function if function == "new" else f"{function}()", call)
+        spelled = callee(self.context, call) if call.type == "call_expression" else function
+        origin = "new" if function == "new" else f"{spelled}()" if spelled == function \
+            else f"{spelled}() ({function})"
+        return self._heap(name, self._heap_size(function, call), origin, call)
 
     @staticmethod
     def _heap(name: str, size, origin: str, node) -> Provenance:
@@ -537,7 +545,7 @@ class MemoryProvenance:
             target = unwrapped(given[position]) if position < len(given) else None
             if (target is not None and target.type == "pointer_expression"
                     and self.context.text(target.child_by_field_name("argument")) == name):
-                found.append((allocator, call))
+                found.append((self.library.get(allocator, (allocator,))[0], call))
         first = min((node.start_byte for allocator, node in found if not null_pointer(node)),
                     default=None)
         return [(allocator, node) for allocator, node in found
@@ -560,6 +568,8 @@ class MemoryProvenance:
             return "new", node
         if node.type == "call_expression":
             name = callee(self.context, node)
+            if name in self.library:
+                return self.library[name][0], node
             # a project allocator handing its block through an argument returns a status
             return ("" if self.allocators.get(name, -1) >= 0 else name), node
         return "", node
@@ -580,16 +590,25 @@ class MemoryProvenance:
             return True
         if not self._page_aligned_allocation(function, node):
             return False
-        given = arguments(node)
+        given = self._allocated_with(node)
         size = given[0] if function == "valloc" else given[_ALIGNED_ALLOCATORS[function][1]] \
             if function in _ALIGNED_ALLOCATORS else None
         return size is not None and (self._whole_pages(size) or self._rounded(size))
+
+    def _allocated_with(self, node) -> list:
+        """An allocation call's arguments, as the allocator it stands for takes them (a macro
+        of the project passes its leading ones alone)."""
+        if node.type != "call_expression":
+            return []
+        given = arguments(node)
+        alias = self.library.get(callee(self.context, node))
+        return given if alias is None else given[:alias[1]]
 
     def _page_aligned_allocation(self, function: str, node) -> bool:
         if function in _PAGE_ALLOCATORS:
             return True
         positions = _ALIGNED_ALLOCATORS.get(function)
-        given = arguments(node) if node.type == "call_expression" else []
+        given = self._allocated_with(node)
         return positions is not None and max(positions) < len(given) and self._page_sized(
             given[positions[0]])
 
@@ -675,7 +694,7 @@ class MemoryProvenance:
         """The bytes a page-aligned allocation from the malloc heap asks for (its last page may
         hold other blocks); UNKNOWN for one that maps whole pages (`mmap`, `pvalloc`, CUDA's
         pinned memory) or whose size is unknown."""
-        given = arguments(node) if node.type == "call_expression" else []
+        given = self._allocated_with(node)
         if function in _ALIGNED_ALLOCATORS and _ALIGNED_ALLOCATORS[function][1] < len(given):
             return self.value(given[_ALIGNED_ALLOCATORS[function][1]])
         if function == "valloc" and len(given) == 1:
@@ -684,7 +703,7 @@ class MemoryProvenance:
 
     def _heap_size(self, function: str, node):
         """The bytes a malloc-heap allocation asks for; UNKNOWN when unknown."""
-        given = arguments(node) if node.type == "call_expression" else []
+        given = self._allocated_with(node)
         if function == "malloc" and len(given) == 1:
             return self.value(given[0])
         if function == "calloc" and len(given) == 2:

@@ -456,10 +456,10 @@ class Registrations:
         from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS, file_allocators
         from cursedlint.analysis.c_memory import MemoryProvenance
 
-        allocators, rounding = file_allocators(
+        allocators, rounding, library = file_allocators(
             self.context, self.context.project.get(PAGE_ALLOCATORS.name))
         return MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
-                                self.constants.assigned)
+                                self.constants.assigned, library)
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
