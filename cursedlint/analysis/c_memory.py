@@ -428,9 +428,8 @@ class MemoryProvenance:
                               f"{function}() whose last page other data shares",
                               shared_tail=size // self.page * self.page)
         spelled = callee(self.context, call) if call.type == "call_expression" else function
-        origin = "new" if function == "new" else f"{spelled}()" if spelled == function \
-            else f"{spelled}() ({function})"
-        return self._heap(name, self._heap_size(function, call), origin, call)
+        return self._heap(name, self._heap_size(function, call),
+                          "new" if function == "new" else f"{spelled}()", call)
 
     @staticmethod
     def _heap(name: str, size, origin: str, node) -> Provenance:

@@ -23,7 +23,7 @@ int team_register_flags(struct team *team)
         return -1;
     if (coll_memalign(&pages, sysconf(_SC_PAGESIZE), 4 * FLAG_BYTES, "pages") != 0)
         return -1;
-    team->mrs[0] = ibv_reg_mr(team->pd, flags, FLAG_BYTES, access); // warning: CUR302 "coll_malloc() (malloc)"
+    team->mrs[0] = ibv_reg_mr(team->pd, flags, FLAG_BYTES, access); // warning: CUR302 "from coll_malloc() on line 16"
     team->mrs[1] = ibv_reg_mr(team->pd, barrier, 2 * FLAG_BYTES, access); // warning: CUR302
     team->mrs[2] = ibv_reg_mr(team->pd, cacheline, FLAG_BYTES, access); // warning: CUR302
     team->mrs[3] = ibv_reg_mr(team->pd, pages, 4 * FLAG_BYTES, access); // ok: CUR302 (page-aligned whole pages)
