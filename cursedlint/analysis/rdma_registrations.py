@@ -69,7 +69,11 @@ APIS = {
     "fi_mr_reg": Api(1, 2),
     "fi_mr_regv": Api(1, 2, shape="iovec"),
     "fi_mr_regattr": Api(1, None, shape="attr"),
+    # what a registration does to its range under fork protection, called directly (providers,
+    # libraries pinning their own queues): libibverbs/memory.c, a no-op without it
+    "ibv_dontfork_range": Api(0, 1),
 }
+_MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", not "registers")
 HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
@@ -97,6 +101,11 @@ class Registration(Struct, frozen=True):
     lengths: tuple
     chain: tuple = ()
     indirect: bool = False
+
+    @property
+    def verb(self) -> str:
+        """What the call does to its range, as the message says it."""
+        return "covers" if self.api in _MARKS_ONLY else "registers"
 
     @property
     def described(self) -> str:

@@ -34,7 +34,7 @@ from cursedlint.project.index import Indexer
 from cursedlint.rule import Example, Rule
 
 TRIGGERS = ("ibv_reg_mr", "ibv_rereg_mr", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
-            "fi_mr_reg")
+            "fi_mr_reg", "ibv_dontfork_range")
 _CONDITION = ": unsafe with fork protection on"
 _DOCTOR = "`cursedlint doctor` shows whether this machine's settings turn fork protection on."
 _FORK_HAZARD = (
@@ -111,7 +111,9 @@ class SubPageRdmaRegistration(RegistrationRule):
     page size or not a multiple of it: `ibv_reg_mr`, `ibv_reg_mr_iova`, `ibv_reg_mr_iova2`,
     `ibv_rereg_mr` with `IBV_REREG_MR_CHANGE_TRANSLATION`, `rdma_reg_msgs`, `rdma_reg_read`,
     `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs
-    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), and functions of the project (this
+    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), `ibv_dontfork_range` (what a
+    registration does to its range under fork protection, called directly: the message says
+    it "covers" the range), and functions of the project (this
     file or another, through the project index) that pass their parameters straight through to
     one of these, or to such a function of their own file or of another file (up to 4 levels
     within a file and 4 more across files, each step named in the finding's chain; a
@@ -177,7 +179,8 @@ class SubPageRdmaRegistration(RegistrationRule):
       https://man7.org/linux/man-pages/man3/rdma_reg_msgs.3.html
     - fi_mr(3) (libfabric, `fi_mr_reg`, `fi_mr_regv`, `fi_mr_regattr`):
       https://ofiwg.github.io/libfabric/main/man/fi_mr.3.html
-    - The page rounding in rdma-core `libibverbs/memory.c` (`ibv_dontfork_range`)
+    - The page rounding in rdma-core `libibverbs/memory.c` (`ibv_dontfork_range`, which
+      does nothing unless fork protection is on)
     - "A cursed bug" (incident 000): https://blog.nelhage.com/post/a-cursed-bug/
     - aws-ofi-nccl PR #77, a dedicated page for the flush buffer:
       https://github.com/aws/aws-ofi-nccl/pull/77
@@ -358,7 +361,7 @@ class SubPageRdmaRegistration(RegistrationRule):
             for node, length in facts.partial_pages(registration):
                 self.report(
                     _anchor(registration, node),
-                    f"{registration.described} registers {length} bytes"
+                    f"{registration.described} {registration.verb} {length} bytes"
                     f"{_where(registration, node)}, not whole {page}-byte pages"
                     f"{_CONDITION}",
                     help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
@@ -526,7 +529,7 @@ class SharedPageRdmaRegistration(RegistrationRule):
                 if found is not None:
                     self.report(
                         _anchor(registration, address),
-                        f"{registration.described} registers {found.what}"
+                        f"{registration.described} {registration.verb} {found.what}"
                         f"{_where(registration, address)}, which shares its pages"
                         f"{_CONDITION}",
                         help=f"It shares them with {found.neighbours}. {_FORK_HAZARD}. "
