@@ -26,7 +26,8 @@ harmless function stays silent. Positional initializers of known struct types ar
 struct's field order would need its declaration, often in another header): such a store is
 missed, never invented.
 
-A store of a name (`fn`, `&fn`, a cast of one) records the name: a function, or a variable or
+A store of a name (`fn`, `&fn`, a cast of one, or a symbol loaded by a literal name,
+`(T)dlsym(lib, "fn")`) records the name: a function, or a variable or
 macro that no rule knows, which then keeps the field from agreeing. Where the name is a
 parameter of the enclosing function, the store is a parameter flow (`FieldFlows.parameters`),
 resolved against the calls that pass the file's functions (defined or declared at file scope)
@@ -60,7 +61,10 @@ providers is resolved; a generic `fn`/`cb` field of a dispatcher is not)."""
 _NULLS = frozenset({"NULL", "nullptr", "0"})
 _SCOPES = frozenset({"function_definition", "lambda_expression"})
 """The scopes whose parameters a stored name may be (the nearest one decides)."""
-_VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|[A-Za-z_]\w*\s*\()"
+_VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|(?!dl v?sym\s*\()[A-Za-z_]\w*\s*\()".replace(
+    b" ", b"")
+_LOADERS = frozenset({"dlsym", "dlvsym"})
+"""`dlsym(handle, "name")`: the function `name` of a loaded library."""
 _STORE = LazyPattern(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
                     + rb")|(?=\S))")
 """A field name written right after `.` or `->` and before `=` and a value (one search for
@@ -175,15 +179,28 @@ class _Flows:
         return found
 
     def _named(self, value) -> str | None:
-        """The name an expression stores (`fn`, `&fn`, `(cast)fn`; not NULL), else None."""
+        """The name an expression stores (`fn`, `&fn`, `(cast)fn`, `(cast)dlsym(h, "fn")`;
+        not NULL), else None."""
         value = unwrapped(value)
         if value is not None and value.type == "pointer_expression" \
                 and value.child(0).type == "&":
             value = unwrapped(value.child_by_field_name("argument"))
+        if value is not None and value.type == "call_expression":
+            return self._loaded(value)
         if value is None or value.type != "identifier":
             return None
         name = self.context.text(value)
         return None if name in _NULLS else name
+
+    def _loaded(self, call) -> str | None:
+        """The symbol `dlsym(handle, "name")` loads, named by a plain string literal."""
+        function = call.child_by_field_name("function")
+        given = arguments(call)
+        if function is None or self.context.text(function).lstrip(":") not in _LOADERS \
+                or len(given) < 2 or given[1].type != "string_literal":
+            return None
+        text = self.context.text(given[1])
+        return text[1:-1] if text.isascii() and text[1:-1].isidentifier() else None
 
     def _function(self, value) -> str | None:
         """The function of the file an expression names, else None."""

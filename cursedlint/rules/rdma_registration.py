@@ -121,7 +121,7 @@ class SubPageRdmaRegistration(RegistrationRule):
     another file's wrapper), and calls through a function-pointer field (`ops->reg_mem(...)`,
     `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
     designated initializer, assignment, or passed to a function that stores its parameter
-    there) is such an API or wrapper with the same argument positions (a field that also
+    there; a symbol loaded by name, `(T)dlsym(lib, "ibv_reg_mr")`, is that function) is such an API or wrapper with the same argument positions (a field that also
     holds another function, any value that is not a function, a name a C++ class declares
     as a method, or more than 8 functions: not followed). Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
