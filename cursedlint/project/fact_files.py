@@ -401,7 +401,9 @@ class _Closures:
         bool,  # bounded
         tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...],  # linted files' edges
         tuple[tuple[str, Stat], ...],  # the other files' and the configuration files' stats
-        tuple[tuple[str, bool, str], ...],  # directories' stamps (with importable entries?)
+        # directories' stamps (with importable entries?), and what tells them unchanged unread
+        tuple[tuple[str, bool, str,
+                    tuple[Stat | None, tuple[tuple[str, Stat | None], ...]] | None], ...],
     ]
 
 
@@ -455,7 +457,7 @@ def _proof(closure: Closure, linted, written, configuration_files: Iterable[str]
             around.add(directory)
             directory = os.path.dirname(directory)
     stamps = tuple((directory, directory in closure.decided,
-                    _directory_stamp(directory, directory in closure.decided, True))
+                    *_stamped(directory, directory in closure.decided))
                    for directory in sorted(around | closure.decided))
     edges = tuple((path, language, written(path, language)) for path, language in linted)
     return tuple(closure.files), closure.bounded, edges, tuple(stats), stamps
@@ -465,9 +467,42 @@ def _still_holds(proof, written, stat: Callable[[str], Stat | None]) -> bool:
     """Whether nothing a kept closure was decided by has changed (`kept_closures`)."""
     _, _, edges, stats, stamps = proof
     return (all(stat(path) == was for path, was in stats)
-            and all(_directory_stamp(directory, importable, True) == stamp
-                    for directory, importable, stamp in stamps)
+            and all(_unchanged(directory, importable, stamp, unread)
+                    for directory, importable, stamp, unread in stamps)
             and all(written(path, language) == was for path, language, was in edges))
+
+
+def _stamped(directory: str, importable: bool):
+    """The directory's `_directory_stamp` (with the deciding files) and what tells it
+    unchanged without listing it (`_unchanged`): its own stat, which every entry added,
+    removed or renamed changes, with those of its deciding files, whose content decides
+    too; None where no stat can be trusted yet or an entry is a symbolic link (whose target
+    may change kind with the directory's stat unchanged). An absent directory: (None, ()),
+    unchanged while it stays absent."""
+    if not os.path.lexists(directory):
+        return _directory_stamp(directory, importable, True), (None, ())
+    before = file_stat(directory)
+    stamp, deciding = _directory_stamp(directory, importable, True, with_deciding=True)
+    if before is None or deciding is None or file_stat(directory) != before:
+        return stamp, None
+    stats = tuple((path, file_stat(path) if os.path.lexists(path) else None)
+                  for path in deciding)
+    if any(known is None and os.path.lexists(path) for path, known in stats):
+        return stamp, None
+    return stamp, (before, stats)
+
+
+def _unchanged(directory: str, importable: bool, stamp: str, unread) -> bool:
+    """Whether a directory of a kept closure has the same `_directory_stamp`: its stat and
+    its deciding files' stats the same (`_stamped`), else listed again."""
+    if unread is not None and unread[0] is None:  # (absent)
+        if not os.path.lexists(directory):
+            return True
+    elif unread is not None and file_stat(directory) == unread[0] and all(
+            (file_stat(path) if os.path.lexists(path) else None) == was
+            for path, was in unread[1]):
+        return True
+    return _directory_stamp(directory, importable, True) == stamp
 
 
 _IMPORTABLE = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.py)?")
@@ -475,28 +510,40 @@ _DECIDING = frozenset({CONFIG_FILENAME, PYPROJECT_FILENAME, ".gitignore"})
 """Files whose content decides which files a walk excludes (with `.git`, whose presence does)."""
 
 
-def _directory_stamp(directory: str, importable: bool = True, deciding: bool = False) -> str:
+def _directory_stamp(directory: str, importable: bool = True, deciding: bool = False,
+                     with_deciding: bool = False):
     """The entries of a directory that an import can name (packages, modules), each marked
     as directory or file, and with `deciding` the configuration and ignore files (with their
     stats) and whether it holds `.git` (and its `info/exclude`), hashed ("" where none can be
     listed). Not its mtime: a cache or build directory made at the project's root changes
-    that, never an import."""
+    that, never an import. `with_deciding`: (the stamp, the paths of the deciding files whose
+    stats it holds; None where an importable entry is a symbolic link or none can be
+    listed)."""
     import hashlib  # (only a run with a store needs it)
 
     names = []
+    paths: list[str] | None = []
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
                 name = entry.name
                 if importable and _IMPORTABLE.fullmatch(name):
                     names.append(name + "/" * entry.is_dir())
+                    if paths is not None and entry.is_symlink():
+                        paths = None
                 elif deciding and name in _DECIDING:
                     names.append(f"{name}:{file_stat(entry.path)}")
+                    if paths is not None:
+                        paths.append(entry.path)
                 elif deciding and name == ".git":
-                    names.append(f".git:{file_stat(os.path.join(entry.path, 'info', 'exclude'))}")
+                    exclude = os.path.join(entry.path, 'info', 'exclude')
+                    names.append(f".git:{file_stat(exclude)}")
+                    if paths is not None:
+                        paths.append(exclude)
     except OSError:
-        return ""
-    return hashlib.sha1("\0".join(sorted(names)).encode("utf-8", "surrogateescape")).hexdigest()
+        return ("", None) if with_deciding else ""
+    stamp = hashlib.sha1("\0".join(sorted(names)).encode("utf-8", "surrogateescape")).hexdigest()
+    return (stamp, paths) if with_deciding else stamp
 
 
 def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], ...]:
