@@ -464,3 +464,34 @@ def test_capture_starts_give_the_trigger_words_the_cuda_reach_facts_give(tmp_pat
     assert sorted(os.path.basename(path) for path in starts) == ["aliased.py", "graphs.py"]
     assert CAPTURE_STARTS.trigger_words(starts) == capturing_names(full) == (
         "_begin", "record", "trace", "warm_and_record")
+
+
+def test_capture_starts_for_trigger_words_summarize_what_the_linted_files_may_name(tmp_path):
+    """Gathered for the trigger words of some linted files alone, a capturing module that
+    defines no name they hold is not summarized (its words could trigger none of them); where
+    the bound on files with facts needs to know whether it has some, it is, in its order, so
+    the facts stop where they stopped before."""
+    from cursedlint.analysis.cuda_reach import CAPTURE_STARTS, CaptureStarts
+
+    for name, text in CAPTURING_MODULES.items():
+        (tmp_path / name).write_text(text)
+    linted = tmp_path / "train.py"
+    linted.write_text("from graphs import record\n\n\ndef step(model, x):\n"
+                      "    return record(model, x)\n")
+    files = [(str(tmp_path / name), "python") for name in sorted(CAPTURING_MODULES)]
+
+    def gathered(indexer, linted_files):
+        linter = Linter(SETTINGS, {})
+        index = ProjectIndex(files, SETTINGS, linter.parse_for_index, None,
+                             for_triggers={indexer.name: files}, linted=linted_files)
+        return {os.path.basename(path) for path in index.facts(indexer)}, index.summarized
+
+    assert gathered(CAPTURE_STARTS, None) == ({"aliased.py", "graphs.py"}, 2)
+    assert gathered(CAPTURE_STARTS, [(str(linted), "python")]) == ({"graphs.py"}, 1)
+
+    class OneFile(CaptureStarts):
+        max_files = 1
+
+    bounded = OneFile()
+    assert gathered(bounded, None) == ({"aliased.py"}, 1)
+    assert gathered(bounded, [(str(linted), "python")]) == ({"aliased.py"}, 1)

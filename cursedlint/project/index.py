@@ -31,6 +31,7 @@ from cursedlint.project.cache import (
     STORE_SUFFIX, RunStats, Stat, decoded, encode, file_stat, load_store, newest, save_store,
     storable,
 )
+from cursedlint.patterns import LazyPattern
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
@@ -105,6 +106,13 @@ class Indexer:
     trigger_rounds: int | None = None
     """Rounds of `more_words` after the first where the facts are gathered only for
     `trigger_words` (None: `max_rounds`)."""
+
+    trigger_words_defined = False
+    """Whether each word `trigger_words` gives for a file's summary is the name of a function
+    the file defines (`def NAME`): where the facts are gathered only for their trigger words
+    in one round, for some linted files, a file that defines no name those files hold gives
+    no word that could make one of them triggered, and is summarized only where the bounds
+    need to know whether it has facts."""
 
     def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
         """Words that the facts found so far (path -> summary) make worth looking for."""
@@ -289,11 +297,15 @@ class ProjectIndex:
         self, files: list[tuple[str, str]], settings, parse: Callable, store=None,
         file_bytes: FileBytes | None = None, jobs: int = 1, run_stats: RunStats | None = None,
         for_triggers: dict[str, list[tuple[str, str]]] | None = None,
+        linted: list[tuple[str, str]] | None = None,
     ):
         self.files = files
         self.for_triggers = for_triggers or {}
         """Indexer name -> the files its facts come from where they are gathered only for
         their trigger words (from `Indexer.trigger_source_words`)."""
+        self.linted = linted
+        """The files (path, language) whose names the trigger words are looked for in, where
+        that is all they are gathered for (`Indexer.trigger_words_defined`)."""
         self.file_bytes = file_bytes or FileBytes(KEPT_BYTES)
         self.settings = settings
         self.parse = parse
@@ -323,14 +335,29 @@ class ProjectIndex:
         else:
             words, most = indexer.words(self.settings), indexer.max_rounds
         pending = set(words) | set(seeds)
+        may_name = self._may_name(indexer) if indexer.name in self.for_triggers and \
+            most == 0 else None
+        put_off: list = []  # hits that may give no word a linted file names, in order
+        taken: list[str] = []  # every hit's path, in order (`found`'s order)
         rounds = 0
         while pending and (most is None or rounds <= most):
             rounds += 1
             hits = self._hits(indexer, _Search(indexer, pending, first_round=not searched), done)
             ahead = _within_bounds(indexer, hits, len(found), size)
-            self._summarize_ahead(indexer, ahead)
+            if may_name is None:
+                self._summarize_ahead(indexer, ahead)
+            else:
+                self._summarize_ahead(indexer, [hit for hit in ahead if may_name(*hit)])
             hits = itertools.chain(ahead, hits)
             while True:
+                if put_off and not _full(indexer, len(found), size) and \
+                        _full(indexer, len(found) + len(put_off), size):
+                    for path, language, digest, data in put_off:  # the bound needs them
+                        summary = self._summary(indexer, path, digest, data, language)
+                        if summary is not None:
+                            found[path] = summary
+                    found = {path: found[path] for path in taken if path in found}
+                    put_off = []
                 if _full(indexer, len(found), size):
                     self.passes.append(FactPass(indexer.name, _of(indexer, files), rounds,
                                                 len(done), len(found), _bound(indexer)))
@@ -340,7 +367,11 @@ class ProjectIndex:
                     break
                 path, language, digest, data = hit
                 done.add(path)
+                taken.append(path)
                 size += _size(path)
+                if may_name is not None and not may_name(*hit):
+                    put_off.append(hit)
+                    continue
                 summary = self._summary(indexer, path, digest, data, language)
                 if summary is not None:
                     found[path] = summary
@@ -349,6 +380,29 @@ class ProjectIndex:
         self.passes.append(FactPass(indexer.name, _of(indexer, files), rounds, len(done),
                                     len(found)))
         return found
+
+    def _may_name(self, indexer: Indexer):
+        """Where the indexer's facts are gathered for their trigger words alone and those are
+        names its files define (`Indexer.trigger_words_defined`): whether a hit (path,
+        language, content hash, bytes) may give a word one of the linted files holds as a
+        whole name (as `facts_run.names_any` looks for it): it defines such a name, or one
+        that is not ASCII (the bytes of a file in another encoding), or its summary is made
+        already. None: every hit may."""
+        if not indexer.trigger_words_defined or self.linted is None:
+            return None
+        texts = [data for path, language in self.linted if language in indexer.languages
+                 and (data := self.source_bytes(path)) is not None]
+        names = frozenset().union(*map(_identifiers, texts))
+
+        def may_name(path: str, language: str, digest: str, data: bytes | None) -> bool:
+            if (indexer.name, digest) in self._memo or (
+                    self.store and self.store.get(indexer, digest)[0]):
+                return True
+            data = data if data is not None else self.source_bytes(path)
+            return data is None or any(not name.isascii() or name in names
+                                       for name in _DEFINED.findall(data))
+
+        return may_name
 
     def add(self, indexer: Indexer, digest: str, summary: Any) -> None:
         """A summary of content `digest` made elsewhere from the same bytes and settings (the
@@ -661,6 +715,9 @@ LISTED_BYTES = 512 << 10
 """The largest file whose identifiers are listed: the sets of the last few are kept (5 MB for
 one of this size that is all distinct names), larger files are searched by the automaton."""
 _IDENTIFIERS = re.compile(rb"[A-Za-z0-9_]+")
+_DEFINED = LazyPattern(rb"def(?:\s|\\)+([^\s(\[\\:]+)")
+"""The name a `def` defines (with what comments, strings and words ending in `def` hold:
+more, never fewer; a pattern that starts with its literal is searched fastest)."""
 _NOT_IDENTIFIER = re.compile(rb"[^A-Za-z0-9_]")
 _LISTING_WINDOW = 1 << 16
 
