@@ -264,6 +264,7 @@ class _Reach:
         self.settings = settings
         self._include_paths: IncludePaths | None = None
         self._modules: dict[tuple, tuple[tuple[list[str], str | None], set[str]]] = {}
+        self._bases: dict[str, tuple[tuple[str, ...], set[str]]] = {}  # directory -> bases, read
         self._listed: dict[str, str | None] = {}  # (each asked once: many import one module)
         self._read: set[str] = set()  # the directories the resolution of one file read
         self.decided: set[str] = set()  # the directories every resolution read
@@ -285,25 +286,29 @@ class _Reach:
     def _resolve(self, path: str) -> Resolution:
         from cursedlint.analysis.python_modules import import_bases  # (a run that resolves)
 
-        probe = _Probe(self.listings)
-        self._read = probe.directories
-        found = _python_targets(path, self.written(path, PYTHON), self.root, self.module,
-                                import_bases(path, self.root, probe))
-        return Resolution(found, probe.directories)
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in self._bases:  # (the same for every module of a directory)
+            probe = _Probe(self.listings)
+            self._bases[directory] = import_bases(path, self.root, probe), probe.directories
+        bases, read = self._bases[directory]
+        self._read = set(read)
+        found = _python_targets(path, self.written(path, PYTHON), self.root, self.module, bases)
+        return Resolution(found, self._read)
 
     def module(self, bases: tuple[str, ...], name: str,
                whole: bool = False) -> tuple[list[str], str | None]:
         """`python_modules.module_files`, looked up once per run (the directories it read
         count for the file being resolved)."""
         key = (bases, name, whole)
-        if key not in self._modules:
+        known = self._modules.get(key)
+        if known is None:
             from cursedlint.analysis.python_modules import module_files
 
             probe = _Probe(self.listings)
-            self._modules[key] = module_files(bases, name, whole, probe), probe.directories
-        found, read = self._modules[key]
-        self._read |= read
-        return found
+            known = self._modules[key] = module_files(bases, name, whole, probe), \
+                probe.directories
+        self._read |= known[1]
+        return known[0]
 
     def listed(self, path: str) -> str | None:
         """The file's language where a walk of the project would list it (asked once per
