@@ -206,10 +206,12 @@ def test_moved_lines_keep_the_shape_and_change_their_module(tmp_path):
     assert facts_digest({"reach": {"a.py": reordered, "b.py": other}}).shape != before.shape
 
 
-def test_many_words_are_found_alike_by_identifiers_and_by_the_automaton():
+def test_many_words_are_found_alike_by_identifiers_and_by_the_automaton(monkeypatch):
+    from cursedlint.project import index as project_index
     from cursedlint.project.index import IDENTIFIER_SEARCHES, _Search
 
     words = {f"helper_{n}" for n in range(40)} | {"launch", "Stream"}
+    monkeypatch.setattr(project_index, "LISTED_WORDS", len(words))  # (so many are listed)
     texts = {
         b"x = launch(1)\n": True,
         b"x = relaunch(1)\n": False,  # part of a longer name
@@ -347,6 +349,35 @@ def test_identifiers_are_listed_a_window_at_a_time():
     assert peak < 4 << 20, f"{peak / 2**20:.1f} MB"
 
 
+def test_fewer_words_than_listed_words_go_to_the_automaton_at_once(monkeypatch):
+    """Building the automaton of a few dozen words costs less than listing one module's
+    identifiers: those of the first files asked are listed only for LISTED_WORDS or more."""
+    from cursedlint.project import index as project_index
+
+    def listed(data):
+        raise AssertionError("listed")
+
+    monkeypatch.setattr(project_index, "_identifiers", listed)
+    search = project_index._Search(SubclassIndex(), {f"helper_{n}" for n in range(40)}, False)
+    assert search.holds(b"helper_7()\n") and not search.holds(b"helper_70()\n")
+
+
+def test_a_few_words_with_a_pattern_are_found_alike_by_finds_and_the_automaton(monkeypatch):
+    """The substring test before an indexer's own pattern: `bytes.find` for FEW_FINDS words
+    or fewer, one automaton pass for more; the same answers."""
+    from cursedlint.analysis.foreign_keeping import FOREIGN_KEEPING
+    from cursedlint.project import index as project_index
+
+    texts = [b"lib = ctypes.CDLL(path)\n", b"Proto = ctypes.CFUNCTYPE(None)\n",
+             b"# CDLL in prose\nx = 1\n", b"x = 1\n", b"  handle =  ctypes.cdll.LoadLibrary(p)\n"]
+    answers = []
+    for few in (0, 100):
+        monkeypatch.setattr(project_index, "FEW_FINDS", few)
+        search = project_index._Search(FOREIGN_KEEPING, set(FOREIGN_KEEPING.words(None)), True)
+        answers.append([search.holds(text) for text in texts])
+    assert answers[0] == answers[1] == [True, True, False, False, True]
+
+
 def test_a_large_file_is_searched_without_listing_its_identifiers(monkeypatch):
     """The sets of the last few files listed are kept: files over LISTED_BYTES go to the
     automaton, even among the first few asked."""
@@ -356,6 +387,7 @@ def test_a_large_file_is_searched_without_listing_its_identifiers(monkeypatch):
         raise AssertionError("listed")
 
     monkeypatch.setattr(project_index, "_identifiers", listed)
+    monkeypatch.setattr(project_index, "LISTED_WORDS", 1)
     search = project_index._Search(SubclassIndex(), {f"helper_{n}" for n in range(40)}, False)
     padding = b"x = 1\n" * (project_index.LISTED_BYTES // 6)
     assert search.holds(padding + b"helper_7()\n")
