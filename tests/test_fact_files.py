@@ -484,6 +484,41 @@ def test_a_warm_run_keeps_what_the_linted_file_reaches_until_what_decided_it_cha
     assert "6 reached" in changed(config, "extend-exclude = []\n")  # the same file, edited
 
 
+def test_the_reach_store_is_read_and_written_only_where_imports_are_resolved(
+        tmp_path, monkeypatch, capsys):
+    """Every reached file's imports and their resolutions are kept apart from the index's
+    other facts: a warm run, or one over the file edited without touching its imports, reads
+    and writes none of them (3.3 of 4.3 MB over a file importing torch); an import added
+    reads them and writes them with the new file's."""
+    from cursedlint.project import index as project_index
+
+    _monorepo(tmp_path, unrelated=3)
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    used = []
+    load, save = project_index.load_store, project_index.save_store
+    monkeypatch.setattr(project_index, "load_store", lambda path, schema: (
+        used.append(("load", os.path.basename(path)[:12])), load(path, schema))[1])
+    monkeypatch.setattr(project_index, "save_store", lambda path, payload: (
+        used.append(("save", os.path.basename(path)[:12])), save(path, payload))[1])
+    named = tmp_path / "projects/vision/trainer/train.py"
+    main(["check", "--concise", str(named)])
+    first = capsys.readouterr().out
+    assert ("save", "index-reach-") in used
+    _age(tmp_path)
+    main(["check", "--concise", str(named)])
+    assert capsys.readouterr().out == first
+    used.clear()
+    main(["check", "--concise", str(named)])
+    named.write_text(named.read_text() + "# edited\n")
+    main(["check", "--concise", str(named)])
+    assert capsys.readouterr().out == first * 2
+    assert not [use for use in used if use[1] == "index-reach-"]
+    named.write_text("import os\n" + named.read_text())
+    main(["check", "--concise", str(named)])
+    assert ("load", "index-reach-") in used and ("save", "index-reach-") in used
+
+
 def test_a_warm_run_lists_no_directory_whose_stat_is_unchanged(tmp_path, monkeypatch, capsys):
     """A kept closure's directories are told unchanged by their stats (and their ignore and
     configuration files'), not listed again; one whose stat changed (a module added) is

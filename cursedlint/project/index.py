@@ -158,10 +158,18 @@ class IndexStore:
     only when a run added to it; bounded per indexer (the summaries unused longest are
     dropped). A summary is decoded, and checked against its indexer's `summary_type`, when the
     run first asks for it; one that fails the check is not stored. It also keeps each
-    summary's digests (`facts_digest`'s parts), so a warm run need not walk the summaries."""
+    summary's digests (`facts_digest`'s parts), so a warm run need not walk the summaries.
+    The parts of indexers whose `apart` is true are kept in a second store (`apart_path`)."""
 
     def __init__(self, directory: str, index_fingerprint: str):
         self.path = os.path.join(directory, f"index-{index_fingerprint[:32]}{STORE_SUFFIX}")
+        self.apart_path = os.path.join(directory,
+                                       f"index-reach-{index_fingerprint[:32]}{STORE_SUFFIX}")
+        """Where the parts of the indexers marked `apart` are kept: loaded when one is first
+        asked for, written only when one of them changed."""
+        self.apart: dict[str, msgspec.Raw] | None = None
+        self.apart_names: set[str] = set()  # (those of indexers whose `apart` is true)
+        self.apart_changed = False
         schema = tuple[dict[str, msgspec.Raw], dict[str, tuple[Stat, str]],
                        dict[str, msgspec.Raw], dict[str, tuple[int, str, str]], int]
         stored = load_store(self.path, schema)
@@ -253,13 +261,25 @@ class IndexStore:
         if storable(summary):
             self._entries(indexer)[digest] = (self.run, summary)
             self.bounds[indexer.name] = getattr(indexer, "max_stored", MAX_STORED_SUMMARIES)
-            self.changed = True
+            if indexer.name in self.apart_names:
+                self.apart_changed = True
+            else:
+                self.changed = True
+
+    def _parts(self, indexer) -> dict[str, msgspec.Raw]:
+        """The stored parts an indexer's part is among (those kept `apart`: loaded now)."""
+        if not getattr(indexer, "apart", False):
+            return self.parts
+        self.apart_names.add(indexer.name)
+        if self.apart is None:
+            self.apart = load_store(self.apart_path, dict[str, msgspec.Raw]) or {}
+        return self.apart
 
     def _entries(self, indexer: Indexer) -> dict[str, tuple[int, Any]]:
         """The indexer's part: content hash -> (run, summary, still encoded until `get`)."""
         if indexer.name not in self.entries:
             schema = dict[str, tuple[int, msgspec.Raw]]
-            part = self.parts.get(indexer.name)
+            part = self._parts(indexer).get(indexer.name)
             try:
                 entries = {} if part is None else msgspec.msgpack.decode(part, type=schema)
             except (ValueError, MemoryError):  # msgspec's DecodeError is a ValueError
@@ -268,19 +288,26 @@ class IndexStore:
         return self.entries[indexer.name]
 
     def save(self) -> None:
+        if self.apart_changed and self.apart is not None:
+            for name in self.apart_names:
+                self.apart[name] = msgspec.Raw(encode(self._bounded(name, self.entries[name])))
+            save_store(self.apart_path, self.apart)
+            self.apart_changed = False
         if not self.changed:
             return
         for name, entries in self.entries.items():
-            bound = self.bounds.get(name, MAX_STORED_SUMMARIES)
-            if len(entries) > bound:
-                entries = newest(entries, bound)
-            self.parts[name] = msgspec.Raw(encode(entries))
+            if name not in self.apart_names:
+                self.parts[name] = msgspec.Raw(encode(self._bounded(name, entries)))
         if sum(len(answers) * _ANSWER_BYTES if isinstance(answers, dict) else len(answers)
                for answers in self.answers.values()) > MAX_STORED_ANSWERS * _ANSWER_BYTES:
             self.answers = {}
         if len(self.digests) > MAX_STORED_SUMMARIES:
             self.digests = newest(self.digests, MAX_STORED_SUMMARIES)
         save_store(self.path, (self.parts, self.files, self.answers, self.digests, self.run))
+
+    def _bounded(self, name: str, entries: dict[str, tuple[int, Any]]) -> dict:
+        bound = self.bounds.get(name, MAX_STORED_SUMMARIES)
+        return newest(entries, bound) if len(entries) > bound else entries
 
 
 CAN_FORK = hasattr(os, "fork")
