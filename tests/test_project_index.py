@@ -349,6 +349,25 @@ def test_identifiers_are_listed_a_window_at_a_time():
     assert peak < 4 << 20, f"{peak / 2**20:.1f} MB"
 
 
+def test_whole_words_found_by_the_leftmost_longest_match_as_by_every_match():
+    """Identifier words that are prefixes, suffixes and parts of each other: the automaton
+    reporting the longest match at each leftmost start (and searching on past it) finds a
+    whole word wherever one of all the overlapping matches is whole."""
+    import itertools
+
+    from cursedlint.project.index import _Search, _whole
+
+    words = {"launch", "launchHost", "Host", "HostFunc", "stFu", "a", "add_callback", "callback",
+             "Func"}  # (more than 8: the automaton)
+    search = _Search(SubclassIndex(), words, first_round=False)
+    assert isinstance(search._matchers[1], frozenset)
+    pieces = [b"launch", b"Host", b"Func", b"x", b"_", b" ", b".", b"add_", b"callback", b"a"]
+    for text in map(b"".join, itertools.product(pieces, repeat=3)):
+        every = any(_whole(text, start, end) for _, start, end in
+                    search._automaton.find_matches_as_indexes(text, overlapping=True))
+        assert search.holds(text) == every, text
+
+
 def test_fewer_words_than_listed_words_go_to_the_automaton_at_once(monkeypatch):
     """Building the automaton of a few dozen words costs less than listing one module's
     identifiers: those of the first files asked are listed only for LISTED_WORDS or more."""

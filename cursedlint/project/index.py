@@ -730,17 +730,34 @@ class _Search:
         if words is not None and len(words) >= LISTED_WORDS and \
                 self.searched <= IDENTIFIER_SEARCHES and len(data) <= LISTED_BYTES:
             return not words.isdisjoint(_identifiers(data))
+        if words is not None:  # (identifiers: the longest match at each start is enough)
+            return any(_whole(data, start, end) for _, start, end in
+                       self._leftmost.find_matches_as_indexes(data, overlapping=False))
         return any(_whole(data, start, end) for _, start, end in
                    self._automaton.find_matches_as_indexes(data, overlapping=True))
 
+    @cached_property
+    def _leftmost(self):
+        """The words' automaton that reports the longest match at the leftmost start, and
+        searches on past its end (ten times as fast as every overlapping match: the 24 words
+        of `callback-helpers` over the torch wheel's modules, 67 -> 6 ms). Where every word
+        is an identifier, no whole one is missed: one starting inside a match reported
+        follows an identifier character, and a shorter one at the same start is followed by
+        one."""
+        from ahocorasick_rs import MatchKind
+
+        from cursedlint.triggers.byte_search import automaton
+
+        return automaton(sorted(word.encode() for word in self.words),
+                         matchkind=MatchKind.LeftmostLongest)
 
     def _present(self, data: bytes, words: list[bytes]) -> bool:
         """Whether `data` holds one of `words` anywhere: `bytes.find` for each of a few, one
         automaton pass for more (the 7 words of `foreign-keeping` over the 1,500 modules a
-        file importing torch reaches: 0.11 s as seven finds, 0.04 s as one pass)."""
+        file importing torch reaches: 0.11 s as seven finds, 4 ms as one pass)."""
         if len(words) <= FEW_FINDS:
             return any(word in data for word in words)
-        return bool(self._automaton.find_matches_as_indexes(data))
+        return bool(self._leftmost.find_matches_as_indexes(data, overlapping=False))
 
 
 FEW_FINDS = 2
