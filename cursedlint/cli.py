@@ -826,7 +826,8 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
             root, args.config, args.force_exclude, walk is None, settings.max_file_size,
             settings.include_dirs, settings.compile_commands)), lambda: (
             (walk.configuration_files() if walk is not None else set())
-            | ({settings.compile_commands} if settings.compile_commands else set())), stat)
+            | ({settings.compile_commands} if settings.compile_commands else set())), stat,
+            lambda path, language: written_edges(read(path), language))
     found = FactFiles(root, group.files, walk, read, linter.settings, written,
                       stored_resolutions(store, read, stat) if store is not None else None, kept)
 

@@ -484,6 +484,77 @@ def test_a_warm_run_keeps_what_the_linted_file_reaches_until_what_decided_it_cha
     assert "6 reached" in changed(config, "extend-exclude = []\n")  # the same file, edited
 
 
+def test_the_reach_store_is_read_and_written_only_where_imports_are_resolved(
+        tmp_path, monkeypatch, capsys):
+    """Every reached file's imports and their resolutions are kept apart from the index's
+    other facts: a warm run, or one over the file edited without touching its imports, reads
+    and writes none of them (3.3 of 4.3 MB over a file importing torch); an import added
+    reads them and writes them with the new file's."""
+    from cursedlint.project import index as project_index
+
+    _monorepo(tmp_path, unrelated=3)
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    used = []
+    load, save = project_index.load_store, project_index.save_store
+    monkeypatch.setattr(project_index, "load_store", lambda path, schema: (
+        used.append(("load", os.path.basename(path)[:12])), load(path, schema))[1])
+    monkeypatch.setattr(project_index, "save_store", lambda path, payload: (
+        used.append(("save", os.path.basename(path)[:12])), save(path, payload))[1])
+    named = tmp_path / "projects/vision/trainer/train.py"
+    main(["check", "--concise", str(named)])
+    first = capsys.readouterr().out
+    assert ("save", "index-reach-") in used
+    _age(tmp_path)
+    main(["check", "--concise", str(named)])
+    assert capsys.readouterr().out == first
+    used.clear()
+    main(["check", "--concise", str(named)])
+    named.write_text(named.read_text() + "# edited\n")
+    main(["check", "--concise", str(named)])
+    assert capsys.readouterr().out == first * 2
+    assert not [use for use in used if use[1] == "index-reach-"]
+    named.write_text("import os\n" + named.read_text())
+    main(["check", "--concise", str(named)])
+    assert ("load", "index-reach-") in used and ("save", "index-reach-") in used
+
+
+def test_a_warm_run_lists_no_directory_whose_stat_is_unchanged(tmp_path, monkeypatch, capsys):
+    """A kept closure's directories are told unchanged by their stats (and their ignore and
+    configuration files'), not listed again; one whose stat changed (a module added) is
+    listed, and what it now reaches is found. A symbolic link among a directory's entries
+    (its target may change kind, the directory's stat not) keeps it listed."""
+    _monorepo(tmp_path, unrelated=3)
+    (tmp_path / "common" / "linked").symlink_to(tmp_path / "projects")
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    listed = []
+    real = fact_files._directory_stamp
+    monkeypatch.setattr(fact_files, "_directory_stamp", lambda directory, *args, **options: (
+        listed.append(directory), real(directory, *args, **options))[1])
+    named = "projects/vision/trainer/train.py"
+    main(["check", "--concise", named])
+    first = capsys.readouterr().out
+    _age(tmp_path)  # (the cache directory made at the root, older than its stat is trusted)
+    main(["check", "--concise", named])
+    listed.clear()
+    main(["check", "--concise", named])
+    assert capsys.readouterr().out == first + first
+    inside = [path for path in listed if path.startswith(str(tmp_path))]
+    assert inside == [str(tmp_path / "common")]  # (the one holding a link)
+    (tmp_path / "projects" / "vision" / "trainer" / "helpers.py").write_text("import os\n")
+    (tmp_path / named).write_text("from . import helpers\n" + (tmp_path / named).read_text())
+    _age(tmp_path)
+    listed.clear()
+    main(["check", "--concise", "-v", named])
+    warm = capsys.readouterr()
+    main(["check", "--concise", "-v", "--no-cache", named])
+    cold = capsys.readouterr()
+    assert warm.out == cold.out and str(tmp_path / "projects" / "vision" / "trainer") in listed
+    reached = [err.split("facts for")[1].split("\n")[0] for err in (warm.err, cold.err)]
+    assert reached[0] == reached[1] and "4 reached by imports" in reached[0]
+
+
 @pytest.mark.parametrize("text", [
     "import os; import sys\nfrom . import (a,\n  import_b,\n b)\n  from x import y # import z\n",
     "# import q\nx = 'import y'\nfrom .m import(c)\nimport",

@@ -206,10 +206,12 @@ def test_moved_lines_keep_the_shape_and_change_their_module(tmp_path):
     assert facts_digest({"reach": {"a.py": reordered, "b.py": other}}).shape != before.shape
 
 
-def test_many_words_are_found_alike_by_identifiers_and_by_the_automaton():
+def test_many_words_are_found_alike_by_identifiers_and_by_the_automaton(monkeypatch):
+    from cursedlint.project import index as project_index
     from cursedlint.project.index import IDENTIFIER_SEARCHES, _Search
 
     words = {f"helper_{n}" for n in range(40)} | {"launch", "Stream"}
+    monkeypatch.setattr(project_index, "LISTED_WORDS", len(words))  # (so many are listed)
     texts = {
         b"x = launch(1)\n": True,
         b"x = relaunch(1)\n": False,  # part of a longer name
@@ -347,6 +349,54 @@ def test_identifiers_are_listed_a_window_at_a_time():
     assert peak < 4 << 20, f"{peak / 2**20:.1f} MB"
 
 
+def test_whole_words_found_by_the_leftmost_longest_match_as_by_every_match():
+    """Identifier words that are prefixes, suffixes and parts of each other: the automaton
+    reporting the longest match at each leftmost start (and searching on past it) finds a
+    whole word wherever one of all the overlapping matches is whole."""
+    import itertools
+
+    from cursedlint.project.index import _Search, _whole
+
+    words = {"launch", "launchHost", "Host", "HostFunc", "stFu", "a", "add_callback", "callback",
+             "Func"}  # (more than 8: the automaton)
+    search = _Search(SubclassIndex(), words, first_round=False)
+    assert isinstance(search._matchers[1], frozenset)
+    pieces = [b"launch", b"Host", b"Func", b"x", b"_", b" ", b".", b"add_", b"callback", b"a"]
+    for text in map(b"".join, itertools.product(pieces, repeat=3)):
+        every = any(_whole(text, start, end) for _, start, end in
+                    search._automaton.find_matches_as_indexes(text, overlapping=True))
+        assert search.holds(text) == every, text
+
+
+def test_fewer_words_than_listed_words_go_to_the_automaton_at_once(monkeypatch):
+    """Building the automaton of a few dozen words costs less than listing one module's
+    identifiers: those of the first files asked are listed only for LISTED_WORDS or more."""
+    from cursedlint.project import index as project_index
+
+    def listed(data):
+        raise AssertionError("listed")
+
+    monkeypatch.setattr(project_index, "_identifiers", listed)
+    search = project_index._Search(SubclassIndex(), {f"helper_{n}" for n in range(40)}, False)
+    assert search.holds(b"helper_7()\n") and not search.holds(b"helper_70()\n")
+
+
+def test_a_few_words_with_a_pattern_are_found_alike_by_finds_and_the_automaton(monkeypatch):
+    """The substring test before an indexer's own pattern: `bytes.find` for FEW_FINDS words
+    or fewer, one automaton pass for more; the same answers."""
+    from cursedlint.analysis.foreign_keeping import FOREIGN_KEEPING
+    from cursedlint.project import index as project_index
+
+    texts = [b"lib = ctypes.CDLL(path)\n", b"Proto = ctypes.CFUNCTYPE(None)\n",
+             b"# CDLL in prose\nx = 1\n", b"x = 1\n", b"  handle =  ctypes.cdll.LoadLibrary(p)\n"]
+    answers = []
+    for few in (0, 100):
+        monkeypatch.setattr(project_index, "FEW_FINDS", few)
+        search = project_index._Search(FOREIGN_KEEPING, set(FOREIGN_KEEPING.words(None)), True)
+        answers.append([search.holds(text) for text in texts])
+    assert answers[0] == answers[1] == [True, True, False, False, True]
+
+
 def test_a_large_file_is_searched_without_listing_its_identifiers(monkeypatch):
     """The sets of the last few files listed are kept: files over LISTED_BYTES go to the
     automaton, even among the first few asked."""
@@ -356,6 +406,7 @@ def test_a_large_file_is_searched_without_listing_its_identifiers(monkeypatch):
         raise AssertionError("listed")
 
     monkeypatch.setattr(project_index, "_identifiers", listed)
+    monkeypatch.setattr(project_index, "LISTED_WORDS", 1)
     search = project_index._Search(SubclassIndex(), {f"helper_{n}" for n in range(40)}, False)
     padding = b"x = 1\n" * (project_index.LISTED_BYTES // 6)
     assert search.holds(padding + b"helper_7()\n")
@@ -464,3 +515,34 @@ def test_capture_starts_give_the_trigger_words_the_cuda_reach_facts_give(tmp_pat
     assert sorted(os.path.basename(path) for path in starts) == ["aliased.py", "graphs.py"]
     assert CAPTURE_STARTS.trigger_words(starts) == capturing_names(full) == (
         "_begin", "record", "trace", "warm_and_record")
+
+
+def test_capture_starts_for_trigger_words_summarize_what_the_linted_files_may_name(tmp_path):
+    """Gathered for the trigger words of some linted files alone, a capturing module that
+    defines no name they hold is not summarized (its words could trigger none of them); where
+    the bound on files with facts needs to know whether it has some, it is, in its order, so
+    the facts stop where they stopped before."""
+    from cursedlint.analysis.cuda_reach import CAPTURE_STARTS, CaptureStarts
+
+    for name, text in CAPTURING_MODULES.items():
+        (tmp_path / name).write_text(text)
+    linted = tmp_path / "train.py"
+    linted.write_text("from graphs import record\n\n\ndef step(model, x):\n"
+                      "    return record(model, x)\n")
+    files = [(str(tmp_path / name), "python") for name in sorted(CAPTURING_MODULES)]
+
+    def gathered(indexer, linted_files):
+        linter = Linter(SETTINGS, {})
+        index = ProjectIndex(files, SETTINGS, linter.parse_for_index, None,
+                             for_triggers={indexer.name: files}, linted=linted_files)
+        return {os.path.basename(path) for path in index.facts(indexer)}, index.summarized
+
+    assert gathered(CAPTURE_STARTS, None) == ({"aliased.py", "graphs.py"}, 2)
+    assert gathered(CAPTURE_STARTS, [(str(linted), "python")]) == ({"graphs.py"}, 1)
+
+    class OneFile(CaptureStarts):
+        max_files = 1
+
+    bounded = OneFile()
+    assert gathered(bounded, None) == ({"aliased.py"}, 1)
+    assert gathered(bounded, [(str(linted), "python")]) == ({"aliased.py"}, 1)

@@ -586,6 +586,42 @@ def test_monitor_thread_started_by_another_modules_method_alive_at_a_capture(tmp
         ("trainer/health.py", 14), ("trainer/graphs.py", 11)]
 
 
+def test_a_pre_commit_run_summarizes_only_capturing_modules_defining_a_name_it_holds(
+        tmp_path, monkeypatch, capsys):
+    """A file linted alone that holds no trigger word of its own gathers which functions
+    begin a capture only for the names it calls (`trigger_words_defined`): a module whose
+    functions it names none of is not summarized, and the finding is the one a cold run and
+    a run over the whole project give; with a capturing module it calls taken away, none."""
+    from cursedlint.analysis import cuda_reach
+
+    for name, text in {
+        ".git/HEAD": "", "trainer/__init__.py": "", "trainer/health.py": HEALTH,
+        "trainer/graphs.py": GRAPHS, "trainer/train.py": TRAIN_WITH_HEARTBEAT,
+        "trainer/replay.py": "import torch\n\n\ndef trace(graph, step):\n"
+                             "    with torch.cuda.graph(graph):\n        step()\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    summarized = []
+    real = cuda_reach.CaptureStarts.summarize
+    monkeypatch.setattr(cuda_reach.CaptureStarts, "summarize", lambda self, context: (
+        summarized.append(os.path.basename(context.source.path)), real(self, context))[1])
+    runs = []
+    for options in (["--no-cache"], [], [], ["--no-cache", "."]):
+        main(["check", "--concise", *options, *([] if "." in options else ["trainer/train.py"])])
+        runs.append([line for line in capsys.readouterr().out.splitlines() if "CUR" in line])
+        if len(runs) == 1:
+            assert "graphs.py" in summarized and "replay.py" not in summarized
+    assert runs[0] == runs[1] == runs[2] == runs[3]
+    assert len(runs[0]) == 1 and runs[0][0].startswith("trainer/train.py:9:")
+    assert "CUR401" in runs[0][0]
+    (tmp_path / "trainer" / "train.py").write_text(TRAIN_WITH_HEARTBEAT.replace(
+        "graphs.record(static_x)", "graphs.replay()"))
+    main(["check", "--concise", "--no-cache", "trainer/train.py"])
+    assert "CUR401" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("change", [
     ("    heartbeat.start()\n", "    heartbeat.start()\n    heartbeat.stop()\n"),  # joined
     ("graphs.record(static_x)", "graphs.replay()"),  # nothing captured

@@ -325,6 +325,7 @@ class CaptureStarts(Indexer):
     max_rounds = 0
     max_files, max_bytes = CudaReach.max_files, CudaReach.max_bytes
     adds_triggers = True
+    trigger_words_defined = True  # (the last part of `module_functions`' names)
 
     def words(self, settings):
         return ("capture_begin", "begin_capture", "BeginCapture", "make_graphed_callables",

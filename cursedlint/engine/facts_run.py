@@ -36,6 +36,7 @@ class FactsRun:
         names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
         jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (), save: bool = True,
         for_triggers: Mapping[str, list[tuple[str, str]]] | None = None,
+        linted: list[tuple[str, str]] | None = None,
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
@@ -45,7 +46,8 @@ class FactsRun:
         summary) the lint made already; `save`: write the store now (else the caller does);
         `for_triggers`: indexer name -> the files its facts are drawn from where they are
         gathered only for their trigger words (no linted file needs them itself; those of
-        its `trigger_indexer` where it has one)."""
+        its `trigger_indexer` where it has one); `linted`: the files those words are then
+        looked for in (`ProjectIndex.linted`)."""
         linter = self.linter
         rules = self.linter.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
@@ -59,7 +61,8 @@ class FactsRun:
                 for_triggers[cheaper.name] = for_triggers.pop(name)
         index = ProjectIndex(files, linter.settings, linter.parse_for_index, store,
                              linter.file_bytes, jobs,
-                             linter.cache.run_stats if linter.cache else None, for_triggers)
+                             linter.cache.run_stats if linter.cache else None, for_triggers,
+                             linted)
         known = {indexer.name: indexer for indexer in summarized(indexers.values())}
         for name, digest, summary in summaries:
             if name in known:
@@ -118,7 +121,8 @@ class FactsRun:
             sources = project.list_files if needed else near
             for_triggers = {name: near() for name in wanted - needed}
         index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,
-                                   summaries, save=False, for_triggers=for_triggers)
+                                   summaries, save=False, for_triggers=for_triggers,
+                                   linted=files)
         errors, linter.fact_passes = index.errors, index.passes
         found = {name for name, facts in linter.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}

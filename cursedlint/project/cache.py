@@ -57,7 +57,7 @@ STALE_TEMPORARY_S = 3600
 """A temporary store file older than this is removed: its run was killed before renaming it (a
 store is written and renamed within a second). Its age tells, not its PID: runs in containers
 sharing a checkout see no PID of each other's, and reuse the same few PIDs."""
-_STORE_NAME = LazyPattern(r"(index-|)[0-9a-f]{32}\.(msgpack|pickle)")
+_STORE_NAME = LazyPattern(r"(index-reach-|index-|)[0-9a-f]{32}\.(msgpack|pickle)")
 """The names cursedlint gives its stores (a fingerprint's first 32 hex digits, after the kind);
 `.pickle`: stores of earlier versions, which could run code when loaded."""
 _TEMPORARY_NAME = re.compile(r"\.tmp-\d+-\d+-\d+")
