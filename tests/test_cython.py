@@ -103,6 +103,7 @@ SYNTAX = textwrap.dedent('''\
                 print(f"{(<object>kept)!r}", <long>k, 0x7fffffffUL)
         cdef int (*fn)(int) noexcept nogil
         (<int (*)(int*) noexcept nogil>fn)(&k)
+        on_close(<function[void (int, shared_ptr[void]) except *]>nullptr, <shared_ptr[void]>nullptr)
         free(counts)
         return twice[int](n)
     ''')

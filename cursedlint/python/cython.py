@@ -164,7 +164,8 @@ def _logical_lines(masked: str) -> list[tuple[int, int]]:
 _NAME = r"[A-Za-z_]\w*"
 _CAST = re.compile(
     r"<\s*(?:const\s+)?(?P<type>[\w\s.*]*\(\s*\*\s*\)\s*\([^<>()]*\)[\w\s]*|"
-    + _NAME + r"(?:\s*\.\s*" + _NAME + r")*(?:\s+" + _NAME + r")*(?:\s*\[[^\]<>]*\])?"
+    + _NAME + r"(?:\s*\.\s*" + _NAME + r")*(?:\s+" + _NAME + r")*"
+    r"(?:\s*\[(?:[^\[\]<>]|\[[^\[\]<>]*\])*\])?"  # template arguments, one level nested
     r"(?:\s*\*+(?:\s*const\b)?)*\s*\??)\s*>(?=\s*[\w(\[<&'\"-])")
 _CAST_AFTER = re.compile(
     r"(?:^|[(\[{,=:!+\-*/%&|^~<>]|(?<!\w)(?:return|in|and|or|not|yield|if|else|is|lambda|"
