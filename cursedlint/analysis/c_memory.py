@@ -245,16 +245,17 @@ class MemoryProvenance:
 
     def _row(self, node, offset: bool) -> Provenance:
         """`a[i]` where `a` is an array of more dimensions than subscripted (`T a[n][m]`):
-        a row, an address inside the array; anything else is a value read from memory."""
-        indices = []
+        a row, an address inside the array; anything else is a value read from memory (known
+        where an allocation stored it there: `_allocated_through`)."""
+        subscript, indices = node, []
         while node.type == "subscript_expression":
             indices.append(node.named_children[-1])
             node = unwrapped(node.child_by_field_name("argument"))
         if node.type != "identifier":
-            return UNKNOWN_PROVENANCE
+            return self._allocated_through(subscript)
         declaration = self._declaration(self.context.text(node), node, scope_of(self.context, node))
         if declaration is None or array_dimensions(declaration[1]) <= len(indices):
-            return UNKNOWN_PROVENANCE
+            return self._allocated_through(subscript)
         offset |= any(self._nonzero(index) for index in indices)
         return self._at(self._named(node, decayed=True), offset)
 
@@ -520,8 +521,43 @@ class MemoryProvenance:
         between may change it (`assigned`, the constant evaluator's flow)."""
         value = self.assigned(field) if self.assigned is not None else None
         if value is None:
-            return UNKNOWN_PROVENANCE
+            return self._allocated_through(field)
         return self._given(" ".join(self.context.text(field).split()), [self._allocator(value)])
+
+    def _allocated_through(self, place) -> Provenance:
+        """What a member or element (`s->buf`, `s->bufs[i]`) holds where the function's last
+        allocation before this use stored into it through an out argument
+        (`cudaMalloc(&s->bufs[i], n)`, `posix_memalign(&s->buf, 64, n)`) and no statement in
+        between writes it or the names it is read through."""
+        scope = scope_of(self.context, place)
+        if scope is None:
+            return UNKNOWN_PROVENANCE
+        spelled = "".join(self.context.text(place).split())
+        found = None
+        for allocator, call in self.context.calls(self._out_allocators(scope), scope):
+            if call.start_byte >= place.start_byte:
+                break
+            position = self._out_positions.get(allocator, 0)
+            given = arguments(call)
+            target = unwrapped(given[position]) if position < len(given) else None
+            if target is not None and target.type == "pointer_expression" and "".join(
+                    self.context.text(target.child_by_field_name("argument")).split()) == spelled:
+                found = (self.library.get(allocator, (allocator,))[0], call)
+        if found is None or self._written_between(place, found[1].end_byte):
+            return UNKNOWN_PROVENANCE
+        return self._given(spelled, [found])
+
+    def _written_between(self, place, start: int) -> bool:
+        """Whether anything from `start` to `place` may write `place` or a name it is read
+        through: an assignment or increment of one, its address taken, or a call given it."""
+        names = {self.context.text(leaf) for leaf in _leaves(place) if leaf.type in NAMES}
+        data = self.context.source.data[start:place.start_byte]
+        return any(re.search(rb"(?<![\w.>])" + re.escape(name.encode()) +
+                             rb"(?!\w)\s*(?:\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=)|(?:\+\+|--|&)\s*"
+                             + re.escape(name.encode()) + rb"(?![\w.\[]|\s*->)|[(,]\s*"
+                             + re.escape(name.encode()) + rb"\s*[,)]", data)
+                   for name in names) or "".join(self.context.text(place).split()).encode() in \
+            b"".join(data.split())
 
     def _sources(self, name: str, scope) -> list[tuple[str, object]]:
         """(allocator, call or new-expression) of every value `name` is given in `scope`;
@@ -736,6 +772,13 @@ class MemoryProvenance:
 
 
 # -- declarations ------------------------------------------------------------------------------
+
+
+def _leaves(node) -> Iterator:
+    if node.child_count == 0:
+        yield node
+    for child in node.children:
+        yield from _leaves(child)
 
 
 def _constructor_arguments(declarator) -> list | None:
