@@ -345,6 +345,21 @@ class CudaUse:
                     f"`{ast.unparse(func)}` is `{ast.unparse(stored)}`")
         return (step, *found[0]), found[1]
 
+    def may_be_reached(self, func: ast.AST, kinds: Iterable[CudaFact]) -> bool:
+        """Whether `reached(func, kind)` may be other than None for one of `kinds`: the test
+        by names it makes before resolving anything (of `func`'s last name, or of what that
+        name may hold), at one look for all of them."""
+        if self.project is None:
+            return False
+        name = last_name(func)
+        if name is None:
+            return False
+        if any(self.project.may_reach(name, kind) for kind in kinds):
+            return True
+        return bool(self.project.summaries) and any(
+            self.project.may_reach(value, kind)
+            for value in self._bound().get(name, ()) for kind in kinds)
+
     def stored(self, func: ast.AST) -> ast.AST | None:
         """The function a name or `self.attr` holds where the module binds it once to another
         name or dotted name (`self.step_fn = clip_and_step`; `fn = steps.drain`), or None."""
