@@ -148,6 +148,7 @@ class CudaUse:
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
+        self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
 
     @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
@@ -354,11 +355,15 @@ class CudaUse:
         name = last_name(func)
         if name is None:
             return False
-        if any(self.project.may_reach(name, kind) for kind in kinds):
+        kinds = tuple(kinds)
+        reaching = self._reaching_any.get(kinds)
+        if reaching is None:
+            reaching = self._reaching_any[kinds] = frozenset().union(
+                *(self.project.reaching(kind) for kind in kinds))
+        if name in reaching:
             return True
-        return bool(self.project.summaries) and any(
-            self.project.may_reach(value, kind)
-            for value in self._bound().get(name, ()) for kind in kinds)
+        return bool(self.project.summaries) and not reaching.isdisjoint(
+            self._bound().get(name, ()))
 
     def stored(self, func: ast.AST) -> ast.AST | None:
         """The function a name or `self.attr` holds where the module binds it once to another

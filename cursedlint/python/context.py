@@ -96,6 +96,21 @@ class TreeIndex:
                     pending.append(value)
 
 
+_LAST_NAMES: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _last_names(names: frozenset[str]) -> frozenset[str]:
+    """The last parts of dotted `names` (`Popen` of `subprocess.Popen`), remembered for the
+    few sets the rules ask of (the entry keeps the set, and so its id, alive)."""
+    known = _LAST_NAMES.get(id(names))
+    if known is None or known[0] is not names:
+        if len(_LAST_NAMES) > 1024:  # (sets made on the fly must not pile up)
+            _LAST_NAMES.clear()
+        known = _LAST_NAMES[id(names)] = (names, frozenset(
+            name.rpartition(".")[2] for name in names))
+    return known[1]
+
+
 STATEMENT_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 """The fields that hold statements (or the except handlers and match cases that hold them)."""
 _BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case, ast.Module)
@@ -135,6 +150,9 @@ class PythonContext(FileContext):
         None when a local binding shadows the import or builtin. With `among` (the names the
         caller looks for), any other name is None without the scope analysis, which is the
         costly part."""
+        if among is not None and type(node) is ast.Attribute and type(among) is frozenset and \
+                node.attr not in _last_names(among):
+            return None  # (`x.y` is some `?.y`: most calls, asked of a few names, are not)
         name = self.imports.qualified_name(node)
         if name is None or (among is not None and name not in among):
             return None
