@@ -288,7 +288,6 @@ class PythonContext(FileContext):
         self._met = None
         for node_class, found in met.items():
             visitors.setdefault(node_class, []).insert(0, (found, found.append))
-        failed: set[int] = set()
         parents = self.parents
         node_class = ast.AST
         entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys()
@@ -323,14 +322,20 @@ class PythonContext(FileContext):
             if callbacks:
                 self._current = node
                 for rule, callback in callbacks:
-                    if id(rule) in failed:
-                        continue
                     try:
                         callback(node)
                     except Exception as error:  # a broken rule must not stop the others
-                        failed.add(id(rule))
                         on_error(rule, error)
+                        _drop(rule, visitors, leavers)
         self._met = met
+
+
+def _drop(rule: Any, *tables: dict[type, list[tuple[Any, Callable]]]) -> None:
+    """Take a rule that raised out of the walk's callback tables (new lists: the one being
+    run goes on with the other rules)."""
+    for table in tables:
+        for node_class, callbacks in table.items():
+            table[node_class] = [entry for entry in callbacks if entry[0] is not rule]
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
