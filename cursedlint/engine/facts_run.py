@@ -184,9 +184,12 @@ class FactsRun:
             first = results[i]  # what --fix wrote, and internal errors, stay told
             if files[i][0] in again_only:  # the findings of the rules not run again
                 only = again_only[files[i][0]]
-                result.findings += [finding for finding in first.findings
-                                    if finding.code in linter.rules and finding.code not in only]
-                result.lines = {**first.lines, **result.lines}
+                kept = [finding for finding in first.findings
+                        if finding.code in linter.rules and finding.code not in only]
+                result.findings = sorted([*result.findings, *kept],
+                                         key=lambda finding: finding.sort_key)
+                result.lines.update((number, first.lines[number]) for finding in kept
+                                    for number in finding.cited_lines if number in first.lines)
             linter.store(result, linter.facts_key)
             result.fixed += first.fixed
             result.notes[:0] = first.notes
