@@ -562,3 +562,45 @@ def test_no_tree_is_left_to_the_cyclic_collector():
         gc.garbage.clear()
         gc.enable()
     assert trees == []
+
+
+_ASKS_FOR_FACTS = {
+    "sim/__init__.py": "",
+    "sim/engine.py": (
+        "import multiprocessing as mp\nimport os\nimport subprocess\n\nimport torch\n\n\n"
+        "def rollout(seed):\n    return torch.randn(4, device=\"cuda\").sum().item()\n\n\n"
+        "def upload(path):\n"
+        "    subprocess.run([\"/usr/bin/s5cmd\", \"cp\", path], preexec_fn=os.setsid)\n\n\n"
+        "class Simulator:\n    def __init__(self, seeds):\n        self.seeds = seeds\n\n"
+        "    def generate(self):\n        with mp.Pool(len(self.seeds)) as pool:\n"
+        "            return pool.map(rollout, self.seeds)\n"),
+    "run_sim.py": (
+        "import torch\n\nfrom sim.engine import Simulator\n\n"
+        "if __name__ == \"__main__\":\n    torch.cuda.set_device(0)\n"
+        "    sim = Simulator([1, 2, 3])\n    print(sim.generate())\n"),
+}
+
+
+def test_a_file_linted_again_for_facts_runs_again_only_the_rules_reading_them(
+        tmp_path, monkeypatch):
+    """engine.py asks who calls `generate` (CUR102's start-method facts): linted again with
+    them, CUR102 runs again and CUR101 (which reads no facts) keeps its first findings; the
+    findings are those of running every rule again."""
+    from cursedlint.engine.facts_run import FactsRun
+    from cursedlint.registry import all_rules
+
+    rules = {code: all_rules()[code] for code in ("CUR101", "CUR102")}
+    chosen = []
+    rules_again = FactsRun._rules_again
+    monkeypatch.setattr(FactsRun, "_rules_again",
+                        lambda self, *args: chosen.append(rules_again(self, *args)) or chosen[-1])
+    found = harness.run_project(tmp_path / "a", _ASKS_FOR_FACTS, rules)[1]
+    monkeypatch.setattr(FactsRun, "_rules_again", lambda self, *args: {})
+    every_rule = harness.run_project(tmp_path / "b", _ASKS_FOR_FACTS, rules)[1]
+    assert [(f.path, f.span.line, f.code) for f in found] == [
+        (os.path.join("sim", "engine.py"), 13, "CUR101"),
+        (os.path.join("sim", "engine.py"), 21, "CUR102")]
+    assert [(f.path, f.span, f.code, f.message, f.related) for f in found] == \
+        [(f.path, f.span, f.code, f.message, f.related) for f in every_rule]
+    assert [{os.path.relpath(path, tmp_path / "a"): codes for path, codes in again.items()}
+            for again in chosen] == [{os.path.join("sim", "engine.py"): {"CUR102"}}]

@@ -148,6 +148,7 @@ class CudaUse:
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
+        self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
 
     @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
@@ -344,6 +345,25 @@ class CudaUse:
         step = Step(self.context.source.path, stored.lineno,
                     f"`{ast.unparse(func)}` is `{ast.unparse(stored)}`")
         return (step, *found[0]), found[1]
+
+    def may_be_reached(self, func: ast.AST, kinds: Iterable[CudaFact]) -> bool:
+        """Whether `reached(func, kind)` may be other than None for one of `kinds`: the test
+        by names it makes before resolving anything (of `func`'s last name, or of what that
+        name may hold), at one look for all of them."""
+        if self.project is None:
+            return False
+        name = last_name(func)
+        if name is None:
+            return False
+        kinds = tuple(kinds)
+        reaching = self._reaching_any.get(kinds)
+        if reaching is None:
+            reaching = self._reaching_any[kinds] = frozenset().union(
+                *(self.project.reaching(kind) for kind in kinds))
+        if name in reaching:
+            return True
+        return bool(self.project.summaries) and not reaching.isdisjoint(
+            self._bound().get(name, ()))
 
     def stored(self, func: ast.AST) -> ast.AST | None:
         """The function a name or `self.attr` holds where the module binds it once to another

@@ -485,7 +485,7 @@ def starting_functions(context) -> set[str]:
 
     if not any(name.encode() in context.source.data for name in _STARTING_NAMES):
         return set()
-    starts = [(call, function) for call in context.nodes(ast.Call)
+    starts = [(call, function) for call in context.met(ast.Call)  # (after the walk: no index)
               if last_name(call.func) in _STARTING_NAMES
               and isinstance(function := context.scope_of(call), FUNCTIONS)
               and not function.name.startswith("test") and _starts(context, call)]

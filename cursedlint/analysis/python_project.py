@@ -596,6 +596,10 @@ class ProjectFunctions:
     def may_reach(self, name: str, kind: str) -> bool:
         """Whether a project function, method or class (its `__init__`) named `name` reaches
         a fact of `kind`: a test by name before a call is resolved."""
+        return name in self.reaching(kind)
+
+    def reaching(self, kind: str) -> frozenset[str]:
+        """The names `may_reach` says reach a fact of `kind`."""
         names = self._reaching.get(kind)
         if names is None:
             names = self._reaching[kind] = frozenset(
@@ -603,7 +607,7 @@ class ProjectFunctions:
                 for qualname in summary.functions
                 if self.reached(path, qualname, kind) is not None
                 for part in _called_as(qualname))
-        return name in names
+        return names
 
     def reached(self, path: str, qualname: str,
                 kind: str) -> tuple[tuple[Step, ...], Reach] | None:

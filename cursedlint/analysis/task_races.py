@@ -127,7 +127,8 @@ class TaskRaces:
         if isinstance(func, ast.Attribute) and func.attr == "run_in_executor" and \
                 len(call.args) > 1:
             target, label = call.args[1], "the event loop's executor tasks"
-        elif self.threads.analysis.named(func, _TO_THREAD) and call.args:
+        elif call.args and (not isinstance(func, ast.Attribute) or func.attr == "to_thread") \
+                and self.threads.analysis.named(func, _TO_THREAD):  # (`x.y` is `?.y`)
             target, label = call.args[0], "`asyncio.to_thread` tasks"
         else:
             return None

@@ -31,6 +31,8 @@ _WAITS = frozenset({"concurrent.futures.wait"})
 THREAD_KINDS = {CudaFact.DEVICE_WIDE: CudaFact.THREAD_DEVICE_WIDE,
                 CudaFact.CUDA: CudaFact.THREAD_CUDA}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
+_AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, *THREAD_KINDS.values())
+"""What `running_at_captures` asks of each call's function."""
 
 
 class ThreadStart(Struct, frozen=True):
@@ -129,10 +131,11 @@ class ThreadStarts:
         begun here or by a call of another module's function, that begin while threads that
         calls of other modules' functions started run, with those threads (a call between
         that joins threads through the same object ends them)."""
-        scopes: dict[int, list[ast.Call]] = {}
-        for call in calls:
-            scopes.setdefault(id(self.context.scope_of(call)), []).append(call)
         regions = {id(region.start): region for region in self.analysis.regions}
+        scopes: dict[int, list[ast.Call]] = {}
+        for call in calls:  # (a call no project function may be reached by does nothing here)
+            if id(call) in regions or self.uses.may_be_reached(call.func, _AT_CAPTURES):
+                scopes.setdefault(id(self.context.scope_of(call)), []).append(call)
         for scope_calls in scopes.values():
             running: list[RunningThread] = []
             for call in sorted(scope_calls, key=position):

@@ -170,15 +170,31 @@ class FactsRun:
         if linter.facts_key is None:  # (no cache: the key only marks the facts gathered)
             linter.facts_key = NOT_STORED
         relinted = linter.stored_with_facts([files[i][0] for i in order])
-        relinted.update(linter.lint_again_in_workers({files[i][0] for i in order} - relinted.keys()))
-        rest = [i for i in order if files[i][0] not in relinted]
-        for i, result in zip(rest, linter.lint_files([files[i] for i in rest], jobs,
-                                                          scheduler.AGAIN_PARALLEL_MIN_BYTES)):
-            relinted[files[i][0]] = result
+        linter.again_only = self._rules_again(
+            [i for i in order if files[i][0] not in relinted and i in asked
+             and i not in named and i not in deferred and not names_words(i)],
+            files, results, found, using)
+        try:
+            relinted.update(linter.lint_again_in_workers(
+                {files[i][0] for i in order} - relinted.keys()))
+            rest = [i for i in order if files[i][0] not in relinted]
+            for i, result in zip(rest, linter.lint_files([files[i] for i in rest], jobs,
+                                                              scheduler.AGAIN_PARALLEL_MIN_BYTES)):
+                relinted[files[i][0]] = result
+        finally:
+            again_only, linter.again_only = linter.again_only, {}
         for i in order:
             result = relinted[files[i][0]]
-            linter.store(result, linter.facts_key)
             first = results[i]  # what --fix wrote, and internal errors, stay told
+            if files[i][0] in again_only:  # the findings of the rules not run again
+                only = again_only[files[i][0]]
+                kept = [finding for finding in first.findings
+                        if finding.code in linter.rules and finding.code not in only]
+                result.findings = sorted([*result.findings, *kept],
+                                         key=lambda finding: finding.sort_key)
+                result.lines.update((number, first.lines[number]) for finding in kept
+                                    for number in finding.cited_lines if number in first.lines)
+            linter.store(result, linter.facts_key)
             result.fixed += first.fixed
             result.notes[:0] = first.notes
             result.findings += [finding for finding in first.findings if finding.code ==
@@ -187,6 +203,26 @@ class FactsRun:
             result.write_failed = result.write_failed or first.write_failed
             results[i] = result
         return errors
+
+    def _rules_again(self, again: list[int], files: list[tuple[str, str]],
+                     results: list[FileResult], found: set[str],
+                     using: list[type[Rule]]) -> dict[str, frozenset[str]]:
+        """Path -> the codes of the rules to run again with the facts, for the files of
+        `again` (linted again only because they asked for facts that were `found`): the rules
+        reading those facts (`Rule.indexers`). The others' findings cannot change (a rule reads
+        no facts but its indexers'), so the first lint's stand: running every rule again cost
+        the stdlib worst case a third of its time. Not with --fix, unused-suppression warnings
+        (which need every finding of the file) or tracebacks shown: all the rules run."""
+        linter = self.linter
+        if linter.fix or linter.warn_unused or linter.show_traceback:
+            return {}
+        only = {}
+        for i in again:
+            facts = found.intersection(results[i].needs)
+            only[files[i][0]] = frozenset(
+                rule.code for rule in using
+                if any(indexer.name in facts for indexer in rule.indexers()))
+        return only
 
     def _affected(self, path: str, result: FileResult, found: set[str],
                   indexers: Mapping[str, Any]) -> bool:

@@ -69,6 +69,9 @@ class FileLinter:
         it (`FileResult.index_summaries`), so the index need not parse it again."""
         self.fact_errors: list[FactError] = []  # errors of the facts' gathering, to report
         self.index_trees: dict[tuple[str, bytes], Any] | None = None  # (while indexing)
+        self.again_only: dict[str, frozenset[str]] = {}
+        """In the lint with the facts: path -> the codes of the rules to run again on that file
+        (those reading the facts it asked for; `FactsRun`); a path not named runs them all."""
         self._prefilters: dict[tuple[str, frozenset[str]], Prefilter] = {}
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
         self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
@@ -236,6 +239,9 @@ class FileLinter:
             return FileResult(path, status="skipped")
         enabled = self.settings.enabled_for(path)
         triggered = self.prefilter_for(language, enabled).triggered(data)
+        only = self.again_only.get(path) if self.again_only else None
+        if only is not None:
+            triggered = [rule for rule in triggered if rule.code in only]
         scan_suppressions = self.warn_unused and suppressions.has_suppression_text(data)
         if not triggered and not scan_suppressions:
             return FileResult(path)

@@ -213,14 +213,15 @@ class Linter(FileLinter):
         if workers is None:
             return {}
         done: dict[str, FileResult] = {}
-        for answer in workers.finish((self.project, self.facts_key, self.modules, paths)):
+        for answer in workers.finish((self.project, self.facts_key, self.modules, paths,
+                                      self.again_only)):
             done.update(answer)
         return done
 
     def lint_again(self, message) -> dict[str, FileResult]:
         """In a worker kept from the first lint: lint again, with the facts, the files of
         `paths` it linted first."""
-        self.project, self.facts_key, self.modules, paths = message
+        self.project, self.facts_key, self.modules, paths, self.again_only = message
         self.summarize_for_index = False
         self.facts_changed()
         return {path: self.lint_path(path, language)

@@ -96,6 +96,21 @@ class TreeIndex:
                     pending.append(value)
 
 
+_LAST_NAMES: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _last_names(names: frozenset[str]) -> frozenset[str]:
+    """The last parts of dotted `names` (`Popen` of `subprocess.Popen`), remembered for the
+    few sets the rules ask of (the entry keeps the set, and so its id, alive)."""
+    known = _LAST_NAMES.get(id(names))
+    if known is None or known[0] is not names:
+        if len(_LAST_NAMES) > 1024:  # (sets made on the fly must not pile up)
+            _LAST_NAMES.clear()
+        known = _LAST_NAMES[id(names)] = (names, frozenset(
+            name.rpartition(".")[2] for name in names))
+    return known[1]
+
+
 STATEMENT_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 """The fields that hold statements (or the except handlers and match cases that hold them)."""
 _BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case, ast.Module)
@@ -135,6 +150,9 @@ class PythonContext(FileContext):
         None when a local binding shadows the import or builtin. With `among` (the names the
         caller looks for), any other name is None without the scope analysis, which is the
         costly part."""
+        if among is not None and type(node) is ast.Attribute and type(among) is frozenset and \
+                node.attr not in _last_names(among):
+            return None  # (`x.y` is some `?.y`: most calls, asked of a few names, are not)
         name = self.imports.qualified_name(node)
         if name is None or (among is not None and name not in among):
             return None
@@ -270,7 +288,6 @@ class PythonContext(FileContext):
         self._met = None
         for node_class, found in met.items():
             visitors.setdefault(node_class, []).insert(0, (found, found.append))
-        failed: set[int] = set()
         parents = self.parents
         node_class = ast.AST
         entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys()
@@ -305,14 +322,20 @@ class PythonContext(FileContext):
             if callbacks:
                 self._current = node
                 for rule, callback in callbacks:
-                    if id(rule) in failed:
-                        continue
                     try:
                         callback(node)
                     except Exception as error:  # a broken rule must not stop the others
-                        failed.add(id(rule))
                         on_error(rule, error)
+                        _drop(rule, visitors, leavers)
         self._met = met
+
+
+def _drop(rule: Any, *tables: dict[type, list[tuple[Any, Callable]]]) -> None:
+    """Take a rule that raised out of the walk's callback tables (new lists: the one being
+    run goes on with the other rules)."""
+    for table in tables:
+        for node_class, callbacks in table.items():
+            table[node_class] = [entry for entry in callbacks if entry[0] is not rule]
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
