@@ -328,7 +328,7 @@ class CaptureStarts(Indexer):
 
     def words(self, settings):
         return ("capture_begin", "begin_capture", "BeginCapture", "make_graphed_callables",
-                "graph")
+                "graph", "ScopedCapture")
 
     def pattern(self, words, first_round):
         """A region's start (`REGION_TRIGGERS`): `graph` only called or imported as."""
@@ -348,7 +348,7 @@ class CaptureStarts(Indexer):
 
 
 _REGION_START = LazyPattern(
-    rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|"
+    rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|ScopedCapture|"
     rb"graph(?:\s*\(|\s+as\s)")
 CAPTURE_STARTS = CaptureStarts()
 CudaReach.trigger_indexer = CAPTURE_STARTS

@@ -32,7 +32,8 @@ class Use(Struct, frozen=True):
     device_wide: bool = False
 
 
-DEVICE_SYNCS = frozenset({"torch.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize"})
+DEVICE_SYNCS = frozenset({"torch.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize",
+                          "warp.synchronize", "warp.synchronize_device"})
 C_DEVICE_SYNCS = frozenset({"cudaDeviceSynchronize", "cuCtxSynchronize"})
 C_PROHIBITED = C_DEVICE_SYNCS | frozenset({
     "cudaStreamSynchronize", "cudaEventSynchronize", "cudaEventQuery", "cudaStreamQuery",
@@ -63,6 +64,10 @@ QUALIFIED_SYNCS = {
     "torch.nonzero": "torch.nonzero() needs the count of nonzero elements on the host",
     "cupy.asnumpy": "cupy.asnumpy() copies the array to the host",
     "cupy.cuda.runtime.deviceSynchronize": "deviceSynchronize() waits for the whole device",
+    "warp.synchronize": "wp.synchronize() waits for every CUDA device",
+    "warp.synchronize_device": "wp.synchronize_device() waits for the whole device",
+    "warp.synchronize_stream": "wp.synchronize_stream() waits for the stream",
+    "warp.synchronize_event": "wp.synchronize_event() waits for the event",
 }
 THREAD_METHODS = {
     "cuda": "`.cuda()` allocates and copies on the GPU",

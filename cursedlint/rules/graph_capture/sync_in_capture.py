@@ -13,11 +13,15 @@ class SyncInCapture(CaptureRule):
     """## What it does
     Finds a call inside a capture region (the body of `with torch.cuda.graph(...)`, the
     statements between `capture_begin()` and `capture_end()`, CuPy `begin_capture()` ...
-    `end_capture()`, cuda-python `cudaStreamBeginCapture` ... `cudaStreamEndCapture`) that
+    `end_capture()`, NVIDIA Warp's `with wp.ScopedCapture()` and `wp.capture_begin()` ...
+    `wp.capture_end()` (not on `device="cpu"`, which Warp records without CUDA), cuda-python
+    `cudaStreamBeginCapture` ... `cudaStreamEndCapture`) that
     waits for the GPU or is prohibited while a stream captures: `.item()`, `.cpu()`,
     `.tolist()`, `.numpy()`, `.nonzero()` and `torch.nonzero`, boolean-mask indexing
     (`x[x > 0]`), event or stream `.synchronize()` / `.query()`, `torch.cuda.synchronize()`,
-    `torch.cuda.empty_cache()`, `cupy.asnumpy`, and cuda-python's synchronizations, queries,
+    `torch.cuda.empty_cache()`, `cupy.asnumpy`, `wp.synchronize()`,
+    `wp.synchronize_device()`/`_stream()`/`_event()` (a Warp array's `.numpy()` is the
+    `.numpy()` above), and cuda-python's synchronizations, queries,
     `cudaMalloc`/`cudaFree` and synchronous `cudaMemcpy`/`cudaMemset` (and driver forms), and
     printing or formatting a CUDA tensor: `print(t)`, `str(t)`, `repr(t)`, `format(t)`,
     `f"{t}"`, `"%s" % t`, `"{}".format(t)`, and `logging` calls (module functions or a
