@@ -8,7 +8,7 @@ import ast
 from typing import Iterable
 
 from cursedlint.analysis.arguments import bind
-from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis
+from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis, body_of
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import own_nodes
 
@@ -59,15 +59,15 @@ def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
     arguments = backward.args
     if arguments.vararg is not None:
         return frozenset()
-    return _never_rebound(backward, {arg.arg for arg in
+    return never_rebound(backward, {arg.arg for arg in
                                      (*arguments.posonlyargs, *arguments.args)[1:]})
 
 
-def _never_rebound(function: ast.FunctionDef, names: set[str]) -> frozenset[str]:
-    """Of a function's parameter `names`, those its body never binds again."""
+def never_rebound(function: ast.AST, names: set[str]) -> frozenset[str]:
+    """Of a function's (or lambda's) parameter `names`, those its body never binds again."""
     if not names:
         return frozenset()
-    stored = {node.id for node in own_nodes(function.body)
+    stored = {node.id for node in own_nodes(body_of(function))
               if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
     return frozenset(names - stored)
 
@@ -140,6 +140,15 @@ class CudaTensors:
                               f"`{ast.unparse(node.args[0])}` (a synchronizing copy to the host)")
         return None
 
+    def host_read(self, node: ast.AST) -> tuple[ast.AST, str] | None:
+        """(where, why) when `node` copies a CUDA tensor to the host: `converted`, or
+        `formatted` (print, str, an f-string, `%`, `.format`, logging)."""
+        converted = self.converted(node)
+        if converted is not None:
+            return converted
+        formatted = self.formatted(node)
+        return None if formatted is None else (node, formatted)
+
     def passed(self, call: ast.Call, function: ast.AST) -> frozenset[str]:
         """The parameters of `function` (the module's def that `call` calls) to which the
         call passes a known CUDA tensor, where the function never rebinds them."""
@@ -156,7 +165,7 @@ class CudaTensors:
         names.update(arg.arg for arg in arguments.kwonlyargs
                      if isinstance(value := bound.get(None, arg.arg), ast.AST)
                      and self.holds(value))
-        return _never_rebound(function, names)
+        return never_rebound(function, names)
 
     def _compared(self, call: ast.Call) -> str | None:
         """Why `torch.equal(a, b)`, `torch.allclose(a, b)`, `a.equal(b)` or `a.allclose(b)`
