@@ -11,6 +11,7 @@ from cursedlint.analysis.arguments import bind
 from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis, body_of
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import own_nodes
+from cursedlint.patterns import LazyPattern
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
 CONVERSIONS = frozenset({"builtins.bool", "builtins.int", "builtins.float", "builtins.complex"})
@@ -38,6 +39,25 @@ NORM_RESULTS = frozenset({"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.get_
                           "torch.nn.utils.clip_grad.clip_grad_norm_"})
 """Gradient-clipping functions that return the total norm as a tensor on the gradients'
 device."""
+CUPY_NAMESPACES = frozenset({"cupy", "cupy.linalg", "cupy.fft", "cupy.random"})
+CUPY_HOST_FUNCTIONS = frozenset({
+    "asnumpy", "get_array_module", "isscalar", "ndim", "shape", "size", "result_type",
+    "can_cast", "min_scalar_type", "promote_types", "get_default_memory_pool",
+    "get_default_pinned_memory_pool", "show_config", "is_available", "fuse", "binary_repr",
+    "base_repr", "iterable", "seed", "get_random_state", "set_random_state",
+})
+"""cupy functions that return a host value; the other lower-case ones return an array on the
+GPU (CuPy has no CPU arrays), but NumPy's scalar types and dtype helpers that cupy re-exports
+(`cupy.float32(2)` is a host scalar: `NUMPY_TYPE_NAMES`)."""
+NUMPY_TYPE_NAMES = LazyPattern(
+    r"(?:u?int|float|complex|bool|intp|uintp|u?byte|u?short|u?intc|u?longlong|single|double|"
+    r"half|csingle|cdouble|clongdouble|longdouble|dtype|finfo|iinfo)\d*_?")
+WARP_ARRAYS = frozenset(f"warp.{name}" for name in (
+    "array", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+    "full_like"))
+"""Warp functions that make an array on the device given as `device=`."""
+ARRAY_COPIES = {"get": "CuPy's `.get()`", "list": "Warp's `.list()`"}
+"""Methods of a CuPy or Warp array on the GPU that copy it to the host and wait for it."""
 HOST_COMPARISONS = ("equal", "allclose")
 """torch functions and tensor methods that compare tensors and return a Python `bool`."""
 HOST_VALUE_METHODS = frozenset({
@@ -133,6 +153,11 @@ class CudaTensors:
             compared = self._compared(node)
             if compared is not None:
                 return node, compared
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ARRAY_COPIES and not node.args and not node.keywords and \
+                self.holds(node.func.value):
+            return node, (f"{ARRAY_COPIES[node.func.attr]} copies the device array "
+                          f"`{ast.unparse(node.func.value)}` to the host and waits for it")
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
             name = self.context.qualified_name(node.func, among=CONVERSIONS)
             if name and self.holds(node.args[0]):
@@ -253,6 +278,12 @@ class CudaTensors:
             return True
         if name:
             namespace, _, function = name.rpartition(".")
+            if namespace in CUPY_NAMESPACES:
+                return (function.islower() and function not in CUPY_HOST_FUNCTIONS
+                        and not NUMPY_TYPE_NAMES.fullmatch(function))
+            if name in WARP_ARRAYS:
+                return self.uses.is_cuda_device(next(
+                    (k.value for k in call.keywords if k.arg == "device"), None))
             return (namespace in TORCH_OP_NAMESPACES and function.islower()
                     and function not in HOST_VALUE_FUNCTIONS | TORCH_FACTORIES)
         func = call.func

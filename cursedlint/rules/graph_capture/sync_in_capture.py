@@ -21,7 +21,10 @@ class SyncInCapture(CaptureRule):
     (`x[x > 0]`), event or stream `.synchronize()` / `.query()`, `torch.cuda.synchronize()`,
     `torch.cuda.empty_cache()`, `cupy.asnumpy`, `wp.synchronize()`,
     `wp.synchronize_device()`/`_stream()`/`_event()` (a Warp array's `.numpy()` is the
-    `.numpy()` above), and cuda-python's synchronizations, queries,
+    `.numpy()` above), `.get()` of a CuPy array and `.list()` of a Warp array known to be on
+    the GPU (as below: a `cupy` function's result other than NumPy's scalar types and host
+    queries, `wp.zeros(..., device="cuda:0")` and the other Warp factories given a CUDA
+    device), and cuda-python's synchronizations, queries,
     `cudaMalloc`/`cudaFree` and synchronous `cudaMemcpy`/`cudaMemset` (and driver forms), and
     printing or formatting a CUDA tensor: `print(t)`, `str(t)`, `repr(t)`, `format(t)`,
     `f"{t}"`, `"%s" % t`, `"{}".format(t)`, and `logging` calls (module functions or a
@@ -34,7 +37,8 @@ class SyncInCapture(CaptureRule):
     `t.allclose(...)` (observed on an H200: the capture fails with
     `cudaErrorStreamCaptureUnsupported`, or is invalidated; `torch.where(norm > 1, ...)` stays
     on the GPU and captures). A formatted or read value counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
-    `.to("cuda")`, `device="cuda"`), the result of a torch op or `@` (the total norm
+    `.to("cuda")`, `device="cuda"`), a CuPy function's array, a Warp factory's array on a
+    CUDA device, the result of a torch op or `@` (the total norm
     `clip_grad_norm_` returns included), a tensor method,
     arithmetic or indexing on such a tensor, or a name bound once, inside the region, to one
     of these; a parameter, a name bound outside the region, a model's output, `t.shape`,
