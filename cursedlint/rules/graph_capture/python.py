@@ -172,7 +172,7 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                 chain = self.uses.reach_of(hook.named, CudaFact.HOST_SYNC)
                 if not chain:
                     continue
-                why, steps = located(chain[-1]), (registered, *chain)
+                steps = (registered, *chain)
             else:
                 read = host_sync_of(self.context, hook.code)
                 if read is None and hook.tensors:
@@ -180,14 +180,12 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                 if read is None:
                     continue
                 line, why, path = read
-                steps = (registered, Step(here, line, why))
-                why = f"{why} (line {line}{through(path)})"
+                steps = (registered, Step(here, line, f"{why}{through(path)}"))
             seen.add(name)
-            when = "in the forward" if hook.backward is None else \
+            when = "when the capture runs it" if hook.backward is None else \
                 f"in the backward run on line {hook.backward.lineno}"
             self._report(hook.runs, region.what, region.start.lineno,
-                         f"{hook.what} `{name}` runs {when}: {why}",
-                         steps=steps)
+                         f"{hook.what} `{name}` waits for the GPU {when}", steps=steps)
 
     def _check_backward(self, region: Region) -> None:
         """The first autograd Function applied in a region that runs the backward, whose

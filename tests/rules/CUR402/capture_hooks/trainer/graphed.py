@@ -29,7 +29,7 @@ def capture_local_hooks(model, static_input):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         hidden = torch.tanh(model(static_input))
-        hidden.register_hook(report)  # error: CUR402 "gradient hook `report`"
+        hidden.register_hook(report)  # error: CUR402 "gradient hook `report` waits"
         with torch.autograd.graph.saved_tensors_hooks(save, keep):  # error: CUR402 "pack hook `save`"
             loss = model(hidden).sum()
         loss.backward()
