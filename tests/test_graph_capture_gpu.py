@@ -177,6 +177,26 @@ FUNCTION_WITH_EQUAL = FUNCTION.format(
           "            return 2 * y\n")
 FUNCTION_PLAIN = FUNCTION.format(check="")
 FUNCTION_WARM_UP = WARM_UP.format(call="Fused.apply(layer(x)).backward()")
+HOOKS = """
+
+def show_grad(grad):
+    print(f"grad {grad}")
+    return grad
+
+
+def scale_grad(grad):
+    return grad * 0.5
+
+
+def show_saved(tensor):
+    print("saved", tensor)
+    return tensor
+
+
+def keep_saved(tensor):
+    return tensor
+"""
+HOOKS_WARM_UP = LAYER + WARM_UP.format(call="torch.tanh(layer(x)).sum().backward()")
 
 CASES = {
     "poll-global": Case("thread polling Event.query() alive during torch.cuda.graph(g)",
@@ -281,6 +301,36 @@ def zero_if_inf(y, asked):
                                   STEP, STEP_WARM_UP,
                                   "y = torch.relu(step(x))\nprint(y.shape, y.dtype)\n", True,
                                   frozenset()),
+    "fstring-in-region": Case("an f-string of a CUDA tensor inside the capture region", STEP,
+                              STEP_WARM_UP, 'y = torch.relu(step(x))\nnote = f"y={y}"\n',
+                              False, frozenset({"CUR402"})),
+    "cpu-tensor-printed": Case("print of a CPU tensor inside the capture region", STEP,
+                               STEP_WARM_UP, "y = step(x)\nprint(torch.arange(4))\n", True,
+                               frozenset()),
+    "grad-hook-print": Case(
+        "a gradient hook registered in the region prints its gradient in the captured "
+        "backward", HOOKS, HOOKS_WARM_UP,
+        "y = torch.tanh(layer(x))\ny.register_hook(show_grad)\ny.sum().backward()\n", False,
+        frozenset({"CUR402"})),
+    "grad-hook-plain": Case(
+        "a gradient hook that stays on the GPU, in the captured backward", HOOKS,
+        HOOKS_WARM_UP,
+        "y = torch.tanh(layer(x))\ny.register_hook(scale_grad)\ny.sum().backward()\n", True,
+        frozenset()),
+    "grad-hook-no-backward": Case(
+        "the printing gradient hook registered in a region that runs no backward", HOOKS,
+        HOOKS_WARM_UP, "y = torch.tanh(layer(x))\ny.register_hook(show_grad)\n", True,
+        frozenset()),
+    "saved-tensors-pack-print": Case(
+        "a saved-tensors pack hook that prints the tensor the captured forward saves", HOOKS,
+        HOOKS_WARM_UP,
+        "with torch.autograd.graph.saved_tensors_hooks(show_saved, keep_saved):\n"
+        "    y = torch.tanh(layer(x))\ny.sum().backward()\n", False, frozenset({"CUR402"})),
+    "saved-tensors-plain": Case(
+        "saved-tensors hooks that keep the tensor, in the captured forward and backward",
+        HOOKS, HOOKS_WARM_UP,
+        "with torch.autograd.graph.saved_tensors_hooks(keep_saved, keep_saved):\n"
+        "    y = torch.tanh(layer(x))\ny.sum().backward()\n", True, frozenset()),
     "linear-side-stream": Case("nn.Linear warmed up on a side stream before capture", "",
                                LAYER + WARM_UP.format(call="layer(x)"), "y = layer(x)\n",
                                True, frozenset()),

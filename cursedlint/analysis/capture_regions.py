@@ -1,8 +1,9 @@
 """CUDA graph capture regions of a Python module, with their capture mode.
 
 `CaptureAnalysis` finds the body of `with torch.cuda.graph(...)`, the statements between
-`g.capture_begin()` and `g.capture_end()`, CuPy's `stream.begin_capture()` ... `end_capture()`
-and cuda-python's `cudaStreamBeginCapture` / `cuStreamBeginCapture` ... `End` in one block,
+`g.capture_begin()` and `g.capture_end()`, CuPy's `stream.begin_capture()` ... `end_capture()`,
+NVIDIA Warp's `with wp.ScopedCapture()` and `wp.capture_begin()` ... `wp.capture_end()` (on a
+device not known to be the CPU, which Warp records without CUDA), and cuda-python's `cudaStreamBeginCapture` / `cuStreamBeginCapture` ... `End` in one block,
 and calls of `make_graphed_callables` (which capture inside). A mode the module does not show
 is None. `pinned_loader` says whether a value is a DataLoader that pins memory in a thread.
 """
@@ -27,8 +28,12 @@ BEGINS_GLOBAL = " begins a global-mode capture"
 GRAPH_CONTEXTS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
 GRAPHED_CALLABLES = frozenset({"torch.cuda.make_graphed_callables",
                                "torch.cuda.graphs.make_graphed_callables"})
+WARP_SCOPED = frozenset({"warp.ScopedCapture", "warp.utils.ScopedCapture",
+                         "warp._src.utils.ScopedCapture"})
+WARP_BEGINS = frozenset({"warp.capture_begin", "warp.context.capture_begin",
+                         "warp._src.context.capture_begin"})
 REGION_TRIGGERS = ("capture_begin", "begin_capture", "BeginCapture", ("cuda", "graph("),
-                   ("cuda", "graph as"), "make_graphed_callables")
+                   ("cuda", "graph as"), "make_graphed_callables", "ScopedCapture")
 """`torch.cuda.graph(` however imported: `graph(`, `cuda_graph(`, or an alias (`graph as g`)."""
 REGION_WORDS = frozenset(word.encode() for word in REGION_TRIGGERS if isinstance(word, str))
 GRAPH_NAMES = frozenset(name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS)
@@ -57,6 +62,11 @@ PAIRINGS = {
                          ("cuStreamBeginCapture_v2", "cuStreamEndCapture"))},
 }
 """Last name of the begin call -> how its region ends and where its mode is."""
+WARP_PAIRING = Pairing(frozenset({"capture_end"}), "wp.capture_begin()", (5, "capture_mode"),
+                       THREAD_LOCAL, False)
+"""Warp's module functions `capture_begin(device, stream, force_module_load, external, apic,
+capture_mode)` and `capture_end(device, stream)`, paired by their first argument; Warp opens
+captures in thread-local mode unless `capture_mode` says otherwise (`wp.CaptureMode`)."""
 
 
 class Region(Struct, frozen=True):
@@ -141,9 +151,15 @@ class CaptureAnalysis:
             if isinstance(call, ast.Call) and self.named(call.func, GRAPH_CONTEXTS):
                 mode = self.mode(self.context.argument(call, 3, "capture_error_mode"), GLOBAL)
                 self._add(Region(call, tuple(node.body), mode, "torch.cuda.graph"))
+            elif isinstance(call, ast.Call) and self.named(call.func, WARP_SCOPED) and \
+                    not self._on_cpu(call):
+                mode = self.mode(self.context.argument(call, 5, "capture_mode"), THREAD_LOCAL)
+                self._add(Region(call, tuple(node.body), mode, "wp.ScopedCapture"))
 
     def _read_call(self, node: ast.Call) -> None:
         pairing = PAIRINGS.get(last_name(node.func))
+        if pairing is not None and self.named(node.func, WARP_BEGINS):
+            pairing = None if self._on_cpu(node) else WARP_PAIRING
         if pairing is not None:
             region = self._paired(node, pairing)
             if region is not None:
@@ -156,6 +172,13 @@ class CaptureAnalysis:
             self._starts.add(id(region.start))
             self.regions.append(region)
             self._by_start[id(region.start)] = region
+
+    def _on_cpu(self, call: ast.Call) -> bool:
+        """Whether a Warp capture's `device` (its first argument) is the CPU, where Warp
+        records the calls itself and nothing is captured by CUDA."""
+        device = self.context.argument(call, 0, "device")
+        device = None if device is None else self.context.evaluate(device)
+        return isinstance(device, str) and device.startswith("cpu")
 
     def region_at(self, node: ast.AST) -> Region | None:
         """The region `node` begins, or None."""

@@ -160,14 +160,14 @@ def _backward_sync(context, cls: ast.ClassDef) -> tuple[int, str, list[str]] | N
 def parameter_read(context, function: ast.AST,
                    parameters: frozenset[str]) -> tuple[int, str, list[str]] | None:
     """Where a function of the module reads on the host, whenever it runs, one of its
-    `parameters` known to hold a CUDA tensor (`CudaTensors.converted`): (line, what, [])."""
+    `parameters` known to hold a CUDA tensor (`CudaTensors.host_read`): (line, what, [])."""
     from cursedlint.analysis.cuda_tensors import CudaTensors
 
     facts = _host_sync_facts(context)
     tensors = CudaTensors(context, facts.analysis, facts.uses, body_of(function), parameters)
     for node in facts.ordered(function):
         if isinstance(node, _READS) and id(node) not in facts.conditional:
-            read = tensors.converted(node)
+            read = tensors.host_read(node)
             if read:
                 return read[0].lineno, read[1], []
     return None
@@ -178,10 +178,10 @@ _UNCONDITIONAL = (CudaFact.HOST_SYNC, CudaFact.BACKWARD_SYNC)
 """Kinds a function has only where it does the thing whenever it runs (not under an `if`)."""
 _TENSOR_WORDS = (b"torch", b"cuda", b"cupy")
 """What a module that makes a CUDA tensor (`CudaTensors`) writes."""
-_READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call)
-"""Nodes that may read a CUDA tensor's value on the host (`CudaTensors.converted`): a
-function that does so unconditionally synchronizes (`CudaFact.HOST_SYNC`) where a capture
-calls it."""
+_READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call, ast.FormattedValue, ast.BinOp)
+"""Nodes that may read a CUDA tensor's value on the host (`CudaTensors.host_read`: tests,
+conversions, formatting): a function that does so unconditionally synchronizes
+(`CudaFact.HOST_SYNC`) where a capture calls it."""
 
 
 class _ModuleCudaFacts:
@@ -240,7 +240,7 @@ class _ModuleCudaFacts:
                     id(node) not in self.conditional:
                 tensors = tensors or CudaTensors(self.context, self.analysis, self.uses,
                                                  body_of(function))
-                read = tensors.converted(node)
+                read = tensors.host_read(node)
                 if read:
                     found[CudaFact.HOST_SYNC] = (read[0].lineno, read[1], [])
             callee = self.uses.callee(node)
@@ -270,7 +270,9 @@ class _ModuleCudaFacts:
                     self.conditional.add(id(node))
                 nodes.append(node)
             inner = conditional or isinstance(node, (ast.If, ast.IfExp))
-            test = node.test if isinstance(node, (ast.If, ast.IfExp)) else None
+            test = node.test if isinstance(node, (ast.If, ast.IfExp, ast.Assert)) else None
+            if isinstance(node, ast.Assert):  # (its message is made only when it fails)
+                inner = conditional or node.msg is not None
             pending.extend((child, conditional if child is test else inner)
                            for child in child_nodes(node))
         return sorted(nodes, key=position)
@@ -329,7 +331,7 @@ class CaptureStarts(Indexer):
 
     def words(self, settings):
         return ("capture_begin", "begin_capture", "BeginCapture", "make_graphed_callables",
-                "graph")
+                "graph", "ScopedCapture")
 
     def pattern(self, words, first_round):
         """A region's start (`REGION_TRIGGERS`): `graph` only called or imported as."""
@@ -349,7 +351,7 @@ class CaptureStarts(Indexer):
 
 
 _REGION_START = LazyPattern(
-    rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|"
+    rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|ScopedCapture|"
     rb"graph(?:\s*\(|\s+as\s)")
 CAPTURE_STARTS = CaptureStarts()
 CudaReach.trigger_indexer = CAPTURE_STARTS

@@ -8,9 +8,10 @@ import ast
 from typing import Iterable
 
 from cursedlint.analysis.arguments import bind
-from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis
+from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis, body_of
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.python_project import own_nodes
+from cursedlint.patterns import LazyPattern
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
 CONVERSIONS = frozenset({"builtins.bool", "builtins.int", "builtins.float", "builtins.complex"})
@@ -38,6 +39,25 @@ NORM_RESULTS = frozenset({"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.get_
                           "torch.nn.utils.clip_grad.clip_grad_norm_"})
 """Gradient-clipping functions that return the total norm as a tensor on the gradients'
 device."""
+CUPY_NAMESPACES = frozenset({"cupy", "cupy.linalg", "cupy.fft", "cupy.random"})
+CUPY_HOST_FUNCTIONS = frozenset({
+    "asnumpy", "get_array_module", "isscalar", "ndim", "shape", "size", "result_type",
+    "can_cast", "min_scalar_type", "promote_types", "get_default_memory_pool",
+    "get_default_pinned_memory_pool", "show_config", "is_available", "fuse", "binary_repr",
+    "base_repr", "iterable", "seed", "get_random_state", "set_random_state",
+})
+"""cupy functions that return a host value; the other lower-case ones return an array on the
+GPU (CuPy has no CPU arrays), but NumPy's scalar types and dtype helpers that cupy re-exports
+(`cupy.float32(2)` is a host scalar: `NUMPY_TYPE_NAMES`)."""
+NUMPY_TYPE_NAMES = LazyPattern(
+    r"(?:u?int|float|complex|bool|intp|uintp|u?byte|u?short|u?intc|u?longlong|single|double|"
+    r"half|csingle|cdouble|clongdouble|longdouble|dtype|finfo|iinfo)\d*_?")
+WARP_ARRAYS = frozenset(f"warp.{name}" for name in (
+    "array", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+    "full_like"))
+"""Warp functions that make an array on the device given as `device=`."""
+ARRAY_COPIES = {"get": "CuPy's `.get()`", "list": "Warp's `.list()`"}
+"""Methods of a CuPy or Warp array on the GPU that copy it to the host and wait for it."""
 HOST_COMPARISONS = ("equal", "allclose")
 """torch functions and tensor methods that compare tensors and return a Python `bool`."""
 HOST_VALUE_METHODS = frozenset({
@@ -59,15 +79,15 @@ def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
     arguments = backward.args
     if arguments.vararg is not None:
         return frozenset()
-    return _never_rebound(backward, {arg.arg for arg in
+    return never_rebound(backward, {arg.arg for arg in
                                      (*arguments.posonlyargs, *arguments.args)[1:]})
 
 
-def _never_rebound(function: ast.FunctionDef, names: set[str]) -> frozenset[str]:
-    """Of a function's parameter `names`, those its body never binds again."""
+def never_rebound(function: ast.AST, names: set[str]) -> frozenset[str]:
+    """Of a function's (or lambda's) parameter `names`, those its body never binds again."""
     if not names:
         return frozenset()
-    stored = {node.id for node in own_nodes(function.body)
+    stored = {node.id for node in own_nodes(body_of(function))
               if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
     return frozenset(names - stored)
 
@@ -133,12 +153,26 @@ class CudaTensors:
             compared = self._compared(node)
             if compared is not None:
                 return node, compared
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ARRAY_COPIES and not node.args and not node.keywords and \
+                self.holds(node.func.value):
+            return node, (f"{ARRAY_COPIES[node.func.attr]} copies the device array "
+                          f"`{ast.unparse(node.func.value)}` to the host and waits for it")
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
             name = self.context.qualified_name(node.func, among=CONVERSIONS)
             if name and self.holds(node.args[0]):
                 return node, (f"`{name.removeprefix('builtins.')}()` of the CUDA tensor "
                               f"`{ast.unparse(node.args[0])}` (a synchronizing copy to the host)")
         return None
+
+    def host_read(self, node: ast.AST) -> tuple[ast.AST, str] | None:
+        """(where, why) when `node` copies a CUDA tensor to the host: `converted`, or
+        `formatted` (print, str, an f-string, `%`, `.format`, logging)."""
+        converted = self.converted(node)
+        if converted is not None:
+            return converted
+        formatted = self.formatted(node)
+        return None if formatted is None else (node, formatted)
 
     def passed(self, call: ast.Call, function: ast.AST) -> frozenset[str]:
         """The parameters of `function` (the module's def that `call` calls) to which the
@@ -156,7 +190,7 @@ class CudaTensors:
         names.update(arg.arg for arg in arguments.kwonlyargs
                      if isinstance(value := bound.get(None, arg.arg), ast.AST)
                      and self.holds(value))
-        return _never_rebound(function, names)
+        return never_rebound(function, names)
 
     def _compared(self, call: ast.Call) -> str | None:
         """Why `torch.equal(a, b)`, `torch.allclose(a, b)`, `a.equal(b)` or `a.allclose(b)`
@@ -244,6 +278,12 @@ class CudaTensors:
             return True
         if name:
             namespace, _, function = name.rpartition(".")
+            if namespace in CUPY_NAMESPACES:
+                return (function.islower() and function not in CUPY_HOST_FUNCTIONS
+                        and not NUMPY_TYPE_NAMES.fullmatch(function))
+            if name in WARP_ARRAYS:
+                return self.uses.is_cuda_device(next(
+                    (k.value for k in call.keywords if k.arg == "device"), None))
             return (namespace in TORCH_OP_NAMESPACES and function.islower()
                     and function not in HOST_VALUE_FUNCTIONS | TORCH_FACTORIES)
         func = call.func

@@ -32,7 +32,8 @@ class Use(Struct, frozen=True):
     device_wide: bool = False
 
 
-DEVICE_SYNCS = frozenset({"torch.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize"})
+DEVICE_SYNCS = frozenset({"torch.cuda.synchronize", "cupy.cuda.runtime.deviceSynchronize",
+                          "warp.synchronize", "warp.synchronize_device"})
 C_DEVICE_SYNCS = frozenset({"cudaDeviceSynchronize", "cuCtxSynchronize"})
 C_PROHIBITED = C_DEVICE_SYNCS | frozenset({
     "cudaStreamSynchronize", "cudaEventSynchronize", "cudaEventQuery", "cudaStreamQuery",
@@ -63,6 +64,10 @@ QUALIFIED_SYNCS = {
     "torch.nonzero": "torch.nonzero() needs the count of nonzero elements on the host",
     "cupy.asnumpy": "cupy.asnumpy() copies the array to the host",
     "cupy.cuda.runtime.deviceSynchronize": "deviceSynchronize() waits for the whole device",
+    "warp.synchronize": "wp.synchronize() waits for every CUDA device",
+    "warp.synchronize_device": "wp.synchronize_device() waits for the whole device",
+    "warp.synchronize_stream": "wp.synchronize_stream() waits for the stream",
+    "warp.synchronize_event": "wp.synchronize_event() waits for the event",
 }
 THREAD_METHODS = {
     "cuda": "`.cuda()` allocates and copies on the GPU",
@@ -269,18 +274,19 @@ class CudaUse:
 
     def _moved_to_cuda(self, call: ast.Call) -> bool:
         return isinstance(call.func, ast.Attribute) and call.func.attr == "to" and any(
-            self._is_cuda_device(a) for a in self._to_targets(call))
+            self.is_cuda_device(a) for a in self._to_targets(call))
 
     def _made_on_cuda(self, call: ast.Call, name: str | None) -> bool:
         """`torch.zeros(..., device="cuda")`, `torch.load(..., map_location="cuda")`."""
         device = next((k.value for k in call.keywords if k.arg in _DEVICE_KEYWORDS), None)
-        return bool(name) and name.startswith("torch.") and self._is_cuda_device(device)
+        return bool(name) and name.startswith("torch.") and self.is_cuda_device(device)
 
     @staticmethod
     def _to_targets(call: ast.Call) -> list[ast.AST]:
         return [*call.args[:1], *(k.value for k in call.keywords if k.arg == "device")]
 
-    def _is_cuda_device(self, node: ast.AST | None) -> bool:
+    def is_cuda_device(self, node: ast.AST | None) -> bool:
+        """Whether a device argument names a CUDA device (`"cuda:0"`, `torch.device("cuda")`)."""
         if node is None:
             return False
         if isinstance(node, ast.Call) and self.context.qualified_name(

@@ -12,7 +12,9 @@ from cursedlint.rules.graph_capture.capture_rule import CaptureRule
 class CudaThreadDuringCapture(CaptureRule):
     """## What it does
     Finds a capture region (`with torch.cuda.graph(...)`, `capture_begin()`, CuPy
-    `begin_capture()`, `cudaStreamBeginCapture`, `make_graphed_callables`) that starts while a
+    `begin_capture()`, Warp `wp.ScopedCapture()`/`wp.capture_begin()` (thread-local unless
+    `capture_mode` says otherwise), `cudaStreamBeginCapture`, `make_graphed_callables`) that
+    starts while a
     thread started earlier may make CUDA calls: a `threading.Thread` (or a `Thread` subclass
     with its own `run`), a `threading.Timer`, or a `ThreadPoolExecutor.submit`/`map` task,
     started before the region in the same function (or at module level, or in the class's
@@ -27,7 +29,8 @@ class CudaThreadDuringCapture(CaptureRule):
     `.pin_memory()`, `.cpu()`, `.item()`, `.tolist()`, and event or stream `.query()` /
     `.synchronize()`. Under `capture_error_mode="thread_local"` or `"relaxed"` only a
     device-wide synchronization in the thread (`torch.cuda.synchronize()`,
-    `cupy.cuda.Device().synchronize()`, `cudaDeviceSynchronize`) is a finding. A thread whose
+    `cupy.cuda.Device().synchronize()`, `wp.synchronize()`, `cudaDeviceSynchronize`) is a
+    finding. A thread whose
     code the module does not show is not a finding. Tasks of one `ThreadPoolExecutor` with
     more than one worker (none given, or a constant above one) that may each begin a capture
     are reported where they are started: `pool.map(f, items)`, or `pool.submit(f, ...)` in a

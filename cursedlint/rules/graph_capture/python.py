@@ -147,6 +147,45 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
             for node in own_nodes(region.body):
                 self._check_node(region, tensors, node)
             self._check_backward(region)
+            self._check_hooks(region, tensors)
+
+    def _check_hooks(self, region: Region, tensors: CudaTensors) -> None:
+        """The hooks the region runs (`autograd_hooks`) that wait for the GPU whenever they
+        run, reported where the region runs them."""
+        from cursedlint.analysis.autograd_hooks import RegionHooks
+
+        runs_backward = backward_runs(self.context)
+
+        def backward_after(statements):
+            found = self.uses.first(statements, runs_backward)
+            return found[0] if found else None
+
+        seen: set[int] = set()
+        for hook in RegionHooks(self.context, self.analysis, tensors.holds).hooks(
+                region, backward_after):
+            name = getattr(hook.code, "name", None) or ast.unparse(hook.named)
+            if name in seen:
+                continue
+            here = self.context.source.path
+            registered = Step(here, hook.registered.lineno, f"{hook.what} `{name}` is registered")
+            if hook.code is None:  # another module's function, by the project's facts
+                chain = self.uses.reach_of(hook.named, CudaFact.HOST_SYNC)
+                if not chain:
+                    continue
+                steps = (registered, *chain)
+            else:
+                read = host_sync_of(self.context, hook.code)
+                if read is None and hook.tensors:
+                    read = parameter_read(self.context, hook.code, hook.tensors)
+                if read is None:
+                    continue
+                line, why, path = read
+                steps = (registered, Step(here, line, f"{why}{through(path)}"))
+            seen.add(name)
+            when = "when the capture runs it" if hook.backward is None else \
+                f"in the backward run on line {hook.backward.lineno}"
+            self._report(hook.runs, region.what, region.start.lineno,
+                         f"{hook.what} `{name}` waits for the GPU {when}", steps=steps)
 
     def _check_backward(self, region: Region) -> None:
         """The first autograd Function applied in a region that runs the backward, whose

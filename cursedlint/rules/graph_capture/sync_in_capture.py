@@ -13,11 +13,18 @@ class SyncInCapture(CaptureRule):
     """## What it does
     Finds a call inside a capture region (the body of `with torch.cuda.graph(...)`, the
     statements between `capture_begin()` and `capture_end()`, CuPy `begin_capture()` ...
-    `end_capture()`, cuda-python `cudaStreamBeginCapture` ... `cudaStreamEndCapture`) that
+    `end_capture()`, NVIDIA Warp's `with wp.ScopedCapture()` and `wp.capture_begin()` ...
+    `wp.capture_end()` (not on `device="cpu"`, which Warp records without CUDA), cuda-python
+    `cudaStreamBeginCapture` ... `cudaStreamEndCapture`) that
     waits for the GPU or is prohibited while a stream captures: `.item()`, `.cpu()`,
     `.tolist()`, `.numpy()`, `.nonzero()` and `torch.nonzero`, boolean-mask indexing
     (`x[x > 0]`), event or stream `.synchronize()` / `.query()`, `torch.cuda.synchronize()`,
-    `torch.cuda.empty_cache()`, `cupy.asnumpy`, and cuda-python's synchronizations, queries,
+    `torch.cuda.empty_cache()`, `cupy.asnumpy`, `wp.synchronize()`,
+    `wp.synchronize_device()`/`_stream()`/`_event()` (a Warp array's `.numpy()` is the
+    `.numpy()` above), `.get()` of a CuPy array and `.list()` of a Warp array known to be on
+    the GPU (as below: a `cupy` function's result other than NumPy's scalar types and host
+    queries, `wp.zeros(..., device="cuda:0")` and the other Warp factories given a CUDA
+    device), and cuda-python's synchronizations, queries,
     `cudaMalloc`/`cudaFree` and synchronous `cudaMemcpy`/`cudaMemset` (and driver forms), and
     printing or formatting a CUDA tensor: `print(t)`, `str(t)`, `repr(t)`, `format(t)`,
     `f"{t}"`, `"%s" % t`, `"{}".format(t)`, and `logging` calls (module functions or a
@@ -30,15 +37,17 @@ class SyncInCapture(CaptureRule):
     `t.allclose(...)` (observed on an H200: the capture fails with
     `cudaErrorStreamCaptureUnsupported`, or is invalidated; `torch.where(norm > 1, ...)` stays
     on the GPU and captures). A formatted or read value counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
-    `.to("cuda")`, `device="cuda"`), the result of a torch op or `@` (the total norm
+    `.to("cuda")`, `device="cuda"`), a CuPy function's array, a Warp factory's array on a
+    CUDA device, the result of a torch op or `@` (the total norm
     `clip_grad_norm_` returns included), a tensor method,
     arithmetic or indexing on such a tensor, or a name bound once, inside the region, to one
     of these; a parameter, a name bound outside the region, a model's output, `t.shape`,
     `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods, and
     into another module's functions, are followed for the synchronizing calls, also where a
     name or `self` attribute the module binds once holds the function (`self.after_step =
-    drain_device`, then `self.after_step()`); a called function that reads a CUDA tensor on the host as above
-    (`if total > max_norm:` on a torch op's result), not under a condition of its own, is a
+    drain_device`, then `self.after_step()`); a called function that reads or formats a CUDA tensor on the host as above
+    (`if total > max_norm:` or `print(f"{total}")` on a torch op's result; not an `assert`'s
+    message, made only when it fails), not under a condition of its own, is a
     finding too (observed on an H200 like the read in the region itself); the finding is the
     call in the region; so is a called function of the module that reads so, not under a
     condition of its own, a parameter the call passes such a tensor to (and the function
@@ -48,7 +57,20 @@ class SyncInCapture(CaptureRule):
     that applies an autograd Function (`F.apply(...)`, of this module or reached in another)
     whose `backward` waits for the GPU whenever it runs, or reads on the host one of the
     gradients it is given (`if torch.equal(grad_output, ...)`: the captured backward's CUDA
-    tensors), is a finding (observed on an H200: the capture is invalidated). In C/C++
+    tensors), is a finding (observed on an H200: the capture is invalidated). Hooks the
+    region runs are read like called functions, whenever they wait for the GPU: the pack hook
+    of a `with torch.autograd.graph.saved_tensors_hooks(pack, unpack):` in the region (its
+    parameter is a tensor the captured forward saves, on the GPU), its unpack hook where a
+    backward runs after it; a gradient hook `t.register_hook(fn)` registered in the region
+    before a backward (its parameter a CUDA tensor where `t` is known to be one); a module's
+    forward hooks (`register_forward_hook`, `register_forward_pre_hook`) and backward hooks
+    (`register_full_backward_hook`, `_pre_hook`, `register_backward_hook`) registered on `m` in
+    the region, or on `self.m` by the statements of the class's `__init__`, where the region
+    calls `m(...)` (and, for backward hooks, runs a backward after it); the hook's function
+    may be another module's. The finding is where the region runs it (the registration, or
+    the module's call). A hook registered under a condition, on an object the module does not
+    show, or by a library (a context manager that pushes saved-tensor hooks in its
+    `__enter__`) is not read. In C/C++
     (CUDA sources included), the region is the statements of one block
     between `cudaStreamBeginCapture`/`cuStreamBeginCapture` and the
     `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
