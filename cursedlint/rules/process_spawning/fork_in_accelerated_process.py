@@ -21,7 +21,9 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
     reports is found through the import table: os.fork, os.forkpty and pty.fork hold `fork`,
     the rest are imported from (torch.)multiprocessing or concurrent.futures); and a
     DataLoader given `num_workers` in a file that names CUDA (a loader reported shows CUDA
-    initialized before it, or a dataset that uses it, or calls into them by name)."""
+    initialized before it, or a dataset that uses it, or calls into them by name); and a
+    `multiprocessing` process given a `target` without a library (its code and the parent's
+    CUDA state may be the project's other modules')."""
     libraries = sorted({module.partition(".")[0] for module in modules})
     return (
         *((("DataLoader", "num_workers", "cuda"),) if "torch" in libraries else ()),
@@ -32,6 +34,7 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
             for process_module in _PROCESS_MODULES
             for library in libraries
         ),
+        ("Process", "multiprocessing", "target"),
     )
 
 
