@@ -8,10 +8,10 @@ from typing import Any
 
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.platform import excluding_guard, only_without_fork
-from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.process_state import (
-    ALWAYS_FORK, DEFAULT_CONTEXT_USERS, fork_analysis, never_runs,
+    ALWAYS_FORK, DEFAULT_CONTEXT_USERS, fork_analysis, never_runs, process_class,
 )
+from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.start_methods import (
     START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
     in_main_block, made_from, multiprocessing_name, started_after_spawn, torch_spellings,
@@ -242,6 +242,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                                    steps=steps)
         elif name in DEFAULT_CONTEXT_USERS and uses_default_context(self.context, node, name):
             self.default_context_users.append((node, written))
+        elif written is None and process_class(self.context, node) is not None:
+            self.default_context_users.append((node, "multiprocessing.Process"))
 
     def check(self) -> None:
         for context_call, steps in self.fork_contexts:
