@@ -306,7 +306,8 @@ class ForkChildren:
                        and item.name == "run")
             return [(run, f"{made.name}.run()")], True
         if name in ("Process", "start_processes"):
-            code = self._code(self.context.argument(start, *_TARGETS[name]))
+            target = self.context.argument(start, *_TARGETS[name])
+            code = self._code(target) if target is not UNKNOWN else None  # `*args` hides it
             return ([code] if code else []), code is not None
         if name in ("fork", "forkpty"):
             branch = self._child_branch(start)

@@ -19,3 +19,10 @@ def export_spawned(path):
     child = context.Process(target=render.upscale, args=(path,))  # ok: CUR102
     child.start()
     child.join()
+
+
+def start_child(*args, **kwargs):
+    # the target is in `*args` or `**kwargs`: the code does not show it
+    child = multiprocessing.Process(*args, **kwargs)  # ok: CUR102
+    child.start()
+    return child
