@@ -85,6 +85,33 @@ def torch_spellings(names) -> frozenset[str]:
     }
 
 
+_PROCESS_BASES = torch_spellings({"multiprocessing.Process", "multiprocessing.process.BaseProcess"})
+
+
+def process_class(context, call: ast.Call) -> ast.ClassDef | None:
+    """The module's class that `call` makes where it derives from multiprocessing's `Process`
+    (`class Worker(mp.Process)`, torch.multiprocessing's too) and defines `run()`: its
+    children run that method. A class the module defines twice, or a base of a context
+    (`ctx.Process`), is not one."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    classes = context.shared("process-classes", lambda: _process_classes(context))
+    return classes.get(call.func.id)
+
+
+def _process_classes(context) -> dict[str, ast.ClassDef]:
+    counts: dict[str, int] = {}
+    found = {}
+    for statement in context.tree.body:
+        if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
+            counts[statement.name] = counts.get(statement.name, 0) + 1
+        if isinstance(statement, ast.ClassDef) and any(
+                context.qualified_name(base) in _PROCESS_BASES for base in statement.bases
+        ) and any(isinstance(item, FUNCTIONS) and item.name == "run" for item in statement.body):
+            found[statement.name] = statement
+    return {name: node for name, node in found.items() if counts[name] == 1}
+
+
 def multiprocessing_name(name: str | None) -> str | None:
     """torch.multiprocessing re-exports multiprocessing: map its names onto the originals."""
     prefix = "torch.multiprocessing."
@@ -262,7 +289,8 @@ class ForkChildren:
 
     def of(self, start: ast.Call) -> tuple[list[tuple[ast.AST, str]], bool]:
         """The code the start's children run, labelled, and whether that is all of it:
-        `Process(target=f)`, `start_processes(f, ...)`; the tasks given to a pool or executor
+        `Process(target=f)`, `start_processes(f, ...)`, the `run()` of a `Process` subclass
+        the module defines (`process_class`); the tasks given to a pool or executor
         made here (`pool.map(f, ...)`, `executor.submit(f, ...)`, also through `self.pool` in
         the class's methods) and its `initializer`; a DataLoader's (`_loader_code`); the
         branch of `os.fork()`'s child; a `Manager()`'s server runs multiprocessing's own code
@@ -272,8 +300,14 @@ class ForkChildren:
             return [], True
         if self.loader_workers(start):
             return self._loader_code(start)
+        made = process_class(self.context, start)
+        if made is not None:
+            run = next(item for item in made.body if isinstance(item, FUNCTIONS)
+                       and item.name == "run")
+            return [(run, f"{made.name}.run()")], True
         if name in ("Process", "start_processes"):
-            code = self._code(self.context.argument(start, *_TARGETS[name]))
+            target = self.context.argument(start, *_TARGETS[name])
+            code = self._code(target) if target is not UNKNOWN else None  # `*args` hides it
             return ([code] if code else []), code is not None
         if name in ("fork", "forkpty"):
             branch = self._child_branch(start)

@@ -21,7 +21,9 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
     reports is found through the import table: os.fork, os.forkpty and pty.fork hold `fork`,
     the rest are imported from (torch.)multiprocessing or concurrent.futures); and a
     DataLoader given `num_workers` in a file that names CUDA (a loader reported shows CUDA
-    initialized before it, or a dataset that uses it, or calls into them by name)."""
+    initialized before it, or a dataset that uses it, or calls into them by name); and a
+    `multiprocessing` process given a `target` without a library (its code and the parent's
+    CUDA state may be the project's other modules')."""
     libraries = sorted({module.partition(".")[0] for module in modules})
     return (
         *((("DataLoader", "num_workers", "cuda"),) if "torch" in libraries else ()),
@@ -32,6 +34,7 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
             for process_module in _PROCESS_MODULES
             for library in libraries
         ),
+        ("Process", "multiprocessing", "target"),
     )
 
 
@@ -55,7 +58,10 @@ class ForkInAcceleratedProcess(Rule):
     start method is followed through the code: a local, a `self` attribute, a parameter (its
     default, or what each call in the project passes), a constant of another module, a config
     class's default; where it is unknown, nothing is reported. The module must import a CUDA
-    or RDMA library (option `modules`).
+    or RDMA library (option `modules`), or a module of the project: a `multiprocessing`
+    start there is judged on what the project's other modules show (the child's code from
+    another module, CUDA initialized by a caller in another module); where they show no
+    CUDA work in the child, it is not reported, with `all-forks` neither.
 
     **CUDA initialized** is shown by what runs before the start: in its function (earlier
     statements of each enclosing block, an earlier loop iteration), at import time, in the
@@ -67,7 +73,8 @@ class ForkInAcceleratedProcess(Rule):
     `PYTORCH_NVML_BASED_CUDA_CHECK=1` makes the first two ask NVML), and an NCCL process
     group. Importing torch, CPU tensors and `torch.cuda.is_initialized()` initialize nothing.
     **The child uses CUDA** where the code it runs is shown and surely does CUDA work or
-    allocates pinned memory: `Process(target=f)`, `pool.map(f, ...)`/`apply`/`submit` on the
+    allocates pinned memory: `Process(target=f)`, the `run()` of a `multiprocessing.Process`
+    subclass the module defines (`Worker(...).start()`), `pool.map(f, ...)`/`apply`/`submit` on the
     pool or executor the start makes (also through `self.pool` in the class), its
     `initializer`, a DataLoader's dataset `__getitem__`, `collate_fn` and `worker_init_fn`
     (its workers fork where it is iterated, when `num_workers` is given and no

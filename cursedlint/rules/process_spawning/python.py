@@ -9,8 +9,9 @@ from typing import Any
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.platform import excluding_guard, only_without_fork
 from cursedlint.analysis.process_state import (
-    ALWAYS_FORK, DEFAULT_CONTEXT_USERS, fork_analysis, never_runs,
+    ALWAYS_FORK, DEFAULT_CONTEXT_USERS, fork_analysis, never_runs, process_class,
 )
+from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.start_methods import (
     START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
     in_main_block, made_from, multiprocessing_name, started_after_spawn, torch_spellings,
@@ -28,7 +29,7 @@ from cursedlint.rules.process_spawning.fork_safe_mode_enabled import (
     ForkSafeModeEnabled, setting_message,
 )
 from cursedlint.rules.process_spawning.subprocess_fork_path import SubprocessForkPath
-from cursedlint.triggers.second_look import AllOf, Call, Names, Text
+from cursedlint.triggers.second_look import AllOf, AnyOf, Call, Names, Text
 
 _PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
                          "os.setpgrp": ("process_group", "0", (3, 11))}
@@ -193,8 +194,13 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
     @classmethod
     def look(cls, options, target_python, language):
         """A finding needs the module to import an accelerator library: the library's
-        top-level name occurs as a whole name (not `cudarrl` in an HTML entity table)."""
-        return Names(frozenset(module.partition(".")[0].encode() for module in options["modules"]))
+        top-level name occurs as a whole name (not `cudarrl` in an HTML entity table); or
+        a `multiprocessing` process given a `target` (another module's code, which may use
+        CUDA in a process the project shows holding it)."""
+        return AnyOf((
+            Names(frozenset(module.partition(".")[0].encode() for module in options["modules"])),
+            AllOf((Names(frozenset({b"multiprocessing"})), Text((b"target",)))),
+        ))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
@@ -202,15 +208,18 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             (m for m in self.option["modules"] if context.imports.imports_module(m)), None
         )
         self.all_forks = self.option["all-forks"]
+        # without one, the process holds CUDA only through the project's other modules:
+        # what the module shows of the fork is judged on what they show of both sides
+        self.active = self.library is not None or imports_project_module(context)
         self.default_context_users: list[tuple[ast.Call, str]] = []
         self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
         self.start_methods_set: list[tuple[ast.Call, Any]] = []
-        self.state, self.children = (fork_analysis(context, START_METHODS) if self.library
+        self.state, self.children = (fork_analysis(context, START_METHODS) if self.active
                                      else (None, None))
-        self.methods = StartMethodValues(context) if self.library else None
+        self.methods = StartMethodValues(context) if self.active else None
 
     def visit_Call(self, node: ast.Call) -> None:
-        if self.library is None:
+        if not self.active:
             return
         written = self.context.qualified_name(node.func, among=_CUR102_CALLS)
         name = multiprocessing_name(written)
@@ -233,6 +242,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                                    steps=steps)
         elif name in DEFAULT_CONTEXT_USERS and uses_default_context(self.context, node, name):
             self.default_context_users.append((node, written))
+        elif written is None and process_class(self.context, node) is not None:
+            self.default_context_users.append((node, "multiprocessing.Process"))
 
     def check(self) -> None:
         for context_call, steps in self.fork_contexts:
@@ -303,6 +314,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                         related=(*steps, *held.steps, *uses[:-1], failure),
                         help=_FORKED_CUDA_HELP, fix=fix)
             return
+        if self.library is None and child is None:
+            return  # nothing here shows CUDA: neither side is the project's
         if self.all_forks and not self.children.loader_workers(start):
             self._report_undecided(start, what, held, child, steps, fix)
 
@@ -324,7 +337,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             return  # first in the entry point, and its children do CPU work only
         if child is not None:
             where = (f"callers of {function}() decide if CUDA was initialized" if function
-                     else f"CUDA may be initialized ({self.library} is imported)")
+                     else f"CUDA may be initialized ({self.library} is imported)" if self.library
+                     else "the program decides if CUDA was initialized")
             self.report(start, f"{what}; the child uses CUDA ({self._at(child[1][-1])}): {where}",
                         related=(*steps, *child[1]), help=_FORKED_CUDA_HELP, fix=fix,
                         severity=Severity.WARNING)
