@@ -160,7 +160,10 @@ class _Path:
     def position(self, node) -> int | None:
         """Where `node` is on the path (looked for near its end), or None."""
         nodes = self.nodes
-        for place in range(len(nodes) - 1, max(len(nodes) - self._NEAR_END, 0) - 1, -1):
+        last = len(nodes) - 1
+        if nodes[last] == node:  # most often the place looked up last
+            return last
+        for place in range(last - 1, max(len(nodes) - self._NEAR_END, 0) - 1, -1):
             if nodes[place] == node:
                 return place
         return None
