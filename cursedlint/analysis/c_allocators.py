@@ -48,7 +48,8 @@ _ALIAS = LazyPattern(
 """A function-like macro whose body is one call: `#define A(x, y) B(x, y, __LINE__)`."""
 _STORE_THROUGH = LazyPattern(rb"\*\s*\(?\s*(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\)?\s*=(?!=)")
 """`*out =`, `*(void **)out =`: where a function may store through a pointer parameter."""
-_RETURN = LazyPattern(rb"(?<![\w$])return(?![\w$])")
+_RETURN = LazyPattern(rb"return(?<![\w$]return)(?![\w$])")
+"""The word `return` (its start checked behind it, as `c_error_codes._RETURNS_NAME` says why)."""
 
 
 class PageAllocators(Struct, frozen=True):

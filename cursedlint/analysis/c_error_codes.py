@@ -37,8 +37,10 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 3
 """Calls between a copy and the function that returns its failure as an error code."""
-_RETURNS_NAME = re.compile(rb"\breturn\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;")
-"""`return rc;` (and `return (rc);`): a function that may hand on a call's result."""
+_RETURNS_NAME = re.compile(rb"return(?<!\wreturn)\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;")
+"""`return rc;` (and `return (rc);`): a function that may hand on a call's result. (The
+word's start is checked behind it: a pattern that begins with its literal is searched for
+that literal; one that begins with `\b` or a look-behind is tried at every byte.)"""
 
 
 class ErrorCode(Struct, frozen=True):
@@ -285,8 +287,8 @@ def _kept_results(context, skip):
             continue
         body = plain[2]
         for variable in sorted(variables[key]):
-            assigned = re.compile(rb"(?<![\w.>])" + re.escape(variable.encode())
-                                  + rb"\s*=(?!=)")
+            name = re.escape(variable.encode())  # (its start checked behind it)
+            assigned = re.compile(name + rb"(?<![\w.>]" + name + rb")\s*=(?!=)")
             calls = [write for _, _, write in context.hits(assigned, body)
                      if write.type in ("assignment_expression", "init_declarator")
                      and _given_call(write) is not None]

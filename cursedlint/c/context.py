@@ -130,33 +130,40 @@ class _Path:
     def __init__(self, tree):
         self._cursor = tree.walk()
         self.nodes = [self._cursor.node]
+        self._starts = [self.nodes[0].start_byte]  # the nodes' byte spans (read once each)
+        self._ends = [self.nodes[0].end_byte]
         self.moves = 0  # how often the path changed
 
     def move_to(self, start: int, end: int):
         """The smallest node holding bytes [start, end), now the end of the path."""
-        nodes, cursor = self.nodes, self._cursor
+        nodes, starts, ends, cursor = self.nodes, self._starts, self._ends, self._cursor
         self.moves += 1
         keep = len(nodes)
-        while keep > 1 and not (nodes[keep - 1].start_byte <= start
-                                and end <= nodes[keep - 1].end_byte):
+        while keep > 1 and not (starts[keep - 1] <= start and end <= ends[keep - 1]):
             keep -= 1
         if keep < len(nodes):
             for _ in range(len(nodes) - keep):
                 cursor.goto_parent()
-            del nodes[keep:]
+            del nodes[keep:], starts[keep:], ends[keep:]
         down = cursor.goto_first_child_for_byte
         while down(start) is not None:
             child = cursor.node
-            if child.start_byte > start or child.end_byte < end:
+            first, last = child.start_byte, child.end_byte
+            if first > start or last < end:
                 cursor.goto_parent()
                 break
             nodes.append(child)
+            starts.append(first)
+            ends.append(last)
         return nodes[-1]
 
     def position(self, node) -> int | None:
         """Where `node` is on the path (looked for near its end), or None."""
         nodes = self.nodes
-        for place in range(len(nodes) - 1, max(len(nodes) - self._NEAR_END, 0) - 1, -1):
+        last = len(nodes) - 1
+        if nodes[last] == node:  # most often the place looked up last
+            return last
+        for place in range(last - 1, max(len(nodes) - self._NEAR_END, 0) - 1, -1):
             if nodes[place] == node:
                 return place
         return None
