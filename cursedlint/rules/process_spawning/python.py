@@ -210,7 +210,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.all_forks = self.option["all-forks"]
         # without one, the process holds CUDA only through the project's other modules:
         # what the module shows of the fork is judged on what they show of both sides
-        self.active = self.library is not None or imports_project_module(context)
+        self.active = self.library is not None or (
+            context.imports.imports_module("multiprocessing") and imports_project_module(context))
         self.default_context_users: list[tuple[ast.Call, str]] = []
         self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
         self.start_methods_set: list[tuple[ast.Call, Any]] = []
