@@ -351,8 +351,9 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
 
     def _report_setting(self, node: ast.Call, steps: tuple[Step, ...]) -> None:
         """`set_start_method("fork")`: the starts after it are judged (`check`); the setting
-        itself is listed with `all-forks`."""
-        if self.all_forks and not self._not_a_fork(node):
+        itself is listed with `all-forks`, where the module uses an accelerator library (one
+        judged only through the project shows no CUDA of its own to fork)."""
+        if self.all_forks and self.library is not None and not self._not_a_fork(node):
             self.report(node, f"{_callee_text(node)}() makes every default start fork",
                         related=steps, help=_FORKED_CUDA_HELP,
                         severity=Severity.WARNING)
