@@ -205,6 +205,7 @@ class MemoryProvenance:
             name: _OUT_ALLOCATORS[called] for name, (called, _) in self.library.items()
             if called in _OUT_ALLOCATORS}}
         self._scope_allocators: dict[tuple[int, int], list[str]] = {}
+        self._scope_stores: dict[tuple[int, int], list[tuple[str, object, str]]] = {}
         self._found: dict[int, Provenance] = {}  # address node id -> (each rule asks)
 
     def of(self, address) -> Provenance:
@@ -533,16 +534,9 @@ class MemoryProvenance:
         if scope is None:
             return UNKNOWN_PROVENANCE
         spelled = "".join(self.context.text(place).split())
-        found = None
-        for allocator, call in self.context.calls(self._out_allocators(scope), scope):
-            if call.start_byte >= place.start_byte:
-                break
-            position = self._out_positions.get(allocator, 0)
-            given = arguments(call)
-            target = unwrapped(given[position]) if position < len(given) else None
-            if target is not None and target.type == "pointer_expression" and "".join(
-                    self.context.text(target.child_by_field_name("argument")).split()) == spelled:
-                found = (self.library.get(allocator, (allocator,))[0], call)
+        found = next(((allocator, call) for allocator, call, target in reversed(
+            self._out_stores(scope)) if target == spelled and call.start_byte < place.start_byte),
+            None)
         if found is None or self._written_between(place, found[1].end_byte):
             return UNKNOWN_PROVENANCE
         return self._given(spelled, [found])
@@ -574,17 +568,30 @@ class MemoryProvenance:
                 value = value_given(self.context, target)
                 if value is not None and within(value, scope):
                     found.append(self._allocator(value))
-        for allocator, call in self.context.calls(self._out_allocators(scope), scope):
-            position = self._out_positions.get(allocator, 0)
-            given = arguments(call)
-            target = unwrapped(given[position]) if position < len(given) else None
-            if (target is not None and target.type == "pointer_expression"
-                    and self.context.text(target.child_by_field_name("argument")) == name):
-                found.append((self.library.get(allocator, (allocator,))[0], call))
+        found.extend((allocator, call) for allocator, call, target in self._out_stores(scope)
+                     if target == name)
         first = min((node.start_byte for allocator, node in found if not null_pointer(node)),
                     default=None)
         return [(allocator, node) for allocator, node in found
                 if not (null_pointer(node) and first is not None and node.start_byte < first)]
+
+    def _out_stores(self, scope) -> list[tuple[str, object, str]]:
+        """(allocator, call, what it stores into, spelled without spaces) for each call in
+        `scope` of an allocator returning through an argument given `&place` (`cudaMalloc(&p,
+        n)`, `posix_memalign(&s->buf, 64, n)`), in order; a macro of the project is named by
+        the C library allocator it stands for (read once per scope)."""
+        key = (scope.start_byte, scope.end_byte)
+        if key not in self._scope_stores:
+            found = []
+            for allocator, call in self.context.calls(self._out_allocators(scope), scope):
+                position = self._out_positions.get(allocator, 0)
+                given = arguments(call)
+                target = unwrapped(given[position]) if position < len(given) else None
+                if target is not None and target.type == "pointer_expression":
+                    found.append((self.library.get(allocator, (allocator,))[0], call, "".join(
+                        self.context.text(target.child_by_field_name("argument")).split())))
+            self._scope_stores[key] = found
+        return self._scope_stores[key]
 
     def _out_allocators(self, scope) -> list[str]:
         """The allocators returning through an argument that `scope` may call: the known ones
