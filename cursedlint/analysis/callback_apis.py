@@ -112,6 +112,17 @@ FUNCTION_POINTER_TYPES = frozenset({"CUhostFn", "cudaHostFn_t", "CUstreamCallbac
 """Callback types of cuda-python (`cudaHostFn_t(_ptr=address)`, `CUhostFn(address)`) and
 common ctypes spellings: called with one value, they pass it through."""
 POINTER_CASTS = frozenset({"ctypes.cast", "ctypes.addressof"})
+CAPSULE_MAKERS = frozenset({"jax.ffi.pycapsule", "jax.extend.ffi.pycapsule",
+                            "ctypes.pythonapi.PyCapsule_New"})
+"""Functions that wrap a pointer (their first argument) in a PyCapsule holding no reference to
+the object it points into (`jax.ffi.pycapsule` calls `PyCapsule_New(ptr, None, NULL)`)."""
+PERMANENT_KEEPERS = frozenset({
+    "jax.ffi.register_ffi_target", "jax.extend.ffi.register_ffi_target",
+    "jax.lib.xla_client.register_custom_call_target",
+    "jaxlib.xla_client.register_custom_call_target",
+})
+"""Registries that keep a handler's function pointer for the rest of the process, with no way to
+take it back: XLA's custom-call targets, looked up by name whenever a program calls them."""
 
 ASYNC_CUDA_APIS = frozenset({
     "cuLaunchHostFunc", "cudaLaunchHostFunc", "cuStreamAddCallback", "cudaStreamAddCallback",

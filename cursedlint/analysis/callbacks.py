@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from msgspec import Struct
 
 from cursedlint.analysis.callback_apis import (
-    CALLBACK_APIS, CONFIGURED, FUNCTION_POINTER_TYPES, HOST_FUNCTION,
+    CALLBACK_APIS, CAPSULE_MAKERS, CONFIGURED, FUNCTION_POINTER_TYPES, HOST_FUNCTION,
     HOST_NODE_PARAMS, KNOWN_PROTOTYPES, LIBRARY_OBJECTS, NUMBA_DRIVER,
     POINTER_CASTS, PROTOTYPE_FACTORIES, STREAM_FACTORIES, STREAM_OBJECTS, Callback, CallbackApi,
 )
@@ -137,12 +137,20 @@ class CallbackTracer:
 
     def unwrapped(self, node: ast.AST) -> ast.AST | None:
         """The value a pointer conversion passes on: `ctypes.cast(cb, T)`, `ctypes.addressof(cb)`,
-        `<call>.value`, cuda-python's `CUhostFn(address)` / `cudaHostFn_t(_ptr=address)`."""
+        `<call>.value` (or `<local>.value`, the local bound to a cast), a PyCapsule of it
+        (`jax.ffi.pycapsule(address)`), cuda-python's `CUhostFn(address)` /
+        `cudaHostFn_t(_ptr=address)`."""
         if isinstance(node, ast.Attribute):
-            return node.value if node.attr == "value" and isinstance(node.value, ast.Call) else None
+            if node.attr != "value":
+                return None
+            if isinstance(node.value, ast.Name):
+                cast = self.context.definition(node.value)
+                return self.unwrapped(cast) if isinstance(cast, ast.Call) else None
+            return node.value if isinstance(node.value, ast.Call) else None
         if not isinstance(node, ast.Call):
             return None
-        if self.context.qualified_name(node.func, among=POINTER_CASTS) and node.args:
+        if self.context.qualified_name(
+                node.func, among=POINTER_CASTS | CAPSULE_MAKERS) and node.args:
             return node.args[0]
         if last_name(node.func) in FUNCTION_POINTER_TYPES:
             only = [*node.args, *(keyword.value for keyword in node.keywords)]
@@ -154,6 +162,22 @@ class CallbackTracer:
         while (inner := self.unwrapped(node)) is not None:
             node = inner
         return node
+
+    def handed(self, argument: ast.AST) -> tuple[ast.AST, str] | None:
+        """What an argument hands to C, under pointer conversions and through a local, and how
+        it may die: a callback object made in the argument ("dies when the call returns"),
+        one a function's local alone holds, one whose address a local holds; None where a
+        local holding a callback object is used again (it may be kept)."""
+        wrap = self.peeled(argument)
+        if not isinstance(wrap, ast.Name):
+            return wrap, "dies when the call returns"
+        name, bound = wrap.id, self.context.definition(wrap) or self.made_in(wrap)
+        if self.is_wrap(bound):
+            return (bound, f"dies with the local '{name}'") if self.dies_with_function(wrap) \
+                else None
+        if bound is None:
+            return wrap, "dies when the call returns"
+        return self.peeled(bound), f"dies once its address '{name}' is taken"
 
     def is_wrap(self, node: ast.AST) -> bool:
         """Whether `node` makes a ctypes callback object: `Prototype(callable)`, cffi's

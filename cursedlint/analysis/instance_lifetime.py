@@ -10,8 +10,10 @@ asks it of a callback object kept only in `self.<attr>` and handed to a foreign 
   (stored, passed, returned) and no nested function or lambda reading `self`, except the
   callable the callback object wraps (which the object holds, and dies with it);
 - and the class has no `__del__` (which may release what C holds).
-A construction anywhere else (returned to a caller, kept at module level, in a container or an
-attribute, in another module) may keep the instance for as long as C calls: no answer.
+A construction anywhere else (kept at module level, in a container or an attribute, in another
+module) may keep the instance for as long as C calls: no answer. So may one returned to a
+caller, except where C keeps the pointer for the rest of the process (`permanent`: an XLA FFI
+target): then only a keeper for the process's life would do, and the callers' is not shown.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ whether `self` escapes."""
 
 class Dropped(NamedTuple):
     """A construction of `cls` (`call`) whose instance dies when `function` returns, bound to
-    its `local` (None, None: at once, its value discarded)."""
+    its `local` (None, None: at once, its value discarded; a function and no local: returned
+    by it, to callers a permanent registry outlives)."""
 
     cls: ast.ClassDef
     call: ast.Call
@@ -40,8 +43,13 @@ class Dropped(NamedTuple):
     local: str | None
 
     def when(self) -> str:
-        return "at once (its value is discarded)" if self.function is None else \
-            f"when {self.function.name}() returns (its local '{self.local}' is all that holds it)"
+        if self.function is None:
+            return "at once (its value is discarded)"
+        if self.local is None:
+            return (f"when the callers of {self.function.name}(), which returns it, let go of "
+                    "it, while the registry keeps the pointer for the process")
+        return (f"when {self.function.name}() returns (its local '{self.local}' is all that "
+                "holds it)")
 
 
 class DyingKeeper(NamedTuple):
@@ -60,10 +68,12 @@ class DyingKeeper(NamedTuple):
                     f"the {self.dropped.cls.name} made here dies {self.dropped.when()}")
 
 
-def dying_attribute(context, attribute: ast.Attribute, is_wrap) -> DyingKeeper | None:
+def dying_attribute(context, attribute: ast.Attribute, is_wrap,
+                    permanent: bool = False) -> DyingKeeper | None:
     """For `self.<attr>` handed to C in a method: the callback object the class binds it to
     (its one binding, `is_wrap`; read nowhere else in the class) and a construction whose
-    instance dies with it (`dropped_instance`); None else."""
+    instance dies with it (`dropped_instance`; `permanent`: C keeps the pointer for the
+    process); None else."""
     bound = value_of(context, attribute)
     if bound is None or not is_wrap(bound):
         return None
@@ -74,11 +84,12 @@ def dying_attribute(context, attribute: ast.Attribute, is_wrap) -> DyingKeeper |
             and isinstance(node.ctx, ast.Load) for node in ast.walk(cls)) != 1:
         return None
     held = bound.args[-1] if isinstance(bound, ast.Call) and bound.args else bound
-    dropped = dropped_instance(context, method, held)
+    dropped = dropped_instance(context, method, held, permanent)
     return None if dropped is None else DyingKeeper(bound, dropped)
 
 
-def dropped_instance(context, method: ast.AST, held: ast.AST) -> Dropped | None:
+def dropped_instance(context, method: ast.AST, held: ast.AST,
+                     permanent: bool = False) -> Dropped | None:
     """A construction in the module of the class defining `method` whose instance dies with
     the object `method` keeps in it, when the instance runs `method` (it is the constructor,
     a method the constructor calls, or one called on the dropped instance) and `self` escapes
@@ -94,16 +105,20 @@ def dropped_instance(context, method: ast.AST, held: ast.AST) -> Dropped | None:
     for call in context.nodes(ast.Call):
         if not (isinstance(call.func, ast.Name) and context.definition(call.func) is cls):
             continue
-        found = _dropped(context, cls, call, held)
+        found = _dropped(context, cls, call, held, permanent)
         if found is not None and (method is init or constructed or _runs(found, method)):
             return found
     return None
 
 
-def _dropped(context, cls: ast.ClassDef, call: ast.Call, held: ast.AST) -> Dropped | None:
+def _dropped(context, cls: ast.ClassDef, call: ast.Call, held: ast.AST,
+             permanent: bool) -> Dropped | None:
     parent = context.parent_of(call)
     if isinstance(parent, ast.Expr):
         return Dropped(cls, call, None, None)
+    if permanent and isinstance(parent, ast.Return):
+        function = context.scope_of(call)
+        return Dropped(cls, call, function, None) if isinstance(function, _FUNCTIONS) else None
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1
             and isinstance(parent.targets[0], ast.Name)):
         return None

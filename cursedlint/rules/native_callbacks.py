@@ -16,7 +16,7 @@ import ast
 import os
 
 from cursedlint.analysis.callback_apis import (
-    ASYNC_CUDA_APIS, CALLBACK_APIS, KNOWN_PROTOTYPES, Callback, callback_words,
+    ASYNC_CUDA_APIS, CALLBACK_APIS, KNOWN_PROTOTYPES, PERMANENT_KEEPERS, Callback, callback_words,
 )
 from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain, helper_names
 from cursedlint.analysis.callbacks import (
@@ -355,7 +355,9 @@ class CtypesCallbackLifetime(Rule):
     `llama_log_set`, `SetWindowsHookExW`), 3 call it only before returning
     (`Mix_EachSoundFont`, `SDL_FilterEvents`, neonize's `GetAllDevices`). An object kept in
     `self.<attr>` is reported only where the module shows its instance dying while C keeps it
-    (`analysis.instance_lifetime`: made and dropped, or held by a local only read). A
+    (`analysis.instance_lifetime`: made and dropped, or held by a local only read; for XLA's
+    FFI targets, `jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(address))`, which keep
+    the pointer for the process, also returned to callers rather than kept at module level). A
     synchronous use, an object kept at module level, and a local used anywhere else in the
     function are not findings. In Cython, the same for a Python
     object handed as `<void*>` user data to those CUDA functions (or to a C function called by
@@ -548,33 +550,31 @@ class CtypesCallbackLifetime(Rule):
             return
         foreign = foreign_function(self.context, node.func)
         name = foreign or last_name(node.func)
-        by_name = name in ASYNC_CUDA_APIS or bool(foreign and self.keeping.matches(foreign))
+        permanent = bool(self.context.qualified_name(node.func, among=PERMANENT_KEEPERS))
+        by_name = name in ASYNC_CUDA_APIS or permanent or bool(
+            foreign and self.keeping.matches(foreign))
         if not (by_name or foreign) or not by_name and name in CALLBACK_APIS:
             return  # (the CUDA APIs that call back before they return)
         for position, argument in (*enumerate(node.args), *((None, keyword.value)
                                                              for keyword in node.keywords)):
             if not isinstance(argument, ast.Starred):
-                self._check_argument(argument, name, None if by_name else position)
+                self._check_argument(argument, name, None if by_name else position, permanent)
 
-    def _check_argument(self, argument: ast.AST, api: str, position: int | None) -> None:
+    def _check_argument(self, argument: ast.AST, api: str, position: int | None,
+                        permanent: bool = False) -> None:
         """`position`: where a foreign function its name does not decide takes the argument
-        (the project's C decides, else the option `unknown-foreign-functions`)."""
-        wrap, where, dropped = self.tracer.peeled(argument), "dies when the call returns", ()
+        (the project's C decides, else the option `unknown-foreign-functions`); `permanent`:
+        the API keeps the pointer for the process (`PERMANENT_KEEPERS`)."""
+        if (handed := self.tracer.handed(argument)) is None:
+            return
+        (wrap, where), dropped = handed, ()
         if is_self_attribute(wrap):  # (its instance may die first)
             from cursedlint.analysis.instance_lifetime import dying_attribute
 
-            if (dying := dying_attribute(self.context, wrap, self.tracer.is_wrap)) is None:
+            dying = dying_attribute(self.context, wrap, self.tracer.is_wrap, permanent)
+            if dying is None:
                 return
             wrap, where, dropped = dying.wrap, dying.where, (dying.step(self.context),)
-        elif isinstance(wrap, ast.Name):
-            name, bound = wrap.id, self.context.definition(wrap) or self.tracer.made_in(wrap)
-            if self.tracer.is_wrap(bound):
-                if not self.tracer.dies_with_function(wrap):
-                    return
-                wrap, where = bound, f"dies with the local '{name}'"
-            elif bound is not None:
-                wrap = self.tracer.peeled(bound)
-                where = f"dies once its address '{name}' is taken"
         if not self.tracer.is_wrap(wrap):
             return
         flow = self.tracer.trace(wrap)

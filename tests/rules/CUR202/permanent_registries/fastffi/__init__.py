@@ -1,0 +1,1 @@
+"""GPU kernels exposed to JAX as XLA FFI targets through ctypes trampolines."""
