@@ -121,7 +121,9 @@ def test_lifetime_message_names_the_holder_the_api_and_the_fix():
         libcuda.cuLaunchHostFunc(stream, callback, None)
     """
     [finding] = lint(code, rules=CtypesCallbackLifetime)
-    assert (finding.line, finding.column, finding.span.end_column) == (6, 16, 41)
+    assert (finding.line, finding.column, finding.span.end_column) == (7, 38, 46)
+    assert [(step.line, step.note) for step in finding.related] == [
+        (6, "the ctypes callback is made here")]
     for part in ("lambda on line 6", "dies with the local 'callback'",
                  "cuLaunchHostFunc keeps", "freed", "module level or an attribute"):
         assert part in finding.explained

@@ -32,6 +32,7 @@ from cursedlint.analysis.foreign_keeping import (
     may_be_library,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
+from cursedlint.findings import Step
 from cursedlint.patterns import LazyPattern
 from cursedlint.python.consteval import UNKNOWN
 
@@ -200,6 +201,13 @@ class CallbackTracer:
         cffi = isinstance(wrap, ast.Call) and len(wrap.args) in (1, 2) and is_ffi_method(
             self.context, wrap.func, "callback")
         return "cffi" if cffi else "ctypes"
+
+    def made_here(self, wrap: ast.AST, argument: ast.AST) -> tuple[Step, ...]:
+        """The chain step at the callback object `wrap` (`is_wrap`; a def: its prototype
+        decorator) where it is made on another line than the `argument` handing it to C."""
+        made = self.decorating_prototype(wrap) if isinstance(wrap, _FUNCTIONS) else wrap
+        return () if made.lineno == argument.lineno else (Step(
+            self.context.source.path, made.lineno, f"the {self.maker(wrap)} callback is made here"),)
 
     def dies_with_function(self, name: ast.Name) -> bool:
         """Whether a function's local `name` is used only here (any other use may keep the

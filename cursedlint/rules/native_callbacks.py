@@ -359,8 +359,9 @@ class CtypesCallbackLifetime(Rule):
     FFI targets, `jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(address))`, which keep
     the pointer for the process, also returned to callers rather than kept at module level). A
     synchronous use, an object kept at module level, and a local used anywhere else in the
-    function are not findings. In Cython, the same for a Python
-    object handed as `<void*>` user data to those CUDA functions (or to a C function called by
+    function are not findings. Reported at the argument handing it to C. In Cython, the same
+    for a Python object handed as `<void*>` user data to those CUDA functions (or to a C
+    function called by
     a name the keeping patterns match, with a function pointer parameter in the file's
     `cdef extern from` declaration of it, or handed a `cdef` function of the module):
     a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object whose one
@@ -495,8 +496,8 @@ class CtypesCallbackLifetime(Rule):
         LogFn = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p)
 
         def install(level):
-            handler = LogFn(lambda lvl, text: print(lvl, text))  # error: CUR202
-            lib.set_log_callback(handler)
+            handler = LogFn(lambda lvl, text: print(lvl, text))
+            lib.set_log_callback(handler)  # error: CUR202
         """,
         Example(
             """
@@ -578,7 +579,7 @@ class CtypesCallbackLifetime(Rule):
         if not self.tracer.is_wrap(wrap):
             return
         flow = self.tracer.trace(wrap)
-        decorated = isinstance(wrap, _FUNCTIONS)  # (reported at the decorator that makes it)
+        decorated = isinstance(wrap, _FUNCTIONS)  # (made by the decorator over it)
         what = f"def {wrap.name}()" if decorated else self.tracer.callable_shape(wrap) \
             if flow is None else flow.what if flow.parameter is None \
             else self.tracer.callable_parameter(flow) and f"the parameter '{flow.parameter}'"
@@ -589,10 +590,9 @@ class CtypesCallbackLifetime(Rule):
         if keeping is None:
             return
         maker = self.tracer.maker(wrap)
-        self.report(
-            self.tracer.decorating_prototype(wrap) if decorated else wrap,
-            f"{maker} callback of {what} {where}; {api} calls it later",
-            related=(*dropped, *keeping),
+        self.report(  # (at the call that hands it to C: where the reference must be kept)
+            argument, f"{maker} callback of {what} {where}; {api} calls it later",
+            related=(*self.tracer.made_here(wrap, argument), *dropped, *keeping),
             help=f"{api} keeps the function pointer and calls it after the call returns, but "
             f"{maker} keeps no reference for C: the trampoline is freed and the later call jumps "
             "into freed memory (a crash far from here). Keep the object alive as long as C may "

@@ -14,11 +14,11 @@ def follow_progress(report):
 
 
 def follow_lines(name):
-    @ffi.callback("void(const char *)")  # error: CUR202
+    @ffi.callback("void(const char *)")
     def sink(line):
         print(name, ffi.string(line))
 
-    lib.loader_register_sink(sink)
+    lib.loader_register_sink(sink)  # error: CUR202@30
 
 
 def follow_lines_kept(name):

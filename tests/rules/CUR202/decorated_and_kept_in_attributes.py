@@ -19,11 +19,11 @@ lib.tailer_set_log_callback(log_forever)
 
 
 def install_decorated():
-    @ctypes.CFUNCTYPE(None, ctypes.c_char_p)  # error: CUR202@6
+    @ctypes.CFUNCTYPE(None, ctypes.c_char_p)
     def on_log(message):
         print(message)
 
-    lib.tailer_set_log_callback(on_log)
+    lib.tailer_set_log_callback(on_log)  # error: CUR202@33
 
 
 def sort(items, count):
@@ -46,5 +46,5 @@ class Tailer:
         self._lib.tailer_set_log_callback(self._handler)
 
     def start_once(self):
-        handler = LOG_CALLBACK(lambda message: print(message))  # error: CUR202@19
-        self._lib.tailer_set_log_callback(handler)
+        handler = LOG_CALLBACK(lambda message: print(message))
+        self._lib.tailer_set_log_callback(handler)  # error: CUR202@43

@@ -17,8 +17,8 @@ _WATCHERS = []
 
 
 def add_watcher(fd):
-    handler = WATCH(lambda events: print(fd, events))  # error: CUR202
-    watch_fd(fd, handler)
+    handler = WATCH(lambda events: print(fd, events))
+    watch_fd(fd, handler)  # error: CUR202@18
 
 
 def add_kept_watcher(fd):
@@ -62,8 +62,8 @@ class Session:
         print(level, text)
 
     def quiet(self):
-        @self.message_type  # error: CUR202
+        @self.message_type
         def drop(level, text):
             pass
 
-        self._on_message(drop)
+        self._on_message(drop)  # error: CUR202@26

@@ -26,8 +26,8 @@ def dump(tree):
 
 
 def follow(path, on_change):
-    notifier = NOTIFY(on_change)  # error: CUR202
-    scan.scan_follow(path.encode(), notifier)
+    notifier = NOTIFY(on_change)
+    scan.scan_follow(path.encode(), notifier)  # error: CUR202@37
 
 
 NOTIFIERS = {}

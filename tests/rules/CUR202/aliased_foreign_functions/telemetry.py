@@ -27,11 +27,11 @@ class TelemetryClient:
         self._keep = None
 
     def verbose(self, level):
-        @self._log_prototype  # error: CUR202@10
+        @self._log_prototype
         def on_log(severity, message):
             print(severity, message)
 
-        self._install_log(level, on_log)
+        self._install_log(level, on_log)  # error: CUR202@34
 
     def verbose_kept(self, level):
         @self._log_prototype  # ok: CUR202 (kept in an attribute)
@@ -43,8 +43,8 @@ class TelemetryClient:
 
 
 def watch_events():
-    handler = LOG_HANDLER(print_event)  # error: CUR202@15
-    subscribe(handler)
+    handler = LOG_HANDLER(print_event)
+    subscribe(handler)  # error: CUR202@15
 
 
 def sort_events(records, count):

@@ -10,11 +10,11 @@ def watch(fd, on_ready):
 
 
 def after(seconds, fire):
-    @ffi.callback("void(void)")  # error: CUR202@6
+    @ffi.callback("void(void)")
     def on_timer():
         fire()
 
-    lib.ev_timer_start(seconds, on_timer)
+    lib.ev_timer_start(seconds, on_timer)  # error: CUR202@33
 
 
 def pending_sorted(items, count, key):

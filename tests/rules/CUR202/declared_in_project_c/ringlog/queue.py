@@ -14,8 +14,8 @@ class Queue:
     def tail(self, cb=None):
         handler = None
         if cb:
-            handler = DISPATCH(cb)  # error: CUR202
-        return lib.rl_tail(self.q, handler, None)
+            handler = DISPATCH(cb)
+        return lib.rl_tail(self.q, handler, None)  # error: CUR202@36
 
     def drain(self, cb):
         return lib.rl_drain(self.q, DISPATCH(cb))  # ok: CUR202 (the visitor is on C's stack)

@@ -15,8 +15,8 @@ class FfiTarget:
     def __init__(self, name, body):
         self.name = name
         self.body = body
-        self.callback_func = CALL_FRAME(lambda frame: self.invoke(frame))  # error: CUR202@30
-        _runtime.xrt_register_target(name.encode(), self.callback_func)
+        self.callback_func = CALL_FRAME(lambda frame: self.invoke(frame))
+        _runtime.xrt_register_target(name.encode(), self.callback_func)  # error: CUR202@53
 
     def invoke(self, frame):
         return self.body(frame)
@@ -32,8 +32,8 @@ class Timer:
         self.period = period
 
     def start(self):
-        self._on_tick = TICK(self._tick)  # error: CUR202@25
-        _runtime.xrt_timer_start(self.period, self._on_tick)
+        self._on_tick = TICK(self._tick)
+        _runtime.xrt_timer_start(self.period, self._on_tick)  # error: CUR202@47
 
     def _tick(self, data):
         print("tick", self.period)
