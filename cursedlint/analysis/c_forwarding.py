@@ -39,6 +39,16 @@ class Forwarder(Struct, frozen=True, array_like=True):
     calls: tuple[Forward, ...]
 
 
+def exported_functions(context) -> list[str]:
+    """The names of the plain functions the file defines at file scope that other files can
+    call (not `static`)."""
+    from cursedlint.analysis.c_memory import has_storage
+
+    return [context.text(function[0]) for item in file_scope_items(context.tree.root_node)
+            if item.type == "function_definition" and (function := plain_function(item))
+            is not None and not has_storage(context, item, ("static",))]
+
+
 def forwarded_calls(context, skip=frozenset(), exported: bool = False) -> dict[str, Forwarder]:
     """Function name -> its `Forwarder`, for the file's plain functions not in `skip` that
     pass on a parameter (the last definition of a name, as a call reaches it). `exported`:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_forwarding import Forward, Forwarder, forwarded_calls
+from cursedlint.analysis.c_forwarding import Forward, Forwarder, exported_functions, forwarded_calls
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
     wrappers_by_name,
@@ -125,13 +125,16 @@ class RegistrationFacts(Struct, frozen=True):
     it can name (`local`: `static`, reachable from elsewhere through a field it stores them
     in), the line of each wrapper's registering call (`lines`), its function-pointer flows
     (`flows`), and what its other functions pass their parameters on to (`forwarders`: a
-    function handing them to another file's wrapper is a wrapper, `composed_wrappers`)."""
+    function handing them to another file's wrapper is a wrapper, `composed_wrappers`), and its
+    other functions others can call (`defines`: a caller nearer this file than another's
+    wrapper of the same name calls this one, `ComposedWrappers.nearest`)."""
 
     wrappers: dict[str, Wrapper] = {}
     local: dict[str, Wrapper] = {}
     flows: FieldFlows = FieldFlows()
     lines: dict[str, int] = {}
     forwarders: dict[str, Forwarder] = {}
+    defines: frozenset[str] = frozenset()
 
 
 def registrations_of(context, project_wrappers=None) -> "Registrations":
@@ -197,12 +200,13 @@ class Registrations:
                  if name not in exported}
         flows = field_flows(self.context)
         forwarders = forwarded_calls(self.context, set(self.file_wrappers), exported=True)
-        if not (exported or local or flows or forwarders):
+        defines = frozenset(exported_functions(self.context)) - set(exported)
+        if not (exported or local or flows or forwarders or defines):
             return None
         names = {**APIS, **self.file_wrappers}
         lines = {name: self.context.calls(names, function.child_by_field_name("body"))[0][1]
                  .start_point[0] + 1 for name, (_, function) in self._wrapper_definitions.items()}
-        return RegistrationFacts(exported, local, flows, lines, forwarders)
+        return RegistrationFacts(exported, local, flows, lines, forwarders, defines)
 
     @cached_property
     def _path(self) -> str:
@@ -287,15 +291,16 @@ class Registrations:
         (`project_wrappers`, composed across files) it calls, then its own functions that
         pass their parameters to one of those."""
         composed = composed_wrappers(self.project_wrappers)
-        others = {name: known for name, known in composed.exported.items()
-                  if known[2][0].path != self._path}
+        others = {name: known for name in composed.exported
+                  if (known := composed.nearest(name, self._path)) is not None
+                  and known[2][0].path != self._path}
         found = {name: others[name] for name, _ in self.context.calls(others)} if others else {}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
         own = dict(composed.files.get(self._path, {}))
         if found:  # its own functions may pass their parameters to one of them
             compose_file(self._path, forwarded_calls(self.context, set(self.file_wrappers)),
-                         own, found)
+                         own, found.get)
         found.update(own)
         return found
 
@@ -543,12 +548,27 @@ def registering_fields(facts: dict) -> set[str]:
 
 
 class ComposedWrappers(Struct, frozen=True):
-    """The project's wrappers, each as (API, positions, steps to the API): `exported` by name
-    (those other files can call; of several files defining one name, the last by path), and
-    `files`, path -> every wrapper of that file, `static` ones included."""
+    """The project's wrappers, each as (API, positions, steps to the API): `exported`, name ->
+    path -> those other files can call; `files`, path -> every wrapper of that file, `static`
+    ones included; `definers`, name -> the files defining a function of that name others can
+    call, wrapper or not."""
 
     exported: dict
     files: dict
+    definers: dict
+
+    def nearest(self, name: str, caller: str) -> tuple | None:
+        """The wrapper a call of `name` in the file `caller` reaches: of the files defining
+        it, those with the most directories in common with the caller (a vendored copy of a
+        library calls its own copy's function), where each of them defines it as a wrapper
+        and all of them alike; None else."""
+        defined = self.exported.get(name)
+        if not defined:
+            return None
+        found = [defined.get(path) for path in nearest_files(self.definers[name], caller)]
+        if None in found or len({(api, shape) for api, shape, _ in found}) != 1:
+            return None
+        return found[0]
 
 
 def composed_wrappers(facts: dict) -> ComposedWrappers:
@@ -562,37 +582,56 @@ def _composed_wrappers(facts: dict) -> ComposedWrappers:
     forwarded call registering is a call, made once, of one of the file's wrappers or of
     another file's exported one, with a parameter in the place of the address or the
     length: a wrapper of the same API, the positions carried through."""
-    files, public = {}, set()
+    files, public, definers = {}, set(), {}
     for path, summary in sorted(facts.items()):
+        for name in (*summary.wrappers, *summary.defines):
+            definers.setdefault(name, set()).add(path)
         files[path] = {name: (api, Api(address, length), (Step(
             path, summary.lines.get(name, 0), f"`{name}()` registers with {api}()"),))
             for name, (api, address, length) in {**summary.local, **summary.wrappers}.items()
             if api in APIS}
         public.update((path, name) for name in summary.wrappers)
     for _ in range(WRAPPER_DEPTH):
-        exported = _exported(files, public)
+        composed = ComposedWrappers(_exported(files, public), files, definers)
         added = False
         for path, summary in sorted(facts.items()):
-            for function, forwarder in compose_file(path, summary.forwarders, files[path],
-                                                    exported, rounds=1):
+            for function, forwarder in compose_file(
+                    path, summary.forwarders, files[path],
+                    partial(composed.nearest, caller=path), rounds=1):
                 added = True
                 if not forwarder.static:
                     public.add((path, function))
+                    definers.setdefault(function, set()).add(path)
         if not added:
             break
-    return ComposedWrappers(_exported(files, public), files)
+    return ComposedWrappers(_exported(files, public), files, definers)
 
 
 def _exported(files: dict, public: set) -> dict:
-    return {name: known for path, wrappers in files.items()
-            for name, known in wrappers.items() if (path, name) in public}
+    exported: dict[str, dict] = {}
+    for path, wrappers in files.items():
+        for name, known in wrappers.items():
+            if (path, name) in public:
+                exported.setdefault(name, {})[path] = known
+    return exported
 
 
-def compose_file(path: str, forwarders: dict, wrappers: dict, exported: dict,
+def nearest_files(paths, caller: str) -> list[str]:
+    """Of `paths`, those with the most leading directories in common with `caller`."""
+    def shared(path: str) -> int:
+        return len(os.path.commonpath((os.path.dirname(path), os.path.dirname(caller))))
+
+    ranked = {path: shared(path) for path in paths}
+    best = max(ranked.values(), default=0)
+    return sorted(path for path, common in ranked.items() if common == best)
+
+
+def compose_file(path: str, forwarders: dict, wrappers: dict, exported: Callable,
                  rounds: int = WRAPPER_DEPTH) -> list[tuple[str, Forwarder]]:
     """Add to `wrappers` (a file's: name -> (API, positions, steps)) its functions that
-    `forwarders` show passing their parameters to one of them or to another file's
-    `exported` one (up to `rounds` rounds); the (name, forwarder) of those added."""
+    `forwarders` show passing their parameters to one of them or to the wrapper of another
+    file a call of that name reaches (`exported(name)`; up to `rounds` rounds); the (name,
+    forwarder) of those added."""
     found = []
     for _ in range(rounds):
         added = False
@@ -600,7 +639,8 @@ def compose_file(path: str, forwarders: dict, wrappers: dict, exported: dict,
             if function in wrappers:
                 continue
             calls = [(call, known) for call in forwarder.calls if (known := (
-                wrappers if call.local else exported).get(call.callee)) is not None]
+                wrappers.get(call.callee) if call.local else exported(call.callee)))
+                is not None]
             composed = _through(path, function, *calls[0]) if len(calls) == 1 else None
             if composed is not None:
                 wrappers[function] = composed

@@ -118,7 +118,9 @@ class SubPageRdmaRegistration(RegistrationRule):
     one of these, or to such a function of their own file or of another file (up to 4 levels
     within a file and 4 more across files, each step named in the finding's chain; a
     function of the same name the file defines itself is not
-    another file's wrapper), and calls through a function-pointer field (`ops->reg_mem(...)`,
+    another file's wrapper, and of several files defining one name, those with the most
+    directories in common with the caller's decide, where they agree: a vendored copy of a
+    library calls its own copy), and calls through a function-pointer field (`ops->reg_mem(...)`,
     `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
     designated initializer, assignment, or passed to a function that stores its parameter
     there; a symbol loaded by name, `(T)dlsym(lib, "ibv_reg_mr")`, is that function) is such an API or wrapper with the same argument positions (a field that also
