@@ -166,6 +166,23 @@ def test_a_field_is_followed_only_where_every_candidate_agrees():
     assert [candidate.function for candidate in found["reg"][1]] == ["reg_a", "reg_b"]
 
 
+def test_a_field_some_candidate_of_which_does_it_is_followed_where_the_others_are_known():
+    verbs = FieldFlows(stores={"reg": [("verbs_reg", 1)], "pin": [("verbs_reg", 2)],
+                               "fast": [("verbs_reg", 3), ("verbs_reg_iova", 4)]},
+                       defined=["verbs_reg", "verbs_reg_iova"])
+    shm = FieldFlows(stores={"reg": [("shm_reg", 5)], "pin": [("app_pin", 6)]},
+                     defined=["shm_reg"])  # app_pin: a function the project only declares
+    graph = FunctionPointerGraph({"/p/verbs.c": verbs, "/p/shm.c": shm})
+    shapes = {"verbs_reg": (1, 2), "verbs_reg_iova": (1, 3)}
+    found = graph.doing(lambda function, path: shapes.get(function))
+    assert {field: (what, [c.function for c in doing], [c.function for c in others])
+            for field, (what, doing, others) in found.items()} == {
+        "reg": ((1, 2), ["verbs_reg"], ["shm_reg"])}  # `fast`: two shapes; `pin`: unknown
+    assert graph.agreeing(lambda function, path: shapes.get(function)) == {}
+    # the file's definitions (open_dev and pick are only declared there)
+    assert field_flows(context_of(TABLES)).defined == ["close_dev", "install"]
+
+
 def test_what_is_built_for_a_run_s_facts_is_built_again_when_files_are_added():
     facts = {"/p/a.c": 1}
     assert built_for(facts, "count", len) == 1

@@ -20,11 +20,15 @@ it is known:
 - a field with more than `MAX_CANDIDATES` distinct functions gives no edge;
 - a name a C++ class of the project declares as a method gives no edge (`obj.name(...)` may
   call the method).
-A rule then asks what each candidate does (`FunctionPointerGraph.agreeing`) and follows a call
-through the field only when every candidate does the same thing, so a field that also holds a
-harmless function stays silent. Positional initializers of known struct types are not read (a
-struct's field order would need its declaration, often in another header): such a store is
-missed, never invented.
+A rule then asks what each candidate does: `FunctionPointerGraph.agreeing` follows a call
+through the field only when every candidate does the same thing (a field that also holds a
+harmless function stays silent), `FunctionPointerGraph.doing` also when the others are
+functions the project defines that do nothing the rule follows (an ops table with one
+provider that registers and one that does not: the call may register); a candidate the
+project does not define (a library's function, a symbol loaded by name) may do anything,
+and keeps the field from being followed by either. Positional initializers of known struct
+types are not read (a struct's field order would need its declaration, often in another
+header): such a store is missed, never invented.
 
 A store of a name (`fn`, `&fn`, a cast of one, or a symbol loaded by a literal name,
 `(T)dlsym(lib, "fn")`) records the name: a function, or a variable or
@@ -80,12 +84,14 @@ class FieldFlows(Struct, frozen=True):
     """One file's flows of functions into struct fields: `stores` field -> [(function,
     line)]; `unknown` the fields given a value that is not a function; `parameters` function ->
     [(parameter position, field, line)] where a function stores its parameter in a field;
-    `passes` [(callee, argument position, function, line)] for calls given a function."""
+    `passes` [(callee, argument position, function, line)] for calls given a function;
+    `defined` the names of the functions the file defines (kept only with flows)."""
 
     stores: dict[str, list[tuple[str, int]]] = {}
     unknown: list[str] = []
     parameters: dict[str, list[tuple[int, str, int]]] = {}
     passes: list[tuple[str, int, str, int]] = []
+    defined: list[str] = []  # the functions the file defines at file scope
 
     def __bool__(self) -> bool:
         return bool(self.stores or self.unknown or self.parameters or self.passes)
@@ -149,14 +155,22 @@ class _Flows:
     def _functions(self) -> frozenset[str]:
         """The names the file defines or declares as functions at file scope (through `#if`,
         `extern "C"` and namespaces)."""
-        names = set()
+        return frozenset(self._declared[0] | self._declared[1])
+
+    @cached_property
+    def _declared(self) -> tuple[set[str], set[str]]:
+        """The names of the file's function definitions and of its other function
+        declarations at file scope."""
+        names: tuple[set[str], set[str]] = (set(), set())
         for node in file_scope_items(self.context.root):
             if node.type in ("function_definition", "declaration"):
                 for declarator in node.children_by_field_name("declarator"):
                     if function_declarator(declarator) is not None:
-                        names.add(declared_name(self.context, declarator))
-        names.discard("")
-        return frozenset(names)
+                        names[node.type == "declaration"].add(
+                            declared_name(self.context, declarator))
+        for found in names:
+            found.discard("")
+        return names
 
     def _methods(self) -> set[str]:
         """The names of the methods the (C++) file's classes declare: a call `obj.name(...)`
@@ -225,7 +239,9 @@ class _Flows:
                 unknown.add(field)
         unknown.update(self._scanned[1])
         unknown.update(self._methods())
-        return FieldFlows(stores, sorted(unknown), parameters, self._passes())
+        passes = self._passes()
+        defined = sorted(self._declared[0]) if stores or unknown or parameters or passes else []
+        return FieldFlows(stores, sorted(unknown), parameters, passes, defined)
 
     @cached_property
     def _scanned(self) -> tuple[list[tuple[int, int]], set[str]]:
@@ -394,29 +410,49 @@ class FunctionPointerGraph:
             return None
         return found
 
+    def doing(self, does: Callable[[str, str], Any], fields: Iterable[str] | None = None
+              ) -> dict[str, tuple[Any, list, list]]:
+        """Field -> (what, the candidates doing it, the others) for the fields (of `fields`,
+        default all) some candidate of which does `what` (`does(function, path where it is
+        stored)`, None for nothing a rule follows) and every other of which does the same or
+        is a function the project defines (in a file with flows) that does nothing: a name
+        the project does not define (a library's function, a symbol loaded by name, a
+        variable or macro) may do anything, and keeps the field from being followed."""
+        found = {}
+        for field in sorted(self.fields() if fields is None else set(fields)):
+            candidates = self.callees(field) or ()
+            answers = [does(candidate.function, candidate.path) for candidate in candidates]
+            what = set(answers) - {None}
+            others = [candidate for candidate, answer in zip(candidates, answers)
+                      if answer is None]
+            if len(what) == 1 and all(self._entries("defined", candidate.function)
+                                      for candidate in others):
+                found[field] = (what.pop(), [candidate for candidate, answer
+                                             in zip(candidates, answers) if answer is not None],
+                                others)
+        return found
+
     def agreeing(self, does: Callable[[str, str], Any],
                  fields: Iterable[str] | None = None) -> dict[str, tuple[Any, list]]:
         """Field -> (what, candidates) for the fields (of `fields`, default all) every
-        candidate of which does the same `what` (`does(function, path where it is stored)`,
-        None for nothing a rule follows): a call through any other field is not followed."""
-        found = {}
-        for field in sorted(self.fields() if fields is None else set(fields)):
-            candidates = self.callees(field)
-            answers = {does(candidate.function, candidate.path)
-                       for candidate in candidates or ()}
-            if len(answers) == 1 and None not in answers:
-                found[field] = (answers.pop(), candidates)
-        return found
+        candidate of which does the same `what` (see `doing`)."""
+        return {field: (what, candidates)
+                for field, (what, candidates, others) in self.doing(does, fields).items()
+                if not others}
 
-    def resolved_calls(self, context, does: Callable[[str, str], Any],
-                       known: Iterable[str]) -> list[tuple[str, object, Any, list]]:
+    def resolved_calls(self, context, does: Callable[[str, str], Any], known: Iterable[str],
+                       some: bool = False) -> list[tuple[str, object, Any, list]]:
         """(field, call, what, candidates) for the calls of the file of `context` through a
-        field every candidate of which does the same `what` (see `agreeing`): `known` are the
-        project's such fields (worked out once per run), to which the fields the overlaid
-        file's own flows resolve are added; only these fields' names are searched."""
-        fields = {*known, *self.agreeing(does, self.touched())}
+        field every candidate of which does the same `what` (see `agreeing`; with `some`,
+        through a field of `doing`, whose candidates are then those doing it and the others
+        after them): `known` are the project's such fields (worked out once per run), to
+        which the fields the overlaid file's own flows resolve are added; only these
+        fields' names are searched."""
+        fields = {*known, *self.doing(does, self.touched())}
         calls = indirect_calls(context, fields)
-        resolved = self.agreeing(does, {field for field, _ in calls})
+        resolved = {field: (what, [*candidates, *others]) for field, (what, candidates, others)
+                    in self.doing(does, {field for field, _ in calls}).items()
+                    if some or not others}
         return [(field, call, *resolved[field]) for field, call in calls if field in resolved]
 
     def passed_to(self, functions: set[str]) -> set[str]:
@@ -432,7 +468,8 @@ class FunctionPointerGraph:
 
 
 def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
-    index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {}}
+    index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
+                              "defined": {}}
     for path, found in sorted(flows):
         for field, stored in found.stores.items():
             index["stores"].setdefault(field, []).extend(
@@ -444,6 +481,8 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
                 index["parameters"].setdefault(field, []).append((path, callee, position, line))
         for callee, position, function, line in found.passes:
             index["passes"].setdefault((callee, position), []).append((path, function, line))
+        for function in found.defined:
+            index["defined"].setdefault(function, []).append((path,))
     return index
 
 
