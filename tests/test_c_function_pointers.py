@@ -228,3 +228,24 @@ def test_a_name_a_cpp_class_declares_as_a_method_is_no_function_pointer_field():
     assert field_flows(context_of(code, "cpp", "a.cpp")).unknown == ["pin", "reg", "reg_all"]
     assert field_flows(context_of(code.replace("class Region", "struct Region")
                                   .split("struct Region")[0])).unknown == []  # C: no methods
+
+
+def test_a_loader_macro_of_another_file_stores_the_symbol_it_is_given_by_name():
+    header = field_flows(context_of("""\
+        #define LOAD(lib, name, slot) do { void **at = (void **)&(slot); \\
+                                           *at = dlsym((lib), name); } while (0)
+        #define SHOW(lib, name, slot) printf("%p %s %p", lib, name, slot)
+        """, path="/p/table.h"))
+    assert header.loaders == {"LOAD": (1, 2)}  # SHOW loads nothing
+    loading = field_flows(context_of("""\
+        void load(void *lib, struct table *t)
+        {
+            LOAD(lib, "ibv_fork_init", t->fork_init);
+            SHOW(lib, "ibv_fork_init", t->shown);
+            load_symbol(lib, "ibv_reg_mr", t->reg_mr);
+        }
+        """, path="/p/load.c"))
+    graph = FunctionPointerGraph({"/p/table.h": header, "/p/load.c": loading})
+    assert [(c.function, c.line) for c in graph.callees("fork_init")] == [("ibv_fork_init", 3)]
+    assert graph.callees("shown") is None and graph.callees("reg_mr") is None
+    assert graph.loader_macros({"ibv_fork_init"}) == {"LOAD", "SHOW"}

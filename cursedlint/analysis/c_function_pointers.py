@@ -45,6 +45,7 @@ fields)` lists the file's calls through the given fields.
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Any, Callable, Iterable
 
@@ -68,6 +69,12 @@ _SCOPES = frozenset({"function_definition", "lambda_expression"})
 _VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|(?!dl v?sym\s*\()[A-Za-z_]\w*\s*\()".replace(
     b" ", b"")
 _LOADERS = frozenset({"dlsym", "dlvsym"})
+_LOADER_CALL = LazyPattern(
+    rb"\bdlv?sym\s*\((?:[^,()]|\([^()]*\))+,\s*(\(\s*)?([A-Za-z_]\w*)\s*(?(1)\)\s*)[,)]")
+"""A loader's call in a macro's body: the name it loads is a parameter (group 2, perhaps in
+parentheses)."""
+_LITERAL_NAME = LazyPattern(rb'[(,]\s*("[A-Za-z_]\w*")\s*,')
+"""A string literal holding a name, given to a call before another argument."""
 """`dlsym(handle, "name")`: the function `name` of a loaded library."""
 _STORE = LazyPattern(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
                     + rb")|(?=\S))")
@@ -85,16 +92,25 @@ class FieldFlows(Struct, frozen=True):
     line)]; `unknown` the fields given a value that is not a function; `parameters` function ->
     [(parameter position, field, line)] where a function stores its parameter in a field;
     `passes` [(callee, argument position, function, line)] for calls given a function;
-    `defined` the names of the functions the file defines (kept only with flows)."""
+    `defined` the names of the functions the file defines (kept only with flows); `loaders`
+    macro -> (name position, target position) for the function-like macros the file defines
+    that load a symbol by the name one parameter gives into another (`dlsym(handle, symbol)`
+    stored through `&funcptr`); `loaded` [(macro, name position, target position, name,
+    field, line)] for the file's calls of a macro given a literal name and a field
+    (`LOAD_SYM(h, "ibv_fork_init", tbl->fork_init)`), which store the name in the field
+    where the project defines the macro as such a loader."""
 
     stores: dict[str, list[tuple[str, int]]] = {}
     unknown: list[str] = []
     parameters: dict[str, list[tuple[int, str, int]]] = {}
     passes: list[tuple[str, int, str, int]] = []
     defined: list[str] = []  # the functions the file defines at file scope
+    loaders: dict[str, tuple[int, int]] = {}
+    loaded: list[tuple[str, int, int, str, str, int]] = []
 
     def __bool__(self) -> bool:
-        return bool(self.stores or self.unknown or self.parameters or self.passes)
+        return bool(self.stores or self.unknown or self.parameters or self.passes
+                    or self.loaders or self.loaded)
 
 
 class Candidate(Struct, frozen=True):
@@ -239,9 +255,57 @@ class _Flows:
                 unknown.add(field)
         unknown.update(self._scanned[1])
         unknown.update(self._methods())
-        passes = self._passes()
-        defined = sorted(self._declared[0]) if stores or unknown or parameters or passes else []
-        return FieldFlows(stores, sorted(unknown), parameters, passes, defined)
+        passes, loaders, loaded = self._passes(), self._loaders(), self._loaded_by_macros()
+        defined = sorted(self._declared[0]) if (
+            stores or unknown or parameters or passes or loaders or loaded) else []
+        return FieldFlows(stores, sorted(unknown), parameters, passes, defined, loaders, loaded)
+
+    def _loaders(self) -> dict[str, tuple[int, int]]:
+        """Macro -> (name position, target position) for the file's loader macros."""
+        if _LOADER_CALL.search(self.context.source.data) is None:
+            return {}
+        found = {}
+        for node in file_scope_items(self.context.root):
+            value = node.child_by_field_name("value")
+            parameters = node.child_by_field_name("parameters")
+            if node.type != "preproc_function_def" or value is None or parameters is None:
+                continue
+            names = [self.context.text(name) for name in parameters.named_children
+                     if name.type == "identifier"]
+            body = self.context.text(value)
+            symbol = _LOADER_CALL.search(body.encode())
+            symbol = symbol[2].decode() if symbol else None
+            targets = [name for name in names if name != symbol and re.search(
+                rf"&\s*(?:\(\s*)?{name}\b|\b{name}\s*=(?!=)", body)]
+            if symbol in names and len(targets) == 1:
+                found[self.context.text(node.child_by_field_name("name"))] = (
+                    names.index(symbol), names.index(targets[0]))
+        return found
+
+    def _loaded_by_macros(self) -> list[tuple[str, int, int, str, str, int]]:
+        """(macro, name position, target position, name, field, line) for each call of a
+        plain name given a string literal that names a function and a field (`x->f`,
+        `x.f`): a store where the project defines the macro as a loader."""
+        found = []
+        spans = [match.span(1) for match in _LITERAL_NAME.finditer(self.context.source.data)]
+        for _, _, leaf in self.context.at(spans):
+            literal = leaf if leaf.type == "string_literal" else self.context.parent(leaf)
+            given = self.context.parent(literal) if literal is not None else None
+            call = self.context.parent(given) if given is not None else None
+            if literal is None or literal.type != "string_literal" or given.type != \
+                    "argument_list" or call is None or call.type != "call_expression" \
+                    or call.child_by_field_name("function").type != "identifier":
+                continue
+            values = arguments(call)
+            position, name = values.index(literal), self.context.text(literal)[1:-1]
+            for target, value in enumerate(values):
+                value = unwrapped(value)
+                if value is not None and value.type == "field_expression":
+                    found.append((self.context.text(call.child_by_field_name("function")),
+                                  position, target, name,
+                                  self.context.text(value.child_by_field_name("field")),
+                                  call.start_point[0] + 1))
+        return found
 
     @cached_property
     def _scanned(self) -> tuple[list[tuple[int, int]], set[str]]:
@@ -386,14 +450,22 @@ class FunctionPointerGraph:
         return found
 
     def fields(self) -> set[str]:
-        """The fields some function is stored in (directly or through a parameter)."""
-        return {*self._index["stores"], *self._index["parameters"],
-                *self._index_own["stores"], *self._index_own["parameters"]}
+        """The fields some function is stored in (directly, through a parameter, or a
+        loader macro)."""
+        return {*self._index["stores"], *self._index["parameters"], *self._index["loaded"],
+                *self._index_own["stores"], *self._index_own["parameters"],
+                *self._index_own["loaded"]}
 
     def candidates(self, field: str) -> list[Candidate]:
-        """Every function stored in `field`, directly or through a parameter."""
+        """Every function stored in `field`, directly, through a parameter, or by a loader
+        macro of the project."""
         found = [Candidate(function, path, line)
                  for path, function, line in self._entries("stores", field)]
+        found.extend(Candidate(function, path, line)
+                     for path, macro, position, target, function, line
+                     in self._entries("loaded", field)
+                     if any(entry[1:] == (position, target)
+                            for entry in self._entries("loaders", macro)))
         for store_path, callee, position, line in self._entries("parameters", field):
             found.extend(Candidate(function, path, passed, (store_path, line, callee))
                          for path, function, passed
@@ -461,6 +533,12 @@ class FunctionPointerGraph:
         return {callee for (callee, _), passes in self._index["passes"].items()
                 if any(function in functions for _, function, _ in passes)}
 
+    def loader_macros(self, functions: set[str]) -> set[str]:
+        """The macros the project calls to load one of `functions` into a field (the files
+        defining them are worth reading: they say whether the macro is a loader)."""
+        return {macro for entries in self._index["loaded"].values()
+                for _, macro, _, _, function, _ in entries if function in functions}
+
     def holding(self, functions: set[str]) -> set[str]:
         """The fields some candidate of which is one of `functions`."""
         return {field for field in self.fields()
@@ -469,7 +547,7 @@ class FunctionPointerGraph:
 
 def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
     index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
-                              "defined": {}}
+                              "defined": {}, "loaders": {}, "loaded": {}}
     for path, found in sorted(flows):
         for field, stored in found.stores.items():
             index["stores"].setdefault(field, []).extend(
@@ -483,6 +561,11 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
             index["passes"].setdefault((callee, position), []).append((path, function, line))
         for function in found.defined:
             index["defined"].setdefault(function, []).append((path,))
+        for macro, positions in found.loaders.items():
+            index["loaders"].setdefault(macro, []).append((path, *positions))
+        for macro, position, target, function, field, line in found.loaded:
+            index["loaded"].setdefault(field, []).append(
+                (path, macro, position, target, function, line))
     return index
 
 
