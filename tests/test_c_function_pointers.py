@@ -249,3 +249,20 @@ def test_a_loader_macro_of_another_file_stores_the_symbol_it_is_given_by_name():
     assert [(c.function, c.line) for c in graph.callees("fork_init")] == [("ibv_fork_init", 3)]
     assert graph.callees("shown") is None and graph.callees("reg_mr") is None
     assert graph.loader_macros({"ibv_fork_init"}) == {"LOAD", "SHOW"}
+
+
+def test_a_call_handed_to_a_macro_that_makes_it_through_a_field_is_a_call_through_it():
+    context = context_of("""\
+        #define CHECKED(table, call) do { if ((table).call != 0) return -1; } while (0)
+        #define LOGGED(table, call) log_value(#table, call)
+        int start(void)
+        {
+            CHECKED(syms, fork_init());
+            LOGGED(syms, fork_init());
+            fork_init();
+            return 0;
+        }
+        """)
+    assert indirect_calls(context, {"fork_init"}) == []
+    [(field, call)] = indirect_calls(context, {"fork_init"}, through_macros=True)
+    assert (field, call.start_point[0]) == ("fork_init", 4)

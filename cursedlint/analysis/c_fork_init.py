@@ -4,9 +4,12 @@ project's function-pointer graph (`c_function_pointers`).
 A library that loads libibverbs at run time keeps its functions in a table of pointers
 (`LOAD_SYM(handle, "ibv_fork_init", ftable->fork_init)`, `tbl->fork_init = (T)dlsym(handle,
 "ibv_fork_init")`, `.fork_init = &ibv_fork_init`) and calls `ftable.fork_init()` in another
-file. A call through a field every function of which is `ibv_fork_init` is a call of it (a
-field that also holds another function, or any value that is not a function, is not
-followed: `FunctionPointerGraph.agreeing`).
+file, or hands the call to a checking macro whose body makes it through the table
+(`IBV_CHECK(syms, fork_init(), -1)` with `#define IBV_CHECK(t, call, bad) ... t.call`). A
+call through a field every function of which is `ibv_fork_init` is a call of it (a field
+that also holds another function, or any value that is not a function, is not followed:
+`FunctionPointerGraph.agreeing`). Registrations (CUR301/CUR302) and CMA calls (CUR601) do not
+follow calls handed to such macros yet (`indirect_calls`' `through_macros`).
 
 `FORK_INIT_CALLERS` is the project index: each C/C++ file holding `ibv_fork_init` (or, in later
 rounds, a loader macro it is loaded with, or a field holding it) gives its `FieldFlows`; the
@@ -50,7 +53,7 @@ def fork_init_calls(context, facts: dict | None) -> list[tuple[object, str, tupl
         graph = graph.overlay(os.path.abspath(context.source.path), field_flows(context))
     found = []
     for _, call, _, candidates in graph.resolved_calls(
-            context, _is_fork_init, fork_init_fields(facts or {})):
+            context, _is_fork_init, fork_init_fields(facts or {}), through_macros=True):
         label = called_text(context, call)
         found.append((call, label, tuple(step for candidate in candidates
                                          for step in candidate.steps(label))))

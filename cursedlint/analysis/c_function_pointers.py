@@ -73,6 +73,11 @@ _LOADER_CALL = LazyPattern(
     rb"\bdlv?sym\s*\((?:[^,()]|\([^()]*\))+,\s*(\(\s*)?([A-Za-z_]\w*)\s*(?(1)\)\s*)[,)]")
 """A loader's call in a macro's body: the name it loads is a parameter (group 2, perhaps in
 parentheses)."""
+_DEFINE = LazyPattern(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
+"""A function-like macro's definition (group 1: its name)."""
+_FIELD_CALL = re.compile(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
+"""A macro parameter placed after `.` or `->` in the macro's body, not itself called there
+(the argument is the call: `container.call`)."""
 _LITERAL_NAME = LazyPattern(rb'[(,]\s*("[A-Za-z_]\w*")\s*,')
 """A string literal holding a name, given to a call before another argument."""
 """`dlsym(handle, "name")`: the function `name` of a loaded library."""
@@ -139,11 +144,19 @@ def field_flows(context) -> FieldFlows:
     return context.shared(FieldFlows, lambda: _Flows(context).flows)
 
 
-def indirect_calls(context, fields: Iterable[str]) -> list[tuple[str, object]]:
-    """(field, call) for each call of the file through a field named in `fields`, in order."""
+def indirect_calls(context, fields: Iterable[str],
+                   through_macros: bool = False) -> list[tuple[str, object]]:
+    """(field, call) for each call of the file through a field named in `fields`, in order;
+    with `through_macros`, also each call `f(...)` written as an argument of a macro of the
+    file whose body calls that argument through a field (`#define CHECK(table, call) ...
+    table.call`: `CHECK(syms, f())` calls `syms.f()`)."""
     found = []
+    macros = _field_calling_macros(context) if through_macros and fields else {}
     for field, leaf in context.tokens(fields) if fields else ():
         access = context.parent(leaf)
+        if leaf.type == "identifier" and macros and _called_through(context, leaf, macros):
+            found.append((field, access))
+            continue
         if leaf.type != "field_identifier" or access is None \
                 or access.type != "field_expression" or access.child_by_field_name("field") != leaf:
             continue
@@ -155,6 +168,53 @@ def indirect_calls(context, fields: Iterable[str]) -> list[tuple[str, object]]:
                 and call.child_by_field_name("function") == callee:
             found.append((field, call))
     return found
+
+
+def _field_calling_macros(context) -> dict[str, set[int]]:
+    """Macro -> the positions of its parameters that its body calls through a field
+    (`x.P`, `x->P`), for the function-like macros the file defines."""
+    found: dict[str, set[int]] = {}
+    for macro, names, body in function_macros(context):
+        called = {match[1] for match in _FIELD_CALL.finditer(body)}
+        positions = {position for position, name in enumerate(names) if name in called}
+        if positions:
+            found[macro] = positions
+    return found
+
+
+def function_macros(context) -> list[tuple[str, list[str], str]]:
+    """(name, parameters, body) of the function-like macros the file defines, at file scope
+    or inside a function."""
+    found = []
+    spans = [match.span(1) for match in _DEFINE.finditer(context.source.data)]
+    for _, _, leaf in context.at(spans):
+        node = context.parent(leaf)
+        if node is None or node.type != "preproc_function_def" \
+                or node.child_by_field_name("name") != leaf:
+            continue
+        value, parameters = node.child_by_field_name("value"), \
+            node.child_by_field_name("parameters")
+        if value is not None and parameters is not None:
+            found.append((context.text(leaf), [context.text(name) for name in
+                                               parameters.named_children
+                                               if name.type == "identifier"],
+                          context.text(value)))
+    return found
+
+
+def _called_through(context, leaf, macros: dict[str, set[int]]) -> bool:
+    """Whether the name `leaf` is the callee of a call given to one of `macros` at a
+    position its body calls through a field."""
+    call = context.parent(leaf)
+    given = context.parent(call) if call is not None else None
+    macro = context.parent(given) if given is not None else None
+    if call is None or call.type != "call_expression" \
+            or call.child_by_field_name("function") != leaf or given.type != "argument_list" \
+            or macro is None or macro.type != "call_expression":
+        return False
+    name = macro.child_by_field_name("function")
+    return name.type == "identifier" and arguments(macro).index(call) in macros.get(
+        context.text(name), ())
 
 
 def called_text(context, call) -> str:
@@ -265,21 +325,13 @@ class _Flows:
         if _LOADER_CALL.search(self.context.source.data) is None:
             return {}
         found = {}
-        for node in file_scope_items(self.context.root):
-            value = node.child_by_field_name("value")
-            parameters = node.child_by_field_name("parameters")
-            if node.type != "preproc_function_def" or value is None or parameters is None:
-                continue
-            names = [self.context.text(name) for name in parameters.named_children
-                     if name.type == "identifier"]
-            body = self.context.text(value)
+        for macro, names, body in function_macros(self.context):
             symbol = _LOADER_CALL.search(body.encode())
             symbol = symbol[2].decode() if symbol else None
             targets = [name for name in names if name != symbol and re.search(
                 rf"&\s*(?:\(\s*)?{name}\b|\b{name}\s*=(?!=)", body)]
             if symbol in names and len(targets) == 1:
-                found[self.context.text(node.child_by_field_name("name"))] = (
-                    names.index(symbol), names.index(targets[0]))
+                found[macro] = (names.index(symbol), names.index(targets[0]))
         return found
 
     def _loaded_by_macros(self) -> list[tuple[str, int, int, str, str, int]]:
@@ -513,15 +565,16 @@ class FunctionPointerGraph:
                 if not others}
 
     def resolved_calls(self, context, does: Callable[[str, str], Any], known: Iterable[str],
-                       some: bool = False) -> list[tuple[str, object, Any, list]]:
+                       some: bool = False, through_macros: bool = False
+                       ) -> list[tuple[str, object, Any, list]]:
         """(field, call, what, candidates) for the calls of the file of `context` through a
         field every candidate of which does the same `what` (see `agreeing`; with `some`,
         through a field of `doing`, whose candidates are then those doing it and the others
         after them): `known` are the project's such fields (worked out once per run), to
         which the fields the overlaid file's own flows resolve are added; only these
-        fields' names are searched."""
+        fields' names are searched (`through_macros`: see `indirect_calls`)."""
         fields = {*known, *self.doing(does, self.touched())}
-        calls = indirect_calls(context, fields)
+        calls = indirect_calls(context, fields, through_macros)
         resolved = {field: (what, [*candidates, *others]) for field, (what, candidates, others)
                     in self.doing(does, {field for field, _ in calls}).items()
                     if some or not others}

@@ -65,7 +65,8 @@ class ForkSafeModeEnabled(Rule):
       never assigned; and `ibv_fork_init()`, also called through a function-pointer field
       every function of which the project stores there is `ibv_fork_init` (`&ibv_fork_init`,
       `dlsym(lib, "ibv_fork_init")`, or a loader macro of the project,
-      `LOAD_SYM(lib, "ibv_fork_init", ftable->fork_init)`: `ftable.fork_init()`, in any file),
+      `LOAD_SYM(lib, "ibv_fork_init", ftable->fork_init)`: `ftable.fork_init()`, in any file,
+      or `CHECK(syms, fork_init())` where the file's macro `CHECK` calls `syms.fork_init()`),
       except where it honours or probes the setting:
       under an `if` (or after an earlier `if` that returns) that reads a fork variable by name
       (`getenv("RDMAV_FORK_SAFE")`), asks `ibv_is_fork_initialized()`, calls a function of
