@@ -266,3 +266,25 @@ def test_a_call_handed_to_a_macro_that_makes_it_through_a_field_is_a_call_throug
     assert indirect_calls(context, {"fork_init"}) == []
     [(field, call)] = indirect_calls(context, {"fork_init"}, through_macros=True)
     assert (field, call.start_point[0]) == ("fork_init", 4)
+
+
+def test_a_pointer_to_a_function_the_file_declares_is_a_field_of_its_name():
+    context = context_of("""\
+        #define LOAD(lib, name, fp) (*(void **)&(fp) = dlsym(lib, name))
+        static int (*fork_init_fn)(void);
+        int (*guard_fn)(void) = 0;
+        int plain(void);
+        int open_verbs(void *lib, int (*given)(void))
+        {
+            LOAD(lib, "ibv_fork_init", fork_init_fn);
+            guard_fn = given;
+            fork_init_fn();
+            plain();
+            return 0;
+        }
+        """)
+    flows = field_flows(context)
+    assert [entry[3:5] for entry in flows.loaded] == [("ibv_fork_init", "fork_init_fn")]
+    assert flows.parameters == {"open_verbs": [(1, "guard_fn", 8)]}
+    assert [(field, call.start_point[0]) for field, call in indirect_calls(
+        context, {"fork_init_fn", "plain"}, through_macros=True)] == [("fork_init_fn", 8)]

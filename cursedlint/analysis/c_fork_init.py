@@ -5,11 +5,14 @@ A library that loads libibverbs at run time keeps its functions in a table of po
 (`LOAD_SYM(handle, "ibv_fork_init", ftable->fork_init)`, `tbl->fork_init = (T)dlsym(handle,
 "ibv_fork_init")`, `.fork_init = &ibv_fork_init`) and calls `ftable.fork_init()` in another
 file, or hands the call to a checking macro whose body makes it through the table
-(`IBV_CHECK(syms, fork_init(), -1)` with `#define IBV_CHECK(t, call, bad) ... t.call`). A
+(`IBV_CHECK(syms, fork_init(), -1)` with `#define IBV_CHECK(t, call, bad) ... t.call`), or
+keeps it in a pointer the file declares (`int (*fork_init_fn)(void);`, a field of the graph
+by its name) and calls `fork_init_fn()`. A
 call through a field every function of which is `ibv_fork_init` is a call of it (a field
 that also holds another function, or any value that is not a function, is not followed:
 `FunctionPointerGraph.agreeing`). Registrations (CUR301/CUR302) and CMA calls (CUR601) do not
-follow calls handed to such macros yet (`indirect_calls`' `through_macros`).
+follow calls handed to such macros or such pointers yet (`indirect_calls`'
+`through_macros`).
 
 `FORK_INIT_CALLERS` is the project index: each C/C++ file holding `ibv_fork_init` (or, in later
 rounds, a loader macro it is loaded with, or a field holding it) gives its `FieldFlows`; the

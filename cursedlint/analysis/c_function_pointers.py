@@ -149,12 +149,18 @@ def indirect_calls(context, fields: Iterable[str],
     """(field, call) for each call of the file through a field named in `fields`, in order;
     with `through_macros`, also each call `f(...)` written as an argument of a macro of the
     file whose body calls that argument through a field (`#define CHECK(table, call) ...
-    table.call`: `CHECK(syms, f())` calls `syms.f()`)."""
+    table.call`: `CHECK(syms, f())` calls `syms.f()`), and each call of a pointer to a
+    function the file declares at file scope (`pointer_variables`), which the graph keeps
+    as a field of that name."""
     found = []
     macros = _field_calling_macros(context) if through_macros and fields else {}
+    variables = pointer_variables(context) if through_macros and fields else frozenset()
     for field, leaf in context.tokens(fields) if fields else ():
         access = context.parent(leaf)
-        if leaf.type == "identifier" and macros and _called_through(context, leaf, macros):
+        if leaf.type == "identifier" and access is not None and (
+                (macros and _called_through(context, leaf, macros)) or (
+                field in variables and access.type == "call_expression"
+                and access.child_by_field_name("function") == leaf)):
             found.append((field, access))
             continue
         if leaf.type != "field_identifier" or access is None \
@@ -168,6 +174,28 @@ def indirect_calls(context, fields: Iterable[str],
                 and call.child_by_field_name("function") == callee:
             found.append((field, call))
     return found
+
+
+class _PointerVariables:
+    """The key of `pointer_variables` in a context's shared analyses."""
+
+
+def pointer_variables(context) -> frozenset[str]:
+    """The names the file declares at file scope as pointers to functions (`int
+    (*fork_init_fn)(void);`): a call `fork_init_fn()` goes through one."""
+    def found() -> frozenset[str]:
+        names = set()
+        for node in file_scope_items(context.root):
+            for declarator in node.children_by_field_name("declarator") \
+                    if node.type == "declaration" else ():
+                inner = declarator.child_by_field_name("declarator") \
+                    if declarator.type == "init_declarator" else declarator
+                if inner is not None and inner.type == "function_declarator" \
+                        and function_declarator(declarator) is None:
+                    names.add(declared_name(context, declarator))
+        names.discard("")
+        return frozenset(names)
+    return context.shared(_PointerVariables, found)
 
 
 def _field_calling_macros(context) -> dict[str, set[int]]:
@@ -337,7 +365,8 @@ class _Flows:
     def _loaded_by_macros(self) -> list[tuple[str, int, int, str, str, int]]:
         """(macro, name position, target position, name, field, line) for each call of a
         plain name given a string literal that names a function and a field (`x->f`,
-        `x.f`): a store where the project defines the macro as a loader."""
+        `x.f`) or a pointer to a function the file declares (`pointer_variables`, kept as a
+        field of that name): a store where the project defines the macro as a loader."""
         found = []
         spans = [match.span(1) for match in _LITERAL_NAME.finditer(self.context.source.data)]
         for _, _, leaf in self.context.at(spans):
@@ -352,10 +381,13 @@ class _Flows:
             position, name = values.index(literal), self.context.text(literal)[1:-1]
             for target, value in enumerate(values):
                 value = unwrapped(value)
-                if value is not None and value.type == "field_expression":
+                slot = value.child_by_field_name("field") if value is not None \
+                    and value.type == "field_expression" else value if value is not None \
+                    and value.type == "identifier" and self.context.text(value) \
+                    in pointer_variables(self.context) else None
+                if slot is not None:
                     found.append((self.context.text(call.child_by_field_name("function")),
-                                  position, target, name,
-                                  self.context.text(value.child_by_field_name("field")),
+                                  position, target, name, self.context.text(slot),
                                   call.start_point[0] + 1))
         return found
 
@@ -373,7 +405,8 @@ class _Flows:
 
     def _stores(self):
         """(field, its leaf, value) for each `.f = v` of an initializer (the last designator) and
-        each `x.f = v` / `x->f = v`, found by a byte search for the name before `=`."""
+        each `x.f = v` / `x->f = v`, found by a byte search for the name before `=`; and each
+        `f = v` of a pointer to a function the file declares (`pointer_variables`)."""
         for start, end, leaf in self.context.at(self._scanned[0]):
             if leaf.type != "field_identifier" or leaf.start_byte != start \
                     or leaf.end_byte != end:
@@ -399,6 +432,14 @@ class _Flows:
                 continue
             if value is not None:
                 yield self.context.text(leaf), leaf, value
+        for name, leaf in self.context.tokens(pointer_variables(self.context)):
+            assignment = self.context.parent(leaf)
+            if leaf.type == "identifier" and assignment is not None \
+                    and assignment.type == "assignment_expression" \
+                    and assignment.child_by_field_name("left") == leaf:
+                value = assignment.child_by_field_name("right")
+                if assignment.child_by_field_name("operator").type == "=" and value is not None:
+                    yield name, leaf, value
 
     def _harmless(self, value, field: str) -> bool:
         """NULL, 0, or a copy from a field of the same name: no new function for the field."""

@@ -66,7 +66,8 @@ class ForkSafeModeEnabled(Rule):
       every function of which the project stores there is `ibv_fork_init` (`&ibv_fork_init`,
       `dlsym(lib, "ibv_fork_init")`, or a loader macro of the project,
       `LOAD_SYM(lib, "ibv_fork_init", ftable->fork_init)`: `ftable.fork_init()`, in any file,
-      or `CHECK(syms, fork_init())` where the file's macro `CHECK` calls `syms.fork_init()`),
+      or `CHECK(syms, fork_init())` where the file's macro `CHECK` calls `syms.fork_init()`;
+      also a pointer to a function the file declares, `int (*fork_init_fn)(void);`, so loaded),
       except where it honours or probes the setting:
       under an `if` (or after an earlier `if` that returns) that reads a fork variable by name
       (`getenv("RDMAV_FORK_SAFE")`), asks `ibv_is_fork_initialized()`, calls a function of
