@@ -70,16 +70,17 @@ _VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|(?!dl v?sym\s*\()[A-Za-z_]\w
     b" ", b"")
 _LOADERS = frozenset({"dlsym", "dlvsym"})
 _LOADER_CALL = LazyPattern(
-    rb"\bdlv?sym\s*\((?:[^,()]|\([^()]*\))+,\s*(\(\s*)?([A-Za-z_]\w*)\s*(?(1)\)\s*)[,)]")
+    rb"dl(?<![\w]dl)v?sym\s*\((?:[^,()]|\([^()]*\))+,\s*(\(\s*)?([A-Za-z_]\w*)\s*(?(1)\)\s*)[,)]")
 """A loader's call in a macro's body: the name it loads is a parameter (group 2, perhaps in
-parentheses)."""
+parentheses). (Its literal first: a pattern led by `\b` is tried at every byte.)"""
 _DEFINE = LazyPattern(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
 """A function-like macro's definition (group 1: its name)."""
 _FIELD_CALL = re.compile(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
 """A macro parameter placed after `.` or `->` in the macro's body, not itself called there
 (the argument is the call: `container.call`)."""
-_LITERAL_NAME = LazyPattern(rb'[(,]\s*("[A-Za-z_]\w*")\s*,')
-"""A string literal holding a name, given to a call before another argument."""
+_LITERAL_NAME = LazyPattern(rb'("[A-Za-z_]\w*")\s*,')
+"""A string literal holding a name, before a comma (the tree says whether it is an argument:
+led by `"`, the search skips ahead to each quote)."""
 """`dlsym(handle, "name")`: the function `name` of a loaded library."""
 _STORE = LazyPattern(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
                     + rb")|(?=\S))")
