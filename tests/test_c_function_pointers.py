@@ -166,6 +166,23 @@ def test_a_field_is_followed_only_where_every_candidate_agrees():
     assert [candidate.function for candidate in found["reg"][1]] == ["reg_a", "reg_b"]
 
 
+def test_a_field_some_candidate_of_which_does_it_is_followed_where_the_others_are_known():
+    verbs = FieldFlows(stores={"reg": [("verbs_reg", 1)], "pin": [("verbs_reg", 2)],
+                               "fast": [("verbs_reg", 3), ("verbs_reg_iova", 4)]},
+                       defined=["verbs_reg", "verbs_reg_iova"])
+    shm = FieldFlows(stores={"reg": [("shm_reg", 5)], "pin": [("app_pin", 6)]},
+                     defined=["shm_reg"])  # app_pin: a function the project only declares
+    graph = FunctionPointerGraph({"/p/verbs.c": verbs, "/p/shm.c": shm})
+    shapes = {"verbs_reg": (1, 2), "verbs_reg_iova": (1, 3)}
+    found = graph.doing(lambda function, path: shapes.get(function))
+    assert {field: (what, [c.function for c in doing], [c.function for c in others])
+            for field, (what, doing, others) in found.items()} == {
+        "reg": ((1, 2), ["verbs_reg"], ["shm_reg"])}  # `fast`: two shapes; `pin`: unknown
+    assert graph.agreeing(lambda function, path: shapes.get(function)) == {}
+    # the file's definitions (open_dev and pick are only declared there)
+    assert field_flows(context_of(TABLES)).defined == ["close_dev", "install"]
+
+
 def test_what_is_built_for_a_run_s_facts_is_built_again_when_files_are_added():
     facts = {"/p/a.c": 1}
     assert built_for(facts, "count", len) == 1
@@ -211,3 +228,63 @@ def test_a_name_a_cpp_class_declares_as_a_method_is_no_function_pointer_field():
     assert field_flows(context_of(code, "cpp", "a.cpp")).unknown == ["pin", "reg", "reg_all"]
     assert field_flows(context_of(code.replace("class Region", "struct Region")
                                   .split("struct Region")[0])).unknown == []  # C: no methods
+
+
+def test_a_loader_macro_of_another_file_stores_the_symbol_it_is_given_by_name():
+    header = field_flows(context_of("""\
+        #define LOAD(lib, name, slot) do { void **at = (void **)&(slot); \\
+                                           *at = dlsym((lib), name); } while (0)
+        #define SHOW(lib, name, slot) printf("%p %s %p", lib, name, slot)
+        """, path="/p/table.h"))
+    assert header.loaders == {"LOAD": (1, 2)}  # SHOW loads nothing
+    loading = field_flows(context_of("""\
+        void load(void *lib, struct table *t)
+        {
+            LOAD(lib, "ibv_fork_init", t->fork_init);
+            SHOW(lib, "ibv_fork_init", t->shown);
+            load_symbol(lib, "ibv_reg_mr", t->reg_mr);
+        }
+        """, path="/p/load.c"))
+    graph = FunctionPointerGraph({"/p/table.h": header, "/p/load.c": loading})
+    assert [(c.function, c.line) for c in graph.callees("fork_init")] == [("ibv_fork_init", 3)]
+    assert graph.callees("shown") is None and graph.callees("reg_mr") is None
+    assert graph.loader_macros({"ibv_fork_init"}) == {"LOAD", "SHOW"}
+
+
+def test_a_call_handed_to_a_macro_that_makes_it_through_a_field_is_a_call_through_it():
+    context = context_of("""\
+        #define CHECKED(table, call) do { if ((table).call != 0) return -1; } while (0)
+        #define LOGGED(table, call) log_value(#table, call)
+        int start(void)
+        {
+            CHECKED(syms, fork_init());
+            LOGGED(syms, fork_init());
+            fork_init();
+            return 0;
+        }
+        """)
+    assert indirect_calls(context, {"fork_init"}) == []
+    [(field, call)] = indirect_calls(context, {"fork_init"}, through_macros=True)
+    assert (field, call.start_point[0]) == ("fork_init", 4)
+
+
+def test_a_pointer_to_a_function_the_file_declares_is_a_field_of_its_name():
+    context = context_of("""\
+        #define LOAD(lib, name, fp) (*(void **)&(fp) = dlsym(lib, name))
+        static int (*fork_init_fn)(void);
+        int (*guard_fn)(void) = 0;
+        int plain(void);
+        int open_verbs(void *lib, int (*given)(void))
+        {
+            LOAD(lib, "ibv_fork_init", fork_init_fn);
+            guard_fn = given;
+            fork_init_fn();
+            plain();
+            return 0;
+        }
+        """)
+    flows = field_flows(context)
+    assert [entry[3:5] for entry in flows.loaded] == [("ibv_fork_init", "fork_init_fn")]
+    assert flows.parameters == {"open_verbs": [(1, "guard_fn", 8)]}
+    assert [(field, call.start_point[0]) for field, call in indirect_calls(
+        context, {"fork_init_fn", "plain"}, through_macros=True)] == [("fork_init_fn", 8)]

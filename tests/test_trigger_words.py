@@ -55,7 +55,8 @@ def test_rules_reading_the_same_facts_add_the_same_words():
             f"{rule.code} declares trigger words its indexer already gives"
     assert all(len(words) == 1 for words in by_indexer.values())
     assert sorted(code for code, rule in all_rules().items() if engine.indexer_looks.adds_triggers(rule)) == [
-        "CUR201", "CUR202", "CUR301", "CUR302", "CUR401", "CUR402", "CUR403", "CUR404", "CUR601"]
+        "CUR103", "CUR201", "CUR202", "CUR301", "CUR302", "CUR401", "CUR402", "CUR403", "CUR404",
+        "CUR601"]
 
 
 def test_every_capture_rule_gets_the_capturing_functions_of_other_modules():

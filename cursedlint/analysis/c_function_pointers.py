@@ -20,11 +20,15 @@ it is known:
 - a field with more than `MAX_CANDIDATES` distinct functions gives no edge;
 - a name a C++ class of the project declares as a method gives no edge (`obj.name(...)` may
   call the method).
-A rule then asks what each candidate does (`FunctionPointerGraph.agreeing`) and follows a call
-through the field only when every candidate does the same thing, so a field that also holds a
-harmless function stays silent. Positional initializers of known struct types are not read (a
-struct's field order would need its declaration, often in another header): such a store is
-missed, never invented.
+A rule then asks what each candidate does: `FunctionPointerGraph.agreeing` follows a call
+through the field only when every candidate does the same thing (a field that also holds a
+harmless function stays silent), `FunctionPointerGraph.doing` also when the others are
+functions the project defines that do nothing the rule follows (an ops table with one
+provider that registers and one that does not: the call may register); a candidate the
+project does not define (a library's function, a symbol loaded by name) may do anything,
+and keeps the field from being followed by either. Positional initializers of known struct
+types are not read (a struct's field order would need its declaration, often in another
+header): such a store is missed, never invented.
 
 A store of a name (`fn`, `&fn`, a cast of one, or a symbol loaded by a literal name,
 `(T)dlsym(lib, "fn")`) records the name: a function, or a variable or
@@ -41,6 +45,7 @@ fields)` lists the file's calls through the given fields.
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Any, Callable, Iterable
 
@@ -64,6 +69,18 @@ _SCOPES = frozenset({"function_definition", "lambda_expression"})
 _VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|(?!dl v?sym\s*\()[A-Za-z_]\w*\s*\()".replace(
     b" ", b"")
 _LOADERS = frozenset({"dlsym", "dlvsym"})
+_LOADER_CALL = LazyPattern(
+    rb"dl(?<![\w]dl)v?sym\s*\((?:[^,()]|\([^()]*\))+,\s*(\(\s*)?([A-Za-z_]\w*)\s*(?(1)\)\s*)[,)]")
+"""A loader's call in a macro's body: the name it loads is a parameter (group 2, perhaps in
+parentheses). (Its literal first: a pattern led by `\b` is tried at every byte.)"""
+_DEFINE = LazyPattern(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
+"""A function-like macro's definition (group 1: its name)."""
+_FIELD_CALL = re.compile(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
+"""A macro parameter placed after `.` or `->` in the macro's body, not itself called there
+(the argument is the call: `container.call`)."""
+_LITERAL_NAME = LazyPattern(rb'("[A-Za-z_]\w*")\s*,')
+"""A string literal holding a name, before a comma (the tree says whether it is an argument:
+led by `"`, the search skips ahead to each quote)."""
 """`dlsym(handle, "name")`: the function `name` of a loaded library."""
 _STORE = LazyPattern(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
                     + rb")|(?=\S))")
@@ -80,15 +97,26 @@ class FieldFlows(Struct, frozen=True):
     """One file's flows of functions into struct fields: `stores` field -> [(function,
     line)]; `unknown` the fields given a value that is not a function; `parameters` function ->
     [(parameter position, field, line)] where a function stores its parameter in a field;
-    `passes` [(callee, argument position, function, line)] for calls given a function."""
+    `passes` [(callee, argument position, function, line)] for calls given a function;
+    `defined` the names of the functions the file defines (kept only with flows); `loaders`
+    macro -> (name position, target position) for the function-like macros the file defines
+    that load a symbol by the name one parameter gives into another (`dlsym(handle, symbol)`
+    stored through `&funcptr`); `loaded` [(macro, name position, target position, name,
+    field, line)] for the file's calls of a macro given a literal name and a field
+    (`LOAD_SYM(h, "ibv_fork_init", tbl->fork_init)`), which store the name in the field
+    where the project defines the macro as such a loader."""
 
     stores: dict[str, list[tuple[str, int]]] = {}
     unknown: list[str] = []
     parameters: dict[str, list[tuple[int, str, int]]] = {}
     passes: list[tuple[str, int, str, int]] = []
+    defined: list[str] = []  # the functions the file defines at file scope
+    loaders: dict[str, tuple[int, int]] = {}
+    loaded: list[tuple[str, int, int, str, str, int]] = []
 
     def __bool__(self) -> bool:
-        return bool(self.stores or self.unknown or self.parameters or self.passes)
+        return bool(self.stores or self.unknown or self.parameters or self.passes
+                    or self.loaders or self.loaded)
 
 
 class Candidate(Struct, frozen=True):
@@ -117,11 +145,25 @@ def field_flows(context) -> FieldFlows:
     return context.shared(FieldFlows, lambda: _Flows(context).flows)
 
 
-def indirect_calls(context, fields: Iterable[str]) -> list[tuple[str, object]]:
-    """(field, call) for each call of the file through a field named in `fields`, in order."""
+def indirect_calls(context, fields: Iterable[str],
+                   through_macros: bool = False) -> list[tuple[str, object]]:
+    """(field, call) for each call of the file through a field named in `fields`, in order;
+    with `through_macros`, also each call `f(...)` written as an argument of a macro of the
+    file whose body calls that argument through a field (`#define CHECK(table, call) ...
+    table.call`: `CHECK(syms, f())` calls `syms.f()`), and each call of a pointer to a
+    function the file declares at file scope (`pointer_variables`), which the graph keeps
+    as a field of that name."""
     found = []
+    macros = _field_calling_macros(context) if through_macros and fields else {}
+    variables = pointer_variables(context) if through_macros and fields else frozenset()
     for field, leaf in context.tokens(fields) if fields else ():
         access = context.parent(leaf)
+        if leaf.type == "identifier" and access is not None and (
+                (macros and _called_through(context, leaf, macros)) or (
+                field in variables and access.type == "call_expression"
+                and access.child_by_field_name("function") == leaf)):
+            found.append((field, access))
+            continue
         if leaf.type != "field_identifier" or access is None \
                 or access.type != "field_expression" or access.child_by_field_name("field") != leaf:
             continue
@@ -133,6 +175,75 @@ def indirect_calls(context, fields: Iterable[str]) -> list[tuple[str, object]]:
                 and call.child_by_field_name("function") == callee:
             found.append((field, call))
     return found
+
+
+class _PointerVariables:
+    """The key of `pointer_variables` in a context's shared analyses."""
+
+
+def pointer_variables(context) -> frozenset[str]:
+    """The names the file declares at file scope as pointers to functions (`int
+    (*fork_init_fn)(void);`): a call `fork_init_fn()` goes through one."""
+    def found() -> frozenset[str]:
+        names = set()
+        for node in file_scope_items(context.root):
+            for declarator in node.children_by_field_name("declarator") \
+                    if node.type == "declaration" else ():
+                inner = declarator.child_by_field_name("declarator") \
+                    if declarator.type == "init_declarator" else declarator
+                if inner is not None and inner.type == "function_declarator" \
+                        and function_declarator(declarator) is None:
+                    names.add(declared_name(context, declarator))
+        names.discard("")
+        return frozenset(names)
+    return context.shared(_PointerVariables, found)
+
+
+def _field_calling_macros(context) -> dict[str, set[int]]:
+    """Macro -> the positions of its parameters that its body calls through a field
+    (`x.P`, `x->P`), for the function-like macros the file defines."""
+    found: dict[str, set[int]] = {}
+    for macro, names, body in function_macros(context):
+        called = {match[1] for match in _FIELD_CALL.finditer(body)}
+        positions = {position for position, name in enumerate(names) if name in called}
+        if positions:
+            found[macro] = positions
+    return found
+
+
+def function_macros(context) -> list[tuple[str, list[str], str]]:
+    """(name, parameters, body) of the function-like macros the file defines, at file scope
+    or inside a function."""
+    found = []
+    spans = [match.span(1) for match in _DEFINE.finditer(context.source.data)]
+    for _, _, leaf in context.at(spans):
+        node = context.parent(leaf)
+        if node is None or node.type != "preproc_function_def" \
+                or node.child_by_field_name("name") != leaf:
+            continue
+        value, parameters = node.child_by_field_name("value"), \
+            node.child_by_field_name("parameters")
+        if value is not None and parameters is not None:
+            found.append((context.text(leaf), [context.text(name) for name in
+                                               parameters.named_children
+                                               if name.type == "identifier"],
+                          context.text(value)))
+    return found
+
+
+def _called_through(context, leaf, macros: dict[str, set[int]]) -> bool:
+    """Whether the name `leaf` is the callee of a call given to one of `macros` at a
+    position its body calls through a field."""
+    call = context.parent(leaf)
+    given = context.parent(call) if call is not None else None
+    macro = context.parent(given) if given is not None else None
+    if call is None or call.type != "call_expression" \
+            or call.child_by_field_name("function") != leaf or given.type != "argument_list" \
+            or macro is None or macro.type != "call_expression":
+        return False
+    name = macro.child_by_field_name("function")
+    return name.type == "identifier" and arguments(macro).index(call) in macros.get(
+        context.text(name), ())
 
 
 def called_text(context, call) -> str:
@@ -149,14 +260,22 @@ class _Flows:
     def _functions(self) -> frozenset[str]:
         """The names the file defines or declares as functions at file scope (through `#if`,
         `extern "C"` and namespaces)."""
-        names = set()
+        return frozenset(self._declared[0] | self._declared[1])
+
+    @cached_property
+    def _declared(self) -> tuple[set[str], set[str]]:
+        """The names of the file's function definitions and of its other function
+        declarations at file scope."""
+        names: tuple[set[str], set[str]] = (set(), set())
         for node in file_scope_items(self.context.root):
             if node.type in ("function_definition", "declaration"):
                 for declarator in node.children_by_field_name("declarator"):
                     if function_declarator(declarator) is not None:
-                        names.add(declared_name(self.context, declarator))
-        names.discard("")
-        return frozenset(names)
+                        names[node.type == "declaration"].add(
+                            declared_name(self.context, declarator))
+        for found in names:
+            found.discard("")
+        return names
 
     def _methods(self) -> set[str]:
         """The names of the methods the (C++) file's classes declare: a call `obj.name(...)`
@@ -225,7 +344,53 @@ class _Flows:
                 unknown.add(field)
         unknown.update(self._scanned[1])
         unknown.update(self._methods())
-        return FieldFlows(stores, sorted(unknown), parameters, self._passes())
+        passes, loaders, loaded = self._passes(), self._loaders(), self._loaded_by_macros()
+        defined = sorted(self._declared[0]) if (
+            stores or unknown or parameters or passes or loaders or loaded) else []
+        return FieldFlows(stores, sorted(unknown), parameters, passes, defined, loaders, loaded)
+
+    def _loaders(self) -> dict[str, tuple[int, int]]:
+        """Macro -> (name position, target position) for the file's loader macros."""
+        if _LOADER_CALL.search(self.context.source.data) is None:
+            return {}
+        found = {}
+        for macro, names, body in function_macros(self.context):
+            symbol = _LOADER_CALL.search(body.encode())
+            symbol = symbol[2].decode() if symbol else None
+            targets = [name for name in names if name != symbol and re.search(
+                rf"&\s*(?:\(\s*)?{name}\b|\b{name}\s*=(?!=)", body)]
+            if symbol in names and len(targets) == 1:
+                found[macro] = (names.index(symbol), names.index(targets[0]))
+        return found
+
+    def _loaded_by_macros(self) -> list[tuple[str, int, int, str, str, int]]:
+        """(macro, name position, target position, name, field, line) for each call of a
+        plain name given a string literal that names a function and a field (`x->f`,
+        `x.f`) or a pointer to a function the file declares (`pointer_variables`, kept as a
+        field of that name): a store where the project defines the macro as a loader."""
+        found = []
+        spans = [match.span(1) for match in _LITERAL_NAME.finditer(self.context.source.data)]
+        for _, _, leaf in self.context.at(spans):
+            literal = leaf if leaf.type == "string_literal" else self.context.parent(leaf)
+            given = self.context.parent(literal) if literal is not None else None
+            call = self.context.parent(given) if given is not None else None
+            if literal is None or literal.type != "string_literal" or given.type != \
+                    "argument_list" or call is None or call.type != "call_expression" \
+                    or call.child_by_field_name("function").type != "identifier":
+                continue
+            values = arguments(call)
+            position, name = values.index(literal), self.context.text(literal)[1:-1]
+            for target, value in enumerate(values):
+                value = unwrapped(value)
+                slot = value.child_by_field_name("field") if value is not None \
+                    and value.type == "field_expression" else value if value is not None \
+                    and value.type == "identifier" and self.context.text(value) \
+                    in pointer_variables(self.context) else None
+                if slot is not None:
+                    found.append((self.context.text(call.child_by_field_name("function")),
+                                  position, target, name, self.context.text(slot),
+                                  call.start_point[0] + 1))
+        return found
 
     @cached_property
     def _scanned(self) -> tuple[list[tuple[int, int]], set[str]]:
@@ -241,7 +406,8 @@ class _Flows:
 
     def _stores(self):
         """(field, its leaf, value) for each `.f = v` of an initializer (the last designator) and
-        each `x.f = v` / `x->f = v`, found by a byte search for the name before `=`."""
+        each `x.f = v` / `x->f = v`, found by a byte search for the name before `=`; and each
+        `f = v` of a pointer to a function the file declares (`pointer_variables`)."""
         for start, end, leaf in self.context.at(self._scanned[0]):
             if leaf.type != "field_identifier" or leaf.start_byte != start \
                     or leaf.end_byte != end:
@@ -267,6 +433,14 @@ class _Flows:
                 continue
             if value is not None:
                 yield self.context.text(leaf), leaf, value
+        for name, leaf in self.context.tokens(pointer_variables(self.context)):
+            assignment = self.context.parent(leaf)
+            if leaf.type == "identifier" and assignment is not None \
+                    and assignment.type == "assignment_expression" \
+                    and assignment.child_by_field_name("left") == leaf:
+                value = assignment.child_by_field_name("right")
+                if assignment.child_by_field_name("operator").type == "=" and value is not None:
+                    yield name, leaf, value
 
     def _harmless(self, value, field: str) -> bool:
         """NULL, 0, or a copy from a field of the same name: no new function for the field."""
@@ -370,14 +544,22 @@ class FunctionPointerGraph:
         return found
 
     def fields(self) -> set[str]:
-        """The fields some function is stored in (directly or through a parameter)."""
-        return {*self._index["stores"], *self._index["parameters"],
-                *self._index_own["stores"], *self._index_own["parameters"]}
+        """The fields some function is stored in (directly, through a parameter, or a
+        loader macro)."""
+        return {*self._index["stores"], *self._index["parameters"], *self._index["loaded"],
+                *self._index_own["stores"], *self._index_own["parameters"],
+                *self._index_own["loaded"]}
 
     def candidates(self, field: str) -> list[Candidate]:
-        """Every function stored in `field`, directly or through a parameter."""
+        """Every function stored in `field`, directly, through a parameter, or by a loader
+        macro of the project."""
         found = [Candidate(function, path, line)
                  for path, function, line in self._entries("stores", field)]
+        found.extend(Candidate(function, path, line)
+                     for path, macro, position, target, function, line
+                     in self._entries("loaded", field)
+                     if any(entry[1:] == (position, target)
+                            for entry in self._entries("loaders", macro)))
         for store_path, callee, position, line in self._entries("parameters", field):
             found.extend(Candidate(function, path, passed, (store_path, line, callee))
                          for path, function, passed
@@ -394,29 +576,50 @@ class FunctionPointerGraph:
             return None
         return found
 
+    def doing(self, does: Callable[[str, str], Any], fields: Iterable[str] | None = None
+              ) -> dict[str, tuple[Any, list, list]]:
+        """Field -> (what, the candidates doing it, the others) for the fields (of `fields`,
+        default all) some candidate of which does `what` (`does(function, path where it is
+        stored)`, None for nothing a rule follows) and every other of which does the same or
+        is a function the project defines (in a file with flows) that does nothing: a name
+        the project does not define (a library's function, a symbol loaded by name, a
+        variable or macro) may do anything, and keeps the field from being followed."""
+        found = {}
+        for field in sorted(self.fields() if fields is None else set(fields)):
+            candidates = self.callees(field) or ()
+            answers = [does(candidate.function, candidate.path) for candidate in candidates]
+            what = set(answers) - {None}
+            others = [candidate for candidate, answer in zip(candidates, answers)
+                      if answer is None]
+            if len(what) == 1 and all(self._entries("defined", candidate.function)
+                                      for candidate in others):
+                found[field] = (what.pop(), [candidate for candidate, answer
+                                             in zip(candidates, answers) if answer is not None],
+                                others)
+        return found
+
     def agreeing(self, does: Callable[[str, str], Any],
                  fields: Iterable[str] | None = None) -> dict[str, tuple[Any, list]]:
         """Field -> (what, candidates) for the fields (of `fields`, default all) every
-        candidate of which does the same `what` (`does(function, path where it is stored)`,
-        None for nothing a rule follows): a call through any other field is not followed."""
-        found = {}
-        for field in sorted(self.fields() if fields is None else set(fields)):
-            candidates = self.callees(field)
-            answers = {does(candidate.function, candidate.path)
-                       for candidate in candidates or ()}
-            if len(answers) == 1 and None not in answers:
-                found[field] = (answers.pop(), candidates)
-        return found
+        candidate of which does the same `what` (see `doing`)."""
+        return {field: (what, candidates)
+                for field, (what, candidates, others) in self.doing(does, fields).items()
+                if not others}
 
-    def resolved_calls(self, context, does: Callable[[str, str], Any],
-                       known: Iterable[str]) -> list[tuple[str, object, Any, list]]:
+    def resolved_calls(self, context, does: Callable[[str, str], Any], known: Iterable[str],
+                       some: bool = False, through_macros: bool = False
+                       ) -> list[tuple[str, object, Any, list]]:
         """(field, call, what, candidates) for the calls of the file of `context` through a
-        field every candidate of which does the same `what` (see `agreeing`): `known` are the
-        project's such fields (worked out once per run), to which the fields the overlaid
-        file's own flows resolve are added; only these fields' names are searched."""
-        fields = {*known, *self.agreeing(does, self.touched())}
-        calls = indirect_calls(context, fields)
-        resolved = self.agreeing(does, {field for field, _ in calls})
+        field every candidate of which does the same `what` (see `agreeing`; with `some`,
+        through a field of `doing`, whose candidates are then those doing it and the others
+        after them): `known` are the project's such fields (worked out once per run), to
+        which the fields the overlaid file's own flows resolve are added; only these
+        fields' names are searched (`through_macros`: see `indirect_calls`)."""
+        fields = {*known, *self.doing(does, self.touched())}
+        calls = indirect_calls(context, fields, through_macros)
+        resolved = {field: (what, [*candidates, *others]) for field, (what, candidates, others)
+                    in self.doing(does, {field for field, _ in calls}).items()
+                    if some or not others}
         return [(field, call, *resolved[field]) for field, call in calls if field in resolved]
 
     def passed_to(self, functions: set[str]) -> set[str]:
@@ -425,6 +628,12 @@ class FunctionPointerGraph:
         return {callee for (callee, _), passes in self._index["passes"].items()
                 if any(function in functions for _, function, _ in passes)}
 
+    def loader_macros(self, functions: set[str]) -> set[str]:
+        """The macros the project calls to load one of `functions` into a field (the files
+        defining them are worth reading: they say whether the macro is a loader)."""
+        return {macro for entries in self._index["loaded"].values()
+                for _, macro, _, _, function, _ in entries if function in functions}
+
     def holding(self, functions: set[str]) -> set[str]:
         """The fields some candidate of which is one of `functions`."""
         return {field for field in self.fields()
@@ -432,7 +641,8 @@ class FunctionPointerGraph:
 
 
 def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
-    index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {}}
+    index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
+                              "defined": {}, "loaders": {}, "loaded": {}}
     for path, found in sorted(flows):
         for field, stored in found.stores.items():
             index["stores"].setdefault(field, []).extend(
@@ -444,6 +654,13 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
                 index["parameters"].setdefault(field, []).append((path, callee, position, line))
         for callee, position, function, line in found.passes:
             index["passes"].setdefault((callee, position), []).append((path, function, line))
+        for function in found.defined:
+            index["defined"].setdefault(function, []).append((path,))
+        for macro, positions in found.loaders.items():
+            index["loaders"].setdefault(macro, []).append((path, *positions))
+        for macro, position, target, function, field, line in found.loaded:
+            index["loaded"].setdefault(field, []).append(
+                (path, macro, position, target, function, line))
     return index
 
 

@@ -101,10 +101,14 @@ class Registration(Struct, frozen=True):
     lengths: tuple
     chain: tuple = ()
     indirect: bool = False
+    every: bool = True  # (a call through a field: whether every function in it registers)
 
     @property
     def verb(self) -> str:
-        """What the call does to its range, as the message says it."""
+        """What the call does to its range, as the message says it ("may register" through a
+        field some function of which does not register)."""
+        if not self.every:
+            return "may cover" if self.api in _MARKS_ONLY else "may register"
         return "covers" if self.api in _MARKS_ONLY else "registers"
 
     @property
@@ -181,8 +185,9 @@ class Registrations:
                  for name, call in self.context.calls(apis)]
         calls.extend(self._indirect_calls())
         calls.sort(key=lambda found: found[1].start_byte)
-        for name, call, api, underlying, chain, *indirect in calls:
-            registration = self._registration(name, api, call, underlying, chain, bool(indirect))
+        for name, call, api, underlying, chain, *every in calls:
+            registration = self._registration(name, api, call, underlying, chain,
+                                              (True, *every) if every else None)
             if registration is not None and not asserted_to_fail(
                     self.context, call, registration.api in POINTER_RESULTS):
                 found.append(registration)
@@ -224,15 +229,20 @@ class Registrations:
         return graph.overlay(self._path, field_flows(self.context))
 
     def _indirect_calls(self) -> list[tuple]:
-        """(label, call, API shape, API, chain) for the file's calls through fields every
-        candidate of which registers with the same shape."""
+        """(label, call, API shape, API, chain, whether every candidate registers) for the
+        file's calls through fields some candidate of which registers, every other one
+        registering with the same shape or being a function of the project that does not."""
         found = []
         for _, call, (api, shape), candidates in self.graph.resolved_calls(
-                self.context, self._stored_wrapper, registering_fields(self.project_wrappers)):
+                self.context, self._stored_wrapper, registering_fields(self.project_wrappers),
+                some=True):
             label = called_text(self.context, call)
-            chain = tuple(step for candidate in candidates for step in candidate.steps(
-                label, f"which registers with {api}()"))
-            found.append((label, call, shape, api, chain, True))
+            does = [self._stored_wrapper(candidate.function, candidate.path) is not None
+                    for candidate in candidates]
+            chain = tuple(step for candidate, registers in zip(candidates, does)
+                          for step in candidate.steps(label, f"which registers with {api}()"
+                                                      if registers else "which does not register"))
+            found.append((label, call, shape, api, chain, all(does)))
         return found
 
     def _stored_wrapper(self, function: str, path: str) -> tuple[str, Api] | None:
@@ -255,14 +265,17 @@ class Registrations:
     # -- calls and wrappers ----------------------------------------------------------------
 
     def _registration(self, name: str, api: Api, call, underlying: str,
-                      chain: tuple, indirect: bool) -> Registration | None:
+                      chain: tuple, through: tuple[bool, bool] | None) -> Registration | None:
+        """The registration of a call (`through`: for a call through a field, (True, whether
+        every function stored in it registers))."""
         arguments = _arguments(call)
         if not _fits(api, arguments):
             return None  # a macro or another function of the same name
         if api.flags is not None and not self._changes_range(arguments[api.flags]):
             return None
         addresses, lengths = self._ranges(api, arguments, call)
-        return Registration(name, underlying, call, addresses, lengths, chain, indirect)
+        return Registration(name, underlying, call, addresses, lengths, chain,
+                            *(through or ()))
 
     def _ranges(self, api: Api, arguments: list, call) -> tuple[tuple, tuple]:
         """(address expressions, length expressions) of the ranges a call registers."""
@@ -541,10 +554,11 @@ def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | N
 
 
 def registering_fields(facts: dict) -> set[str]:
-    """The fields of the project (path -> `RegistrationFacts`) every function of which
-    registers the same way (worked out once per run)."""
+    """The fields of the project (path -> `RegistrationFacts`) some function of which
+    registers, every other registering the same way or being a function of the project that
+    does not (`FunctionPointerGraph.doing`; worked out once per run)."""
     return built_for(facts, "registering fields", lambda found: set(project_graph(
-        found).agreeing(lambda function, path: stored_wrapper(found, function, path))))
+        found).doing(lambda function, path: stored_wrapper(found, function, path))))
 
 
 class ComposedWrappers(Struct, frozen=True):

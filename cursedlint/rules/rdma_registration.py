@@ -83,8 +83,9 @@ class RegistrationWrapperIndex(Indexer):
     adds_triggers = True
 
     def trigger_words(self, facts):
-        """The wrappers' names (a call of one is a registration) and the fields every
-        function stored in which registers (a call through one is)."""
+        """The wrappers' names (a call of one is a registration) and the fields some
+        function stored in which registers (`registering_fields`: a call through one may
+        be), as the project's graph resolves them, whatever the fields are named."""
         return {*composed_wrappers(facts).exported, *registering_fields(facts)}
 
 
@@ -121,11 +122,15 @@ class SubPageRdmaRegistration(RegistrationRule):
     another file's wrapper, and of several files defining one name, those with the most
     directories in common with the caller's decide, where they agree: a vendored copy of a
     library calls its own copy), and calls through a function-pointer field (`ops->reg_mem(...)`,
-    `tbl[i].reg(...)`) where every function the project stores in a field of that name (by
+    `tbl[i].reg(...)`) where some function the project stores in a field of that name (by
     designated initializer, assignment, or passed to a function that stores its parameter
-    there; a symbol loaded by name, `(T)dlsym(lib, "ibv_reg_mr")`, is that function) is such an API or wrapper with the same argument positions (a field that also
-    holds another function, any value that is not a function, a name a C++ class declares
-    as a method, or more than 8 functions: not followed). Lengths are
+    there; a symbol loaded by name, `(T)dlsym(lib, "ibv_reg_mr")`, is that function) is such
+    an API or wrapper, every other one being one with the same argument positions or a
+    function the project defines that does not register (a provider without registration:
+    the message says the call "may register", and the chain names each function and whether
+    it registers). Not followed: a field that also holds a function the project does not
+    define (a library's, the application's: it may do anything), any value that is not a
+    function, a name a C++ class declares as a method, or more than 8 functions. Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
     enums, arithmetic, also from the project headers the file includes, found through
     `compile_commands.json`, the `include-dirs` setting or the include's path, and the `-D`

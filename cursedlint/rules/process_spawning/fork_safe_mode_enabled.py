@@ -3,6 +3,7 @@ messages (every language's checker words them alike)."""
 
 from __future__ import annotations
 
+from cursedlint.analysis.c_fork_init import FORK_INIT_CALLERS
 from cursedlint.analysis.fork_protection import FORK_SETTINGS, PROVIDER_FORK_SAFE_VARIABLES
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP, DOCKERFILE, PYTHON, SHELL, YAML
@@ -61,7 +62,13 @@ class ForkSafeModeEnabled(Rule):
       may be a constant (`FORK_SAFE = "RDMAV_FORK_SAFE"`).
     - C/C++: `setenv(NAME, ...)` and `putenv("NAME=...")`, with the name written out, in a
       `#define`d string, or in a local initialised with one (or with `c ? "A" : "B"`) and
-      never assigned; and `ibv_fork_init()`, except where it honours or probes the setting:
+      never assigned; and `ibv_fork_init()`, also called through a function-pointer field
+      every function of which the project stores there is `ibv_fork_init` (`&ibv_fork_init`,
+      `dlsym(lib, "ibv_fork_init")`, or a loader macro of the project,
+      `LOAD_SYM(lib, "ibv_fork_init", ftable->fork_init)`: `ftable.fork_init()`, in any file,
+      or `CHECK(syms, fork_init())` where the file's macro `CHECK` calls `syms.fork_init()`;
+      also a pointer to a function the file declares, `int (*fork_init_fn)(void);`, so loaded),
+      except where it honours or probes the setting:
       under an `if` (or after an earlier `if` that returns) that reads a fork variable by name
       (`getenv("RDMAV_FORK_SAFE")`), asks `ibv_is_fork_initialized()`, calls a function of
       the file whose body does either (`if (!fork_init_needed()) return;`), or compares a
@@ -134,6 +141,7 @@ class ForkSafeModeEnabled(Rule):
                 CPP: "native:ForkSafeModeEnabledC", SHELL: "text:ForkSafeModeEnabledText",
                 DOCKERFILE: "text:ForkSafeModeEnabledText", YAML: "text:ForkSafeModeEnabledText"}
     triggers = (*FORK_SETTINGS, "ibv_fork_init")
+    indexer = FORK_INIT_CALLERS
     summary = "a setting or call that turns on libibverbs' legacy fork protection (MADV_DONTFORK)"
     severity = Severity.WARNING
     valid = (

@@ -1,12 +1,13 @@
 """CUR103 in C and C++: the fork-protection variables set with `setenv`/`putenv` (names
-followed through locals), and `ibv_fork_init()` calls that neither honour nor probe the
-user's setting."""
+followed through locals), and `ibv_fork_init()` calls (also through a function-pointer field
+that holds it) that neither honour nor probe the user's setting."""
 
 from __future__ import annotations
 
 import re
 from functools import cached_property
 
+from cursedlint.analysis.c_fork_init import fork_init_calls
 from cursedlint.analysis.c_memory import declarations_in
 from cursedlint.analysis.c_syntax import (
     arguments, assigns, callee, declared_name, function_declarator, scope_of, unwrapped, within,
@@ -31,11 +32,16 @@ class ForkSafeModeEnabledC(ForkSafeModeEnabled):
     neither honour the user's setting nor probe it."""
 
     def check(self) -> None:
-        for function, call in self.context.calls(_C_SETTERS):
+        calls = [(call.start_byte, function, call, function, ())
+                 for function, call in self.context.calls(_C_SETTERS)]
+        facts = self.context.project.get(self.indexer.name)
+        calls.extend((call.start_byte, "ibv_fork_init", call, label, chain)
+                     for call, label, chain in fork_init_calls(self.context, facts))
+        for _, function, call, label, chain in sorted(calls, key=lambda found: found[0]):
             if function == "ibv_fork_init":
                 if not self._c_honours_or_probes(call):
-                    message, help = fork_safe_message("ibv_fork_init()")
-                    self.report(call, message, help=help)
+                    message, help = fork_safe_message(f"{label}()")
+                    self.report(call, message, help=help, related=chain)
                 continue
             variables = self._c_variables(function, call)
             if variables:

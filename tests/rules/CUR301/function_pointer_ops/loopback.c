@@ -1,5 +1,6 @@
-/* The loopback backend: nothing is registered, but `prepare` of both backends shares the
-   field with verbs_prepare, which does register. */
+/* The loopback backend: nothing is registered here, so a call through `prepare` registers
+   only with the verbs backend (it may register); `pin` holds the application's function,
+   which this project does not define: what it does is unknown. */
 #include <string.h>
 #include "mem_ops.h"
 
@@ -14,4 +15,5 @@ const struct mem_ops loopback_mem_ops = {
     .reg_mem = NULL,
     .account = NULL,
     .prepare = loopback_prepare,
+    .pin = app_pin_buffer,
 };
