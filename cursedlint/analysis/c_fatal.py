@@ -24,39 +24,64 @@ it is known (from the project) that a failure comes out of that function.
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_syntax import callee, mentions, plain_function, unwrapped
+from cursedlint.analysis.c_conditions import condition_over, literal, substituted
+from cursedlint.analysis.c_syntax import (
+    arguments, callee, mentions, parameter_names, plain_function, unwrapped, writes,
+)
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
 _LEAVES = re.compile(rb"\b(?:return|goto|longjmp|siglongjmp)\b")
-_JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue)\b")
+_JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue|longjmp|siglongjmp)\b")
 _CONDITIONAL = re.compile(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
                           rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
 _MACRO_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
+_NESTED_CALL = re.compile(rb"\b([A-Za-z_]\w*)[ \t]*\([ \t]*!?[ \t]*\(?[ \t]*[A-Za-z_][\w:]*[ \t]*\(")
+_ASSIGNED_CALL = re.compile(rb"\b([A-Za-z_]\w*)[ \t]*=[ \t]*(?:\([^()\n]*\)[ \t]*)?"
+                            rb"[A-Za-z_][\w:]*[ \t]*\(")
+_NEXT_CALL = re.compile(rb"\s*([A-Za-z_]\w*)[ \t]*\(([^;]*);")
+_PREVIOUS = re.compile(rb"(?:[;{}:)]|\belse)\s*\Z")  # a statement starts after it
+_NOT_CALLED = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof"})
+_STRINGIZING = re.compile(rb"#")  # `#cond`, `a ## b`: not C the body can be parsed with
 
 
 class Fatal(Struct, frozen=True):
     """A handler: `kind` "abort" or "exit"; `line` of its definition (in its own file);
-    `calls` the call of its body that ends the process."""
+    `calls` the call of its body that ends the process; for a handler that ends it only when
+    its parameter number `argument` (from 0) meets the condition `when` (`c_conditions`), the
+    two, and the parameter's name (`parameter`); `argument` is -1 for one that always does."""
 
     kind: str
     line: int
     calls: str
+    argument: int = -1
+    when: tuple = ()
+    parameter: str = ""
+
+    @property
+    def conditional(self) -> bool:
+        return self.argument >= 0
 
 
-def fatal_handlers(context, known: dict[str, Fatal]) -> dict[str, Fatal]:
-    """The file's fatal handlers (see the module), besides `known`."""
+def fatal_handlers(context, known: dict[str, Fatal], value=literal) -> dict[str, Fatal]:
+    """The file's fatal handlers (see the module), besides `known`; `value(node)` the value
+    of a constant a handler's condition compares with (an int, else unknown)."""
     found: dict[str, Fatal] = {}
     new = [*ABORTS, *EXITS, *known]
     while new:
+        handlers = {**known, **found}
         enders = {**{name: "abort" for name in ABORTS}, **{name: "exit" for name in EXITS},
-                  **{name: fatal.kind for name, fatal in {**known, **found}.items()}}
+                  **{name: fatal.kind for name, fatal in handlers.items()
+                     if not fatal.conditional}}
+        testing = {name: fatal for name, fatal in handlers.items() if fatal.conditional}
         fresh = {}
         for definition in _defining(context, new):
-            name, fatal = _handler(context, definition, enders)
+            name, fatal = _handler(context, definition,
+                                   _Enders(context, enders, testing, value, _changes(context)))
             if fatal is not None and name not in known and name not in found:
                 fresh[name] = fatal
         found.update(fresh)
@@ -64,11 +89,11 @@ def fatal_handlers(context, known: dict[str, Fatal]) -> dict[str, Fatal]:
     return found
 
 
-def reachable_handlers(context, remote: dict[str, tuple[str, Fatal]]
+def reachable_handlers(context, remote: dict[str, tuple[str, Fatal]], value=literal
                        ) -> dict[str, tuple[str, Fatal]]:
     """Name -> (path, handler) of the handlers a call of the file may reach: the project's
     (`remote`) and the file's own."""
-    own = fatal_handlers(context, {name: fatal for name, (_, fatal) in remote.items()})
+    own = fatal_handlers(context, {name: fatal for name, (_, fatal) in remote.items()}, value)
     return {**remote, **{name: (context.source.path, fatal) for name, fatal in own.items()}}
 
 
@@ -84,37 +109,188 @@ def _defining(context, names) -> list:
     return list(found.values())
 
 
-def _handler(context, definition, enders: dict[str, str]) -> tuple[str, Fatal | None]:
+class _Enders(Struct, frozen=True):
+    """What ends the process: name -> kind of the calls that always do, the handlers that do
+    under a condition on a parameter; how a handler's constants are valued, and whether a
+    statement may change a parameter (`changes(statement, name)`)."""
+
+    context: object
+    always: dict
+    testing: dict
+    value: object
+    changes: object = None
+
+
+def _handler(context, definition, enders: _Enders) -> tuple[str, Fatal | None]:
+    """The name a definition defines and the handler it makes of it, or None."""
     if definition.type == "preproc_function_def":
         return _macro(context, definition, enders)
     plain = plain_function(definition)
     if plain is None:
         return "", None
-    name, _, body = plain
-    for statement in body.named_children:
-        call = statement.named_children[0] if statement.type == "expression_statement" \
-            and statement.named_children else None
-        called = callee(context, call) if call is not None and call.type == "call_expression" \
-            else ""
-        if called in enders:
-            if _LEAVES.search(context.source.data, body.start_byte, statement.start_byte):
-                break  # it may return first (a `return` in a comment too: not followed)
-            return context.text(name), Fatal(enders[called], definition.start_point[0] + 1,
-                                             called)
-    return context.text(name), None
+    name, declarator, body = plain
+    return context.text(name), _ending(body.named_children, body, parameter_names(
+        context, declarator), definition.start_point[0] + 1, enders, _LEAVES)
 
 
-def _macro(context, definition, enders: dict[str, str]) -> tuple[str, Fatal | None]:
+def _ending(statements, block, parameters: list[str], line: int, enders: _Enders,
+            leaves: re.Pattern[bytes]) -> Fatal | None:
+    """How a block of a handler's body ends the process: a statement of its own that calls
+    one of `enders.always` (no `return`, `goto`, `longjmp` before it: `leaves`), else the first
+    of its own statements that does so under a condition on a parameter that nothing before
+    it changed (`if (rc) abort();`, `check_rc(rc);`), after any `if (...) return;` on that
+    parameter (the condition is then also that none of these returned)."""
+    data, offset = block.text, block.start_byte
+    guards: list[tuple[int, tuple]] = []
+    found = None
+    since = 0  # where `leaves` are looked for from
+    for statement in statements:
+        if leaves.search(data, since, statement.start_byte - offset):
+            break  # it may return first (a `return` in a comment too: not followed)
+        call = _called(statement)
+        called = callee(enders.context, call) if call is not None else ""
+        if called in enders.always:
+            return _guarded(Fatal(enders.always[called], line, called), guards, parameters)
+        if found is not None:
+            continue
+        guard = _returning_unless(statement, parameters, enders) \
+            if not statement.has_error else None
+        if guard is not None and (not guards or guard[0] == guards[0][0]):
+            guards.append(guard)
+            since = statement.end_byte - offset
+            continue
+        found = _conditional(statement, call, parameters, line, enders) \
+            if not statement.has_error else None
+        if found is None and enders.changes is not None and any(
+                enders.changes(statement, name) for name in parameters if name):
+            return None
+    return _guarded(found, guards, parameters) if found is not None else None
+
+
+def _guarded(fatal: Fatal, guards: list[tuple[int, tuple]], parameters: list[str]
+             ) -> Fatal | None:
+    """The handler once the `if (condition) return;` guards before it did not return (None
+    where they and its own condition are about different parameters)."""
+    if not guards:
+        return fatal
+    argument = guards[0][0]
+    if fatal.conditional and fatal.argument != argument:
+        return None
+    when = fatal.when if fatal.conditional else None
+    for _, condition in reversed(guards):
+        when = ("not", condition) if when is None else ("and", ("not", condition), when)
+    return Fatal(fatal.kind, fatal.line, fatal.calls, argument, when, parameters[argument])
+
+
+def _returning_unless(statement, parameters: list[str], enders: _Enders
+                      ) -> tuple[int, tuple] | None:
+    """(parameter, condition) of `if (condition) return;` on one parameter, else None."""
+    if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
+        return None
+    branch = statement.child_by_field_name("consequence")
+    while branch is not None and branch.type == "compound_statement" \
+            and len(branch.named_children) == 1:
+        branch = branch.named_children[0]
+    if branch is None or branch.type != "return_statement":
+        return None
+    return _over(statement.child_by_field_name("condition"), parameters, enders)
+
+
+def _conditional(statement, call, parameters: list[str], line: int, enders: _Enders
+                 ) -> Fatal | None:
+    """The handler a statement makes of its function: `if (condition on one parameter)`
+    whose branch always ends the process, or a call of a handler that does under a condition,
+    given a condition on one parameter."""
+    if statement.type == "if_statement":
+        tested = _over(statement.child_by_field_name("condition"), parameters, enders)
+        branch = statement.child_by_field_name("consequence")
+        statements = branch.named_children if branch.type == "compound_statement" \
+            else [branch]
+        ends = _ending(statements, branch, [], line,
+                       _Enders(enders.context, enders.always, {}, enders.value), _JUMP_WORDS)
+        if tested is None or ends is None:
+            return None
+        index, when = tested
+        return Fatal(ends.kind, line, ends.calls, index, when, parameters[index])
+    handler = enders.testing.get(callee(enders.context, call)) if call is not None else None
+    given = arguments(call) if handler is not None else []
+    if handler is None or handler.argument >= len(given):
+        return None
+    passed = _over(given[handler.argument], parameters, enders)
+    when = substituted(handler.when, passed[1]) if passed is not None else None
+    if when is None:
+        return None
+    return Fatal(handler.kind, line, callee(enders.context, call), passed[0], when,
+                 parameters[passed[0]])
+
+
+def _over(node, parameters: list[str], enders: _Enders) -> tuple[int, tuple] | None:
+    """(index, condition) of the one parameter a condition is about, else None."""
+    for index, name in enumerate(parameters):
+        if name:
+            condition = condition_over(node, name, enders.value)
+            if condition is not None:
+                return index, condition
+    return None
+
+
+def _called(statement):
+    """The call an expression statement makes, or None."""
+    node = unwrapped(statement.named_children[0]) if statement.type == "expression_statement" \
+        and statement.named_children else None
+    return node if node is not None and node.type == "call_expression" else None
+
+
+def _changes(context):
+    """Whether a statement of the file may give the variable `name` a value."""
+    def changes(statement, name: str) -> bool:
+        return next(writes(context, statement, name), None) is not None
+    return changes
+
+
+def _macro(context, definition, enders: _Enders) -> tuple[str, Fatal | None]:
     name = context.text(definition.child_by_field_name("name"))
     value = definition.child_by_field_name("value")
     text = context.source.data[value.start_byte:value.end_byte] if value is not None else b""
-    if _CONDITIONAL.search(text):
-        return name, None
-    for match in _MACRO_CALL.finditer(text):
-        called = match.group(1).decode("utf-8", errors="replace")
-        if called in enders:
-            return name, Fatal(enders[called], definition.start_point[0] + 1, called)
-    return name, None
+    line = definition.start_point[0] + 1
+    if not _CONDITIONAL.search(text):
+        for match in _MACRO_CALL.finditer(text):
+            called = match.group(1).decode("utf-8", errors="replace")
+            if called in enders.always:
+                return name, Fatal(enders.always[called], line, called)
+    parameters = definition.child_by_field_name("parameters")
+    names = [context.text(parameter) for parameter in parameters.named_children
+             if parameter.type == "identifier"] if parameters is not None else []
+    body = _macro_body(text, context.language) if names and not _JUMP_WORDS.search(text) \
+        else None
+    return name, None if body is None else _ending(  # (a parameter is an expression here)
+        body.named_children, body, names, line,
+        _Enders(context, enders.always, enders.testing, literal), _JUMP_WORDS)
+
+
+def _macro_body(text: bytes, language: str):
+    """The block a function-like macro's body makes, parsed alone (`do { ... } while (0)`
+    and braces opened), or None where it does not read as statements."""
+    from cursedlint.c.context import parse  # (a run without C files loads no C front end)
+
+    text = _STRINGIZING.sub(b" ", text.replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  "))
+    tree = parse(b"void __cursedlint_macro__(void) {\n" + text + b"\n;}", language)
+    function = tree.root_node.named_children[0] if tree.root_node.named_children else None
+    body = function.child_by_field_name("body") if function is not None \
+        and function.type == "function_definition" else None
+    while body is not None:
+        statements = [child for child in body.named_children
+                      if child.type not in ("comment", "expression_statement")
+                      or child.named_children]
+        inner = statements[0] if len(statements) == 1 else None
+        if inner is not None and inner.type == "do_statement" and literal(
+                inner.child_by_field_name("condition")) == 0:
+            body = inner.child_by_field_name("body")
+        elif inner is not None and inner.type == "compound_statement":
+            body = inner
+        else:
+            return body if not body.has_error else None
+    return None
 
 
 def checked_calls(context) -> dict[str, tuple[str, ...]]:
@@ -132,7 +308,57 @@ def checked_calls(context) -> dict[str, tuple[str, ...]]:
         if called:
             for name in _checked(context, node) - {""}:
                 found.setdefault(name, set()).update(called)
+    for name, handler in _handed(context):
+        found.setdefault(name, set()).add(handler)
     return {name: tuple(sorted(names)) for name, names in found.items()}
+
+
+def _handed(context) -> Iterator[tuple[str, str]]:
+    """(f, g) for the statements that hand the result of a call of `f` to a call of `g`: in
+    its first argument (`g(f(...))`, `G(f(...) != 0)`, `G(!f(...))`), or by a variable that the
+    statement before assigns (`rc = f(...); g(rc, ...);`). The bytes are read first, the tree
+    only where they show one of these shapes."""
+    data = context.source.data
+    for match in _NESTED_CALL.finditer(data):
+        if match.group(1) in _NOT_CALLED or _PREVIOUS.search(
+                data, max(0, match.start() - 64), match.start()) is None:
+            continue
+        call = context.call_of(next(context.at([match.span(1)]))[2])
+        statement = context.parent(call) if call is not None else None
+        given = arguments(call) if statement is not None \
+            and statement.type == "expression_statement" else []
+        inner = _operand(given[0]) if given else None
+        if inner is not None and inner.type == "call_expression":
+            yield callee(context, inner), callee(context, call)
+    for match in _ASSIGNED_CALL.finditer(data):
+        next_statement = _NEXT_CALL.match(data, data.find(b";", match.end()) + 1)
+        variable = match.group(1)
+        if next_statement is None or next_statement.group(1) in _NOT_CALLED or not re.search(
+                rb"\b" + variable + rb"\b", next_statement.group(2)):
+            continue
+        target = next(context.at([match.span(1)]))[2]
+        write = context.parent(target)
+        value = unwrapped(write.child_by_field_name(
+            "value" if write.type == "init_declarator" else "right")) \
+            if write is not None and write.type in ("init_declarator", "assignment_expression") \
+            else None
+        statement = context.parent(write) if value is not None \
+            and value.type == "call_expression" else None
+        following = statement.next_named_sibling if statement is not None \
+            and statement.type in ("declaration", "expression_statement") else None
+        call = _called(following) if following is not None else None
+        if call is not None and any(mentions(context, argument, context.text(target))
+                                    for argument in arguments(call)):
+            yield callee(context, value), callee(context, call)
+
+
+def _operand(node):
+    """The expression a condition is about: `x` of `!x`, `x != 0`, `(x)`."""
+    node = unwrapped(node)
+    while node is not None and node.type in ("unary_expression", "binary_expression"):
+        node = unwrapped(node.child_by_field_name("argument") or node.child_by_field_name(
+            "left"))
+    return node
 
 
 def _last_call(context, branch) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_conditions import literal
 from cursedlint.analysis.c_error_codes import ErrorCode, PassingOn, composed_codes
 from cursedlint.analysis.c_fatal import Fatal, reachable_handlers
 from cursedlint.analysis.c_function_pointers import (
@@ -70,9 +71,10 @@ def all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
             for name, fatal in summary.fatal.items()}
 
 
-def fatal_of(context, facts: dict) -> dict[str, tuple[str, Fatal]]:
-    """Name -> (path, handler) of the fatal handlers a call of the file may reach."""
-    return reachable_handlers(context, built_for(facts, "cma fatal", all_fatal))
+def fatal_of(context, facts: dict, value=literal) -> dict[str, tuple[str, Fatal]]:
+    """Name -> (path, handler) of the fatal handlers a call of the file may reach (`value`:
+    the file's constants, for its handlers' conditions)."""
+    return reachable_handlers(context, built_for(facts, "cma fatal", all_fatal), value)
 
 
 def project_cma_fields(facts: dict) -> set[str]:

@@ -22,6 +22,7 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from cursedlint.analysis.c_conditions import described
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
 from cursedlint.analysis.c_fatal import Fatal, checked_calls
 from cursedlint.analysis.c_function_pointers import (
@@ -379,13 +380,13 @@ class CmaFailureAborts(Rule):
     def _paths(self) -> FailurePaths:
         from cursedlint.analysis.c_failure_path import FailurePaths
 
-        context, facts = self.context, self.project_facts  # (no cycle through the rule)
-        return FailurePaths(self.context, self._assertions, self._value, lambda: {
-            name: fatal for name, (_, fatal) in fatal_of(context, facts).items()})
+        context, facts, value = self.context, self.project_facts, self._value  # (no cycle
+        return FailurePaths(self.context, self._assertions, value, lambda: {  # through the rule)
+            name: fatal for name, (_, fatal) in fatal_of(context, facts, value).items()})
 
     @cached_property
     def _fatal(self) -> dict[str, tuple[str, Fatal]]:
-        return fatal_of(self.context, self.project_facts)
+        return fatal_of(self.context, self.project_facts, self._value)
 
     @cached_property
     def _cma_names(self) -> dict[str, str]:
@@ -503,8 +504,10 @@ class CmaFailureAborts(Rule):
         self._reported.add(hit.start_byte)
         line = result.call.start_point[0] + 1
         call = f"{self._described(result.function)} on line {line}"
-        where = (f"is reached from the failure branch of {call}" if detected
-                 else f"asserts the result of {call} with no fallback")
+        handler = self._fatal.get(callee(self.context, hit), ("", None))[1]
+        where = (f"aborts on the failure of {call}" if handler is not None
+                 and handler.conditional else f"is reached from the failure branch of {call}"
+                 if detected else f"asserts the result of {call} with no fallback")
         called = self.context.text(hit.child_by_field_name('function'))
         self.report(hit, f"{called}() {where}{_CONDITION}",
                     help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}",
@@ -516,8 +519,9 @@ class CmaFailureAborts(Rule):
         steps = []
         while name in self._fatal and len(steps) < 8:
             path, fatal = self._fatal[name]
-            steps.append(Step(path, fatal.line, f"{name}() always ends the process: it calls "
-                                                f"{fatal.calls}()"))
+            when = (f"ends the process if ({described(fatal.when, fatal.parameter)})"
+                    if fatal.conditional else "always ends the process")
+            steps.append(Step(path, fatal.line, f"{name}() {when}: it calls {fatal.calls}()"))
             name = fatal.calls
         return tuple(steps)
 
