@@ -59,8 +59,10 @@ def condition_over(node, name: str, value: Callable) -> tuple | None:
 
 
 def substituted(outer: tuple, inner: tuple) -> tuple | None:
-    """`outer` with its value replaced by the truth of the condition `inner` (None where
-    `outer` compares the value with something other than 0)."""
+    """`outer` with its value replaced by `inner`: the value itself (`TRUE`), or the truth of
+    a condition on it (None where `outer` then compares it with something other than 0)."""
+    if len(inner) == 1 and inner[0] == "x":
+        return outer  # the value itself
     kind = outer[0]
     if kind == "x":
         return tuple(inner)

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 
 from cursedlint.analysis.c_conditions import described
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
-from cursedlint.analysis.c_fatal import Fatal, checked_calls
+from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
 from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
     CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, fatal_of,
-    project_cma_fields,
+    handed_failures, project_cma_fields,
 )
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
@@ -80,8 +80,7 @@ class CmaWrapperIndex(Indexer):
         graph = project_graph(facts)
         failing = {*copiers, *self.trigger_words(facts)}
         return {*self.trigger_words(facts), *graph.passed_to(copiers), *graph.holding(copiers),
-                *(name for found in facts.values() for checked, names in found.checked.items()
-                  if checked in failing for name in names)}
+                *handed_failures(facts, failing)}
 
     def trigger_words(self, facts):
         """The functions' names (a call of one is a CMA call) and the fields every function
@@ -362,8 +361,9 @@ class CmaFailureAborts(Rule):
         checked = checked_calls(context)
         passing = passing_on(context, rule._paths, rule._value,
                              {*rule._cma_names, *rule._codes})
-        return CmaFunctions(wrappers, codes, flows, fatal, checked, passing) \
-            if wrappers or codes or flows or fatal or checked or passing else None
+        forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
+        return CmaFunctions(wrappers, codes, flows, fatal, checked, passing, forwarding) \
+            if wrappers or codes or flows or fatal or checked or passing or forwarding else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:

@@ -21,6 +21,10 @@ extern int xfer_strict;
 /* aborts only when debugging at a high level */
 #define XFER_DEBUG_FATAL_IF(cond) do { if (xfer_debug_level > 2 && (cond)) abort(); } while (0)
 
+/* hand the code to the functions of check.c */
+#define XFER_CHECK(rc) xfer_check((rc), __func__)
+#define XFER_NOTE(rc) (void)xfer_note((rc), __func__)
+
 void xfer_check(int rc, const char *what);
 void xfer_require(int ok, const char *what);
 void xfer_expect_ok(int rc);

@@ -24,6 +24,25 @@ void recv_expect(pid_t peer, void *dst, const void *src, size_t n)
     xfer_expect_ok(rc); // warning: CUR601@5
 }
 
+void recv_at(pid_t peer, void *dst, const void *src, size_t n)
+{
+    int rc = transport_pull(peer, dst, src, n);
+    xfer_check_at(rc, __FILE__, __LINE__); // warning: CUR601@5
+}
+
+void recv_checked(pid_t peer, void *dst, const void *src, size_t n)
+{
+    int rc = transport_pull(peer, dst, src, n);
+    XFER_CHECK(rc); // warning: CUR601@5
+}
+
+int recv_noted(pid_t peer, void *dst, const void *src, size_t n)
+{
+    int rc = transport_pull(peer, dst, src, n);
+    XFER_NOTE(rc); // ok: CUR601
+    return rc ? bounce_read(dst, src, n) : 0;
+}
+
 int recv_logged(pid_t peer, void *dst, const void *src, size_t n)
 {
     int rc = transport_pull(peer, dst, src, n);
