@@ -1,6 +1,7 @@
 """Fatal handlers of a C/C++ file: the plain functions (`c_syntax.plain_function`) and
-function-like macros whose body always ends the process, so that a call of one is an `abort()`
-(or an `exit()`) to whoever follows a failure (CUR601: `c_failure_path`).
+function-like macros whose body ends the process, always or under a condition on one of
+their parameters, so that a call of one is an `abort()` (or an `exit()`) to whoever follows a
+failure (CUR601: `c_failure_path`).
 
 `fatal_handlers(context, known)` gives name -> `Fatal` for the file's handlers, given the
 project's `known` ones (name -> `Fatal`), read again until no new one is found
@@ -10,15 +11,28 @@ project's `known` ones (name -> `Fatal`), read again until no new one is found
   no `return`, `goto` or `longjmp` comes before it anywhere in the body;
 - a macro: its body calls one of them, and holds no `if`, `?:`, `&&`, `||`, loop (but the
   `do { ... } while (0)` around it), `switch`, `return`, `goto` or `break` (macros are not
-  expanded: the text of the body is read).
+  expanded: the text of the body is read);
+- conditionally, a function or macro (whose body, parsed alone, is read as statements) one of
+  whose own statements, before anything that may return and with the parameter unchanged, is
+  `if (condition on one parameter)` whose branch always ends the process (`if (rc) abort();`,
+  `if (cond) { fprintf(...); abort(); }`), or a call of a conditional handler handing it a
+  condition on one parameter (`FATAL_IF(rc < 0)`); `if (rc == 0) return;` before it adds
+  "and not that" (`Fatal.argument`, `Fatal.when`: `c_conditions`). A condition that mentions
+  anything but the parameter and constants (a verbosity level, a global) makes no handler.
 The kind is "abort" when the first such call aborts (or calls a handler that aborts), else
 "exit".
+
+`forwards(context, handlers)` gives the calls that the file's macros starting with a call and
+its small functions make with conditions on their parameters (`#define CHECK(rc)
+check_rc((rc), __func__)`), and `resolved` makes handlers of them over the whole project, where
+the called function is another file's handler.
 
 `checked_calls(context)` gives, for the names of the functions whose result an `if` of the
 file checks (`if (f(...) != 0)`, or `rc = f(...);` just before `if (rc)`), the function called
 by the last statement of a branch of such an `if` that has no `return`, `goto`, `break` or
-`continue` (`if (rc) die(...);`): the names among which a handler of another file may be, once
-it is known (from the project) that a failure comes out of that function.
+`continue` (`if (rc) die(...);`), and the functions a statement hands that result to
+(`g(f(...))`, `rc = f(...); g(rc);`): the names among which a handler of another file may be,
+once it is known (from the project) that a failure comes out of that function.
 """
 
 from __future__ import annotations

@@ -112,6 +112,12 @@ class CmaFailureAborts(Rule):
       function-like macro of the file or of the project whose body always calls `abort()` (or
       another such handler), read from its definition (a handler that always calls `exit()`
       ends the path as `exit()` does);
+    - the result, or a condition on it, is handed to a handler that ends the process under a
+      condition on that parameter (`check_rc(rc)` with `if (rc) abort();`,
+      `FATAL_IF(rc != 0, msg)` with `do { if (cond) { ...; abort(); } } while (0)`, a macro
+      or small function handing it on to one: `CHECK(rc)` as `check_rc((rc), __func__)`),
+      and that condition is true for the failure (`FATAL_IF(rc == 0)` is not; a condition
+      that mentions anything else, a verbosity level or a global, makes no handler);
     - the result is asserted with no check before it (`assert(n == len)`);
     - the result is ignored: the call is a statement of its own (a `(void)` cast says it is
       discarded on purpose and is not reported).
