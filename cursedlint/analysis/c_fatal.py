@@ -163,6 +163,7 @@ def _ending(statements, block, parameters: list[str], line: int, enders: _Enders
     data, offset = block.text, block.start_byte
     guards: list[tuple[int, tuple]] = []
     found = None
+    changed = False  # a parameter may have a new value: no condition on it is read after
     since = 0  # where `leaves` are looked for from
     for statement in statements:
         if leaves.search(data, since, statement.start_byte - offset):
@@ -171,19 +172,16 @@ def _ending(statements, block, parameters: list[str], line: int, enders: _Enders
         called = callee(enders.context, call) if call is not None else ""
         if called in enders.always:
             return _guarded(Fatal(enders.always[called], line, called), guards, parameters)
-        if found is not None:
+        if found is not None or changed or statement.has_error:
             continue
-        guard = _returning_unless(statement, parameters, enders) \
-            if not statement.has_error else None
+        guard = _returning_unless(statement, parameters, enders)
         if guard is not None and (not guards or guard[0] == guards[0][0]):
             guards.append(guard)
             since = statement.end_byte - offset
             continue
-        found = _conditional(statement, call, parameters, line, enders) \
-            if not statement.has_error else None
-        if found is None and enders.changes is not None and any(
-                enders.changes(statement, name) for name in parameters if name):
-            return None
+        found = _conditional(statement, call, parameters, line, enders)
+        changed = found is None and enders.changes is not None and any(
+            enders.changes(statement, name) for name in parameters if name)
     return _guarded(found, guards, parameters) if found is not None else None
 
 

@@ -32,6 +32,14 @@ void xfer_check_at(int rc, const char *file, int line)
     XFER_FATAL_IF(rc < 0, file);
 }
 
+/* always aborts, whatever it does to the code first */
+void xfer_die_errno(int rc)
+{
+    rc = -rc;
+    fprintf(stderr, "errno %d\n", rc);
+    abort();
+}
+
 /* logs and hands the code back */
 int xfer_note(int rc, const char *what)
 {

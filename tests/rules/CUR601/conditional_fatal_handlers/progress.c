@@ -43,6 +43,13 @@ int recv_noted(pid_t peer, void *dst, const void *src, size_t n)
     return rc ? bounce_read(dst, src, n) : 0;
 }
 
+void recv_or_die(pid_t peer, void *dst, const void *src, size_t n)
+{
+    int rc = transport_pull(peer, dst, src, n);
+    if (rc < 0)
+        xfer_die_errno(rc); // warning: CUR601@9
+}
+
 int recv_logged(pid_t peer, void *dst, const void *src, size_t n)
 {
     int rc = transport_pull(peer, dst, src, n);
