@@ -47,10 +47,12 @@ def condition_over(node, name: str, value: Callable) -> tuple | None:
     if operator_ not in COMPARISONS:
         return None
     for side, other, compared in ((left, right, operator_), (right, left, MIRRORED[operator_])):
-        constant = value(other)
+        inner = condition_over(side, name, value)  # (first: most sides are about no parameter)
+        constant = literal(other) if inner is not None else None
+        if inner is not None and constant is None:
+            constant = value(other)
         if not isinstance(constant, int):
             continue
-        inner = condition_over(side, name, value)
         if inner == TRUE:  # the variable itself
             return ("cmp", compared, constant)
         if inner is not None and constant == 0 and compared in ("!=", "=="):

@@ -55,11 +55,13 @@ _JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue|longjmp|siglongjmp)\
 _CONDITIONAL = re.compile(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
                           rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
 _MACRO_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
-_NESTED_CALL = re.compile(rb"\([ \t]*!?[ \t]*\(?[ \t]*[A-Za-z_][\w:]*[ \t]*\(")
-_ASSIGNED_CALL = re.compile(rb"=[ \t]*(?:\([^()\n]*\)[ \t]*)?[A-Za-z_][\w:]*[ \t]*\(")
-_NAME_BEFORE = re.compile(rb"([A-Za-z_]\w*)[ \t]*\Z")
+_NESTED_CALL = re.compile(rb"\([ \t]*!?[ \t]*\(?[ \t]*([A-Za-z_][\w:]*)[ \t]*\(")
+_ASSIGNED_CALL = re.compile(rb"=[ \t]*(?:\([^()\n]*\)[ \t]*)?([A-Za-z_][\w:]*)[ \t]*\(")
+_NAME_BACKWARDS = re.compile(rb"[ \t]*(\w*[A-Za-z_])(?!\w)")  # an identifier, read backwards
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_WRITING = re.compile(rb"=|\+\+|--|&")
 _NEXT_CALL = re.compile(rb"\s*([A-Za-z_]\w*)[ \t]*\(([^;]*);")
-_PREVIOUS = re.compile(rb"(?:[;{}:)]|\belse)\s*\Z")  # a statement starts after it
+_PREVIOUS = re.compile(rb"\s*(?:[;{}:)]|esle(?!\w))")  # a statement starts after it (backwards)
 _NOT_CALLED = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof"})
 _CALLING_MACRO = re.compile(
     rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)[ \t]*(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?"
@@ -260,9 +262,14 @@ def _called(statement):
 
 
 def _changes(context):
-    """Whether a statement of the file may give the variable `name` a value."""
+    """Whether a statement of the file may give the variable `name` a value (the tree is
+    read only where its bytes spell the name and an assignment, `++`, `--` or `&`)."""
+    data = context.source.data
+
     def changes(statement, name: str) -> bool:
-        return next(writes(context, statement, name), None) is not None
+        text = data[statement.start_byte:statement.end_byte]
+        return name.encode() in text and _WRITING.search(text) is not None \
+            and next(writes(context, statement, name), None) is not None
     return changes
 
 
@@ -447,55 +454,48 @@ def checked_calls(context) -> dict[str, tuple[str, ...]]:
 
 
 def _handed(context) -> Iterator[tuple[str, str]]:
-    """(f, g) for the statements that hand the result of a call of `f` to a call of `g`: in
-    its first argument (`g(f(...))`, `G(f(...) != 0)`, `G(!f(...))`), or by a variable that the
-    statement before assigns (`rc = f(...); g(rc, ...);`). The bytes are read first (searches
-    that start with a character: 0.08 s over the C worst case's 20 MB, where starting with the
-    name took 0.8 s), the tree only where they show one of these shapes."""
+    """(f, g) for the statements that seem to hand the result of a call of `f` to a call of
+    `g`: in its first argument (`g(f(...))`, `G(f(...) != 0)`, `G(!f(...))`), or by a
+    variable that the statement before assigns (`rc = f(...); g(rc, ...);`). Read from the
+    bytes alone (searches that start with a character: 0.08 s over the C worst case's 20 MB,
+    where starting with the name took 0.8 s): they only say where a handler may be defined."""
     data = context.source.data
     for match in _NESTED_CALL.finditer(data):
-        before = _NAME_BEFORE.search(data, max(0, match.start() - 64), match.start())
-        if before is None or before.group(1) in _NOT_CALLED or _PREVIOUS.search(
-                data, max(0, before.start() - 64), before.start()) is None:
-            continue
-        call = context.call_of(next(context.at([before.span(1)]))[2])
-        statement = context.parent(call) if call is not None else None
-        given = arguments(call) if statement is not None \
-            and statement.type == "expression_statement" else []
-        inner = _operand(given[0]) if given else None
-        if inner is not None and inner.type == "call_expression":
-            yield callee(context, inner), callee(context, call)
+        before = _name_before(data, match.start())
+        if before is not None and data[before[0]:before[1]] not in _NOT_CALLED \
+                and _PREVIOUS.match(data[max(0, before[0] - 64):before[0]][::-1]):
+            yield _last_name(match.group(1)), data[before[0]:before[1]].decode()
     for match in _ASSIGNED_CALL.finditer(data):
-        before = _NAME_BEFORE.search(data, max(0, match.start() - 64), match.start())
         end = data.find(b";", match.end())
-        next_statement = _NEXT_CALL.match(data, end + 1) if before is not None and end >= 0 \
-            else None
-        if next_statement is None or next_statement.group(1) in _NOT_CALLED or not re.search(
-                rb"\b" + before.group(1) + rb"\b", next_statement.group(2)):
-            continue
-        target = next(context.at([before.span(1)]))[2]
-        write = context.parent(target)
-        value = unwrapped(write.child_by_field_name(
-            "value" if write.type == "init_declarator" else "right")) \
-            if write is not None and write.type in ("init_declarator", "assignment_expression") \
-            else None
-        statement = context.parent(write) if value is not None \
-            and value.type == "call_expression" else None
-        following = statement.next_named_sibling if statement is not None \
-            and statement.type in ("declaration", "expression_statement") else None
-        call = _called(following) if following is not None else None
-        if call is not None and any(mentions(context, argument, context.text(target))
-                                    for argument in arguments(call)):
-            yield callee(context, value), callee(context, call)
+        next_statement = _NEXT_CALL.match(data, end + 1) if end >= 0 else None
+        before = _name_before(data, match.start()) if next_statement is not None \
+            and next_statement.group(1) not in _NOT_CALLED else None
+        if before is not None and _spells(next_statement.group(2), data[before[0]:before[1]]):
+            yield _last_name(match.group(1)), next_statement.group(1).decode()
 
 
-def _operand(node):
-    """The expression a condition is about: `x` of `!x`, `x != 0`, `(x)`."""
-    node = unwrapped(node)
-    while node is not None and node.type in ("unary_expression", "binary_expression"):
-        node = unwrapped(node.child_by_field_name("argument") or node.child_by_field_name(
-            "left"))
-    return node
+def _last_name(name: bytes) -> str:
+    """`f` of `ns::f`."""
+    return name.rpartition(b"::")[2].decode("utf-8", errors="replace")
+
+
+def _name_before(data: bytes, at: int) -> tuple[int, int] | None:
+    """(start, end) of the identifier just before `at` (blanks between), or None. (Read
+    backwards: a search for a name ending at `at` tries every place before it.)"""
+    found = _NAME_BACKWARDS.match(data[max(0, at - 64):at][::-1])
+    return (at - found.end(1), at - found.start(1)) if found is not None else None
+
+
+def _spells(text: bytes, name: bytes) -> bool:
+    """Whether `text` holds the identifier `name`."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or text[at - 1] not in _WORD) and (end == len(text)
+                                                       or text[end] not in _WORD):
+            return True
+        at = text.find(name, end)
+    return False
 
 
 def _last_call(context, branch) -> str:
