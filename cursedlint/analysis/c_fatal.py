@@ -22,10 +22,10 @@ project's `known` ones (name -> `Fatal`), read again until no new one is found
 The kind is "abort" when the first such call aborts (or calls a handler that aborts), else
 "exit".
 
-`forwards(context, handlers)` gives the calls that the file's macros starting with a call and
-its small functions make with conditions on their parameters (`#define CHECK(rc)
-check_rc((rc), __func__)`), and `resolved` makes handlers of them over the whole project, where
-the called function is another file's handler.
+`forwards(context, handlers)` gives the calls that the file's function-like macros starting
+with a call make with conditions on their parameters (`#define CHECK(rc) check_rc((rc),
+__func__)`), and `resolved` makes handlers of them over the whole project, where the called
+function is another file's handler.
 
 `checked_calls(context)` gives, for the names of the functions whose result an `if` of the
 file checks (`if (f(...) != 0)`, or `rc = f(...);` just before `if (rc)`), the function called
@@ -44,8 +44,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_conditions import condition_over, literal, substituted
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, file_scope_items, mentions, parameter_names, plain_function, unwrapped,
-    writes,
+    arguments, callee, mentions, parameter_names, plain_function, unwrapped, writes,
 )
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
@@ -66,8 +65,7 @@ _NOT_CALLED = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof
 _CALLING_MACRO = re.compile(
     rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)[ \t]*(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?"
     rb"(?:\(void\)[ \t]*)?[A-Za-z_]\w*[ \t]*\(")  # a function-like macro whose body calls first
-_DEFINES_FUNCTION = re.compile(rb"\)[ \t\r\n]*\{")
-_FORWARDING = 4  # statements of a function read for its forwards; forwards followed in a chain
+_FORWARDING = 4  # forwards followed in a chain
 _STRINGIZING = re.compile(rb"#")  # `#cond`, `a ## b`: not C the body can be parsed with
 
 
@@ -300,10 +298,10 @@ def _macro_block(context, definition, text: bytes) -> tuple[list[str], object]:
 
 
 class Forward(Struct, frozen=True):
-    """A call that a macro or small function of a file makes, before anything that may
-    return, of a function of unknown effect (another file's handler, perhaps) with conditions
-    on its own parameters: `given[j]` (parameter index, condition) for argument j, or None;
-    `line` of the definition; `parameters` its parameters' names."""
+    """A call that a function-like macro of a file makes of a function of unknown effect
+    (another file's handler, perhaps) with conditions on its own parameters: `given[j]`
+    (parameter index, condition) for argument j, or None; `line` of the definition;
+    `parameters` its parameters' names."""
 
     calls: str
     line: int
@@ -313,8 +311,10 @@ class Forward(Struct, frozen=True):
 
 def forwards(context, handlers: dict[str, Fatal]) -> dict[str, tuple[Forward, ...]]:
     """Name -> the forwards (`Forward`) of the file's function-like macros whose body starts
-    with a call, and of its functions of at most `_FORWARDING` statements, that are not
-    handlers (`handlers`: the file's and the project's known)."""
+    with a call, that are not handlers (`handlers`: the file's and the project's known).
+    (Functions are not read for forwards: finding the small ones of every file cost 0.3 s
+    over the C worst case; a function calling another file's handler is one only where
+    its own file is linted.)"""
     found: dict[str, tuple[Forward, ...]] = {}
     data = context.source.data
     for match in _CALLING_MACRO.finditer(data):
@@ -325,39 +325,22 @@ def forwards(context, handlers: dict[str, Fatal]) -> dict[str, tuple[Forward, ..
         if value is None or name in handlers:
             continue
         names, body = _macro_block(context, definition, data[value.start_byte:value.end_byte])
-        if body is not None:
-            found[name] = _forwarding(context, body, names, definition.start_point[0] + 1,
-                                      handlers, literal)
-    if not _DEFINES_FUNCTION.search(data):
-        return {name: made for name, made in found.items() if made}
-    changes, value = _changes(context), None
-    for definition in file_scope_items(context.root):
-        plain = plain_function(definition) if definition.type == "function_definition" \
-            else None
-        if plain is None or len(plain[2].named_children) > _FORWARDING \
-                or context.text(plain[0]) in handlers:
-            continue
-        if value is None:
-            from cursedlint.analysis.c_constants import CConstants  # only where needed
-
-            value = CConstants(context).evaluate
-        name, declarator, body = plain
-        found[context.text(name)] = _forwarding(
-            context, body, parameter_names(context, declarator),
-            definition.start_point[0] + 1, handlers, value, changes)
-    return {name: made for name, made in found.items() if made}
+        made = _forwarding(context, body, names, definition.start_point[0] + 1, handlers) \
+            if body is not None else ()
+        if made:
+            found[name] = made
+    return found
 
 
-def _forwarding(context, block, parameters: list[str], line: int, handlers: dict,
-                value, changes=None) -> tuple[Forward, ...]:
-    """The forwards of a definition's block: its own call statements, up to the first that
-    may return or tests something, whose arguments state conditions on the parameters."""
+def _forwarding(context, block, parameters: list[str], line: int, handlers: dict
+                ) -> tuple[Forward, ...]:
+    """The forwards of a macro's block: its own call statements, up to the first that is
+    not one, whose arguments state conditions on the parameters (expressions: a macro's
+    parameter is not changed by its body)."""
     made = []
-    data, offset = block.text, block.start_byte
-    enders = _Enders(context, {}, {}, value)
+    enders = _Enders(context, {}, {}, literal)
     for statement in block.named_children:
-        if _JUMP_WORDS.search(data, 0, statement.start_byte - offset) \
-                or statement.type not in ("expression_statement", "declaration", "comment"):
+        if statement.type != "expression_statement":
             break
         call = _called(statement)
         called = callee(context, call) if call is not None else ""
@@ -365,8 +348,6 @@ def _forwarding(context, block, parameters: list[str], line: int, handlers: dict
             if called and called not in handlers and called not in ABORTS | EXITS else ()
         if any(given):
             made.append(Forward(called, line, given, tuple(parameters)))
-        if changes is not None and any(changes(statement, name) for name in parameters if name):
-            break
     return tuple(made)
 
 

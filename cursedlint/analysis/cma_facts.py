@@ -24,8 +24,8 @@ class CmaFunctions(Struct, frozen=True):
     (`analysis.c_fatal`) and the functions it calls where it checks another's result
     (`checked`, `c_fatal.checked_calls`: where a handler of another file may be), those
     that may hand on another file's error code (`passing`, `c_error_codes.passing_on`), and
-    the calls its macros and small functions make with conditions on their parameters (a
-    handler of another file, perhaps: `forwards`, `c_fatal.forwards`)."""
+    the calls its macros make with conditions on their parameters (a handler of another
+    file, perhaps: `forwards`, `c_fatal.forwards`)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
@@ -69,9 +69,8 @@ def all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
 
 
 def all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
-    """Name -> (path, handler) of every project file's fatal handlers, and of the macros and
-    functions that hand a handler of another file what it ends the process on
-    (`c_fatal.resolved`)."""
+    """Name -> (path, handler) of every project file's fatal handlers, and of the macros that
+    hand a handler of another file what it ends the process on (`c_fatal.resolved`)."""
     return resolved({name: (path, fatal) for path, summary in facts.items()
                      for name, fatal in summary.fatal.items()},
                     {name: (path, made) for path, summary in facts.items()

@@ -26,12 +26,6 @@ void xfer_expect_ok(int rc)
     abort();
 }
 
-void xfer_check_at(int rc, const char *file, int line)
-{
-    (void)line;
-    XFER_FATAL_IF(rc < 0, file);
-}
-
 /* always aborts, whatever it does to the code first */
 void xfer_die_errno(int rc)
 {

@@ -28,7 +28,6 @@ extern int xfer_strict;
 void xfer_check(int rc, const char *what);
 void xfer_require(int ok, const char *what);
 void xfer_expect_ok(int rc);
-void xfer_check_at(int rc, const char *file, int line);
 int xfer_note(int rc, const char *what);
 void xfer_die_errno(int rc);
 void xfer_check_strict(int rc);

@@ -24,10 +24,17 @@ void recv_expect(pid_t peer, void *dst, const void *src, size_t n)
     xfer_expect_ok(rc); // warning: CUR601@5
 }
 
+/* hands its parameter to the header's macro: a handler of this file */
+static void check_at(int rc, const char *file, int line)
+{
+    (void)line;
+    XFER_FATAL_IF(rc < 0, file);
+}
+
 void recv_at(pid_t peer, void *dst, const void *src, size_t n)
 {
     int rc = transport_pull(peer, dst, src, n);
-    xfer_check_at(rc, __FILE__, __LINE__); // warning: CUR601@5
+    check_at(rc, __FILE__, __LINE__); // warning: CUR601@5
 }
 
 void recv_checked(pid_t peer, void *dst, const void *src, size_t n)
