@@ -55,17 +55,20 @@ _CONDITIONAL = re.compile(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|
                           rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
 _MACRO_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
 _NESTED_CALL = re.compile(rb"\([ \t]*!?[ \t]*\(?[ \t]*([A-Za-z_][\w:]*)[ \t]*\(")
-_ASSIGNED_CALL = re.compile(rb"=[ \t]*(?:\([^()\n]*\)[ \t]*)?([A-Za-z_][\w:]*)[ \t]*\(")
+_ASSIGNED_CALL = re.compile(  # `= f(...);` then a call statement `g(...);`
+    rb"=[ \t]*(?:\([^()\n]*\)[ \t]*)?([A-Za-z_][\w:]*)[ \t]*\([^;]*;\s*([A-Za-z_]\w*)[ \t]*"
+    rb"\(([^;]*);")
 _NAME_BACKWARDS = re.compile(rb"[ \t]*(\w*[A-Za-z_])(?!\w)")  # an identifier, read backwards
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_WRITING = re.compile(rb"=|\+\+|--|&")
-_NEXT_CALL = re.compile(rb"\s*([A-Za-z_]\w*)[ \t]*\(([^;]*);")
 _PREVIOUS = re.compile(rb"\s*(?:[;{}:)]|esle(?!\w))")  # a statement starts after it (backwards)
 _NOT_CALLED = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof"})
 _CALLING_MACRO = re.compile(
     rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)[ \t]*(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?"
     rb"(?:\(void\)[ \t]*)?[A-Za-z_]\w*[ \t]*\(")  # a function-like macro whose body calls first
+_WRITTEN_AFTER = re.compile(rb"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
+_WRITTEN_BEFORE = re.compile(rb"\s*(?:&|\+\+|--)")  # read backwards
 _FORWARDING = 4  # forwards followed in a chain
+_CONDITIONS_READ = 8  # a handler's own statements read for a condition (a handler is short)
 _STRINGIZING = re.compile(rb"#")  # `#cond`, `a ## b`: not C the body can be parsed with
 
 
@@ -157,22 +160,23 @@ def _ending(statements, block, parameters: list[str], line: int, enders: _Enders
             leaves: re.Pattern[bytes]) -> Fatal | None:
     """How a block of a handler's body ends the process: a statement of its own that calls
     one of `enders.always` (no `return`, `goto`, `longjmp` before it: `leaves`), else the first
-    of its own statements that does so under a condition on a parameter that nothing before
-    it changed (`if (rc) abort();`, `check_rc(rc);`), after any `if (...) return;` on that
-    parameter (the condition is then also that none of these returned)."""
+    of its own statements (among the first `_CONDITIONS_READ`) that does so under a condition
+    on a parameter that nothing before it changed (`if (rc) abort();`, `check_rc(rc);`), after
+    any `if (...) return;` on that parameter (the condition is then also that none of these
+    returned)."""
     data, offset = block.text, block.start_byte
     guards: list[tuple[int, tuple]] = []
     found = None
     changed = False  # a parameter may have a new value: no condition on it is read after
     since = 0  # where `leaves` are looked for from
-    for statement in statements:
+    for index, statement in enumerate(statements):
         if leaves.search(data, since, statement.start_byte - offset):
             break  # it may return first (a `return` in a comment too: not followed)
         call = _called(statement)
         called = callee(enders.context, call) if call is not None else ""
         if called in enders.always:
             return _guarded(Fatal(enders.always[called], line, called), guards, parameters)
-        if found is not None or changed or statement.has_error:
+        if found is not None or changed or statement.has_error or index >= _CONDITIONS_READ:
             continue
         guard = _returning_unless(statement, parameters, enders)
         if guard is not None and (not guards or guard[0] == guards[0][0]):
@@ -265,10 +269,21 @@ def _changes(context):
     data = context.source.data
 
     def changes(statement, name: str) -> bool:
-        text = data[statement.start_byte:statement.end_byte]
-        return name.encode() in text and _WRITING.search(text) is not None \
+        return _spelled_written(data, name.encode(), statement.start_byte, statement.end_byte) \
             and next(writes(context, statement, name), None) is not None
     return changes
+
+
+def _spelled_written(data: bytes, name: bytes, start: int, end: int) -> bool:
+    """Whether data[start:end] spells `name` before an assignment, `++` or `--`, or after
+    `&`, `++` or `--` (the bytes alone: where the tree is worth asking)."""
+    at = data.find(name, start, end)
+    while at >= 0:
+        if _WRITTEN_AFTER.match(data, at + len(name), end) \
+                or _WRITTEN_BEFORE.match(data[max(start, at - 8):at][::-1]):
+            return True
+        at = data.find(name, at + len(name), end)
+    return False
 
 
 def _macro(context, definition, enders: _Enders) -> tuple[str, Fatal | None]:
@@ -447,12 +462,10 @@ def _handed(context) -> Iterator[tuple[str, str]]:
                 and _PREVIOUS.match(data[max(0, before[0] - 64):before[0]][::-1]):
             yield _last_name(match.group(1)), data[before[0]:before[1]].decode()
     for match in _ASSIGNED_CALL.finditer(data):
-        end = data.find(b";", match.end())
-        next_statement = _NEXT_CALL.match(data, end + 1) if end >= 0 else None
-        before = _name_before(data, match.start()) if next_statement is not None \
-            and next_statement.group(1) not in _NOT_CALLED else None
-        if before is not None and _spells(next_statement.group(2), data[before[0]:before[1]]):
-            yield _last_name(match.group(1)), next_statement.group(1).decode()
+        before = _name_before(data, match.start()) if match.group(2) not in _NOT_CALLED \
+            else None
+        if before is not None and _spells(match.group(3), data[before[0]:before[1]]):
+            yield _last_name(match.group(1)), match.group(2).decode()
 
 
 def _last_name(name: bytes) -> str:
