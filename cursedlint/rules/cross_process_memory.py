@@ -116,9 +116,9 @@ class CmaFailureAborts(Rule):
       condition on that parameter (`check_rc(rc)` with `if (rc) abort();`,
       `FATAL_IF(rc != 0, msg)` with `do { if (cond) { ...; abort(); } } while (0)`, a macro
       or function handing it on to one: `CHECK(rc)` as `check_rc((rc), __func__)`; a function
-      of another file that does so is not followed),
-      and that condition is true for the failure (`FATAL_IF(rc == 0)` is not; a condition
-      that mentions anything else, a verbosity level or a global, makes no handler);
+      of another file that does so is not followed), and that condition is true for the
+      failure (`FATAL_IF(rc == 0)` is not; a condition that mentions anything else, a
+      verbosity level or a global, makes no handler);
     - the result is asserted with no check before it (`assert(n == len)`);
     - the result is ignored: the call is a statement of its own (a `(void)` cast says it is
       discarded on purpose and is not reported).

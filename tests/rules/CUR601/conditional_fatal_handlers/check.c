@@ -27,7 +27,7 @@ void xfer_expect_ok(int rc)
 }
 
 /* always aborts, whatever it does to the code first */
-void xfer_die_errno(int rc)
+void xfer_die(int rc)
 {
     rc = -rc;
     fprintf(stderr, "errno %d\n", rc);

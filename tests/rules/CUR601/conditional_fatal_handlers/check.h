@@ -29,6 +29,6 @@ void xfer_check(int rc, const char *what);
 void xfer_require(int ok, const char *what);
 void xfer_expect_ok(int rc);
 int xfer_note(int rc, const char *what);
-void xfer_die_errno(int rc);
+void xfer_die(int rc);
 void xfer_check_strict(int rc);
 #endif

@@ -52,9 +52,9 @@ int recv_noted(pid_t peer, void *dst, const void *src, size_t n)
 
 void recv_or_die(pid_t peer, void *dst, const void *src, size_t n)
 {
-    int rc = transport_pull(peer, dst, src, n);
+    int rc = cma_get(peer, dst, src, n);
     if (rc < 0)
-        xfer_die_errno(rc); // warning: CUR601@9
+        xfer_die(rc); // warning: CUR601@9
 }
 
 int recv_logged(pid_t peer, void *dst, const void *src, size_t n)
