@@ -19,7 +19,6 @@ deeper than `_MAX_NESTING` and code tree-sitter cannot read leave it unknown.
 
 from __future__ import annotations
 
-import operator
 from contextlib import contextmanager
 from functools import cached_property
 from enum import Enum
@@ -27,9 +26,10 @@ from typing import Callable, Iterator
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_conditions import COMPARISONS, MIRRORED, holds, short_circuit
 from cursedlint.analysis.c_expectations import Assertions
 from cursedlint.analysis.c_fatal import ABORTS, EXITS, Fatal
-from cursedlint.analysis.c_syntax import callee, mentions, unwrapped, within, writes
+from cursedlint.analysis.c_syntax import arguments, callee, mentions, unwrapped, within, writes
 
 _EXITS = EXITS | {"longjmp", "siglongjmp"}
 _JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
@@ -37,11 +37,8 @@ _JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
 _PREPROCESSOR = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef",
                            "preproc_else"})
 _PREPROCESSOR_ALTERNATIVES = frozenset({"preproc_elif", "preproc_elifdef", "preproc_else"})
-_COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-                "==": operator.eq, "!=": operator.ne}
 # -1 compared with a length (a value the file does not show, never negative)
 _AGAINST_LENGTH = {"<": True, "<=": True, ">": False, ">=": False, "==": False, "!=": True}
-_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _JUMP_WORDS = {"return": "return_statement", "break": "break_statement",
                "continue": "continue_statement", "goto": "goto_statement"}
 _MAX_NESTING = 100  # statements and conditions followed inside each other; deeper: unknown
@@ -138,6 +135,13 @@ class FailurePaths:
         condition = start.child_by_field_name("condition") \
             if start is not None and start.type == "if_statement" else None
         checked = condition is not None and within(result.call, condition)
+        if not checked and start is not None:  # `check_rc(f(...))`, `FATAL_IF(f(...) < 0)`
+            for call in self._stopping_calls(start):
+                handler = self.fatal.get(callee(self.context, call))
+                ended = self._tested(handler, call, result, Path(Outcome.THROUGH, False)) \
+                    if handler is not None and within(result.call, call) else None
+                if ended is not None:
+                    return ended
         if not checked and (start is None or result.variable is None):
             return None  # the value goes elsewhere (an argument, a loop condition, a return)
         path = Path(Outcome.THROUGH, False)
@@ -238,6 +242,11 @@ class FailurePaths:
         for call in self._stopping_calls(statement):
             name = callee(self.context, call)
             handler = self.fatal.get(name)
+            if handler is not None and handler.conditional:
+                ended = self._tested(handler, call, result, path)
+                if ended is not None:
+                    return ended
+                continue
             if name in _EXITS or (handler is not None and handler.kind == "exit"):
                 return Path(Outcome.END, path.detected, returns=(None,))
             if ((name in ABORTS or handler is not None) and path.detected) or (
@@ -248,6 +257,33 @@ class FailurePaths:
                                                       result.variable)):
             return Path(Outcome.END, path.detected, returns=(None,))
         return path
+
+    def _tested(self, handler: Fatal, call, result: Result, path: Path) -> Path | None:
+        """Where a call of a handler that ends the process under a condition on one argument
+        (`check_rc(rc)`, `FATAL_IF(rc != 0)`) takes the path: None unless that argument is
+        (or tests) the result and the condition surely holds for the failure; else the
+        handler's abort (`hit`), or the end (it exits)."""
+        given = arguments(call)
+        argument = given[handler.argument] if handler.argument < len(given) else None
+        if not handler.conditional or argument is None \
+                or not self._mentions_result(argument, result):
+            return None
+        if holds(handler.when, lambda: self._fails_when(argument, result),
+                 lambda operator_, value: self._compares(argument, result, operator_,
+                                                         value)) is not True:
+            return None  # (true on success, unknown, or about something else)
+        if handler.kind == "exit":
+            return Path(Outcome.END, path.detected, returns=(None,))
+        return Path(None, path.detected, call)
+
+    def _compares(self, node, result: Result, operator_: str, value: int) -> bool | None:
+        """`node <operator_> value` for the failure: the result compared, or the truth of a
+        condition on it compared with 0."""
+        if self.is_result(node, result):
+            return _compared(operator_, result, value)
+        truth = self._fails_when(node, result) if value == 0 and operator_ in ("==", "!=") \
+            else None
+        return None if truth is None else truth == (operator_ == "!=")
 
     def _if(self, statement, result: Result, path: Path) -> Path:
         condition = statement.child_by_field_name("condition")
@@ -311,12 +347,12 @@ class FailurePaths:
         operator = self.context.text(node.child_by_field_name("operator"))
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if operator in ("||", "&&"):
-            return _short_circuit(operator, *(
+            return short_circuit(operator, *(
                 self._fails_when(side, result) if self._mentions_result(side, result) else None
                 for side in (left, right)))
         if self.is_result(right, result) and not self.is_result(left, result):
-            left, right, operator = right, left, _MIRRORED.get(operator)
-        if operator not in _COMPARISONS or not self.is_result(left, result) \
+            left, right, operator = right, left, MIRRORED.get(operator)
+        if operator not in COMPARISONS or not self.is_result(left, result) \
                 or self._mentions_result(right, result):
             return None
         value = self.value(right)
@@ -390,14 +426,6 @@ def _compared(operator_: str, result: Result, value: int) -> bool | None:
     if operator_ in ("==", "!=") and lowest != result.failure \
             and lowest <= value <= result.failure:
         return None
-    answers = {_COMPARISONS[operator_](lowest, value),
-               _COMPARISONS[operator_](result.failure, value)}
+    answers = {COMPARISONS[operator_](lowest, value),
+               COMPARISONS[operator_](result.failure, value)}
     return answers.pop() if len(answers) == 1 else None
-
-
-def _short_circuit(operator_: str, left: bool | None, right: bool | None) -> bool | None:
-    """`left || right` or `left && right` of values that may be unknown (None)."""
-    deciding = operator_ == "||"  # true decides ||, false decides &&
-    if deciding in (left, right):
-        return deciding
-    return None if None in (left, right) else not deciding

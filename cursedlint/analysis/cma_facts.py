@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_conditions import literal
 from cursedlint.analysis.c_error_codes import ErrorCode, PassingOn, composed_codes
-from cursedlint.analysis.c_fatal import Fatal, reachable_handlers
+from cursedlint.analysis.c_fatal import Fatal, Forward, reachable_handlers, resolved
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, project_graph, wrappers_by_name,
 )
@@ -21,8 +22,10 @@ class CmaFunctions(Struct, frozen=True):
     (name -> the CMA function), those that return an error code when the copy failed, the
     functions it stores in struct fields or passes on (`flows`), its fatal handlers
     (`analysis.c_fatal`) and the functions it calls where it checks another's result
-    (`checked`, `c_fatal.checked_calls`: where a handler of another file may be), and those
-    that may hand on another file's error code (`passing`, `c_error_codes.passing_on`)."""
+    (`checked`, `c_fatal.checked_calls`: where a handler of another file may be), those
+    that may hand on another file's error code (`passing`, `c_error_codes.passing_on`), and
+    the calls its macros make with conditions on their parameters (a handler of another
+    file, perhaps: `forwards`, `c_fatal.forwards`)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
@@ -30,6 +33,7 @@ class CmaFunctions(Struct, frozen=True):
     fatal: dict[str, Fatal] = {}
     checked: dict[str, tuple[str, ...]] = {}
     passing: dict[str, PassingOn] = {}
+    forwards: dict[str, tuple[Forward, ...]] = {}
 
 
 def cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
@@ -65,14 +69,32 @@ def all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
 
 
 def all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
-    """Name -> (path, handler) of every project file's fatal handlers."""
-    return {name: (path, fatal) for path, summary in facts.items()
-            for name, fatal in summary.fatal.items()}
+    """Name -> (path, handler) of every project file's fatal handlers, and of the macros that
+    hand a handler of another file what it ends the process on (`c_fatal.resolved`)."""
+    return resolved({name: (path, fatal) for path, summary in facts.items()
+                     for name, fatal in summary.fatal.items()},
+                    {name: (path, made) for path, summary in facts.items()
+                     for name, made in summary.forwards.items()})
 
 
-def fatal_of(context, facts: dict) -> dict[str, tuple[str, Fatal]]:
-    """Name -> (path, handler) of the fatal handlers a call of the file may reach."""
-    return reachable_handlers(context, built_for(facts, "cma fatal", all_fatal))
+def handed_failures(facts: dict, failing: set[str]) -> set[str]:
+    """The names a failure of one of `failing` may be handed to, in a check's branch or as
+    an argument (`CmaFunctions.checked`), and those these forward it to, as far as the facts
+    show: where a fatal handler may be defined."""
+    wanted = {name for found in facts.values() for checked, names in found.checked.items()
+              if checked in failing for name in names}
+    pending = set(wanted)
+    while pending:
+        pending = {forward.calls for found in facts.values() for name in pending
+                   for forward in found.forwards.get(name, ())} - wanted
+        wanted |= pending
+    return wanted
+
+
+def fatal_of(context, facts: dict, value=literal) -> dict[str, tuple[str, Fatal]]:
+    """Name -> (path, handler) of the fatal handlers a call of the file may reach (`value`:
+    the file's constants, for its handlers' conditions)."""
+    return reachable_handlers(context, built_for(facts, "cma fatal", all_fatal), value)
 
 
 def project_cma_fields(facts: dict) -> set[str]:

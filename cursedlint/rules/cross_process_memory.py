@@ -22,14 +22,15 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from cursedlint.analysis.c_conditions import described
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
-from cursedlint.analysis.c_fatal import Fatal, checked_calls
+from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
 from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
     CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, fatal_of,
-    project_cma_fields,
+    handed_failures, project_cma_fields,
 )
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
@@ -79,8 +80,7 @@ class CmaWrapperIndex(Indexer):
         graph = project_graph(facts)
         failing = {*copiers, *self.trigger_words(facts)}
         return {*self.trigger_words(facts), *graph.passed_to(copiers), *graph.holding(copiers),
-                *(name for found in facts.values() for checked, names in found.checked.items()
-                  if checked in failing for name in names)}
+                *handed_failures(facts, failing)}
 
     def trigger_words(self, facts):
         """The functions' names (a call of one is a CMA call) and the fields every function
@@ -112,6 +112,13 @@ class CmaFailureAborts(Rule):
       function-like macro of the file or of the project whose body always calls `abort()` (or
       another such handler), read from its definition (a handler that always calls `exit()`
       ends the path as `exit()` does);
+    - the result, or a condition on it, is handed to a handler that ends the process under a
+      condition on that parameter (`check_rc(rc)` with `if (rc) abort();`,
+      `FATAL_IF(rc != 0, msg)` with `do { if (cond) { ...; abort(); } } while (0)`, a macro
+      or function handing it on to one: `CHECK(rc)` as `check_rc((rc), __func__)`; a function
+      of another file that does so is not followed), and that condition is true for the
+      failure (`FATAL_IF(rc == 0)` is not; a condition that mentions anything else, a
+      verbosity level or a global, makes no handler);
     - the result is asserted with no check before it (`assert(n == len)`);
     - the result is ignored: the call is a statement of its own (a `(void)` cast says it is
       discarded on purpose and is not reported).
@@ -361,8 +368,9 @@ class CmaFailureAborts(Rule):
         checked = checked_calls(context)
         passing = passing_on(context, rule._paths, rule._value,
                              {*rule._cma_names, *rule._codes})
-        return CmaFunctions(wrappers, codes, flows, fatal, checked, passing) \
-            if wrappers or codes or flows or fatal or checked or passing else None
+        forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
+        return CmaFunctions(wrappers, codes, flows, fatal, checked, passing, forwarding) \
+            if wrappers or codes or flows or fatal or checked or passing or forwarding else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
@@ -379,13 +387,13 @@ class CmaFailureAborts(Rule):
     def _paths(self) -> FailurePaths:
         from cursedlint.analysis.c_failure_path import FailurePaths
 
-        context, facts = self.context, self.project_facts  # (no cycle through the rule)
-        return FailurePaths(self.context, self._assertions, self._value, lambda: {
-            name: fatal for name, (_, fatal) in fatal_of(context, facts).items()})
+        context, facts, value = self.context, self.project_facts, self._value  # (no cycle
+        return FailurePaths(self.context, self._assertions, value, lambda: {  # through the rule)
+            name: fatal for name, (_, fatal) in fatal_of(context, facts, value).items()})
 
     @cached_property
     def _fatal(self) -> dict[str, tuple[str, Fatal]]:
-        return fatal_of(self.context, self.project_facts)
+        return fatal_of(self.context, self.project_facts, self._value)
 
     @cached_property
     def _cma_names(self) -> dict[str, str]:
@@ -503,8 +511,10 @@ class CmaFailureAborts(Rule):
         self._reported.add(hit.start_byte)
         line = result.call.start_point[0] + 1
         call = f"{self._described(result.function)} on line {line}"
-        where = (f"is reached from the failure branch of {call}" if detected
-                 else f"asserts the result of {call} with no fallback")
+        handler = self._fatal.get(callee(self.context, hit), ("", None))[1]
+        where = (f"aborts on the failure of {call}" if handler is not None
+                 and handler.conditional else f"is reached from the failure branch of {call}"
+                 if detected else f"asserts the result of {call} with no fallback")
         called = self.context.text(hit.child_by_field_name('function'))
         self.report(hit, f"{called}() {where}{_CONDITION}",
                     help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}",
@@ -516,8 +526,9 @@ class CmaFailureAborts(Rule):
         steps = []
         while name in self._fatal and len(steps) < 8:
             path, fatal = self._fatal[name]
-            steps.append(Step(path, fatal.line, f"{name}() always ends the process: it calls "
-                                                f"{fatal.calls}()"))
+            when = (f"ends the process if ({described(fatal.when, fatal.parameter)})"
+                    if fatal.conditional else "always ends the process")
+            steps.append(Step(path, fatal.line, f"{name}() {when}: it calls {fatal.calls}()"))
             name = fatal.calls
         return tuple(steps)
 

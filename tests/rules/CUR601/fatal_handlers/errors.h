@@ -9,5 +9,6 @@
 void die(const char *what, int rc);
 void warn_only(const char *what, int rc);
 void die_on_cma(int rc);
+void die_on_timeout(int rc);
 void quit(int status);
 #endif

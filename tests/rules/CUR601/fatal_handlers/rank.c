@@ -53,7 +53,16 @@ void pull_conditional_handler(pid_t peer, void *dst, const void *src, size_t n)
 {
     int rc = peer_read(peer, dst, src, n);
     if (rc != 0)
-        die_on_cma(rc); // ok: CUR601
+        die_on_cma(rc); // warning: CUR601@9
+}
+
+int pull_or_die_on_timeout(pid_t peer, void *dst, const void *src, size_t n)
+{
+    int rc = peer_read(peer, dst, src, n);
+    die_on_timeout(rc); // ok: CUR601
+    if (rc != 0)
+        return bounce_read(dst, src, n);
+    return 0;
 }
 
 void pull_or_quit(pid_t peer, void *dst, const void *src, size_t n)
