@@ -28,8 +28,8 @@ from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, fatal_of,
-    project_cma_fields,
+    CMA_FUNCTIONS, CmaCallers, CmaCallersIndex, CmaFunctions, CmaSummaries, all_codes,
+    all_wrappers, cma_stored, copying, fatal_of, project_cma_fields,
 )
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
@@ -56,7 +56,11 @@ _FIX = (
 
 
 class CmaWrapperIndex(Indexer):
-    """The `CmaFunctions` of the project's C/C++ files."""
+    """The `CmaFunctions` of the project's C/C++ files, gathered (`facts_from`) in rounds
+    through `CmaSummaries` (each file's own functions); the functions a file calls where it
+    checks another's result and those that hand on another file's error code
+    (`CmaCallersIndex`, costly and useless to most files) are made only for the files that
+    may call a name they can matter for (`cma_facts.with_callers`)."""
 
     name = "cma-wrappers"
     languages = (C, CPP)
@@ -65,8 +69,15 @@ class CmaWrapperIndex(Indexer):
     def words(self, settings):
         return CMA_FUNCTIONS
 
+    @property
+    def summarizers(self):
+        return (CMA_SUMMARIES, CMA_CALLERS)
+
     def summarize(self, context):
-        return CmaFailureAborts.defined_in(context)
+        raise NotImplementedError("gathered by facts_from, not per file")
+
+    def facts_from(self, index) -> dict[str, CmaFunctions]:
+        return CMA_SUMMARIES.gathered(self, index)
 
     adds_triggers = True
 
@@ -87,6 +98,10 @@ class CmaWrapperIndex(Indexer):
         stored in which is a CMA function (a call through one is)."""
         return {*(name for found in facts.values() for name in found.wrappers),
                 *built_for(facts, "cma codes", all_codes), *project_cma_fields(facts)}
+
+
+CMA_CALLERS = CmaCallersIndex(lambda context: CmaFailureAborts.callers_in(context))
+CMA_SUMMARIES = CmaSummaries(lambda context: CmaFailureAborts.defined_in(context), CMA_CALLERS)
 
 
 class CmaFailureAborts(Rule):
@@ -345,9 +360,10 @@ class CmaFailureAborts(Rule):
     indexer = CmaWrapperIndex()
 
     @classmethod
-    def defined_in(cls, context) -> CmaFunctions | None:
-        """The file's functions that return a CMA result unchanged, and those that return an
-        error code when the copy failed."""
+    def defined_in(cls, context) -> CmaFunctions:
+        """The file's functions that return a CMA result unchanged, those that return an
+        error code when the copy failed, its flows and fatal handlers (`CmaFunctions` but
+        `checked` and `passing`: `callers_in`)."""
         rule = cls(context, context.settings.rule_options.get(cls.code))
         wrappers = {
             name: underlying
@@ -355,14 +371,19 @@ class CmaFailureAborts(Rule):
             if name not in CMA_FUNCTIONS and name not in rule.option["wrappers"]
         }
         codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
-        flows = field_flows(context)
         fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
                  if path == context.source.path}
+        return CmaFunctions(wrappers, codes, field_flows(context), fatal)
+
+    @classmethod
+    def callers_in(cls, context) -> CmaCallers | None:
+        """The functions the file calls where it checks another's result, and its functions
+        that may hand on another file's error code (`CmaCallers`)."""
+        rule = cls(context, context.settings.rule_options.get(cls.code))
         checked = checked_calls(context)
         passing = passing_on(context, rule._paths, rule._value,
                              {*rule._cma_names, *rule._codes})
-        return CmaFunctions(wrappers, codes, flows, fatal, checked, passing) \
-            if wrappers or codes or flows or fatal or checked or passing else None
+        return CmaCallers(checked, passing) if checked or passing else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
