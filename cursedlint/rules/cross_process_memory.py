@@ -28,9 +28,10 @@ from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CmaCallers, CmaCallersIndex, CmaFunctions, CmaSummaries, all_codes,
-    all_wrappers, cma_stored, copying, fatal_of, project_cma_fields,
+    CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, failing_names,
+    fatal_of, project_cma_fields,
 )
+from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
@@ -56,11 +57,11 @@ _FIX = (
 
 
 class CmaWrapperIndex(Indexer):
-    """The `CmaFunctions` of the project's C/C++ files, gathered (`facts_from`) in rounds
-    through `CmaSummaries` (each file's own functions); the functions a file calls where it
-    checks another's result and those that hand on another file's error code
-    (`CmaCallersIndex`, costly and useless to most files) are made only for the files that
-    may call a name they can matter for (`cma_facts.with_callers`)."""
+    """The `CmaFunctions` of the project's C/C++ files, gathered (`facts_from`) in rounds of
+    their summaries (`analysis.called_pieces`); the functions a file calls where it checks
+    another's result and those that hand on another file's error code (`checked`, `passing`:
+    costly, and useless to most files) are made only for the files that may call a failing
+    name (`cma_facts.failing_names`)."""
 
     name = "cma-wrappers"
     languages = (C, CPP)
@@ -71,13 +72,13 @@ class CmaWrapperIndex(Indexer):
 
     @property
     def summarizers(self):
-        return (CMA_SUMMARIES, CMA_CALLERS)
+        return (_SUMMARIES, _CALLERS)
 
     def summarize(self, context):
         raise NotImplementedError("gathered by facts_from, not per file")
 
     def facts_from(self, index) -> dict[str, CmaFunctions]:
-        return CMA_SUMMARIES.gathered(self, index)
+        return _SUMMARIES.gathered(index)
 
     adds_triggers = True
 
@@ -100,8 +101,10 @@ class CmaWrapperIndex(Indexer):
                 *built_for(facts, "cma codes", all_codes), *project_cma_fields(facts)}
 
 
-CMA_CALLERS = CmaCallersIndex(lambda context: CmaFailureAborts.callers_in(context))
-CMA_SUMMARIES = CmaSummaries(lambda context: CmaFailureAborts.defined_in(context), CMA_CALLERS)
+_CALLERS = Pieces("cma-callers", CmaWrapperIndex(), ("checked", "passing"),
+                  lambda context: CmaFailureAborts.callers_in(context))
+_SUMMARIES = Summaries(CmaWrapperIndex(), lambda context: CmaFailureAborts.defined_in(context),
+                       _CALLERS, failing_names)
 
 
 class CmaFailureAborts(Rule):
@@ -376,14 +379,14 @@ class CmaFailureAborts(Rule):
         return CmaFunctions(wrappers, codes, field_flows(context), fatal)
 
     @classmethod
-    def callers_in(cls, context) -> CmaCallers | None:
+    def callers_in(cls, context) -> CmaFunctions | None:
         """The functions the file calls where it checks another's result, and its functions
-        that may hand on another file's error code (`CmaCallers`)."""
+        that may hand on another file's error code (`CmaFunctions` with only these)."""
         rule = cls(context, context.settings.rule_options.get(cls.code))
         checked = checked_calls(context)
         passing = passing_on(context, rule._paths, rule._value,
                              {*rule._cma_names, *rule._codes})
-        return CmaCallers(checked, passing) if checked or passing else None
+        return CmaFunctions(checked=checked, passing=passing) if checked or passing else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
