@@ -10,7 +10,9 @@ summary without those pieces (made from the lint's parse, like any summary), in 
 rounds; and `Pieces`, the pieces of one file, made (parsed again) only for the files that may
 call one of the names the facts found so far make worth it (`names(facts)`: a name spelled as a
 whole identifier before a `(`, comments and spaces between: more places, never fewer), again
-after each round until no other file may.
+after each round until no other file may; from the lint's parse where the file may call a name
+that always makes them worth it (`Pieces.always`), and from the tree the lint keeps for its
+second look where there is one.
 """
 
 from __future__ import annotations
@@ -25,18 +27,20 @@ from cursedlint.project.index import Indexer
 
 class Pieces(Indexer):
     """The costly pieces (`fields`) of one file's summary, as a summary of the same type with
-    only those set (`summarize`); asked for by `Summaries`, never made from the lint's parse."""
+    only those set (`summarize`); asked for by `Summaries`, and made from the lint's parse
+    only where the file may call one of `always` (names whose calls always make them worth
+    it: else most would be parsed again for them)."""
 
     def __init__(self, name: str, facts: Indexer, fields: tuple[str, ...],
-                 summarize: Callable[[Any], Any]):
+                 summarize: Callable[[Any], Any], always: tuple[str, ...] = ()):
         self.name, self.languages, self.summary_type = name, facts.languages, facts.summary_type
-        self.fields, self._facts, self._summarize = fields, facts, summarize
+        self.fields, self._facts, self._summarize, self._always = fields, facts, summarize, always
 
     def words(self, settings):
         return self._facts.words(settings)
 
     def worth_summarizing(self, source, settings) -> bool:
-        return False
+        return _calls_any(source.data, self._always)
 
     def summarize(self, context):
         return self._summarize(context)
