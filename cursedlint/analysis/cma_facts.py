@@ -112,3 +112,13 @@ def copying(facts: dict, own_path: str | None = None, own: dict | None = None):
         own_names = own if path == own_path else None
         return "CMA" if cma_stored(facts, function, path, own_names) is not None else None
     return copies
+
+
+def failing_names(facts: dict) -> set[str]:
+    """The names whose failure the project's CMA facts (path -> `CmaFunctions`) follow: the
+    CMA functions, every file's wrappers, the error codes (composed through `passing`) and
+    the fields every function of which copies. Only a file calling one of them can have a
+    `checked` entry or a `passing` function that matters (each is keyed by, or hands on, a
+    name the file calls)."""
+    return {*CMA_FUNCTIONS, *all_wrappers(facts), *built_for(facts, "cma codes", all_codes),
+            *project_cma_fields(facts)}

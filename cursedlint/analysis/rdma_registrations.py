@@ -195,23 +195,26 @@ class Registrations:
 
     # -- calls through function pointers -----------------------------------------------------
 
-    def summary(self) -> RegistrationFacts | None:
-        """What other files need of this one (the project index's summary)."""
+    def summary(self) -> RegistrationFacts:
+        """What other files need of this one (the project index's summary) but `forwarders`
+        (`forwarders`: made only for the files that may call a wrapper)."""
         def plain(wrappers):
             return {name: (api, shape.address, shape.length)
                     for name, (api, shape) in wrappers.items()}
         exported = plain(self.exported_wrappers)
         local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
                  if name not in exported}
-        flows = field_flows(self.context)
-        forwarders = forwarded_calls(self.context, set(self.file_wrappers), exported=True)
-        defines = frozenset(exported_functions(self.context)) - set(exported)
-        if not (exported or local or flows or forwarders or defines):
-            return None
         names = {**APIS, **self.file_wrappers}
         lines = {name: self.context.calls(names, function.child_by_field_name("body"))[0][1]
                  .start_point[0] + 1 for name, (_, function) in self._wrapper_definitions.items()}
-        return RegistrationFacts(exported, local, flows, lines, forwarders, defines)
+        return RegistrationFacts(exported, local, field_flows(self.context), lines, defines=(
+            frozenset(exported_functions(self.context)) - set(exported)))
+
+    def forwarders(self) -> RegistrationFacts | None:
+        """What the file's functions pass their parameters on to (`RegistrationFacts` with
+        only `forwarders`)."""
+        forwarders = forwarded_calls(self.context, set(self.file_wrappers), exported=True)
+        return RegistrationFacts(forwarders=forwarders) if forwarders else None
 
     @cached_property
     def _path(self) -> str:
@@ -583,6 +586,14 @@ class ComposedWrappers(Struct, frozen=True):
         if None in found or len({(api, shape) for api, shape, _ in found}) != 1:
             return None
         return found[0]
+
+
+def wrapper_names(facts: dict) -> set[str]:
+    """The names of the project's wrappers (path -> `RegistrationFacts`), composed across
+    files: only a file calling one can have `forwarders` that matter (a forwarded call is
+    followed only where its callee is a wrapper)."""
+    return {*composed_wrappers(facts).exported,
+            *(name for summary in facts.values() for name in (*summary.wrappers, *summary.local))}
 
 
 def composed_wrappers(facts: dict) -> ComposedWrappers:

@@ -215,7 +215,7 @@ class FileLinter:
         contexts are not shared: an indexer's walk adds to its own."""
         trees = self.index_trees
         if trees is None or source.language != PYTHON:
-            return self._parse(source, FileResult(source.path), frozenset())
+            return self._parse(source, FileResult(source.path), frozenset(), pop=False)
         key = (source.path, source.data)
         kept = trees.get(key) or self._kept_tree(source, pop=False)
         if kept is None:
@@ -298,9 +298,10 @@ class FileLinter:
         return result
 
     def _parse(self, source: Source, result: FileResult, enabled: frozenset[str], tree=None,
-               tree_index=None):
+               tree_index=None, pop: bool = True):
         """The file's context: of `tree` (with its `TreeIndex`, shared by the contexts of
-        it) when given, else of the tree this run kept, else of a new parse."""
+        it) when given, else of the tree this run kept (`pop`: taken, as the lint with the
+        facts does; the index's C/C++ summaries leave it for that lint), else of a new parse."""
         if source.language in PYTHON_TREES:
             from cursedlint.python.context import PythonContext
 
@@ -330,7 +331,7 @@ class FileLinter:
         else:
             from cursedlint.c.context import CContext, parse
 
-            tree, tree_index = self._kept_tree(source, pop=True) or (
+            tree, tree_index = self._kept_tree(source, pop=pop) or (
                 parse(source.data, source.language), None)
             context = CContext(source, self.settings, tree, tree_index)
             result.error_nodes = context.error_count

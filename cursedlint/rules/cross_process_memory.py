@@ -29,9 +29,10 @@ from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, fatal_of,
-    handed_failures, project_cma_fields,
+    CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, failing_names,
+    fatal_of, handed_failures, project_cma_fields,
 )
+from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
@@ -57,7 +58,11 @@ _FIX = (
 
 
 class CmaWrapperIndex(Indexer):
-    """The `CmaFunctions` of the project's C/C++ files."""
+    """The `CmaFunctions` of the project's C/C++ files, gathered (`facts_from`) in rounds of
+    their summaries (`analysis.called_pieces`); the functions a file calls where it checks
+    another's result and those that hand on another file's error code (`checked`, `passing`:
+    costly, and useless to most files) are made only for the files that may call a failing
+    name (`cma_facts.failing_names`)."""
 
     name = "cma-wrappers"
     languages = (C, CPP)
@@ -66,8 +71,15 @@ class CmaWrapperIndex(Indexer):
     def words(self, settings):
         return CMA_FUNCTIONS
 
+    @property
+    def summarizers(self):
+        return (_SUMMARIES, _CALLERS)
+
     def summarize(self, context):
-        return CmaFailureAborts.defined_in(context)
+        raise NotImplementedError("gathered by facts_from, not per file")
+
+    def facts_from(self, index) -> dict[str, CmaFunctions]:
+        return _SUMMARIES.gathered(index)
 
     adds_triggers = True
 
@@ -87,6 +99,12 @@ class CmaWrapperIndex(Indexer):
         stored in which is a CMA function (a call through one is)."""
         return {*(name for found in facts.values() for name in found.wrappers),
                 *built_for(facts, "cma codes", all_codes), *project_cma_fields(facts)}
+
+
+_CALLERS = Pieces("cma-callers", CmaWrapperIndex(), ("checked", "passing"),
+                  lambda context: CmaFailureAborts.callers_in(context), CMA_FUNCTIONS)
+_SUMMARIES = Summaries(CmaWrapperIndex(), lambda context: CmaFailureAborts.defined_in(context),
+                       _CALLERS, failing_names)
 
 
 class CmaFailureAborts(Rule):
@@ -352,9 +370,10 @@ class CmaFailureAborts(Rule):
     indexer = CmaWrapperIndex()
 
     @classmethod
-    def defined_in(cls, context) -> CmaFunctions | None:
-        """The file's functions that return a CMA result unchanged, and those that return an
-        error code when the copy failed."""
+    def defined_in(cls, context) -> CmaFunctions:
+        """The file's functions that return a CMA result unchanged, those that return an
+        error code when the copy failed, its flows and fatal handlers (`CmaFunctions` but
+        `checked` and `passing`: `callers_in`)."""
         rule = cls(context, context.settings.rule_options.get(cls.code))
         wrappers = {
             name: underlying
@@ -362,15 +381,20 @@ class CmaFailureAborts(Rule):
             if name not in CMA_FUNCTIONS and name not in rule.option["wrappers"]
         }
         codes = {name: code for name, code in rule._codes.items() if name not in rule._remote}
-        flows = field_flows(context)
         fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
                  if path == context.source.path}
+        forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
+        return CmaFunctions(wrappers, codes, field_flows(context), fatal, forwards=forwarding)
+
+    @classmethod
+    def callers_in(cls, context) -> CmaFunctions | None:
+        """The functions the file calls where it checks another's result, and its functions
+        that may hand on another file's error code (`CmaFunctions` with only these)."""
+        rule = cls(context, context.settings.rule_options.get(cls.code))
         checked = checked_calls(context)
         passing = passing_on(context, rule._paths, rule._value,
                              {*rule._cma_names, *rule._codes})
-        forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
-        return CmaFunctions(wrappers, codes, flows, fatal, checked, passing, forwarding) \
-            if wrappers or codes or flows or fatal or checked or passing or forwarding else None
+        return CmaFunctions(checked=checked, passing=passing) if checked or passing else None
 
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:

@@ -22,11 +22,12 @@ command; `CConstants` consults their definitions after the file's own.
 from __future__ import annotations
 
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
+from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_function_pointers import project_graph
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, Registration, RegistrationFacts, Registrations, composed_wrappers,
-    registering_fields, registrations_of,
+    registering_fields, registrations_of, wrapper_names,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -54,7 +55,8 @@ class RegistrationWrapperIndex(Indexer):
     address, position of the length)), exported and `static`, and the functions it stores
     in struct fields or passes to other functions (`analysis.c_function_pointers`), and the
     calls its functions pass their parameters to (`analysis.c_forwarding`): a function
-    handing them to another file's wrapper is a wrapper, composed across files.
+    handing them to another file's wrapper is a wrapper, composed across files (made only
+    for the files that may call a wrapper: `analysis.called_pieces`).
 
     Rounds: the files calling a registration API; then those naming a wrapper (composed
     across the files read so far), a function
@@ -70,8 +72,15 @@ class RegistrationWrapperIndex(Indexer):
         alone would miss the files calling only `fi_mr_regattr` or `ibv_reg_mr_iova`."""
         return tuple(APIS)
 
+    @property
+    def summarizers(self):
+        return (_SUMMARIES, _FORWARDERS)
+
     def summarize(self, context):
-        return Registrations(context, {}).summary()
+        raise NotImplementedError("gathered by facts_from, not per file")
+
+    def facts_from(self, index) -> dict[str, RegistrationFacts]:
+        return _SUMMARIES.gathered(index)
 
     def more_words(self, facts, settings):
         registering = {*APIS, *(name for found in facts.values()
@@ -89,6 +98,13 @@ class RegistrationWrapperIndex(Indexer):
         return {*composed_wrappers(facts).exported, *registering_fields(facts)}
 
 
+
+
+_FORWARDERS = Pieces("registration-forwarders", RegistrationWrapperIndex(), ("forwarders",),
+                     lambda context: Registrations(context, {}).forwarders())
+_SUMMARIES = Summaries(RegistrationWrapperIndex(),
+                       lambda context: Registrations(context, {}).summary(), _FORWARDERS,
+                       wrapper_names)
 
 
 class RegistrationRule(Rule):

@@ -1,0 +1,151 @@
+"""Per-file summaries of C/C++ files whose costly pieces are made only where they can matter.
+
+Some pieces of a file's summary matter to the project's facts only through a name the file
+calls: what its functions hand their parameters to (a wrapper composed across files, when the
+callee is another file's wrapper), which calls' results its `if`s check, which error codes it
+hands on. Made for every file holding an indexer's words, they cost the C worst case more than
+the rest of the summaries together, for a few files where they mattered. So an indexer of such
+facts gathers them (`Indexer.facts_from`) through two summarizers: `Summaries`, each file's
+summary without those pieces (made from the lint's parse, like any summary), in the indexer's
+rounds; and `Pieces`, the pieces of one file, made (parsed again) only for the files that may
+call one of the names the facts found so far make worth it (`names(facts)`: a name spelled as a
+whole identifier before a `(`, comments and spaces between: more places, never fewer), again
+after each round until no other file may; from the lint's parse where the file may call a name
+that always makes them worth it (`Pieces.always`), and from the tree the lint keeps for its
+second look where there is one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from msgspec import structs
+
+from cursedlint.project.index import Indexer
+
+
+class Pieces(Indexer):
+    """The costly pieces (`fields`) of one file's summary, as a summary of the same type with
+    only those set (`summarize`); asked for by `Summaries`, and made from the lint's parse
+    only where the file may call one of `always` (names whose calls always make them worth
+    it: else most would be parsed again for them)."""
+
+    def __init__(self, name: str, facts: Indexer, fields: tuple[str, ...],
+                 summarize: Callable[[Any], Any], always: tuple[str, ...] = ()):
+        self.name, self.languages, self.summary_type = name, facts.languages, facts.summary_type
+        self.fields, self._facts, self._summarize, self._always = fields, facts, summarize, always
+
+    def words(self, settings):
+        return self._facts.words(settings)
+
+    def worth_summarizing(self, source, settings) -> bool:
+        return _calls_any(source.data, self._always)
+
+    def summarize(self, context):
+        return self._summarize(context)
+
+
+class Summaries(Indexer):
+    """Per file holding the words of `facts` (the indexer that gathers through this one):
+    its summary without the `pieces` (`summarize`), also where it has nothing else (a file
+    whose only facts are those pieces may be asked for them). `gathered` makes a copy for one
+    gathering, whose rounds' words are `facts.more_words` of the facts with the pieces."""
+
+    def __init__(self, facts: Indexer, summarize: Callable[[Any], Any], pieces: Pieces,
+                 names: Callable[[dict], set[str]], index=None):
+        self.name, self.languages, self.summary_type = facts.name, facts.languages, \
+            facts.summary_type
+        for bound in ("max_rounds", "max_files", "max_bytes", "trigger_rounds",
+                      "trigger_words_defined"):
+            setattr(self, bound, getattr(facts, bound))
+        self._facts, self._summarize, self._pieces, self._names = facts, summarize, pieces, names
+        self.index = index
+        self._made: dict[str, Any] = {}  # path -> the file's pieces (None: none)
+        self._not_called: dict[str, set[str]] = {}  # path -> names it does not call
+        self._languages: dict[str, str] | None = None
+        self._last: tuple | None = None  # ((facts asked about), the facts with the pieces)
+
+    def gathered(self, index) -> dict[str, Any]:
+        """The facts (path -> summary with its pieces), files with nothing left out."""
+        gathering = Summaries(self._facts, self._summarize, self._pieces, self._names, index)
+        found = gathering.with_pieces(index.facts(gathering))
+        empty = self.summary_type()
+        return {path: summary for path, summary in found.items() if summary != empty}
+
+    def words(self, settings):
+        return self._facts.words(settings)
+
+    def trigger_source_words(self, settings):
+        return self._facts.trigger_source_words(settings)
+
+    def summarize(self, context):
+        return self._summarize(context)
+
+    def more_words(self, facts, settings):
+        return self._facts.more_words(self.with_pieces(facts), settings)
+
+    def with_pieces(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """`facts` (path -> summary without the pieces) with the pieces of each file that may
+        call one of `names` of them, again until no other file may (new pieces may give new
+        names)."""
+        while True:
+            asked = (id(facts), len(facts), len(self._made))
+            if self._last is not None and self._last[0] == asked:
+                return self._last[1]  # (the facts of the last round, asked for again)
+            merged = {path: self._merged(summary, self._made.get(path))
+                      for path, summary in facts.items()}
+            names = self._names(merged)
+            wanted = [path for path in facts if path not in self._made
+                      and self._may_call(path, names)]
+            if not wanted:
+                self._last = (asked, merged)
+                return merged
+            for path in wanted:
+                self._made[path] = self._made_for(path)
+
+    def _merged(self, summary, pieces):
+        if pieces is None:
+            return summary
+        return structs.replace(summary, **{field: getattr(pieces, field)
+                                           for field in self._pieces.fields})
+
+    def _may_call(self, path: str, names: set[str]) -> bool:
+        """Whether the file may call one of `names` (`_calls_any`; each name looked for once
+        per file)."""
+        not_called = self._not_called.setdefault(path, set())
+        names = frozenset(names - not_called)
+        if not names:
+            return False
+        data = self.index.source_bytes(path)
+        if data is None or _calls_any(data, names):
+            return True
+        not_called.update(names)
+        return False
+
+    def _made_for(self, path: str):
+        if self._languages is None:
+            self._languages = dict(self.index.files)
+        return self.index.summary(self._pieces, path, self._languages[path])
+
+
+_CALL_AFTER = re.compile(rb"(?:\s|/\*(?:[^*]|\*(?!/))*\*/|//[^\n]*|\\\n)*\(")
+"""What may stand between a called name and its `(`: spaces, comments, continued lines."""
+_IDENTIFIER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _calls_any(data: bytes, names) -> bool:
+    """Whether `data` holds one of `names` as a whole identifier before a `(` (`_CALL_AFTER`):
+    where a file may call one (more places, never fewer). Each name found by `bytes.find`
+    (half the time of one pattern of them all on the C worst case)."""
+    for name in names:
+        word = name.encode()
+        at = data.find(word)
+        while at != -1:
+            end = at + len(word)
+            if (at == 0 or data[at - 1] not in _IDENTIFIER) and \
+                    (end == len(data) or data[end] not in _IDENTIFIER) and \
+                    _CALL_AFTER.match(data, end):
+                return True
+            at = data.find(word, end)
+    return False
