@@ -45,6 +45,8 @@ _CONDITIONS = frozenset({"if_statement", "switch_statement", "conditional_expres
 """Nodes under which a call may not run when its function does (`#ifdef DEBUG` too; and the
 operands of `&&`/`||`, `_conditional`)."""
 _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
+JOINS = frozenset({"join", "pthread_join"})
+"""Calls that wait for a thread: `t.join()`, `pthread_join(t, ...)`."""
 _READ = frozenset({"call_expression", "new_expression", "declaration"})
 """The nodes of a function's body its facts come from: calls, and declarations of threads."""
 
@@ -72,6 +74,10 @@ class CStart(Struct, frozen=True, array_like=True):
     starter: str
     line: int
     several: str
+    left: bool = False
+    """Whether the thread still runs when its starter returns: kept in a vector, a member or
+    a global, detached, moved away, or a `pthread_create` handle, with no join after it in
+    the starter (a thread the starter returns, a `std::async` task: not)."""
 
 
 class CThreadFacts(Struct, frozen=True):
@@ -221,17 +227,45 @@ class _FileReader:
                          tuple(cuda.items()), capture, tuple(sorted(sure)))
 
     def _starts(self, starter: str, body, begun: list) -> list[CStart]:
-        found = []
+        found, joins = [], []
         for entries, node, loop in begun:
             if loop is not None and self._joined(node, loop, loop.end_byte):
                 loop = None  # (one at a time: each is joined before the next starts)
             found.append((entries, node, "started in a loop" if loop else
                           "put in a vector of threads" if node.type == "call_expression"
                           and self._into_vector(node) else ""))
+        if found:
+            joins = [node.start_byte for node in _own_nodes(body) if node.type ==
+                     "call_expression" and _called(self.context, node) in JOINS]
         return [CStart(entries, starter, _line(node), several or (
             "another thread runs it alongside" if self._overlapping(entries, node, body, found)
-            else ""))
+            else ""), self._left(node, body, joins))
             for entries, node, several in found]
+
+    def _left(self, start, body, joins: list[int]) -> bool:
+        """Whether the thread started at `start` still runs when `body`'s function returns:
+        no join in `body` after it, and neither returned nor a `std::async` task; a declared
+        `std::thread` only when detached or moved away (a `std::jthread` joins itself)."""
+        if any(at > start.end_byte for at in joins):
+            return False
+        if start.type == "declaration":
+            written = self.context.text(start.child_by_field_name("type"))
+            handles = "|".join(re.escape(name) for declarator in start.children_by_field_name(
+                "declarator") if (name := declared_name(self.context, declarator)))
+            after = self.context.source.data[start.end_byte:body.end_byte].decode(
+                "utf-8", "surrogateescape")
+            return written.endswith("thread") and not written.endswith("jthread") and bool(
+                handles) and re.search(rf"\b(?:(?:{handles})\s*\.\s*detach\s*\(|move\s*\(\s*"
+                                       rf"(?:{handles})\s*\))", after) is not None
+        function = start.child_by_field_name("function")
+        if "async" in self.context.text(function):
+            return False
+        for node in self.context.ancestors(start):
+            if node.type == "return_statement":
+                return False
+            if node == body:
+                return True
+        return True
 
     def _overlapping(self, entries, node, body, found) -> bool:
         """Whether another start of the same function in `body` runs alongside `node`'s
@@ -341,6 +375,20 @@ class CallStep(Struct, frozen=True, array_like=True):
     line: int
 
 
+class Running(Struct, frozen=True):
+    """A thread running when a capture begins (`ThreadReach.running_at`): the calls from the
+    function it was started before down to the capturing function (empty: started there),
+    the calls down to the function starting it (empty: started in the first), that
+    function's file, the start, and its CUDA call (the project functions to it, their file,
+    the API's name, its line)."""
+
+    to_capture: list[CallStep]
+    to_start: list[CallStep]
+    started_in: str
+    start: CStart
+    cuda: tuple
+
+
 class ThreadReach:
     """The project's functions by name, the threads it starts and what they reach."""
 
@@ -422,6 +470,122 @@ class ThreadReach:
                      if name not in self._definitions), None)
 
     @cached_property
+    def _callers(self) -> dict[str, list[tuple[str, int]]]:
+        """Name -> (caller, index of the call in the caller's calls), callers defined once."""
+        found: dict[str, list] = {}
+        for name, defined in self._definitions.items():
+            if len(defined) == 1:
+                for index, (called, _) in enumerate(defined[0][1].calls):
+                    found.setdefault(called, []).append((name, index))
+        return found
+
+    @cached_property
+    def _started_by(self) -> dict[str, list[tuple[str, CStart]]]:
+        found: dict[str, list] = {}
+        for path, facts in self.facts.items():
+            for start in facts.starts:
+                found.setdefault(start.starter, []).append((path, start))
+        return found
+
+    def starts_in(self, name: str) -> list[CStart]:
+        """The thread starts in the project's one function `name`."""
+        defined = self.defined(name)
+        return [start for path, start in self._started_by.get(name, ())
+                if defined is not None and path == defined[0]]
+
+    def joins(self, name: str, depth: int = 2) -> bool:
+        """Whether a call of `name` may wait for threads: a join, or a project function whose
+        calls, or those of the functions it calls to `depth`, join."""
+        return name in JOINS or any(called in JOINS for reached in self.reached({name}, depth)
+                                    for called, _ in self.defined(reached)[1].calls)
+
+    def leaves(self, name: str, depth: int = 2) -> tuple[list[CallStep], CStart] | None:
+        """A thread that a call of the project's function `name` starts and leaves running
+        (`CStart.left`), itself or through the functions it calls to `depth` (none of whose
+        later calls joins): the calls down to the starter, and the start."""
+        defined = self.defined(name)
+        if defined is None:
+            return None
+        for start in self.starts_in(name):
+            if start.left:
+                return [CallStep(name, defined[0], start.line)], start
+        calls = defined[1].calls
+        for index, (called, line) in enumerate(calls if depth else ()):
+            found = self.leaves(called, depth - 1) if called != name else None
+            if found and not any(self.joins(later) for later, _ in calls[index + 1:]):
+                return [CallStep(name, defined[0], line), *found[0]], found[1]
+        return None
+
+    def thread_cuda(self, path: str, start: CStart) -> tuple[list[CallStep], str, str, int] | None:
+        """The first CUDA API call the code of a thread started in the file at `path` reaches:
+        (the project functions to it, its file, the API's name, its line); a lambda's own call
+        of one is given at the start's line."""
+        from cursedlint.analysis.c_capture import C_CUDA_CALL
+
+        for entry in start.entries:
+            if entry not in self._definitions and C_CUDA_CALL.fullmatch(entry):
+                return [], path, entry, start.line
+        for entry in start.entries:
+            steps = self.path_to(entry, lambda at, function: self.cuda_call(function) is not None)
+            if steps:
+                name, line = self.cuda_call(self.defined(steps[-1].name)[1])
+                return steps, steps[-1].path, name, line
+        return None
+
+    def running_at(self, capturing: str, line: int) -> Iterator[Running]:
+        """Threads doing CUDA work that run when the begin capture at `line` of the project's
+        one function `capturing` begins, started earlier through calls: by a function called
+        before it in `capturing`, or, in a function calling `capturing` (to `MAX_DEPTH`
+        calls), by one called before that call or in that function itself, and still running
+        (no call between that may join, down the path to the capture as well)."""
+        from cursedlint.analysis.c_capture import C_BEGINS
+
+        defined = self.defined(capturing)
+        calls = defined[1].calls if defined else ()
+        at = next((index for index, (name, called_at) in enumerate(calls)
+                   if called_at == line and name in C_BEGINS), None)
+        if at is None:
+            return
+        frontier, seen = [(capturing, at, [])], {capturing}
+        for _ in range(MAX_DEPTH + 1):
+            following = []
+            for function, index, below in frontier:
+                path, facts = self.defined(function)
+                found = self._started_before(function, index, bool(below))
+                if found is not None:
+                    yield Running(below, *found)
+                if any(self.joins(called) for called, _ in facts.calls[:index]):
+                    continue  # (threads started above may be joined here)
+                for caller, position in self._callers.get(function, ()):
+                    if caller not in seen:
+                        seen.add(caller)
+                        step = CallStep(caller, self.defined(caller)[0],
+                                        self.defined(caller)[1].calls[position][1])
+                        following.append((caller, position, [step, *below]))
+            frontier = following
+
+    def _started_before(self, function: str, index: int, direct: bool):
+        """(calls down to the starter, its file, the start, its CUDA call) of a
+        thread doing CUDA work started before the call at `index` of `function` and not
+        joined since: by a function called there, or (with `direct`) by `function` itself."""
+        path, facts = self.defined(function)
+        since = 0
+        for called, line in reversed(facts.calls[:index]):
+            if self.joins(called):
+                since = line
+                break
+            left = self.leaves(called)
+            cuda = self.thread_cuda(left[0][-1].path, left[1]) if left else None
+            if cuda:
+                return [CallStep(function, path, line), *left[0]], left[0][-1].path, left[1], \
+                    cuda
+        for start in self.starts_in(function) if direct else ():
+            cuda = since < start.line < facts.calls[index][1] and self.thread_cuda(path, start)
+            if cuda:
+                return [], path, start, cuda
+        return None
+
+    @cached_property
     def prohibiting(self) -> set[str]:
         """The functions that reach an unconditional prohibited call within `MAX_DEPTH`,
         through calls that run whenever their function does."""
@@ -498,7 +662,29 @@ class CThreadReachIndex(Indexer):
                   if start.starter and set(start.entries) & words}
         for name in reach.reached(regions):
             words.update(called for called, _ in reach.defined(name)[1].calls)
-        return words
+        return words | _started_earlier(reach, functions, words)
+
+
+def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
+    """What `ThreadReach.running_at` reads beyond the capturing functions and their callers
+    (`up`): the functions called before the call of one of them (or before the capture), and
+    what those call, for the threads they leave running; the functions those threads run,
+    and what those call, for their CUDA calls."""
+    from cursedlint.analysis.c_capture import C_BEGINS, C_CUDA_CALL
+
+    before: set[str] = set()
+    for function in functions:
+        if function.name in up and reach.defined(function.name):
+            last = max((index for index, (called, _) in enumerate(function.calls)
+                        if called in up or called in C_BEGINS), default=0)
+            before.update(called for called, _ in function.calls[:last])
+    starters = reach.reached(before, 1)
+    entries = {entry for name in starters | up for start in reach.starts_in(name)
+               for entry in start.entries}
+    found = before | entries
+    for name in starters | reach.reached(entries):
+        found.update(called for called, _ in reach.defined(name)[1].calls)
+    return {name for name in found if not C_CUDA_CALL.fullmatch(name) and name not in JOINS}
 
 
 def _outward(functions, regions) -> set[str]:
