@@ -394,6 +394,8 @@ class ThreadReach:
 
     def __init__(self, facts: dict[str, CThreadFacts]):
         self.facts = facts
+        self._joins: dict[str, bool] = {}
+        self._leaves: dict[tuple[str, int], tuple | None] = {}
 
     @cached_property
     def _definitions(self) -> dict[str, list[tuple[str, CFunction]]]:
@@ -493,16 +495,24 @@ class ThreadReach:
         return [start for path, start in self._started_by.get(name, ())
                 if defined is not None and path == defined[0]]
 
-    def joins(self, name: str, depth: int = 2) -> bool:
+    def joins(self, name: str) -> bool:
         """Whether a call of `name` may wait for threads: a join, or a project function whose
-        calls, or those of the functions it calls to `depth`, join."""
-        return name in JOINS or any(called in JOINS for reached in self.reached({name}, depth)
-                                    for called, _ in self.defined(reached)[1].calls)
+        calls, or those of the functions it calls to 2 calls, join."""
+        if name not in self._joins:
+            self._joins[name] = name in JOINS or any(
+                called in JOINS for reached in self.reached({name}, 2)
+                for called, _ in self.defined(reached)[1].calls)
+        return self._joins[name]
 
     def leaves(self, name: str, depth: int = 2) -> tuple[list[CallStep], CStart] | None:
         """A thread that a call of the project's function `name` starts and leaves running
         (`CStart.left`), itself or through the functions it calls to `depth` (none of whose
         later calls joins): the calls down to the starter, and the start."""
+        if (name, depth) not in self._leaves:
+            self._leaves[name, depth] = self._leaving(name, depth)
+        return self._leaves[name, depth]
+
+    def _leaving(self, name: str, depth: int) -> tuple[list[CallStep], CStart] | None:
         defined = self.defined(name)
         if defined is None:
             return None
@@ -519,9 +529,14 @@ class ThreadReach:
     def thread_cuda(self, path: str, start: CStart) -> tuple[list[CallStep], str, str, int] | None:
         """The first CUDA API call the code of a thread started in the file at `path` reaches:
         (the project functions to it, its file, the API's name, its line); a lambda's own call
-        of one is given at the start's line."""
-        from cursedlint.analysis.c_capture import C_CUDA_CALL
+        of one is given at the start's line. None where the thread's code sets its own capture
+        mode (`C_MODE_EXCHANGES`)."""
+        from cursedlint.analysis.c_capture import C_CUDA_CALL, C_MODE_EXCHANGES
 
+        if any(entry in C_MODE_EXCHANGES or any(
+                called in C_MODE_EXCHANGES for called, _ in self.defined(entry)[1].calls)
+               for entry in start.entries if entry in C_MODE_EXCHANGES or self.defined(entry)):
+            return None  # (the thread sets its own capture mode)
         for entry in start.entries:
             if entry not in self._definitions and C_CUDA_CALL.fullmatch(entry):
                 return [], path, entry, start.line

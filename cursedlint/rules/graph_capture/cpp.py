@@ -8,7 +8,7 @@ import os
 from functools import cached_property
 
 from cursedlint.analysis.c_capture import (
-    C_BEGINS, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
+    C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
 )
 from cursedlint.analysis.c_thread_reach import (
     C_THREAD_REACH, CallStep, ThreadReach, function_name, own_facts,
@@ -55,9 +55,9 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
         if region.mode != GLOBAL:
             return False
         reach = self._reach
-        for called in self.context.descendants(start.code):
-            name = _called_name(self.context, called) if called.type == "call_expression" \
-                else ""
+        names = [_called_name(self.context, called) for called in self.context.descendants(
+            start.code) if called.type == "call_expression"]
+        for name in () if C_MODE_EXCHANGES.intersection(names) else names:
             steps = reach.path_to(name, lambda at, function: reach.cuda_call(function)
                                   is not None) if name else None
             if steps:

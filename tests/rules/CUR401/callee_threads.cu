@@ -18,6 +18,22 @@ static void start_poller(cudaEvent_t copies) {
     pthread_create(&g_poller, nullptr, poll_copies, copies);
 }
 
+// A proxy thread that turns its own capture mode to relaxed: a global-mode capture on
+// another thread does not forbid its queries.
+static pthread_t g_proxy;
+
+static void *proxy_loop(void *event) {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    while (!g_done && cudaEventQuery(static_cast<cudaEvent_t>(event)) == cudaErrorNotReady) {
+    }
+    return nullptr;
+}
+
+static void start_proxy(cudaEvent_t copies) {
+    pthread_create(&g_proxy, nullptr, proxy_loop, copies);
+}
+
 static void start_poller_and_wait(cudaEvent_t copies) {
     pthread_t poller;
     pthread_create(&poller, nullptr, poll_copies, copies);
@@ -87,6 +103,24 @@ cudaGraph_t capture_after_scoped(cudaStream_t stream, const float *host, float *
     upload_scoped(host, device, 1024);
     cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);  // ok: CUR401
     cudaStreamEndCapture(stream, &graph);
+    return graph;
+}
+
+cudaGraph_t capture_after_proxy(cudaStream_t stream, cudaEvent_t copies) {
+    cudaGraph_t graph;
+    start_proxy(copies);
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);  // ok: CUR401
+    cudaStreamEndCapture(stream, &graph);
+    return graph;
+}
+
+cudaGraph_t capture_beside_proxy(cudaStream_t stream, cudaEvent_t copies) {
+    cudaGraph_t graph;
+    pthread_t proxy;
+    pthread_create(&proxy, nullptr, proxy_loop, copies);
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);  // ok: CUR401
+    cudaStreamEndCapture(stream, &graph);
+    pthread_join(proxy, nullptr);
     return graph;
 }
 
