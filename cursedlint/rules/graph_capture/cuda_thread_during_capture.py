@@ -57,7 +57,9 @@ class CudaThreadDuringCapture(CaptureRule):
     running (kept in a vector, a member or a global, detached, a `pthread_create` handle, with
     no join after it in that function; a thread it returns, a `std::async` task or a
     `std::jthread` does not count), with no call between that may join threads (a join, or a
-    function joining within 2 calls). A global-mode begin capture in
+    function joining within 2 calls). A C/C++ thread whose code sets its own capture mode
+    (`cudaThreadExchangeStreamCaptureMode`, as a proxy thread turning relaxed does) counts
+    only for a device-wide synchronization. A global-mode begin capture in
     a function that runs on one of several threads the project starts on one function, in
     any file (started in a loop, into a vector of threads with `emplace_back`/`push_back`,
     twice or more in one function without a join between, or by a function called in a
