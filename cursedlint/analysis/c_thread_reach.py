@@ -46,6 +46,8 @@ _CONDITIONS = frozenset({"if_statement", "switch_statement", "conditional_expres
 operands of `&&`/`||`, `_conditional`)."""
 _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
 JOINS = frozenset({"join", "pthread_join"})
+_VECTOR = re.compile(r"\bvector\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
+_THREAD_ELEMENT = re.compile(r"\s*(?:std::)?j?thread\s*")
 """Calls that wait for a thread: `t.join()`, `pthread_join(t, ...)`."""
 _READ = frozenset({"call_expression", "new_expression", "declaration"})
 """The nodes of a function's body its facts come from: calls, and declarations of threads."""
@@ -78,6 +80,10 @@ class CStart(Struct, frozen=True, array_like=True):
     """Whether the thread still runs when its starter returns: kept in a vector, a member or
     a global, detached, moved away, or a `pthread_create` handle, with no join after it in
     the starter (a thread the starter returns, a `std::async` task: not)."""
+    holder: str = ""
+    """Where the thread is put into a container the file does not declare (`threads_` of
+    `threads_.emplace_back(f)`, declared in a header): the start counts only where the
+    project declares that name a vector of threads, and no other vector."""
 
 
 class CThreadFacts(Struct, frozen=True):
@@ -88,6 +94,10 @@ class CThreadFacts(Struct, frozen=True):
     looped: tuple[str, ...]
     regions: tuple[str, ...]
     """The names called between a begin and an end capture of one stream."""
+    vectors: tuple[str, ...] = ()
+    """The names the file declares vectors of threads (`std::vector<std::thread> threads_`)."""
+    other_vectors: tuple[str, ...] = ()
+    """The names it declares vectors of anything else."""
 
 
 def function_name(context, definition) -> str:
@@ -190,10 +200,13 @@ class _FileReader:
                           for node in (statement, *_own_nodes(statement))
                           if node.type in ("call_expression", "new_expression")
                           for name in (_called(self.context, node),) if name})
-        if not functions and not starts:
+        vectors = {kind: sorted({name for element, name in _VECTOR.findall(self.text)
+                                 if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
+                   for kind in (True, False)}
+        if not functions and not starts and not vectors[True]:
             return None
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
-                            tuple(regions))
+                            tuple(regions), tuple(vectors[True]), tuple(vectors[False]))
 
     def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
@@ -233,13 +246,14 @@ class _FileReader:
                 loop = None  # (one at a time: each is joined before the next starts)
             found.append((entries, node, "started in a loop" if loop else
                           "put in a vector of threads" if node.type == "call_expression"
-                          and self._into_vector(node) else ""))
+                          and self._holder(node) else ""))
         if found:
             joins = [node.start_byte for node in _own_nodes(body) if node.type ==
                      "call_expression" and _called(self.context, node) in JOINS]
         return [CStart(entries, starter, _line(node), several or (
             "another thread runs it alongside" if self._overlapping(entries, node, body, found)
-            else ""), self._left(node, body, joins))
+            else ""), self._left(node, body, joins), self._holder(node)
+            if node.type == "call_expression" and not self._into_vector(node) else "")
             for entries, node, several in found]
 
     def _left(self, start, body, joins: list[int]) -> bool:
@@ -289,7 +303,7 @@ class _FileReader:
             text = re.sub(r"\s+", "", self.context.text(function)) \
                 if b"thread" in named or b"async" in named else ""  # (no thread start else)
             given = arguments(node)
-            if text in C_THREAD_TYPES or self._into_vector(node):
+            if text in C_THREAD_TYPES or self._holder(node):
                 return self._runs(given[0]) if given else ()
             if text in ("pthread_create",) and len(given) >= 3:
                 return self._runs(given[2])
@@ -330,16 +344,23 @@ class _FileReader:
                 return True
         return False
 
-    def _into_vector(self, call) -> bool:
-        """`v.emplace_back(f, ...)`/`v.push_back(std::thread(f))` where the file declares `v` a
-        vector of threads."""
+    def _holder(self, call) -> str:
+        """`v` of `v.emplace_back(...)`/`v.push_back(...)` (`this->v` too), or ""."""
         member = called_member(call)
         if member is None or self.context.text(member.child_by_field_name("field")) not in (
                 "emplace_back", "push_back"):
-            return False
+            return ""
         holder = self.context.text(member.child_by_field_name("argument"))
-        return re.search(rf"vector\s*<\s*(?:std::)?j?thread\s*>\s*&?\s*{re.escape(holder)}\b",
-                         self.text) is not None if re.fullmatch(r"\w+", holder) else False
+        holder = holder.removeprefix("this->")
+        return holder if re.fullmatch(r"\w+", holder) else ""
+
+    def _into_vector(self, call) -> bool:
+        """`v.emplace_back(f, ...)`/`v.push_back(std::thread(f))` where the file declares `v` a
+        vector of threads."""
+        holder = self._holder(call)
+        return bool(holder) and re.search(
+            rf"vector\s*<\s*(?:std::)?j?thread\s*>\s*&?\s*{re.escape(holder)}\b",
+            self.text) is not None
 
     def _runs(self, callable_node) -> tuple[str, ...]:
         """The functions a thread runs given `callable_node`: a function's name (`f`, `&f`,
@@ -414,10 +435,20 @@ class ThreadReach:
     def _looped(self) -> set[str]:
         return {name for facts in self.facts.values() for name in facts.looped}
 
+    @cached_property
+    def _vectors(self) -> set[str]:
+        """The names the project declares vectors of threads, and no other vector."""
+        threads = {name for facts in self.facts.values() for name in facts.vectors}
+        return threads - {name for facts in self.facts.values() for name in facts.other_vectors}
+
+    def _known(self, start: CStart) -> bool:
+        """Whether a start is one: its file shows it, or its container is a vector of threads."""
+        return not start.holder or start.holder in self._vectors
+
     def starts(self) -> Iterator[tuple[str, CStart, str]]:
         """(path, start, why several) of the project's thread starts of several threads."""
         for path, facts in self.facts.items():
-            for start in facts.starts:
+            for start in filter(self._known, facts.starts):
                 several = start.several or (
                     f"{start.starter}() is called in a loop" if start.starter in self._looped
                     and self.defined(start.starter) else "")
@@ -485,7 +516,7 @@ class ThreadReach:
     def _started_by(self) -> dict[str, list[tuple[str, CStart]]]:
         found: dict[str, list] = {}
         for path, facts in self.facts.items():
-            for start in facts.starts:
+            for start in filter(self._known, facts.starts):
                 found.setdefault(start.starter, []).append((path, start))
         return found
 

@@ -3,6 +3,7 @@
 #include <thread>
 #include "graphs.h"
 #include "staging_pool.h"
+#include "uploader.h"
 
 namespace tokpipe {
 cudaGraph_t run_decode_step(cudaStream_t stream) {
@@ -37,5 +38,15 @@ cudaGraph_t run_embed_step(cudaStream_t stream, void *stale) {
     cudaGraph_t graph = capture_embed(stream);
     cleaner.join();
     return graph;
+}
+
+cudaGraph_t run_upload_step(cudaStream_t stream, Uploader &uploader) {
+    uploader.begin_uploads(2);
+    return capture_upload(stream);
+}
+
+cudaGraph_t run_queued_step(cudaStream_t stream, Uploader &uploader, void *done) {
+    uploader.queue_upload(done);
+    return capture_queued(stream);
 }
 }  // namespace tokpipe

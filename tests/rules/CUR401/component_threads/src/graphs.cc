@@ -69,4 +69,18 @@ cudaGraph_t capture_embed(cudaStream_t stream) {
     cudaStreamEndCapture(stream, &graph);
     return graph;
 }
+
+cudaGraph_t capture_upload(cudaStream_t stream) {
+    cudaGraph_t graph;
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);  // error: CUR401@5 "begin_uploads()"
+    cudaStreamEndCapture(stream, &graph);
+    return graph;
+}
+
+cudaGraph_t capture_queued(cudaStream_t stream) {
+    cudaGraph_t graph;
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);  // ok: CUR401
+    cudaStreamEndCapture(stream, &graph);
+    return graph;
+}
 }  // namespace tokpipe
