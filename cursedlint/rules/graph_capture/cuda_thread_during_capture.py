@@ -56,8 +56,9 @@ class CudaThreadDuringCapture(CaptureRule):
     6 calls, in one of its callers, the caller's own threads included), which leaves it
     running (kept in a vector, a member or a global, detached, a `pthread_create` handle, with
     no join after it in that function; a thread it returns, a `std::async` task or a
-    `std::jthread` does not count), with no call between that may join threads (a join, or a
-    function joining within 2 calls). A C/C++ thread whose code sets its own capture mode
+    `std::jthread` does not count; a member vector declared in a header counts where the
+    project declares that name a vector of threads and no other vector), with no call between
+    that may join threads (a join, or a function joining within 2 calls). A C/C++ thread whose code sets its own capture mode
     (`cudaThreadExchangeStreamCaptureMode`, as a proxy thread turning relaxed does) counts
     only for a device-wide synchronization. A global-mode begin capture in
     a function that runs on one of several threads the project starts on one function, in
