@@ -8,15 +8,18 @@ run when called, not when the function does), its first prohibited call that run
 function does (not under an `if`, `switch` or `?:`), and the line of a global-mode begin
 capture; the threads it starts (`std::thread`/`std::jthread` objects and temporaries, a
 vector's `emplace_back`/`push_back`, `pthread_create`, `std::async(std::launch::async, ...)`)
-with the functions they run (a named function, `&C::f`, or the calls a lambda's body makes);
-and the functions called inside a loop.
+with the functions they run (a named function, `&C::f`, or the calls a lambda's body makes)
+and whether they outlive their starter (`CStart.left`); the functions called inside a loop;
+and the names it declares vectors of threads or of anything else.
 
 Across files (`ThreadReach`), a call resolves to a function only where the project defines
 exactly one function of that name (a member call `obj.f()` included: with several, which one
 runs is a type question, left unanswered); unknown callees, calls through pointers and threads
 a library starts give nothing. Threads are several (`Start.several`) when started in a loop,
 into a vector of threads, more than once on the same function in one function, or by a
-function the project calls in a loop (`makeThread` returning a `std::thread`)."""
+function the project calls in a loop (`makeThread` returning a `std::thread`). The threads
+running when a capture begins (`ThreadReach.running_at`) are those started earlier by a
+function called before it, or before the call leading to it in a caller, and not joined since."""
 
 from __future__ import annotations
 
@@ -203,7 +206,7 @@ class _FileReader:
         vectors = {kind: sorted({name for element, name in _VECTOR.findall(self.text)
                                  if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
                    for kind in (True, False)}
-        if not functions and not starts and not vectors[True]:
+        if not functions and not starts and not vectors[True] and not vectors[False]:
             return None
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
                             tuple(regions), tuple(vectors[True]), tuple(vectors[False]))
@@ -664,8 +667,10 @@ class CThreadReachIndex(Indexer):
     files' captures (`seed_words`): up from each function holding a global-mode begin
     capture to its callers (the files naming it), round by round, with the functions that
     start a thread on one of them (their callers may loop); down from the calls in capture
-    regions to the functions they call; up to `MAX_DEPTH` rounds. A name searched is found
-    in every file holding it, so each of its definitions is known."""
+    regions to the functions they call; across to the threads started before a capture, by
+    the functions called before the call leading to it, and to what those threads run; up to
+    `MAX_DEPTH` rounds. A name searched is found in every file holding it, so each of its
+    definitions is known."""
 
     name = "c-thread-reach"
     languages = (C, CPP)
@@ -692,7 +697,8 @@ class CThreadReachIndex(Indexer):
     def more_words(self, facts, settings):
         """Up: the callers of the capturing functions and those of the functions reaching
         them, and the functions starting a thread on one; down: what the functions the
-        regions call call, to `MAX_DEPTH`."""
+        regions call call, to `MAX_DEPTH`; the containers threads are put into (their
+        declarations); and what `ThreadReach.running_at` reads (`_started_earlier`)."""
         functions = [function for found in facts.values() for function in found.functions]
         regions = {name for found in facts.values() for name in found.regions}
         words = _outward(functions, regions)
@@ -708,7 +714,9 @@ class CThreadReachIndex(Indexer):
                   if start.starter and set(start.entries) & words}
         for name in reach.reached(regions):
             words.update(called for called, _ in reach.defined(name)[1].calls)
-        return words | _started_earlier(reach, functions, words)
+        holders = {start.holder for found in facts.values() for start in found.starts
+                   if start.holder}  # (every declaration of a container threads go into)
+        return words | holders | _started_earlier(reach, functions, words)
 
 
 def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
