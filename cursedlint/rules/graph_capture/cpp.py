@@ -21,7 +21,15 @@ from cursedlint.rules.graph_capture.cuda_thread_during_capture import CudaThread
 from cursedlint.rules.graph_capture.sync_in_capture import SyncInCapture
 
 
-class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
+class _ProjectReach:
+    """The project's reach as the linted file sees it, built once per file."""
+
+    @cached_property
+    def _reach(self) -> ThreadReach:
+        return ThreadReach(own_facts(self.context, self.context.project.get(C_THREAD_REACH.name)))
+
+
+class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
     """CUR401 in C/C++."""
 
     def check(self) -> None:
@@ -36,10 +44,6 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
                 reported = self._check_started_earlier(begin, region)
             if region.mode == GLOBAL and not reported:
                 self._check_sibling_threads(begin, region)
-
-    @cached_property
-    def _reach(self) -> ThreadReach:
-        return _reach(self.context)
 
     def _check_c_thread(self, threads: CThreads, region: Region, start: CThreadStart) -> bool:
         device_wide = threads.cuda_call(start.code, device_wide=True)
@@ -129,7 +133,7 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
         return False
 
 
-class SyncInCaptureC(SyncInCapture):
+class SyncInCaptureC(_ProjectReach, SyncInCapture):
     """CUR402 in C/C++."""
 
     def check(self) -> None:
@@ -151,14 +155,13 @@ class SyncInCaptureC(SyncInCapture):
 
     def _check_reached(self, statement, begin_name: str, line: int, relaxed: bool) -> None:
         """Calls of project functions in the region that reach a prohibited call."""
-        reach = None
         for call in self.context.descendants(statement):
             if call.type != "call_expression":
                 continue
             name = _called_name(self.context, call)
             if not name or name in C_SYNC_NAMES:
                 continue
-            reach = reach or _reach(self.context)
+            reach = self._reach
             if name not in reach.prohibiting:
                 continue
             steps = reach.path_to(name, lambda at, defined: defined.prohibited is not None,
@@ -173,10 +176,6 @@ class SyncInCaptureC(SyncInCapture):
                          f"{name}() reaches {called}(), prohibited while a stream captures",
                          allocation, (*_chain(steps), Step(steps[-1].path, at,
                                                          f"{steps[-1].name}() calls {called}()")))
-
-
-def _reach(context) -> ThreadReach:
-    return ThreadReach(own_facts(context, context.project.get(C_THREAD_REACH.name)))
 
 
 def _own_path(context) -> str:
