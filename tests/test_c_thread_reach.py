@@ -75,3 +75,52 @@ def test_a_name_defined_twice_resolves_to_neither():
     assert reach.defined("log_step") is None and reach.defined("outer") is not None
     assert "outer" not in reach.prohibiting
     assert "log_step" in ThreadReach({"a.cpp": first}).prohibiting
+
+
+def left_running(code: str) -> dict[str, bool]:
+    return {", ".join(start.entries): start.left for start in facts_of(code).starts}
+
+
+def test_which_threads_outlive_their_starter():
+    assert left_running("""
+        static std::vector<std::thread> g_pool;
+        static pthread_t g_poller;
+        void start_all() {
+            g_pool.emplace_back(serve);
+            pthread_create(&g_poller, nullptr, poll_loop, nullptr);
+            std::thread detached(upload);
+            detached.detach();
+            std::thread moved(prefetch);
+            g_pool.push_back(std::move(moved));
+            std::thread local(scan);
+            std::jthread scoped(warm);
+            auto task = std::async(std::launch::async, flush);
+        }
+        std::thread make_one() { return std::thread(export_all); }
+        void start_and_wait() {
+            std::vector<std::thread> batch;
+            batch.emplace_back(drain);
+            for (auto &t : batch) t.join();
+        }
+    """) == {"serve": True, "poll_loop": True, "upload": True, "prefetch": True,
+             "scan": False, "warm": False, "flush": False, "export_all": False,
+             "drain": False}
+
+
+def test_a_member_vector_of_threads_declared_in_a_header():
+    header = facts_of("""
+        class Pool {
+            std::vector<std::thread> workers_;
+            std::vector<std::function<void()>> tasks_;
+        };
+    """, "pool.h")
+    source = facts_of("""
+        void Pool::launch() { workers_.emplace_back(serve); }
+        void Pool::queue() { tasks_.emplace_back(flush); }
+    """, "pool.cpp")
+    reach = ThreadReach({"pool.h": header, "pool.cpp": source})
+    assert [start.entries for start in reach.starts_in("launch")] == [("serve",)]
+    assert reach.starts_in("queue") == []
+    other = facts_of("struct Farm { std::vector<Worker> workers_; };", "farm.h")
+    assert ThreadReach({"pool.h": header, "pool.cpp": source,
+                        "farm.h": other}).starts_in("launch") == []

@@ -23,6 +23,11 @@ C_SYNC_NAMES = C_PROHIBITED | {f"{name}_v2" for name in C_PROHIBITED if name.sta
 """C/C++ calls prohibited in a capture region, with the driver's `_v2` spellings."""
 
 
+C_MODE_EXCHANGES = frozenset({"cudaThreadExchangeStreamCaptureMode",
+                              "cuThreadExchangeStreamCaptureMode"})
+"""Calls by which a thread sets its own capture mode (a communication library's proxy thread
+turning relaxed): a global-mode capture elsewhere may not forbid its calls, so only its
+device-wide synchronizations count."""
 C_THREAD_TYPES = frozenset({"std::thread", "std::jthread", "thread", "jthread"})
 C_CUDA_CALL = LazyPattern(r"cu(da)?[A-Z]\w*")
 """A CUDA runtime or driver API call's name."""
@@ -222,6 +227,8 @@ class CThreads:
     def _first_cuda_call(self, code, device_wide: bool, seen: frozenset):
         calls = [(node, callee(self.context, node))
                  for node in self.context.descendants(code) if node.type == "call_expression"]
+        if not device_wide and not seen and any(name in C_MODE_EXCHANGES for _, name in calls):
+            return None
         self._look_up({name for _, name in calls})
         for node, name in calls:
             if C_CUDA_CALL.fullmatch(name) and (not device_wide or name in C_DEVICE_SYNCS):

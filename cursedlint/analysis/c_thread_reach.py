@@ -8,15 +8,18 @@ run when called, not when the function does), its first prohibited call that run
 function does (not under an `if`, `switch` or `?:`), and the line of a global-mode begin
 capture; the threads it starts (`std::thread`/`std::jthread` objects and temporaries, a
 vector's `emplace_back`/`push_back`, `pthread_create`, `std::async(std::launch::async, ...)`)
-with the functions they run (a named function, `&C::f`, or the calls a lambda's body makes);
-and the functions called inside a loop.
+with the functions they run (a named function, `&C::f`, or the calls a lambda's body makes)
+and whether they outlive their starter (`CStart.left`); the functions called inside a loop;
+and the names it declares vectors of threads or of anything else.
 
 Across files (`ThreadReach`), a call resolves to a function only where the project defines
 exactly one function of that name (a member call `obj.f()` included: with several, which one
 runs is a type question, left unanswered); unknown callees, calls through pointers and threads
 a library starts give nothing. Threads are several (`Start.several`) when started in a loop,
 into a vector of threads, more than once on the same function in one function, or by a
-function the project calls in a loop (`makeThread` returning a `std::thread`)."""
+function the project calls in a loop (`makeThread` returning a `std::thread`). The threads
+running when a capture begins (`ThreadReach.running_at`) are those started earlier by a
+function called before it, or before the call leading to it in a caller, and not joined since."""
 
 from __future__ import annotations
 
@@ -45,6 +48,10 @@ _CONDITIONS = frozenset({"if_statement", "switch_statement", "conditional_expres
 """Nodes under which a call may not run when its function does (`#ifdef DEBUG` too; and the
 operands of `&&`/`||`, `_conditional`)."""
 _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
+JOINS = frozenset({"join", "pthread_join"})
+_VECTOR = re.compile(r"\bvector\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
+_THREAD_ELEMENT = re.compile(r"\s*(?:std::)?j?thread\s*")
+"""Calls that wait for a thread: `t.join()`, `pthread_join(t, ...)`."""
 _READ = frozenset({"call_expression", "new_expression", "declaration"})
 """The nodes of a function's body its facts come from: calls, and declarations of threads."""
 
@@ -72,6 +79,14 @@ class CStart(Struct, frozen=True, array_like=True):
     starter: str
     line: int
     several: str
+    left: bool = False
+    """Whether the thread still runs when its starter returns: kept in a vector, a member or
+    a global, detached, moved away, or a `pthread_create` handle, with no join after it in
+    the starter (a thread the starter returns, a `std::async` task: not)."""
+    holder: str = ""
+    """Where the thread is put into a container the file does not declare (`threads_` of
+    `threads_.emplace_back(f)`, declared in a header): the start counts only where the
+    project declares that name a vector of threads, and no other vector."""
 
 
 class CThreadFacts(Struct, frozen=True):
@@ -82,6 +97,10 @@ class CThreadFacts(Struct, frozen=True):
     looped: tuple[str, ...]
     regions: tuple[str, ...]
     """The names called between a begin and an end capture of one stream."""
+    vectors: tuple[str, ...] = ()
+    """The names the file declares vectors of threads (`std::vector<std::thread> threads_`)."""
+    other_vectors: tuple[str, ...] = ()
+    """The names it declares vectors of anything else."""
 
 
 def function_name(context, definition) -> str:
@@ -184,10 +203,13 @@ class _FileReader:
                           for node in (statement, *_own_nodes(statement))
                           if node.type in ("call_expression", "new_expression")
                           for name in (_called(self.context, node),) if name})
-        if not functions and not starts:
+        vectors = {kind: sorted({name for element, name in _VECTOR.findall(self.text)
+                                 if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
+                   for kind in (True, False)}
+        if not functions and not starts and not vectors[True] and not vectors[False]:
             return None
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
-                            tuple(regions))
+                            tuple(regions), tuple(vectors[True]), tuple(vectors[False]))
 
     def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
@@ -221,17 +243,46 @@ class _FileReader:
                          tuple(cuda.items()), capture, tuple(sorted(sure)))
 
     def _starts(self, starter: str, body, begun: list) -> list[CStart]:
-        found = []
+        found, joins = [], []
         for entries, node, loop in begun:
             if loop is not None and self._joined(node, loop, loop.end_byte):
                 loop = None  # (one at a time: each is joined before the next starts)
             found.append((entries, node, "started in a loop" if loop else
                           "put in a vector of threads" if node.type == "call_expression"
-                          and self._into_vector(node) else ""))
+                          and self._holder(node) else ""))
+        if found:
+            joins = [node.start_byte for node in _own_nodes(body) if node.type ==
+                     "call_expression" and _called(self.context, node) in JOINS]
         return [CStart(entries, starter, _line(node), several or (
             "another thread runs it alongside" if self._overlapping(entries, node, body, found)
-            else ""))
+            else ""), self._left(node, body, joins), self._holder(node)
+            if node.type == "call_expression" and not self._into_vector(node) else "")
             for entries, node, several in found]
+
+    def _left(self, start, body, joins: list[int]) -> bool:
+        """Whether the thread started at `start` still runs when `body`'s function returns:
+        no join in `body` after it, and neither returned nor a `std::async` task; a declared
+        `std::thread` only when detached or moved away (a `std::jthread` joins itself)."""
+        if any(at > start.end_byte for at in joins):
+            return False
+        if start.type == "declaration":
+            written = self.context.text(start.child_by_field_name("type"))
+            handles = "|".join(re.escape(name) for declarator in start.children_by_field_name(
+                "declarator") if (name := declared_name(self.context, declarator)))
+            after = self.context.source.data[start.end_byte:body.end_byte].decode(
+                "utf-8", "surrogateescape")
+            return written.endswith("thread") and not written.endswith("jthread") and bool(
+                handles) and re.search(rf"\b(?:(?:{handles})\s*\.\s*detach\s*\(|move\s*\(\s*"
+                                       rf"(?:{handles})\s*\))", after) is not None
+        function = start.child_by_field_name("function")
+        if "async" in self.context.text(function):
+            return False
+        for node in self.context.ancestors(start):
+            if node.type == "return_statement":
+                return False
+            if node == body:
+                return True
+        return True
 
     def _overlapping(self, entries, node, body, found) -> bool:
         """Whether another start of the same function in `body` runs alongside `node`'s
@@ -255,7 +306,7 @@ class _FileReader:
             text = re.sub(r"\s+", "", self.context.text(function)) \
                 if b"thread" in named or b"async" in named else ""  # (no thread start else)
             given = arguments(node)
-            if text in C_THREAD_TYPES or self._into_vector(node):
+            if text in C_THREAD_TYPES or self._holder(node):
                 return self._runs(given[0]) if given else ()
             if text in ("pthread_create",) and len(given) >= 3:
                 return self._runs(given[2])
@@ -296,16 +347,23 @@ class _FileReader:
                 return True
         return False
 
-    def _into_vector(self, call) -> bool:
-        """`v.emplace_back(f, ...)`/`v.push_back(std::thread(f))` where the file declares `v` a
-        vector of threads."""
+    def _holder(self, call) -> str:
+        """`v` of `v.emplace_back(...)`/`v.push_back(...)` (`this->v` too), or ""."""
         member = called_member(call)
         if member is None or self.context.text(member.child_by_field_name("field")) not in (
                 "emplace_back", "push_back"):
-            return False
+            return ""
         holder = self.context.text(member.child_by_field_name("argument"))
-        return re.search(rf"vector\s*<\s*(?:std::)?j?thread\s*>\s*&?\s*{re.escape(holder)}\b",
-                         self.text) is not None if re.fullmatch(r"\w+", holder) else False
+        holder = holder.removeprefix("this->")
+        return holder if re.fullmatch(r"\w+", holder) else ""
+
+    def _into_vector(self, call) -> bool:
+        """`v.emplace_back(f, ...)`/`v.push_back(std::thread(f))` where the file declares `v` a
+        vector of threads."""
+        holder = self._holder(call)
+        return bool(holder) and re.search(
+            rf"vector\s*<\s*(?:std::)?j?thread\s*>\s*&?\s*{re.escape(holder)}\b",
+            self.text) is not None
 
     def _runs(self, callable_node) -> tuple[str, ...]:
         """The functions a thread runs given `callable_node`: a function's name (`f`, `&f`,
@@ -341,11 +399,27 @@ class CallStep(Struct, frozen=True, array_like=True):
     line: int
 
 
+class Running(Struct, frozen=True):
+    """A thread running when a capture begins (`ThreadReach.running_at`): the calls from the
+    function it was started before down to the capturing function (empty: started there),
+    the calls down to the function starting it (empty: started in the first), that
+    function's file, the start, and its CUDA call (the project functions to it, their file,
+    the API's name, its line)."""
+
+    to_capture: list[CallStep]
+    to_start: list[CallStep]
+    started_in: str
+    start: CStart
+    cuda: tuple
+
+
 class ThreadReach:
     """The project's functions by name, the threads it starts and what they reach."""
 
     def __init__(self, facts: dict[str, CThreadFacts]):
         self.facts = facts
+        self._joins: dict[str, bool] = {}
+        self._leaves: dict[tuple[str, int], tuple | None] = {}
 
     @cached_property
     def _definitions(self) -> dict[str, list[tuple[str, CFunction]]]:
@@ -364,10 +438,20 @@ class ThreadReach:
     def _looped(self) -> set[str]:
         return {name for facts in self.facts.values() for name in facts.looped}
 
+    @cached_property
+    def _vectors(self) -> set[str]:
+        """The names the project declares vectors of threads, and no other vector."""
+        threads = {name for facts in self.facts.values() for name in facts.vectors}
+        return threads - {name for facts in self.facts.values() for name in facts.other_vectors}
+
+    def _known(self, start: CStart) -> bool:
+        """Whether a start is one: its file shows it, or its container is a vector of threads."""
+        return not start.holder or start.holder in self._vectors
+
     def starts(self) -> Iterator[tuple[str, CStart, str]]:
         """(path, start, why several) of the project's thread starts of several threads."""
         for path, facts in self.facts.items():
-            for start in facts.starts:
+            for start in filter(self._known, facts.starts):
                 several = start.several or (
                     f"{start.starter}() is called in a loop" if start.starter in self._looped
                     and self.defined(start.starter) else "")
@@ -422,6 +506,135 @@ class ThreadReach:
                      if name not in self._definitions), None)
 
     @cached_property
+    def _callers(self) -> dict[str, list[tuple[str, int]]]:
+        """Name -> (caller, index of the call in the caller's calls), callers defined once."""
+        found: dict[str, list] = {}
+        for name, defined in self._definitions.items():
+            if len(defined) == 1:
+                for index, (called, _) in enumerate(defined[0][1].calls):
+                    found.setdefault(called, []).append((name, index))
+        return found
+
+    @cached_property
+    def _started_by(self) -> dict[str, list[tuple[str, CStart]]]:
+        found: dict[str, list] = {}
+        for path, facts in self.facts.items():
+            for start in filter(self._known, facts.starts):
+                found.setdefault(start.starter, []).append((path, start))
+        return found
+
+    def starts_in(self, name: str) -> list[CStart]:
+        """The thread starts in the project's one function `name`."""
+        defined = self.defined(name)
+        return [start for path, start in self._started_by.get(name, ())
+                if defined is not None and path == defined[0]]
+
+    def joins(self, name: str) -> bool:
+        """Whether a call of `name` may wait for threads: a join, or a project function whose
+        calls, or those of the functions it calls to 2 calls, join."""
+        if name not in self._joins:
+            self._joins[name] = name in JOINS or any(
+                called in JOINS for reached in self.reached({name}, 2)
+                for called, _ in self.defined(reached)[1].calls)
+        return self._joins[name]
+
+    def leaves(self, name: str, depth: int = 2) -> tuple[list[CallStep], CStart] | None:
+        """A thread that a call of the project's function `name` starts and leaves running
+        (`CStart.left`), itself or through the functions it calls to `depth` (none of whose
+        later calls joins): the calls down to the starter, and the start."""
+        if (name, depth) not in self._leaves:
+            self._leaves[name, depth] = self._leaving(name, depth)
+        return self._leaves[name, depth]
+
+    def _leaving(self, name: str, depth: int) -> tuple[list[CallStep], CStart] | None:
+        defined = self.defined(name)
+        if defined is None:
+            return None
+        for start in self.starts_in(name):
+            if start.left:
+                return [CallStep(name, defined[0], start.line)], start
+        calls = defined[1].calls
+        for index, (called, line) in enumerate(calls if depth else ()):
+            found = self.leaves(called, depth - 1) if called != name else None
+            if found and not any(self.joins(later) for later, _ in calls[index + 1:]):
+                return [CallStep(name, defined[0], line), *found[0]], found[1]
+        return None
+
+    def thread_cuda(self, path: str, start: CStart) -> tuple[list[CallStep], str, str, int] | None:
+        """The first CUDA API call the code of a thread started in the file at `path` reaches:
+        (the project functions to it, its file, the API's name, its line); a lambda's own call
+        of one is given at the start's line. None where the thread's code sets its own capture
+        mode (`C_MODE_EXCHANGES`)."""
+        from cursedlint.analysis.c_capture import C_CUDA_CALL, C_MODE_EXCHANGES
+
+        if any(entry in C_MODE_EXCHANGES or any(
+                called in C_MODE_EXCHANGES for called, _ in self.defined(entry)[1].calls)
+               for entry in start.entries if entry in C_MODE_EXCHANGES or self.defined(entry)):
+            return None  # (the thread sets its own capture mode)
+        for entry in start.entries:
+            if entry not in self._definitions and C_CUDA_CALL.fullmatch(entry):
+                return [], path, entry, start.line
+        for entry in start.entries:
+            steps = self.path_to(entry, lambda at, function: self.cuda_call(function) is not None)
+            if steps:
+                name, line = self.cuda_call(self.defined(steps[-1].name)[1])
+                return steps, steps[-1].path, name, line
+        return None
+
+    def running_at(self, capturing: str, line: int) -> Iterator[Running]:
+        """Threads doing CUDA work that run when the begin capture at `line` of the project's
+        one function `capturing` begins, started earlier through calls: by a function called
+        before it in `capturing`, or, in a function calling `capturing` (to `MAX_DEPTH`
+        calls), by one called before that call or in that function itself, and still running
+        (no call between that may join, down the path to the capture as well)."""
+        from cursedlint.analysis.c_capture import C_BEGINS
+
+        defined = self.defined(capturing)
+        calls = defined[1].calls if defined else ()
+        at = next((index for index, (name, called_at) in enumerate(calls)
+                   if called_at == line and name in C_BEGINS), None)
+        if at is None:
+            return
+        frontier, seen = [(capturing, at, [])], {capturing}
+        for _ in range(MAX_DEPTH + 1):
+            following = []
+            for function, index, below in frontier:
+                path, facts = self.defined(function)
+                found = self._started_before(function, index, bool(below))
+                if found is not None:
+                    yield Running(below, *found)
+                if any(self.joins(called) for called, _ in facts.calls[:index]):
+                    continue  # (threads started above may be joined here)
+                for caller, position in self._callers.get(function, ()):
+                    if caller not in seen:
+                        seen.add(caller)
+                        step = CallStep(caller, self.defined(caller)[0],
+                                        self.defined(caller)[1].calls[position][1])
+                        following.append((caller, position, [step, *below]))
+            frontier = following
+
+    def _started_before(self, function: str, index: int, direct: bool):
+        """(calls down to the starter, its file, the start, its CUDA call) of a
+        thread doing CUDA work started before the call at `index` of `function` and not
+        joined since: by a function called there, or (with `direct`) by `function` itself."""
+        path, facts = self.defined(function)
+        since = 0
+        for called, line in reversed(facts.calls[:index]):
+            if self.joins(called):
+                since = line
+                break
+            left = self.leaves(called)
+            cuda = self.thread_cuda(left[0][-1].path, left[1]) if left else None
+            if cuda:
+                return [CallStep(function, path, line), *left[0]], left[0][-1].path, left[1], \
+                    cuda
+        for start in self.starts_in(function) if direct else ():
+            cuda = since < start.line < facts.calls[index][1] and self.thread_cuda(path, start)
+            if cuda:
+                return [], path, start, cuda
+        return None
+
+    @cached_property
     def prohibiting(self) -> set[str]:
         """The functions that reach an unconditional prohibited call within `MAX_DEPTH`,
         through calls that run whenever their function does."""
@@ -454,8 +667,10 @@ class CThreadReachIndex(Indexer):
     files' captures (`seed_words`): up from each function holding a global-mode begin
     capture to its callers (the files naming it), round by round, with the functions that
     start a thread on one of them (their callers may loop); down from the calls in capture
-    regions to the functions they call; up to `MAX_DEPTH` rounds. A name searched is found
-    in every file holding it, so each of its definitions is known."""
+    regions to the functions they call; across to the threads started before a capture, by
+    the functions called before the call leading to it, and to what those threads run; up to
+    `MAX_DEPTH` rounds. A name searched is found in every file holding it, so each of its
+    definitions is known."""
 
     name = "c-thread-reach"
     languages = (C, CPP)
@@ -482,7 +697,8 @@ class CThreadReachIndex(Indexer):
     def more_words(self, facts, settings):
         """Up: the callers of the capturing functions and those of the functions reaching
         them, and the functions starting a thread on one; down: what the functions the
-        regions call call, to `MAX_DEPTH`."""
+        regions call call, to `MAX_DEPTH`; the containers threads are put into (their
+        declarations); and what `ThreadReach.running_at` reads (`_started_earlier`)."""
         functions = [function for found in facts.values() for function in found.functions]
         regions = {name for found in facts.values() for name in found.regions}
         words = _outward(functions, regions)
@@ -498,7 +714,31 @@ class CThreadReachIndex(Indexer):
                   if start.starter and set(start.entries) & words}
         for name in reach.reached(regions):
             words.update(called for called, _ in reach.defined(name)[1].calls)
-        return words
+        holders = {start.holder for found in facts.values() for start in found.starts
+                   if start.holder}  # (every declaration of a container threads go into)
+        return words | holders | _started_earlier(reach, functions, words)
+
+
+def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
+    """What `ThreadReach.running_at` reads beyond the capturing functions and their callers
+    (`up`): the functions called before the call of one of them (or before the capture), and
+    what those call, for the threads they leave running; the functions those threads run,
+    and what those call, for their CUDA calls."""
+    from cursedlint.analysis.c_capture import C_BEGINS, C_CUDA_CALL
+
+    before: set[str] = set()
+    for function in functions:
+        if function.name in up and reach.defined(function.name):
+            last = max((index for index, (called, _) in enumerate(function.calls)
+                        if called in up or called in C_BEGINS), default=0)
+            before.update(called for called, _ in function.calls[:last])
+    starters = reach.reached(before, 1)
+    entries = {entry for name in starters | up for start in reach.starts_in(name)
+               for entry in start.entries}
+    found = before | entries
+    for name in starters | reach.reached(entries):
+        found.update(called for called, _ in reach.defined(name)[1].calls)
+    return {name for name in found if not C_CUDA_CALL.fullmatch(name) and name not in JOINS}
 
 
 def _outward(functions, regions) -> set[str]:

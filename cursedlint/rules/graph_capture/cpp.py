@@ -5,9 +5,10 @@ read of the code: `analysis.c_capture`)."""
 from __future__ import annotations
 
 import os
+from functools import cached_property
 
 from cursedlint.analysis.c_capture import (
-    C_BEGINS, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
+    C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
 )
 from cursedlint.analysis.c_thread_reach import (
     C_THREAD_REACH, CallStep, ThreadReach, function_name, own_facts,
@@ -20,7 +21,15 @@ from cursedlint.rules.graph_capture.cuda_thread_during_capture import CudaThread
 from cursedlint.rules.graph_capture.sync_in_capture import SyncInCapture
 
 
-class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
+class _ProjectReach:
+    """The project's reach as the linted file sees it, built once per file."""
+
+    @cached_property
+    def _reach(self) -> ThreadReach:
+        return ThreadReach(own_facts(self.context, self.context.project.get(C_THREAD_REACH.name)))
+
+
+class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
     """CUR401 in C/C++."""
 
     def check(self) -> None:
@@ -28,31 +37,80 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
         threads = CThreads(self.context)
         for name, begin in self.context.calls(C_BEGINS):
             region = Region(begin, (), capture_mode(self.context, begin), f"{name}()")
+            reported = False
             for start in threads.alive_at(begin):
-                self._check_c_thread(threads, region, start)
-            if region.mode == GLOBAL:
+                reported = self._check_c_thread(threads, region, start) or reported
+            if region.mode == GLOBAL and not reported:
+                reported = self._check_started_earlier(begin, region)
+            if region.mode == GLOBAL and not reported:
                 self._check_sibling_threads(begin, region)
 
-    def _check_c_thread(self, threads: CThreads, region: Region, start: CThreadStart) -> None:
+    def _check_c_thread(self, threads: CThreads, region: Region, start: CThreadStart) -> bool:
         device_wide = threads.cuda_call(start.code, device_wide=True)
         found = device_wide or (threads.cuda_call(start.code, device_wide=False)
                                 if region.mode == GLOBAL else None)
+        label = f"{start.label} (started on line {start.node.start_point[0] + 1})"
         if found is not None:
             call, name, path = found
-            self._report_thread(region.start, f"{start.label} (started on line "
-                                f"{start.node.start_point[0] + 1})", region,
+            self._report_thread(region.start, label, region,
                                 f"{call.start_point[0] + 1}{through(path)}, where it calls "
                                 f"{name}()", bool(device_wide))
+            return True
+        if region.mode != GLOBAL:
+            return False
+        reach = self._reach
+        names = [_called_name(self.context, called) for called in self.context.descendants(
+            start.code) if called.type == "call_expression"]
+        for name in () if C_MODE_EXCHANGES.intersection(names) else names:
+            steps = reach.path_to(name, lambda at, function: reach.cuda_call(function)
+                                  is not None) if name else None
+            if steps:
+                api, line = reach.cuda_call(reach.defined(steps[-1].name)[1])
+                self._report_thread(
+                    region.start, label, region, f"{line} of {os.path.basename(steps[-1].path)}"
+                    f"{through([step.name for step in steps])}, where it calls {api}()", False,
+                    (*_chain(steps), Step(steps[-1].path, line,
+                                          f"{steps[-1].name}() calls {api}()")))
+                return True
+        return False
 
+    def _check_started_earlier(self, begin, region: Region) -> bool:
+        """Threads doing CUDA work started before a global-mode capture through calls (a
+        function called before the begin, or before the call that leads to the capturing
+        function in one of its callers), still running."""
+        function = _enclosing_function(self.context, begin)
+        reach = self._reach if function else None
+        defined = reach.defined(function) if reach else None
+        if defined is None or defined[0] != _own_path(self.context):
+            return False
+        for running in reach.running_at(function, begin.start_point[0] + 1):
+            start, (to_cuda, cuda_path, api, line) = running.start, running.cuda
+            entry = to_cuda[0].name if to_cuda else api
+            leads = [step.name for step in running.to_capture[1:]] + [function]
+            steps = (*_chain(running.to_start),
+                     Step(running.started_in, start.line,
+                          f"{start.starter}() starts a thread running {entry}()"
+                          + (" and leaves it running" if start.left else "")),
+                     *_chain(to_cuda), Step(cuda_path, line, f"{api}() is called here"),
+                     *(Step(step.path, step.line, f"{step.name}() then calls {following}()")
+                       for step, following in zip(running.to_capture, leads)))
+            self._report_thread(
+                region.start, f"a thread started by {start.starter}() "
+                f"({os.path.basename(running.started_in)}:{start.line})", region,
+                f"{line} of {os.path.basename(cuda_path)}"
+                f"{through([step.name for step in to_cuda])}, where it calls {api}()",
+                False, steps)
+            return True
+        return False
 
-    def _check_sibling_threads(self, begin, region: Region) -> None:
+    def _check_sibling_threads(self, begin, region: Region) -> bool:
         """A global-mode capture in a function that runs on one of several threads the
         project starts on one entry: the sibling threads run the same code, whose CUDA calls
         (the first on the path to the capture) may come while this one captures."""
         function = _enclosing_function(self.context, begin)
         if not function:
-            return
-        reach = _reach(self.context)
+            return False
+        reach = self._reach
         own = _own_path(self.context)
         for path, start, several in reach.starts():
             for entry in start.entries:
@@ -71,10 +129,11 @@ class CudaThreadDuringCaptureC(CudaThreadDuringCapture):
                         f"{line} of {os.path.basename(calling.path)}"
                         f"{through([step.name for step in before])}, where it calls {called}()",
                         False, steps)
-                    return
+                    return True
+        return False
 
 
-class SyncInCaptureC(SyncInCapture):
+class SyncInCaptureC(_ProjectReach, SyncInCapture):
     """CUR402 in C/C++."""
 
     def check(self) -> None:
@@ -96,14 +155,13 @@ class SyncInCaptureC(SyncInCapture):
 
     def _check_reached(self, statement, begin_name: str, line: int, relaxed: bool) -> None:
         """Calls of project functions in the region that reach a prohibited call."""
-        reach = None
         for call in self.context.descendants(statement):
             if call.type != "call_expression":
                 continue
-            name = callee(self.context, call) or _member(self.context, call)
+            name = _called_name(self.context, call)
             if not name or name in C_SYNC_NAMES:
                 continue
-            reach = reach or _reach(self.context)
+            reach = self._reach
             if name not in reach.prohibiting:
                 continue
             steps = reach.path_to(name, lambda at, defined: defined.prohibited is not None,
@@ -120,12 +178,12 @@ class SyncInCaptureC(SyncInCapture):
                                                          f"{steps[-1].name}() calls {called}()")))
 
 
-def _reach(context) -> ThreadReach:
-    return ThreadReach(own_facts(context, context.project.get(C_THREAD_REACH.name)))
-
-
 def _own_path(context) -> str:
     return os.path.abspath(context.source.path)
+
+
+def _called_name(context, call) -> str:
+    return callee(context, call) or _member(context, call)
 
 
 def _member(context, call) -> str:

@@ -49,7 +49,18 @@ class CudaThreadDuringCapture(CaptureRule):
     threads are `std::thread`/`std::jthread` declarations and `pthread_create` calls before a
     `cudaStreamBeginCapture`/`cuStreamBeginCapture` in the same function, not joined
     (`t.join()`, `pthread_join`) before it, whose lambda or same-file function reaches a
-    `cuda*`/`cu*` call; the mode is read from the mode constant. A global-mode begin capture in
+    `cuda*`/`cu*` call (in global mode, also through the project's functions in other files);
+    the mode is read from the mode constant. A global-mode begin capture is reported too when
+    a thread doing CUDA work was started earlier through calls, in any file: by a function
+    called before the begin (or before the call that leads to the capturing function, within
+    6 calls, in one of its callers, the caller's own threads included), which leaves it
+    running (kept in a vector, a member or a global, detached, a `pthread_create` handle, with
+    no join after it in that function; a thread it returns, a `std::async` task or a
+    `std::jthread` does not count; a member vector declared in a header counts where the
+    project declares that name a vector of threads and no other vector), with no call between
+    that may join threads (a join, or a function joining within 2 calls). A C/C++ thread whose code sets its own capture mode
+    (`cudaThreadExchangeStreamCaptureMode`, as a proxy thread turning relaxed does) counts
+    only for a device-wide synchronization. A global-mode begin capture in
     a function that runs on one of several threads the project starts on one function, in
     any file (started in a loop, into a vector of threads with `emplace_back`/`push_back`,
     twice or more in one function without a join between, or by a function called in a
