@@ -30,6 +30,7 @@ from typing import Iterator
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_function_pointers import built_for
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_declarator,
 )
@@ -651,15 +652,24 @@ class ThreadReach:
 
 
 def own_facts(context, facts: dict | None) -> dict[str, CThreadFacts]:
-    """The project's facts with the linted file's own read from its tree."""
-    merged = dict(facts or {})
-    own = thread_facts(context)
+    """The project's facts with the linted file's own read from its tree: `facts` itself
+    where the index summarized the file (from this content: the same facts) or the file has
+    none, so that every file linted with them shares one `ThreadReach` (`project_reach`)."""
     path = os.path.abspath(context.source.path)
+    if facts is not None and path in facts:
+        return facts
+    own = thread_facts(context)
     if own is None:
-        merged.pop(path, None)
-    else:
-        merged[path] = own
-    return merged
+        return facts if facts is not None else {}
+    return {**(facts or {}), path: own}
+
+
+def project_reach(context, facts: dict | None) -> "ThreadReach":
+    """The `ThreadReach` of the project's facts with the linted file's own (`own_facts`),
+    built once for every file whose own facts the project's already hold."""
+    merged = own_facts(context, facts)
+    return built_for(merged, "c thread reach", ThreadReach) if merged is facts \
+        else ThreadReach(merged)
 
 
 class CThreadReachIndex(Indexer):

@@ -11,7 +11,7 @@ from cursedlint.analysis.c_capture import (
     C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
 )
 from cursedlint.analysis.c_thread_reach import (
-    C_THREAD_REACH, CallStep, ThreadReach, function_name, own_facts,
+    C_THREAD_REACH, CallStep, ThreadReach, function_name, project_reach,
 )
 from cursedlint.analysis.c_syntax import callee, called_member
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region
@@ -26,7 +26,7 @@ class _ProjectReach:
 
     @cached_property
     def _reach(self) -> ThreadReach:
-        return ThreadReach(own_facts(self.context, self.context.project.get(C_THREAD_REACH.name)))
+        return project_reach(self.context, self.context.project.get(C_THREAD_REACH.name))
 
 
 class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
