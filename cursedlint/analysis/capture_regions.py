@@ -15,7 +15,9 @@ import ast
 from msgspec import Struct
 
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
-from cursedlint.analysis.python_project import CALL_METHOD, last_name, own_method, value_of
+from cursedlint.analysis.python_project import (
+    CALL_METHOD, last_name, own_method, own_nodes, value_of,
+)
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
 
@@ -97,6 +99,15 @@ def body_of(scope: ast.AST) -> list[ast.AST]:
     """What a module, class, def or lambda runs: its statements, or a lambda's expression
     (read every scope's body through this: a lambda's is one node, not a list)."""
     return [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
+
+
+def never_rebound(function: ast.AST, names: set[str]) -> frozenset[str]:
+    """Of a function's (or lambda's) parameter `names`, those its body never binds again."""
+    if not names:
+        return frozenset()
+    stored = {node.id for node in own_nodes(body_of(function))
+              if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    return frozenset(names - stored)
 
 
 def _statement_call(statement: ast.stmt) -> ast.Call | None:
