@@ -12,7 +12,7 @@ from cursedlint.analysis.capture_regions import (
     LOCAL_DEPTH, CaptureAnalysis, is_self_attribute, never_rebound,
 )
 from cursedlint.analysis.cuda_use import CudaUse
-from cursedlint.analysis.nn_modules import NnModules
+from cursedlint.analysis.nn_modules import NnModules, constructed
 from cursedlint.analysis.python_project import own_nodes
 from cursedlint.patterns import LazyPattern
 
@@ -259,10 +259,9 @@ class CudaTensors:
                 return True
             bound = self.context.definition(node)
             return (id(bound) in self._inside and self.holds(bound, depth + 1)) or \
-                (isinstance(bound, ast.Call) and self.uses.makes_cuda_tensor(bound))
+                self._made_on_gpu(bound)
         if is_self_attribute(node):  # one value in the class, made on the GPU
-            bound = self.analysis.value_of(node)
-            return isinstance(bound, ast.Call) and self.uses.makes_cuda_tensor(bound)
+            return self._made_on_gpu(self.analysis.value_of(node))
         if isinstance(node, ast.BinOp):
             if _is_text(node.left) or _is_text(node.right):
                 return False
@@ -294,13 +293,24 @@ class CudaTensors:
         return (isinstance(func, ast.Attribute) and func.attr not in HOST_VALUE_METHODS
                 and not func.attr.startswith("is_") and self.holds(func.value, depth + 1))
 
+    def _made_on_gpu(self, bound: ast.AST | None) -> bool:
+        """Whether a value (bound anywhere) is a tensor made on the GPU: `.cuda()`,
+        `.to("cuda")`, `device="cuda"`, not an nn.Module moved or made there."""
+        if not (isinstance(bound, ast.Call) and self.uses.makes_cuda_tensor(bound)):
+            return False
+        made = constructed(bound)
+        return made is None or not self._nn_modules().is_module_class(made.func)
+
+    def _nn_modules(self) -> NnModules:
+        if self._modules is None:
+            self._modules = NnModules(self.context, self.analysis, self.uses.project)
+        return self._modules
+
     def _module_output(self, call: ast.Call, depth: int) -> bool:
         """Whether `call` runs an nn.Module (`nn_modules`) on a CUDA device (moved there, or
         given a CUDA tensor): the tensor it returns is on the device (a module's forward
         computes on its parameters' and inputs' device; observed on an H200 in capture)."""
-        if self._modules is None:
-            self._modules = NnModules(self.context, self.analysis, self.uses.project)
-        found = self._modules.instance(call.func, self.uses.makes_cuda_tensor)
+        found = self._nn_modules().instance(call.func, self.uses.makes_cuda_tensor)
         return found is not None and (found[1] or any(
             self.holds(value, depth + 1) for value in (*call.args,
                                                        *(k.value for k in call.keywords))))

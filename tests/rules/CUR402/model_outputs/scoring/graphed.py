@@ -1,9 +1,13 @@
 """Captured scoring steps, some of which read the score on the host."""
 
+import logging
+
 import torch
 from torch import nn
 
 from scoring.models import Calibrated, Scorer, Tokenizer
+
+logger = logging.getLogger(__name__)
 
 
 def warm_up(model, x):
@@ -66,6 +70,7 @@ def capture_on_device(threshold):
     with torch.cuda.graph(graph):
         loss = model(static_x).sum()
         loss = torch.where(loss > threshold, loss * 0.5, loss)  # ok: CUR402 (on the device)
+        logger.info("captured %s", model)  # ok: CUR402 (a module moved to CUDA, no tensor)
     return graph, loss
 
 
