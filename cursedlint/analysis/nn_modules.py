@@ -15,16 +15,15 @@ import ast
 import os
 
 from cursedlint.analysis.capture_regions import (
-    LOCAL_DEPTH, CaptureAnalysis, is_self_attribute, never_rebound,
+    LOCAL_DEPTH, CaptureAnalysis, is_self_attribute,
 )
-from cursedlint.analysis.python_project import dotted, linted_imports
+from cursedlint.analysis.python_project import dotted, linted_imports, parameter_annotation
 
 NN = "torch.nn."
 NN_MODULE = f"{NN}Module"
 MODULE_MOVES = frozenset({"cuda", "to", "half", "bfloat16", "float", "double", "train", "eval",
                           "requires_grad_"})
 """Methods of an nn.Module that return the module itself (`nn.Linear(8, 8).cuda()`)."""
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def constructed(value: ast.AST | None) -> ast.Call | None:
@@ -61,7 +60,7 @@ class NnModules:
                 chain = chain.func.value if chain is not made else None
             return made, cuda
         if isinstance(func, ast.Name) and bound is None:
-            annotation = self._annotation(func)
+            annotation = parameter_annotation(self.context, func)
             if annotation is not None and self.is_module_class(annotation):
                 return annotation, False
         return None
@@ -87,17 +86,3 @@ class NnModules:
         found = project.definition(path, linted_imports(self.context), written)
         return found is not None and found[1] in project.summaries[found[0]].classes and \
             project.subclasses(*found, NN_MODULE)
-
-    def _annotation(self, name: ast.Name) -> ast.AST | None:
-        """The annotation of the parameter `name` reads, where the function never rebinds
-        it."""
-        scope = self.context.scope_of(name)
-        if not isinstance(scope, _FUNCTIONS):
-            return None
-        arguments = scope.args
-        parameter = next((a for a in (*arguments.posonlyargs, *arguments.args,
-                                      *arguments.kwonlyargs) if a.arg == name.id), None)
-        if parameter is None or parameter.annotation is None or \
-                not never_rebound(scope, {name.id}):
-            return None
-        return parameter.annotation

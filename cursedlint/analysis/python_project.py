@@ -796,13 +796,40 @@ def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str,
             node.value, ast.Name) and node.value.id == "self"):
         ways.append((node, CALL_METHOD))
     for receiver, method in ways:
-        made = receiver if isinstance(receiver, ast.Call) else value_of(context, receiver)
-        constructor = dotted(made.func) if isinstance(made, ast.Call) else None
+        constructor = _instance_class(context, receiver)
         found = constructor and (project.method(path, imports, constructor, method) or
                                  project.made_by(path, imports, constructor, method))
         if found:
             return found
     return None
+
+
+def _instance_class(context, receiver: ast.AST) -> str | None:
+    """The dotted name of what makes the instance `receiver` is: the callee of the call that
+    makes it (`GraphManager()`, or a factory), or the annotation of the parameter it is
+    (`optimizer: NormGatedOptimizer`, also through `self.opt = optimizer`)."""
+    made = receiver if isinstance(receiver, ast.Call) else value_of(context, receiver)
+    if isinstance(made, ast.Call):
+        return dotted(made.func)
+    parameter = made if isinstance(made, ast.Name) else \
+        receiver if made is None and isinstance(receiver, ast.Name) else None
+    annotation = parameter_annotation(context, parameter) if parameter is not None else None
+    return dotted(annotation) if annotation is not None else None
+
+
+def parameter_annotation(context, node: ast.Name) -> ast.AST | None:
+    """The annotation of the parameter `node` reads (`optimizer: NormGatedOptimizer`), where
+    its function never binds the name again; None otherwise."""
+    scope = context.scope_of(node)
+    if not isinstance(scope, _FUNCTIONS):
+        return None
+    arguments = scope.args
+    parameter = next((a for a in (*arguments.posonlyargs, *arguments.args,
+                                  *arguments.kwonlyargs) if a.arg == node.id), None)
+    if parameter is None or parameter.annotation is None:
+        return None
+    stores = context.shared(("own-stores", id(scope)), lambda: _own_stores(scope))
+    return None if stores.get(node.id) else parameter.annotation
 
 
 def value_of(context, node: ast.AST) -> ast.AST | None:

@@ -159,28 +159,21 @@ class ThreadStarts:
         tasks start, of a function that begins a global-mode capture: of this module (itself
         or through the module's functions it calls) or another's; each as a region begun at
         the call, its chain to the capture in `steps` (for `alive_at`: `do_capture(model, x)`
-        while a thread started before it runs)."""
+        while a thread started before it runs). (Whether a call captures is asked first,
+        by names: few calls do, and threads are looked for only around those.)"""
         starts = {id(region.start): region for region in self.analysis.regions}
         check = capture_check(starts, frozenset())
-        starting: dict[int, bool] = {}  # id(scope) -> whether threads start there or before
+        local = any(check(region.start) for region in self.analysis.regions)
+        remote = (CudaFact.GLOBAL_CAPTURE,)
         here = self.context.source.path
         for call in calls:
             if id(call) in starts:
                 continue
-            scope = self.context.scope_of(call) or self.context.tree
-            if id(scope) not in starting:
-                starting[id(scope)] = any(self._starts_in(root)
-                                          for root in self._earlier_scopes(scope))
-            if not starting[id(scope)]:
-                continue
-            callee = self.uses.callee(call)
-            if callee is None:
-                region = self.uses.remote_region(call)
-                if region is not None:
-                    yield region
-                continue
-            found = self.uses.first(body_of(callee), check)
-            if found is not None:
+            callee = self.uses.callee(call) if local else None
+            if callee is not None:
+                found = self.uses.first(body_of(callee), check)
+                if found is None or not self._starting_around(call):
+                    continue
                 node, what, path = found
                 steps = self.uses.steps_for(node) or (
                     Step(here, node.lineno, f"{what}{through(path)}"),)
@@ -188,6 +181,17 @@ class ThreadStarts:
                              f"{callee.name}(){through(path)} (line {node.lineno})",
                              (Step(here, callee.lineno, f"{callee.name}() is called on line "
                                    f"{call.lineno}"), *steps))
+            elif self.uses.may_be_reached(call.func, remote) and \
+                    self._starting_around(call):
+                region = self.uses.remote_region(call)
+                if region is not None:
+                    yield region
+
+    def _starting_around(self, call: ast.Call) -> bool:
+        """Whether threads or tasks start in the call's function (or module), at module
+        level or in its class's `__init__` (where `alive_at` looks)."""
+        scope = self.context.scope_of(call) or self.context.tree
+        return any(self._starts_in(root) for root in self._earlier_scopes(scope))
 
     def _starts_in(self, root: ast.AST) -> bool:
         """Whether `root`'s own code starts a thread or task (once per root)."""

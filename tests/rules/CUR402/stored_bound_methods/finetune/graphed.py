@@ -66,3 +66,29 @@ def capture_gated(model, inner, static_input):
         model(static_input).sum().backward()
         step()  # error: CUR402@9 "step() reaches it"
     return graph
+
+
+class AnnotatedFinetune:
+    """Given its optimizer wrapper, declared by its type."""
+
+    def __init__(self, model, optimizer: NormGatedOptimizer, inner: torch.optim.Optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.step_fn = optimizer.step
+        self.inner_step = inner.step
+        self.static_input = torch.zeros(32, 1024, device="cuda")
+
+    def capture(self):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            self.model(self.static_input).sum().backward()
+            self.step_fn()  # error: CUR402@13 "self.step_fn() reaches it"
+            self.inner_step()  # ok: CUR402 (a library optimizer's step)
+        return graph
+
+    def capture_direct(self):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            self.model(self.static_input).sum().backward()
+            self.optimizer.step()  # error: CUR402@13 "self.optimizer.step() reaches it"
+        return graph
