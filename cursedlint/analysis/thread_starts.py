@@ -165,6 +165,9 @@ class ThreadStarts:
         check = capture_check(starts, frozenset())
         local = any(check(region.start) for region in self.analysis.regions)
         remote = (CudaFact.GLOBAL_CAPTURE,)
+        project = self.uses.project
+        if not local and (project is None or not project.reaching(CudaFact.GLOBAL_CAPTURE)):
+            return  # (no function here or in the project begins one)
         here = self.context.source.path
         for call in calls:
             if id(call) in starts:
