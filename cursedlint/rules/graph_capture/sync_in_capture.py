@@ -52,8 +52,9 @@ class SyncInCapture(CaptureRule):
     into another module's functions, are followed for the synchronizing calls, also where a
     name or `self` attribute the module binds once holds the function (`self.after_step =
     drain_device`, then `self.after_step()`) or a method of an instance of a project class
-    (`self.step_fn = NormGatedOptimizer(params, inner).step`), and where an instance whose
-    class defines `__call__` is called; a called function that reads or formats a CUDA tensor on the host as above
+    (`self.step_fn = NormGatedOptimizer(params, inner).step`, or `optimizer.step` with the
+    parameter `optimizer: NormGatedOptimizer`), and where an instance whose class defines
+    `__call__` is called; a called function that reads or formats a CUDA tensor on the host as above
     (`if total > max_norm:` or `print(f"{total}")` on a torch op's result; not an `assert`'s
     message, made only when it fails), not under a condition of its own, is a
     finding too (observed on an H200 like the read in the region itself); the finding is the
