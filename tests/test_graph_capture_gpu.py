@@ -334,6 +334,31 @@ def zero_if_inf(y, asked):
     "linear-side-stream": Case("nn.Linear warmed up on a side stream before capture", "",
                                LAYER + WARM_UP.format(call="layer(x)"), "y = layer(x)\n",
                                True, frozenset()),
+    "module-output-in-if": Case(
+        "an nn.Module's output on a CUDA input, tested by `if` in the region", "",
+        LAYER + WARM_UP.format(call="layer(x)"),
+        "loss = layer(x).sum()\nif loss > 0:\n    y = x * 0\n", False, frozenset({"CUR402"})),
+    "module-output-on-the-device": Case(
+        "the same output compared on the device (torch.where): it is a CUDA tensor", "",
+        LAYER + WARM_UP.format(call="layer(x)"),
+        "loss = layer(x).sum()\ny = torch.where(loss > 0, x * 0.5, x)\n", True, frozenset(),
+        after="assert loss.is_cuda\n"),
+    "model-class-output-to-float": Case(
+        "float() of the output of a project nn.Module moved to CUDA", """
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(512, 512)
+
+    def forward(self, x):
+        return torch.relu(self.proj(x))
+""", "net = Net().cuda()\n" + WARM_UP.format(call="net(x)"),
+        "score = float(net(x).mean())\n", False, frozenset({"CUR402"})),
+    "cpu-tensor-in-if": Case(
+        "a CPU tensor tested by `if` next to a module's output", "",
+        LAYER + "limit = torch.tensor(2.0)\n" + WARM_UP.format(call="layer(x)"),
+        "y = layer(x)\nif limit > 1.0:\n    y = y * 0.5\n", True, frozenset()),
 }
 
 

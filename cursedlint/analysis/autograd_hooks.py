@@ -21,8 +21,7 @@ import ast
 
 from msgspec import Struct
 
-from cursedlint.analysis.capture_regions import FUNCTIONS, CaptureAnalysis, Region, key
-from cursedlint.analysis.cuda_tensors import never_rebound
+from cursedlint.analysis.capture_regions import FUNCTIONS, CaptureAnalysis, Region, key, never_rebound
 from cursedlint.analysis.python_project import own_nodes
 
 SAVED_TENSORS_HOOKS = frozenset({"torch.autograd.graph.saved_tensors_hooks"})

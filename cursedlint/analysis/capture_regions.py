@@ -15,7 +15,9 @@ import ast
 from msgspec import Struct
 
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
-from cursedlint.analysis.python_project import last_name, own_method, value_of
+from cursedlint.analysis.python_project import (
+    CALL_METHOD, last_name, own_method, own_nodes, value_of,
+)
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
 
@@ -97,6 +99,15 @@ def body_of(scope: ast.AST) -> list[ast.AST]:
     """What a module, class, def or lambda runs: its statements, or a lambda's expression
     (read every scope's body through this: a lambda's is one node, not a list)."""
     return [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
+
+
+def never_rebound(function: ast.AST, names: set[str]) -> frozenset[str]:
+    """Of a function's (or lambda's) parameter `names`, those its body never binds again."""
+    if not names:
+        return frozenset()
+    stored = {node.id for node in own_nodes(body_of(function))
+              if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    return frozenset(names - stored)
 
 
 def _statement_call(statement: ast.stmt) -> ast.Call | None:
@@ -264,13 +275,16 @@ class CaptureAnalysis:
         """The def or lambda a callable value runs: a module function, `self.method`, a
         lambda, `functools.partial(f, ...)`, the method of an instance of a module class
         (`runner.run`, `runner` made by `Runner(...)`, or taken by a loop over a list of
-        them); None when the module does not show it."""
+        them), such an instance itself (`runner`: its `__call__`); None when the module does not show it."""
         if target is None or depth > LOCAL_DEPTH:
             return None
         if isinstance(target, (ast.Lambda, *FUNCTIONS)):
             return target
         if isinstance(target, ast.Call) and self.named(target.func, PARTIAL) and target.args:
             return self.code_of(target.args[0], depth + 1)
+        if isinstance(target, ast.Call):  # an instance of a module class: its `__call__`
+            cls = self.module_class(target)
+            return own_method(cls, CALL_METHOD) if cls is not None else None
         if isinstance(target, ast.Attribute) and not is_self_attribute(target):
             cls = self.module_class(self.constructor_of(target.value))
             return own_method(cls, target.attr) if cls is not None else None
@@ -350,6 +364,22 @@ def _items_named(target: ast.AST, items: ast.AST, name: str) -> ast.AST | None:
 PARTIAL = frozenset({"functools.partial"})
 END = (float("inf"), 0)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def capture_check(starts: dict[int, Region], syncing: frozenset[str]):
+    """A check (for `CudaUse.first` and `ThreadStarts.reached`) for the start of a region
+    (`starts`: by the id of its start) in global mode, or of one whose entry synchronizes the
+    device (`Region.what` in `syncing`); named by what it finds (`CudaUse` remembers a
+    callee's answer per check name)."""
+    def begins_capture(node: ast.AST) -> str | None:
+        region: Region | None = starts.get(id(node))
+        if region is None or not (region.mode == GLOBAL or region.what in syncing):
+            return None
+        return f"{region.what} begins a capture ({region.mode_words} mode)"
+
+    begins_capture.__name__ = "begins_capture_" + "_".join(sorted(syncing))
+    begins_capture.remote_kind = CudaFact.GLOBAL_CAPTURE
+    return begins_capture
 
 
 def capture_analysis(context) -> CaptureAnalysis:

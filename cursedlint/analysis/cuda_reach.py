@@ -15,7 +15,7 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, Reach, last_name, module_functions, own_nodes, project_names,
+    FunctionIndexer, Reach, call_names, last_name, module_functions, own_nodes, project_names,
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
@@ -281,9 +281,9 @@ class _ModuleCudaFacts:
 def capturing_names(facts: dict) -> tuple[str, ...]:
     """Names of the project's functions (path -> ModuleSummary of `CUDA_REACH`) that begin a
     global-mode capture themselves (through their module's own functions)."""
-    names = {qualname.rpartition(".")[2] for summary in facts.values()
+    names = {part for summary in facts.values()
              for qualname, function in summary.functions.items()
-             if CudaFact.GLOBAL_CAPTURE in function.facts}
+             if CudaFact.GLOBAL_CAPTURE in function.facts for part in call_names(qualname)}
     return tuple(sorted(names))
 
 
@@ -346,8 +346,8 @@ class CaptureStarts(Indexer):
 
     def trigger_words(self, facts: dict) -> tuple[str, ...]:
         """`capturing_names` of these facts."""
-        return tuple(sorted({qualname.rpartition(".")[2]
-                             for names in facts.values() for qualname in names}))
+        return tuple(sorted({part for names in facts.values() for qualname in names
+                             for part in call_names(qualname)}))
 
 
 _REGION_START = LazyPattern(

@@ -8,8 +8,11 @@ import ast
 from typing import Iterable
 
 from cursedlint.analysis.arguments import bind
-from cursedlint.analysis.capture_regions import LOCAL_DEPTH, CaptureAnalysis, body_of
+from cursedlint.analysis.capture_regions import (
+    LOCAL_DEPTH, CaptureAnalysis, is_self_attribute, never_rebound,
+)
 from cursedlint.analysis.cuda_use import CudaUse
+from cursedlint.analysis.nn_modules import NnModules, constructed
 from cursedlint.analysis.python_project import own_nodes
 from cursedlint.patterns import LazyPattern
 
@@ -83,15 +86,6 @@ def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
                                      (*arguments.posonlyargs, *arguments.args)[1:]})
 
 
-def never_rebound(function: ast.AST, names: set[str]) -> frozenset[str]:
-    """Of a function's (or lambda's) parameter `names`, those its body never binds again."""
-    if not names:
-        return frozenset()
-    stored = {node.id for node in own_nodes(body_of(function))
-              if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
-    return frozenset(names - stored)
-
-
 _COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
 
 
@@ -104,9 +98,12 @@ class CudaTensors:
     """Which expressions of one capture region are known to hold a CUDA tensor, and which
     nodes of it format one. Known: a tensor made on the GPU (`.cuda()`, `.to("cuda")`,
     `device="cuda"`), the result of a torch op (not a factory without a CUDA device) or of
-    `@`, a tensor method's result, arithmetic or indexing on a known CUDA tensor, and a name
-    whose one binding is such a value inside the region. Anything else (a parameter, a name
-    bound outside the region or twice, a model's output, `t.shape`, `len(t)`) is unknown."""
+    `@`, a tensor method's result, arithmetic or indexing on a known CUDA tensor, a name
+    whose one binding is such a value inside the region, a name or `self` attribute whose one
+    binding anywhere is a tensor made on the GPU, and the output of an nn.Module
+    (`nn_modules`) on a CUDA device or given a known CUDA tensor. Anything else (a parameter,
+    a name bound outside the region to anything else or bound twice, the output of another
+    callable, `t.shape`, `len(t)`) is unknown."""
 
     def __init__(self, context, analysis: CaptureAnalysis, uses: CudaUse,
                  body: Iterable[ast.AST], parameters: frozenset[str] = frozenset()):
@@ -119,6 +116,7 @@ class CudaTensors:
         self._body = body
         self._parameters = parameters
         self._inside_ids: set[int] | None = None
+        self._modules: NnModules | None = None
 
     @property
     def _inside(self) -> set[int]:
@@ -260,7 +258,10 @@ class CudaTensors:
             if node.id in self._parameters:
                 return True
             bound = self.context.definition(node)
-            return id(bound) in self._inside and self.holds(bound, depth + 1)
+            return (id(bound) in self._inside and self.holds(bound, depth + 1)) or \
+                self._made_on_gpu(bound)
+        if is_self_attribute(node):  # one value in the class, made on the GPU
+            return self._made_on_gpu(self.analysis.value_of(node))
         if isinstance(node, ast.BinOp):
             if _is_text(node.left) or _is_text(node.right):
                 return False
@@ -287,5 +288,29 @@ class CudaTensors:
             return (namespace in TORCH_OP_NAMESPACES and function.islower()
                     and function not in HOST_VALUE_FUNCTIONS | TORCH_FACTORIES)
         func = call.func
+        if isinstance(func, ast.Name) or is_self_attribute(func):
+            return self._module_output(call, depth)
         return (isinstance(func, ast.Attribute) and func.attr not in HOST_VALUE_METHODS
                 and not func.attr.startswith("is_") and self.holds(func.value, depth + 1))
+
+    def _made_on_gpu(self, bound: ast.AST | None) -> bool:
+        """Whether a value (bound anywhere) is a tensor made on the GPU: `.cuda()`,
+        `.to("cuda")`, `device="cuda"`, not an nn.Module moved or made there."""
+        if not (isinstance(bound, ast.Call) and self.uses.makes_cuda_tensor(bound)):
+            return False
+        made = constructed(bound)
+        return made is None or not self._nn_modules().is_module_class(made.func)
+
+    def _nn_modules(self) -> NnModules:
+        if self._modules is None:
+            self._modules = NnModules(self.context, self.analysis, self.uses.project)
+        return self._modules
+
+    def _module_output(self, call: ast.Call, depth: int) -> bool:
+        """Whether `call` runs an nn.Module (`nn_modules`) on a CUDA device (moved there, or
+        given a CUDA tensor): the tensor it returns is on the device (a module's forward
+        computes on its parameters' and inputs' device; observed on an H200 in capture)."""
+        found = self._nn_modules().instance(call.func, self.uses.makes_cuda_tensor)
+        return found is not None and (found[1] or any(
+            self.holds(value, depth + 1) for value in (*call.args,
+                                                       *(k.value for k in call.keywords))))

@@ -20,7 +20,7 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.python_project import (
-    ProjectFunctions, call_target, last_name, own_nodes,
+    CALL_METHOD, ProjectFunctions, call_target, last_name, own_nodes,
 )
 from cursedlint.findings import Step
 
@@ -341,10 +341,15 @@ class CudaUse:
             bound = self._bound().get(name, ())  # (what it may hold, before resolving it)
             stored = self.stored(func) if any(self.project.may_reach(value, kind)
                                               for value in bound) else None
-            name = last_name(stored) if stored is not None else None
+            name = last_name(stored) if stored is not None else \
+                CALL_METHOD if self._instance_called(func, (kind,)) else None
         if name is None or not self.project.may_reach(name, kind):
             return None  # no project function of that name reaches it: nothing to resolve
         target = call_target(self.context, self.project, stored or func)
+        if target is None and stored is None:  # a name of the same last name that stores it
+            stored = self.stored(func)  # (`step = NormGatedOptimizer(params, inner).step`)
+            target = None if stored is None else call_target(self.context, self.project,
+                                                             stored)
         found = None if target is None else self.project.reached(*target, kind)
         if found is None or stored is None:
             return found
@@ -368,8 +373,17 @@ class CudaUse:
                 *(self.project.reaching(kind) for kind in kinds))
         if name in reaching:
             return True
-        return bool(self.project.summaries) and not reaching.isdisjoint(
-            self._bound().get(name, ()))
+        return bool(self.project.summaries) and (
+            not reaching.isdisjoint(self._bound().get(name, ()))
+            or (CALL_METHOD in reaching and self._instance_called(func, kinds)))
+
+    def _instance_called(self, func: ast.AST, kinds: tuple[CudaFact, ...]) -> bool:
+        """Whether `func` (a name or `self.attr`) may be an instance that the module makes
+        with a call (`runner = LazyGraphRunner(model)`) where a project `__call__` reaches
+        one of `kinds` (`call_target` resolves which class's)."""
+        return (isinstance(func, ast.Name) or is_self_attribute(func)) and any(
+            self.project.may_reach(CALL_METHOD, kind) for kind in kinds) and isinstance(
+            self.analysis.value_of(func), ast.Call)
 
     def stored(self, func: ast.AST) -> ast.AST | None:
         """The function a name or `self.attr` holds where the module binds it once to another

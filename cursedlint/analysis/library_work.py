@@ -14,10 +14,10 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_use import CudaUse, located, through
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
+from cursedlint.analysis.nn_modules import NN as _NN, constructed
 from cursedlint.analysis.python_project import dotted, linted_imports, own_nodes
 from cursedlint.findings import Step
 
-_NN = "torch.nn."
 LIBRARY_FUNCTIONS = frozenset({
     *(f"torch.{name}" for name in ("matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm",
                                    "einsum")),
@@ -32,9 +32,6 @@ LIBRARY_MODULES = frozenset(f"{_NN}{name}" for name in (
     "ConvTranspose3d", "LSTM", "GRU", "RNN", "MultiheadAttention"))
 """`torch.nn` layers whose forward pass is a cuBLAS or cuDNN call."""
 CONTAINERS = frozenset({f"{_NN}Sequential"})
-MODULE_MOVES = frozenset({"cuda", "to", "half", "bfloat16", "float", "double", "train", "eval",
-                          "requires_grad_"})
-"""Methods of an nn.Module that return the module itself (`nn.Linear(8, 8).cuda()`)."""
 _STREAM_CONTEXTS = frozenset({"torch.cuda.stream"})
 
 
@@ -68,7 +65,7 @@ class LibraryWork:
     def _module_work(self, call: ast.Call) -> str | None:
         """Why calling the nn.Module that `call.func` holds runs cuBLAS or cuDNN, or None."""
         func = call.func
-        made = self._constructed(self.analysis.value_of(func))
+        made = constructed(self.analysis.value_of(func))
         if made is None:
             return None
         label = f"`{ast.unparse(func)}` (created on line {made.lineno})"
@@ -88,14 +85,6 @@ class LibraryWork:
         node, what, path = found
         return f"{label} runs forward(){through(path)}, which reaches line {node.lineno}: {what}"
 
-    @staticmethod
-    def _constructed(value: ast.AST | None) -> ast.Call | None:
-        """The constructor call under `Layer(...).cuda().eval()`."""
-        while (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-               and value.func.attr in MODULE_MOVES):
-            value = value.func.value
-        return value if isinstance(value, ast.Call) else None
-
     def _layer(self, made: ast.Call) -> str | None:
         """The torch.nn layer (or a Sequential's first library layer) a call constructs."""
         name = self.context.qualified_name(made.func, among=LIBRARY_MODULES | CONTAINERS)
@@ -105,7 +94,7 @@ class LibraryWork:
             elements = [e for a in made.args
                         for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
             return next((f"{layer} inside `{name[len(_NN):]}`" for layer in (
-                self._layer(c) for c in map(self._constructed, elements) if c) if layer), None)
+                self._layer(c) for c in map(constructed, elements) if c) if layer), None)
         return None
 
     def _forward(self, func: ast.AST) -> ast.AST | None:

@@ -106,6 +106,10 @@ def dotted(node: ast.AST) -> str | None:
     return ".".join([node.id, *reversed(parts)])
 
 
+CALL_METHOD = "__call__"
+"""The method that calling an instance runs."""
+
+
 def last_name(node: ast.AST) -> str | None:
     """The name a callee ends in: `cuLaunchHostFunc` for `libcuda.cuLaunchHostFunc` and for
     `cuLaunchHostFunc`; None for other expressions."""
@@ -606,7 +610,7 @@ class ProjectFunctions:
                 part for path, summary in self.summaries.items()
                 for qualname in summary.functions
                 if self.reached(path, qualname, kind) is not None
-                for part in _called_as(qualname))
+                for part in call_names(qualname))
         return names
 
     def reached(self, path: str, qualname: str,
@@ -651,10 +655,13 @@ class ProjectFunctions:
         return min(options, key=lambda option: option[0])[1] if options else None
 
 
-def _called_as(qualname: str) -> tuple[str, ...]:
-    """The names a call of the function ends in: its own, and its class's for `__init__`."""
+def call_names(qualname: str) -> tuple[str, ...]:
+    """The names a call of the function ends in: its own, and its class's for `__init__` and
+    `__call__` (`Runner(...)` runs the one, `runner(...)` with `runner = Runner(...)` the
+    other)."""
     head, _, last = qualname.rpartition(".")
-    return (last, head.rpartition(".")[2]) if last == "__init__" and head else (last,)
+    return (last, head.rpartition(".")[2]) if last in ("__init__", CALL_METHOD) and head \
+        else (last,)
 
 
 def _qualnames(summary: ModuleSummary) -> Iterator[str]:
@@ -772,8 +779,10 @@ def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str,
     """The project function (path, qualified name) that the callable expression `node` of the
     linted file names: `health.loop`, `loop` imported from `.health`, or a method on an
     instance of a project class (`manager.record` with `manager = GraphManager()`,
-    `self.graphs.record` with `self.graphs = GraphManager()` in the class); None when it is
-    not one."""
+    `self.graphs.record` with `self.graphs = GraphManager()` in the class, or
+    `GraphManager().record` itself: a bound method stored as `self.step_fn`), or the
+    `__call__` of such an instance called (`runner` with `runner = LazyGraphRunner(model)`);
+    None when it is not one."""
     path = os.path.abspath(context.source.path)
     imports = linted_imports(context)
     name = dotted(node)
@@ -781,14 +790,46 @@ def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str,
         found = project.callee(path, imports, name, calling_function(context, node))
         if found is not None:
             return found
-    if not isinstance(node, ast.Attribute):
+    # a method of an instance, or an instance called (its class's `__call__`)
+    ways = [(node.value, node.attr)] if isinstance(node, ast.Attribute) else []
+    if isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and isinstance(
+            node.value, ast.Name) and node.value.id == "self"):
+        ways.append((node, CALL_METHOD))
+    for receiver, method in ways:
+        constructor = _instance_class(context, receiver)
+        found = constructor and (project.method(path, imports, constructor, method) or
+                                 project.made_by(path, imports, constructor, method))
+        if found:
+            return found
+    return None
+
+
+def _instance_class(context, receiver: ast.AST) -> str | None:
+    """The dotted name of what makes the instance `receiver` is: the callee of the call that
+    makes it (`GraphManager()`, or a factory), or the annotation of the parameter it is
+    (`optimizer: NormGatedOptimizer`, also through `self.opt = optimizer`)."""
+    made = receiver if isinstance(receiver, ast.Call) else value_of(context, receiver)
+    if isinstance(made, ast.Call):
+        return dotted(made.func)
+    parameter = made if isinstance(made, ast.Name) else \
+        receiver if made is None and isinstance(receiver, ast.Name) else None
+    annotation = parameter_annotation(context, parameter) if parameter is not None else None
+    return dotted(annotation) if annotation is not None else None
+
+
+def parameter_annotation(context, node: ast.Name) -> ast.AST | None:
+    """The annotation of the parameter `node` reads (`optimizer: NormGatedOptimizer`), where
+    its function never binds the name again; None otherwise."""
+    scope = context.scope_of(node)
+    if not isinstance(scope, _FUNCTIONS):
         return None
-    made = value_of(context, node.value)
-    constructor = dotted(made.func) if isinstance(made, ast.Call) else None
-    if constructor is None:
+    arguments = scope.args
+    parameter = next((a for a in (*arguments.posonlyargs, *arguments.args,
+                                  *arguments.kwonlyargs) if a.arg == node.id), None)
+    if parameter is None or parameter.annotation is None:
         return None
-    return project.method(path, imports, constructor, node.attr) or \
-        project.made_by(path, imports, constructor, node.attr)
+    stores = context.shared(("own-stores", id(scope)), lambda: _own_stores(scope))
+    return None if stores.get(node.id) else parameter.annotation
 
 
 def value_of(context, node: ast.AST) -> ast.AST | None:

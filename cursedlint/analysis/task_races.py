@@ -18,8 +18,7 @@ from typing import Iterator, NamedTuple
 
 from msgspec.structs import replace
 
-from cursedlint.analysis.capture_regions import GLOBAL, Region, body_of, key, position
-from cursedlint.analysis.cuda_facts import CudaFact
+from cursedlint.analysis.capture_regions import body_of, capture_check, key, position
 from cursedlint.analysis.python_project import own_nodes
 from cursedlint.analysis.thread_starts import (
     ProjectFunction, ThreadStart, ThreadStarts, code_label,
@@ -56,8 +55,8 @@ class TaskRaces:
         self.threads = threads
         self.context = threads.context
         starts = {id(region.start): region for region in threads.analysis.regions}
-        self._begins_capture = _capture_check(starts, SYNCING_ENTRIES)
-        self._begins_global_capture = _capture_check(starts, frozenset())
+        self._begins_capture = capture_check(starts, SYNCING_ENTRIES)
+        self._begins_global_capture = capture_check(starts, frozenset())
 
     def races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
         """Of the module's `calls`, the task starts whose tasks may capture at once."""
@@ -69,7 +68,7 @@ class TaskRaces:
             code = self._item_method(start) or start.code
             found = self.threads.reached(code, self._begins_capture)
             if found is not None and not self._warmed_up(start):
-                yield TaskRace(start, f"{start.label} running {code_label(code)}", how, *found)
+                yield TaskRace(start, f"{start.label} running {code_label(self.context, code)}", how, *found)
 
     def sibling_races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
         """Of the module's `calls`, the task starts whose code begins a global-mode capture
@@ -91,7 +90,7 @@ class TaskRaces:
                     continue
                 sibling = self._sibling_work(start, starts)
                 if sibling is not None:
-                    yield TaskRace(start, f"{start.label} running {code_label(start.code)}",
+                    yield TaskRace(start, f"{start.label} running {code_label(self.context, start.code)}",
                                    sibling, *capture)
                     break
 
@@ -103,7 +102,7 @@ class TaskRaces:
             work = self.threads.reached(other.code, self.threads.uses.any_use)
             if work is not None:
                 line, where, _ = work
-                return (f"{code_label(other.code)}, started on line {other.call.lineno}, "
+                return (f"{code_label(self.context, other.code)}, started on line {other.call.lineno}, "
                         f"reaches line {line}{where}")
         return None
 
@@ -228,19 +227,6 @@ def _pool(call: ast.Call) -> str:
             isinstance(call.args[0], ast.Constant) and call.args[0].value is None):
         return key(call.args[0])
     return "the event loop's default executor"
-
-
-def _capture_check(starts: dict[int, Region], syncing: frozenset[str]):
-    """A check (for `ThreadStarts.reached`) for the start of a region in global mode, or of
-    one whose entry synchronizes the device (`Region.what` in `syncing`)."""
-    def begins_capture(node: ast.AST) -> str | None:
-        region: Region | None = starts.get(id(node))
-        if region is None or not (region.mode == GLOBAL or region.what in syncing):
-            return None
-        return f"{region.what} begins a capture ({region.mode_words} mode)"
-
-    begins_capture.remote_kind = CudaFact.GLOBAL_CAPTURE
-    return begins_capture
 
 
 def _method(call: ast.Call) -> str | None:

@@ -13,13 +13,13 @@ from typing import Iterator, NamedTuple
 from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import (
-    END, PARTIAL, CaptureAnalysis, Region, body_of, enclosing_class, is_self_attribute, key,
-    position,
+    END, GLOBAL, PARTIAL, CaptureAnalysis, Region, body_of, capture_check, enclosing_class,
+    is_self_attribute, key, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.python_project import (
-    Reach, call_target, dotted, linted_imports, own_nodes,
+    CALL_METHOD, Reach, call_target, dotted, linted_imports, own_nodes,
 )
 from cursedlint.findings import Step
 
@@ -68,12 +68,14 @@ def _receiver(call: ast.Call) -> str | None:
     return key(call.func.value) if isinstance(call.func, ast.Attribute) else None
 
 
-def code_label(code: ast.AST | ProjectFunction) -> str:
+def code_label(context, code: ast.AST | ProjectFunction) -> str:
+    """How messages name a thread's or task's code (an instance's `__call__` with its class)."""
     if isinstance(code, ProjectFunction):
         return f"{code.qualname}() ({os.path.basename(code.path)})"
     if isinstance(code, ast.Lambda):
         return f"the lambda on line {code.lineno}"
-    return f"{code.name}()"
+    owner = context.scope_of(code) if code.name == CALL_METHOD else None
+    return f"{owner.name}.{code.name}()" if isinstance(owner, ast.ClassDef) else f"{code.name}()"
 
 
 class ThreadStarts:
@@ -84,6 +86,7 @@ class ThreadStarts:
         self.context = context
         self.analysis = analysis
         self.uses = uses
+        self._starting: dict[int, bool] = {}
 
     def reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
         """Where a thread's code (a def or lambda of the module, or a project function of
@@ -151,6 +154,55 @@ class ThreadStarts:
                     receiver = _receiver(call)
                     running = [r for r in running if _receiver(r.call) != receiver]
 
+    def callee_captures(self, calls: list[ast.Call]) -> Iterator[Region]:
+        """Of the file's `calls`, those in a function (or at module level) where threads or
+        tasks start, of a function that begins a global-mode capture: of this module (itself
+        or through the module's functions it calls) or another's; each as a region begun at
+        the call, its chain to the capture in `steps` (for `alive_at`: `do_capture(model, x)`
+        while a thread started before it runs). (Whether a call captures is asked first,
+        by names: few calls do, and threads are looked for only around those.)"""
+        starts = {id(region.start): region for region in self.analysis.regions}
+        check = capture_check(starts, frozenset())
+        local = any(check(region.start) for region in self.analysis.regions)
+        remote = (CudaFact.GLOBAL_CAPTURE,)
+        project = self.uses.project
+        if not local and (project is None or not project.reaching(CudaFact.GLOBAL_CAPTURE)):
+            return  # (no function here or in the project begins one)
+        here = self.context.source.path
+        for call in calls:
+            if id(call) in starts:
+                continue
+            callee = self.uses.callee(call) if local else None
+            if callee is not None:
+                found = self.uses.first(body_of(callee), check)
+                if found is None or not self._starting_around(call):
+                    continue
+                node, what, path = found
+                steps = self.uses.steps_for(node) or (
+                    Step(here, node.lineno, f"{what}{through(path)}"),)
+                yield Region(call, (), GLOBAL,
+                             f"{callee.name}(){through(path)} (line {node.lineno})",
+                             (Step(here, callee.lineno, f"{callee.name}() is called on line "
+                                   f"{call.lineno}"), *steps))
+            elif self.uses.may_be_reached(call.func, remote) and \
+                    self._starting_around(call):
+                region = self.uses.remote_region(call)
+                if region is not None:
+                    yield region
+
+    def _starting_around(self, call: ast.Call) -> bool:
+        """Whether threads or tasks start in the call's function (or module), at module
+        level or in its class's `__init__` (where `alive_at` looks)."""
+        scope = self.context.scope_of(call) or self.context.tree
+        return any(self._starts_in(root) for root in self._earlier_scopes(scope))
+
+    def _starts_in(self, root: ast.AST) -> bool:
+        """Whether `root`'s own code starts a thread or task (once per root)."""
+        memo = self._starting
+        if id(root) not in memo:
+            memo[id(root)] = next(self._starts(root), None) is not None
+        return memo[id(root)]
+
     # -- threads alive at a region --------------------------------------------------------
     def alive_at(self, region: Region) -> Iterator[ThreadStart]:
         scope = self.context.scope_of(region.start)
@@ -206,10 +258,10 @@ class ThreadStarts:
         if code is None:
             return None
         if handle is made:
-            handles, label = frozenset(), f"the thread running {code_label(code)}"
+            handles, label = frozenset(), f"the thread running {code_label(self.context, code)}"
         else:
             handles = frozenset({key(handle)})
-            label = f"thread `{key(handle)}` running {code_label(code)}"
+            label = f"thread `{key(handle)}` running {code_label(self.context, code)}"
         return ThreadStart(call, code, label, handles, None)
 
     def _project_function(self, target) -> "ProjectFunction | None":
@@ -246,7 +298,9 @@ class ThreadStarts:
 
     def code_of(self, target: ast.AST) -> "ast.AST | ProjectFunction | None":
         """The code a thread or task target runs: of this module, or another's function or
-        method (`runner.run`, `runner` made by another module's class)."""
+        method (`runner.run`, `runner` made by another module's class), or the `__call__` of
+        an instance of a class of the project (`pool.submit(runner, batch)` with `runner =
+        LazyGraphRunner(model)`)."""
         code = self.analysis.code_of(target) or self._project_function(target)
         if code is None and isinstance(target, ast.Attribute):
             code = self.method_of(self.analysis.constructor_of(target.value), target.attr)
@@ -296,7 +350,7 @@ class ThreadStarts:
         parent = self.context.parent_of(call)
         if isinstance(parent, ast.Assign):
             handles.update(key(target) for target in parent.targets)
-        label = f"the {ast.unparse(executor)} task running {code_label(code)}"
+        label = f"the {ast.unparse(executor)} task running {code_label(self.context, code)}"
         return ThreadStart(call, code, label, frozenset(handles), key(executor))
 
     def _with_target(self, name: ast.Name) -> ast.AST | None:

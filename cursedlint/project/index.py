@@ -109,7 +109,7 @@ class Indexer:
 
     trigger_words_defined = False
     """Whether each word `trigger_words` gives for a file's summary is the name of a function
-    the file defines (`def NAME`): where the facts are gathered only for their trigger words
+    the file defines (`def NAME`; for a `def __call__`, its class's): where the facts are gathered only for their trigger words
     in one round, for some linted files, a file that defines no name those files hold gives
     no word that could make one of them triggered, and is summarized only where the bounds
     need to know whether it has facts."""
@@ -431,6 +431,7 @@ class ProjectIndex:
                 return True
             data = data if data is not None else self.source_bytes(path)
             return data is None or any(not name.isascii() or name in names
+                                       or name == b"__call__"  # (its word: the class's name)
                                        for name in _DEFINED.findall(data))
 
         return may_name

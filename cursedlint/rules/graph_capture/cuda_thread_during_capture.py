@@ -18,7 +18,10 @@ class CudaThreadDuringCapture(CaptureRule):
     thread started earlier may make CUDA calls: a `threading.Thread` (or a `Thread` subclass
     with its own `run`), a `threading.Timer`, or a `ThreadPoolExecutor.submit`/`map` task,
     started before the region in the same function (or at module level, or in the class's
-    `__init__`) and not joined, shut down or waited for before it. The thread's code is
+    `__init__`) and not joined, shut down or waited for before it; the region may be begun by
+    a function the call there runs (`graph = record(model, x)`, `runner(x)` with `runner`
+    an instance whose `__call__` captures; of the module, through its functions, or of
+    another module), in global mode, reported at that call. The thread's code is
     followed through the module's functions and methods, and into the project's other modules
     (a target imported from one, and what its functions call). Across modules, a call of
     another module's function that starts such a thread and leaves it running (a monitor whose
@@ -37,7 +40,8 @@ class CudaThreadDuringCapture(CaptureRule):
     loop or comprehension (not waited for on the spot), or asyncio's
     `loop.run_in_executor(executor, f, ...)` and `asyncio.to_thread(f, ...)` in a comprehension
     or in a loop that does not await each (the default executor has several workers), whose code (a function or method of
-    the module or another module of the project, a method of the objects a loop or
+    the module or another module of the project, an instance of a project class (its
+    `__call__`: `pool.submit(runner, batch)`), a method of the objects a loop or
     comprehension takes, `map`'s lambda calling its item's method) begins a `torch.cuda.graph`
     region in any mode or another region in global mode, unless the function ran that code
     itself before it started the tasks (a serial warm-up that captures each graph). A task

@@ -71,7 +71,7 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         self.calls.append(node)
 
     def check(self) -> None:
-        for region in self.analysis.regions:
+        for region in (*self.analysis.regions, *self.threads.callee_captures(self.calls)):
             for start in self.threads.alive_at(region):
                 self._check_thread(region, start)
         if self.uses.project is not None:
@@ -91,7 +91,7 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             line, where, steps = found
             self._report_thread(region.start, f"{start.label} (started on line "
                                 f"{start.call.lineno})", region, f"{line}{where}",
-                                bool(device_wide), steps,
+                                bool(device_wide), (*steps, *region.steps),
                                 None if device_wide else self._thread_local_fix(region))
 
     def _report_race(self, race: TaskRace) -> None:

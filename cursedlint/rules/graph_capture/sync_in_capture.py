@@ -40,12 +40,21 @@ class SyncInCapture(CaptureRule):
     `.to("cuda")`, `device="cuda"`), a CuPy function's array, a Warp factory's array on a
     CUDA device, the result of a torch op or `@` (the total norm
     `clip_grad_norm_` returns included), a tensor method,
-    arithmetic or indexing on such a tensor, or a name bound once, inside the region, to one
-    of these; a parameter, a name bound outside the region, a model's output, `t.shape`,
-    `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods, and
+    arithmetic or indexing on such a tensor, a name bound once, inside the region, to one
+    of these, or a name (or `self` attribute) bound once anywhere to a tensor made on the
+    GPU; and the output of an `nn.Module` (a `torch.nn` layer or a class deriving from
+    `torch.nn.Module`, of this module or another, bound once to a name or `self` attribute,
+    or a parameter annotated so) that is moved to CUDA (`.cuda()`, `.to("cuda")`,
+    `device="cuda"`) or given such a tensor (`loss = model(static_x).sum()`, then `if loss >
+    threshold:`; observed on an H200: the capture is invalidated). A parameter, a name
+    bound outside the region to anything else, the output of a callable not known to be a
+    module, `t.shape`, `t.dtype` and `len(t)` are not. Calls into the module's own functions and methods, and
     into another module's functions, are followed for the synchronizing calls, also where a
     name or `self` attribute the module binds once holds the function (`self.after_step =
-    drain_device`, then `self.after_step()`); a called function that reads or formats a CUDA tensor on the host as above
+    drain_device`, then `self.after_step()`) or a method of an instance of a project class
+    (`self.step_fn = NormGatedOptimizer(params, inner).step`, or `optimizer.step` with the
+    parameter `optimizer: NormGatedOptimizer`), and where an instance whose class defines
+    `__call__` is called; a called function that reads or formats a CUDA tensor on the host as above
     (`if total > max_norm:` or `print(f"{total}")` on a torch op's result; not an `assert`'s
     message, made only when it fails), not under a condition of its own, is a
     finding too (observed on an H200 like the read in the region itself); the finding is the

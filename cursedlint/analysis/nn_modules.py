@@ -1,0 +1,88 @@
+"""Which callables of a Python module are `torch.nn.Module` instances, and whether one is known
+to sit on a CUDA device: what `cuda_tensors` asks to know a model's output as a CUDA tensor,
+and `library_work` to find the layer a call runs.
+
+An instance is known where a name (or `self.attr`) is bound once to the construction of a
+`torch.nn` layer or of a class deriving from `torch.nn.Module` (of this module, or of another
+module of the project by the `cuda-reach` index's class facts), also under the module's own
+moves (`Net().cuda().eval()`), or where it is a parameter annotated with such a class and never
+rebound. It is on a CUDA device where one of those moves is `.cuda()` or `.to("cuda")`, or the
+constructor is given `device="cuda"`."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from cursedlint.analysis.capture_regions import (
+    LOCAL_DEPTH, CaptureAnalysis, is_self_attribute,
+)
+from cursedlint.analysis.python_project import dotted, linted_imports, parameter_annotation
+
+NN = "torch.nn."
+NN_MODULE = f"{NN}Module"
+MODULE_MOVES = frozenset({"cuda", "to", "half", "bfloat16", "float", "double", "train", "eval",
+                          "requires_grad_"})
+"""Methods of an nn.Module that return the module itself (`nn.Linear(8, 8).cuda()`)."""
+
+
+def constructed(value: ast.AST | None) -> ast.Call | None:
+    """The constructor call under `Layer(...).cuda().eval()` (or the call itself)."""
+    while (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+           and value.func.attr in MODULE_MOVES):
+        value = value.func.value
+    return value if isinstance(value, ast.Call) else None
+
+
+class NnModules:
+    """The nn.Module instances a module's callables hold (`instance`)."""
+
+    def __init__(self, context, analysis: CaptureAnalysis, project=None):
+        self.context = context
+        self.analysis = analysis
+        self.project = project
+
+    def instance(self, func: ast.AST, on_cuda) -> tuple[ast.AST, bool] | None:
+        """(where it is made or declared, whether it is on a CUDA device) when `func` (a name
+        or `self.attr`) holds an nn.Module instance; None when the module does not show one.
+        `on_cuda(call)`: whether a call of the chain puts it on a CUDA device
+        (`CudaUse.makes_cuda_tensor`)."""
+        if not (isinstance(func, ast.Name) or is_self_attribute(func)):
+            return None
+        bound = self.analysis.value_of(func)
+        made = constructed(bound)
+        if made is not None:
+            if not self.is_module_class(made.func):
+                return None
+            chain, cuda = bound, False
+            while isinstance(chain, ast.Call):  # the constructor and the moves over it
+                cuda = cuda or on_cuda(chain)
+                chain = chain.func.value if chain is not made else None
+            return made, cuda
+        if isinstance(func, ast.Name) and bound is None:
+            annotation = parameter_annotation(self.context, func)
+            if annotation is not None and self.is_module_class(annotation):
+                return annotation, False
+        return None
+
+    def is_module_class(self, node: ast.AST, depth: int = 0) -> bool:
+        """Whether `node` names a `torch.nn` layer or a class deriving from `torch.nn.Module`
+        (of this module, or of another module of the project)."""
+        if depth > LOCAL_DEPTH:
+            return False
+        name = self.context.qualified_name(node)
+        if name is not None:
+            namespace, _, last = name.rpartition(".")
+            if name == NN_MODULE or (last[:1].isupper() and (
+                    namespace == "torch.nn" or namespace.startswith(f"{NN}modules"))):
+                return True
+        cls = self.context.definition(node) if isinstance(node, ast.Name) else None
+        if isinstance(cls, ast.ClassDef):
+            return any(self.is_module_class(base, depth + 1) for base in cls.bases)
+        project, written = self.project, dotted(node)
+        if project is None or not project.summaries or written is None:
+            return False
+        path = os.path.abspath(self.context.source.path)
+        found = project.definition(path, linted_imports(self.context), written)
+        return found is not None and found[1] in project.summaries[found[0]].classes and \
+            project.subclasses(*found, NN_MODULE)
