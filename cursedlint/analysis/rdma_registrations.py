@@ -73,6 +73,7 @@ APIS = {
 HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
+WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
 
 # fi_mr_attr `iface` values of host memory (fi_mr(3), enum fi_hmem_iface); the others
@@ -456,10 +457,17 @@ class Registrations:
         from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS, file_allocators
         from cursedlint.analysis.c_memory import MemoryProvenance
 
+        from cursedlint.analysis.c_parameter_blocks import INDEX
+
         allocators, rounding = file_allocators(
             self.context, self.context.project.get(PAGE_ALLOCATORS.name))
-        return MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
-                                self.constants.assigned)
+        provenance = MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
+                                      self.constants.assigned)
+        provenance.follow_parameters = True
+        callers = self.context.project.get(INDEX)
+        if callers is not None:
+            provenance.callers = partial(_passed_in, callers, frozenset(self._wrappers))
+        return provenance
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
@@ -507,6 +515,14 @@ class Registrations:
 
 
 # -- the project's registering fields -----------------------------------------------------
+
+
+def _passed_in(callers: dict, wrappers: frozenset, function: str, position: int):
+    """What the callers pass a parameter of `function`; None for a wrapper of a registration
+    API (its callers' calls are registrations, reported there)."""
+    from cursedlint.analysis.c_parameter_blocks import caller_provenance
+
+    return None if function in wrappers else caller_provenance(callers, function, position)
 
 
 def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:

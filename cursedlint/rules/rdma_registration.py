@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.c_function_pointers import project_graph
+from cursedlint.analysis.c_parameter_blocks import INDEX, MAX_DEPTH, CallerBlocks, passed_on
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
-    APIS, HEADERS, Registration, RegistrationFacts, Registrations, composed_wrappers,
+    APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations, composed_wrappers,
     registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
@@ -61,7 +62,7 @@ class RegistrationWrapperIndex(Indexer):
     given a registering function, or a field holding one (there the other values of the
     field are stored, and the calls through it are made)."""
 
-    name = "registration-wrappers"
+    name = WRAPPERS_INDEX
     languages = (C, CPP)
     summary_type = RegistrationFacts
 
@@ -90,6 +91,40 @@ class RegistrationWrapperIndex(Indexer):
 
 
 
+class ParameterBlockIndex(Indexer):
+    """Per C/C++ file of the project (`analysis.c_parameter_blocks.CallerBlocks`: what each
+    call passes), searched from the linted file's registering functions whose memory comes
+    through a parameter (`seed_words`) up through the callers that pass their own parameter
+    on, to `MAX_DEPTH` rounds."""
+
+    name = INDEX
+    languages = (C, CPP)
+    summary_type = CallerBlocks
+    max_rounds = MAX_DEPTH
+    max_files, max_bytes = 400, 16 << 20
+
+    def words(self, settings):
+        return ()
+
+    def seed_words(self, context):
+        facts = registrations_of(context, context.project.get(WRAPPERS_INDEX))
+        for registration in facts.registrations:
+            for address in registration.addresses:
+                facts.provenance.of(address)
+        return {function for function, _ in facts.provenance.parameters_asked}
+
+    def summarize(self, context):
+        from cursedlint.analysis.c_parameter_blocks import caller_blocks
+
+        return caller_blocks(context)
+
+    def more_words(self, facts, settings):
+        return passed_on(facts)
+
+
+PARAMETER_BLOCKS = ParameterBlockIndex()
+
+
 class RegistrationRule(Rule):
     """What CUR301 and CUR302 share: C/C++, the registration APIs' names as triggers, and the
     wrappers other files of the project define (their names widen the triggers)."""
@@ -98,7 +133,7 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS, PAGE_ALLOCATORS)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS)
 
     @property
     def facts(self) -> Registrations:
