@@ -76,8 +76,8 @@ def caller_blocks(context) -> CallerBlocks | None:
         given = [_given(context, provenance, argument) for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
     values = sorted({context.text(leaf) for _, leaf in context.tokens(_BARE, None)
-                     if leaf.type == "identifier" and _as_value(context, leaf)}) if calls else []
-    return CallerBlocks(calls, values) if calls else None
+                     if leaf.type == "identifier" and _as_value(context, leaf)})
+    return CallerBlocks(calls, values) if calls or values else None
 
 
 _BARE = re.compile(rb"(?<![\w$.>:&*])[A-Za-z_]\w*(?=\s*[,;})])")

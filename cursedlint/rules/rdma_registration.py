@@ -12,7 +12,9 @@ the address points into, within the calling function: CUR302 reports memory that
 pages, CUR301 is silent on device memory and on ranges within a page-aligned allocation's
 whole pages.
 Registrations a test asserts to fail (`analysis.c_expectations`) are not registrations. What
-the file does not show is never guessed: silent.
+the file does not show is never guessed: silent. A registering function's pointer parameter
+(no wrapper's: its calls are registrations) is what every call of it passes, where the project
+shows it (`ParameterBlockIndex`, `analysis.c_parameter_blocks`).
 
 Project headers: struct layouts, `#define`s and enums of the project headers a file includes
 (found as the compiler finds them: `cursedlint/analysis/includes.py`) and the `-D` macros of its compile

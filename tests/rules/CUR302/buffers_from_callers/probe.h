@@ -18,6 +18,8 @@ int probe_dev_init(struct probe_ctx *ctx, struct ibv_pd *pd);
 int probe_dev_init_any(struct probe_ctx *ctx, struct ibv_pd *pd);
 struct slab { struct ibv_mr *mr; char data[176]; };
 int slab_pin(void *slab, struct ibv_pd *pd);
+int probe_dev_reinit(struct probe_ctx *ctx, struct ibv_pd *pd);
+int probe_dev_adopt(struct probe_ctx *ctx, struct ibv_pd *pd);
 int probe_restart(struct probe_ctx *ctx, struct ibv_pd *pd);
 int stage_pin(struct ibv_pd *pd, char *stage, struct ibv_mr **mr);
 int ring_pin(struct log_ring *ring, struct ibv_pd *pd, char *slots);
