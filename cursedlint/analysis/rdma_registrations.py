@@ -469,6 +469,15 @@ class Registrations:
             provenance.callers = partial(_passed_in, callers, frozenset(self._wrappers))
         return provenance
 
+    def parameter_functions(self) -> set[str]:
+        """The functions of the file, no wrapper among them, whose pointer parameter a
+        registered address comes through: their callers' files are worth reading."""
+        for registration in self.registrations:
+            for address in registration.addresses:
+                self.provenance.of(address)
+        return {function for function, _ in self.provenance.parameters_asked
+                if function not in self._wrappers}
+
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
         device memory (by its allocator, or a `fi_mr_attr` whose `iface` is a device or not

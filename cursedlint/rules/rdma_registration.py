@@ -109,11 +109,7 @@ class ParameterBlockIndex(Indexer):
         return ()
 
     def seed_words(self, context):
-        facts = registrations_of(context, context.project.get(WRAPPERS_INDEX))
-        for registration in facts.registrations:
-            for address in registration.addresses:
-                facts.provenance.of(address)
-        return {function for function, _ in facts.provenance.parameters_asked}
+        return registrations_of(context, context.project.get(WRAPPERS_INDEX)).parameter_functions()
 
     def summarize(self, context):
         from cursedlint.analysis.c_parameter_blocks import caller_blocks
