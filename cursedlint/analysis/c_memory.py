@@ -195,15 +195,16 @@ class MemoryProvenance:
             name: position for name, position in self.allocators.items() if position >= 0}}
         self._scope_allocators: dict[tuple[int, int], list[str]] = {}
         self._found: dict[int, Provenance] = {}  # address node id -> (each rule asks)
-        self.callers: Callable[[str, int], Provenance | None] | None = None
-        """What every caller passes a function's pointer parameter (name, position), where
-        the project shows it (`analysis.c_parameter_blocks`); None: not asked."""
+        self.callers: Callable[[str, int, bool], Provenance | None] | None = None
+        """What every caller passes a function's pointer parameter (name, position, whether
+        the function is `static`), where the project shows it (`analysis.c_parameter_blocks`);
+        None: not asked."""
         self.follow_parameters = False
         """Whether a member's pointer that is a parameter is followed to its callers in a file
         that names no allocator of whole pages (its callers may)."""
-        self.parameters_asked: set[tuple[str, int]] = set()
-        """The (function, position) of the parameters an address came through."""
-        self.passed: dict[int, tuple[str, int]] = {}
+        self.parameters_asked: set[tuple[str, int, bool]] = set()
+        """The (function, position, static) of the parameters an address came through."""
+        self.passed: dict[int, tuple[str, int, bool]] = {}
         """Address node id -> the parameter it is (itself, or a local whose one value it is)."""
         self._asking: int | None = None
 
@@ -407,7 +408,8 @@ class MemoryProvenance:
         names = parameter_names(self.context, function[1]) if function is not None else ()
         if name not in names:
             return None
-        key = (self.context.text(function[0]), names.index(name))
+        key = (self.context.text(function[0]), names.index(name),
+               has_storage(self.context, scope, ("static",)))
         self.parameters_asked.add(key)
         if self._asking is not None:
             self.passed[self._asking] = key

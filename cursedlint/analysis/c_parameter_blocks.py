@@ -41,13 +41,15 @@ _VALUE_PARENTS = frozenset({"argument_list", "init_declarator", "initializer_lis
 class Given(Struct, frozen=True, array_like=True):
     """One argument of one call: `kind` "whole" (a block of whole pages of its own), "heap" (a
     heap block sharing its pages), "parameter" (the caller's own pointer parameter: `function`
-    and `position`), "" (not known); `what` and `line` say what and where, for the chain."""
+    and `position`; `static`: only its file can call it), "" (not known); `what` and `line`
+    say what and where, for the chain."""
 
     kind: str
     what: str = ""
     line: int = 0
     function: str = ""
     position: int = -1
+    static: bool = False
 
 
 class CallerBlocks(Struct, frozen=True):
@@ -110,22 +112,26 @@ def _given(context, provenance, argument) -> Given:
 _UNKNOWN = Given("")
 
 
-def passed_in(facts: dict, function: str, position: int, depth: int = 0,
-              seen: frozenset = frozenset()) -> tuple[Given, str, str] | None:
-    """What every call of `function` the project shows passes as argument `position`: (a
-    `Given` of kind "whole" or "heap", the path of the caller's file, the function called
-    there) or None (not known)."""
+def passed_in(facts: dict, function: str, position: int, only: str | None = None,
+              depth: int = 0, seen: frozenset = frozenset()) -> tuple[Given, str, str] | None:
+    """What every call of `function` the project shows passes as argument `position` (`only`:
+    the calls of that file, where the function is `static` there): (a `Given` of kind "whole"
+    or "heap", the path of the caller's file, the function called there) or None (not
+    known)."""
+    files = sorted(facts.items()) if only is None else [(only, facts[only])] \
+        if only in facts else []
     if depth > MAX_DEPTH or (function, position) in seen or any(
-            function in found.values for found in facts.values()):
+            function in found.values for _, found in files):
         return None
     seen = seen | {(function, position)}
     whole, known = None, True
-    for path, found in sorted(facts.items()):
+    for path, found in files:
         for call in found.calls.get(function, ()):
             given = call[position] if position < len(call) else _UNKNOWN
             step = (given, path, function)
             if given.kind == "parameter":
-                step = passed_in(facts, given.function, given.position, depth + 1, seen) \
+                step = passed_in(facts, given.function, given.position,
+                                 path if given.static else None, depth + 1, seen) \
                     or (_UNKNOWN, path, function)
             if step[0].kind == "heap":
                 return step
@@ -136,13 +142,13 @@ def passed_in(facts: dict, function: str, position: int, depth: int = 0,
     return whole if known else None
 
 
-def caller_provenance(facts: dict, function: str, position: int):
+def caller_provenance(facts: dict, function: str, position: int, only: str | None = None):
     """`passed_in` as `c_memory.Provenance` (None: not known)."""
     import os
 
     from cursedlint.analysis.c_memory import Provenance
 
-    found = passed_in(facts, function, position)
+    found = passed_in(facts, function, position, only)
     if found is None:
         return None
     given, path, called = found
@@ -155,6 +161,7 @@ def caller_provenance(facts: dict, function: str, position: int):
 
 
 def passed_on(facts: dict) -> set[str]:
-    """The functions whose parameter a call passes on: their callers are read next."""
+    """The functions (not `static`: their calls are in their own file) whose parameter a call
+    passes on: their callers are read next."""
     return {given.function for found in facts.values() for calls in found.calls.values()
-            for call in calls for given in call if given.kind == "parameter"}
+            for call in calls for given in call if given.kind == "parameter" and not given.static}

@@ -464,19 +464,19 @@ class Registrations:
         provenance = MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
                                       self.constants.assigned)
         provenance.follow_parameters = True
-        callers = self.context.project.get(INDEX)
-        if callers is not None:
-            provenance.callers = partial(_passed_in, callers, frozenset(self._wrappers))
+        provenance.callers = partial(_passed_in, self.context.project.get(INDEX) or {},
+                                     frozenset((*APIS, *self._wrappers)), _OwnCalls(self.context))
         return provenance
 
     def parameter_functions(self) -> set[str]:
-        """The functions of the file, no wrapper among them, whose pointer parameter a
+        """The functions of the file, no API, wrapper or `static` one among them (calls of
+        the first two are registrations, of the last the file's own), whose pointer parameter a
         registered address comes through: their callers' files are worth reading."""
         for registration in self.registrations:
             for address in registration.addresses:
                 self.provenance.of(address)
-        return {function for function, _ in self.provenance.parameters_asked
-                if function not in self._wrappers}
+        return {function for function, _, static in self.provenance.parameters_asked
+                if not static and function not in APIS and function not in self._wrappers}
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
@@ -526,12 +526,33 @@ class Registrations:
 # -- the project's registering fields -----------------------------------------------------
 
 
-def _passed_in(callers: dict, wrappers: frozenset, function: str, position: int):
-    """What the callers pass a parameter of `function`; None for a wrapper of a registration
-    API (its callers' calls are registrations, reported there)."""
+def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", function: str,
+               position: int, static: bool):
+    """What the callers pass a parameter of `function` (the project index's `callers`; a
+    `static` function's calls are its file's own, `own`); None for a wrapper of a registration
+    API or an API (its callers' calls are registrations, reported there)."""
     from cursedlint.analysis.c_parameter_blocks import caller_provenance
 
-    return None if function in wrappers else caller_provenance(callers, function, position)
+    if function in wrappers:
+        return None
+    if not static:
+        return caller_provenance(callers, function, position)
+    return caller_provenance({**callers, **own.calls}, function, position, own.path)
+
+
+class _OwnCalls:
+    """The linted file's own `CallerBlocks` (path -> them), read when first needed."""
+
+    def __init__(self, context):
+        self.context = context
+        self.path = os.path.abspath(context.source.path)
+
+    @cached_property
+    def calls(self) -> dict:
+        from cursedlint.analysis.c_parameter_blocks import caller_blocks
+
+        found = caller_blocks(self.context)
+        return {} if found is None else {self.path: found}
 
 
 def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:
