@@ -54,3 +54,13 @@ def test_a_parameter_passed_on_is_followed_a_bounded_number_of_calls_and_not_aro
     assert passed_in(found, f"f{MAX_DEPTH + 2}", 0) is None
     cycle = facts(a="int g(char *p) { return g(p); }")
     assert passed_in(cycle, "g", 0) is None
+
+
+def test_a_static_functions_calls_are_its_own_files():
+    found = facts(a=f"""
+        static int pin(char *p);
+        int a(void) {{ char *q = {PAGES}; return pin(q); }}
+        """, b="static int pin(char *p); int b(void) { char *r = malloc(64); return pin(r); }")
+    assert passed_in(found, "pin", 0, only="a.c")[0].kind == "whole"
+    assert passed_in(found, "pin", 0, only="b.c")[0].kind == "heap"
+    assert passed_in(found, "pin", 0)[0].kind == "heap"
