@@ -61,25 +61,30 @@ class CallerBlocks(Struct, frozen=True):
     values: list[str] = []
 
 
-def caller_blocks(context) -> CallerBlocks | None:
+def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
     """The file's `CallerBlocks`, from its own text (its own page allocators only; a caller's
-    own parameter is kept as such, not followed here)."""
+    own parameter is kept as such, not followed here); `names`: of these functions' calls
+    only (None: of every plain function's)."""
     from cursedlint.analysis.c_allocators import file_allocators
     from cursedlint.analysis.c_constants import CConstants
     from cursedlint.analysis.c_memory import MemoryProvenance
 
+    found = context.calls(_CALLED if names is None else names)
+    values = sorted({context.text(leaf) for _, leaf in context.tokens(
+        _BARE if names is None else names) if leaf.type == "identifier"
+        and _as_value(context, leaf)})
+    if not (found or values):
+        return None
     constants = CConstants(context)
     allocators, rounding = file_allocators(context, None)
     provenance = MemoryProvenance(context, partial(constants.evaluate, assignments=True),
                                   context.settings.page_size, allocators, rounding,
                                   constants.assigned)
     calls: dict[str, list[list[Given]]] = {}
-    for name, call in context.calls(_CALLED):
+    for name, call in found:
         given = [_given(context, provenance, argument) for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
-    values = sorted({context.text(leaf) for _, leaf in context.tokens(_BARE, None)
-                     if leaf.type == "identifier" and _as_value(context, leaf)})
-    return CallerBlocks(calls, values) if calls or values else None
+    return CallerBlocks(calls, values)
 
 
 _BARE = re.compile(rb"(?<![\w$.>:&*])[A-Za-z_]\w*(?=\s*[,;})])")

@@ -21,6 +21,7 @@ their candidates become part of the chain (`Registration.chain`).
 from __future__ import annotations
 
 import os
+import re
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -73,6 +74,9 @@ APIS = {
 HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_GIVEN_PARAMETER = re.compile(r"([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
+"""`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
 
@@ -471,12 +475,36 @@ class Registrations:
     def parameter_functions(self) -> set[str]:
         """The functions of the file, no API, wrapper or `static` one among them (calls of
         the first two are registrations, of the last the file's own), whose pointer parameter a
-        registered address comes through: their callers' files are worth reading."""
-        for registration in self.registrations:
-            for address in registration.addresses:
-                self.provenance.of(address)
-        return {function for function, _, static in self.provenance.parameters_asked
+        registered address the rules asked about comes through: their callers' files are
+        worth reading."""
+        asked = [address for registration in self.registrations
+                 for address in registration.addresses if self._may_be_passed(address)]
+        for address in asked:  # (only these: a file's provenance is not free)
+            self.provenance.of(address)
+        return set() if not asked else {
+            function for function, _, static in self.provenance.parameters_asked
                 if not static and function not in APIS and function not in self._wrappers}
+
+    def _may_be_passed(self, address) -> bool:
+        """Whether a registered address may come through a parameter of its function (one
+        that other files can call, no API or wrapper): it names a parameter, or a local given
+        one (`T *s = (T *)param;`), by its text."""
+        from cursedlint.analysis.c_memory import has_storage
+
+        scope = scope_of(self.context, address)
+        function = plain_function(scope) if scope is not None \
+            and scope.type == "function_definition" else None
+        if function is None or self.context.text(function[0]) in APIS or \
+                self.context.text(function[0]) in self._wrappers or \
+                has_storage(self.context, scope, ("static",)):
+            return False
+        names = set(_WORD.findall(self.context.text(address))) - {""}
+        parameters = set(parameter_names(self.context, function[1])) - {""}
+        if names & parameters:
+            return True
+        body = self.context.text(function[2])
+        return any(match[0] in names and match[1] in parameters
+                   for match in _GIVEN_PARAMETER.findall(body))
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
@@ -537,22 +565,26 @@ def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", function: s
         return None
     if not static:
         return caller_provenance(callers, function, position)
-    return caller_provenance({**callers, **own.calls}, function, position, own.path)
+    return caller_provenance({**callers, **own.calls(function)}, function, position, own.path)
 
 
 class _OwnCalls:
-    """The linted file's own `CallerBlocks` (path -> them), read when first needed."""
+    """The linted file's own `CallerBlocks` of a function's calls (path -> them), read when
+    first asked (a `static` function's callers pass their own parameters on only as far as
+    they are other files' functions: the index's)."""
 
     def __init__(self, context):
         self.context = context
         self.path = os.path.abspath(context.source.path)
+        self._calls: dict[str, dict] = {}
 
-    @cached_property
-    def calls(self) -> dict:
+    def calls(self, function: str) -> dict:
         from cursedlint.analysis.c_parameter_blocks import caller_blocks
 
-        found = caller_blocks(self.context)
-        return {} if found is None else {self.path: found}
+        if function not in self._calls:
+            found = caller_blocks(self.context, frozenset((function,)))
+            self._calls[function] = {} if found is None else {self.path: found}
+        return self._calls[function]
 
 
 def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:

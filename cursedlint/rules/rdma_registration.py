@@ -111,6 +111,13 @@ class ParameterBlockIndex(Indexer):
     def seed_words(self, context):
         return registrations_of(context, context.project.get(WRAPPERS_INDEX)).parameter_functions()
 
+    def lookups(self, context):
+        return self.seed_words(context)
+
+    def affects(self, facts, path, lookups):
+        """Only calls of the linted file's functions asked about change its findings."""
+        return any(name in found.calls for found in facts.values() for name in lookups)
+
     def summarize(self, context):
         from cursedlint.analysis.c_parameter_blocks import caller_blocks
 
