@@ -467,44 +467,42 @@ class Registrations:
             self.context, self.context.project.get(PAGE_ALLOCATORS.name))
         provenance = MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
                                       self.constants.assigned)
-        provenance.follow_parameters = True
-        provenance.callers = partial(_passed_in, self.context.project.get(INDEX) or {},
+        callers = self.context.project.get(INDEX) or {}
+        # (a member's pointer is followed to a parameter only where its callers can be known)
+        provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
+        provenance.callers = partial(_passed_in, callers,
                                      frozenset((*APIS, *self._wrappers)), _OwnCalls(self.context))
         return provenance
 
     def parameter_functions(self) -> set[str]:
         """The functions of the file, no API, wrapper or `static` one among them (calls of
         the first two are registrations, of the last the file's own), whose pointer parameter a
-        registered address the rules asked about comes through: their callers' files are
+        registered address may come through (`_may_be_passed`): their callers' files are
         worth reading."""
-        asked = [address for registration in self.registrations
-                 for address in registration.addresses if self._may_be_passed(address)]
-        for address in asked:  # (only these: a file's provenance is not free)
-            self.provenance.of(address)
-        return set() if not asked else {
-            function for function, _, static in self.provenance.parameters_asked
-                if not static and function not in APIS and function not in self._wrappers}
+        return {function for registration in self.registrations
+                for address in registration.addresses
+                if (function := self._may_be_passed(address))}
 
-    def _may_be_passed(self, address) -> bool:
-        """Whether a registered address may come through a parameter of its function (one
-        that other files can call, no API or wrapper): it names a parameter, or a local given
-        one (`T *s = (T *)param;`), by its text."""
+    def _may_be_passed(self, address) -> str:
+        """The function through whose parameter a registered address may come (one that other
+        files can call, no API or wrapper): the address names a parameter, or a local given
+        one (`T *s = (T *)param;`), by its text; "" where none."""
         from cursedlint.analysis.c_memory import has_storage
 
         scope = scope_of(self.context, address)
         function = plain_function(scope) if scope is not None \
             and scope.type == "function_definition" else None
-        if function is None or self.context.text(function[0]) in APIS or \
-                self.context.text(function[0]) in self._wrappers or \
+        name = self.context.text(function[0]) if function is not None else ""
+        if not name or name in APIS or name in self._wrappers or \
                 has_storage(self.context, scope, ("static",)):
-            return False
-        names = set(_WORD.findall(self.context.text(address))) - {""}
+            return ""
+        names = set(_WORD.findall(self.context.text(address)))
         parameters = set(parameter_names(self.context, function[1])) - {""}
-        if names & parameters:
-            return True
-        body = self.context.text(function[2])
-        return any(match[0] in names and match[1] in parameters
-                   for match in _GIVEN_PARAMETER.findall(body))
+        if names & parameters or any(
+                match[0] in names and match[1] in parameters
+                for match in _GIVEN_PARAMETER.findall(self.context.text(function[2]))):
+            return name
+        return ""
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:

@@ -103,7 +103,7 @@ class ParameterBlockIndex(Indexer):
     languages = (C, CPP)
     summary_type = CallerBlocks
     max_rounds = MAX_DEPTH
-    max_files, max_bytes = 100, 8 << 20
+    max_files, max_bytes = 40, 4 << 20
 
     def words(self, settings):
         return ()
