@@ -477,11 +477,19 @@ class Registrations:
     def parameter_functions(self) -> set[str]:
         """The functions of the file, no API, wrapper or `static` one among them (calls of
         the first two are registrations, of the last the file's own), whose pointer parameter a
-        registered address may come through (`_may_be_passed`): their callers' files are
-        worth reading."""
-        return {function for registration in self.registrations
-                for address in registration.addresses
-                if (function := self._may_be_passed(address))}
+        registered address comes through (of those that may, `_may_be_passed`): their
+        callers' files are worth reading."""
+        asked = [address for registration in self.registrations
+                 for address in registration.addresses if self._may_be_passed(address)]
+        if not asked:
+            return set()
+        provenance, follows = self.provenance, self.provenance.follow_parameters
+        provenance.follow_parameters = True  # (the same answers, the parameter asked about)
+        for address in asked:
+            provenance.of(address)
+        provenance.follow_parameters = follows
+        return {function for function, _, static in provenance.parameters_asked
+                if not static and function not in APIS and function not in self._wrappers}
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other
