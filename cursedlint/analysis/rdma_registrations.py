@@ -75,7 +75,7 @@ HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_GIVEN_PARAMETER = re.compile(r"([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
+_GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
 """`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
