@@ -12,7 +12,9 @@ the address points into, within the calling function: CUR302 reports memory that
 pages, CUR301 is silent on device memory and on ranges within a page-aligned allocation's
 whole pages.
 Registrations a test asserts to fail (`analysis.c_expectations`) are not registrations. What
-the file does not show is never guessed: silent.
+the file does not show is never guessed: silent. A registering function's pointer parameter
+(no wrapper's: its calls are registrations) is what every call of it passes, where the project
+shows it (`ParameterBlockIndex`, `analysis.c_parameter_blocks`).
 
 Project headers: struct layouts, `#define`s and enums of the project headers a file includes
 (found as the compiler finds them: `cursedlint/analysis/includes.py`) and the `-D` macros of its compile
@@ -23,9 +25,10 @@ from __future__ import annotations
 
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.c_function_pointers import project_graph
+from cursedlint.analysis.c_parameter_blocks import INDEX, MAX_DEPTH, CallerBlocks, passed_on
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
-    APIS, HEADERS, Registration, RegistrationFacts, Registrations, composed_wrappers,
+    APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations, composed_wrappers,
     registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
@@ -61,7 +64,7 @@ class RegistrationWrapperIndex(Indexer):
     given a registering function, or a field holding one (there the other values of the
     field are stored, and the calls through it are made)."""
 
-    name = "registration-wrappers"
+    name = WRAPPERS_INDEX
     languages = (C, CPP)
     summary_type = RegistrationFacts
 
@@ -90,6 +93,43 @@ class RegistrationWrapperIndex(Indexer):
 
 
 
+class ParameterBlockIndex(Indexer):
+    """Per C/C++ file of the project (`analysis.c_parameter_blocks.CallerBlocks`: what each
+    call passes), searched from the linted file's registering functions whose memory comes
+    through a parameter (`seed_words`) up through the callers that pass their own parameter
+    on, to `MAX_DEPTH` rounds."""
+
+    name = INDEX
+    languages = (C, CPP)
+    summary_type = CallerBlocks
+    max_rounds = MAX_DEPTH
+    max_files, max_bytes = 40, 4 << 20
+
+    def words(self, settings):
+        return ()
+
+    def seed_words(self, context):
+        return registrations_of(context, context.project.get(WRAPPERS_INDEX)).parameter_functions()
+
+    def lookups(self, context):
+        return self.seed_words(context)
+
+    def affects(self, facts, path, lookups):
+        """Only calls of the linted file's functions asked about change its findings."""
+        return any(name in found.calls for found in facts.values() for name in lookups)
+
+    def summarize(self, context):
+        from cursedlint.analysis.c_parameter_blocks import caller_blocks
+
+        return caller_blocks(context)
+
+    def more_words(self, facts, settings):
+        return passed_on(facts)
+
+
+PARAMETER_BLOCKS = ParameterBlockIndex()
+
+
 class RegistrationRule(Rule):
     """What CUR301 and CUR302 share: C/C++, the registration APIs' names as triggers, and the
     wrappers other files of the project define (their names widen the triggers)."""
@@ -98,7 +138,7 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS, PAGE_ALLOCATORS)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS)
 
     @property
     def facts(self) -> Registrations:
