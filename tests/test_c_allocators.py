@@ -159,6 +159,10 @@ def test_a_function_handing_its_parameter_to_an_allocator_as_void_pointer_pointe
     chained = summary("""\
         struct ctx;
         int ctx_alloc(int kind, struct ctx **out) {
+            if (kind < 0) {
+                *out = NULL;
+                return 0;
+            }
             return page_zalloc((void **)out, kind ? 64 : 128);
         }
         int ctx_twice(struct ctx **out) {
@@ -166,8 +170,9 @@ def test_a_function_handing_its_parameter_to_an_allocator_as_void_pointer_pointe
             return page_zalloc((void **) out, 64);
         }
         int ctx_reset(struct ctx **out) {
+            static struct ctx *spare;
             int rc = page_zalloc((void **)out, 64);
-            if (rc) *out = 0;
+            if (rc) *out = spare;
             return rc;
         }
         int list_alloc(struct ctx **out) { return malloc_into((void **)out, 64); }

@@ -132,7 +132,7 @@ allocator storing through it."""
 def _chains(context) -> dict[str, tuple[int, str, int]]:
     """`PageAllocators.chains`: the file-scope functions that hand their pointer parameter, as
     `(void **)param`, to one plain call as an argument, and neither store through it
-    (`*param =`) nor hand it to another such call."""
+    (`*param = p;`, a null pointer aside) nor hand it to another such call."""
     from cursedlint.analysis.c_syntax import arguments, callee
 
     data, found, spoiled = context.source.data, {}, set()
@@ -152,9 +152,8 @@ def _chains(context) -> dict[str, tuple[int, str, int]]:
             and argument.type == "argument_list" else None
         called = callee(context, call) if call is not None \
             and call.type == "call_expression" else None
-        if spelled not in parameters or not called or name in found or any(
-                stored.group(1).decode("latin-1") == spelled for stored in
-                _STORE_THROUGH.finditer(data, scope.start_byte, scope.end_byte)):
+        if spelled not in parameters or not called or name in found or \
+                parameters.index(spelled) in _stored_through(context, plain[2], parameters):
             spoiled.add(scope.id)
             found.pop(name, None)
             continue

@@ -7,7 +7,9 @@ know it: each file's summary (`CallerBlocks`) keeps, for every call of a plain f
 each argument is in the caller, as the caller's file alone shows it (`Given`): a block of whole
 pages of its own, a heap block that shares its pages (its size known and under the mmap
 threshold), the caller's own pointer parameter (followed to its callers in turn, up to
-`MAX_DEPTH` calls up), or not known. `passed_in` combines them: a block of whole pages where
+`MAX_DEPTH` calls up), a pointer read from a member (`comm->base.ctx`: what every store into
+a member of that name the project shows puts there, `CallerBlocks.stores`; only a block of
+whole pages is taken from there, a name being no type), or not known. `passed_in` combines them: a block of whole pages where
 every call of the function the project shows passes one, a shared heap block where some call
 does (that call registers it); nothing (not known) where a call passes memory not known, where
 no call is seen, or where the function's name is also used as a value (stored in a field,
@@ -25,7 +27,7 @@ from functools import partial
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_syntax import arguments, unwrapped
+from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
 MAX_DEPTH = 3
@@ -41,8 +43,11 @@ _VALUE_PARENTS = frozenset({"argument_list", "init_declarator", "initializer_lis
 class Given(Struct, frozen=True, array_like=True):
     """One argument of one call: `kind` "whole" (a block of whole pages of its own), "heap" (a
     heap block sharing its pages), "parameter" (the caller's own pointer parameter: `function`
-    and `position`; `static`: only its file can call it), "" (not known); `what` and `line`
-    say what and where, for the chain."""
+    and `position`; `static`: only its file can call it), "field" (a pointer read from the
+    member named `field`), "" (not known); `what` and `line` say what and where, for the
+    chain. As a store into a member (`CallerBlocks.stores`): "whole", "call" (the block an
+    allocator `function` of the project may give: stored through its argument `position`,
+    `&x->m`, or returned, -1), "" (anything else)."""
 
     kind: str
     what: str = ""
@@ -50,15 +55,18 @@ class Given(Struct, frozen=True, array_like=True):
     function: str = ""
     position: int = -1
     static: bool = False
+    field: str = ""
 
 
 class CallerBlocks(Struct, frozen=True):
     """A file's facts: `calls` callee -> one list of `Given` per call (argument by argument);
     `values` the names it uses as values (a function stored or passed on: its calls through a
-    pointer are not seen)."""
+    pointer are not seen); `stores` member name -> what each store into such a member puts
+    there (null pointers aside)."""
 
     calls: dict[str, list[list[Given]]] = {}
     values: list[str] = []
+    stores: dict[str, list[Given]] = {}
 
 
 def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
@@ -73,7 +81,8 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     values = sorted({context.text(leaf) for _, leaf in context.tokens(
         _BARE if names is None else names) if leaf.type == "identifier"
         and _as_value(context, leaf)})
-    if not (found or values):
+    stored = _member_stores(context) if names is None else []
+    if not (found or values or stored):
         return None
     constants = CConstants(context)
     allocators, rounding, library = file_allocators(context, None)
@@ -84,7 +93,62 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     for name, call in found:
         given = [_given(context, provenance, argument) for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
-    return CallerBlocks(calls, values)
+    stores: dict[str, list[Given]] = {}
+    for member, value in stored:
+        stores.setdefault(member, []).append(_stored(context, provenance, value))
+    return CallerBlocks(calls, values, stores)
+
+
+_MEMBER = re.compile(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
+"""A member written (`x->m =`) or perhaps given by address to a call (`&x->m,`, `&x.m)`)."""
+
+
+def _member_stores(context) -> list[tuple[str, object]]:
+    """(member name, what is stored: the assigned value, or the argument `&x->m` of a call)
+    for each store into a member of the file."""
+    from cursedlint.analysis.c_memory import null_pointer
+
+    data, found = context.source.data, []
+    for match in _MEMBER.finditer(data):
+        leaf = context.root.descendant_for_byte_range(match.start(1), match.end(1))
+        field = context.parent(leaf) if leaf is not None else None
+        if field is None or field.type != "field_expression" or \
+                field.child_by_field_name("field") != leaf:
+            continue
+        parent = context.parent(field)
+        if parent is not None and parent.type == "assignment_expression" and \
+                parent.child_by_field_name("left") == field:
+            value = unwrapped(parent.child_by_field_name("right"))
+            if value is not None and not null_pointer(value):
+                found.append((context.text(leaf), value))
+        elif parent is not None and parent.type == "pointer_expression" and \
+                context.text(parent.child_by_field_name("operator")) == "&":
+            found.append((context.text(leaf), parent))
+    return found
+
+
+def _stored(context, provenance, value) -> Given:
+    line = value.start_point[0] + 1
+    if value.type == "pointer_expression":  # `&x->m` handed to a call: its out-parameter?
+        argument, call = context.parent(value), None
+        while argument is not None and argument.type in ("cast_expression",
+                                                         "parenthesized_expression"):
+            value, argument = argument, context.parent(argument)
+        if argument is not None and argument.type == "argument_list":
+            call = context.parent(argument)
+        name = callee(context, call) if call is not None \
+            and call.type == "call_expression" else ""
+        if not name:
+            return _UNKNOWN
+        position = [node.id for node in arguments(call)].index(value.id)
+        return Given("call", f"`{context.text(value)}` given to {name}()", line, name, position)
+    if value.type == "call_expression" and callee(context, value):
+        name = callee(context, value)
+        return Given("call", f"{name}()'s result", line, name, -1)
+    found = provenance.of(value)
+    if found.kind == "page-aligned" and found.whole:
+        return Given("whole", found.what, line)
+    return _UNKNOWN
 
 
 _BARE = re.compile(rb"(?<![\w$.>:&*])[A-Za-z_]\w*(?=\s*[,;})])")
@@ -111,6 +175,9 @@ def _given(context, provenance, argument) -> Given:
     passed = provenance.passed.get(argument.id) if node.type == "identifier" else None
     if passed is not None:
         return Given("parameter", found.what, line, *passed)
+    if node.type == "field_expression" and found.kind in ("", "unknown", "member"):
+        return Given("field", f"`{context.text(node)}`", line,
+                     field=context.text(node.child_by_field_name("field")))
     return _UNKNOWN
 
 
@@ -118,11 +185,13 @@ _UNKNOWN = Given("")
 
 
 def passed_in(facts: dict, function: str, position: int, only: str | None = None,
-              depth: int = 0, seen: frozenset = frozenset()) -> tuple[Given, str, str] | None:
+              depth: int = 0, seen: frozenset = frozenset(),
+              allocators: dict | None = None) -> tuple[Given, str, str] | None:
     """What every call of `function` the project shows passes as argument `position` (`only`:
     the calls of that file, where the function is `static` there): (a `Given` of kind "whole"
     or "heap", the path of the caller's file, the function called there) or None (not
-    known)."""
+    known). `allocators`: the project's allocators of whole pages (name -> the argument their
+    block is stored through, -1: returned), for what members are given."""
     files = sorted(facts.items()) if only is None else [(only, facts[only])] \
         if only in facts else []
     if depth > MAX_DEPTH or (function, position) in seen or any(
@@ -136,8 +205,10 @@ def passed_in(facts: dict, function: str, position: int, only: str | None = None
             step = (given, path, function)
             if given.kind == "parameter":
                 step = passed_in(facts, given.function, given.position,
-                                 path if given.static else None, depth + 1, seen) \
-                    or (_UNKNOWN, path, function)
+                                 path if given.static else None, depth + 1, seen,
+                                 allocators) or (_UNKNOWN, path, function)
+            elif given.kind == "field":
+                step = (member_given(facts, given, allocators or {}), path, function)
             if step[0].kind == "heap":
                 return step
             if step[0].kind == "whole":
@@ -147,13 +218,29 @@ def passed_in(facts: dict, function: str, position: int, only: str | None = None
     return whole if known else None
 
 
-def caller_provenance(facts: dict, function: str, position: int, only: str | None = None):
+def member_given(facts: dict, given: Given, allocators: dict) -> Given:
+    """What a pointer read from a member holds (`given`, of kind "field"): a block of whole
+    pages where the project shows stores into members of that name and every one is such a
+    block (an allocator of whole pages given `&x->m` where it stores its block, or its
+    result); else not known."""
+    stores = [store for found in facts.values() for store in found.stores.get(given.field, ())]
+    if not stores or not all(store.kind == "whole" or store.kind == "call" and store.function
+                             in allocators and allocators[store.function] == store.position
+                             for store in stores):
+        return _UNKNOWN
+    store = stores[0]
+    return Given("whole", f"{given.what} (every store into `{given.field}`: "
+                 f"{store.what} on line {store.line}, whole pages)", given.line)
+
+
+def caller_provenance(facts: dict, function: str, position: int, only: str | None = None,
+                      allocators: dict | None = None):
     """`passed_in` as `c_memory.Provenance` (None: not known)."""
     import os
 
     from cursedlint.analysis.c_memory import Provenance
 
-    found = passed_in(facts, function, position, only)
+    found = passed_in(facts, function, position, only, allocators=allocators)
     if found is None:
         return None
     given, path, called = found
@@ -165,8 +252,11 @@ def caller_provenance(facts: dict, function: str, position: int, only: str | Non
                       "below the 128 KiB mmap threshold share pages)")
 
 
-def passed_on(facts: dict) -> set[str]:
+def passed_on(facts: dict, searched: set[str]) -> set[str]:
     """The functions (not `static`: their calls are in their own file) whose parameter a call
-    passes on: their callers are read next."""
-    return {given.function for found in facts.values() for calls in found.calls.values()
-            for call in calls for given in call if given.kind == "parameter" and not given.static}
+    passes on: their callers are read next; and the members whose pointer a call of a
+    function looked for (`searched`) passes: the files storing into them."""
+    return {given.function if given.kind == "parameter" else given.field
+            for found in facts.values() for name, calls in found.calls.items()
+            for call in calls for given in call if given.kind == "parameter" and not
+            given.static or given.kind == "field" and name in searched}

@@ -479,8 +479,8 @@ class Registrations:
         callers = self.context.project.get(INDEX) or {}
         # (a member's pointer is followed to a parameter only where its callers can be known)
         provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
-        provenance.callers = partial(_passed_in, callers,
-                                     frozenset((*APIS, *self._wrappers)), _OwnCalls(self.context))
+        provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *self._wrappers)),
+                                     _OwnCalls(self.context), allocators)
         return provenance
 
     def parameter_functions(self) -> set[str]:
@@ -569,18 +569,20 @@ class Registrations:
 # -- the project's registering fields -----------------------------------------------------
 
 
-def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", function: str,
-               position: int, static: bool):
+def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", allocators: dict,
+               function: str, position: int, static: bool):
     """What the callers pass a parameter of `function` (the project index's `callers`; a
     `static` function's calls are its file's own, `own`); None for a wrapper of a registration
-    API or an API (its callers' calls are registrations, reported there)."""
+    API or an API (its callers' calls are registrations, reported there). `allocators`: the
+    project's of whole pages (`c_allocators`), for what members are given."""
     from cursedlint.analysis.c_parameter_blocks import caller_provenance
 
     if function in wrappers:
         return None
     if not static:
-        return caller_provenance(callers, function, position)
-    return caller_provenance({**callers, **own.calls(function)}, function, position, own.path)
+        return caller_provenance(callers, function, position, allocators=allocators)
+    return caller_provenance({**callers, **own.calls(function)}, function, position, own.path,
+                             allocators)
 
 
 class _OwnCalls:

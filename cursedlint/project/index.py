@@ -118,6 +118,12 @@ class Indexer:
         """Words that the facts found so far (path -> summary) make worth looking for."""
         return ()
 
+    def more_words_after(self, facts: dict[str, Any], settings,
+                         searched: set[str]) -> Iterable[str]:
+        """`more_words`, where they depend on the words already searched for (`searched`:
+        the first round's and seeds among them)."""
+        return self.more_words(facts, settings)
+
     def lookups(self, context) -> Iterable[str] | None:
         """What a linted file that needs these facts can reach them through (e.g. the modules
         its imports name), for `affects`; None: any fact may matter to it."""
@@ -403,7 +409,7 @@ class ProjectIndex:
                 if summary is not None:
                     found[path] = summary
             searched |= pending
-            pending = set(indexer.more_words(found, self.settings)) - searched
+            pending = set(indexer.more_words_after(found, self.settings, searched)) - searched
         self.passes.append(FactPass(indexer.name, _of(indexer, files), rounds, len(done),
                                     len(found)))
         return found

@@ -123,8 +123,8 @@ class ParameterBlockIndex(Indexer):
 
         return caller_blocks(context)
 
-    def more_words(self, facts, settings):
-        return passed_on(facts)
+    def more_words_after(self, facts, settings, searched):
+        return passed_on(facts, searched)
 
 
 PARAMETER_BLOCKS = ParameterBlockIndex()
