@@ -153,7 +153,7 @@ def _chains(context) -> dict[str, tuple[int, str, int]]:
         called = callee(context, call) if call is not None \
             and call.type == "call_expression" else None
         if spelled not in parameters or not called or name in found or \
-                parameters.index(spelled) in _stored_through(context, plain[2], parameters):
+                parameters.index(spelled) in stored_through(context, plain[2], parameters):
             spoiled.add(scope.id)
             found.pop(name, None)
             continue
@@ -225,7 +225,7 @@ def _allocator(context, provenance, definition) -> tuple | None:
     name, declarator, body = plain
     parameters = parameter_names(context, declarator)
     provenance.assumed = set()
-    stored = _stored_through(context, body, parameters)
+    stored = stored_through(context, body, parameters)
     if len(stored) == 1:
         (position, values), = stored.items()
     elif not stored and _returns_pointer(definition):
@@ -240,7 +240,7 @@ def _allocator(context, provenance, definition) -> tuple | None:
     return context.text(name), (position, tuple(sorted(provenance.assumed)))
 
 
-def _stored_through(context, body, parameters: list[str]) -> dict[int, list]:
+def stored_through(context, body, parameters: list[str]) -> dict[int, list]:
     """Parameter position -> the values (None: not a local's name or a null pointer) the body
     stores through it (`*out = p;`)."""
     from cursedlint.analysis.c_memory import null_pointer

@@ -62,11 +62,14 @@ class CallerBlocks(Struct, frozen=True):
     """A file's facts: `calls` callee -> one list of `Given` per call (argument by argument);
     `values` the names it uses as values (a function stored or passed on: its calls through a
     pointer are not seen); `stores` member name -> what each store into such a member puts
-    there (null pointers aside)."""
+    there (null pointers aside); `clears` function -> the positions of its pointer-to-pointer
+    parameters through which it stores nothing but null pointers and which it hands nowhere
+    (`free(*p); *p = NULL;`: given `&x->m`, it puts no other block there)."""
 
     calls: dict[str, list[list[Given]]] = {}
     values: list[str] = []
     stores: dict[str, list[Given]] = {}
+    clears: dict[str, list[int]] = {}
 
 
 def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
@@ -82,7 +85,8 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
         _BARE if names is None else names) if leaf.type == "identifier"
         and _as_value(context, leaf)})
     stored = _member_stores(context) if names is None else []
-    if not (found or values or stored):
+    clears = _clears(context) if names is None and b"**" in context.source.data else {}
+    if not (found or values or stored or clears):
         return None
     constants = CConstants(context)
     allocators, rounding, library = file_allocators(context, None)
@@ -96,8 +100,40 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     stores: dict[str, list[Given]] = {}
     for member, value in stored:
         stores.setdefault(member, []).append(_stored(context, provenance, value))
-    return CallerBlocks(calls, values, stores)
+    return CallerBlocks(calls, values, stores, clears)
 
+
+def _clears(context) -> dict[str, list[int]]:
+    """`CallerBlocks.clears`: each use of such a parameter in its function's body reads
+    through it (`*p`), or tests it (`p == NULL`, `!p`)."""
+    from cursedlint.analysis.c_allocators import stored_through
+    from cursedlint.analysis.c_syntax import file_scope_items, parameter_names, plain_function
+
+    data, found = context.source.data, {}
+    for item in file_scope_items(context.root):
+        plain = plain_function(item) if item.type == "function_definition" else None
+        parameters = plain[1].child_by_field_name("parameters") if plain is not None else None
+        if parameters is None or b"**" not in data[parameters.start_byte:parameters.end_byte]:
+            continue
+        names = parameter_names(context, plain[1])
+        body, stored = plain[2], None
+        for position, parameter in enumerate(parameters.named_children):
+            name = names[position] if position < len(names) else ""
+            if not name or context.text(parameter).replace(" ", "").count("**") != 1:
+                continue
+            stored = stored_through(context, body, names) if stored is None else stored
+            if position not in stored and all(_reads_or_tests(data, use) for use in re.finditer(
+                    rb"(?<![\w$.>])" + re.escape(name.encode()) + rb"(?![\w$])",
+                    data[body.start_byte:body.end_byte])):
+                found.setdefault(context.text(plain[0]), []).append(position)
+    return found
+
+
+def _reads_or_tests(data: bytes, use) -> bool:
+    before = use.string[max(0, use.start() - 16):use.start()].rstrip(b" \t(")
+    after = use.string[use.end():use.end() + 8].lstrip()
+    return before.endswith((b"*", b"!")) and not before.endswith(b"**") or \
+        after.startswith((b"==", b"!="))
 
 _MEMBER = re.compile(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
 """A member written (`x->m =`) or perhaps given by address to a call (`&x->m,`, `&x.m)`)."""
@@ -223,7 +259,10 @@ def member_given(facts: dict, given: Given, allocators: dict) -> Given:
     pages where the project shows stores into members of that name and every one is such a
     block (an allocator of whole pages given `&x->m` where it stores its block, or its
     result); else not known."""
-    stores = [store for found in facts.values() for store in found.stores.get(given.field, ())]
+    clears = {(function, position) for found in facts.values()
+              for function, positions in found.clears.items() for position in positions}
+    stores = [store for found in facts.values() for store in found.stores.get(given.field, ())
+              if store.kind != "call" or (store.function, store.position) not in clears]
     if not stores or not all(store.kind == "whole" or store.kind == "call" and store.function
                              in allocators and allocators[store.function] == store.position
                              for store in stores):
@@ -253,10 +292,14 @@ def caller_provenance(facts: dict, function: str, position: int, only: str | Non
 
 
 def passed_on(facts: dict, searched: set[str]) -> set[str]:
-    """The functions (not `static`: their calls are in their own file) whose parameter a call
-    passes on: their callers are read next; and the members whose pointer a call of a
-    function looked for (`searched`) passes: the files storing into them."""
-    return {given.function if given.kind == "parameter" else given.field
-            for found in facts.values() for name, calls in found.calls.items()
-            for call in calls for given in call if given.kind == "parameter" and not
-            given.static or given.kind == "field" and name in searched}
+    """Of the calls of the functions looked for (`searched`): the functions (not `static`:
+    their calls are in their own file) whose parameter a call passes on, whose callers are
+    read next, and the members whose pointer a call passes, whose stores are read next (and
+    the functions given a member's address there, whose definitions may clear it)."""
+    return {*(given.function if given.kind == "parameter" else given.field
+              for found in facts.values() for name, calls in found.calls.items()
+              if name in searched for call in calls for given in call
+              if given.kind == "parameter" and not given.static or given.kind == "field"),
+            *(store.function for found in facts.values() for member, stores in
+              found.stores.items() if member in searched for store in stores
+              if store.kind == "call")}

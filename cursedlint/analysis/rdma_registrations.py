@@ -79,6 +79,9 @@ HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_NAMED_LIKE_API = re.compile(rb"(?<![\w$.>:])[A-Za-z_]*(?:" + b"|".join(
+    re.escape(name.encode()) for name in sorted(APIS)) + rb")\w*(?=\s*\()")
+"""A plain call whose callee's name holds a registration API's (`wrap_ibv_reg_mr(`)."""
 _GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
 """`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
@@ -487,9 +490,17 @@ class Registrations:
         """The functions of the file, no API, wrapper or `static` one among them (calls of
         the first two are registrations, of the last the file's own), whose pointer parameter a
         registered address comes through (of those that may, `_may_be_passed`): their
-        callers' files are worth reading."""
+        callers' files are worth reading. Before the project's wrappers are known (the
+        lint that asks for the facts), a call whose callee's name holds an API's
+        (`wrap_ibv_reg_mr`), as the rules' trigger words are found, is taken for a wrapper's
+        whose arguments may be registered: a superset of the words to look for, never a
+        finding."""
         asked = [address for registration in self.registrations
                  for address in registration.addresses if self._may_be_passed(address)]
+        if not self.gathered:
+            asked += [argument for name, call in self.context.calls(_NAMED_LIKE_API)
+                      if name not in APIS and name not in self._wrappers
+                      for argument in _arguments(call) if self._may_be_passed(argument)]
         if not asked:
             return set()
         provenance, follows = self.provenance, self.provenance.follow_parameters

@@ -20,6 +20,8 @@ struct conn {
 
 int health_init(struct conn_base *base, struct health **out);
 int health_dev_init(struct health *h, struct ibv_pd *pd);
+void health_fini(struct health **h);
+int stats_swap(struct stats **st);
 int stats_init(struct stats **out);
 int stats_dev_init(struct stats *st, struct ibv_pd *pd);
 int trace_init(struct trace **out);

@@ -18,3 +18,8 @@ int conn_dev_up(struct conn *c, struct ibv_pd *pd)
         return -1;
     return trace_dev_init(c->trace, pd);
 }
+
+void conn_close(struct conn *c)
+{
+    health_fini(&c->base.health);
+}

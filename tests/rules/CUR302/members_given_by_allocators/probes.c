@@ -1,4 +1,5 @@
 /* The probes' contexts: made here, registered when each device comes up. */
+#include <stdlib.h>
 #include "conn.h"
 
 int health_init(struct conn_base *base, struct health **out)
@@ -13,6 +14,14 @@ int health_dev_init(struct health *h, struct ibv_pd *pd)
     /* `h` is always the connection's `base.health`, whole pages from wq_alloc() */
     h->mr = ibv_reg_mr(pd, &send->probes, sizeof(send->probes), IBV_ACCESS_LOCAL_WRITE); // ok: CUR302
     return h->mr ? 0 : -1;
+}
+
+void health_fini(struct health **h)
+{
+    if (h == NULL || *h == NULL)
+        return;
+    free(*h);
+    *h = NULL;
 }
 
 int stats_init(struct stats **out)
