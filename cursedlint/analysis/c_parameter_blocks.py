@@ -30,6 +30,9 @@ from msgspec import Struct
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
+ASKED = "#"
+"""Between a function's name and the position of its parameter asked about, in the index's
+words (`function#position`; no identifier holds it)."""
 MAX_DEPTH = 3
 """Calls up a parameter is followed through callers that pass their own parameter on."""
 
@@ -292,14 +295,23 @@ def caller_provenance(facts: dict, function: str, position: int, only: str | Non
 
 
 def passed_on(facts: dict, searched: set[str]) -> set[str]:
-    """Of the calls of the functions looked for (`searched`): the functions (not `static`:
-    their calls are in their own file) whose parameter a call passes on, whose callers are
-    read next, and the members whose pointer a call passes, whose stores are read next (and
-    the functions given a member's address there, whose definitions may clear it)."""
-    return {*(given.function if given.kind == "parameter" else given.field
-              for found in facts.values() for name, calls in found.calls.items()
-              if name in searched for call in calls for given in call
-              if given.kind == "parameter" and not given.static or given.kind == "field"),
+    """Of the calls of the functions looked for, at the parameter asked about (`searched`:
+    `function#position`, `ASKED`): the functions (not `static`: their calls are in their own
+    file) whose parameter a call passes on there, whose callers are read next (that parameter
+    asked about), and the members whose pointer a call passes there, whose stores are read
+    next (and the functions given a member's address there, whose definitions may clear
+    it)."""
+    asked: dict[str, set[int]] = {}
+    for word in searched:
+        name, _, position = word.partition(ASKED)
+        if position:
+            asked.setdefault(name, set()).add(int(position))
+    givens = [call[position] for found in facts.values() for name, calls in found.calls.items()
+              if name in asked for call in calls for position in asked[name]
+              if position < len(call)]
+    return {*(f"{given.function}{ASKED}{given.position}" for given in givens
+              if given.kind == "parameter" and not given.static),
+            *(given.field for given in givens if given.kind == "field"),
             *(store.function for found in facts.values() for member, stores in
               found.stores.items() if member in searched for store in stores
               if store.kind == "call")}

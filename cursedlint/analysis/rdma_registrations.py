@@ -482,25 +482,34 @@ class Registrations:
         callers = self.context.project.get(INDEX) or {}
         # (a member's pointer is followed to a parameter only where its callers can be known)
         provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
-        provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *self._wrappers)),
+        wrappers = self._wrappers if self.gathered else ()  # (none known before)
+        provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *wrappers)),
                                      _OwnCalls(self.context), allocators)
         return provenance
 
-    def parameter_functions(self) -> set[str]:
+    @cached_property
+    def parameter_functions(self) -> set[tuple[str, int]]:
         """The functions of the file, no API, wrapper or `static` one among them (calls of
-        the first two are registrations, of the last the file's own), whose pointer parameter a
-        registered address comes through (of those that may, `_may_be_passed`): their
-        callers' files are worth reading. Before the project's wrappers are known (the
+        the first two are registrations, of the last the file's own), with the position of
+        their pointer parameter a registered address comes through (of those that may,
+        `_may_be_passed`): their callers' files are worth reading. Before the project's wrappers are known (the
         lint that asks for the facts), a call whose callee's name holds an API's
         (`wrap_ibv_reg_mr`), as the rules' trigger words are found, is taken for a wrapper's
-        whose arguments may be registered: a superset of the words to look for, never a
-        finding."""
-        asked = [address for registration in self.registrations
-                 for address in registration.addresses if self._may_be_passed(address)]
-        if not self.gathered:
-            asked += [argument for name, call in self.context.calls(_NAMED_LIKE_API)
-                      if name not in APIS and name not in self._wrappers
-                      for argument in _arguments(call) if self._may_be_passed(argument)]
+        whose arguments may be registered (and so is a registration API's call, its arguments
+        all): a superset of the words to look for, never a finding, read without the file's
+        registrations (the lint that asks reads no more: the iovecs and attributes of a
+        registration and the file's own wrappers' calls are not looked through then)."""
+        if self.gathered:
+            asked = [address for registration in self.registrations
+                     for address in registration.addresses if self._may_be_passed(address)]
+            wrappers = self._wrappers
+        elif _NAMED_LIKE_API.search(self.context.source.data):
+            asked = [argument for name, call in self.context.calls(_NAMED_LIKE_API)
+                     for argument in _presumed_addresses(self.context, name, call)
+                     if self._may_be_passed(argument)]
+            wrappers = {}
+        else:
+            return set()
         if not asked:
             return set()
         provenance, follows = self.provenance, self.provenance.follow_parameters
@@ -508,8 +517,9 @@ class Registrations:
         for address in asked:
             provenance.of(address)
         provenance.follow_parameters = follows
-        return {function for function, _, static in provenance.parameters_asked
-                if not static and function not in APIS and function not in self._wrappers}
+        return {(function, position) for function, position, static
+                in provenance.parameters_asked
+                if not static and function not in APIS and function not in wrappers}
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other
@@ -521,7 +531,7 @@ class Registrations:
         function = plain_function(scope) if scope is not None \
             and scope.type == "function_definition" else None
         name = self.context.text(function[0]) if function is not None else ""
-        if not name or name in APIS or name in self._wrappers or \
+        if not name or name in APIS or self.gathered and name in self._wrappers or \
                 has_storage(self.context, scope, ("static",)):
             return ""
         names = set(_WORD.findall(self.context.text(address)))
@@ -578,6 +588,24 @@ class Registrations:
 
 
 # -- the project's registering fields -----------------------------------------------------
+
+
+def _presumed_addresses(context, name: str, call) -> list:
+    """The arguments of a call named like a registration API that may be a registered address
+    a parameter gives (`Registrations.parameter_functions` before the wrappers are known): an
+    API's address argument, or any argument of another; not a parameter itself (a function
+    handing its parameter on is a wrapper, its callers' calls the registrations)."""
+    given = _arguments(call)
+    api = APIS.get(name)
+    if api is not None:
+        given = given[api.address:api.address + 1] if api.address is not None else []
+    scope = scope_of(context, call)
+    function = plain_function(scope) if scope is not None \
+        and scope.type == "function_definition" else None
+    parameters = set(parameter_names(context, function[1])) if function is not None else set()
+    return [argument for argument in given
+            if not (unwrapped(argument) is not None and unwrapped(argument).type == "identifier"
+                    and context.text(unwrapped(argument)) in parameters)]
 
 
 def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", allocators: dict,

@@ -170,8 +170,8 @@ class FileLinter:
         for indexer in self._summarizers:
             if context.source.language not in indexer.languages or not (
                     indexer.worth_summarizing(context.source, self.settings) or
-                    seeds.get(indexer.name) and indexer.pattern(
-                        seeds[indexer.name], True).search(context.source.data)):
+                    seeds.get(indexer.name) and indexer.pattern(indexer.searched_as(
+                        seeds[indexer.name]), True).search(context.source.data)):
                 continue
             digest = digest or hashlib.sha1(context.source.data).hexdigest()
             try:

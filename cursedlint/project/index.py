@@ -134,6 +134,11 @@ class Indexer:
         `path`, given its `lookups`: the run lints it again with them only then."""
         return True
 
+    def searched_as(self, words: Iterable[str]) -> set[str]:
+        """What the files are searched for, of `words` (default: the words; an indexer whose
+        words carry more than a name says which part a file holds)."""
+        return set(words)
+
     def pattern(self, words: Iterable[str], first_round: bool) -> re.Pattern[bytes]:
         """The byte pattern that marks a file holding one of `words` — the indexer's own words
         in the first round, `more_words` later (default: the word as a whole identifier)."""
@@ -698,7 +703,8 @@ class _Search:
     named by `question` for stored answers; compiled only when a file must be searched."""
 
     def __init__(self, indexer: Indexer, words: set[str], first_round: bool):
-        self.indexer, self.words, self.first_round = indexer, words, first_round
+        self.indexer, self.first_round = indexer, first_round
+        self.words = indexer.searched_as(words)
         self.question = "\0".join(["search", indexer.name, str(first_round), *sorted(words)])
         self.searched = 0  # files asked about
 

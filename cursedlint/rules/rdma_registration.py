@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.c_function_pointers import project_graph
-from cursedlint.analysis.c_parameter_blocks import INDEX, MAX_DEPTH, CallerBlocks, passed_on
+from cursedlint.analysis.c_parameter_blocks import (
+    ASKED, INDEX, MAX_DEPTH, CallerBlocks, caller_blocks, passed_on,
+)
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations, composed_wrappers,
@@ -91,13 +93,10 @@ class RegistrationWrapperIndex(Indexer):
         return {*composed_wrappers(facts).exported, *registering_fields(facts)}
 
 
-
-
 class ParameterBlockIndex(Indexer):
-    """Per C/C++ file of the project (`analysis.c_parameter_blocks.CallerBlocks`: what each
-    call passes), searched from the linted file's registering functions whose memory comes
-    through a parameter (`seed_words`) up through the callers that pass their own parameter
-    on, to `MAX_DEPTH` rounds."""
+    """Per C/C++ file (`analysis.c_parameter_blocks.CallerBlocks`: what each call passes),
+    searched from the linted file's registering functions whose memory comes through a
+    parameter (`seed_words`) up through callers passing it on, to `MAX_DEPTH` rounds."""
 
     name = INDEX
     languages = (C, CPP)
@@ -108,19 +107,22 @@ class ParameterBlockIndex(Indexer):
     def words(self, settings):
         return ()
 
-    def seed_words(self, context):
-        return registrations_of(context, context.project.get(WRAPPERS_INDEX)).parameter_functions()
+    def seed_words(self, context):  # (no identifier holds `ASKED`)
+        """`function#position`: files are searched for the name, that argument followed."""
+        return {f"{function}{ASKED}{position}" for function, position in registrations_of(
+            context, context.project.get(WRAPPERS_INDEX)).parameter_functions}
 
     def lookups(self, context):
-        return self.seed_words(context)
+        return self.searched_as(self.seed_words(context))
 
     def affects(self, facts, path, lookups):
         """Only calls of the linted file's functions asked about change its findings."""
         return any(name in found.calls for found in facts.values() for name in lookups)
 
-    def summarize(self, context):
-        from cursedlint.analysis.c_parameter_blocks import caller_blocks
+    def searched_as(self, words):
+        return {word.partition(ASKED)[0] for word in words}
 
+    def summarize(self, context):
         return caller_blocks(context)
 
     def more_words_after(self, facts, settings, searched):
