@@ -79,23 +79,24 @@ HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_NAMED_LIKE_API = re.compile(rb"(?<![\w$.>:])[A-Za-z_]*(?:" + b"|".join(
-    re.escape(name.encode()) for name in sorted(APIS)) + rb")\w*(?=\s*\()")
-"""A plain call whose callee's name holds a registration API's (`wrap_ibv_reg_mr(`)."""
-_CALL_AFTER = re.compile(rb"\w*\s*\(")
+_CALL_AFTER = re.compile(rb"\w*(?=\s*\()")
+_NAME_BEFORE = re.compile(rb"[A-Za-z_]\w*$")
 
 
-def _calls_named_like_api(data: bytes) -> bool:
-    """Whether `data` may hold a `_NAMED_LIKE_API` call: an API's name followed by the rest
-    of a name and `(` (found by `bytes.find`: the pattern itself tries every byte)."""
+def _named_like_api(data: bytes) -> frozenset[str]:
+    """The names called in `data` that hold a registration API's (`wrap_ibv_reg_mr(`), found
+    by `bytes.find` (a pattern starting anywhere in a name tries every byte)."""
+    found = set()
     for name in APIS:
         word = name.encode()
         at = data.find(word)
         while at >= 0:
-            if _CALL_AFTER.match(data, at + len(word)):
-                return True
+            end = _CALL_AFTER.match(data, at + len(word))
+            if end:
+                start = _NAME_BEFORE.search(data, max(0, at - 64), at)
+                found.add(data[start.start() if start else at:end.end()].decode("latin-1"))
             at = data.find(word, at + len(word))
-    return False
+    return frozenset(found)
 _GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
 """`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
@@ -517,8 +518,8 @@ class Registrations:
             asked = [address for registration in self.registrations
                      for address in registration.addresses if self._may_be_passed(address)]
             wrappers = self._wrappers
-        elif _calls_named_like_api(self.context.source.data):
-            asked = [argument for name, call in self.context.calls(_NAMED_LIKE_API)
+        elif named := _named_like_api(self.context.source.data):
+            asked = [argument for name, call in self.context.calls(named)
                      for argument in _presumed_addresses(self.context, name, call)
                      if self._may_be_passed(argument)]
             wrappers = {}
