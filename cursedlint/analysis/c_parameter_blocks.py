@@ -98,6 +98,8 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
                                   constants.assigned, library)
     calls: dict[str, list[list[Given]]] = {}
     for name, call in found:
+        if name.isupper() or name in _NOT_ASKED:
+            continue  # (a macro's by its spelling, or the C library's: none registers)
         given = [_given(context, provenance, argument) for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
     stores: dict[str, list[Given]] = {}
@@ -137,6 +139,12 @@ def _reads_or_tests(data: bytes, use) -> bool:
     after = use.string[use.end():use.end() + 8].lstrip()
     return before.endswith((b"*", b"!")) and not before.endswith(b"**") or \
         after.startswith((b"==", b"!="))
+
+_NOT_ASKED = frozenset({
+    "assert", "calloc", "fprintf", "free", "malloc", "memcmp", "memcpy", "memmove", "memset",
+    "printf", "realloc", "snprintf", "sprintf", "strcmp", "strcpy", "strlen", "strncmp",
+    "strncpy", "strdup", "sizeof", "vsnprintf"})
+"""C library functions whose calls are never kept (no registering function of a project)."""
 
 _MEMBER = re.compile(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
 """A member written (`x->m =`) or perhaps given by address to a call (`&x->m,`, `&x.m)`)."""
