@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from cursedlint.analysis.c_parameter_blocks import MAX_DEPTH, caller_blocks, passed_in
+from cursedlint.analysis.c_parameter_blocks import MAX_DEPTH, caller_blocks, passed_in, passed_on
 from cursedlint.c.context import CContext, parse
 from cursedlint.settings import Settings
 from cursedlint.source import Source
@@ -64,3 +64,27 @@ def test_a_static_functions_calls_are_its_own_files():
     assert passed_in(found, "pin", 0, only="a.c")[0].kind == "whole"
     assert passed_in(found, "pin", 0, only="b.c")[0].kind == "heap"
     assert passed_in(found, "pin", 0)[0].kind == "heap"
+
+
+def test_only_the_argument_asked_about_leads_to_more_files():
+    """`passed_on`: of `dev_init(dom, ctx)` asked about its argument 1 (`dev_init#1`), the
+    member `conn->probe` and the caller's own parameter `c` there lead further (the member's
+    stores, `open_conn`'s callers); the domain, argument 0, does not, nor do the members and
+    parameters given to a function not asked about. Stores into `probe`, asked, lead to
+    the function given `&x->probe`."""
+    found = facts(up="""\
+        struct conn { void *dom; void *probe; void *other; };
+        int dev_init(void *dom, void *ctx);
+        int log_conn(void *c);
+        int probe_alloc(void **out);
+        int open_conn(struct conn *conn, void *c)
+        {
+            probe_alloc(&conn->probe);
+            dev_init(conn->dom, conn->probe);
+            log_conn(conn->other);
+            return dev_init(conn->dom, c);
+        }
+        """)
+    assert passed_on(found, {"dev_init#1"}) == {"probe", "open_conn#1"}
+    assert passed_on(found, {"dev_init#1", "probe"}) == {"probe", "open_conn#1", "probe_alloc"}
+    assert passed_on(found, {"log_conn"}) == set()
