@@ -138,3 +138,47 @@ def test_the_index_words_are_the_allocators_the_provenance_reads():
     from cursedlint.analysis import c_allocators, c_memory
 
     assert c_allocators.PAGE_ALLOCATOR_NAMES == c_memory.PAGE_ALLOCATOR_NAMES
+
+
+def test_a_function_handing_its_parameter_to_an_allocator_as_void_pointer_pointer_is_one():
+    """`chains`: `ctx_alloc` hands `out` as `(void **)out` to `page_zalloc` (whole pages, in
+    another file, through a macro): an allocator storing through its parameter 1; one that also
+    stores through it itself, or hands it to two calls, is no chain; `list_alloc` hands it to
+    `malloc_into`, no allocator: no chain resolved."""
+    pages = summary("""\
+        #include <stdlib.h>
+        #define page_zalloc(...) page_zalloc_at(__VA_ARGS__, __LINE__)
+        int page_zalloc_at(void **ptr, size_t n, int line) {
+            long pg = sysconf(_SC_PAGE_SIZE);
+            void *p = NULL;
+            if (posix_memalign(&p, pg, (n + pg - 1) & ~(pg - 1))) return -1;
+            *ptr = p;
+            return 0;
+        }
+        """)
+    chained = summary("""\
+        struct ctx;
+        int ctx_alloc(int kind, struct ctx **out) {
+            if (kind < 0) {
+                *out = NULL;
+                return 0;
+            }
+            return page_zalloc((void **)out, kind ? 64 : 128);
+        }
+        int ctx_twice(struct ctx **out) {
+            page_zalloc((void **)out, 64);
+            return page_zalloc((void **) out, 64);
+        }
+        int ctx_reset(struct ctx **out) {
+            static struct ctx *spare;
+            int rc = page_zalloc((void **)out, 64);
+            if (rc) *out = spare;
+            return rc;
+        }
+        int list_alloc(struct ctx **out) { return malloc_into((void **)out, 64); }
+        """)
+    assert chained.chains == {"ctx_alloc": (1, "page_zalloc", 0),
+                              "list_alloc": (0, "malloc_into", 0)}
+    allocators = project_allocators({"/p/pages.c": pages, "/p/ctx.c": chained})[0]
+    assert allocators["ctx_alloc"] == 1 and "list_alloc" not in allocators
+    assert "ctx_alloc" not in project_allocators({"/p/ctx.c": chained})[0]

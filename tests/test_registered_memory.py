@@ -313,7 +313,7 @@ def test_an_unnamed_void_parameter_is_not_a_length_passed_through(tmp_path):
     linter = Linter(Settings(enabled=frozenset(RULES)), RULES)
     linter.index_project([(str(tmp_path / name), "c") for name in ("client.c", "util.c")])
     assert {path: facts.wrappers for path, facts
-            in linter.project["registration-wrappers"].items()} == {
+            in linter.project["registration-wrappers"].items() if facts.wrappers} == {
         str(tmp_path / "util.c"): {"register_all": ("ibv_reg_mr", 1, 2)}}
 
 

@@ -6,7 +6,9 @@ or as its result (`return p;`), where every block it gives (a null pointer aside
 page boundary and spans whole pages (`c_memory.MemoryProvenance.whole_pages_in`: a map of
 pages, or a page-aligned allocation whose size is whole pages or rounded up to the page size)
 is such an allocator, as is a function-like macro that calls one with its own arguments first
-(`#define ncclIbMalloc(...) ncclIbMallocDebug(__VA_ARGS__, __FILE__, __LINE__)`). Its callers'
+(`#define ncclIbMalloc(...) ncclIbMallocDebug(__VA_ARGS__, __FILE__, __LINE__)`), and a
+function that hands its pointer parameter, cast to `void **`, to one as the place its block is
+stored (`ncclIbMalloc((void **)out, size)`: a chained allocator, `PageAllocators.chains`). Its callers'
 blocks are whole pages of their own; so is every member of one, which shares its pages only
 with the rest of the block (`&comm->flush`), never with memory the process uses elsewhere.
 
@@ -58,12 +60,15 @@ class PageAllocators(Struct, frozen=True):
     is rounded with: (name, value position, alignment position, in place)); `rounding` its
     rounding macros (`c_memory.rounding_macros`); `aliases` macro -> the function it calls with
     its own arguments first; `library` macro -> (the C library allocator it calls, how many of
-    its own leading arguments it passes: all the call takes)."""
+    its own leading arguments it passes: all the call takes); `chains` function -> (position of
+    its pointer parameter, the function it hands it to as `(void **)param`, as which argument):
+    an allocator where the one it calls is one storing through that argument."""
 
     allocators: dict[str, tuple[int, tuple[tuple[str, int, int, bool], ...]]] = {}
     rounding: dict[str, tuple[int, int, bool]] = {}
     aliases: dict[str, str] = {}
     library: dict[str, tuple[str, int]] = {}
+    chains: dict[str, tuple[int, str, int]] = {}
 
 
 def page_allocators(context) -> PageAllocators | None:
@@ -86,9 +91,10 @@ def page_allocators(context) -> PageAllocators | None:
             found = _allocator(context, provenance, definition)
             if found is not None:
                 allocators[found[0]] = found[1]
-    if not (allocators or rounding or aliases or library):
+    chains = _chains(context) if _CAST_OUT.search(data) else {}
+    if not (allocators or rounding or aliases or library or chains):
         return None
-    return PageAllocators(allocators, rounding, aliases, library)
+    return PageAllocators(allocators, rounding, aliases, library, chains)
 
 
 def project_allocators(facts: dict) -> tuple[dict[str, int], dict, dict]:
@@ -109,7 +115,51 @@ def project_allocators(facts: dict) -> tuple[dict[str, int], dict, dict]:
         for alias, called in found.aliases.items():
             if called in allocators:
                 allocators.setdefault(alias, allocators[called])
-    return allocators, rounding, library
+    chains = {name: chain for found in facts.values() for name, chain in found.chains.items()}
+    while True:  # (each round adds an allocator, or ends)
+        added = [(name, position) for name, (position, called, argument) in chains.items()
+                 if name not in allocators and allocators.get(called) == argument]
+        if not added:
+            return allocators, rounding, library
+        allocators.update(added)
+
+
+_CAST_OUT = LazyPattern(rb"\(\s*void\s*\*\s*\*\s*\)\s*([A-Za-z_]\w*)(?=\s*[,)])")
+"""`(void **)name` given as an argument: where a function may hand its pointer parameter to an
+allocator storing through it."""
+
+
+def _chains(context) -> dict[str, tuple[int, str, int]]:
+    """`PageAllocators.chains`: the file-scope functions that hand their pointer parameter, as
+    `(void **)param`, to one plain call as an argument, and neither store through it
+    (`*param = p;`, a null pointer aside) nor hand it to another such call."""
+    from cursedlint.analysis.c_syntax import arguments, callee
+
+    data, found, spoiled = context.source.data, {}, set()
+    for match in _CAST_OUT.finditer(data):
+        leaf = context.root.descendant_for_byte_range(match.start(1), match.end(1))
+        scope = scope_of(context, leaf) if leaf is not None else None
+        plain = plain_function(scope) if scope is not None \
+            and scope.type == "function_definition" else None
+        if plain is None or scope.id in spoiled:
+            continue
+        name = context.text(plain[0])
+        parameters = parameter_names(context, plain[1])
+        spelled = match.group(1).decode("latin-1")
+        cast = context.parent(leaf)
+        argument = context.parent(cast) if cast is not None else None
+        call = context.parent(argument) if argument is not None \
+            and argument.type == "argument_list" else None
+        called = callee(context, call) if call is not None \
+            and call.type == "call_expression" else None
+        if spelled not in parameters or not called or name in found or \
+                parameters.index(spelled) in stored_through(context, plain[2], parameters):
+            spoiled.add(scope.id)
+            found.pop(name, None)
+            continue
+        position = [node.id for node in arguments(call)].index(cast.id)
+        found[name] = (parameters.index(spelled), called, position)
+    return found
 
 
 def file_allocators(context, facts: dict | None) -> tuple[dict[str, int], dict, dict]:
@@ -175,7 +225,7 @@ def _allocator(context, provenance, definition) -> tuple | None:
     name, declarator, body = plain
     parameters = parameter_names(context, declarator)
     provenance.assumed = set()
-    stored = _stored_through(context, body, parameters)
+    stored = stored_through(context, body, parameters)
     if len(stored) == 1:
         (position, values), = stored.items()
     elif not stored and _returns_pointer(definition):
@@ -190,7 +240,7 @@ def _allocator(context, provenance, definition) -> tuple | None:
     return context.text(name), (position, tuple(sorted(provenance.assumed)))
 
 
-def _stored_through(context, body, parameters: list[str]) -> dict[int, list]:
+def stored_through(context, body, parameters: list[str]) -> dict[int, list]:
     """Parameter position -> the values (None: not a local's name or a null pointer) the body
     stores through it (`*out = p;`)."""
     from cursedlint.analysis.c_memory import null_pointer
@@ -234,12 +284,13 @@ def _returned(context, body) -> list:
 class PageAllocatorIndex(Indexer):
     """Per C/C++ file (`PageAllocators`): first the files calling a page-aligned allocator or
     defining a macro that stands for a C library allocator; then the files defining a macro an allocator's size relies on, or a macro calling an
-    allocator (both found by their `#define` lines)."""
+    allocator (both found by their `#define` lines), or calling one with `(void **)name` first
+    (a chained allocator, whose callers may be chains in turn: one more round)."""
 
     name = "page-allocators"
     languages = (C, CPP)
     summary_type = PageAllocators
-    max_rounds = 2
+    max_rounds = 3
 
     def words(self, settings):
         return (*PAGE_ALLOCATOR_NAMES, "malloc", "calloc")  # (substrings; `pattern` decides)
@@ -248,17 +299,19 @@ class PageAllocatorIndex(Indexer):
         return page_allocators(context)
 
     def more_words(self, facts, settings):
+        allocators = project_allocators(facts)[0]
         return {*(macro for found in facts.values() for _, needs in found.allocators.values()
                   for macro, *_ in needs),
-                *(name for found in facts.values() for name in found.allocators)}
+                *(name for found in facts.values() for name in found.allocators), *allocators}
 
     def pattern(self, words, first_round):
         if first_round:  # a call of a page allocator, or a macro standing for a C allocator
             return re.compile(super().pattern(PAGE_ALLOCATOR_NAMES, first_round).pattern + b"|"
                               + _LIBRARY_ALIAS.pattern)
         names = "|".join(re.escape(word) for word in sorted(words))
-        return re.compile(
-            rf"#[ \t]*define[ \t]+(?:(?:{names})\(|\w+\([^()\n]*\)[ \t]*(?:{names})\()".encode())
+        return re.compile(  # (or a call of one given `(void **)name` first: a chain)
+            rf"#[ \t]*define[ \t]+(?:(?:{names})\(|\w+\([^()\n]*\)[ \t]*(?:{names})\()|"
+            rf"(?<![\w$.>])(?:{names})\s*\(\s*\(\s*void\s*\*\s*\*\s*\)\s*[A-Za-z_]".encode())
 
 
 PAGE_ALLOCATORS = PageAllocatorIndex()

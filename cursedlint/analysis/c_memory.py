@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 
 from cursedlint.analysis.c_syntax import (
     NAMES, arguments, array_dimensions, callee, declarator_kind, function_declarator, leads_to,
-    scope_of, unwrapped, within,
+    parameter_names, plain_function, scope_of, unwrapped, within,
 )
 from cursedlint.languages import CPP
 from cursedlint.python.consteval import UNKNOWN
@@ -207,13 +207,27 @@ class MemoryProvenance:
         self._scope_allocators: dict[tuple[int, int], list[str]] = {}
         self._scope_stores: dict[tuple[int, int], list[tuple[str, object, str]]] = {}
         self._found: dict[int, Provenance] = {}  # address node id -> (each rule asks)
+        self.callers: Callable[[str, int, bool], Provenance | None] | None = None
+        """What every caller passes a function's pointer parameter (name, position, whether
+        the function is `static`), where the project shows it (`analysis.c_parameter_blocks`);
+        None: not asked."""
+        self.follow_parameters = False
+        """Whether a member's pointer that is a parameter is followed to its callers in a file
+        that names no allocator of whole pages (its callers may)."""
+        self.parameters_asked: set[tuple[str, int, bool]] = set()
+        """The (function, position, static) of the parameters an address came through."""
+        self.passed: dict[int, tuple[str, int, bool]] = {}
+        """Address node id -> the parameter it is (itself, or a local whose one value it is)."""
+        self._asking: int | None = None
 
     def of(self, address) -> Provenance:
         """What `address` points into: `p + n` and `p - n` point where `p` does, `&a[i]` and
         `&*p` are `a + i` and `p`."""
         found = self._found.get(address.id)
         if found is None:
+            self._asking = address.id
             found = self._found[address.id] = self._of(address)
+            self._asking = None
         return found
 
     def _of(self, address) -> Provenance:
@@ -292,7 +306,8 @@ class MemoryProvenance:
         the next)."""
         text = self.context.text(field)
         node = field
-        while node.type == "field_expression" and self._whole_blocks_named:
+        while node.type == "field_expression" and (
+                self._whole_blocks_named or self.follow_parameters):
             base = unwrapped(node.child_by_field_name("argument"))
             if self.context.text(node.child_by_field_name("operator")) == "->":
                 owner = self._named(base, decayed=True) if base.type == "identifier" \
@@ -402,8 +417,37 @@ class MemoryProvenance:
     def _allocation(self, name: str, scope) -> Provenance:
         """What the pointer `name` got in `scope`, when that is its only source; "maybe-whole"
         where one of several is a block of whole pages and the others are no allocation (a
-        field read, a parameter)."""
-        return self._given(name, self._sources(name, scope))
+        field read, a parameter); what its callers pass where it is the function's parameter
+        (`_passed`)."""
+        sources = self._sources(name, scope)
+        passed = self._passed(name, sources, scope)
+        return self._given(name, sources) if passed is None else passed
+
+    def _passed(self, name: str, sources: list, scope) -> Provenance | None:
+        """A pointer parameter of a plain function that it never assigns, or a local whose one
+        value is one (`T *s = (T *)param;`): what every caller passes it (`callers`), where
+        known; None otherwise."""
+        spelled = name
+        if sources:
+            value = unwrapped(sources[0][1])
+            if len(sources) != 1 or sources[0][0] or value.type != "identifier":
+                return None
+            name = self.context.text(value)
+            if self._sources(name, scope):
+                return None
+        function = plain_function(scope) if scope is not None \
+            and scope.type == "function_definition" else None
+        names = parameter_names(self.context, function[1]) if function is not None else ()
+        if name not in names:
+            return None
+        key = (self.context.text(function[0]), names.index(name),
+               has_storage(self.context, scope, ("static",)))
+        self.parameters_asked.add(key)
+        if self._asking is not None:
+            self.passed[self._asking] = key
+        found = self.callers(*key) if self.callers is not None else None
+        return found if found is None else Provenance(
+            found.kind, f"`{spelled}`, {found.what}", found.neighbours, whole=found.whole)
 
     def _given(self, name: str, sources: list[tuple[str, object]]) -> Provenance:
         """What a pointer spelled `name` holds, given the (allocator, value) of its sources."""

@@ -21,6 +21,7 @@ their candidates become part of the chain (`Registration.chain`).
 from __future__ import annotations
 
 import os
+import re
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -77,6 +78,28 @@ _MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", n
 HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_CALL_AFTER = re.compile(rb"\w*(?=\s*\()")
+_NAME_BEFORE = re.compile(rb"[A-Za-z_]\w*$")
+
+
+def _named_like_api(data: bytes) -> frozenset[str]:
+    """The names called in `data` that hold a registration API's (`wrap_ibv_reg_mr(`), found
+    by `bytes.find` (a pattern starting anywhere in a name tries every byte)."""
+    found = set()
+    for name in APIS:
+        word = name.encode()
+        at = data.find(word)
+        while at >= 0:
+            end = _CALL_AFTER.match(data, at + len(word))
+            if end:
+                start = _NAME_BEFORE.search(data, max(0, at - 64), at)
+                found.add(data[start.start() if start else at:end.end()].decode("latin-1"))
+            at = data.find(word, at + len(word))
+    return frozenset(found)
+_GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
+"""`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
+WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
 
 # fi_mr_attr `iface` values of host memory (fi_mr(3), enum fi_hmem_iface); the others
@@ -486,10 +509,74 @@ class Registrations:
         from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS, file_allocators
         from cursedlint.analysis.c_memory import MemoryProvenance
 
+        from cursedlint.analysis.c_parameter_blocks import INDEX
+
         allocators, rounding, library = file_allocators(
             self.context, self.context.project.get(PAGE_ALLOCATORS.name))
-        return MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
-                                self.constants.assigned, library)
+        provenance = MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
+                                      self.constants.assigned, library)
+        callers = self.context.project.get(INDEX) or {}
+        # (a member's pointer is followed to a parameter only where its callers can be known)
+        provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
+        wrappers = self._wrappers if self.gathered else ()  # (none known before)
+        provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *wrappers)),
+                                     _OwnCalls(self.context), allocators)
+        return provenance
+
+    @cached_property
+    def parameter_functions(self) -> set[tuple[str, int]]:
+        """The functions of the file, no API, wrapper or `static` one among them (calls of
+        the first two are registrations, of the last the file's own), with the position of
+        their pointer parameter a registered address comes through (of those that may,
+        `_may_be_passed`): their callers' files are worth reading. Before the project's wrappers are known (the
+        lint that asks for the facts), a call whose callee's name holds an API's
+        (`wrap_ibv_reg_mr`), as the rules' trigger words are found, is taken for a wrapper's
+        whose arguments may be registered (and so is a registration API's call, its arguments
+        all): a superset of the words to look for, never a finding, read without the file's
+        registrations (the lint that asks reads no more: the iovecs and attributes of a
+        registration and the file's own wrappers' calls are not looked through then)."""
+        if self.gathered:
+            asked = [address for registration in self.registrations
+                     for address in registration.addresses if self._may_be_passed(address)]
+            wrappers = self._wrappers
+        elif named := _named_like_api(self.context.source.data):
+            asked = [argument for name, call in self.context.calls(named)
+                     for argument in _presumed_addresses(self.context, name, call)
+                     if self._may_be_passed(argument)]
+            wrappers = {}
+        else:
+            return set()
+        if not asked:
+            return set()
+        provenance, follows = self.provenance, self.provenance.follow_parameters
+        provenance.follow_parameters = True  # (the same answers, the parameter asked about)
+        for address in asked:
+            provenance.of(address)
+        provenance.follow_parameters = follows
+        return {(function, position) for function, position, static
+                in provenance.parameters_asked
+                if not static and function not in APIS and function not in wrappers}
+
+    def _may_be_passed(self, address) -> str:
+        """The function through whose parameter a registered address may come (one that other
+        files can call, no API or wrapper): the address names a parameter, or a local given
+        one (`T *s = (T *)param;`), by its text; "" where none."""
+        from cursedlint.analysis.c_memory import has_storage
+
+        scope = scope_of(self.context, address)
+        function = plain_function(scope) if scope is not None \
+            and scope.type == "function_definition" else None
+        name = self.context.text(function[0]) if function is not None else ""
+        if not name or name in APIS or self.gathered and name in self._wrappers or \
+                has_storage(self.context, scope, ("static",)):
+            return ""
+        names = set(_WORD.findall(self.context.text(address)))
+        parameters = set(parameter_names(self.context, function[1])) - {""}
+        if names & parameters or any(
+                match[0] in names and match[1] in parameters
+                for match in _GIVEN_PARAMETER.findall(self.context.text(function[2]))):
+            return name
+        return ""
 
     def silent_for_length(self, registration: Registration) -> bool:
         """Whether a registration's sub-page length harms no host page the rule can name:
@@ -537,6 +624,59 @@ class Registrations:
 
 
 # -- the project's registering fields -----------------------------------------------------
+
+
+def _presumed_addresses(context, name: str, call) -> list:
+    """The arguments of a call named like a registration API that may be a registered address
+    a parameter gives (`Registrations.parameter_functions` before the wrappers are known): an
+    API's address argument, or any argument of another; not a parameter itself (a function
+    handing its parameter on is a wrapper, its callers' calls the registrations)."""
+    given = _arguments(call)
+    api = APIS.get(name)
+    if api is not None:
+        given = given[api.address:api.address + 1] if api.address is not None else []
+    scope = scope_of(context, call)
+    function = plain_function(scope) if scope is not None \
+        and scope.type == "function_definition" else None
+    parameters = set(parameter_names(context, function[1])) if function is not None else set()
+    return [argument for argument in given
+            if not (unwrapped(argument) is not None and unwrapped(argument).type == "identifier"
+                    and context.text(unwrapped(argument)) in parameters)]
+
+
+def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", allocators: dict,
+               function: str, position: int, static: bool):
+    """What the callers pass a parameter of `function` (the project index's `callers`; a
+    `static` function's calls are its file's own, `own`); None for a wrapper of a registration
+    API or an API (its callers' calls are registrations, reported there). `allocators`: the
+    project's of whole pages (`c_allocators`), for what members are given."""
+    from cursedlint.analysis.c_parameter_blocks import caller_provenance
+
+    if function in wrappers:
+        return None
+    if not static:
+        return caller_provenance(callers, function, position, allocators=allocators)
+    return caller_provenance({**callers, **own.calls(function)}, function, position, own.path,
+                             allocators)
+
+
+class _OwnCalls:
+    """The linted file's own `CallerBlocks` of a function's calls (path -> them), read when
+    first asked (a `static` function's callers pass their own parameters on only as far as
+    they are other files' functions: the index's)."""
+
+    def __init__(self, context):
+        self.context = context
+        self.path = os.path.abspath(context.source.path)
+        self._calls: dict[str, dict] = {}
+
+    def calls(self, function: str) -> dict:
+        from cursedlint.analysis.c_parameter_blocks import caller_blocks
+
+        if function not in self._calls:
+            found = caller_blocks(self.context, frozenset((function,)))
+            self._calls[function] = {} if found is None else {self.path: found}
+        return self._calls[function]
 
 
 def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:

@@ -152,9 +152,11 @@ class FileLinter:
                         self._lookups[indexer.name] = lookups
         return wanted, triggering
 
-    def _index_summaries(self, context) -> list[tuple[str, str, Any]]:
+    def _index_summaries(self, context, seeds: dict[str, list[str]]
+                         ) -> list[tuple[str, str, Any]]:
         """What the index would make of this C/C++ file, from this parse: the summaries of
-        the indexers of the enabled rules that find the file worth summarizing (as
+        the indexers of the enabled rules that find the file worth summarizing, or whose first
+        round will find it by the words it gave them (`seeds`: its own functions, say) (as
         `ProjectIndex._summarize` does: None when the summarizer fails). (The Python index
         summarizes only the modules the linted files lead to, a few of all: summarizing
         every linted module instead cost the stdlib worst case 3x its time.)"""
@@ -166,8 +168,10 @@ class FileLinter:
         made = []
         digest = None
         for indexer in self._summarizers:
-            if context.source.language not in indexer.languages or \
-                    not indexer.worth_summarizing(context.source, self.settings):
+            if context.source.language not in indexer.languages or not (
+                    indexer.worth_summarizing(context.source, self.settings) or
+                    seeds.get(indexer.name) and indexer.pattern(indexer.searched_as(
+                        seeds[indexer.name]), True).search(context.source.data)):
                 continue
             digest = digest or hashlib.sha1(context.source.data).hexdigest()
             try:
@@ -214,6 +218,9 @@ class FileLinter:
         file's tree is parsed once for all indexers (within INDEX_TREE_BYTES of source); the
         contexts are not shared: an indexer's walk adds to its own."""
         trees = self.index_trees
+        if source.language in (C, CPP):  # the lint's kept tree, left for the lint with facts
+            return self._parse(source, FileResult(source.path), frozenset(),
+                               *(self._kept_tree(source, pop=False) or ()))
         if trees is None or source.language != PYTHON:
             return self._parse(source, FileResult(source.path), frozenset(), pop=False)
         key = (source.path, source.data)
@@ -283,7 +290,7 @@ class FileLinter:
             self._seeds.clear()
             self._lookups = {}
             if self.summarize_for_index and result.needs and source.language in (C, CPP):
-                result.index_summaries = self._index_summaries(context)
+                result.index_summaries = self._index_summaries(context, result.seeds)
                 self._keep_tree(context)
             elif result.deferred or (self.summarize_for_index and result.needs):
                 self._keep_tree(context)  # for the index, and its lint with the facts
@@ -331,8 +338,9 @@ class FileLinter:
         else:
             from cursedlint.c.context import CContext, parse
 
-            tree, tree_index = self._kept_tree(source, pop=pop) or (
-                parse(source.data, source.language), None)
+            if tree is None:
+                tree, tree_index = self._kept_tree(source, pop=pop) or (
+                    parse(source.data, source.language), None)
             context = CContext(source, self.settings, tree, tree_index)
             result.error_nodes = context.error_count
         context.project = self.project

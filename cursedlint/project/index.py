@@ -118,6 +118,12 @@ class Indexer:
         """Words that the facts found so far (path -> summary) make worth looking for."""
         return ()
 
+    def more_words_after(self, facts: dict[str, Any], settings,
+                         searched: set[str]) -> Iterable[str]:
+        """`more_words`, where they depend on the words already searched for (`searched`:
+        the first round's and seeds among them)."""
+        return self.more_words(facts, settings)
+
     def lookups(self, context) -> Iterable[str] | None:
         """What a linted file that needs these facts can reach them through (e.g. the modules
         its imports name), for `affects`; None: any fact may matter to it."""
@@ -127,6 +133,11 @@ class Indexer:
         """Whether `facts` (path -> summary) can change the findings of the linted file at
         `path`, given its `lookups`: the run lints it again with them only then."""
         return True
+
+    def searched_as(self, words: Iterable[str]) -> set[str]:
+        """What the files are searched for, of `words` (default: the words; an indexer whose
+        words carry more than a name says which part a file holds)."""
+        return set(words)
 
     def pattern(self, words: Iterable[str], first_round: bool) -> re.Pattern[bytes]:
         """The byte pattern that marks a file holding one of `words` — the indexer's own words
@@ -407,7 +418,7 @@ class ProjectIndex:
                 if summary is not None:
                     found[path] = summary
             searched |= pending
-            pending = set(indexer.more_words(found, self.settings)) - searched
+            pending = set(indexer.more_words_after(found, self.settings, searched)) - searched
         self.passes.append(FactPass(indexer.name, _of(indexer, files), rounds, len(done),
                                     len(found)))
         return found
@@ -697,7 +708,8 @@ class _Search:
     named by `question` for stored answers; compiled only when a file must be searched."""
 
     def __init__(self, indexer: Indexer, words: set[str], first_round: bool):
-        self.indexer, self.words, self.first_round = indexer, words, first_round
+        self.indexer, self.first_round = indexer, first_round
+        self.words = indexer.searched_as(words)
         self.question = "\0".join(["search", indexer.name, str(first_round), *sorted(words)])
         self.searched = 0  # files asked about
 

@@ -12,7 +12,9 @@ the address points into, within the calling function: CUR302 reports memory that
 pages, CUR301 is silent on device memory and on ranges within a page-aligned allocation's
 whole pages.
 Registrations a test asserts to fail (`analysis.c_expectations`) are not registrations. What
-the file does not show is never guessed: silent.
+the file does not show is never guessed: silent. A registering function's pointer parameter
+(no wrapper's: its calls are registrations) is what every call of it passes, where the project
+shows it (`analysis.c_parameter_index`).
 
 Project headers: struct layouts, `#define`s and enums of the project headers a file includes
 (found as the compiler finds them: `cursedlint/analysis/includes.py`) and the `-D` macros of its compile
@@ -24,10 +26,11 @@ from __future__ import annotations
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_function_pointers import project_graph
+from cursedlint.analysis.c_parameter_index import PARAMETER_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
-    APIS, HEADERS, Registration, RegistrationFacts, Registrations, composed_wrappers,
-    registering_fields, registrations_of, wrapper_names,
+    APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
+    composed_wrappers, registering_fields, registrations_of, wrapper_names,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -63,7 +66,7 @@ class RegistrationWrapperIndex(Indexer):
     given a registering function, or a field holding one (there the other values of the
     field are stored, and the calls through it are made)."""
 
-    name = "registration-wrappers"
+    name = WRAPPERS_INDEX
     languages = (C, CPP)
     summary_type = RegistrationFacts
 
@@ -115,7 +118,7 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS, PAGE_ALLOCATORS)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS)
 
     @property
     def facts(self) -> Registrations:

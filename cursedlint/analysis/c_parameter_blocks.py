@@ -1,0 +1,328 @@
+"""What the callers of a C/C++ function hand it for a pointer parameter, across the project's
+files (memory facts for `analysis.c_memory`'s provenance).
+
+A registering function often gets its buffer through a parameter (`dev_init(ctx, ...)` then
+`ibv_reg_mr(pd, &ctx->results, ...)`): within the function the memory is not known. Its callers
+know it: each file's summary (`CallerBlocks`) keeps, for every call of a plain function, what
+each argument is in the caller, as the caller's file alone shows it (`Given`): a block of whole
+pages of its own, a heap block that shares its pages (its size known and under the mmap
+threshold), the caller's own pointer parameter (followed to its callers in turn, up to
+`MAX_DEPTH` calls up), a pointer read from a member (`comm->base.ctx`: what every store into
+a member of that name the project shows puts there, `CallerBlocks.stores`, a function that
+only clears it aside; only a block of whole pages is taken from there, a name being no type),
+or not known. `passed_in` combines them: a block of whole pages where every call of the
+function the project shows passes one, a shared heap block where some call does (that call
+registers it); nothing (not known) where a call passes memory not known, where
+no call is seen, or where the function's name is also used as a value (stored in a field,
+passed to another function: callers through a pointer are not seen).
+
+The files read (`rules.rdma_registration.ParameterBlockIndex`) are those naming the functions
+asked about: the linted file's registering functions whose memory comes through a parameter
+(with the parameter's position, `ASKED`), then, at that argument of their calls, the functions
+whose parameter is passed on there and the members read there (and the functions given those
+members' addresses), bounded in rounds, files and bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import partial
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
+
+INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
+ASKED = "#"
+"""Between a function's name and the position of its parameter asked about, in the index's
+words (`function#position`; no identifier holds it)."""
+MAX_DEPTH = 3
+"""Calls up a parameter is followed through callers that pass their own parameter on."""
+
+_CALLED = re.compile(rb"(?<![\w$.>:])[A-Za-z_]\w*(?=\s*\()")
+"""A name called as a plain function (`f(`), not a method or member (`a.f(`, `p->f(`)."""
+_VALUE_PARENTS = frozenset({"argument_list", "init_declarator", "initializer_list",
+                            "initializer_pair", "assignment_expression", "return_statement"})
+"""Where a function's bare name used as a value is stored or passed on."""
+
+
+class Given(Struct, frozen=True, array_like=True):
+    """One argument of one call: `kind` "whole" (a block of whole pages of its own), "heap" (a
+    heap block sharing its pages), "parameter" (the caller's own pointer parameter: `function`
+    and `position`; `static`: only its file can call it), "field" (a pointer read from the
+    member named `field`), "" (not known); `what` and `line` say what and where, for the
+    chain. As a store into a member (`CallerBlocks.stores`): "whole", "call" (the block an
+    allocator `function` of the project may give: stored through its argument `position`,
+    `&x->m`, or returned, -1), "" (anything else)."""
+
+    kind: str
+    what: str = ""
+    line: int = 0
+    function: str = ""
+    position: int = -1
+    static: bool = False
+    field: str = ""
+
+
+class CallerBlocks(Struct, frozen=True):
+    """A file's facts: `calls` callee -> one list of `Given` per call (argument by argument);
+    `values` the names it uses as values (a function stored or passed on: its calls through a
+    pointer are not seen); `stores` member name -> what each store into such a member puts
+    there (null pointers aside); `clears` function -> the positions of its pointer-to-pointer
+    parameters through which it stores nothing but null pointers and which it hands nowhere
+    (`free(*p); *p = NULL;`: given `&x->m`, it puts no other block there)."""
+
+    calls: dict[str, list[list[Given]]] = {}
+    values: list[str] = []
+    stores: dict[str, list[Given]] = {}
+    clears: dict[str, list[int]] = {}
+
+
+def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
+    """The file's `CallerBlocks`, from its own text (its own page allocators only; a caller's
+    own parameter is kept as such, not followed here); `names`: of these functions' calls
+    only (None: of every plain function's)."""
+    from cursedlint.analysis.c_allocators import file_allocators
+    from cursedlint.analysis.c_constants import CConstants
+    from cursedlint.analysis.c_memory import MemoryProvenance
+
+    found = context.calls(_CALLED if names is None else names)
+    values = sorted({context.text(leaf) for _, leaf in context.tokens(
+        _BARE if names is None else names) if leaf.type == "identifier"
+        and _as_value(context, leaf)})
+    stored = _member_stores(context) if names is None else []
+    clears = _clears(context) if names is None and b"**" in context.source.data else {}
+    if not (found or values or stored or clears):
+        return None
+    constants = CConstants(context)
+    allocators, rounding, library = file_allocators(context, None)
+    provenance = MemoryProvenance(context, partial(constants.evaluate, assignments=True),
+                                  context.settings.page_size, allocators, rounding,
+                                  constants.assigned, library)
+    calls: dict[str, list[list[Given]]] = {}
+    for name, call in found:
+        if name.isupper() or name in _NOT_ASKED:
+            continue  # (a macro's by its spelling, or the C library's: none registers)
+        given = [_given(context, provenance, argument) for argument in arguments(call)]
+        calls.setdefault(name, []).append(given)
+    stores: dict[str, list[Given]] = {}
+    for member, value in stored:
+        stores.setdefault(member, []).append(_stored(context, provenance, value))
+    return CallerBlocks(calls, values, stores, clears)
+
+
+def _clears(context) -> dict[str, list[int]]:
+    """`CallerBlocks.clears`: each use of such a parameter in its function's body reads
+    through it (`*p`), or tests it (`p == NULL`, `!p`)."""
+    from cursedlint.analysis.c_allocators import stored_through
+    from cursedlint.analysis.c_syntax import file_scope_items, parameter_names, plain_function
+
+    data, found = context.source.data, {}
+    for item in file_scope_items(context.root):
+        plain = plain_function(item) if item.type == "function_definition" else None
+        parameters = plain[1].child_by_field_name("parameters") if plain is not None else None
+        if parameters is None or b"**" not in data[parameters.start_byte:parameters.end_byte]:
+            continue
+        names = parameter_names(context, plain[1])
+        body, stored = plain[2], None
+        for position, parameter in enumerate(parameters.named_children):
+            name = names[position] if position < len(names) else ""
+            if not name or context.text(parameter).replace(" ", "").count("**") != 1:
+                continue
+            stored = stored_through(context, body, names) if stored is None else stored
+            if position not in stored and all(_reads_or_tests(data, use) for use in re.finditer(
+                    rb"(?<![\w$.>])" + re.escape(name.encode()) + rb"(?![\w$])",
+                    data[body.start_byte:body.end_byte])):
+                found.setdefault(context.text(plain[0]), []).append(position)
+    return found
+
+
+def _reads_or_tests(data: bytes, use) -> bool:
+    before = use.string[max(0, use.start() - 16):use.start()].rstrip(b" \t(")
+    after = use.string[use.end():use.end() + 8].lstrip()
+    return before.endswith((b"*", b"!")) and not before.endswith(b"**") or \
+        after.startswith((b"==", b"!="))
+
+_NOT_ASKED = frozenset({
+    "assert", "calloc", "fprintf", "free", "malloc", "memcmp", "memcpy", "memmove", "memset",
+    "printf", "realloc", "snprintf", "sprintf", "strcmp", "strcpy", "strlen", "strncmp",
+    "strncpy", "strdup", "sizeof", "vsnprintf"})
+"""C library functions whose calls are never kept (no registering function of a project)."""
+
+_MEMBER = re.compile(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
+"""A member written (`x->m =`) or perhaps given by address to a call (`&x->m,`, `&x.m)`)."""
+
+
+def _member_stores(context) -> list[tuple[str, object]]:
+    """(member name, what is stored: the assigned value, or the argument `&x->m` of a call)
+    for each store into a member of the file."""
+    from cursedlint.analysis.c_memory import null_pointer
+
+    data, found = context.source.data, []
+    for match in _MEMBER.finditer(data):
+        leaf = context.root.descendant_for_byte_range(match.start(1), match.end(1))
+        field = context.parent(leaf) if leaf is not None else None
+        if field is None or field.type != "field_expression" or \
+                field.child_by_field_name("field") != leaf:
+            continue
+        parent = context.parent(field)
+        if parent is not None and parent.type == "assignment_expression" and \
+                parent.child_by_field_name("left") == field:
+            value = unwrapped(parent.child_by_field_name("right"))
+            if value is not None and not null_pointer(value):
+                found.append((context.text(leaf), value))
+        elif parent is not None and parent.type == "pointer_expression" and \
+                context.text(parent.child_by_field_name("operator")) == "&":
+            found.append((context.text(leaf), parent))
+    return found
+
+
+def _stored(context, provenance, value) -> Given:
+    line = value.start_point[0] + 1
+    if value.type == "pointer_expression":  # `&x->m` handed to a call: its out-parameter?
+        argument, call = context.parent(value), None
+        while argument is not None and argument.type in ("cast_expression",
+                                                         "parenthesized_expression"):
+            value, argument = argument, context.parent(argument)
+        if argument is not None and argument.type == "argument_list":
+            call = context.parent(argument)
+        name = callee(context, call) if call is not None \
+            and call.type == "call_expression" else ""
+        if not name:
+            return _UNKNOWN
+        position = [node.id for node in arguments(call)].index(value.id)
+        return Given("call", f"`{context.text(value)}` given to {name}()", line, name, position)
+    if value.type == "call_expression" and callee(context, value):
+        name = callee(context, value)
+        return Given("call", f"{name}()'s result", line, name, -1)
+    found = provenance.of(value)
+    if found.kind == "page-aligned" and found.whole:
+        return Given("whole", found.what, line)
+    return _UNKNOWN
+
+
+_BARE = re.compile(rb"(?<![\w$.>:&*])[A-Za-z_]\w*(?=\s*[,;})])")
+"""A name followed by what ends a value (`f,` `f;` `f)` `f}`): a candidate function value."""
+
+
+def _as_value(context, leaf) -> bool:
+    parent = context.parent(leaf)
+    return parent is not None and parent.type in _VALUE_PARENTS and (
+        parent.type != "assignment_expression" or parent.child_by_field_name("right") == leaf)
+
+
+def _given(context, provenance, argument) -> Given:
+    node = unwrapped(argument)
+    if node is None or node.type not in ("identifier", "pointer_expression", "field_expression",
+                                         "binary_expression"):
+        return _UNKNOWN
+    found = provenance.of(argument)
+    line = argument.start_point[0] + 1
+    if found.kind == "page-aligned" and found.whole:
+        return Given("whole", found.what, line)
+    if found.kind == "heap" and not found.offset:
+        return Given("heap", found.what, line)
+    passed = provenance.passed.get(argument.id) if node.type == "identifier" else None
+    if passed is not None:
+        return Given("parameter", found.what, line, *passed)
+    if node.type == "field_expression" and found.kind in ("", "unknown", "member"):
+        return Given("field", f"`{context.text(node)}`", line,
+                     field=context.text(node.child_by_field_name("field")))
+    return _UNKNOWN
+
+
+_UNKNOWN = Given("")
+
+
+def passed_in(facts: dict, function: str, position: int, only: str | None = None,
+              depth: int = 0, seen: frozenset = frozenset(),
+              allocators: dict | None = None) -> tuple[Given, str, str] | None:
+    """What every call of `function` the project shows passes as argument `position` (`only`:
+    the calls of that file, where the function is `static` there): (a `Given` of kind "whole"
+    or "heap", the path of the caller's file, the function called there) or None (not
+    known). `allocators`: the project's allocators of whole pages (name -> the argument their
+    block is stored through, -1: returned), for what members are given."""
+    files = sorted(facts.items()) if only is None else [(only, facts[only])] \
+        if only in facts else []
+    if depth > MAX_DEPTH or (function, position) in seen or any(
+            function in found.values for _, found in files):
+        return None
+    seen = seen | {(function, position)}
+    whole, known = None, True
+    for path, found in files:
+        for call in found.calls.get(function, ()):
+            given = call[position] if position < len(call) else _UNKNOWN
+            step = (given, path, function)
+            if given.kind == "parameter":
+                step = passed_in(facts, given.function, given.position,
+                                 path if given.static else None, depth + 1, seen,
+                                 allocators) or (_UNKNOWN, path, function)
+            elif given.kind == "field":
+                step = (member_given(facts, given, allocators or {}), path, function)
+            if step[0].kind == "heap":
+                return step
+            if step[0].kind == "whole":
+                whole = whole or step
+            else:
+                known = False
+    return whole if known else None
+
+
+def member_given(facts: dict, given: Given, allocators: dict) -> Given:
+    """What a pointer read from a member holds (`given`, of kind "field"): a block of whole
+    pages where the project shows stores into members of that name and every one is such a
+    block (an allocator of whole pages given `&x->m` where it stores its block, or its
+    result); else not known."""
+    clears = {(function, position) for found in facts.values()
+              for function, positions in found.clears.items() for position in positions}
+    stores = [store for found in facts.values() for store in found.stores.get(given.field, ())
+              if store.kind != "call" or (store.function, store.position) not in clears]
+    if not stores or not all(store.kind == "whole" or store.kind == "call" and store.function
+                             in allocators and allocators[store.function] == store.position
+                             for store in stores):
+        return _UNKNOWN
+    store = stores[0]
+    return Given("whole", f"{given.what} (every store into `{given.field}`: "
+                 f"{store.what} on line {store.line}, whole pages)", given.line)
+
+
+def caller_provenance(facts: dict, function: str, position: int, only: str | None = None,
+                      allocators: dict | None = None):
+    """`passed_in` as `c_memory.Provenance` (None: not known)."""
+    import os
+
+    from cursedlint.analysis.c_memory import Provenance
+
+    found = passed_in(facts, function, position, only, allocators=allocators)
+    if found is None:
+        return None
+    given, path, called = found
+    name = os.path.basename(path)
+    what = f"its caller's {given.what} of {name}, passed to {called}() at {name}:{given.line}"
+    if given.kind == "whole":
+        return Provenance("page-aligned", what, whole=True)
+    return Provenance("heap", what, "neighbouring heap blocks and malloc's chunk headers (blocks "
+                      "below the 128 KiB mmap threshold share pages)")
+
+
+def passed_on(facts: dict, searched: set[str]) -> set[str]:
+    """Of the calls of the functions looked for, at the parameter asked about (`searched`:
+    `function#position`, `ASKED`): the functions (not `static`: their calls are in their own
+    file) whose parameter a call passes on there, whose callers are read next (that parameter
+    asked about), and the members whose pointer a call passes there, whose stores are read
+    next (and the functions given a member's address there, whose definitions may clear
+    it)."""
+    asked: dict[str, set[int]] = {}
+    for word in searched:
+        name, _, position = word.partition(ASKED)
+        if position:
+            asked.setdefault(name, set()).add(int(position))
+    givens = [call[position] for found in facts.values() for name, calls in found.calls.items()
+              if name in asked for call in calls for position in asked[name]
+              if position < len(call)]
+    return {*(f"{given.function}{ASKED}{given.position}" for given in givens
+              if given.kind == "parameter" and not given.static),
+            *(given.field for given in givens if given.kind == "field"),
+            *(store.function for found in facts.values() for member, stores in
+              found.stores.items() if member in searched for store in stores
+              if store.kind == "call")}

@@ -1,0 +1,50 @@
+"""The project index of what callers pass the parameters of the linted file's registering
+functions (`analysis.c_parameter_blocks`), for CUR301/CUR302."""
+
+from __future__ import annotations
+
+from cursedlint.analysis.c_parameter_blocks import (
+    ASKED, INDEX, MAX_DEPTH, CallerBlocks, caller_blocks, passed_on,
+)
+from cursedlint.analysis.rdma_registrations import WRAPPERS_INDEX, registrations_of
+from cursedlint.languages import C, CPP
+from cursedlint.project.index import Indexer
+
+
+class ParameterBlockIndex(Indexer):
+    """Per C/C++ file (`CallerBlocks`: what each call passes),
+    searched from the linted file's registering functions whose memory comes through a
+    parameter (`seed_words`) up through callers passing it on, to `MAX_DEPTH` rounds."""
+
+    name = INDEX
+    languages = (C, CPP)
+    summary_type = CallerBlocks
+    max_rounds = MAX_DEPTH
+    max_files, max_bytes = 40, 4 << 20
+
+    def words(self, settings):
+        return ()
+
+    def seed_words(self, context):  # (no identifier holds `ASKED`)
+        """`function#position`: files are searched for the name, that argument followed."""
+        return {f"{function}{ASKED}{position}" for function, position in registrations_of(
+            context, context.project.get(WRAPPERS_INDEX)).parameter_functions}
+
+    def lookups(self, context):
+        return self.searched_as(self.seed_words(context))
+
+    def affects(self, facts, path, lookups):
+        """Only calls of the linted file's functions asked about change its findings."""
+        return any(name in found.calls for found in facts.values() for name in lookups)
+
+    def searched_as(self, words):
+        return {word.partition(ASKED)[0] for word in words}
+
+    def summarize(self, context):
+        return caller_blocks(context)
+
+    def more_words_after(self, facts, settings, searched):
+        return passed_on(facts, searched)
+
+
+PARAMETER_BLOCKS = ParameterBlockIndex()

@@ -1,0 +1,90 @@
+"""What callers pass a function's pointer parameter (`analysis.c_parameter_blocks`): the
+summaries of caller files, and how they combine."""
+
+from __future__ import annotations
+
+import textwrap
+
+from cursedlint.analysis.c_parameter_blocks import MAX_DEPTH, caller_blocks, passed_in, passed_on
+from cursedlint.c.context import CContext, parse
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+
+def facts(**files: str) -> dict:
+    found = {}
+    for name, code in files.items():
+        data = textwrap.dedent(code).encode()
+        context = CContext(Source.from_bytes(f"{name}.c", data, "c"),
+                           Settings(enabled=frozenset()), parse(data, "c"))
+        summary = caller_blocks(context)
+        if summary is not None:
+            found[f"{name}.c"] = summary
+    return found
+
+
+PAGES = "mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)"
+
+
+def test_every_caller_passing_whole_pages_and_one_passing_a_small_heap_block():
+    found = facts(a=f"""
+        int a(void) {{ char *p = {PAGES}; return pin(p, 1); }}
+        int b(void) {{ char *q = {PAGES}; return pin(q, 2); }}
+        """)
+    given, path, called = passed_in(found, "pin", 0)
+    assert (given.kind, path, called) == ("whole", "a.c", "pin")
+    found.update(facts(c="int c(void) { char *r = malloc(64); return pin(r, 3); }"))
+    given, path, _ = passed_in(found, "pin", 0)
+    assert (given.kind, path, given.line) == ("heap", "c.c", 1)
+
+
+def test_memory_not_known_no_caller_or_a_function_used_as_a_value_is_not_known():
+    whole = f"int a(void) {{ char *p = {PAGES}; return pin(p); }}"
+    assert passed_in(facts(a=whole), "other", 0) is None
+    assert passed_in(facts(a=whole, b="int b(char *(*get)(void)) { return pin(get()); }"),
+                     "pin", 0) is None
+    assert passed_in(facts(a=whole, b="struct ops o = { .pin = pin };"), "pin", 0) is None
+
+
+def test_a_parameter_passed_on_is_followed_a_bounded_number_of_calls_and_not_around_a_cycle():
+    chain = [f"int f0(void) {{ char *p = {PAGES}; return f1(p); }}"]
+    chain += [f"int f{i}(char *p) {{ return f{i + 1}(p); }}" for i in range(1, MAX_DEPTH + 2)]
+    found = facts(a="\n".join(chain))
+    assert passed_in(found, f"f{MAX_DEPTH + 1}", 0)[0].kind == "whole"
+    assert passed_in(found, f"f{MAX_DEPTH + 2}", 0) is None
+    cycle = facts(a="int g(char *p) { return g(p); }")
+    assert passed_in(cycle, "g", 0) is None
+
+
+def test_a_static_functions_calls_are_its_own_files():
+    found = facts(a=f"""
+        static int pin(char *p);
+        int a(void) {{ char *q = {PAGES}; return pin(q); }}
+        """, b="static int pin(char *p); int b(void) { char *r = malloc(64); return pin(r); }")
+    assert passed_in(found, "pin", 0, only="a.c")[0].kind == "whole"
+    assert passed_in(found, "pin", 0, only="b.c")[0].kind == "heap"
+    assert passed_in(found, "pin", 0)[0].kind == "heap"
+
+
+def test_only_the_argument_asked_about_leads_to_more_files():
+    """`passed_on`: of `dev_init(dom, ctx)` asked about its argument 1 (`dev_init#1`), the
+    member `conn->probe` and the caller's own parameter `c` there lead further (the member's
+    stores, `open_conn`'s callers); the domain, argument 0, does not, nor do the members and
+    parameters given to a function not asked about. Stores into `probe`, asked, lead to
+    the function given `&x->probe`."""
+    found = facts(up="""\
+        struct conn { void *dom; void *probe; void *other; };
+        int dev_init(void *dom, void *ctx);
+        int log_conn(void *c);
+        int probe_alloc(void **out);
+        int open_conn(struct conn *conn, void *c)
+        {
+            probe_alloc(&conn->probe);
+            dev_init(conn->dom, conn->probe);
+            log_conn(conn->other);
+            return dev_init(conn->dom, c);
+        }
+        """)
+    assert passed_on(found, {"dev_init#1"}) == {"probe", "open_conn#1"}
+    assert passed_on(found, {"dev_init#1", "probe"}) == {"probe", "open_conn#1", "probe_alloc"}
+    assert passed_on(found, {"log_conn"}) == set()
