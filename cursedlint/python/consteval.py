@@ -24,7 +24,7 @@ _FORMAT_FIELD = LazyPattern(
     r"%(?:\([^)]{0,256}\)|(?P<long_key>\())?[-+ #0]*(?P<width>\*|\d*)(?:\.(?P<precision>\*|\d*))?")
 """A %-format field; a key (`%(name)s`) not closed within 256 characters is not read to its
 end (a text of `%(` never closed was read to the end from each)."""
-_GLOBAL_STATEMENT = LazyPattern(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
+_GLOBAL_STATEMENT = LazyPattern(r"global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
 _NAME_OR_DOT = re.compile(r"[\w.]")
 _METHOD_CALL_AFTER_NAME = re.compile(r"\s*\.\s*\w+\s*\(")
 _ITEM_AFTER_NAME = re.compile(r"\s*\[")
@@ -208,7 +208,7 @@ class ConstantEvaluator:
         self._tables: dict[int, dict[str, Any]] = {}
         self._walrus = ":=" in text
         self._nonlocals: dict[int, set[str]] | None = None
-        self._globals_rebound: set[str] | None = None
+        self._globals_rebound: frozenset[str] | None = None
         self._mutated: dict[str, bool] = {}
 
     def _table(self, scope: ast.AST) -> dict[str, Any]:
@@ -279,16 +279,10 @@ class ConstantEvaluator:
             if assigned >= item.end():
                 return True
 
-    def _module_rebound(self) -> set[str]:
-        """Names that some function declares `global` (and may therefore reassign). Read from
-        the text: a `global` line inside a string can only add names, which errs towards
-        UNKNOWN."""
+    def _module_rebound(self) -> frozenset[str]:
+        """Names that some function declares `global` (and may therefore reassign)."""
         if self._globals_rebound is None:
-            self._globals_rebound = {
-                name.strip()
-                for names in _GLOBAL_STATEMENT.findall(self.text)
-                for name in names.split(",")
-            }
+            self._globals_rebound = globals_declared(self.text)
         return self._globals_rebound
 
     def lookup(self, name: str, at: ast.AST) -> Any:
@@ -453,3 +447,19 @@ def _too_big(op: ast.operator, left: Any, right: Any) -> bool:
                    or _wider(field["width"]) or _wider(field["precision"] or "")
                    for field in _FORMAT_FIELD.finditer(text))
     return False
+
+
+def globals_declared(text: str) -> frozenset[str]:
+    """Names some function declares `global` (it may rebind them), read from the text: a
+    `global` statement of its own line or after a `;` (a line of a string that reads so only
+    adds a name, which errs towards UNKNOWN and keeps an import from being followed). The
+    search looks for the word and then at what precedes it (a pattern starting with `^|;`
+    tried every position of every file)."""
+    names: set[str] = set()
+    for match in _GLOBAL_STATEMENT.finditer(text):
+        start = match.start()
+        while start and text[start - 1] in " \t":
+            start -= 1
+        if not start or text[start - 1] in "\n;":
+            names.update(name.strip(" \t") for name in match.group(1).split(","))
+    return frozenset(names)
