@@ -901,9 +901,9 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
 
 
 def linted_imports(context) -> dict[str, str]:
-    """The linted module's imports as written (shared by the rules of one file)."""
-    return context.shared("written-imports",
-                          lambda: written_imports(context.tree, context.source.text))
+    """The linted module's imports as written (shared by every context of its tree)."""
+    return context.derived("written-imports",
+                           lambda: written_imports(context.tree, context.source.text))
 
 
 def calling_function(context, node: ast.AST) -> str | None:
