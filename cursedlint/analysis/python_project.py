@@ -132,14 +132,16 @@ class FunctionIndexer(Indexer):
         raise NotImplementedError
 
     def summarize(self, context) -> ModuleSummary | None:
-        imports = written_imports(context.tree, context.source.text)
+        imports = linted_imports(context)
         functions = {}
         local = {getattr(node, "name", "") for node in context.tree.body}
         code = module_functions(context.tree)
         call_nodes: list[tuple[str, ast.Call]] = []
         for qualname, function in [(MODULE, context.tree), *code] if self.module_level else code:
             facts = self.local_facts(context, function)
-            calls = tuple(_out_calls(function, imports, local, call_nodes))
+            calls, nodes = context.derived(  # (the same for each indexer summarizing it)
+                (_out_calls, id(function)), lambda: _calls_and_nodes(function, imports, local))
+            call_nodes.extend(nodes)
             if facts or calls:
                 functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts,
                                                       calls, _returned_call(function))
@@ -148,7 +150,7 @@ class FunctionIndexer(Indexer):
         others = tuple(qualname for qualname, _ in module_functions(context.tree)
                        if qualname not in functions)
         return self.extended(context, ModuleSummary(
-            imports, functions, tuple(cls.name for cls in classes),
+            dict(imports), functions, tuple(cls.name for cls in classes),
             {name: written for name, written in bases.items() if written},
             others) if functions or imports else None, call_nodes)
 
@@ -302,6 +304,13 @@ def _names_within(name: str, modules: set[str], within: set[str]) -> bool:
     one (`within`), or lies within one (an attribute or submodule of it)."""
     parts = name.split(".")
     return name in within or any(".".join(parts[:end]) in modules for end in range(1, len(parts)))
+
+
+def _calls_and_nodes(function: ast.AST, imports: dict[str, str],
+                     local: set[str]) -> tuple[tuple[OutCall, ...], list[tuple[str, ast.Call]]]:
+    """`_out_calls` of the function, and the name and node of each."""
+    nodes: list[tuple[str, ast.Call]] = []
+    return tuple(_out_calls(function, imports, local, nodes)), nodes
 
 
 def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
