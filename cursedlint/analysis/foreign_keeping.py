@@ -247,7 +247,7 @@ def may_make_callback(context, node: ast.AST) -> bool:
         return _makes(node)
     if isinstance(node, ast.Name) or is_self_attribute(node):
         key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
-        return key in context.shared(_MADE, lambda: _callback_names(context))
+        return key in context.derived(_MADE, lambda: _callback_names(context))
     return False
 
 

@@ -826,7 +826,7 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     if not isinstance(scope, _FUNCTIONS) or node.id not in (
             a.arg for a in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs)):
         return None
-    bindings = context.shared(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
+    bindings = context.derived(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
     if len(bindings) != 1:
         return None
     assignment = bindings[0]
@@ -855,7 +855,7 @@ def _own_stores(function: ast.AST) -> dict[str, list[ast.Assign | None]]:
 def attribute_values(context, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
     """attr -> the values of each `self.attr = value` in the class's methods (once per class
     and file)."""
-    return context.shared(("self-attributes", id(cls)), lambda: _self_assignments(cls))
+    return context.derived(("self-attributes", id(cls)), lambda: _self_assignments(cls))
 
 
 def _self_assignments(cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
@@ -932,7 +932,8 @@ def calling_function(context, node: ast.AST) -> str | None:
 def module_calls_of(context, names: set[str]) -> list[ast.Call]:
     """The module's calls whose callee ends in one of `names` (only those can run a function
     of that name, or the `__init__` of a class of that name: `runs`), in walk order."""
-    by_name = context.shared("module-calls-by-name", lambda: _by_last_name(context.nodes(ast.Call)))
+    by_name = context.derived("module-calls-by-name",
+                              lambda: _by_last_name(context.nodes(ast.Call)))
     found = [entry for name in names for entry in by_name.get(name, ())]
     return [call for _, call in sorted(found, key=lambda entry: entry[0])]
 
