@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from typing import Any, Mapping
 
 from cursedlint import notices
@@ -21,11 +22,11 @@ from cursedlint.settings import Settings
 from cursedlint.source import FileBytes, SourceError
 
 
-FROZEN_LIMIT = 10_000_000
-"""Objects frozen (`settle_survivors`, counted as the collector counts them: about 1 GB)
-past which they are put back and collected. The stdlib worst case (1,790 files) freezes about
-3.4 million (its peak 620 MB): it is never collected whole."""
-_frozen = [0]
+FROZEN_GROWTH = 1 << 30
+"""Bytes by which the process's peak memory may grow over its peak at the last whole
+collection before what `settle_survivors` froze is put back and collected whole. The stdlib
+worst case (1,790 files, peak 605 MB) is never collected whole."""
+_collected_at: list[int] = []  # the peak memory after the last whole collection
 
 
 def settle_survivors() -> None:
@@ -33,18 +34,28 @@ def settle_survivors() -> None:
     with facts, the index's caches) out of the cyclic collector's generations (`gc.freeze`):
     collections traversed those objects again and again, not the file's own, which reference
     counting frees (the stdlib worst case spent 8% of its CPU in them, to collect 500
-    objects). The few cycles a file leaves wait with them; past FROZEN_LIMIT objects frozen
-    all are put back and collected (memory stays bounded where cycles keep trees). Not where
-    the collector is off (a host's choice)."""
-    if not gc.isenabled():
+    objects). The few cycles a file leaves wait with them; once the peak memory has grown by
+    FROZEN_GROWTH all is put back and collected (cycles cannot hold memory without bound).
+    Not where the collector is off (a host's choice) or the peak cannot be read (Windows)."""
+    peak = _peak_bytes()
+    if peak is None or not gc.isenabled():
         return
-    _frozen[0] += max(gc.get_count()[0], 0)  # (what the file left, give or take)
     gc.freeze()
-    gc.collect(0)  # (of an empty generation: only its count starts again)
-    if _frozen[0] > FROZEN_LIMIT:
-        _frozen[0] = 0
+    if not _collected_at:
+        _collected_at.append(peak)
+    elif peak - _collected_at[0] > FROZEN_GROWTH:
         gc.unfreeze()
         gc.collect()
+        _collected_at[0] = _peak_bytes() or peak
+
+
+def _peak_bytes() -> int | None:
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # (kilobytes but on macOS)
 
 
 class Linter(FileLinter):
