@@ -198,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv)
     finally:
         gc.set_threshold(*thresholds)
+        gc.unfreeze()  # (what the run froze, `settle_survivors`, collected as before)
 
 
 def _main(argv: list[str] | None) -> int:

@@ -564,6 +564,39 @@ def test_no_tree_is_left_to_the_cyclic_collector():
     assert trees == []
 
 
+def test_a_cycle_frozen_between_files_is_collected_once_memory_grows(monkeypatch):
+    """What outlives a file's lint is frozen out of the collector's generations
+    (`settle_survivors`), a cycle the file left among it; once the peak memory has grown by
+    FROZEN_GROWTH all is put back and collected: cycles cannot hold memory without bound."""
+    import gc
+    import weakref
+
+    from cursedlint.engine import linter as run
+
+    class Node:
+        pass
+
+    peak = [1 << 30]  # (the process's peak memory, as the files' lints make it grow)
+    monkeypatch.setattr(run, "_peak_bytes", lambda: peak[0])
+    monkeypatch.setattr(run, "_collected_at", [])
+    gc.collect()
+    try:
+        run.settle_survivors()  # (the peak to grow from)
+        cycle = Node()
+        cycle.itself = cycle
+        watched = weakref.ref(cycle)
+        del cycle
+        peak[0] += run.FROZEN_GROWTH // 2
+        run.settle_survivors()
+        gc.collect(2)
+        assert watched() is not None, "frozen: no collection frees it"
+        peak[0] += run.FROZEN_GROWTH // 2 + 1
+        run.settle_survivors()
+        assert watched() is None and gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+
+
 _ASKS_FOR_FACTS = {
     "sim/__init__.py": "",
     "sim/engine.py": (

@@ -326,7 +326,7 @@ _ADDRESS = LazyPattern(r"addr|ptr|pointer|value|handle|^fn$|func_?p")
 
 def _imported_names(context) -> set[str]:
     """The names the module imports from another module by name (`from m import f`)."""
-    return context.shared("imported-by-name", lambda: {
+    return context.derived("imported-by-name", lambda: {
         alias.asname or alias.name for node in context.nodes(ast.ImportFrom)
         for alias in node.names})
 

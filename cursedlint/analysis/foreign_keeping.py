@@ -44,7 +44,7 @@ from cursedlint.analysis.callback_apis import (
 )
 from cursedlint.analysis.capture_regions import is_self_attribute
 from cursedlint.analysis.python_modules import (
-    ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
+    ModuleTable, is_package, is_project_module, module_name, resolve,
 )
 from cursedlint.analysis.python_project import linted_imports, value_of
 from cursedlint.findings import Step
@@ -247,7 +247,7 @@ def may_make_callback(context, node: ast.AST) -> bool:
         return _makes(node)
     if isinstance(node, ast.Name) or is_self_attribute(node):
         key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
-        return key in context.shared(_MADE, lambda: _callback_names(context))
+        return key in context.derived(_MADE, lambda: _callback_names(context))
     return False
 
 
@@ -608,7 +608,7 @@ def _python_facts(context) -> ForeignFacts | None:
             libraries.add(name)
         elif context.qualified_name(value.func, among=PROTOTYPE_FACTORIES):
             prototypes.add(name)
-    imports = written_imports(context.tree, context.source.text)
+    imports = dict(linted_imports(context))
     functions, types = _embedded_c(context)
     if not (libraries or prototypes or functions or types):
         return ForeignFacts(imports=imports) if imports else None

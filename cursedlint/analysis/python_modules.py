@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, NamedTuple
 
-from cursedlint.python.consteval import _Bindings
+from cursedlint.python.consteval import _Bindings, globals_declared
 from cursedlint.python.imports import ImportTable
 
 MAX_REEXPORTS = 8  # re-exports followed from one name; a longer chain is unknown
@@ -84,7 +83,7 @@ def written_imports(tree: ast.Module, text: str) -> dict[str, str]:
     if not any(written is not None for written in imports.values()):
         return {}
     counts = _BindingCounts.of(tree)
-    rebound = _globals_declared(text)
+    rebound = globals_declared(text)
     return {
         local: written for local, written in imports.items()
         if written is not None and counts.get(local) == 1 and local not in rebound
@@ -249,14 +248,3 @@ class _ImportStatements(ImportTable):
 
     def add(self, node: ast.Import | ast.ImportFrom) -> None:
         self.statements.append(node)
-
-
-def _globals_declared(text: str) -> set[str]:
-    """Names some function declares `global` (it may rebind them), read from the text: a
-    statement of its own line or after a `;` (a line of a string that reads so only adds a
-    name, which keeps an import from being followed)."""
-    return {name for names in _GLOBAL_STATEMENT.findall(text) for name in _NAME.findall(names)}
-
-
-_GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
-_NAME = re.compile(r"\w+")

@@ -136,14 +136,16 @@ class FunctionIndexer(Indexer):
         raise NotImplementedError
 
     def summarize(self, context) -> ModuleSummary | None:
-        imports = written_imports(context.tree, context.source.text)
+        imports = linted_imports(context)
         functions = {}
         local = {getattr(node, "name", "") for node in context.tree.body}
         code = module_functions(context.tree)
         call_nodes: list[tuple[str, ast.Call]] = []
         for qualname, function in [(MODULE, context.tree), *code] if self.module_level else code:
             facts = self.local_facts(context, function)
-            calls = tuple(_out_calls(function, imports, local, call_nodes))
+            calls, nodes = context.derived(  # (the same for each indexer summarizing it)
+                (_out_calls, id(function)), lambda: _calls_and_nodes(function, imports, local))
+            call_nodes.extend(nodes)
             if facts or calls:
                 functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts,
                                                       calls, _returned_call(function))
@@ -152,7 +154,7 @@ class FunctionIndexer(Indexer):
         others = tuple(qualname for qualname, _ in module_functions(context.tree)
                        if qualname not in functions)
         return self.extended(context, ModuleSummary(
-            imports, functions, tuple(cls.name for cls in classes),
+            dict(imports), functions, tuple(cls.name for cls in classes),
             {name: written for name, written in bases.items() if written},
             others) if functions or imports else None, call_nodes)
 
@@ -306,6 +308,13 @@ def _names_within(name: str, modules: set[str], within: set[str]) -> bool:
     one (`within`), or lies within one (an attribute or submodule of it)."""
     parts = name.split(".")
     return name in within or any(".".join(parts[:end]) in modules for end in range(1, len(parts)))
+
+
+def _calls_and_nodes(function: ast.AST, imports: dict[str, str],
+                     local: set[str]) -> tuple[tuple[OutCall, ...], list[tuple[str, ast.Call]]]:
+    """`_out_calls` of the function, and the name and node of each."""
+    nodes: list[tuple[str, ast.Call]] = []
+    return tuple(_out_calls(function, imports, local, nodes)), nodes
 
 
 def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
@@ -858,7 +867,7 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     if not isinstance(scope, _FUNCTIONS) or node.id not in (
             a.arg for a in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs)):
         return None
-    bindings = context.shared(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
+    bindings = context.derived(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
     if len(bindings) != 1:
         return None
     assignment = bindings[0]
@@ -887,7 +896,7 @@ def _own_stores(function: ast.AST) -> dict[str, list[ast.Assign | None]]:
 def attribute_values(context, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
     """attr -> the values of each `self.attr = value` in the class's methods (once per class
     and file)."""
-    return context.shared(("self-attributes", id(cls)), lambda: _self_assignments(cls))
+    return context.derived(("self-attributes", id(cls)), lambda: _self_assignments(cls))
 
 
 def _self_assignments(cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
@@ -942,9 +951,9 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
 
 
 def linted_imports(context) -> dict[str, str]:
-    """The linted module's imports as written (shared by the rules of one file)."""
-    return context.shared("written-imports",
-                          lambda: written_imports(context.tree, context.source.text))
+    """The linted module's imports as written (shared by every context of its tree)."""
+    return context.derived("written-imports",
+                           lambda: written_imports(context.tree, context.source.text))
 
 
 def calling_function(context, node: ast.AST) -> str | None:
@@ -964,7 +973,8 @@ def calling_function(context, node: ast.AST) -> str | None:
 def module_calls_of(context, names: set[str]) -> list[ast.Call]:
     """The module's calls whose callee ends in one of `names` (only those can run a function
     of that name, or the `__init__` of a class of that name: `runs`), in walk order."""
-    by_name = context.shared("module-calls-by-name", lambda: _by_last_name(context.nodes(ast.Call)))
+    by_name = context.derived("module-calls-by-name",
+                              lambda: _by_last_name(context.nodes(ast.Call)))
     found = [entry for name in names for entry in by_name.get(name, ())]
     return [call for _, call in sorted(found, key=lambda entry: entry[0])]
 

@@ -4,7 +4,9 @@ processes (`scheduler`)."""
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 from typing import Any, Mapping
 
 from cursedlint import notices
@@ -18,6 +20,42 @@ from cursedlint.project.index import KEPT_BYTES, FactPass, ProjectIndex
 from cursedlint.rule import Rule
 from cursedlint.settings import Settings
 from cursedlint.source import FileBytes, SourceError
+
+
+FROZEN_GROWTH = 1 << 30
+"""Bytes by which the process's peak memory may grow over its peak at the last whole
+collection before what `settle_survivors` froze is put back and collected whole. The stdlib
+worst case (1,790 files, peak 605 MB) is never collected whole."""
+_collected_at: list[int] = []  # the peak memory after the last whole collection
+
+
+def settle_survivors() -> None:
+    """After a file's lint, move what outlives it (the results, the trees kept for the lint
+    with facts, the index's caches) out of the cyclic collector's generations (`gc.freeze`):
+    collections traversed those objects again and again, not the file's own, which reference
+    counting frees (the stdlib worst case spent 8% of its CPU in them, to collect 500
+    objects). The few cycles a file leaves wait with them; once the peak memory has grown by
+    FROZEN_GROWTH all is put back and collected (cycles cannot hold memory without bound).
+    Not where the collector is off (a host's choice) or the peak cannot be read (Windows)."""
+    peak = _peak_bytes()
+    if peak is None or not gc.isenabled():
+        return
+    gc.freeze()
+    if not _collected_at:
+        _collected_at.append(peak)
+    elif peak - _collected_at[0] > FROZEN_GROWTH:
+        gc.unfreeze()
+        gc.collect()
+        _collected_at[0] = _peak_bytes() or peak
+
+
+def _peak_bytes() -> int | None:
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # (kilobytes but on macOS)
 
 
 class Linter(FileLinter):
@@ -204,7 +242,11 @@ class Linter(FileLinter):
         """A worker's share of files (`scheduler.lint_all`)."""
         if self.summarize_for_index:
             self._linted_here.extend(files)
-        return [self.lint_path(path, language) for path, language in files]
+        results = []
+        for path, language in files:
+            results.append(self.lint_path(path, language))
+            settle_survivors()
+        return results
 
     def lint_again_in_workers(self, paths: set[str]) -> dict[str, FileResult]:
         """Path -> result with the facts, for the files of `paths` that the workers kept from

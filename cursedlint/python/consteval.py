@@ -24,7 +24,7 @@ _FORMAT_FIELD = LazyPattern(
     r"%(?:\([^)]{0,256}\)|(?P<long_key>\())?[-+ #0]*(?P<width>\*|\d*)(?:\.(?P<precision>\*|\d*))?")
 """A %-format field; a key (`%(name)s`) not closed within 256 characters is not read to its
 end (a text of `%(` never closed was read to the end from each)."""
-_GLOBAL_STATEMENT = LazyPattern(r"(?:^|;)[ \t]*global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", re.M)
+_GLOBAL_STATEMENT = LazyPattern(r"global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
 _NAME_OR_DOT = re.compile(r"[\w.]")
 _METHOD_CALL_AFTER_NAME = re.compile(r"\s*\.\s*\w+\s*\(")
 _ITEM_AFTER_NAME = re.compile(r"\s*\[")
@@ -193,23 +193,36 @@ class _Bindings:
                 self.bind(node.name, None)
 
 
+class ModuleTables:
+    """What a module's evaluator finds of its tree and text alone (each scope's bindings, the
+    names rebound by `nonlocal` and `global`, the names mutated in place), kept for every
+    context of the tree (`TreeIndex.derived`)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[int, dict[str, Any]] = {}
+        self.nonlocals: dict[int, set[str]] | None = None
+        self.globals_rebound: frozenset[str] | None = None
+        self.mutated: dict[str, bool] = {}
+
+
 class ConstantEvaluator:
     """Evaluates expressions of one module. `scope_of(node)` returns the innermost enclosing
     function (or None at module level); it is supplied by the file's context."""
 
     def __init__(
-        self, module: ast.Module, scope_of: Callable[[ast.AST], ast.AST | None], text: str
+        self, module: ast.Module, scope_of: Callable[[ast.AST], ast.AST | None], text: str,
+        tables: ModuleTables | None = None,
     ):
         """`text` is the module's source: cheap substring tests on it skip whole-tree searches
-        for constructs the module does not contain (`global`, `nonlocal`, method calls)."""
+        for constructs the module does not contain (`global`, `nonlocal`, method calls).
+        `tables`: what another evaluator of the same tree and text found already."""
         self.module = module
         self.scope_of = scope_of
         self.text = text
-        self._tables: dict[int, dict[str, Any]] = {}
+        self._known = ModuleTables() if tables is None else tables
+        self._tables = self._known.tables
         self._walrus = ":=" in text
-        self._nonlocals: dict[int, set[str]] | None = None
-        self._globals_rebound: set[str] | None = None
-        self._mutated: dict[str, bool] = {}
+        self._mutated = self._known.mutated
 
     def _table(self, scope: ast.AST) -> dict[str, Any]:
         table = self._tables.get(id(scope))
@@ -224,21 +237,21 @@ class ConstantEvaluator:
     def _nonlocal_names(self) -> dict[int, set[str]]:
         """id(scope) -> the names `nonlocal` statements declare in it or in scopes nested in
         it, from one walk of the module's statements (no expression holds a statement)."""
-        if self._nonlocals is None:
-            self._nonlocals = {}
+        if self._known.nonlocals is None:
+            self._known.nonlocals = {}
             pending: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(self.module, ())]
             while pending:
                 node, scopes = pending.pop()
                 if isinstance(node, ast.Nonlocal):
                     for scope in scopes:
-                        self._nonlocals.setdefault(id(scope), set()).update(node.names)
+                        self._known.nonlocals.setdefault(id(scope), set()).update(node.names)
                 if isinstance(node, _NESTED_SCOPES):
                     scopes = (*scopes, node)
                 for name in _BLOCK_FIELDS:
                     block = getattr(node, name, None)
                     if isinstance(block, list):
                         pending.extend((child, scopes) for child in block)
-        return self._nonlocals
+        return self._known.nonlocals
 
     def may_be_mutated(self, name: str) -> bool:
         """Whether the module may change the container `name` in place: call a method on it
@@ -279,17 +292,11 @@ class ConstantEvaluator:
             if assigned >= item.end():
                 return True
 
-    def _module_rebound(self) -> set[str]:
-        """Names that some function declares `global` (and may therefore reassign). Read from
-        the text: a `global` line inside a string can only add names, which errs towards
-        UNKNOWN."""
-        if self._globals_rebound is None:
-            self._globals_rebound = {
-                name.strip()
-                for names in _GLOBAL_STATEMENT.findall(self.text)
-                for name in names.split(",")
-            }
-        return self._globals_rebound
+    def _module_rebound(self) -> frozenset[str]:
+        """Names that some function declares `global` (and may therefore reassign)."""
+        if self._known.globals_rebound is None:
+            self._known.globals_rebound = globals_declared(self.text)
+        return self._known.globals_rebound
 
     def lookup(self, name: str, at: ast.AST) -> Any:
         """The expression a name refers to at `at`, or UNKNOWN."""
@@ -453,3 +460,19 @@ def _too_big(op: ast.operator, left: Any, right: Any) -> bool:
                    or _wider(field["width"]) or _wider(field["precision"] or "")
                    for field in _FORMAT_FIELD.finditer(text))
     return False
+
+
+def globals_declared(text: str) -> frozenset[str]:
+    """Names some function declares `global` (it may rebind them), read from the text: a
+    `global` statement of its own line or after a `;` (a line of a string that reads so only
+    adds a name, which errs towards UNKNOWN and keeps an import from being followed). The
+    search looks for the word and then at what precedes it (a pattern starting with `^|;`
+    tried every position of every file)."""
+    names: set[str] = set()
+    for match in _GLOBAL_STATEMENT.finditer(text):
+        start = match.start()
+        while start and text[start - 1] in " \t":
+            start -= 1
+        if not start or text[start - 1] in "\n;":
+            names.update(name.strip(" \t") for name in match.group(1).split(","))
+    return frozenset(names)

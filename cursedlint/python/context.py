@@ -15,7 +15,7 @@ from typing import Any, Callable, Container, Iterable, Iterator
 from cursedlint.analysis.arguments import Arguments, bind
 from cursedlint.context import FileContext
 from cursedlint.findings import Span
-from cursedlint.python.consteval import UNKNOWN, ConstantEvaluator
+from cursedlint.python.consteval import UNKNOWN, ConstantEvaluator, ModuleTables
 from cursedlint.python.imports import ImportTable
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -32,6 +32,15 @@ class TreeIndex:
         self._parents: dict[int, ast.AST] = {}
         self._by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
         self._statements: dict[type, tuple[list[ast.AST], list[int]]] | None = None
+        self._derived: dict[Any, Any] = {}
+
+    def derived(self, key: Any, factory: Callable[[], Any]) -> Any:
+        """What is made of the tree and its text alone (never of facts, settings or a
+        context's walk), made once for all the contexts of the tree: a file linted again with
+        facts, or summarized for the index, does not make it again."""
+        if key not in self._derived:
+            self._derived[key] = factory()
+        return self._derived[key]
 
     def parent_of(self, key: int) -> ast.AST | None:
         """The parent of the node whose id is `key`."""
@@ -130,7 +139,9 @@ class PythonContext(FileContext):
         """The tree's parents and nodes by class, from one walk at most per tree: the contexts
         the engine makes of one tree (its first look, the index's summaries, its lint with
         facts) share it."""
-        self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text)
+        self._derived = self.tree_index if self.tree_index.tree is tree else TreeIndex(tree)
+        self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text,
+                                           self.derived(ModuleTables, ModuleTables))
         self._scope_imports: dict[int, set[str]] = {}
         self._arguments: dict[int, Arguments] = {}
         self._scopes: dict[int, ast.AST | None] = {}  # id(node that is no scope) -> its scope
@@ -138,6 +149,12 @@ class PythonContext(FileContext):
         self._met: dict[type, list[ast.AST]] | None = None  # what a finished walk met (`met`)
         self.cython = None
         """A Cython file's `python.cython.CythonFacts` (what its Python tree does not say)."""
+
+    def derived(self, key: Any, factory: Callable[[], Any]) -> Any:
+        """`TreeIndex.derived` of the context's tree: what is made of the tree and its text
+        alone, shared with the other contexts of the tree (a Cython module parsed again has
+        its own)."""
+        return self._derived.derived(key, factory)
 
     def release(self) -> None:
         """`FileContext.release`, and the evaluator (it holds `scope_of`, the context's)."""
