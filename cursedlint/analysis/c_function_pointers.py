@@ -78,10 +78,9 @@ _DEFINE = LazyPattern(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
 _FIELD_CALL = re.compile(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
 """A macro parameter placed after `.` or `->` in the macro's body, not itself called there
 (the argument is the call: `container.call`)."""
-_LITERAL_NAME = LazyPattern(rb'("[A-Za-z_]\w*")\s*,')
-"""A string literal holding a name, before a comma (the tree says whether it is an argument:
-led by `"`, the search skips ahead to each quote)."""
-"""`dlsym(handle, "name")`: the function `name` of a loaded library."""
+_LITERAL_NAME = LazyPattern(rb'("[A-Za-z_]\w*")\s*[,)]')
+"""A string literal holding a name, before a comma or a closing parenthesis (the tree says
+whether it is an argument: led by `"`, the search skips ahead to each quote)."""
 _STORE = LazyPattern(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
                     + rb")|(?=\S))")
 """A field name written right after `.` or `->` and before `=` and a value (one search for
