@@ -44,7 +44,8 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_conditions import condition_over, literal, substituted
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, mentions, parameter_names, plain_function, unwrapped, writes,
+    arguments, callee, macro_parameters, mentions, parameter_names, plain_function, unwrapped,
+    writes,
 )
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
@@ -305,9 +306,7 @@ def _macro(context, definition, enders: _Enders) -> tuple[str, Fatal | None]:
 def _macro_block(context, definition, text: bytes) -> tuple[list[str], object]:
     """A function-like macro's parameters, and the block its body (`text`) makes (None where
     it has none, jumps, or does not read as statements)."""
-    parameters = definition.child_by_field_name("parameters")
-    names = [context.text(parameter) for parameter in parameters.named_children
-             if parameter.type == "identifier"] if parameters is not None else []
+    names = macro_parameters(context, definition)
     return names, _macro_body(text, context.language) \
         if names and not _JUMP_WORDS.search(text) else None
 

@@ -53,7 +53,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
     ARGUMENT_NAME, arguments, declared_name, file_scope_items, function_declarator,
-    parameter_names, plain_function, unwrapped,
+    macro_parameters, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
 from cursedlint.languages import CPP
@@ -220,12 +220,9 @@ def function_macros(context) -> list[tuple[str, list[str], str]]:
         if node is None or node.type != "preproc_function_def" \
                 or node.child_by_field_name("name") != leaf:
             continue
-        value, parameters = node.child_by_field_name("value"), \
-            node.child_by_field_name("parameters")
-        if value is not None and parameters is not None:
-            found.append((context.text(leaf), [context.text(name) for name in
-                                               parameters.named_children
-                                               if name.type == "identifier"],
+        value = node.child_by_field_name("value")
+        if value is not None and node.child_by_field_name("parameters") is not None:
+            found.append((context.text(leaf), macro_parameters(context, node),
                           context.text(value)))
     return found
 

@@ -12,9 +12,9 @@ from cursedlint.project.index import Indexer
 
 
 class ParameterBlockIndex(Indexer):
-    """Per C/C++ file (`CallerBlocks`: what each call passes),
-    searched from the linted file's registering functions whose memory comes through a
-    parameter (`seed_words`) up through callers passing it on, to `MAX_DEPTH` rounds."""
+    """Per C/C++ file (`CallerBlocks`: what each call passes), searched from the linted
+    file's registering functions whose memory comes through a parameter (`seed_words`) up
+    through callers passing it on, to `MAX_DEPTH` rounds."""
 
     name = INDEX
     languages = (C, CPP)

@@ -138,6 +138,14 @@ def leads_to(parent, child) -> bool:
     return inner_declarator(parent) == child
 
 
+def macro_parameters(context, definition) -> list[str]:
+    """The names of a function-like macro's parameters (`#define M(a, b) ...`), in order
+    (`...` left out)."""
+    parameters = definition.child_by_field_name("parameters")
+    return [context.text(parameter) for parameter in parameters.named_children
+            if parameter.type == "identifier"] if parameters is not None else []
+
+
 def parameter_names(context, declarator) -> list[str]:
     """The names of a function declarator's parameters, in order ("" where unnamed)."""
     parameters = declarator.child_by_field_name("parameters")

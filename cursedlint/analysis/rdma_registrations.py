@@ -78,6 +78,9 @@ _MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", n
 HEADERS = IncludedHeaders("rdma-headers", APIS)
 """The project headers and `-D` macros of the files holding a registration."""
 
+_GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
+"""`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
+WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _CALL_AFTER = re.compile(rb"\w*(?=\s*\()")
 _NAME_BEFORE = re.compile(rb"[A-Za-z_]\w*$")
@@ -97,9 +100,8 @@ def _named_like_api(data: bytes) -> frozenset[str]:
                 found.add(data[start.start() if start else at:end.end()].decode("latin-1"))
             at = data.find(word, at + len(word))
     return frozenset(found)
-_GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
-"""`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
-WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
+
+
 WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
 
 # fi_mr_attr `iface` values of host memory (fi_mr(3), enum fi_hmem_iface); the others
@@ -330,10 +332,11 @@ class Registrations:
         (`project_wrappers`, composed across files) it calls, then its own functions that
         pass their parameters to one of those."""
         composed = composed_wrappers(self.project_wrappers)
-        others = {name: known for name in composed.exported
-                  if (known := composed.nearest(name, self._path)) is not None
-                  and known[2][0].path != self._path}
-        found = {name: others[name] for name, _ in self.context.calls(others)} if others else {}
+        called = {name for name, _ in self.context.calls(composed.exported)} \
+            if composed.exported else set()
+        found = {name: known for name in called
+                 if (known := composed.nearest(name, self._path)) is not None
+                 and known[2][0].path != self._path}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
         own = dict(composed.files.get(self._path, {}))

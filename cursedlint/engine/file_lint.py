@@ -218,10 +218,7 @@ class FileLinter:
         file's tree is parsed once for all indexers (within INDEX_TREE_BYTES of source); the
         contexts are not shared: an indexer's walk adds to its own."""
         trees = self.index_trees
-        if source.language in (C, CPP):  # the lint's kept tree, left for the lint with facts
-            return self._parse(source, FileResult(source.path), frozenset(),
-                               *(self._kept_tree(source, pop=False) or ()))
-        if trees is None or source.language != PYTHON:
+        if trees is None or source.language != PYTHON:  # (a C/C++ tree kept: left in place)
             return self._parse(source, FileResult(source.path), frozenset(), pop=False)
         key = (source.path, source.data)
         kept = trees.get(key) or self._kept_tree(source, pop=False)

@@ -411,8 +411,9 @@ class CmaFailureAborts(Rule):
     def _paths(self) -> FailurePaths:
         from cursedlint.analysis.c_failure_path import FailurePaths
 
-        context, facts, value = self.context, self.project_facts, self._value  # (no cycle
-        return FailurePaths(self.context, self._assertions, value, lambda: {  # through the rule)
+        # (locals, not the rule, in the closure: no cycle through the rule)
+        context, facts, value = self.context, self.project_facts, self._value
+        return FailurePaths(self.context, self._assertions, value, lambda: {
             name: fatal for name, (_, fatal) in fatal_of(context, facts, value).items()})
 
     @cached_property

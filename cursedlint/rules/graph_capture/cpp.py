@@ -8,7 +8,8 @@ import os
 from functools import cached_property
 
 from cursedlint.analysis.c_capture import (
-    C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode, captured_statements,
+    C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode,
+    captured_statements,
 )
 from cursedlint.analysis.c_thread_reach import (
     C_THREAD_REACH, CallStep, ThreadReach, function_name, project_reach,
