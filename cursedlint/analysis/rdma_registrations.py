@@ -43,12 +43,16 @@ from cursedlint.python.consteval import UNKNOWN
 if TYPE_CHECKING:
     from cursedlint.analysis.c_memory import MemoryProvenance, Provenance
 
-CHANGE_TRANSLATION = "IBV_REREG_MR_CHANGE_TRANSLATION"  # (1 << 0) in <infiniband/verbs.h>
+CHANGE_TRANSLATION = ("IBV_REREG_MR_CHANGE_TRANSLATION", 1)  # <infiniband/verbs.h>: 1 << 0
+ON_DEMAND = ("IBV_ACCESS_ON_DEMAND", 1 << 6)
+"""An on-demand-paging registration pins nothing: libibverbs' `ibv_reg_mr_iova2` calls
+`ibv_dontfork_range` only without it (rdma-core, libibverbs/verbs.c)."""
 
 
 class Api(Struct, frozen=True):
     """Argument positions of a registration: the address and the length; `flags`: the range
-    changes only when this argument holds IBV_REREG_MR_CHANGE_TRANSLATION. `shape` "iovec":
+    changes only when this argument holds IBV_REREG_MR_CHANGE_TRANSLATION; `access`: the
+    access flags, with which IBV_ACCESS_ON_DEMAND leaves the range alone. `shape` "iovec":
     `address` is an iovec (array) holding the ranges (`fi_mr_regv`); "attr": a `fi_mr_attr`
     whose `mr_iov` does (`fi_mr_regattr`). A wrapper may pass only one of them through."""
 
@@ -56,13 +60,14 @@ class Api(Struct, frozen=True):
     length: int | None
     flags: int | None = None
     shape: str = "plain"
+    access: int | None = None
 
 
 # ibv_reg_mr(3), ibv_rereg_mr(3) (rdma-core), rdma_reg_msgs(3) (librdmacm), fi_mr(3) (libfabric)
 APIS = {
-    "ibv_reg_mr": Api(1, 2),
-    "ibv_reg_mr_iova": Api(1, 2),
-    "ibv_reg_mr_iova2": Api(1, 2),
+    "ibv_reg_mr": Api(1, 2, access=3),
+    "ibv_reg_mr_iova": Api(1, 2, access=4),
+    "ibv_reg_mr_iova2": Api(1, 2, access=4),
     "ibv_rereg_mr": Api(3, 4, flags=1),
     "rdma_reg_msgs": Api(1, 2),
     "rdma_reg_read": Api(1, 2),
@@ -299,7 +304,9 @@ class Registrations:
         arguments = _arguments(call)
         if not _fits(api, arguments):
             return None  # a macro or another function of the same name
-        if api.flags is not None and not self._changes_range(arguments[api.flags]):
+        if api.flags is not None and not self._holds(arguments[api.flags], CHANGE_TRANSLATION):
+            return None
+        if self._on_demand(api, arguments):
             return None
         addresses, lengths = self._ranges(api, arguments, call)
         return Registration(name, underlying, call, addresses, lengths, chain,
@@ -313,18 +320,24 @@ class Registrations:
             return self._attr_iovecs(arguments[api.address], call)
         return _picked(arguments, api.address), _picked(arguments, api.length)
 
-    def _changes_range(self, flags) -> bool:
-        """Whether ibv_rereg_mr's flags contain IBV_REREG_MR_CHANGE_TRANSLATION (bit 0)."""
+    def _holds(self, flags, flag: tuple[str, int]) -> bool:
+        """Whether a flags argument surely holds `flag` (its name, its bit): its value, or an
+        or of names one of which is it."""
         value = self.value(flags)
         if value is not UNKNOWN:
-            return bool(value & 1)
+            return bool(value & flag[1])
         names, only_ors = set(), True
         for node in (flags, *self.context.descendants(flags)):
             if node.type == "identifier":
                 names.add(self.context.text(node))
             elif node.type == "binary_expression":
                 only_ors &= self.context.text(node.child_by_field_name("operator")) == "|"
-        return CHANGE_TRANSLATION in names and only_ors
+        return flag[0] in names and only_ors
+
+    def _on_demand(self, api: Api, arguments: list) -> bool:
+        """Whether a registration's access flags ask for on-demand paging (nothing marked)."""
+        return api.access is not None and len(arguments) > api.access and \
+            self._holds(arguments[api.access], ON_DEMAND)
 
     @cached_property
     def _composed(self) -> dict[str, tuple[str, Api, tuple]]:
@@ -401,13 +414,14 @@ class Registrations:
                 for name, (wrapper, function, _) in self._single_calls(found).items()}
 
     def _single_calls(self, found: dict) -> dict:
-        """`found` less the wrappers that call more than one registering function once all
-        are known (a function calling two wrappers was taken for a wrapper of the first one
-        known), and those left wrapping none."""
+        """`found` less the wrappers whose registering calls, once all are known, do not all
+        register the same parameters with the same API (a function calling two wrappers was
+        taken for a wrapper of the first one known), and those left wrapping none."""
         while True:
-            names = {**APIS, **found}
-            dropped = {name for name, (_, _, body) in found.items()
-                       if len(self.context.calls(names, body)) != 1}
+            names = {name: (name, api) for name, api in APIS.items()}
+            names.update((name, wrapper) for name, (wrapper, _, _) in found.items())
+            dropped = {name for name, (wrapper, function, body) in found.items()
+                       if self._wrapper(plain_function(function)[1], body, names) != wrapper}
             if not dropped:
                 return found
             found = {name: facts for name, facts in found.items() if name not in dropped}
@@ -421,22 +435,28 @@ class Registrations:
         return {name: underlying for name, (underlying, _) in self._wrapper_facts.items()}
 
     def _wrapper(self, declarator, body, known: dict) -> tuple[str, Api] | None:
-        """(API, positions) when the function calls one of `known` (name -> (API, the
-        positions it reads)) once, with its own unchanged parameters as address or length."""
+        """(API, positions) when the function's calls of `known` (name -> (API, the positions
+        it reads)) that pin memory (on-demand paging pins none) all pass its own unchanged
+        parameters, the same ones, as address or length to the same API (a retry with other
+        flags registers the same range)."""
         parameters = parameter_names(self.context, declarator)
-        calls = self.context.calls(known, body)
-        if len(calls) != 1 or not parameters:
+        if not parameters:
             return None
-        name, call = calls[0]
-        underlying, api = known[name]
-        arguments = _arguments(call)
-        if api.flags is not None or not _fits(api, arguments):
+        found = set()
+        for name, call in self.context.calls(known, body):
+            underlying, api = known[name]
+            arguments = _arguments(call)
+            if api.flags is not None or not _fits(api, arguments):
+                return None
+            if self._on_demand(api, arguments):
+                continue
+            positions = [self._passed(nodes, parameters, body)
+                         for nodes in self._ranges(api, arguments, call)]
+            found.add((underlying, Api(*positions)))
+        if len(found) != 1:
             return None
-        positions = [self._passed(nodes, parameters, body)
-                     for nodes in self._ranges(api, arguments, call)]
-        if positions == [None, None]:
-            return None
-        return underlying, Api(*positions)
+        wrapper = found.pop()
+        return None if wrapper[1] == Api(None, None) else wrapper
 
     def _passed(self, nodes, parameters: list[str], body) -> int | None:
         """The position of the first parameter among `nodes` left unchanged in `body`."""

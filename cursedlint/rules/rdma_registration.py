@@ -135,7 +135,9 @@ class SubPageRdmaRegistration(RegistrationRule):
     registration does to its range under fork protection, called directly: the message says
     it "covers" the range), and functions of the project (this
     file or another, through the project index) that pass their parameters straight through to
-    one of these, or to such a function of their own file or of another file (up to 4 levels
+    one of these (every registration in the function the same parameters to the same API: a
+    retry with other access flags is the same range), or to such a function of their own file
+    or of another file (up to 4 levels
     within a file and 4 more across files, each step named in the finding's chain; a
     function of the same name the file defines itself is not
     another file's wrapper, and of several files defining one name, those with the most
@@ -174,7 +176,9 @@ class SubPageRdmaRegistration(RegistrationRule):
     parameter on another: nothing shows it shares pages), and a registration the code asserts to fail (the result, right
     away, asserted equal to a negative error code such as `-FI_EINVAL`, or to NULL:
     `assert_int_equal(ret, -FI_EINVAL)`, `cr_assert(ret == -FI_ENOKEY)`,
-    `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered. A length given
+    `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered; nor an
+    on-demand-paging registration (`IBV_ACCESS_ON_DEMAND` in the access flags of
+    `ibv_reg_mr*`: libibverbs marks no page for it). A length given
     to an iovec is reported at the registration call, once for each call that registers it.
 
     ## Why it is cursed
@@ -410,8 +414,8 @@ class SharedPageRdmaRegistration(RegistrationRule):
     share pages only with the rest of that block), memory that may be such a block (see
     CUR301), device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
     `hsa_memory_allocate` and wrappers named after them), addresses of unknown provenance (a
-    parameter, a field holding a pointer), and registrations the code asserts to fail (see
-    CUR301). The provenance is the shared analysis `cursedlint.analysis.c_memory`. A call
+    parameter, a field holding a pointer), registrations the code asserts to fail and
+    on-demand-paging registrations (see CUR301). The provenance is the shared analysis `cursedlint.analysis.c_memory`. A call
     CUR301 reports is not reported again; an `iov_base` is reported at the registration call,
     once for each call.
 
