@@ -24,7 +24,7 @@ import os
 import re
 from msgspec import Struct
 from functools import cache
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from cursedlint.languages import C, CPP
 from cursedlint.patterns import LazyPattern
@@ -251,16 +251,19 @@ HEADER_SUMMARIES = HeaderSummaries()
 class IncludedHeaders(Indexer):
     """The project headers each project file holding one of `words` includes, and its `-D`
     macros (`Included`, by path). A rule naming one as its `indexer` reads them with
-    `included(context, indexer)`."""
+    `included(context, indexer)`. `more_words`, with the indexers `after` it: the words the
+    facts gathered before it add (the names of the project's wrappers of `words`)."""
 
     languages = (C, CPP)
     summary_type = Included
     summarizers = (HEADER_SUMMARIES,)
     """The indexers it gathers its facts through (summaries the lint can make ahead)."""
 
-    def __init__(self, name: str, words: Iterable[str]):
+    def __init__(self, name: str, words: Iterable[str], after: tuple[str, ...] = (),
+                 more_words: Callable[[dict], Iterable[str]] | None = None):
         self.name = name
         self._words = tuple(words)
+        self.after, self.more_words = after, more_words
 
     def words(self, settings) -> Iterable[str]:
         return self._words
@@ -277,10 +280,11 @@ class IncludedHeaders(Indexer):
         languages = {path: language for path, language in index.files
                      if language in self.languages}
         paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs)
+        more = tuple(sorted(self.more_words(index.gathered))) if self.more_words else ()
         holding = {}
         for path, language in languages.items():
             data = index.source_bytes(path)
-            if data is not None and self.holds_words(data, index.settings):
+            if data is not None and self.holds_words(data, index.settings, more):
                 holding[path] = data
         index.summarize_ahead(HEADER_SUMMARIES, ((header, languages[header]) for header in
                                                  _reachable(index, paths, holding)))

@@ -80,12 +80,14 @@ APIS = {
     "ibv_dontfork_range": Api(0, 1),
 }
 _MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", not "registers")
-HEADERS = IncludedHeaders("rdma-headers", APIS)
-"""The project headers and `-D` macros of the files holding a registration."""
+WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
+HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX,), more_words=lambda gathered:
+                          wrapper_names(gathered.get(WRAPPERS_INDEX) or {}))
+"""The project headers and `-D` macros of the files holding a registration or a call of one
+of the project's wrappers (whose lengths their headers may define)."""
 
 _GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
 """`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
-WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _CALL_AFTER = re.compile(rb"\w*(?=\s*\()")
 _NAME_BEFORE = re.compile(rb"[A-Za-z_]\w*$")
@@ -804,8 +806,25 @@ def _exported(files: dict, public: set) -> dict:
     return exported
 
 
+TEST_DIRECTORIES = frozenset({"test", "tests", "testing", "unittest", "unittests", "mock", "mocks"})
+"""Directories whose files only tests link: their functions (mocks of a library's) are not what
+a caller outside them reaches where the project defines the name elsewhere too."""
+
+
 def nearest_files(paths, caller: str) -> list[str]:
-    """Of `paths`, those with the most leading directories in common with `caller`."""
+    """Of `paths`, those with the most leading directories in common with `caller`, passing
+    over those in test directories (below the paths' common root) where the caller is not in
+    one and another path is not."""
+    paths = list(paths)
+    root = os.path.commonpath([os.path.dirname(caller), *map(os.path.dirname, paths)])
+
+    def in_tests(path: str) -> bool:
+        return not TEST_DIRECTORIES.isdisjoint(
+            os.path.relpath(os.path.dirname(path), root).split(os.sep))
+
+    if not in_tests(caller):
+        paths = [path for path in paths if not in_tests(path)] or paths
+
     def shared(path: str) -> int:
         return len(os.path.commonpath((os.path.dirname(path), os.path.dirname(caller))))
 

@@ -69,11 +69,12 @@ class FactsRun:
                 index.add(known[name], digest, summary)
         self.linter.index_trees = {}
         try:
-            for indexer in indexers.values():
+            for indexer in sorted(indexers.values(),  # (stable: `after` ones last)
+                                  key=lambda indexer: not indexers.keys().isdisjoint(indexer.after)):
                 gathered = indexer not in indexer.summarizers  # through others' summaries
-                linter.project[indexer.name] = (indexer.facts_from(index) if gathered
-                                                else index.facts(indexer, (seeds or {}).get(
-                                                    indexer.name, ())))
+                linter.project[indexer.name] = index.gathered[indexer.name] = (
+                    indexer.facts_from(index) if gathered
+                    else index.facts(indexer, (seeds or {}).get(indexer.name, ())))
         finally:
             self.linter.index_trees = None
         if store and save:

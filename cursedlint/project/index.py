@@ -57,6 +57,9 @@ class Indexer:
     them), facts are partial, and rules answer unknown where a chain would need more."""
     max_bytes: int | None = None
     """Bytes of the files summarized at most (None: no bound)."""
+    after: tuple[str, ...] = ()
+    """Indexers whose facts this one's gathering reads (`ProjectIndex.gathered`): a run
+    gathers them first."""
 
     def words(self, settings) -> Iterable[str]:
         """Words a file must hold for `summarize` to find anything in it (under `settings`)."""
@@ -67,9 +70,10 @@ class Indexer:
         a run that then builds the index (default: the first round would find it)."""
         return self.holds_words(source.data, settings)
 
-    def holds_words(self, data: bytes, settings) -> bool:
-        """Whether `data` holds one of `words` as the first round searches for them."""
-        words = tuple(sorted(self.words(settings)))
+    def holds_words(self, data: bytes, settings, more: tuple[str, ...] = ()) -> bool:
+        """Whether `data` holds one of `words` (or of `more`, sorted) as the first round
+        searches for them."""
+        words = tuple(sorted(self.words(settings))) + more
         return bool(words) and _first_round(self, words).holds(data)
 
     def needed_by(self, context) -> bool:
@@ -361,6 +365,8 @@ class ProjectIndex:
         self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
         self._failed: set[tuple[str, str]] = set()  # (indexer, digest) whose summarizer raised
         self._per_file: set[str] = set()  # indexers whose facts are each file's own summary
+        self.gathered: dict[str, Any] = {}
+        """Indexer name -> its facts, as a run gathers them (for the indexers `after` them)."""
 
     def facts(self, indexer: Indexer, seeds: Iterable[str] = ()) -> dict[str, Any]:
         """Path -> summary, for the project files of the indexer's languages that have one;
