@@ -103,3 +103,38 @@ def test_later_rounds_follow_function_pointers_only():
     void hook_raw(void (*fn)(int)) { install_raw(fn); }
     """
     assert set(ForeignKeeping().more_words(facts_of(code), None)) == {"install", "install_raw"}
+
+
+PROTOTYPE_MODULES = [
+    "import ctypes\nOnLog = ctypes.CFUNCTYPE(None, ctypes.c_char_p)\n",
+    "from ctypes import CFUNCTYPE as CF, c_int\nOnTick = CF(None, c_int)\n",
+    "import ctypes\nCF = ctypes.CFUNCTYPE\nOnTick = CF(None, ctypes.c_int)\nOnDone = OnTick\n",
+    "import ctypes\nOnRead = (\n    ctypes\n    .CFUNCTYPE(None, ctypes.c_void_p)\n)\n",
+    "import ctypes\nOnRead = \\\n    ctypes.CFUNCTYPE(None)\n",
+    "import ctypes, sys\nif sys.platform == 'win32':\n    Hook = ctypes.WINFUNCTYPE(None)\n"
+    "else:\n    Hook = ctypes.CFUNCTYPE(None)\n",
+    "import ctypes\n\ndef _load():\n    global Cb\n    Cb = ctypes.CFUNCTYPE(ctypes.c_int)\n",
+    "import ctypes as c\nÉcho = c.CFUNCTYPE(None)\n",
+]
+
+
+@pytest.mark.parametrize("text", PROTOTYPE_MODULES)
+def test_trigger_names_hold_every_prototype_the_summary_finds(text):
+    """What a trigger-only gathering skips a module for (`Indexer.trigger_names`: it binds no
+    name a linted file holds) must never leave out a prototype its summary would give."""
+    import ast
+
+    from cursedlint.python.context import PythonContext
+
+    context = PythonContext(Source.from_text("m.py", text, "python"),
+                            Settings(enabled=frozenset()), ast.parse(text))
+    summary = ForeignKeeping().summarize(context)
+    prototypes = {name.encode() for name in (summary.prototypes if summary else ())}
+    names = ForeignKeeping().trigger_names(text.encode())
+    assert prototypes <= set(names)
+
+
+def test_trigger_names_leave_out_the_names_bound_to_other_values():
+    text = (b"import ctypes\nlib = ctypes.CDLL('libev.so')\nOnIo = ctypes.CFUNCTYPE(None)\n"
+            b"def run(values):\n    total = sum(values)\n    return total\n")
+    assert ForeignKeeping().trigger_names(text) == {b"OnIo"}

@@ -589,7 +589,7 @@ def test_monitor_thread_started_by_another_modules_method_alive_at_a_capture(tmp
 def test_a_pre_commit_run_summarizes_only_capturing_modules_defining_a_name_it_holds(
         tmp_path, monkeypatch, capsys):
     """A file linted alone that holds no trigger word of its own gathers which functions
-    begin a capture only for the names it calls (`trigger_words_defined`): a module whose
+    begin a capture only for the names it calls (`trigger_names`): a module whose
     functions it names none of is not summarized, and the finding is the one a cold run and
     a run over the whole project give; with a capturing module it calls taken away, none."""
     from cursedlint.analysis import cuda_reach

@@ -56,8 +56,7 @@ class Summaries(Indexer):
                  names: Callable[[dict], set[str]], index=None):
         self.name, self.languages, self.summary_type = facts.name, facts.languages, \
             facts.summary_type
-        for bound in ("max_rounds", "max_files", "max_bytes", "trigger_rounds",
-                      "trigger_words_defined"):
+        for bound in ("max_rounds", "max_files", "max_bytes", "trigger_rounds"):
             setattr(self, bound, getattr(facts, bound))
         self._facts, self._summarize, self._pieces, self._names = facts, summarize, pieces, names
         self.index = index

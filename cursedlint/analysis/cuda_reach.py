@@ -327,7 +327,12 @@ class CaptureStarts(Indexer):
     max_rounds = 0
     max_files, max_bytes = CudaReach.max_files, CudaReach.max_bytes
     adds_triggers = True
-    trigger_words_defined = True  # (the last part of `module_functions`' names)
+
+    def trigger_names(self, data: bytes) -> list[bytes] | None:
+        """The names the module's `def`s define (`trigger_words` are the last parts of
+        `module_functions`' names; a class with a `def __call__` gives its own name: any)."""
+        names = _DEFINED.findall(data)
+        return None if b"__call__" in names else names
 
     def words(self, settings):
         return ("capture_begin", "begin_capture", "BeginCapture", "make_graphed_callables",
@@ -353,6 +358,9 @@ class CaptureStarts(Indexer):
 _REGION_START = LazyPattern(
     rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|ScopedCapture|"
     rb"graph(?:\s*\(|\s+as\s)")
+_DEFINED = LazyPattern(rb"def(?:\s|\\)+([^\s(\[\\:]+)")
+"""The name a `def` defines (with what comments, strings and words ending in `def` hold:
+more, never fewer; a pattern that starts with its literal is searched fastest)."""
 CAPTURE_STARTS = CaptureStarts()
 CudaReach.trigger_indexer = CAPTURE_STARTS
 CUDA_REACH = CudaReach()

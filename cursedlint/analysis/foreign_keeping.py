@@ -77,6 +77,18 @@ KEPT, NOT_KEPT, UNDECIDED = "kept", "not kept", "undecided"
 _WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
 _PYTHON_WORDS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE", "CDLL", "PyDLL", "WinDLL", "cdll")
 """Words of a Python module that may bind a library or a prototype at module level."""
+_FACTORY_WORDS = frozenset(name.rpartition(".")[2].encode() for name in PROTOTYPE_FACTORIES)
+_BINDING = re.compile(rb"^[ \t]*([^\s=:,()\[\]#.]+)[ \t]*=(?!=)([^\n]*)", re.M)
+"""A line binding one name (`name = value`, as a prototype is bound: `ast.Assign` to a name)."""
+_IMPORTED_AS = re.compile(rb"\b(?:%s)[ \t]+as[ \t]+([A-Za-z_]\w*)" % b"|".join(sorted(_FACTORY_WORDS)))
+
+
+def _goes_on(value: bytes) -> bool:
+    """Whether a line's value goes on on the next line: nothing yet, a backslash, or more
+    brackets opened than closed (strings and comments count too: more, never fewer)."""
+    value = value.rstrip()
+    return not value or value.endswith(b"\\") or sum(map(value.count, b"([{")) > sum(
+        map(value.count, b")]}"))
 
 
 def keeping_calls(options) -> MethodCall:
@@ -189,6 +201,24 @@ class ForeignKeeping(Indexer):
                 if _is_pointer(function, position, types)}
 
     adds_triggers = True
+    trigger_rounds = 0  # (the later rounds' words lead to C definitions, which bind no prototype)
+
+    def trigger_names(self, data: bytes) -> set[bytes]:
+        """The names the module may bind to a prototype (`trigger_words`): bound on a line
+        holding a prototype factory or, in turn, one of these names (an alias, `CF =
+        ctypes.CFUNCTYPE`, then `Proto = CF(...)`; `CFUNCTYPE as CF`), or to a value that
+        goes on on a later line (`Proto = (ctypes`, `= \\`). More, never fewer."""
+        bindings = _BINDING.findall(data)
+        words = {*_FACTORY_WORDS, *_IMPORTED_AS.findall(data)}
+        names: set[bytes] = set()
+        while True:
+            held = re.compile(rb"(?<![\w])(?:%s)(?![\w])" % b"|".join(map(re.escape, words)))
+            found = {name for name, value in bindings if name not in names and (
+                held.search(value) or _goes_on(value))}
+            if not found:
+                return names
+            names |= found
+            words |= found
 
     def trigger_words(self, facts: dict[str, ForeignFacts]) -> Iterable[str]:
         """The project's prototypes bound at module level: a file that imports one may make a

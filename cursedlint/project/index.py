@@ -111,12 +111,14 @@ class Indexer:
     """Rounds of `more_words` after the first where the facts are gathered only for
     `trigger_words` (None: `max_rounds`)."""
 
-    trigger_words_defined = False
-    """Whether each word `trigger_words` gives for a file's summary is the name of a function
-    the file defines (`def NAME`; for a `def __call__`, its class's): where the facts are gathered only for their trigger words
-    in one round, for some linted files, a file that defines no name those files hold gives
-    no word that could make one of them triggered, and is summarized only where the bounds
-    need to know whether it has facts."""
+    def trigger_names(self, data: bytes) -> Iterable[bytes] | None:
+        """The names `trigger_words` may give for a file's summary, read from its bytes (more,
+        never fewer; None: any). Where the facts are gathered only for their trigger words in
+        one round, for some linted files, a file that holds none those files hold (as
+        identifiers; a name that is not ASCII counts as held) gives no word that could make
+        one of them triggered, and is summarized only where the bounds need to know whether
+        it has facts."""
+        return None
 
     def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
         """Words that the facts found so far (path -> summary) make worth looking for."""
@@ -351,7 +353,7 @@ class ProjectIndex:
         their trigger words (from `Indexer.trigger_source_words`)."""
         self.linted = linted
         """The files (path, language) whose names the trigger words are looked for in, where
-        that is all they are gathered for (`Indexer.trigger_words_defined`)."""
+        that is all they are gathered for (`Indexer.trigger_names`)."""
         self.file_bytes = file_bytes or FileBytes(KEPT_BYTES)
         self.settings = settings
         self.parse = parse
@@ -430,13 +432,12 @@ class ProjectIndex:
         return found
 
     def _may_name(self, indexer: Indexer):
-        """Where the indexer's facts are gathered for their trigger words alone and those are
-        names its files define (`Indexer.trigger_words_defined`): whether a hit (path,
-        language, content hash, bytes) may give a word one of the linted files holds as a
-        whole name (as `facts_run.names_any` looks for it): it defines such a name, or one
-        that is not ASCII (the bytes of a file in another encoding), or its summary is made
-        already. None: every hit may."""
-        if not indexer.trigger_words_defined or self.linted is None:
+        """Where the indexer's facts are gathered for their trigger words alone: whether a hit
+        (path, language, content hash, bytes) may give a word one of the linted files holds
+        as a whole name (as `facts_run.names_any` looks for it): one of its
+        `Indexer.trigger_names` is such a name or is not ASCII (the bytes of a file in another
+        encoding), it says any may be, or its summary is made already. None: every hit may."""
+        if self.linted is None or type(indexer).trigger_names is Indexer.trigger_names:
             return None
         texts = [data for path, language in self.linted if language in indexer.languages
                  and (data := self.source_bytes(path)) is not None]
@@ -447,9 +448,8 @@ class ProjectIndex:
                     self.store and self.store.get(indexer, digest)[0]):
                 return True
             data = data if data is not None else self.source_bytes(path)
-            return data is None or any(not name.isascii() or name in names
-                                       or name == b"__call__"  # (its word: the class's name)
-                                       for name in _DEFINED.findall(data))
+            given = None if data is None else indexer.trigger_names(data)
+            return given is None or any(not name.isascii() or name in names for name in given)
 
         return may_name
 
@@ -798,9 +798,6 @@ LISTED_BYTES = 512 << 10
 """The largest file whose identifiers are listed: the sets of the last few are kept (5 MB for
 one of this size that is all distinct names), larger files are searched by the automaton."""
 _IDENTIFIERS = re.compile(rb"[A-Za-z0-9_]+")
-_DEFINED = LazyPattern(rb"def(?:\s|\\)+([^\s(\[\\:]+)")
-"""The name a `def` defines (with what comments, strings and words ending in `def` hold:
-more, never fewer; a pattern that starts with its literal is searched fastest)."""
 _NOT_IDENTIFIER = re.compile(rb"[^A-Za-z0-9_]")
 _LISTING_WINDOW = 1 << 16
 
