@@ -83,12 +83,23 @@ _BINDING = re.compile(rb"^[ \t]*([^\s=:,()\[\]#.]+)[ \t]*=(?!=)([^\n]*)", re.M)
 _IMPORTED_AS = re.compile(rb"\b(?:%s)[ \t]+as[ \t]+([A-Za-z_]\w*)" % b"|".join(sorted(_FACTORY_WORDS)))
 
 
-def _goes_on(value: bytes) -> bool:
-    """Whether a line's value goes on on the next line: nothing yet, a backslash, or more
-    brackets opened than closed (strings and comments count too: more, never fewer)."""
-    value = value.rstrip()
-    return not value or value.endswith(b"\\") or sum(map(value.count, b"([{")) > sum(
-        map(value.count, b")]}"))
+def _value(data: bytes, binding: re.Match) -> bytes | None:
+    """The text of a bound value: its line and, where the line ends with a backslash or leaves
+    brackets open, the lines on to where they close (strings and comments count: more, never
+    fewer); None past `_VALUE_BYTES` (any name may be held there)."""
+    end = binding.end()
+    value = binding[2]
+    while value.rstrip().endswith(b"\\") or sum(map(value.count, b"([{")) > sum(
+            map(value.count, b")]}")):
+        if len(value) > _VALUE_BYTES or end >= len(data):
+            return None
+        following = data.find(b"\n", end + 1)
+        following = len(data) if following < 0 else following
+        value, end = value + data[end:following], following
+    return value
+
+
+_VALUE_BYTES = 16 << 10
 
 
 def keeping_calls(options) -> MethodCall:
@@ -204,17 +215,17 @@ class ForeignKeeping(Indexer):
     trigger_rounds = 0  # (the later rounds' words lead to C definitions, which bind no prototype)
 
     def trigger_names(self, data: bytes) -> set[bytes]:
-        """The names the module may bind to a prototype (`trigger_words`): bound on a line
-        holding a prototype factory or, in turn, one of these names (an alias, `CF =
-        ctypes.CFUNCTYPE`, then `Proto = CF(...)`; `CFUNCTYPE as CF`), or to a value that
-        goes on on a later line (`Proto = (ctypes`, `= \\`). More, never fewer."""
-        bindings = _BINDING.findall(data)
+        """The names the module may bind to a prototype (`trigger_words`): bound to a value
+        (its lines, to where its brackets close) holding a prototype factory or, in turn, one
+        of these names (an alias, `CF = ctypes.CFUNCTYPE`, then `Proto = CF(...)`; `CFUNCTYPE
+        as CF`). More, never fewer."""
+        bindings = [(found[1], _value(data, found)) for found in _BINDING.finditer(data)]
         words = {*_FACTORY_WORDS, *_IMPORTED_AS.findall(data)}
         names: set[bytes] = set()
         while True:
             held = re.compile(rb"(?<![\w])(?:%s)(?![\w])" % b"|".join(map(re.escape, words)))
-            found = {name for name, value in bindings if name not in names and (
-                held.search(value) or _goes_on(value))}
+            found = {name for name, value in bindings
+                     if name not in names and (value is None or held.search(value))}
             if not found:
                 return names
             names |= found
