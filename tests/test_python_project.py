@@ -622,6 +622,41 @@ def test_a_pre_commit_run_summarizes_only_capturing_modules_defining_a_name_it_h
     assert "CUR401" not in capsys.readouterr().out
 
 
+RECORDER = """\
+import torch
+
+
+class Recorder:
+    def __init__(self, model, static_x):
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.static_y = model(static_x)
+"""
+
+
+def test_a_pre_commit_run_gathers_a_capturing_constructor_by_its_class_name(
+        tmp_path, monkeypatch, capsys):
+    """A class whose `__init__` begins a capture gives its own name as the trigger word: the
+    module is summarized for a file that names the class and no `__init__`."""
+    train = TRAIN_WITH_HEARTBEAT.replace("from trainer.graphs import StepGraphs",
+                                         "from trainer.recorder import Recorder").replace(
+        "    graphs = StepGraphs(model)\n    graphs.record(static_x)\n",
+        "    graphs = Recorder(model, static_x)\n")
+    assert "__init__" not in train
+    for name, text in {
+        ".git/HEAD": "", "trainer/__init__.py": "", "trainer/health.py": HEALTH,
+        "trainer/recorder.py": RECORDER, "trainer/train.py": train,
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    runs = []
+    for options in (["--no-cache", "trainer/train.py"], ["--no-cache", "."]):
+        main(["check", "--concise", *options])
+        runs.append([line for line in capsys.readouterr().out.splitlines() if "CUR" in line])
+    assert runs[0] == runs[1] and len(runs[0]) == 1 and "CUR401" in runs[0][0]
+
+
 @pytest.mark.parametrize("change", [
     ("    heartbeat.start()\n", "    heartbeat.start()\n    heartbeat.stop()\n"),  # joined
     ("graphs.record(static_x)", "graphs.replay()"),  # nothing captured

@@ -328,11 +328,13 @@ class CaptureStarts(Indexer):
     max_files, max_bytes = CudaReach.max_files, CudaReach.max_bytes
     adds_triggers = True
 
-    def trigger_names(self, data: bytes) -> list[bytes] | None:
+    def trigger_names(self, data: bytes) -> list[bytes]:
         """The names the module's `def`s define (`trigger_words` are the last parts of
-        `module_functions`' names; a class with a `def __call__` gives its own name: any)."""
+        `module_functions`' names), and its classes' where one defines `__init__` or
+        `__call__` (`call_names`: such a class gives its own name)."""
         names = _DEFINED.findall(data)
-        return None if b"__call__" in names else names
+        return [*names, *_CLASS.findall(data)] if {b"__init__", b"__call__"} & {*names} \
+            else names
 
     def words(self, settings):
         return ("capture_begin", "begin_capture", "BeginCapture", "make_graphed_callables",
@@ -361,6 +363,8 @@ _REGION_START = LazyPattern(
 _DEFINED = LazyPattern(rb"def(?:\s|\\)+([^\s(\[\\:]+)")
 """The name a `def` defines (with what comments, strings and words ending in `def` hold:
 more, never fewer; a pattern that starts with its literal is searched fastest)."""
+_CLASS = LazyPattern(rb"class(?:\s|\\)+([^\s(\[\\:]+)")
+"""The name a `class` statement binds (more, never fewer, as `_DEFINED`)."""
 CAPTURE_STARTS = CaptureStarts()
 CudaReach.trigger_indexer = CAPTURE_STARTS
 CUDA_REACH = CudaReach()
