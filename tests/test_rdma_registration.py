@@ -178,3 +178,23 @@ def test_aligned_allocators(allocation, reported):
         }}
     """
     assert bool(found(code)) == reported
+
+
+def test_a_field_holding_the_api_itself_and_a_wrapper_of_it_registers():
+    """A symbol table's field given the loaded `ibv_reg_mr` in one place and a wrapper that
+    passes its parameters straight to it in another: both register the same way."""
+    code = """
+        #include <dlfcn.h>
+        #include <stdlib.h>
+        #include <infiniband/verbs.h>
+        struct verbs { struct ibv_mr *(*reg_mr)(struct ibv_pd *, void *, size_t, int); };
+        static struct ibv_mr *linked_reg_mr(struct ibv_pd *pd, void *a, size_t n, int access) {
+            return ibv_reg_mr(pd, a, n, access);
+        }
+        void bind_linked(struct verbs *v) { v->reg_mr = linked_reg_mr; }
+        void bind_loaded(struct verbs *v, void *lib) { v->reg_mr = dlsym(lib, "ibv_reg_mr"); }
+        struct ibv_mr *pin_word(struct verbs *v, struct ibv_pd *pd, unsigned long *word) {
+            return v->reg_mr(pd, word, sizeof(*word), IBV_ACCESS_LOCAL_WRITE);
+        }
+    """
+    assert found(code) == [(12, "CUR301")]

@@ -51,8 +51,7 @@ ON_DEMAND = ("IBV_ACCESS_ON_DEMAND", 1 << 6)
 
 class Api(Struct, frozen=True):
     """Argument positions of a registration: the address and the length; `flags`: the range
-    changes only when this argument holds IBV_REREG_MR_CHANGE_TRANSLATION; `access`: the
-    access flags, with which IBV_ACCESS_ON_DEMAND leaves the range alone. `shape` "iovec":
+    changes only when this argument holds IBV_REREG_MR_CHANGE_TRANSLATION. `shape` "iovec":
     `address` is an iovec (array) holding the ranges (`fi_mr_regv`); "attr": a `fi_mr_attr`
     whose `mr_iov` does (`fi_mr_regattr`). A wrapper may pass only one of them through."""
 
@@ -60,14 +59,13 @@ class Api(Struct, frozen=True):
     length: int | None
     flags: int | None = None
     shape: str = "plain"
-    access: int | None = None
 
 
 # ibv_reg_mr(3), ibv_rereg_mr(3) (rdma-core), rdma_reg_msgs(3) (librdmacm), fi_mr(3) (libfabric)
 APIS = {
-    "ibv_reg_mr": Api(1, 2, access=3),
-    "ibv_reg_mr_iova": Api(1, 2, access=4),
-    "ibv_reg_mr_iova2": Api(1, 2, access=4),
+    "ibv_reg_mr": Api(1, 2),
+    "ibv_reg_mr_iova": Api(1, 2),
+    "ibv_reg_mr_iova2": Api(1, 2),
     "ibv_rereg_mr": Api(3, 4, flags=1),
     "rdma_reg_msgs": Api(1, 2),
     "rdma_reg_read": Api(1, 2),
@@ -79,6 +77,9 @@ APIS = {
     # libraries pinning their own queues): libibverbs/memory.c, a no-op without it
     "ibv_dontfork_range": Api(0, 1),
 }
+ACCESS_FLAGS = {"ibv_reg_mr": 3, "ibv_reg_mr_iova": 4, "ibv_reg_mr_iova2": 4}
+"""The access flags' position, where IBV_ACCESS_ON_DEMAND leaves the range alone (a call of the
+API itself: a wrapper's or a field's other arguments may mean anything)."""
 _MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", not "registers")
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX,), more_words=lambda gathered:
@@ -308,7 +309,7 @@ class Registrations:
             return None  # a macro or another function of the same name
         if api.flags is not None and not self._holds(arguments[api.flags], CHANGE_TRANSLATION):
             return None
-        if self._on_demand(api, arguments):
+        if self._on_demand(name, arguments):
             return None
         addresses, lengths = self._ranges(api, arguments, call)
         return Registration(name, underlying, call, addresses, lengths, chain,
@@ -336,10 +337,11 @@ class Registrations:
                 only_ors &= self.context.text(node.child_by_field_name("operator")) == "|"
         return flag[0] in names and only_ors
 
-    def _on_demand(self, api: Api, arguments: list) -> bool:
-        """Whether a registration's access flags ask for on-demand paging (nothing marked)."""
-        return api.access is not None and len(arguments) > api.access and \
-            self._holds(arguments[api.access], ON_DEMAND)
+    def _on_demand(self, name: str, arguments: list) -> bool:
+        """Whether a call of a registration API asks for on-demand paging (nothing marked)."""
+        position = ACCESS_FLAGS.get(name)
+        return position is not None and len(arguments) > position and \
+            self._holds(arguments[position], ON_DEMAND)
 
     @cached_property
     def _composed(self) -> dict[str, tuple[str, Api, tuple]]:
@@ -450,7 +452,7 @@ class Registrations:
             arguments = _arguments(call)
             if api.flags is not None or not _fits(api, arguments):
                 return None
-            if self._on_demand(api, arguments):
+            if self._on_demand(name, arguments):
                 continue
             positions = [self._passed(nodes, parameters, body)
                          for nodes in self._ranges(api, arguments, call)]
