@@ -56,6 +56,16 @@ class CConstants(TypeRules, SymbolRules, FlowRules):
         self._macro_bodies: dict[int, Any] = {}
         self._depth = self._steps = 0
         self._busy = 0  # computations under way in _cached
+        self._holding: dict[str, tuple] = {}  # name -> the headers of `extra` whose text holds it
+
+    def _extra_holding(self, name: str) -> tuple:
+        """The evaluators of `extra` whose text may hold `name` (the others know nothing of
+        it: asking each was most of a file's evaluation where it includes hundreds)."""
+        if name not in self._holding:
+            word = name.encode()
+            self._holding[name] = tuple(header for header in self.extra
+                                        if header.names is None or word in header.names)
+        return self._holding[name]
 
     # -- public --------------------------------------------------------------------------------
 

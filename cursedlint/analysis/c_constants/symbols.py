@@ -115,7 +115,7 @@ class SymbolRules:
         return False
 
     def _header_macro(self, name: str) -> bool:
-        return any(header._name(name).macros for header in self.extra)
+        return any(header._name(name).macros for header in self._extra_holding(name))
 
     def _is_macro(self, name: str, anchor) -> bool:
         return self._header_macro(name) or any(
@@ -127,7 +127,7 @@ class SymbolRules:
         whose meaning depends on the text around its use)."""
         if name in env.expanding:
             return None  # a macro is not expanded inside its own expansion
-        bodies = [header._macro_body(event) for header in self.extra
+        bodies = [header._macro_body(event) for header in self._extra_holding(name)
                   for event in header._name(name).macros]
         bodies += [self._macro_body(event) for event in self._name(name).macros
                    if event.start_byte < env.anchor.start_byte]
@@ -225,7 +225,8 @@ class SymbolRules:
         if defs or not self.extra:
             return [(self, key, defs)]
         targets = self._targets(qualifier, anchor)
-        found = [(header, *header._in_paths(tables, name, targets)) for header in self.extra]
+        found = [(header, *header._in_paths(tables, name, targets))
+                 for header in self._extra_holding(name)]
         return [item for item in found if item[2]]
 
     def _derived(self, name: str, qualifier: tuple, anchor, tables: str, purpose: str,
