@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from itertools import islice
 from typing import Any
@@ -27,6 +28,7 @@ _ARITHMETIC = {
     "+": int.__add__, "-": int.__sub__, "*": int.__mul__,
     "&": int.__and__, "|": int.__or__, "^": int.__xor__,
 }
+_DEFINED_MACRO = re.compile(r"#(?:[ \t]|\\\n)*(?:define|undef)(?:[ \t]|\\\n)+([A-Za-z_]\w*)")
 
 
 
@@ -57,6 +59,11 @@ class CConstants(TypeRules, SymbolRules, FlowRules):
         self._depth = self._steps = 0
         self._busy = 0  # computations under way in _cached
         self._holding: dict[str, tuple] = {}  # name -> the headers of `extra` whose text holds it
+
+    @cached_property
+    def _macro_names(self) -> frozenset[str]:
+        """The names the text `#define`s or `#undef`s (more, never fewer)."""
+        return frozenset(_DEFINED_MACRO.findall(self.context.source.text))
 
     def _extra_holding(self, name: str) -> tuple:
         """The evaluators of `extra` whose text may hold `name` (the others know nothing of

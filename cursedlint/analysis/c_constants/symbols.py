@@ -115,7 +115,8 @@ class SymbolRules:
         return False
 
     def _header_macro(self, name: str) -> bool:
-        return any(header._name(name).macros for header in self._extra_holding(name))
+        return any(header._name(name).macros for header in self._extra_holding(name)
+                   if name in header._macro_names)
 
     def _is_macro(self, name: str, anchor) -> bool:
         return self._header_macro(name) or any(
@@ -128,7 +129,7 @@ class SymbolRules:
         if name in env.expanding:
             return None  # a macro is not expanded inside its own expansion
         bodies = [header._macro_body(event) for header in self._extra_holding(name)
-                  for event in header._name(name).macros]
+                  if name in header._macro_names for event in header._name(name).macros]
         bodies += [self._macro_body(event) for event in self._name(name).macros
                    if event.start_byte < env.anchor.start_byte]
         if not bodies:
