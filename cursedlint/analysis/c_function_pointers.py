@@ -524,11 +524,9 @@ class FunctionPointerGraph:
     (path -> flows), indexed once; `overlay` puts a linted file's own flows, as they are now,
     in place of its stored ones without indexing the project again."""
 
-    def __init__(self, flows: dict[str, FieldFlows],
-                 before: "FunctionPointerGraph | None" = None):
+    def __init__(self, flows: dict[str, FieldFlows]):
         self.flows = flows
         self._own: tuple[str, FieldFlows] | None = None
-        self._before = before  # the graph of a previous round of the same facts
 
     def overlay(self, path: str, flows: FieldFlows) -> "FunctionPointerGraph":
         """This graph with `flows` as the flows of `path` (sharing the project's indexes)."""
@@ -540,24 +538,19 @@ class FunctionPointerGraph:
     @cached_property
     def _index(self) -> dict[str, dict]:
         """Per field: the stores, the paths giving it unknown values, the parameter stores;
-        per (callee, position): the functions passed. A later round of the same facts (the
-        earlier files' flows unchanged) adds its new files to the earlier round's index."""
-        before = self._before
-        self._before = None
-        if before is None or "_index" not in before.__dict__ or any(
-                self.flows.get(path) is not flows for path, flows in before.flows.items()):
-            return _indexed(self.flows.items())
-        return _merged(before._index, _indexed(
-            (path, flows) for path, flows in self.flows.items() if path not in before.flows))
+        per (callee, position): the functions passed."""
+        return _indexed(self.flows.items())
 
     @cached_property
     def _index_own(self) -> dict[str, dict]:
         return _indexed([self._own] if self._own else [])
 
     def _entries(self, kind: str, key) -> list:
+        found, mine = self._index[kind].get(key), self._index_own[kind].get(key, ())
+        if not found:
+            return [*mine]
         own = self._own[0] if self._own else None
-        return [*(entry for entry in self._index[kind].get(key, ()) if entry[0] != own),
-                *self._index_own[kind].get(key, ())]
+        return [*[entry for entry in found if entry[0] != own], *mine]
 
     def touched(self) -> set[str]:
         """The fields the overlaid file's flows may change: those it stores in (a function,
@@ -693,22 +686,6 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
     return index
 
 
-def _merged(index: dict[str, dict], added: dict[str, dict]) -> dict[str, dict]:
-    """`_indexed` of the files of two indexes (no file in both), neither changed: each key's
-    entries in the order of their paths, as one `_indexed` of all the files lists them."""
-    merged = {kind: dict(entries) for kind, entries in index.items()}
-    for kind, entries in added.items():
-        into = merged[kind]
-        for key, new in entries.items():
-            old = into.get(key)
-            into[key] = sorted([*old, *new], key=_path_of) if old else new
-    return merged
-
-
-def _path_of(entry: tuple) -> str:
-    return entry[0]
-
-
 _BUILT: dict[tuple[int, str], tuple[dict, int, Any]] = {}
 
 
@@ -725,12 +702,9 @@ def built_for(facts: dict, key: str, build: Callable[[dict], Any]) -> Any:
 
 
 def project_graph(facts: dict) -> FunctionPointerGraph:
-    """The graph of a project index's facts (path -> a summary with `flows`), built once (a
-    later round's from the earlier round's graph of the same facts)."""
-    kept = _BUILT.get((id(facts), "graph"))
-    before = kept[2] if kept is not None and kept[0] is facts else None
+    """The graph of a project index's facts (path -> a summary with `flows`), built once."""
     return built_for(facts, "graph", lambda found: FunctionPointerGraph(
-        {path: summary.flows for path, summary in found.items()}, before))
+        {path: summary.flows for path, summary in found.items()}))
 
 
 def wrappers_by_name(facts: dict) -> dict[str, set]:
