@@ -494,6 +494,12 @@ class _Flows:
         return found
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ARGUMENT_END = re.compile(rb"\s*[,)]")
+_ARGUMENT_START = frozenset(b"(,&)")
+_SPACES = frozenset(b" \t\n\r\x0b\x0c")  # (`\s` of a bytes pattern)
+
+
 def written_as_arguments(data: bytes, names: Iterable[str]) -> set[str]:
     """The names of `names` that `data` writes somewhere as an argument (where `ARGUMENT_NAME`
     matches them): one automaton pass for the names, each place checked around it (the
@@ -511,12 +517,6 @@ def written_as_arguments(data: bytes, names: Iterable[str]) -> set[str]:
         if before >= 0 and data[before] in _ARGUMENT_START:
             found.add(word)
     return {word.decode() for word in found}
-
-
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARGUMENT_END = re.compile(rb"\s*[,)]")
-_ARGUMENT_START = frozenset(b"(,&)")
-_SPACES = frozenset(b" \t\n\r\x0b\x0c")  # (`\s` of a bytes pattern)
 
 
 class FunctionPointerGraph:
