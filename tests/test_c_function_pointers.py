@@ -299,3 +299,5 @@ def test_names_written_as_arguments_are_those_the_argument_pattern_finds():
         written = set(ARGUMENT_NAME.findall(data))
         assert written_as_arguments(data, names) == {
             name for name in names if name.encode() in written}, data
+    big = b"run(cb, 1); /* " + b"a" * (1 << 20) + b" */ f(on_done)"
+    assert written_as_arguments(big, names) == {"cb", "on_done"}

@@ -52,7 +52,7 @@ from typing import Any, Callable, Iterable
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    arguments, declared_name, file_scope_items, function_declarator,
+    ARGUMENT_NAME, arguments, declared_name, file_scope_items, function_declarator,
     macro_parameters, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
@@ -494,6 +494,8 @@ class _Flows:
         return found
 
 
+AUTOMATON_BYTES = 1 << 20
+"""The largest file `written_as_arguments` searches with an automaton of the names."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ARGUMENT_END = re.compile(rb"\s*[,)]")
 _ARGUMENT_START = frozenset(b"(,&)")
@@ -503,7 +505,13 @@ _SPACES = frozenset(b" \t\n\r\x0b\x0c")  # (`\s` of a bytes pattern)
 def written_as_arguments(data: bytes, names: Iterable[str]) -> set[str]:
     """The names of `names` that `data` writes somewhere as an argument (where `ARGUMENT_NAME`
     matches them): one automaton pass for the names, each place checked around it (the
-    pattern's search over a whole file, listing every name in it, took half as long again)."""
+    pattern's search over a whole file, listing every name in it, took half as long again).
+    The automaton lists every place a name is spelled, inside longer identifiers too: a file
+    over AUTOMATON_BYTES is searched with the pattern (the same names), so that a short name
+    cannot make the list grow with a big file."""
+    if len(data) > AUTOMATON_BYTES:
+        written = set(ARGUMENT_NAME.findall(data))
+        return {name for name in names if name.encode() in written}
     words = sorted(name.encode() for name in names if _NAME.fullmatch(name))
     found: set[bytes] = set()
     for index, start, end in automaton(words).find_matches_as_indexes(
