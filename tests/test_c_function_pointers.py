@@ -8,8 +8,9 @@ import textwrap
 
 from cursedlint.analysis.c_function_pointers import (
     MAX_CANDIDATES, Candidate, FieldFlows, FunctionPointerGraph, built_for, called_text,
-    field_flows, indirect_calls,
+    field_flows, indirect_calls, written_as_arguments,
 )
+from cursedlint.analysis.c_syntax import ARGUMENT_NAME
 from cursedlint.c.context import CContext, parse
 from cursedlint.findings import Step
 from cursedlint.settings import Settings
@@ -288,3 +289,15 @@ def test_a_pointer_to_a_function_the_file_declares_is_a_field_of_its_name():
     assert flows.parameters == {"open_verbs": [(1, "guard_fn", 8)]}
     assert [(field, call.start_point[0]) for field, call in indirect_calls(
         context, {"fork_init_fn", "plain"}, through_macros=True)] == [("fork_init_fn", 8)]
+
+
+def test_names_written_as_arguments_are_those_the_argument_pattern_finds():
+    names = ["cb", "on_done", "fn", "x", "operator()", "A::b", "cb2"]
+    for data in (b"run(cb, 1);", b"run( on_done )", b"run(&fn,\n x)", b"run((void *)cb)",
+                 b"run(xcb, cbx, fn(1), x + 1)", b"run(\x0bcb\x0c,", b"cb2(cb", b"(\xc2\xa0cb)",
+                 b"// (cb) in a comment", b"run(\r\ncb2\t)", b""):
+        written = set(ARGUMENT_NAME.findall(data))
+        assert written_as_arguments(data, names) == {
+            name for name in names if name.encode() in written}, data
+    big = b"run(cb, 1); /* " + b"a" * (1 << 20) + b" */ f(on_done)"
+    assert written_as_arguments(big, names) == {"cb", "on_done"}

@@ -58,6 +58,7 @@ from cursedlint.analysis.c_syntax import (
 from cursedlint.findings import Step
 from cursedlint.languages import CPP
 from cursedlint.patterns import LazyPattern
+from cursedlint.triggers.byte_search import automaton
 
 MAX_CANDIDATES = 8
 """Distinct functions a field may hold and still give edges (an ops table implemented by many
@@ -474,9 +475,7 @@ class _Flows:
     def _passes(self) -> list[tuple[str, int, str, int]]:
         """(callee, position, function, line) for each plain call given a function."""
         found = []
-        data = self.context.source.data
-        written = set(ARGUMENT_NAME.findall(data))
-        passed = {name for name in self._functions if name.encode() in written}
+        passed = written_as_arguments(self.context.source.data, self._functions)
         for name, leaf in self.context.tokens(passed):
             argument, parent = leaf, self.context.parent(leaf)
             while parent is not None and (parent.type in (
@@ -493,6 +492,39 @@ class _Flows:
             found.append((self.context.text(function), arguments(call).index(argument), name,
                           leaf.start_point[0] + 1))
         return found
+
+
+AUTOMATON_BYTES = 1 << 20
+"""The largest file `written_as_arguments` searches with an automaton of the names."""
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ARGUMENT_END = re.compile(rb"\s*[,)]")
+_ARGUMENT_START = frozenset(b"(,&)")
+_SPACES = frozenset(b" \t\n\r\x0b\x0c")  # (`\s` of a bytes pattern)
+
+
+def written_as_arguments(data: bytes, names: Iterable[str]) -> set[str]:
+    """The names of `names` that `data` writes somewhere as an argument (where `ARGUMENT_NAME`
+    matches them): one automaton pass for the names, each place checked around it (the
+    pattern's search over a whole file, listing every name in it, took half as long again).
+    The automaton lists every place a name is spelled, inside longer identifiers too: a file
+    over AUTOMATON_BYTES is searched with the pattern (the same names), so that a short name
+    cannot make the list grow with a big file."""
+    if len(data) > AUTOMATON_BYTES:
+        written = set(ARGUMENT_NAME.findall(data))
+        return {name for name in names if name.encode() in written}
+    words = sorted(name.encode() for name in names if _NAME.fullmatch(name))
+    found: set[bytes] = set()
+    for index, start, end in automaton(words).find_matches_as_indexes(
+            data, overlapping=True) if words else ():
+        word = words[index]
+        if word in found or not _ARGUMENT_END.match(data, end):
+            continue
+        before = start - 1
+        while before >= 0 and data[before] in _SPACES:
+            before -= 1
+        if before >= 0 and data[before] in _ARGUMENT_START:
+            found.add(word)
+    return {word.decode() for word in found}
 
 
 class FunctionPointerGraph:
@@ -522,9 +554,11 @@ class FunctionPointerGraph:
         return _indexed([self._own] if self._own else [])
 
     def _entries(self, kind: str, key) -> list:
+        found, mine = self._index[kind].get(key), self._index_own[kind].get(key, ())
+        if not found:
+            return [*mine]
         own = self._own[0] if self._own else None
-        return [*(entry for entry in self._index[kind].get(key, ()) if entry[0] != own),
-                *self._index_own[kind].get(key, ())]
+        return [*[entry for entry in found if entry[0] != own], *mine]
 
     def touched(self) -> set[str]:
         """The fields the overlaid file's flows may change: those it stores in (a function,
