@@ -103,3 +103,12 @@ def test_later_rounds_follow_function_pointers_only():
     void hook_raw(void (*fn)(int)) { install_raw(fn); }
     """
     assert set(ForeignKeeping().more_words(facts_of(code), None)) == {"install", "install_raw"}
+
+
+def test_every_loader_word_holds_a_part_searched_first():
+    """`_may_name_loader` answers False only where no loader word can be: each holds a part."""
+    from cursedlint.analysis.foreign_keeping import _LOADER_PARTS, _LOADER_WORDS, _may_name_loader
+
+    assert all(any(part in word for part in _LOADER_PARTS) for word in _LOADER_WORDS)
+    assert all(_may_name_loader(f"x = {word}('libc.so.6')") for word in _LOADER_WORDS)
+    assert not _may_name_loader("import os\nhandle = open('dl')\n")
