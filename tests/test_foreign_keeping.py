@@ -138,3 +138,12 @@ def test_trigger_names_leave_out_the_names_bound_to_other_values():
     text = (b"import ctypes\nlib = ctypes.CDLL('libev.so')\nOnIo = ctypes.CFUNCTYPE(None)\n"
             b"def run(values):\n    total = sum(values)\n    return total\n")
     assert ForeignKeeping().trigger_names(text) == {b"OnIo"}
+
+
+def test_every_loader_word_holds_a_part_searched_first():
+    """`_may_name_loader` answers False only where no loader word can be: each holds a part."""
+    from cursedlint.analysis.foreign_keeping import _LOADER_PARTS, _LOADER_WORDS, _may_name_loader
+
+    assert all(any(part in word for part in _LOADER_PARTS) for word in _LOADER_WORDS)
+    assert all(_may_name_loader(f"x = {word}('libc.so.6')") for word in _LOADER_WORDS)
+    assert not _may_name_loader("import os\nhandle = open('dl')\n")

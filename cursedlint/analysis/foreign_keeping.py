@@ -399,12 +399,24 @@ def _library_names(context) -> frozenset[str]:
 
 def _loader_lines(source) -> set[int]:
     """The lines that name a loader (`_LOADER_WORDS`, anywhere in a word): only a value on one
-    of them can name one (walking every assigned value took 3% of the stdlib worst case)."""
+    of them can name one (walking every assigned value took 3% of the stdlib worst case).
+    The pattern is tried only in a text holding a part every loader word holds (`_LOADER_PARTS`):
+    its scan of every file cost more than the walk it saves."""
+    if not _may_name_loader(source.text):
+        return set()
     return {source.offset_to_position(match.start())[0]
             for match in _LOADER_PATTERN.finditer(source.text)}
 
 
+def _may_name_loader(text: str) -> bool:
+    """False when the text names no loader word (`_LOADER_PARTS`: four searches, not eleven
+    nor a pattern tried at every position)."""
+    return any(part in text for part in _LOADER_PARTS)
+
+
 _LOADER_PATTERN = re.compile("|".join(sorted(_LOADER_WORDS)))
+_LOADER_PARTS = ("DLL", "dll", "dlopen", "Library")
+"""Each loader word holds one of these."""
 
 
 def _imported_from_project(context) -> Iterator[tuple[str, str]]:
@@ -668,7 +680,8 @@ _LOADERS = "foreign-keeping-loaders"
 
 
 def _module_loaders(context) -> frozenset[str]:
-    if not any(word in context.source.text for word in _LOADER_WORDS):
+    text = context.source.text
+    if not _may_name_loader(text) or not any(word in text for word in _LOADER_WORDS):
         return frozenset()
     loaders = set()
     for ret in context.nodes(ast.Return):

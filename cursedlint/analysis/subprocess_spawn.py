@@ -421,7 +421,19 @@ _NO_SPAWN_NO_VFORK = Blocker(
 
 
 def spawn_call(call: ast.Call, context) -> SpawnCall | None:
-    """The call as a SpawnCall when it calls a Popen-family function, else None."""
+    """The call as a SpawnCall when it calls a Popen-family function, else None. Answered
+    once per call of the file (two rules ask of each call as the walk meets it)."""
+    known = context.shared(_SPAWN_CALLS, dict)
+    key = id(call)
+    if key not in known:
+        known[key] = _spawn_call(call, context)
+    return known[key]
+
+
+_SPAWN_CALLS = "spawn-calls"
+
+
+def _spawn_call(call: ast.Call, context) -> SpawnCall | None:
     name = context.qualified_name(call.func, among=APIS)
     api = APIS.get(name)
     return SpawnCall(name, api, call, context) if api else None

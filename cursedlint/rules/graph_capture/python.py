@@ -299,10 +299,19 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
 
     def _check_loop_calls(self, loop: ast.For | ast.AsyncFor) -> None:
         """Calls in a loop over a pinned loader of project functions (of other modules) that
-        begin a global-mode capture."""
-        regions = [(node, region) for node in own_nodes(loop.body)
-                   if isinstance(node, ast.Call) and self.uses.callee(node) is None
-                   and (region := self.uses.remote_region(node)) is not None]
+        begin a global-mode capture. (A region, found by names first, is rare and a local
+        callee costly to find: asked in that order. Before the facts are gathered no call
+        begins one, and asking for one of a call without a local callee notes them asked.)"""
+        uses = self.uses
+        calls = [node for node in own_nodes(loop.body) if isinstance(node, ast.Call)]
+        if not uses.project.gathered:
+            asking = next((node for node in calls if uses.callee(node) is None), None)
+            if asking is not None:
+                uses.remote_region(asking)
+            return
+        regions = [(node, region) for node in calls
+                   if (region := uses.remote_region(node)) is not None
+                   and uses.callee(node) is None]
         loader = self.loaders.iterated_by(loop) if regions else None  # (rarely any region)
         for node, region in regions if loader is not None else ():
             self._report(node, region.what, loader,
