@@ -155,12 +155,30 @@ class CThreads:
         if value is not None and value.type == "call_expression":
             type_text, value = self.context.text(value.child_by_field_name("function")), \
                 value.child_by_field_name("arguments")
+            if type_text not in C_THREAD_TYPES:
+                type_text, value = self._returned_thread(type_text)
         else:
             type_text = self.context.text(type_node) if type_node is not None else ""
         if type_text not in C_THREAD_TYPES or value is None or not value.named_children:
             return None
         handle = self.context.text(node.child_by_field_name("declarator"))
         return self._start(node, handle, value.named_children[0])
+
+    def _returned_thread(self, name: str) -> tuple[str, object]:
+        """The type and arguments of the thread a function of the file declared to return one
+        constructs in its return statement (`std::thread start(...) { return std::thread(f); }`),
+        or ("", None)."""
+        function = self.function(name) if _C_NAME.fullmatch(name) else None
+        declared = function.child_by_field_name("type") if function is not None else None
+        if declared is None or self.context.text(declared) not in C_THREAD_TYPES:
+            return "", None
+        for node in self.context.descendants(function.child_by_field_name("body")):
+            returned = node.named_children[0] if node.type == "return_statement" and \
+                node.named_children else None
+            if returned is not None and returned.type == "call_expression" and \
+                    self.context.text(returned.child_by_field_name("function")) in C_THREAD_TYPES:
+                return self.context.text(declared), returned.child_by_field_name("arguments")
+        return "", None
 
     def _vexing_thread(self, node) -> CThreadStart | None:
         """`std::thread t(worker);`, which parses as a declaration of a function `t` taking a

@@ -50,7 +50,8 @@ class CudaThreadDuringCapture(CaptureRule):
     default executor), another task whose code reaches CUDA work (`.cpu()`, `.item()`, a
     kernel), with no wait (`await`, `.result()`, `wait()`, `gather()`) between the two
     starts. In C/C++ (CUDA sources included), the
-    threads are `std::thread`/`std::jthread` declarations and `pthread_create` calls before a
+    threads are `std::thread`/`std::jthread` declarations (also of the thread a same-file
+    function returns, `return std::thread(f, ...)`) and `pthread_create` calls before a
     `cudaStreamBeginCapture`/`cuStreamBeginCapture` in the same function, not joined
     (`t.join()`, `pthread_join`) before it, whose lambda or same-file function reaches a
     `cuda*`/`cu*` call (in global mode, also through the project's functions in other files);
