@@ -73,7 +73,9 @@ class ForkInAcceleratedProcess(Rule):
     `PYTORCH_NVML_BASED_CUDA_CHECK=1` makes the first two ask NVML), and an NCCL process
     group. Importing torch, CPU tensors and `torch.cuda.is_initialized()` initialize nothing.
     **The child uses CUDA** where the code it runs is shown and surely does CUDA work or
-    allocates pinned memory: `Process(target=f)`, the `run()` of a `multiprocessing.Process`
+    allocates pinned memory: `Process(target=f)` (`target=self.f`, where `__init__` sets
+    `self.f` from its parameter: each callable the module's calls of the class pass for it),
+    the `run()` of a `multiprocessing.Process`
     subclass the module defines (`Worker(...).start()`), `pool.map(f, ...)`/`apply`/`submit` on the
     pool or executor the start makes (also through `self.pool` in the class), its
     `initializer`, a DataLoader's dataset `__getitem__`, `collate_fn` and `worker_init_fn`
