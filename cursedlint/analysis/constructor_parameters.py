@@ -5,7 +5,8 @@ makes `self.processing_function` `embed`).
 `given_values(context, node)` answers for `self.<attr>` read in a class's method where the
 class sets the attribute once, in `__init__`, to a parameter `__init__` never rebinds: the
 expressions the module's calls of the class pass for it (the parameter's default where a call
-passes none). Calls from other modules are not read, so the list is never all of them.
+passes none; each value a local of the calling function is assigned, where it is bound only
+by assignments). Calls from other modules are not read, so the list is never all of them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from cursedlint.analysis.capture_regions import is_self_attribute
-from cursedlint.analysis.python_project import attribute_values, value_of
+from cursedlint.analysis.python_project import assigned_values, attribute_values, value_of
 
 
 def given_values(context, node: ast.AST) -> list[ast.AST]:
@@ -38,7 +39,9 @@ def given_values(context, node: ast.AST) -> list[ast.AST]:
         if isinstance(call.func, ast.Name) and context.definition(call.func) is cls:
             given = context.argument(call, index, bound.id)
             given = default if given is None else given
-            if isinstance(given, ast.AST):  # not UNKNOWN (a spread the module does not show)
+            if isinstance(given, ast.Name) and context.definition(given) is None:
+                values.extend(assigned_values(context, given))  # a local bound in branches
+            elif isinstance(given, ast.AST):  # not UNKNOWN (a spread the module does not show)
                 values.append(given)
     return values
 

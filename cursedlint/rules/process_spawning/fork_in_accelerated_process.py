@@ -74,7 +74,8 @@ class ForkInAcceleratedProcess(Rule):
     group. Importing torch, CPU tensors and `torch.cuda.is_initialized()` initialize nothing.
     **The child uses CUDA** where the code it runs is shown and surely does CUDA work or
     allocates pinned memory: `Process(target=f)` (`target=self.f`, where `__init__` sets
-    `self.f` from its parameter: each callable the module's calls of the class pass for it),
+    `self.f` from its parameter: each callable the module's calls of the class pass for it,
+    each value of a local they pass),
     the `run()` of a `multiprocessing.Process`
     subclass the module defines (`Worker(...).start()`), `pool.map(f, ...)`/`apply`/`submit` on the
     pool or executor the start makes (also through `self.pool` in the class), its

@@ -33,6 +33,20 @@ class AuditWorker:
         child.join()
 
 
+class TagWorker:
+    """Made with a step a local picks in branches, one of them on the GPU."""
+
+    def __init__(self, paths, processing_function):
+        self.paths = paths
+        self.processing_function = processing_function
+
+    def launch(self):
+        if torch.cuda.is_available():  # initializes CUDA
+            child = multiprocessing.Process(target=self.processing_function, args=(self.paths,))  # error: CUR102
+            child.start()
+            child.join()
+
+
 class PlainWorker:
     """The parent initializes no CUDA before the fork."""
 
@@ -65,6 +79,15 @@ def index_gallery(paths):
     BatchWorker(steps.embed_images, paths).launch()
     BatchWorker(processing_function=steps.count_pixels, paths=paths).launch()
     AuditWorker(paths).launch()
-    AuditWorker(paths, steps.count_pixels).launch()
+    if len(paths) > 1000:
+        audit = steps.count_pixels
+    else:
+        audit = steps.checksum_images
+    AuditWorker(paths, audit).launch()
+    if paths[0].endswith(".png"):
+        tagging = steps.embed_images
+    else:
+        tagging = steps.count_pixels
+    TagWorker(paths, tagging).launch()
     PlainWorker(steps.embed_images, paths).launch()
     SpawnedWorker(steps.embed_images, paths).launch()
