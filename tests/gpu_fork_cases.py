@@ -87,6 +87,8 @@ CASES = {
     # C': only is_available()/device_count() in the parent, CPU work in the child
     "queried_parent_cpu_child": "torch.cuda.is_available(); torch.cuda.device_count(); "
                                 "outcome(cpu_work, tempfile.mktemp())",
+    # C'': only device_count() in the parent (PyTorch asks NVML first), a CUDA tensor in the child
+    "counted_parent_cuda_child": "torch.cuda.device_count(); outcome(cuda_tensor)",
     # D: no CUDA in the parent, CUDA work in the child
     "plain_parent_cuda_child": "outcome(cuda_tensor)",
     # importing torch and building CPU tensors creates no CUDA state
@@ -118,6 +120,7 @@ EXPECTED = {
     "queried_parent_cuda_child": BROKEN,
     "nvml_queried_parent_cuda_child": "ok",
     "queried_parent_cpu_child": "ok",
+    "counted_parent_cuda_child": "ok",
     "plain_parent_cuda_child": "ok",
     "imported_parent_pinned_child": "ok",
     "gloo_parent_cpu_child": "ok",
@@ -129,8 +132,9 @@ EXPECTED = {
     "nccl_parent_staged_child": "ok",
 }
 """What the cases gave on an NVIDIA H200 (PyTorch 2.11.0+cu130, Python 3.12.3, 2026-11-27):
-a fork breaks where the parent initialized CUDA (any CUDA work, `is_available()` and
-`device_count()` included unless `PYTORCH_NVML_BASED_CUDA_CHECK=1`, an NCCL process group)
+a fork breaks where the parent initialized CUDA (any CUDA work, `is_available()` included
+unless `PYTORCH_NVML_BASED_CUDA_CHECK=1`, an NCCL process group; not `device_count()` alone,
+which PyTorch answers from NVML first: counted_parent_cuda_child, added 2026-11-28)
 and the child uses CUDA: a tensor on the device ("RuntimeError: Cannot re-initialize CUDA in
 forked subprocess"), pinned memory ("AcceleratorError: CUDA error: initialization error"). A
 child doing CPU work, a Manager's server, a parent with a Gloo group and no CUDA, or a parent

@@ -884,7 +884,7 @@ def test_an_nccl_group_before_the_fork_initializes_cuda(tmp_path, backend, found
 
 @pytest.mark.parametrize("query, found", [
     ("torch.cuda.is_available()", True),  # observed: queried_parent_cuda_child breaks
-    ("torch.cuda.device_count()", True),
+    ("torch.cuda.device_count()", False),  # NVML first: counted_parent_cuda_child works
     ("torch.cuda.is_initialized()", False),  # asks without initializing
     ("torch.cuda.manual_seed(0)", False),  # queued until CUDA is initialized
     ("torch.cuda.empty_cache()", False),  # does nothing before

@@ -86,14 +86,15 @@ HOST_ONLY_TORCH_CUDA = frozenset({
 })
 """torch.cuda functions that ask the host-side runtime only."""
 INITIALIZING_QUERIES = frozenset({
-    "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
+    "torch.cuda.is_available", "torch.cuda.current_device",
     "torch.cuda.set_device", "torch.cuda.get_device_name", "torch.cuda.get_device_properties",
     "torch.cuda.get_device_capability", "torch.cuda.init", "torch.cuda.mem_get_info",
 })
 """torch.cuda functions that do no GPU work but initialize CUDA in the process: a forked child
-that then uses CUDA fails (observed for `is_available()` and `device_count()`, whose answer
-PyTorch takes from the CUDA runtime unless PYTORCH_NVML_BASED_CUDA_CHECK=1 is set:
-tests/gpu_fork_cases.py)."""
+that then uses CUDA fails (observed for `is_available()`, which asks the CUDA runtime
+(`cudaGetDeviceCount`, hence `cuInit`) unless PYTORCH_NVML_BASED_CUDA_CHECK=1 is set:
+tests/gpu_fork_cases.py). Not `device_count()`: PyTorch asks NVML first whatever the variable
+(torch/cuda/__init__.py, 2.13; a fork after it alone works, observed with 2.11)."""
 DEFERRED_TORCH_CUDA = frozenset({
     "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.cuda.seed",
     "torch.cuda.seed_all", "torch.cuda.empty_cache", "torch.cuda.amp.autocast",

@@ -41,6 +41,7 @@ from msgspec import Struct
 from cursedlint.analysis.capture_regions import (
     DATA_LOADERS, FUNCTIONS, body_of, capture_analysis,
 )
+from cursedlint.analysis.constructor_parameters import given_values
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.python_project import (
@@ -286,6 +287,8 @@ class ForkChildren:
         self.context = context
         self.uses = uses
         self.analysis = capture_analysis(context)
+        self.given_at: dict[int, Step] = {}
+        """id(code) -> where the module passes it for a `self.<attr>` target (`_given_codes`)."""
 
     def of(self, start: ast.Call) -> tuple[list[tuple[ast.AST, str]], bool]:
         """The code the start's children run, labelled, and whether that is all of it:
@@ -308,6 +311,8 @@ class ForkChildren:
         if name in ("Process", "start_processes"):
             target = self.context.argument(start, *_TARGETS[name])
             code = self._code(target) if target is not UNKNOWN else None  # `*args` hides it
+            if code is None and isinstance(target, ast.AST):
+                return self._given_codes(target), False
             return ([code] if code else []), code is not None
         if name in ("fork", "forkpty"):
             branch = self._child_branch(start)
@@ -323,6 +328,20 @@ class ForkChildren:
             tasks.append(initializer)
         codes = [self._code(task) for task in tasks]
         return [code for code in codes if code], bool(tasks) and None not in codes
+
+    def _given_codes(self, target: ast.AST) -> list[tuple[ast.AST, str]]:
+        """The code of each callable the module's calls of the class pass for the `__init__`
+        parameter a `self.<attr>` target is set to (`given_values`), each call's place kept in
+        `given_at`; never all of the target's code (other modules may construct the class too)."""
+        codes = []
+        for given in given_values(self.context, target):
+            code = self._code(given)
+            if code is not None:
+                codes.append(code)
+                self.given_at[id(code[0])] = Step(
+                    self.context.source.path, given.lineno,
+                    f"{code[1]} is given for {ast.unparse(target)}, the process's target")
+        return codes
 
     def _child_branch(self, start: ast.Call) -> ChildBranch | None:
         """The statements only the child of `os.fork()` runs: the branch of an `if` that
@@ -426,7 +445,8 @@ class ForkChildren:
         for code, label in self.of(start)[0]:
             found = self._uses_cuda(code)
             if found is not None:
-                return label, found
+                given = self.given_at.get(id(code))
+                return label, (given, *found) if given else found
         return None
 
     def _code(self, target: ast.AST | None):

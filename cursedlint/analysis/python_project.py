@@ -876,6 +876,18 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     return assignment.value
 
 
+def assigned_values(context, node: ast.Name) -> list[ast.AST]:
+    """The values of every `name = value` that binds the local `node` names in its function
+    (`f = embed` in one branch, `f = caption` in another); [] where the function binds it any
+    other way too (a parameter, a loop, an augmented assignment) or it is not a local."""
+    scope = context.scope_of(node)
+    if not isinstance(scope, _FUNCTIONS) or node.id in (a.arg for a in ast.walk(scope.args)
+                                                          if isinstance(a, ast.arg)):
+        return []
+    bindings = context.derived(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
+    return [] if None in bindings else [assignment.value for assignment in bindings]
+
+
 def _own_stores(function: ast.AST) -> dict[str, list[ast.Assign | None]]:
     """name -> for each time the function's own statements assign it, the `name = value`
     statement whose one target it is, or None (any other binding), from one walk per

@@ -68,12 +68,16 @@ class ForkInAcceleratedProcess(Rule):
     `__main__` block, and before each call of the function, in the module and in the project's
     other modules (the callers' callers too). CUDA work initializes it (`.cuda()`,
     `.to("cuda")`, a tensor made on a CUDA device, `torch.cuda.*`, `cupy`, `numba.cuda`), and
-    so do the queries that ask the runtime: `torch.cuda.is_available()`, `device_count()`,
-    `current_device()`, `set_device()`, `get_device_*()`, `mem_get_info()` (unless
-    `PYTORCH_NVML_BASED_CUDA_CHECK=1` makes the first two ask NVML), and an NCCL process
-    group. Importing torch, CPU tensors and `torch.cuda.is_initialized()` initialize nothing.
+    so do the queries that ask the runtime: `torch.cuda.is_available()` (unless
+    `PYTORCH_NVML_BASED_CUDA_CHECK=1` makes it ask NVML), `current_device()`, `set_device()`,
+    `get_device_*()`, `mem_get_info()`, and an NCCL process group. Importing torch, CPU
+    tensors, `torch.cuda.is_initialized()` and `device_count()` (PyTorch asks NVML first)
+    initialize nothing.
     **The child uses CUDA** where the code it runs is shown and surely does CUDA work or
-    allocates pinned memory: `Process(target=f)`, the `run()` of a `multiprocessing.Process`
+    allocates pinned memory: `Process(target=f)` (`target=self.f`, where `__init__` sets
+    `self.f` from its parameter: each callable the module's calls of the class pass for it,
+    each value of a local they pass),
+    the `run()` of a `multiprocessing.Process`
     subclass the module defines (`Worker(...).start()`), `pool.map(f, ...)`/`apply`/`submit` on the
     pool or executor the start makes (also through `self.pool` in the class), its
     `initializer`, a DataLoader's dataset `__getitem__`, `collate_fn` and `worker_init_fn`
@@ -237,7 +241,7 @@ class ForkInAcceleratedProcess(Rule):
                 return torch.load(shard).cuda()
 
             def embed_all(shards):
-                if torch.cuda.device_count() > 1:
+                if torch.cuda.is_available() and torch.cuda.device_count() > 1:
                     shards = shards[::2]
                 with multiprocessing.Pool(8) as pool:  # error: CUR102
                     return pool.map(embed, shards)

@@ -85,8 +85,8 @@ _FORKED_CUDA_HELP = (
     "work only is fine. Start children that use CUDA with a 'spawn' or 'forkserver' context "
     "(multiprocessing.get_context('spawn'), mp_context= for ProcessPoolExecutor, "
     "torch.multiprocessing.spawn), or set one for the process in its entry point; or fork "
-    "before anything initializes CUDA (torch.cuda.is_available() and device_count() do, "
-    "unless PYTORCH_NVML_BASED_CUDA_CHECK=1)."
+    "before anything initializes CUDA (torch.cuda.is_available() does, unless "
+    "PYTORCH_NVML_BASED_CUDA_CHECK=1)."
 )
 _PROTECTED_FORK_HELP = (
     "With RDMA fork protection on, every registered range is rounded out to whole pages "

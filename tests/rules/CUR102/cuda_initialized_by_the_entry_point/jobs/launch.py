@@ -4,7 +4,7 @@ from jobs.work import embed_all, tokenize_all
 
 
 def main(batches, texts):
-    print(f"{torch.cuda.device_count()} devices")  # initializes CUDA
+    print(f"CUDA: {torch.cuda.is_available()}")  # initializes CUDA
     tokens = tokenize_all(texts)
     return tokens, embed_all(batches)
 

@@ -6,7 +6,7 @@ from studio.pipeline import export, export_spawned
 
 
 def main(path):
-    if torch.cuda.device_count() == 0:  # initializes CUDA
+    if not torch.cuda.is_available():  # initializes CUDA
         raise SystemExit("no GPU")
     export(path)
     export_spawned(path)

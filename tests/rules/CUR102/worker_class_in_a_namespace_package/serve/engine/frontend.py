@@ -6,7 +6,8 @@ from serve.engine.runner import Runner
 
 class Engine:
     def __init__(self, world=None):
-        world = world or torch.cuda.device_count()  # initializes CUDA in this process
+        world = world or torch.cuda.device_count()
+        torch.cuda.set_device(0)  # initializes CUDA in this process
         self.workers = []
         for rank in range(1, world):
             worker = mp.Process(target=Runner, args=(rank, world))  # error: CUR102
