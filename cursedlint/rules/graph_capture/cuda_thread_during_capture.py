@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS, Region
+from cursedlint.analysis.concurrent_units import UNIT_TRIGGERS
 from cursedlint.findings import Fix, Step
 from cursedlint.languages import C, CPP, PYTHON
 from cursedlint.rule import Example
@@ -132,7 +133,17 @@ class CudaThreadDuringCapture(CaptureRule):
     languages = (PYTHON, C, CPP)
     checkers = {PYTHON: "python:CudaThreadDuringCapturePython",
                 C: "cpp:CudaThreadDuringCaptureC", CPP: "cpp:CudaThreadDuringCaptureC"}
-    triggers = REGION_TRIGGERS
+    triggers = (*REGION_TRIGGERS, *UNIT_TRIGGERS)
+
+    @classmethod
+    def look(cls, options, target_python, language):
+        """A capture region's words, or a module running coroutines or executor tasks beside
+        each other (`UNIT_TRIGGERS`: their code may capture in other modules)."""
+        from cursedlint.triggers.second_look import AnyOf, Text
+
+        shape = super().look(options, target_python, language)
+        return shape and AnyOf((shape, Text(frozenset(
+            (word if isinstance(word, str) else word[-1]).encode() for word in UNIT_TRIGGERS))))
     summary = "a thread that makes CUDA calls is alive when a CUDA graph capture starts"
 
     valid = (
