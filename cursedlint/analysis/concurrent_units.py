@@ -39,10 +39,6 @@ _GATHER = frozenset({"asyncio.gather", "asyncio.tasks.gather"})
 _ENSURE_FUTURE = frozenset({"asyncio.ensure_future", "asyncio.tasks.ensure_future"})
 _LOCKS = frozenset({"threading.Lock", "threading.RLock", "threading.Semaphore",
                     "threading.BoundedSemaphore", "asyncio.Lock", "asyncio.Semaphore"})
-UNIT_TRIGGERS = (("asyncio", "gather"), "create_task", "ensure_future", "run_in_executor",
-                 "to_thread")
-"""Words of a module that runs coroutines or executor tasks beside each other (a rule's
-triggers): such a module may name no capture (its units' code, in other modules, does)."""
 START_NAMES = frozenset({"start", "submit", "map", "run_in_executor", "to_thread"})
 """The last names of the calls that start a thread or an executor task."""
 

@@ -128,11 +128,9 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
 
     def _report_unit_race(self, race: UnitRace) -> None:
         capturer, worker = race.capturer, race.worker
-        here = self.context.source.path
-        steps = (*(race.capture.steps or (Step(here, race.capture.line, race.capture.where.lstrip(
-                     ", ")),)),
-                 Step(here, worker.call.lineno, f"{worker.label} starts here"),
-                 *(race.work.steps or (Step(here, race.work.line, race.work.where.lstrip(", ")),)))
+        steps = (*self._unit_steps(race.capture),
+                 Step(self.context.source.path, worker.call.lineno, f"{worker.label} starts here"),
+                 *self._unit_steps(race.work))
         self.report(
             capturer.call,
             f"{capturer.label} may begin a global-mode capture while the {worker.kind} started "
@@ -147,6 +145,17 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             "work starts (a warm-up that captures each graph), serialize the two (one worker, "
             "or a lock both hold), or capture with capture_error_mode=\"thread_local\" at the "
             "capture.")
+
+    def _unit_steps(self, found) -> tuple[Step, ...]:
+        """The chain to what a unit's code reaches: the line of this module it is reached
+        from, then the steps through other modules."""
+        if found.where.startswith(" of "):  # the code of another module: its own chain
+            return found.steps
+        here = self.context.source.path
+        through_, _, what = found.where.lstrip(", ").partition("where ")
+        if found.steps:
+            return (Step(here, found.line, through_.strip(", ") or "reaches it"), *found.steps)
+        return (Step(here, found.line, f"{through_.strip(', ')}: {what}" if through_ else what),)
 
     def _check_running(self, region: Region, running: tuple[RunningThread, ...]) -> None:
         """The first of the threads that other modules' functions left running whose CUDA use
