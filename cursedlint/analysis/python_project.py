@@ -186,7 +186,7 @@ class FunctionIndexer(Indexer):
         """Whether one of its `lookups` names a function that reaches a fact, or a class or
         factory whose module's code can; or the file is summarized itself and one of its own
         does (a name that leads to nothing that reaches a fact answers as without facts)."""
-        reach = Reachable.of(self.name, facts)
+        reach = Reachable.of(self.name, facts, self.handed)
         path = os.path.abspath(path)
         return (path in facts and reach.holds_any(path)) or \
             any(reach.leads_to_fact(name) for name in lookups)
@@ -246,15 +246,16 @@ class Reachable:
     _last: "dict[str, tuple[dict, Reachable]]" = {}  # indexer name -> its last facts
 
     @classmethod
-    def of(cls, name: str, facts: dict[str, ModuleSummary]) -> "Reachable":
+    def of(cls, name: str, facts: dict[str, ModuleSummary],
+           handed: dict[str, str] | None = None) -> "Reachable":
         """The answers for an indexer's facts (built once for the run's final facts)."""
         last = cls._last.get(name)
         if last is None or last[0] is not facts:
-            last = cls._last[name] = (facts, cls(facts))
+            last = cls._last[name] = (facts, cls(facts, handed))
         return last[1]
 
-    def __init__(self, facts: dict[str, ModuleSummary]):
-        self.project = ProjectFunctions(facts)
+    def __init__(self, facts: dict[str, ModuleSummary], handed: dict[str, str] | None = None):
+        self.project = ProjectFunctions(facts, handed)
         self._landings: dict[str, tuple[str, str] | None] = {}
         self._leads: dict[str, bool] = {}
         self.kinds = {kind for summary in facts.values()
