@@ -28,7 +28,7 @@ from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_project import (
     HANDED, OutCall, dotted, last_name, own_nodes,
 )
-from cursedlint.analysis.task_races import TaskRaces, waits
+from cursedlint.analysis.task_races import TaskRaces, pool, waits
 from cursedlint.analysis.thread_starts import (
     ProjectFunction, ThreadStart, ThreadStarts, code_label,
 )
@@ -299,10 +299,8 @@ class ConcurrentUnits:
 
     def _same_pool(self, one: Unit, other: Unit) -> bool:
         """Tasks of one pool: `TaskRaces.sibling_races` reads them (one worker: serial)."""
-        if one.start is None or other.start is None:
-            return False
-        pools = [_pool_of(unit.start) for unit in (one, other)]
-        return pools[0] is not None and pools[0] == pools[1]
+        tasks = [unit.start.call for unit in (one, other) if unit.kind == "task"]
+        return len(tasks) == 2 and pool(tasks[0]) == pool(tasks[1])
 
     def _locked(self, one: Unit, other: Unit) -> bool:
         """Whether the code of both (of this module) holds the same lock throughout."""
@@ -323,15 +321,6 @@ class ConcurrentUnits:
                     or "lock" in (last_name(lock) or "").lower():
                 return key(lock)
         return None
-
-
-def _pool_of(start: ThreadStart) -> str | None:
-    func = start.call.func
-    if isinstance(func, ast.Attribute) and func.attr in ("submit", "map"):
-        return key(func.value)
-    if isinstance(func, ast.Attribute) and func.attr == "run_in_executor":
-        return start.executor or "the event loop's default executor"
-    return None
 
 
 def _serial_of(threads: ThreadStarts, unit: Unit) -> str | None:

@@ -79,7 +79,7 @@ class TaskRaces:
             start = self._start(call)
             if start is not None:
                 scope = self.context.scope_of(call)
-                pools.setdefault((id(scope), _pool(call)), []).append(start)
+                pools.setdefault((id(scope), pool(call)), []).append(start)
         for starts in pools.values():
             if len(starts) < 2 or self._workers(starts[0].call) is None:
                 continue
@@ -210,8 +210,9 @@ def waits(node: ast.AST) -> bool:
     return name in _WAITS
 
 
-def _pool(call: ast.Call) -> str:
-    """The pool a task start uses: the executor's text, or the event loop's default one."""
+def pool(call: ast.Call) -> str:
+    """The pool a task start (not a thread's) uses: the executor's text, or the event loop's
+    default one (`asyncio.to_thread`'s too)."""
     if _method(call) in ("submit", "map"):
         return key(call.func.value)
     if _method(call) == "run_in_executor" and not (
