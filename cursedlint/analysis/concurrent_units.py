@@ -20,6 +20,7 @@ capturing code itself before (a serial warm-up).
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from typing import Iterator, NamedTuple
 
@@ -68,21 +69,11 @@ class OffThread:
         self.cuda = self._check(threads.uses.any_use, CudaFact.TASK_CUDA, "cuda")
 
     def _check(self, inner, kind: CudaFact, name: str):
-        def runs_on_another_thread(node: ast.AST) -> str | None:
-            if not (isinstance(node, ast.Call) and last_name(node.func) in START_NAMES):
-                return None
-            start = self.threads.unit_start(node)
-            found = None if start is None else self.threads.reached(start.code, inner)
-            if found is None:
-                return None
-            single = single_worker(self.threads, start)
-            if single is not None:
-                self.serial[id(node)] = single
-            return f"{start_label(self.threads, start)} reaches line {found[0]}{found[1]}"
-
-        runs_on_another_thread.__name__ = f"off_thread_{name}"
-        runs_on_another_thread.remote_kind = kind
-        return runs_on_another_thread
+        # (a partial, not a closure over self: the cycle would keep the tree for the collector)
+        check = functools.partial(_runs_on_another_thread, self.threads, inner, self.serial)
+        check.__name__ = f"off_thread_{name}"
+        check.remote_kind = kind
+        return check
 
     def facts(self, function: ast.AST) -> dict:
         """The function's `TASK_CAPTURE` and `TASK_CUDA` facts (through the module's own
@@ -117,6 +108,22 @@ class OffThread:
             if maker:
                 return f"{maker}.{target.attr}"
         return None if target is None else dotted(target)
+
+
+def _runs_on_another_thread(threads: ThreadStarts, inner, serial: dict[int, str],
+                            node: ast.AST) -> str | None:
+    """`OffThread`'s check: how `node` starts a thread or task whose code does what `inner`
+    finds (noting a single-worker executor in `serial`), or None."""
+    if not (isinstance(node, ast.Call) and last_name(node.func) in START_NAMES):
+        return None
+    start = threads.unit_start(node)
+    found = None if start is None else threads.reached(start.code, inner)
+    if found is None:
+        return None
+    single = single_worker(threads, start)
+    if single is not None:
+        serial[id(node)] = single
+    return f"{start_label(threads, start)} reaches line {found[0]}{found[1]}"
 
 
 def _target(threads: ThreadStarts, call: ast.Call) -> ast.AST | None:
