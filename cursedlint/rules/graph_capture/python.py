@@ -131,10 +131,13 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         steps = (*self._unit_steps(race.capture),
                  Step(self.context.source.path, worker.call.lineno, f"{worker.label} starts here"),
                  *self._unit_steps(race.work))
+        beside = f"while the {worker.kind} started on line {worker.call.lineno} does CUDA work"
+        message = f"{capturer.label} may begin a global-mode capture {beside}"
+        if len(message) > 150:  # (a long name: the chain names it)
+            message = f"the {capturer.kind} started here may begin a global-mode capture {beside}"
         self.report(
             capturer.call,
-            f"{capturer.label} may begin a global-mode capture while the {worker.kind} started "
-            f"on line {worker.call.lineno} does CUDA work",
+            message,
             related=steps,
             help=f"Its code reaches line {race.capture.line}{race.capture.where}; "
             f"{worker.label} reaches line {race.work.line}{race.work.where}, on another "
