@@ -1,9 +1,11 @@
 """What a function runs at the same time, and which of it races with a global-mode capture.
 
 A function's units are the threads and executor tasks it starts (`Thread(...).start()`,
-`pool.submit/map`, `loop.run_in_executor`, `asyncio.to_thread`) and the coroutines it runs
+`pool.submit/map`, `loop.run_in_executor`, `asyncio.to_thread`), the coroutines it runs
 together (`asyncio.gather(a(), b())`, `create_task(a())`, `ensure_future(a())`), their code
-being of this module or of another of the project. Each unit may begin a global-mode capture or
+being of this module or of another of the project, and its calls of functions that run work on
+other threads themselves (paired only with a unit started before the call: the call's own
+threads may be waited for before it returns). Each unit may begin a global-mode capture or
 do CUDA work on its own thread (a coroutine: the event loop's) or on another thread, through an
 executor task or thread its code starts (`OffThread`; the `TASK_CAPTURE` and `TASK_CUDA` facts
 of the project's functions, which follow callables handed to threads across modules).
@@ -40,6 +42,8 @@ _GATHER = frozenset({"asyncio.gather", "asyncio.tasks.gather"})
 _ENSURE_FUTURE = frozenset({"asyncio.ensure_future", "asyncio.tasks.ensure_future"})
 _LOCKS = frozenset({"threading.Lock", "threading.RLock", "threading.Semaphore",
                     "threading.BoundedSemaphore", "asyncio.Lock", "asyncio.Semaphore"})
+CALL = "call"
+"""The kind of a unit that is a call of a function that runs work on other threads."""
 START_NAMES = frozenset({"start", "submit", "map", "run_in_executor", "to_thread"})
 """The last names of the calls that start a thread or an executor task."""
 
@@ -176,7 +180,8 @@ class Unit(NamedTuple):
     """Code a function runs beside itself: started at `call` (a coroutine: the coroutine's
     call); `spot` what waiting for it on the spot awaits (or takes `.result()` of); `loop`:
     a coroutine on the event loop's thread; `group`: the gather call it is one argument of;
-    `kind`: "thread", "task" or "coroutine"."""
+    `kind`: "thread", "task", "coroutine" or `CALL` (only what its code runs on other threads
+    counts)."""
 
     call: ast.Call
     code: "ast.AST | ProjectFunction"
@@ -211,10 +216,17 @@ class ConcurrentUnits:
         """Of the module's `calls`, per function, the first unit that may capture while
         another does CUDA work (one race per capturing unit)."""
         scopes: dict[int, list[Unit]] = {}
+        starting: set[int] = set()  # the calls that start units, and their coroutines
         for call in calls:
             for unit in self._units(call):
                 scope = self.context.scope_of(unit.spot)
                 scopes.setdefault(id(scope), []).append(unit)
+                starting.update((id(unit.call), id(unit.spot)))
+        for call in calls if scopes else ():
+            if id(call) not in starting:
+                unit = self._call_unit(call, scopes)
+                if unit is not None:
+                    scopes[id(self.context.scope_of(call))].append(unit)
         for units in scopes.values():
             if len(units) < 2:
                 continue
@@ -224,7 +236,7 @@ class ConcurrentUnits:
                     yield race
 
     def _race(self, unit: Unit, units: list[Unit]) -> UnitRace | None:
-        own = self._reached(unit.code, self.off.capture)
+        own = self._reached(unit.code, self.off.capture) if unit.kind != CALL else None
         captures = [(own._replace(serial=_serial_of(self.threads, unit)), unit.loop)] \
             if own else []
         off = self._reached(unit.code, self.off.captures)
@@ -232,11 +244,13 @@ class ConcurrentUnits:
         if not captures or (unit.start is not None and self.tasks.warmed_up(unit.start)):
             return None
         for other in units:
-            if other is unit or self._apart(unit, other) or self._same_pool(unit, other) \
-                    or self._locked(unit, other):
+            if other is unit or not self._called_after(unit, other) or \
+                    self._apart(unit, other) or self._same_pool(unit, other) or \
+                    self._locked(unit, other):
                 continue
             for capture, on_loop in captures:
-                work = self._reached(other.code, self.threads.uses.any_use)
+                work = self._reached(other.code, self.threads.uses.any_use) \
+                    if other.kind != CALL else None
                 if work is not None and not (on_loop and other.loop) and not (
                         capture.serial and capture.serial == _serial_of(self.threads, other)):
                     return UnitRace(unit, capture, other, work)
@@ -261,6 +275,22 @@ class ConcurrentUnits:
         return Found(line, where, steps, serial)
 
     # -- the units -------------------------------------------------------------------------
+    def _call_unit(self, call: ast.Call, scopes: dict[int, list[Unit]]) -> Unit | None:
+        """A call, in a function that starts units, of a function (of this module or another)
+        that runs a capture or CUDA work on another thread (waited for or not: only a unit
+        started before it and still running is beside it)."""
+        func = call.func
+        if self.threads.uses.callee(call) is None and not self.threads.uses.may_be_reached(
+                func, (CudaFact.TASK_CAPTURE, CudaFact.TASK_CUDA)):
+            return None
+        if id(self.context.scope_of(call)) not in scopes:
+            return None
+        code = self.threads.code_of(func)
+        if code is None:
+            return None
+        return Unit(call, code, f"the call {ast.unparse(func)}()", CALL, call, False, None,
+                    None)
+
     def _units(self, call: ast.Call) -> Iterator[Unit]:
         func = call.func
         if last_name(func) in START_NAMES:
@@ -287,6 +317,16 @@ class ConcurrentUnits:
                                call, True, id(call) if gathered else None, None)
 
     # -- what keeps two apart --------------------------------------------------------------
+    @staticmethod
+    def _called_after(one: Unit, other: Unit) -> bool:
+        """Whether a pair with a call in it has the call second, after a unit started (and
+        still running): a call's own threads and tasks may be waited for before it returns."""
+        calls = [unit for unit in (one, other) if unit.kind == CALL]
+        if not calls:
+            return True
+        started = other if calls[0] is one else one
+        return len(calls) == 1 and position(started.spot) < position(calls[0].spot)
+
     def _apart(self, one: Unit, other: Unit) -> bool:
         """Whether the earlier of two units was waited for before the later one started:
         on the spot (`await`, `.result()`), or by a wait between (`join()`, `await`, ...)."""

@@ -51,7 +51,8 @@ class CudaThreadDuringCapture(CaptureRule):
     kernel), with no wait (`await`, `.result()`, `wait()`, `gather()`) between the two
     starts. Across modules, the units a function runs at the same time (threads and
     executor tasks it starts, and coroutines it runs together with `asyncio.gather`,
-    `create_task` or `ensure_future`, their code in this module or another) are paired: a
+    `create_task` or `ensure_future`, their code in this module or another, and, after one
+    of those, a call of a function that runs work on other threads itself) are paired: a
     unit whose code begins a global-mode capture, on its own thread or in a thread or
     executor task it starts in turn (followed through the project's modules, callables
     handed to `run_in_executor`, `submit`, `to_thread` or a `Thread` included), is reported

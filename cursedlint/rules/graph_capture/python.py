@@ -134,7 +134,7 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         beside = f"while the {worker.kind} started on line {worker.call.lineno} does CUDA work"
         message = f"{capturer.label} may begin a global-mode capture {beside}"
         if len(message) > 150:  # (a long name: the chain names it)
-            message = f"the {capturer.kind} started here may begin a global-mode capture {beside}"
+            message = f"the {capturer.kind} here may begin a global-mode capture {beside}"
         self.report(
             capturer.call,
             message,

@@ -45,9 +45,20 @@ class Server:
         await asyncio.create_task(self.workers.encode_loop(images, features))
         await asyncio.create_task(self.engine.decode_loop(requests, results))  # ok: CUR401 (awaited)
 
+    async def serve_beside_encoder(self):
+        requests, results, images, features, finished, texts = self.queues
+        encoding = asyncio.create_task(self.workers.encode_loop(images, features))
+        await self.engine.decode_loop(requests, results)  # error: CUR401@15 "the coroutine started on line 50"
+        await encoding
+
+    async def serve_then_encode(self):
+        requests, results, images, features, finished, texts = self.queues
+        await self.engine.decode_loop(requests, results)  # ok: CUR401 (returns before the encoder starts)
+        await asyncio.create_task(self.workers.encode_loop(images, features))
+
     def start_threads(self):
         requests, results, images, features, finished, texts = self.queues
-        threading.Thread(target=self.engine.run_forever, args=(requests, results),  # error: CUR401@9 "the thread started on line 52"
+        threading.Thread(target=self.engine.run_forever, args=(requests, results),  # error: CUR401@9 "the thread started on line 63"
                          daemon=True).start()
         threading.Thread(target=self.workers.run_forever, args=(images, features),
                          daemon=True).start()
