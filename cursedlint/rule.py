@@ -216,6 +216,19 @@ class Rule:
         return tuple(sorted(indexer.trigger_words(facts))) if indexer and indexer.adds_triggers \
             else ()
 
+    fact_gated = ()
+    """Words of a file the rule can fire on only where the project's facts show it (its
+    `project_look` passes such a file only with a word of the facts): where the run's files
+    are not all linted, a linted file holding one has the indexer's whole facts gathered."""
+
+    @classmethod
+    def project_look(cls, look, words: tuple[str, ...], facts: dict[str, Any]):
+        """The second look once the project's facts (path -> summary) are known: `look`, or a
+        file naming one of `words` (`project_trigger_words`: a project wrapper, say)."""
+        from cursedlint.triggers.second_look import AnyOf, Names
+
+        return AnyOf((look, Names(frozenset(word.encode() for word in words))))
+
     def report(
         self,
         target: Any,

@@ -323,6 +323,15 @@ class _ModuleCudaFacts:
         return sorted(nodes, key=position)
 
 
+def unit_reach_names(facts: dict) -> frozenset[str]:
+    """Names of the project's functions (path -> ModuleSummary of `CUDA_REACH`) that begin a
+    global-mode capture, on their thread or another, themselves or through other modules'
+    functions: a coroutine or executor task whose code reaches a capture calls one."""
+    functions = ProjectFunctions(facts, CudaReach.handed)
+    return functions.reaching(CudaFact.GLOBAL_CAPTURE) | \
+        functions.reaching(CudaFact.TASK_CAPTURE)
+
+
 def capturing_names(facts: dict) -> tuple[str, ...]:
     """Names of the project's functions (path -> ModuleSummary of `CUDA_REACH`) that begin a
     global-mode capture themselves (through their module's own functions)."""
