@@ -57,10 +57,37 @@ class CudaReach(FunctionIndexer):
         (`framework_loops.hook_classes`: a module that hands one to a Trainer names no
         capture itself), and its functions that run one on another thread (`TASK_CAPTURE`:
         a module that runs one beside other work names neither capture nor thread)."""
+        return self._project_words(facts)[0]
+
+    def gated_trigger_words(self, facts):
+        """The project's functions that reach a global-mode capture through other modules'
+        functions too, on their thread or another, for a module that runs coroutines or executor
+        tasks beside each other (CUR401's `fact_gated` words). Sound: units race only where
+        one's code reaches a capture of the project (`concurrent_units`), in the module itself
+        (its capture words trigger it anyway) or in another, through a call the module's code
+        makes, which names one of these (a unit's own function included). A module that names
+        none, in a project without a global-mode capture above all, is not parsed for it."""
+        return self._project_words(facts)[1]
+
+    _words_of: tuple = ((), None)
+
+    def _project_words(self, facts) -> tuple[tuple[str, ...], frozenset[str]]:
+        """`trigger_words` and `gated_trigger_words`, from one walk of the facts' reach, kept
+        for the same summaries (the rules reading these facts, and their second looks, ask
+        each several times a run)."""
         from cursedlint.analysis.framework_loops import hook_classes
 
-        return (*capturing_names(facts), *sorted(hook_classes(facts)),
-                *sorted(ProjectFunctions(facts, self.handed).reaching(CudaFact.TASK_CAPTURE)))
+        summaries = tuple(facts.items())  # (held with the words: their ids stay theirs)
+        known, words = self._words_of
+        if words is not None and len(known) == len(summaries) and all(
+                a[0] == b[0] and a[1] is b[1] for a, b in zip(known, summaries)):
+            return words
+        functions = ProjectFunctions(facts, self.handed)
+        tasks = functions.reaching(CudaFact.TASK_CAPTURE)
+        words = ((*capturing_names(facts), *sorted(hook_classes(facts)), *sorted(tasks)),
+                 functions.reaching(CudaFact.GLOBAL_CAPTURE) | tasks)
+        self._words_of = (summaries, words)
+        return words
 
     # (its trigger words alone, where they are wanted: `CaptureStarts`, set below)
 
@@ -321,15 +348,6 @@ class _ModuleCudaFacts:
             pending.extend((child, conditional if child is test else inner)
                            for child in child_nodes(node))
         return sorted(nodes, key=position)
-
-
-def unit_reach_names(facts: dict) -> frozenset[str]:
-    """Names of the project's functions (path -> ModuleSummary of `CUDA_REACH`) that begin a
-    global-mode capture, on their thread or another, themselves or through other modules'
-    functions: a coroutine or executor task whose code reaches a capture calls one."""
-    functions = ProjectFunctions(facts, CudaReach.handed)
-    return functions.reaching(CudaFact.GLOBAL_CAPTURE) | \
-        functions.reaching(CudaFact.TASK_CAPTURE)
 
 
 def capturing_names(facts: dict) -> tuple[str, ...]:

@@ -146,30 +146,9 @@ class CudaThreadDuringCapture(CaptureRule):
                 C: "cpp:CudaThreadDuringCaptureC", CPP: "cpp:CudaThreadDuringCaptureC"}
     triggers = REGION_TRIGGERS
     fact_gated = tuple(word if isinstance(word, str) else word[-1] for word in UNIT_TRIGGERS)
+    """A module running coroutines or executor tasks beside each other is parsed where it names
+    a function reaching a global-mode capture (`CudaReach.gated_trigger_words`)."""
 
-    @classmethod
-    def project_trigger_words(cls, facts):
-        """The facts' words, and the names of the project's functions that reach a global-mode
-        capture (`unit_reach_names`), which a module running units beside each other names."""
-        from cursedlint.analysis.cuda_reach import unit_reach_names
-
-        return tuple(sorted({*super().project_trigger_words(facts), *unit_reach_names(facts)}))
-
-    @classmethod
-    def project_look(cls, look, words, facts):
-        """A capture region's words, a name of the facts, or a module running coroutines or
-        executor tasks beside each other (`UNIT_TRIGGERS`) that names a function reaching a
-        global-mode capture. Sound: units race only where one's code reaches a capture of the
-        project (`concurrent_units`), in this module (its region words) or in another, through
-        a call of the module's code, which names a function that reaches it (a unit's own
-        code included: its name is one such). Modules running units that name none, in
-        projects with no global-mode capture above all, are not parsed for it."""
-        from cursedlint.triggers.second_look import AllOf, AnyOf, Names, Text
-
-        base = super().project_trigger_words(facts)
-        units = AllOf((Text(frozenset(word.encode() for word in cls.fact_gated)),
-                       Names(frozenset(word.encode() for word in words))))
-        return AnyOf((super().project_look(look, base, facts) if base else look, units))
     summary = "a thread that makes CUDA calls is alive when a CUDA graph capture starts"
 
     valid = (
