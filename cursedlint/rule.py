@@ -213,8 +213,34 @@ class Rule:
         the prefilter adds them to the rule's triggers. Derived from the indexer
         (`Indexer.trigger_words`), so every rule reading the same facts has the same."""
         indexer = cls.indexer
-        return tuple(sorted(indexer.trigger_words(facts))) if indexer and indexer.adds_triggers \
-            else ()
+        if not indexer or not indexer.adds_triggers:
+            return ()
+        gated = indexer.gated_trigger_words(facts) if cls.fact_gated else ()
+        return tuple(sorted({*indexer.trigger_words(facts), *gated}))
+
+    fact_gated: tuple[str, ...] = ()
+    """Words of a file the rule can fire on only where the project's facts show it: such a
+    file passes `project_look` where it names one of the indexer's `gated_trigger_words`; where
+    the run's files are not all linted, a linted file holding one has the whole facts gathered."""
+
+    @classmethod
+    def project_look(cls, look, words: tuple[str, ...], facts: dict[str, Any]):
+        """The second look once the project's facts (path -> summary) are known: `look`, a
+        file naming one of `words` (`project_trigger_words`: a project wrapper, say), or one
+        holding a `fact_gated` word and naming one of the facts' gated words."""
+        from cursedlint.triggers.second_look import AllOf, AnyOf, Names, Text
+
+        def names(chosen) -> Names:
+            return Names(frozenset(word.encode() for word in chosen))
+
+        gated = set(cls.indexer.gated_trigger_words(facts)) if cls.fact_gated else set()
+        if gated:
+            gated -= set(cls.indexer.trigger_words(facts))
+        shapes = [look, names(word for word in words if word not in gated)]
+        if gated:
+            shapes.append(AllOf((Text(frozenset(word.encode() for word in cls.fact_gated)),
+                                 names(gated))))
+        return AnyOf(tuple(shapes))
 
     def report(
         self,

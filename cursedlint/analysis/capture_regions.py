@@ -37,6 +37,11 @@ WARP_BEGINS = frozenset({"warp.capture_begin", "warp.context.capture_begin",
 REGION_TRIGGERS = ("capture_begin", "begin_capture", "BeginCapture", ("cuda", "graph("),
                    ("cuda", "graph as"), "make_graphed_callables", "ScopedCapture")
 """`torch.cuda.graph(` however imported: `graph(`, `cuda_graph(`, or an alias (`graph as g`)."""
+UNIT_TRIGGERS = (("asyncio", "gather"), "create_task", "ensure_future", "run_in_executor",
+                 "to_thread")
+"""Words of a module that runs coroutines or executor tasks beside each other
+(`concurrent_units`): such a module may name no capture (its units' code, in other modules,
+does)."""
 REGION_WORDS = frozenset(word.encode() for word in REGION_TRIGGERS if isinstance(word, str))
 GRAPH_NAMES = frozenset(name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS)
 

@@ -40,6 +40,11 @@ class CudaFact(str, Enum):
     """Starts a thread, left running, whose code uses CUDA."""
     JOINS = "joins"
     """Joins or shuts down a thread or executor held in a `self` attribute."""
+    TASK_CAPTURE = "task_capture"
+    """Runs code on another thread (a thread or executor task it starts, waited for or not)
+    that begins a global-mode capture."""
+    TASK_CUDA = "task_cuda"
+    """Runs code on another thread (as for `TASK_CAPTURE`) that uses CUDA."""
 
 
 def remote_kind(kind: CudaFact):

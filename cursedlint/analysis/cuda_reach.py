@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import functools
 
+from msgspec.structs import replace
+
 from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GLOBAL, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS, CaptureAnalysis,
     body_of, capture_analysis, pinned_loader, position,
@@ -15,7 +17,8 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, Reach, call_names, last_name, module_functions, own_nodes, project_names,
+    FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions, Reach, call_names,
+    last_name, module_functions, own_nodes, project_names,
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
@@ -35,12 +38,14 @@ class CudaReach(FunctionIndexer):
     DataLoader (a factory). The kinds: `CudaFact`."""
 
     name = "cuda-reach"
+    handed = {CudaFact.TASK_CAPTURE: CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CUDA: CudaFact.CUDA}
 
     def words(self, settings):
         """Modules that begin a capture, start threads (their names become trigger words) or
         make a DataLoader (a factory a loop of another module iterates); the rest is read
         from the names the files that need facts use (`seed_words`)."""
-        return (*_CAPTURE_WORDS, "DataLoader", "Thread", "Timer", "ThreadPoolExecutor")
+        return (*_CAPTURE_WORDS, "DataLoader", "Thread", "Timer", "ThreadPoolExecutor",
+                "run_in_executor", "to_thread")
 
     def seed_words(self, context):
         """What a file that needs the facts uses from the project's modules."""
@@ -48,12 +53,41 @@ class CudaReach(FunctionIndexer):
 
     def trigger_words(self, facts):
         """The project's functions that begin a global-mode capture (a finding across modules
-        needs one, and they are few), and its classes whose framework hooks reach one
+        needs one, and they are few), its classes whose framework hooks reach one
         (`framework_loops.hook_classes`: a module that hands one to a Trainer names no
-        capture itself)."""
+        capture itself), and its functions that run one on another thread (`TASK_CAPTURE`:
+        a module that runs one beside other work names neither capture nor thread)."""
+        return self._project_words(facts)[0]
+
+    def gated_trigger_words(self, facts):
+        """The project's functions that reach a global-mode capture through other modules'
+        functions too, on their thread or another, for a module that runs coroutines or executor
+        tasks beside each other (CUR401's `fact_gated` words). Sound: units race only where
+        one's code reaches a capture of the project (`concurrent_units`), in the module itself
+        (its capture words trigger it anyway) or in another, through a call the module's code
+        makes, which names one of these (a unit's own function included). A module that names
+        none, in a project without a global-mode capture above all, is not parsed for it."""
+        return self._project_words(facts)[1]
+
+    _words_of: tuple = ((), None)
+
+    def _project_words(self, facts) -> tuple[tuple[str, ...], frozenset[str]]:
+        """`trigger_words` and `gated_trigger_words`, from one walk of the facts' reach, kept
+        for the same summaries (the rules reading these facts, and their second looks, ask
+        each several times a run)."""
         from cursedlint.analysis.framework_loops import hook_classes
 
-        return (*capturing_names(facts), *sorted(hook_classes(facts)))
+        summaries = tuple(facts.items())  # (held with the words: their ids stay theirs)
+        known, words = self._words_of
+        if words is not None and len(known) == len(summaries) and all(
+                a[0] == b[0] and a[1] is b[1] for a, b in zip(known, summaries)):
+            return words
+        functions = ProjectFunctions(facts, self.handed)
+        tasks = functions.reaching(CudaFact.TASK_CAPTURE)
+        words = ((*capturing_names(facts), *sorted(hook_classes(facts)), *sorted(tasks)),
+                 functions.reaching(CudaFact.GLOBAL_CAPTURE) | tasks)
+        self._words_of = (summaries, words)
+        return words
 
     # (its trigger words alone, where they are wanted: `CaptureStarts`, set below)
 
@@ -71,11 +105,38 @@ class CudaReach(FunctionIndexer):
             _LOADER_WORD, lambda: b"DataLoader" in context.source.data) else None
         if loader is not None:
             facts[CudaFact.PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
-        if context.shared(_THREAD_WORDS, lambda: bool(_THREAD_WORDS.search(context.source.text))):
+        if _starts_threads(context):
             threads = context.shared(
                 ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
             facts.update(threads.thread_facts(function))
+            for kind, (line, what, via, serial) in _off_thread(context, threads).facts(
+                    function).items():
+                facts[kind] = Reach(line, what, tuple(via), detail=serial)
         return facts
+
+    def extended(self, context, summary: ModuleSummary | None,
+                 calls: list) -> ModuleSummary | None:
+        """The summary with the callables each function hands to threads and executor tasks
+        (`HANDED` calls, which the `TASK_*` kinds follow into other modules)."""
+        if not _starts_threads(context):
+            return summary
+        from cursedlint.analysis.thread_starts import ThreadStarts
+
+        module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))
+        threads = context.shared(
+            ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
+        off = _off_thread(context, threads)
+        functions = dict(summary.functions) if summary else {}
+        for qualname, function in module_functions(context.tree):
+            handed = off.handed(function)
+            if handed:
+                known = functions.get(qualname)
+                functions[qualname] = FunctionSummary(function.lineno, {}, tuple(handed)) \
+                    if known is None else replace(known, calls=(*known.calls, *handed))
+        if summary is None:
+            return ModuleSummary({}, functions) if functions else None
+        return replace(summary, functions=functions, defined=tuple(
+            qualname for qualname in summary.defined if qualname not in functions))
 
 
 def host_sync_of(context, function: ast.AST) -> tuple[int, str, list[str]] | None:
@@ -173,7 +234,18 @@ def parameter_read(context, function: ast.AST,
     return None
 
 
-_THREAD_WORDS = LazyPattern(r"Thread|Timer|Executor")
+_THREAD_WORDS = LazyPattern(r"Thread|Timer|Executor|run_in_executor|to_thread")
+
+
+def _starts_threads(context) -> bool:
+    """Whether the module may start a thread or an executor task (by its text)."""
+    return context.shared(_THREAD_WORDS, lambda: bool(_THREAD_WORDS.search(context.source.text)))
+
+
+def _off_thread(context, threads):
+    from cursedlint.analysis.concurrent_units import OffThread
+
+    return context.shared(OffThread, lambda: OffThread(threads))
 _UNCONDITIONAL = (CudaFact.HOST_SYNC, CudaFact.BACKWARD_SYNC)
 """Kinds a function has only where it does the thing whenever it runs (not under an `if`)."""
 _TENSOR_WORDS = (b"torch", b"cuda", b"cupy")

@@ -54,10 +54,17 @@ class Reach(Struct, frozen=True):
 
 
 class OutCall(Struct, frozen=True):
-    """A call at `line` to `name` (dotted, rooted at a module-level name or `self`)."""
+    """A call at `line` to `name` (dotted, rooted at a module-level name or `self`); a name
+    that begins with `HANDED` is a callable handed to another thread there (a thread's
+    target, an executor task), not called on the function's own thread."""
 
     line: int
     name: str
+
+
+HANDED = "handed:"
+"""The prefix of an `OutCall` name for a callable run on another thread (only the kinds of an
+indexer's `FunctionIndexer.handed` follow it)."""
 
 
 class FunctionSummary(Struct, frozen=True):
@@ -127,6 +134,9 @@ class FunctionIndexer(Indexer):
     max_rounds = 1  # the modules the first round's call, and no further: chains stay short
     max_files = 64
     max_bytes = 1 << 20
+    handed: dict[str, str] = {}
+    """Kind reached through a callable handed to another thread (`HANDED` calls) -> the kind
+    that callable must reach (the others do not follow such calls)."""
     module_level = False
     """Whether the module's own statements (its import-time code and `if __name__ ==
     "__main__":` block) are summarized too, as the function named `MODULE`."""
@@ -176,7 +186,7 @@ class FunctionIndexer(Indexer):
         """Whether one of its `lookups` names a function that reaches a fact, or a class or
         factory whose module's code can; or the file is summarized itself and one of its own
         does (a name that leads to nothing that reaches a fact answers as without facts)."""
-        reach = Reachable.of(self.name, facts)
+        reach = Reachable.of(self.name, facts, self.handed)
         path = os.path.abspath(path)
         return (path in facts and reach.holds_any(path)) or \
             any(reach.leads_to_fact(name) for name in lookups)
@@ -193,9 +203,10 @@ class FunctionIndexer(Indexer):
         """The names the summarized functions call in the project (their modules define them,
         or re-export them), and the functions that have a fact, so the chains from the
         first-round files down to the facts are read."""
-        return {call.name.rpartition(".")[2] for summary in facts.values()
-                for function in summary.functions.values() for call in function.calls
-                if not call.name.startswith("self.")} | _with_facts(facts)
+        names = (call.name.removeprefix(HANDED) for summary in facts.values()
+                 for function in summary.functions.values() for call in function.calls)
+        return {name.rpartition(".")[2] for name in names
+                if not name.startswith("self.")} | _with_facts(facts)
 
 
 def _with_facts(facts: dict[str, ModuleSummary]) -> set[str]:
@@ -235,15 +246,16 @@ class Reachable:
     _last: "dict[str, tuple[dict, Reachable]]" = {}  # indexer name -> its last facts
 
     @classmethod
-    def of(cls, name: str, facts: dict[str, ModuleSummary]) -> "Reachable":
+    def of(cls, name: str, facts: dict[str, ModuleSummary],
+           handed: dict[str, str] | None = None) -> "Reachable":
         """The answers for an indexer's facts (built once for the run's final facts)."""
         last = cls._last.get(name)
         if last is None or last[0] is not facts:
-            last = cls._last[name] = (facts, cls(facts))
+            last = cls._last[name] = (facts, cls(facts, handed))
         return last[1]
 
-    def __init__(self, facts: dict[str, ModuleSummary]):
-        self.project = ProjectFunctions(facts)
+    def __init__(self, facts: dict[str, ModuleSummary], handed: dict[str, str] | None = None):
+        self.project = ProjectFunctions(facts, handed)
         self._landings: dict[str, tuple[str, str] | None] = {}
         self._leads: dict[str, bool] = {}
         self.kinds = {kind for summary in facts.values()
@@ -432,8 +444,10 @@ class ProjectFunctions:
     gathered = True
     """Whether these are the facts gathered (not `UngatheredFacts`)."""
 
-    def __init__(self, summaries: dict[str, ModuleSummary]):
+    def __init__(self, summaries: dict[str, ModuleSummary], handed: dict[str, str] | None = None):
         self.summaries = summaries
+        self.handed = handed or {}
+        """`FunctionIndexer.handed` of the indexer whose facts these are."""
         self.table = ModuleTable(summaries)
         self._names: dict[str, str] = {}
         self._memo: dict[tuple[str, str, str], tuple[tuple[Step, ...], Reach] | None] = {}
@@ -653,12 +667,18 @@ class ProjectFunctions:
         for call in sorted(function.calls, key=lambda call: call.line):
             if local is not None and call.line >= local.line:
                 break
-            callee = self.callee(path, imports, call.name, qualname)
+            name, inner_kind = call.name, kind
+            if name.startswith(HANDED):  # run on another thread: only for the kinds saying so
+                name, inner_kind = name.removeprefix(HANDED), self.handed.get(kind)
+                if inner_kind is None:
+                    continue
+            callee = self.callee(path, imports, name, qualname)
             if callee is None or callee == (path, qualname):
                 continue
-            inner = self._reach(*callee, kind, depth + 1, seen)
+            inner = self._reach(*callee, inner_kind, depth + 1, seen)
             if inner is not None:
-                note = f"calls `{callee[1]}()` ({_short(callee[0])})"
+                note = f"{'hands' if inner_kind != kind else 'calls'} `{callee[1]}()` " \
+                    f"({_short(callee[0])}){' to another thread' if inner_kind != kind else ''}"
                 options.append((call.line, ((Step(path, call.line, note), *inner[0]), inner[1])))
                 break
         return min(options, key=lambda option: option[0])[1] if options else None
@@ -739,7 +759,7 @@ def project_functions(context, indexer: FunctionIndexer) -> ProjectFunctions | N
         return None
     built = _BUILT.get(indexer.name)
     if built is None or built[0] is not summaries:
-        built = _BUILT[indexer.name] = (summaries, ProjectFunctions(summaries))
+        built = _BUILT[indexer.name] = (summaries, ProjectFunctions(summaries, indexer.handed))
     return built[1]
 
 

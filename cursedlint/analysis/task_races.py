@@ -26,7 +26,6 @@ from cursedlint.analysis.thread_starts import (
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
 
-_TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
 SYNCING_ENTRIES = frozenset({"torch.cuda.graph"})
 """Regions (`Region.what`) whose entry synchronizes the device: they break another task's
 capture in every mode."""
@@ -67,7 +66,7 @@ class TaskRaces:
                 continue
             code = self._item_method(start) or start.code
             found = self.threads.reached(code, self._begins_capture)
-            if found is not None and not self._warmed_up(start):
+            if found is not None and not self.warmed_up(start):
                 yield TaskRace(start, f"{start.label} running {code_label(self.context, code)}", how, *found)
 
     def sibling_races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
@@ -80,13 +79,13 @@ class TaskRaces:
             start = self._start(call)
             if start is not None:
                 scope = self.context.scope_of(call)
-                pools.setdefault((id(scope), _pool(call)), []).append(start)
+                pools.setdefault((id(scope), pool(call)), []).append(start)
         for starts in pools.values():
             if len(starts) < 2 or self._workers(starts[0].call) is None:
                 continue
             for start in starts:
                 capture = self.threads.reached(start.code, self._begins_global_capture)
-                if capture is None or self._warmed_up(start):
+                if capture is None or self.warmed_up(start):
                     continue
                 sibling = self._sibling_work(start, starts)
                 if sibling is not None:
@@ -113,7 +112,7 @@ class TaskRaces:
         first, last = sorted((one, other), key=position)
         scope = self.context.scope_of(first)
         return any(isinstance(node, (ast.Await, ast.Call)) and
-                   position(first) <= position(node) <= position(last) and _waits(node)
+                   position(first) <= position(node) <= position(last) and waits(node)
                    for node in own_nodes(body_of(scope or self.context.tree)))
 
     def _start(self, call: ast.Call) -> ThreadStart | None:
@@ -123,16 +122,8 @@ class TaskRaces:
         if isinstance(func, ast.Attribute) and func.attr in ("submit", "map") and call.args:
             start = self.threads.task_start(call, consumed=True)
             return start and replace(start, label=f"`{key(func.value)}` tasks")
-        if isinstance(func, ast.Attribute) and func.attr == "run_in_executor" and \
-                len(call.args) > 1:
-            target, label = call.args[1], "the event loop's executor tasks"
-        elif call.args and (not isinstance(func, ast.Attribute) or func.attr == "to_thread") \
-                and self.threads.analysis.named(func, _TO_THREAD):  # (`x.y` is `?.y`)
-            target, label = call.args[0], "`asyncio.to_thread` tasks"
-        else:
-            return None
-        code = self.threads.code_of(target)
-        return None if code is None else ThreadStart(call, code, label, frozenset(), None)
+        start = self.threads.executor_call(call)
+        return start and replace(start, executor=None)
 
     def _item_method(self, start: ThreadStart) -> "ast.AST | ProjectFunction | None":
         """For `pool.map(lambda runner: runner.run(...), runners)`: the method of the class
@@ -148,7 +139,7 @@ class TaskRaces:
         return self.threads.method_of(self.threads.analysis.item_constructor(call.args[1]),
                                       func.attr)
 
-    def _warmed_up(self, start: ThreadStart) -> bool:
+    def warmed_up(self, start: ThreadStart) -> bool:
         """Whether the function starting the tasks ran their code itself before (a serial
         warm-up that captures each graph once: the tasks may then only replay it)."""
         scope = self.context.scope_of(start.call)
@@ -209,7 +200,7 @@ class TaskRaces:
 _WAITS = frozenset({"result", "wait", "join", "gather", "as_completed", "shutdown"})
 
 
-def _waits(node: ast.AST) -> bool:
+def waits(node: ast.AST) -> bool:
     """Whether `node` waits for tasks: an `await`, or a call of a method or function named
     `result`, `wait`, `join`, `gather`, `as_completed`, `shutdown`."""
     if isinstance(node, ast.Await):
@@ -219,8 +210,9 @@ def _waits(node: ast.AST) -> bool:
     return name in _WAITS
 
 
-def _pool(call: ast.Call) -> str:
-    """The pool a task start uses: the executor's text, or the event loop's default one."""
+def pool(call: ast.Call) -> str:
+    """The pool a task start (not a thread's) uses: the executor's text, or the event loop's
+    default one (`asyncio.to_thread`'s too)."""
     if _method(call) in ("submit", "map"):
         return key(call.func.value)
     if _method(call) == "run_in_executor" and not (

@@ -28,6 +28,7 @@ TIMERS = frozenset({"threading.Timer"})
 EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
                        "concurrent.futures.thread.ThreadPoolExecutor"})
 _WAITS = frozenset({"concurrent.futures.wait"})
+_TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
 THREAD_KINDS = {CudaFact.DEVICE_WIDE: CudaFact.THREAD_DEVICE_WIDE,
                 CudaFact.CUDA: CudaFact.THREAD_CUDA}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
@@ -352,6 +353,34 @@ class ThreadStarts:
             handles.update(key(target) for target in parent.targets)
         label = f"the {ast.unparse(executor)} task running {code_label(self.context, code)}"
         return ThreadStart(call, code, label, frozenset(handles), key(executor))
+
+    def executor_call(self, call: ast.Call) -> ThreadStart | None:
+        """The task `loop.run_in_executor(executor, f, ...)` or `asyncio.to_thread(f, ...)`
+        starts (`executor`: the executor's text, None for the loop's default one)."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "run_in_executor" and \
+                len(call.args) > 1:
+            target, label = call.args[1], "the event loop's executor tasks"
+            executor = call.args[0]
+            pool = None if isinstance(executor, ast.Constant) and executor.value is None \
+                else key(executor)
+        elif call.args and (not isinstance(func, ast.Attribute) or func.attr == "to_thread") \
+                and self.analysis.named(func, _TO_THREAD):  # (`x.y` is `?.y`)
+            target, label, pool = call.args[0], "`asyncio.to_thread` tasks", None
+        else:
+            return None
+        code = self.code_of(target)
+        return None if code is None else ThreadStart(call, code, label, frozenset(), pool)
+
+    def unit_start(self, call: ast.Call) -> ThreadStart | None:
+        """The thread or task `call` starts: `.start()` of a thread, `submit`/`map` of a
+        ThreadPoolExecutor, `run_in_executor`, `asyncio.to_thread`."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "start" and not call.args:
+            return self._thread_start(call)
+        if isinstance(func, ast.Attribute) and func.attr in ("submit", "map") and call.args:
+            return self.task_start(call)
+        return self.executor_call(call)
 
     def _with_target(self, name: ast.Name) -> ast.AST | None:
         """The executor of `with ThreadPoolExecutor() as name:` enclosing `name`."""

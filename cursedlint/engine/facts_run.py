@@ -101,6 +101,10 @@ class FactsRun:
         linter = self.linter
         rules = linter.indexing_rules()
         needed = {name for result in results for name in result.needs}
+        if not project.linted_all:  # (a file the facts alone can say a rule fires on)
+            needed.update(rule.indexer.name for rule in rules if rule.fact_gated and any(
+                language in rule.indexer.languages and holds_any(path, rule.fact_gated)
+                for path, language in files))
         wanted = needed | {name for result in results for name in result.trigger_facts}
         if not project.linted_all:  # (for the linted files' languages)
             languages = {language for _, language in files}
@@ -270,6 +274,15 @@ def _trigger_words(rule: type[Rule], project: Mapping[str, Any]) -> tuple[str, .
     if cheaper is not None and cheaper.name in project:
         return tuple(sorted(cheaper.trigger_words(project[cheaper.name])))
     return ()
+
+
+def holds_any(path: str, words: tuple[str, ...]) -> bool:
+    """Whether the file's bytes hold one of `words` (inside a longer name too)."""
+    try:
+        data = read_bytes(path)
+    except SourceError:
+        return False
+    return any(word.encode() in data for word in words)
 
 
 def names_any(path: str, words: list[str]) -> bool:

@@ -97,6 +97,11 @@ class Indexer:
         that calls none is not linted again. Set `adds_triggers` where it gives some."""
         return ()
 
+    def gated_trigger_words(self, facts: dict[str, Any]) -> Iterable[str]:
+        """Names the facts make worth linting a file for only where it also holds one of the
+        rule's `Rule.fact_gated` words (for the rules that declare some)."""
+        return ()
+
     trigger_indexer: "Indexer | None" = None
     """Where only the trigger words of these facts are wanted: a cheaper indexer whose own
     facts give the same words (its `trigger_words`), gathered in this one's place."""

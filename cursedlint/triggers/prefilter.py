@@ -41,9 +41,11 @@ class Prefilter:
         self.language = language
         self._looks = {}
         self._project_words = {}
+        self._facts = {}
         self.triggers = []
         for rule in rules:
-            facts = project.get(rule.indexer.name, {}) if rule.indexer else {}
+            facts = self._facts[rule] = project.get(rule.indexer.name, {}) if rule.indexer \
+                else {}
             words = rule.project_trigger_words(facts) if rule.indexer and (
                 language is None or language in rule.indexer.languages) else ()
             self._project_words[rule] = words
@@ -97,8 +99,6 @@ class Prefilter:
                 self._resolved[rule], self.target_python, self.language
             )
             if look is not None and words:  # a file that names a project wrapper passes too
-                from cursedlint.triggers.second_look import AnyOf, Names
-
-                look = AnyOf((look, Names(frozenset(word.encode() for word in words))))
+                look = rule.project_look(look, words, self._facts[rule])
             self._looks[rule] = look
         return self._looks[rule]

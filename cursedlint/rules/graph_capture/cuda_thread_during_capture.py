@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cursedlint.analysis.capture_regions import REGION_TRIGGERS, Region
+from cursedlint.analysis.capture_regions import REGION_TRIGGERS, UNIT_TRIGGERS, Region
 from cursedlint.findings import Fix, Step
 from cursedlint.languages import C, CPP, PYTHON
 from cursedlint.rule import Example
@@ -49,7 +49,19 @@ class CudaThreadDuringCapture(CaptureRule):
     the same function starts, on the same pool of more than one worker (or the event loop's
     default executor), another task whose code reaches CUDA work (`.cpu()`, `.item()`, a
     kernel), with no wait (`await`, `.result()`, `wait()`, `gather()`) between the two
-    starts. In C/C++ (CUDA sources included), the
+    starts. Across modules, the units a function runs at the same time (threads and
+    executor tasks it starts, and coroutines it runs together with `asyncio.gather`,
+    `create_task` or `ensure_future`, their code in this module or another, and, after one
+    of those, a call of a function that runs work on other threads itself) are paired: a
+    unit whose code begins a global-mode capture, on its own thread or in a thread or
+    executor task it starts in turn (followed through the project's modules, callables
+    handed to `run_in_executor`, `submit`, `to_thread` or a `Thread` included), is reported
+    where it starts when another unit of the same function does CUDA work on another thread
+    (two coroutines of one event loop share its thread), unless one was waited for (`await`,
+    `.result()`, `join()`) before the other started, both are tasks of one pool (read as
+    above), both run on the same single-worker executor, the code of both holds the same
+    lock throughout, or the function ran the capturing code itself before. In C/C++ (CUDA
+    sources included), the
     threads are `std::thread`/`std::jthread` declarations (also of the thread a same-file
     function returns, `return std::thread(f, ...)`) and `pthread_create` calls before a
     `cudaStreamBeginCapture`/`cuStreamBeginCapture` in the same function, not joined
@@ -134,6 +146,10 @@ class CudaThreadDuringCapture(CaptureRule):
     checkers = {PYTHON: "python:CudaThreadDuringCapturePython",
                 C: "cpp:CudaThreadDuringCaptureC", CPP: "cpp:CudaThreadDuringCaptureC"}
     triggers = REGION_TRIGGERS
+    fact_gated = tuple(word if isinstance(word, str) else word[-1] for word in UNIT_TRIGGERS)
+    """A module running coroutines or executor tasks beside each other is parsed where it names
+    a function reaching a global-mode capture (`CudaReach.gated_trigger_words`)."""
+
     summary = "a thread that makes CUDA calls is alive when a CUDA graph capture starts"
 
     valid = (

@@ -7,6 +7,7 @@ import ast
 import os
 
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region, body_of, capture_analysis
+from cursedlint.analysis.concurrent_units import ConcurrentUnits, OffThread, UnitRace
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_reach import CUDA_REACH, backward_runs, host_sync_of, parameter_read, syncing_backwards
 from cursedlint.analysis.cuda_tensors import CudaTensors
@@ -82,6 +83,8 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             self._report_race(race)
         for race in races.sibling_races(self.calls):
             self._report_sibling_race(race)
+        for unit_race in ConcurrentUnits(self.threads, OffThread(self.threads)).races(self.calls):
+            self._report_unit_race(unit_race)
 
     def _check_thread(self, region: Region, start: ThreadStart) -> None:
         device_wide = self.threads.reached(start.code, self.uses.device_wide_use)
@@ -122,6 +125,40 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             "from the first round: 'operation not permitted when stream is capturing'). Fix: "
             "capture before the tasks start, or capture with "
             "capture_error_mode=\"thread_local\".")
+
+    def _report_unit_race(self, race: UnitRace) -> None:
+        capturer, worker = race.capturer, race.worker
+        steps = (*self._unit_steps(race.capture),
+                 Step(self.context.source.path, worker.call.lineno, f"{worker.label} starts here"),
+                 *self._unit_steps(race.work))
+        beside = f"while the {worker.kind} started on line {worker.call.lineno} does CUDA work"
+        message = f"{capturer.label} may begin a global-mode capture {beside}"
+        if len(message) > 150:  # (a long name: the chain names it)
+            message = f"the {capturer.kind} here may begin a global-mode capture {beside}"
+        self.report(
+            capturer.call,
+            message,
+            related=steps,
+            help=f"Its code reaches line {race.capture.line}{race.capture.where}; "
+            f"{worker.label} reaches line {race.work.line}{race.work.where}, on another "
+            "thread, and nothing "
+            "waits for one before the other starts. In global mode any capture-unsafe CUDA call "
+            "of another thread (a copy to the host, `.item()`, an allocation) during the "
+            "capture fails and invalidates it, at random. Fix: capture before the concurrent "
+            "work starts (a warm-up that captures each graph), serialize the two (one worker, "
+            "or a lock both hold), or capture with capture_error_mode=\"thread_local\" at the "
+            "capture.")
+
+    def _unit_steps(self, found) -> tuple[Step, ...]:
+        """The chain to what a unit's code reaches: the line of this module it is reached
+        from, then the steps through other modules."""
+        if found.where.startswith(" of "):  # the code of another module: its own chain
+            return found.steps
+        here = self.context.source.path
+        through_, _, what = found.where.lstrip(", ").partition("where ")
+        if found.steps:
+            return (Step(here, found.line, through_.strip(", ") or "reaches it"), *found.steps)
+        return (Step(here, found.line, f"{through_.strip(', ')}: {what}" if through_ else what),)
 
     def _check_running(self, region: Region, running: tuple[RunningThread, ...]) -> None:
         """The first of the threads that other modules' functions left running whose CUDA use
