@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import pytest
 
 from harness import lint
-from test_graph_capture_gpu import RULES, cuda_available, run_program
+from test_capture_task_race_gpu import failed_on_gpu
+from test_graph_capture_gpu import RULES, cuda_available
 
 ROUNDS = 20
-TIMEOUT_S = 240
 
 PROGRAM = """\
 import asyncio
@@ -136,16 +136,6 @@ CASES = {
 def races_reported(source: str) -> bool:
     return any(f.code == "CUR401" and "may begin a global-mode capture while" in f.message
                for f in lint(source, RULES, path="program.py", dedent=False))
-
-
-def failed_on_gpu(source: str, tmp_path) -> tuple[bool, str]:
-    """Whether some round failed (an exception, an abort, a hang), and the output's end."""
-    done = run_program(source, tmp_path, TIMEOUT_S)
-    if done is None:
-        return True, f"hung for {TIMEOUT_S} s"
-    rounds = done.stdout.count("round ")
-    return done.returncode != 0 or "served" not in done.stdout, \
-        f"{rounds} rounds begun, exit {done.returncode}\n{done.stderr[-1200:]}"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
