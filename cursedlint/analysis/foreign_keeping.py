@@ -80,7 +80,8 @@ _PYTHON_WORDS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE", "CDLL", "PyDLL", "Win
 _FACTORY_WORDS = frozenset(name.rpartition(".")[2].encode() for name in PROTOTYPE_FACTORIES)
 _BINDING = re.compile(rb"^[ \t]*([^\s=:,()\[\]#.]+)[ \t]*=(?!=)([^\n]*)", re.M)
 """A line binding one name (`name = value`, as a prototype is bound: `ast.Assign` to a name)."""
-_IMPORTED_AS = re.compile(rb"\b(?:%s)[ \t]+as[ \t]+([A-Za-z_]\w*)" % b"|".join(sorted(_FACTORY_WORDS)))
+_IMPORTED_AS = re.compile(rb"\b(?:%s)[ \t]+as[ \t]+([A-Za-z_]\w*)"
+                          % b"|".join(sorted(_FACTORY_WORDS)))
 
 
 def _value(data: bytes, binding: re.Match) -> bytes | None:

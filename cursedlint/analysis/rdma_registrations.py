@@ -82,8 +82,9 @@ ACCESS_FLAGS = {"ibv_reg_mr": 3, "ibv_reg_mr_iova": 4, "ibv_reg_mr_iova2": 4}
 API itself: a wrapper's or a field's other arguments may mean anything)."""
 _MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", not "registers")
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
-HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX,), more_words=lambda gathered:
-                          wrapper_names(gathered.get(WRAPPERS_INDEX) or {}))
+HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX,),
+                          more_words=lambda gathered: wrapper_names(
+                              gathered.get(WRAPPERS_INDEX) or {}))
 """The project headers and `-D` macros of the files holding a registration or a call of one
 of the project's wrappers (whose lengths their headers may define)."""
 

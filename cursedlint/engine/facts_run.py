@@ -69,8 +69,8 @@ class FactsRun:
                 index.add(known[name], digest, summary)
         self.linter.index_trees = {}
         try:
-            for indexer in sorted(indexers.values(),  # (stable: `after` ones last)
-                                  key=lambda indexer: not indexers.keys().isdisjoint(indexer.after)):
+            for indexer in sorted(indexers.values(), key=lambda indexer:  # (stable)
+                                  not indexers.keys().isdisjoint(indexer.after)):  # `after`: last
                 gathered = indexer not in indexer.summarizers  # through others' summaries
                 linter.project[indexer.name] = index.gathered[indexer.name] = (
                     indexer.facts_from(index) if gathered

@@ -391,7 +391,8 @@ class SubPageRdmaRegistration(RegistrationRule):
             for node, length in facts.partial_pages(registration):
                 self.report(
                     _anchor(registration, node),
-                    f"{registration.described} {registration.verb} {length} byte{'s' * (length != 1)}"
+                    f"{registration.described} {registration.verb} {length} "
+                    f"byte{'s' * (length != 1)}"
                     f"{_where(registration, node)}, not whole {page}-byte pages"
                     f"{_CONDITION}",
                     help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
