@@ -124,3 +124,37 @@ def test_a_member_vector_of_threads_declared_in_a_header():
     other = facts_of("struct Farm { std::vector<Worker> workers_; };", "farm.h")
     assert ThreadReach({"pool.h": header, "pool.cpp": source,
                         "farm.h": other}).starts_in("launch") == []
+
+
+def test_the_class_each_function_is_a_member_of():
+    owners = {function.name: function.owner for function in facts_of("""
+        namespace ns { class Pool { public: Pool() {} void drain() {} }; }
+        ns::Pool::Pool(int n) {}
+        void Pool::submit(int job) {}
+        template <typename T> void Ring<T>::push(T value) {}
+        struct Queue { template <typename T> void put(T value) {} };
+        namespace io { void flush_all() {} }
+        void io::close_all() {}
+        static void helper() {}
+    """).functions}
+    assert owners == {"Pool": "Pool", "drain": "Pool", "submit": "Pool", "push": "Ring",
+                      "put": "Queue", "flush_all": "", "close_all": "io", "helper": ""}
+
+
+def test_a_constructor_initializer_starts_a_thread_only_in_a_thread_member():
+    header = facts_of("""
+        class Worker {
+            std::thread loop_thread_;
+            std::function<void()> on_done_;
+            std::vector<int> sizes_;
+        };
+    """, "worker.h")
+    source = facts_of("""
+        Worker::Worker(std::function<void()> done)
+            : on_done_(notify), sizes_(count), loop_thread_(&Worker::loop, this) {}
+        void Worker::loop() { cudaDeviceSynchronize(); }
+    """, "worker.cpp")
+    assert {(start.entries, start.holder) for start in source.starts} == {
+        (("notify",), "on_done_"), (("count",), "sizes_"), (("loop",), "loop_thread_")}
+    reach = ThreadReach({"worker.h": header, "worker.cpp": source})
+    assert [start.holder for _, start in reach.constructor_starts("Worker")] == ["loop_thread_"]

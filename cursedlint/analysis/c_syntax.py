@@ -91,6 +91,29 @@ def function_declarator(node):
     return found
 
 
+def method_class(context, definition) -> str:
+    """The class a function definition is a member of: `C` of `C::f` (`ns::C::f`, `C<T>::f`),
+    or the class whose body holds it; "" for a free function (a namespace's `ns::f` gives
+    `ns`, which names no class)."""
+    declarator = function_declarator(definition.child_by_field_name("declarator"))
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    scope = None
+    while name is not None and name.type == "qualified_identifier":
+        scope, name = name.child_by_field_name("scope"), name.child_by_field_name("name")
+    if scope is not None:
+        if scope.type == "template_type":
+            scope = scope.child_by_field_name("name")
+        return context.text(scope) if scope is not None else ""
+    holder = context.parent(definition)
+    if holder is not None and holder.type == "template_declaration":
+        holder = context.parent(holder)
+    owner = context.parent(holder) if holder is not None and \
+        holder.type == "field_declaration_list" else None
+    named = owner.child_by_field_name("name") if owner is not None and owner.type in (
+        "class_specifier", "struct_specifier") else None
+    return context.text(named) if named is not None else ""
+
+
 def inner_declarator(node):
     """The declarator inside a pointer, array, reference, parenthesized or init declarator."""
     inner = node.child_by_field_name("declarator")

@@ -32,7 +32,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_function_pointers import built_for
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, called_member, declared_name, function_declarator,
+    arguments, callee, called_member, declared_name, function_declarator, method_class,
 )
 from cursedlint.analysis.capture_regions import GLOBAL
 from cursedlint.languages import C, CPP
@@ -52,6 +52,7 @@ _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
 JOINS = frozenset({"join", "pthread_join"})
 _VECTOR = re.compile(r"\bvector\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
 _THREAD_ELEMENT = re.compile(r"\s*(?:std::)?j?thread\s*")
+_THREAD_OBJECT = re.compile(r"(?<![\w:<])(?:std::)?j?thread\s+(\w+)\s*[;{=]")
 """Calls that wait for a thread: `t.join()`, `pthread_join(t, ...)`."""
 _READ = frozenset({"call_expression", "new_expression", "declaration"})
 """The nodes of a function's body its facts come from: calls, and declarations of threads."""
@@ -61,7 +62,7 @@ class CFunction(Struct, frozen=True, array_like=True):
     """A function definition: its calls (callee, line), the names of those that run whenever
     it does (`sure`: not under a condition), its first unconditional prohibited call (name,
     line), its CUDA calls (name, first line; a project function named like one is told apart
-    across files), and the line of a global-mode begin capture in it."""
+    across files), the line of a global-mode begin capture in it, and its class."""
 
     name: str
     line: int
@@ -70,6 +71,9 @@ class CFunction(Struct, frozen=True, array_like=True):
     cuda: tuple[tuple[str, int], ...]
     capture: int | None
     sure: tuple[str, ...] = ()
+    owner: str = ""
+    """The class it is a member of (`method_class`): its constructor's threads run by the
+    time any other member function runs."""
 
 
 class CStart(Struct, frozen=True, array_like=True):
@@ -87,7 +91,9 @@ class CStart(Struct, frozen=True, array_like=True):
     holder: str = ""
     """Where the thread is put into a container the file does not declare (`threads_` of
     `threads_.emplace_back(f)`, declared in a header): the start counts only where the
-    project declares that name a vector of threads, and no other vector."""
+    project declares that name a vector of threads, and no other vector; or the member a
+    constructor's initializer makes (`worker_(&C::run, this)`): where it declares it a
+    thread object."""
 
 
 class CThreadFacts(Struct, frozen=True):
@@ -102,6 +108,8 @@ class CThreadFacts(Struct, frozen=True):
     """The names the file declares vectors of threads (`std::vector<std::thread> threads_`)."""
     other_vectors: tuple[str, ...] = ()
     """The names it declares vectors of anything else."""
+    threads: tuple[str, ...] = ()
+    """The names it declares thread objects (`std::thread worker_;`)."""
 
 
 def function_name(context, definition) -> str:
@@ -199,6 +207,8 @@ class _FileReader:
                 begun: list[tuple] = []
                 functions.append(self._function(name, node, body, looped, begun))
                 starts.extend(self._starts(name, body, begun))
+                if name == functions[-1].owner:
+                    starts.extend(self._member_starts(name, node))
         regions = sorted({name for _, begin in self.context.calls(C_BEGINS)
                           for statement in captured_statements(self.context, begin) or ()
                           for node in (statement, *_own_nodes(statement))
@@ -207,10 +217,13 @@ class _FileReader:
         vectors = {kind: sorted({name for element, name in _VECTOR.findall(self.text)
                                  if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
                    for kind in (True, False)}
-        if not functions and not starts and not vectors[True] and not vectors[False]:
+        threads = sorted(set(_THREAD_OBJECT.findall(self.text)))
+        if not functions and not starts and not vectors[True] and not vectors[False] \
+                and not threads:
             return None
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
-                            tuple(regions), tuple(vectors[True]), tuple(vectors[False]))
+                            tuple(regions), tuple(vectors[True]), tuple(vectors[False]),
+                            tuple(threads))
 
     def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
@@ -241,7 +254,8 @@ class _FileReader:
                     capture_mode(self.context, node) == GLOBAL:
                 capture = _line(node)
         return CFunction(name, _line(definition), tuple(calls), prohibited,
-                         tuple(cuda.items()), capture, tuple(sorted(sure)))
+                         tuple(cuda.items()), capture, tuple(sorted(sure)),
+                         method_class(self.context, definition))
 
     def _starts(self, starter: str, body, begun: list) -> list[CStart]:
         found, joins = [], []
@@ -259,6 +273,25 @@ class _FileReader:
             else ""), self._left(node, body, joins), self._holder(node)
             if node.type == "call_expression" and not self._into_vector(node) else "")
             for entries, node, several in found]
+
+    def _member_starts(self, constructor: str, definition) -> list[CStart]:
+        """The threads a constructor starts in its member initializers (`worker_(&C::run,
+        this)`, `worker_{[this] { run(); }}`), left running: each counts where the project
+        declares the member a thread (`CStart.holder`)."""
+        found = []
+        for listed in definition.named_children:
+            for initializer in listed.named_children if \
+                    listed.type == "field_initializer_list" else ():
+                field, given = (initializer.named_children + [None, None])[:2]
+                if field is None or field.type != "field_identifier" or given is None \
+                        or given.type not in ("argument_list", "initializer_list") \
+                        or not given.named_children:
+                    continue
+                entries = self._runs(given.named_children[0])
+                if entries:
+                    found.append(CStart(entries, constructor, _line(initializer), "", True,
+                                        self.context.text(field)))
+        return found
 
     def _left(self, start, body, joins: list[int]) -> bool:
         """Whether the thread started at `start` still runs when `body`'s function returns:
@@ -412,6 +445,9 @@ class Running(Struct, frozen=True):
     started_in: str
     start: CStart
     cuda: tuple
+    instance: str = ""
+    """The class whose constructor started it, where the function it was started before is
+    one of its member functions (`ThreadReach.constructed`)."""
 
 
 class ThreadReach:
@@ -445,9 +481,18 @@ class ThreadReach:
         threads = {name for facts in self.facts.values() for name in facts.vectors}
         return threads - {name for facts in self.facts.values() for name in facts.other_vectors}
 
+    @cached_property
+    def _threads(self) -> set[str]:
+        """The names the project declares thread objects, and no vector."""
+        threads = {name for facts in self.facts.values() for name in facts.threads}
+        return threads - {name for facts in self.facts.values()
+                          for name in (*facts.vectors, *facts.other_vectors)}
+
     def _known(self, start: CStart) -> bool:
-        """Whether a start is one: its file shows it, or its container is a vector of threads."""
-        return not start.holder or start.holder in self._vectors
+        """Whether a start is one: its file shows it, or its container is a vector of threads,
+        or the member it initializes a thread object."""
+        return not start.holder or start.holder in self._vectors or (
+            start.several == "" and start.left and start.holder in self._threads)
 
     def starts(self) -> Iterator[tuple[str, CStart, str]]:
         """(path, start, why several) of the project's thread starts of several threads."""
@@ -604,6 +649,10 @@ class ThreadReach:
                 found = self._started_before(function, index, bool(below))
                 if found is not None:
                     yield Running(below, *found)
+                else:
+                    found = self.constructed(function, index)
+                    if found is not None:
+                        yield Running(below, *found, instance=facts.owner)
                 if any(self.joins(called) for called, _ in facts.calls[:index]):
                     continue  # (threads started above may be joined here)
                 for caller, position in self._callers.get(function, ()):
@@ -633,6 +682,37 @@ class ThreadReach:
             cuda = since < start.line < facts.calls[index][1] and self.thread_cuda(path, start)
             if cuda:
                 return [], path, start, cuda
+        return None
+
+    def constructor_starts(self, owner: str) -> list[tuple[str, CStart]]:
+        """(file, start) of the threads a constructor of the class `owner` starts and leaves
+        running (in its body: kept in a member, a vector of threads, or detached)."""
+        return [(path, start) for path, start in self._started_by.get(owner, ())
+                if start.left and any(function.name == owner == function.owner
+                                      for function in self.facts[path].functions)]
+
+    def constructed(self, function: str, index: int):
+        """(calls down to the starter: none, its file, the start, its CUDA call) of a thread
+        doing CUDA work that a constructor of the class of the project's one function
+        `function` starts and leaves running: it runs by the time any other member function
+        of an object of the class does. None where `function` is no member function, is a
+        constructor or called by one, runs on that thread, or may join threads before its
+        call at `index`."""
+        path, facts = self.defined(function)
+        owner = facts.owner
+        if not owner or function == owner or any(
+                self.joins(called) for called, _ in facts.calls[:index]):
+            return None
+        for started_in, start in self.constructor_starts(owner):
+            constructor = next(found for found in self.facts[started_in].functions
+                               if found.name == owner == found.owner)
+            if any(called == function for called, _ in constructor.calls):
+                return None  # (it may run before the threads start)
+            if function in self.reached(start.entries):
+                continue  # (the capture runs on that thread: its siblings are another rule's)
+            cuda = self.thread_cuda(started_in, start)
+            if cuda:
+                return [], started_in, start, cuda
         return None
 
     @cached_property
@@ -732,8 +812,9 @@ class CThreadReachIndex(Indexer):
 def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
     """What `ThreadReach.running_at` reads beyond the capturing functions and their callers
     (`up`): the functions called before the call of one of them (or before the capture), and
-    what those call, for the threads they leave running; the functions those threads run,
-    and what those call, for their CUDA calls."""
+    what those call, for the threads they leave running; the constructors of the classes of
+    those that are member functions (`ThreadReach.constructed`); the functions those threads
+    run, and what those call, for their CUDA calls."""
     from cursedlint.analysis.c_capture import C_BEGINS, C_CUDA_CALL
 
     before: set[str] = set()
@@ -743,9 +824,13 @@ def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
                         if called in up or called in C_BEGINS), default=0)
             before.update(called for called, _ in function.calls[:last])
     starters = reach.reached(before, 1)
+    owners = {function.owner for function in functions if function.name in up
+              and function.owner and function.owner != function.name}
     entries = {entry for name in starters | up for start in reach.starts_in(name)
                for entry in start.entries}
-    found = before | entries
+    entries.update(entry for owner in owners for _, start in reach.constructor_starts(owner)
+                   for entry in start.entries)
+    found = before | entries | owners
     for name in starters | reach.reached(entries):
         found.update(called for called, _ in reach.defined(name)[1].calls)
     return {name for name in found if not C_CUDA_CALL.fullmatch(name) and name not in JOINS}

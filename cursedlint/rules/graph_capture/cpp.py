@@ -88,15 +88,22 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
             start, (to_cuda, cuda_path, api, line) = running.start, running.cuda
             entry = to_cuda[0].name if to_cuda else api
             leads = [step.name for step in running.to_capture[1:]] + [function]
+            starter = f"{start.starter}::{start.starter}" if running.instance else start.starter
+            member = running.to_capture[0] if running.to_capture else CallStep(
+                function, defined[0], defined[1].line)
             steps = (*_chain(running.to_start),
                      Step(running.started_in, start.line,
-                          f"{start.starter}() starts a thread running {entry}()"
+                          f"{starter}() starts a thread running {entry}()"
                           + (" and leaves it running" if start.left else "")),
                      *_chain(to_cuda), Step(cuda_path, line, f"{api}() is called here"),
+                     *((Step(member.path, member.line, f"{member.name}() is a member function "
+                                                       f"of {running.instance}: it runs on an "
+                                                       f"object whose constructor has run"),)
+                       if running.instance else ()),
                      *(Step(step.path, step.line, f"{step.name}() then calls {following}()")
                        for step, following in zip(running.to_capture, leads)))
             self._report_thread(
-                region.start, f"a thread started by {start.starter}() "
+                region.start, f"a thread started by {starter}() "
                 f"({os.path.basename(running.started_in)}:{start.line})", region,
                 f"{line} of {os.path.basename(cuda_path)}"
                 f"{through([step.name for step in to_cuda])}, where it calls {api}()",
