@@ -75,7 +75,12 @@ class CudaThreadDuringCapture(CaptureRule):
     no join after it in that function; a thread it returns, a `std::async` task or a
     `std::jthread` does not count; a member vector declared in a header counts where the
     project declares that name a vector of threads and no other vector), with no call between
-    that may join threads (a join, or a function joining within 2 calls). A C/C++ thread whose code sets its own capture mode
+    that may join threads (a join, or a function joining within 2 calls). So is one in a
+    member function of a class whose constructor starts such a thread and leaves it running
+    (in its body, or in a member initializer of a member the project declares a thread,
+    `worker_(&C::run, this)`): the thread runs by the time any other member function of the
+    object does (not where the constructor calls the capturing function, the capture runs
+    on that thread itself, or a join may come before it). A C/C++ thread whose code sets its own capture mode
     (`cudaThreadExchangeStreamCaptureMode`, as a proxy thread turning relaxed does) counts
     only for a device-wide synchronization. A global-mode begin capture in
     a function that runs on one of several threads the project starts on one function, in
