@@ -389,3 +389,42 @@ def test_the_index_reads_files_that_call_only_an_api_whose_name_extends_another(
     assert {path: facts.wrappers for path, facts
             in linter.project["registration-wrappers"].items()} == {
         str(tmp_path / "attr.c"): {"register_host": ("fi_mr_regattr", 1, 2)}}
+
+
+# -- a member given whole pages, then handed to a macro --------------------------------------------
+
+MEMBER_THEN_MACRO = """
+#include <stdlib.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#define EXPECT_SET(var, label) do {{ if ((var) == NULL) goto label; }} while (0)
+#define RESET_IF_NULL(var, label) do {{ if (!(var)) {{ (var) = malloc(8); goto label; }} }} while (0)
+#define LOG_PTR(p) log_pointer(p)
+
+struct slot {{ void *word; struct ibv_mr *mr; }};
+
+int pin_word(struct ibv_pd *pd, struct slot *s)
+{{
+    long page = sysconf(_SC_PAGESIZE);
+    if (posix_memalign(&s->word, page, page))
+        return -1;
+    {between};
+    s->mr = ibv_reg_mr(pd, s->word, 8, IBV_ACCESS_LOCAL_WRITE);
+    return 0;
+fail:
+    return -1;
+}}
+"""
+
+
+@pytest.mark.parametrize("between, reported", [
+    ("EXPECT_SET(s->word, fail)", []),  # a macro that only reads it
+    ("if (s->word == NULL) goto fail", []),  # compared
+    ("((char *)s->word)[0] = 1", []),  # written into, not replaced
+    ("RESET_IF_NULL(s->word, fail)", [(18, "CUR301")]),  # a macro that may replace it
+    ("LOG_PTR(s->word)", [(18, "CUR301")]),  # handed on to a call: may be written
+    ("undefined_macro(s->word)", [(18, "CUR301")]),  # no definition in view
+])
+def test_a_whole_page_member_stays_known_past_what_cannot_replace_it(between, reported):
+    assert found(MEMBER_THEN_MACRO.format(between=between)) == reported

@@ -211,6 +211,10 @@ class MemoryProvenance:
         """What every caller passes a function's pointer parameter (name, position, whether
         the function is `static`), where the project shows it (`analysis.c_parameter_blocks`);
         None: not asked."""
+        self.macro_writes: Callable[[str, object], frozenset[int] | None] | None = None
+        """The positions of its arguments a call of a macro (name, call) may write, where
+        every definition in view says (`CConstants.macro_writes`); None: a call given a
+        place may write it."""
         self.follow_parameters = False
         """Whether a member's pointer that is a parameter is followed to its callers in a file
         that names no allocator of whole pages (its callers may)."""
@@ -587,15 +591,64 @@ class MemoryProvenance:
 
     def _written_between(self, place, start: int) -> bool:
         """Whether anything from `start` to `place` may write `place` or a name it is read
-        through: an assignment or increment of one, its address taken, or a call given it."""
+        through: an assignment or increment of one, its address taken, or a call given it
+        (`_place_written`)."""
         names = {self.context.text(leaf) for leaf in _leaves(place) if leaf.type in NAMES}
         data = self.context.source.data[start:place.start_byte]
         return any(re.search(rb"(?<![\w.>])" + re.escape(name.encode()) +
                              rb"(?!\w)\s*(?:\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=)|(?:\+\+|--|&)\s*"
                              + re.escape(name.encode()) + rb"(?![\w.\[]|\s*->)|[(,]\s*"
                              + re.escape(name.encode()) + rb"\s*[,)]", data)
-                   for name in names) or "".join(self.context.text(place).split()).encode() in \
-            b"".join(data.split())
+                   for name in names) or self._place_written(place, start)
+
+    def _place_written(self, place, start: int) -> bool:
+        """Whether `place` itself (`s->buf`) is spelled from `start` to it where it may be
+        written: assigned, incremented, its address taken, or given to a call, unless the
+        call is of a macro whose definitions in view write none of its arguments there
+        (`macro_writes`: `CHECK_NULL(s->buf, ...)`). A spelling the tree does not show as
+        such an expression (a macro's text it could not parse) may write it."""
+        spelled = "".join(self.context.text(place).split()).encode()
+        if spelled not in b"".join(self.context.source.data[start:place.start_byte].split()):
+            return False
+        last = self.context.text(place.child_by_field_name("field") or place) \
+            if place.type == "field_expression" else None
+        if last is None or self.macro_writes is None:
+            return True
+        seen = 0
+        for _, leaf in self.context.tokens((last,), scope_of(self.context, place)):
+            found = self.context.parent(leaf)
+            if leaf.start_byte < start or found is None or found.start_byte >= \
+                    place.start_byte or "".join(self.context.text(found).split()).encode() \
+                    != spelled:
+                continue
+            seen += 1
+            if self._may_write(found):
+                return True
+        whole = b"".join(self.context.source.data[start:place.start_byte].split())
+        return seen < whole.count(spelled)  # (a spelling no expression of the tree holds)
+
+    def _may_write(self, node) -> bool:
+        """Whether the expression `node` may be written where it stands (`_place_written`)."""
+        parent = self.context.parent(node)
+        while parent is not None and parent.type in ("parenthesized_expression",
+                                                     "cast_expression"):
+            node, parent = parent, self.context.parent(parent)
+        if parent is None or any(above.type == "ERROR" for above in self.context.ancestors(node)):
+            return True
+        if parent.type in ("assignment_expression", "update_expression"):
+            return parent.child_by_field_name("left") == node or \
+                parent.type == "update_expression"
+        if parent.type == "pointer_expression":
+            return parent.child(0).type == "&"
+        if parent.type != "argument_list":
+            return False  # (read: compared, indexed, dereferenced, an operand)
+        call = self.context.parent(parent)
+        function = call.child_by_field_name("function") if call is not None else None
+        if function is None or function.type != "identifier":
+            return True
+        written = self.macro_writes(self.context.text(function), call)
+        return written is None or [child.id for child in parent.named_children].index(
+            node.id) in written
 
     def _sources(self, name: str, scope) -> list[tuple[str, object]]:
         """(allocator, call or new-expression) of every value `name` is given in `scope`;

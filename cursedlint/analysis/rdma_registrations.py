@@ -61,7 +61,9 @@ class Api(Struct, frozen=True):
     shape: str = "plain"
 
 
-# ibv_reg_mr(3), ibv_rereg_mr(3) (rdma-core), rdma_reg_msgs(3) (librdmacm), fi_mr(3) (libfabric)
+# ibv_reg_mr(3), ibv_rereg_mr(3) (rdma-core), rdma_reg_msgs(3) (librdmacm), fi_mr(3) (libfabric),
+# mlx5dv_devx_umem_reg(3) (rdma-core's mlx5 provider: `ibv_dontfork_range(addr, size)` first,
+# providers/mlx5/verbs.c, since 2a940a3b6 "mlx5: Add fork support for DEVX umem", v32)
 APIS = {
     "ibv_reg_mr": Api(1, 2),
     "ibv_reg_mr_iova": Api(1, 2),
@@ -73,6 +75,7 @@ APIS = {
     "fi_mr_reg": Api(1, 2),
     "fi_mr_regv": Api(1, 2, shape="iovec"),
     "fi_mr_regattr": Api(1, None, shape="attr"),
+    "mlx5dv_devx_umem_reg": Api(1, 2),
     # what a registration does to its range under fork protection, called directly (providers,
     # libraries pinning their own queues): libibverbs/memory.c, a no-op without it
     "ibv_dontfork_range": Api(0, 1),
@@ -83,10 +86,11 @@ API itself: a wrapper's or a field's other arguments may mean anything)."""
 _MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", not "registers")
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX,),
-                          more_words=lambda gathered: wrapper_names(
+                          more_words=lambda gathered: _registering_names(
                               gathered.get(WRAPPERS_INDEX) or {}))
-"""The project headers and `-D` macros of the files holding a registration or a call of one
-of the project's wrappers (whose lengths their headers may define)."""
+"""The project headers and `-D` macros of the files holding a registration, a call of one of
+the project's wrappers or a call through a field that registers (whose lengths and macros
+their headers may define)."""
 
 _GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
 """`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
@@ -117,7 +121,8 @@ WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
 # (FI_HMEM_CUDA, FI_HMEM_ROCR, FI_HMEM_ZE, FI_HMEM_NEURON, FI_HMEM_SYNAPSEAI) are devices'
 HOST_IFACES = frozenset({"FI_HMEM_SYSTEM"})
 POINTER_RESULTS = frozenset({"ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2",
-                             "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write"})
+                             "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
+                             "mlx5dv_devx_umem_reg"})
 
 
 class Registration(Struct, frozen=True):
@@ -546,6 +551,7 @@ class Registrations:
         callers = self.context.project.get(INDEX) or {}
         # (a member's pointer is followed to a parameter only where its callers can be known)
         provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
+        provenance.macro_writes = self.constants.macro_writes
         wrappers = self._wrappers if self.gathered else ()  # (none known before)
         provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *wrappers)),
                                      _OwnCalls(self.context), allocators)
@@ -722,6 +728,11 @@ def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | N
         return None
     api, address, length = next(iter(found))
     return (api, Api(address, length)) if api in APIS else None
+
+
+def _registering_names(facts: dict) -> set[str]:
+    """The project's wrappers and registering fields (`HEADERS`' more words)."""
+    return {*wrapper_names(facts), *registering_fields(facts)}
 
 
 def registering_fields(facts: dict) -> set[str]:

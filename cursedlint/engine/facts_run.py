@@ -146,7 +146,13 @@ class FactsRun:
             cheaper or project.linted_all or any(results[i].trigger_facts for i in named))
         if whole:
             sources, for_triggers = project.list_files, {}
-        if whole or any(not added <= seeds.get(name, set()) for name, added in late.items()):
+        languages = {files[i][1] for i in named}  # their rules read more than the words' facts
+        read_too = {indexer.name for rule in using if adds_triggers(rule)
+                    and languages.intersection(rule.languages)
+                    for indexer in rule.indexers()} - wanted
+        wanted |= read_too
+        if whole or read_too or \
+                any(not added <= seeds.get(name, set()) for name, added in late.items()):
             for name, added in late.items():  # what a file named by the facts calls
                 seeds.setdefault(name, set()).update(added)
             index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,

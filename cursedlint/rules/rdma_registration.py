@@ -38,7 +38,7 @@ from cursedlint.project.index import Indexer
 from cursedlint.rule import Example, Rule
 
 TRIGGERS = ("ibv_reg_mr", "ibv_rereg_mr", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
-            "fi_mr_reg", "ibv_dontfork_range")
+            "fi_mr_reg", "ibv_dontfork_range", "mlx5dv_devx_umem_reg")
 _CONDITION = ": unsafe with fork protection on"
 _DOCTOR = "`cursedlint doctor` shows whether this machine's settings turn fork protection on."
 _FORK_HAZARD = (
@@ -63,8 +63,10 @@ class RegistrationWrapperIndex(Indexer):
 
     Rounds: the files calling a registration API; then those naming a wrapper (composed
     across the files read so far), a function
-    given a registering function, or a field holding one (there the other values of the
-    field are stored, and the calls through it are made)."""
+    given a registering function, a field holding one (there the other values of the
+    field are stored, and the calls through it are made), or a macro a registering function
+    is loaded with (`LOAD_SYM(lib, "ibv_reg_mr", t->reg_mr)`: its definition says whether it
+    is a loader)."""
 
     name = WRAPPERS_INDEX
     languages = (C, CPP)
@@ -90,7 +92,7 @@ class RegistrationWrapperIndex(Indexer):
                                 for name in (*found.wrappers, *found.local))}
         graph = project_graph(facts)
         return {*composed_wrappers(facts).exported, *graph.passed_to(registering),
-                *graph.holding(registering)}
+                *graph.holding(registering), *graph.loader_macros(registering)}
 
     adds_triggers = True
 
@@ -131,7 +133,8 @@ class SubPageRdmaRegistration(RegistrationRule):
     page size or not a multiple of it: `ibv_reg_mr`, `ibv_reg_mr_iova`, `ibv_reg_mr_iova2`,
     `ibv_rereg_mr` with `IBV_REREG_MR_CHANGE_TRANSLATION`, `rdma_reg_msgs`, `rdma_reg_read`,
     `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs
-    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), `ibv_dontfork_range` (what a
+    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), `mlx5dv_devx_umem_reg` (a DEVX
+    umem: the mlx5 provider calls `ibv_dontfork_range` on its range), `ibv_dontfork_range` (what a
     registration does to its range under fork protection, called directly: the message says
     it "covers" the range), and functions of the project (this
     file or another, through the project index) that pass their parameters straight through to
@@ -210,7 +213,8 @@ class SubPageRdmaRegistration(RegistrationRule):
     - fi_mr(3) (libfabric, `fi_mr_reg`, `fi_mr_regv`, `fi_mr_regattr`):
       https://ofiwg.github.io/libfabric/main/man/fi_mr.3.html
     - The page rounding in rdma-core `libibverbs/memory.c` (`ibv_dontfork_range`, which
-      does nothing unless fork protection is on)
+      does nothing unless fork protection is on); `mlx5dv_devx_umem_reg` calls it on the
+      umem's range (rdma-core `providers/mlx5/verbs.c`, since v32)
     - "A cursed bug" (incident 000): https://blog.nelhage.com/post/a-cursed-bug/
     - aws-ofi-nccl PR #77, a dedicated page for the flush buffer:
       https://github.com/aws/aws-ofi-nccl/pull/77

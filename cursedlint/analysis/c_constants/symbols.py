@@ -5,6 +5,7 @@ block, parameters, enclosing classes and namespaces; found from the tokens spell
 from __future__ import annotations
 
 import bisect
+import re
 from collections import defaultdict
 from functools import cached_property
 from typing import Any
@@ -113,6 +114,23 @@ class SymbolRules:
                     and self.context.text(argument).lstrip().startswith("pack")):
                 return True
         return False
+
+    def macro_writes(self, name: str, anchor) -> frozenset[int] | None:
+        """The positions of the arguments a call of the function-like macro `name` at
+        `anchor` may write (`macro_writes_parameters`), by every definition in view there
+        (the headers', this file's before it); None where none is, or one is no
+        function-like macro (an `#undef`, an object-like macro)."""
+        events = [(header.context, event) for header in self._extra_holding(name)
+                  if name in header._macro_names for event in header._name(name).macros]
+        events += [(self.context, event) for event in self._name(name).macros
+                   if event.start_byte < anchor.start_byte]
+        found: set[int] = set()
+        for context, event in events:
+            written = macro_writes_parameters(context, event)
+            if written is None:
+                return None
+            found |= written
+        return frozenset(found) if events else None
 
     def _header_macro(self, name: str) -> bool:
         return any(header._name(name).macros for header in self._extra_holding(name)
@@ -439,3 +457,43 @@ class SymbolRules:
 
 
 _DERIVE = {"value": "_def_value", "type": "_def_as_type", "sizeof": "_def_type"}
+
+
+def macro_writes_parameters(context, definition) -> frozenset[int] | None:
+    """The positions of the parameters a `#define NAME(a, b) body` may write through its
+    body: assigned or incremented (`a = ...`, `a++`), its address taken (`&a`), handed to a
+    call or another macro (`f(a)`, which may write it), or pasted or stringized (`a##_x`);
+    `...` stands for every position from its own on. None for anything else (an object-like
+    macro, an `#undef`)."""
+    if definition.type != "preproc_function_def":
+        return None
+    listed = definition.child_by_field_name("parameters")
+    body = definition.child_by_field_name("value")
+    names = [context.text(node) if node.is_named else "__VA_ARGS__"
+             for node in (listed.children if listed is not None else ())
+             if node.is_named or node.type == "..."]
+    text = _CONTINUATION.sub(b" ", context.source.data[body.start_byte:body.end_byte]).decode(
+        "utf-8", "surrogateescape") if body is not None else ""
+    found = set()
+    for position, name in enumerate(names):
+        if _written_in(text, name):
+            found.update(range(position, position + _MAX_VARIADIC) if name == "__VA_ARGS__"
+                         else (position,))
+    return frozenset(found)
+
+
+_MAX_VARIADIC = 64  # (the arguments `...` may stand for, as positions)
+_NOT_CALLS = frozenset({"if", "while", "switch", "return", "sizeof", "for", "defined", "do"})
+
+
+def _written_in(text: str, name: str) -> bool:
+    """Whether a macro body may write the parameter `name` (`macro_writes_parameters`)."""
+    word = re.escape(name)
+    alone = rf"(?:\(\s*{word}\s*\)|(?<![\w.>]){word}(?!\w))"  # (`a` or `(a)`)
+    if re.search(rf"{alone}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=)"
+                 rf"|(?:\+\+|--|(?<!&)&(?!&))\s*{alone}"
+                 rf"|##\s*{word}(?!\w)|(?<![\w.>]){word}\s*##|(?<!#)#\s*{word}(?!\w)"
+                 rf"|,\s*{alone}\s*[,)]", text):
+        return True
+    return any(match[1] not in _NOT_CALLS for match in re.finditer(
+        rf"(\w+)\s*\(\s*{alone}\s*[,)]", text))
