@@ -39,6 +39,11 @@ PAGE_ALLOCATOR_NAMES = ("_aligned_malloc", "aligned_alloc", "cudaHostAlloc", "cu
 """The allocators whose blocks may start on a page boundary (`c_memory`'s, which this module's
 summaries read; written here so that the index's words need no checking analysis)."""
 
+LIBRARY_PAGE_OUTS = {"cudaHostAlloc": 0, "cudaMallocHost": 0, "hipHostMalloc": 0}
+"""Library allocators whose blocks are pages of their own (pinned host memory is mapped in
+whole pages), by the position of the pointer they store it through: a function handing its
+parameter to one, as `(void **)param`, chains to it (`PageAllocators.chains`)."""
+
 LIBRARY_ALLOCATOR_NAMES = ("aligned_alloc", "calloc", "malloc", "memalign", "posix_memalign")
 """The C library's allocators a project's macro may stand for (`#define xx_malloc(s, ...)
 malloc(s)`): its calls are theirs, with the macro's leading arguments."""
@@ -118,7 +123,8 @@ def project_allocators(facts: dict) -> tuple[dict[str, int], dict, dict]:
     chains = {name: chain for found in facts.values() for name, chain in found.chains.items()}
     while True:  # (each round adds an allocator, or ends)
         added = [(name, position) for name, (position, called, argument) in chains.items()
-                 if name not in allocators and allocators.get(called) == argument]
+                 if name not in allocators and argument in (
+                     allocators.get(called), LIBRARY_PAGE_OUTS.get(called))]
         if not added:
             return allocators, rounding, library
         allocators.update(added)

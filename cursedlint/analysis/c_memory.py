@@ -602,36 +602,41 @@ class MemoryProvenance:
                    for name in names) or self._place_written(place, start)
 
     def _place_written(self, place, start: int) -> bool:
-        """Whether `place` itself (`s->buf`) is spelled from `start` to it where it may be
+        """Whether `place` itself (`s->buf`, `bufs[i]`) is spelled from `start` to it where it may be
         written: assigned, incremented, its address taken, or given to a call, unless the
         call is of a macro whose definitions in view write none of its arguments there
         (`macro_writes`: `CHECK_NULL(s->buf, ...)`). A spelling the tree does not show as
         such an expression (a macro's text it could not parse) may write it."""
         spelled = "".join(self.context.text(place).split()).encode()
-        if spelled not in b"".join(self.context.source.data[start:place.start_byte].split()):
+        whole = b"".join(self.context.source.data[start:place.start_byte].split())
+        if spelled not in whole:
             return False
-        last = self.context.text(place.child_by_field_name("field") or place) \
-            if place.type == "field_expression" else None
-        if last is None or self.macro_writes is None:
+        first = next((leaf for leaf in _leaves(place) if leaf.type in NAMES), None)
+        if first is None or self.macro_writes is None:
             return True
         seen = 0
-        for _, leaf in self.context.tokens((last,), scope_of(self.context, place)):
-            found = self.context.parent(leaf)
-            if leaf.start_byte < start or found is None or found.start_byte >= \
-                    place.start_byte or "".join(self.context.text(found).split()).encode() \
-                    != spelled:
+        for _, leaf in self.context.tokens((self.context.text(first),),
+                                           scope_of(self.context, place)):
+            if not start <= leaf.start_byte < place.start_byte:
+                continue
+            found = leaf
+            while found is not None and found.end_byte - found.start_byte < len(spelled):
+                found = self.context.parent(found)
+            if found is None or "".join(self.context.text(found).split()).encode() != spelled:
                 continue
             seen += 1
             if self._may_write(found):
                 return True
-        whole = b"".join(self.context.source.data[start:place.start_byte].split())
         return seen < whole.count(spelled)  # (a spelling no expression of the tree holds)
 
     def _may_write(self, node) -> bool:
-        """Whether the expression `node` may be written where it stands (`_place_written`)."""
+        """Whether the expression `node` may be written where it stands (`_place_written`):
+        not under a cast (its value, which neither a function nor a macro can assign)."""
         parent = self.context.parent(node)
         while parent is not None and parent.type in ("parenthesized_expression",
                                                      "cast_expression"):
+            if parent.type == "cast_expression":
+                return False
             node, parent = parent, self.context.parent(parent)
         if parent is None or any(above.type == "ERROR" for above in self.context.ancestors(node)):
             return True
