@@ -428,3 +428,43 @@ fail:
 ])
 def test_a_whole_page_member_stays_known_past_what_cannot_replace_it(between, reported):
     assert found(MEMBER_THEN_MACRO.format(between=between)) == reported
+
+
+PINNED_HELPER = """
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <infiniband/verbs.h>
+
+#define BYTES 5000
+
+int alloc_pinned(void **buf, size_t size)
+{{
+    return cudaHostAlloc((void **)buf, size, cudaHostAllocMapped);
+}}
+
+int alloc_heap(void **buf, size_t size)
+{{
+    *buf = malloc(size);
+    return *buf ? 0 : -1;
+}}
+
+void fill(void *buf, size_t size);
+
+int pin_all(struct ibv_pd *pd, char **bufs, struct ibv_mr **mrs, int n)
+{{
+    for (int i = 0; i < n; ++i) {{
+        {allocate}((void **)&bufs[i], BYTES);
+        fill((void *)bufs[i], BYTES);
+        mrs[i] = ibv_reg_mr(pd, bufs[i], BYTES, IBV_ACCESS_LOCAL_WRITE);
+    }}
+    return 0;
+}}
+"""
+
+
+@pytest.mark.parametrize("allocate, reported", [
+    ("alloc_pinned", []),  # pinned memory: pages of its own, through the project's helper
+    ("alloc_heap", [(26, "CUR301")]),  # a heap block's last page is shared
+])
+def test_a_helper_handing_its_parameter_to_a_pinned_allocator_gives_its_pages(allocate, reported):
+    assert found(PINNED_HELPER.format(allocate=allocate)) == reported
