@@ -43,6 +43,9 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.constructor_parameters import given_values
 from cursedlint.analysis.cuda_reach import CUDA_REACH
+from cursedlint.analysis.dataset_maps import (
+    MAP_METHODS, NUM_PROC, dataset_workers, map_function,
+)
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, MODULE, ProjectFunctions, Reach, call_target, called_as, calling_function,
@@ -303,6 +306,10 @@ class ForkChildren:
             return [], True
         if self.loader_workers(start):
             return self._loader_code(start)
+        if dataset_workers(self.context, start):
+            function = map_function(self.context, start)
+            code = self._code(function) if isinstance(function, ast.AST) else None
+            return ([code] if code else []), function is None or code is not None
         made = process_class(self.context, start)
         if made is not None:
             run = next(item for item in made.body if isinstance(item, FUNCTIONS)
@@ -537,10 +544,12 @@ def starting_functions(context) -> set[str]:
     point of a script): their callers may hand them a process holding CUDA (`CUDA_INIT`)."""
     from cursedlint.analysis.cuda_use import module_cuda_use
 
-    if not any(name.encode() in context.source.data for name in _STARTING_NAMES):
+    names = _STARTING_NAMES | (MAP_METHODS if NUM_PROC.encode() in context.source.data
+                               else frozenset())
+    if not any(name.encode() in context.source.data for name in names):
         return set()
     starts = [(call, function) for call in context.met(ast.Call)  # (after the walk: no index)
-              if last_name(call.func) in _STARTING_NAMES
+              if last_name(call.func) in names
               and isinstance(function := context.scope_of(call), FUNCTIONS)
               and not function.name.startswith("test") and _starts(context, call)]
     if not starts:
@@ -552,8 +561,11 @@ def starting_functions(context) -> set[str]:
 
 def _starts(context, call: ast.Call) -> bool:
     """Whether a call may start processes by fork: a default-context constructor, a fork,
-    `start_processes`, a context's `Process`/`Pool`/`Manager` (`ctx.Pool()`), a DataLoader."""
+    `start_processes`, a context's `Process`/`Pool`/`Manager` (`ctx.Pool()`), a DataLoader,
+    a dataset's `map` given `num_proc`."""
     if context.qualified_name(call.func, among=_FORK_STARTS) is not None:
+        return True
+    if dataset_workers(context, call):
         return True
     return isinstance(call.func, ast.Attribute) and call.func.attr in CONTEXT_MAKERS and \
         context.imports.qualified_name(call.func) is None

@@ -23,7 +23,8 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
     DataLoader given `num_workers` in a file that names CUDA (a loader reported shows CUDA
     initialized before it, or a dataset that uses it, or calls into them by name); and a
     `multiprocessing` process given a `target` without a library (its code and the parent's
-    CUDA state may be the project's other modules')."""
+    CUDA state may be the project's other modules'), and a dataset's map given `num_proc`
+    (likewise)."""
     libraries = sorted({module.partition(".")[0] for module in modules})
     return (
         *((("DataLoader", "num_workers", "cuda"),) if "torch" in libraries else ()),
@@ -35,6 +36,7 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
             for library in libraries
         ),
         ("Process", "multiprocessing", "target"),
+        ("num_proc",),
     )
 
 
