@@ -56,12 +56,15 @@ class ForkInAcceleratedProcess(Rule):
     `torch.multiprocessing.start_processes(..., start_method="fork")`), and
     `multiprocessing.Process`/`Pool`/`Manager`, `multiprocessing.pool.Pool` and
     `concurrent.futures.ProcessPoolExecutor` without a context, which fork on Linux before
-    Python 3.14 (3.14 made `forkserver` the default) or after `set_start_method("fork")`. The
+    Python 3.14 (3.14 made `forkserver` the default) or after `set_start_method("fork")`;
+    and Hugging Face `datasets`' `map`/`filter` given `num_proc` (not a constant None, 0 or
+    1), whose workers start from `multiprocess`, which forks on Linux on every Python until
+    `multiprocess.set_start_method("spawn")` (multiprocessing's setting does not change it). The
     start method is followed through the code: a local, a `self` attribute, a parameter (its
     default, or what each call in the project passes), a constant of another module, a config
     class's default; where it is unknown, nothing is reported. The module must import a CUDA
     or RDMA library (option `modules`), or a module of the project: a `multiprocessing`
-    start there is judged on what the project's other modules show (the child's code from
+    start or a dataset's map there is judged on what the project's other modules show (the child's code from
     another module, CUDA initialized by a caller in another module); where they show no
     CUDA work in the child, it is not reported, with `all-forks` neither.
 
@@ -84,7 +87,7 @@ class ForkInAcceleratedProcess(Rule):
     pool or executor the start makes (also through `self.pool` in the class), its
     `initializer`, a DataLoader's dataset `__getitem__`, `collate_fn` and `worker_init_fn`
     (its workers fork where it is iterated, when `num_workers` is given and no
-    `multiprocessing_context`), the branch after `os.fork()` that tests the result against 0
+    `multiprocessing_context`), the function a dataset's `map`/`filter` is given, the branch after `os.fork()` that tests the result against 0
     (`if pid == 0:`), into the module's and the project's functions. A `Manager()`'s server
     runs multiprocessing's own code.
 
@@ -92,7 +95,8 @@ class ForkInAcceleratedProcess(Rule):
     `if workers is not None and workers > 1:`) or that only Windows takes; a start behind a
     check that refuses it when CUDA is initialized (`if torch.cuda.is_initialized(): raise`);
     a default-context start in a function every call of which runs after the entry point set
-    `spawn` or `forkserver` (also a method called on an object made before the setting); a
+    `spawn` or `forkserver` (also a method called on an object made before the setting; for a
+    dataset's map, multiprocess's setting); a
     test of fork behaviour (a test module, class or function whose name says fork).
 
     **`all-forks = true`** also lists, as warnings, the fork-based starts the project leaves
@@ -220,6 +224,19 @@ class ForkInAcceleratedProcess(Rule):
             with multiprocessing.get_context(method).Pool(4) as pool:
                 return pool.map(embed, shards)
         """,
+        """
+        import torch
+        from datasets import load_dataset
+        from multiprocess import set_start_method
+
+        def embed(row):
+            return {"norm": torch.tensor(row["vector"], device="cuda").norm().item()}
+
+        torch.cuda.init()
+        set_start_method("spawn")  # datasets starts its workers from multiprocess
+        rows = load_dataset("json", data_files="rows.jsonl", split="train")
+        rows = rows.map(embed, num_proc=8)
+        """,
         Example(
             """
             from concurrent.futures import ProcessPoolExecutor
@@ -234,6 +251,17 @@ class ForkInAcceleratedProcess(Rule):
         ),
     )
     invalid = (
+        """
+        import torch
+        from datasets import load_dataset
+
+        def embed(row):
+            return {"norm": torch.tensor(row["vector"], device="cuda").norm().item()}
+
+        torch.cuda.init()
+        rows = load_dataset("json", data_files="rows.jsonl", split="train")
+        rows = rows.map(embed, num_proc=8)  # error: CUR102
+        """,
         Example(
             """
             import multiprocessing
