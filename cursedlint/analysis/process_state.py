@@ -20,10 +20,11 @@ check on the way refuses the start when CUDA is initialized.
 
 `ForkChildren`: the code a start's children run (`Process(target=f)`, `start_processes(f)`,
 the tasks given to a pool or executor and its `initializer`, a DataLoader's dataset and
-hooks, the function a `datasets` map given `num_proc` runs (`dataset_maps`), the branch after `os.fork()` that tests its result) and whether that is all of it; the
-first use of CUDA in that code (`CudaUse.needs_cuda`: CUDA work, pinned memory,
-`set_device()`, an NCCL group); where a start forks later than it is made (an executor's first
-task, a loader's iteration).
+hooks, the function a `datasets` map given `num_proc` runs (`dataset_maps`), the branch
+after `os.fork()` that tests its result) and whether that is all of it; the first use of
+CUDA in that code (`CudaUse.needs_cuda`: CUDA work, pinned memory, `set_device()`, an NCCL
+group); where a start forks later than it is made (an executor's first task, a loader's
+iteration).
 
 For the `start-methods` index: `first_initialization` (a function's `CUDA_INIT` fact) and
 `starting_functions` (the names whose callers it summarizes); and the names of the calls that
@@ -299,8 +300,8 @@ class ForkChildren:
         the module defines (`process_class`); the tasks given to a pool or executor
         made here (`pool.map(f, ...)`, `executor.submit(f, ...)`, also through `self.pool` in
         the class's methods) and its `initializer`; a DataLoader's (`_loader_code`); a
-        dataset map's function (`dataset_workers`); the branch of `os.fork()`'s child; a `Manager()`'s server runs multiprocessing's own code
-        only."""
+        dataset map's function (`dataset_workers`); the branch of `os.fork()`'s child; a
+        `Manager()`'s server runs multiprocessing's own code only."""
         name = last_name(start.func)
         if name == "Manager":
             return [], True
@@ -540,8 +541,9 @@ def first_initialization(context, statements: list[ast.stmt]) -> Reach | None:
 def starting_functions(context) -> set[str]:
     """The names calls give the module's functions that start processes by fork (a dataset
     map given `num_proc` too) and whose children may use CUDA (not a CPU-only pool of the
-    module's own code, a Manager, a DataLoader whose dataset is not shown; not a test, which no code calls, nor the entry
-    point of a script): their callers may hand them a process holding CUDA (`CUDA_INIT`)."""
+    module's own code, a Manager, a DataLoader whose dataset is not shown; not a test, which
+    no code calls, nor the entry point of a script): their callers may hand them a process
+    holding CUDA (`CUDA_INIT`)."""
     from cursedlint.analysis.cuda_use import module_cuda_use
 
     names = _STARTING_NAMES | (MAP_METHODS if NUM_PROC.encode() in context.source.data

@@ -64,9 +64,9 @@ class ForkInAcceleratedProcess(Rule):
     default, or what each call in the project passes), a constant of another module, a config
     class's default; where it is unknown, nothing is reported. The module must import a CUDA
     or RDMA library (option `modules`), or a module of the project: a `multiprocessing`
-    start or a dataset's map there is judged on what the project's other modules show (the child's code from
-    another module, CUDA initialized by a caller in another module); where they show no
-    CUDA work in the child, it is not reported, with `all-forks` neither.
+    start or a dataset's map there is judged on what the project's other modules show (the
+    child's code from another module, CUDA initialized by a caller in another module); where
+    they show no CUDA work in the child, it is not reported, with `all-forks` neither.
 
     **CUDA initialized** is shown by what runs before the start: in its function (earlier
     statements of each enclosing block, an earlier loop iteration), at import time, in the
@@ -87,8 +87,9 @@ class ForkInAcceleratedProcess(Rule):
     pool or executor the start makes (also through `self.pool` in the class), its
     `initializer`, a DataLoader's dataset `__getitem__`, `collate_fn` and `worker_init_fn`
     (its workers fork where it is iterated, when `num_workers` is given and no
-    `multiprocessing_context`), the function a dataset's `map`/`filter` is given, the branch after `os.fork()` that tests the result against 0
-    (`if pid == 0:`), into the module's and the project's functions. A `Manager()`'s server
+    `multiprocessing_context`), the function a dataset's `map`/`filter` is given, the branch
+    after `os.fork()` that tests the result against 0 (`if pid == 0:`), into the module's and
+    the project's functions. A `Manager()`'s server
     runs multiprocessing's own code.
 
     Not reported: a start on a branch the module's constants rule out (`workers = None` then
