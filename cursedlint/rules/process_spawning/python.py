@@ -237,8 +237,7 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             return
         if dataset_workers(self.context, node):
             if not started_after_spawn(self.context, node, MULTIPROCESS_SPAWN_SET):
-                self._report_start(node, f"{_callee_text(node)}() forks its num_proc workers "
-                                   "(multiprocess forks by default)")
+                self._report_start(node, f"{_callee_text(node)}() forks its num_proc workers")
             return
         method, steps = self.methods.given(node, name)
         if name in START_METHOD_SETTERS:
