@@ -60,6 +60,13 @@ def save_staged(path):
     torch.save(STAGED, path)
     assert torch.load(path).sum().item() == STAGED.sum().item()
 
+class Holder:  # an object whose bound method is a task: pickled with it, its tensor too
+    def __init__(self, device):
+        self.weight = torch.ones(4, device=device)
+
+    def tokenize(self, text):
+        return text.split()
+
 def one_rank_group(backend):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(29500 + os.getpid() % 1000))
     import torch.distributed as dist
@@ -89,6 +96,11 @@ CASES = {
                                 "outcome(cpu_work, tempfile.mktemp())",
     # C'': only device_count() in the parent (PyTorch asks NVML first), a CUDA tensor in the child
     "counted_parent_cuda_child": "torch.cuda.device_count(); outcome(cuda_tensor)",
+    # B'': CPU work in the child, given as a bound method of an object holding a CUDA tensor
+    # (a pool pickles each task: the child rebuilds the tensor on the device); and its control
+    "cuda_parent_cuda_argument_child": "holder = Holder('cuda'); outcome(holder.tokenize, 'a b')",
+    "cuda_parent_cpu_argument_child": "parent_cuda_work(); holder = Holder('cpu'); "
+                                      "outcome(holder.tokenize, 'a b')",
     # D: no CUDA in the parent, CUDA work in the child
     "plain_parent_cuda_child": "outcome(cuda_tensor)",
     # importing torch and building CPU tensors creates no CUDA state
@@ -121,6 +133,8 @@ EXPECTED = {
     "nvml_queried_parent_cuda_child": "ok",
     "queried_parent_cpu_child": "ok",
     "counted_parent_cuda_child": "ok",
+    "cuda_parent_cuda_argument_child": BROKEN,
+    "cuda_parent_cpu_argument_child": "ok",
     "plain_parent_cuda_child": "ok",
     "imported_parent_pinned_child": "ok",
     "gloo_parent_cpu_child": "ok",
@@ -141,7 +155,10 @@ child doing CPU work, a Manager's server, a parent with a Gloo group and no CUDA
 that only imported torch, all work. So does a checkpoint writer's child saving the CUDA
 tensors its parent staged in pinned host memory (a non-blocking copy to the CPU, or a copy
 into `pin_memory=True`), with or without an NCCL group (same machine, same day: the staged
-cases)."""
+cases). A child doing CPU work breaks too where its task is a bound method of an object that
+holds a CUDA tensor: the pool pickles the task and the child rebuilds the tensor on the device
+(cuda_parent_cuda_argument_child, same machine, 2026-11-28, session 21: observed with the
+same program inline; CUR102 does not read task arguments yet)."""
 
 
 def kind(outcome: str) -> str:

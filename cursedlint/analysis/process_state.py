@@ -20,10 +20,11 @@ check on the way refuses the start when CUDA is initialized.
 
 `ForkChildren`: the code a start's children run (`Process(target=f)`, `start_processes(f)`,
 the tasks given to a pool or executor and its `initializer`, a DataLoader's dataset and
-hooks, the branch after `os.fork()` that tests its result) and whether that is all of it; the
-first use of CUDA in that code (`CudaUse.needs_cuda`: CUDA work, pinned memory,
-`set_device()`, an NCCL group); where a start forks later than it is made (an executor's first
-task, a loader's iteration).
+hooks, the function a `datasets` map given `num_proc` runs (`dataset_maps`), the branch
+after `os.fork()` that tests its result) and whether that is all of it; the first use of
+CUDA in that code (`CudaUse.needs_cuda`: CUDA work, pinned memory, `set_device()`, an NCCL
+group); where a start forks later than it is made (an executor's first task, a loader's
+iteration).
 
 For the `start-methods` index: `first_initialization` (a function's `CUDA_INIT` fact) and
 `starting_functions` (the names whose callers it summarizes); and the names of the calls that
@@ -43,6 +44,9 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.constructor_parameters import given_values
 from cursedlint.analysis.cuda_reach import CUDA_REACH
+from cursedlint.analysis.dataset_maps import (
+    MAP_METHODS, NUM_PROC, dataset_workers, map_function,
+)
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, MODULE, ProjectFunctions, Reach, call_target, called_as, calling_function,
@@ -295,14 +299,18 @@ class ForkChildren:
         `Process(target=f)`, `start_processes(f, ...)`, the `run()` of a `Process` subclass
         the module defines (`process_class`); the tasks given to a pool or executor
         made here (`pool.map(f, ...)`, `executor.submit(f, ...)`, also through `self.pool` in
-        the class's methods) and its `initializer`; a DataLoader's (`_loader_code`); the
-        branch of `os.fork()`'s child; a `Manager()`'s server runs multiprocessing's own code
-        only."""
+        the class's methods) and its `initializer`; a DataLoader's (`_loader_code`); a
+        dataset map's function (`dataset_workers`); the branch of `os.fork()`'s child; a
+        `Manager()`'s server runs multiprocessing's own code only."""
         name = last_name(start.func)
         if name == "Manager":
             return [], True
         if self.loader_workers(start):
             return self._loader_code(start)
+        if dataset_workers(self.context, start):
+            function = map_function(self.context, start)
+            code = self._code(function) if isinstance(function, ast.AST) else None
+            return ([code] if code else []), function is None or code is not None
         made = process_class(self.context, start)
         if made is not None:
             run = next(item for item in made.body if isinstance(item, FUNCTIONS)
@@ -531,16 +539,19 @@ def first_initialization(context, statements: list[ast.stmt]) -> Reach | None:
 
 
 def starting_functions(context) -> set[str]:
-    """The names calls give the module's functions that start processes by fork and whose
-    children may use CUDA (not a CPU-only pool of the module's own code, a Manager, a
-    DataLoader whose dataset is not shown; not a test, which no code calls, nor the entry
-    point of a script): their callers may hand them a process holding CUDA (`CUDA_INIT`)."""
+    """The names calls give the module's functions that start processes by fork (a dataset
+    map given `num_proc` too) and whose children may use CUDA (not a CPU-only pool of the
+    module's own code, a Manager, a DataLoader whose dataset is not shown; not a test, which
+    no code calls, nor the entry point of a script): their callers may hand them a process
+    holding CUDA (`CUDA_INIT`)."""
     from cursedlint.analysis.cuda_use import module_cuda_use
 
-    if not any(name.encode() in context.source.data for name in _STARTING_NAMES):
+    names = _STARTING_NAMES | (MAP_METHODS if NUM_PROC.encode() in context.source.data
+                               else frozenset())
+    if not any(name.encode() in context.source.data for name in names):
         return set()
     starts = [(call, function) for call in context.met(ast.Call)  # (after the walk: no index)
-              if last_name(call.func) in _STARTING_NAMES
+              if last_name(call.func) in names
               and isinstance(function := context.scope_of(call), FUNCTIONS)
               and not function.name.startswith("test") and _starts(context, call)]
     if not starts:
@@ -552,8 +563,11 @@ def starting_functions(context) -> set[str]:
 
 def _starts(context, call: ast.Call) -> bool:
     """Whether a call may start processes by fork: a default-context constructor, a fork,
-    `start_processes`, a context's `Process`/`Pool`/`Manager` (`ctx.Pool()`), a DataLoader."""
+    `start_processes`, a context's `Process`/`Pool`/`Manager` (`ctx.Pool()`), a DataLoader,
+    a dataset's `map` given `num_proc`."""
     if context.qualified_name(call.func, among=_FORK_STARTS) is not None:
+        return True
+    if dataset_workers(context, call):
         return True
     return isinstance(call.func, ast.Attribute) and call.func.attr in CONTEXT_MAKERS and \
         context.imports.qualified_name(call.func) is None

@@ -23,6 +23,7 @@ from typing import Any, Iterator
 from msgspec import Struct, field
 
 from cursedlint.analysis.arguments import Arguments
+from cursedlint.analysis.dataset_maps import MULTIPROCESS_SETTER
 from cursedlint.analysis.process_state import (
     CONTEXT_MAKERS, CUDA_INIT, DEFAULT_CONTEXT_USERS, first_initialization, multiprocessing_name,
     starting_functions, torch_spellings,
@@ -47,6 +48,9 @@ START_METHOD_ARGUMENTS = {
 
 
 SPAWN_SET = "spawn_set"
+MULTIPROCESS_SPAWN_SET = "multiprocess_spawn_set"
+"""The same setting for `multiprocess` (the fork of multiprocessing that datasets uses),
+whose start method is its own."""
 
 
 class Passed(Struct, frozen=True):
@@ -142,11 +146,11 @@ class StartMethods(FunctionIndexer):
             call = statement.value if isinstance(statement, ast.Expr) else None
             if not isinstance(call, ast.Call):
                 continue
-            written = context.qualified_name(call.func, among=_SETTERS)
+            written = context.qualified_name(call.func, among=_ALL_SETTERS)
             method = context.evaluate(context.argument(call, 0, "method")) if written else None
-            if method in ("spawn", "forkserver"):
-                facts[SPAWN_SET] = Reach(call.lineno, f"set_start_method({method!r})")
-                break
+            key = MULTIPROCESS_SPAWN_SET if written == MULTIPROCESS_SETTER else SPAWN_SET
+            if method in ("spawn", "forkserver") and key not in facts:
+                facts[key] = Reach(call.lineno, f"set_start_method({method!r})")
         initialized = first_initialization(context, statements)
         if initialized is not None:
             facts[CUDA_INIT] = initialized
@@ -158,10 +162,11 @@ class StartMethods(FunctionIndexer):
         names: set[str] = set()
         for summary in facts.values():
             for function in summary.functions.values():
-                setting = function.facts.get(SPAWN_SET)
-                if setting is not None:
-                    names.update(call.name.rpartition(".")[2] for call in function.calls
-                                 if call.line > setting.line)
+                for key in (SPAWN_SET, MULTIPROCESS_SPAWN_SET):
+                    setting = function.facts.get(key)
+                    if setting is not None:
+                        names.update(call.name.rpartition(".")[2] for call in function.calls
+                                     if call.line > setting.line)
         grew = True
         while grew:  # what the reached functions call
             grew = False
@@ -174,28 +179,30 @@ class StartMethods(FunctionIndexer):
         return names
 
 
-def started_after_spawn(context, node: ast.AST) -> bool:
+def started_after_spawn(context, node: ast.AST, setting: str = SPAWN_SET) -> bool:
     """Whether the function holding `node` is called in the project, and every call of
-    it runs only after an entry point set 'spawn' or 'forkserver' for the process."""
+    it runs only after an entry point set 'spawn' or 'forkserver' for the process
+    (`setting`: multiprocessing's, or multiprocess's `MULTIPROCESS_SPAWN_SET`)."""
     project = project_functions(context, START_METHODS)
     caller = calling_function(context, node)
     if project is None or caller is None:
         return False
     return _only_after_setting(project, os.path.abspath(context.source.path), caller,
-                               0, frozenset())
+                               setting, 0, frozenset())
 
 
-def _only_after_setting(project, path: str, qualname: str, depth: int, seen: frozenset) -> bool:
+def _only_after_setting(project, path: str, qualname: str, key: str, depth: int,
+                        seen: frozenset) -> bool:
     """Whether the function has callers in the project and each runs after a process-wide
     setting: module code after the setting, or a function all of whose calls do (bounded)."""
     callers = project.callers(path, qualname)
     if not callers or depth > MAX_DEPTH or (path, qualname) in seen:
         return False
     for caller_path, caller, line in callers:
-        setting = project.fact(caller_path, caller, SPAWN_SET)
+        setting = project.fact(caller_path, caller, key)
         if setting is not None and setting.line < line:
             continue
-        if caller == MODULE or not _only_after_setting(project, caller_path, caller,
+        if caller == MODULE or not _only_after_setting(project, caller_path, caller, key,
                                                        depth + 1, seen | {(path, qualname)}):
             return False
     return True
@@ -573,6 +580,6 @@ def is_main_guard(test: ast.AST) -> bool:
             and test.comparators[0].value == "__main__")
 
 
-_SETTERS = torch_spellings(START_METHOD_SETTERS)
+_ALL_SETTERS = torch_spellings(START_METHOD_SETTERS) | {MULTIPROCESS_SETTER}
 _START_METHOD_CALLS = torch_spellings(START_METHOD_ARGUMENTS)
 START_METHODS = StartMethods()

@@ -23,7 +23,8 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
     DataLoader given `num_workers` in a file that names CUDA (a loader reported shows CUDA
     initialized before it, or a dataset that uses it, or calls into them by name); and a
     `multiprocessing` process given a `target` without a library (its code and the parent's
-    CUDA state may be the project's other modules')."""
+    CUDA state may be the project's other modules'), and a dataset's map given `num_proc`
+    (likewise)."""
     libraries = sorted({module.partition(".")[0] for module in modules})
     return (
         *((("DataLoader", "num_workers", "cuda"),) if "torch" in libraries else ()),
@@ -35,6 +36,7 @@ def _fork_and_library_words(modules) -> tuple[tuple[str, ...], ...]:
             for library in libraries
         ),
         ("Process", "multiprocessing", "target"),
+        ("num_proc",),
     )
 
 
@@ -54,14 +56,17 @@ class ForkInAcceleratedProcess(Rule):
     `torch.multiprocessing.start_processes(..., start_method="fork")`), and
     `multiprocessing.Process`/`Pool`/`Manager`, `multiprocessing.pool.Pool` and
     `concurrent.futures.ProcessPoolExecutor` without a context, which fork on Linux before
-    Python 3.14 (3.14 made `forkserver` the default) or after `set_start_method("fork")`. The
+    Python 3.14 (3.14 made `forkserver` the default) or after `set_start_method("fork")`;
+    and Hugging Face `datasets`' `map`/`filter` given `num_proc` (not a constant None, 0 or
+    1), whose workers start from `multiprocess`, which forks on Linux on every Python until
+    `multiprocess.set_start_method("spawn")` (multiprocessing's setting does not change it). The
     start method is followed through the code: a local, a `self` attribute, a parameter (its
     default, or what each call in the project passes), a constant of another module, a config
     class's default; where it is unknown, nothing is reported. The module must import a CUDA
     or RDMA library (option `modules`), or a module of the project: a `multiprocessing`
-    start there is judged on what the project's other modules show (the child's code from
-    another module, CUDA initialized by a caller in another module); where they show no
-    CUDA work in the child, it is not reported, with `all-forks` neither.
+    start or a dataset's map there is judged on what the project's other modules show (the
+    child's code from another module, CUDA initialized by a caller in another module); where
+    they show no CUDA work in the child, it is not reported, with `all-forks` neither.
 
     **CUDA initialized** is shown by what runs before the start: in its function (earlier
     statements of each enclosing block, an earlier loop iteration), at import time, in the
@@ -82,15 +87,17 @@ class ForkInAcceleratedProcess(Rule):
     pool or executor the start makes (also through `self.pool` in the class), its
     `initializer`, a DataLoader's dataset `__getitem__`, `collate_fn` and `worker_init_fn`
     (its workers fork where it is iterated, when `num_workers` is given and no
-    `multiprocessing_context`), the branch after `os.fork()` that tests the result against 0
-    (`if pid == 0:`), into the module's and the project's functions. A `Manager()`'s server
+    `multiprocessing_context`), the function a dataset's `map`/`filter` is given, the branch
+    after `os.fork()` that tests the result against 0 (`if pid == 0:`), into the module's and
+    the project's functions. A `Manager()`'s server
     runs multiprocessing's own code.
 
     Not reported: a start on a branch the module's constants rule out (`workers = None` then
     `if workers is not None and workers > 1:`) or that only Windows takes; a start behind a
     check that refuses it when CUDA is initialized (`if torch.cuda.is_initialized(): raise`);
     a default-context start in a function every call of which runs after the entry point set
-    `spawn` or `forkserver` (also a method called on an object made before the setting); a
+    `spawn` or `forkserver` (also a method called on an object made before the setting; for a
+    dataset's map, multiprocess's setting); a
     test of fork behaviour (a test module, class or function whose name says fork).
 
     **`all-forks = true`** also lists, as warnings, the fork-based starts the project leaves
@@ -218,6 +225,19 @@ class ForkInAcceleratedProcess(Rule):
             with multiprocessing.get_context(method).Pool(4) as pool:
                 return pool.map(embed, shards)
         """,
+        """
+        import torch
+        from datasets import load_dataset
+        from multiprocess import set_start_method
+
+        def embed(row):
+            return {"norm": torch.tensor(row["vector"], device="cuda").norm().item()}
+
+        torch.cuda.init()
+        set_start_method("spawn")  # datasets starts its workers from multiprocess
+        rows = load_dataset("json", data_files="rows.jsonl", split="train")
+        rows = rows.map(embed, num_proc=8)
+        """,
         Example(
             """
             from concurrent.futures import ProcessPoolExecutor
@@ -232,6 +252,17 @@ class ForkInAcceleratedProcess(Rule):
         ),
     )
     invalid = (
+        """
+        import torch
+        from datasets import load_dataset
+
+        def embed(row):
+            return {"norm": torch.tensor(row["vector"], device="cuda").norm().item()}
+
+        torch.cuda.init()
+        rows = load_dataset("json", data_files="rows.jsonl", split="train")
+        rows = rows.map(embed, num_proc=8)  # error: CUR102
+        """,
         Example(
             """
             import multiprocessing

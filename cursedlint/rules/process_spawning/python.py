@@ -6,6 +6,7 @@ import ast
 import os
 from typing import Any
 
+from cursedlint.analysis.dataset_maps import NUM_PROC, dataset_workers
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.platform import excluding_guard, only_without_fork
 from cursedlint.analysis.process_state import (
@@ -13,7 +14,8 @@ from cursedlint.analysis.process_state import (
 )
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.start_methods import (
-    START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS, StartMethodValues,
+    MULTIPROCESS_SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS,
+    StartMethodValues,
     in_main_block, made_from, multiprocessing_name, started_after_spawn, torch_spellings,
     uses_default_context,
 )
@@ -84,8 +86,9 @@ _FORKED_CUDA_HELP = (
     "subprocess'; pinned memory: 'CUDA error: initialization error'). A child that does CPU "
     "work only is fine. Start children that use CUDA with a 'spawn' or 'forkserver' context "
     "(multiprocessing.get_context('spawn'), mp_context= for ProcessPoolExecutor, "
-    "torch.multiprocessing.spawn), or set one for the process in its entry point; or fork "
-    "before anything initializes CUDA (torch.cuda.is_available() does, unless "
+    "torch.multiprocessing.spawn), or set one for the process in its entry point (a datasets "
+    "map given num_proc forks through multiprocess: multiprocess.set_start_method('spawn')); "
+    "or fork before anything initializes CUDA (torch.cuda.is_available() does, unless "
     "PYTORCH_NVML_BASED_CUDA_CHECK=1)."
 )
 _PROTECTED_FORK_HELP = (
@@ -195,11 +198,12 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
     def look(cls, options, target_python, language):
         """A finding needs the module to import an accelerator library: the library's
         top-level name occurs as a whole name (not `cudarrl` in an HTML entity table); or
-        a `multiprocessing` process given a `target` (another module's code, which may use
-        CUDA in a process the project shows holding it)."""
+        a `multiprocessing` process given a `target`, or a dataset's map given `num_proc`
+        (another module's code, which may use CUDA in a process the project shows holding it)."""
         return AnyOf((
             Names(frozenset(module.partition(".")[0].encode() for module in options["modules"])),
             AllOf((Names(frozenset({b"multiprocessing"})), Text((b"target",)))),
+            Text((NUM_PROC.encode(),)),
         ))
 
     def __init__(self, context, options=None):
@@ -210,8 +214,9 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.all_forks = self.option["all-forks"]
         # without one, the process holds CUDA only through the project's other modules:
         # what the module shows of the fork is judged on what they show of both sides
-        self.active = self.library is not None or (
-            context.imports.imports_module("multiprocessing") and imports_project_module(context))
+        self.active = self.library is not None or ((
+            context.imports.imports_module("multiprocessing") or NUM_PROC.encode() in
+            context.source.data) and imports_project_module(context))
         self.default_context_users: list[tuple[ast.Call, str]] = []
         self.fork_contexts: list[tuple[ast.Call, tuple[Step, ...]]] = []
         self.start_methods_set: list[tuple[ast.Call, Any]] = []
@@ -229,6 +234,10 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             return
         if self.children.loader_workers(node):
             self._report_start(node, f"{_callee_text(node)}() forks its workers")
+            return
+        if dataset_workers(self.context, node):
+            if not started_after_spawn(self.context, node, MULTIPROCESS_SPAWN_SET):
+                self._report_start(node, f"{_callee_text(node)}() forks its num_proc workers")
             return
         method, steps = self.methods.given(node, name)
         if name in START_METHOD_SETTERS:
