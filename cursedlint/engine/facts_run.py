@@ -30,6 +30,7 @@ class FactsRun:
 
     def __init__(self, linter: FileLinter):
         self.linter = linter
+        self.last_index: ProjectIndex | None = None  # (the run's latest: its hashes hold)
 
     def index_project(
         self, files: list[tuple[str, str]], store=None, rules: list[type[Rule]] | None = None,
@@ -63,6 +64,9 @@ class FactsRun:
                              linter.file_bytes, jobs,
                              linter.cache.run_stats if linter.cache else None, for_triggers,
                              linted)
+        if self.last_index is not None:
+            index.hashed_as(self.last_index)
+        self.last_index = index
         known = {indexer.name: indexer for indexer in summarized(indexers.values())}
         for name, digest, summary in summaries:
             if name in known:

@@ -564,6 +564,12 @@ class ProjectIndex:
             self._digests[path] = digest
         return digest, data
 
+    def hashed_as(self, earlier: "ProjectIndex") -> None:
+        """Take the content hashes an earlier index of the same run worked out (a second
+        gathering, for files the first facts made worth linting, reads the same files)."""
+        for path, digest in earlier._digests.items():
+            self._digests.setdefault(path, digest)
+
     def _hashed(self, path: str, data: bytes) -> str:
         """The content hash of a file read without a store, worked out once per run (a header
         many files include is asked for again and again)."""
