@@ -468,3 +468,35 @@ int pin_all(struct ibv_pd *pd, char **bufs, struct ibv_mr **mrs, int n)
 ])
 def test_a_helper_handing_its_parameter_to_a_pinned_allocator_gives_its_pages(allocate, reported):
     assert found(PINNED_HELPER.format(allocate=allocate)) == reported
+
+
+MACROS = """\
+#define NULL_JMP(var, status, label, ...) do { if ((var) == NULL) { fprintf(stderr, __VA_ARGS__); status = -1; goto label; } } while (0)
+#define SET_NULL(p) do { (p) = NULL; } while (0)
+#define FREE(p) free(p)
+#define TAKE(p) take(&(p), 1)
+#define CHECK(p, n) if (!(p)) abort(); else log("%d", (n) + 1)
+#define NAME(p) #p
+#define PASTE(p) p##_slot
+#define FORWARD(...) forward(__VA_ARGS__)
+#define ONE 1
+"""
+
+
+@pytest.mark.parametrize("name, position, writes", [
+    ("NULL_JMP", 0, False), ("NULL_JMP", 1, True), ("NULL_JMP", 3, True), ("NULL_JMP", 9, True),
+    ("SET_NULL", 0, True), ("FREE", 0, True), ("TAKE", 0, True), ("CHECK", 0, False),
+    ("CHECK", 1, False), ("NAME", 0, True), ("PASTE", 0, True), ("FORWARD", 2, True),
+    ("CHECK", 2, True), ("ONE", 0, None),
+])
+def test_which_arguments_a_macro_may_write(name, position, writes):
+    from cursedlint.analysis.c_constants.symbols import macro_writes_parameter
+    from cursedlint.c.context import CContext, parse
+    from cursedlint.source import Source
+
+    data = MACROS.encode()
+    context = CContext(Source.from_bytes("macros.h", data, "c"), Settings(enabled=frozenset()),
+                       parse(data, "c"))
+    definition = next(node for node in context.root.named_children
+                      if context.text(node.child_by_field_name("name")) == name)
+    assert macro_writes_parameter(context, definition, position) is writes

@@ -211,10 +211,10 @@ class MemoryProvenance:
         """What every caller passes a function's pointer parameter (name, position, whether
         the function is `static`), where the project shows it (`analysis.c_parameter_blocks`);
         None: not asked."""
-        self.macro_writes: Callable[[str, object], frozenset[int] | None] | None = None
-        """The positions of its arguments a call of a macro (name, call) may write, where
-        every definition in view says (`CConstants.macro_writes`); None: a call given a
-        place may write it."""
+        self.macro_writes: Callable[[str, object, int], bool | None] | None = None
+        """Whether a call of a macro (name, call) may write its argument at a position, where
+        the definitions in view say (`CConstants.macro_writes`); None: a call given a place
+        may write it."""
         self.follow_parameters = False
         """Whether a member's pointer that is a parameter is followed to its callers in a file
         that names no allocator of whole pages (its callers may)."""
@@ -651,9 +651,9 @@ class MemoryProvenance:
         function = call.child_by_field_name("function") if call is not None else None
         if function is None or function.type != "identifier":
             return True
-        written = self.macro_writes(self.context.text(function), call)
-        return written is None or [child.id for child in parent.named_children].index(
-            node.id) in written
+        written = self.macro_writes(self.context.text(function), call, [
+            child.id for child in parent.named_children].index(node.id))
+        return written is None or written
 
     def _sources(self, name: str, scope) -> list[tuple[str, object]]:
         """(allocator, call or new-expression) of every value `name` is given in `scope`;

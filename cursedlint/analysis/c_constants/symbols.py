@@ -115,22 +115,17 @@ class SymbolRules:
                 return True
         return False
 
-    def macro_writes(self, name: str, anchor) -> frozenset[int] | None:
-        """The positions of the arguments a call of the function-like macro `name` at
-        `anchor` may write (`macro_writes_parameters`), by every definition in view there
+    def macro_writes(self, name: str, anchor, position: int) -> bool | None:
+        """Whether a call of the function-like macro `name` at `anchor` may write its
+        argument at `position` (`macro_writes_parameter`), by any definition in view there
         (the headers', this file's before it); None where none is, or one is no
         function-like macro (an `#undef`, an object-like macro)."""
         events = [(header.context, event) for header in self._extra_holding(name)
                   if name in header._macro_names for event in header._name(name).macros]
         events += [(self.context, event) for event in self._name(name).macros
                    if event.start_byte < anchor.start_byte]
-        found: set[int] = set()
-        for context, event in events:
-            written = macro_writes_parameters(context, event)
-            if written is None:
-                return None
-            found |= written
-        return frozenset(found) if events else None
+        found = [macro_writes_parameter(context, event, position) for context, event in events]
+        return None if not found or None in found else any(found)
 
     def _header_macro(self, name: str) -> bool:
         return any(header._name(name).macros for header in self._extra_holding(name)
@@ -459,41 +454,51 @@ class SymbolRules:
 _DERIVE = {"value": "_def_value", "type": "_def_as_type", "sizeof": "_def_type"}
 
 
-def macro_writes_parameters(context, definition) -> frozenset[int] | None:
-    """The positions of the parameters a `#define NAME(a, b) body` may write through its
+def macro_writes_parameter(context, definition, position: int) -> bool | None:
+    """Whether a `#define NAME(a, b) body` may write its parameter at `position` through its
     body: assigned or incremented (`a = ...`, `a++`), its address taken (`&a`), handed to a
     call or another macro (`f(a)`, which may write it), or pasted or stringized (`a##_x`);
-    `...` stands for every position from its own on. None for anything else (an object-like
-    macro, an `#undef`)."""
+    a position past the named ones is `...`'s, as `__VA_ARGS__`. None for anything else (an
+    object-like macro, an `#undef`)."""
     if definition.type != "preproc_function_def":
         return None
     listed = definition.child_by_field_name("parameters")
-    body = definition.child_by_field_name("value")
     names = [context.text(node) if node.is_named else "__VA_ARGS__"
              for node in (listed.children if listed is not None else ())
              if node.is_named or node.type == "..."]
+    if position >= len(names):
+        if not names or names[-1] != "__VA_ARGS__":
+            return True  # (more arguments than it takes: not this macro's call)
+        position = len(names) - 1
+    elif names[position] == "__VA_ARGS__" and position < len(names) - 1:
+        return True
+    body = definition.child_by_field_name("value")
     text = _CONTINUATION.sub(b" ", context.source.data[body.start_byte:body.end_byte]).decode(
         "utf-8", "surrogateescape") if body is not None else ""
-    found = set()
-    for position, name in enumerate(names):
-        if _written_in(text, name):
-            found.update(range(position, position + _MAX_VARIADIC) if name == "__VA_ARGS__"
-                         else (position,))
-    return frozenset(found)
+    return _written_in(text, names[position])
 
 
-_MAX_VARIADIC = 64  # (the arguments `...` may stand for, as positions)
 _NOT_CALLS = frozenset({"if", "while", "switch", "return", "sizeof", "for", "defined", "do"})
 
 
 def _written_in(text: str, name: str) -> bool:
-    """Whether a macro body may write the parameter `name` (`macro_writes_parameters`)."""
+    """Whether a macro body may write the parameter `name` (`macro_writes_parameters`). Each
+    pattern starts with the parameter's own spelling (linear in the body; a body of long
+    names is searched once per pattern)."""
     word = re.escape(name)
     alone = rf"(?:\(\s*{word}\s*\)|(?<![\w.>]){word}(?!\w))"  # (`a` or `(a)`)
-    if re.search(rf"{alone}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=)"
-                 rf"|(?:\+\+|--|(?<!&)&(?!&))\s*{alone}"
-                 rf"|##\s*{word}(?!\w)|(?<![\w.>]){word}\s*##|(?<!#)#\s*{word}(?!\w)"
-                 rf"|,\s*{alone}\s*[,)]", text):
+    if re.search(rf"{alone}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=|##)"
+                 rf"|(?:\+\+|--|(?<!&)&(?!&)|##|(?<!#)#)\s*{alone}", text):
         return True
-    return any(match[1] not in _NOT_CALLS for match in re.finditer(
-        rf"(\w+)\s*\(\s*{alone}\s*[,)]", text))
+    for match in re.finditer(rf"{alone}\s*[,)]", text):  # an argument: of a call?
+        before = text[max(0, match.start() - _CALLEE_SPAN):match.start()].rstrip()
+        if before.endswith(","):
+            return True
+        called = _CALLEE.search(before) if before.endswith("(") else None
+        if called is not None and called[1] not in _NOT_CALLS:
+            return True
+    return False
+
+
+_CALLEE_SPAN = 256  # (characters looked back for the callee of a call an argument is of)
+_CALLEE = re.compile(r"(\w+)\s*\($")
