@@ -47,6 +47,7 @@ def record(tree: str, out: str) -> None:
         checked.extend(os.path.abspath(path) for path, _ in files)
         return run(self, files, *rest, **options)
 
+    original = Source.__dict__["from_bytes"]
     Source.from_bytes = staticmethod(decoded)
     file_lint.parse_python = parse_python
     linter_module.Linter.run = linted
@@ -54,6 +55,8 @@ def record(tree: str, out: str) -> None:
         main(["check", "--no-cache", "--exit-zero", "--jobs", "1", "-q", tree])
     except SystemExit:
         pass
+    finally:
+        Source.from_bytes, file_lint.parse_python, linter_module.Linter.run = original, parse, run
     with open(out, "w") as handle:
         json.dump({"checked": sorted(set(checked)), "parsed": sorted(set(parsed.values()))}, handle)
 
