@@ -20,7 +20,9 @@ medians: `--one-file`, five generated files linted alone as pre-commit runs them
 git project, cold, warm and edited, beside ruff's default and same-work runs, interpreter
 start-up and `import cursedlint.cli`; `--ml-trees`, the torch wheel's Python files and a
 Megatron-LM checkout (`--megatron`) cold and warm, default jobs and `--jobs 1`, beside ruff and
-`ast.parse` of every file; `--big-files`, a 10 MB Python module and a 50 MB C file (of the .c
+`ast.parse` of every file and each build's floor (`benchmarks/parse_floor.py`: start-up,
+imports, every file read and hashed, `ast.parse` of the files its run parses; `--no-torch`: the
+Megatron-LM tree alone); `--big-files`, a 10 MB Python module and a 50 MB C file (of the .c
 files of `--c-source`) with `max-file-size` raised, beside their parser alone and the issue's
 bound (3× the parse's time, 20× the size + 200 MB of memory); `--big-100` adds 100 MB files.
 
@@ -701,6 +703,7 @@ def main() -> int:
     shapes.add_argument("--big-cap-gb", type=float, default=12,
                         help="address-space cap of each 100 MB row, GiB (default 12)")
     shapes.add_argument("--megatron", help="a Megatron-LM checkout for --ml-trees (copied under WORK)")
+    shapes.add_argument("--no-torch", action="store_true", help="with --ml-trees: the --megatron tree alone")
     shapes.add_argument("--c-source", action="append", default=[],
                         help="a C source tree whose .c files make the big C file (repeatable)")
     shapes.add_argument("--cursedlint", action="append", default=[], metavar="[NAME=]EXE",

@@ -32,6 +32,10 @@ IMPORT_RULES = 'python -c "from cursedlint.registry import all_rules; all_rules(
 """Every rule module and the analysis they import, as each run loads them today."""
 RUFF_DEFAULT, RUFF_SAME = "ruff default", f"ruff --select {SAME_WORK}"
 PARSE = "ast.parse only (1 process)"
+FLOOR = "parse floor"
+"""`parse_floor.py floor`: start-up, imports, every checked file read and hashed, and
+`ast.parse` of the files the build's cold `--jobs 1` run parses (listed by a run before)."""
+PARSE_FLOOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "parse_floor.py")
 TS_PARSE = "tree-sitter-c parse only (1 process)"
 
 
@@ -264,8 +268,9 @@ def build_megatron(work: str, checkout: str) -> Corpus:
 
 def ml_tasks(trees: list[Corpus], built: list[Build], bins) -> list[Task]:
     """Per tree: every build cold (`--no-cache`) and warm (cache primed), with default jobs and
-    `--jobs 1`; ruff's same-work selection cold and warm, ruff's default rules cold; and
-    `ast.parse` of every .py/.pyi file of the tree in one process."""
+    `--jobs 1`; ruff's same-work selection cold and warm, ruff's default rules cold;
+    `ast.parse` of every .py/.pyi file of the tree in one process; and each build's parse
+    floor (`FLOOR`)."""
     def ruff(*options: str):
         return lambda: [compare.executable(bins, "peers", "ruff"), "check", "--isolated", "--exit-zero", *options, "."]
 
@@ -276,7 +281,8 @@ def ml_tasks(trees: list[Corpus], built: list[Build], bins) -> list[Task]:
                 suffix = " --jobs 1" if jobs else ""
                 rows.append(_task(f"cursedlint {build.name} cold{suffix}", tree,
                                   lambda: [build.exe, "check", "--exit-zero", "--no-cache", *jobs, "."],
-                                  refs={"ruff same-work": compare.SAME_COLD, "parse": PARSE}))
+                                  refs={"ruff same-work": compare.SAME_COLD, "parse": PARSE,
+                                        "floor": f"{FLOOR} ({build.name})"}))
                 rows.append(_task(f"cursedlint {build.name} warm{suffix}", tree,
                                   lambda: [build.exe, "check", "--exit-zero", *jobs, "."],
                                   refs={"ruff same-work": compare.SAME_WARM}, prime=True))
@@ -284,6 +290,13 @@ def ml_tasks(trees: list[Corpus], built: list[Build], bins) -> list[Task]:
         rows.append(_task(compare.SAME_WARM, tree, ruff("--select", SAME_WORK), prime=True))
         rows.append(_task("ruff default cold", tree, ruff("--no-cache")))
         rows.append(_task(PARSE, tree, lambda: [built[0].python, "-c", compare.PARSE_ONLY, "."]))
+        for number, build in enumerate(built):
+            listing = f"{tree.root}.floor-{number}.json"
+            subprocess.run([build.python, PARSE_FLOOR, "list", tree.root, listing], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            rows.append(_task(f"{FLOOR} ({build.name})", tree,
+                              lambda: [build.python, PARSE_FLOOR, "floor", listing],
+                              refs={"ruff same-work": compare.SAME_COLD}))
     return rows
 
 
@@ -463,11 +476,12 @@ def run(args, work: str, bins) -> list[str]:
         trees = []
         if args.megatron:
             trees.append(build_megatron(work, args.megatron))
-        _, _, torch_py = compare.build_torch(work, compare.unpacked_torch(work, args.torch, args.timeout))
-        trees.append(torch_py)
+        if not args.no_torch:
+            _, _, torch_py = compare.build_torch(work, compare.unpacked_torch(work, args.torch, args.timeout))
+            trees.append(torch_py)
         rows = ml_tasks(trees, built, bins)
         compare.run_all(rows, args.repeat, args.repeat, args.timeout)
-        out += ["### ML trees, cold and warm", "", flat_table(rows, ("ruff same-work", "parse")), ""]
+        out += ["### ML trees, cold and warm", "", flat_table(rows, ("ruff same-work", "parse", "floor")), ""]
         out += [f"- {tree.name}: {tree.files:,} .py/.pyi files, {tree.lines:,} lines ({tree.root}); "
                 f"the parse row parses all of them (cursedlint parses only those its prefilter keeps)" for tree in trees]
         out.append("")

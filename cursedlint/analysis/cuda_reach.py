@@ -246,6 +246,8 @@ def _off_thread(context, threads):
     from cursedlint.analysis.concurrent_units import OffThread
 
     return context.shared(OffThread, lambda: OffThread(threads))
+_NESTED = (*FUNCTIONS, ast.Lambda, ast.ClassDef)
+"""What `ordered` does not enter (their code runs when called, not with the function)."""
 _UNCONDITIONAL = (CudaFact.HOST_SYNC, CudaFact.BACKWARD_SYNC)
 """Kinds a function has only where it does the thing whenever it runs (not under an `if`)."""
 _TENSOR_WORDS = (b"torch", b"cuda", b"cupy")
@@ -330,23 +332,29 @@ class _ModuleCudaFacts:
         conversions that may read a CUDA tensor on the host), by position, noting those under
         an `if` (not in its test, which runs whenever the `if` does)."""
         from cursedlint.analysis.cuda_use import CHECKED_NODES
-        from cursedlint.python.context import child_nodes
+        from cursedlint.python.context import child_fields
 
         nodes, pending = [], [(node, False) for node in body_of(function)]
-        while pending:
+        kept, under_if, node_class = CHECKED_NODES + _READS, self.conditional, ast.AST
+        while pending:  # (`child_nodes` inlined: every function of every summarized module)
             node, conditional = pending.pop()
-            if isinstance(node, FUNCTIONS + (ast.Lambda, ast.ClassDef)) and node is not function:
+            if isinstance(node, _NESTED) and node is not function:
                 continue
-            if isinstance(node, CHECKED_NODES + _READS):
+            if isinstance(node, kept):
                 if conditional:
-                    self.conditional.add(id(node))
+                    under_if.add(id(node))
                 nodes.append(node)
             inner = conditional or isinstance(node, (ast.If, ast.IfExp))
             test = node.test if isinstance(node, (ast.If, ast.IfExp, ast.Assert)) else None
             if isinstance(node, ast.Assert):  # (its message is made only when it fails)
                 inner = conditional or node.msg is not None
-            pending.extend((child, conditional if child is test else inner)
-                           for child in child_nodes(node))
+            for name in child_fields(type(node)):
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    pending.extend((child, conditional if child is test else inner)
+                                   for child in value if isinstance(child, node_class))
+                elif isinstance(value, node_class):
+                    pending.append((value, conditional if value is test else inner))
         return sorted(nodes, key=position)
 
 

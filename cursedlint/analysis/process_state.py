@@ -110,9 +110,9 @@ def _process_classes(context) -> dict[str, ast.ClassDef]:
     for statement in context.tree.body:
         if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
             counts[statement.name] = counts.get(statement.name, 0) + 1
-        if isinstance(statement, ast.ClassDef) and any(
-                context.qualified_name(base) in _PROCESS_BASES for base in statement.bases
-        ) and any(isinstance(item, FUNCTIONS) and item.name == "run" for item in statement.body):
+        if isinstance(statement, ast.ClassDef) and any(  # (`run` first: no scope analysis)
+                isinstance(item, FUNCTIONS) and item.name == "run" for item in statement.body
+        ) and any(context.qualified_name(base, _PROCESS_BASES) for base in statement.bases):
             found[statement.name] = statement
     return {name: node for name, node in found.items() if counts[name] == 1}
 

@@ -30,7 +30,7 @@ from cursedlint.analysis.python_modules import (
 from cursedlint.findings import Step
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
-from cursedlint.python.context import STATEMENT_BLOCKS, child_fields, child_nodes
+from cursedlint.python.context import STATEMENT_BLOCKS, child_fields
 
 MODULE = "<module>"
 """The qualified name under which a module's own statements are summarized."""
@@ -341,9 +341,10 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
     bound: dict[str, tuple[str, ...] | None] = {}  # local -> the names it may hold
     through_locals: list[ast.Call] = []
     pending = list(function.body)
+    node_class = ast.AST
     while pending and count < MAX_CALLS:
         node = pending.pop()
-        if isinstance(node, (*_FUNCTIONS, ast.Lambda, ast.ClassDef)):
+        if isinstance(node, _SCOPES):
             continue
         if isinstance(node, ast.Call):
             name = dotted(node.func)
@@ -356,7 +357,12 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
                 through_locals.append(node)
         elif isinstance(node, _BINDINGS):
             _note_binding(node, bound)
-        pending.extend(child_nodes(node))
+        for name in child_fields(type(node)):  # (`child_nodes` inlined)
+            value = getattr(node, name, None)
+            if type(value) is list:
+                pending.extend(child for child in value if isinstance(child, node_class))
+            elif isinstance(value, node_class):
+                pending.append(value)
     for node in through_locals:
         if isinstance(function, ast.Module) and isinstance(node.func, ast.Name):
             continue  # a module's names may be rebound by any importer: only its instances

@@ -171,12 +171,12 @@ class ThreadStarts:
             return  # (no function here or in the project begins one)
         here = self.context.source.path
         for call in calls:
-            if id(call) in starts:
-                continue
+            if id(call) in starts or local and not self._starting_around(call):
+                continue  # (asked first where each call's callee would be looked up)
             callee = self.uses.callee(call) if local else None
             if callee is not None:
                 found = self.uses.first(body_of(callee), check)
-                if found is None or not self._starting_around(call):
+                if found is None:
                     continue
                 node, what, path = found
                 steps = self.uses.steps_for(node) or (
