@@ -31,7 +31,9 @@ types are not read (a struct's field order would need its declaration, often in 
 header): such a store is missed, never invented.
 
 A store of a name (`fn`, `&fn`, a cast of one, or a symbol loaded by a literal name,
-`(T)dlsym(lib, "fn")`) records the name: a function, or a variable or
+`(T)dlsym(lib, "fn")`, or by a function of the project that returns what `dlsym` loads by
+its parameter's name, `(T)load(lib, "fn")`; into a field, or a data member from one of its
+class's member functions, `fn_ = ...`) records the name: a function, or a variable or
 macro that no rule knows, which then keeps the field from agreeing. Where the name is a
 parameter of the enclosing function, the store is a parameter flow (`FieldFlows.parameters`),
 resolved against the calls that pass the file's functions (defined or declared at file scope)
@@ -104,7 +106,13 @@ class FieldFlows(Struct, frozen=True):
     stored through `&funcptr`); `loaded` [(macro, name position, target position, name,
     field, line)] for the file's calls of a macro given a literal name and a field
     (`LOAD_SYM(h, "ibv_fork_init", tbl->fork_init)`), which store the name in the field
-    where the project defines the macro as such a loader."""
+    where the project defines the macro as such a loader; `loader_functions` function ->
+    name position for the file's functions returning what `dlsym` loads by the name a
+    parameter gives (`void *load(void *h, const char *name)`); `loaded_calls` [(function,
+    name position, name, field, line)] for the file's stores of a call of another function
+    given a literal name (`f = (T)load(h, "ibv_reg_mr")`, of a member too), which store the
+    name where the project defines the function as such a loader, and make the field unknown
+    elsewhere."""
 
     stores: dict[str, list[tuple[str, int]]] = {}
     unknown: list[str] = []
@@ -113,10 +121,13 @@ class FieldFlows(Struct, frozen=True):
     defined: list[str] = []  # the functions the file defines at file scope
     loaders: dict[str, tuple[int, int]] = {}
     loaded: list[tuple[str, int, int, str, str, int]] = []
+    loader_functions: dict[str, int] = {}
+    loaded_calls: list[tuple[str, int, str, str, int]] = []
 
     def __bool__(self) -> bool:
         return bool(self.stores or self.unknown or self.parameters or self.passes
-                    or self.loaders or self.loaded)
+                    or self.loaders or self.loaded or self.loader_functions
+                    or self.loaded_calls)
 
 
 class Candidate(Struct, frozen=True):
@@ -318,6 +329,119 @@ class _Flows:
         text = self.context.text(given[1])
         return text[1:-1] if text.isascii() and text[1:-1].isidentifier() else None
 
+    def _loading_call(self, value) -> tuple[str, int, str] | None:
+        """(function, literal position, name) where a value is a call of a plain function of
+        another name than the loaders given a literal that names a function
+        (`(T)load(h, "ibv_reg_mr")`): a load where the project defines it as a loader."""
+        call = unwrapped(value)
+        function = call.child_by_field_name("function") if call is not None \
+            and call.type == "call_expression" else None
+        if function is None or function.type != "identifier":
+            return None
+        for position, given in enumerate(arguments(call)):
+            text = self.context.text(given) if given.type == "string_literal" else ""
+            if text[1:-1].isidentifier() and text.isascii():
+                return self.context.text(function), position, text[1:-1]
+        return None
+
+    def _loader_functions(self) -> dict[str, int]:
+        """`FieldFlows.loader_functions`: the file's plain functions that call a loader with
+        a parameter as the name and return its result (directly, or through the one local
+        it is given to, every `return` returning that local)."""
+        data = self.context.source.data
+        if b"dlsym" not in data and b"dlvsym" not in data:
+            return {}
+        found = {}
+        for _, leaf in self.context.tokens(_LOADERS):
+            call = self.context.call_of(leaf)
+            given = arguments(call) if call is not None else []
+            name = unwrapped(given[1]) if len(given) > 1 else None
+            scope = next((node for node in self.context.ancestors(leaf)
+                          if node.type in _SCOPES), None)
+            plain = plain_function(scope) if scope is not None \
+                and scope.type == "function_definition" else None
+            if plain is None or name is None or name.type != "identifier":
+                continue
+            parameters = self._parameters(plain[1])
+            if self.context.text(name) in parameters and self._returns(call, plain[2]):
+                found[self.context.text(plain[0])] = parameters.index(self.context.text(name))
+        return found
+
+    def _returns(self, call, body) -> bool:
+        """Whether the function of `body` returns the value of `call`: `return call;`, or
+        `T sym = call;` with every `return` returning `sym`."""
+        parent = self.context.parent(call)
+        while parent is not None and parent.type in ("cast_expression",
+                                                     "parenthesized_expression"):
+            parent = self.context.parent(parent)
+        if parent is not None and parent.type == "return_statement":
+            return True
+        local = declared_name(self.context, parent) if parent is not None \
+            and parent.type == "init_declarator" else ""
+        returned = [node.named_children[0] if node.named_children else None
+                    for node in self.context.descendants(body)
+                    if node.type == "return_statement"]
+        return bool(local) and bool(returned) and all(
+            value is not None and value.type == "identifier"
+            and self.context.text(value) == local for value in returned)
+
+    def _member_stores(self):
+        """(field, its leaf, value) for each `f = value` in a member function of a class that
+        declares the member `f`, the value a loader's call given a literal name
+        (`devx_umem_reg = (T)load(h, "mlx5dv_devx_umem_reg");`)."""
+        spans = [match.span(1) for match in _LITERAL_NAME.finditer(self.context.source.data)]
+        for _, _, leaf in self.context.at(spans) if self.context.language == CPP else ():
+            literal = leaf if leaf.type == "string_literal" else self.context.parent(leaf)
+            listed = self.context.parent(literal) if literal is not None else None
+            call = self.context.parent(listed) if listed is not None else None
+            if literal is None or literal.type != "string_literal" or listed.type != \
+                    "argument_list" or call is None or call.type != "call_expression":
+                continue
+            value = call
+            assignment = self.context.parent(value)
+            while assignment is not None and assignment.type in ("cast_expression",
+                                                                 "parenthesized_expression"):
+                value, assignment = assignment, self.context.parent(assignment)
+            target = assignment.child_by_field_name("left") if assignment is not None \
+                and assignment.type == "assignment_expression" else None
+            if target is None or target.type != "identifier" or \
+                    assignment.child_by_field_name("right") != value:
+                continue
+            name = self.context.text(target)
+            if name in self._class_members(target):
+                yield name, target, value
+
+    def _class_members(self, node) -> frozenset[str]:
+        """The data members the class declares whose member function holds `node` (none
+        outside one, and where a local or parameter of the function has the name)."""
+        from cursedlint.analysis.c_syntax import method_class
+
+        scope = next((found for found in self.context.ancestors(node)
+                      if found.type == "function_definition"), None)
+        owner = method_class(self.context, scope) if scope is not None else ""
+        members = self._members.get(owner, frozenset()) if owner else frozenset()
+        name = self.context.text(node)
+        if name not in members or name in self._parameters(
+                function_declarator(scope.child_by_field_name("declarator"))):
+            return frozenset()
+        return members
+
+    @cached_property
+    def _members(self) -> dict[str, frozenset[str]]:
+        """Class name -> the names of the data members its body declares."""
+        found: dict[str, set[str]] = {}
+        for node in self.context.descendants(self.context.root):
+            if node.type not in ("class_specifier", "struct_specifier"):
+                continue
+            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            for member in body.named_children if name is not None and body is not None else ():
+                if member.type == "field_declaration":
+                    found.setdefault(self.context.text(name), set()).update(
+                        declared_name(self.context, declarator) for declarator
+                        in member.children_by_field_name("declarator")
+                        if function_declarator(declarator) is None)
+        return {owner: frozenset(names - {""}) for owner, names in found.items()}
+
     def _function(self, value) -> str | None:
         """The function of the file an expression names, else None."""
         name = self._named(value)
@@ -328,6 +452,7 @@ class _Flows:
         stores: dict[str, list[tuple[str, int]]] = {}
         unknown: set[str] = set()
         parameters: dict[str, list[tuple[int, str, int]]] = {}
+        loaded_calls: list[tuple[str, int, str, str, int]] = []
         for field, leaf, value in self._stores():
             found = self._parameter(leaf, value)
             line = leaf.start_point[0] + 1
@@ -335,16 +460,22 @@ class _Flows:
                 parameters.setdefault(found[0], []).append((found[1], field, line))
                 continue
             function = self._named(value)
+            called = self._loading_call(value) if function is None else None
             if function is not None:
                 stores.setdefault(field, []).append((function, line))
+            elif called is not None:
+                loaded_calls.append((*called, field, line))
             elif not self._harmless(value, field):
                 unknown.add(field)
         unknown.update(self._scanned[1])
         unknown.update(self._methods())
         passes, loaders, loaded = self._passes(), self._loaders(), self._loaded_by_macros()
+        loader_functions = self._loader_functions()
         defined = sorted(self._declared[0]) if (
-            stores or unknown or parameters or passes or loaders or loaded) else []
-        return FieldFlows(stores, sorted(unknown), parameters, passes, defined, loaders, loaded)
+            stores or unknown or parameters or passes or loaders or loaded or loader_functions
+            or loaded_calls) else []
+        return FieldFlows(stores, sorted(unknown), parameters, passes, defined, loaders, loaded,
+                          loader_functions, loaded_calls)
 
     def _loaders(self) -> dict[str, tuple[int, int]]:
         """Macro -> (name position, target position) for the file's loader macros."""
@@ -430,6 +561,7 @@ class _Flows:
                 continue
             if value is not None:
                 yield self.context.text(leaf), leaf, value
+        yield from self._member_stores()
         for name, leaf in self.context.tokens(pointer_variables(self.context)):
             assignment = self.context.parent(leaf)
             if leaf.type == "identifier" and assignment is not None \
@@ -577,8 +709,9 @@ class FunctionPointerGraph:
         """The fields some function is stored in (directly, through a parameter, or a
         loader macro)."""
         return {*self._index["stores"], *self._index["parameters"], *self._index["loaded"],
-                *self._index_own["stores"], *self._index_own["parameters"],
-                *self._index_own["loaded"]}
+                *self._index["loaded_calls"], *self._index_own["stores"],
+                *self._index_own["parameters"], *self._index_own["loaded"],
+                *self._index_own["loaded_calls"]}
 
     def candidates(self, field: str) -> list[Candidate]:
         """Every function stored in `field`, directly, through a parameter, or by a loader
@@ -590,17 +723,28 @@ class FunctionPointerGraph:
                      in self._entries("loaded", field)
                      if any(entry[1:] == (position, target)
                             for entry in self._entries("loaders", macro)))
+        found.extend(Candidate(function, path, line)
+                     for path, loader, position, function, line
+                     in self._entries("loaded_calls", field) if self._loads(loader, position))
         for store_path, callee, position, line in self._entries("parameters", field):
             found.extend(Candidate(function, path, passed, (store_path, line, callee))
                          for path, function, passed
                          in self._entries("passes", (callee, position)))
         return found
 
+    def _loads(self, function: str, position: int) -> bool:
+        """Whether the project's definitions of `function` all load by the name at
+        `position` (`FieldFlows.loader_functions`)."""
+        defined = self._entries("loader_functions", function)
+        return bool(defined) and all(entry[1] == position for entry in defined)
+
     def callees(self, field: str) -> list[Candidate] | None:
         """The candidates of a call through `field`, or None where it gives no edge: a value
         that is not a function stored in it, none, or more than `MAX_CANDIDATES`."""
-        if self._entries("unknown", field):
-            return None
+        if self._entries("unknown", field) or not all(
+                self._loads(loader, position)
+                for _, loader, position, _, _ in self._entries("loaded_calls", field)):
+            return None  # (a value no function, or a call of no loader the project defines)
         found = self.candidates(field)
         if not found or len({candidate.function for candidate in found}) > MAX_CANDIDATES:
             return None
@@ -659,10 +803,13 @@ class FunctionPointerGraph:
                 if any(function in functions for _, function, _ in passes)}
 
     def loader_macros(self, functions: set[str]) -> set[str]:
-        """The macros the project calls to load one of `functions` into a field (the files
-        defining them are worth reading: they say whether the macro is a loader)."""
-        return {macro for entries in self._index["loaded"].values()
-                for _, macro, _, _, function, _ in entries if function in functions}
+        """The macros and functions the project calls to load one of `functions` into a
+        field (the files defining them are worth reading: they say whether it is a
+        loader)."""
+        return {*(macro for entries in self._index["loaded"].values()
+                  for _, macro, _, _, function, _ in entries if function in functions),
+                *(loader for entries in self._index["loaded_calls"].values()
+                  for _, loader, _, function, _ in entries if function in functions)}
 
     def holding(self, functions: set[str]) -> set[str]:
         """The fields some candidate of which is one of `functions`."""
@@ -672,7 +819,8 @@ class FunctionPointerGraph:
 
 def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
     index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
-                              "defined": {}, "loaders": {}, "loaded": {}}
+                              "defined": {}, "loaders": {}, "loaded": {},
+                              "loader_functions": {}, "loaded_calls": {}}
     for path, found in sorted(flows):
         for field, stored in found.stores.items():
             index["stores"].setdefault(field, []).extend(
@@ -691,6 +839,11 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
         for macro, position, target, function, field, line in found.loaded:
             index["loaded"].setdefault(field, []).append(
                 (path, macro, position, target, function, line))
+        for function, position in found.loader_functions.items():
+            index["loader_functions"].setdefault(function, []).append((path, position))
+        for loader, position, function, field, line in found.loaded_calls:
+            index["loaded_calls"].setdefault(field, []).append(
+                (path, loader, position, function, line))
     return index
 
 
