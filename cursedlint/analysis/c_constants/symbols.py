@@ -470,8 +470,6 @@ def macro_writes_parameter(context, definition, position: int) -> bool | None:
         if not names or names[-1] != "__VA_ARGS__":
             return True  # (more arguments than it takes: not this macro's call)
         position = len(names) - 1
-    elif names[position] == "__VA_ARGS__" and position < len(names) - 1:
-        return True
     body = definition.child_by_field_name("value")
     text = _CONTINUATION.sub(b" ", context.source.data[body.start_byte:body.end_byte]).decode(
         "utf-8", "surrogateescape") if body is not None else ""
@@ -482,9 +480,9 @@ _NOT_CALLS = frozenset({"if", "while", "switch", "return", "sizeof", "for", "def
 
 
 def _written_in(text: str, name: str) -> bool:
-    """Whether a macro body may write the parameter `name` (`macro_writes_parameters`). Each
-    pattern starts with the parameter's own spelling (linear in the body; a body of long
-    names is searched once per pattern)."""
+    """Whether a macro body may write the parameter `name` (`macro_writes_parameter`), in
+    time linear in the body (an argument's callee is looked for in the 256 characters before
+    it, not by a pattern tried at every position)."""
     word = re.escape(name)
     alone = rf"(?:\(\s*{word}\s*\)|(?<![\w.>]){word}(?!\w))"  # (`a` or `(a)`)
     if re.search(rf"{alone}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=|##)"
