@@ -16,7 +16,7 @@ import sys
 import textwrap
 
 PRELUDE = """\
-import multiprocessing as mp, os, sys, tempfile, traceback
+import multiprocessing as mp, os, pickle, sys, tempfile, traceback
 import torch
 
 def outcome(job, *args):
@@ -60,6 +60,9 @@ def save_staged(path):
     torch.save(STAGED, path)
     assert torch.load(path).sum().item() == STAGED.sum().item()
 
+def unpickled(task, *args):  # a pool worker's step, inside the job: its error is reported
+    return pickle.loads(task)(*args)
+
 class Holder:  # an object whose bound method is a task: pickled with it, its tensor too
     def __init__(self, device):
         self.weight = torch.ones(4, device=device)
@@ -98,9 +101,12 @@ CASES = {
     "counted_parent_cuda_child": "torch.cuda.device_count(); outcome(cuda_tensor)",
     # B'': CPU work in the child, given as a bound method of an object holding a CUDA tensor
     # (a pool pickles each task: the child rebuilds the tensor on the device); and its control
-    "cuda_parent_cuda_argument_child": "holder = Holder('cuda'); outcome(holder.tokenize, 'a b')",
+    # (the task is unpickled inside the job, as a pool worker unpickles it before running it:
+    # a worker that fails there dies, and the pool waits for its result for ever)
+    "cuda_parent_cuda_argument_child": "holder = Holder('cuda'); "
+                                       "outcome(unpickled, pickle.dumps(holder.tokenize), 'a b')",
     "cuda_parent_cpu_argument_child": "parent_cuda_work(); holder = Holder('cpu'); "
-                                      "outcome(holder.tokenize, 'a b')",
+                                      "outcome(unpickled, pickle.dumps(holder.tokenize), 'a b')",
     # D: no CUDA in the parent, CUDA work in the child
     "plain_parent_cuda_child": "outcome(cuda_tensor)",
     # importing torch and building CPU tensors creates no CUDA state
@@ -157,8 +163,9 @@ tensors its parent staged in pinned host memory (a non-blocking copy to the CPU,
 into `pin_memory=True`), with or without an NCCL group (same machine, same day: the staged
 cases). A child doing CPU work breaks too where its task is a bound method of an object that
 holds a CUDA tensor: the pool pickles the task and the child rebuilds the tensor on the device
-(cuda_parent_cuda_argument_child, same machine, 2026-11-28, session 21: observed with the
-same program inline; CUR102 does not read task arguments yet)."""
+(cuda_parent_cuda_argument_child, same machine, 2026-11-28, session 21; the task unpickled
+inside the job, where a pool unpickles it before the job: a worker failing there dies and the
+pool hangs, which is how the pool itself shows it; CUR102 does not read task arguments yet)."""
 
 
 def kind(outcome: str) -> str:
