@@ -8,6 +8,7 @@ from functools import cached_property
 from itertools import islice
 from typing import Any
 
+from cursedlint.analysis.c_conditions import COMPARISONS
 from cursedlint.analysis.c_constants.flow import FlowRules
 from cursedlint.analysis.c_constants.symbols import SymbolRules
 from cursedlint.analysis.c_constants.syntax import (
@@ -20,10 +21,6 @@ from cursedlint.analysis.c_constants.types import (
 from cursedlint.python.consteval import UNKNOWN
 
 
-_COMPARISONS = {
-    "<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__,
-    "==": int.__eq__, "!=": int.__ne__,
-}
 _ARITHMETIC = {
     "+": int.__add__, "-": int.__sub__, "*": int.__mul__,
     "&": int.__and__, "|": int.__or__, "^": int.__xor__,
@@ -187,12 +184,12 @@ class CConstants(TypeRules, SymbolRules, FlowRules):
         if operator in ("<<", ">>"):
             return self._shift(operator, left, right)
         kind = _common(left.type, right.type)
-        result_type = self._truth if operator in _COMPARISONS else kind
+        result_type = self._truth if operator in COMPARISONS else kind
         if kind is None or left.value is UNKNOWN or right.value is UNKNOWN:
             return _Value(UNKNOWN, result_type)
         a, b = kind.convert(left.value), kind.convert(right.value)
-        if operator in _COMPARISONS:
-            return _Value(int(_COMPARISONS[operator](a, b)), result_type)
+        if operator in COMPARISONS:
+            return _Value(int(COMPARISONS[operator](a, b)), result_type)
         if operator in _ARITHMETIC:
             return _Value(kind.result(_ARITHMETIC[operator](a, b)), kind)
         if operator not in ("/", "%") or b == 0:
