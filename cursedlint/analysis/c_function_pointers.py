@@ -72,6 +72,9 @@ _SCOPES = frozenset({"function_definition", "lambda_expression"})
 _VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|(?!dl v?sym\s*\()[A-Za-z_]\w*\s*\()".replace(
     b" ", b"")
 _LOADERS = frozenset({"dlsym", "dlvsym"})
+_LOCAL_DECLARATORS = frozenset({"declaration", "init_declarator", "pointer_declarator",
+                                "reference_declarator", "array_declarator"})
+"""The parents of a name a declaration in a function body declares (a local)."""
 _LOADER_CALL = LazyPattern(
     rb"dl(?<![\w]dl)v?sym\s*\((?:[^,()]|\([^()]*\))+,\s*(\(\s*)?([A-Za-z_]\w*)\s*(?(1)\)\s*)[,)]")
 """A loader's call in a macro's body: the name it loads is a parameter (group 2, perhaps in
@@ -418,12 +421,16 @@ class _Flows:
 
         scope = next((found for found in self.context.ancestors(node)
                       if found.type == "function_definition"), None)
-        owner = method_class(self.context, scope) if scope is not None else ""
+        declarator = function_declarator(scope.child_by_field_name("declarator")) \
+            if scope is not None else None
+        owner = method_class(self.context, scope) if declarator is not None else ""
         members = self._members.get(owner, frozenset()) if owner else frozenset()
         name = self.context.text(node)
-        if name not in members or name in self._parameters(
-                function_declarator(scope.child_by_field_name("declarator"))):
-            return frozenset()
+        if name not in members or name in self._parameters(declarator) or any(
+                self.context.parent(leaf) is not None
+                and self.context.parent(leaf).type in _LOCAL_DECLARATORS
+                for _, leaf in self.context.tokens((name,), scope)):
+            return frozenset()  # (the name of a parameter or a local of the function)
         return members
 
     @cached_property

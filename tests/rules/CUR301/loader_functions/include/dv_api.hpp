@@ -33,3 +33,17 @@ struct DvApi {
     return api;
   }
 };
+
+// A table whose load() keeps the symbol in a local of the member's name: the member stays
+// unset.
+struct ProbeApi {
+  using umem_reg_t = struct mlx5dv_devx_umem *(*)(struct ibv_context *, void *, size_t, uint32_t);
+
+  umem_reg_t trial_reg = nullptr;
+
+  bool load(void *library) {
+    umem_reg_t trial_reg = (umem_reg_t)dv_symbol(library, "mlx5dv_devx_umem_reg");
+    trial_reg = (umem_reg_t)dv_symbol(library, "mlx5dv_devx_umem_reg");
+    return trial_reg != nullptr;
+  }
+};

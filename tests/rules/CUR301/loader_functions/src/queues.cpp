@@ -29,3 +29,7 @@ struct mlx5dv_devx_umem *queue_probe(struct ibv_context *context, Queue *queue) 
 int queue_destroy(Queue *queue) {
   return DvApi::get().umem_dereg(queue->doorbell_umem);  // ok: CUR301
 }
+
+struct mlx5dv_devx_umem *queue_trial(struct ibv_context *context, ProbeApi *api, Queue *queue) {
+  return api->trial_reg(context, queue->doorbell, 8, 0);  // ok: CUR301 (a local was loaded)
+}
