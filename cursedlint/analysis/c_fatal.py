@@ -64,8 +64,10 @@ _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 _PREVIOUS = re.compile(rb"\s*(?:[;{}:)]|esle(?!\w))")  # a statement starts after it (backwards)
 _NOT_CALLED = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof"})
 _CALLING_MACRO = re.compile(
-    rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)[ \t]*(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?"
+    rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)(?:[ \t]|\\\r?\n)*"
+    rb"(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?"
     rb"(?:\(void\)[ \t]*)?[A-Za-z_]\w*[ \t]*\(")  # a function-like macro whose body calls first
+"""(The body may start on a continued line: `#define RAISE(...) \\` then `do { ... }`.)"""
 _WRITTEN_AFTER = re.compile(rb"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
 _WRITTEN_BEFORE = re.compile(rb"\s*(?:&|\+\+|--)")  # read backwards
 _FORWARDING = 4  # forwards followed in a chain
@@ -306,9 +308,9 @@ def _macro(context, definition, enders: _Enders) -> tuple[str, Fatal | None]:
 def _macro_block(context, definition, text: bytes) -> tuple[list[str], object]:
     """A function-like macro's parameters, and the block its body (`text`) makes (None where
     it has none, jumps, or does not read as statements)."""
-    names = macro_parameters(context, definition)
+    names = macro_parameters(context, definition)  # (none for `(...)`: its calls still count)
     return names, _macro_body(text, context.language) \
-        if names and not _JUMP_WORDS.search(text) else None
+        if not _JUMP_WORDS.search(text) else None
 
 
 class Forward(Struct, frozen=True):
@@ -349,8 +351,9 @@ def forwards(context, handlers: dict[str, Fatal]) -> dict[str, tuple[Forward, ..
 def _forwarding(context, block, parameters: list[str], line: int, handlers: dict
                 ) -> tuple[Forward, ...]:
     """The forwards of a macro's block: its own call statements, up to the first that is
-    not one, whose arguments state conditions on the parameters (expressions: a macro's
-    parameter is not changed by its body)."""
+    not one, with the conditions their arguments state on the parameters (expressions: a
+    macro's parameter is not changed by its body); a call stating none ends the process
+    where its callee always does (`shmem_abort(1, "...")` in an error macro)."""
     made = []
     enders = _Enders(context, {}, {}, literal)
     for statement in block.named_children:
@@ -358,10 +361,11 @@ def _forwarding(context, block, parameters: list[str], line: int, handlers: dict
             break
         call = _called(statement)
         called = callee(context, call) if call is not None else ""
-        given = tuple(_over(argument, parameters, enders) for argument in arguments(call)) \
-            if called and called not in handlers and called not in ABORTS | EXITS else ()
-        if any(given):
-            made.append(Forward(called, line, given, tuple(parameters)))
+        if not called or called in handlers or called in ABORTS | EXITS:
+            continue
+        made.append(Forward(called, line, tuple(_over(argument, parameters, enders)
+                                                for argument in arguments(call)),
+                            tuple(parameters)))
     return tuple(made)
 
 
