@@ -55,7 +55,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
     ARGUMENT_NAME, arguments, declared_name, file_scope_items, function_declarator,
-    macro_parameters, parameter_names, plain_function, unwrapped,
+    macro_parameters, method_class, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
 from cursedlint.languages import CPP
@@ -327,10 +327,9 @@ class _Flows:
         function = call.child_by_field_name("function")
         given = arguments(call)
         if function is None or self.context.text(function).lstrip(":") not in _LOADERS \
-                or len(given) < 2 or given[1].type != "string_literal":
+                or len(given) < 2:
             return None
-        text = self.context.text(given[1])
-        return text[1:-1] if text.isascii() and text[1:-1].isidentifier() else None
+        return self._literal_name(given[1])
 
     def _loading_call(self, value) -> tuple[str, int, str] | None:
         """(function, literal position, name) where a value is a call of a plain function of
@@ -342,9 +341,9 @@ class _Flows:
         if function is None or function.type != "identifier":
             return None
         for position, given in enumerate(arguments(call)):
-            text = self.context.text(given) if given.type == "string_literal" else ""
-            if text[1:-1].isidentifier() and text.isascii():
-                return self.context.text(function), position, text[1:-1]
+            name = self._literal_name(given)
+            if name is not None:
+                return self.context.text(function), position, name
         return None
 
     def _loader_functions(self) -> dict[str, int]:
@@ -392,14 +391,7 @@ class _Flows:
         """(field, its leaf, value) for each `f = value` in a member function of a class that
         declares the member `f`, the value a loader's call given a literal name
         (`devx_umem_reg = (T)load(h, "mlx5dv_devx_umem_reg");`)."""
-        spans = [match.span(1) for match in _LITERAL_NAME.finditer(self.context.source.data)]
-        for _, _, leaf in self.context.at(spans) if self.context.language == CPP else ():
-            literal = leaf if leaf.type == "string_literal" else self.context.parent(leaf)
-            listed = self.context.parent(literal) if literal is not None else None
-            call = self.context.parent(listed) if listed is not None else None
-            if literal is None or literal.type != "string_literal" or listed.type != \
-                    "argument_list" or call is None or call.type != "call_expression":
-                continue
+        for _, call in self._literal_arguments if self.context.language == CPP else ():
             value = call
             assignment = self.context.parent(value)
             while assignment is not None and assignment.type in ("cast_expression",
@@ -417,8 +409,6 @@ class _Flows:
     def _class_members(self, node) -> frozenset[str]:
         """The data members the class declares whose member function holds `node` (none
         outside one, and where a local or parameter of the function has the name)."""
-        from cursedlint.analysis.c_syntax import method_class
-
         scope = next((found for found in self.context.ancestors(node)
                       if found.type == "function_definition"), None)
         declarator = function_declarator(scope.child_by_field_name("declarator")) \
@@ -498,20 +488,34 @@ class _Flows:
                 found[macro] = (names.index(symbol), names.index(targets[0]))
         return found
 
-    def _loaded_by_macros(self) -> list[tuple[str, int, int, str, str, int]]:
-        """(macro, name position, target position, name, field, line) for each call of a
-        plain name given a string literal that names a function and a field (`x->f`,
-        `x.f`) or a pointer to a function the file declares (`pointer_variables`, kept as a
-        field of that name): a store where the project defines the macro as a loader."""
+    @cached_property
+    def _literal_arguments(self) -> list[tuple[object, object]]:
+        """(literal, call) for each string literal holding a name given to a call
+        (`_LITERAL_NAME`, then the tree): where a loader macro or function may load it."""
         found = []
         spans = [match.span(1) for match in _LITERAL_NAME.finditer(self.context.source.data)]
         for _, _, leaf in self.context.at(spans):
             literal = leaf if leaf.type == "string_literal" else self.context.parent(leaf)
             given = self.context.parent(literal) if literal is not None else None
             call = self.context.parent(given) if given is not None else None
-            if literal is None or literal.type != "string_literal" or given.type != \
-                    "argument_list" or call is None or call.type != "call_expression" \
-                    or call.child_by_field_name("function").type != "identifier":
+            if literal is not None and literal.type == "string_literal" and given.type == \
+                    "argument_list" and call is not None and call.type == "call_expression":
+                found.append((literal, call))
+        return found
+
+    def _literal_name(self, node) -> str | None:
+        """The name a string literal holds (`"ibv_reg_mr"`), else None."""
+        text = self.context.text(node) if node.type == "string_literal" else ""
+        return text[1:-1] if text.isascii() and text[1:-1].isidentifier() else None
+
+    def _loaded_by_macros(self) -> list[tuple[str, int, int, str, str, int]]:
+        """(macro, name position, target position, name, field, line) for each call of a
+        plain name given a string literal that names a function and a field (`x->f`,
+        `x.f`) or a pointer to a function the file declares (`pointer_variables`, kept as a
+        field of that name): a store where the project defines the macro as a loader."""
+        found = []
+        for literal, call in self._literal_arguments:
+            if call.child_by_field_name("function").type != "identifier":
                 continue
             values = arguments(call)
             position, name = values.index(literal), self.context.text(literal)[1:-1]

@@ -652,7 +652,7 @@ class MemoryProvenance:
         if function is None or function.type != "identifier":
             return True
         written = self.macro_writes(self.context.text(function), call, [
-            child.id for child in parent.named_children].index(node.id))
+            argument.id for argument in arguments(call)].index(node.id))
         return written is None or written
 
     def _sources(self, name: str, scope) -> list[tuple[str, object]]:

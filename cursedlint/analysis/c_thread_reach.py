@@ -52,8 +52,9 @@ _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
 JOINS = frozenset({"join", "pthread_join"})
 _VECTOR = re.compile(r"\bvector\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
 _THREAD_ELEMENT = re.compile(r"\s*(?:std::)?j?thread\s*")
-_THREAD_OBJECT = re.compile(r"(?<![\w:<])(?:std::)?j?thread\s+(\w+)\s*[;{=]")
 """Calls that wait for a thread: `t.join()`, `pthread_join(t, ...)`."""
+_THREAD_OBJECT = re.compile(r"(?<![\w:<])(?:std::)?j?thread\s+(\w+)\s*[;{=]")
+"""A thread object's declaration (`std::thread worker_;`): its name."""
 _READ = frozenset({"call_expression", "new_expression", "declaration"})
 """The nodes of a function's body its facts come from: calls, and declarations of threads."""
 
