@@ -477,8 +477,8 @@ process, and those parsed here from a stored summary."""
 
 def _remember(context, text: str) -> None:
     """Keep the context of a header just summarized for the files that include it."""
-    key = (context.source.path, _digest(text.encode("utf-8", "surrogateescape")),
-           context.language)
+    key = (os.path.abspath(context.source.path),  # (as the index names it)
+           _digest(text.encode("utf-8", "surrogateescape")), context.language)
     _CONTEXTS.setdefault(key, context)
 
 
