@@ -32,6 +32,7 @@ from cursedlint.analysis.c_syntax import (
 from cursedlint.languages import C, CPP
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
+from cursedlint.triggers.byte_search import WholeWords
 
 PAGE_ALLOCATOR_NAMES = ("_aligned_malloc", "aligned_alloc", "cudaHostAlloc", "cudaMallocHost",
                         "hipHostMalloc", "memalign", "mmap", "mmap64", "posix_memalign",
@@ -311,9 +312,8 @@ class PageAllocatorIndex(Indexer):
                 *(name for found in facts.values() for name in found.allocators), *allocators}
 
     def pattern(self, words, first_round):
-        if first_round:  # a call of a page allocator, or a macro standing for a C allocator
-            return re.compile(super().pattern(PAGE_ALLOCATOR_NAMES, first_round).pattern + b"|"
-                              + _LIBRARY_ALIAS.pattern)
+        if first_round:  # a page allocator's name, or a macro standing for a C allocator
+            return WholeWords([name.encode() for name in PAGE_ALLOCATOR_NAMES], _LIBRARY_ALIAS)
         names = "|".join(re.escape(word) for word in sorted(words))
         return re.compile(  # (or a call of one given `(void **)name` first: a chain)
             rf"#[ \t]*define[ \t]+(?:(?:{names})\(|\w+\([^()\n]*\)[ \t]*(?:{names})\()|"
