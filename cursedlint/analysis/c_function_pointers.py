@@ -67,6 +67,17 @@ MAX_CANDIDATES = 8
 providers is resolved; a generic `fn`/`cb` field of a dispatcher is not)."""
 
 _NULLS = frozenset({"NULL", "nullptr", "0"})
+_HOLD_NO_CLASS_BODY = frozenset({
+    "compound_statement",  # a function's body (its local classes are not the file's)
+    "identifier", "type_identifier", "field_identifier", "primitive_type", "number_literal",
+    "string_literal", "comment", "storage_class_specifier", "type_qualifier",
+    "parameter_list", "pointer_declarator", "function_declarator", "reference_declarator",
+    "array_declarator", "init_declarator", "initializer_list", "enumerator_list",
+    "preproc_def", "preproc_function_def", "preproc_include", "preproc_call", "preproc_arg",
+    "preproc_params", "bitfield_clause"})
+"""Nodes no class body that declares methods is inside, outside a function's body (a C++
+class cannot be defined in a parameter's type or a declarator): `_methods` walks no further
+(half the nodes of the C/C++ worst case's headers)."""
 _SCOPES = frozenset({"function_definition", "lambda_expression"})
 """The scopes whose parameters a stored name may be (the nearest one decides)."""
 _VALUE_KNOWN_BY_BYTES = rb"(?:[1-9\"'{-]|0[\dxXbB.]|(?!dl v?sym\s*\()[A-Za-z_]\w*\s*\()".replace(
@@ -297,8 +308,8 @@ class _Flows:
         while pending:
             node = pending.pop()
             for child in node.named_children:
-                if child.type == "compound_statement":
-                    continue  # a function's body
+                if child.type in _HOLD_NO_CLASS_BODY:
+                    continue
                 if node.type == "field_declaration_list" and child.type in (
                         "field_declaration", "function_definition", "declaration"):
                     found.update(declared_name(self.context, declarator)
