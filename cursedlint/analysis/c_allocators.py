@@ -27,7 +27,7 @@ from functools import partial
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    file_scope_items, parameter_names, plain_function, scope_of, unwrapped,
+    file_scope_items, line_macros, parameter_names, plain_function, scope_of, unwrapped,
 )
 from cursedlint.languages import C, CPP
 from cursedlint.patterns import LazyPattern
@@ -51,9 +51,8 @@ malloc(s)`): its calls are theirs, with the macro's leading arguments."""
 _LIBRARY_ALIAS = LazyPattern(
     rb"#[ \t]*define[ \t]+\w+\([^()\n]*\)[ \t]*(?:" + b"|".join(
         name.encode() for name in LIBRARY_ALLOCATOR_NAMES) + rb")\(")
-_ALIAS = LazyPattern(
-    rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^()\n]*)\)[ \t]*(\w+)\(([^()\n]*)\)[ \t]*$", re.M)
-"""A function-like macro whose body is one call: `#define A(x, y) B(x, y, __LINE__)`."""
+_ONE_CALL = LazyPattern(rb"[ \t]*(\w+)\(([^()\n]*)\)[ \t]*")
+"""A function-like macro's body that is one call: `#define A(x, y) B(x, y, __LINE__)`."""
 _STORE_THROUGH = LazyPattern(rb"\*\s*\(?\s*(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\)?\s*=(?!=)")
 """`*out =`, `*(void **)out =`: where a function may store through a pointer parameter."""
 _RETURN = LazyPattern(rb"return(?<![\w$]return)(?![\w$])")
@@ -185,7 +184,11 @@ def _aliases(data: bytes) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
     """(macro -> the function it calls with all its own arguments first; macro -> (the C
     library allocator it calls with its leading arguments alone, how many))."""
     found, library = {}, {}
-    for name, parameters, called, given in _ALIAS.findall(data):
+    for name, parameters, body in line_macros(data):
+        call = _ONE_CALL.fullmatch(body)
+        if call is None:
+            continue
+        called, given = call.groups()
         own = [parameter.strip() for parameter in parameters.split(b",") if parameter.strip()]
         passed = [argument.strip() for argument in given.split(b",")]
         if own == [b"..."]:

@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 
 from cursedlint.analysis.c_syntax import (
     NAMES, arguments, array_dimensions, callee, declarator_kind, function_declarator, leads_to,
-    parameter_names, plain_function, scope_of, unwrapped, within,
+    line_macros, parameter_names, plain_function, scope_of, unwrapped, within,
 )
 from cursedlint.languages import CPP
 from cursedlint.python.consteval import UNKNOWN
@@ -63,8 +63,6 @@ PAGE_ALLOCATOR_NAMES = tuple(sorted(_PAGE_ALLOCATORS | set(_ALIGNED_ALLOCATORS))
 _PAGE_SIZE_CALLS = frozenset({"sysconf", "getpagesize"})
 _PAGE_SIZE_NAME = re.compile(r"page_?(?:size|sz)|pagesize|pgsize|pgsz", re.I)
 # a function-like macro's definition, continuation lines included
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^()\n]*)\)((?:[^\n\\]|\\\r?\n|\\)*)",
-                     re.M)
 _OPERAND = r"[\w.]+(?:->[\w.]+)*"
 # n rounded up to a multiple of a, written without parentheses (`(n + a - 1) / a * a`,
 # `(n + (a - 1)) & ~(a - 1)`, `(n + a - 1) & -a`): the parentheses are dropped before a match
@@ -94,7 +92,7 @@ def rounding_macros(data: bytes, known: dict | None = None) -> dict[str, tuple[i
     value argument its rounded value, `#define ALIGN_SIZE(n, a) n = ...`). A body may call a
     macro of the same file that divides up (`DIVUP(n, a) * a`) or one of `known`."""
     defined = []
-    for name, parameters, body in _DEFINE.findall(data):
+    for name, parameters, body in line_macros(data):
         names = [parameter.strip() for parameter in parameters.decode("latin-1").split(",")]
         defined.append((name.decode("latin-1"), names, _normal(body.decode("latin-1"))))
     divides = {name: (names.index(match["n"]), names.index(match["a"]))

@@ -5,6 +5,7 @@ around a node, and what a declarator declares."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterator
 
 from cursedlint.analysis.c_macros import function_scope
@@ -344,3 +345,27 @@ def _declared(declarator):
             and node.type != "structured_binding_declarator":
         node = inner_declarator(node)
     return node
+
+
+_LINE_DEFINE = LazyPattern(rb"#[ \t]*define[ \t]+(\w+)\(([^()\n]*)\)((?:[^\n\\]|\\\r?\n|\\)*)")
+"""A function-like macro's definition from its `#` (name, parameters, body: to the line's end,
+continued lines included). Led by the `#`, the search skips ahead to each one; a pattern led by
+`^[ \\t]*` under MULTILINE was tried at every byte (0.2 s of the C/C++ worst case's 20 MB)."""
+
+
+@lru_cache(maxsize=4)
+def line_macros(data: bytes) -> tuple[tuple[bytes, bytes, bytes], ...]:
+    """(name, parameters, body) of each function-like macro `data` defines on a line of its own
+    (`#` after blanks alone), in order: as `^[ \\t]*#[ \\t]*define ...` under MULTILINE
+    finds them (several analyses of one file read them)."""
+    found = []
+    at = 0
+    while (match := _LINE_DEFINE.search(data, at)) is not None:
+        start = match.start()
+        line = data.rfind(b"\n", 0, start) + 1
+        if data[line:start].strip(b" \t"):
+            at = start + 1  # (not a directive: a define at a line's start may follow)
+            continue
+        found.append(match.groups())
+        at = match.end()
+    return tuple(found)
