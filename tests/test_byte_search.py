@@ -55,19 +55,3 @@ def test_page_allocators_first_round_as_the_default_pattern_and_alias_macros():
         assert bool(pattern.search(data)) is found, data
         assert (default.search(data) is not None) is (found and b"define" not in data), data
 
-
-def test_line_macros_are_the_function_like_defines_at_a_line_start():
-    from cursedlint.analysis.c_syntax import line_macros
-
-    data = (b"#define ROUND_UP(n, a) (((n) + (a) - 1) / (a) * (a))\n"
-            b"  #  define ALLOC(n) malloc(n)\n"
-            b"int x; #define NOT_ONE(a) \\\n"
-            b"#define AFTER(a) (a)\n"  # a continued line's next line that starts a define
-            b"#define LONG(a, b) f(a, \\\n    b)\r\n"
-            b"#define PLAIN 1\n")
-    assert line_macros(data) == (
-        (b"ROUND_UP", b"n, a", b" (((n) + (a) - 1) / (a) * (a))"),
-        (b"ALLOC", b"n", b" malloc(n)"),
-        (b"AFTER", b"a", b" (a)"),
-        (b"LONG", b"a, b", b" f(a, \\\n    b)\r"),
-    )

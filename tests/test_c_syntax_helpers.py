@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from cursedlint.analysis.c_syntax import (
-    assigns, declared_name, defined_functions, function_declarator, plain_function, unwrapped,
+    assigns, declared_name, defined_functions, function_declarator, line_macros, plain_function,
+    unwrapped,
     wrappers, writes,
 )
 from cursedlint.c.context import CContext, parse
@@ -159,3 +160,18 @@ def test_names_found_from_the_index_of_identifiers_are_those_a_search_finds():
                 c_context._spelled(names, data, start, end)), (sorted(names), start, end)
     assert context._wide_searches > c_context.SEARCHES_BEFORE_INDEX
     assert context.tree_index._places is not None  # the later answers came from the index
+
+
+def test_line_macros_are_the_function_like_defines_at_a_line_start():
+    data = (b"#define ROUND_UP(n, a) (((n) + (a) - 1) / (a) * (a))\n"
+            b"  #  define ALLOC(n) malloc(n)\n"
+            b"int x; #define NOT_ONE(a) \\\n"
+            b"#define AFTER(a) (a)\n"  # a continued line's next line that starts a define
+            b"#define LONG(a, b) f(a, \\\n    b)\r\n"
+            b"#define PLAIN 1\n")
+    assert line_macros(data) == (
+        (b"ROUND_UP", b"n, a", b" (((n) + (a) - 1) / (a) * (a))"),
+        (b"ALLOC", b"n", b" malloc(n)"),
+        (b"AFTER", b"a", b" (a)"),
+        (b"LONG", b"a, b", b" f(a, \\\n    b)\r"),
+    )
