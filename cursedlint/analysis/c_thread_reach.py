@@ -50,11 +50,16 @@ _CONDITIONS = frozenset({"if_statement", "switch_statement", "conditional_expres
 operands of `&&`/`||`, `_conditional`)."""
 _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
 JOINS = frozenset({"join", "pthread_join"})
-_VECTOR = re.compile(r"\bvector\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
-_THREAD_ELEMENT = re.compile(r"\s*(?:std::)?j?thread\s*")
 """Calls that wait for a thread: `t.join()`, `pthread_join(t, ...)`."""
-_THREAD_OBJECT = re.compile(r"(?<![\w:<])(?:std::)?j?thread\s+(\w+)\s*[;{=]")
-"""A thread object's declaration (`std::thread worker_;`): its name."""
+_VECTOR = re.compile(r"vector(?<!\wvector)\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
+_THREAD_ELEMENT = re.compile(r"\s*(?:std::)?j?thread\s*")
+_THREAD_OBJECT = re.compile(
+    r"thread(?:(?<![\w:<]thread)|(?<=(?<![\w:<])jthread)|(?<=(?<![\w:<])std::thread)"
+    r"|(?<=(?<![\w:<])std::jthread))\s+(\w+)\s*[;{=]")
+"""A thread object's declaration (`std::thread worker_;`, `std::jthread`, `jthread`): its name.
+(These patterns lead with their word, the boundary checked behind it: led by `\\b` or a
+lookbehind, `re` tried them at every character, 18 s of the 8,577 C/C++ files of 27 trees;
+led by the word, 0.3 s.)"""
 _READ = frozenset({"call_expression", "new_expression", "declaration"})
 """The nodes of a function's body its facts come from: calls, and declarations of threads."""
 
@@ -215,7 +220,8 @@ class _FileReader:
                           for node in (statement, *_own_nodes(statement))
                           if node.type in ("call_expression", "new_expression")
                           for name in (_called(self.context, node),) if name})
-        vectors = {kind: sorted({name for element, name in _VECTOR.findall(self.text)
+        declared = _VECTOR.findall(self.text)
+        vectors = {kind: sorted({name for element, name in declared
                                  if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
                    for kind in (True, False)}
         threads = sorted(set(_THREAD_OBJECT.findall(self.text)))
