@@ -517,8 +517,10 @@ def check(args: argparse.Namespace) -> int:
             print(f"{printable(path)}: skipped (excluded, or not a kind of file cursedlint lints)", file=sys.stderr)
 
     results = []
+    summaries: dict[str, dict] = {}  # per `_summary_settings`: summaries the groups share
     for group in groups:
-        group.results = _lint_group(args, paths, group, found.files, resolver, rules)
+        group.results = _lint_group(args, paths, group, found.files, resolver, rules,
+                                    summaries)
         results += group.results
     if len(groups) > 1:
         results.sort(key=lambda result: result.path)  # in the order of the files, whatever their group
@@ -584,10 +586,11 @@ def _groups(found, settings_of) -> list[_Group]:
 
 
 def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, str]], resolver,
-                rules):
+                rules, summaries: dict[str, dict]):
     """Lint one group's files as a project of its own: its root is its configuration file's
     directory (`project_root`), where its result cache and project index live; facts from
-    other files come from its project's files."""
+    other files come from its project's files, their summaries shared with the run's other
+    groups of the same `_summary_settings` (`summaries`)."""
     from cursedlint.project.discovery import ProjectWalk, is_project, project_root
     from cursedlint.engine import Linter, Project, default_jobs
     from cursedlint.engine.fixes import write_roots
@@ -617,6 +620,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
             whole,
             store,
             functools.cache(lambda: facts("beside")),
+            summaries.setdefault(repr(_summary_settings(settings)), {}),
         )
     if cached:  # where ruff keeps its cache: config dir, else cwd
         linter.cache = _result_cache(config.root, settings, linter)
@@ -1098,8 +1102,17 @@ def _index_store(root: str, settings):
 
     return IndexStore(
         os.path.join(root, CACHE_DIR),
-        fingerprint("index", _rule_options(settings), settings.max_file_size, _code_stamp()),
+        fingerprint("index", *_summary_settings(settings), settings.target_python,
+                    _code_stamp()),
     )
+
+
+def _summary_settings(settings) -> tuple:
+    """What a file's summaries may depend on besides its bytes (`Indexer.summarize`) and, for
+    Python, the target Python (`ProjectIndex` keeps that apart): the rule options, the page
+    size, the largest file read, the include paths."""
+    return (_rule_options(settings), settings.page_size, settings.max_file_size,
+            settings.include_dirs, settings.compile_commands)
 
 
 def _result_cache(root: str, settings, linter):

@@ -546,3 +546,89 @@ def test_capture_starts_for_trigger_words_summarize_what_the_linted_files_may_na
     bounded = OneFile()
     assert gathered(bounded, None) == ({"aliased.py"}, 1)
     assert gathered(bounded, [(str(linted), "python")]) == ({"aliased.py"}, 1)
+
+
+def _index_sharing(files, shared, target=(3, 12), store=None) -> ProjectIndex:
+    settings = Settings(enabled=frozenset(), target_python=target)
+    return ProjectIndex(files, settings, Linter(settings, {}).parse_for_index, store,
+                        shared=shared)
+
+
+def test_indexes_sharing_summaries_parse_each_file_once(tmp_path):
+    """The run's groups of one project with the same summary settings share the summaries:
+    the second index parses nothing, and finds the same facts."""
+    files = make_project(tmp_path)
+    shared: dict = {}
+    first, second = SubclassIndex(), SubclassIndex()
+    facts = _index_sharing(files, shared).facts(first)
+    assert _index_sharing(files, shared).facts(second) == facts
+    assert sorted(first.parsed) == ["gpu.py", "plugin.py", "registry.py"]
+    assert second.parsed == []
+
+
+def test_a_python_summary_is_not_shared_across_target_pythons(tmp_path):
+    files = make_project(tmp_path)
+    shared: dict = {}
+    _index_sharing(files, shared, (3, 9)).facts(SubclassIndex())
+    other = SubclassIndex()
+    _index_sharing(files, shared, (3, 14)).facts(other)
+    assert sorted(other.parsed) == ["gpu.py", "plugin.py", "registry.py"]
+
+
+def test_a_shared_summary_goes_into_each_groups_store(tmp_path):
+    """A group whose store lacks a summary another group made keeps it there too (its next
+    run parses nothing); one whose store holds it already is not written again."""
+    files = make_project(tmp_path)
+    shared: dict = {}
+    _index_sharing(files, shared).facts(SubclassIndex())
+    directory = str(tmp_path / "b" / ".cursedlint_cache")
+    store = IndexStore(directory, "e" * 64)
+    _index_sharing(files, shared, store=store).facts(SubclassIndex())
+    store.save()
+    later = SubclassIndex()
+    _index_sharing(files, {}, store=IndexStore(directory, "e" * 64)).facts(later)
+    assert later.parsed == []
+    again = IndexStore(directory, "e" * 64)
+    _index_sharing(files, shared, store=again).facts(SubclassIndex())
+    assert not again.changed
+
+
+def test_two_groups_of_one_project_summarize_its_c_files_once(tmp_path, monkeypatch, capsys):
+    """Files under two pyproject.toml (two target Pythons: two groups) gather facts from the
+    same project; the C/C++ summaries of the first group serve the second (the helper that
+    neither lints was summarized by both)."""
+    from cursedlint.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "a"\nrequires-python = ">=3.9"\n')
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text(
+        '[project]\nname = "b"\nrequires-python = ">=3.12"\n')
+    (tmp_path / "helper.c").write_text(
+        "#include <cuda_runtime.h>\n"
+        "void *drain(void *arg) { cudaMemsetAsync(arg, 0, 64, 0); return 0; }\n"
+        "void start_worker(void *buf) { pthread_t t; pthread_create(&t, 0, drain, buf); }\n")
+    capture = ("#include <cuda_runtime.h>\nvoid start_worker(void *buf);\n"
+               "void record(cudaStream_t s, void *buf) {\n  cudaGraph_t g;\n"
+               "  start_worker(buf);\n"
+               "  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n"
+               "  cudaMemsetAsync(buf, 0, 64, s);\n  cudaStreamEndCapture(s, &g);\n}\n")
+    (tmp_path / "capture.c").write_text(capture)
+    (tmp_path / "sub" / "capture2.c").write_text(capture)
+    from cursedlint.analysis.c_thread_reach import CThreadReachIndex
+
+    summarized: list[str] = []
+    real = CThreadReachIndex.summarize
+
+    def counted(self, context):
+        summarized.append(os.path.relpath(context.source.path, tmp_path))
+        return real(self, context)
+
+    monkeypatch.setattr(CThreadReachIndex, "summarize", counted)
+    monkeypatch.chdir(tmp_path)
+    for flags in (["--no-cache"], []):
+        summarized.clear()
+        main(["check", *flags, "--exit-zero", "-v", "capture.c", "sub/capture2.c"])
+        err = capsys.readouterr().err
+        assert err.count("c-thread-reach: 3 files") == 2, err  # (both groups gathered it)
+        assert sorted(summarized) == ["capture.c", "helper.c", "sub/capture2.c"], summarized

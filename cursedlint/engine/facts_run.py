@@ -37,7 +37,7 @@ class FactsRun:
         names: set[str] | None = None, seeds: Mapping[str, Iterable[str]] | None = None,
         jobs: int = 1, summaries: Iterable[tuple[str, str, Any]] = (), save: bool = True,
         for_triggers: Mapping[str, list[tuple[str, str]]] | None = None,
-        linted: list[tuple[str, str]] | None = None,
+        linted: list[tuple[str, str]] | None = None, shared: dict | None = None,
     ) -> ProjectIndex:
         """Facts of the project's files (path, language) for `rules` (default: every enabled
         rule that uses them; with `names`, only those indexers), gathered here once and handed
@@ -48,7 +48,8 @@ class FactsRun:
         `for_triggers`: indexer name -> the files its facts are drawn from where they are
         gathered only for their trigger words (no linted file needs them itself; those of
         its `trigger_indexer` where it has one); `linted`: the files those words are then
-        looked for in (`ProjectIndex.linted`)."""
+        looked for in (`ProjectIndex.linted`); `shared`: summaries made by the run's other
+        groups of the same settings (`Project.summaries`)."""
         linter = self.linter
         rules = self.linter.indexing_rules() if rules is None else rules
         indexers = {indexer.name: indexer for rule in rules for indexer in rule.indexers()
@@ -63,7 +64,7 @@ class FactsRun:
         index = ProjectIndex(files, linter.settings, linter.parse_for_index, store,
                              linter.file_bytes, jobs,
                              linter.cache.run_stats if linter.cache else None, for_triggers,
-                             linted)
+                             linted, shared)
         if self.last_index is not None:
             index.hashed_as(self.last_index)
         self.last_index = index
@@ -131,7 +132,7 @@ class FactsRun:
             for_triggers = {name: near() for name in wanted - needed}
         index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,
                                    summaries, save=False, for_triggers=for_triggers,
-                                   linted=files)
+                                   linted=files, shared=project.summaries)
         errors, linter.fact_passes = index.errors, index.passes
         found = {name for name, facts in linter.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
@@ -161,7 +162,7 @@ class FactsRun:
                 seeds.setdefault(name, set()).update(added)
             index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,
                                        [*summaries, *index.made()], save=False,
-                                       for_triggers=for_triggers)
+                                       for_triggers=for_triggers, shared=project.summaries)
             errors, linter.fact_passes = index.errors, index.passes
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}

@@ -58,10 +58,12 @@ class Project(Struct):
     keeps the facts across runs (None: none kept); `near_files`, where the linted files are
     not all: the fewer files (those they reach, those beside them) that facts which can only
     add findings through what a linted file calls are drawn from, when no linted file needs
-    them itself."""
+    them itself; `summaries`, where other groups of the run summarize files with the same
+    settings: (indexer name, content hash) -> summary, shared with them."""
 
     list_files: Callable[[], list[tuple[str, str]]]
     linted_all: bool
     store: Any = None
     near_files: Callable[[], list[tuple[str, str]]] | None = None
+    summaries: dict | None = None
 

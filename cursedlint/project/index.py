@@ -27,11 +27,11 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import msgspec
 
+from cursedlint.languages import PYTHON_TREES
 from cursedlint.project.cache import (
     STORE_SUFFIX, RunStats, Stat, decoded, encode, file_stat, load_store, newest, save_store,
     storable,
 )
-from cursedlint.patterns import LazyPattern
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
 
 MAX_STORED_SUMMARIES = 200_000
@@ -281,6 +281,10 @@ class IndexStore:
         entries[digest] = (self.run, summary)
         return True, summary
 
+    def holds(self, indexer: Indexer, digest: str) -> bool:
+        """Whether a summary of content `digest` is stored for `indexer` (not decoded)."""
+        return digest in self._entries(indexer)
+
     def put(self, indexer: Indexer, digest: str, summary: Any) -> None:
         """Keep a summary for later runs (one holding text that is not Unicode is not kept),
         at most the indexer's `max_stored` (default `MAX_STORED_SUMMARIES`), the newest."""
@@ -354,7 +358,7 @@ class ProjectIndex:
         self, files: list[tuple[str, str]], settings, parse: Callable, store=None,
         file_bytes: FileBytes | None = None, jobs: int = 1, run_stats: RunStats | None = None,
         for_triggers: dict[str, list[tuple[str, str]]] | None = None,
-        linted: list[tuple[str, str]] | None = None,
+        linted: list[tuple[str, str]] | None = None, shared: dict | None = None,
     ):
         self.files = files
         self.for_triggers = for_triggers or {}
@@ -373,6 +377,10 @@ class ProjectIndex:
         self.errors: list[FactError] = []  # summarizers that raised, in this run
         self.passes: list[FactPass] = []  # what each indexer's gathering did, for -v/explain
         self._memo: dict[tuple[str, str], Any] = {}
+        self._shared = shared
+        """(indexer name, content hash[, target Python]) -> summary, made by every index of the
+        run whose settings give the same summaries (the groups of one project linted with their own
+        configurations: the C/C++ files of torchcomms' four groups were summarized twice)."""
         self._digests: dict[str, str] = {}  # path -> content hash, each file hashed or stat'ed once
         self._failed: set[tuple[str, str]] = set()  # (indexer, digest) whose summarizer raised
         self._per_file: set[str] = set()  # indexers whose facts are each file's own summary
@@ -456,8 +464,7 @@ class ProjectIndex:
         names = frozenset().union(*map(_identifiers, texts))
 
         def may_name(path: str, language: str, digest: str, data: bytes | None) -> bool:
-            if (indexer.name, digest) in self._memo or (
-                    self.store and self.store.get(indexer, digest)[0]):
+            if (indexer.name, digest) in self._memo or self._known(indexer, digest)[0]:
                 return True
             data = data if data is not None else self.source_bytes(path)
             given = None if data is None else indexer.trigger_names(data)
@@ -473,6 +480,8 @@ class ProjectIndex:
             self.summarized += 1
             if self.store:
                 self.store.put(indexer, digest, summary)
+            if self._shared is not None:
+                self._shared[self._shared_key(indexer, digest)] = summary
 
     def made(self) -> list[tuple[str, str, Any]]:
         """(indexer name, content hash, summary) of each summary this index made or was given,
@@ -522,7 +531,7 @@ class ProjectIndex:
         memoized nor stored, when they are enough to be worth the processes."""
         todo = [(path, language, digest, data) for path, language, digest, data in hits
                 if (indexer.name, digest) not in self._memo
-                and not (self.store and self.store.get(indexer, digest)[0])]
+                and not self._known(indexer, digest)[0]]
         if self.jobs < 2 or len(todo) < 2 or not CAN_FORK or \
                 sum(_size(path) for path, *_ in todo) < PARALLEL_SUMMARY_BYTES:
             return
@@ -612,7 +621,7 @@ class ProjectIndex:
         key = (indexer.name, digest)
         if key in self._memo:
             return self._memo[key]
-        stored, summary = self.store.get(indexer, digest) if self.store else (False, None)
+        stored, summary = self._known(indexer, digest)
         if not stored:
             summary, error = self._read_and_summarize(indexer, path, data, language)
             self.summarized += 1
@@ -620,14 +629,36 @@ class ProjectIndex:
         self._memo[key] = summary
         return summary
 
+    def _known(self, indexer: Indexer, digest: str) -> tuple[bool, Any]:
+        """Whether a summary of content `digest` is known without a parse, and the summary:
+        made by another index of the run (then kept in this one's store too), or stored."""
+        key = self._shared_key(indexer, digest) if self._shared is not None else None
+        if key is not None and key in self._shared:
+            summary = self._shared[key]
+            if self.store and not self.store.holds(indexer, digest):
+                self.store.put(indexer, digest, summary)
+            return True, summary
+        return self.store.get(indexer, digest) if self.store else (False, None)
+
     def _keep(self, indexer: Indexer, digest: str, summary: Any, error: FactError | None):
-        """Keep a new summary in the store, or the error of a summarizer that raised (its
-        file is summarized again, and the error reported again, by the next run)."""
+        """Keep a new summary in the store and for the run's other indexes, or the error of
+        a summarizer that raised (its file is summarized again, and the error reported
+        again, by the next run)."""
         if error is not None:
             self.errors.append(error)
             self._failed.add((indexer.name, digest))
-        elif self.store:
+            return
+        if self.store:
             self.store.put(indexer, digest, summary)
+        if self._shared is not None:
+            self._shared[self._shared_key(indexer, digest)] = summary
+
+    def _shared_key(self, indexer: Indexer, digest: str) -> tuple:
+        """A summary's key among the run's (a Python file's summary may depend on the target
+        Python, which the groups that share them may not have in common)."""
+        if PYTHON_TREES.isdisjoint(indexer.languages):
+            return indexer.name, digest
+        return indexer.name, digest, self.settings.target_python
 
     def _read_and_summarize(self, indexer: Indexer, path: str, data: bytes | None,
                             language: str) -> tuple[Any, FactError | None]:
