@@ -15,6 +15,7 @@ import cursedlint.engine.scheduler as scheduler
 from cursedlint.project.index import FactError, ProjectIndex, facts_digest
 from cursedlint.rule import Rule
 from cursedlint.source import Source, SourceError, read_bytes
+from cursedlint.triggers.byte_search import WholeWords
 
 
 NOT_STORED = "facts gathered, not stored"
@@ -307,5 +308,10 @@ def names_any(path: str, words: list[str]) -> bool:
     encoded = [word.encode() for word in words]
     if not any(word in data for word in encoded):
         return False
+    if all(map(_IDENTIFIER.fullmatch, encoded)):  # (one automaton pass: led by a lookbehind,
+        return WholeWords(sorted(set(encoded))).search(data)  # a pattern tried every byte)
     pattern = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(map(re.escape, encoded)) + rb")(?![A-Za-z0-9_])")
     return pattern.search(data) is not None
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
