@@ -55,3 +55,15 @@ def test_page_allocators_first_round_as_the_default_pattern_and_alias_macros():
         assert bool(pattern.search(data)) is found, data
         assert (default.search(data) is not None) is (found and b"define" not in data), data
 
+
+
+def test_files_named_by_the_facts_hold_a_name_whole(tmp_path):
+    from cursedlint.engine.facts_run import names_any
+
+    path = tmp_path / "use.c"
+    path.write_text("int rc = my_reg_buf(pd, p, n); /* reg_buf_all */\n")
+    assert not names_any(str(path), ["reg_buf"])
+    assert names_any(str(path), ["reg_buf", "my_reg_buf"])
+    assert names_any(str(path), ["rc"])
+    assert not names_any(str(path), [])
+    assert not names_any(str(tmp_path / "missing.c"), ["rc"])
