@@ -632,3 +632,19 @@ def test_two_groups_of_one_project_summarize_its_c_files_once(tmp_path, monkeypa
         err = capsys.readouterr().err
         assert err.count("c-thread-reach: 3 files") == 2, err  # (both groups gathered it)
         assert sorted(summarized) == ["capture.c", "helper.c", "sub/capture2.c"], summarized
+
+
+def test_the_store_is_kept_apart_for_every_setting_a_summary_depends_on(tmp_path):
+    """A summary may depend on the page size (whole-page allocators), the include paths and,
+    for Python, the target Python: a store written under other values is another store."""
+    from msgspec import structs
+
+    from cursedlint.cli import _index_store
+
+    base = Settings(enabled=frozenset())
+    path = _index_store(str(tmp_path), base).path
+    for changed in (dict(page_size=65536), dict(include_dirs=("include",)),
+                    dict(target_python=(3, 14)), dict(max_file_size=1 << 20),
+                    dict(rule_options={"CUR301": {"wrappers": ["reg"]}})):
+        assert _index_store(str(tmp_path), structs.replace(base, **changed)).path != path
+    assert _index_store(str(tmp_path), structs.replace(base, root="elsewhere")).path == path
