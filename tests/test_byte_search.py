@@ -29,14 +29,15 @@ NAMES = [b"mmap", b"mmap64", b"valloc", b"pvalloc", b"aligned_alloc"]
 def test_whole_words_as_an_identifier_pattern_finds_them(data, found):
     pattern = re.compile(b"|".join(rb"(?<![A-Za-z0-9_])" + re.escape(name) + rb"(?![A-Za-z0-9_])"
                                    for name in NAMES))
-    assert WholeWords(NAMES).search(data) is found
+    assert (WholeWords(NAMES).search(data) is not None) is found
     assert (pattern.search(data) is not None) is found
 
 
 def test_whole_words_or_another_pattern():
     search = WholeWords([b"valloc"], re.compile(rb"#define \w+\(n\) malloc\("))
-    assert search.search(b"#define ALLOC(n) malloc(n)\n")
-    assert not search.search(b"#define ALLOC(n) calloc(n, 1)\n")
+    assert search.search(b"#define ALLOC(n) malloc(n)\n") is not None
+    assert search.search(b"#define ALLOC(n) calloc(n, 1)\n") is None
+    assert search.search(b"p = valloc(n);") == (4, 10)
 
 
 def test_page_allocators_first_round_as_the_default_pattern_and_alias_macros():
@@ -52,7 +53,8 @@ def test_page_allocators_first_round_as_the_default_pattern_and_alias_macros():
         (b"#define XALLOC(n) my_malloc(n)\n", False),
         (b"int memalign_count;", False),
     ]:
-        assert bool(pattern.search(data)) is found, data
+        assert (pattern.search(data) is not None) is found, data
+        assert PAGE_ALLOCATORS.holds_words(data, Settings(enabled=frozenset())) is found, data
         assert (default.search(data) is not None) is (found and b"define" not in data), data
 
 
