@@ -130,6 +130,28 @@ def test_angle_includes_of_project_headers_are_read_without_configuration(plugin
     assert found == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]  # the payload is a page
 
 
+def test_a_header_the_lint_parsed_is_not_parsed_again_for_its_includer(plugin, capsys,
+                                                                       monkeypatch):
+    """Linted by a relative path, the header's context is found again by the absolute path
+    the project index names it by (it was parsed twice)."""
+    import cursedlint.c.context as c_context
+
+    header = (plugin / "include/plugin/flush.h").read_bytes()
+    parsed = []
+    real = c_context.parse
+
+    def counted(data, language):
+        parsed.append(data == header or data == header.replace(
+            b"{ int pending = req->host_word; return pending; }", b""))
+        return real(data, language)
+
+    monkeypatch.setattr(c_context, "parse", counted)
+    monkeypatch.setattr(includes, "_CONTEXTS", {})
+    code, found = check(capsys, "--no-cache", "include/plugin/flush.h", "src/flush.c")
+    assert found == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
+    assert parsed.count(True) == 1
+
+
 def test_the_compilation_database_decides_dirs_and_macros(plugin, capsys):
     write(plugin, {
         "include/plugin/flush_sizes.h": "/* generated at build time */\n",
