@@ -136,13 +136,11 @@ def test_a_header_the_lint_parsed_is_not_parsed_again_for_its_includer(plugin, c
     the project index names it by (it was parsed twice)."""
     import cursedlint.c.context as c_context
 
-    header = (plugin / "include/plugin/flush.h").read_bytes()
     parsed = []
     real = c_context.parse
 
     def counted(data, language):
-        parsed.append(data == header or data == header.replace(
-            b"{ int pending = req->host_word; return pending; }", b""))
+        parsed.append(b"PLUGIN_FLUSH_H" in data)  # (the header's text, or the index's of it)
         return real(data, language)
 
     monkeypatch.setattr(c_context, "parse", counted)
