@@ -133,8 +133,14 @@ def test_angle_includes_of_project_headers_are_read_without_configuration(plugin
 def test_a_header_the_lint_parsed_is_not_parsed_again_for_its_includer(plugin, capsys,
                                                                        monkeypatch):
     """Linted by a relative path, the header's context is found again by the absolute path
-    the project index names it by (it was parsed twice)."""
+    the project index names it by (it was parsed twice). (A C++ includer: a header is linted
+    as C++, and a C file's include is read with C's grammar, parsed again rightly.)"""
     import cursedlint.c.context as c_context
+
+    (plugin / "src/flush.c").rename(plugin / "src/flush.cc")
+    header = plugin / "include/plugin/flush.h"  # (a trigger word: the lint parses it)
+    header.write_text(header.read_text().replace(
+        "#include <stdint.h>\n", "#include <stdint.h>\n/* host_word: given to ibv_reg_mr */\n"))
 
     parsed = []
     real = c_context.parse
@@ -145,8 +151,8 @@ def test_a_header_the_lint_parsed_is_not_parsed_again_for_its_includer(plugin, c
 
     monkeypatch.setattr(c_context, "parse", counted)
     monkeypatch.setattr(includes, "_CONTEXTS", {})
-    code, found = check(capsys, "--no-cache", "include/plugin/flush.h", "src/flush.c")
-    assert found == ["src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
+    code, found = check(capsys, "--no-cache", "include/plugin/flush.h", "src/flush.cc")
+    assert found == ["src/flush.cc:6:44: CUR301 ibv_reg_mr() 4 bytes"]
     assert parsed.count(True) == 1
 
 
