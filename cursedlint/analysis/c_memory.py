@@ -204,6 +204,11 @@ class MemoryProvenance:
             if called in _OUT_ALLOCATORS}}
         self._scope_allocators: dict[tuple[int, int], list[str]] = {}
         self._scope_stores: dict[tuple[int, int], list[tuple[str, object, str]]] = {}
+        self._scope_sources: dict[tuple[str, int, int], list[tuple[str, object]]] = {}
+        """(name, scope's span) -> `_sources`: every call in a function asks again about the
+        names it passes (a 100,000-line scope a misread macro made read its `ep` 4,000
+        times: 10 MB of C took 36 s)."""
+        self._scope_places: dict[tuple[str, int, int], list] = {}
         self._found: dict[int, Provenance] = {}  # address node id -> (each rule asks)
         self.callers: Callable[[str, int, bool], Provenance | None] | None = None
         """What every caller passes a function's pointer parameter (name, position, whether
@@ -657,9 +662,16 @@ class MemoryProvenance:
         """(allocator, call or new-expression) of every value `name` is given in `scope`;
         ("", node) for a value that is not an allocation. A null pointer before the other
         values is no memory (`void *p = NULL; if (cudaMalloc(&p, n) != cudaSuccess) ...`: `p`
-        is device memory); one after them is a value (`free(p); p = NULL;`)."""
+        is device memory); one after them is a value (`free(p); p = NULL;`). Read once per
+        name and scope."""
+        key = (name, scope.start_byte, scope.end_byte)
+        if key not in self._scope_sources:
+            self._scope_sources[key] = self._read_sources(name, scope)
+        return self._scope_sources[key]
+
+    def _read_sources(self, name: str, scope) -> list[tuple[str, object]]:
         found = []
-        for _, leaf in self.context.tokens((name,), scope):
+        for leaf in self._places(name, scope):
             if leaf.type not in NAMES:
                 continue
             for target in self.context.wrapped_by(leaf, leads_to):
@@ -789,8 +801,8 @@ class MemoryProvenance:
             name, scope = self.context.text(node), scope_of(self.context, node)
             if scope is None:
                 return False
-            if any(self._rounds_in_place(leaf) for _, leaf in self.context.tokens(
-                    (name,), scope) if leaf.start_byte < node.start_byte):
+            if any(self._rounds_in_place(leaf) for leaf in self._places(name, scope)
+                   if leaf.start_byte < node.start_byte):
                 return True
             sources = self._sources_before(node, scope)
             return bool(sources) and all(self._rounded(value, depth + 1) for value in sources)
@@ -803,6 +815,13 @@ class MemoryProvenance:
         after it is not what it holds there)."""
         return [value for _, value in self._sources(self.context.text(use), scope)
                 if value.start_byte < use.start_byte]
+
+    def _places(self, name: str, scope) -> list:
+        """The tokens spelling `name` in `scope`, found once per name and scope."""
+        key = (name, scope.start_byte, scope.end_byte)
+        if key not in self._scope_places:
+            self._scope_places[key] = [leaf for _, leaf in self.context.tokens((name,), scope)]
+        return self._scope_places[key]
 
     def _rounds_in_place(self, leaf) -> bool:
         """Whether `leaf` is the value argument of a statement rounding it up to the page size
