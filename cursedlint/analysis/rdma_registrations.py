@@ -27,13 +27,16 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_calling_macros import (
+    CallingMacro, MacroShape, calling_macros, macro_calls, macro_shapes, named_arguments,
+)
 from cursedlint.analysis.c_forwarding import Forward, Forwarder, exported_functions, forwarded_calls
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
     wrappers_by_name,
 )
 from cursedlint.analysis.c_syntax import (
-    arguments as _arguments, assigns, defined_functions, parameter_names, plain_function,
+    arguments as _arguments, assigns, callee, defined_functions, parameter_names, plain_function,
     scope_of, unwrapped,
 )
 from cursedlint.analysis.includes import IncludedHeaders, header_constants
@@ -178,6 +181,25 @@ class RegistrationFacts(Struct, frozen=True):
     lines: dict[str, int] = {}
     forwarders: dict[str, Forwarder] = {}
     defines: frozenset[str] = frozenset()
+    macros: dict[str, tuple[MacroShape, ...]] = {}
+    macro_registrations: tuple[MacroRegistration, ...] = ()
+
+
+class MacroRegistration(Struct, frozen=True, array_like=True):
+    """A function's call of a macro the file does not define, given a registration API's name
+    as argument number `position` (`PROFILE_CALL(ibv_reg_mr, pd, addr, len, flags)`): a
+    registration where the project's macro calls it (`macro_wrappers`). `parameters`: the
+    function's parameter each macro argument is, unchanged (-1: none); `on_demand`: the macro
+    arguments that ask for on-demand paging."""
+
+    function: str
+    static: bool
+    line: int
+    macro: str
+    position: int
+    api: str
+    parameters: tuple[int, ...]
+    on_demand: tuple[int, ...] = ()
 
 
 def registrations_of(context, project_wrappers=None) -> "Registrations":
@@ -221,7 +243,7 @@ class Registrations:
         apis = {**APIS, **self._wrappers}
         calls = [(name, call, apis[name], self._wrapped.get(name, name),
                   self._wrapper_steps.get(name, ()))
-                 for name, call in self.context.calls(apis)]
+                 for name, call in self._calls(apis)]
         calls.extend(self._indirect_calls())
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call, api, underlying, chain, *every in calls:
@@ -244,10 +266,59 @@ class Registrations:
         local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
                  if name not in exported}
         names = {**APIS, **self.file_wrappers}
-        lines = {name: self.context.calls(names, function.child_by_field_name("body"))[0][1]
+        lines = {name: self._calls(names, function.child_by_field_name("body"))[0][1]
                  .start_point[0] + 1 for name, (_, function) in self._wrapper_definitions.items()}
         return RegistrationFacts(exported, local, field_flows(self.context), lines, defines=(
-            frozenset(exported_functions(self.context)) - set(exported)))
+            frozenset(exported_functions(self.context)) - set(exported)),
+            macros=self._own_macros, macro_registrations=self._macro_registrations())
+
+    # -- calls made by macros ----------------------------------------------------------------
+
+    @cached_property
+    def _own_macros(self) -> dict[str, tuple[MacroShape, ...]]:
+        return macro_shapes(self.context.source.data)
+
+    @cached_property
+    def calling_macros(self) -> dict[str, CallingMacro]:
+        """The macros that call the function an argument names (`c_calling_macros`): the
+        project's (as the index gathered them), the file's own definitions first."""
+        project = project_macros(self.project_wrappers) if self.project_wrappers else {}
+        return calling_macros({**project, **self._own_macros}) \
+            if project or self._own_macros else {}
+
+    def _calls(self, names, node=None) -> list[tuple]:
+        """`context.calls`, with the calls the file's calling macros make of `names`."""
+        found = self.context.calls(names, node)
+        if self.calling_macros:
+            made = macro_calls(self.context, names, self.calling_macros, node)
+            if made:
+                found = sorted(found + made, key=lambda item: item[1].start_byte)
+        return found
+
+    def _macro_registrations(self) -> tuple[MacroRegistration, ...]:
+        """The file's calls of macros it does not define given an API's name, in functions
+        with no other registration (their wrappers: `macro_wrappers`)."""
+        from cursedlint.analysis.c_memory import has_storage
+
+        found = []
+        for api, call, position in named_arguments(self.context, APIS):
+            macro = callee(self.context, call)
+            scope = scope_of(self.context, call)
+            function = plain_function(scope) if macro not in APIS and \
+                macro not in self.calling_macros and scope is not None and \
+                scope.type == "function_definition" else None
+            if function is None or self._calls(APIS, function[2]):
+                continue
+            parameters = parameter_names(self.context, function[1])
+            given = _arguments(call)
+            found.append(MacroRegistration(
+                self.context.text(function[0]), has_storage(self.context, scope, ("static",)),
+                call.start_point[0] + 1, macro, position, api,
+                tuple(_or_none(self._passed([argument], parameters, function[2]))
+                      for argument in given),
+                tuple(index for index, argument in enumerate(given)
+                      if self._holds(argument, ON_DEMAND))))
+        return tuple(found)
 
     def forwarders(self) -> RegistrationFacts | None:
         """What the file's functions pass their parameters on to (`RegistrationFacts` with
@@ -406,7 +477,7 @@ class Registrations:
         found: dict = {}
         known = {name: (name, api) for name, api in APIS.items()}
         for _ in range(WRAPPER_DEPTH):
-            calls = (call for _, call in self.context.calls(known))
+            calls = (call for _, call in self._calls(known))
             added = {}
             for function in self.context.enclosing(calls, ("function_definition",)):
                 plain = plain_function(function)
@@ -453,7 +524,7 @@ class Registrations:
         if not parameters:
             return None
         found = set()
-        for name, call in self.context.calls(known, body):
+        for name, call in self._calls(known, body):
             underlying, api = known[name]
             arguments = _arguments(call)
             if api.flags is not None or not _fits(api, arguments):
@@ -795,6 +866,13 @@ def _composed_wrappers(facts: dict) -> ComposedWrappers:
             for name, (api, address, length) in {**summary.local, **summary.wrappers}.items()
             if api in APIS}
         public.update((path, name) for name in summary.wrappers)
+    for path, wrappers in macro_wrappers(facts).items():
+        for name, (api, shape, static, line) in wrappers.items():
+            files[path].setdefault(name, (api, shape, (Step(
+                path, line, f"`{name}()` registers with {api}()"),)))
+            if not static:
+                public.add((path, name))
+                definers.setdefault(name, set()).add(path)
     for _ in range(WRAPPER_DEPTH):
         composed = ComposedWrappers(_exported(files, public), files, definers)
         added = False
@@ -889,6 +967,79 @@ def _through(path: str, function: str, call: Forward, known: tuple) -> tuple | N
 
 
 # -- tree helpers ------------------------------------------------------------------------------
+
+
+def _or_none(position: int | None) -> int:
+    return -1 if position is None else position
+
+
+def project_macros(facts: dict) -> dict[str, tuple[MacroShape, ...]]:
+    """Name -> the shapes of its definitions in the project's files (path -> facts)."""
+    def build(found: dict) -> dict:
+        shapes: dict[str, tuple] = {}
+        for summary in found.values():
+            for name, defined in summary.macros.items():
+                shapes[name] = (*shapes.get(name, ()), *defined)
+        return shapes
+    return built_for(facts, "calling macros", build)
+
+
+def macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
+    """Path -> function -> (API, positions, static, line) for the functions of the project's
+    files (path -> facts) whose calls of macros given an API's name (`MacroRegistration`) the
+    project's macros make registrations, all of the same parameters with the same API."""
+    return built_for(facts, "macro wrappers", _macro_wrappers)
+
+
+def _macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
+    macros = calling_macros(project_macros(facts)) if any(
+        summary.macro_registrations for summary in facts.values()) else {}
+    found: dict[str, dict[str, tuple]] = {}
+    for path, summary in facts.items():
+        made: dict[str, set] = {}
+        for call in summary.macro_registrations:
+            macro, api = macros.get(call.macro), APIS[call.api]
+            given = macro.mapped(list(range(len(call.parameters)))) \
+                if macro is not None and macro.function == call.position else None
+            if given is None or not _fits(api, given) or api.shape != "plain":
+                continue
+            flags = ACCESS_FLAGS.get(call.api)
+            if flags is not None and flags < len(given) and given[flags] in call.on_demand:
+                continue
+            address, length = (_parameter(call, given, index) for index in (api.address,
+                                                                              api.length))
+            if api.flags is not None:
+                address = length = None  # (a change of translation: not passed through)
+            made.setdefault(call.function, set()).add(
+                (call.api, Api(address, length), call.static, call.line))
+        wrappers = {function: min(shapes, key=lambda shape: shape[3])
+                    for function, shapes in made.items()
+                    if len({shape[:2] for shape in shapes}) == 1
+                    and next(iter(shapes))[1] != Api(None, None)}
+        if wrappers:
+            found[path] = wrappers
+    return found
+
+
+def macro_words(facts: dict) -> set[str]:
+    """The macros the project's files call with an API's name, and those their definitions
+    (found so far) hand a parameter to: the index reads the files defining them."""
+    shapes = project_macros(facts)
+    words = {call.macro for summary in facts.values() for call in summary.macro_registrations}
+    pending = list(words)
+    while pending:
+        for shape in shapes.get(pending.pop(), ()):
+            for called, _ in shape.calls:
+                if isinstance(called, str) and called not in words:
+                    words.add(called)
+                    pending.append(called)
+    return words
+
+
+def _parameter(call: MacroRegistration, given: list, index: int | None) -> int | None:
+    if index is None or index >= len(given) or call.parameters[given[index]] < 0:
+        return None
+    return call.parameters[given[index]]
 
 
 def _picked(arguments: list, index: int | None) -> tuple:

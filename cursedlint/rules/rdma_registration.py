@@ -30,7 +30,7 @@ from cursedlint.analysis.c_parameter_index import PARAMETER_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
-    composed_wrappers, registering_fields, registrations_of, wrapper_names,
+    composed_wrappers, macro_words, registering_fields, registrations_of, wrapper_names,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -92,7 +92,8 @@ class RegistrationWrapperIndex(Indexer):
                                 for name in (*found.wrappers, *found.local))}
         graph = project_graph(facts)
         return {*composed_wrappers(facts).exported, *graph.passed_to(registering),
-                *graph.holding(registering), *graph.loader_macros(registering)}
+                *graph.holding(registering), *graph.loader_macros(registering),
+                *macro_words(facts)}
 
     adds_triggers = True
 
