@@ -20,6 +20,7 @@ from typing import Iterable, Iterator
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_function_pointers import built_for
 from cursedlint.analysis.c_syntax import arguments, callee, line_macros
 
 OTHER, REST = -1, -2
@@ -130,10 +131,12 @@ def _split(text: bytes, start: int) -> list[bytes] | None:
     return None
 
 
-def calling_macros(shapes: dict[str, Iterable[MacroShape]]) -> dict[str, CallingMacro]:
-    """The calling macros among `shapes` (name -> its definitions' shapes): those whose
-    every definition calls a parameter, directly or through calling macros, in one way."""
-    found: dict[str, CallingMacro] = {}
+def calling_macros(shapes: dict[str, Iterable[MacroShape]],
+                   known: dict[str, CallingMacro] | None = None) -> dict[str, CallingMacro]:
+    """The calling macros among `shapes` (name -> its definitions' shapes), besides `known`
+    ones: those whose every definition calls a parameter, directly or through calling
+    macros, in one way."""
+    found: dict[str, CallingMacro] = dict(known or {})
     for _ in range(MACRO_DEPTH):
         added = {}
         for name, definitions in shapes.items():
@@ -188,6 +191,24 @@ def _through(shape: MacroShape, inner: CallingMacro, tokens: tuple) -> CallingMa
     if function is None or None in given:
         return None
     return CallingMacro(function, tuple(given), rest_from)
+
+
+def project_shapes(facts: dict) -> dict[str, tuple[MacroShape, ...]]:
+    """Name -> the shapes of its definitions in a project index's facts (path -> a summary
+    whose `macros` are its file's `macro_shapes`), worked out once per run."""
+    def build(found: dict) -> dict:
+        shapes: dict[str, tuple] = {}
+        for summary in found.values():
+            for name, defined in summary.macros.items():
+                shapes[name] = (*shapes.get(name, ()), *defined)
+        return shapes
+    return built_for(facts, "macro shapes", build)
+
+
+def project_calling_macros(facts: dict) -> dict[str, CallingMacro]:
+    """The calling macros the project's files define (`project_shapes`), worked out once per
+    run."""
+    return built_for(facts, "calling macros", lambda found: calling_macros(project_shapes(found)))
 
 
 def named_arguments(context, names, node=None) -> Iterator[tuple]:

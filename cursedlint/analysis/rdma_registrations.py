@@ -29,6 +29,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_calling_macros import (
     CallingMacro, MacroShape, calling_macros, macro_calls, macro_shapes, named_arguments,
+    project_calling_macros, project_shapes,
 )
 from cursedlint.analysis.c_forwarding import Forward, Forwarder, exported_functions, forwarded_calls
 from cursedlint.analysis.c_function_pointers import (
@@ -270,21 +271,30 @@ class Registrations:
                  .start_point[0] + 1 for name, (_, function) in self._wrapper_definitions.items()}
         return RegistrationFacts(exported, local, field_flows(self.context), lines, defines=(
             frozenset(exported_functions(self.context)) - set(exported)),
-            macros=self._own_macros, macro_registrations=self._macro_registrations())
+            macro_registrations=self._macro_registrations())
 
     # -- calls made by macros ----------------------------------------------------------------
 
     @cached_property
+    def _api_arguments(self) -> list[tuple]:
+        """(API, call, position) for each API's name written as an argument of a call."""
+        return list(named_arguments(self.context, APIS))
+
+    @cached_property
     def _own_macros(self) -> dict[str, tuple[MacroShape, ...]]:
-        return macro_shapes(self.context.source.data)
+        """The file's macro shapes, read only where it gives an API's name to a call."""
+        return macro_shapes(self.context.source.data) if self._api_arguments else {}
 
     @cached_property
     def calling_macros(self) -> dict[str, CallingMacro]:
         """The macros that call the function an argument names (`c_calling_macros`): the
         project's (as the index gathered them), the file's own definitions first."""
-        project = project_macros(self.project_wrappers) if self.project_wrappers else {}
-        return calling_macros({**project, **self._own_macros}) \
-            if project or self._own_macros else {}
+        own = self._own_macros
+        project = project_calling_macros(self.project_wrappers)
+        if not own:
+            return project
+        return calling_macros(own, {name: macro for name, macro in project.items()
+                                    if name not in own})
 
     def _calls(self, names, node=None) -> list[tuple]:
         """`context.calls`, with the calls the file's calling macros make of `names`."""
@@ -301,7 +311,7 @@ class Registrations:
         from cursedlint.analysis.c_memory import has_storage
 
         found = []
-        for api, call, position in named_arguments(self.context, APIS):
+        for api, call, position in self._api_arguments:
             macro = callee(self.context, call)
             scope = scope_of(self.context, call)
             function = plain_function(scope) if macro not in APIS and \
@@ -321,10 +331,13 @@ class Registrations:
         return tuple(found)
 
     def forwarders(self) -> RegistrationFacts | None:
-        """What the file's functions pass their parameters on to (`RegistrationFacts` with
-        only `forwarders`)."""
+        """What the file's functions pass their parameters on to, and the shapes of its
+        macros (`RegistrationFacts` with only `forwarders` and `macros`): the pieces made for
+        the files that may call a wrapper or a macro given an API's name (`piece_names`)."""
         forwarders = forwarded_calls(self.context, set(self.file_wrappers), exported=True)
-        return RegistrationFacts(forwarders=forwarders) if forwarders else None
+        macros = macro_shapes(self.context.source.data)
+        return RegistrationFacts(forwarders=forwarders, macros=macros) \
+            if forwarders or macros else None
 
     @cached_property
     def _path(self) -> str:
@@ -838,6 +851,12 @@ class ComposedWrappers(Struct, frozen=True):
         return found[0]
 
 
+def piece_names(facts: dict) -> set[str]:
+    """The names whose callers' `forwarders` and `macros` may matter: the wrappers
+    (`wrapper_names`) and the macros given an API's name (`macro_words`)."""
+    return {*wrapper_names(facts), *macro_words(facts)}
+
+
 def wrapper_names(facts: dict) -> set[str]:
     """The names of the project's wrappers (path -> `RegistrationFacts`), composed across
     files: only a file calling one can have `forwarders` that matter (a forwarded call is
@@ -973,17 +992,6 @@ def _or_none(position: int | None) -> int:
     return -1 if position is None else position
 
 
-def project_macros(facts: dict) -> dict[str, tuple[MacroShape, ...]]:
-    """Name -> the shapes of its definitions in the project's files (path -> facts)."""
-    def build(found: dict) -> dict:
-        shapes: dict[str, tuple] = {}
-        for summary in found.values():
-            for name, defined in summary.macros.items():
-                shapes[name] = (*shapes.get(name, ()), *defined)
-        return shapes
-    return built_for(facts, "calling macros", build)
-
-
 def macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
     """Path -> function -> (API, positions, static, line) for the functions of the project's
     files (path -> facts) whose calls of macros given an API's name (`MacroRegistration`) the
@@ -992,7 +1000,7 @@ def macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
 
 
 def _macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
-    macros = calling_macros(project_macros(facts)) if any(
+    macros = project_calling_macros(facts) if any(
         summary.macro_registrations for summary in facts.values()) else {}
     found: dict[str, dict[str, tuple]] = {}
     for path, summary in facts.items():
@@ -1024,7 +1032,7 @@ def _macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
 def macro_words(facts: dict) -> set[str]:
     """The macros the project's files call with an API's name, and those their definitions
     (found so far) hand a parameter to: the index reads the files defining them."""
-    shapes = project_macros(facts)
+    shapes = project_shapes(facts)
     words = {call.macro for summary in facts.values() for call in summary.macro_registrations}
     pending = list(words)
     while pending:

@@ -30,7 +30,7 @@ from cursedlint.analysis.c_parameter_index import PARAMETER_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
-    composed_wrappers, macro_words, registering_fields, registrations_of, wrapper_names,
+    composed_wrappers, macro_words, piece_names, registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -106,11 +106,12 @@ class RegistrationWrapperIndex(Indexer):
 
 
 
-_FORWARDERS = Pieces("registration-forwarders", RegistrationWrapperIndex(), ("forwarders",),
+_FORWARDERS = Pieces("registration-forwarders", RegistrationWrapperIndex(),
+                     ("forwarders", "macros"),
                      lambda context: Registrations(context, {}).forwarders())
 _SUMMARIES = Summaries(RegistrationWrapperIndex(),
                        lambda context: Registrations(context, {}).summary(), _FORWARDERS,
-                       wrapper_names)
+                       piece_names)
 
 
 class RegistrationRule(Rule):
