@@ -46,6 +46,7 @@ def test_macros_that_call_nothing_they_are_given():
 #define WITH_CTX(_fn, ...) _fn(g_ctx, __VA_ARGS__)
 #define ADD(a, b) ((a) + (b))
 #define GUARDED(_fn, x) if (x) _fn(x)
+#define PASTED(name, h, k) table_get_##name(h, k)
 """))
     assert set(found) == {"GUARDED"}  # (a call of its parameter with a parameter: it calls)
 

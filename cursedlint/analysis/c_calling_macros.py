@@ -28,7 +28,7 @@ OTHER, REST = -1, -2
 MACRO_DEPTH = 4  # macros calling macros followed
 _CALLED = re.compile(rb"([A-Za-z_]\w*)\s*\(")
 _NOT_CALLS = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof", b"defined"})
-_WORD_BEFORE = re.compile(rb"([A-Za-z_]\w*)\s*$")
+_WORD_BEFORE = re.compile(rb"([A-Za-z_]\w*)$")
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 
 
@@ -97,10 +97,14 @@ def _shape(parameters: bytes, body: bytes) -> MacroShape | None:
 
 
 def _declared(text: bytes, start: int) -> bool:
-    """Whether the name at `start` follows a type's (`void _name(__VA_ARGS__)`: a function the
-    macro declares, not a call), not `return` or an operator."""
-    before = _WORD_BEFORE.search(text[max(0, start - 64):start])
-    return before is not None and before.group(1) not in (b"return", b"else", b"do")
+    """Whether the name at `start` is no call's: it follows a type's (`void _name(...)`: a
+    function the macro declares), not `return` or an operator, or `#` (`prefix_##_name(...)`
+    calls a name pasted together)."""
+    before = text[max(0, start - 64):start].rstrip()
+    if before.endswith(b"#"):
+        return True
+    word = _WORD_BEFORE.search(before)
+    return word is not None and word.group(1) not in (b"return", b"else", b"do")
 
 
 def _token(argument: bytes, named: dict, variadic: bool) -> int:
