@@ -8,7 +8,7 @@ from __future__ import annotations
 import textwrap
 
 from cursedlint.analysis.c_calling_macros import (
-    REST, CallingMacro, calling_macros, macro_calls, macro_shapes,
+    REST, CallingMacro, calling_macros, macro_calls, macro_shapes, macros_reached,
 )
 from cursedlint.analysis.c_syntax import arguments, callee
 from cursedlint.c.context import CContext, parse
@@ -82,3 +82,13 @@ def test_a_macro_call_reads_as_a_call_of_the_function():
     assert [context.text(argument) for argument in arguments(call)] == ["pd", "buf", "len", "1"]
     assert context.text(call).startswith("TIMED_CALL(") and call.start_point[0] == 9
     assert macro_calls(context, ("ibv_reg_mr",), {}) == []
+
+
+def test_macros_reached_from_the_argument_naming_the_function():
+    shapes = macro_shapes(NESTED + b"""\
+#define LOGGED(_fn, _fmt, ...) (log_line(_fmt, __VA_ARGS__), TIMED_CALL(_fn, __VA_ARGS__))
+""")
+    assert macros_reached(shapes, {("LOGGED", 0)}) == {
+        "LOGGED", "TIMED_CALL", "NAMED_CALL", "CTX_TIMED"}  # (not log_line: given `_fmt`)
+    assert macros_reached(shapes, {("LOGGED", 1)}) == {"LOGGED", "log_line"}
+    assert macros_reached(shapes, {("PAIR_CALL", 1)}) == {"PAIR_CALL"}

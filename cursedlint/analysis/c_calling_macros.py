@@ -197,6 +197,28 @@ def _through(shape: MacroShape, inner: CallingMacro, tokens: tuple) -> CallingMa
     return CallingMacro(function, tuple(given), rest_from)
 
 
+def macros_reached(shapes: dict[str, Iterable[MacroShape]],
+                   given: set[tuple[str, int]]) -> set[str]:
+    """The macros of `given` ((name, position of the argument naming a function)) and those
+    their definitions among `shapes` hand that argument on to, as far as they go: where the
+    definitions that make a macro a calling one may be."""
+    reached, pending = set(given), list(given)
+    while pending:
+        name, position = pending.pop()
+        for shape in shapes.get(name, ()):
+            for called, tokens in shape.calls:
+                if not isinstance(called, str):
+                    continue
+                for inner, token in enumerate(tokens):
+                    if token == position or token == REST and position >= shape.parameters:
+                        step = (called, inner + (position - shape.parameters
+                                                 if token == REST else 0))
+                        if step not in reached:
+                            reached.add(step)
+                            pending.append(step)
+    return {name for name, _ in reached}
+
+
 def project_shapes(facts: dict) -> dict[str, tuple[MacroShape, ...]]:
     """Name -> the shapes of its definitions in a project index's facts (path -> a summary
     whose `macros` are its file's `macro_shapes`), worked out once per run."""

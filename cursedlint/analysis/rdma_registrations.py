@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from msgspec import Struct
 
 from cursedlint.analysis.c_calling_macros import (
-    CallingMacro, MacroShape, calling_macros, macro_calls, macro_shapes, named_arguments,
-    project_calling_macros, project_shapes,
+    CallingMacro, MacroShape, calling_macros, macro_calls, macro_shapes, macros_reached,
+    named_arguments, project_calling_macros, project_shapes,
 )
 from cursedlint.analysis.c_forwarding import Forward, Forwarder, exported_functions, forwarded_calls
 from cursedlint.analysis.c_function_pointers import (
@@ -1031,17 +1031,11 @@ def _macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
 
 def macro_words(facts: dict) -> set[str]:
     """The macros the project's files call with an API's name, and those their definitions
-    (found so far) hand a parameter to: the index reads the files defining them."""
-    shapes = project_shapes(facts)
-    words = {call.macro for summary in facts.values() for call in summary.macro_registrations}
-    pending = list(words)
-    while pending:
-        for shape in shapes.get(pending.pop(), ()):
-            for called, _ in shape.calls:
-                if isinstance(called, str) and called not in words:
-                    words.add(called)
-                    pending.append(called)
-    return words
+    (found so far) hand that name on to (`macros_reached`): the index reads the files
+    defining them."""
+    return macros_reached(project_shapes(facts), {
+        (call.macro, call.position) for summary in facts.values()
+        for call in summary.macro_registrations})
 
 
 def _parameter(call: MacroRegistration, given: list, index: int | None) -> int | None:
