@@ -886,9 +886,9 @@ def _composed_wrappers(facts: dict) -> ComposedWrappers:
             if api in APIS}
         public.update((path, name) for name in summary.wrappers)
     for path, wrappers in macro_wrappers(facts).items():
-        for name, (api, shape, static, line) in wrappers.items():
+        for name, (api, shape, static, line, macro) in wrappers.items():
             files[path].setdefault(name, (api, shape, (Step(
-                path, line, f"`{name}()` registers with {api}()"),)))
+                path, line, f"`{name}()` registers with {api}() through {macro}()"),)))
             if not static:
                 public.add((path, name))
                 definers.setdefault(name, set()).add(path)
@@ -993,9 +993,10 @@ def _or_none(position: int | None) -> int:
 
 
 def macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
-    """Path -> function -> (API, positions, static, line) for the functions of the project's
-    files (path -> facts) whose calls of macros given an API's name (`MacroRegistration`) the
-    project's macros make registrations, all of the same parameters with the same API."""
+    """Path -> function -> (API, positions, static, line, macro) for the functions of the
+    project's files (path -> facts) whose calls of macros given an API's name
+    (`MacroRegistration`) the project's macros make registrations, all of the same parameters
+    with the same API."""
     return built_for(facts, "macro wrappers", _macro_wrappers)
 
 
@@ -1019,7 +1020,7 @@ def _macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
             if api.flags is not None:
                 address = length = None  # (a change of translation: not passed through)
             made.setdefault(call.function, set()).add(
-                (call.api, Api(address, length), call.static, call.line))
+                (call.api, Api(address, length), call.static, call.line, call.macro))
         wrappers = {function: min(shapes, key=lambda shape: shape[3])
                     for function, shapes in made.items()
                     if len({shape[:2] for shape in shapes}) == 1
