@@ -47,6 +47,7 @@ def test_macros_that_call_nothing_they_are_given():
 #define ADD(a, b) ((a) + (b))
 #define GUARDED(_fn, x) if (x) _fn(x)
 #define PASTED(name, h, k) table_get_##name(h, k)
+#define QUOTED(_fn, x) log_line("_fn(x, y)", x) /* _fn(x, x) */
 """))
     assert set(found) == {"GUARDED"}  # (a call of its parameter with a parameter: it calls)
 

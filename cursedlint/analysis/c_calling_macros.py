@@ -29,7 +29,8 @@ MACRO_DEPTH = 4  # macros calling macros followed
 _CALLED = re.compile(rb"([A-Za-z_]\w*)\s*\(")
 _NOT_CALLS = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof", b"defined"})
 _WORD_BEFORE = re.compile(rb"([A-Za-z_]\w*)$")
-_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+_NOISE = re.compile(rb"/\*.*?\*/|//[^\n]*|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'", re.S)
+"""Comments, string and character literals: no calls, no argument lists."""
 
 
 class MacroShape(Struct, frozen=True, array_like=True):
@@ -81,7 +82,7 @@ def _shape(parameters: bytes, body: bytes) -> MacroShape | None:
              if re.fullmatch(rb"[A-Za-z_]\w*", name)}
     if not named:
         return None
-    text = _COMMENT.sub(b" ", re.sub(rb"\\\r?\n", b" ", body))
+    text = _NOISE.sub(_blanked, re.sub(rb"\\\r?\n", b" ", body))
     calls = []
     for match in _CALLED.finditer(text):
         called = match.group(1)
@@ -94,6 +95,11 @@ def _shape(parameters: bytes, body: bytes) -> MacroShape | None:
         elif any(token != OTHER for token in tokens):
             calls.append((called.decode("latin-1"), tokens))
     return MacroShape(len(named), variadic, tuple(calls)) if calls else None
+
+
+def _blanked(match) -> bytes:
+    """A comment as a blank, a literal as an empty one."""
+    return b" " if match.group().startswith(b"/") else b'""'
 
 
 def _declared(text: bytes, start: int) -> bool:

@@ -1010,15 +1010,14 @@ def _macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
             macro, api = macros.get(call.macro), APIS[call.api]
             given = macro.mapped(list(range(len(call.parameters)))) \
                 if macro is not None and macro.function == call.position else None
-            if given is None or not _fits(api, given) or api.shape != "plain":
+            if given is None or not _fits(api, given) or api.shape != "plain" \
+                    or api.flags is not None:  # (as `Registrations._wrapper`)
                 continue
             flags = ACCESS_FLAGS.get(call.api)
             if flags is not None and flags < len(given) and given[flags] in call.on_demand:
                 continue
             address, length = (_parameter(call, given, index) for index in (api.address,
                                                                               api.length))
-            if api.flags is not None:
-                address = length = None  # (a change of translation: not passed through)
             made.setdefault(call.function, set()).add(
                 (call.api, Api(address, length), call.static, call.line, call.macro))
         wrappers = {function: min(shapes, key=lambda shape: shape[3])
