@@ -27,13 +27,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_calling_macros import (
+    CallingMacro, MacroShape, calling_macros, macro_calls, macro_shapes, macros_reached,
+    named_arguments, project_calling_macros, project_shapes,
+)
 from cursedlint.analysis.c_forwarding import Forward, Forwarder, exported_functions, forwarded_calls
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
     wrappers_by_name,
 )
 from cursedlint.analysis.c_syntax import (
-    arguments as _arguments, assigns, defined_functions, parameter_names, plain_function,
+    arguments as _arguments, assigns, callee, defined_functions, parameter_names, plain_function,
     scope_of, unwrapped,
 )
 from cursedlint.analysis.includes import IncludedHeaders, header_constants
@@ -178,6 +182,25 @@ class RegistrationFacts(Struct, frozen=True):
     lines: dict[str, int] = {}
     forwarders: dict[str, Forwarder] = {}
     defines: frozenset[str] = frozenset()
+    macros: dict[str, tuple[MacroShape, ...]] = {}
+    macro_registrations: tuple[MacroRegistration, ...] = ()
+
+
+class MacroRegistration(Struct, frozen=True, array_like=True):
+    """A function's call of a macro the file does not define, given a registration API's name
+    as argument number `position` (`PROFILE_CALL(ibv_reg_mr, pd, addr, len, flags)`): a
+    registration where the project's macro calls it (`macro_wrappers`). `parameters`: the
+    function's parameter each macro argument is, unchanged (-1: none); `on_demand`: the macro
+    arguments that ask for on-demand paging."""
+
+    function: str
+    static: bool
+    line: int
+    macro: str
+    position: int
+    api: str
+    parameters: tuple[int, ...]
+    on_demand: tuple[int, ...] = ()
 
 
 def registrations_of(context, project_wrappers=None) -> "Registrations":
@@ -221,7 +244,7 @@ class Registrations:
         apis = {**APIS, **self._wrappers}
         calls = [(name, call, apis[name], self._wrapped.get(name, name),
                   self._wrapper_steps.get(name, ()))
-                 for name, call in self.context.calls(apis)]
+                 for name, call in self._calls(apis)]
         calls.extend(self._indirect_calls())
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call, api, underlying, chain, *every in calls:
@@ -244,16 +267,77 @@ class Registrations:
         local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
                  if name not in exported}
         names = {**APIS, **self.file_wrappers}
-        lines = {name: self.context.calls(names, function.child_by_field_name("body"))[0][1]
+        lines = {name: self._calls(names, function.child_by_field_name("body"))[0][1]
                  .start_point[0] + 1 for name, (_, function) in self._wrapper_definitions.items()}
         return RegistrationFacts(exported, local, field_flows(self.context), lines, defines=(
-            frozenset(exported_functions(self.context)) - set(exported)))
+            frozenset(exported_functions(self.context)) - set(exported)),
+            macro_registrations=self._macro_registrations())
+
+    # -- calls made by macros ----------------------------------------------------------------
+
+    @cached_property
+    def _api_arguments(self) -> list[tuple]:
+        """(API, call, position) for each API's name written as an argument of a call."""
+        return list(named_arguments(self.context, APIS))
+
+    @cached_property
+    def _own_macros(self) -> dict[str, tuple[MacroShape, ...]]:
+        """The file's macro shapes, read only where it gives an API's name to a call."""
+        return macro_shapes(self.context.source.data) if self._api_arguments else {}
+
+    @cached_property
+    def calling_macros(self) -> dict[str, CallingMacro]:
+        """The macros that call the function an argument names (`c_calling_macros`): the
+        project's (as the index gathered them), the file's own definitions first."""
+        own = self._own_macros
+        project = project_calling_macros(self.project_wrappers)
+        if not own:
+            return project
+        return calling_macros(own, {name: macro for name, macro in project.items()
+                                    if name not in own})
+
+    def _calls(self, names, node=None) -> list[tuple]:
+        """`context.calls`, with the calls the file's calling macros make of `names`."""
+        found = self.context.calls(names, node)
+        if self.calling_macros:
+            made = macro_calls(self.context, names, self.calling_macros, node)
+            if made:
+                found = sorted(found + made, key=lambda item: item[1].start_byte)
+        return found
+
+    def _macro_registrations(self) -> tuple[MacroRegistration, ...]:
+        """The file's calls of macros it does not define given an API's name, in functions
+        with no other registration (their wrappers: `macro_wrappers`)."""
+        from cursedlint.analysis.c_memory import has_storage
+
+        found = []
+        for api, call, position in self._api_arguments:
+            macro = callee(self.context, call)
+            scope = scope_of(self.context, call)
+            function = plain_function(scope) if macro not in APIS and \
+                macro not in self.calling_macros and scope is not None and \
+                scope.type == "function_definition" else None
+            if function is None or self._calls(APIS, function[2]):
+                continue
+            parameters = parameter_names(self.context, function[1])
+            given = _arguments(call)
+            found.append(MacroRegistration(
+                self.context.text(function[0]), has_storage(self.context, scope, ("static",)),
+                call.start_point[0] + 1, macro, position, api,
+                tuple(_or_none(self._passed([argument], parameters, function[2]))
+                      for argument in given),
+                tuple(index for index, argument in enumerate(given)
+                      if self._holds(argument, ON_DEMAND))))
+        return tuple(found)
 
     def forwarders(self) -> RegistrationFacts | None:
-        """What the file's functions pass their parameters on to (`RegistrationFacts` with
-        only `forwarders`)."""
+        """What the file's functions pass their parameters on to, and the shapes of its
+        macros (`RegistrationFacts` with only `forwarders` and `macros`): the pieces made for
+        the files that may call a wrapper or a macro given an API's name (`piece_names`)."""
         forwarders = forwarded_calls(self.context, set(self.file_wrappers), exported=True)
-        return RegistrationFacts(forwarders=forwarders) if forwarders else None
+        macros = macro_shapes(self.context.source.data)
+        return RegistrationFacts(forwarders=forwarders, macros=macros) \
+            if forwarders or macros else None
 
     @cached_property
     def _path(self) -> str:
@@ -406,7 +490,7 @@ class Registrations:
         found: dict = {}
         known = {name: (name, api) for name, api in APIS.items()}
         for _ in range(WRAPPER_DEPTH):
-            calls = (call for _, call in self.context.calls(known))
+            calls = (call for _, call in self._calls(known))
             added = {}
             for function in self.context.enclosing(calls, ("function_definition",)):
                 plain = plain_function(function)
@@ -453,7 +537,7 @@ class Registrations:
         if not parameters:
             return None
         found = set()
-        for name, call in self.context.calls(known, body):
+        for name, call in self._calls(known, body):
             underlying, api = known[name]
             arguments = _arguments(call)
             if api.flags is not None or not _fits(api, arguments):
@@ -767,6 +851,12 @@ class ComposedWrappers(Struct, frozen=True):
         return found[0]
 
 
+def piece_names(facts: dict) -> set[str]:
+    """The names whose callers' `forwarders` and `macros` may matter: the wrappers
+    (`wrapper_names`) and the macros given an API's name (`macro_words`)."""
+    return {*wrapper_names(facts), *macro_words(facts)}
+
+
 def wrapper_names(facts: dict) -> set[str]:
     """The names of the project's wrappers (path -> `RegistrationFacts`), composed across
     files: only a file calling one can have `forwarders` that matter (a forwarded call is
@@ -795,6 +885,13 @@ def _composed_wrappers(facts: dict) -> ComposedWrappers:
             for name, (api, address, length) in {**summary.local, **summary.wrappers}.items()
             if api in APIS}
         public.update((path, name) for name in summary.wrappers)
+    for path, wrappers in macro_wrappers(facts).items():
+        for name, (api, shape, static, line, macro) in wrappers.items():
+            files[path].setdefault(name, (api, shape, (Step(
+                path, line, f"`{name}()` registers with {api}() through {macro}()"),)))
+            if not static:
+                public.add((path, name))
+                definers.setdefault(name, set()).add(path)
     for _ in range(WRAPPER_DEPTH):
         composed = ComposedWrappers(_exported(files, public), files, definers)
         added = False
@@ -889,6 +986,62 @@ def _through(path: str, function: str, call: Forward, known: tuple) -> tuple | N
 
 
 # -- tree helpers ------------------------------------------------------------------------------
+
+
+def _or_none(position: int | None) -> int:
+    return -1 if position is None else position
+
+
+def macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
+    """Path -> function -> (API, positions, static, line, macro) for the functions of the
+    project's files (path -> facts) whose calls of macros given an API's name
+    (`MacroRegistration`) the project's macros make registrations, all of the same parameters
+    with the same API."""
+    return built_for(facts, "macro wrappers", _macro_wrappers)
+
+
+def _macro_wrappers(facts: dict) -> dict[str, dict[str, tuple]]:
+    macros = project_calling_macros(facts) if any(
+        summary.macro_registrations for summary in facts.values()) else {}
+    found: dict[str, dict[str, tuple]] = {}
+    for path, summary in facts.items():
+        made: dict[str, set] = {}
+        for call in summary.macro_registrations:
+            macro, api = macros.get(call.macro), APIS[call.api]
+            given = macro.mapped(list(range(len(call.parameters)))) \
+                if macro is not None and macro.function == call.position else None
+            if given is None or not _fits(api, given) or api.shape != "plain" \
+                    or api.flags is not None:  # (as `Registrations._wrapper`)
+                continue
+            flags = ACCESS_FLAGS.get(call.api)
+            if flags is not None and flags < len(given) and given[flags] in call.on_demand:
+                continue
+            address, length = (_parameter(call, given, index) for index in (api.address,
+                                                                              api.length))
+            made.setdefault(call.function, set()).add(
+                (call.api, Api(address, length), call.static, call.line, call.macro))
+        wrappers = {function: min(shapes, key=lambda shape: shape[3])
+                    for function, shapes in made.items()
+                    if len({shape[:2] for shape in shapes}) == 1
+                    and next(iter(shapes))[1] != Api(None, None)}
+        if wrappers:
+            found[path] = wrappers
+    return found
+
+
+def macro_words(facts: dict) -> set[str]:
+    """The macros the project's files call with an API's name, and those their definitions
+    (found so far) hand that name on to (`macros_reached`): the index reads the files
+    defining them."""
+    return macros_reached(project_shapes(facts), {
+        (call.macro, call.position) for summary in facts.values()
+        for call in summary.macro_registrations})
+
+
+def _parameter(call: MacroRegistration, given: list, index: int | None) -> int | None:
+    if index is None or index >= len(given) or call.parameters[given[index]] < 0:
+        return None
+    return call.parameters[given[index]]
 
 
 def _picked(arguments: list, index: int | None) -> tuple:

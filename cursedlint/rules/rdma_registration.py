@@ -30,7 +30,7 @@ from cursedlint.analysis.c_parameter_index import PARAMETER_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
-    composed_wrappers, registering_fields, registrations_of, wrapper_names,
+    composed_wrappers, macro_words, piece_names, registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -62,7 +62,8 @@ class RegistrationWrapperIndex(Indexer):
     for the files that may call a wrapper: `analysis.called_pieces`).
 
     Rounds: the files calling a registration API; then those naming a wrapper (composed
-    across the files read so far), a function
+    across the files read so far), a macro given an API's name or one such a macro hands its
+    arguments to (`analysis.c_calling_macros`: the files defining them), a function
     given a registering function, a field holding one (there the other values of the
     field are stored, and the calls through it are made), or a macro a registering function
     is loaded with (`LOAD_SYM(lib, "ibv_reg_mr", t->reg_mr)`: its definition says whether it
@@ -92,7 +93,8 @@ class RegistrationWrapperIndex(Indexer):
                                 for name in (*found.wrappers, *found.local))}
         graph = project_graph(facts)
         return {*composed_wrappers(facts).exported, *graph.passed_to(registering),
-                *graph.holding(registering), *graph.loader_macros(registering)}
+                *graph.holding(registering), *graph.loader_macros(registering),
+                *macro_words(facts)}
 
     adds_triggers = True
 
@@ -103,13 +105,12 @@ class RegistrationWrapperIndex(Indexer):
         return {*composed_wrappers(facts).exported, *registering_fields(facts)}
 
 
-
-
-_FORWARDERS = Pieces("registration-forwarders", RegistrationWrapperIndex(), ("forwarders",),
+_FORWARDERS = Pieces("registration-forwarders", RegistrationWrapperIndex(),
+                     ("forwarders", "macros"),
                      lambda context: Registrations(context, {}).forwarders())
 _SUMMARIES = Summaries(RegistrationWrapperIndex(),
                        lambda context: Registrations(context, {}).summary(), _FORWARDERS,
-                       wrapper_names)
+                       piece_names)
 
 
 class RegistrationRule(Rule):
@@ -141,7 +142,12 @@ class SubPageRdmaRegistration(RegistrationRule):
     one of these (every registration in the function the same parameters to the same API: a
     retry with other access flags is the same range), or to such a function of their own file
     or of another file (up to 4 levels
-    within a file and 4 more across files, each step named in the finding's chain; a
+    within a file and 4 more across files, each step named in the finding's chain; a call
+    made by a function-like macro of the project, in any file, that calls the function an
+    argument names, `UCS_PROFILE_CALL(ibv_reg_mr, pd, buf, len, access)` where the macro's
+    body, perhaps through other such macros, does `_func(__VA_ARGS__)`, is a call of that
+    function with the arguments the macro gives it, where every definition of the macro
+    calls it so with only its own arguments; a
     function of the same name the file defines itself is not
     another file's wrapper, and of several files defining one name, those with the most
     directories in common with the caller's decide, where they agree: a vendored copy of a
