@@ -30,7 +30,7 @@ from cursedlint.analysis.c_parameter_index import PARAMETER_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
-    composed_wrappers, registering_fields, registrations_of, wrapper_names,
+    composed_wrappers, method_names, registering_fields, registrations_of, wrapper_names,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -92,7 +92,8 @@ class RegistrationWrapperIndex(Indexer):
                                 for name in (*found.wrappers, *found.local))}
         graph = project_graph(facts)
         return {*composed_wrappers(facts).exported, *graph.passed_to(registering),
-                *graph.holding(registering), *graph.loader_macros(registering)}
+                *graph.holding(registering), *graph.loader_macros(registering),
+                *method_names(facts)}
 
     adds_triggers = True
 
@@ -100,7 +101,8 @@ class RegistrationWrapperIndex(Indexer):
         """The wrappers' names (a call of one is a registration) and the fields some
         function stored in which registers (`registering_fields`: a call through one may
         be), as the project's graph resolves them, whatever the fields are named."""
-        return {*composed_wrappers(facts).exported, *registering_fields(facts)}
+        return {*composed_wrappers(facts).exported, *registering_fields(facts),
+                *method_names(facts)}
 
 
 
