@@ -105,8 +105,6 @@ class RegistrationWrapperIndex(Indexer):
                 *method_names(facts)}
 
 
-
-
 _FORWARDERS = Pieces("registration-forwarders", RegistrationWrapperIndex(), ("forwarders",),
                      lambda context: Registrations(context, {}).forwarders())
 _SUMMARIES = Summaries(RegistrationWrapperIndex(),
@@ -154,7 +152,12 @@ class SubPageRdmaRegistration(RegistrationRule):
     an API or wrapper, every other one being one with the same argument positions or a
     function the project defines that does not register (a provider without registration:
     the message says the call "may register", and the chain names each function and whether
-    it registers). Not followed: a field that also holds a function the project does not
+    it registers), and calls of C++ member functions that pass their parameters on to one of
+    these or to another such member function (`pd.regMr(buf, len, access)`, `p->m(...)`,
+    `getPd().m(...)`, `m(...)` in a member of the class), resolved only through the
+    receiver's declared class (a parameter, local, member, getter's return type, the element
+    of a `unique_ptr`, `optional` or `Expected`, `auto` of `new` or `make_unique`: a field or
+    another class's method of that name is not it; an unknown receiver is silent). Not followed: a field that also holds a function the project does not
     define (a library's, the application's: it may do anything), any value that is not a
     function, a name a C++ class declares as a method, or more than 8 functions. Lengths are
     evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
