@@ -488,6 +488,8 @@ class Registrations:
                 return None
             if self._on_demand(name, arguments):
                 continue
+            if api.shape == "attr" and self._attr_iface(call) not in (None, *HOST_IFACES):
+                return None  # (device memory, or memory of an iface not known)
             positions = [self._passed(nodes, parameters, body)
                          for nodes in self._ranges(api, arguments, call)]
             found.add((underlying, Api(*positions)))
@@ -677,7 +679,11 @@ class Registrations:
         "" for any other expression, None when it is not given one (system memory)."""
         if APIS[registration.api].shape != "attr" or registration.function != registration.api:
             return None
-        name, scope = self._local(_arguments(registration.call)[1], registration.call)
+        return self._attr_iface(registration.call)
+
+    def _attr_iface(self, call) -> str | None:
+        """`_iface` of a call of `fi_mr_regattr`."""
+        name, scope = self._local(_arguments(call)[1], call)
         values = self._member_values(scope, name, "iface", None) if name else []
         if not values:
             return None
