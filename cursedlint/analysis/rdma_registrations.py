@@ -123,6 +123,11 @@ WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
 # fi_mr_attr `iface` values of host memory (fi_mr(3), enum fi_hmem_iface); the others
 # (FI_HMEM_CUDA, FI_HMEM_ROCR, FI_HMEM_ZE, FI_HMEM_NEURON, FI_HMEM_SYNAPSEAI) are devices'
 HOST_IFACES = frozenset({"FI_HMEM_SYSTEM"})
+def _device_iface(iface: str | None) -> bool:
+    """Whether an `fi_mr_attr` `iface` (`Registrations._iface`) is a device's constant."""
+    return bool(iface) and iface.startswith("FI_HMEM_") and iface not in HOST_IFACES
+
+
 POINTER_RESULTS = frozenset({"ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2",
                              "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
                              "mlx5dv_devx_umem_reg"})
@@ -488,8 +493,8 @@ class Registrations:
                 return None
             if self._on_demand(name, arguments):
                 continue
-            if api.shape == "attr" and self._attr_iface(call) not in (None, *HOST_IFACES):
-                return None  # (device memory, or memory of an iface not known)
+            if api.shape == "attr" and _device_iface(self._attr_iface(call)):
+                return None  # (device memory: no host pages; an iface the caller picks is kept)
             positions = [self._passed(nodes, parameters, body)
                          for nodes in self._ranges(api, arguments, call)]
             found.add((underlying, Api(*positions)))
