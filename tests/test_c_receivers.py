@@ -19,6 +19,7 @@ CLASSES = """\
      public:
       int regMr(void* addr, size_t len, int access);
       Pd* self();
+      static std::shared_ptr<Pd> shared();
     };
     struct Rail { Pd* pd; Pd pds[4]; };
     class Owner {
@@ -62,8 +63,11 @@ def receiver(statement: str, declarations: str = "") -> str | None:
     ("maybe_->regMr(b, 1, 0);", ""),                        # optional's ->
     ("rails_[0].pd->regMr(b, 1, 0);", ""),                  # a vector's element's member
     ("rails_[1].pds[2].regMr(b, 1, 0);", ""),               # an array member's element
+    ("rails_.at(1).pd->regMr(b, 1, 0);", ""),
     ("domain().regMr(b, 1, 0);", ""),                       # a getter's return type
     ("p.self()->regMr(b, 1, 0);", ""),
+    ("Pd::shared()->regMr(b, 1, 0);", ""),                  # a static member function's
+    ("s->regMr(b, 1, 0);", "auto s = ib::Pd::shared();"),
     ("x->regMr(b, 1, 0);", "auto x = std::make_unique<Pd>();"),
     ("y->regMr(b, 1, 0);", "auto* y = new Pd();"),
     ("z.regMr(b, 1, 0);", "const auto& z = domain();"),

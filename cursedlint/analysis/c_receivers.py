@@ -1,15 +1,17 @@
 """The class a C++ member function call is made on, from declared types: `obj.m(...)`,
-`p->m(...)`, `this->m(...)`, `getPd().m(...)`, and an unqualified `m(...)` inside another
-member of the class. None where the declarations in view do not say (a base class, a type
-alias, a global, an `auto` initialized by what no declaration types): a method is never
-resolved by its name alone (a struct's field of the same name may hold another function).
+`p->m(...)`, `this->m(...)`, `getPd().m(...)`, `C::get()->m(...)`, and an unqualified
+`m(...)` inside another member of the class. None where the declarations in view do not say
+(a base class, a type alias, a global, an `auto` initialized by what no declaration types): a
+method is never resolved by its name alone (a struct's field of the same name may hold another
+function).
 
 Declarations are read from the calling function (its parameters and the locals declared
 before the call in a block holding it), the members of the calling member's class, and the
 class bodies of the texts given (the file, then the project headers it includes): a member's
-declared type and a getter's return type. `->` on a pointer, or on `unique_ptr`, `shared_ptr`,
-`optional` or `Expected` (their first template argument); `[]` on a pointer, an array or a
-`vector`, `array`, `deque` or `span`.
+declared type and a getter's (or a static member function's) return type. `->` on a pointer,
+or on `unique_ptr`, `shared_ptr`, `optional` or `Expected` (their first template argument);
+`[]` (or `at()`, `front()`, `back()`) on a pointer, an array or a `vector`, `array`, `deque`
+or `span`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ POINTER_LIKE = frozenset({"unique_ptr", "shared_ptr", "optional", "Expected", "e
 SEQUENCES = frozenset({"vector", "array", "deque", "span"})
 """Class templates whose `[]` gives an object of their first template argument."""
 MAKERS = {"make_unique": "unique_ptr", "make_shared": "shared_ptr"}
+ELEMENT_GETTERS = frozenset({"at", "front", "back"})
+"""The member functions of `SEQUENCES` that give an element."""
 MAX_DEPTH = 16  # expressions and declarations a receiver's type is followed through
 _CLASSES = ("class_specifier", "struct_specifier")
 _DECLARATIONS = frozenset({"declaration", "parameter_declaration",
@@ -120,13 +124,27 @@ class Receivers:
         function = call.child_by_field_name("function")
         if function.type == "identifier":
             return self.method(owner, self.context.text(function)) if owner else None
-        if function.type != "field_expression":
+        if function.type == "qualified_identifier":  # a static member function: `C::get()`
+            scope, name = None, function
+            while name is not None and name.type == "qualified_identifier":
+                scope, name = name.child_by_field_name("scope"), name.child_by_field_name("name")
+            holder = _last(scope) if scope is not None and scope.type in (
+                "namespace_identifier", "type_identifier") else ""
+            return self.method(holder, name.text.decode(errors="replace")) \
+                if holder and name is not None and name.type == "identifier" else None
+        field = function.child_by_field_name("field") \
+            if function.type == "field_expression" else None
+        if field is None:
             return None
-        through = self.context.text(function.child_by_field_name("operator")) == "->"
-        holder = _reached(self._type(unwrapped(function.child_by_field_name("argument")), at,
-                                     definition, owner), through)
-        field = function.child_by_field_name("field")
-        return self.method(holder, self.context.text(field)) if holder and field else None
+        base = self._type(unwrapped(function.child_by_field_name("argument")), at, definition,
+                          owner)
+        if self.context.text(function.child_by_field_name("operator")) == "->":
+            base = _element(base, POINTER_LIKE)
+        if base is None or base.pointer:
+            return None
+        if base.name in SEQUENCES and self.context.text(field) in ELEMENT_GETTERS:
+            return _of_argument(base)
+        return self.method(base.name, self.context.text(field))
 
     def _named(self, name: str, at, definition, owner: str) -> Type | None:
         """The type of the variable `name` where `at` is: the last declaration of it before
