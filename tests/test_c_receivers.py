@@ -119,3 +119,19 @@ def test_members_declared_differently_by_two_bodies_are_unknown():
         """)
     (_, call), = member_calls(context, {"regMr"})
     assert Receivers(context).receiver_class(call) is None
+
+
+def test_members_inherited_from_a_base_class():
+    context = context_of("""\
+        class Base { protected: Pd* pd_; public: int regMr(void*, size_t, int); };
+        class Left { public: int regMr(void*, size_t, int); };
+        class Derived : public Base { int open(char* b); };
+        class Both : public Base, public Left {};
+        class Own : public Base { public: int regMr(void*, size_t, int); };
+        int Derived::open(char* b) { return pd_->regMr(b, 1, 0); }
+        """)
+    receivers = Receivers(context)
+    (_, call), = member_calls(context, {"regMr"})
+    assert receivers.receiver_class(call) == "Pd"
+    assert [receivers.declaring(holder, "regMr") for holder in (
+        "Derived", "Both", "Own", "Unseen")] == ["Base", None, "Own", "Unseen"]

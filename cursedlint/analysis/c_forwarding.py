@@ -164,9 +164,11 @@ def _member_callee(context, receivers: Receivers, call, owner: str) -> str:
         return ""
     if function.type == "field_expression":
         field = function.child_by_field_name("field")
-        found = receivers.receiver_class(call)
-        if found and field is not None and receivers.declares(found, context.text(field)):
-            return f"{found}::{context.text(field)}"
+        name = context.text(field) if field is not None else ""
+        found = receivers.receiver_class(call) if name else None
+        found = found and receivers.declaring(found, name)  # (inherited: its base's)
+        if found and receivers.declares(found, name):
+            return f"{found}::{name}"
         return " ".join(context.text(function).split())
     return callee(context, call)
 

@@ -1,14 +1,15 @@
 """The class a C++ member function call is made on, from declared types: `obj.m(...)`,
 `p->m(...)`, `this->m(...)`, `getPd().m(...)`, `C::get()->m(...)`, and an unqualified
 `m(...)` inside another member of the class. None where the declarations in view do not say
-(a base class, a type alias, a global, an `auto` initialized by what no declaration types): a
+(a type alias, a global, an `auto` initialized by what no declaration types): a
 method is never resolved by its name alone (a struct's field of the same name may hold another
 function).
 
 Declarations are read from the calling function (its parameters and the locals declared
 before the call in a block holding it), the members of the calling member's class, and the
-class bodies of the texts given (the file, then the project headers it includes): a member's
-declared type and a getter's (or a static member function's) return type. `->` on a pointer,
+class bodies of the texts given (the file, then the project headers it includes), their bases'
+where they declare none of that name: a member's declared type and a getter's (or a static
+member function's) return type. `->` on a pointer,
 or on `unique_ptr`, `shared_ptr`, `optional` or `Expected` (their first template argument);
 `[]` (or `at()`, `front()`, `back()`) on a pointer, an array or a `vector`, `array`, `deque`
 or `span`.
@@ -244,9 +245,37 @@ class Receivers:
         return all(function_declarator(declarator) is not None
                    for _, declarator in self._members(holder, name))
 
+    def declaring(self, holder: str, name: str, seen: tuple = ()) -> str | None:
+        """The class whose member `name` a call on an object of class `holder` reaches:
+        `holder` where a body of it in view declares it or none is in view, else the one
+        class it derives from (through its bases, nearest first) that does; None where
+        several bases do."""
+        if not self.bodies(holder) or next(self._own_members(holder, name), None):
+            return holder
+        found = {self.declaring(base, name, (*seen, holder)) for base in self._bases(holder)
+                 if base not in seen and len(seen) < MAX_DEPTH}
+        return found.pop() if len(found) == 1 else None
+
+    def _bases(self, holder: str) -> list[str]:
+        """The names of the classes the bodies of `holder` in view derive from."""
+        found = []
+        for body in self.bodies(holder):
+            clause = next((child for child in body.parent.named_children
+                           if child.type == "base_class_clause"), None)
+            for base in clause.named_children if clause is not None else ():
+                written = _written(base, None)
+                if written is not None:
+                    found.append(written.name)
+        return found
+
     def _members(self, holder: str | None, name: str) -> Iterator[tuple]:
-        """(declaration, declarator) of each member named `name` in the bodies of `holder`."""
-        for body in self.bodies(holder) if holder else ():
+        """(declaration, declarator) of each member named `name` in the bodies of `holder`,
+        or of the class it derives it from (`declaring`)."""
+        declaring = self.declaring(holder, name) if holder else None
+        return self._own_members(declaring, name) if declaring else iter(())
+
+    def _own_members(self, holder: str, name: str) -> Iterator[tuple]:
+        for body in self.bodies(holder):
             for member in body.named_children:
                 if member.type == "template_declaration":
                     member = next((child for child in member.named_children if child.type in (

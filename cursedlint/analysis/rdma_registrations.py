@@ -314,6 +314,7 @@ class Registrations:
                 receivers = Receivers(self.context, [extra.context
                                                      for extra in self.constants.extra])
             owner = receivers.receiver_class(call)
+            owner = owner and receivers.declaring(owner, name)  # (inherited: its base's)
             known = methods.nearest(f"{owner}::{name}", self._path) if owner else None
             if known is not None:
                 api, shape, steps = known

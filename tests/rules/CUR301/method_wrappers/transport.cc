@@ -61,4 +61,15 @@ int Transport::openRails(char* scratch) {
   return owned_->regMr(scratch, 100, 0) != nullptr && mr != nullptr ? 0 : -1; // warning: CUR301 "100 bytes"
 }
 
+// A domain whose registrations the audit log lists; it registers through its base's regMr().
+class AuditedDomain : public ProtectionDomain {
+ public:
+  using ProtectionDomain::ProtectionDomain;
+};
+
+int pinCounters(AuditedDomain& domain) {
+  static char counters[48];
+  return domain.regMr(counters, sizeof(counters), 0) != nullptr ? 0 : -1; // warning: CUR301 "ProtectionDomain::regMr() (wraps ibv_reg_mr()) registers 48 bytes"
+}
+
 }  // namespace xport
