@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import textwrap
 
-from cursedlint.analysis.c_forwarding import Forward, Forwarder, forwarded_calls
+from cursedlint.analysis.c_forwarding import (
+    Forward, Forwarder, forwarded_calls, forwarded_method_calls,
+)
 from cursedlint.c.context import CContext, parse
 from cursedlint.settings import Settings
 from cursedlint.source import Source
@@ -95,3 +97,39 @@ def forwarded_calls_exported(code: str) -> dict:
     context = CContext(Source.from_bytes("a.c", data, "c"), Settings(enabled=frozenset()),
                        parse(data, "c"))
     return forwarded_calls(context, exported=True)
+
+
+def forwarded_methods(code: str, language: str = "cpp") -> dict:
+    data = textwrap.dedent(code).encode()
+    context = CContext(Source.from_bytes(f"a.{language}", data, language),
+                       Settings(enabled=frozenset()), parse(data, language))
+    return forwarded_method_calls(context)
+
+
+def test_member_functions_name_their_calls_by_the_receivers_class():
+    found = forwarded_methods("""\
+        struct Table { int (*reg)(void*, void*, size_t); };
+        class Domain {
+         public:
+          int regMr(void* addr, size_t len);
+          int pin(void* addr, size_t len) { return this->regMr(addr, len); }
+          int note(void* addr) { return log_range(addr); }
+         private:
+          Table* table_;
+          Domain* next_;
+        };
+        int Domain::regMr(void* addr, size_t len) {
+          next_->regMr(addr, len);
+          return table_->reg(handle_, addr, len);
+        }
+        """)
+    assert found == {
+        "Domain::note": Forwarder(False, (Forward("log_range", ((0, 0),), 6, True, False),)),
+        "Domain::pin": Forwarder(False, (Forward("Domain::regMr", ((0, 0), (1, 1)), 5, True,
+                                                 False),)),
+        "Domain::regMr": Forwarder(False, (  # (its call of itself left out)
+            Forward("table_->reg", ((1, 0), (2, 1)), 13, True, False),))}
+
+
+def test_c_files_have_no_member_functions():
+    assert forwarded_methods("int f(void *a) { return g(a); }", "c") == {}

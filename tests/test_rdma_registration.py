@@ -198,3 +198,52 @@ def test_a_field_holding_the_api_itself_and_a_wrapper_of_it_registers():
         }
     """
     assert found(code) == [(12, "CUR301")]
+
+
+def test_member_function_wrappers_across_files(tmp_path):
+    """A class's method passing its parameters to `ibv_reg_mr` (out of line, in its own file)
+    and another class's method passing them on to it through a member: their calls register,
+    on receivers of those classes only."""
+    findings = harness.lint_project(tmp_path, {
+        "pd.h": """
+            #include <infiniband/verbs.h>
+            class Pd {
+             public:
+              ibv_mr* reg(void* addr, size_t len, int access);
+             private:
+              ibv_pd* pd_;
+            };
+            class Cache {
+             public:
+              int reg(void* addr, size_t len, int access) { return addr && len && access; }
+            };
+            class Channel {
+             public:
+              ibv_mr* pin(char* bytes, size_t count) { return pd_->reg(bytes, count, 0); }
+             private:
+              Pd* pd_;
+            };
+            """,
+        "pd.cc": """
+            #include "pd.h"
+            ibv_mr* Pd::reg(void* addr, size_t len, int access) {
+              return ibv_reg_mr(pd_, addr, len, access);
+            }
+            """,
+        "use.cc": """
+            #include <cstdlib>
+            #include "pd.h"
+            void use(Pd& pd, Cache& cache, Channel* channel) {
+              char* small = static_cast<char*>(malloc(100));
+              pd.reg(small, 100, 0);
+              cache.reg(small, 100, 0);
+              channel->pin(small, 100);
+            }
+            """}, RULES)
+    assert [(finding.path, finding.line, finding.message.split(" registers")[0])
+            for finding in findings] == [
+        ("use.cc", 6, "Pd::reg() (wraps ibv_reg_mr())"),
+        ("use.cc", 8, "Channel::pin() (wraps ibv_reg_mr())")]
+    assert [step.note for step in findings[1].related] == [
+        "`Channel::pin()` passes its address and length to `Pd::reg()`",
+        "`Pd::reg()` passes its address and length to `ibv_reg_mr()`"]

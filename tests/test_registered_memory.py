@@ -500,3 +500,36 @@ def test_which_arguments_a_macro_may_write(name, position, writes):
     definition = next(node for node in context.root.named_children
                       if context.text(node.child_by_field_name("name")) == name)
     assert macro_writes_parameter(context, definition, position) is writes
+
+
+WRAPPED_ATTR = """
+#include <sys/uio.h>
+#include <stdlib.h>
+#include <rdma/fi_domain.h>
+
+struct fid_mr *pin(struct fid_domain *domain, void *buf, size_t len)
+{{
+    struct fid_mr *mr = NULL;
+    struct iovec iov = {{ .iov_base = buf, .iov_len = len }};
+    struct fi_mr_attr attr = {{ .mr_iov = &iov, .iov_count = 1, .access = FI_SEND }};
+
+    attr.iface = {iface};
+    return fi_mr_regattr(domain, &attr, 0, &mr) == 0 ? mr : NULL;
+}}
+
+struct fid_mr *pin_small(struct fid_domain *domain)
+{{
+    return pin(domain, malloc(64), 64);
+}}
+"""
+
+
+@pytest.mark.parametrize("iface, reported", [
+    ("FI_HMEM_CUDA", []),
+    ("FI_HMEM_SYSTEM", [(18, "CUR301")]),
+    ("host ? FI_HMEM_SYSTEM : FI_HMEM_CUDA", [(18, "CUR301")]),  # (the caller's to pick)
+])
+def test_a_function_registering_device_memory_is_no_wrapper(iface, reported):
+    """A function handing its parameters to `fi_mr_regattr` with a device's `iface` registers
+    no host pages: its calls are not registrations of them."""
+    assert found(WRAPPED_ATTR.format(iface=iface)) == reported

@@ -5,18 +5,25 @@ A summary of one file, used to compose wrappers across files: a function of `b.c
 its parameters to a wrapper defined in `a.c` is a wrapper too, which neither file shows alone
 (`analysis.rdma_registrations` composes them over the project's summaries). A parameter the
 function assigns or increments is not passed on unchanged; parentheses and casts around it are
-seen through. Only plain functions (`plain_function`) are read: methods are called through
-objects.
+seen through. Plain functions (`plain_function`) by name (`forwarded_calls`); C++ member
+functions (`forwarded_method_calls`) as `Class::name`, their calls named by the receiver's
+class where the file's declarations show it (`Class::m`), else as written (`obj.m`: a call
+through a field).
 """
 
 from __future__ import annotations
 
+import re
+
 from msgspec import Struct
 
+from cursedlint.languages import CPP
 from cursedlint.patterns import LazyPattern
 
+from cursedlint.analysis.c_receivers import Receivers
 from cursedlint.analysis.c_syntax import (
-    ARGUMENT_NAME, callee, file_scope_items, parameter_names, plain_function,
+    ARGUMENT_NAME, callee, file_scope_items, function_declarator, method_class,
+    parameter_names, plain_function,
 )
 
 
@@ -81,11 +88,97 @@ def forwarded_calls(context, skip=frozenset(), exported: bool = False) -> dict[s
     return dict(sorted(found.items()))
 
 
-def _calls_given_parameters(context, name: str, declarator, body) -> dict:
+def forwarded_method_calls(context) -> dict[str, Forwarder]:
+    """`Class::name` -> its `Forwarder`, for the member functions a C++ file defines (in a
+    class body or out of line) that pass on a parameter. A call is named `Class::m` where
+    the receiver's class is known (`this->m`, an unqualified `m`: the caller's class), else
+    as written (`ops.reg`, `f`)."""
+    if context.language != CPP:
+        return {}
+    receivers = Receivers(context)
+    found = {}
+    for owner, name, definition in _member_functions(context):
+        declarator = function_declarator(definition.child_by_field_name("declarator"))
+        body = definition.child_by_field_name("body")
+        if declarator is None or body is None or body.type != "compound_statement":
+            continue
+        key = f"{owner}::{name}"
+        calls = _calls_given_parameters(context, key, declarator, body,
+                                        lambda call, owner=owner: _member_callee(
+                                            context, receivers, call, owner))
+        if calls:
+            found[key] = Forwarder(False, tuple(
+                Forward(called, tuple(sorted(pairs)), line, once, False)
+                for called, (pairs, line, once) in sorted(calls.items())))
+    return found
+
+
+def _member_functions(context):
+    """(class, name, definition) of the member functions the file defines: out of line
+    (`T C::f(...) {...}`) and in the class bodies at file scope."""
+    for item in file_scope_items(context.root):
+        if item.type == "template_declaration":
+            item = next((child for child in item.named_children if child.type in (
+                "function_definition", "class_specifier", "struct_specifier", "declaration")),
+                item)
+        if item.type == "function_definition":
+            owner = method_class(context, item)
+            name = _method_name(item)
+            if owner and name:
+                yield owner, name, item
+            continue
+        specifier = item if item.type in _CLASSES else next(
+            (child for child in item.named_children if child.type in _CLASSES), None)
+        body = specifier.child_by_field_name("body") if specifier is not None else None
+        named = specifier.child_by_field_name("name") if specifier is not None else None
+        for member in body.named_children if body is not None and named is not None else ():
+            if member.type == "template_declaration":
+                member = next((child for child in member.named_children
+                               if child.type == "function_definition"), member)
+            name = _method_name(member) if member.type == "function_definition" else ""
+            if name:
+                yield context.text(named), name, member
+
+
+_CLASSES = frozenset({"class_specifier", "struct_specifier"})
+
+
+def _method_name(definition) -> str:
+    """The name of the member function a definition defines (`f` of `C::f`), "" for an
+    operator, a destructor or a shape a macro made."""
+    declarator = function_declarator(definition.child_by_field_name("declarator"))
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    while name is not None and name.type == "qualified_identifier":
+        name = name.child_by_field_name("name")
+    return name.text.decode(errors="replace") \
+        if name is not None and name.type in ("identifier", "field_identifier") else ""
+
+
+def _member_callee(context, receivers: Receivers, call, owner: str) -> str:
+    """How a member function's summary names a call: `Class::m` on a receiver of a known
+    class that may declare a member function `m` (no data member of that name in view), the
+    called text of another call through a field, the plain name of an unqualified call (a
+    member function of the caller's class or a function, decided where it is composed)."""
+    function = call.child_by_field_name("function")
+    if function is None:
+        return ""
+    if function.type == "field_expression":
+        field = function.child_by_field_name("field")
+        name = context.text(field) if field is not None else ""
+        found = receivers.receiver_class(call) if name else None
+        found = found and receivers.declaring(found, name)  # (inherited: its base's)
+        if found and receivers.declares(found, name):
+            return f"{found}::{name}"
+        return " ".join(context.text(function).split())
+    return callee(context, call)
+
+
+def _calls_given_parameters(context, name: str, declarator, body, callee_of=None) -> dict:
     """Callee -> (pairs, line of its first call, called once) for the calls in `body` that
     take one of the function's unchanged parameters as an argument (called once: `callee` is
     called nowhere else in `body`). The bytes show where a parameter is written as an
-    argument; only those places are looked up in the tree."""
+    argument; only those places are looked up in the tree. `callee_of(call)`: how a call is
+    named (default: `callee`; otherwise called once where its last name is spelled once)."""
     data, first, last = context.source.data, body.start_byte, body.end_byte
     positions = {parameter.encode(): position for position, parameter
                  in enumerate(parameter_names(context, declarator)) if parameter}
@@ -104,16 +197,23 @@ def _calls_given_parameters(context, name: str, declarator, body) -> dict:
         if _changed(data, spelling, first, last):
             continue
         for call, index in calls:
-            called = callee(context, call)
+            called = callee(context, call) if callee_of is None else callee_of(call)
             if called and called != name:
                 line = call.start_point[0] + 1
                 pairs, earliest = found.get(called, (set(), line))
                 pairs.add((index, positions[spelling]))
                 found[called] = (pairs, min(earliest, line))
     text = data[first:last]
+    if callee_of is not None:
+        return {called: (pairs, line, len(re.findall(
+            rb"\b%s\b" % _LAST_NAME.search(called).group().encode(), text)) == 1)
+            for called, (pairs, line) in found.items()}
     return {called: (pairs, line, text.count(called.encode()) == 1
                      or len(context.calls((called,), body)) == 1)
             for called, (pairs, line) in found.items()}
+
+
+_LAST_NAME = re.compile(r"\w+$")
 
 
 _KEYWORD_BEFORE = LazyPattern(rb"(?<![\w$])(?:if|while|switch|return|sizeof|for)\s*\($")

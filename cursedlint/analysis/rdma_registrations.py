@@ -31,11 +31,14 @@ from cursedlint.analysis.c_calling_macros import (
     CallingMacro, MacroShape, calling_macros, macro_calls, macro_shapes, macros_reached,
     named_arguments, project_calling_macros, project_shapes,
 )
-from cursedlint.analysis.c_forwarding import Forward, Forwarder, exported_functions, forwarded_calls
+from cursedlint.analysis.c_forwarding import (
+    Forward, Forwarder, exported_functions, forwarded_calls, forwarded_method_calls,
+)
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, FunctionPointerGraph, built_for, called_text, field_flows, project_graph,
     wrappers_by_name,
 )
+from cursedlint.analysis.c_receivers import Receivers, member_calls
 from cursedlint.analysis.c_syntax import (
     arguments as _arguments, assigns, callee, defined_functions, parameter_names, plain_function,
     scope_of, unwrapped,
@@ -124,6 +127,11 @@ WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
 # fi_mr_attr `iface` values of host memory (fi_mr(3), enum fi_hmem_iface); the others
 # (FI_HMEM_CUDA, FI_HMEM_ROCR, FI_HMEM_ZE, FI_HMEM_NEURON, FI_HMEM_SYNAPSEAI) are devices'
 HOST_IFACES = frozenset({"FI_HMEM_SYSTEM"})
+def _device_iface(iface: str | None) -> bool:
+    """Whether an `fi_mr_attr` `iface` (`Registrations._iface`) is a device's constant."""
+    return bool(iface) and iface.startswith("FI_HMEM_") and iface not in HOST_IFACES
+
+
 POINTER_RESULTS = frozenset({"ibv_reg_mr", "ibv_reg_mr_iova", "ibv_reg_mr_iova2",
                              "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
                              "mlx5dv_devx_umem_reg"})
@@ -174,7 +182,10 @@ class RegistrationFacts(Struct, frozen=True):
     (`flows`), and what its other functions pass their parameters on to (`forwarders`: a
     function handing them to another file's wrapper is a wrapper, `composed_wrappers`), and its
     other functions others can call (`defines`: a caller nearer this file than another's
-    wrapper of the same name calls this one, `ComposedWrappers.nearest`)."""
+    wrapper of the same name calls this one, `ComposedWrappers.nearest`), and what its C++
+    member functions pass their parameters on to (`methods`, keyed `Class::name`: one handing
+    them to a registration API, a registering field, a wrapper or another such member
+    function is a member function wrapper, `composed_methods`)."""
 
     wrappers: dict[str, Wrapper] = {}
     local: dict[str, Wrapper] = {}
@@ -184,6 +195,7 @@ class RegistrationFacts(Struct, frozen=True):
     defines: frozenset[str] = frozenset()
     macros: dict[str, tuple[MacroShape, ...]] = {}
     macro_registrations: tuple[MacroRegistration, ...] = ()
+    methods: dict[str, Forwarder] = {}
 
 
 class MacroRegistration(Struct, frozen=True, array_like=True):
@@ -246,6 +258,8 @@ class Registrations:
                   self._wrapper_steps.get(name, ()))
                  for name, call in self._calls(apis)]
         calls.extend(self._indirect_calls())
+        plain = {call.start_byte for _, call, *_ in calls}
+        calls.extend(found for found in self._method_calls() if found[1].start_byte not in plain)
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call, api, underlying, chain, *every in calls:
             registration = self._registration(name, api, call, underlying, chain,
@@ -271,7 +285,8 @@ class Registrations:
                  .start_point[0] + 1 for name, (_, function) in self._wrapper_definitions.items()}
         return RegistrationFacts(exported, local, field_flows(self.context), lines, defines=(
             frozenset(exported_functions(self.context)) - set(exported)),
-            macro_registrations=self._macro_registrations())
+            macro_registrations=self._macro_registrations(),
+            methods=forwarded_method_calls(self.context))
 
     # -- calls made by macros ----------------------------------------------------------------
 
@@ -369,6 +384,25 @@ class Registrations:
                           for step in candidate.steps(label, f"which registers with {api}()"
                                                       if registers else "which does not register"))
             found.append((label, call, shape, api, chain, all(does)))
+        return found
+
+    def _method_calls(self) -> list[tuple]:
+        """(label, call, API shape, API, chain) for the file's calls of member functions
+        that are wrappers (`composed_methods`), on a receiver whose class the declarations in
+        view (the file's, its project headers') show."""
+        methods = composed_methods(self.project_wrappers)
+        names = {key.rpartition("::")[2] for key in methods.exported}
+        found, receivers = [], None
+        for name, call in member_calls(self.context, names) if names else ():
+            if receivers is None:
+                receivers = Receivers(self.context, [extra.context
+                                                     for extra in self.constants.extra])
+            owner = receivers.receiver_class(call)
+            owner = owner and receivers.declaring(owner, name)  # (inherited: its base's)
+            known = methods.nearest(f"{owner}::{name}", self._path) if owner else None
+            if known is not None:
+                api, shape, steps = known
+                found.append((f"{owner}::{name}", call, shape, api, steps))
         return found
 
     def _stored_wrapper(self, function: str, path: str) -> tuple[str, Api] | None:
@@ -544,6 +578,8 @@ class Registrations:
                 return None
             if self._on_demand(name, arguments):
                 continue
+            if api.shape == "attr" and _device_iface(self._attr_iface(call)):
+                return None  # (device memory: no host pages; an iface the caller picks is kept)
             positions = [self._passed(nodes, parameters, body)
                          for nodes in self._ranges(api, arguments, call)]
             found.add((underlying, Api(*positions)))
@@ -733,7 +769,11 @@ class Registrations:
         "" for any other expression, None when it is not given one (system memory)."""
         if APIS[registration.api].shape != "attr" or registration.function != registration.api:
             return None
-        name, scope = self._local(_arguments(registration.call)[1], registration.call)
+        return self._attr_iface(registration.call)
+
+    def _attr_iface(self, call) -> str | None:
+        """`_iface` of a call of `fi_mr_regattr`."""
+        name, scope = self._local(_arguments(call)[1], call)
         values = self._member_values(scope, name, "iface", None) if name else []
         if not values:
             return None
@@ -815,8 +855,9 @@ def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | N
 
 
 def _registering_names(facts: dict) -> set[str]:
-    """The project's wrappers and registering fields (`HEADERS`' more words)."""
-    return {*wrapper_names(facts), *registering_fields(facts)}
+    """The project's wrappers, registering fields and member function wrappers' names
+    (`HEADERS`' more words)."""
+    return {*wrapper_names(facts), *registering_fields(facts), *method_names(facts)}
 
 
 def registering_fields(facts: dict) -> set[str]:
@@ -906,6 +947,79 @@ def _composed_wrappers(facts: dict) -> ComposedWrappers:
         if not added:
             break
     return ComposedWrappers(_exported(files, public), files, definers)
+
+
+def method_names(facts: dict) -> set[str]:
+    """The names of the project's member function wrappers (`regMr` of `Pd::regMr`)."""
+    return {key.rpartition("::")[2] for key in composed_methods(facts).exported}
+
+
+def composed_methods(facts: dict) -> ComposedWrappers:
+    """The project's member function wrappers, keyed `Class::name` (worked out once per
+    run)."""
+    return built_for(facts, "composed methods", _composed_methods)
+
+
+def _composed_methods(facts: dict) -> ComposedWrappers:
+    """The member functions (`RegistrationFacts.methods`) whose one forwarded call that
+    registers is made once, with a parameter in the place of the address or the length: a
+    call of a registration API, through a field every function stored in which registers
+    alike, of a wrapper (`composed_wrappers`) or of a member function wrapper found in an
+    earlier round (up to `WRAPPER_DEPTH`)."""
+    methods = {path: summary.methods for path, summary in sorted(facts.items())
+               if summary.methods}
+    definers: dict[str, set] = {}
+    for path, found in methods.items():
+        for key in found:
+            definers.setdefault(key, set()).add(path)
+    files: dict[str, dict] = {path: {} for path in methods}
+    if not methods:
+        return ComposedWrappers({}, files, definers)
+    graph = project_graph(facts)
+    fields = graph.agreeing(lambda function, path: stored_wrapper(facts, function, path), {
+        _FIELD_CALLED.search(call.callee).group(1) for found in methods.values()
+        for forwarder in found.values() for call in forwarder.calls
+        if _FIELD_CALLED.search(call.callee)})
+    public: set = set()
+    for _ in range(WRAPPER_DEPTH):
+        composed = ComposedWrappers(_exported(files, public), files, definers)
+        added = False
+        for path, found in methods.items():
+            for key, forwarder in found.items():
+                target = partial(_method_target, owner=key.rpartition("::")[0], path=path,
+                                 facts=facts, methods=composed, fields=fields)
+                if compose_file(path, {key: forwarder}, files[path], target, rounds=1):
+                    public.add((path, key))
+                    added = True
+        if not added:
+            break
+    return ComposedWrappers(_exported(files, public), files, definers)
+
+
+_FIELD_CALLED = re.compile(r"(?:\.|->)\s*(\w+)$")
+"""The field a call through a field names (`ibv.reg_mr`, `t->ops.reg`)."""
+
+
+def _method_target(called: str, owner: str, path: str, facts: dict, methods: ComposedWrappers,
+                   fields: dict) -> tuple | None:
+    """(API, positions, steps) of what a member function of `owner` at `path` calls as
+    `called` (`c_forwarding.forwarded_method_calls`' names), where it registers."""
+    if "::" in called and called in methods.definers:
+        return methods.nearest(called, path)
+    field = _FIELD_CALLED.search(called.replace("::", "."))  # (no member function of that
+    # name: a field, which holds functions only where no class declares such a method)
+    if field is not None:
+        if field.group(1) not in fields:
+            return None
+        (api, shape), candidates = fields[field.group(1)]
+        return api, shape, tuple(step for candidate in candidates for step in candidate.steps(
+            called, f"which registers with {api}()"))
+    if called in APIS:
+        return None if APIS[called].flags is not None else (called, APIS[called], ())
+    if f"{owner}::{called}" in methods.definers:  # (a member of its class, not a function)
+        return methods.nearest(f"{owner}::{called}", path)
+    composed = composed_wrappers(facts)
+    return composed.files.get(path, {}).get(called) or composed.nearest(called, path)
 
 
 def _exported(files: dict, public: set) -> dict:

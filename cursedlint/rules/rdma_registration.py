@@ -30,7 +30,7 @@ from cursedlint.analysis.c_parameter_index import PARAMETER_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
-    composed_wrappers, macro_words, piece_names, registering_fields, registrations_of,
+    composed_wrappers, macro_words, method_names, piece_names, registering_fields, registrations_of,
 )
 from cursedlint.findings import Severity
 from cursedlint.languages import C, CPP
@@ -94,7 +94,7 @@ class RegistrationWrapperIndex(Indexer):
         graph = project_graph(facts)
         return {*composed_wrappers(facts).exported, *graph.passed_to(registering),
                 *graph.holding(registering), *graph.loader_macros(registering),
-                *macro_words(facts)}
+                *macro_words(facts), *method_names(facts)}
 
     adds_triggers = True
 
@@ -102,7 +102,8 @@ class RegistrationWrapperIndex(Indexer):
         """The wrappers' names (a call of one is a registration) and the fields some
         function stored in which registers (`registering_fields`: a call through one may
         be), as the project's graph resolves them, whatever the fields are named."""
-        return {*composed_wrappers(facts).exported, *registering_fields(facts)}
+        return {*composed_wrappers(facts).exported, *registering_fields(facts),
+                *method_names(facts)}
 
 
 _FORWARDERS = Pieces("registration-forwarders", RegistrationWrapperIndex(),
@@ -130,65 +131,66 @@ class RegistrationRule(Rule):
 
 class SubPageRdmaRegistration(RegistrationRule):
     """## What it does
-    Finds RDMA memory registrations whose length is a known constant that is smaller than the
-    page size or not a multiple of it: `ibv_reg_mr`, `ibv_reg_mr_iova`, `ibv_reg_mr_iova2`,
+    Finds RDMA memory registrations whose length is a known constant that is smaller than the page
+    size or not a multiple of it: `ibv_reg_mr`, `ibv_reg_mr_iova`, `ibv_reg_mr_iova2`,
     `ibv_rereg_mr` with `IBV_REREG_MR_CHANGE_TRANSLATION`, `rdma_reg_msgs`, `rdma_reg_read`,
-    `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs
-    of `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), `mlx5dv_devx_umem_reg` (a DEVX
-    umem: the mlx5 provider calls `ibv_dontfork_range` on its range), `ibv_dontfork_range` (what a
-    registration does to its range under fork protection, called directly: the message says
-    it "covers" the range), and functions of the project (this
-    file or another, through the project index) that pass their parameters straight through to
-    one of these (every registration in the function the same parameters to the same API: a
-    retry with other access flags is the same range), or to such a function of their own file
-    or of another file (up to 4 levels
-    within a file and 4 more across files, each step named in the finding's chain; a call
-    made by a function-like macro of the project, in any file, that calls the function an
-    argument names, `UCS_PROFILE_CALL(ibv_reg_mr, pd, buf, len, access)` where the macro's
-    body, perhaps through other such macros, does `_func(__VA_ARGS__)`, is a call of that
-    function with the arguments the macro gives it, where every definition of the macro
-    calls it so with only its own arguments; a
-    function of the same name the file defines itself is not
-    another file's wrapper, and of several files defining one name, those with the most
-    directories in common with the caller's decide, where they agree: a vendored copy of a
-    library calls its own copy), and calls through a function-pointer field (`ops->reg_mem(...)`,
-    `tbl[i].reg(...)`) where some function the project stores in a field of that name (by
-    designated initializer, assignment, or passed to a function that stores its parameter
-    there; a symbol loaded by name, `(T)dlsym(lib, "ibv_reg_mr")`, is that function) is such
-    an API or wrapper, every other one being one with the same argument positions or a
-    function the project defines that does not register (a provider without registration:
-    the message says the call "may register", and the chain names each function and whether
-    it registers). Not followed: a field that also holds a function the project does not
-    define (a library's, the application's: it may do anything), any value that is not a
-    function, a name a C++ class declares as a method, or more than 8 functions. Lengths are
-    evaluated exactly (literals, `sizeof` of types, variables, members and `*ptr`, `#define`s,
-    enums, arithmetic, also from the project headers the file includes, found through
-    `compile_commands.json`, the `include-dirs` setting or the include's path, and the `-D`
-    macros of its compile command), and a local or member (`s->flush.size`) that a statement `x = value;` earlier in
-    the function sets, when nothing in between may change it (no other write to it or to its
-    struct, no address taken, no call given the struct, no label, no loop back); an unknown
-    length is not reported. The page size is the `page-size` setting
+    `rdma_reg_write`, `fi_mr_reg`, the `iov_len` values the calling function gives the iovecs of
+    `fi_mr_regv` and `fi_mr_regattr` (through `mr_iov`), `mlx5dv_devx_umem_reg` (a DEVX umem: the
+    mlx5 provider calls `ibv_dontfork_range` on its range), `ibv_dontfork_range` (what a
+    registration does to its range under fork protection, called directly: the message says it
+    "covers" the range), and functions of the project (this file or another, through the project
+    index) that pass their parameters straight through to one of these (every registration in the
+    function the same parameters to the same API: a retry with other access flags is the same
+    range), or to such a function of their own file or of another file (up to 4 levels within a
+    file and 4 more across files, each step named in the finding's chain; a call made by a
+    function-like macro of the project, in any file, that calls the function an argument names,
+    `UCS_PROFILE_CALL(ibv_reg_mr, pd, buf, len, access)` where the macro's body, perhaps through
+    other such macros, does `_func(__VA_ARGS__)`, is a call of that function with the arguments the
+    macro gives it, where every definition of the macro calls it so with only its own arguments; a
+    function of the same name the file defines itself is not another file's wrapper, and of several
+    files defining one name, those with the most directories in common with the caller's decide,
+    where they agree: a vendored copy of a library calls its own copy), and calls through a
+    function-pointer field (`ops->reg_mem(...)`, `tbl[i].reg(...)`) where some function the project
+    stores in a field of that name (by designated initializer, assignment, or passed to a function
+    that stores its parameter there; a symbol loaded by name, `(T)dlsym(lib, "ibv_reg_mr")`, is
+    that function) is such an API or wrapper, every other one being one with the same argument
+    positions or a function the project defines that does not register (a provider without
+    registration: the message says the call "may register", and the chain names each function and
+    whether it registers), and calls of C++ member functions that pass their parameters on to one
+    of these or to another such member function (`pd.regMr(buf, len, access)`, `p->m(...)`,
+    `getPd().m(...)`, `m(...)` in a member of the class), resolved only through the receiver's
+    declared class (a parameter, local, member, getter's return type, the element of a
+    `unique_ptr`, `optional` or `Expected`, `auto` of `new` or `make_unique`: a field or another
+    class's method of that name is not it; an unknown receiver is silent). Not followed: a field
+    that also holds a function the project does not define (a library's, the application's: it may
+    do anything), any value that is not a function, a name a C++ class declares as a method, or
+    more than 8 functions. Lengths are evaluated exactly (literals, `sizeof` of types, variables,
+    members and `*ptr`, `#define`s, enums, arithmetic, also from the project headers the file
+    includes, found through `compile_commands.json`, the `include-dirs` setting or the include's
+    path, and the `-D` macros of its compile command), and a local or member (`s->flush.size`) that
+    a statement `x = value;` earlier in the function sets, when nothing in between may change it
+    (no other write to it or to its struct, no address taken, no call given the struct, no label,
+    no loop back); an unknown length is not reported. The page size is the `page-size` setting
     (default 4096; 65536 on many aarch64 kernels).
 
     Not reported: device memory (a pointer the function got from `cudaMalloc`, `cuMemAlloc`,
-    `hipMalloc`, `hsa_memory_allocate` or a wrapper named after one, such as
-    `ofi_cudaMalloc`; a `fi_mr_attr` whose `iface` is `FI_HMEM_CUDA`, `FI_HMEM_ROCR`,
-    `FI_HMEM_ZE`, `FI_HMEM_NEURON`, `FI_HMEM_SYNAPSEAI`, or an expression the file does not
-    settle), a range that starts a page-aligned allocation (`mmap`, `valloc`, page-aligned
-    `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`: the pages rounded out are
-    the allocation's own) and ends within its whole pages (a block of a known size that is
-    not whole pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a
-    block of whole pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned
-    allocation of a size rounded up to the page size, or an allocator of the project, in
-    any file, that hands out only such blocks: `analysis.c_allocators`), memory that may be
-    such a block (a pointer the function gives one on one path and reads from a field or a
-    parameter on another: nothing shows it shares pages), and a registration the code asserts to fail (the result, right
-    away, asserted equal to a negative error code such as `-FI_EINVAL`, or to NULL:
-    `assert_int_equal(ret, -FI_EINVAL)`, `cr_assert(ret == -FI_ENOKEY)`,
-    `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered; nor an
-    on-demand-paging registration (`IBV_ACCESS_ON_DEMAND` in the access flags of
-    `ibv_reg_mr*`: libibverbs marks no page for it). A length given
-    to an iovec is reported at the registration call, once for each call that registers it.
+    `hipMalloc`, `hsa_memory_allocate` or a wrapper named after one, such as `ofi_cudaMalloc`; a
+    `fi_mr_attr` whose `iface` is `FI_HMEM_CUDA`, `FI_HMEM_ROCR`, `FI_HMEM_ZE`, `FI_HMEM_NEURON`,
+    `FI_HMEM_SYNAPSEAI`, or an expression the file does not settle), a range that starts a
+    page-aligned allocation (`mmap`, `valloc`, page-aligned
+    `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`: the pages rounded out are the
+    allocation's own) and ends within its whole pages (a block of a known size that is not whole
+    pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a block of whole
+    pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned allocation of a size
+    rounded up to the page size, or an allocator of the project, in any file, that hands out only
+    such blocks: `analysis.c_allocators`), memory that may be such a block (a pointer the function
+    gives one on one path and reads from a field or a parameter on another: nothing shows it shares
+    pages), and a registration the code asserts to fail (the result, right away, asserted equal to
+    a negative error code such as `-FI_EINVAL`, or to NULL: `assert_int_equal(ret, -FI_EINVAL)`,
+    `cr_assert(ret == -FI_ENOKEY)`, `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is
+    registered; nor an on-demand-paging registration (`IBV_ACCESS_ON_DEMAND` in the access flags of
+    `ibv_reg_mr*`: libibverbs marks no page for it). A length given to an iovec is reported at the
+    registration call, once for each call that registers it.
 
     ## Why it is cursed
     With fork protection on (`ibv_fork_init()`, `RDMAV_FORK_SAFE`, `IBV_FORK_SAFE`),
@@ -413,22 +415,21 @@ class SubPageRdmaRegistration(RegistrationRule):
 
 class SharedPageRdmaRegistration(RegistrationRule):
     """## What it does
-    Finds RDMA registrations (the APIs and wrappers of CUR301) whose address cannot own its
-    pages, whatever the length (also the `iov_base` of the iovecs it registers): the address of
-    a stack variable or array, of a struct or class member (`&s->field`, `&member_`), of a
-    global or static object, or a pointer that the same
-    function got from `malloc`/`calloc`/`new` (or an aligned allocator with less than page
-    alignment) of a known size below glibc's mmap threshold (128 KiB), or an address inside
-    one of these. Not reported: `posix_memalign`/`aligned_alloc`/`memalign` with page
-    alignment, `valloc`, `mmap`, `cudaHostAlloc`/`cudaMallocHost`, objects declared with an
-    alignment of whole pages, members of a block of whole pages of its own (see CUR301: they
-    share pages only with the rest of that block), memory that may be such a block (see
-    CUR301), device memory (`cudaMalloc`, `cuMemAlloc`, `hipMalloc`,
-    `hsa_memory_allocate` and wrappers named after them), addresses of unknown provenance (a
-    parameter, a field holding a pointer), registrations the code asserts to fail and
-    on-demand-paging registrations (see CUR301). The provenance is the shared analysis `cursedlint.analysis.c_memory`. A call
-    CUR301 reports is not reported again; an `iov_base` is reported at the registration call,
-    once for each call.
+    Finds RDMA registrations (the APIs and wrappers of CUR301) whose address cannot own its pages,
+    whatever the length (also the `iov_base` of the iovecs it registers): the address of a stack
+    variable or array, of a struct or class member (`&s->field`, `&member_`), of a global or static
+    object, or a pointer that the same function got from `malloc`/`calloc`/`new` (or an aligned
+    allocator with less than page alignment) of a known size below glibc's mmap threshold (128
+    KiB), or an address inside one of these. Not reported:
+    `posix_memalign`/`aligned_alloc`/`memalign` with page alignment, `valloc`, `mmap`,
+    `cudaHostAlloc`/`cudaMallocHost`, objects declared with an alignment of whole pages, members of
+    a block of whole pages of its own (see CUR301: they share pages only with the rest of that
+    block), memory that may be such a block (see CUR301), device memory (`cudaMalloc`,
+    `cuMemAlloc`, `hipMalloc`, `hsa_memory_allocate` and wrappers named after them), addresses of
+    unknown provenance (a parameter, a field holding a pointer), registrations the code asserts to
+    fail and on-demand-paging registrations (see CUR301). The provenance is the shared analysis
+    `cursedlint.analysis.c_memory`. A call CUR301 reports is not reported again; an `iov_base` is
+    reported at the registration call, once for each call.
 
     ## Why it is cursed
     With fork protection on, libibverbs marks every page the registration touches
