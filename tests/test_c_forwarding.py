@@ -133,3 +133,18 @@ def test_member_functions_name_their_calls_by_the_receivers_class():
 
 def test_c_files_have_no_member_functions():
     assert forwarded_methods("int f(void *a) { return g(a); }", "c") == {}
+
+
+def test_a_member_function_passing_a_parameter_to_a_template_call():
+    """A call written with template arguments (`out.append<int64_t>(v)`) is counted once by
+    its last name (it raised: the name ends in `>`)."""
+    found = forwarded_methods("""\
+        class Writer {
+         public:
+          void put(Buffer& out, int64_t v) { out.append<int64_t>(v); }
+          void twice(Buffer& out, int64_t v) { out.append<int64_t>(v); out.append<int64_t>(v); }
+        };
+        """)
+    assert found["Writer::put"] == Forwarder(False, (
+        Forward("Buffer::append<int64_t>", ((0, 1),), 3, True, False),))
+    assert [forward.once for forward in found["Writer::twice"].calls] == [False]

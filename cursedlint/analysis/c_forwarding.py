@@ -23,7 +23,7 @@ from cursedlint.patterns import LazyPattern
 from cursedlint.analysis.c_receivers import Receivers
 from cursedlint.analysis.c_syntax import (
     ARGUMENT_NAME, callee, file_scope_items, function_declarator, method_class,
-    parameter_names, plain_function,
+    parameter_names, plain_function, without_template_arguments,
 )
 
 
@@ -205,15 +205,22 @@ def _calls_given_parameters(context, name: str, declarator, body, callee_of=None
                 found[called] = (pairs, min(earliest, line))
     text = data[first:last]
     if callee_of is not None:
-        return {called: (pairs, line, len(re.findall(
-            rb"\b%s\b" % _LAST_NAME.search(called).group().encode(), text)) == 1)
-            for called, (pairs, line) in found.items()}
+        return {called: (pairs, line, _spelled_once(called, text))
+                for called, (pairs, line) in found.items()}
     return {called: (pairs, line, text.count(called.encode()) == 1
                      or len(context.calls((called,), body)) == 1)
             for called, (pairs, line) in found.items()}
 
 
 _LAST_NAME = re.compile(r"\w+$")
+
+
+def _spelled_once(called: str, text: bytes) -> bool:
+    """Whether the last name of a call as written (`obj.put<T>`: `put`) is spelled once in
+    `text`."""
+    name = _LAST_NAME.search(without_template_arguments(called).rstrip())
+    return name is not None and len(re.findall(
+        rb"\b%s\b" % re.escape(name.group().encode()), text)) == 1
 
 
 _KEYWORD_BEFORE = LazyPattern(rb"(?<![\w$])(?:if|while|switch|return|sizeof|for)\s*\($")
