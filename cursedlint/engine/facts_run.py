@@ -308,9 +308,8 @@ def names_any(path: str, words: list[str]) -> bool:
     encoded = [word.encode() for word in words]
     if not any(word in data for word in encoded):
         return False
-    if all(map(_IDENTIFIER.fullmatch, encoded)):  # (one automaton pass: the pattern below,
-        return WholeWords(sorted(set(encoded))).search(data) is not None  # led by a
-    # lookbehind, is tried at every byte)
+    if all(map(_IDENTIFIER.fullmatch, encoded)):  # (the pattern below is tried at every byte)
+        return WholeWords(sorted(set(encoded))).search(data) is not None
     pattern = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(map(re.escape, encoded)) + rb")(?![A-Za-z0-9_])")
     return pattern.search(data) is not None
 

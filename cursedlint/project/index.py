@@ -803,25 +803,18 @@ class _Search:
                 self.searched <= IDENTIFIER_SEARCHES and len(data) <= LISTED_BYTES:
             return not words.isdisjoint(_identifiers(data))
         if words is not None:  # (identifiers: the longest match at each start is enough)
-            return any(_whole(data, start, end) for _, start, end in
-                       self._leftmost.find_matches_as_indexes(data, overlapping=False))
+            return self._leftmost.search(data) is not None
         return any(_whole(data, start, end) for _, start, end in
                    self._automaton.find_matches_as_indexes(data, overlapping=True))
 
     @cached_property
     def _leftmost(self):
-        """The words' automaton that reports the longest match at the leftmost start, and
-        searches on past its end (ten times as fast as every overlapping match: the 24 words
-        of `callback-helpers` over the torch wheel's modules, 67 -> 6 ms). Where every word
-        is an identifier, no whole one is missed: one starting inside a match reported
-        follows an identifier character, and a shorter one at the same start is followed by
-        one."""
-        from ahocorasick_rs import MatchKind
+        """The words' `WholeWords`: its automaton reports the longest match at the leftmost
+        start, and searches on past its end (ten times as fast as every overlapping match:
+        the 24 words of `callback-helpers` over the torch wheel's modules, 67 -> 6 ms)."""
+        from cursedlint.triggers.byte_search import WholeWords
 
-        from cursedlint.triggers.byte_search import automaton
-
-        return automaton(sorted(word.encode() for word in self.words),
-                         matchkind=MatchKind.LeftmostLongest)
+        return WholeWords(sorted(word.encode() for word in self.words))
 
     def _present(self, data: bytes, words: list[bytes]) -> bool:
         """Whether `data` holds one of `words` anywhere: `bytes.find` for each of a few, one
@@ -829,7 +822,7 @@ class _Search:
         file importing torch reaches: 0.11 s as seven finds, 4 ms as one pass)."""
         if len(words) <= FEW_FINDS:
             return any(word in data for word in words)
-        return bool(self._leftmost.find_matches_as_indexes(data, overlapping=False))
+        return bool(self._leftmost.automaton.find_matches_as_indexes(data, overlapping=False))
 
 
 FEW_FINDS = 2
