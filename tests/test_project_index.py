@@ -355,7 +355,8 @@ def test_whole_words_found_by_the_leftmost_longest_match_as_by_every_match():
     whole word wherever one of all the overlapping matches is whole."""
     import itertools
 
-    from cursedlint.project.index import _Search, _whole
+    from cursedlint.project.index import _Search
+    from cursedlint.triggers.byte_search import whole
 
     words = {"launch", "launchHost", "Host", "HostFunc", "stFu", "a", "add_callback", "callback",
              "Func"}  # (more than 8: the automaton)
@@ -363,7 +364,7 @@ def test_whole_words_found_by_the_leftmost_longest_match_as_by_every_match():
     assert isinstance(search._matchers[1], frozenset)
     pieces = [b"launch", b"Host", b"Func", b"x", b"_", b" ", b".", b"add_", b"callback", b"a"]
     for text in map(b"".join, itertools.product(pieces, repeat=3)):
-        every = any(_whole(text, start, end) for _, start, end in
+        every = any(whole(text, start, end) for _, start, end in
                     search._automaton.find_matches_as_indexes(text, overlapping=True))
         assert search.holds(text) == every, text
 

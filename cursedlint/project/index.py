@@ -33,6 +33,7 @@ from cursedlint.project.cache import (
     storable,
 )
 from cursedlint.source import FileBytes, Source, SourceError, looks_binary
+from cursedlint.triggers.byte_search import whole
 
 MAX_STORED_SUMMARIES = 200_000
 MAX_STORED_ANSWERS = 1_000_000
@@ -804,7 +805,7 @@ class _Search:
             return not words.isdisjoint(_identifiers(data))
         if words is not None:  # (identifiers: the longest match at each start is enough)
             return self._leftmost.search(data) is not None
-        return any(_whole(data, start, end) for _, start, end in
+        return any(whole(data, start, end) for _, start, end in
                    self._automaton.find_matches_as_indexes(data, overlapping=True))
 
     @cached_property
@@ -863,9 +864,6 @@ def _is_identifier(word: bytes) -> bool:
     return bool(word) and _IDENTIFIERS.fullmatch(word) is not None
 
 
-_IDENTIFIER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
 def _holds_whole(data: bytes, words: list[bytes]) -> bool:
     """Whether `data` holds one of `words` as a whole identifier: each found by `bytes.find`
     (C speed, where a regex of alternatives steps through every byte), each match checked for
@@ -873,16 +871,10 @@ def _holds_whole(data: bytes, words: list[bytes]) -> bool:
     for word in words:
         start = data.find(word)
         while start >= 0:
-            if _whole(data, start, start + len(word)):
+            if whole(data, start, start + len(word)):
                 return True
             start = data.find(word, start + 1)
     return False
-
-
-def _whole(data: bytes, start: int, end: int) -> bool:
-    """Whether data[start:end] is not part of a longer identifier."""
-    return (start == 0 or data[start - 1] not in _IDENTIFIER) and (
-        end == len(data) or data[end] not in _IDENTIFIER)
 
 
 class FactsDigest(NamedTuple):

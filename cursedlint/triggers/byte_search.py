@@ -39,7 +39,13 @@ def windows(data: bytes, overlap: int):
         start = end - overlap
 
 
-_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def whole(data: bytes, start: int, end: int) -> bool:
+    """Whether data[start:end] is not part of a longer identifier."""
+    return (start == 0 or data[start - 1] not in IDENTIFIER_BYTES) and (
+        end == len(data) or data[end] not in IDENTIFIER_BYTES)
 
 
 class WholeWords:
@@ -60,7 +66,6 @@ class WholeWords:
     def search(self, data: bytes) -> tuple[int, int] | object | None:
         """The first whole word's span, else `also`'s match, else None."""
         for _, start, end in self.automaton.find_matches_as_indexes(data, overlapping=False):
-            if (start == 0 or data[start - 1] not in _IDENTIFIER_BYTES) and (
-                    end == len(data) or data[end] not in _IDENTIFIER_BYTES):
+            if whole(data, start, end):
                 return start, end
         return self._also.search(data) if self._also is not None else None
