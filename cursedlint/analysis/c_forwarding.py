@@ -22,8 +22,8 @@ from cursedlint.patterns import LazyPattern
 
 from cursedlint.analysis.c_receivers import Receivers
 from cursedlint.analysis.c_syntax import (
-    ARGUMENT_NAME, callee, file_scope_items, function_declarator, method_class,
-    parameter_names, plain_function, without_template_arguments,
+    ARGUMENT_NAME, callee, file_scope_items, function_declarator, function_name,
+    method_class, parameter_names, plain_function, without_template_arguments,
 )
 
 
@@ -123,7 +123,7 @@ def _member_functions(context):
                 item)
         if item.type == "function_definition":
             owner = method_class(context, item)
-            name = _method_name(item)
+            name = function_name(context, item)
             if owner and name:
                 yield owner, name, item
             continue
@@ -135,23 +135,12 @@ def _member_functions(context):
             if member.type == "template_declaration":
                 member = next((child for child in member.named_children
                                if child.type == "function_definition"), member)
-            name = _method_name(member) if member.type == "function_definition" else ""
+            name = function_name(context, member) if member.type == "function_definition" else ""
             if name:
                 yield context.text(named), name, member
 
 
 _CLASSES = frozenset({"class_specifier", "struct_specifier"})
-
-
-def _method_name(definition) -> str:
-    """The name of the member function a definition defines (`f` of `C::f`), "" for an
-    operator, a destructor or a shape a macro made."""
-    declarator = function_declarator(definition.child_by_field_name("declarator"))
-    name = declarator.child_by_field_name("declarator") if declarator is not None else None
-    while name is not None and name.type == "qualified_identifier":
-        name = name.child_by_field_name("name")
-    return name.text.decode(errors="replace") \
-        if name is not None and name.type in ("identifier", "field_identifier") else ""
 
 
 def _member_callee(context, receivers: Receivers, call, owner: str) -> str:

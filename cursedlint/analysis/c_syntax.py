@@ -274,6 +274,17 @@ def defined_functions(context, names) -> dict:
     return found
 
 
+
+def function_name(context, definition) -> str:
+    """The last name of a function definition's declarator (`f`, `C::f`, a method in a class
+    body); "" for operators, destructors and shapes a macro made."""
+    declarator = function_declarator(definition.child_by_field_name("declarator"))
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    while name is not None and name.type == "qualified_identifier":
+        name = name.child_by_field_name("name")
+    return context.text(name) if name is not None and name.type in (
+        "identifier", "field_identifier") else ""
+
 def mentions(context, node, name: str | None) -> bool:
     """Whether the variable `name` is used in `node` (an identifier token)."""
     if node is None or name is None:

@@ -32,7 +32,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_function_pointers import built_for
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, called_member, declared_name, function_declarator, method_class,
+    arguments, callee, called_member, declared_name, function_name, method_class,
 )
 from cursedlint.analysis.capture_regions import GLOBAL
 from cursedlint.languages import C, CPP
@@ -116,17 +116,6 @@ class CThreadFacts(Struct, frozen=True):
     """The names it declares vectors of anything else."""
     threads: tuple[str, ...] = ()
     """The names it declares thread objects (`std::thread worker_;`)."""
-
-
-def function_name(context, definition) -> str:
-    """The last name of a function definition's declarator (`f`, `C::f`, a method in a class
-    body); "" for operators, destructors and shapes a macro made."""
-    declarator = function_declarator(definition.child_by_field_name("declarator"))
-    name = declarator.child_by_field_name("declarator") if declarator is not None else None
-    while name is not None and name.type == "qualified_identifier":
-        name = name.child_by_field_name("name")
-    return context.text(name) if name is not None and name.type in (
-        "identifier", "field_identifier") else ""
 
 
 def _own_nodes(node) -> Iterator:

@@ -12,9 +12,9 @@ from cursedlint.analysis.c_capture import (
     captured_statements,
 )
 from cursedlint.analysis.c_thread_reach import (
-    C_THREAD_REACH, CallStep, ThreadReach, function_name, project_reach,
+    C_THREAD_REACH, CallStep, ThreadReach, project_reach,
 )
-from cursedlint.analysis.c_syntax import callee, called_member
+from cursedlint.analysis.c_syntax import callee, called_member, function_name
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region
 from cursedlint.analysis.cuda_use import C_ALLOCATIONS, through
 from cursedlint.findings import Step
