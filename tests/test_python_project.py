@@ -657,6 +657,29 @@ def test_a_pre_commit_run_gathers_a_capturing_constructor_by_its_class_name(
     assert runs[0] == runs[1] and len(runs[0]) == 1 and "CUR401" in runs[0][0]
 
 
+@pytest.mark.parametrize("body, whole", [
+    ("def merged(parts, gather_output=True):\n    return all_gather(parts) if gather_output"
+     " else parts\n", False),  # `gather` inside longer names, no asyncio
+    ("import asyncio\n\n\nasync def both(a, b):\n    return await asyncio.gather(a, b)\n",
+     True),
+    ("def later(loop, f):\n    return loop.run_in_executor(None, f)\n", True),
+], ids=["longer-names", "asyncio-gather", "executor"])
+def test_a_pre_commit_run_gathers_the_whole_capture_facts_only_for_a_module_running_units(
+        tmp_path, monkeypatch, capsys, body, whole):
+    """CUR401's unit words (`asyncio` with `gather`, `run_in_executor`, ...) gate the whole
+    capture facts of a named file's run: a file holding `gather` only inside `all_gather` and
+    `gather_output` (every tensor-parallel module) needs the capturing names alone."""
+    for name, text in {".git/HEAD": "", "trainer/__init__.py": "", "trainer/graphs.py": GRAPHS,
+                       "trainer/dist.py": "import torch\n\n\n" + body}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--no-cache", "-v", "trainer/dist.py"])
+    passes = [line.split(":")[0].strip() for line in capsys.readouterr().err.splitlines()
+              if line.startswith("  ")]
+    assert ("cuda-reach" in passes) is whole and ("capture-starts" in passes) is not whole
+
+
 @pytest.mark.parametrize("change", [
     ("    heartbeat.start()\n", "    heartbeat.start()\n    heartbeat.stop()\n"),  # joined
     ("graphs.record(static_x)", "graphs.replay()"),  # nothing captured

@@ -288,13 +288,15 @@ def _trigger_words(rule: type[Rule], project: Mapping[str, Any]) -> tuple[str, .
     return ()
 
 
-def holds_any(path: str, words: tuple[str, ...]) -> bool:
-    """Whether the file's bytes hold one of `words` (inside a longer name too)."""
+def holds_any(path: str, words: tuple[str | tuple[str, ...], ...]) -> bool:
+    """Whether the file's bytes hold one of `words` (a tuple: all of its words; inside a
+    longer name too, as the prefilter finds triggers)."""
     try:
         data = read_bytes(path)
     except SourceError:
         return False
-    return any(word.encode() in data for word in words)
+    return any(all(word.encode() in data for word in entry) if isinstance(entry, tuple)
+               else entry.encode() in data for entry in words)
 
 
 def names_any(path: str, words: list[str]) -> bool:

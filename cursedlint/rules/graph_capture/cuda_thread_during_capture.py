@@ -151,7 +151,7 @@ class CudaThreadDuringCapture(CaptureRule):
     checkers = {PYTHON: "python:CudaThreadDuringCapturePython",
                 C: "cpp:CudaThreadDuringCaptureC", CPP: "cpp:CudaThreadDuringCaptureC"}
     triggers = REGION_TRIGGERS
-    fact_gated = tuple(word if isinstance(word, str) else word[-1] for word in UNIT_TRIGGERS)
+    fact_gated = UNIT_TRIGGERS
     """A module running coroutines or executor tasks beside each other is parsed where it names
     a function reaching a global-mode capture (`CudaReach.gated_trigger_words`)."""
 
