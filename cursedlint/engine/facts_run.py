@@ -137,21 +137,27 @@ class FactsRun:
         errors, linter.fact_passes = index.errors, index.passes
         found = {name for name, facts in linter.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
-        words = [(rule.indexer.languages, word) for rule in using if adds_triggers(rule)
-                 for word in _trigger_words(rule, linter.project)]
+        words = {rule: [word for word in _trigger_words(rule, linter.project)]
+                 for rule in using if adds_triggers(rule)}
 
-        def names_words(i: int) -> bool:
+        def names_words(i: int, rules: Iterable[type[Rule]] = words) -> bool:
             path, language = files[i]
-            return names_any(path, [w for languages, w in words if language in languages])
+            return names_any(path, [word for rule in rules if language in rule.indexer.languages
+                                    for word in words[rule]])
 
         named = {i for i in range(len(files)) if i not in asked and names_words(i)} \
-            if words else set()
+            if any(words.values()) else set()
         late = self._late_seeds([files[i] for i in sorted(named)], using)
         cheaper = any(name not in linter.project for name in for_triggers)  # (its words only)
         whole = bool(named and for_triggers) and (  # files named that had them whole before
             cheaper or project.linted_all or any(results[i].trigger_facts for i in named))
-        if whole:
-            sources, for_triggers = project.list_files, {}
+        if whole:  # the facts of the rules whose words they name, whole; the others' words
+            naming = {indexer.name for rule in words if any(names_words(i, (rule,)) for i in named)
+                      for indexer in rule.indexers()}
+            sources = project.list_files
+            for_triggers = {name: drawn for name, drawn in for_triggers.items()
+                            if name not in naming}
+            late = {name: added for name, added in late.items() if name not in for_triggers}
         languages = {files[i][1] for i in named}  # their rules read more than the words' facts
         read_too = {indexer.name for rule in using if adds_triggers(rule)
                     and languages.intersection(rule.languages)
@@ -163,7 +169,8 @@ class FactsRun:
                 seeds.setdefault(name, set()).update(added)
             index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,
                                        [*summaries, *index.made()], save=False,
-                                       for_triggers=for_triggers, shared=project.summaries)
+                                       for_triggers=for_triggers,
+                                       shared=project.summaries)
             errors, linter.fact_passes = index.errors, index.passes
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}
