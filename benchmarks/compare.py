@@ -3,7 +3,7 @@ on the torch 2.13.0 wheel (Python files, C/C++ headers), and prints a Markdown t
 
     python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR|WHEEL]
         [--timeout S] [--worst-case [python|c|both]] [--c-tree DIR]
-    python benchmarks/compare.py {--one-file | --ml-trees | --big-files [--big-100]}...
+    python benchmarks/compare.py {--one-file | --named-files N | --ml-trees | --big-files [--big-100]}...
         [--cursedlint [NAME=]EXE]... [--megatron DIR] [--c-source DIR]... [--repeat N] [--work DIR]
 
 The worst-case corpus is the stdlib copy with a block appended to every Python file that holds
@@ -18,7 +18,8 @@ The shapes of issue 30 (`benchmarks/shapes.py`; any of them: those rows only) pu
 that `--cursedlint` names (default: this checkout) beside ruff and the floors, with wall and CPU
 medians: `--one-file`, five generated files linted alone as pre-commit runs them in a 2,000-file
 git project, cold, warm and edited, beside ruff's default and same-work runs, interpreter
-start-up and `import cursedlint.cli`; `--ml-trees`, the torch wheel's Python files and a
+start-up and `import cursedlint.cli`; `--named-files N`, N files of the `--megatron` checkout
+each linted alone cold, beside ruff; `--ml-trees`, the torch wheel's Python files and a
 Megatron-LM checkout (`--megatron`) cold and warm, default jobs and `--jobs 1`, beside ruff and
 `ast.parse` of every file and each build's floor (`benchmarks/parse_floor.py`: start-up,
 imports, every file read and hashed, `ast.parse` of the files its run parses; `--no-torch`: the
@@ -695,6 +696,8 @@ def main() -> int:
     shapes = parser.add_argument_group("the shapes of issue 30 (any of them: those rows only)")
     shapes.add_argument("--one-file", action="store_true",
                         help="one file linted alone as pre-commit runs it, in a 2,000-file project: cold, warm, edited")
+    shapes.add_argument("--named-files", type=int, metavar="N",
+                        help="N Python files of --megatron, each linted alone cold as pre-commit runs it")
     shapes.add_argument("--ml-trees", action="store_true",
                         help="the torch wheel's Python files (and --megatron) cold and warm, beside ruff and the parse")
     shapes.add_argument("--big-files", action="store_true",
@@ -715,7 +718,7 @@ def main() -> int:
     started = time.perf_counter()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
-    if args.one_file or args.ml_trees or args.big_files:
+    if args.one_file or args.named_files or args.ml_trees or args.big_files:
         return _shapes(args, work, started)
     bins = tool_bins(work, args.timeout, peers=not args.worst_case)
     built = None

@@ -1,4 +1,5 @@
-"""The shapes of issue 30 for `compare.py`: one file as pre-commit runs it (`--one-file`), the
+"""The shapes of issue 30 for `compare.py`: one file as pre-commit runs it (`--one-file`; a real
+tree's files, `--named-files`), the
 ML trees cold and warm (`--ml-trees`), and one big file beside its parser (`--big-files`).
 Each builds its corpus under WORK, makes rows (`compare.Task`) for every cursedlint build named
 by `--cursedlint NAME=EXE` (default: this checkout, installed as users install it), beside
@@ -184,7 +185,8 @@ def _write_one_files(root: str) -> None:
             handle.write(clean_module(kind, lines))
 
 
-def one_file_tasks(root: str, names: list[str], built: list[Build], bins) -> list[Task]:
+def one_file_tasks(root: str, names: list[str], built: list[Build], bins,
+                   variants: tuple[str, ...] = VARIANTS, floors: bool = True) -> list[Task]:
     """For each file and variant: every build's pre-commit run and ruff's (default rules and
     the same-work selection); then each build's floors (start-up, `import cursedlint.cli`, the
     dependencies every run imports, the rules)."""
@@ -194,9 +196,9 @@ def one_file_tasks(root: str, names: list[str], built: list[Build], bins) -> lis
     rows = []
     for name in names:
         path = os.path.join(root, name)
-        lines = open(path).read().count("\n")
-        for variant in VARIANTS:
-            corpus = Corpus(f"{os.path.basename(name)[:-3]} ({lines:,} lines), {variant}", root, [name])
+        lines = open(path, encoding="utf-8", errors="replace").read().count("\n")
+        for variant in variants:
+            corpus = Corpus(f"{name[:-3]} ({lines:,} lines), {variant}", root, [name])
             options = {"cold": {"before": _remover(root)}, "warm": {"prime": True},
                        "edited": {"prime": True, "before": _appender(path)}}[variant]
             refs = {"ruff default": RUFF_DEFAULT}
@@ -205,13 +207,13 @@ def one_file_tasks(root: str, names: list[str], built: list[Build], bins) -> lis
                                   lambda: [build.exe, "check", "--force-exclude", "--exit-zero", name], refs=refs, **options))
             rows.append(_task(RUFF_DEFAULT, corpus, lambda: ruff(name), **options))
             rows.append(_task(RUFF_SAME, corpus, lambda: ruff("--select", SAME_WORK, name), refs=refs, **options))
-    floors = Corpus("floors (project root)", root, [])
-    for build in built:
-        rows.append(_task(f"{START_UP} ({build.name})", floors, lambda: [build.python, "-c", "pass"]))
-        rows.append(_task(f"{IMPORT_CLI} ({build.name})", floors, lambda: [build.python, "-c", "import cursedlint.cli"]))
-        rows.append(_task(f"{IMPORT_DEPENDENCIES} ({build.name})", floors,
+    floored = Corpus("floors (project root)", root, [])
+    for build in built if floors else ():
+        rows.append(_task(f"{START_UP} ({build.name})", floored, lambda: [build.python, "-c", "pass"]))
+        rows.append(_task(f"{IMPORT_CLI} ({build.name})", floored, lambda: [build.python, "-c", "import cursedlint.cli"]))
+        rows.append(_task(f"{IMPORT_DEPENDENCIES} ({build.name})", floored,
                           lambda: [build.python, "-c", "import msgspec"]))
-        rows.append(_task(f"{IMPORT_RULES} ({build.name})", floors, lambda: [
+        rows.append(_task(f"{IMPORT_RULES} ({build.name})", floored, lambda: [
             build.python, "-c", "from cursedlint.registry import all_rules; all_rules()"]))
     return rows
 
@@ -235,6 +237,27 @@ def one_file_table(rows: list[Task], built: list[Build]) -> str:
         cells.append(", ".join("-" if peak is None else f"{peak / 1024:.0f}" for peak in peaks))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def named_files(tree: Corpus, count: int) -> list[str]:
+    """`count` Python files of the tree, spread evenly over its sorted paths (tests and
+    examples too, as a pre-commit run meets them)."""
+    found = []
+    for folder, folders, names in os.walk(tree.root):
+        folders[:] = [name for name in folders if name not in (".git", *CACHES)]
+        found += [os.path.relpath(os.path.join(folder, name), tree.root)
+                  for name in names if name.endswith(".py")]
+    found.sort()
+    step = max(len(found) / count, 1)
+    return [found[int(k * step)] for k in range(min(count, len(found)))]
+
+
+def named_files_totals(rows: list[Task], built: list[Build]) -> str:
+    """Each tool's CPU medians summed over the files (a run of pre-commit over them all)."""
+    tools = [f"cursedlint {build.name}" for build in built] + [RUFF_DEFAULT, RUFF_SAME]
+    sums = {tool: sum(statistics.median(row.cpu) for row in rows if row.tool == tool and row.times)
+            for tool in tools}
+    return "Summed CPU medians: " + "; ".join(f"{tool} {total:.2f} s" for tool, total in sums.items())
 
 
 def _wall_cpu(row: Task | None) -> str:
@@ -472,6 +495,19 @@ def run(args, work: str, bins) -> list[str]:
                 f"[--select {SAME_WORK}] FILE` from its root. cold: caches removed before each run; warm: "
                 "primed, unchanged; edited: primed, then a comment line appended.", "",
                 one_file_table(rows, built), "", flat_table([row for row in rows if not row.corpus.paths], ()), ""]
+    if args.named_files:
+        if not args.megatron:
+            raise Unavailable("--named-files needs --megatron")
+        tree = build_megatron(work, args.megatron)
+        rows = one_file_tasks(tree.root, named_files(tree, args.named_files), built, bins,
+                              variants=("cold",), floors=False)
+        compare.run_all(rows, args.repeat, args.repeat, args.timeout)
+        out += ["### Files of a real tree, each named alone, cold (wall s / CPU s, medians)", "",
+                f"Tree: {tree.root} (the --megatron checkout, git-initialized); "
+                f"{args.named_files} Python files spread over its sorted paths, each linted alone "
+                "as pre-commit runs it in a fresh clone (`check --force-exclude --exit-zero FILE`, "
+                "caches removed before each run).", "", one_file_table(rows, built), "",
+                named_files_totals(rows, built), ""]
     if args.ml_trees:
         trees = []
         if args.megatron:
