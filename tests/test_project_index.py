@@ -499,13 +499,16 @@ CAPTURING_MODULES = {
                   "def trace(graph, step):\n    with cuda_graph(graph):\n        step()\n",
     "prose.py": "import torch\n\n\ndef plan(model):\n    # walks the graph of modules\n"
                 "    return torch.cuda.device_count()\n",
+    "helpers.py": "def build_cuda_graph(model):\n    return [model]\n\n\n"
+                  "def record(model):\n    return build_cuda_graph (model)\n",
 }
 
 
 def test_capture_starts_give_the_trigger_words_the_cuda_reach_facts_give(tmp_path):
     """The cheaper index gathered where only CUDA-reach's trigger words are wanted names the
     same functions: those beginning a global-mode capture, also through a helper of their
-    module; a module that names a graph only in prose is not searched."""
+    module; a module that names a graph only in prose, or calls its own `build_cuda_graph`,
+    is not searched."""
     from cursedlint.analysis.cuda_reach import CAPTURE_STARTS, CUDA_REACH, capturing_names
 
     for name, text in CAPTURING_MODULES.items():

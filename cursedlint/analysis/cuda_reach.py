@@ -421,7 +421,9 @@ class CaptureStarts(Indexer):
                 "graph", "ScopedCapture")
 
     def pattern(self, words, first_round):
-        """A region's start (`REGION_TRIGGERS`): `graph` only called or imported as."""
+        """A region's start (`REGION_TRIGGERS`): `graph` only called or imported as, a whole
+        name as the capture rules' second look reads it (`Call(GRAPH_NAMES)`: `cuda_graph(`
+        is another function)."""
         return _REGION_START
 
     def summarize(self, context) -> tuple[str, ...] | None:
@@ -439,7 +441,7 @@ class CaptureStarts(Indexer):
 
 _REGION_START = LazyPattern(
     rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|ScopedCapture|"
-    rb"graph(?:\s*\(|\s+as\s)")
+    rb"(?<![A-Za-z0-9_])graph(?:(?:\s|\\)*\(|(?:\s|\\)+as(?:\s|\\))")
 _DEFINED = LazyPattern(rb"def(?:\s|\\)+([^\s(\[\\:]+)")
 """The name a `def` defines (with what comments, strings and words ending in `def` hold:
 more, never fewer; a pattern that starts with its literal is searched fastest)."""
