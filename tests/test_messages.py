@@ -49,6 +49,27 @@ def test_text_output_puts_help_and_the_rule_command_under_the_finding(tmp_path, 
     assert "= help: replace preexec_fn=os.setsid with start_new_session=True" in out
 
 
+def test_a_fork_for_want_of_vfork_names_the_target_python(tmp_path, capsys, monkeypatch):
+    """A call CPython starts with vfork from Python 3.10 on forks on an older target: the
+    message names the target, or a reader on a newer Python takes it for a false finding; a
+    fork that preexec_fn forces on every Python says nothing of the version."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "launch.py").write_text(
+        "import os\nimport subprocess\n"
+        "subprocess.run(['/usr/bin/nvidia-smi'])\n"
+        "subprocess.run(['/usr/bin/nvidia-smi'], close_fds=False, preexec_fn=os.setsid)\n")
+    headers = {}
+    for target in ("3.8", "3.12"):
+        main(["check", "--no-cache", "--concise", "--target-python", target, "launch.py"])
+        out = capsys.readouterr().out
+        headers[target] = [line for line in out.splitlines() if "CUR101" in line]
+    assert headers["3.8"] == [
+        "launch.py:3:1: CUR101 subprocess.run() fork()s this whole process on Python 3.8 "
+        "(no vfork): close_fds=True (the default) blocks posix_spawn before Python 3.13",
+        "launch.py:4:1: CUR101 subprocess.run() fork()s this whole process: preexec_fn= is set"]
+    assert headers["3.12"] == headers["3.8"][1:]
+
+
 def test_help_keeps_names_as_the_code_spells_them(capsys):
     """Help text is prose around code names: `IterDomain` stays `IterDomain`."""
     helps = [f["help"] for f in fixture_findings(capsys) if f["code"] == "CUR501"]

@@ -44,6 +44,11 @@ class Platform(Struct, frozen=True):
         return self.libc != MACOS and self.python >= (3, 10)
 
     @property
+    def vfork_needs_newer_python(self) -> bool:
+        """Linux, where this Python is older than the vfork path (3.10)."""
+        return self.libc != MACOS and not self.has_vfork
+
+    @property
     def system(self) -> str:
         """`sys.platform` there: macOS's libSystem means Darwin, every other libc Linux."""
         return "darwin" if self.libc == MACOS else "linux"

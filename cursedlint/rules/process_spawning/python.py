@@ -100,18 +100,22 @@ _PROTECTED_FORK_HELP = (
 )
 
 
-def _fork_message(call: SpawnCall, blockers: list[Blocker]) -> str:
+def _fork_message(call: SpawnCall, blockers: list[Blocker], platform: Platform) -> str:
     """`NAME() fork()s this whole process: REASONS`, the reasons cut to the first and how
     many more where all of them would not fit one terminal line (the help says how to remove
-    each; the message points nowhere: CI annotations and --concise carry no help)."""
-    said = f"{call.name}() fork()s this whole process: "
+    each; the message points nowhere: CI annotations and --concise carry no help). Where the
+    fork is the target Python's (no vfork before 3.10), the message names it: the same call
+    on a newer Python does not fork."""
+    python = ".".join(map(str, platform.python))
+    said = f"{call.name}() fork()s this whole process on Python {python} (no vfork): " \
+        if _for_lack_of_vfork(blockers, platform) else f"{call.name}() fork()s this whole process: "
     reasons = "; ".join(blocker.reason for blocker in blockers)
     if len(said) + len(reasons) > MESSAGE_WIDTH and len(blockers) > 1:
         reasons = f"{blockers[0].reason} (and {len(blockers) - 1} more)"
     return said + reasons
 
 
-def _fork_help(call: SpawnCall, blockers: list[Blocker]) -> str:
+def _fork_help(call: SpawnCall, blockers: list[Blocker], platform: Platform) -> str:
     """Why CPython forks here, what a fork costs, and how to start the program without one."""
     if any(blocker.forces_fork for blocker in blockers):
         why = ("CPython runs preexec_fn, and changes user or groups, only in a forked copy of "
@@ -119,8 +123,22 @@ def _fork_help(call: SpawnCall, blockers: list[Blocker]) -> str:
     else:
         why = ("CPython starts the program with posix_spawn (or vfork) only when no condition "
                f"keeps it off; here: {'; '.join(blocker.reason for blocker in blockers)}")
+    if _for_lack_of_vfork(blockers, platform):
+        why += (f". On Linux, Python 3.10 and newer start it with vfork instead; the target is "
+                f"Python {'.'.join(map(str, platform.python))} (`target-python`, else the "
+                "lowest version `requires-python` allows, else the running interpreter: "
+                "`--verbose` says which)")
     changes = call.api.replacement or "; ".join(blocker.change for blocker in blockers)
+    if _for_lack_of_vfork(blockers, platform):
+        changes += "; or run it on Python 3.10 or newer"
     return f"{why}. {_FORK_COST}. To start the program without a fork, {changes}."
+
+
+def _for_lack_of_vfork(blockers: list[Blocker], platform: Platform) -> bool:
+    """Whether the call would take CPython's vfork path on a newer Python (3.10+, Linux):
+    nothing forces the fork, and a C library with posix_spawn said why not that."""
+    return platform.vfork_needs_newer_python and platform.has_posix_spawn and \
+        not any(blocker.forces_fork for blocker in blockers)
 
 
 class SubprocessForkPathPython(SubprocessForkPath):
@@ -156,7 +174,8 @@ class SubprocessForkPathPython(SubprocessForkPath):
         path, blockers = call.path(platform)
         if path != "fork" or excluding_guard(node, platform.system, self.context) is not None:
             return  # no fork, or in a branch the platform never takes (`if IS_WINDOWS:`)
-        self.report(node, _fork_message(call, blockers), help=_fork_help(call, blockers),
+        self.report(node, _fork_message(call, blockers, platform),
+                    help=_fork_help(call, blockers, platform),
                     fix=self._preexec_fix(call, blockers) or self._which_fix(call, blockers))
 
     def _preexec_fix(self, call: SpawnCall, blockers: list[Blocker]) -> Fix | None:
