@@ -106,6 +106,17 @@ def body_of(scope: ast.AST) -> list[ast.AST]:
     return [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
 
 
+def own_calls(context, scope: ast.AST) -> list[ast.Call]:
+    """The calls among `own_nodes(body_of(scope))`, in its order, listed once per tree for
+    each scope (a function's thread starts, its joins and the callables it hands to threads
+    were each looked for in a walk of its own)."""
+    return context.derived((_OWN_CALLS, id(scope)), lambda: [
+        node for node in own_nodes(body_of(scope)) if isinstance(node, ast.Call)])
+
+
+_OWN_CALLS = "own-calls"
+
+
 def never_rebound(function: ast.AST, names: set[str]) -> frozenset[str]:
     """Of a function's (or lambda's) parameter `names`, those its body never binds again."""
     if not names:

@@ -26,7 +26,7 @@ import functools
 import os
 from typing import Iterator, NamedTuple
 
-from cursedlint.analysis.capture_regions import body_of, capture_check, key, position
+from cursedlint.analysis.capture_regions import body_of, capture_check, key, own_calls, position
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_project import (
     HANDED, OutCall, dotted, last_name, own_nodes,
@@ -97,8 +97,8 @@ class OffThread:
         made by a call (`self.runner.step` with `self.runner = GraphRunner(...)`:
         `GraphRunner.step`)."""
         calls = []
-        for node in own_nodes(body_of(function)):
-            if isinstance(node, ast.Call) and last_name(node.func) in START_NAMES:
+        for node in own_calls(self.threads.context, function):
+            if last_name(node.func) in START_NAMES:
                 name = self._handed_name(node)
                 if name is not None:
                     calls.append(OutCall(node.lineno, HANDED + name))

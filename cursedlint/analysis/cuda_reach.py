@@ -184,13 +184,13 @@ def _runs_backward(context, node: ast.Call) -> str | None:
 
 
 def _applied_backward_sync(context, node: ast.AST) -> str | None:
-    from cursedlint.analysis.cuda_tensors import AUTOGRAD_FUNCTIONS
-    from cursedlint.analysis.cuda_use import through
-
     func = node.func if isinstance(node, ast.Call) else None
     if not (isinstance(func, ast.Attribute) and func.attr == "apply"
             and isinstance(func.value, ast.Name)):
-        return None
+        return None  # (most nodes: before the imports, which cost more than this test)
+    from cursedlint.analysis.cuda_tensors import AUTOGRAD_FUNCTIONS
+    from cursedlint.analysis.cuda_use import through
+
     cls = context.definition(func.value)
     if not (isinstance(cls, ast.ClassDef) and any(
             context.qualified_name(base, among=AUTOGRAD_FUNCTIONS) for base in cls.bases)):

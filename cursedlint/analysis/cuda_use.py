@@ -300,9 +300,7 @@ class CudaUse:
               seen: frozenset[int] = frozenset()) -> tuple[ast.AST, str, list[str]] | None:
         """The first node under `code` (by position) for which `check(node)` says something,
         looking into the module's functions it calls: (node, what, [callee names])."""
-        nodes = sorted((n for n in own_nodes(code) if isinstance(n, CHECKED_NODES)),
-                       key=position)
-        for node in nodes:
+        for node in checked_nodes(self.context, code):
             what = check(node)
             if what:
                 return node, what, []
@@ -435,6 +433,15 @@ class CudaUse:
             return None
         code = self.analysis.code_of(node.func)
         return code if isinstance(code, FUNCTIONS) else None
+
+
+def checked_nodes(context, code: Iterable[ast.AST]) -> list[ast.AST]:
+    """The nodes of `own_nodes(code)` a check answers for (`CHECKED_NODES`), by position:
+    listed once per tree for each body (every check of a function, and each index's, reads the
+    same list; the module's functions were walked again for each)."""
+    code = tuple(code)
+    return context.derived((CHECKED_NODES, *map(id, code)), lambda: sorted(
+        (n for n in own_nodes(code) if isinstance(n, CHECKED_NODES)), key=position))
 
 
 def _names_bound_to_names(context) -> dict[str, set[str]]:

@@ -685,25 +685,41 @@ def _module_loaders(context) -> frozenset[str]:
     if not _may_name_loader(text) or not any(word in text for word in _LOADER_WORDS):
         return frozenset()
     loaders = set()
+    assigned: dict[int, dict[str, list[ast.AST]]] = {}  # id(function) -> `_assigned_values`
     for ret in context.nodes(ast.Return):
         function = context.scope_of(ret)
         if isinstance(function, ast.FunctionDef) and context.parent_of(function) is context.tree \
-                and ret.value is not None and _loads(context, function, ret.value):
+                and ret.value is not None and _loads(context, function, ret.value, assigned):
             loaders.add(function.name)
     return frozenset(loaders)
 
 
-def _loads(context, function: ast.FunctionDef, value: ast.AST) -> bool:
+def _loads(context, function: ast.FunctionDef, value: ast.AST,
+           assigned: dict[int, dict[str, list[ast.AST]]]) -> bool:
     """Whether a returned value is a library the function loads (a call of a loader, or a
-    local bound only to one)."""
+    local bound only to one). `assigned`: each function's `_assigned_values`, read once for
+    all its returns (each return read the function's statements again)."""
     if isinstance(value, ast.Call):
         return is_library_call(context, value)
     if not isinstance(value, ast.Name):
         return False
-    bound = [node.value for node in statements(function) if isinstance(node, ast.Assign)
-             and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)]
+    values = assigned.get(id(function))
+    if values is None:
+        values = assigned[id(function)] = _assigned_values(function)
+    bound = values.get(value.id, ())
     return bool(bound) and all(isinstance(b, ast.Call) and is_library_call(context, b)
                                for b in bound)
+
+
+def _assigned_values(function: ast.FunctionDef) -> dict[str, list[ast.AST]]:
+    """Name -> the values of the function's assignments to it (`name = value`, a name among
+    the targets), in the order of its statements."""
+    values: dict[str, list[ast.AST]] = {}
+    for node in statements(function):
+        if isinstance(node, ast.Assign):
+            for name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
+                values.setdefault(name, []).append(node.value)
+    return values
 
 
 def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

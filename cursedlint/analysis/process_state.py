@@ -149,13 +149,17 @@ class ProcessState:
         self.environment = EnvironmentSettings(context)
         self.project = project
         """The `start-methods` facts (their `cuda_init`; None in the index's own run)."""
+        self._import_time: list[ast.stmt] | None = None
+        self._import_time_hits: dict[str, tuple[int, tuple[ast.stmt, Shown] | None]] = {}
 
     def held_before(self, node: ast.AST, depth: int = 0,
                     seen: frozenset[int] = frozenset()) -> Shown | None:
         """The first state shown held before `node` runs (see the module docstring)."""
         scope = self._function(node)
-        earlier = self.preceding(node, scope)
-        shown = self._protection(earlier) or self._cuda(earlier)
+        earlier = self._preceding_in(node, scope)
+        top = self._top(scope)  # (what runs at import before it comes before all of those)
+        shown = self._at_import(top, self._protection) or self._protection(earlier) or \
+            self._at_import(top, self._cuda) or self._cuda(earlier)
         if shown is not None or scope is None or depth >= MAX_DEPTH or id(scope) in seen:
             return shown
         for call in calls_of(self.context, scope):
@@ -191,6 +195,12 @@ class ProcessState:
         the earlier statements of each enclosing block, the tests of enclosing `if`s and
         loops, a loop's whole body, a `try` body before its handlers; and, for a def, the
         module's import-time statements before it."""
+        top = self._top(scope)
+        return self._preceding_in(node, scope) + ([] if top is None else [
+            s for s in self._import_time_statements() if s.end_lineno < top.lineno])
+
+    def _preceding_in(self, node: ast.AST, scope: ast.AST | None) -> list[ast.AST]:
+        """`preceding` within `scope` (without the module's import-time statements)."""
         found: list[ast.AST] = []
         child = node
         for parent in self.context.ancestors(node):
@@ -209,12 +219,38 @@ class ProcessState:
             if parent is scope:
                 break
             child = parent
-        if scope is not None:
-            top = next((a for a in self.context.ancestors(scope)
-                        if self.context.parent_of(a) is self.context.tree), scope)
-            found.extend(s for s in self.context.tree.body if s.end_lineno < top.lineno
-                         and not isinstance(s, _DEFINITIONS))
         return [n for n in found if not isinstance(n, (*FUNCTIONS, ast.ClassDef, ast.Lambda))]
+
+    def _top(self, scope: ast.AST | None) -> ast.AST | None:
+        """The module's statement that holds `scope` (None for the module)."""
+        if scope is None:
+            return None
+        return next((a for a in self.context.ancestors(scope)
+                     if self.context.parent_of(a) is self.context.tree), scope)
+
+    def _import_time_statements(self) -> list[ast.stmt]:
+        """The module's statements that run at import, other than definitions and imports."""
+        if self._import_time is None:
+            self._import_time = [s for s in self.context.tree.body
+                                 if not isinstance(s, _DEFINITIONS)]
+        return self._import_time
+
+    def _at_import(self, top: ast.AST | None, shown_in) -> Shown | None:
+        """What `shown_in` finds first in the module's import-time statements before `top`
+        (its part of `preceding`, whose nodes all come before the others'). The statements
+        are read once for all the starts, from the first, as far as asked (a start near the
+        end of a module of 12,000 functions read them all again)."""
+        if top is None:
+            return None
+        statements = self._import_time_statements()
+        read, hit = self._import_time_hits.get(shown_in.__name__, (0, None))
+        while hit is None and read < len(statements) and statements[read].end_lineno < top.lineno:
+            shown = shown_in([statements[read]])
+            if shown is not None:
+                hit = statements[read], shown
+            read += 1
+        self._import_time_hits[shown_in.__name__] = read, hit
+        return hit[1] if hit is not None and hit[0].end_lineno < top.lineno else None
 
     # -- what is shown -----------------------------------------------------------------------
     def _protection(self, earlier: list[ast.AST]) -> Shown | None:

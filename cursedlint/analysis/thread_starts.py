@@ -14,7 +14,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import (
     END, GLOBAL, PARTIAL, CaptureAnalysis, Region, body_of, capture_check, enclosing_class,
-    is_self_attribute, key, position,
+    is_self_attribute, key, own_calls, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse, through
@@ -121,8 +121,8 @@ class ThreadStarts:
                         start.call.lineno, f"starts {start.label}",
                         detail=f"{found[0]} of {os.path.basename(self.context.source.path)}"
                                f"{found[1]}")
-        for node in own_nodes(body_of(function)):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        for node in own_calls(self.context, function):
+            if (isinstance(node.func, ast.Attribute)
                     and node.func.attr in ("join", "shutdown") and is_self_attribute(
                         node.func.value)):
                 facts[CudaFact.JOINS] = Reach(node.lineno, f"joins `{key(node.func.value)}`")
@@ -231,8 +231,8 @@ class ThreadStarts:
         return [s for i, s in enumerate(scopes) if s is not None and s not in scopes[:i]]
 
     def _starts(self, scope: ast.AST) -> Iterator[ThreadStart]:
-        for node in own_nodes(body_of(scope)):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        for node in own_calls(self.context, scope):
+            if isinstance(node.func, ast.Attribute):
                 if node.func.attr == "start" and not node.args:
                     start = self._thread_start(node)
                 elif node.func.attr in ("submit", "map") and node.args:

@@ -28,6 +28,8 @@ _GLOBAL_STATEMENT = LazyPattern(r"global[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
 _NAME_OR_DOT = re.compile(r"[\w.]")
 _METHOD_CALL_AFTER_NAME = re.compile(r"\s*\.\s*\w+\s*\(")
 _ITEM_AFTER_NAME = re.compile(r"\s*\[")
+_DEL = re.compile(r"del\s+")  # (led by its letters: `\b` first would be tried at every position)
+_WORD_CHARACTER = re.compile(r"\w")
 _ITEM_ASSIGNED = LazyPattern(r"\]\s*[-+*/|&^%@]?=(?!=)")  # the end of `x[i] = v`, `x[i] += v`
 _MUTABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _MAX_DEPTH = 50
@@ -201,8 +203,10 @@ class ModuleTables:
     def __init__(self) -> None:
         self.tables: dict[int, dict[str, Any]] = {}
         self.nonlocals: dict[int, set[str]] | None = None
+        self.any_nonlocal: bool | None = None
         self.globals_rebound: frozenset[str] | None = None
         self.mutated: dict[str, bool] = {}
+        self.deleted_at: list[int] | None = None
 
 
 class ConstantEvaluator:
@@ -228,11 +232,17 @@ class ConstantEvaluator:
         table = self._tables.get(id(scope))
         if table is None:
             table = self._tables[id(scope)] = _Bindings.of(scope, self._walrus)
-            if not isinstance(scope, ast.Module) and "nonlocal" in self.text:
+            if not isinstance(scope, ast.Module) and self._any_nonlocal():
                 # `nonlocal` in the scope or a function nested in it rebinds
                 nonlocal_names = self._nonlocal_names().get(id(scope), ())
                 table.update((name, _REBOUND) for name in nonlocal_names if name in table)
         return table
+
+    def _any_nonlocal(self) -> bool:
+        """Whether the text holds `nonlocal` (searched once per module, not per scope)."""
+        if self._known.any_nonlocal is None:
+            self._known.any_nonlocal = "nonlocal" in self.text
+        return self._known.any_nonlocal
 
     def _nonlocal_names(self) -> dict[int, set[str]]:
         """id(scope) -> the names `nonlocal` statements declare in it or in scopes nested in
@@ -259,10 +269,21 @@ class ConstantEvaluator:
         test that can only err towards yes."""
         mutated = self._mutated.get(name)
         if mutated is None:
-            mutated = self._mutated[name] = self._mutation_at_a_use(name) or (
-                re.search(rf"\bdel\s+(?<![\w.]){re.escape(name)}\s*\[", self.text) is not None
-            )
+            text = self.text
+            mutated = self._mutated[name] = self._mutation_at_a_use(name) or any(
+                text.startswith(name, at) and _ITEM_AFTER_NAME.match(text, at + len(name))
+                for at in self._deleted_at())
         return mutated
+
+    def _deleted_at(self) -> list[int]:
+        """Where the text's `del` statements' first targets begin (`del env[k]`: at `env`),
+        found once per module."""
+        if self._known.deleted_at is None:
+            text = self.text
+            self._known.deleted_at = [
+                found.end() for found in _DEL.finditer(text)
+                if not found.start() or not _WORD_CHARACTER.match(text, found.start() - 1)]
+        return self._known.deleted_at
 
     def _mutation_at_a_use(self, name: str) -> bool:
         """Whether some occurrence of `name` (not part of a longer name or attribute) is followed
