@@ -212,7 +212,7 @@ def children(node, last_first: bool = False) -> Iterator:
 _WRAPS_NO_DECLARATOR = ("translation_unit", "ERROR", "concatenated_string")
 
 
-def _wraps_no_declarator(kind: str) -> bool:
+def wraps_no_declarator(kind: str) -> bool:
     return (kind in _WRAPS_NO_DECLARATOR or kind.startswith("preproc_")
             or kind.endswith(("_list", "statement")))
 
@@ -446,7 +446,7 @@ class CContext(FileContext):
         while True:
             yield node
             parent = self.parent(node)
-            if parent is None or _wraps_no_declarator(parent.type) or not leads(parent, node):
+            if parent is None or wraps_no_declarator(parent.type) or not leads(parent, node):
                 return
             node = parent
 
