@@ -27,7 +27,9 @@ def declared(context, name: str, region, owners) -> list[tuple]:
     """(owner, declarator) for each declarator of a node of the kinds `owners` declaring
     `name` within `region` (None: the file), in the order of the names' tokens (innermost
     declarator first)."""
-    table = context.shared("c-declaration-table", _Table)
+    table = context.tree_index.declarations
+    if table is None:  # (kept with the tree: both lints of a file ask)
+        table = context.tree_index.declarations = _Table()
     table.asked += 1
     if table.asked <= TABLE_AFTER or not set(owners) <= set(OWNERS):
         return list(from_tokens(context, name, region, owners))
