@@ -29,6 +29,7 @@ from functools import cached_property
 from msgspec import Struct
 from typing import Callable, Iterator
 
+from cursedlint.analysis.c_declarations import declared
 from cursedlint.analysis.c_syntax import (
     NAMES, arguments, array_dimensions, callee, declarator_kind, function_declarator, leads_to,
     line_macros, parameter_names, plain_function, scope_of, unwrapped, within,
@@ -209,6 +210,9 @@ class MemoryProvenance:
         names it passes (a 100,000-line scope a misread macro made read its `ep` 4,000
         times: 10 MB of C took 36 s)."""
         self._scope_places: dict[tuple[str, int, int], list] = {}
+        self._file_declarations: dict[str, tuple | None] = {}
+        """Name -> its first declaration at file scope (a name no function declares is
+        looked for there at each use)."""
         self._found: dict[int, Provenance] = {}  # address node id -> (each rule asks)
         self.callers: Callable[[str, int, bool], Provenance | None] | None = None
         """What every caller passes a function's pointer parameter (name, position, whether
@@ -375,9 +379,12 @@ class MemoryProvenance:
                      if d[0].start_byte < use.start_byte]
             if local:
                 return (*local[-1], True)
-        return next(((declaration, declarator, False) for declaration, declarator
-                     in declarations(self.context, name, None, ("declaration",))
-                     if scope_of(self.context, declaration) is None), None)
+        if name not in self._file_declarations:
+            self._file_declarations[name] = next((
+                (declaration, declarator, False) for declaration, declarator
+                in declarations(self.context, name, None, ("declaration",))
+                if scope_of(self.context, declaration) is None), None)
+        return self._file_declarations[name]
 
     def _page_aligned(self, declaration) -> bool:
         """Whether the declaration asks for an alignment of whole pages (`alignas(4096)`,
@@ -924,25 +931,13 @@ def _constructor_arguments(declarator) -> list | None:
 
 def declarations(context, name: str, region, owners) -> list[tuple]:
     """(owner, declarator) for each declarator of a node of the kinds `owners` declaring
-    `name` within `region` (None: the file), in order: found from the tokens spelling it,
-    once per file for each question (each registration asks about its names; a search of the
-    file per question grew with the file times its registrations: 12 s of a 25 MB file's
+    `name` within `region` (None: the file), in order (`c_declarations.declared`), once per
+    file for each question (each registration asks about its names; a search of the file
+    per question grew with the file times its registrations: 12 s of a 25 MB file's
     CUR301/CUR302 run went to `buf`, `addr` and the like looked up again and again)."""
     key = ("c-declarations", name, owners,
            None if region is None else (region.start_byte, region.end_byte, region.type))
-    return context.shared(key, lambda: list(_declarations(context, name, region, owners)))
-
-
-def _declarations(context, name: str, region, owners) -> Iterator[tuple]:
-    for _, leaf in context.tokens((name,), region):
-        if leaf.type not in NAMES:
-            continue
-        for declarator in context.wrapped_by(leaf, leads_to):
-            owner = context.parent(declarator)
-            if (owner is not None and owner.type in owners
-                    and (region is None or within(owner, region))
-                    and context.field_of(declarator) == "declarator"):
-                yield owner, declarator
+    return context.shared(key, lambda: declared(context, name, region, owners))
 
 
 def declarations_in(context, scope, name: str) -> list[tuple]:

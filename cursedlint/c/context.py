@@ -17,7 +17,8 @@ of millions of elements, lines of megabytes and nesting thousands deep, so:
   from its path;
 - `descendants` and `children` walk with a cursor and hold no lists (`named_children` of a node
   with a million children is a million objects at once);
-- queries (`captures`) run over one function or statement, never the whole file.
+- queries (`captures`) run over one function or statement, never the whole file (but
+  `c_declarations`' pattern of one node, made once past a file's first questions).
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ def children(node, last_first: bool = False) -> Iterator:
 _WRAPS_NO_DECLARATOR = ("translation_unit", "ERROR", "concatenated_string")
 
 
-def _wraps_no_declarator(kind: str) -> bool:
+def wraps_no_declarator(kind: str) -> bool:
     return (kind in _WRAPS_NO_DECLARATOR or kind.startswith("preproc_")
             or kind.endswith(("_list", "statement")))
 
@@ -223,11 +224,12 @@ class IdentifierIndex:
     file's bytes when first asked, and shared by the contexts of one tree as the engine keeps
     it with the tree for the file's lint with facts (made once: 2.5 s of a 50 MB file). It
     also keeps what else is known of the tree's bytes for that lint: the places of whole-file
-    searches (`searched`) and the tree's error nodes (`error_count`)."""
+    searches (`searched`), the tree's error nodes (`error_count`) and its declarations."""
 
     def __init__(self):
         self._places: dict[bytes, array] | None = None
         self.error_count: int | None = None  # the tree's error nodes (`CContext.error_count`)
+        self.declarations = None  # the tree's `c_declarations` table, once made
         self.searched: dict[frozenset[str], tuple[tuple[int, int], ...]] = {}
         """Names -> where they are spelled in the whole file, for the searches made to the
         end (`CContext._spelled`), up to KEPT_SPANS places each: the rules and summaries of
@@ -446,7 +448,7 @@ class CContext(FileContext):
         while True:
             yield node
             parent = self.parent(node)
-            if parent is None or _wraps_no_declarator(parent.type) or not leads(parent, node):
+            if parent is None or wraps_no_declarator(parent.type) or not leads(parent, node):
                 return
             node = parent
 
