@@ -30,6 +30,7 @@ from functools import partial
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_memory import aligned_out, device_out
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
@@ -51,9 +52,11 @@ class Given(Struct, frozen=True, array_like=True):
     heap block sharing its pages), "parameter" (the caller's own pointer parameter: `function`
     and `position`; `static`: only its file can call it), "field" (a pointer read from the
     member named `field`), "" (not known); `what` and `line` say what and where, for the
-    chain. As a store into a member (`CallerBlocks.stores`): "whole", "call" (the block an
-    allocator `function` of the project may give: stored through its argument `position`,
-    `&x->m`, or returned, -1), "" (anything else)."""
+    chain. As a store into a member (`CallerBlocks.stores`): "whole", "device" (device
+    memory, or a device's address), "call" (the block an allocator `function` of the project
+    may give: stored through its argument `position`, `&x->m`, or returned, -1; `pages`: the
+    positions of its arguments that are whole pages, sizes or alignments), "" (anything
+    else)."""
 
     kind: str
     what: str = ""
@@ -62,6 +65,7 @@ class Given(Struct, frozen=True, array_like=True):
     position: int = -1
     static: bool = False
     field: str = ""
+    pages: tuple[int, ...] = ()
 
 
 class CallerBlocks(Struct, frozen=True):
@@ -82,10 +86,6 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     """The file's `CallerBlocks`, from its own text (its own page allocators only; a caller's
     own parameter is kept as such, not followed here); `names`: of these functions' calls
     only (None: of every plain function's)."""
-    from cursedlint.analysis.c_allocators import file_allocators
-    from cursedlint.analysis.c_constants import CConstants
-    from cursedlint.analysis.c_memory import MemoryProvenance
-
     found = context.calls(_CALLED if names is None else names)
     values = sorted({context.text(leaf) for _, leaf in context.tokens(
         _BARE if names is None else names) if leaf.type == "identifier"
@@ -94,11 +94,7 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     clears = _clears(context) if names is None and b"**" in context.source.data else {}
     if not (found or values or stored or clears):
         return None
-    constants = CConstants(context)
-    allocators, rounding, library = file_allocators(context, None)
-    provenance = MemoryProvenance(context, partial(constants.evaluate, assignments=True),
-                                  context.settings.page_size, allocators, rounding,
-                                  constants.assigned, library)
+    provenance = _provenance(context)
     calls: dict[str, list[list[Given]]] = {}
     for name, call in found:
         if name.isupper() or name in _NOT_ASKED:
@@ -109,6 +105,31 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     for member, value in stored:
         stores.setdefault(member, []).append(_stored(context, provenance, value))
     return CallerBlocks(calls, values, stores, clears)
+
+
+def member_stores(context) -> CallerBlocks | None:
+    """The file's stores into members alone (`CallerBlocks.stores`; None: none)."""
+    stored = _member_stores(context)
+    if not stored:
+        return None
+    provenance, stores = _provenance(context), {}
+    for member, value in stored:
+        stores.setdefault(member, []).append(_stored(context, provenance, value))
+    clears = _clears(context) if b"**" in context.source.data else {}
+    return CallerBlocks(stores=stores, clears=clears)
+
+
+def _provenance(context):
+    """A `MemoryProvenance` of the file as its own text shows it (its own page allocators)."""
+    from cursedlint.analysis.c_allocators import file_allocators
+    from cursedlint.analysis.c_constants import CConstants
+    from cursedlint.analysis.c_memory import MemoryProvenance
+
+    constants = CConstants(context)
+    allocators, rounding, library = file_allocators(context, None)
+    return MemoryProvenance(context, partial(constants.evaluate, assignments=True),
+                            context.settings.page_size, allocators, rounding,
+                            constants.assigned, library)
 
 
 def _clears(context) -> dict[str, list[int]]:
@@ -190,8 +211,14 @@ def _stored(context, provenance, value) -> Given:
             and call.type == "call_expression" else ""
         if not name:
             return _UNKNOWN
-        position = [node.id for node in arguments(call)].index(value.id)
-        return Given("call", f"`{context.text(value)}` given to {name}()", line, name, position)
+        given = arguments(call)
+        position = [node.id for node in given].index(value.id)
+        what = f"`{context.text(value)}` given to {name}()"
+        if device_out(context, name, call, position):
+            return Given("device", what, line)
+        return Given("call", what, line, name, position, pages=tuple(
+            index for index, argument in enumerate(given)
+            if index != position and provenance.whole_size(argument)))
     if value.type == "call_expression" and callee(context, value):
         name = callee(context, value)
         return Given("call", f"{name}()'s result", line, name, -1)
@@ -236,7 +263,8 @@ _UNKNOWN = Given("")
 
 def passed_in(facts: dict, function: str, position: int, only: str | None = None,
               depth: int = 0, seen: frozenset = frozenset(),
-              allocators: dict | None = None) -> tuple[Given, str, str] | None:
+              allocators: dict | None = None, sized: dict | None = None
+              ) -> tuple[Given, str, str] | None:
     """What every call of `function` the project shows passes as argument `position` (`only`:
     the calls of that file, where the function is `static` there): (a `Given` of kind "whole"
     or "heap", the path of the caller's file, the function called there) or None (not
@@ -256,9 +284,9 @@ def passed_in(facts: dict, function: str, position: int, only: str | None = None
             if given.kind == "parameter":
                 step = passed_in(facts, given.function, given.position,
                                  path if given.static else None, depth + 1, seen,
-                                 allocators) or (_UNKNOWN, path, function)
+                                 allocators, sized) or (_UNKNOWN, path, function)
             elif given.kind == "field":
-                step = (member_given(facts, given, allocators or {}), path, function)
+                step = (member_given(facts, given, allocators or {}, sized), path, function)
             if step[0].kind == "heap":
                 return step
             if step[0].kind == "whole":
@@ -268,32 +296,60 @@ def passed_in(facts: dict, function: str, position: int, only: str | None = None
     return whole if known else None
 
 
-def member_given(facts: dict, given: Given, allocators: dict) -> Given:
+def member_given(facts: dict, given: Given, allocators: dict, sized: dict | None = None
+                 ) -> Given:
     """What a pointer read from a member holds (`given`, of kind "field"): a block of whole
     pages where the project shows stores into members of that name and every one is such a
     block (an allocator of whole pages given `&x->m` where it stores its block, or its
-    result); else not known."""
+    result; a page-aligned one, `sized`, `aligned_out`, given whole pages to allocate);
+    device memory where every one is; else not known."""
     clears = {(function, position) for found in facts.values()
               for function, positions in found.clears.items() for position in positions}
     stores = [store for found in facts.values() for store in found.stores.get(given.field, ())
               if store.kind != "call" or (store.function, store.position) not in clears]
-    if not stores or not all(store.kind == "whole" or store.kind == "call" and store.function
-                             in allocators and allocators[store.function] == store.position
-                             for store in stores):
+    kinds = {_store_kind(store, allocators, sized or {}) for store in stores}
+    if len(kinds) != 1 or not kinds <= {"whole", "device"}:
         return _UNKNOWN
-    store = stores[0]
-    return Given("whole", f"{given.what} (every store into `{given.field}`: "
-                 f"{store.what} on line {store.line}, whole pages)", given.line)
+    kind, store = kinds.pop(), stores[0]
+    said = "whole pages" if kind == "whole" else "device memory"
+    return Given(kind, f"{given.what} (every store into `{given.field}`: "
+                 f"{store.what} on line {store.line}, {said})", given.line)
+
+
+def _store_kind(store: Given, allocators: dict, sized: dict) -> str:
+    """"whole", "device" or "" (not known) for a store into a member."""
+    if store.kind != "call":
+        return store.kind
+    if allocators.get(store.function, -2) == store.position:
+        return "whole"
+    size = sized.get(store.function)
+    if size is not None and size[0] == store.position and size[1] in store.pages:
+        return "whole"
+    aligned = aligned_out(store.function)
+    return "whole" if aligned is not None and aligned[0] == store.position and \
+        set(aligned[1:]) <= set(store.pages) else ""
+
+
+def member_provenance(facts: dict, allocators: dict, sized: dict, field: str):
+    """`member_given` of a member read directly (`p->m`), as `c_memory.Provenance` (None:
+    not known): whole pages or device memory where every store of the project is."""
+    from cursedlint.analysis.c_memory import Provenance
+
+    found = member_given(facts, Given("field", "", field=field), allocators, sized)
+    what = found.what.strip(" ()")
+    if found.kind == "whole":
+        return Provenance("page-aligned", what, whole=True)
+    return Provenance("device", what) if found.kind == "device" else None
 
 
 def caller_provenance(facts: dict, function: str, position: int, only: str | None = None,
-                      allocators: dict | None = None):
+                      allocators: dict | None = None, sized: dict | None = None):
     """`passed_in` as `c_memory.Provenance` (None: not known)."""
     import os
 
     from cursedlint.analysis.c_memory import Provenance
 
-    found = passed_in(facts, function, position, only, allocators=allocators)
+    found = passed_in(facts, function, position, only, allocators=allocators, sized=sized)
     if found is None:
         return None
     given, path, called = found

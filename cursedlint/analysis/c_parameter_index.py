@@ -26,16 +26,20 @@ class ParameterBlockIndex(Indexer):
         return ()
 
     def seed_words(self, context):  # (no identifier holds `ASKED`)
-        """`function#position`: files are searched for the name, that argument followed."""
-        return {f"{function}{ASKED}{position}" for function, position in registrations_of(
-            context, context.project.get(WRAPPERS_INDEX)).parameter_functions}
+        """`function#position`: files are searched for the name, that argument followed; and
+        the names of the members registered addresses are read from, whose stores matter."""
+        registrations = registrations_of(context, context.project.get(WRAPPERS_INDEX))
+        return {*(f"{function}{ASKED}{position}" for function, position
+                  in registrations.parameter_functions), *registrations.members_read}
 
     def lookups(self, context):
         return self.searched_as(self.seed_words(context))
 
     def affects(self, facts, path, lookups):
-        """Only calls of the linted file's functions asked about change its findings."""
-        return any(name in found.calls for found in facts.values() for name in lookups)
+        """Only calls of the linted file's functions asked about, and stores into the
+        members asked about, change its findings."""
+        return any(name in found.calls or name in found.stores for found in facts.values()
+                   for name in lookups)
 
     def searched_as(self, words):
         return {word.partition(ASKED)[0] for word in words}

@@ -659,22 +659,30 @@ class Registrations:
 
     @cached_property
     def provenance(self) -> MemoryProvenance:
-        from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS, file_allocators
+        from cursedlint.analysis.c_allocators import (
+            PAGE_ALLOCATORS, file_allocators, file_sized,
+        )
         from cursedlint.analysis.c_memory import MemoryProvenance
 
-        from cursedlint.analysis.c_parameter_blocks import INDEX
+        from cursedlint.analysis.c_parameter_blocks import INDEX, member_provenance
 
-        allocators, rounding, library = file_allocators(
-            self.context, self.context.project.get(PAGE_ALLOCATORS.name))
+        pages = self.context.project.get(PAGE_ALLOCATORS.name)
+        allocators, rounding, library = file_allocators(self.context, pages)
+        sized = file_sized(self.context, pages)
         provenance = MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
                                       self.constants.assigned, library)
-        callers = self.context.project.get(INDEX) or {}
+        gathered = self.context.project.get(INDEX)
+        callers = gathered or {}
         # (a member's pointer is followed to a parameter only where its callers can be known)
         provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
         provenance.macro_writes = self.constants.macro_writes
         wrappers = self._wrappers if self.gathered else ()  # (none known before)
+        own = _OwnCalls(self.context)
         provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *wrappers)),
-                                     _OwnCalls(self.context), allocators)
+                                     own, allocators, sized)
+        if gathered is not None:  # (every store the project shows, the file's own now)
+            provenance.members = lambda field: member_provenance(
+                {**callers, **own.stores()}, allocators, sized, field)
         return provenance
 
     @cached_property
@@ -710,6 +718,24 @@ class Registrations:
         return {(function, position) for function, position, static
                 in provenance.parameters_asked
                 if not static and function not in APIS and function not in wrappers}
+
+    @cached_property
+    def members_read(self) -> set[str]:
+        """The names of the pointer members the file's registered addresses are read from
+        with nothing in their function giving them a value (`p->m`): the stores into members
+        of those names are worth reading (`MemoryProvenance.members`); the registrations as
+        `parameter_functions` finds them."""
+        if self.gathered:
+            asked = [address for registration in self.registrations
+                     for address in registration.addresses]
+        elif named := _named_like_api(self.context.source.data):
+            asked = [argument for name, call in self.context.calls(named)
+                     for argument in _presumed_addresses(self.context, name, call)]
+        else:
+            return set()
+        for address in asked:
+            self.provenance.of(address)
+        return set(self.provenance.members_asked)
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other
@@ -803,19 +829,21 @@ def _presumed_addresses(context, name: str, call) -> list:
 
 
 def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", allocators: dict,
-               function: str, position: int, static: bool):
+               sized: dict, function: str, position: int, static: bool):
     """What the callers pass a parameter of `function` (the project index's `callers`; a
     `static` function's calls are its file's own, `own`); None for a wrapper of a registration
     API or an API (its callers' calls are registrations, reported there). `allocators`: the
-    project's of whole pages (`c_allocators`), for what members are given."""
+    project's of whole pages (`c_allocators`), and `sized`, its page-aligned ones of a size
+    the caller gives, for what members are given."""
     from cursedlint.analysis.c_parameter_blocks import caller_provenance
 
     if function in wrappers:
         return None
     if not static:
-        return caller_provenance(callers, function, position, allocators=allocators)
+        return caller_provenance(callers, function, position, allocators=allocators,
+                                 sized=sized)
     return caller_provenance({**callers, **own.calls(function)}, function, position, own.path,
-                             allocators)
+                             allocators, sized)
 
 
 class _OwnCalls:
@@ -827,6 +855,7 @@ class _OwnCalls:
         self.context = context
         self.path = os.path.abspath(context.source.path)
         self._calls: dict[str, dict] = {}
+        self._stores: dict | None = None
 
     def calls(self, function: str) -> dict:
         from cursedlint.analysis.c_parameter_blocks import caller_blocks
@@ -835,6 +864,15 @@ class _OwnCalls:
             found = caller_blocks(self.context, frozenset((function,)))
             self._calls[function] = {} if found is None else {self.path: found}
         return self._calls[function]
+
+    def stores(self) -> dict:
+        """The linted file's own stores into members (path -> `CallerBlocks`), read once."""
+        from cursedlint.analysis.c_parameter_blocks import member_stores
+
+        if self._stores is None:
+            found = member_stores(self.context)
+            self._stores = {} if found is None else {self.path: found}
+        return self._stores
 
 
 def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:
