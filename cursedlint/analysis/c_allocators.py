@@ -103,7 +103,7 @@ def page_allocators(context) -> PageAllocators | None:
         provenance.assume = True
         for definition in definitions:
             found = _allocator(context, provenance, definition)
-            if found is not None and found[2]:
+            if found is not None and found[2] is not None:
                 sized[found[0]] = found[1][0], found[2]
             elif found is not None:
                 allocators[found[0]] = found[1]

@@ -30,7 +30,6 @@ from functools import partial
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_memory import aligned_out, device_out
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
@@ -199,6 +198,8 @@ def _member_stores(context) -> list[tuple[str, object]]:
 
 
 def _stored(context, provenance, value) -> Given:
+    from cursedlint.analysis.c_memory import device_out
+
     line = value.start_point[0] + 1
     if value.type == "pointer_expression":  # `&x->m` handed to a call: its out-parameter?
         argument, call = context.parent(value), None
@@ -318,6 +319,8 @@ def member_given(facts: dict, given: Given, allocators: dict, sized: dict | None
 
 def _store_kind(store: Given, allocators: dict, sized: dict) -> str:
     """"whole", "device" or "" (not known) for a store into a member."""
+    from cursedlint.analysis.c_memory import aligned_out
+
     if store.kind != "call":
         return store.kind
     if allocators.get(store.function, -2) == store.position:
