@@ -12,6 +12,11 @@ stored (`ncclIbMalloc((void **)out, size)`: a chained allocator, `PageAllocators
 blocks are whole pages of their own; so is every member of one, which shares its pages only
 with the rest of the block (`&comm->flush`), never with memory the process uses elsewhere.
 
+A function handing out page-aligned blocks of the size a caller gives (`buf_alloc(dev, size,
+&out)` calling `posix_memalign(&p, page_size, size)`, or a wrapper named after it,
+`ucs_posix_memalign`) is a sized allocator (`PageAllocators.sized`): its block is whole
+pages where that argument is (`analysis.c_parameter_blocks`, for the stores into members).
+
 A size rounded by a macro the allocator's file does not define (`ROUNDUP(size, page_size)`,
 defined in a header it includes) holds only where a file of the project defines that macro as
 rounding up (`c_memory.rounding_macros`): the summary keeps the macros it relied on, and

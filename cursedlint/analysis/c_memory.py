@@ -9,7 +9,11 @@ allocation or object that starts on a page boundary: `mmap`, `valloc`, page-alig
 memory: `cudaMalloc`, `cuMemAlloc`, `hipMalloc`, `hsa_memory_allocate` and wrappers named like
 them), "maybe-whole" (a pointer one of whose values is a block of whole pages of its own, see
 below, another one not known, or a member of one: nothing known to share its pages) and
-"unknown". The first five share their pages with other data.
+"unknown". The first five share their pages with other data. A device's address is device
+memory too: a peer's mapped with IPC (`cudaIpcOpenMemHandle`), the HDP flush register's
+(`hipDeviceGetAttribute(..., hipDeviceAttributeHdpMemFlushCntl, ...)`). A pointer member read
+where its function gives it no value (`p->m`) is what every store into members of that name
+the project shows puts there, where asked (`members`: whole pages or device memory only).
 
 Alignment and size are separate facts: a page-aligned block is `whole` where it also spans
 whole pages (a map of pages, a size known to be whole pages or rounded up to the page size:

@@ -9,8 +9,10 @@ pages of its own, a heap block that shares its pages (its size known and under t
 threshold), the caller's own pointer parameter (followed to its callers in turn, up to
 `MAX_DEPTH` calls up), a pointer read from a member (`comm->base.ctx`: what every store into
 a member of that name the project shows puts there, `CallerBlocks.stores`, a function that
-only clears it aside; only a block of whole pages is taken from there, a name being no type),
-or not known. `passed_in` combines them: a block of whole pages where every call of the
+only clears it aside; only a block of whole pages is taken from there, a name being no type:
+an allocator of whole pages, or a page-aligned one given whole pages to allocate, `&x->m`
+handed to it), or not known. A member read directly at a registration is resolved so too
+(`member_provenance`: whole pages, or device memory where every store is). `passed_in` combines them: a block of whole pages where every call of the
 function the project shows passes one, a shared heap block where some call does (that call
 registers it); nothing (not known) where a call passes memory not known, where
 no call is seen, or where the function's name is also used as a value (stored in a field,
@@ -18,7 +20,8 @@ passed to another function: callers through a pointer are not seen).
 
 The files read (`rules.rdma_registration.ParameterBlockIndex`) are those naming the functions
 asked about: the linted file's registering functions whose memory comes through a parameter
-(with the parameter's position, `ASKED`), then, at that argument of their calls, the functions
+(with the parameter's position, `ASKED`) and the members its registered addresses are read
+from, then, at that argument of their calls, the functions
 whose parameter is passed on there and the members read there (and the functions given those
 members' addresses), bounded in rounds, files and bytes.
 """
