@@ -837,7 +837,7 @@ class MemoryProvenance:
         given = self._allocated_with(node)
         size = given[0] if function == "valloc" else given[_ALIGNED_ALLOCATORS[function][1]] \
             if function in _ALIGNED_ALLOCATORS else None
-        return size is not None and (self._whole_pages(size) or self._rounded(size))
+        return size is not None and self.whole_size(size)
 
     def _allocated_with(self, node) -> list:
         """An allocation call's arguments, as the allocator it stands for takes them (a macro

@@ -176,12 +176,20 @@ _MEMBER = re.compile(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
 """A member written (`x->m =`) or perhaps given by address to a call (`&x->m,`, `&x.m)`)."""
 
 
+_OWN_MEMBER = re.compile(rb"&\s*([A-Za-z_]\w*)\s*[,)]|(?<![\w$.>:&])([A-Za-z_]\w*)\s*"
+                         rb"(?:=(?!=)|[({])")
+"""What may store into a C++ class's own member: `&m,` given to a call, `m = v` in a member
+function, `m(v)` in a constructor's initializer list, `T *m = v;` or `T *m{v};` in the class."""
+
+
 def _member_stores(context) -> list[tuple[str, object]]:
     """(member name, what is stored: the assigned value, or the argument `&x->m` of a call)
-    for each store into a member of the file."""
+    for each store into a member of the file (in C++ also a class's own, `_own_stores`)."""
     from cursedlint.analysis.c_memory import null_pointer
+    from cursedlint.languages import CPP
 
-    data, found = context.source.data, []
+    data = context.source.data
+    found = _own_stores(context) if context.language == CPP else []
     for match in _MEMBER.finditer(data):
         leaf = context.root.descendant_for_byte_range(match.start(1), match.end(1))
         field = context.parent(leaf) if leaf is not None else None
@@ -200,9 +208,56 @@ def _member_stores(context) -> list[tuple[str, object]]:
     return found
 
 
+def _own_stores(context) -> list[tuple[str, object]]:
+    """A C++ file's stores into members written without an object: a member function's
+    assignment or `&m` given to a call (a name its function does not declare, nor the file at
+    file scope), a constructor's initializer, a default member initializer."""
+    from cursedlint.analysis.c_memory import declarations, declarations_in, null_pointer
+
+    data, found = context.source.data, []
+    for match in _OWN_MEMBER.finditer(data):
+        group = 1 if match.group(1) else 2
+        leaf = context.root.descendant_for_byte_range(match.start(group), match.end(group))
+        parent = context.parent(leaf) if leaf is not None else None
+        if parent is None:
+            continue
+        name, value = context.text(leaf), None
+        if leaf.type == "field_identifier" and parent.type == "field_initializer":
+            given = parent.named_children[-1]
+            value = unwrapped(given.named_children[0]) if given.named_child_count == 1 else None
+        elif leaf.type == "field_identifier" and context.field_of(leaf) == "declarator" \
+                and parent.type != "function_declarator":
+            while parent is not None and parent.type != "field_declaration":
+                parent = context.parent(parent)
+            value = parent.child_by_field_name("default_value") if parent is not None else None
+            if value is None:
+                continue
+            if value.type == "initializer_list":
+                value = value.named_children[0] if value.named_child_count == 1 else None
+            value = unwrapped(value)
+        elif leaf.type == "identifier" and (
+                group == 1 and parent.type == "pointer_expression"
+                or parent.type == "assignment_expression"
+                and parent.child_by_field_name("left") == leaf):
+            scope = context.parent(leaf)
+            while scope is not None and scope.type != "function_definition":
+                scope = context.parent(scope)
+            if scope is None or declarations_in(context, scope, name) or declarations(
+                    context, name, None, ("declaration",)):
+                continue
+            value = parent if group == 1 else unwrapped(parent.child_by_field_name("right"))
+        else:
+            continue
+        if value is None or not null_pointer(value):
+            found.append((name, value))
+    return found
+
+
 def _stored(context, provenance, value) -> Given:
     from cursedlint.analysis.c_memory import device_out
 
+    if value is None:  # (an initializer of several values)
+        return _UNKNOWN
     line = value.start_point[0] + 1
     if value.type == "pointer_expression":  # `&x->m` handed to a call: its out-parameter?
         argument, call = context.parent(value), None
