@@ -36,6 +36,7 @@ from msgspec import Struct
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
+MEMBER_INDEX = "c-member-stores"  # the index of stores into the members registrations read
 ASKED = "#"
 """Between a function's name and the position of its parameter asked about, in the index's
 words (`function#position`; no identifier holds it)."""

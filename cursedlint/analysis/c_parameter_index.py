@@ -4,7 +4,7 @@ functions (`analysis.c_parameter_blocks`), for CUR301/CUR302."""
 from __future__ import annotations
 
 from cursedlint.analysis.c_parameter_blocks import (
-    ASKED, INDEX, MAX_DEPTH, CallerBlocks, caller_blocks, passed_on,
+    ASKED, INDEX, MAX_DEPTH, MEMBER_INDEX, CallerBlocks, caller_blocks, member_stores, passed_on,
 )
 from cursedlint.analysis.rdma_registrations import WRAPPERS_INDEX, registrations_of
 from cursedlint.languages import C, CPP
@@ -26,20 +26,16 @@ class ParameterBlockIndex(Indexer):
         return ()
 
     def seed_words(self, context):  # (no identifier holds `ASKED`)
-        """`function#position`: files are searched for the name, that argument followed; and
-        the names of the members registered addresses are read from, whose stores matter."""
-        registrations = registrations_of(context, context.project.get(WRAPPERS_INDEX))
-        return {*(f"{function}{ASKED}{position}" for function, position
-                  in registrations.parameter_functions), *registrations.members_read}
+        """`function#position`: files are searched for the name, that argument followed."""
+        return {f"{function}{ASKED}{position}" for function, position in registrations_of(
+            context, context.project.get(WRAPPERS_INDEX)).parameter_functions}
 
     def lookups(self, context):
         return self.searched_as(self.seed_words(context))
 
     def affects(self, facts, path, lookups):
-        """Only calls of the linted file's functions asked about, and stores into the
-        members asked about, change its findings."""
-        return any(name in found.calls or name in found.stores for found in facts.values()
-                   for name in lookups)
+        """Only calls of the linted file's functions asked about change its findings."""
+        return any(name in found.calls for found in facts.values() for name in lookups)
 
     def searched_as(self, words):
         return {word.partition(ASKED)[0] for word in words}
@@ -52,3 +48,40 @@ class ParameterBlockIndex(Indexer):
 
 
 PARAMETER_BLOCKS = ParameterBlockIndex()
+
+
+class MemberStoreIndex(Indexer):
+    """Per C/C++ file (`CallerBlocks`, its stores into members alone), searched for the names
+    of the members the linted file's registered addresses are read from (`p->m`), then for
+    the functions given a member's address (their definitions may only clear it). Its own
+    bounds: a common member name does not crowd out `PARAMETER_BLOCKS`' callers."""
+
+    name = MEMBER_INDEX
+    languages = (C, CPP)
+    summary_type = CallerBlocks
+    max_rounds = 1
+    max_files, max_bytes = 40, 4 << 20
+
+    def words(self, settings):
+        return ()
+
+    def seed_words(self, context):
+        return registrations_of(context, context.project.get(WRAPPERS_INDEX)).members_read
+
+    def lookups(self, context):
+        return self.seed_words(context)
+
+    def affects(self, facts, path, lookups):
+        """Only stores into the members asked about change the linted file's findings."""
+        return any(name in found.stores for found in facts.values() for name in lookups)
+
+    def summarize(self, context):
+        return member_stores(context)
+
+    def more_words_after(self, facts, settings, searched):
+        return {store.function for found in facts.values() for member, stores
+                in found.stores.items() if member in searched for store in stores
+                if store.kind == "call"}
+
+
+MEMBER_STORES = MemberStoreIndex()

@@ -664,15 +664,14 @@ class Registrations:
         )
         from cursedlint.analysis.c_memory import MemoryProvenance
 
-        from cursedlint.analysis.c_parameter_blocks import INDEX, member_provenance
+        from cursedlint.analysis.c_parameter_blocks import INDEX, MEMBER_INDEX, member_provenance
 
         pages = self.context.project.get(PAGE_ALLOCATORS.name)
         allocators, rounding, library = file_allocators(self.context, pages)
         sized = file_sized(self.context, pages)
         provenance = MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
                                       self.constants.assigned, library)
-        gathered = self.context.project.get(INDEX)
-        callers = gathered or {}
+        callers = self.context.project.get(INDEX) or {}
         # (a member's pointer is followed to a parameter only where its callers can be known)
         provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
         provenance.macro_writes = self.constants.macro_writes
@@ -680,9 +679,10 @@ class Registrations:
         own = _OwnCalls(self.context)
         provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *wrappers)),
                                      own, allocators, sized)
-        if gathered is not None:  # (every store the project shows, the file's own now)
+        members = self.context.project.get(MEMBER_INDEX)
+        if members is not None:  # (every store the project shows, the file's own now)
             provenance.members = lambda field: member_provenance(
-                {**callers, **own.stores()}, allocators, sized, field)
+                {**members, **own.stores()}, allocators, sized, field)
         return provenance
 
     @cached_property
