@@ -265,6 +265,9 @@ class MemoryProvenance:
         """What every store into members of a name the project shows puts there, for a
         pointer member read at the use with nothing in its function giving it a value
         (`analysis.c_parameter_blocks.member_provenance`); None: not asked."""
+        self.arrays: Callable[[object], bool] | None = None
+        """Whether a member is known to be an array (`CConstants.array_typed`): no pointer
+        whose stores `members` may tell."""
         self.members_asked: set[str] = set()
         """The names of the members so read (`members`: their stores are worth reading)."""
         self.follow_parameters = False
@@ -629,7 +632,8 @@ class MemoryProvenance:
         value = self.assigned(field) if self.assigned is not None else None
         if value is None:
             found = self._allocated_through(field, stored := [])
-            if found is not UNKNOWN_PROVENANCE or stored:
+            if found is not UNKNOWN_PROVENANCE or stored or (
+                    self.arrays is not None and self.arrays(field)):
                 return found
             name = self.context.text(field.child_by_field_name("field"))
             self.members_asked.add(name)

@@ -392,6 +392,15 @@ def _store_kind(store: Given, allocators: dict, sized: dict) -> str:
         set(aligned[1:]) <= set(store.pages) else ""
 
 
+def stores_into(data: bytes, field: str) -> bool:
+    """Whether a file's bytes may store into a member named `field` (in any shape
+    `member_stores` reads: more, never fewer)."""
+    name = re.escape(field.encode())
+    return re.search(rb"(?:->|\.)\s*" + name + rb"\s*=(?!=)|&[^,;(){}]*?(?:->|\.)\s*" + name +
+                     rb"\s*[,)]|&\s*" + name + rb"\s*[,)]|(?<![\w$.>:&])" + name +
+                     rb"\s*(?:=(?!=)|[({])", data) is not None
+
+
 def member_provenance(facts: dict, allocators: dict, sized: dict, field: str):
     """`member_given` of a member read directly (`p->m`), as `c_memory.Provenance` (None:
     not known): whole pages or device memory where every store of the project is."""

@@ -664,7 +664,9 @@ class Registrations:
         )
         from cursedlint.analysis.c_memory import MemoryProvenance
 
-        from cursedlint.analysis.c_parameter_blocks import INDEX, MEMBER_INDEX, member_provenance
+        from cursedlint.analysis.c_parameter_blocks import (
+            INDEX, MEMBER_INDEX, member_provenance, stores_into,
+        )
 
         pages = self.context.project.get(PAGE_ALLOCATORS.name)
         allocators, rounding, library = file_allocators(self.context, pages)
@@ -675,14 +677,16 @@ class Registrations:
         # (a member's pointer is followed to a parameter only where its callers can be known)
         provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
         provenance.macro_writes = self.constants.macro_writes
+        provenance.arrays = self.constants.array_typed
         wrappers = self._wrappers if self.gathered else ()  # (none known before)
         own = _OwnCalls(self.context)
         provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *wrappers)),
                                      own, allocators, sized)
-        members = self.context.project.get(MEMBER_INDEX)
+        members, data = self.context.project.get(MEMBER_INDEX), self.context.source.data
         if members is not None:  # (every store the project shows, the file's own now)
             provenance.members = lambda field: member_provenance(
-                {**members, **own.stores()}, allocators, sized, field)
+                {**members, **own.stores()}, allocators, sized, field) \
+                if stores_into(data, field) else None
         return provenance
 
     @cached_property
@@ -722,9 +726,12 @@ class Registrations:
     @cached_property
     def members_read(self) -> set[str]:
         """The names of the pointer members the file's registered addresses are read from
-        with nothing in their function giving them a value (`p->m`): the stores into members
-        of those names are worth reading (`MemoryProvenance.members`); the registrations as
-        `parameter_functions` finds them."""
+        with nothing in their function giving them a value (`p->m`) and that the file itself
+        may store into (`stores_into`): the stores into members of those names are worth
+        reading (`MemoryProvenance.members`); the registrations as `parameter_functions` finds
+        them. (A member only other files store into is not followed: each name would send the
+        index to files a run over forked workers then parses twice, and a file's stores cost
+        about 4 times its parse, too much to read ahead from every linted file.)"""
         if self.gathered:
             asked = [address for registration in self.registrations
                      for address in registration.addresses]
@@ -733,9 +740,12 @@ class Registrations:
                      for argument in _presumed_addresses(self.context, name, call)]
         else:
             return set()
+        from cursedlint.analysis.c_parameter_blocks import stores_into
+
         for address in asked:
             self.provenance.of(address)
-        return set(self.provenance.members_asked)
+        return {name for name in self.provenance.members_asked
+                if stores_into(self.context.source.data, name)}
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other

@@ -1,4 +1,6 @@
 #include <infiniband/verbs.h>
+#include <stdlib.h>
+#include <hip/hip_runtime.h>
 #include "dev.h"
 
 #define XT_FLUSH_LENGTH 8
@@ -17,5 +19,28 @@ int xt_dev_init_flush(struct xt_dev *dev)
     dev->tail_mr = ibv_reg_mr(dev->pd, dev->tail_buf, XT_FLUSH_LENGTH, IBV_ACCESS_LOCAL_WRITE); // warning: CUR301
     /* a size the caller picks: not known to be whole pages */
     dev->doorbell_mr = ibv_reg_mr(dev->pd, dev->doorbell, XT_FLUSH_LENGTH, IBV_ACCESS_LOCAL_WRITE); // warning: CUR301
+    return 0;
+}
+
+/* the stores: in this file, and one more in dev_open.c */
+int xt_dev_open(struct xt_dev *dev, size_t doorbell_size)
+{
+    int hip_dev = 0;
+
+    if (xt_dev_buf_alloc(dev, sysconf(_SC_PAGESIZE), &dev->zero_page) != 0) {
+        return -1;
+    }
+    dev->scratch = malloc(64);
+    if (xt_dev_buf_alloc(dev, 2 * sysconf(_SC_PAGESIZE), &dev->status_words) != 0) {
+        return -1;
+    }
+    if (xt_dev_buf_alloc(dev, 4160, &dev->tail_buf) != 0) {
+        return -1;
+    }
+    if (xt_dev_buf_alloc(dev, doorbell_size, &dev->doorbell) != 0) {
+        return -1;
+    }
+    hipGetDevice(&hip_dev);
+    hipDeviceGetAttribute((int *)&dev->hdp_flag, hipDeviceAttributeHdpMemFlushCntl, hip_dev);
     return 0;
 }
