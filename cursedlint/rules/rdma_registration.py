@@ -181,16 +181,16 @@ class SubPageRdmaRegistration(RegistrationRule):
     pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a block of whole
     pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned allocation of a size
     rounded up to the page size, or an allocator of the project, in any file, that hands out only
-    such blocks: `analysis.c_allocators`), a pointer member read there (`md->zero_buf`) that every
-    store into members of its name puts whole pages of its own or device memory into, memory that
-    may be such a block (a pointer the function gives one on one path and reads from a field or a
-    parameter on another: nothing shows it shares pages), and a registration the code asserts to
-    fail (the result, right away, asserted equal to a negative error code such as `-FI_EINVAL`, or
-    to NULL: `assert_int_equal(ret, -FI_EINVAL)`, `cr_assert(ret == -FI_ENOKEY)`,
-    `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is registered; nor an on-demand-paging
-    registration (`IBV_ACCESS_ON_DEMAND` in the access flags of `ibv_reg_mr*`: libibverbs marks no
-    page for it). A length given to an iovec is reported at the registration call, once for each
-    call that registers it.
+    such blocks: `analysis.c_allocators`), a pointer member read there (`md->zero_buf`) that the
+    file stores into and every store into members of its name puts whole pages of its own or device
+    memory into, memory that may be such a block (a pointer the function gives one on one path and
+    reads from a field or a parameter on another: nothing shows it shares pages), and a registration
+    the code asserts to fail (the result, right away, asserted equal to a negative error code such
+    as `-FI_EINVAL`, or to NULL: `assert_int_equal(ret, -FI_EINVAL)`,
+    `cr_assert(ret == -FI_ENOKEY)`, `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is
+    registered; nor an on-demand-paging registration (`IBV_ACCESS_ON_DEMAND` in the access flags
+    of `ibv_reg_mr*`: libibverbs marks no page for it). A length given to an iovec is reported at
+    the registration call, once for each call that registers it.
 
     ## Why it is cursed
     With fork protection on (`ibv_fork_init()`, `RDMAV_FORK_SAFE`, `IBV_FORK_SAFE`), libibverbs
