@@ -701,17 +701,8 @@ class Registrations:
         all): a superset of the words to look for, never a finding, read without the file's
         registrations (the lint that asks reads no more: the iovecs and attributes of a
         registration and the file's own wrappers' calls are not looked through then)."""
-        if self.gathered:
-            asked = [address for registration in self.registrations
-                     for address in registration.addresses if self._may_be_passed(address)]
-            wrappers = self._wrappers
-        elif named := _named_like_api(self.context.source.data):
-            asked = [argument for name, call in self.context.calls(named)
-                     for argument in _presumed_addresses(self.context, name, call)
-                     if self._may_be_passed(argument)]
-            wrappers = {}
-        else:
-            return set()
+        asked = [address for address in self._seed_addresses if self._may_be_passed(address)]
+        wrappers = self._wrappers if self.gathered else {}
         if not asked:
             return set()
         provenance, follows = self.provenance, self.provenance.follow_parameters
@@ -724,6 +715,18 @@ class Registrations:
                 if not static and function not in APIS and function not in wrappers}
 
     @cached_property
+    def _seed_addresses(self) -> list:
+        """The registered addresses (`parameter_functions` says which before the wrappers are
+        known)."""
+        if self.gathered:
+            return [address for registration in self.registrations
+                    for address in registration.addresses]
+        if named := _named_like_api(self.context.source.data):
+            return [argument for name, call in self.context.calls(named)
+                    for argument in _presumed_addresses(self.context, name, call)]
+        return []
+
+    @cached_property
     def members_read(self) -> set[str]:
         """The names of the pointer members the file's registered addresses are read from
         with nothing in their function giving them a value (`p->m`) and that the file itself
@@ -732,17 +735,13 @@ class Registrations:
         them. (A member only other files store into is not followed: each name would send the
         index to files a run over forked workers then parses twice, and a file's stores cost
         about 4 times its parse, too much to read ahead from every linted file.)"""
-        if self.gathered:
-            asked = [address for registration in self.registrations
-                     for address in registration.addresses]
-        elif named := _named_like_api(self.context.source.data):
-            asked = [argument for name, call in self.context.calls(named)
-                     for argument in _presumed_addresses(self.context, name, call)]
-        else:
-            return set()
         from cursedlint.analysis.c_parameter_blocks import stores_into
 
-        for address in asked:
+        read = [address for address in self._seed_addresses
+                if "->" in self.context.text(address) or "." in self.context.text(address)]
+        if not read:  # (only a member's read asks: the others cost)
+            return set()
+        for address in read:
             self.provenance.of(address)
         return {name for name in self.provenance.members_asked
                 if stores_into(self.context.source.data, name)}
