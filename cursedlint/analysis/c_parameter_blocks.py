@@ -110,9 +110,11 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     return CallerBlocks(calls, values, stores, clears)
 
 
-def member_stores(context) -> CallerBlocks | None:
-    """The file's stores into members alone (`CallerBlocks.stores`; None: none)."""
-    stored = _member_stores(context)
+def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
+    """The file's stores into members alone (`CallerBlocks.stores`; None: none); `names`:
+    into members of these names only (None: of any)."""
+    stored = [(member, value) for member, value in _member_stores(context)
+              if names is None or member in names]
     if not stored:
         return None
     provenance, stores = _provenance(context), {}
@@ -277,17 +279,22 @@ def _stored(context, provenance, value) -> Given:
         if device_out(context, name, call, position):
             return Given("device", what, line)
         return Given("call", what, line, name, position, pages=tuple(
-            index for index, argument in enumerate(given)
-            if index != position and provenance.whole_size(argument)))
+            index for index, argument in enumerate(given) if index != position
+            and _MAY_BE_PAGES.search(context.text(argument)) and provenance.whole_size(argument)))
     if value.type == "call_expression" and callee(context, value):
         name = callee(context, value)
         return Given("call", f"{name}()'s result", line, name, -1)
+    if value.type != "identifier":  # (a local's block, or not known: another member's too)
+        return _UNKNOWN
     found = provenance.of(value)
     if found.kind == "page-aligned" and found.whole:
         return Given("whole", found.what, line)
     return _UNKNOWN
 
 
+_MAY_BE_PAGES = re.compile(r"\d|page|pgsz|sysconf|[A-Z_]{3,}\s*\(", re.I)
+"""An argument that may be whole pages (a number, the page size, a rounding macro): only
+these are evaluated (`Given.pages`; a local given the page size is taken for not known)."""
 _BARE = re.compile(rb"(?<![\w$.>:&*])[A-Za-z_]\w*(?=\s*[,;})])")
 """A name followed by what ends a value (`f,` `f;` `f)` `f}`): a candidate function value."""
 
@@ -390,6 +397,13 @@ def _store_kind(store: Given, allocators: dict, sized: dict) -> str:
     aligned = aligned_out(store.function)
     return "whole" if aligned is not None and aligned[0] == store.position and \
         set(aligned[1:]) <= set(store.pages) else ""
+
+
+def may_be_whole(store: Given) -> bool:
+    """Whether a store into a member may put whole pages or device memory there, as its file
+    alone shows it: "whole", "device", or a block a function of the project may give."""
+    return store.kind in ("whole", "device") or store.kind == "call" and (
+        store.position >= 0 or store.function not in _NOT_ASKED)
 
 
 def stores_into(data: bytes, field: str) -> bool:

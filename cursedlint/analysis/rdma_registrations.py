@@ -685,7 +685,7 @@ class Registrations:
         members, data = self.context.project.get(MEMBER_INDEX), self.context.source.data
         if members is not None:  # (every store the project shows, the file's own now)
             provenance.members = lambda field: member_provenance(
-                {**members, **own.stores()}, allocators, sized, field) \
+                {**members, **own.stores(field)}, allocators, sized, field) \
                 if stores_into(data, field) else None
         return provenance
 
@@ -732,10 +732,14 @@ class Registrations:
         with nothing in their function giving them a value (`p->m`) and that the file itself
         may store into (`stores_into`): the stores into members of those names are worth
         reading (`MemoryProvenance.members`); the registrations as `parameter_functions` finds
-        them. (A member only other files store into is not followed: each name would send the
+        them; and whose every store in the file may be whole pages or device memory (one
+        that is not makes the answer not known whatever other files hold). (A member only
+        other files store into is not followed: each name would send the
         index to files a run over forked workers then parses twice, and a file's stores cost
         about 4 times its parse, too much to read ahead from every linted file.)"""
-        from cursedlint.analysis.c_parameter_blocks import stores_into
+        from cursedlint.analysis.c_parameter_blocks import (
+            may_be_whole, member_stores, stores_into,
+        )
 
         read = [address for address in self._seed_addresses
                 if "->" in self.context.text(address) or "." in self.context.text(address)]
@@ -743,8 +747,11 @@ class Registrations:
             return set()
         for address in read:
             self.provenance.of(address)
-        return {name for name in self.provenance.members_asked
-                if stores_into(self.context.source.data, name)}
+        names = frozenset(name for name in self.provenance.members_asked
+                          if stores_into(self.context.source.data, name))
+        own = member_stores(self.context, names) if names else None
+        return {name for name in names if own is not None and name in own.stores
+                and all(may_be_whole(store) for store in own.stores[name])}
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other
@@ -864,7 +871,7 @@ class _OwnCalls:
         self.context = context
         self.path = os.path.abspath(context.source.path)
         self._calls: dict[str, dict] = {}
-        self._stores: dict | None = None
+        self._stores: dict[str, dict] = {}
 
     def calls(self, function: str) -> dict:
         from cursedlint.analysis.c_parameter_blocks import caller_blocks
@@ -874,14 +881,15 @@ class _OwnCalls:
             self._calls[function] = {} if found is None else {self.path: found}
         return self._calls[function]
 
-    def stores(self) -> dict:
-        """The linted file's own stores into members (path -> `CallerBlocks`), read once."""
+    def stores(self, field: str) -> dict:
+        """The linted file's own stores into members named `field` (path -> `CallerBlocks`),
+        read once."""
         from cursedlint.analysis.c_parameter_blocks import member_stores
 
-        if self._stores is None:
-            found = member_stores(self.context)
-            self._stores = {} if found is None else {self.path: found}
-        return self._stores
+        if field not in self._stores:
+            found = member_stores(self.context, frozenset((field,)))
+            self._stores[field] = {} if found is None else {self.path: found}
+        return self._stores[field]
 
 
 def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:
