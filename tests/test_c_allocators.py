@@ -182,3 +182,37 @@ def test_a_function_handing_its_parameter_to_an_allocator_as_void_pointer_pointe
     allocators = project_allocators({"/p/pages.c": pages, "/p/ctx.c": chained})[0]
     assert allocators["ctx_alloc"] == 1 and "list_alloc" not in allocators
     assert "ctx_alloc" not in project_allocators({"/p/ctx.c": chained})[0]
+
+
+def test_a_page_aligned_block_of_the_callers_size_through_a_named_wrapper():
+    found = summary("""\
+        static inline int dev_buf_alloc(struct dev *d, size_t size, void **buf_p)
+        {
+            void *buf;
+            if (xt_posix_memalign(&buf, sysconf(_SC_PAGESIZE), size, "dev buf"))
+                return -1;
+            *buf_p = buf;
+            return 0;
+        }
+        int small_alloc(size_t size, void **out)
+        {
+            void *p;
+            if (xt_posix_memalign(&p, 64, size, "small"))
+                return -1;
+            *out = p;
+            return 0;
+        }
+        int halved_alloc(size_t size, void **out)
+        {
+            void *p;
+            size = size / 2;
+            if (posix_memalign(&p, 4096, size))
+                return -1;
+            *out = p;
+            return 0;
+        }
+        """)
+    # alignment and size are separate facts: page-aligned, whole pages only where the caller's
+    # size is; a 64-byte alignment or a size the function changes is no such allocator
+    assert found.sized == {"dev_buf_alloc": (2, 1)}
+    assert found.allocators == {}

@@ -88,3 +88,29 @@ def test_only_the_argument_asked_about_leads_to_more_files():
     assert passed_on(found, {"dev_init#1"}) == {"probe", "open_conn#1"}
     assert passed_on(found, {"dev_init#1", "probe"}) == {"probe", "open_conn#1", "probe_alloc"}
     assert passed_on(found, {"log_conn"}) == set()
+
+
+def test_a_member_read_directly_is_what_every_store_into_members_of_that_name_puts_there():
+    from cursedlint.analysis.c_parameter_blocks import member_provenance
+
+    found = facts(
+        a="""
+        int open_dev(struct dev *d, size_t n) {
+            if (buf_alloc(d, sysconf(_SC_PAGESIZE), &d->zero) != 0) return -1;
+            if (buf_alloc(d, 4160, &d->tail) != 0) return -1;
+            if (posix_memalign(&d->ring, 4096, 2 * 4096) != 0) return -1;
+            hipDeviceGetAttribute((int *)&d->hdp, hipDeviceAttributeHdpMemFlushCntl, 0);
+            return cudaMalloc(&d->dev_words, n);
+        }
+        """,
+        b="void reset(struct dev *d) { d->ring = malloc(64); }")
+    sized = {"buf_alloc": (2, 1)}
+    assert member_provenance(found, {}, sized, "zero").whole
+    assert member_provenance(found, {}, sized, "tail") is None  # its last page is shared
+    assert member_provenance(found, {}, sized, "ring") is None  # a 64-byte block in b.c
+    assert member_provenance(found, {}, {}, "zero") is None  # the allocator not known
+    assert member_provenance(found, {}, sized, "hdp").kind == "device"
+    assert member_provenance(found, {}, sized, "dev_words").kind == "device"
+    del found["b.c"]
+    assert member_provenance(found, {}, sized, "ring").whole  # posix_memalign: whole pages
+    assert member_provenance(found, {}, sized, "absent") is None  # no store seen

@@ -12,6 +12,11 @@ stored (`ncclIbMalloc((void **)out, size)`: a chained allocator, `PageAllocators
 blocks are whole pages of their own; so is every member of one, which shares its pages only
 with the rest of the block (`&comm->flush`), never with memory the process uses elsewhere.
 
+A function handing out page-aligned blocks of the size a caller gives (`buf_alloc(dev, size,
+&out)` calling `posix_memalign(&p, page_size, size)`, or a wrapper named after it,
+`ucs_posix_memalign`) is a sized allocator (`PageAllocators.sized`): its block is whole
+pages where that argument is (`analysis.c_parameter_blocks`, for the stores into members).
+
 A size rounded by a macro the allocator's file does not define (`ROUNDUP(size, page_size)`,
 defined in a header it includes) holds only where a file of the project defines that macro as
 rounding up (`c_memory.rounding_macros`): the summary keeps the macros it relied on, and
@@ -50,7 +55,12 @@ LIBRARY_ALLOCATOR_NAMES = ("aligned_alloc", "calloc", "malloc", "memalign", "pos
 malloc(s)`): its calls are theirs, with the macro's leading arguments."""
 _LIBRARY_ALIAS = LazyPattern(
     rb"#[ \t]*define[ \t]+\w+\([^()\n]*\)[ \t]*(?:" + b"|".join(
-        name.encode() for name in LIBRARY_ALLOCATOR_NAMES) + rb")\(")
+        name.encode() for name in LIBRARY_ALLOCATOR_NAMES) + rb")\(|\w_posix_memalign\s*\(")
+"""A macro standing for a C library allocator, or a call of a wrapper named after
+`posix_memalign` (`c_memory._ALIGNED_WRAPPER`)."""
+_ALLOCATING_CALL = re.compile(rb"(?<![\w$])(?:" + b"|".join(
+    name.encode() for name in PAGE_ALLOCATOR_NAMES) + rb"|\w+_posix_memalign)(?![\w$])")
+"""The calls of page-aligned allocators (`_allocating_functions`), named wrappers included."""
 _ONE_CALL = LazyPattern(rb"[ \t]*(\w+)\(([^()\n]*)\)[ \t]*")
 """A function-like macro's body that is one call: `#define A(x, y) B(x, y, __LINE__)`."""
 _STORE_THROUGH = LazyPattern(rb"\*\s*\(?\s*(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\)?\s*=(?!=)")
@@ -67,13 +77,17 @@ class PageAllocators(Struct, frozen=True):
     its own arguments first; `library` macro -> (the C library allocator it calls, how many of
     its own leading arguments it passes: all the call takes); `chains` function -> (position of
     its pointer parameter, the function it hands it to as `(void **)param`, as which argument):
-    an allocator where the one it calls is one storing through that argument."""
+    an allocator where the one it calls is one storing through that argument; `sized`
+    function -> (position of the pointer parameter its block is stored through, -1 where it
+    is returned; position of the parameter that is the block's size): page-aligned blocks of
+    the size a caller gives, whole pages where that size is."""
 
     allocators: dict[str, tuple[int, tuple[tuple[str, int, int, bool], ...]]] = {}
     rounding: dict[str, tuple[int, int, bool]] = {}
     aliases: dict[str, str] = {}
     library: dict[str, tuple[str, int]] = {}
     chains: dict[str, tuple[int, str, int]] = {}
+    sized: dict[str, tuple[int, int]] = {}
 
 
 def page_allocators(context) -> PageAllocators | None:
@@ -83,7 +97,7 @@ def page_allocators(context) -> PageAllocators | None:
     data = context.source.data
     rounding = rounding_macros(data)
     aliases, library = _aliases(data)
-    allocators = {}
+    allocators, sized = {}, {}
     definitions = _allocating_functions(context) if any(
         name.encode() in data for name in PAGE_ALLOCATOR_NAMES) else []
     if definitions:
@@ -94,12 +108,20 @@ def page_allocators(context) -> PageAllocators | None:
         provenance.assume = True
         for definition in definitions:
             found = _allocator(context, provenance, definition)
-            if found is not None:
+            if found is not None and found[2] is not None:
+                sized[found[0]] = found[1][0], found[2]
+            elif found is not None:
                 allocators[found[0]] = found[1]
     chains = _chains(context) if _CAST_OUT.search(data) else {}
-    if not (allocators or rounding or aliases or library or chains):
+    if not (allocators or rounding or aliases or library or chains or sized):
         return None
-    return PageAllocators(allocators, rounding, aliases, library, chains)
+    return PageAllocators(allocators, rounding, aliases, library, chains, sized)
+
+
+def project_sized(facts: dict) -> dict[str, tuple[int, int]]:
+    """`PageAllocators.sized` of the project's files (path -> facts)."""
+    return {name: found_sized for found in facts.values()
+            for name, found_sized in found.sized.items()}
 
 
 def project_allocators(facts: dict) -> tuple[dict[str, int], dict, dict]:
@@ -170,14 +192,24 @@ def _chains(context) -> dict[str, tuple[int, str, int]]:
 
 def file_allocators(context, facts: dict | None) -> tuple[dict[str, int], dict, dict]:
     """`project_allocators` of the project's facts with the linted file's own read now."""
+    return project_allocators(_with_own(context, facts))
+
+
+def file_sized(context, facts: dict | None) -> dict[str, tuple[int, int]]:
+    """`project_sized` of the project's facts with the linted file's own read now."""
+    return project_sized(_with_own(context, facts))
+
+
+def _with_own(context, facts: dict | None) -> dict:
+    """The project's facts, the linted file's own read now in place of its stored ones."""
     merged = dict(facts or {})
     path = os.path.abspath(context.source.path)
-    own = page_allocators(context)
+    own = context.shared(("page-allocators", path), lambda: page_allocators(context))
     if own is None:
         merged.pop(path, None)
     else:
         merged[path] = own
-    return project_allocators(merged)
+    return merged
 
 
 def _aliases(data: bytes) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
@@ -205,7 +237,7 @@ def _aliases(data: bytes) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
 def _allocating_functions(context) -> list:
     """The file-scope functions of the file that call a page-aligned allocator and may hand a
     block out: they store through a parameter or return a pointer."""
-    calls = context.calls(PAGE_ALLOCATOR_NAMES)
+    calls = context.calls(_ALLOCATING_CALL)
     if not calls:
         return []
     top = {item.id: item for item in file_scope_items(context.root)
@@ -225,8 +257,10 @@ def _returns_pointer(definition) -> bool:
 
 
 def _allocator(context, provenance, definition) -> tuple | None:
-    """(name, (position, macros relied on)) where the function hands out blocks of whole
-    pages of its own, through a pointer parameter or as its result."""
+    """(name, (position, macros relied on), None) where the function hands out blocks of
+    whole pages of its own, through a pointer parameter or as its result; (name, (position,
+    ()), the position of its size parameter) where it hands out page-aligned blocks of the
+    size a caller gives (`MemoryProvenance.sized_by`)."""
     plain = plain_function(definition)
     if plain is None:
         return None
@@ -245,9 +279,13 @@ def _allocator(context, provenance, definition) -> tuple | None:
     locals_ = [value for value in values if value is not None]
     if not locals_ or len(locals_) != len(values) or not all(
             value.type == "identifier" and declarations_in(context, body, context.text(value))
-            and provenance.whole_pages_in(context.text(value), body) for value in locals_):
+            for value in locals_):
         return None
-    return context.text(name), (position, tuple(sorted(provenance.assumed)))
+    if all(provenance.whole_pages_in(context.text(value), body) for value in locals_):
+        return context.text(name), (position, tuple(sorted(provenance.assumed))), None
+    sizes = {provenance.sized_by(context.text(value), body, parameters) for value in locals_}
+    size = sizes.pop() if len(sizes) == 1 else None
+    return None if size is None else (context.text(name), (position, ()), size)
 
 
 def stored_through(context, body, parameters: list[str]) -> dict[int, list]:

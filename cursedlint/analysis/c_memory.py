@@ -9,7 +9,11 @@ allocation or object that starts on a page boundary: `mmap`, `valloc`, page-alig
 memory: `cudaMalloc`, `cuMemAlloc`, `hipMalloc`, `hsa_memory_allocate` and wrappers named like
 them), "maybe-whole" (a pointer one of whose values is a block of whole pages of its own, see
 below, another one not known, or a member of one: nothing known to share its pages) and
-"unknown". The first five share their pages with other data.
+"unknown". The first five share their pages with other data. A device's address is device
+memory too: a peer's mapped with IPC (`cudaIpcOpenMemHandle`), the HDP flush register's
+(`hipDeviceGetAttribute(..., hipDeviceAttributeHdpMemFlushCntl, ...)`). A pointer member read
+where its function gives it no value (`p->m`) is what every store into members of that name
+the project shows puts there, where asked (`members`: whole pages or device memory only).
 
 Alignment and size are separate facts: a page-aligned block is `whole` where it also spans
 whole pages (a map of pages, a size known to be whole pages or rounded up to the page size:
@@ -44,11 +48,22 @@ SHARING = frozenset({"stack", "global", "static", "member", "heap"})
 _OUT_ALLOCATORS = {"posix_memalign": 0, "cudaHostAlloc": 0, "cudaMallocHost": 0,
                    "hipHostMalloc": 0, "cudaMalloc": 0, "cuMemAlloc": 0, "cuMemAlloc_v2": 0,
                    "hipMalloc": 0, "hipExtMallocWithFlags": 0, "hsa_memory_allocate": 2,
-                   "hsa_amd_memory_pool_allocate": 3}
+                   "hsa_amd_memory_pool_allocate": 3, "cudaIpcOpenMemHandle": 0,
+                   "cuIpcOpenMemHandle": 0, "hipIpcOpenMemHandle": 0, "hipDeviceGetAttribute": 0}
 # (managed memory, `cudaMallocManaged`, is host memory while it resides there: not device)
 _DEVICE_ALLOCATORS = frozenset({"cudaMalloc", "cuMemAlloc", "cuMemAlloc_v2", "hipMalloc",
                                 "hipExtMallocWithFlags", "hsa_memory_allocate",
-                                "hsa_amd_memory_pool_allocate"})
+                                "hsa_amd_memory_pool_allocate", "cudaIpcOpenMemHandle",
+                                "cuIpcOpenMemHandle", "hipIpcOpenMemHandle"})
+# (a peer's device memory mapped into this process: `cudaIpcOpenMemHandle` "returns a device
+# pointer"; `cudaHostGetDevicePointer` is the device's view of host memory: not here)
+_DEVICE_ATTRIBUTES = frozenset({"hipDeviceAttributeHdpMemFlushCntl",
+                                "hipDeviceAttributeHdpRegFlushCntl"})
+"""The attributes `hipDeviceGetAttribute` answers with an address: the GPU's HDP flush
+registers (MMIO of the device, no host page), stored through its `int *` argument."""
+_ALIGNED_WRAPPER = re.compile(r"(?<!\w)\w+_(posix_memalign)")
+"""A project's wrapper of `posix_memalign` named after it, taking the same arguments first
+(`ucs_posix_memalign(&p, align, size, name)`): read as `posix_memalign`."""
 # a project's wrapper of a device allocator, named after it (`ofi_cudaMalloc(&buf, n)`); a
 # search starts only at a word's start, so a long word is read once, not once per character
 _DEVICE_WRAPPER = re.compile(r"(?<!\w)\w+_(cudaMalloc|hipMalloc)")
@@ -172,8 +187,36 @@ class Provenance(Struct, frozen=True):
 UNKNOWN_PROVENANCE = Provenance("unknown")
 
 
+def _standing_for(library: dict, allocator: str) -> str:
+    """The C library allocator a call stands for: a macro's (`library`), a wrapper's named
+    after it (`_ALIGNED_WRAPPER`), else the allocator itself."""
+    if allocator in library:
+        return library[allocator][0]
+    wrapper = _ALIGNED_WRAPPER.fullmatch(allocator)
+    return wrapper.group(1) if wrapper else allocator
+
+
 def device_allocator(name: str) -> bool:
     return name in _DEVICE_ALLOCATORS or bool(_DEVICE_WRAPPER.fullmatch(name))
+
+
+def device_out(context, name: str, call, position: int) -> bool:
+    """Whether a call stores device memory, or a device's address, through its argument at
+    `position`: a device allocator's or mapping's (`cudaMalloc(&p, n)`, `cudaIpcOpenMemHandle`)
+    or `hipDeviceGetAttribute` asked for a register's address."""
+    if name == "hipDeviceGetAttribute":
+        given = arguments(call)
+        return position == 0 and len(given) > 1 and \
+            context.text(given[1]).split("::")[-1] in _DEVICE_ATTRIBUTES
+    return device_allocator(name) and _OUT_ALLOCATORS.get(name, 0) == position
+
+
+def aligned_out(name: str) -> tuple[int, int, int] | None:
+    """(position of the pointer stored through, of the alignment, of the size) of a C library
+    aligned allocator storing through an argument, or of a wrapper named after it."""
+    name = _standing_for({}, name)
+    return (_OUT_ALLOCATORS[name], *_ALIGNED_ALLOCATORS[name]) \
+        if name in _OUT_ALLOCATORS and name in _ALIGNED_ALLOCATORS else None
 
 
 class MemoryProvenance:
@@ -222,6 +265,15 @@ class MemoryProvenance:
         """Whether a call of a macro (name, call) may write its argument at a position, where
         the definitions in view say (`CConstants.macro_writes`); None: a call given a place
         may write it."""
+        self.members: Callable[[str], Provenance | None] | None = None
+        """What every store into members of a name the project shows puts there, for a
+        pointer member read at the use with nothing in its function giving it a value
+        (`analysis.c_parameter_blocks.member_provenance`); None: not asked."""
+        self.arrays: Callable[[object], bool] | None = None
+        """Whether a member is known to be an array (`CConstants.array_typed`): no pointer
+        whose stores `members` may tell."""
+        self.members_asked: set[str] = set()
+        """The names of the members so read (`members`: their stores are worth reading)."""
         self.follow_parameters = False
         """Whether a member's pointer that is a parameter is followed to its callers in a file
         that names no allocator of whole pages (its callers may)."""
@@ -474,6 +526,12 @@ class MemoryProvenance:
                               "memory not known") if whole and not any(others) \
                 else UNKNOWN_PROVENANCE
         function, call = sources[0]
+        if function == "hipDeviceGetAttribute":
+            given = arguments(call)
+            attribute = self.context.text(given[1]).split("::")[-1] if len(given) > 1 else ""
+            return Provenance("device", f"`{name}`, the device's {attribute[18:]} register "
+                              "from hipDeviceGetAttribute()") \
+                if attribute in _DEVICE_ATTRIBUTES else UNKNOWN_PROVENANCE
         if device_allocator(function):
             return Provenance("device", f"`{name}`, device memory from {function}()")
         if self._whole_block(function, call):
@@ -580,10 +638,19 @@ class MemoryProvenance:
         between may change it (`assigned`, the constant evaluator's flow)."""
         value = self.assigned(field) if self.assigned is not None else None
         if value is None:
-            return self._allocated_through(field)
+            found = self._allocated_through(field, stored := [])
+            if found is not UNKNOWN_PROVENANCE or stored or (
+                    self.arrays is not None and self.arrays(field)):
+                return found
+            name = self.context.text(field.child_by_field_name("field"))
+            self.members_asked.add(name)
+            stores = self.members(name) if self.members is not None else None
+            return UNKNOWN_PROVENANCE if stores is None else Provenance(
+                stores.kind, f"`{' '.join(self.context.text(field).split())}`, {stores.what}",
+                whole=stores.whole)
         return self._given(" ".join(self.context.text(field).split()), [self._allocator(value)])
 
-    def _allocated_through(self, place) -> Provenance:
+    def _allocated_through(self, place, stored: list | None = None) -> Provenance:
         """What a member or element (`s->buf`, `s->bufs[i]`) holds where the function's last
         allocation before this use stored into it through an out argument
         (`cudaMalloc(&s->bufs[i], n)`, `posix_memalign(&s->buf, 64, n)`) and no statement in
@@ -595,6 +662,8 @@ class MemoryProvenance:
         found = next(((allocator, call) for allocator, call, target in reversed(
             self._out_stores(scope)) if target == spelled and call.start_byte < place.start_byte),
             None)
+        if found is not None and stored is not None:
+            stored.append(found)  # (its function gives it a value)
         if found is None or self._written_between(place, found[1].end_byte):
             return UNKNOWN_PROVENANCE
         return self._given(spelled, [found])
@@ -707,7 +776,7 @@ class MemoryProvenance:
                 given = arguments(call)
                 target = unwrapped(given[position]) if position < len(given) else None
                 if target is not None and target.type == "pointer_expression":
-                    found.append((self.library.get(allocator, (allocator,))[0], call, "".join(
+                    found.append((_standing_for(self.library, allocator), call, "".join(
                         self.context.text(target.child_by_field_name("argument")).split())))
             self._scope_stores[key] = found
         return self._scope_stores[key]
@@ -720,7 +789,8 @@ class MemoryProvenance:
             text = self.context.text(scope)
             self._scope_allocators[key] = [
                 *self._out_positions,
-                *{match.group(0) for match in _DEVICE_WRAPPER.finditer(text)}]
+                *{match.group(0) for pattern in (_DEVICE_WRAPPER, _ALIGNED_WRAPPER)
+                  for match in pattern.finditer(text)}]
         return self._scope_allocators[key]
 
     def _allocator(self, value) -> tuple[str, object]:
@@ -734,6 +804,30 @@ class MemoryProvenance:
             # a project allocator handing its block through an argument returns a status
             return ("" if self.allocators.get(name, -1) >= 0 else name), node
         return "", node
+
+    def whole_size(self, node) -> bool:
+        """Whether a size is whole pages: a multiple of the page size, or rounded up to it."""
+        return self._whole_pages(node) or self._page_sized(node) or self._rounded(node)
+
+    def sized_by(self, name: str, scope, parameters: list[str]) -> int | None:
+        """The position of the parameter that is the size of every block the pointer `name`
+        is given in `scope` (a null pointer aside), each a page-aligned allocation
+        (`posix_memalign(&p, page, size)`) of that parameter, never assigned; else None."""
+        sources = [(function, node) for function, node in self._sources(name, scope)
+                   if not null_pointer(node)]
+        sizes = set()
+        for function, node in sources:
+            given = self._allocated_with(node)
+            positions = _ALIGNED_ALLOCATORS.get(function)
+            size = unwrapped(given[positions[1]]) if positions is not None \
+                and self._page_aligned_allocation(function, node) else None
+            if size is None or size.type != "identifier":
+                return None
+            sizes.add(self.context.text(size))
+        if len(sizes) != 1 or (size := sizes.pop()) not in parameters or \
+                self._sources(size, scope):
+            return None
+        return parameters.index(size)
 
     def whole_pages_in(self, name: str, scope) -> bool:
         """Whether every block the pointer `name` is given in `scope` (a null pointer aside) is
@@ -754,7 +848,7 @@ class MemoryProvenance:
         given = self._allocated_with(node)
         size = given[0] if function == "valloc" else given[_ALIGNED_ALLOCATORS[function][1]] \
             if function in _ALIGNED_ALLOCATORS else None
-        return size is not None and (self._whole_pages(size) or self._rounded(size))
+        return size is not None and self.whole_size(size)
 
     def _allocated_with(self, node) -> list:
         """An allocation call's arguments, as the allocator it stands for takes them (a macro

@@ -9,8 +9,10 @@ pages of its own, a heap block that shares its pages (its size known and under t
 threshold), the caller's own pointer parameter (followed to its callers in turn, up to
 `MAX_DEPTH` calls up), a pointer read from a member (`comm->base.ctx`: what every store into
 a member of that name the project shows puts there, `CallerBlocks.stores`, a function that
-only clears it aside; only a block of whole pages is taken from there, a name being no type),
-or not known. `passed_in` combines them: a block of whole pages where every call of the
+only clears it aside; only a block of whole pages is taken from there, a name being no type:
+an allocator of whole pages, or a page-aligned one given whole pages to allocate, `&x->m`
+handed to it), or not known. A member read directly at a registration is resolved so too
+(`member_provenance`: whole pages, or device memory where every store is). `passed_in` combines them: a block of whole pages where every call of the
 function the project shows passes one, a shared heap block where some call does (that call
 registers it); nothing (not known) where a call passes memory not known, where
 no call is seen, or where the function's name is also used as a value (stored in a field,
@@ -18,7 +20,8 @@ passed to another function: callers through a pointer are not seen).
 
 The files read (`rules.rdma_registration.ParameterBlockIndex`) are those naming the functions
 asked about: the linted file's registering functions whose memory comes through a parameter
-(with the parameter's position, `ASKED`), then, at that argument of their calls, the functions
+(with the parameter's position, `ASKED`) and the members its registered addresses are read
+from, then, at that argument of their calls, the functions
 whose parameter is passed on there and the members read there (and the functions given those
 members' addresses), bounded in rounds, files and bytes.
 """
@@ -33,6 +36,7 @@ from msgspec import Struct
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
+MEMBER_INDEX = "c-member-stores"  # the index of stores into the members registrations read
 ASKED = "#"
 """Between a function's name and the position of its parameter asked about, in the index's
 words (`function#position`; no identifier holds it)."""
@@ -51,9 +55,11 @@ class Given(Struct, frozen=True, array_like=True):
     heap block sharing its pages), "parameter" (the caller's own pointer parameter: `function`
     and `position`; `static`: only its file can call it), "field" (a pointer read from the
     member named `field`), "" (not known); `what` and `line` say what and where, for the
-    chain. As a store into a member (`CallerBlocks.stores`): "whole", "call" (the block an
-    allocator `function` of the project may give: stored through its argument `position`,
-    `&x->m`, or returned, -1), "" (anything else)."""
+    chain. As a store into a member (`CallerBlocks.stores`): "whole", "device" (device
+    memory, or a device's address), "call" (the block an allocator `function` of the project
+    may give: stored through its argument `position`, `&x->m`, or returned, -1; `pages`: the
+    positions of its arguments that are whole pages, sizes or alignments), "" (anything
+    else)."""
 
     kind: str
     what: str = ""
@@ -62,6 +68,7 @@ class Given(Struct, frozen=True, array_like=True):
     position: int = -1
     static: bool = False
     field: str = ""
+    pages: tuple[int, ...] = ()
 
 
 class CallerBlocks(Struct, frozen=True):
@@ -82,10 +89,6 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     """The file's `CallerBlocks`, from its own text (its own page allocators only; a caller's
     own parameter is kept as such, not followed here); `names`: of these functions' calls
     only (None: of every plain function's)."""
-    from cursedlint.analysis.c_allocators import file_allocators
-    from cursedlint.analysis.c_constants import CConstants
-    from cursedlint.analysis.c_memory import MemoryProvenance
-
     found = context.calls(_CALLED if names is None else names)
     values = sorted({context.text(leaf) for _, leaf in context.tokens(
         _BARE if names is None else names) if leaf.type == "identifier"
@@ -94,11 +97,7 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     clears = _clears(context) if names is None and b"**" in context.source.data else {}
     if not (found or values or stored or clears):
         return None
-    constants = CConstants(context)
-    allocators, rounding, library = file_allocators(context, None)
-    provenance = MemoryProvenance(context, partial(constants.evaluate, assignments=True),
-                                  context.settings.page_size, allocators, rounding,
-                                  constants.assigned, library)
+    provenance = _provenance(context)
     calls: dict[str, list[list[Given]]] = {}
     for name, call in found:
         if name.isupper() or name in _NOT_ASKED:
@@ -109,6 +108,33 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     for member, value in stored:
         stores.setdefault(member, []).append(_stored(context, provenance, value))
     return CallerBlocks(calls, values, stores, clears)
+
+
+def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
+    """The file's stores into members alone (`CallerBlocks.stores`; None: none); `names`:
+    into members of these names only (None: of any)."""
+    stored = [(member, value) for member, value in _member_stores(context)
+              if names is None or member in names]
+    if not stored:
+        return None
+    provenance, stores = _provenance(context), {}
+    for member, value in stored:
+        stores.setdefault(member, []).append(_stored(context, provenance, value))
+    clears = _clears(context) if b"**" in context.source.data else {}
+    return CallerBlocks(stores=stores, clears=clears)
+
+
+def _provenance(context):
+    """A `MemoryProvenance` of the file as its own text shows it (its own page allocators)."""
+    from cursedlint.analysis.c_allocators import file_allocators
+    from cursedlint.analysis.c_constants import CConstants
+    from cursedlint.analysis.c_memory import MemoryProvenance
+
+    constants = CConstants(context)
+    allocators, rounding, library = file_allocators(context, None)
+    return MemoryProvenance(context, partial(constants.evaluate, assignments=True),
+                            context.settings.page_size, allocators, rounding,
+                            constants.assigned, library)
 
 
 def _clears(context) -> dict[str, list[int]]:
@@ -153,12 +179,20 @@ _MEMBER = re.compile(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
 """A member written (`x->m =`) or perhaps given by address to a call (`&x->m,`, `&x.m)`)."""
 
 
+_OWN_MEMBER = re.compile(rb"&\s*([A-Za-z_]\w*)\s*[,)]|(?<![\w$.>:&])([A-Za-z_]\w*)\s*"
+                         rb"(?:=(?!=)|[({])")
+"""What may store into a C++ class's own member: `&m,` given to a call, `m = v` in a member
+function, `m(v)` in a constructor's initializer list, `T *m = v;` or `T *m{v};` in the class."""
+
+
 def _member_stores(context) -> list[tuple[str, object]]:
     """(member name, what is stored: the assigned value, or the argument `&x->m` of a call)
-    for each store into a member of the file."""
+    for each store into a member of the file (in C++ also a class's own, `_own_stores`)."""
     from cursedlint.analysis.c_memory import null_pointer
+    from cursedlint.languages import CPP
 
-    data, found = context.source.data, []
+    data = context.source.data
+    found = _own_stores(context) if context.language == CPP else []
     for match in _MEMBER.finditer(data):
         leaf = context.root.descendant_for_byte_range(match.start(1), match.end(1))
         field = context.parent(leaf) if leaf is not None else None
@@ -177,7 +211,56 @@ def _member_stores(context) -> list[tuple[str, object]]:
     return found
 
 
+def _own_stores(context) -> list[tuple[str, object]]:
+    """A C++ file's stores into members written without an object: a member function's
+    assignment or `&m` given to a call (a name its function does not declare, nor the file at
+    file scope), a constructor's initializer, a default member initializer."""
+    from cursedlint.analysis.c_memory import declarations, declarations_in, null_pointer
+
+    data, found = context.source.data, []
+    for match in _OWN_MEMBER.finditer(data):
+        group = 1 if match.group(1) else 2
+        leaf = context.root.descendant_for_byte_range(match.start(group), match.end(group))
+        parent = context.parent(leaf) if leaf is not None else None
+        if parent is None:
+            continue
+        name, value = context.text(leaf), None
+        if leaf.type == "field_identifier" and parent.type == "field_initializer":
+            given = parent.named_children[-1]
+            value = unwrapped(given.named_children[0]) if given.named_child_count == 1 else None
+        elif leaf.type == "field_identifier" and context.field_of(leaf) == "declarator" \
+                and parent.type != "function_declarator":
+            while parent is not None and parent.type != "field_declaration":
+                parent = context.parent(parent)
+            value = parent.child_by_field_name("default_value") if parent is not None else None
+            if value is None:
+                continue
+            if value.type == "initializer_list":
+                value = value.named_children[0] if value.named_child_count == 1 else None
+            value = unwrapped(value)
+        elif leaf.type == "identifier" and (
+                group == 1 and parent.type == "pointer_expression"
+                or parent.type == "assignment_expression"
+                and parent.child_by_field_name("left") == leaf):
+            scope = context.parent(leaf)
+            while scope is not None and scope.type != "function_definition":
+                scope = context.parent(scope)
+            if scope is None or declarations_in(context, scope, name) or declarations(
+                    context, name, None, ("declaration",)):
+                continue
+            value = parent if group == 1 else unwrapped(parent.child_by_field_name("right"))
+        else:
+            continue
+        if value is None or not null_pointer(value):
+            found.append((name, value))
+    return found
+
+
 def _stored(context, provenance, value) -> Given:
+    from cursedlint.analysis.c_memory import device_out
+
+    if value is None:  # (an initializer of several values)
+        return _UNKNOWN
     line = value.start_point[0] + 1
     if value.type == "pointer_expression":  # `&x->m` handed to a call: its out-parameter?
         argument, call = context.parent(value), None
@@ -190,17 +273,28 @@ def _stored(context, provenance, value) -> Given:
             and call.type == "call_expression" else ""
         if not name:
             return _UNKNOWN
-        position = [node.id for node in arguments(call)].index(value.id)
-        return Given("call", f"`{context.text(value)}` given to {name}()", line, name, position)
+        given = arguments(call)
+        position = [node.id for node in given].index(value.id)
+        what = f"`{context.text(value)}` given to {name}()"
+        if device_out(context, name, call, position):
+            return Given("device", what, line)
+        return Given("call", what, line, name, position, pages=tuple(
+            index for index, argument in enumerate(given) if index != position
+            and _MAY_BE_PAGES.search(context.text(argument)) and provenance.whole_size(argument)))
     if value.type == "call_expression" and callee(context, value):
         name = callee(context, value)
         return Given("call", f"{name}()'s result", line, name, -1)
+    if value.type != "identifier":  # (a local's block, or not known: another member's too)
+        return _UNKNOWN
     found = provenance.of(value)
     if found.kind == "page-aligned" and found.whole:
         return Given("whole", found.what, line)
     return _UNKNOWN
 
 
+_MAY_BE_PAGES = re.compile(r"\d|page|pgsz|sysconf|[A-Z_]{3,}\s*\(", re.I)
+"""An argument that may be whole pages (a number, the page size, a rounding macro): only
+these are evaluated (`Given.pages`; a local given the page size is taken for not known)."""
 _BARE = re.compile(rb"(?<![\w$.>:&*])[A-Za-z_]\w*(?=\s*[,;})])")
 """A name followed by what ends a value (`f,` `f;` `f)` `f}`): a candidate function value."""
 
@@ -236,7 +330,8 @@ _UNKNOWN = Given("")
 
 def passed_in(facts: dict, function: str, position: int, only: str | None = None,
               depth: int = 0, seen: frozenset = frozenset(),
-              allocators: dict | None = None) -> tuple[Given, str, str] | None:
+              allocators: dict | None = None, sized: dict | None = None
+              ) -> tuple[Given, str, str] | None:
     """What every call of `function` the project shows passes as argument `position` (`only`:
     the calls of that file, where the function is `static` there): (a `Given` of kind "whole"
     or "heap", the path of the caller's file, the function called there) or None (not
@@ -256,9 +351,9 @@ def passed_in(facts: dict, function: str, position: int, only: str | None = None
             if given.kind == "parameter":
                 step = passed_in(facts, given.function, given.position,
                                  path if given.static else None, depth + 1, seen,
-                                 allocators) or (_UNKNOWN, path, function)
+                                 allocators, sized) or (_UNKNOWN, path, function)
             elif given.kind == "field":
-                step = (member_given(facts, given, allocators or {}), path, function)
+                step = (member_given(facts, given, allocators or {}, sized), path, function)
             if step[0].kind == "heap":
                 return step
             if step[0].kind == "whole":
@@ -268,32 +363,78 @@ def passed_in(facts: dict, function: str, position: int, only: str | None = None
     return whole if known else None
 
 
-def member_given(facts: dict, given: Given, allocators: dict) -> Given:
+def member_given(facts: dict, given: Given, allocators: dict, sized: dict | None = None
+                 ) -> Given:
     """What a pointer read from a member holds (`given`, of kind "field"): a block of whole
     pages where the project shows stores into members of that name and every one is such a
     block (an allocator of whole pages given `&x->m` where it stores its block, or its
-    result); else not known."""
+    result; a page-aligned one, `sized`, `aligned_out`, given whole pages to allocate);
+    device memory where every one is; else not known."""
     clears = {(function, position) for found in facts.values()
               for function, positions in found.clears.items() for position in positions}
     stores = [store for found in facts.values() for store in found.stores.get(given.field, ())
               if store.kind != "call" or (store.function, store.position) not in clears]
-    if not stores or not all(store.kind == "whole" or store.kind == "call" and store.function
-                             in allocators and allocators[store.function] == store.position
-                             for store in stores):
+    kinds = {_store_kind(store, allocators, sized or {}) for store in stores}
+    if len(kinds) != 1 or not kinds <= {"whole", "device"}:
         return _UNKNOWN
-    store = stores[0]
-    return Given("whole", f"{given.what} (every store into `{given.field}`: "
-                 f"{store.what} on line {store.line}, whole pages)", given.line)
+    kind, store = kinds.pop(), stores[0]
+    said = "whole pages" if kind == "whole" else "device memory"
+    return Given(kind, f"{given.what} (every store into `{given.field}`: "
+                 f"{store.what} on line {store.line}, {said})", given.line)
+
+
+def _store_kind(store: Given, allocators: dict, sized: dict) -> str:
+    """"whole", "device" or "" (not known) for a store into a member."""
+    from cursedlint.analysis.c_memory import aligned_out
+
+    if store.kind != "call":
+        return store.kind
+    if allocators.get(store.function, -2) == store.position:
+        return "whole"
+    size = sized.get(store.function)
+    if size is not None and size[0] == store.position and size[1] in store.pages:
+        return "whole"
+    aligned = aligned_out(store.function)
+    return "whole" if aligned is not None and aligned[0] == store.position and \
+        set(aligned[1:]) <= set(store.pages) else ""
+
+
+def may_be_whole(store: Given) -> bool:
+    """Whether a store into a member may put whole pages or device memory there, as its file
+    alone shows it: "whole", "device", or a block a function of the project may give."""
+    return store.kind in ("whole", "device") or store.kind == "call" and (
+        store.position >= 0 or store.function not in _NOT_ASKED)
+
+
+def stores_into(data: bytes, field: str) -> bool:
+    """Whether a file's bytes may store into a member named `field` (in any shape
+    `member_stores` reads: more, never fewer)."""
+    name = re.escape(field.encode())
+    return re.search(rb"(?:->|\.)\s*" + name + rb"\s*=(?!=)|&[^,;(){}]*?(?:->|\.)\s*" + name +
+                     rb"\s*[,)]|&\s*" + name + rb"\s*[,)]|(?<![\w$.>:&])" + name +
+                     rb"\s*(?:=(?!=)|[({])", data) is not None
+
+
+def member_provenance(facts: dict, allocators: dict, sized: dict, field: str):
+    """`member_given` of a member read directly (`p->m`), as `c_memory.Provenance` (None:
+    not known): whole pages or device memory where every store of the project is."""
+    from cursedlint.analysis.c_memory import Provenance
+
+    found = member_given(facts, Given("field", "", field=field), allocators, sized)
+    what = found.what.strip(" ()")
+    if found.kind == "whole":
+        return Provenance("page-aligned", what, whole=True)
+    return Provenance("device", what) if found.kind == "device" else None
 
 
 def caller_provenance(facts: dict, function: str, position: int, only: str | None = None,
-                      allocators: dict | None = None):
+                      allocators: dict | None = None, sized: dict | None = None):
     """`passed_in` as `c_memory.Provenance` (None: not known)."""
     import os
 
     from cursedlint.analysis.c_memory import Provenance
 
-    found = passed_in(facts, function, position, only, allocators=allocators)
+    found = passed_in(facts, function, position, only, allocators=allocators, sized=sized)
     if found is None:
         return None
     given, path, called = found

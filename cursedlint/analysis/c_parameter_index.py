@@ -4,7 +4,7 @@ functions (`analysis.c_parameter_blocks`), for CUR301/CUR302."""
 from __future__ import annotations
 
 from cursedlint.analysis.c_parameter_blocks import (
-    ASKED, INDEX, MAX_DEPTH, CallerBlocks, caller_blocks, passed_on,
+    ASKED, INDEX, MAX_DEPTH, MEMBER_INDEX, CallerBlocks, caller_blocks, member_stores, passed_on,
 )
 from cursedlint.analysis.rdma_registrations import WRAPPERS_INDEX, registrations_of
 from cursedlint.languages import C, CPP
@@ -48,3 +48,40 @@ class ParameterBlockIndex(Indexer):
 
 
 PARAMETER_BLOCKS = ParameterBlockIndex()
+
+
+class MemberStoreIndex(Indexer):
+    """Per C/C++ file (`CallerBlocks`, its stores into members alone), searched for the names
+    of the members the linted file's registered addresses are read from (`p->m`), then for
+    the functions given a member's address (their definitions may only clear it). Its own
+    bounds: a common member name does not crowd out `PARAMETER_BLOCKS`' callers."""
+
+    name = MEMBER_INDEX
+    languages = (C, CPP)
+    summary_type = CallerBlocks
+    max_rounds = 1
+    max_files, max_bytes = 40, 4 << 20
+
+    def words(self, settings):
+        return ()
+
+    def seed_words(self, context):
+        return registrations_of(context, context.project.get(WRAPPERS_INDEX)).members_read
+
+    def lookups(self, context):
+        return self.seed_words(context)
+
+    def affects(self, facts, path, lookups):
+        """Only stores into the members asked about change the linted file's findings."""
+        return any(name in found.stores for found in facts.values() for name in lookups)
+
+    def summarize(self, context):
+        return member_stores(context)
+
+    def more_words_after(self, facts, settings, searched):
+        return {store.function for found in facts.values() for member, stores
+                in found.stores.items() if member in searched for store in stores
+                if store.kind == "call"}
+
+
+MEMBER_STORES = MemberStoreIndex()

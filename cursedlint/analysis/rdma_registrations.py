@@ -659,22 +659,34 @@ class Registrations:
 
     @cached_property
     def provenance(self) -> MemoryProvenance:
-        from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS, file_allocators
+        from cursedlint.analysis.c_allocators import (
+            PAGE_ALLOCATORS, file_allocators, file_sized,
+        )
         from cursedlint.analysis.c_memory import MemoryProvenance
 
-        from cursedlint.analysis.c_parameter_blocks import INDEX
+        from cursedlint.analysis.c_parameter_blocks import (
+            INDEX, MEMBER_INDEX, member_provenance, stores_into,
+        )
 
-        allocators, rounding, library = file_allocators(
-            self.context, self.context.project.get(PAGE_ALLOCATORS.name))
+        pages = self.context.project.get(PAGE_ALLOCATORS.name)
+        allocators, rounding, library = file_allocators(self.context, pages)
+        sized = file_sized(self.context, pages)
         provenance = MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
                                       self.constants.assigned, library)
         callers = self.context.project.get(INDEX) or {}
         # (a member's pointer is followed to a parameter only where its callers can be known)
         provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
         provenance.macro_writes = self.constants.macro_writes
+        provenance.arrays = self.constants.array_typed
         wrappers = self._wrappers if self.gathered else ()  # (none known before)
+        own = _OwnCalls(self.context)
         provenance.callers = partial(_passed_in, callers, frozenset((*APIS, *wrappers)),
-                                     _OwnCalls(self.context), allocators)
+                                     own, allocators, sized)
+        members, data = self.context.project.get(MEMBER_INDEX), self.context.source.data
+        if members is not None:  # (every store the project shows, the file's own now)
+            provenance.members = lambda field: member_provenance(
+                {**members, **own.stores(field)}, allocators, sized, field) \
+                if stores_into(data, field) else None
         return provenance
 
     @cached_property
@@ -689,17 +701,8 @@ class Registrations:
         all): a superset of the words to look for, never a finding, read without the file's
         registrations (the lint that asks reads no more: the iovecs and attributes of a
         registration and the file's own wrappers' calls are not looked through then)."""
-        if self.gathered:
-            asked = [address for registration in self.registrations
-                     for address in registration.addresses if self._may_be_passed(address)]
-            wrappers = self._wrappers
-        elif named := _named_like_api(self.context.source.data):
-            asked = [argument for name, call in self.context.calls(named)
-                     for argument in _presumed_addresses(self.context, name, call)
-                     if self._may_be_passed(argument)]
-            wrappers = {}
-        else:
-            return set()
+        asked = [address for address in self._seed_addresses if self._may_be_passed(address)]
+        wrappers = self._wrappers if self.gathered else {}
         if not asked:
             return set()
         provenance, follows = self.provenance, self.provenance.follow_parameters
@@ -710,6 +713,45 @@ class Registrations:
         return {(function, position) for function, position, static
                 in provenance.parameters_asked
                 if not static and function not in APIS and function not in wrappers}
+
+    @cached_property
+    def _seed_addresses(self) -> list:
+        """The registered addresses (`parameter_functions` says which before the wrappers are
+        known)."""
+        if self.gathered:
+            return [address for registration in self.registrations
+                    for address in registration.addresses]
+        if named := _named_like_api(self.context.source.data):
+            return [argument for name, call in self.context.calls(named)
+                    for argument in _presumed_addresses(self.context, name, call)]
+        return []
+
+    @cached_property
+    def members_read(self) -> set[str]:
+        """The names of the pointer members the file's registered addresses are read from
+        with nothing in their function giving them a value (`p->m`) and that the file itself
+        may store into (`stores_into`): the stores into members of those names are worth
+        reading (`MemoryProvenance.members`); the registrations as `parameter_functions` finds
+        them; and whose every store in the file may be whole pages or device memory (one
+        that is not makes the answer not known whatever other files hold). (A member only
+        other files store into is not followed: each name would send the
+        index to files a run over forked workers then parses twice, and a file's stores cost
+        about 4 times its parse, too much to read ahead from every linted file.)"""
+        from cursedlint.analysis.c_parameter_blocks import (
+            may_be_whole, member_stores, stores_into,
+        )
+
+        read = [address for address in self._seed_addresses
+                if "->" in self.context.text(address) or "." in self.context.text(address)]
+        if not read:  # (only a member's read asks: the others cost)
+            return set()
+        for address in read:
+            self.provenance.of(address)
+        names = frozenset(name for name in self.provenance.members_asked
+                          if stores_into(self.context.source.data, name))
+        own = member_stores(self.context, names) if names else None
+        return {name for name in names if own is not None and name in own.stores
+                and all(may_be_whole(store) for store in own.stores[name])}
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other
@@ -803,19 +845,21 @@ def _presumed_addresses(context, name: str, call) -> list:
 
 
 def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", allocators: dict,
-               function: str, position: int, static: bool):
+               sized: dict, function: str, position: int, static: bool):
     """What the callers pass a parameter of `function` (the project index's `callers`; a
     `static` function's calls are its file's own, `own`); None for a wrapper of a registration
     API or an API (its callers' calls are registrations, reported there). `allocators`: the
-    project's of whole pages (`c_allocators`), for what members are given."""
+    project's of whole pages (`c_allocators`), and `sized`, its page-aligned ones of a size
+    the caller gives, for what members are given."""
     from cursedlint.analysis.c_parameter_blocks import caller_provenance
 
     if function in wrappers:
         return None
     if not static:
-        return caller_provenance(callers, function, position, allocators=allocators)
+        return caller_provenance(callers, function, position, allocators=allocators,
+                                 sized=sized)
     return caller_provenance({**callers, **own.calls(function)}, function, position, own.path,
-                             allocators)
+                             allocators, sized)
 
 
 class _OwnCalls:
@@ -827,6 +871,7 @@ class _OwnCalls:
         self.context = context
         self.path = os.path.abspath(context.source.path)
         self._calls: dict[str, dict] = {}
+        self._stores: dict[str, dict] = {}
 
     def calls(self, function: str) -> dict:
         from cursedlint.analysis.c_parameter_blocks import caller_blocks
@@ -835,6 +880,16 @@ class _OwnCalls:
             found = caller_blocks(self.context, frozenset((function,)))
             self._calls[function] = {} if found is None else {self.path: found}
         return self._calls[function]
+
+    def stores(self, field: str) -> dict:
+        """The linted file's own stores into members named `field` (path -> `CallerBlocks`),
+        read once."""
+        from cursedlint.analysis.c_parameter_blocks import member_stores
+
+        if field not in self._stores:
+            found = member_stores(self.context, frozenset((field,)))
+            self._stores[field] = {} if found is None else {self.path: found}
+        return self._stores[field]
 
 
 def stored_wrapper(facts: dict, function: str, path: str) -> tuple[str, Api] | None:

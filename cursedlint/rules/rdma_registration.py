@@ -26,7 +26,7 @@ from __future__ import annotations
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_function_pointers import project_graph
-from cursedlint.analysis.c_parameter_index import PARAMETER_BLOCKS
+from cursedlint.analysis.c_parameter_index import MEMBER_STORES, PARAMETER_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
@@ -44,12 +44,9 @@ _DOCTOR = "`cursedlint doctor` shows whether this machine's settings turn fork p
 _FORK_HAZARD = (
     "With fork protection on (ibv_fork_init(), RDMAV_FORK_SAFE or IBV_FORK_SAFE) libibverbs "
     "rounds every registered range out to whole pages and marks them MADV_DONTFORK, so each "
-    "forked child silently lacks those pages"
-)
-_FIX = (
-    "give each registered buffer a dedicated page-aligned allocation of whole pages "
-    "(posix_memalign/aligned_alloc with the page size, or mmap)"
-)
+    "forked child silently lacks those pages")
+_FIX = ("give each registered buffer a dedicated page-aligned allocation of whole pages "
+        "(posix_memalign/aligned_alloc with the page size, or mmap)")
 
 
 class RegistrationWrapperIndex(Indexer):
@@ -122,7 +119,7 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES)
 
     @property
     def facts(self) -> Registrations:
@@ -175,31 +172,33 @@ class SubPageRdmaRegistration(RegistrationRule):
 
     Not reported: device memory (a pointer the function got from `cudaMalloc`, `cuMemAlloc`,
     `hipMalloc`, `hsa_memory_allocate` or a wrapper named after one, such as `ofi_cudaMalloc`; a
-    `fi_mr_attr` whose `iface` is `FI_HMEM_CUDA`, `FI_HMEM_ROCR`, `FI_HMEM_ZE`, `FI_HMEM_NEURON`,
-    `FI_HMEM_SYNAPSEAI`, or an expression the file does not settle), a range that starts a
-    page-aligned allocation (`mmap`, `valloc`, page-aligned
+    device's address: a peer's memory from `cudaIpcOpenMemHandle` or its kin, the HDP flush
+    register's from `hipDeviceGetAttribute`; a `fi_mr_attr` whose `iface` is `FI_HMEM_CUDA`,
+    `FI_HMEM_ROCR`, `FI_HMEM_ZE`, `FI_HMEM_NEURON`, `FI_HMEM_SYNAPSEAI`, or an expression the file
+    does not settle), a range that starts a page-aligned allocation (`mmap`, `valloc`, page-aligned
     `posix_memalign`/`aligned_alloc`/`memalign`, `cudaHostAlloc`: the pages rounded out are the
     allocation's own) and ends within its whole pages (a block of a known size that is not whole
     pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a block of whole
     pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned allocation of a size
     rounded up to the page size, or an allocator of the project, in any file, that hands out only
-    such blocks: `analysis.c_allocators`), memory that may be such a block (a pointer the function
-    gives one on one path and reads from a field or a parameter on another: nothing shows it shares
-    pages), and a registration the code asserts to fail (the result, right away, asserted equal to
-    a negative error code such as `-FI_EINVAL`, or to NULL: `assert_int_equal(ret, -FI_EINVAL)`,
+    such blocks: `analysis.c_allocators`), a pointer member read there (`md->zero_buf`) that the
+    file stores into and every store into members of its name puts whole pages of its own or device
+    memory into, memory that may be such a block (a pointer the function gives one on one path and
+    reads from a field or a parameter on another: nothing shows it shares pages), and a registration
+    the code asserts to fail (the result, right away, asserted equal to a negative error code such
+    as `-FI_EINVAL`, or to NULL: `assert_int_equal(ret, -FI_EINVAL)`,
     `cr_assert(ret == -FI_ENOKEY)`, `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is
-    registered; nor an on-demand-paging registration (`IBV_ACCESS_ON_DEMAND` in the access flags of
-    `ibv_reg_mr*`: libibverbs marks no page for it). A length given to an iovec is reported at the
-    registration call, once for each call that registers it.
+    registered; nor an on-demand-paging registration (`IBV_ACCESS_ON_DEMAND` in the access flags
+    of `ibv_reg_mr*`: libibverbs marks no page for it). A length given to an iovec is reported at
+    the registration call, once for each call that registers it.
 
     ## Why it is cursed
-    With fork protection on (`ibv_fork_init()`, `RDMAV_FORK_SAFE`, `IBV_FORK_SAFE`),
-    libibverbs rounds each registered range out to whole pages and marks them
-    `MADV_DONTFORK`. A 4-byte registration inside a malloc'ed block removes a whole page of
-    unrelated heap (malloc's arena headers, Python's strings) from every forked child. The
-    child crashes between fork and exec, in `__malloc_fork_unlock_child` or with `EFAULT`, in
-    about 0.1% of processes and only on the largest jobs. Incident 000: aws-ofi-nccl
-    registered a 4-byte flush buffer this way.
+    With fork protection on (`ibv_fork_init()`, `RDMAV_FORK_SAFE`, `IBV_FORK_SAFE`), libibverbs
+    rounds each registered range out to whole pages and marks them `MADV_DONTFORK`. A 4-byte
+    registration inside a malloc'ed block removes a whole page of unrelated heap (malloc's arena
+    headers, Python's strings) from every forked child. The child crashes between fork and exec, in
+    `__malloc_fork_unlock_child` or with `EFAULT`, in about 0.1% of processes and only on the
+    largest jobs. Incident 000: aws-ofi-nccl registered a 4-byte flush buffer this way.
 
     ## Example
     ```c

@@ -15,7 +15,7 @@ from cursedlint.analysis.c_constants.syntax import (
     _Env, _Named, _items, _named_children, _only_child, _single, _split_name,
 )
 from cursedlint.analysis.c_constants.types import (
-    _BOOL, _INT, _MAX_DEPTH, _MAX_STEPS, _NOTHING, _ULONG, TypeRules, _GiveUp, _Value,
+    _BOOL, _INT, _MAX_DEPTH, _MAX_STEPS, _NOTHING, _ULONG, TypeRules, _Array, _GiveUp, _Value,
     _character_literal, _common, _converted, _integer_literal, _promote, _truncating_division,
 )
 from cursedlint.python.consteval import UNKNOWN
@@ -86,6 +86,12 @@ class CConstants(TypeRules, SymbolRules, FlowRules):
         found = self._answer(lambda: self._assignment(node, node))
         return found[0].child_by_field_name("right") \
             if isinstance(found, tuple) and found[0] is not None else None
+
+    def array_typed(self, node) -> bool:
+        """Whether an expression's type is known to be an array (`req->payload`, a member
+        declared `char payload[64]` in a header in view)."""
+        return self._answer(lambda: isinstance(self._expression_type(node, _Env(node)),
+                                               _Array)) is True
 
     def sizeof(self, node) -> Any:
         """The value of a sizeof_expression node, or UNKNOWN."""
