@@ -93,7 +93,7 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     values = sorted({context.text(leaf) for _, leaf in context.tokens(
         _BARE if names is None else names) if leaf.type == "identifier"
         and _as_value(context, leaf)})
-    stored = _member_stores(context) if names is None else []
+    stored = _all_member_stores(context) if names is None else []
     clears = _clears(context) if names is None and b"**" in context.source.data else {}
     if not (found or values or stored or clears):
         return None
@@ -113,7 +113,7 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
 def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
     """The file's stores into members alone (`CallerBlocks.stores`; None: none); `names`:
     into members of these names only (None: of any)."""
-    stored = [(member, value) for member, value in _member_stores(context)
+    stored = [(member, value) for member, value in _all_member_stores(context)
               if names is None or member in names]
     if not stored:
         return None
@@ -125,16 +125,24 @@ def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks 
 
 
 def _provenance(context):
-    """A `MemoryProvenance` of the file as its own text shows it (its own page allocators)."""
+    """A `MemoryProvenance` of the file as its own text shows it (its own page allocators),
+    made once per file: its answers are asked again for each function and member."""
     from cursedlint.analysis.c_allocators import file_allocators
     from cursedlint.analysis.c_constants import CConstants
     from cursedlint.analysis.c_memory import MemoryProvenance
 
-    constants = CConstants(context)
-    allocators, rounding, library = file_allocators(context, None)
-    return MemoryProvenance(context, partial(constants.evaluate, assignments=True),
-                            context.settings.page_size, allocators, rounding,
-                            constants.assigned, library)
+    def made():
+        constants = CConstants(context)
+        allocators, rounding, library = file_allocators(context, None)
+        return MemoryProvenance(context, partial(constants.evaluate, assignments=True),
+                                context.settings.page_size, allocators, rounding,
+                                constants.assigned, library)
+
+    return context.shared(_PROVENANCE, made)
+
+
+_PROVENANCE, _MEMBER_STORES = "own-text-provenance", "member-stores"
+"""`FileContext.shared` keys: the file's own provenance, its stores into members."""
 
 
 def _clears(context) -> dict[str, list[int]]:
@@ -183,6 +191,11 @@ _OWN_MEMBER = re.compile(rb"&\s*([A-Za-z_]\w*)\s*[,)]|(?<![\w$.>:&])([A-Za-z_]\w
                          rb"(?:=(?!=)|[({])")
 """What may store into a C++ class's own member: `&m,` given to a call, `m = v` in a member
 function, `m(v)` in a constructor's initializer list, `T *m = v;` or `T *m{v};` in the class."""
+
+
+def _all_member_stores(context) -> list[tuple[str, object]]:
+    """`_member_stores`, found once per file (asked again for each member name)."""
+    return context.shared(_MEMBER_STORES, lambda: _member_stores(context))
 
 
 def _member_stores(context) -> list[tuple[str, object]]:
