@@ -218,7 +218,7 @@ class Rule:
         gated = indexer.gated_trigger_words(facts) if cls.fact_gated else ()
         return tuple(sorted({*indexer.trigger_words(facts), *gated}))
 
-    fact_gated: tuple[str | tuple[str, ...], ...] = ()
+    fact_gated: tuple[Trigger, ...] = ()
     """Words of a file the rule can fire on only where the project's facts show it (a tuple:
     all of its words, as in `triggers`): such a file passes `project_look` where it names one
     of the indexer's `gated_trigger_words`; where the run's files are not all linted, a linted
@@ -239,9 +239,9 @@ class Rule:
             gated -= set(cls.indexer.trigger_words(facts))
         shapes = [look, names(word for word in words if word not in gated)]
         if gated:
-            held = AnyOf(tuple(AllOf(tuple(Text(frozenset({word.encode()})) for word in entry))
-                               if isinstance(entry, tuple) else Text(frozenset({entry.encode()}))
-                               for entry in cls.fact_gated))
+            held = AnyOf(tuple(
+                AllOf(tuple(Text(frozenset({word.encode()})) for word in sorted(words)))
+                for words in trigger_alternatives(cls.fact_gated)))
             shapes.append(AllOf((held, names(gated))))
         return AnyOf(tuple(shapes))
 

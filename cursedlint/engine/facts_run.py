@@ -13,7 +13,7 @@ from cursedlint.engine.indexer_looks import adds_triggers, seeds_of, summarized
 from cursedlint.engine.results import FileResult, Project
 import cursedlint.engine.scheduler as scheduler
 from cursedlint.project.index import FactError, ProjectIndex, facts_digest
-from cursedlint.rule import Rule
+from cursedlint.rule import Rule, Trigger, trigger_alternatives
 from cursedlint.source import Source, SourceError, read_bytes
 from cursedlint.triggers.byte_search import WholeWords
 
@@ -137,7 +137,7 @@ class FactsRun:
         errors, linter.fact_passes = index.errors, index.passes
         found = {name for name, facts in linter.project.items() if facts}
         asked = {i for i, result in enumerate(results) if found.intersection(result.needs)}
-        words = {rule: [word for word in _trigger_words(rule, linter.project)]
+        words = {rule: _trigger_words(rule, linter.project)
                  for rule in using if adds_triggers(rule)}
 
         def names_words(i: int, rules: Iterable[type[Rule]] = words) -> bool:
@@ -169,8 +169,7 @@ class FactsRun:
                 seeds.setdefault(name, set()).update(added)
             index = self.index_project(sources(), project.store, using, wanted, seeds, jobs,
                                        [*summaries, *index.made()], save=False,
-                                       for_triggers=for_triggers,
-                                       shared=project.summaries)
+                                       for_triggers=for_triggers, shared=project.summaries)
             errors, linter.fact_passes = index.errors, index.passes
         indexers = {indexer.name: indexer for rule in using for indexer in rule.indexers()}
         deferred = {i for i, result in enumerate(results) if result.deferred}
@@ -295,15 +294,15 @@ def _trigger_words(rule: type[Rule], project: Mapping[str, Any]) -> tuple[str, .
     return ()
 
 
-def holds_any(path: str, words: tuple[str | tuple[str, ...], ...]) -> bool:
-    """Whether the file's bytes hold one of `words` (a tuple: all of its words; inside a
-    longer name too, as the prefilter finds triggers)."""
+def holds_any(path: str, triggers: tuple[Trigger, ...]) -> bool:
+    """Whether the file's bytes hold one of `triggers` (a tuple: all of its words; inside a
+    longer name too, as the prefilter finds them)."""
     try:
         data = read_bytes(path)
     except SourceError:
         return False
-    return any(all(word.encode() in data for word in entry) if isinstance(entry, tuple)
-               else entry.encode() in data for entry in words)
+    return any(all(word.encode() in data for word in words)
+               for words in trigger_alternatives(triggers))
 
 
 def names_any(path: str, words: list[str]) -> bool:
