@@ -58,9 +58,10 @@ _LIBRARY_ALIAS = LazyPattern(
         name.encode() for name in LIBRARY_ALLOCATOR_NAMES) + rb")\(|\w_posix_memalign\s*\(")
 """A macro standing for a C library allocator, or a call of a wrapper named after
 `posix_memalign` (`c_memory._ALIGNED_WRAPPER`)."""
-_ALLOCATING_CALL = re.compile(rb"(?<![\w$])(?:" + b"|".join(
-    name.encode() for name in PAGE_ALLOCATOR_NAMES) + rb"|\w+_posix_memalign)(?![\w$])")
-"""The calls of page-aligned allocators (`_allocating_functions`), named wrappers included."""
+_NAMED_WRAPPER = re.compile(rb"(?<![\w$])\w+_posix_memalign(?![\w$])")
+"""A call of a wrapper named after `posix_memalign` (`_allocating_functions`; searched only in
+a file that spells `_posix_memalign`: a pattern of no leading literal is tried at every
+byte)."""
 _ONE_CALL = LazyPattern(rb"[ \t]*(\w+)\(([^()\n]*)\)[ \t]*")
 """A function-like macro's body that is one call: `#define A(x, y) B(x, y, __LINE__)`."""
 _STORE_THROUGH = LazyPattern(rb"\*\s*\(?\s*(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\)?\s*=(?!=)")
@@ -237,7 +238,10 @@ def _aliases(data: bytes) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
 def _allocating_functions(context) -> list:
     """The file-scope functions of the file that call a page-aligned allocator and may hand a
     block out: they store through a parameter or return a pointer."""
-    calls = context.calls(_ALLOCATING_CALL)
+    calls = context.calls(PAGE_ALLOCATOR_NAMES)
+    if b"_posix_memalign" in context.source.data:
+        calls = sorted({call.id: (name, call) for name, call in (
+            *calls, *context.calls(_NAMED_WRAPPER))}.values(), key=lambda item: item[1].start_byte)
     if not calls:
         return []
     top = {item.id: item for item in file_scope_items(context.root)
