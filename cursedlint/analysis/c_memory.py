@@ -205,10 +205,16 @@ def device_out(context, name: str, call, position: int) -> bool:
     `position`: a device allocator's or mapping's (`cudaMalloc(&p, n)`, `cudaIpcOpenMemHandle`)
     or `hipDeviceGetAttribute` asked for a register's address."""
     if name == "hipDeviceGetAttribute":
-        given = arguments(call)
-        return position == 0 and len(given) > 1 and \
-            context.text(given[1]).split("::")[-1] in _DEVICE_ATTRIBUTES
+        return position == 0 and _register_attribute(context, call) is not None
     return device_allocator(name) and _OUT_ALLOCATORS.get(name, 0) == position
+
+
+def _register_attribute(context, call) -> str | None:
+    """The attribute a `hipDeviceGetAttribute` call asks for where it is a register's address
+    (`_DEVICE_ATTRIBUTES`), else None."""
+    given = arguments(call)
+    attribute = context.text(given[1]).split("::")[-1] if len(given) > 1 else ""
+    return attribute if attribute in _DEVICE_ATTRIBUTES else None
 
 
 def aligned_out(name: str) -> tuple[int, int, int] | None:
@@ -527,11 +533,10 @@ class MemoryProvenance:
                 else UNKNOWN_PROVENANCE
         function, call = sources[0]
         if function == "hipDeviceGetAttribute":
-            given = arguments(call)
-            attribute = self.context.text(given[1]).split("::")[-1] if len(given) > 1 else ""
+            attribute = _register_attribute(self.context, call)
             return Provenance("device", f"`{name}`, the device's {attribute[18:]} register "
                               "from hipDeviceGetAttribute()") \
-                if attribute in _DEVICE_ATTRIBUTES else UNKNOWN_PROVENANCE
+                if attribute is not None else UNKNOWN_PROVENANCE
         if device_allocator(function):
             return Provenance("device", f"`{name}`, device memory from {function}()")
         if self._whole_block(function, call):

@@ -104,10 +104,7 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
             continue  # (a macro's by its spelling, or the C library's: none registers)
         given = [_given(context, provenance, argument) for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
-    stores: dict[str, list[Given]] = {}
-    for member, value in stored:
-        stores.setdefault(member, []).append(_stored(context, provenance, value))
-    return CallerBlocks(calls, values, stores, clears)
+    return CallerBlocks(calls, values, _stores(context, provenance, stored), clears)
 
 
 def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
@@ -117,11 +114,16 @@ def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks 
               if names is None or member in names]
     if not stored:
         return None
-    provenance, stores = _provenance(context), {}
+    clears = _clears(context) if b"**" in context.source.data else {}
+    return CallerBlocks(stores=_stores(context, _provenance(context), stored), clears=clears)
+
+
+def _stores(context, provenance, stored: list[tuple[str, object]]) -> dict[str, list[Given]]:
+    """`CallerBlocks.stores` of (member name, value stored) pairs."""
+    stores: dict[str, list[Given]] = {}
     for member, value in stored:
         stores.setdefault(member, []).append(_stored(context, provenance, value))
-    clears = _clears(context) if b"**" in context.source.data else {}
-    return CallerBlocks(stores=stores, clears=clears)
+    return stores
 
 
 def _provenance(context):
