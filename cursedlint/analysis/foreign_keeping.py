@@ -88,16 +88,25 @@ def _value(data: bytes, binding: re.Match) -> bytes | None:
     """The text of a bound value: its line and, where the line ends with a backslash or leaves
     brackets open, the lines on to where they close (strings and comments count: more, never
     fewer); None past `_VALUE_BYTES` (any name may be held there)."""
-    end = binding.end()
     value = binding[2]
-    while value.rstrip().endswith(b"\\") or sum(map(value.count, b"([{")) > sum(
-            map(value.count, b")]}")):
+    if b"(" not in value and b"[" not in value and b"{" not in value and b"\\" not in value:
+        return value  # (most lines: nothing to follow)
+    end = binding.end()
+    depth = _depth(value)
+    while depth > 0 or value.rstrip().endswith(b"\\"):
         if len(value) > _VALUE_BYTES or end >= len(data):
             return None
         following = data.find(b"\n", end + 1)
         following = len(data) if following < 0 else following
-        value, end = value + data[end:following], following
+        line = data[end:following]
+        value, end, depth = value + line, following, depth + _depth(line)
     return value
+
+
+def _depth(text: bytes) -> int:
+    """The brackets `text` opens less those it closes."""
+    return text.count(b"(") + text.count(b"[") + text.count(b"{") \
+        - text.count(b")") - text.count(b"]") - text.count(b"}")
 
 
 _VALUE_BYTES = 16 << 10
@@ -221,12 +230,15 @@ class ForeignKeeping(Indexer):
         of these names (an alias, `CF = ctypes.CFUNCTYPE`, then `Proto = CF(...)`; `CFUNCTYPE
         as CF`). More, never fewer."""
         bindings = [(found[1], _value(data, found)) for found in _BINDING.finditer(data)]
-        words = {*_FACTORY_WORDS, *_IMPORTED_AS.findall(data)}
+        words = {word for word in _FACTORY_WORDS if word in data}  # (a value is a slice of data)
+        if words:
+            words.update(_IMPORTED_AS.findall(data))
         names: set[bytes] = set()
         while True:
-            held = re.compile(rb"(?<![\w])(?:%s)(?![\w])" % b"|".join(map(re.escape, words)))
-            found = {name for name, value in bindings
-                     if name not in names and (value is None or held.search(value))}
+            held = re.compile(rb"(?<![\w])(?:%s)(?![\w])" % b"|".join(map(re.escape, words))) \
+                if words else None
+            found = {name for name, value in bindings if name not in names and (
+                value is None or held is not None and held.search(value))}
             if not found:
                 return names
             names |= found
