@@ -140,6 +140,15 @@ def test_trigger_names_leave_out_the_names_bound_to_other_values():
     assert ForeignKeeping().trigger_names(text) == {b"OnIo"}
 
 
+def test_trigger_names_keep_a_value_whose_brackets_never_close():
+    """A value read to the end of the file unclosed may hold anything: its name is kept, also
+    in a module naming no prototype factory, and so is a name bound to it."""
+    text = b"import ctypes\nOnIo = make(ctypes.c_int,\n" + b"    ctypes.c_int,\n" * 3
+    assert ForeignKeeping().trigger_names(text) == {b"OnIo"}
+    text = b"Table = [\n" + b"    'row',\n" * 3 + b"Alias = Table\n"
+    assert ForeignKeeping().trigger_names(text) == {b"Table", b"Alias"}
+
+
 def test_every_loader_word_holds_a_part_searched_first():
     """`_may_name_loader` answers False only where no loader word can be: each holds a part."""
     from cursedlint.analysis.foreign_keeping import _LOADER_PARTS, _LOADER_WORDS, _may_name_loader
