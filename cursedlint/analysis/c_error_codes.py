@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from cursedlint.analysis.c_syntax import (
-    callee, defined_functions, plain_function, unwrapped,
+    callee, defined_functions, function_declarator, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.analysis.includes import HEADER_SUFFIXES
 
@@ -46,7 +47,9 @@ that literal; one that begins with `\b` or a look-behind is tried at every byte.
 class ErrorCode(Struct, frozen=True):
     """A function's result when a copy by `underlying` failed: `failure` (its error code, or
     the highest of a range from `lowest`: -1 of `-errno`); `calls` the name it called on `line`
-    (of its own file) for that copy."""
+    (of its own file) for that copy; `recorded`: each of its failure paths also writes
+    through a pointer parameter (`st->state = FAILED`) before it returns, so a caller that
+    ignores the code may still read the failure there."""
 
     underlying: str
     failure: int
@@ -54,6 +57,7 @@ class ErrorCode(Struct, frozen=True):
     line: int
     depth: int = 1
     lowest: int | None = None
+    recorded: bool = False
 
     @property
     def described(self) -> str:
@@ -119,7 +123,7 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
     if every such failure path ends in returning it and another `return` of the body returns
     something else."""
     found = None
-    failure_returns = set()
+    failure_returns = {}
     for name, call in calls:
         source = known.get(name)
         if source is not None and source.depth >= MAX_DEPTH:
@@ -136,19 +140,70 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
                 != (failure, lowest, underlying):
             return None
         found = found or candidate
-        failure_returns.update(returns)
+        failure_returns.update((statement.id, statement) for statement in returns)
     if found is None:
         return None
     if not any(other is None or not found.gives(other)
                for other in _other_values(context, body, failure_returns, value)):
         return None  # no return tells success apart from the failure
+    if all(_records(context, body, statement) for statement in failure_returns.values()):
+        return replace(found, recorded=True)
     return found
 
 
+def _records(context, body, statement) -> bool:
+    """Whether the statements that run just before the `return` `statement` (back through
+    its block to a jump, or to a label, which it includes) write through a pointer parameter
+    of the function `body` belongs to: `st->state = v`, `*out = v`, `st[i] = v`, `this->m`."""
+    declarator = function_declarator(body.parent.child_by_field_name("declarator"))
+    parameters = set(parameter_names(context, declarator)) - {""} if declarator else set()
+    parameters.add("this")
+    before = statement.prev_named_sibling
+    while before is not None and before.type not in _JUMPS:
+        if any(_through(context, target, parameters)
+               for target in _assigned(before)):
+            return True
+        if before.type == "labeled_statement":
+            return False
+        before = before.prev_named_sibling
+    return False
+
+
+_JUMPS = frozenset({"return_statement", "goto_statement", "break_statement",
+                    "continue_statement"})
+
+
+def _assigned(node) -> Iterator:
+    """The targets of the assignments and increments in `node`."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if node.type == "assignment_expression":
+            yield node.child_by_field_name("left")
+        elif node.type == "update_expression":
+            yield node.child_by_field_name("argument")
+        stack.extend(node.named_children)
+
+
+def _through(context, target, parameters: set[str]) -> bool:
+    """Whether `target` is memory a pointer parameter in `parameters` points at."""
+    target = unwrapped(target) if target is not None else None
+    while target is not None and target.type in ("field_expression", "subscript_expression",
+                                                 "pointer_expression"):
+        if target.type == "field_expression" and target.child(1).type != "->":
+            target = unwrapped(target.child_by_field_name("argument"))
+            continue
+        inner = unwrapped(target.child_by_field_name("argument"))
+        if inner is not None and inner.type in ("identifier", "this") \
+                and context.text(inner) in parameters:
+            return True
+        target = inner
+    return False
+
+
 def _one_code(paths: FailurePaths, result: Result, value: Callable):
-    """((failure, lowest), the ids of the `return`s it ends in, whether each returns the
-    result itself) when every failure path of `result` ends in returning one error code, else
-    None."""
+    """((failure, lowest), the `return`s it ends in, whether each returns the result itself)
+    when every failure path of `result` ends in returning one error code, else None."""
     from cursedlint.analysis.c_failure_path import Outcome
 
     path = paths.path(result)
@@ -159,10 +214,10 @@ def _one_code(paths: FailurePaths, result: Result, value: Callable):
     if len(codes) != 1 or None in codes:
         return None
     passed = all(paths.is_result(_returned(statement), result) for statement in path.returns)
-    return codes.pop(), {statement.id for statement in path.returns}, passed
+    return codes.pop(), path.returns, passed
 
 
-def _other_values(context, body, failure_returns: set, value: Callable) -> list:
+def _other_values(context, body, failure_returns, value: Callable) -> list:
     """The values the `return`s of `body` not in `failure_returns` give (None: not a
     constant); `return -errno` and a bare `return` give none."""
     return [given for key, given in _return_values(context, body, value)
@@ -252,7 +307,8 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
             passed.append(bool(ended and ended[2]))
             if ended and values is None:
                 values = _return_values(context, body, value, variable.encode())
-            others.append(tuple(given for key, given in values if key not in ended[1])
+            ends = {statement.id for statement in ended[1]} if ended else set()
+            others.append(tuple(given for key, given in values if key not in ends)
                           if ended else ())
         if any(codes):
             found[name] = PassingOn(called, call.start_point[0] + 1, tuple(tried), tuple(codes),

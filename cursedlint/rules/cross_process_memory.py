@@ -139,7 +139,9 @@ class CmaFailureAborts(Rule):
       verbosity level or a global, makes no handler);
     - the result is asserted with no check before it (`assert(n == len)`);
     - the result is ignored: the call is a statement of its own (a `(void)` cast says it is
-      discarded on purpose and is not reported).
+      discarded on purpose and is not reported, and so is a function of the project that
+      also writes its failure through a pointer parameter before it returns the code, as a
+      probe keeping `peers->cma = REFUSED` does: the caller may read it there).
 
     The path a failed call (-1) takes is followed inside the function: into the branch an `if`
     on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
@@ -495,7 +497,10 @@ class CmaFailureAborts(Rule):
         if any(_discards(node) for node in wrappers(self.context, call)):
             return None  # discarded on purpose
         _, user, target = stored_in(self.context, call)
+        code = self._codes.get(name)
         if user is not None and user.type == "expression_statement":
+            if code is not None and code.recorded:
+                return None  # the failure is also written where the caller may read it
             self.report(call, f"the result of {self._described(name)} is ignored{_CONDITION}",
                         help=f"{_WHY}. Check it, and {_FIX}. {_DOCTOR}",
                         related=self._labels[name][1] if name in self._labels else ())
@@ -504,7 +509,6 @@ class CmaFailureAborts(Rule):
         if asserting is not None:
             self._report_assert(asserting, Result(name, call, None), detected=False)
             return None
-        code = self._codes.get(name)
         return result_of(self.context, name, call, code)  # (no target: an `if` checks it)
 
     def _described(self, name: str) -> str:
