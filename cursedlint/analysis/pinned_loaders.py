@@ -1,6 +1,8 @@
 """The iterators of pinned DataLoaders (`pin_memory=True`, worker processes) alive at a capture
-region: a `for` loop over the loader around it (also through `enumerate`/`zip`), or an
-`iter(loader)` bound before it in its function or module, or by the class's `__init__`. The
+region: a `for` loop over the loader around it (also through `enumerate`/`zip` and
+`itertools.cycle`/`islice`), or an `iter(loader)` (or `cycle(loader)`, `islice(loader, n)`,
+which take the loader's iterator when made) bound before it in its function or module, or by
+the class's `__init__`. The
 loader is made in the module (`capture_regions.pinned_loader`) or returned by a factory of
 another module of the project (the `cuda-reach` index). CUR403 reads them."""
 
@@ -20,8 +22,9 @@ from cursedlint.findings import Step
 if TYPE_CHECKING:
     from cursedlint.analysis.cuda_use import CudaUse
 
-_ITER = frozenset({"builtins.iter"})
-_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip"})
+_ITER = frozenset({"builtins.iter", "itertools.cycle", "itertools.islice"})
+_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "itertools.cycle",
+                       "itertools.islice"})
 
 
 class Loader(NamedTuple):
@@ -69,10 +72,12 @@ class PinnedLoaders:
                     continue
                 loader = self.pinned(node.value.args[0])
                 if loader is not None:
-                    yield loader, f"iter() on line {node.lineno} holds it"
+                    called = self.context.text_of(node.value.func).rpartition(".")[2]
+                    yield loader, f"{called}() on line {node.lineno} holds it"
 
     def _unwrapped(self, node: ast.AST) -> ast.AST:
-        """`loader` for `enumerate(loader)` (and the first argument of `zip`)."""
+        """`loader` for `enumerate(loader)`, `cycle(loader)`, `islice(loader, n)` (and the
+        first argument of `zip`)."""
         if isinstance(node, ast.Call) and self.analysis.named(node.func, _WRAPPERS) and \
                 node.args:
             return node.args[0]

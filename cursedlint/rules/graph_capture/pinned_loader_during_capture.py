@@ -13,8 +13,10 @@ class PinnedLoaderDuringCapture(CaptureRule):
     `capture_error_mode`, `make_graphed_callables`) that starts while the iterator of a
     `torch.utils.data.DataLoader` with `pin_memory=True` and worker processes
     (`num_workers > 0`, or a value the module does not show) exists: the region sits inside a
-    `for` loop over the loader (also through `enumerate`/`zip`), or an `iter(loader)` was bound
-    before it in the same function, or in an attribute by the class's `__init__`. The loader
+    `for` loop over the loader (also through `enumerate`/`zip`/`itertools.cycle`/`islice`),
+    or an `iter(loader)` (`itertools.cycle(loader)`, `islice(loader, n)`: each takes the
+    loader's iterator when made) was bound before it in the same function, or in an attribute
+    by the class's `__init__`. The loader
     is found through its name, the `self` attribute the class assigns it to, or a factory of
     another module of the project that returns it; a call in the loop of another module's
     function that begins a global-mode capture is reported at that call, with the chain.
