@@ -18,7 +18,7 @@ from __future__ import annotations
 import operator
 from typing import Callable
 
-from cursedlint.analysis.c_syntax import unwrapped
+from cursedlint.analysis.c_syntax import arguments, callee_text, unwrapped
 
 COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
                "==": operator.eq, "!=": operator.ne}
@@ -26,10 +26,28 @@ MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 TRUE = ("x",)
 
 
+def hinted(node):
+    """The condition inside a branch hint, which has its truth: `__builtin_expect(c, 0)`
+    (`_with_probability` too) and a call of one argument named `likely`/`unlikely` or ending
+    so (`ucs_unlikely`, `OPAL_UNLIKELY`, `G_LIKELY`: by convention `__builtin_expect(!!(c),
+    v)`); else None."""
+    if node is None or node.type != "call_expression":
+        return None
+    name = callee_text(node).rpartition("::")[2]
+    given = arguments(node)
+    if name.startswith("__builtin_expect") and given:
+        return given[0]
+    if len(given) == 1 and name.lower().endswith("likely"):
+        return given[0]
+    return None
+
+
 def condition_over(node, name: str, value: Callable) -> tuple | None:
     """The condition `node` states about the variable `name`, or None when it is not one (it
     mentions something else, or a constant whose value is unknown)."""
     node = unwrapped(node)
+    while (inner := hinted(node)) is not None:
+        node = unwrapped(inner)
     if node is None:
         return None
     if node.type == "identifier":

@@ -5,8 +5,8 @@
 the variable holding its value, if any) from the statement holding the call to the end of the
 function, along the path a failure (-1, the result taken as signed) takes: into the branch an
 `if` on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
-`||` and `&&` of these; `value(node)` evaluates the other side, a side it cannot evaluate is a
-length, never negative), on through the statements after it when that branch falls through,
+`||` and `&&` of these, inside a branch hint too, `c_conditions.hinted`; `value(node)`
+evaluates the other side, a side it cannot evaluate is a length, never negative), on through the statements after it when that branch falls through,
 and through both branches of other `if`s and of `#if`/`#else`, and from a `goto` on at its
 label. A `return`, `break`, `continue`, `throw`, `exit()` (or a fatal handler that exits,
 `c_fatal`) or a new value of the result ends it; an assertion on the result (a call
@@ -26,7 +26,9 @@ from typing import Callable, Iterator
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_conditions import COMPARISONS, MIRRORED, holds, short_circuit
+from cursedlint.analysis.c_conditions import (
+    COMPARISONS, MIRRORED, hinted, holds, short_circuit,
+)
 from cursedlint.analysis.c_expectations import Assertions
 from cursedlint.analysis.c_fatal import ABORTS, EXITS, Fatal
 from cursedlint.analysis.c_syntax import arguments, callee, mentions, unwrapped, within, writes
@@ -337,6 +339,8 @@ class FailurePaths:
 
     def _failure_value(self, node, result: Result) -> bool | None:
         node = unwrapped(node)
+        if (inner := hinted(node)) is not None:  # `unlikely(n < 0)`: the same truth
+            return self._fails_when(inner, result)
         if self.is_result(node, result):
             return result.failure != 0  # (-1 is true; so is every -errno)
         if node.type == "unary_expression" and self.context.text(node.child(0)) == "!":

@@ -145,7 +145,9 @@ class CmaFailureAborts(Rule):
 
     The path a failed call (-1) takes is followed inside the function: into the branch an `if`
     on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
-    `||` and `&&` of these), on through the statements after it when that branch falls through,
+    `||` and `&&` of these, also inside a branch hint: `unlikely(n < 0)`, `__builtin_expect(n ==
+    -1, 0)`, a one-argument call named `*likely`), on through the statements after it when that
+    branch falls through,
     and through both branches of other `if`s and of `#if`/`#else`; a `goto` on to its label
     (`fn_fail: die(...)`). A `return`, `break`, `continue`, `throw`, `exit()` or a new value of
     the result ends it: a failure returned to the caller is followed there only as an error
