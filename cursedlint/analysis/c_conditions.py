@@ -26,18 +26,22 @@ MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 TRUE = ("x",)
 
 
+_HINTS = ("likely", "expect_true", "expect_false", "predict_true", "predict_false")
+"""How the names of branch-hint wrappers end (lower case): `unlikely`, `OPAL_UNLIKELY`,
+`expect_false`, `ABSL_PREDICT_FALSE`."""
+
+
 def hinted(node):
     """The condition inside a branch hint, which has its truth: `__builtin_expect(c, 0)`
-    (`_with_probability` too) and a call of one argument named `likely`/`unlikely` or ending
-    so (`ucs_unlikely`, `OPAL_UNLIKELY`, `G_LIKELY`: by convention `__builtin_expect(!!(c),
-    v)`); else None."""
+    (`_with_probability` too) and a call of one argument whose name ends as `_HINTS` say
+    (by convention `__builtin_expect(!!(c), v)`); else None."""
     if node is None or node.type != "call_expression":
         return None
     name = callee_text(node).rpartition("::")[2]
     given = arguments(node)
     if name.startswith("__builtin_expect") and given:
         return given[0]
-    if len(given) == 1 and name.lower().endswith("likely"):
+    if len(given) == 1 and name.lower().endswith(_HINTS):
         return given[0]
     return None
 

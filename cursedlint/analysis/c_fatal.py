@@ -24,8 +24,9 @@ The kind is "abort" when the first such call aborts (or calls a handler that abo
 
 `forwards(context, handlers)` gives the calls that the file's function-like macros starting
 with a call make with conditions on their parameters (`#define CHECK(rc) check_rc((rc),
-__func__)`), and `resolved` makes handlers of them over the whole project, where the called
-function is another file's handler.
+__func__)`), or make under a condition on one parameter (`#define assume(op) do { if
+(unlikely(!(op))) assert_failed(#op); } while (0)`), and `resolved` makes handlers of them
+over the whole project, where the called function is another file's handler.
 
 `checked_calls(context)` gives, for the names of the functions whose result an `if` of the
 file checks (`if (f(...) != 0)`, or `rc = f(...);` just before `if (rc)`), the function called
@@ -41,6 +42,7 @@ import re
 from typing import Iterator
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from cursedlint.analysis.c_conditions import condition_over, literal, substituted
 from cursedlint.analysis.c_syntax import (
@@ -68,6 +70,9 @@ _CALLING_MACRO = re.compile(
     rb"(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?"
     rb"(?:\(void\)[ \t]*)?[A-Za-z_]\w*[ \t]*\(")  # a function-like macro whose body calls first
 """(The body may start on a continued line: `#define RAISE(...) \\` then `do { ... }`.)"""
+_TESTING_MACRO = re.compile(
+    rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)(?:[ \t]|\\\r?\n)*"
+    rb"(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?if[ \t\\\r\n]*\(")  # a body that starts with `if (`
 _WRITTEN_AFTER = re.compile(rb"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
 _WRITTEN_BEFORE = re.compile(rb"\s*(?:&|\+\+|--)")  # read backwards
 _FORWARDING = 4  # forwards followed in a chain
@@ -317,23 +322,28 @@ class Forward(Struct, frozen=True):
     """A call that a function-like macro of a file makes of a function of unknown effect
     (another file's handler, perhaps) with conditions on its own parameters: `given[j]`
     (parameter index, condition) for argument j, or None; `line` of the definition;
-    `parameters` its parameters' names."""
+    `parameters` its parameters' names; `tested`: (parameter index, condition) when the call
+    is made only under that condition (`do { if (!(op)) die(#op); } while (0)`)."""
 
     calls: str
     line: int
     given: tuple
     parameters: tuple
+    tested: tuple | None = None
 
 
 def forwards(context, handlers: dict[str, Fatal]) -> dict[str, tuple[Forward, ...]]:
     """Name -> the forwards (`Forward`) of the file's function-like macros whose body starts
-    with a call, that are not handlers (`handlers`: the file's and the project's known).
+    with a call, or with `if (condition on one parameter)` whose branch makes calls, that are
+    not handlers (`handlers`: the file's and the project's known).
     (Functions are not read for forwards: finding the small ones of every file cost 0.3 s
     over the C worst case; a function calling another file's handler is one only where
     its own file is linted.)"""
     found: dict[str, tuple[Forward, ...]] = {}
     data = context.source.data
-    for match in _CALLING_MACRO.finditer(data):
+    starts = sorted([*_CALLING_MACRO.finditer(data), *_TESTING_MACRO.finditer(data)],
+                    key=lambda match: match.start())
+    for match in starts:
         definition = context.parent(next(context.at([match.span(1)]))[2])
         value = definition.child_by_field_name("value") \
             if definition is not None and definition.type == "preproc_function_def" else None
@@ -341,22 +351,31 @@ def forwards(context, handlers: dict[str, Fatal]) -> dict[str, tuple[Forward, ..
         if value is None or name in handlers:
             continue
         names, body = _macro_block(context, definition, data[value.start_byte:value.end_byte])
-        made = _forwarding(context, body, names, definition.start_point[0] + 1, handlers) \
-            if body is not None else ()
+        made = _forwarding(context, body.named_children, names, definition.start_point[0] + 1,
+                           handlers) if body is not None else ()
         if made:
             found[name] = made
     return found
 
 
-def _forwarding(context, block, parameters: list[str], line: int, handlers: dict
+def _forwarding(context, statements, parameters: list[str], line: int, handlers: dict
                 ) -> tuple[Forward, ...]:
-    """The forwards of a macro's block: its own call statements, up to the first that is
-    not one, with the conditions their arguments state on the parameters (expressions: a
-    macro's parameter is not changed by its body); a call stating none ends the process
-    where its callee always does (`shmem_abort(1, "...")` in an error macro)."""
+    """The forwards of a macro's block (its `statements`): its own call statements, up to the
+    first that is not one, with the conditions their arguments state on the parameters
+    (expressions: a macro's parameter is not changed by its body); a call stating none ends
+    the process where its callee always does (`shmem_abort(1, "...")` in an error macro). A
+    block of one `if (condition on one parameter)` gives the forwards of its branch, made
+    under that condition (`tested`)."""
     made = []
     enders = _Enders(context, {}, {}, literal)
-    for statement in block.named_children:
+    if len(statements) == 1 and statements[0].type == "if_statement" \
+            and statements[0].child_by_field_name("alternative") is None:
+        tested = _over(statements[0].child_by_field_name("condition"), parameters, enders)
+        branch = statements[0].child_by_field_name("consequence")
+        inner = branch.named_children if branch.type == "compound_statement" else [branch]
+        return tuple(replace(forward, tested=tested) for forward in _forwarding(
+            context, inner, parameters, line, handlers)) if tested is not None else ()
+    for statement in statements:
         if statement.type != "expression_statement":
             break
         call = _called(statement)
@@ -397,6 +416,12 @@ def resolved(handlers: dict[str, tuple[str, Fatal]],
 
 def _through(forward: Forward, handler: Fatal) -> Fatal | None:
     """The handler a forward to `handler` makes of its definition, or None."""
+    if forward.tested is not None:  # made under a condition: an unconditional handler only
+        if handler.conditional:
+            return None
+        index, when = forward.tested
+        return Fatal(handler.kind, forward.line, forward.calls, index, tuple(when),
+                     forward.parameters[index])
     if not handler.conditional:
         return Fatal(handler.kind, forward.line, forward.calls)
     given = forward.given[handler.argument] if handler.argument < len(forward.given) else None

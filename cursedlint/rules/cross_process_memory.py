@@ -133,8 +133,10 @@ class CmaFailureAborts(Rule):
     - the result, or a condition on it, is handed to a handler that ends the process under a
       condition on that parameter (`check_rc(rc)` with `if (rc) abort();`,
       `FATAL_IF(rc != 0, msg)` with `do { if (cond) { ...; abort(); } } while (0)`, a macro
-      or function handing it on to one: `CHECK(rc)` as `check_rc((rc), __func__)`; a function
-      of another file that does so is not followed), and that condition is true for the
+      or function handing it on to one: `CHECK(rc)` as `check_rc((rc), __func__)`, a macro
+      testing its parameter before it calls a handler of another file: `assume(op)` as
+      `do { if (unlikely(!(op))) assert_failed(#op); } while (0)`; a function of another
+      file that hands the condition on is not followed), and that condition is true for the
       failure (`FATAL_IF(rc == 0)` is not; a condition that mentions anything else, a
       verbosity level or a global, makes no handler);
     - the result is asserted with no check before it (`assert(n == len)`);
