@@ -12,7 +12,7 @@ from cursedlint.analysis.python_project import call_names
 from cursedlint.python.context import PythonContext
 from cursedlint.settings import Settings
 from cursedlint.source import Source
-from cursedlint.triggers.statement_text import named_outside_comments, stated_names
+from cursedlint.triggers.statement_text import named_in_code, stated_names
 
 CAPTURING = [
     "import torch\n\n\ndef record(g, step):\n    with torch.cuda.graph(g):\n        step()\n",
@@ -82,12 +82,42 @@ def test_stated_names_leave_out_keywords_and_names_after_other_text():
 
 @pytest.mark.parametrize("text, named", [
     (b"with cuda.graph(g):\n", True),
-    (b"mode = 'a'  # graph\n", True),  # (a line with a quote is read whole)
-    (b"# graph\nx = cuda_graph\n", False),
     (b"x = 1  # graph\n", False),
-    (b'"""\n# graph\n"""\n', False),
-    (b"x = 1\r# graph\r", True),
+    (b"# graph\nx = cuda_graph\n", False),
+    (b'"""A graph as built.\n\n    graph(x)\n"""\n', False),
+    (b"'''graph''' + r'\\'graph'\nx = 1\n", False),
+    (b'x = "a \\" graph"  # graph\n', False),
+    (b'x = "#"; y = graph\n', True),
+    (b'"""\n# graph\n""" ; graph(g)\n', True),
+    (b'x = rb"graph" + f"{graph(g)}"\n', True),
+    (b'x = f"{d["k"]:>{w}} graph"\n', True),  # (an f-string counts whole)
+    (b'x = f"{d["k"]:>{w}}" ; "graph"\n', False),
+    (b'x = f"{d["k"]:>{w}}" ; graph(g)\n', True),
+    (b'x = f"{a!r}" ; graph(g)\n', True),
+    (b'if"a": graph(g)\n', True),
+    (b"x = 'unclosed\ngraph(g)\n", True),  # (unsure: code from there)
+    (b'x = "graph" + f"{a != \'b\'}"\n', False),  # (unsure after the name's string)
+    (b'x = f"{a != \'b\'}" "graph"\n', True),  # (unsure before it: code)
+    (b"x = 1\r# graph\r", False),
     (b"graph", True),
+    (b"\xc3\xa9graph = 1\n", False),
 ])
-def test_named_outside_comments(text, named):
-    assert named_outside_comments(text, (b"graph",)) is named
+def test_named_in_code(text, named):
+    """Comments and plain strings (docstrings) are prose; an f-string's fields are code; where
+    the reading is unsure, what follows is code."""
+    assert named_in_code(text, (b"graph",)) is named
+
+
+@pytest.mark.parametrize("text", [
+    b"graph(g)", b"x.graph (g)", b"_graph(g)", b"cuda_graph(g)", b"from torch.cuda import graph as g",
+    b"graphs(g)", b"graph\\\n(g)", b"g.capture_begin()", b"\xc3\xa9graph(g)", b"graph", b"9graph(",
+])
+def test_region_start_pattern_finds_what_the_lookbehind_first_one_found(text):
+    import re
+
+    from cursedlint.analysis.cuda_reach import _REGION_START
+
+    before = re.compile(
+        rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|ScopedCapture|"
+        rb"(?<![A-Za-z0-9_])graph(?:(?:\s|\\)*\(|(?:\s|\\)+as(?:\s|\\))")
+    assert (_REGION_START.search(text) is None) == (before.search(text) is None)
