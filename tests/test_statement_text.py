@@ -58,7 +58,8 @@ def test_trigger_names_hold_every_name_the_summary_gives(text):
     "import torch\n\n\ndef plan(model):\n    # walks the graph( of modules\n"
     "    return model\n",
     "import torch\n\n\ndef plan(model):\n    return model.cuda_graph_impl(model)\n\n\n"
-    "def describe():\n    # a graph as built: make_graphed_callables, capture_begin\n    return 0\n",
+    "def describe():\n    # a graph as built: make_graphed_callables, capture_begin\n"
+    "    return 0\n",
 ])
 def test_a_module_naming_no_region_start_in_code_gives_no_name(text):
     assert _summary_names(text) == set()
@@ -109,7 +110,8 @@ def test_named_in_code(text, named):
 
 
 @pytest.mark.parametrize("text", [
-    b"graph(g)", b"x.graph (g)", b"_graph(g)", b"cuda_graph(g)", b"from torch.cuda import graph as g",
+    b"graph(g)", b"x.graph (g)", b"_graph(g)", b"cuda_graph(g)",
+    b"from torch.cuda import graph as g",
     b"graphs(g)", b"graph\\\n(g)", b"g.capture_begin()", b"\xc3\xa9graph(g)", b"graph", b"9graph(",
 ])
 def test_region_start_pattern_finds_what_the_lookbehind_first_one_found(text):

@@ -1,7 +1,7 @@
 """What a Python module's bytes say about its statements without a parse, more, never fewer:
-the names its `def` or `class` statements bind (`stated_names`), and whether a name occurs
-in its code, not in comments or docstrings (`named_in_code`). For the names an index summary can give
-(`Indexer.trigger_names`), read from files the summary is then spared for."""
+the names its `def` or `class` statements bind (`stated_names`), and whether a name occurs in
+its code, not in comments or docstrings (`named_in_code`). For the names an index summary can
+give (`Indexer.trigger_names`), read from files the summary is then spared for."""
 
 from __future__ import annotations
 
@@ -113,9 +113,7 @@ class _Prose:
 
     def _string_end(self, at: int, quote: bytes, formatted: bool) -> int:
         """The position after the string's closing `quote`, its content starting at `at`."""
-        data, single = self.data, len(quote) == 1
-        pattern = re.compile(rb"[\\\n\r{]|" + re.escape(quote)) if formatted else \
-            re.compile(rb"[\\\n\r]|" + re.escape(quote))
+        data, single, pattern = self.data, len(quote) == 1, _CLOSING[quote, formatted]
         while True:
             match = pattern.search(data, at)
             if match is None:
@@ -180,6 +178,10 @@ class _Prose:
 
 
 _IN_SPEC = re.compile(rb"[{}\"'\\\n\r]")
+_CLOSING = {(quote, formatted): re.compile(rb"[\\\n\r%s]|%s" % (b"{" * formatted, re.escape(quote)))
+            for quote in (b'"', b"'", b'"""', b"'''") for formatted in (False, True)}
+"""What a string's reading stops at: an escape, a line's end, its closing quote (and where
+formatted, a replacement field)."""
 
 
 def _formatted(data: bytes, quote_at: int) -> bool:
