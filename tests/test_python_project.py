@@ -622,6 +622,67 @@ def test_a_pre_commit_run_summarizes_only_capturing_modules_defining_a_name_it_h
     assert "CUR401" not in capsys.readouterr().out
 
 
+PROSE_GRAPHS = '''\
+"""Step graphs: each step is captured once (see graph(...) in the docs) and replayed."""
+from torch.cuda import CUDAGraph, graph as cuda_graph  # the default for a subclass of graphs
+
+
+class StepGraphs:
+    def __init__(self, model):
+        self.model = model
+        self.graph = None
+
+    def record(self, static_x):
+        """Capture the model's step (a graph( of its kernels)."""
+        self.graph = CUDAGraph()
+        with cuda_graph(self.graph):
+            self.static_y = self.model(static_x)
+
+    def replay(self):
+        self.graph.replay()
+'''
+PROSE_ONLY = '''\
+"""Plans which steps graph(...) capture; captures nothing itself."""
+import torch
+
+
+def record(plan):
+    # each record is a graph( of steps, kept for the planner
+    return torch.cuda.device_count() + len(plan)
+'''
+
+
+def test_a_pre_commit_run_reads_capture_starts_past_prose(tmp_path, monkeypatch, capsys):
+    """Named alone, a file calling another module's capturing method is reported where that
+    module names its capture through an import alias and writes about graphs in docstrings
+    and comments; a module naming a capture's start only in prose is not summarized, though
+    it defines a name the file holds (`CaptureStarts.trigger_names`)."""
+    from cursedlint.analysis import cuda_reach
+
+    for name, text in {
+        ".git/HEAD": "", "trainer/__init__.py": "", "trainer/health.py": HEALTH,
+        "trainer/graphs.py": PROSE_GRAPHS, "trainer/plans.py": PROSE_ONLY,
+        "trainer/train.py": TRAIN_WITH_HEARTBEAT.replace(
+            "from trainer.graphs", "import trainer.plans\nfrom trainer.graphs"),
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    summarized = []
+    real = cuda_reach.CaptureStarts.summarize
+    monkeypatch.setattr(cuda_reach.CaptureStarts, "summarize", lambda self, context: (
+        summarized.append(os.path.basename(context.source.path)), real(self, context))[1])
+    runs = []
+    for options in (["--no-cache", "trainer/train.py"], ["--no-cache", "."]):
+        main(["check", "--concise", *options])
+        runs.append([line for line in capsys.readouterr().out.splitlines() if "CUR" in line])
+        if len(runs) == 1:
+            assert summarized == ["graphs.py"]
+    assert runs[0] == runs[1]
+    assert len(runs[0]) == 1 and runs[0][0].startswith("trainer/train.py:10:")
+    assert "CUR401" in runs[0][0]
+
+
 RECORDER = """\
 import torch
 
