@@ -552,6 +552,41 @@ def test_capture_starts_for_trigger_words_summarize_what_the_linted_files_may_na
     assert gathered(bounded, [(str(linted), "python")]) == ({"aliased.py"}, 1)
 
 
+def test_a_warm_gathering_for_trigger_words_reads_the_stored_trigger_names(tmp_path,
+                                                                          monkeypatch):
+    """The trigger names of the files a gathering for trigger words skips are kept in the
+    store: the next run with the store gathers the same facts without reading those files or
+    asking the indexer again."""
+    from cursedlint.analysis.cuda_reach import CAPTURE_STARTS, CaptureStarts
+
+    for name, text in CAPTURING_MODULES.items():
+        (tmp_path / name).write_text(text)
+    linted = tmp_path / "train.py"
+    linted.write_text("from graphs import record\n\n\ndef step(model, x):\n"
+                      "    return record(model, x)\n")
+    files = [(str(tmp_path / name), "python") for name in sorted(CAPTURING_MODULES)]
+    directory = str(tmp_path / ".cursedlint_cache")
+
+    def gathered():
+        store = IndexStore(directory, "f" * 64)
+        index = ProjectIndex(files, SETTINGS, Linter(SETTINGS, {}).parse_for_index, store,
+                             for_triggers={CAPTURE_STARTS.name: files},
+                             linted=[(str(linted), "python")])
+        found = {os.path.basename(path) for path in index.facts(CAPTURE_STARTS)}
+        store.save()
+        return found
+
+    asked = []
+    original = CaptureStarts.trigger_names
+    monkeypatch.setattr(CaptureStarts, "trigger_names",
+                        lambda self, data: asked.append(data) or original(self, data))
+    assert gathered() == {"graphs.py"}
+    assert asked  # (the modules not summarized were asked once)
+    asked.clear()
+    assert gathered() == {"graphs.py"}
+    assert asked == []
+
+
 def _index_sharing(files, shared, target=(3, 12), store=None) -> ProjectIndex:
     settings = Settings(enabled=frozenset(), target_python=target)
     return ProjectIndex(files, settings, Linter(settings, {}).parse_for_index, store,

@@ -179,6 +179,11 @@ def _first_round(indexer: Indexer, words: tuple[str, ...]) -> "_Search":
     return _Search(indexer, set(words), first_round=True)
 
 
+_TRIGGER_NAMES = "trigger-names\0"
+"""The key an indexer's stored trigger names are kept under among the answers (no byte
+search's question holds a NUL)."""
+
+
 class IndexStore:
     """Summaries by indexer and content hash, persisted in one store per fingerprint
     (cursedlint's code and the settings summaries depend on) under the cache directory; written
@@ -255,6 +260,25 @@ class IndexStore:
         if storable(question):
             self.answers_for(question)[digest] = value
             self.changed = True
+
+    def trigger_names_of(self, name: str) -> dict[str, list[bytes] | None]:
+        """Content hash -> indexer `name`'s `trigger_names` of it (None: any), as runs worked
+        them out (a warm pre-commit run reads no file to ask again); kept beside the answers,
+        decoded when the run first asks."""
+        key = f"{_TRIGGER_NAMES}{name}"
+        names = self.answers.get(key)
+        if not isinstance(names, dict):
+            try:
+                names = decoded(names, dict[str, list[bytes] | None]) \
+                    if names is not None else {}
+            except ValueError:  # (msgspec's DecodeError is one)
+                names = {}
+            self.answers[key] = names
+        return names
+
+    def put_trigger_names(self, name: str, digest: str, names: Iterable[bytes] | None) -> None:
+        self.trigger_names_of(name)[digest] = None if names is None else sorted(names)
+        self.changed = True
 
     def summary_digests(self, name: str, digest: str) -> tuple[str, str] | None:
         """The digests (`facts_digest`'s parts) of indexer `name`'s summary of content
@@ -464,11 +488,20 @@ class ProjectIndex:
                  and (data := self.source_bytes(path)) is not None]
         names = frozenset().union(*map(_identifiers, texts))
 
+        stored = self.store.trigger_names_of(indexer.name) if self.store else {}
+
         def may_name(path: str, language: str, digest: str, data: bytes | None) -> bool:
             if (indexer.name, digest) in self._memo or self._known(indexer, digest)[0]:
                 return True
-            data = data if data is not None else self.source_bytes(path)
-            given = None if data is None else indexer.trigger_names(data)
+            if digest in stored:
+                given = stored[digest]
+            else:
+                data = data if data is not None else self.source_bytes(path)
+                if data is None:
+                    return True
+                given = indexer.trigger_names(data)
+                if self.store:
+                    self.store.put_trigger_names(indexer.name, digest, given)
             return given is None or any(not name.isascii() or name in names for name in given)
 
         return may_name
