@@ -98,15 +98,18 @@ _FIELD_CALL = re.compile(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
 _LITERAL_NAME = LazyPattern(rb'("[A-Za-z_]\w*")\s*[,)]')
 """A string literal holding a name, before a comma or a closing parenthesis (the tree says
 whether it is an argument: led by `"`, the search skips ahead to each quote)."""
-_STORE = LazyPattern(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
-                    + rb")|(?=\S))")
-"""A field name written right after `.` or `->` and before `=` and a value (one search for
-both kinds of store). Where the value's bytes show a literal other than 0 (`.len = 64`,
-`.name = "x"`), a nested initializer or a call's result (group 2), the field holds something
-that is not a function (found in the bytes alone; one in a comment only makes a field
-unknown, which is silent); else the value may name a function, and the name (group 1) is
-looked up in the tree. (A lookbehind for `.`/`->` instead of matching it made the search
-twice as slow.)"""
+_STORED_FIELD = LazyPattern(rb"=(?<!==)\s*(\w*[A-Za-z_])(?:\.|>-)")
+"""A store into a field, searched in the file's bytes reversed: an `=` not before another,
+blanks, and the field's name written right after `.` or `->` (backwards: the name ends with a
+letter or `_`, then `.` or `>-`). Reversed, the search starts with a character to find; led
+by `.` or `->`, a pattern tried every `.` and `-` of the file, comments' too (twice the time
+on the C/C++ worst case, the same stores: `tests/test_c_function_pointers.py`)."""
+_STORED_VALUE = LazyPattern(rb"\s*(?:(" + _VALUE_KNOWN_BY_BYTES + rb")|(?=\S))")
+"""What follows a store's `=`: where the value's bytes show a literal other than 0 (`.len =
+64`, `.name = "x"`), a nested initializer or a call's result (group 1), the field holds
+something that is not a function (found in the bytes alone; one in a comment only makes a
+field unknown, which is silent); else the value may name a function, and the field's name is
+looked up in the tree."""
 
 
 class FieldFlows(Struct, frozen=True):
@@ -545,13 +548,14 @@ class _Flows:
     @cached_property
     def _scanned(self) -> tuple[list[tuple[int, int]], set[str]]:
         """The spans of the field names stored a value that may name a function, and the
-        names of the fields stored another value (`_STORE`)."""
+        names of the fields stored another value (`stores_by_bytes`)."""
         names, others = [], set()
-        for match in _STORE.finditer(self.context.source.data):
-            if match.start(2) < 0:
-                names.append(match.span(1))
+        data = self.context.source.data
+        for start, end, known in stores_by_bytes(data):
+            if known:
+                others.add(data[start:end].decode())
             else:
-                others.add(match[1].decode())
+                names.append((start, end))
         return names, others
 
     def _stores(self):
@@ -646,6 +650,21 @@ class _Flows:
             found.append((self.context.text(function), arguments(call).index(argument), name,
                           leaf.start_point[0] + 1))
         return found
+
+
+def stores_by_bytes(data: bytes) -> list[tuple[int, int, bool]]:
+    """(start, end, whether the value is known) of the field name of each store `.f = v` or
+    `x->f = v` (`_STORED_FIELD`, `_STORED_VALUE`), in order, as one forward search of both
+    would find them: one starting inside the value bytes read for another is not one."""
+    size, found, last = len(data), [], 0
+    for match in reversed(list(_STORED_FIELD.finditer(data[::-1]))):
+        if size - match.end() < last:  # (the `.` or `->`)
+            continue
+        value = _STORED_VALUE.match(data, size - match.start())
+        if value is not None:
+            found.append((size - match.end(1), size - match.start(1), value.start(1) >= 0))
+            last = value.end()
+    return found
 
 
 AUTOMATON_BYTES = 1 << 20
