@@ -51,6 +51,7 @@ import re
 from functools import cached_property
 from typing import Any, Callable, Iterable
 
+from ahocorasick_rs import Implementation
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
@@ -61,6 +62,10 @@ from cursedlint.findings import Step
 from cursedlint.languages import CPP
 from cursedlint.patterns import LazyPattern
 from cursedlint.triggers.byte_search import automaton
+
+_NFA = Implementation.NoncontiguousNFA
+"""The automaton `written_as_arguments` builds for one file's names: built faster than the
+library's DFA, searched about as fast once (0.14 -> 0.10 s over the C/C++ worst case)."""
 
 MAX_CANDIDATES = 8
 """Distinct functions a field may hold and still give edges (an ops table implemented by many
@@ -687,7 +692,7 @@ def written_as_arguments(data: bytes, names: Iterable[str]) -> set[str]:
         return {name for name in names if name.encode() in written}
     words = sorted(name.encode() for name in names if _NAME.fullmatch(name))
     found: set[bytes] = set()
-    for index, start, end in automaton(words).find_matches_as_indexes(
+    for index, start, end in automaton(words, implementation=_NFA).find_matches_as_indexes(
             data, overlapping=True) if words else ():
         word = words[index]
         if word in found or not _ARGUMENT_END.match(data, end):
