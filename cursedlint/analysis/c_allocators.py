@@ -32,7 +32,7 @@ from functools import partial
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    file_scope_items, line_macros, parameter_names, plain_function, scope_of, unwrapped,
+    file_scope, line_macros, parameter_names, plain_function, scope_of, unwrapped,
 )
 from cursedlint.languages import C, CPP
 from cursedlint.patterns import LazyPattern
@@ -263,7 +263,7 @@ def _allocating_functions(context) -> list:
             *calls, *context.calls(_NAMED_WRAPPER))}.values(), key=lambda item: item[1].start_byte)
     if not calls:
         return []
-    top = {item.id: item for item in file_scope_items(context.root)
+    top = {item.id: item for item in file_scope(context)
            if item.type == "function_definition"}
     found = {}
     for _, call in calls:

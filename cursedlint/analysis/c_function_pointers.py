@@ -55,7 +55,7 @@ from ahocorasick_rs import Implementation
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    ARGUMENT_NAME, arguments, declared_name, file_scope_items, function_declarator,
+    ARGUMENT_NAME, arguments, declared_name, file_scope, function_declarator,
     macro_parameters, method_class, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
@@ -219,7 +219,7 @@ def pointer_variables(context) -> frozenset[str]:
     (*fork_init_fn)(void);`): a call `fork_init_fn()` goes through one."""
     def found() -> frozenset[str]:
         names = set()
-        for node in file_scope_items(context.root):
+        for node in file_scope(context):
             for declarator in node.children_by_field_name("declarator") \
                     if node.type == "declaration" else ():
                 inner = declarator.child_by_field_name("declarator") \
@@ -297,7 +297,7 @@ class _Flows:
         """The names of the file's function definitions and of its other function
         declarations at file scope."""
         names: tuple[set[str], set[str]] = (set(), set())
-        for node in file_scope_items(self.context.root):
+        for node in file_scope(self.context):
             if node.type in ("function_definition", "declaration"):
                 for declarator in node.children_by_field_name("declarator"):
                     if function_declarator(declarator) is not None:
