@@ -216,3 +216,21 @@ def test_a_page_aligned_block_of_the_callers_size_through_a_named_wrapper():
     # size is; a 64-byte alignment or a size the function changes is no such allocator
     assert found.sized == {"dev_buf_alloc": (2, 1)}
     assert found.allocators == {}
+
+
+def test_the_first_round_finds_what_one_pattern_of_both_searches_found():
+    """The first round's search for a macro standing for a C library allocator or a call of a
+    wrapper named after `posix_memalign` (two searches) finds what one pattern of both found."""
+    import re
+
+    from cursedlint.analysis import c_allocators
+
+    both = re.compile(rb"#[ \t]*define[ \t]+\w+\([^()\n]*\)[ \t]*(?:" + b"|".join(
+        name.encode() for name in c_allocators.LIBRARY_ALLOCATOR_NAMES) + rb")\(|"
+        rb"\w_posix_memalign\s*\(")
+    for data in (b"", b"#define xx_malloc(s) malloc(s)\n", b"# define A(s, t)\tcalloc(s, t)",
+                 b"#define A(s) B(s)\nmalloc(s)", b"x = my_posix_memalign (&p, 64, n);",
+                 b"_posix_memalign(&p, 64, n);", b"$_posix_memalign(", b"a_posix_memalign\n\t(",
+                 b"a_posix_memalign x(", b"p = posix_memalign(&p, 64, n);"):
+        found = c_allocators._LIBRARY_ALIAS.search(data)
+        assert (found is not None) == (both.search(data) is not None), data

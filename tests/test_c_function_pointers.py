@@ -8,7 +8,7 @@ import textwrap
 
 from cursedlint.analysis.c_function_pointers import (
     MAX_CANDIDATES, Candidate, FieldFlows, FunctionPointerGraph, built_for, called_text,
-    field_flows, indirect_calls, written_as_arguments,
+    field_flows, indirect_calls, stores_by_bytes, written_as_arguments,
 )
 from cursedlint.analysis.c_syntax import ARGUMENT_NAME
 from cursedlint.c.context import CContext, parse
@@ -301,3 +301,30 @@ def test_names_written_as_arguments_are_those_the_argument_pattern_finds():
             name for name in names if name.encode() in written}, data
     big = b"run(cb, 1); /* " + b"a" * (1 << 20) + b" */ f(on_done)"
     assert written_as_arguments(big, names) == {"cb", "on_done"}
+
+
+def test_stores_found_by_bytes_are_those_one_forward_pattern_finds():
+    """`stores_by_bytes` (an `=` found in the bytes reversed) finds the stores, and which
+    values are known by their bytes, that one pattern led by `.` or `->` found, in order;
+    one starting inside the value read for another is not one."""
+    import random
+    import re
+
+    from cursedlint.analysis.c_function_pointers import _VALUE_KNOWN_BY_BYTES
+
+    forward = re.compile(rb"(?:\.|->)([A-Za-z_]\w*)\s*=(?!=)\s*(?:(" + _VALUE_KNOWN_BY_BYTES
+                         + rb")|(?=\S))")
+
+    def expected(data):
+        return [(*match.span(1), match.start(2) >= 0) for match in forward.finditer(data)]
+
+    pieces = [b".", b"-", b">", b"=", b" ", b"\t", b"\n", b"\x0b", b"a", b"_", b"1", b"0", b"(",
+              b"{", b'"', b"x", b"dl", b"sym", b"v", b"->", b"==", b"\xc3\xa9", b"fn"]
+    samples = [b"ops.open = my_open;", b"p->fn\t=\n cb;", b"x.f == g", b"a.b = 0x10, .c = -1",
+               b".a = -> b = 1", b"s.f = dlsym(h, \"f\")", b"s.f = g(1)", b".f =", b".f = ",
+               b"x.f += 1", b"x->1f = 2", b"x.\xc3\xa9 = f"]
+    generator = random.Random(24)
+    samples += [b"".join(generator.choice(pieces) for _ in range(generator.randint(0, 20)))
+                for _ in range(20000)]
+    for data in samples:
+        assert stores_by_bytes(data) == expected(data), data

@@ -22,7 +22,7 @@ from cursedlint.patterns import LazyPattern
 
 from cursedlint.analysis.c_receivers import Receivers
 from cursedlint.analysis.c_syntax import (
-    ARGUMENT_NAME, callee, file_scope_items, function_declarator, function_name,
+    ARGUMENT_NAME, callee, file_scope, function_declarator, function_name,
     method_class, parameter_names, plain_function, without_template_arguments,
 )
 
@@ -51,7 +51,7 @@ def exported_functions(context) -> list[str]:
     call (not `static`)."""
     from cursedlint.analysis.c_memory import has_storage
 
-    return [context.text(function[0]) for item in file_scope_items(context.tree.root_node)
+    return [context.text(function[0]) for item in file_scope(context)
             if item.type == "function_definition" and (function := plain_function(item))
             is not None and not has_storage(context, item, ("static",))]
 
@@ -64,7 +64,7 @@ def forwarded_calls(context, skip=frozenset(), exported: bool = False) -> dict[s
     from cursedlint.analysis.c_memory import has_storage
 
     defined = {}
-    for item in file_scope_items(context.root):
+    for item in file_scope(context):
         plain = plain_function(item) if item.type == "function_definition" else None
         if plain is not None:
             defined[context.text(plain[0])] = (item, plain)
@@ -116,7 +116,7 @@ def forwarded_method_calls(context) -> dict[str, Forwarder]:
 def _member_functions(context):
     """(class, name, definition) of the member functions the file defines: out of line
     (`T C::f(...) {...}`) and in the class bodies at file scope."""
-    for item in file_scope_items(context.root):
+    for item in file_scope(context):
         if item.type == "template_declaration":
             item = next((child for child in item.named_children if child.type in (
                 "function_definition", "class_specifier", "struct_specifier", "declaration")),

@@ -245,6 +245,16 @@ def file_scope_items(root) -> Iterator:
             yield child
 
 
+class _FileScope:
+    """The key of `file_scope` in a context's shared analyses."""
+
+
+def file_scope(context) -> tuple:
+    """`file_scope_items` of the file's tree, listed once for every analysis of the file (six
+    walks of it per file on the C/C++ worst case)."""
+    return context.shared(_FileScope, lambda: tuple(file_scope_items(context.root)))
+
+
 def plain_function(definition):
     """(name, function declarator, body) of a definition of a plain function `T name(...)
     {...}` (`T *name(...)` too), else None: a method (`C::name`, or in a class body), an
