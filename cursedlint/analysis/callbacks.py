@@ -38,6 +38,7 @@ from cursedlint.python.consteval import UNKNOWN
 
 _METHOD_DECORATORS = frozenset({"staticmethod", "classmethod"})
 _MAX_DEPTH = 8
+_UNWRAPPERS = POINTER_CASTS | CAPSULE_MAKERS
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -151,7 +152,7 @@ class CallbackTracer:
         if not isinstance(node, ast.Call):
             return None
         if self.context.qualified_name(
-                node.func, among=POINTER_CASTS | CAPSULE_MAKERS) and node.args:
+                node.func, among=_UNWRAPPERS) and node.args:
             return node.args[0]
         if last_name(node.func) in FUNCTION_POINTER_TYPES:
             only = [*node.args, *(keyword.value for keyword in node.keywords)]
