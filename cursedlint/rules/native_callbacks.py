@@ -230,21 +230,13 @@ class PythonCallbackIntoCuda(Rule):
         ),
     )
 
+    walk_feeds = ("handovers",)  # (the walk's calls, assignments and keywords)
+
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self.handovers = CallbackHandovers(context, self.option["extra-apis"])
         self.tracer = self.handovers.tracer
         self.reported: set[int] = set()
-
-    # -- the walk: `CallbackHandovers` reads the module --------------------------------------------
-    def visit_Call(self, node: ast.Call) -> None:
-        self.handovers.visit_Call(node)
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.handovers.visit_Assign(node)
-
-    def visit_keyword(self, node: ast.keyword) -> None:
-        self.handovers.visit_keyword(node)
 
     def check(self) -> None:
         """The callables handed to the driver in the module; then the one-level
