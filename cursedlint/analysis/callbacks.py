@@ -29,7 +29,7 @@ from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_sel
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
     cffi_export, imported_binding, is_ffi_method, loads_library, may_be_function_alias,
-    may_be_library,
+    may_be_library, may_make_callback,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
@@ -164,6 +164,17 @@ class CallbackTracer:
         while (inner := self.unwrapped(node)) is not None:
             node = inner
         return node
+
+    def may_hand_callback(self, call: ast.Call) -> bool:
+        """Whether an argument of `call` may be a callback object under pointer conversions
+        (`may_make_callback`): asked of every call, so a constant is passed over and a name,
+        which no conversion wraps, is asked as it is."""
+        for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
+            kind = type(argument)
+            if kind is not ast.Constant and may_make_callback(
+                    self.context, argument if kind is ast.Name else self.peeled(argument)):
+                return True
+        return False
 
     def handed(self, argument: ast.AST) -> tuple[ast.AST, str] | None:
         """What an argument hands to C, under pointer conversions and through a local, and how

@@ -24,7 +24,7 @@ from cursedlint.analysis.callbacks import (
 )
 from cursedlint.analysis.capture_regions import is_self_attribute
 from cursedlint.analysis.foreign_keeping import (
-    FOREIGN_KEEPING, any_foreign_call, cffi_import, keeping_calls, kept_by_c, may_make_callback,
+    FOREIGN_KEEPING, any_foreign_call, cffi_import, keeping_calls, kept_by_c,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -538,8 +538,7 @@ class CtypesCallbackLifetime(Rule):
             )
 
     def visit_Call(self, node: ast.Call) -> None:
-        if not any(may_make_callback(self.context, self.tracer.peeled(argument))
-                   for argument in (*node.args, *(keyword.value for keyword in node.keywords))):
+        if not self.tracer.may_hand_callback(node):
             return
         foreign = foreign_function(self.context, node.func)
         name = foreign or last_name(node.func)
