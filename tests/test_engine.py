@@ -637,3 +637,43 @@ def test_a_file_linted_again_for_facts_runs_again_only_the_rules_reading_them(
         [(f.path, f.span, f.code, f.message, f.related) for f in every_rule]
     assert [{os.path.relpath(path, tmp_path / "a"): codes for path, codes in again.items()}
             for again in chosen] == [{os.path.join("sim", "engine.py"): {"CUR102"}}]
+
+
+def test_an_analysis_rules_share_is_fed_once_per_node_and_fails_for_each():
+    """`walk_feeds`: the walk calls a shared analysis's visitors once per node, where the first
+    rule naming it is; when it raises, every rule naming it is reported and dropped from the
+    next node on, the others go on."""
+    from cursedlint.source import Source
+
+    source = Source.from_text("step.py", "f(1)\ng(2)\nh(3)\n", "python")
+    linter = Linter(Settings(enabled=frozenset()), {})
+    context = linter._parse(source, engine.FileResult("step.py"), frozenset())
+    order = []
+
+    class Analysis:
+        def visit_Call(self, node):
+            order.append(("analysis", node.func.id))
+            if node.func.id == "g":
+                raise ValueError("broken")
+
+    class Sharing:
+        walk_feeds = ("analysis",)
+
+        def __init__(self, name, analysis):
+            self.name, self.analysis = name, analysis
+
+        def visit_Call(self, node):
+            order.append((self.name, node.func.id))
+
+    class Plain:
+        def visit_Call(self, node):
+            order.append(("plain", node.func.id))
+
+    analysis = Analysis()
+    one, plain, two = Sharing("one", analysis), Plain(), Sharing("two", analysis)
+    failed = []
+    context.walk([one, plain, two], lambda rule, error: failed.append(rule))
+    assert order == [("analysis", "f"), ("one", "f"), ("plain", "f"), ("two", "f"),
+                     ("analysis", "g"), ("one", "g"), ("plain", "g"), ("two", "g"),
+                     ("plain", "h")]
+    assert failed == [one, two]

@@ -29,7 +29,7 @@ from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_sel
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
     cffi_export, imported_binding, is_ffi_method, loads_library, may_be_function_alias,
-    may_be_library,
+    may_be_library, may_make_callback,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
@@ -38,6 +38,7 @@ from cursedlint.python.consteval import UNKNOWN
 
 _METHOD_DECORATORS = frozenset({"staticmethod", "classmethod"})
 _MAX_DEPTH = 8
+_UNWRAPPERS = POINTER_CASTS | CAPSULE_MAKERS
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -151,7 +152,7 @@ class CallbackTracer:
         if not isinstance(node, ast.Call):
             return None
         if self.context.qualified_name(
-                node.func, among=POINTER_CASTS | CAPSULE_MAKERS) and node.args:
+                node.func, among=_UNWRAPPERS) and node.args:
             return node.args[0]
         if last_name(node.func) in FUNCTION_POINTER_TYPES:
             only = [*node.args, *(keyword.value for keyword in node.keywords)]
@@ -163,6 +164,17 @@ class CallbackTracer:
         while (inner := self.unwrapped(node)) is not None:
             node = inner
         return node
+
+    def may_hand_callback(self, call: ast.Call) -> bool:
+        """Whether an argument of `call` may be a callback object under pointer conversions
+        (`may_make_callback`): asked of every call, so a constant is passed over and a name,
+        which no conversion wraps, is asked as it is."""
+        for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
+            kind = type(argument)
+            if kind is not ast.Constant and may_make_callback(
+                    self.context, argument if kind is ast.Name else self.peeled(argument)):
+                return True
+        return False
 
     def handed(self, argument: ast.AST) -> tuple[ast.AST, str] | None:
         """What an argument hands to C, under pointer conversions and through a local, and how

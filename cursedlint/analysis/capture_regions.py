@@ -160,17 +160,14 @@ class CaptureAnalysis:
         self.regions: list[Region] = []
         self._starts: set[int] = set()
         self._by_start: dict[int, Region] = {}
-        self._done: ast.AST | None = None  # the last node read: every CUR4xx rule feeds it
 
-    def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
-        if node is not self._done:
-            self._read_with(node)
-            self._done = node
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        self._read_with(node)
 
-    def visit_call(self, node: ast.Call) -> None:
-        if node is not self._done:
-            self._read_call(node)
-            self._done = node
+    visit_AsyncWith = visit_With
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self._read_call(node)
 
     def _read_with(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:

@@ -377,9 +377,9 @@ def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
         return analysis
     for node in analysis.context.nodes(ast.With, ast.AsyncWith, ast.Call):
         if not isinstance(node, ast.Call):
-            analysis.visit_with(node)
+            analysis.visit_With(node)
         elif last_name(node.func) in _REGION_STARTS:
-            analysis.visit_call(node)
+            analysis.visit_Call(node)
     return analysis
 
 

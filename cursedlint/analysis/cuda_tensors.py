@@ -22,6 +22,7 @@ _TESTS = {ast.If: "`if`", ast.While: "`while`", ast.IfExp: "a conditional expres
           ast.Assert: "`assert`"}
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 LOGGING_CALLS = frozenset(f"logging.{level}" for level in LOG_LEVELS)
+_PRINTING = FORMATTERS | LOGGING_CALLS
 _GET_LOGGER = frozenset({"logging.getLogger"})
 TORCH_OP_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft",
                                  "torch.special"})
@@ -236,7 +237,7 @@ class CudaTensors:
         if not isinstance(node, ast.Call):
             return None
         values = [*node.args, *(k.value for k in node.keywords)]
-        name = self.context.qualified_name(node.func, among=FORMATTERS | LOGGING_CALLS)
+        name = self.context.qualified_name(node.func, among=_PRINTING)
         if name:
             return f"`{name.removeprefix('builtins.')}()`", values
         func = node.func

@@ -73,7 +73,7 @@ class EnvironmentSettings:
         spawn = spawn_call(call, self.context)
         if spawn is not None:
             return spawn.node("env")
-        position = _ENV_POSITIONS.get(self.context.qualified_name(call.func, among=_ENV_POSITIONS))
+        position = _ENV_POSITIONS.get(self.context.qualified_name(call.func, among=_ENV_TAKERS))
         if position == -1:
             return call.args[-1] if call.args else None
         return self.context.argument(call, position, "env") if position is not None else None
@@ -134,3 +134,4 @@ _ENV_POSITIONS = {
     "os.spawnve": 3, "os.spawnvpe": 3, "os.spawnle": -1, "os.spawnlpe": -1,
     "os.posix_spawn": 2, "os.posix_spawnp": 2,
 }
+_ENV_TAKERS = frozenset(_ENV_POSITIONS)  # (a set: `qualified_name` rules most calls out by name)

@@ -116,6 +116,7 @@ APIS = {
     "asyncio.create_subprocess_exec": _EXEC,
     "asyncio.subprocess.create_subprocess_exec": _EXEC,
 }
+_API_NAMES = frozenset(APIS)  # (`qualified_name` answers a set of names without resolving most)
 
 _STREAM_CONSTANTS = {"PIPE": -1, "STDOUT": -2, "DEVNULL": -3}
 _STANDARD_STREAMS = {"stdin": 0, "stdout": 1, "stderr": 2}
@@ -439,6 +440,6 @@ _SPAWN_CALLS = "spawn-calls"
 
 
 def _spawn_call(call: ast.Call, context) -> SpawnCall | None:
-    name = context.qualified_name(call.func, among=APIS)
+    name = context.qualified_name(call.func, among=_API_NAMES)
     api = APIS.get(name)
     return SpawnCall(name, api, call, context) if api else None

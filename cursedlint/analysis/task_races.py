@@ -56,6 +56,7 @@ class TaskRaces:
         starts = {id(region.start): region for region in threads.analysis.regions}
         self._begins_capture = capture_check(starts, SYNCING_ENTRIES)
         self._begins_global_capture = capture_check(starts, frozenset())
+        self._starts: dict[int, ThreadStart | None] = {}  # id(call) -> `_start`
 
     def races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
         """Of the module's `calls`, the task starts whose tasks may capture at once."""
@@ -117,7 +118,14 @@ class TaskRaces:
 
     def _start(self, call: ast.Call) -> ThreadStart | None:
         """The tasks `pool.submit/map(f, ...)`, `loop.run_in_executor(pool, f, ...)` or
-        `asyncio.to_thread(f, ...)` starts (`label`: whose tasks they are)."""
+        `asyncio.to_thread(f, ...)` starts (`label`: whose tasks they are); once per call
+        (`races` and `sibling_races` both ask of every call of the module)."""
+        key = id(call)
+        if key not in self._starts:
+            self._starts[key] = self._read_start(call)
+        return self._starts[key]
+
+    def _read_start(self, call: ast.Call) -> ThreadStart | None:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in ("submit", "map") and call.args:
             start = self.threads.task_start(call, consumed=True)

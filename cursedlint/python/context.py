@@ -338,21 +338,31 @@ class PythonContext(FileContext):
             callbacks = (leavers if leaving else visitors).get(kind)
             if callbacks:
                 self._current = node
-                for rule, callback in callbacks:
+                for owner, callback in callbacks:
                     try:
                         callback(node)
                     except Exception as error:  # a broken rule must not stop the others
-                        on_error(rule, error)
-                        _drop(rule, visitors, leavers)
+                        for rule in list(owner) if type(owner) is _Feeding else (owner,):
+                            on_error(rule, error)  # (an analysis fed for rules: each of them)
+                            _drop(rule, visitors, leavers)
         self._met = met
 
 
 def _drop(rule: Any, *tables: dict[type, list[tuple[Any, Callable]]]) -> None:
     """Take a rule that raised out of the walk's callback tables (new lists: the one being
-    run goes on with the other rules)."""
+    run goes on with the other rules), and out of the rules an analysis is fed for (the
+    analysis too once no rule is left)."""
     for table in tables:
         for node_class, callbacks in table.items():
-            table[node_class] = [entry for entry in callbacks if entry[0] is not rule]
+            for owner, _ in callbacks:
+                if type(owner) is _Feeding and any(one is rule for one in owner):
+                    owner[:] = [one for one in owner if one is not rule]
+            table[node_class] = [entry for entry in callbacks if entry[0] is not rule
+                                 and not (type(entry[0]) is _Feeding and not entry[0])]
+
+
+class _Feeding(list):
+    """The rules an analysis is fed for (`walk_feeds`)."""
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
@@ -447,19 +457,36 @@ _CALLBACK_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}
 
 
 def _callbacks(rules: list, prefix: str) -> dict[type, list[tuple[Any, Callable]]]:
-    """ast class -> [(rule, bound method)] for the rules' methods named prefix + class name."""
+    """ast class -> [(rule, bound method)] for the rules' methods named prefix + class name,
+    and [(the rules, bound method)] for those of the analyses rules name in `walk_feeds`
+    (attribute names): each analysis is fed once per node, however many rules share it, where
+    the first of them is."""
     table: dict[type, list[tuple[Any, Callable]]] = {}
+    fed: dict[int, _Feeding] = {}  # id(analysis) -> the rules it is fed for
     for rule in rules:
-        key = (type(rule), prefix)
-        methods = _CALLBACK_CACHE.get(key)
-        if methods is None:
-            methods = _CALLBACK_CACHE[key] = [
-                (getattr(ast, attribute[len(prefix):]), attribute)
-                for attribute in dir(type(rule))
-                if attribute.startswith(prefix)
-                and isinstance(getattr(ast, attribute[len(prefix):], None), type)
-            ]
-        for node_class, attribute in methods:
+        for name in getattr(rule, "walk_feeds", ()):
+            analysis = getattr(rule, name)
+            if id(analysis) in fed:
+                fed[id(analysis)].append(rule)
+                continue
+            owners = fed[id(analysis)] = _Feeding([rule])
+            for node_class, attribute in _methods(type(analysis), prefix):
+                table.setdefault(node_class, []).append((owners, getattr(analysis, attribute)))
+        for node_class, attribute in _methods(type(rule), prefix):
             table.setdefault(node_class, []).append((rule, getattr(rule, attribute)))
     return table
+
+
+def _methods(owner: type, prefix: str) -> list[tuple[type, str]]:
+    """(ast class, method name) for the class's methods named prefix + an ast class name."""
+    key = (owner, prefix)
+    methods = _CALLBACK_CACHE.get(key)
+    if methods is None:
+        methods = _CALLBACK_CACHE[key] = [
+            (getattr(ast, attribute[len(prefix):]), attribute)
+            for attribute in dir(owner)
+            if attribute.startswith(prefix)
+            and isinstance(getattr(ast, attribute[len(prefix):], None), type)
+        ]
+    return methods
 

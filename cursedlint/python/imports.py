@@ -23,18 +23,20 @@ class ImportTable:
         self._resolved: dict[int, tuple[ast.AST, str | None]] = {}  # id -> (node, its name)
 
     def add(self, node: ast.Import | ast.ImportFrom) -> None:
-        self._resolved.clear()  # a new import can change what an expression resolves to
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    self.names[alias.asname] = alias.name
-                else:
-                    top = alias.name.partition(".")[0]
-                    self.names[top] = top
+            bound = [(alias.asname, alias.name) if alias.asname else
+                     (alias.name.partition(".")[0],) * 2 for alias in node.names]
         elif node.level == 0 and node.module:
-            for alias in node.names:
-                if alias.name != "*":
-                    self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            bound = [(alias.asname or alias.name, f"{node.module}.{alias.name}")
+                     for alias in node.names if alias.name != "*"]
+        else:
+            return
+        names = self.names
+        changed = [(local, name) for local, name in dict(bound).items()
+                   if names.get(local) != name]
+        if changed:  # what an expression resolves to may change (the walk adds the module's
+            self._resolved.clear()  # own imports again: they change nothing)
+            names.update(changed)
 
     def add_module_level(self, module: ast.Module) -> None:
         """Imports of the module body, including those under top-level if/try/with blocks, in

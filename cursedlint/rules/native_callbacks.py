@@ -24,7 +24,7 @@ from cursedlint.analysis.callbacks import (
 )
 from cursedlint.analysis.capture_regions import is_self_attribute
 from cursedlint.analysis.foreign_keeping import (
-    FOREIGN_KEEPING, any_foreign_call, cffi_import, keeping_calls, kept_by_c, may_make_callback,
+    FOREIGN_KEEPING, any_foreign_call, cffi_import, keeping_calls, kept_by_c,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -230,21 +230,13 @@ class PythonCallbackIntoCuda(Rule):
         ),
     )
 
+    walk_feeds = ("handovers",)  # (the walk's calls, assignments and keywords)
+
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self.handovers = CallbackHandovers(context, self.option["extra-apis"])
         self.tracer = self.handovers.tracer
         self.reported: set[int] = set()
-
-    # -- the walk: `CallbackHandovers` reads the module --------------------------------------------
-    def visit_Call(self, node: ast.Call) -> None:
-        self.handovers.visit_Call(node)
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.handovers.visit_Assign(node)
-
-    def visit_keyword(self, node: ast.keyword) -> None:
-        self.handovers.visit_keyword(node)
 
     def check(self) -> None:
         """The callables handed to the driver in the module; then the one-level
@@ -546,8 +538,7 @@ class CtypesCallbackLifetime(Rule):
             )
 
     def visit_Call(self, node: ast.Call) -> None:
-        if not any(may_make_callback(self.context, self.tracer.peeled(argument))
-                   for argument in (*node.args, *(keyword.value for keyword in node.keywords))):
+        if not self.tracer.may_hand_callback(node):
             return
         foreign = foreign_function(self.context, node.func)
         name = foreign or last_name(node.func)

@@ -29,22 +29,15 @@ _TORCH_CAPTURES = frozenset({"torch.cuda.graph", "CUDAGraph.capture_begin()"})
 
 
 class PythonCapture:
-    """The Python side of every CUR4xx checker: feeds the walk's `with` statements and calls
-    to the file's shared `CaptureAnalysis`."""
+    """The Python side of every CUR4xx checker: the walk feeds its `with` statements and calls
+    to the file's shared `CaptureAnalysis` (once for all the checkers)."""
+
+    walk_feeds = ("analysis",)
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self.analysis = capture_analysis(context)
         self.uses = CudaUse(context, self.analysis, project_functions(context, CUDA_REACH))
-
-    def visit_With(self, node: ast.With) -> None:
-        self.analysis.visit_with(node)
-
-    def visit_AsyncWith(self, node: ast.AsyncWith) -> None:
-        self.analysis.visit_with(node)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        self.analysis.visit_call(node)
 
     def _thread_local_fix(self, region: Region) -> Fix | None:
         """Pass capture_error_mode="thread_local" to the torch call that begins a global-mode
@@ -68,7 +61,6 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
         self.calls: list[ast.Call] = []
 
     def visit_Call(self, node: ast.Call) -> None:
-        super().visit_Call(node)
         self.calls.append(node)
 
     def check(self) -> None:
