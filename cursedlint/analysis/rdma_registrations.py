@@ -232,6 +232,7 @@ class Registrations:
         self.project_wrappers = project_wrappers
         self.gathered = gathered  # whether the index read every file holding its words
         self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
+        self._getters = None  # (`provenance`'s getters)
 
     @cached_property
     def constants(self):
@@ -687,6 +688,9 @@ class Registrations:
             provenance.members = lambda field: member_provenance(
                 {**members, **own.stores(field)}, allocators, sized, field) \
                 if stores_into(data, field) else None
+        self._getters = _file_getters(self.context, self.constants.extra, provenance, own,
+                                      members, allocators, sized)
+        provenance.getters = partial(self._getters.returned, self.context)
         return provenance
 
     @cached_property
@@ -742,16 +746,20 @@ class Registrations:
         )
 
         read = [address for address in self._seed_addresses
-                if "->" in self.context.text(address) or "." in self.context.text(address)]
-        if not read:  # (only a member's read asks: the others cost)
+                if any(mark in self.context.text(address) for mark in ("->", ".", "("))]
+        if not read:  # (only a member's or a getter's read asks: the others cost)
             return set()
         for address in read:
             self.provenance.of(address)
         names = frozenset(name for name in self.provenance.members_asked
                           if stores_into(self.context.source.data, name))
         own = member_stores(self.context, names) if names else None
-        return {name for name in names if own is not None and name in own.stores
-                and all(may_be_whole(store) for store in own.stores[name])}
+        returned = {name for name in self._getters.unseen if name} | {
+            name for name, text in self._getters.asked.items() if all(
+            may_be_whole(store) for found in [member_stores(text, frozenset((name,)))]
+            if found is not None for store in found.stores.get(name, ()))}
+        return returned | {name for name in names if own is not None and name in own.stores
+                           and all(may_be_whole(store) for store in own.stores[name])}
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other
@@ -860,6 +868,42 @@ def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", allocators:
                                  sized=sized)
     return caller_provenance({**callers, **own.calls(function)}, function, position, own.path,
                              allocators, sized)
+
+
+def _file_getters(context, extra, provenance, own, members, allocators, sized):
+    """The `Getters` of a file's calls (`analysis.c_getters`): an expression of the file is
+    read with its `provenance`, one of a header with one made for that header with the same
+    allocators; a member a getter returns is what every store into members of its name that
+    the project's index (`members`) shows puts there, the file's own stores first (not a
+    header's: its summary, which a run from the cache reads, lacks its function bodies)."""
+    from cursedlint.analysis.c_memory import MemoryProvenance
+    from cursedlint.analysis.c_getters import Getters
+    from cursedlint.analysis.c_parameter_blocks import member_provenance
+
+    evaluators = {id(evaluator.context): evaluator for evaluator in extra}
+    made = {id(context): provenance}
+
+    def provenance_of(text):
+        if id(text) not in made:
+            evaluator = evaluators[id(text)]
+            made[id(text)] = found = MemoryProvenance(
+                text, partial(evaluator.evaluate, assignments=True), provenance.page,
+                provenance.allocators, provenance.rounding, evaluator.assigned,
+                provenance.library)
+            found.getters = partial(getters.returned, text)
+            found.members = partial(member, text)
+        return made[id(text)]
+
+    def member(text, field):
+        getters.asked.setdefault(field, text)
+        if members is None:
+            return None
+        own_stores = own.stores(field) if text is context else {}
+        return member_provenance({**members, **own_stores}, allocators, sized, field)
+
+    getters = Getters(Receivers(context, [evaluator.context for evaluator in extra]),
+                      provenance_of, member)
+    return getters
 
 
 class _OwnCalls:
