@@ -134,6 +134,8 @@ def getter_returns(data: bytes) -> dict[str, list[str]]:
     """`CallerBlocks.returns` of a file's bytes."""
     found: dict[str, list[str]] = {}
     for match in _GETTER.finditer(data):
+        if match.group(2) in (b"nullptr", b"NULL", b"0"):
+            continue
         returned = found.setdefault(match.group(1).decode(), [])
         if match.group(2).decode() not in returned:
             returned.append(match.group(2).decode())
