@@ -56,8 +56,8 @@ class Getters:
         if self._depth >= MAX_DEPTH:
             return None
         found, definitions = [], self.definitions(context, call)
-        if definitions is None and not arguments(call) and \
-                _called_name(context, call) not in LIBRARY_ACCESSORS:
+        if definitions is None and not arguments(call) and not _called_name(
+                context, call).isupper() and _called_name(context, call) not in LIBRARY_ACCESSORS:
             self.unseen.add(_called_name(context, call))
         self._depth += 1
         try:

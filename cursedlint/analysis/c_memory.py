@@ -297,9 +297,9 @@ class MemoryProvenance:
         `&*p` are `a + i` and `p`."""
         found = self._found.get(address.id)
         if found is None:
-            self._asking = address.id
+            asking, self._asking = self._asking, address.id  # (a getter's return asks within)
             found = self._found[address.id] = self._of(address)
-            self._asking = None
+            self._asking = asking
         return found
 
     def _of(self, address) -> Provenance:

@@ -746,7 +746,8 @@ class Registrations:
         )
 
         read = [address for address in self._seed_addresses
-                if any(mark in self.context.text(address) for mark in ("->", ".", "("))]
+                if "->" in self.context.text(address) or "." in self.context.text(address)
+                or unwrapped(address).type == "call_expression"]
         if not read:  # (only a member's or a getter's read asks: the others cost)
             return set()
         for address in read:
