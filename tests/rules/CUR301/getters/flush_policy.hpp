@@ -34,7 +34,8 @@ class HostFlag {
 class Counters {
   public:
     explicit Counters(bool on_device);
-    // device memory or a heap block, as the constructor chose: not known
+    // device memory or a heap block, as the constructor chose: not known (and a header's body
+    // of more than one `return` is not followed)
     unsigned long *counters() const {
         if (on_device_)
             return dev_counters_;

@@ -42,6 +42,40 @@ class MappedSignal {
     unsigned int *reg_ = nullptr;
 };
 
+class SplitSignal {
+  public:
+    explicit SplitSignal(bool on_device) : on_device_(on_device) {
+        int dev = 0;
+        hipGetDevice(&dev);
+        hipDeviceGetAttribute(reinterpret_cast<int *>(&mem_reg_), hipDeviceAttributeHdpMemFlushCntl,
+                              dev);
+        hipDeviceGetAttribute(reinterpret_cast<int *>(&reg_reg_), hipDeviceAttributeHdpRegFlushCntl,
+                              dev);
+        host_word_ = static_cast<unsigned int *>(malloc(sizeof(unsigned int)));
+    }
+    // two returns that agree: both registers of the device
+    unsigned int *device_word() const {
+        if (on_device_)
+            return mem_reg_;
+        return reg_reg_;
+    }
+    // two returns that disagree: a register or a 4-byte heap block
+    unsigned int *any_word() const {
+        if (on_device_)
+            return mem_reg_;
+        return host_word_;
+    }
+
+  private:
+    bool on_device_;
+    unsigned int *mem_reg_ = nullptr, *reg_reg_ = nullptr, *host_word_ = nullptr;
+};
+
+ibv_mr *register_split(ibv_pd *pd, const SplitSignal &signal, ibv_mr **other) {
+    *other = ibv_reg_mr(pd, signal.any_word(), 4, IBV_ACCESS_REMOTE_WRITE); // warning: CUR301
+    return ibv_reg_mr(pd, signal.device_word(), 4, IBV_ACCESS_REMOTE_WRITE); // ok: CUR301
+}
+
 ibv_mr *register_signal(ibv_pd *pd, const Signal *signal) {
     // the base's register, or an override's 4-byte heap block
     return ibv_reg_mr(pd, signal->word(), 4, IBV_ACCESS_REMOTE_WRITE); // warning: CUR301
