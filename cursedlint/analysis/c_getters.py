@@ -32,25 +32,31 @@ _FUNCTIONS = frozenset({"function_definition", "lambda_expression", "class_speci
 
 class Getters:
     """The getters of one file's calls. `provenance(context)`: the `MemoryProvenance` an
-    expression of that text (the file's, a header's) is read with; `member(context, name)`: what
-    a member of that name read in that text holds (a `c_memory.Provenance`), or None."""
+    expression of a header's text is read with (the file's own is handed to `returned`);
+    `member(context, name)`: what a member of that name read in that text holds (a
+    `c_memory.Provenance`), or None; `asked`: filled by `member`."""
 
-    def __init__(self, receivers: Receivers, provenance: Callable, member: Callable):
+    def __init__(self, receivers: Receivers, provenance: Callable, member: Callable,
+                 asked: dict[str, object]):
         self.receivers = receivers
-        self.provenance = provenance
+        self.header_provenance = provenance
         self.member = member
         self._receivers = {id(receivers.context): receivers}
+        self._made: dict[int, object] = {}
         self.unseen: set[str] = set()
         """The names of the functions called with no arguments whose definitions are not in
         view (a getter's in a header a run has not read yet: the index may read it)."""
-        self.asked: dict[str, object] = {}
+        self.asked = asked
         """The members getters return, by name, with the text of (one of) their getters: their
         stores are worth reading (`analysis.c_parameter_index.MemberStoreIndex`)."""
         self._depth = 0
 
-    def returned(self, context, call):
-        """What `call` (a call expression of `context`) gives where it is a getter's: a
-        `c_memory.Provenance`, or None (not a getter, or not known)."""
+    def returned(self, call, provenance, context=None):
+        """What `call` (a call expression of `context`, None: of the file `provenance` reads)
+        gives where it is a getter's: a `c_memory.Provenance`, or None (not a getter, or not
+        known). A getter's text other than the file is read with a `MemoryProvenance` of its
+        own (which follows no getter further)."""
+        context = context or provenance.context
         from cursedlint.analysis.c_memory import null_pointer
 
         if self._depth >= MAX_DEPTH:
@@ -70,7 +76,7 @@ class Getters:
                         return None
                     if null_pointer(value):
                         continue
-                    given = self._value(text, definition, owner, unwrapped(value))
+                    given = self._value(text, definition, owner, unwrapped(value), provenance)
                     if given is None or given.kind == "unknown":
                         return None
                     found.append(given)
@@ -81,7 +87,7 @@ class Getters:
         text = " ".join(context.text(call).split())
         return replace(found[0], what=f"`{text}`, which returns {found[0].what}")
 
-    def _value(self, context, definition, owner: str, value):
+    def _value(self, context, definition, owner: str, value, provenance):
         """What one returned expression gives."""
         from cursedlint.analysis.c_memory import declarations_in
 
@@ -95,8 +101,12 @@ class Getters:
                for leaf in _identifiers(value)):
             return None  # (a parameter's or a local's)
         if value.type == "call_expression":
-            return self.returned(context, value)
-        return self.provenance(context).of(value)
+            return self.returned(value, provenance, context)
+        if context is not provenance.context:
+            if id(context) not in self._made:
+                self._made[id(context)] = self.header_provenance(context)
+            provenance = self._made[id(context)]
+        return provenance.of(value)
 
     def definitions(self, context, call) -> list[tuple] | None:
         """(text, definition, class) for each definition the call may run: the member

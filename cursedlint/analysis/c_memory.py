@@ -275,9 +275,9 @@ class MemoryProvenance:
         """What every store into members of a name the project shows puts there, for a
         pointer member read at the use with nothing in its function giving it a value
         (`analysis.c_parameter_blocks.member_provenance`); None: not asked."""
-        self.getters: Callable[[object], Provenance | None] | None = None
-        """What a getter's call gives (`analysis.c_getters`: the member or value its every
-        return gives); None: not asked."""
+        self.getters: Callable[[object, MemoryProvenance], Provenance | None] | None = None
+        """What a getter's call gives, read with this provenance (`analysis.c_getters`: the
+        member or value its every return gives); None: not asked."""
         self.arrays: Callable[[object], bool] | None = None
         """Whether a member is known to be an array (`CConstants.array_typed`): no pointer
         whose stores `members` may tell."""
@@ -323,7 +323,7 @@ class MemoryProvenance:
             elif node.type == "call_expression" and (owner := self._owner(node)) is not None:
                 return self._at(self._owned(owner), offset)
             elif node.type == "call_expression" and self.getters is not None:
-                return self._at(self.getters(node) or UNKNOWN_PROVENANCE, offset)
+                return self._at(self.getters(node, self) or UNKNOWN_PROVENANCE, offset)
             elif node.type == "field_expression" and self._array_member(node):
                 return self._member(node, "the member array", "the rest of its object", offset)
             elif node.type == "field_expression":

@@ -690,7 +690,7 @@ class Registrations:
                 if stores_into(data, field) else None
         self._getters = _file_getters(self.context, self.constants.extra, provenance, own,
                                       members, allocators, sized)
-        provenance.getters = partial(self._getters.returned, self.context)
+        provenance.getters = self._getters.returned
         return provenance
 
     @cached_property
@@ -872,39 +872,36 @@ def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", allocators:
 
 
 def _file_getters(context, extra, provenance, own, members, allocators, sized):
-    """The `Getters` of a file's calls (`analysis.c_getters`): an expression of the file is
-    read with its `provenance`, one of a header with one made for that header with the same
-    allocators; a member a getter returns is what every store into members of its name that
-    the project's index (`members`) shows puts there, the file's own stores first (not a
-    header's: its summary, which a run from the cache reads, lacks its function bodies)."""
-    from cursedlint.analysis.c_memory import MemoryProvenance
+    """The `Getters` of a file's calls (`analysis.c_getters`): an expression of a header is
+    read with a `MemoryProvenance` made for that header with the file's allocators; a member a
+    getter returns is what every store into members of its name that the project's index
+    (`members`) shows puts there, the file's own stores first (not a header's: its summary,
+    which a run from the cache reads, lacks its function bodies). Nothing made here refers to
+    the file's provenance or to the `Getters` (no cycle holds the file's tree)."""
     from cursedlint.analysis.c_getters import Getters
+    from cursedlint.analysis.c_memory import MemoryProvenance
     from cursedlint.analysis.c_parameter_blocks import member_provenance
 
     evaluators = {id(evaluator.context): evaluator for evaluator in extra}
-    made = {id(context): provenance}
-
-    def provenance_of(text):
-        if id(text) not in made:
-            evaluator = evaluators[id(text)]
-            made[id(text)] = found = MemoryProvenance(
-                text, partial(evaluator.evaluate, assignments=True), provenance.page,
-                provenance.allocators, provenance.rounding, evaluator.assigned,
-                provenance.library)
-            found.getters = partial(getters.returned, text)
-            found.members = partial(member, text)
-        return made[id(text)]
+    page, rounding, library = provenance.page, provenance.rounding, provenance.library
+    asked: dict[str, object] = {}
 
     def member(text, field):
-        getters.asked.setdefault(field, text)
+        asked.setdefault(field, text)
         if members is None:
             return None
         own_stores = own.stores(field) if text is context else {}
         return member_provenance({**members, **own_stores}, allocators, sized, field)
 
-    getters = Getters(Receivers(context, [evaluator.context for evaluator in extra]),
-                      provenance_of, member)
-    return getters
+    def header_provenance(text):
+        evaluator = evaluators[id(text)]
+        found = MemoryProvenance(text, partial(evaluator.evaluate, assignments=True), page,
+                                 allocators, rounding, evaluator.assigned, library)
+        found.members = partial(member, text)
+        return found
+
+    return Getters(Receivers(context, [evaluator.context for evaluator in extra]),
+                   header_provenance, member, asked)
 
 
 class _OwnCalls:
