@@ -114,3 +114,32 @@ def test_a_member_read_directly_is_what_every_store_into_members_of_that_name_pu
     del found["b.c"]
     assert member_provenance(found, {}, sized, "ring").whole  # posix_memalign: whole pages
     assert member_provenance(found, {}, sized, "absent") is None  # no store seen
+
+
+def test_a_files_getters_of_one_return_give_the_members_to_search_next():
+    from cursedlint.analysis.c_parameter_blocks import getter_returns
+
+    data = b"""
+        unsigned int *flush_word() const { return flush_reg_; }
+        unsigned int *flag() const noexcept { return this->flag_; }
+        static void *doorbell_page(void) { return db_state.page; }
+        unsigned int *none() const { return nullptr; }
+        unsigned int *slot(int i) const { return slots_[i]; }
+        unsigned long *counters() const { if (dev_) return d_; return h_; }
+    """
+    assert getter_returns(data) == {"flush_word": ["flush_reg_"], "flag": ["flag_"],
+                                    "doorbell_page": ["page"]}
+
+
+def test_a_cast_named_in_cpp_hands_a_members_address_to_the_call():
+    data = b"""
+        struct Reg { void map(); unsigned int *reg_; };
+        void Reg::map() {
+            hipDeviceGetAttribute(reinterpret_cast<int *>(&reg_), hipDeviceAttributeHdpMemFlushCntl, 0);
+        }
+    """
+    from cursedlint.analysis.c_parameter_blocks import member_stores
+
+    context = CContext(Source.from_bytes("reg.cpp", data, "cpp"), Settings(enabled=frozenset()),
+                       parse(data, "cpp"))
+    assert [store.kind for store in member_stores(context).stores["reg_"]] == ["device"]

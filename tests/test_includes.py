@@ -339,3 +339,23 @@ def test_written_includes_are_the_include_lines():
     assert list(written_includes(data)) == [(b"<", b"a.h"), (b'"', b"b.h"), (b"<", b"c.h"),
                                             (b'"', b"h.h"), (b"<", b"i.h")]
     assert next(written_includes(b"int x; # include <a.h>\n"), None) is None
+
+
+def test_a_header_summary_keeps_a_getters_body_of_one_return_only():
+    from cursedlint.c.context import CContext, parse
+    from cursedlint.settings import Settings
+    from cursedlint.source import Source
+
+    data = textwrap.dedent("""\
+        class Flush {
+          public:
+            unsigned int *word() const { return reg_; }
+            void map() { int dev = 0; hipGetDevice(&dev); }
+          private:
+            unsigned int *reg_ = nullptr;
+        };
+        """).encode()
+    context = CContext(Source.from_bytes("flush.hpp", data, "cpp"), Settings(enabled=frozenset()),
+                       parse(data, "cpp"))
+    summary = includes._without_bodies(context)
+    assert b"{ return reg_; }" in summary and b"void map() {}" in summary

@@ -275,6 +275,9 @@ class MemoryProvenance:
         """What every store into members of a name the project shows puts there, for a
         pointer member read at the use with nothing in its function giving it a value
         (`analysis.c_parameter_blocks.member_provenance`); None: not asked."""
+        self.getters: Callable[[object, MemoryProvenance], Provenance | None] | None = None
+        """What a getter's call gives, read with this provenance (`analysis.c_getters`: the
+        member or value its every return gives); None: not asked."""
         self.arrays: Callable[[object], bool] | None = None
         """Whether a member is known to be an array (`CConstants.array_typed`): no pointer
         whose stores `members` may tell."""
@@ -294,9 +297,9 @@ class MemoryProvenance:
         `&*p` are `a + i` and `p`."""
         found = self._found.get(address.id)
         if found is None:
-            self._asking = address.id
+            asking, self._asking = self._asking, address.id  # (a getter's return asks within)
             found = self._found[address.id] = self._of(address)
-            self._asking = None
+            self._asking = asking
         return found
 
     def _of(self, address) -> Provenance:
@@ -319,6 +322,8 @@ class MemoryProvenance:
                 return self._row(node, offset)
             elif node.type == "call_expression" and (owner := self._owner(node)) is not None:
                 return self._at(self._owned(owner), offset)
+            elif node.type == "call_expression" and self.getters is not None:
+                return self._at(self.getters(node, self) or UNKNOWN_PROVENANCE, offset)
             elif node.type == "field_expression" and self._array_member(node):
                 return self._member(node, "the member array", "the rest of its object", offset)
             elif node.type == "field_expression":

@@ -83,6 +83,10 @@ class CallerBlocks(Struct, frozen=True):
     values: list[str] = []
     stores: dict[str, list[Given]] = {}
     clears: dict[str, list[int]] = {}
+    returns: dict[str, list[str]] = {}
+    """Function -> the members its bodies of one `return` of a member give (`return m_;`,
+    `return this->m_;`, `return s.m;`), read from the bytes: the members whose stores a
+    getter's call is worth reading (`MemberStoreIndex`)."""
 
 
 def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
@@ -112,10 +116,30 @@ def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks 
     into members of these names only (None: of any)."""
     stored = [(member, value) for member, value in _all_member_stores(context)
               if names is None or member in names]
-    if not stored:
+    returns = getter_returns(context.source.data) if names is None else {}
+    if not (stored or returns):
         return None
-    clears = _clears(context) if b"**" in context.source.data else {}
-    return CallerBlocks(stores=_stores(context, _provenance(context), stored), clears=clears)
+    clears = _clears(context) if stored and b"**" in context.source.data else {}
+    return CallerBlocks(stores=_stores(context, _provenance(context), stored) if stored else {},
+                        clears=clears, returns=returns)
+
+
+_GETTER = re.compile(rb"([A-Za-z_]\w*)\s*\(\s*(?:void\s*)?\)\s*(?:const\s*)?(?:noexcept\s*)?"
+                     rb"(?:override\s*)?(?:final\s*)?\{\s*return\s+(?:this\s*->\s*|[A-Za-z_]\w*"
+                     rb"\s*(?:->|\.)\s*)?([A-Za-z_]\w*)\s*;\s*\}")
+"""A function of no parameters whose body is one `return` of a member (or of a name)."""
+
+
+def getter_returns(data: bytes) -> dict[str, list[str]]:
+    """`CallerBlocks.returns` of a file's bytes."""
+    found: dict[str, list[str]] = {}
+    for match in _GETTER.finditer(data):
+        if match.group(2) in (b"nullptr", b"NULL", b"0"):
+            continue
+        returned = found.setdefault(match.group(1).decode(), [])
+        if match.group(2).decode() not in returned:
+            returned.append(match.group(2).decode())
+    return found
 
 
 def _stores(context, provenance, stored: list[tuple[str, object]]) -> dict[str, list[Given]]:
@@ -279,8 +303,11 @@ def _stored(context, provenance, value) -> Given:
     line = value.start_point[0] + 1
     if value.type == "pointer_expression":  # `&x->m` handed to a call: its out-parameter?
         argument, call = context.parent(value), None
-        while argument is not None and argument.type in ("cast_expression",
-                                                         "parenthesized_expression"):
+        while argument is not None and (argument.type in (
+                "cast_expression", "parenthesized_expression") or argument.type == "argument_list"
+                and unwrapped(context.parent(argument)) == value):  # (`reinterpret_cast<T>(&m)`)
+            if argument.type == "argument_list":
+                argument = context.parent(argument)
             value, argument = argument, context.parent(argument)
         if argument is not None and argument.type == "argument_list":
             call = context.parent(argument)

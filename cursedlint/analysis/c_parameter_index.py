@@ -51,15 +51,17 @@ PARAMETER_BLOCKS = ParameterBlockIndex()
 
 
 class MemberStoreIndex(Indexer):
-    """Per C/C++ file (`CallerBlocks`, its stores into members alone), searched for the names
-    of the members the linted file's registered addresses are read from (`p->m`), then for
-    the functions given a member's address (their definitions may only clear it). Its own
-    bounds: a common member name does not crowd out `PARAMETER_BLOCKS`' callers."""
+    """Per C/C++ file (`CallerBlocks`, its stores into members and its getters alone),
+    searched for the names of the members the linted file's registered addresses are read
+    from (`p->m`) and of the getters whose calls they are, then for the functions given a
+    member's address (their definitions may only clear it) and the members those getters
+    return. Its own bounds: a common member name does not crowd out `PARAMETER_BLOCKS`'
+    callers."""
 
     name = MEMBER_INDEX
     languages = (C, CPP)
     summary_type = CallerBlocks
-    max_rounds = 1
+    max_rounds = 2
     max_files, max_bytes = 40, 4 << 20
 
     def words(self, settings):
@@ -72,16 +74,22 @@ class MemberStoreIndex(Indexer):
         return self.seed_words(context)
 
     def affects(self, facts, path, lookups):
-        """Only stores into the members asked about change the linted file's findings."""
-        return any(name in found.stores for found in facts.values() for name in lookups)
+        """Only stores into the members asked about, or getters of them, change the linted
+        file's findings."""
+        return any(name in found.stores or name in found.returns for found in facts.values()
+                   for name in lookups)
 
     def summarize(self, context):
         return member_stores(context)
 
     def more_words_after(self, facts, settings, searched):
-        return {store.function for found in facts.values() for member, stores
-                in found.stores.items() if member in searched for store in stores
-                if store.kind == "call"}
+        """The functions given a member's address, and the members the getters asked about
+        return."""
+        return {*(store.function for found in facts.values() for member, stores
+                  in found.stores.items() if member in searched for store in stores
+                  if store.kind == "call"),
+                *(member for found in facts.values() for name, members in found.returns.items()
+                  if name in searched for member in members)}
 
 
 MEMBER_STORES = MemberStoreIndex()

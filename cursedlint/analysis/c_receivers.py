@@ -250,13 +250,13 @@ class Receivers:
         `holder` where a body of it in view declares it or none is in view, else the one
         class it derives from (through its bases, nearest first) that does; None where
         several bases do."""
-        if not self.bodies(holder) or next(self._own_members(holder, name), None):
+        if not self.bodies(holder) or next(self.own_members(holder, name), None):
             return holder
-        found = {self.declaring(base, name, (*seen, holder)) for base in self._bases(holder)
+        found = {self.declaring(base, name, (*seen, holder)) for base in self.bases(holder)
                  if base not in seen and len(seen) < MAX_DEPTH}
         return found.pop() if len(found) == 1 else None
 
-    def _bases(self, holder: str) -> list[str]:
+    def bases(self, holder: str) -> list[str]:
         """The names of the classes the bodies of `holder` in view derive from."""
         found = []
         for body in self.bodies(holder):
@@ -272,9 +272,9 @@ class Receivers:
         """(declaration, declarator) of each member named `name` in the bodies of `holder`,
         or of the class it derives it from (`declaring`)."""
         declaring = self.declaring(holder, name) if holder else None
-        return self._own_members(declaring, name) if declaring else iter(())
+        return self.own_members(declaring, name) if declaring else iter(())
 
-    def _own_members(self, holder: str, name: str) -> Iterator[tuple]:
+    def own_members(self, holder: str, name: str) -> Iterator[tuple]:
         for body in self.bodies(holder):
             for member in body.named_children:
                 if member.type == "template_declaration":

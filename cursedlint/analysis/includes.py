@@ -430,15 +430,16 @@ _HOLDERS = frozenset({
 
 
 def _without_bodies(context) -> bytes:
-    """The file's bytes with each function body replaced by `{}` (positions before it kept).
-    Only nodes that may hold a function definition are walked into."""
+    """The file's bytes with each function body replaced by `{}` (positions before it kept),
+    but a getter's, one `return` (`analysis.c_getters`). Only nodes that may hold a function
+    definition are walked into."""
     data = context.source.data
     parts, start = [], 0
     cursor = context.tree.walk()
     while True:
         node = cursor.node
         body = node.child_by_field_name("body") if node.type == "function_definition" else None
-        if body is not None and body.type == "compound_statement":
+        if body is not None and body.type == "compound_statement" and not getter_body(body):
             parts.append(data[start:body.start_byte] + b"{}")
             start = body.end_byte
         elif node.type in _HOLDERS and cursor.goto_first_child():
@@ -447,6 +448,13 @@ def _without_bodies(context) -> bytes:
             if not cursor.goto_parent():
                 parts.append(data[start:])
                 return b"".join(parts)
+
+
+def getter_body(body) -> bool:
+    """Whether a function body is one `return` of a value (a header's summary keeps it)."""
+    statements = [node for node in body.named_children if node.type != "comment"]
+    return len(statements) == 1 and statements[0].type == "return_statement" \
+        and statements[0].named_child_count == 1
 
 
 # -- what a file's rules evaluate with ------------------------------------------------------------

@@ -232,6 +232,7 @@ class Registrations:
         self.project_wrappers = project_wrappers
         self.gathered = gathered  # whether the index read every file holding its words
         self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
+        self._getters = None  # (`provenance`'s getters)
 
     @cached_property
     def constants(self):
@@ -687,6 +688,9 @@ class Registrations:
             provenance.members = lambda field: member_provenance(
                 {**members, **own.stores(field)}, allocators, sized, field) \
                 if stores_into(data, field) else None
+        self._getters = _file_getters(self.context, self.constants.extra, provenance, own,
+                                      members, allocators, sized)
+        provenance.getters = self._getters.returned
         return provenance
 
     @cached_property
@@ -742,16 +746,21 @@ class Registrations:
         )
 
         read = [address for address in self._seed_addresses
-                if "->" in self.context.text(address) or "." in self.context.text(address)]
-        if not read:  # (only a member's read asks: the others cost)
+                if "->" in self.context.text(address) or "." in self.context.text(address)
+                or unwrapped(address).type == "call_expression"]
+        if not read:  # (only a member's or a getter's read asks: the others cost)
             return set()
         for address in read:
             self.provenance.of(address)
         names = frozenset(name for name in self.provenance.members_asked
                           if stores_into(self.context.source.data, name))
         own = member_stores(self.context, names) if names else None
-        return {name for name in names if own is not None and name in own.stores
-                and all(may_be_whole(store) for store in own.stores[name])}
+        returned = {name for name in self._getters.unseen if name} | {
+            name for name, text in self._getters.asked.items() if all(
+            may_be_whole(store) for found in [member_stores(text, frozenset((name,)))]
+            if found is not None for store in found.stores.get(name, ()))}
+        return returned | {name for name in names if own is not None and name in own.stores
+                           and all(may_be_whole(store) for store in own.stores[name])}
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other
@@ -860,6 +869,39 @@ def _passed_in(callers: dict, wrappers: frozenset, own: "_OwnCalls", allocators:
                                  sized=sized)
     return caller_provenance({**callers, **own.calls(function)}, function, position, own.path,
                              allocators, sized)
+
+
+def _file_getters(context, extra, provenance, own, members, allocators, sized):
+    """The `Getters` of a file's calls (`analysis.c_getters`): an expression of a header is
+    read with a `MemoryProvenance` made for that header with the file's allocators; a member a
+    getter returns is what every store into members of its name that the project's index
+    (`members`) shows puts there, the file's own stores first (not a header's: its summary,
+    which a run from the cache reads, lacks its function bodies). Nothing made here refers to
+    the file's provenance or to the `Getters` (no cycle holds the file's tree)."""
+    from cursedlint.analysis.c_getters import Getters
+    from cursedlint.analysis.c_memory import MemoryProvenance
+    from cursedlint.analysis.c_parameter_blocks import member_provenance
+
+    evaluators = {id(evaluator.context): evaluator for evaluator in extra}
+    page, rounding, library = provenance.page, provenance.rounding, provenance.library
+    asked: dict[str, object] = {}
+
+    def member(text, field):
+        asked.setdefault(field, text)
+        if members is None:
+            return None
+        own_stores = own.stores(field) if text is context else {}
+        return member_provenance({**members, **own_stores}, allocators, sized, field)
+
+    def header_provenance(text):
+        evaluator = evaluators[id(text)]
+        found = MemoryProvenance(text, partial(evaluator.evaluate, assignments=True), page,
+                                 allocators, rounding, evaluator.assigned, library)
+        found.members = partial(member, text)
+        return found
+
+    return Getters(Receivers(context, [evaluator.context for evaluator in extra]),
+                   header_provenance, member, asked)
 
 
 class _OwnCalls:

@@ -181,10 +181,10 @@ class SubPageRdmaRegistration(RegistrationRule):
     pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a block of whole
     pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned allocation of a size
     rounded up to the page size, or an allocator of the project, in any file, that hands out only
-    such blocks: `analysis.c_allocators`), a pointer member read there (`md->zero_buf`) that the
-    file stores into and every store into members of its name puts whole pages of its own or device
-    memory into, memory that may be such a block (a pointer the function gives one on one path and
-    reads from a field or a parameter on another: nothing shows it shares pages), and a registration
+    such blocks: `analysis.c_allocators`), a pointer member read there that the file stores into
+    (`md->zero_buf`) or that a getter's every return gives (`policy->flush_word()`), every store
+    into members of its name putting whole pages of its own or device memory there, memory that
+    may be such a block (one path gives it, another reads it from elsewhere), and a registration
     the code asserts to fail (the result, right away, asserted equal to a negative error code such
     as `-FI_EINVAL`, or to NULL: `assert_int_equal(ret, -FI_EINVAL)`,
     `cr_assert(ret == -FI_ENOKEY)`, `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is
