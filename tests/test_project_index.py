@@ -521,6 +521,16 @@ def test_capture_starts_give_the_trigger_words_the_cuda_reach_facts_give(tmp_pat
         "_begin", "record", "trace", "warm_and_record")
 
 
+def _capturing_project(tmp_path) -> tuple[list[tuple[str, str]], object]:
+    """The capturing modules written under `tmp_path`, and a file calling one of them."""
+    for name, text in CAPTURING_MODULES.items():
+        (tmp_path / name).write_text(text)
+    linted = tmp_path / "train.py"
+    linted.write_text("from graphs import record\n\n\ndef step(model, x):\n"
+                      "    return record(model, x)\n")
+    return [(str(tmp_path / name), "python") for name in sorted(CAPTURING_MODULES)], linted
+
+
 def test_capture_starts_for_trigger_words_summarize_what_the_linted_files_may_name(tmp_path):
     """Gathered for the trigger words of some linted files alone, a capturing module that
     defines no name they hold is not summarized (its words could trigger none of them); where
@@ -528,12 +538,7 @@ def test_capture_starts_for_trigger_words_summarize_what_the_linted_files_may_na
     the facts stop where they stopped before."""
     from cursedlint.analysis.cuda_reach import CAPTURE_STARTS, CaptureStarts
 
-    for name, text in CAPTURING_MODULES.items():
-        (tmp_path / name).write_text(text)
-    linted = tmp_path / "train.py"
-    linted.write_text("from graphs import record\n\n\ndef step(model, x):\n"
-                      "    return record(model, x)\n")
-    files = [(str(tmp_path / name), "python") for name in sorted(CAPTURING_MODULES)]
+    files, linted = _capturing_project(tmp_path)
 
     def gathered(indexer, linted_files):
         linter = Linter(SETTINGS, {})
@@ -559,12 +564,7 @@ def test_a_warm_gathering_for_trigger_words_reads_the_stored_trigger_names(tmp_p
     asking the indexer again."""
     from cursedlint.analysis.cuda_reach import CAPTURE_STARTS, CaptureStarts
 
-    for name, text in CAPTURING_MODULES.items():
-        (tmp_path / name).write_text(text)
-    linted = tmp_path / "train.py"
-    linted.write_text("from graphs import record\n\n\ndef step(model, x):\n"
-                      "    return record(model, x)\n")
-    files = [(str(tmp_path / name), "python") for name in sorted(CAPTURING_MODULES)]
+    files, linted = _capturing_project(tmp_path)
     directory = str(tmp_path / ".cursedlint_cache")
 
     def gathered():
