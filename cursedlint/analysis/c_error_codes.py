@@ -155,11 +155,13 @@ def _records(context, body, statement) -> bool:
     """Whether the statements that run just before the `return` `statement` (back through
     its block to a jump, or to a label, which it includes) write through a pointer parameter
     of the function `body` belongs to: `st->state = v`, `*out = v`, `st[i] = v`, `this->m`."""
+    from cursedlint.analysis.c_failure_path import JUMPS
+
     declarator = function_declarator(body.parent.child_by_field_name("declarator"))
     parameters = set(parameter_names(context, declarator)) - {""} if declarator else set()
     parameters.add("this")
     before = statement.prev_named_sibling
-    while before is not None and before.type not in _JUMPS:
+    while before is not None and before.type not in JUMPS:
         if any(_through(context, target, parameters)
                for target in _assigned(before)):
             return True
@@ -167,10 +169,6 @@ def _records(context, body, statement) -> bool:
             return False
         before = before.prev_named_sibling
     return False
-
-
-_JUMPS = frozenset({"return_statement", "goto_statement", "break_statement",
-                    "continue_statement"})
 
 
 def _assigned(node) -> Iterator:

@@ -34,7 +34,7 @@ from cursedlint.analysis.c_fatal import ABORTS, EXITS, Fatal
 from cursedlint.analysis.c_syntax import arguments, callee, mentions, unwrapped, within, writes
 
 _EXITS = EXITS | {"longjmp", "siglongjmp"}
-_JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
+JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
                     "goto_statement", "throw_statement"})
 _PREPROCESSOR = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef",
                            "preproc_else"})
@@ -192,7 +192,7 @@ class FailurePaths:
             return Path(Outcome.END, path.detected, returns=(statement,))
         if kind == "goto_statement":
             return self._goto(statement, result, path)
-        if kind in _JUMPS:
+        if kind in JUMPS:
             return Path(Outcome.END, path.detected, returns=(None,))
         if kind == "compound_statement":
             return self._sequence(self.context.children(statement), result, path)
