@@ -69,10 +69,8 @@ _CALLING_MACRO = re.compile(
     rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)(?:[ \t]|\\\r?\n)*"
     rb"(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?"
     rb"(?:\(void\)[ \t]*)?[A-Za-z_]\w*[ \t]*\(")  # a function-like macro whose body calls first
-"""(The body may start on a continued line: `#define RAISE(...) \\` then `do { ... }`.)"""
-_TESTING_MACRO = re.compile(
-    rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)(?:[ \t]|\\\r?\n)*"
-    rb"(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?if[ \t\\\r\n]*\(")  # a body that starts with `if (`
+"""(The body may start on a continued line: `#define RAISE(...) \\` then `do { ... }`; one
+that starts with `if (` matches too, for `forwards` made under a condition.)"""
 _WRITTEN_AFTER = re.compile(rb"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
 _WRITTEN_BEFORE = re.compile(rb"\s*(?:&|\+\+|--)")  # read backwards
 _FORWARDING = 4  # forwards followed in a chain
@@ -341,9 +339,7 @@ def forwards(context, handlers: dict[str, Fatal]) -> dict[str, tuple[Forward, ..
     its own file is linted.)"""
     found: dict[str, tuple[Forward, ...]] = {}
     data = context.source.data
-    starts = sorted([*_CALLING_MACRO.finditer(data), *_TESTING_MACRO.finditer(data)],
-                    key=lambda match: match.start())
-    for match in starts:
+    for match in _CALLING_MACRO.finditer(data):  # (`if (` reads as a call there too)
         definition = context.parent(next(context.at([match.span(1)]))[2])
         value = definition.child_by_field_name("value") \
             if definition is not None and definition.type == "preproc_function_def" else None

@@ -353,8 +353,8 @@ class IndexStore:
         for name, entries in self.entries.items():
             if name not in self.apart_names:
                 self.parts[name] = msgspec.Raw(encode(self._bounded(name, entries)))
-        if sum(len(answers) * _ANSWER_BYTES if isinstance(answers, dict) else len(answers)
-               for answers in self.answers.values()) > MAX_STORED_ANSWERS * _ANSWER_BYTES:
+        if sum(_stored_bytes(key, answers) for key, answers in self.answers.items()) \
+                > MAX_STORED_ANSWERS * _ANSWER_BYTES:
             self.answers = {}
         if len(self.digests) > MAX_STORED_SUMMARIES:
             self.digests = newest(self.digests, MAX_STORED_SUMMARIES)
@@ -994,6 +994,15 @@ def _plain_bytes(value: Any) -> bytes:
 
 _ANSWER_BYTES = 43
 """What one stored answer takes, encoded: a content hash (40 characters) and a boolean."""
+
+
+def _stored_bytes(key: str, answers) -> int:
+    """About what one question's stored answers (or an indexer's trigger names) take."""
+    if not isinstance(answers, dict):
+        return len(answers)  # (still encoded)
+    if key.startswith(_TRIGGER_NAMES):
+        return sum(_ANSWER_BYTES + sum(map(len, names or ())) for names in answers.values())
+    return len(answers) * _ANSWER_BYTES
 
 
 def _size(path: str) -> int:
