@@ -175,10 +175,10 @@ def _clears(context) -> dict[str, list[int]]:
     """`CallerBlocks.clears`: each use of such a parameter in its function's body reads
     through it (`*p`), or tests it (`p == NULL`, `!p`)."""
     from cursedlint.analysis.c_allocators import stored_through
-    from cursedlint.analysis.c_syntax import file_scope_items, parameter_names, plain_function
+    from cursedlint.analysis.c_syntax import file_scope, parameter_names, plain_function
 
     data, found = context.source.data, {}
-    for item in file_scope_items(context.root):
+    for item in file_scope(context):
         plain = plain_function(item) if item.type == "function_definition" else None
         parameters = plain[1].child_by_field_name("parameters") if plain is not None else None
         if parameters is None or b"**" not in data[parameters.start_byte:parameters.end_byte]:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, declared_names, file_scope_items, parameter_names, plain_function,
+    arguments, callee, declared_names, file_scope, parameter_names, plain_function,
     unwrapped,
 )
 from cursedlint.analysis.callback_apis import (
@@ -456,7 +456,7 @@ def _is_pointer(function: CParameters, position: int, types: frozenset[str]) -> 
 
 
 def _c_definitions(context) -> Iterator[tuple[str, CParameters]]:
-    for definition in _file_level(context.root, "function_definition"):
+    for definition in _file_level(context, "function_definition"):
         plain = plain_function(definition)
         if plain is None:
             continue
@@ -502,7 +502,7 @@ def _declares_function(declarator) -> bool:
 def _pointer_typedefs(context) -> Iterator[str]:
     """The names the file's `typedef`s give function pointer types (`typedef void
     (*cb_f)(int);`)."""
-    for node in _file_level(context.root, "type_definition"):
+    for node in _file_level(context, "type_definition"):
         for declarator in node.children_by_field_name("declarator"):
             if _declares_function(declarator):
                 name = declarator
@@ -515,9 +515,9 @@ def _pointer_typedefs(context) -> Iterator[str]:
                     yield context.text(name)
 
 
-def _file_level(node, kind: str) -> Iterator:
+def _file_level(context, kind: str) -> Iterator:
     """The nodes of `kind` at file scope (under `#if`s, `extern "C"`, namespaces too)."""
-    return (child for child in file_scope_items(node) if child.type == kind)
+    return (child for child in file_scope(context) if child.type == kind)
 
 
 class _Uses:
