@@ -639,6 +639,62 @@ def test_a_file_linted_again_for_facts_runs_again_only_the_rules_reading_them(
             for again in chosen] == [{os.path.join("sim", "engine.py"): {"CUR102"}}]
 
 
+_ASKS_OF_FOREIGN_BINDINGS = {
+    "audio/__init__.py": "",
+    "audio/_native.py": (
+        "import ctypes\nfrom ctypes import CFUNCTYPE, c_int, c_void_p\n\n"
+        "_snd = ctypes.CDLL(\"libsnd.so.2\")\n"
+        "STREAM_CALLBACK = CFUNCTYPE(c_int, c_void_p, c_int)\n"
+        "stream_count = _snd.snd_stream_count\n"),
+    "audio/levels.py": (
+        "\"\"\"Level probes in Python.\"\"\"\n\n\n"
+        "class Probe:\n    def __init__(self, render):\n        self.render = render\n"),
+    "audio/stream.py": (
+        "import ctypes\n\nfrom ._native import STREAM_CALLBACK\n\n"
+        "_snd = ctypes.CDLL(\"libsnd.so.2\")\n"
+        "LEVEL_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int)\n\n\n"
+        "def start(device, process):\n"
+        "    _snd.snd_register_stream(device, STREAM_CALLBACK(process))\n"),
+    "audio/meters.py": (
+        "import ctypes\n\nfrom .levels import Probe\n\n"
+        "_meter = ctypes.CDLL(\"libmeter.so.1\")\n"
+        "_meter.meter_register.argtypes = [ctypes.CFUNCTYPE(None, ctypes.c_int)]\n\n\n"
+        "def show(render):\n    return _meter.meter_register(Probe(render))\n"),
+}
+
+
+def test_a_file_whose_foreign_questions_the_facts_leave_unanswered_is_not_linted_again(
+        tmp_path, monkeypatch):
+    """stream.py and meters.py each ask what a name they import from the project binds
+    (CUR202's foreign-keeping facts: is the argument's maker a prototype?). The facts bind
+    `_native`'s `STREAM_CALLBACK` to a prototype, so stream.py is linted again and reported;
+    they know nothing of `levels`, so meters.py keeps its first lint (`ForeignKeeping.affects`):
+    the findings are those of linting both again. (`_native.py` names a word the facts make a
+    trigger, its own prototype: linted again either way.)"""
+    from cursedlint.analysis.foreign_keeping import ForeignKeeping
+    from cursedlint.engine.linter import Linter as RunLinter
+    from cursedlint.registry import all_rules
+
+    rules = {"CUR202": all_rules()["CUR202"]}
+    again = []
+    lint_files = RunLinter.lint_files
+
+    def recorded(self, files, *args):
+        if self.facts_key is not None:
+            again.append(sorted(os.path.basename(path) for path, _ in files))
+        return lint_files(self, files, *args)
+
+    monkeypatch.setattr(RunLinter, "lint_files", recorded)
+    found = harness.run_project(tmp_path / "a", _ASKS_OF_FOREIGN_BINDINGS, rules)[1]
+    monkeypatch.setattr(ForeignKeeping, "affects", lambda self, *args: True)
+    both_again = harness.run_project(tmp_path / "b", _ASKS_OF_FOREIGN_BINDINGS, rules)[1]
+    assert [(f.path, f.span.line, f.code) for f in found] == [
+        (os.path.join("audio", "stream.py"), 10, "CUR202")]
+    assert [(f.path, f.span, f.message, f.related) for f in found] == \
+        [(f.path, f.span, f.message, f.related) for f in both_again]
+    assert again == [["_native.py", "stream.py"], ["_native.py", "meters.py", "stream.py"]]
+
+
 def test_an_analysis_rules_share_is_fed_once_per_node_and_fails_for_each():
     """`walk_feeds`: the walk calls a shared analysis's visitors once per node, where the first
     rule naming it is; when it raises, every rule naming it is reported and dropped from the

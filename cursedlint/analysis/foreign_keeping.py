@@ -214,6 +214,29 @@ class ForeignKeeping(Indexer):
         yield from context.shared(_ASKED, set)
         yield from _foreign_names(context)
 
+    def lookups(self, context) -> set[str]:
+        """The questions the file's rules asked of these facts: `c NAME` for the C
+        definitions of a foreign function (`c_keeping_of`), `import WRITTEN ATTRIBUTES` for
+        what an import from the project binds (`imported_binding`)."""
+        return {*(f"c {name}" for name in context.shared(_ASKED, set)),
+                *context.shared(_ASKED_BINDINGS, set)}
+
+    def affects(self, facts: dict[str, ForeignFacts], path: str, lookups: list[str]) -> bool:
+        """Whether the facts answer one of the file's questions otherwise than no facts did:
+        a C definition of a function it asked about, a binding of a name it imports (its
+        other questions answer as in its first lint: a file that asked of a ctypes module
+        linted it twice, changing nothing, on a third of the stdlib worst case's files)."""
+        for lookup in lookups:
+            kind, _, asked = lookup.partition(" ")
+            if kind == "c":
+                if any(asked in summary.functions for summary in facts.values()):
+                    return True
+            else:
+                written, _, attributes = asked.partition(" ")
+                if binding_in(facts, path, written, attributes.split()) is not None:
+                    return True
+        return False
+
     def more_words(self, facts: dict[str, ForeignFacts], settings) -> Iterable[str]:
         """The functions the definitions found hand a function pointer parameter to."""
         types = pointer_types(facts)
@@ -789,10 +812,19 @@ def _imported_binding(context, written: str, attributes: list[str]) -> tuple[str
     root = context.settings.root or os.getcwd()
     if not is_project_module(context.source.path, written.partition(":")[0], root):
         return None
+    context.shared(_ASKED_BINDINGS, set).add(" ".join(("import", written, *attributes)))
     facts = foreign_facts(context)
-    if not facts:
-        return None
-    path = os.path.abspath(context.source.path)
+    return binding_in(facts, context.source.path, written, attributes) if facts else None
+
+
+_ASKED_BINDINGS = "foreign-keeping-asked-bindings"
+
+
+def binding_in(facts: dict[str, ForeignFacts], path: str, written: str,
+               attributes: list[str]) -> tuple[str, str] | None:
+    """`imported_binding`'s answer from `facts`, for the import `written` (and `attributes`
+    read on it) of the module at `path`."""
+    path = os.path.abspath(path)
     imported = resolve(written, module_name(path), is_package(path))
     table = _tables(tuple(sorted(facts)))
     found = table.definition(".".join((imported.dotted, *attributes)),
