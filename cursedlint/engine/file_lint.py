@@ -242,20 +242,35 @@ class FileLinter:
         if looks_binary(data):
             return FileResult(path, status="skipped")
         enabled = self.settings.enabled_for(path)
-        triggered = self.prefilter_for(language, enabled).triggered(data)
+        triggered, looked_out = self.prefilter_for(language, enabled).decided(data)
         only = self.again_only.get(path) if self.again_only else None
         if only is not None:
             triggered = [rule for rule in triggered if rule.code in only]
+        givers = self._trigger_givers(looked_out, language) if looked_out else []
         scan_suppressions = self.warn_unused and suppressions.has_suppression_text(data)
         if not triggered and not scan_suppressions:
-            return FileResult(path)
+            return FileResult(path, trigger_facts=givers)
         if len(data) > self.settings.max_file_size:
             return self._too_large(path, len(data), enabled)
         try:
             source = Source.from_bytes(path, data, language)
         except SourceError as error:
             return self._unreadable(path, error)
-        return self.lint_source(source, triggered, enabled)
+        result = self.lint_source(source, triggered, enabled)
+        result.trigger_facts += [name for name in givers if name not in result.trigger_facts]
+        return result
+
+    def _trigger_givers(self, looked_out: list[type[Rule]], language: str) -> list[str]:
+        """The indexers whose facts add trigger words, of rules whose triggers a file holds
+        but whose second look ruled it out, in a lint before the facts: the file may bind
+        what makes another file worth linting (a module of prototypes alone, `Proto =
+        CFUNCTYPE(...)`, for the module that loads the library and calls with `Proto(f)`),
+        so a run of the whole project gathers them as a run of that other file does."""
+        if not self._facts_to_come():
+            return []
+        return sorted({rule.indexer.name for rule in looked_out if adds_triggers(rule)
+                       and language in rule.indexer.languages
+                       and rule.indexer.name not in self.project})
 
     def lint_source(
         self,

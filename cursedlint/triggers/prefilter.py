@@ -77,17 +77,22 @@ class Prefilter:
         """The rules that can fire on a file with these bytes (rules without triggers always):
         their triggers are present and their second look does not rule them out. Text (from
         flake8) is searched as UTF-8."""
+        return self.decided(data)[0]
+
+    def decided(self, data: bytes | str) -> tuple[list[type[Rule]], list[type[Rule]]]:
+        """`triggered`, and the rules whose triggers the file holds but whose second look
+        rules it out (their facts may still be drawn from it)."""
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")
         present = self.present(data)
         if not present and not self.always:
-            return []
-        return [
-            rule
-            for rule, alternatives in self.triggers
-            if triggered_by(alternatives, present)
-            and ((look := self._look(rule)) is None or look.may_match(data))
-        ]
+            return [], []
+        passed, looked_out = [], []
+        for rule, alternatives in self.triggers:
+            if triggered_by(alternatives, present):
+                look = self._look(rule)
+                (passed if look is None or look.may_match(data) else looked_out).append(rule)
+        return passed, looked_out
 
     def _look(self, rule: type[Rule]):
         """The rule's second look (a `Shape`, or None), built the first time a file's bytes
