@@ -695,6 +695,29 @@ def test_a_file_whose_foreign_questions_the_facts_leave_unanswered_is_not_linted
     assert again == [["_native.py", "stream.py"], ["_native.py", "meters.py", "stream.py"]]
 
 
+def test_a_file_that_needs_foreign_facts_is_linted_again_for_a_question_it_did_not_ask(
+        tmp_path):
+    """meters.py needs the foreign-keeping facts for one question (is `Probe` a prototype?,
+    which they leave unanswered) and reads `_native.register_stream` without asking (a
+    question any call may raise: noted, not asked). The facts answer the second (an alias of
+    a library function that keeps its callback), so meters.py is linted again and reported,
+    as when every file needing the facts was."""
+    from cursedlint.registry import all_rules
+
+    files = {**_ASKS_OF_FOREIGN_BINDINGS, "audio/meters.py": (
+        "import ctypes\n\nfrom . import _native\nfrom .levels import Probe\n\n"
+        "_meter = ctypes.CDLL(\"libmeter.so.1\")\n\n\n"
+        "def show(render):\n    return _meter.meter_register(Probe(render))\n\n\n"
+        "def stream(device, process):\n"
+        "    handler = ctypes.CFUNCTYPE(None, ctypes.c_int)(process)\n"
+        "    _native.register_stream(device, handler)\n")}
+    files["audio/_native.py"] += "register_stream = _snd.snd_register_stream\n"
+    found = harness.run_project(tmp_path, files, {"CUR202": all_rules()["CUR202"]})[1]
+    assert [(f.path, f.span.line, f.code) for f in found] == [
+        (os.path.join("audio", "meters.py"), 15, "CUR202"),
+        (os.path.join("audio", "stream.py"), 10, "CUR202")]
+
+
 def test_an_analysis_rules_share_is_fed_once_per_node_and_fails_for_each():
     """`walk_feeds`: the walk calls a shared analysis's visitors once per node, where the first
     rule naming it is; when it raises, every rule naming it is reported and dropped from the

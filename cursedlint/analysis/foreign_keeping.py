@@ -215,9 +215,10 @@ class ForeignKeeping(Indexer):
         yield from _foreign_names(context)
 
     def lookups(self, context) -> set[str]:
-        """The questions the file's rules asked of these facts: `c NAME` for the C
-        definitions of a foreign function (`c_keeping_of`), `import WRITTEN ATTRIBUTES` for
-        what an import from the project binds (`imported_binding`)."""
+        """The questions the file's rules asked of these facts, or read them for without
+        asking (`imported_binding(ask=False)`): `c NAME` for the C definitions of a foreign
+        function (`c_keeping_of`), `import WRITTEN ATTRIBUTES` for what an import from the
+        project binds."""
         return {*(f"c {name}" for name in context.shared(_ASKED, set)),
                 *context.shared(_ASKED_BINDINGS, set)}
 
@@ -793,27 +794,34 @@ def imported_binding(context, node: ast.AST, ask: bool = True) -> tuple[str, str
     while isinstance(node, ast.Attribute):
         attributes.insert(0, node.attr)
         node = node.value
-    if not isinstance(node, ast.Name) or not ask and not context.project.get(FOREIGN_KEEPING.name):
+    if not isinstance(node, ast.Name):
+        return None
+    unasked = not ask and not context.project.get(FOREIGN_KEEPING.name)
+    if unasked and not context.facts_to_come:
         return None
     written = linted_imports(context).get(node.id)
     if written is None:
         return None
     known = context.shared(_BINDINGS, dict)
-    key = (node.id, *attributes)
+    key = (unasked, node.id, *attributes)
     if key not in known:
-        known[key] = _imported_binding(context, written, attributes)
+        known[key] = _imported_binding(context, written, attributes, unasked)
     return known[key]
 
 
 _BINDINGS = "foreign-keeping-imported-bindings"
 
 
-def _imported_binding(context, written: str, attributes: list[str]) -> tuple[str, str] | None:
+def _imported_binding(context, written: str, attributes: list[str],
+                      unasked: bool) -> tuple[str, str] | None:
+    """The answer, the question noted for `ForeignKeeping.affects` (one `unasked`, before
+    the facts, only noted: should the file be linted again for another, its answer may be
+    another then)."""
     root = context.settings.root or os.getcwd()
     if not is_project_module(context.source.path, written.partition(":")[0], root):
         return None
     context.shared(_ASKED_BINDINGS, set).add(" ".join(("import", written, *attributes)))
-    facts = foreign_facts(context)
+    facts = None if unasked else foreign_facts(context)
     return binding_in(facts, context.source.path, written, attributes) if facts else None
 
 
