@@ -14,7 +14,10 @@ label. A `return`, `break`, `continue`, `throw`, `exit()` (or a fatal handler th
 aborts once the path has passed a check on the result. A failure may be a range of values
 (`-errno`: `Result.lowest`); a check whose answer differs within it is unknown. Loops,
 `switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`), code nested
-deeper than `_MAX_NESTING` and code tree-sitter cannot read leave it unknown.
+deeper than `_MAX_NESTING` and code tree-sitter cannot read leave it unknown, and so does a
+call handed a label of its function (`GOTO_ERROR(rma, error, ...)`, `CHECK_GOTO(n == len,
+out)`: a function-like macro that may `goto` it, perhaps under a condition; such a call is no
+assertion either, whatever its name: `hands_label`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ _AGAINST_LENGTH = {"<": True, "<=": True, ">": False, ">=": False, "==": False, 
 _JUMP_WORDS = {"return": "return_statement", "break": "break_statement",
                "continue": "continue_statement", "goto": "goto_statement"}
 _MAX_NESTING = 100  # statements and conditions followed inside each other; deeper: unknown
+_DECLARING = frozenset({"init_declarator", "declaration", "parameter_declaration",
+                        "pointer_declarator", "array_declarator", "reference_declarator"})
 
 
 class _TooDeep(Exception):
@@ -99,6 +104,7 @@ class FailurePaths:
         self._handlers = fatal
         self._nesting = 0
         self._jumped: set[int] = set()
+        self._function_labels: dict[int, frozenset[str]] = {}
 
     @cached_property
     def fatal(self) -> dict[str, Fatal]:
@@ -237,9 +243,9 @@ class FailurePaths:
 
     def _simple(self, statement, result: Result, path: Path) -> Path:
         """An expression statement or declaration: an assert or abort (or a fatal handler
-        that aborts) on the path, an exit, a new value of the result, or nothing that
-        matters."""
-        if statement.has_error:
+        that aborts) on the path, an exit, a new value of the result, a jump the text cannot
+        tell (`hands_label`), or nothing that matters."""
+        if statement.has_error or self.hands_label(statement):
             return Path(Outcome.UNKNOWN, path.detected)
         for call in self._stopping_calls(statement):
             name = callee(self.context, call)
@@ -259,6 +265,37 @@ class FailurePaths:
                                                       result.variable)):
             return Path(Outcome.END, path.detected, returns=(None,))
         return path
+
+    def hands_label(self, node) -> bool:
+        """Whether a call within `node` is given a label of its function as an argument (a
+        function cannot take one: a macro that may `goto` it). A label that also names a
+        local or parameter of the function is not taken for one."""
+        labels = self._labels_of(node)
+        if not labels:
+            return False
+        for _, leaf in self.context.tokens(labels, node):
+            listed = self.context.parent(leaf)
+            if leaf.type == "identifier" and listed is not None \
+                    and listed.type == "argument_list" \
+                    and self.context.parent(listed).type == "call_expression":
+                return True
+        return False
+
+    def _labels_of(self, node) -> frozenset[str]:
+        """The labels of the function holding `node` that name nothing else there."""
+        function = next((found for found in self.context.ancestors(node)
+                         if found.type == "function_definition"), None)
+        if function is None:
+            return frozenset()
+        known = self._function_labels.get(function.id)
+        if known is None:
+            names = {self.context.text(found.child_by_field_name("label"))
+                     for found in self.context.captures("(labeled_statement) @labeled",
+                                                        function).get("labeled", ())}
+            declared = {name for name, leaf in self.context.tokens(names, function)
+                        if self.context.parent(leaf).type in _DECLARING} if names else set()
+            known = self._function_labels[function.id] = frozenset(names - declared)
+        return known
 
     def _tested(self, handler: Fatal, call, result: Result, path: Path) -> Path | None:
         """Where a call of a handler that ends the process under a condition on one argument

@@ -155,7 +155,9 @@ class CmaFailureAborts(Rule):
     the result ends it: a failure returned to the caller is followed there only as an error
     code of the project's functions, and one returned to the user of an API (an MPI error
     code, `-errno`) is not reported: whether it is fatal is the user's choice. Loops,
-    `switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`) and code
+    `switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`), a call handed
+    a label of the function (`GOTO_ERROR(rma, error, ret, ...)`, `CHECK_GOTO(n == len, out)`: a
+    macro that may jump there; it is no assertion either, whatever its name) and code
     tree-sitter cannot read make the rule silent.
 
     ## Why it is cursed
@@ -510,7 +512,7 @@ class CmaFailureAborts(Rule):
                         related=self._labels[name][1] if name in self._labels else ())
             return None
         asserting = self._assertions.around(self.context, call)
-        if asserting is not None:
+        if asserting is not None and not self._paths.hands_label(asserting):
             self._report_assert(asserting, Result(name, call, None), detected=False)
             return None
         return result_of(self.context, name, call, code)  # (no target: an `if` checks it)
