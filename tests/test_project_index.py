@@ -587,6 +587,47 @@ def test_a_warm_gathering_for_trigger_words_reads_the_stored_trigger_names(tmp_p
     assert asked == []
 
 
+def test_a_gathering_for_trigger_words_reads_the_code_only_of_files_defining_a_linted_name(
+        tmp_path, monkeypatch):
+    """Where the `def`s of a capturing module name nothing the linted files hold, whether
+    its code (not its prose) names a capture is not read: the names it could give at most
+    (`trigger_names_at_most`, kept in the store too) already say it can trigger none of them.
+    The facts are those of the full reading."""
+    from cursedlint.analysis.cuda_reach import CAPTURE_STARTS, CaptureStarts
+
+    files, linted = _capturing_project(tmp_path)
+    directory = str(tmp_path / ".cursedlint_cache")
+    asked, at_most = [], []
+    full, cheap = CaptureStarts.trigger_names, CaptureStarts.trigger_names_at_most
+    monkeypatch.setattr(CaptureStarts, "trigger_names",
+                        lambda self, data: asked.append(data) or full(self, data))
+    monkeypatch.setattr(CaptureStarts, "trigger_names_at_most",
+                        lambda self, data: at_most.append(data) or cheap(self, data))
+
+    def gathered(store):
+        index = ProjectIndex(files, SETTINGS, Linter(SETTINGS, {}).parse_for_index, store,
+                             for_triggers={CAPTURE_STARTS.name: files},
+                             linted=[(str(linted), "python")])
+        found = {os.path.basename(path) for path in index.facts(CAPTURE_STARTS)}
+        if store:
+            store.save()
+        return found
+
+    def firsts(asked_of: list[bytes]) -> list[bytes]:
+        return [data.partition(b"\n")[0] for data in asked_of]
+
+    assert gathered(None) == {"graphs.py"}
+    assert set(firsts(at_most)) == {b"from torch.cuda import graph as cuda_graph",
+                                    b"import torch"}
+    assert set(firsts(asked)) == {b"import torch"}  # (graphs.py defines `record`)
+    at_most.clear(), asked.clear()
+    assert gathered(IndexStore(directory, "f" * 64)) == {"graphs.py"}
+    assert len(set(at_most)) == 2 and len(set(asked)) == 1
+    at_most.clear(), asked.clear()
+    assert gathered(IndexStore(directory, "f" * 64)) == {"graphs.py"}
+    assert at_most == [] and asked == []
+
+
 def _index_sharing(files, shared, target=(3, 12), store=None) -> ProjectIndex:
     settings = Settings(enabled=frozenset(), target_python=target)
     return ProjectIndex(files, settings, Linter(settings, {}).parse_for_index, store,

@@ -238,6 +238,7 @@ class _Excludes:
     def __init__(self, config: Config):
         self.config = config
         self.root = os.path.abspath(config.root)
+        self._within = os.path.join(self.root, "")
         self.gitignore = config.respect_gitignore
         self.groups = [(*_reach(self.root, base), Patterns(patterns), Patterns(_floating(patterns)))
                        for base, patterns in config.excludes]
@@ -246,6 +247,8 @@ class _Excludes:
 
     def root_prefix(self, directory: str) -> str | None:
         """A directory's path relative to the root, "" or ending in "/"; None outside."""
+        if directory.startswith(self._within) and os.path.normpath(directory) == directory:
+            return directory[len(self._within):].replace(os.sep, "/") + "/"  # (relpath's)
         relative = os.path.relpath(directory, self.root)
         if relative == os.curdir:
             return ""

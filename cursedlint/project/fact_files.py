@@ -204,13 +204,25 @@ class _Listings(dict):
 
     def kind(self, path: str) -> str | None:
         """What `path` is ("dir", "file", "other"; None: nothing there, or not listable)."""
-        directory, name = os.path.split(path)
+        return self.kind_in(*_split(path), path)
+
+    def kind_in(self, directory: str, name: str, path: str) -> str | None:
+        """`kind` of `path`, which is `name` in `directory` (as `os.path.split` splits it)."""
         entries = self.get(directory, _UNLISTED)
         if entries is _UNLISTED:
             entries = self[directory] = _entries(directory)
         if entries is None:  # (a directory one may search but not list)
             return "dir" if os.path.isdir(path) else "file" if os.path.isfile(path) else None
         return entries.get(name)
+
+
+def _split(path: str) -> tuple[str, str]:
+    """`os.path.split` of a path (a string method where the head needs no stripping: the
+    probes of an import closure split 12,000 paths)."""
+    head, sep, tail = path.rpartition("/")
+    if not head or head.endswith("/") or sep != os.sep:
+        return os.path.split(path)
+    return head, tail
 
 
 _UNLISTED = object()
@@ -242,12 +254,14 @@ class _Probe:
         self.directories: set[str] = set() if directories is None else directories
 
     def isdir(self, path: str) -> bool:
-        self.directories.add(os.path.dirname(path))
-        return self.listings.kind(path) == "dir"
+        directory, name = _split(path)
+        self.directories.add(directory)
+        return self.listings.kind_in(directory, name, path) == "dir"
 
     def isfile(self, path: str) -> bool:
-        self.directories.add(os.path.dirname(path))
-        return self.listings.kind(path) == "file"
+        directory, name = _split(path)
+        self.directories.add(directory)
+        return self.listings.kind_in(directory, name, path) == "file"
 
 
 class _Reach:
@@ -266,6 +280,10 @@ class _Reach:
         self._modules: dict[tuple, tuple[tuple[list[str], str | None], set[str]]] = {}
         self._bases: dict[str, tuple[tuple[str, ...], set[str]]] = {}  # directory -> bases, read
         self._listed: dict[str, str | None] = {}  # (each asked once: many import one module)
+        self._edges: dict[tuple, tuple[list[str], set[str]]] = {}
+        """(the importing file's directory for a relative import, else its bases; the import
+        as written) -> the files it names and the directories that decided them: the 1,500
+        modules a file importing torch reaches write 21,000 imports, 7,600 of them apart."""
         self._read: set[str] = set()  # the directories the resolution of one file read
         self.decided: set[str] = set()  # the directories every resolution read
         self.listings = _Listings()
@@ -292,7 +310,18 @@ class _Reach:
             self._bases[directory] = import_bases(path, self.root, probe), probe.directories
         bases, read = self._bases[directory]
         self._read = set(read)
-        found = _python_targets(path, self.written(path, PYTHON), self.root, self.module, bases)
+        found: list[str] = []
+        within = os.path.dirname(path)  # (where a relative import starts)
+        for edge in self.written(path, PYTHON):
+            key = (within if edge[0] else bases, edge)
+            known = self._edges.get(key)
+            if known is None:
+                outer, self._read = self._read, set()
+                known = self._edges[key] = (
+                    _python_targets(within, edge, self.module, bases), self._read)
+                self._read = outer
+            self._read |= known[1]
+            found += known[0]
         return Resolution(found, self._read)
 
     def module(self, bases: tuple[str, ...], name: str,
@@ -570,8 +599,9 @@ def written_edges(data: bytes | None, language: str) -> tuple[tuple[str, ...], .
     if not data:
         return ()
     if language == PYTHON:
-        return tuple(tuple(part.decode("utf-8", "replace") for part in edge)
-                     for edge in _written_imports(data))
+        return tuple((dots.decode(), module.decode(), taken.decode("utf-8", "replace"),
+                      modules.decode("utf-8", "replace"))
+                     for dots, module, taken, modules in _written_imports(data))
     if language in _C_LANGUAGES:
         from cursedlint.analysis.includes import written_includes
 
@@ -599,28 +629,29 @@ def _written_imports(data: bytes) -> list[tuple[bytes, ...]]:
     return found
 
 
-def _python_targets(path: str, edges, root: str, module, bases: tuple[str, ...]) -> list[str]:
-    """The project files importing the modules the file's imports name runs: each package's
-    `__init__.py` on the way and the module (`module`: `python_modules.module_files`):
-    relative imports from the file's package, others from its `import_bases`, `bases`."""
-    directory = os.path.dirname(path)
+def _python_targets(directory: str, edge: tuple[str, ...], module,
+                    bases: tuple[str, ...]) -> list[str]:
+    """The project files importing the modules one import names runs (`edge`, as
+    `written_edges` gives it, in a file of `directory`): each package's `__init__.py` on the
+    way and the module (`module`: `python_modules.module_files`): relative imports from the
+    file's package, others from its `import_bases`, `bases`."""
+    dots, written, taken, modules = edge
     found: list[str] = []
-    for dots, written, taken, modules in edges:
-        if not dots and not written:  # import a.b, c
-            for name in _names(modules):
-                found += module(bases, name)[0]
-            continue
-        if dots:
-            base = directory
-            for _ in range(len(dots) - 1):
-                base = os.path.dirname(base)
-            files, package = module((base,), written) if written else \
-                ([os.path.join(base, "__init__.py")], base)
-        else:
-            files, package = module(bases, written)
-        found += files
-        for name in _names(taken.strip("()")) if package else ():  # from package import module
-            found += module((package,), name, whole=True)[0]
+    if not dots and not written:  # import a.b, c
+        for name in _names(modules):
+            found += module(bases, name)[0]
+        return found
+    if dots:
+        base = directory
+        for _ in range(len(dots) - 1):
+            base = os.path.dirname(base)
+        files, package = module((base,), written) if written else \
+            ([os.path.join(base, "__init__.py")], base)
+    else:
+        files, package = module(bases, written)
+    found += files
+    for name in _names(taken.strip("()")) if package else ():  # from package import module
+        found += module((package,), name, whole=True)[0]
     return found
 
 

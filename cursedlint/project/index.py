@@ -126,6 +126,12 @@ class Indexer:
         it has facts."""
         return None
 
+    def trigger_names_at_most(self, data: bytes) -> Iterable[bytes] | None:
+        """Names that hold every one `trigger_names` gives, read more cheaply (None: no such
+        reading): a file holding none of them that a linted file holds is not asked
+        `trigger_names` (what costs there: whether the code, not its prose, names a word)."""
+        return None
+
     def more_words(self, facts: dict[str, Any], settings) -> Iterable[str]:
         """Words that the facts found so far (path -> summary) make worth looking for."""
         return ()
@@ -182,6 +188,8 @@ def _first_round(indexer: Indexer, words: tuple[str, ...]) -> "_Search":
 _TRIGGER_NAMES = "trigger-names\0"
 """The key an indexer's stored trigger names are kept under among the answers (no byte
 search's question holds a NUL)."""
+_AT_MOST = "\0at-most"
+"""After an indexer's name: where its `trigger_names_at_most` are kept."""
 
 
 class IndexStore:
@@ -478,7 +486,9 @@ class ProjectIndex:
         (path, language, content hash, bytes) may give a word one of the linted files holds
         as a whole name (as `facts_run.names_any` looks for it): one of its
         `Indexer.trigger_names` is such a name or is not ASCII (the bytes of a file in another
-        encoding), it says any may be, or its summary is made already. None: every hit may
+        encoding), it says any may be, or its summary is made already (`trigger_names` asked
+        only where one of its `Indexer.trigger_names_at_most` may be such a name; each kept
+        by content, in the store where the run has one). None: every hit may
         (also where more than `NAMING_FILES` files are linted: their names cover most, and
         listing them cost more than the summaries it spared, 0.4 s of Megatron-LM's run)."""
         if self.linted is None or type(indexer).trigger_names is Indexer.trigger_names \
@@ -489,20 +499,36 @@ class ProjectIndex:
         names = frozenset().union(*map(_identifiers, texts))
 
         stored = self.store.trigger_names_of(indexer.name) if self.store else {}
+        at_most = self.store.trigger_names_of(indexer.name + _AT_MOST) if self.store else {}
+
+        def named(given: Iterable[bytes] | None) -> bool:
+            return given is None or any(not name.isascii() or name in names for name in given)
 
         def may_name(path: str, language: str, digest: str, data: bytes | None) -> bool:
             if (indexer.name, digest) in self._memo or self._known(indexer, digest)[0]:
                 return True
             if digest in stored:
-                given = stored[digest]
-            else:
-                data = data if data is not None else self.source_bytes(path)
-                if data is None:
-                    return True
-                given = indexer.trigger_names(data)
-                if self.store:
-                    self.store.put_trigger_names(indexer.name, digest, given)
-            return given is None or any(not name.isascii() or name in names for name in given)
+                return named(stored[digest])
+            if digest in at_most and not named(at_most[digest]):
+                return False
+            data = data if data is not None else self.source_bytes(path)
+            if data is None:
+                return True
+            if digest not in at_most:
+                first = indexer.trigger_names_at_most(data)
+                if first is not None:
+                    keep(indexer.name + _AT_MOST, at_most, digest, first)
+                    if not named(first):
+                        return False
+            given = indexer.trigger_names(data)
+            keep(indexer.name, stored, digest, given)
+            return named(given)
+
+        def keep(name: str, kept: dict, digest: str, given: Iterable[bytes] | None) -> None:
+            if self.store:  # (the store's own dicts)
+                self.store.put_trigger_names(name, digest, given)
+            else:  # (asked again as the round goes on)
+                kept[digest] = given
 
         return may_name
 
