@@ -44,6 +44,7 @@ _LOCKS = frozenset({"threading.Lock", "threading.RLock", "threading.Semaphore",
                     "threading.BoundedSemaphore", "asyncio.Lock", "asyncio.Semaphore"})
 CALL = "call"
 """The kind of a unit that is a call of a function that runs work on other threads."""
+COROUTINE = "coroutine"
 START_NAMES = frozenset({"start", "submit", "map", "run_in_executor", "to_thread"})
 """The last names of the calls that start a thread or an executor task."""
 
@@ -105,7 +106,11 @@ class OffThread:
         return calls
 
     def _handed_name(self, call: ast.Call) -> str | None:
-        target = _target(self.threads, call)
+        return self.callable_name(_target(self.threads, call))
+
+    def callable_name(self, target: ast.AST | None) -> str | None:
+        """The dotted name a summary calls the callable `target` by: as written, or for the
+        method of an instance made by a call, the maker's (`GraphRunner.step`)."""
         if isinstance(target, ast.Attribute):
             made = self.threads.analysis.constructor_of(target.value)
             maker = dotted(made.func) if made is not None else None
@@ -218,7 +223,7 @@ class ConcurrentUnits:
         scopes: dict[int, list[Unit]] = {}
         starting: set[int] = set()  # the calls that start units, and their coroutines
         for call in calls:
-            for unit in self._units(call):
+            for unit in self.units(call):
                 scope = self.context.scope_of(unit.spot)
                 scopes.setdefault(id(scope), []).append(unit)
                 starting.update((id(unit.call), id(unit.spot)))
@@ -291,14 +296,29 @@ class ConcurrentUnits:
         return Unit(call, code, f"the call {ast.unparse(func)}()", CALL, call, False, None,
                     None)
 
-    def _units(self, call: ast.Call) -> Iterator[Unit]:
+    def units(self, call: ast.Call) -> Iterator[Unit]:
+        """The units `call` starts (a thread or task; the coroutines it gathers or makes a
+        task of)."""
+        for target, kind, group in self.started(call):
+            if kind != COROUTINE:
+                start = self.threads.unit_start(call)
+                if start is not None:
+                    yield Unit(call, start.code, start_label(self.threads, start), kind, call,
+                               False, None, start)
+                continue
+            code = self.threads.code_of(target.func)
+            if code is not None:
+                yield Unit(target, code, f"the coroutine {code_label(self.context, code)}",
+                           COROUTINE, call, True, group, None)
+
+    def started(self, call: ast.Call) -> Iterator[tuple[ast.AST | None, str, int | None]]:
+        """What `call` starts, its code not looked up: (the callable a thread or task is
+        handed, None where not named, or a coroutine's call; the unit's kind; the id of the
+        gather call it is an argument of)."""
         func = call.func
         if last_name(func) in START_NAMES:
-            start = self.threads.unit_start(call)
-            if start is not None:
-                kind = "thread" if last_name(func) == "start" else "task"
-                yield Unit(call, start.code, start_label(self.threads, start), kind, call,
-                           False, None, start)
+            yield _target(self.threads, call), "thread" if last_name(func) == "start" \
+                else "task", None
             return
         gathered = self.threads.analysis.named(func, _GATHER)
         if gathered:
@@ -310,11 +330,7 @@ class ConcurrentUnits:
             return
         for coroutine in coroutines:
             if isinstance(coroutine, ast.Call):
-                code = self.threads.code_of(coroutine.func)
-                if code is not None:
-                    yield Unit(coroutine, code,
-                               f"the coroutine {code_label(self.context, code)}", "coroutine",
-                               call, True, id(call) if gathered else None, None)
+                yield coroutine, COROUTINE, id(call) if gathered else None
 
     # -- what keeps two apart --------------------------------------------------------------
     @staticmethod
@@ -326,6 +342,11 @@ class ConcurrentUnits:
             return True
         started = other if calls[0] is one else one
         return len(calls) == 1 and position(started.spot) < position(calls[0].spot)
+
+    def kept_apart(self, one: Unit, other: Unit) -> bool:
+        """Whether two units of one function cannot run at the same time: one was waited
+        for before the other started, or the code of both holds the same lock."""
+        return self._apart(one, other) or self._locked(one, other)
 
     def _apart(self, one: Unit, other: Unit) -> bool:
         """Whether the earlier of two units was waited for before the later one started:
