@@ -33,6 +33,10 @@ from cursedlint.analysis.task_races import pool
 from cursedlint.analysis.thread_starts import ProjectFunction, ThreadStart
 from cursedlint.findings import Step
 
+MAX_UNITS = 16
+"""Units of one function paired (past them, unknown: no pair)."""
+
+
 class Named(NamedTuple):
     """A unit as the index keeps it: where it starts, its kind, the callable's dotted name,
     and whether the function ran that callable itself before (a warm-up)."""
@@ -56,7 +60,7 @@ def pairs_fact(off: OffThread, units: ConcurrentUnits, function) -> dict[str, Re
     each as `"one|other"` of `Named.text` (in `via`). Summaries are read without the
     project's facts: a unit is named, its code not looked up."""
     listed = [found for call in own_calls(off.threads.context, function)
-              for found in _units(off, units, call)]
+              for found in _units(off, units, call)][:MAX_UNITS]
     pairs = []
     for index, (unit, named) in enumerate(listed):
         if unit.kind == "task" and units.tasks.at_once(unit.start):
