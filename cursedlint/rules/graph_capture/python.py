@@ -333,9 +333,10 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
         region = self.analysis.region_at(found.node)
         self.report(
             found.node,
-            f"{found.head} begins a global-mode capture in {found.run.framework.loop}'s loop "
+            f"{found.head} begins a global-mode capture in {found.run.framework.in_loop} "
             "over a pinned DataLoader",
-            help=f"{found.run.framework.name} runs `{found.hook}` while its training "
+            help=f"{found.run.framework.name} runs `{found.hook}` while its "
+            f"{found.run.framework.loader} "
             f"DataLoader ({found.run.loader.made}) is iterated; that loader has a pin-memory "
             "thread whose allocator queries CUDA events, and a CUDA call from another thread "
             "invalidates a global-mode capture, at random ('operation not permitted when "
