@@ -106,7 +106,11 @@ class OffThread:
         return calls
 
     def _handed_name(self, call: ast.Call) -> str | None:
-        return self.callable_name(_target(self.threads, call))
+        return self.callable_name(self.handed_target(call))
+
+    def handed_target(self, call: ast.Call) -> ast.AST | None:
+        """The callable a thread or task start hands to another thread, as written."""
+        return _target(self.threads, call)
 
     def callable_name(self, target: ast.AST | None) -> str | None:
         """The dotted name a summary calls the callable `target` by: as written, or for the
@@ -312,13 +316,12 @@ class ConcurrentUnits:
                            COROUTINE, call, True, group, None)
 
     def started(self, call: ast.Call) -> Iterator[tuple[ast.AST | None, str, int | None]]:
-        """What `call` starts, its code not looked up: (the callable a thread or task is
-        handed, None where not named, or a coroutine's call; the unit's kind; the id of the
-        gather call it is an argument of)."""
+        """What `call` starts, its code not looked up: (`call` itself for a thread or task,
+        or a coroutine's call; the unit's kind; the id of the gather call it is an argument
+        of)."""
         func = call.func
         if last_name(func) in START_NAMES:
-            yield _target(self.threads, call), "thread" if last_name(func) == "start" \
-                else "task", None
+            yield call, "thread" if last_name(func) == "start" else "task", None
             return
         gathered = self.threads.analysis.named(func, _GATHER)
         if gathered:

@@ -1,7 +1,7 @@
 """Frameworks' training loops as facts: which hooks of the project's classes PyTorch
 Lightning's `Trainer.fit` (and its validation loop) and Hugging Face's `Trainer.train` run
-while the iterator of their training (validation) DataLoader is alive, how that loader is found, and what makes it pin memory in a
-background thread. Read from the frameworks' sources (Lightning 2.x at 7f0c343, `loops/`;
+while the iterator of their training (validation) DataLoader is alive, how that loader is
+found, and what makes it pin memory in a background thread. Read from the frameworks' sources (Lightning 2.x at 7f0c343, `loops/`;
 transformers 5.24 `trainer.py`, `training_args.py`):
 
 - Lightning makes the training iterator in `fit_loop.setup_data()` (`iter(data_fetcher)`),

@@ -75,19 +75,19 @@ def pairs_fact(off: OffThread, units: ConcurrentUnits, function) -> dict[str, Re
                                          tuple(pairs))}
 
 
-def _units(off: OffThread, units: ConcurrentUnits, call: ast.Call) -> Iterator[tuple[Unit, Named]]:
+def _units(off: OffThread, units: ConcurrentUnits,
+           call: ast.Call) -> Iterator[tuple[Unit, Named]]:
     """The units `call` starts that a summary can name, with their names."""
     threads = off.threads
     for target, kind, group in units.started(call):
-        handed = target.func if kind == COROUTINE else target
+        handed = target.func if kind == COROUTINE else off.handed_target(call)
         name = off.callable_name(handed)
         if name is None:
             continue
         code = threads.analysis.code_of(handed) or ProjectFunction("", name)
         start = None if kind == COROUTINE else ThreadStart(call, code, "", frozenset(), None)
         warm = start is not None and _warmed_up(threads, call, handed)
-        unit = Unit(target if kind == COROUTINE else call, code, "", kind, call,
-                    kind == COROUTINE, group, start)
+        unit = Unit(target, code, "", kind, call, kind == COROUTINE, group, start)
         yield unit, Named(unit.call.lineno, kind, name, warm)
 
 
