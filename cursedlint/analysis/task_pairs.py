@@ -25,14 +25,15 @@ from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.capture_regions import GLOBAL, Region, body_of, key, own_calls, position
 from cursedlint.analysis.concurrent_units import (
-    COROUTINE, ConcurrentUnits, OffThread, Unit, single_worker,
+    COROUTINE, START_NAMES, ConcurrentUnits, OffThread, Unit, single_worker,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.python_project import ProjectFunctions, Reach, own_nodes
+from cursedlint.analysis.python_project import ProjectFunctions, Reach, last_name, own_nodes
 from cursedlint.analysis.task_races import pool
 from cursedlint.analysis.thread_starts import ProjectFunction, ThreadStart
 from cursedlint.findings import Step
 
+_STARTING = START_NAMES | {"gather", "create_task", "ensure_future"}
 MAX_UNITS = 16
 """Units of one function paired (past them, unknown: no pair)."""
 
@@ -77,7 +78,10 @@ def pairs_fact(off: OffThread, units: ConcurrentUnits, function) -> dict[str, Re
 
 def _units(off: OffThread, units: ConcurrentUnits,
            call: ast.Call) -> Iterator[tuple[Unit, Named]]:
-    """The units `call` starts that a summary can name, with their names."""
+    """The units `call` starts that a summary can name, with their names (a call read only
+    where its last name may start one: a summary is made of every function of a module)."""
+    if last_name(call.func) not in _STARTING:
+        return
     threads = off.threads
     for target, kind, group in units.started(call):
         handed = target.func if kind == COROUTINE else off.handed_target(call)
