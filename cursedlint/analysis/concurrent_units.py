@@ -303,19 +303,21 @@ class ConcurrentUnits:
     def units(self, call: ast.Call) -> Iterator[Unit]:
         """The units `call` starts (a thread or task; the coroutines it gathers or makes a
         task of)."""
-        for target, kind, group in self.started(call):
-            if kind != COROUTINE:
-                start = self.threads.unit_start(call)
-                if start is not None:
-                    yield Unit(call, start.code, start_label(self.threads, start), kind, call,
-                               False, None, start)
-                continue
-            code = self.threads.code_of(target.func)
+        func = call.func
+        if last_name(func) in START_NAMES:
+            start = self.threads.unit_start(call)
+            if start is not None:
+                kind = "thread" if last_name(func) == "start" else "task"
+                yield Unit(call, start.code, start_label(self.threads, start), kind, call,
+                           False, None, start)
+            return
+        for coroutine, group in self._coroutines(call):
+            code = self.threads.code_of(coroutine.func)
             if code is not None:
-                yield Unit(target, code, f"the coroutine {code_label(self.context, code)}",
+                yield Unit(coroutine, code, f"the coroutine {code_label(self.context, code)}",
                            COROUTINE, call, True, group, None)
 
-    def started(self, call: ast.Call) -> Iterator[tuple[ast.AST | None, str, int | None]]:
+    def started(self, call: ast.Call) -> Iterator[tuple[ast.Call, str, int | None]]:
         """What `call` starts, its code not looked up: (`call` itself for a thread or task,
         or a coroutine's call; the unit's kind; the id of the gather call it is an argument
         of)."""
@@ -323,6 +325,13 @@ class ConcurrentUnits:
         if last_name(func) in START_NAMES:
             yield call, "thread" if last_name(func) == "start" else "task", None
             return
+        for coroutine, group in self._coroutines(call):
+            yield coroutine, COROUTINE, group
+
+    def _coroutines(self, call: ast.Call) -> tuple[tuple[ast.Call, int | None], ...]:
+        """The coroutines `call` gathers or makes a task of, each with the id of the gather
+        call (None for a task)."""
+        func = call.func
         gathered = self.threads.analysis.named(func, _GATHER)
         if gathered:
             coroutines = call.args
@@ -330,10 +339,10 @@ class ConcurrentUnits:
                 self.threads.analysis.named(func, _ENSURE_FUTURE):
             coroutines = call.args[:1]
         else:
-            return
-        for coroutine in coroutines:
-            if isinstance(coroutine, ast.Call):
-                yield coroutine, COROUTINE, id(call) if gathered else None
+            return ()
+        group = id(call) if gathered else None
+        return tuple((coroutine, group) for coroutine in coroutines
+                     if isinstance(coroutine, ast.Call))
 
     # -- what keeps two apart --------------------------------------------------------------
     @staticmethod
