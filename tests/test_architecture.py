@@ -226,7 +226,8 @@ CHECKING_ONLY = {
     "cursedlint.analysis.cuda_tensors", "cursedlint.analysis.cuda_use",
     "cursedlint.analysis.instance_lifetime",
     "cursedlint.analysis.library_work", "cursedlint.analysis.platform",
-    "cursedlint.analysis.task_races", "cursedlint.analysis.thread_starts", "cursedlint.c.context",
+    "cursedlint.analysis.task_pairs", "cursedlint.analysis.task_races",
+    "cursedlint.analysis.thread_starts", "cursedlint.c.context",
     "cursedlint.python.cython", "cursedlint.python.scan",
 }
 """The front ends and the analyses that only check a parsed file or summarize one for the

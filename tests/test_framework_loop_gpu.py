@@ -1,7 +1,8 @@
 """CUR403's framework loops against what a GPU and PyTorch Lightning really do.
 
 Each program is a Lightning run whose callback captures a graph: in a hook that `Trainer.fit`
-runs while its training DataLoader's iterator is alive, or before it exists, in global or
+runs while its training DataLoader's iterator is alive (or `Trainer.validate`, its validation
+DataLoader's), or before it exists, in global or
 thread_local mode, over a loader with or without a pin-memory thread. The linter's verdict on
 each source is checked everywhere; where CUDA and Lightning are installed the program also
 runs in its own interpreter, and the test asserts that the capture fails exactly where the
@@ -44,10 +45,10 @@ class Net(pl.LightningModule):
     def configure_optimizers(self):
         return torch.optim.SGD(self.parameters(), lr=0.01)
 
-    def train_dataloader(self):
+    def {loader}(self):
         rows = TensorDataset(torch.randn(16384, 512))
         return DataLoader(rows, batch_size=64, pin_memory=True, num_workers={workers})
-
+{validation}
 
 class StepGraph(pl.Callback):
     def __init__(self):
@@ -74,9 +75,10 @@ class StepGraph(pl.Callback):
 def main():
     callback = StepGraph()
     trainer = pl.Trainer(accelerator="gpu", devices=1, max_epochs=1, max_steps=40,
-                         callbacks=[callback], logger=False, enable_checkpointing=False,
-                         enable_progress_bar=False, enable_model_summary=False)
-    trainer.fit(Net())
+                         limit_val_batches=40, callbacks=[callback], logger=False,
+                         enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False)
+    trainer.{run}(Net())
     torch.cuda.synchronize()
     if callback.graphs:
         print("captured", len(callback.graphs), flush=True)
@@ -84,6 +86,12 @@ def main():
 
 if __name__ == "__main__":
     main()
+"""
+
+
+VALIDATION_STEP = """
+    def validation_step(self, batch, batch_idx):
+        return self.layer(batch[0]).square().mean()
 """
 
 
@@ -95,11 +103,15 @@ class Case:
     workers: int
     captures: int
     codes: frozenset[str]
+    run: str = "fit"
 
     def source(self) -> str:
         mode = ', capture_error_mode="thread_local"' if self.mode == "thread_local" else ""
+        validating = self.run == "validate"
         return PROGRAM.format(hook=self.hook, mode=mode, workers=self.workers,
-                              captures=self.captures)
+                              captures=self.captures, run=self.run,
+                              loader="val_dataloader" if validating else "train_dataloader",
+                              validation=VALIDATION_STEP if validating else "")
 
 
 CASES = {
@@ -118,6 +130,17 @@ CASES = {
     "batch-start-no-workers": Case("global-mode capture in on_train_batch_start, pinned loader "
                                    "without workers (pinned on the main thread)",
                                    "on_train_batch_start", "global", 0, CAPTURES, frozenset()),
+    "val-batch-start-global": Case("global-mode capture in on_validation_batch_start, "
+                                   "validation loader pinned with 4 workers (Trainer.validate)",
+                                   "on_validation_batch_start", "global", 4, CAPTURES,
+                                   frozenset({"CUR403"}), "validate"),
+    "val-batch-start-thread-local": Case("same in thread_local mode",
+                                         "on_validation_batch_start", "thread_local", 4,
+                                         CAPTURES, frozenset(), "validate"),
+    "val-batch-start-no-workers": Case("global-mode capture in on_validation_batch_start, "
+                                       "pinned validation loader without workers",
+                                       "on_validation_batch_start", "global", 0, CAPTURES,
+                                       frozenset(), "validate"),
 }
 
 

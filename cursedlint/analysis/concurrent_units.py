@@ -44,6 +44,7 @@ _LOCKS = frozenset({"threading.Lock", "threading.RLock", "threading.Semaphore",
                     "threading.BoundedSemaphore", "asyncio.Lock", "asyncio.Semaphore"})
 CALL = "call"
 """The kind of a unit that is a call of a function that runs work on other threads."""
+COROUTINE = "coroutine"
 START_NAMES = frozenset({"start", "submit", "map", "run_in_executor", "to_thread"})
 """The last names of the calls that start a thread or an executor task."""
 
@@ -105,7 +106,15 @@ class OffThread:
         return calls
 
     def _handed_name(self, call: ast.Call) -> str | None:
-        target = _target(self.threads, call)
+        return self.callable_name(self.handed_target(call))
+
+    def handed_target(self, call: ast.Call) -> ast.AST | None:
+        """The callable a thread or task start hands to another thread, as written."""
+        return _target(self.threads, call)
+
+    def callable_name(self, target: ast.AST | None) -> str | None:
+        """The dotted name a summary calls the callable `target` by: as written, or for the
+        method of an instance made by a call, the maker's (`GraphRunner.step`)."""
         if isinstance(target, ast.Attribute):
             made = self.threads.analysis.constructor_of(target.value)
             maker = dotted(made.func) if made is not None else None
@@ -218,7 +227,7 @@ class ConcurrentUnits:
         scopes: dict[int, list[Unit]] = {}
         starting: set[int] = set()  # the calls that start units, and their coroutines
         for call in calls:
-            for unit in self._units(call):
+            for unit in self.units(call):
                 scope = self.context.scope_of(unit.spot)
                 scopes.setdefault(id(scope), []).append(unit)
                 starting.update((id(unit.call), id(unit.spot)))
@@ -291,7 +300,9 @@ class ConcurrentUnits:
         return Unit(call, code, f"the call {ast.unparse(func)}()", CALL, call, False, None,
                     None)
 
-    def _units(self, call: ast.Call) -> Iterator[Unit]:
+    def units(self, call: ast.Call) -> Iterator[Unit]:
+        """The units `call` starts (a thread or task; the coroutines it gathers or makes a
+        task of)."""
         func = call.func
         if last_name(func) in START_NAMES:
             start = self.threads.unit_start(call)
@@ -300,6 +311,27 @@ class ConcurrentUnits:
                 yield Unit(call, start.code, start_label(self.threads, start), kind, call,
                            False, None, start)
             return
+        for coroutine, group in self._coroutines(call):
+            code = self.threads.code_of(coroutine.func)
+            if code is not None:
+                yield Unit(coroutine, code, f"the coroutine {code_label(self.context, code)}",
+                           COROUTINE, call, True, group, None)
+
+    def started(self, call: ast.Call) -> Iterator[tuple[ast.Call, str, int | None]]:
+        """What `call` starts, its code not looked up: (`call` itself for a thread or task,
+        or a coroutine's call; the unit's kind; the id of the gather call it is an argument
+        of)."""
+        func = call.func
+        if last_name(func) in START_NAMES:
+            yield call, "thread" if last_name(func) == "start" else "task", None
+            return
+        for coroutine, group in self._coroutines(call):
+            yield coroutine, COROUTINE, group
+
+    def _coroutines(self, call: ast.Call) -> tuple[tuple[ast.Call, int | None], ...]:
+        """The coroutines `call` gathers or makes a task of, each with the id of the gather
+        call (None for a task)."""
+        func = call.func
         gathered = self.threads.analysis.named(func, _GATHER)
         if gathered:
             coroutines = call.args
@@ -307,14 +339,10 @@ class ConcurrentUnits:
                 self.threads.analysis.named(func, _ENSURE_FUTURE):
             coroutines = call.args[:1]
         else:
-            return
-        for coroutine in coroutines:
-            if isinstance(coroutine, ast.Call):
-                code = self.threads.code_of(coroutine.func)
-                if code is not None:
-                    yield Unit(coroutine, code,
-                               f"the coroutine {code_label(self.context, code)}", "coroutine",
-                               call, True, id(call) if gathered else None, None)
+            return ()
+        group = id(call) if gathered else None
+        return tuple((coroutine, group) for coroutine in coroutines
+                     if isinstance(coroutine, ast.Call))
 
     # -- what keeps two apart --------------------------------------------------------------
     @staticmethod
@@ -326,6 +354,11 @@ class ConcurrentUnits:
             return True
         started = other if calls[0] is one else one
         return len(calls) == 1 and position(started.spot) < position(calls[0].spot)
+
+    def kept_apart(self, one: Unit, other: Unit) -> bool:
+        """Whether two units of one function cannot run at the same time: one was waited
+        for before the other started, or the code of both holds the same lock."""
+        return self._apart(one, other) or self._locked(one, other)
 
     def _apart(self, one: Unit, other: Unit) -> bool:
         """Whether the earlier of two units was waited for before the later one started:

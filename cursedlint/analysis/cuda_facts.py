@@ -45,6 +45,9 @@ class CudaFact(str, Enum):
     that begins a global-mode capture."""
     TASK_CUDA = "task_cuda"
     """Runs code on another thread (as for `TASK_CAPTURE`) that uses CUDA."""
+    TASKS_BESIDE = "tasks_beside"
+    """Starts units that may run at the same time (`task_pairs.pairs_fact`: the pairs in
+    `via`)."""
 
 
 def remote_kind(kind: CudaFact):

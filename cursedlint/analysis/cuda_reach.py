@@ -111,9 +111,10 @@ class CudaReach(FunctionIndexer):
             threads = context.shared(
                 ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
             facts.update(threads.thread_facts(function))
-            for kind, (line, what, via, serial) in _off_thread(context, threads).facts(
-                    function).items():
+            off = _off_thread(context, threads)
+            for kind, (line, what, via, serial) in off.facts(function).items():
                 facts[kind] = Reach(line, what, tuple(via), detail=serial)
+            facts.update(_task_pairs(context, off, function))
         return facts
 
     def extended(self, context, summary: ModuleSummary | None,
@@ -242,6 +243,14 @@ _THREAD_WORDS = LazyPattern(r"Thread|Timer|Executor|run_in_executor|to_thread")
 def _starts_threads(context) -> bool:
     """Whether the module may start a thread or an executor task (by its text)."""
     return context.shared(_THREAD_WORDS, lambda: bool(_THREAD_WORDS.search(context.source.text)))
+
+
+def _task_pairs(context, off, function) -> dict[str, Reach]:
+    from cursedlint.analysis.concurrent_units import ConcurrentUnits
+    from cursedlint.analysis.task_pairs import pairs_fact
+
+    units = context.shared(ConcurrentUnits, lambda: ConcurrentUnits(off.threads, off))
+    return pairs_fact(off, units, function)
 
 
 def _off_thread(context, threads):

@@ -1,7 +1,7 @@
 """Frameworks' training loops as facts: which hooks of the project's classes PyTorch
-Lightning's `Trainer.fit` and Hugging Face's `Trainer.train` run while the iterator of their
-training DataLoader is alive, how that loader is found, and what makes it pin memory in a
-background thread. Read from the frameworks' sources (Lightning 2.x at 7f0c343, `loops/`;
+Lightning's `Trainer.fit` (and its validation loop) and Hugging Face's `Trainer.train` run
+while the iterator of their training (validation) DataLoader is alive, how that loader is
+found, and what makes it pin memory in a background thread. Read from the frameworks' sources (Lightning 2.x at 7f0c343, `loops/`;
 transformers 5.24 `trainer.py`, `training_args.py`):
 
 - Lightning makes the training iterator in `fit_loop.setup_data()` (`iter(data_fetcher)`),
@@ -10,6 +10,11 @@ transformers 5.24 `trainer.py`, `training_args.py`):
   `on_train_batch_end`. The loader is `fit`'s `train_dataloaders`, else the datamodule's
   `train_dataloader()`, else the LightningModule's; Lightning keeps its `pin_memory` and
   `num_workers` (it pins nothing itself).
+- Lightning's evaluation loop (`Trainer.validate`, and `Trainer.fit`'s validation) makes its
+  iterator likewise (`iter(data_fetcher)` in `setup_data`), and for each batch calls
+  `next()`, then `on_validation_batch_start` and `validation_step`. The loader is
+  `validate`'s `dataloaders` or `fit`'s `val_dataloaders`, else the datamodule's or the
+  LightningModule's `val_dataloader()`.
 - transformers' `_inner_training_loop` calls `on_train_begin` and each epoch's
   `on_epoch_begin` before `iter(train_dataloader)`; each step takes its batches with
   `next()` (`get_batch_samples`), then runs `on_step_begin`, `training_step` (and
@@ -58,7 +63,8 @@ if TYPE_CHECKING:
 
 
 class Framework(NamedTuple):
-    """A framework's training loop: the hooks it runs with the training iterator alive."""
+    """A framework's training (or validation) loop: the hooks it runs with the iterator of
+    its `loader` alive."""
 
     name: str
     loop: str
@@ -66,6 +72,11 @@ class Framework(NamedTuple):
     callback_hooks: frozenset[str]
     own_hooks: frozenset[str]
     """Hooks of the model (Lightning) or of the Trainer subclass (transformers)."""
+    in_loop: str
+    """How messages name the loop."""
+    loader: str = "training"
+    loader_method: str = "train_dataloader"
+    """The method of a LightningModule or datamodule that gives the loader."""
 
 
 _LIGHTNING_CALLBACK_HOOKS = frozenset({
@@ -79,13 +90,20 @@ LIGHTNING = Framework(
     _LIGHTNING_CALLBACK_HOOKS | {
         "training_step", "backward", "optimizer_step", "optimizer_zero_grad",
         "configure_gradient_clipping", "on_before_batch_transfer", "transfer_batch_to_device",
-        "on_after_batch_transfer"})
+        "on_after_batch_transfer"}, "Trainer.fit's loop")
+LIGHTNING_VALIDATION = Framework(
+    "PyTorch Lightning", "Trainer.fit or Trainer.validate",
+    "its evaluation loop runs them after each next() on the validation DataLoader's "
+    "iterator, while the batch that next() asked the workers for is pinned",
+    frozenset({"on_validation_batch_start"}),
+    frozenset({"on_validation_batch_start", "validation_step"}),
+    "Lightning's validation loop", "validation", "val_dataloader")
 HUGGING_FACE = Framework(
     "Hugging Face transformers", "Trainer.train",
     "its _inner_training_loop runs them after each step's next() calls on "
     "iter(train_dataloader), while the batches they asked the workers for are pinned",
     frozenset({"on_step_begin", "on_pre_optimizer_step"}),
-    frozenset({"training_step", "compute_loss"}))
+    frozenset({"training_step", "compute_loss"}), "Trainer.train's loop")
 
 LIGHTNING_TRAINERS = frozenset({
     "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer",
@@ -103,10 +121,18 @@ HF_ARGUMENTS = frozenset({
     "transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
     "transformers.Seq2SeqTrainingArguments",
     "transformers.training_args_seq2seq.Seq2SeqTrainingArguments"})
-HOOKS = LIGHTNING.own_hooks | HUGGING_FACE.callback_hooks | HUGGING_FACE.own_hooks
+HOOKS = LIGHTNING.own_hooks | LIGHTNING_VALIDATION.own_hooks | HUGGING_FACE.callback_hooks | \
+    HUGGING_FACE.own_hooks
 _WORDS = (b"Trainer", b"LightningModule")
 """What a module that runs or defines a framework loop's classes names."""
-_FIT = (0, "model"), (1, "train_dataloaders"), (3, "datamodule")
+_LIGHTNING_RUNS = {
+    "fit": ((LIGHTNING, (1, "train_dataloaders"), (3, "datamodule"), (1, "train_dataloaders")),
+            (LIGHTNING_VALIDATION, (2, "val_dataloaders"), (3, "datamodule"),
+             (1, "train_dataloaders"))),
+    "validate": ((LIGHTNING_VALIDATION, (1, "dataloaders"), (4, "datamodule"),
+                  (1, "dataloaders")),)}
+"""A Lightning Trainer's method -> the loops it runs: (the loop, the slots of its loaders,
+of the datamodule, and of the first loaders argument, which may hold a datamodule)."""
 
 
 def hook_classes(facts: dict) -> set[str]:
@@ -216,11 +242,11 @@ class FrameworkLoops:
         """The chain's links from the framework's loop to the pinned loader."""
         framework = run.framework
         return (Step(self.path, run.site.lineno,
-                     f"{framework.name} {framework.loop} runs `{hook}` with the training "
-                     f"DataLoader's iterator alive: {framework.alive}"),
+                     f"{framework.name} {framework.loop} runs `{hook}` with the "
+                     f"{framework.loader} DataLoader's iterator alive: {framework.alive}"),
                 *run.loader.steps,
                 Step(self.path, run.loader_line,
-                     f"the training DataLoader ({run.loader.made}) pins memory in a "
+                     f"the {framework.loader} DataLoader ({run.loader.made}) pins memory in a "
                      "background thread (pin_memory=True, worker processes)"))
 
     def _capture(self, run: Run, cls: ast.ClassDef, hook: ast.AST, found) -> HookCapture:
@@ -264,44 +290,53 @@ class FrameworkLoops:
     def _runs(self) -> Iterator[Run]:
         for call in self.context.nodes(ast.Call):
             func = call.func
-            if isinstance(func, ast.Attribute) and func.attr == "fit":
-                run = self._lightning_fit(call)
+            if isinstance(func, ast.Attribute) and func.attr in _LIGHTNING_RUNS:
+                runs = [self._lightning_run(call, *spec) for spec in _LIGHTNING_RUNS[func.attr]]
             elif isinstance(func, (ast.Name, ast.Attribute)):
-                run = self._hf_trainer(call)
+                runs = [self._hf_trainer(call)]
             else:
-                run = None
-            if run is not None:
-                yield run
+                runs = []
+            yield from filter(None, runs)
         for cls in self.context.nodes(ast.ClassDef):
             if self._derives(cls, LIGHTNING_MODULES):
-                loader = self._class_loader(cls, "train_dataloader")
-                if loader is not None:
-                    yield Run(LIGHTNING, cls, *loader, ((cls, LIGHTNING.own_hooks),))
+                for framework in (LIGHTNING, LIGHTNING_VALIDATION):
+                    loader = self._class_loader(cls, framework.loader_method)
+                    if loader is not None:
+                        yield Run(framework, cls, *loader, ((cls, framework.own_hooks),))
 
-    def _lightning_fit(self, call: ast.Call) -> Run | None:
-        """`trainer.fit(model, train_dataloaders=..., datamodule=...)` of a Lightning Trainer
-        made in the module; its loader, its callbacks and the model's class."""
+    def _lightning_run(self, call: ast.Call, framework: Framework, loaders_slot, datamodule_slot,
+                       first_slot) -> Run | None:
+        """`trainer.fit(model, train_dataloaders=..., val_dataloaders=..., datamodule=...)` or
+        `trainer.validate(model, dataloaders=..., datamodule=...)` of a Lightning Trainer made
+        in the module, for one of the loops it runs: its loader, its callbacks and the
+        model's class."""
         trainer = self.analysis.constructor_of(call.func.value)
         if trainer is None or not self.analysis.named(trainer.func, LIGHTNING_TRAINERS):
             return None
-        model, loaders, datamodule = (self.context.argument(call, *spec) for spec in _FIT)
+        model = self.context.argument(call, 0, "model")
+        loaders, datamodule, first = (self.context.argument(call, *slot)
+                                      for slot in (loaders_slot, datamodule_slot, first_slot))
         model_class = self._instance_class(model)
         given = loaders not in (None, UNKNOWN)
+        first_given = first not in (None, UNKNOWN)
         loader = self._given_loader(loaders) if given else None
+        # (the first loaders argument may be a datamodule given positionally)
         holder = datamodule if datamodule not in (None, UNKNOWN) else \
-            loaders if given and loader is None else None  # (a datamodule given positionally)
+            first if first_given and self._given_loader(first) is None else None
+        method = framework.loader_method
         if loader is None and holder is not None:
-            loader = self._instance_loader(holder, "train_dataloader")
-        elif loader is None and not given and datamodule is None and model_class is not None:
-            loader = self._class_loader(model_class, "train_dataloader")
+            loader = self._instance_loader(holder, method)
+        elif loader is None and not given and not first_given and datamodule is None and \
+                model_class is not None:
+            loader = self._class_loader(model_class, method)
         if loader is None:
             return None
-        classes, remote = self._classes(self._callbacks(trainer), LIGHTNING.callback_hooks)
+        classes, remote = self._classes(self._callbacks(trainer), framework.callback_hooks)
         if model not in (None, UNKNOWN):
-            more, further = self._classes((model,), LIGHTNING.own_hooks)
+            more, further = self._classes((model,), framework.own_hooks)
             classes += more
             remote += further
-        return Run(LIGHTNING, call, *loader, tuple(classes), tuple(remote))
+        return Run(framework, call, *loader, tuple(classes), tuple(remote))
 
     def _hf_trainer(self, call: ast.Call) -> Run | None:
         """`Trainer(model, args, callbacks=[...])` of transformers (or the module's subclass

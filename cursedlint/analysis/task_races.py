@@ -62,7 +62,7 @@ class TaskRaces:
         """Of the module's `calls`, the task starts whose tasks may capture at once."""
         for call in calls:
             start = self._start(call)
-            how = start and self._at_once(start)
+            how = start and self.at_once(start)
             if not how:
                 continue
             code = self._item_method(start) or start.code
@@ -82,7 +82,7 @@ class TaskRaces:
                 scope = self.context.scope_of(call)
                 pools.setdefault((id(scope), pool(call)), []).append(start)
         for starts in pools.values():
-            if len(starts) < 2 or self._workers(starts[0].call) is None:
+            if len(starts) < 2 or self.workers(starts[0].call) is None:
                 continue
             for start in starts:
                 capture = self.threads.reached(start.code, self._begins_global_capture)
@@ -156,9 +156,9 @@ class TaskRaces:
                    and self.threads.code_of(node.func) == start.code
                    for node in own_nodes(body_of(scope or self.context.tree)))
 
-    def _at_once(self, start: ThreadStart) -> str | None:
+    def at_once(self, start: ThreadStart) -> str | None:
         """Why several of the tasks run at the same time (None: they may not)."""
-        workers = self._workers(start.call)
+        workers = self.workers(start.call)
         if workers is None:
             return None
         call = start.call
@@ -179,7 +179,7 @@ class TaskRaces:
                 return f"{loop} on line {ancestor.lineno}, {workers}"
         return None
 
-    def _workers(self, call: ast.Call) -> str | None:
+    def workers(self, call: ast.Call) -> str | None:
         """The executor's workers when more than one ("4 workers", "default workers"),
         else None (one, or a number the module does not show)."""
         if _method(call) == "run_in_executor":

@@ -60,7 +60,11 @@ class CudaThreadDuringCapture(CaptureRule):
     (two coroutines of one event loop share its thread), unless one was waited for (`await`,
     `.result()`, `join()`) before the other started, both are tasks of one pool (read as
     above), both run on the same single-worker executor, the code of both holds the same
-    lock throughout, or the function ran the capturing code itself before. In C/C++ (CUDA
+    lock throughout, or the function ran the capturing code itself before. Such a pair
+    started by another module's function (or a task started several times at once on a
+    pool of more than one worker, which its copies pair) is also reported at the
+    global-mode capture its code reaches, in the capture's module, the chain naming both
+    starts. In C/C++ (CUDA
     sources included), the
     threads are `std::thread`/`std::jthread` declarations (also of the thread a same-file
     function returns, `return std::thread(f, ...)`) and `pthread_create` calls before a

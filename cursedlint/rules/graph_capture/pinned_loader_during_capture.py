@@ -31,7 +31,11 @@ class PinnedLoaderDuringCapture(CaptureRule):
     gives the framework: `fit`'s `train_dataloaders`, the `train_dataloader()` of the
     datamodule or of the LightningModule (of the module, or another module's class), or
     transformers' default loader under the `TrainingArguments` the module makes (pinned by
-    default, with a pin-memory thread only with `dataloader_num_workers > 0`). Hooks that run
+    default, with a pin-memory thread only with `dataloader_num_workers > 0`). Lightning's
+    validation loop (`Trainer.validate`, and `Trainer.fit`'s) is read the same way: a
+    `Callback`'s `on_validation_batch_start`, a `LightningModule`'s `validation_step` and
+    `on_validation_batch_start`, over `validate`'s `dataloaders`, `fit`'s `val_dataloaders`,
+    or the `val_dataloader()` of the datamodule or LightningModule. Hooks that run
     before the iterator exists (`setup`, `on_fit_start`, `on_train_begin`, `on_epoch_begin`),
     or where the pin-memory thread was observed idle (`on_train_start`, `on_train_batch_end`,
     `on_step_end`), are not reported. A hook of a class of another module of the project is

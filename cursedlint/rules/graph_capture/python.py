@@ -16,6 +16,7 @@ from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.framework_loops import FrameworkLoops, HookCapture
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
 from cursedlint.analysis.python_project import own_nodes, project_functions
+from cursedlint.analysis.task_pairs import EntryRace, entry_races
 from cursedlint.analysis.task_races import TaskRace, TaskRaces
 from cursedlint.analysis.thread_starts import RunningThread, ThreadStart, ThreadStarts
 from cursedlint.findings import Fix, Rewrite, Step
@@ -77,6 +78,9 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             self._report_sibling_race(race)
         for unit_race in ConcurrentUnits(self.threads, OffThread(self.threads)).races(self.calls):
             self._report_unit_race(unit_race)
+        for entry_race in entry_races(self.context.source.path, self.analysis.regions,
+                                      self.uses.project):
+            self._report_entry_race(entry_race)
 
     def _check_thread(self, region: Region, start: ThreadStart) -> None:
         device_wide = self.threads.reached(start.code, self.uses.device_wide_use)
@@ -140,6 +144,21 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
             "work starts (a warm-up that captures each graph), serialize the two (one worker, "
             "or a lock both hold), or capture with capture_error_mode=\"thread_local\" at the "
             "capture.")
+
+    def _report_entry_race(self, race: EntryRace) -> None:
+        region = race.region
+        message = f"global-mode capture reached by {race.capturer} while {race.worker} does CUDA work"
+        if len(message) > 150:  # (long names: the chain names them)
+            message = "global-mode capture reached by a thread or task of another module while " \
+                "another does CUDA work"
+        self.report(
+            region.start, message, related=race.steps, fix=self._thread_local_fix(region),
+            help=f"{race.starter} starts both, and nothing waits for one before the other "
+            "starts (the chain names the starts). In global mode any capture-unsafe CUDA call "
+            "of another thread (a copy to the host, `.item()`, an allocation) during the "
+            "capture fails and invalidates it, at random. Fix: capture with "
+            "capture_error_mode=\"thread_local\", capture before the concurrent work starts "
+            "(a warm-up), or serialize the two (one worker, or a lock both hold).")
 
     def _unit_steps(self, found) -> tuple[Step, ...]:
         """The chain to what a unit's code reaches: the line of this module it is reached
@@ -314,9 +333,10 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
         region = self.analysis.region_at(found.node)
         self.report(
             found.node,
-            f"{found.head} begins a global-mode capture in {found.run.framework.loop}'s loop "
+            f"{found.head} begins a global-mode capture in {found.run.framework.in_loop} "
             "over a pinned DataLoader",
-            help=f"{found.run.framework.name} runs `{found.hook}` while its training "
+            help=f"{found.run.framework.name} runs `{found.hook}` while its "
+            f"{found.run.framework.loader} "
             f"DataLoader ({found.run.loader.made}) is iterated; that loader has a pin-memory "
             "thread whose allocator queries CUDA events, and a CUDA call from another thread "
             "invalidates a global-mode capture, at random ('operation not permitted when "

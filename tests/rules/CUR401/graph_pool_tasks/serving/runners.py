@@ -16,7 +16,7 @@ class ReplicaRunner:
         self.static_input.copy_(batch)
         if self.graph is None:
             self.graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(self.graph):
+            with torch.cuda.graph(self.graph):  # error: CUR401@18 "reached by the task running ReplicaRunner.infer()"
                 self.static_output = self.model(self.static_input)
         self.graph.replay()
         return self.static_output.clone()
@@ -47,6 +47,6 @@ class IsolatedRunner:
 def capture_decoder_step(decoder, tokens):
     """Captures one decoding step (global mode)."""
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph):  # error: CUR401@10 "reached by a thread or task of another module"
         logits = decoder(tokens)
     return graph, logits
