@@ -356,6 +356,17 @@ class CudaUse:
                     f"`{ast.unparse(func)}` is `{ast.unparse(stored)}`")
         return (step, *found[0]), found[1]
 
+    def may_capture(self, *kinds: CudaFact) -> bool:
+        """Whether a capture may begin where the module's code reaches: a region of the
+        module (any mode), or a project function that reaches a fact of one of `kinds`
+        (`GLOBAL_CAPTURE` by default). Every check that finds a capture finds one only there:
+        the races of tasks and units, and the threads running at a capture, are none in a
+        module without a region, in a project without such a function."""
+        if self.analysis.regions:
+            return True
+        return self.project is not None and any(
+            self.project.reaching(kind) for kind in kinds or (CudaFact.GLOBAL_CAPTURE,))
+
     def may_be_reached(self, func: ast.AST, kinds: Iterable[CudaFact]) -> bool:
         """Whether `reached(func, kind)` may be other than None for one of `kinds`: the test
         by names it makes before resolving anything (of `func`'s last name, or of what that
