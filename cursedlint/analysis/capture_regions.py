@@ -139,6 +139,8 @@ def _statement_call(statement: ast.stmt) -> ast.Call | None:
 
 
 _PAIR_NAMES = frozenset(PAIRINGS).union(*(p.ends for p in PAIRINGS.values()))
+_CALL_STARTS = frozenset(PAIRINGS) | {name.rpartition(".")[2] for name in GRAPHED_CALLABLES}
+"""The last names of the calls `_read_call` may find a region begun by."""
 
 
 def enclosing_class(context, node: ast.AST) -> ast.ClassDef | None:
@@ -167,7 +169,9 @@ class CaptureAnalysis:
     visit_AsyncWith = visit_With
 
     def visit_Call(self, node: ast.Call) -> None:
-        self._read_call(node)
+        func = node.func
+        if type(func) is not ast.Attribute or func.attr in _CALL_STARTS:
+            self._read_call(node)  # (a method call of another name begins nothing)
 
     def _read_with(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
