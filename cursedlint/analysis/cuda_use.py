@@ -155,6 +155,7 @@ class CudaUse:
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
         self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
+        self._callees: dict[int, ast.AST | None] = {}  # (`callee`: each index's walk asks)
 
     @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
@@ -442,8 +443,11 @@ class CudaUse:
         if not isinstance(node, ast.Call) or not (isinstance(node.func, ast.Name)
                                                   or is_self_attribute(node.func)):
             return None
-        code = self.analysis.code_of(node.func)
-        return code if isinstance(code, FUNCTIONS) else None
+        key = id(node)
+        if key not in self._callees:
+            code = self.analysis.code_of(node.func)
+            self._callees[key] = code if isinstance(code, FUNCTIONS) else None
+        return self._callees[key]
 
 
 def checked_nodes(context, code: Iterable[ast.AST]) -> list[ast.AST]:
