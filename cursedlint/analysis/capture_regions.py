@@ -162,6 +162,7 @@ class CaptureAnalysis:
         self.regions: list[Region] = []
         self._starts: set[int] = set()
         self._by_start: dict[int, Region] = {}
+        self._values: dict[int, ast.AST | None] = {}  # (`value_of`: asked again of a node)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         self._read_with(node)
@@ -282,9 +283,12 @@ class CaptureAnalysis:
     def value_of(self, node: ast.AST) -> ast.AST | None:
         """What `node` is bound to (`python_project.value_of`) for a name or `self.attr`;
         any other expression is itself."""
-        if isinstance(node, ast.Name) or is_self_attribute(node):
-            return value_of(self.context, node)
-        return node
+        if not (isinstance(node, ast.Name) or is_self_attribute(node)):
+            return node
+        key = id(node)
+        if key not in self._values:  # (the callee's code and the module's work ask of each)
+            self._values[key] = value_of(self.context, node)
+        return self._values[key]
 
     own_method = staticmethod(own_method)
 
