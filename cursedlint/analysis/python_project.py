@@ -797,9 +797,10 @@ _PROJECT_NAMES = "project-names-taken"
 
 def _project_names(context) -> Iterator[str]:
     root = context.settings.root or os.getcwd()
+    path = os.path.abspath(context.source.path)  # (once, not per import)
     imported = [(local, written.partition(":")[2])
                 for local, written in linted_imports(context).items()
-                if is_project_module(context.source.path, written.partition(":")[0], root)]
+                if is_project_module(path, written.partition(":")[0], root)]
     reads = _attribute_reads(context.source.text, {local for local, _ in imported})
     for local, attribute in imported:
         if attribute:
