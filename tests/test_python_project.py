@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 from functools import partial
+from types import SimpleNamespace
 
 import pytest
 
+from cursedlint.analysis.python_project import UngatheredFacts
 from cursedlint.cli import main
 from cursedlint.findings import Finding
 from cursedlint.registry import all_rules
@@ -1590,3 +1592,13 @@ def test_a_file_whose_rules_ask_nothing_of_the_facts_needs_none(tmp_path, ran):
     assert isinstance(facts, UngatheredFacts) and context.asked == set()
     assert facts.callee(context.source.path, {}, "watch_memory") is None
     assert context.asked == {"cuda-reach"}
+
+
+def test_facts_to_come_say_whether_a_question_would_note_them_without_noting():
+    """`to_ask` (like `gathered`) is read without noting the facts asked; once a question
+    noted them, there is nothing more to note."""
+    context = SimpleNamespace(asked=set())
+    facts = UngatheredFacts(context, "cuda-reach")
+    assert facts.to_ask and not facts.gathered and context.asked == set()
+    assert facts.reaching("global_capture") == frozenset()
+    assert context.asked == {"cuda-reach"} and not facts.to_ask and not facts.gathered

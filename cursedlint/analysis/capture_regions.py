@@ -139,6 +139,8 @@ def _statement_call(statement: ast.stmt) -> ast.Call | None:
 
 
 _PAIR_NAMES = frozenset(PAIRINGS).union(*(p.ends for p in PAIRINGS.values()))
+_CALL_STARTS = frozenset(PAIRINGS) | {name.rpartition(".")[2] for name in GRAPHED_CALLABLES}
+"""The last names of the calls `_read_call` may find a region begun by."""
 
 
 def enclosing_class(context, node: ast.AST) -> ast.ClassDef | None:
@@ -160,6 +162,7 @@ class CaptureAnalysis:
         self.regions: list[Region] = []
         self._starts: set[int] = set()
         self._by_start: dict[int, Region] = {}
+        self._values: dict[int, ast.AST | None] = {}  # (`value_of`: asked again of a node)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         self._read_with(node)
@@ -167,7 +170,9 @@ class CaptureAnalysis:
     visit_AsyncWith = visit_With
 
     def visit_Call(self, node: ast.Call) -> None:
-        self._read_call(node)
+        func = node.func
+        if type(func) is not ast.Attribute or func.attr in _CALL_STARTS:
+            self._read_call(node)  # (a method call of another name begins nothing)
 
     def _read_with(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
@@ -278,9 +283,12 @@ class CaptureAnalysis:
     def value_of(self, node: ast.AST) -> ast.AST | None:
         """What `node` is bound to (`python_project.value_of`) for a name or `self.attr`;
         any other expression is itself."""
-        if isinstance(node, ast.Name) or is_self_attribute(node):
-            return value_of(self.context, node)
-        return node
+        if not (isinstance(node, ast.Name) or is_self_attribute(node)):
+            return node
+        key = id(node)
+        if key not in self._values:  # (the callee's code and the module's work ask of each)
+            self._values[key] = value_of(self.context, node)
+        return self._values[key]
 
     own_method = staticmethod(own_method)
 

@@ -226,6 +226,8 @@ class ConcurrentUnits:
         another does CUDA work (one race per capturing unit)."""
         scopes: dict[int, list[Unit]] = {}
         starting: set[int] = set()  # the calls that start units, and their coroutines
+        if not self.threads.uses.may_capture(CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CAPTURE):
+            return  # (no unit's code can begin one)
         for call in calls:
             for unit in self.units(call):
                 scope = self.context.scope_of(unit.spot)

@@ -26,7 +26,7 @@ from cursedlint.project.index import Indexer
 from cursedlint.triggers.statement_text import named_in_code, stated_names
 
 
-_LOADER_WORD = "cuda-reach-dataloader"  # whether the module names DataLoader (searched once)
+_LOADER_MADE = "cuda-reach-pinned-loader"  # whether the module makes a pinned DataLoader
 _CAPTURE_WORDS = ("capture_begin", "begin_capture", "cudaStreamBeginCapture",
                   "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "graph",
                   "make_graphed_callables")
@@ -104,7 +104,7 @@ class CudaReach(FunctionIndexer):
         facts = {kind: Reach(line, what, tuple(via))
                  for kind, (line, what, via) in module.of(function).items()}
         loader = _returned_loader(capture_analysis(context), function) if context.shared(
-            _LOADER_WORD, lambda: b"DataLoader" in context.source.data) else None
+            _LOADER_MADE, lambda: _makes_pinned_loader(context)) else None
         if loader is not None:
             facts[CudaFact.PINNED_LOADER] = Reach(loader.lineno, "a pinned DataLoader is made")
         if _starts_threads(context):
@@ -397,6 +397,15 @@ _REGION_NAMES = REGION_WORDS | GRAPH_NAMES | {name.encode() for name in _REGION_
 _STARTED_BY = tuple(sorted({name.encode() for name in _REGION_STARTS} | {
     name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS | WARP_SCOPED}))
 """The last names of the calls and `with`s that begin a region (`CaptureAnalysis`)."""
+
+
+def _makes_pinned_loader(context) -> bool:
+    """Whether one of the module's calls makes a pinned DataLoader: only then can a function
+    of it return one (asked once per module, not by a walk of each function)."""
+    if b"DataLoader" not in context.source.data:
+        return False
+    analysis = capture_analysis(context)
+    return any(pinned_loader(analysis, call) for call in context.nodes(ast.Call))
 
 
 def _returned_loader(analysis: CaptureAnalysis, function: ast.AST) -> ast.Call | None:

@@ -155,6 +155,7 @@ class CudaUse:
         self._uses: dict[int, Use | None] = {}  # per call: three checks ask
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
         self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
+        self._callees: dict[int, ast.AST | None] = {}  # (`callee`: each index's walk asks)
 
     @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
@@ -356,6 +357,17 @@ class CudaUse:
                     f"`{ast.unparse(func)}` is `{ast.unparse(stored)}`")
         return (step, *found[0]), found[1]
 
+    def may_capture(self, *kinds: CudaFact) -> bool:
+        """Whether a capture may begin where the module's code reaches: a region of the
+        module (any mode), or a project function that reaches a fact of one of `kinds`
+        (`GLOBAL_CAPTURE` by default). Every check that finds a capture finds one only there:
+        the races of tasks and units, and the threads running at a capture, are none in a
+        module without a region, in a project without such a function."""
+        if self.analysis.regions:
+            return True
+        return self.project is not None and any(
+            self.project.reaching(kind) for kind in kinds or (CudaFact.GLOBAL_CAPTURE,))
+
     def may_be_reached(self, func: ast.AST, kinds: Iterable[CudaFact]) -> bool:
         """Whether `reached(func, kind)` may be other than None for one of `kinds`: the test
         by names it makes before resolving anything (of `func`'s last name, or of what that
@@ -431,8 +443,11 @@ class CudaUse:
         if not isinstance(node, ast.Call) or not (isinstance(node.func, ast.Name)
                                                   or is_self_attribute(node.func)):
             return None
-        code = self.analysis.code_of(node.func)
-        return code if isinstance(code, FUNCTIONS) else None
+        key = id(node)
+        if key not in self._callees:
+            code = self.analysis.code_of(node.func)
+            self._callees[key] = code if isinstance(code, FUNCTIONS) else None
+        return self._callees[key]
 
 
 def checked_nodes(context, code: Iterable[ast.AST]) -> list[ast.AST]:

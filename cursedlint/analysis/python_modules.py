@@ -168,12 +168,13 @@ def imports_project_module(context) -> bool:
     """Whether the parsed module imports a module of the project (`is_project_module`), at any
     depth: only then can it call into another module's code."""
     root = context.settings.root or os.getcwd()
+    path = os.path.abspath(context.source.path)  # (once, not per import)
     for statement in context.nodes(ast.Import, ast.ImportFrom):
         if isinstance(statement, ast.ImportFrom):
             names = ["." * statement.level + (statement.module or "")]
         else:
             names = [alias.name for alias in statement.names]
-        if any(is_project_module(context.source.path, name, root) for name in names):
+        if any(is_project_module(path, name, root) for name in names):
             return True
     return False
 

@@ -449,6 +449,9 @@ class ProjectFunctions:
 
     gathered = True
     """Whether these are the facts gathered (not `UngatheredFacts`)."""
+    to_ask = False
+    """Whether a question asked of these facts now notes them needed (`UngatheredFacts`
+    not asked yet): where not, a rule that asks only to note them has nothing to do."""
 
     def __init__(self, summaries: dict[str, ModuleSummary], handed: dict[str, str] | None = None):
         self.summaries = summaries
@@ -736,13 +739,14 @@ class UngatheredFacts(ProjectFunctions):
     nothing has the findings it would have with the facts: it needs none."""
 
     gathered = False
+    to_ask = True
 
     def __init__(self, context, name: str):
         super().__init__({})
         self._note = lambda: context.asked.add(name)
 
     def __getattribute__(self, attribute: str):
-        if not attribute.startswith("_") and attribute != "gathered":
+        if not attribute.startswith("_") and attribute not in ("gathered", "to_ask"):
             object.__getattribute__(self, "_asked")()
         return object.__getattribute__(self, attribute)
 
@@ -793,9 +797,10 @@ _PROJECT_NAMES = "project-names-taken"
 
 def _project_names(context) -> Iterator[str]:
     root = context.settings.root or os.getcwd()
+    path = os.path.abspath(context.source.path)  # (once, not per import)
     imported = [(local, written.partition(":")[2])
                 for local, written in linted_imports(context).items()
-                if is_project_module(context.source.path, written.partition(":")[0], root)]
+                if is_project_module(path, written.partition(":")[0], root)]
     reads = _attribute_reads(context.source.text, {local for local, _ in imported})
     for local, attribute in imported:
         if attribute:

@@ -60,7 +60,7 @@ class TaskRaces:
 
     def races(self, calls: list[ast.Call]) -> Iterator[TaskRace]:
         """Of the module's `calls`, the task starts whose tasks may capture at once."""
-        for call in calls:
+        for call in calls if self.threads.uses.may_capture() else ():
             start = self._start(call)
             how = start and self.at_once(start)
             if not how:
@@ -76,7 +76,7 @@ class TaskRaces:
         to it, none waited for in between, run CUDA work (any CUDA call of another thread
         breaks a global-mode capture)."""
         pools: dict[tuple[int, str], list[ThreadStart]] = {}
-        for call in calls:
+        for call in calls if self.threads.uses.may_capture() else ():
             start = self._start(call)
             if start is not None:
                 scope = self.context.scope_of(call)

@@ -137,6 +137,8 @@ class ThreadStarts:
         that joins threads through the same object ends them)."""
         regions = {id(region.start): region for region in self.analysis.regions}
         scopes: dict[int, list[ast.Call]] = {}
+        if not self.uses.may_capture():
+            return
         for call in calls:  # (a call no project function may be reached by does nothing here)
             if id(call) in regions or self.uses.may_be_reached(call.func, _AT_CAPTURES):
                 scopes.setdefault(id(self.context.scope_of(call)), []).append(call)

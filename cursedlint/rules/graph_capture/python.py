@@ -350,10 +350,15 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
         """Calls in a loop over a pinned loader of project functions (of other modules) that
         begin a global-mode capture. (A region, found by names first, is rare and a local
         callee costly to find: asked in that order. Before the facts are gathered no call
-        begins one, and asking for one of a call without a local callee notes them asked.)"""
+        begins one, and asking for one of a call without a local callee notes them asked;
+        in a project where no function begins one, none does.)"""
         uses = self.uses
+        project = uses.project
+        if not (project.reaching(CudaFact.GLOBAL_CAPTURE) if project.gathered else
+                project.to_ask):
+            return  # (no project function begins one; or the facts to come are noted asked)
         calls = [node for node in own_nodes(loop.body) if isinstance(node, ast.Call)]
-        if not uses.project.gathered:
+        if not project.gathered:
             asking = next((node for node in calls if uses.callee(node) is None), None)
             if asking is not None:
                 uses.remote_region(asking)
