@@ -718,6 +718,26 @@ def test_a_file_that_needs_foreign_facts_is_linted_again_for_a_question_it_did_n
         (os.path.join("audio", "stream.py"), 10, "CUR202")]
 
 
+def test_a_file_linted_again_runs_only_the_rules_of_the_facts_that_affect_it():
+    """A file that asked two indexers' facts, both found, of which only one reaches what it
+    reads (`Indexer.affects`): only the rules reading that one run again (the other's answer
+    as no facts did)."""
+    from types import SimpleNamespace
+
+    from cursedlint.engine.facts_run import FactsRun
+
+    def rule(code, *names):
+        indexers = [SimpleNamespace(name=name) for name in names]
+        return SimpleNamespace(code=code, indexers=lambda: indexers)
+
+    run = FactsRun(SimpleNamespace(fix=False, warn_unused=False, show_traceback=False))
+    using = [rule("CUR401", "cuda-reach"), rule("CUR202", "foreign-keeping"),
+             rule("CUR201", "callback-helpers", "foreign-keeping")]
+    again = run._rules_again([0, 1], [("step.py", "python"), ("loader.py", "python")],
+                             {0: {"cuda-reach"}, 1: {"foreign-keeping"}}, using)
+    assert again == {"step.py": {"CUR401"}, "loader.py": {"CUR202", "CUR201"}}
+
+
 def test_an_analysis_rules_share_is_fed_once_per_node_and_fails_for_each():
     """`walk_feeds`: the walk calls a shared analysis's visitors once per node, where the first
     rule naming it is; when it raises, every rule naming it is reported and dropped from the

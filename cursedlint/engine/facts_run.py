@@ -182,9 +182,10 @@ class FactsRun:
             result = linter.cache.lookup(files[i][0], linter.facts_key)
             if result is not None and linter.cites_the_same(result):
                 cached[i] = results[i] = result
+        affecting = {i: self._affecting(files[i][0], results[i], found, indexers)
+                     for i in asked - cached.keys()}
         again = named | deferred | {
-            i for i in asked - cached.keys()
-            if self._affected(files[i][0], results[i], found, indexers) or names_words(i)}
+            i for i, names in affecting.items() if names or names_words(i)}
         for i in asked - again - cached.keys() if linter.cache else ():
             linter.cache.same_with(files[i][0], linter.facts_key)  # the facts change nothing
         order = sorted(again - cached.keys())
@@ -196,7 +197,7 @@ class FactsRun:
         linter.again_only = self._rules_again(
             [i for i in order if files[i][0] not in relinted and i in asked
              and i not in named and i not in deferred and not names_words(i)],
-            files, results, found, using)
+            files, affecting, using)
         try:
             relinted.update(linter.lint_again_in_workers(
                 {files[i][0] for i in order} - relinted.keys()))
@@ -228,36 +229,34 @@ class FactsRun:
         return errors
 
     def _rules_again(self, again: list[int], files: list[tuple[str, str]],
-                     results: list[FileResult], found: set[str],
+                     affecting: Mapping[int, set[str]],
                      using: list[type[Rule]]) -> dict[str, frozenset[str]]:
         """Path -> the codes of the rules to run again with the facts, for the files of
-        `again` (linted again only because they asked for facts that were `found`): the rules
-        reading those facts (`Rule.indexers`). The others' findings cannot change (a rule reads
-        no facts but its indexers'), so the first lint's stand: running every rule again cost
-        the stdlib worst case a third of its time. Not with --fix, unused-suppression warnings
-        (which need every finding of the file) or tracebacks shown: all the rules run."""
+        `again` (linted again only because facts they asked for can change their findings:
+        `affecting`, the indexers whose facts can): the rules reading those facts
+        (`Rule.indexers`). The others' findings cannot change (a rule reads no facts but its
+        indexers', and facts that reach nothing the file reads answer as none did), so the
+        first lint's stand: running every rule again cost the stdlib worst case a third of
+        its time. Not with --fix, unused-suppression warnings (which need every finding of
+        the file) or tracebacks shown: all the rules run."""
         linter = self.linter
         if linter.fix or linter.warn_unused or linter.show_traceback:
             return {}
         only = {}
         for i in again:
-            facts = found.intersection(results[i].needs)
             only[files[i][0]] = frozenset(
                 rule.code for rule in using
-                if any(indexer.name in facts for indexer in rule.indexers()))
+                if any(indexer.name in affecting[i] for indexer in rule.indexers()))
         return only
 
-    def _affected(self, path: str, result: FileResult, found: set[str],
-                  indexers: Mapping[str, Any]) -> bool:
-        """Whether facts gathered for the file (`found`: the indexers that found some) can
-        change its findings: its lint asked for them, and they reach what it reads them
+    def _affecting(self, path: str, result: FileResult, found: set[str],
+                   indexers: Mapping[str, Any]) -> set[str]:
+        """The indexers whose facts gathered for the file (`found`: those that found some)
+        can change its findings: its lint asked for them, and they reach what it reads them
         through."""
-        for name in found.intersection(result.needs):
-            lookups = result.lookups.get(name)
-            if lookups is None or \
-                    indexers[name].affects(self.linter.project[name], path, lookups):
-                return True
-        return False
+        return {name for name in found.intersection(result.needs)
+                if (lookups := result.lookups.get(name)) is None
+                or indexers[name].affects(self.linter.project[name], path, lookups)}
 
     def _late_seeds(self, files: list[tuple[str, str]],
                     rules: list[type[Rule]]) -> dict[str, set[str]]:
