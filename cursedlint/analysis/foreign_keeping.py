@@ -339,9 +339,11 @@ def may_be_library(context, receiver: ast.AST) -> bool:
     """Whether a name or `self.<attr>` may hold a library, by the module's text alone: a name
     it imports from ctypes, cffi, numba or a module of the project, one it assigns a value
     naming a loader (`CDLL`, `dlopen`, ...), or one it assigns such a name (the cheap test
-    before following bindings)."""
+    before following bindings). A name the module neither imports nor assigns (`self`, a
+    parameter) is none, without reading the module's bindings."""
     key = receiver.id if isinstance(receiver, ast.Name) else f"self.{receiver.attr}"
-    return key in context.shared(_LIBRARIES, lambda: _library_names(context))
+    return key in context.derived(_BOUND, lambda: _bound_keys(context)) and \
+        key in context.shared(_LIBRARIES, lambda: _library_names(context))
 
 
 _LIBRARIES = "foreign-keeping-libraries"
@@ -353,32 +355,50 @@ driver); besides these, only a name imported from the project's modules may be o
 def may_be_function_alias(context, node: ast.AST) -> bool:
     """Whether a name or `self.<attr>` may hold a library's function (`f = lib.name`): the
     module assigns it an attribute of something that may be a library (a name or
-    `self.<attr>` only where `may_be_library`; the cheap test before following bindings)."""
+    `self.<attr>` only where `may_be_library`; the cheap test before following bindings).
+    Only the receivers of the name's own assignments are asked about."""
     key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
-    return key in context.shared(_ALIASES, lambda: _function_aliases(context))
+    receivers = context.derived(_ALIASES, lambda: _attribute_bindings(context)).get(key)
+    return receivers is not None and any(
+        not (isinstance(receiver, ast.Name) or is_self_attribute(receiver))
+        or may_be_library(context, receiver) for receiver in receivers)
 
 
-def _function_aliases(context) -> frozenset[str]:
-    found = set()
+def _attribute_bindings(context) -> dict[str, list[ast.AST]]:
+    """Name (or `self.<attr>`) -> the receivers of the attributes the module assigns it
+    (`lib` of `f = lib.name`)."""
+    found: dict[str, list[ast.AST]] = {}
     for assign in context.nodes(ast.Assign, ast.AnnAssign):
         value = assign.value
-        if not isinstance(value, ast.Attribute):
-            continue
-        receiver = value.value
-        if (isinstance(receiver, ast.Name) or is_self_attribute(receiver)) \
-                and not may_be_library(context, receiver):
-            continue
-        found.update(target.id if isinstance(target, ast.Name) else f"self.{target.attr}"
-                     for target in _targets(assign)
-                     if isinstance(target, ast.Name) or is_self_attribute(target))
-    return frozenset(found)
+        if isinstance(value, ast.Attribute):
+            for key in _keys(_targets(assign)):
+                found.setdefault(key, []).append(value.value)
+    return found
+
+
+def _bound_keys(context) -> frozenset[str]:
+    """The names (and `self.<attr>`) the module assigns a value or binds by an import: any
+    library name is one of them."""
+    keys = {key for node in context.nodes(ast.Assign, ast.AnnAssign)
+            if node.value is not None for key in _keys(_targets(node))}
+    keys.update(alias.asname or (alias.name if isinstance(node, ast.ImportFrom)
+                                 else alias.name.partition(".")[0])
+                for node in context.nodes(ast.Import, ast.ImportFrom) for alias in node.names)
+    return frozenset(keys)
 
 
 def _targets(assign: ast.Assign | ast.AnnAssign) -> list[ast.AST]:
     return assign.targets if isinstance(assign, ast.Assign) else [assign.target]
 
 
-_ALIASES = "foreign-keeping-aliases"
+def _keys(targets: list[ast.AST]) -> list[str]:
+    """The keys of the targets that are names or `self.<attr>`."""
+    return [target.id if isinstance(target, ast.Name) else f"self.{target.attr}"
+            for target in targets if isinstance(target, ast.Name) or is_self_attribute(target)]
+
+
+_ALIASES = "foreign-keeping-attribute-bindings"
+_BOUND = "foreign-keeping-bound-names"
 
 
 def _library_names(context) -> frozenset[str]:
@@ -390,8 +410,7 @@ def _library_names(context) -> frozenset[str]:
     loading = _loader_lines(context.source)
     aliases = []
     for node in context.nodes(ast.Assign, ast.AnnAssign):
-        keys = [t.id if isinstance(t, ast.Name) else f"self.{t.attr}" for t in _targets(node)
-                if isinstance(t, ast.Name) or is_self_attribute(t)]
+        keys = _keys(_targets(node))
         value = node.value
         if not keys or value is None:
             continue
