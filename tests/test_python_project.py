@@ -425,6 +425,31 @@ def test_only_files_whose_imports_lead_to_a_fact_are_linted_again(tmp_path, monk
     assert linted[1] == ["solver/kernels.py", "solver/run.py"]  # kernels.py holds the facts
 
 
+def test_parameters_handed_on_to_no_callback_api_lint_no_file_again(tmp_path, monkeypatch):
+    """Modules whose functions hand parameters on to imported functions that reach no
+    callback API have facts of the callback helpers, but no helper: no file is linted again."""
+    from cursedlint.engine import Linter
+
+    linted = []
+    lint_files = Linter.lint_files
+
+    def recording(self, files, jobs, *more):
+        linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
+        return lint_files(self, files, jobs, *more)
+
+    monkeypatch.setattr(Linter, "lint_files", recording)
+    findings = lint(tmp_path, {
+        "solver/__init__.py": "",
+        "solver/paths.py": "import os\n\n\ndef normalized(path):\n"
+                           "    return os.path.normpath(path)\n",
+        "solver/run.py": "from .paths import normalized\n\n\n"
+                         "def load(name, on_done):  # not handed to cuLaunchHostFunc\n"
+                         "    on_done(normalized(name))\n",
+    })
+    assert findings == [] and linted == [["solver/__init__.py", "solver/paths.py",
+                                          "solver/run.py"]]
+
+
 def test_a_run_where_no_file_needs_facts_gathers_none(tmp_path):
     """The facts are gathered after a first lint, only for the files that say they need them:
     a project where nothing captures or hands a callback never lists its files for them."""
