@@ -214,6 +214,33 @@ class ForeignKeeping(Indexer):
         yield from context.shared(_ASKED, set)
         yield from _foreign_names(context)
 
+    def lookups(self, context) -> list[str] | None:
+        """The questions the file's lint asked of the facts to come, or would ask of them
+        (`imported_binding` without asking too: a lint again answers those): "k\tname" for
+        what the project's C does with a foreign function's callback (`c_keeping_of`),
+        "b\twritten\tattribute..." for what an import from the project binds."""
+        if context.source.language not in PYTHON_TREES:
+            return None
+        imports = linted_imports(context)
+        found = {f"k\t{function}" for function in context.shared(_ASKED, set)}
+        for name, *attributes in context.shared(_QUESTIONS, set):
+            written = imports.get(name)
+            if written is not None and _from_project(context, written):
+                found.add("\t".join(("b", written, *attributes)))
+        return found
+
+    def affects(self, facts: dict[str, ForeignFacts], path: str, lookups: list[str]) -> bool:
+        """Whether a question the file asked has another answer with the facts than without:
+        an import that binds a library, a prototype or a library's function; a foreign
+        function the project's C defines (else the tables decide, as without facts)."""
+        for lookup in lookups:
+            kind, *parts = lookup.split("\t")
+            if kind == "k" and any(parts[0] in summary.functions for summary in facts.values()):
+                return True
+            if kind == "b" and _binding_in(facts, path, parts[0], parts[1:]) is not None:
+                return True
+        return False
+
     def more_words(self, facts: dict[str, ForeignFacts], settings) -> Iterable[str]:
         """The functions the definitions found hand a function pointer parameter to."""
         types = pointer_types(facts)
@@ -789,8 +816,13 @@ def imported_binding(context, node: ast.AST, ask: bool = True) -> tuple[str, str
     while isinstance(node, ast.Attribute):
         attributes.insert(0, node.attr)
         node = node.value
-    if not isinstance(node, ast.Name) or not ask and not context.project.get(FOREIGN_KEEPING.name):
+    if not isinstance(node, ast.Name):
         return None
+    if not context.project.get(FOREIGN_KEEPING.name):
+        if context.facts_to_come:  # (what a lint again would ask: `ForeignKeeping.affects`)
+            context.shared(_QUESTIONS, set).add((node.id, *attributes))
+        if not ask:
+            return None
     written = linted_imports(context).get(node.id)
     if written is None:
         return None
@@ -802,16 +834,27 @@ def imported_binding(context, node: ast.AST, ask: bool = True) -> tuple[str, str
 
 
 _BINDINGS = "foreign-keeping-imported-bindings"
+_QUESTIONS = "foreign-keeping-questions"
 
 
 def _imported_binding(context, written: str, attributes: list[str]) -> tuple[str, str] | None:
-    root = context.settings.root or os.getcwd()
-    if not is_project_module(context.source.path, written.partition(":")[0], root):
+    if not _from_project(context, written):
         return None
     facts = foreign_facts(context)
-    if not facts:
-        return None
-    path = os.path.abspath(context.source.path)
+    return _binding_in(facts, context.source.path, written, attributes) if facts else None
+
+
+def _from_project(context, written: str) -> bool:
+    """Whether an import written so (`linted_imports`) names a module of the project."""
+    root = context.settings.root or os.getcwd()
+    return is_project_module(context.source.path, written.partition(":")[0], root)
+
+
+def _binding_in(facts: dict[str, ForeignFacts], path: str, written: str,
+                attributes: list[str]) -> tuple[str, str] | None:
+    """`imported_binding` in `facts` of the module at `path`, of what its import written so
+    binds (and `attributes` read on it)."""
+    path = os.path.abspath(path)
     imported = resolve(written, module_name(path), is_package(path))
     table = _tables(tuple(sorted(facts)))
     found = table.definition(".".join((imported.dotted, *attributes)),
