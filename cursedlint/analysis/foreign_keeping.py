@@ -367,10 +367,13 @@ def may_be_library(context, receiver: ast.AST) -> bool:
     it imports from ctypes, cffi, numba or a module of the project, one it assigns a value
     naming a loader (`CDLL`, `dlopen`, ...), or one it assigns such a name (the cheap test
     before following bindings). A name the module neither imports nor assigns (`self`, a
-    parameter) is none, without reading the module's bindings."""
+    parameter) is none, without reading the module's bindings; one it only imports, without
+    reading its assignments."""
     key = receiver.id if isinstance(receiver, ast.Name) else f"self.{receiver.attr}"
-    return key in context.derived(_BOUND, lambda: _bound_keys(context)) and \
-        key in context.shared(_LIBRARIES, lambda: _library_names(context))
+    imported, assigned = context.derived(_BOUND, lambda: _bound_keys(context))
+    if key in imported and key in context.shared(_IMPORTED, lambda: _imported_libraries(context)):
+        return True
+    return key in assigned and key in context.shared(_LIBRARIES, lambda: _library_names(context))
 
 
 _LIBRARIES = "foreign-keeping-libraries"
@@ -403,15 +406,15 @@ def _attribute_bindings(context) -> dict[str, list[ast.AST]]:
     return found
 
 
-def _bound_keys(context) -> frozenset[str]:
-    """The names (and `self.<attr>`) the module assigns a value or binds by an import: any
-    library name is one of them."""
-    keys = {key for node in context.nodes(ast.Assign, ast.AnnAssign)
-            if node.value is not None for key in _keys(_targets(node))}
-    keys.update(alias.asname or (alias.name if isinstance(node, ast.ImportFrom)
+def _bound_keys(context) -> tuple[frozenset[str], frozenset[str]]:
+    """The names the module binds by an import, and the names (and `self.<attr>`) it assigns
+    a value: any library name is one of them."""
+    imported = {alias.asname or (alias.name if isinstance(node, ast.ImportFrom)
                                  else alias.name.partition(".")[0])
-                for node in context.nodes(ast.Import, ast.ImportFrom) for alias in node.names)
-    return frozenset(keys)
+                for node in context.nodes(ast.Import, ast.ImportFrom) for alias in node.names}
+    assigned = {key for node in context.nodes(ast.Assign, ast.AnnAssign)
+                if node.value is not None for key in _keys(_targets(node))}
+    return frozenset(imported), frozenset(assigned)
 
 
 def _targets(assign: ast.Assign | ast.AnnAssign) -> list[ast.AST]:
@@ -426,14 +429,23 @@ def _keys(targets: list[ast.AST]) -> list[str]:
 
 _ALIASES = "foreign-keeping-attribute-bindings"
 _BOUND = "foreign-keeping-bound-names"
+_IMPORTED = "foreign-keeping-imported-libraries"
 
 
-def _library_names(context) -> frozenset[str]:
+def _imported_libraries(context) -> frozenset[str]:
+    """The names imported from ctypes, cffi, numba or a module of the project."""
     names = {local for local, written in linted_imports(context).items()
              if written.lstrip(".").startswith(_LIBRARY_MODULES)}
     names.update(local for local, qualified in context.imports.names.items()
                  if qualified.startswith(_LIBRARY_MODULES))
     names.update(local for local, _ in _imported_from_project(context))
+    return frozenset(names)
+
+
+def _library_names(context) -> frozenset[str]:
+    """The names that may hold a library: those imported so (`_imported_libraries`), those
+    assigned a value naming a loader, and those assigned one of these names."""
+    names = set(context.shared(_IMPORTED, lambda: _imported_libraries(context)))
     loading = _loader_lines(context.source)
     aliases = []
     for node in context.nodes(ast.Assign, ast.AnnAssign):
