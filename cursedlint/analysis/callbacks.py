@@ -167,14 +167,20 @@ class CallbackTracer:
 
     def may_hand_callback(self, call: ast.Call) -> bool:
         """Whether an argument of `call` may be a callback object under pointer conversions
-        (`may_make_callback`): asked of every call, so a constant is passed over and a name,
-        which no conversion wraps, is asked as it is."""
-        for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
-            kind = type(argument)
-            if kind is not ast.Constant and may_make_callback(
-                    self.context, argument if kind is ast.Name else self.peeled(argument)):
+        (`may_make_callback`): asked of every call, so only a call or `<x>.value` is peeled
+        (no conversion is anything else), and a name or attribute is asked as it is."""
+        for argument in call.args:
+            if self._may_hand(argument):
                 return True
-        return False
+        return any(self._may_hand(keyword.value) for keyword in call.keywords) \
+            if call.keywords else False
+
+    def _may_hand(self, argument: ast.AST) -> bool:
+        kind = type(argument)
+        if kind is ast.Call or kind is ast.Attribute and argument.attr == "value":
+            return may_make_callback(self.context, self.peeled(argument))
+        return (kind is ast.Name or kind is ast.Attribute) and \
+            may_make_callback(self.context, argument)
 
     def handed(self, argument: ast.AST) -> tuple[ast.AST, str] | None:
         """What an argument hands to C, under pointer conversions and through a local, and how
