@@ -29,7 +29,7 @@ from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_sel
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
     cffi_export, imported_binding, is_ffi_method, loads_library, may_be_function_alias,
-    may_be_library, may_make_callback,
+    may_be_library, may_make_callback, may_name_foreign,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
@@ -358,7 +358,11 @@ def foreign_function(context, func: ast.AST) -> str | None:
     one (`self._f = self._lib.name`), and another project module's such name, imported or read
     as its attribute (`m.f`). The name is the library's own (`name`), whatever the
     alias is called; None for anything else. Answered once per call of the file (the rules
-    that ask ask of each call as the walk meets it)."""
+    that ask ask of each call as the walk meets it; most plain names and `self.<attr>` are
+    none by the module's bindings alone: `may_name_foreign`)."""
+    if (isinstance(func, ast.Name) or is_self_attribute(func)) \
+            and not may_name_foreign(context, func):
+        return None
     known = context.shared("foreign-functions", dict)
     key = id(func)
     if key not in known:

@@ -394,6 +394,20 @@ def may_be_function_alias(context, node: ast.AST) -> bool:
         or may_be_library(context, receiver) for receiver in receivers)
 
 
+def may_name_foreign(context, node: ast.AST) -> bool:
+    """Whether a name or `self.<attr>` may name a library's function, by the module's
+    bindings alone (the cheap test before `callbacks.foreign_function` follows it): one the
+    module assigns an attribute (`may_be_function_alias`), a name it imports (another module
+    may bind it so: `imported_binding`), or `self.<attr>` where the module binds `self`
+    itself (which may then be a library)."""
+    if isinstance(node, ast.Name):
+        return node.id in context.derived(_ALIASES, lambda: _attribute_bindings(context)) or \
+            node.id in linted_imports(context)
+    imported, assigned = context.derived(_BOUND, lambda: _bound_keys(context))
+    return f"self.{node.attr}" in context.derived(
+        _ALIASES, lambda: _attribute_bindings(context)) or "self" in imported or "self" in assigned
+
+
 def _attribute_bindings(context) -> dict[str, list[ast.AST]]:
     """Name (or `self.<attr>`) -> the receivers of the attributes the module assigns it
     (`lib` of `f = lib.name`)."""
