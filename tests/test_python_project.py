@@ -427,6 +427,61 @@ def test_only_files_whose_imports_lead_to_a_fact_are_linted_again(tmp_path, monk
     assert linted[1] == ["solver/kernels.py", "solver/run.py"]  # kernels.py holds the facts
 
 
+def test_parameters_handed_on_to_no_callback_api_lint_no_file_again(tmp_path, monkeypatch):
+    """Modules whose functions hand parameters on to imported functions that reach no
+    callback API have facts of the callback helpers, but no helper: no file is linted again."""
+    from cursedlint.engine import Linter
+
+    linted = []
+    lint_files = Linter.lint_files
+
+    def recording(self, files, jobs, *more):
+        linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
+        return lint_files(self, files, jobs, *more)
+
+    monkeypatch.setattr(Linter, "lint_files", recording)
+    findings = lint(tmp_path, {
+        "solver/__init__.py": "",
+        "solver/paths.py": "import os\n\n\ndef normalized(path):\n"
+                           "    return os.path.normpath(path)\n",
+        "solver/run.py": "from .paths import normalized\n\n\n"
+                         "def load(name, on_done):  # not handed to cuLaunchHostFunc\n"
+                         "    on_done(normalized(name))\n",
+    })
+    assert findings == [] and linted == [["solver/__init__.py", "solver/paths.py",
+                                          "solver/run.py"]]
+
+
+@pytest.mark.parametrize("native, again", [
+    ("import os\n\n\ndef register(device, callback):\n    return os.fspath(device)\n", False),
+    ("import ctypes\n\n_lib = ctypes.CDLL('./libsnd.so')\nregister = _lib.snd_register\n", True),
+])
+def test_a_callback_object_handed_to_a_project_module_lints_again_where_it_binds_a_library(
+        tmp_path, monkeypatch, native, again):
+    """A callback object handed to a function of a project module asks the facts whether the
+    module binds a library: the file is linted again only where the module's facts say so."""
+    from cursedlint.engine import Linter
+
+    linted = []
+    lint_files = Linter.lint_files
+
+    def recording(self, files, jobs, *more):
+        linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
+        return lint_files(self, files, jobs, *more)
+
+    monkeypatch.setattr(Linter, "lint_files", recording)
+    findings = lint(tmp_path, {
+        "snd/__init__.py": "",
+        "snd/native.py": native,
+        "snd/play.py": "import ctypes\n\nfrom . import native\n\n\n"
+                       "def play(device):\n    on_end = ctypes.CFUNCTYPE(None, ctypes.c_int)\n"
+                       "    native._lib.snd_open(device)\n"
+                       "    native.register(device, on_end(lambda code: None))\n",
+    })
+    assert codes_at(findings) == ([("CUR202", "snd/play.py", 9)] if again else [])
+    assert linted[1:] == ([["snd/play.py"]] if again else [])
+
+
 def test_a_run_where_no_file_needs_facts_gathers_none(tmp_path):
     """The facts are gathered after a first lint, only for the files that say they need them:
     a project where nothing captures or hands a callback never lists its files for them."""

@@ -82,6 +82,12 @@ class CallbackHelpers(FunctionIndexer):
         helper: a callable passed to one is a callback."""
         return helper_names(facts)
 
+    def affects(self, facts, path, lookups) -> bool:
+        """Only where some function of the project hands a parameter down to a callback API
+        (`helper_names`): CUR201 asks the facts for those helpers alone, so facts of
+        parameters handed on to functions that reach no API change no finding."""
+        return bool(helper_names(facts)) and super().affects(facts, path, lookups)
+
     def more_words(self, facts, settings):
         """The helpers found so far: a module that calls one may hand a parameter on to it.
         (`facts` still grows: not `helper_names`, which keeps its answer.)"""

@@ -29,7 +29,7 @@ from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_sel
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
     cffi_export, imported_binding, is_ffi_method, loads_library, may_be_function_alias,
-    may_be_library, may_make_callback,
+    may_be_library, may_make_callback, may_name_foreign,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
@@ -167,14 +167,20 @@ class CallbackTracer:
 
     def may_hand_callback(self, call: ast.Call) -> bool:
         """Whether an argument of `call` may be a callback object under pointer conversions
-        (`may_make_callback`): asked of every call, so a constant is passed over and a name,
-        which no conversion wraps, is asked as it is."""
-        for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
-            kind = type(argument)
-            if kind is not ast.Constant and may_make_callback(
-                    self.context, argument if kind is ast.Name else self.peeled(argument)):
+        (`may_make_callback`): asked of every call, so only a call or `<x>.value` is peeled
+        (no conversion is anything else), and a name or attribute is asked as it is."""
+        for argument in call.args:
+            if self._may_hand(argument):
                 return True
-        return False
+        return any(self._may_hand(keyword.value) for keyword in call.keywords) \
+            if call.keywords else False
+
+    def _may_hand(self, argument: ast.AST) -> bool:
+        kind = type(argument)
+        if kind is ast.Call or kind is ast.Attribute and argument.attr == "value":
+            return may_make_callback(self.context, self.peeled(argument))
+        return (kind is ast.Name or kind is ast.Attribute) and \
+            may_make_callback(self.context, argument)
 
     def handed(self, argument: ast.AST) -> tuple[ast.AST, str] | None:
         """What an argument hands to C, under pointer conversions and through a local, and how
@@ -352,7 +358,11 @@ def foreign_function(context, func: ast.AST) -> str | None:
     one (`self._f = self._lib.name`), and another project module's such name, imported or read
     as its attribute (`m.f`). The name is the library's own (`name`), whatever the
     alias is called; None for anything else. Answered once per call of the file (the rules
-    that ask ask of each call as the walk meets it)."""
+    that ask ask of each call as the walk meets it; most plain names and `self.<attr>` are
+    none by the module's bindings alone: `may_name_foreign`)."""
+    if (isinstance(func, ast.Name) or is_self_attribute(func)) \
+            and not may_name_foreign(context, func):
+        return None
     known = context.shared("foreign-functions", dict)
     key = id(func)
     if key not in known:

@@ -214,28 +214,31 @@ class ForeignKeeping(Indexer):
         yield from context.shared(_ASKED, set)
         yield from _foreign_names(context)
 
-    def lookups(self, context) -> set[str]:
-        """The questions the file's rules asked of these facts, or read them for without
-        asking (`imported_binding(ask=False)`): `c NAME` for the C definitions of a foreign
-        function (`c_keeping_of`), `import WRITTEN ATTRIBUTES` for what an import from the
-        project binds."""
-        return {*(f"c {name}" for name in context.shared(_ASKED, set)),
-                *context.shared(_ASKED_BINDINGS, set)}
+    def lookups(self, context) -> list[str] | None:
+        """The questions the file's lint asked of the facts to come, or would ask of them
+        (`imported_binding` without asking too: a lint again answers those): "k\tname" for
+        what the project's C does with a foreign function's callback (`c_keeping_of`),
+        "b\twritten\tattribute..." for what an import from the project binds."""
+        if context.source.language not in PYTHON_TREES:
+            return None
+        imports = linted_imports(context)
+        found = {f"k\t{function}" for function in context.shared(_ASKED, set)}
+        for name, *attributes in context.shared(_QUESTIONS, set):
+            written = imports.get(name)
+            if written is not None and _from_project(context, written):
+                found.add("\t".join(("b", written, *attributes)))
+        return found
 
     def affects(self, facts: dict[str, ForeignFacts], path: str, lookups: list[str]) -> bool:
-        """Whether the facts answer one of the file's questions otherwise than no facts did:
-        a C definition of a function it asked about, a binding of a name it imports (its
-        other questions answer as in its first lint: a file that asked of a ctypes module
-        linted it twice, changing nothing, on a third of the stdlib worst case's files)."""
+        """Whether a question the file asked has another answer with the facts than without:
+        an import that binds a library, a prototype or a library's function; a foreign
+        function the project's C defines (else the tables decide, as without facts)."""
         for lookup in lookups:
-            kind, _, asked = lookup.partition(" ")
-            if kind == "c":
-                if any(asked in summary.functions for summary in facts.values()):
-                    return True
-            else:
-                written, _, attributes = asked.partition(" ")
-                if binding_in(facts, path, written, attributes.split()) is not None:
-                    return True
+            kind, *parts = lookup.split("\t")
+            if kind == "k" and any(parts[0] in summary.functions for summary in facts.values()):
+                return True
+            if kind == "b" and _binding_in(facts, path, parts[0], parts[1:]) is not None:
+                return True
         return False
 
     def more_words(self, facts: dict[str, ForeignFacts], settings) -> Iterable[str]:
@@ -363,9 +366,14 @@ def may_be_library(context, receiver: ast.AST) -> bool:
     """Whether a name or `self.<attr>` may hold a library, by the module's text alone: a name
     it imports from ctypes, cffi, numba or a module of the project, one it assigns a value
     naming a loader (`CDLL`, `dlopen`, ...), or one it assigns such a name (the cheap test
-    before following bindings)."""
+    before following bindings). A name the module neither imports nor assigns (`self`, a
+    parameter) is none, without reading the module's bindings; one it only imports, without
+    reading its assignments."""
     key = receiver.id if isinstance(receiver, ast.Name) else f"self.{receiver.attr}"
-    return key in context.shared(_LIBRARIES, lambda: _library_names(context))
+    imported, assigned = context.derived(_BOUND, lambda: _bound_keys(context))
+    if key in imported and key in context.shared(_IMPORTED, lambda: _imported_libraries(context)):
+        return True
+    return key in assigned and key in context.shared(_LIBRARIES, lambda: _library_names(context))
 
 
 _LIBRARIES = "foreign-keeping-libraries"
@@ -377,45 +385,85 @@ driver); besides these, only a name imported from the project's modules may be o
 def may_be_function_alias(context, node: ast.AST) -> bool:
     """Whether a name or `self.<attr>` may hold a library's function (`f = lib.name`): the
     module assigns it an attribute of something that may be a library (a name or
-    `self.<attr>` only where `may_be_library`; the cheap test before following bindings)."""
+    `self.<attr>` only where `may_be_library`; the cheap test before following bindings).
+    Only the receivers of the name's own assignments are asked about."""
     key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
-    return key in context.shared(_ALIASES, lambda: _function_aliases(context))
+    receivers = context.derived(_ALIASES, lambda: _attribute_bindings(context)).get(key)
+    return receivers is not None and any(
+        not (isinstance(receiver, ast.Name) or is_self_attribute(receiver))
+        or may_be_library(context, receiver) for receiver in receivers)
 
 
-def _function_aliases(context) -> frozenset[str]:
-    found = set()
+def may_name_foreign(context, node: ast.AST) -> bool:
+    """Whether a name or `self.<attr>` may name a library's function, by the module's
+    bindings alone (the cheap test before `callbacks.foreign_function` follows it): one the
+    module assigns an attribute (`may_be_function_alias`), a name it imports (another module
+    may bind it so: `imported_binding`), or `self.<attr>` where the module binds `self`
+    itself (which may then be a library)."""
+    if isinstance(node, ast.Name):
+        return node.id in context.derived(_ALIASES, lambda: _attribute_bindings(context)) or \
+            node.id in linted_imports(context)
+    imported, assigned = context.derived(_BOUND, lambda: _bound_keys(context))
+    return f"self.{node.attr}" in context.derived(
+        _ALIASES, lambda: _attribute_bindings(context)) or "self" in imported or "self" in assigned
+
+
+def _attribute_bindings(context) -> dict[str, list[ast.AST]]:
+    """Name (or `self.<attr>`) -> the receivers of the attributes the module assigns it
+    (`lib` of `f = lib.name`)."""
+    found: dict[str, list[ast.AST]] = {}
     for assign in context.nodes(ast.Assign, ast.AnnAssign):
         value = assign.value
-        if not isinstance(value, ast.Attribute):
-            continue
-        receiver = value.value
-        if (isinstance(receiver, ast.Name) or is_self_attribute(receiver)) \
-                and not may_be_library(context, receiver):
-            continue
-        found.update(target.id if isinstance(target, ast.Name) else f"self.{target.attr}"
-                     for target in _targets(assign)
-                     if isinstance(target, ast.Name) or is_self_attribute(target))
-    return frozenset(found)
+        if isinstance(value, ast.Attribute):
+            for key in _keys(_targets(assign)):
+                found.setdefault(key, []).append(value.value)
+    return found
+
+
+def _bound_keys(context) -> tuple[frozenset[str], frozenset[str]]:
+    """The names the module binds by an import, and the names (and `self.<attr>`) it assigns
+    a value: any library name is one of them."""
+    imported = {alias.asname or (alias.name if isinstance(node, ast.ImportFrom)
+                                 else alias.name.partition(".")[0])
+                for node in context.nodes(ast.Import, ast.ImportFrom) for alias in node.names}
+    assigned = {key for node in context.nodes(ast.Assign, ast.AnnAssign)
+                if node.value is not None for key in _keys(_targets(node))}
+    return frozenset(imported), frozenset(assigned)
 
 
 def _targets(assign: ast.Assign | ast.AnnAssign) -> list[ast.AST]:
     return assign.targets if isinstance(assign, ast.Assign) else [assign.target]
 
 
-_ALIASES = "foreign-keeping-aliases"
+def _keys(targets: list[ast.AST]) -> list[str]:
+    """The keys of the targets that are names or `self.<attr>`."""
+    return [target.id if isinstance(target, ast.Name) else f"self.{target.attr}"
+            for target in targets if isinstance(target, ast.Name) or is_self_attribute(target)]
 
 
-def _library_names(context) -> frozenset[str]:
+_ALIASES = "foreign-keeping-attribute-bindings"
+_BOUND = "foreign-keeping-bound-names"
+_IMPORTED = "foreign-keeping-imported-libraries"
+
+
+def _imported_libraries(context) -> frozenset[str]:
+    """The names imported from ctypes, cffi, numba or a module of the project."""
     names = {local for local, written in linted_imports(context).items()
              if written.lstrip(".").startswith(_LIBRARY_MODULES)}
     names.update(local for local, qualified in context.imports.names.items()
                  if qualified.startswith(_LIBRARY_MODULES))
     names.update(local for local, _ in _imported_from_project(context))
+    return frozenset(names)
+
+
+def _library_names(context) -> frozenset[str]:
+    """The names that may hold a library: those imported so (`_imported_libraries`), those
+    assigned a value naming a loader, and those assigned one of these names."""
+    names = set(context.shared(_IMPORTED, lambda: _imported_libraries(context)))
     loading = _loader_lines(context.source)
     aliases = []
     for node in context.nodes(ast.Assign, ast.AnnAssign):
-        keys = [t.id if isinstance(t, ast.Name) else f"self.{t.attr}" for t in _targets(node)
-                if isinstance(t, ast.Name) or is_self_attribute(t)]
+        keys = _keys(_targets(node))
         value = node.value
         if not keys or value is None:
             continue
@@ -796,42 +844,42 @@ def imported_binding(context, node: ast.AST, ask: bool = True) -> tuple[str, str
         node = node.value
     if not isinstance(node, ast.Name):
         return None
-    unasked = not ask and not context.project.get(FOREIGN_KEEPING.name)
-    if unasked and not context.facts_to_come:
-        return None
+    if not context.project.get(FOREIGN_KEEPING.name):
+        if context.facts_to_come:  # (what a lint again would ask: `ForeignKeeping.affects`)
+            context.shared(_QUESTIONS, set).add((node.id, *attributes))
+        if not ask:
+            return None
     written = linted_imports(context).get(node.id)
     if written is None:
         return None
     known = context.shared(_BINDINGS, dict)
-    key = (unasked, node.id, *attributes)
+    key = (node.id, *attributes)
     if key not in known:
-        known[key] = _imported_binding(context, written, attributes, unasked)
+        known[key] = _imported_binding(context, written, attributes)
     return known[key]
 
 
 _BINDINGS = "foreign-keeping-imported-bindings"
+_QUESTIONS = "foreign-keeping-questions"
 
 
-def _imported_binding(context, written: str, attributes: list[str],
-                      unasked: bool) -> tuple[str, str] | None:
-    """The answer, the question noted for `ForeignKeeping.affects` (one `unasked`, before
-    the facts, only noted: should the file be linted again for another, its answer may be
-    another then)."""
-    root = context.settings.root or os.getcwd()
-    if not is_project_module(context.source.path, written.partition(":")[0], root):
+def _imported_binding(context, written: str, attributes: list[str]) -> tuple[str, str] | None:
+    if not _from_project(context, written):
         return None
-    context.shared(_ASKED_BINDINGS, set).add(" ".join(("import", written, *attributes)))
-    facts = None if unasked else foreign_facts(context)
-    return binding_in(facts, context.source.path, written, attributes) if facts else None
+    facts = foreign_facts(context)
+    return _binding_in(facts, context.source.path, written, attributes) if facts else None
 
 
-_ASKED_BINDINGS = "foreign-keeping-asked-bindings"
+def _from_project(context, written: str) -> bool:
+    """Whether an import written so (`linted_imports`) names a module of the project."""
+    root = context.settings.root or os.getcwd()
+    return is_project_module(context.source.path, written.partition(":")[0], root)
 
 
-def binding_in(facts: dict[str, ForeignFacts], path: str, written: str,
-               attributes: list[str]) -> tuple[str, str] | None:
-    """`imported_binding`'s answer from `facts`, for the import `written` (and `attributes`
-    read on it) of the module at `path`."""
+def _binding_in(facts: dict[str, ForeignFacts], path: str, written: str,
+                attributes: list[str]) -> tuple[str, str] | None:
+    """`imported_binding` in `facts` of the module at `path`, of what its import written so
+    binds (and `attributes` read on it)."""
     path = os.path.abspath(path)
     imported = resolve(written, module_name(path), is_package(path))
     table = _tables(tuple(sorted(facts)))

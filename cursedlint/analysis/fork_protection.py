@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from cursedlint.analysis.subprocess_spawn import spawn_call
+from cursedlint.analysis.subprocess_spawn import APIS as SPAWN_APIS, spawn_call
 
 FORK_SAFE_VARIABLES = ("RDMAV_FORK_SAFE", "IBV_FORK_SAFE")
 """libibverbs' own (ibv_fork_init(3))."""
@@ -51,7 +51,8 @@ class EnvironmentSettings:
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.BitOr) \
                 and self.is_environ(node.target):
             return self.mapping_entries(node.value)
-        if not isinstance(node, ast.Call):
+        if not isinstance(node, ast.Call) or \
+                not self.context.imports.may_resolve_to(node.func, _SETTER_LAST_NAMES):
             return []
         if self.context.qualified_name(node.func, among=_PUTENV) and node.args:
             variable = self.variable(node.args[0])
@@ -70,6 +71,8 @@ class EnvironmentSettings:
         """The expression a call passes as the new program's environment (`env=` of a
         subprocess or asyncio process function; that of `os.exec*e`, `os.spawn*e`,
         `os.posix_spawn[p]`), None or UNKNOWN."""
+        if not self.context.imports.may_resolve_to(call.func, _PASSING_LAST_NAMES):
+            return None
         spawn = spawn_call(call, self.context)
         if spawn is not None:
             return spawn.node("env")
@@ -135,3 +138,7 @@ _ENV_POSITIONS = {
     "os.posix_spawn": 2, "os.posix_spawnp": 2,
 }
 _ENV_TAKERS = frozenset(_ENV_POSITIONS)  # (a set: `qualified_name` rules most calls out by name)
+_SETTER_LAST_NAMES = frozenset({"putenv", "setdefault", "update"})
+"""The last names of the calls that may set a variable in the process (`in_process`)."""
+_PASSING_LAST_NAMES = frozenset(name.rpartition(".")[2] for name in (*_ENV_TAKERS, *SPAWN_APIS))
+"""The last names of the calls that may pass an environment (`passed_environment`)."""

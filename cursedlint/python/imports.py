@@ -65,6 +65,15 @@ class ImportTable:
         self._resolved[id(node)] = (node, name)  # the entry keeps the node, and so its id, alive
         return name
 
+    def may_resolve_to(self, node: ast.AST, last_names: frozenset[str]) -> bool:
+        """Whether `qualified_name(node)` may end in one of `last_names` (those of the names
+        asked about), without resolving: an attribute of such a name, or a name that is one or
+        that an import binds (`P` of `from subprocess import Popen as P`)."""
+        kind = type(node)
+        if kind is ast.Attribute:
+            return node.attr in last_names
+        return kind is ast.Name and (node.id in last_names or node.id in self.names)
+
     def _resolve(self, node: ast.AST) -> str | None:
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
