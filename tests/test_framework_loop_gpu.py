@@ -104,6 +104,9 @@ class Case:
     captures: int
     codes: frozenset[str]
     run: str = "fit"
+    runs: int = 1
+    """Runs of the program: a reported case is confirmed when one of them fails (a race
+    that loses only some of the time), a silent one when every one captures."""
 
     def source(self) -> str:
         mode = ', capture_error_mode="thread_local"' if self.mode == "thread_local" else ""
@@ -123,8 +126,10 @@ CASES = {
     "train-start-global": Case("global-mode capture in on_train_start: the iterator exists, "
                                "its first batches pinned before", "on_train_start", "global",
                                4, 1, frozenset()),
-    "batch-end-global": Case("global-mode capture in on_train_batch_end, after the step",
-                             "on_train_batch_end", "global", 4, CAPTURES, frozenset()),
+    "batch-end-global": Case("global-mode capture in on_train_batch_end, after the step, "
+                             "at each of the 40 steps (failed 3 runs of 7 on an H200)",
+                             "on_train_batch_end", "global", 4, 40, frozenset({"CUR403"}),
+                             runs=6),
     "fit-start-global": Case("global-mode capture in on_fit_start, before the iterator exists",
                              "on_fit_start", "global", 4, 1, frozenset()),
     "batch-start-no-workers": Case("global-mode capture in on_train_batch_start, pinned loader "
@@ -162,6 +167,13 @@ def test_linter_verdict_on_each_lightning_program(name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_lightning_outcome_agrees_with_the_linter(name, tmp_path):
     case = CASES[name]
-    captured, errors = run_on_gpu(case.source(), tmp_path)
-    print(f"{name}: {case.row}: captured={captured} reported={sorted(case.codes)}\n{errors}")
+    outcomes = []
+    for run in range(case.runs):
+        (tmp_path / str(run)).mkdir()
+        outcomes.append(run_on_gpu(case.source(), tmp_path / str(run)))
+        if not outcomes[-1][0]:
+            break  # (a failed capture: the hazard shown)
+    captured, errors = outcomes[-1]
+    print(f"{name}: {case.row}: captured={captured} in run {len(outcomes)} of {case.runs}, "
+          f"reported={sorted(case.codes)}\n{errors}")
     assert captured == (not case.codes), errors

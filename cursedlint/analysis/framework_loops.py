@@ -25,15 +25,17 @@ transformers 5.24 `trainer.py`, `training_args.py`):
 
 The pin-memory thread makes CUDA calls while it pins a batch, and a batch arrives after the
 main thread's `next()` hands the workers a new index: the hooks kept here are those that run
-soon after it. Observed on an H200 (PyTorch 2.11, Lightning 2.6.6, a callback capturing 12
-graphs, `tests/test_framework_loop_gpu.py`): a global-mode capture in `on_train_batch_start`
-failed 3 runs of 3 ("operation failed due to a previous error during capture"), in
-`on_before_optimizer_step` 2 of 3; in `on_train_batch_end` 0 of 3, and in `on_train_start`
-(the iterator alive, its first batches already pinned) 0 of 6, capturing 200 or 20,000
-layers. With transformers 5.17, a TrainerCallback capturing 12 graphs in `on_step_begin`
-failed 3 runs of 3 with `dataloader_num_workers=4` and captured in 3 of 3 with the default 0
-(pinned on the main thread). Those, like `setup` and `on_fit_start` (before the iterator exists), are not
-reported.
+after it, until the next `next()`. Observed on an H200 (PyTorch 2.11, Lightning 2.6.6, a
+callback capturing 12 graphs, `tests/test_framework_loop_gpu.py`): a global-mode capture in
+`on_train_batch_start` failed 3 runs of 3 ("operation failed due to a previous error during
+capture"), in `on_before_optimizer_step` 2 of 3, in `on_train_batch_end` 2 of 4 (0 of 3 in an
+earlier session: after a short step the batch is still being pinned, or not), and in
+`on_train_start` (the iterator alive, its first batches already pinned) 0 of 6, capturing 200
+or 20,000 layers. With transformers 5.17, a TrainerCallback capturing 12 graphs in
+`on_step_begin` failed 3 runs of 3 with `dataloader_num_workers=4` and captured in 3 of 3 with
+the default 0 (pinned on the main thread). `on_train_start`, like `setup` and `on_fit_start`
+(before the iterator exists), is not reported; transformers' `on_step_end`, not observed, is
+not read.
 
 A run is a Trainer built and run in the module. Its callbacks, model and Trainer subclass
 may be classes of the module (the capture is reported in the hook) or of another module of
@@ -81,7 +83,7 @@ class Framework(NamedTuple):
 
 _LIGHTNING_CALLBACK_HOOKS = frozenset({
     "on_train_batch_start", "on_before_zero_grad", "on_before_backward", "on_after_backward",
-    "on_before_optimizer_step"})
+    "on_before_optimizer_step", "on_train_batch_end"})
 LIGHTNING = Framework(
     "PyTorch Lightning", "Trainer.fit",
     "its training epoch loop runs them after each next() on the training DataLoader's "
