@@ -284,7 +284,8 @@ class IncludedHeaders(Indexer):
         holding = {}
         for path, language in languages.items():
             data = index.source_bytes(path)
-            if data is not None and self.holds_words(data, index.settings, more):
+            if data is not None and index.holds_words(
+                    self, path, data, (*self.words(index.settings), *more)):
                 holding[path] = data
         index.summarize_ahead(HEADER_SUMMARIES, ((header, languages[header]) for header in
                                                  _reachable(index, paths, holding)))
