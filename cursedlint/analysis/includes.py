@@ -510,16 +510,17 @@ def _remember(context, text: str) -> None:
 
 
 def _context(path: str, text: str, language: str):
-    """The CContext of a header (of its summarized text when not parsed in this process)."""
+    """The CContext of a header (of its summarized text when not parsed in this process,
+    parsed when first read: `LazyCContext`)."""
     data = text.encode("utf-8", "surrogateescape")
     key = (path, _digest(data), language)
     if key not in _CONTEXTS:
-        from cursedlint.c.context import CContext, parse
+        from cursedlint.c.context import LazyCContext
         from cursedlint.settings import Settings
         from cursedlint.source import Source
 
         source = Source.from_bytes(path, data, language)
-        _CONTEXTS[key] = CContext(source, Settings(enabled=frozenset()), parse(data, language))
+        _CONTEXTS[key] = LazyCContext(source, Settings(enabled=frozenset()))
     return _CONTEXTS[key]
 
 
