@@ -129,7 +129,7 @@ _GETTER = re.compile(rb"\(\s*(?:void\s*)?\)\s*(?:const\s*)?(?:noexcept\s*)?(?:ov
                      rb"([A-Za-z_]\w*)\s*;\s*\}")
 """A function of no parameters whose body is one `return` of a member (or of a name), from
 its `(`: the function's name is read backwards from there (`getter_returns`). (Led by the
-name, `[A-Za-z_]\w*`, the pattern was tried at every byte of every identifier: 0.17 s of
+name, `[A-Za-z_]\\w*`, the pattern was tried at every byte of every identifier: 0.17 s of
 the C worst case's member-store summaries, 46 files.)"""
 _SPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")  # (`\s` of a bytes pattern)
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -138,7 +138,7 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 def getter_returns(data: bytes) -> dict[str, list[str]]:
     """`CallerBlocks.returns` of a file's bytes: for each `_GETTER` match, the name before its
     `(` (blanks between), from the run's first letter or `_` (as a pattern led by
-    `([A-Za-z_]\w*)\s*` would find it)."""
+    `([A-Za-z_]\\w*)\\s*` would find it)."""
     found: dict[str, list[str]] = {}
     for match in _GETTER.finditer(data):
         if match.group(1) in (b"nullptr", b"NULL", b"0"):
