@@ -192,6 +192,17 @@ def test_what_is_built_for_a_run_s_facts_is_built_again_when_files_are_added():
     assert built_for(facts, "count", len) == 2
 
 
+def test_what_is_built_for_the_same_values_is_shared_by_dicts_of_their_own():
+    one, two = object(), object()
+    first = {"/p/a.c": one, "/p/b.c": two}
+    kept = built_for(first, "same", lambda found: [len(found)], same_values=True)
+    assert built_for({"/p/b.c": two, "/p/a.c": one}, "same", lambda found: [],
+                     same_values=True) is kept  # (another dict, the same objects)
+    assert built_for({"/p/a.c": one, "/p/b.c": object()}, "same", lambda found: [],
+                     same_values=True) == []  # (another object: built again)
+    assert built_for({"/p/a.c": one, "/p/b.c": two}, "same", lambda found: []) == []
+
+
 def test_calls_are_resolved_through_the_project_s_fields_and_the_file_s_own():
     context = context_of("""\
         static int pin(void *buf, size_t len);

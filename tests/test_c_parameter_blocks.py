@@ -131,6 +131,27 @@ def test_a_files_getters_of_one_return_give_the_members_to_search_next():
                                     "doorbell_page": ["page"]}
 
 
+def test_getters_are_read_from_their_parenthesis_as_a_pattern_led_by_the_name_reads_them():
+    import re
+
+    from cursedlint.analysis.c_parameter_blocks import getter_returns
+
+    led_by_name = re.compile(  # (the pattern before it: tried at every byte of every name)
+        rb"([A-Za-z_]\w*)\s*\(\s*(?:void\s*)?\)\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?"
+        rb"(?:final\s*)?\{\s*return\s+(?:this\s*->\s*|[A-Za-z_]\w*\s*(?:->|\.)\s*)?"
+        rb"([A-Za-z_]\w*)\s*;\s*\}")
+    cases = [b"9lives() { return x; }", b"a$b () {return c;}", b"}() { return d; }",
+             b"12() { return e; }", b"get\n\t( void ) const final { return p -> q ; }",
+             b"f() { return NULL; } g() { return h; }", b"(() { return i; }",
+             b"x1_2() noexcept override { return this->m_; } y()"]
+    for data in cases:
+        expected: dict[str, list[str]] = {}
+        for match in led_by_name.finditer(data):
+            if match[2] not in (b"nullptr", b"NULL", b"0"):
+                expected.setdefault(match[1].decode(), []).append(match[2].decode())
+        assert getter_returns(data) == expected, data
+
+
 def test_a_cast_named_in_cpp_hands_a_members_address_to_the_call():
     data = b"""
         struct Reg { void map(); unsigned int *reg_; };

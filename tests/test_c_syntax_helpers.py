@@ -162,6 +162,31 @@ def test_names_found_from_the_index_of_identifiers_are_those_a_search_finds():
     assert context.tree_index._places is not None  # the later answers came from the index
 
 
+def test_a_few_names_found_one_by_one_are_where_the_automaton_finds_them(monkeypatch):
+    """Up to FEW_NAMES plain names are found by `bytes.find` each: the same (start, end)
+    places, in order, as one automaton pass of them, for names inside longer identifiers or
+    holding one another, at the ends of the bytes, and for spans that cut an identifier."""
+    import random
+
+    from cursedlint.c import context as c_context
+
+    rng = random.Random(25)
+    words = ["buf", "buf_", "_buf", "b", "len", "$x", "x1", "ibv_reg_mr", "mr", "b_len", "a$b"]
+    for _ in range(300):
+        pieces = []
+        for _ in range(rng.randrange(1, 30)):
+            pieces.append(rng.choice(words) * rng.choice([1, 1, 2]))
+            pieces.append(rng.choice(["", " ", "(", ", ", "\n", "/*", "$", "9", "_", "->"]))
+        data = "".join(pieces).encode()
+        names = frozenset(rng.sample(words, rng.randrange(1, c_context.FEW_NAMES + 1)))
+        start = rng.randrange(0, len(data) // 2 + 1)
+        end = rng.randrange(start, len(data) + 1)
+        found = list(c_context._spelled(names, data, start, end))
+        monkeypatch.setattr(c_context, "FEW_NAMES", 0)  # (one automaton pass)
+        assert found == list(c_context._spelled(names, data, start, end)), (data, names)
+        monkeypatch.undo()
+
+
 def test_line_macros_are_the_function_like_defines_at_a_line_start():
     data = (b"#define ROUND_UP(n, a) (((n) + (a) - 1) / (a) * (a))\n"
             b"  #  define ALLOC(n) malloc(n)\n"

@@ -156,6 +156,34 @@ def test_a_header_the_lint_parsed_is_not_parsed_again_for_its_includer(plugin, c
     assert parsed.count(True) == 1
 
 
+def test_a_header_no_name_is_asked_of_is_not_parsed_for_its_includer(plugin, capsys,
+                                                                     monkeypatch):
+    """The evaluator of a header read from its summary parses it when first asked about a
+    name its text holds: one holding none of the names the includer looks up is never
+    parsed (`c.context.LazyCContext`)."""
+    import cursedlint.c.context as c_context
+
+    write(plugin, {"include/plugin/limits.h": "#define QUEUE_LIMIT 7\nstruct queue { int depth; };\n",
+                   "src/flush.c": PLUGIN_SOURCE.replace(
+                       "#include <plugin/flush.h>\n",
+                       "#include <plugin/limits.h>\n#include <plugin/flush.h>\n")})
+    parsed = []
+    real = c_context.parse
+
+    def noted(data, language):
+        parsed.append(data)
+        return real(data, language)
+
+    monkeypatch.setattr(c_context, "parse", noted)
+    monkeypatch.setattr(includes, "_CONTEXTS", {})
+    code, found = check(capsys, "--no-cache", "src/flush.c")
+    assert found == ["src/flush.c:7:44: CUR301 ibv_reg_mr() 4 bytes"]  # (a line added above)
+    # (each parsed for its summary by the index, as C++; read with C's grammar for the C file
+    # only where asked about a name)
+    assert sum(b"#define FLUSH_PAYLOAD 4096" in data for data in parsed) == 2
+    assert sum(b"QUEUE_LIMIT" in data for data in parsed) == 1
+
+
 def test_the_compilation_database_decides_dirs_and_macros(plugin, capsys):
     write(plugin, {
         "include/plugin/flush_sizes.h": "/* generated at build time */\n",

@@ -728,3 +728,33 @@ def test_the_store_is_kept_apart_for_every_setting_a_summary_depends_on(tmp_path
                     dict(rule_options={"CUR301": {"wrappers": ["reg"]}})):
         assert _index_store(str(tmp_path), structs.replace(base, **changed)).path != path
     assert _index_store(str(tmp_path), structs.replace(base, root="elsewhere")).path == path
+
+
+def test_a_files_whole_words_are_searched_again_only_where_earlier_searches_do_not_tell(
+        tmp_path, monkeypatch):
+    """After the rounds' searches, a search for more words asks a file only for the words its
+    earlier searches did not find absent, and not at all where it holds one of a set found
+    before; the answers are those of a search of every word."""
+    from cursedlint.project import index as project_index
+
+    files = make_project(tmp_path)
+    index = index_of(files)
+    index.facts(SubclassIndex())  # (searches every file for `Registry`, then the classes found)
+    searched: list[frozenset] = []
+    holds = project_index._Search.holds
+
+    def holds_noting(search, data):
+        searched.append(frozenset(search.words))
+        return holds(search, data)
+
+    monkeypatch.setattr(project_index._Search, "holds", holds_noting)
+    words = ("Registry", "Plug", "Unrelated")
+    found = {os.path.basename(path): index.holds_words(SubclassIndex(), path,
+                                                       index.source_bytes(path), words)
+             for path, _ in files}
+    assert found == {"registry.py": True, "plugin.py": True, "gpu.py": False,
+                     "unrelated.py": True}
+    assert found == {os.path.basename(path): holds(project_index._Search(
+        SubclassIndex(), set(words), True), index.source_bytes(path)) for path, _ in files}
+    # (registry.py and plugin.py hold `Registry`; gpu.py and unrelated.py do not)
+    assert searched == [frozenset({"Plug", "Unrelated"})] * 2

@@ -725,7 +725,8 @@ class FunctionPointerGraph:
     def _index(self) -> dict[str, dict]:
         """Per field: the stores, the paths giving it unknown values, the parameter stores;
         per (callee, position): the functions passed."""
-        return _indexed_once(self.flows)
+        return built_for(self.flows, "flows index", lambda flows: _indexed(flows.items()),
+                         same_values=True)
 
     @cached_property
     def _index_own(self) -> dict[str, dict]:
@@ -863,27 +864,6 @@ class FunctionPointerGraph:
                 if any(candidate.function in functions for candidate in self.candidates(field))}
 
 
-_INDEXED: list[tuple[list, dict]] = []
-"""The last few graphs' flows (sorted (path, flows) items) and their indexes."""
-_INDEXED_KEPT = 4
-
-
-def _indexed_once(flows: dict[str, FieldFlows]) -> dict[str, dict]:
-    """`_indexed` of `flows`, shared by the graphs of the same flows (the same objects, path by
-    path): the facts of each indexer reading the project's flows are a dict of their own (the
-    C/C++ worst case indexed the flows of its 1,286 files three times)."""
-    items = sorted(flows.items(), key=lambda item: item[0])
-    for kept, index in _INDEXED:
-        if len(kept) == len(items) and all(
-                old[1] is new[1] and old[0] == new[0] for old, new in zip(kept, items)):
-            return index
-    index = _indexed(items)
-    if len(_INDEXED) >= _INDEXED_KEPT:
-        del _INDEXED[0]
-    _INDEXED.append((items, index))
-    return index
-
-
 def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
     index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
                               "defined": {}, "loaders": {}, "loaded": {},
@@ -918,21 +898,36 @@ _BUILT: dict[tuple[int, str], tuple[dict, int, Any]] = {}
 _BUILT_KEPT = 32
 
 
-def built_for(facts: dict, key: str, build: Callable[[dict], Any]) -> Any:
+def built_for(facts: dict, key: str, build: Callable[[dict], Any],
+              same_values: bool = False) -> Any:
     """`build(facts)` of a project index's facts (path -> summary), made once for the facts
     of a run and shared by every file linted with them (`key` tells the products apart);
     made again when files were added to them (the index's rounds grow one dict). Empty facts
     (a file linted before the facts are gathered) are not kept: a new empty dict each time,
     they pushed the project's products out (the C/C++ worst case built the project's graph
-    1,408 times)."""
+    1,408 times). `same_values`: also shared by another dict holding the same objects path
+    by path (each indexer reading the project's flows holds them in a dict of its own: the
+    C/C++ worst case indexed the flows of its 1,286 files three times)."""
     if not facts:
         return build(facts)
     kept = _BUILT.get((id(facts), key))
     if kept is None or kept[0] is not facts or kept[1] != len(facts):
+        product = next((product for (_, name), (other, size, product) in _BUILT.items()
+                        if name == key and size == len(other) and _same_values(other, facts)),
+                       None) if same_values else None
         if len(_BUILT) >= _BUILT_KEPT:
             del _BUILT[next(iter(_BUILT))]  # (the oldest)
-        kept = _BUILT[id(facts), key] = (facts, len(facts), build(facts))
+        kept = _BUILT[id(facts), key] = (facts, len(facts),
+                                         build(facts) if product is None else product)
     return kept[2]
+
+
+_ABSENT = object()
+
+
+def _same_values(one: dict, other: dict) -> bool:
+    return len(one) == len(other) and all(
+        other.get(path, _ABSENT) is value for path, value in one.items())
 
 
 def project_graph(facts: dict) -> FunctionPointerGraph:

@@ -284,7 +284,8 @@ class IncludedHeaders(Indexer):
         holding = {}
         for path, language in languages.items():
             data = index.source_bytes(path)
-            if data is not None and self.holds_words(data, index.settings, more):
+            if data is not None and index.holds_words(
+                    self, path, data, (*self.words(index.settings), *more)):
                 holding[path] = data
         index.summarize_ahead(HEADER_SUMMARIES, ((header, languages[header]) for header in
                                                  _reachable(index, paths, holding)))
@@ -355,30 +356,47 @@ class _Closures:
     def __init__(self, index, paths: IncludePaths, languages: dict[str, str]):
         self.index, self.paths, self.languages = index, paths, languages
         self._alone: dict[tuple[str, CompileFlags], tuple] = {}
+        self._included: dict[tuple[str, CompileFlags], tuple[str, ...]] = {}
         self._depth = 0
 
     def of(self, path: str, data: bytes, flags: CompileFlags) -> tuple[tuple[str, str], ...]:
-        includes = [(kind.decode(), os.fsdecode(name)) for kind, name in written_includes(data)]
-        return tuple(self._walk(path, includes, flags)[0])
+        return tuple(self._walk(path, self._resolved(
+            path, [(kind.decode(), os.fsdecode(name)) for kind, name in written_includes(data)],
+            flags), flags)[0])
 
-    def _walk(self, path: str, includes, flags: CompileFlags):
+    def _resolved(self, path: str, includes, flags: CompileFlags) -> tuple[str, ...]:
+        """The project headers `includes` (`<` or `"`, name) of the file at `path` name."""
+        return tuple(header for kind, name in includes
+                     if (header := self.paths.resolve(name, kind == '"', path, flags)) is not None)
+
+    def _includes(self, header: str, summary: HeaderSummary, flags: CompileFlags
+                  ) -> tuple[str, ...]:
+        """`_resolved` of a header's includes, once per header and flags (every walk that
+        goes into a header met before went through its includes again: 159,340 lookups for
+        the C/C++ worst case's 1,286 files)."""
+        key = (header, flags)
+        found = self._included.get(key)
+        if found is None:
+            found = self._included[key] = self._resolved(header, summary.includes, flags)
+        return found
+
+    def _walk(self, path: str, includes: tuple[str, ...], flags: CompileFlags):
         """(ordered, visited, whether MAX_HEADERS left a header out) of the walk from `path`
-        (not itself in `ordered`)."""
+        (not itself in `ordered`) through the headers it includes (`includes`, resolved)."""
         ordered: list[tuple[str, str]] = []
         texts: dict[str, str] = {}
         visited = {path}
         capped = False
-        stack = [(path, iter(includes))]  # (file, its includes not yet followed)
+        stack = [(path, iter(includes))]  # (file, its headers not yet followed)
         while stack:
             including, pending = stack[-1]
-            step = next(pending, None)
-            if step is None:
+            header = next(pending, None)
+            if header is None:
                 stack.pop()
                 if stack:
                     ordered.append((including, texts[including]))
                 continue
-            header = self.paths.resolve(step[1], step[0] == '"', including, flags)
-            if header is None or header in visited:
+            if header in visited:
                 continue
             if len(visited) > MAX_HEADERS:
                 capped = True
@@ -393,7 +411,7 @@ class _Closures:
             summary = self.index.summary(HEADER_SUMMARIES, header, self.languages[header])
             if summary is not None:
                 texts[header] = summary.text
-                stack.append((header, iter(summary.includes)))
+                stack.append((header, iter(self._includes(header, summary, flags))))
         return ordered, visited, capped
 
     def _closure_alone(self, header: str, flags: CompileFlags) -> tuple:
@@ -411,7 +429,8 @@ class _Closures:
             return _UNKNOWN
         self._depth += 1
         try:
-            ordered, reached, capped = self._walk(header, summary.includes, flags)
+            ordered, reached, capped = self._walk(header, self._includes(header, summary, flags),
+                                                  flags)
         finally:
             self._depth -= 1
         if not capped:
@@ -491,16 +510,17 @@ def _remember(context, text: str) -> None:
 
 
 def _context(path: str, text: str, language: str):
-    """The CContext of a header (of its summarized text when not parsed in this process)."""
+    """The CContext of a header (of its summarized text when not parsed in this process,
+    parsed when first read: `LazyCContext`)."""
     data = text.encode("utf-8", "surrogateescape")
     key = (path, _digest(data), language)
     if key not in _CONTEXTS:
-        from cursedlint.c.context import CContext, parse
+        from cursedlint.c.context import LazyCContext
         from cursedlint.settings import Settings
         from cursedlint.source import Source
 
         source = Source.from_bytes(path, data, language)
-        _CONTEXTS[key] = CContext(source, Settings(enabled=frozenset()), parse(data, language))
+        _CONTEXTS[key] = LazyCContext(source, Settings(enabled=frozenset()))
     return _CONTEXTS[key]
 
 

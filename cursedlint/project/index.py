@@ -419,6 +419,10 @@ class ProjectIndex:
         self._per_file: set[str] = set()  # indexers whose facts are each file's own summary
         self.gathered: dict[str, Any] = {}
         """Indexer name -> its facts, as a run gathers them (for the indexers `after` them)."""
+        self._held: dict[str, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
+        """Path -> what this run's searches for at most HELD_WORDS whole words found in the
+        file: the sets of words it holds none of, and those it holds one of (`holds_words`;
+        each set shared by every file its search asked)."""
 
     def facts(self, indexer: Indexer, seeds: Iterable[str] = ()) -> dict[str, Any]:
         """Path -> summary, for the project files of the indexer's languages that have one;
@@ -578,13 +582,47 @@ class ProjectIndex:
                     done.add(path)
                     continue
             hit = answers.get(digest) if digest else None
+            if hit is None and search.held_words is not None:
+                hit = self._held_answer(path, search.held_words)
             if hit is None:
                 data = data if data is not None else self.source_bytes(path)
                 hit = data is not None and search.holds(data)
                 if digest and self.store:
                     self.store.put_answer(search.question, digest, hit)
+            if search.held_words is not None:
+                self._hold(path, search.held_words, hit)
             if hit:
                 yield path, language, digest or self._hashed(path, data), data
+
+    def holds_words(self, indexer: Indexer, path: str, data: bytes,
+                    words: Iterable[str]) -> bool:
+        """Whether the file at `path` (its bytes `data`) holds one of `words` as the first
+        round of `indexer` searches for them, answered where this run's searches of the file
+        for whole words tell (one of a set it holds is asked, or all are absent), else by a
+        search for the words not known absent (`rdma-headers` searched every file for the 27
+        names its wrappers' rounds had searched it for, 12 of them in the first)."""
+        search = _first_round(indexer, tuple(sorted(words)))
+        if search.held_words is None or type(indexer).searched_as is not Indexer.searched_as:
+            return search.holds(data)  # (the words not known absent are searched as they are)
+        known = self._held_answer(path, search.held_words)
+        if known is not None:
+            return known
+        rest = search.held_words.difference(*self._held.get(path, ((),))[0])
+        hit = _first_round(indexer, tuple(sorted(rest))).holds(data)
+        self._hold(path, rest, hit)
+        return hit
+
+    def _held_answer(self, path: str, words: frozenset[str]) -> bool | None:
+        """Whether the file holds one of `words` as a whole word, where this run's searches
+        of it tell; else None."""
+        absent, held = self._held.get(path, ((), ()))
+        if any(found <= words for found in held):
+            return True
+        return False if absent and not words.difference(*absent) else None
+
+    def _hold(self, path: str, words: frozenset[str], hit: bool) -> None:
+        absent, held = self._held.setdefault(path, ([], []))
+        (held if hit else absent).append(words)
 
     def _summarize_ahead(self, indexer: Indexer, hits) -> None:
         """Summarize in forked processes, ahead of `facts`, the `hits` that are neither
@@ -827,6 +865,10 @@ class _Search:
         self.words = indexer.searched_as(words)
         self.question = "\0".join(["search", indexer.name, str(first_round), *sorted(words)])
         self.searched = 0  # files asked about
+        self.held_words = frozenset(self.words) if len(self.words) <= HELD_WORDS and \
+            type(indexer).pattern is Indexer.pattern else None
+        """The words, where a file is a hit when it holds one of them as a whole identifier
+        and they are few enough for `ProjectIndex.holds_words` to keep what it found."""
 
     @cached_property
     def _matchers(self) -> tuple[re.Pattern[bytes] | None, list[bytes] | frozenset[bytes] | None]:
@@ -885,6 +927,9 @@ class _Search:
         return bool(self._leftmost.automaton.find_matches_as_indexes(data, overlapping=False))
 
 
+HELD_WORDS = 64
+"""The most words of a search whose answers `ProjectIndex.holds_words` keeps per file (a
+round's thousands of words, kept for each of thousands of files, would not be worth it)."""
 FEW_FINDS = 2
 """Words a search finds one by one (`bytes.find`) before one automaton pass finds them all."""
 IDENTIFIER_SEARCHES = 16
