@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 from cursedlint.analysis.c_declarations import declared
 from cursedlint.analysis.c_syntax import (
     NAMES, arguments, array_dimensions, callee, declarator_kind, function_declarator, leads_to,
-    line_macros, parameter_names, plain_function, scope_of, unwrapped, within,
+    line_macros, parameter_names, plain_function, pointee_type, scope_of, unwrapped, within,
 )
 from cursedlint.languages import CPP
 from cursedlint.python.consteval import UNKNOWN
@@ -278,6 +278,13 @@ class MemoryProvenance:
         self.getters: Callable[[object, MemoryProvenance], Provenance | None] | None = None
         """What a getter's call gives, read with this provenance (`analysis.c_getters`: the
         member or value its every return gives); None: not asked."""
+        self.typed: Callable[[str], Provenance | None] | None = None
+        """What every object of a type the project makes is, for a member reached through a
+        `T *` that nothing else settles (`analysis.c_typed_blocks.typed_provenance`: whole
+        pages); None: not asked."""
+        self.types_asked: set[str] = set()
+        """The types of the pointers so read (`typed`: the project's objects of them are
+        worth reading)."""
         self.arrays: Callable[[object], bool] | None = None
         """Whether a member is known to be an array (`CConstants.array_typed`): no pointer
         whose stores `members` may tell."""
@@ -394,7 +401,33 @@ class MemoryProvenance:
                                       offset=True)
                 break
             node = base
+        typed = self._typed_owner(field)
+        if typed is not None:
+            return Provenance("page-aligned", f"{noun} `{text}` of {typed.what}", offset=True,
+                              whole=True)
         return Provenance("member", f"{noun} `{text}`", neighbours, offset)
+
+    def _typed_owner(self, field) -> Provenance | None:
+        """The object a member is reached in through its first `->` from a pointer declared
+        `T *` (`&p->m`, `p->ring.slots`) that nothing else settles: what the project's every
+        `T` is (`typed`), where known (the type is noted in `types_asked`)."""
+        node = field
+        while node.type == "field_expression":
+            base = unwrapped(node.child_by_field_name("argument"))
+            if self.context.text(node.child_by_field_name("operator")) == "->":
+                break
+            node = base
+        else:
+            return None
+        if base.type != "identifier":
+            return None
+        name, scope = self.context.text(base), scope_of(self.context, base)
+        declaration = self._declaration(name, base, scope)
+        typed = pointee_type(self.context, *declaration[:2]) if declaration else ""
+        if not typed or self._named(base, decayed=True).kind != "unknown":
+            return None
+        self.types_asked.add(typed)
+        return self.typed(typed) if self.typed is not None else None
 
     @cached_property
     def _whole_blocks_named(self) -> bool:

@@ -390,3 +390,26 @@ def line_macros(data: bytes) -> tuple[tuple[bytes, bytes, bytes], ...]:
         found.append(match.groups())
         at = match.end()
     return tuple(found)
+
+
+_TYPE_SPECIFIERS = frozenset({"struct_specifier", "class_specifier", "union_specifier"})
+
+
+def specifier_name(context, declaration) -> str:
+    """The type name a declaration's type is spelled with (`struct T`, `T`), else ""."""
+    kind = declaration.child_by_field_name("type")
+    if kind.type in _TYPE_SPECIFIERS:
+        kind = kind.child_by_field_name("name")
+    return context.text(kind) if kind is not None and kind.type == "type_identifier" else ""
+
+
+def pointee_type(context, declaration, declarator) -> str:
+    """The type a declarator's one pointer points to (`struct T *p`, `T *p`: "T"), else ""."""
+    if declarator.type == "init_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") \
+        if declarator is not None and declarator.type == "pointer_declarator" else None
+    if inner is None or inner.type not in NAMES or declaration.type not in (
+            "declaration", "parameter_declaration", "field_declaration"):
+        return ""
+    return specifier_name(context, declaration)

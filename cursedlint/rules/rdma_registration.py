@@ -26,7 +26,7 @@ from __future__ import annotations
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_function_pointers import project_graph
-from cursedlint.analysis.c_parameter_index import MEMBER_STORES, PARAMETER_BLOCKS
+from cursedlint.analysis.c_parameter_index import MEMBER_STORES, PARAMETER_BLOCKS, TYPED_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
@@ -119,7 +119,8 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES,
+                      TYPED_BLOCKS)
 
     @property
     def facts(self) -> Registrations:
