@@ -56,8 +56,7 @@ _ALIAS = re.compile(rb"(?:typedef\s+(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)
                     rb"([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=\s*"
                     rb"(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s*;)")
 _KEYWORDS = frozenset({"return", "else", "case", "goto", "sizeof", "typedef", "using", "delete",
-                       "throw", "new", "struct", "class", "union", "enum", "const", "static",
-                       "void"})
+                       "throw", "new", "struct", "class", "union", "enum", "const", "static"})
 
 
 class TypeCreations(Struct, frozen=True):
@@ -67,7 +66,8 @@ class TypeCreations(Struct, frozen=True):
     types holding one by value (a member, a C++ base: made where they are); `joins`: type ->
     the types a pointer to it is cast from (an object viewed as either may be the other);
     `fields`: type -> the members a pointer to it is cast from (`(T *)r->base`); `members`:
-    member name -> the types the pointer members of that name point to; `aliases`: alias ->
+    member name -> the types the pointer members of that name point to ("void" for `void *`);
+    `aliases`: alias ->
     the type it names."""
 
     made: dict[str, list[str]]
@@ -112,6 +112,8 @@ def type_creations(context) -> TypeCreations | None:
             continue
         declaration, declarator, typed = found
         kind = declarator_kind(declarator)
+        if typed == "void" and kind != "pointer":
+            continue
         if kind in ("object", "array") and declaration.type == "field_declaration":
             add(within, typed, _holder(context, declaration))
         elif kind in ("object", "array") and declaration.type != "type_definition":
@@ -119,7 +121,7 @@ def type_creations(context) -> TypeCreations | None:
         elif kind == "pointer" and match[2].count(b"*") == 1 and \
                 declaration.type == "field_declaration":
             add(members, match[3].decode(), typed)
-        elif kind == "pointer" and match[2].count(b"*") == 1 and \
+        elif kind == "pointer" and match[2].count(b"*") == 1 and typed != "void" and \
                 declaration.type == "declaration":
             for allocator in _stored_into(context, declaration, match[3].decode()):
                 add(made, typed, allocator)
@@ -245,8 +247,9 @@ def _declaration_at(context, start: int, name: str):
     for node in context.ancestors(leaf):
         if node.type in ("declaration", "field_declaration", "parameter_declaration",
                          "type_definition"):
-            typed = specifier_name(context, node) \
-                if node.child_by_field_name("type") is not None else ""
+            kind = node.child_by_field_name("type")
+            typed = "void" if kind is not None and context.text(kind) == "void" else \
+                specifier_name(context, node) if kind is not None else ""
             return (node, declarator, typed) if typed else None
         if node.type == "function_declarator" or not (
                 node.type.endswith("declarator") or node.type == "init_declarator"):
@@ -356,5 +359,5 @@ def neighbours(facts: dict, typed: str) -> set[str] | None:
                     for pointee in summary.members.get(field, ())}
         if not pointees:
             return None
-        found |= pointees
+        found |= pointees - {"void"}  # (a `void *` member holds what it is handed)
     return None if "" in found else found
