@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from cursedlint.analysis.c_macros import function_scope
+from cursedlint.analysis.c_system_calls import system_call
 from cursedlint.patterns import LazyPattern
 
 NAMES = frozenset({"identifier", "field_identifier"})
@@ -32,12 +33,15 @@ def arguments(call) -> list:
 
 
 def callee(context, call) -> str:
-    """The called function's name (`f(...)`, `ns::f(...)`); "" for other calls."""
+    """The called function's name (`f(...)`, `ns::f(...)`); "" for other calls. A call of
+    `syscall(SYS_name, ...)` is named by its system call where its number says
+    (`c_system_calls`)."""
     function = call.child_by_field_name("function")
     if function is not None and function.type == "qualified_identifier":
         function = function.child_by_field_name("name")
-    return context.text(function) if function is not None and function.type == "identifier" \
+    name = context.text(function) if function is not None and function.type == "identifier" \
         else ""
+    return (system_call(context, call) or name) if name == "syscall" else name
 
 
 def unwrapped(node, passing=frozenset()):

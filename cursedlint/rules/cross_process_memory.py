@@ -29,10 +29,11 @@ from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, failing_names,
-    fatal_of, handed_failures, project_cma_fields,
+    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying,
+    failing_names, fatal_of, handed_failures, project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
+from cursedlint.analysis.c_system_calls import calls_made
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
@@ -69,7 +70,7 @@ class CmaWrapperIndex(Indexer):
     summary_type = CmaFunctions
 
     def words(self, settings):
-        return CMA_FUNCTIONS
+        return CMA_WORDS
 
     @property
     def summarizers(self):
@@ -102,7 +103,7 @@ class CmaWrapperIndex(Indexer):
 
 
 _CALLERS = Pieces("cma-callers", CmaWrapperIndex(), ("checked", "passing"),
-                  lambda context: CmaFailureAborts.callers_in(context), CMA_FUNCTIONS)
+                  lambda context: CmaFailureAborts.callers_in(context), CMA_WORDS)
 _SUMMARIES = Summaries(CmaWrapperIndex(), lambda context: CmaFailureAborts.defined_in(context),
                        _CALLERS, failing_names)
 
@@ -201,7 +202,7 @@ class CmaFailureAborts(Rule):
     name = "cma-failure-aborts"
     languages = (C, CPP)
     severity = Severity.WARNING  # fails where ptrace is restricted (`cursedlint doctor`)
-    triggers = CMA_FUNCTIONS
+    triggers = CMA_WORDS
     summary = (
         "a process_vm_readv/writev result whose failure path reaches an assert or abort, "
         "or is ignored"
@@ -405,7 +406,7 @@ class CmaFailureAborts(Rule):
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
         paths = self._paths
-        calls = [*self.context.calls({**self._cma_names, **self._codes}), *self._through]
+        calls = [*calls_made(self.context, {**self._cma_names, **self._codes}), *self._through]
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call in calls:
             result = self._result(name, call)
