@@ -110,7 +110,9 @@ _SUMMARIES = Summaries(CmaWrapperIndex(), lambda context: CmaFailureAborts.defin
 
 class CmaFailureAborts(Rule):
     """## What it does
-    Finds calls of `process_vm_readv` and `process_vm_writev` (Cross Memory Attach), of
+    Finds calls of `process_vm_readv` and `process_vm_writev` (Cross Memory Attach; also made
+    through `syscall(SYS_process_vm_readv, ...)`, `__NR_` spellings and the file's macros
+    standing for them, `analysis.c_system_calls`), of
     functions of the same file or of other files of the project that return their result
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
