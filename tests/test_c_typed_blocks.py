@@ -100,3 +100,17 @@ def test_cpp_objects_new_containers_and_bases():
         """)
     assert found["x_cc"].made == {"Window": [""]}
     assert found["x_cc"].within == {"Window": ["Framed"]}
+
+
+def test_byte_buffers_are_carved_and_void_handles_viewed():
+    found = facts(h=HEADER, a="""\
+        void carve(char *pool, void *handle, unsigned char *raw) {
+            struct conn *a = (struct conn *)(pool + 64);   /* arithmetic: no known origin */
+            struct conn *b = (struct conn *)raw;           /* bytes: no known origin */
+            struct conn *c = (struct conn *)handle;        /* a view of what it is handed */
+            void *v = (void *)a;                            /* no object of a struct */
+            char *p = (char *)b;
+        }
+        """)
+    assert found["a"].made == {"conn": [""]}
+    assert "void" not in found["a"].joins and "char" not in found["a"].joins

@@ -9,7 +9,7 @@ from cursedlint.analysis.c_parameter_blocks import (
     ASKED, INDEX, MAX_DEPTH, MEMBER_INDEX, CallerBlocks, caller_blocks, member_stores, passed_on,
 )
 from cursedlint.analysis.c_typed_blocks import (
-    MAX_JOINED, TYPED_INDEX, TypeCreations, neighbours, type_creations,
+    TYPED_INDEX, TypeCreations, joined, neighbours, type_creations,
 )
 from cursedlint.analysis.rdma_registrations import WRAPPERS_INDEX, registrations_of
 from cursedlint.languages import C, CPP
@@ -126,11 +126,11 @@ class TypedBlockIndex(Indexer):
         return type_creations(context)
 
     def more_words_after(self, facts, settings, searched):
-        """The types joined to those searched for (none past `MAX_JOINED` for each word
-        searched: `typed_provenance` does not know such a type's objects anyway)."""
-        if len(searched) > 8 * MAX_JOINED:
-            return set()
-        return {name for typed in searched for name in neighbours(facts, typed) or ()}
+        """The types joined to those searched for, from each whose types joined so far are
+        `MAX_JOINED` at most (`typed_provenance` knows no more of the types joined to one
+        past that)."""
+        return {name for typed in searched if joined(facts, typed) is not None
+                for name in neighbours(facts, typed) or ()}
 
 
 TYPED_BLOCKS = TypedBlockIndex()

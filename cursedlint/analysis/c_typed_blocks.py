@@ -55,6 +55,11 @@ _BASES = re.compile(rb"(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?:(?!:)")
 _ALIAS = re.compile(rb"(?:typedef\s+(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s+"
                     rb"([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=\s*"
                     rb"(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s*;)")
+_SCALAR = re.compile(r"void|char|short|int|long|unsigned|signed|float|double|bool|_Bool|"
+                     r"u?int(?:8|16|32|64|ptr|max)_t|__[us](?:8|16|32|64)|[us](?:8|16|32|64)|"
+                     r"size_t|ssize_t|ptrdiff_t|off_t|byte|BYTE|uchar|wchar_t|char(?:8|16|32)_t")
+"""Type names of no object of a struct or class: a pointer to one is raw memory (a cast of it
+to `T *` carves a `T` out of it) or, `void *`, a handle to anything."""
 _KEYWORDS = frozenset({"return", "else", "case", "goto", "sizeof", "typedef", "using", "delete",
                        "throw", "new", "struct", "class", "union", "enum", "const", "static"})
 
@@ -118,14 +123,16 @@ def type_creations(context) -> TypeCreations | None:
             add(within, typed, _holder(context, declaration))
         elif kind in ("object", "array") and declaration.type != "type_definition":
             add(made, typed, "")
-        elif kind == "pointer" and match[2].count(b"*") == 1 and \
+        elif kind == "pointer" and (match[2] or b"").count(b"*") == 1 and \
                 declaration.type == "field_declaration":
             add(members, match[3].decode(), typed)
-        elif kind == "pointer" and match[2].count(b"*") == 1 and typed != "void" and \
+        elif kind == "pointer" and (match[2] or b"").count(b"*") == 1 and typed != "void" and \
                 declaration.type == "declaration":
             for allocator in _stored_into(context, declaration, match[3].decode()):
                 add(made, typed, allocator)
     for match in _CAST.finditer(data):
+        if _SCALAR.fullmatch(match[1].decode()):
+            continue
         for table, how in _viewed(context, match.start(1)):
             add({"made": made, "joins": joins, "fields": fields}[table], match[1].decode(), how)
     for match in _BASES.finditer(data):
@@ -169,9 +176,9 @@ def _bases(context, start: int) -> list[str]:
 def _viewed(context, start: int) -> list[tuple[str, str]]:
     """What a cast to `T *` (its type's name at `start`) says of `T`'s objects: ("joins", U)
     from a `U *`, ("fields", m) from a member `m`, ("made", allocator) from an allocation
-    (a call, or a `void *` local given one), ("made", "") from memory of no known origin (a
-    call of no allocator, arithmetic); None from a `void *` parameter or local given no block
-    (a view of what it is handed) or what cannot be read."""
+    (a call, or a local given one), ("made", "") from memory of no known origin (a call of no
+    allocator, arithmetic, a byte pointer given no block); nothing from a `void *` parameter or
+    local given no block (a view of what it is handed) or what cannot be read."""
     descriptor = _node_at(context, start, "type_descriptor")
     holder = context.parent(descriptor) if descriptor is not None else None
     if holder is not None and holder.type == "cast_expression":
@@ -205,11 +212,15 @@ def _viewed(context, start: int) -> list[tuple[str, str]]:
         return []
     declaration, declarator = found[-1]
     pointee = pointee_type(context, declaration, declarator)
-    if pointee:
+    if pointee and not _SCALAR.fullmatch(pointee):
         return [("joins", pointee)]
-    if declaration.type == "declaration" and declarator_kind(declarator) == "pointer":
-        return [("made", allocator) for allocator in _stored_into(context, declaration, name)]
-    return []
+    if declarator_kind(declarator) != "pointer":
+        return []
+    given = [("made", allocator) for allocator in _stored_into(context, declaration, name)] \
+        if declaration.type == "declaration" else []
+    kind = declaration.child_by_field_name("type")
+    handle = kind is not None and context.text(kind) == "void"
+    return given or ([] if handle else [("made", "")])  # (bytes of no known origin)
 
 
 def _node_at(context, start: int, kind: str):
