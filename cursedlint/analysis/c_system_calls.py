@@ -21,7 +21,8 @@ PREFIXES = ("SYS_", "__NR_")
 _NUMBER = re.compile(r"(?:SYS_|__NR_)([A-Za-z_]\w*)")
 _ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*"
                      rb"(?:SYS_|__NR_)([A-Za-z_]\w*)[ \t]*\)?[ \t]*$")
-_SHARED = "c-system-call-aliases"  # `FileContext.shared` key
+_SPELLING = LazyPattern(rb"(?<![\w$])(?:SYS_|__NR_)([A-Za-z_]\w*)")
+_SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `FileContext.shared`
 
 
 def spellings(names) -> tuple[str, ...]:
@@ -54,12 +55,20 @@ def _aliases(context) -> dict[str, str]:
         context.source.data else {})
 
 
+def _spelled(context) -> frozenset[str]:
+    """The system calls whose numbers the file spells (`SYS_name`, `__NR_name`)."""
+    return context.shared(_SPELLED, lambda: frozenset(
+        match[1].decode() for match in _SPELLING.finditer(context.source.data)))
+
+
 def system_calls(context, names, node=None) -> list[tuple[str, object]]:
     """(system call, call) for each `syscall(...)` within `node` (default: the file) that makes
     one of the system calls `names` (others are left out), in order."""
-    data, wanted = context.source.data, set(names)
-    if b"syscall" not in data or not any(
-            spelled.encode() in data for spelled in spellings(wanted)):
+    data = context.source.data
+    if b"syscall" not in data:
+        return []
+    wanted = _spelled(context).intersection(names)
+    if not wanted:
         return []
     found = []
     for _, call in context.calls(("syscall",), node):

@@ -45,10 +45,11 @@ are not known."""
 
 _SIZEOF = re.compile(rb"sizeof\s*\(\s*(?:(?:struct|class|union)\s+)?(\*\s*)?([A-Za-z_]\w*)\s*\)")
 _NEW = re.compile(rb"(?<![\w$])new\s+(?:(?:struct|class)\s+)?([A-Za-z_]\w*)(?![\w$:<])")
-_TEMPLATE = re.compile(rb"(?<![\w$])([A-Za-z_]\w*)\s*<\s*(?:const\s+)?(?:(?:struct|class)\s+)?"
+_TEMPLATE = re.compile(rb"(?<![\w$])([A-Za-z_]\w*+)\s*+<\s*(?:const\s+)?(?:(?:struct|class)\s+)?"
                        rb"([A-Za-z_]\w*)\s*[,>]")
-_DECLARED = re.compile(rb"(?<![\w$.>:])(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)[ \t\n]*"
-                       rb"(\*[ \t\n*]*)?(?<![\w$])([A-Za-z_]\w*)\s*(?=[;=,\[{)(])")
+_DECLARED = re.compile(rb"(?<![\w$.>:])([A-Za-z_]\w*+)[ \t\n]*+(\*[ \t\n*]*+)?(?<![\w$])"
+                       rb"([A-Za-z_]\w*+)\s*+(?=[;=,\[{)(])")
+"""`T x;`, `T *x = ...`, `struct T x[4];` (from the type's name, `struct` left before it)."""
 _CAST = re.compile(rb"(?:\(|_cast\s*<)\s*(?:const\s+)?(?:(?:struct|class|union)\s+)?"
                    rb"([A-Za-z_]\w*)\s*\*\s*[)>]")
 _BASES = re.compile(rb"(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?:(?!:)")

@@ -774,6 +774,8 @@ class Registrations:
         `parameter_functions` finds them."""
         read = [address for address in self._seed_addresses
                 if "->" in self.context.text(address)]
+        if not read:  # (the others ask no type: no provenance made for them)
+            return set()
         for address in read:
             self.provenance.of(address)
         return set(self.provenance.types_asked)
