@@ -56,17 +56,17 @@ def _aliases(context) -> dict[str, str]:
 
 
 def _spelled(context) -> frozenset[str]:
-    """The system calls whose numbers the file spells (`SYS_name`, `__NR_name`)."""
+    """The system calls whose numbers the file spells (`SYS_name`, `__NR_name`), none where it
+    makes no `syscall`."""
+    data = context.source.data
     return context.shared(_SPELLED, lambda: frozenset(
-        match[1].decode() for match in _SPELLING.finditer(context.source.data)))
+        match[1].decode() for match in _SPELLING.finditer(data)) if b"syscall" in data
+        else frozenset())
 
 
 def system_calls(context, names, node=None) -> list[tuple[str, object]]:
     """(system call, call) for each `syscall(...)` within `node` (default: the file) that makes
     one of the system calls `names` (others are left out), in order."""
-    data = context.source.data
-    if b"syscall" not in data:
-        return []
     wanted = _spelled(context).intersection(names)
     if not wanted:
         return []

@@ -111,8 +111,10 @@ def type_creations(context) -> TypeCreations | None:
                 _node_at(context, match.start(2), "template_argument_list") is not None:
             add(made, match[2].decode(), "")
     for match in _DECLARED.finditer(data):
-        if match[1].decode() in _KEYWORDS or match[3].decode() in _KEYWORDS:
-            continue
+        named = match[1].decode()
+        if named in _KEYWORDS or match[3].decode() in _KEYWORDS or \
+                named != "void" and _SCALAR.fullmatch(named):
+            continue  # (no object of a struct; a `void *` member is kept)
         found = _declaration_at(context, match.start(3), match[3].decode())
         if found is None:
             continue
