@@ -386,7 +386,7 @@ class MemoryProvenance:
         machine that allocates the block on its first call and reads it back from a field on
         the next)."""
         text = self.context.text(field)
-        node = field
+        node, owner = field, None
         while node.type == "field_expression" and (
                 self._whole_blocks_named or self.follow_parameters):
             base = unwrapped(node.child_by_field_name("argument"))
@@ -401,16 +401,17 @@ class MemoryProvenance:
                                       offset=True)
                 break
             node = base
-        typed = self._typed_owner(field)
+        typed = self._typed_owner(field, owner)
         if typed is not None:
             return Provenance("page-aligned", f"{noun} `{text}` of {typed.what}", offset=True,
                               whole=True)
         return Provenance("member", f"{noun} `{text}`", neighbours, offset)
 
-    def _typed_owner(self, field) -> Provenance | None:
+    def _typed_owner(self, field, owner: Provenance | None) -> Provenance | None:
         """The object a member is reached in through its first `->` from a pointer declared
-        `T *` (`&p->m`, `p->ring.slots`) that nothing else settles: what the project's every
-        `T` is (`typed`), where known (the type is noted in `types_asked`)."""
+        `T *` (`&p->m`, `p->ring.slots`) that nothing else settles (`owner`: what the pointer
+        holds, where already asked): what the project's every `T` is (`typed`), where known
+        (the type is noted in `types_asked`)."""
         node = field
         while node.type == "field_expression":
             base = unwrapped(node.child_by_field_name("argument"))
@@ -424,10 +425,13 @@ class MemoryProvenance:
         name, scope = self.context.text(base), scope_of(self.context, base)
         declaration = self._declaration(name, base, scope)
         typed = pointee_type(self.context, *declaration[:2]) if declaration else ""
-        if not typed or self._named(base, decayed=True).kind != "unknown":
+        found = self.typed(typed) if typed and self.typed is not None else None
+        if not typed or self.typed is not None and found is None:
+            return None  # (no question worth asking what the pointer holds)
+        if (owner or self._named(base, decayed=True)).kind != "unknown":
             return None
         self.types_asked.add(typed)
-        return self.typed(typed) if self.typed is not None else None
+        return found
 
     @cached_property
     def _whole_blocks_named(self) -> bool:
