@@ -124,5 +124,5 @@ def failing_names(facts: dict) -> set[str]:
     the fields every function of which copies. Only a file calling one of them can have a
     `checked` entry or a `passing` function that matters (each is keyed by, or hands on, a
     name the file calls)."""
-    return {*CMA_WORDS, *all_wrappers(facts), *built_for(facts, "cma codes", all_codes),
+    return {*CMA_FUNCTIONS, *all_wrappers(facts), *built_for(facts, "cma codes", all_codes),
             *project_cma_fields(facts)}

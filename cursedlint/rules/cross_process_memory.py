@@ -103,7 +103,7 @@ class CmaWrapperIndex(Indexer):
 
 
 _CALLERS = Pieces("cma-callers", CmaWrapperIndex(), ("checked", "passing"),
-                  lambda context: CmaFailureAborts.callers_in(context), CMA_WORDS)
+                  lambda context: CmaFailureAborts.callers_in(context), CMA_FUNCTIONS)
 _SUMMARIES = Summaries(CmaWrapperIndex(), lambda context: CmaFailureAborts.defined_in(context),
                        _CALLERS, failing_names)
 
