@@ -35,6 +35,7 @@ TYPED_INDEX = "c-typed-blocks"  # the project index's name (`analysis.c_paramete
 
 _ALLOCATING = re.compile(r"[Aa]lloc|ALLOC|memalign|^mmap(?:64)?$")
 """The names of the calls that may allocate the object they are given or return."""
+_ALLOCATING_BYTES = re.compile(rb"(?:[Aa]lloc|ALLOC|memalign|mmap)\w*\s*\(")
 _WHOLE = frozenset({*LIBRARY_PAGE_OUTS, "mmap", "mmap64"})
 """The library's allocators whose every block is whole pages of its own."""
 _POINTERS = frozenset({"unique_ptr", "shared_ptr", "weak_ptr"})
@@ -290,8 +291,9 @@ def _stored_into(context, declaration, name: str) -> list[str]:
     alloc(...)`, `T *p = alloc(...)` (through casts)."""
     scope = next((node for node in context.ancestors(declaration)
                   if node.type in ("function_definition", "lambda_expression")), None)
-    if scope is None:
-        return []
+    if scope is None or _ALLOCATING_BYTES.search(
+            context.source.data, scope.start_byte, scope.end_byte) is None:
+        return []  # (no allocating call in its function)
     found = []
     for _, leaf in context.tokens((name,), scope):
         node = context.parent(leaf)
