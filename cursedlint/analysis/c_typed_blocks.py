@@ -7,17 +7,23 @@ pointer an out-parameter getter filled (`get_comm(ctx, rank, &c)`). Whatever pat
 pointer declared `struct T *` points at a `T`: where every `T` the project makes is a block of
 whole pages of its own, `&c->m` lies in that block's pages, which nothing else shares.
 
-Each file's summary (`TypeCreations`) keeps how it makes objects of each type it names:
-- an allocation (a call whose name says so: `*alloc*`, `*Alloc*`, `mmap`; `new T` is the
-  heap's) given `sizeof(T)`, or `sizeof(*p)` with `p` a `T *`, or storing into a `T *` (`&p`
-  as an argument, `p = alloc(...)`, cast or not): the allocator's name, which the project's
-  index of allocators of whole pages (`analysis.c_allocators`) then judges;
-- an object of its own (`T x;`, `T x[4];`, a member or parameter by value, `new T`,
-  `std::vector<T>`, `std::make_unique<T>`): "".
-Not seen (so not counted): a `T` carved out of other memory by a cast, or allocated through
-a member's pointer (`s->c = malloc(...)`) with no `sizeof(T)`: such a project may be silent
-where a block is not whole pages (a finding missed, never a false one). Plain aliases
-(`typedef struct T T_t;`, `using T_t = T;`) join their names: the objects of either count.
+Each file's summary (`TypeCreations`) keeps how it makes and views objects of each type it
+names:
+- an allocation (a call whose name says so: `*alloc*`, `*Alloc*`, `memalign`, `mmap`) given
+  `sizeof(T)`, or `sizeof(*p)` with `p` a `T *`, or storing into a local `T *` (`&p` as an
+  argument, `p = alloc(...)`, cast or not): the allocator's name, which the project's index of
+  allocators of whole pages (`analysis.c_allocators`) then judges;
+- an object of its own (`T x;`, `T x[4];`, a parameter by value, `new T`, `std::vector<T>`,
+  `std::make_unique<T>`), or memory of no known origin cast to `T *` (arithmetic, a byte
+  pointer, a call of no allocator): "", never whole pages;
+- the types holding a `T` by value (a member, a C++ base: made where they are), the types a
+  `T *` is cast from or to (`(T *)u`, `u` a `U *`; or a member, `(T *)r->base`, whose
+  declarations in view give its type), and plain aliases (`typedef struct T T_t;`).
+`typed_provenance` joins the types over these (`joined`, at most `MAX_JOINED`): whole pages only
+where every object of every one of them is. A `void *` cast to `T *` is a view of what it was
+handed, not an object. Not seen: a `T` allocated through a member's pointer (`s->c =
+malloc(...)`) with no `sizeof(T)`: such a project may be silent where a block is not whole pages
+(a finding missed, never a false one).
 """
 
 from __future__ import annotations
