@@ -126,11 +126,11 @@ class TypedBlockIndex(Indexer):
         return type_creations(context)
 
     def more_words_after(self, facts, settings, searched):
-        """The types joined to those searched for, from each whose types joined so far are
-        `MAX_JOINED` at most (`typed_provenance` knows no more of the types joined to one
-        past that)."""
-        return {name for typed in searched if joined(facts, typed) is not None
-                for name in neighbours(facts, typed) or ()}
+        """The types joined to those searched for, from each whose types joined so far (a
+        member whose declaration is not yet read aside) are `MAX_JOINED` at most
+        (`typed_provenance` knows no more of the types joined to one past that)."""
+        return {name for typed in searched if joined(facts, typed, partial=True) is not None
+                for name in neighbours(facts, typed, partial=True) or ()}
 
 
 TYPED_BLOCKS = TypedBlockIndex()

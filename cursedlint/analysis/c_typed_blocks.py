@@ -38,6 +38,7 @@ from cursedlint.analysis.c_syntax import (
 )
 
 TYPED_INDEX = "c-typed-blocks"  # the project index's name (`analysis.c_parameter_index`)
+_SHARED = "c-type-creations"  # `FileContext.shared` key
 
 _ALLOCATING = re.compile(r"[Aa]lloc|ALLOC|memalign|^mmap(?:64)?$")
 """The names of the calls that may allocate the object they are given or return."""
@@ -91,8 +92,18 @@ class TypeCreations(Struct, frozen=True):
     aliases: dict[str, str]
 
 
+def own_creations(context) -> dict[str, list[str]]:
+    """How the file itself makes objects of each type (`TypeCreations.made`)."""
+    found = type_creations(context)
+    return found.made if found is not None else {}
+
+
 def type_creations(context) -> TypeCreations | None:
-    """The file's `TypeCreations` (None: it holds none)."""
+    """The file's `TypeCreations` (None: it holds none), made once per file."""
+    return context.shared(_SHARED, lambda: _type_creations(context))
+
+
+def _type_creations(context) -> TypeCreations | None:
     data = context.source.data
     made, within, joins, fields, members = {}, {}, {}, {}, {}
 
@@ -346,13 +357,13 @@ def typed_provenance(facts: dict, name: str, allocators: dict):
                       offset=True, whole=True)
 
 
-def joined(facts: dict, name: str) -> set[str] | None:
+def joined(facts: dict, name: str, partial: bool = False) -> set[str] | None:
     """`name` and the types whose objects a pointer to it may point into (`neighbours`, over
-    and over); None where more than `MAX_JOINED` or a member cast from is declared nowhere in
-    view."""
+    and over); None where more than `MAX_JOINED` or (unless `partial`: what the facts so far
+    lead to, for the index's next round) a member cast from is declared nowhere in view."""
     names, queue = {name}, [name]
     while queue:
-        found = neighbours(facts, queue.pop())
+        found = neighbours(facts, queue.pop(), partial)
         if found is None:
             return None
         queue.extend(found - names)
@@ -362,11 +373,11 @@ def joined(facts: dict, name: str) -> set[str] | None:
     return names
 
 
-def neighbours(facts: dict, typed: str) -> set[str] | None:
+def neighbours(facts: dict, typed: str, partial: bool = False) -> set[str] | None:
     """The types joined to `typed` in one step: its aliases and the type it names, the types
     it is cast from or to, the types pointer members it is cast from point to, the types
-    holding one by value; None where a member cast from is declared nowhere in view, or a
-    holder has no name."""
+    holding one by value; None where a holder has no name or (unless `partial`) a member cast
+    from is declared nowhere in view."""
     found, fields = set(), set()
     for summary in facts.values():
         found.update(alias for alias, named in summary.aliases.items() if named == typed)
@@ -379,7 +390,7 @@ def neighbours(facts: dict, typed: str) -> set[str] | None:
     for field in fields:
         pointees = {pointee for summary in facts.values()
                     for pointee in summary.members.get(field, ())}
-        if not pointees:
+        if not pointees and not partial:
             return None
         found |= pointees - {"void"}  # (a `void *` member holds what it is handed)
     return None if "" in found else found

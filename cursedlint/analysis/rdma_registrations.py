@@ -769,16 +769,22 @@ class Registrations:
     @cached_property
     def types_read(self) -> set[str]:
         """The types of the pointers the file's registered members are reached through
-        (`&p->m`, `p` a `T *`) that nothing else settles: the project's objects of those
-        types are worth reading (`MemoryProvenance.typed`); the registrations as
-        `parameter_functions` finds them."""
+        (`&p->m`, `p` a `T *`) that nothing else settles and that the file itself allocates:
+        the project's objects of those types are worth reading (`MemoryProvenance.typed`);
+        the registrations as `parameter_functions` finds them. (A type only other files
+        make is not followed: its name would send the index to files a run over forked
+        workers then parses twice, as `members_read`'s members.)"""
+        from cursedlint.analysis.c_typed_blocks import own_creations
+
         read = [address for address in self._seed_addresses
                 if "->" in self.context.text(address)]
         if not read:  # (the others ask no type: no provenance made for them)
             return set()
         for address in read:
             self.provenance.of(address)
-        return set(self.provenance.types_asked)
+        asked = self.provenance.types_asked
+        made = own_creations(self.context) if asked else {}
+        return {typed for typed in asked if any(made.get(typed, ()))}
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other

@@ -1,4 +1,5 @@
-/* The plugin's entry points: the transport core calls them through `xport_ops`. */
+/* The plugin's entry points (the transport core calls them through `xport_ops`) and the
+ * registrations of members of its connection objects, which come back as `void *`. */
 #include <stdlib.h>
 #include <string.h>
 #include "conn.h"
@@ -13,6 +14,14 @@ static int plugin_accept(void *listen, void **out)
     return 0;
 }
 
+int recv_conn_flush_setup(struct recv_conn *rc)
+{
+    /* every recv_conn of the project is whole pages of its own (xport_page_alloc) */
+    rc->flush_mr = ibv_reg_mr(rc->pd, &rc->flush_word, sizeof(int), IBV_ACCESS_LOCAL_WRITE); // ok: CUR301
+    rc->ready = rc->flush_mr != NULL;
+    return rc->ready ? 0 : -1;
+}
+
 static int plugin_flush(void *conn)
 {
     struct recv_conn *rc = (struct recv_conn *)conn;
@@ -21,43 +30,45 @@ static int plugin_flush(void *conn)
     return 0;
 }
 
+/* pooled connections are whole pages; others.c makes small ones with calloc() */
+struct send_conn *plugin_connect_pooled(struct ibv_pd *pd)
+{
+    struct send_conn *sc = NULL;
+    if (xport_page_alloc((void **)&sc, sizeof(*sc)) != 0)
+        return NULL;
+    sc->pd = pd;
+    return sc;
+}
+
+int send_conn_flag_setup(struct send_conn *sc)
+{
+    sc->flag_mr = ibv_reg_mr(sc->pd, &sc->flag, sizeof(int), IBV_ACCESS_LOCAL_WRITE); // warning: CUR301
+    return sc->flag_mr ? 0 : -1;
+}
+
 static int plugin_signal(void *conn)
 {
     struct send_conn *sc = (struct send_conn *)conn;
     return send_conn_flag_setup(sc);
 }
 
-struct send_conn *plugin_connect(struct ibv_pd *pd, int pooled)
-{
-    struct send_conn *sc = NULL;
-    if (pooled) {
-        if (xport_page_alloc((void **)&sc, sizeof(*sc)) != 0)
-            return NULL;
-    } else {
-        /* a small heap block: shares its page with other allocations */
-        sc = calloc(1, sizeof(struct send_conn));
-        if (sc == NULL)
-            return NULL;
-    }
-    sc->pd = pd;
-    return sc;
-}
-
+/* whole pages here; others.c keeps one on its stack */
 int plugin_probe(struct ibv_pd *pd)
 {
     struct probe_conn *pc = NULL;
     if (xport_page_alloc((void **)&pc, sizeof(struct probe_conn)) != 0)
         return -1;
     pc->pd = pd;
-    probe_conn_setup(pc);
-
-    /* a second one on the stack: this type is not only whole pages */
-    struct probe_conn quick;
-    memset(&quick, 0, sizeof(quick));
-    quick.pd = pd;
-    return probe_conn_setup(&quick);
+    return probe_conn_setup(pc);
 }
 
+int probe_conn_setup(struct probe_conn *pc)
+{
+    pc->mr = ibv_reg_mr(pc->pd, &pc->probe, sizeof(long), IBV_ACCESS_LOCAL_WRITE); // warning: CUR301
+    return pc->mr ? 0 : -1;
+}
+
+/* a calloc() wrapper: small heap blocks */
 int plugin_tmp(struct ibv_pd *pd)
 {
     struct tmp_conn *tc = NULL;
@@ -67,16 +78,26 @@ int plugin_tmp(struct ibv_pd *pd)
     return tmp_conn_setup(tc);
 }
 
-/* made as whole pages here, but also as a global under its alias */
-static ring_conn_t spare_ring;
-
-int plugin_ring(struct ibv_pd *pd, int spare)
+int tmp_conn_setup(struct tmp_conn *tc)
 {
-    struct ring_conn *rc = &spare_ring;
-    if (!spare && xport_page_alloc((void **)&rc, sizeof(struct ring_conn)) != 0)
+    tc->mr = ibv_reg_mr(tc->pd, &tc->word, sizeof(int), IBV_ACCESS_LOCAL_WRITE); // warning: CUR301
+    return tc->mr ? 0 : -1;
+}
+
+/* whole pages here; others.c also keeps one as a global, under its alias */
+int plugin_ring(struct ibv_pd *pd)
+{
+    struct ring_conn *rc = NULL;
+    if (xport_page_alloc((void **)&rc, sizeof(struct ring_conn)) != 0)
         return -1;
     rc->pd = pd;
     return ring_conn_setup(rc);
+}
+
+int ring_conn_setup(ring_conn_t *rc)
+{
+    rc->mr = ibv_reg_mr(rc->pd, &rc->head, sizeof(unsigned), IBV_ACCESS_LOCAL_WRITE); // warning: CUR301
+    return rc->mr ? 0 : -1;
 }
 
 const struct xport_ops plugin_ops = {
