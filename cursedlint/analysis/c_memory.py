@@ -280,8 +280,9 @@ class MemoryProvenance:
         member or value its every return gives); None: not asked."""
         self.typed: Callable[[str], Provenance | None] | None = None
         """What every object of a type the project makes is, for a member reached through a
-        `T *` that nothing else settles (`analysis.c_typed_blocks.typed_provenance`: whole
-        pages); None: not asked."""
+        `T *` that nothing else settles and of a type the file allocates itself (the types
+        the index was asked about: `analysis.c_typed_blocks.typed_provenance`, whole pages);
+        None: not asked."""
         self.types_asked: set[str] = set()
         """The types of the pointers so read (`typed`: the project's objects of them are
         worth reading)."""

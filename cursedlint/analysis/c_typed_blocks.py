@@ -340,11 +340,15 @@ def _stored_into(context, declaration, name: str) -> list[str]:
     return found
 
 
-def typed_provenance(facts: dict, name: str, allocators: dict):
+def typed_provenance(facts: dict, name: str, allocators: dict, context=None):
     """What an object of type `name` is, from the project's summaries (`facts`: path ->
     `TypeCreations`): a `Provenance`, a block of whole pages of its own, where the project
     makes some and every object of the types joined to it (`joined`) is made by an allocator
-    of whole pages (`allocators`); else None (not known)."""
+    of whole pages (`allocators`); else None (not known). With the asking file's `context`,
+    only for a type it allocates itself (the types its lint asked the index about: of
+    another, the facts may be partial)."""
+    if context is not None and not any(own_creations(context).get(name, ())):
+        return None
     names = joined(facts, name)
     made = {how for found in facts.values() for typed in names or ()
             for how in found.made.get(typed, ())}

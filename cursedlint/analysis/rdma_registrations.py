@@ -691,7 +691,8 @@ class Registrations:
                 if stores_into(data, field) else None
         typed = self.context.project.get(TYPED_INDEX)
         if typed is not None:
-            provenance.typed = partial(typed_provenance, typed, allocators=allocators)
+            provenance.typed = partial(typed_provenance, typed, allocators=allocators,
+                                       context=self.context)
         self._getters = _file_getters(self.context, self.constants.extra, provenance, own,
                                       members, allocators, sized)
         provenance.getters = self._getters.returned
