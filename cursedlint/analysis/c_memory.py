@@ -280,9 +280,12 @@ class MemoryProvenance:
         member or value its every return gives); None: not asked."""
         self.typed: Callable[[str], Provenance | None] | None = None
         """What every object of a type the project makes is, for a member reached through a
-        `T *` that nothing else settles and of a type the file allocates itself (the types
-        the index was asked about: `analysis.c_typed_blocks.typed_provenance`, whole pages);
-        None: not asked."""
+        `T *` that nothing else settles (`asks_type`;
+        `analysis.c_typed_blocks.typed_provenance`: whole pages); None: not asked."""
+        self.asks_type: Callable[[str | None], bool] | None = None
+        """Whether the index of the project's objects may be asked about a type (None: any)
+        (the file allocates one itself, `c_typed_blocks.allocates`: of another, the facts may be
+        partial); None: about none."""
         self.types_asked: set[str] = set()
         """The types of the pointers so read (`typed`: the project's objects of them are
         worth reading)."""
@@ -413,6 +416,8 @@ class MemoryProvenance:
         `T *` (`&p->m`, `p->ring.slots`) that nothing else settles (`owner`: what the pointer
         holds, where already asked): what the project's every `T` is (`typed`), where known
         (the type is noted in `types_asked`)."""
+        if self.asks_type is None or not self.asks_type(None):
+            return None  # (the file allocates nothing)
         node = field
         while node.type == "field_expression":
             base = unwrapped(node.child_by_field_name("argument"))
@@ -426,8 +431,10 @@ class MemoryProvenance:
         name, scope = self.context.text(base), scope_of(self.context, base)
         declaration = self._declaration(name, base, scope)
         typed = pointee_type(self.context, *declaration[:2]) if declaration else ""
-        found = self.typed(typed) if typed and self.typed is not None else None
-        if not typed or self.typed is not None and found is None:
+        if not typed or self.asks_type is None or not self.asks_type(typed):
+            return None
+        found = self.typed(typed) if self.typed is not None else None
+        if self.typed is not None and found is None:
             return None  # (no question worth asking what the pointer holds)
         if (owner or self._named(base, decayed=True)).kind != "unknown":
             return None

@@ -38,7 +38,7 @@ from cursedlint.analysis.c_syntax import (
 )
 
 TYPED_INDEX = "c-typed-blocks"  # the project index's name (`analysis.c_parameter_index`)
-_SHARED = "c-type-creations"  # `FileContext.shared` key
+_SHARED, _CALLS_ALLOCATOR = "c-type-creations", "c-calls-allocator"  # `FileContext.shared`
 
 _ALLOCATING = re.compile(r"[Aa]lloc|ALLOC|memalign|^mmap(?:64)?$")
 """The names of the calls that may allocate the object they are given or return."""
@@ -92,10 +92,14 @@ class TypeCreations(Struct, frozen=True):
     aliases: dict[str, str]
 
 
-def own_creations(context) -> dict[str, list[str]]:
-    """How the file itself makes objects of each type (`TypeCreations.made`)."""
-    found = type_creations(context)
-    return found.made if found is not None else {}
+def allocates(context, name: str | None) -> bool:
+    """Whether the file itself allocates an object of type `name` (`TypeCreations.made`; of
+    any type, by its bytes, for None)."""
+    data = context.source.data
+    if not context.shared(_CALLS_ALLOCATOR, lambda: _ALLOCATING_BYTES.search(data) is not None):
+        return False
+    found = type_creations(context) if name is not None else None
+    return name is None or found is not None and any(found.made.get(name, ()))
 
 
 def type_creations(context) -> TypeCreations | None:
@@ -340,15 +344,13 @@ def _stored_into(context, declaration, name: str) -> list[str]:
     return found
 
 
-def typed_provenance(facts: dict, name: str, allocators: dict, context=None):
+def typed_provenance(facts: dict, name: str, allocators: dict):
     """What an object of type `name` is, from the project's summaries (`facts`: path ->
     `TypeCreations`): a `Provenance`, a block of whole pages of its own, where the project
     makes some and every object of the types joined to it (`joined`) is made by an allocator
-    of whole pages (`allocators`); else None (not known). With the asking file's `context`,
-    only for a type it allocates itself (the types its lint asked the index about: of
+    of whole pages (`allocators`); else None (not known). Asked only about a type the asking
+    file allocates itself (`allocates`: the types its lint asked the index about; of
     another, the facts may be partial)."""
-    if context is not None and not any(own_creations(context).get(name, ())):
-        return None
     names = joined(facts, name)
     made = {how for found in facts.values() for typed in names or ()
             for how in found.made.get(typed, ())}

@@ -668,7 +668,7 @@ class Registrations:
         from cursedlint.analysis.c_parameter_blocks import (
             INDEX, MEMBER_INDEX, member_provenance, stores_into,
         )
-        from cursedlint.analysis.c_typed_blocks import TYPED_INDEX, typed_provenance
+        from cursedlint.analysis.c_typed_blocks import TYPED_INDEX, allocates, typed_provenance
 
         pages = self.context.project.get(PAGE_ALLOCATORS.name)
         allocators, rounding, library = file_allocators(self.context, pages)
@@ -689,10 +689,10 @@ class Registrations:
             provenance.members = lambda field: member_provenance(
                 {**members, **own.stores(field)}, allocators, sized, field) \
                 if stores_into(data, field) else None
+        provenance.asks_type = partial(allocates, self.context)
         typed = self.context.project.get(TYPED_INDEX)
         if typed is not None:
-            provenance.typed = partial(typed_provenance, typed, allocators=allocators,
-                                       context=self.context)
+            provenance.typed = partial(typed_provenance, typed, allocators=allocators)
         self._getters = _file_getters(self.context, self.constants.extra, provenance, own,
                                       members, allocators, sized)
         provenance.getters = self._getters.returned
@@ -775,17 +775,13 @@ class Registrations:
         the registrations as `parameter_functions` finds them. (A type only other files
         make is not followed: its name would send the index to files a run over forked
         workers then parses twice, as `members_read`'s members.)"""
-        from cursedlint.analysis.c_typed_blocks import own_creations
-
         read = [address for address in self._seed_addresses
                 if "->" in self.context.text(address)]
         if not read:  # (the others ask no type: no provenance made for them)
             return set()
         for address in read:
             self.provenance.of(address)
-        asked = self.provenance.types_asked
-        made = own_creations(self.context) if asked else {}
-        return {typed for typed in asked if any(made.get(typed, ()))}
+        return set(self.provenance.types_asked)
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other
