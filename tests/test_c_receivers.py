@@ -135,3 +135,39 @@ def test_members_inherited_from_a_base_class():
     assert receivers.receiver_class(call) == "Pd"
     assert [receivers.declaring(holder, "regMr") for holder in (
         "Derived", "Both", "Own", "Unseen")] == ["Base", None, "Own", "Unseen"]
+
+
+ALIASES = """\
+    namespace ib {
+    using PdAlias = Pd;
+    typedef Pd *PdRef;
+    typedef struct Pd PdStruct;
+    using PdShared = std::shared_ptr<Pd>;
+    typedef PdAlias PdAgain;
+    #ifdef DRY
+    using Chosen = Owner;
+    #else
+    using Chosen = Pd;
+    #endif
+    }
+    """
+
+
+@pytest.mark.parametrize("statement, declarations, expected", [
+    ("a.regMr(b, 1, 0);", "PdAlias a;", "Pd"),              # using
+    ("r->regMr(b, 1, 0);", "PdRef r = q;", "Pd"),           # a pointer typedef
+    ("r.regMr(b, 1, 0);", "PdRef r = q;", None),            # (`.` on a pointer)
+    ("t.regMr(b, 1, 0);", "PdStruct t;", "Pd"),             # typedef struct
+    ("s->regMr(b, 1, 0);", "PdShared s;", "Pd"),            # an alias of a smart pointer
+    ("g.regMr(b, 1, 0);", "PdAgain g;", "Pd"),              # an alias of an alias
+    ("c.regMr(b, 1, 0);", "Chosen c;", None),               # aliases that disagree
+])
+def test_receivers_through_type_aliases(statement, declarations, expected):
+    context = context_of(textwrap.dedent(ALIASES) + textwrap.dedent(f"""\
+        void ib::Owner::go(Pd& p, Pd* q, char* b) {{
+          {declarations}
+          {statement}
+        }}
+        """))
+    calls = list(member_calls(context, {"regMr"}))
+    assert Receivers(context).receiver_class(calls[0][1]) == expected

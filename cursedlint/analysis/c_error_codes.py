@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from msgspec import Struct
 from msgspec.structs import replace
 
+from cursedlint.analysis.c_system_calls import calls_made
 from cursedlint.analysis.c_syntax import (
     callee, defined_functions, function_declarator, parameter_names, plain_function, unwrapped,
 )
@@ -95,7 +96,7 @@ def error_codes(context, names: dict[str, str], known: dict[str, ErrorCode],
     new = [name for name in (*names, *known) if name not in labels]
     extra = list(through)
     while new or extra:
-        calls = sorted([*context.calls(new), *extra], key=lambda found: found[1].start_byte)
+        calls = sorted([*calls_made(context, new), *extra], key=lambda found: found[1].start_byte)
         extra = []
         starts = [call.start_byte for _, call in calls]
         found = {}

@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 from cursedlint.analysis.c_declarations import declared
 from cursedlint.analysis.c_syntax import (
     NAMES, arguments, array_dimensions, callee, declarator_kind, function_declarator, leads_to,
-    line_macros, parameter_names, plain_function, scope_of, unwrapped, within,
+    line_macros, parameter_names, plain_function, pointee_type, scope_of, unwrapped, within,
 )
 from cursedlint.languages import CPP
 from cursedlint.python.consteval import UNKNOWN
@@ -278,6 +278,17 @@ class MemoryProvenance:
         self.getters: Callable[[object, MemoryProvenance], Provenance | None] | None = None
         """What a getter's call gives, read with this provenance (`analysis.c_getters`: the
         member or value its every return gives); None: not asked."""
+        self.typed: Callable[[str], Provenance | None] | None = None
+        """What every object of a type the project makes is, for a member reached through a
+        `T *` that nothing else settles (`asks_type`;
+        `analysis.c_typed_blocks.typed_provenance`: whole pages); None: not asked."""
+        self.asks_type: Callable[[str | None], bool] | None = None
+        """Whether the index of the project's objects may be asked about a type (None: any)
+        (the file allocates one itself, `c_typed_blocks.allocates`: of another, the facts may be
+        partial); None: about none."""
+        self.types_asked: set[str] = set()
+        """The types of the pointers so read (`typed`: the project's objects of them are
+        worth reading)."""
         self.arrays: Callable[[object], bool] | None = None
         """Whether a member is known to be an array (`CConstants.array_typed`): no pointer
         whose stores `members` may tell."""
@@ -379,7 +390,7 @@ class MemoryProvenance:
         machine that allocates the block on its first call and reads it back from a field on
         the next)."""
         text = self.context.text(field)
-        node = field
+        node, owner = field, None
         while node.type == "field_expression" and (
                 self._whole_blocks_named or self.follow_parameters):
             base = unwrapped(node.child_by_field_name("argument"))
@@ -394,7 +405,41 @@ class MemoryProvenance:
                                       offset=True)
                 break
             node = base
+        typed = self._typed_owner(field, owner)
+        if typed is not None:
+            return Provenance("page-aligned", f"{noun} `{text}` of {typed.what}", offset=True,
+                              whole=True)
         return Provenance("member", f"{noun} `{text}`", neighbours, offset)
+
+    def _typed_owner(self, field, owner: Provenance | None) -> Provenance | None:
+        """The object a member is reached in through its first `->` from a pointer declared
+        `T *` (`&p->m`, `p->ring.slots`) that nothing else settles (`owner`: what the pointer
+        holds, where already asked): what the project's every `T` is (`typed`), where known
+        (the type is noted in `types_asked`)."""
+        if self.asks_type is None or not self.asks_type(None):
+            return None  # (the file allocates nothing)
+        node = field
+        while node.type == "field_expression":
+            base = unwrapped(node.child_by_field_name("argument"))
+            if self.context.text(node.child_by_field_name("operator")) == "->":
+                break
+            node = base
+        else:
+            return None
+        if base.type != "identifier":
+            return None
+        name, scope = self.context.text(base), scope_of(self.context, base)
+        declaration = self._declaration(name, base, scope)
+        typed = pointee_type(self.context, *declaration[:2]) if declaration else ""
+        if not typed or self.asks_type is None or not self.asks_type(typed):
+            return None
+        found = self.typed(typed) if self.typed is not None else None
+        if self.typed is not None and found is None:
+            return None  # (no question worth asking what the pointer holds)
+        if (owner or self._named(base, decayed=True)).kind != "unknown":
+            return None
+        self.types_asked.add(typed)
+        return found
 
     @cached_property
     def _whole_blocks_named(self) -> bool:

@@ -1,10 +1,15 @@
-"""The project index of what callers pass the parameters of the linted file's registering
-functions (`analysis.c_parameter_blocks`), for CUR301/CUR302."""
+"""The project indexes of what callers pass the parameters of the linted file's registering
+functions (`analysis.c_parameter_blocks`), of the stores into the members it reads, and of how
+the project makes objects of the types its registered members are reached through
+(`analysis.c_typed_blocks`), for CUR301/CUR302."""
 
 from __future__ import annotations
 
 from cursedlint.analysis.c_parameter_blocks import (
     ASKED, INDEX, MAX_DEPTH, MEMBER_INDEX, CallerBlocks, caller_blocks, member_stores, passed_on,
+)
+from cursedlint.analysis.c_typed_blocks import (
+    TYPED_INDEX, TypeCreations, joined, neighbours, type_creations,
 )
 from cursedlint.analysis.rdma_registrations import WRAPPERS_INDEX, registrations_of
 from cursedlint.languages import C, CPP
@@ -93,3 +98,39 @@ class MemberStoreIndex(Indexer):
 
 
 MEMBER_STORES = MemberStoreIndex()
+
+
+class TypedBlockIndex(Indexer):
+    """Per C/C++ file (`TypeCreations`), searched for the types of the pointers the linted
+    file's registered members are reached through with nothing else settling them, then for
+    the types joined to those (aliases, casts, holders: `c_typed_blocks.neighbours`) until no
+    new one appears; every file naming one is read (a `T` made anywhere counts)."""
+
+    name = TYPED_INDEX
+    languages = (C, CPP)
+    summary_type = TypeCreations
+
+    def words(self, settings):
+        return ()
+
+    def seed_words(self, context):
+        return registrations_of(context, context.project.get(WRAPPERS_INDEX)).types_read
+
+    def lookups(self, context):
+        return self.seed_words(context)
+
+    def affects(self, facts, path, lookups):
+        return bool(lookups) and bool(facts)
+
+    def summarize(self, context):
+        return type_creations(context)
+
+    def more_words_after(self, facts, settings, searched):
+        """The types joined to those searched for, from each whose types joined so far (a
+        member whose declaration is not yet read aside) are `MAX_JOINED` at most
+        (`typed_provenance` knows no more of the types joined to one past that)."""
+        return {name for typed in searched if joined(facts, typed, partial=True) is not None
+                for name in neighbours(facts, typed, partial=True) or ()}
+
+
+TYPED_BLOCKS = TypedBlockIndex()

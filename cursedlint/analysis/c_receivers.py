@@ -1,9 +1,9 @@
 """The class a C++ member function call is made on, from declared types: `obj.m(...)`,
 `p->m(...)`, `this->m(...)`, `getPd().m(...)`, `C::get()->m(...)`, and an unqualified
 `m(...)` inside another member of the class. None where the declarations in view do not say
-(a type alias, a global, an `auto` initialized by what no declaration types): a
-method is never resolved by its name alone (a struct's field of the same name may hold another
-function).
+(a global, an `auto` initialized by what no declaration types, a type alias that several
+declarations in view give different types, as under `#if`): a method is never resolved by its
+name alone (a struct's field of the same name may hold another function).
 
 Declarations are read from the calling function (its parameters and the locals declared
 before the call in a block holding it), the members of the calling member's class, and the
@@ -12,7 +12,9 @@ where they declare none of that name: a member's declared type and a getter's (o
 member function's) return type. `->` on a pointer,
 or on `unique_ptr`, `shared_ptr`, `optional` or `Expected` (their first template argument);
 `[]` (or `at()`, `front()`, `back()`) on a pointer, an array or a `vector`, `array`, `deque`
-or `span`.
+or `span`. A type alias of no class body in view (`typedef struct ep ep_t;`, `typedef Pd
+*PdRef;`, `using PdPtr = std::shared_ptr<Pd>;`) is the type every alias declaration of that
+name in view gives.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ class Receivers:
         self.context = context
         self.texts = (context, *texts)
         self._bodies: dict[str, list] = {}
+        self._aliases: dict[str, Type | None | bool] = {}
         self._depth = 0
 
     def receiver_class(self, call) -> str | None:
@@ -84,7 +87,9 @@ class Receivers:
         through = self.context.text(function.child_by_field_name("operator")) == "->"
         found = self._type(unwrapped(function.child_by_field_name("argument")), call,
                            definition, owner)
-        return _reached(found, through)
+        reached = _reached(found, through)
+        found = self._expanded(Type(reached)) if reached else None
+        return found.name if found is not None and not found.pointer else None
 
     def _type(self, node, at, definition, owner: str) -> Type | None:
         """The declared type of an expression (see the module's docstring), or None."""
@@ -92,9 +97,37 @@ class Receivers:
             return None
         self._depth += 1
         try:
-            return self._type_of(node, at, definition, owner)
+            return self._expanded(self._type_of(node, at, definition, owner))
         finally:
             self._depth -= 1
+
+    def _expanded(self, found: Type | None, depth: int = 0) -> Type | None:
+        """`found` with a type alias replaced by the type it stands for (`alias`); None where
+        the alias is not known (declarations that disagree, or a pointer to a pointer)."""
+        while found is not None and depth <= MAX_DEPTH:
+            aliased = self.alias(found.name)
+            if aliased is None:
+                return found
+            if aliased is False or aliased.pointer and found.pointer:
+                return None
+            found = aliased._replace(pointer=aliased.pointer or found.pointer)
+            depth += 1
+        return found
+
+    def alias(self, name: str) -> Type | None | bool:
+        """The type the alias `name` stands for, where it has no class body in view: None
+        where no alias declaration of it is in view, False where those in view disagree."""
+        if name not in self._aliases:
+            found = set()
+            if name and not self._class_bodies(name):
+                for context in self.texts:
+                    for _, leaf in context.tokens((name,)):
+                        aliased = _aliased(context, leaf, name)
+                        if aliased is None or aliased.name:
+                            found.add(_key(aliased))
+            self._aliases[name] = (False if None in found else _unique(found) or False) \
+                if found else None
+        return self._aliases[name]
 
     def _type_of(self, node, at, definition, owner: str) -> Type | None:
         kind = node.type
@@ -288,7 +321,17 @@ class Receivers:
                         yield member, declarator
 
     def bodies(self, name: str) -> list:
-        """The bodies of the classes named `name` in the texts in view."""
+        """The bodies of the classes named `name` in the texts in view (or, for an alias of a
+        class, `alias`, of that class)."""
+        found = self._class_bodies(name)
+        if not found:
+            aliased = self._expanded(Type(name))
+            if aliased is not None and aliased.name != name and not aliased.pointer \
+                    and aliased.argument is None:
+                return self._class_bodies(aliased.name)
+        return found
+
+    def _class_bodies(self, name: str) -> list:
         if name not in self._bodies:
             found = []
             for context in self.texts:
@@ -302,6 +345,31 @@ class Receivers:
                             found.append(body)
             self._bodies[name] = found
         return self._bodies[name]
+
+
+def _aliased(context, leaf, name: str) -> Type | None:
+    """The type an alias declaration whose name is `leaf` gives it (`typedef T *name;`,
+    `typedef struct t name;`, `using name = T;`); ("", ...) where `leaf` declares no alias, None
+    where it gives one no `Type` can say."""
+    holder = context.parent(leaf)
+    if leaf.type != "type_identifier" or holder is None:
+        return Type("")
+    if holder.type == "alias_declaration" and holder.child_by_field_name("name") == leaf:
+        written = holder.child_by_field_name("type")
+        return _written(written.child_by_field_name("type"),
+                        written.child_by_field_name("declarator")) if written is not None \
+            else None
+    declarator = leaf
+    while holder is not None and holder.type in ("pointer_declarator", "array_declarator"):
+        declarator, holder = holder, context.parent(holder)
+    if holder is None or holder.type != "type_definition" or \
+            declarator not in holder.children_by_field_name("declarator"):
+        return Type("")
+    written = holder.child_by_field_name("type")
+    if written is not None and written.type in _CLASSES:
+        written = written.child_by_field_name("name")
+    found = _written(written, declarator)
+    return None if found is None else Type("") if found.name == name else found
 
 
 def _reached(found: Type | None, through: bool) -> str | None:

@@ -25,6 +25,7 @@ from msgspec import Struct
 from cursedlint.analysis.c_expectations import Assertions
 from cursedlint.analysis.c_failure_path import FailurePaths, Result
 from cursedlint.analysis.c_memory import value_given
+from cursedlint.analysis.c_system_calls import calls_made
 from cursedlint.analysis.c_syntax import (
     callee, defined_functions, mentions, plain_function, unwrapped, within, writes,
 )
@@ -35,7 +36,7 @@ def result_wrappers(context, names: dict[str, str], value: Callable) -> dict[str
     names = dict(names)
     new = list(names)
     while new:  # the functions calling a name found last may return its result
-        calls = (call for _, call in context.calls(new))
+        calls = (call for _, call in calls_made(context, new))
         callers = [(function, plain_function(function)) for function
                    in context.enclosing(calls, ("function_definition",))]
         callers = [(function, context.text(plain[0]), plain[2])
@@ -140,7 +141,7 @@ def _accumulation(context, body, names: dict[str, str], value: Callable):
     """The one `total += n` of `body` that adds up the results `n = f(...)` of calls of one of
     `names`, with `total` otherwise only set to 0; None if there is no such one."""
     results = {}
-    for name, call in context.calls(names, body):
+    for name, call in calls_made(context, names, body):
         target = _assignment_target(context, call)
         if target is not None:
             results[context.text(target)] = (names[name], call)

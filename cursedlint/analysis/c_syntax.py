@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from cursedlint.analysis.c_macros import function_scope
+from cursedlint.analysis.c_system_calls import system_call
 from cursedlint.patterns import LazyPattern
 
 NAMES = frozenset({"identifier", "field_identifier"})
@@ -32,12 +33,15 @@ def arguments(call) -> list:
 
 
 def callee(context, call) -> str:
-    """The called function's name (`f(...)`, `ns::f(...)`); "" for other calls."""
+    """The called function's name (`f(...)`, `ns::f(...)`); "" for other calls. A call of
+    `syscall(SYS_name, ...)` is named by its system call where its number says
+    (`c_system_calls`)."""
     function = call.child_by_field_name("function")
     if function is not None and function.type == "qualified_identifier":
         function = function.child_by_field_name("name")
-    return context.text(function) if function is not None and function.type == "identifier" \
+    name = context.text(function) if function is not None and function.type == "identifier" \
         else ""
+    return (system_call(context, call) or name) if name == "syscall" else name
 
 
 def unwrapped(node, passing=frozenset()):
@@ -390,3 +394,26 @@ def line_macros(data: bytes) -> tuple[tuple[bytes, bytes, bytes], ...]:
         found.append(match.groups())
         at = match.end()
     return tuple(found)
+
+
+_TYPE_SPECIFIERS = frozenset({"struct_specifier", "class_specifier", "union_specifier"})
+
+
+def specifier_name(context, declaration) -> str:
+    """The type name a declaration's type is spelled with (`struct T`, `T`), else ""."""
+    kind = declaration.child_by_field_name("type")
+    if kind.type in _TYPE_SPECIFIERS:
+        kind = kind.child_by_field_name("name")
+    return context.text(kind) if kind is not None and kind.type == "type_identifier" else ""
+
+
+def pointee_type(context, declaration, declarator) -> str:
+    """The type a declarator's one pointer points to (`struct T *p`, `T *p`: "T"), else ""."""
+    if declarator.type == "init_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") \
+        if declarator is not None and declarator.type == "pointer_declarator" else None
+    if inner is None or inner.type not in NAMES or declaration.type not in (
+            "declaration", "parameter_declaration", "field_declaration"):
+        return ""
+    return specifier_name(context, declaration)

@@ -10,11 +10,15 @@ from msgspec import Struct
 from cursedlint.analysis.c_conditions import literal
 from cursedlint.analysis.c_error_codes import ErrorCode, PassingOn, composed_codes
 from cursedlint.analysis.c_fatal import Fatal, Forward, reachable_handlers, resolved
+from cursedlint.analysis.c_system_calls import spellings
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, project_graph, wrappers_by_name,
 )
 
 CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
+CMA_WORDS = (*CMA_FUNCTIONS, *spellings(CMA_FUNCTIONS))
+"""What marks a file that may copy: the calls' names and their numbers' spellings (a
+`syscall(SYS_process_vm_readv, ...)` is the call, `analysis.c_system_calls`)."""
 
 
 class CmaFunctions(Struct, frozen=True):

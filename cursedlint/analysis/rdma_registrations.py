@@ -668,6 +668,7 @@ class Registrations:
         from cursedlint.analysis.c_parameter_blocks import (
             INDEX, MEMBER_INDEX, member_provenance, stores_into,
         )
+        from cursedlint.analysis.c_typed_blocks import TYPED_INDEX, allocates, typed_provenance
 
         pages = self.context.project.get(PAGE_ALLOCATORS.name)
         allocators, rounding, library = file_allocators(self.context, pages)
@@ -688,6 +689,10 @@ class Registrations:
             provenance.members = lambda field: member_provenance(
                 {**members, **own.stores(field)}, allocators, sized, field) \
                 if stores_into(data, field) else None
+        provenance.asks_type = partial(allocates, self.context)
+        typed = self.context.project.get(TYPED_INDEX)
+        if typed is not None:
+            provenance.typed = partial(typed_provenance, typed, allocators=allocators)
         self._getters = _file_getters(self.context, self.constants.extra, provenance, own,
                                       members, allocators, sized)
         provenance.getters = self._getters.returned
@@ -761,6 +766,22 @@ class Registrations:
             if found is not None for store in found.stores.get(name, ()))}
         return returned | {name for name in names if own is not None and name in own.stores
                            and all(may_be_whole(store) for store in own.stores[name])}
+
+    @cached_property
+    def types_read(self) -> set[str]:
+        """The types of the pointers the file's registered members are reached through
+        (`&p->m`, `p` a `T *`) that nothing else settles and that the file itself allocates:
+        the project's objects of those types are worth reading (`MemoryProvenance.typed`);
+        the registrations as `parameter_functions` finds them. (A type only other files
+        make is not followed: its name would send the index to files a run over forked
+        workers then parses twice, as `members_read`'s members.)"""
+        read = [address for address in self._seed_addresses
+                if "->" in self.context.text(address)]
+        if not read:  # (the others ask no type: no provenance made for them)
+            return set()
+        for address in read:
+            self.provenance.of(address)
+        return set(self.provenance.types_asked)
 
     def _may_be_passed(self, address) -> str:
         """The function through whose parameter a registered address may come (one that other

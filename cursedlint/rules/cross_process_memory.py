@@ -29,10 +29,11 @@ from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying, failing_names,
-    fatal_of, handed_failures, project_cma_fields,
+    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying,
+    failing_names, fatal_of, handed_failures, project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
+from cursedlint.analysis.c_system_calls import calls_made
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
@@ -69,7 +70,7 @@ class CmaWrapperIndex(Indexer):
     summary_type = CmaFunctions
 
     def words(self, settings):
-        return CMA_FUNCTIONS
+        return CMA_WORDS
 
     @property
     def summarizers(self):
@@ -109,7 +110,9 @@ _SUMMARIES = Summaries(CmaWrapperIndex(), lambda context: CmaFailureAborts.defin
 
 class CmaFailureAborts(Rule):
     """## What it does
-    Finds calls of `process_vm_readv` and `process_vm_writev` (Cross Memory Attach), of
+    Finds calls of `process_vm_readv` and `process_vm_writev` (Cross Memory Attach; also made
+    through `syscall(SYS_process_vm_readv, ...)`, `__NR_` spellings and the file's macros
+    standing for them, `analysis.c_system_calls`), of
     functions of the same file or of other files of the project that return their result
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
@@ -203,7 +206,7 @@ class CmaFailureAborts(Rule):
     name = "cma-failure-aborts"
     languages = (C, CPP)
     severity = Severity.WARNING  # fails where ptrace is restricted (`cursedlint doctor`)
-    triggers = CMA_FUNCTIONS
+    triggers = CMA_WORDS
     summary = (
         "a process_vm_readv/writev result whose failure path reaches an assert or abort, "
         "or is ignored"
@@ -407,7 +410,7 @@ class CmaFailureAborts(Rule):
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
         paths = self._paths
-        calls = [*self.context.calls({**self._cma_names, **self._codes}), *self._through]
+        calls = [*calls_made(self.context, {**self._cma_names, **self._codes}), *self._through]
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call in calls:
             result = self._result(name, call)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_function_pointers import project_graph
-from cursedlint.analysis.c_parameter_index import MEMBER_STORES, PARAMETER_BLOCKS
+from cursedlint.analysis.c_parameter_index import MEMBER_STORES, PARAMETER_BLOCKS, TYPED_BLOCKS
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
@@ -119,7 +119,7 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES, TYPED_BLOCKS)
 
     @property
     def facts(self) -> Registrations:
@@ -181,16 +181,17 @@ class SubPageRdmaRegistration(RegistrationRule):
     pages, `posix_memalign(&p, 4096, 65664)`, shares its last page), a member of a block of whole
     pages of its own (`&p->flush`, where `p` comes from `mmap`, an aligned allocation of a size
     rounded up to the page size, or an allocator of the project, in any file, that hands out only
-    such blocks: `analysis.c_allocators`), a pointer member read there that the file stores into
-    (`md->zero_buf`) or that a getter's every return gives (`policy->flush_word()`), every store
-    into members of its name putting whole pages of its own or device memory there, memory that
-    may be such a block (one path gives it, another reads it from elsewhere), and a registration
-    the code asserts to fail (the result, right away, asserted equal to a negative error code such
-    as `-FI_EINVAL`, or to NULL: `assert_int_equal(ret, -FI_EINVAL)`,
+    such blocks: `analysis.c_allocators`; or `p` a `T *` nothing else settles, every `T` the
+    project makes being one, `c_typed_blocks`), a pointer member read there that the file stores
+    into (`md->zero_buf`) or that a getter's every return gives (`policy->flush_word()`), every
+    store into members of its name putting whole pages of its own or device memory there, memory
+    that may be such a block (one path gives it, another reads it from elsewhere), and a
+    registration the code asserts to fail (the result, right away, asserted equal to a negative
+    error code such as `-FI_EINVAL`, or to NULL: `assert_int_equal(ret, -FI_EINVAL)`,
     `cr_assert(ret == -FI_ENOKEY)`, `EXPECT_EQ(ret, -FI_ENOMEM)`, `assert_null(mr)`): nothing is
-    registered; nor an on-demand-paging registration (`IBV_ACCESS_ON_DEMAND` in the access flags
-    of `ibv_reg_mr*`: libibverbs marks no page for it). A length given to an iovec is reported at
-    the registration call, once for each call that registers it.
+    registered; nor an on-demand-paging registration (`IBV_ACCESS_ON_DEMAND` in the access flags of
+    `ibv_reg_mr*`: libibverbs marks no page for it). A length given to an iovec is reported at the
+    registration call, once for each call that registers it.
 
     ## Why it is cursed
     With fork protection on (`ibv_fork_init()`, `RDMAV_FORK_SAFE`, `IBV_FORK_SAFE`), libibverbs

@@ -1,0 +1,53 @@
+"""`syscall(SYS_name, ...)` read as the system call it makes (`analysis.c_system_calls`)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from cursedlint.analysis.c_syntax import callee
+from cursedlint.analysis.c_system_calls import calls_made, spellings, system_calls
+from cursedlint.c.context import CContext, parse
+from cursedlint.settings import Settings
+from cursedlint.source import Source
+
+
+def context_of(code: str) -> CContext:
+    data = textwrap.dedent(code).encode()
+    return CContext(Source.from_bytes("a.c", data, "c"), Settings(enabled=frozenset()),
+                    parse(data, "c"))
+
+
+CODE = """\
+    #define NR_PEEK __NR_process_vm_readv
+    #define NR_OTHER 310
+    long copy(int pid, struct iovec *l, struct iovec *r) {
+        long a = syscall(SYS_process_vm_readv, pid, l, 1, r, 1, 0);
+        long b = syscall((long)__NR_process_vm_writev, pid, l, 1, r, 1, 0);
+        long c = syscall(NR_PEEK, pid, l, 1, r, 1, 0);
+        long d = syscall(NR_OTHER, pid, l, 1, r, 1, 0);
+        long e = syscall(310, pid, l, 1, r, 1, 0);
+        long f = syscall(SYS_gettid);
+        return process_vm_readv(pid, l, 1, r, 1, 0) + a + b + c + d + e + f;
+    }
+    """
+
+
+def test_the_numbers_spelled_as_the_headers_do_and_the_files_macros_for_them():
+    context = context_of(CODE)
+    made = [(name, context.text(call)[:20]) for name, call in system_calls(
+        context, ("process_vm_readv", "process_vm_writev"))]
+    assert made == [("process_vm_readv", "syscall(SYS_process_"),
+                    ("process_vm_writev", "syscall((long)__NR_p"),
+                    ("process_vm_readv", "syscall(NR_PEEK, pid")]
+    assert [callee(context, call) for _, call in context.calls(("syscall",))] == [
+        "process_vm_readv", "process_vm_writev", "process_vm_readv", "syscall", "syscall",
+        "gettid"]
+    assert [name for name, _ in calls_made(context, ("process_vm_readv",))] == [
+        "process_vm_readv"] * 3
+    assert spellings(("process_vm_readv",)) == ("SYS_process_vm_readv",
+                                                "__NR_process_vm_readv")
+
+
+def test_a_file_without_the_spellings_is_not_searched():
+    context = context_of("long f(void) { return syscall(SYS_gettid); }\n")
+    assert system_calls(context, ("process_vm_readv",)) == []
