@@ -51,8 +51,11 @@ def findings(exe: str, tree: str, path: str) -> tuple[list, float]:
 
 
 def sample(tree: str, whole: list, per_family: int, seed: int) -> list[str]:
-    listed = subprocess.run(["git", "ls-files"], cwd=tree, capture_output=True, text=True,
-                            check=True).stdout.splitlines()
+    listing = subprocess.run(["git", "ls-files"], cwd=tree, capture_output=True, text=True)
+    if listing.returncode != 0:
+        raise SystemExit(f"{tree} is not a git work tree (its files are sampled from `git "
+                         f"ls-files`, as a pre-commit run names them): {listing.stderr.strip()}")
+    listed = listing.stdout.splitlines()
     files = [path for path in listed if path.endswith(SOURCES)]
     chosen = {path for path, _, _ in whole}
     rng = random.Random(seed)
@@ -82,7 +85,8 @@ def main() -> None:
     args = parser.parse_args()
     here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv",
                         "bin", "cursedlint")
-    exes = [tuple(item.split("=", 1)) for item in args.exe] or [("this", here)]
+    exes = [(name, os.path.abspath(path) if os.sep in path else path) for name, path in
+            (item.split("=", 1) for item in args.exe)] or [("this", here)]  # (run from TREE)
     whole, seconds = findings(exes[0][1], args.tree, ".")
     print(f"whole tree: {len(whole)} findings in {seconds:.1f} s", file=sys.stderr)
     paths = sample(args.tree, whole, args.per_family, args.seed)
