@@ -83,6 +83,8 @@ class Framework(NamedTuple):
     loader: str = "training"
     loader_method: str = "train_dataloader"
     """The method of a LightningModule or datamodule that gives the loader."""
+    before_loop: str = "on_fit_start or setup"
+    """Hooks that run before the loader's iterator exists (where a fix may capture)."""
 
 
 _LIGHTNING_CALLBACK_HOOKS = frozenset({
@@ -109,7 +111,8 @@ HUGGING_FACE = Framework(
     "its _inner_training_loop runs them after each step's next() calls on "
     "iter(train_dataloader), while the batches they asked the workers for are pinned",
     frozenset({"on_step_begin", "on_pre_optimizer_step", "on_optimizer_step", "on_step_end"}),
-    frozenset({"training_step", "compute_loss"}), "Trainer.train's loop")
+    frozenset({"training_step", "compute_loss"}), "Trainer.train's loop",
+    before_loop="on_train_begin")
 
 LIGHTNING_TRAINERS = frozenset({
     "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer",

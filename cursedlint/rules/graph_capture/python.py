@@ -340,8 +340,9 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
             f"DataLoader ({found.run.loader.made}) is iterated; that loader has a pin-memory "
             "thread whose allocator queries CUDA events, and a CUDA call from another thread "
             "invalidates a global-mode capture, at random ('operation not permitted when "
-            "stream is capturing'). Fix: capture before training starts (on_fit_start or "
-            "setup, on static inputs), or pass capture_error_mode=\"thread_local\".",
+            "stream is capturing'). Fix: capture before training starts "
+            f"({found.run.framework.before_loop}, on static inputs), or pass "
+            "capture_error_mode=\"thread_local\".",
             related=found.steps,
             fix=self._thread_local_fix(region) if region is not None else None,
         )
