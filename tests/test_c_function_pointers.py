@@ -342,8 +342,9 @@ def test_stores_found_by_bytes_are_those_one_forward_pattern_finds():
 
 
 def test_the_fields_holding_functions_are_those_a_candidate_of_theirs_is_one_of():
-    """`holding` asks only the fields whose entries name a function for their candidates:
-    the same fields as asking every field, on random graphs, overlaid or not."""
+    """`holding` and `doing` with `answering` ask only the fields whose entries name a
+    function asked about for their candidates: the same fields as asking every field, on
+    random graphs, overlaid or not."""
     import random
 
     chooser = random.Random(7)
@@ -373,3 +374,7 @@ def test_the_fields_holding_functions_are_those_a_candidate_of_theirs_is_one_of(
         assert graph.holding(wanted) == {
             field for field in graph.fields()
             if any(candidate.function in wanted for candidate in graph.candidates(field))}
+        does = {name: chooser.choice(("A", "B")) for name in wanted}.get
+        # `doing` told the only functions `does` answers for: the same fields, fewer made
+        assert graph.doing(lambda function, path: does(function)) == graph.doing(
+            lambda function, path: does(function), answering=wanted)
