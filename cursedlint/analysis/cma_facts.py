@@ -119,8 +119,8 @@ def fatal_of(context, facts: dict, value=literal) -> dict[str, tuple[str, Fatal]
 def project_cma_fields(facts: dict) -> set[str]:
     """The fields of the project (path -> `CmaFunctions`) every function of which returns a
     CMA result, worked out once per run."""
-    return built_for(facts, "cma fields",
-                     lambda found: set(project_graph(found).agreeing(copying(found))))
+    return built_for(facts, "cma fields", lambda found: set(project_graph(found).agreeing(
+        copying(found), answering=copying_names(found))))
 
 
 def copying(facts: dict, own_path: str | None = None, own: dict | None = None):
@@ -131,6 +131,12 @@ def copying(facts: dict, own_path: str | None = None, own: dict | None = None):
         own_names = own if path == own_path else None
         return "CMA" if cma_stored(facts, function, path, own_names) is not None else None
     return copies
+
+
+def copying_names(facts: dict, own: dict | None = None) -> set[str]:
+    """The only functions `copying(facts, ..., own)` may answer for: the CMA functions, the
+    linted file's names (`own`) and the project's files' wrappers."""
+    return {*CMA_FUNCTIONS, *(own or ()), *built_for(facts, "cma exports", wrappers_by_name)}
 
 
 def failing_names(facts: dict) -> set[str]:

@@ -30,7 +30,7 @@ from cursedlint.analysis.c_function_pointers import (
 )
 from cursedlint.analysis.cma_facts import (
     CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_codes, all_wrappers, cma_stored, copies_own_memory,
-    copying, failing_names, fatal_of, handed_failures, project_cma_fields,
+    copying, copying_names, failing_names, fatal_of, handed_failures, project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_system_calls import calls_made
@@ -461,7 +461,8 @@ class CmaFailureAborts(Rule):
             graph = graph.overlay(own, field_flows(self.context))
         found = []
         for _, call, _, candidates in graph.resolved_calls(
-                self.context, copying(facts, own, self._cma_names), project_cma_fields(facts)):
+                self.context, copying(facts, own, self._cma_names), project_cma_fields(facts),
+                answering=copying_names(facts, self._cma_names)):
             label = called_text(self.context, call)
             copies = {cma_stored(facts, candidate.function, candidate.path,
                                   self._cma_names if candidate.path == own else None)
