@@ -20,7 +20,7 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.python_project import (
-    CALL_METHOD, ProjectFunctions, call_target, last_name, own_nodes,
+    CALL_METHOD, ProjectFunctions, call_target, constructor_arguments, last_name, own_nodes,
 )
 from cursedlint.findings import Step
 
@@ -408,6 +408,8 @@ class CudaUse:
         if name not in self._bound():  # (most calls' names are bound to no name)
             return None
         bound = self.analysis.value_of(func)
+        if isinstance(bound, ast.Name) and is_self_attribute(func):  # `self.f = f` in __init__
+            bound = _agreeing(self.context, constructor_arguments(self.context, bound)) or bound
         return bound if isinstance(bound, (ast.Name, ast.Attribute)) and bound is not func \
             else None
 
@@ -461,14 +463,19 @@ def checked_nodes(context, code: Iterable[ast.AST]) -> list[ast.AST]:
 
 def _names_bound_to_names(context) -> dict[str, set[str]]:
     """The names and `self` attributes the module assigns a name or dotted name to, with the
-    last names of what it assigns them (`fn = steps.drain`: fn -> {drain})."""
+    last names of what it assigns them (`fn = steps.drain`: fn -> {drain}; `self.f = f` in
+    `__init__`: also what the module's constructions of the class pass for `f`)."""
     bound: dict[str, set[str]] = {}
     for node in context.nodes(ast.Assign):
         if isinstance(node.value, (ast.Name, ast.Attribute)):
             for target in node.targets:
                 if isinstance(target, ast.Name) or is_self_attribute(target):
                     name = target.id if isinstance(target, ast.Name) else target.attr
-                    bound.setdefault(name, set()).add(last_name(node.value))
+                    names = bound.setdefault(name, set())
+                    names.add(last_name(node.value))
+                    if isinstance(node.value, ast.Name) and isinstance(target, ast.Attribute):
+                        names.update(last_name(value) for value in
+                                     constructor_arguments(context, node.value))
     for values in bound.values():  # through names bound in turn (`g = fn`, `fn = steps.drain`)
         pending = list(values)
         while pending:
@@ -477,6 +484,20 @@ def _names_bound_to_names(context) -> dict[str, set[str]]:
                     values.add(value)
                     pending.append(value)
     return bound
+
+
+def _agreeing(context, values: list[ast.AST]) -> ast.AST | None:
+    """The one name or dotted name `values` (arguments of several calls) all give, where
+    each names the same binding (`drain` imported once; not two callers' locals `opt`)."""
+    found = {(ast.dump(value), id(_root_binding(context, value))): value for value in values}
+    return found.popitem()[1] if len(found) == 1 else None
+
+
+def _root_binding(context, value: ast.AST) -> ast.AST | None:
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return (context.definition(value) or context.scope_of(value)) \
+        if isinstance(value, ast.Name) else value
 
 
 def module_cuda_use(context) -> CudaUse:
