@@ -335,7 +335,7 @@ class CudaUse:
     def reached(self, func: ast.AST, kind: CudaFact):
         """`reach_of`'s chain and the fact it ends in (through a name or `self.attr` that
         stores another module's function: `self.step_fn = clip_and_step`, or holds an
-        instance of another module's `torch.nn.Module` class: its `forward`)."""
+        instance of a project `torch.nn.Module` class: its `forward`)."""
         if self.project is None:
             return None
         found = self._reached(func, kind)
@@ -416,7 +416,7 @@ class CudaUse:
         return isinstance(value, ast.Call)
 
     def _forward_reached(self, func: ast.AST, kind: CudaFact):
-        """`reached` for a call of an instance of another module's `torch.nn.Module` class
+        """`reached` for a call of an instance of a project `torch.nn.Module` class
         (`nn_modules`: bound once, annotated, or given by the class's constructions): its
         `forward`, which the module's `__call__` runs."""
         if self._modules is None:

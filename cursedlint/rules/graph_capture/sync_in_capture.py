@@ -59,9 +59,10 @@ class SyncInCapture(CaptureRule):
     `__init__` sets the attribute to its parameter and the module's constructions of the
     class all pass the same function (`self.finish = finish`, `GraphedStep(...,
     finish=drain_device)`; given two, which one a capture runs is not known), and where an
-    instance whose class defines `__call__` is called, or an instance of another module's
+    instance whose class defines `__call__` is called, or an instance of a project
     `torch.nn.Module` class (its `forward`), bound once, annotated, or given so by the
-    constructions (`self.model = model`, `GraphedScorer(CheckedScorer(256).cuda(), ...)`); a called function that reads or formats a CUDA tensor on the host as above
+    constructions (`self.model = model`, `GraphedScorer(CheckedScorer(256).cuda(), ...)`);
+    a called function that reads or formats a CUDA tensor on the host as above
     (`if total > max_norm:` or `print(f"{total}")` on a torch op's result; not an `assert`'s
     message, made only when it fails), not under a condition of its own, is a
     finding too (observed on an H200 like the read in the region itself); the finding is the
