@@ -227,7 +227,7 @@ class CaptureAnalysis:
         made = self.context.definition(node.func) if isinstance(node.func, ast.Name) else \
             self.value_of(node.func)
         if isinstance(made, ast.Call) and self.named(made.func, GRAPH_MODULES):
-            self._add(Region(node, (), GLOBAL, "CudaGraphModule.__call__()"))
+            self._add(Region(node, (), GLOBAL, "CudaGraphModule"))
 
     def _add(self, region: Region) -> None:
         if id(region.start) not in self._starts:

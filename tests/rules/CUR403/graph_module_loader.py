@@ -8,7 +8,7 @@ def train(dataset, loss_fn):
     update = CudaGraphModule(loss_fn, in_keys=[], out_keys=[], warmup=5)
     loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
     for batch in loader:
-        update(batch.cuda(non_blocking=True))  # error: CUR403@9 "CudaGraphModule.__call__()"
+        update(batch.cuda(non_blocking=True))  # error: CUR403@9 "CudaGraphModule begins"
 
 
 def train_unpinned(dataset, loss_fn):

@@ -21,7 +21,7 @@ class RolloutWorker:
         monitor.start()
         td = self.env.reset()
         for _ in range(steps):
-            td = self.policy(td)  # error: CUR401@18 "CudaGraphModule.__call__()"
+            td = self.policy(td)  # error: CUR401@18 "when CudaGraphModule begins a capture"
             td = self.env.step(td)
 
     def run_timed(self, steps):
