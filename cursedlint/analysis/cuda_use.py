@@ -426,7 +426,7 @@ class CudaUse:
         cls = dotted(made) if made is not None else None
         value = self.analysis.value_of(func)
         if cls and isinstance(value, ast.Name) and is_self_attribute(func):  # given: all agree
-            given = {dotted(made.func) if (made := constructed(self.analysis.value_of(v)))
+            given = {dotted(built.func) if (built := constructed(self.analysis.value_of(v)))
                      else None for v in constructor_arguments(self.context, value)}
             cls = cls if given == {cls} else None
         target = cls and self.project.method(os.path.abspath(self.context.source.path),
