@@ -10,7 +10,9 @@ from cursedlint.rules.graph_capture.capture_rule import CaptureRule
 class PinnedLoaderDuringCapture(CaptureRule):
     """## What it does
     Finds a global-mode capture region (`torch.cuda.graph` and `capture_begin()` without
-    `capture_error_mode`, `make_graphed_callables`) that starts while the iterator of a
+    `capture_error_mode`, `make_graphed_callables`, a call of tensordict's `CudaGraphModule`
+    bound once to a name or `self` attribute: its `warmup`-th call captures, in global mode,
+    with no mode to choose) that starts while the iterator of a
     `torch.utils.data.DataLoader` with `pin_memory=True` and worker processes
     (`num_workers > 0`, or a value the module does not show) exists: the region sits inside a
     `for` loop over the loader (also through `enumerate`/`zip`/`itertools.cycle`/`islice`),
