@@ -308,19 +308,24 @@ class PythonContext(FileContext):
         parents = self.parents
         node_class = ast.AST
         entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys()
+        # class -> its child fields (last first), its visitors, whether a rule leaves it: one
+        # look-up per node (made anew when a rule is dropped)
+        plans: dict[type, tuple[tuple[str, ...], list | None, bool]] = {}
         stack: list[Any] = [self.tree]  # a node to visit, or (node,) to leave
         while stack:
             node = stack.pop()
-            leaving = type(node) is tuple
-            if leaving:
-                node = node[0]
             kind = type(node)
-            if not leaving:
-                if kind in leavers:
+            if kind is tuple:
+                node = node[0]
+                callbacks = leavers.get(type(node))
+            else:
+                plan = plans.get(kind)
+                if plan is None:
+                    plan = plans[kind] = (_REVERSED_CHILD_FIELDS.get(kind) or _reversed_fields(kind),
+                                          visitors.get(kind), kind in leavers)
+                fields, callbacks, leaves = plan
+                if leaves:
                     stack.append((node,))
-                fields = _REVERSED_CHILD_FIELDS.get(kind)
-                if fields is None:
-                    fields = _REVERSED_CHILD_FIELDS[kind] = _child_fields(kind)[::-1]
                 # children pushed last field first, each list backwards: they pop in source
                 # order; their parents are known before the node's visitors ask
                 for name in fields:
@@ -335,7 +340,6 @@ class PythonContext(FileContext):
                         parents[id(value)] = node
                         if type(value) not in entered_for_nothing:
                             stack.append(value)
-            callbacks = (leavers if leaving else visitors).get(kind)
             if callbacks:
                 self._current = node
                 for owner, callback in callbacks:
@@ -345,6 +349,7 @@ class PythonContext(FileContext):
                         for rule in list(owner) if type(owner) is _Feeding else (owner,):
                             on_error(rule, error)  # (an analysis fed for rules: each of them)
                             _drop(rule, visitors, leavers)
+                        plans.clear()
         self._met = met
 
 
@@ -381,6 +386,12 @@ _SCALAR_FIELDS = {
 }
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _REVERSED_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _reversed_fields(node_class: type) -> tuple[str, ...]:
+    """`_child_fields`, last first (remembered)."""
+    fields = _REVERSED_CHILD_FIELDS[node_class] = _child_fields(node_class)[::-1]
+    return fields
 
 
 def source_within(node: ast.AST, outer: ast.AST) -> bool:
