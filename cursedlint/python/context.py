@@ -331,8 +331,8 @@ class PythonContext(FileContext):
                 for name in fields:
                     value = getattr(node, name, None)
                     if isinstance(value, list):
-                        for child in reversed(value):
-                            if isinstance(child, node_class):
+                        for child in reversed(value):  # (nodes, or None in `Dict.keys` and
+                            if child is not None:      # `kw_defaults`: no list left is scalar)
                                 parents[id(child)] = node
                                 if type(child) not in entered_for_nothing:
                                     stack.append(child)
