@@ -399,12 +399,20 @@ def may_name_foreign(context, node: ast.AST) -> bool:
     module assigns an attribute (`may_be_function_alias`), a name it imports (another module
     may bind it so: `imported_binding`), or `self.<attr>` where the module binds `self`
     itself (which may then be a library)."""
+    keys, any_self = context.derived(_NAMING, lambda: _naming_keys(context))
     if isinstance(node, ast.Name):
-        return node.id in context.derived(_ALIASES, lambda: _attribute_bindings(context)) or \
-            node.id in linted_imports(context)
+        return node.id in keys
+    return any_self or f"self.{node.attr}" in keys
+
+
+def _naming_keys(context) -> tuple[frozenset[str], bool]:
+    """`may_name_foreign`'s answers from one look-up (it is asked of every such callee): the
+    names and `self.<attr>` the module assigns an attribute, with the names it imports; and
+    whether the module binds `self` itself."""
     imported, assigned = context.derived(_BOUND, lambda: _bound_keys(context))
-    return f"self.{node.attr}" in context.derived(
-        _ALIASES, lambda: _attribute_bindings(context)) or "self" in imported or "self" in assigned
+    keys = context.derived(_ALIASES, lambda: _attribute_bindings(context)).keys() | \
+        linted_imports(context).keys()
+    return frozenset(keys), "self" in imported or "self" in assigned
 
 
 def _attribute_bindings(context) -> dict[str, list[ast.AST]]:
@@ -449,6 +457,7 @@ def _keys(targets: list[ast.AST]) -> list[str]:
 
 _ALIASES = "foreign-keeping-attribute-bindings"
 _ASSIGNED = "foreign-keeping-assigned"
+_NAMING = "foreign-keeping-naming-keys"
 _BOUND = "foreign-keeping-bound-names"
 _IMPORTED = "foreign-keeping-imported-libraries"
 
