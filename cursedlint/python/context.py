@@ -235,9 +235,10 @@ class PythonContext(FileContext):
         return self.tree_index.of(*classes)
 
     def met(self, node_class: type) -> list[ast.AST]:
-        """The module's nodes of `node_class` (`ast.Attribute` or `ast.Call`), in no set
-        order: those the walk met, once it has walked (so that a question after the walk does
-        not walk the tree again), else the tree index's."""
+        """The module's nodes of `node_class` (`ast.Attribute` or `ast.Call`): those the walk
+        met, once it has walked (so that a question after the walk does not walk the tree
+        again), in its order (as its visitors meet them: a rule's `check` may read them so),
+        else the tree index's, in no set order."""
         if self._met is None:
             return self.nodes(node_class)
         return self._met[node_class]
