@@ -171,8 +171,9 @@ class CaptureAnalysis:
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if type(func) is not ast.Attribute or func.attr in _CALL_STARTS:
-            self._read_call(node)  # (a method call of another name begins nothing)
+        if type(func) not in (ast.Attribute, ast.Name) or \
+                self.context.imports.may_resolve_to(func, _CALL_STARTS):
+            self._read_call(node)  # (a call of another name, not imported, begins nothing)
 
     def _read_with(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
