@@ -181,11 +181,12 @@ class CaptureAnalysis:
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if type(func) is not ast.Attribute or func.attr in _CALL_STARTS:
-            self._read_call(node)  # (a method call of another name begins nothing)
-        elif self.graph_modules and func.attr in self.graph_modules and \
-                is_self_attribute(func):
+        if self.graph_modules and (type(func) is ast.Name and func.id in self.graph_modules
+                                   or is_self_attribute(func) and func.attr in self.graph_modules):
             self._read_graph_module(node)
+        elif type(func) not in (ast.Attribute, ast.Name) or \
+                self.context.imports.may_resolve_to(func, _CALL_STARTS):
+            self._read_call(node)  # (a call of another name, not imported, begins nothing)
 
     def _read_with(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
@@ -208,9 +209,6 @@ class CaptureAnalysis:
                 self._add(region)
         elif self.named(node.func, GRAPHED_CALLABLES):
             self._add(Region(node, (), GLOBAL, "torch.cuda.make_graphed_callables"))
-        elif self.graph_modules and isinstance(node.func, ast.Name) and \
-                node.func.id in self.graph_modules:
-            self._read_graph_module(node)
 
     def _graph_module_names(self) -> frozenset[str]:
         found = set()

@@ -345,14 +345,13 @@ def _callback_names(context) -> frozenset[str]:
     (or cffi's `callback`: `Proto(f)`, `ctypes.cast(Proto(f), T).value`), or to a decorated
     def."""
     names = set()
-    for node in context.nodes(ast.Assign):
+    for node, keys in _assigned(context):
         value = node.value
         if isinstance(value, ast.Attribute):
             value = value.value
-        if isinstance(value, ast.Call) and (_makes(value) or any(
+        if isinstance(value, ast.Call) and type(node) is ast.Assign and (_makes(value) or any(
                 isinstance(arg, ast.Call) and _makes(arg) for arg in value.args)):
-            names.update(t.id if isinstance(t, ast.Name) else f"self.{t.attr}"
-                         for t in node.targets if isinstance(t, ast.Name) or is_self_attribute(t))
+            names.update(keys)
     names.update(node.name for node in context.nodes(ast.FunctionDef, ast.AsyncFunctionDef)
                  if node.decorator_list)
     return frozenset(names)
@@ -400,22 +399,30 @@ def may_name_foreign(context, node: ast.AST) -> bool:
     module assigns an attribute (`may_be_function_alias`), a name it imports (another module
     may bind it so: `imported_binding`), or `self.<attr>` where the module binds `self`
     itself (which may then be a library)."""
+    keys, any_self = context.derived(_NAMING, lambda: _naming_keys(context))
     if isinstance(node, ast.Name):
-        return node.id in context.derived(_ALIASES, lambda: _attribute_bindings(context)) or \
-            node.id in linted_imports(context)
+        return node.id in keys
+    return any_self or f"self.{node.attr}" in keys
+
+
+def _naming_keys(context) -> tuple[frozenset[str], bool]:
+    """`may_name_foreign`'s answers from one look-up (it is asked of every such callee): the
+    names and `self.<attr>` the module assigns an attribute, with the names it imports; and
+    whether the module binds `self` itself."""
     imported, assigned = context.derived(_BOUND, lambda: _bound_keys(context))
-    return f"self.{node.attr}" in context.derived(
-        _ALIASES, lambda: _attribute_bindings(context)) or "self" in imported or "self" in assigned
+    keys = context.derived(_ALIASES, lambda: _attribute_bindings(context)).keys() | \
+        linted_imports(context).keys()
+    return frozenset(keys), "self" in imported or "self" in assigned
 
 
 def _attribute_bindings(context) -> dict[str, list[ast.AST]]:
     """Name (or `self.<attr>`) -> the receivers of the attributes the module assigns it
     (`lib` of `f = lib.name`)."""
     found: dict[str, list[ast.AST]] = {}
-    for assign in context.nodes(ast.Assign, ast.AnnAssign):
+    for assign, keys in _assigned(context):
         value = assign.value
         if isinstance(value, ast.Attribute):
-            for key in _keys(_targets(assign)):
+            for key in keys:
                 found.setdefault(key, []).append(value.value)
     return found
 
@@ -426,9 +433,16 @@ def _bound_keys(context) -> tuple[frozenset[str], frozenset[str]]:
     imported = {alias.asname or (alias.name if isinstance(node, ast.ImportFrom)
                                  else alias.name.partition(".")[0])
                 for node in context.nodes(ast.Import, ast.ImportFrom) for alias in node.names}
-    assigned = {key for node in context.nodes(ast.Assign, ast.AnnAssign)
-                if node.value is not None for key in _keys(_targets(node))}
+    assigned = {key for _, keys in _assigned(context) for key in keys}
     return frozenset(imported), frozenset(assigned)
+
+
+def _assigned(context) -> list[tuple[ast.Assign | ast.AnnAssign, list[str]]]:
+    """Each assignment of a value to names or `self.<attr>` with their keys (`_keys`), in walk
+    order: what the analyses of the module's bindings here read, found once per tree."""
+    return context.derived(_ASSIGNED, lambda: [
+        (node, keys) for node in context.nodes(ast.Assign, ast.AnnAssign)
+        if node.value is not None and (keys := _keys(_targets(node)))])
 
 
 def _targets(assign: ast.Assign | ast.AnnAssign) -> list[ast.AST]:
@@ -442,6 +456,8 @@ def _keys(targets: list[ast.AST]) -> list[str]:
 
 
 _ALIASES = "foreign-keeping-attribute-bindings"
+_ASSIGNED = "foreign-keeping-assigned"
+_NAMING = "foreign-keeping-naming-keys"
 _BOUND = "foreign-keeping-bound-names"
 _IMPORTED = "foreign-keeping-imported-libraries"
 
@@ -462,11 +478,8 @@ def _library_names(context) -> frozenset[str]:
     names = set(context.shared(_IMPORTED, lambda: _imported_libraries(context)))
     loading = _loader_lines(context.source)
     aliases = []
-    for node in context.nodes(ast.Assign, ast.AnnAssign):
-        keys = _keys(_targets(node))
+    for node, keys in _assigned(context):
         value = node.value
-        if not keys or value is None:
-            continue
         if isinstance(value, ast.Name) or is_self_attribute(value):
             aliases.append((keys, value))
         elif loading and (not loading.isdisjoint(range(value.lineno, value.end_lineno + 1)) and any(
