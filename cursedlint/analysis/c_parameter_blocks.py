@@ -126,8 +126,8 @@ def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks 
 
 
 _GETTER = LazyPattern(rb"\(\s*(?:void\s*)?\)\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?"
-                     rb"(?:final\s*)?\{\s*return\s+(?:this\s*->\s*|[A-Za-z_]\w*\s*(?:->|\.)\s*)?"
-                     rb"([A-Za-z_]\w*)\s*;\s*\}")
+                      rb"(?:final\s*)?\{\s*return\s+(?:this\s*->\s*|[A-Za-z_]\w*\s*(?:->|\.)\s*)?"
+                      rb"([A-Za-z_]\w*)\s*;\s*\}")
 """A function of no parameters whose body is one `return` of a member (or of a name), from
 its `(`: the function's name is read backwards from there (`getter_returns`). (Led by the
 name, `[A-Za-z_]\\w*`, the pattern was tried at every byte of every identifier: 0.17 s of
@@ -232,7 +232,7 @@ _MEMBER = LazyPattern(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
 
 
 _OWN_MEMBER = LazyPattern(rb"&\s*([A-Za-z_]\w*)\s*[,)]|(?<![\w$.>:&])([A-Za-z_]\w*)\s*"
-                         rb"(?:=(?!=)|[({])")
+                          rb"(?:=(?!=)|[({])")
 """What may store into a C++ class's own member: `&m,` given to a call, `m = v` in a member
 function, `m(v)` in a constructor's initializer list, `T *m = v;` or `T *m{v};` in the class."""
 

@@ -55,9 +55,9 @@ are not known."""
 _SIZEOF = LazyPattern(rb"sizeof\s*\(\s*(?:(?:struct|class|union)\s+)?(\*\s*)?([A-Za-z_]\w*)\s*\)")
 _NEW = re.compile(rb"(?<![\w$])new\s+(?:(?:struct|class)\s+)?([A-Za-z_]\w*)(?![\w$:<])")
 _TEMPLATE = LazyPattern(rb"(?<![\w$])([A-Za-z_]\w*+)\s*+<\s*(?:const\s+)?(?:(?:struct|class)\s+)?"
-                       rb"([A-Za-z_]\w*)\s*[,>]")
+                        rb"([A-Za-z_]\w*)\s*[,>]")
 _DECLARED = LazyPattern(rb"(?<![\w$.>:])([A-Za-z_]\w*+)[ \t\n]*+(\*[ \t\n*]*+)?(?<![\w$])"
-                       rb"([A-Za-z_]\w*+)\s*+(?=[;=,\[{)(])")
+                        rb"([A-Za-z_]\w*+)\s*+(?=[;=,\[{)(])")
 """`T x;`, `T *x = ...`, `struct T x[4];` (from the type's name, `struct` left before it)."""
 _CAST = re.compile(rb"(?:\(|_cast\s*<)\s*(?:const\s+)?(?:(?:struct|class|union)\s+)?"
                    rb"([A-Za-z_]\w*)\s*\*\s*[)>]")
@@ -66,8 +66,8 @@ _ALIAS = re.compile(rb"(?:typedef\s+(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)
                     rb"([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=\s*"
                     rb"(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s*;)")
 _SCALAR = LazyPattern(r"void|char|short|int|long|unsigned|signed|float|double|bool|_Bool|"
-                     r"u?int(?:8|16|32|64|ptr|max)_t|__[us](?:8|16|32|64)|[us](?:8|16|32|64)|"
-                     r"size_t|ssize_t|ptrdiff_t|off_t|byte|BYTE|uchar|wchar_t|char(?:8|16|32)_t")
+                      r"u?int(?:8|16|32|64|ptr|max)_t|__[us](?:8|16|32|64)|[us](?:8|16|32|64)|"
+                      r"size_t|ssize_t|ptrdiff_t|off_t|byte|BYTE|uchar|wchar_t|char(?:8|16|32)_t")
 """Type names of no object of a struct or class: a pointer to one is raw memory (a cast of it
 to `T *` carves a `T` out of it) or, `void *`, a handle to anything."""
 _KEYWORDS = frozenset({"return", "else", "case", "goto", "sizeof", "typedef", "using", "delete",
