@@ -97,7 +97,7 @@ _LOADER_CALL = LazyPattern(
 parentheses). (Its literal first: a pattern led by `\b` is tried at every byte.)"""
 _DEFINE = LazyPattern(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
 """A function-like macro's definition (group 1: its name)."""
-_FIELD_CALL = re.compile(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
+_FIELD_CALL = LazyPattern(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
 """A macro parameter placed after `.` or `->` in the macro's body, not itself called there
 (the argument is the call: `container.call`)."""
 _LITERAL_NAME = LazyPattern(rb'("[A-Za-z_]\w*")\s*[,)]')
@@ -675,7 +675,7 @@ def stores_by_bytes(data: bytes) -> list[tuple[int, int, bool]]:
 AUTOMATON_BYTES = 1 << 20
 """The largest file `written_as_arguments` searches with an automaton of the names."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARGUMENT_END = re.compile(rb"\s*[,)]")
+_ARGUMENT_END = LazyPattern(rb"\s*[,)]")
 _ARGUMENT_START = frozenset(b"(,&)")
 _SPACES = frozenset(b" \t\n\r\x0b\x0c")  # (`\s` of a bytes pattern)
 
