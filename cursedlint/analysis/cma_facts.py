@@ -29,7 +29,9 @@ class CmaFunctions(Struct, frozen=True):
     (`checked`, `c_fatal.checked_calls`: where a handler of another file may be), those
     that may hand on another file's error code (`passing`, `c_error_codes.passing_on`), and
     the calls its macros make with conditions on their parameters (a handler of another
-    file, perhaps: `forwards`, `c_fatal.forwards`)."""
+    file, perhaps: `forwards`, `c_fatal.forwards`), and the functions it defines that throw or
+    jump out (`escaping`, `c_noreturn.escaping`: no fatal handler, though declared never to
+    return)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
@@ -38,6 +40,7 @@ class CmaFunctions(Struct, frozen=True):
     checked: dict[str, tuple[str, ...]] = {}
     passing: dict[str, PassingOn] = {}
     forwards: dict[str, tuple[Forward, ...]] = {}
+    escaping: frozenset[str] = frozenset()
 
 
 def cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
@@ -74,9 +77,12 @@ def all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
 
 def all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
     """Name -> (path, handler) of every project file's fatal handlers, and of the macros that
-    hand a handler of another file what it ends the process on (`c_fatal.resolved`)."""
+    hand a handler of another file what it ends the process on (`c_fatal.resolved`); a
+    function declared never to return that a file defines throwing or jumping out is none."""
+    leaving = {name for summary in facts.values() for name in summary.escaping}
     return resolved({name: (path, fatal) for path, summary in facts.items()
-                     for name, fatal in summary.fatal.items()},
+                     for name, fatal in summary.fatal.items()
+                     if not (fatal.declared and name in leaving)},
                     {name: (path, made) for path, summary in facts.items()
                      for name, made in summary.forwards.items()})
 

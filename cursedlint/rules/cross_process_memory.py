@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from cursedlint.analysis.c_conditions import described
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
 from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
+from cursedlint.analysis.c_noreturn import escaping
 from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
@@ -395,7 +396,8 @@ class CmaFailureAborts(Rule):
         fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
                  if path == context.source.path}
         forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
-        return CmaFunctions(wrappers, codes, field_flows(context), fatal, forwards=forwarding)
+        return CmaFunctions(wrappers, codes, field_flows(context), fatal, forwards=forwarding,
+                            escaping=escaping(context))
 
     @classmethod
     def callers_in(cls, context) -> CmaFunctions | None:
@@ -566,6 +568,10 @@ class CmaFailureAborts(Rule):
             path, fatal = self._fatal[name]
             when = (f"ends the process if ({described(fatal.when, fatal.parameter)})"
                     if fatal.conditional else "always ends the process")
+            if fatal.declared:
+                steps.append(Step(path, fatal.line, f"{name}() is declared {fatal.calls}: "
+                                                    "it never returns"))
+                break
             steps.append(Step(path, fatal.line, f"{name}() {when}: it calls {fatal.calls}()"))
             name = fatal.calls
         return tuple(steps)
