@@ -131,9 +131,14 @@ class CmaFailureAborts(Rule):
     - a check detects the failure, but a path from the failure branch reaches an assert on the
       same result (`assert`, and calls whose names contain `assert`, `ASSERT`, `CHECK` or
       `panic`: the `assert-names` option), `abort()`, or a fatal handler: a function or
-      function-like macro of the file or of the project whose body always calls `abort()` (or
-      another such handler), read from its definition (a handler that always calls `exit()`
-      ends the path as `exit()` does);
+      function-like macro of the file or of the project whose body always calls `abort()`,
+      `exit()` or another such handler, read from its definition, or a function the project
+      declares never to return (`[[noreturn]]`, `_Noreturn`, `__attribute__((noreturn))`, a
+      macro like `CMK_NORETURN`), wherever and however often it is defined, unless a
+      definition throws or jumps out. A handler that exits is as fatal as one that aborts:
+      the job ends either way on a failure that had a fallback (a launcher takes every rank
+      down for either); only an `exit()` written at the failure itself, a program's chosen
+      end (a tool that can do nothing else), ends the path unreported;
     - the result, or a condition on it, is handed to a handler that ends the process under a
       condition on that parameter (`check_rc(rc)` with `if (rc) abort();`,
       `FATAL_IF(rc != 0, msg)` with `do { if (cond) { ...; abort(); } } while (0)`, a macro
