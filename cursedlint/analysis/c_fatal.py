@@ -125,7 +125,8 @@ def fatal_handlers(context, known: dict[str, Fatal], value=literal) -> dict[str,
         for definition in _defining(context, new):
             name, fatal = _handler(context, definition,
                                    _Enders(context, enders, testing, value, _changes(context)))
-            if fatal is not None and name not in known and name not in found:
+            if fatal is not None and name not in found and (
+                    name not in known or known[name].declared):  # (a body says more)
                 fresh[name] = fatal
         found.update(fresh)
         new = list(fresh)

@@ -78,11 +78,14 @@ def all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
 def all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
     """Name -> (path, handler) of every project file's fatal handlers, and of the macros that
     hand a handler of another file what it ends the process on (`c_fatal.resolved`); a
-    function declared never to return that a file defines throwing or jumping out is none."""
+    function declared never to return that a file defines throwing or jumping out is none,
+    and one read from a definition's body is kept rather than its declaration."""
     leaving = {name for summary in facts.values() for name in summary.escaping}
-    return resolved({name: (path, fatal) for path, summary in facts.items()
-                     for name, fatal in summary.fatal.items()
-                     if not (fatal.declared and name in leaving)},
+    found = sorted(((fatal.declared, name, path, fatal) for path, summary in facts.items()
+                    for name, fatal in summary.fatal.items()),
+                   key=lambda each: not each[0])  # (one read from a body wins: its chain)
+    return resolved({name: (path, fatal) for declared, name, path, fatal in found
+                     if not (declared and name in leaving)},
                     {name: (path, made) for path, summary in facts.items()
                      for name, made in summary.forwards.items()})
 
