@@ -3,9 +3,13 @@
 `syscall(SYS_process_vm_readv, pid, local, n, remote, m, 0)` is `process_vm_readv(pid, local,
 n, remote, m, 0)`: the same kernel entry, -1 and `errno` on failure. The number is spelled
 `SYS_name` or `__NR_name` (a project may `#define` it itself where the C library's headers
-lack it: `#define SYS_process_vm_readv 310`), or by an object-like macro of the file standing
-for such a spelling (`#define NR_READV __NR_process_vm_readv`). A bare number (`syscall(310,
-...)`) differs between architectures and is not read. `c_syntax.callee` names such a call by
+lack it: `#define SYS_process_vm_readv 310`), or by an object-like macro standing for such a
+spelling (`#define NR_READV __NR_process_vm_readv`): the file's own (`aliases`), or another
+file's of the project (a header's), once a rule's index has found it there and handed it to
+the file being linted (`add_project_aliases`; a file's summary for the index is made before
+the project's facts are known, so another file's wrapper calling through a header's macro is
+not followed). A bare number (`syscall(310, ...)`) differs between
+architectures and is not read. `c_syntax.callee` names such a call by
 its system call; `system_calls` finds the calls of given system calls, which a token search
 for the name does not (`SYS_process_vm_readv` is one token).
 """
@@ -23,6 +27,7 @@ _ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \
                      rb"(?:SYS_|__NR_)([A-Za-z_]\w*)[ \t]*\)?[ \t]*$")
 _SPELLING = LazyPattern(rb"(?<![\w$])(?:SYS_|__NR_)([A-Za-z_]\w*)")
 _SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `FileContext.shared`
+_PROJECT = "c-system-call-project-aliases"
 
 
 def spellings(names) -> tuple[str, ...]:
@@ -44,10 +49,18 @@ def system_call(context, call) -> str:
     number = _NUMBER.fullmatch(text)
     if number is not None:
         return number[1]
-    return _aliases(context).get(text, "")
+    return aliases(context).get(text, "") or context.shared(_PROJECT, dict).get(text, "")
 
 
-def _aliases(context) -> dict[str, str]:
+def add_project_aliases(context, found: dict[str, str]) -> None:
+    """Hand the file other files' macros standing for system calls' numbers (name -> call);
+    its own win."""
+    if found:
+        known = context.shared(_PROJECT, dict)
+        known.update((name, call) for name, call in found.items() if name not in known)
+
+
+def aliases(context) -> dict[str, str]:
     """The file's object-like macros standing for a system call's number: name -> the call."""
     return context.shared(_SHARED, lambda: {
         match[1].decode(): match[2].decode()
@@ -68,6 +81,10 @@ def system_calls(context, names, node=None) -> list[tuple[str, object]]:
     """(system call, call) for each `syscall(...)` within `node` (default: the file) that makes
     one of the system calls `names` (others are left out), in order."""
     wanted = _spelled(context).intersection(names)
+    project = context.shared(_PROJECT, dict)
+    if project and b"syscall" in context.source.data:
+        wanted |= {call for alias, call in project.items()
+                   if call in names and alias.encode() in context.source.data}
     if not wanted:
         return []
     found = []

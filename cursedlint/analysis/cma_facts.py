@@ -31,7 +31,8 @@ class CmaFunctions(Struct, frozen=True):
     the calls its macros make with conditions on their parameters (a handler of another
     file, perhaps: `forwards`, `c_fatal.forwards`), and the functions it defines that throw or
     jump out (`escaping`, `c_noreturn.escaping`: no fatal handler, though declared never to
-    return)."""
+    return), and its macros standing for a CMA call's number (`aliases`, a header's
+    `#define NR_PEEK SYS_process_vm_readv`: `c_system_calls`)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
@@ -41,6 +42,7 @@ class CmaFunctions(Struct, frozen=True):
     passing: dict[str, PassingOn] = {}
     forwards: dict[str, tuple[Forward, ...]] = {}
     escaping: frozenset[str] = frozenset()
+    aliases: dict[str, str] = {}
 
 
 def cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
@@ -63,6 +65,11 @@ def all_wrappers(facts: dict) -> dict[str, str]:
     for summary in facts.values():
         found.update(summary.wrappers)
     return found
+
+
+def all_aliases(facts: dict) -> dict[str, str]:
+    """Macro name -> CMA function of every project file's macros standing for its number."""
+    return {name: call for summary in facts.values() for name, call in summary.aliases.items()}
 
 
 def all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:

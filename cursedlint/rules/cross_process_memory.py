@@ -30,11 +30,11 @@ from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying,
-    failing_names, fatal_of, handed_failures, project_cma_fields,
+    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_aliases, all_codes, all_wrappers, cma_stored,
+    copying, failing_names, fatal_of, handed_failures, project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
-from cursedlint.analysis.c_system_calls import calls_made
+from cursedlint.analysis.c_system_calls import add_project_aliases, aliases, calls_made
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
@@ -100,7 +100,8 @@ class CmaWrapperIndex(Indexer):
         """The functions' names (a call of one is a CMA call) and the fields every function
         stored in which is a CMA function (a call through one is)."""
         return {*(name for found in facts.values() for name in found.wrappers),
-                *built_for(facts, "cma codes", all_codes), *project_cma_fields(facts)}
+                *built_for(facts, "cma codes", all_codes), *project_cma_fields(facts),
+                *built_for(facts, "cma aliases", all_aliases)}
 
 
 _CALLERS = Pieces("cma-callers", CmaWrapperIndex(), ("checked", "passing"),
@@ -112,8 +113,8 @@ _SUMMARIES = Summaries(CmaWrapperIndex(), lambda context: CmaFailureAborts.defin
 class CmaFailureAborts(Rule):
     """## What it does
     Finds calls of `process_vm_readv` and `process_vm_writev` (Cross Memory Attach; also made
-    through `syscall(SYS_process_vm_readv, ...)`, `__NR_` spellings and the file's macros
-    standing for them, `analysis.c_system_calls`), of
+    through `syscall(SYS_process_vm_readv, ...)`, `__NR_` spellings and the macros of the
+    file or of the project's other files standing for them, `analysis.c_system_calls`), of
     functions of the same file or of other files of the project that return their result
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
@@ -401,8 +402,9 @@ class CmaFailureAborts(Rule):
         fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
                  if path == context.source.path}
         forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
+        numbers = {name: call for name, call in aliases(context).items() if call in CMA_FUNCTIONS}
         return CmaFunctions(wrappers, codes, field_flows(context), fatal, forwards=forwarding,
-                            escaping=escaping(context))
+                            escaping=escaping(context), aliases=numbers)
 
     @classmethod
     def callers_in(cls, context) -> CmaFunctions | None:
@@ -443,6 +445,8 @@ class CmaFailureAborts(Rule):
         """Called name -> the CMA function whose result it returns: the two system calls, the
         configured wrappers, wrappers defined in other files of the project, and the file's
         functions that return a call of one of these names (`analysis.c_result_wrappers`)."""
+        add_project_aliases(self.context, built_for(self.project_facts, "cma aliases",
+                                                    all_aliases))
         names = {name: name for name in CMA_FUNCTIONS}
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
         names.update(built_for(self.project_facts, "cma wrappers", all_wrappers))
