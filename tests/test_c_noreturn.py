@@ -53,6 +53,8 @@ def test_marks_that_declare_no_function_are_not_read():
     const char *s = "NORETURN void in_a_string(void);";
     bool isNoReturn() const;
     int n = NORETURN_COUNT(3);
+    void f(void) { handle_error(EP_NORETURN, INTERNAL_ERR, "unknown packet"); }
+    x = EP_NORETURN + g(1);
     """
     assert noreturn_declared(text) == {}
 

@@ -9,8 +9,10 @@ project's spelling of one of these, defined per compiler) or the kernel's `__nor
 the return type or after the parameter list. Read from the bytes, with comments, strings and
 preprocessor lines blanked (a mark in a `#define`, `#if defined _Noreturn` is no declaration;
 a `#if` between the mark and the declarator does not part them). The declared function is the
-name just before the first `(` of the declaration (attributes taken out): a pointer to a
-function (`void (*hook)(void) NORETURN`) declares none.
+name just before the first `(` of the declaration (attributes taken out), after nothing but
+specifiers, the mark outside its parentheses: a pointer to a function (`void (*hook)(void)
+NORETURN`) declares none, nor does a call given a constant so named (`handle_error(EP_NORETURN,
+...)`).
 
 `escaping(context)` gives the names of the file's `void` function definitions whose body throws or
 jumps out (`throw`, `longjmp`, `siglongjmp`, `pthread_exit`, `thrd_exit`): a function declared
@@ -32,6 +34,7 @@ _NOISE = re.compile(
     rb"|(?m:^[ \t]*#(?:[^\n\\]|\\.|\\\n)*)", re.S)
 """Comments, string and character literals, preprocessor lines (with their continuations)."""
 _ATTRIBUTE = re.compile(rb"\b(?:__attribute__|__declspec)\s*\(|\[\[")
+_SPECIFIERS = re.compile(rb"[\w\s*&:<>,]*")  # what a declaration has before its name
 _DECLARED = re.compile(rb"(?:[A-Za-z_]\w*\s*::\s*)*([A-Za-z_]\w*)\s*$")
 _NOT_NAMES = frozenset({
     b"void", b"int", b"char", b"short", b"long", b"float", b"double", b"signed", b"unsigned",
@@ -56,12 +59,24 @@ def noreturn_declared(data: bytes) -> dict[str, tuple[int, str]]:
         declaration = _without_attributes(text[start:min(ends) if ends else len(text)])
         opening = declaration.find(b"(")
         named = _DECLARED.search(declaration, 0, opening) if opening > 0 else None
-        if named is None or named.group(1) in _NOT_NAMES:
-            continue
+        if named is None or named.group(1) in _NOT_NAMES \
+                or not _SPECIFIERS.fullmatch(declaration, 0, named.start()) \
+                or opening < mark.start() - start < _closing(declaration, opening):
+            continue  # (an expression, or the mark among the arguments: `f(EP_NORETURN)`)
         name = named.group(1).decode("utf-8", errors="replace")
         line = data.count(b"\n", 0, start + named.start(1)) + 1
         found.setdefault(name, (line, mark.group().decode()))
     return found
+
+
+def _closing(text: bytes, opening: int) -> int:
+    """Where the parenthesis opened at `opening` closes (the end of `text` if it does not)."""
+    depth = 0
+    for index in range(opening, len(text)):
+        depth += {40: 1, 41: -1}.get(text[index], 0)
+        if depth == 0:
+            return index
+    return len(text)
 
 
 def _without_attributes(text: bytes) -> bytes:
@@ -72,17 +87,12 @@ def _without_attributes(text: bytes) -> bytes:
         if found is None:
             return text
         closing = b"]]" if found.group() == b"[[" else b")"
-        depth, at = (0, found.end()) if closing == b"]]" else (1, found.end())
+        at = found.end()
         if closing == b"]]":
             end = text.find(b"]]", at)
             end = len(text) if end < 0 else end + 2
         else:
-            end = len(text)
-            for index in range(at, len(text)):
-                depth += {40: 1, 41: -1}.get(text[index], 0)
-                if depth == 0:
-                    end = index + 1
-                    break
+            end = _closing(text, at - 1) + 1
         text = text[:found.start()] + b" " * (end - found.start()) + text[end:]
 
 
