@@ -42,12 +42,14 @@ _NOT_NAMES = frozenset({
     b"decltype", b"alignas", b"operator", b"typeof", b"__typeof__"})
 _ESCAPES = re.compile(rb"\b(?:throw|longjmp|siglongjmp|_longjmp|pthread_exit|thrd_exit)\b")
 _WORDS = (b"noreturn", b"NORETURN", b"Noreturn")
+_ESCAPE_WORDS = (b"throw", b"longjmp", b"pthread_exit", b"thrd_exit")
 
 
 def noreturn_declared(data: bytes) -> dict[str, tuple[int, str]]:
     """Name -> (line, the mark's spelling) of the functions declared never to return (see the
     module)."""
-    if not any(word in data for word in _WORDS):
+    if not any(word in data for word in _WORDS) or not any(map(_may_declare, _MARK.finditer(
+            data))):
         return {}
     text = _NOISE.sub(lambda match: re.sub(rb"[^\n]", b" ", match.group()), data)
     found: dict[str, tuple[int, str]] = {}
@@ -67,6 +69,16 @@ def noreturn_declared(data: bytes) -> dict[str, tuple[int, str]]:
         line = data.count(b"\n", 0, start + named.start(1)) + 1
         found.setdefault(name, (line, mark.group().decode()))
     return found
+
+
+def _may_declare(mark) -> bool:
+    """Whether a mark may be a declaration's, by the byte before it: a macro's after `(`, `,`
+    or an operator is an argument or an operand (`handle_error(EP_NORETURN, ...)`, read in
+    many files: a cheap look before the file's bytes are cleaned)."""
+    if not mark.group().isupper():
+        return True
+    before = mark.string[max(0, mark.start() - 64):mark.start()].rstrip()
+    return not before or before[-1:] not in b"(,=!<>?:|&+-"
 
 
 def _closing(text: bytes, opening: int) -> int:
@@ -99,7 +111,7 @@ def _without_attributes(text: bytes) -> bytes:
 def escaping(context) -> frozenset[str]:
     """The names of the file's `void` function definitions whose body throws or jumps out."""
     data = context.source.data
-    if _ESCAPES.search(data) is None:
+    if not any(word in data for word in _ESCAPE_WORDS) or _ESCAPES.search(data) is None:
         return frozenset()
     names = set()
     for _, _, node in context.hits(_ESCAPES):

@@ -402,7 +402,8 @@ class CmaFailureAborts(Rule):
         fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
                  if path == context.source.path}
         forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
-        numbers = {name: call for name, call in aliases(context).items() if call in CMA_FUNCTIONS}
+        numbers = {name: call for name, call in aliases(context).items()
+                   if call in CMA_FUNCTIONS} if b"process_vm_" in context.source.data else {}
         return CmaFunctions(wrappers, codes, field_flows(context), fatal, forwards=forwarding,
                             escaping=escaping(context), aliases=numbers)
 
