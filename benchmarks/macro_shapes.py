@@ -86,7 +86,8 @@ def measure(root: str) -> dict[str, int]:
         for name in names:
             path = os.path.join(folder, name)
             language = language_of(path)
-            if language not in _BODIES or os.path.getsize(path) > DEFAULT_MAX_FILE_SIZE:
+            if language not in _BODIES or not os.path.isfile(path) \
+                    or os.path.getsize(path) > DEFAULT_MAX_FILE_SIZE:
                 continue
             with open(path, "rb") as handle:
                 data = handle.read()

@@ -6,7 +6,7 @@ import textwrap
 
 from cursedlint.analysis.c_syntax import callee
 from cursedlint.analysis.c_system_calls import (
-    add_project_aliases, calls_made, spellings, system_calls,
+    add_project_aliases, aliases_of, calls_made, spellings, system_calls,
 )
 from cursedlint.c.context import CContext, parse
 from cursedlint.settings import Settings
@@ -69,3 +69,10 @@ def test_a_macro_of_another_file_standing_for_the_number_is_read_once_handed_ove
     add_project_aliases(context, {"NR_PEEK": "process_vm_readv", "NR_OWN": "process_vm_readv"})
     assert [made for made, _ in system_calls(context, names)] == [
         "process_vm_readv", "process_vm_writev"]  # (the file's own macro wins)
+
+
+def test_the_macros_standing_for_given_calls_are_found_from_the_spellings():
+    data = b"#define NR_PEEK SYS_process_vm_readv\n#define NR_TID SYS_gettid\n" \
+           b"long n = SYS_process_vm_readv;\n#  define NR_POKE (__NR_process_vm_writev)"
+    assert aliases_of(data, ("process_vm_readv", "process_vm_writev")) == {
+        "NR_PEEK": "process_vm_readv", "NR_POKE": "process_vm_writev"}

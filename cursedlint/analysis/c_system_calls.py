@@ -60,6 +60,25 @@ def add_project_aliases(context, found: dict[str, str]) -> None:
         known.update((name, call) for name, call in found.items() if name not in known)
 
 
+def aliases_of(data: bytes, names) -> dict[str, str]:
+    """The object-like macros of `data` standing for the numbers of the system calls `names`
+    (name -> call), found from the numbers' spellings: a search for each, not a pass over every
+    line of the file."""
+    found = {}
+    for spelled in spellings(names):
+        word = spelled.encode()
+        at = data.find(word)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            match = _ALIAS.fullmatch(data, start, end)
+            if match is not None and match[2].decode() in names:
+                found[match[1].decode()] = match[2].decode()
+            at = data.find(word, end)
+    return found
+
+
 def aliases(context) -> dict[str, str]:
     """The file's object-like macros standing for a system call's number: name -> the call."""
     return context.shared(_SHARED, lambda: {

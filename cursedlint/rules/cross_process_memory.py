@@ -34,7 +34,7 @@ from cursedlint.analysis.cma_facts import (
     copying, failing_names, fatal_of, handed_failures, project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
-from cursedlint.analysis.c_system_calls import add_project_aliases, aliases, calls_made
+from cursedlint.analysis.c_system_calls import add_project_aliases, aliases_of, calls_made
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
@@ -402,10 +402,9 @@ class CmaFailureAborts(Rule):
         fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
                  if path == context.source.path}
         forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
-        numbers = {name: call for name, call in aliases(context).items()
-                   if call in CMA_FUNCTIONS} if b"process_vm_" in context.source.data else {}
         return CmaFunctions(wrappers, codes, field_flows(context), fatal, forwards=forwarding,
-                            escaping=escaping(context), aliases=numbers)
+                            escaping=escaping(context),
+                            aliases=aliases_of(context.source.data, CMA_FUNCTIONS))
 
     @classmethod
     def callers_in(cls, context) -> CmaFunctions | None:
