@@ -41,7 +41,7 @@ _NOT_NAMES = frozenset({
     b"bool", b"_Bool", b"auto", b"if", b"while", b"for", b"switch", b"return", b"sizeof",
     b"decltype", b"alignas", b"operator", b"typeof", b"__typeof__"})
 _ESCAPES = re.compile(rb"\b(?:throw|longjmp|siglongjmp|_longjmp|pthread_exit|thrd_exit)\b")
-_WORDS = (b"noreturn", b"NORETURN", b"Noreturn")
+_WORDS = (b"oreturn", b"ORETURN")  # (`noreturn`, `_Noreturn`, `NORETURN`: two searches)
 _ESCAPE_WORDS = (b"throw", b"longjmp", b"pthread_exit", b"thrd_exit")
 
 

@@ -65,6 +65,8 @@ def aliases_of(data: bytes, names) -> dict[str, str]:
     (name -> call), found from the numbers' spellings: a search for each, not a pass over every
     line of the file."""
     found = {}
+    if not any(prefix.encode() in data for prefix in PREFIXES):
+        return found
     for spelled in spellings(names):
         word = spelled.encode()
         at = data.find(word)
