@@ -5,7 +5,9 @@ from __future__ import annotations
 import textwrap
 
 from cursedlint.analysis.c_syntax import callee
-from cursedlint.analysis.c_system_calls import calls_made, spellings, system_calls
+from cursedlint.analysis.c_system_calls import (
+    add_project_aliases, aliases_of, calls_made, spellings, system_calls,
+)
 from cursedlint.c.context import CContext, parse
 from cursedlint.settings import Settings
 from cursedlint.source import Source
@@ -51,3 +53,26 @@ def test_the_numbers_spelled_as_the_headers_do_and_the_files_macros_for_them():
 def test_a_file_without_the_spellings_is_not_searched():
     context = context_of("long f(void) { return syscall(SYS_gettid); }\n")
     assert system_calls(context, ("process_vm_readv",)) == []
+
+
+def test_a_macro_of_another_file_standing_for_the_number_is_read_once_handed_over():
+    context = context_of("""\
+        long peek(int pid, struct iovec *l, struct iovec *r) {
+            long a = syscall(NR_PEEK, pid, l, 1, r, 1, 0);
+            long b = syscall(NR_OWN, pid, l, 1, r, 1, 0);
+            return a + b;
+        }
+        #define NR_OWN __NR_process_vm_writev
+        """)
+    names = ("process_vm_readv", "process_vm_writev")
+    assert [made for made, _ in system_calls(context, names)] == ["process_vm_writev"]
+    add_project_aliases(context, {"NR_PEEK": "process_vm_readv", "NR_OWN": "process_vm_readv"})
+    assert [made for made, _ in system_calls(context, names)] == [
+        "process_vm_readv", "process_vm_writev"]  # (the file's own macro wins)
+
+
+def test_the_macros_standing_for_given_calls_are_found_from_the_spellings():
+    data = b"#define NR_PEEK SYS_process_vm_readv\n#define NR_TID SYS_gettid\n" \
+           b"long n = SYS_process_vm_readv;\n#  define NR_POKE (__NR_process_vm_writev)"
+    assert aliases_of(data, ("process_vm_readv", "process_vm_writev")) == {
+        "NR_PEEK": "process_vm_readv", "NR_POKE": "process_vm_writev"}

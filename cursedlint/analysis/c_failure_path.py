@@ -8,10 +8,10 @@ function, along the path a failure (-1, the result taken as signed) takes: into 
 `||` and `&&` of these, inside a branch hint too, `c_conditions.hinted`; `value(node)`
 evaluates the other side, a side it cannot evaluate is a length, never negative), on through the statements after it when that branch falls through,
 and through both branches of other `if`s and of `#if`/`#else`, and from a `goto` on at its
-label. A `return`, `break`, `continue`, `throw`, `exit()` (or a fatal handler that exits,
-`c_fatal`) or a new value of the result ends it; an assertion on the result (a call
-`assertions` names, taking the variable) ends it, as does `abort()` or a fatal handler that
-aborts once the path has passed a check on the result. A failure may be a range of values
+label. A `return`, `break`, `continue`, `throw`, `exit()`, `longjmp()` or a new value of the
+result ends it; an assertion on the result (a call `assertions` names, taking the variable)
+ends it, as do `abort()` and a fatal handler (`c_fatal`: one that aborts, exits or is declared
+never to return) once the path has passed a check on the result. A failure may be a range of values
 (`-errno`: `Result.lowest`); a check whose answer differs within it is unknown. Loops,
 `switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`), code nested
 deeper than `_MAX_NESTING` and code tree-sitter cannot read leave it unknown, and so does a
@@ -255,7 +255,7 @@ class FailurePaths:
                 if ended is not None:
                     return ended
                 continue
-            if name in _EXITS or (handler is not None and handler.kind == "exit"):
+            if name in _EXITS:
                 return Path(Outcome.END, path.detected, returns=(None,))
             if ((name in ABORTS or handler is not None) and path.detected) or (
                 self.assertions.asserts(name) and mentions(self.context, call, result.variable)
@@ -301,7 +301,7 @@ class FailurePaths:
         """Where a call of a handler that ends the process under a condition on one argument
         (`check_rc(rc)`, `FATAL_IF(rc != 0)`) takes the path: None unless that argument is
         (or tests) the result and the condition surely holds for the failure; else the
-        handler's abort (`hit`), or the end (it exits)."""
+        handler's call (`hit`)."""
         given = arguments(call)
         argument = given[handler.argument] if handler.argument < len(given) else None
         if not handler.conditional or argument is None \
@@ -311,8 +311,6 @@ class FailurePaths:
                  lambda operator_, value: self._compares(argument, result, operator_,
                                                          value)) is not True:
             return None  # (true on success, unknown, or about something else)
-        if handler.kind == "exit":
-            return Path(Outcome.END, path.detected, returns=(None,))
         return Path(None, path.detected, call)
 
     def _compares(self, node, result: Result, operator_: str, value: int) -> bool | None:

@@ -19,8 +19,14 @@ project's `known` ones (name -> `Fatal`), read again until no new one is found
   condition on one parameter (`FATAL_IF(rc < 0)`); `if (rc == 0) return;` before it adds
   "and not that" (`Fatal.argument`, `Fatal.when`: `c_conditions`). A condition that mentions
   anything but the parameter and constants (a verbosity level, a global) makes no handler.
-The kind is "abort" when the first such call aborts (or calls a handler that aborts), else
-"exit".
+- a function the file declares never to return (`[[noreturn]]`, `_Noreturn`,
+  `__attribute__((noreturn))`, a project macro such as `CMK_NORETURN`: `c_noreturn`), its
+  definition wherever it is (one per build, perhaps), unless a definition throws or jumps out
+  (`c_noreturn.escaping`, over the project: `cma_facts.all_fatal`); one read from its body
+  here is taken as read.
+The kind is "abort" when the first such call aborts (or calls a handler that aborts),
+"noreturn" for a declared one (or one calling it), else "exit". A handler that exits is as
+fatal as one that aborts (CUR601's doc says why); only a direct `exit()` ends a path silently.
 
 `forwards(context, handlers)` gives the calls that the file's function-like macros starting
 with a call make with conditions on their parameters (`#define CHECK(rc) check_rc((rc),
@@ -31,7 +37,8 @@ over the whole project, where the called function is another file's handler.
 `checked_calls(context)` gives, for the names of the functions whose result an `if` of the
 file checks (`if (f(...) != 0)`, or `rc = f(...);` just before `if (rc)`), the function called
 by the last statement of a branch of such an `if` that has no `return`, `goto`, `break` or
-`continue` (`if (rc) die(...);`), and the functions a statement hands that result to
+`continue` (`if (rc) die(...);`), or by the statement before the jump that ends the branch
+(`{ die(...); return rc; }`), and the functions a statement hands that result to
 (`g(f(...))`, `rc = f(...); g(rc);`): the names among which a handler of another file may be,
 once it is known (from the project) that a failure comes out of that function.
 """
@@ -45,6 +52,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from cursedlint.analysis.c_conditions import condition_over, literal, substituted
+from cursedlint.analysis.c_noreturn import escaping, noreturn_declared
 from cursedlint.analysis.c_syntax import (
     arguments, callee, macro_parameters, mentions, parameter_names, plain_function, unwrapped,
     writes,
@@ -53,6 +61,8 @@ from cursedlint.patterns import LazyPattern
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
+_JUMPS = frozenset({"return_statement", "goto_statement", "break_statement",
+                    "continue_statement"})
 _LEAVES = re.compile(rb"\b(?:return|goto|longjmp|siglongjmp)\b")
 _JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue|longjmp|siglongjmp)\b")
 _CONDITIONAL = LazyPattern(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
@@ -80,10 +90,12 @@ _STRINGIZING = LazyPattern(rb"#")  # `#cond`, `a ## b`: not C the body can be pa
 
 
 class Fatal(Struct, frozen=True):
-    """A handler: `kind` "abort" or "exit"; `line` of its definition (in its own file);
-    `calls` the call of its body that ends the process; for a handler that ends it only when
-    its parameter number `argument` (from 0) meets the condition `when` (`c_conditions`), the
-    two, and the parameter's name (`parameter`); `argument` is -1 for one that always does."""
+    """A handler: `kind` "abort", "exit" or "noreturn"; `line` of its definition (in its own
+    file); `calls` the call of its body that ends the process (for one `declared` never to
+    return, and not read from a body, the mark that says so: `c_noreturn`); for a handler that
+    ends it only when its parameter number `argument` (from 0) meets the condition `when`
+    (`c_conditions`), the two, and the parameter's name (`parameter`); `argument` is -1 for
+    one that always does."""
 
     kind: str
     line: int
@@ -91,6 +103,7 @@ class Fatal(Struct, frozen=True):
     argument: int = -1
     when: tuple = ()
     parameter: str = ""
+    declared: bool = False
 
     @property
     def conditional(self) -> bool:
@@ -100,10 +113,11 @@ class Fatal(Struct, frozen=True):
 def fatal_handlers(context, known: dict[str, Fatal], value=literal) -> dict[str, Fatal]:
     """The file's fatal handlers (see the module), besides `known`; `value(node)` the value
     of a constant a handler's condition compares with (an int, else unknown)."""
+    declared = declared_handlers(context, known)
     found: dict[str, Fatal] = {}
-    new = [*ABORTS, *EXITS, *known]
+    new = [*ABORTS, *EXITS, *known, *declared]
     while new:
-        handlers = {**known, **found}
+        handlers = {**declared, **known, **found}
         enders = {**{name: "abort" for name in ABORTS}, **{name: "exit" for name in EXITS},
                   **{name: fatal.kind for name, fatal in handlers.items()
                      if not fatal.conditional}}
@@ -112,11 +126,21 @@ def fatal_handlers(context, known: dict[str, Fatal], value=literal) -> dict[str,
         for definition in _defining(context, new):
             name, fatal = _handler(context, definition,
                                    _Enders(context, enders, testing, value, _changes(context)))
-            if fatal is not None and name not in known and name not in found:
+            if fatal is not None and name not in found and (
+                    name not in known or known[name].declared):  # (a body says more)
                 fresh[name] = fatal
         found.update(fresh)
         new = list(fresh)
-    return found
+    return {**declared, **found}
+
+
+def declared_handlers(context, known=()) -> dict[str, Fatal]:
+    """The handlers the file declares never to return (`c_noreturn`), but those `known` and
+    those whose definition here throws or jumps out."""
+    marked = noreturn_declared(context.source.data)
+    leaving = escaping(context) if marked else frozenset()
+    return {name: Fatal("noreturn", line, mark, declared=True)
+            for name, (line, mark) in marked.items() if name not in known and name not in leaving}
 
 
 def reachable_handlers(context, remote: dict[str, tuple[str, Fatal]], value=literal
@@ -518,14 +542,19 @@ def _spells(text: bytes, name: bytes) -> bool:
 
 
 def _last_call(context, branch) -> str:
-    """The function the last statement of a branch that does not leave calls, or ""."""
+    """The function the last statement of a branch that does not leave calls (or the
+    statement before a jump that ends the branch: `{ die(...); return rc; }`, a handler
+    perhaps, with a `return` the compiler asks for), or ""."""
     last = branch
     while last is not None and last.type == "compound_statement" and last.named_children:
-        last = last.named_children[-1]
+        statements = last.named_children
+        last = statements[-1]
+        if last.type in _JUMPS and len(statements) > 1:
+            last = statements[-2]
     call = last.named_children[0] if last is not None and last.type == "expression_statement" \
         and last.named_children else None
     if call is None or call.type != "call_expression" or _JUMP_WORDS.search(
-            context.source.data, branch.start_byte, branch.end_byte):
+            context.source.data, branch.start_byte, last.end_byte):
         return ""  # (a jump word in a comment or string too: not followed)
     return callee(context, call)
 

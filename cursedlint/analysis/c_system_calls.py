@@ -3,9 +3,13 @@
 `syscall(SYS_process_vm_readv, pid, local, n, remote, m, 0)` is `process_vm_readv(pid, local,
 n, remote, m, 0)`: the same kernel entry, -1 and `errno` on failure. The number is spelled
 `SYS_name` or `__NR_name` (a project may `#define` it itself where the C library's headers
-lack it: `#define SYS_process_vm_readv 310`), or by an object-like macro of the file standing
-for such a spelling (`#define NR_READV __NR_process_vm_readv`). A bare number (`syscall(310,
-...)`) differs between architectures and is not read. `c_syntax.callee` names such a call by
+lack it: `#define SYS_process_vm_readv 310`), or by an object-like macro standing for such a
+spelling (`#define NR_READV __NR_process_vm_readv`): the file's own (`aliases`), or another
+file's of the project (a header's), once a rule's index has found it there and handed it to
+the file being linted (`add_project_aliases`; a file's summary for the index is made before
+the project's facts are known, so another file's wrapper calling through a header's macro is
+not followed). A bare number (`syscall(310, ...)`) differs between
+architectures and is not read. `c_syntax.callee` names such a call by
 its system call; `system_calls` finds the calls of given system calls, which a token search
 for the name does not (`SYS_process_vm_readv` is one token).
 """
@@ -21,6 +25,7 @@ _ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \
                      rb"(?:SYS_|__NR_)([A-Za-z_]\w*)[ \t]*\)?[ \t]*$")
 _SPELLING = LazyPattern(rb"(?<![\w$])(?:SYS_|__NR_)([A-Za-z_]\w*)")
 _SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `FileContext.shared`
+_PROJECT = "c-system-call-project-aliases"
 
 
 def spellings(names) -> tuple[str, ...]:
@@ -42,10 +47,39 @@ def system_call(context, call) -> str:
     number = _NUMBER.fullmatch(text)
     if number is not None:
         return number[1]
-    return _aliases(context).get(text, "")
+    return aliases(context).get(text, "") or context.shared(_PROJECT, dict).get(text, "")
 
 
-def _aliases(context) -> dict[str, str]:
+def add_project_aliases(context, found: dict[str, str]) -> None:
+    """Hand the file other files' macros standing for system calls' numbers (name -> call);
+    its own win."""
+    if found:
+        known = context.shared(_PROJECT, dict)
+        known.update((name, call) for name, call in found.items() if name not in known)
+
+
+def aliases_of(data: bytes, names) -> dict[str, str]:
+    """The object-like macros of `data` standing for the numbers of the system calls `names`
+    (name -> call), found from the numbers' spellings: a search for each, not a pass over every
+    line of the file."""
+    found = {}
+    if not any(prefix.encode() in data for prefix in PREFIXES):
+        return found
+    for spelled in spellings(names):
+        word = spelled.encode()
+        at = data.find(word)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            match = _ALIAS.fullmatch(data, start, end)
+            if match is not None and match[2].decode() in names:
+                found[match[1].decode()] = match[2].decode()
+            at = data.find(word, end)
+    return found
+
+
+def aliases(context) -> dict[str, str]:
     """The file's object-like macros standing for a system call's number: name -> the call."""
     return context.shared(_SHARED, lambda: {
         match[1].decode(): match[2].decode()
@@ -66,6 +100,10 @@ def system_calls(context, names, node=None) -> list[tuple[str, object]]:
     """(system call, call) for each `syscall(...)` within `node` (default: the file) that makes
     one of the system calls `names` (others are left out), in order."""
     wanted = _spelled(context).intersection(names)
+    project = context.shared(_PROJECT, dict)
+    if project and b"syscall" in context.source.data:
+        wanted |= {call for alias, call in project.items()
+                   if call in names and alias.encode() in context.source.data}
     if not wanted:
         return []
     found = []

@@ -44,7 +44,10 @@ class CmaFunctions(Struct, frozen=True):
     (`checked`, `c_fatal.checked_calls`: where a handler of another file may be), those
     that may hand on another file's error code (`passing`, `c_error_codes.passing_on`), and
     the calls its macros make with conditions on their parameters (a handler of another
-    file, perhaps: `forwards`, `c_fatal.forwards`)."""
+    file, perhaps: `forwards`, `c_fatal.forwards`), and the functions it defines that throw or
+    jump out (`escaping`, `c_noreturn.escaping`: no fatal handler, though declared never to
+    return), and its macros standing for a CMA call's number (`aliases`, a header's
+    `#define NR_PEEK SYS_process_vm_readv`: `c_system_calls`)."""
 
     wrappers: dict[str, str] = {}
     codes: dict[str, ErrorCode] = {}
@@ -53,6 +56,8 @@ class CmaFunctions(Struct, frozen=True):
     checked: dict[str, tuple[str, ...]] = {}
     passing: dict[str, PassingOn] = {}
     forwards: dict[str, tuple[Forward, ...]] = {}
+    escaping: frozenset[str] = frozenset()
+    aliases: dict[str, str] = {}
 
 
 def cma_stored(facts: dict, function: str, path: str, own: dict | None = None) -> str | None:
@@ -77,6 +82,11 @@ def all_wrappers(facts: dict) -> dict[str, str]:
     return found
 
 
+def all_aliases(facts: dict) -> dict[str, str]:
+    """Macro name -> CMA function of every project file's macros standing for its number."""
+    return {name: call for summary in facts.values() for name, call in summary.aliases.items()}
+
+
 def all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
     """Name -> (path, error code) of every project file's functions that return one, also by
     handing on another file's (`c_error_codes.composed_codes`)."""
@@ -89,9 +99,15 @@ def all_codes(facts: dict) -> dict[str, tuple[str, ErrorCode]]:
 
 def all_fatal(facts: dict) -> dict[str, tuple[str, Fatal]]:
     """Name -> (path, handler) of every project file's fatal handlers, and of the macros that
-    hand a handler of another file what it ends the process on (`c_fatal.resolved`)."""
-    return resolved({name: (path, fatal) for path, summary in facts.items()
-                     for name, fatal in summary.fatal.items()},
+    hand a handler of another file what it ends the process on (`c_fatal.resolved`); a
+    function declared never to return that a file defines throwing or jumping out is none,
+    and one read from a definition's body is kept rather than its declaration."""
+    leaving = {name for summary in facts.values() for name in summary.escaping}
+    found = sorted(((fatal.declared, name, path, fatal) for path, summary in facts.items()
+                    for name, fatal in summary.fatal.items()),
+                   key=lambda each: not each[0])  # (one read from a body wins: its chain)
+    return resolved({name: (path, fatal) for declared, name, path, fatal in found
+                     if not (declared and name in leaving)},
                     {name: (path, made) for path, summary in facts.items()
                      for name, made in summary.forwards.items()})
 

@@ -25,15 +25,17 @@ from typing import TYPE_CHECKING
 from cursedlint.analysis.c_conditions import described
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
 from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
+from cursedlint.analysis.c_noreturn import escaping
 from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_codes, all_wrappers, cma_stored, copies_own_memory,
-    copying, copying_names, failing_names, fatal_of, handed_failures, project_cma_fields,
+    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_aliases, all_codes, all_wrappers, cma_stored,
+    copies_own_memory, copying, copying_names, failing_names, fatal_of, handed_failures,
+    project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
-from cursedlint.analysis.c_system_calls import calls_made
+from cursedlint.analysis.c_system_calls import add_project_aliases, aliases_of, calls_made
 from cursedlint.analysis.c_syntax import callee, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
@@ -99,7 +101,8 @@ class CmaWrapperIndex(Indexer):
         """The functions' names (a call of one is a CMA call) and the fields every function
         stored in which is a CMA function (a call through one is)."""
         return {*(name for found in facts.values() for name in found.wrappers),
-                *built_for(facts, "cma codes", all_codes), *project_cma_fields(facts)}
+                *built_for(facts, "cma codes", all_codes), *project_cma_fields(facts),
+                *built_for(facts, "cma aliases", all_aliases)}
 
 
 _CALLERS = Pieces("cma-callers", CmaWrapperIndex(), ("checked", "passing"),
@@ -111,17 +114,16 @@ _SUMMARIES = Summaries(CmaWrapperIndex(), lambda context: CmaFailureAborts.defin
 class CmaFailureAborts(Rule):
     """## What it does
     Finds calls of `process_vm_readv` and `process_vm_writev` (Cross Memory Attach; also made
-    through `syscall(SYS_process_vm_readv, ...)`, `__NR_` spellings and the file's macros
-    standing for them, `analysis.c_system_calls`), of
+    through `syscall(SYS_process_vm_readv, ...)`, `__NR_` spellings and the macros of the
+    file or of the project's other files standing for them, `analysis.c_system_calls`), of
     functions of the same file or of other files of the project that return their result
     unchanged or transform it keeping -1 as the failure value (a copy in a loop until all
     bytes are copied: `n = process_vm_readv(...)`, `if (n == -1) return -1;`, `total += n`,
     `return total;`, or `return (n != -1) ? total : n;`, with `total` otherwise only set to
-    0), of the functions named in the
-    `wrappers` option, of calls through a function-pointer field every function of which,
-    anywhere in the project, is one of these (`tbl[op].fn(...)` with
-    `.fn = process_vm_readv`, `.fn = process_vm_writev`; a table that also holds another copy
-    is not followed), and of functions (of the file or the project, up to three calls from
+    0), of the functions named in the `wrappers` option, of calls through a function-pointer
+    field every function of which, anywhere in the project, is one of these (`tbl[op].fn(...)`
+    with `.fn = process_vm_readv`, `.fn = process_vm_writev`; a table that also holds another
+    copy is not followed), and of functions (of the file or the project, up to three calls from
     the copy) that turn the failure into an error code: every failure path of their copy ends
     in `return v` of one constant or in `return -errno` (or passes such a code on), and another
     `return` of theirs gives something else; the failure is then followed in their callers as
@@ -130,9 +132,12 @@ class CmaFailureAborts(Rule):
     - a check detects the failure, but a path from the failure branch reaches an assert on the
       same result (`assert`, and calls whose names contain `assert`, `ASSERT`, `CHECK` or
       `panic`: the `assert-names` option), `abort()`, or a fatal handler: a function or
-      function-like macro of the file or of the project whose body always calls `abort()` (or
-      another such handler), read from its definition (a handler that always calls `exit()`
-      ends the path as `exit()` does);
+      function-like macro of the project whose body always calls `abort()`, `exit()` or
+      another such handler, or a function the project declares never to return
+      (`[[noreturn]]`, `_Noreturn`, `__attribute__((noreturn))`, `CMK_NORETURN`-like
+      macros) unless a definition throws or jumps out. A handler that exits is as fatal as
+      one that aborts (the job ends on a failure that had a fallback); only an `exit()`
+      written at the failure itself, a program's chosen end, ends the path unreported;
     - the result, or a condition on it, is handed to a handler that ends the process under a
       condition on that parameter (`check_rc(rc)` with `if (rc) abort();`,
       `FATAL_IF(rc != 0, msg)` with `do { if (cond) { ...; abort(); } } while (0)`, a macro
@@ -399,7 +404,9 @@ class CmaFailureAborts(Rule):
         fatal = {name: fatal for name, (path, fatal) in rule._fatal.items()
                  if path == context.source.path}
         forwarding = forwards(context, {name: fatal for name, (_, fatal) in rule._fatal.items()})
-        return CmaFunctions(wrappers, codes, field_flows(context), fatal, forwards=forwarding)
+        return CmaFunctions(wrappers, codes, field_flows(context), fatal, forwards=forwarding,
+                            escaping=escaping(context),
+                            aliases=aliases_of(context.source.data, CMA_FUNCTIONS))
 
     @classmethod
     def callers_in(cls, context) -> CmaFunctions | None:
@@ -442,6 +449,8 @@ class CmaFailureAborts(Rule):
         """Called name -> the CMA function whose result it returns: the two system calls, the
         configured wrappers, wrappers defined in other files of the project, and the file's
         functions that return a call of one of these names (`analysis.c_result_wrappers`)."""
+        add_project_aliases(self.context, built_for(self.project_facts, "cma aliases",
+                                                    all_aliases))
         names = {name: name for name in CMA_FUNCTIONS}
         names.update((name, "process_vm_readv/writev") for name in self.option["wrappers"])
         names.update(built_for(self.project_facts, "cma wrappers", all_wrappers))
@@ -573,6 +582,10 @@ class CmaFailureAborts(Rule):
             path, fatal = self._fatal[name]
             when = (f"ends the process if ({described(fatal.when, fatal.parameter)})"
                     if fatal.conditional else "always ends the process")
+            if fatal.declared:
+                steps.append(Step(path, fatal.line, f"{name}() is declared {fatal.calls}: "
+                                                    "it never returns"))
+                break
             steps.append(Step(path, fatal.line, f"{name}() {when}: it calls {fatal.calls}()"))
             name = fatal.calls
         return tuple(steps)

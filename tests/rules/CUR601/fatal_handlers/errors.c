@@ -27,7 +27,7 @@ void die_on_timeout(int rc)
         abort();
 }
 
-/* ends the process as exit() does: the failure path ends there */
+/* ends the process by exit(): as fatal to the job as abort() */
 void quit(int status)
 {
     fprintf(stderr, "exiting\n");
