@@ -127,8 +127,7 @@ class CmaFailureAborts(Rule):
     the copy) that turn the failure into an error code: every failure path of their copy ends
     in `return v` of one constant or in `return -errno` (or passes such a code on), and another
     `return` of theirs gives something else; the failure is then followed in their callers as
-    that value (`-errno` as any of -4095..-1: a check for one errno, `rc == -EPERM`, cannot be
-    told), where
+    that value (`-errno` as any of -4095..-1: a check for one errno, `rc == -EPERM`, cannot be told), where
     - a check detects the failure, but a path from the failure branch reaches an assert on the
       same result (`assert`, and calls whose names contain `assert`, `ASSERT`, `CHECK` or
       `panic`: the `assert-names` option), `abort()`, or a fatal handler: a function or
