@@ -18,8 +18,9 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions, Reach, call_names,
-    last_name, module_functions, own_nodes, project_names,
+    FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions, Reach,
+    answered_otherwise, call_names, last_name, module_functions, own_nodes, project_names,
+    recorded_questions,
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
@@ -96,6 +97,17 @@ class CudaReach(FunctionIndexer):
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
         return imports_project_module(context)
+
+    def lookups(self, context) -> set[str] | None:
+        """The questions the file's lint asked of the facts to come (`recorded_questions`);
+        None where it read them otherwise, or ran with none to come (`--fix`): any fact may
+        change its findings."""
+        return recorded_questions(context, self.name) if context.facts_to_come else None
+
+    def affects(self, facts: dict[str, ModuleSummary], path: str, lookups: list[str]) -> bool:
+        """Whether one of the questions the file asked has another answer with the facts than
+        it had without: only then can its findings change."""
+        return answered_otherwise(self.name, facts, self.handed, lookups)
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         from cursedlint.analysis.thread_starts import ThreadStarts
