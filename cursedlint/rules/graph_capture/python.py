@@ -350,17 +350,11 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
         """Calls in a loop over a pinned loader of project functions (of other modules) that
         begin a global-mode capture. (A region, found by names first, is rare and a local
         callee costly to find: asked in that order. In a project where no function begins
-        one, none does: before the facts are gathered, what a loop with a call without a
-        local callee asks of them.)"""
+        one, none does: what a lint before the facts asks of them, for every loop.)"""
         uses = self.uses
-        project = uses.project
-        if project.gathered and not project.reaching(CudaFact.GLOBAL_CAPTURE):
+        if not uses.project.reaching(CudaFact.GLOBAL_CAPTURE):
             return  # (no project function begins one)
         calls = [node for node in own_nodes(loop.body) if isinstance(node, ast.Call)]
-        if not project.gathered:
-            if any(uses.callee(node) is None for node in calls):
-                project.reaching(CudaFact.GLOBAL_CAPTURE)  # (none yet: the question noted)
-            return
         regions = [(node, region) for node in calls
                    if (region := uses.remote_region(node)) is not None
                    and uses.callee(node) is None]
