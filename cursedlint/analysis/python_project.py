@@ -781,7 +781,8 @@ QUESTIONS = frozenset({"callee", "definition", "method", "made_by", "subclasses"
 nothing but the summaries: what a lint before the facts asks of them is asked again of the
 facts gathered (`answered_otherwise`)."""
 _QUESTIONS = "project-functions-questions"
-_WHOLE = "*"
+_WHOLE = ANY_QUESTION = "*"
+"""(A lookup standing for every question: the facts were read otherwise.)"""
 
 
 def recorded_questions(context, name: str) -> set[str] | None:
