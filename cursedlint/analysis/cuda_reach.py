@@ -111,10 +111,12 @@ class CudaReach(FunctionIndexer):
         (`FunctionIndexer.affects`), and one of the questions it asked has another answer
         with them than it had without (`answered_otherwise`): its findings can change only
         then (each test alone is sound)."""
+        questions = [lookup for lookup in lookups if lookup.startswith("[")]
+        if ANY_QUESTION not in lookups and not answered_otherwise(  # (first: the cheaper)
+                self.name, facts, self.handed, questions):
+            return False
         names = [lookup for lookup in lookups if not lookup.startswith(("[", ANY_QUESTION))]
-        return super().affects(facts, path, names) and (
-            ANY_QUESTION in lookups or answered_otherwise(self.name, facts, self.handed, [
-                lookup for lookup in lookups if lookup.startswith("[")]))
+        return super().affects(facts, path, names)
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         from cursedlint.analysis.thread_starts import ThreadStarts
