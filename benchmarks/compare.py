@@ -23,7 +23,8 @@ each linted alone cold, beside ruff; `--ml-trees`, the torch wheel's Python file
 Megatron-LM checkout (`--megatron`) cold and warm, default jobs and `--jobs 1`, beside ruff and
 `ast.parse` of every file and each build's floor (`benchmarks/parse_floor.py`: start-up,
 imports, every file read and hashed, `ast.parse` of the files its run parses; `--no-torch`: the
-Megatron-LM tree alone); `--big-files`, a 10 MB Python module and a 50 MB C file (of the .c
+Megatron-LM tree alone; `--tree DIR`, more trees, a Cython tree's translation and parse in a
+row of its own); `--big-files`, a 10 MB Python module and a 50 MB C file (of the .c
 files of `--c-source`) with `max-file-size` raised, beside their parser alone and the issue's
 bound (3× the parse's time, 20× the size + 200 MB of memory); `--big-100` adds 100 MB files.
 
@@ -707,6 +708,9 @@ def main() -> int:
                         help="address-space cap of each 100 MB row, GiB (default 12)")
     shapes.add_argument("--megatron", help="a Megatron-LM checkout for --ml-trees (copied under WORK)")
     shapes.add_argument("--no-torch", action="store_true", help="with --ml-trees: the --megatron tree alone")
+    shapes.add_argument("--tree", action="append", default=[],
+                        help="with --ml-trees: another tree (repeatable; copied under WORK), e.g. a "
+                             "CuPy checkout, whose Cython files get a parse row of their own")
     shapes.add_argument("--c-source", action="append", default=[],
                         help="a C source tree whose .c files make the big C file (repeatable)")
     shapes.add_argument("--cursedlint", action="append", default=[], metavar="[NAME=]EXE",

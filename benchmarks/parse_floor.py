@@ -7,7 +7,8 @@ rule looks at anything. Two steps, each run with the python of the build measure
 
 `floor` imports `cursedlint.cli` and every rule (`registry.all_rules`), reads every file the
 run checked and hashes it (`content_digest`, as the index keys a file), and `ast.parse`s each
-file the run parsed (the lint's and the index's), once. Its CPU beside the run's is the cost
+file the run parsed (the lint's and the index's), once; a Cython file the run read is
+translated and parsed as the run reads it (`python.cython.parse_cython`). Its CPU beside the run's is the cost
 that is not the floor (`compare.py --ml-trees`: the "parse floor" row).
 """
 
@@ -24,13 +25,16 @@ def record(tree: str, out: str) -> None:
     given to the linter and the text of each parse, and write them (JSON) to `out`."""
     import cursedlint.engine.file_lint as file_lint
     import cursedlint.engine.linter as linter_module
+    import cursedlint.python.cython as cython
     from cursedlint.cli import main
     from cursedlint.source import Source
 
     checked: list[str] = []
     parsed: dict[int, str] = {}  # id(text) -> path, for the texts parsed
+    translated: dict[int, str] = {}  # the same, for Cython texts translated and parsed
     paths: dict[int, tuple[str, str]] = {}  # id(text) -> (text, path) of each decoded source
     from_bytes, parse, run = Source.from_bytes, file_lint.parse_python, linter_module.Linter.run
+    read_cython = cython.parse_cython
 
     def decoded(path, data, language, *rest, **options):
         source = from_bytes(path, data, language, *rest, **options)
@@ -43,13 +47,19 @@ def record(tree: str, out: str) -> None:
             parsed[id(text)] = known[1]
         return parse(text, *rest, **options)
 
+    def parse_cython(text, *rest, **options):
+        known = paths.get(id(text))
+        if known is not None and known[0] is text:
+            translated[id(text)] = known[1]
+        return read_cython(text, *rest, **options)
+
     def linted(self, files, *rest, **options):
         checked.extend(os.path.abspath(path) for path, _ in files)
         return run(self, files, *rest, **options)
 
     original = Source.__dict__["from_bytes"]
     Source.from_bytes = staticmethod(decoded)
-    file_lint.parse_python = parse_python
+    file_lint.parse_python, cython.parse_cython = parse_python, parse_cython
     linter_module.Linter.run = linted
     try:
         main(["check", "--no-cache", "--exit-zero", "--jobs", "1", "-q", tree])
@@ -57,8 +67,10 @@ def record(tree: str, out: str) -> None:
         pass
     finally:
         Source.from_bytes, file_lint.parse_python, linter_module.Linter.run = original, parse, run
+        cython.parse_cython = read_cython
     with open(out, "w") as handle:
-        json.dump({"checked": sorted(set(checked)), "parsed": sorted(set(parsed.values()))}, handle)
+        json.dump({"checked": sorted(set(checked)), "parsed": sorted(set(parsed.values())),
+                   "translated": sorted(set(translated.values()))}, handle)
 
 
 def floor(listing: str) -> None:
@@ -66,6 +78,7 @@ def floor(listing: str) -> None:
     import importlib
 
     from cursedlint.project.index import content_digest
+    from cursedlint.python.cython import parse_cython
     from cursedlint.registry import all_rules
 
     importlib.import_module("cursedlint.cli")  # (what every run imports)
@@ -74,8 +87,11 @@ def floor(listing: str) -> None:
         files = json.load(handle)
     texts = {}
     for path in files["checked"]:
-        with open(path, "rb") as source:
-            data = source.read()
+        try:
+            with open(path, "rb") as source:
+                data = source.read()
+        except OSError:  # (a link to nothing: the run could not read it either)
+            continue
         content_digest(data)
         texts[path] = data
     for path in files["parsed"]:
@@ -83,7 +99,13 @@ def floor(listing: str) -> None:
             ast.parse(texts.get(path) or open(path, "rb").read())
         except (SyntaxError, ValueError):
             pass
-    print(f"{len(files['checked'])} files read and hashed, {len(files['parsed'])} parsed", file=sys.stderr)
+    for path in files.get("translated", ()):
+        try:
+            parse_cython((texts.get(path) or open(path, "rb").read()).decode("utf-8", "replace"))
+        except (SyntaxError, ValueError):
+            pass
+    print(f"{len(files['checked'])} files read and hashed, {len(files['parsed'])} parsed, "
+          f"{len(files.get('translated', ()))} Cython files translated and parsed", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,23 @@ FLOOR = "parse floor"
 `ast.parse` of the files the build's cold `--jobs 1` run parses (listed by a run before)."""
 PARSE_FLOOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "parse_floor.py")
 TS_PARSE = "tree-sitter-c parse only (1 process)"
+CYTHON_SUFFIXES = (".pyx", ".pxd", ".pxi")
+CYTHON_PARSE = "Cython translation + ast.parse only (1 process)"
+CYTHON_PARSE_ONLY = """\
+import os, sys
+from cursedlint.python.cython import parse_cython
+for path in sys.argv[1:]:
+    for folder, _, names in os.walk(path):
+        for name in names:
+            if name.endswith((".pyx", ".pxd", ".pxi")):
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                    try:
+                        parse_cython(handle.read())
+                    except (SyntaxError, ValueError):
+                        pass
+"""
+"""Translates and parses every Cython file under the paths it is given, as cursedlint's
+Cython front end reads them (`python.cython.parse_cython`), in one process."""
 
 
 @dataclasses.dataclass
@@ -272,9 +289,15 @@ def _wall_cpu(row: Task | None) -> str:
 
 
 def build_megatron(work: str, checkout: str) -> Corpus:
-    """A copy of the Megatron-LM checkout under WORK (so that no cache lands in it), a git
-    repository of its own as a clone is."""
-    root = os.path.join(work, "megatron")
+    """A copy of the Megatron-LM checkout under WORK (see `build_tree`)."""
+    return build_tree(work, checkout, "Megatron-LM", "megatron")
+
+
+def build_tree(work: str, checkout: str, name: str | None = None, folder: str | None = None) -> Corpus:
+    """A copy of `checkout` under WORK (so that no cache lands in it), a git repository of its
+    own as a clone is; its Python files, Cython's included, measured."""
+    name = name or os.path.basename(os.path.normpath(checkout))
+    root = os.path.join(work, folder or f"tree-{name}")
     stamp = root + ".complete"
     source = os.path.abspath(checkout)
     if not os.path.exists(stamp) or open(stamp).read() != source:
@@ -286,7 +309,7 @@ def build_megatron(work: str, checkout: str) -> Corpus:
             subprocess.run([*GIT, "commit", "-q", "-m", "the checkout"], cwd=root, check=True)
         with open(stamp, "w") as handle:
             handle.write(source)
-    return compare.measure(Corpus("Megatron-LM", root, ["."]), compare.PYTHON_SUFFIXES)
+    return compare.measure(Corpus(name, root, ["."]), compare.PYTHON_SUFFIXES + CYTHON_SUFFIXES)
 
 
 def ml_tasks(trees: list[Corpus], built: list[Build], bins) -> list[Task]:
@@ -313,6 +336,8 @@ def ml_tasks(trees: list[Corpus], built: list[Build], bins) -> list[Task]:
         rows.append(_task(compare.SAME_WARM, tree, ruff("--select", SAME_WORK), prime=True))
         rows.append(_task("ruff default cold", tree, ruff("--no-cache")))
         rows.append(_task(PARSE, tree, lambda: [built[0].python, "-c", compare.PARSE_ONLY, "."]))
+        if _holds(tree.root, CYTHON_SUFFIXES):
+            rows.append(_task(CYTHON_PARSE, tree, lambda: [built[0].python, "-c", CYTHON_PARSE_ONLY, "."]))
         for number, build in enumerate(built):
             listing = f"{tree.root}.floor-{number}.json"
             subprocess.run([build.python, PARSE_FLOOR, "list", tree.root, listing], check=True,
@@ -321,6 +346,10 @@ def ml_tasks(trees: list[Corpus], built: list[Build], bins) -> list[Task]:
                               lambda: [build.python, PARSE_FLOOR, "floor", listing],
                               refs={"ruff same-work": compare.SAME_COLD}))
     return rows
+
+
+def _holds(root: str, suffixes: tuple[str, ...]) -> bool:
+    return any(name.endswith(suffixes) for _, _, names in os.walk(root) for name in names)
 
 
 def flat_table(rows: list[Task], columns: tuple[str, ...]) -> str:
@@ -512,13 +541,14 @@ def run(args, work: str, bins) -> list[str]:
         trees = []
         if args.megatron:
             trees.append(build_megatron(work, args.megatron))
+        trees += [build_tree(work, extra) for extra in args.tree]
         if not args.no_torch:
             _, _, torch_py = compare.build_torch(work, compare.unpacked_torch(work, args.torch, args.timeout))
             trees.append(torch_py)
         rows = ml_tasks(trees, built, bins)
         compare.run_all(rows, args.repeat, args.repeat, args.timeout)
         out += ["### ML trees, cold and warm", "", flat_table(rows, ("ruff same-work", "parse", "floor")), ""]
-        out += [f"- {tree.name}: {tree.files:,} .py/.pyi files, {tree.lines:,} lines ({tree.root}); "
+        out += [f"- {tree.name}: {tree.files:,} Python files, {tree.lines:,} lines ({tree.root}); "
                 f"the parse row parses all of them (cursedlint parses only those its prefilter keeps)" for tree in trees]
         out.append("")
     if args.big_files:

@@ -771,8 +771,8 @@ def test_layouts_that_are_unknown(language):
     text = """
 #include <stdint.h>
 struct bits { unsigned a : 3; unsigned b : 5; int whole; };
-struct __attribute__((packed)) packed_before { char c; int i; };
-struct packed_after { char c; int i; } __attribute__((packed));
+struct __attribute__((packed, aligned(4))) packed_aligned { char c; int i; };
+struct packed_member { char c; int i __attribute__((packed)); };
 struct aligned_member { char c; int i __attribute__((aligned(16))); };
 struct conditional {
     int always;
@@ -786,7 +786,7 @@ struct attribute_macro { char c; int i; } __packed;
 struct capitals_macro { char c; int i; } PACKED;
 typedef struct { char c; int i; } __attribute__((aligned(64))) aligned_t;
 void check(void) {
-    probe(sizeof(struct bits), sizeof(struct packed_before), sizeof(struct packed_after),
+    probe(sizeof(struct bits), sizeof(struct packed_aligned), sizeof(struct packed_member),
           sizeof(struct aligned_member), sizeof(struct conditional), sizeof(struct from_header),
           sizeof(struct macro_member), sizeof(struct attribute_macro),
           sizeof(struct capitals_macro), sizeof(aligned_t), sizeof(((struct bits *)0)->whole));
@@ -794,6 +794,28 @@ void check(void) {
 """
     # a field of a struct whose layout is unknown still has a known size
     assert values(text, language) == [UNKNOWN] * 10 + [4]
+
+
+@BOTH
+def test_packed_layouts(language):
+    text = """
+struct __attribute__((packed)) packed_before { char c; int i; };
+struct packed_after { char c; int i; } __attribute__((packed));
+struct __attribute__ ((__packed__)) record { uint16_t len; char value[46]; long long key[2]; };
+typedef struct { char c; double d; } __attribute__((packed)) packed_t;
+struct padded { char c; int i; };
+struct __attribute__((packed)) outer { char tag; struct padded inner; };
+struct holder { char grh[40]; struct record kv; };
+struct mixed { char c; packed_t p; };
+union either { char c[5]; int i; } __attribute__((packed));
+void check(void) {
+    probe(sizeof(struct packed_before), sizeof(struct packed_after), sizeof(struct record),
+          sizeof(packed_t), sizeof(struct outer), sizeof(struct holder), sizeof(struct mixed),
+          sizeof(union either));
+}
+"""
+    # members one after another, alignment 1; a member of natural layout keeps its padding
+    assert values(text, language) == [5, 5, 64, 9, 9, 104, 10, 5]
 
 
 @BOTH

@@ -339,3 +339,42 @@ def test_stores_found_by_bytes_are_those_one_forward_pattern_finds():
                 for _ in range(20000)]
     for data in samples:
         assert stores_by_bytes(data) == expected(data), data
+
+
+def test_the_fields_holding_functions_are_those_a_candidate_of_theirs_is_one_of():
+    """`holding` and `doing` with `answering` ask only the fields whose entries name a
+    function asked about for their candidates: the same fields as asking every field, on
+    random graphs, overlaid or not."""
+    import random
+
+    chooser = random.Random(7)
+    names, fields, callees = [f"f{n}" for n in range(8)], [f"x{n}" for n in range(6)], ["s", "t"]
+
+    def flows():
+        pick = chooser.choice
+        return FieldFlows(
+            stores={pick(fields): [(pick(names), 1)] for _ in range(chooser.randrange(3))},
+            unknown=sorted({pick(fields) for _ in range(chooser.randrange(2))}),
+            parameters={pick(callees): [(chooser.randrange(2), pick(fields), 2)]
+                        for _ in range(chooser.randrange(2))},
+            passes=[(pick(callees), chooser.randrange(2), pick(names), 3)
+                    for _ in range(chooser.randrange(3))],
+            loaders={"LOAD": (1, 2)} if chooser.random() < 0.3 else {},
+            loaded=[("LOAD", 1, 2, pick(names), pick(fields), 4)
+                    for _ in range(chooser.randrange(2))],
+            loader_functions={"load": 1} if chooser.random() < 0.3 else {},
+            loaded_calls=[("load", 1, pick(names), pick(fields), 5)
+                          for _ in range(chooser.randrange(2))])
+
+    for _ in range(300):
+        graph = FunctionPointerGraph({f"/p/{n}.c": flows() for n in range(4)})
+        if chooser.random() < 0.5:
+            graph = graph.overlay("/p/0.c", flows())
+        wanted = set(chooser.sample(names, 2))
+        assert graph.holding(wanted) == {
+            field for field in graph.fields()
+            if any(candidate.function in wanted for candidate in graph.candidates(field))}
+        does = {name: chooser.choice(("A", "B")) for name in wanted}.get
+        # `doing` told the only functions `does` answers for: the same fields, fewer made
+        assert graph.doing(lambda function, path: does(function)) == graph.doing(
+            lambda function, path: does(function), answering=wanted)

@@ -149,6 +149,37 @@ def test_trigger_names_keep_a_value_whose_brackets_never_close():
     assert ForeignKeeping().trigger_names(text) == {b"Table", b"Alias"}
 
 
+@pytest.mark.parametrize("text", [
+    b"import ctypes\nCF = ctypes.CFUNCTYPE\nOnTick = CF(None)\nOnTickX = CFX(None)\nA = OnTick\n",
+    b"from ctypes import CFUNCTYPE as CF_2\nP = CF_2(None)\nQ = [CF_2, 1]\nR = xCF_2\n",
+    b"import ctypes\nP = ctypes.CFUNCTYPE(None)\nP.x = 1\nQ = P.argtypes\nR = _P\nS = P1\n",
+    b"import ctypes\nT$ = ctypes.CFUNCTYPE(None)\nU = T$\nV = xT$\nW = T\n",
+    b"import ctypes\n*rest = ctypes.CFUNCTYPE(None)\nU = f(*rest)\nV = rest\n",
+    b"import ctypes\nP = ctypes.CFUNCTYPE(None)\nQ = 'P'\nR = P_\nS = (\n  P\n)\n",
+])
+def test_trigger_names_find_a_name_held_as_a_whole_word_as_a_pattern_does(text):
+    """A value holds a name where a pattern bounded by non-word characters finds it: names of
+    word characters are read from the value's runs of them, others searched as before."""
+    import re
+
+    from cursedlint.analysis import foreign_keeping
+
+    bindings = [(found[1], foreign_keeping._value(text, found))
+                for found in foreign_keeping._BINDING.finditer(text)]
+    words = {word for word in foreign_keeping._FACTORY_WORDS if word in text}
+    words |= set(foreign_keeping._IMPORTED_AS.findall(text))
+    names: set[bytes] = set()
+    while True:
+        held = re.compile(rb"(?<![\w])(?:%s)(?![\w])" % b"|".join(map(re.escape, words)))
+        found = {name for name, value in bindings if name not in names
+                 and (value is None or held.search(value))}
+        if not found:
+            break
+        names |= found
+        words |= found
+    assert ForeignKeeping().trigger_names(text) == names
+
+
 def test_every_loader_word_holds_a_part_searched_first():
     """`_may_name_loader` answers False only where no loader word can be: each holds a part."""
     from cursedlint.analysis.foreign_keeping import _LOADER_PARTS, _LOADER_WORDS, _may_name_loader

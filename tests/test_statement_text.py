@@ -4,6 +4,7 @@ must hold every name the module's summary can give, read from its bytes alone.""
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 
@@ -124,3 +125,23 @@ def test_region_start_pattern_finds_what_the_lookbehind_first_one_found(text):
         rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|ScopedCapture|"
         rb"(?<![A-Za-z0-9_])graph(?:(?:\s|\\)*\(|(?:\s|\\)+as(?:\s|\\))")
     assert (_REGION_START.search(text) is None) == (before.search(text) is None)
+
+
+@pytest.mark.parametrize("text, found", [
+    (b"torch.cuda.graph(g)", True), (b"with graph (g):", True), (b"import graph as g\n", True),
+    (b"from x import graph as\\\n g", True), (b"g.capture_begin()", True),
+    (b"# make_graphed_callables", True), (b"x = ScopedCapture", True),
+    (b"BeginCapture", True), (b"begin_capture", True), (b"cuda_graph(g)", False),
+    (b"graphs(g)", False), (b"a graph of calls", False), (b"graph_pool = 1", False),
+    (b"", False), (b"graph\n(", True),
+])
+def test_a_region_start_is_searched_as_the_one_alternation_finds_it(text, found):
+    """`CaptureStarts.pattern` searches its words apart (`re` tried the alternation of all six
+    at every byte beginning one): the same files are hits."""
+    alternation = re.compile(
+        rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|ScopedCapture|"
+        rb"graph(?<![A-Za-z0-9_]graph)(?:(?:\s|\\)*\(|(?:\s|\\)+as(?:\s|\\))")
+    pattern = CAPTURE_STARTS.pattern(CAPTURE_STARTS.words(None), True)
+    for data in (text, b"x = 1\n" + text + b"\n", text + b" graph(g)"):
+        assert (pattern.search(data) is not None) == (alternation.search(data) is not None)
+    assert (pattern.search(text) is not None) == found

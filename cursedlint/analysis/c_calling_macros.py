@@ -22,14 +22,15 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_function_pointers import built_for
 from cursedlint.analysis.c_syntax import arguments, callee, line_macros
+from cursedlint.patterns import LazyPattern
 
 OTHER, REST = -1, -2
 """A macro argument that is no parameter (`#_func`, `ctx`, `a + 1`); the variadic ones."""
 MACRO_DEPTH = 4  # macros calling macros followed
 _CALLED = re.compile(rb"([A-Za-z_]\w*)\s*\(")
 _NOT_CALLS = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof", b"defined"})
-_WORD_BEFORE = re.compile(rb"([A-Za-z_]\w*)$")
-_NOISE = re.compile(rb"/\*.*?\*/|//[^\n]*|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'", re.S)
+_WORD_BEFORE = LazyPattern(rb"([A-Za-z_]\w*)$")
+_NOISE = LazyPattern(rb"/\*.*?\*/|//[^\n]*|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'", re.S)
 """Comments, string and character literals: no calls, no argument lists."""
 
 

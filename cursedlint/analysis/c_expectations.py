@@ -22,10 +22,11 @@ from functools import cached_property
 from typing import Iterable
 
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped, wrappers
+from cursedlint.patterns import LazyPattern
 
-_NEGATED = re.compile(r"not|_neq?(?:$|_)|non_?null|false", re.IGNORECASE)
-_EQUALITY = re.compile(r"(?:^|_)eq(?:ual)?(?:$|_)", re.IGNORECASE)
-_NULL_ASSERTION = re.compile(r"null", re.IGNORECASE)
+_NEGATED = LazyPattern(r"not|_neq?(?:$|_)|non_?null|false", re.IGNORECASE)
+_EQUALITY = LazyPattern(r"(?:^|_)eq(?:ual)?(?:$|_)", re.IGNORECASE)
+_NULL_ASSERTION = LazyPattern(r"null", re.IGNORECASE)
 _NULLS = frozenset({"NULL", "nullptr"})
 _MAX_LOOK_AHEAD = 8  # statements after the call searched for the first use of its result
 

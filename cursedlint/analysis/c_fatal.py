@@ -49,33 +49,34 @@ from cursedlint.analysis.c_syntax import (
     arguments, callee, macro_parameters, mentions, parameter_names, plain_function, unwrapped,
     writes,
 )
+from cursedlint.patterns import LazyPattern
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
 _LEAVES = re.compile(rb"\b(?:return|goto|longjmp|siglongjmp)\b")
 _JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue|longjmp|siglongjmp)\b")
-_CONDITIONAL = re.compile(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
-                          rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
-_MACRO_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
-_NESTED_CALL = re.compile(rb"\([ \t]*!?[ \t]*\(?[ \t]*([A-Za-z_][\w:]*)[ \t]*\(")
-_ASSIGNED_CALL = re.compile(  # `= f(...);` then a call statement `g(...);`
+_CONDITIONAL = LazyPattern(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
+                           rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
+_MACRO_CALL = LazyPattern(rb"\b([A-Za-z_]\w*)\s*\(")
+_NESTED_CALL = LazyPattern(rb"\([ \t]*!?[ \t]*\(?[ \t]*([A-Za-z_][\w:]*)[ \t]*\(")
+_ASSIGNED_CALL = LazyPattern(  # `= f(...);` then a call statement `g(...);`
     rb"=[ \t]*(?:\([^()\n]*\)[ \t]*)?([A-Za-z_][\w:]*)[ \t]*\([^;]*;\s*([A-Za-z_]\w*)[ \t]*"
     rb"\(([^;]*);")
-_NAME_BACKWARDS = re.compile(rb"[ \t]*(\w*[A-Za-z_])(?!\w)")  # an identifier, read backwards
+_NAME_BACKWARDS = LazyPattern(rb"[ \t]*(\w*[A-Za-z_])(?!\w)")  # an identifier, read backwards
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_PREVIOUS = re.compile(rb"\s*(?:[;{}:)]|esle(?!\w))")  # a statement starts after it (backwards)
+_PREVIOUS = LazyPattern(rb"\s*(?:[;{}:)]|esle(?!\w))")  # a statement starts after it (backwards)
 _NOT_CALLED = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof"})
-_CALLING_MACRO = re.compile(
+_CALLING_MACRO = LazyPattern(
     rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^()\n]*\)(?:[ \t]|\\\r?\n)*"
     rb"(?:do[ \t\\\r\n]*\{[ \t\\\r\n]*)?"
     rb"(?:\(void\)[ \t]*)?[A-Za-z_]\w*[ \t]*\(")  # a function-like macro whose body calls first
 """(The body may start on a continued line: `#define RAISE(...) \\` then `do { ... }`; one
 that starts with `if (` matches too, for `forwards` made under a condition.)"""
-_WRITTEN_AFTER = re.compile(rb"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
-_WRITTEN_BEFORE = re.compile(rb"\s*(?:&|\+\+|--)")  # read backwards
+_WRITTEN_AFTER = LazyPattern(rb"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
+_WRITTEN_BEFORE = LazyPattern(rb"\s*(?:&|\+\+|--)")  # read backwards
 _FORWARDING = 4  # forwards followed in a chain
 _CONDITIONS_READ = 8  # a handler's own statements read for a condition (a handler is short)
-_STRINGIZING = re.compile(rb"#")  # `#cond`, `a ## b`: not C the body can be parsed with
+_STRINGIZING = LazyPattern(rb"#")  # `#cond`, `a ## b`: not C the body can be parsed with
 
 
 class Fatal(Struct, frozen=True):

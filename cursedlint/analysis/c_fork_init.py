@@ -44,7 +44,8 @@ def fork_init_fields(facts: dict) -> set[str]:
     """The fields of the project (path -> `ForkInitFlows`) every function of which is
     `ibv_fork_init` (worked out once per run)."""
     return built_for(facts, "fork-init fields",
-                     lambda found: set(project_graph(found).agreeing(_is_fork_init)))
+                     lambda found: set(project_graph(found).agreeing(
+                         _is_fork_init, answering=(FORK_INIT,))))
 
 
 def fork_init_calls(context, facts: dict | None) -> list[tuple[object, str, tuple]]:
@@ -56,7 +57,8 @@ def fork_init_calls(context, facts: dict | None) -> list[tuple[object, str, tupl
         graph = graph.overlay(os.path.abspath(context.source.path), field_flows(context))
     found = []
     for _, call, _, candidates in graph.resolved_calls(
-            context, _is_fork_init, fork_init_fields(facts or {}), through_macros=True):
+            context, _is_fork_init, fork_init_fields(facts or {}), through_macros=True,
+            answering=(FORK_INIT,)):
         label = called_text(context, call)
         found.append((call, label, tuple(step for candidate in candidates
                                          for step in candidate.steps(label))))

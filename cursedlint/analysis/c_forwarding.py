@@ -201,7 +201,7 @@ def _calls_given_parameters(context, name: str, declarator, body, callee_of=None
             for called, (pairs, line) in found.items()}
 
 
-_LAST_NAME = re.compile(r"\w+$")
+_LAST_NAME = LazyPattern(r"\w+$")
 
 
 def _spelled_once(called: str, text: bytes) -> bool:

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Container, Iterable
 
 from ahocorasick_rs import Implementation
 from msgspec import Struct
@@ -97,7 +97,7 @@ _LOADER_CALL = LazyPattern(
 parentheses). (Its literal first: a pattern led by `\b` is tried at every byte.)"""
 _DEFINE = LazyPattern(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
 """A function-like macro's definition (group 1: its name)."""
-_FIELD_CALL = re.compile(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
+_FIELD_CALL = LazyPattern(r"[\w)\]]\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
 """A macro parameter placed after `.` or `->` in the macro's body, not itself called there
 (the argument is the call: `container.call`)."""
 _LITERAL_NAME = LazyPattern(rb'("[A-Za-z_]\w*")\s*[,)]')
@@ -675,7 +675,7 @@ def stores_by_bytes(data: bytes) -> list[tuple[int, int, bool]]:
 AUTOMATON_BYTES = 1 << 20
 """The largest file `written_as_arguments` searches with an automaton of the names."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARGUMENT_END = re.compile(rb"\s*[,)]")
+_ARGUMENT_END = LazyPattern(rb"\s*[,)]")
 _ARGUMENT_START = frozenset(b"(,&)")
 _SPACES = frozenset(b" \t\n\r\x0b\x0c")  # (`\s` of a bytes pattern)
 
@@ -797,16 +797,20 @@ class FunctionPointerGraph:
             return None
         return found
 
-    def doing(self, does: Callable[[str, str], Any], fields: Iterable[str] | None = None
-              ) -> dict[str, tuple[Any, list, list]]:
+    def doing(self, does: Callable[[str, str], Any], fields: Iterable[str] | None = None,
+              answering: Container[str] | None = None) -> dict[str, tuple[Any, list, list]]:
         """Field -> (what, the candidates doing it, the others) for the fields (of `fields`,
         default all) some candidate of which does `what` (`does(function, path where it is
         stored)`, None for nothing a rule follows) and every other of which does the same or
         is a function the project defines (in a file with flows) that does nothing: a name
         the project does not define (a library's function, a symbol loaded by name, a
-        variable or macro) may do anything, and keeps the field from being followed."""
+        variable or macro) may do anything, and keeps the field from being followed.
+        `answering`: the only functions `does` may answer for (None: any); a field whose
+        entries name none of them is passed over without making its candidates."""
         found = {}
         for field in sorted(self.fields() if fields is None else set(fields)):
+            if answering is not None and not self._names_any(field, answering):
+                continue
             candidates = self.callees(field) or ()
             answers = [does(candidate.function, candidate.path) for candidate in candidates]
             what = set(answers) - {None}
@@ -819,27 +823,36 @@ class FunctionPointerGraph:
                                 others)
         return found
 
-    def agreeing(self, does: Callable[[str, str], Any],
-                 fields: Iterable[str] | None = None) -> dict[str, tuple[Any, list]]:
+    def _names_any(self, field: str, functions: Container[str]) -> bool:
+        """Whether an entry of `field` names one of `functions` (stored, loaded, or passed to
+        the function storing a parameter in it): where a candidate of it may be one."""
+        return any(entry[at] in functions for kind, at in _FUNCTION_AT
+                   for entry in self._entries(kind, field)) or any(
+            entry[1] in functions for _, callee, position, _ in self._entries("parameters", field)
+            for entry in self._entries("passes", (callee, position)))
+
+    def agreeing(self, does: Callable[[str, str], Any], fields: Iterable[str] | None = None,
+                 answering: Container[str] | None = None) -> dict[str, tuple[Any, list]]:
         """Field -> (what, candidates) for the fields (of `fields`, default all) every
         candidate of which does the same `what` (see `doing`)."""
-        return {field: (what, candidates)
-                for field, (what, candidates, others) in self.doing(does, fields).items()
-                if not others}
+        return {field: (what, candidates) for field, (what, candidates, others)
+                in self.doing(does, fields, answering).items() if not others}
 
     def resolved_calls(self, context, does: Callable[[str, str], Any], known: Iterable[str],
-                       some: bool = False, through_macros: bool = False
+                       some: bool = False, through_macros: bool = False,
+                       answering: Container[str] | None = None
                        ) -> list[tuple[str, object, Any, list]]:
         """(field, call, what, candidates) for the calls of the file of `context` through a
         field every candidate of which does the same `what` (see `agreeing`; with `some`,
         through a field of `doing`, whose candidates are then those doing it and the others
         after them): `known` are the project's such fields (worked out once per run), to
         which the fields the overlaid file's own flows resolve are added; only these
-        fields' names are searched (`through_macros`: see `indirect_calls`)."""
-        fields = {*known, *self.doing(does, self.touched())}
+        fields' names are searched (`through_macros`: see `indirect_calls`; `answering`:
+        see `doing`)."""
+        fields = {*known, *self.doing(does, self.touched(), answering)}
         calls = indirect_calls(context, fields, through_macros)
         resolved = {field: (what, [*candidates, *others]) for field, (what, candidates, others)
-                    in self.doing(does, {field for field, _ in calls}).items()
+                    in self.doing(does, {field for field, _ in calls}, answering).items()
                     if some or not others}
         return [(field, call, *resolved[field]) for field, call in calls if field in resolved]
 
@@ -859,9 +872,24 @@ class FunctionPointerGraph:
                   for _, loader, _, function, _ in entries if function in functions)}
 
     def holding(self, functions: set[str]) -> set[str]:
-        """The fields some candidate of which is one of `functions`."""
-        return {field for field in self.fields()
+        """The fields some candidate of which is one of `functions`: of the fields whose
+        entries name one of them (stored, loaded, or passed to the function storing a
+        parameter in it), those a candidate confirms (most fields name none: their candidates
+        are not made)."""
+        indexes = (self._index, self._index_own)
+        passing = {key for index in indexes for key, passes in index["passes"].items()
+                   if any(entry[1] in functions for entry in passes)}
+        named = {field for index in indexes for kind, at in _FUNCTION_AT
+                 for field, entries in index[kind].items()
+                 if any(entry[at] in functions for entry in entries)}
+        named.update(field for index in indexes for field, entries in index["parameters"].items()
+                     if any(entry[1:3] in passing for entry in entries))
+        return {field for field in named
                 if any(candidate.function in functions for candidate in self.candidates(field))}
+
+
+_FUNCTION_AT = (("stores", 1), ("loaded", 4), ("loaded_calls", 3))
+"""Where an entry of these kinds of the graph's index names the function it stores."""
 
 
 def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:

@@ -40,6 +40,7 @@ from cursedlint.analysis.c_syntax import (
 )
 from cursedlint.languages import CPP
 from cursedlint.python.consteval import UNKNOWN
+from cursedlint.patterns import LazyPattern
 
 MMAP_THRESHOLD = 128 * 1024  # glibc's default M_MMAP_THRESHOLD: smaller blocks share pages
 SHARING = frozenset({"stack", "global", "static", "member", "heap"})
@@ -77,7 +78,7 @@ _ALIGNED_ALLOCATORS = {"posix_memalign": (1, 2), "aligned_alloc": (0, 1), "memal
 PAGE_ALLOCATOR_NAMES = tuple(sorted(_PAGE_ALLOCATORS | set(_ALIGNED_ALLOCATORS)))
 """The allocators whose blocks may start on a page boundary."""
 _PAGE_SIZE_CALLS = frozenset({"sysconf", "getpagesize"})
-_PAGE_SIZE_NAME = re.compile(r"page_?(?:size|sz)|pagesize|pgsize|pgsz", re.I)
+_PAGE_SIZE_NAME = LazyPattern(r"page_?(?:size|sz)|pagesize|pgsize|pgsz", re.I)
 # a function-like macro's definition, continuation lines included
 _OPERAND = r"[\w.]+(?:->[\w.]+)*"
 # n rounded up to a multiple of a, written without parentheses (`(n + a - 1) / a * a`,
@@ -85,7 +86,7 @@ _OPERAND = r"[\w.]+(?:->[\w.]+)*"
 _ROUNDS_UP = [re.compile(pattern.replace("N", rf"(?P<n>{_OPERAND})").replace(
     "A", rf"(?P<a>{_OPERAND})").replace("B", "(?P=a)")) for pattern in (
         r"N\+A-1/B\*B", r"A\*N\+B-1/B", r"N\+A-1&~B-1", r"~A-1&N\+B-1", r"N\+A-1&-B")]
-_DIVIDES_UP = re.compile(rf"(?P<n>{_OPERAND})\+(?P<a>{_OPERAND})-1/(?P=a)")
+_DIVIDES_UP = LazyPattern(rf"(?P<n>{_OPERAND})\+(?P<a>{_OPERAND})-1/(?P=a)")
 _CALLED = re.compile(rf"(?P<f>\w+)\((?P<n>{_OPERAND}),(?P<a>{_OPERAND})\)")
 _NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
 # what a use of an owning standard-library local may do without giving it another block
@@ -94,8 +95,8 @@ _KEEPS_ITS_BLOCK = frozenset({"data", "get", "size", "empty", "capacity", "begin
 _ALIGNAS = ("alignas", "_Alignas")
 _ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
 # element sizes of `new T[n]` (LP64); other types leave the size unknown
-_STD_TEMPLATE = re.compile(r"(?:std::)?\w+<\s*(?P<element>[\w ]+?)\s*>")
-_MAKE_UNIQUE = re.compile(r"std::make_unique<\s*(?P<element>[\w ]+?)\s*(?P<array>\[\s*\])?\s*>")
+_STD_TEMPLATE = LazyPattern(r"(?:std::)?\w+<\s*(?P<element>[\w ]+?)\s*>")
+_MAKE_UNIQUE = LazyPattern(r"std::make_unique<\s*(?P<element>[\w ]+?)\s*(?P<array>\[\s*\])?\s*>")
 _NEW_SIZES = {"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uint8_t": 1,
               "byte": 1, "int16_t": 2, "uint16_t": 2, "short": 2, "int": 4, "int32_t": 4,
               "uint32_t": 4, "float": 4, "long": 8, "int64_t": 8, "uint64_t": 8, "double": 8,

@@ -34,6 +34,7 @@ from functools import partial
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
+from cursedlint.patterns import LazyPattern
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
 MEMBER_INDEX = "c-member-stores"  # the index of stores into the members registrations read
@@ -124,9 +125,9 @@ def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks 
                         clears=clears, returns=returns)
 
 
-_GETTER = re.compile(rb"\(\s*(?:void\s*)?\)\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?"
-                     rb"(?:final\s*)?\{\s*return\s+(?:this\s*->\s*|[A-Za-z_]\w*\s*(?:->|\.)\s*)?"
-                     rb"([A-Za-z_]\w*)\s*;\s*\}")
+_GETTER = LazyPattern(rb"\(\s*(?:void\s*)?\)\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?"
+                      rb"(?:final\s*)?\{\s*return\s+(?:this\s*->\s*|[A-Za-z_]\w*\s*(?:->|\.)\s*)?"
+                      rb"([A-Za-z_]\w*)\s*;\s*\}")
 """A function of no parameters whose body is one `return` of a member (or of a name), from
 its `(`: the function's name is read backwards from there (`getter_returns`). (Led by the
 name, `[A-Za-z_]\\w*`, the pattern was tried at every byte of every identifier: 0.17 s of
@@ -226,12 +227,12 @@ _NOT_ASKED = frozenset({
     "strncpy", "strdup", "sizeof", "vsnprintf"})
 """C library functions whose calls are never kept (no registering function of a project)."""
 
-_MEMBER = re.compile(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
+_MEMBER = LazyPattern(rb"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:=(?!=)|[,)])")
 """A member written (`x->m =`) or perhaps given by address to a call (`&x->m,`, `&x.m)`)."""
 
 
-_OWN_MEMBER = re.compile(rb"&\s*([A-Za-z_]\w*)\s*[,)]|(?<![\w$.>:&])([A-Za-z_]\w*)\s*"
-                         rb"(?:=(?!=)|[({])")
+_OWN_MEMBER = LazyPattern(rb"&\s*([A-Za-z_]\w*)\s*[,)]|(?<![\w$.>:&])([A-Za-z_]\w*)\s*"
+                          rb"(?:=(?!=)|[({])")
 """What may store into a C++ class's own member: `&m,` given to a call, `m = v` in a member
 function, `m(v)` in a constructor's initializer list, `T *m = v;` or `T *m{v};` in the class."""
 
@@ -351,7 +352,7 @@ def _stored(context, provenance, value) -> Given:
     return _UNKNOWN
 
 
-_MAY_BE_PAGES = re.compile(r"\d|page|pgsz|sysconf|[A-Z_]{3,}\s*\(", re.I)
+_MAY_BE_PAGES = LazyPattern(r"\d|page|pgsz|sysconf|[A-Z_]{3,}\s*\(", re.I)
 """An argument that may be whole pages (a number, the page size, a rounding macro): only
 these are evaluated (`Given.pages`; a local given the page size is taken for not known)."""
 _BARE = re.compile(rb"(?<![\w$.>:&*])[A-Za-z_]\w*(?=\s*[,;})])")

@@ -12,13 +12,11 @@ for the name does not (`SYS_process_vm_readv` is one token).
 
 from __future__ import annotations
 
-import re
-
 from cursedlint.patterns import LazyPattern
 
 PREFIXES = ("SYS_", "__NR_")
 """How the C library's and the kernel's headers spell a system call's number."""
-_NUMBER = re.compile(r"(?:SYS_|__NR_)([A-Za-z_]\w*)")
+_NUMBER = LazyPattern(r"(?:SYS_|__NR_)([A-Za-z_]\w*)")
 _ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*"
                      rb"(?:SYS_|__NR_)([A-Za-z_]\w*)[ \t]*\)?[ \t]*$")
 _SPELLING = LazyPattern(rb"(?<![\w$])(?:SYS_|__NR_)([A-Za-z_]\w*)")

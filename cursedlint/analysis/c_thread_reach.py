@@ -37,6 +37,7 @@ from cursedlint.analysis.c_syntax import (
 from cursedlint.analysis.capture_regions import GLOBAL
 from cursedlint.languages import C, CPP
 from cursedlint.project.index import Indexer
+from cursedlint.patterns import LazyPattern
 
 MAX_DEPTH = 6
 """Calls followed from a thread's entry to a capture, or from a region's call to a
@@ -51,9 +52,9 @@ operands of `&&`/`||`, `_conditional`)."""
 _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
 JOINS = frozenset({"join", "pthread_join"})
 """Calls that wait for a thread: `t.join()`, `pthread_join(t, ...)`."""
-_VECTOR = re.compile(r"vector(?<!\wvector)\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
-_THREAD_ELEMENT = re.compile(r"\s*(?:std::)?j?thread\s*")
-_THREAD_OBJECT = re.compile(
+_VECTOR = LazyPattern(r"vector(?<!\wvector)\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
+_THREAD_ELEMENT = LazyPattern(r"\s*(?:std::)?j?thread\s*")
+_THREAD_OBJECT = LazyPattern(
     r"thread(?:(?<![\w:<]thread)|(?<=(?<![\w:<])jthread)|(?<=(?<![\w:<])std::thread)"
     r"|(?<=(?<![\w:<])std::jthread))\s+(\w+)\s*[;{=]")
 """A thread object's declaration (`std::thread worker_;`, `std::jthread`, `jthread`): its name.

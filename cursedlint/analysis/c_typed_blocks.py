@@ -36,13 +36,14 @@ from cursedlint.analysis.c_allocators import LIBRARY_PAGE_OUTS
 from cursedlint.analysis.c_syntax import (
     NAMES, callee, declarator_kind, pointee_type, specifier_name, unwrapped,
 )
+from cursedlint.patterns import LazyPattern
 
 TYPED_INDEX = "c-typed-blocks"  # the project index's name (`analysis.c_parameter_index`)
 _SHARED, _CALLS_ALLOCATOR = "c-type-creations", "c-calls-allocator"  # `FileContext.shared`
 
-_ALLOCATING = re.compile(r"[Aa]lloc|ALLOC|memalign|^mmap(?:64)?$")
+_ALLOCATING = LazyPattern(r"[Aa]lloc|ALLOC|memalign|^mmap(?:64)?$")
 """The names of the calls that may allocate the object they are given or return."""
-_ALLOCATING_BYTES = re.compile(rb"(?:[Aa]lloc|ALLOC|memalign|mmap)\w*\s*\(")
+_ALLOCATING_BYTES = LazyPattern(rb"(?:[Aa]lloc|ALLOC|memalign|mmap)\w*\s*\(")
 _WHOLE = frozenset({*LIBRARY_PAGE_OUTS, "mmap", "mmap64"})
 """The library's allocators whose every block is whole pages of its own."""
 _POINTERS = frozenset({"unique_ptr", "shared_ptr", "weak_ptr"})
@@ -51,22 +52,22 @@ MAX_JOINED = 24
 """Types joined to one asked about (aliases, casts, containing types) past which its objects
 are not known."""
 
-_SIZEOF = re.compile(rb"sizeof\s*\(\s*(?:(?:struct|class|union)\s+)?(\*\s*)?([A-Za-z_]\w*)\s*\)")
+_SIZEOF = LazyPattern(rb"sizeof\s*\(\s*(?:(?:struct|class|union)\s+)?(\*\s*)?([A-Za-z_]\w*)\s*\)")
 _NEW = re.compile(rb"(?<![\w$])new\s+(?:(?:struct|class)\s+)?([A-Za-z_]\w*)(?![\w$:<])")
-_TEMPLATE = re.compile(rb"(?<![\w$])([A-Za-z_]\w*+)\s*+<\s*(?:const\s+)?(?:(?:struct|class)\s+)?"
-                       rb"([A-Za-z_]\w*)\s*[,>]")
-_DECLARED = re.compile(rb"(?<![\w$.>:])([A-Za-z_]\w*+)[ \t\n]*+(\*[ \t\n*]*+)?(?<![\w$])"
-                       rb"([A-Za-z_]\w*+)\s*+(?=[;=,\[{)(])")
+_TEMPLATE = LazyPattern(rb"(?<![\w$])([A-Za-z_]\w*+)\s*+<\s*(?:const\s+)?(?:(?:struct|class)\s+)?"
+                        rb"([A-Za-z_]\w*)\s*[,>]")
+_DECLARED = LazyPattern(rb"(?<![\w$.>:])([A-Za-z_]\w*+)[ \t\n]*+(\*[ \t\n*]*+)?(?<![\w$])"
+                        rb"([A-Za-z_]\w*+)\s*+(?=[;=,\[{)(])")
 """`T x;`, `T *x = ...`, `struct T x[4];` (from the type's name, `struct` left before it)."""
 _CAST = re.compile(rb"(?:\(|_cast\s*<)\s*(?:const\s+)?(?:(?:struct|class|union)\s+)?"
                    rb"([A-Za-z_]\w*)\s*\*\s*[)>]")
-_BASES = re.compile(rb"(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?:(?!:)")
+_BASES = LazyPattern(rb"(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?:(?!:)")
 _ALIAS = re.compile(rb"(?:typedef\s+(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s+"
                     rb"([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=\s*"
                     rb"(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s*;)")
-_SCALAR = re.compile(r"void|char|short|int|long|unsigned|signed|float|double|bool|_Bool|"
-                     r"u?int(?:8|16|32|64|ptr|max)_t|__[us](?:8|16|32|64)|[us](?:8|16|32|64)|"
-                     r"size_t|ssize_t|ptrdiff_t|off_t|byte|BYTE|uchar|wchar_t|char(?:8|16|32)_t")
+_SCALAR = LazyPattern(r"void|char|short|int|long|unsigned|signed|float|double|bool|_Bool|"
+                      r"u?int(?:8|16|32|64|ptr|max)_t|__[us](?:8|16|32|64)|[us](?:8|16|32|64)|"
+                      r"size_t|ssize_t|ptrdiff_t|off_t|byte|BYTE|uchar|wchar_t|char(?:8|16|32)_t")
 """Type names of no object of a struct or class: a pointer to one is raw memory (a cast of it
 to `T *` carves a `T` out of it) or, `void *`, a handle to anything."""
 _KEYWORDS = frozenset({"return", "else", "case", "goto", "sizeof", "typedef", "using", "delete",

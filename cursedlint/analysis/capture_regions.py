@@ -4,8 +4,9 @@
 `g.capture_begin()` and `g.capture_end()`, CuPy's `stream.begin_capture()` ... `end_capture()`,
 NVIDIA Warp's `with wp.ScopedCapture()` and `wp.capture_begin()` ... `wp.capture_end()` (on a
 device not known to be the CPU, which Warp records without CUDA), and cuda-python's `cudaStreamBeginCapture` / `cuStreamBeginCapture` ... `End` in one block,
-and calls of `make_graphed_callables` (which capture inside). A mode the module does not show
-is None. `pinned_loader` says whether a value is a DataLoader that pins memory in a thread.
+and calls of `make_graphed_callables` (which capture inside) and of a name or `self` attribute
+the module binds once to a tensordict `CudaGraphModule` (one of which captures, lazily). A mode
+the module does not show is None. `pinned_loader` says whether a value is a DataLoader that pins memory in a thread.
 """
 
 from __future__ import annotations
@@ -34,8 +35,14 @@ WARP_SCOPED = frozenset({"warp.ScopedCapture", "warp.utils.ScopedCapture",
                          "warp._src.utils.ScopedCapture"})
 WARP_BEGINS = frozenset({"warp.capture_begin", "warp.context.capture_begin",
                          "warp._src.context.capture_begin"})
+GRAPH_MODULES = frozenset({"tensordict.nn.CudaGraphModule",
+                           "tensordict.nn.cudagraphs.CudaGraphModule"})
+"""tensordict's wrapper (torchrl's `cudagraph_policy`): its `warmup`-th call captures the
+wrapped callable with `torch.cuda.graph(graph, stream=...)`, global mode (tensordict
+`nn/cudagraphs.py`, unchanged since the class was added in fc323e58a); later calls replay."""
 REGION_TRIGGERS = ("capture_begin", "begin_capture", "BeginCapture", ("cuda", "graph("),
-                   ("cuda", "graph as"), "make_graphed_callables", "ScopedCapture")
+                   ("cuda", "graph as"), "make_graphed_callables", "ScopedCapture",
+                   "CudaGraphModule")
 """`torch.cuda.graph(` however imported: `graph(`, `cuda_graph(`, or an alias (`graph as g`)."""
 UNIT_TRIGGERS = (("asyncio", "gather"), "create_task", "ensure_future", "run_in_executor",
                  "to_thread")
@@ -163,6 +170,9 @@ class CaptureAnalysis:
         self._starts: set[int] = set()
         self._by_start: dict[int, Region] = {}
         self._values: dict[int, ast.AST | None] = {}  # (`value_of`: asked again of a node)
+        self.graph_modules = self._graph_module_names() \
+            if b"CudaGraphModule" in context.source.data else frozenset()
+        """The names and `self` attributes the module assigns a `CudaGraphModule(...)` to."""
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         self._read_with(node)
@@ -171,8 +181,12 @@ class CaptureAnalysis:
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if type(func) is not ast.Attribute or func.attr in _CALL_STARTS:
-            self._read_call(node)  # (a method call of another name begins nothing)
+        if self.graph_modules and (type(func) is ast.Name and func.id in self.graph_modules
+                                   or is_self_attribute(func) and func.attr in self.graph_modules):
+            self._read_graph_module(node)
+        elif type(func) not in (ast.Attribute, ast.Name) or \
+                self.context.imports.may_resolve_to(func, _CALL_STARTS):
+            self._read_call(node)  # (a call of another name, not imported, begins nothing)
 
     def _read_with(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
@@ -195,6 +209,23 @@ class CaptureAnalysis:
                 self._add(region)
         elif self.named(node.func, GRAPHED_CALLABLES):
             self._add(Region(node, (), GLOBAL, "torch.cuda.make_graphed_callables"))
+
+    def _graph_module_names(self) -> frozenset[str]:
+        found = set()
+        for node in self.context.nodes(ast.Assign):
+            if isinstance(node.value, ast.Call) and self.named(node.value.func, GRAPH_MODULES):
+                found.update(target.id if isinstance(target, ast.Name) else target.attr
+                             for target in node.targets
+                             if isinstance(target, ast.Name) or is_self_attribute(target))
+        return frozenset(found)
+
+    def _read_graph_module(self, node: ast.Call) -> None:
+        """A call of a `CudaGraphModule` the name or attribute holds (bound once: not a
+        parameter rebound to one, `policy = CudaGraphModule(policy)` under the caller's flag)."""
+        made = self.context.definition(node.func) if isinstance(node.func, ast.Name) else \
+            self.value_of(node.func)
+        if isinstance(made, ast.Call) and self.named(made.func, GRAPH_MODULES):
+            self._add(Region(node, (), GLOBAL, "CudaGraphModule"))
 
     def _add(self, region: Region) -> None:
         if id(region.start) not in self._starts:

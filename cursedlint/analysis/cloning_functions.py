@@ -163,7 +163,9 @@ class CloningFunctions:
         """(sources, destinations, into_this) of a cloning function:
         - `copy(const X* from, X* to)`: the writable parameter of the source's class;
         - a constructor, or a method taking the cloner and a parameter of its own kind
-          (`copyFrom(const X& other, Cloner&)`): its own object, from that parameter;
+          (`copyFrom(const X& other, Cloner&)`): its own object, from that parameter (a
+          constructor without one copies nothing: `Solver(const Grid&, const DistributionMapping&)`
+          takes a type named like a cloner, not a source);
         - otherwise (`X* X::clone(Cloner&) const`, `cloneFunction(const F& f)`): the locals
           holding new objects of the copied class, from the parameters of its own kind or,
           when it has none, from `this` and the locals that alias it."""
@@ -175,9 +177,8 @@ class CloningFunctions:
             whole = (node.start_byte, node.end_byte, node.start_byte)
             return sources, {destination: [(*whole, classes[destination])]}, False
         if owner is not None:  # a member function: sources are of its own kind
-            related = {pname: kind for pname, kind in sources.items()
+            sources = {pname: kind for pname, kind in sources.items()
                        if self._related(classes[pname], owner)}
-            sources = related if related or not constructor else sources
         if constructor:
             return sources, {}, True
         into_this = owner is not None and cloner_parameter and bool(sources)

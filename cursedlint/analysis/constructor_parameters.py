@@ -4,9 +4,8 @@ makes `self.processing_function` `embed`).
 
 `given_values(context, node)` answers for `self.<attr>` read in a class's method where the
 class sets the attribute once, in `__init__`, to a parameter `__init__` never rebinds: the
-expressions the module's calls of the class pass for it (the parameter's default where a call
-passes none; each value a local of the calling function is assigned, where it is bound only
-by assignments). Calls from other modules are not read, so the list is never all of them.
+expressions the module's calls of the class pass for it (`python_project.constructor_arguments`).
+Calls from other modules are not read, so the list is never all of them.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from cursedlint.analysis.capture_regions import is_self_attribute
-from cursedlint.analysis.python_project import assigned_values, attribute_values, value_of
+from cursedlint.analysis.python_project import attribute_values, constructor_arguments, value_of
 
 
 def given_values(context, node: ast.AST) -> list[ast.AST]:
@@ -27,35 +26,6 @@ def given_values(context, node: ast.AST) -> list[ast.AST]:
         return []
     bound = value_of(context, node)
     init = context.scope_of(bound) if isinstance(bound, ast.Name) else None
-    if not (isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)) and init.name == "__init__"
-            and context.parent_of(init) is cls) or context.definition(bound) is not None:
+    if init is None or context.parent_of(init) is not cls:
         return []
-    found = _parameter(init, bound.id)
-    if found is None:
-        return []
-    index, default = found
-    values = []
-    for call in context.nodes(ast.Call):
-        if isinstance(call.func, ast.Name) and context.definition(call.func) is cls:
-            given = context.argument(call, index, bound.id)
-            given = default if given is None else given
-            if isinstance(given, ast.Name) and context.definition(given) is None:
-                values.extend(assigned_values(context, given))  # a local bound in branches
-            elif isinstance(given, ast.AST):  # not UNKNOWN (a spread the module does not show)
-                values.append(given)
-    return values
-
-
-def _parameter(init: ast.AST, name: str) -> tuple[int | None, ast.AST | None] | None:
-    """(the parameter's position after `self`, None when keyword-only; its default) of
-    `__init__`'s parameter `name`, or None when it has none of that name."""
-    arguments = init.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
-    for index, argument in enumerate(positional):
-        if argument.arg == name:
-            return (index - 1 if index else None), defaults[index]
-    for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
-        if argument.arg == name:
-            return None, default
-    return None
+    return constructor_arguments(context, bound)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 
 from msgspec.structs import replace
 
@@ -493,11 +494,24 @@ class CaptureStarts(Indexer):
                              for part in call_names(qualname)}))
 
 
-_REGION_START = LazyPattern(
-    rb"capture_begin|begin_capture|BeginCapture|make_graphed_callables|ScopedCapture|"
-    rb"graph(?<![A-Za-z0-9_]graph)(?:(?:\s|\\)*\(|(?:\s|\\)+as(?:\s|\\))")
-"""(Every alternative led by its word, the boundary checked behind it: with the lookbehind
-first, `re` tried the pattern at every byte, 5x as long over the modules holding `graph`.)"""
+class _RegionStart:
+    """`CaptureStarts.pattern`: its words but `graph` anywhere, or `graph` a whole name called
+    or imported as (the boundary checked behind it: with the lookbehind first, `re` tried the
+    pattern at every byte). Searched apart: as one alternation of the six, `re` tried it at
+    every byte that begins one of them (2.2x as long over the torch wheel's modules)."""
+
+    _WORDS = (b"capture_begin", b"begin_capture", b"BeginCapture", b"make_graphed_callables",
+              b"ScopedCapture")
+    _ANY_WORD = LazyPattern(b"|".join(_WORDS))
+    _GRAPH = LazyPattern(rb"graph(?<![A-Za-z0-9_]graph)(?:(?:\s|\\)*\(|(?:\s|\\)+as(?:\s|\\))")
+
+    def search(self, data: bytes) -> re.Match[bytes] | None:
+        found = self._ANY_WORD.search(data) if any(word in data for word in self._WORDS) \
+            else None
+        return found or self._GRAPH.search(data)
+
+
+_REGION_START = _RegionStart()
 _DEFINED = LazyPattern(rb"def(?:\s|\\)+([^\s(\[\\:]+)")
 """The name a `def` defines, with words ending in `def` (`stated_names` keeps those that begin
 a line; a pattern that starts with its literal is searched fastest)."""

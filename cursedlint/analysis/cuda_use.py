@@ -19,8 +19,10 @@ from cursedlint.analysis.capture_regions import (
     is_self_attribute, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
+from cursedlint.analysis.nn_modules import NnModules, constructed
 from cursedlint.analysis.python_project import (
-    CALL_METHOD, ProjectFunctions, call_target, last_name, own_nodes,
+    CALL_METHOD, ProjectFunctions, call_target, constructor_arguments, dotted, last_name,
+    linted_imports, own_nodes,
 )
 from cursedlint.findings import Step
 
@@ -156,6 +158,7 @@ class CudaUse:
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
         self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
         self._callees: dict[int, ast.AST | None] = {}  # (`callee`: each index's walk asks)
+        self._modules: NnModules | None = None  # (`_forward_reached`)
 
     @remote_kind(CudaFact.DEVICE_WIDE)
     def device_wide_use(self, node: ast.AST) -> str | None:
@@ -331,9 +334,18 @@ class CudaUse:
 
     def reached(self, func: ast.AST, kind: CudaFact):
         """`reach_of`'s chain and the fact it ends in (through a name or `self.attr` that
-        stores another module's function: `self.step_fn = clip_and_step`)."""
+        stores another module's function: `self.step_fn = clip_and_step`, or holds an
+        instance of a project `torch.nn.Module` class: its `forward`)."""
         if self.project is None:
             return None
+        found = self._reached(func, kind)
+        if found is None and self.project.summaries and \
+                (isinstance(func, ast.Name) or is_self_attribute(func)) and \
+                self.project.may_reach(FORWARD, kind):
+            found = self._forward_reached(func, kind)
+        return found
+
+    def _reached(self, func: ast.AST, kind: CudaFact):
         name = last_name(func)
         stored = None
         if name is not None and not self.project.may_reach(name, kind) and \
@@ -386,15 +398,40 @@ class CudaUse:
             return True
         return bool(reaching) and (
             not reaching.isdisjoint(self._bound().get(name, ()))
-            or (CALL_METHOD in reaching and self._instance_called(func, kinds)))
+            or (CALL_METHOD in reaching and self._instance_called(func, kinds))
+            or (FORWARD in reaching and (isinstance(func, ast.Name) or is_self_attribute(func))))
 
     def _instance_called(self, func: ast.AST, kinds: tuple[CudaFact, ...]) -> bool:
         """Whether `func` (a name or `self.attr`) may be an instance that the module makes
-        with a call (`runner = LazyGraphRunner(model)`) where a project `__call__` reaches
+        with a call (`runner = LazyGraphRunner(model)`, or the module's constructions of the
+        class give `__init__` for `self.runner = runner`) where a project `__call__` reaches
         one of `kinds` (`call_target` resolves which class's)."""
-        return (isinstance(func, ast.Name) or is_self_attribute(func)) and any(
-            self.project.may_reach(CALL_METHOD, kind) for kind in kinds) and isinstance(
-            self.analysis.value_of(func), ast.Call)
+        if not ((isinstance(func, ast.Name) or is_self_attribute(func)) and any(
+                self.project.may_reach(CALL_METHOD, kind) for kind in kinds)):
+            return False
+        value = self.analysis.value_of(func)
+        if isinstance(value, ast.Name) and is_self_attribute(func):
+            return any(isinstance(self.analysis.value_of(given), ast.Call)
+                       for given in constructor_arguments(self.context, value))
+        return isinstance(value, ast.Call)
+
+    def _forward_reached(self, func: ast.AST, kind: CudaFact):
+        """`reached` for a call of an instance of a project `torch.nn.Module` class
+        (`nn_modules`: bound once, annotated, or given by the class's constructions): its
+        `forward`, which the module's `__call__` runs."""
+        if self._modules is None:
+            self._modules = NnModules(self.context, self.analysis, self.project)
+        held = self._modules.instance(func, lambda call: False)
+        made = held and (held[0].func if isinstance(held[0], ast.Call) else held[0])
+        cls = dotted(made) if made is not None else None
+        value = self.analysis.value_of(func)
+        if cls and isinstance(value, ast.Name) and is_self_attribute(func):  # given: all agree
+            given = {dotted(built.func) if (built := constructed(self.analysis.value_of(v)))
+                     else None for v in constructor_arguments(self.context, value)}
+            cls = cls if given == {cls} else None
+        target = cls and self.project.method(os.path.abspath(self.context.source.path),
+                                             linted_imports(self.context), cls, FORWARD)
+        return self.project.reached(*target, kind) if target else None
 
     def stored(self, func: ast.AST) -> ast.AST | None:
         """The function a name or `self.attr` holds where the module binds it once to another
@@ -408,6 +445,8 @@ class CudaUse:
         if name not in self._bound():  # (most calls' names are bound to no name)
             return None
         bound = self.analysis.value_of(func)
+        if isinstance(bound, ast.Name) and is_self_attribute(func):  # `self.f = f` in __init__
+            bound = _agreeing(self.context, constructor_arguments(self.context, bound)) or bound
         return bound if isinstance(bound, (ast.Name, ast.Attribute)) and bound is not func \
             else None
 
@@ -461,14 +500,20 @@ def checked_nodes(context, code: Iterable[ast.AST]) -> list[ast.AST]:
 
 def _names_bound_to_names(context) -> dict[str, set[str]]:
     """The names and `self` attributes the module assigns a name or dotted name to, with the
-    last names of what it assigns them (`fn = steps.drain`: fn -> {drain})."""
+    last names of what it assigns them (`fn = steps.drain`: fn -> {drain}; `self.f = f` in
+    `__init__`: also what the module's constructions of the class pass for `f`)."""
     bound: dict[str, set[str]] = {}
     for node in context.nodes(ast.Assign):
         if isinstance(node.value, (ast.Name, ast.Attribute)):
             for target in node.targets:
                 if isinstance(target, ast.Name) or is_self_attribute(target):
                     name = target.id if isinstance(target, ast.Name) else target.attr
-                    bound.setdefault(name, set()).add(last_name(node.value))
+                    names = bound.setdefault(name, set())
+                    names.add(last_name(node.value))
+                    if isinstance(node.value, ast.Name) and isinstance(target, ast.Attribute):
+                        names.update(last_name(value) for value in
+                                     constructor_arguments(context, node.value)
+                                     if isinstance(value, (ast.Name, ast.Attribute)))
     for values in bound.values():  # through names bound in turn (`g = fn`, `fn = steps.drain`)
         pending = list(values)
         while pending:
@@ -477,6 +522,24 @@ def _names_bound_to_names(context) -> dict[str, set[str]]:
                     values.add(value)
                     pending.append(value)
     return bound
+
+
+FORWARD = "forward"
+"""What calling a `torch.nn.Module` instance runs (its `__call__` is the library's)."""
+
+
+def _agreeing(context, values: list[ast.AST]) -> ast.AST | None:
+    """The one name or dotted name `values` (arguments of several calls) all give, where
+    each names the same binding (`drain` imported once; not two callers' locals `opt`)."""
+    found = {(ast.dump(value), id(_root_binding(context, value))): value for value in values}
+    return found.popitem()[1] if len(found) == 1 else None
+
+
+def _root_binding(context, value: ast.AST) -> ast.AST | None:
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return (context.definition(value) or context.scope_of(value)) \
+        if isinstance(value, ast.Name) else value
 
 
 def module_cuda_use(context) -> CudaUse:

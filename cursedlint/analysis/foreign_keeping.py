@@ -80,6 +80,8 @@ _PYTHON_WORDS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE", "CDLL", "PyDLL", "Win
 _FACTORY_WORDS = frozenset(name.rpartition(".")[2].encode() for name in PROTOTYPE_FACTORIES)
 _BINDING = re.compile(rb"^[ \t]*([^\s=:,()\[\]#.]+)[ \t]*=(?!=)([^\n]*)", re.M)
 """A line binding one name (`name = value`, as a prototype is bound: `ast.Assign` to a name)."""
+_WORD_RUN = re.compile(rb"\w+")
+"""A run of word characters (ASCII letters, digits, `_`: what a bytes pattern's `\\w` matches)."""
 _IMPORTED_AS = re.compile(rb"\b(?:%s)[ \t]+as[ \t]+([A-Za-z_]\w*)"
                           % b"|".join(sorted(_FACTORY_WORDS)))
 
@@ -255,17 +257,24 @@ class ForeignKeeping(Indexer):
         """The names the module may bind to a prototype (`trigger_words`): bound to a value
         (its lines, to where its brackets close) holding a prototype factory or, in turn, one
         of these names (an alias, `CF = ctypes.CFUNCTYPE`, then `Proto = CF(...)`; `CFUNCTYPE
-        as CF`). More, never fewer."""
+        as CF`), as a whole word. More, never fewer. A word of word characters is held where
+        it is one of the value's runs of them (each value's listed once: a pattern of the
+        words, compiled again as they grow and tried at every byte of every value, cost 9% of
+        a cold pre-commit run of a file importing torch); others by a pattern."""
         bindings = [(found[1], _value(data, found)) for found in _BINDING.finditer(data)]
         words = {word for word in _FACTORY_WORDS if word in data}  # (a value is a slice of data)
         if words:
             words.update(_IMPORTED_AS.findall(data))
+        runs = [value if value is None else frozenset(_WORD_RUN.findall(value))
+                for _, value in bindings]
         names: set[bytes] = set()
         while True:
-            held = re.compile(rb"(?<![\w])(?:%s)(?![\w])" % b"|".join(map(re.escape, words))) \
-                if words else None
-            found = {name for name, value in bindings if name not in names and (
-                value is None or held is not None and held.search(value))}
+            others = [word for word in words if not _WORD_RUN.fullmatch(word)]
+            held = re.compile(rb"(?<![\w])(?:%s)(?![\w])" % b"|".join(map(re.escape, others))) \
+                if others else None
+            found = {name for (name, value), value_runs in zip(bindings, runs) if name not in names
+                     and (value_runs is None or not value_runs.isdisjoint(words)
+                          or held is not None and held.search(value))}
             if not found:
                 return names
             names |= found
@@ -346,14 +355,13 @@ def _callback_names(context) -> frozenset[str]:
     (or cffi's `callback`: `Proto(f)`, `ctypes.cast(Proto(f), T).value`), or to a decorated
     def."""
     names = set()
-    for node in context.nodes(ast.Assign):
+    for node, keys in _assigned(context):
         value = node.value
         if isinstance(value, ast.Attribute):
             value = value.value
-        if isinstance(value, ast.Call) and (_makes(value) or any(
+        if isinstance(value, ast.Call) and type(node) is ast.Assign and (_makes(value) or any(
                 isinstance(arg, ast.Call) and _makes(arg) for arg in value.args)):
-            names.update(t.id if isinstance(t, ast.Name) else f"self.{t.attr}"
-                         for t in node.targets if isinstance(t, ast.Name) or is_self_attribute(t))
+            names.update(keys)
     names.update(node.name for node in context.nodes(ast.FunctionDef, ast.AsyncFunctionDef)
                  if node.decorator_list)
     return frozenset(names)
@@ -401,22 +409,30 @@ def may_name_foreign(context, node: ast.AST) -> bool:
     module assigns an attribute (`may_be_function_alias`), a name it imports (another module
     may bind it so: `imported_binding`), or `self.<attr>` where the module binds `self`
     itself (which may then be a library)."""
+    keys, any_self = context.derived(_NAMING, lambda: _naming_keys(context))
     if isinstance(node, ast.Name):
-        return node.id in context.derived(_ALIASES, lambda: _attribute_bindings(context)) or \
-            node.id in linted_imports(context)
+        return node.id in keys
+    return any_self or f"self.{node.attr}" in keys
+
+
+def _naming_keys(context) -> tuple[frozenset[str], bool]:
+    """`may_name_foreign`'s answers from one look-up (it is asked of every such callee): the
+    names and `self.<attr>` the module assigns an attribute, with the names it imports; and
+    whether the module binds `self` itself."""
     imported, assigned = context.derived(_BOUND, lambda: _bound_keys(context))
-    return f"self.{node.attr}" in context.derived(
-        _ALIASES, lambda: _attribute_bindings(context)) or "self" in imported or "self" in assigned
+    keys = context.derived(_ALIASES, lambda: _attribute_bindings(context)).keys() | \
+        linted_imports(context).keys()
+    return frozenset(keys), "self" in imported or "self" in assigned
 
 
 def _attribute_bindings(context) -> dict[str, list[ast.AST]]:
     """Name (or `self.<attr>`) -> the receivers of the attributes the module assigns it
     (`lib` of `f = lib.name`)."""
     found: dict[str, list[ast.AST]] = {}
-    for assign in context.nodes(ast.Assign, ast.AnnAssign):
+    for assign, keys in _assigned(context):
         value = assign.value
         if isinstance(value, ast.Attribute):
-            for key in _keys(_targets(assign)):
+            for key in keys:
                 found.setdefault(key, []).append(value.value)
     return found
 
@@ -427,9 +443,16 @@ def _bound_keys(context) -> tuple[frozenset[str], frozenset[str]]:
     imported = {alias.asname or (alias.name if isinstance(node, ast.ImportFrom)
                                  else alias.name.partition(".")[0])
                 for node in context.nodes(ast.Import, ast.ImportFrom) for alias in node.names}
-    assigned = {key for node in context.nodes(ast.Assign, ast.AnnAssign)
-                if node.value is not None for key in _keys(_targets(node))}
+    assigned = {key for _, keys in _assigned(context) for key in keys}
     return frozenset(imported), frozenset(assigned)
+
+
+def _assigned(context) -> list[tuple[ast.Assign | ast.AnnAssign, list[str]]]:
+    """Each assignment of a value to names or `self.<attr>` with their keys (`_keys`), in walk
+    order: what the analyses of the module's bindings here read, found once per tree."""
+    return context.derived(_ASSIGNED, lambda: [
+        (node, keys) for node in context.nodes(ast.Assign, ast.AnnAssign)
+        if node.value is not None and (keys := _keys(_targets(node)))])
 
 
 def _targets(assign: ast.Assign | ast.AnnAssign) -> list[ast.AST]:
@@ -443,6 +466,8 @@ def _keys(targets: list[ast.AST]) -> list[str]:
 
 
 _ALIASES = "foreign-keeping-attribute-bindings"
+_ASSIGNED = "foreign-keeping-assigned"
+_NAMING = "foreign-keeping-naming-keys"
 _BOUND = "foreign-keeping-bound-names"
 _IMPORTED = "foreign-keeping-imported-libraries"
 
@@ -463,11 +488,8 @@ def _library_names(context) -> frozenset[str]:
     names = set(context.shared(_IMPORTED, lambda: _imported_libraries(context)))
     loading = _loader_lines(context.source)
     aliases = []
-    for node in context.nodes(ast.Assign, ast.AnnAssign):
-        keys = _keys(_targets(node))
+    for node, keys in _assigned(context):
         value = node.value
-        if not keys or value is None:
-            continue
         if isinstance(value, ast.Name) or is_self_attribute(value):
             aliases.append((keys, value))
         elif loading and (not loading.isdisjoint(range(value.lineno, value.end_lineno + 1)) and any(

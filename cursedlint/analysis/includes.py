@@ -46,7 +46,7 @@ def written_includes(data: bytes) -> Iterator[tuple[bytes, bytes]]:
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
-_MACRO = re.compile(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
+_MACRO = LazyPattern(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
 MAX_HEADERS = 256
 """Headers followed from one file (its includes and theirs)."""
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")

@@ -17,7 +17,9 @@ import os
 from cursedlint.analysis.capture_regions import (
     LOCAL_DEPTH, CaptureAnalysis, is_self_attribute,
 )
-from cursedlint.analysis.python_project import dotted, linted_imports, parameter_annotation
+from cursedlint.analysis.python_project import (
+    constructor_arguments, dotted, linted_imports, parameter_annotation,
+)
 
 NN = "torch.nn."
 NN_MODULE = f"{NN}Module"
@@ -50,20 +52,31 @@ class NnModules:
         if not (isinstance(func, ast.Name) or is_self_attribute(func)):
             return None
         bound = self.analysis.value_of(func)
+        if isinstance(bound, ast.Name) and is_self_attribute(func):  # `self.model = model`
+            given = [self._made(self.analysis.value_of(value), on_cuda) for value in
+                     constructor_arguments(self.context, bound)]  # (in `__init__`)
+            if given and None not in given:  # every construction of the class gives one
+                return given[0][0], all(cuda for _, cuda in given)
         made = constructed(bound)
         if made is not None:
-            if not self.is_module_class(made.func):
-                return None
-            chain, cuda = bound, False
-            while isinstance(chain, ast.Call):  # the constructor and the moves over it
-                cuda = cuda or on_cuda(chain)
-                chain = chain.func.value if chain is not made else None
-            return made, cuda
+            return self._made(bound, on_cuda)
         if isinstance(func, ast.Name) and bound is None:
             annotation = parameter_annotation(self.context, func)
             if annotation is not None and self.is_module_class(annotation):
                 return annotation, False
         return None
+
+    def _made(self, value: ast.AST, on_cuda) -> tuple[ast.AST, bool] | None:
+        """`instance`'s answer for an expression that constructs an nn.Module (moves over it
+        included); None for any other."""
+        made = constructed(value)
+        if made is None or not self.is_module_class(made.func):
+            return None
+        chain, cuda = value, False
+        while isinstance(chain, ast.Call):  # the constructor and the moves over it
+            cuda = cuda or on_cuda(chain)
+            chain = chain.func.value if chain is not made else None
+        return made, cuda
 
     def is_module_class(self, node: ast.AST, depth: int = 0) -> bool:
         """Whether `node` names a `torch.nn` layer or a class deriving from `torch.nn.Module`

@@ -911,17 +911,95 @@ def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str,
     return None
 
 
-def _instance_class(context, receiver: ast.AST) -> str | None:
+def _instance_class(context, receiver: ast.AST, depth: int = 0) -> str | None:
     """The dotted name of what makes the instance `receiver` is: the callee of the call that
-    makes it (`GraphManager()`, or a factory), or the annotation of the parameter it is
-    (`optimizer: NormGatedOptimizer`, also through `self.opt = optimizer`)."""
+    makes it (`GraphManager()`, or a factory), the annotation of the parameter it is
+    (`optimizer: NormGatedOptimizer`, also through `self.opt = optimizer`), or for an
+    unannotated `__init__` parameter what makes each argument the module's constructions of
+    the class pass for it, where they all agree (`Graphed(model, opt)`, `opt = Gated(...)`)."""
     made = receiver if isinstance(receiver, ast.Call) else value_of(context, receiver)
     if isinstance(made, ast.Call):
         return dotted(made.func)
     parameter = made if isinstance(made, ast.Name) else \
         receiver if made is None and isinstance(receiver, ast.Name) else None
     annotation = parameter_annotation(context, parameter) if parameter is not None else None
-    return dotted(annotation) if annotation is not None else None
+    if annotation is not None:
+        return dotted(annotation)
+    if parameter is None or depth >= _GIVEN_DEPTH:
+        return None
+    given = constructor_arguments(context, parameter)
+    made = {_instance_class(context, value, depth + 1) for value in given}
+    return made.pop() if len(made) == 1 else None
+
+
+_GIVEN_DEPTH = 3
+"""Constructor parameters followed through one another (`A(b)` passing its own parameter)."""
+
+
+def constructor_arguments(context, node: ast.Name) -> list[ast.AST]:
+    """The expressions the module's calls of a class pass for the `__init__` parameter that
+    `node` reads (where `__init__` never rebinds it): each call's argument, or the
+    parameter's default where a call passes none; a local of the calling function bound
+    only by assignments gives each value it is assigned. [] when `node` is not such a
+    parameter. Calls from other modules, and spreads the module does not show, are not read,
+    so the list is never all of them."""
+    init = context.scope_of(node)
+    if not (isinstance(init, _FUNCTIONS) and init.name == "__init__") or \
+            context.definition(node) is not None:
+        return []
+    cls = context.parent_of(init)
+    found = _parameter(init, node.id) if isinstance(cls, ast.ClassDef) else None
+    if found is None or context.derived(("own-stores", id(init)),
+                                        lambda: _own_stores(init)).get(node.id):
+        return []
+    index, default = found
+    values = []
+    for call in _constructions(context).get(id(cls), ()):
+        given = context.argument(call, index, node.id)
+        given = default if given is None else given
+        if isinstance(given, ast.Name) and context.definition(given) is None and \
+                _is_local(context, given):
+            values.extend(assigned_values(context, given))  # a local bound in branches
+        elif isinstance(given, ast.AST):  # not UNKNOWN (a spread the module does not show)
+            values.append(given)
+    return values
+
+
+def _is_local(context, node: ast.Name) -> bool:
+    """Whether `node` names a parameter or a variable of its function (not a module's name)."""
+    scope = context.scope_of(node)
+    return isinstance(scope, _FUNCTIONS) and (
+        node.id in (a.arg for a in ast.walk(scope.args) if isinstance(a, ast.arg)) or
+        node.id in context.derived(("own-stores", id(scope)), lambda: _own_stores(scope)))
+
+
+def _constructions(context) -> dict[int, list[ast.Call]]:
+    """id(class) -> the module's calls of the module's class by its name (once per file)."""
+    def find() -> dict[int, list[ast.Call]]:
+        classes = {node.name for node in context.nodes(ast.ClassDef)}
+        found: dict[int, list[ast.Call]] = {}
+        for call in context.nodes(ast.Call):
+            if isinstance(call.func, ast.Name) and call.func.id in classes:
+                cls = context.definition(call.func)
+                if isinstance(cls, ast.ClassDef):
+                    found.setdefault(id(cls), []).append(call)
+        return found
+    return context.derived("class-constructions", find)
+
+
+def _parameter(init: ast.AST, name: str) -> tuple[int | None, ast.AST | None] | None:
+    """(the parameter's position after `self`, None when keyword-only; its default) of
+    `__init__`'s parameter `name`, or None when it has none of that name."""
+    arguments = init.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    for index, argument in enumerate(positional):
+        if argument.arg == name:
+            return (index - 1 if index else None), defaults[index]
+    for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        if argument.arg == name:
+            return None, default
+    return None
 
 
 def parameter_annotation(context, node: ast.Name) -> ast.AST | None:

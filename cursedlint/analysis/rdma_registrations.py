@@ -46,6 +46,7 @@ from cursedlint.analysis.c_syntax import (
 from cursedlint.analysis.includes import IncludedHeaders, header_constants
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
+from cursedlint.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from cursedlint.analysis.c_memory import MemoryProvenance, Provenance
@@ -99,11 +100,11 @@ HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX,),
 the project's wrappers or a call through a field that registers (whose lengths and macros
 their headers may define)."""
 
-_GIVEN_PARAMETER = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
+_GIVEN_PARAMETER = LazyPattern(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
 """`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _CALL_AFTER = re.compile(rb"\w*(?=\s*\()")
-_NAME_BEFORE = re.compile(rb"[A-Za-z_]\w*$")
+_NAME_BEFORE = LazyPattern(rb"[A-Za-z_]\w*$")
 
 
 def _named_like_api(data: bytes) -> frozenset[str]:
@@ -1114,7 +1115,7 @@ def _composed_methods(facts: dict) -> ComposedWrappers:
     return ComposedWrappers(_exported(files, public), files, definers)
 
 
-_FIELD_CALLED = re.compile(r"(?:\.|->)\s*(\w+)$")
+_FIELD_CALLED = LazyPattern(r"(?:\.|->)\s*(\w+)$")
 """The field a call through a field names (`ibv.reg_mr`, `t->ops.reg`)."""
 
 

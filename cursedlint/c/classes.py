@@ -12,7 +12,6 @@ nothing, so rules stay silent rather than guess.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from typing import Any, Iterable, Iterator, NamedTuple
 
@@ -24,6 +23,7 @@ from cursedlint.analysis.c_syntax import (
     inner_declarator,
     written_name,
 )
+from cursedlint.patterns import LazyPattern
 
 STANDARD_CONTAINERS = frozenset({
     "vector", "deque", "list", "forward_list", "array", "set", "multiset", "unordered_set",
@@ -39,7 +39,7 @@ _TEMPLATE_PARAMETERS = ("type_parameter_declaration", "optional_type_parameter_d
                         "variadic_type_parameter_declaration",
                         "template_template_parameter_declaration")
 _NAMED_TYPES = ("type_identifier", "qualified_identifier", "template_type")
-_SPACE = re.compile(r"\s+")
+_SPACE = LazyPattern(r"\s+")
 
 
 class TypeFacts(Struct, frozen=True):

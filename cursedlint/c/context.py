@@ -34,6 +34,7 @@ from cursedlint.analysis import c_macros
 from cursedlint.context import FileContext
 from cursedlint.findings import Span
 from cursedlint.languages import C, CPP
+from cursedlint.patterns import LazyPattern
 
 
 @cache
@@ -74,7 +75,7 @@ _IDENTIFIER_CHARACTERS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _IDENTIFIER_BYTES = frozenset(_IDENTIFIER_CHARACTERS)
 
 
-_IDENTIFIER_RUN = re.compile(rb"[\w$]*")
+_IDENTIFIER_RUN = LazyPattern(rb"[\w$]*")
 _IDENTIFIER = re.compile(rb"[\w$]+")
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*", re.ASCII)
 WIDE_SEARCH_BYTES = 64 << 10

@@ -128,8 +128,10 @@ class FileLinter:
         triggers always, another when its indexer's look at the parsed file says so (or
         fails: reported). Where the rules ran asking questions of the facts to come
         (`FileContext.facts_to_come`), only those they asked of are needed; the others whose
-        facts add triggers are wanted for their trigger words."""
+        facts add triggers are wanted for their trigger words. Each indexer looks at the file
+        once (CUR401 to CUR404 read the same thread reach: one look answers all four)."""
         wanted: list[str] = []
+        looked: set[str] = set()  # the indexers whose look said no
         asked = context.asked | context.asks_any_fact if context.facts_to_come else None
         always = {rule.indexer.name: rule.indexer for rule in rules if adds_triggers(rule)}
         triggering = [] if asked is None else sorted(
@@ -138,11 +140,14 @@ class FileLinter:
         for rule in rules:
             for indexer in rule.indexers():
                 if indexer.name in self.project or indexer.name in wanted or \
+                        indexer.name in looked or \
                         context.source.language not in indexer.languages or \
                         (asked is not None and indexer.name not in asked):
                     continue
                 errors = self.fact_errors
-                if indexer.name in always or needs(indexer, context, errors):
+                if indexer.name not in always and not needs(indexer, context, errors):
+                    looked.add(indexer.name)
+                else:
                     wanted.append(indexer.name)
                     self._seeds.setdefault(indexer.name, set()).update(
                         seeds_of(indexer, context, errors))

@@ -235,9 +235,10 @@ class PythonContext(FileContext):
         return self.tree_index.of(*classes)
 
     def met(self, node_class: type) -> list[ast.AST]:
-        """The module's nodes of `node_class` (`ast.Attribute` or `ast.Call`), in no set
-        order: those the walk met, once it has walked (so that a question after the walk does
-        not walk the tree again), else the tree index's."""
+        """The module's nodes of `node_class` (`ast.Attribute` or `ast.Call`): those the walk
+        met, once it has walked (so that a question after the walk does not walk the tree
+        again), in its order (as its visitors meet them: a rule's `check` may read them so),
+        else the tree index's, in no set order."""
         if self._met is None:
             return self.nodes(node_class)
         return self._met[node_class]
@@ -308,26 +309,31 @@ class PythonContext(FileContext):
         parents = self.parents
         node_class = ast.AST
         entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys()
+        # class -> its child fields (last first), its visitors, whether a rule leaves it: one
+        # look-up per node (made anew when a rule is dropped)
+        plans: dict[type, tuple[tuple[str, ...], list | None, bool]] = {}
         stack: list[Any] = [self.tree]  # a node to visit, or (node,) to leave
         while stack:
             node = stack.pop()
-            leaving = type(node) is tuple
-            if leaving:
-                node = node[0]
             kind = type(node)
-            if not leaving:
-                if kind in leavers:
+            if kind is tuple:
+                node = node[0]
+                callbacks = leavers.get(type(node))
+            else:
+                plan = plans.get(kind)
+                if plan is None:
+                    plan = plans[kind] = (_REVERSED_CHILD_FIELDS.get(kind) or _reversed_fields(kind),
+                                          visitors.get(kind), kind in leavers)
+                fields, callbacks, leaves = plan
+                if leaves:
                     stack.append((node,))
-                fields = _REVERSED_CHILD_FIELDS.get(kind)
-                if fields is None:
-                    fields = _REVERSED_CHILD_FIELDS[kind] = _child_fields(kind)[::-1]
                 # children pushed last field first, each list backwards: they pop in source
                 # order; their parents are known before the node's visitors ask
                 for name in fields:
                     value = getattr(node, name, None)
                     if isinstance(value, list):
-                        for child in reversed(value):
-                            if isinstance(child, node_class):
+                        for child in reversed(value):  # (nodes, or None in `Dict.keys` and
+                            if child is not None:      # `kw_defaults`: no list left is scalar)
                                 parents[id(child)] = node
                                 if type(child) not in entered_for_nothing:
                                     stack.append(child)
@@ -335,7 +341,6 @@ class PythonContext(FileContext):
                         parents[id(value)] = node
                         if type(value) not in entered_for_nothing:
                             stack.append(value)
-            callbacks = (leavers if leaving else visitors).get(kind)
             if callbacks:
                 self._current = node
                 for owner, callback in callbacks:
@@ -345,6 +350,7 @@ class PythonContext(FileContext):
                         for rule in list(owner) if type(owner) is _Feeding else (owner,):
                             on_error(rule, error)  # (an analysis fed for rules: each of them)
                             _drop(rule, visitors, leavers)
+                        plans.clear()
         self._met = met
 
 
@@ -381,6 +387,12 @@ _SCALAR_FIELDS = {
 }
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _REVERSED_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _reversed_fields(node_class: type) -> tuple[str, ...]:
+    """`_child_fields`, last first (remembered)."""
+    fields = _REVERSED_CHILD_FIELDS[node_class] = _child_fields(node_class)[::-1]
+    return fields
 
 
 def source_within(node: ast.AST, outer: ast.AST) -> bool:

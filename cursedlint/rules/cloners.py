@@ -367,15 +367,15 @@ class PointerCopiedAroundCloner(ClonerRule):
 class MemberMissedByCloner(ClonerRule):
     """## What it does
     Finds a member of a class holding raw pointers to a cloneable type (directly or in a
-    standard container) that the class's cloning constructor — one taking a cloner/mapper —
-    neither initializes nor assigns. Members marked `mutable` (caches) and static members are
-    not reported; a constructor that delegates, or calls a method of its class that could set
-    members, is not judged. Nor is a member that a copy routine of the project (a copy
-    function declaring or taking a cloner, in any file: the project index; an `auto` local is
-    a cloner when its initializer calls a function some project file declares to return one,
-    `auto c = Container::copy(from, to)`, or when it is used as one, `c.clone(val)`) sets
-    through the cloner on the objects the cloner made, right after cloning them —
-    `cloner.clone(val)->setUses(cloner.clone(val->uses()))` or
+    standard container) that the class's cloning constructor — one taking a cloner/mapper and
+    an object of its own class (or of a base or derived one) — neither initializes nor assigns.
+    Members marked `mutable` (caches) and static members are not reported; a constructor that
+    delegates, or calls a method of its class that could set members, is not judged. Nor is a
+    member that a copy routine of the project (a copy function declaring or taking a cloner, in
+    any file: the project index; an `auto` local is a cloner when its initializer calls a
+    function some project file declares to return one, `auto c = Container::copy(from, to)`, or
+    when it is used as one, `c.clone(val)`) sets through the cloner on the objects the cloner
+    made, right after cloning them — `cloner.clone(val)->setUses(cloner.clone(val->uses()))` or
     `cloner.clone(val)->uses_ = ...` — matched by name (`setUses`, `set_uses`, `uses_` and
     `m_uses` are all about `uses`).
 

@@ -29,8 +29,8 @@ from cursedlint.analysis.c_function_pointers import (
     built_for, called_text, field_flows, project_graph,
 )
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_codes, all_wrappers, cma_stored, copying,
-    failing_names, fatal_of, handed_failures, project_cma_fields,
+    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_codes, all_wrappers, cma_stored, copies_own_memory,
+    copying, copying_names, failing_names, fatal_of, handed_failures, project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_system_calls import calls_made
@@ -147,6 +147,10 @@ class CmaFailureAborts(Rule):
       discarded on purpose and is not reported, and so is a function of the project that
       also writes its failure through a pointer parameter before it returns the code, as a
       probe keeping `peers->cma = REFUSED` does: the caller may read it there).
+
+    A copy naming the calling process itself (`process_vm_readv(getpid(), ...)`: a self-test,
+    a probe for CMA) is not reported: the kernel grants a process its own memory before any
+    ptrace check.
 
     The path a failed call (-1) takes is followed inside the function: into the branch an `if`
     on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
@@ -413,6 +417,8 @@ class CmaFailureAborts(Rule):
         calls = [*calls_made(self.context, {**self._cma_names, **self._codes}), *self._through]
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call in calls:
+            if name in CMA_FUNCTIONS and copies_own_memory(self.context, call):
+                continue
             result = self._result(name, call)
             path = paths.reached(result) if result is not None else None
             if path is not None:
@@ -455,7 +461,8 @@ class CmaFailureAborts(Rule):
             graph = graph.overlay(own, field_flows(self.context))
         found = []
         for _, call, _, candidates in graph.resolved_calls(
-                self.context, copying(facts, own, self._cma_names), project_cma_fields(facts)):
+                self.context, copying(facts, own, self._cma_names), project_cma_fields(facts),
+                answering=copying_names(facts, self._cma_names)):
             label = called_text(self.context, call)
             copies = {cma_stored(facts, candidate.function, candidate.path,
                                   self._cma_names if candidate.path == own else None)

@@ -37,9 +37,12 @@ of the file, then a short climb from each token), never by a walk of the whole f
 millions of nodes costs what the names evaluated in it need; what one function does to its
 variables is read by one walk of that function, once.
 
-Struct, union and class sizes use natural alignment. Bit-fields, packing, alignment attributes,
-`#if` inside the body, base classes, virtual members, members tree-sitter cannot read (macros)
-and a macro-like name after the closing brace (`} __packed;`) make the layout UNKNOWN.
+Struct, union and class sizes use natural alignment, or none where the record itself says
+`__attribute__((packed))` (GCC's layout: members one after another, alignment 1; a member
+of natural layout keeps its own padding). Bit-fields, `#pragma pack`, other attributes (also
+an attribute of a member), `#if` inside the body, base classes, virtual members, members
+tree-sitter cannot read (macros) and a macro-like name after the closing brace (`} __packed;`)
+make the layout UNKNOWN.
 """
 
 

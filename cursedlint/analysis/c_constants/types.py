@@ -19,6 +19,10 @@ from cursedlint.c.context import children
 from cursedlint.python.consteval import UNKNOWN
 
 
+_PACKED = re.compile(r"__attribute__\(\((?:packed|__packed__)\)\)")
+"""An attribute specifier that says packed and nothing else (blanks removed)."""
+
+
 class _GiveUp(Exception):
     """An evaluation went too deep or too long; the public methods answer UNKNOWN."""
 
@@ -345,9 +349,14 @@ class TypeRules:
 
     def _typedef_type(self, definition: _Def) -> Any:
         owner = definition.owner
-        if owner.has_error or self.context.captures(_ATTRIBUTE_QUERY, owner):
+        type_node = owner.child_by_field_name("type")
+        record = type_node if type_node is not None and type_node.type in _RECORDS else None
+        if owner.has_error or any(  # (a record's own attributes are its layout's to read)
+                record is None or not record.start_byte <= node.start_byte < record.end_byte
+                for nodes in self.context.captures(_ATTRIBUTE_QUERY, owner).values()
+                for node in nodes):
             return _NO_TYPE  # aligned or packed typedefs
-        return self._declared_type(owner.child_by_field_name("type"), definition.node, owner)
+        return self._declared_type(type_node, definition.node, owner)
 
     def _descriptor_type(self, node, anchor) -> Any:
         """The type of a type_descriptor (`unsigned long`, `struct s *`, `char[4]`)."""
@@ -506,21 +515,34 @@ class TypeRules:
 
     def _compute_layout(self, record) -> tuple:
         fields = self._fields(record)
-        breakers = _LAYOUT_BREAKERS[self.context.language]
-        if (fields is None or self._packed or self.context.captures(breakers, record)
-                or self._attribute_macro_after(record)):
+        packed = self._packing(record)
+        if fields is None or packed is None or self._packed or self._attribute_macro_after(record):
             return UNKNOWN, UNKNOWN
         if not fields:  # C leaves empty structs undefined; C++ gives them one byte
             return (1, 1) if self.cpp else (UNKNOWN, UNKNOWN)
         union = record.type == "union_specifier"
         offset, alignment = 0, 1
         for _, kind in fields:
-            size, align = self._size(kind), self._align(kind)
+            size, align = self._size(kind), 1 if packed else self._align(kind)
             if size is UNKNOWN or align is UNKNOWN:
                 return UNKNOWN, UNKNOWN
             offset = max(offset, size) if union else _round_up(offset, align) + size
             alignment = max(alignment, align)
         return _round_up(offset, alignment), alignment
+
+    def _packing(self, record) -> bool | None:
+        """Whether the record is packed: False, laid out naturally; True, GCC's
+        `__attribute__((packed))` on the record itself (`struct __attribute__((packed)) s {...}`,
+        `struct s {...} __attribute__((__packed__))`: its members one after another without
+        padding, alignment 1); None, unknown (any other attribute, an attribute of a member,
+        `#if` in the body, base classes, virtual members)."""
+        found = self.context.captures(_LAYOUT_BREAKERS[self.context.language], record)
+        if not found:
+            return False
+        nodes = [node for captured in found.values() for node in captured]
+        return True if all(node.type == "attribute_specifier" and node.parent == record
+                           and _PACKED.fullmatch("".join(self.context.text(node).split()))
+                           for node in nodes) else None
 
     def _attribute_macro_after(self, record) -> bool:
         """Whether `struct s {...} NAME;` may hide an attribute: tree-sitter reads a macro such

@@ -13,8 +13,10 @@ class CudaThreadDuringCapture(CaptureRule):
     """## What it does
     Finds a capture region (`with torch.cuda.graph(...)`, `capture_begin()`, CuPy
     `begin_capture()`, Warp `wp.ScopedCapture()`/`wp.capture_begin()` (thread-local unless
-    `capture_mode` says otherwise), `cudaStreamBeginCapture`, `make_graphed_callables`) that
-    starts while a
+    `capture_mode` says otherwise), `cudaStreamBeginCapture`, `make_graphed_callables`, a
+    call of tensordict's `CudaGraphModule` bound once to a name or `self` attribute: its
+    `warmup`-th call captures the wrapped callable in global mode, and it takes no mode, so
+    the fix is to stop the thread or make that call before it starts) that starts while a
     thread started earlier may make CUDA calls: a `threading.Thread` (or a `Thread` subclass
     with its own `run`), a `threading.Timer`, or a `ThreadPoolExecutor.submit`/`map` task,
     started before the region in the same function (or at module level, or in the class's

@@ -10,7 +10,9 @@ from cursedlint.rules.graph_capture.capture_rule import CaptureRule
 class PinnedLoaderDuringCapture(CaptureRule):
     """## What it does
     Finds a global-mode capture region (`torch.cuda.graph` and `capture_begin()` without
-    `capture_error_mode`, `make_graphed_callables`) that starts while the iterator of a
+    `capture_error_mode`, `make_graphed_callables`, a call of tensordict's `CudaGraphModule`
+    bound once to a name or `self` attribute: its `warmup`-th call captures, in global mode,
+    with no mode to choose) that starts while the iterator of a
     `torch.utils.data.DataLoader` with `pin_memory=True` and worker processes
     (`num_workers > 0`, or a value the module does not show) exists: the region sits inside a
     `for` loop over the loader (also through `enumerate`/`zip`/`itertools.cycle`/`islice`),
@@ -25,8 +27,9 @@ class PinnedLoaderDuringCapture(CaptureRule):
     soon after each `next()` on its training iterator (a `Callback`'s `on_train_batch_start`,
     backward, zero-grad and `on_before_optimizer_step` hooks; a `LightningModule`'s same hooks,
     batch-transfer hooks, `training_step`, `backward`, `optimizer_step`), or that Hugging
-    Face's `Trainer.train` runs likewise (a `TrainerCallback`'s `on_step_begin` and
-    `on_pre_optimizer_step`; a `Trainer` subclass's `training_step` and `compute_loss`),
+    Face's `Trainer.train` runs likewise (a `TrainerCallback`'s `on_step_begin`,
+    `on_pre_optimizer_step`, `on_optimizer_step` and `on_step_end`; a `Trainer` subclass's
+    `training_step` and `compute_loss`),
     begins a global-mode capture, directly or through calls. The loader is the one the module
     gives the framework: `fit`'s `train_dataloaders`, the `train_dataloader()` of the
     datamodule or of the LightningModule (of the module, or another module's class), or
@@ -37,9 +40,9 @@ class PinnedLoaderDuringCapture(CaptureRule):
     `on_validation_batch_start`, over `validate`'s `dataloaders`, `fit`'s `val_dataloaders`,
     or the `val_dataloader()` of the datamodule or LightningModule. Hooks that run
     before the iterator exists (`setup`, `on_fit_start`, `on_train_begin`, `on_epoch_begin`),
-    or where the pin-memory thread was observed idle (`on_train_start`), are not reported, nor
-    transformers' `on_step_end` (not observed; Lightning's `on_train_batch_end` is reported:
-    a capture there failed 2 runs of 4 on an H200). A hook of a class of another module of the project is
+    or where the pin-memory thread was observed idle (`on_train_start`), are not reported
+    (Lightning's `on_train_batch_end` and transformers' `on_step_end` are: captures there
+    failed on an H200). A hook of a class of another module of the project is
     reported where the module hands the class to the Trainer; a Trainer whose loader the
     module does not show (arguments parsed from the command line) is not.
 

@@ -59,24 +59,21 @@ class CudaThreadDuringCapturePython(PythonCapture, CudaThreadDuringCapture):
     def __init__(self, context, options=None):
         super().__init__(context, options)
         self.threads = ThreadStarts(context, self.analysis, self.uses)
-        self.calls: list[ast.Call] = []
-
-    def visit_Call(self, node: ast.Call) -> None:
-        self.calls.append(node)
 
     def check(self) -> None:
-        for region in (*self.analysis.regions, *self.threads.callee_captures(self.calls)):
+        calls = self.context.met(ast.Call)  # (the module's calls, as the walk met them)
+        for region in (*self.analysis.regions, *self.threads.callee_captures(calls)):
             for start in self.threads.alive_at(region):
                 self._check_thread(region, start)
         if self.uses.project is not None:
-            for region, running in self.threads.running_at_captures(self.calls):
+            for region, running in self.threads.running_at_captures(calls):
                 self._check_running(region, running)
         races = TaskRaces(self.threads)
-        for race in races.races(self.calls):
+        for race in races.races(calls):
             self._report_race(race)
-        for race in races.sibling_races(self.calls):
+        for race in races.sibling_races(calls):
             self._report_sibling_race(race)
-        for unit_race in ConcurrentUnits(self.threads, OffThread(self.threads)).races(self.calls):
+        for unit_race in ConcurrentUnits(self.threads, OffThread(self.threads)).races(calls):
             self._report_unit_race(unit_race)
         for entry_race in entry_races(self.context.source.path, self.analysis.regions,
                                       self.uses.project):
@@ -340,8 +337,9 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
             f"DataLoader ({found.run.loader.made}) is iterated; that loader has a pin-memory "
             "thread whose allocator queries CUDA events, and a CUDA call from another thread "
             "invalidates a global-mode capture, at random ('operation not permitted when "
-            "stream is capturing'). Fix: capture before training starts (on_fit_start or "
-            "setup, on static inputs), or pass capture_error_mode=\"thread_local\".",
+            "stream is capturing'). Fix: capture before training starts "
+            f"({found.run.framework.before_loop}, on static inputs), or pass "
+            "capture_error_mode=\"thread_local\".",
             related=found.steps,
             fix=self._thread_local_fix(region) if region is not None else None,
         )

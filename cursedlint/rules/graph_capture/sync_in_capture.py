@@ -53,8 +53,16 @@ class SyncInCapture(CaptureRule):
     name or `self` attribute the module binds once holds the function (`self.after_step =
     drain_device`, then `self.after_step()`) or a method of an instance of a project class
     (`self.step_fn = NormGatedOptimizer(params, inner).step`, or `optimizer.step` with the
-    parameter `optimizer: NormGatedOptimizer`), and where an instance whose class defines
-    `__call__` is called; a called function that reads or formats a CUDA tensor on the host as above
+    parameter `optimizer: NormGatedOptimizer`, or with an unannotated `__init__` parameter
+    `optimizer` where every construction of the class in the module passes an instance of
+    the same project class: `GraphedStep(model, NormGatedOptimizer(...))`), also where
+    `__init__` sets the attribute to its parameter and the module's constructions of the
+    class all pass the same function (`self.finish = finish`, `GraphedStep(...,
+    finish=drain_device)`; given two, which one a capture runs is not known), and where an
+    instance whose class defines `__call__` is called, or an instance of a project
+    `torch.nn.Module` class (its `forward`), bound once, annotated, or given so by the
+    constructions (`self.model = model`, `GraphedScorer(CheckedScorer(256).cuda(), ...)`);
+    a called function that reads or formats a CUDA tensor on the host as above
     (`if total > max_norm:` or `print(f"{total}")` on a torch op's result; not an `assert`'s
     message, made only when it fails), not under a condition of its own, is a
     finding too (observed on an H200 like the read in the region itself); the finding is the

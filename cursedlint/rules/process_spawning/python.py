@@ -430,6 +430,11 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
                 self._report_entries(entries)
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Subscript):
+                break
+        else:
+            return  # (an entry is set through a subscript alone: most assignments set none)
         self._report_entries(self.settings.in_process(node))
         for target in node.targets:
             if isinstance(target, ast.Subscript):
@@ -441,6 +446,8 @@ class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
             self._fill(node.target, self.settings.mapping_entries(node.value))
 
     def visit_Call(self, node: ast.Call) -> None:
+        if not self.settings.may_set_or_pass(node):
+            return
         self._report_entries(self.settings.in_process(node))
         if isinstance(node.func, ast.Attribute) and node.func.attr == "setdefault" and node.args:
             self._fill(node.func.value, [(node, self.settings.variable(node.args[0]))])

@@ -25,6 +25,24 @@ class TrainBeginGraph(TrainerCallback):
             self.static_out = model(**self.static_inputs)
 
 
+class StepEndGraph(TrainerCallback):
+    """Captures after the optimizer step, before the next step's batches are taken."""
+
+    def on_step_end(self, args, state, control, model=None, **kwargs):
+        if state.global_step == args.warmup_steps:
+            self.graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(self.graph):  # error: CUR403 "StepEndGraph.on_step_end"
+                self.static_out = model(**self.static_inputs)
+
+
+class OptimizerStepGraph(TrainerCallback):
+    def on_optimizer_step(self, args, state, control, model=None, **kwargs):
+        if state.global_step == args.warmup_steps:
+            self.graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(self.graph, capture_error_mode="thread_local"):  # ok: CUR403
+                self.static_out = model(**self.static_inputs)
+
+
 class GraphedLossTrainer(Trainer):
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         if not hasattr(self, "graph"):
@@ -44,5 +62,7 @@ def fine_tune(model, train_set, static_inputs):
     trainer = Trainer(model=model, args=args, train_dataset=train_set)
     trainer.add_callback(StepGraphCallback(static_inputs))
     trainer.add_callback(TrainBeginGraph())
+    trainer.add_callback(StepEndGraph())
+    trainer.add_callback(OptimizerStepGraph())
     trainer.train()
     GraphedLossTrainer(model=model, args=args, train_dataset=train_set).train()
