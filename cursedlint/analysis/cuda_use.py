@@ -339,9 +339,8 @@ class CudaUse:
         if self.project is None:
             return None
         found = self._reached(func, kind)
-        if found is None and self.project.summaries and \
-                (isinstance(func, ast.Name) or is_self_attribute(func)) and \
-                self.project.may_reach(FORWARD, kind):
+        if found is None and (isinstance(func, ast.Name) or is_self_attribute(func)) and \
+                self.project.may_reach(FORWARD, kind):  # (none before the facts: asked)
             found = self._forward_reached(func, kind)
         return found
 
