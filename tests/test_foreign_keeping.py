@@ -187,3 +187,13 @@ def test_every_loader_word_holds_a_part_searched_first():
     assert all(any(part in word for part in _LOADER_PARTS) for word in _LOADER_WORDS)
     assert all(_may_name_loader(f"x = {word}('libc.so.6')") for word in _LOADER_WORDS)
     assert not _may_name_loader("import os\nhandle = open('dl')\n")
+
+
+def test_every_library_loader_is_named_by_a_loader_word():
+    """A module whose text names no loader word loads no library (`_names_loader`): each
+    loader's last name is one of the words."""
+    from cursedlint.analysis.callback_apis import LIBRARY_LOADERS
+    from cursedlint.analysis.foreign_keeping import _LOADER_WORDS, _names_loader
+
+    assert {name.rpartition(".")[2] for name in LIBRARY_LOADERS} | {"dlopen"} <= _LOADER_WORDS
+    assert all(_names_loader(f"lib = {name}('libm.so.6')") for name in _LOADER_WORDS)

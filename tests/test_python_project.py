@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from functools import partial
-from types import SimpleNamespace
+from pathlib import Path
 
 import pytest
 
-from cursedlint.analysis.python_project import UngatheredFacts
+from cursedlint.analysis.python_project import UngatheredFacts, recorded_questions
 from cursedlint.cli import main
+from cursedlint.context import FileContext
 from cursedlint.findings import Finding
 from cursedlint.registry import all_rules
 
@@ -1649,11 +1651,172 @@ def test_a_file_whose_rules_ask_nothing_of_the_facts_needs_none(tmp_path, ran):
     assert context.asked == {"cuda-reach"}
 
 
-def test_facts_to_come_say_whether_a_question_would_note_them_without_noting():
-    """`to_ask` (like `gathered`) is read without noting the facts asked; once a question
-    noted them, there is nothing more to note."""
-    context = SimpleNamespace(asked=set())
+def test_facts_to_come_note_each_question_asked_and_what_else_is_read():
+    """`gathered` is read without noting the facts asked; a question notes them and is
+    recorded with its arguments, answered as without facts; a read of the summaries
+    themselves records that the facts were read whole."""
+    context = FileContext(None, None)
     facts = UngatheredFacts(context, "cuda-reach")
-    assert facts.to_ask and not facts.gathered and context.asked == set()
+    assert not facts.gathered and context.asked == set()
     assert facts.reaching("global_capture") == frozenset()
-    assert context.asked == {"cuda-reach"} and not facts.to_ask and not facts.gathered
+    assert facts.callee("/p/run.py", {"step": "p.graphs:step"}, "step") is None
+    assert context.asked == {"cuda-reach"}
+    assert recorded_questions(context, "cuda-reach") == {
+        '["reaching", "global_capture"]', '["callee", "/p/run.py", {"step": "p.graphs:step"}, "step"]'}
+    assert facts.summaries == {}
+    assert recorded_questions(context, "cuda-reach") is None
+
+
+MEMORY_REPORT = """\
+import torch
+
+
+def report_memory():
+    print(torch.cuda.memory_allocated())
+"""
+
+TRAIN_WITH_LOGGER = """\
+import threading
+
+import torch
+
+from trainer import monitor
+
+
+def log_sizes(sizes):
+    print(sum(sizes))
+
+
+def record(model, static_input):
+    logger = threading.Thread(target=log_sizes, args=(static_input.shape,), daemon=True)
+    logger.start()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, capture_error_mode="thread_local"):
+        static_output = model(static_input)
+    monitor.report_memory()
+    return graph, static_output
+"""
+
+
+@pytest.mark.parametrize("monitor, train, again", [(MEMORY_REPORT, TRAIN_WITH_LOGGER, False),
+                                                   (MONITOR, TRAIN_WITH_MONITOR, True)])
+def test_a_file_is_linted_again_only_where_the_facts_answer_its_questions_otherwise(
+        tmp_path, monkeypatch, ran, monitor, train, again):
+    """train.py asks the cuda-reach facts what the calls around its capture and its thread
+    reach (`UngatheredFacts` records the questions). Where it calls `report_memory` (CUDA
+    work) after a thread-local capture, the facts answer every question as none did
+    (nothing of the project waits for the device or begins a capture): it keeps its first
+    lint; where its capture runs beside a thread on `watch_memory`, which waits for the
+    device, it is linted again and reported. The findings are those of linting again every
+    file that asked."""
+    from cursedlint.analysis.cuda_reach import CudaReach
+
+    files = {"trainer/__init__.py": "", "trainer/monitor.py": monitor,
+             "trainer/train.py": train}
+    found = lint(tmp_path / "a", files)
+    assert ran == (["train.py", "train.py"] if again else ["train.py"])
+    monkeypatch.setattr(CudaReach, "affects", lambda self, *args: True)
+    every = lint(tmp_path / "b", files)
+    assert codes_at(found) == ([("CUR401", "trainer/train.py", 12)] if again else [])
+    assert [(f.path, f.span, f.message, f.related) for f in found] == \
+        [(f.path, f.span, f.message, f.related) for f in every]
+
+
+_CUDA_REACH_PROJECTS = sorted(
+    case for code in ("CUR102", "CUR401", "CUR402", "CUR403")
+    for case in (Path(__file__).parent / "rules" / code).iterdir()
+    if case.is_dir() and len(list(case.rglob("*.py"))) > 1)
+
+
+@pytest.mark.parametrize("case", _CUDA_REACH_PROJECTS, ids=lambda case: case.name)
+def test_the_questions_recorded_are_all_a_lint_asks_of_the_cuda_reach_facts(
+        tmp_path, monkeypatch, case):
+    """Each project case of the rules reading the cuda-reach facts, linted whole with every
+    rule: a file is linted again only where the facts answer one of the questions its first
+    lint asked otherwise (`CudaReach.affects`), and its findings are those of linting again
+    every file that asked (a question not recorded would leave a finding out)."""
+    from cursedlint.analysis.cuda_reach import CudaReach
+
+    shutil.copytree(case, tmp_path / "a")
+    shutil.copytree(case, tmp_path / "b")
+    found = harness.run_project(tmp_path / "a", None, all_rules())[1]
+    monkeypatch.setattr(CudaReach, "affects", lambda self, *args: True)
+    every = harness.run_project(tmp_path / "b", None, all_rules())[1]
+    assert [(f.path, f.span, f.code, f.message, f.related) for f in found] == \
+        [(f.path, f.span, f.code, f.message, f.related) for f in every]
+
+
+def test_a_lint_with_the_cuda_reach_facts_asks_what_its_first_lint_recorded_until_an_answer_differs(
+        tmp_path, monkeypatch):
+    """Each file linted again with the facts (every rule, every file that asked) asks of them,
+    in order, only questions its first lint recorded, up to the first whose answer differs
+    from the first lint's: what makes the facts' answers to the recorded questions alone say
+    whether its findings can change (a question the first lint asked and did not record
+    would show here as one asked before any answer differs)."""
+    from cursedlint.analysis import python_project
+    from cursedlint.analysis.cuda_reach import CUDA_REACH, CudaReach
+    from cursedlint.engine.facts_run import FactsRun
+    from cursedlint.engine.file_lint import FileLinter
+
+    recorded: dict[str, set[str]] = {}
+    asked: dict[str, list[tuple[str, bool]]] = {}
+    ran: dict[str, list[list[str]]] = {}
+    linting = []
+    none = python_project.ProjectFunctions({}, CUDA_REACH.handed)
+
+    def recording(name):
+        method = getattr(python_project.ProjectFunctions, name)
+
+        def question(self, *args):
+            built = python_project._BUILT.get(CUDA_REACH.name)
+            if linting and built is not None and self is built[1] and not linting[-1][1]:
+                linting[-1][1] = True
+                try:
+                    answer = method(self, *args)
+                finally:
+                    linting[-1][1] = False
+                asked.setdefault(linting[-1][0], []).append((
+                    json.dumps([name, *args]), answer != getattr(none, name)(*args)))
+                return answer
+            return method(self, *args)
+        return question
+
+    for name in python_project.QUESTIONS:
+        monkeypatch.setattr(python_project.ProjectFunctions, name, recording(name))
+    run_rules = FileLinter._run_rules
+
+    def running(self, context, rules, result):
+        path = context.source.path
+        ran.setdefault(path, []).append(sorted(rule.code for rule in rules))
+        linting.append([path, False])
+        try:
+            return run_rules(self, context, rules, result)
+        finally:
+            linting.pop()
+
+    affecting = FactsRun._affecting
+
+    def noting(self, path, result, found, indexers):
+        if result.lookups.get(CUDA_REACH.name) is not None:
+            recorded[path] = set(result.lookups[CUDA_REACH.name])
+        return affecting(self, path, result, found, indexers)
+
+    monkeypatch.setattr(FileLinter, "_run_rules", running)
+    monkeypatch.setattr(FactsRun, "_affecting", noting)
+    monkeypatch.setattr(FactsRun, "_rules_again", lambda self, *args: {})
+    monkeypatch.setattr(CudaReach, "affects", lambda self, *args: True)
+    checked = 0
+    for case in _CUDA_REACH_PROJECTS:  # (each file's first lint, then with the facts)
+        shutil.copytree(case, tmp_path / case.name)
+        harness.run_project(tmp_path / case.name, None, all_rules())
+    for path, questions in recorded.items():
+        if len(ran.get(path, ())) != 2 or ran[path][0] != ran[path][1] or \
+                python_project.ANY_QUESTION in questions:
+            continue  # (not linted again, or other rules ran: the facts made triggers; or
+            # the facts were read otherwise than asked)
+        checked += 1
+        for question, differs in asked.get(path, ()):
+            assert question in questions, (os.path.relpath(path, tmp_path), question)
+            if differs:
+                break
+    assert checked >= 20, checked

@@ -19,8 +19,9 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions, Reach, call_names,
-    last_name, module_functions, own_nodes, project_names,
+    ANY_QUESTION, FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions, Reach,
+    answered_otherwise, call_names, last_name, module_functions, own_nodes, project_names,
+    recorded_questions,
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
@@ -97,6 +98,26 @@ class CudaReach(FunctionIndexer):
     def needed_by(self, context) -> bool:
         """Only a module that imports another one of the project can call into it."""
         return imports_project_module(context)
+
+    def lookups(self, context) -> set[str]:
+        """What the file reaches the facts through (`FunctionIndexer.lookups`), and the
+        questions its lint asked of the facts to come (`recorded_questions`: each a JSON
+        list), or `ANY_QUESTION` where it read them otherwise, or ran with none to come."""
+        questions = recorded_questions(context, self.name) if context.facts_to_come else None
+        return {*super().lookups(context), *(questions if questions is not None
+                                             else (ANY_QUESTION,))}
+
+    def affects(self, facts: dict[str, ModuleSummary], path: str, lookups: list[str]) -> bool:
+        """Whether the facts lead anywhere from what the file reaches them through
+        (`FunctionIndexer.affects`), and one of the questions it asked has another answer
+        with them than it had without (`answered_otherwise`): its findings can change only
+        then (each test alone is sound)."""
+        questions = [lookup for lookup in lookups if lookup.startswith("[")]
+        if ANY_QUESTION not in lookups and not answered_otherwise(  # (first: the cheaper)
+                self.name, facts, self.handed, questions):
+            return False
+        names = [lookup for lookup in lookups if not lookup.startswith(("[", ANY_QUESTION))]
+        return super().affects(facts, path, names)
 
     def local_facts(self, context, function: ast.AST) -> dict[str, Reach]:
         from cursedlint.analysis.thread_starts import ThreadStarts

@@ -339,9 +339,8 @@ class CudaUse:
         if self.project is None:
             return None
         found = self._reached(func, kind)
-        if found is None and self.project.summaries and \
-                (isinstance(func, ast.Name) or is_self_attribute(func)) and \
-                self.project.may_reach(FORWARD, kind):
+        if found is None and (isinstance(func, ast.Name) or is_self_attribute(func)) and \
+                self.project.may_reach(FORWARD, kind):  # (none before the facts: asked)
             found = self._forward_reached(func, kind)
         return found
 
@@ -349,7 +348,7 @@ class CudaUse:
         name = last_name(func)
         stored = None
         if name is not None and not self.project.may_reach(name, kind) and \
-                self.project.summaries:  # (none in a lint before the facts are gathered)
+                self.project.reaching(kind):  # (none in a lint before the facts are gathered)
             bound = self._bound().get(name, ())  # (what it may hold, before resolving it)
             stored = self.stored(func) if any(self.project.may_reach(value, kind)
                                               for value in bound) else None
@@ -396,7 +395,7 @@ class CudaUse:
                 *(self.project.reaching(kind) for kind in kinds))
         if name in reaching:
             return True
-        return bool(self.project.summaries) and (
+        return bool(reaching) and (
             not reaching.isdisjoint(self._bound().get(name, ()))
             or (CALL_METHOD in reaching and self._instance_called(func, kinds))
             or (FORWARD in reaching and (isinstance(func, ast.Name) or is_self_attribute(func))))

@@ -307,6 +307,7 @@ def _foreign_names(context) -> set[str]:
     `self.<attr>`; and the names it imports from the project that such a call uses (the
     receiver, the prototype of an argument), by the name their module binds."""
     imported = dict(_imported_from_project(context))
+    loading = _names_loader(context.source.text)  # (else no value loads one: `loads_library`)
     names = set()
     for node in context.met(ast.Call):  # (in no set order: the names are a set)
         func = node.func
@@ -320,8 +321,8 @@ def _foreign_names(context) -> set[str]:
             receiver = value_of(context, receiver)
         if not isinstance(receiver, ast.Name):
             continue
-        if receiver.id in imported or isinstance(bound := value_of(context, receiver), ast.Call) \
-                and loads_library(context, bound):
+        if receiver.id in imported or loading and isinstance(
+                bound := value_of(context, receiver), ast.Call) and loads_library(context, bound):
             names.add(func.attr)
             names.update(imported[name.id] for name in (
                 receiver, *(arg.func for arg in made if isinstance(arg, ast.Call)))
@@ -524,6 +525,13 @@ def _may_name_loader(text: str) -> bool:
 _LOADER_PATTERN = re.compile("|".join(sorted(_LOADER_WORDS)))
 _LOADER_PARTS = ("DLL", "dll", "dlopen", "Library")
 """Each loader word holds one of these."""
+
+
+def _names_loader(text: str) -> bool:
+    """Whether the text names a loader word: no call of a module that names none loads a
+    library (`loads_library`: each of `LIBRARY_LOADERS`, `dlopen` and `module_loaders` is
+    named by one, where it is imported or called)."""
+    return _may_name_loader(text) and any(word in text for word in _LOADER_WORDS)
 
 
 def _imported_from_project(context) -> Iterator[tuple[str, str]]:
@@ -787,8 +795,7 @@ _LOADERS = "foreign-keeping-loaders"
 
 
 def _module_loaders(context) -> frozenset[str]:
-    text = context.source.text
-    if not _may_name_loader(text) or not any(word in text for word in _LOADER_WORDS):
+    if not _names_loader(context.source.text):
         return frozenset()
     loaders = set()
     assigned: dict[int, dict[str, list[ast.AST]]] = {}  # id(function) -> `_assigned_values`

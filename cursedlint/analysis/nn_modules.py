@@ -93,7 +93,7 @@ class NnModules:
         if isinstance(cls, ast.ClassDef):
             return any(self.is_module_class(base, depth + 1) for base in cls.bases)
         project, written = self.project, dotted(node)
-        if project is None or not project.summaries or written is None:
+        if project is None or written is None:
             return False
         path = os.path.abspath(self.context.source.path)
         found = project.definition(path, linted_imports(self.context), written)

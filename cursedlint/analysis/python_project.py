@@ -19,6 +19,7 @@ callee is not a project function, the answer is None (rules stay silent).
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sys
 from msgspec import Struct, field
@@ -449,9 +450,6 @@ class ProjectFunctions:
 
     gathered = True
     """Whether these are the facts gathered (not `UngatheredFacts`)."""
-    to_ask = False
-    """Whether a question asked of these facts now notes them needed (`UngatheredFacts`
-    not asked yet): where not, a rule that asks only to note them has nothing to do."""
 
     def __init__(self, summaries: dict[str, ModuleSummary], handed: dict[str, str] | None = None):
         self.summaries = summaries
@@ -584,6 +582,13 @@ class ProjectFunctions:
                             self._callers.setdefault(callee, []).append(
                                 (caller_path, caller, call.line))
         return self._callers.get((path, qualname), [])
+
+    def with_fact(self, kind: str) -> list[tuple[str, str, Reach]]:
+        """(path, qualified name, the fact) of each summarized function with a fact of `kind`
+        of its own."""
+        return [(path, qualname, function.facts[kind])
+                for path, summary in self.summaries.items()
+                for qualname, function in summary.functions.items() if kind in function.facts]
 
     def fact(self, path: str, qualname: str, kind: str) -> Reach | None:
         """The function's own fact of `kind` (what it does itself, through its module's
@@ -731,38 +736,84 @@ def _short(path: str) -> str:
     return os.path.basename(path)
 
 
-class UngatheredFacts(ProjectFunctions):
+class UngatheredFacts:
     """An indexer's facts in a lint that runs before the run gathers them
-    (`FileContext.facts_to_come`): none, and the first question asked of them (any public
-    attribute, or whether there are any) notes the indexer in `FileContext.asked`; then they
-    are `_AskedFacts`, answering the rest at a plain lookup's cost. A file that asked
-    nothing has the findings it would have with the facts: it needs none."""
+    (`FileContext.facts_to_come`): none. Each question asked of them (a public attribute)
+    notes the indexer in `FileContext.asked`; a call of one of `QUESTIONS` is recorded with
+    its arguments (`recorded_questions`) and answered as without facts, a read of anything
+    else records that the facts were read whole. A file that asked nothing has the findings
+    it would have with the facts: it needs none; one whose every question the facts answer
+    as without them (`answered_otherwise`) has them too: it is not linted again."""
 
     gathered = False
-    to_ask = True
 
-    def __init__(self, context, name: str):
-        super().__init__({})
+    def __init__(self, context, name: str, handed: dict[str, str] | None = None):
         self._note = lambda: context.asked.add(name)
+        self._none = ProjectFunctions({}, handed)
+        self._questions = context.shared((_QUESTIONS, name), set)
 
-    def __getattribute__(self, attribute: str):
-        if not attribute.startswith("_") and attribute not in ("gathered", "to_ask"):
-            object.__getattribute__(self, "_asked")()
-        return object.__getattribute__(self, attribute)
+    def __getattr__(self, attribute: str):
+        self._note()
+        found = getattr(self._none, attribute)
+        if attribute not in QUESTIONS:
+            self._questions.add(_WHOLE)
+            return found
+        questions = self._questions
+
+        def asked(*args, **options):
+            try:
+                questions.add(json.dumps([attribute, *args]) if not options else _WHOLE)
+            except TypeError:  # (an argument no lookup carries: a function)
+                questions.add(_WHOLE)
+            return found(*args, **options)
+
+        return asked
 
     def __bool__(self) -> bool:
-        self._asked()
+        self._note()
         return True
 
-    def _asked(self) -> None:
-        self._note()
-        self.__class__ = _AskedFacts
+
+QUESTIONS = frozenset({"callee", "definition", "method", "made_by", "subclasses", "callers",
+                       "fact", "reach", "reached", "may_reach", "reaching", "with_fact",
+                       "module_of"})
+"""The methods of `ProjectFunctions` whose answers, given the same arguments, depend on
+nothing but the summaries: what a lint before the facts asks of them is asked again of the
+facts gathered (`answered_otherwise`)."""
+_QUESTIONS = "project-functions-questions"
+_WHOLE = ANY_QUESTION = "*"
+"""(A lookup standing for every question: the facts were read otherwise.)"""
 
 
-class _AskedFacts(ProjectFunctions):
-    """`UngatheredFacts` once asked: none, and no more to note."""
+def recorded_questions(context, name: str) -> set[str] | None:
+    """The questions (JSON: [method, arguments...]) the file's lint asked of the indexer
+    `name`'s facts to come (`UngatheredFacts`); None where it read them otherwise."""
+    questions = context.shared((_QUESTIONS, name), set)
+    return None if _WHOLE in questions else questions
 
-    gathered = False
+
+def answered_otherwise(name: str, facts: dict[str, ModuleSummary], handed: dict[str, str],
+                       questions: Iterable[str]) -> bool:
+    """Whether one of `questions` (`recorded_questions`) has another answer with the facts of
+    the indexer `name` than without any."""
+    project = _built(name, facts, handed)
+    answers = _ANSWERS.get(name)
+    if answers is None or answers[0] is not facts:
+        answers = _ANSWERS[name] = (facts, ProjectFunctions({}, handed), {})
+    none, known = answers[1], answers[2]
+    for question in questions:
+        if question not in known:
+            attribute, *args = json.loads(question)
+            known[question] = getattr(project, attribute)(*args) != \
+                getattr(none, attribute)(*args)
+        if known[question]:
+            return True
+    return False
+
+
+_ANSWERS: dict[str, tuple[dict, ProjectFunctions, dict[str, bool]]] = {}
+"""Indexer name -> its last facts, their questions' answers without facts, and whether each
+question asked has another answer with them (the files of a run ask many of the same)."""
 
 
 _BUILT: dict[str, tuple[dict, ProjectFunctions]] = {}  # indexer name -> the run's last
@@ -776,11 +827,16 @@ def project_functions(context, indexer: FunctionIndexer) -> ProjectFunctions | N
     if not summaries:
         if context.facts_to_come and indexer.name not in context.project:
             return context.shared((UngatheredFacts, indexer.name),
-                                  lambda: UngatheredFacts(context, indexer.name))
+                                  lambda: UngatheredFacts(context, indexer.name, indexer.handed))
         return None
-    built = _BUILT.get(indexer.name)
+    return _built(indexer.name, summaries, indexer.handed)
+
+
+def _built(name: str, summaries: dict[str, ModuleSummary],
+           handed: dict[str, str]) -> ProjectFunctions:
+    built = _BUILT.get(name)
     if built is None or built[0] is not summaries:
-        built = _BUILT[indexer.name] = (summaries, ProjectFunctions(summaries, indexer.handed))
+        built = _BUILT[name] = (summaries, ProjectFunctions(summaries, handed))
     return built[1]
 
 

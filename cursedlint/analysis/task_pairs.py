@@ -152,12 +152,10 @@ def entry_races(path: str, regions, project: ProjectFunctions | None) -> Iterato
 
 
 def _pairs(project: ProjectFunctions) -> Iterator[tuple[str, str, Named, Named]]:
-    for where, summary in project.summaries.items():
-        for qualname, function in summary.functions.items():
-            fact = function.facts.get(CudaFact.TASKS_BESIDE)
-            for pair in fact.via if fact is not None else ():
-                one, _, other = pair.partition("|")
-                yield where, qualname, Named.read(one), Named.read(other)
+    for where, qualname, fact in project.with_fact(CudaFact.TASKS_BESIDE):
+        for pair in fact.via:
+            one, _, other = pair.partition("|")
+            yield where, qualname, Named.read(one), Named.read(other)
 
 
 def _race(project: ProjectFunctions, here: str, by_line: dict[int, Region], where: str,

@@ -347,20 +347,12 @@ class PinnedLoaderDuringCapturePython(PythonCapture, PinnedLoaderDuringCapture):
     def _check_loop_calls(self, loop: ast.For | ast.AsyncFor) -> None:
         """Calls in a loop over a pinned loader of project functions (of other modules) that
         begin a global-mode capture. (A region, found by names first, is rare and a local
-        callee costly to find: asked in that order. Before the facts are gathered no call
-        begins one, and asking for one of a call without a local callee notes them asked;
-        in a project where no function begins one, none does.)"""
+        callee costly to find: asked in that order. In a project where no function begins
+        one, none does: what a lint before the facts asks of them, for every loop.)"""
         uses = self.uses
-        project = uses.project
-        if not (project.reaching(CudaFact.GLOBAL_CAPTURE) if project.gathered else
-                project.to_ask):
-            return  # (no project function begins one; or the facts to come are noted asked)
+        if not uses.project.reaching(CudaFact.GLOBAL_CAPTURE):
+            return  # (no project function begins one)
         calls = [node for node in own_nodes(loop.body) if isinstance(node, ast.Call)]
-        if not project.gathered:
-            asking = next((node for node in calls if uses.callee(node) is None), None)
-            if asking is not None:
-                uses.remote_region(asking)
-            return
         regions = [(node, region) for node in calls
                    if (region := uses.remote_region(node)) is not None
                    and uses.callee(node) is None]
