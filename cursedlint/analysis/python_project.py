@@ -301,7 +301,7 @@ class Reachable:
         if function is not None:
             return (bool(function.returns) and in_module) or any(
                 self.project.reached(path, qualname, kind) is not None for kind in self.kinds)
-        return qualname.partition(".")[0] in summary.classes and in_module
+        return is_class(summary, qualname.partition(".")[0]) and in_module
 
     def holds_any(self, path: str) -> bool:
         """Whether a function or class of the summarized module `path` leads to a fact."""
@@ -494,7 +494,7 @@ class ProjectFunctions:
         found = self.definition(path, imports, name)
         if found is None:
             return None
-        if found[1] in self.summaries[found[0]].classes:  # calling a class runs __init__
+        if is_class(self.summaries[found[0]], found[1]):  # calling a class runs __init__
             return self._method(found[0], found[1], "__init__")
         return found if _is_function(self.summaries[found[0]], found[1]) else None
 
@@ -518,7 +518,7 @@ class ProjectFunctions:
                method: str) -> tuple[str, str] | None:
         """The method `method` of the project class dotted `cls` names in module `path`."""
         found = self.definition(path, imports, cls)
-        if found is None or found[1] not in self.summaries[found[0]].classes:
+        if found is None or not is_class(self.summaries[found[0]], found[1]):
             return None
         return self._method(found[0], found[1], method)
 
@@ -546,7 +546,7 @@ class ProjectFunctions:
                     == qualified:
                 return True
             found = self.definition(path, summary.imports, base)
-            if found is not None and found[1] in self.summaries[found[0]].classes and \
+            if found is not None and is_class(self.summaries[found[0]], found[1]) and \
                     found != (path, cls) and self.subclasses(*found, qualified):
                 return True
         return False
@@ -609,7 +609,7 @@ class ProjectFunctions:
             if base == "object":
                 continue
             found = self.definition(path, summary.imports, base)
-            if found is None or found[1] not in self.summaries[found[0]].classes:
+            if found is None or not is_class(self.summaries[found[0]], found[1]):
                 return None
             inherited = self._method(*found, method, depth + 1)
             if inherited is not None:
@@ -725,11 +725,33 @@ def _qualnames(summary: ModuleSummary) -> Iterator[str]:
 
 
 def _defines(summary: ModuleSummary, qualname: str) -> bool:
-    return _is_function(summary, qualname) or qualname in summary.classes
+    return _is_function(summary, qualname) or is_class(summary, qualname)
 
 
 def _is_function(summary: ModuleSummary, qualname: str) -> bool:
-    return qualname in summary.functions or qualname in summary.defined
+    return qualname in summary.functions or _among(qualname, summary.defined)
+
+
+def is_class(summary: ModuleSummary, name: str) -> bool:
+    """Whether the summarized module defines a class of that name."""
+    return _among(name, summary.classes)
+
+
+_NAME_SETS: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {}
+"""A set of each long name tuple of the summaries (kept with the tuple, whose id keys it)."""
+
+
+def _among(name: str, names: tuple[str, ...]) -> bool:
+    """`name in names`, through a set where the tuple is long: a module of thousands of defs
+    is asked about its names about as often (each look through the tuple grew with it)."""
+    if len(names) < 16:
+        return name in names
+    kept = _NAME_SETS.get(id(names))
+    if kept is None or kept[0] is not names:
+        if len(_NAME_SETS) > 4096:
+            _NAME_SETS.clear()
+        kept = _NAME_SETS[id(names)] = (names, frozenset(names))
+    return name in kept[1]
 
 
 def _short(path: str) -> str:
