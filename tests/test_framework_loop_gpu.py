@@ -55,21 +55,7 @@ class StepGraph(pl.Callback):
         self.graphs = []
 
     def {hook}(self, trainer, pl_module, *args):
-        if len(self.graphs) == {captures}:
-            return
-        x = torch.ones(512, 512, device="cuda")
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                y = pl_module.layer(x)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph{mode}):
-            for _ in range(200):
-                y = pl_module.layer(x).relu()
-        graph.replay()
-        self.graphs.append(graph)
+{capture}
 
 
 def main():
@@ -87,6 +73,26 @@ def main():
 if __name__ == "__main__":
     main()
 """
+
+
+CAPTURE = """\
+        if len(self.graphs) == {captures}:
+            return
+        x = torch.ones(512, 512, device="cuda")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                y = {owner}.layer(x)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph{mode}):
+            for _ in range(200):
+                y = {owner}.layer(x).relu()
+        graph.replay()
+        self.graphs.append(graph)"""
+"""The hook's body: warm the layer up on a side stream, then capture 200 calls of it (once
+per call of the hook, `captures` times) and replay."""
 
 
 HF_PROGRAM = """\
@@ -124,21 +130,7 @@ class StepGraph(TrainerCallback):
         self.graphs = []
 
     def {hook}(self, args, state, control, model=None, **kwargs):
-        if len(self.graphs) == {captures}:
-            return
-        x = torch.ones(512, 512, device="cuda")
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                y = model.layer(x)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph{mode}):
-            for _ in range(200):
-                y = model.layer(x).relu()
-        graph.replay()
-        self.graphs.append(graph)
+{capture}
 
 
 def main():
@@ -179,12 +171,13 @@ class Case:
 
     def source(self) -> str:
         mode = ', capture_error_mode="thread_local"' if self.mode == "thread_local" else ""
-        if self.framework == "transformers":
-            return HF_PROGRAM.format(hook=self.hook, mode=mode, workers=self.workers,
-                                     captures=self.captures)
+        hf = self.framework == "transformers"
+        capture = CAPTURE.format(captures=self.captures, mode=mode,
+                                 owner="model" if hf else "pl_module")
+        if hf:
+            return HF_PROGRAM.format(hook=self.hook, workers=self.workers, capture=capture)
         validating = self.run == "validate"
-        return PROGRAM.format(hook=self.hook, mode=mode, workers=self.workers,
-                              captures=self.captures, run=self.run,
+        return PROGRAM.format(hook=self.hook, workers=self.workers, capture=capture, run=self.run,
                               loader="val_dataloader" if validating else "train_dataloader",
                               validation=VALIDATION_STEP if validating else "")
 
