@@ -33,6 +33,12 @@ __attribute__ ((format (printf, 1, 2)))
 void rt_abort(const char *msg, ...);
 _Noreturn static inline void rt::stop(void);
 class Array { CMK_NORETURN void abort_element(int x); };
+EXPORT(rt_core)
+RT_NORETURN void rt_halt(int code);
+class Worker {
+public:
+    void halt_worker(int code) RT_NORETURN;
+};
 """
 
 
@@ -41,7 +47,8 @@ def test_each_spelling_of_no_return_declares_the_function_it_marks():
     assert {name: mark for name, (_, mark) in found.items()} == {
         "layer_abort": "CMK_NORETURN", "die": "noreturn", "fail": "noreturn",
         "quit": "__noreturn__", "rt_abort": "CMK_NORETURN", "stop": "_Noreturn",
-        "abort_element": "CMK_NORETURN"}
+        "abort_element": "CMK_NORETURN", "rt_halt": "RT_NORETURN",
+        "halt_worker": "RT_NORETURN"}
     assert found["rt_abort"][0] == 12  # the declarator's line, past the `#if` between
 
 
@@ -55,6 +62,8 @@ def test_marks_that_declare_no_function_are_not_read():
     int n = NORETURN_COUNT(3);
     void f(void) { handle_error(EP_NORETURN, INTERNAL_ERR, "unknown packet"); }
     x = EP_NORETURN + g(1);
+    void g(int op) { switch (op) { case OP_NORETURN: mark_dead(op); break; } }
+    void h(void) { handle_error(EP_NORETURN, describe(code)); }
     """
     assert noreturn_declared(text) == {}
 

@@ -9,8 +9,9 @@ project's spelling of one of these, defined per compiler) or the kernel's `__nor
 the return type or after the parameter list. Read from the bytes, with comments, strings and
 preprocessor lines blanked (a mark in a `#define`, `#if defined _Noreturn` is no declaration;
 a `#if` between the mark and the declarator does not part them). The declared function is the
-name just before the first `(` of the declaration (attributes taken out), after nothing but
-specifiers, the mark outside its parentheses: a pointer to a function (`void (*hook)(void)
+name just before the first `(` after the mark (a mark after the parameters: the first `(` of
+the declaration), attributes taken out, after nothing but specifiers (a C++ access label
+before them), the mark outside any parentheses: a pointer to a function (`void (*hook)(void)
 NORETURN`) declares none, nor does a call given a constant so named (`handle_error(EP_NORETURN,
 ...)`).
 
@@ -34,7 +35,8 @@ _NOISE = re.compile(
     rb"|(?m:^[ \t]*#(?:[^\n\\]|\\.|\\\n)*)", re.S)
 """Comments, string and character literals, preprocessor lines (with their continuations)."""
 _ATTRIBUTE = re.compile(rb"\b(?:__attribute__|__declspec)\s*\(|\[\[")
-_SPECIFIERS = re.compile(rb"[\w\s*&:<>,]*")  # what a declaration has before its name
+_SPECIFIERS = re.compile(rb"(?:[\w\s*&<>,]|::)*")  # what a declaration has before its name
+_LABEL = re.compile(rb"\s*(?:public|protected|private)\s*:(?!:)")  # (C++ members' access)
 _DECLARED = re.compile(rb"(?:[A-Za-z_]\w*\s*::\s*)*([A-Za-z_]\w*)\s*$")
 _NOT_NAMES = frozenset({
     b"void", b"int", b"char", b"short", b"long", b"float", b"double", b"signed", b"unsigned",
@@ -59,12 +61,19 @@ def noreturn_declared(data: bytes) -> dict[str, tuple[int, str]]:
         ends = [at for at in (text.find(b";", mark.end()), text.find(b"{", mark.end()))
                 if at >= 0]
         declaration = _without_attributes(text[start:min(ends) if ends else len(text)])
-        opening = declaration.find(b"(")
-        named = _DECLARED.search(declaration, 0, opening) if opening > 0 else None
+        at = mark.start() - start
+        if _depth(declaration, at):
+            continue  # (the mark among a call's arguments: `f(EP_NORETURN, g(x))`)
+        opening = declaration.find(b"(", at)  # a mark before the declarator: the `(` after it
+        first = mark.end() - start
+        if opening < 0:  # a mark after the parameters: the name before the first `(`
+            opening = declaration.find(b"(")
+            label = _LABEL.match(declaration)
+            first = label.end() if label else 0
+        named = _DECLARED.search(declaration, first, opening) if opening > first else None
         if named is None or named.group(1) in _NOT_NAMES \
-                or not _SPECIFIERS.fullmatch(declaration, 0, named.start()) \
-                or opening < mark.start() - start < _closing(declaration, opening):
-            continue  # (an expression, or the mark among the arguments: `f(EP_NORETURN)`)
+                or not _SPECIFIERS.fullmatch(declaration, first, named.start()):
+            continue  # (an expression: `case X_NORETURN: mark_dead(a);`, `x = NORETURN + f()`)
         name = named.group(1).decode("utf-8", errors="replace")
         line = data.count(b"\n", 0, start + named.start(1)) + 1
         found.setdefault(name, (line, mark.group().decode()))
@@ -81,13 +90,22 @@ def _may_declare(mark) -> bool:
     return not before or before[-1:] not in b"(,=!<>?:|&+-"
 
 
+def _depth(text: bytes, at: int) -> int:
+    """How many parentheses opened before `at` are still open there."""
+    return max(0, text.count(b"(", 0, at) - text.count(b")", 0, at))
+
+
 def _closing(text: bytes, opening: int) -> int:
     """Where the parenthesis opened at `opening` closes (the end of `text` if it does not)."""
     depth = 0
     for index in range(opening, len(text)):
-        depth += {40: 1, 41: -1}.get(text[index], 0)
-        if depth == 0:
-            return index
+        byte = text[index]
+        if byte == 40:  # (
+            depth += 1
+        elif byte == 41:  # )
+            depth -= 1
+            if depth == 0:
+                return index
     return len(text)
 
 
