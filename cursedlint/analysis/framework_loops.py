@@ -59,7 +59,7 @@ from cursedlint.analysis.capture_regions import BEGINS_GLOBAL, CaptureAnalysis, 
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
 from cursedlint.analysis.python_project import (
-    ModuleSummary, ProjectFunctions, dotted, is_class, linted_imports, own_method, own_nodes,
+    ModuleSummary, ProjectFunctions, dotted, linted_imports, own_method, own_nodes,
 )
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
@@ -418,7 +418,7 @@ class FrameworkLoops:
         if not project or name is None:
             return None
         found = project.definition(self._abspath, linted_imports(self.context), name)
-        if found is None or not is_class(project.summaries[found[0]], found[1]):
+        if found is None or not project.is_class(*found):
             return None
         if bases is not None and not any(project.subclasses(*found, base) for base in bases):
             return None

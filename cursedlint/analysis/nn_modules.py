@@ -18,7 +18,7 @@ from cursedlint.analysis.capture_regions import (
     LOCAL_DEPTH, CaptureAnalysis, is_self_attribute,
 )
 from cursedlint.analysis.python_project import (
-    constructor_arguments, dotted, is_class, linted_imports, parameter_annotation,
+    constructor_arguments, dotted, linted_imports, parameter_annotation,
 )
 
 NN = "torch.nn."
@@ -97,5 +97,5 @@ class NnModules:
             return False
         path = os.path.abspath(self.context.source.path)
         found = project.definition(path, linted_imports(self.context), written)
-        return found is not None and is_class(project.summaries[found[0]], found[1]) and \
+        return found is not None and project.is_class(*found) and \
             project.subclasses(*found, NN_MODULE)

@@ -301,7 +301,7 @@ class Reachable:
         if function is not None:
             return (bool(function.returns) and in_module) or any(
                 self.project.reached(path, qualname, kind) is not None for kind in self.kinds)
-        return is_class(summary, qualname.partition(".")[0]) and in_module
+        return self.project.is_class(path, qualname.partition(".")[0]) and in_module
 
     def holds_any(self, path: str) -> bool:
         """Whether a function or class of the summarized module `path` leads to a fact."""
@@ -462,6 +462,26 @@ class ProjectFunctions:
         self._callees: dict[tuple[str, str, str | None], tuple[str, str] | None] = {}
         self._reaching: dict[str, frozenset[str]] = {}
         self._members: dict[str, dict[str, set[str]]] = {}  # path -> class -> its methods
+        self._name_sets: dict[int, tuple[ModuleSummary, frozenset[str], frozenset[str]]] = {}
+
+    def is_class(self, path: str, name: str) -> bool:
+        """Whether the summarized module `path` defines a class of that name."""
+        return name in self._sets_of(self.summaries[path])[2]
+
+    def _defines(self, summary: ModuleSummary, qualname: str) -> bool:
+        return self._is_function(summary, qualname) or qualname in self._sets_of(summary)[2]
+
+    def _is_function(self, summary: ModuleSummary, qualname: str) -> bool:
+        return qualname in summary.functions or qualname in self._sets_of(summary)[1]
+
+    def _sets_of(self, summary: ModuleSummary) -> tuple[ModuleSummary, frozenset, frozenset]:
+        """(the summary, its functions without facts, its classes), the names as sets: a module
+        of thousands of defs is asked about as many names (a look through a tuple grew with it)."""
+        kept = self._name_sets.get(id(summary))
+        if kept is None or kept[0] is not summary:
+            kept = self._name_sets[id(summary)] = (
+                summary, frozenset(summary.defined), frozenset(summary.classes))
+        return kept
 
     def module_of(self, path: str) -> str:
         name = self._names.get(path)
@@ -494,16 +514,16 @@ class ProjectFunctions:
         found = self.definition(path, imports, name)
         if found is None:
             return None
-        if is_class(self.summaries[found[0]], found[1]):  # calling a class runs __init__
+        if self.is_class(*found):  # calling a class runs __init__
             return self._method(found[0], found[1], "__init__")
-        return found if _is_function(self.summaries[found[0]], found[1]) else None
+        return found if self._is_function(self.summaries[found[0]], found[1]) else None
 
     def definition(self, path: str, imports: dict[str, str], name: str,
                    defines=None) -> tuple[str, str] | None:
         """The project function, method or class (path, qualified name) that dotted `name`
         refers to in module `path`; None when the project does not define it. `defines(summary,
         qualname)`: what counts as defined instead (a module constant)."""
-        defines = defines or _defines
+        defines = defines or self._defines
         base, _, rest = name.partition(".")
         written = imports.get(base)
         if written is None:
@@ -518,7 +538,7 @@ class ProjectFunctions:
                method: str) -> tuple[str, str] | None:
         """The method `method` of the project class dotted `cls` names in module `path`."""
         found = self.definition(path, imports, cls)
-        if found is None or not is_class(self.summaries[found[0]], found[1]):
+        if found is None or not self.is_class(*found):
             return None
         return self._method(found[0], found[1], method)
 
@@ -546,14 +566,14 @@ class ProjectFunctions:
                     == qualified:
                 return True
             found = self.definition(path, summary.imports, base)
-            if found is not None and is_class(self.summaries[found[0]], found[1]) and \
+            if found is not None and self.is_class(*found) and \
                     found != (path, cls) and self.subclasses(*found, qualified):
                 return True
         return False
 
     def _defined(self, target: str, defines=None) -> tuple[str, str] | None:
         """The definition a fully dotted name reaches, following re-exports."""
-        defines = defines or _defines
+        defines = defines or self._defines
         for _ in range(MAX_DEPTH):
             found = self.table.split(target)
             if found is None or not found[1]:
@@ -603,13 +623,13 @@ class ProjectFunctions:
         define comes first (a library class may define it)."""
         summary = self.summaries.get(path)
         qualname = f"{cls}.{method}"
-        if summary is None or _is_function(summary, qualname):
+        if summary is None or self._is_function(summary, qualname):
             return None if summary is None else (path, qualname)
         for base in summary.bases.get(cls, ()) if depth < MAX_DEPTH else ():
             if base == "object":
                 continue
             found = self.definition(path, summary.imports, base)
-            if found is None or not is_class(self.summaries[found[0]], found[1]):
+            if found is None or not self.is_class(*found):
                 return None
             inherited = self._method(*found, method, depth + 1)
             if inherited is not None:
@@ -724,36 +744,6 @@ def _qualnames(summary: ModuleSummary) -> Iterator[str]:
     yield from summary.defined
 
 
-def _defines(summary: ModuleSummary, qualname: str) -> bool:
-    return _is_function(summary, qualname) or is_class(summary, qualname)
-
-
-def _is_function(summary: ModuleSummary, qualname: str) -> bool:
-    return qualname in summary.functions or _among(qualname, summary.defined)
-
-
-def is_class(summary: ModuleSummary, name: str) -> bool:
-    """Whether the summarized module defines a class of that name."""
-    return _among(name, summary.classes)
-
-
-_NAME_SETS: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {}
-"""A set of each long name tuple of the summaries (kept with the tuple, whose id keys it)."""
-
-
-def _among(name: str, names: tuple[str, ...]) -> bool:
-    """`name in names`, through a set where the tuple is long: a module of thousands of defs
-    is asked about its names about as often (each look through the tuple grew with it)."""
-    if len(names) < 16:
-        return name in names
-    kept = _NAME_SETS.get(id(names))
-    if kept is None or kept[0] is not names:
-        if len(_NAME_SETS) > 4096:
-            _NAME_SETS.clear()
-        kept = _NAME_SETS[id(names)] = (names, frozenset(names))
-    return name in kept[1]
-
-
 def _short(path: str) -> str:
     return os.path.basename(path)
 
@@ -798,7 +788,7 @@ class UngatheredFacts:
 
 QUESTIONS = frozenset({"callee", "definition", "method", "made_by", "subclasses", "callers",
                        "fact", "reach", "reached", "may_reach", "reaching", "with_fact",
-                       "module_of"})
+                       "module_of", "is_class"})
 """The methods of `ProjectFunctions` whose answers, given the same arguments, depend on
 nothing but the summaries: what a lint before the facts asks of them is asked again of the
 facts gathered (`answered_otherwise`)."""

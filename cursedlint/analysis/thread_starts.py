@@ -19,7 +19,7 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.python_project import (
-    CALL_METHOD, Reach, call_target, dotted, is_class, linted_imports, own_nodes,
+    CALL_METHOD, Reach, call_target, dotted, linted_imports, own_nodes,
 )
 from cursedlint.findings import Step
 
@@ -285,7 +285,7 @@ class ThreadStarts:
         name = dotted(func) if project else None
         path = os.path.abspath(self.context.source.path)
         found = project.definition(path, linted_imports(self.context), name) if name else None
-        if found is None or not is_class(project.summaries[found[0]], found[1]) or \
+        if found is None or not project.is_class(*found) or \
                 not project.subclasses(*found, "threading.Thread"):
             return None
         run = project.method(path, linted_imports(self.context), name, "run")
