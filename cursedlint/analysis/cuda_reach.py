@@ -13,7 +13,7 @@ from msgspec.structs import replace
 
 from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GLOBAL, GRAPH_CONTEXTS, GRAPH_NAMES, GRAPHED_CALLABLES, PAIRINGS, REGION_WORDS,
-    WARP_SCOPED, CaptureAnalysis,
+    GRAPH_MODULES, WARP_SCOPED, CaptureAnalysis,
     body_of, capture_analysis, pinned_loader, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
@@ -406,10 +406,11 @@ def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
     data = analysis.context.source.data
     if not any(word in data for word in _REGION_NAMES):
         return analysis
+    starts = _REGION_STARTS | analysis.graph_modules  # (and the calls of a CudaGraphModule)
     for node in analysis.context.nodes(ast.With, ast.AsyncWith, ast.Call):
         if not isinstance(node, ast.Call):
             analysis.visit_With(node)
-        elif last_name(node.func) in _REGION_STARTS:
+        elif last_name(node.func) in starts:
             analysis.visit_Call(node)
     return analysis
 
@@ -417,7 +418,7 @@ def _fed(analysis: CaptureAnalysis) -> CaptureAnalysis:
 _REGION_STARTS = frozenset(PAIRINGS) | {name.rpartition(".")[2] for name in GRAPHED_CALLABLES}
 _REGION_NAMES = REGION_WORDS | GRAPH_NAMES | {name.encode() for name in _REGION_STARTS}
 _STARTED_BY = tuple(sorted({name.encode() for name in _REGION_STARTS} | {
-    name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS | WARP_SCOPED}))
+    name.rpartition(".")[2].encode() for name in GRAPH_CONTEXTS | WARP_SCOPED | GRAPH_MODULES}))
 """The last names of the calls and `with`s that begin a region (`CaptureAnalysis`)."""
 
 
@@ -473,7 +474,7 @@ class CaptureStarts(Indexer):
 
     def words(self, settings):
         return ("capture_begin", "begin_capture", "BeginCapture", "make_graphed_callables",
-                "graph", "ScopedCapture")
+                "graph", "ScopedCapture", "CudaGraphModule")
 
     def pattern(self, words, first_round):
         """A region's start (`REGION_TRIGGERS`): `graph` only called or imported as, a whole
@@ -501,7 +502,7 @@ class _RegionStart:
     every byte that begins one of them (2.2x as long over the torch wheel's modules)."""
 
     _WORDS = (b"capture_begin", b"begin_capture", b"BeginCapture", b"make_graphed_callables",
-              b"ScopedCapture")
+              b"ScopedCapture", b"CudaGraphModule")
     _ANY_WORD = LazyPattern(b"|".join(_WORDS))
     _GRAPH = LazyPattern(rb"graph(?<![A-Za-z0-9_]graph)(?:(?:\s|\\)*\(|(?:\s|\\)+as(?:\s|\\))")
 

@@ -7,6 +7,7 @@ import torch
 from tensordict.nn import CudaGraphModule
 
 from rollout import graphs
+from rollout.acting import GraphedPolicy, PlainPolicy
 from rollout.monitor import report_device_stats, report_wall_time
 
 
@@ -70,4 +71,24 @@ def rollout_graphed(make_policy, env, steps, stats):
     td = env.reset()
     for _ in range(steps):
         td = graphed(td)  # error: CUR401@14 "thread `monitor`"
+        td = env.step(td)
+
+
+def rollout_acting(policy, env, steps, stats):
+    acting = GraphedPolicy(policy)
+    monitor = threading.Thread(target=report_device_stats, args=(stats,), daemon=True)
+    monitor.start()
+    td = env.reset()
+    for _ in range(steps):
+        td = acting.act(td)  # error: CUR401@14 "acting.act() (acting.py:12)"
+        td = env.step(td)
+
+
+def rollout_plain(policy, env, steps, stats):
+    acting = PlainPolicy(policy)
+    monitor = threading.Thread(target=report_device_stats, args=(stats,), daemon=True)
+    monitor.start()
+    td = env.reset()
+    for _ in range(steps):
+        td = acting.act(td)  # ok: CUR401 (the plain policy captures nothing)
         td = env.step(td)
