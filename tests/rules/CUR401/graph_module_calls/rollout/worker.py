@@ -75,20 +75,20 @@ def rollout_graphed(make_policy, env, steps, stats):
 
 
 def rollout_acting(policy, env, steps, stats):
-    acting = GraphedPolicy(policy)
+    pi = GraphedPolicy(policy)
     monitor = threading.Thread(target=report_device_stats, args=(stats,), daemon=True)
     monitor.start()
     td = env.reset()
     for _ in range(steps):
-        td = acting.act(td)  # error: CUR401@14 "acting.act() (acting.py:12)"
+        td = pi.act(td)  # error: CUR401@14 "pi.act() (acting.py:12)"
         td = env.step(td)
 
 
 def rollout_plain(policy, env, steps, stats):
-    acting = PlainPolicy(policy)
+    pi = PlainPolicy(policy)
     monitor = threading.Thread(target=report_device_stats, args=(stats,), daemon=True)
     monitor.start()
     td = env.reset()
     for _ in range(steps):
-        td = acting.act(td)  # ok: CUR401 (the plain policy captures nothing)
+        td = pi.act(td)  # ok: CUR401 (the plain policy captures nothing)
         td = env.step(td)
