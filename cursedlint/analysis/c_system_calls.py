@@ -11,7 +11,9 @@ the project's facts are known, so another file's wrapper calling through a heade
 not followed). A bare number (`syscall(310, ...)`) differs between
 architectures and is not read. `c_syntax.callee` names such a call by
 its system call; `system_calls` finds the calls of given system calls, which a token search
-for the name does not (`SYS_process_vm_readv` is one token).
+for the name does not (`SYS_process_vm_readv` is one token); `calls_made` finds both, but a
+copy between the calling process and itself (`copies_own_memory`), for every use CUR601 makes
+of them: the copy, its wrappers and its error codes.
 """
 
 from __future__ import annotations
@@ -36,11 +38,7 @@ def spellings(names) -> tuple[str, ...]:
 def system_call(context, call) -> str:
     """The system call a `syscall(...)` call makes, by the spelling of its number; "" where it
     is not told."""
-    given = call.child_by_field_name("arguments")
-    first = next((child for child in given.named_children if child.type != "comment"), None) \
-        if given is not None else None
-    while first is not None and first.type in ("parenthesized_expression", "cast_expression"):
-        first = first.named_children[-1] if first.named_children else None
+    first = _argument(call, 0)
     if first is None or first.type != "identifier":
         return ""
     text = context.text(first)
@@ -115,7 +113,38 @@ def system_calls(context, names, node=None) -> list[tuple[str, object]]:
 
 
 def calls_made(context, names, node=None) -> list[tuple[str, object]]:
-    """`context.calls(names, node)` with the `syscall(...)` calls making one of `names`."""
+    """`context.calls(names, node)` with the `syscall(...)` calls making one of `names`; a
+    copy between the calling process and itself is none (`copies_own_memory`)."""
     found = context.calls(names, node)
     raw = system_calls(context, names, node)
-    return sorted([*found, *raw], key=lambda item: item[1].start_byte) if raw else found
+    found = sorted([*found, *raw], key=lambda item: item[1].start_byte) if raw else found
+    return [(name, call) for name, call in found
+            if name not in OWN_MEMORY_COPIES or not copies_own_memory(context, call)]
+
+
+OWN_MEMORY_COPIES = frozenset({"process_vm_readv", "process_vm_writev"})
+
+
+def copies_own_memory(context, call) -> bool:
+    """Whether a `process_vm_readv`/`process_vm_writev` call (or its `syscall(SYS_..., ...)`
+    form) names the calling process itself, `getpid()`, as the other one: the kernel grants a
+    process its own memory before any ptrace check (`__ptrace_may_access` in kernel/ptrace.c
+    returns at once for the same thread group: "Don't let security modules deny
+    introspection"), so no ptrace restriction refuses it."""
+    function = call.child_by_field_name("function")
+    raw = function is not None and context.text(function) == "syscall"
+    pid = _argument(call, 1 if raw else 0)
+    called = pid.child_by_field_name("function") \
+        if pid is not None and pid.type == "call_expression" else None
+    return called is not None and context.text(called).lstrip(":") == "getpid"
+
+
+def _argument(call, index: int):
+    """The call's argument `index` with its parentheses and casts peeled (None: none)."""
+    given = call.child_by_field_name("arguments")
+    found = [child for child in given.named_children if child.type != "comment"] \
+        if given is not None else []
+    node = found[index] if index < len(found) else None
+    while node is not None and node.type in ("parenthesized_expression", "cast_expression"):
+        node = node.named_children[-1] if node.named_children else None
+    return node

@@ -10,7 +10,6 @@ from msgspec import Struct
 from cursedlint.analysis.c_conditions import literal
 from cursedlint.analysis.c_error_codes import ErrorCode, PassingOn, composed_codes
 from cursedlint.analysis.c_fatal import Fatal, Forward, reachable_handlers, resolved
-from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 from cursedlint.analysis.c_system_calls import spellings
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, project_graph, wrappers_by_name,
@@ -20,20 +19,6 @@ CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
 CMA_WORDS = (*CMA_FUNCTIONS, *spellings(CMA_FUNCTIONS))
 """What marks a file that may copy: the calls' names and their numbers' spellings (a
 `syscall(SYS_process_vm_readv, ...)` is the call, `analysis.c_system_calls`)."""
-
-
-def copies_own_memory(context, call) -> bool:
-    """Whether a `process_vm_readv`/`process_vm_writev` call (or its `syscall(SYS_..., ...)`
-    form) names the calling process itself, `getpid()`, as the other one: the kernel grants a
-    process its own memory before any ptrace check (`__ptrace_may_access` in kernel/ptrace.c
-    returns at once for the same thread group: "Don't let security modules deny
-    introspection"), so no ptrace restriction refuses it."""
-    function = call.child_by_field_name("function")
-    given = arguments(call)
-    if function is not None and context.text(function) == "syscall":
-        given = given[1:]
-    pid = unwrapped(given[0]) if given else None
-    return pid is not None and pid.type == "call_expression" and callee(context, pid) == "getpid"
 
 
 class CmaFunctions(Struct, frozen=True):

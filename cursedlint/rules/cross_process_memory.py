@@ -31,7 +31,7 @@ from cursedlint.analysis.c_function_pointers import (
 )
 from cursedlint.analysis.cma_facts import (
     CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_aliases, all_codes, all_wrappers, cma_stored,
-    copies_own_memory, copying, copying_names, failing_names, fatal_of, handed_failures,
+    copying, copying_names, failing_names, fatal_of, handed_failures,
     project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
@@ -423,8 +423,6 @@ class CmaFailureAborts(Rule):
         calls = [*calls_made(self.context, {**self._cma_names, **self._codes}), *self._through]
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call in calls:
-            if name in CMA_FUNCTIONS and copies_own_memory(self.context, call):
-                continue
             result = self._result(name, call)
             path = paths.reached(result) if result is not None else None
             if path is not None:
