@@ -227,6 +227,23 @@ def trainer(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def linted(tmp_path, monkeypatch) -> list[list[str]]:
+    """The files of each batch the linter lints (the first lint, then each lint with facts),
+    relative to the project, sorted."""
+    from cursedlint.engine import Linter
+
+    batches: list[list[str]] = []
+    lint_files = Linter.lint_files
+
+    def recording(self, files, jobs, *more):
+        batches.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
+        return lint_files(self, files, jobs, *more)
+
+    monkeypatch.setattr(Linter, "lint_files", recording)
+    return batches
+
+
+@pytest.fixture
 def ran(monkeypatch) -> list[str]:
     """The names of the files whose rules run, in order."""
     from cursedlint import engine
@@ -403,19 +420,9 @@ def test_callable_passed_to_a_helper_of_another_module(tmp_path, argument, found
         ("solver/kernels.py", 4), ("solver/kernels.py", 6)]
 
 
-def test_only_files_whose_imports_lead_to_a_fact_are_linted_again(tmp_path, monkeypatch):
+def test_only_files_whose_imports_lead_to_a_fact_are_linted_again(tmp_path, linted):
     """Both modules call a helper of kernels.py and may need its facts; only the one whose
     helper hands a parameter to a callback API is linted a second time, with the facts."""
-    from cursedlint.engine import Linter
-
-    linted = []
-    lint_files = Linter.lint_files
-
-    def recording(self, files, jobs, *more):
-        linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
-        return lint_files(self, files, jobs, *more)
-
-    monkeypatch.setattr(Linter, "lint_files", recording)
     calls = "import numba\n\nfrom .kernels import {0}\n\n\ndef tune(kernel):\n" \
         "    return {0}(kernel, lambda size: 0)\n"
     findings = lint(tmp_path, {
@@ -429,19 +436,9 @@ def test_only_files_whose_imports_lead_to_a_fact_are_linted_again(tmp_path, monk
     assert linted[1] == ["solver/kernels.py", "solver/run.py"]  # kernels.py holds the facts
 
 
-def test_parameters_handed_on_to_no_callback_api_lint_no_file_again(tmp_path, monkeypatch):
+def test_parameters_handed_on_to_no_callback_api_lint_no_file_again(tmp_path, linted):
     """Modules whose functions hand parameters on to imported functions that reach no
     callback API have facts of the callback helpers, but no helper: no file is linted again."""
-    from cursedlint.engine import Linter
-
-    linted = []
-    lint_files = Linter.lint_files
-
-    def recording(self, files, jobs, *more):
-        linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
-        return lint_files(self, files, jobs, *more)
-
-    monkeypatch.setattr(Linter, "lint_files", recording)
     findings = lint(tmp_path, {
         "solver/__init__.py": "",
         "solver/paths.py": "import os\n\n\ndef normalized(path):\n"
@@ -459,19 +456,9 @@ def test_parameters_handed_on_to_no_callback_api_lint_no_file_again(tmp_path, mo
     ("import ctypes\n\n_lib = ctypes.CDLL('./libsnd.so')\nregister = _lib.snd_register\n", True),
 ])
 def test_a_callback_object_handed_to_a_project_module_lints_again_where_it_binds_a_library(
-        tmp_path, monkeypatch, native, again):
+        tmp_path, linted, native, again):
     """A callback object handed to a function of a project module asks the facts whether the
     module binds a library: the file is linted again only where the module's facts say so."""
-    from cursedlint.engine import Linter
-
-    linted = []
-    lint_files = Linter.lint_files
-
-    def recording(self, files, jobs, *more):
-        linted.append(sorted(os.path.relpath(path, tmp_path) for path, _ in files))
-        return lint_files(self, files, jobs, *more)
-
-    monkeypatch.setattr(Linter, "lint_files", recording)
     findings = lint(tmp_path, {
         "snd/__init__.py": "",
         "snd/native.py": native,
