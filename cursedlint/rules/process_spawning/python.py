@@ -23,6 +23,7 @@ from cursedlint.analysis.subprocess_spawn import (
     APIS, FORCING_KEYWORDS, POPEN_POSITIONAL, PREEXEC_REASON, Blocker, Platform, SpawnCall,
     spawn_call, string_literal,
 )
+from cursedlint.analysis.syntax_version import python_needed
 from cursedlint.findings import MESSAGE_WIDTH, Edit, Fix, Rewrite, Severity, Span, Step
 from cursedlint.rules.process_spawning.fork_in_accelerated_process import (
     ForkInAcceleratedProcess,
@@ -174,6 +175,9 @@ class SubprocessForkPathPython(SubprocessForkPath):
         path, blockers = call.path(platform)
         if path != "fork" or excluding_guard(node, platform.system, self.context) is not None:
             return  # no fork, or in a branch the platform never takes (`if IS_WINDOWS:`)
+        if platform.vfork_needs_newer_python and \
+                _runs_only_with_vfork(call, platform, self.context):
+            return  # the module's own code needs a Python that starts the program with vfork
         self.report(node, _fork_message(call, blockers, platform),
                     help=_fork_help(call, blockers, platform),
                     fix=self._preexec_fix(call, blockers) or self._which_fix(call, blockers))
@@ -207,6 +211,14 @@ class SubprocessForkPathPython(SubprocessForkPath):
         edits = (Edit(self.context.span_of(literal), f"{which}({text})"), *import_edits)
         message = f"resolve {literal.value!r} with shutil.which() when the call runs"
         return Fix(message, edits, safe=False)
+
+
+def _runs_only_with_vfork(call: SpawnCall, platform: Platform, context) -> bool:
+    """Whether every Python the module's own code runs on (`python_needed`, above the
+    target) starts this call's program without a fork."""
+    needed = python_needed(context)
+    return needed > platform.python and \
+        call.path(Platform(needed, platform.libc))[0] != "fork"
 
 
 class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):

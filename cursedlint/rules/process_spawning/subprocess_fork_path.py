@@ -23,7 +23,10 @@ class SubprocessForkPath(Rule):
     which on Linux since Python 3.10 uses `vfork()` unless `preexec_fn`, `user`, `group` or
     `extra_groups` is given, and `fork()` in every other case (always on macOS and before 3.10).
     Only the full `fork()` is reported. Arguments the linter cannot evaluate make it silent,
-    unless a condition it can see already forces the fork.
+    unless a condition it can see already forces the fork. A module that older Pythons cannot
+    run (a `match` statement, `except*`, a `type` alias, or `X | Y` in the annotations of a
+    function its import defines, without `from __future__ import annotations`) runs only on
+    newer ones: a call that forks only before 3.10 is not reported in a module that needs 3.10.
 
     Calls in code the target platform never runs are not reported: a branch whose condition is
     false there (`if sys.platform == "win32":`, `os.name == "nt"`, `platform.system() ==
