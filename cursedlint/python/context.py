@@ -38,9 +38,11 @@ class TreeIndex:
         """What is made of the tree and its text alone (never of facts, settings or a
         context's walk), made once for all the contexts of the tree: a file linted again with
         facts, or summarized for the index, does not make it again."""
-        if key not in self._derived:
-            self._derived[key] = factory()
-        return self._derived[key]
+        derived = self._derived
+        if key in derived:
+            return derived[key]
+        made = derived[key] = factory()
+        return made
 
     def parent_of(self, key: int) -> ast.AST | None:
         """The parent of the node whose id is `key`."""
@@ -66,12 +68,20 @@ class TreeIndex:
         nodes `_build` finds of their classes, in the same order."""
         if self._statements is None:
             by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
-            for position, node in enumerate(statements(self.tree)):
-                entry = by_class.get(type(node))
+            pending = collections.deque([self.tree])
+            position = 0
+            while pending:  # (`statements` inlined)
+                node = pending.popleft()
+                kind = type(node)
+                entry = by_class.get(kind)
                 if entry is None:
-                    entry = by_class[type(node)] = ([], [])
+                    entry = by_class[kind] = ([], [])
                 entry[0].append(node)
                 entry[1].append(position)
+                position += 1
+                fields = _BLOCK_FIELDS.get(kind)
+                for name in _block_fields(kind) if fields is None else fields:
+                    pending.extend(getattr(node, name))
             self._statements = by_class
         return self._statements
 
@@ -93,7 +103,8 @@ class TreeIndex:
             entry[0].append(node)
             entry[1].append(position)
             position += 1
-            for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+            fields = _CHILD_FIELDS.get(kind)  # (none for most nodes: names, constants)
+            for name in _child_fields(kind) if fields is None else fields:
                 value = getattr(node, name, None)
                 if isinstance(value, list):
                     for child in value:
@@ -154,7 +165,11 @@ class PythonContext(FileContext):
         """`TreeIndex.derived` of the context's tree: what is made of the tree and its text
         alone, shared with the other contexts of the tree (a Cython module parsed again has
         its own)."""
-        return self._derived.derived(key, factory)
+        derived = self._derived._derived  # (`TreeIndex.derived` inlined: asked per node)
+        if key in derived:
+            return derived[key]
+        made = derived[key] = factory()
+        return made
 
     def release(self) -> None:
         """`FileContext.release`, and the evaluator (it holds `scope_of`, the context's)."""
@@ -405,8 +420,8 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     """The node's children in field order, as `ast.iter_child_nodes` gives them (about twice as
     fast), less the shared singletons of expression contexts and operators (`_child_fields`)."""
     found = []
-    kind = type(node)
-    for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+    fields = _CHILD_FIELDS.get(type(node))
+    for name in _child_fields(type(node)) if fields is None else fields:
         value = getattr(node, name, None)
         if isinstance(value, list):
             found.extend(child for child in value if isinstance(child, ast.AST))
@@ -417,7 +432,8 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 
 def child_fields(node_class: type) -> tuple[str, ...]:
     """The fields of an ast class that can hold child nodes (`_child_fields`, remembered)."""
-    return _CHILD_FIELDS.get(node_class) or _child_fields(node_class)
+    fields = _CHILD_FIELDS.get(node_class)
+    return _child_fields(node_class) if fields is None else fields
 
 
 def _child_fields(node_class: type) -> tuple[str, ...]:
