@@ -346,7 +346,7 @@ class PythonContext(FileContext):
                 # order; their parents are known before the node's visitors ask
                 for name in fields:
                     value = getattr(node, name, None)
-                    if isinstance(value, list):
+                    if type(value) is list:  # (a parsed tree's lists are no subclasses)
                         for child in reversed(value):  # (nodes, or None in `Dict.keys` and
                             if child is not None:      # `kw_defaults`: no list left is scalar)
                                 parents[id(child)] = node
