@@ -103,9 +103,14 @@ class TreeIndex:
             entry[0].append(node)
             entry[1].append(position)
             position += 1
-            fields = _CHILD_FIELDS.get(kind)  # (none for most nodes: names, constants)
-            for name in _child_fields(kind) if fields is None else fields:
-                value = getattr(node, name, None)
+            fields = _CHILD_FIELDS.get(kind)
+            if fields is None:
+                fields = _child_fields(kind)
+            if not fields:
+                continue  # (most nodes: names, constants)
+            attributes = node.__dict__  # (a node's fields: read without `getattr`)
+            for name in fields:
+                value = attributes.get(name)
                 if isinstance(value, list):
                     for child in value:
                         if isinstance(child, node_class):
@@ -344,8 +349,9 @@ class PythonContext(FileContext):
                     stack.append((node,))
                 # children pushed last field first, each list backwards: they pop in source
                 # order; their parents are known before the node's visitors ask
+                attributes = node.__dict__  # (a node's fields: read without `getattr`)
                 for name in fields:
-                    value = getattr(node, name, None)
+                    value = attributes.get(name)
                     if type(value) is list:  # (a parsed tree's lists are no subclasses)
                         for child in reversed(value):  # (nodes, or None in `Dict.keys` and
                             if child is not None:      # `kw_defaults`: no list left is scalar)
