@@ -324,14 +324,12 @@ class PythonContext(FileContext):
             visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
         met: dict[type, list[ast.AST]] = {ast.Attribute: [], ast.Call: []}
         self._met = None
-        for node_class, found in met.items():
-            visitors.setdefault(node_class, []).insert(0, (found, found.append))
         parents = self.parents
         node_class = ast.AST
-        entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys()
-        # class -> its child fields (last first), its visitors, whether a rule leaves it: one
-        # look-up per node (made anew when a rule is dropped)
-        plans: dict[type, tuple[tuple[str, ...], list | None, bool]] = {}
+        entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys() - met.keys()
+        # class -> its child fields (last first), its visitors, whether a rule leaves it, the
+        # list of `met` it joins: one look-up per node (made anew when a rule is dropped)
+        plans: dict[type, tuple[tuple[str, ...], list | None, bool, list | None]] = {}
         stack: list[Any] = [self.tree]  # a node to visit, or (node,) to leave
         while stack:
             node = stack.pop()
@@ -343,8 +341,10 @@ class PythonContext(FileContext):
                 plan = plans.get(kind)
                 if plan is None:
                     plan = plans[kind] = (_REVERSED_CHILD_FIELDS.get(kind) or _reversed_fields(kind),
-                                          visitors.get(kind), kind in leavers)
-                fields, callbacks, leaves = plan
+                                          visitors.get(kind), kind in leavers, met.get(kind))
+                fields, callbacks, leaves, found = plan
+                if found is not None:
+                    found.append(node)  # (`met`: in the order the visitors meet them)
                 if leaves:
                     stack.append((node,))
                 # children pushed last field first, each list backwards: they pop in source
