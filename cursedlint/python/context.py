@@ -29,7 +29,7 @@ class TreeIndex:
     def __init__(self, tree: ast.AST):
         self.tree = tree
         self.built = False
-        self._parents: dict[int, ast.AST] = {}
+        self._parents: dict[ast.AST, ast.AST] = {}  # (keyed by the node: no int made per node)
         self._by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
         self._statements: dict[type, tuple[list[ast.AST], list[int]]] | None = None
         self._derived: dict[Any, Any] = {}
@@ -44,10 +44,10 @@ class TreeIndex:
         made = derived[key] = factory()
         return made
 
-    def parent_of(self, key: int) -> ast.AST | None:
-        """The parent of the node whose id is `key`."""
+    def parent_of(self, node: ast.AST) -> ast.AST | None:
+        """The parent of `node`."""
         self._build()
-        return self._parents.get(key)
+        return self._parents.get(node)
 
     def of(self, *classes: type) -> list[ast.AST]:
         """The nodes of `classes` (exactly these classes, not subclasses), in walk order.
@@ -114,10 +114,10 @@ class TreeIndex:
                 if isinstance(value, list):
                     for child in value:
                         if isinstance(child, node_class):
-                            parents[id(child)] = node
+                            parents[child] = node
                             pending.append(child)
                 elif isinstance(value, node_class):
-                    parents[id(value)] = node
+                    parents[value] = node
                     pending.append(value)
 
 
@@ -150,7 +150,7 @@ class PythonContext(FileContext):
         self.tree = tree
         self.imports = ImportTable()
         self.imports.add_module_level(tree)
-        self.parents: dict[int, ast.AST] = {}  # what this context's walk and analyses record
+        self.parents: dict[ast.AST, ast.AST] = {}  # what this context's walk and analyses record
         self.tree_index = TreeIndex(tree) if tree_index is None else tree_index
         """The tree's parents and nodes by class, from one walk at most per tree: the contexts
         the engine makes of one tree (its first look, the index's summaries, its lint with
@@ -160,7 +160,7 @@ class PythonContext(FileContext):
                                            self.derived(ModuleTables, ModuleTables))
         self._scope_imports: dict[int, set[str]] = {}
         self._arguments: dict[int, Arguments] = {}
-        self._scopes: dict[int, ast.AST | None] = {}  # id(node that is no scope) -> its scope
+        self._scopes: dict[ast.AST, ast.AST | None] = {}  # a node that is no scope -> its scope
         self._current: ast.AST = tree
         self._met: dict[type, list[ast.AST]] | None = None  # what a finished walk met (`met`)
         self.cython = None
@@ -240,15 +240,14 @@ class PythonContext(FileContext):
 
     # -- tree navigation -------------------------------------------------------------------
     def parent_of(self, node: ast.AST) -> ast.AST | None:
-        key = id(node)
-        parent = self.parents.get(key)
+        parent = self.parents.get(node)
         if parent is not None or node is self.tree:
             return parent
         if not self.tree_index.built and self._current is not self.tree:
             self._index_parents(self._current, self.parents)  # the walk's node: its subtree
-            if key in self.parents:
-                return self.parents[key]
-        return self.tree_index.parent_of(key)
+            if node in self.parents:
+                return self.parents[node]
+        return self.tree_index.parent_of(node)
 
     def nodes(self, *classes: type) -> list[ast.AST]:
         """The module's nodes of `classes`, in `ast.walk`'s order (`TreeIndex.of`)."""
@@ -280,23 +279,22 @@ class PythonContext(FileContext):
         while parent is not None:
             if isinstance(parent, SCOPES):
                 break
-            key = id(parent)
-            if key in scopes:
-                parent = scopes[key]
+            if parent in scopes:
+                parent = scopes[parent]
                 break
-            passed.append(key)
+            passed.append(parent)
             parent = self.parent_of(parent)
         for key in passed:
             scopes[key] = parent
         return parent
 
     @staticmethod
-    def _index_parents(root: ast.AST, parents: dict[int, ast.AST]) -> None:
+    def _index_parents(root: ast.AST, parents: dict[ast.AST, ast.AST]) -> None:
         pending = [root]
         while pending:
             node = pending.pop()
             for child in child_nodes(node):
-                parents[id(child)] = node
+                parents[child] = node
                 pending.append(child)
 
     def span_of(self, node: Any) -> Span:
@@ -355,11 +353,11 @@ class PythonContext(FileContext):
                     if type(value) is list:  # (a parsed tree's lists are no subclasses)
                         for child in reversed(value):  # (nodes, or None in `Dict.keys` and
                             if child is not None:      # `kw_defaults`: no list left is scalar)
-                                parents[id(child)] = node
+                                parents[child] = node
                                 if type(child) not in entered_for_nothing:
                                     stack.append(child)
                     elif isinstance(value, node_class):
-                        parents[id(value)] = node
+                        parents[value] = node
                         if type(value) not in entered_for_nothing:
                             stack.append(value)
             if callbacks:
