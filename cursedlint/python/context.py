@@ -159,7 +159,7 @@ class PythonContext(FileContext):
         self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text,
                                            self.derived(ModuleTables, ModuleTables))
         self._scope_imports: dict[int, set[str]] = {}
-        self._arguments: dict[int, Arguments] = {}
+        self._arguments: dict[ast.Call, Arguments] = {}
         self._scopes: dict[ast.AST, ast.AST | None] = {}  # a node that is no scope -> its scope
         self._current: ast.AST = tree
         self._met: dict[type, list[ast.AST]] | None = None  # what a finished walk met (`met`)
@@ -221,9 +221,9 @@ class PythonContext(FileContext):
 
     def arguments(self, call: ast.Call) -> Arguments:
         """The call's arguments as Python binds them (`analysis.arguments`)."""
-        found = self._arguments.get(id(call))
+        found = self._arguments.get(call)
         if found is None:
-            found = self._arguments[id(call)] = bind(call, self)
+            found = self._arguments[call] = bind(call, self)
         return found
 
     def argument(self, call: ast.Call, index: int | None, keyword: str) -> Any:
