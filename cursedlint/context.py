@@ -32,9 +32,11 @@ class FileContext:
 
     def shared(self, key: Any, factory: Callable[[], Any]) -> Any:
         """An analysis several rules of this file need, computed once (by the first to ask)."""
-        if key not in self._shared:
-            self._shared[key] = factory()
-        return self._shared[key]
+        shared = self._shared
+        if key in shared:
+            return shared[key]
+        made = shared[key] = factory()
+        return made
 
     def release(self) -> None:
         """Let go of what the file's analyses share (each holds the context): with nothing

@@ -507,7 +507,7 @@ def test_a_tree_index_lists_nodes_as_ast_walk_does():
     assert index.of(*classes) == [node for node in ast.walk(tree) if type(node) in classes]
     assert index.of(ast.Call) == [node for node in ast.walk(tree) if type(node) is ast.Call]
     assert index.of(ast.Load, ast.Add) == [] and index.of(ast.Yield) == []
-    assert all(index.parent_of(id(child)) is node for node in ast.walk(tree)
+    assert all(index.parent_of(child) is node for node in ast.walk(tree)
                for child in ast.iter_child_nodes(node)
                if not isinstance(child, (ast.expr_context, ast.operator)))
 

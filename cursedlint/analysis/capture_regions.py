@@ -155,8 +155,8 @@ def enclosing_class(context, node: ast.AST) -> ast.ClassDef | None:
 
 
 def is_self_attribute(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id == "self")
+    return type(node) is ast.Attribute and type(node.value) is ast.Name \
+        and node.value.id == "self"  # (asked per call: parsed nodes are no subclasses)
 
 
 class CaptureAnalysis:

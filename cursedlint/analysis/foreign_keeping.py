@@ -311,12 +311,14 @@ def _foreign_names(context) -> set[str]:
     names = set()
     for node in context.met(ast.Call):  # (in no set order: the names are a set)
         func = node.func
-        if not isinstance(func, ast.Attribute):
+        if not isinstance(func, ast.Attribute) or not node.args:
             continue
+        receiver = func.value
+        if type(receiver) is ast.Name and not loading and receiver.id not in imported:
+            continue  # (the test below, before the arguments are looked at)
         made = [arg for arg in node.args if may_make_callback(context, arg)]
         if not made:
             continue
-        receiver = func.value
         if is_self_attribute(receiver):
             receiver = value_of(context, receiver)
         if not isinstance(receiver, ast.Name):

@@ -46,8 +46,7 @@ class EnvironmentSettings:
         `os.environ.update(...)`, `os.putenv(NAME, ...)`."""
         if isinstance(node, ast.Assign):
             return [(target, variable) for target in node.targets
-                    if isinstance(target, ast.Subscript) and self.is_environ(target.value)
-                    and (variable := self.variable(target.slice))]
+                    if isinstance(target, ast.Subscript) and (variable := self._set(target))]
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.BitOr) \
                 and self.is_environ(node.target):
             return self.mapping_entries(node.value)
@@ -66,6 +65,15 @@ class EnvironmentSettings:
             if func.attr == "update":
                 return self.argument_entries(node, 0)
         return []
+
+    def _set(self, target: ast.Subscript) -> str | None:
+        """The variable an assignment to `target` sets in `os.environ`, if any: a constant key
+        is read first (most are no such variable; whether the object is `os.environ` asks
+        for its scope's bindings)."""
+        if isinstance(target.slice, ast.Constant):
+            variable = self.variable(target.slice)
+            return variable if variable and self.is_environ(target.value) else None
+        return self.variable(target.slice) if self.is_environ(target.value) else None
 
     def may_set_or_pass(self, call: ast.Call) -> bool:
         """Whether `in_process` or `passed_environment` may find anything in `call` (the cheap

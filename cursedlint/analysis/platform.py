@@ -257,14 +257,14 @@ class _Conditions:
     def _parse_at_module_level(self, text: str) -> ast.expr | None:
         """The expression a string condition holds, placed at the module's level so its names
         resolve in the module's globals (kept with its parents for as long as the file is
-        analysed: the context knows nodes by id); None when it does not parse."""
+        analysed); None when it does not parse."""
         if len(text) > _MAX_STRING_CONDITION:
             return None
         try:
             expression = parse_python(text, mode="eval").body
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return None
-        self.context.parents[id(expression)] = self.context.tree
+        self.context.parents[expression] = self.context.tree
         self._index_parents(expression)
         self._string_nodes.update(id(node) for node in ast.walk(expression))
         return expression
@@ -276,7 +276,7 @@ class _Conditions:
         parents = self.context.parents
         for node in ast.walk(expression):
             for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
+                parents[child] = node
 
     def _fact(self, node: ast.expr, facts: dict[str, str]) -> str | None:
         """Which of `facts` (`sys.platform`, `platform.system`) `node` names: through the

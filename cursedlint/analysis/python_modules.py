@@ -82,7 +82,7 @@ def written_imports(tree: ast.Module, text: str) -> dict[str, str]:
             imports[local] = None if local in imports else written
     if not any(written is not None for written in imports.values()):
         return {}
-    counts = _BindingCounts.of(tree)
+    counts = _BindingCounts.of(tree, ":=" in text)  # (no `:=`: no expression binds a name)
     rebound = globals_declared(text)
     return {
         local: written for local, written in imports.items()

@@ -121,9 +121,10 @@ CALL_METHOD = "__call__"
 def last_name(node: ast.AST) -> str | None:
     """The name a callee ends in: `cuLaunchHostFunc` for `libcuda.cuLaunchHostFunc` and for
     `cuLaunchHostFunc`; None for other expressions."""
-    if isinstance(node, ast.Attribute):
+    kind = type(node)  # (asked of most calls by several rules: parsed nodes are no subclasses)
+    if kind is ast.Attribute:
         return node.attr
-    return node.id if isinstance(node, ast.Name) else None
+    return node.id if kind is ast.Name else None
 
 
 class FunctionIndexer(Indexer):
@@ -227,9 +228,11 @@ def _imported_names(context) -> set[str]:
     path = os.path.abspath(context.source.path)
     importer, package = module_name(path), is_package(path)
     reads: dict[str, set[str]] = {}
+    name_class = ast.Name
     for node in context.met(ast.Attribute):  # `local.attribute`, `(local) . attribute`
-        if isinstance(node.value, ast.Name) and node.value.id in imports:
-            reads.setdefault(node.value.id, set()).add(node.attr)
+        value = node.value
+        if type(value) is name_class and value.id in imports:
+            reads.setdefault(value.id, set()).add(node.attr)
     names = set()
     for local, written in imports.items():
         imported = resolve(written, importer, package)

@@ -29,7 +29,7 @@ class TreeIndex:
     def __init__(self, tree: ast.AST):
         self.tree = tree
         self.built = False
-        self._parents: dict[int, ast.AST] = {}
+        self._parents: dict[ast.AST, ast.AST] = {}  # (keyed by the node: no int made per node)
         self._by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
         self._statements: dict[type, tuple[list[ast.AST], list[int]]] | None = None
         self._derived: dict[Any, Any] = {}
@@ -38,14 +38,16 @@ class TreeIndex:
         """What is made of the tree and its text alone (never of facts, settings or a
         context's walk), made once for all the contexts of the tree: a file linted again with
         facts, or summarized for the index, does not make it again."""
-        if key not in self._derived:
-            self._derived[key] = factory()
-        return self._derived[key]
+        derived = self._derived
+        if key in derived:
+            return derived[key]
+        made = derived[key] = factory()
+        return made
 
-    def parent_of(self, key: int) -> ast.AST | None:
-        """The parent of the node whose id is `key`."""
+    def parent_of(self, node: ast.AST) -> ast.AST | None:
+        """The parent of `node`."""
         self._build()
-        return self._parents.get(key)
+        return self._parents.get(node)
 
     def of(self, *classes: type) -> list[ast.AST]:
         """The nodes of `classes` (exactly these classes, not subclasses), in walk order.
@@ -66,12 +68,20 @@ class TreeIndex:
         nodes `_build` finds of their classes, in the same order."""
         if self._statements is None:
             by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
-            for position, node in enumerate(statements(self.tree)):
-                entry = by_class.get(type(node))
+            pending = collections.deque([self.tree])
+            position = 0
+            while pending:  # (`statements` inlined)
+                node = pending.popleft()
+                kind = type(node)
+                entry = by_class.get(kind)
                 if entry is None:
-                    entry = by_class[type(node)] = ([], [])
+                    entry = by_class[kind] = ([], [])
                 entry[0].append(node)
                 entry[1].append(position)
+                position += 1
+                fields = _BLOCK_FIELDS.get(kind)
+                for name in _block_fields(kind) if fields is None else fields:
+                    pending.extend(getattr(node, name))
             self._statements = by_class
         return self._statements
 
@@ -93,15 +103,21 @@ class TreeIndex:
             entry[0].append(node)
             entry[1].append(position)
             position += 1
-            for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
-                value = getattr(node, name, None)
+            fields = _CHILD_FIELDS.get(kind)
+            if fields is None:
+                fields = _child_fields(kind)
+            if not fields:
+                continue  # (most nodes: names, constants)
+            attributes = node.__dict__  # (a node's fields: read without `getattr`)
+            for name in fields:
+                value = attributes.get(name)
                 if isinstance(value, list):
                     for child in value:
                         if isinstance(child, node_class):
-                            parents[id(child)] = node
+                            parents[child] = node
                             pending.append(child)
                 elif isinstance(value, node_class):
-                    parents[id(value)] = node
+                    parents[value] = node
                     pending.append(value)
 
 
@@ -134,7 +150,7 @@ class PythonContext(FileContext):
         self.tree = tree
         self.imports = ImportTable()
         self.imports.add_module_level(tree)
-        self.parents: dict[int, ast.AST] = {}  # what this context's walk and analyses record
+        self.parents: dict[ast.AST, ast.AST] = {}  # what this context's walk and analyses record
         self.tree_index = TreeIndex(tree) if tree_index is None else tree_index
         """The tree's parents and nodes by class, from one walk at most per tree: the contexts
         the engine makes of one tree (its first look, the index's summaries, its lint with
@@ -143,8 +159,8 @@ class PythonContext(FileContext):
         self.evaluator = ConstantEvaluator(tree, self.scope_of, source.text,
                                            self.derived(ModuleTables, ModuleTables))
         self._scope_imports: dict[int, set[str]] = {}
-        self._arguments: dict[int, Arguments] = {}
-        self._scopes: dict[int, ast.AST | None] = {}  # id(node that is no scope) -> its scope
+        self._arguments: dict[ast.Call, Arguments] = {}
+        self._scopes: dict[ast.AST, ast.AST | None] = {}  # a node that is no scope -> its scope
         self._current: ast.AST = tree
         self._met: dict[type, list[ast.AST]] | None = None  # what a finished walk met (`met`)
         self.cython = None
@@ -154,7 +170,11 @@ class PythonContext(FileContext):
         """`TreeIndex.derived` of the context's tree: what is made of the tree and its text
         alone, shared with the other contexts of the tree (a Cython module parsed again has
         its own)."""
-        return self._derived.derived(key, factory)
+        derived = self._derived._derived  # (`TreeIndex.derived` inlined: asked per node)
+        if key in derived:
+            return derived[key]
+        made = derived[key] = factory()
+        return made
 
     def release(self) -> None:
         """`FileContext.release`, and the evaluator (it holds `scope_of`, the context's)."""
@@ -201,9 +221,9 @@ class PythonContext(FileContext):
 
     def arguments(self, call: ast.Call) -> Arguments:
         """The call's arguments as Python binds them (`analysis.arguments`)."""
-        found = self._arguments.get(id(call))
+        found = self._arguments.get(call)
         if found is None:
-            found = self._arguments[id(call)] = bind(call, self)
+            found = self._arguments[call] = bind(call, self)
         return found
 
     def argument(self, call: ast.Call, index: int | None, keyword: str) -> Any:
@@ -220,15 +240,14 @@ class PythonContext(FileContext):
 
     # -- tree navigation -------------------------------------------------------------------
     def parent_of(self, node: ast.AST) -> ast.AST | None:
-        key = id(node)
-        parent = self.parents.get(key)
+        parent = self.parents.get(node)
         if parent is not None or node is self.tree:
             return parent
         if not self.tree_index.built and self._current is not self.tree:
             self._index_parents(self._current, self.parents)  # the walk's node: its subtree
-            if key in self.parents:
-                return self.parents[key]
-        return self.tree_index.parent_of(key)
+            if node in self.parents:
+                return self.parents[node]
+        return self.tree_index.parent_of(node)
 
     def nodes(self, *classes: type) -> list[ast.AST]:
         """The module's nodes of `classes`, in `ast.walk`'s order (`TreeIndex.of`)."""
@@ -260,23 +279,22 @@ class PythonContext(FileContext):
         while parent is not None:
             if isinstance(parent, SCOPES):
                 break
-            key = id(parent)
-            if key in scopes:
-                parent = scopes[key]
+            if parent in scopes:
+                parent = scopes[parent]
                 break
-            passed.append(key)
+            passed.append(parent)
             parent = self.parent_of(parent)
         for key in passed:
             scopes[key] = parent
         return parent
 
     @staticmethod
-    def _index_parents(root: ast.AST, parents: dict[int, ast.AST]) -> None:
+    def _index_parents(root: ast.AST, parents: dict[ast.AST, ast.AST]) -> None:
         pending = [root]
         while pending:
             node = pending.pop()
             for child in child_nodes(node):
-                parents[id(child)] = node
+                parents[child] = node
                 pending.append(child)
 
     def span_of(self, node: Any) -> Span:
@@ -304,14 +322,12 @@ class PythonContext(FileContext):
             visitors.setdefault(import_class, []).insert(0, (self.imports, self.imports.add))
         met: dict[type, list[ast.AST]] = {ast.Attribute: [], ast.Call: []}
         self._met = None
-        for node_class, found in met.items():
-            visitors.setdefault(node_class, []).insert(0, (found, found.append))
         parents = self.parents
         node_class = ast.AST
-        entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys()
-        # class -> its child fields (last first), its visitors, whether a rule leaves it: one
-        # look-up per node (made anew when a rule is dropped)
-        plans: dict[type, tuple[tuple[str, ...], list | None, bool]] = {}
+        entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys() - met.keys()
+        # class -> its child fields (last first), its visitors, whether a rule leaves it, the
+        # list of `met` it joins: one look-up per node (made anew when a rule is dropped)
+        plans: dict[type, tuple[tuple[str, ...], list | None, bool, list | None]] = {}
         stack: list[Any] = [self.tree]  # a node to visit, or (node,) to leave
         while stack:
             node = stack.pop()
@@ -323,22 +339,25 @@ class PythonContext(FileContext):
                 plan = plans.get(kind)
                 if plan is None:
                     plan = plans[kind] = (_REVERSED_CHILD_FIELDS.get(kind) or _reversed_fields(kind),
-                                          visitors.get(kind), kind in leavers)
-                fields, callbacks, leaves = plan
+                                          visitors.get(kind), kind in leavers, met.get(kind))
+                fields, callbacks, leaves, found = plan
+                if found is not None:
+                    found.append(node)  # (`met`: in the order the visitors meet them)
                 if leaves:
                     stack.append((node,))
                 # children pushed last field first, each list backwards: they pop in source
                 # order; their parents are known before the node's visitors ask
+                attributes = node.__dict__  # (a node's fields: read without `getattr`)
                 for name in fields:
-                    value = getattr(node, name, None)
-                    if isinstance(value, list):
+                    value = attributes.get(name)
+                    if type(value) is list:  # (a parsed tree's lists are no subclasses)
                         for child in reversed(value):  # (nodes, or None in `Dict.keys` and
                             if child is not None:      # `kw_defaults`: no list left is scalar)
-                                parents[id(child)] = node
+                                parents[child] = node
                                 if type(child) not in entered_for_nothing:
                                     stack.append(child)
                     elif isinstance(value, node_class):
-                        parents[id(value)] = node
+                        parents[value] = node
                         if type(value) not in entered_for_nothing:
                             stack.append(value)
             if callbacks:
@@ -405,8 +424,8 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     """The node's children in field order, as `ast.iter_child_nodes` gives them (about twice as
     fast), less the shared singletons of expression contexts and operators (`_child_fields`)."""
     found = []
-    kind = type(node)
-    for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+    fields = _CHILD_FIELDS.get(type(node))
+    for name in _child_fields(type(node)) if fields is None else fields:
         value = getattr(node, name, None)
         if isinstance(value, list):
             found.extend(child for child in value if isinstance(child, ast.AST))
@@ -417,7 +436,8 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 
 def child_fields(node_class: type) -> tuple[str, ...]:
     """The fields of an ast class that can hold child nodes (`_child_fields`, remembered)."""
-    return _CHILD_FIELDS.get(node_class) or _child_fields(node_class)
+    fields = _CHILD_FIELDS.get(node_class)
+    return _child_fields(node_class) if fields is None else fields
 
 
 def _child_fields(node_class: type) -> tuple[str, ...]:

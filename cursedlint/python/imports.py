@@ -20,7 +20,7 @@ class ImportTable:
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
-        self._resolved: dict[int, tuple[ast.AST, str | None]] = {}  # id -> (node, its name)
+        self._resolved: dict[ast.AST, str | None] = {}  # node -> its name
 
     def add(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
@@ -58,11 +58,10 @@ class ImportTable:
         """`subprocess.Popen` for `P`, `sp.Popen` or `subprocess.Popen` when imported so;
         `builtins.open` for an unshadowed builtin; None when the name is not an import.
         Remembered per node until the next import is added: several rules ask about each call."""
-        known = self._resolved.get(id(node))
-        if known is not None and known[0] is node:
-            return known[1]
-        name = self._resolve(node)
-        self._resolved[id(node)] = (node, name)  # the entry keeps the node, and so its id, alive
+        resolved = self._resolved
+        if node in resolved:
+            return resolved[node]
+        name = resolved[node] = self._resolve(node)
         return name
 
     def may_resolve_to(self, node: ast.AST, last_names: frozenset[str]) -> bool:

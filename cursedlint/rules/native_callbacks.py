@@ -256,11 +256,14 @@ class PythonCallbackIntoCuda(Rule):
         own_helpers = {helper.function.name for helper in self.handovers.helpers}
         project_helpers = helper_names(project.summaries) if project is not None \
             else frozenset()
+        if not (own_helpers or project_helpers):
+            return  # (most modules: no call to look at)
         for call in self.handovers.calls:
-            if last_name(call.func) in own_helpers:  # a helper's call names its def
+            name = last_name(call.func)
+            if name in own_helpers:  # a helper's call names its def
                 for helper in self.handovers.helpers_called(call):
                     self._check_caller(call, helper)
-            elif last_name(call.func) in project_helpers:
+            elif name in project_helpers:
                 self._check_project_caller(call, project)
 
     def _check_project_caller(self, call: ast.Call, project) -> None:
