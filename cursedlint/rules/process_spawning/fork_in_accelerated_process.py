@@ -79,7 +79,10 @@ class ForkInAcceleratedProcess(Rule):
     tensors, `torch.cuda.is_initialized()` and `device_count()` (PyTorch asks NVML first)
     initialize nothing.
     **The child uses CUDA** where the code it runs is shown and surely does CUDA work or
-    allocates pinned memory: `Process(target=f)` (`target=self.f`, where `__init__` sets
+    allocates pinned memory, or puts a tensor on a device chosen by
+    `torch.cuda.is_available()` (`"cuda" if torch.cuda.is_available() else "cpu"`, a function
+    of the module that returns "cuda" first under that test): the child answers as its parent
+    did, so after a parent that initialized CUDA it picks CUDA. Code the children run: `Process(target=f)` (`target=self.f`, where `__init__` sets
     `self.f` from its parameter: each callable the module's calls of the class pass for it,
     each value of a local they pass),
     the `run()` of a `multiprocessing.Process`
