@@ -15,7 +15,9 @@ initializes the runtime, an NCCL process group) or fork protection turned on
 body: an earlier iteration), following the module's functions and the project's
 (`cuda-reach`); the module's import-time code before the function; then before each call of
 the function, in the module and (through the `start-methods` index's `cuda_init` facts) in
-the project's other modules, up to MAX_DEPTH callers up. `refused_when_initialized(start)`: a
+the project's other modules, up to MAX_DEPTH callers up; for a method, in its instance's
+constructor, which ran before it (`__init__`, inherited or through `super().__init__()`).
+`refused_when_initialized(start)`: a
 check on the way refuses the start when CUDA is initialized.
 
 `ForkChildren`: the code a start's children run (`Process(target=f)`, `start_processes(f)`,
@@ -43,6 +45,7 @@ from cursedlint.analysis.capture_regions import (
     DATA_LOADERS, FUNCTIONS, body_of, capture_analysis,
 )
 from cursedlint.analysis.constructor_parameters import given_values
+from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.analysis.dataset_maps import (
     MAP_METHODS, NUM_PROC, dataset_workers, map_function,
@@ -167,8 +170,51 @@ class ProcessState:
             if shown is not None:
                 return _called(shown, self.context.source.path, call.lineno, scope.name)
         qualname = calling_function(self.context, body_of(scope)[0])
-        return self._held_by_callers(self.path, qualname, depth + 1, frozenset()) \
+        shown = self._held_by_callers(self.path, qualname, depth + 1, frozenset()) \
             if qualname else None
+        return shown or self._held_by_construction(scope)
+
+    def _held_by_construction(self, method: ast.AST) -> Shown | None:
+        """CUDA initialized by the constructor of the method's instance, which ran before
+        any of its methods: the class's own `__init__`, and the one it inherits or calls
+        through `super().__init__()` (a class of the module, or of the project through the
+        `cuda-reach` facts). Not for `__init__` itself, nor a static or class method."""
+        cls = self.context.scope_of(method)
+        if not isinstance(cls, ast.ClassDef) or method.name in _CONSTRUCTION or any(
+                isinstance(d, ast.Name) and d.id in _NOT_ON_INSTANCES
+                for d in method.decorator_list):
+            return None
+        shown = self._constructor_initializes(cls, 0)
+        if shown is None:
+            return None
+        note = f"then {method.name}() runs on the {cls.name} instance that constructor made"
+        return Shown(shown.what, shown.path, shown.line,
+                     (*shown.steps, Step(self.context.source.path, method.lineno, note)))
+
+    def _constructor_initializes(self, cls: ast.ClassDef, depth: int) -> Shown | None:
+        """The first CUDA initialization in what `cls(...)` runs of its `__init__`s: its
+        own, then its first base's where it has none or calls `super().__init__()`."""
+        init = own_method(cls, "__init__")
+        if init is not None:
+            shown = self._cuda(body_of(init))
+            if shown is not None or not any(_calls_super_init(node) for node in own_nodes(
+                    body_of(init))):
+                return shown
+        base = cls.bases[0] if cls.bases and depth < MAX_DEPTH else None
+        name = dotted(base) if base is not None else None
+        if name is None:
+            return None
+        local = self.context.shared("process-state-classes", lambda: {
+            s.name: s for s in self.context.tree.body if isinstance(s, ast.ClassDef)})
+        if name in local:
+            return self._constructor_initializes(local[name], depth + 1)
+        project = self.uses.project
+        found = project.method(self.path, linted_imports(self.context), name, "__init__") \
+            if project is not None else None
+        steps = project.reach(*found, CudaFact.CUDA_INIT) if found else None
+        if not steps:
+            return None
+        return Shown(steps[-1].note, steps[-1].path, steps[-1].line, steps)
 
     def refused_when_initialized(self, start: ast.AST) -> bool:
         """Whether a check on the way to `start` refuses it when CUDA is initialized: an
@@ -648,6 +694,17 @@ def fork_analysis(context, start_methods) -> tuple[ProcessState, ForkChildren]:
         return (ProcessState(context, uses, project_functions(context, start_methods)),
                 ForkChildren(context, uses))
     return context.shared("fork-analysis", build)
+
+
+_CONSTRUCTION = frozenset({"__init__", "__new__", "__init_subclass__", "__del__"})
+_NOT_ON_INSTANCES = frozenset({"staticmethod", "classmethod"})
+
+
+def _calls_super_init(node: ast.AST) -> bool:
+    """`super().__init__(...)` (or `super(C, self).__init__(...)`)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        node.func.attr == "__init__" and isinstance(node.func.value, ast.Call) and \
+        isinstance(node.func.value.func, ast.Name) and node.func.value.func.id == "super"
 
 
 def _called(shown: Shown, path: str, line: int, name: str) -> Shown:
