@@ -73,7 +73,9 @@ class ForkInAcceleratedProcess(Rule):
     `__main__` block, and before each call of the function, in the module and in the project's
     other modules (the callers' callers too); for a method, in the constructor of its instance
     (the class's `__init__`, the base's it inherits or calls through `super().__init__()`,
-    in the module or the project), which ran before any method. CUDA work initializes it (`.cuda()`,
+    in the module or the project) and before each construction of its class (`Worker(...)`,
+    in the module and the project), since the instance was made before any method ran on
+    it. CUDA work initializes it (`.cuda()`,
     `.to("cuda")`, a tensor made on a CUDA device, `torch.cuda.*`, `cupy`, `numba.cuda`), and
     so do the queries that ask the runtime: `torch.cuda.is_available()` (unless
     `PYTORCH_NVML_BASED_CUDA_CHECK=1` makes it ask NVML), `current_device()`, `set_device()`,
