@@ -222,9 +222,10 @@ class CudaUse:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "to":
             devices = self._to_targets(node)
         else:
-            name = self.context.qualified_name(node.func, among=CUDA_NAMES)
-            devices = [k.value for k in node.keywords if k.arg in _DEVICE_KEYWORDS] \
-                if name and name.startswith("torch.") else []
+            devices = [k.value for k in node.keywords if k.arg in _DEVICE_KEYWORDS]
+            name = self.context.qualified_name(node.func, among=CUDA_NAMES) if devices else None
+            if not (name and name.startswith("torch.")):
+                return None
         device = next((d for d in devices if cuda_where_available(
             self.context, self.analysis, d)), None)
         return None if device is None else (
