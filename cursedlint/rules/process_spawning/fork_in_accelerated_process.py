@@ -103,8 +103,9 @@ class ForkInAcceleratedProcess(Rule):
     `if workers is not None and workers > 1:`) or that only Windows takes; a start behind a
     check that refuses it when CUDA is initialized (`if torch.cuda.is_initialized(): raise`);
     a default-context start in a function every call of which runs after the entry point set
-    `spawn` or `forkserver` (also a method called on an object made before the setting; for a
-    dataset's map, multiprocess's setting); a
+    `spawn` or `forkserver` (also a method called on an object made before the setting, or
+    one whose class is constructed only after it; for a dataset's map, multiprocess's
+    setting); a
     test of fork behaviour (a test module, class or function whose name says fork).
 
     **`all-forks = true`** also lists, as warnings, the fork-based starts the project leaves
