@@ -35,6 +35,9 @@ def cpu_work(path):
 def cuda_tensor():
     torch.ones(4, device="cuda").sum().item()
 
+def available_device_tensor():  # the device the child picks by asking, as scripts do
+    torch.ones(4, device="cuda" if torch.cuda.is_available() else "cpu").sum().item()
+
 def pinned():
     torch.empty(1024, pin_memory=True)
 
@@ -107,6 +110,13 @@ CASES = {
                                        "outcome(unpickled, pickle.dumps(holder.tokenize), 'a b')",
     "cuda_parent_cpu_argument_child": "parent_cuda_work(); holder = Holder('cpu'); "
                                       "outcome(unpickled, pickle.dumps(holder.tokenize), 'a b')",
+    # E: the child picks its device by `is_available()` (`analysis.available_devices`):
+    # the parent's answer is cached in the child, so it picks CUDA after a parent that
+    # initialized it, and CPU-only machines never reach the case
+    "queried_parent_available_child": "torch.cuda.is_available(); "
+                                      "outcome(available_device_tensor)",
+    "cuda_parent_available_child": "parent_cuda_work(); outcome(available_device_tensor)",
+    "plain_parent_available_child": "outcome(available_device_tensor)",
     # D: no CUDA in the parent, CUDA work in the child
     "plain_parent_cuda_child": "outcome(cuda_tensor)",
     # importing torch and building CPU tensors creates no CUDA state
@@ -141,6 +151,9 @@ EXPECTED = {
     "counted_parent_cuda_child": "ok",
     "cuda_parent_cuda_argument_child": BROKEN,
     "cuda_parent_cpu_argument_child": "ok",
+    "queried_parent_available_child": BROKEN,  # (session 27, from the source: to observe)
+    "cuda_parent_available_child": BROKEN,  # (session 27, from the source: to observe)
+    "plain_parent_available_child": "ok",  # (session 27, from the source: to observe)
     "plain_parent_cuda_child": "ok",
     "imported_parent_pinned_child": "ok",
     "gloo_parent_cpu_child": "ok",

@@ -14,6 +14,7 @@ from typing import Iterable
 
 from msgspec import Struct
 
+from cursedlint.analysis.available_devices import cuda_where_available
 from cursedlint.analysis.capture_regions import (
     FUNCTIONS, GLOBAL, LOCAL_DEPTH, CaptureAnalysis, Region, body_of, capture_analysis,
     is_self_attribute, position,
@@ -205,11 +206,31 @@ class CudaUse:
     def needs_cuda(self, node: ast.AST) -> str | None:
         """How `node` needs a working CUDA runtime, as code a forked child runs: what
         `initializes` says but the device queries PyTorch answers without it
-        (`is_available()`, `device_count()`; `set_device()` does need it)."""
+        (`is_available()`, `device_count()`; `set_device()` does need it); and a device
+        chosen by `is_available()` (`available_devices`)."""
         if isinstance(node, ast.Call) and self.context.qualified_name(
                 node.func, among=NVML_ANSWERED):
             return None
-        return self.initializes(node)
+        return self.initializes(node) or self._available_device_use(node)
+
+    def _available_device_use(self, node: ast.AST) -> str | None:
+        """`.to(device)` or `torch.f(..., device=device)` where the device is chosen by
+        `torch.cuda.is_available()`: CUDA in a child forked from a process holding CUDA
+        (`available_devices`)."""
+        if not isinstance(node, ast.Call):
+            return None
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+            devices = self._to_targets(node)
+        else:
+            devices = [k.value for k in node.keywords if k.arg in _DEVICE_KEYWORDS]
+            name = self.context.qualified_name(node.func, among=CUDA_NAMES) if devices else None
+            if not (name and name.startswith("torch.")):
+                return None
+        device = next((d for d in devices if cuda_where_available(
+            self.context, self.analysis, d)), None)
+        return None if device is None else (
+            f"`{ast.unparse(device)}` is CUDA wherever `torch.cuda.is_available()` is true, "
+            "as it is in a child forked from a process holding CUDA")
 
     @remote_kind(CudaFact.HOST_SYNC)
     def host_sync(self, node: ast.AST) -> str | None:

@@ -15,7 +15,9 @@ initializes the runtime, an NCCL process group) or fork protection turned on
 body: an earlier iteration), following the module's functions and the project's
 (`cuda-reach`); the module's import-time code before the function; then before each call of
 the function, in the module and (through the `start-methods` index's `cuda_init` facts) in
-the project's other modules, up to MAX_DEPTH callers up. `refused_when_initialized(start)`: a
+the project's other modules, up to MAX_DEPTH callers up; for a method, in its instance's
+constructor, which ran before it (`__init__`, inherited or through `super().__init__()`).
+`refused_when_initialized(start)`: a
 check on the way refuses the start when CUDA is initialized.
 
 `ForkChildren`: the code a start's children run (`Process(target=f)`, `start_processes(f)`,
@@ -27,7 +29,8 @@ group); where a start forks later than it is made (an executor's first task, a l
 iteration).
 
 For the `start-methods` index: `first_initialization` (a function's `CUDA_INIT` fact) and
-`starting_functions` (the names whose callers it summarizes); and the names of the calls that
+`starting_functions` (the names whose callers it summarizes, and the classes of its methods,
+whose constructions it summarizes); and the names of the calls that
 start processes by fork (`ALWAYS_FORK`, `DEFAULT_CONTEXT_USERS`).
 """
 
@@ -43,6 +46,7 @@ from cursedlint.analysis.capture_regions import (
     DATA_LOADERS, FUNCTIONS, body_of, capture_analysis,
 )
 from cursedlint.analysis.constructor_parameters import given_values
+from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_reach import CUDA_REACH
 from cursedlint.analysis.dataset_maps import (
     MAP_METHODS, NUM_PROC, dataset_workers, map_function,
@@ -167,8 +171,67 @@ class ProcessState:
             if shown is not None:
                 return _called(shown, self.context.source.path, call.lineno, scope.name)
         qualname = calling_function(self.context, body_of(scope)[0])
-        return self._held_by_callers(self.path, qualname, depth + 1, frozenset()) \
+        shown = self._held_by_callers(self.path, qualname, depth + 1, frozenset()) \
             if qualname else None
+        return shown or self._held_by_construction(scope, depth, seen)
+
+    def _held_by_construction(self, method: ast.AST, depth: int,
+                              seen: frozenset[int]) -> Shown | None:
+        """What the process held when the method's instance was made, which was before any
+        of its methods ran: CUDA initialized by the constructor (the class's own `__init__`,
+        and the one it inherits or calls through `super().__init__()`, of the module or of
+        the project through the `cuda-reach` facts), or before a construction of the class
+        (`Worker(...)`, where it defines `__init__`: in the module, and in the project through
+        the `start-methods` facts). Not for `__init__` itself, nor a static or class method."""
+        cls = self.context.scope_of(method)
+        if not isinstance(cls, ast.ClassDef) or method.name in _CONSTRUCTION or any(
+                isinstance(d, ast.Name) and d.id in _NOT_ON_INSTANCES
+                for d in method.decorator_list):
+            return None
+        path = self.context.source.path
+        shown = self._constructor_initializes(cls, 0)
+        if shown is not None:
+            note = f"then {method.name}() runs on the {cls.name} instance that constructor made"
+            return Shown(shown.what, shown.path, shown.line,
+                         (*shown.steps, Step(path, method.lineno, note)))
+        init = own_method(cls, "__init__")
+        if init is None or id(init) in seen:
+            return None
+        note = f"then {method.name}() runs on that {cls.name} instance"
+        for call in calls_of(self.context, init):
+            shown = self.held_before(call, depth + 1, seen | {id(method), id(init)})
+            if shown is not None:
+                shown = _called(shown, path, call.lineno, cls.name)
+                return Shown(shown.what, shown.path, shown.line,
+                             (*shown.steps, Step(path, method.lineno, note)))
+        shown = self._held_by_callers(self.path, f"{cls.name}.__init__", depth + 1, frozenset())
+        return None if shown is None else Shown(
+            shown.what, shown.path, shown.line, (*shown.steps, Step(path, method.lineno, note)))
+
+    def _constructor_initializes(self, cls: ast.ClassDef, depth: int) -> Shown | None:
+        """The first CUDA initialization in what `cls(...)` runs of its `__init__`s: its
+        own, then its first base's where it has none or calls `super().__init__()`."""
+        init = own_method(cls, "__init__")
+        if init is not None:
+            shown = self._cuda(body_of(init))
+            if shown is not None or not any(_calls_super_init(node) for node in own_nodes(
+                    body_of(init))):
+                return shown
+        base = cls.bases[0] if cls.bases and depth < MAX_DEPTH else None
+        name = dotted(base) if base is not None else None
+        if name is None:
+            return None
+        local = self.context.shared("process-state-classes", lambda: {
+            s.name: s for s in self.context.tree.body if isinstance(s, ast.ClassDef)})
+        if name in local:
+            return self._constructor_initializes(local[name], depth + 1)
+        project = self.uses.project
+        found = project.method(self.path, linted_imports(self.context), name, "__init__") \
+            if project is not None else None
+        steps = project.reach(*found, CudaFact.CUDA_INIT) if found else None
+        if not steps:
+            return None
+        return Shown(steps[-1].note, steps[-1].path, steps[-1].line, steps)
 
     def refused_when_initialized(self, start: ast.AST) -> bool:
         """Whether a check on the way to `start` refuses it when CUDA is initialized: an
@@ -282,7 +345,8 @@ class ProcessState:
         project = self.project
         if project is None or depth > MAX_DEPTH or (path, qualname) in seen:
             return None
-        name = qualname.rpartition(".")[2]
+        owner, _, name = qualname.rpartition(".")
+        name = owner.rpartition(".")[2] if name == "__init__" and owner else name
         for caller_path, caller, line in project.callers(path, qualname):
             if caller_path == self.path:
                 continue  # the module's own calls are read in its tree
@@ -579,7 +643,8 @@ def starting_functions(context) -> set[str]:
     map given `num_proc` too) and whose children may use CUDA (not a CPU-only pool of the
     module's own code, a Manager, a DataLoader whose dataset is not shown; not a test, which
     no code calls, nor the entry point of a script): their callers may hand them a process
-    holding CUDA (`CUDA_INIT`)."""
+    holding CUDA (`CUDA_INIT`); and the classes of those that are methods, whose
+    constructions may."""
     from cursedlint.analysis.cuda_use import module_cuda_use
 
     names = _STARTING_NAMES | (MAP_METHODS if NUM_PROC.encode() in context.source.data
@@ -593,8 +658,11 @@ def starting_functions(context) -> set[str]:
     if not starts:
         return set()
     children = ForkChildren(context, module_cuda_use(context))
-    return {called_as(context, function) for call, function in starts
-            if not _entry_point(context, function) and children.may_use_cuda(call)}
+    starting = [function for call, function in starts
+                if not _entry_point(context, function) and children.may_use_cuda(call)]
+    return {called_as(context, function) for function in starting} | {
+        owner.name for function in starting  # (its constructions: `_held_by_construction`)
+        if isinstance(owner := context.scope_of(function), ast.ClassDef)}
 
 
 def _starts(context, call: ast.Call) -> bool:
@@ -648,6 +716,17 @@ def fork_analysis(context, start_methods) -> tuple[ProcessState, ForkChildren]:
         return (ProcessState(context, uses, project_functions(context, start_methods)),
                 ForkChildren(context, uses))
     return context.shared("fork-analysis", build)
+
+
+_CONSTRUCTION = frozenset({"__init__", "__new__", "__init_subclass__", "__del__"})
+_NOT_ON_INSTANCES = frozenset({"staticmethod", "classmethod"})
+
+
+def _calls_super_init(node: ast.AST) -> bool:
+    """`super().__init__(...)` (or `super(C, self).__init__(...)`)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        node.func.attr == "__init__" and isinstance(node.func.value, ast.Call) and \
+        isinstance(node.func.value.func, ast.Name) and node.func.value.func.id == "super"
 
 
 def _called(shown: Shown, path: str, line: int, name: str) -> Shown:

@@ -182,13 +182,21 @@ class StartMethods(FunctionIndexer):
 def started_after_spawn(context, node: ast.AST, setting: str = SPAWN_SET) -> bool:
     """Whether the function holding `node` is called in the project, and every call of
     it runs only after an entry point set 'spawn' or 'forkserver' for the process
-    (`setting`: multiprocessing's, or multiprocess's `MULTIPROCESS_SPAWN_SET`)."""
+    (`setting`: multiprocessing's, or multiprocess's `MULTIPROCESS_SPAWN_SET`); for a method,
+    or every construction of its class does (the instance was made before it ran)."""
     project = project_functions(context, START_METHODS)
     caller = calling_function(context, node)
     if project is None or caller is None:
         return False
-    return _only_after_setting(project, os.path.abspath(context.source.path), caller,
-                               setting, 0, frozenset())
+    path = os.path.abspath(context.source.path)
+    if _only_after_setting(project, path, caller, setting, 0, frozenset()):
+        return True
+    method = context.scope_of(node)  # (or every construction of its instance's class does)
+    cls, _, name = caller.rpartition(".")
+    return bool(cls) and not name.startswith("__") and not any(
+        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+        for d in method.decorator_list) and _only_after_setting(
+        project, path, f"{cls}.__init__", setting, 0, frozenset())
 
 
 def _only_after_setting(project, path: str, qualname: str, key: str, depth: int,

@@ -71,7 +71,11 @@ class ForkInAcceleratedProcess(Rule):
     **CUDA initialized** is shown by what runs before the start: in its function (earlier
     statements of each enclosing block, an earlier loop iteration), at import time, in the
     `__main__` block, and before each call of the function, in the module and in the project's
-    other modules (the callers' callers too). CUDA work initializes it (`.cuda()`,
+    other modules (the callers' callers too); for a method, in the constructor of its instance
+    (the class's `__init__`, the base's it inherits or calls through `super().__init__()`,
+    in the module or the project) and before each construction of its class (`Worker(...)`,
+    in the module and the project), since the instance was made before any method ran on
+    it. CUDA work initializes it (`.cuda()`,
     `.to("cuda")`, a tensor made on a CUDA device, `torch.cuda.*`, `cupy`, `numba.cuda`), and
     so do the queries that ask the runtime: `torch.cuda.is_available()` (unless
     `PYTORCH_NVML_BASED_CUDA_CHECK=1` makes it ask NVML), `current_device()`, `set_device()`,
@@ -79,7 +83,10 @@ class ForkInAcceleratedProcess(Rule):
     tensors, `torch.cuda.is_initialized()` and `device_count()` (PyTorch asks NVML first)
     initialize nothing.
     **The child uses CUDA** where the code it runs is shown and surely does CUDA work or
-    allocates pinned memory: `Process(target=f)` (`target=self.f`, where `__init__` sets
+    allocates pinned memory, or puts a tensor on a device chosen by
+    `torch.cuda.is_available()` (`"cuda" if torch.cuda.is_available() else "cpu"`, a function
+    of the module that returns "cuda" first under that test): the child answers as its parent
+    did, so after a parent that initialized CUDA it picks CUDA. Code the children run: `Process(target=f)` (`target=self.f`, where `__init__` sets
     `self.f` from its parameter: each callable the module's calls of the class pass for it,
     each value of a local they pass),
     the `run()` of a `multiprocessing.Process`
@@ -96,8 +103,9 @@ class ForkInAcceleratedProcess(Rule):
     `if workers is not None and workers > 1:`) or that only Windows takes; a start behind a
     check that refuses it when CUDA is initialized (`if torch.cuda.is_initialized(): raise`);
     a default-context start in a function every call of which runs after the entry point set
-    `spawn` or `forkserver` (also a method called on an object made before the setting; for a
-    dataset's map, multiprocess's setting); a
+    `spawn` or `forkserver` (also a method called on an object made before the setting, or
+    one whose class is constructed only after it; for a dataset's map, multiprocess's
+    setting); a
     test of fork behaviour (a test module, class or function whose name says fork).
 
     **`all-forks = true`** also lists, as warnings, the fork-based starts the project leaves

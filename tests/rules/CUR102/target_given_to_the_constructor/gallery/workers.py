@@ -89,5 +89,9 @@ def index_gallery(paths):
     else:
         tagging = steps.count_pixels
     TagWorker(paths, tagging).launch()
-    PlainWorker(steps.embed_images, paths).launch()
     SpawnedWorker(steps.embed_images, paths).launch()
+
+
+def index_plain(paths):
+    """Alone: after index_gallery(), whose workers initialize CUDA, its fork would break."""
+    PlainWorker(steps.embed_images, paths).launch()
