@@ -16,9 +16,10 @@ from cursedlint.analysis.c_capture import C_BEGINS, first_argument
 from cursedlint.analysis.c_syntax import arguments, unwrapped
 from cursedlint.analysis.cuda_use import C_DEVICE_SYNCS
 
-_QUERY = re.compile(rb"(?i:\w*stream(?:iscapturing|getcaptureinfo)\w*)")
-"""A stream's capture status query: `cudaStreamIsCapturing`, `cuStreamGetCaptureInfo_v2`, a
-project's `api->streamIsCapturing` wrapper."""
+_QUERY = re.compile(rb"\w*[Ss]treamIsCapturing\w*")
+"""A stream's capture status query: `cudaStreamIsCapturing`, `cuStreamIsCapturing`, a
+project's `api->streamIsCapturing` wrapper. (`cudaStreamGetCaptureInfo` is not read: one more
+search of every file for a rarer spelling.)"""
 _NONE = ("StatusNone", "STATUS_NONE")
 """How the "not capturing" status is spelt (`cudaStreamCaptureStatusNone`,
 `CU_STREAM_CAPTURE_STATUS_NONE`)."""
@@ -50,11 +51,18 @@ def begins(context) -> tuple[tuple[str, int], ...]:
                  for _, call in context.calls(C_BEGINS))
 
 
-def guards(context) -> Iterator[Guard]:
+def guards(context) -> tuple[Guard, ...]:
     """The file's device-wide synchronizations guarded only by one stream's capture status
     (`Guard`): each condition around the call (or an earlier `if` of its blocks that leaves
     them) asks that status, or nothing about captures. A guard that asks anything else about
-    captures (`is_context_capturing(ctx)`) may cover the others: none is given there."""
+    captures (`is_context_capturing(ctx)`) may cover the others: none is given there. Read
+    once per file."""
+    return context.shared(Guard, lambda: tuple(_read_guards(context)))
+
+
+def _read_guards(context) -> Iterator[Guard]:
+    if b"IsCapturing" not in context.source.data:
+        return  # (no status query: `_QUERY` finds none)
     for name, sync in context.calls(C_DEVICE_SYNCS):
         found = _guard(context, sync)
         if found is not None:
@@ -64,12 +72,15 @@ def guards(context) -> Iterator[Guard]:
 def wrong_stream_guards(context, facts: dict | None) -> Iterator[tuple[Guard, Begin]]:
     """The `guards` whose stream is not the one a begin-capture call of the project (the
     linted file's, and `facts`: path -> `begins`) names: (guard, that begin)."""
+    guarded = guards(context)
+    if not guarded:
+        return
     own = os.path.abspath(context.source.path)
     known = {path: found for path, found in sorted((facts or {}).items()) if path != own}
     started = [Begin(stream, path, line) for path, found in ((own, begins(context)),
                                                             *known.items())
                for stream, line in found]
-    for guard in guards(context) if started else ():
+    for guard in guarded if started else ():
         other = next((begin for begin in started if begin.stream != guard.stream), None)
         if other is not None:
             yield guard, other

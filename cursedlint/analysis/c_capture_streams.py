@@ -17,13 +17,20 @@ class CaptureStreams(Indexer):
     max_rounds = 0
 
     def words(self, settings):
-        """`c_capture.C_BEGINS` (a checking module: not imported by the declarations)."""
-        return ("cuStreamBeginCapture", "cuStreamBeginCapture_v2", "cudaStreamBeginCapture")
+        """None: the files are searched only from a linted file that needs the facts
+        (`seed_words`), not asked of every file a run parses."""
+        return ()
+
+    def seed_words(self, context):
+        """The begin-capture calls (`c_capture.C_BEGINS`)."""
+        from cursedlint.analysis.c_capture import C_BEGINS
+
+        return C_BEGINS
 
     def needed_by(self, context) -> bool:
         from cursedlint.analysis.c_capture_guards import guards
 
-        return next(guards(context), None) is not None
+        return bool(guards(context))
 
     def summarize(self, context):
         from cursedlint.analysis.c_capture_guards import begins

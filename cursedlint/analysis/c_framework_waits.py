@@ -60,7 +60,8 @@ def _work_classes(context) -> set[str]:
     """The names of the file's classes deriving from `c10d::Work`, directly or through
     another of them."""
     found: set[str] = set()
-    bases = {"Work"}
+    data = context.source.data
+    bases = {"Work"} if b"c10d" in data and b"Work" in data else set()
     while bases:
         derived = set()
         for name, leaf in context.tokens(bases):

@@ -11,7 +11,7 @@ from cursedlint.analysis.c_capture import (
     C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode,
     captured_statements,
 )
-from cursedlint.analysis.c_capture_guards import Begin, Guard, wrong_stream_guards
+from cursedlint.analysis.c_capture_guards import Begin, Guard, guards, wrong_stream_guards
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_framework_waits import host_waits
 from cursedlint.analysis.c_thread_reach import (
@@ -150,9 +150,10 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
     def check(self) -> None:
         """Prohibited calls between a begin and an end capture of one stream in one block, and
         device-wide synchronizations guarded by another stream's capture status."""
-        for guard, begin in wrong_stream_guards(
-                self.context, self.context.project.get(CAPTURE_STREAMS.name)):
-            self._report_guard(guard, begin)
+        if guards(self.context):  # (only then are the project's capture streams asked for)
+            for guard, begin in wrong_stream_guards(
+                    self.context, self.context.project.get(CAPTURE_STREAMS.name)):
+                self._report_guard(guard, begin)
         for wait in host_waits(self.context):
             self.report(
                 wait.call,

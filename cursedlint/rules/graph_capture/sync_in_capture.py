@@ -106,7 +106,7 @@ class SyncInCapture(CaptureRule):
     are not followed. Two C++ shapes run while *another* capture is under way, one the
     region cannot show: a device-wide synchronization (`cudaDeviceSynchronize`,
     `cuCtxSynchronize`) whose guard asks only whether one stream captures
-    (`cudaStreamIsCapturing(s, &status)`, `cuStreamIsCapturing`, `...GetCaptureInfo`, then
+    (`cudaStreamIsCapturing(s, &status)`, `cuStreamIsCapturing`, a wrapper named so, then
     `if (status == cudaStreamCaptureStatusNone)` or an early return when it is not), in a
     project that begins a capture (in any file) on a stream written otherwise: synchronizing
     the device is invalid while any of its streams captures, so the check guards the wrong
@@ -166,8 +166,7 @@ class SyncInCapture(CaptureRule):
     languages = (PYTHON, C, CPP)
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
-    triggers = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("CaptureInfo", "Synchronize"),
-                ("c10d", "wait"))
+    triggers = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"))
     """A region's words; a capture-status guard and a device synchronization
     (`c_capture_guards`); a `c10d::Work` subclass's `wait` (`c_framework_waits`)."""
     reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS)
