@@ -157,8 +157,8 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
         for wait in host_waits(self.context):
             self.report(
                 wait.call,
-                f"{wait.owner}::wait() calls {wait.label[:60]}, a host wait: PyTorch runs wait() "
-                f"on the capturing thread of a captured collective",
+                f"{_clipped(wait.owner, 32)}::wait() waits on the host "
+                f"({_clipped(wait.label, 32)}), on the capturing thread of a captured collective",
                 help="PyTorch's collectives call `work.wait()` on the thread that issued them "
                 "(`dist.all_reduce(t)`, `dist.barrier()`: no timeout unless `async_op`), so "
                 "where the application captures the collective in a CUDA graph, this `wait()` "
@@ -206,29 +206,33 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                          allocation, (*_chain(steps), Step(steps[-1].path, at,
                                                          f"{steps[-1].name}() calls {called}()")))
 
-
     def _report_guard(self, guard: Guard, begin: Begin) -> None:
         here = _own_path(self.context)
         where = f"{os.path.basename(begin.path)}:{begin.line}"
         self.report(
             guard.sync,
-            f"{guard.name}() waits for the whole device, but its guard asks only whether "
-            f"{_short(guard.stream)} captures; the project captures on {_short(begin.stream)}",
+            f"{guard.name}() syncs the device, but its guard checks only "
+            f"{_short(guard.stream)}; the project captures on {_short(begin.stream)}",
             help=f"CUDA makes synchronizing a device or context invalid while any of its "
             f"streams captures (in every capture mode): the call fails and invalidates that "
             f"capture. The guard checks one stream, and {where} begins a capture on another "
             f"stream of the project. Fix: skip the synchronization while any capture the "
             f"project began is active on the device, or synchronize only the checked stream.",
             related=(Step(here, guard.query.start_point[0] + 1,
-                          f"the guard asks whether {_short(guard.stream)} captures"),
+                          f"the guard asks whether `{_clipped(guard.stream, 60)}` captures"),
                      Step(begin.path, begin.line,
-                          f"a capture begins on {_short(begin.stream)}")))
+                          f"a capture begins on `{_clipped(begin.stream, 60)}`")))
 
 
 def _short(text: str) -> str:
-    """A stream's expression as written, in one line of at most 40 characters."""
+    """A stream's expression as written, quoted, in one line (`_clipped` to 20 characters)."""
+    return f"`{_clipped(text, 20)}`"
+
+
+def _clipped(text: str, most: int) -> str:
+    """`text` in one line of at most `most` characters (a finding's first line stays short)."""
     text = " ".join(text.split())
-    return f"`{text}`" if len(text) <= 40 else f"`{text[:37]}...`"
+    return text if len(text) <= most else f"{text[:most - 3]}..."
 
 
 def _own_path(context) -> str:
