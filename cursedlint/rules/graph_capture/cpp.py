@@ -11,6 +11,9 @@ from cursedlint.analysis.c_capture import (
     C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode,
     captured_statements,
 )
+from cursedlint.analysis.c_capture_guards import Begin, Guard, guards, wrong_stream_guards
+from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
+from cursedlint.analysis.c_framework_waits import host_waits
 from cursedlint.analysis.c_thread_reach import (
     C_THREAD_REACH, CallStep, ThreadReach, project_reach,
 )
@@ -145,7 +148,25 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
     """CUR402 in C/C++."""
 
     def check(self) -> None:
-        """Prohibited calls between a begin and an end capture of one stream in one block."""
+        """Prohibited calls between a begin and an end capture of one stream in one block, and
+        device-wide synchronizations guarded by another stream's capture status."""
+        if guards(self.context):  # (only then are the project's capture streams asked for)
+            for guard, begin in wrong_stream_guards(
+                    self.context, self.context.project.get(CAPTURE_STREAMS.name)):
+                self._report_guard(guard, begin)
+        for wait in host_waits(self.context):
+            self.report(
+                wait.call,
+                f"{_clipped(wait.owner, 32)}::wait() waits on the host "
+                f"({_clipped(wait.label, 32)}), on the capturing thread of a captured collective",
+                help="PyTorch's collectives call `work.wait()` on the thread that issued them "
+                "(`dist.all_reduce(t)`, `dist.barrier()`: no timeout unless `async_op`), so "
+                "where the application captures the collective in a CUDA graph, this `wait()` "
+                "runs on the capturing thread, where a host synchronization fails and "
+                "invalidates the capture, whatever its mode. Fix: when "
+                "`at::cuda::currentStreamCaptureStatus()` is not None, only make the current "
+                "stream wait on the work's event (`event.block(stream)`) and return, as "
+                "ProcessGroupNCCL's `wait` does.")
         for begin_name, begin in self.context.calls(C_BEGINS):
             inside = captured_statements(self.context, begin)
             if inside is None:
@@ -184,6 +205,34 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                          f"{name}() reaches {called}(), prohibited while a stream captures",
                          allocation, (*_chain(steps), Step(steps[-1].path, at,
                                                          f"{steps[-1].name}() calls {called}()")))
+
+    def _report_guard(self, guard: Guard, begin: Begin) -> None:
+        here = _own_path(self.context)
+        where = f"{os.path.basename(begin.path)}:{begin.line}"
+        self.report(
+            guard.sync,
+            f"{guard.name}() syncs the device, but its guard checks only "
+            f"{_short(guard.stream)}; the project captures on {_short(begin.stream)}",
+            help=f"CUDA makes synchronizing a device or context invalid while any of its "
+            f"streams captures (in every capture mode): the call fails and invalidates that "
+            f"capture. The guard checks one stream, and {where} begins a capture on another "
+            f"stream of the project. Fix: skip the synchronization while any capture the "
+            f"project began is active on the device, or synchronize only the checked stream.",
+            related=(Step(here, guard.query.start_point[0] + 1,
+                          f"the guard asks whether `{_clipped(guard.stream, 60)}` captures"),
+                     Step(begin.path, begin.line,
+                          f"a capture begins on `{_clipped(begin.stream, 60)}`")))
+
+
+def _short(text: str) -> str:
+    """A stream's expression as written, quoted, in one line (`_clipped` to 20 characters)."""
+    return f"`{_clipped(text, 20)}`"
+
+
+def _clipped(text: str, most: int) -> str:
+    """`text` in one line of at most `most` characters (a finding's first line stays short)."""
+    text = " ".join(text.split())
+    return text if len(text) <= most else f"{text[:most - 3]}..."
 
 
 def _own_path(context) -> str:

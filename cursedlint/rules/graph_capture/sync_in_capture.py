@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
+from cursedlint.analysis.c_thread_reach import C_THREAD_REACH
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON
@@ -101,7 +103,21 @@ class SyncInCapture(CaptureRule):
     the chain down to it, where each call on the way runs whenever its function does (not
     under an `if`, `switch`, `?:`, `&&`/`||` or a preprocessor conditional such as `#ifdef
     DEBUG`) and every function on the way is the project's only definition of its name (a member call `obj.f()` included); calls through pointers and unknown functions
-    are not followed.
+    are not followed. Two C++ shapes run while *another* capture is under way, one the
+    region cannot show: a device-wide synchronization (`cudaDeviceSynchronize`,
+    `cuCtxSynchronize`) whose guard asks only whether one stream captures
+    (`cudaStreamIsCapturing(s, &status)`, `cuStreamIsCapturing`, a wrapper named so, then
+    `if (status == cudaStreamCaptureStatusNone)` or an early return when it is not), in a
+    project that begins a capture (in any file) on a stream written otherwise: synchronizing
+    the device is invalid while any of its streams captures, so the check guards the wrong
+    stream (a guard that also asks anything else about captures, `is_context_capturing(ctx)`,
+    is left alone); and a `wait` override of a `c10d::Work` subclass (directly or through
+    the file's classes) that waits on the host (`cudaEventSynchronize`,
+    `cudaStreamSynchronize`, `cudaDeviceSynchronize`, driver forms, `synchronize()` of a
+    member declared as an event or stream) whenever it runs with no timeout (no condition
+    but `timeout == kNoTimeout`) and never asks about captures: PyTorch's collectives call
+    `work.wait()` on the thread that issued them (`dist.barrier()`, `dist.all_reduce(t)`), the
+    capturing thread where the application captures the collective.
 
     ## Why it is cursed
     Capture records GPU work without running it, so nothing can wait for a result, copy it to
@@ -115,7 +131,10 @@ class SyncInCapture(CaptureRule):
     thread-local captures they return `cudaErrorStreamCaptureUnsupported` (900) and ending
     the capture returns `cudaErrorStreamCaptureInvalidated` (901); in a relaxed capture they
     return 0 and the capture ends with 0, while `cudaStreamSynchronize`/`cuStreamSynchronize`
-    of the capturing stream fail with 900 and 901 in all three modes. Formatting a CUDA tensor copies
+    of the capturing stream fail with 900 and 901 in all three modes. CUDA's programming guide makes
+    synchronizing "a broader handle which encompasses an active stream capture, such as a
+    device or context handle" invalid too, whichever stream the caller checked
+    (`tests/test_capture_guard_gpu.py` checks it on a GPU). Formatting a CUDA tensor copies
     its values to the host first (the same synchronizing copy as `.cpu()`), so a debugging
     `print(t)` or a log line in the captured step breaks the capture too. Where it does not
     raise, a host value read during capture would be frozen into the graph and never refreshed
@@ -147,7 +166,10 @@ class SyncInCapture(CaptureRule):
     languages = (PYTHON, C, CPP)
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
-    triggers = REGION_TRIGGERS
+    triggers = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"))
+    """A region's words; a capture-status guard and a device synchronization
+    (`c_capture_guards`); a `c10d::Work` subclass's `wait` (`c_framework_waits`)."""
+    reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS)
     summary = "a call that waits for the GPU inside a CUDA graph capture region"
 
     valid = (
