@@ -112,14 +112,15 @@ def system_calls(context, names, node=None) -> list[tuple[str, object]]:
     return found
 
 
-def calls_made(context, names, node=None) -> list[tuple[str, object]]:
+def calls_made(context, names, node=None, own=False) -> list[tuple[str, object]]:
     """`context.calls(names, node)` with the `syscall(...)` calls making one of `names`; a
-    copy between the calling process and itself is none (`copies_own_memory`)."""
+    copy between the calling process and itself is none (`copies_own_memory`) unless `own`
+    (a seccomp filter or a kernel without the call refuses it too)."""
     found = context.calls(names, node)
     raw = system_calls(context, names, node)
     found = sorted([*found, *raw], key=lambda item: item[1].start_byte) if raw else found
     return [(name, call) for name, call in found
-            if name not in OWN_MEMORY_COPIES or not copies_own_memory(context, call)]
+            if own or name not in OWN_MEMORY_COPIES or not copies_own_memory(context, call)]
 
 
 OWN_MEMORY_COPIES = frozenset({"process_vm_readv", "process_vm_writev"})
