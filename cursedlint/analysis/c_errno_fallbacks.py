@@ -12,9 +12,11 @@ a function of the file that makes one of these), or falls through to statements 
 anything leaves. The values no branch names take the `else` or what follows the chain; when
 that leaves (`return`, `goto`, `throw`, `abort()`, `exit()`) before any such copy, every value
 of `RESTRICTED` the chain does not name gets the failure while others are recovered: a
-`PartialFallback`. A value a branch names on purpose and fails (`if (errno == EPERM) return
--EPERM;`) is a choice, not left out; a chain with no recovering branch, a loop, a `switch` or
-a test of anything else in the chain's conditions (`errno != EFAULT`) leave it unknown (None).
+`PartialFallback`. The inverse form, `if (errno != EFAULT && errno != ENOSYS) return false;`
+before such a copy, recovers the values it names. A value a branch names on purpose and fails
+(`if (errno == EPERM) return -EPERM;`) is a choice, not left out; a chain with no recovering
+branch, a loop, a `switch` or a test of errno other than by `==` in the chain's conditions
+leave it unknown (None).
 """
 
 from __future__ import annotations
@@ -91,6 +93,9 @@ def partial_fallback(context, call) -> PartialFallback | None:
     head = _errno_test(context, call, body) if body is not None else None
     if head is None:
         return None
+    skipping = _values(context, head.child_by_field_name("condition"), "!=")
+    if skipping:
+        return _skipped(context, head, body, skipping)
     chain = _chain(context, head)
     if chain is None:
         return None
@@ -113,9 +118,28 @@ def partial_fallback(context, call) -> PartialFallback | None:
         end = _decisive(context, _following(context, head, body))
     if end is None or end[0] != "leaves":
         return None
-    return PartialFallback(head.start_point[0] + 1, tuple(recovered),
-                           recovery.start_point[0] + 1, callee(context, recovery) or "the copy",
-                           missing, end[1].start_point[0] + 1)
+    return _found(context, head, tuple(recovered), recovery, missing, end[1])
+
+
+def _skipped(context, head, body, values) -> PartialFallback | None:
+    """`if (errno != EFAULT && errno != ENOSYS) return false;` followed by a copy: the values
+    named go on to it, the others leave."""
+    missing = tuple(value for value in RESTRICTED if value not in values)
+    others = head.child_by_field_name("consequence")
+    if not missing or head.child_by_field_name("alternative") is not None \
+            or _copy_in(context, others) is not None:
+        return None
+    end = _decisive(context, _statements(others))
+    after = _decisive(context, _following(context, head, body))
+    if end is None or end[0] != "leaves" or after is None or after[0] != "copies":
+        return None
+    return _found(context, head, values, after[1], missing, end[1])
+
+
+def _found(context, head, recovered, recovery, missing, leaving) -> PartialFallback:
+    return PartialFallback(head.start_point[0] + 1, recovered, recovery.start_point[0] + 1,
+                           callee(context, recovery) or "the copy", missing,
+                           leaving.start_point[0] + 1)
 
 
 def _errno_test(context, call, body):
@@ -140,7 +164,7 @@ def _comparing_if(context, leaf):
     parentheses; None otherwise."""
     node = context.parent(leaf)
     if node is None or node.type != "binary_expression" or \
-            context.text(node.child_by_field_name("operator")) != "==":
+            context.text(node.child_by_field_name("operator")) not in ("==", "!="):
         return None
     while (parent := context.parent(node)) is not None and (
             parent.type == "parenthesized_expression"
@@ -199,7 +223,7 @@ def _chain(context, head):
     branches = []
     node = head
     while True:
-        values = _values(context, node.child_by_field_name("condition"))
+        values = _values(context, node.child_by_field_name("condition"), "==")
         if not values:
             return None
         branches.append((values, node.child_by_field_name("consequence")))
@@ -214,14 +238,14 @@ def _chain(context, head):
         node = statement
 
 
-def _values(context, condition) -> tuple[str, ...]:
-    """The E... constants errno is compared with (`==`) in `condition`; () when errno is also
-    tested otherwise."""
+def _values(context, condition, operator: str) -> tuple[str, ...]:
+    """The E... constants errno is compared with by `operator` in `condition`; () when errno
+    is also tested otherwise."""
     found = []
     for _, leaf in context.tokens(("errno",), condition):
         comparison = context.parent(leaf)
         if comparison is None or comparison.type != "binary_expression" or \
-                context.text(comparison.child_by_field_name("operator")) != "==":
+                context.text(comparison.child_by_field_name("operator")) != operator:
             return ()
         other = next((side for side in (comparison.child_by_field_name("left"),
                                          comparison.child_by_field_name("right"))
