@@ -144,7 +144,7 @@ def _found(context, head, recovered, recovery, missing, leaving) -> PartialFallb
 
 def _errno_test(context, call, body):
     """The head of the first `if` chain after `call` comparing errno, when it is on the copy's
-    failure path; None otherwise."""
+    failure path and no other call of the same function comes between; None otherwise."""
     result = _result_name(context, call)
     for _, leaf in context.tokens(("errno",), body):
         if leaf.start_byte < call.end_byte or leaf.type != "identifier":
@@ -155,7 +155,10 @@ def _errno_test(context, call, body):
         head = test
         while (parent := context.parent(head)) is not None and parent.type == "else_clause":
             head = context.parent(parent)
-        return head if _on_failure_path(context, head, call, result, body) else None
+        again = any(call.end_byte < other.start_byte < head.start_byte
+                    for _, other in context.calls((callee(context, call),), body))
+        return head if not again and _on_failure_path(context, head, call, result, body) \
+            else None
     return None
 
 
