@@ -5,8 +5,8 @@
 a `process_vm_readv`/`process_vm_writev` call (or of a function returning its result): an `if`
 chain whose conditions compare `errno` with `==` to `E...` constants (`!rv && (errno == EPERM
 || errno == EINVAL)`, `if (errno == ENOSYS) ... else if (errno == EFAULT) ... else return
-false;`), inside the branch a check on the result sends the failure to or with such a check in
-its own condition. A branch recovers when it copies by another path (`memcpy`, `memmove`,
+false;`) or a `switch (errno)` whose cases end in `break` or leave, inside the branch a check
+on the result sends the failure to or with such a check in its own condition. A branch recovers when it copies by another path (`memcpy`, `memmove`,
 `bcopy`, `pread`/`pwrite` of `/proc/PID/mem`, a call handed `PTRACE_PEEKDATA` and the like, or
 a function of the file that makes one of these), or falls through to statements that do before
 anything leaves. The values no branch names take the `else` or what follows the chain; when
@@ -15,8 +15,8 @@ of `RESTRICTED` the chain does not name gets the failure while others are recove
 `PartialFallback`. The inverse form, `if (errno != EFAULT && errno != ENOSYS) return false;`
 before such a copy, recovers the values it names. A value a branch names on purpose and fails
 (`if (errno == EPERM) return -EPERM;`) is a choice, not left out; a chain with no recovering
-branch, a loop, a `switch` or a test of errno other than by `==` in the chain's conditions
-leave it unknown (None).
+branch, a loop, a case falling into the next or a test of errno other than by `==` in the
+chain's conditions leave it unknown (None).
 """
 
 from __future__ import annotations
@@ -96,15 +96,15 @@ def partial_fallback(context, call) -> PartialFallback | None:
     skipping = _values(context, head.child_by_field_name("condition"), "!=")
     if skipping:
         return _skipped(context, head, body, skipping)
-    chain = _chain(context, head)
+    chain = _switch(context, head) if head.type == "switch_statement" else _chain(context, head)
     if chain is None:
         return None
     branches, otherwise = chain
     named = {value for values, _ in branches for value in values}
     missing = tuple(value for value in RESTRICTED if value not in named)
     recovered, recovery = [], None
-    for values, branch in branches:
-        copy = _recovers(context, branch, head, body)
+    for values, statements in branches:
+        copy = _recovers(context, statements, head, body)
         if copy is not None:
             recovered.extend(values)
             recovery = recovery or copy
@@ -113,7 +113,10 @@ def partial_fallback(context, call) -> PartialFallback | None:
     if otherwise is not None:
         if _recovers(context, otherwise, head, body) is not None:
             return None
-        end = _decisive(context, _statements(otherwise))
+        breaks = head.type == "switch_statement" and otherwise[-1].type == "break_statement"
+        end = _decisive(context, otherwise[:-1] if breaks else otherwise)
+        if end is None and (breaks or not _leaving(context, otherwise[-1])):
+            end = _decisive(context, _following(context, head, body))
     else:
         end = _decisive(context, _following(context, head, body))
     if end is None or end[0] != "leaves":
@@ -149,7 +152,7 @@ def _errno_test(context, call, body):
     for _, leaf in context.tokens(("errno",), body):
         if leaf.start_byte < call.end_byte or leaf.type != "identifier":
             continue
-        test = _comparing_if(context, leaf)
+        test = _comparing_if(context, leaf) or _switching(context, leaf)
         if test is None:
             continue
         head = test
@@ -178,6 +181,15 @@ def _comparing_if(context, leaf):
         parent = context.parent(parent)
     return parent if parent is not None and parent.type == "if_statement" \
         and parent.child_by_field_name("condition") in (node, context.parent(node)) else None
+
+
+def _switching(context, leaf):
+    """The `switch (errno)` whose condition `leaf` is, or None."""
+    clause = context.parent(leaf)
+    switch = context.parent(clause) if clause is not None else None
+    return switch if switch is not None and switch.type == "switch_statement" \
+        and switch.child_by_field_name("condition") == clause \
+        and clause.type in ("parenthesized_expression", "condition_clause") else None
 
 
 def _result_name(context, call) -> str | None:
@@ -221,15 +233,15 @@ def _made_from(context, result: str, body) -> set[str]:
 
 
 def _chain(context, head):
-    """([(errno values, branch)], the final `else` or None) of an `if` chain every condition of
-    which compares errno; None where one does not."""
+    """([(errno values, the branch's statements)], the final `else`'s or None) of an `if` chain
+    every condition of which compares errno; None where one does not."""
     branches = []
     node = head
     while True:
         values = _values(context, node.child_by_field_name("condition"), "==")
         if not values:
             return None
-        branches.append((values, node.child_by_field_name("consequence")))
+        branches.append((values, _statements(node.child_by_field_name("consequence"))))
         alternative = node.child_by_field_name("alternative")
         if alternative is None:
             return branches, None
@@ -237,8 +249,42 @@ def _chain(context, head):
         if statement is None:
             return None
         if statement.type != "if_statement":
-            return branches, statement
+            return branches, _statements(statement)
         node = statement
+
+
+def _switch(context, head):
+    """([(case values, their statements)], the `default`'s statements or None) of a `switch
+    (errno)` whose labels are E... constants and whose cases end in `break` or leave; None
+    otherwise (a case falling into the next, another label)."""
+    block = head.child_by_field_name("body")
+    cases = [case for case in block.named_children if case.type != "comment"] \
+        if block is not None else []
+    branches, pending, otherwise = [], [], None
+    for index, case in enumerate(cases):
+        if case.type != "case_statement":
+            return None
+        value = case.child_by_field_name("value")
+        statements = [child for child in case.named_children
+                      if child != value and child.type != "comment"]
+        if value is not None:
+            text = context.text(unwrapped(value))
+            if not _ERRNO_VALUE.match(text):
+                return None
+            pending.append(text)
+        if not statements:
+            continue
+        if index < len(cases) - 1 and statements[-1].type != "break_statement" \
+                and not _leaving(context, statements[-1]):
+            return None
+        if value is None:
+            if pending:
+                return None
+            otherwise = statements
+        else:
+            branches.append((tuple(pending), statements))
+            pending = []
+    return (branches, otherwise) if branches and not pending else None
 
 
 def _values(context, condition, operator: str) -> tuple[str, ...]:
@@ -260,26 +306,24 @@ def _values(context, condition, operator: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _recovers(context, branch, head, body):
-    """The copy by another path a branch makes, or that follows it when it falls through to
-    the statements after the chain; None."""
-    copy = _copy_in(context, branch)
-    if copy is not None:
-        return copy
-    if _leaves(context, branch):
+def _recovers(context, statements, head, body):
+    """The copy by another path a branch's statements make, or that follows them when they
+    fall through (or, in a `switch`, break) to the statements after the chain; None."""
+    for statement in statements:
+        copy = _copy_in(context, statement)
+        if copy is not None:
+            return copy
+    last = statements[-1] if statements else None
+    if last is not None and _leaving(context, last) and not (
+            head.type == "switch_statement" and last.type == "break_statement"):
         return None
     end = _decisive(context, _following(context, head, body))
     return end[1] if end is not None and end[0] == "copies" else None
 
 
 def _statements(node) -> list:
-    return list(node.named_children) if node.type == "compound_statement" else [node]
-
-
-def _leaves(context, branch) -> bool:
-    """Whether a branch's last statement leaves (`return`, `goto`, `throw`, exit calls)."""
-    statements = [s for s in _statements(branch) if s.type != "comment"]
-    return bool(statements) and _leaving(context, statements[-1])
+    children = node.named_children if node.type == "compound_statement" else [node]
+    return [child for child in children if child.type != "comment"]
 
 
 def _leaving(context, statement) -> bool:
