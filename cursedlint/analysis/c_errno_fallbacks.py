@@ -1,22 +1,24 @@
 """Fallbacks keyed on errno after a CMA copy that leave out the values a restricted copy gives
 (C/C++; CUR601).
 
-`partial_fallback(context, call)` reads the first test of `errno` on the failure path of
-a `process_vm_readv`/`process_vm_writev` call (or of a function returning its result): an `if`
+`partial_fallback(context, call)` reads the first test of `errno` on the failure path of a
+`process_vm_readv`/`process_vm_writev` call (or of a function returning its result): an `if`
 chain whose conditions compare `errno` with `==` to `E...` constants (`!rv && (errno == EPERM
 || errno == EINVAL)`, `if (errno == ENOSYS) ... else if (errno == EFAULT) ... else return
 false;`) or a `switch (errno)` whose cases end in `break` or leave, inside the branch a check
-on the result sends the failure to or with such a check in its own condition. A branch recovers when it copies by another path (`memcpy`, `memmove`,
-`bcopy`, `pread`/`pwrite` of `/proc/PID/mem`, a call handed `PTRACE_PEEKDATA` and the like, or
-a function of the file that makes one of these), or falls through to statements that do before
-anything leaves. The values no branch names take the `else` or what follows the chain; when
-that leaves (`return`, `goto`, `throw`, `abort()`, `exit()`) before any such copy, every value
-of `RESTRICTED` the chain does not name gets the failure while others are recovered: a
+on the result sends the failure to or with such a check in its own condition. A branch
+recovers when it copies by another path (`memcpy`, `memmove`, `bcopy`, `pread`/`pwrite` of
+`/proc/PID/mem`, a call handed `PTRACE_PEEKDATA` and the like, or a function of the file that
+makes one of these), or falls through to statements that do before anything leaves. The values
+no branch names take the `else` (`default`) or what follows the chain; when that leaves
+(`return`, `goto`, `throw`, `abort()`, `exit()`) before any such copy, every value of
+`RESTRICTED` the chain does not name gets the failure while others are recovered: a
 `PartialFallback`. The inverse form, `if (errno != EFAULT && errno != ENOSYS) return false;`
 before such a copy, recovers the values it names. A value a branch names on purpose and fails
 (`if (errno == EPERM) return -EPERM;`) is a choice, not left out; a chain with no recovering
-branch, a loop, a case falling into the next or a test of errno other than by `==` in the
-chain's conditions leave it unknown (None).
+branch, a loop, a case falling into the next, a test of errno other than by `==` in the
+chain's conditions, and a fallback behind a flag the branches set differently (`if
+(still_pending) memcpy(...)`) leave it unknown (None).
 """
 
 from __future__ import annotations
