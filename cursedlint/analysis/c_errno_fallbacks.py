@@ -6,19 +6,19 @@
 chain whose conditions compare `errno` with `==` to `E...` constants (`!rv && (errno == EPERM
 || errno == EINVAL)`, `if (errno == ENOSYS) ... else if (errno == EFAULT) ... else return
 false;`) or a `switch (errno)` whose cases end in `break` or leave, inside the branch a check
-on the result sends the failure to or with such a check in its own condition. A branch
-recovers when it copies by another path (`memcpy`, `memmove`, `bcopy`, `pread`/`pwrite` of
+on the result sends the failure to or with such a check in its own condition. A branch recovers
+when it copies by another path (`memcpy`, `memmove`, `bcopy`, `pread`/`pwrite` of
 `/proc/PID/mem`, a call handed `PTRACE_PEEKDATA` and the like, or a function of the file that
-makes one of these), or falls through to statements that do before anything leaves. The values
-no branch names take the `else` (`default`) or what follows the chain; when that leaves
+makes one of the last two), or falls through to statements that do before anything leaves. The
+values no branch names take the `else` (`default`) or what follows the chain; when that leaves
 (`return`, `goto`, `throw`, `abort()`, `exit()`) before any such copy, every value of
 `RESTRICTED` the chain does not name gets the failure while others are recovered: a
 `PartialFallback`. The inverse form, `if (errno != EFAULT && errno != ENOSYS) return false;`
 before such a copy, recovers the values it names. A value a branch names on purpose and fails
 (`if (errno == EPERM) return -EPERM;`) is a choice, not left out; a chain with no recovering
-branch, a loop, a case falling into the next, a test of errno other than by `==` in the
-chain's conditions, and a fallback behind a flag the branches set differently (`if
-(still_pending) memcpy(...)`) leave it unknown (None).
+branch, a loop, a case falling into the next, a test of errno other than by `==` in the chain's
+conditions, and a fallback behind a flag the branches set differently (`if (still_pending)
+memcpy(...)`) leave it unknown (None).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ filter's value)."""
 
 COPIES = frozenset({"memcpy", "memmove", "bcopy", "pread", "pread64", "preadv", "pwrite",
                     "pwrite64", "pwritev"})
+_FILE_COPIES = COPIES - {"memcpy", "memmove", "bcopy"}
 _PTRACE_COPY = re.compile(r"PTRACE_(?:PEEK|POKE)(?:DATA|TEXT)\Z")
 _ERRNO_VALUE = re.compile(r"E[A-Z0-9]+\Z")
 _CONTAINERS = frozenset({"compound_statement", "preproc_if", "preproc_ifdef", "preproc_else",
@@ -380,8 +381,8 @@ def _copy_in(context, node):
     return None
 
 
-def _copying(context, call) -> bool:
-    return callee(context, call) in COPIES or any(
+def _copying(context, call, copies=COPIES) -> bool:
+    return callee(context, call) in copies or any(
         _PTRACE_COPY.match(context.text(argument)) for argument in arguments(call))
 
 
@@ -395,12 +396,14 @@ def _calls(node) -> Iterator:
 
 
 def _copies_locally(context, name: str) -> bool:
-    """Whether `name` is a function of the file whose body copies (`_copying`)."""
+    """Whether `name` is a function of the file whose body copies through ptrace or a file
+    (`/proc/PID/mem`): a `memcpy` alone may be anything (a logging helper's)."""
     if not name:
         return False
     known = context.shared("c-errno-fallback-copiers", dict)
     if name not in known:
         definition = defined_functions(context, (name,)).get(name)
         body = definition.child_by_field_name("body") if definition is not None else None
-        known[name] = body is not None and any(_copying(context, call) for call in _calls(body))
+        known[name] = body is not None and any(_copying(context, call, _FILE_COPIES)
+                                               for call in _calls(body))
     return known[name]
