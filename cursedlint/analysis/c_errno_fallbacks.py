@@ -28,6 +28,7 @@ from typing import Iterator
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_expectations import stored_in
 from cursedlint.analysis.c_failure_path import JUMPS
 from cursedlint.analysis.c_fatal import ABORTS, EXITS
 from cursedlint.analysis.c_syntax import (
@@ -113,7 +114,7 @@ def partial_fallback(context, call) -> PartialFallback | None:
             recovery = recovery or copy
     if recovery is None or not missing:
         return None
-    if otherwise is not None:
+    if otherwise:
         if _recovers(context, otherwise, head, body) is not None:
             return None
         breaks = head.type == "switch_statement" and otherwise[-1].type == "break_statement"
@@ -169,8 +170,8 @@ def _errno_test(context, call, body):
 
 
 def _comparing_if(context, leaf):
-    """The `if` whose condition compares `leaf` (errno) with `==`, through `||`, `&&` and
-    parentheses; None otherwise."""
+    """The `if` whose condition compares `leaf` (errno) with `==` or `!=`, through `||`, `&&`
+    and parentheses; None otherwise."""
     node = context.parent(leaf)
     if node is None or node.type != "binary_expression" or \
             context.text(node.child_by_field_name("operator")) not in ("==", "!="):
@@ -196,8 +197,6 @@ def _switching(context, leaf):
 
 
 def _result_name(context, call) -> str | None:
-    from cursedlint.analysis.c_expectations import stored_in
-
     _, _, target = stored_in(context, call)
     while target is not None and target.type not in ("identifier", "field_expression"):
         target = target.child_by_field_name("declarator")
