@@ -119,8 +119,13 @@ def calls_made(context, names, node=None, own=False) -> list[tuple[str, object]]
     found = context.calls(names, node)
     raw = system_calls(context, names, node)
     found = sorted([*found, *raw], key=lambda item: item[1].start_byte) if raw else found
+    return found if own else of_other_processes(context, found)
+
+
+def of_other_processes(context, found) -> list[tuple[str, object]]:
+    """The (name, call) of `found` but the copies of the calling process itself."""
     return [(name, call) for name, call in found
-            if own or name not in OWN_MEMORY_COPIES or not copies_own_memory(context, call)]
+            if name not in OWN_MEMORY_COPIES or not copies_own_memory(context, call)]
 
 
 OWN_MEMORY_COPIES = frozenset({"process_vm_readv", "process_vm_writev"})

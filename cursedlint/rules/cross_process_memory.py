@@ -34,7 +34,9 @@ from cursedlint.analysis.cma_facts import (
     project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
-from cursedlint.analysis.c_system_calls import add_project_aliases, aliases_of, calls_made
+from cursedlint.analysis.c_system_calls import (
+    add_project_aliases, aliases_of, calls_made, of_other_processes,
+)
 from cursedlint.analysis.c_syntax import callee, discards, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
@@ -426,7 +428,8 @@ class CmaFailureAborts(Rule):
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
         paths = self._paths
-        calls = [*calls_made(self.context, {**self._cma_names, **self._codes}), *self._through]
+        made = calls_made(self.context, {**self._cma_names, **self._codes}, own=True)
+        calls = [*of_other_processes(self.context, made), *self._through]
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call in calls:
             result = self._result(name, call)
@@ -435,8 +438,8 @@ class CmaFailureAborts(Rule):
                 self._report_assert(path.hit, result, path.detected)
         from cursedlint.analysis.c_errno_fallbacks import HELP, partial_fallback
 
-        for name, call in calls_made(self.context, self._cma_names, own=True):
-            partial = partial_fallback(self.context, call)
+        for name, call in made:
+            partial = partial_fallback(self.context, call) if name in self._cma_names else None
             if partial is not None:
                 self.report(call, partial.message(f"{name}()"), help=HELP,
                             related=partial.steps(self.context.source.path))
