@@ -76,3 +76,17 @@ def test_the_macros_standing_for_given_calls_are_found_from_the_spellings():
            b"long n = SYS_process_vm_readv;\n#  define NR_POKE (__NR_process_vm_writev)"
     assert aliases_of(data, ("process_vm_readv", "process_vm_writev")) == {
         "NR_PEEK": "process_vm_readv", "NR_POKE": "process_vm_writev"}
+
+
+def test_a_copy_of_the_calling_process_is_left_out_unless_asked_for():
+    context = context_of("""\
+        void f(pid_t peer, struct iovec *l, struct iovec *r) {
+            process_vm_readv(getpid(), l, 1, r, 1, 0);
+            syscall(SYS_process_vm_readv, getpid(), l, 1, r, 1, 0);
+            process_vm_readv(peer, l, 1, r, 1, 0);
+        }
+        """)
+    names = ("process_vm_readv",)
+    assert [context.text(call)[:24] for _, call in calls_made(context, names)] == [
+        "process_vm_readv(peer, l"]
+    assert len(calls_made(context, names, own=True)) == 3

@@ -229,6 +229,16 @@ def wrappers(context, node) -> Iterator:
         yield parent
 
 
+def discards(cast) -> bool:
+    """Whether a cast is to void (`(void)f(...)`, `static_cast<void>(f(...))`)."""
+    if cast.type == "call_expression":  # a named cast
+        cast = cast.child_by_field_name("function").child_by_field_name("arguments")
+        type_ = cast.named_children[0] if cast is not None and cast.named_children else None
+    else:
+        type_ = cast.child_by_field_name("type") if cast.type == "cast_expression" else None
+    return type_ is not None and type_.text.strip() == b"void"
+
+
 FILE_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
                          "preproc_elif", "preproc_elifdef", "linkage_specification",
                          "declaration_list", "namespace_definition"})

@@ -112,12 +112,18 @@ def system_calls(context, names, node=None) -> list[tuple[str, object]]:
     return found
 
 
-def calls_made(context, names, node=None) -> list[tuple[str, object]]:
+def calls_made(context, names, node=None, own=False) -> list[tuple[str, object]]:
     """`context.calls(names, node)` with the `syscall(...)` calls making one of `names`; a
-    copy between the calling process and itself is none (`copies_own_memory`)."""
+    copy between the calling process and itself is none (`copies_own_memory`) unless `own`
+    (a seccomp filter or a kernel without the call refuses it too)."""
     found = context.calls(names, node)
     raw = system_calls(context, names, node)
     found = sorted([*found, *raw], key=lambda item: item[1].start_byte) if raw else found
+    return found if own else of_other_processes(context, found)
+
+
+def of_other_processes(context, found) -> list[tuple[str, object]]:
+    """The (name, call) of `found` but the copies of the calling process itself."""
     return [(name, call) for name, call in found
             if name not in OWN_MEMORY_COPIES or not copies_own_memory(context, call)]
 

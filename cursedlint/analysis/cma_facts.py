@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_conditions import literal
+from cursedlint.analysis.c_conditions import described, literal
 from cursedlint.analysis.c_error_codes import ErrorCode, PassingOn, composed_codes
 from cursedlint.analysis.c_fatal import Fatal, Forward, reachable_handlers, resolved
 from cursedlint.analysis.c_system_calls import spellings
+from cursedlint.findings import Step
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, project_graph, wrappers_by_name,
 )
@@ -148,3 +149,20 @@ def failing_names(facts: dict) -> set[str]:
     name the file calls)."""
     return {*CMA_FUNCTIONS, *all_wrappers(facts), *built_for(facts, "cma codes", all_codes),
             *project_cma_fields(facts)}
+
+
+def handler_steps(fatal: dict[str, tuple[str, Fatal]], name: str) -> tuple[Step, ...]:
+    """Where the fatal handler `name` is defined and the call by which it ends the process, to
+    `abort()` (`fatal`: name -> (path, Fatal), `fatal_of`)."""
+    steps = []
+    while name in fatal and len(steps) < 8:
+        path, handler = fatal[name]
+        when = (f"ends the process if ({described(handler.when, handler.parameter)})"
+                if handler.conditional else "always ends the process")
+        if handler.declared:
+            steps.append(Step(path, handler.line, f"{name}() is declared {handler.calls}: "
+                                                  "it never returns"))
+            break
+        steps.append(Step(path, handler.line, f"{name}() {when}: it calls {handler.calls}()"))
+        name = handler.calls
+    return tuple(steps)

@@ -22,7 +22,6 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from cursedlint.analysis.c_conditions import described
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
 from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
 from cursedlint.analysis.c_noreturn import escaping
@@ -31,12 +30,14 @@ from cursedlint.analysis.c_function_pointers import (
 )
 from cursedlint.analysis.cma_facts import (
     CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_aliases, all_codes, all_wrappers, cma_stored,
-    copying, copying_names, failing_names, fatal_of, handed_failures,
+    copying, copying_names, failing_names, fatal_of, handed_failures, handler_steps,
     project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
-from cursedlint.analysis.c_system_calls import add_project_aliases, aliases_of, calls_made
-from cursedlint.analysis.c_syntax import callee, wrappers
+from cursedlint.analysis.c_system_calls import (
+    add_project_aliases, aliases_of, calls_made, of_other_processes,
+)
+from cursedlint.analysis.c_syntax import callee, discards, wrappers
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import C, CPP
 from cursedlint.project.index import Indexer
@@ -150,11 +151,16 @@ class CmaFailureAborts(Rule):
     - the result is ignored: the call is a statement of its own (a `(void)` cast says it is
       discarded on purpose and is not reported, and so is a function of the project that
       also writes its failure through a pointer parameter before it returns the code, as a
-      probe keeping `peers->cma = REFUSED` does: the caller may read it there).
+      probe keeping `peers->cma = REFUSED` does: the caller may read it there);
+    - a fallback keyed on errno leaves out EPERM or ENOSYS (`analysis.c_errno_fallbacks`): the
+      failure branch copies by another path (`memcpy`, `PTRACE_PEEKDATA`, `pread` of
+      `/proc/PID/mem`) for the values it tests (`errno == EFAULT`), and the others leave with
+      the failure; reported at the copy, also one of the calling process (a seccomp filter
+      refuses that too). A branch naming EPERM to fail on purpose, or no fallback at all, is not.
 
-    A copy naming the calling process itself (`process_vm_readv(getpid(), ...)`: a self-test,
-    a probe for CMA) is not reported: the kernel grants a process its own memory before any
-    ptrace check.
+    Otherwise a copy naming the calling process itself (`process_vm_readv(getpid(), ...)`: a
+    self-test, a probe for CMA) is not reported: the kernel grants a process its own memory
+    before any ptrace check.
 
     The path a failed call (-1) takes is followed inside the function: into the branch an `if`
     on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
@@ -204,6 +210,8 @@ class CmaFailureAborts(Rule):
     - Yama, `ptrace_scope` modes 0-3 and `PR_SET_PTRACER`:
       https://www.kernel.org/doc/html/latest/admin-guide/LSM/Yama.html
     - PR_SET_PTRACER(2const): https://man7.org/linux/man-pages/man2/pr_set_ptracer.2const.html
+    - seccomp(2), a filter's `SECCOMP_RET_ERRNO` (EPERM in Docker's default profile, ENOSYS
+      in others): https://man7.org/linux/man-pages/man2/seccomp.2.html
     - dyninst PR 280, falling back to ptrace when Yama blocks process_vm_readv:
       https://github.com/dyninst/dyninst/pull/280
     - Incident 003 (see the README's "Incidents"): libfabric's psm3 provider,
@@ -420,13 +428,21 @@ class CmaFailureAborts(Rule):
     # -- the calls -------------------------------------------------------------------------
     def check(self) -> None:
         paths = self._paths
-        calls = [*calls_made(self.context, {**self._cma_names, **self._codes}), *self._through]
+        made = calls_made(self.context, {**self._cma_names, **self._codes}, own=True)
+        calls = [*of_other_processes(self.context, made), *self._through]
         calls.sort(key=lambda found: found[1].start_byte)
         for name, call in calls:
             result = self._result(name, call)
             path = paths.reached(result) if result is not None else None
             if path is not None:
                 self._report_assert(path.hit, result, path.detected)
+        from cursedlint.analysis.c_errno_fallbacks import HELP, partial_fallback
+
+        for name, call in made:
+            partial = partial_fallback(self.context, call) if name in self._cma_names else None
+            if partial is not None:
+                self.report(call, partial.message(f"{name}()"), help=HELP,
+                            related=partial.steps(self.context.source.path))
 
     @cached_property
     def _paths(self) -> FailurePaths:
@@ -516,7 +532,7 @@ class CmaFailureAborts(Rule):
         from cursedlint.analysis.c_expectations import stored_in
         from cursedlint.analysis.c_failure_path import Result
 
-        if any(_discards(node) for node in wrappers(self.context, call)):
+        if any(discards(node) for node in wrappers(self.context, call)):
             return None  # discarded on purpose
         _, user, target = stored_in(self.context, call)
         code = self._codes.get(name)
@@ -569,30 +585,6 @@ class CmaFailureAborts(Rule):
         called = self.context.text(hit.child_by_field_name('function'))
         self.report(hit, f"{called}() {where}{_CONDITION}",
                     help=f"{_WHY}. Instead, {_FIX}. {_DOCTOR}",
-                    related=(*self._handler(callee(self.context, hit)),
+                    related=(*handler_steps(self._fatal, callee(self.context, hit)),
                              *self._chain(result.function)))
 
-    def _handler(self, name: str) -> tuple[Step, ...]:
-        """Where a fatal handler is defined and the call by which it aborts, to `abort()`."""
-        steps = []
-        while name in self._fatal and len(steps) < 8:
-            path, fatal = self._fatal[name]
-            when = (f"ends the process if ({described(fatal.when, fatal.parameter)})"
-                    if fatal.conditional else "always ends the process")
-            if fatal.declared:
-                steps.append(Step(path, fatal.line, f"{name}() is declared {fatal.calls}: "
-                                                    "it never returns"))
-                break
-            steps.append(Step(path, fatal.line, f"{name}() {when}: it calls {fatal.calls}()"))
-            name = fatal.calls
-        return tuple(steps)
-
-
-def _discards(cast) -> bool:
-    """Whether a cast is to void (`(void)f(...)`, `static_cast<void>(f(...))`)."""
-    if cast.type == "call_expression":  # a named cast
-        cast = cast.child_by_field_name("function").child_by_field_name("arguments")
-        type_ = cast.named_children[0] if cast is not None and cast.named_children else None
-    else:
-        type_ = cast.child_by_field_name("type") if cast.type == "cast_expression" else None
-    return type_ is not None and type_.text.strip() == b"void"

@@ -1,0 +1,408 @@
+"""Fallbacks keyed on errno after a CMA copy that leave out the values a restricted copy gives
+(C/C++; CUR601).
+
+`partial_fallback(context, call)` reads the first test of `errno` on the failure path of a
+`process_vm_readv`/`process_vm_writev` call (or of a function returning its result): an `if`
+chain whose conditions compare `errno` with `==` to `E...` constants (`!rv && (errno == EPERM
+|| errno == EINVAL)`, `if (errno == ENOSYS) ... else if (errno == EFAULT) ... else return
+false;`) or a `switch (errno)` whose cases end in `break` or leave, inside the branch a check
+on the result sends the failure to or with such a check in its own condition. A branch recovers
+when it copies by another path (`memcpy`, `memmove`, `bcopy`, `pread`/`pwrite` of
+`/proc/PID/mem`, a call handed `PTRACE_PEEKDATA` and the like, or a function of the file that
+makes one of the last two), or falls through to statements that do before anything leaves. The
+values no branch names take the `else` (`default`) or what follows the chain; when that leaves
+(`return`, `goto`, `throw`, `abort()`, `exit()`) before any such copy, every value of
+`RESTRICTED` the chain does not name gets the failure while others are recovered: a
+`PartialFallback`. The inverse form, `if (errno != EFAULT && errno != ENOSYS) return false;`
+before such a copy, recovers the values it names. A value a branch names on purpose and fails
+(`if (errno == EPERM) return -EPERM;`) is a choice, not left out; a chain with no recovering
+branch, a loop, a case falling into the next, a test of errno other than by `==` in the chain's
+conditions, and a fallback behind a flag the branches set differently (`if (still_pending)
+memcpy(...)`) leave it unknown (None).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from msgspec import Struct
+
+from cursedlint.analysis.c_expectations import stored_in
+from cursedlint.analysis.c_failure_path import JUMPS
+from cursedlint.analysis.c_fatal import ABORTS, EXITS
+from cursedlint.analysis.c_syntax import (
+    arguments, callee, defined_functions, mentions, scope_of, unwrapped, within,
+)
+from cursedlint.findings import Step
+
+RESTRICTED = {
+    "EPERM": "a failed ptrace access check (Yama ptrace_scope, no CAP_SYS_PTRACE, another user "
+             "namespace) or a seccomp filter's default",
+    "ENOSYS": "a kernel without the call (before 3.2, CONFIG_CROSS_MEMORY_ATTACH off) or a "
+              "seccomp filter answering ENOSYS",
+}
+"""The errno values of a copy the system refuses, and what gives them (process_vm_readv(2):
+EPERM; mm/process_vm_access.c maps the ptrace check's EACCES to EPERM; kernel/sys_ni.c:
+ENOSYS where the kernel is built without it; seccomp(2): SECCOMP_RET_ERRNO returns the
+filter's value)."""
+
+COPIES = frozenset({"memcpy", "memmove", "bcopy", "pread", "pread64", "preadv", "pwrite",
+                    "pwrite64", "pwritev"})
+_FILE_COPIES = COPIES - {"memcpy", "memmove", "bcopy"}
+_PTRACE_COPY = re.compile(r"PTRACE_(?:PEEK|POKE)(?:DATA|TEXT)\Z")
+_ERRNO_VALUE = re.compile(r"E[A-Z0-9]+\Z")
+_CONTAINERS = frozenset({"compound_statement", "preproc_if", "preproc_ifdef", "preproc_else",
+                         "preproc_elif", "preproc_elifdef"})
+_ALTERNATIVES = frozenset({"preproc_else", "preproc_elif", "preproc_elifdef", "else_clause"})
+_LOGIC = frozenset({"||", "&&"})
+
+
+class PartialFallback(Struct, frozen=True):
+    """The errno test after a copy (`test`: its line), the values its recovering branches name
+    (`recovered`), the copy that recovers (`recovery`, `how`: its name), the values of
+    `RESTRICTED` left out (`missing`) and where they leave (`failure`, a line)."""
+
+    test: int
+    recovered: tuple[str, ...]
+    recovery: int
+    how: str
+    missing: tuple[str, ...]
+    failure: int
+
+    def message(self, copy: str) -> str:
+        verb = "still fails" if len(self.missing) == 1 else "still fail"
+        return (f"{copy} falls back on line {self.test} for {', '.join(self.recovered)} only: "
+                f"{' and '.join(self.missing)} (CMA refused or missing) {verb}")
+
+    def steps(self, path: str) -> tuple[Step, ...]:
+        return (Step(path, self.test, f"errno {' or '.join(self.recovered)} recovers: "
+                                      f"{self.how}() on line {self.recovery} copies instead"),
+                *(Step(path, self.failure, f"{value} ({RESTRICTED[value]}) leaves here")
+                  for value in self.missing))
+
+
+HELP = ("A copy between processes fails with EPERM where the ptrace access check refuses it "
+        "(Yama ptrace_scope=1 between siblings, a container without CAP_SYS_PTRACE, peers in "
+        "different user namespaces) or a seccomp filter does, and with ENOSYS where the kernel "
+        "lacks the call or a seccomp profile answers so; the fallback the code has for other "
+        "values is not taken then. Take the fallback for EPERM and ENOSYS too (or for every "
+        "failure), and remember that CMA is unusable so later copies go to it directly.")
+
+
+def partial_fallback(context, call) -> PartialFallback | None:
+    """The fallback after `call` (a copy, or a call of a function returning a copy's result)
+    that leaves restricted values out (see the module), or None."""
+    body = scope_of(context, call)
+    head = _errno_test(context, call, body) if body is not None else None
+    if head is None:
+        return None
+    skipping = _values(context, head.child_by_field_name("condition"), "!=")
+    if skipping:
+        return _skipped(context, head, body, skipping)
+    chain = _switch(context, head) if head.type == "switch_statement" else _chain(context, head)
+    if chain is None:
+        return None
+    branches, otherwise = chain
+    named = {value for values, _ in branches for value in values}
+    missing = tuple(value for value in RESTRICTED if value not in named)
+    recovered, recovery = [], None
+    for values, statements in branches:
+        copy = _recovers(context, statements, head, body)
+        if copy is not None:
+            recovered.extend(values)
+            recovery = recovery or copy
+    if recovery is None or not missing:
+        return None
+    if otherwise:
+        if _recovers(context, otherwise, head, body) is not None:
+            return None
+        breaks = head.type == "switch_statement" and otherwise[-1].type == "break_statement"
+        end = _decisive(context, otherwise[:-1] if breaks else otherwise)
+        if end is None and (breaks or not _leaving(context, otherwise[-1])):
+            end = _decisive(context, _following(context, head, body))
+    else:
+        end = _decisive(context, _following(context, head, body))
+    if end is None or end[0] != "leaves":
+        return None
+    return _found(context, head, tuple(recovered), recovery, missing, end[1])
+
+
+def _skipped(context, head, body, values) -> PartialFallback | None:
+    """`if (errno != EFAULT && errno != ENOSYS) return false;` followed by a copy: the values
+    named go on to it, the others leave."""
+    missing = tuple(value for value in RESTRICTED if value not in values)
+    others = head.child_by_field_name("consequence")
+    if not missing or head.child_by_field_name("alternative") is not None \
+            or _copy_in(context, others) is not None:
+        return None
+    end = _decisive(context, _statements(others))
+    after = _decisive(context, _following(context, head, body))
+    if end is None or end[0] != "leaves" or after is None or after[0] != "copies":
+        return None
+    return _found(context, head, values, after[1], missing, end[1])
+
+
+def _found(context, head, recovered, recovery, missing, leaving) -> PartialFallback:
+    return PartialFallback(head.start_point[0] + 1, recovered, recovery.start_point[0] + 1,
+                           callee(context, recovery) or "the copy", missing,
+                           leaving.start_point[0] + 1)
+
+
+def _errno_test(context, call, body):
+    """The head of the first `if` chain after `call` comparing errno, when it is on the copy's
+    failure path and no other call of the same function comes between; None otherwise."""
+    result = _result_name(context, call)
+    for _, leaf in context.tokens(("errno",), body):
+        if leaf.start_byte < call.end_byte or leaf.type != "identifier":
+            continue
+        test = _comparing_if(context, leaf) or _switching(context, leaf)
+        if test is None:
+            continue
+        head = test
+        while (parent := context.parent(head)) is not None and parent.type == "else_clause":
+            head = context.parent(parent)
+        again = any(call.end_byte < other.start_byte < head.start_byte
+                    for _, other in context.calls((callee(context, call),), body))
+        return head if not again and _on_failure_path(context, head, call, result, body) \
+            else None
+    return None
+
+
+def _comparing_if(context, leaf):
+    """The `if` whose condition compares `leaf` (errno) with `==` or `!=`, through `||`, `&&`
+    and parentheses; None otherwise."""
+    node = context.parent(leaf)
+    if node is None or node.type != "binary_expression" or \
+            context.text(node.child_by_field_name("operator")) not in ("==", "!="):
+        return None
+    while (parent := context.parent(node)) is not None and (
+            parent.type == "parenthesized_expression"
+            or parent.type == "binary_expression"
+            and context.text(parent.child_by_field_name("operator")) in _LOGIC):
+        node = parent
+    if parent is not None and parent.type == "condition_clause":
+        parent = context.parent(parent)
+    return parent if parent is not None and parent.type == "if_statement" \
+        and parent.child_by_field_name("condition") in (node, context.parent(node)) else None
+
+
+def _switching(context, leaf):
+    """The `switch (errno)` whose condition `leaf` is, or None."""
+    clause = context.parent(leaf)
+    switch = context.parent(clause) if clause is not None else None
+    return switch if switch is not None and switch.type == "switch_statement" \
+        and switch.child_by_field_name("condition") == clause \
+        and clause.type in ("parenthesized_expression", "condition_clause") else None
+
+
+def _result_name(context, call) -> str | None:
+    _, _, target = stored_in(context, call)
+    while target is not None and target.type not in ("identifier", "field_expression"):
+        target = target.child_by_field_name("declarator")
+    return context.text(target) if target is not None and target.type == "identifier" else None
+
+
+def _on_failure_path(context, head, call, result, body) -> bool:
+    """Whether the chain tests the copy's outcome itself or sits in a branch that does: a
+    condition holding the call, its result or a local made from the result."""
+    names = {result} | _made_from(context, result, body) if result else set()
+    node = head
+    while node is not None and node != body:
+        if node.type == "if_statement":
+            condition = node.child_by_field_name("condition")
+            if within(call, condition) or any(mentions(context, condition, name)
+                                              for name in names):
+                return True
+        node = context.parent(node)
+    return False
+
+
+def _made_from(context, result: str, body) -> set[str]:
+    """The locals of `body` initialized from an expression naming `result` (`bool rv = n ==
+    size;`)."""
+    made = set()
+    for _, leaf in context.tokens((result,), body):
+        node = context.parent(leaf)
+        while node is not None and node.type not in ("init_declarator", "expression_statement",
+                                                      "compound_statement"):
+            node = context.parent(node)
+        if node is not None and node.type == "init_declarator":
+            declared = node.child_by_field_name("declarator")
+            if declared is not None and declared.type == "identifier":
+                made.add(context.text(declared))
+    return made
+
+
+def _chain(context, head):
+    """([(errno values, the branch's statements)], the final `else`'s or None) of an `if` chain
+    every condition of which compares errno; None where one does not."""
+    branches = []
+    node = head
+    while True:
+        values = _values(context, node.child_by_field_name("condition"), "==")
+        if not values:
+            return None
+        branches.append((values, _statements(node.child_by_field_name("consequence"))))
+        alternative = node.child_by_field_name("alternative")
+        if alternative is None:
+            return branches, None
+        statement = alternative.named_children[-1] if alternative.named_children else None
+        if statement is None:
+            return None
+        if statement.type != "if_statement":
+            return branches, _statements(statement)
+        node = statement
+
+
+def _switch(context, head):
+    """([(case values, their statements)], the `default`'s statements or None) of a `switch
+    (errno)` whose labels are E... constants and whose cases end in `break` or leave; None
+    otherwise (a case falling into the next, another label)."""
+    block = head.child_by_field_name("body")
+    cases = [case for case in block.named_children if case.type != "comment"] \
+        if block is not None else []
+    branches, pending, otherwise = [], [], None
+    for index, case in enumerate(cases):
+        if case.type != "case_statement":
+            return None
+        value = case.child_by_field_name("value")
+        statements = [child for child in case.named_children
+                      if child != value and child.type != "comment"]
+        if value is not None:
+            text = context.text(unwrapped(value))
+            if not _ERRNO_VALUE.match(text):
+                return None
+            pending.append(text)
+        if not statements:
+            continue
+        if index < len(cases) - 1 and statements[-1].type != "break_statement" \
+                and not _leaving(context, statements[-1]):
+            return None
+        if value is None:
+            if pending:
+                return None
+            otherwise = statements
+        else:
+            branches.append((tuple(pending), statements))
+            pending = []
+    return (branches, otherwise) if branches and not pending else None
+
+
+def _values(context, condition, operator: str) -> tuple[str, ...]:
+    """The E... constants errno is compared with by `operator` in `condition`; () when errno
+    is also tested otherwise."""
+    found = []
+    for _, leaf in context.tokens(("errno",), condition):
+        comparison = context.parent(leaf)
+        if comparison is None or comparison.type != "binary_expression" or \
+                context.text(comparison.child_by_field_name("operator")) != operator:
+            return ()
+        other = next((side for side in (comparison.child_by_field_name("left"),
+                                         comparison.child_by_field_name("right"))
+                      if side is not None and side != leaf), None)
+        text = context.text(unwrapped(other)) if other is not None else ""
+        if not _ERRNO_VALUE.match(text):
+            return ()
+        found.append(text)
+    return tuple(dict.fromkeys(found))
+
+
+def _recovers(context, statements, head, body):
+    """The copy by another path a branch's statements make, or that follows them when they
+    fall through (or, in a `switch`, break) to the statements after the chain; None."""
+    for statement in statements:
+        copy = _copy_in(context, statement)
+        if copy is not None:
+            return copy
+    last = statements[-1] if statements else None
+    if last is not None and _leaving(context, last) and not (
+            head.type == "switch_statement" and last.type == "break_statement"):
+        return None
+    end = _decisive(context, _following(context, head, body))
+    return end[1] if end is not None and end[0] == "copies" else None
+
+
+def _statements(node) -> list:
+    children = node.named_children if node.type == "compound_statement" else [node]
+    return [child for child in children if child.type != "comment"]
+
+
+def _leaving(context, statement) -> bool:
+    if statement.type in JUMPS:
+        return True
+    if statement.type != "expression_statement" or not statement.named_children:
+        return False
+    call = unwrapped(statement.named_children[0])
+    return call is not None and call.type == "call_expression" and \
+        callee(context, call) in ABORTS | EXITS
+
+
+def _decisive(context, statements) -> tuple[str, object] | None:
+    """("copies", call) when a statement copies before any leaves; ("leaves", statement) when one
+    leaves first; None when neither is seen (the end, a loop, a `switch`)."""
+    for statement in statements:
+        if statement is None:
+            return None
+        copy = _copy_in(context, statement)
+        if copy is not None:
+            return "copies", copy
+        if _leaving(context, statement):
+            return "leaves", statement
+    return None
+
+
+def _following(context, node, body) -> Iterator:
+    """The statements that run after `node` falls through, up to the end of `body`: those
+    after it in its block, then after the blocks around it; None (and the end) at a loop or
+    a `switch`, whose next statement is not the one after."""
+    while node != body:
+        parent = context.parent(node)
+        if parent is None:
+            return
+        if parent.type in _CONTAINERS:
+            after = False
+            for child in parent.named_children:
+                if after and child.type not in _ALTERNATIVES and child.type != "comment":
+                    yield child
+                after = after or child == node
+        elif parent.type not in ("if_statement", "else_clause", "condition_clause"):
+            yield None
+            return
+        node = parent
+
+
+def _copy_in(context, node):
+    """The first call in `node` copying memory by another path than CMA (see the module)."""
+    for call in _calls(node):
+        if _copying(context, call) or _copies_locally(context, callee(context, call)):
+            return call
+    return None
+
+
+def _copying(context, call, copies=COPIES) -> bool:
+    return callee(context, call) in copies or any(
+        _PTRACE_COPY.match(context.text(argument)) for argument in arguments(call))
+
+
+def _calls(node) -> Iterator:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "call_expression":
+            yield current
+        stack.extend(reversed(current.named_children))
+
+
+def _copies_locally(context, name: str) -> bool:
+    """Whether `name` is a function of the file whose body copies through ptrace or a file
+    (`/proc/PID/mem`): a `memcpy` alone may be anything (a logging helper's)."""
+    if not name:
+        return False
+    known = context.shared("c-errno-fallback-copiers", dict)
+    if name not in known:
+        definition = defined_functions(context, (name,)).get(name)
+        body = definition.child_by_field_name("body") if definition is not None else None
+        known[name] = body is not None and any(_copying(context, call, _FILE_COPIES)
+                                               for call in _calls(body))
+    return known[name]
