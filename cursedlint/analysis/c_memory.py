@@ -68,6 +68,8 @@ _ALIGNED_WRAPPER = re.compile(r"(?<!\w)\w+_(posix_memalign)")
 # a project's wrapper of a device allocator, named after it (`ofi_cudaMalloc(&buf, n)`); a
 # search starts only at a word's start, so a long word is read once, not once per character
 _DEVICE_WRAPPER = re.compile(r"(?<!\w)\w+_(cudaMalloc|hipMalloc)")
+_WRAPPED_WORDS = (b"_cudaMalloc", b"_hipMalloc", b"_posix_memalign")
+"""What a match of `_DEVICE_WRAPPER` or `_ALIGNED_WRAPPER` holds."""
 _PAGE_ALLOCATORS = frozenset({"mmap", "mmap64", "valloc", "pvalloc", "cudaHostAlloc",
                               "cudaMallocHost", "hipHostMalloc"})
 # those whose blocks are whole pages whatever size is asked (maps of pages, pinned memory)
@@ -260,6 +262,8 @@ class MemoryProvenance:
         names it passes (a 100,000-line scope a misread macro made read its `ep` 4,000
         times: 10 MB of C took 36 s)."""
         self._scope_places: dict[tuple[str, int, int], list] = {}
+        self._scope_statements: dict[tuple[str, int, int], list] = {}  # `_statement_calls`
+        self._scope_given: dict[tuple[str, int, int], Provenance] = {}  # `_allocation`'s
         self._file_declarations: dict[str, tuple | None] = {}
         """Name -> its first declaration at file scope (a name no function declares is
         looked for there at each use)."""
@@ -544,7 +548,14 @@ class MemoryProvenance:
         (`_passed`)."""
         sources = self._sources(name, scope)
         passed = self._passed(name, sources, scope)
-        return self._given(name, sources) if passed is None else passed
+        if passed is not None:
+            return passed
+        if self.assume:  # (notes the macros it takes to round: asked each time)
+            return self._given(name, sources)
+        key = (name, scope.start_byte, scope.end_byte)  # (each use asks: once per scope)
+        if key not in self._scope_given:
+            self._scope_given[key] = self._given(name, sources)
+        return self._scope_given[key]
 
     def _passed(self, name: str, sources: list, scope) -> Provenance | None:
         """A pointer parameter of a plain function that it never assigns, or a local whose one
@@ -842,7 +853,9 @@ class MemoryProvenance:
         and the device allocators' wrappers it names (read once per scope, not per address)."""
         key = (scope.start_byte, scope.end_byte)
         if key not in self._scope_allocators:
-            text = self.context.text(scope)
+            data = self.context.source.data
+            text = self.context.text(scope) if any(  # (decoded and read only where named)
+                data.find(word, *key) >= 0 for word in _WRAPPED_WORDS) else ""
             self._scope_allocators[key] = [
                 *self._out_positions,
                 *{match.group(0) for pattern in (_DEVICE_WRAPPER, _ALIGNED_WRAPPER)
@@ -958,8 +971,9 @@ class MemoryProvenance:
             name, scope = self.context.text(node), scope_of(self.context, node)
             if scope is None:
                 return False
-            if any(self._rounds_in_place(leaf) for leaf in self._places(name, scope)
-                   if leaf.start_byte < node.start_byte):
+            if any(self._rounding_call(call, in_place=True, value=position)
+                   for start, call, position in self._statement_calls(name, scope)
+                   if start < node.start_byte):
                 return True
             sources = self._sources_before(node, scope)
             return bool(sources) and all(self._rounded(value, depth + 1) for value in sources)
@@ -980,17 +994,25 @@ class MemoryProvenance:
             self._scope_places[key] = [leaf for _, leaf in self.context.tokens((name,), scope)]
         return self._scope_places[key]
 
-    def _rounds_in_place(self, leaf) -> bool:
-        """Whether `leaf` is the value argument of a statement rounding it up to the page size
-        in place (`ALIGN_SIZE(size, page);`)."""
-        listed = self.context.parent(leaf)
-        call = self.context.parent(listed) if listed is not None else None
-        if listed is None or listed.type != "argument_list" or call is None \
-                or call.type != "call_expression" \
-                or self.context.parent(call).type != "expression_statement":
-            return False
-        position = arguments(call).index(leaf) if leaf in arguments(call) else -1
-        return self._rounding_call(call, in_place=True, value=position)
+    def _statement_calls(self, name: str, scope) -> list[tuple[int, object, int]]:
+        """(where, call, position) for each token spelling `name` in `scope` that is an
+        argument of a call making a statement of its own (`ALIGN_SIZE(size, page);`: a
+        statement that may round it up in place), found once per name and scope (each use of
+        a size asks again; a misread function of megabytes spells `len` thousands of times)."""
+        key = (name, scope.start_byte, scope.end_byte)
+        if key not in self._scope_statements:
+            found = []
+            for leaf in self._places(name, scope):
+                listed = self.context.parent(leaf)
+                call = self.context.parent(listed) if listed is not None else None
+                if listed is None or listed.type != "argument_list" or call is None \
+                        or call.type != "call_expression" \
+                        or self.context.parent(call).type != "expression_statement":
+                    continue
+                given = arguments(call)
+                found.append((leaf.start_byte, call, given.index(leaf) if leaf in given else -1))
+            self._scope_statements[key] = found
+        return self._scope_statements[key]
 
     def _rounding_call(self, call, in_place: bool = False, value: int | None = None) -> bool:
         """A call of a rounding macro (`in_place`: one that assigns its `value` argument)

@@ -468,11 +468,57 @@ def may_be_whole(store: Given) -> bool:
 
 def stores_into(data: bytes, field: str) -> bool:
     """Whether a file's bytes may store into a member named `field` (in any shape
-    `member_stores` reads: more, never fewer)."""
-    name = re.escape(field.encode())
-    return re.search(rb"(?:->|\.)\s*" + name + rb"\s*=(?!=)|&[^,;(){}]*?(?:->|\.)\s*" + name +
-                     rb"\s*[,)]|&\s*" + name + rb"\s*[,)]|(?<![\w$.>:&])" + name +
-                     rb"\s*(?:=(?!=)|[({])", data) is not None
+    `member_stores` reads: more, never fewer): where the name is spelled whole, `x->m =`,
+    `&x->m,` (`&` and the member in one argument), `&m,`, or `m =`, `m(`, `m{` not after a
+    member's `.`, `->` or `::`. Each place the name is spelled is looked at (one pattern of
+    these shapes tried at every byte of a 10 MB file took 60 ms a member)."""
+    name, size = field.encode(), len(data)
+    at = data.find(name)
+    while at >= 0:
+        after = at + len(name)
+        if (not at or data[at - 1] not in _NAME_BYTES) and (
+                after == size or data[after] not in _NAME_BYTES) and _stores_at(data, at, after):
+            return True
+        at = data.find(name, after)
+    return False
+
+
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_ARGUMENT_ENDS = frozenset(b",;(){}")
+
+
+def _stores_at(data: bytes, start: int, end: int) -> bool:
+    """`stores_into` at the name spelled data[start:end]."""
+    while end < len(data) and data[end] in _SPACE_BYTES:
+        end += 1
+    following = data[end:end + 2]
+    assigned = following[:1] == b"=" and following != b"=="
+    if not (assigned or following[:1] in (b",", b")", b"(", b"{")):
+        return False
+    if (assigned or following[:1] in (b"(", b"{")) and (
+            not start or data[start - 1] not in b".>:&" and data[start - 1] not in _WORD_BYTES):
+        return True  # `m = v`, `m(v)`, `m{v}`
+    before = start
+    while before and data[before - 1] in _SPACE_BYTES:
+        before -= 1
+    member = before >= 1 and data[before - 1] == ord(".") or \
+        before >= 2 and data[before - 2:before] == b"->"
+    if assigned:
+        return member  # `x->m = v`
+    if following[:1] not in (b",", b")"):
+        return False
+    if before and data[before - 1] == ord("&"):
+        return True  # `&m,`
+    if not member:
+        return False
+    operator = before - (1 if data[before - 1] == ord(".") else 2)
+    while operator:  # `&x->m,`: an `&` earlier in the same argument
+        operator -= 1
+        if data[operator] in _ARGUMENT_ENDS:
+            return False
+        if data[operator] == ord("&"):
+            return True
+    return False
 
 
 def member_provenance(facts: dict, allocators: dict, sized: dict, field: str):

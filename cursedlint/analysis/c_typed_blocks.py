@@ -316,6 +316,14 @@ def _stored_into(context, declaration, name: str) -> list[str]:
     if scope is None or _ALLOCATING_BYTES.search(
             context.source.data, scope.start_byte, scope.end_byte) is None:
         return []  # (no allocating call in its function)
+    return context.shared(("stored-into", scope.id, name),
+                          lambda: _allocations_into(context, scope, name))
+
+
+def _allocations_into(context, scope, name: str) -> list[str]:
+    """`_stored_into` of the pointers named `name` in `scope`, read once per scope and name
+    (a function tree-sitter misread as megabytes declares the same pointer thousands of
+    times)."""
     found = []
     for _, leaf in context.tokens((name,), scope):
         node = context.parent(leaf)

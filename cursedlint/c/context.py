@@ -23,6 +23,7 @@ of millions of elements, lines of megabytes and nesting thousands deep, so:
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 from array import array
@@ -140,6 +141,15 @@ def _whole(name: bytes, data: bytes, start: int, end: int) -> Iterator[tuple]:
                 after == len(data) or data[after] not in _IDENTIFIER_BYTES):
             yield at, after
         at = data.find(name, after, end)
+
+
+def _within(places, first: int, last: int) -> Iterator[int]:
+    """The places (in order) from `first` to `last`, both included, found by bisection: a
+    region's search need not read the places of the whole file before it."""
+    for index in range(bisect.bisect_left(places, first), len(places)):
+        if places[index] > last:
+            return
+        yield places[index]
 
 
 class _Path:
@@ -374,9 +384,8 @@ class CContext(FileContext):
             if self._wide_searches > SEARCHES_BEFORE_INDEX:
                 data, index = self.source.data, self.tree_index
                 return ((first, first + length) for first, length in heapq.merge(
-                    *(zip(index.places(data, name.encode()), itertools.repeat(len(name)))
-                      for name in names))
-                    if start <= first and first + length <= end)
+                    *(zip(_within(index.places(data, name.encode()), start, end - len(name)),
+                          itertools.repeat(len(name))) for name in names)))
         root = self.root
         if start > root.start_byte or end < root.end_byte:
             return _spelled(names, self.source.data, start, end)

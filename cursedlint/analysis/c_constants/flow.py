@@ -240,10 +240,12 @@ class FlowRules:
         return True
 
     def _writes(self, function) -> _Writes:
-        """What `function` does to its variables (see `_Writes`), read once."""
+        """What `function` does to its variables (see `_Writes`), read once for every
+        evaluator of the file (the file's provenance and its registrations' each have one)."""
         key = ("writes", function.id)
         if key not in self._memo:
-            self._memo[key] = self._read_writes(function)
+            self._memo[key] = self.context.shared(("c-consteval-writes", function.id),
+                                                  lambda: self._read_writes(function))
         return self._memo[key]
 
     def _read_writes(self, function) -> _Writes:

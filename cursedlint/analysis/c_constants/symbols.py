@@ -132,7 +132,10 @@ class SymbolRules:
                    if name in header._macro_names)
 
     def _is_macro(self, name: str, anchor) -> bool:
-        return self._header_macro(name) or any(
+        """(The file's own definitions are looked up only for a name its text `#define`s or
+        `#undef`s, as a header's are: each member of a path asks, and looking a common
+        member's every spelling up in the tree of a 10 MB file cost more than its parse.)"""
+        return self._header_macro(name) or name in self._macro_names and any(
             event.start_byte < anchor.start_byte for event in self._name(name).macros)
 
     def _expansions(self, node, name: str, qualifier: tuple, env: _Env) -> list | None:
