@@ -19,8 +19,8 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    ANY_QUESTION, FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions, Reach,
-    answered_otherwise, call_names, last_name, module_functions, own_nodes, project_names,
+    ANY_QUESTION, RUNNING, FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions,
+    Reach, answered_otherwise, call_names, last_name, module_functions, own_nodes, project_names,
     recorded_questions,
 )
 from cursedlint.patterns import LazyPattern
@@ -42,7 +42,9 @@ class CudaReach(FunctionIndexer):
     DataLoader (a factory). The kinds: `CudaFact`."""
 
     name = "cuda-reach"
-    handed = {CudaFact.TASK_CAPTURE: CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CUDA: CudaFact.CUDA}
+    handed = {CudaFact.TASK_CAPTURE: CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CUDA: CudaFact.CUDA,
+              CudaFact.THREAD_CAPTURE: RUNNING + CudaFact.GLOBAL_CAPTURE,
+              CudaFact.THREAD_CUDA: RUNNING + CudaFact.CUDA}
 
     def words(self, settings):
         """Modules that begin a capture, start threads (their names become trigger words) or
@@ -60,7 +62,8 @@ class CudaReach(FunctionIndexer):
         needs one, and they are few), its classes whose framework hooks reach one
         (`framework_loops.hook_classes`: a module that hands one to a Trainer names no
         capture itself), and its functions that run one on another thread (`TASK_CAPTURE`:
-        a module that runs one beside other work names neither capture nor thread)."""
+        a module that runs one beside other work names neither capture nor thread; or on a
+        thread they leave running, `THREAD_CAPTURE`: a module making two such components)."""
         return self._project_words(facts)[0]
 
     def gated_trigger_words(self, facts):
@@ -88,7 +91,9 @@ class CudaReach(FunctionIndexer):
             return words
         functions = ProjectFunctions(facts, self.handed)
         tasks = functions.reaching(CudaFact.TASK_CAPTURE)
-        words = ((*capturing_names(facts), *sorted(hook_classes(facts)), *sorted(tasks)),
+        left = functions.reaching(CudaFact.THREAD_CAPTURE) - tasks
+        words = ((*capturing_names(facts), *sorted(hook_classes(facts)), *sorted(tasks),
+                  *sorted(left)),
                  functions.reaching(CudaFact.GLOBAL_CAPTURE) | tasks)
         self._words_of = (summaries, words)
         return words
@@ -142,7 +147,8 @@ class CudaReach(FunctionIndexer):
     def extended(self, context, summary: ModuleSummary | None,
                  calls: list) -> ModuleSummary | None:
         """The summary with the callables each function hands to threads and executor tasks
-        (`HANDED` calls, which the `TASK_*` kinds follow into other modules)."""
+        (`HANDED` calls, which the `TASK_*` and `THREAD_*` kinds follow into other modules),
+        and its calls through `self` attributes holding instances (`OffThread.instance_calls`)."""
         if not _starts_threads(context):
             return summary
         from cursedlint.analysis.thread_starts import ThreadStarts
@@ -153,7 +159,7 @@ class CudaReach(FunctionIndexer):
         off = _off_thread(context, threads)
         functions = dict(summary.functions) if summary else {}
         for qualname, function in module_functions(context.tree):
-            handed = off.handed(function)
+            handed = [*off.handed(function), *off.instance_calls(function)]
             if handed:
                 known = functions.get(qualname)
                 functions[qualname] = FunctionSummary(function.lineno, {}, tuple(handed)) \

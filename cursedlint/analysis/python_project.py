@@ -66,6 +66,9 @@ class OutCall(Struct, frozen=True):
 HANDED = "handed:"
 """The prefix of an `OutCall` name for a callable run on another thread (only the kinds of an
 indexer's `FunctionIndexer.handed` follow it)."""
+RUNNING = "running:"
+"""After `HANDED`: the thread is left running when the function returns. A kind whose
+`FunctionIndexer.handed` value begins with it follows only such calls."""
 
 
 class FunctionSummary(Struct, frozen=True):
@@ -137,7 +140,8 @@ class FunctionIndexer(Indexer):
     max_bytes = 1 << 20
     handed: dict[str, str] = {}
     """Kind reached through a callable handed to another thread (`HANDED` calls) -> the kind
-    that callable must reach (the others do not follow such calls)."""
+    that callable must reach (the others do not follow such calls; `RUNNING` + kind: only a
+    callable handed to a thread left running)."""
     module_level = False
     """Whether the module's own statements (its import-time code and `if __name__ ==
     "__main__":` block) are summarized too, as the function named `MODULE`."""
@@ -204,7 +208,8 @@ class FunctionIndexer(Indexer):
         """The names the summarized functions call in the project (their modules define them,
         or re-export them), and the functions that have a fact, so the chains from the
         first-round files down to the facts are read."""
-        names = (call.name.removeprefix(HANDED) for summary in facts.values()
+        names = (call.name.removeprefix(HANDED).removeprefix(RUNNING)
+                 for summary in facts.values()
                  for function in summary.functions.values() for call in function.calls)
         return {name.rpartition(".")[2] for name in names
                 if not name.startswith("self.")} | _with_facts(facts)
@@ -715,8 +720,10 @@ class ProjectFunctions:
             name, inner_kind = call.name, kind
             if name.startswith(HANDED):  # run on another thread: only for the kinds saying so
                 name, inner_kind = name.removeprefix(HANDED), self.handed.get(kind)
-                if inner_kind is None:
+                running, name = name.startswith(RUNNING), name.removeprefix(RUNNING)
+                if inner_kind is None or (inner_kind.startswith(RUNNING) and not running):
                     continue
+                inner_kind = inner_kind.removeprefix(RUNNING)
             callee = self.callee(path, imports, name, qualname)
             if callee is None or callee == (path, qualname):
                 continue

@@ -32,7 +32,8 @@ _TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
 THREAD_KINDS = {CudaFact.DEVICE_WIDE: CudaFact.THREAD_DEVICE_WIDE,
                 CudaFact.CUDA: CudaFact.THREAD_CUDA}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
-_AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, *THREAD_KINDS.values())
+_AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, CudaFact.THREAD_CAPTURE,
+                *THREAD_KINDS.values())
 """What `running_at_captures` asks of each call's function."""
 
 
@@ -88,6 +89,7 @@ class ThreadStarts:
         self.analysis = analysis
         self.uses = uses
         self._starting: dict[int, bool] = {}
+        self._begins_capture = None
 
     def reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
         """Where a thread's code (a def or lambda of the module, or a project function of
@@ -104,18 +106,34 @@ class ThreadStarts:
         node, what, path = found
         return node.lineno, f"{through(path)}, where {what}", self.uses.steps_for(node)
 
+    def left_running(self, call: ast.Call, function: ast.AST) -> bool:
+        """Whether `call` starts a thread (`.start()`) that `function` does not join before
+        it returns."""
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "start"):
+            return False
+        start = self._thread_start(call) if not call.args else None
+        return start is not None and not self._ended(
+            start, [(function, position(call), END)], None)
+
+    def _capture_check(self):
+        """A check for the start of a global-mode region (made once)."""
+        if self._begins_capture is None:
+            starts = {id(region.start): region for region in self.analysis.regions}
+            self._begins_capture = capture_check(starts, frozenset())
+        return self._begins_capture
+
     # -- threads started and captures begun by other modules' functions ---------------------
     def thread_facts(self, function: ast.AST) -> dict[str, Reach]:
         """The facts of a function (for the project index) about the threads it starts and
-        leaves running, whose code uses CUDA (or synchronizes the device), and the threads
-        it joins."""
+        leaves running, whose code uses CUDA (or synchronizes the device, or begins a
+        global-mode capture), and the threads it joins."""
         facts = {}
         for start in self._starts(function):
             if self._ended(start, [(function, position(start.call), END)], None):
                 continue
-            for check in (self.uses.device_wide_use, self.uses.any_use):
+            for check in (self.uses.device_wide_use, self.uses.any_use, self._capture_check()):
                 found = self.reached(start.code, check)
-                kind = THREAD_KINDS[check.remote_kind]
+                kind = THREAD_KINDS.get(check.remote_kind, CudaFact.THREAD_CAPTURE)
                 if found is not None and kind not in facts:
                     facts[kind] = Reach(
                         start.call.lineno, f"starts {start.label}",
@@ -144,18 +162,42 @@ class ThreadStarts:
                 scopes.setdefault(id(self.context.scope_of(call)), []).append(call)
         for scope_calls in scopes.values():
             running: list[RunningThread] = []
+            capturing: list[Region] = []  # threads left running that capture when they will
             for call in sorted(scope_calls, key=position):
                 region = regions.get(id(call)) or self.uses.remote_region(call)
                 if region is not None and running:
                     yield region, tuple(running)
+                threaded = self._thread_region(call)
+                if threaded is not None and running:
+                    yield threaded, tuple(running)
                 for kind, thread_kind in THREAD_KINDS.items():
                     found = self.uses.reached(call.func, thread_kind)
                     if found:
-                        running.append(RunningThread(call, kind, *found))
+                        thread = RunningThread(call, kind, *found)
+                        for earlier in capturing:
+                            yield earlier, (thread,)
+                        running.append(thread)
                         break
+                if threaded is not None:
+                    capturing.append(threaded)
                 if self.uses.reach_of(call.func, CudaFact.JOINS):
                     receiver = _receiver(call)
                     running = [r for r in running if _receiver(r.call) != receiver]
+                    capturing = [r for r in capturing if _receiver(r.start) != receiver]
+
+    def _thread_region(self, call: ast.Call) -> Region | None:
+        """The global-mode capture that a thread a call of another module's function starts
+        and leaves running begins, as a region begun at the call (its time unknown: a lazy
+        capture on the thread's first request), or None."""
+        found = self.uses.reached(call.func, CudaFact.THREAD_CAPTURE)
+        if not found:
+            return None
+        steps, fact = found
+        where = f"{os.path.basename(steps[0].path)}:{steps[0].line}"
+        reached = (Step(steps[-1].path, fact.line, f"its code reaches line {fact.detail}"),) \
+            if fact.detail else ()
+        return Region(call, (), GLOBAL, f"the thread {ast.unparse(call.func)}() starts ({where})",
+                      (*steps, *reached))
 
     def callee_captures(self, calls: list[ast.Call]) -> Iterator[Region]:
         """Of the file's `calls`, those in a function (or at module level) where threads or
@@ -220,8 +262,8 @@ class ThreadStarts:
                     windows = [(root, begun, before)]
                 else:  # ended in its own scope, or in the region's before the region
                     windows = [(start_root, begun, END), (root, (0, 0), before)]
-                if not self._ended(start, windows, region):
-                    yield start
+                if start.code is not scope and not self._ended(start, windows, region):
+                    yield start  # (a thread's own code capturing: no other thread is beside)
 
     def _earlier_scopes(self, root: ast.AST) -> list[ast.AST]:
         """Where a thread alive at a region in `root` (a function or the module) may have
