@@ -134,12 +134,14 @@ class OffThread:
 
     def callable_name(self, target: ast.AST | None) -> str | None:
         """The dotted name a summary calls the callable `target` by: as written, or for the
-        method of an instance made by a call, the maker's (`GraphRunner.step`)."""
-        if isinstance(target, ast.Attribute):
-            made = self.threads.analysis.constructor_of(target.value)
-            maker = dotted(made.func) if made is not None else None
-            if maker:
-                return f"{maker}.{target.attr}"
+        method of an instance made by a call, the maker's (`GraphRunner.step`; for a `self`
+        attribute holding one, its `GraphRunner.__call__`)."""
+        made, method = (target, CALL_METHOD) if is_self_attribute(target) else \
+            (target.value, target.attr) if isinstance(target, ast.Attribute) else (None, None)
+        made = made is not None and self.threads.analysis.constructor_of(made)
+        maker = dotted(made.func) if made else None
+        if maker:
+            return f"{maker}.{method}"
         return None if target is None else dotted(target)
 
 

@@ -19,7 +19,7 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    ANY_QUESTION, RUNNING, FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions,
+    ANY_QUESTION, FunctionIndexer, FunctionSummary, Handed, ModuleSummary, ProjectFunctions,
     Reach, answered_otherwise, call_names, last_name, module_functions, own_nodes, project_names,
     recorded_questions,
 )
@@ -42,9 +42,11 @@ class CudaReach(FunctionIndexer):
     DataLoader (a factory). The kinds: `CudaFact`."""
 
     name = "cuda-reach"
-    handed = {CudaFact.TASK_CAPTURE: CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CUDA: CudaFact.CUDA,
-              CudaFact.THREAD_CAPTURE: RUNNING + CudaFact.GLOBAL_CAPTURE,
-              CudaFact.THREAD_CUDA: RUNNING + CudaFact.CUDA}
+    handed = {CudaFact.TASK_CAPTURE: Handed((CudaFact.GLOBAL_CAPTURE,)),
+              CudaFact.TASK_CUDA: Handed((CudaFact.CUDA,)),
+              CudaFact.THREAD_CAPTURE: Handed(
+                  (CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CAPTURE), running=True),
+              CudaFact.THREAD_CUDA: Handed((CudaFact.CUDA, CudaFact.TASK_CUDA), running=True)}
 
     def words(self, settings):
         """Modules that begin a capture, start threads (their names become trigger words) or
@@ -137,8 +139,8 @@ class CudaReach(FunctionIndexer):
         if _starts_threads(context):
             threads = context.shared(
                 ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
-            facts.update(threads.thread_facts(function))
             off = _off_thread(context, threads)
+            facts.update(threads.thread_facts(function, (off.capture, off.cuda, off.captures)))
             for kind, (line, what, via, serial) in off.facts(function).items():
                 facts[kind] = Reach(line, what, tuple(via), detail=serial)
             facts.update(_task_pairs(context, off, function))

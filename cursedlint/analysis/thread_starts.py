@@ -32,6 +32,10 @@ _TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
 THREAD_KINDS = {CudaFact.DEVICE_WIDE: CudaFact.THREAD_DEVICE_WIDE,
                 CudaFact.CUDA: CudaFact.THREAD_CUDA}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
+_LEFT_RUNNING = {**THREAD_KINDS, CudaFact.GLOBAL_CAPTURE: CudaFact.THREAD_CAPTURE,
+                 CudaFact.TASK_CAPTURE: CudaFact.THREAD_CAPTURE,
+                 CudaFact.TASK_CUDA: CudaFact.THREAD_CUDA}
+"""`THREAD_KINDS`, and the kinds of the other checks `thread_facts` may be given."""
 _AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, CudaFact.THREAD_CAPTURE,
                 *THREAD_KINDS.values())
 """What `running_at_captures` asks of each call's function."""
@@ -89,7 +93,6 @@ class ThreadStarts:
         self.analysis = analysis
         self.uses = uses
         self._starting: dict[int, bool] = {}
-        self._begins_capture = None
 
     def reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
         """Where a thread's code (a def or lambda of the module, or a project function of
@@ -115,26 +118,20 @@ class ThreadStarts:
         return start is not None and not self._ended(
             start, [(function, position(call), END)], None)
 
-    def _capture_check(self):
-        """A check for the start of a global-mode region (made once)."""
-        if self._begins_capture is None:
-            starts = {id(region.start): region for region in self.analysis.regions}
-            self._begins_capture = capture_check(starts, frozenset())
-        return self._begins_capture
-
     # -- threads started and captures begun by other modules' functions ---------------------
-    def thread_facts(self, function: ast.AST) -> dict[str, Reach]:
+    def thread_facts(self, function: ast.AST, more=()) -> dict[str, Reach]:
         """The facts of a function (for the project index) about the threads it starts and
-        leaves running, whose code uses CUDA (or synchronizes the device, or begins a
-        global-mode capture), and the threads it joins."""
+        leaves running, whose code uses CUDA (or synchronizes the device), or does what the
+        checks `more` find (a global-mode capture begun, CUDA work or a capture in a task it
+        starts in turn: `_LEFT_RUNNING` names the facts), and the threads it joins."""
         facts = {}
         for start in self._starts(function):
             if self._ended(start, [(function, position(start.call), END)], None):
                 continue
-            for check in (self.uses.device_wide_use, self.uses.any_use, self._capture_check()):
-                found = self.reached(start.code, check)
-                kind = THREAD_KINDS.get(check.remote_kind, CudaFact.THREAD_CAPTURE)
-                if found is not None and kind not in facts:
+            for check in (self.uses.device_wide_use, self.uses.any_use, *more):
+                kind = _LEFT_RUNNING[check.remote_kind]
+                found = None if kind in facts else self.reached(start.code, check)
+                if found is not None:
                     facts[kind] = Reach(
                         start.call.lineno, f"starts {start.label}",
                         detail=f"{found[0]} of {os.path.basename(self.context.source.path)}"
@@ -345,10 +342,12 @@ class ThreadStarts:
         """The code a thread or task target runs: of this module, or another's function or
         method (`runner.run`, `runner` made by another module's class), or the `__call__` of
         an instance of a class of the project (`pool.submit(runner, batch)` with `runner =
-        LazyGraphRunner(model)`)."""
+        LazyGraphRunner(model)`, or `self.runner` so bound)."""
         code = self.analysis.code_of(target) or self._project_function(target)
         if code is None and isinstance(target, ast.Attribute):
             code = self.method_of(self.analysis.constructor_of(target.value), target.attr)
+        if code is None and (isinstance(target, ast.Name) or is_self_attribute(target)):
+            code = self.method_of(self.analysis.constructor_of(target), CALL_METHOD)
         return code
 
     def method_of(self, made: ast.Call | None,
