@@ -20,8 +20,8 @@ from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
     ANY_QUESTION, FunctionIndexer, FunctionSummary, Handed, ModuleSummary, ProjectFunctions,
-    Reach, answered_otherwise, call_names, last_name, module_functions, own_nodes, project_names,
-    recorded_questions,
+    Reach, answered_otherwise, call_names, last_name, linted_imports, may_be_project,
+    module_functions, own_nodes, project_names, recorded_questions,
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
@@ -42,7 +42,7 @@ class CudaReach(FunctionIndexer):
     DataLoader (a factory). The kinds: `CudaFact`."""
 
     name = "cuda-reach"
-    handed = {CudaFact.TASK_CAPTURE: Handed((CudaFact.GLOBAL_CAPTURE,)),
+    handed = {CudaFact.TASK_CAPTURE: Handed((CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CAPTURE)),
               CudaFact.TASK_CUDA: Handed((CudaFact.CUDA,)),
               CudaFact.THREAD_CAPTURE: Handed(
                   (CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CAPTURE), running=True),
@@ -64,8 +64,9 @@ class CudaReach(FunctionIndexer):
         needs one, and they are few), its classes whose framework hooks reach one
         (`framework_loops.hook_classes`: a module that hands one to a Trainer names no
         capture itself), and its functions that run one on another thread (`TASK_CAPTURE`:
-        a module that runs one beside other work names neither capture nor thread; or on a
-        thread they leave running, `THREAD_CAPTURE`: a module making two such components)."""
+        a module that runs one beside other work names neither capture nor thread; nor does
+        one making two components whose threads, left running, capture and use CUDA: a
+        `THREAD_CAPTURE` is a `TASK_CAPTURE` too)."""
         return self._project_words(facts)[0]
 
     def gated_trigger_words(self, facts):
@@ -93,9 +94,7 @@ class CudaReach(FunctionIndexer):
             return words
         functions = ProjectFunctions(facts, self.handed)
         tasks = functions.reaching(CudaFact.TASK_CAPTURE)
-        left = functions.reaching(CudaFact.THREAD_CAPTURE) - tasks
-        words = ((*capturing_names(facts), *sorted(hook_classes(facts)), *sorted(tasks),
-                  *sorted(left)),
+        words = ((*capturing_names(facts), *sorted(hook_classes(facts)), *sorted(tasks)),
                  functions.reaching(CudaFact.GLOBAL_CAPTURE) | tasks)
         self._words_of = (summaries, words)
         return words
@@ -141,6 +140,8 @@ class CudaReach(FunctionIndexer):
                 ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
             off = _off_thread(context, threads)
             facts.update(threads.thread_facts(function, (off.capture, off.cuda, off.captures)))
+            if CudaFact.THREAD_CAPTURE in facts:  # (a thread left running is a thread)
+                facts.setdefault(CudaFact.TASK_CAPTURE, facts[CudaFact.THREAD_CAPTURE])
             for kind, (line, what, via, serial) in off.facts(function).items():
                 facts[kind] = Reach(line, what, tuple(via), detail=serial)
             facts.update(_task_pairs(context, off, function))
@@ -160,8 +161,11 @@ class CudaReach(FunctionIndexer):
             ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
         off = _off_thread(context, threads)
         functions = dict(summary.functions) if summary else {}
+        imports = linted_imports(context)
+        local = {getattr(node, "name", "") for node in context.tree.body}
         for qualname, function in module_functions(context.tree):
-            handed = [*off.handed(function), *off.instance_calls(function)]
+            handed = [*off.handed(function), *(call for call in off.instance_calls(function)
+                                                if may_be_project(call.name, imports, local))]
             if handed:
                 known = functions.get(qualname)
                 functions[qualname] = FunctionSummary(function.lineno, {}, tuple(handed)) \

@@ -360,7 +360,7 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
             continue
         if isinstance(node, ast.Call):
             name = dotted(node.func)
-            if name is not None and _may_be_project(name, imports, local):
+            if name is not None and may_be_project(name, imports, local):
                 count += 1
                 nodes.append((name, node))
                 yield OutCall(node.lineno, name)
@@ -379,7 +379,7 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
         if isinstance(function, ast.Module) and isinstance(node.func, ast.Name):
             continue  # a module's names may be rebound by any importer: only its instances
         for name in _through_local(node, bound):
-            if count < MAX_CALLS and _may_be_project(name, imports, local):
+            if count < MAX_CALLS and may_be_project(name, imports, local):
                 count += 1
                 nodes.append((name, node))
                 yield OutCall(node.lineno, name)
@@ -442,7 +442,9 @@ def _returned_call(function: ast.AST) -> str:
     return callees.pop() or "" if len(callees) == 1 else ""
 
 
-def _may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
+def may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
+    """Whether a call of dotted `name` may run project code (see `_out_calls`); `local`: the
+    module's top-level names."""
     base = name.partition(".")[0]
     if base == "self" or base in local:
         return True
