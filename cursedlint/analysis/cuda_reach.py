@@ -151,7 +151,8 @@ class CudaReach(FunctionIndexer):
                  calls: list) -> ModuleSummary | None:
         """The summary with the callables each function hands to threads and executor tasks
         (`HANDED` calls, which the `TASK_*` and `THREAD_*` kinds follow into other modules),
-        and its calls through `self` attributes holding instances (`OffThread.instance_calls`)."""
+        and, in a class that hands its methods to threads or tasks, its calls through `self`
+        attributes holding instances (`OffThread.instance_calls`)."""
         if not _starts_threads(context):
             return summary
         from cursedlint.analysis.thread_starts import ThreadStarts
@@ -163,13 +164,20 @@ class CudaReach(FunctionIndexer):
         functions = dict(summary.functions) if summary else {}
         imports = linted_imports(context)
         local = {getattr(node, "name", "") for node in context.tree.body}
-        for qualname, function in module_functions(context.tree):
-            handed = [*off.handed(function), *(call for call in off.instance_calls(function)
-                                                if may_be_project(call.name, imports, local))]
-            if handed:
+        defs = dict(module_functions(context.tree))
+        handed = {qualname: off.handed(function) for qualname, function in defs.items()}
+        starting = {qualname.partition(".")[0] for qualname, calls in handed.items()
+                    if calls and "." in qualname}
+        for qualname, function in defs.items():
+            if qualname.partition(".")[0] in starting:  # (a class whose methods run on threads)
+                handed[qualname] = [*handed[qualname], *(
+                    call for call in off.instance_calls(function)
+                    if may_be_project(call.name, imports, local))]
+        for qualname, calls in handed.items():
+            if calls:
                 known = functions.get(qualname)
-                functions[qualname] = FunctionSummary(function.lineno, {}, tuple(handed)) \
-                    if known is None else replace(known, calls=(*known.calls, *handed))
+                functions[qualname] = FunctionSummary(defs[qualname].lineno, {}, tuple(calls)) \
+                    if known is None else replace(known, calls=(*known.calls, *calls))
         if summary is None:
             return ModuleSummary({}, functions) if functions else None
         return replace(summary, functions=functions, defined=tuple(

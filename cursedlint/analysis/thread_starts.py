@@ -36,7 +36,7 @@ _LEFT_RUNNING = {**THREAD_KINDS, CudaFact.GLOBAL_CAPTURE: CudaFact.THREAD_CAPTUR
                  CudaFact.TASK_CAPTURE: CudaFact.THREAD_CAPTURE,
                  CudaFact.TASK_CUDA: CudaFact.THREAD_CUDA}
 """`THREAD_KINDS`, and the kinds of the other checks `thread_facts` may be given."""
-_AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, CudaFact.THREAD_CAPTURE,
+_AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, CudaFact.TASK_CAPTURE,
                 *THREAD_KINDS.values())
 """What `running_at_captures` asks of each call's function."""
 
@@ -186,7 +186,11 @@ class ThreadStarts:
         """The global-mode capture that a thread a call of another module's function starts
         and leaves running begins, as a region begun at the call (its time unknown: a lazy
         capture on the thread's first request), or None."""
-        found = self.uses.reached(call.func, CudaFact.THREAD_CAPTURE)
+        project = self.uses.project  # (a `THREAD_CAPTURE` is a `TASK_CAPTURE`: asked first)
+        if not self.uses.may_be_reached(call.func, (CudaFact.TASK_CAPTURE,)):
+            return None
+        target = call_target(self.context, project, call.func)
+        found = project.reached(*target, CudaFact.THREAD_CAPTURE) if target else None
         if not found:
             return None
         steps, fact = found
