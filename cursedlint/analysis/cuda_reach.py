@@ -19,7 +19,7 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    ANY_QUESTION, FunctionIndexer, FunctionSummary, Handed, ModuleSummary, ProjectFunctions,
+    ANY_QUESTION, HANDED, RUNNING, FunctionIndexer, FunctionSummary, Handed, ModuleSummary, ProjectFunctions,
     Reach, answered_otherwise, call_names, last_name, linted_imports, may_be_project,
     module_functions, own_nodes, project_names, recorded_questions,
 )
@@ -151,8 +151,8 @@ class CudaReach(FunctionIndexer):
                  calls: list) -> ModuleSummary | None:
         """The summary with the callables each function hands to threads and executor tasks
         (`HANDED` calls, which the `TASK_*` and `THREAD_*` kinds follow into other modules),
-        and, in a class that hands its methods to threads or tasks, its calls through `self`
-        attributes holding instances (`OffThread.instance_calls`)."""
+        and, in the methods a class hands to threads or tasks and those they call, the calls
+        through `self` attributes holding instances (`OffThread.instance_calls`)."""
         if not _starts_threads(context):
             return summary
         from cursedlint.analysis.thread_starts import ThreadStarts
@@ -166,13 +166,10 @@ class CudaReach(FunctionIndexer):
         local = {getattr(node, "name", "") for node in context.tree.body}
         defs = dict(module_functions(context.tree))
         handed = {qualname: off.handed(function) for qualname, function in defs.items()}
-        starting = {qualname.partition(".")[0] for qualname, calls in handed.items()
-                    if calls and "." in qualname}
-        for qualname, function in defs.items():
-            if qualname.partition(".")[0] in starting:  # (a class whose methods run on threads)
-                handed[qualname] = [*handed[qualname], *(
-                    call for call in off.instance_calls(function)
-                    if may_be_project(call.name, imports, local))]
+        for qualname in _thread_methods(handed, functions):
+            handed[qualname] = [*handed[qualname], *(
+                call for call in off.instance_calls(defs[qualname])
+                if may_be_project(call.name, imports, local))]
         for qualname, calls in handed.items():
             if calls:
                 known = functions.get(qualname)
@@ -182,6 +179,22 @@ class CudaReach(FunctionIndexer):
             return ModuleSummary({}, functions) if functions else None
         return replace(summary, functions=functions, defined=tuple(
             qualname for qualname in summary.defined if qualname not in functions))
+
+
+def _thread_methods(handed: dict[str, list], functions: dict) -> set[str]:
+    """The methods a class hands to threads or tasks (`self.method`), and those they call
+    (`self.other()`): where a thread's code meets the instances its object holds."""
+    methods = set()
+    for qualname, calls in handed.items():
+        cls = qualname.partition(".")[0] if "." in qualname else None
+        for call in calls if cls else ():
+            name = call.name.removeprefix(HANDED).removeprefix(RUNNING)
+            if name.startswith("self."):
+                methods.add(f"{cls}.{name[5:]}")
+    called = {f"{qualname.partition('.')[0]}.{call.name[5:]}" for qualname in methods
+              if qualname in functions for call in functions[qualname].calls
+              if call.name.startswith("self.") and "." not in call.name[5:]}
+    return {qualname for qualname in methods | called if qualname in handed}
 
 
 def host_sync_of(context, function: ast.AST) -> tuple[int, str, list[str]] | None:

@@ -19,7 +19,7 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.python_project import (
-    CALL_METHOD, Reach, call_target, dotted, linted_imports, own_nodes,
+    CALL_METHOD, Reach, call_target, dotted, last_name, linted_imports, own_nodes,
 )
 from cursedlint.findings import Step
 
@@ -93,6 +93,7 @@ class ThreadStarts:
         self.analysis = analysis
         self.uses = uses
         self._starting: dict[int, bool] = {}
+        self._left: dict[int, bool] = {}  # a start call's id -> whether left running
 
     def reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
         """Where a thread's code (a def or lambda of the module, or a project function of
@@ -112,6 +113,8 @@ class ThreadStarts:
     def left_running(self, call: ast.Call, function: ast.AST) -> bool:
         """Whether `call` starts a thread (`.start()`) that `function` does not join before
         it returns."""
+        if id(call) in self._left:  # (as `thread_facts` found it)
+            return self._left[id(call)]
         if not (isinstance(call.func, ast.Attribute) and call.func.attr == "start"):
             return False
         start = self._thread_start(call) if not call.args else None
@@ -126,7 +129,9 @@ class ThreadStarts:
         starts in turn: `_LEFT_RUNNING` names the facts), and the threads it joins."""
         facts = {}
         for start in self._starts(function):
-            if self._ended(start, [(function, position(start.call), END)], None):
+            ended = self._ended(start, [(function, position(start.call), END)], None)
+            self._left[id(start.call)] = not ended and last_name(start.call.func) == "start"
+            if ended:
                 continue
             for check in (self.uses.device_wide_use, self.uses.any_use, *more):
                 kind = _LEFT_RUNNING[check.remote_kind]
