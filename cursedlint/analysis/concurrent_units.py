@@ -26,10 +26,12 @@ import functools
 import os
 from typing import Iterator, NamedTuple
 
-from cursedlint.analysis.capture_regions import body_of, capture_check, key, own_calls, position
+from cursedlint.analysis.capture_regions import (
+    body_of, capture_check, is_self_attribute, key, own_calls, position,
+)
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_project import (
-    HANDED, OutCall, dotted, last_name, own_nodes,
+    CALL_METHOD, HANDED, RUNNING, OutCall, dotted, last_name, own_nodes,
 )
 from cursedlint.analysis.task_races import TaskRaces, pool, waits
 from cursedlint.analysis.thread_starts import (
@@ -94,7 +96,7 @@ class OffThread:
 
     def handed(self, function: ast.AST) -> list[OutCall]:
         """The callables of the project the function hands to threads and executor tasks, as
-        summary calls (`HANDED` names): a name, `self.method`, or the method of an instance
+        summary calls (`HANDED` names; `RUNNING` after it for a thread it leaves running): a name, `self.method`, or the method of an instance
         made by a call (`self.runner.step` with `self.runner = GraphRunner(...)`:
         `GraphRunner.step`)."""
         calls = []
@@ -102,7 +104,25 @@ class OffThread:
             if last_name(node.func) in START_NAMES:
                 name = self._handed_name(node)
                 if name is not None:
-                    calls.append(OutCall(node.lineno, HANDED + name))
+                    left = RUNNING if self.threads.left_running(node, function) else ""
+                    calls.append(OutCall(node.lineno, HANDED + left + name))
+        return calls
+
+    def instance_calls(self, function: ast.AST) -> list[OutCall]:
+        """The function's calls through a `self` attribute that holds an instance made by a
+        call (`self.runner(x)` or `self.runner.step(x)` with `self.runner = GraphRunner(...)`),
+        as summary calls of the maker's method (`GraphRunner.__call__`, `GraphRunner.step`):
+        how the code of a thread this module starts reaches another module's class."""
+        calls = []
+        for node in own_calls(self.threads.context, function):
+            func = node.func
+            held, method = (func, CALL_METHOD) if is_self_attribute(func) else \
+                (func.value, func.attr) if isinstance(func, ast.Attribute) and \
+                is_self_attribute(func.value) else (None, None)
+            made = held is not None and self.threads.analysis.constructor_of(held)
+            maker = dotted(made.func) if made else None
+            if maker:  # (what no project class makes resolves to nothing)
+                calls.append(OutCall(node.lineno, f"{maker}.{method}"))
         return calls
 
     def _handed_name(self, call: ast.Call) -> str | None:
@@ -114,12 +134,14 @@ class OffThread:
 
     def callable_name(self, target: ast.AST | None) -> str | None:
         """The dotted name a summary calls the callable `target` by: as written, or for the
-        method of an instance made by a call, the maker's (`GraphRunner.step`)."""
-        if isinstance(target, ast.Attribute):
-            made = self.threads.analysis.constructor_of(target.value)
-            maker = dotted(made.func) if made is not None else None
-            if maker:
-                return f"{maker}.{target.attr}"
+        method of an instance made by a call, the maker's (`GraphRunner.step`; for a `self`
+        attribute holding one, its `GraphRunner.__call__`)."""
+        made, method = (target, CALL_METHOD) if is_self_attribute(target) else \
+            (target.value, target.attr) if isinstance(target, ast.Attribute) else (None, None)
+        made = made is not None and self.threads.analysis.constructor_of(made)
+        maker = dotted(made.func) if made else None
+        if maker:
+            return f"{maker}.{method}"
         return None if target is None else dotted(target)
 
 

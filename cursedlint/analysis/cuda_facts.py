@@ -38,6 +38,9 @@ class CudaFact(str, Enum):
     """Starts a thread, left running, whose code synchronizes the whole device."""
     THREAD_CUDA = "thread_cuda"
     """Starts a thread, left running, whose code uses CUDA."""
+    THREAD_CAPTURE = "thread_capture"
+    """Starts a thread, left running, whose code begins a global-mode capture (at a time
+    the caller does not see: a lazy capture on the thread's first request)."""
     JOINS = "joins"
     """Joins or shuts down a thread or executor held in a `self` attribute."""
     TASK_CAPTURE = "task_capture"

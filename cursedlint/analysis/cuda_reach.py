@@ -19,9 +19,9 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
-    ANY_QUESTION, FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions, Reach,
-    answered_otherwise, call_names, last_name, module_functions, own_nodes, project_names,
-    recorded_questions,
+    ANY_QUESTION, HANDED, RUNNING, FunctionIndexer, FunctionSummary, Handed, ModuleSummary, ProjectFunctions,
+    Reach, answered_otherwise, call_names, last_name, linted_imports, may_be_project,
+    module_functions, own_nodes, project_names, recorded_questions,
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
@@ -42,7 +42,11 @@ class CudaReach(FunctionIndexer):
     DataLoader (a factory). The kinds: `CudaFact`."""
 
     name = "cuda-reach"
-    handed = {CudaFact.TASK_CAPTURE: CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CUDA: CudaFact.CUDA}
+    handed = {CudaFact.TASK_CAPTURE: Handed((CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CAPTURE)),
+              CudaFact.TASK_CUDA: Handed((CudaFact.CUDA,)),
+              CudaFact.THREAD_CAPTURE: Handed(
+                  (CudaFact.GLOBAL_CAPTURE, CudaFact.TASK_CAPTURE), running=True),
+              CudaFact.THREAD_CUDA: Handed((CudaFact.CUDA, CudaFact.TASK_CUDA), running=True)}
 
     def words(self, settings):
         """Modules that begin a capture, start threads (their names become trigger words) or
@@ -60,7 +64,9 @@ class CudaReach(FunctionIndexer):
         needs one, and they are few), its classes whose framework hooks reach one
         (`framework_loops.hook_classes`: a module that hands one to a Trainer names no
         capture itself), and its functions that run one on another thread (`TASK_CAPTURE`:
-        a module that runs one beside other work names neither capture nor thread)."""
+        a module that runs one beside other work names neither capture nor thread; nor does
+        one making two components whose threads, left running, capture and use CUDA: a
+        `THREAD_CAPTURE` is a `TASK_CAPTURE` too)."""
         return self._project_words(facts)[0]
 
     def gated_trigger_words(self, facts):
@@ -132,8 +138,10 @@ class CudaReach(FunctionIndexer):
         if _starts_threads(context):
             threads = context.shared(
                 ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
-            facts.update(threads.thread_facts(function))
             off = _off_thread(context, threads)
+            facts.update(threads.thread_facts(function, (off.capture, off.cuda, off.captures)))
+            if CudaFact.THREAD_CAPTURE in facts:  # (a thread left running is a thread)
+                facts.setdefault(CudaFact.TASK_CAPTURE, facts[CudaFact.THREAD_CAPTURE])
             for kind, (line, what, via, serial) in off.facts(function).items():
                 facts[kind] = Reach(line, what, tuple(via), detail=serial)
             facts.update(_task_pairs(context, off, function))
@@ -142,7 +150,9 @@ class CudaReach(FunctionIndexer):
     def extended(self, context, summary: ModuleSummary | None,
                  calls: list) -> ModuleSummary | None:
         """The summary with the callables each function hands to threads and executor tasks
-        (`HANDED` calls, which the `TASK_*` kinds follow into other modules)."""
+        (`HANDED` calls, which the `TASK_*` and `THREAD_*` kinds follow into other modules),
+        and, in the methods a class hands to threads or tasks and those they call, the calls
+        through `self` attributes holding instances (`OffThread.instance_calls`)."""
         if not _starts_threads(context):
             return summary
         from cursedlint.analysis.thread_starts import ThreadStarts
@@ -152,16 +162,39 @@ class CudaReach(FunctionIndexer):
             ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
         off = _off_thread(context, threads)
         functions = dict(summary.functions) if summary else {}
-        for qualname, function in module_functions(context.tree):
-            handed = off.handed(function)
-            if handed:
+        imports = linted_imports(context)
+        local = {getattr(node, "name", "") for node in context.tree.body}
+        defs = dict(module_functions(context.tree))
+        handed = {qualname: off.handed(function) for qualname, function in defs.items()}
+        for qualname in _thread_methods(handed, functions):
+            handed[qualname] = [*handed[qualname], *(
+                call for call in off.instance_calls(defs[qualname])
+                if may_be_project(call.name, imports, local))]
+        for qualname, calls in handed.items():
+            if calls:
                 known = functions.get(qualname)
-                functions[qualname] = FunctionSummary(function.lineno, {}, tuple(handed)) \
-                    if known is None else replace(known, calls=(*known.calls, *handed))
+                functions[qualname] = FunctionSummary(defs[qualname].lineno, {}, tuple(calls)) \
+                    if known is None else replace(known, calls=(*known.calls, *calls))
         if summary is None:
             return ModuleSummary({}, functions) if functions else None
         return replace(summary, functions=functions, defined=tuple(
             qualname for qualname in summary.defined if qualname not in functions))
+
+
+def _thread_methods(handed: dict[str, list], functions: dict) -> set[str]:
+    """The methods a class hands to threads or tasks (`self.method`), and those they call
+    (`self.other()`): where a thread's code meets the instances its object holds."""
+    methods = set()
+    for qualname, calls in handed.items():
+        cls = qualname.partition(".")[0] if "." in qualname else None
+        for call in calls if cls else ():
+            name = call.name.removeprefix(HANDED).removeprefix(RUNNING)
+            if name.startswith("self."):
+                methods.add(f"{cls}.{name[5:]}")
+    called = {f"{qualname.partition('.')[0]}.{call.name[5:]}" for qualname in methods
+              if qualname in functions for call in functions[qualname].calls
+              if call.name.startswith("self.") and "." not in call.name[5:]}
+    return {qualname for qualname in methods | called if qualname in handed}
 
 
 def host_sync_of(context, function: ast.AST) -> tuple[int, str, list[str]] | None:

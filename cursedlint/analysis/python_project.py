@@ -23,7 +23,7 @@ import json
 import os
 import sys
 from msgspec import Struct, field
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from cursedlint.analysis.python_modules import (
     ModuleTable, is_package, is_project_module, module_name, resolve, written_imports,
@@ -66,6 +66,16 @@ class OutCall(Struct, frozen=True):
 HANDED = "handed:"
 """The prefix of an `OutCall` name for a callable run on another thread (only the kinds of an
 indexer's `FunctionIndexer.handed` follow it)."""
+RUNNING = "running:"
+"""After `HANDED`: the thread is left running when the function returns."""
+
+
+class Handed(NamedTuple):
+    """How a kind follows `HANDED` calls: the callable must reach one of `kinds`; with
+    `running`, only a callable handed to a thread left running (`RUNNING`) counts."""
+
+    kinds: tuple[str, ...]
+    running: bool = False
 
 
 class FunctionSummary(Struct, frozen=True):
@@ -136,8 +146,8 @@ class FunctionIndexer(Indexer):
     max_rounds = 1  # the modules the first round's call, and no further: chains stay short
     max_files = 64
     max_bytes = 1 << 20
-    handed: dict[str, str] = {}
-    """Kind reached through a callable handed to another thread (`HANDED` calls) -> the kind
+    handed: dict[str, Handed] = {}
+    """Kind reached through a callable handed to another thread (`HANDED` calls) -> what
     that callable must reach (the others do not follow such calls)."""
     module_level = False
     """Whether the module's own statements (its import-time code and `if __name__ ==
@@ -205,7 +215,8 @@ class FunctionIndexer(Indexer):
         """The names the summarized functions call in the project (their modules define them,
         or re-export them), and the functions that have a fact, so the chains from the
         first-round files down to the facts are read."""
-        names = (call.name.removeprefix(HANDED) for summary in facts.values()
+        names = (call.name.removeprefix(HANDED).removeprefix(RUNNING)
+                 for summary in facts.values()
                  for function in summary.functions.values() for call in function.calls)
         return {name.rpartition(".")[2] for name in names
                 if not name.startswith("self.")} | _with_facts(facts)
@@ -251,14 +262,14 @@ class Reachable:
 
     @classmethod
     def of(cls, name: str, facts: dict[str, ModuleSummary],
-           handed: dict[str, str] | None = None) -> "Reachable":
+           handed: dict[str, Handed] | None = None) -> "Reachable":
         """The answers for an indexer's facts (built once for the run's final facts)."""
         last = cls._last.get(name)
         if last is None or last[0] is not facts:
             last = cls._last[name] = (facts, cls(facts, handed))
         return last[1]
 
-    def __init__(self, facts: dict[str, ModuleSummary], handed: dict[str, str] | None = None):
+    def __init__(self, facts: dict[str, ModuleSummary], handed: dict[str, Handed] | None = None):
         self.project = ProjectFunctions(facts, handed)
         self._landings: dict[str, tuple[str, str] | None] = {}
         self._leads: dict[str, bool] = {}
@@ -352,7 +363,7 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
             continue
         if isinstance(node, ast.Call):
             name = dotted(node.func)
-            if name is not None and _may_be_project(name, imports, local):
+            if name is not None and may_be_project(name, imports, local):
                 count += 1
                 nodes.append((name, node))
                 yield OutCall(node.lineno, name)
@@ -371,7 +382,7 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
         if isinstance(function, ast.Module) and isinstance(node.func, ast.Name):
             continue  # a module's names may be rebound by any importer: only its instances
         for name in _through_local(node, bound):
-            if count < MAX_CALLS and _may_be_project(name, imports, local):
+            if count < MAX_CALLS and may_be_project(name, imports, local):
                 count += 1
                 nodes.append((name, node))
                 yield OutCall(node.lineno, name)
@@ -434,7 +445,9 @@ def _returned_call(function: ast.AST) -> str:
     return callees.pop() or "" if len(callees) == 1 else ""
 
 
-def _may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
+def may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
+    """Whether a call of dotted `name` may run project code (see `_out_calls`); `local`: the
+    module's top-level names."""
     base = name.partition(".")[0]
     if base == "self" or base in local:
         return True
@@ -454,7 +467,7 @@ class ProjectFunctions:
     gathered = True
     """Whether these are the facts gathered (not `UngatheredFacts`)."""
 
-    def __init__(self, summaries: dict[str, ModuleSummary], handed: dict[str, str] | None = None):
+    def __init__(self, summaries: dict[str, ModuleSummary], handed: dict[str, Handed] | None = None):
         self.summaries = summaries
         self.handed = handed or {}
         """`FunctionIndexer.handed` of the indexer whose facts these are."""
@@ -715,18 +728,21 @@ class ProjectFunctions:
         for call in sorted(function.calls, key=lambda call: call.line):
             if local is not None and call.line >= local.line:
                 break
-            name, inner_kind = call.name, kind
-            if name.startswith(HANDED):  # run on another thread: only for the kinds saying so
-                name, inner_kind = name.removeprefix(HANDED), self.handed.get(kind)
-                if inner_kind is None:
+            name, hands = call.name, call.name.startswith(HANDED)
+            if hands:  # run on another thread: only for the kinds saying so
+                name, handed = name.removeprefix(HANDED), self.handed.get(kind)
+                running, name = name.startswith(RUNNING), name.removeprefix(RUNNING)
+                if handed is None or (handed.running and not running):
                     continue
             callee = self.callee(path, imports, name, qualname)
             if callee is None or callee == (path, qualname):
                 continue
-            inner = self._reach(*callee, inner_kind, depth + 1, seen)
+            inner = next((found for inner_kind in handed.kinds if (found := self._reach(
+                *callee, inner_kind, depth + 1, seen)) is not None), None) if hands else \
+                self._reach(*callee, kind, depth + 1, seen)
             if inner is not None:
-                note = f"{'hands' if inner_kind != kind else 'calls'} `{callee[1]}()` " \
-                    f"({_short(callee[0])}){' to another thread' if inner_kind != kind else ''}"
+                note = f"{'hands' if hands else 'calls'} `{callee[1]}()` " \
+                    f"({_short(callee[0])}){' to another thread' if hands else ''}"
                 options.append((call.line, ((Step(path, call.line, note), *inner[0]), inner[1])))
                 break
         return min(options, key=lambda option: option[0])[1] if options else None
@@ -762,7 +778,7 @@ class UngatheredFacts:
 
     gathered = False
 
-    def __init__(self, context, name: str, handed: dict[str, str] | None = None):
+    def __init__(self, context, name: str, handed: dict[str, Handed] | None = None):
         self._note = lambda: context.asked.add(name)
         self._none = ProjectFunctions({}, handed)
         self._questions = context.shared((_QUESTIONS, name), set)

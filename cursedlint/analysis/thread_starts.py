@@ -19,7 +19,7 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.python_project import (
-    CALL_METHOD, Reach, call_target, dotted, linted_imports, own_nodes,
+    CALL_METHOD, Reach, call_target, dotted, last_name, linted_imports, own_nodes,
 )
 from cursedlint.findings import Step
 
@@ -32,7 +32,12 @@ _TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
 THREAD_KINDS = {CudaFact.DEVICE_WIDE: CudaFact.THREAD_DEVICE_WIDE,
                 CudaFact.CUDA: CudaFact.THREAD_CUDA}
 """Fact kinds of a function that starts a thread (left running) whose code does `kind`."""
-_AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, *THREAD_KINDS.values())
+_LEFT_RUNNING = {**THREAD_KINDS, CudaFact.GLOBAL_CAPTURE: CudaFact.THREAD_CAPTURE,
+                 CudaFact.TASK_CAPTURE: CudaFact.THREAD_CAPTURE,
+                 CudaFact.TASK_CUDA: CudaFact.THREAD_CUDA}
+"""`THREAD_KINDS`, and the kinds of the other checks `thread_facts` may be given."""
+_AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, CudaFact.TASK_CAPTURE,
+                *THREAD_KINDS.values())
 """What `running_at_captures` asks of each call's function."""
 
 
@@ -88,6 +93,7 @@ class ThreadStarts:
         self.analysis = analysis
         self.uses = uses
         self._starting: dict[int, bool] = {}
+        self._left: dict[int, bool] = {}  # a start call's id -> whether left running
 
     def reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
         """Where a thread's code (a def or lambda of the module, or a project function of
@@ -104,19 +110,33 @@ class ThreadStarts:
         node, what, path = found
         return node.lineno, f"{through(path)}, where {what}", self.uses.steps_for(node)
 
+    def left_running(self, call: ast.Call, function: ast.AST) -> bool:
+        """Whether `call` starts a thread (`.start()`) that `function` does not join before
+        it returns."""
+        if id(call) in self._left:  # (as `thread_facts` found it)
+            return self._left[id(call)]
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "start"):
+            return False
+        start = self._thread_start(call) if not call.args else None
+        return start is not None and not self._ended(
+            start, [(function, position(call), END)], None)
+
     # -- threads started and captures begun by other modules' functions ---------------------
-    def thread_facts(self, function: ast.AST) -> dict[str, Reach]:
+    def thread_facts(self, function: ast.AST, more=()) -> dict[str, Reach]:
         """The facts of a function (for the project index) about the threads it starts and
-        leaves running, whose code uses CUDA (or synchronizes the device), and the threads
-        it joins."""
+        leaves running, whose code uses CUDA (or synchronizes the device), or does what the
+        checks `more` find (a global-mode capture begun, CUDA work or a capture in a task it
+        starts in turn: `_LEFT_RUNNING` names the facts), and the threads it joins."""
         facts = {}
         for start in self._starts(function):
-            if self._ended(start, [(function, position(start.call), END)], None):
+            ended = self._ended(start, [(function, position(start.call), END)], None)
+            self._left[id(start.call)] = not ended and last_name(start.call.func) == "start"
+            if ended:
                 continue
-            for check in (self.uses.device_wide_use, self.uses.any_use):
-                found = self.reached(start.code, check)
-                kind = THREAD_KINDS[check.remote_kind]
-                if found is not None and kind not in facts:
+            for check in (self.uses.device_wide_use, self.uses.any_use, *more):
+                kind = _LEFT_RUNNING[check.remote_kind]
+                found = None if kind in facts else self.reached(start.code, check)
+                if found is not None:
                     facts[kind] = Reach(
                         start.call.lineno, f"starts {start.label}",
                         detail=f"{found[0]} of {os.path.basename(self.context.source.path)}"
@@ -144,18 +164,46 @@ class ThreadStarts:
                 scopes.setdefault(id(self.context.scope_of(call)), []).append(call)
         for scope_calls in scopes.values():
             running: list[RunningThread] = []
+            capturing: list[Region] = []  # threads left running that capture when they will
             for call in sorted(scope_calls, key=position):
                 region = regions.get(id(call)) or self.uses.remote_region(call)
                 if region is not None and running:
                     yield region, tuple(running)
+                threaded = self._thread_region(call)
+                if threaded is not None and running:
+                    yield threaded, tuple(running)
                 for kind, thread_kind in THREAD_KINDS.items():
                     found = self.uses.reached(call.func, thread_kind)
                     if found:
-                        running.append(RunningThread(call, kind, *found))
+                        thread = RunningThread(call, kind, *found)
+                        for earlier in capturing:
+                            yield earlier, (thread,)
+                        running.append(thread)
                         break
+                if threaded is not None:
+                    capturing.append(threaded)
                 if self.uses.reach_of(call.func, CudaFact.JOINS):
                     receiver = _receiver(call)
                     running = [r for r in running if _receiver(r.call) != receiver]
+                    capturing = [r for r in capturing if _receiver(r.start) != receiver]
+
+    def _thread_region(self, call: ast.Call) -> Region | None:
+        """The global-mode capture that a thread a call of another module's function starts
+        and leaves running begins, as a region begun at the call (its time unknown: a lazy
+        capture on the thread's first request), or None."""
+        project = self.uses.project  # (a `THREAD_CAPTURE` is a `TASK_CAPTURE`: asked first)
+        if not self.uses.may_be_reached(call.func, (CudaFact.TASK_CAPTURE,)):
+            return None
+        target = call_target(self.context, project, call.func)
+        found = project.reached(*target, CudaFact.THREAD_CAPTURE) if target else None
+        if not found:
+            return None
+        steps, fact = found
+        where = f"{os.path.basename(steps[0].path)}:{steps[0].line}"
+        reached = (Step(steps[-1].path, fact.line, f"its code reaches line {fact.detail}"),) \
+            if fact.detail else ()
+        return Region(call, (), GLOBAL, f"the thread {ast.unparse(call.func)}() starts ({where})",
+                      (*steps, *reached))
 
     def callee_captures(self, calls: list[ast.Call]) -> Iterator[Region]:
         """Of the file's `calls`, those in a function (or at module level) where threads or
@@ -220,8 +268,8 @@ class ThreadStarts:
                     windows = [(root, begun, before)]
                 else:  # ended in its own scope, or in the region's before the region
                     windows = [(start_root, begun, END), (root, (0, 0), before)]
-                if not self._ended(start, windows, region):
-                    yield start
+                if start.code is not scope and not self._ended(start, windows, region):
+                    yield start  # (a thread's own code capturing: no other thread is beside)
 
     def _earlier_scopes(self, root: ast.AST) -> list[ast.AST]:
         """Where a thread alive at a region in `root` (a function or the module) may have
@@ -303,10 +351,12 @@ class ThreadStarts:
         """The code a thread or task target runs: of this module, or another's function or
         method (`runner.run`, `runner` made by another module's class), or the `__call__` of
         an instance of a class of the project (`pool.submit(runner, batch)` with `runner =
-        LazyGraphRunner(model)`)."""
+        LazyGraphRunner(model)`, or `self.runner` so bound)."""
         code = self.analysis.code_of(target) or self._project_function(target)
         if code is None and isinstance(target, ast.Attribute):
             code = self.method_of(self.analysis.constructor_of(target.value), target.attr)
+        if code is None and (isinstance(target, ast.Name) or is_self_attribute(target)):
+            code = self.method_of(self.analysis.constructor_of(target), CALL_METHOD)
         return code
 
     def method_of(self, made: ast.Call | None,

@@ -66,7 +66,13 @@ class CudaThreadDuringCapture(CaptureRule):
     started by another module's function (or a task started several times at once on a
     pool of more than one worker, which its copies pair) is also reported at the
     global-mode capture its code reaches, in the capture's module, the chain naming both
-    starts. In C/C++ (CUDA
+    starts. Two calls of one function, each of another module's function or class that
+    starts a thread and leaves it running (an engine and an image encoder made by a server's
+    `__init__`), are reported at the first call whose thread begins a global-mode capture
+    (lazily, on its first request: so in either order) when the other's thread does CUDA
+    work; the thread's code is followed through `self` attributes holding instances of the
+    project's classes (`self.runner(x)` with `self.runner = GraphRunner(...)`). A capture
+    in a thread's own code is not one that thread is alive beside. In C/C++ (CUDA
     sources included), the
     threads are `std::thread`/`std::jthread` declarations (also of the thread a same-file
     function returns, `return std::thread(f, ...)`) and `pthread_create` calls before a
