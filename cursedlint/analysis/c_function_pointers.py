@@ -293,6 +293,8 @@ class _Flows:
     def __init__(self, context):
         self.context = context
         self._parameter_names: dict[int, list[str]] = {}
+        self._function_like: set[tuple[str, int]] = set()  # stored parameters that may be
+        # pointers to functions (`_function_like`): the only ones worth following further
 
     @cached_property
     def _functions(self) -> frozenset[str]:
@@ -506,9 +508,11 @@ class _Flows:
                    ) -> dict[str, list[tuple[int, str, int, str]]]:
         """Function -> [(position, field, line, callee)] for the file's plain functions that
         pass their parameter, as a bare argument, to a function of the file storing the
-        parameter at that position in a field (`parameters`)."""
+        parameter at that position in a field (`parameters`), one that may be a pointer to a
+        function (`_function_like`)."""
         found: dict[str, list[tuple[int, str, int, str]]] = {}
-        for callee, leaf in self.context.tokens(parameters) if parameters else ():
+        storing = {callee for callee, position in self._function_like}
+        for callee, leaf in self.context.tokens(storing) if storing else ():
             call = self.context.parent(leaf)
             if leaf.type != "identifier" or call is None or call.type != "call_expression" \
                     or call.child_by_field_name("function") != leaf:
@@ -522,6 +526,8 @@ class _Flows:
                 continue
             names = self._parameters(plain[1])
             for position, field, _ in parameters[callee]:
+                if (callee, position) not in self._function_like:
+                    continue
                 argument = unwrapped(given[position]) if position < len(given) else None
                 text = self.context.text(argument) \
                     if argument is not None and argument.type == "identifier" else None
@@ -664,8 +670,12 @@ class _Flows:
             return None
         parameters = self._parameters(plain[1])
         text = self.context.text(value)
-        return (self.context.text(plain[0]), parameters.index(text)) \
-            if text in parameters else None
+        if text not in parameters:
+            return None
+        found = (self.context.text(plain[0]), parameters.index(text))
+        if _function_like(plain[1].child_by_field_name("parameters").named_children[found[1]]):
+            self._function_like.add(found)
+        return found
 
     def _parameters(self, declarator) -> list[str]:
         if declarator.id not in self._parameter_names:
@@ -692,6 +702,26 @@ class _Flows:
             found.append((self.context.text(function), arguments(call).index(argument), name,
                           leaf.start_point[0] + 1))
         return found
+
+
+def _function_like(parameter) -> bool:
+    """Whether a parameter may be a pointer to a function: declared as one (`int (*fn)(void
+    *)`), or as a bare name of a type named by an identifier (`regmr_fn fn`, a typedef)."""
+    declarator = parameter.child_by_field_name("declarator")
+    kind = parameter.child_by_field_name("type")
+    if declarator is None or kind is None:
+        return False
+    if declarator.type == "identifier":
+        return kind.type == "type_identifier"
+    return any(node.type == "function_declarator" for node in _below(declarator))
+
+
+def _below(node):
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(node.named_children)
 
 
 def stores_by_bytes(data: bytes) -> list[tuple[int, int, bool]]:
