@@ -3,14 +3,13 @@ where every store into it in the file gives the same constant, for an evaluation
 values from stores (`evaluate(node, assignments=True)`) (`rs->size = def_size`, `.size =
 4096`): no other file can name the struct, so the file's stores are all there are. Anything
 else that may write it makes it unknown: a store of another value, a compound assignment, an
-increment, its address taken, a mention in a macro body, a positional initializer of the struct
-or one nested in another initializer (its type unknown). A copy between members of that name
+increment, its address taken, a mention in a macro body, a positional initializer of the struct,
+or the struct held as a member of another (whose initializers are not read). A copy between members of that name
 (`rs->size = parent->size`) adds no value. Not seen: bytes copied over a whole struct
 (`memcpy(rs, saved, sizeof(*rs))`) and the zero a member holds before its first store."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from cursedlint.analysis.c_constants.syntax import _Env
@@ -18,7 +17,6 @@ from cursedlint.analysis.c_constants.types import _NOTHING, _Record, _Value, _co
 from cursedlint.python.consteval import UNKNOWN
 
 _SOURCE_SUFFIXES = (".c",)
-_BRACE = re.compile(rb"\{")
 _WRAPPERS = ("parenthesized_expression",)
 
 
@@ -30,6 +28,10 @@ class MemberRules:
         when its struct is defined by this C source file; None otherwise."""
         if self.cpp or not self.context.source.path.endswith(_SOURCE_SUFFIXES):
             return None
+        name = self.context.text(node.child_by_field_name("field"))
+        if not self._cached(("member declared", name), lambda: self._member_declared(name),
+                            False):
+            return None  # (most members read are of a header's structs: no type looked up)
         argument = node.child_by_field_name("argument")
         record = self._expression_type(argument, env) if argument is not None else None
         if record is not None and node.child_by_field_name("operator").type == "->":
@@ -37,7 +39,6 @@ class MemberRules:
         if not isinstance(record, _Record) or record.owner() is not self \
                 or record.node.type != "struct_specifier":
             return None
-        name = self.context.text(node.child_by_field_name("field"))
         if not self._declares(record, name):
             return None
         value = self._cached(("member stores", record.node.id, name),
@@ -47,6 +48,14 @@ class MemberRules:
         kind = self._field_type(node, env)
         return _converted(kind, value) if kind is not None and _converted(kind, value) \
             is not _NOTHING else value
+
+    def _member_declared(self, name: str) -> bool:
+        """Whether a struct body of the file declares a member `name`."""
+        return any(leaf.type == "field_identifier"
+                   and self.context.parent(leaf).type != "field_expression"
+                   and any(node.type == "field_declaration_list"
+                           for node in self.context.ancestors(leaf))
+                   for _, leaf in self.context.tokens((name,)))
 
     def _declares(self, record: _Record, name: str) -> bool:
         """Whether the struct itself declares the member (not a union nested in it, whose
@@ -134,7 +143,8 @@ class MemberRules:
     def _positionally_initialized(self, record: _Record) -> bool:
         """Whether the file may give the struct's members by position: an initializer list or
         compound literal of the struct's tag or typedef holding a value without a designator,
-        or any positional initializer nested in another (whose type is not known here)."""
+        or a member of another struct or union of that type (whose initializers are not
+        read)."""
         return self._cached(("positional", record.node.id),
                             lambda: self._positional(record), True)
 
@@ -154,6 +164,8 @@ class MemberRules:
                 node = self.context.parent(node)
             if node is None:
                 continue
+            if node.type == "field_declaration" and node != record.node:
+                return True  # held by another record, whose initializers are not read
             if node.type == "type_descriptor":
                 node = self.context.parent(node)
             lists = []
@@ -164,17 +176,6 @@ class MemberRules:
                              for declarator in node.children_by_field_name("declarator")
                              if declarator.type == "init_declarator")
             if any(_positional_list(self.context, found) for found in lists):
-                return True
-        return self._cached(("nested positional",), self._nested_positional, True)
-
-    def _nested_positional(self) -> bool:
-        """Whether an initializer nested in another gives a value without a designator."""
-        for _, _, brace in self.context.hits(_BRACE):
-            node = self.context.parent(brace) if brace.type == "{" else None
-            above = self.context.parent(node) if node is not None else None
-            if node is not None and node.type == "initializer_list" and above is not None \
-                    and above.type in ("initializer_list", "initializer_pair") \
-                    and _positional_list(self.context, node):
                 return True
         return False
 
