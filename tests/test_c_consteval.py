@@ -1314,3 +1314,13 @@ void check(struct conf *c) {
 }
 """
     assert assigned_values(text, "c") == [expected]
+
+
+def test_a_struct_without_a_name_declared_with_an_initializer():
+    by_position = """
+struct { unsigned size; } cfg = { 4096 };
+void set(void) { cfg.size = 8192; }
+void check(void) { probe(cfg.size); }
+"""
+    assert assigned_values(by_position, "c") == [UNKNOWN]
+    assert assigned_values(by_position.replace("{ 4096 }", "{ .size = 8192 }"), "c") == [8192]

@@ -158,8 +158,10 @@ class MemberRules:
             names.update(self.context.text(declarator)
                          for declarator in definition.children_by_field_name("declarator")
                          if declarator.type == "type_identifier")
-        for _, leaf in self.context.tokens(names) if names else ():
-            node = self.context.parent(leaf)
+        places = [(None, record.node)]  # a declaration of the body itself: `struct {..} a = ..`
+        places.extend(self.context.tokens(names) if names else ())
+        for _, leaf in places:
+            node = self.context.parent(leaf) if leaf is not record.node else leaf
             if node is not None and node.type == "struct_specifier":
                 node = self.context.parent(node)
             if node is None:
