@@ -511,7 +511,9 @@ class _Flows:
         parameter at that position in a field (`parameters`), one that may be a pointer to a
         function (`_function_like`)."""
         found: dict[str, list[tuple[int, str, int, str]]] = {}
-        storing = {callee for callee, position in self._function_like}
+        data = self.context.source.data
+        storing = {callee for callee, _ in self._function_like
+                   if data.count(callee.encode()) > 1}  # (called in the file, or declared)
         for callee, leaf in self.context.tokens(storing) if storing else ():
             call = self.context.parent(leaf)
             if leaf.type != "identifier" or call is None or call.type != "call_expression" \
