@@ -293,8 +293,8 @@ class _Flows:
     def __init__(self, context):
         self.context = context
         self._parameter_names: dict[int, list[str]] = {}
-        self._function_like: set[tuple[str, int]] = set()  # stored parameters that may be
-        # pointers to functions (`_function_like`): the only ones worth following further
+        self._stored_parameters: dict[tuple[str, int], Any] = {}  # (function, position) of a
+        # parameter stored in a field -> the function's declarator
 
     @cached_property
     def _functions(self) -> frozenset[str]:
@@ -511,9 +511,12 @@ class _Flows:
         parameter at that position in a field (`parameters`), one that may be a pointer to a
         function (`_function_like`)."""
         found: dict[str, list[tuple[int, str, int, str]]] = {}
-        data = self.context.source.data
-        storing = {callee for callee, _ in self._function_like
-                   if data.count(callee.encode()) > 1}  # (called in the file, or declared)
+        data, function_like = self.context.source.data, set()
+        for (callee, position), declarator in self._stored_parameters.items():
+            if data.count(callee.encode()) > 1 and _function_like(  # (called in the file)
+                    declarator.child_by_field_name("parameters").named_children[position]):
+                function_like.add((callee, position))
+        storing = {callee for callee, _ in function_like}
         for callee, leaf in self.context.tokens(storing) if storing else ():
             call = self.context.parent(leaf)
             if leaf.type != "identifier" or call is None or call.type != "call_expression" \
@@ -528,7 +531,7 @@ class _Flows:
                 continue
             names = self._parameters(plain[1])
             for position, field, _ in parameters[callee]:
-                if (callee, position) not in self._function_like:
+                if (callee, position) not in function_like:
                     continue
                 argument = unwrapped(given[position]) if position < len(given) else None
                 text = self.context.text(argument) \
@@ -675,8 +678,7 @@ class _Flows:
         if text not in parameters:
             return None
         found = (self.context.text(plain[0]), parameters.index(text))
-        if _function_like(plain[1].child_by_field_name("parameters").named_children[found[1]]):
-            self._function_like.add(found)
+        self._stored_parameters[found] = plain[1]
         return found
 
     def _parameters(self, declarator) -> list[str]:
