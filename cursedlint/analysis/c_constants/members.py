@@ -1,12 +1,12 @@
 """`MemberRules`: the value of a member of a struct that a C source file defines for itself,
-where every store into it in the file gives the same constant, for an evaluation that takes
-values from stores (`evaluate(node, assignments=True)`) (`rs->size = def_size`, `.size =
-4096`): no other file can name the struct, so the file's stores are all there are. Anything
-else that may write it makes it unknown: a store of another value, a compound assignment, an
-increment, its address taken, a mention in a macro body, a positional initializer of the struct,
-or the struct held as a member of another (whose initializers are not read). A copy between members of that name
-(`rs->size = parent->size`) adds no value. Not seen: bytes copied over a whole struct
-(`memcpy(rs, saved, sizeof(*rs))`) and the zero a member holds before its first store."""
+where every store into it in the file gives the same constant (`rs->size = def_size`, `.size
+= 4096`), for an evaluation that takes values from stores (`evaluate(node, assignments=True)`):
+no other file can name the struct, so the file's stores are all there are. Anything else that
+may write it makes it unknown: a store of another value, a compound assignment, an increment,
+its address taken, a mention in a macro body, a positional initializer of the struct, or the
+struct held as a member of another (whose initializers are not read). A copy between members
+of that name (`rs->size = parent->size`) adds no value. Not seen: bytes copied over a whole
+struct (`memcpy(rs, saved, sizeof(*rs))`) and the zero a member holds before its first store."""
 
 from __future__ import annotations
 
@@ -45,9 +45,8 @@ class MemberRules:
                              lambda: self._member_stores_value(record, name), _NOTHING)
         if value.value is UNKNOWN:
             return None
-        kind = self._field_type(node, env)
-        return _converted(kind, value) if kind is not None and _converted(kind, value) \
-            is not _NOTHING else value
+        converted = _converted(self._field_type(node, env), value)
+        return value if converted is _NOTHING else converted
 
     def _member_declared(self, name: str) -> bool:
         """Whether a struct body of the file declares a member `name`."""
