@@ -1045,7 +1045,10 @@ struct slot { uint32_t word; size_t size; uint8_t tag; };
 struct conn { struct slot slot; size_t spare; int fd; };
 void refresh(struct conn *conn);
 void touch(struct slot *slot);
+void resize(struct conn *conn, size_t n) { conn->slot.size = n; conn->spare = n; }
 """
+"""The file's own structs: `resize` keeps their members from the value every store of the file
+gives (see `test_a_member_every_store_of_the_file_agrees_on`): these tests are of the flow."""
 
 
 @BOTH
@@ -1260,3 +1263,64 @@ void check(int &out, int param) {
 }
 """
     assert assigned_values(text, "cpp") == [UNKNOWN, UNKNOWN]
+
+
+MEMBER_PRELUDE = """
+static unsigned def_size = 8192;
+struct conf { unsigned size; unsigned spare; unsigned cap; unsigned tag; };
+union view { unsigned size; unsigned char bytes[4]; };
+struct holder { union { unsigned size; unsigned char raw[4]; } u; unsigned count; };
+void init(struct conf *c, struct conf *parent, union view *v, struct holder *h) {
+    c->size = def_size;
+    c->size = parent->size;
+    c->spare = 64;
+    c->cap = 64;
+    c->tag = 1;
+    v->size = 16;
+    h->u.size = 16;
+    h->count = 16;
+}
+void set_spare(struct conf *c, unsigned n) { c->spare = n; }
+void grow(struct conf *c) { c->cap += 1; }
+void name(struct conf *c) { char *p = (char *)&c->tag; *p = 2; }
+"""
+
+
+def test_a_member_every_store_of_the_file_agrees_on():
+    """A member of a struct the C source file defines takes the one value every store of the
+    file gives it (a copy between members of that name adds none), where stores are asked for;
+    not a union's member, nor one another store, a compound assignment or `&` may change."""
+    text = MEMBER_PRELUDE + """
+void check(struct conf *c, union view *v, struct holder *h) {
+    probe(c->size, c->spare, c->cap, c->tag, v->size, h->u.size, h->count);
+}
+"""
+    assert assigned_values(text, "c") == [8192, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, 16]
+    assert set(values(text, "c")) == {UNKNOWN}
+    assert set(assigned_values(text, "cpp")) == {UNKNOWN}  # constructors may set them
+
+
+@pytest.mark.parametrize("elsewhere, expected", [
+    ("static struct conf defaults = { .size = 8192 };", 8192),  # a designator agreeing
+    ("static struct conf table[] = { { .size = 4096 } };", UNKNOWN),  # one disagreeing
+    ("static struct conf defaults = { 8192, 0, 0, 0 };", UNKNOWN),  # by position
+    ("struct outer { struct conf conf; } o = { .conf = { 8192 } };", UNKNOWN),  # nested
+    ("#define SET_SIZE(c) ((c)->size = 8192)", UNKNOWN),  # in a macro body
+])
+def test_initializers_and_macros_of_a_member(elsewhere, expected):
+    text = MEMBER_PRELUDE + elsewhere + """
+void check(struct conf *c) {
+    probe(c->size);
+}
+"""
+    assert assigned_values(text, "c") == [expected]
+
+
+def test_a_struct_without_a_name_declared_with_an_initializer():
+    by_position = """
+struct { unsigned size; } cfg = { 4096 };
+void set(void) { cfg.size = 8192; }
+void check(void) { probe(cfg.size); }
+"""
+    assert assigned_values(by_position, "c") == [UNKNOWN]
+    assert assigned_values(by_position.replace("{ 4096 }", "{ .size = 8192 }"), "c") == [8192]

@@ -378,3 +378,48 @@ def test_the_fields_holding_functions_are_those_a_candidate_of_theirs_is_one_of(
         # `doing` told the only functions `does` answers for: the same fields, fewer made
         assert graph.doing(lambda function, path: does(function)) == graph.doing(
             lambda function, path: does(function), answering=wanted)
+
+
+FORWARDING = """\
+static int pool_init_internal(struct pool *p, reg_fn reg, void *ctx)
+{
+    p->reg = reg;
+    p->ctx = ctx;
+    return 0;
+}
+
+int pool_init(struct pool *p, void *ctx, reg_fn reg)
+{
+    return pool_init_internal(p, reg, ctx);
+}
+
+int pool_init_twice(struct pool *p, reg_fn reg)
+{
+    return pool_init(p, NULL, reg) + pool_init_internal(p, (reg_fn)reg, NULL);
+}
+
+int pool_init_local(struct pool *p)
+{
+    reg_fn reg = NULL;
+    return pool_init_internal(p, reg, NULL);
+}
+"""
+
+
+def test_a_parameter_passed_on_to_a_function_of_the_file_storing_it_is_stored_there():
+    """One more call: `pool_init` hands its parameter to `pool_init_internal`, which stores it;
+    a parameter handed on twice (`pool_init_twice` through `pool_init`), a local, or one that
+    cannot be a pointer to a function (`void *ctx`) is not followed."""
+    flows = field_flows(context_of(FORWARDING))
+    assert flows.parameters == {"pool_init_internal": [(1, "reg", 3), (2, "ctx", 4)]}
+    assert flows.forwarded == {"pool_init": [(2, "reg", 10, "pool_init_internal")],
+                               "pool_init_twice": [(1, "reg", 15, "pool_init_internal")]}
+    user = FieldFlows(passes=[("pool_init", 2, "user_reg", 4)])
+    graph = FunctionPointerGraph({"/p/pool.c": flows, "/p/user.c": user})
+    candidate = Candidate("user_reg", "/p/user.c", 4, ("/p/pool.c", 10, "pool_init"),
+                          "pool_init_internal")
+    assert graph.callees("reg") == [candidate]
+    assert graph.holding({"user_reg"}) == {"reg"}
+    assert candidate.steps("p->reg")[1] == Step(
+        "/p/pool.c", 10, "`pool_init()` passes it on to `pool_init_internal()`, which stores "
+                         "it in the field called as `p->reg`")

@@ -5,7 +5,9 @@ field of that name (`p->f(...)`, `s.f(...)`, `tbl[i].f(...)`, `(*p->f)(...)`). A
 stored by a designated initializer (`.f = fn`, `.f = &fn`, the last designator of `.a.f = fn`)
 or an assignment (`x->f = fn`, `x.f = fn`); a function passed as an argument flows to the
 callee's parameter, and where the callee stores that parameter in a field (`x->f = param;`),
-to that field (one call: a parameter passed on again is not followed).
+to that field; a function of the same file passing its parameter on to such a callee stores
+it there too (`init_mr(.., fn)` calling `init_internal(.., fn)`: two calls; a parameter passed
+on again, or to a callee in another file, is not followed).
 
 **Field identity is the field's name alone**, not the struct type: the type of the object a
 call goes through (`fl->f`, `tbl[i].f`, a `void *` cast back, a typedef in another header) is
@@ -121,6 +123,8 @@ class FieldFlows(Struct, frozen=True):
     """One file's flows of functions into struct fields: `stores` field -> [(function,
     line)]; `unknown` the fields given a value that is not a function; `parameters` function ->
     [(parameter position, field, line)] where a function stores its parameter in a field;
+    `forwarded` function -> [(parameter position, field, line, callee)] where a function
+    passes its parameter on to a function of the file that stores it (`parameters`);
     `passes` [(callee, argument position, function, line)] for calls given a function;
     `defined` the names of the functions the file defines (kept only with flows); `loaders`
     macro -> (name position, target position) for the function-like macros the file defines
@@ -145,6 +149,7 @@ class FieldFlows(Struct, frozen=True):
     loaded: list[tuple[str, int, int, str, str, int]] = []
     loader_functions: dict[str, int] = {}
     loaded_calls: list[tuple[str, int, str, str, int]] = []
+    forwarded: dict[str, list[tuple[int, str, int, str]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.stores or self.unknown or self.parameters or self.passes
@@ -160,6 +165,7 @@ class Candidate(Struct, frozen=True):
     path: str
     line: int
     through: tuple[str, int, str] | None = None  # (path, line, callee) of the parameter store
+    via: str = ""  # the function of the callee's file that `callee` passes it on to and stores it
 
     def steps(self, call_text: str, does: str = "") -> tuple[Step, ...]:
         """The chain links that show how the call reaches the function (`does`: what the
@@ -168,9 +174,11 @@ class Candidate(Struct, frozen=True):
             return (Step(self.path, self.line, f"through `{call_text}`, which holds "
                                                f"`{self.function}`{', ' + does if does else ''}"),)
         path, line, callee = self.through
+        stores = (f"`{callee}()` passes it on to `{self.via}()`, which stores it" if self.via
+                  else f"`{callee}()` stores it")
         return (Step(self.path, self.line, f"`{self.function}`{', ' + does + ',' if does else ''}"
                                            f" is passed to `{callee}()`"),
-                Step(path, line, f"`{callee}()` stores it in the field called as `{call_text}`"))
+                Step(path, line, f"{stores} in the field called as `{call_text}`"))
 
 
 def field_flows(context) -> FieldFlows:
@@ -285,6 +293,8 @@ class _Flows:
     def __init__(self, context):
         self.context = context
         self._parameter_names: dict[int, list[str]] = {}
+        self._stored_parameters: dict[tuple[str, int], Any] = {}  # (function, position) of a
+        # parameter stored in a field -> the function's declarator
 
     @cached_property
     def _functions(self) -> frozenset[str]:
@@ -487,11 +497,49 @@ class _Flows:
         unknown.update(self._methods())
         passes, loaders, loaded = self._passes(), self._loaders(), self._loaded_by_macros()
         loader_functions = self._loader_functions()
+        forwarded = self._forwarded(parameters)
         defined = sorted(self._declared[0]) if (
             stores or unknown or parameters or passes or loaders or loaded or loader_functions
             or loaded_calls) else []
         return FieldFlows(stores, sorted(unknown), parameters, passes, defined, loaders, loaded,
-                          loader_functions, loaded_calls)
+                          loader_functions, loaded_calls, forwarded)
+
+    def _forwarded(self, parameters: dict[str, list[tuple[int, str, int]]]
+                   ) -> dict[str, list[tuple[int, str, int, str]]]:
+        """Function -> [(position, field, line, callee)] for the file's plain functions that
+        pass their parameter, as a bare argument, to a function of the file storing the
+        parameter at that position in a field (`parameters`), one that may be a pointer to a
+        function (`_function_like`)."""
+        found: dict[str, list[tuple[int, str, int, str]]] = {}
+        data, function_like = self.context.source.data, set()
+        for (callee, position), declarator in self._stored_parameters.items():
+            if data.count(callee.encode()) > 1 and _function_like(  # (called in the file)
+                    declarator.child_by_field_name("parameters").named_children[position]):
+                function_like.add((callee, position))
+        storing = {callee for callee, _ in function_like}
+        for callee, leaf in self.context.tokens(storing) if storing else ():
+            call = self.context.parent(leaf)
+            if leaf.type != "identifier" or call is None or call.type != "call_expression" \
+                    or call.child_by_field_name("function") != leaf:
+                continue
+            given = arguments(call)
+            scope = next((node for node in self.context.ancestors(call)
+                          if node.type in _SCOPES), None)
+            plain = plain_function(scope) if scope is not None \
+                and scope.type == "function_definition" else None
+            if plain is None or self.context.text(plain[0]) == callee:
+                continue
+            names = self._parameters(plain[1])
+            for position, field, _ in parameters[callee]:
+                if (callee, position) not in function_like:
+                    continue
+                argument = unwrapped(given[position]) if position < len(given) else None
+                text = self.context.text(argument) \
+                    if argument is not None and argument.type == "identifier" else None
+                if text in names:
+                    found.setdefault(self.context.text(plain[0]), []).append(
+                        (names.index(text), field, call.start_point[0] + 1, callee))
+        return found
 
     def _loaders(self) -> dict[str, tuple[int, int]]:
         """Macro -> (name position, target position) for the file's loader macros."""
@@ -627,8 +675,11 @@ class _Flows:
             return None
         parameters = self._parameters(plain[1])
         text = self.context.text(value)
-        return (self.context.text(plain[0]), parameters.index(text)) \
-            if text in parameters else None
+        if text not in parameters:
+            return None
+        found = (self.context.text(plain[0]), parameters.index(text))
+        self._stored_parameters[found] = plain[1]
+        return found
 
     def _parameters(self, declarator) -> list[str]:
         if declarator.id not in self._parameter_names:
@@ -655,6 +706,26 @@ class _Flows:
             found.append((self.context.text(function), arguments(call).index(argument), name,
                           leaf.start_point[0] + 1))
         return found
+
+
+def _function_like(parameter) -> bool:
+    """Whether a parameter may be a pointer to a function: declared as one (`int (*fn)(void
+    *)`), or as a bare name of a type named by an identifier (`regmr_fn fn`, a typedef)."""
+    declarator = parameter.child_by_field_name("declarator")
+    kind = parameter.child_by_field_name("type")
+    if declarator is None or kind is None:
+        return False
+    if declarator.type == "identifier":
+        return kind.type == "type_identifier"
+    return any(node.type == "function_declarator" for node in _below(declarator))
+
+
+def _below(node):
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(node.named_children)
 
 
 def stores_by_bytes(data: bytes) -> list[tuple[int, int, bool]]:
@@ -746,10 +817,11 @@ class FunctionPointerGraph:
             return set()
         own = self._own[1]
         found = {*own.stores, *own.unknown,
-                 *(field for stores in own.parameters.values() for _, field, _ in stores)}
+                 *(field for stores in own.parameters.values() for _, field, _ in stores),
+                 *(field for stores in own.forwarded.values() for _, field, _, _ in stores)}
         passed = {(callee, position) for callee, position, _, _ in own.passes}
         found.update(field for field, stores in self._index["parameters"].items()
-                     if any((callee, position) in passed for _, callee, position, _ in stores))
+                     if any(entry[1:3] in passed for entry in stores))
         return found
 
     def fields(self) -> set[str]:
@@ -773,8 +845,8 @@ class FunctionPointerGraph:
         found.extend(Candidate(function, path, line)
                      for path, loader, position, function, line
                      in self._entries("loaded_calls", field) if self._loads(loader, position))
-        for store_path, callee, position, line in self._entries("parameters", field):
-            found.extend(Candidate(function, path, passed, (store_path, line, callee))
+        for store_path, callee, position, line, via in self._entries("parameters", field):
+            found.extend(Candidate(function, path, passed, (store_path, line, callee), via)
                          for path, function, passed
                          in self._entries("passes", (callee, position)))
         return found
@@ -828,8 +900,8 @@ class FunctionPointerGraph:
         the function storing a parameter in it): where a candidate of it may be one."""
         return any(entry[at] in functions for kind, at in _FUNCTION_AT
                    for entry in self._entries(kind, field)) or any(
-            entry[1] in functions for _, callee, position, _ in self._entries("parameters", field)
-            for entry in self._entries("passes", (callee, position)))
+            entry[1] in functions for stored in self._entries("parameters", field)
+            for entry in self._entries("passes", stored[1:3]))
 
     def agreeing(self, does: Callable[[str, str], Any], fields: Iterable[str] | None = None,
                  answering: Container[str] | None = None) -> dict[str, tuple[Any, list]]:
@@ -904,7 +976,12 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
             index["unknown"].setdefault(field, []).append((path,))
         for callee, positions in found.parameters.items():
             for position, field, line in positions:
-                index["parameters"].setdefault(field, []).append((path, callee, position, line))
+                index["parameters"].setdefault(field, []).append(
+                    (path, callee, position, line, ""))
+        for callee, forwards in found.forwarded.items():
+            for position, field, line, via in forwards:
+                index["parameters"].setdefault(field, []).append(
+                    (path, callee, position, line, via))
         for callee, position, function, line in found.passes:
             index["passes"].setdefault((callee, position), []).append((path, function, line))
         for function in found.defined:

@@ -31,6 +31,7 @@ from cursedlint.analysis.c_calling_macros import (
     CallingMacro, MacroShape, calling_macros, macro_calls, macro_shapes, macros_reached,
     named_arguments, project_calling_macros, project_shapes,
 )
+from cursedlint.analysis.c_filled_members import filled_members
 from cursedlint.analysis.c_forwarding import (
     Forward, Forwarder, exported_functions, forwarded_calls, forwarded_method_calls,
 )
@@ -276,9 +277,9 @@ class Registrations:
     def summary(self) -> RegistrationFacts:
         """What other files need of this one (the project index's summary) but `forwarders`
         (`forwarders`: made only for the files that may call a wrapper)."""
-        def plain(wrappers):
+        def plain(wrappers):  # (a wrapper handing on its attr struct is the file's own)
             return {name: (api, shape.address, shape.length)
-                    for name, (api, shape) in wrappers.items()}
+                    for name, (api, shape) in wrappers.items() if shape.shape == "plain"}
         exported = plain(self.exported_wrappers)
         local = {name: wrapper for name, wrapper in plain(self.file_wrappers).items()
                  if name not in exported}
@@ -582,6 +583,11 @@ class Registrations:
                 continue
             if api.shape == "attr" and _device_iface(self._attr_iface(call)):
                 return None  # (device memory: no host pages; an iface the caller picks is kept)
+            through = self._passed([arguments[api.address]], parameters, body) \
+                if api.shape == "attr" else None
+            if through is not None:  # its own attr parameter, handed on whole
+                found.add((underlying, Api(through, None, shape="attr")))
+                continue
             positions = [self._passed(nodes, parameters, body)
                          for nodes in self._ranges(api, arguments, call)]
             found.add((underlying, Api(*positions)))
@@ -655,6 +661,7 @@ class Registrations:
             value = assignment.child_by_field_name("right")
             if self.context.text(base) == name and value is not None and value.is_named:
                 values.append(value)
+        values.extend(filled_members(self.context, scope, name, field))
         return values
 
     # -- what the registered memory is ----------------------------------------------------

@@ -31,6 +31,10 @@ around it, unless something in between may change it (a write to it, a prefix or
 the same name; a call mentioning the root; a label or `case`; a loop around the use; its
 address taken anywhere in the function). A pointer kept from before the assignment and written
 through by a call not given the root is not seen.
+With `assignments=True`, a member of a struct that a C source file defines for itself also
+takes the one constant every store of the file into it gives (`members`: no other file can
+name the struct; a compound assignment, `&`, a macro body naming it, a positional
+initializer or the struct held by another leaves it unknown).
 
 Declarations, macros and writes of a name are found from the tokens spelling it (a byte search
 of the file, then a short climb from each token), never by a walk of the whole file, so a file of

@@ -10,6 +10,7 @@ from typing import Any
 
 from cursedlint.analysis.c_conditions import COMPARISONS
 from cursedlint.analysis.c_constants.flow import FlowRules
+from cursedlint.analysis.c_constants.members import MemberRules
 from cursedlint.analysis.c_constants.symbols import SymbolRules
 from cursedlint.analysis.c_constants.syntax import (
     _Env, _Named, _items, _named_children, _only_child, _single, _split_name,
@@ -34,7 +35,7 @@ _DEFINED_MACRO = re.compile(r"#(?:[ \t]|\\\n)*(?:define|undef)(?:[ \t]|\\\n)+([A
 
 
 
-class CConstants(TypeRules, SymbolRules, FlowRules):
+class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules):
     """The constant evaluator of one C/C++ file (a `CContext`); it reads the file's
     declarations, macros and types once, on first use. `extra`: the evaluators of headers that
     precede the file's text (its includes, in order); a name the file does not declare or
@@ -323,8 +324,11 @@ class CConstants(TypeRules, SymbolRules, FlowRules):
         return self._derived(name, qualifier, env.anchor, "names", "value", _NOTHING)
 
     def _member_value(self, node, env: _Env) -> _Value:
-        """`s->a.b`: known only from an assignment earlier in the function."""
+        """`s->a.b`: known from an assignment earlier in the function, or where every store
+        of the file into a member of a struct of its own agrees (`MemberRules`)."""
         assigned = self._assigned_value(node, env) if env.assignments else None
+        if assigned is None and env.assignments:
+            assigned = self._stored_member_value(node, env)
         return _NOTHING if assigned is None else assigned
 
 
