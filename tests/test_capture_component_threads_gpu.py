@@ -83,6 +83,7 @@ class Engine:
 
 ENCODER = """\
 import threading
+import time
 
 import torch
 
@@ -112,6 +113,7 @@ class CpuEncoder:
         self.started.set()
         while not self.stopped.is_set():
             sum(value * 2 for value in range(10000))
+            time.sleep(0.001)  # (a thread spinning on the GIL slows the capture past the timeout)
 """
 
 MAIN = """\
@@ -124,11 +126,15 @@ from shapes.engine import Engine
 def serve_round():
     encoder = {encoder}()
     engine = Engine()
-    encoder.started.wait()
+    encoder.started.wait(timeout=60)
     engine.requests.put(torch.ones(256, 256, device="cuda"))
     result = engine.results.get(timeout=60)
     encoder.stopped.set()
     engine.requests.put(None)
+    # (each round's threads end before the next round captures: a graph torn down on one
+    # while the next engine captures would be another race than the one asked about)
+    encoder._thread.join(timeout=60)
+    engine._thread.join(timeout=60)
     if isinstance(result, Exception):
         raise result
     torch.cuda.synchronize()
