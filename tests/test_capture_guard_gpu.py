@@ -14,7 +14,6 @@ asserts that the guard passes, and that the synchronization and the capture then
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import json
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from cursedlint.registry import collect
 from cursedlint.rules import graph_capture
 
 from harness import lint
+from test_capture_alloc_gpu import CUDA, RUNTIME
 
 RULES = collect([graph_capture])
 MODES = ("global", "thread_local", "relaxed")
@@ -96,21 +96,6 @@ def test_linter_verdict():
     found = [f for f in lint(SOURCE, RULES, path="record.cu", dedent=False)
              if f.code == "CUR402"]
     assert [f.line for f in found] == [9]
-
-
-def _library(names: list[str]) -> str | None:
-    for name in names:
-        try:
-            ctypes.CDLL(name)
-        except OSError:
-            continue
-        return name
-    return None
-
-
-CUDA = _library(["libcuda.so.1", ctypes.util.find_library("cuda") or "libcuda.so"])
-RUNTIME = _library(["libcudart.so", "libcudart.so.13", "libcudart.so.12",
-                    ctypes.util.find_library("cudart") or "libcudart.so.11.0"])
 
 
 def _has_device() -> bool:
