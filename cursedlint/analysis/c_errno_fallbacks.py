@@ -23,6 +23,7 @@ memcpy(...)`) leave it unknown (None).
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Iterator
 
@@ -34,6 +35,7 @@ from cursedlint.analysis.c_fatal import ABORTS, EXITS
 from cursedlint.analysis.c_syntax import (
     arguments, callee, defined_functions, mentions, scope_of, unwrapped, within,
 )
+from cursedlint.c.context import descendants
 from cursedlint.findings import Step
 
 RESTRICTED = {
@@ -386,12 +388,9 @@ def _copying(context, call, copies=COPIES) -> bool:
 
 
 def _calls(node) -> Iterator:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "call_expression":
-            yield current
-        stack.extend(reversed(current.named_children))
+    """The calls in `node` (itself included), in source order."""
+    return (found for found in itertools.chain((node,), descendants(node))
+            if found.type == "call_expression")
 
 
 def _copies_locally(context, name: str) -> bool:
