@@ -27,15 +27,15 @@ def filled_members(context, scope, name: str, field: str) -> list:
         if call is None or call.type != "call_expression":
             continue
         callee = call.child_by_field_name("function")
-        if callee is not None and callee.type == "identifier":
-            calls.append((context.text(callee), call, arguments(call).index(given)
-                          if given in arguments(call) else None))
+        listed = arguments(call)
+        if callee is not None and callee.type == "identifier" and given in listed:
+            calls.append((context.text(callee), call, listed.index(given)))
     definitions = defined_functions(context, {callee for callee, _, _ in calls})
     found = []
     for callee, call, position in calls:
         definition = definitions.get(callee)
         plain = plain_function(definition) if definition is not None else None
-        if plain is None or position is None:
+        if plain is None:
             continue
         _, declarator, body = plain
         parameters = parameter_names(context, declarator)
