@@ -262,7 +262,7 @@ def test_object_like_macros(language):
                   2)  /* spans two lines */
 void check(void) { probe(PAGE_SIZE, HUGE_PAGE, LONG_ONE, RING_BYTES(2), RING_BYTES); }
 """
-    assert values(text, language) == [4096, 2097152, 3, UNKNOWN, UNKNOWN]
+    assert values(text, language) == [4096, 2097152, 3, 8192, UNKNOWN]
 
 
 @BOTH
@@ -309,6 +309,16 @@ void after(void) { probe(LATE, REDEFINED); }
 
 
 @BOTH
+def test_macro_undefined_and_not_redefined(language):
+    text = """
+#define SLOTS 8
+#undef SLOTS
+void after(void) { probe(SLOTS); }
+"""
+    assert values(text, language) == [UNKNOWN]
+
+
+@BOTH
 def test_macro_that_may_come_from_elsewhere(language):
     text = """
 #ifndef PAGE_SIZE
@@ -348,6 +358,76 @@ void check(void) {
 }
 """
     assert values(text, language) == [48, 3]
+
+
+@BOTH
+def test_function_like_macros(language):
+    text = """
+#define ALIGN_DOWN(x, a) ((x) & ~((a) - 1))
+#define ALIGN_UP(x, a) ALIGN_DOWN((x) + ((a) - 1), (a))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ENTRY_BYTES(n) (MAX(n, sizeof(struct elem)) * 2)
+struct elem { void *next; void *ptr; };
+void check(int param) {
+    probe(ALIGN_UP(9, 8), MAX(3, 40), ENTRY_BYTES(8), ALIGN_UP(ENTRY_BYTES(24), 64),
+          MAX(param, 8), ALIGN_UP (100 , 64));
+}
+"""
+    assert values(text, language) == [16, 40, 32, 64, UNKNOWN, 128]
+
+
+@BOTH
+def test_function_like_macro_bodies_are_text(language):
+    text = """
+#define SUM(a, b) a + b
+#define TWICE(x) (x * 2)
+#define NAME(x) sizeof(#x)
+#define PASTE(a, b) a ## b
+#define ANY(...) (__VA_ARGS__)
+#define ONE(x) (x)
+#define SELF(x) (SELF(x) + 1)
+void check(void) {
+    probe(SUM(1, 2), SUM(1, 2) * 2, (SUM(1, 2)) * 2, TWICE(1 + 2), NAME(ab), PASTE(1, 2),
+          ANY(4), ONE(1, 2), SELF(1));
+}
+"""
+    # SUM(1, 2) * 2 is 1 + 2 * 2 and TWICE(1 + 2) is (1 + 2 * 2) to the compiler
+    assert values(text, language) == [3, UNKNOWN, 6, 5, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN,
+                                      UNKNOWN]
+
+
+@BOTH
+def test_function_like_macros_defined_twice_or_late(language):
+    text = """
+#ifdef BIG_SLOTS
+#define SLOT(n) ((n) * 8192)
+#else
+#define SLOT(n) ((n) * 256)
+#endif
+#if defined(__x86_64__)
+#define LINE(n) ((n) * 64)
+#else
+#define LINE(n) ((n) << 6)
+#endif
+#ifndef ROUND
+#define ROUND(n) (n)
+#endif
+void before(void) { probe(LATE(1), SLOT(2), LINE(2), ROUND(5)); }
+#define LATE(x) (x)
+void between(void) { probe(LATE(1)); }
+#undef LATE
+void after(void) { probe(LATE(1)); }
+"""
+    assert values(text, language) == [UNKNOWN, UNKNOWN, 128, UNKNOWN, 1, UNKNOWN]
+
+
+@BOTH
+def test_exponential_function_like_macros_are_unknown_and_fast(language):
+    chain = "\n".join(f"#define F{i}(x) (F{i - 1}(x) + F{i - 1}(x))" for i in range(1, 60))
+    text = f"#define F0(x) (x)\n{chain}\nvoid check(void) {{ probe(F59(1), F3(1)); }}\n"
+    started = time.perf_counter()
+    assert values(text, language) == [UNKNOWN, 8]
+    assert time.perf_counter() - started < 5
 
 
 # -- enumerations -------------------------------------------------------------------------------
@@ -1202,6 +1282,22 @@ void check(struct slot *slot) {
 """
     assert values_with_headers(text, [WIRE_HEADER], language) == [4, 4, 3, 24, 24, 16,
                                                                   UNKNOWN]
+
+
+@BOTH
+def test_function_like_macros_of_headers(language):
+    header = WIRE_HEADER + """
+#define SLOTS_BYTES(n) ((n) * sizeof(struct slot))
+#define ROUNDED(x, a) (((x) + (a) - 1) / (a) * (a))
+"""
+    text = """
+#define ROUNDED(x, a) ((x) + (a))
+void check(struct slot *slot, int n) {
+    probe(SLOTS_BYTES(MAX_PEERS), SLOTS_BYTES(n), ROUNDED(10, 8));
+}
+"""
+    # the file's ROUNDED disagrees with the header's: UNKNOWN
+    assert values_with_headers(text, [header], language) == [384, UNKNOWN, UNKNOWN]
 
 
 @BOTH

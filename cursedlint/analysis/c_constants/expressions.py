@@ -10,6 +10,7 @@ from typing import Any
 
 from cursedlint.analysis.c_conditions import COMPARISONS
 from cursedlint.analysis.c_constants.flow import FlowRules
+from cursedlint.analysis.c_constants.macro_calls import MacroCallRules
 from cursedlint.analysis.c_constants.members import MemberRules
 from cursedlint.analysis.c_constants.symbols import SymbolRules
 from cursedlint.analysis.c_constants.syntax import (
@@ -35,7 +36,7 @@ _DEFINED_MACRO = re.compile(r"#(?:[ \t]|\\\n)*(?:define|undef)(?:[ \t]|\\\n)+([A
 
 
 
-class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules):
+class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules):
     """The constant evaluator of one C/C++ file (a `CContext`); it reads the file's
     declarations, macros and types once, on first use. `extra`: the evaluators of headers that
     precede the file's text (its includes, in order); a name the file does not declare or
@@ -264,7 +265,13 @@ class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules):
         return _converted(target, self._eval(node.child_by_field_name("value"), env))
 
     def _call(self, node, env: _Env) -> _Value:
-        """C++ `static_cast<T>(x)` and functional casts `T(x)`; other calls are UNKNOWN."""
+        """Calls of function-like macros (`MacroCallRules`), C++ `static_cast<T>(x)` and
+        functional casts `T(x)`; other calls are UNKNOWN."""
+        function = node.child_by_field_name("function")
+        if function.type == "identifier":
+            expanded = self._macro_call(node, self.context.text(function), env)
+            if expanded is not None:
+                return expanded
         argument = _only_child(node.child_by_field_name("arguments"))
         target = self._cast_target(node.child_by_field_name("function"), env)
         if target is None or argument is None:

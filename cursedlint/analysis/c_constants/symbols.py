@@ -38,17 +38,17 @@ class SymbolRules:
                 owner = self.context.parent(node)
                 if owner is None:
                     continue
-                if (node.start_byte, node.end_byte) == (start, end):
+                if (node.type == "preproc_arg" and owner.type == "preproc_call"
+                        and self.context.text(owner.child_by_field_name("directive"))
+                        in _MACRO_DIRECTIVES):  # an #undef, a #define read as a directive
+                    defined = _MACRO_NAME.match(self.context.text(node))
+                    if defined and defined[1] == name:
+                        macros[owner.id] = owner
+                elif (node.start_byte, node.end_byte) == (start, end):
                     if (owner.type in ("preproc_def", "preproc_function_def")
                             and owner.child_by_field_name("name") == node):
                         macros[owner.id] = owner
                     self._token_named(node, owner, named)
-                elif (node.type == "preproc_arg" and owner.type == "preproc_call"
-                      and self.context.text(owner.child_by_field_name("directive"))
-                      in _MACRO_DIRECTIVES):  # a #define tree-sitter read as a directive
-                    defined = _MACRO_NAME.match(self.context.text(node))
-                    if defined and defined[1] == name:
-                        macros[owner.id] = owner
             named.macros = sorted(macros.values(), key=lambda node: node.start_byte)
             self._named[name] = named
         return self._named[name]

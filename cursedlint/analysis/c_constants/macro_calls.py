@@ -1,0 +1,88 @@
+"""`MacroCallRules`: the value of a call of a function-like macro (`ROUND_UP(n, 8)`,
+`MAX(a, sizeof(T))`), from the file's own definitions before the call and those of the
+headers in view: each definition's body with its parameters replaced by the arguments' text,
+as the preprocessor does, parsed alone and evaluated where the call stands."""
+
+from __future__ import annotations
+
+import re
+
+from cursedlint.analysis.c_constants.syntax import (
+    _CONTINUATION, _Env, _UNIT_BODIES, _is_whole_expression, _named_children, _only_child,
+    _single, _tests_own_name,
+)
+from cursedlint.analysis.c_constants.types import _NOTHING, _Value, _beyond_steps
+from cursedlint.c.context import parse
+
+
+_TOKENS = re.compile(rb"[A-Za-z_]\w*|\s+|.", re.DOTALL)
+
+_MAX_ARGUMENTS = 8  # (more arguments than a size's macro takes: not worth the parse)
+
+
+class MacroCallRules:
+    """Calls of function-like macros evaluated through their definitions."""
+
+    def _macro_call(self, node, name: str, env: _Env) -> _Value | None:
+        """The value of `node`, a call of `name`, where `name` is a function-like macro there
+        (every definition in view must give one value); None where it is no macro."""
+        definitions = [(header, event) for header in self._extra_holding(name)
+                       if name in header._macro_names for event in header._name(name).macros]
+        definitions += [(self, event) for event in self._name(name).macros
+                        if event.start_byte < env.anchor.start_byte]
+        if not definitions:
+            return None
+        arguments = _named_children(node.child_by_field_name("arguments"))
+        if name in env.expanding or len(arguments) > _MAX_ARGUMENTS:
+            return _NOTHING
+        given = tuple(argument.text for argument in arguments)  # (of an expansion's tree too)
+        inner = env._replace(expanding=env.expanding | {name})
+        values = set()
+        for owner, definition in definitions:
+            body = owner._expanded_body(definition, given)
+            if body is None or not (body.type in _UNIT_BODIES or _is_whole_expression(node)):
+                return _NOTHING
+            values.add(self._eval(body, inner))
+        return _single(values, _NOTHING)
+
+    def _expanded_body(self, definition, given: tuple):
+        """The expression a `#define NAME(a, b) body` of this evaluator's file expands to with
+        the arguments' text `given`, parsed alone, or None (not a function-like definition, a
+        different number of arguments, `...`, `#` or `##`, a string in the body, a definition
+        inside a test of its own name)."""
+        key = ("macro-call", definition.id, given)
+        if key not in self._memo:
+            self._memo[key] = self._parse_expansion(definition, given)
+        return self._memo[key][1]
+
+    def _parse_expansion(self, definition, given: tuple) -> tuple:
+        """(tree, expression) of `_expanded_body`: the tree keeps the expression's nodes valid."""
+        if definition.type != "preproc_function_def":
+            return None, None
+        listed = definition.child_by_field_name("parameters")
+        parameters = [self.context.text(item) for item in _named_children(listed)] \
+            if listed is not None else []
+        body = definition.child_by_field_name("value")
+        variadic = listed is not None and any(item.type == "..." for item in listed.children)
+        if (body is None or variadic or len(parameters) != len(given)
+                or _tests_own_name(self.context, definition,
+                                   definition.child_by_field_name("name").text)):
+            return None, None
+        text = _CONTINUATION.sub(b" ", body.text)
+        if any(mark in text for mark in (b"#", b'"', b"'")):
+            return None, None
+        replacing = {parameter.encode(): argument for parameter, argument
+                     in zip(parameters, given)}
+        text = b"".join(replacing.get(token, token) for token in _TOKENS.findall(text))
+        if _beyond_steps(text):
+            return None, None
+        source = b"int __cursedlint_macro__ = (" + text + b"\n);"
+        tree = parse(source, self.context.language)
+        declaration = _only_child(tree.root_node)
+        if tree.root_node.has_error or declaration is None or declaration.type != "declaration":
+            return None, None
+        initializer = declaration.child_by_field_name("declarator").child_by_field_name("value")
+        if (initializer is None or initializer.type != "parenthesized_expression"
+                or initializer.end_byte != len(source) - 1):
+            return None, None
+        return tree, _only_child(initializer)
