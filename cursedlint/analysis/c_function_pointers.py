@@ -948,16 +948,8 @@ class FunctionPointerGraph:
         entries name one of them (stored, loaded, or passed to the function storing a
         parameter in it), those a candidate confirms (most fields name none: their candidates
         are not made)."""
-        indexes = (self._index, self._index_own)
-        passing = {key for index in indexes for key, passes in index["passes"].items()
-                   if any(entry[1] in functions for entry in passes)}
-        named = {field for index in indexes for kind, at in _FUNCTION_AT
-                 for field, entries in index[kind].items()
-                 if any(entry[at] in functions for entry in entries)}
-        named.update(field for index in indexes for field, entries in index["parameters"].items()
-                     if any(entry[1:3] in passing for entry in entries))
-        return {field for field in named
-                if any(candidate.function in functions for candidate in self.candidates(field))}
+        return {field for field in self.fields() if self._names_any(field, functions)
+                and any(candidate.function in functions for candidate in self.candidates(field))}
 
 
 _FUNCTION_AT = (("stores", 1), ("loaded", 4), ("loaded_calls", 3))
