@@ -162,13 +162,13 @@ class SubPageRdmaRegistration(RegistrationRule):
     that also holds a function the project does not define (a library's, the application's: it may
     do anything), any value that is not a function, a name a C++ class declares as a method, or
     more than 8 functions. Lengths are evaluated exactly (literals, `sizeof` of types, variables,
-    members and `*ptr`, `#define`s, enums, arithmetic, also from the project headers the file
-    includes, found through `compile_commands.json`, the `include-dirs` setting or the include's
-    path, and the `-D` macros of its compile command), and a local or member (`s->flush.size`) that
-    a statement `x = value;` earlier in the function sets, when nothing in between may change it
-    (no other write to it or to its struct, no address taken, no call given the struct, no label,
-    no loop back); an unknown length is not reported. The page size is the `page-size` setting
-    (default 4096; 65536 on many aarch64 kernels).
+    members and `*ptr`, `#define`s and function-like macros, `ALIGN_UP(sizeof(T), 64)`, enums,
+    arithmetic, also from the project headers the file includes, found through
+    `compile_commands.json`, `include-dirs` or the include's path, and the `-D` macros of its
+    compile command), and a local or member (`s->flush.size`) that a statement `x = value;`
+    earlier in the function sets, when nothing in between may change it (no other write to it or
+    to its struct, no address taken, no call given the struct, no label, no loop back); an unknown
+    length is not reported. The page size is `page-size` (default 4096; 65536 on many aarch64).
 
     Not reported: device memory (a pointer the function got from `cudaMalloc`, `cuMemAlloc`,
     `hipMalloc`, `hsa_memory_allocate` or a wrapper named after one, such as `ofi_cudaMalloc`; a

@@ -1,5 +1,5 @@
 """Constant evaluation of C/C++ expressions, shared by rules (`types`, `symbols`, `flow`,
-`expressions`).
+`members`, `macro_calls`, `expressions`).
 
 `CConstants(context).evaluate(node)` is the integer value of an expression node of the file's
 tree-sitter tree and `sizeof(node)` the value of a `sizeof` expression, both for the LP64 data
@@ -17,7 +17,10 @@ Names resolve as the compiler would within this file: an object-like macro defin
 use wins (every definition before the use must agree; a body such as `1 + 2` is taken whole
 only where its text would be, so `N * 2` is UNKNOWN; a definition inside `#ifndef N` is
 UNKNOWN, N may come from elsewhere), then the innermost block, parameters, and in C++ the
-enclosing classes and namespaces. A name gets a value from an enumerator, a `const` or
+enclosing classes and namespaces. A call of a function-like macro (`ROUND_UP(n, 8)`) is
+its body with the arguments' text put in for the parameters, parsed alone and evaluated where
+the call stands (`macro_calls`; every definition in view must agree; `#`, `##`, `...` or a
+string in the body, or a definition inside a test of its own name, leave it UNKNOWN). A name gets a value from an enumerator, a `const` or
 `constexpr` variable with an initializer, a local variable initialised once and never
 assigned, incremented or address-taken after its declaration, or (in C) a `static` file-scope variable
 (a configuration default no other file can write) initialised once and never assigned,
