@@ -377,6 +377,24 @@ void check(int param) {
 
 
 @BOTH
+def test_function_like_macros_given_types(language):
+    text = """
+#define ALIGNED_SIZEOF(t, a) (((sizeof(t)) + (a) - 1) & ~((a) - 1))
+#define ARRAY_BYTES(t, n) (sizeof(t[n]))
+struct slot { long seq; char payload[20]; };
+typedef struct slot slot_t;
+void check(void) {
+    unsigned long slot = ALIGNED_SIZEOF(struct slot, 16);
+    unsigned long typed = ALIGNED_SIZEOF(slot_t, 64);
+    unsigned long ints = ARRAY_BYTES(int, 3);
+    unsigned long commented = ALIGNED_SIZEOF(struct slot, /* a comment */ 8);
+    probe(slot, typed, ints, commented);
+}
+"""
+    assert values(text, language) == [32, 64, 12, UNKNOWN]
+
+
+@BOTH
 def test_function_like_macro_bodies_are_text(language):
     text = """
 #define SUM(a, b) a + b

@@ -20,6 +20,29 @@ _TOKENS = re.compile(rb"[A-Za-z_]\w*|\s+|.", re.DOTALL)
 _MAX_ARGUMENTS = 8  # (more arguments than a size's macro takes: not worth the parse)
 
 
+def _arguments_text(text: bytes) -> tuple[bytes, ...] | None:
+    """The arguments of a macro call, `(a, f(b, c), struct t)`, as the preprocessor splits
+    them: at the commas outside parentheses and brackets (a type is an argument as any text
+    is; tree-sitter reads `M(struct t)` as an error). None for a comment or a string in them,
+    or more than `_MAX_ARGUMENTS`."""
+    inner = text[1:-1]
+    if any(mark in inner for mark in (b"/*", b"//", b'"', b"'")):
+        return None
+    given, depth, start = [], 0, 0
+    for at, byte in enumerate(inner):
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+        elif byte == ord(",") and depth == 0:
+            given.append(inner[start:at].strip())
+            start = at + 1
+    given.append(inner[start:].strip())
+    if given == [b""]:
+        given = []
+    return tuple(given) if len(given) <= _MAX_ARGUMENTS else None
+
+
 class MacroCallRules:
     """Calls of function-like macros evaluated through their definitions."""
 
@@ -32,10 +55,9 @@ class MacroCallRules:
                         if event.start_byte < env.anchor.start_byte]
         if not definitions:
             return None
-        arguments = _named_children(node.child_by_field_name("arguments"))
-        if name in env.expanding or len(arguments) > _MAX_ARGUMENTS:
+        given = _arguments_text(node.child_by_field_name("arguments").text)
+        if name in env.expanding or given is None:
             return _NOTHING
-        given = tuple(argument.text for argument in arguments)  # (of an expansion's tree too)
         inner = env._replace(expanding=env.expanding | {name})
         values = set()
         for owner, definition in definitions:
