@@ -51,8 +51,9 @@ class MacroCallRules:
         (every definition in view must give one value); None where it is no macro."""
         definitions = [(header, event) for header in self._extra_holding(name)
                        if name in header._macro_names for event in header._name(name).macros]
-        definitions += [(self, event) for event in self._name(name).macros
-                        if event.start_byte < env.anchor.start_byte]
+        if name in self._macro_names:  # (a name the file never defines is not searched for)
+            definitions += [(self, event) for event in self._name(name).macros
+                            if event.start_byte < env.anchor.start_byte]
         if not definitions:
             return None
         given = _arguments_text(node.child_by_field_name("arguments").text)
