@@ -404,14 +404,15 @@ def test_function_like_macro_bodies_are_text(language):
 #define ANY(...) (__VA_ARGS__)
 #define ONE(x) (x)
 #define SELF(x) (SELF(x) + 1)
+#define SUFFIXED(UL, x1F) ((UL) + 0x1F + 10UL)
 void check(void) {
     probe(SUM(1, 2), SUM(1, 2) * 2, (SUM(1, 2)) * 2, TWICE(1 + 2), NAME(ab), PASTE(1, 2),
-          ANY(4), ONE(1, 2), SELF(1));
+          ANY(4), ONE(1, 2), SELF(1), SUFFIXED(1, 2));
 }
 """
     # SUM(1, 2) * 2 is 1 + 2 * 2 and TWICE(1 + 2) is (1 + 2 * 2) to the compiler
     assert values(text, language) == [3, UNKNOWN, 6, 5, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN,
-                                      UNKNOWN]
+                                      UNKNOWN, 42]
 
 
 @BOTH

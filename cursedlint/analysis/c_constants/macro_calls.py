@@ -15,7 +15,9 @@ from cursedlint.analysis.c_constants.types import _NOTHING, _Value, _beyond_step
 from cursedlint.c.context import parse
 
 
-_TOKENS = re.compile(rb"[A-Za-z_]\w*|\s+|.", re.DOTALL)
+_TOKENS = re.compile(rb"\.?\d(?:[eEpP][-+]|[\w.])*|[A-Za-z_]\w*|\s+|.", re.DOTALL)
+"""The preprocessor's tokens, as far as a parameter's replacement needs them: numbers
+(`0x1Fu`, `1e-3`: no parameter inside), names, and the rest one byte at a time."""
 
 _MAX_ARGUMENTS = 8  # (more arguments than a size's macro takes: not worth the parse)
 
