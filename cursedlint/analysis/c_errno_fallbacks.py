@@ -30,8 +30,7 @@ from typing import Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_expectations import stored_in
-from cursedlint.analysis.c_failure_path import JUMPS
-from cursedlint.analysis.c_fatal import ABORTS, EXITS
+from cursedlint.analysis.c_fatal import ABORTS, EXITS, JUMPS
 from cursedlint.analysis.c_syntax import (
     arguments, callee, defined_functions, mentions, scope_of, unwrapped, within,
 )
