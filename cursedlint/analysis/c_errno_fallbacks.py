@@ -9,19 +9,18 @@ false;`) or a `switch (errno)` whose cases end in `break` or leave, inside the b
 on the result sends the failure to or with such a check in its own condition. A branch recovers
 when it copies by another path (`memcpy`, `memmove`, `bcopy`, `pread`/`pwrite` of
 `/proc/PID/mem`, a call handed `PTRACE_PEEKDATA` and the like, or a function of the file that
-makes one of the last two), or falls through to statements that do before anything leaves; a
-flag a branch sets to a constant (`still_pending = FALSE;`) decides the `if (flag)`, `if
-(!flag)` and `if (flag && ...)` after it (`if (still_pending) memcpy(...)` runs for the branches
-that leave it set). The
-values no branch names take the `else` (`default`) or what follows the chain; when that leaves
+makes one of the last two), or falls through to statements that do before anything leaves; the
+value a branch gives a flag (`still_pending = FALSE;`), or that a variable declared with a
+constant keeps where only the chain writes it (`bool fallback = false;`), decides the `if
+(flag)`, `if (!flag)` and `if (flag && ...)` after it. The values no branch names take the `else` (`default`) or what follows the chain; when that leaves
 (`return`, `goto`, `throw`, `abort()`, `exit()`) before any such copy, every value of
 `RESTRICTED` the chain does not name gets the failure while others are recovered: a
 `PartialFallback`. The inverse form, `if (errno != EFAULT && errno != ENOSYS) return false;`
 before such a copy, recovers the values it names. A value a branch names on purpose and fails
 (`if (errno == EPERM) return -EPERM;`) is a choice, not left out; a chain with no recovering
 branch, a loop, a case falling into the next, a test of errno other than by `==` in the chain's
-conditions, and a flag no branch sets (a flag set only to recover, `fallback = true;`, with
-no `else`) leave it unknown (None).
+conditions, and a flag whose value at the test is not known (`static`, or written elsewhere
+too) leave it unknown (None).
 
 A function returning `-errno` when its copy fails (`c_error_codes`: `return -errno;`, of the
 file or of another file of the project) is read the same way in its callers, with its result
@@ -40,7 +39,7 @@ from msgspec import Struct
 from cursedlint.analysis.c_expectations import stored_in
 from cursedlint.analysis.c_fatal import ABORTS, EXITS, JUMPS
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, defined_functions, mentions, scope_of, unwrapped, within,
+    arguments, callee, defined_functions, mentions, scope_of, unwrapped, within, writes,
 )
 from cursedlint.c.context import descendants
 from cursedlint.findings import Step
@@ -124,23 +123,24 @@ def partial_fallback(context, call, negated: bool = False) -> PartialFallback | 
     named = {value for values, _ in branches for value in values}
     missing = tuple(value for value in RESTRICTED if value not in named)
     recovered, recovery = [], None
+    start = _initial(context, body, head)
     for values, statements in branches:
-        copy = _recovers(context, statements, head, body)
+        copy = _recovers(context, statements, head, body, start)
         if copy is not None:
             recovered.extend(values)
             recovery = recovery or copy
     if recovery is None or not missing:
         return None
     if otherwise:
-        if _recovers(context, otherwise, head, body) is not None:
+        if _recovers(context, otherwise, head, body, start) is not None:
             return None
         breaks = head.type == "switch_statement" and otherwise[-1].type == "break_statement"
         end = _decisive(context, otherwise[:-1] if breaks else otherwise)
         if end is None and (breaks or not _leaving(context, otherwise[-1])):
             end = _decisive(context, _following(context, head, body),
-                            _flags(context, otherwise))
+                            _flags(context, otherwise, start))
     else:
-        end = _decisive(context, _following(context, head, body))
+        end = _decisive(context, _following(context, head, body), start)
     if end is None or end[0] != "leaves":
         return None
     return _found(context, head, tuple(recovered), recovery, missing, end[1])
@@ -361,7 +361,7 @@ def _values(context, condition, operator: str, tested: _Test) -> tuple[str, ...]
     return tuple(dict.fromkeys(found))
 
 
-def _recovers(context, statements, head, body):
+def _recovers(context, statements, head, body, start=None):
     """The copy by another path a branch's statements make, or that follows them when they
     fall through (or, in a `switch`, break) to the statements after the chain; None."""
     for statement in statements:
@@ -372,7 +372,7 @@ def _recovers(context, statements, head, body):
     if last is not None and _leaving(context, last) and not (
             head.type == "switch_statement" and last.type == "break_statement"):
         return None
-    end = _decisive(context, _following(context, head, body), _flags(context, statements))
+    end = _decisive(context, _following(context, head, body), _flags(context, statements, start))
     return end[1] if end is not None and end[0] == "copies" else None
 
 
@@ -395,6 +395,7 @@ def _decisive(context, statements, flags=None) -> tuple[str, object] | None:
     """("copies", call) when a statement copies before any leaves; ("leaves", statement) when one
     leaves first; None when neither is seen (the end, a loop, a `switch`). `flags`: name ->
     truth the branch before set (`_flags`); an `if` testing one runs only its taken branch."""
+    flags = dict(flags or {})
     for statement in statements:
         if statement is None:
             return None
@@ -409,21 +410,23 @@ def _decisive(context, statements, flags=None) -> tuple[str, object] | None:
             return "copies", copy
         if _leaving(context, statement):
             return "leaves", statement
+        _forget_written(context, statement, flags)
     return None
 
 
-def _flags(context, statements) -> dict[str, bool]:
+def _flags(context, statements, start=None) -> dict[str, bool]:
     """Name -> truth of the variables `statements` (a branch's own) last set to a constant
-    (`still_pending = FALSE;`, `use_cma = 0;`); a variable given anything else is left out."""
-    flags: dict[str, bool] = {}
+    (`still_pending = FALSE;`, `use_cma = 0;`), besides those of `start` (`_initial`) they do
+    not write; a variable given anything else, or written inside a statement, is left out."""
+    flags = dict(start or {})
     for statement in statements:
         assignment = unwrapped(statement.named_children[0]) \
             if statement.type == "expression_statement" and statement.named_children else None
-        if assignment is None or assignment.type != "assignment_expression" \
-                or context.text(assignment.child_by_field_name("operator")) != "=":
-            continue
-        target = assignment.child_by_field_name("left")
+        target = assignment.child_by_field_name("left") if assignment is not None \
+            and assignment.type == "assignment_expression" \
+            and context.text(assignment.child_by_field_name("operator")) == "=" else None
         if target is None or target.type != "identifier":
+            _forget_written(context, statement, flags)
             continue
         truth = _TRUTHS.get(context.text(unwrapped(assignment.child_by_field_name("right"))))
         if truth is None:
@@ -431,6 +434,34 @@ def _flags(context, statements) -> dict[str, bool]:
         else:
             flags[context.text(target)] = truth
     return flags
+
+
+def _forget_written(context, statement, flags: dict[str, bool]) -> None:
+    """Leave out of `flags` the variables `statement` may write."""
+    for name in [name for name in flags if next(writes(context, statement, name), None)]:
+        del flags[name]
+
+
+def _initial(context, body, head) -> dict[str, bool]:
+    """Name -> truth of the variables `body` declares with a constant (`bool pending = true;`,
+    not `static`) that nothing writes again but the statements of the chain at `head`."""
+    found = {}
+    for declaration in descendants(body):
+        if declaration.start_byte >= head.start_byte:
+            break
+        if declaration.type != "declaration" or any(
+                child.type == "storage_class_specifier" for child in declaration.children):
+            continue
+        for declared in declaration.named_children:
+            name = declared.child_by_field_name("declarator") \
+                if declared.type == "init_declarator" else None
+            truth = _TRUTHS.get(context.text(unwrapped(declared.child_by_field_name("value")))) \
+                if name is not None and name.type == "identifier" else None
+            if truth is not None and all(
+                    node == declared or within(node, head)
+                    for node in writes(context, body, context.text(name))):
+                found[context.text(name)] = truth
+    return found
 
 
 def _taken(context, statement, flags: dict[str, bool]):
