@@ -178,7 +178,8 @@ class _Test(Struct, frozen=True):
 def _errno_test(context, call, body, tested: _Test):
     """The head of the first `if` chain after `call` comparing errno (the result, where it is
     `-errno`, with a `-E...` constant), when it is on the copy's failure path and no other call
-    of the same function comes between; None otherwise."""
+    of the same function (nor, for the result, another value of it) comes between; None
+    otherwise."""
     result = _result_name(context, call)
     for _, leaf in context.tokens((tested.name,), body):
         if leaf.start_byte < call.end_byte or leaf.type != "identifier":
@@ -190,7 +191,9 @@ def _errno_test(context, call, body, tested: _Test):
         while (parent := context.parent(head)) is not None and parent.type == "else_clause":
             head = context.parent(parent)
         again = any(call.end_byte < other.start_byte < head.start_byte
-                    for _, other in context.calls((callee(context, call),), body))
+                    for _, other in context.calls((callee(context, call),), body)) \
+            or tested.negated and any(call.end_byte < node.start_byte < head.start_byte
+                                      for node in writes(context, body, tested.name))
         return head if not again and _on_failure_path(context, head, call, result, body) \
             else None
     return None

@@ -83,3 +83,17 @@ ssize_t read_tracee_plain(pid_t pid, void *dst, const void *src, size_t len)
         return -EIO;
     return ret;
 }
+
+int resume_tracee(pid_t pid);
+
+/* the code tested is another call's: the copy's failure was already returned */
+ssize_t read_then_resume(pid_t pid, void *dst, const void *src, size_t len)
+{
+    ssize_t ret = remote_pull(pid, dst, src, len); // ok: CUR601
+    if (ret < 0)
+        return ret;
+    ret = resume_tracee(pid);
+    if (ret == -ENOSYS)
+        return peek_words(pid, dst, src, len);
+    return ret;
+}
