@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from msgspec import Struct
 from msgspec.structs import replace
 
+from cursedlint.analysis.c_fatal import JUMPS
 from cursedlint.analysis.c_system_calls import calls_made
 from cursedlint.analysis.c_syntax import (
     callee, defined_functions, function_declarator, parameter_names, plain_function, unwrapped,
@@ -156,8 +157,6 @@ def _records(context, body, statement) -> bool:
     """Whether the statements that run just before the `return` `statement` (back through
     its block to a jump, or to a label, which it includes) write through a pointer parameter
     of the function `body` belongs to: `st->state = v`, `*out = v`, `st[i] = v`, `this->m`."""
-    from cursedlint.analysis.c_failure_path import JUMPS
-
     declarator = function_declarator(body.parent.child_by_field_name("declarator"))
     parameters = set(parameter_names(context, declarator)) - {""} if declarator else set()
     parameters.add("this")

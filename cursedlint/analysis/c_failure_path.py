@@ -33,12 +33,10 @@ from cursedlint.analysis.c_conditions import (
     COMPARISONS, MIRRORED, hinted, holds, short_circuit,
 )
 from cursedlint.analysis.c_expectations import Assertions
-from cursedlint.analysis.c_fatal import ABORTS, EXITS, Fatal
+from cursedlint.analysis.c_fatal import ABORTS, EXITS, JUMPS, Fatal
 from cursedlint.analysis.c_syntax import arguments, callee, mentions, unwrapped, within, writes
 
 _EXITS = EXITS | {"longjmp", "siglongjmp"}
-JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
-                    "goto_statement", "throw_statement"})
 _PREPROCESSOR = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef",
                            "preproc_else"})
 _PREPROCESSOR_ALTERNATIVES = frozenset({"preproc_elif", "preproc_elifdef", "preproc_else"})

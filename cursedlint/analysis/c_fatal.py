@@ -24,9 +24,7 @@ project's `known` ones (name -> `Fatal`), read again until no new one is found
   definition wherever it is (one per build, perhaps), unless a definition throws or jumps out
   (`c_noreturn.escaping`, over the project: `cma_facts.all_fatal`); one read from its body
   here is taken as read.
-The kind is "abort" when the first such call aborts (or calls a handler that aborts),
-"noreturn" for a declared one (or one calling it), else "exit". A handler that exits is as
-fatal as one that aborts (CUR601's doc says why); only a direct `exit()` ends a path silently.
+A handler that exits is as fatal as one that aborts (CUR601's doc says why); only a direct `exit()` ends a path silently.
 
 `forwards(context, handlers)` gives the calls that the file's function-like macros starting
 with a call make with conditions on their parameters (`#define CHECK(rc) check_rc((rc),
@@ -52,7 +50,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from cursedlint.analysis.c_conditions import condition_over, literal, substituted
-from cursedlint.analysis.c_noreturn import escaping, noreturn_declared
+from cursedlint.analysis.c_noreturn import declared_in, escaping
 from cursedlint.analysis.c_syntax import (
     arguments, callee, macro_parameters, mentions, parameter_names, plain_function, unwrapped,
     writes,
@@ -61,8 +59,9 @@ from cursedlint.patterns import LazyPattern
 
 ABORTS = frozenset({"abort", "__builtin_trap"})
 EXITS = frozenset({"exit", "_exit", "_Exit", "quick_exit"})
-_JUMPS = frozenset({"return_statement", "goto_statement", "break_statement",
-                    "continue_statement"})
+JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
+                   "goto_statement", "throw_statement"})
+"""The statements that leave a block for somewhere else than the next statement."""
 _LEAVES = re.compile(rb"\b(?:return|goto|longjmp|siglongjmp)\b")
 _JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue|longjmp|siglongjmp)\b")
 _CONDITIONAL = LazyPattern(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
@@ -90,14 +89,12 @@ _STRINGIZING = LazyPattern(rb"#")  # `#cond`, `a ## b`: not C the body can be pa
 
 
 class Fatal(Struct, frozen=True):
-    """A handler: `kind` "abort", "exit" or "noreturn"; `line` of its definition (in its own
-    file); `calls` the call of its body that ends the process (for one `declared` never to
+    """A handler: `line` of its definition (in its own file); `calls` the call of its body that ends the process (for one `declared` never to
     return, and not read from a body, the mark that says so: `c_noreturn`); for a handler that
     ends it only when its parameter number `argument` (from 0) meets the condition `when`
     (`c_conditions`), the two, and the parameter's name (`parameter`); `argument` is -1 for
     one that always does."""
 
-    kind: str
     line: int
     calls: str
     argument: int = -1
@@ -118,9 +115,8 @@ def fatal_handlers(context, known: dict[str, Fatal], value=literal) -> dict[str,
     new = [*ABORTS, *EXITS, *known, *declared]
     while new:
         handlers = {**declared, **known, **found}
-        enders = {**{name: "abort" for name in ABORTS}, **{name: "exit" for name in EXITS},
-                  **{name: fatal.kind for name, fatal in handlers.items()
-                     if not fatal.conditional}}
+        enders = {*ABORTS, *EXITS, *(name for name, fatal in handlers.items()
+                                     if not fatal.conditional)}
         testing = {name: fatal for name, fatal in handlers.items() if fatal.conditional}
         fresh = {}
         for definition in _defining(context, new):
@@ -137,9 +133,9 @@ def fatal_handlers(context, known: dict[str, Fatal], value=literal) -> dict[str,
 def declared_handlers(context, known=()) -> dict[str, Fatal]:
     """The handlers the file declares never to return (`c_noreturn`), but those `known` and
     those whose definition here throws or jumps out."""
-    marked = noreturn_declared(context.source.data)
+    marked = declared_in(context)
     leaving = escaping(context) if marked else frozenset()
-    return {name: Fatal("noreturn", line, mark, declared=True)
+    return {name: Fatal(line, mark, declared=True)
             for name, (line, mark) in marked.items() if name not in known and name not in leaving}
 
 
@@ -164,12 +160,12 @@ def _defining(context, names) -> list:
 
 
 class _Enders(Struct, frozen=True):
-    """What ends the process: name -> kind of the calls that always do, the handlers that do
+    """What ends the process: the names of the calls that always do, the handlers that do
     under a condition on a parameter; how a handler's constants are valued, and whether a
     statement may change a parameter (`changes(statement, name)`)."""
 
     context: object
-    always: dict
+    always: frozenset | set
     testing: dict
     value: object
     changes: object = None
@@ -206,7 +202,7 @@ def _ending(statements, block, parameters: list[str], line: int, enders: _Enders
         call = _called(statement)
         called = callee(enders.context, call) if call is not None else ""
         if called in enders.always:
-            return _guarded(Fatal(enders.always[called], line, called), guards, parameters)
+            return _guarded(Fatal(line, called), guards, parameters)
         if found is not None or changed or statement.has_error or index >= _CONDITIONS_READ:
             continue
         guard = _returning_unless(statement, parameters, enders)
@@ -232,7 +228,7 @@ def _guarded(fatal: Fatal, guards: list[tuple[int, tuple]], parameters: list[str
     when = fatal.when if fatal.conditional else None
     for _, condition in reversed(guards):
         when = ("not", condition) if when is None else ("and", ("not", condition), when)
-    return Fatal(fatal.kind, fatal.line, fatal.calls, argument, when, parameters[argument])
+    return Fatal(fatal.line, fatal.calls, argument, when, parameters[argument])
 
 
 def _returning_unless(statement, parameters: list[str], enders: _Enders
@@ -264,7 +260,7 @@ def _conditional(statement, call, parameters: list[str], line: int, enders: _End
         if tested is None or ends is None:
             return None
         index, when = tested
-        return Fatal(ends.kind, line, ends.calls, index, when, parameters[index])
+        return Fatal(line, ends.calls, index, when, parameters[index])
     handler = enders.testing.get(callee(enders.context, call)) if call is not None else None
     given = arguments(call) if handler is not None else []
     if handler is None or handler.argument >= len(given):
@@ -273,7 +269,7 @@ def _conditional(statement, call, parameters: list[str], line: int, enders: _End
     when = substituted(handler.when, passed[1]) if passed is not None else None
     if when is None:
         return None
-    return Fatal(handler.kind, line, callee(enders.context, call), passed[0], when,
+    return Fatal(line, callee(enders.context, call), passed[0], when,
                  parameters[passed[0]])
 
 
@@ -326,7 +322,7 @@ def _macro(context, definition, enders: _Enders) -> tuple[str, Fatal | None]:
         for match in _MACRO_CALL.finditer(text):
             called = match.group(1).decode("utf-8", errors="replace")
             if called in enders.always:
-                return name, Fatal(enders.always[called], line, called)
+                return name, Fatal(line, called)
     names, body = _macro_block(context, definition, text)
     return name, None if body is None else _ending(  # (a parameter is an expression here)
         body.named_children, body, names, line,
@@ -388,7 +384,7 @@ def _forwarding(context, statements, parameters: list[str], line: int, handlers:
     block of one `if (condition on one parameter)` gives the forwards of its branch, made
     under that condition (`tested`)."""
     made = []
-    enders = _Enders(context, {}, {}, literal)
+    enders = _Enders(context, frozenset(), {}, literal)
     if len(statements) == 1 and statements[0].type == "if_statement" \
             and statements[0].child_by_field_name("alternative") is None:
         tested = _over(statements[0].child_by_field_name("condition"), parameters, enders)
@@ -441,15 +437,15 @@ def _through(forward: Forward, handler: Fatal) -> Fatal | None:
         if handler.conditional:
             return None
         index, when = forward.tested
-        return Fatal(handler.kind, forward.line, forward.calls, index, tuple(when),
+        return Fatal(forward.line, forward.calls, index, tuple(when),
                      forward.parameters[index])
     if not handler.conditional:
-        return Fatal(handler.kind, forward.line, forward.calls)
+        return Fatal(forward.line, forward.calls)
     given = forward.given[handler.argument] if handler.argument < len(forward.given) else None
     when = substituted(handler.when, given[1]) if given is not None else None
     if when is None:
         return None
-    return Fatal(handler.kind, forward.line, forward.calls, given[0], when,
+    return Fatal(forward.line, forward.calls, given[0], when,
                  forward.parameters[given[0]])
 
 
@@ -549,7 +545,7 @@ def _last_call(context, branch) -> str:
     while last is not None and last.type == "compound_statement" and last.named_children:
         statements = last.named_children
         last = statements[-1]
-        if last.type in _JUMPS and len(statements) > 1:
+        if last.type in JUMPS and len(statements) > 1:
             last = statements[-2]
     call = last.named_children[0] if last is not None and last.type == "expression_statement" \
         and last.named_children else None

@@ -45,6 +45,12 @@ _NOT_NAMES = frozenset({
 _ESCAPES = re.compile(rb"\b(?:throw|longjmp|siglongjmp|_longjmp|pthread_exit|thrd_exit)\b")
 _WORDS = (b"oreturn", b"ORETURN")  # (`noreturn`, `_Noreturn`, `NORETURN`: two searches)
 _ESCAPE_WORDS = (b"throw", b"longjmp", b"pthread_exit", b"thrd_exit")
+_DECLARED_KEY, _ESCAPING_KEY = "c-noreturn-declared", "c-noreturn-escaping"  # `shared` keys
+
+
+def declared_in(context) -> dict[str, tuple[int, str]]:
+    """`noreturn_declared` of the file, read once however many of its analyses ask."""
+    return context.shared(_DECLARED_KEY, lambda: noreturn_declared(context.source.data))
 
 
 def noreturn_declared(data: bytes) -> dict[str, tuple[int, str]]:
@@ -127,7 +133,12 @@ def _without_attributes(text: bytes) -> bytes:
 
 
 def escaping(context) -> frozenset[str]:
-    """The names of the file's `void` function definitions whose body throws or jumps out."""
+    """The names of the file's `void` function definitions whose body throws or jumps out
+    (read once per file)."""
+    return context.shared(_ESCAPING_KEY, lambda: _escaping(context))
+
+
+def _escaping(context) -> frozenset[str]:
     data = context.source.data
     if not any(word in data for word in _ESCAPE_WORDS) or _ESCAPES.search(data) is None:
         return frozenset()

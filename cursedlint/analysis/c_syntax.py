@@ -4,32 +4,34 @@ around a node, and what a declarator declares."""
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Iterator
 
 from cursedlint.analysis.c_macros import function_scope
+from cursedlint.analysis.c_nodes import (  # (given on: every analysis reads them here)
+    WRAPPING, arguments, callee_text, is_named_cast, unwrapped, without_template_arguments,
+)
 from cursedlint.analysis.c_system_calls import system_call
 from cursedlint.patterns import LazyPattern
+
+__all__ = ["ARGUMENT_NAME", "FILE_SCOPES", "NAMES", "arguments", "array_dimensions", "assigns",
+           "block_statement", "called_member", "callee", "callee_text", "declarator_kind",
+           "declared_name", "declared_names", "defined_functions", "discards", "file_scope",
+           "file_scope_items", "function_declarator", "function_name", "inner_declarator",
+           "leads_to", "line_macros", "macro_parameters", "mentions", "method_class",
+           "parameter_names", "plain_function", "pointee_type", "scope_of", "specifier_name",
+           "unwrapped", "within", "without_template_arguments", "wrappers", "writes",
+           "written_name"]
 
 NAMES = frozenset({"identifier", "field_identifier"})
 ARGUMENT_NAME = LazyPattern(rb"[(,&)]\s*([A-Za-z_]\w*)(?=\s*[,)])")
 """A name written as an argument (after `(`, `,`, `&` or a cast, before `,` or `)`), found in
 the bytes before a tree is asked."""
-_WRAPPING = frozenset({"parenthesized_expression", "cast_expression", "condition_clause"})
 _DECLARATOR_NAMES = NAMES | {"type_identifier"}  # a typedef's: `typedef Node& NodeRef;`
 _WRITTEN_NAMES = _DECLARATOR_NAMES | {"qualified_identifier", "destructor_name", "operator_name",
                                       "template_function"}
 _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer",
                      "reference_declarator": "reference"}
-
-
-def arguments(call) -> list:
-    """A call's arguments (or an argument list's: `T x(a, b)`), comments left out."""
-    listed = call if call.type == "argument_list" else call.child_by_field_name("arguments")
-    if listed is None:
-        return []
-    return [child for child in listed.named_children if child.type != "comment"]
 
 
 def callee(context, call) -> str:
@@ -42,33 +44,6 @@ def callee(context, call) -> str:
     name = context.text(function) if function is not None and function.type == "identifier" \
         else ""
     return (system_call(context, call) or name) if name == "syscall" else name
-
-
-def unwrapped(node, passing=frozenset()):
-    """The expression inside parentheses, C casts, C++ named casts, an `if`'s condition clause
-    and the calls of one argument whose `callee_text` is in `passing` (`std::move`); None for
-    None."""
-    while node is not None:
-        if node.type == "cast_expression":
-            node = node.child_by_field_name("value") or node.named_children[-1]
-        elif node.type in _WRAPPING:
-            node = node.child_by_field_name("value") or next(
-                (child for child in node.named_children if child.type != "comment"), None)
-        elif node.type == "call_expression" and (
-                _is_named_cast(node) or passing and callee_text(node) in passing
-                and len(arguments(node)) == 1):
-            node = arguments(node)[0]
-        else:
-            return node
-    return None
-
-
-def _is_named_cast(call) -> bool:
-    function = call.child_by_field_name("function")
-    if function is None or function.type != "template_function":
-        return False
-    name = function.child_by_field_name("name")
-    return name is not None and name.text.decode().endswith("_cast") and len(arguments(call)) == 1
 
 
 def within(node, region) -> bool:
@@ -222,9 +197,9 @@ def wrappers(context, node) -> Iterator:
     for parent in above:
         if parent.type == "argument_list":  # maybe a named cast's
             parent = next(above, None)
-            if parent is None or parent.type != "call_expression" or not _is_named_cast(parent):
+            if parent is None or parent.type != "call_expression" or not is_named_cast(parent):
                 return
-        elif parent.type not in _WRAPPING:
+        elif parent.type not in WRAPPING:
             return
         yield parent
 
@@ -316,40 +291,10 @@ def mentions(context, node, name: str | None) -> bool:
     return any(leaf.type == "identifier" for _, leaf in context.tokens((name,), node))
 
 
-def callee_text(call) -> str:
-    """The called function's name as written, qualified, without template arguments or spaces
-    (`Container::copy`, `std::move`); "" for a call through an object or of an expression."""
-    function = call.child_by_field_name("function")
-    if function is None or function.type not in (
-            "identifier", "qualified_identifier", "template_function"):
-        return ""
-    return re.sub(r"\s+", "", without_template_arguments(function.text.decode(errors="replace")))
-
-
 def called_member(call):
     """The `object.f` or `pointer->f` (a field expression) a call is made through, or None."""
     function = call.child_by_field_name("function")
     return function if function is not None and function.type == "field_expression" else None
-
-
-def without_template_arguments(name: str) -> str:
-    """A name as written without its template arguments: `Scalar<T>::Scalar` -> `Scalar::Scalar`,
-    `A<B<C>>::f` -> `A::f`: each matched `<...>` goes, an unmatched `<` (`operator<`) stays. One
-    pass and a running sum, so a hostile nest of them costs its length."""
-    opened: list[int] = []
-    depth = [0] * (len(name) + 1)  # +1 where a matched pair starts, -1 after it ends
-    for position, char in enumerate(name):
-        if char == "<":
-            opened.append(position)
-        elif char == ">" and opened:
-            depth[opened.pop()] += 1
-            depth[position + 1] -= 1
-    kept, inside = [], 0
-    for char, change in zip(name, depth):
-        inside += change
-        if not inside:
-            kept.append(char)
-    return "".join(kept)
 
 
 def written_name(context, declarator) -> str:

@@ -18,6 +18,7 @@ of them: the copy, its wrappers and its error codes.
 
 from __future__ import annotations
 
+from cursedlint.analysis.c_nodes import arguments, unwrapped
 from cursedlint.patterns import LazyPattern
 
 PREFIXES = ("SYS_", "__NR_")
@@ -38,7 +39,8 @@ def spellings(names) -> tuple[str, ...]:
 def system_call(context, call) -> str:
     """The system call a `syscall(...)` call makes, by the spelling of its number; "" where it
     is not told."""
-    first = _argument(call, 0)
+    given = arguments(call)
+    first = unwrapped(given[0]) if given else None
     if first is None or first.type != "identifier":
         return ""
     text = context.text(first)
@@ -139,18 +141,8 @@ def copies_own_memory(context, call) -> bool:
     introspection"), so no ptrace restriction refuses it."""
     function = call.child_by_field_name("function")
     raw = function is not None and context.text(function) == "syscall"
-    pid = _argument(call, 1 if raw else 0)
+    given = arguments(call)
+    pid = unwrapped(given[1 if raw else 0]) if len(given) > raw else None
     called = pid.child_by_field_name("function") \
         if pid is not None and pid.type == "call_expression" else None
     return called is not None and context.text(called).lstrip(":") == "getpid"
-
-
-def _argument(call, index: int):
-    """The call's argument `index` with its parentheses and casts peeled (None: none)."""
-    given = call.child_by_field_name("arguments")
-    found = [child for child in given.named_children if child.type != "comment"] \
-        if given is not None else []
-    node = found[index] if index < len(found) else None
-    while node is not None and node.type in ("parenthesized_expression", "cast_expression"):
-        node = node.named_children[-1] if node.named_children else None
-    return node

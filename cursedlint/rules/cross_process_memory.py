@@ -154,8 +154,9 @@ class CmaFailureAborts(Rule):
       probe keeping `peers->cma = REFUSED` does: the caller may read it there);
     - a fallback keyed on errno leaves out EPERM or ENOSYS (`analysis.c_errno_fallbacks`): the
       failure branch copies by another path (`memcpy`, `PTRACE_PEEKDATA`, `pread` of
-      `/proc/PID/mem`) for the values it tests (`errno == EFAULT`), and the others leave with
-      the failure; reported at the copy, also one of the calling process (a seccomp filter
+      `/proc/PID/mem`) for the values it tests (`errno == EFAULT`; `ret == -ENOSYS` of a
+      function returning `-errno`, with the chain to its copy; a flag the test sets deciding
+      `if (still_pending) memcpy(...)`), and the others leave with the failure; reported at the copy, also one of the calling process (a seccomp filter
       refuses that too). A branch naming EPERM to fail on purpose, or no fallback at all, is not.
 
     Otherwise a copy naming the calling process itself (`process_vm_readv(getpid(), ...)`: a
@@ -439,10 +440,15 @@ class CmaFailureAborts(Rule):
         from cursedlint.analysis.c_errno_fallbacks import HELP, partial_fallback
 
         for name, call in made:
-            partial = partial_fallback(self.context, call) if name in self._cma_names else None
+            code = self._codes.get(name)  # (one returning -errno: its result is what is tested)
+            negated = name not in self._cma_names and code is not None \
+                and code.described == "-errno"
+            partial = partial_fallback(self.context, call, negated) \
+                if name in self._cma_names or negated else None
             if partial is not None:
-                self.report(call, partial.message(f"{name}()"), help=HELP,
-                            related=partial.steps(self.context.source.path))
+                self.report(call, partial.message(f"{name}()"), help=HELP, related=(
+                    *partial.steps(self.context.source.path),
+                    *(self._chain(name) if negated else ())))
 
     @cached_property
     def _paths(self) -> FailurePaths:
