@@ -31,6 +31,7 @@ from typing import Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_function_pointers import built_for
+from cursedlint.analysis.c_openmp import everyone_runs, regions_in
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_name, method_class,
 )
@@ -101,6 +102,9 @@ class CStart(Struct, frozen=True, array_like=True):
     project declares that name a vector of threads, and no other vector; or the member a
     constructor's initializer makes (`worker_(&C::run, this)`): where it declares it a
     thread object."""
+    team: str = ""
+    """How an OpenMP parallel region is written (`omp parallel for`) where the start is one:
+    its threads run the calls of its block at once and are joined at its end."""
 
 
 class CThreadFacts(Struct, frozen=True):
@@ -203,6 +207,7 @@ class _FileReader:
                 begun: list[tuple] = []
                 functions.append(self._function(name, node, body, looped, begun))
                 starts.extend(self._starts(name, body, begun))
+                starts.extend(self._team_starts(name, body))
                 if name == functions[-1].owner:
                     starts.extend(self._member_starts(name, node))
         regions = sorted({name for _, begin in self.context.calls(C_BEGINS)
@@ -270,6 +275,19 @@ class _FileReader:
             else ""), self._left(node, body, joins), self._holder(node)
             if node.type == "call_expression" and not self._into_vector(node) else "")
             for entries, node, several in found]
+
+    def _team_starts(self, starter: str, body) -> Iterator[CStart]:
+        """The OpenMP parallel regions of `body` whose threads all run the same code (not
+        `parallel sections`): the calls every thread of the team makes."""
+        for region in regions_in(self.context, body):
+            entries = sorted({name for code in everyone_runs(self.context, region.block)
+                              for node in (code, *_own_nodes(code))
+                              if node.type in ("call_expression", "new_expression")
+                              for name in (_called(self.context, node),) if name})
+            if entries and not region.sections:
+                yield CStart(tuple(entries), starter, _line(region.pragma),
+                             f"an OpenMP parallel region (`{region.written}`)",
+                             team=region.written)
 
     def _member_starts(self, constructor: str, definition) -> list[CStart]:
         """The threads a constructor starts in its member initializers (`worker_(&C::run,
@@ -676,7 +694,8 @@ class ThreadReach:
                 return [CallStep(function, path, line), *left[0]], left[0][-1].path, left[1], \
                     cuda
         for start in self.starts_in(function) if direct else ():
-            cuda = since < start.line < facts.calls[index][1] and self.thread_cuda(path, start)
+            cuda = not start.team and since < start.line < facts.calls[index][1] and \
+                self.thread_cuda(path, start)
             if cuda:
                 return [], path, start, cuda
         return None

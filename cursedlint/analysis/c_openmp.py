@@ -1,0 +1,101 @@
+"""OpenMP parallel regions in C, C++ and CUDA. `#pragma omp parallel` forks a team of threads
+that each run the structured block after it (the next statement) at once, joined at its end;
+`parallel for` shares the loop's iterations among them; `parallel sections` gives each `#pragma
+omp section` block to one of them (OpenMP API, "parallel construct" and "worksharing
+constructs"). Code under `single`, `master`, `masked` or `critical` runs on one thread at a
+time. A team of one (`num_threads(1)`) has no siblings. CUR401 reads what the other threads of
+a capture's team run (`team_of`); the project's reach reads the calls every thread of a region
+runs (`regions_in`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, NamedTuple
+
+_PARALLEL = re.compile(r"omp\s+parallel\b(.*)", re.S)
+_ONE_THREAD = re.compile(r"\bnum_threads\s*\(\s*1\s*\)")
+_ALONE = re.compile(r"omp\s+(?:single|master|masked|critical)\b")
+_SECTION = re.compile(r"omp\s+section\s*$")
+_SCOPES = frozenset({"function_definition", "lambda_expression"})
+
+
+class Region(NamedTuple):
+    """A parallel region: its directive, the block the team runs, how it is written
+    (`omp parallel for`), and the blocks of its sections (`parallel sections`; else empty)."""
+
+    pragma: object
+    block: object
+    written: str
+    sections: tuple
+
+
+def _directive(context, node) -> str:
+    """The text after `#pragma` of a preprocessor line, or "" for anything else."""
+    if node is None or node.type != "preproc_call":
+        return ""
+    directive = node.child_by_field_name("directive")
+    argument = node.child_by_field_name("argument")
+    if directive is None or argument is None or context.text(directive) != "#pragma":
+        return ""
+    return " ".join(context.text(argument).replace("\\\n", " ").split())
+
+
+def region_at(context, pragma) -> Region | None:
+    """The parallel region `pragma` opens (a team of more than one thread), or None."""
+    text = _directive(context, pragma)
+    found = _PARALLEL.match(text)
+    block = pragma.next_named_sibling if found else None
+    if block is None or _ONE_THREAD.search(found.group(1)):
+        return None
+    written = "omp parallel" + (" " + found.group(1).split()[0] if found.group(1).split() and
+                                found.group(1).split()[0] in ("for", "loop", "sections")
+                                else "")
+    sections = ()
+    if written.endswith("sections") and block.type == "compound_statement":
+        sections = tuple(child.next_named_sibling for child in block.named_children
+                         if _SECTION.match(_directive(context, child))
+                         and child.next_named_sibling is not None)
+    return Region(pragma, block, written, sections)
+
+
+def regions_in(context, body) -> Iterator[Region]:
+    """The parallel regions in `body` (nested ones too)."""
+    if b"omp" not in context.source.data[body.start_byte:body.end_byte]:
+        return
+    for node in context.descendants(body):
+        region = region_at(context, node) if node.type == "preproc_call" else None
+        if region is not None:
+            yield region
+
+
+def everyone_runs(context, block) -> list:
+    """The statements of a region's block that every thread of its team runs: the block, or
+    where it holds `single`/`master`/`masked`/`critical` statements, its other statements."""
+    if block.type != "compound_statement":
+        return [block]
+    alone = {child.next_named_sibling.id for child in block.named_children
+             if _ALONE.match(_directive(context, child)) and child.next_named_sibling}
+    if not alone:
+        return [block]
+    return [child for child in block.named_children
+            if child.id not in alone and child.type != "preproc_call"]
+
+
+def team_of(context, node) -> tuple[Region, list] | None:
+    """The innermost parallel region of `node`'s function holding it, and the code the other
+    threads of its team run meanwhile: the other sections where `node` is in one, else what
+    every thread runs (`everyone_runs`); None outside any."""
+    child = node
+    for parent in context.ancestors(node):
+        if parent.type in _SCOPES:
+            return None
+        region = region_at(context, child.prev_named_sibling) \
+            if child.prev_named_sibling is not None else None
+        if region is not None and region.block == child:
+            inside = next((section for section in region.sections
+                           if section.start_byte <= node.start_byte < section.end_byte), None)
+            if inside is not None:
+                return region, [section for section in region.sections if section != inside]
+            return region, everyone_runs(context, region.block)
+        child = parent
+    return None
