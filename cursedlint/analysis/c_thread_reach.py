@@ -481,9 +481,23 @@ class ThreadReach:
                 found.setdefault(function.name, []).append((path, function))
         return found
 
+    @cached_property
+    def _by_class(self) -> dict[str, list[tuple[str, CFunction]]]:
+        """`C::f` -> its definitions, for the names the project defines several times (a
+        `Create` of two classes): a function calling others is known by its class where its
+        name alone does not say which it is."""
+        found: dict[str, list] = {}
+        for name, defined in self._definitions.items():
+            for path, function in defined if len(defined) > 1 else ():
+                if function.owner:
+                    found.setdefault(f"{function.owner}::{name}", []).append((path, function))
+        return found
+
     def defined(self, name: str) -> tuple[str, CFunction] | None:
-        """The project's one definition of `name`, or None (none, or several)."""
-        found = self._definitions.get(name, ())
+        """The project's one definition of `name` (a name, or `C::f` from `_callers`), or
+        None (none, or several)."""
+        found = self._definitions.get(name, ()) if "::" not in name else \
+            self._by_class.get(name, ())
         return found[0] if len(found) == 1 else None
 
     @cached_property
@@ -568,12 +582,18 @@ class ThreadReach:
 
     @cached_property
     def _callers(self) -> dict[str, list[tuple[str, int]]]:
-        """Name -> (caller, index of the call in the caller's calls), callers defined once."""
+        """Name -> (caller, index of the call in the caller's calls), callers defined once,
+        then those whose name the project defines several times but once in their class
+        (known as `C::f`)."""
         found: dict[str, list] = {}
         for name, defined in self._definitions.items():
             if len(defined) == 1:
                 for index, (called, _) in enumerate(defined[0][1].calls):
                     found.setdefault(called, []).append((name, index))
+        for name, defined in self._by_class.items():
+            for index, (called, _) in enumerate(defined[0][1].calls if len(defined) == 1
+                                                else ()):
+                found.setdefault(called, []).append((name, index))
         return found
 
     @cached_property
@@ -585,10 +605,19 @@ class ThreadReach:
         return found
 
     def starts_in(self, name: str) -> list[CStart]:
-        """The thread starts in the project's one function `name`."""
+        """The thread starts in the project's one function `name` (`C::f` too)."""
         defined = self.defined(name)
-        return [start for path, start in self._started_by.get(name, ())
-                if defined is not None and path == defined[0]]
+        plain = name.rpartition("::")[2]
+        return [start for path, start in self._started_by.get(plain, ())
+                if defined is not None and path == defined[0] and (
+                    plain == name or self._starter(path, start) is defined[1])]
+
+    def _starter(self, path: str, start: CStart) -> CFunction | None:
+        """The definition holding `start` among its file's functions of its starter's name:
+        the last to begin before it."""
+        return max((function for function in self.facts[path].functions
+                    if function.name == start.starter and function.line <= start.line),
+                   key=lambda function: function.line, default=None)
 
     def joins(self, name: str) -> bool:
         """Whether a call of `name` may wait for threads: a join, or a project function whose
