@@ -117,7 +117,9 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
             start, (to_cuda, cuda_path, api, line) = running.start, running.cuda
             entry = to_cuda[0].name if to_cuda else api
             leads = [step.name for step in running.to_capture[1:]] + [function]
-            starter = f"{start.starter}::{start.starter}" if running.instance else start.starter
+            starter = f"{start.starter}::{start.starter}" if running.instance else \
+                running.to_capture[0].name if running.to_capture and not running.to_start \
+                else start.starter  # (`C::f` where the project names several `f`)
             member = running.to_capture[0] if running.to_capture else CallStep(
                 function, defined[0], defined[1].line)
             steps = (*_chain(running.to_start),

@@ -35,7 +35,7 @@ int Instance::CaptureGraphs() {
 
 int Instance::CaptureShape(int shape) {
     cudaGraph_t graph;
-    cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal);  // error: CUR401@5 "ReapCompletions"
+    cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal);  // error: CUR401@5 "Instance::Create()"
     forward<<<shape, 128, 0, stream_>>>(nullptr, shape);
     return cudaStreamEndCapture(stream_, &graph) != cudaSuccess;
 }
