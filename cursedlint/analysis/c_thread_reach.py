@@ -14,7 +14,9 @@ and the names it declares vectors of threads or of anything else.
 
 Across files (`ThreadReach`), a call resolves to a function only where the project defines
 exactly one function of that name (a member call `obj.f()` included: with several, which one
-runs is a type question, left unanswered); unknown callees, calls through pointers and threads
+runs is a type question, left unanswered); going up from a function to its callers, a
+caller whose name the project defines several times is known by its class (`C::f`) where that
+class defines it once; unknown callees, calls through pointers and threads
 a library starts give nothing. Threads are several (`Start.several`) when started in a loop,
 into a vector of threads, more than once on the same function in one function, or by a
 function the project calls in a loop (`makeThread` returning a `std::thread`). The threads

@@ -107,7 +107,8 @@ class CudaThreadDuringCapture(CaptureRule):
     `parallel sections`, another section reaches a CUDA API call through the file's
     functions; a team of one (`num_threads(1)`), a region ended before the capture, and a
     block setting its threads' capture mode are not findings. The chain shows where the threads
-    start, the path to the capture and the first CUDA API call on it. Calls resolve by name only where the project defines one function of that name;
+    start, the path to the capture and the first CUDA API call on it. Calls resolve by name only where the project defines one function of that name
+    (a caller defined once in its class is told apart from other classes' functions of its name);
     threads started in a loop and joined in the same iteration, a single thread, and threads
     a library starts are not findings.
 
