@@ -45,7 +45,7 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
             reported = False
             for start in threads.alive_at(begin):
                 reported = self._check_c_thread(threads, region, start) or reported
-            if region.mode == GLOBAL and not reported:
+            if not reported:
                 reported = self._check_team(threads, begin, region)
             if region.mode == GLOBAL and not reported:
                 reported = self._check_started_earlier(begin, region)
@@ -82,14 +82,18 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
         return False
 
     def _check_team(self, threads: CThreads, begin, region: Region) -> bool:
-        """A global-mode capture inside an OpenMP parallel region: the other threads of its
-        team run the same block (or the other sections) meanwhile; their first CUDA call."""
+        """A capture inside an OpenMP parallel region: the other threads of its team run the
+        same block (or the other sections) meanwhile; their first device-wide
+        synchronization (any mode), or in global mode their first CUDA call."""
         team = team_of(self.context, begin)
         if team is None:
             return False
         parallel, code = team
-        found = next(filter(None, (threads.cuda_call(node, device_wide=False)
-                                   for node in code)), None)
+        device_wide = next(filter(None, (threads.cuda_call(node, device_wide=True)
+                                         for node in code)), None)
+        found = device_wide or (next(filter(None, (threads.cuda_call(node, device_wide=False)
+                                                   for node in code)), None)
+                                if region.mode == GLOBAL else None)
         if found is None:
             return False
         call, name, path = found
@@ -97,7 +101,7 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
         self._report_thread(
             region.start, f"another thread of the OpenMP region (`{parallel.written}`, line "
             f"{line})", region, f"{call.start_point[0] + 1}{through(path)}, where it calls "
-            f"{name}()", False,
+            f"{name}()", bool(device_wide),
             (Step(self.context.source.path, line, f"`#pragma {parallel.written}` runs the "
                   f"block on a team of threads at once"),
              Step(self.context.source.path, call.start_point[0] + 1,

@@ -105,7 +105,7 @@ class CudaThreadDuringCapture(CaptureRule):
     one captures. A global-mode begin capture inside such a region's block is reported when
     the block (what every thread runs: `single`/`master`/`critical` parts left out) or, in
     `parallel sections`, another section reaches a CUDA API call through the file's
-    functions; a team of one (`num_threads(1)`), a region ended before the capture, and a
+    functions, and one in any mode when it reaches a device-wide synchronization; a team of one (`num_threads(1)`), a region ended before the capture, and a
     block setting its threads' capture mode are not findings. The chain shows where the threads
     start, the path to the capture and the first CUDA API call on it. Calls resolve by name only where the project defines one function of that name
     (a caller defined once in its class is told apart from other classes' functions of its name);

@@ -150,3 +150,28 @@ void capture_beside_host_work(float *data, float *host, int n, cudaStream_t stre
         }
     }
 }
+
+// Thread-local captures, but each thread waits for the whole device after its capture: that
+// waits for the other threads' capturing streams, invalid in every mode.
+void capture_then_drain(float **buckets, int count, int n, cudaStream_t *streams,
+                        cudaGraph_t *graphs) {
+#pragma omp parallel for
+    for (int b = 0; b < count; ++b) {
+        cudaStreamBeginCapture(streams[b], cudaStreamCaptureModeThreadLocal);  // error: CUR401@9 "cudaDeviceSynchronize"
+        scale<<<(n + 255) / 256, 256, 0, streams[b]>>>(buckets[b], 0.5f, n);
+        cudaStreamEndCapture(streams[b], &graphs[b]);
+        cudaDeviceSynchronize();
+    }
+}
+
+// The same, each thread waiting for its own stream only.
+void capture_then_wait_own(float **buckets, int count, int n, cudaStream_t *streams,
+                           cudaGraph_t *graphs) {
+#pragma omp parallel for
+    for (int b = 0; b < count; ++b) {
+        cudaStreamBeginCapture(streams[b], cudaStreamCaptureModeThreadLocal);  // ok: CUR401
+        scale<<<(n + 255) / 256, 256, 0, streams[b]>>>(buckets[b], 0.5f, n);
+        cudaStreamEndCapture(streams[b], &graphs[b]);
+        cudaStreamSynchronize(streams[b]);
+    }
+}
