@@ -40,11 +40,27 @@ def _directive(context, node) -> str:
     return " ".join(context.text(argument).replace("\\\n", " ").split())
 
 
+def _following(node):
+    """The statement after `node`, comments passed over (None at the block's end)."""
+    node = node.next_named_sibling
+    while node is not None and node.type == "comment":
+        node = node.next_named_sibling
+    return node
+
+
+def _preceding(node):
+    """The named node before `node`, comments passed over."""
+    node = node.prev_named_sibling
+    while node is not None and node.type == "comment":
+        node = node.prev_named_sibling
+    return node
+
+
 def region_at(context, pragma) -> Region | None:
     """The parallel region `pragma` opens (a team of more than one thread), or None."""
     text = _directive(context, pragma)
     found = _PARALLEL.match(text)
-    block = pragma.next_named_sibling if found else None
+    block = _following(pragma) if found else None
     if block is None or _ONE_THREAD.search(found.group(1)):
         return None
     written = "omp parallel" + (" " + found.group(1).split()[0] if found.group(1).split() and
@@ -52,9 +68,9 @@ def region_at(context, pragma) -> Region | None:
                                 else "")
     sections = ()
     if written.endswith("sections") and block.type == "compound_statement":
-        sections = tuple(child.next_named_sibling for child in block.named_children
+        sections = tuple(_following(child) for child in block.named_children
                          if _SECTION.match(_directive(context, child))
-                         and child.next_named_sibling is not None)
+                         and _following(child) is not None)
     return Region(pragma, block, written, sections)
 
 
@@ -73,12 +89,12 @@ def everyone_runs(context, block) -> list:
     where it holds `single`/`master`/`masked`/`critical` statements, its other statements."""
     if block.type != "compound_statement":
         return [block]
-    alone = {child.next_named_sibling.id for child in block.named_children
-             if _ALONE.match(_directive(context, child)) and child.next_named_sibling}
+    alone = {_following(child).id for child in block.named_children
+             if _ALONE.match(_directive(context, child)) and _following(child) is not None}
     if not alone:
         return [block]
     return [child for child in block.named_children
-            if child.id not in alone and child.type != "preproc_call"]
+            if child.id not in alone and child.type not in ("preproc_call", "comment")]
 
 
 def team_of(context, node) -> tuple[Region, list] | None:
@@ -89,8 +105,8 @@ def team_of(context, node) -> tuple[Region, list] | None:
     for parent in context.ancestors(node):
         if parent.type in _SCOPES:
             return None
-        region = region_at(context, child.prev_named_sibling) \
-            if child.prev_named_sibling is not None else None
+        before = _preceding(child)
+        region = region_at(context, before) if before is not None else None
         if region is not None and region.block == child:
             inside = next((section for section in region.sections
                            if section.start_byte <= node.start_byte < section.end_byte), None)

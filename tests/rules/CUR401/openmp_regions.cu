@@ -46,6 +46,7 @@ void capture_beside_upload(float *data, float *table, const float *host, int n,
 
 void capture_in_team(float *data, int n, cudaStream_t *streams, cudaGraph_t *graphs) {
 #pragma omp parallel
+    // one graph per thread of the team
     {
         int me = omp_get_thread_num();
         cudaStreamBeginCapture(streams[me], cudaStreamCaptureModeGlobal);  // error: CUR401@9 "omp parallel"
