@@ -13,6 +13,7 @@ import re
 from typing import Iterator, NamedTuple
 
 _PARALLEL = re.compile(r"omp\s+parallel\b(.*)", re.S)
+_DIRECTIVE = re.compile(rb"#[ \t]*pragma[ \t]+omp[ \t]+parallel\b")
 _ONE_THREAD = re.compile(r"\bnum_threads\s*\(\s*1\s*\)")
 _ALONE = re.compile(r"omp\s+(?:single|master|masked|critical)\b")
 _SECTION = re.compile(r"omp\s+section\s*$")
@@ -75,13 +76,24 @@ def region_at(context, pragma) -> Region | None:
 
 
 def regions_in(context, body) -> Iterator[Region]:
-    """The parallel regions in `body` (nested ones too)."""
-    if b"omp" not in context.source.data[body.start_byte:body.end_byte]:
-        return
-    for node in context.descendants(body):
-        region = region_at(context, node) if node.type == "preproc_call" else None
-        if region is not None:
+    """The parallel regions in `body` (nested ones too), found from the file's directives."""
+    for start, region in context.shared(Region, lambda: _file_regions(context)):
+        if body.start_byte <= start < body.end_byte:
             yield region
+
+
+def _file_regions(context) -> list[tuple[int, Region]]:
+    """(byte offset, region) of the file's parallel regions: the directives are found in its
+    bytes, then their nodes."""
+    found = []
+    for match in _DIRECTIVE.finditer(context.source.data):
+        node = context.root.descendant_for_byte_range(match.start(), match.start())
+        while node is not None and node.type != "preproc_call":
+            node = context.parent(node)
+        region = region_at(context, node) if node is not None else None
+        if region is not None:
+            found.append((match.start(), region))
+    return found
 
 
 def everyone_runs(context, block) -> list:
