@@ -49,14 +49,6 @@ def _following(node):
     return node
 
 
-def _preceding(node):
-    """The named node before `node`, comments passed over."""
-    node = node.prev_named_sibling
-    while node is not None and node.type == "comment":
-        node = node.prev_named_sibling
-    return node
-
-
 def region_at(context, pragma) -> Region | None:
     """The parallel region `pragma` opens (a team of more than one thread), or None."""
     text = _directive(context, pragma)
@@ -112,18 +104,18 @@ def everyone_runs(context, block) -> list:
 def team_of(context, node) -> tuple[Region, list] | None:
     """The innermost parallel region of `node`'s function holding it, and the code the other
     threads of its team run meanwhile: the other sections where `node` is in one, else what
-    every thread runs (`everyone_runs`); None outside any."""
-    child = node
-    for parent in context.ancestors(node):
-        if parent.type in _SCOPES:
-            return None
-        before = _preceding(child)
-        region = region_at(context, before) if before is not None else None
-        if region is not None and region.block == child:
-            inside = next((section for section in region.sections
-                           if section.start_byte <= node.start_byte < section.end_byte), None)
-            if inside is not None:
-                return region, [section for section in region.sections if section != inside]
-            return region, everyone_runs(context, region.block)
-        child = parent
-    return None
+    every thread runs (`everyone_runs`); None outside any. (Read from the file's regions: a
+    walk over siblings would climb the tree again at each level.)"""
+    holding = [region for _, region in context.shared(Region, lambda: _file_regions(context))
+               if region.block.start_byte <= node.start_byte < region.block.end_byte]
+    scope = next((parent for parent in context.ancestors(node) if parent.type in _SCOPES),
+                 None) if holding else None
+    holding = [region for region in holding
+               if scope is None or scope.start_byte <= region.pragma.start_byte]
+    if not holding:
+        return None
+    region = max(holding, key=lambda region: region.block.start_byte)
+    if region.sections:
+        return region, [section for section in region.sections
+                        if not section.start_byte <= node.start_byte < section.end_byte]
+    return region, everyone_runs(context, region.block)
