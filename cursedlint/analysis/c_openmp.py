@@ -51,14 +51,15 @@ def _following(node):
 
 def region_at(context, pragma) -> Region | None:
     """The parallel region `pragma` opens (a team of more than one thread), or None."""
-    text = _directive(context, pragma)
-    found = _PARALLEL.match(text)
+    found = _PARALLEL.match(_directive(context, pragma))
     block = _following(pragma) if found else None
+    while block is not None and _directive(context, block).startswith("omp "):
+        block = _following(block)  # (`#pragma omp parallel` then `#pragma omp for`)
     if block is None or _ONE_THREAD.search(found.group(1)):
         return None
-    written = "omp parallel" + (" " + found.group(1).split()[0] if found.group(1).split() and
-                                found.group(1).split()[0] in ("for", "loop", "sections")
-                                else "")
+    clauses = found.group(1).split()
+    written = "omp parallel" + (f" {clauses[0]}" if clauses and clauses[0] in (
+        "for", "loop", "sections") else "")
     sections = ()
     if written.endswith("sections") and block.type == "compound_statement":
         sections = tuple(_following(child) for child in block.named_children

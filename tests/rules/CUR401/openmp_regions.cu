@@ -176,3 +176,18 @@ void capture_then_wait_own(float **buckets, int count, int n, cudaStream_t *stre
         cudaStreamSynchronize(streams[b]);
     }
 }
+
+// The team's directive and the loop's on two lines.
+void capture_per_bucket_two_lines(float **buckets, int count, int n, cudaStream_t *streams,
+                                  cudaGraph_t *graphs) {
+#pragma omp parallel
+#pragma omp for
+    for (int b = 0; b < count; ++b) {
+        float *scratch;
+        cudaMalloc(&scratch, n * sizeof(float));
+        cudaStreamBeginCapture(streams[b], cudaStreamCaptureModeGlobal);  // error: CUR401@9 "cudaMalloc"
+        scale<<<(n + 255) / 256, 256, 0, streams[b]>>>(buckets[b], 0.5f, n);
+        cudaStreamEndCapture(streams[b], &graphs[b]);
+        cudaFree(scratch);
+    }
+}
