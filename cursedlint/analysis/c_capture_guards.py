@@ -13,7 +13,7 @@ import re
 from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.c_capture import C_BEGINS, first_argument
-from cursedlint.analysis.c_syntax import arguments, unwrapped
+from cursedlint.analysis.c_syntax import arguments, conditions_of, unwrapped
 from cursedlint.analysis.cuda_use import C_DEVICE_SYNCS
 
 _QUERY = re.compile(rb"\w*[Ss]treamIsCapturing\w*")
@@ -87,27 +87,27 @@ def wrong_stream_guards(context, facts: dict | None) -> Iterator[tuple[Guard, Be
 
 
 def _guard(context, sync) -> tuple[str, object] | None:
-    """(stream, query) of the one status check that guards `sync`, or None."""
+    """(stream, query) of the one status check that guards `sync`, or None: every `if` around
+    it (and earlier `if` of its blocks that leaves them) tests a status as not capturing
+    where the call runs (noted in `statuses`) or asks nothing about captures, and nothing
+    else around it asks about captures."""
     statuses: list[str] = []
-    child = sync
-    for parent in context.ancestors(sync):
-        if parent.type in ("function_definition", "lambda_expression"):
-            return _queried(context, parent, statuses)
-        if parent.type == "if_statement":
-            condition = unwrapped(parent.child_by_field_name("condition"))
-            alternative = parent.child_by_field_name("alternative")
-            taken = not (alternative is not None and alternative.start_byte <= child.start_byte
-                         and child.start_byte < alternative.end_byte)
-            if not _reads(context, condition, taken, statuses):
+    found, scope = conditions_of(context, sync, _leaves_block,
+                                 ("function_definition", "lambda_expression"))
+    for condition in found if scope is not None else ():
+        if condition.exits:
+            status = _not_capturing(context, condition.condition, False)
+            if status is not None:
+                statuses.append(status)
+            elif _asks_about_capture(context, condition.condition):
                 return None
-        elif parent.type in ("conditional_expression", "binary_expression") and \
-                _asks_about_capture(context, parent):
+        elif condition.node.type == "if_statement":
+            if not _reads(context, condition.condition, condition.taken, statuses):
+                return None
+        elif condition.node.type in ("conditional_expression", "binary_expression") and \
+                _asks_about_capture(context, condition.node):
             return None
-        elif parent.type == "compound_statement" and not _earlier_exits(
-                context, parent, child, statuses):
-            return None
-        child = parent
-    return None
+    return _queried(context, scope, statuses) if scope is not None else None
 
 
 def _reads(context, condition, taken: bool, statuses: list[str]) -> bool:
@@ -127,22 +127,10 @@ def _reads(context, condition, taken: bool, statuses: list[str]) -> bool:
     return not _asks_about_capture(context, condition)
 
 
-def _earlier_exits(context, block, child, statuses: list[str]) -> bool:
-    """Whether the `if`s of `block` before `child` that leave it (`return`, `throw`, ...)
-    test a status as capturing (noted in `statuses`) or ask nothing about captures."""
-    for statement in block.named_children:
-        if statement.start_byte >= child.start_byte:
-            return True
-        if statement.type != "if_statement" or statement.child_by_field_name("alternative") \
-                or not _leaves(statement.child_by_field_name("consequence")):
-            continue
-        condition = unwrapped(statement.child_by_field_name("condition"))
-        status = _not_capturing(context, condition, False)
-        if status is not None:
-            statuses.append(status)
-        elif _asks_about_capture(context, condition):
-            return False
-    return True
+def _leaves_block(statement) -> bool:
+    """An `if` with no `else` whose consequence ends by leaving the block."""
+    return statement.child_by_field_name("alternative") is None and \
+        _leaves(statement.child_by_field_name("consequence"))
 
 
 def _leaves(statement) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.c_syntax import (
-    callee, callee_text, called_member, function_name, method_class, unwrapped,
+    callee, callee_text, called_member, conditions_of, function_name, method_class, unwrapped,
 )
 
 HOST_WAITS = frozenset({"cudaEventSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize",
@@ -155,42 +155,20 @@ def _on_default_path(context, call, body, timeout: str) -> bool:
     """Whether `call` runs whenever the `wait` runs with no timeout: every `if` around it (and
     every earlier `if` of its blocks that returns) tests only the timeout against
     `kNoTimeout`, the way to the call; nothing else conditional holds it."""
-    child = call
-    for parent in context.ancestors(call):
-        if parent == body or parent.type == "function_definition":
-            return _no_earlier_exit(context, body, child, timeout)
-        if parent.type in _CONDITIONAL or parent.type == "binary_expression" and \
-                parent.child_by_field_name("operator").type in ("&&", "||"):
-            return False
-        if parent.type == "if_statement":
-            alternative = parent.child_by_field_name("alternative")
-            taken = not (alternative is not None and alternative.start_byte <= child.start_byte)
-            if not _no_timeout(context, parent, timeout, taken):
-                return False
-        if parent.type == "compound_statement" and not _no_earlier_exit(
-                context, parent, child, timeout):
-            return False
-        child = parent
-    return False
+    found, scope = conditions_of(context, call, lambda statement: any(
+        node.type in _EXITS for node in context.descendants(statement)), top=body)
+    return scope is not None and all(
+        _no_timeout(context, condition.condition, timeout, condition.taken)
+        if condition.exits or condition.node.type == "if_statement" else
+        condition.node.type not in _CONDITIONAL and not (
+            condition.node.type == "binary_expression" and
+            condition.node.child_by_field_name("operator").type in ("&&", "||"))
+        for condition in found)
 
 
-def _no_earlier_exit(context, block, child, timeout: str) -> bool:
-    """Whether no `if` of `block` before `child` leaves it but one taken only with a
-    timeout."""
-    for statement in block.named_children:
-        if statement.start_byte >= child.start_byte:
-            return True
-        if statement.type == "if_statement" and any(
-                node.type in _EXITS for node in context.descendants(statement)) and \
-                not _no_timeout(context, statement, timeout, False):
-            return False
-    return True
-
-
-def _no_timeout(context, statement, timeout: str, taken: bool) -> bool:
-    """Whether the `if` tests `timeout == kNoTimeout` (`taken`: where it holds) or
+def _no_timeout(context, condition, timeout: str, taken: bool) -> bool:
+    """Whether the condition tests `timeout == kNoTimeout` (`taken`: where it holds) or
     `timeout != kNoTimeout` (where it fails)."""
-    condition = unwrapped(statement.child_by_field_name("condition"))
     if not timeout or condition is None or condition.type != "binary_expression":
         return False
     operator = condition.child_by_field_name("operator").type

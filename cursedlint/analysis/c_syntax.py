@@ -5,7 +5,7 @@ around a node, and what a declarator declares."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.c_macros import function_scope
 from cursedlint.analysis.c_nodes import (  # (given on: every analysis reads them here)
@@ -166,6 +166,49 @@ def block_statement(context, node):
             return node
         node = parent
     return None
+
+
+class Condition(NamedTuple):
+    """What a node passes walking up from a call (`conditions_of`): an `if` around it (its
+    `condition`, unwrapped; `taken`: the call is in its consequence, so runs where it holds),
+    an earlier `if` of a block that leaves it (`exits`: the call runs where it fails), or any
+    other node around it (`condition` None)."""
+
+    node: object
+    condition: object
+    taken: bool = True
+    exits: bool = False
+
+
+def conditions_of(context, node, leaves, scopes=("function_definition",),
+                  top=None) -> tuple[list[Condition], object]:
+    """The `Condition`s met walking up from `node` to the innermost ancestor of a type of
+    `scopes` (or `top`, whose block's earlier `if`s are read too), innermost first, with
+    that ancestor; (..., None) where none is reached. `leaves(statement)` says which earlier
+    `if` of a block leaves it (a `return` in it, ...)."""
+    found: list[Condition] = []
+    child = node
+    for parent in context.ancestors(node):
+        if parent.type in scopes:
+            return found, parent
+        if parent.type == "if_statement":
+            alternative = parent.child_by_field_name("alternative")
+            found.append(Condition(parent, unwrapped(parent.child_by_field_name("condition")),
+                                   not (alternative is not None and
+                                        alternative.start_byte <= child.start_byte)))
+        elif parent.type == "compound_statement":
+            for statement in parent.named_children:
+                if statement.start_byte >= child.start_byte:
+                    break
+                if statement.type == "if_statement" and leaves(statement):
+                    found.append(Condition(statement, unwrapped(
+                        statement.child_by_field_name("condition")), False, True))
+        else:
+            found.append(Condition(parent, None))
+        if parent == top:
+            return found, parent
+        child = parent
+    return found, None
 
 
 def assigns(context, body, name: str) -> bool:

@@ -14,7 +14,9 @@ and the names it declares vectors of threads or of anything else.
 
 Across files (`ThreadReach`), a call resolves to a function only where the project defines
 exactly one function of that name (a member call `obj.f()` included: with several, which one
-runs is a type question, left unanswered); unknown callees, calls through pointers and threads
+runs is a type question, left unanswered); going up from a function to its callers, a
+caller whose name the project defines several times is known by its class (`C::f`) where that
+class defines it once; unknown callees, calls through pointers and threads
 a library starts give nothing. Threads are several (`Start.several`) when started in a loop,
 into a vector of threads, more than once on the same function in one function, or by a
 function the project calls in a loop (`makeThread` returning a `std::thread`). The threads
@@ -31,6 +33,7 @@ from typing import Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_function_pointers import built_for
+from cursedlint.analysis.c_openmp import everyone_runs, regions_in
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_name, method_class,
 )
@@ -101,6 +104,9 @@ class CStart(Struct, frozen=True, array_like=True):
     project declares that name a vector of threads, and no other vector; or the member a
     constructor's initializer makes (`worker_(&C::run, this)`): where it declares it a
     thread object."""
+    team: str = ""
+    """How an OpenMP parallel region is written (`omp parallel for`) where the start is one:
+    its threads run the calls of its block at once and are joined at its end."""
 
 
 class CThreadFacts(Struct, frozen=True):
@@ -203,6 +209,7 @@ class _FileReader:
                 begun: list[tuple] = []
                 functions.append(self._function(name, node, body, looped, begun))
                 starts.extend(self._starts(name, body, begun))
+                starts.extend(self._team_starts(name, body))
                 if name == functions[-1].owner:
                     starts.extend(self._member_starts(name, node))
         regions = sorted({name for _, begin in self.context.calls(C_BEGINS)
@@ -270,6 +277,19 @@ class _FileReader:
             else ""), self._left(node, body, joins), self._holder(node)
             if node.type == "call_expression" and not self._into_vector(node) else "")
             for entries, node, several in found]
+
+    def _team_starts(self, starter: str, body) -> Iterator[CStart]:
+        """The OpenMP parallel regions of `body` whose threads all run the same code (not
+        `parallel sections`): the calls every thread of the team makes."""
+        for region in regions_in(self.context, body):
+            entries = sorted({name for code in everyone_runs(self.context, region.block)
+                              for node in (code, *_own_nodes(code))
+                              if node.type in ("call_expression", "new_expression")
+                              for name in (_called(self.context, node),) if name})
+            if entries and not region.sections:
+                yield CStart(tuple(entries), starter, _line(region.pragma),
+                             f"an OpenMP parallel region (`{region.written}`)",
+                             team=region.written)
 
     def _member_starts(self, constructor: str, definition) -> list[CStart]:
         """The threads a constructor starts in its member initializers (`worker_(&C::run,
@@ -463,9 +483,23 @@ class ThreadReach:
                 found.setdefault(function.name, []).append((path, function))
         return found
 
+    @cached_property
+    def _by_class(self) -> dict[str, list[tuple[str, CFunction]]]:
+        """`C::f` -> its definitions, for the names the project defines several times (a
+        `Create` of two classes): a function calling others is known by its class where its
+        name alone does not say which it is."""
+        found: dict[str, list] = {}
+        for name, defined in self._definitions.items():
+            for path, function in defined if len(defined) > 1 else ():
+                if function.owner:
+                    found.setdefault(f"{function.owner}::{name}", []).append((path, function))
+        return found
+
     def defined(self, name: str) -> tuple[str, CFunction] | None:
-        """The project's one definition of `name`, or None (none, or several)."""
-        found = self._definitions.get(name, ())
+        """The project's one definition of `name` (a name, or `C::f` from `_callers`), or
+        None (none, or several)."""
+        found = self._definitions.get(name, ()) if "::" not in name else \
+            self._by_class.get(name, ())
         return found[0] if len(found) == 1 else None
 
     @cached_property
@@ -550,12 +584,18 @@ class ThreadReach:
 
     @cached_property
     def _callers(self) -> dict[str, list[tuple[str, int]]]:
-        """Name -> (caller, index of the call in the caller's calls), callers defined once."""
+        """Name -> (caller, index of the call in the caller's calls), callers defined once,
+        then those whose name the project defines several times but once in their class
+        (known as `C::f`)."""
         found: dict[str, list] = {}
         for name, defined in self._definitions.items():
             if len(defined) == 1:
                 for index, (called, _) in enumerate(defined[0][1].calls):
                     found.setdefault(called, []).append((name, index))
+        for name, defined in self._by_class.items():
+            for index, (called, _) in enumerate(defined[0][1].calls if len(defined) == 1
+                                                else ()):
+                found.setdefault(called, []).append((name, index))
         return found
 
     @cached_property
@@ -567,10 +607,19 @@ class ThreadReach:
         return found
 
     def starts_in(self, name: str) -> list[CStart]:
-        """The thread starts in the project's one function `name`."""
+        """The thread starts in the project's one function `name` (`C::f` too)."""
         defined = self.defined(name)
-        return [start for path, start in self._started_by.get(name, ())
-                if defined is not None and path == defined[0]]
+        plain = name.rpartition("::")[2]
+        return [start for path, start in self._started_by.get(plain, ())
+                if defined is not None and path == defined[0] and (
+                    plain == name or self._starter(path, start) is defined[1])]
+
+    def _starter(self, path: str, start: CStart) -> CFunction | None:
+        """The definition holding `start` among its file's functions of its starter's name:
+        the last to begin before it."""
+        return max((function for function in self.facts[path].functions
+                    if function.name == start.starter and function.line <= start.line),
+                   key=lambda function: function.line, default=None)
 
     def joins(self, name: str) -> bool:
         """Whether a call of `name` may wait for threads: a join, or a project function whose
@@ -676,7 +725,8 @@ class ThreadReach:
                 return [CallStep(function, path, line), *left[0]], left[0][-1].path, left[1], \
                     cuda
         for start in self.starts_in(function) if direct else ():
-            cuda = since < start.line < facts.calls[index][1] and self.thread_cuda(path, start)
+            cuda = not start.team and since < start.line < facts.calls[index][1] and \
+                self.thread_cuda(path, start)
             if cuda:
                 return [], path, start, cuda
         return None

@@ -14,6 +14,7 @@ from cursedlint.analysis.c_capture import (
 from cursedlint.analysis.c_capture_guards import Begin, Guard, guards, wrong_stream_guards
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_framework_waits import host_waits
+from cursedlint.analysis.c_openmp import team_of
 from cursedlint.analysis.c_thread_reach import (
     C_THREAD_REACH, CallStep, ThreadReach, project_reach,
 )
@@ -44,6 +45,8 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
             reported = False
             for start in threads.alive_at(begin):
                 reported = self._check_c_thread(threads, region, start) or reported
+            if not reported:
+                reported = self._check_team(threads, begin, region)
             if region.mode == GLOBAL and not reported:
                 reported = self._check_started_earlier(begin, region)
             if region.mode == GLOBAL and not reported:
@@ -78,6 +81,33 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
                 return True
         return False
 
+    def _check_team(self, threads: CThreads, begin, region: Region) -> bool:
+        """A capture inside an OpenMP parallel region: the other threads of its team run the
+        same block (or the other sections) meanwhile; their first device-wide
+        synchronization (any mode), or in global mode their first CUDA call."""
+        team = team_of(self.context, begin)
+        if team is None:
+            return False
+        parallel, code = team
+        device_wide = next(filter(None, (threads.cuda_call(node, device_wide=True)
+                                         for node in code)), None)
+        found = device_wide or (next(filter(None, (threads.cuda_call(node, device_wide=False)
+                                                   for node in code)), None)
+                                if region.mode == GLOBAL else None)
+        if found is None:
+            return False
+        call, name, path = found
+        line = parallel.pragma.start_point[0] + 1
+        self._report_thread(
+            region.start, f"another thread of the OpenMP region (`{parallel.written}`, line "
+            f"{line})", region, f"{call.start_point[0] + 1}{through(path)}, where it calls "
+            f"{name}()", bool(device_wide),
+            (Step(self.context.source.path, line, f"`#pragma {parallel.written}` runs the "
+                  f"block on a team of threads at once"),
+             Step(self.context.source.path, call.start_point[0] + 1,
+                  f"another thread of the team calls {name}() here")))
+        return True
+
     def _check_started_earlier(self, begin, region: Region) -> bool:
         """Threads doing CUDA work started before a global-mode capture through calls (a
         function called before the begin, or before the call that leads to the capturing
@@ -91,7 +121,9 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
             start, (to_cuda, cuda_path, api, line) = running.start, running.cuda
             entry = to_cuda[0].name if to_cuda else api
             leads = [step.name for step in running.to_capture[1:]] + [function]
-            starter = f"{start.starter}::{start.starter}" if running.instance else start.starter
+            starter = f"{start.starter}::{start.starter}" if running.instance else \
+                running.to_capture[0].name if running.to_capture and not running.to_start \
+                else start.starter  # (`C::f` where the project names several `f`)
             member = running.to_capture[0] if running.to_capture else CallStep(
                 function, defined[0], defined[1].line)
             steps = (*_chain(running.to_start),

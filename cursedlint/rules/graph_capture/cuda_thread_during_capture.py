@@ -99,10 +99,16 @@ class CudaThreadDuringCapture(CaptureRule):
     any file (started in a loop, into a vector of threads with `emplace_back`/`push_back`,
     twice or more in one function without a join between, or by a function called in a
     loop, such as a `makeThread` returning a `std::thread`; `std::async(std::launch::async,
-    ...)` too), is reported at the begin capture when the threads' function reaches it within
-    6 calls: the sibling threads run the same code, with its CUDA API calls, while this one
-    captures. The chain shows where the threads start, the path to the capture and the first
-    CUDA API call on it. Calls resolve by name only where the project defines one function of that name;
+    ...)` too; an OpenMP `#pragma omp parallel` or `parallel for` region, whose threads run
+    its block at once), is reported at the begin capture when the threads' function reaches it
+    within 6 calls: the sibling threads run the same code, with its CUDA API calls, while this
+    one captures. A global-mode begin capture inside such a region's block is reported when
+    the block (what every thread runs: `single`/`master`/`critical` parts left out) or, in
+    `parallel sections`, another section reaches a CUDA API call through the file's
+    functions, and one in any mode when it reaches a device-wide synchronization; a team of one (`num_threads(1)`), a region ended before the capture, and a
+    block setting its threads' capture mode are not findings. The chain shows where the threads
+    start, the path to the capture and the first CUDA API call on it. Calls resolve by name only where the project defines one function of that name
+    (a caller defined once in its class is told apart from other classes' functions of its name);
     threads started in a loop and joined in the same iteration, a single thread, and threads
     a library starts are not findings.
 
