@@ -17,7 +17,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.python_project import (
-    CALL_METHOD, last_name, own_method, own_nodes, value_of,
+    CALL_METHOD, last_name, own_method, own_nodes, scope_nodes, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
@@ -118,7 +118,7 @@ def own_calls(context, scope: ast.AST) -> list[ast.Call]:
     each scope (a function's thread starts, its joins and the callables it hands to threads
     were each looked for in a walk of its own)."""
     return context.derived((_OWN_CALLS, id(scope)), lambda: [
-        node for node in own_nodes(body_of(scope)) if isinstance(node, ast.Call)])
+        node for node in scope_nodes(context, scope) if isinstance(node, ast.Call)])
 
 
 _OWN_CALLS = "own-calls"

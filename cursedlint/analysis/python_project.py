@@ -166,11 +166,12 @@ class FunctionIndexer(Indexer):
         for qualname, function in [(MODULE, context.tree), *code] if self.module_level else code:
             facts = self.local_facts(context, function)
             calls, nodes = context.derived(  # (the same for each indexer summarizing it)
-                (_out_calls, id(function)), lambda: _calls_and_nodes(function, imports, local))
+                (_out_calls, id(function)),
+                lambda: _calls_and_nodes(function, scope_nodes(context, function), imports, local))
             call_nodes.extend(nodes)
             if facts or calls:
                 functions[qualname] = FunctionSummary(getattr(function, "lineno", 1), facts,
-                                                      calls, _returned_call(function))
+                                                      calls, _returned_call(context, function))
         classes = [node for node in context.tree.body if isinstance(node, ast.ClassDef)]
         bases = {cls.name: tuple(filter(None, map(dotted, cls.bases))) for cls in classes}
         others = tuple(qualname for qualname, _ in module_functions(context.tree)
@@ -337,14 +338,15 @@ def _names_within(name: str, modules: set[str], within: set[str]) -> bool:
     return name in within or any(".".join(parts[:end]) in modules for end in range(1, len(parts)))
 
 
-def _calls_and_nodes(function: ast.AST, imports: dict[str, str],
+def _calls_and_nodes(function: ast.AST, own: list[ast.AST], imports: dict[str, str],
                      local: set[str]) -> tuple[tuple[OutCall, ...], list[tuple[str, ast.Call]]]:
-    """`_out_calls` of the function, and the name and node of each."""
+    """`_out_calls` of the function (`own`: its `scope_nodes`), and the name and node of
+    each."""
     nodes: list[tuple[str, ast.Call]] = []
-    return tuple(_out_calls(function, imports, local, nodes)), nodes
+    return tuple(_out_calls(function, own, imports, local, nodes)), nodes
 
 
-def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
+def _out_calls(function: ast.AST, own: list[ast.AST], imports: dict[str, str], local: set[str],
                nodes: list[tuple[str, ast.Call]]) -> Iterator[OutCall]:
     """The calls `function` makes (not those of nested defs) that may run project code: of
     a name imported from a module not of the standard library, of `self.<method>`, or of the
@@ -355,12 +357,9 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
     count = 0
     bound: dict[str, tuple[str, ...] | None] = {}  # local -> the names it may hold
     through_locals: list[ast.Call] = []
-    pending = list(function.body)
-    node_class = ast.AST
-    while pending and count < MAX_CALLS:
-        node = pending.pop()
-        if isinstance(node, _SCOPES):
-            continue
+    for node in own:
+        if count >= MAX_CALLS:
+            break
         if isinstance(node, ast.Call):
             name = dotted(node.func)
             if name is not None and may_be_project(name, imports, local):
@@ -372,12 +371,6 @@ def _out_calls(function: ast.AST, imports: dict[str, str], local: set[str],
                 through_locals.append(node)
         elif isinstance(node, _BINDINGS):
             _note_binding(node, bound)
-        for name in child_fields(type(node)):  # (`child_nodes` inlined)
-            value = getattr(node, name, None)
-            if type(value) is list:
-                pending.extend(child for child in value if isinstance(child, node_class))
-            elif isinstance(value, node_class):
-                pending.append(value)
     for node in through_locals:
         if isinstance(function, ast.Module) and isinstance(node.func, ast.Name):
             continue  # a module's names may be rebound by any importer: only its instances
@@ -434,14 +427,14 @@ def _choices(value: ast.AST) -> tuple[str, ...] | None:
     return (name,) if name else None
 
 
-def _returned_call(function: ast.AST) -> str:
+def _returned_call(context, function: ast.AST) -> str:
     """The dotted callee every `return` of the function calls (none for a module, for a bare
     `return` or a function that may end without one, or for two callees)."""
     if isinstance(function, ast.Module) or not function.body or \
             not isinstance(function.body[-1], (ast.Return, ast.Raise)):
         return ""
     callees = {dotted(node.value.func) if isinstance(node.value, ast.Call) else None
-               for node in own_nodes(function.body) if isinstance(node, ast.Return)}
+               for node in scope_nodes(context, function) if isinstance(node, ast.Return)}
     return callees.pop() or "" if len(callees) == 1 else ""
 
 
@@ -980,8 +973,7 @@ def constructor_arguments(context, node: ast.Name) -> list[ast.AST]:
         return []
     cls = context.parent_of(init)
     found = _parameter(init, node.id) if isinstance(cls, ast.ClassDef) else None
-    if found is None or context.derived(("own-stores", id(init)),
-                                        lambda: _own_stores(init)).get(node.id):
+    if found is None or _own_stores(context, init).get(node.id):
         return []
     index, default = found
     values = []
@@ -1001,7 +993,7 @@ def _is_local(context, node: ast.Name) -> bool:
     scope = context.scope_of(node)
     return isinstance(scope, _FUNCTIONS) and (
         node.id in (a.arg for a in ast.walk(scope.args) if isinstance(a, ast.arg)) or
-        node.id in context.derived(("own-stores", id(scope)), lambda: _own_stores(scope)))
+        node.id in _own_stores(context, scope))
 
 
 def _constructions(context) -> dict[int, list[ast.Call]]:
@@ -1044,7 +1036,7 @@ def parameter_annotation(context, node: ast.Name) -> ast.AST | None:
                                   *arguments.kwonlyargs) if a.arg == node.id), None)
     if parameter is None or parameter.annotation is None:
         return None
-    stores = context.shared(("own-stores", id(scope)), lambda: _own_stores(scope))
+    stores = _own_stores(context, scope)
     return None if stores.get(node.id) else parameter.annotation
 
 
@@ -1074,7 +1066,7 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     if not isinstance(scope, _FUNCTIONS) or node.id not in (
             a.arg for a in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs)):
         return None
-    bindings = context.derived(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
+    bindings = _own_stores(context, scope).get(node.id, ())
     if len(bindings) != 1:
         return None
     assignment = bindings[0]
@@ -1091,17 +1083,22 @@ def assigned_values(context, node: ast.Name) -> list[ast.AST]:
     if not isinstance(scope, _FUNCTIONS) or node.id in (a.arg for a in ast.walk(scope.args)
                                                           if isinstance(a, ast.arg)):
         return []
-    bindings = context.derived(("own-stores", id(scope)), lambda: _own_stores(scope)).get(node.id, ())
+    bindings = _own_stores(context, scope).get(node.id, ())
     return [] if None in bindings else [assignment.value for assignment in bindings]
 
 
-def _own_stores(function: ast.AST) -> dict[str, list[ast.Assign | None]]:
+def _own_stores(context, function: ast.AST) -> dict[str, list[ast.Assign | None]]:
     """name -> for each time the function's own statements assign it, the `name = value`
-    statement whose one target it is, or None (any other binding), from one walk per
-    function (the assignment is known without asking the tree for the name's parent)."""
+    statement whose one target it is, or None (any other binding), from its own nodes
+    (the assignment is known without asking the tree for the name's parent); once per tree
+    for each function."""
+    return context.derived(("own-stores", id(function)), lambda: _stores(context, function))
+
+
+def _stores(context, function: ast.AST) -> dict[str, list[ast.Assign | None]]:
     stored: list[ast.Name] = []
     assignments: dict[int, ast.Assign] = {}  # id(the one target) -> its assignment
-    for node in own_nodes(function.body):
+    for node in scope_nodes(context, function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             stored.append(node)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -1167,6 +1164,17 @@ def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
                         push(child)
             elif isinstance(value, node_class) and not isinstance(value, scopes):
                 push(value)
+
+
+_SCOPE_NODES = "scope-nodes"
+
+
+def scope_nodes(context, scope: ast.AST) -> list[ast.AST]:
+    """`own_nodes` of what a module, def or lambda runs, listed once per tree for each scope:
+    the index's calls of a function, its returns, its stores and the calls the thread and
+    capture analyses read are found in one walk of it, not one each."""
+    return context.derived((_SCOPE_NODES, id(scope)), lambda: list(own_nodes(
+        [scope.body] if isinstance(scope, ast.Lambda) else scope.body)))
 
 
 def linted_imports(context) -> dict[str, str]:
