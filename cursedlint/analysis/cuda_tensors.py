@@ -18,6 +18,7 @@ from cursedlint.patterns import LazyPattern
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
 CONVERSIONS = frozenset({"builtins.bool", "builtins.int", "builtins.float", "builtins.complex"})
+_NOT_ELEMENTWISE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 _TESTS = {ast.If: "`if`", ast.While: "`while`", ast.IfExp: "a conditional expression",
           ast.Assert: "`assert`"}
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
@@ -99,7 +100,8 @@ class CudaTensors:
     """Which expressions of one capture region are known to hold a CUDA tensor, and which
     nodes of it format one. Known: a tensor made on the GPU (`.cuda()`, `.to("cuda")`,
     `device="cuda"`), the result of a torch op (not a factory without a CUDA device) or of
-    `@`, a tensor method's result, arithmetic or indexing on a known CUDA tensor, a name
+    `@`, a tensor method's result, arithmetic, indexing, negation or one comparison (`==`,
+    `<`, ...: a bool tensor) on a known CUDA tensor, a name
     whose one binding is such a value inside the region, a name or `self` attribute whose one
     binding anywhere is a tensor made on the GPU, and the output of an nn.Module
     (`nn_modules`) on a CUDA device or given a known CUDA tensor. Anything else (a parameter,
@@ -197,7 +199,9 @@ class CudaTensors:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in HOST_COMPARISONS and \
                 self.context.qualified_name(func) is None:
-            how, values = f"`.{func.attr}()`", [func.value, *call.args]
+            if not self.holds(func.value):  # (another object's `equal` method)
+                return None
+            how, values = f"`.{func.attr}()`", [func.value]
         else:
             name = self.context.qualified_name(func, among=_COMPARISON_NAMES)
             if name is None:
@@ -270,6 +274,13 @@ class CudaTensors:
                 self.holds(node.right, depth + 1)
         if isinstance(node, ast.Subscript):
             return self.holds(node.value, depth + 1)
+        if isinstance(node, ast.Compare):  # elementwise: a bool tensor on the same device
+            right = node.comparators[0]
+            return len(node.ops) == 1 and not isinstance(node.ops[0], _NOT_ELEMENTWISE) and \
+                not (isinstance(right, ast.Constant) and right.value is None) and (
+                    self.holds(node.left, depth + 1) or self.holds(right, depth + 1))
+        if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+            return self.holds(node.operand, depth + 1)
         return isinstance(node, ast.Call) and self._makes(node, depth)
 
     def _makes(self, call: ast.Call, depth: int) -> bool:
