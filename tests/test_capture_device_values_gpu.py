@@ -1,15 +1,17 @@
 """CUR402's device values read on the host, against what a GPU does: a comparison of CUDA
 tensors made a Python bool (`bool(loss > limit)`, `if (out == target).all():`), `torch.equal`,
-`.tolist()` and formatting, in a method of an instance of another module's class that the
-capture calls with CUDA tensors, and a forward hook the constructor registered that reads the
-output of a module of another file. Look-alikes: the same method given a CPU tensor, a method
-that keeps to the GPU, and an elementwise comparison kept on the device (`torch.where`).
+`.tolist()` and formatting, in a method that the capture calls on an instance with CUDA
+tensors; a forward hook the constructor registered that reads the output of a model of
+another file; host data copied to the device (`torch.tensor(data, device="cuda")`, a CPU
+tensor's `.to(device)`). Look-alikes: the same method given a CPU tensor, a method that keeps
+to the GPU, an elementwise comparison kept on the device (`torch.where`), a tensor made on the
+GPU.
 
-Each case is a project of its own (the captured model in another module than the capture;
-the helpers' class in the capture's: a method of another module's class read on a parameter
-is not followed yet). The linter's verdict is checked everywhere; on a machine with CUDA each program runs in its own
-interpreter (warm-up on a side stream, then `torch.cuda.graph`), and the test asserts that the
-capture failed exactly where the linter reports.
+Each case is a project of its own (the model in another module than the capture; the helpers'
+class in the capture's: a method of another module's class that reads its parameter is not
+followed yet). The linter's verdict is checked everywhere; on a machine with CUDA each program
+runs in its own interpreter (warm-up on a side stream, then `torch.cuda.graph`), and the test
+asserts that the capture failed exactly where the linter reports.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ class Graphed:
         self.x = torch.ones(8, 64, device="cuda")
         self.target = torch.zeros(8, 64, device="cuda")
         self.cpu_loss = torch.zeros(())
+        self.table = torch.Tensor([[0.5] * 64] * 8)
         self.monitor = Monitor(100.0)
         self.peak = None
         {hook}
@@ -120,6 +123,9 @@ CASES = {  # name: (the statement in the captured step, the hook registered, rep
     "tolist": ("self.monitor.values(out)", False, True),
     "formatted": ("self.monitor.describe(out)", False, True),
     "forward_hook_output": ("out = out * 1.0", True, True),
+    "tensor_from_host_data": ("step = torch.tensor([0], device=\"cuda\")", False, True),
+    "cpu_table_to_device": ("table = self.table.to(self.x.device)", False, True),
+    "made_on_the_gpu": ("step = torch.zeros(1, device=\"cuda\")", False, False),
     "cpu_tensor_compared": ("self.monitor.diverged(self.cpu_loss)", False, False),
     "kept_on_the_gpu": ("self.monitor.scale(out)", False, False),
     "elementwise_kept_on_the_gpu": ("self.monitor.clamp(out, self.target)", False, False),

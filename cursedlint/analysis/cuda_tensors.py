@@ -1,6 +1,7 @@
 """Which expressions of a capture region (or of a function called in one) hold a CUDA tensor,
 and which nodes format one or read its value to decide control flow or make a Python number (a
-synchronizing copy to the host): what CUR402 reads besides the region's synchronizing calls."""
+synchronizing copy to the host), or copy host data to the device and wait for it: what CUR402
+reads besides the region's synchronizing calls."""
 
 from __future__ import annotations
 
@@ -88,6 +89,7 @@ def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
                                      (*arguments.posonlyargs, *arguments.args)[1:]})
 
 
+_UPLOADS = frozenset({"torch.tensor", "torch.as_tensor"})
 _COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
 
 
@@ -168,12 +170,60 @@ class CudaTensors:
 
     def host_read(self, node: ast.AST) -> tuple[ast.AST, str] | None:
         """(where, why) when `node` copies a CUDA tensor to the host: `converted`, or
-        `formatted` (print, str, an f-string, `%`, `.format`, logging)."""
-        converted = self.converted(node)
+        `formatted` (print, str, an f-string, `%`, `.format`, logging); or copies host data
+        to the device and waits for it (`uploaded`)."""
+        converted = self.converted(node) or self.uploaded(node)
         if converted is not None:
             return converted
         formatted = self.formatted(node)
         return None if formatted is None else (node, formatted)
+
+    def uploaded(self, node: ast.AST) -> tuple[ast.AST, str] | None:
+        """(where, why) when `node` copies host memory to a CUDA device and waits for the copy
+        (pageable memory, no `non_blocking=True`): `torch.tensor(data, device=D)` or
+        `torch.as_tensor(data, device=D)` of data not known to be on the GPU, and `t.to(D)` or
+        `t.cuda()` of a tensor the module makes on the CPU (a factory without a device, not
+        pinned), where D is a CUDA device or the device of a known CUDA tensor; else None."""
+        if not isinstance(node, ast.Call) or any(
+                k.arg == "non_blocking" and not (isinstance(k.value, ast.Constant)
+                                                and k.value.value is False)
+                for k in node.keywords):
+            return None
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda"):
+            if func.attr == "cuda" and node.args or func.attr == "to" and not any(
+                    self._cuda_device(target) for target in
+                    (*node.args[:1], *(k.value for k in node.keywords if k.arg == "device"))):
+                return None
+            if not self._made_on_cpu(func.value):
+                return None
+            return node, (f"`.{func.attr}()` copies the CPU tensor `{ast.unparse(func.value)}` "
+                          "to the GPU and waits for it")
+        name = self.context.qualified_name(func, among=_UPLOADS)
+        device = next((k.value for k in node.keywords if k.arg == "device"), None)
+        if not name or not node.args or not self._cuda_device(device) or \
+                self.holds(node.args[0]):
+            return None
+        return node, (f"`{name}()` copies host data to the GPU and waits for it")
+
+    def _cuda_device(self, node: ast.AST | None) -> bool:
+        """A CUDA device: named (`"cuda:0"`), or `t.device` of a known CUDA tensor."""
+        if isinstance(node, ast.Attribute) and node.attr == "device":
+            return self.holds(node.value)
+        return self.uses.is_cuda_device(node)
+
+    def _made_on_cpu(self, node: ast.AST) -> bool:
+        """Whether a name or `self` attribute is bound once to a tensor the module makes on
+        the CPU: `torch.Tensor(...)`, or a factory (`TORCH_FACTORIES`) given no device and
+        not `pin_memory=True`."""
+        bound = self.analysis.value_of(node) if isinstance(node, ast.Name) or \
+            is_self_attribute(node) else None
+        if not isinstance(bound, ast.Call) or any(
+                k.arg in ("device", "pin_memory") for k in bound.keywords):
+            return False
+        name = self.context.qualified_name(bound.func)
+        return name == "torch.Tensor" or bool(name) and name.startswith("torch.") and \
+            name.rpartition(".")[2] in TORCH_FACTORIES and name.count(".") == 1
 
     def passed(self, call: ast.Call, function: ast.AST) -> frozenset[str]:
         """The parameters of `function` (the module's def that `call` calls) to which the

@@ -261,7 +261,7 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
         if why:
             self._report(node, region.what, region.start.lineno, why, allocates(node))
             return
-        converted = tensors.converted(node)
+        converted = tensors.converted(node) or tensors.uploaded(node)
         if converted:
             self._report(converted[0], region.what, region.start.lineno, converted[1], False)
             return
@@ -274,8 +274,9 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                              f"{ast.unparse(node.func)}() reaches it: {located(steps[-1])}",
                              steps=steps)
                 return
-            method = own_method_called(self.context, self.uses.project, node) \
-                if isinstance(node, ast.Call) else None  # (given CUDA tensors: read below)
+            method = own_method_called(  # (given CUDA tensors: read below)
+                self.context, self.uses.project, node, self.uses.forward_target) \
+                if isinstance(node, ast.Call) else None
             passed = tensors.passed(node, method) if method is not None else None
             read = parameter_read(self.context, method, passed) if passed else None
             if read:
