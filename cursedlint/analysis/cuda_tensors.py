@@ -90,6 +90,7 @@ def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
 
 
 _UPLOADS = frozenset({"torch.tensor", "torch.as_tensor"})
+_UPLOAD_NAMES = frozenset({"to", "cuda", "tensor", "as_tensor"})
 _COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
 
 
@@ -184,12 +185,13 @@ class CudaTensors:
         `torch.as_tensor(data, device=D)` of data not known to be on the GPU, and `t.to(D)` or
         `t.cuda()` of a tensor the module makes on the CPU (a factory without a device, not
         pinned), where D is a CUDA device or the device of a known CUDA tensor; else None."""
-        if not isinstance(node, ast.Call) or any(
+        func = node.func if isinstance(node, ast.Call) else None
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) \
+                not in _UPLOAD_NAMES or any(  # (most calls: by their last name alone)
                 k.arg == "non_blocking" and not (isinstance(k.value, ast.Constant)
                                                 and k.value.value is False)
                 for k in node.keywords):
             return None
-        func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda"):
             if func.attr == "cuda" and node.args or func.attr == "to" and not any(
                     self._cuda_device(target) for target in
