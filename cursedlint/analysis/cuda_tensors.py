@@ -94,6 +94,10 @@ _UPLOAD_NAMES = frozenset({"to", "cuda", "tensor", "as_tensor"})
 _COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
 
 
+def _last_name(func: ast.AST | None) -> str | None:
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+
+
 def _is_text(node: ast.AST) -> bool:
     return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant)
                                                and isinstance(node.value, str))
@@ -173,7 +177,9 @@ class CudaTensors:
         """(where, why) when `node` copies a CUDA tensor to the host: `converted`, or
         `formatted` (print, str, an f-string, `%`, `.format`, logging); or copies host data
         to the device and waits for it (`uploaded`)."""
-        converted = self.converted(node) or self.uploaded(node)
+        converted = self.converted(node)
+        if converted is None and type(node) is ast.Call and _last_name(node.func) in _UPLOAD_NAMES:
+            converted = self.uploaded(node)  # (asked of the calls named so only: most are not)
         if converted is not None:
             return converted
         formatted = self.formatted(node)
@@ -186,8 +192,7 @@ class CudaTensors:
         `t.cuda()` of a tensor the module makes on the CPU (a factory without a device, not
         pinned), where D is a CUDA device or the device of a known CUDA tensor; else None."""
         func = node.func if isinstance(node, ast.Call) else None
-        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) \
-                not in _UPLOAD_NAMES or any(  # (most calls: by their last name alone)
+        if _last_name(func) not in _UPLOAD_NAMES or any(  # (most calls: by their name alone)
                 k.arg == "non_blocking" and not (isinstance(k.value, ast.Constant)
                                                 and k.value.value is False)
                 for k in node.keywords):
