@@ -69,10 +69,10 @@ def self_releases(context, is_wrap: Callable[[ast.AST], bool]) -> Iterator[SelfR
     """The module's callback objects that their own callback drops (`is_wrap`: whether a
     call makes a callback object)."""
     for made in context.nodes(ast.Assign):
-        value = made.value
-        if not (len(made.targets) == 1 and is_self_attribute(made.targets[0])
-                and isinstance(value, ast.Call) and value.args
-                and is_self_attribute(value.args[-1])):
+        value = made.value  # (the cheapest tests first: every assignment of the module)
+        if not (type(value) is ast.Call and value.args
+                and type(value.args[-1]) is ast.Attribute and len(made.targets) == 1
+                and is_self_attribute(value.args[-1]) and is_self_attribute(made.targets[0])):
             continue
         scope = context.scope_of(made)
         cls = context.parent_of(scope) if scope is not None else None

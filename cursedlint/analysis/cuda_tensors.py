@@ -178,8 +178,9 @@ class CudaTensors:
         `formatted` (print, str, an f-string, `%`, `.format`, logging); or copies host data
         to the device and waits for it (`uploaded`)."""
         converted = self.converted(node)
-        if converted is None and type(node) is ast.Call and _last_name(node.func) in _UPLOAD_NAMES:
-            converted = self.uploaded(node)  # (asked of the calls named so only: most are not)
+        if converted is None and type(node) is ast.Call and (  # (most calls are not named so)
+                getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in _UPLOAD_NAMES:
+            converted = self.uploaded(node)
         if converted is not None:
             return converted
         formatted = self.formatted(node)
