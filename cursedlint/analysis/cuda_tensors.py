@@ -14,7 +14,7 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.nn_modules import NnModules, constructed
-from cursedlint.analysis.python_project import own_nodes
+from cursedlint.analysis.python_project import last_name, own_nodes
 from cursedlint.patterns import LazyPattern
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
@@ -92,10 +92,6 @@ def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
 _UPLOADS = frozenset({"torch.tensor", "torch.as_tensor"})
 _UPLOAD_NAMES = frozenset({"to", "cuda", "tensor", "as_tensor"})
 _COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
-
-
-def _last_name(func: ast.AST | None) -> str | None:
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
 
 
 def _is_text(node: ast.AST) -> bool:
@@ -178,8 +174,8 @@ class CudaTensors:
         `formatted` (print, str, an f-string, `%`, `.format`, logging); or copies host data
         to the device and waits for it (`uploaded`)."""
         converted = self.converted(node)
-        if converted is None and type(node) is ast.Call and (  # (most calls are not named so)
-                getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in _UPLOAD_NAMES:
+        if converted is None and type(node) is ast.Call and \
+                last_name(node.func) in _UPLOAD_NAMES:  # (most calls are not named so)
             converted = self.uploaded(node)
         if converted is not None:
             return converted
@@ -193,7 +189,7 @@ class CudaTensors:
         `t.cuda()` of a tensor the module makes on the CPU (a factory without a device, not
         pinned), where D is a CUDA device or the device of a known CUDA tensor; else None."""
         func = node.func if isinstance(node, ast.Call) else None
-        if _last_name(func) not in _UPLOAD_NAMES or any(  # (most calls: by their name alone)
+        if last_name(func) not in _UPLOAD_NAMES or any(  # (most calls: by their name alone)
                 k.arg == "non_blocking" and not (isinstance(k.value, ast.Constant)
                                                 and k.value.value is False)
                 for k in node.keywords):

@@ -959,8 +959,7 @@ def own_method_called(context, project: ProjectFunctions | None, call: ast.Call,
         target = forward(func)
     if target is None or target[0] != os.path.abspath(context.source.path):
         return None
-    owner, _, method = target[1].partition(".")
-    if not method or "." in method:
+    if target[1].count(".") != 1:  # (a method of a class at the module's top level)
         return None
     return next((function for qualname, function in module_functions(context.tree)
                  if qualname == target[1]), None)
