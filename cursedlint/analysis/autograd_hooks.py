@@ -7,7 +7,7 @@ module call runs while the stream captures, though the region never calls it by 
 - `t.register_hook(fn)` in the region: `fn` runs in a backward the region runs later, given
   the gradient (a CUDA tensor where `t` is known to be one);
 - `m.register_forward_hook(fn)` / `register_forward_pre_hook` in the region, then `m(...)` in
-  it; `register_full_backward_hook`, `register_full_backward_pre_hook` and
+  it (a forward hook's `output` is a CUDA tensor where `m(...)` is known to return one); `register_full_backward_hook`, `register_full_backward_pre_hook` and
   `register_backward_hook` likewise, with a backward after the call;
 - the same module hooks registered on `self.m` by the statements of the class's `__init__`
   (not under a condition), where a region in a method of that class calls `self.m(...)`.
@@ -131,7 +131,9 @@ class RegionHooks:
                      backward_after) -> list[Hook]:
         code = self._code(named)
         if how in FORWARD_HOOKS:
-            return [Hook(named, code, registered, runs, "the forward hook")]
+            tensors = _output_parameter(code, registered) \
+                if how == "register_forward_hook" and self.holds(runs) else frozenset()
+            return [Hook(named, code, registered, runs, "the forward hook", tensors)]
         backward = backward_after(rest)
         return [] if backward is None else [
             Hook(named, code, registered, runs, "the backward hook", backward=backward)]
@@ -172,6 +174,18 @@ def _first_parameter(code: ast.AST | None) -> frozenset[str]:
     if positional and positional[0] in ("self", "cls"):
         positional = positional[1:]
     return never_rebound(code, set(positional[:1]))
+
+
+def _output_parameter(code: ast.AST | None, registered: ast.Call) -> frozenset[str]:
+    """A forward hook's `output` parameter (`hook(module, args, output)`, after `self` of a
+    method), where the hook never rebinds it; none for one registered `with_kwargs`."""
+    if code is None or any(keyword.arg == "with_kwargs" for keyword in registered.keywords):
+        return frozenset()
+    arguments = code.args
+    positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+    if positional and positional[0] in ("self", "cls"):
+        positional = positional[1:]
+    return never_rebound(code, set(positional[2:3]))
 
 
 def _after(node: ast.AST, other: ast.AST) -> bool:

@@ -1,6 +1,7 @@
 """Which expressions of a capture region (or of a function called in one) hold a CUDA tensor,
 and which nodes format one or read its value to decide control flow or make a Python number (a
-synchronizing copy to the host): what CUR402 reads besides the region's synchronizing calls."""
+synchronizing copy to the host), or copy host data to the device and wait for it: what CUR402
+reads besides the region's synchronizing calls."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.nn_modules import NnModules, constructed
-from cursedlint.analysis.python_project import own_nodes
+from cursedlint.analysis.python_project import last_name, own_nodes
 from cursedlint.patterns import LazyPattern
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
 CONVERSIONS = frozenset({"builtins.bool", "builtins.int", "builtins.float", "builtins.complex"})
+_NOT_ELEMENTWISE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 _TESTS = {ast.If: "`if`", ast.While: "`while`", ast.IfExp: "a conditional expression",
           ast.Assert: "`assert`"}
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
@@ -87,6 +89,8 @@ def gradient_parameters(backward: ast.FunctionDef) -> frozenset[str]:
                                      (*arguments.posonlyargs, *arguments.args)[1:]})
 
 
+_UPLOADS = frozenset({"torch.tensor", "torch.as_tensor"})
+_UPLOAD_NAMES = frozenset({"to", "cuda", "tensor", "as_tensor"})
 _COMPARISON_NAMES = frozenset(f"torch.{name}" for name in HOST_COMPARISONS)
 
 
@@ -99,7 +103,8 @@ class CudaTensors:
     """Which expressions of one capture region are known to hold a CUDA tensor, and which
     nodes of it format one. Known: a tensor made on the GPU (`.cuda()`, `.to("cuda")`,
     `device="cuda"`), the result of a torch op (not a factory without a CUDA device) or of
-    `@`, a tensor method's result, arithmetic or indexing on a known CUDA tensor, a name
+    `@`, a tensor method's result, arithmetic, indexing, negation or one comparison (`==`,
+    `<`, ...: a bool tensor) on a known CUDA tensor, a name
     whose one binding is such a value inside the region, a name or `self` attribute whose one
     binding anywhere is a tensor made on the GPU, and the output of an nn.Module
     (`nn_modules`) on a CUDA device or given a known CUDA tensor. Anything else (a parameter,
@@ -166,12 +171,63 @@ class CudaTensors:
 
     def host_read(self, node: ast.AST) -> tuple[ast.AST, str] | None:
         """(where, why) when `node` copies a CUDA tensor to the host: `converted`, or
-        `formatted` (print, str, an f-string, `%`, `.format`, logging)."""
+        `formatted` (print, str, an f-string, `%`, `.format`, logging); or copies host data
+        to the device and waits for it (`uploaded`)."""
         converted = self.converted(node)
+        if converted is None and type(node) is ast.Call and \
+                last_name(node.func) in _UPLOAD_NAMES:  # (most calls are not named so)
+            converted = self.uploaded(node)
         if converted is not None:
             return converted
         formatted = self.formatted(node)
         return None if formatted is None else (node, formatted)
+
+    def uploaded(self, node: ast.AST) -> tuple[ast.AST, str] | None:
+        """(where, why) when `node` copies host memory to a CUDA device and waits for the copy
+        (pageable memory, no `non_blocking=True`): `torch.tensor(data, device=D)` or
+        `torch.as_tensor(data, device=D)` of data not known to be on the GPU, and `t.to(D)` or
+        `t.cuda()` of a tensor the module makes on the CPU (a factory without a device, not
+        pinned), where D is a CUDA device or the device of a known CUDA tensor; else None."""
+        func = node.func if isinstance(node, ast.Call) else None
+        if last_name(func) not in _UPLOAD_NAMES or any(  # (most calls: by their name alone)
+                k.arg == "non_blocking" and not (isinstance(k.value, ast.Constant)
+                                                and k.value.value is False)
+                for k in node.keywords):
+            return None
+        if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda"):
+            if func.attr == "cuda" and node.args or func.attr == "to" and not any(
+                    self._cuda_device(target) for target in
+                    (*node.args[:1], *(k.value for k in node.keywords if k.arg == "device"))):
+                return None
+            if not self._made_on_cpu(func.value):
+                return None
+            return node, (f"`.{func.attr}()` copies the CPU tensor `{ast.unparse(func.value)}` "
+                          "to the GPU and waits for it")
+        name = self.context.qualified_name(func, among=_UPLOADS)
+        device = next((k.value for k in node.keywords if k.arg == "device"), None)
+        if not name or not node.args or not self._cuda_device(device) or \
+                self.holds(node.args[0]):
+            return None
+        return node, (f"`{name}()` copies host data to the GPU and waits for it")
+
+    def _cuda_device(self, node: ast.AST | None) -> bool:
+        """A CUDA device: named (`"cuda:0"`), or `t.device` of a known CUDA tensor."""
+        if isinstance(node, ast.Attribute) and node.attr == "device":
+            return self.holds(node.value)
+        return self.uses.is_cuda_device(node)
+
+    def _made_on_cpu(self, node: ast.AST) -> bool:
+        """Whether a name or `self` attribute is bound once to a tensor the module makes on
+        the CPU: `torch.Tensor(...)`, or a factory (`TORCH_FACTORIES`) given no device and
+        not `pin_memory=True`."""
+        bound = self.analysis.value_of(node) if isinstance(node, ast.Name) or \
+            is_self_attribute(node) else None
+        if not isinstance(bound, ast.Call) or any(
+                k.arg in ("device", "pin_memory") for k in bound.keywords):
+            return False
+        name = self.context.qualified_name(bound.func)
+        return name == "torch.Tensor" or bool(name) and name.startswith("torch.") and \
+            name.rpartition(".")[2] in TORCH_FACTORIES and name.count(".") == 1
 
     def passed(self, call: ast.Call, function: ast.AST) -> frozenset[str]:
         """The parameters of `function` (the module's def that `call` calls) to which the
@@ -197,7 +253,9 @@ class CudaTensors:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in HOST_COMPARISONS and \
                 self.context.qualified_name(func) is None:
-            how, values = f"`.{func.attr}()`", [func.value, *call.args]
+            if not self.holds(func.value):  # (another object's `equal` method)
+                return None
+            how, values = f"`.{func.attr}()`", [func.value]
         else:
             name = self.context.qualified_name(func, among=_COMPARISON_NAMES)
             if name is None:
@@ -270,6 +328,13 @@ class CudaTensors:
                 self.holds(node.right, depth + 1)
         if isinstance(node, ast.Subscript):
             return self.holds(node.value, depth + 1)
+        if isinstance(node, ast.Compare):  # elementwise: a bool tensor on the same device
+            right = node.comparators[0]
+            return len(node.ops) == 1 and not isinstance(node.ops[0], _NOT_ELEMENTWISE) and \
+                not (isinstance(right, ast.Constant) and right.value is None) and (
+                    self.holds(node.left, depth + 1) or self.holds(right, depth + 1))
+        if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+            return self.holds(node.operand, depth + 1)
         return isinstance(node, ast.Call) and self._makes(node, depth)
 
     def _makes(self, call: ast.Call, depth: int) -> bool:

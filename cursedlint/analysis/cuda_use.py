@@ -439,6 +439,12 @@ class CudaUse:
         """`reached` for a call of an instance of a project `torch.nn.Module` class
         (`nn_modules`: bound once, annotated, or given by the class's constructions): its
         `forward`, which the module's `__call__` runs."""
+        target = self.forward_target(func)
+        return self.project.reached(*target, kind) if target else None
+
+    def forward_target(self, func: ast.AST) -> tuple[str, str] | None:
+        """The project's `forward` (path, qualified name) that calling `func`, an instance of
+        a project `torch.nn.Module` class, runs (`_forward_reached`)."""
         if self._modules is None:
             self._modules = NnModules(self.context, self.analysis, self.project)
         held = self._modules.instance(func, lambda call: False)
@@ -449,9 +455,8 @@ class CudaUse:
             given = {dotted(built.func) if (built := constructed(self.analysis.value_of(v)))
                      else None for v in constructor_arguments(self.context, value)}
             cls = cls if given == {cls} else None
-        target = cls and self.project.method(os.path.abspath(self.context.source.path),
-                                             linted_imports(self.context), cls, FORWARD)
-        return self.project.reached(*target, kind) if target else None
+        return cls and self.project.method(os.path.abspath(self.context.source.path),
+                                           linted_imports(self.context), cls, FORWARD) or None
 
     def stored(self, func: ast.AST) -> ast.AST | None:
         """The function a name or `self.attr` holds where the module binds it once to another

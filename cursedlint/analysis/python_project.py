@@ -935,6 +935,29 @@ def call_target(context, project: ProjectFunctions, node: ast.AST) -> tuple[str,
     return None
 
 
+def own_method_called(context, project: ProjectFunctions | None, call: ast.Call,
+                      forward=None) -> ast.AST | None:
+    """The def of a method of the module's own classes that `call` runs through an instance
+    or a stored bound method (`self.clipper.step(g)`, `self.step_fn(g)` with `self.step_fn =
+    self.clipper.step`; `call_target`), not an instance called (`__call__`) but a module's
+    `forward` (`forward(func)`: the project `forward` calling `func` runs); None else."""
+    if project is None or not isinstance(call.func, ast.Attribute):
+        return None
+    target = call_target(context, project, call.func)
+    if target is not None and target[1].endswith(f".{CALL_METHOD}"):
+        target = None
+    func = call.func
+    if target is None and forward is not None and isinstance(func.value, ast.Name) and \
+            func.value.id == "self":
+        target = forward(func)
+    if target is None or target[0] != os.path.abspath(context.source.path):
+        return None
+    if target[1].count(".") != 1:  # (a method of a class at the module's top level)
+        return None
+    return next((function for qualname, function in module_functions(context.tree)
+                 if qualname == target[1]), None)
+
+
 def _instance_class(context, receiver: ast.AST, depth: int = 0) -> str | None:
     """The dotted name of what makes the instance `receiver` is: the callee of the call that
     makes it (`GraphManager()`, or a factory), the annotation of the parameter it is

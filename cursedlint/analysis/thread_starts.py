@@ -92,8 +92,8 @@ class ThreadStarts:
         self.context = context
         self.analysis = analysis
         self.uses = uses
-        self._starting: dict[int, bool] = {}
-        self._left: dict[int, bool] = {}  # a start call's id -> whether left running
+        self._starting: dict[ast.AST, bool] = {}  # (keyed by the node, like the walk's parents)
+        self._left: dict[ast.Call, bool] = {}  # a start call -> whether left running
 
     def reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
         """Where a thread's code (a def or lambda of the module, or a project function of
@@ -113,8 +113,8 @@ class ThreadStarts:
     def left_running(self, call: ast.Call, function: ast.AST) -> bool:
         """Whether `call` starts a thread (`.start()`) that `function` does not join before
         it returns."""
-        if id(call) in self._left:  # (as `thread_facts` found it)
-            return self._left[id(call)]
+        if call in self._left:  # (as `thread_facts` found it)
+            return self._left[call]
         if not (isinstance(call.func, ast.Attribute) and call.func.attr == "start"):
             return False
         start = self._thread_start(call) if not call.args else None
@@ -130,7 +130,7 @@ class ThreadStarts:
         facts = {}
         for start in self._starts(function):
             ended = self._ended(start, [(function, position(start.call), END)], None)
-            self._left[id(start.call)] = not ended and last_name(start.call.func) == "start"
+            self._left[start.call] = not ended and last_name(start.call.func) == "start"
             if ended:
                 continue
             for check in (self.uses.device_wide_use, self.uses.any_use, *more):
@@ -250,9 +250,9 @@ class ThreadStarts:
     def _starts_in(self, root: ast.AST) -> bool:
         """Whether `root`'s own code starts a thread or task (once per root)."""
         memo = self._starting
-        if id(root) not in memo:
-            memo[id(root)] = next(self._starts(root), None) is not None
-        return memo[id(root)]
+        if root not in memo:
+            memo[root] = next(self._starts(root), None) is not None
+        return memo[root]
 
     # -- threads alive at a region --------------------------------------------------------
     def alive_at(self, region: Region) -> Iterator[ThreadStart]:

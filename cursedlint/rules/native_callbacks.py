@@ -19,6 +19,7 @@ from cursedlint.analysis.callback_apis import (
     ASYNC_CUDA_APIS, CALLBACK_APIS, KNOWN_PROTOTYPES, PERMANENT_KEEPERS, Callback, callback_words,
 )
 from cursedlint.analysis.callback_helpers import CallbackHelpers, callback_chain, helper_names
+from cursedlint.analysis.callback_self_release import SELF_RELEASE_HELP, self_releases
 from cursedlint.analysis.callbacks import (
     CallbackHandovers, CallbackTracer, Flow, Helper, foreign_function,
 )
@@ -354,10 +355,12 @@ class CtypesCallbackLifetime(Rule):
     FFI targets, `jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(address))`, which keep
     the pointer for the process, also returned to callers rather than kept at module level). A
     synchronous use, an object kept at module level, and a local used anywhere else in the
-    function are not findings. Reported at the argument handing it to C. In Cython, the same
-    for a Python object handed as `<void*>` user data to those CUDA functions (or to a C
-    function called by
-    a name the keeping patterns match, with a function pointer parameter in the file's
+    function are not findings. Reported at the argument handing it to C. Also an object in
+    `self.<attr>` wrapping a method of the class, handed to calls and held nowhere else, that
+    the method itself (or a method it calls: `self.close()`) rebinds or deletes: reported
+    there (`analysis.callback_self_release`). In Cython, the same for a Python object handed
+    as `<void*>` user data to those CUDA functions (or to a C function called by a name the
+    keeping patterns match, with a function pointer parameter in the file's
     `cdef extern from` declaration of it, or handed a `cdef` function of the module):
     a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object whose one
     reference the `cdef` trampoline releases (`Py_DECREF`) on its first call, handed to
@@ -365,10 +368,10 @@ class CtypesCallbackLifetime(Rule):
 
     ## Why it is cursed
     ctypes does not keep the callback object alive for C: when the last Python reference goes
-    (the call returns, or the function that held the local returns), the object and its
-    trampoline are freed. The C side still holds the pointer and calls it later, from another
-    thread, into freed memory: a crash or corrupted state far from the cause, and only when
-    the garbage collector or allocator happens to reuse that memory first. A `<void*>` cast
+    (the call returns, the function holding the local returns, the callback clears its own
+    attribute), the object and its trampoline are freed. C still holds the pointer and calls
+    it later (or returns through it: python-libusb1 issue #47) into freed memory: a crash far
+    from the cause, when the collector or allocator happens to reuse it first. A `<void*>` cast
     in Cython takes no reference either. A host function launched while a stream captures
     becomes a graph node that runs on every launch of the graph: a trampoline that drops the
     object's reference after the first run hands freed memory to the second (CuPy issue
@@ -527,8 +530,11 @@ class CtypesCallbackLifetime(Rule):
         self.tracer = CallbackTracer(context)
 
     def check(self) -> None:
-        """Cython: the Python objects handed to C as `<void*>` user data."""
+        """Callback objects their own callback drops; Cython: `<void*>` user data."""
         path = self.context.source.path
+        for dropped in self_releases(self.context, self.tracer.is_wrap):
+            self.report(dropped.release, dropped.message(self.tracer.maker(dropped.made.value)),
+                        related=dropped.steps(path), help=SELF_RELEASE_HELP)
         for handed in user_data_handovers(self.context, self.keeping.matches):
             self.report(
                 handed.argument,

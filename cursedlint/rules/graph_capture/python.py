@@ -15,7 +15,7 @@ from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.framework_loops import FrameworkLoops, HookCapture
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
-from cursedlint.analysis.python_project import own_nodes, project_functions
+from cursedlint.analysis.python_project import own_method_called, own_nodes, project_functions
 from cursedlint.analysis.task_pairs import EntryRace, entry_races
 from cursedlint.analysis.task_races import TaskRace, TaskRaces
 from cursedlint.analysis.thread_starts import RunningThread, ThreadStart, ThreadStarts
@@ -261,7 +261,7 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
         if why:
             self._report(node, region.what, region.start.lineno, why, allocates(node))
             return
-        converted = tensors.converted(node)
+        converted = tensors.converted(node) or tensors.uploaded(node)
         if converted:
             self._report(converted[0], region.what, region.start.lineno, converted[1], False)
             return
@@ -273,6 +273,16 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                 self._report(node, region.what, region.start.lineno,
                              f"{ast.unparse(node.func)}() reaches it: {located(steps[-1])}",
                              steps=steps)
+                return
+            method = own_method_called(  # (given CUDA tensors: read below)
+                self.context, self.uses.project, node, self.uses.forward_target) \
+                if isinstance(node, ast.Call) else None
+            passed = tensors.passed(node, method) if method is not None else None
+            read = parameter_read(self.context, method, passed) if passed else None
+            if read:
+                self._report(node, region.what, region.start.lineno,
+                             f"{ast.unparse(node.func)}() reaches it at line {read[0]}: "
+                             f"{read[1]}", False)
             return
         found = self.uses.first(body_of(callee), illegal)
         if found:

@@ -38,11 +38,16 @@ class SyncInCapture(CaptureRule):
     `float(t)`, `complex(t)`, `torch.equal`, `torch.allclose`, `t.equal(...)`,
     `t.allclose(...)` (observed on an H200: the capture fails with
     `cudaErrorStreamCaptureUnsupported`, or is invalidated; `torch.where(norm > 1, ...)` stays
-    on the GPU and captures). A formatted or read value counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
+    on the GPU and captures); and host data copied to a CUDA device, which waits for the
+    copy: `torch.tensor(data, device=D)` or `torch.as_tensor(data, device=D)` of data not
+    known to be on the GPU, `t.to(D)` or `t.cuda()` of a tensor the module makes once on the
+    CPU (`torch.Tensor(...)`, a factory given no device, not pinned), without
+    `non_blocking=True`, D a CUDA device or `x.device` of a CUDA tensor. A formatted or read value counts only when it is known to be a CUDA tensor: made on the GPU (`.cuda()`,
     `.to("cuda")`, `device="cuda"`), a CuPy function's array, a Warp factory's array on a
     CUDA device, the result of a torch op or `@` (the total norm
     `clip_grad_norm_` returns included), a tensor method,
-    arithmetic or indexing on such a tensor, a name bound once, inside the region, to one
+    arithmetic, indexing, negation or one comparison (`out == target`: a bool tensor) on such
+    a tensor, a name bound once, inside the region, to one
     of these, or a name (or `self` attribute) bound once anywhere to a tensor made on the
     GPU; and the output of an `nn.Module` (a `torch.nn` layer or a class deriving from
     `torch.nn.Module`, of this module or another, bound once to a name or `self` attribute,
@@ -70,7 +75,9 @@ class SyncInCapture(CaptureRule):
     finding too (observed on an H200 like the read in the region itself); the finding is the
     call in the region; so is a called function of the module that reads so, not under a
     condition of its own, a parameter the call passes such a tensor to (and the function
-    never rebinds): `skip_if_overflow(found_inf, opt)` with `if found_inf:` in it. Where the
+    never rebinds): `skip_if_overflow(found_inf, opt)` with `if found_inf:` in it, and a
+    method of the module's own class called on an instance or through a stored bound method
+    (`self.monitor.check(loss)`, an `nn.Module`'s `forward` for `self.unet(x, t)`). Where the
     region runs a backward (`loss.backward()`,
     `torch.autograd.backward`/`grad`, itself or in the module's functions it calls), a call
     that applies an autograd Function (`F.apply(...)`, of this module or reached in another)
@@ -86,7 +93,8 @@ class SyncInCapture(CaptureRule):
     (`register_full_backward_hook`, `_pre_hook`, `register_backward_hook`) registered on `m` in
     the region, or on `self.m` by the statements of the class's `__init__`, where the region
     calls `m(...)` (and, for backward hooks, runs a backward after it); the hook's function
-    may be another module's. The finding is where the region runs it (the registration, or
+    may be another module's; a forward hook's `output` parameter is a CUDA tensor where
+    `m(...)` is known to return one. The finding is where the region runs it (the registration, or
     the module's call). A hook registered under a condition, on an object the module does not
     show, or by a library (a context manager that pushes saved-tensor hooks in its
     `__enter__`) is not read. In C/C++
