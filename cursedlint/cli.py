@@ -606,6 +606,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix or args.diff else None,
         fix_roots=write_roots(paths, root) if args.fix else None,
         show_diff=args.diff,
+        languages={language for _, language in group.files},
     )
     cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     project = None
@@ -985,7 +986,8 @@ def _check_stdin(args, settings, config, rules, started: float) -> int:
         raise UsageError(f"--stdin-filename {name!r}: not a kind of file cursedlint lints")
     linter = Linter(settings, rules, warn_unused_suppressions=args.warn_unused_suppressions,
                     show_traceback=args.show_traceback,
-                    fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None)
+                    fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
+                    languages=(language,))
     if args.fix:
         fixed, result = linter.fix_bytes(name, data, language)
     else:
