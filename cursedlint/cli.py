@@ -192,6 +192,7 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _import_msgspec_without_typing_extensions()
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
     try:
@@ -199,6 +200,21 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()  # (what the run froze, `settle_survivors`, collected as before)
+
+
+def _import_msgspec_without_typing_extensions() -> None:
+    """Import msgspec, where nothing has yet, with `typing_extensions` hidden from it: msgspec
+    imports it where installed (libcst needs it) only to read type hints written with its
+    forms, which cursedlint's structs do not use (on Python 3.11 and later its `Required` is
+    typing's), and with `inspect`, which nothing else of a run needs, it was a tenth of a
+    one-file run's instructions. Later importers (libcst, for fixes) import it as usual."""
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # (an import of it fails: msgspec falls back)
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        del sys.modules["typing_extensions"]
 
 
 def _main(argv: list[str] | None) -> int:
