@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import importlib
 import os
 import sys
 import time
@@ -212,7 +213,7 @@ def _import_msgspec_without_typing_extensions() -> None:
         return
     sys.modules["typing_extensions"] = None  # (an import of it fails: msgspec falls back)
     try:
-        import msgspec  # noqa: F401
+        importlib.import_module("msgspec")
     finally:
         del sys.modules["typing_extensions"]
 
