@@ -1176,9 +1176,9 @@ def _code_stamp() -> tuple[tuple[str, int, int], ...]:
     stamp = []
     for directory, subdirectories, names in os.walk(top):
         subdirectories[:] = sorted(name for name in subdirectories if name != "__pycache__")
+        below = directory[len(top) + 1:]  # (relative to `top`: the walk joins its names to it)
         for name in sorted(names):
             if not name.endswith((".pyc", ".pyo")):
-                path = os.path.join(directory, name)
-                status = os.stat(path)
-                stamp.append((os.path.relpath(path, top), status.st_size, status.st_mtime_ns))
+                status = os.stat(os.path.join(directory, name))
+                stamp.append((os.path.join(below, name), status.st_size, status.st_mtime_ns))
     return tuple(stamp)
