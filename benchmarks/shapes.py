@@ -29,7 +29,7 @@ IMPORT_CLI = 'python -c "import cursedlint.cli"'
 IMPORT_DEPENDENCIES = 'python -c "import msgspec"'
 """The dependency every run imports (msgspec brings `typing`, `inspect`, `datetime`,
 `decimal`, `uuid` and `typing_extensions`)."""
-IMPORT_RULES = 'python -c "from cursedlint.registry import all_rules; all_rules()"'
+IMPORT_RULES = 'python -c "from cursedlint.registry import all_rules; dict(all_rules())"'
 """Every rule module and the analysis they import, as each run loads them today."""
 RUFF_DEFAULT, RUFF_SAME = "ruff default", f"ruff --select {SAME_WORK}"
 PARSE = "ast.parse only (1 process)"
@@ -231,7 +231,7 @@ def one_file_tasks(root: str, names: list[str], built: list[Build], bins,
         rows.append(_task(f"{IMPORT_DEPENDENCIES} ({build.name})", floored,
                           lambda: [build.python, "-c", "import msgspec"]))
         rows.append(_task(f"{IMPORT_RULES} ({build.name})", floored, lambda: [
-            build.python, "-c", "from cursedlint.registry import all_rules; all_rules()"]))
+            build.python, "-c", "from cursedlint.registry import all_rules; dict(all_rules())"]))
     return rows
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import importlib
 import os
 import sys
 import time
@@ -192,6 +193,7 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _import_msgspec_without_typing_extensions()
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
     try:
@@ -199,6 +201,21 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()  # (what the run froze, `settle_survivors`, collected as before)
+
+
+def _import_msgspec_without_typing_extensions() -> None:
+    """Import msgspec, where nothing has yet, with `typing_extensions` hidden from it: msgspec
+    imports it where installed (libcst needs it) only to read type hints written with its
+    forms, which cursedlint's structs do not use (on Python 3.11 and later its `Required` is
+    typing's), and with `inspect`, which nothing else of a run needs, it was a tenth of a
+    one-file run's instructions. Later importers (libcst, for fixes) import it as usual."""
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # (an import of it fails: msgspec falls back)
+    try:
+        importlib.import_module("msgspec")
+    finally:
+        del sys.modules["typing_extensions"]
 
 
 def _main(argv: list[str] | None) -> int:
@@ -606,6 +623,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
         fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix or args.diff else None,
         fix_roots=write_roots(paths, root) if args.fix else None,
         show_diff=args.diff,
+        languages={language for _, language in group.files},
     )
     cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     project = None
@@ -985,7 +1003,8 @@ def _check_stdin(args, settings, config, rules, started: float) -> int:
         raise UsageError(f"--stdin-filename {name!r}: not a kind of file cursedlint lints")
     linter = Linter(settings, rules, warn_unused_suppressions=args.warn_unused_suppressions,
                     show_traceback=args.show_traceback,
-                    fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None)
+                    fix=("unsafe" if args.unsafe_fixes else "safe") if args.fix else None,
+                    languages=(language,))
     if args.fix:
         fixed, result = linter.fix_bytes(name, data, language)
     else:
@@ -1157,9 +1176,9 @@ def _code_stamp() -> tuple[tuple[str, int, int], ...]:
     stamp = []
     for directory, subdirectories, names in os.walk(top):
         subdirectories[:] = sorted(name for name in subdirectories if name != "__pycache__")
+        below = directory[len(top) + 1:]  # (relative to `top`: the walk joins its names to it)
         for name in sorted(names):
             if not name.endswith((".pyc", ".pyo")):
-                path = os.path.join(directory, name)
-                status = os.stat(path)
-                stamp.append((os.path.relpath(path, top), status.st_size, status.st_mtime_ns))
+                status = os.stat(os.path.join(directory, name))
+                stamp.append((os.path.join(below, name), status.st_size, status.st_mtime_ns))
     return tuple(stamp)

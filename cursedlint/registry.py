@@ -1,12 +1,53 @@
-"""Finds every rule: the engine's notices (CUR0xx) and the Rule classes of `cursedlint.rules`."""
+"""Finds every rule: the engine's notices (CUR0xx) and the Rule classes of `cursedlint.rules`.
+
+`RULE_MODULES` says which rules each module of `cursedlint.rules` defines and the languages
+they check, so that a run knows every code and name without importing every rule module: a
+run over Python files alone imports no module of C-only rules (`Rules.checking`). A module's
+rules are checked against the table when it is imported."""
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
+from typing import NamedTuple
 
+from cursedlint.languages import C, CPP, CYTHON, DOCKERFILE, PYTHON, SHELL, YAML
 from cursedlint.rule import CODE_PATTERN, NAME_PATTERN, Rule
+
+RULES_PACKAGE = "cursedlint.rules"
+
+
+class RuleModule(NamedTuple):
+    """What one module (or package) of `cursedlint.rules` defines: code -> name of each rule,
+    and every language those rules check."""
+
+    names: dict[str, str]
+    languages: frozenset[str]
+
+
+RULE_MODULES = {
+    "cloners": RuleModule({"CUR501": "pointer-copied-around-cloner",
+                           "CUR502": "member-missed-by-cloner"}, frozenset({CPP})),
+    "cross_process_memory": RuleModule({"CUR601": "cma-failure-aborts"}, frozenset({C, CPP})),
+    "graph_capture": RuleModule({"CUR401": "cuda-thread-during-capture",
+                                 "CUR402": "sync-in-capture",
+                                 "CUR403": "pinned-loader-during-capture",
+                                 "CUR404": "capture-without-warmup"},
+                                frozenset({PYTHON, C, CPP})),
+    "native_callbacks": RuleModule({"CUR201": "python-callback-into-cuda",
+                                    "CUR202": "ctypes-callback-lifetime"},
+                                   frozenset({PYTHON, CYTHON})),
+    "process_spawning": RuleModule({"CUR101": "subprocess-fork-path",
+                                    "CUR102": "fork-in-accelerated-process",
+                                    "CUR103": "fork-safe-mode-enabled"},
+                                   frozenset({PYTHON, C, CPP, SHELL, DOCKERFILE, YAML})),
+    "rdma_registration": RuleModule({"CUR301": "sub-page-rdma-registration",
+                                     "CUR302": "shared-page-rdma-registration"},
+                                    frozenset({C, CPP})),
+}
+"""The modules of `cursedlint.rules` and their rules (checked by `test_registry.py` against
+the package, and by `Rules` against each module it imports)."""
 
 
 class RegistryError(Exception):
@@ -46,22 +87,80 @@ def collect(modules) -> dict[str, type[Rule]]:
     return dict(sorted(found.items()))
 
 
+class Rules(Mapping[str, type[Rule]]):
+    """Every shipped rule and notice by code, sorted. A rule module is imported when one of
+    its rules is first asked for (`names` needs none); `checking(languages)`: the rules of the
+    modules that check those languages."""
+
+    def __init__(self):
+        from cursedlint import notices
+
+        self._loaded = collect([notices])
+        self._module_of = {code: module for module, entry in RULE_MODULES.items()
+                           for code in entry.names}
+        self.names = dict(sorted({**{code: rule.name for code, rule in self._loaded.items()},
+                                  **{code: name for entry in RULE_MODULES.values()
+                                     for code, name in entry.names.items()}}.items()))
+        """Code -> name of every rule."""
+
+    def __getitem__(self, code: str) -> type[Rule]:
+        if code not in self._loaded:
+            self._load(self._module_of[code])
+        return self._loaded[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, code) -> bool:
+        return code in self.names
+
+    def checking(self, languages: Iterable[str]) -> dict[str, type[Rule]]:
+        """The notices and the rules of every module whose rules check one of `languages`,
+        by code."""
+        wanted = set(languages)
+        modules = [module for module, entry in RULE_MODULES.items() if entry.languages & wanted]
+        for module in modules:
+            self._load(module)
+        codes = set(self._loaded) - set(self._module_of) | {
+            code for module in modules for code in RULE_MODULES[module].names}
+        return {code: self[code] for code in self.names if code in codes}
+
+    def _load(self, module: str) -> None:
+        if next(iter(RULE_MODULES[module].names)) in self._loaded:
+            return
+        found = collect([importlib.import_module(f"{RULES_PACKAGE}.{module}")])
+        if {code: rule.name for code, rule in found.items()} != RULE_MODULES[module].names or \
+                frozenset().union(*(rule.languages for rule in found.values())) \
+                != RULE_MODULES[module].languages:
+            raise RegistryError(f"{RULES_PACKAGE}.{module}: its rules differ from RULE_MODULES")
+        self._loaded.update(found)
+
+
 @cache
-def all_rules() -> dict[str, type[Rule]]:
-    """Every shipped rule and notice, by code."""
-    import cursedlint.rules as package
-    from cursedlint import notices
-
-    modules = [notices] + [
-        importlib.import_module(f"{package.__name__}.{info.name}")
-        for info in pkgutil.iter_modules(package.__path__)
-    ]
-    return collect(modules)
+def all_rules() -> Rules:
+    """Every shipped rule and notice, by code (`Rules`: each rule module imported when first
+    needed)."""
+    return Rules()
 
 
-def find_rule(key: str, rules: dict[str, type[Rule]]) -> type[Rule] | None:
+def checking(rules: Mapping[str, type[Rule]], languages: Iterable[str]) -> Mapping[str, type[Rule]]:
+    """The rules of `rules` a run over files of `languages` may run (`Rules.checking`); any
+    other mapping (rules made for a test) whole."""
+    return rules.checking(languages) if isinstance(rules, Rules) else rules
+
+
+def rule_names(rules: Mapping[str, type[Rule]]) -> dict[str, str]:
+    """Code -> name of every rule of `rules`, importing none."""
+    return rules.names if isinstance(rules, Rules) else {
+        code: rule.name for code, rule in rules.items()}
+
+
+def find_rule(key: str, rules: Mapping[str, type[Rule]]) -> type[Rule] | None:
     """A rule by code (any case) or kebab-case name."""
     upper = key.upper()
     if upper in rules:
         return rules[upper]
-    return next((rule for rule in rules.values() if rule.name == key), None)
+    return next((rules[code] for code, name in rule_names(rules).items() if name == key), None)

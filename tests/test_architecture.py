@@ -270,7 +270,7 @@ def test_a_run_over_files_without_trigger_words_imports_no_checker_and_no_checki
         '"""Plain steps."""\n\n\ndef total(values: list[int]) -> int:\n    return sum(values)\n')
     (tmp_path / "report.py").write_text(
         "from steps import total\n\n\ndef show(values):\n    print(total(values))\n")
-    declared = _imported_by("from cursedlint.registry import all_rules\nall_rules()", tmp_path)
+    declared = _imported_by("from cursedlint.registry import all_rules\ndict(all_rules())", tmp_path)
     run = "from cursedlint.cli import main\nsys.exit(main(['check', 'steps.py']))"
     cold = _imported_by(run, tmp_path)
     warm = _imported_by(run, tmp_path)

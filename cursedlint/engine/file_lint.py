@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from cursedlint import notices
 
@@ -21,9 +21,10 @@ import cursedlint.engine.reported_notices as reported
 from cursedlint.engine.indexer_looks import adds_triggers, lookups_of, needs, seeds_of, summarized
 from cursedlint.engine.results import FileResult
 from cursedlint.findings import Span
-from cursedlint.languages import C, CPP, CYTHON, PYTHON, PYTHON_TREES, TEXT_LANGUAGES
+from cursedlint.languages import C, CPP, CYTHON, LANGUAGES, PYTHON, PYTHON_TREES, TEXT_LANGUAGES
 from cursedlint.triggers.prefilter import Prefilter
 from cursedlint.project.index import FactError
+from cursedlint.registry import checking, rule_names
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import Source, SourceError, looks_binary, parse_python
@@ -54,10 +55,15 @@ class FileLinter:
     facts wait for them (`summarize_for_index`)."""
 
     def __init__(self, settings: Settings, rules: Mapping[str, type[Rule]], *,
-                 warn_unused_suppressions: bool = False, show_traceback: bool = False):
+                 warn_unused_suppressions: bool = False, show_traceback: bool = False,
+                 languages: Iterable[str] = LANGUAGES):
         self.settings = settings
-        self.rules = {code: rule for code, rule in rules.items() if not issubclass(rule, Notice)}
-        self.rule_names = {code: rule.name for code, rule in rules.items()}
+        self.rules = {code: rule for code, rule in checking(rules, languages).items()
+                      if not issubclass(rule, Notice)}
+        """The rules that may run: those of the registry's modules that check `languages`
+        (the languages of the files it lints), so that a run over Python files imports no
+        C-only rule module (`registry.checking`)."""
+        self.rule_names = rule_names(rules)  # (every rule's, for the suppressions)
         self.warn_unused = warn_unused_suppressions
         self.show_traceback = show_traceback
         self.fix: str | None = None

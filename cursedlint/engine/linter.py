@@ -7,9 +7,10 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from cursedlint import notices
+from cursedlint.languages import LANGUAGES
 from cursedlint.project.cache import file_stat
 import cursedlint.engine.scheduler as scheduler
 from cursedlint.engine.facts_run import FactsRun
@@ -72,14 +73,16 @@ class Linter(FileLinter):
         fix_roots: tuple[str, ...] | None = None,
         show_diff: bool = False,
         cache=None,
+        languages: Iterable[str] = LANGUAGES,
     ):
         """`fix`: None (report only), "safe" or "unsafe" (also apply fixes marked unsafe).
         `fix_roots`: the real paths fixes may be written within (`fixes.write_roots`; default:
         each file's own directory). `show_diff`: with `fix`, write nothing; each result holds
         its fixes as a unified diff. `cache`: a ResultCache whose fingerprint covers these
-        settings (never used with fix)."""
+        settings (never used with fix). `languages`: those of the files it lints (the rules
+        of other languages are not imported)."""
         super().__init__(settings, rules, warn_unused_suppressions=warn_unused_suppressions,
-                         show_traceback=show_traceback)
+                         show_traceback=show_traceback, languages=languages)
         self.fix = fix
         self.fixes = FixWriter(self.lint_bytes, fix, fix_roots, show_diff) if fix else None
         self.cache = None if fix else cache

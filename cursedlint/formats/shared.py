@@ -29,6 +29,8 @@ def escape_undecodable(text: str, backslash: str = "\\") -> str:
 def printable(text: str) -> str:
     """`text` as `escape_undecodable` writes it, with control characters other than the tab
     (C0, DEL, C1) written as `\\xNN` too: safe to print on a terminal, and one line."""
+    if text.isprintable():  # (none of those: most paths, without compiling the pattern)
+        return text
     return _UNPRINTABLE.sub(lambda match: _escape(match.group(), "\\"), text)
 
 
