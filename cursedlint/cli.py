@@ -214,8 +214,12 @@ def _import_msgspec_without_typing_extensions() -> None:
     sys.modules["typing_extensions"] = None  # (an import of it fails: msgspec falls back)
     try:
         importlib.import_module("msgspec")
+    except ImportError:  # a msgspec that needs it: imported as usual below
+        for name in [name for name in sys.modules if name.partition(".")[0] == "msgspec"]:
+            del sys.modules[name]
     finally:
         del sys.modules["typing_extensions"]
+    importlib.import_module("msgspec")
 
 
 def _main(argv: list[str] | None) -> int:

@@ -67,3 +67,22 @@ def test_a_lazy_pattern_compiles_once_and_keeps_its_flags():
     first = vars(lazy)["findall"]
     lazy.search(b"env:")
     assert vars(lazy)["findall"] is first
+
+
+def test_a_msgspec_that_needs_typing_extensions_is_imported_as_usual():
+    """The start-up hides `typing_extensions` from msgspec's import (msgspec falls back); a
+    msgspec that imports it unconditionally must still load, not stop the run."""
+    code = (
+        "import importlib.abc, sys\n"
+        "class Needs(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'msgspec':\n"
+        "            import typing_extensions  # what such a msgspec does first\n"
+        "sys.meta_path.insert(0, Needs())\n"
+        "from cursedlint import cli\n"
+        "cli._import_msgspec_without_typing_extensions()\n"
+        "import msgspec\n"
+        "print(msgspec.Struct.__name__, 'typing_extensions' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=60)
+    assert result.stdout.split() == ["Struct", "True"]
