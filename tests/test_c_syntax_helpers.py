@@ -200,25 +200,3 @@ def test_line_macros_are_the_function_like_defines_at_a_line_start():
         (b"AFTER", b"a", b" (a)"),
         (b"LONG", b"a, b", b" f(a, \\\n    b)\r"),
     )
-
-
-def test_a_lookup_inside_a_comment_found_before_does_not_move_the_path():
-    """The smallest node holding bytes of a comment is the comment: once a lookup found it, a
-    lookup of other bytes inside it is answered without moving the path, with the same node,
-    for the other contexts of the tree too; bytes outside it are looked up as before."""
-    code = ("// reads peers with process_vm_readv, then process_vm_writev\n"
-            "int copy(int n) { return process_vm_readv + n; }\n/* process_vm_readv */\n")
-    context = context_of(code, "c")
-    names = ("process_vm_readv", "process_vm_writev")
-    first_look = [(start, end, node.type) for start, end, node in context.hits(names)]
-    assert [kind for _, _, kind in first_look] == ["comment", "comment", "identifier", "comment"]
-    again = CContext(context.source, context.settings, context.tree, context.tree_index)
-    moves = again._path.moves
-    spans = [(start, end) for start, end, kind in first_look if kind == "comment"]
-    found = list(again.at(spans))
-    assert again._path.moves == moves
-    fresh = context_of(code, "c")
-    assert [(node.type, node.start_byte, node.end_byte) for _, _, node in found] == [
-        (node.type, node.start_byte, node.end_byte) for _, _, node in fresh.at(spans)]
-    assert [node.type for _, _, node in again.at([(first_look[2][0], first_look[2][1])])] == [
-        "identifier"] and again._path.moves == moves + 1

@@ -251,45 +251,17 @@ def wraps_no_declarator(kind: str) -> bool:
             or kind.endswith(("_list", "statement")))
 
 
-class _Comments:
-    """The comments the lookups of a tree found, by where they start: a later lookup of bytes
-    inside one is answered without moving the path (a comment is a leaf, the smallest node
-    holding any bytes of it). The names searched for are often spelled in comments (the C/C++
-    worst case: 65,355 of its 141,070 lookups, the trigger words' comment of every file asked
-    once per search)."""
-
-    def __init__(self):
-        self._starts: list[int] = []
-        self._found: list[tuple[int, object]] = []  # (end, comment), in the order of `_starts`
-
-    def holding(self, start: int, end: int):
-        """The comment found holding bytes [start, end), else None."""
-        index = bisect.bisect_right(self._starts, start) - 1
-        if index < 0 or start >= end:
-            return None
-        last, comment = self._found[index]
-        return comment if end <= last else None
-
-    def add(self, comment) -> None:
-        first = comment.start_byte
-        index = bisect.bisect_right(self._starts, first)
-        self._starts.insert(index, first)
-        self._found.insert(index, (comment.end_byte, comment))
-
-
 class IdentifierIndex:
     """Each identifier of a file -> where it starts, in order (comments and strings included,
     as `_spelled` finds them); 4 bytes a place (a 50 MB file has millions). Made from the
     file's bytes when first asked, and shared by the contexts of one tree as the engine keeps
     it with the tree for the file's lint with facts (made once: 2.5 s of a 50 MB file). It
     also keeps what else is known of the tree's bytes for that lint: the places of whole-file
-    searches (`searched`), the tree's error nodes (`error_count`), its declarations and the
-    comments its lookups found."""
+    searches (`searched`), the tree's error nodes (`error_count`) and its declarations."""
 
     def __init__(self):
         self._places: dict[bytes, array] | None = None
         self.error_count: int | None = None  # the tree's error nodes (`CContext.error_count`)
-        self.comments = _Comments()  # the comments its lookups found (`CContext.at`)
         self.declarations = None  # the tree's `c_declarations` table, once made
         self.searched: dict[frozenset[str], tuple[tuple[int, int], ...]] = {}
         """Names -> where they are spelled in the whole file, for the searches made to the
@@ -400,14 +372,8 @@ class CContext(FileContext):
     def at(self, spans: Iterable[tuple[int, int]]) -> Iterator[tuple]:
         """(start, end, the smallest node holding them) for each of `spans` (byte offsets, in
         order: a search's matches)."""
-        comments = self.tree_index.comments
         for start, end in spans:
-            node = comments.holding(start, end)
-            if node is None:
-                node = self._path.move_to(start, end)
-                if node.type == "comment":
-                    comments.add(node)
-            yield start, end, node
+            yield start, end, self._path.move_to(start, end)
 
     def _spelled(self, names: frozenset[str], start: int, end: int) -> Iterator[tuple]:
         """`_spelled` over the file's bytes [start, end); past SEARCHES_BEFORE_INDEX searches
