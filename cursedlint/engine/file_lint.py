@@ -172,7 +172,7 @@ class FileLinter:
         gathered only where a linted file needs it (`looked_for`) summarizes it only once
         this file or one linted before it (`needed`: this file's needs) did: the index
         summarizes those before from their kept trees, where one does later (no file of
-        the C/C++ worst case needs the cloners' classes, made for its 528 C++ files)."""
+        the C/C++ worst case needs the cloners' classes, summarized for 528 of its files)."""
         import hashlib  # (only runs with an index need it)
 
         if self._summarizers is None:
