@@ -343,8 +343,8 @@ def test_stores_found_by_bytes_are_those_one_forward_pattern_finds():
 
 def test_the_fields_holding_functions_are_those_a_candidate_of_theirs_is_one_of():
     """`holding` and `doing` with `answering` ask only the fields whose entries name a
-    function asked about for their candidates: the same fields as asking every field, on
-    random graphs, overlaid or not."""
+    function asked about for their candidates (none where no entry of the graph names one):
+    the same fields as asking every field, on random graphs, overlaid or not."""
     import random
 
     chooser = random.Random(7)
@@ -370,7 +370,7 @@ def test_the_fields_holding_functions_are_those_a_candidate_of_theirs_is_one_of(
         graph = FunctionPointerGraph({f"/p/{n}.c": flows() for n in range(4)})
         if chooser.random() < 0.5:
             graph = graph.overlay("/p/0.c", flows())
-        wanted = set(chooser.sample(names, 2))
+        wanted = set(chooser.sample([*names, "g0", "g1", "g2"], 2))  # (g: named by none)
         assert graph.holding(wanted) == {
             field for field in graph.fields()
             if any(candidate.function in wanted for candidate in graph.candidates(field))}

@@ -121,6 +121,73 @@ def test_a_run_on_one_process_keeps_the_trees_of_two_workers(tmp_path, monkeypat
     assert len(parsed) == 2 and findings == []
 
 
+_IR_HEADER = """\
+#pragma once
+#include <sys/uio.h>
+#include <vector>
+
+namespace ir {
+
+class Node {
+ public:
+  virtual ~Node() = default;
+};
+
+class NodeMapping {
+ public:
+  Node* lookup(const Node* from) const;
+};
+
+class Block {
+ public:
+  std::vector<Node*> nodes;
+  Node* entry = nullptr;
+};
+
+inline ssize_t peekRemote(pid_t pid, void* local, void* remote, size_t len) {
+  struct iovec to = {local, len}, from = {remote, len};
+  return process_vm_readv(pid, &to, 1, &from, 1, 0);
+}
+
+}  // namespace ir
+"""
+_IR_CLONE = """\
+#include "a_ir.hpp"
+
+namespace ir {
+
+void cloneBlock(const Block* src, Block* dst, NodeMapping& mapping) {
+  for (Node* node : src->nodes) dst->nodes.push_back(mapping.lookup(node));
+  dst->entry = src->entry;
+}
+
+}  // namespace ir
+"""
+
+
+@pytest.mark.parametrize("cloning", [True, False])
+def test_classes_are_summarized_once_a_linted_file_needs_them(tmp_path, monkeypatch, cloning):
+    """The lint summarizes a file for the cloners' classes only once a file linted so far
+    needs them (one with a cloning function): the header linted first is summarized by the
+    index, from the tree the lint kept (each file parsed once), and the finding that needs
+    its declarations is made; where no file needs them, no file is summarized for them."""
+    import cursedlint.c.context as c_context
+    import cursedlint.rules.cloners as cloners
+
+    files = {"a_ir.hpp": _IR_HEADER, **({"b_clone.cpp": _IR_CLONE} if cloning else {})}
+    parsed, summarized = [], []
+    real_parse, real_summarize = c_context.parse, cloners.ClonerIndex.summarize
+    monkeypatch.setattr(c_context, "parse", lambda data, language: parsed.append(
+        data.count(b"\n")) or real_parse(data, language))
+    monkeypatch.setattr(cloners.ClonerIndex, "summarize", lambda self, context: summarized.append(
+        os.path.basename(context.source.path)) or real_summarize(self, context))
+    findings = harness.run_project(tmp_path, files, ["CUR501", "CUR601"])[1]
+    assert [(finding.code, finding.line) for finding in findings] == (
+        [("CUR501", 7)] if cloning else [])
+    assert sorted(summarized) == sorted(files if cloning else [])
+    assert sorted(parsed) == sorted(text.count("\n") for text in files.values())
+
+
 def test_python_trees_are_kept_within_one_workers_budget(monkeypatch):
     """A serial run's doubled budget is for C/C++ trees: a Python tree (an ast takes several
     times a C/C++ tree of its source) is kept only while the trees kept stay within one

@@ -880,6 +880,10 @@ class FunctionPointerGraph:
         `answering`: the only functions `does` may answer for (None: any); a field whose
         entries name none of them is passed over without making its candidates."""
         found = {}
+        if answering is not None and isinstance(answering, (set, frozenset, tuple)) and \
+                self._index["named"].isdisjoint(answering) and \
+                self._index_own["named"].isdisjoint(answering):
+            return found  # (no entry names one: no field's does, `_names_any`)
         for field in sorted(self.fields() if fields is None else set(fields)):
             if answering is not None and not self._names_any(field, answering):
                 continue
@@ -957,10 +961,15 @@ _FUNCTION_AT = (("stores", 1), ("loaded", 4), ("loaded_calls", 3))
 
 
 def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
-    index: dict[str, dict] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
-                              "defined": {}, "loaders": {}, "loaded": {},
-                              "loader_functions": {}, "loaded_calls": {}}
+    index: dict[str, Any] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
+                             "defined": {}, "loaders": {}, "loaded": {},
+                             "loader_functions": {}, "loaded_calls": {}}
+    named: set[str] = set()  # the functions entries name (stored, loaded, passed)
     for path, found in sorted(flows):
+        named.update(function for stored in found.stores.values() for function, _ in stored)
+        named.update(function for _, _, function, _ in found.passes)
+        named.update(entry[3] for entry in found.loaded)
+        named.update(entry[2] for entry in found.loaded_calls)
         for field, stored in found.stores.items():
             index["stores"].setdefault(field, []).extend(
                 (path, function, line) for function, line in stored)
@@ -988,6 +997,7 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
         for loader, position, function, field, line in found.loaded_calls:
             index["loaded_calls"].setdefault(field, []).append(
                 (path, loader, position, function, line))
+    index["named"] = named
     return index
 
 

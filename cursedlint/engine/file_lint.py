@@ -18,7 +18,9 @@ from cursedlint import notices
 import cursedlint.engine.suppressions as suppressions
 from cursedlint.context import TextContext
 import cursedlint.engine.reported_notices as reported
-from cursedlint.engine.indexer_looks import adds_triggers, lookups_of, needs, seeds_of, summarized
+from cursedlint.engine.indexer_looks import (
+    adds_triggers, looked_for, lookups_of, needs, seeds_of, summarized,
+)
 from cursedlint.engine.results import FileResult
 from cursedlint.findings import Span
 from cursedlint.languages import C, CPP, CYTHON, LANGUAGES, PYTHON, PYTHON_TREES, TEXT_LANGUAGES
@@ -82,6 +84,8 @@ class FileLinter:
         self._seeds: dict[str, set[str]] = {}  # indexer -> the linted file's first words
         self._lookups: dict[str, list[str]] = {}  # indexer -> what the linted file reads through
         self._summarizers: list | None = None
+        self._looked_for: dict[str, frozenset[str]] = {}  # `looked_for` of the indexing rules
+        self._needed: set[str] = set()  # the indexers the files linted so far need
         self._kept_trees: dict[str, tuple[bytes, Any, Any]] = {}  # path -> (bytes, tree, index)
         self._kept_bytes = self._kept_budget = KEPT_TREE_BYTES
 
@@ -163,23 +167,31 @@ class FileLinter:
                         self._lookups[indexer.name] = lookups
         return wanted, triggering
 
-    def _index_summaries(self, context, seeds: dict[str, list[str]]
+    def _index_summaries(self, context, seeds: dict[str, list[str]], needed: list[str]
                          ) -> list[tuple[str, str, Any]]:
         """What the index would make of this C/C++ file, from this parse: the summaries of
         the indexers of the enabled rules that find the file worth summarizing, or whose first
         round will find it by the words it gave them (`seeds`: its own functions, say) (as
         `ProjectIndex._summarize` does: None when the summarizer fails). (The Python index
         summarizes only the modules the linted files lead to, a few of all: summarizing
-        every linted module instead cost the stdlib worst case 3x its time.)"""
+        every linted module instead cost the stdlib worst case 3x its time.) An indexer
+        gathered only where a linted file needs it (`looked_for`) summarizes it only once
+        this file or one linted before it (`needed`: this file's needs) did: the index
+        summarizes those before from their kept trees, where one does later (no file of
+        the C/C++ worst case needs the cloners' classes, summarized for 528 of its files)."""
         import hashlib  # (only runs with an index need it)
 
         if self._summarizers is None:
-            self._summarizers = summarized(
-                indexer for rule in self.indexing_rules() for indexer in rule.indexers())
+            rules = self.indexing_rules()
+            self._summarizers = summarized(indexer for rule in rules for indexer in rule.indexers())
+            self._looked_for = looked_for(rules)
+        self._needed.update(needed)
         made = []
         digest = None
         for indexer in self._summarizers:
-            if context.source.language not in indexer.languages or not (
+            serves = self._looked_for.get(indexer.name)
+            if (serves is not None and self._needed.isdisjoint(serves)) or \
+                    context.source.language not in indexer.languages or not (
                     indexer.worth_summarizing(context.source, self.settings) or
                     seeds.get(indexer.name) and indexer.pattern(indexer.searched_as(
                         seeds[indexer.name]), True).search(context.source.data)):
@@ -313,7 +325,8 @@ class FileLinter:
             self._seeds.clear()
             self._lookups = {}
             if self.summarize_for_index and result.needs and source.language in (C, CPP):
-                result.index_summaries = self._index_summaries(context, result.seeds)
+                result.index_summaries = self._index_summaries(context, result.seeds,
+                                                                result.needs)
                 self._keep_tree(context)
             elif result.deferred or (self.summarize_for_index and result.needs):
                 self._keep_tree(context)  # for the index, and its lint with the facts

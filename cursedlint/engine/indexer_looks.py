@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from cursedlint.project.index import FactError
+from cursedlint.project.index import FactError, Indexer
 from cursedlint.rule import Rule
 
 
@@ -19,6 +19,25 @@ def summarized(indexers: Iterable) -> list:
         for one in indexer.summarizers:
             found.setdefault(one.name, one)
     return list(found.values())
+
+
+def looked_for(rules: Iterable[type[Rule]]) -> dict[str, frozenset[str]]:
+    """Summarizer name -> the indexers it serves, for the summarizers (of `rules`' indexers)
+    whose every indexer the run gathers only where a linted file's look says it needs it
+    (`Indexer.needed_by`): not one whose facts add triggers or gate a rule's words, nor one
+    whose look is always yes."""
+    always = {indexer.name for rule in rules if adds_triggers(rule) or rule.fact_gated
+              for indexer in rule.indexers()}
+    served: dict[str, set[str]] = {}
+    eager: set[str] = set()
+    for rule in rules:
+        for indexer in rule.indexers():
+            looks = type(indexer).needed_by is not Indexer.needed_by
+            for one in indexer.summarizers:
+                served.setdefault(one.name, set()).add(indexer.name)
+                if not looks or indexer.name in always:
+                    eager.add(one.name)
+    return {name: frozenset(names) for name, names in served.items() if name not in eager}
 
 
 def adds_triggers(rule: type[Rule]) -> bool:
