@@ -107,16 +107,22 @@ def _has_device() -> bool:
         and count.value > 0
 
 
+def run_case(tmp_path, program: str, *arguments: str) -> dict:
+    """Run one case's program in its own process (a failed capture may leave state behind),
+    given `arguments` and the CUDA libraries' paths; the result codes it prints as JSON."""
+    path = tmp_path / "case.py"
+    path.write_text(textwrap.dedent(program))
+    done = subprocess.run([sys.executable, str(path), *arguments, CUDA, RUNTIME],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 @pytest.mark.skipif(not _has_device(), reason="needs the CUDA driver, libcudart and a GPU")
 @pytest.mark.parametrize("case", CASES, ids="-".join)
 def test_device_sync_beside_a_capture_fails(case, tmp_path):
     mode, thread, call = case
-    program = tmp_path / "guard.py"
-    program.write_text(textwrap.dedent(PROGRAM))
-    done = subprocess.run([sys.executable, str(program), mode, thread, call, CUDA, RUNTIME],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    codes = json.loads(done.stdout)
+    codes = run_case(tmp_path, PROGRAM, mode, thread, call)
     print(f"{mode} {thread} {call}: {codes}")
     assert codes["begin"] == 0 and codes["memset"] == 0
     assert codes["query"] == 0 and codes["status"] == 0  # the guard lets the call through

@@ -17,20 +17,13 @@ the documentation says of each case.
 
 from __future__ import annotations
 
-import ctypes
-import json
-import subprocess
-import sys
-import textwrap
-
 import pytest
 
 from cursedlint.registry import collect
 from cursedlint.rules import graph_capture
 
 from harness import lint
-from test_capture_alloc_gpu import CUDA, RUNTIME
-from test_capture_guard_gpu import _has_device
+from test_capture_guard_gpu import _has_device, run_case
 
 RULES = collect([graph_capture])
 
@@ -108,12 +101,7 @@ def test_linter_verdict(mode, reported):
 @pytest.mark.parametrize("case", CASES, ids="-".join)
 def test_sibling_call_beside_a_capture(case, tmp_path):
     mode, call, kind = case
-    program = tmp_path / "sibling.py"
-    program.write_text(textwrap.dedent(PROGRAM))
-    done = subprocess.run([sys.executable, str(program), mode, call, kind, CUDA, RUNTIME],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    codes = json.loads(done.stdout)
+    codes = run_case(tmp_path, PROGRAM, mode, call, kind)
     print(f"{mode} {call} {kind}: {codes}")
     assert codes["begin"] == 0 and codes["memset"] == 0
     if kind == "blocking":  # legacy-stream use while a blocking stream captures: every mode

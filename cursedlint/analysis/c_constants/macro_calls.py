@@ -8,11 +8,10 @@ from __future__ import annotations
 import re
 
 from cursedlint.analysis.c_constants.syntax import (
-    _CONTINUATION, _Env, _UNIT_BODIES, _is_whole_expression, _named_children, _only_child,
+    _CONTINUATION, _Env, _UNIT_BODIES, _is_whole_expression, _named_children, _parsed_alone,
     _single, _tests_own_name,
 )
 from cursedlint.analysis.c_constants.types import _NOTHING, _Value, _beyond_steps
-from cursedlint.c.context import parse
 
 
 _TOKENS = re.compile(rb"\.?\d(?:[eEpP][-+]|[\w.])*|[A-Za-z_]\w*|\s+|.", re.DOTALL)
@@ -101,13 +100,4 @@ class MacroCallRules:
         text = b"".join(replacing.get(token, token) for token in _TOKENS.findall(text))
         if _beyond_steps(text):
             return None, None
-        source = b"int __cursedlint_macro__ = (" + text + b"\n);"
-        tree = parse(source, self.context.language)
-        declaration = _only_child(tree.root_node)
-        if tree.root_node.has_error or declaration is None or declaration.type != "declaration":
-            return None, None
-        initializer = declaration.child_by_field_name("declarator").child_by_field_name("value")
-        if (initializer is None or initializer.type != "parenthesized_expression"
-                or initializer.end_byte != len(source) - 1):
-            return None, None
-        return tree, _only_child(initializer)
+        return _parsed_alone(text, self.context.language)

@@ -14,12 +14,11 @@ from cursedlint.analysis.c_constants.syntax import (
     _BLOCKS, _CONTINUATION, _DECLARATOR_OWNERS, _DECLARING, _MACRO_DIRECTIVES, _MACRO_NAME,
     _PRAGMA, _RECORDS, _TAG_OWNERS, _TYPE_PARAMETERS, _UNIT_BODIES, _UNRESOLVED, _Def, _Env,
     _Named, _declarator_like, _declared_names, _definition, _is_plain, _is_whole_expression,
-    _items, _leads_to, _only_child, _single, _split_name, _tests_own_name,
+    _items, _leads_to, _only_child, _parsed_alone, _single, _split_name, _tests_own_name,
 )
 from cursedlint.analysis.c_constants.types import (
     _INT, _NOTHING, _Int, _Value, _adds_nothing, _beyond_steps, _converted, _promoted_enum_type,
 )
-from cursedlint.c.context import parse
 from cursedlint.python.consteval import UNKNOWN
 
 
@@ -170,16 +169,7 @@ class SymbolRules:
         text = _CONTINUATION.sub(b" ", text)
         if _beyond_steps(text):
             return None, None  # parsing it would cost far more than evaluating may
-        source = b"int __cursedlint_macro__ = (" + text + b"\n);"
-        tree = parse(source, self.context.language)
-        declaration = _only_child(tree.root_node)
-        if tree.root_node.has_error or declaration is None or declaration.type != "declaration":
-            return None, None
-        initializer = declaration.child_by_field_name("declarator").child_by_field_name("value")
-        if (initializer is None or initializer.type != "parenthesized_expression"
-                or initializer.end_byte != len(source) - 1):
-            return None, None  # the body does not stand alone: `1) + (2`
-        return tree, _only_child(initializer)
+        return _parsed_alone(text, self.context.language)
 
     def _lookup(self, name: str, qualifier: tuple, anchor, tables: str) -> tuple[Any, list]:
         """(key, declarations) that `name` refers to at `anchor`: the innermost visible

@@ -7,7 +7,7 @@ import re
 from itertools import islice
 from typing import Any, Iterator, NamedTuple
 
-from cursedlint.c.context import children
+from cursedlint.c.context import children, parse
 
 
 # Declarations a name is found in, from the token spelling it: the owner of a declarator -> kind.
@@ -287,3 +287,19 @@ _WHOLE_EXPRESSION_PARENTS = frozenset({
 def _single(found: set, default: Any) -> Any:
     """The one answer all definitions agree on, else `default`."""
     return next(iter(found)) if len(found) == 1 else default
+
+
+def _parsed_alone(text: bytes, language) -> tuple:
+    """(tree, expression) of a macro body's text parsed as one expression on its own, or
+    (None, None) where it does not stand alone (`1) + (2`); the tree is returned so that the
+    expression's nodes stay valid."""
+    source = b"int __cursedlint_macro__ = (" + text + b"\n);"
+    tree = parse(source, language)
+    declaration = _only_child(tree.root_node)
+    if tree.root_node.has_error or declaration is None or declaration.type != "declaration":
+        return None, None
+    initializer = declaration.child_by_field_name("declarator").child_by_field_name("value")
+    if (initializer is None or initializer.type != "parenthesized_expression"
+            or initializer.end_byte != len(source) - 1):
+        return None, None
+    return tree, _only_child(initializer)
