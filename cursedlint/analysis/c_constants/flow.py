@@ -23,6 +23,7 @@ _MODIFYING = frozenset({"assignment_expression", "update_expression", "pointer_e
                         "gnu_asm_output_operand", "init_declarator"})
 _READ_BY_WRITES = _MODIFYING | _JUMP_TARGETS | _CALLS | {"compound_statement", "lambda_expression"}
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+_WALKED = _READ_BY_WRITES | {"function_definition"}
 _NESTED = 32
 """Functions nested in functions whose `_Writes` are taken from the nested one's (deeper:
 walked again, with the same result), a bound on the recursion."""
@@ -280,10 +281,12 @@ class FlowRules:
         skip = [False]
         for node in _descendants_but(function, skip):
             kind = node.type
-            if kind == "function_definition" and depth < _NESTED:
+            if kind not in _WALKED:
+                continue
+            if kind == "function_definition":
                 while lambda_ends and node.start_byte >= lambda_ends[-1]:
                     lambda_ends.pop()
-                if not lambda_ends:
+                if not lambda_ends and depth < _NESTED:
                     skip[0] = True
                     nested = self._nested_writes(node, depth + 1)
                     for path, found in nested.assignments.items():
@@ -291,8 +294,6 @@ class FlowRules:
                     for kept, given in zip((labels, taken, written, in_lambdas, calls),
                                            nested[1:]):
                         kept.extend(given)
-                    continue
-            if kind not in _READ_BY_WRITES:
                 continue
             while lambda_ends and node.start_byte >= lambda_ends[-1]:
                 lambda_ends.pop()
