@@ -836,8 +836,10 @@ def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
     starters = reach.reached(before & cone, 2)
     owners = {function.owner for function in functions if function.name in up
               and function.owner and function.owner != function.name}
-    entries = {entry for name in starters | up for start in reach.starts_in(name)
+    entries = {entry for name in starters for start in reach.starts_in(name) if start.left
                for entry in start.entries}
+    entries.update(entry for name in up for start in reach.starts_in(name)
+                   for entry in start.entries)
     entries.update(entry for owner in owners for _, start in reach.constructor_starts(owner)
                    for entry in start.entries)
     found = cone | entries | owners
@@ -847,13 +849,14 @@ def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
 
 
 def _thread_cone(reach: ThreadReach) -> set[str]:
-    """The project functions that may start a thread (`ThreadReach.leaves`) or join one
-    (`ThreadReach.joins`) through calls: those doing it, and their callers to 2 calls, each
-    defined once in the facts so far. Every file starting or joining one holds a word of
-    `STARTS_AND_JOINS`, or names a container its start puts the thread into (declared with
-    one), so searched from there, name by name, the cone is whole: a function outside it
-    starts and joins none, whether or not its files were read."""
-    doing = {name for name in reach._started_by if reach.defined(name)}
+    """The project functions that may start a thread left running (`ThreadReach.leaves`, which
+    reads no other start) or join one (`ThreadReach.joins`) through calls: those doing it, and
+    their callers to 2 calls, each defined once in the facts so far. Every file starting or
+    joining one holds a word of `STARTS_AND_JOINS`, or names a container its start puts the
+    thread into (declared with one), so searched from there, name by name, the cone is whole:
+    a function outside it starts and joins none, whether or not its files were read."""
+    doing = {name for name, found in reach._started_by.items()
+             if any(start.left for _, start in found) and reach.defined(name)}
     doing.update(name for name, defined in reach._definitions.items() if len(defined) == 1
                  and any(called in JOINS for called, _ in defined[0][1].calls))
     cone, level = set(doing), doing
