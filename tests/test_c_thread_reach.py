@@ -3,18 +3,25 @@ at once, and which names resolve across files."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 
-from cursedlint.analysis.c_thread_reach import ThreadReach, thread_facts
+from cursedlint.analysis.c_thread_reach import C_THREAD_REACH, ThreadReach, thread_facts
 from cursedlint.c.context import CContext, parse
+from cursedlint.engine import Linter
+from cursedlint.project.index import ProjectIndex
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 
 
-def facts_of(code: str, path: str = "a.cpp"):
+def facts_context(code: str, path: str = "a.cpp", language: str = "cpp") -> CContext:
     data = textwrap.dedent(code).encode()
-    return thread_facts(CContext(Source.from_bytes(path, data, "cpp"),
-                                 Settings(enabled=frozenset()), parse(data, "cpp")))
+    return CContext(Source.from_bytes(path, data, language), Settings(enabled=frozenset()),
+                    parse(data, language))
+
+
+def facts_of(code: str, path: str = "a.cpp"):
+    return thread_facts(facts_context(code, path))
 
 
 def several(code: str) -> dict[str, str]:
@@ -158,3 +165,46 @@ def test_a_constructor_initializer_starts_a_thread_only_in_a_thread_member():
         (("notify",), "on_done_"), (("count",), "sizes_"), (("loop",), "loop_thread_")}
     reach = ThreadReach({"worker.h": header, "worker.cpp": source})
     assert [start.holder for _, start in reach.constructor_starts("Worker")] == ["loop_thread_"]
+
+
+def _capture_project(tmp_path, before: str):
+    """A capture in `record` after the calls `before`; `launch_all` starts, two calls down, a
+    thread left running in a vector of threads declared in a header (`spawn.cpp` holds no
+    thread word), whose code calls CUDA; `finish` joins it, two calls down; `get` is defined
+    in 4 files that start and join nothing."""
+    files = {
+        "capture.cu": "void record(cudaStream_t s) {\n  " + before
+                      + "\n  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n}\n",
+        "launch.cpp": "void launch_all() { spawn(); }\n",
+        "pool.h": "struct Pool { std::vector<std::thread> pool_; };\n",
+        "spawn.cpp": "void Pool::spawn() { pool_.emplace_back(work); }\n",
+        "work.cu": "void work() { cudaMemcpy(dst, src, 4, cudaMemcpyDefault); }\n",
+        "finish.cpp": "void finish() { stop(); }\nvoid stop() { drain(); }\n",
+        "drain.cpp": "void Pool::drain() { for (auto &t : pool_) t.join(); }\n",
+        **{f"get{n}.cpp": f"int get() {{ return {n}; }}\nint use{n}() {{ return get(); }}\n"
+           for n in range(4)},
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    paths = [(str(tmp_path / name), "cpp")
+             for name in sorted(files)]
+    settings = Settings(enabled=frozenset())
+    index = ProjectIndex(paths, settings, Linter(settings, {}).parse_for_index)
+    seeds = C_THREAD_REACH.seed_words(facts_context((tmp_path / "capture.cu").read_text(),
+                                                    str(tmp_path / "capture.cu")))
+    facts = index.facts(C_THREAD_REACH, seeds)
+    return ThreadReach(facts), {os.path.basename(path) for path in facts}
+
+
+def test_threads_running_at_a_capture_are_searched_up_from_the_starts(tmp_path):
+    reach, read = _capture_project(tmp_path, "get(); launch_all(); get();")
+    running = list(reach.running_at("record", 3))
+    assert [[step.name for step in found.to_start] for found in running] == [
+        ["record", "launch_all", "spawn"]]
+    assert running[0].cuda[2] == "cudaMemcpy"
+    assert not any(name.startswith("get") for name in read)  # (no definition of get read)
+
+
+def test_a_join_two_calls_down_from_a_later_call_ends_the_thread(tmp_path):
+    reach, _ = _capture_project(tmp_path, "launch_all(); finish();")
+    assert list(reach.running_at("record", 3)) == []

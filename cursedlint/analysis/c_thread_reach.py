@@ -55,6 +55,9 @@ operands of `&&`/`||`, `_conditional`)."""
 _DEFINITIONS = frozenset({"function_definition", "lambda_expression"})
 JOINS = frozenset({"join", "pthread_join"})
 """Calls that wait for a thread: `t.join()`, `pthread_join(t, ...)`."""
+STARTS_AND_JOINS = frozenset({"thread", "jthread", "pthread_create", "async", *JOINS})
+"""The words every file starting or joining a thread holds, but one putting a thread into a
+container it does not declare (`CStart.holder`)."""
 _VECTOR = LazyPattern(r"vector(?<!\wvector)\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
 _THREAD_ELEMENT = LazyPattern(r"\s*(?:std::)?j?thread\s*")
 _THREAD_OBJECT = LazyPattern(
@@ -804,10 +807,11 @@ class CThreadReachIndex(Indexer):
     files' captures (`seed_words`): up from each function holding a global-mode begin
     capture to its callers (the files naming it), round by round, with the functions that
     start a thread on one of them (their callers may loop); down from the calls in capture
-    regions to the functions they call; across to the threads started before a capture, by
-    the functions called before the call leading to it, and to what those threads run; up to
-    `MAX_DEPTH` rounds. A name searched is found in every file holding it, so each of its
-    definitions is known."""
+    regions to the functions they call; across to the threads started before a capture: up
+    from the files holding a thread start's or a join's words to the functions that may start
+    or join one through calls (`_thread_cone`), not down from every function called before it,
+    and to what those threads run; up to `MAX_DEPTH` rounds. A name searched is found in every
+    file holding it, so each of its definitions is known."""
 
     name = "c-thread-reach"
     languages = (C, CPP)
@@ -825,8 +829,15 @@ class CThreadReachIndex(Indexer):
         return bool(context.calls(C_BEGINS))
 
     def seed_words(self, context):
+        """The capturing functions and the names called in regions; with a global-mode
+        capture, the words of thread starts and joins (`STARTS_AND_JOINS`), from which the
+        threads running when it begins are found (`_thread_cone`)."""
         facts = thread_facts(context)
-        return _outward(facts.functions, facts.regions) if facts is not None else ()
+        if facts is None:
+            return ()
+        words = _outward(facts.functions, facts.regions)
+        return words | STARTS_AND_JOINS if any(
+            function.capture is not None for function in facts.functions) else words
 
     def summarize(self, context):
         return thread_facts(context)
@@ -851,17 +862,18 @@ class CThreadReachIndex(Indexer):
                   if start.starter and set(start.entries) & words}
         for name in reach.reached(regions):
             words.update(called for called, _ in reach.defined(name)[1].calls)
-        holders = {start.holder for found in facts.values() for start in found.starts
-                   if start.holder}  # (every declaration of a container threads go into)
+        holders = {name for found in facts.values() for name in (*found.vectors, *found.threads)}
+        # (every start into a container of threads, and every declaration of its name)
         return words | holders | _started_earlier(reach, functions, words)
 
 
 def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
     """What `ThreadReach.running_at` reads beyond the capturing functions and their callers
-    (`up`): the functions called before the call of one of them (or before the capture), and
-    what those call, for the threads they leave running; the constructors of the classes of
-    those that are member functions (`ThreadReach.constructed`); the functions those threads
-    run, and what those call, for their CUDA calls."""
+    (`up`): the functions that may start or join a thread through calls (`_thread_cone`:
+    those called before the call of one of them, or before the capture, answer `leaves` and
+    `joins` from them alone); the constructors of the classes of those that are member
+    functions (`ThreadReach.constructed`); the functions the threads that the functions
+    called before may start run, and what those call, for their CUDA calls."""
     from cursedlint.analysis.c_capture import C_BEGINS, C_CUDA_CALL
 
     before: set[str] = set()
@@ -870,17 +882,39 @@ def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
             last = max((index for index, (called, _) in enumerate(function.calls)
                         if called in up or called in C_BEGINS), default=0)
             before.update(called for called, _ in function.calls[:last])
-    starters = reach.reached(before, 1)
+    cone = _thread_cone(reach)
+    starters = reach.reached(before & cone, 2)
     owners = {function.owner for function in functions if function.name in up
               and function.owner and function.owner != function.name}
-    entries = {entry for name in starters | up for start in reach.starts_in(name)
+    entries = {entry for name in starters for start in reach.starts_in(name) if start.left
                for entry in start.entries}
+    entries.update(entry for name in up for start in reach.starts_in(name)
+                   for entry in start.entries)
     entries.update(entry for owner in owners for _, start in reach.constructor_starts(owner)
                    for entry in start.entries)
-    found = before | entries | owners
-    for name in starters | reach.reached(entries):
+    found = cone | entries | owners
+    for name in reach.reached(entries):
         found.update(called for called, _ in reach.defined(name)[1].calls)
     return {name for name in found if not C_CUDA_CALL.fullmatch(name) and name not in JOINS}
+
+
+def _thread_cone(reach: ThreadReach) -> set[str]:
+    """The project functions that may start a thread left running (`ThreadReach.leaves`, which
+    reads no other start) or join one (`ThreadReach.joins`) through calls: those doing it, and
+    their callers to 2 calls, each defined once in the facts so far. Every file starting or
+    joining one holds a word of `STARTS_AND_JOINS`, or names a container its start puts the
+    thread into (declared with one), so searched from there, name by name, the cone is whole:
+    a function outside it starts and joins none, whether or not its files were read."""
+    doing = {name for name, found in reach._started_by.items()
+             if any(start.left for _, start in found) and reach.defined(name)}
+    doing.update(name for name, defined in reach._definitions.items() if len(defined) == 1
+                 and any(called in JOINS for called, _ in defined[0][1].calls))
+    cone, level = set(doing), doing
+    for _ in range(2):
+        level = {caller for name in level for caller, _ in reach._callers.get(name, ())
+                 if caller not in cone}
+        cone |= level
+    return cone
 
 
 def _outward(functions, regions) -> set[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from bisect import bisect_left
 from collections import defaultdict
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.c_constants.syntax import (
     _IDENTIFIERS, _Def, _Env, _declarator_chain, _only_child,
@@ -23,6 +23,10 @@ _MODIFYING = frozenset({"assignment_expression", "update_expression", "pointer_e
                         "gnu_asm_output_operand", "init_declarator"})
 _READ_BY_WRITES = _MODIFYING | _JUMP_TARGETS | _CALLS | {"compound_statement", "lambda_expression"}
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+_WALKED = _READ_BY_WRITES | {"function_definition"}
+_NESTED = 32
+"""Functions nested in functions whose `_Writes` are taken from the nested one's (deeper:
+walked again, with the same result), a bound on the recursion."""
 
 
 class _Target(NamedTuple):
@@ -50,6 +54,28 @@ class _Writes(NamedTuple):
     written: list
     in_lambdas: list
     calls: list
+
+
+def _descendants_but(node, skip: list[bool]) -> Iterator:
+    """`descendants(node)`, but the nodes under one yielded are not walked where the caller
+    sets `skip[0]` before asking for the next (it is then reset)."""
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return
+    depth = 1
+    while True:
+        current = cursor.node
+        if current.is_named:
+            yield current
+        if not skip[0] and cursor.goto_first_child():
+            depth += 1
+            continue
+        skip[0] = False
+        while not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+            if depth == 0:
+                return
 
 
 def _field_path(node) -> tuple[str, ...] | None:
@@ -242,19 +268,32 @@ class FlowRules:
     def _writes(self, function) -> _Writes:
         """What `function` does to its variables (see `_Writes`), read once for every
         evaluator of the file (the file's provenance and its registrations' each have one)."""
-        key = ("writes", function.id)
-        if key not in self._memo:
-            self._memo[key] = self.context.shared(("c-consteval-writes", function.id),
-                                                  lambda: self._read_writes(function))
-        return self._memo[key]
+        return self._nested_writes(function, 0)
 
-    def _read_writes(self, function) -> _Writes:
+    def _read_writes(self, function, depth: int = 0) -> _Writes:
+        """`_Writes` of one walk of `function`; a function nested in it (tree-sitter misreads
+        a macro's body so, holding functions of megabytes nested 5 deep) outside its lambdas
+        taken from that function's own `_Writes`, made or shared once (its walk is the same
+        part of this one: 19 MB walked for a 10 MB file)."""
         assignments: dict[tuple, list] = defaultdict(list)
         labels, taken, written, in_lambdas, calls = [], [], [], [], []
         lambda_ends: list[int] = []  # of the lambdas around the node
-        for node in descendants(function):
+        skip = [False]
+        for node in _descendants_but(function, skip):
             kind = node.type
-            if kind not in _READ_BY_WRITES:
+            if kind not in _WALKED:
+                continue
+            if kind == "function_definition":
+                while lambda_ends and node.start_byte >= lambda_ends[-1]:
+                    lambda_ends.pop()
+                if not lambda_ends and depth < _NESTED:
+                    skip[0] = True
+                    nested = self._nested_writes(node, depth + 1)
+                    for path, found in nested.assignments.items():
+                        assignments[path].extend(found)
+                    for kept, given in zip((labels, taken, written, in_lambdas, calls),
+                                           nested[1:]):
+                        kept.extend(given)
                 continue
             while lambda_ends and node.start_byte >= lambda_ends[-1]:
                 lambda_ends.pop()
@@ -286,6 +325,16 @@ class FlowRules:
             found.sort(key=lambda item: item[0])  # a nested block's come after its own
         written.sort(key=lambda item: item[0])
         return _Writes(dict(assignments), labels, taken, written, in_lambdas, calls)
+
+    def _nested_writes(self, function, depth: int) -> _Writes:
+        """`_writes` of a function nested in one being walked (its lists sorted already:
+        spliced whole where the walk met it, the sorts of the walk around it keep the order
+        one walk gives)."""
+        key = ("writes", function.id)
+        if key not in self._memo:
+            self._memo[key] = self.context.shared(("c-consteval-writes", function.id),
+                                                  lambda: self._read_writes(function, depth))
+        return self._memo[key]
 
     def _modified_target(self, node):
         """What `node` writes or takes the address of: the left of an assignment, the operand of
