@@ -210,8 +210,10 @@ def _parents(node) -> Iterator:
         parent = parent.parent
 
 
-def descendants(node) -> Iterator:
-    """The named nodes under `node`, in source order (a cursor walk: no lists held)."""
+def descendants(node, skip: list[bool] | None = None) -> Iterator:
+    """The named nodes under `node`, in source order (a cursor walk: no lists held). With
+    `skip`, the nodes under the one last yielded are not walked where the caller set
+    `skip[0]` before asking for the next (it is then reset)."""
     cursor = node.walk()
     if not cursor.goto_first_child():
         return
@@ -220,7 +222,9 @@ def descendants(node) -> Iterator:
         current = cursor.node
         if current.is_named:
             yield current
-        if cursor.goto_first_child():
+        if skip is not None and skip[0]:
+            skip[0] = False
+        elif cursor.goto_first_child():
             depth += 1
             continue
         while not cursor.goto_next_sibling():

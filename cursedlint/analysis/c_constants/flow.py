@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from bisect import bisect_left
 from collections import defaultdict
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from cursedlint.analysis.c_constants.syntax import (
     _IDENTIFIERS, _Def, _Env, _declarator_chain, _only_child,
@@ -54,28 +54,6 @@ class _Writes(NamedTuple):
     written: list
     in_lambdas: list
     calls: list
-
-
-def _descendants_but(node, skip: list[bool]) -> Iterator:
-    """`descendants(node)`, but the nodes under one yielded are not walked where the caller
-    sets `skip[0]` before asking for the next (it is then reset)."""
-    cursor = node.walk()
-    if not cursor.goto_first_child():
-        return
-    depth = 1
-    while True:
-        current = cursor.node
-        if current.is_named:
-            yield current
-        if not skip[0] and cursor.goto_first_child():
-            depth += 1
-            continue
-        skip[0] = False
-        while not cursor.goto_next_sibling():
-            cursor.goto_parent()
-            depth -= 1
-            if depth == 0:
-                return
 
 
 def _field_path(node) -> tuple[str, ...] | None:
@@ -279,7 +257,7 @@ class FlowRules:
         labels, taken, written, in_lambdas, calls = [], [], [], [], []
         lambda_ends: list[int] = []  # of the lambdas around the node
         skip = [False]
-        for node in _descendants_but(function, skip):
+        for node in descendants(function, skip):
             kind = node.type
             if kind not in _WALKED:
                 continue
