@@ -352,9 +352,11 @@ def _stored(context, provenance, value) -> Given:
     return _UNKNOWN
 
 
-_MAY_BE_PAGES = LazyPattern(r"\d|page|pgsz|sysconf|[A-Z_]{3,}\s*\(", re.I)
+_MAY_BE_PAGES = LazyPattern(r"\d|page|pgsz|sysconf|(?<![A-Z_])[A-Z_]{3,}\s*\(", re.I)
 """An argument that may be whole pages (a number, the page size, a rounding macro): only
-these are evaluated (`Given.pages`; a local given the page size is taken for not known)."""
+these are evaluated (`Given.pages`; a local given the page size is taken for not known). A
+name's letters are tried from its first only: tried from each, a long name without `(` after
+it cost the square of its length."""
 _BARE = re.compile(rb"(?<![\w$.>:&*])[A-Za-z_]\w*(?=\s*[,;})])")
 """A name followed by what ends a value (`f,` `f;` `f)` `f}`): a candidate function value."""
 
