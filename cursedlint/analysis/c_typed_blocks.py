@@ -43,7 +43,11 @@ _SHARED, _CALLS_ALLOCATOR = "c-type-creations", "c-calls-allocator"  # `FileCont
 
 _ALLOCATING = LazyPattern(r"[Aa]lloc|ALLOC|memalign|^mmap(?:64)?$")
 """The names of the calls that may allocate the object they are given or return."""
-_ALLOCATING_BYTES = LazyPattern(rb"(?:[Aa]lloc|ALLOC|memalign|mmap)\w*\s*\(")
+_ALLOCATING_BYTES = LazyPattern(rb"(?:[Aa]lloc|ALLOC|memalign|mmap)"
+                                rb"(?:(?![Aa]lloc|ALLOC|memalign|mmap)\w)*\s*\(")
+"""A call of a name holding one of those words. The rest of a name is read from the word's
+last occurrence in it only (the same calls): read from each, a long name made of the words
+cost its length squared."""
 _WHOLE = frozenset({*LIBRARY_PAGE_OUTS, "mmap", "mmap64"})
 """The library's allocators whose every block is whole pages of its own."""
 _POINTERS = frozenset({"unique_ptr", "shared_ptr", "weak_ptr"})
