@@ -104,22 +104,27 @@ their headers may define)."""
 _GIVEN_PARAMETER = LazyPattern(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
 """`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_CALL_AFTER = re.compile(rb"\w*(?=\s*\()")
+_REST_OF_NAME = re.compile(rb"\w*")
+_CALL_OPENS = re.compile(rb"\s*\(")
 _NAME_BEFORE = LazyPattern(rb"[A-Za-z_]\w*$")
 
 
 def _named_like_api(data: bytes) -> frozenset[str]:
     """The names called in `data` that hold a registration API's (`wrap_ibv_reg_mr(`), found
-    by `bytes.find` (a pattern starting anywhere in a name tries every byte)."""
+    by `bytes.find` (a pattern starting anywhere in a name tries every byte). A name is read
+    once, from the API's first occurrence in it (read from each, a name made of the API's
+    repeated cost its length squared in time and in the names kept)."""
     found = set()
     for name in APIS:
         word = name.encode()
         at = data.find(word)
+        end = -1
         while at >= 0:
-            end = _CALL_AFTER.match(data, at + len(word))
-            if end:
-                start = _NAME_BEFORE.search(data, max(0, at - 64), at)
-                found.add(data[start.start() if start else at:end.end()].decode("latin-1"))
+            if at + len(word) > end:  # (a later occurrence in the same name: read; an API's
+                end = _REST_OF_NAME.match(data, at + len(word)).end()  # name is all \w)
+                if _CALL_OPENS.match(data, end):
+                    start = _NAME_BEFORE.search(data, max(0, at - 64), at)
+                    found.add(data[start.start() if start else at:end].decode("latin-1"))
             at = data.find(word, at + len(word))
     return frozenset(found)
 
