@@ -70,14 +70,18 @@ def region_at(context, pragma) -> Region | None:
 
 def regions_in(context, body) -> Iterator[Region]:
     """The parallel regions in `body` (nested ones too), found from the file's directives."""
-    for start, region in context.shared(Region, lambda: _file_regions(context)):
+    for start, region in _file_regions(context):
         if body.start_byte <= start < body.end_byte:
             yield region
 
 
 def _file_regions(context) -> list[tuple[int, Region]]:
-    """(byte offset, region) of the file's parallel regions: the directives are found in its
-    bytes, then their nodes."""
+    """(byte offset, region) of the file's parallel regions, once per file: the directives
+    are found in its bytes, then their nodes."""
+    return context.shared(Region, lambda: _found_regions(context))
+
+
+def _found_regions(context) -> list[tuple[int, Region]]:
     found = []
     for match in _DIRECTIVE.finditer(context.source.data):
         node = context.root.descendant_for_byte_range(match.start(), match.start())
@@ -107,7 +111,7 @@ def team_of(context, node) -> tuple[Region, list] | None:
     threads of its team run meanwhile: the other sections where `node` is in one, else what
     every thread runs (`everyone_runs`); None outside any. (Read from the file's regions: a
     walk over siblings would climb the tree again at each level.)"""
-    holding = [region for _, region in context.shared(Region, lambda: _file_regions(context))
+    holding = [region for _, region in _file_regions(context)
                if region.block.start_byte <= node.start_byte < region.block.end_byte]
     scope = next((parent for parent in context.ancestors(node) if parent.type in _SCOPES),
                  None) if holding else None
