@@ -124,19 +124,23 @@ class UnusedSuppression(Notice):
 class TooLargeFile(Notice):
     """## What it does
     Reports a file that holds a rule's trigger words but is larger than `max-file-size`
-    (default 2 MiB): it is searched for the words, but not parsed or checked.
+    (default 2 MiB): it is searched for the words, but not parsed or checked. Likewise a
+    C/C++ file whose parse ran past its budget (a second of CPU and two per MB): some text
+    no compiler accepts (many `/*` with no `*/` after them, `#include <` repeated on one
+    line) makes tree-sitter's time grow with the square of the file.
 
     ## Why it is cursed
     Parsing costs memory: a Python syntax tree takes about 100 to 250 times the size of the
     source, so one generated or minified file of tens of megabytes would take gigabytes, in
-    every pre-commit run and CI job. An unchecked file is reported rather than passed over.
+    every pre-commit run and CI job; a 2 MiB file of the text above would take tree-sitter
+    about twenty minutes. An unchecked file is reported rather than passed over.
 
     ## Example
     `gen/tables.py:1:1: CUR004 not checked: 12.6 MB is more than max-file-size (2 MiB)`
 
     ## Fix
     Exclude the generated file (`extend-exclude`), or raise `max-file-size` in the
-    configuration to check it.
+    configuration to check it; fix a file the parser stopped on.
 
     ## References
     - https://semgrep.dev/docs/cli-reference (`--max-target-bytes`, 1 MB by default)
@@ -145,7 +149,7 @@ class TooLargeFile(Notice):
     code = "CUR004"
     name = "file-too-large"
     languages = LANGUAGES
-    summary = "the file is larger than max-file-size and was not checked"
+    summary = "the file is larger than max-file-size, or its parse ran past its budget: not checked"
     severity = Severity.WARNING
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from cursedlint.c import parse_budget
 from cursedlint.patterns import LazyPattern
 
 _HEAD_REST = (
@@ -49,8 +50,9 @@ _FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
 def parse(parser, data: bytes):
     """The tree of `data`, with class heads that name an export macro where the class name goes
     read as if the macro were not there, and blocks headed by a macro inside a function read
-    as `if` blocks."""
-    tree = parser.parse(data)
+    as `if` blocks. Raises `parse_budget.ParseTooSlow` where either parse runs past its
+    budget."""
+    tree = parse_budget.parse(parser, data)
     spans = misread_heads(tree, data) if any(keyword in data for keyword in _KEYWORDS) else []
     blocks = misread_blocks(tree, data)
     if not spans and not blocks:
@@ -64,7 +66,7 @@ def parse(parser, data: bytes):
     points = _points(data, sorted({offset for edit in edits for offset in edit}))
     for start, end in edits:
         tree.edit(start, end, end, points[start], points[end], points[end])
-    return parser.parse(bytes(rewritten), tree)
+    return parse_budget.parse(parser, bytes(rewritten), tree)
 
 
 _BLOCK_MACRO = LazyPattern(rb"\([ \t]{0,16}([A-Z0-9_]+[A-Z])(?![A-Za-z0-9_])")

@@ -739,6 +739,7 @@ def _embedded_c(context) -> tuple[dict[str, CParameters], set[str]]:
     if "set_source" not in context.source.text and "cdef" not in context.source.text:
         return functions, types
     from cursedlint.c.context import CContext, parse  # (only here: a Python run loads no C)
+    from cursedlint.c.parse_budget import ParseTooSlow
 
     for call in context.nodes(ast.Call):
         method = call.func.attr if isinstance(call.func, ast.Attribute) else None
@@ -750,8 +751,12 @@ def _embedded_c(context) -> tuple[dict[str, CParameters], set[str]]:
             text = value_of(context, text)
         if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
             continue
+        try:
+            tree = parse(text.value.encode(errors="replace"), C)
+        except ParseTooSlow:
+            continue
         embedded = CContext(Source.from_text(context.source.path, text.value, C),
-                            context.settings, parse(text.value.encode(errors="replace"), C))
+                            context.settings, tree)
         shift = text.lineno - 1
         for name, found in _c_definitions(embedded):
             functions[name] = CParameters(

@@ -373,10 +373,16 @@ class FileLinter:
             context = TextContext(source, self.settings)
         else:
             from cursedlint.c.context import CContext, parse
+            from cursedlint.c.parse_budget import ParseTooSlow
 
-            if tree is None:
-                tree, tree_index = self._kept_tree(source, pop=pop) or (
-                    parse(source.data, source.language), None)
+            try:
+                if tree is None:
+                    tree, tree_index = self._kept_tree(source, pop=pop) or (
+                        parse(source.data, source.language), None)
+            except ParseTooSlow as error:
+                if notices.TooLargeFile.code in enabled:
+                    result.findings.append(reported.too_slow(source.path, error))
+                return None
             context = CContext(source, self.settings, tree, tree_index)
             result.error_nodes = context.error_count
         context.project = self.project

@@ -140,9 +140,13 @@ def still_parses(text: str, source: Source) -> bool:
             return False
         return True
     from cursedlint.c.context import parse
+    from cursedlint.c.parse_budget import ParseTooSlow
 
-    before = parse(source.data, source.language).root_node
-    after = parse(source.encode(text), source.language).root_node
+    try:
+        before = parse(source.data, source.language).root_node
+        after = parse(source.encode(text), source.language).root_node
+    except ParseTooSlow:
+        return False
     return after.has_error <= before.has_error
 
 

@@ -32,6 +32,17 @@ def too_large(path: str, size: int, limit: int) -> Finding:
     return notice(notices.TooLargeFile, path, Span(1, 1, 1, 1), message, help)
 
 
+def too_slow(path: str, error) -> Finding:
+    """A C/C++ file whose parse ran past its budget (`c.parse_budget.ParseTooSlow`)."""
+    message = (f"not checked: the C/C++ parser stopped after {error.seconds:.1f} s on this "
+               f"{_size_text(error.size)} file (its time grows faster than the file here)")
+    help = ("some text no compiler accepts makes tree-sitter's time grow with the square of "
+            "the file (many `/*` with no `*/` after them, `#include <` repeated on one line); "
+            "fix or exclude the file (or per-file-ignores CUR004 to leave it unchecked "
+            "without a finding)")
+    return notice(notices.TooLargeFile, path, Span(1, 1, 1, 1), message, help)
+
+
 def syntax_error(source: Source, error: BaseException) -> Finding:
     if "\0" in source.text:  # SyntaxError or ValueError without a position, by version
         line, column = source.offset_to_position(source.text.index("\0"))

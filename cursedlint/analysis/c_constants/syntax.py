@@ -8,6 +8,7 @@ from itertools import islice
 from typing import Any, Iterator, NamedTuple
 
 from cursedlint.c.context import children, parse
+from cursedlint.c.parse_budget import ParseTooSlow
 
 
 # Declarations a name is found in, from the token spelling it: the owner of a declarator -> kind.
@@ -294,7 +295,10 @@ def _parsed_alone(text: bytes, language) -> tuple:
     (None, None) where it does not stand alone (`1) + (2`); the tree is returned so that the
     expression's nodes stay valid."""
     source = b"int __cursedlint_macro__ = (" + text + b"\n);"
-    tree = parse(source, language)
+    try:
+        tree = parse(source, language)
+    except ParseTooSlow:
+        return None, None
     declaration = _only_child(tree.root_node)
     if tree.root_node.has_error or declaration is None or declaration.type != "declaration":
         return None, None

@@ -1,0 +1,114 @@
+"""The C/C++ parse is bounded: text that makes tree-sitter's time grow with the square of the
+file (its lexer reads to the end of the file or line from each of many places) stops at the
+budget and is reported CUR004, never a hang; a file within the budget parses exactly as a
+whole-bytes parse does."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import pytest
+import tree_sitter_c
+import tree_sitter_cpp
+from tree_sitter import Language, Parser
+
+from cursedlint.c import parse_budget
+from harness import lint_project
+
+PROLOGUE = ("#include <infiniband/verbs.h>\n"
+            "void f(struct ibv_pd *pd, char *b) { ibv_reg_mr(pd, b, 100, 0); }\n")
+HOSTILE = {
+    # each `/*` with no `*/` after it: the lexer tries a comment to the end of the file
+    "unclosed comments": lambda n: PROLOGUE + "ibv_reg_mr /*" * n,
+    # each `<` of one long line: the lexer tries a system header name to the line's end
+    "include openers on one line": lambda n: PROLOGUE + "#include <" + " x #include <" * n,
+}
+
+
+def parser(language) -> Parser:
+    return Parser(Language(language.language()))
+
+
+def shape(node) -> list:
+    """Every node's type and span, in order (`str(node)` leaves the spans out)."""
+    cursor, found = node.walk(), []
+    while True:
+        found.append((cursor.node.type, cursor.node.start_byte, cursor.node.end_byte))
+        if cursor.goto_first_child() or cursor.goto_next_sibling():
+            continue
+        while cursor.goto_parent():
+            if cursor.goto_next_sibling():
+                break
+        else:
+            return found
+
+
+def real_looking_c(functions: int) -> bytes:
+    return "".join(
+        f"/* buffer {n} */\nstatic int fill_{n}(struct ibv_pd *pd, char *b, size_t n) {{\n"
+        f"    if (n > {n}) {{ return -1; }}\n    for (size_t i = 0; i < n; i++) b[i] = i;\n"
+        f"    return ibv_reg_mr(pd, b, n, IBV_ACCESS_LOCAL_WRITE) != NULL;\n}}\n"
+        for n in range(functions)).encode()
+
+
+@pytest.mark.parametrize("language", [tree_sitter_c, tree_sitter_cpp], ids=["c", "cpp"])
+def test_a_file_within_the_budget_parses_as_a_whole_bytes_parse_does(language):
+    data = real_looking_c(1_000)
+    assert len(data) > parse_budget.BUDGETED_BYTES  # read from chunks
+    budgeted = parse_budget.parse(parser(language), data)
+    assert shape(budgeted.root_node) == shape(parser(language).parse(data).root_node)
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_parse_past_its_budget_stops_near_it_and_the_parser_is_used_again(name):
+    data = HOSTILE[name](12_000).encode()
+    used = parser(tree_sitter_c)
+    started = time.process_time()
+    with pytest.raises(parse_budget.ParseTooSlow) as stopped:
+        parse_budget.parse(used, data)
+    spent = time.process_time() - started
+    assert stopped.value.size == len(data)
+    assert parse_budget.budget(len(data)) <= stopped.value.seconds <= spent
+    assert spent < parse_budget.budget(len(data)) * 1.5 + 1  # unbounded: minutes
+    honest = real_looking_c(200)  # the stopped parse is not resumed in the next one
+    assert shape(parse_budget.parse(used, honest).root_node) == \
+        shape(parser(tree_sitter_c).parse(honest).root_node)
+
+
+def test_the_engine_reports_a_file_its_parser_stopped_on_and_checks_the_others(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(parse_budget, "budget", lambda size: 0.0)  # stop at the first check
+    slow = "#include <infiniband/verbs.h>\n" + "/* a large file */\n" * 4_000 + \
+        "void f(struct ibv_pd *pd) { char b[64]; ibv_reg_mr(pd, b, 64, 0); }\n"
+    small = "#include <infiniband/verbs.h>\n" \
+        "void g(struct ibv_pd *pd) { char b[64]; ibv_reg_mr(pd, b, 64, 0); }\n"
+    findings = lint_project(tmp_path, {"slow.c": slow, "small.c": small},
+                            ["CUR301", "CUR302", "CUR004"])
+    by_file = {(finding.path, finding.code) for finding in findings}
+    assert ("slow.c", "CUR004") in by_file
+    assert not {code for path, code in by_file if path == "slow.c"} - {"CUR004"}
+    assert {code for path, code in by_file if path == "small.c"} & {"CUR301", "CUR302"}
+    [notice] = [finding for finding in findings if finding.code == "CUR004"]
+    assert notice.message.startswith("not checked: the C/C++ parser stopped after")
+    assert len(notice.message) <= 150
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_the_command_line_ends_within_the_budget_with_a_finding(name, tmp_path):
+    data = HOSTILE[name](12_000)
+    (tmp_path / "hostile.c").write_text(data)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        [sys.executable, "-m", "cursedlint", "check", "--no-cache", "--jobs", "1", "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    assert done.returncode == 1, done.stderr
+    assert "hostile.c:1:1: CUR004 not checked: the C/C++ parser stopped" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    assert cpu < 2 * parse_budget.budget(len(data)) + 3  # (the index may try the parse too)
