@@ -4,12 +4,14 @@ are separate facts, so a page-aligned block whose size is not rounded up is no s
 
 from __future__ import annotations
 
+import random
+import re
 import textwrap
 
 from cursedlint.analysis.c_allocators import (
     PageAllocators, page_allocators, project_allocators,
 )
-from cursedlint.analysis.c_memory import rounding_macros
+from cursedlint.analysis.c_memory import _normal, rounding_macros
 from cursedlint.c.context import CContext, parse
 from cursedlint.settings import Settings
 from cursedlint.source import Source
@@ -234,3 +236,21 @@ def test_the_first_round_finds_what_one_pattern_of_both_searches_found():
                  b"a_posix_memalign x(", b"p = posix_memalign(&p, 64, n);"):
         found = c_allocators._LIBRARY_ALIAS.search(data)
         assert (found is not None) == (both.search(data) is not None), data
+
+
+def test_parentheses_around_a_word_are_dropped_in_one_pass_as_rounds_of_a_regex_would():
+    """`_normal` gives what repeated `\\((\\w+)\\)` -> `\\1` rounds gave (each round a pass over
+    the text: deep nesting cost its square), on random text of the characters that matter."""
+    def by_rounds(text: str) -> str:
+        text = re.sub(r"\\\r?\n|\s+", "", text).rstrip(";")
+        while (shorter := re.sub(r"\((\w+)\)", r"\1", text)) != text:
+            text = shorter
+        return text
+
+    pieces = ["(", ")", "a", "b", "_", "1", "+", "-", "*", "/", "&", "~", ".", ">", "é", ",",
+              " ", "\\\n", ";"]
+    chosen = random.Random(29)
+    for _ in range(20_000):
+        text = "".join(chosen.choice(pieces) for _ in range(chosen.randint(0, 16)))
+        assert _normal(text) == by_rounds(text), text
+    assert _normal("(" * 50_000 + "n" + ")" * 50_000 + " + a") == "n+a"

@@ -366,6 +366,12 @@ SHAPES = {
     "an import alias of a long name": (
         "CUR101", PYTHON,
         lambda n: "from subprocess import Popen as " + "a" * n + "\nPopen(['ls'], preexec_fn=f)\n"),
+    "a function-like macro's body of one long word": (  # rounding macros' calls written out
+        "CUR302", C, lambda n: REGISTRATION.format(tail="#define RND(n, a) " + "a" * n),
+        (5_000, 20_000)),
+    "a function-like macro's body in deep parentheses": (  # one round per level, each a pass
+        "CUR302", C, lambda n: REGISTRATION.format(
+            tail="#define RND(n, a) " + "(" * n + "n" + ")" * n), (2_000, 8_000)),
     "escaped quotes in a shell line": (
         "CUR103", "shell", lambda n: "export RDMAV_FORK_SAFE=1\necho x" + '\\"' * n + "\n"),
     "blanks in a YAML value": (

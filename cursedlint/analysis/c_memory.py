@@ -89,7 +89,8 @@ _ROUNDS_UP = [re.compile(pattern.replace("N", rf"(?P<n>{_OPERAND})").replace(
     "A", rf"(?P<a>{_OPERAND})").replace("B", "(?P=a)")) for pattern in (
         r"N\+A-1/B\*B", r"A\*N\+B-1/B", r"N\+A-1&~B-1", r"~A-1&N\+B-1", r"N\+A-1&-B")]
 _DIVIDES_UP = LazyPattern(rf"(?P<n>{_OPERAND})\+(?P<a>{_OPERAND})-1/(?P=a)")
-_CALLED = re.compile(rf"(?P<f>\w+)\((?P<n>{_OPERAND}),(?P<a>{_OPERAND})\)")
+_CALLED = re.compile(rf"(?<!\w)(?P<f>\w+)\((?P<n>{_OPERAND}),(?P<a>{_OPERAND})\)")  # (a word's
+# start only: from each letter of a long word, `\w+` read the rest of it)
 _NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
 # what a use of an owning standard-library local may do without giving it another block
 _KEEPS_ITS_BLOCK = frozenset({"data", "get", "size", "empty", "capacity", "begin", "end",
@@ -132,13 +133,28 @@ def rounding_macros(data: bytes, known: dict | None = None) -> dict[str, tuple[i
 
 def _normal(text: str) -> str:
     """An expression's text without blanks, line continuations, a final `;`, and parentheses
-    around a single word."""
-    text = re.sub(r"\\\r?\n|\s+", "", text).rstrip(";")
-    while True:
-        shorter = re.sub(r"\((\w+)\)", r"\1", text)
-        if shorter == text:
-            return text
-        text = shorter
+    around a single word (`((n))` -> `n`, `((a)(b))` -> `ab`: as many rounds of
+    `\\((\\w+)\\)` -> `\\1` as change it, in one pass: rounds cost the square of deep nesting)."""
+    out: list[str] = []
+    opened: list[list] = []  # per open "(": its index in out, and what it holds so far
+    for character in re.sub(r"\\\r?\n|\s+", "", text).rstrip(";"):  # (0 nothing, 1 a word, 2 more)
+        if character == "(":
+            opened.append([len(out), 0])
+            out.append(character)
+        elif character == ")" and opened:
+            at, holds = opened.pop()
+            if holds == 1:
+                out[at] = ""  # the word stays, in what holds it
+            else:
+                out.append(character)
+            if opened and (holds != 1 or opened[-1][1] == 0):
+                opened[-1][1] = 1 if holds == 1 else 2
+        else:
+            out.append(character)
+            if opened:
+                word = character.isalnum() or character == "_"  # as `\\w`
+                opened[-1][1] = (opened[-1][1] or 1) if word else 2
+    return "".join(out)
 
 
 def _unparenthesized(text: str) -> str:
