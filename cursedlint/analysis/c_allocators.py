@@ -83,7 +83,7 @@ a file that spells `_posix_memalign`: a pattern of no leading literal is tried a
 byte)."""
 _ONE_CALL = LazyPattern(rb"[ \t]*(\w+)\(([^()\n]*)\)[ \t]*")
 """A function-like macro's body that is one call: `#define A(x, y) B(x, y, __LINE__)`."""
-_STORE_THROUGH = LazyPattern(rb"\*\s*\(?\s*(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\)?\s*=(?!=)")
+_STORE_THROUGH = LazyPattern(rb"\*\s*(?:\(\s*)?(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*(?:\)\s*)?=(?!=)")
 """`*out =`, `*(void **)out =`: where a function may store through a pointer parameter."""
 _RETURN = LazyPattern(rb"return(?<![\w$]return)(?![\w$])")
 """The word `return` (its start checked behind it, as `c_error_codes._RETURNS_NAME` says why)."""

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 3
 """Calls between a copy and the function that returns its failure as an error code."""
-_RETURNS_NAME = re.compile(rb"return(?<!\wreturn)\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;")
+_RETURNS_NAME = re.compile(rb"return(?<!\wreturn)\s*(?:\(\s*)?[A-Za-z_]\w*\s*(?:\)\s*)?;")
 """`return rc;` (and `return (rc);`): a function that may hand on a call's result. (The
 word's start is checked behind it: a pattern that begins with its literal is searched for
 that literal; one that begins with `\b` or a look-behind is tried at every byte.)"""

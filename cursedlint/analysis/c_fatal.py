@@ -67,7 +67,7 @@ _JUMP_WORDS = re.compile(rb"\b(?:return|goto|break|continue|longjmp|siglongjmp)\
 _CONDITIONAL = LazyPattern(rb"\b(?:if|for|switch|return|goto|break|longjmp)\b|\?|&&|\|\|"
                            rb"|\bwhile\b(?!\s*\(\s*0\s*\))")
 _MACRO_CALL = LazyPattern(rb"\b([A-Za-z_]\w*)\s*\(")
-_NESTED_CALL = LazyPattern(rb"\([ \t]*!?[ \t]*\(?[ \t]*([A-Za-z_][\w:]*)[ \t]*\(")
+_NESTED_CALL = LazyPattern(rb"\([ \t]*(?:![ \t]*)?(?:\([ \t]*)?([A-Za-z_][\w:]*)[ \t]*\(")
 _ASSIGNED_CALL = LazyPattern(  # `= f(...);` then a call statement `g(...);`
     rb"=[ \t]*(?:\([^()\n]*\)[ \t]*)?([A-Za-z_][\w:]*)[ \t]*\([^;]*;\s*([A-Za-z_]\w*)[ \t]*"
     rb"\(([^;]*);")

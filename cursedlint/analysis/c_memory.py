@@ -98,8 +98,9 @@ _KEEPS_ITS_BLOCK = frozenset({"data", "get", "size", "empty", "capacity", "begin
 _ALIGNAS = ("alignas", "_Alignas")
 _ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
 # element sizes of `new T[n]` (LP64); other types leave the size unknown
-_STD_TEMPLATE = LazyPattern(r"(?:std::)?\w+<\s*(?P<element>[\w ]+?)\s*>")
-_MAKE_UNIQUE = LazyPattern(r"std::make_unique<\s*(?P<element>[\w ]+?)\s*(?P<array>\[\s*\])?\s*>")
+_STD_TEMPLATE = LazyPattern(r"(?:std::)?\w+<\s*(?P<element>\w+(?: +\w+)*)\s*>")
+_MAKE_UNIQUE = LazyPattern(
+    r"std::make_unique<\s*(?P<element>\w+(?: +\w+)*)\s*(?:(?P<array>\[\s*\])\s*)?>")
 _NEW_SIZES = {"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uint8_t": 1,
               "byte": 1, "int16_t": 2, "uint16_t": 2, "short": 2, "int": 4, "int32_t": 4,
               "uint32_t": 4, "float": 4, "long": 8, "int64_t": 8, "uint64_t": 8, "double": 8,

@@ -24,8 +24,8 @@ from cursedlint.patterns import LazyPattern
 PREFIXES = ("SYS_", "__NR_")
 """How the C library's and the kernel's headers spell a system call's number."""
 _NUMBER = LazyPattern(r"(?:SYS_|__NR_)([A-Za-z_]\w*)")
-_ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*"
-                     rb"(?:SYS_|__NR_)([A-Za-z_]\w*)[ \t]*\)?[ \t]*$")
+_ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(?:\([ \t]*)?"
+                     rb"(?:SYS_|__NR_)([A-Za-z_]\w*)[ \t]*(?:\)[ \t]*)?$")
 _SPELLING = LazyPattern(rb"(?<![\w$])(?:SYS_|__NR_)([A-Za-z_]\w*)")
 _SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `FileContext.shared`
 _PROJECT = "c-system-call-project-aliases"

@@ -58,7 +58,7 @@ JOINS = frozenset({"join", "pthread_join"})
 STARTS_AND_JOINS = frozenset({"thread", "jthread", "pthread_create", "async", *JOINS})
 """The words every file starting or joining a thread holds, but one putting a thread into a
 container it does not declare (`CStart.holder`)."""
-_VECTOR = LazyPattern(r"vector(?<!\wvector)\s*<([^;{}()]+?)>\s*&?\s*(\w+)\s*[;{=(]")
+_VECTOR = LazyPattern(r"vector(?<!\wvector)\s*<([^;{}()]{1,256}?)>\s*(?:&\s*)?(\w+)\s*[;{=(]")
 _THREAD_ELEMENT = LazyPattern(r"\s*(?:std::)?j?thread\s*")
 _THREAD_OBJECT = LazyPattern(
     r"thread(?:(?<![\w:<]thread)|(?<=(?<![\w:<])jthread)|(?<=(?<![\w:<])std::thread)"
@@ -416,7 +416,7 @@ class _FileReader:
         vector of threads."""
         holder = self._holder(call)
         return bool(holder) and re.search(
-            rf"vector\s*<\s*(?:std::)?j?thread\s*>\s*&?\s*{re.escape(holder)}\b",
+            rf"vector\s*<\s*(?:std::)?j?thread\s*>\s*(?:&\s*)?{re.escape(holder)}\b",
             self.text) is not None
 
     def _runs(self, callable_node) -> tuple[str, ...]:
