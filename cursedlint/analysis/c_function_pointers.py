@@ -913,7 +913,13 @@ class FunctionPointerGraph:
         """Whether no entry of the graph names one of `functions` (stored, loaded, or passed):
         no field holds one, and none is passed to a function or loaded."""
         return self._index["named"].isdisjoint(functions) and \
-            self._index_own["named"].isdisjoint(functions)
+            self._named_own.isdisjoint(functions)
+
+    @cached_property
+    def _named_own(self) -> set[str]:
+        """The functions the overlaid file's entries name (`_index_own`'s "named", read
+        without indexing them: most files' name none of those asked about)."""
+        return _named([self._own[1]] if self._own else [])
 
     def _names_any(self, field: str, functions: Container[str]) -> bool:
         """Whether an entry of `field` names one of `functions` (stored, loaded, or passed to
@@ -986,12 +992,8 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
     index: dict[str, Any] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
                              "defined": {}, "loaders": {}, "loaded": {},
                              "loader_functions": {}, "loaded_calls": {}}
-    named: set[str] = set()  # the functions entries name (stored, loaded, passed)
-    for path, found in sorted(flows):
-        named.update(function for stored in found.stores.values() for function, _ in stored)
-        named.update(function for _, _, function, _ in found.passes)
-        named.update(entry[3] for entry in found.loaded)
-        named.update(entry[2] for entry in found.loaded_calls)
+    flows = sorted(flows)
+    for path, found in flows:
         for field, stored in found.stores.items():
             index["stores"].setdefault(field, []).extend(
                 (path, function, line) for function, line in stored)
@@ -1019,8 +1021,19 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
         for loader, position, function, field, line in found.loaded_calls:
             index["loaded_calls"].setdefault(field, []).append(
                 (path, loader, position, function, line))
-    index["named"] = named
+    index["named"] = _named(found for _, found in flows)
     return index
+
+
+def _named(flows: Iterable[FieldFlows]) -> set[str]:
+    """The functions entries of `flows` name (stored, passed, loaded)."""
+    named: set[str] = set()
+    for found in flows:
+        named.update(function for stored in found.stores.values() for function, _ in stored)
+        named.update(function for _, _, function, _ in found.passes)
+        named.update(entry[3] for entry in found.loaded)
+        named.update(entry[2] for entry in found.loaded_calls)
+    return named
 
 
 _BUILT: dict[tuple[int, str], tuple[dict, int, Any]] = {}
