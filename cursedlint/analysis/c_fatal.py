@@ -147,11 +147,20 @@ def reachable_handlers(context, remote: dict[str, tuple[str, Fatal]], value=lite
     return {**remote, **{name: (context.source.path, fatal) for name, fatal in own.items()}}
 
 
+_NOT_CODE = frozenset({"comment", "string_content", "string_literal", "raw_string_content",
+                       "char_literal", "system_lib_string"})
+"""Nodes whose bytes call nothing: a name spelled there (`/* exit on error */`) does not make
+the definition around it one that calls it."""
+
+
 def _defining(context, names) -> list:
     """The function definitions and function-like macro definitions of the file that spell one
-    of `names` in their body, once each."""
+    of `names` in their body, outside comments and strings (a definition calling one spells
+    it there), once each."""
     found = {}
     for _, _, node in context.hits(names):
+        if node.type in _NOT_CODE:
+            continue
         for around in (node, *context.ancestors(node)):
             if around.type in ("function_definition", "preproc_function_def"):
                 found.setdefault(around.id, around)

@@ -226,10 +226,10 @@ def pointer_variables(context) -> frozenset[str]:
     """The names the file declares at file scope as pointers to functions (`int
     (*fork_init_fn)(void);`): a call `fork_init_fn()` goes through one."""
     def found() -> frozenset[str]:
-        names = set()
+        names, data = set(), context.source.data
         for node in file_scope(context):
-            for declarator in node.children_by_field_name("declarator") \
-                    if node.type == "declaration" else ():
+            for declarator in node.children_by_field_name("declarator") if node.type == \
+                    "declaration" and data.find(b"(", node.start_byte, node.end_byte) >= 0 else ():
                 inner = declarator.child_by_field_name("declarator") \
                     if declarator.type == "init_declarator" else declarator
                 if inner is not None and inner.type == "function_declarator" \
@@ -295,6 +295,7 @@ class _Flows:
         self._parameter_names: dict[int, list[str]] = {}
         self._stored_parameters: dict[tuple[str, int], Any] = {}  # (function, position) of a
         # parameter stored in a field -> the function's declarator
+        self._plain: dict[int, tuple | None] = {}  # `_plain_around`'s, by the scope's id
 
     @cached_property
     def _functions(self) -> frozenset[str]:
@@ -307,8 +308,10 @@ class _Flows:
         """The names of the file's function definitions and of its other function
         declarations at file scope."""
         names: tuple[set[str], set[str]] = (set(), set())
+        data = self.context.source.data
         for node in file_scope(self.context):
-            if node.type in ("function_definition", "declaration"):
+            if node.type == "function_definition" or node.type == "declaration" and \
+                    data.find(b"(", node.start_byte, node.end_byte) >= 0:  # (a function's)
                 for declarator in node.children_by_field_name("declarator"):
                     if function_declarator(declarator) is not None:
                         names[node.type == "declaration"].add(
@@ -322,7 +325,7 @@ class _Flows:
         of one is no call through a function pointer, so such a name gives no edges."""
         if self.context.language != CPP:
             return set()
-        found, pending = set(), [self.context.root]
+        found, pending, data = set(), [self.context.root], self.context.source.data
         while pending:
             node = pending.pop()
             for child in node.named_children:
@@ -333,7 +336,8 @@ class _Flows:
                     found.update(declared_name(self.context, declarator)
                                  for declarator in child.children_by_field_name("declarator")
                                  if function_declarator(declarator) is not None)
-                pending.append(child)
+                if data.find(b"{", child.start_byte, child.end_byte) >= 0:  # (a class body's)
+                    pending.append(child)
         found.discard("")
         return found
 
@@ -387,15 +391,12 @@ class _Flows:
             call = self.context.call_of(leaf)
             given = arguments(call) if call is not None else []
             name = unwrapped(given[1]) if len(given) > 1 else None
-            scope = next((node for node in self.context.ancestors(leaf)
-                          if node.type in _SCOPES), None)
-            plain = plain_function(scope) if scope is not None \
-                and scope.type == "function_definition" else None
+            plain = self._plain_around(leaf)
             if plain is None or name is None or name.type != "identifier":
                 continue
-            parameters = self._parameters(plain[1])
+            parameters = plain[3]
             if self.context.text(name) in parameters and self._returns(call, plain[2]):
-                found[self.context.text(plain[0])] = parameters.index(self.context.text(name))
+                found[plain[0]] = parameters.index(self.context.text(name))
         return found
 
     def _returns(self, call, body) -> bool:
@@ -512,9 +513,14 @@ class _Flows:
         function (`_function_like`)."""
         found: dict[str, list[tuple[int, str, int, str]]] = {}
         data, function_like = self.context.source.data, set()
+        called: dict[str, bool] = {}  # callee -> whether the file names it twice (calls it)
         for (callee, position), declarator in self._stored_parameters.items():
-            if data.count(callee.encode()) > 1 and _function_like(  # (called in the file)
-                    declarator.child_by_field_name("parameters").named_children[position]):
+            if not _function_like(declarator.child_by_field_name("parameters").named_children[
+                    position]):
+                continue
+            if callee not in called:
+                called[callee] = data.count(callee.encode()) > 1
+            if called[callee]:
                 function_like.add((callee, position))
         storing = {callee for callee, _ in function_like}
         for callee, leaf in self.context.tokens(storing) if storing else ():
@@ -523,13 +529,10 @@ class _Flows:
                     or call.child_by_field_name("function") != leaf:
                 continue
             given = arguments(call)
-            scope = next((node for node in self.context.ancestors(call)
-                          if node.type in _SCOPES), None)
-            plain = plain_function(scope) if scope is not None \
-                and scope.type == "function_definition" else None
-            if plain is None or self.context.text(plain[0]) == callee:
+            plain = self._plain_around(call)
+            if plain is None or plain[0] == callee:
                 continue
-            names = self._parameters(plain[1])
+            names = plain[3]
             for position, field, _ in parameters[callee]:
                 if (callee, position) not in function_like:
                     continue
@@ -537,7 +540,7 @@ class _Flows:
                 text = self.context.text(argument) \
                     if argument is not None and argument.type == "identifier" else None
                 if text in names:
-                    found.setdefault(self.context.text(plain[0]), []).append(
+                    found.setdefault(plain[0], []).append(
                         (names.index(text), field, call.start_point[0] + 1, callee))
         return found
 
@@ -667,17 +670,11 @@ class _Flows:
         value = unwrapped(value)
         if value is None or value.type != "identifier":
             return None
-        scope = next((node for node in self.context.ancestors(leaf)
-                      if node.type in _SCOPES), None)
-        plain = plain_function(scope) if scope is not None \
-            and scope.type == "function_definition" else None
-        if plain is None:
-            return None
-        parameters = self._parameters(plain[1])
+        plain = self._plain_around(leaf)
         text = self.context.text(value)
-        if text not in parameters:
+        if plain is None or text not in plain[3]:
             return None
-        found = (self.context.text(plain[0]), parameters.index(text))
+        found = (plain[0], plain[3].index(text))
         self._stored_parameters[found] = plain[1]
         return found
 
@@ -685,6 +682,20 @@ class _Flows:
         if declarator.id not in self._parameter_names:
             self._parameter_names[declarator.id] = parameter_names(self.context, declarator)
         return self._parameter_names[declarator.id]
+
+    def _plain_around(self, node) -> tuple[str, Any, Any, list[str]] | None:
+        """(name, function declarator, body, parameter names) of the plain function whose scope
+        (the nearest function or lambda) holds `node`, else None; read once per scope (a
+        function stores many fields)."""
+        scope = next((above for above in self.context.ancestors(node)
+                      if above.type in _SCOPES), None)
+        if scope is None or scope.type != "function_definition":
+            return None
+        if scope.id not in self._plain:
+            plain = plain_function(scope)
+            self._plain[scope.id] = None if plain is None else (
+                self.context.text(plain[0]), plain[1], plain[2], self._parameters(plain[1]))
+        return self._plain[scope.id]
 
     def _passes(self) -> list[tuple[str, int, str, int]]:
         """(callee, position, function, line) for each plain call given a function."""
@@ -881,8 +892,7 @@ class FunctionPointerGraph:
         entries name none of them is passed over without making its candidates."""
         found = {}
         if answering is not None and isinstance(answering, (set, frozenset, tuple)) and \
-                self._index["named"].isdisjoint(answering) and \
-                self._index_own["named"].isdisjoint(answering):
+                self._names_none(answering):
             return found  # (no entry names one: no field's does, `_names_any`)
         for field in sorted(self.fields() if fields is None else set(fields)):
             if answering is not None and not self._names_any(field, answering):
@@ -898,6 +908,18 @@ class FunctionPointerGraph:
                                              in zip(candidates, answers) if answer is not None],
                                 others)
         return found
+
+    def _names_none(self, functions: Iterable[str]) -> bool:
+        """Whether no entry of the graph names one of `functions` (stored, loaded, or passed):
+        no field holds one, and none is passed to a function or loaded."""
+        return self._index["named"].isdisjoint(functions) and \
+            self._named_own.isdisjoint(functions)
+
+    @cached_property
+    def _named_own(self) -> set[str]:
+        """The functions the overlaid file's entries name (`_index_own`'s "named", read
+        without indexing them: most files' name none of those asked about)."""
+        return _named([self._own[1]] if self._own else [])
 
     def _names_any(self, field: str, functions: Container[str]) -> bool:
         """Whether an entry of `field` names one of `functions` (stored, loaded, or passed to
@@ -935,6 +957,8 @@ class FunctionPointerGraph:
     def passed_to(self, functions: set[str]) -> set[str]:
         """The callees to which the project passes one of `functions` (where they may store
         it: the files defining them are worth reading)."""
+        if self._names_none(functions):
+            return set()
         return {callee for (callee, _), passes in self._index["passes"].items()
                 if any(function in functions for _, function, _ in passes)}
 
@@ -942,6 +966,8 @@ class FunctionPointerGraph:
         """The macros and functions the project calls to load one of `functions` into a
         field (the files defining them are worth reading: they say whether it is a
         loader)."""
+        if self._names_none(functions):
+            return set()
         return {*(macro for entries in self._index["loaded"].values()
                   for _, macro, _, _, function, _ in entries if function in functions),
                 *(loader for entries in self._index["loaded_calls"].values()
@@ -952,6 +978,8 @@ class FunctionPointerGraph:
         entries name one of them (stored, loaded, or passed to the function storing a
         parameter in it), those a candidate confirms (most fields name none: their candidates
         are not made)."""
+        if self._names_none(functions):
+            return set()
         return {field for field in self.fields() if self._names_any(field, functions)
                 and any(candidate.function in functions for candidate in self.candidates(field))}
 
@@ -964,12 +992,8 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
     index: dict[str, Any] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
                              "defined": {}, "loaders": {}, "loaded": {},
                              "loader_functions": {}, "loaded_calls": {}}
-    named: set[str] = set()  # the functions entries name (stored, loaded, passed)
-    for path, found in sorted(flows):
-        named.update(function for stored in found.stores.values() for function, _ in stored)
-        named.update(function for _, _, function, _ in found.passes)
-        named.update(entry[3] for entry in found.loaded)
-        named.update(entry[2] for entry in found.loaded_calls)
+    flows = sorted(flows)
+    for path, found in flows:
         for field, stored in found.stores.items():
             index["stores"].setdefault(field, []).extend(
                 (path, function, line) for function, line in stored)
@@ -997,8 +1021,19 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
         for loader, position, function, field, line in found.loaded_calls:
             index["loaded_calls"].setdefault(field, []).append(
                 (path, loader, position, function, line))
-    index["named"] = named
+    index["named"] = _named(found for _, found in flows)
     return index
+
+
+def _named(flows: Iterable[FieldFlows]) -> set[str]:
+    """The functions entries of `flows` name (stored, passed, loaded)."""
+    named: set[str] = set()
+    for found in flows:
+        named.update(function for stored in found.stores.values() for function, _ in stored)
+        named.update(function for _, _, function, _ in found.passes)
+        named.update(entry[3] for entry in found.loaded)
+        named.update(entry[2] for entry in found.loaded_calls)
+    return named
 
 
 _BUILT: dict[tuple[int, str], tuple[dict, int, Any]] = {}

@@ -121,6 +121,8 @@ def fatal_of(context, facts: dict, value=literal) -> dict[str, tuple[str, Fatal]
 def project_cma_fields(facts: dict) -> set[str]:
     """The fields of the project (path -> `CmaFunctions`) every function of which returns a
     CMA result, worked out once per run."""
+    if not facts:
+        return set()  # (no field: none agrees; a lint before the facts asks once per file)
     return built_for(facts, "cma fields", lambda found: set(project_graph(found).agreeing(
         copying(found), answering=copying_names(found))))
 
