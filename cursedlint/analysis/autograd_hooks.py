@@ -10,7 +10,10 @@ module call runs while the stream captures, though the region never calls it by 
   it (a forward hook's `output` is a CUDA tensor where `m(...)` is known to return one); `register_full_backward_hook`, `register_full_backward_pre_hook` and
   `register_backward_hook` likewise, with a backward after the call;
 - the same module hooks registered on `self.m` by the statements of the class's `__init__`
-  (not under a condition), where a region in a method of that class calls `self.m(...)`.
+  (not under a condition), where a region in a method of that class calls `self.m(...)`;
+- `with Offload():` in the region, an instance of a module class that pushes saved-tensors
+  hooks in its `__enter__` or subclasses `saved_tensors_hooks` (`pushed_hooks.entered_hooks`);
+  an unpack hook is given a CUDA tensor where the pack hook may return the one it is given.
 
 A hook registered outside what the module shows (a library's, another class's) is not read.
 """
@@ -22,6 +25,7 @@ import ast
 from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import FUNCTIONS, CaptureAnalysis, Region, key, never_rebound
+from cursedlint.analysis.pushed_hooks import entered_hooks, first_parameter, may_return
 from cursedlint.analysis.python_project import own_nodes
 
 SAVED_TENSORS_HOOKS = frozenset({"torch.autograd.graph.saved_tensors_hooks"})
@@ -79,20 +83,28 @@ class RegionHooks:
         hooks = []
         for item in node.items:
             call = item.context_expr
-            if not (isinstance(call, ast.Call) and self.analysis.named(call.func,
-                                                                      SAVED_TENSORS_HOOKS)):
-                continue
-            pack = self.context.argument(call, 0, "pack_hook")
+            if isinstance(call, ast.Call) and self.analysis.named(call.func, SAVED_TENSORS_HOOKS):
+                pack = self.context.argument(call, 0, "pack_hook")
+                unpack = self.context.argument(call, 1, "unpack_hook")
+                registered = call
+            else:  # a module class entered, that pushes them
+                entered = entered_hooks(self.context, self.analysis, call)
+                if entered is None:
+                    continue
+                pack, unpack, registered = entered
+            pack_code = self._code(pack) if isinstance(pack, ast.AST) else None
+            saved = first_parameter(pack_code)
             if isinstance(pack, ast.AST) and any(isinstance(n, ast.Call)
                                                  for n in own_nodes(node.body)):
-                code = self._code(pack)
-                hooks.append(Hook(pack, code, call, call, "the saved-tensors pack hook",
-                                  _first_parameter(code)))
-            unpack = self.context.argument(call, 1, "unpack_hook")
+                hooks.append(Hook(pack, pack_code, registered, call,
+                                  "the saved-tensors pack hook", saved))
             backward = backward_after(rest) if isinstance(unpack, ast.AST) else None
             if backward is not None:
-                hooks.append(Hook(unpack, self._code(unpack), call, call,
-                                  "the saved-tensors unpack hook", backward=backward))
+                code = self._code(unpack)
+                given = first_parameter(code) if saved and may_return(
+                    self.context, pack_code, next(iter(saved))) else frozenset()
+                hooks.append(Hook(unpack, code, registered, call,
+                                  "the saved-tensors unpack hook", given, backward))
         return hooks
 
     def _registered(self, call: ast.Call, rest, backward_after) -> list[Hook]:
@@ -105,7 +117,7 @@ class RegionHooks:
         code = self._code(named)
         if func.attr in TENSOR_HOOKS:
             backward = backward_after(rest)
-            tensors = _first_parameter(code) if self.holds(func.value) else frozenset()
+            tensors = first_parameter(code) if self.holds(func.value) else frozenset()
             return [] if backward is None else [
                 Hook(named, code, call, call, "the gradient hook", tensors, backward)]
         module = key(func.value)
@@ -162,18 +174,6 @@ class RegionHooks:
     def _code(self, value) -> ast.AST | None:
         code = self.analysis.code_of(value) if isinstance(value, ast.AST) else None
         return code if isinstance(code, (ast.Lambda, *FUNCTIONS)) else None
-
-
-def _first_parameter(code: ast.AST | None) -> frozenset[str]:
-    """The parameter a hook is given its tensor in (after `self` of a method), where the hook
-    never rebinds it."""
-    if code is None:
-        return frozenset()
-    arguments = code.args
-    positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
-    if positional and positional[0] in ("self", "cls"):
-        positional = positional[1:]
-    return never_rebound(code, set(positional[:1]))
 
 
 def _output_parameter(code: ast.AST | None, registered: ast.Call) -> frozenset[str]:

@@ -66,23 +66,43 @@ def pushed_hooks(context, analysis: CaptureAnalysis) -> list[PushedHook]:
         if pair is None or _guarded(context, call):
             continue
         pack, unpack = (analysis.code_of(value) if isinstance(value, ast.AST) else None
-                        for value in pair)
+                        for value in pair[:2])
         pack = pack if isinstance(pack, (ast.Lambda, *FUNCTIONS)) else None
         unpack = unpack if isinstance(unpack, (ast.Lambda, *FUNCTIONS)) else None
-        saved = _first_parameter(pack)
+        saved = first_parameter(pack)
         if pack is not None and saved:
             found.append(PushedHook(pack, "saved-tensors pack hook", call, saved))
         if unpack is not None and pack is not None and saved and \
-                _may_return(context, pack, next(iter(saved))):
+                may_return(context, pack, next(iter(saved))):
             found.append(PushedHook(unpack, "saved-tensors unpack hook", call,
-                                    _first_parameter(unpack)))
+                                    first_parameter(unpack)))
     return found
 
 
+def entered_hooks(context, analysis: CaptureAnalysis, entered: ast.AST) -> tuple | None:
+    """(pack, unpack, the call that pushes them) where `entered` (a `with` item) is an instance
+    of a module class that pushes saved-tensors hooks when entered: in its `__enter__` (not
+    under a test of the capture status), or as a subclass of `saved_tensors_hooks`."""
+    cls = analysis.module_class(analysis.constructor_of(entered))
+    if cls is None:
+        return None
+    enter = own_method(cls, "__enter__")
+    init = own_method(cls, "__init__")
+    for method in (enter, init):
+        for node in own_nodes(method.body if method is not None else ()):
+            pair = _pair(context, analysis, node) if isinstance(node, ast.Call) else None
+            if pair is not None and (method is init) == (pair[2] is not None) and \
+                    not _guarded(context, node):
+                return pair[0], pair[1], node
+    return None
+
+
 def _pair(context, analysis: CaptureAnalysis, call: ast.Call) -> tuple | None:
-    """(pack, unpack) that `call` pushes, or None."""
+    """(pack, unpack, the subclass of `saved_tensors_hooks` whose `__init__` is given them, or
+    None for a call that pushes them) that `call` pushes, or None."""
     if analysis.named(call.func, PUSHES):
-        return context.argument(call, 0, "pack_hook"), context.argument(call, 1, "unpack_hook")
+        return (context.argument(call, 0, "pack_hook"), context.argument(call, 1, "unpack_hook"),
+                None)
     func = call.func
     if not (isinstance(func, ast.Attribute) and func.attr == "__init__"
             and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
@@ -91,7 +111,7 @@ def _pair(context, analysis: CaptureAnalysis, call: ast.Call) -> tuple | None:
     cls = next((a for a in context.ancestors(call) if isinstance(a, ast.ClassDef)), None)
     if cls is None or not any(analysis.named(base, HOOK_CLASSES) for base in cls.bases):
         return None
-    return call.args[0], call.args[1]
+    return call.args[0], call.args[1], cls
 
 
 def _guarded(context, call: ast.Call) -> bool:
@@ -114,8 +134,9 @@ def _asks(context, test: ast.AST) -> bool:
                for node in own_nodes([test]))
 
 
-def _first_parameter(code: ast.AST | None) -> frozenset[str]:
-    """The parameter a hook is given its value in (after `self`), never rebound."""
+def first_parameter(code: ast.AST | None) -> frozenset[str]:
+    """The parameter a hook is given its tensor in (after `self` of a method), where the hook
+    never rebinds it."""
     if code is None:
         return frozenset()
     positional = [arg.arg for arg in (*code.args.posonlyargs, *code.args.args)]
@@ -124,10 +145,12 @@ def _first_parameter(code: ast.AST | None) -> frozenset[str]:
     return never_rebound(code, set(positional[:1]))
 
 
-def _may_return(context, function: ast.AST, name: str, depth: int = 0) -> bool:
+def may_return(context, function: ast.AST | None, name: str, depth: int = 0) -> bool:
     """Whether `function` may return its parameter `name` as it is: `return name`, or the
     result of a call given it whose callee (a module function, or the one method of that name
     in the module's classes) may return that argument."""
+    if function is None:
+        return False
     if isinstance(function, ast.Lambda):
         returned = [function.body]
     else:
@@ -141,7 +164,7 @@ def _may_return(context, function: ast.AST, name: str, depth: int = 0) -> bool:
             inner = _parameter_at(callee, index) if callee is not None and index is not None \
                 else None
             if inner and inner in never_rebound(callee, {inner}) and \
-                    _may_return(context, callee, inner, depth + 1):
+                    may_return(context, callee, inner, depth + 1):
                 return True
     return False
 

@@ -88,7 +88,11 @@ class SyncInCapture(CaptureRule):
     region runs are read like called functions, whenever they wait for the GPU: the pack hook
     of a `with torch.autograd.graph.saved_tensors_hooks(pack, unpack):` in the region (its
     parameter is a tensor the captured forward saves, on the GPU), its unpack hook where a
-    backward runs after it; a gradient hook `t.register_hook(fn)` registered in the region
+    backward runs after it (given a CUDA tensor where the pack hook may return the one it is
+    given), and the same hooks of `with Offload():` in the region, an instance of a class of
+    the module that pushes them in its `__enter__`
+    (`torch._C._autograd._push_saved_tensors_default_hooks`) or subclasses
+    `saved_tensors_hooks`; a gradient hook `t.register_hook(fn)` registered in the region
     before a backward (its parameter a CUDA tensor where `t` is known to be one); a module's
     forward hooks (`register_forward_hook`, `register_forward_pre_hook`) and backward hooks
     (`register_full_backward_hook`, `_pre_hook`, `register_backward_hook`) registered on `m` in
