@@ -3,8 +3,8 @@ graph captures: code that autograd runs in a captured forward or backward though
 region of the module shows it.
 
 - A module that asks whether a capture is under way (`torch.cuda.is_current_stream_capturing()`,
-  or a wrapper named `is_..._capturing`, such as a project's `is_graph_capturing()`) says that
-  its code runs while a stream captures.
+  or a wrapper named `is_..._capturing`, such as a project's `is_graph_capturing()`: by the
+  name called) says that its code runs while a stream captures.
 - The hooks it pushes: `torch._C._autograd._push_saved_tensors_default_hooks(pack, unpack)`
   (what `torch.autograd.graph.saved_tensors_hooks.__enter__` calls; PyTorch
   `torch/autograd/graph.py`), `torch.autograd.graph.saved_tensors_hooks(pack, unpack)`, and
@@ -29,9 +29,9 @@ from cursedlint.analysis.python_project import last_name, own_method, own_nodes
 PUSHES = frozenset({"torch._C._autograd._push_saved_tensors_default_hooks",
                     "torch.autograd.graph.saved_tensors_hooks"})
 HOOK_CLASSES = frozenset({"torch.autograd.graph.saved_tensors_hooks"})
-CAPTURE_QUERIES = frozenset({"torch.cuda.is_current_stream_capturing",
-                             "torch.cuda.graphs.is_current_stream_capturing"})
 _QUERY_NAME = re.compile(r"_?is_\w*capturing")
+"""`torch.cuda.is_current_stream_capturing` and the wrappers named like it (by the name called:
+an alias of another name is not read)."""
 TRIGGER = ("capturing", "saved_tensors")
 """The words of a module this analysis can find something in."""
 
@@ -48,14 +48,12 @@ class PushedHook(Struct, frozen=True):
 
 def capture_query(context) -> ast.Call | None:
     """The module's first call that asks whether a CUDA graph capture is under way."""
-    return next((node for node in context.nodes(ast.Call) if _is_query(context, node)), None)
+    return next((node for node in context.nodes(ast.Call) if _is_query(node)), None)
 
 
-def _is_query(context, node: ast.Call) -> bool:
+def _is_query(node: ast.Call) -> bool:
     name = last_name(node.func)
-    return name is not None and (_QUERY_NAME.fullmatch(name) is not None
-                                 or context.qualified_name(node.func, among=CAPTURE_QUERIES)
-                                 is not None)
+    return name is not None and _QUERY_NAME.fullmatch(name) is not None
 
 
 def pushed_hooks(context, analysis: CaptureAnalysis) -> list[PushedHook]:
@@ -118,19 +116,19 @@ def _guarded(context, call: ast.Call) -> bool:
     """Whether the push is under a test of the capture status, or follows, in its function, an
     `if` on one that leaves."""
     for ancestor in context.ancestors(call):
-        if isinstance(ancestor, (ast.If, ast.IfExp, ast.While)) and _asks(context, ancestor.test):
+        if isinstance(ancestor, (ast.If, ast.IfExp, ast.While)) and _asks(ancestor.test):
             return True
         if isinstance(ancestor, FUNCTIONS):
             return any(isinstance(statement, ast.If) and statement.lineno < call.lineno
-                       and _asks(context, statement.test)
+                       and _asks(statement.test)
                        and any(isinstance(node, (ast.Return, ast.Raise))
                                for node in own_nodes(statement.body))
                        for statement in ancestor.body)
     return False
 
 
-def _asks(context, test: ast.AST) -> bool:
-    return any(isinstance(node, ast.Call) and _is_query(context, node)
+def _asks(test: ast.AST) -> bool:
+    return any(isinstance(node, ast.Call) and _is_query(node)
                for node in own_nodes([test]))
 
 
