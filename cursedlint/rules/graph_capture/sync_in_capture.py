@@ -96,8 +96,9 @@ class SyncInCapture(CaptureRule):
     before a backward (its parameter a CUDA tensor where `t` is known to be one); a module's
     forward hooks (`register_forward_hook`, `register_forward_pre_hook`) and backward hooks
     (`register_full_backward_hook`, `_pre_hook`, `register_backward_hook`) registered on `m` in
-    the region, or on `self.m` by the statements of the class's `__init__`, where the region
-    calls `m(...)` (and, for backward hooks, runs a backward after it); the hook's function
+    the region, on `self.m` by the statements of the class's `__init__`, or on `m` by the
+    statements of the region's function before it (`m` not bound again after, the handle not
+    removed), where the region calls `m(...)` (and, for backward hooks, runs a backward after it); the hook's function
     may be another module's; a forward hook's `output` parameter is a CUDA tensor where
     `m(...)` is known to return one. The finding is where the region runs it (the registration, or
     the module's call). A hook registered under a condition, on an object the module does not
