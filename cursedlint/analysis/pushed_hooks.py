@@ -29,11 +29,11 @@ from cursedlint.analysis.python_project import last_name, own_method, own_nodes
 PUSHES = frozenset({"torch._C._autograd._push_saved_tensors_default_hooks",
                     "torch.autograd.graph.saved_tensors_hooks"})
 HOOK_CLASSES = frozenset({"torch.autograd.graph.saved_tensors_hooks"})
-_QUERY_NAME = re.compile(r"_?is_\w*capturing")
-"""`torch.cuda.is_current_stream_capturing` and the wrappers named like it (by the name called:
-an alias of another name is not read)."""
 TRIGGER = ("capturing", "saved_tensors")
 """The words of a module this analysis can find something in."""
+CALLED = rb"capturing\s*\("
+"""A call of a name ending in `capturing` (`may_find`; the rule's second look)."""
+_CALLED = re.compile(CALLED)
 
 
 class PushedHook(Struct, frozen=True):
@@ -46,6 +46,26 @@ class PushedHook(Struct, frozen=True):
     tensors: frozenset[str]
 
 
+def may_find(data: bytes) -> bool:
+    """Whether a module's bytes may hold what `pushed_hooks` finds: a push of saved-tensors
+    hooks and a call of a name `is_..._capturing` (linear: each call's name is read back once)."""
+    if b"saved_tensors" not in data:
+        return False
+    for match in _CALLED.finditer(data):
+        start = match.start()
+        while start and (data[start - 1] == 95 or chr(data[start - 1]).isalnum()):  # (95: "_")
+            start -= 1
+        if _is_query_name(data[start:match.start() + 9].decode("latin-1")):
+            return True
+    return False
+
+
+def _is_query_name(name: str) -> bool:
+    """`torch.cuda.is_current_stream_capturing` and the wrappers named like it (by the name
+    called: an alias of another name is not read)."""
+    return name.endswith("capturing") and name.startswith(("is_", "_is_"))
+
+
 def capture_query(context) -> ast.Call | None:
     """The module's first call that asks whether a CUDA graph capture is under way."""
     return next((node for node in context.nodes(ast.Call) if _is_query(node)), None)
@@ -53,7 +73,7 @@ def capture_query(context) -> ast.Call | None:
 
 def _is_query(node: ast.Call) -> bool:
     name = last_name(node.func)
-    return name is not None and _QUERY_NAME.fullmatch(name) is not None
+    return name is not None and _is_query_name(name)
 
 
 def pushed_hooks(context, analysis: CaptureAnalysis) -> list[PushedHook]:

@@ -17,7 +17,7 @@ from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.framework_loops import FrameworkLoops, HookCapture
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
-from cursedlint.analysis.pushed_hooks import TRIGGER as PUSHED_HOOK_WORDS, capture_query, pushed_hooks
+from cursedlint.analysis.pushed_hooks import capture_query, may_find, pushed_hooks
 from cursedlint.analysis.python_project import own_method_called, own_nodes, project_functions
 from cursedlint.analysis.task_pairs import EntryRace, entry_races
 from cursedlint.analysis.task_races import TaskRace, TaskRaces
@@ -196,8 +196,7 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                 self._check_node(region, tensors, node)
             self._check_backward(region)
             self._check_hooks(region, tensors)
-        data = self.context.source.data
-        if all(word.encode() in data for word in PUSHED_HOOK_WORDS):
+        if may_find(self.context.source.data):
             self._check_pushed_hooks()
 
     def _check_pushed_hooks(self) -> None:

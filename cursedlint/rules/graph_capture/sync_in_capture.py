@@ -5,7 +5,7 @@ from __future__ import annotations
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_thread_reach import C_THREAD_REACH
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS
-from cursedlint.analysis.pushed_hooks import TRIGGER as PUSHED_HOOK_WORDS
+from cursedlint.analysis.pushed_hooks import CALLED, TRIGGER as PUSHED_HOOK_WORDS
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON
 from cursedlint.rule import Example
@@ -199,13 +199,12 @@ class SyncInCapture(CaptureRule):
     @classmethod
     def look(cls, options, target_python, language):
         """The capture rules' look, or the words of `pushed_hooks`."""
-        from cursedlint.triggers.second_look import AllOf, AnyOf, Text
+        from cursedlint.triggers.second_look import AllOf, AnyOf, Pattern, Text
 
         shape = super().look(options, target_python, language)
         if shape is None:
             return None
-        return AnyOf((shape, AllOf(tuple(Text(frozenset({word.encode()}))
-                                         for word in PUSHED_HOOK_WORDS))))
+        return AnyOf((shape, AllOf((Text(frozenset({b"saved_tensors"})), Pattern(CALLED)))))
     reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS)
     summary = "a call that waits for the GPU inside a CUDA graph capture region"
 
