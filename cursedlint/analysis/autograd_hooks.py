@@ -10,7 +10,12 @@ module call runs while the stream captures, though the region never calls it by 
   it (a forward hook's `output` is a CUDA tensor where `m(...)` is known to return one); `register_full_backward_hook`, `register_full_backward_pre_hook` and
   `register_backward_hook` likewise, with a backward after the call;
 - the same module hooks registered on `self.m` by the statements of the class's `__init__`
-  (not under a condition), where a region in a method of that class calls `self.m(...)`.
+  (not under a condition), where a region in a method of that class calls `self.m(...)`, or on
+  `m` (`self.m`, or a name not bound again after it) by the statements of the function holding
+  the region, before it (not under a condition), where the region calls `m(...)`;
+- `with Offload():` in the region, an instance of a module class that pushes saved-tensors
+  hooks in its `__enter__` or subclasses `saved_tensors_hooks` (`pushed_hooks.entered_hooks`);
+  an unpack hook is given a CUDA tensor where the pack hook may return the one it is given.
 
 A hook registered outside what the module shows (a library's, another class's) is not read.
 """
@@ -21,8 +26,11 @@ import ast
 
 from msgspec import Struct
 
-from cursedlint.analysis.capture_regions import FUNCTIONS, CaptureAnalysis, Region, key, never_rebound
-from cursedlint.analysis.python_project import own_nodes
+from cursedlint.analysis.capture_regions import (
+    FUNCTIONS, CaptureAnalysis, Region, is_self_attribute, key, never_rebound,
+)
+from cursedlint.analysis.pushed_hooks import entered_hooks, first_parameter, may_return
+from cursedlint.analysis.python_project import own_nodes, scope_nodes
 
 SAVED_TENSORS_HOOKS = frozenset({"torch.autograd.graph.saved_tensors_hooks"})
 TENSOR_HOOKS = frozenset({"register_hook"})
@@ -65,6 +73,8 @@ class RegionHooks:
         from) `statements` that runs a backward, or None."""
         found: list[Hook] = []
         persistent = self._init_hooks(region)
+        for target, registrations in self._earlier_hooks(region).items():
+            persistent.setdefault(target, []).extend(registrations)
         for index, statement in enumerate(region.body):
             rest = region.body[index:]
             for node in own_nodes([statement]):
@@ -79,20 +89,28 @@ class RegionHooks:
         hooks = []
         for item in node.items:
             call = item.context_expr
-            if not (isinstance(call, ast.Call) and self.analysis.named(call.func,
-                                                                      SAVED_TENSORS_HOOKS)):
-                continue
-            pack = self.context.argument(call, 0, "pack_hook")
+            if isinstance(call, ast.Call) and self.analysis.named(call.func, SAVED_TENSORS_HOOKS):
+                pack = self.context.argument(call, 0, "pack_hook")
+                unpack = self.context.argument(call, 1, "unpack_hook")
+                registered = call
+            else:  # a module class entered, that pushes them
+                entered = entered_hooks(self.context, self.analysis, call)
+                if entered is None:
+                    continue
+                pack, unpack, registered = entered
+            pack_code = self._code(pack) if isinstance(pack, ast.AST) else None
+            saved = first_parameter(pack_code)
             if isinstance(pack, ast.AST) and any(isinstance(n, ast.Call)
                                                  for n in own_nodes(node.body)):
-                code = self._code(pack)
-                hooks.append(Hook(pack, code, call, call, "the saved-tensors pack hook",
-                                  _first_parameter(code)))
-            unpack = self.context.argument(call, 1, "unpack_hook")
+                hooks.append(Hook(pack, pack_code, registered, call,
+                                  "the saved-tensors pack hook", saved))
             backward = backward_after(rest) if isinstance(unpack, ast.AST) else None
             if backward is not None:
-                hooks.append(Hook(unpack, self._code(unpack), call, call,
-                                  "the saved-tensors unpack hook", backward=backward))
+                code = self._code(unpack)
+                given = first_parameter(code) if saved and may_return(
+                    self.context, pack_code, next(iter(saved))) else frozenset()
+                hooks.append(Hook(unpack, code, registered, call,
+                                  "the saved-tensors unpack hook", given, backward))
         return hooks
 
     def _registered(self, call: ast.Call, rest, backward_after) -> list[Hook]:
@@ -105,7 +123,7 @@ class RegionHooks:
         code = self._code(named)
         if func.attr in TENSOR_HOOKS:
             backward = backward_after(rest)
-            tensors = _first_parameter(code) if self.holds(func.value) else frozenset()
+            tensors = first_parameter(code) if self.holds(func.value) else frozenset()
             return [] if backward is None else [
                 Hook(named, code, call, call, "the gradient hook", tensors, backward)]
         module = key(func.value)
@@ -117,8 +135,9 @@ class RegionHooks:
 
     def _persistent(self, call: ast.Call, persistent: dict[str, list[ast.Call]], rest,
                     backward_after) -> list[Hook]:
-        """The hooks `__init__` registered on `self.m`, run by the region's `self.m(...)`."""
-        if not persistent or not isinstance(call.func, ast.Attribute):
+        """The hooks registered before the region (`_init_hooks`, `_earlier_hooks`) on `m`, run
+        by the region's `m(...)`."""
+        if not persistent or not isinstance(call.func, (ast.Attribute, ast.Name)):
             return []
         registrations = persistent.get(key(call.func))
         hooks = []
@@ -149,31 +168,51 @@ class RegionHooks:
         init = self.analysis.own_method(cls, "__init__")
         registrations: dict[str, list[ast.Call]] = {}
         for statement in getattr(init, "body", ()):
-            call = getattr(statement, "value", None)
-            if isinstance(statement, (ast.Expr, ast.Assign)) and isinstance(call, ast.Call) \
-                    and isinstance(call.func, ast.Attribute) and call.args \
-                    and call.func.attr in MODULE_HOOKS \
-                    and isinstance(call.func.value, ast.Attribute) \
-                    and isinstance(call.func.value.value, ast.Name) \
-                    and call.func.value.value.id == "self":
+            call = _registration(statement)
+            if call is not None and is_self_attribute(call.func.value):
                 registrations.setdefault(key(call.func.value), []).append(call)
         return registrations
+
+    def _earlier_hooks(self, region: Region) -> dict[str, list[ast.Call]]:
+        """`m` -> the module hooks registered on it by the statements of the function holding
+        the region before the one that holds it (not under a condition), where `m` is `self.m`
+        or a name the function never binds again after the registration."""
+        function = next((a for a in self.context.ancestors(region.start)
+                         if isinstance(a, FUNCTIONS)), None)
+        if function is None:
+            return {}
+        registrations: dict[str, list[ast.Call]] = {}
+        for statement in function.body:
+            if statement.end_lineno >= region.start.lineno:
+                break
+            call = _registration(statement)
+            target = call.func.value if call is not None else None
+            if target is not None and (is_self_attribute(target) or isinstance(
+                    target, ast.Name) and not self._bound_after(function, target)) \
+                    and not self._removed(function, statement, region):
+                registrations.setdefault(key(target), []).append(call)
+        return registrations
+
+    def _removed(self, function: ast.AST, statement: ast.stmt, region: Region) -> bool:
+        """Whether the handle `statement` assigns is removed (`handle.remove()`) before the
+        region, or is not a plain name."""
+        if not isinstance(statement, ast.Assign):
+            return False
+        target = statement.targets[0]
+        return not isinstance(target, ast.Name) or any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "remove" and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == target.id and _after(region.start, node)
+            for node in scope_nodes(self.context, function))
+
+    def _bound_after(self, function: ast.AST, name: ast.Name) -> bool:
+        return any(isinstance(node, ast.Name) and node.id == name.id and
+                   not isinstance(node.ctx, ast.Load) and _after(node, name)
+                   for node in scope_nodes(self.context, function))
 
     def _code(self, value) -> ast.AST | None:
         code = self.analysis.code_of(value) if isinstance(value, ast.AST) else None
         return code if isinstance(code, (ast.Lambda, *FUNCTIONS)) else None
-
-
-def _first_parameter(code: ast.AST | None) -> frozenset[str]:
-    """The parameter a hook is given its tensor in (after `self` of a method), where the hook
-    never rebinds it."""
-    if code is None:
-        return frozenset()
-    arguments = code.args
-    positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
-    if positional and positional[0] in ("self", "cls"):
-        positional = positional[1:]
-    return never_rebound(code, set(positional[:1]))
 
 
 def _output_parameter(code: ast.AST | None, registered: ast.Call) -> frozenset[str]:
@@ -186,6 +225,17 @@ def _output_parameter(code: ast.AST | None, registered: ast.Call) -> frozenset[s
     if positional and positional[0] in ("self", "cls"):
         positional = positional[1:]
     return never_rebound(code, set(positional[2:3]))
+
+
+def _registration(statement: ast.stmt) -> ast.Call | None:
+    """The module hook a statement registers (`m.register_forward_hook(fn)`, or its handle
+    assigned), or None."""
+    call = getattr(statement, "value", None)
+    if isinstance(statement, (ast.Expr, ast.Assign)) and isinstance(call, ast.Call) \
+            and isinstance(call.func, ast.Attribute) and call.args \
+            and call.func.attr in MODULE_HOOKS:
+        return call
+    return None
 
 
 def _after(node: ast.AST, other: ast.AST) -> bool:

@@ -280,6 +280,13 @@ def parameter_read(context, function: ast.AST,
                    parameters: frozenset[str]) -> tuple[int, str, list[str]] | None:
     """Where a function of the module reads on the host, whenever it runs, one of its
     `parameters` known to hold a CUDA tensor (`CudaTensors.host_read`): (line, what, [])."""
+    read = parameter_read_at(context, function, parameters)
+    return None if read is None else (read[0].lineno, read[1], [])
+
+
+def parameter_read_at(context, function: ast.AST,
+                      parameters: frozenset[str]) -> tuple[ast.AST, str] | None:
+    """`parameter_read`'s (node, what)."""
     from cursedlint.analysis.cuda_tensors import CudaTensors
 
     facts = _host_sync_facts(context)
@@ -288,7 +295,7 @@ def parameter_read(context, function: ast.AST,
         if isinstance(node, _READS) and id(node) not in facts.conditional:
             read = tensors.host_read(node)
             if read:
-                return read[0].lineno, read[1], []
+                return read
     return None
 
 

@@ -9,12 +9,15 @@ import os
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region, body_of, capture_analysis
 from cursedlint.analysis.concurrent_units import ConcurrentUnits, OffThread, UnitRace
 from cursedlint.analysis.cuda_facts import CudaFact
-from cursedlint.analysis.cuda_reach import CUDA_REACH, backward_runs, host_sync_of, parameter_read, syncing_backwards
+from cursedlint.analysis.cuda_reach import (
+    CUDA_REACH, backward_runs, host_sync_of, parameter_read, parameter_read_at, syncing_backwards,
+)
 from cursedlint.analysis.cuda_tensors import CudaTensors
 from cursedlint.analysis.cuda_use import CudaUse, allocates, located, through
 from cursedlint.analysis.library_work import LibraryWork
 from cursedlint.analysis.framework_loops import FrameworkLoops, HookCapture
 from cursedlint.analysis.pinned_loaders import Loader, PinnedLoaders
+from cursedlint.analysis.pushed_hooks import capture_query, may_find, pushed_hooks
 from cursedlint.analysis.python_project import own_method_called, own_nodes, project_functions
 from cursedlint.analysis.task_pairs import EntryRace, entry_races
 from cursedlint.analysis.task_races import TaskRace, TaskRaces
@@ -193,6 +196,43 @@ class SyncInCapturePython(PythonCapture, SyncInCapture):
                 self._check_node(region, tensors, node)
             self._check_backward(region)
             self._check_hooks(region, tensors)
+        if may_find(self.context.source.data):
+            self._check_pushed_hooks()
+
+    def _check_pushed_hooks(self) -> None:
+        """The saved-tensors hooks of a module that says its code runs in captures
+        (`pushed_hooks`), where they read their saved tensor on the host or wait for the GPU
+        whenever they run: reported at the read."""
+        query = capture_query(self.context)
+        if query is None:
+            return
+        here = self.context.source.path
+        for hook in pushed_hooks(self.context, self.analysis):
+            read = parameter_read_at(self.context, hook.code, hook.tensors)
+            if read is None:
+                found = host_sync_of(self.context, hook.code)
+                at = next((node for node in own_nodes(body_of(hook.code))
+                           if found and getattr(node, "lineno", None) == found[0]
+                           and not found[2]), hook.code)
+                read = (at, f"{found[1]}{through(found[2])}") if found else None
+            if read is None:
+                continue
+            node, why = read
+            name = getattr(hook.code, "name", "lambda")
+            message = f"{why}, in the {hook.what} `{name}`"
+            self.report(
+                node, message if len(message) <= 150 else f"{why}, in a {hook.what}",
+                related=(Step(here, query.lineno, f"`{ast.unparse(query.func)}()`: this "
+                              "module's code runs while a stream captures"),
+                         Step(here, hook.pushed.lineno, f"the {hook.what} is pushed")),
+                help=f"Autograd runs the {hook.what} for every tensor the forward saves "
+                "inside its context (an unpack hook in the backward), so it runs in the "
+                "captured forward or backward this module checks for on line "
+                f"{query.lineno}. A capturing stream records work without running it: copying a "
+                "CUDA tensor to the host (formatting it included) fails ('operation not "
+                "permitted when stream is capturing') and invalidates the capture. Fix: format "
+                "only host values (shape, dtype), or test the debug flag before building the "
+                "message.")
 
     def _check_hooks(self, region: Region, tensors: CudaTensors) -> None:
         """The hooks the region runs (`autograd_hooks`) that wait for the GPU whenever they

@@ -5,6 +5,7 @@ from __future__ import annotations
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_thread_reach import C_THREAD_REACH
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS
+from cursedlint.analysis.pushed_hooks import CALLED, TRIGGER as PUSHED_HOOK_WORDS
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, PYTHON
 from cursedlint.rule import Example
@@ -87,17 +88,32 @@ class SyncInCapture(CaptureRule):
     region runs are read like called functions, whenever they wait for the GPU: the pack hook
     of a `with torch.autograd.graph.saved_tensors_hooks(pack, unpack):` in the region (its
     parameter is a tensor the captured forward saves, on the GPU), its unpack hook where a
-    backward runs after it; a gradient hook `t.register_hook(fn)` registered in the region
+    backward runs after it (given a CUDA tensor where the pack hook may return the one it is
+    given), and the same hooks of `with Offload():` in the region, an instance of a class of
+    the module that pushes them in its `__enter__`
+    (`torch._C._autograd._push_saved_tensors_default_hooks`) or subclasses
+    `saved_tensors_hooks`; a gradient hook `t.register_hook(fn)` registered in the region
     before a backward (its parameter a CUDA tensor where `t` is known to be one); a module's
     forward hooks (`register_forward_hook`, `register_forward_pre_hook`) and backward hooks
     (`register_full_backward_hook`, `_pre_hook`, `register_backward_hook`) registered on `m` in
-    the region, or on `self.m` by the statements of the class's `__init__`, where the region
-    calls `m(...)` (and, for backward hooks, runs a backward after it); the hook's function
+    the region, on `self.m` by the statements of the class's `__init__`, or on `m` by the
+    statements of the region's function before it (`m` not bound again after, the handle not
+    removed), where the region calls `m(...)` (and, for backward hooks, runs a backward after it); the hook's function
     may be another module's; a forward hook's `output` parameter is a CUDA tensor where
     `m(...)` is known to return one. The finding is where the region runs it (the registration, or
     the module's call). A hook registered under a condition, on an object the module does not
-    show, or by a library (a context manager that pushes saved-tensor hooks in its
-    `__enter__`) is not read. In C/C++
+    show, or by a library is not read. A module with no region that asks whether a capture
+    is under way (`torch.cuda.is_current_stream_capturing()`, or a wrapper named
+    `is_..._capturing()`, such as a project's `is_graph_capturing()`) says that its code runs
+    in captures: the saved-tensors hooks it pushes itself
+    (`torch._C._autograd._push_saved_tensors_default_hooks(pack, unpack)` in a context
+    manager's `__enter__`, `saved_tensors_hooks(pack, unpack)`, `super().__init__(pack,
+    unpack)` in a subclass of it; not under a test of the capture status) run in the captured
+    forward (`pack`, given the saved CUDA tensor) and backward (`unpack`, given what `pack`
+    returned: the tensor, where `pack` may return it as it is, itself or through a function
+    or method of the module that returns its argument); such a hook that formats or reads its
+    tensor on the host, or waits for the GPU, whenever it runs is a finding where it does
+    (`debug(f"restoring {saved}")`: the f-string is built before `debug` tests its flag). In C/C++
     (CUDA sources included), the region is the statements of one block
     between `cudaStreamBeginCapture`/`cuStreamBeginCapture` and the
     `cudaStreamEndCapture`/`cuStreamEndCapture` of the same stream, and the calls are
@@ -174,9 +190,21 @@ class SyncInCapture(CaptureRule):
     languages = (PYTHON, C, CPP)
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
-    triggers = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"))
+    triggers = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"),
+                PUSHED_HOOK_WORDS)
     """A region's words; a capture-status guard and a device synchronization
-    (`c_capture_guards`); a `c10d::Work` subclass's `wait` (`c_framework_waits`)."""
+    (`c_capture_guards`); a `c10d::Work` subclass's `wait` (`c_framework_waits`); saved-tensors
+    hooks of a module that asks whether it is captured (`pushed_hooks`)."""
+
+    @classmethod
+    def look(cls, options, target_python, language):
+        """The capture rules' look, or the words of `pushed_hooks`."""
+        from cursedlint.triggers.second_look import AllOf, AnyOf, Pattern, Text
+
+        shape = super().look(options, target_python, language)
+        if shape is None:
+            return None
+        return AnyOf((shape, AllOf((Text(frozenset({b"saved_tensors"})), Pattern(CALLED)))))
     reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS)
     summary = "a call that waits for the GPU inside a CUDA graph capture region"
 

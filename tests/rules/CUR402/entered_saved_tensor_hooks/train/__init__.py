@@ -1,0 +1,1 @@
+"""A captured step that enters context managers pushing saved-tensor hooks."""

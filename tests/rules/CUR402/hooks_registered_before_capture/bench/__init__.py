@@ -1,0 +1,1 @@
+"""Benchmarks that hook a model before capturing its step."""

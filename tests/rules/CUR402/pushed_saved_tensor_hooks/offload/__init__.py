@@ -1,0 +1,1 @@
+"""Activation offloading whose saved-tensor hooks run in the captured layers' passes."""
