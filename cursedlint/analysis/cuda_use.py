@@ -16,8 +16,8 @@ from msgspec import Struct
 
 from cursedlint.analysis.available_devices import cuda_where_available
 from cursedlint.analysis.capture_regions import (
-    FUNCTIONS, GLOBAL, LOCAL_DEPTH, CaptureAnalysis, Region, body_of, capture_analysis,
-    is_self_attribute, position,
+    FUNCTIONS, GLOBAL, LOADER_ITERATORS, LOCAL_DEPTH, CaptureAnalysis, Region, body_of,
+    capture_analysis, is_self_attribute, iterated, pinning_loader, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.nn_modules import NnModules, constructed
@@ -137,9 +137,11 @@ def allocates(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and _c_name(node.func) in C_ALLOCATIONS
 
 
-CHECKED_NODES = (ast.Call, ast.Subscript, ast.BinOp)
+CHECKED_NODES = (ast.Call, ast.Subscript, ast.BinOp, ast.For, ast.AsyncFor)
 """The only nodes a check of CUDA use answers for (and `CudaUse.callee`): calls, a
-boolean-mask index (`host_sync`), a `@` product (`library_work`)."""
+boolean-mask index (`host_sync`), a `@` product (`library_work`), a loop over a pinning
+DataLoader (`thread_use`)."""
+_ITERATOR_NAMES = frozenset(name.rpartition(".")[2] for name in LOADER_ITERATORS)
 
 
 class CudaUse:
@@ -255,7 +257,10 @@ class CudaUse:
         return None if allocates(node) else self.host_sync(node)
 
     def thread_use(self, node: ast.AST) -> Use | None:
-        """Whether a call, made by another thread, is CUDA work (and whether device-wide)."""
+        """Whether a call or loop, made by another thread, is CUDA work (and whether
+        device-wide)."""
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            return self._pinning(iterated(self.analysis, node.iter))
         if not isinstance(node, ast.Call):
             return None
         key = id(node)
@@ -263,8 +268,20 @@ class CudaUse:
             self._uses[key] = self._thread_use(node)
         return self._uses[key]
 
+    def _pinning(self, node: ast.AST) -> Use | None:
+        """Iterating a DataLoader made with pin_memory=True: each batch is copied into pinned
+        host memory by the caching host allocator (cudaHostAlloc, CUDA event queries), in the
+        iterating thread or, with workers, in the iterator's pin-memory thread."""
+        made = pinning_loader(self.analysis, node)
+        return None if made is None else Use(
+            f"iterating the DataLoader made on line {made.lineno} (pin_memory=True) pins each "
+            "batch through CUDA (cudaHostAlloc, event queries)")
+
     def _thread_use(self, node: ast.Call) -> Use | None:
         func = node.func
+        if last_name(func) in _ITERATOR_NAMES and node.args and self.analysis.named(
+                func, LOADER_ITERATORS):
+            return self._pinning(iterated(self.analysis, node.args[0]))
         name = self.context.qualified_name(func, among=CUDA_NAMES)
         if name in DEVICE_SYNCS or _c_name(func) in C_DEVICE_SYNCS:
             return Use(f"`{ast.unparse(func)}()` waits for the whole device", device_wide=True)
