@@ -157,7 +157,8 @@ class CudaUse:
         self.project = project
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
         self._steps: dict[int, tuple[Step, ...]] = {}
-        self._uses: dict[int, Use | None] = {}  # per call: three checks ask
+        self._uses: dict[int, Use | None] = {}  # per call or loop: three checks ask
+        self._pins: bool | None = None  # (whether the module names pin_memory: `thread_use`)
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
         self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
         self._callees: dict[int, ast.AST | None] = {}  # (`callee`: each index's walk asks)
@@ -260,24 +261,33 @@ class CudaUse:
         """Whether a call or loop, made by another thread, is CUDA work (and whether
         device-wide)."""
         if isinstance(node, (ast.For, ast.AsyncFor)):
-            return self._pinning(iterated(self.analysis, node.iter))
-        if not isinstance(node, ast.Call):
+            if not self._names_pinning():
+                return None
+        elif not isinstance(node, ast.Call):
             return None
         key = id(node)
         if key not in self._uses:
             self._uses[key] = self._thread_use(node)
         return self._uses[key]
 
+    def _names_pinning(self) -> bool:
+        """Whether the module writes `pin_memory` (no loader of one that does not pins)."""
+        if self._pins is None:
+            self._pins = b"pin_memory" in self.context.source.data
+        return self._pins
+
     def _pinning(self, node: ast.AST) -> Use | None:
         """Iterating a DataLoader made with pin_memory=True: each batch is copied into pinned
         host memory by the caching host allocator (cudaHostAlloc, CUDA event queries), in the
         iterating thread or, with workers, in the iterator's pin-memory thread."""
-        made = pinning_loader(self.analysis, node)
+        made = pinning_loader(self.analysis, node) if self._names_pinning() else None
         return None if made is None else Use(
             f"iterating the DataLoader made on line {made.lineno} (pin_memory=True) pins each "
             "batch through CUDA (cudaHostAlloc, event queries)")
 
-    def _thread_use(self, node: ast.Call) -> Use | None:
+    def _thread_use(self, node: ast.Call | ast.For | ast.AsyncFor) -> Use | None:
+        if not isinstance(node, ast.Call):
+            return self._pinning(iterated(self.analysis, node.iter))
         func = node.func
         if last_name(func) in _ITERATOR_NAMES and node.args and self.analysis.named(
                 func, LOADER_ITERATORS):
