@@ -363,13 +363,14 @@ class _ModuleCudaFacts:
         if key in self._memo:
             return self._memo[key]
         from cursedlint.analysis.cuda_tensors import CudaTensors
-        from cursedlint.analysis.cuda_use import CHECKED_NODES
+        from cursedlint.analysis.cuda_use import checked_types
 
         self._memo[key] = {}  # a call back into a function being read adds nothing
         found: dict[CudaFact, tuple[int, str, list[str]]] = {}
         tensors = None  # (the function's, made when a test or conversion may read one)
+        checked = checked_types(self.context)
         for node in self.ordered(function):
-            if isinstance(node, CHECKED_NODES):
+            if isinstance(node, checked):
                 for kind, check in self.checks.items():
                     if kind not in found:
                         what = check(node)
@@ -397,11 +398,12 @@ class _ModuleCudaFacts:
         """The function's own nodes that a check can answer for (and the tests and
         conversions that may read a CUDA tensor on the host), by position, noting those under
         an `if` (not in its test, which runs whenever the `if` does)."""
-        from cursedlint.analysis.cuda_use import CHECKED_NODES
+        from cursedlint.analysis.cuda_use import checked_types
         from cursedlint.python.context import child_fields
 
         nodes, pending = [], [(node, False) for node in body_of(function)]
-        kept, under_if, node_class = CHECKED_NODES + _READS, self.conditional, ast.AST
+        kept, under_if, node_class = checked_types(self.context) + _READS, self.conditional, \
+            ast.AST
         while pending:  # (`child_nodes` inlined: every function of every summarized module)
             node, conditional = pending.pop()
             if isinstance(node, _NESTED) and node is not function:

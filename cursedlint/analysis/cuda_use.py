@@ -137,11 +137,21 @@ def allocates(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and _c_name(node.func) in C_ALLOCATIONS
 
 
-CHECKED_NODES = (ast.Call, ast.Subscript, ast.BinOp, ast.For, ast.AsyncFor)
+CHECKED_NODES = (ast.Call, ast.Subscript, ast.BinOp)
 """The only nodes a check of CUDA use answers for (and `CudaUse.callee`): calls, a
-boolean-mask index (`host_sync`), a `@` product (`library_work`), a loop over a pinning
-DataLoader (`thread_use`)."""
+boolean-mask index (`host_sync`), a `@` product (`library_work`); and, in a module that
+writes `pin_memory`, loops (`PINNING_CHECKED_NODES`: over a pinning DataLoader,
+`thread_use`)."""
+PINNING_CHECKED_NODES = CHECKED_NODES + (ast.For, ast.AsyncFor)
 _ITERATOR_NAMES = frozenset(name.rpartition(".")[2] for name in LOADER_ITERATORS)
+
+
+def checked_types(context) -> tuple[type, ...]:
+    """The node types a check answers for in the module (`CHECKED_NODES`, with loops where
+    the module writes `pin_memory`: no loop of another can iterate a pinning loader it
+    made)."""
+    return context.derived(PINNING_CHECKED_NODES, lambda: PINNING_CHECKED_NODES if
+                           b"pin_memory" in context.source.data else CHECKED_NODES)
 
 
 class CudaUse:
@@ -158,7 +168,7 @@ class CudaUse:
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call or loop: three checks ask
-        self._pins: bool | None = None  # (whether the module names pin_memory: `thread_use`)
+        self._pins = checked_types(context) is PINNING_CHECKED_NODES  # (`thread_use`)
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
         self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
         self._callees: dict[int, ast.AST | None] = {}  # (`callee`: each index's walk asks)
@@ -260,27 +270,18 @@ class CudaUse:
     def thread_use(self, node: ast.AST) -> Use | None:
         """Whether a call or loop, made by another thread, is CUDA work (and whether
         device-wide)."""
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            if not self._names_pinning():
-                return None
-        elif not isinstance(node, ast.Call):
+        if not isinstance(node, (ast.Call, ast.For, ast.AsyncFor)):
             return None
         key = id(node)
         if key not in self._uses:
             self._uses[key] = self._thread_use(node)
         return self._uses[key]
 
-    def _names_pinning(self) -> bool:
-        """Whether the module writes `pin_memory` (no loader of one that does not pins)."""
-        if self._pins is None:
-            self._pins = b"pin_memory" in self.context.source.data
-        return self._pins
-
     def _pinning(self, node: ast.AST) -> Use | None:
         """Iterating a DataLoader made with pin_memory=True: each batch is copied into pinned
         host memory by the caching host allocator (cudaHostAlloc, CUDA event queries), in the
         iterating thread or, with workers, in the iterator's pin-memory thread."""
-        made = pinning_loader(self.analysis, node) if self._names_pinning() else None
+        made = pinning_loader(self.analysis, node)
         return None if made is None else Use(
             f"iterating the DataLoader made on line {made.lineno} (pin_memory=True) pins each "
             "batch through CUDA (cudaHostAlloc, event queries)")
@@ -289,8 +290,8 @@ class CudaUse:
         if not isinstance(node, ast.Call):
             return self._pinning(iterated(self.analysis, node.iter))
         func = node.func
-        if last_name(func) in _ITERATOR_NAMES and node.args and self.analysis.named(
-                func, LOADER_ITERATORS):
+        if self._pins and last_name(func) in _ITERATOR_NAMES and node.args and \
+                self.analysis.named(func, LOADER_ITERATORS):
             return self._pinning(iterated(self.analysis, node.args[0]))
         name = self.context.qualified_name(func, among=CUDA_NAMES)
         if name in DEVICE_SYNCS or _c_name(func) in C_DEVICE_SYNCS:
@@ -546,8 +547,9 @@ def checked_nodes(context, code: Iterable[ast.AST]) -> list[ast.AST]:
     listed once per tree for each body (every check of a function, and each index's, reads the
     same list; the module's functions were walked again for each)."""
     code = tuple(code)
-    return context.derived((CHECKED_NODES, *map(id, code)), lambda: sorted(
-        (n for n in own_nodes(code) if isinstance(n, CHECKED_NODES)), key=position))
+    types = checked_types(context)
+    return context.derived((types, *map(id, code)), lambda: sorted(
+        (n for n in own_nodes(code) if isinstance(n, types)), key=position))
 
 
 def _names_bound_to_names(context) -> dict[str, set[str]]:
