@@ -150,7 +150,7 @@ def checked_types(context) -> tuple[type, ...]:
     """The node types a check answers for in the module (`CHECKED_NODES`, with loops where
     the module writes `pin_memory`: no loop of another can iterate a pinning loader it
     made)."""
-    return context.derived(PINNING_CHECKED_NODES, lambda: PINNING_CHECKED_NODES if
+    return context.derived("checked types", lambda: PINNING_CHECKED_NODES if
                            b"pin_memory" in context.source.data else CHECKED_NODES)
 
 
@@ -168,7 +168,8 @@ class CudaUse:
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._uses: dict[int, Use | None] = {}  # per call or loop: three checks ask
-        self._pins = checked_types(context) is PINNING_CHECKED_NODES  # (`thread_use`)
+        self._types = checked_types(context)  # (`first`)
+        self._pins = self._types is PINNING_CHECKED_NODES  # (`thread_use`)
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
         self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
         self._callees: dict[int, ast.AST | None] = {}  # (`callee`: each index's walk asks)
@@ -353,7 +354,7 @@ class CudaUse:
               seen: frozenset[int] = frozenset()) -> tuple[ast.AST, str, list[str]] | None:
         """The first node under `code` (by position) for which `check(node)` says something,
         looking into the module's functions it calls: (node, what, [callee names])."""
-        for node in checked_nodes(self.context, code):
+        for node in checked_nodes(self.context, code, self._types):
             what = check(node)
             if what:
                 return node, what, []
@@ -542,12 +543,11 @@ class CudaUse:
         return self._callees[key]
 
 
-def checked_nodes(context, code: Iterable[ast.AST]) -> list[ast.AST]:
-    """The nodes of `own_nodes(code)` a check answers for (`CHECKED_NODES`), by position:
+def checked_nodes(context, code: Iterable[ast.AST], types: tuple[type, ...]) -> list[ast.AST]:
+    """The nodes of `own_nodes(code)` a check answers for (`types`: `checked_types`), by position:
     listed once per tree for each body (every check of a function, and each index's, reads the
     same list; the module's functions were walked again for each)."""
     code = tuple(code)
-    types = checked_types(context)
     return context.derived((types, *map(id, code)), lambda: sorted(
         (n for n in own_nodes(code) if isinstance(n, types)), key=position))
 
