@@ -1,9 +1,10 @@
 """CUR401's pinning units, against what a GPU does: a loading thread iterates a DataLoader made
 with pin_memory=True (pinning each batch itself, or, with workers, in the iterator's pin-memory
-thread) and hands the batches on through a queue, while the main thread copies each batch to
+thread) and hands the batches on through a bounded deque, while the main thread copies each batch to
 the GPU (`non_blocking=True`: the caching host allocator records an event on its pinned block)
 and captures a step into a fresh CUDA graph each round (global mode unless the case says
-otherwise).
+otherwise). The loading thread keeps only the last 16 batches and never waits, so it pins
+while the main thread captures.
 
 The loading and decoding modules and the runner are a project of their own. The linter's
 verdict is checked everywhere; on a machine with CUDA the program runs in its own interpreter,
@@ -40,7 +41,7 @@ def feed(out, stopped):
     loader = DataLoader(dataset, batch_size=64{options})
     while not stopped.is_set():
         for (batch,) in loader:
-            out.put(batch)
+            out.append(batch)  # (a bounded deque: the thread never waits, it keeps pinning)
             if stopped.is_set():
                 return
 """
@@ -74,8 +75,9 @@ class LazyRunner:
 """
 
 MAIN = """\
-import queue
+import collections
 import threading
+import time
 
 import torch
 
@@ -83,14 +85,20 @@ from shapes.graphs import LazyRunner
 from shapes.loading import feed
 
 
+def next_batch(batches):
+    while not batches:
+        time.sleep(0.001)
+    return batches.popleft()
+
+
 def main():
-    batches = queue.Queue(maxsize=16)
+    batches = collections.deque(maxlen=16)
     stopped = threading.Event()
     loading = threading.Thread(target=feed, args=(batches, stopped), daemon=True)
     loading.start()
     for number in range({rounds}):
         print("round", number, flush=True)
-        x = batches.get(timeout=60).cuda(non_blocking=True)
+        x = next_batch(batches).cuda(non_blocking=True)
         runner = LazyRunner()
         runner(x)
         torch.cuda.synchronize()
