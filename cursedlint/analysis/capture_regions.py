@@ -449,10 +449,10 @@ LOADER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "itertools.cy
 """Calls whose iteration iterates their first argument."""
 
 
-def iterated(analysis: CaptureAnalysis, node: ast.AST, wrappers=LOADER_WRAPPERS) -> ast.AST:
+def iterated(analysis: CaptureAnalysis, node: ast.AST) -> ast.AST:
     """What iterating `node` iterates: `loader` for `enumerate(loader)`, `cycle(loader)`,
     `islice(loader, n)` (and the first argument of `zip`)."""
-    if isinstance(node, ast.Call) and node.args and analysis.named(node.func, wrappers):
+    if isinstance(node, ast.Call) and node.args and analysis.named(node.func, LOADER_WRAPPERS):
         return node.args[0]
     return node
 

@@ -364,6 +364,7 @@ class _ModuleCudaFacts:
         if key in self._memo:
             return self._memo[key]
         from cursedlint.analysis.cuda_tensors import CudaTensors
+
         self._memo[key] = {}  # a call back into a function being read adds nothing
         found: dict[CudaFact, tuple[int, str, list[str]]] = {}
         tensors = None  # (the function's, made when a test or conversion may read one)

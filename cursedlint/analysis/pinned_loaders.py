@@ -63,7 +63,8 @@ class PinnedLoaders:
         for root in (scope, init) if init not in (None, scope) else (scope,):
             for node in own_nodes(body_of(root)):
                 if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                        and self.analysis.named(node.value.func, LOADER_ITERATORS) and node.value.args):
+                        and self.analysis.named(node.value.func, LOADER_ITERATORS)
+                        and node.value.args):
                     continue
                 if root is scope and position(node) >= position(region.start):
                     continue

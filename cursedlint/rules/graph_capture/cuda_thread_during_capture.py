@@ -35,7 +35,8 @@ class CudaThreadDuringCapture(CaptureRule):
     `.synchronize()`, and iterating a `DataLoader` made with `pin_memory=True` (a `for`
     loop over it, also through `enumerate`/`zip`/`cycle`/`islice`, or `iter(loader)`):
     each batch is pinned by the caching host allocator (`cudaHostAlloc`, event queries), in
-    the iterating thread or, with workers, in the iterator's pin-memory thread. Under `capture_error_mode="thread_local"` or `"relaxed"` only a
+    the iterating thread or, with workers, in the iterator's pin-memory thread. Under
+    `capture_error_mode="thread_local"` or `"relaxed"` only a
     device-wide synchronization in the thread (`torch.cuda.synchronize()`,
     `cupy.cuda.Device().synchronize()`, `wp.synchronize()`, `cudaDeviceSynchronize`) is a
     finding. A thread whose
