@@ -442,14 +442,37 @@ def capture_analysis(context) -> CaptureAnalysis:
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 
 
-def pinned_loader(analysis: CaptureAnalysis, node: ast.AST) -> ast.Call | None:
-    """The DataLoader call of the module `node` refers to, when it pins memory in a background
-    thread (pin_memory=True and worker processes)."""
+LOADER_ITERATORS = frozenset({"builtins.iter", "itertools.cycle", "itertools.islice"})
+"""Calls that take a loader's iterator when made."""
+LOADER_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "itertools.cycle",
+                             "itertools.islice"})
+"""Calls whose iteration iterates their first argument."""
+
+
+def iterated(analysis: CaptureAnalysis, node: ast.AST) -> ast.AST:
+    """What iterating `node` iterates: `loader` for `enumerate(loader)`, `cycle(loader)`,
+    `islice(loader, n)` (and the first argument of `zip`)."""
+    if isinstance(node, ast.Call) and node.args and analysis.named(node.func, LOADER_WRAPPERS):
+        return node.args[0]
+    return node
+
+
+def pinning_loader(analysis: CaptureAnalysis, node: ast.AST) -> ast.Call | None:
+    """The DataLoader call of the module `node` refers to, when it pins its batches
+    (pin_memory=True): in the thread iterating it, or in a pin-memory thread with workers."""
     context = analysis.context
     made = node if isinstance(node, ast.Call) else analysis.value_of(node)
     if not (isinstance(made, ast.Call) and analysis.named(made.func, DATA_LOADERS)):
         return None
-    if context.evaluate(context.argument(made, 7, "pin_memory")) is not True:
+    return made if context.evaluate(context.argument(made, 7, "pin_memory")) is True else None
+
+
+def pinned_loader(analysis: CaptureAnalysis, node: ast.AST) -> ast.Call | None:
+    """The DataLoader call of the module `node` refers to, when it pins memory in a background
+    thread (pin_memory=True and worker processes)."""
+    context = analysis.context
+    made = pinning_loader(analysis, node)
+    if made is None:
         return None
     workers_node = context.argument(made, 5, "num_workers")
     workers = context.evaluate(workers_node) if workers_node is not None else 0

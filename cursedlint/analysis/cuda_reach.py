@@ -338,12 +338,13 @@ class _ModuleCudaFacts:
 
     def __init__(self, context, only: CudaFact | None = None):
         """`only`: the one kind looked for (else all)."""
-        from cursedlint.analysis.cuda_use import module_cuda_use
+        from cursedlint.analysis.cuda_use import checked_types, module_cuda_use
         from cursedlint.analysis.library_work import LibraryWork
 
         self.context = context
         self.analysis = _fed(capture_analysis(context))
         self.uses = module_cuda_use(context)
+        self.checked = checked_types(context)  # (the node types a check answers for)
         self.conditional: set[int] = set()  # the nodes under an `if` (`ordered`)
         data = context.source.data  # (no CUDA tensor is made where none of these is written)
         self._reads = any(word in data for word in _TENSOR_WORDS)
@@ -370,13 +371,13 @@ class _ModuleCudaFacts:
         if key in self._memo:
             return self._memo[key]
         from cursedlint.analysis.cuda_tensors import CudaTensors
-        from cursedlint.analysis.cuda_use import CHECKED_NODES
 
         self._memo[key] = {}  # a call back into a function being read adds nothing
         found: dict[CudaFact, tuple[int, str, list[str]]] = {}
         tensors = None  # (the function's, made when a test or conversion may read one)
+        checked = self.checked
         for node in self.ordered(function):
-            if isinstance(node, CHECKED_NODES):
+            if isinstance(node, checked):
                 for kind, check in self.checks.items():
                     if kind not in found:
                         what = check(node)
@@ -404,11 +405,10 @@ class _ModuleCudaFacts:
         """The function's own nodes that a check can answer for (and the tests and
         conversions that may read a CUDA tensor on the host), by position, noting those under
         an `if` (not in its test, which runs whenever the `if` does)."""
-        from cursedlint.analysis.cuda_use import CHECKED_NODES
         from cursedlint.python.context import child_fields
 
         nodes, pending = [], [(node, False) for node in body_of(function)]
-        kept, under_if, node_class = CHECKED_NODES + _READS, self.conditional, ast.AST
+        kept, under_if, node_class = self.checked + _READS, self.conditional, ast.AST
         while pending:  # (`child_nodes` inlined: every function of every summarized module)
             node, conditional = pending.pop()
             if isinstance(node, _NESTED) and node is not function:

@@ -16,8 +16,8 @@ from msgspec import Struct
 
 from cursedlint.analysis.available_devices import cuda_where_available
 from cursedlint.analysis.capture_regions import (
-    FUNCTIONS, GLOBAL, LOCAL_DEPTH, CaptureAnalysis, Region, body_of, capture_analysis,
-    is_self_attribute, position,
+    FUNCTIONS, GLOBAL, LOADER_ITERATORS, LOCAL_DEPTH, CaptureAnalysis, Region, body_of,
+    capture_analysis, is_self_attribute, iterated, pinning_loader, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.nn_modules import NnModules, constructed
@@ -139,7 +139,19 @@ def allocates(node: ast.AST) -> bool:
 
 CHECKED_NODES = (ast.Call, ast.Subscript, ast.BinOp)
 """The only nodes a check of CUDA use answers for (and `CudaUse.callee`): calls, a
-boolean-mask index (`host_sync`), a `@` product (`library_work`)."""
+boolean-mask index (`host_sync`), a `@` product (`library_work`); and, in a module that
+writes `pin_memory`, loops (`PINNING_CHECKED_NODES`: over a pinning DataLoader,
+`thread_use`)."""
+PINNING_CHECKED_NODES = CHECKED_NODES + (ast.For, ast.AsyncFor)
+_ITERATOR_NAMES = frozenset(name.rpartition(".")[2] for name in LOADER_ITERATORS)
+
+
+def checked_types(context) -> tuple[type, ...]:
+    """The node types a check answers for in the module (`CHECKED_NODES`, with loops where
+    the module writes `pin_memory`: no loop of another can iterate a pinning loader it
+    made)."""
+    return context.derived("checked types", lambda: PINNING_CHECKED_NODES if
+                           b"pin_memory" in context.source.data else CHECKED_NODES)
 
 
 class CudaUse:
@@ -155,7 +167,9 @@ class CudaUse:
         self.project = project
         self._memo: dict[tuple[int, str], tuple[ast.AST, str, list[str]] | None] = {}
         self._steps: dict[int, tuple[Step, ...]] = {}
-        self._uses: dict[int, Use | None] = {}  # per call: three checks ask
+        self._uses: dict[int, Use | None] = {}  # per call or loop: three checks ask
+        self._types = checked_types(context)  # (`first`)
+        self._pins = self._types is PINNING_CHECKED_NODES  # (`thread_use`)
         self._bound_names: dict[str, set[str]] | None = None  # (`stored`)
         self._reaching_any: dict[tuple, frozenset[str]] = {}  # (`may_be_reached`)
         self._callees: dict[int, ast.AST | None] = {}  # (`callee`: each index's walk asks)
@@ -255,16 +269,31 @@ class CudaUse:
         return None if allocates(node) else self.host_sync(node)
 
     def thread_use(self, node: ast.AST) -> Use | None:
-        """Whether a call, made by another thread, is CUDA work (and whether device-wide)."""
-        if not isinstance(node, ast.Call):
+        """Whether a call or loop, made by another thread, is CUDA work (and whether
+        device-wide)."""
+        if not isinstance(node, (ast.Call, ast.For, ast.AsyncFor)):
             return None
         key = id(node)
         if key not in self._uses:
             self._uses[key] = self._thread_use(node)
         return self._uses[key]
 
-    def _thread_use(self, node: ast.Call) -> Use | None:
+    def _pinning(self, node: ast.AST) -> Use | None:
+        """Iterating a DataLoader made with pin_memory=True: each batch is copied into pinned
+        host memory by the caching host allocator (cudaHostAlloc, CUDA event queries), in the
+        iterating thread or, with workers, in the iterator's pin-memory thread."""
+        made = pinning_loader(self.analysis, node)
+        return None if made is None else Use(
+            f"iterating the DataLoader made on line {made.lineno} (pin_memory=True) pins each "
+            "batch through CUDA (cudaHostAlloc, event queries)")
+
+    def _thread_use(self, node: ast.Call | ast.For | ast.AsyncFor) -> Use | None:
+        if not isinstance(node, ast.Call):
+            return self._pinning(iterated(self.analysis, node.iter))
         func = node.func
+        if self._pins and last_name(func) in _ITERATOR_NAMES and node.args and \
+                self.analysis.named(func, LOADER_ITERATORS):
+            return self._pinning(iterated(self.analysis, node.args[0]))
         name = self.context.qualified_name(func, among=CUDA_NAMES)
         if name in DEVICE_SYNCS or _c_name(func) in C_DEVICE_SYNCS:
             return Use(f"`{ast.unparse(func)}()` waits for the whole device", device_wide=True)
@@ -325,7 +354,7 @@ class CudaUse:
               seen: frozenset[int] = frozenset()) -> tuple[ast.AST, str, list[str]] | None:
         """The first node under `code` (by position) for which `check(node)` says something,
         looking into the module's functions it calls: (node, what, [callee names])."""
-        for node in checked_nodes(self.context, code):
+        for node in checked_nodes(self.context, code, self._types):
             what = check(node)
             if what:
                 return node, what, []
@@ -514,13 +543,13 @@ class CudaUse:
         return self._callees[key]
 
 
-def checked_nodes(context, code: Iterable[ast.AST]) -> list[ast.AST]:
-    """The nodes of `own_nodes(code)` a check answers for (`CHECKED_NODES`), by position:
+def checked_nodes(context, code: Iterable[ast.AST], types: tuple[type, ...]) -> list[ast.AST]:
+    """The nodes of `own_nodes(code)` a check answers for (`types`: `checked_types`), by position:
     listed once per tree for each body (every check of a function, and each index's, reads the
     same list; the module's functions were walked again for each)."""
     code = tuple(code)
-    return context.derived((CHECKED_NODES, *map(id, code)), lambda: sorted(
-        (n for n in own_nodes(code) if isinstance(n, CHECKED_NODES)), key=position))
+    return context.derived((types, *map(id, code)), lambda: sorted(
+        (n for n in own_nodes(code) if isinstance(n, types)), key=position))
 
 
 def _names_bound_to_names(context) -> dict[str, set[str]]:

@@ -13,7 +13,8 @@ import os
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from cursedlint.analysis.capture_regions import (
-    CaptureAnalysis, Region, body_of, enclosing_class, pinned_loader, position,
+    LOADER_ITERATORS, CaptureAnalysis, Region, body_of, enclosing_class, iterated,
+    pinned_loader, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_project import call_target, own_nodes
@@ -21,10 +22,6 @@ from cursedlint.findings import Step
 
 if TYPE_CHECKING:
     from cursedlint.analysis.cuda_use import CudaUse
-
-_ITER = frozenset({"builtins.iter", "itertools.cycle", "itertools.islice"})
-_WRAPPERS = frozenset({"builtins.enumerate", "builtins.zip", "itertools.cycle",
-                       "itertools.islice"})
 
 
 class Loader(NamedTuple):
@@ -56,7 +53,7 @@ class PinnedLoaders:
 
     def iterated_by(self, loop: ast.For | ast.AsyncFor) -> Loader | None:
         """The pinned loader a `for` loop iterates, or None."""
-        return self.pinned(self._unwrapped(loop.iter))
+        return self.pinned(iterated(self.analysis, loop.iter))
 
     def _bound_iterators(self, scope: ast.AST, region: Region) -> Iterator[tuple[Loader, str]]:
         """`it = iter(loader)` before the region in its scope (a function or the module),
@@ -66,7 +63,8 @@ class PinnedLoaders:
         for root in (scope, init) if init not in (None, scope) else (scope,):
             for node in own_nodes(body_of(root)):
                 if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                        and self.analysis.named(node.value.func, _ITER) and node.value.args):
+                        and self.analysis.named(node.value.func, LOADER_ITERATORS)
+                        and node.value.args):
                     continue
                 if root is scope and position(node) >= position(region.start):
                     continue
@@ -74,14 +72,6 @@ class PinnedLoaders:
                 if loader is not None:
                     called = self.context.text_of(node.value.func).rpartition(".")[2]
                     yield loader, f"{called}() on line {node.lineno} holds it"
-
-    def _unwrapped(self, node: ast.AST) -> ast.AST:
-        """`loader` for `enumerate(loader)`, `cycle(loader)`, `islice(loader, n)` (and the
-        first argument of `zip`)."""
-        if isinstance(node, ast.Call) and self.analysis.named(node.func, _WRAPPERS) and \
-                node.args:
-            return node.args[0]
-        return node
 
     def pinned(self, node: ast.AST) -> Loader | None:
         """The pinned DataLoader `node` refers to: made in the module, or returned by a

@@ -31,8 +31,12 @@ class CudaThreadDuringCapture(CaptureRule):
     capture begun there or by another module's function, is reported at the call that begins
     the capture, unless a call between joins the thread through the same object; CUDA work is a `torch.cuda`, CuPy or
     cuda-python call, `.cuda()`, `.to("cuda")`, a tensor created with `device="cuda"`,
-    `.pin_memory()`, `.cpu()`, `.item()`, `.tolist()`, and event or stream `.query()` /
-    `.synchronize()`. Under `capture_error_mode="thread_local"` or `"relaxed"` only a
+    `.pin_memory()`, `.cpu()`, `.item()`, `.tolist()`, event or stream `.query()` /
+    `.synchronize()`, and iterating a `DataLoader` made with `pin_memory=True` (a `for`
+    loop over it, also through `enumerate`/`zip`/`cycle`/`islice`, or `iter(loader)`):
+    each batch is pinned by the caching host allocator (`cudaHostAlloc`, event queries), in
+    the iterating thread or, with workers, in the iterator's pin-memory thread. Under
+    `capture_error_mode="thread_local"` or `"relaxed"` only a
     device-wide synchronization in the thread (`torch.cuda.synchronize()`,
     `cupy.cuda.Device().synchronize()`, `wp.synchronize()`, `cudaDeviceSynchronize`) is a
     finding. A thread whose
