@@ -251,7 +251,7 @@ def _member_stores(context) -> list[tuple[str, object]]:
     data = context.source.data
     found = _own_stores(context) if context.language == CPP else []
     for match in _MEMBER.finditer(data):
-        leaf = context.root.descendant_for_byte_range(match.start(1), match.end(1))
+        leaf = context.node_at(match.start(1), match.end(1))
         field = context.parent(leaf) if leaf is not None else None
         if field is None or field.type != "field_expression" or \
                 field.child_by_field_name("field") != leaf:
@@ -277,7 +277,7 @@ def _own_stores(context) -> list[tuple[str, object]]:
     data, found = context.source.data, []
     for match in _OWN_MEMBER.finditer(data):
         group = 1 if match.group(1) else 2
-        leaf = context.root.descendant_for_byte_range(match.start(group), match.end(group))
+        leaf = context.node_at(match.start(group), match.end(group))
         parent = context.parent(leaf) if leaf is not None else None
         if parent is None:
             continue
