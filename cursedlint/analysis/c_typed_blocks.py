@@ -317,9 +317,10 @@ def _stored_into(context, declaration, name: str) -> list[str]:
     alloc(...)`, `T *p = alloc(...)` (through casts)."""
     scope = next((node for node in context.ancestors(declaration)
                   if node.type in ("function_definition", "lambda_expression")), None)
-    if scope is None or _ALLOCATING_BYTES.search(
-            context.source.data, scope.start_byte, scope.end_byte) is None:
-        return []  # (no allocating call in its function)
+    if scope is None or not context.shared(("allocating", scope.id), lambda: (
+            _ALLOCATING_BYTES.search(context.source.data, scope.start_byte, scope.end_byte)
+            is not None)):
+        return []  # (no allocating call in its function: searched once per function)
     return context.shared(("stored-into", scope.id, name),
                           lambda: _allocations_into(context, scope, name))
 

@@ -167,7 +167,8 @@ class _Path:
     # last hit and a few around it; anything else, the path moves to
 
     def __init__(self, tree):
-        self._cursor = tree.walk()
+        self._cursor = tree.walk()  # at the path's end, from the node at `_base` down
+        self._base = 0
         self.nodes = [tree.root_node]
         self._starts = [self.nodes[0].start_byte]  # the nodes' byte spans (read once each)
         self._ends = [self.nodes[0].end_byte]
@@ -176,30 +177,41 @@ class _Path:
 
     def move_to(self, start: int, end: int):
         """The smallest node holding bytes [start, end), now the end of the path."""
-        nodes, starts, ends = self.nodes, self._starts, self._ends
+        nodes, starts, ends, cursor = self.nodes, self._starts, self._ends, self._cursor
         self.moves += 1
         keep = len(nodes)
         while keep > 1 and not (starts[keep - 1] <= start and end <= ends[keep - 1]):
             keep -= 1
         if keep < len(nodes):
+            if keep > self._base:
+                for _ in range(len(nodes) - keep):
+                    cursor.goto_parent()
+            else:  # (above the node the cursor was put at)
+                cursor.reset(nodes[keep - 1])
+                self._base = keep - 1
             del nodes[keep:], starts[keep:], ends[keep:]
-        node, cursor = nodes[-1], self._cursor
         while True:
+            node = nodes[-1]
             if node.child_count > WIDE_NODE:
                 child = self._wide_child(node, start)
+                if child is None:
+                    break
+                first, last = child.start_byte, child.end_byte
+                if first > start or last < end:
+                    break
+                cursor.reset(child)
+                self._base = len(nodes)
+            elif cursor.goto_first_child_for_byte(start) is not None:
+                child = cursor.node
+                first, last = child.start_byte, child.end_byte
+                if first > start or last < end:
+                    cursor.goto_parent()
+                    break
             else:
-                cursor.reset(node)
-                child = cursor.node if cursor.goto_first_child_for_byte(start) is not None \
-                    else None
-            if child is None:
-                break
-            first, last = child.start_byte, child.end_byte
-            if first > start or last < end:
                 break
             nodes.append(child)
             starts.append(first)
             ends.append(last)
-            node = child
         return nodes[-1]
 
     def _wide_child(self, node, start: int):
