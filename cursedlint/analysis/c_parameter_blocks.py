@@ -185,13 +185,18 @@ def _provenance(context):
     return context.shared(_PROVENANCE, made)
 
 
-_PROVENANCE, _MEMBER_STORES = "own-text-provenance", "member-stores"
-"""`FileContext.shared` keys: the file's own provenance, its stores into members."""
+_PROVENANCE, _MEMBER_STORES, _CLEARS = "own-text-provenance", "member-stores", "clears"
+"""`FileContext.shared` keys: the file's own provenance, its stores into members, `_clears`."""
 
 
 def _clears(context) -> dict[str, list[int]]:
     """`CallerBlocks.clears`: each use of such a parameter in its function's body reads
-    through it (`*p`), or tests it (`p == NULL`, `!p`)."""
+    through it (`*p`), or tests it (`p == NULL`, `!p`). Read once per file (the member stores
+    are summarized for each registration's question: each read the whole file again)."""
+    return context.shared(_CLEARS, lambda: _read_clears(context))
+
+
+def _read_clears(context) -> dict[str, list[int]]:
     from cursedlint.analysis.c_allocators import stored_through
     from cursedlint.analysis.c_syntax import file_scope, parameter_names, plain_function
 
