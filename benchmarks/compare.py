@@ -3,7 +3,8 @@ on the torch 2.13.0 wheel (Python files, C/C++ headers), and prints a Markdown t
 
     python benchmarks/compare.py [--repeat N] [--slow-repeat N] [--work DIR] [--torch DIR|WHEEL]
         [--timeout S] [--worst-case [python|c|both]] [--c-tree DIR]
-    python benchmarks/compare.py {--one-file | --named-files N | --ml-trees | --big-files [--big-100]}...
+    python benchmarks/compare.py {--one-file | --named-files N | --ml-trees | --big-files [--big-100]
+        [--big-c-mb MB]... [--big-py-mb MB]...}...
         [--cursedlint [NAME=]EXE]... [--megatron DIR] [--c-source DIR]... [--repeat N] [--work DIR]
 
 The worst-case corpus is the stdlib copy with a block appended to every Python file that holds
@@ -26,7 +27,10 @@ imports, every file read and hashed, `ast.parse` of the files its run parses; `-
 Megatron-LM tree alone; `--tree DIR`, more trees, a Cython tree's translation and parse in a
 row of its own); `--big-files`, a 10 MB Python module and a 50 MB C file (of the .c
 files of `--c-source`) with `max-file-size` raised, beside their parser alone and the issue's
-bound (3× the parse's time, 20× the size + 200 MB of memory); `--big-100` adds 100 MB files.
+bound (3× the parse's time, 20× the size + 200 MB of memory); `--big-100` adds 100 MB files;
+`--big-c-mb` and `--big-py-mb` (repeatable) choose the sizes instead (`--big-py-mb 0`: no Python
+file), and for several sizes each build's growth per doubling of the file is printed
+(`--big-files --big-c-mb 2 --big-c-mb 5 --big-c-mb 10 --big-py-mb 0`: a C file's cost as it grows).
 
 Everything it builds lives under WORK (default: $TMPDIR/cursedlint-bench), reused by later runs:
 the corpora (copies, so that every tool sees the same files and no cache lands in the real
@@ -704,6 +708,10 @@ def main() -> int:
     shapes.add_argument("--big-files", action="store_true",
                         help="a 10 MB Python module and a 50 MB C file (from --c-source) beside their parser")
     shapes.add_argument("--big-100", action="store_true", help="with --big-files: 100 MB files too (slow, GBs of memory)")
+    shapes.add_argument("--big-c-mb", type=int, action="append", metavar="MB",
+                        help="with --big-files: the C file's size (repeatable; default 50)")
+    shapes.add_argument("--big-py-mb", type=int, action="append", metavar="MB",
+                        help="with --big-files: the Python file's size (repeatable; default 10; 0: none)")
     shapes.add_argument("--big-cap-gb", type=float, default=12,
                         help="address-space cap of each 100 MB row, GiB (default 12)")
     shapes.add_argument("--megatron", help="a Megatron-LM checkout for --ml-trees (copied under WORK)")
@@ -766,7 +774,8 @@ def _shapes(args, work: str, started: float) -> int:
     sys.modules.setdefault("compare", sys.modules[__name__])  # one module, however it was started
     import shapes
 
-    bins = tool_bins(work, args.timeout, peers=True, own=not args.cursedlint)
+    peers = bool(args.one_file or args.named_files or args.ml_trees)  # (the big files have none)
+    bins = tool_bins(work, args.timeout, peers=peers, own=not args.cursedlint)
     load = os.getloadavg()
     print("\n".join(shapes.run(args, work, bins)))
     print(machine())

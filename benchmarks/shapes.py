@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
+import math
 import os
 import shutil
 import statistics
@@ -506,6 +507,27 @@ def big_bounds(rows: list[Task]) -> list[str]:
     return lines
 
 
+def big_growth(rows: list[Task]) -> list[str]:
+    """Each tool's median CPU from one size of a kind of file to the next larger (the Python
+    module, the C file), and that growth per doubling of the size (1 per doubling: it costs
+    twice as much for twice the bytes; more: it grows faster than the file)."""
+    lines, by_tool = [], {}
+    for task in rows:
+        if task.times and task.cpu:
+            name = task.corpus.paths[0]
+            size = os.path.getsize(os.path.join(task.corpus.root, name))
+            by_tool.setdefault((task.tool, os.path.splitext(name)[1]), []).append((size, statistics.median(task.cpu)))
+    for (tool, kind), sized in by_tool.items():
+        sized.sort()
+        for (small, before), (large, after) in zip(sized, sized[1:]):
+            if before > 0 and large > small:
+                doubling = (after / before) ** (math.log(2) / math.log(large / small))
+                lines.append(f"- {tool}, {kind} file {small / 1e6:.1f} -> {large / 1e6:.1f} MB: CPU {before:.2f} -> "
+                             f"{after:.2f} s (×{after / before:.2f} for ×{large / small:.2f} the size; "
+                             f"×{doubling:.2f} the CPU per doubling, ×2.00 linear)")
+    return lines
+
+
 # --- driver ----------------------------------------------------------------------------------
 
 
@@ -552,11 +574,13 @@ def run(args, work: str, bins) -> list[str]:
                 f"the parse row parses all of them (cursedlint parses only those its prefilter keeps)" for tree in trees]
         out.append("")
     if args.big_files:
-        files = [build_big_python(work, 10)]
-        try:
-            files.append(build_big_c(work, args.c_source, 50))
-        except Unavailable as error:
-            out.append(f"- the 50 MB C file: not available ({error})")
+        files = [build_big_python(work, size) for size in sorted(set(args.big_py_mb or [10])) if size]
+        for size in sorted(set(args.big_c_mb or [50])):
+            try:
+                files.append(build_big_c(work, args.c_source, size))
+            except Unavailable as error:
+                out.append(f"- the {size} MB C file: not available ({error})")
+                break
         rows = big_tasks(files, built, None)
         if args.big_100:
             hundred = [build_big_python(work, 100)]
@@ -566,5 +590,6 @@ def run(args, work: str, bins) -> list[str]:
                 pass
             rows += big_tasks(hundred, built, args.big_cap_gb)
         compare.run_all(rows, args.repeat, args.repeat, args.timeout)
-        out += ["### Big files beside their parser", "", flat_table(rows, ("parse",)), "", *big_bounds(rows), ""]
+        out += ["### Big files beside their parser", "", flat_table(rows, ("parse",)), "", *big_bounds(rows),
+                *big_growth(rows), ""]
     return out

@@ -37,3 +37,18 @@ def test_named_files_are_spread_over_the_sorted_python_files(shapes, tmp_path):
     tree = shapes.Corpus("tree", str(tmp_path), ["."])
     assert shapes.named_files(tree, 5) == ["a/m0.py", "a/m2.py", "a/m4.py", "b/m6.py", "b/m8.py"]
     assert len(shapes.named_files(tree, 50)) == 10
+
+
+def test_big_growth_is_per_doubling_of_the_file(shapes, tmp_path):
+    rows = []
+    for megabytes, cpu in ((2, 1.0), (4, 2.0), (8, 8.0)):
+        folder = tmp_path / f"c{megabytes}"
+        folder.mkdir()
+        (folder / "big.c").write_bytes(b"x" * (megabytes * 1000))
+        task = shapes.Task("cursedlint me", shapes.Corpus("big.c", str(folder), ["big.c"]), [])
+        task.times, task.cpu = [cpu], [cpu]
+        rows.append(task)
+    lines = shapes.big_growth(rows)
+    assert len(lines) == 2
+    assert "×2.00 the CPU per doubling" in lines[0]  # linear
+    assert "×4.00 the CPU per doubling" in lines[1]  # the square of the size

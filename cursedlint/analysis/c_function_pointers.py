@@ -512,16 +512,11 @@ class _Flows:
         parameter at that position in a field (`parameters`), one that may be a pointer to a
         function (`_function_like`)."""
         found: dict[str, list[tuple[int, str, int, str]]] = {}
-        data, function_like = self.context.source.data, set()
-        called: dict[str, bool] = {}  # callee -> whether the file names it twice (calls it)
-        for (callee, position), declarator in self._stored_parameters.items():
-            if not _function_like(declarator.child_by_field_name("parameters").named_children[
-                    position]):
-                continue
-            if callee not in called:
-                called[callee] = data.count(callee.encode()) > 1
-            if called[callee]:
-                function_like.add((callee, position))
+        function_like = {(callee, position) for (callee, position), declarator
+                         in self._stored_parameters.items() if _function_like(
+                             declarator.child_by_field_name("parameters").named_children[position])}
+        # (the calls are those the search for their names finds: counting each name in the file
+        # first to skip one not called cost the file's size per function, 38,066 times for 10 MB)
         storing = {callee for callee, _ in function_like}
         for callee, leaf in self.context.tokens(storing) if storing else ():
             call = self.context.parent(leaf)

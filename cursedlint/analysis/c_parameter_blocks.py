@@ -185,13 +185,18 @@ def _provenance(context):
     return context.shared(_PROVENANCE, made)
 
 
-_PROVENANCE, _MEMBER_STORES = "own-text-provenance", "member-stores"
-"""`FileContext.shared` keys: the file's own provenance, its stores into members."""
+_PROVENANCE, _MEMBER_STORES, _CLEARS = "own-text-provenance", "member-stores", "clears"
+"""`FileContext.shared` keys: the file's own provenance, its stores into members, `_clears`."""
 
 
 def _clears(context) -> dict[str, list[int]]:
     """`CallerBlocks.clears`: each use of such a parameter in its function's body reads
-    through it (`*p`), or tests it (`p == NULL`, `!p`)."""
+    through it (`*p`), or tests it (`p == NULL`, `!p`). Read once per file (the member stores
+    are summarized for each registration's question: each read the whole file again)."""
+    return context.shared(_CLEARS, lambda: _read_clears(context))
+
+
+def _read_clears(context) -> dict[str, list[int]]:
     from cursedlint.analysis.c_allocators import stored_through
     from cursedlint.analysis.c_syntax import file_scope, parameter_names, plain_function
 
@@ -251,7 +256,7 @@ def _member_stores(context) -> list[tuple[str, object]]:
     data = context.source.data
     found = _own_stores(context) if context.language == CPP else []
     for match in _MEMBER.finditer(data):
-        leaf = context.root.descendant_for_byte_range(match.start(1), match.end(1))
+        leaf = context.node_at(match.start(1), match.end(1))
         field = context.parent(leaf) if leaf is not None else None
         if field is None or field.type != "field_expression" or \
                 field.child_by_field_name("field") != leaf:
@@ -277,7 +282,7 @@ def _own_stores(context) -> list[tuple[str, object]]:
     data, found = context.source.data, []
     for match in _OWN_MEMBER.finditer(data):
         group = 1 if match.group(1) else 2
-        leaf = context.root.descendant_for_byte_range(match.start(group), match.end(group))
+        leaf = context.node_at(match.start(group), match.end(group))
         parent = context.parent(leaf) if leaf is not None else None
         if parent is None:
             continue

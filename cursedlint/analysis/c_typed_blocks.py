@@ -194,7 +194,7 @@ def _holder(context, declaration) -> str:
 
 def _bases(context, start: int) -> list[str]:
     """The base classes a class head at `start` names (its name's byte)."""
-    leaf = context.root.descendant_for_byte_range(start, start)
+    leaf = context.node_at(start, start)
     head = context.parent(leaf) if leaf is not None else None
     clause = next((child for child in head.named_children if child.type == "base_class_clause"),
                   None) if head is not None and head.type in ("struct_specifier",
@@ -255,7 +255,7 @@ def _viewed(context, start: int) -> list[tuple[str, str]]:
 
 def _node_at(context, start: int, kind: str):
     """The node of `kind` around the token starting at byte `start`, up to its statement."""
-    leaf = context.root.descendant_for_byte_range(start, start)
+    leaf = context.node_at(start, start)
     for node in (leaf, *context.ancestors(leaf)) if leaf is not None else ():
         if node.type == kind:
             return node
@@ -267,7 +267,7 @@ def _node_at(context, start: int, kind: str):
 def _call_around(context, start: int):
     """The call whose argument holds the `sizeof` at `start` (through arithmetic, casts and
     parentheses), or None."""
-    leaf = context.root.descendant_for_byte_range(start, start)
+    leaf = context.node_at(start, start)
     for node in context.ancestors(leaf) if leaf is not None else ():
         if node.type == "argument_list":
             call = context.parent(node)
@@ -281,7 +281,7 @@ def _call_around(context, start: int):
 def _declaration_at(context, start: int, name: str):
     """(declaration, declarator, its type's name) where the name at `start` is the name
     declared (a variable, member, parameter or alias) with a named type, else None."""
-    leaf = context.root.descendant_for_byte_range(start, start + len(name))
+    leaf = context.node_at(start, start + len(name))
     if leaf is None or leaf.type not in NAMES:
         return None
     declarator = leaf
@@ -301,7 +301,7 @@ def _declaration_at(context, start: int, name: str):
 
 def _pointee_at(context, start: int, name: str) -> str:
     """`sizeof(*p)`: the type `p` points to, where its declaration in view says."""
-    leaf = context.root.descendant_for_byte_range(start, start + len(name))
+    leaf = context.node_at(start, start + len(name))
     scope = next((node for node in context.ancestors(leaf)
                   if node.type == "function_definition"), None) if leaf is not None else None
     if scope is None:
@@ -317,9 +317,10 @@ def _stored_into(context, declaration, name: str) -> list[str]:
     alloc(...)`, `T *p = alloc(...)` (through casts)."""
     scope = next((node for node in context.ancestors(declaration)
                   if node.type in ("function_definition", "lambda_expression")), None)
-    if scope is None or _ALLOCATING_BYTES.search(
-            context.source.data, scope.start_byte, scope.end_byte) is None:
-        return []  # (no allocating call in its function)
+    if scope is None or not context.shared(("allocating", scope.id), lambda: (
+            _ALLOCATING_BYTES.search(context.source.data, scope.start_byte, scope.end_byte)
+            is not None)):
+        return []  # (no allocating call in its function: searched once per function)
     return context.shared(("stored-into", scope.id, name),
                           lambda: _allocations_into(context, scope, name))
 

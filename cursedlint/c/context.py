@@ -84,6 +84,8 @@ WIDE_SEARCH_BYTES = 64 << 10
 more often than SEARCHES_BEFORE_INDEX, the file's identifiers are indexed once instead."""
 SEARCHES_BEFORE_INDEX = 32
 KEPT_SPANS = 4096
+WIDE_NODE = 64
+"""Children of a node past which `_Path` finds the child holding a place by bisection."""
 """Places of a whole-file search kept for the next search of the same names (more: not kept)."""
 
 
@@ -153,19 +155,24 @@ def _within(places, first: int, last: int) -> Iterator[int]:
 
 
 class _Path:
-    """The nodes from the root down to the place looked up last, kept by one cursor that moves
-    from each place to the next: the hits of a search come in order, so the moves add up to
-    about the part of the tree around them, where looking each up from the root costs its
-    depth."""
+    """The nodes from the root down to the place looked up last, moved from each place to the
+    next: the hits of a search come in order, so the moves add up to about the part of the
+    tree around them, where looking each up from the root costs its depth. A node's child
+    holding a place is found by reading its children in order (tree-sitter's own search), or,
+    for a node of more than WIDE_NODE children (a file's items, a block a misread macro made of
+    100,000 statements), by bisecting their ends, listed once: read in order, each of n places
+    in such a node cost up to n."""
 
     _NEAR_END = 32  # how far up from its end a node is looked for: the nodes asked about are the
     # last hit and a few around it; anything else, the path moves to
 
     def __init__(self, tree):
-        self._cursor = tree.walk()
-        self.nodes = [self._cursor.node]
+        self._cursor = tree.walk()  # at the path's end, from the node at `_base` down
+        self._base = 0
+        self.nodes = [tree.root_node]
         self._starts = [self.nodes[0].start_byte]  # the nodes' byte spans (read once each)
         self._ends = [self.nodes[0].end_byte]
+        self._wide: dict[int, tuple[list, list[int]]] = {}  # node id -> (children, their ends)
         self.moves = 0  # how often the path changed
 
     def move_to(self, start: int, end: int):
@@ -176,20 +183,46 @@ class _Path:
         while keep > 1 and not (starts[keep - 1] <= start and end <= ends[keep - 1]):
             keep -= 1
         if keep < len(nodes):
-            for _ in range(len(nodes) - keep):
-                cursor.goto_parent()
+            if keep > self._base:
+                for _ in range(len(nodes) - keep):
+                    cursor.goto_parent()
+            else:  # (above the node the cursor was put at)
+                cursor.reset(nodes[keep - 1])
+                self._base = keep - 1
             del nodes[keep:], starts[keep:], ends[keep:]
-        down = cursor.goto_first_child_for_byte
-        while down(start) is not None:
-            child = cursor.node
-            first, last = child.start_byte, child.end_byte
-            if first > start or last < end:
-                cursor.goto_parent()
+        while True:
+            node = nodes[-1]
+            if node.child_count > WIDE_NODE:
+                child = self._wide_child(node, start)
+                if child is None:
+                    break
+                first, last = child.start_byte, child.end_byte
+                if first > start or last < end:
+                    break
+                cursor.reset(child)
+                self._base = len(nodes)
+            elif cursor.goto_first_child_for_byte(start) is not None:
+                child = cursor.node
+                first, last = child.start_byte, child.end_byte
+                if first > start or last < end:
+                    cursor.goto_parent()
+                    break
+            else:
                 break
             nodes.append(child)
             starts.append(first)
             ends.append(last)
         return nodes[-1]
+
+    def _wide_child(self, node, start: int):
+        """`node.first_child_for_byte(start)` of a node of many children: the first whose end
+        is past `start`."""
+        listed = self._wide.get(node.id)
+        if listed is None:
+            found = node.children
+            listed = self._wide[node.id] = (found, [child.end_byte for child in found])
+        index = bisect.bisect_right(listed[1], start)
+        return listed[0][index] if index < len(listed[0]) else None
 
     def position(self, node) -> int | None:
         """Where `node` is on the path (looked for near its end), or None."""
@@ -409,6 +442,13 @@ class CContext(FileContext):
             yield span
         if found is not None:
             self.tree_index.searched[names] = tuple(found)
+
+    def node_at(self, start: int, end: int):
+        """The smallest node holding bytes [start, end), as `root.descendant_for_byte_range`
+        finds it (for `start == end`, the one holding the byte at `start`), from the path to
+        the place looked up last: tree-sitter's own search reads every child before the one
+        holding the place, at each level (a file's items; a block of 100,000 statements)."""
+        return self._path.move_to(start, end if end > start else start + 1)
 
     @cached_property
     def _path(self) -> _Path:
