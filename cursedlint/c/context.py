@@ -84,9 +84,9 @@ WIDE_SEARCH_BYTES = 64 << 10
 more often than SEARCHES_BEFORE_INDEX, the file's identifiers are indexed once instead."""
 SEARCHES_BEFORE_INDEX = 32
 KEPT_SPANS = 4096
+"""Places of a whole-file search kept for the next search of the same names (more: not kept)."""
 WIDE_NODE = 64
 """Children of a node past which `_Path` finds the child holding a place by bisection."""
-"""Places of a whole-file search kept for the next search of the same names (more: not kept)."""
 
 
 @lru_cache(maxsize=64)
