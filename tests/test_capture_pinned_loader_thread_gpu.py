@@ -103,6 +103,7 @@ def main():
         runner(x)
         torch.cuda.synchronize()
     stopped.set()
+    loading.join()  # (a daemon thread inside torch at exit aborts the interpreter: exit -6)
     print("served")
 
 
