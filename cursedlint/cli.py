@@ -855,9 +855,10 @@ def _fact_files(args, root: str, group: _Group, walk, linter, store):
     from cursedlint.formats.shared import printable
     from cursedlint.source import SourceError
 
-    def read(path: str) -> bytes | None:
+    def read(path: str) -> bytes | None:  # (the size the run's stat holds, else asked now)
         try:
-            if os.stat(path).st_size > linter.settings.max_file_size:
+            known = stat(path)
+            if (known[0] if known else os.stat(path).st_size) > linter.settings.max_file_size:
                 return None
             return linter.file_bytes.read(path)
         except (OSError, SourceError):
