@@ -86,3 +86,29 @@ def test_a_msgspec_that_needs_typing_extensions_is_imported_as_usual():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=60)
     assert result.stdout.split() == ["Struct", "True"]
+
+
+def test_a_python_run_imports_none_of_the_msgspec_modules_it_does_not_read(tmp_path):
+    report = _run_and_report(tmp_path, (
+        "names = ['msgspec.inspect', 'msgspec.json', 'msgspec.toml', 'msgspec.yaml', 'inspect']\n"
+        "print(json.dumps([name for name in names if name in sys.modules]))\n"))
+    assert report == []
+
+
+def test_msgspec_entered_without_its_init_still_gives_all_it_has():
+    code = (
+        "import sys\n"
+        "from cursedlint import cli\n"
+        "cli._import_msgspec_without_typing_extensions()\n"
+        "import msgspec\n"
+        "class Point(msgspec.Struct):\n"
+        "    xs: list = msgspec.field(default_factory=list)\n"
+        "point = msgspec.msgpack.decode(msgspec.msgpack.encode(Point([1])), type=Point)\n"
+        "print(point.xs, Point().xs, msgspec.structs.replace(point, xs=[2]).xs,\n"
+        "      'msgspec.json' in sys.modules, msgspec.json.encode(point).decode(),\n"
+        "      msgspec.__version__ == sys.modules['msgspec._version'].__version__,\n"
+        "      hasattr(msgspec, 'no.such'), type(msgspec).__name__)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=60)
+    assert result.stdout.split() == ["[1]", "[]", "[2]", "False", '{"xs":[1]}', "True",
+                                     "False", "module"]

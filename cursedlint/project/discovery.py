@@ -296,6 +296,8 @@ class _Filter:
         self._ignore_files: dict[str, Patterns | None] = {}
         self._info_excludes: dict[str, Patterns | None] = {}
         self._chains: dict[tuple[str, int], tuple[str, list[str], Layers]] = {}
+        self._git_roots: dict[str, str | None] = {}  # directory -> the work tree holding it
+        self._layers: dict[tuple[str, int], Layers] = {}
 
     def excludes_of(self, config: Config) -> _Excludes:
         """A configuration's part of the filter, made once."""
@@ -362,16 +364,7 @@ class _Filter:
         return start, list(names), layers
 
     def _chain(self, directory: str, excludes: _Excludes) -> tuple[str, list[str], Layers]:
-        git_root = None
-        current = directory
-        while True:
-            if os.path.lexists(os.path.join(current, ".git")):
-                git_root = current
-                break
-            parent = os.path.dirname(current)
-            if parent == current:
-                break
-            current = parent
+        git_root = self.git_root(directory)
         if git_root is not None:
             start = git_root
         elif excludes.root_prefix(directory) is not None:
@@ -385,17 +378,32 @@ class _Filter:
         layers = tuple(item for item in ((exclude, ""), (own, "")) if item[0])
         return start, names, layers
 
+    def git_root(self, directory: str) -> str | None:
+        """The nearest directory holding `directory` (itself included) that holds `.git`;
+        None where none does (each directory looked at once: the 240 directories of a
+        module's import closure share most of the way up)."""
+        if directory not in self._git_roots:
+            parent = os.path.dirname(directory)
+            self._git_roots[directory] = directory \
+                if os.path.lexists(os.path.join(directory, ".git")) \
+                else None if parent == directory else self.git_root(parent)
+        return self._git_roots[directory]
+
     def layers_at(self, directory: str, excludes: _Excludes) -> Layers:
         """The ignore layers that apply inside a directory named on the command line (none
-        when its configuration does not respect git's ignore files)."""
+        when its configuration does not respect git's ignore files; made once per
+        directory)."""
         if not excludes.gitignore:
             return ()
-        start, names, layers = self.chain(directory, excludes)
-        current = start
-        for name in names:
-            current = os.path.join(current, name)
-            layers = self.enter(_extend(layers, name), current, False, True)
-        return layers
+        key = (directory, id(excludes))
+        if key not in self._layers:
+            start, names, layers = self.chain(directory, excludes)
+            current = start
+            for name in names:
+                current = os.path.join(current, name)
+                layers = self.enter(_extend(layers, name), current, False, True)
+            self._layers[key] = layers
+        return self._layers[key]
 
     def path_excluded(self, path: str, is_dir: bool, given: str, excludes: _Excludes) -> bool:
         """force-exclude: whether a named path, or a directory above it (up to the project root

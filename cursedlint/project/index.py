@@ -221,6 +221,7 @@ class IndexStore:
         self.entries: dict[str, dict[str, tuple[int, Any]]] = {}  # indexer name -> decoded part
         self.bounds: dict[str, int] = {}  # indexer name -> entries kept at most
         self.changed = False
+        self._storable: dict[str, bool] = {}  # question -> `storable` (asked once, not per file)
 
     def known_digest(self, path: str, stat: Stat | None) -> str | None:
         """The content hash of a file whose stat now (`stat`) matches the one stored with it
@@ -265,7 +266,9 @@ class IndexStore:
         return answers
 
     def put_answer(self, question: str, digest: str, value: bool) -> None:
-        if storable(question):
+        if question not in self._storable:
+            self._storable[question] = storable(question)
+        if self._storable[question]:
             self.answers_for(question)[digest] = value
             self.changed = True
 
