@@ -17,6 +17,7 @@ second look where there is one.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any, Callable
 
@@ -128,15 +129,15 @@ class Summaries(Indexer):
         return self.index.summary(self._pieces, path, self._languages[path])
 
 
-_CALL_AFTER = re.compile(rb"(?:\s|/\*(?:[^*]|\*(?!/))*\*/|//[^\n]*|\\\n)*\(")
-"""What may stand between a called name and its `(`: spaces, comments, continued lines."""
 _IDENTIFIER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_BLANKS = re.compile(rb"\s*")
 
 
 def _calls_any(data: bytes, names) -> bool:
-    """Whether `data` holds one of `names` as a whole identifier before a `(` (`_CALL_AFTER`):
+    """Whether `data` holds one of `names` as a whole identifier before a `(` (`_Between`):
     where a file may call one (more places, never fewer). Each name found by `bytes.find`
     (half the time of one pattern of them all on the C worst case)."""
+    between = _Between(data)
     for name in names:
         word = name.encode()
         at = data.find(word)
@@ -144,7 +145,52 @@ def _calls_any(data: bytes, names) -> bool:
             end = at + len(word)
             if (at == 0 or data[at - 1] not in _IDENTIFIER) and \
                     (end == len(data) or data[end] not in _IDENTIFIER) and \
-                    _CALL_AFTER.match(data, end):
+                    between.call_after(end):
                 return True
             at = data.find(word, end)
     return False
+
+
+class _Between:
+    """What may stand between a called name and its `(`: blanks, `/* */` comments, continued
+    lines, and `//` comments; a line comment that holds a `(` or a `/*` counts as leading to
+    one (a pattern reading these could stop a line comment anywhere and go on from there).
+    Where a comment or line ends is looked up among places listed once: a pattern read each
+    comment again from each name before it (`f /*` repeated with no `*/`: 128 KB took 50 s)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self._listed: dict[bytes, list[int]] = {}
+
+    def call_after(self, at: int) -> bool:
+        data, size = self.data, len(self.data)
+        while True:
+            at = _BLANKS.match(data, at).end()
+            if at == size:
+                return False
+            byte = data[at]
+            if byte == 0x28:  # (
+                return True
+            if data.startswith(b"/*", at):
+                closed = self._next(b"*/", at + 2)
+                if closed == size:
+                    return False
+                at = closed + 2
+            elif data.startswith(b"//", at):
+                line_end = self._next(b"\n", at + 2)
+                if min(self._next(b"(", at + 2), self._next(b"/*", at + 2)) < line_end:
+                    return True
+                at = line_end
+            elif data.startswith(b"\\\n", at):
+                at += 2
+            else:
+                return False
+
+    def _next(self, text: bytes, at: int) -> int:
+        """Where `text` is next from `at` on, or the data's end."""
+        places = self._listed.get(text)
+        if places is None:
+            places = self._listed[text] = [found.start() for found in re.finditer(
+                re.escape(text), self.data)]
+        index = bisect.bisect_left(places, at)
+        return places[index] if index < len(places) else len(self.data)
