@@ -2,7 +2,8 @@
 every way of splitting a run of blanks between them: a run of n blanks cost n² (three such
 runs, n³: 4,000 blanks after a `(` took 95 s). Each is written now with the token taking the
 blanks after it (`\\s*(?:\\(\\s*)?`), the same language; each is timed here on the runs that cost
-most, as the rules use it."""
+most, as the rules use it. So are patterns that began with a run of word characters, tried
+from each letter of a long word (now from a word's start only)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import time
 import pytest
 
 from cursedlint.analysis.c_allocators import _STORE_THROUGH
+from cursedlint.analysis.c_calling_macros import _CALLED
+from cursedlint.analysis.c_capture_guards import _QUERY
 from cursedlint.analysis.c_error_codes import _RETURNS_NAME
 from cursedlint.analysis.c_fatal import _NESTED_CALL
 from cursedlint.analysis.c_memory import _MAKE_UNIQUE, _STD_TEMPLATE
@@ -28,6 +31,8 @@ BLANKS = {
     "an element type": (_STD_TEMPLATE.fullmatch, lambda n: "vector<a" + " " * n + "b"),
     "a made unique element": (_MAKE_UNIQUE.fullmatch,
                               lambda n: "std::make_unique<char" + " " * n + "x>"),
+    "a long word in a macro's body": (_CALLED.finditer, lambda n: b"a" * n),
+    "a long word beside a capture query": (_QUERY.finditer, lambda n: b"1a" * (n // 2)),
 }
 
 

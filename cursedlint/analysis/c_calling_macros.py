@@ -27,7 +27,8 @@ from cursedlint.patterns import LazyPattern
 OTHER, REST = -1, -2
 """A macro argument that is no parameter (`#_func`, `ctx`, `a + 1`); the variadic ones."""
 MACRO_DEPTH = 4  # macros calling macros followed
-_CALLED = re.compile(rb"([A-Za-z_]\w*)\s*\(")
+_CALLED = re.compile(rb"(?<!\w)\d*([A-Za-z_]\w*)\s*\(")  # (from a word's start: from each
+# of its letters, the rest of a long word was read again)
 _NOT_CALLS = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof", b"defined"})
 _WORD_BEFORE = LazyPattern(rb"([A-Za-z_]\w*)$")
 _NOISE = LazyPattern(rb"/\*.*?\*/|//[^\n]*|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'", re.S)
@@ -88,7 +89,7 @@ def _shape(parameters: bytes, body: bytes) -> MacroShape | None:
     for match in _CALLED.finditer(text):
         called = match.group(1)
         given = _split(text, match.end())
-        if called in _NOT_CALLS or given is None or _declared(text, match.start()):
+        if called in _NOT_CALLS or given is None or _declared(text, match.start(1)):
             continue
         tokens = tuple(_token(argument, named, variadic) for argument in given)
         if called in named:

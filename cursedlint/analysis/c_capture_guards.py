@@ -16,7 +16,7 @@ from cursedlint.analysis.c_capture import C_BEGINS, first_argument
 from cursedlint.analysis.c_syntax import arguments, conditions_of, unwrapped
 from cursedlint.analysis.cuda_use import C_DEVICE_SYNCS
 
-_QUERY = re.compile(rb"\w*[Ss]treamIsCapturing\w*")
+_QUERY = re.compile(rb"(?<!\w)\w*[Ss]treamIsCapturing\w*")  # (a word's start: see c_calling_macros)
 """A stream's capture status query: `cudaStreamIsCapturing`, `cuStreamIsCapturing`, a
 project's `api->streamIsCapturing` wrapper. (`cudaStreamGetCaptureInfo` is not read: one more
 search of every file for a rarer spelling.)"""
