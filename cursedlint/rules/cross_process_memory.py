@@ -22,6 +22,7 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from cursedlint.analysis.c_cma_gates import CMA_GATES, HELP as GATE_HELP, gated_copies
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
 from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
 from cursedlint.analysis.c_noreturn import escaping
@@ -396,6 +397,7 @@ class CmaFailureAborts(Rule):
 
     # -- wrappers in other files of the project ----------------------------------------------
     indexer = CmaWrapperIndex()
+    reads_facts_of = (CMA_GATES,)
 
     @classmethod
     def defined_in(cls, context) -> CmaFunctions:
@@ -449,6 +451,8 @@ class CmaFailureAborts(Rule):
                 self.report(call, partial.message(f"{name}()"), help=HELP, related=(
                     *partial.steps(self.context.source.path),
                     *(self._chain(name) if negated else ())))
+        for call, message, steps in gated_copies(self.context, made, self._codes):
+            self.report(call, message, help=GATE_HELP, related=steps)
 
     @cached_property
     def _paths(self) -> FailurePaths:
