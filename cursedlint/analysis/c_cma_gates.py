@@ -194,9 +194,9 @@ def _reads(context, node, names) -> bool:
 def gated_copies(context, made, codes) -> list[tuple[object, str, tuple]]:
     """(copy, message, chain) for each copy of `made` (name, call: the file's calls) inside a
     function that some file of the project (the `c-cma-gates` index; this file alone where it
-    is absent) chooses by the kernel's version, and that tests no `errno` and calls not the
-    other function itself (`codes`: what the file's functions return when it fails, for the
-    chain)."""
+    is absent) chooses by the kernel's version over a function that makes no copy (`codes`:
+    the project's functions returning an error code when theirs fails, and the file's holding
+    one), and that tests no `errno` and calls not the other itself."""
     copies = [(name, call) for name, call in made if name in CMA_FUNCTIONS]
     facts = context.project.get(INDEX, {}) if copies else {}
     own = os.path.abspath(context.source.path)
@@ -204,7 +204,9 @@ def gated_copies(context, made, codes) -> list[tuple[object, str, tuple]]:
     if own not in facts:
         gates[own] = version_gates(context)
     found = []
-    for function in context.enclosing((call for _, call in copies), ("function_definition",)):
+    holders = context.enclosing((call for _, call in copies), ("function_definition",))
+    copying = {*codes, *(function_name(context, function) for function in holders)}
+    for function in holders:
         name = function_name(context, function)
         code = codes.get(name)
         chosen = next(((path, gate) for path, held in gates.items() for gate in held
@@ -213,9 +215,9 @@ def gated_copies(context, made, codes) -> list[tuple[object, str, tuple]]:
             continue
         path, gate = chosen
         other = gate.second if name == gate.first else gate.first
-        if context.calls((other,), function) or any(True for _ in context.tokens(
-                ("errno",), function)):
-            continue  # it may fall back itself (the errno fallbacks judge a test of errno)
+        if other in copying or context.calls((other,), function) or any(
+                True for _ in context.tokens(("errno",), function)):
+            continue  # another copy, or a fallback of its own (a test of errno: see its rule)
         where = os.path.relpath(path, os.path.dirname(own))
         steps = (Step(path, gate.test_line, "the kernel's version is tested"),
                  Step(path, gate.line, f"{gate.caller}() calls {name}() or {other}() by that "

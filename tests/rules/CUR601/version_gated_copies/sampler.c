@@ -79,3 +79,14 @@ int dump_memory(pid_t pid, struct chunk *chunks, int count)
     printf("kernel %d.%d\n", major, minor);
     return opt_use_cma ? dump_cma(pid, chunks, count) : dump_procmem(pid, chunks, count);
 }
+
+int fast_cma(pid_t pid, struct chunk *chunks, int count);
+int plain_cma(pid_t pid, struct chunk *chunks, int count);
+
+/* both branches copy with CMA: the version picks a variant, not the copy: clean */
+int read_variant(pid_t pid, struct chunk *chunks, int count)
+{
+    int major = 0, minor = 0;
+    kernel_release(&major, &minor);
+    return major >= 5 ? fast_cma(pid, chunks, count) : plain_cma(pid, chunks, count);
+}
