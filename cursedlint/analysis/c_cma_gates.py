@@ -27,6 +27,9 @@ from cursedlint.languages import C, CPP
 from cursedlint.project.index import Indexer
 
 INDEX = "c-cma-gates"
+_COPIES = "cma copies"
+"""The file's calls of process_vm_readv/writev (`calls_made`, the calling process's too),
+shared by the rule's check and the index's look at the file."""
 _VERSION = "uname"
 _CONSTANTS = frozenset({"number_literal", "true", "false"})
 HELP = ("A kernel's version does not say whether process_vm_readv/writev works: a kernel past "
@@ -197,8 +200,11 @@ def gated_copies(context, made, codes) -> list[tuple[object, str, tuple]]:
     is absent) chooses by the kernel's version over a function that makes no copy (`codes`:
     the project's functions returning an error code when theirs fails, and the file's holding
     one), and that tests no `errno` and calls not the other itself."""
-    copies = [(name, call) for name, call in made if name in CMA_FUNCTIONS]
-    facts = context.project.get(INDEX, {}) if copies else {}
+    copies = context.shared(_COPIES, lambda: [found for found in made
+                                              if found[0] in CMA_FUNCTIONS])
+    if not copies:
+        return []
+    facts = context.project.get(INDEX, {})
     own = os.path.abspath(context.source.path)
     gates = {path: found for path, found in facts.items() if found}
     if own not in facts:
@@ -249,9 +255,9 @@ class CmaGates(Indexer):
 
     def seed_words(self, context):
         """The names of the functions holding the file's copies."""
+        copies = context.shared(_COPIES, lambda: calls_made(context, CMA_FUNCTIONS, own=True))
         return {function_name(context, function) for function in context.enclosing(
-            (call for _, call in calls_made(context, CMA_FUNCTIONS)), ("function_definition",))
-        } - {""}
+            (call for _, call in copies), ("function_definition",))} - {""}
 
     def needed_by(self, context) -> bool:
         return bool(self.seed_words(context))
