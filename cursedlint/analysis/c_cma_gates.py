@@ -31,6 +31,7 @@ _COPIES = "cma copies"
 """The file's calls of process_vm_readv/writev (`calls_made`, the calling process's too),
 shared by the rule's check and the index's look at the file."""
 _VERSION = "uname"
+_RELEASE = "release"
 _CONSTANTS = frozenset({"number_literal", "true", "false"})
 HELP = ("A kernel's version does not say whether process_vm_readv/writev works: a kernel past "
         "3.2 built without CONFIG_CROSS_MEMORY_ATTACH gives ENOSYS, a seccomp filter ENOSYS or "
@@ -72,31 +73,33 @@ def version_gates(context) -> tuple[VersionGate, ...]:
 
 
 def _readers(context) -> set[str]:
-    """`uname` and the file's functions that call it."""
+    """`uname` and the file's functions that call it and read its `release` (not one
+    giving the machine's architecture or name)."""
     found = {_VERSION}
     for function in context.enclosing((call for _, call in context.calls((_VERSION,))),
                                       ("function_definition",)):
         plain = plain_function(function)
-        if plain is not None:
+        if plain is not None and _reads(context, function, {_RELEASE: False}):
             found.add(context.text(plain[0]))
     return found
 
 
-def _version_names(context, body, readers) -> set[str]:
-    """The variables a version reader fills (`&major`) or whose value it gives."""
-    names = set()
-    for _, call in context.calls(readers, body):
+def _version_names(context, body, readers) -> dict[str, bool]:
+    """The variables a version reader fills (`&major`) or whose value it gives, each with
+    whether it is `uname`'s own `struct utsname` (only its `release` is the version)."""
+    names = {}
+    for called, call in context.calls(readers, body):
         for argument in arguments(call):
             if argument.type == "pointer_expression" and argument.child(0).type == "&":
                 target = unwrapped(argument.child_by_field_name("argument"))
                 if target.type == "identifier":
-                    names.add(context.text(target))
+                    names[context.text(target)] = called == _VERSION
         parent = context.parent(call)
         target = parent.child_by_field_name("left") if parent.type == "assignment_expression" \
             else parent.child_by_field_name("declarator") if parent.type == "init_declarator" \
             else None
         if target is not None and target.type == "identifier":
-            names.add(context.text(target))
+            names[context.text(target)] = False
     return names
 
 
@@ -190,8 +193,11 @@ def _around(context, node, body, versions) -> list:
     return found
 
 
-def _reads(context, node, names) -> bool:
-    return bool(names) and any(True for _ in context.tokens(names, node))
+def _reads(context, node, names: dict[str, bool]) -> bool:
+    """Whether `node` reads one of `names` (a `struct utsname`: with its `release`)."""
+    read = {name for name, _ in context.tokens(names, node)} if names else set()
+    return any(not names[name] for name in read) or bool(read) and any(
+        True for _ in context.tokens((_RELEASE,), node))
 
 
 def gated_copies(context, made, codes) -> list[tuple[object, str, tuple]]:

@@ -90,3 +90,27 @@ int read_variant(pid_t pid, struct chunk *chunks, int count)
     kernel_release(&major, &minor);
     return major >= 5 ? fast_cma(pid, chunks, count) : plain_cma(pid, chunks, count);
 }
+
+int arch_cma(pid_t pid, struct chunk *chunks, int count);
+int arch_procmem(pid_t pid, struct chunk *chunks, int count);
+int release_cma(pid_t pid, struct chunk *chunks, int count);
+
+/* chosen by the machine's architecture (uname's machine, not its release): clean */
+int read_by_machine(pid_t pid, struct chunk *chunks, int count)
+{
+    struct utsname name;
+    if (uname(&name) < 0)
+        return -1;
+    return strcmp(name.machine, "x86_64") == 0 ? arch_cma(pid, chunks, count)
+                                               : arch_procmem(pid, chunks, count);
+}
+
+/* uname's release read in place: reported at release_cma's copy (mem_copy.c) */
+int read_by_release(pid_t pid, struct chunk *chunks, int count)
+{
+    struct utsname name;
+    if (uname(&name) < 0)
+        return -1;
+    return atoi(name.release) >= 4 ? release_cma(pid, chunks, count)
+                                   : arch_procmem(pid, chunks, count);
+}
