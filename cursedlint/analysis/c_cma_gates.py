@@ -230,7 +230,6 @@ def gated_copies(context, made, codes) -> list[tuple[object, str, tuple]]:
         if other in copying or context.calls((other,), function) or any(
                 True for _ in context.tokens(("errno",), function)):
             continue  # another copy, or a fallback of its own (a test of errno: see its rule)
-        where = os.path.relpath(path, os.path.dirname(own))
         steps = (Step(path, gate.test_line, "the kernel's version is tested"),
                  Step(path, gate.line, f"{gate.caller}() calls {name}() or {other}() by that "
                                        "test, and not the other when the first fails"),
@@ -238,9 +237,8 @@ def gated_copies(context, made, codes) -> list[tuple[object, str, tuple]]:
                       f"{name}() returns {code.described} when {code.calls}() fails")
                  if code is not None else Step(context.source.path, function.start_point[0] + 1,
                                                f"{name}() tries no other copy"))
-        found.extend((call, f"{copy_name}() is chosen by the kernel's version ({where}:"
-                            f"{gate.test_line}) over {other}(), not tried when the copy fails "
-                            "(ENOSYS, EPERM)", steps)
+        found.extend((call, f"{copy_name}() is chosen by the kernel's version over {other}(), "
+                            "which is not tried when the copy fails (ENOSYS, EPERM)", steps)
                      for copy_name, call in copies
                      if function.start_byte <= call.start_byte < function.end_byte)
     return found
