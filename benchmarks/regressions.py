@@ -20,7 +20,10 @@ draws facts from what that file reaches in the project around it):
 as do CUR101/CUR102, CUR201/CUR202 and CUR401-CUR404) within WINDOW lines (default 2) of the site in the before tree. "silent
 after" means no such finding near the site's place in the after tree: the site's line is
 carried through the fix's diff of that file (a line inside a changed hunk maps to the whole
-new hunk). A bug counts as caught when both hold. The script prints one row per bug and
+new hunk). A bug counts as caught when both hold. A row may also give `message`, a regular
+expression for the first line of its bug's finding (`only: EPERM`, the values a fallback
+leaves out): where the fix leaves another bug at the same call (fixed later, a row of its
+own), a finding there counts for the row only when its first line matches. The script prints one row per bug and
 recall per family, and always exits 0 (it is a measurement); a missing mirror or commit is
 reported in its row.
 """
@@ -47,6 +50,7 @@ sys.path.insert(0, HERE)
 import real_code  # noqa: E402  (its checkout helpers: the mirror is only read)
 
 KEYS = {"name", "source", "before", "after", "family", "site", "reference"}
+OPTIONAL = {"message"}
 FAMILIES = {"CUR101": "process spawning", "CUR102": "process spawning", "CUR103": "fork-protection",
             "CUR201": "native callbacks", "CUR202": "native callbacks",
             "CUR301": "registration", "CUR302": "registration",
@@ -60,8 +64,9 @@ def load(path: str) -> list[dict]:
     with open(path, "rb") as handle:
         bugs = tomllib.load(handle).get("bug", [])
     for bug in bugs:
-        if set(bug) != KEYS:
-            sys.exit(f"{path}: bug {bug.get('name')!r}: keys {sorted(set(bug) ^ KEYS)} missing or unknown")
+        if not KEYS <= set(bug) <= KEYS | OPTIONAL:
+            sys.exit(f"{path}: bug {bug.get('name')!r}: keys "
+                     f"{sorted((set(bug) - OPTIONAL) ^ KEYS)} missing or unknown")
     return bugs
 
 
@@ -104,9 +109,11 @@ def lint(executable: str, tree: str, path: str) -> list[dict] | str:
             if os.path.normpath(finding["path"]) == os.path.normpath(path)]
 
 
-def near(findings: list[dict], codes: set[str], low: int, high: int, window: int) -> list[dict]:
+def near(findings: list[dict], codes: set[str], low: int, high: int, window: int,
+         message: str = "") -> list[dict]:
     return [finding for finding in findings if finding["code"] in codes
-            and low - window <= finding["line"] <= high + window]
+            and low - window <= finding["line"] <= high + window
+            and re.search(message, finding["message"].partition("\n")[0])]
 
 
 def measure(bug: dict, executable: str, mirrors: str, scratch: str, window: int) -> dict:
@@ -138,13 +145,13 @@ def measure(bug: dict, executable: str, mirrors: str, scratch: str, window: int)
             row["note"] += f" {side}: {findings};"
             continue
         if side == "before":
-            hits = near(findings, codes, line, line, window)
+            hits = near(findings, codes, line, line, window, bug.get("message", ""))
             row["before"] = bool(hits)
             row["found"] = [f"{f['code']}@{f['line']}" for f in hits]
             row["elsewhere"] = sorted({f"{f['code']}@{f['line']}" for f in findings if f["code"] in codes} - set(row["found"]))
         else:
             low, high = mapped_range(repository, bug["before"], bug["after"], path, line)
-            hits = near(findings, codes, low, high, window)
+            hits = near(findings, codes, low, high, window, bug.get("message", ""))
             row["after"] = not hits
             row["left"] = [f"{f['code']}@{f['line']}" for f in hits]
         shutil.rmtree(tree, ignore_errors=True)

@@ -22,6 +22,7 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from cursedlint.analysis.c_cma_gates import CMA_GATES, HELP as GATE_HELP, gated_copies
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
 from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
 from cursedlint.analysis.c_noreturn import escaping
@@ -153,30 +154,30 @@ class CmaFailureAborts(Rule):
       also writes its failure through a pointer parameter before it returns the code, as a
       probe keeping `peers->cma = REFUSED` does: the caller may read it there);
     - a fallback keyed on errno leaves out EPERM or ENOSYS (`analysis.c_errno_fallbacks`): the
-      failure branch copies by another path (`memcpy`, `PTRACE_PEEKDATA`, `pread` of
-      `/proc/PID/mem`) for the values it tests (`errno == EFAULT`; `ret == -ENOSYS` of a
-      function returning `-errno`, with the chain to its copy; a flag the test sets deciding
-      `if (still_pending) memcpy(...)`), and the others leave with the failure; reported at the copy, also one of the calling process (a seccomp filter
-      refuses that too). A branch naming EPERM to fail on purpose, or no fallback at all, is not.
+      failure branch copies another way (`memcpy`, `PTRACE_PEEKDATA`, `pread` of `/proc/PID/mem`)
+      for the values it tests (`errno == EFAULT`, `ret == -ENOSYS` of a `-errno` function, a flag
+      deciding `if (pending) memcpy(...)`), the others leave; reported at the copy, also one of the
+      calling process (seccomp refuses that too). Failing EPERM on purpose, or no fallback, is not;
+    - the copy's function is chosen by the kernel's version (`analysis.c_cma_gates`): a `uname`
+      release test in any file picks it or another function given the same arguments, neither
+      trying the other when the copy fails (`use_cma ? copy_cma(pid, f, n) : copy_mem_file(pid,
+      f, n)`); a choice by an option or a probe, or an errno test in the copy's function, is not.
 
-    Otherwise a copy naming the calling process itself (`process_vm_readv(getpid(), ...)`: a
-    self-test, a probe for CMA) is not reported: the kernel grants a process its own memory
-    before any ptrace check.
+    Otherwise a copy of the calling process itself (`process_vm_readv(getpid(), ...)`: a
+    self-test, a CMA probe) is not reported: the kernel grants a process its own memory unchecked.
 
     The path a failed call (-1) takes is followed inside the function: into the branch an `if`
     on the result sends -1 to (`n == -1`, `n < 0`, `n != len`, the `else` of `n == len`, `!`,
     `||` and `&&` of these, also inside a branch hint: `unlikely(n < 0)`, `__builtin_expect(n ==
     -1, 0)`, a one-argument call named `*likely`), on through the statements after it when that
-    branch falls through,
-    and through both branches of other `if`s and of `#if`/`#else`; a `goto` on to its label
-    (`fn_fail: die(...)`). A `return`, `break`, `continue`, `throw`, `exit()` or a new value of
-    the result ends it: a failure returned to the caller is followed there only as an error
-    code of the project's functions, and one returned to the user of an API (an MPI error
-    code, `-errno`) is not reported: whether it is fatal is the user's choice. Loops,
-    `switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`), a call handed
-    a label of the function (`GOTO_ERROR(rma, error, ret, ...)`, `CHECK_GOTO(n == len, out)`: a
-    macro that may jump there; it is no assertion either, whatever its name) and code
-    tree-sitter cannot read make the rule silent.
+    branch falls through, and through both branches of other `if`s and of `#if`/`#else`; a
+    `goto` on to its label (`fn_fail: die(...)`). A `return`, `break`, `continue`, `throw`,
+    `exit()` or a new value of the result ends it: a failure returned to the caller is followed
+    there only as an error code of the project's functions, and one returned to the user of an
+    API (an MPI error code, `-errno`) is not reported: whether it is fatal is the user's choice.
+    Loops, `switch`, checks whose answer for -1 is unknown (`n < 0 && errno == EPERM`), a call handed
+    a label of the function (`GOTO_ERROR(rma, error, ret, ...)`, `CHECK_GOTO(n == len, out)`: a macro
+    that may jump there; no assertion either, whatever its name) and unreadable code make it silent.
 
     ## Why it is cursed
     Whether another process's memory may be read is decided by a ptrace access check
@@ -396,6 +397,7 @@ class CmaFailureAborts(Rule):
 
     # -- wrappers in other files of the project ----------------------------------------------
     indexer = CmaWrapperIndex()
+    reads_facts_of = (CMA_GATES,)
 
     @classmethod
     def defined_in(cls, context) -> CmaFunctions:
@@ -449,6 +451,8 @@ class CmaFailureAborts(Rule):
                 self.report(call, partial.message(f"{name}()"), help=HELP, related=(
                     *partial.steps(self.context.source.path),
                     *(self._chain(name) if negated else ())))
+        for call, message, steps in gated_copies(self.context, made, self._codes):
+            self.report(call, message, help=GATE_HELP, related=steps)
 
     @cached_property
     def _paths(self) -> FailurePaths:
