@@ -4,6 +4,7 @@ change it; what one function does to its variables is read by one walk of it."""
 
 from __future__ import annotations
 
+import re
 import sys
 from bisect import bisect_left
 from collections import defaultdict
@@ -24,6 +25,13 @@ _MODIFYING = frozenset({"assignment_expression", "update_expression", "pointer_e
 _READ_BY_WRITES = _MODIFYING | _JUMP_TARGETS | _CALLS | {"compound_statement", "lambda_expression"}
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 _WALKED = _READ_BY_WRITES | {"function_definition"}
+_OWN_OBJECT = frozenset({
+    f"pthread_{kind}_{verb}" for kind in ("mutex", "cond", "rwlock", "spin", "barrier",
+                                          "mutexattr", "condattr")
+    for verb in ("init", "destroy", "lock", "unlock", "trylock")} | {
+    "sem_init", "sem_destroy", "sem_post", "sem_wait", "sem_trywait"})
+"""C library functions that write only the object whose address is their first argument."""
+_JUMPS = re.compile(rb"\b(?:goto|break|continue|longjmp|siglongjmp)\b")
 _NESTED = 32
 """Functions nested in functions whose `_Writes` are taken from the nested one's (deeper:
 walked again, with the same result), a bound on the recursion."""
@@ -190,24 +198,32 @@ class FlowRules:
         label = bisect_left(writes.labels, start)
         if label < len(writes.labels) and writes.labels[label] < anchor.start_byte:
             return True
-        escaped = {target.root for target in writes.taken} - {None}
+        escaped = {target.root for target in writes.taken
+                   if not target.members or not target.exact} - {None}
         if any(_may_alias(target, path) for target in writes.taken):
             return True
         first, last = (bisect_left(writes.written, position, key=lambda item: item[0])
                        for position in (start, end))
-        for target in [target for _, target in writes.written[first:last]] + writes.in_lambdas:
+        for at, target in writes.written[first:last]:
+            if (_may_alias(target, path) or _escapes(target, path, escaped)) \
+                    and not self._returns_before(at, anchor, function):
+                return True
+        for target in writes.in_lambdas:
             if _may_alias(target, path) or _escapes(target, path, escaped):
                 return True
         names = {name.encode() for name in escaped | {path[0]}}
         by_value = {path[0].encode()} if len(path) == 1 and path[0] not in escaped else set()
-        return self._calls_mention(writes.calls, start, end, anchor, names, by_value)
+        member = path if len(path) > 1 else ()
+        return self._calls_mention(writes.calls, start, end, anchor, names, by_value, member)
 
     def _calls_mention(self, calls: list, start: int, end: int, anchor, names: set,
-                       by_value: set) -> bool:
+                       by_value: set, member: tuple = ()) -> bool:
         """Whether a call starting in [start, end) and not holding `anchor` mentions one of
         `names`, other than a variable of `by_value` named in a call of C functions that are no
         macros (`malloc(size)` cannot change `size`; `LOG(size)`, or `init(c)` for `c->n`,
-        may). A call inside one already read is not read again."""
+        may), or, for a member path (`member`), a call of the C library that only writes the
+        object it is given, another member (`_own_object_only`). A call inside one already
+        read is not read again."""
         read_until = start
         for call_start, call_end in calls[bisect_left(calls, (start,)):]:
             if call_start >= end:
@@ -217,7 +233,10 @@ class FlowRules:
             text = self.context.source.data[call_start:call_end]
             mentioned = names.intersection(_IDENTIFIERS.findall(text))
             if mentioned and not (mentioned <= by_value
-                                  and self._copies_only(call_start, call_end, anchor)):
+                                  and self._copies_only(call_start, call_end, anchor)) \
+                    and not (member and self._own_object_only(call_start, call_end, member)) \
+                    and not self._returns_before(call_start, anchor, self._enclosing_function(
+                        anchor)):
                 return True
             read_until = call_end
         return False
@@ -242,6 +261,50 @@ class FlowRules:
             if name.isupper() or self._is_macro(name, anchor):
                 return False
         return True
+
+    def _returns_before(self, at: int, anchor, function) -> bool:
+        """Whether the write or call starting at `at` lies in a block that ends in `return`
+        (the branch of an `if`, no `goto`, `break` or `continue` in it) and does not hold
+        `anchor`: what it does cannot reach the use (`if (!n) { LOG(c); return -1; }`)."""
+        node = self.context.tree.root_node.descendant_for_byte_range(at, at)
+        while node is not None and node != function:
+            if node.type == "compound_statement" and node.named_child_count and \
+                    node.named_children[-1].type == "return_statement" and \
+                    self.context.parent(node).type in ("if_statement", "else_clause"):
+                inside = node.start_byte <= anchor.start_byte < node.end_byte
+                return not inside and not _JUMPS.search(node.text)
+            node = self.context.parent(node)
+        return False
+
+    def _own_object_only(self, start: int, end: int, path: tuple) -> bool:
+        """Whether the call spanning [start, end) is of a C library function that writes only
+        the object whose address it is given (`_OWN_OBJECT`; `free` ends the object) and no
+        macro, and every mention of the path's root in it is that argument, the address of
+        another member (`&s->lock`) or, for `free`, the root itself: `pthread_mutex_init(
+        &s->lock, NULL)` cannot change `s->size`. (A function of the project given `&s->lock`
+        may reach `s` from it, `container_of`: not read so.)"""
+        call = self.context.tree.root_node.descendant_for_byte_range(start, end)
+        if call is None or call.type != "call_expression" or call.start_byte != start:
+            return False
+        function = call.child_by_field_name("function")
+        name = self.context.text(function) if function.type == "identifier" else ""
+        if name not in _OWN_OBJECT and name != "free" or self._is_macro(name, call):
+            return False
+        given = call.child_by_field_name("arguments").named_children
+        root = path[0].encode()
+        if any(root in _IDENTIFIERS.findall(argument.text) for argument in given[1:]):
+            return False  # (the root also given as another argument: `init(&s->a, s)`)
+        first = given[0] if given else None
+        while first is not None and first.type in ("parenthesized_expression", "cast_expression"):
+            first = first.child_by_field_name("value") or _only_child(first)
+        if first is None:
+            return False
+        if name == "free":
+            return first.type == "identifier" and first.text.decode() == path[0]
+        if first.type != "pointer_expression" or first.child_by_field_name("operator").type != "&":
+            return root not in _IDENTIFIERS.findall(first.text)
+        root, members, exact = _access(first.child_by_field_name("argument"))
+        return root == path[0] and exact and bool(members) and members[0] != path[1]
 
     def _writes(self, function) -> _Writes:
         """What `function` does to its variables (see `_Writes`), read once for every
