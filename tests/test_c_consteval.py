@@ -1331,6 +1331,50 @@ void inside(struct conn *conn, size_t param) {
     assert assigned_values(text, language) == [64, UNKNOWN, UNKNOWN]
 
 
+def bounds_of(text: str, language: str = "c") -> list:
+    context = context_of(text, language)
+    constants = CConstants(context)
+    return [constants.bounds(argument) for _, call in context.calls(["probe"])
+            for argument in call.child_by_field_name("arguments").named_children]
+
+
+@BOTH
+def test_bounds_of_a_count_only_ever_lowered(language):
+    """`n = 8; if (left < n) n = left;`: at most 8; at least 1 past a test for zero that
+    returns, else at least 0 where unsigned; a write that is not such a lowering, or the
+    address taken, leaves no bounds."""
+    text = """
+struct pool { size_t max, used; };
+int grow(struct pool *pool, size_t want) {
+    size_t count = 8;
+    int signed_count = 8;
+    size_t raised = 8;
+    size_t taken = 8;
+    size_t other = 8;
+    if (pool->max > 0 && pool->max - pool->used < count)
+        count = pool->max - pool->used;
+    if (pool->max - pool->used < signed_count) {
+        signed_count = pool->max - pool->used;
+    }
+    if (want > raised)
+        raised = want;
+    if (want < taken)
+        taken = want;
+    size_t *p = &taken;
+    if (want < other)
+        other = want - 1;
+    probe(count * 80, signed_count, raised, taken, other, count + want);
+    if (count <= 0) {
+        return -1;
+    }
+    probe(count * 80 + 24, signed_count);
+    return 0;
+}
+"""
+    assert bounds_of(text, language) == [(0, 640), None, None, None, None, None, (104, 664),
+                                         None]
+
+
 def test_assignment_inside_a_lambda_is_anywhere():
     text = ASSIGNED_PRELUDE + """
 void check(conn *c) {

@@ -420,15 +420,57 @@ class Registrations:
             return self.file_wrappers[function]
         return stored_wrapper(self.project_wrappers, function, path)
 
-    def partial_pages(self, registration: Registration) -> list[tuple[object, int]]:
-        """(length node, value) of the lengths known to be positive and not whole pages
-        (worked out once per registration: each CUR3xx rule asks)."""
+    def partial_pages(self, registration: Registration) -> list[tuple[object, int, str, tuple]]:
+        """(length node, value, "" or "up to " where the value is the highest, the chain's
+        links of the calls that give it) of the lengths known to be positive and not whole
+        pages (worked out once per registration: each CUR3xx rule asks): a value; else
+        bounds all below a page; else the value or bounds for a call of the function in its
+        file that reaches the registration (`_in_contexts`)."""
         key = ("partial pages", id(registration))
         if key not in self._asked:
-            self._asked[key] = [(node, length) for node in registration.lengths
-                                if (length := self.value(node)) is not UNKNOWN and length > 0
-                                and length % self.page]
+            found = []
+            for node in registration.lengths:
+                length = self.value(node)
+                if length is UNKNOWN:
+                    found.extend(self._in_contexts(registration, node))
+                elif length > 0 and length % self.page:
+                    found.append((node, length, "", ()))
+            self._asked[key] = found
         return self._asked[key]
+
+    def _in_contexts(self, registration: Registration, node) -> list[tuple]:
+        """`partial_pages` of a length not known in its function: its bounds there, else in
+        the first call context of the file (`c_call_contexts`) that gives it a value or
+        bounds of part of a page and, for a call through a field, stores a registering
+        function in that field."""
+        bounds = self.constants.bounds(node)
+        if bounds is not None:
+            return self._partial(node, bounds, ())
+        contexts = self.contexts.of(registration.call)
+        for context in contexts:
+            if registration.indirect and self._stored_wrapper(self.contexts.function_named(
+                    registration.call.child_by_field_name("function"), context) or "",
+                    self._path) is None:
+                continue
+            found = self.contexts.evaluator(context).bounds(node)
+            if found is not None and self._partial(node, found, ()):
+                return self._partial(node, found, self.contexts.steps(
+                    context, self.context.source.path))
+        return []
+
+    def _partial(self, node, bounds: tuple[int, int], steps: tuple) -> list[tuple]:
+        low, high = bounds
+        if low == high:
+            return [(node, low, "", steps)] if low > 0 and low % self.page else []
+        return [(node, high, "up to ", steps)] if low > 0 and high < self.page else []
+
+    @cached_property
+    def contexts(self):
+        """The file's `CallContexts` (the values its functions' parameters get at its calls
+        of them)."""
+        from cursedlint.analysis.c_call_contexts import CallContexts
+
+        return CallContexts(self.context, self.constants.extra)
 
     # -- calls and wrappers ----------------------------------------------------------------
 
@@ -835,7 +877,7 @@ class Registrations:
         if iface is not None and iface not in HOST_IFACES:
             return True
         found = [self.provenance.of(address) for address in registration.addresses]
-        lengths = [length for _, length in self.partial_pages(registration)]
+        lengths = [length for _, length, *_ in self.partial_pages(registration)]
         return bool(found) and all(
             provenance.kind in ("device", "maybe-whole") or (
                 provenance.kind == "page-aligned" and (provenance.whole or not provenance.offset)

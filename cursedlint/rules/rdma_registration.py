@@ -400,16 +400,16 @@ class SubPageRdmaRegistration(RegistrationRule):
         for registration in facts.registrations:
             if not facts.partial_pages(registration) or facts.silent_for_length(registration):
                 continue  # (whole pages need no look at the memory)
-            for node, length in facts.partial_pages(registration):
+            for node, length, bound, steps in facts.partial_pages(registration):
                 self.report(
                     _anchor(registration, node),
-                    f"{registration.described} {registration.verb} {length} "
+                    f"{registration.described} {registration.verb} {bound}{length} "
                     f"byte{'s' * (length != 1)}"
                     f"{_where(registration, node)}, not whole {page}-byte pages"
                     f"{_CONDITION}",
                     help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
                     f"{_FIX}, and register {_round_up(length, page)} bytes. {_DOCTOR}",
-                    related=registration.chain,
+                    related=registration.chain + steps,
                 )
 
 

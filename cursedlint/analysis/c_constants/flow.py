@@ -31,6 +31,9 @@ _OWN_OBJECT = frozenset({
     for verb in ("init", "destroy", "lock", "unlock", "trylock")} | {
     "sem_init", "sem_destroy", "sem_post", "sem_wait", "sem_trywait"})
 """C library functions that write only the object whose address is their first argument."""
+_READS_ONLY = frozenset({"malloc", "calloc", "aligned_alloc", "valloc", "pvalloc", "memalign",
+                         "strlen", "strnlen", "strerror", "strcmp", "strncmp", "memcmp"})
+"""C library functions that write nothing their arguments point to."""
 _JUMPS = re.compile(rb"\b(?:goto|break|continue|longjmp|siglongjmp)\b")
 _NESTED = 32
 """Functions nested in functions whose `_Writes` are taken from the nested one's (deeper:
@@ -109,6 +112,14 @@ def _escapes(target: _Target, path: tuple, escaped: set) -> bool:
     return target.root != path[0] and (not target.exact or target.root in escaped)
 
 
+def _parameter_list(function):
+    """The parameter list of a function definition, or None."""
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator.child_by_field_name("parameters") if declarator is not None else None
+
+
 def _plain_assignments(statement) -> list:
     """The assignment of a statement `target = value;`: [assignment], else []."""
     if statement.type != "expression_statement":
@@ -145,12 +156,56 @@ class FlowRules:
         kind = self._def_type(root) if len(path) == 1 else self._field_type(node, env)
         return _converted(kind, value)
 
+    def _given_value(self, node, env: _Env) -> _Value | None:
+        """The value `given` gives a parameter, or a member path on one, that its function
+        assigns nothing before the use and changes nowhere before it (`_disturbed` from the
+        parameters on), converted to its type; None otherwise."""
+        path = _field_path(node)
+        function = self._enclosing_function(env.anchor)
+        if path is None or function is None:
+            return None
+        root = self._local_root(path[0], env.anchor, function)
+        parameters = _parameter_list(function)
+        if root is None or root.kind != "param" or parameters is None or \
+                self._disturbed(path, parameters, env.anchor, function):
+            return None
+        value = self.given(path, function, self)
+        if value is None:
+            return None
+        kind = self._def_type(root) if len(path) == 1 else self._field_type(node, env)
+        return _converted(kind, value)
+
+    def _path_value(self, path: tuple, anchor) -> _Value:
+        """`path_value` within an evaluation: the last assignment's value, else `given`'s for
+        a parameter of the function (no conversion: the type is the asker's)."""
+        function = self._enclosing_function(anchor)
+        if function is None:
+            return _NOTHING
+        found = self._assignment_of(path, anchor, function)
+        if found is not None:
+            assignment = found[0]
+            if assignment is None:
+                return _NOTHING
+            return self._eval(assignment.child_by_field_name("right"),
+                              _Env(assignment, assignments=True))
+        root = self._local_root(path[0], anchor, function)
+        if self.given is None or root is None or root.kind != "param":
+            return _NOTHING
+        parameters = _parameter_list(function)
+        if parameters is None or self._disturbed(path, parameters, anchor, function):
+            return _NOTHING
+        return self.given(path, function, self) or _NOTHING
+
     def _assignment(self, node, anchor) -> tuple | None:
         """(assignment or None where something may change the path after it, path, root) of
         the last `path = value;` statement that gives `node` its value at `anchor`; None
         without one."""
         path = _field_path(node)
         function = self._enclosing_function(anchor)
+        return self._assignment_of(path, anchor, function)
+
+    def _assignment_of(self, path: tuple | None, anchor, function) -> tuple | None:
+        """`_assignment` of a path."""
         if path is None or function is None or any(
                 self._is_macro(part, anchor) for part in path):
             return None
@@ -222,8 +277,8 @@ class FlowRules:
         `names`, other than a variable of `by_value` named in a call of C functions that are no
         macros (`malloc(size)` cannot change `size`; `LOG(size)`, or `init(c)` for `c->n`,
         may), or, for a member path (`member`), a call of the C library that only writes the
-        object it is given, another member (`_own_object_only`). A call inside one already
-        read is not read again."""
+        object it is given, another member, or writes nothing its arguments point to
+        (`_own_object_only`). A call inside one already read is not read again."""
         read_until = start
         for call_start, call_end in calls[bisect_left(calls, (start,)):]:
             if call_start >= end:
@@ -288,6 +343,9 @@ class FlowRules:
             return False
         function = call.child_by_field_name("function")
         name = self.context.text(function) if function.type == "identifier" else ""
+        if name in _READS_ONLY and not self._is_macro(name, call):
+            return all(self._own_object_only(inner.start_byte, inner.end_byte, path)
+                       for inner in descendants(call) if inner.type == "call_expression")
         if name not in _OWN_OBJECT and name != "free" or self._is_macro(name, call):
             return False
         given = call.child_by_field_name("arguments").named_children
