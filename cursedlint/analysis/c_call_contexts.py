@@ -14,16 +14,19 @@ context has an evaluator of its own (its values differ from call to call)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import os
+from typing import Callable, NamedTuple
 
 from cursedlint.analysis.c_constants import CConstants
 from cursedlint.analysis.c_constants.flow import _field_path, _parameter_list
 from cursedlint.analysis.c_constants.syntax import _Env
-from cursedlint.analysis.c_constants.types import _GiveUp
+from cursedlint.analysis.c_constants.types import _ULONG, _GiveUp, _Value
 from cursedlint.analysis.c_macros import function_scope
+from cursedlint.analysis.c_memory import has_storage
 from cursedlint.analysis.c_nodes import arguments, unwrapped
 from cursedlint.analysis.c_syntax import parameter_names, plain_function
 from cursedlint.findings import Step
+from cursedlint.python.consteval import UNKNOWN
 
 MAX_DEPTH = 3
 """Calls up a context is followed (the function's caller's callers' callers)."""
@@ -33,13 +36,19 @@ MAX_CONTEXTS = 16
 
 class CallContext(NamedTuple):
     """One call (`call`) of a function (`function`, its definition); `outer`: a context of
-    the caller's own (None: the caller's parameters are not known)."""
+    the caller's own (None: the caller's parameters are not known). A call of another file
+    (`call` None) is its `path` and what it passes (`given`: `c_parameter_blocks.Given`s,
+    a constant's value or a plain name, as that file shows them)."""
 
     function: object
     call: object
     outer: CallContext | None
+    path: str = ""
+    given: tuple = ()
 
     def key(self) -> tuple:
+        if self.call is None:
+            return (self.path, id(self.given))
         return (self.call.start_byte, *(self.outer.key() if self.outer else ()))
 
 
@@ -47,8 +56,12 @@ class CallContexts:
     """The call contexts of one file's functions, and their evaluators (`extra`: the header
     evaluators the file's `CConstants` has)."""
 
-    def __init__(self, context, extra=()):
+    def __init__(self, context, extra=(), callers: dict | None = None,
+                 value_in: Callable | None = None):
         self.context, self.extra = context, tuple(extra)
+        self.value_in = value_in  # (path, text) -> the value of a text in another file
+        self.callers = callers or {}  # path -> `CallerBlocks` of the files calling them
+        self.path = os.path.abspath(context.source.path)  # (as the index names it)
         self._evaluators: dict[tuple, CConstants] = {}
         self._found: dict[int, list] = {}
 
@@ -68,7 +81,8 @@ class CallContexts:
         plain = plain_function(function)
         if plain is None:
             return found
-        for _, call in self.context.calls([self.context.text(plain[0])]):
+        name = self.context.text(plain[0])
+        for _, call in self.context.calls([name]):
             caller = function_scope(self.context, call)
             if caller is None or caller.type != "function_definition" or caller == function:
                 continue
@@ -77,6 +91,32 @@ class CallContexts:
                 found.append(CallContext(function, call, outer))
                 if len(found) >= MAX_CONTEXTS:
                     return found
+        if self.callers and not has_storage(self.context, function, ("static",)):
+            for path, blocks in sorted(self.callers.items()):
+                for given in blocks.calls.get(name, ()) if path != self.path else ():
+                    found.append(CallContext(function, None, None, path, tuple(given)))
+                    if len(found) >= MAX_CONTEXTS:
+                        return found
+        return found
+
+    def tops(self, node) -> dict[str, list[int]]:
+        """The functions other files may call at the top of `node`'s contexts in its file (the
+        one holding it and its callers there, none `static`), with the positions of their
+        parameters that are not pointers: the calls of other files worth reading."""
+        self.of(node)
+        found = {}
+        for start, _ in self._found:
+            function = self.context.root.descendant_for_byte_range(start, start)
+            while function is not None and function.type != "function_definition":
+                function = self.context.parent(function)
+            plain = plain_function(function) if function is not None else None
+            if plain is None or has_storage(self.context, function, ("static",)):
+                continue
+            parameters = plain[1].child_by_field_name("parameters").named_children
+            positions = [position for position, parameter in enumerate(parameters)
+                         if "*" not in self.context.text(parameter)]
+            if positions:
+                found[self.context.text(plain[0])] = positions
         return found
 
     def evaluator(self, context: CallContext | None) -> CConstants:
@@ -98,6 +138,11 @@ class CallContexts:
         argument = self._argument(context, path[0], function)
         if argument is None:
             return None
+        if context.call is None:
+            value = argument.value if argument.kind == "value" else self.value_in(
+                context.path, argument.what) if argument.kind == "text" and self.value_in \
+                else UNKNOWN
+            return _Value(value, _ULONG) if value is not UNKNOWN and len(path) == 1 else None
         outer = self.evaluator(context.outer)
         if len(path) == 1:
             return asker._ask(outer, lambda: outer._eval(
@@ -114,15 +159,18 @@ class CallContexts:
         plain = plain_function(function)
         if function != context.function or plain is None:
             return None
-        names, given = parameter_names(self.context, plain[1]), arguments(context.call)
+        names = parameter_names(self.context, plain[1])
+        given = arguments(context.call) if context.call is not None else context.given
         if name not in names or len(names) != len(given):
             return None
         return given[names.index(name)]
 
-    def function_named(self, node, context: CallContext | None, depth: int = 0) -> str | None:
-        """The name of the function an expression (a name, a member path: `pool->reg`) holds
-        in `context`: the last assignment's value, followed; a parameter's argument at the
-        call; a name that is no local or parameter (a function's); None where not known."""
+    def function_named(self, node, context: CallContext | None, depth: int = 0
+                       ) -> tuple[str, str] | None:
+        """(name, path of its file) of the function an expression (a name, a member path:
+        `pool->reg`) holds in `context`: the last assignment's value, followed; a parameter's
+        argument at the call (another file's: a plain name it passes); a name that is no local
+        or parameter (a function's); None where not known."""
         node = unwrapped(node)
         path = _field_path(node) if node is not None else None
         evaluator = self.evaluator(context)
@@ -136,7 +184,7 @@ class CallContexts:
                 given = found[0] and found[0].child_by_field_name("right")
                 return self.function_named(given, context, depth + 1) if given else None
             if root is None:
-                return path[0] if len(path) == 1 else None
+                return (path[0], self.path) if len(path) == 1 else None
             parameters = _parameter_list(function)
             if root.kind != "param" or context is None or parameters is None or \
                     evaluator._disturbed(path, parameters, node, function):
@@ -146,6 +194,9 @@ class CallContexts:
         argument = self._argument(context, path[0], function)
         if argument is None:
             return None
+        if context.call is None:
+            return (argument.what, context.path) if argument.kind == "name" and \
+                len(path) == 1 else None
         if len(path) == 1:
             return self.function_named(argument, context.outer, depth + 1)
         root = _root(argument)
@@ -169,6 +220,10 @@ class CallContexts:
         found = []
         while context is not None:
             name = self.context.text(plain_function(context.function)[0])
+            if context.call is None:
+                line = context.given[0].line if context.given else 0
+                found.append(Step(context.path, line, f"for this call of `{name}()`"))
+                break
             caller = plain_function(function_scope(self.context, context.call))
             by = f" in `{self.context.text(caller[0])}()`" if caller else ""
             found.append(Step(path, context.call.start_point[0] + 1,

@@ -35,6 +35,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 from cursedlint.patterns import LazyPattern
+from cursedlint.python.consteval import UNKNOWN
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
 MEMBER_INDEX = "c-member-stores"  # the index of stores into the members registrations read
@@ -60,7 +61,10 @@ class Given(Struct, frozen=True, array_like=True):
     memory, or a device's address), "call" (the block an allocator `function` of the project
     may give: stored through its argument `position`, `&x->m`, or returned, -1; `pages`: the
     positions of its arguments that are whole pages, sizes or alignments), "" (anything
-    else)."""
+    else). An argument of none of the first kinds may be "value" (a constant, `value`: the
+    lengths `c_call_contexts` follows to the calls of other files), "text" (perhaps a
+    constant of the file's headers, `what`) or "name" (a plain name, `what`: perhaps a
+    function's, stored in a field called later)."""
 
     kind: str
     what: str = ""
@@ -70,6 +74,7 @@ class Given(Struct, frozen=True, array_like=True):
     static: bool = False
     field: str = ""
     pages: tuple[int, ...] = ()
+    value: int | None = None
 
 
 class CallerBlocks(Struct, frozen=True):
@@ -90,10 +95,12 @@ class CallerBlocks(Struct, frozen=True):
     getter's call is worth reading (`MemberStoreIndex`)."""
 
 
-def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
+def caller_blocks(context, names: frozenset[str] | None = None,
+                  values: bool = False) -> CallerBlocks | None:
     """The file's `CallerBlocks`, from its own text (its own page allocators only; a caller's
     own parameter is kept as such, not followed here); `names`: of these functions' calls
-    only (None: of every plain function's)."""
+    only (None: of every plain function's); `values`: arguments that may be constants are
+    kept as such ("value", "text")."""
     found = context.calls(_CALLED if names is None else names)
     values = sorted({context.text(leaf) for _, leaf in context.tokens(
         _BARE if names is None else names) if leaf.type == "identifier"
@@ -103,11 +110,13 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     if not (found or values or stored or clears):
         return None
     provenance = _provenance(context)
+    constant = _Values(context) if values else None
     calls: dict[str, list[list[Given]]] = {}
     for name, call in found:
         if name.isupper() or name in _NOT_ASKED:
             continue  # (a macro's by its spelling, or the C library's: none registers)
-        given = [_given(context, provenance, argument) for argument in arguments(call)]
+        given = [_given(context, provenance, argument, constant)
+                 for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
     return CallerBlocks(calls, values, _stores(context, provenance, stored), clears)
 
@@ -367,11 +376,45 @@ def _as_value(context, leaf) -> bool:
         parent.type != "assignment_expression" or parent.child_by_field_name("right") == leaf)
 
 
-def _given(context, provenance, argument) -> Given:
+class _Values:
+    """`Given`s of the arguments that are constants or plain names (`caller_blocks`'
+    `values`): "value" where the file's own text gives the value, "text" (`what`: the
+    expression) where it may be a constant of its headers (`includes.value_in` reads it
+    there, with the project's headers in view: a summary depends on its file's text alone),
+    "name" for a plain name; the evaluator made on first use."""
+
+    def __init__(self, context):
+        self.context, self._constants = context, None
+
+    def given(self, node, line: int) -> Given:
+        from cursedlint.analysis.c_constants import CConstants
+
+        text = self.context.text(node)
+        if node.type == "identifier" and not _MAY_BE_VALUE.search(text):
+            return Given("name", text, line)
+        if not _MAY_BE_VALUE.search(text):
+            return _UNKNOWN
+        if self._constants is None:
+            self._constants = CConstants(self.context)
+        value = self._constants.evaluate(node, assignments=True)
+        if value is UNKNOWN:
+            return Given("text", text, line) if len(text) <= _LONGEST else _UNKNOWN
+        return Given("value", text, line, value=value)
+
+
+_LONGEST = 200
+"""The longest expression kept as text (longer ones are not constants worth reading)."""
+_MAY_BE_VALUE = LazyPattern(r"\d|sizeof|\b[A-Z_][A-Z0-9_]{2,}")
+"""An argument that may be a constant: a number, a `sizeof`, an all-caps name (a macro's, an
+enumerator's); only these are evaluated."""
+
+
+def _given(context, provenance, argument, values: _Values | None = None) -> Given:
     node = unwrapped(argument)
     if node is None or node.type not in ("identifier", "pointer_expression", "field_expression",
                                          "binary_expression"):
-        return _UNKNOWN
+        return values.given(node, argument.start_point[0] + 1) \
+            if values is not None and node is not None else _UNKNOWN
     found = provenance.of(argument)
     line = argument.start_point[0] + 1
     if found.kind == "page-aligned" and found.whole:
@@ -384,7 +427,7 @@ def _given(context, provenance, argument) -> Given:
     if node.type == "field_expression" and found.kind in ("", "unknown", "member"):
         return Given("field", f"`{context.text(node)}`", line,
                      field=context.text(node.child_by_field_name("field")))
-    return _UNKNOWN
+    return values.given(node, line) if values is not None else _UNKNOWN
 
 
 _UNKNOWN = Given("")

@@ -32,8 +32,9 @@ class ParameterBlockIndex(Indexer):
 
     def seed_words(self, context):  # (no identifier holds `ASKED`)
         """`function#position`: files are searched for the name, that argument followed."""
-        return {f"{function}{ASKED}{position}" for function, position in registrations_of(
-            context, context.project.get(WRAPPERS_INDEX)).parameter_functions}
+        registrations = registrations_of(context, context.project.get(WRAPPERS_INDEX))
+        return {f"{function}{ASKED}{position}" for function, position in (
+            registrations.parameter_functions | registrations.length_functions)}
 
     def lookups(self, context):
         return self.searched_as(self.seed_words(context))
@@ -46,7 +47,7 @@ class ParameterBlockIndex(Indexer):
         return {word.partition(ASKED)[0] for word in words}
 
     def summarize(self, context):
-        return caller_blocks(context)
+        return caller_blocks(context, values=True)
 
     def more_words_after(self, facts, settings, searched):
         return passed_on(facts, searched)

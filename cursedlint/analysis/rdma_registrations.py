@@ -44,7 +44,7 @@ from cursedlint.analysis.c_syntax import (
     arguments as _arguments, assigns, callee, defined_functions, parameter_names, plain_function,
     scope_of, unwrapped,
 )
-from cursedlint.analysis.includes import IncludedHeaders, header_constants
+from cursedlint.analysis.includes import IncludedHeaders, header_constants, value_in
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.patterns import LazyPattern
@@ -448,9 +448,9 @@ class Registrations:
             return self._partial(node, bounds, ())
         contexts = self.contexts.of(registration.call)
         for context in contexts:
-            if registration.indirect and self._stored_wrapper(self.contexts.function_named(
-                    registration.call.child_by_field_name("function"), context) or "",
-                    self._path) is None:
+            if registration.indirect and self._stored_wrapper(*self.contexts.function_named(
+                    registration.call.child_by_field_name("function"), context) or ("", "")
+                    ) is None:
                 continue
             found = self.contexts.evaluator(context).bounds(node)
             if found is not None and self._partial(node, found, ()):
@@ -464,13 +464,20 @@ class Registrations:
             return [(node, low, "", steps)] if low > 0 and low % self.page else []
         return [(node, high, "up to ", steps)] if low > 0 and high < self.page else []
 
-    @cached_property
+    @property
     def contexts(self):
         """The file's `CallContexts` (the values its functions' parameters get at its calls
-        of them)."""
+        of them), with the calls of other files once the project's index has read them
+        (the index's seeds, `length_functions`, ask before)."""
         from cursedlint.analysis.c_call_contexts import CallContexts
+        from cursedlint.analysis.c_parameter_blocks import INDEX
 
-        return CallContexts(self.context, self.constants.extra)
+        callers = self.context.project.get(INDEX) or {}
+        key = ("contexts", id(callers) if callers else 0)
+        if key not in self._asked:
+            self._asked[key] = CallContexts(self.context, self.constants.extra, callers,
+                                            partial(value_in, self.context, HEADERS))
+        return self._asked[key]
 
     # -- calls and wrappers ----------------------------------------------------------------
 
@@ -777,6 +784,22 @@ class Registrations:
         return {(function, position) for function, position, static
                 in provenance.parameters_asked
                 if not static and function not in APIS and function not in wrappers}
+
+    @cached_property
+    def length_functions(self) -> set[tuple[str, int]]:
+        """The functions at the top of the file's contexts (`c_call_contexts.tops`) of the
+        registrations whose lengths are not known in their functions, with the positions of
+        their parameters that are no pointers: their calls in other files may give them
+        (none before the project's wrappers are known, nor an API or a wrapper)."""
+        if not self.gathered:
+            return set()
+        found = set()
+        for registration in self.registrations:
+            if any(self.value(node) is UNKNOWN for node in registration.lengths):
+                for name, positions in self.contexts.tops(registration.call).items():
+                    if name not in APIS and name not in self._wrappers:
+                        found.update((name, position) for position in positions)
+        return found
 
     @cached_property
     def _seed_addresses(self) -> list:

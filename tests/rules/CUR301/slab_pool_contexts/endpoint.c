@@ -1,10 +1,12 @@
-/* The endpoint registers the pools' slabs with its protection domain. */
+/* The endpoint's pools: acknowledgements (88-byte entries, 8 a slab) and page-sized receive
+   buffers, their slabs registered with its protection domain. */
 #include <infiniband/verbs.h>
 #include "slab_pool.h"
 
 struct endpoint {
     struct ibv_pd *pd;
     struct slab_pool *acks;
+    struct slab_pool *pages;
 };
 
 static int endpoint_reg(void *owner, void *data, size_t len, void **handle)
@@ -17,7 +19,7 @@ static int endpoint_reg(void *owner, void *data, size_t len, void **handle)
 
 int endpoint_open(struct endpoint *ep)
 {
-    if (acks_pool_open(ep->pd, &ep->acks) != 0)
+    if (slab_pool_create_reg(4096, 16, 16, 0, endpoint_reg, ep, &ep->pages) != 0)
         return -1;
-    return slab_pool_create_reg(64, 64, 64, 0, endpoint_reg, ep, &ep->acks);
+    return slab_pool_create_reg(sizeof(struct ack_msg), 8, 8, 256, endpoint_reg, ep, &ep->acks);
 }

@@ -1,7 +1,6 @@
 /* The pool: each slab is one malloc'ed block, registered whole when the pool has a callback. */
 #include <errno.h>
 #include <stdlib.h>
-#include <infiniband/verbs.h>
 #include "slab_pool.h"
 
 static int pool_setup(size_t entry_size, size_t initial, size_t grow_by, size_t max_entries,
@@ -78,19 +77,7 @@ int slab_pool_grow(struct slab_pool *pool, size_t want)
     return 0;
 }
 
-static int pool_reg_with_pd(void *owner, void *data, size_t len, void **handle)
-{
-    *handle = ibv_reg_mr(owner, data, len, IBV_ACCESS_LOCAL_WRITE);
-    return *handle ? 0 : -1;
-}
-
-/* The acknowledgement pool: 88-byte entries, 8 a slab, registered. */
-int acks_pool_open(struct ibv_pd *pd, struct slab_pool **out)
-{
-    return slab_pool_create_reg(sizeof(struct ack_msg), 8, 8, 256, pool_reg_with_pd, pd, out);
-}
-
-/* The request pool: the same entries, never registered. */
+/* The request pool: small entries, never registered. */
 int requests_pool_open(struct slab_pool **out)
 {
     return slab_pool_create(sizeof(struct ack_msg), 3, 3, 0, out);

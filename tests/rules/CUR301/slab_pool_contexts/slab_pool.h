@@ -46,7 +46,6 @@ int slab_pool_create_reg(size_t entry_size, size_t initial, size_t grow_by,
                          size_t max_entries, slab_reg_fn reg, void *owner,
                          struct slab_pool **out);
 int slab_pool_grow(struct slab_pool *pool, size_t want);
-struct ibv_pd;
-int acks_pool_open(struct ibv_pd *pd, struct slab_pool **out);
+int requests_pool_open(struct slab_pool **out);
 
 #endif
