@@ -40,6 +40,7 @@ from cursedlint.analysis.c_function_pointers import (
     wrappers_by_name,
 )
 from cursedlint.analysis.c_receivers import Receivers, member_calls
+from cursedlint.analysis.c_macros import function_scope
 from cursedlint.analysis.c_syntax import (
     arguments as _arguments, assigns, callee, defined_functions, parameter_names, plain_function,
     scope_of, unwrapped,
@@ -440,12 +441,20 @@ class Registrations:
 
     def _in_contexts(self, registration: Registration, node) -> list[tuple]:
         """`partial_pages` of a length not known in its function: its bounds there, else in
-        the first call context of the file (`c_call_contexts`) that gives it a value or
-        bounds of part of a page and, for a call through a field, stores a registering
-        function in that field."""
+        the first call context (`c_call_contexts`) that gives it a value or bounds of part
+        of a page and, for a call through a field, stores a registering function in that
+        field; none in a wrapper, or for a length that is a parameter as it is."""
         bounds = self.constants.bounds(node)
         if bounds is not None:
             return self._partial(node, bounds, ())
+        function = function_scope(self.context, registration.call)
+        plain = plain_function(function) if function is not None and \
+            function.type == "function_definition" else None
+        length = self.context.text(unwrapped(node) or node)
+        if plain is None or self.context.text(plain[0]) in self._wrappers or \
+                length in parameter_names(self.context, plain[1]):
+            return []  # (a wrapper's calls are registrations of their own; a function handing
+            # on its caller's length as it is is judged as a wrapper is, `_wrapper`)
         contexts = self.contexts.of(registration.call)
         for context in contexts:
             if registration.indirect and self._stored_wrapper(*self.contexts.function_named(
