@@ -165,6 +165,25 @@ class CallContexts:
             return None
         return given[names.index(name)]
 
+    def reaches(self, node, context: CallContext) -> bool:
+        """Whether `node` may run in `context`: no `if` (or `?:`) around it in its function
+        has a condition known there to take the other branch (`if (pinned)` given 0)."""
+        evaluator = self.evaluator(context)
+        function = function_scope(self.context, node)
+        inner = node
+        for outer in self.context.ancestors(node):
+            if outer == function:
+                return True
+            if outer.type in ("if_statement", "conditional_expression"):
+                taken = evaluator.evaluate(outer.child_by_field_name("condition"),
+                                           assignments=True)
+                branch = self.context.field_of(inner)
+                if taken is not UNKNOWN and (branch == "consequence" and not taken
+                                             or branch == "alternative" and taken):
+                    return False
+            inner = outer
+        return True
+
     def function_named(self, node, context: CallContext | None, depth: int = 0
                        ) -> tuple[str, str] | None:
         """(name, path of its file) of the function an expression (a name, a member path:

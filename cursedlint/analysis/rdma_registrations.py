@@ -457,6 +457,8 @@ class Registrations:
             # on its caller's length as it is is judged as a wrapper is, `_wrapper`)
         contexts = self.contexts.of(registration.call)
         for context in contexts:
+            if not self.contexts.reaches(registration.call, context):
+                continue
             if registration.indirect and self._stored_wrapper(*self.contexts.function_named(
                     registration.call.child_by_field_name("function"), context) or ("", "")
                     ) is None:

@@ -1,6 +1,6 @@
-/* Pools like slab_pool_contexts/, each registering its slabs through a callback, whose
-   registered length is not part of a page for any call: whole pages, a size from run time, a
-   size behind a lock set up by a function of the project. */
+/* Pools like slab_pool_contexts/, each registering its slabs, whose registered length is not
+   part of a page for any call that registers: whole pages, a size from run time, a size behind
+   a lock set up by a function of the project, small slabs of a pool that registers none. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <infiniband/verbs.h>
@@ -60,6 +60,28 @@ static int locked_make(struct pool *pool, size_t entry_size, size_t count, reg_f
     pool->owner = owner;
     pool_lock_setup(&pool->lock);  /* may reach the pool from its lock and resize it */
     return locked_grow(pool, count);
+}
+
+static int ring_grow(struct pool *pool, size_t count, int pinned)
+{
+    void *data = malloc(pool->entry_size * count);
+
+    if (pinned)
+        pool->handle = ibv_reg_mr(pool->owner, data, pool->entry_size * count, 0); // ok: CUR301, CUR302
+    return data != NULL;
+}
+
+static int ring_make(struct pool *pool, size_t entry_size, size_t count, int pinned)
+{
+    pool->entry_size = entry_size;
+    return ring_grow(pool, count, pinned);
+}
+
+int endpoint_rings(struct endpoint *ep)
+{
+    if (!ring_make(ep->frames, 96, 8, 0))  /* never registered */
+        return -1;
+    return ring_make(ep->pages, 4096, 2, 1);
 }
 
 int endpoint_pools(struct endpoint *ep)
