@@ -26,7 +26,8 @@ class BoundRules:
     for zero (`if (n <= 0) return -1;`), else 0 for an unsigned type, else not known."""
 
     def bounds(self, node) -> tuple[int, int] | None:
-        return self._answer(lambda: self._bounds(node))
+        found = self._answer(lambda: self._bounds(node))
+        return None if found is UNKNOWN else found  # (UNKNOWN: past the evaluation's bounds)
 
     def _bounds(self, node) -> tuple[int, int] | None:
         self._enter()
