@@ -60,7 +60,7 @@ class CallContexts:
                  value_in: Callable | None = None):
         self.context, self.extra = context, tuple(extra)
         self.value_in = value_in  # (path, text) -> the value of a text in another file
-        self.callers = callers or {}  # path -> `CallerBlocks` of the files calling them
+        self.callers = callers or {}  # path -> `CallerBlocks` (`call_values`) of other files
         self.path = os.path.abspath(context.source.path)  # (as the index names it)
         self._evaluators: dict[tuple, CConstants] = {}
         self._found: dict[int, list] = {}
@@ -99,12 +99,12 @@ class CallContexts:
                         return found
         return found
 
-    def tops(self, node) -> dict[str, list[int]]:
+    def tops(self, node) -> set[str]:
         """The functions other files may call at the top of `node`'s contexts in its file (the
-        one holding it and its callers there, none `static`), with the positions of their
-        parameters that are not pointers: the calls of other files worth reading."""
+        one holding it and its callers there, none `static`) that have a parameter that is no
+        pointer: the calls of other files worth reading."""
         self.of(node)
-        found = {}
+        found = set()
         for start, _ in self._found:
             function = self.context.root.descendant_for_byte_range(start, start)
             while function is not None and function.type != "function_definition":
@@ -113,10 +113,8 @@ class CallContexts:
             if plain is None or has_storage(self.context, function, ("static",)):
                 continue
             parameters = plain[1].child_by_field_name("parameters").named_children
-            positions = [position for position, parameter in enumerate(parameters)
-                         if "*" not in self.context.text(parameter)]
-            if positions:
-                found[self.context.text(plain[0])] = positions
+            if any("*" not in self.context.text(parameter) for parameter in parameters):
+                found.add(self.context.text(plain[0]))
         return found
 
     def evaluator(self, context: CallContext | None) -> CConstants:

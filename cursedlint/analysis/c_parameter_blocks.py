@@ -38,6 +38,7 @@ from cursedlint.patterns import LazyPattern
 from cursedlint.python.consteval import UNKNOWN
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
+VALUES_INDEX = "c-call-values"  # the index of calls' constant arguments (`call_values`)
 MEMBER_INDEX = "c-member-stores"  # the index of stores into the members registrations read
 ASKED = "#"
 """Between a function's name and the position of its parameter asked about, in the index's
@@ -61,10 +62,8 @@ class Given(Struct, frozen=True, array_like=True):
     memory, or a device's address), "call" (the block an allocator `function` of the project
     may give: stored through its argument `position`, `&x->m`, or returned, -1; `pages`: the
     positions of its arguments that are whole pages, sizes or alignments), "" (anything
-    else). An argument of none of the first kinds may be "value" (a constant, `value`: the
-    lengths `c_call_contexts` follows to the calls of other files), "text" (perhaps a
-    constant of the file's headers, `what`) or "name" (a plain name, `what`: perhaps a
-    function's, stored in a field called later)."""
+    else). In `call_values`' summaries: "value" (a constant, `value`), "text" (perhaps a
+    constant of the file's headers, `what`) or "name" (a plain name, `what`)."""
 
     kind: str
     what: str = ""
@@ -95,12 +94,10 @@ class CallerBlocks(Struct, frozen=True):
     getter's call is worth reading (`MemberStoreIndex`)."""
 
 
-def caller_blocks(context, names: frozenset[str] | None = None,
-                  values: bool = False) -> CallerBlocks | None:
+def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
     """The file's `CallerBlocks`, from its own text (its own page allocators only; a caller's
     own parameter is kept as such, not followed here); `names`: of these functions' calls
-    only (None: of every plain function's); `values`: arguments that may be constants are
-    kept as such ("value", "text")."""
+    only (None: of every plain function's)."""
     found = context.calls(_CALLED if names is None else names)
     values = sorted({context.text(leaf) for _, leaf in context.tokens(
         _BARE if names is None else names) if leaf.type == "identifier"
@@ -110,13 +107,11 @@ def caller_blocks(context, names: frozenset[str] | None = None,
     if not (found or values or stored or clears):
         return None
     provenance = _provenance(context)
-    constant = _Values(context) if values else None
     calls: dict[str, list[list[Given]]] = {}
     for name, call in found:
         if name.isupper() or name in _NOT_ASKED:
             continue  # (a macro's by its spelling, or the C library's: none registers)
-        given = [_given(context, provenance, argument, constant)
-                 for argument in arguments(call)]
+        given = [_given(context, provenance, argument) for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
     return CallerBlocks(calls, values, _stores(context, provenance, stored), clears)
 
@@ -376,30 +371,38 @@ def _as_value(context, leaf) -> bool:
         parent.type != "assignment_expression" or parent.child_by_field_name("right") == leaf)
 
 
-class _Values:
-    """`Given`s of the arguments that are constants or plain names (`caller_blocks`'
-    `values`): "value" where the file's own text gives the value, "text" (`what`: the
-    expression) where it may be a constant of its headers (`includes.value_in` reads it
-    there, with the project's headers in view: a summary depends on its file's text alone),
-    "name" for a plain name; the evaluator made on first use."""
+def call_values(context) -> CallerBlocks | None:
+    """The file's calls of plain functions (`CallerBlocks.calls` alone), each argument a
+    `Given` of kind "value" where the file's own text gives it a constant value, "text"
+    (`what`: the expression) where it may be a constant of the file's headers
+    (`includes.value_in` reads it there, with the project's headers in view: the summary
+    depends on the file's text alone), "name" for a plain name (perhaps a function's), else
+    "" (`c_call_contexts` follows lengths to these calls)."""
+    from cursedlint.analysis.c_constants import CConstants
 
-    def __init__(self, context):
-        self.context, self._constants = context, None
+    found = [(name, call) for name, call in context.calls(_CALLED)
+             if not name.isupper() and name not in _NOT_ASKED]
+    if not found:
+        return None
+    constants = CConstants(context)
+    calls: dict[str, list[list[Given]]] = {}
+    for name, call in found:
+        calls.setdefault(name, []).append([
+            _value_given(context, constants, unwrapped(argument), argument.start_point[0] + 1)
+            for argument in arguments(call)])
+    return CallerBlocks(calls)
 
-    def given(self, node, line: int) -> Given:
-        from cursedlint.analysis.c_constants import CConstants
 
-        text = self.context.text(node)
-        if node.type == "identifier" and not _MAY_BE_VALUE.search(text):
-            return Given("name", text, line)
-        if not _MAY_BE_VALUE.search(text):
-            return _UNKNOWN
-        if self._constants is None:
-            self._constants = CConstants(self.context)
-        value = self._constants.evaluate(node, assignments=True)
-        if value is UNKNOWN:
-            return Given("text", text, line) if len(text) <= _LONGEST else _UNKNOWN
-        return Given("value", text, line, value=value)
+def _value_given(context, constants, node, line: int) -> Given:
+    text = context.text(node) if node is not None else ""
+    if node is not None and node.type == "identifier" and not _MAY_BE_VALUE.search(text):
+        return Given("name", text, line)
+    if node is None or not _MAY_BE_VALUE.search(text):
+        return _UNKNOWN
+    value = constants.evaluate(node, assignments=True)
+    if value is UNKNOWN:
+        return Given("text", text, line) if len(text) <= _LONGEST else _UNKNOWN
+    return Given("value", text, line, value=value)
 
 
 _LONGEST = 200
@@ -409,12 +412,11 @@ _MAY_BE_VALUE = LazyPattern(r"\d|sizeof|\b[A-Z_][A-Z0-9_]{2,}")
 enumerator's); only these are evaluated."""
 
 
-def _given(context, provenance, argument, values: _Values | None = None) -> Given:
+def _given(context, provenance, argument) -> Given:
     node = unwrapped(argument)
     if node is None or node.type not in ("identifier", "pointer_expression", "field_expression",
                                          "binary_expression"):
-        return values.given(node, argument.start_point[0] + 1) \
-            if values is not None and node is not None else _UNKNOWN
+        return _UNKNOWN
     found = provenance.of(argument)
     line = argument.start_point[0] + 1
     if found.kind == "page-aligned" and found.whole:
@@ -427,7 +429,7 @@ def _given(context, provenance, argument, values: _Values | None = None) -> Give
     if node.type == "field_expression" and found.kind in ("", "unknown", "member"):
         return Given("field", f"`{context.text(node)}`", line,
                      field=context.text(node.child_by_field_name("field")))
-    return values.given(node, line) if values is not None else _UNKNOWN
+    return _UNKNOWN
 
 
 _UNKNOWN = Given("")

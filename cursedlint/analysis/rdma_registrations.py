@@ -481,9 +481,9 @@ class Registrations:
         of them), with the calls of other files once the project's index has read them
         (the index's seeds, `length_functions`, ask before)."""
         from cursedlint.analysis.c_call_contexts import CallContexts
-        from cursedlint.analysis.c_parameter_blocks import INDEX
+        from cursedlint.analysis.c_parameter_blocks import VALUES_INDEX
 
-        callers = self.context.project.get(INDEX) or {}
+        callers = self.context.project.get(VALUES_INDEX) or {}
         key = ("contexts", id(callers) if callers else 0)
         if key not in self._asked:
             self._asked[key] = CallContexts(self.context, self.constants.extra, callers,
@@ -797,19 +797,18 @@ class Registrations:
                 if not static and function not in APIS and function not in wrappers}
 
     @cached_property
-    def length_functions(self) -> set[tuple[str, int]]:
+    def length_functions(self) -> set[str]:
         """The functions at the top of the file's contexts (`c_call_contexts.tops`) of the
-        registrations whose lengths are not known in their functions, with the positions of
-        their parameters that are no pointers: their calls in other files may give them
-        (none before the project's wrappers are known, nor an API or a wrapper)."""
+        registrations whose lengths are not known in their functions: their calls in other
+        files may give them (none before the project's wrappers are known, nor an API or a
+        wrapper)."""
         if not self.gathered:
             return set()
         found = set()
         for registration in self.registrations:
             if any(self.value(node) is UNKNOWN for node in registration.lengths):
-                for name, positions in self.contexts.tops(registration.call).items():
-                    if name not in APIS and name not in self._wrappers:
-                        found.update((name, position) for position in positions)
+                found.update(name for name in self.contexts.tops(registration.call)
+                             if name not in APIS and name not in self._wrappers)
         return found
 
     @cached_property

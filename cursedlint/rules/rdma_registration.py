@@ -26,7 +26,9 @@ from __future__ import annotations
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_function_pointers import project_graph
-from cursedlint.analysis.c_parameter_index import MEMBER_STORES, PARAMETER_BLOCKS, TYPED_BLOCKS
+from cursedlint.analysis.c_parameter_index import (
+    CALL_VALUES, MEMBER_STORES, PARAMETER_BLOCKS, TYPED_BLOCKS,
+)
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
@@ -119,7 +121,8 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES, TYPED_BLOCKS)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES, TYPED_BLOCKS,
+                      CALL_VALUES)
 
     @property
     def facts(self) -> Registrations:
@@ -412,7 +415,7 @@ class SubPageRdmaRegistration(RegistrationRule):
                     f"{_where(registration, node)}, not whole {page}-byte pages"
                     f"{_CONDITION}",
                     help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
-                    f"{_FIX}, and register {_round_up(length, page)} bytes. {_DOCTOR}",
+                    f"{_FIX}, and register {-(-length // page) * page} bytes. {_DOCTOR}",
                     related=registration.chain + steps,
                 )
 
@@ -593,7 +596,3 @@ def _where(registration: Registration, node) -> str:
     """" (given to the iovec on line N)" for an iovec member reported at the call, else ""."""
     return "" if within(node, registration.call) else \
         f" (given to the iovec on line {node.start_point[0] + 1})"
-
-
-def _round_up(value: int, page: int) -> int:
-    return -(-value // page) * page
