@@ -1,5 +1,7 @@
 """What a function's parameters hold at each call of its own file, followed up to `MAX_DEPTH`
-calls (CUR301's lengths): a length of a parameter, or of a member of a pointer parameter,
+calls, and at the calls of other files of the function at the top (`c_parameter_blocks.
+call_values`: their constants, their headers' constants, plain names) (CUR301's lengths): a
+length of a parameter, or of a member of a pointer parameter,
 unknown within its function, is known for a call that passes it a constant
 (`pool_grow(pool, 8)` where `pool_init` stored `pool->entry = sizeof(struct msg)` just
 before), and a call through a field is known to reach a registering function there only where
@@ -10,7 +12,8 @@ one of the caller's contexts in turn. The evaluator of a context (`CConstants` w
 gives the function's parameters, and member paths on them (`p->size`), what the call's
 arguments are where the caller calls it: the argument's value, or the path on it (`&pool`
 then `pool.size`) as the caller's flow gives it there (`CConstants.path_value`). Each
-context has an evaluator of its own (its values differ from call to call)."""
+context has an evaluator of its own (its values differ from call to call). A context whose
+conditions skip the node (`if (pinned)` given 0) does not reach it (`reaches`)."""
 
 from __future__ import annotations
 
