@@ -18,6 +18,7 @@ conditions skip the node (`if (pinned)` given 0) does not reach it (`reaches`)."
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Callable, NamedTuple
 
 from cursedlint.analysis.c_constants import CConstants
@@ -126,8 +127,9 @@ class CallContexts:
         key = context.key() if context is not None else ()
         if key not in self._evaluators:
             evaluator = CConstants(self.context, extra=self.extra)
-            if context is not None:
-                evaluator.given = lambda path, function, asker: self._given(
+            if context is not None:  # (a weak reference: no cycle holds the file's tree)
+                contexts = weakref.ref(self)
+                evaluator.given = lambda path, function, asker: contexts()._given(
                     context, path, function, asker)
             self._evaluators[key] = evaluator
         return self._evaluators[key]
