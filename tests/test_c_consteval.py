@@ -1247,6 +1247,134 @@ def test_assignments_that_may_not_hold_at_the_use(language, function):
     assert set(assigned_values(ASSIGNED_PRELUDE + function, language)) == {UNKNOWN}
 
 
+@BOTH
+def test_a_library_call_given_another_member_keeps_the_member(language):
+    """`pthread_mutex_init(&c->lock, NULL)` writes the mutex only, and `free(c)` ends the
+    object: `c->spare` keeps its value. A function of the project given `&c->lock` may reach
+    the struct from it (`container_of`), a library call given the member itself or the struct
+    as another argument may write it, and so may a macro."""
+    text = """
+#include <pthread.h>
+struct pool { pthread_mutex_t lock; size_t spare; size_t used; };
+void lock_init(pthread_mutex_t *lock);
+#define pthread_cond_init(c, a) ((void)0)
+void check(struct pool *c) {
+    c->spare = 64;
+    if (pthread_mutex_init(&c->lock, NULL) != 0) {
+        free(c);
+        return;
+    }
+    pthread_mutex_lock(&(c)->lock);
+    probe(c->spare);
+}
+void project(struct pool *d) {
+    d->spare = 64;
+    lock_init(&d->lock);
+    probe(d->spare);
+}
+void twice(struct pool *e) {
+    e->spare = 64;
+    pthread_mutex_init(&e->lock, (void *)e);
+    probe(e->spare);
+}
+void macro(struct pool *f) {
+    f->used = 64;
+    pthread_cond_init(&f->lock, NULL);
+    probe(f->used);
+}
+void itself(struct pool *g) {
+    g->used = 64;
+    pthread_mutex_init((pthread_mutex_t *)&g->used, NULL);
+    probe(g->used);
+}
+"""
+    assert assigned_values(text, language) == [64, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]
+
+
+@BOTH
+def test_what_a_returning_branch_does_cannot_reach_the_use(language):
+    """A branch that ends in `return` (no `goto`, `break` or `continue` in it) does not reach
+    the use after it; the address of a member taken (`&b->handle`) lets no one write the
+    pointer `b` itself."""
+    text = ASSIGNED_PRELUDE + """
+void check(struct conn *conn, struct conn *b, size_t param) {
+    conn->spare = 64;
+    if (!param) {
+        refresh(conn);
+        conn->spare = 0;
+        return;
+    }
+    b->fd = 2;
+    touch(&b->slot);
+    probe(conn->spare);
+}
+void jumps(struct conn *conn, size_t param) {
+    conn->spare = 64;
+    while (param--) {
+        if (param == 3) {
+            refresh(conn);
+            break;
+            return;
+        }
+    }
+    probe(conn->spare);
+}
+void inside(struct conn *conn, size_t param) {
+    conn->spare = 64;
+    if (param) {
+        refresh(conn);
+        probe(conn->spare);
+        return;
+    }
+}
+"""
+    assert assigned_values(text, language) == [64, UNKNOWN, UNKNOWN]
+
+
+def bounds_of(text: str, language: str = "c") -> list:
+    context = context_of(text, language)
+    constants = CConstants(context)
+    return [constants.bounds(argument) for _, call in context.calls(["probe"])
+            for argument in call.child_by_field_name("arguments").named_children]
+
+
+@BOTH
+def test_bounds_of_a_count_only_ever_lowered(language):
+    """`n = 8; if (left < n) n = left;`: at most 8; at least 1 past a test for zero that
+    returns, else at least 0 where unsigned; a write that is not such a lowering, or the
+    address taken, leaves no bounds."""
+    text = """
+struct pool { size_t max, used; };
+int grow(struct pool *pool, size_t want) {
+    size_t count = 8;
+    int signed_count = 8;
+    size_t raised = 8;
+    size_t taken = 8;
+    size_t other = 8;
+    if (pool->max > 0 && pool->max - pool->used < count)
+        count = pool->max - pool->used;
+    if (pool->max - pool->used < signed_count) {
+        signed_count = pool->max - pool->used;
+    }
+    if (want > raised)
+        raised = want;
+    if (want < taken)
+        taken = want;
+    size_t *p = &taken;
+    if (want < other)
+        other = want - 1;
+    probe(count * 80, signed_count, raised, taken, other, count + want);
+    if (count <= 0) {
+        return -1;
+    }
+    probe(count * 80 + 24, signed_count);
+    return 0;
+}
+"""
+    assert bounds_of(text, language) == [(0, 640), None, None, None, None, None, (104, 664),
+                                         None]
+
+
 def test_assignment_inside_a_lambda_is_anywhere():
     text = ASSIGNED_PRELUDE + """
 void check(conn *c) {

@@ -35,8 +35,10 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import arguments, callee, unwrapped
 from cursedlint.patterns import LazyPattern
+from cursedlint.python.consteval import UNKNOWN
 
 INDEX = "c-parameter-blocks"  # the project index's name (`rules.rdma_registration`)
+VALUES_INDEX = "c-call-values"  # the index of calls' constant arguments (`call_values`)
 MEMBER_INDEX = "c-member-stores"  # the index of stores into the members registrations read
 ASKED = "#"
 """Between a function's name and the position of its parameter asked about, in the index's
@@ -60,7 +62,8 @@ class Given(Struct, frozen=True, array_like=True):
     memory, or a device's address), "call" (the block an allocator `function` of the project
     may give: stored through its argument `position`, `&x->m`, or returned, -1; `pages`: the
     positions of its arguments that are whole pages, sizes or alignments), "" (anything
-    else)."""
+    else). In `call_values`' summaries: "value" (a constant, `value`), "text" (perhaps a
+    constant of the file's headers, `what`) or "name" (a plain name, `what`)."""
 
     kind: str
     what: str = ""
@@ -70,6 +73,7 @@ class Given(Struct, frozen=True, array_like=True):
     static: bool = False
     field: str = ""
     pages: tuple[int, ...] = ()
+    value: int | None = None
 
 
 class CallerBlocks(Struct, frozen=True):
@@ -370,6 +374,47 @@ def _as_value(context, leaf) -> bool:
     parent = context.parent(leaf)
     return parent is not None and parent.type in _VALUE_PARENTS and (
         parent.type != "assignment_expression" or parent.child_by_field_name("right") == leaf)
+
+
+def call_values(context) -> CallerBlocks | None:
+    """The file's calls of plain functions (`CallerBlocks.calls` alone), each argument a
+    `Given` of kind "value" where the file's own text gives it a constant value, "text"
+    (`what`: the expression) where it may be a constant of the file's headers
+    (`includes.value_in` reads it there, with the project's headers in view: the summary
+    depends on the file's text alone), "name" for a plain name (perhaps a function's), else
+    "" (`c_call_contexts` follows lengths to these calls)."""
+    from cursedlint.analysis.c_constants import CConstants
+
+    found = [(name, call) for name, call in context.calls(_CALLED)
+             if not name.isupper() and name not in _NOT_ASKED]
+    if not found:
+        return None
+    constants = CConstants(context)
+    calls: dict[str, list[list[Given]]] = {}
+    for name, call in found:
+        calls.setdefault(name, []).append([
+            _value_given(context, constants, unwrapped(argument), argument.start_point[0] + 1)
+            for argument in arguments(call)])
+    return CallerBlocks(calls)
+
+
+def _value_given(context, constants, node, line: int) -> Given:
+    text = context.text(node) if node is not None else ""
+    if node is not None and node.type == "identifier" and not _MAY_BE_VALUE.search(text):
+        return Given("name", text, line)
+    if node is None or not _MAY_BE_VALUE.search(text):
+        return _UNKNOWN
+    value = constants.evaluate(node, assignments=True)
+    if value is UNKNOWN:
+        return Given("text", text, line) if len(text) <= _LONGEST else _UNKNOWN
+    return Given("value", text, line, value=value)
+
+
+_LONGEST = 200
+"""The longest expression kept as text (longer ones are not constants worth reading)."""
+_MAY_BE_VALUE = LazyPattern(r"\d|sizeof|\b[A-Z_][A-Z0-9_]{2,}")
+"""An argument that may be a constant: a number, a `sizeof`, an all-caps name (a macro's, an
+enumerator's); only these are evaluated."""
 
 
 def _given(context, provenance, argument) -> Given:

@@ -6,7 +6,8 @@ the project makes objects of the types its registered members are reached throug
 from __future__ import annotations
 
 from cursedlint.analysis.c_parameter_blocks import (
-    ASKED, INDEX, MAX_DEPTH, MEMBER_INDEX, CallerBlocks, caller_blocks, member_stores, passed_on,
+    ASKED, INDEX, MAX_DEPTH, MEMBER_INDEX, VALUES_INDEX, CallerBlocks, call_values, caller_blocks,
+    member_stores, passed_on,
 )
 from cursedlint.analysis.c_typed_blocks import (
     TYPED_INDEX, TypeCreations, joined, neighbours, type_creations,
@@ -53,6 +54,38 @@ class ParameterBlockIndex(Indexer):
 
 
 PARAMETER_BLOCKS = ParameterBlockIndex()
+
+
+class CallValueIndex(Indexer):
+    """Per C/C++ file (`CallerBlocks`, its calls' constant arguments and plain names alone,
+    `call_values`), searched for the functions other files may call at the top of the linted
+    file's call contexts of registrations whose lengths it does not know
+    (`Registrations.length_functions`), one round. Its own bounds: those names do not crowd out
+    `PARAMETER_BLOCKS`' callers."""
+
+    name = VALUES_INDEX
+    languages = (C, CPP)
+    summary_type = CallerBlocks
+    max_rounds = 1
+    max_files, max_bytes = 40, 4 << 20
+
+    def words(self, settings):
+        return ()
+
+    def seed_words(self, context):
+        return registrations_of(context, context.project.get(WRAPPERS_INDEX)).length_functions
+
+    def lookups(self, context):
+        return self.seed_words(context)
+
+    def affects(self, facts, path, lookups):
+        return any(name in found.calls for found in facts.values() for name in lookups)
+
+    def summarize(self, context):
+        return call_values(context)
+
+
+CALL_VALUES = CallValueIndex()
 
 
 class MemberStoreIndex(Indexer):

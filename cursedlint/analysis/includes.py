@@ -484,7 +484,11 @@ def header_constants(context, indexer: IncludedHeaders) -> tuple:
     project headers in include order, each seeing those before it. Each is parsed once per
     process, language and content; files including the same headers in the same order share
     the evaluators (and what they have worked out)."""
-    seen = included(context, indexer)
+    return _header_evaluators(included(context, indexer), context.language)
+
+
+def _header_evaluators(seen: Included | None, language: str) -> tuple:
+    """`header_constants` of what a file includes."""
     if seen is None:
         return ()
     parts = list(seen.headers)
@@ -493,8 +497,28 @@ def header_constants(context, indexer: IncludedHeaders) -> tuple:
         parts.insert(0, ("<command line>", lines))
     found: tuple = ()
     for path, text in parts:
-        found += (_evaluator(_context(path, text, context.language), found),)
+        found += (_evaluator(_context(path, text, language), found),)
     return found
+
+
+def value_in(context, indexer: IncludedHeaders, path: str, text: str):
+    """The value of an expression's text (`sizeof(struct msg) * 8`) after the project headers
+    and `-D` macros of another file of the project (`path`, as the index names it) that
+    `indexer` has read, or UNKNOWN (that file's own definitions are not in view)."""
+    from cursedlint.python.consteval import UNKNOWN
+
+    seen = context.project.get(indexer.name, {}).get(path)
+    if seen is None:
+        return UNKNOWN
+    snippet = _context(f"{path}#value", f"unsigned long long value = ({text});\n",
+                       context.language)
+    declarator = snippet.root.named_children[0].child_by_field_name("declarator") \
+        if snippet.root.named_child_count == 1 else None
+    value = declarator.child_by_field_name("value") \
+        if declarator is not None and declarator.type == "init_declarator" else None
+    if value is None:
+        return UNKNOWN
+    return _evaluator(snippet, _header_evaluators(seen, context.language)).evaluate(value)
 
 
 _CONTEXTS: dict[tuple, object] = {}

@@ -40,11 +40,12 @@ from cursedlint.analysis.c_function_pointers import (
     wrappers_by_name,
 )
 from cursedlint.analysis.c_receivers import Receivers, member_calls
+from cursedlint.analysis.c_macros import function_scope
 from cursedlint.analysis.c_syntax import (
     arguments as _arguments, assigns, callee, defined_functions, parameter_names, plain_function,
     scope_of, unwrapped,
 )
-from cursedlint.analysis.includes import IncludedHeaders, header_constants
+from cursedlint.analysis.includes import IncludedHeaders, header_constants, value_in
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
 from cursedlint.patterns import LazyPattern
@@ -420,14 +421,73 @@ class Registrations:
             return self.file_wrappers[function]
         return stored_wrapper(self.project_wrappers, function, path)
 
-    def partial_pages(self, registration: Registration) -> list[tuple[object, int]]:
-        """(length node, value) of the lengths known to be positive and not whole pages
-        (worked out once per registration: each CUR3xx rule asks)."""
+    def partial_pages(self, registration: Registration) -> list[tuple[object, int, str, tuple]]:
+        """(length node, value, "" or "up to " where the value is the highest, the chain's
+        links of the calls that give it) of the lengths known to be positive and not whole
+        pages (worked out once per registration: each CUR3xx rule asks): a value; else
+        bounds all below a page; else the value or bounds for a call of the function in its
+        file that reaches the registration (`_in_contexts`)."""
         key = ("partial pages", id(registration))
         if key not in self._asked:
-            self._asked[key] = [(node, length) for node in registration.lengths
-                                if (length := self.value(node)) is not UNKNOWN and length > 0
-                                and length % self.page]
+            found = []
+            for node in registration.lengths:
+                length = self.value(node)
+                if length is UNKNOWN:
+                    found.extend(self._in_contexts(registration, node))
+                elif length > 0 and length % self.page:
+                    found.append((node, length, "", ()))
+            self._asked[key] = found
+        return self._asked[key]
+
+    def _in_contexts(self, registration: Registration, node) -> list[tuple]:
+        """`partial_pages` of a length not known in its function: its bounds there, else in
+        the first call context (`c_call_contexts`) that gives it a value or bounds of part
+        of a page and, for a call through a field, stores a registering function in that
+        field; none in a wrapper, or for a length that is a parameter as it is."""
+        bounds = self.constants.bounds(node)
+        if bounds is not None:
+            return self._partial(node, bounds, ())
+        function = function_scope(self.context, registration.call)
+        plain = plain_function(function) if function is not None and \
+            function.type == "function_definition" else None
+        length = self.context.text(unwrapped(node) or node)
+        if plain is None or self.context.text(plain[0]) in self._wrappers or \
+                length in parameter_names(self.context, plain[1]):
+            return []  # (a wrapper's calls are registrations of their own; a function handing
+            # on its caller's length as it is is judged as a wrapper is, `_wrapper`)
+        contexts = self.contexts.of(registration.call)
+        for context in contexts:
+            if not self.contexts.reaches(registration.call, context):
+                continue
+            if registration.indirect and self._stored_wrapper(*self.contexts.function_named(
+                    registration.call.child_by_field_name("function"), context) or ("", "")
+                    ) is None:
+                continue
+            found = self.contexts.evaluator(context).bounds(node)
+            if found is not None and self._partial(node, found, ()):
+                return self._partial(node, found, self.contexts.steps(
+                    context, self.context.source.path))
+        return []
+
+    def _partial(self, node, bounds: tuple[int, int], steps: tuple) -> list[tuple]:
+        low, high = bounds
+        if low == high:
+            return [(node, low, "", steps)] if low > 0 and low % self.page else []
+        return [(node, high, "up to ", steps)] if low > 0 and high < self.page else []
+
+    @property
+    def contexts(self):
+        """The file's `CallContexts` (the values its functions' parameters get at its calls
+        of them), with the calls of other files once the project's index has read them
+        (the index's seeds, `length_functions`, ask before)."""
+        from cursedlint.analysis.c_call_contexts import CallContexts
+        from cursedlint.analysis.c_parameter_blocks import VALUES_INDEX
+
+        callers = self.context.project.get(VALUES_INDEX) or {}
+        key = ("contexts", id(callers) if callers else 0)
+        if key not in self._asked:
+            self._asked[key] = CallContexts(self.context, self.constants.extra, callers,
+                                            partial(value_in, self.context, HEADERS))
         return self._asked[key]
 
     # -- calls and wrappers ----------------------------------------------------------------
@@ -737,6 +797,21 @@ class Registrations:
                 if not static and function not in APIS and function not in wrappers}
 
     @cached_property
+    def length_functions(self) -> set[str]:
+        """The functions at the top of the file's contexts (`c_call_contexts.tops`) of the
+        registrations whose lengths are not known in their functions: their calls in other
+        files may give them (none before the project's wrappers are known, nor an API or a
+        wrapper)."""
+        if not self.gathered:
+            return set()
+        found = set()
+        for registration in self.registrations:
+            if any(self.value(node) is UNKNOWN for node in registration.lengths):
+                found.update(name for name in self.contexts.tops(registration.call)
+                             if name not in APIS and name not in self._wrappers)
+        return found
+
+    @cached_property
     def _seed_addresses(self) -> list:
         """The registered addresses (`parameter_functions` says which before the wrappers are
         known)."""
@@ -835,7 +910,7 @@ class Registrations:
         if iface is not None and iface not in HOST_IFACES:
             return True
         found = [self.provenance.of(address) for address in registration.addresses]
-        lengths = [length for _, length in self.partial_pages(registration)]
+        lengths = [length for _, length, *_ in self.partial_pages(registration)]
         return bool(found) and all(
             provenance.kind in ("device", "maybe-whole") or (
                 provenance.kind == "page-aligned" and (provenance.whole or not provenance.offset)

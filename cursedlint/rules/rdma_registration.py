@@ -26,7 +26,9 @@ from __future__ import annotations
 from cursedlint.analysis.c_allocators import PAGE_ALLOCATORS
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_function_pointers import project_graph
-from cursedlint.analysis.c_parameter_index import MEMBER_STORES, PARAMETER_BLOCKS, TYPED_BLOCKS
+from cursedlint.analysis.c_parameter_index import (
+    CALL_VALUES, MEMBER_STORES, PARAMETER_BLOCKS, TYPED_BLOCKS,
+)
 from cursedlint.analysis.c_syntax import within
 from cursedlint.analysis.rdma_registrations import (
     APIS, HEADERS, WRAPPERS_INDEX, Registration, RegistrationFacts, Registrations,
@@ -119,7 +121,8 @@ class RegistrationRule(Rule):
     severity = Severity.WARNING  # a hazard only where fork protection is on (`cursedlint doctor`)
     triggers = TRIGGERS
     indexer = RegistrationWrapperIndex()
-    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES, TYPED_BLOCKS)
+    reads_facts_of = (HEADERS, PAGE_ALLOCATORS, PARAMETER_BLOCKS, MEMBER_STORES, TYPED_BLOCKS,
+                      CALL_VALUES)
 
     @property
     def facts(self) -> Registrations:
@@ -167,8 +170,12 @@ class SubPageRdmaRegistration(RegistrationRule):
     `compile_commands.json`, `include-dirs` or the include's path, and the `-D` macros of its
     compile command), and a local or member (`s->flush.size`) that a statement `x = value;`
     earlier in the function sets, when nothing in between may change it (no other write to it or
-    to its struct, no address taken, no call given the struct, no label, no loop back); an unknown
-    length is not reported. The page size is `page-size` (default 4096; 65536 on many aarch64).
+    to its struct, no address taken, no call given the struct, no label, no loop back); a count
+    only lowered (`n = want; if (left < n) n = left;`) has bounds ("up to 640 bytes", all part of
+    a page); a length of a function's parameters (or their members) is known for a call giving
+    them constants, of its file or another (up to 3 calls up, the calls in the chain; through a
+    field, where that call stores a registering function in it; not in a wrapper, nor a parameter
+    as it is); an unknown length is not reported. The page size is `page-size` (default 4096).
 
     Not reported: device memory (a pointer the function got from `cudaMalloc`, `cuMemAlloc`,
     `hipMalloc`, `hsa_memory_allocate` or a wrapper named after one, such as `ofi_cudaMalloc`; a
@@ -400,16 +407,16 @@ class SubPageRdmaRegistration(RegistrationRule):
         for registration in facts.registrations:
             if not facts.partial_pages(registration) or facts.silent_for_length(registration):
                 continue  # (whole pages need no look at the memory)
-            for node, length in facts.partial_pages(registration):
+            for node, length, bound, steps in facts.partial_pages(registration):
                 self.report(
                     _anchor(registration, node),
-                    f"{registration.described} {registration.verb} {length} "
+                    f"{registration.described} {registration.verb} {bound}{length} "
                     f"byte{'s' * (length != 1)}"
                     f"{_where(registration, node)}, not whole {page}-byte pages"
                     f"{_CONDITION}",
                     help=f"{_FORK_HAZARD}, including the data that shares them. Instead, "
-                    f"{_FIX}, and register {_round_up(length, page)} bytes. {_DOCTOR}",
-                    related=registration.chain,
+                    f"{_FIX}, and register {-(-length // page) * page} bytes. {_DOCTOR}",
+                    related=registration.chain + steps,
                 )
 
 
@@ -581,20 +588,11 @@ class SharedPageRdmaRegistration(RegistrationRule):
 
 
 def _anchor(registration: Registration, node):
-    """Where a finding about `node` (an address or a length) is reported: the node when it is
-    an argument of the call, else (an iovec member) the call, so that an iovec shared by two
-    registrations gives one finding for each."""
+    """Where a finding about `node` is reported: the node if an argument, else the call."""
     return node if within(node, registration.call) else registration.call
 
 
 def _where(registration: Registration, node) -> str:
     """" (given to the iovec on line N)" for an iovec member reported at the call, else ""."""
-    if within(node, registration.call):
-        return ""
-    return f" (given to the iovec on line {node.start_point[0] + 1})"
-
-
-def _round_up(value: int, page: int) -> int:
-    return -(-value // page) * page
-
-
+    return "" if within(node, registration.call) else \
+        f" (given to the iovec on line {node.start_point[0] + 1})"

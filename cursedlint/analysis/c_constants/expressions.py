@@ -9,6 +9,7 @@ from itertools import islice
 from typing import Any
 
 from cursedlint.analysis.c_conditions import COMPARISONS
+from cursedlint.analysis.c_constants.bounds import BoundRules
 from cursedlint.analysis.c_constants.flow import FlowRules
 from cursedlint.analysis.c_constants.macro_calls import MacroCallRules
 from cursedlint.analysis.c_constants.members import MemberRules
@@ -36,7 +37,7 @@ _DEFINED_MACRO = re.compile(r"#(?:[ \t]|\\\n)*(?:define|undef)(?:[ \t]|\\\n)+([A
 
 
 
-class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules):
+class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules, BoundRules):
     """The constant evaluator of one C/C++ file (a `CContext`); it reads the file's
     declarations, macros and types once, on first use. `extra`: the evaluators of headers that
     precede the file's text (its includes, in order); a name the file does not declare or
@@ -58,6 +59,10 @@ class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules)
         self._depth = self._steps = 0
         self._busy = 0  # computations under way in _cached
         self._holding: dict[str, tuple] = {}  # name -> the headers of `extra` whose text holds it
+        self.given = None
+        """With `assignments=True`, what gives a parameter of a function, or a member path on
+        one, its value where the function assigns it nothing before the use: `given(path,
+        function, self)` -> `_Value` or None (`c_call_contexts`: a call of the function)."""
 
     @cached_property
     def _macro_names(self) -> frozenset[str]:
@@ -326,6 +331,8 @@ class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules)
             return _single({self._eval(body, inner) for body in bodies}, _NOTHING)
         if env.assignments and not qualifier:
             assigned = self._assigned_value(node, env)
+            if assigned is None and self.given is not None:
+                assigned = self._given_value(node, env)
             if assigned is not None:
                 return assigned
         return self._derived(name, qualifier, env.anchor, "names", "value", _NOTHING)
@@ -336,7 +343,15 @@ class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules)
         assigned = self._assigned_value(node, env) if env.assignments else None
         if assigned is None and env.assignments:
             assigned = self._stored_member_value(node, env)
+        if assigned is None and env.assignments and self.given is not None:
+            assigned = self._given_value(node, env)
         return _NOTHING if assigned is None else assigned
+
+    def path_value(self, path: tuple, anchor) -> Any:
+        """`evaluate(.., assignments=True)` of a local, a parameter or a member path on one
+        (`("pool", "size")`) at `anchor`, where no node spells it (a callee's `p->size` asked
+        at its call, `p` given there)."""
+        return self._answer(lambda: self._path_value(path, anchor).value)
 
 
 

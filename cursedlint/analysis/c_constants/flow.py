@@ -26,6 +26,16 @@ _MODIFYING = frozenset({"assignment_expression", "update_expression", "pointer_e
 _READ_BY_WRITES = _MODIFYING | _JUMP_TARGETS | _CALLS | {"compound_statement", "lambda_expression"}
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 _WALKED = _READ_BY_WRITES | {"function_definition"}
+_OWN_OBJECT = frozenset({
+    f"pthread_{kind}_{verb}" for kind in ("mutex", "cond", "rwlock", "spin", "barrier",
+                                          "mutexattr", "condattr")
+    for verb in ("init", "destroy", "lock", "unlock", "trylock")} | {
+    "sem_init", "sem_destroy", "sem_post", "sem_wait", "sem_trywait"})
+"""C library functions that write only the object whose address is their first argument."""
+_READS_ONLY = frozenset({"malloc", "calloc", "aligned_alloc", "valloc", "pvalloc", "memalign",
+                         "strlen", "strnlen", "strerror", "strcmp", "strncmp", "memcmp"})
+"""C library functions that write nothing their arguments point to."""
+_JUMPS = re.compile(rb"\b(?:goto|break|continue|longjmp|siglongjmp)\b")
 _NESTED = 32
 """Functions nested in functions whose `_Writes` are taken from the nested one's (deeper:
 walked again, with the same result), a bound on the recursion."""
@@ -115,6 +125,14 @@ def _assigning(name: str) -> re.Pattern[bytes]:
                       + rb"(?![\w$])[\s)]*(?:=(?!=)|[/\\#])")
 
 
+def _parameter_list(function):
+    """The parameter list of a function definition, or None."""
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator.child_by_field_name("parameters") if declarator is not None else None
+
+
 def _plain_assignments(statement) -> list:
     """The assignment of a statement `target = value;`: [assignment], else []."""
     if statement.type != "expression_statement":
@@ -122,12 +140,6 @@ def _plain_assignments(statement) -> list:
     return [expression for expression in children(statement)
             if expression.type == "assignment_expression"
             and expression.child_by_field_name("operator").type == "="]
-
-
-
-
-
-
 
 
 class FlowRules:
@@ -151,12 +163,56 @@ class FlowRules:
         kind = self._def_type(root) if len(path) == 1 else self._field_type(node, env)
         return _converted(kind, value)
 
+    def _given_value(self, node, env: _Env) -> _Value | None:
+        """The value `given` gives a parameter, or a member path on one, that its function
+        assigns nothing before the use and changes nowhere before it (`_disturbed` from the
+        parameters on), converted to its type; None otherwise."""
+        path = _field_path(node)
+        function = self._enclosing_function(env.anchor)
+        if path is None or function is None:
+            return None
+        root = self._local_root(path[0], env.anchor, function)
+        parameters = _parameter_list(function)
+        if root is None or root.kind != "param" or parameters is None or \
+                self._disturbed(path, parameters, env.anchor, function):
+            return None
+        value = self.given(path, function, self)
+        if value is None:
+            return None
+        kind = self._def_type(root) if len(path) == 1 else self._field_type(node, env)
+        return _converted(kind, value)
+
+    def _path_value(self, path: tuple, anchor) -> _Value:
+        """`path_value` within an evaluation: the last assignment's value, else `given`'s for
+        a parameter of the function (no conversion: the type is the asker's)."""
+        function = self._enclosing_function(anchor)
+        if function is None:
+            return _NOTHING
+        found = self._assignment_of(path, anchor, function)
+        if found is not None:
+            assignment = found[0]
+            if assignment is None:
+                return _NOTHING
+            return self._eval(assignment.child_by_field_name("right"),
+                              _Env(assignment, assignments=True))
+        root = self._local_root(path[0], anchor, function)
+        if self.given is None or root is None or root.kind != "param":
+            return _NOTHING
+        parameters = _parameter_list(function)
+        if parameters is None or self._disturbed(path, parameters, anchor, function):
+            return _NOTHING
+        return self.given(path, function, self) or _NOTHING
+
     def _assignment(self, node, anchor) -> tuple | None:
         """(assignment or None where something may change the path after it, path, root) of
         the last `path = value;` statement that gives `node` its value at `anchor`; None
         without one."""
         path = _field_path(node)
         function = self._enclosing_function(anchor)
+        return self._assignment_of(path, anchor, function)
+
+    def _assignment_of(self, path: tuple | None, anchor, function) -> tuple | None:
+        """`_assignment` of a path."""
         if path is None or function is None or any(
                 self._is_macro(part, anchor) for part in path):
             return None
@@ -221,24 +277,32 @@ class FlowRules:
         label = bisect_left(writes.labels, start)
         if label < len(writes.labels) and writes.labels[label] < anchor.start_byte:
             return True
-        escaped = {target.root for target in writes.taken} - {None}
+        escaped = {target.root for target in writes.taken
+                   if not target.members or not target.exact} - {None}
         if any(_may_alias(target, path) for target in writes.taken):
             return True
         first, last = (bisect_left(writes.written, position, key=lambda item: item[0])
                        for position in (start, end))
-        for target in [target for _, target in writes.written[first:last]] + writes.in_lambdas:
+        for at, target in writes.written[first:last]:
+            if (_may_alias(target, path) or _escapes(target, path, escaped)) \
+                    and not self._returns_before(at, anchor, function):
+                return True
+        for target in writes.in_lambdas:
             if _may_alias(target, path) or _escapes(target, path, escaped):
                 return True
         names = {name.encode() for name in escaped | {path[0]}}
         by_value = {path[0].encode()} if len(path) == 1 and path[0] not in escaped else set()
-        return self._calls_mention(writes.calls, start, end, anchor, names, by_value)
+        member = path if len(path) > 1 else ()
+        return self._calls_mention(writes.calls, start, end, anchor, names, by_value, member)
 
     def _calls_mention(self, calls: list, start: int, end: int, anchor, names: set,
-                       by_value: set) -> bool:
+                       by_value: set, member: tuple = ()) -> bool:
         """Whether a call starting in [start, end) and not holding `anchor` mentions one of
         `names`, other than a variable of `by_value` named in a call of C functions that are no
         macros (`malloc(size)` cannot change `size`; `LOG(size)`, or `init(c)` for `c->n`,
-        may). A call inside one already read is not read again."""
+        may), or, for a member path (`member`), a call of the C library that only writes the
+        object it is given, another member, or writes nothing its arguments point to
+        (`_own_object_only`). A call inside one already read is not read again."""
         read_until = start
         for call_start, call_end in calls[bisect_left(calls, (start,)):]:
             if call_start >= end:
@@ -248,7 +312,10 @@ class FlowRules:
             text = self.context.source.data[call_start:call_end]
             mentioned = names.intersection(_IDENTIFIERS.findall(text))
             if mentioned and not (mentioned <= by_value
-                                  and self._copies_only(call_start, call_end, anchor)):
+                                  and self._copies_only(call_start, call_end, anchor)) \
+                    and not (member and self._own_object_only(call_start, call_end, member)) \
+                    and not self._returns_before(call_start, anchor, self._enclosing_function(
+                        anchor)):
                 return True
             read_until = call_end
         return False
@@ -273,6 +340,53 @@ class FlowRules:
             if name.isupper() or self._is_macro(name, anchor):
                 return False
         return True
+
+    def _returns_before(self, at: int, anchor, function) -> bool:
+        """Whether the write or call starting at `at` lies in a block that ends in `return`
+        (the branch of an `if`, no `goto`, `break` or `continue` in it) and does not hold
+        `anchor`: what it does cannot reach the use (`if (!n) { LOG(c); return -1; }`)."""
+        node = self.context.tree.root_node.descendant_for_byte_range(at, at)
+        while node is not None and node != function:
+            if node.type == "compound_statement" and node.named_child_count and \
+                    node.named_children[-1].type == "return_statement" and \
+                    self.context.parent(node).type in ("if_statement", "else_clause"):
+                inside = node.start_byte <= anchor.start_byte < node.end_byte
+                return not inside and not _JUMPS.search(node.text)
+            node = self.context.parent(node)
+        return False
+
+    def _own_object_only(self, start: int, end: int, path: tuple) -> bool:
+        """Whether the call spanning [start, end) is of a C library function that writes only
+        the object whose address it is given (`_OWN_OBJECT`; `free` ends the object) and no
+        macro, and every mention of the path's root in it is that argument, the address of
+        another member (`&s->lock`) or, for `free`, the root itself: `pthread_mutex_init(
+        &s->lock, NULL)` cannot change `s->size`. (A function of the project given `&s->lock`
+        may reach `s` from it, `container_of`: not read so.)"""
+        call = self.context.tree.root_node.descendant_for_byte_range(start, end)
+        if call is None or call.type != "call_expression" or call.start_byte != start:
+            return False
+        function = call.child_by_field_name("function")
+        name = self.context.text(function) if function.type == "identifier" else ""
+        if name in _READS_ONLY and not self._is_macro(name, call):
+            return all(self._own_object_only(inner.start_byte, inner.end_byte, path)
+                       for inner in descendants(call) if inner.type == "call_expression")
+        if name not in _OWN_OBJECT and name != "free" or self._is_macro(name, call):
+            return False
+        given = call.child_by_field_name("arguments").named_children
+        root = path[0].encode()
+        if any(root in _IDENTIFIERS.findall(argument.text) for argument in given[1:]):
+            return False  # (the root also given as another argument: `init(&s->a, s)`)
+        first = given[0] if given else None
+        while first is not None and first.type in ("parenthesized_expression", "cast_expression"):
+            first = first.child_by_field_name("value") or _only_child(first)
+        if first is None:
+            return False
+        if name == "free":
+            return first.type == "identifier" and first.text.decode() == path[0]
+        if first.type != "pointer_expression" or first.child_by_field_name("operator").type != "&":
+            return root not in _IDENTIFIERS.findall(first.text)
+        root, members, exact = _access(first.child_by_field_name("argument"))
+        return root == path[0] and exact and bool(members) and members[0] != path[1]
 
     def _writes(self, function) -> _Writes:
         """What `function` does to its variables (see `_Writes`), read once for every
