@@ -179,11 +179,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_ENDS_PROCESS = False
+"""Whether the process ends as soon as `main` returns (`run`)."""
+
+
 def run() -> None:
     """The `cursedlint` command: `main`, then the process ends at once (output flushed),
     without the interpreter's teardown, which frees every object one by one: 20-30 ms after a
     warm run that loaded the stores and parsed a large module. Nothing is left to clean up: the
-    stores are written and the workers gone when `main` returns."""
+    stores are written and the workers gone when `main` returns (a run's kept trees are left
+    to that end: `FileLinter.ends_process`)."""
+    global _ENDS_PROCESS
+    _ENDS_PROCESS = True
     code = main()
     try:
         sys.stdout.flush()
@@ -664,6 +671,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
         show_diff=args.diff,
         languages={language for _, language in group.files},
     )
+    linter.ends_process = _ENDS_PROCESS
     cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     project = None
     if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some

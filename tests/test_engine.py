@@ -211,6 +211,29 @@ def test_python_trees_are_kept_within_one_workers_budget(monkeypatch):
         "a.py", "c.c", "d.c"]
 
 
+def test_a_process_that_ends_at_once_leaves_the_kept_trees_to_its_end(monkeypatch):
+    """The `cursedlint` command ends its process without the interpreter's teardown: the trees
+    its run kept are left to that end, not freed node by node, until a next run of the
+    process (another group's) begins; a linter in a process that goes on frees them."""
+    from types import SimpleNamespace
+
+    import cursedlint.engine.file_lint as file_lint
+
+    monkeypatch.setattr(file_lint, "_LEFT_TO_EXIT", [])
+    source = SimpleNamespace(path="a.py", data=b"x = 1\n", language="python")
+    for ends in (False, True):
+        linter = harness.make_linter(["CUR601"])
+        linter.ends_process = ends
+        linter.keep_trees_within(file_lint.kept_tree_bytes(1))
+        linter._keep_tree(SimpleNamespace(source=source, tree="tree"))
+        kept = linter._kept_trees
+        linter.forget_kept_trees()
+        assert linter._kept_trees == {} and (kept != {}) is ends
+        assert file_lint._LEFT_TO_EXIT == ([kept] if ends else [])
+    linter.keep_trees_within(file_lint.kept_tree_bytes(1))
+    assert file_lint._LEFT_TO_EXIT == []
+
+
 def test_a_kept_c_tree_keeps_its_identifier_index(tmp_path, monkeypatch):
     """The identifiers of a C/C++ file, indexed for its wide searches in the first lint (the
     summaries for the index), are not indexed again for its lint with the facts: the index

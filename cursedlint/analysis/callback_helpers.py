@@ -16,7 +16,7 @@ from cursedlint.analysis.callback_apis import Callback, callback_words
 from cursedlint.analysis.callbacks import CallbackHandovers, Helper, parameters
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, FunctionIndexer, FunctionSummary, ModuleSummary, ProjectFunctions, Reach, dotted,
-    linted_imports, own_nodes, project_names,
+    linted_imports, project_names, scope_nodes,
 )
 from cursedlint.findings import Step
 
@@ -126,9 +126,11 @@ def _handed_on(context, function: ast.AST, facts: dict) -> dict[str, HandedOn]:
     """The function's parameters (not already facts) handed as they are to a function the
     module imports: the first call of each."""
     names = parameters(function)
-    imported = linted_imports(context)
+    imported = linted_imports(context) if names else None
     found: dict[str, HandedOn] = {}
-    for node in own_nodes(function.body):
+    if not imported:
+        return found  # (no parameter, or no import to hand one to)
+    for node in scope_nodes(context, function):  # (listed once per tree for each function)
         callee = dotted(node.func) if isinstance(node, ast.Call) else None
         if callee is None or callee.partition(".")[0] not in imported:
             continue

@@ -329,8 +329,9 @@ class PythonContext(FileContext):
         # list of `met` it joins: one look-up per node (made anew when a rule is dropped)
         plans: dict[type, tuple[tuple[str, ...], list | None, bool, list | None]] = {}
         stack: list[Any] = [self.tree]  # a node to visit, or (node,) to leave
+        pop, push = stack.pop, stack.append
         while stack:
-            node = stack.pop()
+            node = pop()
             kind = type(node)
             if kind is tuple:
                 node = node[0]
@@ -344,7 +345,7 @@ class PythonContext(FileContext):
                 if found is not None:
                     found.append(node)  # (`met`: in the order the visitors meet them)
                 if leaves:
-                    stack.append((node,))
+                    push((node,))
                 # children pushed last field first, each list backwards: they pop in source
                 # order; their parents are known before the node's visitors ask
                 attributes = node.__dict__  # (a node's fields: read without `getattr`)
@@ -355,11 +356,11 @@ class PythonContext(FileContext):
                             if child is not None:      # `kw_defaults`: no list left is scalar)
                                 parents[child] = node
                                 if type(child) not in entered_for_nothing:
-                                    stack.append(child)
+                                    push(child)
                     elif isinstance(value, node_class):
                         parents[value] = node
                         if type(value) not in entered_for_nothing:
-                            stack.append(value)
+                            push(value)
             if callbacks:
                 self._current = node
                 for owner, callback in callbacks:
