@@ -15,14 +15,12 @@ capture; a thread_local capture, or an encoder doing CPU work only, does not fai
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
 
 from harness import lint_project
-from test_capture_task_race_gpu import TIMEOUT_S
+from test_capture_task_race_gpu import project_rounds_failed
 from test_graph_capture_gpu import RULES, cuda_available
 
 ROUNDS = 20
@@ -188,14 +186,7 @@ def test_linter_verdict_on_each_program(name, tmp_path):
 def test_gpu_outcome_agrees_with_the_linter(name, tmp_path):
     case = CASES[name]
     reported = races_reported(case, tmp_path)
-    try:
-        done = subprocess.run([sys.executable, "-m", "shapes.main"], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=TIMEOUT_S)
-        failed = done.returncode != 0 or "served" not in done.stdout
-        output = f"{done.stdout.count('round ')} rounds begun, exit {done.returncode}\n" \
-            f"{done.stderr[-1200:]}"
-    except subprocess.TimeoutExpired:
-        failed, output = True, f"hung for {TIMEOUT_S} s"
+    failed, output = project_rounds_failed(tmp_path)
     print(f"{name}: failed={failed} reported={reported}\n{output}")
     assert failed == case.races, output
     assert reported == failed

@@ -15,6 +15,8 @@ pool never failed.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import pytest
@@ -126,12 +128,27 @@ def races_reported(source: str) -> bool:
 
 def failed_on_gpu(source: str, tmp_path) -> tuple[bool, str]:
     """Whether some round failed (an exception, an abort, a hang), and the output's end."""
-    done = run_program(source, tmp_path, TIMEOUT_S)
+    return rounds_failed(run_program(source, tmp_path, TIMEOUT_S))
+
+
+def rounds_failed(done: subprocess.CompletedProcess | None) -> tuple[bool, str]:
+    """Whether some round of a program that prints `round N` and, at its end, `served`
+    failed (an exception, an abort, a hang: `done` None), and the output's end."""
     if done is None:
         return True, f"hung for {TIMEOUT_S} s"
     rounds = done.stdout.count("round ")
     return done.returncode != 0 or "served" not in done.stdout, \
         f"{rounds} rounds begun, exit {done.returncode}\n{done.stderr[-1200:]}"
+
+
+def project_rounds_failed(root) -> tuple[bool, str]:
+    """`rounds_failed` of a project's `shapes.main`, run from `root`."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "shapes.main"], cwd=root,
+                              capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        done = None
+    return rounds_failed(done)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
