@@ -153,9 +153,13 @@ def test_linter_verdict_on_each_program(name, tmp_path):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gpu_outcome_agrees_with_the_linter(name, tmp_path):
     reported = _reported(name, tmp_path)
-    done = subprocess.run([sys.executable, "-m", "shapes.graphed"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
-    output = done.stdout + done.stderr
+    captured, output = module_captured(tmp_path, "shapes.graphed")
     print(f"{name}: reported={reported}\n{output[-2000:]}")
-    captured = "CAPTURED" in done.stdout
     assert captured == (not reported), output
+
+
+def module_captured(root, module: str) -> tuple[bool, str]:
+    """Whether the project's `module`, run from `root`, printed CAPTURED, and its output."""
+    done = subprocess.run([sys.executable, "-m", module], cwd=root, capture_output=True,
+                          text=True, timeout=TIMEOUT_S)
+    return "CAPTURED" in done.stdout, done.stdout + done.stderr

@@ -15,13 +15,10 @@ backward), and the test asserts that the capture failed exactly where the linter
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from harness import lint_project
-from test_capture_task_race_gpu import TIMEOUT_S
+from test_capture_device_values_gpu import module_captured
 from test_graph_capture_gpu import RULES, cuda_available
 
 GRAPHS = """\
@@ -192,9 +189,6 @@ def test_linter_verdict_on_each_program(name, tmp_path):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gpu_outcome_agrees_with_the_linter(name, tmp_path):
     reported = _reported(name, tmp_path)
-    done = subprocess.run([sys.executable, "-m", "hooked.graphs"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
-    output = done.stdout + done.stderr
+    captured, output = module_captured(tmp_path, "hooked.graphs")
     print(f"{name}: reported={reported}\n{output[-2000:]}")
-    captured = "CAPTURED" in done.stdout
     assert captured == (not reported), output
