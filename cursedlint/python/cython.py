@@ -629,21 +629,52 @@ def _before(segment: str, index: int) -> str:
 
 def _ctypedef(work: _Translation, line: str) -> None:
     """`ctypedef void (*F)(void*)`, `ctypedef void G(void*)` (a function type), and
-    `ctypedef G* F` / `ctypedef F H` (aliases, resolved at the end)."""
-    body = line[len("ctypedef"):].strip()
-    body = re.sub(r"\s*(['\"]).*?\1\s*$", "", body)  # a C name string: `'cudaHostFn_t'`
-    body = re.sub(r"S+\s*$", "", body).strip()
+    `ctypedef G* F` / `ctypedef F H` (aliases, resolved at the end). `line` is one line."""
+    body = _without_name_string(line[len("ctypedef"):].strip())
+    body = re.sub(r"(?<!S)S+\s*$", "", body).strip()
     pointer = re.search(r"\(\s*\*\s*(" + _NAME + r")\s*\)\s*\(", body)
     if pointer:
         work.callback_types.add(pointer[1])
         return
-    function = re.match(r"(.*?)\b(" + _NAME + r")\s*\(.*\)\s*(?:nogil|noexcept|except.*)?$", body)
-    if function and function[1].strip():
-        work.function_types.add(function[2])
+    function = _function_type(body)
+    if function and function[0].strip():
+        work.function_types.add(function[1])
         return
     alias = re.match(r"(.*?)\b(" + _NAME + r")\s*$", body)
     if alias and alias[1].strip():
         work.typedef_aliases.append((alias[2], alias[1].strip()))
+
+
+_CALLED_NAME = re.compile(r"\b(" + _NAME + r")\s*\(")
+_FUNCTION_TAIL = re.compile(r"\s*(?:nogil|noexcept|except.*)?")
+_EXCEPT_AFTER = re.compile(r"\)\s*except")
+
+
+def _without_name_string(body: str) -> str:
+    """`body` without a C name string at its end (`... 'cudaHostFn_t'`) and the blanks before
+    it: what `re.sub(r"\\s*(['\"]).*?\\1\\s*$", "", body)` gives, found from the last
+    quote (that pattern tried every quote of a line against every later one: its square)."""
+    end = len(body.rstrip())
+    if not end or body[end - 1] not in "'\"":
+        return body
+    opened = body.find(body[end - 1], 0, end - 1)
+    return body if opened < 0 else body[:len(body[:opened].rstrip())]
+
+
+def _function_type(body: str) -> tuple[str, str] | None:
+    """(the text before the name, the name) where `body` declares a function type (`void
+    G(void*) nogil`), or None: what `(.*?)\\b(NAME)\\s*\\(.*\\)\\s*(?:nogil|noexcept|except.*)?$`
+    matches, read from the first `name(` (a later one is followed by fewer `)`: where the
+    first fails, all do; the pattern tried each, each to the line's end)."""
+    first = _CALLED_NAME.search(body)
+    if first is None:
+        return None
+    opened = first.end()
+    closed = body.rfind(")", opened)
+    if closed < 0 or not (_FUNCTION_TAIL.fullmatch(body, closed + 1)
+                          or _EXCEPT_AFTER.search(body, opened)):
+        return None
+    return body[:first.start()], first[1]
 
 
 def _extern_declaration(work: _Translation, line: str) -> None:
