@@ -299,3 +299,20 @@ def test_ctypedef_reads_are_the_patterns_they_replace_in_time_linear_in_the_line
         small = min(seconds(piece, 4_000) for _ in range(2))
         large = min(seconds(piece, 32_000) for _ in range(2))
         assert large < 8 * small * 2.5 + 0.05, (piece, small, large)
+
+
+def test_masked_name_strings_are_dropped_and_names_ending_in_s_are_kept():
+    """The translation masks a string as `S`s: a C name string (`f "cf"(...)`, a ctypedef's
+    `'cudaHostFn_t'`) is dropped as a whole masked token; a name ending in S (`HOOKS`) or named
+    `S` keeps every letter."""
+    _, facts = translate(textwrap.dedent("""\
+        cdef extern from "ring.h":
+            ctypedef void (*done_fn)(void *)
+            ctypedef done_fn HOOKS
+            ctypedef done_fn named "ring_done_t"
+            void S(HOOKS hook)
+            int ring_push "ring_push_v2"(done_fn done)
+        """))
+    assert {"done_fn", "HOOKS", "named"} <= facts.callback_types
+    assert [param.callback for param in facts.externs["S"]] == [True]
+    assert [param.callback for param in facts.externs["ring_push"]] == [True]

@@ -631,7 +631,7 @@ def _ctypedef(work: _Translation, line: str) -> None:
     """`ctypedef void (*F)(void*)`, `ctypedef void G(void*)` (a function type), and
     `ctypedef G* F` / `ctypedef F H` (aliases, resolved at the end). `line` is one line."""
     body = _without_name_string(line[len("ctypedef"):].strip())
-    body = re.sub(r"(?<!S)S+\s*$", "", body).strip()
+    body = re.sub(r"(?<!\w)S{2,}\s*$", "", body).strip()  # a name string the translation masked
     pointer = re.search(r"\(\s*\*\s*(" + _NAME + r")\s*\)\s*\(", body)
     if pointer:
         work.callback_types.add(pointer[1])
@@ -681,7 +681,7 @@ def _extern_declaration(work: _Translation, line: str) -> None:
     """One declaration of an extern block: a C function's prototype (kept by name), or a
     `ctypedef`."""
     line = re.sub(r"^(?:cdef|cpdef)\s+", "", line)
-    line = re.sub(r"(?<=\w)\s+S+(?=\s*\()", "", line)  # a C name: `f "cf"(...)`
+    line = re.sub(r"(?<=\w)\s+S{2,}(?=\s*\()", "", line)  # a C name, masked: `f "cf"(...)`
     if line.startswith("ctypedef"):
         _ctypedef(work, line)
         return
