@@ -63,6 +63,19 @@ def test_a_file_within_the_budget_parses_as_a_whole_bytes_parse_does(language):
     assert shape(budgeted.root_node) == shape(parser(language).parse(data).root_node)
 
 
+def test_a_smaller_file_where_the_lexer_may_read_far_is_parsed_within_the_budget_too():
+    """`f /*` x 10,000 (40 KB, under BUDGETED_BYTES): its `/*`s come after its last `*/`; the
+    whole parse took 1.7 s. A file as small with nothing of the kind is parsed whole."""
+    hostile = ("int g(void) { return 0; } /* done */\n" + "f /*" * 10_000).encode()
+    assert len(hostile) < parse_budget.BUDGETED_BYTES
+    with pytest.raises(parse_budget.ParseTooSlow):
+        parse_budget.parse(parser(tree_sitter_c), hostile)
+    honest = real_looking_c(100) + b"/* a comment left open at the end"
+    assert parse_budget.RISKY_BYTES <= len(honest) < parse_budget.BUDGETED_BYTES
+    assert shape(parse_budget.parse(parser(tree_sitter_c), honest).root_node) == \
+        shape(parser(tree_sitter_c).parse(honest).root_node)
+
+
 @pytest.mark.parametrize("name", HOSTILE)
 def test_a_parse_past_its_budget_stops_near_it_and_the_parser_is_used_again(name):
     data = HOSTILE[name](12_000).encode()

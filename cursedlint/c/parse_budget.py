@@ -1,11 +1,12 @@
 """Tree-sitter parses with a bound on their CPU time. Some text makes tree-sitter's lexer
 read to the end of the file or line from each of many places (`x /*` repeated with no `*/`
 after it, `#include <` repeated on one line): the parse then grows with the square of the
-file (260 KB: 20 s; 2 MiB: about twenty minutes). A file of at least `BUDGETED_BYTES` is
-parsed from chunks, which lets tree-sitter ask between steps whether to go on; past its
-budget it stops and the file is reported not checked. A smaller file costs at most about a
-second and a half whatever it holds, and is parsed whole: a tree parsed from chunks reads
-them again for each `node.text` (those files' lints cost 4-5% more instructions).
+file (260 KB: 20 s; 2 MiB: about twenty minutes). A file of at least `BUDGETED_BYTES`, or of
+at least `RISKY_BYTES` with such text possible in it (a `/*` after its last `*/`, a line longer
+than `LONG_LINE`), is parsed from chunks, which lets tree-sitter ask between steps whether to
+go on; past its budget it stops and the file is reported not checked. Other files cost at most
+a few tenths of a second whatever they hold, and are parsed whole: a tree parsed from chunks
+reads them again for each `node.text` (those files' lints cost 4-5% more instructions).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import time
 
 BUDGETED_BYTES = 64 << 10
+RISKY_BYTES = 8 << 10
+LONG_LINE = 4096
 SECONDS = 1.0
 SECONDS_PER_MB = 2.0
 """The budget: a second and two per MB of CPU time (tree-sitter reads about 10 MB/s of real
@@ -35,9 +38,17 @@ def budget(size: int) -> float:
     return SECONDS + SECONDS_PER_MB * size / 1e6
 
 
+def _may_be_slow(data: bytes) -> bool:
+    """Whether the lexer may read far from many places: a `/*` after the file's last `*/` (each
+    such `/*` is tried as a comment to the file's end), or a long line (each `<` after an
+    `#include` is tried to the line's end)."""
+    return data.rfind(b"/*") > data.rfind(b"*/") or any(
+        len(line) > LONG_LINE for line in data.split(b"\n"))
+
+
 def parse(parser, data: bytes, old_tree=None):
     """`parser.parse(data, old_tree)`, raising ParseTooSlow past the budget of `data`."""
-    if len(data) < BUDGETED_BYTES:
+    if len(data) < BUDGETED_BYTES and not (len(data) >= RISKY_BYTES and _may_be_slow(data)):
         return parser.parse(data, old_tree) if old_tree is not None else parser.parse(data)
     allowed = budget(len(data))
     started = time.process_time()
