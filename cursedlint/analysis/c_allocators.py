@@ -185,7 +185,7 @@ def _chains(context) -> dict[str, tuple[int, str, int]]:
 
     data, found, spoiled = context.source.data, {}, set()
     for match in _CAST_OUT.finditer(data):
-        leaf = context.root.descendant_for_byte_range(match.start(1), match.end(1))
+        leaf = context.node_at(match.start(1), match.end(1))
         scope = scope_of(context, leaf) if leaf is not None else None
         plain = plain_function(scope) if scope is not None \
             and scope.type == "function_definition" else None

@@ -110,7 +110,7 @@ class CallContexts:
         self.of(node)
         found = set()
         for start, _ in self._found:
-            function = self.context.root.descendant_for_byte_range(start, start)
+            function = self.context.node_at(start, start)
             while function is not None and function.type != "function_definition":
                 function = self.context.parent(function)
             plain = plain_function(function) if function is not None else None

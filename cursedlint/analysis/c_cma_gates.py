@@ -27,9 +27,7 @@ from cursedlint.languages import C, CPP
 from cursedlint.project.index import Indexer
 
 INDEX = "c-cma-gates"
-_COPIES = "cma copies"
-"""The file's calls of process_vm_readv/writev (`calls_made`, the calling process's too),
-shared by the rule's check and the index's look at the file."""
+_COPIES = "cma copies"  # `FileContext.shared`
 _VERSION = "uname"
 _RELEASE = "release"
 _CONSTANTS = frozenset({"number_literal", "true", "false"})
@@ -200,14 +198,19 @@ def _reads(context, node, names: dict[str, bool]) -> bool:
         True for _ in context.tokens((_RELEASE,), node))
 
 
-def gated_copies(context, made, codes) -> list[tuple[object, str, tuple]]:
-    """(copy, message, chain) for each copy of `made` (name, call: the file's calls) inside a
-    function that some file of the project (the `c-cma-gates` index; this file alone where it
-    is absent) chooses by the kernel's version over a function that makes no copy (`codes`:
-    the project's functions returning an error code when theirs fails, and the file's holding
-    one), and that tests no `errno` and calls not the other itself."""
-    copies = context.shared(_COPIES, lambda: [found for found in made
-                                              if found[0] in CMA_FUNCTIONS])
+def _copies(context) -> list[tuple[str, object]]:
+    """The file's calls of process_vm_readv/writev, the calling process's own too, read once
+    for the rule's check and the index's look at the file."""
+    return context.shared(_COPIES, lambda: calls_made(context, CMA_FUNCTIONS, own=True))
+
+
+def gated_copies(context, codes) -> list[tuple[object, str, tuple]]:
+    """(copy, message, chain) for each of the file's copies inside a function that some file
+    of the project (the `c-cma-gates` index; this file alone where it is absent) chooses by
+    the kernel's version over a function that makes no copy (`codes`: the project's functions
+    returning an error code when theirs fails, and the file's holding one), and that tests no
+    `errno` and calls not the other itself."""
+    copies = _copies(context)
     if not copies:
         return []
     facts = context.project.get(INDEX, {})
@@ -259,9 +262,8 @@ class CmaGates(Indexer):
 
     def seed_words(self, context):
         """The names of the functions holding the file's copies."""
-        copies = context.shared(_COPIES, lambda: calls_made(context, CMA_FUNCTIONS, own=True))
         return {function_name(context, function) for function in context.enclosing(
-            (call for _, call in copies), ("function_definition",))} - {""}
+            (call for _, call in _copies(context)), ("function_definition",))} - {""}
 
     def needed_by(self, context) -> bool:
         return bool(self.seed_words(context))

@@ -84,7 +84,7 @@ def _file_regions(context) -> list[tuple[int, Region]]:
 def _found_regions(context) -> list[tuple[int, Region]]:
     found = []
     for match in _DIRECTIVE.finditer(context.source.data):
-        node = context.root.descendant_for_byte_range(match.start(), match.start())
+        node = context.node_at(match.start(), match.start())
         while node is not None and node.type != "preproc_call":
             node = context.parent(node)
         region = region_at(context, node) if node is not None else None

@@ -451,7 +451,7 @@ class CmaFailureAborts(Rule):
                 self.report(call, partial.message(f"{name}()"), help=HELP, related=(
                     *partial.steps(self.context.source.path),
                     *(self._chain(name) if negated else ())))
-        for call, message, steps in gated_copies(self.context, made, self._codes):
+        for call, message, steps in gated_copies(self.context, self._codes):
             self.report(call, message, help=GATE_HELP, related=steps)
 
     @cached_property

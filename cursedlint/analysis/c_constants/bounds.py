@@ -81,7 +81,7 @@ class BoundRules:
     def _lowers(self, at: int, name: str) -> bool:
         """Whether the write at `at` is `name = value;`, the branch of an `if` one of whose
         conjuncts tests `value < name` (or `name > value`)."""
-        node = self.context.tree.root_node.descendant_for_byte_range(at, at)
+        node = self.context.node_at(at, at)
         while node is not None and node.type != "assignment_expression":
             node = self.context.parent(node)
         if node is None or node.child_by_field_name("operator").type != "=":

@@ -16,6 +16,7 @@ from cursedlint.analysis.c_constants.syntax import (
 )
 from cursedlint.analysis.c_constants.types import _NOTHING, _Value, _converted
 from cursedlint.analysis.c_macros import function_scope
+from cursedlint.analysis.c_syntax import function_declarator
 from cursedlint.c.context import children, descendants
 
 
@@ -127,9 +128,7 @@ def _assigning(name: str) -> re.Pattern[bytes]:
 
 def _parameter_list(function):
     """The parameter list of a function definition, or None."""
-    declarator = function.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+    declarator = function_declarator(function.child_by_field_name("declarator"))
     return declarator.child_by_field_name("parameters") if declarator is not None else None
 
 
@@ -327,7 +326,7 @@ class FlowRules:
         parameter may be a reference: no call is read so.)"""
         if self.cpp:
             return False
-        call = self.context.tree.root_node.descendant_for_byte_range(start, end)
+        call = self.context.node_at(start, end)
         if call is None or call.type != "call_expression" or call.start_byte != start:
             return False
         for node in (call, *descendants(call)):
@@ -345,7 +344,7 @@ class FlowRules:
         """Whether the write or call starting at `at` lies in a block that ends in `return`
         (the branch of an `if`, no `goto`, `break` or `continue` in it) and does not hold
         `anchor`: what it does cannot reach the use (`if (!n) { LOG(c); return -1; }`)."""
-        node = self.context.tree.root_node.descendant_for_byte_range(at, at)
+        node = self.context.node_at(at, at)
         while node is not None and node != function:
             if node.type == "compound_statement" and node.named_child_count and \
                     node.named_children[-1].type == "return_statement" and \
@@ -362,7 +361,7 @@ class FlowRules:
         another member (`&s->lock`) or, for `free`, the root itself: `pthread_mutex_init(
         &s->lock, NULL)` cannot change `s->size`. (A function of the project given `&s->lock`
         may reach `s` from it, `container_of`: not read so.)"""
-        call = self.context.tree.root_node.descendant_for_byte_range(start, end)
+        call = self.context.node_at(start, end)
         if call is None or call.type != "call_expression" or call.start_byte != start:
             return False
         function = call.child_by_field_name("function")
