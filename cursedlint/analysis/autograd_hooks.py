@@ -30,7 +30,7 @@ from cursedlint.analysis.capture_regions import (
     FUNCTIONS, CaptureAnalysis, Region, is_self_attribute, key, never_rebound,
 )
 from cursedlint.analysis.pushed_hooks import entered_hooks, first_parameter, may_return
-from cursedlint.analysis.python_project import own_nodes, scope_nodes
+from cursedlint.analysis.python_project import own_nodes, positional_parameters, scope_nodes
 
 SAVED_TENSORS_HOOKS = frozenset({"torch.autograd.graph.saved_tensors_hooks"})
 TENSOR_HOOKS = frozenset({"register_hook"})
@@ -220,11 +220,7 @@ def _output_parameter(code: ast.AST | None, registered: ast.Call) -> frozenset[s
     method), where the hook never rebinds it; none for one registered `with_kwargs`."""
     if code is None or any(keyword.arg == "with_kwargs" for keyword in registered.keywords):
         return frozenset()
-    arguments = code.args
-    positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
-    if positional and positional[0] in ("self", "cls"):
-        positional = positional[1:]
-    return never_rebound(code, set(positional[2:3]))
+    return never_rebound(code, set(positional_parameters(code)[2:3]))
 
 
 def _registration(statement: ast.stmt) -> ast.Call | None:

@@ -14,7 +14,7 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.nn_modules import NnModules, constructed
-from cursedlint.analysis.python_project import last_name, own_nodes
+from cursedlint.analysis.python_project import last_name, own_nodes, positional_parameters
 from cursedlint.patterns import LazyPattern
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
@@ -234,15 +234,11 @@ class CudaTensors:
         call passes a known CUDA tensor, where the function never rebinds them."""
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return frozenset()
-        arguments = function.args
-        positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
-        if positional and positional[0] in ("self", "cls") and \
-                isinstance(call.func, ast.Attribute):
-            positional = positional[1:]
+        positional = positional_parameters(function, isinstance(call.func, ast.Attribute))
         bound = bind(call, self.context)
         names = {name for index, name in enumerate(positional)
                  if isinstance(value := bound.get(index, name), ast.AST) and self.holds(value)}
-        names.update(arg.arg for arg in arguments.kwonlyargs
+        names.update(arg.arg for arg in function.args.kwonlyargs
                      if isinstance(value := bound.get(None, arg.arg), ast.AST)
                      and self.holds(value))
         return never_rebound(function, names)

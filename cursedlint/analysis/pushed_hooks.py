@@ -24,7 +24,9 @@ import re
 from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import FUNCTIONS, CaptureAnalysis, never_rebound
-from cursedlint.analysis.python_project import last_name, own_method, own_nodes
+from cursedlint.analysis.python_project import (
+    last_name, own_method, own_nodes, positional_parameters,
+)
 
 PUSHES = frozenset({"torch._C._autograd._push_saved_tensors_default_hooks",
                     "torch.autograd.graph.saved_tensors_hooks"})
@@ -157,10 +159,7 @@ def first_parameter(code: ast.AST | None) -> frozenset[str]:
     never rebinds it."""
     if code is None:
         return frozenset()
-    positional = [arg.arg for arg in (*code.args.posonlyargs, *code.args.args)]
-    if positional and positional[0] in ("self", "cls"):
-        positional = positional[1:]
-    return never_rebound(code, set(positional[:1]))
+    return never_rebound(code, set(positional_parameters(code)[:1]))
 
 
 def may_return(context, function: ast.AST | None, name: str, depth: int = 0) -> bool:
@@ -193,10 +192,8 @@ def _position(call: ast.Call, name: str) -> int | None:
 
 
 def _parameter_at(function: ast.AST, index: int) -> str | None:
-    positional = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
-    if positional and positional[0] in ("self", "cls") and \
-            not any(last_name(d) == "staticmethod" for d in function.decorator_list):
-        positional = positional[1:]
+    positional = positional_parameters(function, not any(
+        last_name(decorator) == "staticmethod" for decorator in function.decorator_list))
     return positional[index] if index < len(positional) else None
 
 

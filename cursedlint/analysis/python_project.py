@@ -1165,6 +1165,13 @@ def _own_statements(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
                                if not isinstance(child, _SCOPES))
 
 
+def positional_parameters(function: ast.AST, bound: bool = True) -> list[str]:
+    """The names of a def's or lambda's positional parameters, a first `self` or `cls` left
+    out where `bound` (the function is called through an instance or its class)."""
+    names = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+    return names[1:] if bound and names and names[0] in ("self", "cls") else names
+
+
 def own_method(cls: ast.ClassDef, name: str) -> ast.AST | None:
     """The class's own def of `name` (not an inherited one)."""
     return next((item for item in cls.body
