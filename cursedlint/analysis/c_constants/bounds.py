@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from operator import add, mul
 
+from cursedlint.analysis.c_constants.flow import _JUMPS
 from cursedlint.analysis.c_constants.syntax import _Env, _only_child
 from cursedlint.c.context import children
 from cursedlint.python.consteval import UNKNOWN
 
-_JUMPS = re.compile(rb"\b(?:goto|break|continue|longjmp|siglongjmp)\b")
 _UNSIGNED = re.compile(r"\b(?:unsigned|size_t|uint\w*_t|uintptr_t)\b")
 _LARGEST = 1 << 62  # (bounds past it are not kept: no wrap-around to think about)
 
