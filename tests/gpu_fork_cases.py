@@ -151,9 +151,9 @@ EXPECTED = {
     "counted_parent_cuda_child": "ok",
     "cuda_parent_cuda_argument_child": BROKEN,
     "cuda_parent_cpu_argument_child": "ok",
-    "queried_parent_available_child": BROKEN,  # (session 27, from the source: to observe)
-    "cuda_parent_available_child": BROKEN,  # (session 27, from the source: to observe)
-    "plain_parent_available_child": "ok",  # (session 27, from the source: to observe)
+    "queried_parent_available_child": BROKEN,  # (added 2026-11-29 from the source; observed)
+    "cuda_parent_available_child": BROKEN,
+    "plain_parent_available_child": "ok",
     "plain_parent_cuda_child": "ok",
     "imported_parent_pinned_child": "ok",
     "gloo_parent_cpu_child": "ok",
@@ -178,7 +178,11 @@ cases). A child doing CPU work breaks too where its task is a bound method of an
 holds a CUDA tensor: the pool pickles the task and the child rebuilds the tensor on the device
 (cuda_parent_cuda_argument_child, same machine, 2026-11-28, session 21; the task unpickled
 inside the job, where a pool unpickles it before the job: a worker failing there dies and the
-pool hangs, which is how the pool itself shows it; CUR102 does not read task arguments yet)."""
+pool hangs, which is how the pool itself shows it; CUR102 does not read task arguments yet).
+A child putting a tensor on `"cuda" if torch.cuda.is_available() else "cpu"` breaks under a
+parent that asked `is_available()` or did CUDA work, and works under one that did neither
+(the three `*_available_child` cases: expected from PyTorch's source in session 27, observed on
+the same kind of machine, PyTorch 2.11.0+cu130, 2026-11-29: all 22 cases as listed)."""
 
 
 def kind(outcome: str) -> str:
