@@ -3,7 +3,8 @@
 `CallbackTracer` follows a value back to a Python callable (lambda, def, bound method,
 `functools.partial`, an instance of a class with `__call__`) through local names, ctypes
 prototypes (`CFUNCTYPE(...)(f)`, a prototype kept in `self.<attr>`), cffi's `ffi.callback`,
-`ctypes.cast` and cuda-python's pointer types, or to a
+`ctypes.cast`, `int.from_bytes` (a ctypes function object's bytes are its address) and
+cuda-python's pointer types, or to a
 parameter of the function it is used in; a value whose nature the module does not show (a
 decorated function, an attribute of an unknown object) is unknown. In Cython a `cdef`
 function is C: a callback only where it takes the GIL (`analysis.cython_callbacks`). `CallbackHandovers` walks a
@@ -38,7 +39,7 @@ from cursedlint.python.consteval import UNKNOWN
 
 _METHOD_DECORATORS = frozenset({"staticmethod", "classmethod"})
 _MAX_DEPTH = 8
-_UNWRAPPERS = POINTER_CASTS | CAPSULE_MAKERS
+_UNWRAPPERS = POINTER_CASTS | CAPSULE_MAKERS | {"builtins.int.from_bytes"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -139,8 +140,8 @@ class CallbackTracer:
 
     def unwrapped(self, node: ast.AST) -> ast.AST | None:
         """The value a pointer conversion passes on: `ctypes.cast(cb, T)`, `ctypes.addressof(cb)`,
-        `<call>.value` (or `<local>.value`, the local bound to a cast), a PyCapsule of it
-        (`jax.ffi.pycapsule(address)`), cuda-python's `CUhostFn(address)` /
+        `int.from_bytes(cb, ...)`, `<call>.value` (or `<local>.value`, the local bound to a cast),
+        a PyCapsule of it (`jax.ffi.pycapsule(address)`), cuda-python's `CUhostFn(address)` /
         `cudaHostFn_t(_ptr=address)`."""
         if isinstance(node, ast.Attribute):
             if node.attr != "value":

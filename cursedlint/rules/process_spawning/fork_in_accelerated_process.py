@@ -52,7 +52,8 @@ class ForkInAcceleratedProcess(Rule):
 
     A fork-based start is `os.fork()`, `os.forkpty()`, `pty.fork()`, a `"fork"` start method
     (`multiprocessing.get_context("fork")` where it makes processes: `ctx.Pool()`,
-    `ctx.Process()`, `ProcessPoolExecutor(mp_context=ctx)`, `self.ctx.Process()`;
+    `ctx.Process()`, `ProcessPoolExecutor(mp_context=ctx)` (or the context written there),
+    `self.ctx.Process()`;
     `torch.multiprocessing.start_processes(..., start_method="fork")`), and
     `multiprocessing.Process`/`Pool`/`Manager`, `multiprocessing.pool.Pool` and
     `concurrent.futures.ProcessPoolExecutor` without a context, which fork on Linux before
