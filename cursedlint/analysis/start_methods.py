@@ -233,8 +233,9 @@ def uses_default_context(context, call: ast.Call, name: str) -> bool:
 
 def made_from(context, context_call: ast.Call) -> list[ast.Call]:
     """The calls that make processes from a context (`ctx.Process(...)`, `ctx.Pool()`,
-    `ProcessPoolExecutor(mp_context=ctx)`, also given the context inline, `self.ctx.Process(...)` with `self.ctx` set to
-    it): a context used for a Queue starts none."""
+    `ProcessPoolExecutor(mp_context=ctx)`, also given the context inline,
+    `self.ctx.Process(...)` with `self.ctx` set to it): a context used for a Queue starts
+    none."""
     parent = context.parent_of(context_call)
     if isinstance(parent, ast.Attribute) and parent.attr in CONTEXT_MAKERS or \
             isinstance(parent, ast.keyword) and parent.arg in _CONTEXT_KEYWORDS:
