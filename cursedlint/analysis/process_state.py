@@ -352,9 +352,8 @@ class ProcessState:
     def _held_by_callers(self, path: str, qualname: str, depth: int, seen: frozenset,
                          cleared: str | None) -> Shown | None:
         """CUDA initialized, in another module, before a call of the function (or of a
-        function that calls it), as the `start-methods` facts show."""
-        from cursedlint.analysis.cuda_use import through
-
+        function that calls it, or registers it), as the `start-methods` facts show, through
+        what that caller calls before (in its module or another)."""
         project = self.project
         if project is None or depth > MAX_DEPTH or (path, qualname) in seen:
             return None
