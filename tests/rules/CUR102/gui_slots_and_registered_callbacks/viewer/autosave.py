@@ -1,5 +1,5 @@
-"""Background saving: a timer made before the window asks about the GPU, and an exit handler
-registered after it."""
+"""Background saving: a timer made before the window asks about the GPU (its child counts
+files), and an exit handler registered after it."""
 
 import multiprocessing
 
@@ -7,7 +7,7 @@ from viewer import jobs
 
 
 def autosave():
-    child = multiprocessing.Process(target=jobs.rebuild_thumbnails, args=("images",))  # ok: CUR102
+    child = multiprocessing.Process(target=jobs.count_images, args=("images",))  # ok: CUR102
     child.start()
 
 
