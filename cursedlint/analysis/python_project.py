@@ -690,6 +690,8 @@ class ProjectFunctions:
     def registers(self, path: str, line: int) -> bool:
         """Whether the caller `callers` gives at `path`:`line` registers the function (a
         library runs it later) rather than calling it."""
+        if self._callers is None:
+            self.callers(path, "")  # (they are found with the callers)
         return (path, line) in self._registrations
 
     def with_fact(self, kind: str) -> list[tuple[str, str, Reach]]:
