@@ -1807,3 +1807,22 @@ def test_a_lint_with_the_cuda_reach_facts_asks_what_its_first_lint_recorded_unti
             if differs:
                 break
     assert checked >= 20, checked
+
+
+def test_a_loop_over_a_literal_table_binds_each_class_in_turn():
+    import ast as _ast
+
+    from cursedlint.analysis.python_project import loop_choices
+
+    tree = _ast.parse(
+        "pages = {'caption': (CaptionTab, 2), 'export': (ExportTab, 1)}\n"
+        "for title, (page, stretch) in pages.items():\n    page()\n"
+        "for cls in [Reader, *more]:\n    cls()\n"
+        "for name in sorted(names):\n    name()\n")
+    values = {"pages": tree.body[0].value}
+    first, spread, computed = tree.body[1:]
+    choices = loop_choices(first, lambda name: values.get(name.id))
+    assert [_ast.unparse(node) for node in choices["page"]] == ["CaptionTab", "ExportTab"]
+    assert [_ast.unparse(node) for node in choices["stretch"]] == ["2", "1"]
+    assert loop_choices(spread, values.get) == {}  # a spread hides what it holds
+    assert loop_choices(computed, values.get) == {}  # not a literal collection

@@ -52,6 +52,7 @@ from cursedlint.analysis.dataset_maps import (
     MAP_METHODS, NUM_PROC, dataset_workers, map_function,
 )
 from cursedlint.analysis.fork_protection import EnvironmentSettings
+from cursedlint.analysis.registrations import registrations_of
 from cursedlint.analysis.python_project import (
     MAX_DEPTH, MODULE, ProjectFunctions, Reach, call_target, called_as, calling_function,
     calls_of, dotted, last_name, linted_imports, own_method, own_nodes, project_functions,
@@ -73,6 +74,9 @@ DEFAULT_CONTEXT_USERS = {
     "concurrent.futures.process.ProcessPoolExecutor": (1, "mp_context"),
 }
 """Constructors that use the default start method, and the argument that can pass a context."""
+FORKS = "forks"
+"""A function that starts processes by fork whose children may use CUDA (`starting_defs`):
+its callers, up, are what the index reads next (`start_methods._climbing_names`)."""
 CUDA_INIT = "cuda_init"
 """The first statement of a function (of the module's code) that initializes CUDA
 (`CudaUse.initializes`): a caller that runs it before calling a function that forks hands
@@ -156,9 +160,12 @@ class ProcessState:
         self._import_time: list[ast.stmt] | None = None
         self._import_time_hits: dict[str, tuple[int, tuple[ast.stmt, Shown] | None]] = {}
 
-    def held_before(self, node: ast.AST, depth: int = 0,
-                    seen: frozenset[int] = frozenset()) -> Shown | None:
-        """The first state shown held before `node` runs (see the module docstring)."""
+    def held_before(self, node: ast.AST, depth: int = 0, seen: frozenset[int] = frozenset(),
+                    cleared: str | None = None) -> Shown | None:
+        """The first state shown held before `node` runs (see the module docstring).
+        `cleared`: the `start-methods` fact of a process-wide start method other than fork
+        (for a start that takes the process's default): a caller in another module that
+        calls after it is no way to a fork."""
         scope = self._function(node)
         earlier = self._preceding_in(node, scope)
         top = self._top(scope)  # (what runs at import before it comes before all of those)
@@ -167,16 +174,21 @@ class ProcessState:
         if shown is not None or scope is None or depth >= MAX_DEPTH or id(scope) in seen:
             return shown
         for call in calls_of(self.context, scope):
-            shown = self.held_before(call, depth + 1, seen | {id(scope)})
+            shown = self.held_before(call, depth + 1, seen | {id(scope)}, cleared)
             if shown is not None:
                 return _called(shown, self.context.source.path, call.lineno, scope.name)
+        for call in registrations_of(self.context, scope):  # (it runs later)
+            shown = self.held_before(call, depth + 1, seen | {id(scope)}, cleared)
+            if shown is not None:
+                return _called(shown, self.context.source.path, call.lineno, scope.name,
+                               registers=True)
         qualname = calling_function(self.context, body_of(scope)[0])
-        shown = self._held_by_callers(self.path, qualname, depth + 1, frozenset()) \
+        shown = self._held_by_callers(self.path, qualname, depth + 1, frozenset(), cleared) \
             if qualname else None
-        return shown or self._held_by_construction(scope, depth, seen)
+        return shown or self._held_by_construction(scope, depth, seen, cleared)
 
-    def _held_by_construction(self, method: ast.AST, depth: int,
-                              seen: frozenset[int]) -> Shown | None:
+    def _held_by_construction(self, method: ast.AST, depth: int, seen: frozenset[int],
+                              cleared: str | None) -> Shown | None:
         """What the process held when the method's instance was made, which was before any
         of its methods ran: CUDA initialized by the constructor (the class's own `__init__`,
         and the one it inherits or calls through `super().__init__()`, of the module or of
@@ -199,12 +211,13 @@ class ProcessState:
             return None
         note = f"then {method.name}() runs on that {cls.name} instance"
         for call in calls_of(self.context, init):
-            shown = self.held_before(call, depth + 1, seen | {id(method), id(init)})
+            shown = self.held_before(call, depth + 1, seen | {id(method), id(init)}, cleared)
             if shown is not None:
                 shown = _called(shown, path, call.lineno, cls.name)
                 return Shown(shown.what, shown.path, shown.line,
                              (*shown.steps, Step(path, method.lineno, note)))
-        shown = self._held_by_callers(self.path, f"{cls.name}.__init__", depth + 1, frozenset())
+        shown = self._held_by_callers(self.path, f"{cls.name}.__init__", depth + 1, frozenset(),
+                                      cleared)
         return None if shown is None else Shown(
             shown.what, shown.path, shown.line, (*shown.steps, Step(path, method.lineno, note)))
 
@@ -336,12 +349,11 @@ class ProcessState:
             Step(self.context.source.path, node.lineno, what + through(via)),)
         return Shown(what, steps[-1].path, steps[-1].line, steps)
 
-    def _held_by_callers(self, path: str, qualname: str, depth: int,
-                         seen: frozenset) -> Shown | None:
+    def _held_by_callers(self, path: str, qualname: str, depth: int, seen: frozenset,
+                         cleared: str | None) -> Shown | None:
         """CUDA initialized, in another module, before a call of the function (or of a
-        function that calls it), as the `start-methods` facts show."""
-        from cursedlint.analysis.cuda_use import through
-
+        function that calls it, or registers it), as the `start-methods` facts show, through
+        what that caller calls before (in its module or another)."""
         project = self.project
         if project is None or depth > MAX_DEPTH or (path, qualname) in seen:
             return None
@@ -350,17 +362,21 @@ class ProcessState:
         for caller_path, caller, line in project.callers(path, qualname):
             if caller_path == self.path:
                 continue  # the module's own calls are read in its tree
-            fact = project.fact(caller_path, caller, CUDA_INIT)
-            if fact is not None and fact.line < line:
-                what = fact.what + through(list(fact.via))
-                return _called(Shown(fact.what, caller_path, fact.line,
-                                     (Step(caller_path, fact.line, what),)),
-                               caller_path, line, name)
+            setting = project.fact(caller_path, caller, cleared) if cleared else None
+            if setting is not None and setting.line < line:
+                continue  # (no fork on this way)
+            registers = project.registers(caller_path, line)
+            found = project.reached(caller_path, caller, CUDA_INIT)
+            if found is not None and found[0][0].line < line and not (
+                    cleared and only_after_setting(project, caller_path, caller, cleared)):
+                steps, fact = found
+                return _called(Shown(fact.what, steps[-1].path, steps[-1].line, steps),
+                               caller_path, line, name, registers)
             if caller != MODULE:
                 shown = self._held_by_callers(caller_path, caller, depth + 1,
-                                              seen | {(path, qualname)})
+                                              seen | {(path, qualname)}, cleared)
                 if shown is not None:
-                    return _called(shown, caller_path, line, name)
+                    return _called(shown, caller_path, line, name, registers)
         return None
 
     def _function(self, node: ast.AST) -> ast.AST | None:
@@ -639,30 +655,59 @@ def first_initialization(context, statements: list[ast.stmt]) -> Reach | None:
 
 
 def starting_functions(context) -> set[str]:
-    """The names calls give the module's functions that start processes by fork (a dataset
-    map given `num_proc` too) and whose children may use CUDA (not a CPU-only pool of the
-    module's own code, a Manager, a DataLoader whose dataset is not shown; not a test, which
-    no code calls, nor the entry point of a script): their callers may hand them a process
-    holding CUDA (`CUDA_INIT`); and the classes of those that are methods, whose
-    constructions may."""
+    """The names calls give the module's functions that start processes by fork
+    (`starting_defs`), and the module's functions that call or register them, up (their
+    callers in other modules may hand them a process holding CUDA: `CUDA_INIT`); and the
+    classes of those that are methods, whose constructions may."""
+    starting = list(starting_defs(context).values())
+    climbed = {id(function) for function in starting}
+    frontier = starting
+    for _ in range(MAX_DEPTH):
+        callers = []
+        for function in frontier:
+            for call in (*calls_of(context, function), *registrations_of(context, function)):
+                caller = context.scope_of(call)
+                if isinstance(caller, FUNCTIONS) and id(caller) not in climbed:
+                    climbed.add(id(caller))
+                    callers.append(caller)
+            owner = context.scope_of(function)
+            init = own_method(owner, "__init__") if isinstance(owner, ast.ClassDef) else None
+            if init is not None and id(init) not in climbed:
+                climbed.add(id(init))
+                callers.append(init)
+        if not callers:
+            break
+        frontier = callers
+        starting = [*starting, *callers]
+    return {called_as(context, function) for function in starting} | {
+        owner.name for function in starting  # (its constructions: `_held_by_construction`)
+        if isinstance(owner := context.scope_of(function), ast.ClassDef)}
+
+
+def starting_defs(context) -> dict[int, ast.AST]:
+    """id -> def of the module's functions that start processes by fork (a dataset map given
+    `num_proc` too) and whose children may use CUDA (not a CPU-only pool of the module's own
+    code, a Manager, a DataLoader whose dataset is not shown; not a test, which no code calls,
+    nor the entry point of a script). Once per file."""
+    return context.shared("starting-defs", lambda: _starting_defs(context))
+
+
+def _starting_defs(context) -> dict[int, ast.AST]:
     from cursedlint.analysis.cuda_use import module_cuda_use
 
     names = _STARTING_NAMES | (MAP_METHODS if NUM_PROC.encode() in context.source.data
                                else frozenset())
     if not any(name.encode() in context.source.data for name in names):
-        return set()
+        return {}
     starts = [(call, function) for call in context.met(ast.Call)  # (after the walk: no index)
               if last_name(call.func) in names
               and isinstance(function := context.scope_of(call), FUNCTIONS)
               and not function.name.startswith("test") and _starts(context, call)]
     if not starts:
-        return set()
+        return {}
     children = ForkChildren(context, module_cuda_use(context))
-    starting = [function for call, function in starts
-                if not _entry_point(context, function) and children.may_use_cuda(call)]
-    return {called_as(context, function) for function in starting} | {
-        owner.name for function in starting  # (its constructions: `_held_by_construction`)
-        if isinstance(owner := context.scope_of(function), ast.ClassDef)}
+    return {id(function): function for call, function in starts
+            if not _entry_point(context, function) and children.may_use_cuda(call)}
 
 
 def _starts(context, call: ast.Call) -> bool:
@@ -689,6 +734,23 @@ def _entry_point(context, function: ast.AST) -> bool:
     """Whether the module's own top-level code calls the function (`main()` under `if
     __name__ == "__main__":`): a script's entry point, which other modules do not call."""
     return any(context.scope_of(call) is None for call in calls_of(context, function))
+
+
+def only_after_setting(project, path: str, qualname: str, key: str, depth: int = 0,
+                       seen: frozenset = frozenset()) -> bool:
+    """Whether the function has callers in the project and each runs after a process-wide
+    setting: module code after the setting, or a function all of whose calls do (bounded)."""
+    callers = project.callers(path, qualname)
+    if not callers or depth > MAX_DEPTH or (path, qualname) in seen:
+        return False
+    for caller_path, caller, line in callers:
+        setting = project.fact(caller_path, caller, key)
+        if setting is not None and setting.line < line:
+            continue
+        if caller == MODULE or not only_after_setting(project, caller_path, caller, key,
+                                                      depth + 1, seen | {(path, qualname)}):
+            return False
+    return True
 
 
 def never_runs(context, node: ast.AST) -> bool:
@@ -729,10 +791,12 @@ def _calls_super_init(node: ast.AST) -> bool:
         isinstance(node.func.value.func, ast.Name) and node.func.value.func.id == "super"
 
 
-def _called(shown: Shown, path: str, line: int, name: str) -> Shown:
-    """`shown`, reached before a call of `name` at `path`:`line`."""
-    return Shown(shown.what, shown.path, shown.line,
-                 (*shown.steps, Step(path, line, f"then calls {name}()")), shown.protection)
+def _called(shown: Shown, path: str, line: int, name: str, registers: bool = False) -> Shown:
+    """`shown`, reached before a call of `name` at `path`:`line` (or a registration of it,
+    which runs it later: `registrations`)."""
+    note = f"then registers {name}() to run later" if registers else f"then calls {name}()"
+    return Shown(shown.what, shown.path, shown.line, (*shown.steps, Step(path, line, note)),
+                 shown.protection)
 
 
 class ChildBranch:

@@ -68,6 +68,10 @@ HANDED = "handed:"
 indexer's `FunctionIndexer.handed` follow it)."""
 RUNNING = "running:"
 """After `HANDED`: the thread is left running when the function returns."""
+REGISTERED = "registered:"
+"""The prefix of an `OutCall` name for a callable handed to a library that runs it later, in
+the same process (`registrations`): a caller for what runs before it (`ProjectFunctions.callers`),
+never a call through which a fact is reached."""
 
 
 class Handed(NamedTuple):
@@ -216,7 +220,7 @@ class FunctionIndexer(Indexer):
         """The names the summarized functions call in the project (their modules define them,
         or re-export them), and the functions that have a fact, so the chains from the
         first-round files down to the facts are read."""
-        names = (call.name.removeprefix(HANDED).removeprefix(RUNNING)
+        names = (call.name.removeprefix(HANDED).removeprefix(RUNNING).removeprefix(REGISTERED)
                  for summary in facts.values()
                  for function in summary.functions.values() for call in function.calls)
         return {name.rpartition(".")[2] for name in names
@@ -356,6 +360,8 @@ def _out_calls(function: ast.AST, own: list[ast.AST], imports: dict[str, str], l
     of `Simulator.run`); at most MAX_CALLS. Each call's name and node are added to `nodes`."""
     count = 0
     bound: dict[str, tuple[str, ...] | None] = {}  # local -> the names it may hold
+    values: dict[str, ast.AST | None] = {}  # local -> its one assigned value
+    loops: list[ast.AST] = []
     through_locals: list[ast.Call] = []
     for node in own:
         if count >= MAX_CALLS:
@@ -370,7 +376,14 @@ def _out_calls(function: ast.AST, own: list[ast.AST], imports: dict[str, str], l
                     isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
                 through_locals.append(node)
         elif isinstance(node, _BINDINGS):
-            _note_binding(node, bound)
+            _note_binding(node, bound, values)
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                loops.append(node)
+    for loop in loops:  # a loop variable bound only by a loop over a literal collection
+        for name, elements in loop_choices(loop, lambda n: values.get(n.id)).items():
+            names = tuple(filter(None, map(dotted, elements)))
+            if values.get(name) is loop and len(names) == len(elements):
+                bound[name] = names
     for node in through_locals:
         if isinstance(function, ast.Module) and isinstance(node.func, ast.Name):
             continue  # a module's names may be rebound by any importer: only its instances
@@ -398,9 +411,11 @@ _BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, as
              ast.AsyncWith, ast.NamedExpr)
 
 
-def _note_binding(node: ast.AST, bound: dict[str, tuple[str, ...] | None]) -> None:
+def _note_binding(node: ast.AST, bound: dict[str, tuple[str, ...] | None],
+                  values: dict[str, ast.AST | None]) -> None:
     """Record the names a binding statement binds: for a plain assignment of a name, the
-    names its value may be (`_choices`); None for a name bound more than once or otherwise."""
+    names its value may be (`_choices`), and the value (`values`; for a name bound once by a
+    `for`, the loop); None for a name bound more than once or otherwise."""
     plain = isinstance(node, ast.Assign) and len(node.targets) == 1 \
         and isinstance(node.targets[0], ast.Name)
     if isinstance(node, ast.Assign):
@@ -409,9 +424,12 @@ def _note_binding(node: ast.AST, bound: dict[str, tuple[str, ...] | None]) -> No
         targets = [item.optional_vars for item in node.items if item.optional_vars]
     else:
         targets = [node.target]
+    loop = isinstance(node, (ast.For, ast.AsyncFor))
     for target in targets:
         for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
-            bound[name] = _choices(node.value) if plain and name not in bound else None
+            once = name not in bound
+            bound[name] = _choices(node.value) if plain and once else None
+            values[name] = node.value if plain and once else node if loop and once else None
 
 
 def _choices(value: ast.AST) -> tuple[str, ...] | None:
@@ -425,6 +443,56 @@ def _choices(value: ast.AST) -> tuple[str, ...] | None:
         return body + orelse if body and orelse else None
     name = dotted(value)
     return (name,) if name else None
+
+
+def loop_choices(loop: ast.AST, value_of_name) -> dict[str, tuple[ast.AST, ...]]:
+    """Loop variable -> the expressions it is bound to in turn, where the `for` iterates a
+    literal collection: a list, tuple or set, or a dict's `.items()`, `.values()`, `.keys()`
+    (or the dict itself), written in place or the one value of a local (`value_of_name(name
+    node)`); a target that unpacks takes each element's part (`for title, (cls, n) in {"a":
+    (A, 1), "b": (B, 2)}.items()`: `cls` is A, then B). A variable some element does not
+    show is left out."""
+    elements = _elements(loop.iter, value_of_name)
+    found: dict[str, list[ast.AST]] = {}
+    hidden: set[str] = set()
+    for element in elements or ():
+        _unpack(loop.target, element, found, hidden)
+    return {name: tuple(values) for name, values in found.items() if name not in hidden}
+
+
+_ITERATED = frozenset({"items", "values", "keys"})
+
+
+def _elements(node: ast.AST, value_of_name) -> list | None:
+    """The elements a loop over `node` takes (a dict's items as (key, value) pairs)."""
+    method = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr in _ITERATED and not node.args and not node.keywords:
+        method, node = node.func.attr, node.func.value
+    if isinstance(node, ast.Name):
+        node = value_of_name(node)
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        return list(zip(node.keys, node.values)) if method == "items" else \
+            list(node.values) if method == "values" else list(node.keys)
+    if method is None and isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(
+            isinstance(element, ast.Starred) for element in node.elts):
+        return list(node.elts)
+    return None
+
+
+def _unpack(target: ast.AST, element, found: dict[str, list], hidden: set[str]) -> None:
+    if isinstance(target, ast.Name):
+        found.setdefault(target.id, []).append(element)
+        return
+    parts = element if isinstance(element, tuple) else element.elts if isinstance(
+        element, (ast.Tuple, ast.List)) else None
+    if isinstance(target, (ast.Tuple, ast.List)) and parts is not None and \
+            len(parts) == len(target.elts) and not any(
+                isinstance(part, ast.Starred) for part in (*parts, *target.elts)):
+        for inner, part in zip(target.elts, parts):
+            _unpack(inner, part, found, hidden)
+        return
+    hidden.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
 
 
 def _returned_call(context, function: ast.AST) -> str:
@@ -468,6 +536,7 @@ class ProjectFunctions:
         self._names: dict[str, str] = {}
         self._memo: dict[tuple[str, str, str], tuple[tuple[Step, ...], Reach] | None] = {}
         self._callers: dict[tuple[str, str], list[tuple[str, str, int]]] | None = None
+        self._registrations: set[tuple[str, int]] = set()
         self._callees: dict[tuple[str, str, str | None], tuple[str, str] | None] = {}
         self._reaching: dict[str, frozenset[str]] = {}
         self._members: dict[str, dict[str, set[str]]] = {}  # path -> class -> its methods
@@ -600,17 +669,30 @@ class ProjectFunctions:
         return None
 
     def callers(self, path: str, qualname: str) -> list[tuple[str, str, int]]:
-        """Every summarized call of the function: (path, calling function, line)."""
+        """Every summarized call of the function, and registration of it (`REGISTERED`):
+        (path, calling function, line)."""
         if self._callers is None:
             self._callers = {}
             for caller_path, summary in self.summaries.items():
                 for caller, function in summary.functions.items():
                     for call in function.calls:
-                        callee = self.callee(caller_path, summary.imports, call.name, caller)
+                        name = call.name
+                        registers = name.startswith(REGISTERED)
+                        callee = self.callee(caller_path, summary.imports,
+                                             name.removeprefix(REGISTERED), caller)
                         if callee is not None:
                             self._callers.setdefault(callee, []).append(
                                 (caller_path, caller, call.line))
+                            if registers:
+                                self._registrations.add((caller_path, call.line))
         return self._callers.get((path, qualname), [])
+
+    def registers(self, path: str, line: int) -> bool:
+        """Whether the caller `callers` gives at `path`:`line` registers the function (a
+        library runs it later) rather than calling it."""
+        if self._callers is None:
+            self.callers(path, "")  # (they are found with the callers)
+        return (path, line) in self._registrations
 
     def with_fact(self, kind: str) -> list[tuple[str, str, Reach]]:
         """(path, qualified name, the fact) of each summarized function with a fact of `kind`
@@ -722,6 +804,8 @@ class ProjectFunctions:
             if local is not None and call.line >= local.line:
                 break
             name, hands = call.name, call.name.startswith(HANDED)
+            if name.startswith(REGISTERED):
+                continue  # (run later: nothing it reaches happens here)
             if hands:  # run on another thread: only for the kinds saying so
                 name, handed = name.removeprefix(HANDED), self.handed.get(kind)
                 running, name = name.startswith(RUNNING), name.removeprefix(RUNNING)
@@ -799,6 +883,7 @@ class UngatheredFacts:
 
 
 QUESTIONS = frozenset({"callee", "definition", "method", "made_by", "subclasses", "callers",
+                       "registers",
                        "fact", "reach", "reached", "may_reach", "reaching", "with_fact",
                        "module_of", "is_class"})
 """The methods of `ProjectFunctions` whose answers, given the same arguments, depend on
@@ -1268,6 +1353,29 @@ def called_as(context, function: ast.AST) -> str:
 
 def calls_of(context, function: ast.AST) -> list[ast.Call]:
     """The module's calls that run `function` (a def of the module): by its name,
-    `self.<name>`, or its class for `__init__`, in walk order."""
+    `self.<name>`, or its class for `__init__`, in walk order; then those through a loop
+    variable bound to it by a loop over a literal collection (`loop_choices`)."""
     names = {function.name, called_as(context, function)}
-    return [call for call in module_calls_of(context, names) if runs(context, call, function)]
+    owner = context.scope_of(function) if function.name == "__init__" else function
+    return [call for call in module_calls_of(context, names) if runs(context, call, function)] \
+        + loop_calls(context).get(id(owner), [])
+
+
+def loop_calls(context) -> dict[int, list[ast.Call]]:
+    """id(def or class of the module) -> the calls of a loop variable bound to it by a loop
+    over a literal collection (`for cls in (A, B): cls()`), in the loop's body (once per
+    file)."""
+    def find() -> dict[int, list[ast.Call]]:
+        found: dict[int, list[ast.Call]] = {}
+        for loop in context.nodes(ast.For, ast.AsyncFor):
+            choices = loop_choices(loop, lambda name: value_of(context, name))
+            calls = [node for node in own_nodes(loop.body) if isinstance(node, ast.Call)
+                     and isinstance(node.func, ast.Name) and node.func.id in choices]
+            for call in calls:
+                for element in choices[call.func.id]:
+                    bound = context.definition(element) if isinstance(element, ast.Name) \
+                        else None
+                    if isinstance(bound, (*_FUNCTIONS, ast.ClassDef)):
+                        found.setdefault(id(bound), []).append(call)
+        return found
+    return context.derived("loop-calls", find)

@@ -25,14 +25,17 @@ from msgspec import Struct, field
 from cursedlint.analysis.arguments import Arguments
 from cursedlint.analysis.dataset_maps import MULTIPROCESS_SETTER
 from cursedlint.analysis.process_state import (
-    CONTEXT_MAKERS, CUDA_INIT, DEFAULT_CONTEXT_USERS, first_initialization, multiprocessing_name,
-    starting_functions, torch_spellings,
+    CONTEXT_MAKERS, CUDA_INIT, DEFAULT_CONTEXT_USERS, FORKS, first_initialization,
+    multiprocessing_name, only_after_setting, starting_defs, starting_functions,
+    torch_spellings,
 )
+from cursedlint.analysis.python_modules import is_project_module
 from cursedlint.analysis.python_project import (
-    MAX_DEPTH, MODULE, FunctionIndexer, ModuleSummary, Reach, Reachable, attribute_values,
-    calling_function, called_as, calls_of, dotted, linted_imports, project_functions,
-    project_names, value_of,
+    MAX_DEPTH, MODULE, REGISTERED, FunctionIndexer, FunctionSummary, ModuleSummary,
+    ProjectFunctions, Reach, Reachable, attribute_values, call_names, calling_function, called_as, calls_of, dotted,
+    linted_imports, module_functions, project_functions, project_names, value_of,
 )
+from cursedlint.analysis.registrations import registration_calls
 from cursedlint.findings import Step
 from cursedlint.patterns import LazyPattern
 from cursedlint.python.consteval import UNKNOWN
@@ -97,6 +100,7 @@ class StartMethods(FunctionIndexer):
     name = "start-methods"
     module_level = True
     summary_type = StartMethodSummary
+    max_rounds = MAX_DEPTH  # (the callers of a start, up, one module a round)
 
     def words(self, settings):
         return ("set_start_method",)
@@ -113,6 +117,7 @@ class StartMethods(FunctionIndexer):
                  calls: list[tuple[str, ast.Call]]) -> StartMethodSummary | None:
         """The module's summary with its string constants and what its calls pass."""
         constants = _string_constants(context)
+        summary = _with_registrations(context, summary)
         if summary is None and not constants:
             return None
         fields = {name: getattr(summary, name) for name in summary.__struct_fields__} \
@@ -141,24 +146,19 @@ class StartMethods(FunctionIndexer):
         body runs after the setting. And the first statement that initializes CUDA."""
         statements = list(entry_statements(function)) if isinstance(function, ast.Module) \
             else function.body
-        facts = {}
-        for statement in statements:
-            call = statement.value if isinstance(statement, ast.Expr) else None
-            if not isinstance(call, ast.Call):
-                continue
-            written = context.qualified_name(call.func, among=_ALL_SETTERS)
-            method = context.evaluate(context.argument(call, 0, "method")) if written else None
-            key = MULTIPROCESS_SPAWN_SET if written == MULTIPROCESS_SETTER else SPAWN_SET
-            if method in ("spawn", "forkserver") and key not in facts:
-                facts[key] = Reach(call.lineno, f"set_start_method({method!r})")
+        facts = _settings(context, statements, 0)
         initialized = first_initialization(context, statements)
         if initialized is not None:
             facts[CUDA_INIT] = initialized
+        if id(function) in starting_defs(context):
+            facts[FORKS] = Reach(function.lineno, "starts processes by fork")
         return facts
 
     def more_words(self, facts, settings):
         """The project names called after such a setting, and (by name) by the functions
-        those reach: any module that names one may call it too."""
+        those reach: any module that names one may call it too. And the callers of the
+        functions that start processes by fork, up (`_climbing_names`): what runs before
+        them may hand those a process holding CUDA."""
         names: set[str] = set()
         for summary in facts.values():
             for function in summary.functions.values():
@@ -167,6 +167,7 @@ class StartMethods(FunctionIndexer):
                     if setting is not None:
                         names.update(call.name.rpartition(".")[2] for call in function.calls
                                      if call.line > setting.line)
+        names |= _climbing_names(facts, settings)
         grew = True
         while grew:  # what the reached functions call
             grew = False
@@ -179,6 +180,97 @@ class StartMethods(FunctionIndexer):
         return names
 
 
+def _settings(context, statements: list[ast.stmt], depth: int) -> dict[str, Reach]:
+    """The first setting of each kind (`SPAWN_SET`, `MULTIPROCESS_SPAWN_SET`) among the
+    statements, each a call: of a setter, or of a module function whose own statements make
+    one (`def main(): set_start_method("spawn")`, called first in the `__main__` block)."""
+    facts: dict[str, Reach] = {}
+    for statement in statements:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not isinstance(call, ast.Call):
+            continue
+        written = context.qualified_name(call.func, among=_ALL_SETTERS)
+        method = context.evaluate(context.argument(call, 0, "method")) if written else None
+        key = MULTIPROCESS_SPAWN_SET if written == MULTIPROCESS_SETTER else SPAWN_SET
+        if method in ("spawn", "forkserver") and key not in facts:
+            facts[key] = Reach(call.lineno, f"set_start_method({method!r})")
+        called = context.definition(call.func) if isinstance(call.func, ast.Name) and \
+            not written and depth < MAX_DEPTH else None
+        if isinstance(called, ast.FunctionDef) and context.scope_of(called) is None:
+            for key, inner in _settings(context, called.body, depth + 1).items():
+                facts.setdefault(key, Reach(call.lineno, inner.what, (called.name, *inner.via)))
+    return facts
+
+
+def _with_registrations(context, summary: ModuleSummary | None) -> ModuleSummary | None:
+    """The summary with the registrations of its functions added to their calls (a
+    registered callable runs after its registration: `registrations`)."""
+    imports = linted_imports(context)
+    local = {getattr(node, "name", "") for node in context.tree.body}
+    functions = dict(summary.functions) if summary else {}
+    added = False
+    for qualname, function in [(MODULE, context.tree), *module_functions(context.tree)]:
+        calls = registration_calls(context, function, imports, local)
+        if calls:
+            added = True
+            kept = functions.get(qualname)
+            functions[qualname] = FunctionSummary(
+                kept.line, kept.facts, kept.calls + tuple(calls), kept.returns) if kept \
+                else FunctionSummary(getattr(function, "lineno", 1), {}, tuple(calls))
+    if not added:
+        return summary
+    if summary is None:
+        return ModuleSummary(dict(imports), functions)
+    return ModuleSummary(summary.imports, functions, summary.classes, summary.bases, tuple(
+        name for name in summary.defined if name not in functions))
+
+
+def _climbing_names(facts, settings) -> set[str]:
+    """The names by which the project calls the summarized functions that start processes
+    by fork (`FORKS`), their classes (constructions) and their callers, up, as summarized so
+    far: the next round reads the modules that call those; and the project names those
+    callers call (what they run before the call may initialize CUDA)."""
+    project = ProjectFunctions(facts)
+    root = settings.root or os.getcwd()
+    wanted = {(path, qualname) for path, summary in facts.items()
+              for qualname, function in summary.functions.items() if FORKS in function.facts}
+    frontier = set(wanted)
+    for _ in range(MAX_DEPTH):
+        found = set()
+        for path, qualname in frontier:
+            cls, _, name = qualname.rpartition(".")
+            for asked in {qualname, f"{cls}.__init__"} if cls and not name.startswith("__") \
+                    else {qualname}:
+                found.update((caller_path, caller) for caller_path, caller, _ in
+                             project.callers(path, asked) if caller != MODULE)
+        frontier = found - wanted
+        if not frontier:
+            break
+        wanted |= frontier
+    names = set()
+    for path, qualname in wanted:
+        names.update(name for name in call_names(qualname) if not name.startswith("__"))
+        names.add(qualname.partition(".")[0])
+    frontier, reached = set(wanted), set(wanted)
+    for _ in range(MAX_DEPTH):  # what those run, down, may initialize CUDA
+        found = set()
+        for path, qualname in frontier:
+            summary = facts[path]
+            for call in summary.functions[qualname].calls if qualname in summary.functions \
+                    else ():
+                written = summary.imports.get(call.name.partition(".")[0], "")
+                module, _, attribute = written.partition(":")
+                if module and is_project_module(path, module, root):
+                    names.add(attribute.rpartition(".")[2] or call.name.rpartition(".")[2])
+                callee = None if call.name.startswith(REGISTERED) else project.callee(
+                    path, summary.imports, call.name, qualname)
+                if callee is not None:
+                    found.add(callee)
+        frontier = found - reached
+        reached |= frontier
+    return names
+
+
 def started_after_spawn(context, node: ast.AST, setting: str = SPAWN_SET) -> bool:
     """Whether the function holding `node` is called in the project, and every call of
     it runs only after an entry point set 'spawn' or 'forkserver' for the process
@@ -189,31 +281,14 @@ def started_after_spawn(context, node: ast.AST, setting: str = SPAWN_SET) -> boo
     if project is None or caller is None:
         return False
     path = os.path.abspath(context.source.path)
-    if _only_after_setting(project, path, caller, setting, 0, frozenset()):
+    if only_after_setting(project, path, caller, setting):
         return True
     method = context.scope_of(node)  # (or every construction of its instance's class does)
     cls, _, name = caller.rpartition(".")
     return bool(cls) and not name.startswith("__") and not any(
         isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
-        for d in method.decorator_list) and _only_after_setting(
-        project, path, f"{cls}.__init__", setting, 0, frozenset())
-
-
-def _only_after_setting(project, path: str, qualname: str, key: str, depth: int,
-                        seen: frozenset) -> bool:
-    """Whether the function has callers in the project and each runs after a process-wide
-    setting: module code after the setting, or a function all of whose calls do (bounded)."""
-    callers = project.callers(path, qualname)
-    if not callers or depth > MAX_DEPTH or (path, qualname) in seen:
-        return False
-    for caller_path, caller, line in callers:
-        setting = project.fact(caller_path, caller, key)
-        if setting is not None and setting.line < line:
-            continue
-        if caller == MODULE or not _only_after_setting(project, caller_path, caller, key,
-                                                       depth + 1, seen | {(path, qualname)}):
-            return False
-    return True
+        for d in method.decorator_list) and only_after_setting(
+        project, path, f"{cls}.__init__", setting)
 
 
 def uses_default_context(context, call: ast.Call, name: str) -> bool:

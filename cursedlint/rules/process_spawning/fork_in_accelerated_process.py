@@ -76,7 +76,14 @@ class ForkInAcceleratedProcess(Rule):
     (the class's `__init__`, the base's it inherits or calls through `super().__init__()`,
     in the module or the project) and before each construction of its class (`Worker(...)`,
     in the module and the project), since the instance was made before any method ran on
-    it. CUDA work initializes it (`.cuda()`,
+    it; before each registration of the function, which a library runs later in the same
+    process (a slot, `button.clicked.connect(self.on_click)`; `threading.Thread(target=f)`,
+    `threading.Timer(t, f)`, `QTimer.singleShot(t, f)`, `atexit.register(f)`,
+    `signal.signal(s, f)`, also through `functools.partial`); a class called through a loop
+    variable over a literal collection (`for title, (cls, n) in {"a": (A, 1)}.items():
+    cls()`) is constructed there. A caller in another module counts what the functions it
+    calls there do, and a caller that runs only after its entry point set 'spawn' is no way
+    to a default-context fork. CUDA work initializes it (`.cuda()`,
     `.to("cuda")`, a tensor made on a CUDA device, `torch.cuda.*`, `cupy`, `numba.cuda`), and
     so do the queries that ask the runtime: `torch.cuda.is_available()` (unless
     `PYTORCH_NVML_BASED_CUDA_CHECK=1` makes it ask NVML), `current_device()`, `set_device()`,

@@ -14,8 +14,8 @@ from cursedlint.analysis.process_state import (
 )
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.start_methods import (
-    MULTIPROCESS_SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS, START_METHODS,
-    StartMethodValues,
+    MULTIPROCESS_SPAWN_SET, SPAWN_SET, START_METHOD_ARGUMENTS, START_METHOD_SETTERS,
+    START_METHODS, StartMethodValues,
     in_main_block, made_from, multiprocessing_name, started_after_spawn, torch_spellings,
     uses_default_context,
 )
@@ -268,7 +268,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             return
         if dataset_workers(self.context, node):
             if not started_after_spawn(self.context, node, MULTIPROCESS_SPAWN_SET):
-                self._report_start(node, f"{_callee_text(node)}() forks its num_proc workers")
+                self._report_start(node, f"{_callee_text(node)}() forks its num_proc workers",
+                                   cleared=MULTIPROCESS_SPAWN_SET)
             return
         method, steps = self.methods.given(node, name)
         if name in START_METHOD_SETTERS:
@@ -303,7 +304,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                     f"{self.start_methods_set[0][0].lineno})" if set_methods
                     else f"{_callee_text(node)}() forks by default (Python < 3.14)")
             self._report_start(node, what, fix=self._spawn_fix(
-                node, multiprocessing_name(written)) if not set_methods else None)
+                node, multiprocessing_name(written)) if not set_methods else None,
+                cleared=None if set_methods else SPAWN_SET)
 
     def _spawn_fix(self, node: ast.Call, name: str) -> Fix | None:
         """The start in a 'spawn' context: `mp.Pool(...)` -> `mp.get_context("spawn").Pool(...)`,
@@ -328,16 +330,19 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
             self.context.span_of(node), slot[1], f'{local}.get_context("spawn")'),))
 
     def _report_start(self, start: ast.Call, what: str, steps: tuple[Step, ...] = (),
-                      fix: Fix | None = None) -> None:
+                      fix: Fix | None = None, cleared: str | None = None) -> None:
         """Report a fork-based start where both sides are shown: an error when the process
         holds CUDA before it and a child uses CUDA, or when fork protection is on before it.
         With `all-forks`, a warning where the code leaves it open (see the rule's docs).
-        `steps`: where the 'fork' start method comes from."""
+        `steps`: where the 'fork' start method comes from; `cleared`: for a start in the
+        process's default start method, the setting that makes it another on some ways to it
+        (`ProcessState.held_before`)."""
         if self._not_a_fork(start):
             return
         callee = f"{_callee_text(start)}()"
-        held = self.state.held_before(start) or next(filter(None, (
-            self.state.held_before(task) for task in self.children.lazy_starts(start))), None)
+        held = self.state.held_before(start, cleared=cleared) or next(filter(None, (
+            self.state.held_before(task, cleared=cleared)
+            for task in self.children.lazy_starts(start))), None)
         if held is not None and held.protection:
             self.report(start, f"{callee} forks after {held.what} turned on fork "
                         f"protection ({self._at(held)}): the child loses registered pages",
