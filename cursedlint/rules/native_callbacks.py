@@ -52,8 +52,7 @@ class PythonCallbackIntoCuda(Rule):
     (`cuUserObjectCreate`), through ctypes, cuda-python or numba's driver. The callable is
     followed through local names, ctypes prototypes (`CFUNCTYPE(...)(f)`), `ctypes.cast`,
     `int.from_bytes`, one level of parameter passing inside the module, and into the project's
-    other modules through
-    helpers that hand their parameter to the driver or on to another module's such helper (to
+    other modules through helpers that hand their parameter to the driver or on to another module's such helper (to
     the project model's depth): a caller that passes a callable is a finding, with the chain. Streams are CuPy and Numba streams the module makes, in a name or in a `self`
     attribute its class assigns. The option `extra-apis` adds
     function names (any argument may be the callback). Compiled callbacks
