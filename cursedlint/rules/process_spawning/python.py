@@ -54,7 +54,7 @@ _STARTS = AnyOf((
     Call(_last_names(ALWAYS_FORK), modules=frozenset(
         name.rpartition(".")[0].encode() for name in ALWAYS_FORK)),
     Names(frozenset({NUM_PROC.encode()})),
-    AllOf((Pattern(rb"\bdef[ \t\\\r\n]+run\b"), Names(_last_names(PROCESS_BASES)))),
+    AllOf((Names(_last_names(PROCESS_BASES)), Pattern(rb"def[ \t\\\r\n]+run\b"))),
 ))
 """What CUR102's reports start from, on raw bytes: a call of a start, a start method's
 setter or a DataLoader (on any receiver: `ctx.Process` of a context); `os.fork()` and the like,
