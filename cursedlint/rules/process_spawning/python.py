@@ -49,17 +49,17 @@ def _last_names(names) -> frozenset[bytes]:
     return frozenset(name.rpartition(".")[2].encode() for name in names)
 
 
-_STARTS = AnyOf((
+_STARTS = AnyOf((  # (the cheaper first)
+    Names(frozenset({NUM_PROC.encode()})),
+    AllOf((Names(_last_names(PROCESS_BASES)), Pattern(rb"def[ \t\\\r\n]+run\b"))),
     Call(_last_names({*DEFAULT_CONTEXT_USERS, *START_METHOD_ARGUMENTS, *DATA_LOADERS})),
     Call(_last_names(ALWAYS_FORK), modules=frozenset(
         name.rpartition(".")[0].encode() for name in ALWAYS_FORK)),
-    Names(frozenset({NUM_PROC.encode()})),
-    AllOf((Names(_last_names(PROCESS_BASES)), Pattern(rb"def[ \t\\\r\n]+run\b"))),
 ))
-"""What CUR102's reports start from, on raw bytes: a call of a start, a start method's
-setter or a DataLoader (on any receiver: `ctx.Process` of a context); `os.fork()` and the like,
-through the import table; a dataset's map given `num_proc`; a class of the module with a
-`run()` deriving from `Process` (`process_class`). A file with an accelerator library and
+"""What CUR102's reports start from, on raw bytes: a dataset's map given `num_proc`; a class
+of the module with a `run()` deriving from `Process` (`process_class`); a call of a start, a
+start method's setter or a DataLoader (on any receiver: `ctx.Process` of a context);
+`os.fork()` and the like, through the import table. A file with an accelerator library and
 `fork` alone, as `tracker.fork()` or in its comments, holds none of these."""
 
 _FORK_COST = (
