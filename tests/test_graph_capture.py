@@ -590,6 +590,12 @@ def test_lambda_capture_in_a_method_sees_threads_of_the_class_init():
     ("from torch.cuda import graph  as  capture\nwith capture(g):\n    pass\n", True),
     ("import torch\ng.capture_begin()\n", True),
     ("import torch\nprint(f'{torch.cuda.graph(g)}')\n", True),
+    # a graph( call on an object, and a project's own CudaGraphModule: no region of torch's
+    ("import torch\nwith self.graph(g):\n    y = x.cuda()\n", False),
+    ("import torch\nfrom .cuda_graphs import CudaGraphModule\nlayer = CudaGraphModule(f)\n", False),
+    ("import torch.cuda as tc\nwith tc.graph(g):\n    pass\n", True),
+    ("from torch.cuda import graphs\nwith graphs.graph(g):\n    pass\n", True),
+    ("from tensordict.nn import CudaGraphModule\npolicy = CudaGraphModule(f)\n", True),
 ])
 def test_python_files_without_a_region_source_are_not_parsed(code, parsed):
     from cursedlint.rules.graph_capture import CudaThreadDuringCapture

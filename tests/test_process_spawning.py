@@ -327,9 +327,31 @@ def test_cur102_triggers_need_the_module_that_defines_the_start():
     prefilter = Prefilter([ForkInAcceleratedProcess], {})
     assert not prefilter.triggered(b"import torch\ngroup = torch.distributed.ProcessGroup\n")
     assert not prefilter.triggered(b"import torch\npool = torch.nn.MaxPool2d(2)\n")
-    assert prefilter.triggered(b"import torch\nfrom concurrent.futures import ProcessPoolExecutor\n")
+    assert prefilter.triggered(
+        b"import torch\nfrom concurrent.futures import ProcessPoolExecutor\nProcessPoolExecutor(4)\n")
     assert prefilter.triggered(b"import torch.multiprocessing as mp\nmp.Pool(2)\n")
     assert prefilter.triggered(b"import os, torch\nos.fork()\n")
+
+
+@pytest.mark.parametrize("code, parsed", [
+    # `fork` beside torch, but no start: an RNG tracker's fork, comments and docstrings
+    (b"import os, torch\nwith get_rng_tracker().fork():\n    x = torch.ones(2)\n", False),
+    (b"import torch\ntracker = Tracker()\nwith tracker.fork('model-parallel'):\n    pass\n", False),
+    (b'import torch\n"""Process groups; the Pool of buffers; a fork of the RNG state."""\n# os.fork()\n', False),
+    (b"import torch\nfrom multiprocessing import Process\n", False),  # imported, never started
+    (b"import os, torch\nos.fork()\n", True),
+    (b"import torch\nimport os as system\npid = system.forkpty()\n", True),
+    (b"import torch\nfrom pty import fork as spawn_child\nspawn_child()\n", True),
+    (b"import torch\nctx = make_context()\nworker = ctx.Process(target=run)\n", True),
+    (b"import torch\nimport multiprocessing as mp\nmp.set_start_method(METHOD)\n", True),
+    (b"import torch\nfrom torch.utils.data import DataLoader\nDataLoader(rows, num_workers=2)\n", True),
+    (b"import torch\nrows.map(embed, num_proc=4)\n", True),
+    (b"import torch, multiprocessing\nclass Worker(multiprocessing.Process):\n"
+     b"    def run(self):\n        torch.ones(1).cuda()\nWorker().start()\n", True),
+])
+def test_cur102_parses_only_a_file_with_a_start_it_reads(code, parsed):
+    options = ForkInAcceleratedProcess.resolved_options(None)
+    assert ForkInAcceleratedProcess.may_fire(code, options, (3, 12), "python") is parsed
 
 
 def _scrambled_call(rng) -> str:

@@ -90,6 +90,11 @@ def test_text_it_cannot_read_counts_as_a_hit(code):
     ("factory()(a, b, c, d, e, f, g)", False),
     ("table[0](a, b, c, d, e, f, g)", False),
     ("'Popen'(a, b, c, d, e, f, g)", False),
+    # prose beside a call: a dash, an ellipsis, accented letters hold no name NFKC reads as one
+    ("# a child — so the café’s pool… waits\nrun(a)\nsubprocess.run(a, b, c, d, e, f, g)", True),
+    ("# a child — so the café’s pool… waits\nrun(a)\nprocess.run(a, b, c, d, e, f, g)", False),
+    ("# a child — café …\nＰｏｐｅｎ(a, b, c, d, e, f, g)", True),
+    ("Popeń(a, b, c, d, e, f, g)", False),
 ])
 def test_callees_restrict_the_calls_that_count(code, found):
     assert scan(code) is found

@@ -98,7 +98,8 @@ def torch_spellings(names) -> frozenset[str]:
     }
 
 
-_PROCESS_BASES = torch_spellings({"multiprocessing.Process", "multiprocessing.process.BaseProcess"})
+PROCESS_BASES = torch_spellings({"multiprocessing.Process", "multiprocessing.process.BaseProcess"})
+"""The bases that make a module's class one whose instances start processes (`process_class`)."""
 
 
 def process_class(context, call: ast.Call) -> ast.ClassDef | None:
@@ -120,7 +121,7 @@ def _process_classes(context) -> dict[str, ast.ClassDef]:
             counts[statement.name] = counts.get(statement.name, 0) + 1
         if isinstance(statement, ast.ClassDef) and any(  # (`run` first: no scope analysis)
                 isinstance(item, FUNCTIONS) and item.name == "run" for item in statement.body
-        ) and any(context.qualified_name(base, _PROCESS_BASES) for base in statement.bases):
+        ) and any(context.qualified_name(base, PROCESS_BASES) for base in statement.bases):
             found[statement.name] = statement
     return {name: node for name, node in found.items() if counts[name] == 1}
 

@@ -12,15 +12,26 @@ class CaptureRule(Rule):
 
     @classmethod
     def look(cls, options, target_python, language):
-        """In Python every finding needs a capture region: one of the words that begin one,
-        or torch.cuda.graph called by its own name (`torch.cuda.graph(`, not
-        `allow_in_graph(`) or by a name it is imported `as`."""
-        from cursedlint.analysis.capture_regions import GRAPH_NAMES, REGION_WORDS
-        from cursedlint.triggers.second_look import AnyOf, Call, Text
+        """In Python every finding needs a capture region: one of the words that begin one;
+        torch.cuda.graph called by its own name through the import table (`torch.cuda.graph(`,
+        `graph(`, a name it or its module is imported `as`; not `allow_in_graph(` nor
+        `self.graph(`); a `CudaGraphModule` only where tensordict, which defines it, is named
+        (the region is found by `named`, through the imports)."""
+        from cursedlint.analysis.capture_regions import (
+            GRAPH_CONTEXTS, GRAPH_MODULES, GRAPH_NAMES, REGION_WORDS,
+        )
+        from cursedlint.triggers.second_look import AllOf, AnyOf, Call, Text
 
         if language != "python":
             return None
-        return AnyOf((Text(REGION_WORDS), Call(GRAPH_NAMES)))
+        modules = frozenset(name.rpartition(".")[2].encode() for name in GRAPH_MODULES)
+        return AnyOf((
+            Text(REGION_WORDS - modules),
+            Call(GRAPH_NAMES, modules=frozenset(
+                part.encode() for name in GRAPH_CONTEXTS for part in name.split(".")[:-1])),
+            AllOf((Text(modules), Text(frozenset(
+                name.partition(".")[0].encode() for name in GRAPH_MODULES)))),
+        ))
 
     indexer = CUDA_REACH
     reads_facts_of = (C_THREAD_REACH,)

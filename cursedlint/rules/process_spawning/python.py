@@ -6,11 +6,13 @@ import ast
 import os
 from typing import Any
 
+from cursedlint.analysis.capture_regions import DATA_LOADERS
 from cursedlint.analysis.dataset_maps import NUM_PROC, dataset_workers
 from cursedlint.analysis.fork_protection import EnvironmentSettings
 from cursedlint.analysis.platform import excluding_guard, only_without_fork
 from cursedlint.analysis.process_state import (
-    ALWAYS_FORK, DEFAULT_CONTEXT_USERS, fork_analysis, never_runs, process_class,
+    ALWAYS_FORK, DEFAULT_CONTEXT_USERS, PROCESS_BASES, fork_analysis, never_runs,
+    process_class,
 )
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.start_methods import (
@@ -32,7 +34,7 @@ from cursedlint.rules.process_spawning.fork_safe_mode_enabled import (
     ForkSafeModeEnabled, setting_message,
 )
 from cursedlint.rules.process_spawning.subprocess_fork_path import SubprocessForkPath
-from cursedlint.triggers.second_look import AllOf, AnyOf, Call, Names, Text
+from cursedlint.triggers.second_look import AllOf, AnyOf, Call, Names, Pattern, Text
 
 _PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
                          "os.setpgrp": ("process_group", "0", (3, 11))}
@@ -41,6 +43,24 @@ _PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
 _FORCING_KEYWORD_NAMES = frozenset(name.encode() for name in FORCING_KEYWORDS)
 _SPAWN_CALLEES = frozenset(name.rpartition(".")[2].encode() for name in APIS)
 _SPAWN_MODULES = frozenset(part.encode() for name in APIS for part in name.split(".")[:-1])
+
+
+def _last_names(names) -> frozenset[bytes]:
+    return frozenset(name.rpartition(".")[2].encode() for name in names)
+
+
+_STARTS = AnyOf((  # (the cheaper first)
+    Names(frozenset({NUM_PROC.encode()})),
+    AllOf((Names(_last_names(PROCESS_BASES)), Pattern(rb"def[ \t\\\r\n]+run\b"))),
+    Call(_last_names({*DEFAULT_CONTEXT_USERS, *START_METHOD_ARGUMENTS, *DATA_LOADERS})),
+    Call(_last_names(ALWAYS_FORK), modules=frozenset(
+        name.rpartition(".")[0].encode() for name in ALWAYS_FORK)),
+))
+"""What CUR102's reports start from, on raw bytes: a dataset's map given `num_proc`; a class
+of the module with a `run()` deriving from `Process` (`process_class`); a call of a start, a
+start method's setter or a DataLoader (on any receiver: `ctx.Process` of a context);
+`os.fork()` and the like, through the import table. A file with an accelerator library and
+`fork` alone, as `tracker.fork()` or in its comments, holds none of these."""
 
 _FORK_COST = (
     "A fork copies a large process's page tables, drops its MADV_DONTFORK pages (RDMA "
@@ -230,12 +250,13 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         """A finding needs the module to import an accelerator library: the library's
         top-level name occurs as a whole name (not `cudarrl` in an HTML entity table); or
         a `multiprocessing` process given a `target`, or a dataset's map given `num_proc`
-        (another module's code, which may use CUDA in a process the project shows holding it)."""
-        return AnyOf((
+        (another module's code, which may use CUDA in a process the project shows holding it).
+        And it needs a start `visit_Call` reads (`_STARTS`)."""
+        return AllOf((AnyOf((
             Names(frozenset(module.partition(".")[0].encode() for module in options["modules"])),
             AllOf((Names(frozenset({b"multiprocessing"})), Text((b"target",)))),
             Text((NUM_PROC.encode(),)),
-        ))
+        )), _STARTS))
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
