@@ -144,7 +144,7 @@ def _calls_any(data: bytes, names) -> bool:
     where a file may call one (more places, never fewer). Up to FEW_NAMES names are found by
     `bytes.find` each (half the time of one pattern of them all on the C worst case); more
     by one automaton pass, every place of each (a round's 18 names read each file 18 times:
-    six times the CPU time of the pass over the C/C++ worst case, about the same instructions),
+    three to six times the CPU time of the pass over the C/C++ worst case, as many instructions),
     in windows (a big file spelling one often lists a window's places)."""
     words = sorted({name.encode() for name in names if name})
     between, size = _Between(data), len(data)
