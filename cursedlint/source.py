@@ -67,6 +67,13 @@ class FileBytes:
         self.budget += sum(map(len, self._kept.values()))
         self._kept.clear()
 
+    def keep(self, path: str, data: bytes) -> None:
+        """Keep bytes read for a file's lint (whose kept tree holds them anyway), within the
+        budget: the index need not read the file again."""
+        if path not in self._kept and len(data) <= self.budget:
+            self._kept[path] = data
+            self.budget -= len(data)
+
     def read(self, path: str, keep: bool = True) -> bytes:
         data = self._kept.get(path)
         if data is None:

@@ -203,6 +203,26 @@ def test_what_is_built_for_the_same_values_is_shared_by_dicts_of_their_own():
     assert built_for({"/p/a.c": one, "/p/b.c": two}, "same", lambda found: []) == []
 
 
+def test_the_index_of_fewer_files_flows_is_narrowed_from_one_of_more_as_if_made_anew():
+    from cursedlint.analysis.c_function_pointers import _indexed
+
+    providers = {
+        f"/p/prov/{name}.c": field_flows(context_of(f"""\
+            static int {name}_open(void *dev) {{ return 0; }}
+            static int {name}_close(void *dev) {{ return 0; }}
+            struct ops {name}_ops = {{ .open = {name}_open, .close = {name}_close, .flags = 0 }};
+            void {name}_init(struct dev *dev) {{ register_hook(dev, {name}_close, 1); }}
+            """)) for name in ("verbs", "shm", "tcp")}
+    providers["/p/core.c"] = field_flows(context_of(TABLES))
+    whole = FunctionPointerGraph(dict(providers))
+    assert whole.candidates("open")  # (the project's index, built)
+    fewer = {path: flows for path, flows in providers.items() if "shm" not in path}
+    narrowed = FunctionPointerGraph(fewer)
+    assert narrowed._index == _indexed(fewer.items())
+    assert [candidate.function for candidate in narrowed.candidates("open")] == [
+        "open_dev", "open_dev", "tcp_open", "verbs_open"]
+
+
 def test_calls_are_resolved_through_the_project_s_fields_and_the_file_s_own():
     context = context_of("""\
         static int pin(void *buf, size_t len);

@@ -125,3 +125,16 @@ def test_the_command_line_ends_within_the_budget_with_a_finding(name, tmp_path):
     assert "hostile.c:1:1: CUR004 not checked: the C/C++ parser stopped" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
     assert cpu < 2 * parse_budget.budget(len(data)) + 3  # (the index may try the parse too)
+
+
+@pytest.mark.parametrize("lengths", [
+    [4096, 4096, 80], [4097], [80] * 200 + [4097], [2047, 4097, 2048], [6000], [4095, 1, 4096],
+    [100] * 100, [2048, 2048, 2048], [0, 0, 4100], [12_000, 3],
+])
+def test_a_long_line_is_found_as_splitting_the_lines_finds_it(lengths):
+    # the lines a file of macro tables or generated code has, up to one past the limit
+    lines = [("x" * (length - 1) + ";" if length else "") for length in lengths]
+    for data in ("\n".join(lines).encode(), ("\n".join(lines) + "\n").encode()):
+        assert parse_budget._long_line(data) == any(
+            len(line) > parse_budget.LONG_LINE for line in data.split(b"\n"))
+    assert parse_budget._long_line(b"\n".join([b"int x;"] * 5000)) is False

@@ -54,3 +54,35 @@ def test_time_is_linear_in_the_file(unit):
     small = min(spent(8_000) for _ in range(2))
     large = min(spent(64_000) for _ in range(2))
     assert large < 8 * small * 2.5 + 0.05, (small, large)
+
+
+PROVIDER = b"""\
+static int efa_mr_reg_internal(struct fid_mr *mr) { return 0; }
+/* wraps ft_reg_mr for tests; ft_reg_mr() in a comment counts */
+int efa_register(struct fid_domain *d, void *buf) {
+    int ft_reg_mr_count = 0;                 /* a longer name, not a call */
+    return efa_mr_reg_internal /* cached */ (NULL);
+}
+"""
+
+
+@pytest.mark.parametrize("names, called", [
+    (["rxm_mr_reg", "ft_reg_mr_coun"], False),  # inside a longer name only
+    (["ft_reg_mr", "rxm_mr_reg"], True),  # before a `(` in a comment: more places, never fewer
+    (["ft_reg_mr", "efa_mr_reg_internal"], True),  # a comment before the `(`
+    (["mr_reg_internal", "reg_mr"], False),  # only inside longer names
+    (["efa_register", "rxm_mr_reg", "ft_reg_mr", "mr_create", "mr_create_ext"], True),
+    ([f"rxm_mr_reg_{n}" for n in range(12)] + ["mr_reg_internal", "ft_reg_mr_coun"], False),
+    ([f"rxm_mr_reg_{n}" for n in range(12)] + ["efa_mr_reg_internal"], True),
+])
+def test_several_names_are_looked_for_at_once(names, called):
+    assert _calls_any(PROVIDER, names) is called
+    assert _calls_any(PROVIDER, reversed(names)) is called
+
+
+def test_a_call_past_the_first_window_of_a_big_file_is_found():
+    data = b"int table_entry;\n" * 70_000 + b"void g(void) { ft_reg_mr(NULL); }\n"
+    assert len(data) > 1 << 20
+    for more in ([], [f"fi_mr_reg_{n}" for n in range(10)]):  # (by `bytes.find`, by automaton)
+        assert _calls_any(data, ["ft_reg_mr", "table", *more]) is True
+        assert _calls_any(data, ["table_entr", "reg_mr", *more]) is False

@@ -262,6 +262,38 @@ def test_a_kept_c_tree_keeps_its_identifier_index(tmp_path, monkeypatch):
     assert made == [len(files["peek.c"])]
 
 
+def test_a_linted_c_file_is_read_once_and_its_tree_left_to_a_process_end(tmp_path, monkeypatch):
+    """A C/C++ file the lint kept is read once: its bytes, kept with its tree, serve the
+    index. Where the process ends at once, the tree its lint with the facts takes stays kept
+    and is left to that end (not freed after that lint); the findings are the same."""
+    import cursedlint.engine.file_lint as file_lint
+    import cursedlint.source as source_module
+    from cursedlint.engine.results import Project
+
+    files = {"peek.c": "#include <sys/uio.h>\n"
+                       "ssize_t peek(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+                       "    return process_vm_readv(pid, l, 1, r, 1, 0);\n}\n",
+             "use.c": "#include <sys/uio.h>\nssize_t peek(pid_t, struct iovec *, struct iovec *);\n"
+                      "void use(pid_t pid, struct iovec *l, struct iovec *r) {\n"
+                      "    assert(peek(pid, l, r) > 0);\n}\n"}
+    found = harness.run_project(tmp_path, files, ["CUR601"])[1]
+    reads, read_bytes = [], source_module.read_bytes
+    monkeypatch.setattr(source_module, "read_bytes",
+                        lambda path: reads.append(os.path.basename(path)) or read_bytes(path))
+    monkeypatch.setattr(file_lint, "_LEFT_TO_EXIT", [])
+    every = harness.project_files(str(tmp_path))
+    linter = harness.make_linter(["CUR601"], root=str(tmp_path))
+    linter.ends_process = True
+    results = linter.run(every, 1, Project(lambda: every, linted_all=True))
+    # (use.c, without the call's trigger word, is not parsed by the first lint: the index
+    # reads it, and its bytes serve its lint with the facts)
+    assert sorted(reads) == ["peek.c", "use.c", "use.c"]
+    assert linter.fact_passes and [sorted(map(os.path.basename, kept)) for kept
+                                   in file_lint._LEFT_TO_EXIT] == [["peek.c"]]
+    assert sorted((harness.relative(finding, str(tmp_path)) for result in results
+                   for finding in result.findings), key=lambda f: f.sort_key) == found != []
+
+
 def test_rule_options_reach_the_rule():
     found = harness.lint("threshold = 2\n", {"CUR907": RULES["CUR907"]}, options={"limit": 9})
     assert [finding.message for finding in found] == ["limit=9"]

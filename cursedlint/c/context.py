@@ -114,7 +114,8 @@ def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterat
     if not any(names):
         return
     if len(names) <= FEW_NAMES and all(map(_PLAIN_NAME.fullmatch, names)):
-        yield from heapq.merge(*(_whole(name.encode(), data, start, end) for name in names))
+        found = [_whole(name.encode(), data, start, end) for name in names]
+        yield from found[0] if len(found) == 1 else heapq.merge(*found)  # (most ask one name)
         return
     automaton, longest = _automaton(names)
     looked_up = start  # the identifiers before this were looked up

@@ -21,6 +21,7 @@ SECONDS_PER_MB = 2.0
 """The budget: a second and two per MB of CPU time (tree-sitter reads about 10 MB/s of real
 C/C++ on one core: the budget is 20x that and more)."""
 _CHUNK = 256  # bytes a read gives: `node.text` of a tree parsed from chunks reads them again
+_BLOCK = (LONG_LINE + 1) // 2  # any LONG_LINE + 1 bytes hold such a block whole
 _CHECK_EVERY = 16  # progress calls (about one per 100 bytes) between reads of the clock
 
 
@@ -42,8 +43,19 @@ def _may_be_slow(data: bytes) -> bool:
     """Whether the lexer may read far from many places: a `/*` after the file's last `*/` (each
     such `/*` is tried as a comment to the file's end), or a long line (each `<` after an
     `#include` is tried to the line's end)."""
-    return data.rfind(b"/*") > data.rfind(b"*/") or any(
-        len(line) > LONG_LINE for line in data.split(b"\n"))
+    return data.rfind(b"/*") > data.rfind(b"*/") or _long_line(data)
+
+
+def _long_line(data: bytes) -> bool:
+    """Whether a line of `data` is longer than LONG_LINE, without splitting it into lines: such
+    a line holds a whole block of `_BLOCK` bytes from a multiple of `_BLOCK` on, so only the
+    lines around blocks without a newline are measured."""
+    for block in range(0, len(data) - _BLOCK + 1, _BLOCK):
+        if data.find(b"\n", block, block + _BLOCK) < 0:
+            end = data.find(b"\n", block + _BLOCK)
+            if (len(data) if end < 0 else end) - (data.rfind(b"\n", 0, block) + 1) > LONG_LINE:
+                return True
+    return False
 
 
 def parse(parser, data: bytes, old_tree=None):

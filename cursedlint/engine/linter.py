@@ -10,7 +10,7 @@ import sys
 from typing import Any, Iterable, Mapping
 
 from cursedlint import notices
-from cursedlint.languages import LANGUAGES
+from cursedlint.languages import C, CPP, LANGUAGES
 from cursedlint.project.cache import file_stat
 import cursedlint.engine.scheduler as scheduler
 from cursedlint.engine.facts_run import FactsRun
@@ -117,6 +117,18 @@ class Linter(FileLinter):
         elif key and not any(f.code == notices.InternalError.code for f in result.findings):
             result.cache_key, result.cache_stat = key, stat
         return result
+
+    def _keep_tree(self, context) -> None:
+        """`FileLinter._keep_tree`, and a C/C++ file's bytes the tree was parsed from, for
+        the index's reads (its gathering reads every C/C++ file holding an indexer's words:
+        the C/C++ worst case read its 1,286 files again). The lint reads with `keep=False`: a
+        Python file no index reads is not held for it."""
+        super()._keep_tree(context)
+        path = os.path.abspath(context.source.path)
+        kept = self._kept_trees.get(path)
+        if kept is not None and kept[0] is context.source.data and \
+                context.source.language in (C, CPP):
+            self.file_bytes.keep(path, kept[0])
 
     def _read(self, path: str) -> tuple[Any, bytes, str | None]:
         """The file's stat from before it was read (with a cache), its bytes (SourceError when
