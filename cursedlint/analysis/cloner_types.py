@@ -35,6 +35,27 @@ def ending_pattern(endings) -> re.Pattern[bytes]:
 
 # -- before any parse: the prefilter's words and the second look ---------------------------------
 @functools.cache
+def copy_call_pattern(copy_functions: tuple[str, ...]) -> re.Pattern[bytes]:
+    """A call of a free function named as one of `copy_functions` (any case) given a name and a
+    member of another name, in raw source bytes: `clone(ctx, other.var,`, `copy(src->x,
+    mapper)` (a cloner known by use: `cloning_candidates.cloners_by_use`)."""
+    names = "|".join(re.escape(name) for name in sorted(copy_functions))
+    word, member = rb"[A-Za-z_]\w*\s*", rb"[A-Za-z_]\w*\s*(?:\.|->)\s*[A-Za-z_]"
+    return re.compile(
+        rb"(?<![\w.>])(?i:" + names.encode() + rb")\s*\(\s*(?:" + word + rb",\s*" + member
+        + rb"|" + member + rb"\w*\s*,\s*" + word + rb"[,)])"
+    )
+
+
+def copy_words(copy_functions: tuple[str, ...]) -> tuple[str, ...]:
+    """The prefilter's words for calls of `copy_functions`: each name with its first letter in
+    either case (`clone`, `Clone`)."""
+    return tuple(sorted({variant for name in copy_functions if name
+                         for variant in (name[0].lower() + name[1:], name[0].upper() + name[1:])}))
+
+
+
+@functools.cache
 def probe_words(endings: tuple[str, ...]) -> tuple[str, ...]:
     """The fewest words one of which each cloner ending contains (endings sharing a prefix of
     four or more characters are found by it: Cloner and CloneContext by "Clone"), for the
