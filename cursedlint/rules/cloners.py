@@ -227,6 +227,14 @@ class PointerCopiedAroundCloner(ClonerRule):
     afterwards (a later statement touching it with the cloner). A range insertion
     (`insert(pos, first, last)`) is one finding.
 
+    A class is also a cloner, in a file, when a constructor there uses it as one without a
+    cloner's name: a constructor taking a source object of its own class and a pointer or
+    reference to that class, which it hands with a member of the source to a free function
+    named as a copy function (`left(clone(ctx, other.left, loc))`, bpftrace's `ASTContext`);
+    every cloning constructor of the file taking it is then judged, and the advice writes the
+    file's own call (`clone(ctx, other.var, loc)`). A function whose name only begins so
+    (`copyName(arena, other.name)`) does not make one.
+
     ## Why it is cursed
     The copy's nodes keep pointing at nodes owned by the *source* container. Nothing fails
     until the source frees them — dead-code removal, or the source's destruction — and then
