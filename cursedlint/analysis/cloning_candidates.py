@@ -19,7 +19,7 @@ from cursedlint.analysis.c_syntax import (
     without_template_arguments,
     written_name,
 )
-from cursedlint.analysis.cloner_types import copy_call_pattern, ending_pattern, is_cloner_name
+from cursedlint.analysis.cloner_types import copy_calls, ending_pattern, is_cloner_name
 from cursedlint.analysis.cpp_returns import Returning, auto_locals, functions_returning
 from cursedlint.c.classes import TypeFacts, named_type, parameters_of, type_facts
 
@@ -115,8 +115,8 @@ def cloners_by_use(context, copy_functions: tuple[str, ...]) -> tuple[str, ...]:
     them: a constructor of `Own` taking a source object of its own class (`const Own &other`,
     `const Own *src`) and a pointer or reference to another class, that it hands, with a member
     of the source, to a copy function (`var(clone(ctx, other.var, loc))`,
-    `copy(src->x, mapper)`: a free function named as one of `copy_functions`, any case; not
-    one whose name only begins so, `copyName(arena, other.name)`)."""
+    `copy(src->x, mapper)`: a free function named as one of `copy_functions`, its first letter
+    in either case; not one whose name only begins so, `copyName(arena, other.name)`)."""
     return tuple(sorted(_copy_calls(context, copy_functions)))
 
 
@@ -142,13 +142,15 @@ def copy_call_like(context, cloner_type: str, cloner: str, value: str,
 def _copy_calls(context, copy_functions) -> dict[str, list[tuple]]:
     """Class short name -> (call, the cloner argument, the source member argument) of each copy
     call a constructor makes with a parameter of that class (`cloners_by_use`)."""
-    copy_functions = tuple(name.lower() for name in copy_functions)
+    copy_functions = tuple(copy_functions)
     return context.shared(("cloners by use", copy_functions),
                           lambda: _find_copy_calls(context, copy_functions))
 
 
 def _find_copy_calls(context, copy_functions: tuple[str, ...]) -> dict[str, list[tuple]]:
-    mentions = (node for _, _, node in context.hits(copy_call_pattern(copy_functions)))
+    spans = copy_calls(context.source.data, copy_functions)
+    mentions = (node for _, _, node in context.at(spans))
+    lowered = tuple(name.lower() for name in copy_functions)
     found: dict[str, list[tuple]] = {}
     for node in context.enclosing(mentions, ("function_definition",)):
         function = function_declarator(node.child_by_field_name("declarator"))
@@ -167,7 +169,7 @@ def _find_copy_calls(context, copy_functions: tuple[str, ...]) -> dict[str, list
                 elif not facts.named.startswith("std::"):
                     others[parameter] = short
         if sources and others:
-            for call, given, member in _handed_with_source(context, node, copy_functions,
+            for call, given, member in _handed_with_source(context, node, lowered,
                                                            sources, others):
                 found.setdefault(others[context.text(given)], []).append((call, given, member))
     return found

@@ -31,7 +31,7 @@ from cursedlint.analysis.cloner_index import (
     cloner_facts,
 )
 from cursedlint.analysis.cloner_types import (
-    cloner_used, copy_call_pattern, copy_words, ending_pattern, probe_words,
+    cloner_used, copy_calls, copy_words, ending_pattern, probe_words,
 )
 from cursedlint.analysis.cloning_candidates import (
     cloner_types_of, cloning_candidates, setter_subject,
@@ -121,7 +121,7 @@ class ClonerUse(Struct, Shape, frozen=True):
 
     def may_match(self, data: bytes) -> bool:
         return cloner_used(data, self.endings) or bool(
-            copy_call_pattern(self.copy_functions).search(data))
+            copy_calls(data, self.copy_functions, first=True))
 
 
 def shortened(code: str, limit: int = 80) -> str:
@@ -199,7 +199,7 @@ class ClonerRule(Rule):
 
 def _copy_functions(options) -> tuple[str, ...]:
     """The copy functions under a CUR5xx rule's options (CUR502 has none: the default)."""
-    return tuple(name.lower() for name in options.get("copy-functions", DEFAULT_COPY_FUNCTIONS))
+    return tuple(options.get("copy-functions", DEFAULT_COPY_FUNCTIONS))
 
 
 class PointerCopiedAroundCloner(ClonerRule):
