@@ -11,7 +11,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
     arguments,
-    callee,
+    callee as called_function,
     called_member,
     declared_name,
     function_declarator,
@@ -179,7 +179,7 @@ def _handed_with_source(context, node, copy_functions, sources, others):
     """(call, the argument naming one of `others`, the argument that is a member of one of
     `sources`) for each copy-function call in `node` given both."""
     for call in context.captures("(call_expression) @c", node).get("c", ()):
-        if callee(context, call).lower() not in copy_functions:
+        if called_function(context, call).lower() not in copy_functions:
             continue
         given = [unwrapped(argument) for argument in arguments(call)]
         member = next((argument for argument in given if argument is not None
