@@ -549,3 +549,89 @@ def test_the_parse_free_look_never_hides_a_cloning_candidate(definition):
     assert cloning_candidates(context, DEFAULT_CLONER_TYPES, ("copy",))
     assert PointerCopiedAroundCloner.may_fire(code.encode(), options, (3, 12), "cpp")
     assert MemberMissedByCloner.may_fire(code.encode(), options, (3, 12), "cpp")
+
+
+# -- cloners known by use ----------------------------------------------------------------------
+BY_USE = """\
+    namespace ast {{
+    class Ctx {{}};
+    class Loc {{}};
+    class Sym : public ir::Statement {{
+     public:
+      Sym(Ctx &ctx, const Sym &other, const Loc &loc);
+    }};
+    template <class T> T *clone(Ctx &ctx, const T *node, const Loc &loc);
+    template <class T> T *copyName(Ctx &ctx, const T *node);
+    class Ref : public ir::Statement {{
+     public:
+      {constructor}
+      Sym *sym = nullptr;
+      Sym *alias = nullptr;
+    }};
+    }}
+    """
+
+
+@pytest.mark.parametrize("constructor", [
+    "Ref(Ctx &ctx, const Ref &other, const Loc &loc)"
+    " : alias(clone(ctx, other.alias, loc)), sym(other.sym) {}",
+    "Ref(Ctx *ctx, const Ref *src, const Loc &loc)"
+    " : alias(clone(ctx, src->alias, loc)), sym(src->sym) {}",
+    "Ref(Ctx &ctx, const Ref &other, const Loc &loc)"
+    " : alias(Clone(ctx, other.alias, loc)), sym(other.sym) {}",
+    "Ref(Ctx &ctx, const Ref &other, const Loc &loc)"
+    " : alias(ast::clone(ctx, other.alias, loc)) { sym = other.sym; }",
+])
+def test_a_class_handed_to_a_copy_function_with_a_source_member_is_a_cloner(constructor):
+    assert findings(BY_USE.format(constructor=constructor)) == [(12, "CUR501")]
+
+
+@pytest.mark.parametrize("constructor", [
+    # the same shape with every member through the copy function
+    "Ref(Ctx &ctx, const Ref &other, const Loc &loc)"
+    " : alias(clone(ctx, other.alias, loc)), sym(clone(ctx, other.sym, loc)) {}",
+    # a copy function only by its name's beginning: an arena helper, not a cloner
+    "Ref(Ctx &ctx, const Ref &other) : alias(copyName(ctx, other.alias)), sym(other.sym) {}",
+    # the context is not given with the source's member
+    "Ref(Ctx &ctx, const Ref &other, const Loc &loc)"
+    " : alias(clone(ctx, nullptr, loc)), sym(other.sym) {}",
+    # no source of its own class: not a cloning constructor
+    "Ref(Ctx &ctx, const Sym &first, const Loc &loc) : alias(clone(ctx, first.alias, loc)) {}",
+    # a member call, not the copy function: `ctx` is not handed to it
+    "Ref(Ctx &ctx, const Ref &other, const Loc &loc)"
+    " : alias(other.alias->clone(ctx)), sym(other.sym) {}",
+])
+def test_look_alikes_of_a_cloner_known_by_use_are_clean(constructor):
+    assert findings(BY_USE.format(constructor=constructor)) == []
+
+
+def test_a_cloner_known_by_use_in_one_constructor_serves_its_siblings_and_the_advice():
+    code = BY_USE.format(constructor="Ref(Ctx &ctx, const Ref &other, const Loc &loc)"
+                                     " : alias(clone(ctx, other.alias, loc)),"
+                                     " sym(clone(ctx, other.sym, loc)) {}") + """\
+        namespace ast {
+        class Alias : public ir::Statement {
+         public:
+          Alias(Ctx &ctx, const Alias &other, const Loc &loc) : target(other.target) {}
+          Sym *target = nullptr;
+        };
+        }
+        """
+    found = lint(HEADER + textwrap.dedent(code), RULES, path="shape.cpp")
+    assert [(f.line - HEADER.count("\n"), f.code) for f in found] == [(20, "CUR501")]
+    assert "`clone(ctx, other.target, loc)`" in found[0].help
+
+
+@pytest.mark.parametrize("text,passes", [
+    (b"x(clone(ctx, other.x, loc))", True),
+    (b"x(copy(src->x, mapper))", True),
+    (b"x(Clone(c, o.x))", True),
+    (b"x(copyName(arena, other.x))", False),
+    (b"x(other.x->clone(ctx))", False),
+    (b"std::copy(first, last, out)", False),
+])
+def test_the_parse_free_look_lets_copy_calls_with_a_source_member_through(text, passes):
+    options = PointerCopiedAroundCloner.resolved_options()
+    code = b"struct A { A(const A &o); };\n" + text + b";\n"
+    assert PointerCopiedAroundCloner.may_fire(code, options, (3, 12), "cpp") is passes
+    assert MemberMissedByCloner.may_fire(code, options, (3, 12), "cpp") is passes

@@ -11,7 +11,7 @@ from bisect import bisect_left
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import arguments, callee, called_member, declared_names
-from cursedlint.analysis.cloning_candidates import INSERTERS
+from cursedlint.analysis.cloning_candidates import INSERTERS, copy_call_like
 from cursedlint.analysis.cloning_functions import (
     ClonerVariable,
     CloningFunction,
@@ -259,6 +259,11 @@ class CloneAnalysis(CloningFunctions):
         """How the copy goes through the function's (first) cloner."""
         cloner = function.cloners[0]
         method = self._mapping_method(cloner)
+        if method == "clone":  # a cloner known by use: the function's own copy call
+            like = copy_call_like(self.context, cloner.qualified or cloner.type_name,
+                                  cloner.name, argument, self.copy_functions)
+            if like is not None:
+                return like
         access = "->" if cloner.arrow else "."
         if method == "operator[]":
             return f"{cloner.name}[{argument}]"

@@ -34,6 +34,41 @@ def ending_pattern(endings) -> re.Pattern[bytes]:
 
 
 # -- before any parse: the prefilter's words and the second look ---------------------------------
+def copy_calls(data: bytes, copy_functions: tuple[str, ...], first: bool = False) -> list:
+    """(start, end) of each call, in raw source bytes, of a free function named as one of
+    `copy_functions` (its first letter in either case: `copy_words`) given a name and a member
+    of another name: `clone(ctx, other.var,`, `copy(src->x, mapper)` (a cloner known by use:
+    `cloning_candidates.cloners_by_use`); only the first when `first`. Found word by word, each
+    place matched where it is (a pattern tried at every byte cost a twentieth of a C run)."""
+    found = []
+    for word in copy_words(copy_functions):
+        needle = word.encode()
+        at = data.find(needle)
+        while at != -1:
+            before = data[at - 1:at]
+            match = _CALL_REST.match(data, at + len(needle))
+            if match is not None and not (before.isalnum() or before in b"_.>"):
+                if first:
+                    return [(at, match.end())]
+                found.append((at, match.end()))
+            at = data.find(needle, at + 1)
+    return sorted(found)
+
+
+_NAME, _MEMBER = rb"[A-Za-z_]\w*\s*", rb"[A-Za-z_]\w*\s*(?:\.|->)\s*[A-Za-z_]"
+_CALL_REST = re.compile(rb"\s*\(\s*(?:" + _NAME + rb",\s*" + _MEMBER + rb"|" + _MEMBER
+                        + rb"\w*\s*,\s*" + _NAME + rb"[,)])")
+
+
+@functools.cache
+def copy_words(copy_functions: tuple[str, ...]) -> tuple[str, ...]:
+    """The prefilter's words for calls of `copy_functions`: each name as configured and with
+    its first letter in either case (`clone`, `Clone`; `deepCopy`, `DeepCopy`)."""
+    return tuple(sorted({variant for name in copy_functions if name
+                         for variant in (name, name[0].lower() + name[1:],
+                                         name[0].upper() + name[1:])}))
+
+
 @functools.cache
 def probe_words(endings: tuple[str, ...]) -> tuple[str, ...]:
     """The fewest words one of which each cloner ending contains (endings sharing a prefix of

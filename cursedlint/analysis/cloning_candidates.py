@@ -11,6 +11,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
     arguments,
+    callee as called_function,
     called_member,
     declared_name,
     function_declarator,
@@ -18,7 +19,7 @@ from cursedlint.analysis.c_syntax import (
     without_template_arguments,
     written_name,
 )
-from cursedlint.analysis.cloner_types import ending_pattern, is_cloner_name
+from cursedlint.analysis.cloner_types import copy_calls, ending_pattern, is_cloner_name
 from cursedlint.analysis.cpp_returns import Returning, auto_locals, functions_returning
 from cursedlint.c.classes import TypeFacts, named_type, parameters_of, type_facts
 
@@ -98,6 +99,99 @@ def _candidates(context, endings: tuple, copy_functions: tuple) -> list[Candidat
             found.append(Candidate(node, function, name, parameters, cloner_parameters,
                                    local_cloners, called_cloners))
     return found
+
+
+def cloner_types_of(context, endings, copy_functions) -> tuple[str, ...]:
+    """The cloner types a file is analyzed with: the configured `endings`, and the classes its
+    cloning constructors use as cloners without a cloner's name (`cloners_by_use`)."""
+    endings = tuple(endings)
+    learned = tuple(name for name in cloners_by_use(context, tuple(copy_functions))
+                    if not is_cloner_name(name, endings))
+    return endings + learned
+
+
+def cloners_by_use(context, copy_functions: tuple[str, ...]) -> tuple[str, ...]:
+    """Short names of the classes a file's constructors use as cloners by what they do with
+    them: a constructor of `Own` taking a source object of its own class (`const Own &other`,
+    `const Own *src`) and a pointer or reference to another class, that it hands, with a member
+    of the source, to a copy function (`var(clone(ctx, other.var, loc))`,
+    `copy(src->x, mapper)`: a free function named as one of `copy_functions`, its first letter
+    in either case; not one whose name only begins so, `copyName(arena, other.name)`)."""
+    return tuple(sorted(_copy_calls(context, copy_functions)))
+
+
+def copy_call_like(context, cloner_type: str, cloner: str, value: str,
+                   copy_functions) -> str | None:
+    """The file's first copy call that hands a `cloner_type` cloner a source's member (see
+    `cloners_by_use`), written again for the cloner named `cloner` and `value`:
+    `clone(ctx, other.left, loc)` -> `clone(ctx, other.var, loc)`; None without one."""
+    key = re.sub(r"<.*>|[&*]|\bconst\b", "", cloner_type).split("::")[-1].strip()
+    calls = _copy_calls(context, copy_functions).get(key)
+    if not calls:
+        return None
+    call, given, member = calls[0]
+    edits = sorted([(given, cloner), (member, value)], key=lambda edit: edit[0].start_byte)
+    data, at, parts = context.source.data, call.start_byte, []
+    for node, text in edits:
+        parts += [data[at:node.start_byte].decode("utf-8", "replace"), text]
+        at = node.end_byte
+    parts.append(data[at:call.end_byte].decode("utf-8", "replace"))
+    return " ".join("".join(parts).split())
+
+
+def _copy_calls(context, copy_functions) -> dict[str, list[tuple]]:
+    """Class short name -> (call, the cloner argument, the source member argument) of each copy
+    call a constructor makes with a parameter of that class (`cloners_by_use`)."""
+    copy_functions = tuple(copy_functions)
+    return context.shared(("cloners by use", copy_functions),
+                          lambda: _find_copy_calls(context, copy_functions))
+
+
+def _find_copy_calls(context, copy_functions: tuple[str, ...]) -> dict[str, list[tuple]]:
+    spans = copy_calls(context.source.data, copy_functions)
+    mentions = (node for _, _, node in context.at(spans))
+    lowered = tuple(name.lower() for name in copy_functions)
+    found: dict[str, list[tuple]] = {}
+    for node in context.enclosing(mentions, ("function_definition",)):
+        function = function_declarator(node.child_by_field_name("declarator"))
+        if function is None:
+            continue
+        name = without_template_arguments(written_name(context, function))
+        own = name.split("::")[-2].strip() if "::" in name else _enclosing_class(context, node)
+        if not own or name.split("::")[-1] != own:
+            continue
+        sources, others = set(), {}
+        for parameter, facts, _ in parameters_of(context, function):
+            short = facts.named.split("::")[-1]
+            if parameter and short and (facts.pointer or facts.reference):
+                if short == own:
+                    sources.add(parameter)
+                elif not facts.named.startswith("std::"):
+                    others[parameter] = short
+        if sources and others:
+            for call, given, member in _handed_with_source(context, node, lowered,
+                                                           sources, others):
+                found.setdefault(others[context.text(given)], []).append((call, given, member))
+    return found
+
+
+def _handed_with_source(context, node, copy_functions, sources, others):
+    """(call, the argument naming one of `others`, the argument that is a member of one of
+    `sources`) for each copy-function call in `node` given both."""
+    for call in context.captures("(call_expression) @c", node).get("c", ()):
+        if called_function(context, call).lower() not in copy_functions:
+            continue
+        given = [unwrapped(argument) for argument in arguments(call)]
+        member = next((argument for argument in given if argument is not None
+                       and argument.type == "field_expression"
+                       and context.text(argument.child_by_field_name("argument")) in sources),
+                      None)
+        if member is None:
+            continue
+        for argument in given:
+            if argument is not None and argument.type == "identifier" and (
+                    context.text(argument) in others):
+                yield call, argument, member
 
 
 def _enclosing_class(context, node) -> str:

@@ -30,8 +30,12 @@ from cursedlint.analysis.cloner_index import (
     classes_to_read,
     cloner_facts,
 )
-from cursedlint.analysis.cloner_types import cloner_used, ending_pattern, probe_words
-from cursedlint.analysis.cloning_candidates import cloning_candidates, setter_subject
+from cursedlint.analysis.cloner_types import (
+    cloner_used, copy_calls, copy_words, ending_pattern, probe_words,
+)
+from cursedlint.analysis.cloning_candidates import (
+    cloner_types_of, cloning_candidates, setter_subject,
+)
 from cursedlint.findings import Severity, Step
 from cursedlint.languages import CPP
 from cursedlint.project.index import Indexer
@@ -93,23 +97,31 @@ class ClonerIndex(Indexer):
         return ending_pattern(words) if first_round else class_head_pattern(words)
 
     def needed_by(self, context) -> bool:
-        settings = context.settings
-        return bool(cloning_candidates(
-            context, cloner_types(settings), copy_function_names(settings)
-        ))
+        copy_functions = copy_function_names(context.settings)
+        return bool(cloning_candidates(context, _file_cloner_types(context), copy_functions))
 
     def summarize(self, context):
-        settings = context.settings
-        return cloner_facts(context, cloner_types(settings), copy_function_names(settings))
+        copy_functions = copy_function_names(context.settings)
+        return cloner_facts(context, _file_cloner_types(context), copy_functions)
+
+
+def _file_cloner_types(context) -> tuple[str, ...]:
+    """The configured cloner types and those the file's constructors use as cloners."""
+    settings = context.settings
+    return cloner_types_of(context, cloner_types(settings), copy_function_names(settings))
 
 
 class ClonerUse(Struct, Shape, frozen=True):
-    """A cloner type (a name ending in one of `endings`) used for a parameter or a local."""
+    """A cloner type (a name ending in one of `endings`) used for a parameter or a local, or a
+    call of one of `copy_functions` given a name and a source's member (a cloner known by
+    use)."""
 
     endings: tuple[str, ...]
+    copy_functions: tuple[str, ...]
 
     def may_match(self, data: bytes) -> bool:
-        return cloner_used(data, self.endings)
+        return cloner_used(data, self.endings) or bool(
+            copy_calls(data, self.copy_functions, first=True))
 
 
 def shortened(code: str, limit: int = 80) -> str:
@@ -127,8 +139,8 @@ def _declared(path: str, member) -> Step:
 def _analysis(rule: Rule) -> CloneAnalysis:
     from cursedlint.analysis.clone_analysis import CloneAnalysis
 
-    endings = tuple(rule.option["cloner-types"])
     copy_functions = copy_function_names(rule.context.settings)  # CUR501's, for both rules
+    endings = cloner_types_of(rule.context, rule.option["cloner-types"], copy_functions)
     return rule.context.shared(
         ("clone-analysis", endings, copy_functions),
         lambda: CloneAnalysis(rule.context, rule.project_facts, endings, copy_functions),
@@ -173,16 +185,21 @@ class ClonerRule(Rule):
     cloner types, and the look for a cloner used as a parameter or a local."""
 
     languages = (CPP,)
-    triggers = probe_words(DEFAULT_CLONER_TYPES)
+    triggers = probe_words(DEFAULT_CLONER_TYPES) + copy_words(DEFAULT_COPY_FUNCTIONS)
     indexer = ClonerIndex()
 
     @classmethod
     def triggers_for(cls, options):
-        return probe_words(tuple(options["cloner-types"]))
+        return probe_words(tuple(options["cloner-types"])) + copy_words(_copy_functions(options))
 
     @classmethod
     def look(cls, options, target_python, language):
-        return ClonerUse(tuple(options["cloner-types"]))
+        return ClonerUse(tuple(options["cloner-types"]), _copy_functions(options))
+
+
+def _copy_functions(options) -> tuple[str, ...]:
+    """The copy functions under a CUR5xx rule's options (CUR502 has none: the default)."""
+    return tuple(options.get("copy-functions", DEFAULT_COPY_FUNCTIONS))
 
 
 class PointerCopiedAroundCloner(ClonerRule):
@@ -209,6 +226,14 @@ class PointerCopiedAroundCloner(ClonerRule):
     logger, the container itself) is not reported, nor is a member the clone maps in place
     afterwards (a later statement touching it with the cloner). A range insertion
     (`insert(pos, first, last)`) is one finding.
+
+    A class is also a cloner, in a file, when a constructor there uses it as one without a
+    cloner's name: a constructor taking a source object of its own class and a pointer or
+    reference to that class, which it hands with a member of the source to a free function
+    named as a copy function (`left(clone(ctx, other.left, loc))`, bpftrace's `ASTContext`);
+    every cloning constructor of the file taking it is then judged, and the advice writes the
+    file's own call (`clone(ctx, other.var, loc)`). A function whose name only begins so
+    (`copyName(arena, other.name)`) does not make one.
 
     ## Why it is cursed
     The copy's nodes keep pointing at nodes owned by the *source* container. Nothing fails
