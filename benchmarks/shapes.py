@@ -401,10 +401,10 @@ def build_big_python(work: str, megabytes: int) -> Corpus:
                     except (UnicodeDecodeError, SyntaxError, ValueError):
                         continue
                     if "\t" not in text:
-                        future = {node.lineno - 1 for node in tree.body  # (the statements, not a
-                                  if isinstance(node, ast.ImportFrom) and node.module == "__future__"}  # docstring's line)
-                        lines = [line for number, line in enumerate(text.splitlines())
-                                 if number not in future or not line.startswith("from __future__")]
+                        future = {number for node in tree.body  # (the statements' lines, not a
+                                  if isinstance(node, ast.ImportFrom) and node.module == "__future__"  # docstring's)
+                                  for number in range(node.lineno - 1, node.end_lineno)}
+                        lines = [line for number, line in enumerate(text.splitlines()) if number not in future]
                         modules.append("\n".join(lines) + "\n")
         parts, size = [], 0
         while size < target:
