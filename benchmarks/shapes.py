@@ -397,11 +397,14 @@ def build_big_python(work: str, megabytes: int) -> Corpus:
                 if name.endswith(".py"):
                     try:
                         text = open(os.path.join(folder, name), encoding="utf-8").read()
-                        ast.parse(text)
+                        tree = ast.parse(text)
                     except (UnicodeDecodeError, SyntaxError, ValueError):
                         continue
                     if "\t" not in text:
-                        lines = [line for line in text.splitlines() if not line.startswith("from __future__")]
+                        future = {number for node in tree.body  # (the statements' lines, not a
+                                  if isinstance(node, ast.ImportFrom) and node.module == "__future__"  # docstring's)
+                                  for number in range(node.lineno - 1, node.end_lineno)}
+                        lines = [line for number, line in enumerate(text.splitlines()) if number not in future]
                         modules.append("\n".join(lines) + "\n")
         parts, size = [], 0
         while size < target:

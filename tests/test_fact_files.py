@@ -367,6 +367,62 @@ def test_a_file_that_runs_the_parser_out_of_memory_never_passes(tmp_path, monkey
            "this file: MemoryError: ;" in capsys.readouterr().out
 
 
+RX_RING = """\
+    #include <stdlib.h>
+    #include <rdma/fi_domain.h>
+
+    struct rx_ring {
+        struct fid_mr *mr;
+        char *slots;
+    };
+
+    int rx_ring_register(struct fid_domain *domain, struct rx_ring *ring)
+    {
+        ring->slots = malloc(64);
+        if (!ring->slots)
+            return -1;
+        return fi_mr_reg(domain, ring->slots, 64, FI_RECV, 0, 0, 0, &ring->mr, NULL);
+    }
+"""
+
+
+@pytest.mark.parametrize("named, found", [("trainer/train.py", "CUR401"),
+                                          ("transport/rx_ring.c", "CUR301")],
+                         ids=["python", "c"])
+def test_a_file_whose_lint_runs_out_of_memory_after_its_parse_never_passes(
+        tmp_path, monkeypatch, capsys, named, found):
+    """A MemoryError past the parse (a 10 MB module's walk indexing its parents under a 0.8 GB
+    cap, a C file's flows) ended the whole run with "internal error"; now the file is reported
+    not checked (exit 2), the result is not cached, and a run with the memory checks it."""
+    from cursedlint.engine.file_lint import FileLinter
+
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "trainer/__init__.py": "",
+        "trainer/monitor.py": MONITOR,
+        "trainer/train.py": TRAIN_WITH_MONITOR,
+        "transport/rx_ring.c": RX_RING,
+    })
+    real = FileLinter._run_rules
+
+    def run_rules(self, context, rules, result):
+        if context.source.path.endswith(named):
+            raise MemoryError()
+        return real(self, context, rules, result)
+
+    monkeypatch.chdir(tmp_path)
+    with monkeypatch.context() as patched:
+        patched.setattr(FileLinter, "_run_rules", run_rules)
+        assert main(["check", "--concise", "--exit-zero", named]) == 2
+    out = capsys.readouterr().out
+    size = (tmp_path / named).stat().st_size
+    assert f"{named}:1:1: CUR000 not checked: the run ran out of memory checking this file " \
+           f"({size} bytes)" in out
+    assert found not in out and "passed" not in out
+    assert main(["check", "--concise", named]) == 1  # (the cache held no result of it)
+    assert found in capsys.readouterr().out
+
+
 def test_a_warm_run_reads_no_file_the_imports_reached_before(tmp_path, monkeypatch, capsys):
     """Each file's imports and includes are kept in the index store by content: a warm
     pre-commit run follows them without reading the files again (it read every reached module

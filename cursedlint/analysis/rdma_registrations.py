@@ -886,9 +886,12 @@ class Registrations:
             return ""
         names = set(_WORD.findall(self.context.text(address)))
         parameters = set(parameter_names(self.context, function[1])) - {""}
+        body = function[2]
+        key = ("given names", body.start_byte, body.end_byte)  # (a body read once, not per address)
+        if key not in self._asked:
+            self._asked[key] = _GIVEN_PARAMETER.findall(self.context.text(body))
         if names & parameters or any(
-                match[0] in names and match[1] in parameters
-                for match in _GIVEN_PARAMETER.findall(self.context.text(function[2]))):
+                match[0] in names and match[1] in parameters for match in self._asked[key]):
             return name
         return ""
 

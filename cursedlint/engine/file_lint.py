@@ -295,8 +295,22 @@ class FileLinter:
             source = Source.from_bytes(path, data, language)
         except SourceError as error:
             return self._unreadable(path, error)
-        result = self.lint_source(source, triggered, enabled)
+        try:
+            result = self.lint_source(source, triggered, enabled)
+        except MemoryError:  # (past the parse, whose own `_parse` reports)
+            return self._out_of_memory(source)
         result.trigger_facts += [name for name in givers if name not in result.trigger_facts]
+        return result
+
+    def _out_of_memory(self, source: Source) -> FileResult:
+        """A file whose lint ran out of memory after its parse (the walk's index of a 10 MB
+        module's parents, a C file's flows): not checked, which must never read as a pass;
+        what the half-done lint noted is dropped, the other files are still linted."""
+        self._seeds.clear()
+        self._lookups = {}
+        self.fact_errors = []
+        result = FileResult(source.path, status="checked")
+        result.findings.append(reported.out_of_memory(source, parsed=True))
         return result
 
     def _trigger_givers(self, looked_out: list[type[Rule]], language: str) -> list[str]:

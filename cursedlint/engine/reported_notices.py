@@ -69,9 +69,16 @@ def parser_stack_overflow(error: MemoryError) -> bool:
     return "stack overflow" in str(error).lower()
 
 
-def out_of_memory(source: Source) -> Finding:
-    """A file the parser gave up on for memory, where CUR001 is not selected: no rule checked
-    it, which a run must never report as a pass."""
+def out_of_memory(source: Source, parsed: bool = False) -> Finding:
+    """A file the parser gave up on for memory, where CUR001 is not selected, or (`parsed`)
+    whose lint ran out of memory after its parse: no rule checked it, which a run must never
+    report as a pass (an internal error: the run's exit is 2, and the result is not cached)."""
+    if parsed:
+        message = (f"not checked: the run ran out of memory checking this file "
+                   f"({_size_text(len(source.data))})")
+        help = ("run with more memory, or set max-file-size below this file's size to "
+                "leave it unchecked (CUR004)")
+        return notice(notices.InternalError, source.path, Span(1, 1, 1, 1), message, help)
     message = (f"the Python parser ran out of memory on this file ({len(source.data):,} bytes; "
                "or it is nested too deeply); no rule could check it")
     return notice(notices.InternalError, source.path, Span(1, 1, 1, 1), message)

@@ -773,12 +773,12 @@ class ProjectIndex:
         summarizer that raised."""
         if len(data) > self.settings.max_file_size:
             return None, None
-        try:
-            source = Source.from_bytes(path, data, language)
-        except SourceError:
-            return None, None
         context = None
         try:
+            try:
+                source = Source.from_bytes(path, data, language)
+            except SourceError:
+                return None, None
             context = self.parse(source)
             return (None if context is None else indexer.summarize(context)), None
         except Exception as error:
