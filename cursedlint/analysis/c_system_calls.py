@@ -61,22 +61,28 @@ def add_project_aliases(context, found: dict[str, str]) -> None:
 
 def aliases_of(data: bytes, names) -> dict[str, str]:
     """The object-like macros of `data` standing for the numbers of the system calls `names`
-    (name -> call), found from the numbers' spellings: a search for each, not a pass over every
-    line of the file."""
+    (name -> call), found from the numbers' spellings: a search for each call's name (its
+    spellings' places among its own), not a pass over every line of the file."""
     found = {}
     if not any(prefix.encode() in data for prefix in PREFIXES):
         return found
-    for spelled in spellings(names):
-        word = spelled.encode()
+    for name in names:  # (as `spellings` orders them; each name's places found by one search)
+        word, places = name.encode(), []
         at = data.find(word)
         while at >= 0:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            end = len(data) if end < 0 else end
-            match = _ALIAS.fullmatch(data, start, end)
-            if match is not None and match[2].decode() in names:
-                found[match[1].decode()] = match[2].decode()
-            at = data.find(word, end)
+            places.append(at)
+            at = data.find(word, at + 1)
+        for prefix in (prefix.encode() for prefix in PREFIXES):
+            end = 0
+            for at in (place - len(prefix) for place in places):
+                if at < end or at < 0 or not data.startswith(prefix, at):
+                    continue  # (the first spelling of a line reads the line)
+                start = data.rfind(b"\n", 0, at) + 1
+                end = data.find(b"\n", at)
+                end = len(data) if end < 0 else end
+                match = _ALIAS.fullmatch(data, start, end)
+                if match is not None and match[2].decode() in names:
+                    found[match[1].decode()] = match[2].decode()
     return found
 
 
