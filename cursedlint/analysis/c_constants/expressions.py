@@ -66,8 +66,11 @@ class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules,
 
     @cached_property
     def _macro_names(self) -> frozenset[str]:
-        """The names the text `#define`s or `#undef`s (more, never fewer)."""
-        return frozenset(_DEFINED_MACRO.findall(self.context.source.text))
+        """The names the text `#define`s or `#undef`s (more, never fewer), read once for the
+        evaluators of the context."""
+        text = self.context.source.text
+        return self.context.shared("c-consteval-macro-names",
+                                   lambda: frozenset(_DEFINED_MACRO.findall(text)))
 
     def _extra_holding(self, name: str) -> tuple:
         """The evaluators of `extra` whose text may hold `name` (the others know nothing of
