@@ -90,3 +90,22 @@ def test_a_copy_of_the_calling_process_is_left_out_unless_asked_for():
     assert [context.text(call)[:24] for _, call in calls_made(context, names)] == [
         "process_vm_readv(peer, l"]
     assert len(calls_made(context, names, own=True)) == 3
+
+
+def test_the_calls_found_for_names_follow_the_macros_handed_over_after_a_first_ask():
+    context = context_of("""\
+        ssize_t pull(pid_t peer, struct iovec *l, struct iovec *r) {
+            ssize_t n = process_vm_readv(peer, l, 1, r, 1, 0);
+            if (n < 0)
+                n = syscall(NR_PULL, peer, l, 1, r, 1, 0);
+            return n;
+        }
+        """)
+    names = ("process_vm_readv",)
+    first = calls_made(context, names, own=True)
+    first.clear()  # (a caller's list: the next ask is not changed by it)
+    assert [context.text(call)[:16] for _, call in calls_made(context, names)] == [
+        "process_vm_readv"]
+    add_project_aliases(context, {"NR_PULL": "process_vm_readv"})
+    assert [context.text(call)[:16] for _, call in calls_made(context, names)] == [
+        "process_vm_readv", "syscall(NR_PULL,"]

@@ -533,6 +533,24 @@ CLONER_USES = [
 ]
 
 
+def test_cloner_mentions_found_from_the_probe_words_are_the_patterns_matches():
+    from cursedlint.analysis.cloner_types import ending_pattern, ending_spans
+    from cursedlint.rules.cloners import DEFAULT_CLONER_TYPES
+
+    code = (HEADER + "\n".join(CLONER_USES) + (
+        "\nusing NodeMapping = std::unordered_map<Node*, Node*>;\n"
+        "struct IrClonerMapper;  // IRMappingCloneContext, Mapping_, CloneContexts\n"
+        "void remap(IRMapping& map, ValueToValueMapTy& vmap, Mapper* m, CloneContext& cc);\n"
+        "int MappMapperMapping = 0; auto Cloner_ = Clone(CloneCloner);\n")).encode()
+    endings = tuple(DEFAULT_CLONER_TYPES)
+    for start, end in [(0, len(code)), (7, len(code) - 3), (len(code) // 2, len(code)),
+                       (0, 0), (40, 41)]:
+        assert list(ending_spans(code, endings, start, end)) == [
+            match.span() for match in ending_pattern(endings).finditer(code, start, end)]
+    assert list(ending_spans(code, ("Mapper", "Mapping"))) == [
+        match.span() for match in ending_pattern(("Mapper", "Mapping")).finditer(code)]
+
+
 @pytest.mark.parametrize("definition", CLONER_USES)
 def test_the_parse_free_look_never_hides_a_cloning_candidate(definition):
     from cursedlint.c.context import CContext, parse

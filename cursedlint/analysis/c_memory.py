@@ -177,6 +177,8 @@ def _rounded_operands(text: str, divides: dict, rounds: dict) -> tuple[str, str]
         return match[0]
 
     flat = _unparenthesized(_CALLED.sub(written_out, text))
+    if "+" not in flat or "-1" not in flat:
+        return None  # (every form adds and subtracts 1: most macros' bodies are none)
     for pattern in _ROUNDS_UP:
         match = pattern.fullmatch(flat)
         if match:

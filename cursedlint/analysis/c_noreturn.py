@@ -44,7 +44,7 @@ _NOT_NAMES = frozenset({
     b"decltype", b"alignas", b"operator", b"typeof", b"__typeof__"})
 _ESCAPES = re.compile(rb"\b(?:throw|longjmp|siglongjmp|_longjmp|pthread_exit|thrd_exit)\b")
 _WORDS = (b"oreturn", b"ORETURN")  # (`noreturn`, `_Noreturn`, `NORETURN`: two searches)
-_ESCAPE_WORDS = (b"throw", b"longjmp", b"pthread_exit", b"thrd_exit")
+_ESCAPE_WORDS = (b"throw", b"longjmp", b"d_exit")  # (`pthread_exit` and `thrd_exit` hold `d_exit`)
 _DECLARED_KEY, _ESCAPING_KEY = "c-noreturn-declared", "c-noreturn-escaping"  # `shared` keys
 
 

@@ -29,6 +29,7 @@ _ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(?:\([
 _SPELLING = LazyPattern(rb"(?<![\w$])(?:SYS_|__NR_)([A-Za-z_]\w*)")
 _SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `FileContext.shared`
 _PROJECT = "c-system-call-project-aliases"
+_MADE = "c-calls-made"  # (with the names and the count of the project's aliases)
 
 
 def spellings(names) -> tuple[str, ...]:
@@ -60,22 +61,28 @@ def add_project_aliases(context, found: dict[str, str]) -> None:
 
 def aliases_of(data: bytes, names) -> dict[str, str]:
     """The object-like macros of `data` standing for the numbers of the system calls `names`
-    (name -> call), found from the numbers' spellings: a search for each, not a pass over every
-    line of the file."""
+    (name -> call), found from the numbers' spellings: a search for each call's name (its
+    spellings' places among its own), not a pass over every line of the file."""
     found = {}
     if not any(prefix.encode() in data for prefix in PREFIXES):
         return found
-    for spelled in spellings(names):
-        word = spelled.encode()
+    for name in names:  # (as `spellings` orders them; each name's places found by one search)
+        word, places = name.encode(), []
         at = data.find(word)
         while at >= 0:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            end = len(data) if end < 0 else end
-            match = _ALIAS.fullmatch(data, start, end)
-            if match is not None and match[2].decode() in names:
-                found[match[1].decode()] = match[2].decode()
-            at = data.find(word, end)
+            places.append(at)
+            at = data.find(word, at + 1)
+        for prefix in (prefix.encode() for prefix in PREFIXES):
+            end = 0
+            for at in (place - len(prefix) for place in places):
+                if at < end or at < 0 or not data.startswith(prefix, at):
+                    continue  # (the first spelling of a line reads the line)
+                start = data.rfind(b"\n", 0, at) + 1
+                end = data.find(b"\n", at)
+                end = len(data) if end < 0 else end
+                match = _ALIAS.fullmatch(data, start, end)
+                if match is not None and match[2].decode() in names:
+                    found[match[1].decode()] = match[2].decode()
     return found
 
 
@@ -117,11 +124,21 @@ def system_calls(context, names, node=None) -> list[tuple[str, object]]:
 def calls_made(context, names, node=None, own=False) -> list[tuple[str, object]]:
     """`context.calls(names, node)` with the `syscall(...)` calls making one of `names`; a
     copy between the calling process and itself is none (`copies_own_memory`) unless `own`
-    (a seccomp filter or a kernel without the call refuses it too)."""
+    (a seccomp filter or a kernel without the call refuses it too). Over the whole file, found
+    once per set of names (and of the project's aliases, which only grow): CUR601's wrappers,
+    error codes, gates and check ask of the same names."""
+    if node is None:
+        key = (_MADE, frozenset(names), len(context.shared(_PROJECT, dict)))
+        found = context.shared(key, lambda: _calls_made(context, names, None))
+    else:
+        found = _calls_made(context, names, node)
+    return list(found) if own else of_other_processes(context, found)
+
+
+def _calls_made(context, names, node) -> list[tuple[str, object]]:
     found = context.calls(names, node)
     raw = system_calls(context, names, node)
-    found = sorted([*found, *raw], key=lambda item: item[1].start_byte) if raw else found
-    return found if own else of_other_processes(context, found)
+    return sorted([*found, *raw], key=lambda item: item[1].start_byte) if raw else found
 
 
 def of_other_processes(context, found) -> list[tuple[str, object]]:

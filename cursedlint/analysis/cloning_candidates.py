@@ -19,7 +19,7 @@ from cursedlint.analysis.c_syntax import (
     without_template_arguments,
     written_name,
 )
-from cursedlint.analysis.cloner_types import copy_calls, ending_pattern, is_cloner_name
+from cursedlint.analysis.cloner_types import copy_calls, ending_spans, is_cloner_name
 from cursedlint.analysis.cpp_returns import Returning, auto_locals, functions_returning
 from cursedlint.c.classes import TypeFacts, named_type, parameters_of, type_facts
 
@@ -66,8 +66,8 @@ def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
 
 
 def _candidates(context, endings: tuple, copy_functions: tuple) -> list[Candidate]:
-    mentions = (node for _, _, node in context.hits(ending_pattern(endings)))
     found = []
+    mentions = _mentions(context, endings)
     for node in context.enclosing(mentions, ("function_definition",)):
         function = function_declarator(node.child_by_field_name("declarator"))
         body = node.child_by_field_name("body")
@@ -335,8 +335,16 @@ def _mapped_through(context, candidate: Candidate, cloners: set[str]) -> set[str
 def cloners_returned(context, endings) -> list[Returning]:
     """The functions a file declares or defines returning a cloner (`static IrCloner
     copy(const Container* from, Container* to);`)."""
-    mentions = (node for _, _, node in context.hits(ending_pattern(endings)))
-    return functions_returning(context, mentions, lambda named: is_cloner_name(named, endings))
+    return functions_returning(context, _mentions(context, endings),
+                               lambda named: is_cloner_name(named, endings))
+
+
+def _mentions(context, endings):
+    """The smallest node around each mention of a cloner type (`context.hits` of its
+    `ending_pattern`)."""
+    root = context.root
+    return (node for _, _, node in context.at(ending_spans(
+        context.source.data, endings, root.start_byte, root.end_byte)))
 
 
 def _member_uses(context, body):

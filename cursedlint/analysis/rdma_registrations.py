@@ -116,18 +116,41 @@ def _named_like_api(data: bytes) -> frozenset[str]:
     once, from the API's first occurrence in it (read from each, a name made of the API's
     repeated cost its length squared in time and in the names kept)."""
     found = set()
-    for name in APIS:
-        word = name.encode()
-        at = data.find(word)
-        end = -1
+    for prefix, names in _API_PREFIXES.items():
+        places = []  # (the APIs sharing a prefix: the places of each, from one search)
+        at = data.find(prefix)
         while at >= 0:
-            if at + len(word) > end:  # (a later occurrence in the same name: read; an API's
-                end = _REST_OF_NAME.match(data, at + len(word)).end()  # name is all \w)
-                if _CALL_OPENS.match(data, end):
-                    start = _NAME_BEFORE.search(data, max(0, at - 64), at)
-                    found.add(data[start.start() if start else at:end].decode("latin-1"))
-            at = data.find(word, at + len(word))
+            places.append(at)
+            at = data.find(prefix, at + 1)
+        for word in names:
+            end = after = -1
+            for at in places:
+                if at < after or not data.startswith(word, at):
+                    continue  # (`after`: an occurrence overlapping the last is none)
+                after = at + len(word)
+                if after > end:  # (a later occurrence in the same name: read; an API's
+                    end = _REST_OF_NAME.match(data, after).end()  # name is all \w)
+                    if _CALL_OPENS.match(data, end):
+                        start = _NAME_BEFORE.search(data, max(0, at - 64), at)
+                        found.add(data[start.start() if start else at:end].decode("latin-1"))
     return frozenset(found)
+
+
+def _prefixes(names) -> dict[bytes, tuple[bytes, ...]]:
+    """The APIs' names grouped by a shared prefix of eight or more bytes (`fi_mr_reg`,
+    `fi_mr_regv`, `fi_mr_regattr`), each group found by one search."""
+    groups: dict[bytes, list[bytes]] = {}
+    for name in sorted(name.encode() for name in names):
+        shared = next((prefix for prefix in groups
+                       if len(os.path.commonprefix([prefix, name])) >= 8), None)
+        if shared is None:
+            groups[name] = [name]
+        else:
+            groups[os.path.commonprefix([shared, name])] = [*groups.pop(shared), name]
+    return {prefix: tuple(names) for prefix, names in groups.items()}
+
+
+_API_PREFIXES = _prefixes(APIS)
 
 
 WRAPPER_DEPTH = 4  # levels of wrappers of wrappers a file's summary composes
@@ -241,6 +264,7 @@ class Registrations:
         self.gathered = gathered  # whether the index read every file holding its words
         self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
         self._getters = None  # (`provenance`'s getters)
+        self._file_calls: dict[frozenset, list[tuple]] = {}  # (`_calls` of the whole file)
 
     @cached_property
     def constants(self):
@@ -321,7 +345,17 @@ class Registrations:
                                     if name not in own})
 
     def _calls(self, names, node=None) -> list[tuple]:
-        """`context.calls`, with the calls the file's calling macros make of `names`."""
+        """`context.calls`, with the calls the file's calling macros make of `names`; over the
+        whole file, found once per set of names (the registrations ask what the wrappers'
+        first search found where the file has no wrappers)."""
+        if node is None:
+            key = frozenset(names)
+            if key not in self._file_calls:
+                self._file_calls[key] = self._calls_in(names, None)
+            return self._file_calls[key]
+        return self._calls_in(names, node)
+
+    def _calls_in(self, names, node) -> list[tuple]:
         found = self.context.calls(names, node)
         if self.calling_macros:
             made = macro_calls(self.context, names, self.calling_macros, node)
