@@ -4,9 +4,6 @@ nothing in between may change it (`c_constants.file_scope`); a store in a functi
 between, its address taken, another function's store or whole pages leave it silent."""
 
 from __future__ import annotations
-
-from functools import partial
-
 import pytest
 
 from cursedlint.rules.rdma_registration import (
