@@ -184,3 +184,27 @@ def test_a_local_of_the_same_name_is_its_own_variable():
         }
     """
     assert found(code) == []
+
+
+LOOP = """
+    #include <cstdlib>
+    #include <infiniband/verbs.h>
+
+    static char *ring;
+    {helpers}
+    ibv_mr *setup_ring(ibv_pd *pd)
+    {{
+        ring = static_cast<char *>(malloc(4096));
+        loop_poll();
+        return ibv_reg_mr(pd, ring, 4096, IBV_ACCESS_LOCAL_WRITE);
+    }}
+"""
+
+
+def test_a_cpp_static_pointer_outlives_calls_of_other_files_functions():
+    assert found(LOOP.format(helpers=""), path="ring.cpp") == [(11, "CUR302")]
+
+
+def test_a_lambda_writing_it_may_run_in_any_call():
+    helpers = "void install(Loop &loop) { loop.on_close([] { ring = nullptr; }); }"
+    assert found(LOOP.format(helpers=helpers), path="ring.cpp") == []

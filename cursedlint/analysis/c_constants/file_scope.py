@@ -106,23 +106,28 @@ class FileScopeRules:
         if key not in self._memo:
             places = self._name(root.name).modified if not self.cpp else [
                 start for start, _, _ in self.context.hits((root.name,))]
-            found = {self._function_at(position) for position in places} - {None, ""}
-            names, added = set(found), found
+            found = {self._function_at(position) for position in places}
+            anonymous = "" in found  # (a lambda's, a macro body's: it may run anywhere)
+            names, added = set(found) - {None, ""}, found - {None, ""}
             while added:  # the functions calling those found, until none is new
                 callers = {self._function_at(call.start_byte)
                            for _, call in self.context.calls(added)}
+                anonymous |= "" in callers
                 added = callers - names - {None, ""}
                 names |= added
-            escaped = any(self.context.call_of(leaf) is None and not _declares(leaf)
-                          for _, leaf in self.context.tokens(names)) if names else False
+            escaped = anonymous or any(self.context.call_of(leaf) is None and not _declares(leaf)
+                                       for _, leaf in self.context.tokens(names))
             self._memo[key] = (frozenset(names), escaped)
         return self._memo[key]
 
     def _function_at(self, position: int) -> str | None:
-        """The name of the function holding byte `position`, or None."""
+        """The name of the function holding byte `position`; "" for a lambda, a macro-defined
+        body or a function of no plain name; None at file scope."""
         function = self._enclosing_function(self.context.node_at(position, position + 1))
-        return function_name(self.context, function) if function is not None \
-            and function.type == "function_definition" else None
+        if function is None:
+            return None
+        return function_name(self.context, function) \
+            if function.type == "function_definition" else ""
 
 
 def _declares(leaf) -> bool:

@@ -219,10 +219,8 @@ class FlowRules:
             return None
         root = self._local_root(path[0], anchor, function)
         shared = root is None and file_scope and len(path) == 1
-        if shared:
-            root = self._file_root(path[0], anchor)
-        assignment = self._last_assignment(path, anchor, function) if root else None
-        if assignment is None:
+        assignment = self._last_assignment(path, anchor, function) if root or shared else None
+        if assignment is None or shared and (root := self._file_root(path[0], anchor)) is None:
             return None
         at_assignment = self._file_root(path[0], assignment) if shared \
             else self._local_root(path[0], assignment, function)
