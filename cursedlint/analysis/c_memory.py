@@ -487,7 +487,7 @@ class MemoryProvenance:
         if kind == "reference":
             return UNKNOWN_PROVENANCE  # the object referred to is somewhere else
         if decayed and kind == "pointer":
-            return self._allocation(name, scope) if local else UNKNOWN_PROVENANCE
+            return self._allocation(name, scope) if local else self._stored(node)
         if decayed and kind != "array":
             return self._owned(node) if kind == "object" and local else UNKNOWN_PROVENANCE
         if declaration_node.type == "parameter_declaration":
@@ -735,6 +735,15 @@ class MemoryProvenance:
                 stores.kind, f"`{' '.join(self.context.text(field).split())}`, {stores.what}",
                 whole=stores.whole)
         return self._given(" ".join(self.context.text(field).split()), [self._allocator(value)])
+
+    def _stored(self, node) -> Provenance:
+        """What a pointer declared at file scope holds at this use: the value its function
+        stored into it earlier, where nothing in between may change it (`assigned`, the
+        constant evaluator's `FileScopeRules`)."""
+        value = self.assigned(node, True) if self.assigned is not None else None
+        if value is None:
+            return UNKNOWN_PROVENANCE
+        return self._given(self.context.text(node), [self._allocator(value)])
 
     def _allocated_through(self, place, stored: list | None = None) -> Provenance:
         """What a member or element (`s->buf`, `s->bufs[i]`) holds where the function's last

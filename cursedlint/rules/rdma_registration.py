@@ -427,7 +427,8 @@ class SharedPageRdmaRegistration(RegistrationRule):
     variable or array, of a struct or class member (`&s->field`, `&member_`), of a global or static
     object, or a pointer that the same function got from `malloc`/`calloc`/`new` (or an aligned
     allocator with less than page alignment) of a known size below glibc's mmap threshold (128
-    KiB), or an address inside one of these. Not reported:
+    KiB) (one declared at file scope too, `static char *buf;`, where nothing between the store and
+    the registration may change it), or an address inside one of these. Not reported:
     `posix_memalign`/`aligned_alloc`/`memalign` with page alignment, `valloc`, `mmap`,
     `cudaHostAlloc`/`cudaMallocHost`, objects declared with an alignment of whole pages, members of
     a block of whole pages of its own (see CUR301: they share pages only with the rest of that

@@ -10,6 +10,7 @@ from typing import Any
 
 from cursedlint.analysis.c_conditions import COMPARISONS
 from cursedlint.analysis.c_constants.bounds import BoundRules
+from cursedlint.analysis.c_constants.file_scope import FileScopeRules
 from cursedlint.analysis.c_constants.flow import FlowRules
 from cursedlint.analysis.c_constants.macro_calls import MacroCallRules
 from cursedlint.analysis.c_constants.members import MemberRules
@@ -37,7 +38,8 @@ _DEFINED_MACRO = re.compile(r"#(?:[ \t]|\\\n)*(?:define|undef)(?:[ \t]|\\\n)+([A
 
 
 
-class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules, BoundRules):
+class CConstants(TypeRules, SymbolRules, FlowRules, FileScopeRules, MemberRules, MacroCallRules,
+                 BoundRules):
     """The constant evaluator of one C/C++ file (a `CContext`); it reads the file's
     declarations, macros and types once, on first use. `extra`: the evaluators of headers that
     precede the file's text (its includes, in order); a name the file does not declare or
@@ -88,11 +90,12 @@ class CConstants(TypeRules, SymbolRules, FlowRules, MemberRules, MacroCallRules,
         before the node gives it (see `_assigned_value`)."""
         return self._answer(lambda: self._eval(node, _Env(node, assignments=assignments)).value)
 
-    def assigned(self, node):
+    def assigned(self, node, file_scope: bool = False):
         """The value node that the last `path = value;` statement before `node` (a local, a
-        parameter or a field path on one, `c->buf`) gives it, where nothing in between may
-        change it (`_disturbed`); None otherwise."""
-        found = self._answer(lambda: self._assignment(node, node))
+        parameter or a field path on one, `c->buf`; with `file_scope`, a variable declared at
+        file scope too, `FileScopeRules`) gives it, where nothing in between may change it
+        (`_disturbed`); None otherwise."""
+        found = self._answer(lambda: self._assignment(node, node, file_scope))
         return found[0].child_by_field_name("right") \
             if isinstance(found, tuple) and found[0] is not None else None
 

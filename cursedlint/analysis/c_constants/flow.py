@@ -202,25 +202,30 @@ class FlowRules:
             return _NOTHING
         return self.given(path, function, self) or _NOTHING
 
-    def _assignment(self, node, anchor) -> tuple | None:
+    def _assignment(self, node, anchor, file_scope: bool = False) -> tuple | None:
         """(assignment or None where something may change the path after it, path, root) of
         the last `path = value;` statement that gives `node` its value at `anchor`; None
-        without one."""
+        without one. `file_scope`: a name declared at file scope counts too
+        (`FileScopeRules`)."""
         path = _field_path(node)
         function = self._enclosing_function(anchor)
-        return self._assignment_of(path, anchor, function)
+        return self._assignment_of(path, anchor, function, file_scope)
 
-    def _assignment_of(self, path: tuple | None, anchor, function) -> tuple | None:
+    def _assignment_of(self, path: tuple | None, anchor, function,
+                       file_scope: bool = False) -> tuple | None:
         """`_assignment` of a path."""
         if path is None or function is None or any(
                 self._is_macro(part, anchor) for part in path):
             return None
         root = self._local_root(path[0], anchor, function)
-        assignment = self._last_assignment(path, anchor, function) if root else None
-        if assignment is None:
+        shared = root is None and file_scope and len(path) == 1
+        assignment = self._last_assignment(path, anchor, function) if root or shared else None
+        if assignment is None or shared and (root := self._file_root(path[0], anchor)) is None:
             return None
-        if (self._local_root(path[0], assignment, function) is not root
-                or self._disturbed(path, assignment, anchor, function)):
+        at_assignment = self._file_root(path[0], assignment) if shared \
+            else self._local_root(path[0], assignment, function)
+        if (at_assignment is not root or self._disturbed(path, assignment, anchor, function)
+                or shared and self._file_scope_disturbed(root, assignment, anchor, function)):
             return None, path, root
         return assignment, path, root
 
