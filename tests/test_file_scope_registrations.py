@@ -111,6 +111,15 @@ def test_an_extern_pointer_past_another_files_function_is_silent():
     assert found(ring("char *ring;", between="log_event(\"ring ready\");")) == []
 
 
+def test_an_extern_pointer_past_an_assertion_on_it_is_reported():
+    assert found(ring("char *ring;", between="assert(ring != NULL);")) == [
+        (REGISTRATION, "CUR302")]
+
+
+def test_an_extern_pointer_past_an_assertion_calling_another_files_function_is_silent():
+    assert found(ring("char *ring;", between="assert(check_ring(ring));")) == []
+
+
 def test_a_static_pointer_whose_writer_is_a_callback_is_silent_past_unknown_calls():
     helpers = """
         static void on_close(void *arg) { ring = NULL; }

@@ -19,8 +19,9 @@ _LEAVE_ALONE = frozenset({
     "malloc", "calloc", "realloc", "free", "aligned_alloc", "valloc", "memalign",
     "posix_memalign", "memset", "memcpy", "memmove", "memcmp", "strlen", "strnlen", "strcmp",
     "strncmp", "strcpy", "strncpy", "strerror", "printf", "fprintf", "snprintf", "sprintf",
-    "puts", "fputs", "perror", "getpagesize", "sysconf", "abort", "exit"})
-"""C library functions that call no code of the project (so change none of its variables)."""
+    "puts", "fputs", "perror", "getpagesize", "sysconf", "abort", "exit", "assert"})
+"""C library functions (and `assert`, whose condition's own calls are read apart) that call no
+code of the project (so change none of its variables)."""
 _REACH = 8
 """Calls followed into the file's functions (deeper: taken to change the variable)."""
 
