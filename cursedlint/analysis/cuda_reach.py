@@ -21,7 +21,7 @@ from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
     ANY_QUESTION, HANDED, RUNNING, FunctionIndexer, FunctionSummary, Handed, ModuleSummary, ProjectFunctions,
     Reach, answered_otherwise, call_names, last_name, linted_imports, may_be_project,
-    module_functions, own_nodes, project_names, recorded_questions,
+    module_functions, own_nodes, project_names, recorded_questions, scope_nodes,
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
@@ -404,31 +404,48 @@ class _ModuleCudaFacts:
     def ordered(self, function: ast.AST) -> list[ast.AST]:
         """The function's own nodes that a check can answer for (and the tests and
         conversions that may read a CUDA tensor on the host), by position, noting those under
-        an `if` (not in its test, which runs whenever the `if` does)."""
-        from cursedlint.python.context import child_fields
-
-        nodes, pending = [], [(node, False) for node in body_of(function)]
-        kept, under_if, node_class = self.checked + _READS, self.conditional, ast.AST
-        while pending:  # (`child_nodes` inlined: every function of every summarized module)
-            node, conditional = pending.pop()
-            if isinstance(node, _NESTED) and node is not function:
-                continue
-            if isinstance(node, kept):
-                if conditional:
-                    under_if.add(id(node))
-                nodes.append(node)
-            inner = conditional or isinstance(node, (ast.If, ast.IfExp))
-            test = node.test if isinstance(node, (ast.If, ast.IfExp, ast.Assert)) else None
-            if isinstance(node, ast.Assert):  # (its message is made only when it fails)
-                inner = conditional or node.msg is not None
-            for name in child_fields(type(node)):
-                value = getattr(node, name, None)
-                if type(value) is list:
-                    pending.extend((child, conditional if child is test else inner)
-                                   for child in value if isinstance(child, node_class))
-                elif isinstance(value, node_class):
-                    pending.append((value, conditional if value is test else inner))
+        an `if` (not in its test, which runs whenever the `if` does). Taken from the list
+        `scope_nodes` keeps for the tree (the summary's calls read it too): only the branches
+        are walked again, for what they hold."""
+        kept, under_if = self.checked + _READS, self.conditional
+        own = scope_nodes(self.context, function)
+        nodes = [node for node in own if isinstance(node, kept)]
+        walked: set[int] = set()  # (the branches inside a branch walked: walked with it)
+        for node in own:
+            if isinstance(node, _BRANCHES) and id(node) not in walked:
+                if isinstance(node, ast.Assert):  # (its message is made only when it fails)
+                    _note_branch(node.msg, kept, under_if, walked)
+                else:
+                    _note_branch(node.body, kept, under_if, walked)
+                    _note_branch(node.orelse, kept, under_if, walked)
         return sorted(nodes, key=position)
+
+
+_BRANCHES = (ast.If, ast.IfExp, ast.Assert)
+
+
+def _note_branch(branch: ast.AST | list | None, kept: tuple[type, ...], under_if: set[int],
+                 walked: set[int]) -> None:
+    """Note the nodes of `kept` types that run with a branch (an `if`'s body or else, an
+    assert's message) as under an `if`, and the branches within it as walked."""
+    from cursedlint.python.context import child_fields
+
+    pending = list(branch) if type(branch) is list else [] if branch is None else [branch]
+    node_class = ast.AST
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _NESTED):
+            continue
+        if isinstance(node, kept):
+            under_if.add(id(node))
+        if isinstance(node, _BRANCHES):
+            walked.add(id(node))
+        for name in child_fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                pending.extend(child for child in value if isinstance(child, node_class))
+            elif isinstance(value, node_class):
+                pending.append(value)
 
 
 def capturing_names(facts: dict) -> tuple[str, ...]:
