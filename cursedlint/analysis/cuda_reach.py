@@ -325,6 +325,15 @@ _UNCONDITIONAL = (CudaFact.HOST_SYNC, CudaFact.BACKWARD_SYNC)
 """Kinds a function has only where it does the thing whenever it runs (not under an `if`)."""
 _TENSOR_WORDS = (b"torch", b"cuda", b"cupy")
 """What a module that makes a CUDA tensor (`CudaTensors`) writes."""
+_ANSWERED = {
+    CudaFact.DEVICE_WIDE: (ast.Call, ast.For, ast.AsyncFor),  # (`CudaUse.thread_use`)
+    CudaFact.CUDA: (ast.Call, ast.For, ast.AsyncFor),
+    CudaFact.SURE_CUDA: (ast.Call, ast.For, ast.AsyncFor),
+    CudaFact.CUDA_INIT: (ast.Call,), CudaFact.CUDA_NEEDED: (ast.Call,),
+    CudaFact.HOST_SYNC: (ast.Call, ast.Subscript),  # (a boolean mask)
+    CudaFact.BACKWARD_SYNC: (ast.Call,), CudaFact.LIBRARY_WORK: (ast.Call, ast.BinOp)}
+"""The node types each check of `_ModuleCudaFacts` can answer for (none said: every type):
+the others answer None before anything else, and are not asked."""
 _READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call, ast.FormattedValue, ast.BinOp)
 """Nodes that may read a CUDA tensor's value on the host (`CudaTensors.host_read`: tests,
 conversions, formatting): a function that does so unconditionally synchronizes
@@ -364,6 +373,9 @@ class _ModuleCudaFacts:
                 context, self.analysis, self.uses).library_work}
         self.checks = {kind: made() for kind, made in checks.items()
                        if only is None or kind is only}
+        self._asked = {kind: [(fact, check) for fact, check in self.checks.items()
+                              if _ANSWERED.get(fact) is None or kind in _ANSWERED[fact]]
+                       for kind in self.checked}  # node type -> the checks that may answer
         self._memo: dict[int, dict] = {}
 
     def of(self, function: ast.AST) -> dict[CudaFact, tuple[int, str, list[str]]]:
@@ -375,10 +387,11 @@ class _ModuleCudaFacts:
         self._memo[key] = {}  # a call back into a function being read adds nothing
         found: dict[CudaFact, tuple[int, str, list[str]]] = {}
         tensors = None  # (the function's, made when a test or conversion may read one)
-        checked = self.checked
+        asked = self._asked
         for node in self.ordered(function):
-            if isinstance(node, checked):
-                for kind, check in self.checks.items():
+            checks = asked.get(type(node))  # (parsed nodes: no subclasses)
+            if checks:
+                for kind, check in checks:
                     if kind not in found:
                         what = check(node)
                         if what:
