@@ -38,6 +38,7 @@ from cursedlint.analysis.python_project import (
 from cursedlint.analysis.registrations import registration_calls
 from cursedlint.findings import Step
 from cursedlint.patterns import LazyPattern
+from cursedlint.python.scan import may_name
 from cursedlint.python.consteval import UNKNOWN
 
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method"})
@@ -146,7 +147,8 @@ class StartMethods(FunctionIndexer):
         body runs after the setting. And the first statement that initializes CUDA."""
         statements = list(entry_statements(function)) if isinstance(function, ast.Module) \
             else function.body
-        facts = _settings(context, statements, 0)
+        facts = _settings(context, statements, 0) if context.derived(
+            _SETTER_NAMES, lambda: may_name(context.source.data, _SETTER_NAMES)) else {}
         initialized = first_initialization(context, statements)
         if initialized is not None:
             facts[CUDA_INIT] = initialized
@@ -666,5 +668,7 @@ def is_main_guard(test: ast.AST) -> bool:
 
 
 _ALL_SETTERS = torch_spellings(START_METHOD_SETTERS) | {MULTIPROCESS_SETTER}
+_SETTER_NAMES = frozenset(name.rpartition(".")[2].encode() for name in _ALL_SETTERS)
+"""What a module that calls a setter names (`_settings` finds none in one that names none)."""
 _START_METHOD_CALLS = torch_spellings(START_METHOD_ARGUMENTS)
 START_METHODS = StartMethods()
