@@ -842,6 +842,7 @@ if __name__ == "__main__":
     ({}, True),  # a library helper nobody in the project calls: any caller may fork
     ({"main.py": MAIN.replace('    mp.set_start_method("spawn")\n', "").replace(
         "    texts = [", '    mp.set_start_method("spawn")\n    texts = [')}, False),  # in main()
+    ({"main.py": MAIN.replace("mp.set_start_method", "mp.set_executable")}, True),
 ])
 def test_a_start_method_set_by_the_entry_point_clears_its_helpers(tmp_path, files, found):
     findings = lint(tmp_path, {
