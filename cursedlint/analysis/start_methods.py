@@ -38,7 +38,6 @@ from cursedlint.analysis.python_project import (
 from cursedlint.analysis.registrations import registration_calls
 from cursedlint.findings import Step
 from cursedlint.patterns import LazyPattern
-from cursedlint.python.scan import may_name
 from cursedlint.python.consteval import UNKNOWN
 
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method"})
@@ -145,6 +144,8 @@ class StartMethods(FunctionIndexer):
         """A setting at the top level of the module (its `__main__` block included) or of a
         function (`def main(): set_start_method("spawn"); ...`): what runs after it in that
         body runs after the setting. And the first statement that initializes CUDA."""
+        from cursedlint.python.scan import may_name  # (a run without triggers imports none)
+
         statements = list(entry_statements(function)) if isinstance(function, ast.Module) \
             else function.body
         facts = _settings(context, statements, 0) if context.derived(
