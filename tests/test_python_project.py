@@ -842,6 +842,7 @@ if __name__ == "__main__":
     ({}, True),  # a library helper nobody in the project calls: any caller may fork
     ({"main.py": MAIN.replace('    mp.set_start_method("spawn")\n', "").replace(
         "    texts = [", '    mp.set_start_method("spawn")\n    texts = [')}, False),  # in main()
+    ({"main.py": MAIN.replace("mp.set_start_method", "mp.set_executable")}, True),
 ])
 def test_a_start_method_set_by_the_entry_point_clears_its_helpers(tmp_path, files, found):
     findings = lint(tmp_path, {
@@ -1130,6 +1131,47 @@ def test_a_wait_under_a_condition_in_another_module_is_not_followed(tmp_path):
             """,
     })
     assert findings == []
+
+
+@pytest.mark.parametrize("body, found", [
+    ("    if loss.item() > 0:\n        buffer.append(loss)\n", True),  # a test always runs
+    ("    assert loss.item() > 0\n", True),
+    ("    if buffer.eager:\n        buffer.clear()\n    buffer.append(loss.item())\n", True),
+    ("    if buffer.eager:\n        buffer.clear()\n    else:\n        loss.item()\n", False),
+    ("    if buffer.eager:\n        if loss.item() > 0:\n            buffer.clear()\n", False),
+    ("    buffer.append(loss.item() if buffer.eager else 0)\n", False),
+    ("    if (loss.item() if buffer.eager else 0):\n        buffer.clear()\n", False),
+    ("    assert buffer, f'loss {loss.item()}'\n", False),  # made only when it fails
+    ("    while buffer:\n        if buffer.pop():\n            continue\n"
+     "        assert loss.item() > 0\n", True),
+])
+def test_waits_in_branches_of_another_module(tmp_path, body, found):
+    """A helper waits for the GPU whenever it runs only where the wait is outside every `if`
+    body, `else`, conditional expression and assert message (an `if`'s own test and an
+    assert's run whenever they do): a loop's body is not a branch."""
+    findings = lint(tmp_path, {
+        "trainer/__init__.py": "",
+        "trainer/helpers.py": "import torch\n\n\ndef log_loss(loss, buffer):\n" + body,
+        "trainer/step.py": """\
+            import torch
+
+            from trainer import helpers
+
+
+            def capture(model, batch, buffer):
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    loss = model(batch)
+                    helpers.log_loss(loss, buffer)
+                return graph
+            """,
+    })
+    if not found:
+        assert findings == []
+        return
+    assert codes_at(findings) == [("CUR402", "trainer/step.py", 10)]
+    assert "helpers.log_loss() reaches it: `.item()` copies a value to the host" \
+        in findings[0].message
 
 
 MODELS = """\

@@ -193,3 +193,18 @@ def test_spreads_the_rules_can_read_are_calls_to_parse(code, found):
         data, CALLEES, modules=MODULES, positional=7,
         keywords=frozenset({b"preexec_fn", b"user"}),
     ) is found
+
+
+@pytest.mark.parametrize("code, found", [
+    ("import multiprocessing as mp\nmp.set_start_method('spawn')\n", True),
+    ("# set_start_method is left to the caller\nimport multiprocessing\n", True),  # any text
+    ("import multiprocessing as mp\nmp.set_executable(path)\n", False),
+    ("# Start method: spawn — see the launcher\nimport multiprocessing\n", False),  # prose
+    ("import multiprocessing as mp\nmp.\uff53et_start_method('spawn')\n", True),  # NFKC
+    ("import multiprocessing as mp\nmp.s\u00e9t_start_method('spawn')\n", False),  # keeps é
+])
+def test_may_name_answers_false_only_where_no_name_of_the_code_can_be_one(code, found):
+    from cursedlint.python.scan import may_name
+
+    assert may_name(code.encode(), frozenset({b"set_start_method"})) is found
+    assert may_name(code.encode("utf-16"), frozenset({b"set_start_method"}))  # unsure

@@ -21,7 +21,7 @@ from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.python_project import (
     ANY_QUESTION, HANDED, RUNNING, FunctionIndexer, FunctionSummary, Handed, ModuleSummary, ProjectFunctions,
     Reach, answered_otherwise, call_names, last_name, linted_imports, may_be_project,
-    module_functions, own_nodes, project_names, recorded_questions,
+    module_functions, own_nodes, project_names, recorded_questions, scope_nodes,
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
@@ -325,6 +325,15 @@ _UNCONDITIONAL = (CudaFact.HOST_SYNC, CudaFact.BACKWARD_SYNC)
 """Kinds a function has only where it does the thing whenever it runs (not under an `if`)."""
 _TENSOR_WORDS = (b"torch", b"cuda", b"cupy")
 """What a module that makes a CUDA tensor (`CudaTensors`) writes."""
+_ANSWERED = {
+    CudaFact.DEVICE_WIDE: (ast.Call, ast.For, ast.AsyncFor),  # (`CudaUse.thread_use`)
+    CudaFact.CUDA: (ast.Call, ast.For, ast.AsyncFor),
+    CudaFact.SURE_CUDA: (ast.Call, ast.For, ast.AsyncFor),
+    CudaFact.CUDA_INIT: (ast.Call,), CudaFact.CUDA_NEEDED: (ast.Call,),
+    CudaFact.HOST_SYNC: (ast.Call, ast.Subscript),  # (a boolean mask)
+    CudaFact.BACKWARD_SYNC: (ast.Call,), CudaFact.LIBRARY_WORK: (ast.Call, ast.BinOp)}
+"""The node types each check of `_ModuleCudaFacts` can answer for (none said: every type):
+the others answer None before anything else, and are not asked."""
 _READS = (ast.If, ast.While, ast.IfExp, ast.Assert, ast.Call, ast.FormattedValue, ast.BinOp)
 """Nodes that may read a CUDA tensor's value on the host (`CudaTensors.host_read`: tests,
 conversions, formatting): a function that does so unconditionally synchronizes
@@ -364,6 +373,9 @@ class _ModuleCudaFacts:
                 context, self.analysis, self.uses).library_work}
         self.checks = {kind: made() for kind, made in checks.items()
                        if only is None or kind is only}
+        self._asked = {kind: [(fact, check) for fact, check in self.checks.items()
+                              if _ANSWERED.get(fact) is None or kind in _ANSWERED[fact]]
+                       for kind in self.checked}  # node type -> the checks that may answer
         self._memo: dict[int, dict] = {}
 
     def of(self, function: ast.AST) -> dict[CudaFact, tuple[int, str, list[str]]]:
@@ -375,10 +387,11 @@ class _ModuleCudaFacts:
         self._memo[key] = {}  # a call back into a function being read adds nothing
         found: dict[CudaFact, tuple[int, str, list[str]]] = {}
         tensors = None  # (the function's, made when a test or conversion may read one)
-        checked = self.checked
+        asked = self._asked
         for node in self.ordered(function):
-            if isinstance(node, checked):
-                for kind, check in self.checks.items():
+            checks = asked.get(type(node))  # (parsed nodes: no subclasses)
+            if checks:
+                for kind, check in checks:
                     if kind not in found:
                         what = check(node)
                         if what:
@@ -404,31 +417,48 @@ class _ModuleCudaFacts:
     def ordered(self, function: ast.AST) -> list[ast.AST]:
         """The function's own nodes that a check can answer for (and the tests and
         conversions that may read a CUDA tensor on the host), by position, noting those under
-        an `if` (not in its test, which runs whenever the `if` does)."""
-        from cursedlint.python.context import child_fields
-
-        nodes, pending = [], [(node, False) for node in body_of(function)]
-        kept, under_if, node_class = self.checked + _READS, self.conditional, ast.AST
-        while pending:  # (`child_nodes` inlined: every function of every summarized module)
-            node, conditional = pending.pop()
-            if isinstance(node, _NESTED) and node is not function:
-                continue
-            if isinstance(node, kept):
-                if conditional:
-                    under_if.add(id(node))
-                nodes.append(node)
-            inner = conditional or isinstance(node, (ast.If, ast.IfExp))
-            test = node.test if isinstance(node, (ast.If, ast.IfExp, ast.Assert)) else None
-            if isinstance(node, ast.Assert):  # (its message is made only when it fails)
-                inner = conditional or node.msg is not None
-            for name in child_fields(type(node)):
-                value = getattr(node, name, None)
-                if type(value) is list:
-                    pending.extend((child, conditional if child is test else inner)
-                                   for child in value if isinstance(child, node_class))
-                elif isinstance(value, node_class):
-                    pending.append((value, conditional if value is test else inner))
+        an `if` (not in its test, which runs whenever the `if` does). Taken from the list
+        `scope_nodes` keeps for the tree (the summary's calls read it too): only the branches
+        are walked again, for what they hold."""
+        kept, under_if = self.checked + _READS, self.conditional
+        own = scope_nodes(self.context, function)
+        nodes = [node for node in own if isinstance(node, kept)]
+        walked: set[int] = set()  # (the branches inside a branch walked: walked with it)
+        for node in own:
+            if isinstance(node, _BRANCHES) and id(node) not in walked:
+                if isinstance(node, ast.Assert):  # (its message is made only when it fails)
+                    _note_branch(node.msg, kept, under_if, walked)
+                else:
+                    _note_branch(node.body, kept, under_if, walked)
+                    _note_branch(node.orelse, kept, under_if, walked)
         return sorted(nodes, key=position)
+
+
+_BRANCHES = (ast.If, ast.IfExp, ast.Assert)
+
+
+def _note_branch(branch: ast.AST | list | None, kept: tuple[type, ...], under_if: set[int],
+                 walked: set[int]) -> None:
+    """Note the nodes of `kept` types that run with a branch (an `if`'s body or else, an
+    assert's message) as under an `if`, and the branches within it as walked."""
+    from cursedlint.python.context import child_fields
+
+    pending = list(branch) if type(branch) is list else [] if branch is None else [branch]
+    node_class = ast.AST
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _NESTED):
+            continue
+        if isinstance(node, kept):
+            under_if.add(id(node))
+        if isinstance(node, _BRANCHES):
+            walked.add(id(node))
+        for name in child_fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                pending.extend(child for child in value if isinstance(child, node_class))
+            elif isinstance(value, node_class):
+                pending.append(value)
 
 
 def capturing_names(facts: dict) -> tuple[str, ...]:

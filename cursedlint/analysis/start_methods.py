@@ -144,9 +144,12 @@ class StartMethods(FunctionIndexer):
         """A setting at the top level of the module (its `__main__` block included) or of a
         function (`def main(): set_start_method("spawn"); ...`): what runs after it in that
         body runs after the setting. And the first statement that initializes CUDA."""
+        from cursedlint.python.scan import may_name  # (a run without triggers imports none)
+
         statements = list(entry_statements(function)) if isinstance(function, ast.Module) \
             else function.body
-        facts = _settings(context, statements, 0)
+        facts = _settings(context, statements, 0) if context.derived(
+            _SETTER_NAMES, lambda: may_name(context.source.data, _SETTER_NAMES)) else {}
         initialized = first_initialization(context, statements)
         if initialized is not None:
             facts[CUDA_INIT] = initialized
@@ -666,5 +669,7 @@ def is_main_guard(test: ast.AST) -> bool:
 
 
 _ALL_SETTERS = torch_spellings(START_METHOD_SETTERS) | {MULTIPROCESS_SETTER}
+_SETTER_NAMES = frozenset(name.rpartition(".")[2].encode() for name in _ALL_SETTERS)
+"""What a module that calls a setter names (`_settings` finds none in one that names none)."""
 _START_METHOD_CALLS = torch_spellings(START_METHOD_ARGUMENTS)
 START_METHODS = StartMethods()

@@ -554,6 +554,14 @@ def _import_aliases(data: bytes, wanted: frozenset[bytes]) -> list[tuple[bytes, 
     return pairs
 
 
+def may_name(data: bytes, names: frozenset[bytes]) -> bool:
+    """Whether Python source bytes may name one of `names` in their code: they hold one (in
+    any text), a name that is not ASCII may read (NFKC) as one, or they are in another
+    encoding. False proves that no name of the parsed module is one of them."""
+    return any(name in data for name in names) or not data.isascii() and (
+        not _is_utf8(data) or _may_spell_otherwise(data, names))
+
+
 def has_name(data: bytes, names: Iterable[bytes]) -> bool:
     """Whether one of `names` occurs in `data` as a whole name: neither preceded nor followed by
     a letter, digit, `_` or non-ASCII byte (so `_add_callback` does not hold `add_callback`)."""
