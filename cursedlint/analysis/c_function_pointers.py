@@ -74,6 +74,8 @@ MAX_CANDIDATES = 8
 providers is resolved; a generic `fn`/`cb` field of a dispatcher is not)."""
 
 _NULLS = frozenset({"NULL", "nullptr", "0"})
+_NULL_BYTES = frozenset(name.encode() for name in _NULLS)  # (a text decoded from other bytes
+# is never one: each byte not of ASCII decodes to a character not of ASCII)
 _HOLD_NO_CLASS_BODY = frozenset({
     "compound_statement",  # a function's body (its local classes are not the file's)
     "identifier", "type_identifier", "field_identifier", "primitive_type", "number_literal",
@@ -481,10 +483,15 @@ class _Flows:
         parameters: dict[str, list[tuple[int, str, int]]] = {}
         loaded_calls: list[tuple[str, int, str, str, int]] = []
         for field, leaf, value in self._stores():
-            found = self._parameter(leaf, value)
             line = leaf.start_point[0] + 1
-            if found is not None:
-                parameters.setdefault(found[0], []).append((found[1], field, line))
+            named = unwrapped(value)
+            if named is not None and named.type == "identifier":  # (most stores: read once)
+                name = self.context.text(named)
+                found = self._parameter(leaf, name)
+                if found is not None:
+                    parameters.setdefault(found[0], []).append((found[1], field, line))
+                elif name not in _NULLS:
+                    stores.setdefault(field, []).append((name, line))
                 continue
             function = self._named(value)
             called = self._loading_call(value) if function is None else None
@@ -613,22 +620,23 @@ class _Flows:
         """(field, its leaf, value) for each `.f = v` of an initializer (the last designator) and
         each `x.f = v` / `x->f = v`, found by a byte search for the name before `=`; and each
         `f = v` of a pointer to a function the file declares (`pointer_variables`)."""
+        data, parent_of = self.context.source.data, self.context.parent
         for start, end, leaf in self.context.at(self._scanned[0]):
-            if leaf.type != "field_identifier" or leaf.start_byte != start \
-                    or leaf.end_byte != end:
+            if leaf.start_byte != start or leaf.end_byte != end \
+                    or leaf.type != "field_identifier":
                 continue
-            parent = self.context.parent(leaf)
+            parent = parent_of(leaf)
             if parent is None:
                 continue
             if parent.type == "field_designator":
-                pair = self.context.parent(parent)
+                pair = parent_of(parent)
                 designators = pair.children_by_field_name("designator") if pair else []
                 if pair is None or pair.type != "initializer_pair" or designators[-1] != parent:
                     continue
                 value = pair.child_by_field_name("value")
             elif parent.type == "field_expression" \
                     and parent.child_by_field_name("field") == leaf:
-                assignment = self.context.parent(parent)
+                assignment = parent_of(parent)
                 if assignment is None or assignment.type != "assignment_expression" \
                         or assignment.child_by_field_name("left") != parent \
                         or assignment.child_by_field_name("operator").type != "=":
@@ -637,7 +645,7 @@ class _Flows:
             else:
                 continue
             if value is not None:
-                yield self.context.text(leaf), leaf, value
+                yield data[start:end].decode("utf-8", errors="replace"), leaf, value
         yield from self._member_stores()
         for name, leaf in self.context.tokens(pointer_variables(self.context)):
             assignment = self.context.parent(leaf)
@@ -653,20 +661,17 @@ class _Flows:
         value = unwrapped(value)
         if value is None:
             return True
-        if value.type in ("null", "nullptr") or self.context.text(value) in _NULLS:
+        if value.type in ("null", "nullptr") or self.context.source.data[
+                value.start_byte:value.end_byte] in _NULL_BYTES:
             return True
         return value.type == "field_expression" and self.context.text(
             value.child_by_field_name("field")) == field
 
-    def _parameter(self, leaf, value) -> tuple[str, int] | None:
-        """(function, position) when a value is a parameter of the plain function storing
-        it (in the field named by `leaf`: the scope around the store is the one around the
-        leaf, on the path the lookup of the leaf left)."""
-        value = unwrapped(value)
-        if value is None or value.type != "identifier":
-            return None
+    def _parameter(self, leaf, text: str) -> tuple[str, int] | None:
+        """(function, position) when a name stored is a parameter of the plain function
+        storing it (in the field named by `leaf`: the scope around the store is the one around
+        the leaf, on the path the lookup of the leaf left)."""
         plain = self._plain_around(leaf)
-        text = self.context.text(value)
         if plain is None or text not in plain[3]:
             return None
         found = (plain[0], plain[3].index(text))
