@@ -77,6 +77,24 @@ def test_a_stored_name_is_kept_even_where_the_file_does_not_declare_it():
     assert not field_flows(context_of("int x;\n"))
 
 
+def test_a_stored_parameter_named_as_a_function_of_the_file_is_a_parameter_flow():
+    # the nearest function's parameters decide before the file's functions; NULL in a cast
+    # and parentheses, and 0, add nothing; `0L` is a value that is no function
+    code = """\
+        static int reset(void *dev) { return 0; }
+        void attach(struct dev *dev, reset_fn reset)
+        {
+            dev->reset = reset;
+            dev->spare = (void *)(NULL);
+        }
+        void detach(struct dev *dev) { dev->reset = reset; dev->spare = 0; dev->size = 0L; }
+        """
+    flows = field_flows(context_of(code))
+    assert flows.parameters == {"attach": [(1, "reset", 4)]}
+    assert flows.stores == {"reset": [("reset", 7)]}
+    assert flows.unknown == ["size"]
+
+
 def test_functions_declared_in_namespaces_and_extern_c_blocks_count_in_cpp():
     code = """\
         namespace net {
