@@ -220,26 +220,40 @@ def indirect_calls(context, fields: Iterable[str],
     return found
 
 
-class _PointerVariables:
-    """The key of `pointer_variables` in a context's shared analyses."""
+class _FileFunctions:
+    """The key of `_file_functions` in a context's shared analyses."""
+
+
+def _file_functions(context) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The names the file declares at file scope (through `#if`, `extern "C"` and
+    namespaces): of its function definitions, of its other function declarations, and of
+    its pointers to functions (`int (*fork_init_fn)(void);`), in one walk."""
+    def found() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        defined, declared, pointers = set(), set(), set()
+        data = context.source.data
+        for node in file_scope(context):
+            if node.type == "function_definition":
+                defined.update(declared_name(context, declarator) for declarator
+                               in node.children_by_field_name("declarator")
+                               if function_declarator(declarator) is not None)
+            elif node.type == "declaration" and \
+                    data.find(b"(", node.start_byte, node.end_byte) >= 0:  # (a function's)
+                for declarator in node.children_by_field_name("declarator"):
+                    inner = declarator.child_by_field_name("declarator") \
+                        if declarator.type == "init_declarator" else declarator
+                    if function_declarator(declarator) is not None:
+                        declared.add(declared_name(context, declarator))
+                    elif inner is not None and inner.type == "function_declarator":
+                        pointers.add(declared_name(context, declarator))
+        return (frozenset(defined - {""}), frozenset(declared - {""}),
+                frozenset(pointers - {""}))
+    return context.shared(_FileFunctions, found)
 
 
 def pointer_variables(context) -> frozenset[str]:
     """The names the file declares at file scope as pointers to functions (`int
     (*fork_init_fn)(void);`): a call `fork_init_fn()` goes through one."""
-    def found() -> frozenset[str]:
-        names, data = set(), context.source.data
-        for node in file_scope(context):
-            for declarator in node.children_by_field_name("declarator") if node.type == \
-                    "declaration" and data.find(b"(", node.start_byte, node.end_byte) >= 0 else ():
-                inner = declarator.child_by_field_name("declarator") \
-                    if declarator.type == "init_declarator" else declarator
-                if inner is not None and inner.type == "function_declarator" \
-                        and function_declarator(declarator) is None:
-                    names.add(declared_name(context, declarator))
-        names.discard("")
-        return frozenset(names)
-    return context.shared(_PointerVariables, found)
+    return _file_functions(context)[2]
 
 
 def _field_calling_macros(context) -> dict[str, set[int]]:
@@ -303,24 +317,8 @@ class _Flows:
     def _functions(self) -> frozenset[str]:
         """The names the file defines or declares as functions at file scope (through `#if`,
         `extern "C"` and namespaces)."""
-        return frozenset(self._declared[0] | self._declared[1])
-
-    @cached_property
-    def _declared(self) -> tuple[set[str], set[str]]:
-        """The names of the file's function definitions and of its other function
-        declarations at file scope."""
-        names: tuple[set[str], set[str]] = (set(), set())
-        data = self.context.source.data
-        for node in file_scope(self.context):
-            if node.type == "function_definition" or node.type == "declaration" and \
-                    data.find(b"(", node.start_byte, node.end_byte) >= 0:  # (a function's)
-                for declarator in node.children_by_field_name("declarator"):
-                    if function_declarator(declarator) is not None:
-                        names[node.type == "declaration"].add(
-                            declared_name(self.context, declarator))
-        for found in names:
-            found.discard("")
-        return names
+        defined, declared, _ = _file_functions(self.context)
+        return defined | declared
 
     def _methods(self) -> set[str]:
         """The names of the methods the (C++) file's classes declare: a call `obj.name(...)`
@@ -506,7 +504,7 @@ class _Flows:
         passes, loaders, loaded = self._passes(), self._loaders(), self._loaded_by_macros()
         loader_functions = self._loader_functions()
         forwarded = self._forwarded(parameters)
-        defined = sorted(self._declared[0]) if (
+        defined = sorted(_file_functions(self.context)[0]) if (
             stores or unknown or parameters or passes or loaders or loaded or loader_functions
             or loaded_calls) else []
         return FieldFlows(stores, sorted(unknown), parameters, passes, defined, loaders, loaded,
