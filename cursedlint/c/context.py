@@ -295,7 +295,8 @@ class IdentifierIndex:
     file's bytes when first asked, and shared by the contexts of one tree as the engine keeps
     it with the tree for the file's lint with facts (made once: 2.5 s of a 50 MB file). It
     also keeps what else is known of the tree's bytes for that lint: the places of whole-file
-    searches (`searched`), the tree's error nodes (`error_count`) and its declarations."""
+    searches (`searched`), the tree's error nodes (`error_count`), its declarations and the
+    analyses of the file alone (`CContext.of_tree`)."""
 
     def __init__(self):
         self._places: dict[bytes, array] | None = None
@@ -306,6 +307,7 @@ class IdentifierIndex:
         end (`CContext._spelled`), up to KEPT_SPANS places each: the rules and summaries of
         both lints of a file ask for the same names again (on the C worst case, 10,823 of
         23,660 searches, 45% of the bytes read)."""
+        self.analyses: dict = {}  # (`CContext.of_tree`)
 
     def places(self, data: bytes, name: bytes) -> Iterable[int]:
         """Where `name` starts in `data` (the file's bytes, the same at every call)."""
@@ -333,6 +335,15 @@ class CContext(FileContext):
     @property
     def root(self):
         return self.tree.root_node
+
+    def of_tree(self, key, factory):
+        """`shared` for an analysis of the file's bytes and tree alone (no project facts, no
+        setting, nothing holding this context): made once for the contexts of one tree, the
+        file's first lint's and its lint with facts."""
+        analyses = self.tree_index.analyses
+        if key not in analyses:
+            analyses[key] = factory()
+        return analyses[key]
 
     @property
     def error_count(self) -> int:
