@@ -114,8 +114,10 @@ def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterat
     if not any(names):
         return
     if len(names) <= FEW_NAMES and all(map(_PLAIN_NAME.fullmatch, names)):
-        found = [_whole(name.encode(), data, start, end) for name in names]
-        yield from found[0] if len(found) == 1 else heapq.merge(*found)  # (most ask one name)
+        if len(names) == 1:  # (most searches)
+            yield from _whole(next(iter(names)).encode(), data, start, end)
+        else:
+            yield from heapq.merge(*_wholes(names, data, start, end))
         return
     automaton, longest = _automaton(names)
     looked_up = start  # the identifiers before this were looked up
@@ -133,10 +135,25 @@ def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterat
             yield first, last
 
 
+def _wholes(names: frozenset[str], data: bytes, start: int, end: int) -> list[Iterator[tuple]]:
+    """For each of `names` (identifiers), (start, end) of each place it is a whole identifier
+    within data[start:end], in order (as `_spelled` finds them: a place inside a longer
+    identifier is none, nor is one running past `start` or `end`). Names holding another
+    (`_exit`, `quick_exit`, `exit`) are read from the shortest one's occurrences: one search
+    of the bytes for the group."""
+    encoded = sorted((name.encode() for name in names), key=len)
+    held = {name: next((other for other in encoded[:index] if other in name), None)
+            for index, name in enumerate(encoded)}  # name -> the shortest it holds
+    bases = set(held.values())
+    occurrences = {base: _occurrences(base, data, start, end) for base in bases if base}
+    return [_whole(name, data, start, end) if base is None and name not in bases
+            else iter(_held(name, name.find(base or name), occurrences[base or name], data,
+                            start, end))
+            for name, base in held.items()]
+
+
 def _whole(name: bytes, data: bytes, start: int, end: int) -> Iterator[tuple]:
-    """(start, end) of each place `name` (an identifier) is a whole identifier within
-    data[start:end], in order (as `_spelled` finds them: a place inside a longer identifier
-    is none, nor is one running past `start` or `end`)."""
+    """`_wholes` of one name, read as asked (a search may stop at its first place)."""
     at = data.find(name, start, end)
     while at >= 0:
         after = at + len(name)
@@ -144,6 +161,34 @@ def _whole(name: bytes, data: bytes, start: int, end: int) -> Iterator[tuple]:
                 after == len(data) or data[after] not in _IDENTIFIER_BYTES):
             yield at, after
         at = data.find(name, after, end)
+
+
+def _occurrences(name: bytes, data: bytes, start: int, end: int) -> list[int]:
+    """Where `name` starts in data[start:end], overlapping places too (`aa` twice in `aaa`):
+    every place of a name holding it holds one."""
+    found = []
+    find = data.find
+    at = find(name, start, end)
+    while at >= 0:
+        found.append(at)
+        at = find(name, at + 1, end)
+    return found
+
+
+def _held(name: bytes, offset: int, occurrences: list[int], data: bytes, start: int,
+          end: int) -> list[tuple]:
+    """(start, end) of `name` where it is a whole identifier within data[start:end], `offset`
+    bytes before one of `occurrences` (of a name it holds, found there)."""
+    found = []
+    length, size, identifier = len(name), len(data), _IDENTIFIER_BYTES
+    for at in occurrences:
+        at -= offset
+        after = at + length
+        if start <= at and after <= end and data.startswith(name, at) and (
+                not at or data[at - 1] not in identifier) and (
+                after == size or data[after] not in identifier):
+            found.append((at, after))
+    return found
 
 
 def _within(places, first: int, last: int) -> Iterator[int]:
