@@ -27,7 +27,7 @@ _NUMBER = LazyPattern(r"(?:SYS_|__NR_)([A-Za-z_]\w*)")
 _ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(?:\([ \t]*)?"
                      rb"(?:SYS_|__NR_)([A-Za-z_]\w*)[ \t]*(?:\)[ \t]*)?$")
 _SPELLING = LazyPattern(rb"(?<![\w$])(?:SYS_|__NR_)([A-Za-z_]\w*)")
-_SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `FileContext.shared`
+_SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `CContext.of_tree`
 _PROJECT = "c-system-call-project-aliases"
 _MADE = "c-calls-made"  # (with the names and the count of the project's aliases)
 
