@@ -141,15 +141,25 @@ def _wholes(names: frozenset[str], data: bytes, start: int, end: int) -> list[It
     identifier is none, nor is one running past `start` or `end`). Names holding another
     (`_exit`, `quick_exit`, `exit`) are read from the shortest one's occurrences: one search
     of the bytes for the group."""
+    groups, alone = _groups(names)
+    found = [_whole(name, data, start, end) for name in alone]
+    for base, held in groups:
+        occurrences = _occurrences(base, data, start, end)
+        found.extend(iter(_held(name, name.find(base), occurrences, data, start, end))
+                     for name in held)
+    return found
+
+
+@lru_cache(maxsize=256)
+def _groups(names: frozenset[str]) -> tuple[tuple, tuple[bytes, ...]]:
+    """((shortest name, the names holding it, itself first), ...) and the names in no group."""
     encoded = sorted((name.encode() for name in names), key=len)
-    held = {name: next((other for other in encoded[:index] if other in name), None)
-            for index, name in enumerate(encoded)}  # name -> the shortest it holds
-    bases = set(held.values())
-    occurrences = {base: _occurrences(base, data, start, end) for base in bases if base}
-    return [_whole(name, data, start, end) if base is None and name not in bases
-            else iter(_held(name, name.find(base or name), occurrences[base or name], data,
-                            start, end))
-            for name, base in held.items()]
+    groups: dict[bytes, list[bytes]] = {}
+    for index, name in enumerate(encoded):
+        base = next((other for other in encoded[:index] if other in name), name)
+        groups.setdefault(base, []).append(name)
+    return (tuple((base, tuple(held)) for base, held in groups.items() if len(held) > 1),
+            tuple(base for base, held in groups.items() if len(held) == 1))
 
 
 def _whole(name: bytes, data: bytes, start: int, end: int) -> Iterator[tuple]:
