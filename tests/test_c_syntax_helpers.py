@@ -187,6 +187,30 @@ def test_a_few_names_found_one_by_one_are_where_the_automaton_finds_them(monkeyp
         monkeypatch.undo()
 
 
+def test_names_holding_one_another_are_found_by_one_search_of_the_shortest(monkeypatch):
+    """A search of `exit`, `_exit` and `quick_exit` (with `abort`) reads the bytes once for
+    the three, from `exit`'s occurrences: the places the automaton finds, in order, a name
+    inside a longer identifier none, nor a place cut by the span's ends."""
+    from cursedlint.c import context as c_context
+
+    data = (b"static void die(int code) { if (code) _exit(code); quick_exit(code); }\n"
+            b"int exit_code; void atexit_handler(void) { exit(exit_code); abort(); }\n"
+            b"/* exit */ void f(void) { my_exit(1); __exit(2); exit (3); }\n")
+    names = frozenset({"exit", "_exit", "quick_exit", "abort"})
+    searched = []
+    occurrences = c_context._occurrences
+    monkeypatch.setattr(c_context, "_occurrences",
+                        lambda name, *rest: searched.append(name) or occurrences(name, *rest))
+    spans = [(0, len(data)), (data.index(b"uick_exit"), data.index(b"atexit")),
+             (data.index(b"_exit"), len(data) - 5)]
+    found = [list(c_context._spelled(names, data, start, end)) for start, end in spans]
+    assert searched == [b"exit"] * 3
+    assert [data[start:end] for start, end in found[0]] == [
+        b"_exit", b"quick_exit", b"exit", b"abort", b"exit", b"exit"]
+    monkeypatch.setattr(c_context, "FEW_NAMES", 0)  # (one automaton pass, as before)
+    assert found == [list(c_context._spelled(names, data, start, end)) for start, end in spans]
+
+
 def test_line_macros_are_the_function_like_defines_at_a_line_start():
     data = (b"#define ROUND_UP(n, a) (((n) + (a) - 1) / (a) * (a))\n"
             b"  #  define ALLOC(n) malloc(n)\n"

@@ -294,6 +294,35 @@ def test_a_linted_c_file_is_read_once_and_its_tree_left_to_a_process_end(tmp_pat
                    for finding in result.findings), key=lambda f: f.sort_key) == found != []
 
 
+def test_an_analysis_of_the_file_alone_is_made_once_for_both_lints(tmp_path, monkeypatch):
+    """A C/C++ file linted first without the facts, then with them on the kept tree: what
+    reads the file alone (the system calls it spells, `CContext.of_tree`) is made once and
+    read by both lints; the findings are those of a run that makes it in each."""
+    from cursedlint.analysis import c_system_calls
+    from cursedlint.c.context import CContext
+
+    files = {"peek.c": "#include <sys/syscall.h>\n#include <unistd.h>\n"
+                       "long peek(pid_t pid, void *l, void *r) {\n"
+                       "    return syscall(SYS_process_vm_readv, pid, l, 1, r, 1, 0);\n}\n",
+             "use.c": "long peek(pid_t, void *, void *);\n"
+                      "void use(pid_t pid, void *l, void *r) {\n"
+                      "    assert(peek(pid, l, r) > 0);\n}\n"}
+    spelling, read = c_system_calls._SPELLING, []
+
+    class Counted:
+        def finditer(self, data):
+            read.append(data.count(b"\n"))
+            return spelling.finditer(data)
+
+    monkeypatch.setattr(c_system_calls, "_SPELLING", Counted())
+    found = harness.run_project(tmp_path, files, ["CUR601"])[1]
+    assert read == [5]  # (peek.c, once: use.c makes no system call)
+    monkeypatch.setattr(CContext, "of_tree", lambda self, key, factory: factory())
+    assert harness.run_project(tmp_path, None, ["CUR601"])[1] == found != []
+    assert len(read) > 2 and set(read) == {5}  # (each context of peek.c's tree: both lints'
+    # and the index's)
+
+
 def test_rule_options_reach_the_rule():
     found = harness.lint("threshold = 2\n", {"CUR907": RULES["CUR907"]}, options={"limit": 9})
     assert [finding.message for finding in found] == ["limit=9"]

@@ -57,7 +57,7 @@ def guards(context) -> tuple[Guard, ...]:
     them) asks that status, or nothing about captures. A guard that asks anything else about
     captures (`is_context_capturing(ctx)`) may cover the others: none is given there. Read
     once per file."""
-    return context.shared(Guard, lambda: tuple(_read_guards(context)))
+    return context.of_tree(Guard, lambda: tuple(_read_guards(context)))
 
 
 def _read_guards(context) -> Iterator[Guard]:

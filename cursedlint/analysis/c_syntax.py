@@ -309,7 +309,7 @@ def defined_functions(context, names) -> dict:
     the one a call in the file reaches, of several under `#if`), for those of `names` the file
     defines. Each name is looked up once per file (asked for the callees of each of 1,900
     registrations, a 10 MB file's common names were read again each time)."""
-    known = context.shared(_DefinedFunctions, dict)  # name -> its definition, or None
+    known = context.of_tree(_DefinedFunctions, dict)  # name -> its definition, or None
     asked = {name for name in names if name not in known} if names else ()
     for name in asked:
         known[name] = None

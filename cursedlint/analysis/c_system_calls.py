@@ -27,7 +27,7 @@ _NUMBER = LazyPattern(r"(?:SYS_|__NR_)([A-Za-z_]\w*)")
 _ALIAS = LazyPattern(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(?:\([ \t]*)?"
                      rb"(?:SYS_|__NR_)([A-Za-z_]\w*)[ \t]*(?:\)[ \t]*)?$")
 _SPELLING = LazyPattern(rb"(?<![\w$])(?:SYS_|__NR_)([A-Za-z_]\w*)")
-_SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `FileContext.shared`
+_SHARED, _SPELLED = "c-system-call-aliases", "c-system-calls-spelled"  # `CContext.of_tree`
 _PROJECT = "c-system-call-project-aliases"
 _MADE = "c-calls-made"  # (with the names and the count of the project's aliases)
 
@@ -88,7 +88,7 @@ def aliases_of(data: bytes, names) -> dict[str, str]:
 
 def aliases(context) -> dict[str, str]:
     """The file's object-like macros standing for a system call's number: name -> the call."""
-    return context.shared(_SHARED, lambda: {
+    return context.of_tree(_SHARED, lambda: {
         match[1].decode(): match[2].decode()
         for match in _ALIAS.finditer(context.source.data)} if b"define" in
         context.source.data else {})
@@ -98,7 +98,7 @@ def _spelled(context) -> frozenset[str]:
     """The system calls whose numbers the file spells (`SYS_name`, `__NR_name`), none where it
     makes no `syscall`."""
     data = context.source.data
-    return context.shared(_SPELLED, lambda: frozenset(
+    return context.of_tree(_SPELLED, lambda: frozenset(
         match[1].decode() for match in _SPELLING.finditer(data)) if b"syscall" in data
         else frozenset())
 

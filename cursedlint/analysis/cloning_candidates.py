@@ -59,10 +59,10 @@ def cloning_candidates(context, endings, copy_functions) -> list[Candidate]:
     read (an initializer, an assignment to a name or member, an insertion into one). No
     lookup: a superset of the cloning functions, so the project index is needed only
     when a linted file has one. Found once per file and configuration (the index's look,
-    its summary and both cloner rules ask)."""
+    its summary and both cloner rules ask, in both lints)."""
     endings, copy_functions = tuple(endings), tuple(name.lower() for name in copy_functions)
-    return context.shared(("cloning candidates", endings, copy_functions),
-                          lambda: _candidates(context, endings, copy_functions))
+    return context.of_tree(("cloning candidates", endings, copy_functions),
+                           lambda: _candidates(context, endings, copy_functions))
 
 
 def _candidates(context, endings: tuple, copy_functions: tuple) -> list[Candidate]:
@@ -143,8 +143,8 @@ def _copy_calls(context, copy_functions) -> dict[str, list[tuple]]:
     """Class short name -> (call, the cloner argument, the source member argument) of each copy
     call a constructor makes with a parameter of that class (`cloners_by_use`)."""
     copy_functions = tuple(copy_functions)
-    return context.shared(("cloners by use", copy_functions),
-                          lambda: _find_copy_calls(context, copy_functions))
+    return context.of_tree(("cloners by use", copy_functions),
+                           lambda: _find_copy_calls(context, copy_functions))
 
 
 def _find_copy_calls(context, copy_functions: tuple[str, ...]) -> dict[str, list[tuple]]:

@@ -114,8 +114,10 @@ def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterat
     if not any(names):
         return
     if len(names) <= FEW_NAMES and all(map(_PLAIN_NAME.fullmatch, names)):
-        found = [_whole(name.encode(), data, start, end) for name in names]
-        yield from found[0] if len(found) == 1 else heapq.merge(*found)  # (most ask one name)
+        if len(names) == 1:  # (most searches)
+            yield from _whole(next(iter(names)).encode(), data, start, end)
+        else:
+            yield from heapq.merge(*_wholes(names, data, start, end))
         return
     automaton, longest = _automaton(names)
     looked_up = start  # the identifiers before this were looked up
@@ -133,10 +135,35 @@ def _spelled(names: frozenset[str], data: bytes, start: int, end: int) -> Iterat
             yield first, last
 
 
+def _wholes(names: frozenset[str], data: bytes, start: int, end: int) -> list[Iterator[tuple]]:
+    """For each of `names` (identifiers), (start, end) of each place it is a whole identifier
+    within data[start:end], in order (as `_spelled` finds them: a place inside a longer
+    identifier is none, nor is one running past `start` or `end`). Names holding another
+    (`_exit`, `quick_exit`, `exit`) are read from the shortest one's occurrences: one search
+    of the bytes for the group."""
+    groups, alone = _groups(names)
+    found = [_whole(name, data, start, end) for name in alone]
+    for base, held in groups:
+        occurrences = _occurrences(base, data, start, end)
+        found.extend(iter(_held(name, name.find(base), occurrences, data, start, end))
+                     for name in held)
+    return found
+
+
+@lru_cache(maxsize=256)
+def _groups(names: frozenset[str]) -> tuple[tuple, tuple[bytes, ...]]:
+    """((shortest name, the names holding it, itself first), ...) and the names in no group."""
+    encoded = sorted((name.encode() for name in names), key=len)
+    groups: dict[bytes, list[bytes]] = {}
+    for index, name in enumerate(encoded):
+        base = next((other for other in encoded[:index] if other in name), name)
+        groups.setdefault(base, []).append(name)
+    return (tuple((base, tuple(held)) for base, held in groups.items() if len(held) > 1),
+            tuple(base for base, held in groups.items() if len(held) == 1))
+
+
 def _whole(name: bytes, data: bytes, start: int, end: int) -> Iterator[tuple]:
-    """(start, end) of each place `name` (an identifier) is a whole identifier within
-    data[start:end], in order (as `_spelled` finds them: a place inside a longer identifier
-    is none, nor is one running past `start` or `end`)."""
+    """`_wholes` of one name, read as asked (a search may stop at its first place)."""
     at = data.find(name, start, end)
     while at >= 0:
         after = at + len(name)
@@ -144,6 +171,34 @@ def _whole(name: bytes, data: bytes, start: int, end: int) -> Iterator[tuple]:
                 after == len(data) or data[after] not in _IDENTIFIER_BYTES):
             yield at, after
         at = data.find(name, after, end)
+
+
+def _occurrences(name: bytes, data: bytes, start: int, end: int) -> list[int]:
+    """Where `name` starts in data[start:end], overlapping places too (`aa` twice in `aaa`):
+    every place of a name holding it holds one."""
+    found = []
+    find = data.find
+    at = find(name, start, end)
+    while at >= 0:
+        found.append(at)
+        at = find(name, at + 1, end)
+    return found
+
+
+def _held(name: bytes, offset: int, occurrences: list[int], data: bytes, start: int,
+          end: int) -> list[tuple]:
+    """(start, end) of `name` where it is a whole identifier within data[start:end], `offset`
+    bytes before one of `occurrences` (of a name it holds, found there)."""
+    found = []
+    length, size, identifier = len(name), len(data), _IDENTIFIER_BYTES
+    for at in occurrences:
+        at -= offset
+        after = at + length
+        if start <= at and after <= end and data.startswith(name, at) and (
+                not at or data[at - 1] not in identifier) and (
+                after == size or data[after] not in identifier):
+            found.append((at, after))
+    return found
 
 
 def _within(places, first: int, last: int) -> Iterator[int]:
@@ -295,7 +350,8 @@ class IdentifierIndex:
     file's bytes when first asked, and shared by the contexts of one tree as the engine keeps
     it with the tree for the file's lint with facts (made once: 2.5 s of a 50 MB file). It
     also keeps what else is known of the tree's bytes for that lint: the places of whole-file
-    searches (`searched`), the tree's error nodes (`error_count`) and its declarations."""
+    searches (`searched`), the tree's error nodes (`error_count`), its declarations and the
+    analyses of the file alone (`CContext.of_tree`)."""
 
     def __init__(self):
         self._places: dict[bytes, array] | None = None
@@ -306,6 +362,7 @@ class IdentifierIndex:
         end (`CContext._spelled`), up to KEPT_SPANS places each: the rules and summaries of
         both lints of a file ask for the same names again (on the C worst case, 10,823 of
         23,660 searches, 45% of the bytes read)."""
+        self.analyses: dict = {}  # (`CContext.of_tree`)
 
     def places(self, data: bytes, name: bytes) -> Iterable[int]:
         """Where `name` starts in `data` (the file's bytes, the same at every call)."""
@@ -333,6 +390,15 @@ class CContext(FileContext):
     @property
     def root(self):
         return self.tree.root_node
+
+    def of_tree(self, key, factory):
+        """`shared` for an analysis of the file's bytes and tree alone (no project facts, no
+        setting, nothing holding this context): made once for the contexts of one tree, the
+        file's first lint's and its lint with facts."""
+        analyses = self.tree_index.analyses
+        if key not in analyses:
+            analyses[key] = factory()
+        return analyses[key]
 
     @property
     def error_count(self) -> int:
