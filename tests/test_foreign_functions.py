@@ -107,3 +107,35 @@ def test_a_library_function_is_named_by_the_library_whatever_the_alias(text, exp
 ])
 def test_anything_else_is_no_foreign_function(text):
     assert called(text) is None
+
+
+def test_loader_words_read_once_per_tree_for_each_context():
+    """Whether a module's text may name a loader is read once per tree (`derived`): the
+    lint's context and the index's of the same tree both find the library a module-level
+    loader function returns, and a look-alike that names no loader word finds none."""
+    from cursedlint.analysis.foreign_keeping import module_loaders, may_be_library
+
+    loading = textwrap.dedent("""
+        import ctypes
+        def _load(path):
+            return ctypes.CDLL(path)
+        lib = _load("libev.so")
+        lib.ev_watch(1)
+        """)
+    plain = textwrap.dedent("""
+        import json
+        def _load(path):
+            return json.load(open(path))
+        lib = _load("settings.json")
+        lib.get(1)
+        """)
+    for text, loaders, library in ((loading, {"_load"}, "ev_watch"), (plain, set(), None)):
+        tree = ast.parse(text)
+        first = PythonContext(Source.from_text("m.py", text, "python"),
+                              Settings(enabled=frozenset()), tree)
+        again = PythonContext(first.source, first.settings, tree, first.tree_index)
+        call = tree.body[-1].value
+        for context in (first, again):
+            assert module_loaders(context) == loaders
+            assert may_be_library(context, call.func.value) is (library is not None)
+            assert foreign_function(context, call.func) == library

@@ -239,6 +239,23 @@ def test_a_fork_context_that_makes_only_a_queue_starts_nothing():
     assert cur102(code, (3, 12)) == []
 
 
+WORKER = ("import multiprocessing\nimport torch\n\n\nclass Prefetcher({base}):\n"
+          "    def run(self):\n        torch.ones(1).cuda()\n\n\n"
+          "def start(queue):\n    worker = Prefetcher()\n    worker.start()\n    return worker\n")
+
+
+@pytest.mark.parametrize("base, flagged", [
+    ("multiprocessing.Process", True),
+    ("Runner", False),  # a class of its own with `run`: no process
+])
+def test_a_call_of_no_multiprocessing_name_is_a_start_where_it_makes_a_process_class(
+        base, flagged):
+    """A call whose callee names none of the functions CUR102 reads (`Prefetcher()`) is a
+    start only where it makes the module's subclass of `Process` that defines `run`."""
+    found = cur102(WORKER.format(base=base), (3, 12))
+    assert [finding.span.line for finding in found] == ([11] if flagged else [])
+
+
 def test_start_method_set_anywhere_in_the_module_silences_the_defaults():
     code = POOL + "def main():\n    multiprocessing.set_start_method(method)\n"
     assert not cur102(code, (3, 12))

@@ -307,7 +307,7 @@ def _foreign_names(context) -> set[str]:
     `self.<attr>`; and the names it imports from the project that such a call uses (the
     receiver, the prototype of an argument), by the name their module binds."""
     imported = dict(_imported_from_project(context))
-    loading = _names_loader(context.source.text)  # (else no value loads one: `loads_library`)
+    loading = _names_loader_here(context)  # (else no value loads one: `loads_library`)
     names = set()
     for node in context.met(ast.Call):  # (in no set order: the names are a set)
         func = node.func
@@ -488,7 +488,7 @@ def _library_names(context) -> frozenset[str]:
     """The names that may hold a library: those imported so (`_imported_libraries`), those
     assigned a value naming a loader, and those assigned one of these names."""
     names = set(context.shared(_IMPORTED, lambda: _imported_libraries(context)))
-    loading = _loader_lines(context.source)
+    loading = _loader_lines(context)
     aliases = []
     for node, keys in _assigned(context):
         value = node.value
@@ -507,13 +507,14 @@ def _library_names(context) -> frozenset[str]:
     return frozenset(names)
 
 
-def _loader_lines(source) -> set[int]:
+def _loader_lines(context) -> set[int]:
     """The lines that name a loader (`_LOADER_WORDS`, anywhere in a word): only a value on one
     of them can name one (walking every assigned value took 3% of the stdlib worst case).
     The pattern is tried only in a text holding a part every loader word holds (`_LOADER_PARTS`):
     its scan of every file cost more than the walk it saves."""
-    if not _may_name_loader(source.text):
+    if not _may_name_loader_here(context):
         return set()
+    source = context.source
     return {source.offset_to_position(match.start())[0]
             for match in _LOADER_PATTERN.finditer(source.text)}
 
@@ -527,6 +528,22 @@ def _may_name_loader(text: str) -> bool:
 _LOADER_PATTERN = re.compile("|".join(sorted(_LOADER_WORDS)))
 _LOADER_PARTS = ("DLL", "dll", "dlopen", "Library")
 """Each loader word holds one of these."""
+
+
+def _may_name_loader_here(context) -> bool:
+    """`_may_name_loader` of the module's text, once per tree: each context of it asks (the
+    lint's, the index's, the lint again's), for `_loader_lines` and `_names_loader_here`."""
+    return context.derived(_MAY_NAME_LOADER, lambda: _may_name_loader(context.source.text))
+
+
+def _names_loader_here(context) -> bool:
+    """`_names_loader` of the module's text, once per tree."""
+    return _may_name_loader_here(context) and context.derived(
+        _NAMES_LOADER, lambda: _names_loader(context.source.text))
+
+
+_MAY_NAME_LOADER = "foreign-keeping-may-name-loader"
+_NAMES_LOADER = "foreign-keeping-names-loader"
 
 
 def _names_loader(text: str) -> bool:
@@ -802,7 +819,7 @@ _LOADERS = "foreign-keeping-loaders"
 
 
 def _module_loaders(context) -> frozenset[str]:
-    if not _names_loader(context.source.text):
+    if not _names_loader_here(context):
         return frozenset()
     loaders = set()
     assigned: dict[int, dict[str, list[ast.AST]]] = {}  # id(function) -> `_assigned_values`

@@ -292,6 +292,10 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                 self._report_start(node, f"{_callee_text(node)}() forks its num_proc workers",
                                    cleared=MULTIPROCESS_SPAWN_SET)
             return
+        if name is None:  # (most calls: none of the names looked at, no start method given)
+            if process_class(self.context, node) is not None:
+                self.default_context_users.append((node, "multiprocessing.Process"))
+            return
         method, steps = self.methods.given(node, name)
         if name in START_METHOD_SETTERS:
             self.start_methods_set.append((node, method))
@@ -305,8 +309,6 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
                                    steps=steps)
         elif name in DEFAULT_CONTEXT_USERS and uses_default_context(self.context, node, name):
             self.default_context_users.append((node, written))
-        elif written is None and process_class(self.context, node) is not None:
-            self.default_context_users.append((node, "multiprocessing.Process"))
 
     def check(self) -> None:
         for context_call, steps in self.fork_contexts:
