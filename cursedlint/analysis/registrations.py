@@ -20,12 +20,9 @@ from cursedlint.analysis.python_project import (
 )
 from cursedlint.patterns import LazyPattern
 
-_HANDED_TO = {
-    "threading.Thread": (1, "target"),
-    "threading.Timer": (1, "function"),
-    "atexit.register": (0, "func"),
-    "signal.signal": (1, "handler"),
-}
+THREAD_TARGETS = {"threading.Thread": (1, "target"), "threading.Timer": (1, "function")}
+"""The thread classes, and the argument (position, keyword) that gives the code a thread runs."""
+_HANDED_TO = {**THREAD_TARGETS, "atexit.register": (0, "func"), "signal.signal": (1, "handler")}
 """Library calls that keep a callable to run later, and the argument that gives it."""
 _PARTIAL = frozenset({"functools.partial"})
 _WORDS = LazyPattern(rb"\.connect\(|singleShot|Thread|Timer|atexit|signal\(")
@@ -49,6 +46,11 @@ def registered(context, call: ast.Call) -> ast.AST | None:
     return given if isinstance(given, (ast.Name, ast.Attribute)) else None
 
 
+def _may_register(context) -> bool:
+    """Whether the module's text may register anything (`_WORDS`), asked once per file."""
+    return bool(context.shared(_WORDS, lambda: _WORDS.search(context.source.data)))
+
+
 def registrations_of(context, function: ast.AST) -> list[ast.Call]:
     """The module's calls that register `function` (a def of the module: by its name, or
     `self.<method>` in its class), in walk order."""
@@ -59,7 +61,7 @@ def _registrations(context) -> dict[int, list[ast.Call]]:
     """id(def) -> the calls that register it (once per file)."""
     def find() -> dict[int, list[ast.Call]]:
         found: dict[int, list[ast.Call]] = {}
-        if not context.shared(_WORDS, lambda: _WORDS.search(context.source.data)):
+        if not _may_register(context):
             return found
         for call in context.nodes(ast.Call):
             given = registered(context, call)
@@ -75,7 +77,7 @@ def registration_calls(context, function: ast.AST, imports: dict[str, str],
     """The registrations `function` (a def, or the module) makes, as summary calls of the
     callables they register (`REGISTERED` names), where the callable may be the project's
     (`may_be_project`)."""
-    if not context.shared(_WORDS, lambda: _WORDS.search(context.source.data)):
+    if not _may_register(context):
         return []
     calls = []
     for node in scope_nodes(context, function):

@@ -21,10 +21,10 @@ from cursedlint.analysis.cuda_use import CudaUse, through
 from cursedlint.analysis.python_project import (
     CALL_METHOD, Reach, call_target, dotted, last_name, linted_imports, own_nodes,
 )
+from cursedlint.analysis.registrations import THREAD_TARGETS
 from cursedlint.findings import Step
 
 THREAD_CLASSES = frozenset({"threading.Thread"})
-TIMERS = frozenset({"threading.Timer"})
 EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
                        "concurrent.futures.thread.ThreadPoolExecutor"})
 _WAITS = frozenset({"concurrent.futures.wait"})
@@ -299,10 +299,9 @@ class ThreadStarts:
         made = handle if isinstance(handle, ast.Call) else self.analysis.value_of(handle)
         if not isinstance(made, ast.Call):
             return None
-        if self.analysis.named(made.func, THREAD_CLASSES):
-            target = self.context.argument(made, 1, "target")
-        elif self.analysis.named(made.func, TIMERS):
-            target = self.context.argument(made, 1, "function")
+        thread = self.context.qualified_name(made.func, among=THREAD_TARGETS)
+        if thread is not None:
+            target = self.context.argument(made, *THREAD_TARGETS[thread])
         else:
             target = self._run_method(made.func) or self._project_run(made.func)
         code = self.code_of(target)
