@@ -23,6 +23,18 @@ from msgspec import Struct
 from cursedlint.patterns import LazyPattern
 
 
+def last_words(names) -> frozenset[bytes]:
+    """The last parts of dotted `names` (`Popen` of `subprocess.Popen`), as the bytes a look
+    searches for."""
+    return frozenset(name.rpartition(".")[2].encode() for name in names)
+
+
+def module_words(names) -> frozenset[bytes]:
+    """The parts of dotted `names` before their last (`os` of `os.fork`), as bytes: the
+    receivers a `Call` look takes (`modules`)."""
+    return frozenset(part.encode() for name in names for part in name.split(".")[:-1])
+
+
 class Shape:
     """What a file's bytes must hold for a rule to fire."""
 

@@ -20,15 +20,16 @@ class CaptureRule(Rule):
         from cursedlint.analysis.capture_regions import (
             GRAPH_CONTEXTS, GRAPH_MODULES, GRAPH_NAMES, REGION_WORDS,
         )
-        from cursedlint.triggers.second_look import AllOf, AnyOf, Call, Text
+        from cursedlint.triggers.second_look import (
+            AllOf, AnyOf, Call, Text, last_words, module_words,
+        )
 
         if language != "python":
             return None
-        modules = frozenset(name.rpartition(".")[2].encode() for name in GRAPH_MODULES)
+        modules = last_words(GRAPH_MODULES)
         return AnyOf((
             Text(REGION_WORDS - modules),
-            Call(GRAPH_NAMES, modules=frozenset(
-                part.encode() for name in GRAPH_CONTEXTS for part in name.split(".")[:-1])),
+            Call(GRAPH_NAMES, modules=module_words(GRAPH_CONTEXTS)),
             AllOf((Text(modules), Text(frozenset(
                 name.partition(".")[0].encode() for name in GRAPH_MODULES)))),
         ))

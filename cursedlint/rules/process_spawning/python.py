@@ -34,27 +34,23 @@ from cursedlint.rules.process_spawning.fork_safe_mode_enabled import (
     ForkSafeModeEnabled, setting_message,
 )
 from cursedlint.rules.process_spawning.subprocess_fork_path import SubprocessForkPath
-from cursedlint.triggers.second_look import AllOf, AnyOf, Call, Names, Pattern, Text
+from cursedlint.triggers.second_look import (
+    AllOf, AnyOf, Call, Names, Pattern, Text, last_words, module_words,
+)
 
 _PREEXEC_REPLACEMENTS = {"os.setsid": ("start_new_session", "True", (3, 2)),
                          "os.setpgrp": ("process_group", "0", (3, 11))}
 """preexec_fn -> (the Popen argument that does the same in the child, its value, since)."""
 
 _FORCING_KEYWORD_NAMES = frozenset(name.encode() for name in FORCING_KEYWORDS)
-_SPAWN_CALLEES = frozenset(name.rpartition(".")[2].encode() for name in APIS)
-_SPAWN_MODULES = frozenset(part.encode() for name in APIS for part in name.split(".")[:-1])
-
-
-def _last_names(names) -> frozenset[bytes]:
-    return frozenset(name.rpartition(".")[2].encode() for name in names)
-
+_SPAWN_CALLEES = last_words(APIS)
+_SPAWN_MODULES = module_words(APIS)
 
 _STARTS = AnyOf((  # (the cheaper first)
     Names(frozenset({NUM_PROC.encode()})),
-    AllOf((Names(_last_names(PROCESS_BASES)), Pattern(rb"def[ \t\\\r\n]+run\b"))),
-    Call(_last_names({*DEFAULT_CONTEXT_USERS, *START_METHOD_ARGUMENTS, *DATA_LOADERS})),
-    Call(_last_names(ALWAYS_FORK), modules=frozenset(
-        name.rpartition(".")[0].encode() for name in ALWAYS_FORK)),
+    AllOf((Names(last_words(PROCESS_BASES)), Pattern(rb"def[ \t\\\r\n]+run\b"))),
+    Call(last_words({*DEFAULT_CONTEXT_USERS, *START_METHOD_ARGUMENTS, *DATA_LOADERS})),
+    Call(last_words(ALWAYS_FORK), modules=module_words(ALWAYS_FORK)),
 ))
 """What CUR102's reports start from, on raw bytes: a dataset's map given `num_proc`; a class
 of the module with a `run()` deriving from `Process` (`process_class`); a call of a start, a
