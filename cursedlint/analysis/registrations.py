@@ -7,8 +7,9 @@ registering call returns, in the process that made it: a signal's slot
 handler (`atexit.register(f)`), a signal handler (`signal.signal(SIGTERM, f)`); also through
 `functools.partial(f, ...)`. What the process held at the registration it holds when the
 callable runs, so CUR102 reads a registration as a caller of the callable (`registrations_of`
-in the module; `REGISTERED` summary calls across the project). A lambda's calls, and what runs
-the callable (an event loop), are not read.
+in the module; `REGISTERED` summary calls across the project). A lambda registered
+(`lambda: self.save(path)`) needs nothing here: its calls are read as calls of the function
+around it, where it is written. What runs the callable (an event loop) is not read.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The report written at exit, registered in this module once CUDA is up; a refresh registered
-before that, whose child does CPU work."""
+"""The report written at exit, registered in this module once CUDA is up (as a function, and
+through a lambda calling one); a refresh registered before that, whose child does CPU work."""
 
 import atexit
 import multiprocessing
@@ -15,6 +15,16 @@ def write_report():
     child.start()
 
 
+def save_snapshot(folder):
+    child = multiprocessing.Process(target=jobs.rebuild_thumbnails, args=(folder,))  # error: CUR102
+    child.start()
+
+
+def archive(folder):
+    child = multiprocessing.Process(target=jobs.rebuild_thumbnails, args=(folder,))  # ok: CUR102
+    child.start()
+
+
 def refresh_counts():
     child = multiprocessing.Process(target=jobs.count_images, args=("report",))  # ok: CUR102
     child.start()
@@ -24,3 +34,5 @@ def start_reporting():
     threading.Timer(30, refresh_counts).start()
     torch.cuda.init()
     atexit.register(write_report)
+    atexit.register(lambda: save_snapshot("exit"))
+    atexit.register(lambda archive: archive("exit"), print)
