@@ -29,8 +29,8 @@ from cursedlint.analysis.callback_apis import (
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
-    cffi_export, imported_binding, is_ffi_method, loads_library, may_be_function_alias,
-    may_be_library, may_make_callback, may_name_foreign,
+    MESSAGE_LOOPS, cffi_export, imported_binding, is_ffi_method, loads_library,
+    may_be_function_alias, may_be_library, may_make_callback, may_name_foreign,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
@@ -230,8 +230,9 @@ class CallbackTracer:
 
     def dies_with_function(self, name: ast.Name) -> bool:
         """Whether a function's local `name` is used only here (any other use may keep the
-        object) and the function synchronizes with nothing (`cuStreamSynchronize`,
-        `stream.synchronize()`: the callback has run by then)."""
+        object), the function synchronizes with nothing (`cuStreamSynchronize`,
+        `stream.synchronize()`: the callback has run by then) and takes no Windows messages
+        after handing it over (`GetMessageW`: the hook or timer callback runs there)."""
         scope = self.context.evaluator.binding_scope(name.id, name)
         if not isinstance(scope, _FUNCTIONS):
             return False
@@ -239,7 +240,9 @@ class CallbackTracer:
         for node in ast.walk(scope):
             if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Load):
                 uses += 1
-            elif isinstance(node, ast.Call) and "synchronize" in str(last_name(node.func)).lower():
+            elif isinstance(node, ast.Call) and ("synchronize" in str(
+                    called := last_name(node.func)).lower() or called in MESSAGE_LOOPS and (
+                    node.lineno, node.col_offset) > (name.lineno, name.col_offset)):
                 return False
         return uses == 1
 

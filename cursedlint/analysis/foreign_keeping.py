@@ -69,6 +69,10 @@ SYNCHRONOUS_PATTERNS = ("*sort*", "*search*", "*each*", "*visit*", "enum*", "*_e
 """Names (matched without case) of functions that call a function pointer argument before
 they return, only: sorts and searches (`qsort`, `bsearch`), iterations and visits
 (`Mix_EachSoundFont`, `clang_visitChildren`, `EnumWindows`, `dl_iterate_phdr`, `nftw`)."""
+MESSAGE_LOOPS = frozenset({"GetMessage", "GetMessageA", "GetMessageW",
+                           "PeekMessage", "PeekMessageA", "PeekMessageW"})
+"""Functions that take the calling thread's Windows messages: a callback Windows delivers to
+that thread (a hook's, `SetWindowsHookExW`; a thread timer's, `SetTimer`) runs inside them."""
 MAX_DEPTH = 4
 """Calls a parameter is followed through, in the project's C definitions."""
 

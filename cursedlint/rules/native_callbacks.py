@@ -355,12 +355,13 @@ class CtypesCallbackLifetime(Rule):
     FFI targets, `jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(address))`, which keep
     the pointer for the process, also returned to callers rather than kept at module level). A
     synchronous use, an object kept at module level, and a local used anywhere else in the
-    function are not findings. Reported at the argument handing it to C. Also an object in
-    `self.<attr>` wrapping a method of the class, handed to calls and held nowhere else, that
-    the method itself (or a method it calls: `self.close()`) rebinds or deletes: reported
-    there (`analysis.callback_self_release`). In Cython, the same for a Python object handed
-    as `<void*>` user data to those CUDA functions (or to a C function called by a name the
-    keeping patterns match, with a function pointer parameter in the file's
+    function, or whose function synchronizes or after it takes its thread's Windows messages
+    (`GetMessageW`, where hooks run) are not findings. Reported at the argument handing it to
+    C. Also an object in `self.<attr>` wrapping a method of the class, handed to calls and
+    held nowhere else, that the method itself (or a method it calls: `self.close()`) rebinds
+    or deletes: reported there (`analysis.callback_self_release`). In Cython, the same for a
+    Python object handed as `<void*>` user data to those CUDA functions (or to a C function
+    called by a name the keeping patterns match, with a function pointer parameter in the file's
     `cdef extern from` declaration of it, or handed a `cdef` function of the module):
     a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object whose one
     reference the `cdef` trampoline releases (`Py_DECREF`) on its first call, handed to
@@ -418,8 +419,7 @@ class CtypesCallbackLifetime(Rule):
             choices=("ignore", "keep"),
         ),
         "keeping-apis": Option(
-            (list, tuple),
-            (),
+            (list, tuple), (),
             "more names (shell-style patterns, matched without case) of foreign functions "
             "that keep a callback to call later.",
             item=str, form=NAME_GLOB,
