@@ -521,3 +521,33 @@ def test_a_file_too_large_says_what_to_do_and_shows_no_empty_line(tmp_path, monk
     assert lines[0].startswith("capture.py:1:1: CUR004 not checked: ")
     assert lines[1] == "  |" and lines[2].startswith("  = help: ")
     assert f"raise max-file-size above {len(text)} to check it, or exclude it" in lines[2]
+
+
+REGISTERING_WITH_MACRO = """\
+#include <infiniband/verbs.h>
+
+struct ring_slot { void *owner; } __packed __aligned(64) slots;
+
+struct ibv_mr *register_ring(struct ibv_pd *pd, void *ring, size_t bytes)
+{
+    return ibv_reg_mr(pd, ring, bytes, IBV_ACCESS_LOCAL_WRITE);
+}
+"""
+
+
+def test_verbose_counts_error_nodes_cold_and_from_the_cache(tmp_path, monkeypatch, capsys):
+    """`-v` names a C file whose macros tree-sitter could not read, in a run without a cache
+    and in a warm run whose result a run without `-v` stored (the count is kept with the
+    result); a file it reads whole is not named."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ring.c").write_text(REGISTERING_WITH_MACRO)
+    (tmp_path / "plain.c").write_text(REGISTERING_WITH_MACRO.replace(
+        " __packed __aligned(64)", ""))
+    main(["check", "--no-cache", "--exit-zero", "-v", "."])
+    cold = [line for line in capsys.readouterr().err.splitlines() if "error node" in line]
+    assert [line.split(":")[0] for line in cold] == ["ring.c"]
+    main(["check", "--exit-zero", "."])  # stores the results
+    capsys.readouterr()
+    main(["check", "--exit-zero", "-v", "."])
+    warm = [line for line in capsys.readouterr().err.splitlines() if "error node" in line]
+    assert warm == cold

@@ -252,14 +252,14 @@ class _Path:
                 child = self._wide_child(node, start)
                 if child is None:
                     break
-                first, last = child.start_byte, child.end_byte
+                first, last = child.byte_range
                 if first > start or last < end:
                     break
                 cursor.reset(child)
                 self._base = len(nodes)
             elif cursor.goto_first_child_for_byte(start) is not None:
                 child = cursor.node
-                first, last = child.start_byte, child.end_byte
+                first, last = child.byte_range  # (one call where two were)
                 if first > start or last < end:
                     cursor.goto_parent()
                     break

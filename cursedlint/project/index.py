@@ -413,6 +413,7 @@ class ProjectIndex:
         self.errors: list[FactError] = []  # summarizers that raised, in this run
         self.passes: list[FactPass] = []  # what each indexer's gathering did, for -v/explain
         self._memo: dict[tuple[str, str], Any] = {}
+        self._named: dict[tuple[str, str, str], Any] = {}  # (`summary`: by indexer, path, language)
         self._shared = shared
         """(indexer name, content hash[, target Python]) -> summary, made by every index of the
         run whose settings give the same summaries (the groups of one project linted with their own
@@ -707,7 +708,15 @@ class ProjectIndex:
 
     def summary(self, indexer: Indexer, path: str, language: str) -> Any:
         """The indexer's summary of one named file (a header an include names), as `facts`
-        gives it; None when the file cannot be read or has none."""
+        gives it; None when the file cannot be read or has none. Worked out once per name
+        (each file asks for the headers it includes: 20,656 asks of the C/C++ worst case for
+        about a tenth as many, 3% of its run in reading, stat'ing and hashing them again)."""
+        key = (indexer.name, path, language)
+        if key not in self._named:
+            self._named[key] = self._named_summary(indexer, path, language)
+        return self._named[key]
+
+    def _named_summary(self, indexer: Indexer, path: str, language: str) -> Any:
         digest, data = self.content(path)
         if digest is None and data is None:
             return None
