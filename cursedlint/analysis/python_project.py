@@ -19,7 +19,6 @@ callee is not a project function, the answer is None (rules stay silent).
 from __future__ import annotations
 
 import ast
-import json
 import os
 import sys
 from msgspec import Struct, field
@@ -869,6 +868,8 @@ class UngatheredFacts:
         questions = self._questions
 
         def asked(*args, **options):
+            import json  # (only a lint that asks of facts to come needs it)
+
             try:
                 questions.add(json.dumps([attribute, *args]) if not options else _WHOLE)
             except TypeError:  # (an argument no lookup carries: a function)
@@ -912,6 +913,8 @@ def answered_otherwise(name: str, facts: dict[str, ModuleSummary], handed: dict[
     none, known = answers[1], answers[2]
     for question in questions:
         if question not in known:
+            import json  # (only a lint with facts needs it)
+
             attribute, *args = json.loads(question)
             known[question] = getattr(project, attribute)(*args) != \
                 getattr(none, attribute)(*args)
