@@ -444,6 +444,8 @@ def _parse_toml(path: str, data: bytes) -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(path, "", f"is not valid UTF-8 (byte {error.start}), as TOML must be") from None
+    if not text.strip(" \t\n"):  # an empty file (a project's mark): no parser to import
+        return {}
     tomllib = _toml()
     try:
         return tomllib.loads(text)
