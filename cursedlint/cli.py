@@ -674,7 +674,7 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     linter.ends_process = _ENDS_PROCESS
     cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     project = None
-    if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
+    if linter.uses_facts():  # facts from other files, gathered if a linted file needs some
         walk = ProjectWalk(resolver) if is_project(root, config) else None  # never $HOME, /tmp
         whole = _covers_project(root, paths)
         store = _index_store(config.root, settings) if cached else None
