@@ -51,6 +51,7 @@ from cursedlint.formats.shared import printable
 from cursedlint.project.globs import DIRECTORY_MARK, glob_rules, quiet_regex_warnings
 from cursedlint.languages import language_of, language_of_name, script_language
 from cursedlint.project.safe_files import SMALL_FILE_BYTES, read_regular
+from cursedlint.patterns import LazyPattern
 
 
 class Discovery(Struct):
@@ -141,7 +142,7 @@ _ANY_DEPTH = "^(?:.+/)?"
 _ENDS = ("(?:(?:/)|$)", "(?:/)")
 """How such a regex ends (its `DIRECTORY_MARK` group made plain): the entry's end, or a `/`
 after it (a pattern for directories only)."""
-_ONE_PART = re.compile(r"\[\^/\]|\\.|\(\?P<[A-Za-z0-9_]+>|\(\?P=[A-Za-z0-9_]+\)|\(\?=|[A-Za-z0-9_)*?-]")
+_ONE_PART = LazyPattern(r"\[\^/\]|\\.|\(\?P<[A-Za-z0-9_]+>|\(\?P=[A-Za-z0-9_]+\)|\(\?=|[A-Za-z0-9_)*?-]")
 """The pieces of a name's regex that never match a `/` (`globs.linear_regex`: a glob `*` or
 `?`, an escaped or plain character, a lookahead and its backreference): a name made only of
 these matches within one part of a path."""
