@@ -675,17 +675,17 @@ def _lint_group(args, paths: list[str], group: _Group, linted: list[tuple[str, s
     cached = not (args.no_cache or linter.fix) and _cache_usable(config.root)
     linter.count_error_nodes = bool(args.verbose or cached)
     project = None
-    if linter.indexing_rules():  # facts from other files, gathered if a linted file needs some
+    if linter.uses_facts():  # facts from other files, gathered if a linted file needs some
         walk = ProjectWalk(resolver) if is_project(root, config) else None  # never $HOME, /tmp
         whole = _covers_project(root, paths)
         store = _index_store(config.root, settings) if cached else None
-        facts = _fact_files(args, root, group, walk, linter, store)
-        project = Project(
+        facts = functools.cache(lambda: _fact_files(args, root, group, walk, linter, store))
+        project = Project(  # (a run over the whole project lists no fact files)
             functools.cache(lambda: _project_files(root, linted, group.files) if whole
-                            else facts("nearest")),
+                            else facts()("nearest")),
             whole,
             store,
-            functools.cache(lambda: facts("beside")),
+            functools.cache(lambda: facts()("beside")),
             summaries.setdefault(repr(_summary_settings(settings)), {}),
         )
     if cached:  # where ruff keeps its cache: config dir, else cwd
@@ -847,8 +847,11 @@ def _project_files(root: str, linted: list[tuple[str, str]], own: list[tuple[str
 
     cwd = os.getcwd()
     within = os.path.join(root, "")
-    files = [(path, language) for path, language in linted if absolute(path, cwd).startswith(within)]
-    return sorted({(absolute(path, cwd), language) for path, language in files + own})
+    wholes = {path: absolute(path, cwd) for path, _ in linted}  # (`own` is of them, mostly)
+    files = {(wholes[path], language) for path, language in linted
+             if wholes[path].startswith(within)}
+    return sorted(files.union((wholes.get(path) or absolute(path, cwd), language)
+                              for path, language in own))
 
 
 def _fact_files(args, root: str, group: _Group, walk, linter, store):

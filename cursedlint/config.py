@@ -35,6 +35,7 @@ selection: every known code except the opt-in ones, which only their exact code 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -319,7 +320,7 @@ def _starts_project(directory: str, names: Container[str] | None = None) -> bool
         return False
     try:
         data = _read_bytes(path)
-        return b"project" in data and isinstance(_parse_toml(path, data).get("project"), dict)
+        return b"project" in data and isinstance(_project_table(path, data), dict)
     except ConfigError:
         return True
 
@@ -430,11 +431,21 @@ def _read_bytes(path: str) -> bytes:
         raise ConfigError(path, "", f"cannot read the configuration file: {error.strerror or error}") from None
 
 
+@functools.lru_cache(maxsize=64)
+def _project_table(path: str, data: bytes) -> Any:
+    """The `project` table of the pyproject.toml at `path` holding `data` (None if it has
+    none), parsed once: whether a directory starts a project and its `requires-python` both
+    read it (a large pyproject.toml took 2 ms to parse)."""
+    return _parse_toml(path, data).get("project")
+
+
 def _parse_toml(path: str, data: bytes) -> dict[str, Any]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(path, "", f"is not valid UTF-8 (byte {error.start}), as TOML must be") from None
+    if not text.strip(" \t\n"):  # an empty file (a project's mark): no parser to import
+        return {}
     tomllib = _toml()
     try:
         return tomllib.loads(text)
@@ -969,7 +980,7 @@ def project_requires_python(start: str) -> tuple[str, str] | None:
     while True:
         candidate = os.path.join(directory, PYPROJECT_FILENAME)
         if os.path.isfile(candidate):
-            project = _parse_toml(candidate, _read_bytes(candidate)).get("project")
+            project = _project_table(candidate, _read_bytes(candidate))
             if isinstance(project, dict):
                 value = project.get("requires-python")
                 return (candidate, value) if isinstance(value, str) else None

@@ -1,9 +1,11 @@
 """Finds every rule: the engine's notices (CUR0xx) and the Rule classes of `cursedlint.rules`.
 
-`RULE_MODULES` says which rules each module of `cursedlint.rules` defines and the languages
-they check, so that a run knows every code and name without importing every rule module: a
-run over Python files alone imports no module of C-only rules (`Rules.checking`). A module's
-rules are checked against the table when it is imported."""
+`RULE_MODULES` says which rules each module of `cursedlint.rules` defines, the languages they
+check and the facts from other files they read, so that a run knows every code and name
+without importing every rule module: a run over Python files alone imports no module of C-only
+rules (`Rules.checking`), and a run whose results come from the cache imports only the modules
+of the rules that read the facts those results ask for (`fact_readers`). A module's rules are
+checked against the table when it is imported."""
 
 from __future__ import annotations
 
@@ -20,31 +22,47 @@ RULES_PACKAGE = "cursedlint.rules"
 
 class RuleModule(NamedTuple):
     """What one module (or package) of `cursedlint.rules` defines: code -> name of each rule,
-    and every language those rules check."""
+    every language those rules check, and code -> the indexers whose facts the rule reads
+    (`Rule.indexers`, by name) for those that read any."""
 
     names: dict[str, str]
     languages: frozenset[str]
+    facts: dict[str, tuple[str, ...]] = {}
 
 
 RULE_MODULES = {
     "cloners": RuleModule({"CUR501": "pointer-copied-around-cloner",
-                           "CUR502": "member-missed-by-cloner"}, frozenset({CPP})),
-    "cross_process_memory": RuleModule({"CUR601": "cma-failure-aborts"}, frozenset({C, CPP})),
+                           "CUR502": "member-missed-by-cloner"}, frozenset({CPP}),
+                          {"CUR501": ("cpp-classes",), "CUR502": ("cpp-classes",)}),
+    "cross_process_memory": RuleModule({"CUR601": "cma-failure-aborts"}, frozenset({C, CPP}),
+                                       {"CUR601": ("cma-wrappers", "c-cma-gates")}),
     "graph_capture": RuleModule({"CUR401": "cuda-thread-during-capture",
                                  "CUR402": "sync-in-capture",
                                  "CUR403": "pinned-loader-during-capture",
                                  "CUR404": "capture-without-warmup"},
-                                frozenset({PYTHON, C, CPP})),
+                                frozenset({PYTHON, C, CPP}),
+                                {"CUR401": ("cuda-reach", "c-thread-reach"),
+                                 "CUR402": ("cuda-reach", "c-thread-reach", "c-capture-streams"),
+                                 "CUR403": ("cuda-reach", "c-thread-reach"),
+                                 "CUR404": ("cuda-reach", "c-thread-reach")}),
     "native_callbacks": RuleModule({"CUR201": "python-callback-into-cuda",
                                     "CUR202": "ctypes-callback-lifetime"},
-                                   frozenset({PYTHON, CYTHON})),
+                                   frozenset({PYTHON, CYTHON}),
+                                   {"CUR201": ("callback-helpers",),
+                                    "CUR202": ("foreign-keeping",)}),
     "process_spawning": RuleModule({"CUR101": "subprocess-fork-path",
                                     "CUR102": "fork-in-accelerated-process",
                                     "CUR103": "fork-safe-mode-enabled"},
-                                   frozenset({PYTHON, C, CPP, SHELL, DOCKERFILE, YAML})),
+                                   frozenset({PYTHON, C, CPP, SHELL, DOCKERFILE, YAML}),
+                                   {"CUR102": ("start-methods", "cuda-reach"),
+                                    "CUR103": ("fork-init-callers",)}),
     "rdma_registration": RuleModule({"CUR301": "sub-page-rdma-registration",
                                      "CUR302": "shared-page-rdma-registration"},
-                                    frozenset({C, CPP})),
+                                    frozenset({C, CPP}),
+                                    {code: ("registration-wrappers", "rdma-headers",
+                                            "page-allocators", "c-parameter-blocks",
+                                            "c-member-stores", "c-typed-blocks", "c-call-values")
+                                     for code in ("CUR301", "CUR302")}),
 }
 """The modules of `cursedlint.rules` and their rules (checked by `test_registry.py` against
 the package, and by `Rules` against each module it imports)."""
@@ -132,11 +150,29 @@ class Rules(Mapping[str, type[Rule]]):
         if next(iter(RULE_MODULES[module].names)) in self._loaded:
             return
         found = collect([importlib.import_module(f"{RULES_PACKAGE}.{module}")])
-        if {code: rule.name for code, rule in found.items()} != RULE_MODULES[module].names or \
-                frozenset().union(*(rule.languages for rule in found.values())) \
-                != RULE_MODULES[module].languages:
+        if module_entry(found) != RULE_MODULES[module]:
             raise RegistryError(f"{RULES_PACKAGE}.{module}: its rules differ from RULE_MODULES")
         self._loaded.update(found)
+
+
+def module_entry(rules: Mapping[str, type[Rule]]) -> RuleModule:
+    """What `RULE_MODULES` says of a module defining `rules` (code -> class)."""
+    return RuleModule({code: rule.name for code, rule in rules.items()},
+                      frozenset().union(*(rule.languages for rule in rules.values())),
+                      {code: tuple(indexer.name for indexer in rule.indexers())
+                       for code, rule in rules.items() if rule.indexers()})
+
+
+def fact_readers(rules: Mapping[str, type[Rule]], languages: Iterable[str]
+                 ) -> dict[str, tuple[str, ...]] | None:
+    """Code -> the indexers it reads, of each rule of the registry `rules` whose module checks
+    one of `languages` and that reads facts from other files, from the table (importing no
+    rule module); None where `rules` is another mapping (rules made for a test)."""
+    if not isinstance(rules, Rules):
+        return None
+    wanted = set(languages)
+    return {code: names for entry in RULE_MODULES.values() if entry.languages & wanted
+            for code, names in entry.facts.items()}
 
 
 @cache

@@ -14,7 +14,6 @@ import itertools
 import os
 import re
 import stat
-import tokenize
 import warnings
 from array import array
 from functools import cached_property
@@ -86,6 +85,8 @@ class FileBytes:
 
 def _python_encoding(data: bytes) -> str:
     """The encoding PEP 263 declares (BOM or coding cookie), as the interpreter would use."""
+    import tokenize  # (a run that decodes no Python file, a warm one, never imports it)
+
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:

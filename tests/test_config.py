@@ -141,6 +141,20 @@ def test_invalid_pyproject_mentioning_us_is_an_error_while_finding(tmp_path):
     assert "invalid TOML" in str(caught.value) and "line" in str(caught.value)
 
 
+@pytest.mark.parametrize("text", ["", "\n", "  \n\t\n\n"])
+def test_an_empty_configuration_file_is_the_defaults_read_without_the_toml_parser(tmp_path, text):
+    """A blank cursedlint.toml (a project's mark) is an empty table, as TOML reads it (without
+    the parser: `test_startup`); a file of other blank characters is still TOML's to judge (a
+    form feed is no TOML whitespace)."""
+    import tomllib
+
+    path = write(tmp_path / "cursedlint.toml", text)
+    assert config_module._parse_toml(path, text.encode()) == tomllib.loads(text) == {}
+    assert load_config(path, {}).select == load_config(None, {}).select
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        config_module._parse_toml(path, b"\x0c\n")
+
+
 def test_no_config_anywhere_gives_defaults_rooted_at_the_current_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     config = load_config(None, RULES)

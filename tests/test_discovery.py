@@ -487,6 +487,34 @@ def test_random_gitignores_ignore_what_git_ignores(tmp_path):
     assert some_ignored > 20  # (most trials ignore some files and keep others)
 
 
+def test_the_prefilter_passes_over_only_paths_no_pattern_matches():
+    """`Patterns.decide` tries the patterns that name an entry at any depth on a path's last
+    part alone, the others on the whole path, before trying each in turn: on deep paths too
+    (a name pattern matching a parent, `build/` above `src/x.py`, decides nothing for the
+    entry itself), it answers as trying each pattern in turn does."""
+    import random
+
+    pieces = ["a", "b", "build", "*", "?", "**", "/", "[ab]", "[!a]", ".py", "\\*", "~", "-x"]
+    parts = ["a", "b", "ab", "build", "x.py", "a.py", "b~", "ab-x", ".py", "buildx"]
+    rng = random.Random(31)
+    split = 0
+    for _ in range(300):
+        lines = [("!" if rng.random() < 0.25 else "")
+                 + "".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))
+                 + ("/" if rng.random() < 0.2 else "") for _ in range(rng.randint(2, 8))]
+        patterns = Patterns(lines)
+        if patterns.prefilter is None:
+            continue
+        split += all(patterns.prefilter)
+        each = Patterns(lines)
+        each.prefilter = None  # (every pattern tried in turn)
+        for _ in range(40):
+            path = "/".join(rng.choice(parts) for _ in range(rng.randint(1, 5)))
+            path += "/" if rng.random() < 0.4 else ""
+            assert patterns.decide(path) == each.decide(path), (lines, path)
+    assert split > 100  # (most sets hold patterns of both kinds)
+
+
 # -- symlinks ------------------------------------------------------------------------------
 
 

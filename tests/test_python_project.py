@@ -1868,3 +1868,31 @@ def test_a_loop_over_a_literal_table_binds_each_class_in_turn():
     assert [_ast.unparse(node) for node in choices["stretch"]] == ["2", "1"]
     assert loop_choices(spread, values.get) == {}  # a spread hides what it holds
     assert loop_choices(computed, values.get) == {}  # not a literal collection
+
+
+def test_reaching_follows_handed_callables_to_the_kinds_they_must_reach():
+    """`reaching` answers none without following a call where no function has a fact of the
+    kind asked or of a kind its handed callables must reach: a project whose only capture is
+    global, run on a worker thread, still has a task that reaches a capture (TASK_CAPTURE
+    follows a handed callable to GLOBAL_CAPTURE), and one without any capture has none."""
+    from cursedlint.analysis.cuda_facts import CudaFact
+    from cursedlint.analysis.cuda_reach import CUDA_REACH
+    from cursedlint.analysis.python_project import (
+        HANDED, FunctionSummary, ModuleSummary, OutCall, ProjectFunctions, Reach,
+    )
+
+    def project(capture: bool) -> dict:
+        facts = {CudaFact.GLOBAL_CAPTURE: Reach(12, "a global-mode capture")} if capture else {}
+        return {"/p/jobs.py": ModuleSummary({}, {
+            "record": FunctionSummary(10, facts, ()),
+            "warm": FunctionSummary(20, {}, (OutCall(21, "record"),)),
+            "launch": FunctionSummary(30, {}, (OutCall(31, HANDED + "warm"),)),
+        })}
+
+    capturing = ProjectFunctions(project(True), CUDA_REACH.handed)
+    assert capturing.reaching(CudaFact.GLOBAL_CAPTURE) == {"record", "warm"}
+    assert capturing.reaching(CudaFact.TASK_CAPTURE) == {"launch"}
+    assert capturing.reaching(CudaFact.CUDA) == frozenset()
+    plain = ProjectFunctions(project(False), CUDA_REACH.handed)
+    assert plain.reaching(CudaFact.GLOBAL_CAPTURE) == plain.reaching(CudaFact.TASK_CAPTURE) \
+        == frozenset()

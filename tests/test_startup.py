@@ -40,6 +40,27 @@ def test_a_python_run_imports_none_of_the_modules_only_other_runs_need(tmp_path)
     assert report == []
 
 
+def test_a_warm_run_imports_none_of_what_only_a_lint_or_a_gathering_reads(tmp_path):
+    """A warm run over a plain file, in a project marked by an empty cursedlint.toml, reads
+    the result cache and the index store: it imports no TOML parser (the file is empty), no
+    tokenizer (nothing is decoded), no JSON (no question is asked of facts to come), and none
+    of the C/C++ thread analyses or the statement reader (no file is summarized)."""
+    (tmp_path / "cursedlint.toml").write_text("")
+    (tmp_path / "steps.py").write_text(
+        '"""Plain steps."""\n\n\ndef total(values: list[int]) -> int:\n    return sum(values)\n')
+    names = ["tomllib", "tokenize", "json", "cursedlint.triggers.statement_text",
+             "cursedlint.analysis.c_openmp", "cursedlint.project.cache"]
+    code = ("import contextlib, io, sys\n"
+            "from cursedlint.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['check', 'steps.py'])\n"
+            f"print(' '.join(name for name in {names!r} if name in sys.modules))\n")
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                           text=True, check=True, timeout=60).stdout.strip() for _ in range(2)]
+    assert (tmp_path / ".cursedlint_cache").is_dir()
+    assert runs[1] == "cursedlint.project.cache"  # warm: the cache read, nothing else named
+
+
 def test_a_python_run_compiles_no_shell_yaml_or_c_pattern(tmp_path):
     report = _run_and_report(tmp_path, (
         "names = ['process_spawning.text', 'process_spawning.native', 'graph_capture.cpp']\n"

@@ -26,18 +26,19 @@ from __future__ import annotations
 import re
 
 from cursedlint.analysis.c_syntax import function_name
+from cursedlint.patterns import LazyPattern
 
-_MARK = re.compile(
+_MARK = LazyPattern(
     rb"(?<![\w#])(?:_Noreturn|noreturn|__noreturn__|__noreturn|[A-Z][A-Z0-9_]*NORETURN"
     rb"[A-Z0-9_]*|NORETURN[A-Z0-9_]*)(?!\w)(?!\s*\()")
-_NOISE = re.compile(
+_NOISE = LazyPattern(
     rb"/\*.*?\*/|//[^\n]*|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
     rb"|(?m:^[ \t]*#(?:[^\n\\]|\\.|\\\n)*)", re.S)
 """Comments, string and character literals, preprocessor lines (with their continuations)."""
-_ATTRIBUTE = re.compile(rb"\b(?:__attribute__|__declspec)\s*\(|\[\[")
-_SPECIFIERS = re.compile(rb"(?:[\w\s*&<>,]|::)*")  # what a declaration has before its name
-_LABEL = re.compile(rb"\s*(?:public|protected|private)\s*:(?!:)")  # (C++ members' access)
-_DECLARED = re.compile(rb"(?:[A-Za-z_]\w*\s*::\s*)*([A-Za-z_]\w*)\s*$")
+_ATTRIBUTE = LazyPattern(rb"\b(?:__attribute__|__declspec)\s*\(|\[\[")
+_SPECIFIERS = LazyPattern(rb"(?:[\w\s*&<>,]|::)*")  # what a declaration has before its name
+_LABEL = LazyPattern(rb"\s*(?:public|protected|private)\s*:(?!:)")  # (C++ members' access)
+_DECLARED = LazyPattern(rb"(?:[A-Za-z_]\w*\s*::\s*)*([A-Za-z_]\w*)\s*$")
 _NOT_NAMES = frozenset({
     b"void", b"int", b"char", b"short", b"long", b"float", b"double", b"signed", b"unsigned",
     b"bool", b"_Bool", b"auto", b"if", b"while", b"for", b"switch", b"return", b"sizeof",

@@ -32,8 +32,6 @@ from typing import Iterator
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_function_pointers import built_for
-from cursedlint.analysis.c_openmp import everyone_runs, regions_in
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_name, method_class,
 )
@@ -284,6 +282,8 @@ class _FileReader:
     def _team_starts(self, starter: str, body) -> Iterator[CStart]:
         """The OpenMP parallel regions of `body` whose threads all run the same code (not
         `parallel sections`): the calls every thread of the team makes."""
+        from cursedlint.analysis.c_openmp import everyone_runs, regions_in  # (C/C++ only)
+
         for region in regions_in(self.context, body):
             entries = sorted({name for code in everyone_runs(self.context, region.block)
                               for node in (code, *_own_nodes(code))
@@ -797,6 +797,8 @@ def own_facts(context, facts: dict | None) -> dict[str, CThreadFacts]:
 def project_reach(context, facts: dict | None) -> "ThreadReach":
     """The `ThreadReach` of the project's facts with the linted file's own (`own_facts`),
     built once for every file whose own facts the project's already hold."""
+    from cursedlint.analysis.c_function_pointers import built_for  # (C/C++ only)
+
     merged = own_facts(context, facts)
     return built_for(merged, "c thread reach", ThreadReach) if merged is facts \
         else ThreadReach(merged)

@@ -28,8 +28,6 @@ malloc(...)`) with no `sizeof(T)`: such a project may be silent where a block is
 
 from __future__ import annotations
 
-import re
-
 from msgspec import Struct
 
 from cursedlint.analysis.c_allocators import LIBRARY_PAGE_OUTS
@@ -57,16 +55,16 @@ MAX_JOINED = 24
 are not known."""
 
 _SIZEOF = LazyPattern(rb"sizeof\s*\(\s*(?:(?:struct|class|union)\s+)?(\*\s*)?([A-Za-z_]\w*)\s*\)")
-_NEW = re.compile(rb"(?<![\w$])new\s+(?:(?:struct|class)\s+)?([A-Za-z_]\w*)(?![\w$:<])")
+_NEW = LazyPattern(rb"(?<![\w$])new\s+(?:(?:struct|class)\s+)?([A-Za-z_]\w*)(?![\w$:<])")
 _TEMPLATE = LazyPattern(rb"(?<![\w$])([A-Za-z_]\w*+)\s*+<\s*(?:const\s+)?(?:(?:struct|class)\s+)?"
                         rb"([A-Za-z_]\w*)\s*[,>]")
 _DECLARED = LazyPattern(rb"(?<![\w$.>:])([A-Za-z_]\w*+)[ \t\n]*+(\*[ \t\n*]*+)?(?<![\w$])"
                         rb"([A-Za-z_]\w*+)\s*+(?=[;=,\[{)(])")
 """`T x;`, `T *x = ...`, `struct T x[4];` (from the type's name, `struct` left before it)."""
-_CAST = re.compile(rb"(?:\(|_cast\s*<)\s*(?:const\s+)?(?:(?:struct|class|union)\s+)?"
+_CAST = LazyPattern(rb"(?:\(|_cast\s*<)\s*(?:const\s+)?(?:(?:struct|class|union)\s+)?"
                    rb"([A-Za-z_]\w*)\s*\*\s*[)>]")
 _BASES = LazyPattern(rb"(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?:(?!:)")
-_ALIAS = re.compile(rb"(?:typedef\s+(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s+"
+_ALIAS = LazyPattern(rb"(?:typedef\s+(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s+"
                     rb"([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=\s*"
                     rb"(?:(?:struct|class|union)\s+)?([A-Za-z_]\w*)\s*;)")
 _SCALAR = LazyPattern(r"void|char|short|int|long|unsigned|signed|float|double|bool|_Bool|"

@@ -17,6 +17,7 @@ import os
 import re
 
 from cursedlint.c.classes import ClassIndex, TypeFacts
+from cursedlint.patterns import LazyPattern
 
 LOOK_BEHIND, LOOK_AHEAD = 160, 200
 """Bytes around a cloner ending that hold the declaration it may be part of."""
@@ -81,7 +82,7 @@ def copy_calls(data: bytes, copy_functions: tuple[str, ...], first: bool = False
 
 
 _NAME, _MEMBER = rb"[A-Za-z_]\w*\s*", rb"[A-Za-z_]\w*\s*(?:\.|->)\s*[A-Za-z_]"
-_CALL_REST = re.compile(rb"\s*\(\s*(?:" + _NAME + rb",\s*" + _MEMBER + rb"|" + _MEMBER
+_CALL_REST = LazyPattern(rb"\s*\(\s*(?:" + _NAME + rb",\s*" + _MEMBER + rb"|" + _MEMBER
                         + rb"\w*\s*,\s*" + _NAME + rb"[,)])")
 
 

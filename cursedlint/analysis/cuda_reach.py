@@ -25,7 +25,6 @@ from cursedlint.analysis.python_project import (
 )
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
-from cursedlint.triggers.statement_text import named_in_code, stated_names
 
 
 _LOADER_MADE = "cuda-reach-pinned-loader"  # whether the module makes a pinned DataLoader
@@ -532,12 +531,16 @@ class CaptureStarts(Indexer):
         whose name ends so, or an import binding one, in code; a module that names one only
         in comments, docstrings or inside longer names such as `cuda_graph_impl` begins
         none)."""
+        from cursedlint.triggers.statement_text import named_in_code
+
         return self.trigger_names_at_most(data) if named_in_code(data, _STARTED_BY) else []
 
     def trigger_names_at_most(self, data: bytes) -> list[bytes]:
         """`trigger_names` as if the code named a region's start (the `def`s' names and the
         classes' where needed): a regular expression's reading, where the code's is a
         tokenizer's."""
+        from cursedlint.triggers.statement_text import stated_names
+
         names = stated_names(_DEFINED, data)
         return [*names, *stated_names(_CLASS, data)] if {b"__init__", b"__call__"} & {*names} \
             else names

@@ -52,6 +52,7 @@ from cursedlint.languages import C, CPP, PYTHON, PYTHON_TREES
 from cursedlint.python.context import statements
 from cursedlint.source import Source
 from cursedlint.project.index import Indexer
+from cursedlint.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from cursedlint.triggers.second_look import MethodCall, Pattern
@@ -82,11 +83,11 @@ _WRAPPING = frozenset({"parenthesized_expression", "cast_expression"})
 _PYTHON_WORDS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE", "CDLL", "PyDLL", "WinDLL", "cdll")
 """Words of a Python module that may bind a library or a prototype at module level."""
 _FACTORY_WORDS = frozenset(name.rpartition(".")[2].encode() for name in PROTOTYPE_FACTORIES)
-_BINDING = re.compile(rb"^[ \t]*([^\s=:,()\[\]#.]+)[ \t]*=(?!=)([^\n]*)", re.M)
+_BINDING = LazyPattern(rb"^[ \t]*([^\s=:,()\[\]#.]+)[ \t]*=(?!=)([^\n]*)", re.M)
 """A line binding one name (`name = value`, as a prototype is bound: `ast.Assign` to a name)."""
-_WORD_RUN = re.compile(rb"\w+")
+_WORD_RUN = LazyPattern(rb"\w+")
 """A run of word characters (ASCII letters, digits, `_`: what a bytes pattern's `\\w` matches)."""
-_IMPORTED_AS = re.compile(rb"\b(?:%s)[ \t]+as[ \t]+([A-Za-z_]\w*)"
+_IMPORTED_AS = LazyPattern(rb"\b(?:%s)[ \t]+as[ \t]+([A-Za-z_]\w*)"
                           % b"|".join(sorted(_FACTORY_WORDS)))
 
 
@@ -529,7 +530,7 @@ def _may_name_loader(text: str) -> bool:
     return any(part in text for part in _LOADER_PARTS)
 
 
-_LOADER_PATTERN = re.compile("|".join(sorted(_LOADER_WORDS)))
+_LOADER_PATTERN = LazyPattern("|".join(sorted(_LOADER_WORDS)))
 _LOADER_PARTS = ("DLL", "dll", "dlopen", "Library")
 """Each loader word holds one of these."""
 

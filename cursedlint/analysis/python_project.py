@@ -19,7 +19,6 @@ callee is not a project function, the answer is None (rules stay silent).
 from __future__ import annotations
 
 import ast
-import json
 import os
 import sys
 from msgspec import Struct, field
@@ -762,15 +761,33 @@ class ProjectFunctions:
         return name in self.reaching(kind)
 
     def reaching(self, kind: str) -> frozenset[str]:
-        """The names `may_reach` says reach a fact of `kind`."""
+        """The names `may_reach` says reach a fact of `kind`: none, without following a call,
+        where no function has a fact of `kind` or of a kind its handed callables must reach
+        (a chain ends in a function's own fact; the capture words of a project that captures
+        nothing were a tenth of a warm run over Megatron-LM)."""
         names = self._reaching.get(kind)
         if names is None:
+            kinds = self._ending(kind)
             names = self._reaching[kind] = frozenset(
                 part for path, summary in self.summaries.items()
                 for qualname in summary.functions
                 if self.reached(path, qualname, kind) is not None
-                for part in call_names(qualname))
+                for part in call_names(qualname)) if any(
+                    not kinds.isdisjoint(function.facts) for summary in self.summaries.values()
+                    for function in summary.functions.values()) else frozenset()
         return names
+
+    def _ending(self, kind: str) -> set[str]:
+        """The kinds of fact a chain reaching `kind` can end in: `kind`, and those its handed
+        callables must reach, theirs in turn."""
+        kinds, todo = {kind}, [kind]
+        while todo:
+            handed = self.handed.get(todo.pop())
+            for inner in handed.kinds if handed else ():
+                if inner not in kinds:
+                    kinds.add(inner)
+                    todo.append(inner)
+        return kinds
 
     def reached(self, path: str, qualname: str,
                 kind: str) -> tuple[tuple[Step, ...], Reach] | None:
@@ -869,6 +886,8 @@ class UngatheredFacts:
         questions = self._questions
 
         def asked(*args, **options):
+            import json  # (only a lint that asks of facts to come needs it)
+
             try:
                 questions.add(json.dumps([attribute, *args]) if not options else _WHOLE)
             except TypeError:  # (an argument no lookup carries: a function)
@@ -912,6 +931,8 @@ def answered_otherwise(name: str, facts: dict[str, ModuleSummary], handed: dict[
     none, known = answers[1], answers[2]
     for question in questions:
         if question not in known:
+            import json  # (only a lint with facts needs it)
+
             attribute, *args = json.loads(question)
             known[question] = getattr(project, attribute)(*args) != \
                 getattr(none, attribute)(*args)

@@ -105,18 +105,20 @@ class FactsRun:
         (`Indexer.affects`), those whose rules wait for the facts (`FileResult.deferred`), and
         those naming words the facts made triggers (with those facts gathered whole)."""
         linter = self.linter
-        rules = linter.indexing_rules()
         needed = {name for result in results for name in result.needs}
-        if not project.linted_all:  # (a file the facts alone can say a rule fires on)
+        if project.linted_all:  # the results say what is wanted: only its readers imported
+            wanted = needed | {name for result in results for name in result.trigger_facts}
+            using = linter.indexing_rules(reading=wanted) if wanted else []
+        else:
+            rules = linter.indexing_rules()
             needed.update(rule.indexer.name for rule in rules if rule.fact_gated and any(
                 language in rule.indexer.languages and holds_any(path, rule.fact_gated)
-                for path, language in files))
-        wanted = needed | {name for result in results for name in result.trigger_facts}
-        if not project.linted_all:  # (for the linted files' languages)
-            languages = {language for _, language in files}
+                for path, language in files))  # (a file the facts alone can say a rule fires on)
+            wanted = needed | {name for result in results for name in result.trigger_facts}
+            languages = {language for _, language in files}  # (for the linted files' languages)
             wanted.update(rule.indexer.name for rule in rules if adds_triggers(rule)
                           and languages.intersection(rule.indexer.languages))
-        using = [rule for rule in rules if any(ix.name in wanted for ix in rule.indexers())]
+            using = [rule for rule in rules if any(ix.name in wanted for ix in rule.indexers())]
         if not using:
             return []
         seeds: dict[str, set[str]] = {}

@@ -26,7 +26,7 @@ from cursedlint.findings import Span
 from cursedlint.languages import C, CPP, CYTHON, LANGUAGES, PYTHON, PYTHON_TREES, TEXT_LANGUAGES
 from cursedlint.triggers.prefilter import Prefilter
 from cursedlint.project.index import FactError
-from cursedlint.registry import checking, rule_names
+from cursedlint.registry import checking, fact_readers, rule_names
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
 from cursedlint.source import Source, SourceError, looks_binary, parse_python
@@ -64,11 +64,8 @@ class FileLinter:
                  warn_unused_suppressions: bool = False, show_traceback: bool = False,
                  languages: Iterable[str] = LANGUAGES):
         self.settings = settings
-        self.rules = {code: rule for code, rule in checking(rules, languages).items()
-                      if not issubclass(rule, Notice)}
-        """The rules that may run: those of the registry's modules that check `languages`
-        (the languages of the files it lints), so that a run over Python files imports no
-        C-only rule module (`registry.checking`)."""
+        self._registry, self._languages = rules, frozenset(languages)
+        self._rules: dict[str, type[Rule]] | None = None
         self.rule_names = rule_names(rules)  # (every rule's, for the suppressions)
         self.warn_unused = warn_unused_suppressions
         self.show_traceback = show_traceback
@@ -108,11 +105,37 @@ class FileLinter:
         _LEFT_TO_EXIT.clear()
         self._kept_bytes = self._kept_budget = budget
 
-    def indexing_rules(self) -> list[type[Rule]]:
-        """The enabled rules that use facts from other files of the project."""
+    @property
+    def rules(self) -> dict[str, type[Rule]]:
+        """The rules that may run: those of the registry's modules that check the languages of
+        the files it lints, so that a run over Python files imports no C-only rule module
+        (`registry.checking`); imported when first asked for (a run whose results all come
+        from the cache may never ask)."""
+        if self._rules is None:
+            self._rules = {code: rule for code, rule in checking(
+                self._registry, self._languages).items() if not issubclass(rule, Notice)}
+        return self._rules
+
+    def uses_facts(self) -> bool:
+        """Whether an enabled rule uses facts from other files (`indexing_rules`), told by
+        the registry's table where it can (no rule module imported)."""
+        readers = fact_readers(self._registry, self._languages)
+        if readers is None:
+            return bool(self.indexing_rules())
+        return any(code in self.settings.enabled for code in readers)
+
+    def indexing_rules(self, reading: set[str] | None = None) -> list[type[Rule]]:
+        """The enabled rules that use facts from other files of the project; with `reading`,
+        those that read the facts of one of these indexers, whose modules alone are imported
+        where the registry's table tells them (`registry.fact_readers`)."""
+        readers = fact_readers(self._registry, self._languages) if reading is not None else None
+        if readers is not None:  # (codes in order, as `rules` holds them)
+            return [self._registry[code] for code, names in sorted(readers.items())
+                    if code in self.settings.enabled and not reading.isdisjoint(names)]
         return [
             rule for code, rule in self.rules.items()
-            if rule.indexers() and code in self.settings.enabled
+            if rule.indexers() and code in self.settings.enabled and (
+                reading is None or any(indexer.name in reading for indexer in rule.indexers()))
         ]
 
     def facts_changed(self) -> None:
@@ -150,7 +173,7 @@ class FileLinter:
     def __getstate__(self) -> dict[str, Any]:
         """For the workers of a platform without fork: the prefilters (whose automata do not
         pickle) are a cache each process builds anew."""
-        return {**self.__dict__, "_prefilters": {}}
+        return {**self.__dict__, "_prefilters": {}, "_rules": self.rules}
 
     def _wanted(self, context, rules: list[type[Rule]]) -> tuple[list[str], list[str]]:
         """The indexers of the file's language whose facts (not gathered yet) these rules could

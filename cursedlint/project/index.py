@@ -451,7 +451,7 @@ class ProjectIndex:
         while pending and (most is None or rounds <= most):
             rounds += 1
             hits = self._hits(indexer, _Search(indexer, pending, first_round=not searched), done)
-            ahead = _within_bounds(indexer, hits, len(found), size)
+            ahead = _within_bounds(indexer, hits, len(found), size, self._size)
             if may_name is None:
                 self._summarize_ahead(indexer, ahead)
             else:
@@ -476,7 +476,7 @@ class ProjectIndex:
                 path, language, digest, data = hit
                 done.add(path)
                 taken.append(path)
-                size += _size(path)
+                size += self._size(path)
                 if may_name is not None and not may_name(*hit):
                     put_off.append(hit)
                     continue
@@ -566,7 +566,7 @@ class ProjectIndex:
             digest, data = self.content(path)
             if digest is not None or data is not None:
                 hits.append((path, language, digest or self._hashed(path, data), data))
-        self._summarize_ahead(indexer, _within_bounds(indexer, iter(hits), 0, 0))
+        self._summarize_ahead(indexer, _within_bounds(indexer, iter(hits), 0, 0, self._size))
 
     def _hits(self, indexer: Indexer, search: "_Search",
               done: set[str]) -> Iterator[tuple[str, str, str, bytes | None]]:
@@ -635,7 +635,7 @@ class ProjectIndex:
                 if (indexer.name, digest) not in self._memo
                 and not self._known(indexer, digest)[0]]
         if self.jobs < 2 or len(todo) < 2 or not CAN_FORK or \
-                sum(_size(path) for path, *_ in todo) < PARALLEL_SUMMARY_BYTES:
+                sum(self._size(path) for path, *_ in todo) < PARALLEL_SUMMARY_BYTES:
             return
         from cursedlint.engine.forked import forked_map
 
@@ -689,11 +689,16 @@ class ProjectIndex:
             digest = self._digests[path] = content_digest(data)
         return digest
 
+    def _size(self, path: str) -> int:
+        """The file's size, from the run's stat of it (taken once: the bounds ask each hit's
+        twice), else asked now."""
+        stat = self.run_stats.of(path)
+        return stat[0] if stat else _size(path)
+
     def source_bytes(self, path: str) -> bytes | None:
         """The file's bytes; None when unreadable, binary, or larger than `max-file-size`
         (never summarized: not read, nor searched)."""
-        stat = self.run_stats.of(path)
-        if (stat[0] if stat else _size(path)) > self.settings.max_file_size:
+        if self._size(path) > self.settings.max_file_size:
             return None
         try:
             data = self.file_bytes.read(path)
@@ -848,9 +853,11 @@ class FactError(NamedTuple):
                    "".join(traceback.format_exception(error)))
 
 
-def _within_bounds(indexer: Indexer, hits: Iterator, files: int, size: int) -> list:
+def _within_bounds(indexer: Indexer, hits: Iterator, files: int, size: int,
+                   size_of: Callable[[str], int]) -> list:
     """The next hits taken from `hits` while the indexer's bounds allow more (given the
-    `files` found and `size` read so far): those a round surely asks for."""
+    `files` found and `size` read so far; `size_of`: a file's size): those a round surely
+    asks for."""
     taken = []
     while not _full(indexer, files, size):
         hit = next(hits, None)
@@ -858,7 +865,7 @@ def _within_bounds(indexer: Indexer, hits: Iterator, files: int, size: int) -> l
             break
         taken.append(hit)
         files += 1
-        size += _size(hit[0])
+        size += size_of(hit[0])
     return taken
 
 
