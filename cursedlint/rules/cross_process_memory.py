@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from cursedlint.analysis.c_cma_gates import CMA_GATES, HELP as GATE_HELP, gated_copies
+from cursedlint.analysis.c_throws import THROW_CALLERS
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
 from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
 from cursedlint.analysis.c_noreturn import escaping
@@ -397,7 +398,7 @@ class CmaFailureAborts(Rule):
 
     # -- wrappers in other files of the project ----------------------------------------------
     indexer = CmaWrapperIndex()
-    reads_facts_of = (CMA_GATES,)
+    reads_facts_of = (CMA_GATES, THROW_CALLERS)
 
     @classmethod
     def defined_in(cls, context) -> CmaFunctions:
@@ -434,12 +435,17 @@ class CmaFailureAborts(Rule):
         made = calls_made(self.context, {**self._cma_names, **self._codes}, own=True)
         calls = [*of_other_processes(self.context, made), *self._through]
         calls.sort(key=lambda found: found[1].start_byte)
+        throwing = []
         for name, call in calls:
             result = self._result(name, call)
             path = paths.reached(result) if result is not None else None
             if path is not None:
                 self._report_assert(path.hit, result, path.detected)
+            elif result is not None and self.context.language == CPP:
+                throwing.append(result)
         from cursedlint.analysis.c_errno_fallbacks import HELP, partial_fallback
+
+        partial_calls = set()
 
         for name, call in made:
             code = self._codes.get(name)  # (one returning -errno: its result is what is tested)
@@ -448,11 +454,15 @@ class CmaFailureAborts(Rule):
             partial = partial_fallback(self.context, call, negated) \
                 if name in self._cma_names or negated else None
             if partial is not None:
+                partial_calls.add(call.id)
                 self.report(call, partial.message(f"{name}()"), help=HELP, related=(
                     *partial.steps(self.context.source.path),
                     *(self._chain(name) if negated else ())))
         for call, message, steps in gated_copies(self.context, self._codes):
             self.report(call, message, help=GATE_HELP, related=steps)
+        for result in throwing:
+            if result.call.id not in partial_calls:
+                self._report_throw(result)
 
     @cached_property
     def _paths(self) -> FailurePaths:
@@ -580,6 +590,33 @@ class CmaFailureAborts(Rule):
                                                f"{code.calls}() fails"))
             name = code.calls
         return (*steps, *self._labels.get(name, ("", ()))[1])
+
+    def _report_throw(self, result: Result) -> None:
+        """Report the call when its failure path reaches a throw that restricted errno values
+        reach untested and that no caller in the project catches (`analysis.c_throws`)."""
+        from cursedlint.analysis.c_errno_fallbacks import RESTRICTED
+        from cursedlint.analysis.c_throws import throw_escape
+
+        chains = {}
+
+        def leaving(throw) -> bool:
+            chains[throw.id] = throw_escape(self.context, throw)
+            return chains[throw.id] is not None
+
+        path = self._paths.thrown(result, leaving)
+        if path is None:
+            return
+        values = [value for value in RESTRICTED if value in path.unnamed]
+        line = path.hit.start_point[0] + 1
+        message = (f"{self._described(result.function)} throws on line {line} for "
+                   f"{' and '.join(values)}, which no caller in the project catches")
+        self.report(result.call, f"{message}: the failure ends the program"
+                    if len(message) < 120 else message,
+                    help=f"{_WHY}. Instead of throwing for those, {_FIX}. {_DOCTOR}",
+                    related=(*(Step(self.context.source.path, line,
+                                    f"{value} ({RESTRICTED[value]}) reaches this throw")
+                               for value in values),
+                             *chains[path.hit.id], *self._chain(result.function)))
 
     def _report_assert(self, hit, result: Result, detected: bool) -> None:
         """Report `hit` once, for the first call whose failure path reaches it."""
