@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Iterator
 
 from msgspec import Struct
 
 from cursedlint.analysis.c_fatal import ABORTS, EXITS
 from cursedlint.analysis.c_syntax import function_name
-from cursedlint.c.context import descendants
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, CYTHON
 from cursedlint.project.index import Indexer
@@ -205,6 +205,8 @@ def throw_calls(context) -> ThrowCalls:
 
 
 def _throw_calls(context) -> ThrowCalls:
+    from cursedlint.c.context import descendants
+
     if context.source.language == CYTHON:
         return ThrowCalls(bound={} if context.source.path.endswith(".pxd")
                           else _cython_calls(context.source.data))
@@ -258,7 +260,44 @@ def _addresses(context, call) -> list[str]:
     return found
 
 
+HELP = ("An exception no caller catches ends the program as an abort would. Read another way "
+        "for those values (/proc/PID/mem, ptrace, a copy through shared memory) and throw only "
+        "where there is none, or catch the exception where such a fallback exists; or let the "
+        "peer in with prctl(PR_SET_PTRACER, pid or PR_SET_PTRACER_ANY) in the target process")
+
+
+def thrown_copies(context, paths, results, reported, described) -> Iterator[tuple]:
+    """(result, message, steps) for each copy's `Result` (`c_failure_path`) whose failure path
+    reaches a throw that EPERM or ENOSYS reach untested by name (`FailurePaths.thrown`) and
+    that leaves to a binding or `main` (`throw_escape`); not for the calls in `reported` (ids:
+    a partial fallback's), `described(name)`: how the message names the called function."""
+    from cursedlint.analysis.c_errno_fallbacks import RESTRICTED
+
+    for result in results:
+        if result.call.id in reported:
+            continue
+        chains = {}
+
+        def leaving(throw) -> bool:
+            chains[throw.id] = throw_escape(context, throw)
+            return chains[throw.id] is not None
+
+        path = paths.thrown(result, leaving)
+        if path is None:
+            continue
+        values = [value for value in RESTRICTED if value in path.unnamed]
+        line = path.hit.start_point[0] + 1
+        message = (f"{described(result.function)} throws on line {line} for "
+                   f"{' and '.join(values)}, which no caller in the project catches")
+        yield result, f"{message}: the failure ends the program" if len(message) < 120 \
+            else message, (*(Step(context.source.path, line,
+                                  f"{value} ({RESTRICTED[value]}) reaches this throw")
+                             for value in values), *chains[path.hit.id])
+
+
 def _definitions(context) -> list:
+    from cursedlint.c.context import descendants
+
     return [node for node in descendants(context.root) if node.type == "function_definition"]
 
 
@@ -340,6 +379,7 @@ class ThrowCallers(Indexer):
 
 
 def _seeds(context) -> set[str]:
+    from cursedlint.c.context import descendants
     from cursedlint.analysis.cma_facts import CMA_WORDS, all_codes, all_wrappers
     from cursedlint.analysis.c_function_pointers import built_for
 
