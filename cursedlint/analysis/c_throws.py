@@ -369,13 +369,18 @@ class ThrowCallers(Indexer):
         found = throw_calls(context)
         return found if found.functions or found.bound else None
 
-    def more_words(self, facts, settings):
-        """The functions calling a searched name outside a `catch (...)`, to `MAX_DEPTH`."""
-        words = set()
-        for found in facts.values():
-            for caller, calls in found.functions.items():
-                words.update(caller for name, handlers, _ in calls if ANY not in handlers)
-        return words
+    def more_words_after(self, facts, settings, searched):
+        """The functions calling a searched name outside a `catch (...)`, and theirs, as far as
+        the facts go (one more round each, to `MAX_DEPTH`)."""
+        wanted = set(searched)
+        while True:
+            callers = {caller for found in facts.values()
+                       for caller, calls in found.functions.items() if caller not in wanted
+                       and any(name in wanted and ANY not in handlers
+                               for name, handlers, _ in calls)}
+            if not callers:
+                return wanted - set(searched)
+            wanted |= callers
 
 
 def _seeds(context) -> set[str]:
