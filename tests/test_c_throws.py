@@ -118,16 +118,19 @@ def test_each_function_lists_its_calls_with_the_handlers_around_them():
     assert found.bound == {"tick": 14, "stop_sampling": 14}
 
 
-def test_a_cython_file_binds_the_names_it_calls_not_those_it_declares():
+def test_a_cython_file_binds_the_names_it_calls_or_declares_translating_exceptions():
     data = textwrap.dedent("""\
         cdef extern from "reader.h":
-            size_t read_frame(uintptr_t at, size_t len, void *out) except +
+            size_t read_frame(uintptr_t at, size_t len, void *out)
+            size_t read_page(uintptr_t at,
+                             void *out) except+  # a C++ exception becomes a Python one
+            int flags(int which)  # except + would translate
         def frame(self, at, size):
             return self.reader.get().read_frame(at, size, self.buffer)
         """).encode()
     context = FileContext(Source.from_bytes("walker.pyx", data, "cython"),  # (its bytes alone)
                           Settings(enabled=frozenset()))
-    assert throw_calls(context).bound == {"get": 4, "read_frame": 4}
+    assert throw_calls(context).bound == {"read_page": 3, "get": 7, "read_frame": 7}
 
 
 def test_errno_tests_a_failure_path_reads_for_a_throw():

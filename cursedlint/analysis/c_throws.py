@@ -1,7 +1,9 @@
 """Where a C++ `throw` goes (CUR601): out of its function, or into a handler of a `try` around
-it that may catch it and recovers; and up the project's callers, by name, to one that calls
-it inside such a `try` or to one no C/C++ code calls (the program's entry, a binding to another
-language: no recovery).
+it that may catch it and recovers; and up the project's callers, by name, to `main` or to a
+binding to another language (a Cython file calling it or declaring it `except +`, a pybind11
+or nanobind `.def(..., &C::f)`): no recovery there. A chain that ends in a function nothing in
+the project calls ends with the API's user, who decides (as with an error code returned to
+them): not followed.
 
 A handler recovers unless it throws again (`throw;`) or ends in `abort()`, `exit()` or
 `std::terminate()`. It may catch a throw unless the thrown type is a standard exception
@@ -11,10 +13,10 @@ thrown value (`throw e;`), may be caught by any handler. A throw inside a lambda
 constructor, destructor or operator (called otherwise than by name), is not followed.
 
 The callers of other files come from the `c-throw-callers` index (`ThrowCalls` per file: each
-function's calls, with the recovering handlers around each), searched from the linted file's
-functions holding a throw that leaves them and a copy (`seed_words`) up through the callers that
-call them outside a `catch (...)`, `MAX_DEPTH` rounds; a chain longer than that is taken as
-recovered (unknown: silent).
+function's calls, with the recovering handlers around each, and the names bound), searched
+from the linted file's functions holding a throw that leaves them and a copy (`seed_words`) up
+through the callers that call them outside a `catch (...)`, `MAX_DEPTH` rounds; a longer chain
+is taken as recovered (unknown: silent).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ _ENDS = ABORTS | EXITS | {"terminate"}
 _THROW = b"throw"
 _PYTHON_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
 _LAST_WORD = re.compile(rb"[A-Za-z_0-9]+\Z")
+_TRANSLATED = re.compile(rb"[^\n#]*\bexcept\s*\+")
 _CALLING_WORDS = frozenset({b"return", b"if", b"elif", b"while", b"not", b"and", b"or", b"in",
                             b"await", b"yield", b"else", b"assert", b"with", b"is", b"lambda"})
 
@@ -192,8 +195,9 @@ def called_name(context, call) -> str:
 class ThrowCalls(Struct, frozen=True):
     """A file's functions (by name) -> the calls each makes: (called name, the types the
     recovering handlers around the call catch, line); and the names another language calls
-    through a binding (`bound`, name -> line): called in a Cython file (`.pyx`, `.pxi`), or
-    handed to a binding's `.def(...)` (`&Reader::read`, pybind11, nanobind) in C++."""
+    through a binding (`bound`, name -> line): called in a Cython file or declared there with
+    `except +`, or handed to a binding's `.def(...)` (`&Reader::read`, pybind11, nanobind) in
+    C++."""
 
     functions: dict[str, tuple[tuple[str, tuple[str, ...], int], ...]] = {}
     bound: dict[str, int] = {}
@@ -208,8 +212,7 @@ def _throw_calls(context) -> ThrowCalls:
     from cursedlint.c.context import descendants
 
     if context.source.language == CYTHON:
-        return ThrowCalls(bound={} if context.source.path.endswith(".pxd")
-                          else _cython_calls(context.source.data))
+        return ThrowCalls(bound=_cython_calls(context.source.data))
     found: dict[str, dict[tuple[str, tuple[str, ...]], int]] = {}
     bound = {}
     for definition in _definitions(context):
@@ -234,14 +237,19 @@ def _throw_calls(context) -> ThrowCalls:
 
 
 def _cython_calls(data: bytes) -> dict[str, int]:
-    """Name -> first line of the names a Cython file calls: `f(`, `obj.f(`, after
-    an operator or a keyword; not a declaration (`ssize_t f(`, `def f(`, `cdef int f(`)."""
+    """Name -> first line of the names a Cython file calls (`f(`, `obj.f(`, after an operator
+    or a keyword) or declares with `except +` (`ssize_t f(...) except +`, C++ exceptions
+    turned into Python ones); not another declaration (`def f(`, `cdef int f(`)."""
     found: dict[str, int] = {}
     for match in _PYTHON_CALL.finditer(data):
         before = data[:match.start()].rstrip(b" \t")[-24:]
         word = _LAST_WORD.search(before)
         if word is not None and word.group(0) not in _CALLING_WORDS:
-            continue
+            closing = data.find(b")", match.end())
+            line_end = data.find(b"\n", closing)
+            if closing < 0 or not _TRANSLATED.match(data, closing + 1,
+                                                     len(data) if line_end < 0 else line_end):
+                continue
         found.setdefault(match.group(1).decode(), data.count(b"\n", 0, match.start()) + 1)
     return found
 

@@ -4,4 +4,3 @@ cdef extern from "remote_memory.h" namespace "probe":
     cdef cppclass RemoteMemory:
         RemoteMemory(int pid) except +
         size_t readFrame(uintptr_t addr, size_t len, void *dst) except +
-        size_t readUnused(uintptr_t addr, size_t len, void *dst) except +

@@ -145,7 +145,7 @@ size_t RemoteMemory::readSaved(uintptr_t addr, size_t len, void *dst)
     return static_cast<size_t>(got);
 }
 
-// Called from the Cython frame walker: a failure becomes a Python exception and ends the dump.
+// Bound to Cython: a failure becomes a Python exception and ends the dump.
 size_t RemoteMemory::readFrame(uintptr_t addr, size_t len, void *dst)
 {
     iovec local{dst, len};
@@ -155,7 +155,7 @@ size_t RemoteMemory::readFrame(uintptr_t addr, size_t len, void *dst)
     return len;
 }
 
-// Declared to Cython but called nowhere in the project: whoever calls it decides.
+// Called nowhere in the project (a library's API): whoever calls it decides.
 size_t RemoteMemory::readUnused(uintptr_t addr, size_t len, void *dst)
 {
     iovec local{dst, len};
