@@ -281,6 +281,8 @@ def thrown_copies(context, paths, results, reported, described) -> Iterator[tupl
     a partial fallback's), `described(name)`: how the message names the called function."""
     from cursedlint.analysis.c_errno_fallbacks import RESTRICTED
 
+    if context.source.language != CPP or _THROW not in context.source.data:
+        return
     for result in results:
         if result.call.id in reported:
             continue

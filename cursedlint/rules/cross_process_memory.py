@@ -442,7 +442,7 @@ class CmaFailureAborts(Rule):
             path = paths.reached(result) if result is not None else None
             if path is not None:
                 self._report_assert(path.hit, result, path.detected)
-            elif result is not None and self.context.language == CPP:
+            elif result is not None:
                 throwing.append(result)
         from cursedlint.analysis.c_errno_fallbacks import HELP, partial_fallback
 
