@@ -155,6 +155,25 @@ size_t RemoteMemory::readFrame(uintptr_t addr, size_t len, void *dst)
     return len;
 }
 
+// An errno switch: EPERM and ENOSYS fall back, only the rest throws.
+size_t RemoteMemory::readSwitched(uintptr_t addr, size_t len, void *dst)
+{
+    iovec local{dst, len};
+    iovec remote{reinterpret_cast<void *>(addr), len};
+    ssize_t got = process_vm_readv(pid_, &local, 1, &remote, 1, 0); // ok: CUR601
+    if (got >= 0)
+        return static_cast<size_t>(got);
+    switch (errno) {
+    case EPERM:
+    case ENOSYS:
+        return readThroughProcMem(addr, len, dst);
+    case EFAULT:
+        throw BadAddress(addr);
+    default:
+        throw std::system_error(errno, std::generic_category(), "readSwitched");
+    }
+}
+
 // Called nowhere in the project (a library's API): whoever calls it decides.
 size_t RemoteMemory::readUnused(uintptr_t addr, size_t len, void *dst)
 {

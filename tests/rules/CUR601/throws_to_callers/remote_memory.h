@@ -28,6 +28,7 @@ public:
     size_t readThroughProcMem(uintptr_t addr, size_t len, void *dst);
     size_t readFrame(uintptr_t addr, size_t len, void *dst);
     size_t readUnused(uintptr_t addr, size_t len, void *dst);
+    size_t readSwitched(uintptr_t addr, size_t len, void *dst);
 
 private:
     size_t readChunk(uintptr_t addr, size_t len, char *dst);
