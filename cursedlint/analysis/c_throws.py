@@ -334,7 +334,7 @@ def _escape(facts: dict, function: str, thrown, depth: int, seen: set) -> list[S
     binding = next(((path, found.bound[function]) for path, found in facts.items()
                     if function in found.bound), None)
     if binding is not None:
-        return [Step(binding[0], binding[1], f"{function}() is called from another language "
+        return [Step(binding[0], binding[1], f"{function}() is bound to another language "
                                              "here: no recovery in C/C++")]
     callers = [(path, caller, line) for path, found in facts.items()
                for caller, calls in found.functions.items()
