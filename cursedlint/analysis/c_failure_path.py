@@ -358,17 +358,17 @@ class FailurePaths:
             return detected if failure is None else self._statement(failure, result, detected)
         if self._matters(condition, result):
             return Path(Outcome.UNKNOWN, path.detected)
-        states = [path, path]
         tested = errno_condition(self.context, condition) if self._leaving is not None \
             else None
-        if tested is not None:  # (`errno == E...`: those values named; the rest go on)
-            values, equal = tested
-            rest = path.unnamed - values
-            states = [Path(path.outcome, path.detected, unnamed=frozenset() if equal else rest),
-                      Path(path.outcome, path.detected, unnamed=rest if equal else frozenset())]
-        paths = [self._statement(branch, result, state) if branch else state
-                 for branch, state in zip(branches, states)]
-        return _merged(paths)
+        if tested is None:
+            return _merged([self._statement(branch, result, path) if branch else path
+                            for branch in branches])
+        values, equal = tested  # (`errno == E...`: those values named; the rest go on)
+        rest = path.unnamed - values
+        states = [Path(path.outcome, path.detected, unnamed=frozenset() if equal else rest),
+                  Path(path.outcome, path.detected, unnamed=rest if equal else frozenset())]
+        return _merged([self._statement(branch, result, state) if branch else state
+                        for branch, state in zip(branches, states)])
 
     def _preprocessor(self, node, result: Result, path: Path) -> Path:
         """`#if`/`#ifdef` with its `#elif`/`#else`: one configuration or another, like an if."""
@@ -485,7 +485,8 @@ def _merged(paths: list[Path]) -> Path:
         chosen = [path for path in paths if path.outcome is outcome]
         if chosen:
             return Path(outcome, any(path.detected for path in chosen),
-                        unnamed=frozenset().union(*(path.unnamed for path in chosen)))
+                        unnamed=chosen[0].unnamed if len(chosen) == 1
+                        else frozenset().union(*(path.unnamed for path in chosen)))
     return Path(Outcome.END, False, returns=tuple(
         returned for path in paths for returned in path.returns))
 
