@@ -78,6 +78,8 @@ def test_the_type_a_throw_makes_and_the_handlers_that_may_catch_it():
     assert not catches("std::logic_error", "std::system_error")
     assert catches("Error", "Denied") and catches("std::runtime_error", "Denied")  # may derive
     assert catches("BadAddress", None)  # a value thrown: its type is not known
+    assert not catches("std::logic_error", "runtime_error")  # (`using namespace std;`)
+    assert catches("BadAddress", "runtime_error")  # perhaps the project's own class
 
 
 def test_a_throw_leaves_its_function_unless_a_handler_around_it_may_catch_and_recover():

@@ -8,8 +8,9 @@ them): not followed.
 A handler recovers unless it throws again (`throw;`) or ends in `abort()`, `exit()` or
 `std::terminate()`. It may catch a throw unless the thrown type is a standard exception
 (`std::system_error(...)`) and the caught one is none of its bases in the standard's hierarchy
-(`catch (InvalidAddress &)` does not catch it); a thrown or caught type of the project, or a
-thrown value (`throw e;`), may be caught by any handler. A throw inside a lambda, or leaving a
+(`catch (InvalidAddress &)` does not catch it; an unqualified `runtime_error(...)` is taken
+for the standard's only against a standard handler); a thrown or caught type of the project,
+or a thrown value (`throw e;`), may be caught by any handler. A throw inside a lambda, or leaving a
 constructor, destructor or operator (called otherwise than by name), is not followed.
 
 The callers of other files come from the `c-throw-callers` index (`ThrowCalls` per file: each
@@ -89,14 +90,14 @@ def catches(caught: str, thrown: str | None) -> bool:
     """Whether a handler of `caught` may catch a throw of `thrown` (see the module)."""
     if caught == ANY or thrown is None:
         return True
-    name = thrown.removeprefix("std::")
-    if name not in _STANDARD or "::" not in thrown and thrown == caught:
-        return True
+    name, caught = thrown.removeprefix("std::"), caught.removeprefix("std::")
+    if name not in _STANDARD or "::" not in thrown and caught not in _STANDARD:
+        return True  # (a type of the project, or perhaps one named as the standard's)
     bases = set()
     while name is not None:
         bases.add(name)
         name = _STANDARD[name]
-    return caught.removeprefix("std::") in bases
+    return caught in bases
 
 
 def _recovering(context, clause) -> str | None:
