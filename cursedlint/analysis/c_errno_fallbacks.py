@@ -146,6 +146,57 @@ def partial_fallback(context, call, negated: bool = False) -> PartialFallback | 
     return _found(context, head, tuple(recovered), recovery, missing, end[1])
 
 
+def errno_condition(context, condition) -> tuple[frozenset[str], bool] | None:
+    """(values, True) of a condition that is an `||` of `e == E...` (errno, or a local given
+    errno: `int err = errno;`), (values, False) of an `&&` of `e != E...`; None otherwise."""
+    node = unwrapped(condition)
+    for operator, joining in (("==", "||"), ("!=", "&&")):
+        values = _joined(context, node, operator, joining)
+        if values:
+            return frozenset(values), operator == "=="
+    return None
+
+
+def _joined(context, node, operator: str, joining: str) -> list[str]:
+    """The E... values of `node`, comparisons of one errno name by `operator` joined by
+    `joining`; [] where it is anything else."""
+    node = unwrapped(node)
+    if node is None or node.type != "binary_expression":
+        return []
+    between = context.text(node.child_by_field_name("operator"))
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if between == joining:
+        first, second = _joined(context, left, operator, joining), \
+            _joined(context, right, operator, joining)
+        return first + second if first and second else []
+    if between != operator:
+        return []
+    for tested, other in ((unwrapped(left), right), (unwrapped(right), left)):
+        value = _constant(context, other, _Test("errno"))
+        if value and tested is not None and tested.type == "identifier" \
+                and _holds_errno(context, tested):
+            return [value]
+    return []
+
+
+def _holds_errno(context, name) -> bool:
+    """Whether the identifier is `errno` or a local of its function given `errno`."""
+    text = context.text(name)
+    if text == "errno":
+        return True
+    body = scope_of(context, name)
+    for _, leaf in context.tokens(("errno",), body) if body is not None else ():
+        given = context.parent(leaf)
+        target = given.child_by_field_name("declarator") if given is not None \
+            and given.type == "init_declarator" else given.child_by_field_name("left") \
+            if given is not None and given.type == "assignment_expression" else None
+        if target is not None and context.text(target) == text \
+                and given.child_by_field_name("value" if given.type == "init_declarator"
+                                              else "right") == leaf:
+            return True
+    return False
+
+
 def _skipped(context, head, body, values) -> PartialFallback | None:
     """`if (errno != EFAULT && errno != ENOSYS) return false;` followed by a copy: the values
     named go on to it, the others leave."""

@@ -32,6 +32,7 @@ from msgspec import Struct
 from cursedlint.analysis.c_conditions import (
     COMPARISONS, MIRRORED, hinted, holds, short_circuit,
 )
+from cursedlint.analysis.c_errno_fallbacks import RESTRICTED, errno_condition
 from cursedlint.analysis.c_expectations import Assertions
 from cursedlint.analysis.c_fatal import ABORTS, EXITS, JUMPS, Fatal
 from cursedlint.analysis.c_syntax import arguments, callee, mentions, unwrapped, within, writes
@@ -44,6 +45,8 @@ _PREPROCESSOR_ALTERNATIVES = frozenset({"preproc_elif", "preproc_elifdef", "prep
 _AGAINST_LENGTH = {"<": True, "<=": True, ">": False, ">=": False, "==": False, "!=": True}
 _JUMP_WORDS = {"return": "return_statement", "break": "break_statement",
                "continue": "continue_statement", "goto": "goto_statement"}
+_LEAVING_WORDS = {**_JUMP_WORDS, "throw": "throw_statement"}
+_RESTRICTED = frozenset(RESTRICTED)
 _MAX_NESTING = 100  # statements and conditions followed inside each other; deeper: unknown
 _DECLARING = frozenset({"init_declarator", "declaration", "parameter_declaration",
                         "pointer_declarator", "array_declarator", "reference_declarator"})
@@ -64,12 +67,15 @@ class Outcome(Enum):
 class Path(Struct, frozen=True):
     """The failure path's state: how it ends (or the assert it reaches), whether it has
     passed through the failure branch of a check on the result, and, where it ends, the
-    `return` statements it ends in (None among them: it may end otherwise)."""
+    `return` statements it ends in (None among them: it may end otherwise); and the
+    restricted errno values (`c_errno_fallbacks.RESTRICTED`) that may reach it untested by
+    name (`errno == EPERM` names EPERM; followed only for throws: `FailurePaths.thrown`)."""
 
     outcome: Outcome | None  # None: `hit` is reached
     detected: bool
     hit: object = None
     returns: tuple = ()
+    unnamed: frozenset = _RESTRICTED
 
 
 MAX_ERRNO = 4095
@@ -103,6 +109,7 @@ class FailurePaths:
         self._nesting = 0
         self._jumped: set[int] = set()
         self._function_labels: dict[int, frozenset[str]] = {}
+        self._leaving: Callable | None = None
 
     @cached_property
     def fatal(self) -> dict[str, Fatal]:
@@ -116,6 +123,20 @@ class FailurePaths:
         """The path, when it reaches an assertion or `abort()` (`hit`), else None."""
         path = self.path(result)
         return path if path is not None and path.outcome is None else None
+
+    def thrown(self, result: Result, leaving: Callable) -> Path | None:
+        """The path, when it reaches a `throw` (`hit`) that `leaving(throw)` says leaves for no
+        recovery, on the failure branch, where a restricted errno value not tested by name may
+        reach it (`Path.unnamed`: `if (errno == EFAULT) throw BadAddress();` is not reached by
+        EPERM, `if (errno == EPERM) throw Denied();` is a choice); else None. Code the path
+        cannot be followed through that may throw leaves it unknown."""
+        self._leaving = leaving
+        try:
+            path = self.path(result)
+        finally:
+            self._leaving = None
+        return path if path is not None and path.outcome is None \
+            and path.hit.type == "throw_statement" else None
 
     def path(self, result: Result) -> Path | None:
         """Where the failure path goes (None when the value goes elsewhere or the path is
@@ -196,6 +217,9 @@ class FailurePaths:
             return Path(Outcome.END, path.detected, returns=(statement,))
         if kind == "goto_statement":
             return self._goto(statement, result, path)
+        if kind == "throw_statement" and self._leaving is not None and path.detected \
+                and path.unnamed and self._leaving(statement):
+            return Path(None, True, statement, unnamed=path.unnamed)
         if kind in JUMPS:
             return Path(Outcome.END, path.detected, returns=(None,))
         if kind == "compound_statement":
@@ -330,13 +354,21 @@ class FailurePaths:
             if fails_when is None:
                 return Path(Outcome.UNKNOWN, path.detected)
             failure = branches[0] if fails_when else branches[1]
-            if failure is None:
-                return Path(Outcome.THROUGH, True)
-            return self._statement(failure, result, Path(Outcome.THROUGH, True))
+            detected = Path(Outcome.THROUGH, True, unnamed=path.unnamed)
+            return detected if failure is None else self._statement(failure, result, detected)
         if self._matters(condition, result):
             return Path(Outcome.UNKNOWN, path.detected)
-        paths = [self._statement(branch, result, path) if branch else path for branch in branches]
-        return _merged(paths)
+        tested = errno_condition(self.context, condition) if self._leaving is not None \
+            else None
+        if tested is None:
+            return _merged([self._statement(branch, result, path) if branch else path
+                            for branch in branches])
+        values, equal = tested  # (`errno == E...`: those values named; the rest go on)
+        rest = path.unnamed - values
+        states = [Path(path.outcome, path.detected, unnamed=frozenset() if equal else rest),
+                  Path(path.outcome, path.detected, unnamed=rest if equal else frozenset())]
+        return _merged([self._statement(branch, result, state) if branch else state
+                        for branch, state in zip(branches, states)])
 
     def _preprocessor(self, node, result: Result, path: Path) -> Path:
         """`#if`/`#ifdef` with its `#elif`/`#else`: one configuration or another, like an if."""
@@ -419,8 +451,9 @@ class FailurePaths:
             return False
         if mentions(self.context, node, result.variable) or node.has_error:
             return True
-        if any(self.context.parent(keyword).type == _JUMP_WORDS[word]
-               for word, keyword in self.context.tokens(_JUMP_WORDS, node)):
+        words = _JUMP_WORDS if self._leaving is None else _LEAVING_WORDS
+        if any(self.context.parent(keyword).type == words[word]
+               for word, keyword in self.context.tokens(words, node)):
             return True
         return bool(self._stopping_calls(node))
 
@@ -451,7 +484,9 @@ def _merged(paths: list[Path]) -> Path:
     for outcome in (Outcome.UNKNOWN, Outcome.THROUGH):
         chosen = [path for path in paths if path.outcome is outcome]
         if chosen:
-            return Path(outcome, any(path.detected for path in chosen))
+            return Path(outcome, any(path.detected for path in chosen),
+                        unnamed=chosen[0].unnamed if len(chosen) == 1
+                        else frozenset().union(*(path.unnamed for path in chosen)))
     return Path(Outcome.END, False, returns=tuple(
         returned for path in paths for returned in path.returns))
 

@@ -5,6 +5,8 @@ copies)."""
 
 from __future__ import annotations
 
+import os
+
 from msgspec import Struct
 
 from cursedlint.analysis.c_conditions import described, literal
@@ -13,7 +15,7 @@ from cursedlint.analysis.c_fatal import Fatal, Forward, reachable_handlers, reso
 from cursedlint.analysis.c_system_calls import spellings
 from cursedlint.findings import Step
 from cursedlint.analysis.c_function_pointers import (
-    FieldFlows, built_for, project_graph, wrappers_by_name,
+    FieldFlows, built_for, called_text, field_flows, project_graph, wrappers_by_name,
 )
 
 CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
@@ -125,6 +127,28 @@ def project_cma_fields(facts: dict) -> set[str]:
         return set()  # (no field: none agrees; a lint before the facts asks once per file)
     return built_for(facts, "cma fields", lambda found: set(project_graph(found).agreeing(
         copying(found), answering=copying_names(found))))
+
+
+def field_copies(context, facts: dict, own_names: dict, indexed: bool) -> list[tuple]:
+    """(label, call, chain, CMA function) for the file's calls through a field every function
+    of which returns a CMA result (`tbl[op].fn`), `own_names` the file's CMA names; `indexed`:
+    the project index summarized the file (else its flows are read now)."""
+    own = os.path.abspath(context.source.path)  # as the project index keys it
+    graph = project_graph(facts)
+    if not indexed:
+        graph = graph.overlay(own, field_flows(context))
+    found = []
+    for _, call, _, candidates in graph.resolved_calls(
+            context, copying(facts, own, own_names), project_cma_fields(facts),
+            answering=copying_names(facts, own_names)):
+        label = called_text(context, call)
+        copies = {cma_stored(facts, candidate.function, candidate.path,
+                             own_names if candidate.path == own else None)
+                  for candidate in candidates}
+        underlying = "process_vm_readv/writev" if len(copies) > 1 else copies.pop()
+        found.append((label, call, tuple(step for candidate in candidates
+                                         for step in candidate.steps(label)), underlying))
+    return found
 
 
 def copying(facts: dict, own_path: str | None = None, own: dict | None = None):

@@ -18,21 +18,18 @@ functions are the finding's chain.
 
 from __future__ import annotations
 
-import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from cursedlint.analysis.c_cma_gates import CMA_GATES, HELP as GATE_HELP, gated_copies
+from cursedlint.analysis.c_throws import HELP as THROW_HELP, THROW_CALLERS, thrown_copies
 from cursedlint.analysis.c_error_codes import ErrorCode, error_codes, passing_on, result_of
 from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
 from cursedlint.analysis.c_noreturn import escaping
-from cursedlint.analysis.c_function_pointers import (
-    built_for, called_text, field_flows, project_graph,
-)
+from cursedlint.analysis.c_function_pointers import built_for, field_flows, project_graph
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_aliases, all_codes, all_wrappers, cma_stored,
-    copying, copying_names, failing_names, fatal_of, handed_failures, handler_steps,
-    project_cma_fields,
+    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_aliases, all_codes, all_wrappers,
+    failing_names, fatal_of, field_copies, handed_failures, handler_steps, project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_system_calls import (
@@ -158,6 +155,11 @@ class CmaFailureAborts(Rule):
       for the values it tests (`errno == EFAULT`, `ret == -ENOSYS` of a `-errno` function, a flag
       deciding `if (pending) memcpy(...)`), the others leave; reported at the copy, also one of the
       calling process (seccomp refuses that too). Failing EPERM on purpose, or no fallback, is not;
+    - (C++) the failure branch throws an exception that no `try` of its function nor of the
+      project's callers catches on its way up to `main` or to a binding (a `.pyx` calling it,
+      a pybind11 `.def(..., &Reader::read)`; `analysis.c_throws`), reported at the copy for
+      EPERM and ENOSYS where they reach the throw untested by name (`if (errno == EPERM) throw
+      Denied();` is a choice); a function nothing in the project calls throws to its user;
     - the copy's function is chosen by the kernel's version (`analysis.c_cma_gates`): a `uname`
       release test in any file picks it or another function given the same arguments, neither
       trying the other when the copy fails (`use_cma ? copy_cma(pid, f, n) : copy_mem_file(pid,
@@ -397,7 +399,7 @@ class CmaFailureAborts(Rule):
 
     # -- wrappers in other files of the project ----------------------------------------------
     indexer = CmaWrapperIndex()
-    reads_facts_of = (CMA_GATES,)
+    reads_facts_of = (CMA_GATES, THROW_CALLERS)
 
     @classmethod
     def defined_in(cls, context) -> CmaFunctions:
@@ -434,12 +436,17 @@ class CmaFailureAborts(Rule):
         made = calls_made(self.context, {**self._cma_names, **self._codes}, own=True)
         calls = [*of_other_processes(self.context, made), *self._through]
         calls.sort(key=lambda found: found[1].start_byte)
+        throwing = []
         for name, call in calls:
             result = self._result(name, call)
             path = paths.reached(result) if result is not None else None
             if path is not None:
                 self._report_assert(path.hit, result, path.detected)
+            elif result is not None:
+                throwing.append(result)
         from cursedlint.analysis.c_errno_fallbacks import HELP, partial_fallback
+
+        partial_calls = set()
 
         for name, call in made:
             code = self._codes.get(name)  # (one returning -errno: its result is what is tested)
@@ -448,11 +455,16 @@ class CmaFailureAborts(Rule):
             partial = partial_fallback(self.context, call, negated) \
                 if name in self._cma_names or negated else None
             if partial is not None:
+                partial_calls.add(call.id)
                 self.report(call, partial.message(f"{name}()"), help=HELP, related=(
                     *partial.steps(self.context.source.path),
                     *(self._chain(name) if negated else ())))
         for call, message, steps in gated_copies(self.context, self._codes):
             self.report(call, message, help=GATE_HELP, related=steps)
+        for result, message, steps in thrown_copies(self.context, self._paths, throwing,
+                                                    partial_calls, self._described):
+            self.report(result.call, message, help=f"{_WHY}. {THROW_HELP}. {_DOCTOR}",
+                        related=(*steps, *self._chain(result.function)))
 
     @cached_property
     def _paths(self) -> FailurePaths:
@@ -486,24 +498,11 @@ class CmaFailureAborts(Rule):
         """(label, call) for the file's calls through a field every function of which returns
         a CMA result (`tbl[op].fn`); their descriptions, chains and CMA functions in
         `_labels`."""
-        own = os.path.abspath(self.context.source.path)  # as the project index keys it
-        facts = self.project_facts
-        graph = project_graph(facts)
-        if self.indexer.name not in self.context.project:  # no index: this file's flows now
-            graph = graph.overlay(own, field_flows(self.context))
-        found = []
-        for _, call, _, candidates in graph.resolved_calls(
-                self.context, copying(facts, own, self._cma_names), project_cma_fields(facts),
-                answering=copying_names(facts, self._cma_names)):
-            label = called_text(self.context, call)
-            copies = {cma_stored(facts, candidate.function, candidate.path,
-                                  self._cma_names if candidate.path == own else None)
-                      for candidate in candidates}
-            underlying = "process_vm_readv/writev" if len(copies) > 1 else copies.pop()
-            steps = tuple(step for candidate in candidates for step in candidate.steps(label))
-            self._labels[label] = (f"{label}() (holds {underlying}())", steps, underlying)
-            found.append((label, call))
-        return found
+        found = field_copies(self.context, self.project_facts, self._cma_names,
+                             self.indexer.name in self.context.project)
+        self._labels.update((label, (f"{label}() (holds {underlying}())", steps, underlying))
+                            for label, _, steps, underlying in found)
+        return [(label, call) for label, call, _, _ in found]
 
     @cached_property
     def _remote(self) -> dict[str, tuple[str, ErrorCode]]:
