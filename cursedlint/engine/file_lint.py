@@ -403,7 +403,7 @@ class FileLinter:
             context = TextContext(source, self.settings)
         else:
             from cursedlint.c.context import CContext, parse
-            from cursedlint.c.parse_budget import ParseTooSlow
+            from cursedlint.c.parse_budget import ParseTooSlow, TooLittleMemory
 
             try:
                 if tree is None:
@@ -412,6 +412,11 @@ class FileLinter:
             except ParseTooSlow as error:
                 if notices.TooLargeFile.code in enabled:
                     result.findings.append(reported.too_slow(source.path, error))
+                return None
+            except TooLittleMemory as error:  # (what it says holds for this run alone)
+                result.uncached = True
+                result.findings.append(reported.too_little_memory(
+                    source.path, error, notices.TooLargeFile.code in enabled))
                 return None
             context = CContext(source, self.settings, tree, tree_index)
             result.error_nodes = context.error_count
