@@ -107,13 +107,68 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     if not (found or values or stored or clears):
         return None
     provenance = _provenance(context)
+    return CallerBlocks(_calls(context, found), values, _stores(context, provenance, stored),
+                        clears)
+
+
+def _calls(context, found: list[tuple]) -> dict[str, list[list[Given]]]:
+    """`CallerBlocks.calls` of (name, call) pairs."""
     calls: dict[str, list[list[Given]]] = {}
     for name, call in found:
         if name.isupper() or name in _NOT_ASKED:
             continue  # (a macro's by its spelling, or the C library's: none registers)
+        provenance = _provenance(context)
         given = [_given(context, provenance, argument) for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
-    return CallerBlocks(calls, values, _stores(context, provenance, stored), clears)
+    return calls
+
+
+def caller_base(context) -> CallerBlocks | None:
+    """What of the file's `caller_blocks` does not depend on the functions asked about: its
+    stores into members and its clears (None where `caller_blocks` is None: no call, no
+    name used as a value, no store, no clear). The calls and values of the functions asked
+    about are `word_blocks`'; the index merges them (`ParameterBlockIndex`): a 10 MB file's
+    `caller_blocks` asked the provenance of each of its 110,553 calls' arguments, for the
+    calls of one function."""
+    data = context.source.data
+    stored = _all_member_stores(context)
+    clears = _clears(context) if b"**" in data else {}
+    if not (stored or clears or any(
+            context.call_of(leaf) is not None for _, leaf in context.tokens(_CALLED)) or any(
+            leaf.type == "identifier" and _as_value(context, leaf)
+            for _, leaf in context.tokens(_BARE))):
+        return None
+    return CallerBlocks(stores=_stores(context, _provenance(context), stored) if stored else {},
+                        clears=clears)
+
+
+def word_blocks(context, names: frozenset[str]) -> CallerBlocks | None:
+    """`caller_blocks`' calls and values of the functions `names` and of the `static`
+    functions whose parameters their calls pass on, in turn (`passed_in` reads those of the
+    file for them); each call and value as `caller_blocks` finds it (`_CALLED`, `_BARE`:
+    not a qualified call, nor a name with a comment before its `(`)."""
+    data = context.source.data
+    while True:
+        found = [(name, call) for name, leaf in context.tokens(names)
+                 if _spelled_as(_CALLED, data, leaf) and (call := context.call_of(leaf)) is not None]
+        found.sort(key=lambda item: item[1].start_byte)
+        calls = _calls(context, found)
+        more = {given.function for made in calls.values() for call in made for given in call
+                if given.kind == "parameter" and given.static} - names
+        if not more:
+            break
+        names = names | more
+    values = sorted({context.text(leaf) for _, leaf in context.tokens(names)
+                     if leaf.type == "identifier" and _spelled_as(_BARE, data, leaf)
+                     and _as_value(context, leaf)})
+    return CallerBlocks(calls, values) if calls or values else None
+
+
+def _spelled_as(pattern: re.Pattern[bytes], data: bytes, leaf) -> bool:
+    """Whether `pattern` matches the bytes of `leaf` whole where it starts, as a search of the
+    file finds it there."""
+    match = pattern.match(data, leaf.start_byte)
+    return match is not None and match.end() == leaf.end_byte
 
 
 def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks | None:

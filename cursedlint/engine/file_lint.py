@@ -25,7 +25,7 @@ from cursedlint.engine.results import FileResult
 from cursedlint.findings import Span
 from cursedlint.languages import C, CPP, CYTHON, LANGUAGES, PYTHON, PYTHON_TREES, TEXT_LANGUAGES
 from cursedlint.triggers.prefilter import Prefilter
-from cursedlint.project.index import FactError
+from cursedlint.project.index import FactError, word_key
 from cursedlint.registry import checking, rule_names
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
@@ -214,6 +214,13 @@ class FileLinter:
                 continue
             digest = digest or hashlib.sha1(context.source.data).hexdigest()
             try:
+                if indexer.per_word:  # (its base, and the pieces of the seeds it holds)
+                    made += [(indexer.name, word_key(digest, word),
+                              indexer.summarize_word(context, word))
+                             for word in ["", *sorted(seeds.get(indexer.name, ()))]
+                             if not word or indexer.pattern(indexer.searched_as((word,)),
+                                                            True).search(context.source.data)]
+                    continue
                 summary = indexer.summarize(context)
             except Exception as error:
                 self.fact_errors.append(FactError.of(context.source.path, indexer.name, error))
