@@ -124,29 +124,26 @@ def _calls(context, found: list[tuple]) -> dict[str, list[list[Given]]]:
 
 
 def caller_base(context) -> CallerBlocks | None:
-    """What of the file's `caller_blocks` does not depend on the functions asked about: its
-    stores into members and its clears (None where `caller_blocks` is None: no call, no
-    name used as a value, no store, no clear). The calls and values of the functions asked
-    about are `word_blocks`'; the index merges them (`ParameterBlockIndex`): a 10 MB file's
-    `caller_blocks` asked the provenance of each of its 110,553 calls' arguments, for the
-    calls of one function."""
-    data = context.source.data
-    stored = _all_member_stores(context)
-    clears = _clears(context) if b"**" in data else {}
-    if not (stored or clears or any(
+    """What of the file's `caller_blocks` does not depend on the names asked about: nothing
+    but whether it has any (an empty `CallerBlocks`; None where `caller_blocks` is None: no
+    call, no name used as a value, no store into a member, no clear). The calls, values,
+    stores and clears of the names asked about are `word_blocks`'; the index merges them
+    (`ParameterBlockIndex`): a 10 MB file's `caller_blocks` asked the provenance of each of
+    its 110,553 calls' arguments, and of each of its stores, for the calls of one function."""
+    if _all_member_stores(context) or b"**" in context.source.data and _clears(context) or any(
             context.call_of(leaf) is not None for _, leaf in context.tokens(_CALLED)) or any(
             leaf.type == "identifier" and _as_value(context, leaf)
-            for _, leaf in context.tokens(_BARE))):
-        return None
-    return CallerBlocks(stores=_stores(context, _provenance(context), stored) if stored else {},
-                        clears=clears)
+            for _, leaf in context.tokens(_BARE)):
+        return CallerBlocks()
+    return None
 
 
 def word_blocks(context, names: frozenset[str]) -> CallerBlocks | None:
-    """`caller_blocks`' calls and values of the functions `names` and of the `static`
-    functions whose parameters their calls pass on, in turn (`passed_in` reads those of the
-    file for them); each call and value as `caller_blocks` finds it (`_CALLED`, `_BARE`:
-    not a qualified call, nor a name with a comment before its `(`)."""
+    """`caller_blocks` of the names asked about: the calls and values of the functions `names`
+    and of the `static` functions whose parameters their calls pass on, in turn (`passed_in`
+    reads those of the file for them), the stores into members of those names, and their
+    clears; each as `caller_blocks` finds it (`_CALLED`, `_BARE`: not a qualified call, nor a
+    name with a comment before its `(`)."""
     data = context.source.data
     while True:
         found = [(name, call) for name, leaf in context.tokens(names)
@@ -161,7 +158,12 @@ def word_blocks(context, names: frozenset[str]) -> CallerBlocks | None:
     values = sorted({context.text(leaf) for _, leaf in context.tokens(names)
                      if leaf.type == "identifier" and _spelled_as(_BARE, data, leaf)
                      and _as_value(context, leaf)})
-    return CallerBlocks(calls, values) if calls or values else None
+    stored = [(member, value) for member, value in _all_member_stores(context) if member in names]
+    stores = _stores(context, _provenance(context), stored) if stored else {}
+    clears = {function: positions for function, positions in _clears(context).items()
+              if function in names} if b"**" in data else {}
+    return CallerBlocks(calls, values, stores, clears) if calls or values or stores or clears \
+        else None
 
 
 def _spelled_as(pattern: re.Pattern[bytes], data: bytes, leaf) -> bool:

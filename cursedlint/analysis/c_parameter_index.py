@@ -21,8 +21,8 @@ class ParameterBlockIndex(Indexer):
     """Per C/C++ file (`CallerBlocks`: what each call passes), searched from the linted
     file's registering functions whose memory comes through a parameter (`seed_words`) up
     through callers passing it on, to `MAX_DEPTH` rounds. Made per word searched
-    (`Indexer.per_word`): a file's stores and clears (`caller_base`) and the calls of the
-    functions searched (`word_blocks`), never its every call's."""
+    (`Indexer.per_word`): whether a file has any (`caller_base`), and the calls, values,
+    stores and clears of the names searched (`word_blocks`), never its every call's."""
 
     per_word = True
 
@@ -55,11 +55,13 @@ class ParameterBlockIndex(Indexer):
             else caller_base(context)
 
     def merged(self, pieces):
-        calls, values = {}, set()
-        for piece in pieces[1:]:
+        calls, values, stores, clears = {}, set(), {}, {}
+        for piece in pieces:
             calls.update(piece.calls)
             values.update(piece.values)
-        return CallerBlocks(calls, sorted(values), pieces[0].stores, pieces[0].clears)
+            stores.update(piece.stores)
+            clears.update(piece.clears)
+        return CallerBlocks(calls, sorted(values), stores, clears)
 
     def more_words_after(self, facts, settings, searched):
         return passed_on(facts, searched)

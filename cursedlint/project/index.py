@@ -522,9 +522,10 @@ class ProjectIndex:
         """`facts` of a `per_word` indexer: the same files, in the same order and bounds (a
         file counts where its base is not None, as where its whole summary is not), each
         with the pieces of the words searched that it holds. A file read in a round gets the
-        pieces of later rounds' words it holds too, and past the bounds the rounds go on over
-        the files read: each file read has the pieces of every word searched, as its whole
-        summary would hold them."""
+        pieces of later rounds' words it holds too, and past the bounds and the last round the
+        rounds go on over the files read until the facts lead to no new word: each file read
+        has the pieces of every word its facts lead to, as its whole summary would hold them
+        for every question asked of them."""
         found: dict[str, Any] = {}
         pieces: dict[str, list] = {}  # path -> its base and pieces
         read: list[tuple[str, str, str, bytes | None]] = []  # (path, language, digest, bytes)
@@ -559,6 +560,13 @@ class ProjectIndex:
             pending = set(indexer.more_words_after(found, self.settings, searched)) - searched
         self.passes.append(stopped or FactPass(indexer.name, _of(indexer, self.files), rounds,
                                                len(done), len(found)))
+        while pending:  # (what the facts of the files read lead to: their whole summaries' part)
+            for path, language, digest, data in read:
+                if path in pieces:
+                    self._add_pieces(indexer, (path, language, digest, data), pending, False,
+                                     pieces, found)
+            searched |= pending
+            pending = set(indexer.more_words_after(found, self.settings, searched)) - searched
         return found
 
     def _add_pieces(self, indexer: Indexer, hit: tuple, words: set[str], first: bool,
