@@ -661,13 +661,14 @@ def caller_provenance(facts: dict, function: str, position: int, only: str | Non
                       "below the 128 KiB mmap threshold share pages)")
 
 
-def passed_on(facts: dict, searched: set[str]) -> set[str]:
+def passed_on(facts: dict, searched: set[str], statics: bool = False) -> set[str]:
     """Of the calls of the functions looked for, at the parameter asked about (`searched`:
     `function#position`, `ASKED`): the functions (not `static`: their calls are in their own
     file) whose parameter a call passes on there, whose callers are read next (that parameter
     asked about), and the members whose pointer a call passes there, whose stores are read
     next (and the functions given a member's address there, whose definitions may clear
-    it)."""
+    it). `statics`: the `static` functions too (their calls, in their own file, are what
+    `passed_in` reads next)."""
     asked: dict[str, set[int]] = {}
     for word in searched:
         name, _, position = word.partition(ASKED)
@@ -677,7 +678,7 @@ def passed_on(facts: dict, searched: set[str]) -> set[str]:
               if name in asked for call in calls for position in asked[name]
               if position < len(call)]
     return {*(f"{given.function}{ASKED}{given.position}" for given in givens
-              if given.kind == "parameter" and not given.static),
+              if given.kind == "parameter" and (statics or not given.static)),
             *(given.field for given in givens if given.kind == "field"),
             *(store.function for found in facts.values() for member, stores in
               found.stores.items() if member in searched for store in stores

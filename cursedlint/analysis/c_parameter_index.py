@@ -66,6 +66,10 @@ class ParameterBlockIndex(Indexer):
     def more_words_after(self, facts, settings, searched):
         return passed_on(facts, searched)
 
+    def words_read(self, facts, settings, searched):
+        """A `static` function's calls lead on too: `passed_in` follows them in its file."""
+        return passed_on(facts, searched, statics=True)
+
 
 PARAMETER_BLOCKS = ParameterBlockIndex()
 

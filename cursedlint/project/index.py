@@ -182,6 +182,11 @@ class Indexer:
         base: what does not depend on the words, None where a whole summary would be None."""
         raise NotImplementedError
 
+    def words_read(self, facts: dict[str, Any], settings, searched: set[str]) -> Iterable[str]:
+        """For a `per_word` indexer: the words the questions asked of the facts may read the
+        pieces of, of the files read (default: `more_words_after`'s)."""
+        return self.more_words_after(facts, settings, searched)
+
     def merged(self, pieces: list) -> Any:
         """A `per_word` indexer's facts of a file, of its base and the pieces of the words
         searched that it holds (None pieces left out), as a whole summary would give them to
@@ -523,9 +528,9 @@ class ProjectIndex:
         file counts where its base is not None, as where its whole summary is not), each
         with the pieces of the words searched that it holds. A file read in a round gets the
         pieces of later rounds' words it holds too, and past the bounds and the last round the
-        rounds go on over the files read until the facts lead to no new word: each file read
-        has the pieces of every word its facts lead to, as its whole summary would hold them
-        for every question asked of them."""
+        rounds go on over the files read until the facts lead to no new word the questions
+        asked of them may read (`words_read`): each file read has the pieces of every such
+        word, as its whole summary would hold them."""
         found: dict[str, Any] = {}
         pieces: dict[str, list] = {}  # path -> its base and pieces
         read: list[tuple[str, str, str, bytes | None]] = []  # (path, language, digest, bytes)
@@ -560,13 +565,14 @@ class ProjectIndex:
             pending = set(indexer.more_words_after(found, self.settings, searched)) - searched
         self.passes.append(stopped or FactPass(indexer.name, _of(indexer, self.files), rounds,
                                                len(done), len(found)))
+        pending = (pending | set(indexer.words_read(found, self.settings, searched))) - searched
         while pending:  # (what the facts of the files read lead to: their whole summaries' part)
             for path, language, digest, data in read:
                 if path in pieces:
                     self._add_pieces(indexer, (path, language, digest, data), pending, False,
                                      pieces, found)
             searched |= pending
-            pending = set(indexer.more_words_after(found, self.settings, searched)) - searched
+            pending = set(indexer.words_read(found, self.settings, searched)) - searched
         return found
 
     def _add_pieces(self, indexer: Indexer, hit: tuple, words: set[str], first: bool,
