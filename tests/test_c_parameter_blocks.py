@@ -312,3 +312,22 @@ def test_the_facts_gathered_word_by_word_answer_every_question_as_whole_summarie
         assert passed_in(by_word, "post_slots", 1, ring, allocators=pages)[0].kind == "whole"
     assert ParameterBlockIndex().affects(by_word, "", ["reg_buffer"]) == \
         ParameterBlockIndex().affects(whole, "", ["reg_buffer"])
+
+
+def test_the_pieces_kept_in_the_store_give_a_later_run_the_same_facts_unparsed(tmp_path):
+    """Each piece is kept by content and word: a later run's index reads them all from the
+    store (no file parsed again) and merges the same facts."""
+    from cursedlint.project.index import IndexStore
+
+    files = _project(tmp_path)
+    settings = Settings(enabled=frozenset())
+    directory = str(tmp_path / ".cursedlint_cache")
+    gathered = []
+    for _ in range(2):
+        store = IndexStore(directory, "p" * 64)
+        index = ProjectIndex(files, settings, Linter(settings, {}).parse_for_index, store)
+        gathered.append((index.facts(ParameterBlockIndex(), {f"reg_buffer{ASKED}1"}),
+                         index.summarized))
+        store.save()
+    (cold, parsed), (warm, again) = gathered
+    assert warm == cold and parsed > 0 and again == 0
