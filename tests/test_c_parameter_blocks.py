@@ -289,13 +289,14 @@ def test_the_facts_gathered_word_by_word_answer_every_question_as_whole_summarie
     answer the files' whole summaries give, while reading the same files."""
     files = _project(tmp_path)
     settings = Settings(enabled=frozenset())
-    gathered = []
+    gathered, passes = [], []
     for indexer in (ParameterBlockIndex(), _WholeSummaries()):
         indexer.max_files = max_files
         index = ProjectIndex(files, settings, Linter(settings, {}).parse_for_index)
         gathered.append(index.facts(indexer, {f"reg_buffer{ASKED}1"}))
+        passes.append(index.passes)
     by_word, whole = gathered
-    assert list(by_word) == list(whole)
+    assert list(by_word) == list(whole) and passes[0] == passes[1]  # (-v tells the same)
     if max_files is not None:
         assert len(by_word) == max_files
     pages = {"alloc_pages": -1}  # (the project's allocator of whole pages: its result)

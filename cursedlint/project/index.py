@@ -546,12 +546,14 @@ class ProjectIndex:
                 if path in pieces:
                     self._add_pieces(indexer, (path, language, digest, data), pending, first,
                                      pieces, found)
-            hits = self._hits(indexer, _Search(indexer, pending, first_round=first), done) \
-                if stopped is None else iter(())
-            for hit in hits:
+            hits = self._hits(indexer, _Search(indexer, pending, first_round=first), done)
+            while stopped is None:  # (the bounds asked before each hit, as `facts` asks them)
                 if _full(indexer, len(found), size):
                     stopped = FactPass(indexer.name, _of(indexer, self.files), rounds,
                                        len(done), len(found), _bound(indexer))
+                    break
+                hit = next(hits, None)
+                if hit is None:
                     break
                 done.add(hit[0])
                 read.append(hit)
