@@ -7,10 +7,16 @@ import re
 import textwrap
 import time
 
+import pytest
+
 from cursedlint.analysis.c_parameter_blocks import (
-    _MAY_BE_PAGES, MAX_DEPTH, caller_blocks, passed_in, passed_on,
+    _MAY_BE_PAGES, ASKED, MAX_DEPTH, CallerBlocks, Given, caller_base, caller_blocks,
+    member_given, passed_in, passed_on, word_blocks,
 )
+from cursedlint.analysis.c_parameter_index import ParameterBlockIndex
 from cursedlint.c.context import CContext, parse
+from cursedlint.engine.linter import Linter
+from cursedlint.project.index import ProjectIndex
 from cursedlint.settings import Settings
 from cursedlint.source import Source
 
@@ -181,3 +187,148 @@ def test_arguments_that_may_be_pages_are_read_in_time_linear_in_their_length():
     started = time.process_time()
     assert _MAY_BE_PAGES.search("a" * 200_000 + " + b") is None
     assert time.process_time() - started < 0.5
+
+
+# A transport whose registration wrapper takes its buffer through a parameter, and callers in
+# other files: one passing whole pages, one a member's pointer, one through a static helper
+# passing its own parameter on, one storing the wrapper in an ops table (a value).
+TRANSPORT = {
+    "wrap.c": """\
+        #include <infiniband/verbs.h>
+        #include <stdlib.h>
+        struct region { char *buf; struct ibv_mr *mr; };
+        struct ibv_mr *reg_buffer(struct ibv_pd *pd, char *buf, size_t len)
+        {
+            return ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+        }
+        void drop_buffer(char **slot) { free(*slot); *slot = NULL; }
+        """,
+    "ring.c": """\
+        #include "pages.h"
+        struct ring { char *slots; struct ibv_mr *mr; };
+        static int post_slots(struct ibv_pd *pd, char *slots, size_t len)
+        {
+            return reg_buffer(pd, slots, len) != NULL;
+        }
+        int ring_init(struct ibv_pd *pd, struct ring *ring)
+        {
+            ring->slots = alloc_pages(2);
+            if (post_slots(pd, ring->slots, 8192))
+                return 0;
+            return reg_buffer /* retried */ (pd, ring->slots, 8192) != NULL;
+        }
+        """,
+    "pool.c": """\
+        #include <stdlib.h>
+        struct pool { char *buf; char *spare; };
+        int pool_grow(struct ibv_pd *pd, struct pool *pool, size_t len)
+        {
+            pool->buf = malloc(len);
+            pool->spare = malloc(len);
+            drop_buffer(&pool->spare);
+            return reg_buffer(pd, pool->buf, len) != NULL;
+        }
+        """,
+    "table.c": """\
+        struct reg_ops { struct ibv_mr *(*reg)(struct ibv_pd *, char *, size_t); };
+        static const struct reg_ops verbs_ops = { .reg = reg_buffer };
+        int have_ops(void) { return verbs_ops.reg != 0; }
+        """,
+}
+
+
+def _project(tmp_path) -> list[tuple[str, str]]:
+    for name, code in TRANSPORT.items():
+        (tmp_path / name).write_text(textwrap.dedent(code))
+    return [(str(tmp_path / name), "c") for name in sorted(TRANSPORT)]
+
+
+def test_a_files_pieces_are_what_its_whole_summary_gives_the_names_asked():
+    """`word_blocks` of a name (with `caller_base`) holds what `caller_blocks` holds for it:
+    its calls found as a search of the file finds them (not the one with a comment before its
+    `(`), the calls of the static helper its caller passes on, its uses as a value, the
+    stores into a member of that name and a function's clears."""
+    for name, code in TRANSPORT.items():
+        data = textwrap.dedent(code).encode()
+        context = CContext(Source.from_bytes(name, data, "c"), Settings(enabled=frozenset()),
+                           parse(data, "c"))
+        whole = caller_blocks(context)
+        assert caller_base(context) is not None and whole is not None
+        for asked in ("reg_buffer", "post_slots", "slots", "buf", "spare", "drop_buffer",
+                      "ring_init", "free", "absent"):
+            piece = word_blocks(context, frozenset((asked,)))
+            piece = piece or CallerBlocks()
+            assert piece.calls.get(asked) == whole.calls.get(asked), (name, asked)
+            assert (asked in piece.values) == (asked in whole.values), (name, asked)
+            assert piece.stores.get(asked) == whole.stores.get(asked), (name, asked)
+            assert piece.clears.get(asked) == whole.clears.get(asked), (name, asked)
+            for function in piece.calls:  # (the static helpers its calls pass on)
+                assert piece.calls[function] == whole.calls[function]
+    ring = TRANSPORT["ring.c"]
+    data = textwrap.dedent(ring).encode()
+    context = CContext(Source.from_bytes("ring.c", data, "c"), Settings(enabled=frozenset()),
+                       parse(data, "c"))
+    assert len(word_blocks(context, frozenset(("reg_buffer",))).calls["reg_buffer"]) == 1
+    assert "post_slots" in word_blocks(context, frozenset(("post_slots",))).calls
+
+
+class _WholeSummaries(ParameterBlockIndex):
+    """The index as it was: each file's whole `caller_blocks`, gathered by `facts`' rounds."""
+
+    per_word = False
+
+    def summarize(self, context):
+        return caller_blocks(context)
+
+
+@pytest.mark.parametrize("max_files", [None, 1, 2, 3], ids=["unbounded", "1", "2", "3"])
+def test_the_facts_gathered_word_by_word_answer_every_question_as_whole_summaries_do(
+        tmp_path, max_files):
+    """Gathered per word, within the bounds or stopped by them, the facts give every question
+    the lint asks of them (`passed_in`, its members through `member_given`, `affects`) the
+    answer the files' whole summaries give, while reading the same files."""
+    files = _project(tmp_path)
+    settings = Settings(enabled=frozenset())
+    gathered, passes = [], []
+    for indexer in (ParameterBlockIndex(), _WholeSummaries()):
+        indexer.max_files = max_files
+        index = ProjectIndex(files, settings, Linter(settings, {}).parse_for_index)
+        gathered.append(index.facts(indexer, {f"reg_buffer{ASKED}1"}))
+        passes.append(index.passes)
+    by_word, whole = gathered
+    assert list(by_word) == list(whole) and passes[0] == passes[1]  # (-v tells the same)
+    if max_files is not None:
+        assert len(by_word) == max_files
+    pages = {"alloc_pages": -1}  # (the project's allocator of whole pages: its result)
+    for function in ("reg_buffer", "post_slots", "ring_init", "pool_grow", "drop_buffer"):
+        for position in range(3):
+            for only in (None, *by_word):
+                assert passed_in(by_word, function, position, only, allocators=pages) == \
+                    passed_in(whole, function, position, only, allocators=pages)
+    for field in ("slots", "buf", "spare"):
+        assert member_given(by_word, Given("field", field=field), pages) == \
+            member_given(whole, Given("field", field=field), pages)
+    ring = str(tmp_path / "ring.c")
+    if ring in by_word:  # (the static helper's caller hands it a member of whole pages)
+        assert passed_in(by_word, "post_slots", 1, ring, allocators=pages)[0].kind == "whole"
+    assert ParameterBlockIndex().affects(by_word, "", ["reg_buffer"]) == \
+        ParameterBlockIndex().affects(whole, "", ["reg_buffer"])
+
+
+def test_the_pieces_kept_in_the_store_give_a_later_run_the_same_facts_unparsed(tmp_path):
+    """Each piece is kept by content and word: a later run's index reads them all from the
+    store (no file parsed again) and merges the same facts."""
+    from cursedlint.project.index import IndexStore
+
+    files = _project(tmp_path)
+    settings = Settings(enabled=frozenset())
+    directory = str(tmp_path / ".cursedlint_cache")
+    gathered = []
+    for _ in range(2):
+        store = IndexStore(directory, "p" * 64)
+        index = ProjectIndex(files, settings, Linter(settings, {}).parse_for_index, store)
+        gathered.append((index.facts(ParameterBlockIndex(), {f"reg_buffer{ASKED}1"}),
+                         index.summarized))
+        store.save()
+    (cold, parsed), (warm, again) = gathered
+    assert warm == cold and parsed > 0 and again == 0

@@ -138,3 +138,114 @@ def test_a_long_line_is_found_as_splitting_the_lines_finds_it(lengths):
         assert parse_budget._long_line(data) == any(
             len(line) > parse_budget.LONG_LINE for line in data.split(b"\n"))
     assert parse_budget._long_line(b"\n".join([b"int x;"] * 5000)) is False
+
+
+def leaves(node) -> int:
+    """The tree's leaves: the tokens tree-sitter made of the text."""
+    cursor, count = node.walk(), 0
+    while True:
+        if cursor.goto_first_child():
+            continue
+        count += 1
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return count
+
+
+@pytest.mark.parametrize("text", [
+    real_looking_c(300),
+    b"static const int table[] = {" + b"1," * 20_000 + b"};\n",
+    b"int f(int a) { return " + b"a+" * 20_000 + b"0; }\n",
+    b"void f(void) {\n" + b"x=1;\n" * 8_000 + b"}\n",
+    b"const char *s = \"" + b"ab, " * 5_000 + b"\"; // a comment -> of words\n",
+], ids=["real-looking", "initializer", "sum", "statements", "string-and-comment"])
+def test_the_tree_estimate_counts_no_fewer_tokens_than_the_parser_makes(text):
+    """`tree_bytes` charges TREE_BYTES_PER_TOKEN (the most measured per token) for each token
+    it counts: it must count at least the leaves tree-sitter makes, on the densest text too."""
+    counted = parse_budget.tree_bytes(text) // parse_budget.TREE_BYTES_PER_TOKEN
+    assert counted >= leaves(parser(tree_sitter_c).parse(text).root_node)
+    assert counted <= len(text)
+
+
+def test_memory_left_reads_the_address_space_limit():
+    """Under `ulimit -v`, what is left is at most the limit less what the process maps."""
+    program = (
+        "import resource\n"
+        "from cursedlint.c import parse_budget\n"
+        "hard = resource.getrlimit(resource.RLIMIT_AS)[1]\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, hard))\n"
+        "left, limit = parse_budget.memory_left()\n"
+        "print(left, limit)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    left, limit = done.stdout.split(" ", 1)
+    assert 0 < int(left) < 3 << 30
+    assert limit.strip() in ("the address-space limit", "the cgroup's memory limit",
+                             "the system's available memory")
+
+
+def test_a_file_whose_tree_would_not_fit_under_the_address_space_limit_is_not_parsed():
+    """A 2 MB initializer's tree takes about 300 MB: under a limit leaving 100 MB, the parse
+    is refused before tree-sitter starts (its allocator would end the process: a 100 MB file
+    under 3 GiB was a segmentation fault), and the parser is used again after it."""
+    program = (
+        "import resource, tree_sitter_c\n"
+        "from tree_sitter import Language, Parser\n"
+        "from cursedlint.c import parse_budget\n"
+        "used = parse_budget._numbers('/proc/self/status', ('VmSize',))['VmSize']\n"
+        "hard = resource.getrlimit(resource.RLIMIT_AS)[1]\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (used + (100 << 20), hard))\n"
+        "parser = Parser(Language(tree_sitter_c.language()))\n"
+        "try:\n"
+        "    parse_budget.parse(parser, b'int t[] = {' + b'1,' * 1_000_000 + b'};')\n"
+        "except parse_budget.TooLittleMemory as error:\n"
+        "    print(error.limit, error.needed > error.left)\n"
+        "print(parser.parse(b'int x;').root_node.type)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["the address-space limit True", "translation_unit"]
+
+
+RING = """\
+#include <stdlib.h>
+#include <infiniband/verbs.h>
+
+struct ring { struct ibv_mr *mr; char *slots; };
+
+int ring_register(struct ibv_pd *pd, struct ring *ring)
+{
+    ring->slots = malloc(64);
+    ring->mr = ibv_reg_mr(pd, ring->slots, 64, IBV_ACCESS_LOCAL_WRITE);
+    return ring->mr ? 0 : -1;
+}
+"""
+
+
+@pytest.mark.parametrize("select, code, status", [([], "CUR004", 1), (["--select", "CUR3"],
+                                                                      "CUR000", 2)],
+                         ids=["all", "CUR3"])
+def test_a_file_too_large_for_the_memory_left_is_reported_and_never_cached(
+        tmp_path, monkeypatch, capsys, select, code, status):
+    """With a small fake limit, the large file is CUR004 (CUR000 where CUR004 is not selected:
+    no rule checked it, never a pass), the small one is checked, and nothing of the large
+    one is cached: a run with the memory checks it."""
+    from cursedlint.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "large.c").write_text(RING + "/* padding */\n" * 400)
+    (tmp_path / "small.c").write_text(RING)
+    monkeypatch.chdir(tmp_path)
+    with monkeypatch.context() as patched:
+        patched.setattr(parse_budget, "MEMORY_CHECKED_BYTES", 4096)
+        patched.setattr(parse_budget, "memory_left", lambda: (50_000, "the address-space limit"))
+        assert main(["check", "--concise", *select, "large.c", "small.c"]) == status
+    out = capsys.readouterr().out
+    size = (tmp_path / "large.c").stat().st_size
+    assert f"large.c:1:1: {code} not checked: parsing this {size:,} bytes file would take " \
+        "about 0.4 MB, more than the 50,000 bytes left (the address-space limit)" in out
+    assert "small.c:9:44: CUR301" in out and "large.c:9:44: CUR301" not in out
+    assert main(["check", "--concise", *select, "large.c", "small.c"]) == 1
+    out = capsys.readouterr().out
+    assert "large.c:9:44: CUR301" in out and "not checked" not in out

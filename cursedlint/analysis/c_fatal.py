@@ -462,12 +462,12 @@ def _macro_body(text: bytes, language: str):
     """The block a function-like macro's body makes, parsed alone (`do { ... } while (0)`
     and braces opened), or None where it does not read as statements."""
     from cursedlint.c.context import parse  # (a run without C files loads no C front end)
-    from cursedlint.c.parse_budget import ParseTooSlow
+    from cursedlint.c.parse_budget import NotParsed
 
     text = _STRINGIZING.sub(b" ", text.replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  "))
     try:
         tree = parse(b"void __cursedlint_macro__(void) {\n" + text + b"\n;}", language)
-    except ParseTooSlow:
+    except NotParsed:
         return None
     function = tree.root_node.named_children[0] if tree.root_node.named_children else None
     body = function.child_by_field_name("body") if function is not None \

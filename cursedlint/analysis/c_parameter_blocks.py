@@ -107,13 +107,70 @@ def caller_blocks(context, names: frozenset[str] | None = None) -> CallerBlocks 
     if not (found or values or stored or clears):
         return None
     provenance = _provenance(context)
+    return CallerBlocks(_calls(context, found), values, _stores(context, provenance, stored),
+                        clears)
+
+
+def _calls(context, found: list[tuple]) -> dict[str, list[list[Given]]]:
+    """`CallerBlocks.calls` of (name, call) pairs."""
     calls: dict[str, list[list[Given]]] = {}
     for name, call in found:
         if name.isupper() or name in _NOT_ASKED:
             continue  # (a macro's by its spelling, or the C library's: none registers)
+        provenance = _provenance(context)
         given = [_given(context, provenance, argument) for argument in arguments(call)]
         calls.setdefault(name, []).append(given)
-    return CallerBlocks(calls, values, _stores(context, provenance, stored), clears)
+    return calls
+
+
+def caller_base(context) -> CallerBlocks | None:
+    """What of the file's `caller_blocks` does not depend on the names asked about: nothing
+    but whether it has any (an empty `CallerBlocks`; None where `caller_blocks` is None: no
+    call, no name used as a value, no store into a member, no clear). The calls, values,
+    stores and clears of the names asked about are `word_blocks`'; the index merges them
+    (`ParameterBlockIndex`): a 10 MB file's `caller_blocks` asked the provenance of each of
+    its 110,553 calls' arguments, and of each of its stores, for the calls of one function."""
+    if _all_member_stores(context) or b"**" in context.source.data and _clears(context) or any(
+            context.call_of(leaf) is not None for _, leaf in context.tokens(_CALLED)) or any(
+            leaf.type == "identifier" and _as_value(context, leaf)
+            for _, leaf in context.tokens(_BARE)):
+        return CallerBlocks()
+    return None
+
+
+def word_blocks(context, names: frozenset[str]) -> CallerBlocks | None:
+    """`caller_blocks` of the names asked about: the calls and values of the functions `names`
+    and of the `static` functions whose parameters their calls pass on, in turn (`passed_in`
+    reads those of the file for them), the stores into members of those names, and their
+    clears; each as `caller_blocks` finds it (`_CALLED`, `_BARE`: not a qualified call, nor a
+    name with a comment before its `(`)."""
+    data = context.source.data
+    while True:
+        found = [(name, call) for name, leaf in context.tokens(names)
+                 if _spelled_as(_CALLED, data, leaf) and (call := context.call_of(leaf)) is not None]
+        found.sort(key=lambda item: item[1].start_byte)
+        calls = _calls(context, found)
+        more = {given.function for made in calls.values() for call in made for given in call
+                if given.kind == "parameter" and given.static} - names
+        if not more:
+            break
+        names = names | more
+    values = sorted({context.text(leaf) for _, leaf in context.tokens(names)
+                     if leaf.type == "identifier" and _spelled_as(_BARE, data, leaf)
+                     and _as_value(context, leaf)})
+    stored = [(member, value) for member, value in _all_member_stores(context) if member in names]
+    stores = _stores(context, _provenance(context), stored) if stored else {}
+    clears = {function: positions for function, positions in _clears(context).items()
+              if function in names} if b"**" in data else {}
+    return CallerBlocks(calls, values, stores, clears) if calls or values or stores or clears \
+        else None
+
+
+def _spelled_as(pattern: re.Pattern[bytes], data: bytes, leaf) -> bool:
+    """Whether `pattern` matches the bytes of `leaf` whole where it starts, as a search of the
+    file finds it there."""
+    match = pattern.match(data, leaf.start_byte)
+    return match is not None and match.end() == leaf.end_byte
 
 
 def member_stores(context, names: frozenset[str] | None = None) -> CallerBlocks | None:
@@ -604,13 +661,14 @@ def caller_provenance(facts: dict, function: str, position: int, only: str | Non
                       "below the 128 KiB mmap threshold share pages)")
 
 
-def passed_on(facts: dict, searched: set[str]) -> set[str]:
+def passed_on(facts: dict, searched: set[str], statics: bool = False) -> set[str]:
     """Of the calls of the functions looked for, at the parameter asked about (`searched`:
     `function#position`, `ASKED`): the functions (not `static`: their calls are in their own
     file) whose parameter a call passes on there, whose callers are read next (that parameter
     asked about), and the members whose pointer a call passes there, whose stores are read
     next (and the functions given a member's address there, whose definitions may clear
-    it)."""
+    it). `statics`: the `static` functions too (their calls, in their own file, are what
+    `passed_in` reads next)."""
     asked: dict[str, set[int]] = {}
     for word in searched:
         name, _, position = word.partition(ASKED)
@@ -620,7 +678,7 @@ def passed_on(facts: dict, searched: set[str]) -> set[str]:
               if name in asked for call in calls for position in asked[name]
               if position < len(call)]
     return {*(f"{given.function}{ASKED}{given.position}" for given in givens
-              if given.kind == "parameter" and not given.static),
+              if given.kind == "parameter" and (statics or not given.static)),
             *(given.field for given in givens if given.kind == "field"),
             *(store.function for found in facts.values() for member, stores in
               found.stores.items() if member in searched for store in stores

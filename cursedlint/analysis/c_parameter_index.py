@@ -6,8 +6,8 @@ the project makes objects of the types its registered members are reached throug
 from __future__ import annotations
 
 from cursedlint.analysis.c_parameter_blocks import (
-    ASKED, INDEX, MAX_DEPTH, MEMBER_INDEX, VALUES_INDEX, CallerBlocks, call_values, caller_blocks,
-    member_stores, passed_on,
+    ASKED, INDEX, MAX_DEPTH, MEMBER_INDEX, VALUES_INDEX, CallerBlocks, call_values, caller_base,
+    member_stores, passed_on, word_blocks,
 )
 from cursedlint.analysis.c_typed_blocks import (
     TYPED_INDEX, TypeCreations, joined, neighbours, type_creations,
@@ -20,7 +20,11 @@ from cursedlint.project.index import Indexer
 class ParameterBlockIndex(Indexer):
     """Per C/C++ file (`CallerBlocks`: what each call passes), searched from the linted
     file's registering functions whose memory comes through a parameter (`seed_words`) up
-    through callers passing it on, to `MAX_DEPTH` rounds."""
+    through callers passing it on, to `MAX_DEPTH` rounds. Made per word searched
+    (`Indexer.per_word`): whether a file has any (`caller_base`), and the calls, values,
+    stores and clears of the names searched (`word_blocks`), never its every call's."""
+
+    per_word = True
 
     name = INDEX
     languages = (C, CPP)
@@ -46,11 +50,25 @@ class ParameterBlockIndex(Indexer):
     def searched_as(self, words):
         return {word.partition(ASKED)[0] for word in words}
 
-    def summarize(self, context):
-        return caller_blocks(context)
+    def summarize_word(self, context, word):
+        return word_blocks(context, frozenset(self.searched_as((word,)))) if word \
+            else caller_base(context)
+
+    def merged(self, pieces):
+        calls, values, stores, clears = {}, set(), {}, {}
+        for piece in pieces:
+            calls.update(piece.calls)
+            values.update(piece.values)
+            stores.update(piece.stores)
+            clears.update(piece.clears)
+        return CallerBlocks(calls, sorted(values), stores, clears)
 
     def more_words_after(self, facts, settings, searched):
         return passed_on(facts, searched)
+
+    def words_read(self, facts, settings, searched):
+        """A `static` function's calls lead on too: `passed_in` follows them in its file."""
+        return passed_on(facts, searched, statics=True)
 
 
 PARAMETER_BLOCKS = ParameterBlockIndex()

@@ -761,7 +761,7 @@ def _embedded_c(context) -> tuple[dict[str, CParameters], set[str]]:
     if "set_source" not in context.source.text and "cdef" not in context.source.text:
         return functions, types
     from cursedlint.c.context import CContext, parse  # (only here: a Python run loads no C)
-    from cursedlint.c.parse_budget import ParseTooSlow
+    from cursedlint.c.parse_budget import NotParsed
 
     for call in context.nodes(ast.Call):
         method = call.func.attr if isinstance(call.func, ast.Attribute) else None
@@ -775,7 +775,7 @@ def _embedded_c(context) -> tuple[dict[str, CParameters], set[str]]:
             continue
         try:
             tree = parse(text.value.encode(errors="replace"), C)
-        except ParseTooSlow:
+        except NotParsed:
             continue
         embedded = CContext(Source.from_text(context.source.path, text.value, C),
                             context.settings, tree)

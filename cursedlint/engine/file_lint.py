@@ -25,7 +25,7 @@ from cursedlint.engine.results import FileResult
 from cursedlint.findings import Span
 from cursedlint.languages import C, CPP, CYTHON, LANGUAGES, PYTHON, PYTHON_TREES, TEXT_LANGUAGES
 from cursedlint.triggers.prefilter import Prefilter
-from cursedlint.project.index import FactError
+from cursedlint.project.index import FactError, word_key
 from cursedlint.registry import checking, fact_readers, rule_names
 from cursedlint.rule import Notice, Rule
 from cursedlint.settings import Settings
@@ -241,6 +241,13 @@ class FileLinter:
                 continue
             digest = digest or hashlib.sha1(context.source.data).hexdigest()
             try:
+                if indexer.per_word:  # (its base, and the pieces of the seeds it holds)
+                    made += [(indexer.name, word_key(digest, word),
+                              indexer.summarize_word(context, word))
+                             for word in ["", *sorted(seeds.get(indexer.name, ()))]
+                             if not word or indexer.pattern(indexer.searched_as((word,)),
+                                                            True).search(context.source.data)]
+                    continue
                 summary = indexer.summarize(context)
             except Exception as error:
                 self.fact_errors.append(FactError.of(context.source.path, indexer.name, error))
@@ -430,7 +437,7 @@ class FileLinter:
             context = TextContext(source, self.settings)
         else:
             from cursedlint.c.context import CContext, parse
-            from cursedlint.c.parse_budget import ParseTooSlow
+            from cursedlint.c.parse_budget import ParseTooSlow, TooLittleMemory
 
             try:
                 if tree is None:
@@ -439,6 +446,11 @@ class FileLinter:
             except ParseTooSlow as error:
                 if notices.TooLargeFile.code in enabled:
                     result.findings.append(reported.too_slow(source.path, error))
+                return None
+            except TooLittleMemory as error:  # (what it says holds for this run alone)
+                result.uncached = True
+                result.findings.append(reported.too_little_memory(
+                    source.path, error, notices.TooLargeFile.code in enabled))
                 return None
             context = CContext(source, self.settings, tree, tree_index)
             if self.count_error_nodes:

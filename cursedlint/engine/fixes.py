@@ -140,12 +140,12 @@ def still_parses(text: str, source: Source) -> bool:
             return False
         return True
     from cursedlint.c.context import parse
-    from cursedlint.c.parse_budget import ParseTooSlow
+    from cursedlint.c.parse_budget import NotParsed
 
     try:
         before = parse(source.data, source.language).root_node
         after = parse(source.encode(text), source.language).root_node
-    except ParseTooSlow:
+    except NotParsed:
         return False
     return after.has_error <= before.has_error
 

@@ -114,7 +114,8 @@ class Linter(FileLinter):
         result = self.lint_bytes(path, data, language)
         if self.fixes and self.fixes.fixable(result):
             result = self.fixes.fix_file(path, data, language, result)
-        elif key and not any(f.code == notices.InternalError.code for f in result.findings):
+        elif key and not result.uncached and \
+                not any(f.code == notices.InternalError.code for f in result.findings):
             result.cache_key, result.cache_stat = key, stat
         return result
 

@@ -43,6 +43,19 @@ def too_slow(path: str, error) -> Finding:
     return notice(notices.TooLargeFile, path, Span(1, 1, 1, 1), message, help)
 
 
+def too_little_memory(path: str, error, too_large: bool) -> Finding:
+    """A C/C++ file whose tree would not fit in the memory the run has left
+    (`c.parse_budget.TooLittleMemory`): CUR004 where it is enabled, else CUR000 (no rule
+    checked the file: never a pass)."""
+    message = (f"not checked: parsing this {_size_text(error.size)} file would take about "
+               f"{_size_text(error.needed)}, more than the {_size_text(error.left)} left "
+               f"({error.limit})")
+    help = ("run with more memory, or set max-file-size below this file's size (or "
+            "per-file-ignores CUR004) to leave it unchecked")
+    kind = notices.TooLargeFile if too_large else notices.InternalError
+    return notice(kind, path, Span(1, 1, 1, 1), message, help)
+
+
 def syntax_error(source: Source, error: BaseException) -> Finding:
     if "\0" in source.text:  # SyntaxError or ValueError without a position, by version
         line, column = source.offset_to_position(source.text.index("\0"))

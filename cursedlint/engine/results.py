@@ -47,6 +47,9 @@ class FileResult(Struct):
     index_summaries: list[tuple[str, str, Any]] = field(default_factory=list)
     """(indexer name, content hash, summary) made from this lint's parse, for the index the
     run builds next (`Linter.summarize_for_index`); taken before the result is cached."""
+    uncached: bool = False
+    """What it says holds for this run alone (a file left unchecked for the memory the run
+    had): never stored in the cache."""
     cache_key: str | None = None  # set on a new result the run should store in the cache
     cache_stat: tuple[int, int, int, int] | None = None  # with cache_key: the file's stat before it was read
 

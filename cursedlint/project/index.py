@@ -172,6 +172,27 @@ class Indexer:
         depend only on the file's bytes and the settings, never on other files."""
         raise NotImplementedError
 
+    per_word = False
+    """Whether the facts of a file are made per word searched (`summarize_word`) and merged
+    (`merged`), not summarized whole: where a whole summary costs far more than what the
+    words asked of it need (`ProjectIndex._facts_by_word`)."""
+
+    def summarize_word(self, context, word: str) -> Any:
+        """A `per_word` indexer's piece of a file for one word searched; for the word "", its
+        base: what does not depend on the words, None where a whole summary would be None."""
+        raise NotImplementedError
+
+    def words_read(self, facts: dict[str, Any], settings, searched: set[str]) -> Iterable[str]:
+        """For a `per_word` indexer: the words the questions asked of the facts may read the
+        pieces of, of the files read (default: `more_words_after`'s)."""
+        return self.more_words_after(facts, settings, searched)
+
+    def merged(self, pieces: list) -> Any:
+        """A `per_word` indexer's facts of a file, of its base and the pieces of the words
+        searched that it holds (None pieces left out), as a whole summary would give them to
+        every question about those words."""
+        raise NotImplementedError
+
     @property
     def summarizers(self) -> tuple["Indexer", ...]:
         """The indexers whose per-file summaries make these facts: the indexer itself, unless
@@ -183,6 +204,18 @@ class Indexer:
 def _first_round(indexer: Indexer, words: tuple[str, ...]) -> "_Search":
     """The first round's search for `words`, made once for every file asked."""
     return _Search(indexer, set(words), first_round=True)
+
+
+def word_key(digest: str, word: str) -> str:
+    """Where a `per_word` indexer's piece of a file's content `digest` for `word` is kept (no
+    digest holds a NUL)."""
+    return f"{digest}\0{word}"
+
+
+@lru_cache(maxsize=256)
+def _word_search(indexer: Indexer, word: str, first_round: bool) -> "_Search":
+    """The search for one word of a round (`ProjectIndex._facts_by_word`), made once."""
+    return _Search(indexer, {word}, first_round)
 
 
 _TRIGGER_NAMES = "trigger-names\0"
@@ -431,6 +464,8 @@ class ProjectIndex:
     def facts(self, indexer: Indexer, seeds: Iterable[str] = ()) -> dict[str, Any]:
         """Path -> summary, for the project files of the indexer's languages that have one;
         `seeds`: the words the linted files that need the facts add to the first round."""
+        if indexer.per_word:
+            return self._facts_by_word(indexer, seeds)
         self._per_file.add(indexer.name)
         found: dict[str, Any] = {}
         done: set[str] = set()
@@ -488,6 +523,93 @@ class ProjectIndex:
         self.passes.append(FactPass(indexer.name, _of(indexer, files), rounds, len(done),
                                     len(found)))
         return found
+
+    def _facts_by_word(self, indexer: Indexer, seeds: Iterable[str]) -> dict[str, Any]:
+        """`facts` of a `per_word` indexer: the same files, in the same order and bounds (a
+        file counts where its base is not None, as where its whole summary is not), each
+        with the pieces of the words searched that it holds. A file read in a round gets the
+        pieces of later rounds' words it holds too, and past the bounds and the last round the
+        rounds go on over the files read until the facts lead to no new word the questions
+        asked of them may read (`words_read`): each file read has the pieces of every such
+        word, as its whole summary would hold them."""
+        found: dict[str, Any] = {}
+        pieces: dict[str, list] = {}  # path -> its base and pieces
+        read: list[tuple[str, str, str, bytes | None]] = []  # (path, language, digest, bytes)
+        done: set[str] = set()
+        searched: set[str] = set()
+        size = rounds = 0
+        stopped: FactPass | None = None
+        pending = set(indexer.words(self.settings)) | set(seeds)
+        while pending and (indexer.max_rounds is None or rounds <= indexer.max_rounds):
+            rounds += 1
+            first = not searched
+            for path, language, digest, data in read:
+                if path in pieces:
+                    self._add_pieces(indexer, (path, language, digest, data), pending, first,
+                                     pieces, found)
+            hits = self._hits(indexer, _Search(indexer, pending, first_round=first), done)
+            while stopped is None:  # (the bounds asked before each hit, as `facts` asks them)
+                if _full(indexer, len(found), size):
+                    stopped = FactPass(indexer.name, _of(indexer, self.files), rounds,
+                                       len(done), len(found), _bound(indexer))
+                    break
+                hit = next(hits, None)
+                if hit is None:
+                    break
+                done.add(hit[0])
+                read.append(hit)
+                size += _size(hit[0])
+                [base] = self._word_summaries(indexer, hit, [""])
+                if base is not None:
+                    pieces[hit[0]] = [base]
+                    found[hit[0]] = base
+                    self._add_pieces(indexer, hit, pending, first, pieces, found)
+            searched |= pending
+            pending = set(indexer.more_words_after(found, self.settings, searched)) - searched
+        self.passes.append(stopped or FactPass(indexer.name, _of(indexer, self.files), rounds,
+                                               len(done), len(found)))
+        pending = (pending | set(indexer.words_read(found, self.settings, searched))) - searched
+        while pending:  # (what the facts of the files read lead to: their whole summaries' part)
+            for path, language, digest, data in read:
+                if path in pieces:
+                    self._add_pieces(indexer, (path, language, digest, data), pending, False,
+                                     pieces, found)
+            searched |= pending
+            pending = set(indexer.words_read(found, self.settings, searched)) - searched
+        return found
+
+    def _add_pieces(self, indexer: Indexer, hit: tuple, words: set[str], first: bool,
+                    pieces: dict[str, list], found: dict[str, Any]) -> None:
+        """Merge into a file's facts the pieces of those of `words` that it holds."""
+        path, _, _, data = hit
+        data = data if data is not None else self.source_bytes(path)
+        held = [] if data is None else [word for word in sorted(words)
+                                        if _word_search(indexer, word, first).holds(data)]
+        if held:
+            pieces[path] += self._word_summaries(indexer, hit, held)
+            found[path] = indexer.merged([piece for piece in pieces[path] if piece is not None])
+
+    def _word_summaries(self, indexer: Indexer, hit: tuple, words: list[str]) -> list:
+        """A `per_word` indexer's pieces of one file (`hit`) for `words`, kept by content and
+        word; those not known yet made from one parse."""
+        path, language, digest, data = hit
+        keys = [(indexer.name, word_key(digest, word)) for word in words]
+        missing = []
+        for key, word in zip(keys, words):
+            if key not in self._memo:
+                stored, summary = self._known(indexer, key[1])
+                if stored:
+                    self._memo[key] = summary
+                else:
+                    missing.append(word)
+        if missing:
+            made, error = self._read_and_summarize(indexer, path, data, language, missing)
+            for word, summary in zip(missing, made or [None] * len(missing)):
+                key = (indexer.name, word_key(digest, word))
+                self._memo[key] = summary
+                self.summarized += 1
+                self._keep(indexer, key[1], summary, error)
+        return [self._memo[key] for key in keys]
 
     def _may_name(self, indexer: Indexer):
         """Where the indexer's facts are gathered for their trigger words alone: whether a hit
@@ -776,15 +898,17 @@ class ProjectIndex:
         return indexer.name, digest, self.settings.target_python
 
     def _read_and_summarize(self, indexer: Indexer, path: str, data: bytes | None,
-                            language: str) -> tuple[Any, FactError | None]:
+                            language: str, words: list[str] | None = None
+                            ) -> tuple[Any, FactError | None]:
         data = data if data is not None else self.source_bytes(path)
-        return (None, None) if data is None else self._summarize(indexer, path, data, language)
+        return (None, None) if data is None else self._summarize(indexer, path, data, language,
+                                                                 words)
 
-    def _summarize(self, indexer: Indexer, path: str, data: bytes,
-                   language: str) -> tuple[Any, FactError | None]:
+    def _summarize(self, indexer: Indexer, path: str, data: bytes, language: str,
+                   words: list[str] | None = None) -> tuple[Any, FactError | None]:
         """The indexer's summary of one file (None when the file cannot be read as code or is
         larger than `max-file-size`: its own lint reports each), or the error of a
-        summarizer that raised."""
+        summarizer that raised; with `words`, a `per_word` indexer's pieces of them (a list)."""
         if len(data) > self.settings.max_file_size:
             return None, None
         context = None
@@ -794,7 +918,11 @@ class ProjectIndex:
             except SourceError:
                 return None, None
             context = self.parse(source)
-            return (None if context is None else indexer.summarize(context)), None
+            if context is None:
+                return None, None
+            if words is not None:
+                return [indexer.summarize_word(context, word) for word in words], None
+            return indexer.summarize(context), None
         except Exception as error:
             return None, FactError.of(path, indexer.name, error)
         finally:

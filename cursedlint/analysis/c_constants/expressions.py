@@ -54,6 +54,10 @@ class CConstants(TypeRules, SymbolRules, FlowRules, FileScopeRules, MemberRules,
         # what the text does with each name: the same for every evaluator of this context (a
         # header's, seen after different headers by different includers)
         self._named: dict[str, _Named] = context.shared("c-consteval-named", dict)
+        # the declarations of each name sorted out by scope (`_declarations`, `_visible`): the
+        # same for every evaluator of the context too (a 10 MB file's 291 sorted 151,799
+        # declarations, 48,287 once)
+        self._declared: dict[tuple, Any] = context.shared("c-consteval-declared", dict)
         self.cpp = context.language == "cpp"
         self._truth = _BOOL if self.cpp else _INT  # the type of comparisons and `!`
         self._memo: dict[tuple, Any] = {}

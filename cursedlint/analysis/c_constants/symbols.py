@@ -190,15 +190,15 @@ class SymbolRules:
         earlier block may still reach `at` (a name declared in each of a file's functions is
         not read once per use)."""
         key = ("blocks by start", tables, name)
-        if key not in self._memo:
+        if key not in self._declared:
             blocks = self._declarations(tables, name)[0]
             order = sorted(range(len(blocks)), key=lambda i: blocks[i][0].start_byte)
             reach, furthest = [], -1
             for i in order:
                 furthest = max(furthest, blocks[i][0].end_byte)
                 reach.append(furthest)
-            self._memo[key] = (blocks, order, [blocks[i][0].start_byte for i in order], reach)
-        blocks, order, starts, reach = self._memo[key]
+            self._declared[key] = (blocks, order, [blocks[i][0].start_byte for i in order], reach)
+        blocks, order, starts, reach = self._declared[key]
         found = []
         index = bisect.bisect_right(starts, at) - 1
         while index >= 0 and reach[index] > at:
@@ -249,7 +249,7 @@ class SymbolRules:
         """The declarations of a name sorted out once: [(block, declaration)] of block-scoped
         ones and {namespace/class path: [declaration]} of the others."""
         key = ("declarations", tables, name)
-        if key not in self._memo:
+        if key not in self._declared:
             named = self._name(name)
             names, tags = named.declared, named.tags
             sources = {"names": (names,), "tags": (tags,),
@@ -263,8 +263,8 @@ class SymbolRules:
                     elif scope is not None:
                         for path in scope[1]:
                             paths[path].append(definition)
-            self._memo[key] = blocks, dict(paths)
-        return self._memo[key]
+            self._declared[key] = blocks, dict(paths)
+        return self._declared[key]
 
     def _agreed(self, key: tuple, defs: list, derive, default: Any) -> Any:
         """What derive(declaration) gives for all of `defs` if they agree, else `default`.

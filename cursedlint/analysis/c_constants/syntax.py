@@ -8,7 +8,7 @@ from itertools import islice
 from typing import Any, Iterator, NamedTuple
 
 from cursedlint.c.context import children, parse
-from cursedlint.c.parse_budget import ParseTooSlow
+from cursedlint.c.parse_budget import NotParsed
 
 
 # Declarations a name is found in, from the token spelling it: the owner of a declarator -> kind.
@@ -297,7 +297,7 @@ def _parsed_alone(text: bytes, language) -> tuple:
     source = b"int __cursedlint_macro__ = (" + text + b"\n);"
     try:
         tree = parse(source, language)
-    except ParseTooSlow:
+    except NotParsed:
         return None, None
     declaration = _only_child(tree.root_node)
     if tree.root_node.has_error or declaration is None or declaration.type != "declaration":
