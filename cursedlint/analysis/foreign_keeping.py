@@ -417,6 +417,14 @@ def may_name_foreign(context, node: ast.AST) -> bool:
     return any_self or f"self.{node.attr}" in keys
 
 
+def foreign_callee_names(context) -> frozenset[str] | None:
+    """The last names of the callees `may_name_foreign` may answer for: the names, and the
+    attributes of `self.<attr>`, of its keys; None where the module binds `self` itself
+    (every `self.<attr>` may)."""
+    keys, any_self = context.derived(_NAMING, lambda: _naming_keys(context))
+    return None if any_self else frozenset(key.removeprefix("self.") for key in keys)
+
+
 def _naming_keys(context) -> tuple[frozenset[str], bool]:
     """`may_name_foreign`'s answers from one look-up (it is asked of every such callee): the
     names and `self.<attr>` the module assigns an attribute, with the names it imports; and
