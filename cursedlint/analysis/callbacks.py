@@ -17,6 +17,7 @@ alias of the library or of the function, and by what name the library knows it.
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from msgspec import Struct
@@ -29,8 +30,8 @@ from cursedlint.analysis.callback_apis import (
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
-    cffi_export, foreign_callee_names, imported_binding, is_ffi_method, loads_library,
-    may_be_function_alias, may_be_library, may_make_callback, may_name_foreign,
+    callback_names, cffi_export, foreign_callee_names, imported_binding, is_ffi_method,
+    loads_library, may_be_function_alias, may_be_library, may_make_callback, may_name_foreign,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
@@ -169,12 +170,19 @@ class CallbackTracer:
     def may_hand_callback(self, call: ast.Call) -> bool:
         """Whether an argument of `call` may be a callback object under pointer conversions
         (`may_make_callback`): asked of every call, so only a call or `<x>.value` is peeled
-        (no conversion is anything else), and a name or attribute is asked as it is."""
+        (no conversion is anything else), and a name or attribute is asked as it is (a
+        plain name, most arguments, is looked up here)."""
+        made = self._made
         for argument in call.args:
-            if self._may_hand(argument):
+            if argument.id in made if type(argument) is ast.Name else self._may_hand(argument):
                 return True
         return any(self._may_hand(keyword.value) for keyword in call.keywords) \
             if call.keywords else False
+
+    @cached_property
+    def _made(self) -> frozenset[str]:
+        """`foreign_keeping.callback_names` (asked of each call: kept here)."""
+        return callback_names(self.context)
 
     def _may_hand(self, argument: ast.AST) -> bool:
         kind = type(argument)

@@ -340,8 +340,13 @@ def may_make_callback(context, node: ast.AST) -> bool:
         return _makes(node)
     if isinstance(node, ast.Name) or is_self_attribute(node):
         key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
-        return key in context.derived(_MADE, lambda: _callback_names(context))
+        return key in callback_names(context)
     return False
+
+
+def callback_names(context) -> frozenset[str]:
+    """The names (and `self.<attr>`) `may_make_callback` answers True for (once per tree)."""
+    return context.derived(_MADE, lambda: _callback_names(context))
 
 
 def _makes(call: ast.Call) -> bool:
