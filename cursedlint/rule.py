@@ -195,6 +195,14 @@ class Rule:
         where = cls.checkers.get(language)
         return cls if where is None else _imported(where, sys.modules[cls.__module__].__package__)
 
+    callee_names: "frozenset[str] | None" = None
+    """Python: the callees' last names (`Popen` of `sp.Popen(...)`) whose calls `visit_Call`
+    reads, read once the rule is made (an instance may set its own); None: every call. The
+    walk calls it only for a call of such a name, of a name an import binds (`P` of `from
+    subprocess import Popen as P`), or of anything but a name or attribute (`f()()`): the
+    `ImportTable.may_resolve_to` of its names (`PythonContext.walk`). An analysis fed by the
+    walk (`walk_feeds`) may declare its own."""
+
     def __init__(self, context: "FileContext", options: dict[str, Any] | None = None):
         self.context = context
         self.option = self.resolved_options(options)

@@ -927,3 +927,79 @@ def test_an_analysis_rules_share_is_fed_once_per_node_and_fails_for_each():
                      ("analysis", "g"), ("one", "g"), ("plain", "g"), ("two", "g"),
                      ("plain", "h")]
     assert failed == [one, two]
+
+
+def _walked_calls(text: str, *rules) -> None:
+    from cursedlint.source import Source
+
+    source = Source.from_text("job.py", text, "python")
+    linter = Linter(Settings(enabled=frozenset()), {})
+    context = linter._parse(source, engine.FileResult("job.py"), frozenset())
+    context.walk(list(rules), lambda rule, error: None)
+
+
+class _CallRecorder:
+    """A call visitor noting the callee text of each call it is shown."""
+
+    def __init__(self, callee_names=None):
+        self.callee_names = callee_names
+        self.seen = []
+
+    def visit_Call(self, node):
+        self.seen.append(ast.unparse(node.func))
+
+
+def test_a_call_visitor_declaring_callee_names_sees_only_calls_that_may_be_them():
+    """`Rule.callee_names`: the walk hands a call visitor the calls whose callee ends in one of
+    its names, names an import binds (any of them: `launch` may be an alias of one) and callees
+    that are neither a name nor an attribute; a visitor without names, every call."""
+    text = (
+        "import subprocess as sp\n"
+        "from shutil import which as launch\n"
+        "def start(cmd, pool):\n"
+        "    sp.Popen(cmd)\n"
+        "    Popen(cmd)\n"
+        "    launch(cmd)\n"
+        "    print(cmd)\n"
+        "    pool.submit(cmd)\n"
+        "    handlers[0](cmd)\n"
+        "    self.run(cmd)\n"
+    )
+    named, every = _CallRecorder(frozenset({"Popen", "run"})), _CallRecorder()
+    _walked_calls(text, named, every)
+    assert named.seen == ["sp.Popen", "Popen", "launch", "handlers[0]", "self.run"]
+    assert every.seen == ["sp.Popen", "Popen", "launch", "print", "pool.submit", "handlers[0]",
+                          "self.run"]
+
+
+def test_a_function_level_import_widens_the_calls_shown_from_where_it_is_met():
+    """A name an import inside a function binds is any callee from that import on (the walk
+    adds it to the table as it meets it), not before."""
+    text = (
+        "def early():\n"
+        "    spawn('a')\n"
+        "def late():\n"
+        "    from os import posix_spawn as spawn\n"
+        "    spawn('b')\n"
+    )
+    named = _CallRecorder(frozenset({"posix_spawn"}))
+    _walked_calls(text, named)
+    assert named.seen == ["spawn"]
+
+
+def test_an_analysis_fed_by_the_walk_declares_its_own_callee_names():
+    """The names of an analysis named in `walk_feeds` decide its own calls; the rule feeding it
+    keeps its own (none: every call)."""
+
+    class Analysis(_CallRecorder):
+        pass
+
+    class Feeding(_CallRecorder):
+        walk_feeds = ("analysis",)
+
+    analysis = Analysis(frozenset({"graph"}))
+    rule = Feeding()
+    rule.analysis = analysis
+    _walked_calls("torch.cuda.graph(g)\nmodel(x)\n", rule)
+    assert analysis.seen == ["torch.cuda.graph"]
+    assert rule.seen == ["torch.cuda.graph", "model"]

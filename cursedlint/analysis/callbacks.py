@@ -17,6 +17,7 @@ alias of the library or of the function, and by what name the library knows it.
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from msgspec import Struct
@@ -29,8 +30,9 @@ from cursedlint.analysis.callback_apis import (
 from cursedlint.analysis.capture_regions import PARTIAL, enclosing_class, is_self_attribute
 from cursedlint.analysis.cython_callbacks import c_function, takes_gil
 from cursedlint.analysis.foreign_keeping import (
-    MESSAGE_LOOPS, cffi_export, imported_binding, is_ffi_method, loads_library,
-    may_be_function_alias, may_be_library, may_make_callback, may_name_foreign,
+    MESSAGE_LOOPS, callback_names, cffi_export, foreign_callee_names, imported_binding,
+    is_ffi_method, loads_library, may_be_function_alias, may_be_library, may_make_callback,
+    may_name_foreign,
 )
 from cursedlint.analysis.python_project import last_name, own_method, value_of
 from cursedlint.findings import Step
@@ -169,12 +171,19 @@ class CallbackTracer:
     def may_hand_callback(self, call: ast.Call) -> bool:
         """Whether an argument of `call` may be a callback object under pointer conversions
         (`may_make_callback`): asked of every call, so only a call or `<x>.value` is peeled
-        (no conversion is anything else), and a name or attribute is asked as it is."""
+        (no conversion is anything else), and a name or attribute is asked as it is (a
+        plain name, most arguments, is looked up here)."""
+        made = self._made
         for argument in call.args:
-            if self._may_hand(argument):
+            if argument.id in made if type(argument) is ast.Name else self._may_hand(argument):
                 return True
         return any(self._may_hand(keyword.value) for keyword in call.keywords) \
             if call.keywords else False
+
+    @cached_property
+    def _made(self) -> frozenset[str]:
+        """`foreign_keeping.callback_names` (asked of each call: kept here)."""
+        return callback_names(self.context)
 
     def _may_hand(self, argument: ast.AST) -> bool:
         kind = type(argument)
@@ -462,16 +471,24 @@ class CallbackHandovers:
         self.tracer = CallbackTracer(context)
         self.handed: list[Handed] = []
         self.helpers: list[Helper] = []
-        self.calls: list[ast.Call] = []
-        """The calls of plain names and `self.<method>` that name no API: a helper's calls."""
+        self._api_calls: set[ast.Call] = set()
+        foreign = foreign_callee_names(context)
+        self.callee_names = None if foreign is None else foreign | frozenset(self.apis)
+        """What `_api_name` may name an API for (`Rule.callee_names`): an API's own name, a
+        name that may be an alias of a library's function."""
+
+    def calls(self) -> list[ast.Call]:
+        """The calls of names and attributes that name no API, in walk order (once walked):
+        a helper's calls."""
+        return [call for call in self.context.met(ast.Call)
+                if isinstance(call.func, (ast.Name, ast.Attribute)) and call not in self._api_calls]
 
     def visit_Call(self, node: ast.Call) -> None:
         name = self._api_name(node.func)
         api = self.apis.get(name)
         if api is None:
-            if isinstance(node.func, (ast.Name, ast.Attribute)):
-                self.calls.append(node)
             return
+        self._api_calls.add(node)
         if api.stream_method and not self._is_stream(node.func):
             return
         arguments = self.context.arguments(node)

@@ -173,6 +173,7 @@ class CaptureAnalysis:
         self.graph_modules = self._graph_module_names() \
             if b"CudaGraphModule" in context.source.data else frozenset()
         """The names and `self` attributes the module assigns a `CudaGraphModule(...)` to."""
+        self.callee_names = _CALL_STARTS | self.graph_modules  # (`visit_Call`'s, `Rule`'s)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         self._read_with(node)

@@ -345,8 +345,13 @@ def may_make_callback(context, node: ast.AST) -> bool:
         return _makes(node)
     if isinstance(node, ast.Name) or is_self_attribute(node):
         key = node.id if isinstance(node, ast.Name) else f"self.{node.attr}"
-        return key in context.derived(_MADE, lambda: _callback_names(context))
+        return key in callback_names(context)
     return False
+
+
+def callback_names(context) -> frozenset[str]:
+    """The names (and `self.<attr>`) `may_make_callback` answers True for (once per tree)."""
+    return context.derived(_MADE, lambda: _callback_names(context))
 
 
 def _makes(call: ast.Call) -> bool:
@@ -420,6 +425,14 @@ def may_name_foreign(context, node: ast.AST) -> bool:
     if isinstance(node, ast.Name):
         return node.id in keys
     return any_self or f"self.{node.attr}" in keys
+
+
+def foreign_callee_names(context) -> frozenset[str] | None:
+    """The last names of the callees `may_name_foreign` may answer for: the names, and the
+    attributes of `self.<attr>`, of its keys; None where the module binds `self` itself
+    (every `self.<attr>` may)."""
+    keys, any_self = context.derived(_NAMING, lambda: _naming_keys(context))
+    return None if any_self else frozenset(key.removeprefix("self.") for key in keys)
 
 
 def _naming_keys(context) -> tuple[frozenset[str], bool]:

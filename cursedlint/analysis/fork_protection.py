@@ -78,7 +78,7 @@ class EnvironmentSettings:
     def may_set_or_pass(self, call: ast.Call) -> bool:
         """Whether `in_process` or `passed_environment` may find anything in `call` (the cheap
         test, by its callee's last name: most calls are neither)."""
-        return self.context.imports.may_resolve_to(call.func, _CALL_LAST_NAMES)
+        return self.context.imports.may_resolve_to(call.func, CALL_LAST_NAMES)
 
     def passed_environment(self, call: ast.Call) -> Any:
         """The expression a call passes as the new program's environment (`env=` of a
@@ -155,5 +155,5 @@ _SETTER_LAST_NAMES = frozenset({"putenv", "setdefault", "update"})
 """The last names of the calls that may set a variable in the process (`in_process`)."""
 _PASSING_LAST_NAMES = frozenset(name.rpartition(".")[2] for name in (*_ENV_TAKERS, *SPAWN_APIS))
 """The last names of the calls that may pass an environment (`passed_environment`)."""
-_CALL_LAST_NAMES = _SETTER_LAST_NAMES | _PASSING_LAST_NAMES
+CALL_LAST_NAMES = _SETTER_LAST_NAMES | _PASSING_LAST_NAMES
 """The last names of the calls `in_process` or `passed_environment` may answer for."""

@@ -109,8 +109,12 @@ def process_class(context, call: ast.Call) -> ast.ClassDef | None:
     (`ctx.Process`), is not one."""
     if not isinstance(call.func, ast.Name):
         return None
-    classes = context.shared("process-classes", lambda: _process_classes(context))
-    return classes.get(call.func.id)
+    return process_classes(context).get(call.func.id)
+
+
+def process_classes(context) -> dict[str, ast.ClassDef]:
+    """Name -> the module's class of that name that `process_class` finds (once per file)."""
+    return context.shared("process-classes", lambda: _process_classes(context))
 
 
 def _process_classes(context) -> dict[str, ast.ClassDef]:

@@ -117,7 +117,8 @@ APIS = {
     "asyncio.subprocess.create_subprocess_exec": _EXEC,
 }
 _API_NAMES = frozenset(APIS)  # (`qualified_name` answers a set of names without resolving most)
-_API_LAST_NAMES = frozenset(name.rpartition(".")[2] for name in APIS)
+API_LAST_NAMES = frozenset(name.rpartition(".")[2] for name in APIS)
+"""The last names of the calls `spawn_call` may answer for."""
 
 _STREAM_CONSTANTS = {"PIPE": -1, "STDOUT": -2, "DEVNULL": -3}
 _STANDARD_STREAMS = {"stdin": 0, "stdout": 1, "stderr": 2}
@@ -430,7 +431,7 @@ _NO_SPAWN_NO_VFORK = Blocker(
 def spawn_call(call: ast.Call, context) -> SpawnCall | None:
     """The call as a SpawnCall when it calls a Popen-family function, else None. Answered
     once per call of the file (two rules ask of each call as the walk meets it)."""
-    if not context.imports.may_resolve_to(call.func, _API_LAST_NAMES):
+    if not context.imports.may_resolve_to(call.func, API_LAST_NAMES):
         return None  # (most calls: no resolution, nothing remembered)
     known = context.shared(_SPAWN_CALLS, dict)
     key = id(call)

@@ -324,6 +324,9 @@ class PythonContext(FileContext):
         self._met = None
         parents = self.parents
         node_class = ast.AST
+        call_class, name_class, attribute_class = ast.Call, ast.Name, ast.Attribute
+        imported = self.imports.names  # (the table's own dict: the walk's imports join it)
+        by_callee = _ByCallee(visitors.get(call_class))
         entered_for_nothing = _LEAF_CLASSES - visitors.keys() - leavers.keys() - met.keys()
         # class -> its child fields (last first), its visitors, whether a rule leaves it, the
         # list of `met` it joins: one look-up per node (made anew when a rule is dropped)
@@ -340,7 +343,8 @@ class PythonContext(FileContext):
                 plan = plans.get(kind)
                 if plan is None:
                     plan = plans[kind] = (_REVERSED_CHILD_FIELDS.get(kind) or _reversed_fields(kind),
-                                          visitors.get(kind), kind in leavers, met.get(kind))
+                                          by_callee if kind is call_class and by_callee
+                                          else visitors.get(kind), kind in leavers, met.get(kind))
                 fields, callbacks, leaves, found = plan
                 if found is not None:
                     found.append(node)  # (`met`: in the order the visitors meet them)
@@ -363,6 +367,13 @@ class PythonContext(FileContext):
                             push(value)
             if callbacks:
                 self._current = node
+                if callbacks is by_callee:  # a call: the visitors of its callee's name
+                    func = attributes["func"]
+                    if type(func) is attribute_class:
+                        callbacks = by_callee[func.attr]
+                    else:
+                        callbacks = by_callee[func.id if type(func) is name_class and
+                                              func.id not in imported else None]
                 for owner, callback in callbacks:
                     try:
                         callback(node)
@@ -371,6 +382,7 @@ class PythonContext(FileContext):
                             on_error(rule, error)  # (an analysis fed for rules: each of them)
                             _drop(rule, visitors, leavers)
                         plans.clear()
+                        by_callee = _ByCallee(visitors.get(call_class))
         self._met = met
 
 
@@ -389,6 +401,25 @@ def _drop(rule: Any, *tables: dict[type, list[tuple[Any, Callable]]]) -> None:
 
 class _Feeding(list):
     """The rules an analysis is fed for (`walk_feeds`)."""
+
+
+class _ByCallee(dict):
+    """A callee's last name -> the call visitors to run for its calls, in the rules' order:
+    those whose owner's `Rule.callee_names` hold it or are None (made when first asked).
+    None -> every call visitor (a name an import binds, a callee of another kind). Empty,
+    hence false, where no rule visits calls."""
+
+    def __init__(self, callbacks: list[tuple[Any, Callable]] | None):
+        super().__init__()
+        self.named = [(entry, getattr(entry[1].__self__, "callee_names", None))
+                      for entry in callbacks or ()]
+        if callbacks:
+            self[None] = list(callbacks)
+
+    def __missing__(self, name: str) -> list[tuple[Any, Callable]]:
+        found = self[name] = [entry for entry, names in self.named
+                              if names is None or name in names]
+        return found
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})

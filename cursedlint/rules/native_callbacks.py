@@ -259,7 +259,7 @@ class PythonCallbackIntoCuda(Rule):
             else frozenset()
         if not (own_helpers or project_helpers):
             return  # (most modules: no call to look at)
-        for call in self.handovers.calls:
+        for call in self.handovers.calls():
             name = last_name(call.func)
             if name in own_helpers:  # a helper's call names its def
                 for helper in self.handovers.helpers_called(call):

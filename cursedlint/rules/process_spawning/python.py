@@ -7,12 +7,12 @@ import os
 from typing import Any
 
 from cursedlint.analysis.capture_regions import DATA_LOADERS
-from cursedlint.analysis.dataset_maps import NUM_PROC, dataset_workers
-from cursedlint.analysis.fork_protection import EnvironmentSettings
+from cursedlint.analysis.dataset_maps import MAP_METHODS, NUM_PROC, dataset_workers
+from cursedlint.analysis.fork_protection import CALL_LAST_NAMES, EnvironmentSettings
 from cursedlint.analysis.platform import excluding_guard, only_without_fork
 from cursedlint.analysis.process_state import (
     ALWAYS_FORK, DEFAULT_CONTEXT_USERS, PROCESS_BASES, fork_analysis, never_runs,
-    process_class,
+    process_class, process_classes,
 )
 from cursedlint.analysis.python_modules import imports_project_module
 from cursedlint.analysis.start_methods import (
@@ -22,8 +22,8 @@ from cursedlint.analysis.start_methods import (
     uses_default_context,
 )
 from cursedlint.analysis.subprocess_spawn import (
-    APIS, FORCING_KEYWORDS, POPEN_POSITIONAL, PREEXEC_REASON, Blocker, Platform, SpawnCall,
-    spawn_call, string_literal,
+    API_LAST_NAMES, APIS, FORCING_KEYWORDS, POPEN_POSITIONAL, PREEXEC_REASON, Blocker, Platform,
+    SpawnCall, spawn_call, string_literal,
 )
 from cursedlint.analysis.syntax_version import python_needed
 from cursedlint.findings import MESSAGE_WIDTH, Edit, Fix, Rewrite, Severity, Span, Step
@@ -88,6 +88,10 @@ _CUR102_CALLS = torch_spellings(
     {*ALWAYS_FORK, *START_METHOD_SETTERS, *START_METHOD_ARGUMENTS, *DEFAULT_CONTEXT_USERS}
 )
 """Every function name CUR102 looks at, as written (torch.multiprocessing included)."""
+_CUR102_CALLEES = frozenset(
+    name.rpartition(".")[2] for name in (*_CUR102_CALLS, *DATA_LOADERS)) | MAP_METHODS
+"""The last names of the calls CUR102's `visit_Call` reads, but for the module's process
+classes (`process_class`): its calls, DataLoaders and datasets' maps."""
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -160,6 +164,8 @@ def _for_lack_of_vfork(blockers: list[Blocker], platform: Platform) -> bool:
 
 class SubprocessForkPathPython(SubprocessForkPath):
     """CUR101: which path each subprocess call takes on the target platform."""
+
+    callee_names = API_LAST_NAMES  # (`spawn_call`'s)
 
     @classmethod
     def look(cls, options, target_python, language):
@@ -270,6 +276,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
         self.start_methods_set: list[tuple[ast.Call, Any]] = []
         self.state, self.children = (fork_analysis(context, START_METHODS) if self.active
                                      else (None, None))
+        self.callee_names = _CUR102_CALLEES | frozenset(process_classes(context)) if self.active \
+            else frozenset()
         self.methods = StartMethodValues(context) if self.active else None
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -451,6 +459,8 @@ class ForkInAcceleratedProcessPython(ForkInAcceleratedProcess):
 class ForkSafeModeEnabledPython(ForkSafeModeEnabled):
     """CUR103 in Python: the variables set in `os.environ` or in an environment passed to a
     process."""
+
+    callee_names = CALL_LAST_NAMES  # (`EnvironmentSettings.may_set_or_pass`'s)
 
     def __init__(self, context, options=None):
         super().__init__(context, options)
