@@ -44,6 +44,9 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from cursedlint.project.globs import glob_rules
+from cursedlint.project.operating_systems import (
+    os_classifiers, setup_cfg_classifiers, setup_py_classifiers, windows_only,
+)
 from cursedlint.project.requires_python import BadSpecifier, lowest_allowed
 from cursedlint.project.safe_files import SMALL_FILE_BYTES, read_regular
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_PAGE_SIZE, Settings
@@ -930,6 +933,7 @@ def build_settings(
     if select is not None or extend_select or ignore:
         layers.append(Selection(None if select is None else tuple(select), tuple(extend_select), tuple(ignore)))
     enabled = resolve_layers(known, layers, opt_in=opt_in)
+    silenced, platform = _target_platform(config, rules)
 
     if isinstance(target_python, str):
         version = parse_target_python(target_python, COMMAND_LINE, "--target-python")
@@ -959,6 +963,8 @@ def build_settings(
         per_file_ignores=per_file,
         root=config.root,
         target_python_source=source,
+        silenced=silenced & enabled,
+        platform_source=platform,
     )
 
 
@@ -977,6 +983,61 @@ def project_requires_python(start: str) -> tuple[str, str] | None:
         if parent == directory:
             return None
         directory = parent
+
+
+def _target_platform(config: Config, rules: Mapping[str, type]) -> tuple[frozenset[str], str]:
+    """The codes the project's platform silences, and where the platform comes from: a `libc`
+    the configuration sets names it; else packaging classifiers that name Windows alone
+    silence the rules of fork hazards (`Rule.posix_only`); else it is `libc`'s default, Linux."""
+    for code, options in sorted(config.rules.items()):
+        if "libc" in options:
+            return frozenset(), f"libc {options['libc']!r} (rules.{code}.libc in {config.path})"
+    found = project_operating_systems(config.project or config.root)
+    if found is not None and windows_only(found[1]):
+        off = frozenset(code for code, rule in rules.items() if getattr(rule, "posix_only", False))
+        return off, (f"Windows only: the Operating System classifiers of {', '.join(found[0])} "
+                     f"(no fork: {', '.join(sorted(off))} silent; a `libc` setting would name "
+                     "another)")
+    return frozenset(), "Linux, libc's default (no classifiers that name Windows alone)"
+
+
+def project_operating_systems(start: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(the files that list them, the `Operating System ::` classifiers) of the packaging
+    metadata in the nearest directory at or above `start` that holds any: a `pyproject.toml`
+    with a `[project]` table, a `setup.cfg` with `[metadata]`, a `setup.py` calling `setup()`
+    (`project.operating_systems`); None when none does. A file that cannot be read or parsed
+    lists none."""
+    directory = os.path.abspath(start)
+    while True:
+        found: dict[str, tuple[str, ...]] = {}
+        for name, read in _METADATA_FILES:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):
+                try:
+                    classifiers = read(path, _read_bytes(path))
+                except (ConfigError, UnicodeDecodeError):
+                    continue
+                if classifiers is not None:
+                    found[path] = classifiers
+        if found:
+            return (tuple(path for path, listed in found.items() if listed),
+                    tuple(item for listed in found.values() for item in listed))
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _pyproject_classifiers(path: str, data: bytes) -> tuple[str, ...] | None:
+    project = _parse_toml(path, data).get("project")
+    return os_classifiers(project.get("classifiers")) if isinstance(project, dict) else None
+
+
+_METADATA_FILES = (
+    (PYPROJECT_FILENAME, _pyproject_classifiers),
+    ("setup.cfg", lambda path, data: setup_cfg_classifiers(data.decode("utf-8"))),
+    ("setup.py", lambda path, data: setup_py_classifiers(data.decode("utf-8"))),
+)
 
 
 def _project_target(root: str) -> tuple[tuple[int, int], str]:

@@ -1,0 +1,77 @@
+"""The operating systems a project says it runs on: the `Operating System ::` trove classifiers
+of its packaging metadata, as written in `[project] classifiers` of `pyproject.toml` (read by
+`config`), `classifiers` of `setup.cfg`'s `[metadata]`, and a literal `classifiers=[...]` of a
+`setup.py`'s `setup(...)` call, parsed with `ast`, never run. A value written any other way
+(`file:`, a name, a computed list) counts as none."""
+
+from __future__ import annotations
+
+import ast
+import configparser
+from typing import Any, Iterable
+
+from cursedlint.source import parse_python
+
+_PREFIX = "Operating System ::"
+_WINDOWS = "Operating System :: Microsoft :: Windows"
+
+
+def os_classifiers(classifiers: Any) -> tuple[str, ...]:
+    """The `Operating System ::` classifiers among `classifiers` (a list of strings, or
+    anything else: none), spaced as the trove list spells them."""
+    if not isinstance(classifiers, (list, tuple)):
+        return ()
+    spaced = (" :: ".join(part.strip() for part in item.split("::"))
+              for item in classifiers if isinstance(item, str))
+    return tuple(item for item in spaced if item.startswith(_PREFIX))
+
+
+def windows_only(classifiers: Iterable[str]) -> bool:
+    """Whether operating-system classifiers name Windows alone: at least one, and each a
+    `Microsoft :: Windows` one (`OS Independent`, `POSIX`, `Unix`, `MacOS`, Linux: no)."""
+    classifiers = tuple(classifiers)
+    return bool(classifiers) and all(
+        item == _WINDOWS or item.startswith(_WINDOWS + " ::") for item in classifiers)
+
+
+def setup_cfg_classifiers(text: str) -> tuple[str, ...] | None:
+    """The OS classifiers of a `setup.cfg`; None when it has no `[metadata]` section (or
+    does not parse)."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    if not parser.has_section("metadata"):
+        return None
+    value = parser.get("metadata", "classifiers", fallback="")
+    return os_classifiers([line for line in value.splitlines() if line.strip()])
+
+
+def setup_py_classifiers(text: str) -> tuple[str, ...] | None:
+    """The OS classifiers of a `setup.py`'s `setup(...)` calls (`setup` or `*.setup`); None
+    when it calls none (or does not parse)."""
+    try:
+        tree = parse_python(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    found = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _names_setup(node.func):
+            found = found or ()
+            for keyword in node.keywords:
+                if keyword.arg == "classifiers":
+                    found += os_classifiers(_literal(keyword.value))
+    return found
+
+
+def _names_setup(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "setup"
+            or isinstance(func, ast.Attribute) and func.attr == "setup")
+
+
+def _literal(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
