@@ -7,10 +7,7 @@ of its packaging metadata, as written in `[project] classifiers` of `pyproject.t
 from __future__ import annotations
 
 import ast
-import configparser
 from typing import Any, Iterable
-
-from cursedlint.source import parse_python
 
 _PREFIX = "Operating System ::"
 _WINDOWS = "Operating System :: Microsoft :: Windows"
@@ -37,6 +34,8 @@ def windows_only(classifiers: Iterable[str]) -> bool:
 def setup_cfg_classifiers(text: str) -> tuple[str, ...] | None:
     """The OS classifiers of a `setup.cfg`; None when it has no `[metadata]` section (or
     does not parse)."""
+    import configparser  # (only here: its import costs a one-file run a millisecond)
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
@@ -51,6 +50,8 @@ def setup_cfg_classifiers(text: str) -> tuple[str, ...] | None:
 def setup_py_classifiers(text: str) -> tuple[str, ...] | None:
     """The OS classifiers of a `setup.py`'s `setup(...)` calls (`setup` or `*.setup`); None
     when it calls none (or does not parse)."""
+    from cursedlint.source import parse_python
+
     try:
         tree = parse_python(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
