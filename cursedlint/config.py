@@ -992,45 +992,51 @@ def _target_platform(config: Config, rules: Mapping[str, type]) -> tuple[frozens
     for code, options in sorted(config.rules.items()):
         if "libc" in options:
             return frozenset(), f"libc {options['libc']!r} (rules.{code}.libc in {config.path})"
-    found = project_operating_systems(config.project or config.root)
-    if found is not None and windows_only(found[1]):
-        off = frozenset(code for code, rule in rules.items() if getattr(rule, "posix_only", False))
-        return off, (f"Windows only: the Operating System classifiers of {', '.join(found[0])} "
-                     f"(no fork: {', '.join(sorted(off))} silent; a `libc` setting would name "
-                     "another)")
-    return frozenset(), "Linux, libc's default (no classifiers that name Windows alone)"
+    files = windows_only_metadata(config.project or config.root)
+    if not files:
+        return frozenset(), "Linux, libc's default (no classifiers that name Windows alone)"
+    off = frozenset(code for code, rule in rules.items() if getattr(rule, "posix_only", False))
+    return off, (f"Windows only: the Operating System classifiers of {', '.join(files)} "
+                 f"(no fork: {', '.join(sorted(off))} silent; a `libc` setting would name another)")
 
 
-def project_operating_systems(start: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """(the files that list them, the `Operating System ::` classifiers) of the packaging
-    metadata in the nearest directory at or above `start` that holds any: a `pyproject.toml`
-    with a `[project]` table, a `setup.cfg` with `[metadata]`, a `setup.py` calling `setup()`
-    (`project.operating_systems`); None when none does. A file that cannot be read or parsed
-    lists none."""
+def windows_only_metadata(start: str) -> tuple[str, ...]:
+    """The packaging files whose `Operating System ::` classifiers name Windows alone
+    (`project.operating_systems`), in the nearest directory at or above `start` that holds a
+    `pyproject.toml`, `setup.cfg` or `setup.py`; none where that directory's classifiers name
+    another system, or none. A file that cannot be read or parsed names none; none is parsed
+    where no file's text says `Windows` (most projects)."""
     directory = os.path.abspath(start)
     while True:
-        found: dict[str, tuple[str, ...]] = {}
-        for name, read in _METADATA_FILES:
-            path = os.path.join(directory, name)
-            if os.path.isfile(path):
-                try:
-                    classifiers = read(path, _read_bytes(path))
-                except (ConfigError, UnicodeDecodeError):
-                    continue
-                if classifiers is not None:
-                    found[path] = classifiers
-        if found:
-            return (tuple(path for path, listed in found.items() if listed),
-                    tuple(item for listed in found.values() for item in listed))
+        present = [(path, read) for path, read in (
+            (os.path.join(directory, name), read) for name, read in _METADATA_FILES)
+            if os.path.isfile(path)]
         parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
+        if present or parent == directory:
+            break
         directory = parent
+    texts = []
+    for path, read in present:
+        try:
+            texts.append((path, read, _read_bytes(path)))
+        except ConfigError:
+            continue
+    if not any(b"Windows" in data for _, _, data in texts):
+        return ()
+    found: dict[str, tuple[str, ...]] = {}
+    for path, read, data in texts:
+        try:
+            found[path] = read(path, data)
+        except (ConfigError, UnicodeDecodeError):
+            continue
+    if not windows_only(item for listed in found.values() for item in listed):
+        return ()
+    return tuple(path for path, listed in found.items() if listed)
 
 
-def _pyproject_classifiers(path: str, data: bytes) -> tuple[str, ...] | None:
+def _pyproject_classifiers(path: str, data: bytes) -> tuple[str, ...]:
     project = _parse_toml(path, data).get("project")
-    return os_classifiers(project.get("classifiers")) if isinstance(project, dict) else None
+    return os_classifiers(project.get("classifiers")) if isinstance(project, dict) else ()
 
 
 _METADATA_FILES = (

@@ -132,6 +132,12 @@ def test_a_literal_list_of_setup_py_is_read_never_run(tmp_path, monkeypatch, cap
     assert _codes(tmp_path, monkeypatch, capsys, {"setup.py": both}) == ["CUR101", "CUR102"]
 
 
+def test_every_file_of_the_metadata_counts(tmp_path, monkeypatch, capsys):
+    setup_cfg = "[metadata]\nclassifiers =\n    Operating System :: POSIX :: Linux\n"
+    files = {"pyproject.toml": _pyproject(WINDOWS), "setup.cfg": setup_cfg}
+    assert _codes(tmp_path, monkeypatch, capsys, files) == ["CUR101", "CUR102"]
+
+
 def test_a_configured_libc_wins_over_the_classifiers(tmp_path, monkeypatch, capsys):
     tool = '[tool.cursedlint.rules.CUR101]\nlibc = "macos"\n'
     files = {"pyproject.toml": _pyproject(WINDOWS, tool)}
@@ -155,11 +161,11 @@ def test_classifiers_read_from_each_form():
     assert os_classifiers(["Operating System :: Microsoft  ::Windows", "License :: OSI"]) \
         == ("Operating System :: Microsoft :: Windows",)
     assert os_classifiers("Operating System :: Microsoft :: Windows") == ()  # not a list
-    assert setup_cfg_classifiers("[options]\npackages = find:\n") is None
+    assert setup_cfg_classifiers("[options]\npackages = find:\n") == ()
     assert setup_cfg_classifiers("[metadata]\nclassifiers = file: classifiers.txt\n") == ()
     assert setup_py_classifiers("setup(classifiers=BASE + ['Operating System :: POSIX'])") == ()
-    assert setup_py_classifiers("print('no setup call')") is None
-    assert setup_py_classifiers("def setup(:\n") is None
+    assert setup_py_classifiers("setup_logging(classifiers=['Operating System :: POSIX'])") == ()
+    assert setup_py_classifiers("def setup(:\n") == ()
     assert windows_only(["Operating System :: Microsoft :: Windows :: Windows 10"])
     assert not windows_only([])
     assert not windows_only(["Operating System :: Microsoft :: Windows CE"])

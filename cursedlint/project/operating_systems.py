@@ -31,35 +31,31 @@ def windows_only(classifiers: Iterable[str]) -> bool:
         item == _WINDOWS or item.startswith(_WINDOWS + " ::") for item in classifiers)
 
 
-def setup_cfg_classifiers(text: str) -> tuple[str, ...] | None:
-    """The OS classifiers of a `setup.cfg`; None when it has no `[metadata]` section (or
-    does not parse)."""
+def setup_cfg_classifiers(text: str) -> tuple[str, ...]:
+    """The OS classifiers of a `setup.cfg`'s `[metadata]` (none where it does not parse)."""
     import configparser  # (only here: its import costs a one-file run a millisecond)
 
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
     except configparser.Error:
-        return None
-    if not parser.has_section("metadata"):
-        return None
+        return ()
     value = parser.get("metadata", "classifiers", fallback="")
     return os_classifiers([line for line in value.splitlines() if line.strip()])
 
 
-def setup_py_classifiers(text: str) -> tuple[str, ...] | None:
-    """The OS classifiers of a `setup.py`'s `setup(...)` calls (`setup` or `*.setup`); None
-    when it calls none (or does not parse)."""
+def setup_py_classifiers(text: str) -> tuple[str, ...]:
+    """The OS classifiers of a `setup.py`'s `setup(...)` calls (`setup` or `*.setup`; none
+    where it does not parse)."""
     from cursedlint.source import parse_python
 
     try:
         tree = parse_python(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    found = None
+        return ()
+    found: tuple[str, ...] = ()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _names_setup(node.func):
-            found = found or ()
             for keyword in node.keywords:
                 if keyword.arg == "classifiers":
                     found += os_classifiers(_literal(keyword.value))
