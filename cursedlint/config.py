@@ -45,7 +45,8 @@ from msgspec.structs import replace
 
 from cursedlint.project.globs import glob_rules
 from cursedlint.project.operating_systems import (
-    os_classifiers, setup_cfg_classifiers, setup_py_classifiers, windows_only,
+    may_say_windows_only, os_classifiers, setup_cfg_classifiers, setup_py_classifiers,
+    windows_only,
 )
 from cursedlint.project.requires_python import BadSpecifier, lowest_allowed
 from cursedlint.project.safe_files import SMALL_FILE_BYTES, read_regular
@@ -1005,7 +1006,7 @@ def windows_only_metadata(start: str) -> tuple[str, ...]:
     (`project.operating_systems`), in the nearest directory at or above `start` that holds a
     `pyproject.toml`, `setup.cfg` or `setup.py`; none where that directory's classifiers name
     another system, or none. A file that cannot be read or parsed names none; none is parsed
-    where no file's text says `Windows` (most projects)."""
+    where their text cannot declare Windows alone (`may_say_windows_only`: most projects)."""
     directory = os.path.abspath(start)
     while True:
         present = [(path, read) for path, read in (
@@ -1021,7 +1022,7 @@ def windows_only_metadata(start: str) -> tuple[str, ...]:
             texts.append((path, read, _read_bytes(path)))
         except ConfigError:
             continue
-    if not any(b"Windows" in data for _, _, data in texts):
+    if not may_say_windows_only(data for _, _, data in texts):
         return ()
     found: dict[str, tuple[str, ...]] = {}
     for path, read, data in texts:

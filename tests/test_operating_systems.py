@@ -10,7 +10,8 @@ import textwrap
 import pytest
 
 from cursedlint.project.operating_systems import (
-    os_classifiers, setup_cfg_classifiers, setup_py_classifiers, windows_only,
+    may_say_windows_only, os_classifiers, setup_cfg_classifiers, setup_py_classifiers,
+    windows_only,
 )
 
 # a build helper of a COM library: on Linux before 3.10 (or on macOS) `cwd=` and a program
@@ -169,3 +170,12 @@ def test_classifiers_read_from_each_form():
     assert windows_only(["Operating System :: Microsoft :: Windows :: Windows 10"])
     assert not windows_only([])
     assert not windows_only(["Operating System :: Microsoft :: Windows CE"])
+
+
+def test_only_text_that_may_declare_windows_alone_is_parsed():
+    windows = b'classifiers = ["Operating System :: Microsoft :: Windows"]'
+    assert may_say_windows_only([windows, b"[options]\npackages = find:\n"])
+    assert may_say_windows_only([b"Operating System::Microsoft  ::  Windows :: Windows 10"])
+    assert not may_say_windows_only([b"# for Windows\n", b"Operating System :: OS Independent"])
+    assert not may_say_windows_only([windows, b"Operating System :: POSIX :: Linux"])
+    assert not may_say_windows_only([b"if sys.platform == 'win32':  # Windows\n"])

@@ -9,8 +9,21 @@ from __future__ import annotations
 import ast
 from typing import Any, Iterable
 
+from cursedlint.patterns import LazyPattern
+
 _PREFIX = "Operating System ::"
 _WINDOWS = "Operating System :: Microsoft :: Windows"
+_WINDOWS_TEXT = LazyPattern(rb"Operating System\s*::\s*Microsoft\s*::\s*Windows")
+_OTHER_TEXT = LazyPattern(rb"Operating System\s*::(?!\s*Microsoft\s*::\s*Windows)")
+
+
+def may_say_windows_only(texts: Iterable[bytes]) -> bool:
+    """Whether packaging files may declare Windows alone, by their text, before any parse:
+    one names a Windows classifier and none another operating system (in a comment too: the
+    project is then checked as before). Most projects' files fail it, and nothing is parsed."""
+    texts = tuple(texts)
+    return (any(_WINDOWS_TEXT.search(text) for text in texts)
+            and not any(_OTHER_TEXT.search(text) for text in texts))
 
 
 def os_classifiers(classifiers: Any) -> tuple[str, ...]:
