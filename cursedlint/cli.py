@@ -634,11 +634,12 @@ class _Group:
 def _groups(found, settings_of) -> list[_Group]:
     """The linted files by the settings they get, each group its own project (as ruff, each
     configuration file's directory is a project root): one group per configuration file, one
-    per target Python for the defaults (their projects' requires-python may differ)."""
+    per target Python and silenced codes for the defaults (their projects' requires-python and
+    operating-system classifiers may differ)."""
     groups: dict[tuple, _Group] = {}
     for config, files in found.by_config():
         settings = settings_of(config)
-        key = (config.path, settings.target_python)
+        key = (config.path, settings.target_python, settings.silenced)
         group = groups.get(key)
         if group is None:
             groups[key] = _Group(config, settings, files)
@@ -747,6 +748,7 @@ def _print_group(group: _Group) -> None:
     print(f"{_config_name(group.config)} ({count} file{'s' * (count != 1)})", file=sys.stderr)
     for source in dict.fromkeys(group.targets):
         print(f"target Python {version}: {source}", file=sys.stderr)
+    print(f"target platform: {group.settings.platform_source}", file=sys.stderr)
 
 
 def _show_files(groups: list[_Group]) -> None:
@@ -780,6 +782,7 @@ def _show_settings(path: str, config, settings) -> int:
         f"root: {_shown(config.root)}",
         f"target-python: {'.'.join(map(str, settings.target_python))} "
         f"({settings.target_python_source})",
+        f"platform: {settings.platform_source}",
         f"enabled: {listed(sorted(settings.enabled_for(path)))}",
     ]
     lines += [f"per-file-ignores: {matcher.pattern} (in {_shown(matcher.base)}) = {listed(sorted(codes))}"
@@ -1197,6 +1200,7 @@ def _result_cache(root: str, settings, linter):
         root,
         fingerprint(
             sorted(settings.enabled),
+            sorted(settings.silenced),
             settings.target_python,
             settings.page_size,
             settings.max_file_size,

@@ -45,6 +45,10 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from cursedlint.project.globs import glob_rules
+from cursedlint.project.operating_systems import (
+    may_say_windows_only, os_classifiers, setup_cfg_classifiers, setup_py_classifiers,
+    windows_only,
+)
 from cursedlint.project.requires_python import BadSpecifier, lowest_allowed
 from cursedlint.project.safe_files import SMALL_FILE_BYTES, read_regular
 from cursedlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_PAGE_SIZE, Settings
@@ -941,6 +945,7 @@ def build_settings(
     if select is not None or extend_select or ignore:
         layers.append(Selection(None if select is None else tuple(select), tuple(extend_select), tuple(ignore)))
     enabled = resolve_layers(known, layers, opt_in=opt_in)
+    silenced, platform = _target_platform(config, rules)
 
     if isinstance(target_python, str):
         version = parse_target_python(target_python, COMMAND_LINE, "--target-python")
@@ -970,6 +975,8 @@ def build_settings(
         per_file_ignores=per_file,
         root=config.root,
         target_python_source=source,
+        silenced=silenced & enabled,
+        platform_source=platform,
     )
 
 
@@ -988,6 +995,67 @@ def project_requires_python(start: str) -> tuple[str, str] | None:
         if parent == directory:
             return None
         directory = parent
+
+
+def _target_platform(config: Config, rules: Mapping[str, type]) -> tuple[frozenset[str], str]:
+    """The codes the project's platform silences, and where the platform comes from: a `libc`
+    the configuration sets names it; else packaging classifiers that name Windows alone
+    silence the rules of fork hazards (`Rule.posix_only`); else it is `libc`'s default, Linux."""
+    for code, options in sorted(config.rules.items()):
+        if "libc" in options:
+            return frozenset(), f"libc {options['libc']!r} (rules.{code}.libc in {config.path})"
+    files = windows_only_metadata(config.project or config.root)
+    if not files:
+        return frozenset(), "Linux, libc's default (no classifiers that name Windows alone)"
+    off = frozenset(code for code, rule in rules.items() if getattr(rule, "posix_only", False))
+    return off, (f"Windows only: the Operating System classifiers of {', '.join(files)} "
+                 f"(no fork: {', '.join(sorted(off))} silent; a `libc` setting would name another)")
+
+
+def windows_only_metadata(start: str) -> tuple[str, ...]:
+    """The packaging files whose `Operating System ::` classifiers name Windows alone
+    (`project.operating_systems`), in the nearest directory at or above `start` that holds a
+    `pyproject.toml`, `setup.cfg` or `setup.py`; none where that directory's classifiers name
+    another system, or none. A file that cannot be read or parsed names none; none is parsed
+    where their text cannot declare Windows alone (`may_say_windows_only`: most projects)."""
+    directory = os.path.abspath(start)
+    while True:
+        present = [(path, read) for path, read in (
+            (os.path.join(directory, name), read) for name, read in _METADATA_FILES)
+            if os.path.isfile(path)]
+        parent = os.path.dirname(directory)
+        if present or parent == directory:
+            break
+        directory = parent
+    texts = []
+    for path, read in present:
+        try:
+            texts.append((path, read, _read_bytes(path)))
+        except ConfigError:
+            continue
+    if not may_say_windows_only(data for _, _, data in texts):
+        return ()
+    found: dict[str, tuple[str, ...]] = {}
+    for path, read, data in texts:
+        try:
+            found[path] = read(path, data)
+        except (ConfigError, UnicodeDecodeError):
+            continue
+    if not windows_only(item for listed in found.values() for item in listed):
+        return ()
+    return tuple(path for path, listed in found.items() if listed)
+
+
+def _pyproject_classifiers(path: str, data: bytes) -> tuple[str, ...]:
+    project = _parse_toml(path, data).get("project")
+    return os_classifiers(project.get("classifiers")) if isinstance(project, dict) else ()
+
+
+_METADATA_FILES = (
+    (PYPROJECT_FILENAME, _pyproject_classifiers),
+    ("setup.cfg", lambda path, data: setup_cfg_classifiers(data.decode("utf-8"))),
+    ("setup.py", lambda path, data: setup_py_classifiers(data.decode("utf-8"))),
+)
 
 
 def _project_target(root: str) -> tuple[tuple[int, int], str]:

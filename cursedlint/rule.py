@@ -183,6 +183,10 @@ class Rule:
     reads_facts_of: ClassVar[tuple["Indexer", ...]] = ()
     """Further indexers whose facts the rule reads (`context.project`) when a file it checks
     needs them; unlike `indexer`'s, they never add triggers."""
+    posix_only: ClassVar[bool] = False
+    """Whether the rule's hazard exists only where a process forks (Linux, macOS): the rule is
+    silent in a project whose packaging classifiers name Windows as its only operating system
+    and whose configuration sets no `libc` (`Settings.silenced`)."""
 
     @classmethod
     def indexers(cls) -> tuple["Indexer", ...]:

@@ -32,6 +32,12 @@ class Settings(Struct, frozen=True):
     directories and `-D` macros."""
     target_python_source: str = ""
     """Where `target_python` comes from, for `--verbose`."""
+    silenced: frozenset[str] = frozenset()
+    """Enabled codes that run on no file: the `posix_only` rules of a project that runs only
+    on Windows (a file still parses, and reports CUR001, for them)."""
+    platform_source: str = ""
+    """Where the target platform comes from (a `libc` option, or packaging classifiers that
+    name Windows alone), for `--verbose`."""
 
     def enabled_for(self, path: str) -> frozenset[str]:
         """Codes enabled for one file, after per-file ignores (each matched on the path

@@ -480,6 +480,8 @@ class FileLinter:
 
         rules = []
         for rule_class in rule_classes:
+            if rule_class.code in self.settings.silenced:
+                continue
             try:
                 checker = rule_class.checker(context.source.language)
                 rules.append(checker(context, self.settings.rule_options.get(rule_class.code)))

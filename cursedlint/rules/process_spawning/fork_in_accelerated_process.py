@@ -114,7 +114,9 @@ class ForkInAcceleratedProcess(Rule):
     `spawn` or `forkserver` (also a method called on an object made before the setting, or
     one whose class is constructed only after it; for a dataset's map, multiprocess's
     setting); a
-    test of fork behaviour (a test module, class or function whose name says fork).
+    test of fork behaviour (a test module, class or function whose name says fork); anything
+    in a project that runs only on Windows, which has no fork (see CUR101: its packaging
+    classifiers name Windows alone and its configuration sets no `libc`).
 
     **`all-forks = true`** also lists, as warnings, the fork-based starts the project leaves
     open: CUDA initialized but the children's code not shown; a child that uses CUDA where
@@ -177,6 +179,7 @@ class ForkInAcceleratedProcess(Rule):
                "protection was turned on")
     severity = Severity.ERROR  # what it reports by default; `all-forks` adds warnings
     precision = "high"  # both sides shown (benchmarks/real_code_review.md, session 12)
+    posix_only = True
     options = {
         "modules": Option(
             (list, tuple),

@@ -42,6 +42,15 @@ class SubprocessForkPath(Rule):
     other `libc` Linux. A condition the linter cannot evaluate (a call, a configuration value,
     a constant imported from another module) leaves the call reported.
 
+    The target platform comes from the configuration's `libc` where it sets one; else a
+    project whose packaging metadata lists `Operating System ::` classifiers, all of them
+    `Microsoft :: Windows` ones (`[project] classifiers` of `pyproject.toml`, `[metadata]
+    classifiers` of `setup.cfg`, a literal `classifiers=[...]` in `setup.py`'s `setup()`,
+    read in the nearest directory at or above the project's root that holds any), runs only
+    on Windows, where every call is a `CreateProcess` and nothing forks: CUR101 and CUR102 are
+    silent there. `OS Independent`, `POSIX`, Linux, macOS or no such classifier: `libc`'s
+    default, Linux. `--verbose` and `--show-settings` say which.
+
     ## Why it is cursed
     `fork()` duplicates the page tables of a process that may map tens of GB, which is slow,
     and the copy is not faithful: pages that libibverbs marked `MADV_DONTFORK` for RDMA are
@@ -88,6 +97,7 @@ class SubprocessForkPath(Rule):
     triggers = ("subprocess", "popen")
     summary = "a subprocess call that makes CPython fork() the whole calling process"
     severity = Severity.WARNING
+    posix_only = True
     options = {
         "libc": Option(
             str,
