@@ -103,10 +103,13 @@ class FactFiles:
     def beside(self) -> list[tuple[str, str]]:
         """`reached`, then the files beside the linted ones (in their directories, not
         below): where what a file calls is defined, when no include names it (a C wrapper
-        declared in a header of another name). Enough for facts that can only add findings
-        through the names a linted file calls."""
-        return self._filled([_listed(lambda directory=directory: self._files_in(
-            directory, below=False)) for directory in self.directories])
+        declared in a header of another name), with the headers those files include,
+        transitively (their facts are read with them: a caller's `sizeof` of a struct of its
+        own header). Enough for facts that can only add findings through the names a linted
+        file calls."""
+        return self._with_headers(self._filled([_listed(
+            lambda directory=directory: self._files_in(directory, below=False))
+            for directory in self.directories]))
 
     @cached_property
     def nearest(self) -> list[tuple[str, str]]:
@@ -117,6 +120,26 @@ class FactFiles:
             return self.beside
         return self._filled([_outward(directory, self.root, self.walk.files_in)
                              for directory in self.directories])
+
+    def _with_headers(self, files: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """`files`, then the headers the C/C++ ones after `reached` include, transitively
+        (not the sources beside those headers), up to MAX_FILES besides the linted ones."""
+        seen = {path for path, _ in files}
+        reach = _Reach(self.root, self.walk, self.read, self.settings, self.written,
+                       self.resolved)
+        index = len(self.reached)
+        while index < len(files):
+            path, language = files[index]
+            for target in reach.targets(path, language, sources=False) \
+                    if language in _C_LANGUAGES else ():
+                if target[0] not in seen:
+                    if len(files) - len(self.linted) >= MAX_FILES:
+                        self.bounded = True
+                        return files
+                    seen.add(target[0])
+                    files.append(target)
+            index += 1
+        return files
 
     def _files_in(self, directory: str, skip: str | None = None,
                   below: bool = True) -> Iterable[tuple[str, str]]:
@@ -289,14 +312,17 @@ class _Reach:
         self.decided: set[str] = set()  # the directories every resolution read
         self.listings = _Listings()
 
-    def targets(self, path: str, language: str) -> list[tuple[str, str]]:
+    def targets(self, path: str, language: str, sources: bool = True) -> list[tuple[str, str]]:
+        """What the file's imports or includes name (`sources`: with the sources beside a
+        header that share its name)."""
         if language == PYTHON:
             resolution = self.resolved(path, language, lambda: self._resolve(path))
             found = resolution.files
             self.decided |= resolution.directories
         elif language in _C_LANGUAGES:
             found = _c_targets(path, self.written(path, language), self.root,
-                               self.include_paths(), _Probe(self.listings, self.decided))
+                               self.include_paths(), _Probe(self.listings, self.decided),
+                               sources)
         else:
             return []
         return [(target, language) for target in dict.fromkeys(found)
@@ -671,12 +697,13 @@ def _names(text: str) -> list[str]:
     return names
 
 
-def _c_targets(path: str, edges, root: str, paths: IncludePaths, probe=os.path) -> list[str]:
+def _c_targets(path: str, edges, root: str, paths: IncludePaths, probe=os.path,
+               sources: bool = True) -> list[str]:
     """The project headers the file's includes name, found as the compiler finds them (the
     compilation database or `include-dirs`; else beside the file, then in each directory above
     it up to the root and its `include`), and the source files beside each header that share
-    its name (`ring.h`: `ring.c`), which define what it declares. `probe`: what tells whether
-    a path is a file (`_Probe` notes the directories read)."""
+    its name (`ring.h`: `ring.c`), which define what it declares (not without `sources`).
+    `probe`: what tells whether a path is a file (`_Probe` notes the directories read)."""
     flags = paths.flags(path)
     found = []
     for kind, name in edges:
@@ -685,7 +712,8 @@ def _c_targets(path: str, edges, root: str, paths: IncludePaths, probe=os.path) 
             continue
         found.append(header)
         stem = os.path.splitext(header)[0]
-        found += [stem + suffix for suffix in _SOURCE_SUFFIXES if probe.isfile(stem + suffix)]
+        found += [stem + suffix for suffix in _SOURCE_SUFFIXES * sources
+                  if probe.isfile(stem + suffix)]
     return found
 
 
