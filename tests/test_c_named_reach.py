@@ -139,8 +139,8 @@ def _project(root, payload: str) -> None:
 
 def _findings(paths: list[str], capsys) -> list[str]:
     main(["check", "--no-cache", "--concise", "--select", "CUR301,CUR302", *paths])
-    return [line.split(" ", 2)[0] + " " + line.split(" ", 2)[1]
-            for line in capsys.readouterr().out.splitlines() if line.startswith("src/")]
+    return [" ".join(line.split(" ", 2)[:2])
+            for line in capsys.readouterr().out.splitlines() if " CUR" in line]
 
 
 @pytest.mark.parametrize("paths", [["."], ["src/buf_list.c"]], ids=["whole", "named"])
@@ -161,3 +161,56 @@ def test_whole_page_messages_are_silent_both_ways(tmp_path, monkeypatch, capsys,
     _project(tmp_path, "1008")
     monkeypatch.chdir(tmp_path)
     assert _findings(paths, capsys) == []
+
+
+WIRE_H = """\
+    #ifndef WIRE_H
+    #define WIRE_H
+    #include <stdint.h>
+
+    struct wire_msg {
+        uint64_t tag;
+        uint8_t body[%d];
+    };
+    #endif
+"""
+
+POST_C = """\
+    #include <stdlib.h>
+    #include <infiniband/verbs.h>
+    #include "wire.h"
+
+    struct ibv_mr *post_buffer(struct ibv_pd *pd, struct wire_msg **out)
+    {
+        void *msg;
+
+        if (posix_memalign(&msg, 4096, sizeof(struct wire_msg)) != 0)
+            return NULL;
+        *out = msg;
+        return ibv_reg_mr(pd, msg, sizeof(struct wire_msg), IBV_ACCESS_LOCAL_WRITE);
+    }
+"""
+
+
+@pytest.mark.parametrize("paths", [["."], ["core/src/post.c"]], ids=["whole", "named"])
+@pytest.mark.parametrize("makefile, expected", [
+    ("AM_CPPFLAGS = -I$(top_srcdir)/proto/include\n", ["core/src/post.c:12:32: CUR301"]),
+    ("AM_CPPFLAGS = -I$(top_srcdir)/core/include\n", []),
+    ("", []),
+], ids=["proto", "core", "no-build-file"])
+def test_the_header_a_build_file_names_is_the_one_read_both_ways(
+        tmp_path, monkeypatch, capsys, paths, makefile, expected):
+    """`"wire.h"` from core/src/post.c, with two headers of that name: proto's (an 88-byte
+    message, not on the file's path up to the root) and core's (a whole page), each message
+    page-aligned. The build file's `-I` decides which the compiler reads; without one, the
+    nearest (core's). A run over the file alone reads the same header as a run over the
+    whole project."""
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "core/Makefile.am": makefile,
+        "core/include/wire.h": WIRE_H % 4088,
+        "proto/include/wire.h": WIRE_H % 80,
+        "core/src/post.c": POST_C,
+    })
+    monkeypatch.chdir(tmp_path)
+    assert _findings(paths, capsys) == expected

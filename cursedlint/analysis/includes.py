@@ -3,10 +3,14 @@ project index.
 
 Where an include is looked for, per file: the compilation database (`compile_commands.json`:
 the file's `-iquote`, `-I` and `-isystem` directories and its `-D` macros) when it lists the
-file; else the `include-dirs` setting (as `-I`); else the project's own headers whose path ends
-with the include's (`<x/y.h>` is `include/x/y.h`, `src/x/y.h`, any project directory ending so;
-among several, one under an `include` directory, else the one nearest the including file; a tie
-stays unresolved). A `"..."` include is first looked for beside the file that includes it.
+file; else the `include-dirs` setting (as `-I`); else the directories the build files of the
+file's directory and those above it name (`C_BUILD_FILES`: Automake's and Make's `-I`, CMake's
+and Meson's `include_directories`), nearest first; else the project's own headers whose path
+ends with the include's (`<x/y.h>` is `include/x/y.h`, `src/x/y.h`, any project directory
+ending so; among several, one under an `include` directory, else the one nearest the including
+file; a tie stays unresolved). A `"..."` include is first looked for beside the file that
+includes it. A run over some files, which has no list of the project's files, looks for the
+last where the walk up from the file finds it (`IncludePaths.nearby`).
 Headers found in an `-isystem` directory, and headers outside the project's files (the
 system's, an excluded directory's), are not read.
 
