@@ -123,12 +123,13 @@ CONTROL_C = """\
 """
 
 
-def _project(root, payload: str) -> None:
+def _project(root, payload: str, top: str = ".git/HEAD") -> None:
     """The buffer list in src/ with its header in include/, the channel that creates one
     with a registering callback beside it, its message layout in include/ too (read only
-    through the channel's include)."""
+    through the channel's include). `top`: what makes the tree a project (a git work tree, or
+    an unpacked release's `configure.ac`)."""
     write_project(root, {
-        ".git/HEAD": "",
+        top: "",
         "Makefile.am": "AM_CPPFLAGS = -I$(top_srcdir)/include\n",
         "include/buf_list.h": BUF_LIST_H,
         "include/control.h": CONTROL_H % payload,
@@ -143,14 +144,15 @@ def _findings(paths: list[str], capsys) -> list[str]:
             for line in capsys.readouterr().out.splitlines() if " CUR" in line]
 
 
+@pytest.mark.parametrize("top", [".git/HEAD", "configure.ac"], ids=["git", "release"])
 @pytest.mark.parametrize("paths", [["."], ["src/buf_list.c"]], ids=["whole", "named"])
 def test_a_caller_beside_the_file_is_read_with_the_headers_it_includes(
-        tmp_path, monkeypatch, capsys, paths):
+        tmp_path, monkeypatch, capsys, paths, top):
     """The block's length is `sizeof(struct control_msg)` (a 96-byte message, 16-aligned, 4
     a block: 384 bytes) at the channel's call, a struct of the channel's own header: the
     list's file named alone reaches only its own header, so the channel's header is read as
-    the channel's facts need it."""
-    _project(tmp_path, "80")
+    the channel's facts need it; in a git work tree and in an unpacked release alike."""
+    _project(tmp_path, "80", top)
     monkeypatch.chdir(tmp_path)
     assert _findings(paths, capsys) == ["src/buf_list.c:13:51: CUR301"]
 
