@@ -224,6 +224,7 @@ class IncludePaths:
         self._by_name: dict[str, list[str]] | None = None
         self._resolved: dict[tuple, str | None] = {}
         self._built: dict[str, tuple[str, ...]] = {}  # directory -> `built_dirs`
+        self._searched: dict[tuple, object] = {}  # (name, quoted, directory, flags) -> found
         self.build_files: set[str] = set()  # those read
 
     def flags(self, path: str) -> CompileFlags:
@@ -250,9 +251,18 @@ class IncludePaths:
         looked for elsewhere; `DECIDED`: the database or `include-dirs` decide that it is
         none of the project's, or an `-isystem` one): beside the including file for a
         `"..."` one, then in the command's directories, else in those the build files name
-        (`built_dirs`). `probe`: what tells a file (or directory) there."""
+        (`built_dirs`). `probe`: what tells a file (or directory) there (each answer is kept
+        for the including file's directory: the files of one directory include the same
+        system headers, each looked for in every build directory)."""
         if os.path.isabs(name) or "\0" in name:
             return DECIDED
+        key = (name, quoted, os.path.dirname(including), flags)
+        found = self._searched.get(key)
+        if found is None:
+            found = self._searched[key] = self._search(name, quoted, including, flags, probe)
+        return None if found is _NOT_FOUND else found
+
+    def _search(self, name: str, quoted: bool, including: str, flags: CompileFlags, probe):
         searched = ((os.path.dirname(including),) + flags.quote_dirs) if quoted else ()
         decided = bool(flags.dirs) or flags is not self.fallback
         if not decided:
@@ -261,7 +271,7 @@ class IncludePaths:
             candidate = os.path.normpath(os.path.join(directory, name))
             if probe.isfile(candidate):
                 return DECIDED if directory in flags.system_dirs else candidate
-        return DECIDED if decided else None
+        return DECIDED if decided else _NOT_FOUND
 
     def built_dirs(self, directory: str, probe=os.path) -> tuple[str, ...]:
         """The existing directories the build files (`C_BUILD_FILES`) of `directory` and of
@@ -344,6 +354,7 @@ class IncludePaths:
 
 DECIDED = object()
 """`IncludePaths.searched`: not a project header, and to be looked for nowhere else."""
+_NOT_FOUND = object()  # (kept by `searched`: to be looked for elsewhere)
 
 
 def _build_file(path: str) -> bytes:
