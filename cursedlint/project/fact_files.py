@@ -602,14 +602,14 @@ def _directory_stamp(directory: str, importable: bool = True, deciding: bool = F
         with os.scandir(directory) as entries:
             for entry in entries:
                 name = entry.name
-                if importable and _IMPORTABLE.fullmatch(name):
-                    names.append(name + "/" * entry.is_dir())
-                    if paths is not None and entry.is_symlink():
-                        paths = None
-                elif deciding and name in _DECIDING:
+                if deciding and name in _DECIDING:  # (`Makefile` is importable too)
                     names.append(f"{name}:{file_stat(entry.path)}")
                     if paths is not None:
                         paths.append(entry.path)
+                elif importable and _IMPORTABLE.fullmatch(name):
+                    names.append(name + "/" * entry.is_dir())
+                    if paths is not None and entry.is_symlink():
+                        paths = None
                 elif deciding and name == ".git":
                     exclude = os.path.join(entry.path, 'info', 'exclude')
                     names.append(f".git:{file_stat(exclude)}")
