@@ -598,8 +598,9 @@ def test_project_root_is_the_config_or_git_root_or_the_paths_common_directory(tm
 ])
 def test_an_unpacked_release_s_project_starts_at_its_build_s_top(tmp_path, top, text):
     """A tree without version control (a release tarball, a checkout without `.git`): the
-    top of its build is the project, not the directory of the file named, so a named file
-    reaches the headers beside its directory (`include/`) and is walked for facts."""
+    top of its build is the project's root, not the directory of the file named, so a named
+    file reaches the headers beside its directory (`include/`); it is not walked (what the
+    file reaches and the files beside it are read, not its nearest up to the bound)."""
     (tmp_path / "rel" / "src" / "core").mkdir(parents=True)
     (tmp_path / "rel" / "include").mkdir()
     (tmp_path / "rel" / top).write_text(text)
@@ -608,10 +609,12 @@ def test_an_unpacked_release_s_project_starts_at_its_build_s_top(tmp_path, top, 
     config = Config(root=str(tmp_path))
     named = [str(tmp_path / "rel" / "src" / "core" / "a.c"), str(tmp_path / "rel" / "src" / "b.c")]
     assert project_root(named, config) == str(tmp_path / "rel")
-    assert is_project(str(tmp_path / "rel"), config)
+    assert not is_project(str(tmp_path / "rel"), config)
     assert project_root([str(tmp_path / "rel" / "src" / "core")], config) == str(tmp_path / "rel")
-    assert not is_project(str(tmp_path / "rel" / "src"), config)  # (no project() there)
     assert project_root([str(tmp_path / "rel")], config) == str(tmp_path / "rel")
+    (tmp_path / "rel" / "src" / "core" / "configure.ac").write_text("")  # a nested build's top
+    assert project_root(named[:1], config) == str(tmp_path / "rel" / "src" / "core")
+    assert project_root(named, config) == str(tmp_path / "rel")  # (the nearest holding both)
 
 
 def test_a_directory_with_a_build_subdirectory_only_stays_the_paths_common_one(tmp_path):
@@ -624,7 +627,6 @@ def test_a_directory_with_a_build_subdirectory_only_stays_the_paths_common_one(t
     config = Config(root=str(tmp_path))
     named = [str(tmp_path / "notes" / "scratch" / "t.c")]
     assert project_root(named, config) == str(tmp_path / "notes" / "scratch")
-    assert not is_project(str(tmp_path / "notes" / "scratch"), config)
 
 
 def test_plain_name_patterns_decide_as_their_translation_would():

@@ -564,9 +564,9 @@ def project_root(paths: Sequence[str], config: Config) -> str:
     """Where the project of `paths` starts: the configuration file's directory; else the git
     work tree holding the first path; else the nearest directory above it whose build files
     start a build (`builds_project`: an unpacked release, a checkout without its `.git`) and
-    hold every path; else the deepest directory holding every path (which `is_project` tells
-    from a real project). (Never the bare working directory, which may be a home
-    directory.)"""
+    hold every path; else the deepest directory holding every path (`is_project` tells the
+    last two from a project that is walked). (Never the bare working directory, which may
+    be a home directory.)"""
     if config.path:
         return config.root
     directories = [
@@ -612,12 +612,13 @@ def builds_project(directory: str) -> bool:
 
 
 def is_project(root: str, config: Config) -> bool:
-    """Whether `root` (`project_root`'s answer) is a project: a configuration file's directory,
-    a version-controlled tree or the top of a build. Otherwise it is only the directory that
-    holds the linted paths (a home directory, /tmp), whose other files are not walked for
-    facts."""
+    """Whether `root` (`project_root`'s answer) is a project whose files are walked for facts:
+    a configuration file's directory or a version-controlled tree. Otherwise it is only the
+    directory that holds the linted paths (a home directory, /tmp) or the top of a build
+    without either (an unpacked release: what the linted files include is found up to it,
+    and the files beside them are read, as much as a whole run reads for them, measured)."""
     return bool(config.path) or any(os.path.lexists(os.path.join(root, marker))
-                                    for marker in VCS_MARKERS) or builds_project(root)
+                                    for marker in VCS_MARKERS)
 
 
 def discover(paths: Sequence[str] | None, config: Config | Resolver | None = None) -> Discovery:
