@@ -225,7 +225,6 @@ class IncludePaths:
         self._resolved: dict[tuple, str | None] = {}
         self._built: dict[str, tuple[str, ...]] = {}  # directory -> `built_dirs`
         self._searched: dict[tuple, object] = {}  # (name, quoted, directory, flags) -> found
-        self.build_files: set[str] = set()  # those read
 
     def flags(self, path: str) -> CompileFlags:
         return self.database.get(path, self.fallback)
@@ -293,10 +292,8 @@ class IncludePaths:
         for name in C_BUILD_FILES:
             path = os.path.join(directory, name)
             if probe.isfile(path):
-                self.build_files.add(path)
-                data = _build_file(path)
                 own += [self._unlinked(found) for found in build_include_dirs(
-                    path, data, tuple(tops)) if (not within or found == root or found.startswith(
+                    path, _build_file(path), tuple(tops)) if (not within or found == root or found.startswith(
                         os.path.join(root, ""))) and probe.isdir(found)]
         self._built[directory] = known = tuple(dict.fromkeys(own + list(outer)))
         return known
