@@ -1,7 +1,7 @@
 """Recall of cursedlint on fixed real bugs of its families (regression sets of issues 31 and 32).
 
     python benchmarks/regressions.py [LIST] [--set {c,py}] [--only NAME ...] [--mirrors DIR]
-        [--cursedlint EXE] [--window N] [--keep DIR]
+        [--cursedlint EXE] [--window N] [--whole] [--keep DIR]
 
 Two sets: `--set c` (the default) reads benchmarks/c_regressions.toml, the C/C++ bugs of issue
 31; `--set py` reads benchmarks/py_regressions.toml, the Python and Cython bugs of issue 32.
@@ -15,6 +15,9 @@ installed cursedlint is run on the site's file alone, as a user would on a named
 draws facts from what that file reaches in the project around it):
 
     cursedlint check --no-cache --output-format json --exit-zero PATH
+
+With `--whole`, the whole tree is linted instead (`.` in place of PATH) and the site's file's
+findings are read from it: what the named-file mode should match.
 
 "found before" means a finding of the bug's rule family (CUR301/CUR302 count for each other,
 as do CUR101/CUR102, CUR201/CUR202 and CUR401-CUR404) within WINDOW lines (default 2) of the site in the before tree. "silent
@@ -97,9 +100,11 @@ def mapped_range(repository: str, before: str, after: str, path: str, line: int)
     return line + shift, line + shift
 
 
-def lint(executable: str, tree: str, path: str) -> list[dict] | str:
-    """cursedlint's findings on `path`, run from the tree's root; a string when it failed."""
-    command = [executable, "check", "--no-cache", "--output-format", "json", "--exit-zero", path]
+def lint(executable: str, tree: str, path: str, whole: bool = False) -> list[dict] | str:
+    """cursedlint's findings on `path`, run from the tree's root on `path` (or, `whole`, on
+    the whole tree); a string when it failed."""
+    command = [executable, "check", "--no-cache", "--output-format", "json", "--exit-zero",
+               "." if whole else path]
     run = subprocess.run(command, cwd=tree, capture_output=True, text=True, errors="replace")
     try:
         findings = json.loads(run.stdout)
@@ -116,7 +121,8 @@ def near(findings: list[dict], codes: set[str], low: int, high: int, window: int
             and re.search(message, finding["message"].partition("\n")[0])]
 
 
-def measure(bug: dict, executable: str, mirrors: str, scratch: str, window: int) -> dict:
+def measure(bug: dict, executable: str, mirrors: str, scratch: str, window: int,
+            whole: bool = False) -> dict:
     row = {"name": bug["name"], "family": bug["family"], "before": None, "after": None,
            "note": "", "found": [], "left": []}
     path, _, line = bug["site"].rpartition(":")
@@ -140,7 +146,7 @@ def measure(bug: dict, executable: str, mirrors: str, scratch: str, window: int)
         if path in absent:
             row["note"] += f" {side}: {path} absent from the mirror;"
             continue
-        findings = lint(executable, tree, path)
+        findings = lint(executable, tree, path, whole)
         if isinstance(findings, str):
             row["note"] += f" {side}: {findings};"
             continue
@@ -170,6 +176,8 @@ def main() -> None:
     parser.add_argument("--mirrors", default=real_code.DEFAULT_MIRRORS)
     parser.add_argument("--cursedlint", default=real_code.default_executable())
     parser.add_argument("--window", type=int, default=2)
+    parser.add_argument("--whole", action="store_true",
+                        help="lint each whole tree, not the site's file alone")
     parser.add_argument("--keep", default=None, help="check out under this directory (not removed)")
     args = parser.parse_args()
     bugs = [bug for bug in load(args.list or os.path.join(HERE, SETS[args.set]))
@@ -181,7 +189,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     try:
         for bug in bugs:
-            row = measure(bug, args.cursedlint, args.mirrors, scratch, args.window)
+            row = measure(bug, args.cursedlint, args.mirrors, scratch, args.window, args.whole)
             rows.append(row)
             detail = ", ".join(row["found"]) or "none"
             if row.get("elsewhere"):

@@ -26,6 +26,10 @@ PYTHON_TREES = frozenset({PYTHON, CYTHON})
 """Languages whose files become a Python `ast` (one walk drives the Python rules)."""
 TEXT_LANGUAGES = frozenset({SHELL, DOCKERFILE, YAML})
 """Languages without a parser: the suppression comment is `# noqa`, as in Python."""
+C_BUILD_FILES = ("Makefile.am", "Makefile.include", "Makefile", "GNUmakefile", "CMakeLists.txt",
+                 "meson.build")
+"""Files whose `-I` flags (`include_directories`, CMake's and Meson's) name where the C/C++
+files of their directory, and below it, find their includes (`analysis.includes`)."""
 
 EXTENSIONS = {
     ".py": PYTHON,

@@ -11,7 +11,7 @@ import pytest
 
 from cursedlint.project import discovery
 from cursedlint.config import DEFAULT_EXCLUDE, Config
-from cursedlint.project.discovery import Patterns, discover, project_root
+from cursedlint.project.discovery import Patterns, discover, is_project, project_root
 from cursedlint.project.globs import DIRECTORY_MARK
 from cursedlint.languages import EXTENSIONS, language_of
 
@@ -617,6 +617,44 @@ def test_project_root_is_the_config_or_git_root_or_the_paths_common_directory(tm
     assert project_root(loose, config) == str(tmp_path / "loose")
     configured = Config(path=str(tmp_path / "cursedlint.toml"), root=str(tmp_path))
     assert project_root(loose, configured) == str(tmp_path)
+
+
+@pytest.mark.parametrize("top, text", [
+    ("configure.ac", "AC_INIT([fabric], [1.0])\n"),
+    ("CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\nproject(fabric C)\n"),
+    ("meson.build", "project('fabric', 'c')\n"),
+])
+def test_an_unpacked_release_s_project_starts_at_its_build_s_top(tmp_path, top, text):
+    """A tree without version control (a release tarball, a checkout without `.git`): the
+    top of its build is the project's root, not the directory of the file named, so a named
+    file reaches the headers beside its directory (`include/`); it is not walked (what the
+    file reaches and the files beside it are read, not its nearest up to the bound)."""
+    (tmp_path / "rel" / "src" / "core").mkdir(parents=True)
+    (tmp_path / "rel" / "include").mkdir()
+    (tmp_path / "rel" / top).write_text(text)
+    (tmp_path / "rel" / "src" / "CMakeLists.txt").write_text("add_library(core core/a.c)\n")
+    (tmp_path / "rel" / "src" / "meson.build").write_text("core = library('core', 'core/a.c')\n")
+    config = Config(root=str(tmp_path))
+    named = [str(tmp_path / "rel" / "src" / "core" / "a.c"), str(tmp_path / "rel" / "src" / "b.c")]
+    assert project_root(named, config) == str(tmp_path / "rel")
+    assert not is_project(str(tmp_path / "rel"), config)
+    assert project_root([str(tmp_path / "rel" / "src" / "core")], config) == str(tmp_path / "rel")
+    assert project_root([str(tmp_path / "rel")], config) == str(tmp_path / "rel")
+    (tmp_path / "rel" / "src" / "core" / "configure.ac").write_text("")  # a nested build's top
+    assert project_root(named[:1], config) == str(tmp_path / "rel" / "src" / "core")
+    assert project_root(named, config) == str(tmp_path / "rel")  # (the nearest holding both)
+
+
+def test_a_directory_with_a_build_subdirectory_only_stays_the_paths_common_one(tmp_path):
+    """Look-alike: a home directory holding a checkout's pieces but no build top above the
+    named files: the named files' own directory, never walked."""
+    (tmp_path / "notes" / "scratch").mkdir(parents=True)
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "configure.ac").write_text("AC_INIT([p], [1])\n")
+    (tmp_path / "notes" / "CMakeLists.txt").write_text("add_executable(t t.c)\n")
+    config = Config(root=str(tmp_path))
+    named = [str(tmp_path / "notes" / "scratch" / "t.c")]
+    assert project_root(named, config) == str(tmp_path / "notes" / "scratch")
 
 
 def test_plain_name_patterns_decide_as_their_translation_would():

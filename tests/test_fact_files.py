@@ -486,8 +486,8 @@ def _reaching(monkeypatch) -> list[str]:
     """The files whose imports a run follows (appended to the list returned)."""
     followed: list[str] = []
     real = fact_files._Reach.targets
-    monkeypatch.setattr(fact_files._Reach, "targets", lambda self, path, language: (
-        followed.append(path), real(self, path, language))[1])
+    monkeypatch.setattr(fact_files._Reach, "targets", lambda self, path, language, **more: (
+        followed.append(path), real(self, path, language, **more))[1])
     return followed
 
 
@@ -538,6 +538,36 @@ def test_a_warm_run_keeps_what_the_linted_file_reaches_until_what_decided_it_cha
     config = tmp_path / "common" / "cursedlint.toml"  # a configuration that excludes a module
     assert "5 reached" in changed(config, 'extend-exclude = ["monitor.py"]\n')
     assert "6 reached" in changed(config, "extend-exclude = []\n")  # the same file, edited
+
+
+def test_a_warm_run_follows_includes_again_when_a_build_file_names_other_directories(
+        tmp_path, monkeypatch, capsys):
+    """A kept closure holds while the build files above the linted file are unchanged: an
+    edited `-I` in src/Makefile.am sends `"ring.h"` to another directory, whose header
+    includes one more."""
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "src/Makefile.am": "AM_CPPFLAGS = -I$(top_srcdir)/lib/a\n",
+        "src/post.c": '#include "ring.h"\n',
+        "lib/a/ring.h": "",
+        "lib/b/ring.h": '#include "ring_slots.h"\n',
+        "lib/b/ring_slots.h": "",
+    })
+    _age(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    followed = _reaching(monkeypatch)
+
+    def reached():
+        followed.clear()
+        main(["check", "--concise", "-v", "src/post.c"])
+        return capsys.readouterr().err.split(" other file")[0].rsplit(" ", 1)[1]
+
+    assert reached() == "1" and followed
+    assert reached() == "1" and followed == []
+    makefile = tmp_path / "src" / "Makefile.am"
+    makefile.write_text("AM_CPPFLAGS = -I$(top_srcdir)/lib/b\n")
+    os.utime(makefile, (makefile.stat().st_atime - 60, makefile.stat().st_mtime - 60))
+    assert reached() == "2" and followed
 
 
 def test_the_reach_store_is_read_and_written_only_where_imports_are_resolved(

@@ -121,6 +121,67 @@ def test_an_include_matches_project_headers_by_path(tmp_path):
     assert paths.resolve("../src/net/ring.h", False, including, flags) is None
 
 
+# -- the build files' include directories ---------------------------------------------------------
+
+
+def test_build_files_name_include_directories():
+    make = b"""AM_CPPFLAGS = -I$(top_srcdir)/include -I$(srcdir)/inc \\
+\t-Isrc/rdm -I $(builddir)/gen -I/usr/include/libnl3
+ACLOCAL_AMFLAGS = -I config
+"""
+    assert includes.build_include_dirs("/p/prov/x/Makefile.include", make, ("/p/prov", "/p")) == [
+        "/p/prov/x/include", "/p/prov/include", "/p/include", "/p/prov/x/inc", "/p/prov/inc",
+        "/p/inc", "/p/prov/x/src/rdm", "/p/prov/x/config"]
+    cmake = b"""target_include_directories(engine PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:include> PRIVATE src "${PROJECT_SOURCE_DIR}/third")
+include_directories(SYSTEM ${CUDA_INCLUDE_DIRS} ../common)
+"""
+    assert includes.build_include_dirs("/p/engine/CMakeLists.txt", cmake, ("/p",)) == [
+        "/p/engine/include", "/p/engine/src", "/p/engine/third", "/p/third", "/p/common"]
+    meson = b"inc = include_directories('include', '../shared')\n"
+    assert includes.build_include_dirs("/p/lib/meson.build", meson, ("/p",)) == [
+        "/p/lib/include", "/p/shared"]
+
+
+def _touch(root, names):
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    return [str(root / name) for name in names]
+
+
+@pytest.mark.parametrize("build_file", [True, False], ids=["named-by-make", "none"])
+def test_build_files_decide_between_headers_of_one_name(tmp_path, build_file):
+    """`"msg.h"` from net/src/pool.c: with net/Makefile.am's `-I` naming proto/include, the
+    compiler reads proto's; without, the one under net/ is the nearest. The index's resolver
+    and the named-file reach's (no list of the project's files) agree either way."""
+    headers = _touch(tmp_path, ["net/include/msg.h", "proto/include/msg.h"])
+    if build_file:
+        (tmp_path / "net" / "Makefile.am").write_text(
+            "libnet_la_CPPFLAGS = -I$(srcdir)/../proto/include -I$(top_srcdir)/missing\n")
+    paths = IncludePaths(headers, None, (), str(tmp_path))
+    including = str(tmp_path / "net" / "src" / "pool.c")
+    expected = headers[1] if build_file else headers[0]
+    assert paths.resolve("msg.h", True, including, paths.flags(including)) == expected
+    reach = IncludePaths((), None, (), str(tmp_path))
+    assert (reach.searched("msg.h", True, including, reach.flags(including))
+            or reach.nearby("msg.h", including)) == expected
+
+
+def test_a_build_directory_that_links_into_the_project_is_the_project_s(tmp_path):
+    """A vendored build's `-I$(srcdir)/inc`, where `inc` is a link to the root's include/:
+    its headers are the root's, as the project's walk names them."""
+    header, = _touch(tmp_path, ["include/rdma/fabric.h"])
+    (tmp_path / "prov" / "ext").mkdir(parents=True)
+    os.symlink("../../include", tmp_path / "prov" / "ext" / "inc")
+    (tmp_path / "prov" / "ext" / "Makefile.am").write_text("AM_CPPFLAGS = -I$(srcdir)/inc\n")
+    paths = IncludePaths([header], None, (), str(tmp_path))
+    including = str(tmp_path / "prov" / "ext" / "src" / "ep.c")
+    assert paths.resolve("rdma/fabric.h", False, including, paths.flags(including)) == header
+
+
 # -- end to end -----------------------------------------------------------------------------------
 
 

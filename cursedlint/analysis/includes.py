@@ -3,10 +3,14 @@ project index.
 
 Where an include is looked for, per file: the compilation database (`compile_commands.json`:
 the file's `-iquote`, `-I` and `-isystem` directories and its `-D` macros) when it lists the
-file; else the `include-dirs` setting (as `-I`); else the project's own headers whose path ends
-with the include's (`<x/y.h>` is `include/x/y.h`, `src/x/y.h`, any project directory ending so;
-among several, one under an `include` directory, else the one nearest the including file; a tie
-stays unresolved). A `"..."` include is first looked for beside the file that includes it.
+file; else the `include-dirs` setting (as `-I`); else the directories the build files of the
+file's directory and those above it name (`C_BUILD_FILES`: Automake's and Make's `-I`, CMake's
+and Meson's `include_directories`), nearest first; else the project's own headers whose path
+ends with the include's (`<x/y.h>` is `include/x/y.h`, `src/x/y.h`, any project directory
+ending so; among several, one under an `include` directory, else the one nearest the including
+file; a tie stays unresolved). A `"..."` include is first looked for beside the file that
+includes it. A run over some files, which has no list of the project's files, looks for the
+last where the walk up from the file finds it (`IncludePaths.nearby`).
 Headers found in an `-isystem` directory, and headers outside the project's files (the
 system's, an excluded directory's), are not read.
 
@@ -26,7 +30,7 @@ from msgspec import Struct
 from functools import cache
 from typing import Any, Callable, Iterable, Iterator
 
-from cursedlint.languages import C, CPP
+from cursedlint.languages import C, C_BUILD_FILES, CPP
 from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import FactPass, Indexer
 from cursedlint.source import SourceError
@@ -156,19 +160,71 @@ def _entry(entry: dict) -> tuple[str, CompileFlags] | None:
     return os.path.normpath(os.path.join(directory, file)), compile_flags(arguments, directory)
 
 
+# -- the build files' include directories -------------------------------------------------------
+
+MAX_BUILD_FILE = 1 << 20
+_MAKE_FLAG = LazyPattern(rb"(?<![\w-])-I[ \t]*([^\s'\"\\;]+)")
+_DIRECTORIES_CALL = LazyPattern(rb"\b(target_)?include_directories[ \t]*\(([^)]*)\)",
+                                re.IGNORECASE)
+_GENERATOR = LazyPattern(r"\$<BUILD_INTERFACE:([^>]*)>")
+_WORD = LazyPattern(r"""'([^']*)'|"([^"]*)"|([^\s'",]+)""")
+_CMAKE_WORDS = frozenset({"SYSTEM", "BEFORE", "AFTER", "PUBLIC", "PRIVATE", "INTERFACE"})
+_HERE = ("$(srcdir)", "$(abs_srcdir)", "@srcdir@", "$(CURDIR)")
+_CURRENT = ("${CMAKE_CURRENT_SOURCE_DIR}", "${CMAKE_CURRENT_LIST_DIR}")
+_TOP = ("$(top_srcdir)", "$(abs_top_srcdir)", "@top_srcdir@", "$(top_builddir)",
+        "${CMAKE_SOURCE_DIR}", "${PROJECT_SOURCE_DIR}")
+
+
+def build_include_dirs(path: str, data: bytes, above: tuple[str, ...]) -> list[str]:
+    """The directories the build file at `path` names as include directories (`-I`, CMake's
+    `include_directories` and `target_include_directories`, Meson's `include_directories`):
+    relative ones and CMake's current directory's are its directory's; `$(top_srcdir)`'s and
+    the project's are looked for in each directory of `above` (those above it, nearest first:
+    an Automake fragment's top is its includer's), as is a Make `$(srcdir)` after its own. One
+    naming another variable is left out. Whether each exists is the caller's to ask."""
+    directory = os.path.dirname(path)
+    written: list[str] = []
+    if os.path.basename(path) in ("CMakeLists.txt", "meson.build"):
+        for match in _DIRECTORIES_CALL.finditer(data):
+            words = [next(filter(None, word), "") for word in _WORD.findall(
+                _GENERATOR.sub(r"\1", os.fsdecode(match.group(2))))]
+            if match.group(1):
+                words = words[1:]  # (the target)
+            written += [word for word in words if word not in _CMAKE_WORDS]
+    else:
+        written = [os.fsdecode(match.group(1)) for match in _MAKE_FLAG.finditer(data)]
+    found = []
+    for word in written:
+        bases: tuple[str, ...] = (directory,)
+        for prefixes, named in ((_HERE, (directory, *above)), (_CURRENT, (directory,)),
+                                (_TOP, (directory, *above))):
+            prefix = next((prefix for prefix in prefixes if word.startswith(prefix)), None)
+            if prefix is not None:
+                word, bases = word[len(prefix):].lstrip("/"), named
+                break
+        if "$" in word or "@" in word or "\0" in word or os.path.isabs(word):
+            continue
+        found += [os.path.normpath(os.path.join(base, word)) for base in bases]
+    return list(dict.fromkeys(found))
+
+
 # -- resolving one include ------------------------------------------------------------------------
 
 
 class IncludePaths:
-    """Where the includes of the project's files are found (see the module docstring)."""
+    """Where the includes of the project's files are found (see the module docstring).
+    `root`: the project's root, up to which build files are read."""
 
     def __init__(self, files: Iterable[str], database: dict[str, CompileFlags] | None,
-                 include_dirs: tuple[str, ...]):
+                 include_dirs: tuple[str, ...], root: str | None = None):
         self.files = frozenset(files)
         self.database = database or {}
         self.fallback = CompileFlags(dirs=include_dirs)
+        self.root = root
         self._by_name: dict[str, list[str]] | None = None
         self._resolved: dict[tuple, str | None] = {}
+        self._built: dict[str, tuple[str, ...]] = {}  # directory -> `built_dirs`
+        self._searched: dict[tuple, object] = {}  # (name, quoted, directory, flags) -> found
 
     def flags(self, path: str) -> CompileFlags:
         return self.database.get(path, self.fallback)
@@ -178,22 +234,95 @@ class IncludePaths:
         reads; None when it is a system header, not in the project, or not known."""
         key = (name, quoted, including, flags)
         if key not in self._resolved:
-            self._resolved[key] = self._resolve(name, quoted, including, flags)
+            found = self.searched(name, quoted, including, flags)
+            if found is DECIDED:
+                found = None
+            elif found is not None:
+                found = found if found in self.files else None
+            else:
+                found = self._by_suffix(os.path.normpath(name), including)
+            self._resolved[key] = found
         return self._resolved[key]
 
-    def _resolve(self, name: str, quoted: bool, including: str, flags: CompileFlags) -> str | None:
+    def searched(self, name: str, quoted: bool, including: str, flags: CompileFlags,
+                 probe=os.path):
+        """The header the compiler's search finds for an include (None: not found, to be
+        looked for elsewhere; `DECIDED`: the database or `include-dirs` decide that it is
+        none of the project's, or an `-isystem` one): beside the including file for a
+        `"..."` one, then in the command's directories, else in those the build files name
+        (`built_dirs`). `probe`: what tells a file (or directory) there (each answer is kept
+        for the including file's directory: the files of one directory include the same
+        system headers, each looked for in every build directory)."""
         if os.path.isabs(name) or "\0" in name:
-            return None
+            return DECIDED
+        key = (name, quoted, os.path.dirname(including), flags)
+        found = self._searched.get(key)
+        if found is None:
+            found = self._searched[key] = self._search(name, quoted, including, flags, probe)
+        return None if found is _NOT_FOUND else found
+
+    def _search(self, name: str, quoted: bool, including: str, flags: CompileFlags, probe):
         searched = ((os.path.dirname(including),) + flags.quote_dirs) if quoted else ()
+        decided = bool(flags.dirs) or flags is not self.fallback
+        if not decided:
+            searched += self.built_dirs(os.path.dirname(including), probe)
         for directory in searched + flags.dirs:
             candidate = os.path.normpath(os.path.join(directory, name))
-            if os.path.isfile(candidate):
-                if directory in flags.system_dirs or candidate not in self.files:
-                    return None
-                return candidate
-        if flags.dirs or flags is not self.fallback:
-            return None  # the database or include-dirs decide, and found nothing in the project
-        return self._by_suffix(os.path.normpath(name), including)
+            if probe.isfile(candidate):
+                return DECIDED if directory in flags.system_dirs else candidate
+        return DECIDED if decided else _NOT_FOUND
+
+    def built_dirs(self, directory: str, probe=os.path) -> tuple[str, ...]:
+        """The existing directories the build files (`C_BUILD_FILES`) of `directory` and of
+        each directory above it up to the root name as include directories, nearest first,
+        within the root (its own alone where it is not within the root)."""
+        known = self._built.get(directory)
+        if known is not None:
+            return known
+        root = self.root
+        within = root is not None and (
+            directory == root or directory.startswith(os.path.join(root, "")))
+        tops: list[str] = []
+        above = directory
+        while within and above != root and os.path.dirname(above) != above:
+            above = os.path.dirname(above)
+            tops.append(above)
+        outer = self.built_dirs(tops[0], probe) if tops else ()
+        own: list[str] = []
+        for name in C_BUILD_FILES:
+            path = os.path.join(directory, name)
+            if probe.isfile(path):
+                own += [self._unlinked(found) for found in build_include_dirs(
+                    path, _build_file(path), tuple(tops)) if (not within or found == root or found.startswith(
+                        os.path.join(root, ""))) and probe.isdir(found)]
+        self._built[directory] = known = tuple(dict.fromkeys(own + list(outer)))
+        return known
+
+    def _unlinked(self, directory: str) -> str:
+        """A directory as the project's walk names it: where a symbolic link leads, when that
+        is within the root (`inc -> ../../include`: its headers are the root's)."""
+        if self.root is None:
+            return directory
+        real = os.path.relpath(os.path.realpath(directory), os.path.realpath(self.root))
+        return directory if real.startswith("..") else os.path.normpath(
+            os.path.join(self.root, real))
+
+    def nearby(self, name: str, including: str, probe=os.path) -> str | None:
+        """Where a header no search found is looked for without the project's list of files:
+        beside the including file, then in each directory above it up to the root and in
+        its `include`."""
+        if name.startswith("..") or self.root is None:
+            return None
+        root, directory = self.root, os.path.dirname(including)
+        while directory.startswith(os.path.join(root, "")) or directory == root:
+            for candidate in (os.path.join(directory, name),
+                              os.path.join(directory, "include", name)):
+                if probe.isfile(candidate):
+                    return os.path.normpath(candidate)
+            if directory == root:
+                break
+            directory = os.path.dirname(directory)
+        return None
 
     def _by_suffix(self, name: str, including: str) -> str | None:
         """The project file whose path ends with `name`: the one under an `include` directory,
@@ -218,6 +347,20 @@ class IncludePaths:
             for path in self.files:
                 self._by_name.setdefault(os.path.basename(path), []).append(path)
         return self._by_name.get(basename, [])
+
+
+DECIDED = object()
+"""`IncludePaths.searched`: not a project header, and to be looked for nowhere else."""
+_NOT_FOUND = object()  # (kept by `searched`: to be looked for elsewhere)
+
+
+def _build_file(path: str) -> bytes:
+    """A build file's bytes (none past `MAX_BUILD_FILE`, or where it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_BUILD_FILE)
+    except OSError:
+        return b""
 
 
 # -- through the project index --------------------------------------------------------------------
@@ -279,7 +422,8 @@ class IncludedHeaders(Indexer):
         """Path -> what it includes, for the project files of these languages holding a word."""
         languages = {path: language for path, language in index.files
                      if language in self.languages}
-        paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs)
+        paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs,
+                             os.path.abspath(index.settings.root))
         more = tuple(sorted(self.more_words(index.gathered))) if self.more_words else ()
         holding = {}
         for path, language in languages.items():

@@ -595,32 +595,61 @@ def _reason(error: OSError) -> str:
 
 def project_root(paths: Sequence[str], config: Config) -> str:
     """Where the project of `paths` starts: the configuration file's directory; else the git
-    work tree holding the first path; else the deepest directory holding every path (which
-    `is_project` tells from a real project). (Never the bare working directory, which may be a
-    home directory.)"""
+    work tree holding the first path; else the nearest directory above it whose build files
+    start a build (`builds_project`: an unpacked release, a checkout without its `.git`) and
+    hold every path; else the deepest directory holding every path (`is_project` tells the
+    last two from a project that is walked). (Never the bare working directory, which may
+    be a home directory.)"""
     if config.path:
         return config.root
     directories = [
         path if os.path.isdir(path) else os.path.dirname(path)
         for path in (os.path.abspath(path) for path in paths)
     ]
-    directory = directories[0]
+    directory, built = directories[0], None
     while True:
         if os.path.exists(os.path.join(directory, ".git")):
             return directory
+        if built is None and builds_project(directory) and all(
+                path == directory or path.startswith(os.path.join(directory, ""))
+                for path in directories):
+            built = directory
         parent = os.path.dirname(directory)
         if parent == directory:
-            return os.path.commonpath(directories)
+            return built or os.path.commonpath(directories)
         directory = parent
 
 
 VCS_MARKERS = (".git", ".hg", ".svn", ".jj")
+_BUILD_TOPS = (("configure.ac", None), ("configure.in", None),
+               ("CMakeLists.txt", re.compile(rb"^[ \t]*project[ \t]*\(", re.MULTILINE | re.IGNORECASE)),
+               ("meson.build", re.compile(rb"^[ \t]*project[ \t]*\(", re.MULTILINE)))
+"""Build files that start a build: Autoconf's, and CMake's and Meson's that declare the
+project (a subdirectory's do not)."""
+
+
+def builds_project(directory: str) -> bool:
+    """Whether `directory` holds the top of a C/C++ build (`_BUILD_TOPS`)."""
+    for name, declares in _BUILD_TOPS:
+        path = os.path.join(directory, name)
+        if not os.path.isfile(path):
+            continue
+        if declares is None:
+            return True
+        try:
+            if declares.search(read_regular(path, 1 << 20)):
+                return True
+        except OSError:  # (RefusedFile too: a link, a file too large)
+            continue
+    return False
 
 
 def is_project(root: str, config: Config) -> bool:
-    """Whether `root` (`project_root`'s answer) is a project: a configuration file's directory
-    or a version-controlled tree. Otherwise it is only the directory that holds the linted
-    paths (a home directory, /tmp), whose other files are not walked for facts."""
+    """Whether `root` (`project_root`'s answer) is a project whose files are walked for facts:
+    a configuration file's directory or a version-controlled tree. Otherwise it is only the
+    directory that holds the linted paths (a home directory, /tmp) or the top of a build
+    without either (an unpacked release: what the linted files include is found up to it,
+    and the files beside them are read, as much as a whole run reads for them, measured)."""
     return bool(config.path) or any(os.path.lexists(os.path.join(root, marker))
                                     for marker in VCS_MARKERS)
 

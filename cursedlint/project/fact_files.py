@@ -27,7 +27,7 @@ from cursedlint.config import CONFIG_FILENAME, PYPROJECT_FILENAME, ConfigError
 from cursedlint.project.cache import Stat, file_stat
 from cursedlint.project.index import content_digest
 from cursedlint.project.discovery import ProjectWalk
-from cursedlint.languages import C, CPP, PYTHON, language_of, language_of_name
+from cursedlint.languages import C, C_BUILD_FILES, CPP, PYTHON, language_of, language_of_name
 from cursedlint.patterns import LazyPattern
 from cursedlint.source import SourceError
 from cursedlint.triggers.byte_search import automaton
@@ -103,10 +103,13 @@ class FactFiles:
     def beside(self) -> list[tuple[str, str]]:
         """`reached`, then the files beside the linted ones (in their directories, not
         below): where what a file calls is defined, when no include names it (a C wrapper
-        declared in a header of another name). Enough for facts that can only add findings
-        through the names a linted file calls."""
-        return self._filled([_listed(lambda directory=directory: self._files_in(
-            directory, below=False)) for directory in self.directories])
+        declared in a header of another name), with the headers those files include,
+        transitively (their facts are read with them: a caller's `sizeof` of a struct of its
+        own header). Enough for facts that can only add findings through the names a linted
+        file calls."""
+        return self._with_headers(self._filled([_listed(
+            lambda directory=directory: self._files_in(directory, below=False))
+            for directory in self.directories]))
 
     @cached_property
     def nearest(self) -> list[tuple[str, str]]:
@@ -117,6 +120,26 @@ class FactFiles:
             return self.beside
         return self._filled([_outward(directory, self.root, self.walk.files_in)
                              for directory in self.directories])
+
+    def _with_headers(self, files: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """`files`, then the headers the C/C++ ones after `reached` include, transitively
+        (not the sources beside those headers), up to MAX_FILES besides the linted ones."""
+        seen = {path for path, _ in files}
+        reach = _Reach(self.root, self.walk, self.read, self.settings, self.written,
+                       self.resolved)
+        index = len(self.reached)
+        while index < len(files):
+            path, language = files[index]
+            for target in reach.targets(path, language, sources=False) \
+                    if language in _C_LANGUAGES else ():
+                if target[0] not in seen:
+                    if len(files) - len(self.linted) >= MAX_FILES:
+                        self.bounded = True
+                        return files
+                    seen.add(target[0])
+                    files.append(target)
+            index += 1
+        return files
 
     def _files_in(self, directory: str, skip: str | None = None,
                   below: bool = True) -> Iterable[tuple[str, str]]:
@@ -289,14 +312,16 @@ class _Reach:
         self.decided: set[str] = set()  # the directories every resolution read
         self.listings = _Listings()
 
-    def targets(self, path: str, language: str) -> list[tuple[str, str]]:
+    def targets(self, path: str, language: str, sources: bool = True) -> list[tuple[str, str]]:
+        """What the file's imports or includes name (`sources`: with the sources beside a
+        header that share its name)."""
         if language == PYTHON:
             resolution = self.resolved(path, language, lambda: self._resolve(path))
             found = resolution.files
             self.decided |= resolution.directories
         elif language in _C_LANGUAGES:
-            found = _c_targets(path, self.written(path, language), self.root,
-                               self.include_paths(), _Probe(self.listings, self.decided))
+            found = _c_targets(path, self.written(path, language), self.include_paths(),
+                               _Probe(self.listings, self.decided), sources)
         else:
             return []
         return [(target, language) for target in dict.fromkeys(found)
@@ -369,7 +394,8 @@ class _Reach:
                     database = compile_database(data) if data else None
                 except (SourceError, ValueError):
                     database = None
-            self._include_paths = IncludePaths((), database, self.settings.include_dirs)
+            self._include_paths = IncludePaths((), database, self.settings.include_dirs,
+                                               self.root)
         return self._include_paths
 
 
@@ -554,8 +580,9 @@ def _unchanged(directory: str, importable: bool, stamp: str, unread) -> bool:
 
 
 _IMPORTABLE = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.py)?")
-_DECIDING = frozenset({CONFIG_FILENAME, PYPROJECT_FILENAME, ".gitignore"})
-"""Files whose content decides which files a walk excludes (with `.git`, whose presence does)."""
+_DECIDING = frozenset({CONFIG_FILENAME, PYPROJECT_FILENAME, ".gitignore", *C_BUILD_FILES})
+"""Files whose content decides which files a walk excludes (with `.git`, whose presence does),
+or where a C/C++ include is found (a build file's `-I`)."""
 
 
 def _directory_stamp(directory: str, importable: bool = True, deciding: bool = False,
@@ -575,14 +602,14 @@ def _directory_stamp(directory: str, importable: bool = True, deciding: bool = F
         with os.scandir(directory) as entries:
             for entry in entries:
                 name = entry.name
-                if importable and _IMPORTABLE.fullmatch(name):
-                    names.append(name + "/" * entry.is_dir())
-                    if paths is not None and entry.is_symlink():
-                        paths = None
-                elif deciding and name in _DECIDING:
+                if deciding and name in _DECIDING:  # (`Makefile` is importable too)
                     names.append(f"{name}:{file_stat(entry.path)}")
                     if paths is not None:
                         paths.append(entry.path)
+                elif importable and _IMPORTABLE.fullmatch(name):
+                    names.append(name + "/" * entry.is_dir())
+                    if paths is not None and entry.is_symlink():
+                        paths = None
                 elif deciding and name == ".git":
                     exclude = os.path.join(entry.path, 'info', 'exclude')
                     names.append(f".git:{file_stat(exclude)}")
@@ -671,42 +698,27 @@ def _names(text: str) -> list[str]:
     return names
 
 
-def _c_targets(path: str, edges, root: str, paths: IncludePaths, probe=os.path) -> list[str]:
+def _c_targets(path: str, edges, paths: IncludePaths, probe=os.path,
+               sources: bool = True) -> list[str]:
     """The project headers the file's includes name, found as the compiler finds them (the
-    compilation database or `include-dirs`; else beside the file, then in each directory above
-    it up to the root and its `include`), and the source files beside each header that share
-    its name (`ring.h`: `ring.c`), which define what it declares. `probe`: what tells whether
-    a path is a file (`_Probe` notes the directories read)."""
+    compilation database or `include-dirs`; else beside a `"..."` include's file, then in
+    the directories its build files name, then beside the file and in each directory above
+    it up to the root and its `include`: `IncludePaths.searched`, `nearby`), and the source
+    files beside each header that share its name (`ring.h`: `ring.c`), which define what it
+    declares (not without `sources`). `probe`: what tells whether a path is a file (`_Probe`
+    notes the directories read)."""
+    from cursedlint.analysis.includes import DECIDED
+
     flags = paths.flags(path)
     found = []
     for kind, name in edges:
-        header = _header(name, kind == '"', path, root, flags, paths, probe)
+        header = paths.searched(name, kind == '"', path, flags, probe)
         if header is None:
+            header = paths.nearby(name, path, probe)
+        if header is None or header is DECIDED:
             continue
         found.append(header)
         stem = os.path.splitext(header)[0]
-        found += [stem + suffix for suffix in _SOURCE_SUFFIXES if probe.isfile(stem + suffix)]
+        found += [stem + suffix for suffix in _SOURCE_SUFFIXES * sources
+                  if probe.isfile(stem + suffix)]
     return found
-
-
-def _header(name: str, quoted: bool, including: str, root: str, flags, paths: IncludePaths,
-            probe) -> str | None:
-    if os.path.isabs(name) or "\0" in name or name.startswith(".."):
-        return None
-    searched = ((os.path.dirname(including),) + flags.quote_dirs) if quoted else ()
-    for directory in searched + flags.dirs:
-        candidate = os.path.normpath(os.path.join(directory, name))
-        if probe.isfile(candidate):
-            return None if directory in flags.system_dirs else candidate
-    if flags.dirs or flags is not paths.fallback:
-        return None  # the database or include-dirs decide
-    directory = os.path.dirname(including)
-    while directory.startswith(os.path.join(root, "")) or directory == root:
-        for candidate in (os.path.join(directory, name),
-                          os.path.join(directory, "include", name)):
-            if probe.isfile(candidate):
-                return os.path.normpath(candidate)
-        if directory == root:
-            break
-        directory = os.path.dirname(directory)
-    return None
