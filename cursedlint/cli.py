@@ -1051,7 +1051,7 @@ def _check_stdin(args, settings, config, rules, started: float) -> int:
                          f"{args.paths[0]!r})")
     if args.diff or args.write_baseline or args.diff_base is not None:
         raise UsageError("standard input takes no --diff, --write-baseline or --diff-base")
-    data = sys.stdin.buffer.read()
+    data = _read_stdin_bytes()
     language = language_of(name) or script_language(name, data[:SHEBANG_BYTES]) or (
         PYTHON if name == STDIN else None)
     if language is None:
@@ -1074,6 +1074,43 @@ def _check_stdin(args, settings, config, rules, started: float) -> int:
     for trace in result.tracebacks:
         print(trace, file=sys.stderr)
     return _exit_code(args, findings)
+
+
+def _read_stdin_bytes() -> bytes:
+    """Standard input to its end. Where signals can wake a wait (POSIX, the main thread), read
+    while waiting on a wakeup descriptor too: `sys.stdin.buffer.read()` reads to the end in C,
+    checking signals only when a read is interrupted, so a Ctrl-C that came between two reads
+    was lost behind the next, blocking one (a run that waits for more input never stopped)."""
+    import threading
+
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):  # (not a descriptor: io.UnsupportedOperation)
+        fd = None
+    if fd is None or os.name != "posix" or threading.current_thread() is not \
+            threading.main_thread():
+        return sys.stdin.buffer.read()
+    import select
+    import signal
+
+    wake, woken = os.pipe()
+    os.set_blocking(woken, False)
+    before = signal.set_wakeup_fd(woken)
+    try:
+        chunks = []
+        while True:  # (a signal's Python handler runs, and KeyboardInterrupt rises, from here)
+            ready = select.select([fd, wake], [], [])[0]
+            if wake in ready:
+                os.read(wake, 512)
+            if fd in ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+    finally:
+        signal.set_wakeup_fd(before)
+        os.close(wake)
+        os.close(woken)
 
 
 def _write_stdout_bytes(data: bytes) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -551,3 +552,51 @@ def test_verbose_counts_error_nodes_cold_and_from_the_cache(tmp_path, monkeypatc
     main(["check", "--exit-zero", "-v", "."])
     warm = [line for line in capsys.readouterr().err.splitlines() if "error node" in line]
     assert warm == cold
+
+
+@pytest.mark.skipif(os.name != "posix", reason="signal wakeup descriptors")
+def test_standard_input_is_read_to_its_end_across_writes(monkeypatch):
+    """Standard input from a pipe written in pieces larger than one read, then closed."""
+    import threading
+
+    from cursedlint.cli import _read_stdin_bytes
+
+    reader, writer = os.pipe()
+    text = b"x = 1\n" * 40_000  # 240,000 bytes: several reads
+
+    def write():
+        for start in range(0, len(text), 50_000):
+            os.write(writer, text[start:start + 50_000])
+        os.close(writer)
+
+    monkeypatch.setattr("sys.stdin", os.fdopen(reader, "r"))
+    feeder = threading.Thread(target=write)
+    feeder.start()
+    assert _read_stdin_bytes() == text
+    feeder.join()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="signal wakeup descriptors")
+def test_a_signal_while_standard_input_waits_stops_the_read(monkeypatch):
+    """A signal whose handler raises (Ctrl-C's KeyboardInterrupt) ends a read that waits for
+    more input from a writer that sends no more."""
+    import signal
+
+    from cursedlint.cli import _read_stdin_bytes
+
+    reader, writer = os.pipe()
+    os.write(writer, b"import os\n")
+    monkeypatch.setattr("sys.stdin", os.fdopen(reader, "r"))
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(KeyboardInterrupt):
+            _read_stdin_bytes()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+        os.close(writer)
