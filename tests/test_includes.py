@@ -138,10 +138,51 @@ ACLOCAL_AMFLAGS = -I config
 include_directories(SYSTEM ${CUDA_INCLUDE_DIRS} ../common)
 """
     assert includes.build_include_dirs("/p/engine/CMakeLists.txt", cmake, ("/p",)) == [
-        "/p/engine/include", "/p/engine/src", "/p/engine/third", "/p/third", "/p/common"]
+        "/p/common"]
+    assert includes.build_include_dirs("/p/engine/CMakeLists.txt", cmake, ("/p",),
+                                       targets=True) == [
+        "/p/engine/include", "/p/engine/src", "/p/engine/third", "/p/third"]
+    assert includes.build_include_dirs("/p/prov/x/Makefile.include", make, ("/p",),
+                                       targets=True) == []
     meson = b"inc = include_directories('include', '../shared')\n"
     assert includes.build_include_dirs("/p/lib/meson.build", meson, ("/p",)) == [
         "/p/lib/include", "/p/shared"]
+
+
+def test_one_targets_directories_come_after_every_directorys(tmp_path):
+    """`<ring.h>` from src/client/msgr.cpp: src/CMakeLists.txt names src/util for every file
+    below it; src/client/CMakeLists.txt names src/test/mock for its test target alone (a target
+    whose sources are not read): the directory's header is read, the mock only where nothing
+    else has one of that name."""
+    util, mock = _touch(tmp_path, ["src/util/ring.h", "src/test/mock/ring.h"])
+    only_mock, = _touch(tmp_path, ["src/test/mock/clock.h"])
+    including, = _touch(tmp_path, ["src/client/msgr.cpp"])
+    (tmp_path / "src/CMakeLists.txt").write_text(
+        "include_directories(${CMAKE_SOURCE_DIR}/src/util)\nadd_subdirectory(client)\n")
+    (tmp_path / "src/client/CMakeLists.txt").write_text(
+        "target_include_directories(test_client BEFORE PUBLIC ${CMAKE_SOURCE_DIR}/src/test/mock)\n")
+    paths = includes.IncludePaths([util, mock, only_mock, including], None, (), str(tmp_path))
+    flags = paths.flags(including)
+    assert paths.resolve("ring.h", False, including, flags) == util
+    assert paths.resolve("clock.h", False, including, flags) == only_mock
+
+
+def test_a_build_of_another_system_below_takes_nothing_from_above(tmp_path):
+    """A kernel module's own Makefile (its `-I` a variable) under a CMake project: its files'
+    `<common/Common.h>` is not the one the project's CMake directories name (the module is no
+    part of that build): the nearest header of that path is read, as without build files."""
+    user, kernel = _touch(tmp_path, ["common/source/common/Common.h",
+                                     "client_module/source/common/Common.h"])
+    including, = _touch(tmp_path, ["client_module/source/app/App.c"])
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(fs C)\ninclude_directories(common/source)\n")
+    (tmp_path / "client_module/Makefile").write_text(
+        "ccflags-y += -I$(FS_BUILDDIR)/../source\n")
+    paths = includes.IncludePaths([user, kernel, including], None, (), str(tmp_path))
+    assert paths.built_dirs(os.path.dirname(including)) == ()
+    assert paths.resolve("common/Common.h", False, including, paths.flags(including)) == kernel
+    other, = _touch(tmp_path, ["common/source/app/Main.c"])
+    assert paths.built_dirs(os.path.dirname(other)) == (str(tmp_path / "common/source"),)
 
 
 def _touch(root, names):

@@ -169,15 +169,20 @@ _DIRECTORIES_CALL = LazyPattern(rb"\b(target_)?include_directories[ \t]*\(([^)]*
 _GENERATOR = LazyPattern(r"\$<BUILD_INTERFACE:([^>]*)>")
 _WORD = LazyPattern(r"""'([^']*)'|"([^"]*)"|([^\s'",]+)""")
 _CMAKE_WORDS = frozenset({"SYSTEM", "BEFORE", "AFTER", "PUBLIC", "PRIVATE", "INTERFACE"})
+_BUILD_SYSTEMS = {"Makefile.am": "automake", "Makefile.include": "automake", "Makefile": "make",
+                  "GNUmakefile": "make", "CMakeLists.txt": "cmake", "meson.build": "meson"}
+"""The build system each of `C_BUILD_FILES` belongs to."""
 _HERE = ("$(srcdir)", "$(abs_srcdir)", "@srcdir@", "$(CURDIR)")
 _CURRENT = ("${CMAKE_CURRENT_SOURCE_DIR}", "${CMAKE_CURRENT_LIST_DIR}")
 _TOP = ("$(top_srcdir)", "$(abs_top_srcdir)", "@top_srcdir@", "$(top_builddir)",
         "${CMAKE_SOURCE_DIR}", "${PROJECT_SOURCE_DIR}")
 
 
-def build_include_dirs(path: str, data: bytes, above: tuple[str, ...]) -> list[str]:
-    """The directories the build file at `path` names as include directories (`-I`, CMake's
-    `include_directories` and `target_include_directories`, Meson's `include_directories`):
+def build_include_dirs(path: str, data: bytes, above: tuple[str, ...],
+                       targets: bool = False) -> list[str]:
+    """The directories the build file at `path` names as include directories for its
+    directory (`-I`, CMake's and Meson's `include_directories`), or with `targets` those
+    CMake's `target_include_directories` name for one target (whose sources are not read):
     relative ones and CMake's current directory's are its directory's; `$(top_srcdir)`'s and
     the project's are looked for in each directory of `above` (those above it, nearest first:
     an Automake fragment's top is its includer's), as is a Make `$(srcdir)` after its own. One
@@ -186,11 +191,14 @@ def build_include_dirs(path: str, data: bytes, above: tuple[str, ...]) -> list[s
     written: list[str] = []
     if os.path.basename(path) in ("CMakeLists.txt", "meson.build"):
         for match in _DIRECTORIES_CALL.finditer(data):
+            if bool(match.group(1)) != targets:
+                continue
             words = [next(filter(None, word), "") for word in _WORD.findall(
                 _GENERATOR.sub(r"\1", os.fsdecode(match.group(2))))]
-            if match.group(1):
-                words = words[1:]  # (the target)
-            written += [word for word in words if word not in _CMAKE_WORDS]
+            written += [word for word in (words[1:] if targets else words)  # (the target)
+                        if word not in _CMAKE_WORDS]
+    elif targets:
+        return []
     else:
         written = [os.fsdecode(match.group(1)) for match in _MAKE_FLAG.finditer(data)]
     found = []
@@ -223,7 +231,7 @@ class IncludePaths:
         self.root = root
         self._by_name: dict[str, list[str]] | None = None
         self._resolved: dict[tuple, str | None] = {}
-        self._built: dict[str, tuple[str, ...]] = {}  # directory -> `built_dirs`
+        self._built: dict[str, tuple] = {}  # directory -> `_built_dirs`
         self._searched: dict[tuple, object] = {}  # (name, quoted, directory, flags) -> found
 
     def flags(self, path: str) -> CompileFlags:
@@ -275,7 +283,17 @@ class IncludePaths:
     def built_dirs(self, directory: str, probe=os.path) -> tuple[str, ...]:
         """The existing directories the build files (`C_BUILD_FILES`) of `directory` and of
         each directory above it up to the root name as include directories, nearest first,
-        within the root (its own alone where it is not within the root)."""
+        within the root (its own alone where it is not within the root); those one target
+        names (CMake's `target_include_directories`) after every directory's. A directory
+        above is taken only while its build files are of the same build system as the
+        nearest ones below (`_BUILD_SYSTEMS`: a kernel module's own Makefile under a CMake
+        project is no part of it, whatever the CMake files name)."""
+        wide, targeted, _ = self._built_dirs(directory, probe)
+        return wide + targeted
+
+    def _built_dirs(self, directory: str, probe) -> tuple[tuple[str, ...], tuple[str, ...],
+                                                          frozenset[str]]:
+        """(directory-wide, one target's, the build systems deciding) for `built_dirs`."""
         known = self._built.get(directory)
         if known is not None:
             return known
@@ -287,15 +305,24 @@ class IncludePaths:
         while within and above != root and os.path.dirname(above) != above:
             above = os.path.dirname(above)
             tops.append(above)
-        outer = self.built_dirs(tops[0], probe) if tops else ()
-        own: list[str] = []
+        outer = self._built_dirs(tops[0], probe) if tops else ((), (), frozenset())
+        own: tuple[list[str], list[str]] = ([], [])
+        systems = frozenset(_BUILD_SYSTEMS[name] for name in C_BUILD_FILES
+                            if probe.isfile(os.path.join(directory, name)))
         for name in C_BUILD_FILES:
             path = os.path.join(directory, name)
-            if probe.isfile(path):
-                own += [self._unlinked(found) for found in build_include_dirs(
-                    path, _build_file(path), tuple(tops)) if (not within or found == root or found.startswith(
-                        os.path.join(root, ""))) and probe.isdir(found)]
-        self._built[directory] = known = tuple(dict.fromkeys(own + list(outer)))
+            if _BUILD_SYSTEMS[name] not in systems:
+                continue
+            for targets, kept in enumerate(own):
+                kept += [self._unlinked(found) for found in build_include_dirs(
+                    path, _build_file(path), tuple(tops), bool(targets)) if (
+                        not within or found == root or found.startswith(
+                            os.path.join(root, ""))) and probe.isdir(found)]
+        if systems and outer[2] and not systems & outer[2]:
+            outer = ((), (), frozenset())
+        self._built[directory] = known = (
+            tuple(dict.fromkeys(own[0] + list(outer[0]))),
+            tuple(dict.fromkeys(own[1] + list(outer[1]))), systems or outer[2])
         return known
 
     def _unlinked(self, directory: str) -> str:
