@@ -489,3 +489,71 @@ def test_a_header_summary_keeps_a_getters_body_of_one_return_only():
                        parse(data, "cpp"))
     summary = includes._without_bodies(context)
     assert b"{ return reg_; }" in summary and b"void map() {}" in summary
+
+
+def test_a_named_file_reads_the_headers_of_its_own_includes_not_every_registering_file_s(
+        plugin, capsys, monkeypatch):
+    """Named alone, a file's rules read the project headers of the files they evaluate in: its
+    own (and its callers', through `c-call-values`), not those of another file that registers
+    with its own sizes: that file's header is parsed in a run over the whole project only, and
+    the named file's finding is the same both ways."""
+    write(plugin, {
+        "include/plugin/ack_sizes.h": "#define ACK_WORDS 2\n",
+        "src/ack.c": """\
+            #include <infiniband/verbs.h>
+            #include <plugin/ack_sizes.h>
+
+            static unsigned long long ack_words[ACK_WORDS];
+
+            struct ibv_mr *register_acks(struct ibv_pd *pd)
+            {
+                return ibv_reg_mr(pd, ack_words, sizeof(ack_words), IBV_ACCESS_LOCAL_WRITE);
+            }
+        """,
+    })
+    summarized: list[str] = []
+    real = includes.HeaderSummaries.summarize
+
+    def counting(self, context):
+        summarized.append(os.path.basename(context.source.path))
+        return real(self, context)
+
+    monkeypatch.setattr(includes.HeaderSummaries, "summarize", counting)
+    assert check(capsys, "--no-cache", "src/flush.c")[1] == [
+        "src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
+    assert sorted(summarized) == ["flush.h", "flush_sizes.h"]
+    summarized.clear()
+    assert check(capsys, "--no-cache", ".")[1] == [
+        "src/ack.c:8:38: CUR301 ibv_reg_mr() 16 bytes",
+        "src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
+    assert sorted(summarized) == ["ack_sizes.h", "flush.h", "flush_sizes.h"]
+
+
+def test_a_file_several_indexers_summarize_is_parsed_once_for_a_named_file(plugin, capsys,
+                                                                          monkeypatch):
+    """Named alone, a file's facts come from the project: another file holding the words of
+    several indexers (a registration, a page allocation) is parsed once for all of them."""
+    import cursedlint.c.context as c_context
+
+    write(plugin, {"src/slab.c": """\
+        #include <stdlib.h>
+        #include <infiniband/verbs.h>
+
+        struct ibv_mr *register_slab(struct ibv_pd *pd, void **slab)
+        {
+            if (posix_memalign(slab, 4096, 8 * 4096) != 0)
+                return NULL;
+            return ibv_reg_mr(pd, *slab, 8 * 4096, IBV_ACCESS_LOCAL_WRITE);
+        }
+    """})
+    parsed: list[bytes] = []
+    real = c_context.parse
+
+    def counting(data, language):
+        parsed.append(data)
+        return real(data, language)
+
+    monkeypatch.setattr(c_context, "parse", counting)
+    assert check(capsys, "--no-cache", "--jobs", "1", "src/flush.c")[1] == [
+        "src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
+    assert parsed.count((plugin / "src" / "slab.c").read_bytes()) == 1

@@ -430,10 +430,15 @@ class IncludedHeaders(Indexer):
     """The indexers it gathers its facts through (summaries the lint can make ahead)."""
 
     def __init__(self, name: str, words: Iterable[str], after: tuple[str, ...] = (),
-                 more_words: Callable[[dict], Iterable[str]] | None = None):
+                 more_words: Callable[[dict], Iterable[str]] | None = None,
+                 read_with: tuple[str, ...] = ()):
         self.name = name
         self._words = tuple(words)
         self.after, self.more_words = after, more_words
+        self.read_with = read_with
+        """The indexers (gathered before it: in `after`) whose facts name the other files
+        whose entries a linted file's rules read (`value_in`): where the run lints only some
+        of the project's files, only theirs and the linted files' are made (`_read_of`)."""
 
     def words(self, settings) -> Iterable[str]:
         return self._words
@@ -453,7 +458,10 @@ class IncludedHeaders(Indexer):
                              os.path.abspath(index.settings.root))
         more = tuple(sorted(self.more_words(index.gathered))) if self.more_words else ()
         holding = {}
+        read = _read_of(index, self.read_with)
         for path, language in languages.items():
+            if read is not None and os.path.abspath(path) not in read:
+                continue
             data = index.source_bytes(path)
             if data is not None and index.holds_words(
                     self, path, data, (*self.words(index.settings), *more)):
@@ -469,6 +477,19 @@ class IncludedHeaders(Indexer):
                 found[path] = Included(headers, flags.defines)
         index.passes.append(FactPass(self.name, len(languages), 1, len(holding), len(found)))
         return found
+
+
+def _read_of(index, read_with: tuple[str, ...]) -> set[str] | None:
+    """The files whose entries a run's rules can read (absolute paths): the linted ones and
+    those the facts of `read_with` name, where the index knows the linted files and gathered
+    each of those facts (None: any file's). A named file's run made the entries of every
+    project file holding a word (libfabric: 248 headers parsed for a file that read its own)."""
+    if index.linted is None or any(name not in index.gathered for name in read_with):
+        return None
+    read = {os.path.abspath(path) for path, _ in index.linted}
+    for name in read_with:
+        read.update(os.path.abspath(path) for path in index.gathered[name] or ())
+    return read
 
 
 def included(context, indexer: IncludedHeaders) -> Included | None:

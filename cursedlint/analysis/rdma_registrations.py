@@ -45,6 +45,7 @@ from cursedlint.analysis.c_syntax import (
     arguments as _arguments, assigns, callee, defined_functions, parameter_names, plain_function,
     scope_of, unwrapped,
 )
+from cursedlint.analysis.c_parameter_blocks import VALUES_INDEX
 from cursedlint.analysis.includes import IncludedHeaders, header_constants, value_in
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
@@ -95,9 +96,10 @@ ACCESS_FLAGS = {"ibv_reg_mr": 3, "ibv_reg_mr_iova": 4, "ibv_reg_mr_iova2": 4}
 API itself: a wrapper's or a field's other arguments may mean anything)."""
 _MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", not "registers")
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
-HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX,),
+HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX, VALUES_INDEX),
                           more_words=lambda gathered: _registering_names(
-                              gathered.get(WRAPPERS_INDEX) or {}))
+                              gathered.get(WRAPPERS_INDEX) or {}),
+                          read_with=(VALUES_INDEX,))
 """The project headers and `-D` macros of the files holding a registration, a call of one of
 the project's wrappers or a call through a field that registers (whose lengths and macros
 their headers may define)."""
@@ -515,7 +517,6 @@ class Registrations:
         of them), with the calls of other files once the project's index has read them
         (the index's seeds, `length_functions`, ask before)."""
         from cursedlint.analysis.c_call_contexts import CallContexts
-        from cursedlint.analysis.c_parameter_blocks import VALUES_INDEX
 
         callers = self.context.project.get(VALUES_INDEX) or {}
         key = ("contexts", id(callers) if callers else 0)

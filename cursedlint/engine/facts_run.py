@@ -73,7 +73,7 @@ class FactsRun:
         for name, digest, summary in summaries:
             if name in known:
                 index.add(known[name], digest, summary)
-        self.linter.index_trees = {}
+        self.linter.index_trees, self.linter.index_c_trees = {}, {}
         try:
             for indexer in sorted(indexers.values(), key=lambda indexer:  # (stable)
                                   not indexers.keys().isdisjoint(indexer.after)):  # `after`: last
@@ -82,7 +82,7 @@ class FactsRun:
                     indexer.facts_from(index) if gathered
                     else index.facts(indexer, (seeds or {}).get(indexer.name, ())))
         finally:
-            self.linter.index_trees = None
+            self.linter.index_trees, self.linter.index_c_trees = None, {}
         if store and save:
             store.save()
         self.linter.facts_changed()
