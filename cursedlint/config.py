@@ -1047,7 +1047,7 @@ def windows_only_metadata(start: str) -> tuple[str, ...]:
 
 
 def _pyproject_classifiers(path: str, data: bytes) -> tuple[str, ...]:
-    project = _parse_toml(path, data).get("project")
+    project = _project_table(path, data)
     return os_classifiers(project.get("classifiers")) if isinstance(project, dict) else ()
 
 

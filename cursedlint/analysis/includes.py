@@ -307,15 +307,14 @@ class IncludePaths:
             tops.append(above)
         outer = self._built_dirs(tops[0], probe) if tops else ((), (), frozenset())
         own: tuple[list[str], list[str]] = ([], [])
-        systems = frozenset(_BUILD_SYSTEMS[name] for name in C_BUILD_FILES
-                            if probe.isfile(os.path.join(directory, name)))
-        for name in C_BUILD_FILES:
+        present = [name for name in C_BUILD_FILES if probe.isfile(os.path.join(directory, name))]
+        systems = frozenset(_BUILD_SYSTEMS[name] for name in present)
+        for name in present:
             path = os.path.join(directory, name)
-            if _BUILD_SYSTEMS[name] not in systems:
-                continue
+            data = _build_file(path)
             for targets, kept in enumerate(own):
                 kept += [self._unlinked(found) for found in build_include_dirs(
-                    path, _build_file(path), tuple(tops), bool(targets)) if (
+                    path, data, tuple(tops), bool(targets)) if (
                         not within or found == root or found.startswith(
                             os.path.join(root, ""))) and probe.isdir(found)]
         if systems and outer[2] and not systems & outer[2]:
