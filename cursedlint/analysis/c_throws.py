@@ -307,9 +307,12 @@ def thrown_copies(context, paths, results, reported, described) -> Iterator[tupl
 
 
 def _definitions(context) -> list:
+    """The file's function definitions (a walk of the whole tree: once per file, for the
+    callers' summary and the index's seeds alike)."""
     from cursedlint.c.context import descendants
 
-    return [node for node in descendants(context.root) if node.type == "function_definition"]
+    return context.shared("c function definitions", lambda: [
+        node for node in descendants(context.root) if node.type == "function_definition"])
 
 
 def escape(context, function: str, thrown: str | None, line: int) -> tuple[Step, ...] | None:
