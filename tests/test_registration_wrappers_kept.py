@@ -46,3 +46,20 @@ def test_the_wrappers_are_found_once_unless_another_file_adds_a_calling_macro(mo
     assert wrappers(tracing) == ["pin", "pin_traced"] and len(finds) == 2
     assert wrappers({}) == ["pin"] and len(finds) == 2
     assert rdma_registrations._WRAPPER_DEFINITIONS in first.tree_index.analyses
+
+
+
+def test_the_wrappers_are_found_again_where_a_flags_answer_changed(monkeypatch):
+    """`MR_FLAGS` unknown in the first lint (no project header read): `pin` is a wrapper; where
+    the lint with facts values it IBV_ACCESS_ON_DEMAND (a project header's `(1 << 6)`: the
+    value is given here as that lint's constants would give it), the call pins nothing and
+    `pin` wraps no registration."""
+    code = CODE.replace(b"IBV_ACCESS_LOCAL_WRITE", b"MR_FLAGS")
+    source, settings = Source.from_bytes("mr.c", code, "c"), Settings(enabled=frozenset())
+    first = CContext(source, settings, parse(code, "c"))
+    assert sorted(Registrations(first, {}).file_wrappers) == ["pin"]
+    again = CContext(source, settings, first.tree, first.tree_index)
+    with_header = Registrations(again, {}, gathered=True)
+    valued = with_header.value
+    with_header.value = lambda node: 1 << 6 if again.text(node) == "MR_FLAGS" else valued(node)
+    assert with_header.file_wrappers == {}
