@@ -109,3 +109,35 @@ def test_the_calls_found_for_names_follow_the_macros_handed_over_after_a_first_a
     add_project_aliases(context, {"NR_PULL": "process_vm_readv"})
     assert [context.text(call)[:16] for _, call in calls_made(context, names)] == [
         "process_vm_readv", "syscall(NR_PULL,"]
+
+
+def test_the_calls_made_are_kept_with_the_tree_only_while_no_other_files_macro_is_known(
+        monkeypatch):
+    """The file's first lint and its lint with facts (two contexts of one tree) find the
+    calls once; a context handed another file's macro finds the calls it makes."""
+    from cursedlint.analysis import c_system_calls
+
+    data = textwrap.dedent("""\
+        ssize_t pull(pid_t peer, struct iovec *l, struct iovec *r) {
+            ssize_t n = process_vm_readv(peer, l, 1, r, 1, 0);
+            return n < 0 ? syscall(NR_PULL, peer, l, 1, r, 1, 0) : n;
+        }
+        """).encode()
+    source, settings = Source.from_bytes("a.c", data, "c"), Settings(enabled=frozenset())
+    first = CContext(source, settings, parse(data, "c"))
+    made, searches = c_system_calls._calls_made, []
+    monkeypatch.setattr(c_system_calls, "_calls_made",
+                        lambda *given: searches.append(given[1]) or made(*given))
+    names = ("process_vm_readv",)
+
+    def texts(context):
+        return [context.text(call)[:16] for _, call in calls_made(context, names)]
+
+    assert texts(first) == ["process_vm_readv"]
+    again = CContext(source, settings, first.tree, first.tree_index)
+    assert texts(again) == ["process_vm_readv"] and len(searches) == 1
+    given = CContext(source, settings, first.tree, first.tree_index)
+    add_project_aliases(given, {"NR_PULL": "process_vm_readv"})
+    assert texts(given) == ["process_vm_readv", "syscall(NR_PULL,"] and len(searches) == 2
+    assert texts(CContext(source, settings, first.tree, first.tree_index)) == [
+        "process_vm_readv"] and len(searches) == 2

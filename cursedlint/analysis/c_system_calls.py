@@ -126,10 +126,14 @@ def calls_made(context, names, node=None, own=False) -> list[tuple[str, object]]
     copy between the calling process and itself is none (`copies_own_memory`) unless `own`
     (a seccomp filter or a kernel without the call refuses it too). Over the whole file, found
     once per set of names (and of the project's aliases, which only grow): CUR601's wrappers,
-    error codes, gates and check ask of the same names."""
+    error codes, gates and check ask of the same names; kept with the tree (`of_tree`: the
+    file's first lint and its lint with facts ask the same) while no other file's alias is
+    known, since the calls are then of the tree alone."""
     if node is None:
-        key = (_MADE, frozenset(names), len(context.shared(_PROJECT, dict)))
-        found = context.shared(key, lambda: _calls_made(context, names, None))
+        project = context.shared(_PROJECT, dict)
+        key = (_MADE, frozenset(names), len(project))
+        found = (context.shared if project else context.of_tree)(
+            key, lambda: _calls_made(context, names, None))
     else:
         found = _calls_made(context, names, node)
     return list(found) if own else of_other_processes(context, found)

@@ -94,6 +94,7 @@ APIS = {
 ACCESS_FLAGS = {"ibv_reg_mr": 3, "ibv_reg_mr_iova": 4, "ibv_reg_mr_iova2": 4}
 """The access flags' position, where IBV_ACCESS_ON_DEMAND leaves the range alone (a call of the
 API itself: a wrapper's or a field's other arguments may mean anything)."""
+_WRAPPER_DEFINITIONS = "registration wrapper definitions"  # `CContext.of_tree`
 _MARKS_ONLY = frozenset({"ibv_dontfork_range"})  # (the message says "covers", not "registers")
 WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its name)
 HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX, VALUES_INDEX),
@@ -267,6 +268,7 @@ class Registrations:
         self._asked: dict[tuple, Any] = {}  # (question, id of a registration) -> answer
         self._getters = None  # (`provenance`'s getters)
         self._file_calls: dict[frozenset, list[tuple]] = {}  # (`_calls` of the whole file)
+        self._flags_read: list | None = None  # (`_holds`' answers, while wrappers are found)
 
     @cached_property
     def constants(self):
@@ -555,14 +557,18 @@ class Registrations:
         or of names one of which is it."""
         value = self.value(flags)
         if value is not UNKNOWN:
-            return bool(value & flag[1])
-        names, only_ors = set(), True
-        for node in (flags, *self.context.descendants(flags)):
-            if node.type == "identifier":
-                names.add(self.context.text(node))
-            elif node.type == "binary_expression":
-                only_ors &= self.context.text(node.child_by_field_name("operator")) == "|"
-        return flag[0] in names and only_ors
+            held = bool(value & flag[1])
+        else:
+            names, only_ors = set(), True
+            for node in (flags, *self.context.descendants(flags)):
+                if node.type == "identifier":
+                    names.add(self.context.text(node))
+                elif node.type == "binary_expression":
+                    only_ors &= self.context.text(node.child_by_field_name("operator")) == "|"
+            held = flag[0] in names and only_ors
+        if self._flags_read is not None:
+            self._flags_read.append((flags, flag, held))
+        return held
 
     def _on_demand(self, name: str, arguments: list) -> bool:
         """Whether a call of a registration API asks for on-demand paging (nothing marked)."""
@@ -623,7 +629,25 @@ class Registrations:
     def _wrapper_definitions(self) -> dict[str, tuple[tuple[str, Api], object]]:
         """Function name -> ((API, positions), definition) of the file's wrappers: functions
         that pass their parameters to an API, then (up to `WRAPPER_DEPTH` levels) those that
-        pass them to one of the file's wrappers found so far, the positions carried through."""
+        pass them to one of the file's wrappers found so far, the positions carried through.
+        Kept with the tree (`CContext.of_tree`) with what they read beyond it, the calling
+        macros and each flag's answer (`_holds`: its value may come from a project header):
+        a later context of the tree (the lint with facts) takes them where all are the same."""
+        kept = self.context.of_tree(_WRAPPER_DEFINITIONS, list)
+        macros = self.calling_macros
+        for found, read_macros, flags_read in kept:
+            if read_macros == macros and all(self._holds(flags, flag) == held
+                                             for flags, flag, held in flags_read):
+                return found
+        self._flags_read = []
+        try:
+            found = self._defined_wrappers()
+            kept.append((found, macros, tuple(self._flags_read)))
+        finally:
+            self._flags_read = None
+        return found
+
+    def _defined_wrappers(self) -> dict[str, tuple[tuple[str, Api], object]]:
         found: dict = {}
         known = {name: (name, api) for name, api in APIS.items()}
         for _ in range(WRAPPER_DEPTH):
