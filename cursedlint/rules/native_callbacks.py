@@ -357,16 +357,16 @@ class CtypesCallbackLifetime(Rule):
     pointer for the process, also returned to callers rather than kept at module level). A
     synchronous use, an object kept at module level, and a local used anywhere else in the
     function, or whose function synchronizes or after it takes its thread's Windows messages
-    (`GetMessageW`, where hooks run) are not findings. Reported at the argument handing it to C.
-    Also an object in `self.<attr>` wrapping a method of the class, handed to calls and held
-    nowhere else, that the method itself (or a method it calls: `self.close()`) rebinds or
-    deletes: reported there (`analysis.callback_self_release`). In Cython, the same for a Python
-    object handed as `<void*>` user data to those CUDA functions (or to a C function called by a
-    name the keeping patterns match, with a function pointer parameter in the file's `cdef
-    extern from` declaration of it, or handed a `cdef` function of the module): a temporary, or
-    a local that nothing else holds (no `Py_INCREF`); and an object whose one reference the
-    `cdef` trampoline releases (`Py_DECREF`) on its first call, handed to `cu[da]LaunchHostFunc`
-    by a function that does not ask whether the stream captures.
+    (`GetMessageW`, where hooks run; in a method it calls too) are not findings. Reported at the
+    argument handing it to C. Also an object in `self.<attr>` wrapping a method of the class,
+    handed to calls and held nowhere else, that the method itself (or a method it calls:
+    `self.close()`) rebinds or deletes: reported there (`analysis.callback_self_release`). In
+    Cython, the same for a Python object handed as `<void*>` user data to those CUDA functions
+    (or to a C function called by a name the keeping patterns match, with a function pointer
+    parameter in the file's `cdef extern from` declaration of it, or handed a `cdef` function of
+    the module): a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object
+    whose one reference the `cdef` trampoline releases (`Py_DECREF`) on its first call, handed
+    to `cu[da]LaunchHostFunc` by a function that does not ask whether the stream captures.
 
     ## Why it is cursed
     ctypes does not keep the callback object alive for C: when the last Python reference goes
