@@ -60,6 +60,10 @@ RUNS, DEAD = "runs", "dead"
     ('not sys.platform.startswith("linux")', DEAD, RUNS),
     ('sys.platform == "win32" and use_console()', DEAD, DEAD),
     ('sys.platform == "darwin" or os.name == "nt"', DEAD, RUNS),
+    # a POSIX function every Linux and macOS build of `os` has
+    ('not hasattr(os, "fork")', DEAD, DEAD),
+    ('not hasattr(os, "setreuid")', DEAD, DEAD),
+    ('hasattr(os, "setgroups")', RUNS, RUNS),
 ])
 def test_conditions_on_each_system(condition, linux, darwin):
     code = f"if {condition}:\n    target()\n"
@@ -262,6 +266,12 @@ def test_early_exits_in_loops_at_module_level_and_in_an_else():
     'def f():\n    if sys.platform == "linux":\n        return\n\ndef g():\n    target()\n',
     # names that refer to each other never settle
     'A = not B\nB = not A\nif A:\n    target()\n',
+    # `hasattr` of a function not every POSIX `os` has, of another module, or rebound
+    'if not hasattr(os, "sched_setaffinity"):\n    target()\n',
+    'if not hasattr(os, "pidfd_open"):\n    target()\n',
+    'import shutil\nif not hasattr(shutil, "fork"):\n    target()\n',
+    'def hasattr(module, name):\n    return False\nif not hasattr(os, "fork"):\n    target()\n',
+    'def f(os):\n    if not hasattr(os, "fork"):\n        target()\n',
 ])
 def test_calls_that_may_run(code):
     assert guard(code) is None
@@ -311,6 +321,11 @@ WINDOWS_TEST = """
      '@mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")', RUNS, DEAD),
     ('import pytest\n    windows_only = pytest.mark.skipif(os.name != "nt", reason="Windows")',
      "@windows_only", DEAD, DEAD),
+    # CPython's own tests of `user=` where `os` has no setreuid: no Linux or macOS runs them
+    ("import unittest", "@unittest.skipIf(hasattr(os, 'setreuid'), 'setreuid() available')",
+     DEAD, DEAD),
+    ("import unittest", "@unittest.skipUnless(hasattr(os, 'setgroups'), 'no setgroups()')",
+     RUNS, RUNS),
 ])
 def test_skip_decorators_on_a_test(imports, decorator, linux, darwin):
     code = WINDOWS_TEST.format(imports=imports, decorator=decorator)

@@ -21,7 +21,9 @@ it is known:
   nothing;
 - a field with more than `MAX_CANDIDATES` distinct functions gives no edge;
 - a name a C++ class of the project declares as a method gives no edge (`obj.name(...)` may
-  call the method).
+  call the method);
+- a call passing an argument count a library candidate cannot take (`resolved_calls`'s
+  `arities`) is left out: it goes through a field of another struct sharing the name.
 A rule then asks what each candidate does: `FunctionPointerGraph.agreeing` follows a call
 through the field only when every candidate does the same thing (a field that also holds a
 harmless function stays silent), `FunctionPointerGraph.doing` also when the others are
@@ -51,7 +53,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Any, Callable, Container, Iterable
+from typing import Any, Callable, Container, Iterable, Mapping
 
 from ahocorasick_rs import Implementation
 from msgspec import Struct
@@ -936,7 +938,8 @@ class FunctionPointerGraph:
 
     def resolved_calls(self, context, does: Callable[[str, str], Any], known: Iterable[str],
                        some: bool = False, through_macros: bool = False,
-                       answering: Container[str] | None = None
+                       answering: Container[str] | None = None,
+                       arities: Mapping[str, int] | None = None
                        ) -> list[tuple[str, object, Any, list]]:
         """(field, call, what, candidates) for the calls of the file of `context` through a
         field every candidate of which does the same `what` (see `agreeing`; with `some`,
@@ -944,13 +947,16 @@ class FunctionPointerGraph:
         after them): `known` are the project's such fields (worked out once per run), to
         which the fields the overlaid file's own flows resolve are added; only these
         fields' names are searched (`through_macros`: see `indirect_calls`; `answering`:
-        see `doing`)."""
+        see `doing`). `arities`: the argument counts of functions that take no other (the
+        library's, `process_vm_readv`: 6); a call passing another count to a candidate of
+        them goes through a field of another struct that shares the name, and is left out."""
         fields = {*known, *self.doing(does, self.touched(), answering)}
         calls = indirect_calls(context, fields, through_macros)
         resolved = {field: (what, [*candidates, *others]) for field, (what, candidates, others)
                     in self.doing(does, {field for field, _ in calls}, answering).items()
                     if some or not others}
-        return [(field, call, *resolved[field]) for field, call in calls if field in resolved]
+        return [(field, call, *resolved[field]) for field, call in calls if field in resolved
+                and not (arities and _mismatched(call, resolved[field][1], arities))]
 
     def passed_to(self, functions: set[str]) -> set[str]:
         """The callees to which the project passes one of `functions` (where they may store
@@ -980,6 +986,16 @@ class FunctionPointerGraph:
             return set()
         return {field for field in self.fields() if self._names_any(field, functions)
                 and any(candidate.function in functions for candidate in self.candidates(field))}
+
+
+def _mismatched(call, candidates: list[Candidate], arities: Mapping[str, int]) -> bool:
+    """Whether a candidate of `arities` cannot take the arguments `call` passes (a call
+    through a macro, with no argument list, passes any count)."""
+    listed = call.child_by_field_name("arguments") if call.type == "call_expression" else None
+    if listed is None or listed.type != "argument_list":
+        return False
+    count = len(arguments(call))
+    return any(arities.get(candidate.function, count) != count for candidate in candidates)
 
 
 _FUNCTION_AT = (("stores", 1), ("loaded", 4), ("loaded_calls", 3))

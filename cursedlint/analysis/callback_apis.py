@@ -124,6 +124,21 @@ PERMANENT_KEEPERS = frozenset({
 """Registries that keep a handler's function pointer for the rest of the process, with no way to
 take it back: XLA's custom-call targets, looked up by name whenever a program calls them."""
 
+class RemovingFlag(Struct, frozen=True):
+    """The argument of a keeping API that, with a constant zero (or, with `below_one`, any
+    constant under one), makes the call take its callback back rather than keep it."""
+
+    position: int
+    below_one: bool = False
+
+
+REMOVING_FLAGS: dict[str, RemovingFlag] = {
+    "SetConsoleCtrlHandler": RemovingFlag(1),  # `Add`: FALSE removes the handler
+    "sqlite3_trace_v2": RemovingFlag(1),  # `uMask` 0 clears the callback
+    "sqlite3_progress_handler": RemovingFlag(1, below_one=True),  # `N` < 1 clears it
+}
+"""Foreign functions (by name) that add or remove a callback by a flag argument."""
+
 ASYNC_CUDA_APIS = frozenset({
     "cuLaunchHostFunc", "cudaLaunchHostFunc", "cuStreamAddCallback", "cudaStreamAddCallback",
     "cuUserObjectCreate", "cudaUserObjectCreate",

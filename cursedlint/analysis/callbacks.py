@@ -241,7 +241,8 @@ class CallbackTracer:
         """Whether a function's local `name` is used only here (any other use may keep the
         object), the function synchronizes with nothing (`cuStreamSynchronize`,
         `stream.synchronize()`: the callback has run by then) and takes no Windows messages
-        after handing it over (`GetMessageW`: the hook or timer callback runs there)."""
+        after handing it over (`GetMessageW`: the hook or timer callback runs there; or a call
+        that does, `takes_messages`)."""
         scope = self.context.evaluator.binding_scope(name.id, name)
         if not isinstance(scope, _FUNCTIONS):
             return False
@@ -250,10 +251,24 @@ class CallbackTracer:
             if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Load):
                 uses += 1
             elif isinstance(node, ast.Call) and ("synchronize" in str(
-                    called := last_name(node.func)).lower() or called in MESSAGE_LOOPS and (
-                    node.lineno, node.col_offset) > (name.lineno, name.col_offset)):
+                    last_name(node.func)).lower() or (node.lineno, node.col_offset) > (
+                    name.lineno, name.col_offset) and self.takes_messages(node)):
                 return False
         return uses == 1
+
+    def takes_messages(self, call: ast.Call, depth: int = 0) -> bool:
+        """Whether a call takes its thread's Windows messages: a call of `MESSAGE_LOOPS`, or of
+        a function of the module or a method of the class (`self.listen()`) that makes one,
+        `_MESSAGE_DEPTH` calls deep."""
+        if last_name(call.func) in MESSAGE_LOOPS:
+            return True
+        if depth >= _MESSAGE_DEPTH:
+            return False
+        callee = self.context.definition(call.func) if isinstance(call.func, ast.Name) \
+            else self.self_method(call.func)
+        return isinstance(callee, _FUNCTIONS) and any(
+            isinstance(node, ast.Call) and self.takes_messages(node, depth + 1)
+            for node in ast.walk(callee))
 
     def callable_parameter(self, flow: Flow) -> bool:
         """Whether a prototype wraps a parameter its function takes as a callable: not one
@@ -351,6 +366,9 @@ class CallbackTracer:
         return None if cls is None else own_method(cls, node.attr)
 
 
+_MESSAGE_DEPTH = 3
+"""Calls followed from a function to the message loop it runs (`hook()` -> `listen()` ->
+`_pump()` -> `PeekMessageW`)."""
 _ADDRESS = LazyPattern(r"addr|ptr|pointer|value|handle|^fn$|func_?p")
 """Attribute names that may hold a function's address rather than a callable."""
 

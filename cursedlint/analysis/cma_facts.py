@@ -19,6 +19,9 @@ from cursedlint.analysis.c_function_pointers import (
 )
 
 CMA_FUNCTIONS = ("process_vm_readv", "process_vm_writev")
+CMA_ARITIES = dict.fromkeys(CMA_FUNCTIONS, 6)
+"""What each takes (pid, local iovecs and count, remote iovecs and count, flags): a call through
+a field holding one passes six arguments."""
 CMA_WORDS = (*CMA_FUNCTIONS, *spellings(CMA_FUNCTIONS))
 """What marks a file that may copy: the calls' names and their numbers' spellings (a
 `syscall(SYS_process_vm_readv, ...)` is the call, `analysis.c_system_calls`)."""
@@ -140,7 +143,7 @@ def field_copies(context, facts: dict, own_names: dict, indexed: bool) -> list[t
     found = []
     for _, call, _, candidates in graph.resolved_calls(
             context, copying(facts, own, own_names), project_cma_fields(facts),
-            answering=copying_names(facts, own_names)):
+            answering=copying_names(facts, own_names), arities=CMA_ARITIES):
         label = called_text(context, call)
         copies = {cma_stored(facts, candidate.function, candidate.path,
                              own_names if candidate.path == own else None)

@@ -4,10 +4,10 @@ to C as a callback's `<void*>` user data, with what keeps them alive (CUR202).
 
 A Cython file's facts are `PythonContext.cython` (`python.cython.CythonFacts`): its cdef
 functions, casts and declarations. A C function takes a callback to call later when it is a CUDA
-function that calls host code back later (`ASYNC_CUDA_APIS`), or when its name says it keeps
-one (`keeps`) and either a `cdef extern from` block of the module declares a function pointer
-parameter for it or the call hands it one of the module's cdef functions (a function `cimport`ed
-from a `.pxd` has its declaration there).
+function that calls host code back later (`ASYNC_CUDA_APIS`), or when its name says it keeps one
+(`keeps`, and no removal does: `foreign_keeping.removes`) and either a `cdef extern from` block
+of the module declares a function pointer parameter for it or the call hands it one of the
+module's cdef functions (a function `cimport`ed from a `.pxd` has its declaration there).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import ast
 from typing import Callable, NamedTuple
 
 from cursedlint.analysis.callback_apis import ASYNC_CUDA_APIS
+from cursedlint.analysis.foreign_keeping import removes
 from cursedlint.analysis.python_project import last_name
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -114,7 +115,8 @@ def user_data_handovers(context, keeps: Callable[[str], bool]) -> list[UserData]
     found = []
     for call in context.nodes(ast.Call):
         api = call.func.id if isinstance(call.func, ast.Name) else None
-        if api is None or api not in ASYNC_CUDA_APIS and not keeps(api):
+        if api is None or api not in ASYNC_CUDA_APIS and not keeps(api) \
+                or removes(api, call.args):
             continue
         trampoline = next((bound for argument in call.args
                            if isinstance(argument, ast.Name)

@@ -1,7 +1,8 @@
 """Whether a foreign function keeps the callback it is handed (CUR202 reads it).
 
 A ctypes or cffi callback object lives only while Python holds it; what matters is whether
-the C side keeps its address after the call returns. Three sources decide, in order:
+the C side keeps its address after the call returns. A call that takes a callback back
+(`removes`: its name, or its flag argument) keeps none; else three sources decide, in order:
 - the name (`KEEPING_PATTERNS`, option `keeping-apis`): `*register*`, `*set_*callback*`, ...;
 - the project's C definition of the function (`CParameters`, per `.c`/`.h` file of the
   project): a parameter stored in a struct field (`t->fn = fn`), a global or an array element
@@ -40,7 +41,7 @@ from cursedlint.analysis.c_syntax import (
     unwrapped,
 )
 from cursedlint.analysis.callback_apis import (
-    FFI_FACTORIES, LIBRARY_LOADERS, NUMBA_DRIVER, PROTOTYPE_FACTORIES,
+    FFI_FACTORIES, LIBRARY_LOADERS, NUMBA_DRIVER, PROTOTYPE_FACTORIES, REMOVING_FLAGS,
 )
 from cursedlint.analysis.capture_regions import is_self_attribute
 from cursedlint.analysis.python_modules import (
@@ -70,6 +71,15 @@ SYNCHRONOUS_PATTERNS = ("*sort*", "*search*", "*each*", "*visit*", "enum*", "*_e
 """Names (matched without case) of functions that call a function pointer argument before
 they return, only: sorts and searches (`qsort`, `bsearch`), iterations and visits
 (`Mix_EachSoundFont`, `clang_visitChildren`, `EnumWindows`, `dl_iterate_phdr`, `nftw`)."""
+REMOVING_WORDS = frozenset({"remove", "del", "delete", "unregister", "deregister", "detach",
+                            "disconnect", "unhook", "uninstall", "unsubscribe", "unset",
+                            "unwatch"})
+ADDING_WORDS = frozenset({"set", "add", "register", "attach", "connect", "install", "subscribe",
+                          "on", "create", "new", "insert", "append", "push", "bind"})
+"""Words of a function's name (split at `_` and case changes, without case): one of the first
+and none of the second says the call takes back a callback an earlier call handed over
+(`SDL_DelEventWatch`, `libvlc_event_detach`, `g_signal_handlers_disconnect_by_func`); an adding
+word says a callback is kept for an event of removal (`set_remove_callback`, `on_delete`)."""
 MESSAGE_LOOPS = frozenset({"GetMessage", "GetMessageA", "GetMessageW",
                            "PeekMessage", "PeekMessageA", "PeekMessageW"})
 """Functions that take the calling thread's Windows messages: a callback Windows delivers to
@@ -1003,6 +1013,39 @@ class Keeping(Struct, frozen=True):
 
     verdict: str
     steps: tuple[Step, ...] = ()
+
+
+def removes(function: str, arguments: list[ast.AST]) -> bool:
+    """Whether a call of the foreign function takes a callback back rather than keeping it: its
+    name says so (`REMOVING_WORDS`), or its flag argument does (`REMOVING_FLAGS`: a constant
+    zero, `SetConsoleCtrlHandler(handler, 0)`)."""
+    flag = REMOVING_FLAGS.get(function)
+    if flag is not None and flag.position < len(arguments):
+        value = _constant_number(arguments[flag.position])
+        if value is not None and (value == 0 or flag.below_one and value < 1):
+            return True
+    words = _name_words(function)
+    return not words.isdisjoint(REMOVING_WORDS) and words.isdisjoint(ADDING_WORDS)
+
+
+@lru_cache(maxsize=1024)
+def _name_words(name: str) -> frozenset[str]:
+    return frozenset(word.lower() for word in _NAME_WORD.findall(name))
+
+
+_NAME_WORD = LazyPattern(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+"""A word of an identifier: a run of capitals (`SDL`), or one capital or none and lower-case
+letters (`Del`, `event`)."""
+
+
+def _constant_number(node: ast.AST) -> int | float | None:
+    """The value of a number or bool literal, negated ones too (`-1`); None else."""
+    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    if negated:
+        node = node.operand
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))):
+        return None
+    return -node.value if negated else node.value
 
 
 def synchronous(function: str) -> bool:

@@ -8,12 +8,12 @@ operands before it in `and`/`or`, and early exits before it in its block
 `node` out on `system` ("linux" or "darwin"), or None; `only_without_fork` asks it of both.
 
 A condition is read as Python evaluates it there, from what every machine of that system
-reports: `sys.platform`, `os.name` and `platform.system()`; string methods, indexes, slices and
-`==`, `!=`, `in`, `not in` on them; `not`, `and`, `or`; and names bound once in the module or
-function to such an expression (`IS_WINDOWS = sys.platform == "win32"`) or to a constant.
-Anything else (a call, a configuration value, a name imported from another module or bound
-twice) is unknown, and an unknown condition rules nothing out. `assert` guards are not read:
-`python -O` removes them.
+reports: `sys.platform`, `os.name`, `platform.system()` and `hasattr(os, name)` of a POSIX
+function (`POSIX_OS`); string methods, indexes, slices and `==`, `!=`, `in`, `not in` on them;
+`not`, `and`, `or`; and names bound once in the module or function to such an expression
+(`IS_WINDOWS = sys.platform == "win32"`) or to a constant. Anything else (a call, a
+configuration value, a name imported from another module or bound twice) is unknown, and an
+unknown condition rules nothing out. `assert` guards are not read: `python -O` removes them.
 
 Test skips rule code out the same way: the body of a function, or of every method of a class,
 whose skip decorator skips it on `system` (`@unittest.skipIf(cond, reason)` when `cond` is
@@ -57,6 +57,17 @@ SYSTEMS = {
     "linux": System("linux", "posix", "Linux"),
     "darwin": System("darwin", "posix", "Darwin"),
 }
+
+POSIX_OS = frozenset({
+    "fork", "forkpty", "openpty", "setreuid", "setregid", "setgroups", "getgroups",
+    "initgroups", "setuid", "setgid", "seteuid", "setegid", "getuid", "geteuid", "getgid",
+    "getegid", "setsid", "getsid", "setpgid", "getpgid", "setpgrp", "getpgrp", "getppid",
+    "killpg", "wait3", "wait4", "chown", "lchown", "fchown", "chroot", "mkfifo", "mknod",
+    "nice", "getloadavg", "uname", "sysconf", "statvfs", "fchmod", "ttyname", "getpriority",
+    "setpriority",
+})
+"""Functions of `os` on every Linux and macOS CPython (POSIX; none added in a 3.x release):
+`hasattr(os, "setreuid")` is true there (a test skipped so runs on neither)."""
 
 _COMPARISONS = {
     ast.Eq: operator.eq,
@@ -364,11 +375,17 @@ class _Conditions:
         return UNKNOWN if UNKNOWN in results else True
 
     def _call(self, node: ast.Call, depth: int) -> Any:
-        """`platform.system()`, or a string method on a known string with known arguments."""
+        """`platform.system()`, `hasattr(os, "name")` of a function every POSIX build of `os`
+        has (`POSIX_OS`), or a string method on a known string with known arguments."""
         if not node.args and not node.keywords:
             fact = self._fact(node.func, self.calls)
             if fact is not None:
                 return self.calls[fact]
+        if isinstance(node.func, ast.Name) and node.func.id == "hasattr" and len(node.args) == 2 \
+                and not node.keywords and isinstance(name := node.args[1], ast.Constant) \
+                and name.value in POSIX_OS and self.context.qualified_name(node.args[0]) == "os" \
+                and self.context.evaluator.binding_scope("hasattr", node.func) is None:
+            return True
         method = node.func
         if not (isinstance(method, ast.Attribute) and method.attr in _STRING_METHODS
                 and not node.keywords):

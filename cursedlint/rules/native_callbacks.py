@@ -25,7 +25,7 @@ from cursedlint.analysis.callbacks import (
 )
 from cursedlint.analysis.capture_regions import is_self_attribute
 from cursedlint.analysis.foreign_keeping import (
-    FOREIGN_KEEPING, any_foreign_call, cffi_import, keeping_calls, kept_by_c,
+    FOREIGN_KEEPING, any_foreign_call, cffi_import, keeping_calls, kept_by_c, removes,
 )
 from cursedlint.analysis.cython_callbacks import (
     c_function, gil_held_in_driver, user_data_handovers,
@@ -337,35 +337,36 @@ class CtypesCallbackLifetime(Rule):
     function of the module returning one; loaded in the module, or in a project module it
     imports the library, a function alias or a prototype from, by name or as that module's
     attribute: `_native.open_stream(...)`; a compiled cffi module's `lib`, imported with its
-    `ffi`), called through any alias (`self._lib.f`, `f = lib.f`). What decides, in order: the
-    function's name (option `keeping-apis`, default `*register*`, `*set_*callback*`,
-    `*add_callback*`, `*set_handler*`); the project's C definition of it (a cffi build's
-    `set_source` text too: the parameter stored in a field, a global or an array, or handed
-    on to a function that stores it, 4 calls deep; one only called does not keep);
-    then names of synchronous use (`*sort*`, `*search*`, `*each*`, `*visit*`, `enum*`,
-    `*iterate*`, `*walk*`, `*find*`: not kept) and C library functions that keep
+    `ffi`), called through any alias (`self._lib.f`, `f = lib.f`). A call taking a callback back
+    keeps none (by its name, `SDL_DelEventWatch`, or a flag, `SetConsoleCtrlHandler(f, 0)`).
+    Else what decides, in order: the function's name (option `keeping-apis`, default
+    `*register*`, `*set_*callback*`, `*add_callback*`, `*set_handler*`); the project's C
+    definition of it (a cffi build's `set_source` text too: the parameter stored in a field, a
+    global or an array, or handed on to a function that stores it, 4 calls deep; one only called
+    does not keep); then names of synchronous use (`*sort*`, `*search*`, `*each*`, `*visit*`,
+    `enum*`, `*iterate*`, `*walk*`, `*find*`: not kept) and C library functions that keep
     (`pthread_create`, `atexit`, `signal`); else option `unknown-foreign-functions`, default
     `keep`: in 7 ctypes bindings (pyGLFW, llama-cpp-python, python-vlc, PySDL2, pynput,
     libchronicle, neonize), 40 of the 43 foreign functions taking a callback that no keeping
     pattern matches keep it (`glfwSetKeyCallback`, `SDL_AddTimer`, `libvlc_event_attach`,
-    `llama_log_set`, `SetWindowsHookExW`), 3 call it only before returning
-    (`Mix_EachSoundFont`, `SDL_FilterEvents`, neonize's `GetAllDevices`). An object kept in
-    `self.<attr>` is reported only where the module shows its instance dying while C keeps it
-    (`analysis.instance_lifetime`: made and dropped, or held by a local only read; for XLA's
-    FFI targets, `jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(address))`, which keep
-    the pointer for the process, also returned to callers rather than kept at module level). A
+    `llama_log_set`, `SetWindowsHookExW`), 3 call it only before returning (`Mix_EachSoundFont`,
+    `SDL_FilterEvents`, neonize's `GetAllDevices`). An object kept in `self.<attr>` is reported
+    only where the module shows its instance dying while C keeps it
+    (`analysis.instance_lifetime`: made and dropped, or held by a local only read; for XLA's FFI
+    targets, `jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(address))`, which keep the
+    pointer for the process, also returned to callers rather than kept at module level). A
     synchronous use, an object kept at module level, and a local used anywhere else in the
     function, or whose function synchronizes or after it takes its thread's Windows messages
-    (`GetMessageW`, where hooks run) are not findings. Reported at the argument handing it to
-    C. Also an object in `self.<attr>` wrapping a method of the class, handed to calls and
-    held nowhere else, that the method itself (or a method it calls: `self.close()`) rebinds
-    or deletes: reported there (`analysis.callback_self_release`). In Cython, the same for a
-    Python object handed as `<void*>` user data to those CUDA functions (or to a C function
-    called by a name the keeping patterns match, with a function pointer parameter in the file's
-    `cdef extern from` declaration of it, or handed a `cdef` function of the module):
-    a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object whose one
-    reference the `cdef` trampoline releases (`Py_DECREF`) on its first call, handed to
-    `cu[da]LaunchHostFunc` by a function that does not ask whether the stream captures.
+    (`GetMessageW`, where hooks run; in a method it calls too) are not findings. Reported at the
+    argument handing it to C. Also an object in `self.<attr>` wrapping a method of the class,
+    handed to calls and held nowhere else, that the method itself (or a method it calls:
+    `self.close()`) rebinds or deletes: reported there (`analysis.callback_self_release`). In
+    Cython, the same for a Python object handed as `<void*>` user data to those CUDA functions
+    (or to a C function called by a name the keeping patterns match, with a function pointer
+    parameter in the file's `cdef extern from` declaration of it, or handed a `cdef` function of
+    the module): a temporary, or a local that nothing else holds (no `Py_INCREF`); and an object
+    whose one reference the `cdef` trampoline releases (`Py_DECREF`) on its first call, handed
+    to `cu[da]LaunchHostFunc` by a function that does not ask whether the stream captures.
 
     ## Why it is cursed
     ctypes does not keep the callback object alive for C: when the last Python reference goes
@@ -552,20 +553,19 @@ class CtypesCallbackLifetime(Rule):
         foreign = foreign_function(self.context, node.func)
         name = foreign or last_name(node.func)
         permanent = bool(self.context.qualified_name(node.func, among=PERMANENT_KEEPERS))
-        by_name = name in ASYNC_CUDA_APIS or permanent or bool(
-            foreign and self.keeping.matches(foreign))
-        if not (by_name or foreign) or not by_name and name in CALLBACK_APIS:
-            return  # (the CUDA APIs that call back before they return)
-        for position, argument in (*enumerate(node.args), *((None, keyword.value)
-                                                             for keyword in node.keywords)):
+        by_name = name in ASYNC_CUDA_APIS or permanent or bool(foreign) and self.keeping.matches(foreign)
+        if not (by_name or foreign) or not by_name and name in CALLBACK_APIS \
+                or removes(name, node.args):
+            return  # (the CUDA APIs that call back before they return; a removal)
+        keywords = ((None, keyword.value) for keyword in node.keywords)
+        for position, argument in (*enumerate(node.args), *keywords):
             if not isinstance(argument, ast.Starred):
                 self._check_argument(argument, name, None if by_name else position, permanent)
 
     def _check_argument(self, argument: ast.AST, api: str, position: int | None,
                         permanent: bool = False) -> None:
-        """`position`: where a foreign function its name does not decide takes the argument
-        (the project's C decides, else the option `unknown-foreign-functions`); `permanent`:
-        the API keeps the pointer for the process (`PERMANENT_KEEPERS`)."""
+        """`position`: where a foreign function its name does not decide takes the argument (its
+        C decides, else `unknown-foreign-functions`); `permanent`: kept for the process."""
         if (handed := self.tracer.handed(argument)) is None:
             return
         (wrap, where), dropped = handed, ()

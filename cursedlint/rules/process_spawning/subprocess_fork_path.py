@@ -30,7 +30,8 @@ class SubprocessForkPath(Rule):
 
     Calls in code the target platform never runs are not reported: a branch whose condition is
     false there (`if sys.platform == "win32":`, `os.name == "nt"`, `platform.system() ==
-    "Windows"`, a module constant defined once from them such as `IS_WINDOWS`, the `else` of
+    "Windows"`, `not hasattr(os, "fork")` of a function every POSIX `os` has, a module constant
+    defined once from them such as `IS_WINDOWS`, the `else` of
     `if IS_LINUX:`, the right side of `IS_WINDOWS and ...`), code after an early exit the
     platform takes (`if sys.platform != "linux": return`, or `pytest.skip(...,
     allow_module_level=True)`), and tests the platform skips: a function or the methods of a

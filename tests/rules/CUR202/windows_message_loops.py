@@ -1,6 +1,7 @@
 """Windows hook and timer callbacks run inside the message loop of the thread that handed them
 over: a local holding the callback is alive for them while its function takes the thread's
-messages after the handoff, and dies with a function that returns, or took them only before."""
+messages after the handoff (itself, or through a method or function it calls), and dies with a
+function that returns, or took them only before."""
 
 import ctypes
 from ctypes import wintypes
@@ -57,3 +58,53 @@ def hook_and_return(events):
 
     mouse_proc = HOOKPROC(on_mouse)
     return user32.SetWindowsHookExW(WH_MOUSE_LL, mouse_proc, None, 0)  # error: CUR202@50
+
+
+class MouseListener:
+    """The hook's function runs the message loop through its own methods, after the handoff:
+    the decorated local lives as long as the hook can be called."""
+
+    def __init__(self, events):
+        self.events = events
+        self.hooked = False
+
+    def hook(self):
+        @HOOKPROC
+        def on_mouse(code, wparam, lparam):
+            self.events.put(wparam)
+            return user32.CallNextHookEx(None, code, wparam, lparam)
+
+        self.hooked = True
+        self.hook_id = user32.SetWindowsHookExW(WH_MOUSE_LL, on_mouse, None, 0)  # ok: CUR202 (the loop)
+        self.listen()
+
+    def listen(self):
+        while self.hooked:
+            self._pump()
+
+    def _pump(self):
+        message = wintypes.MSG()
+        while user32.PeekMessageW(ctypes.byref(message), None, 0, 0, 1):
+            if message.message == 0x0012:  # WM_QUIT
+                self.hooked = False
+                user32.UnhookWindowsHookEx(self.hook_id)
+            user32.DispatchMessageW(ctypes.byref(message))
+
+
+class DetachedListener:
+    """Its methods after the handoff take no messages: the local dies when `hook` returns."""
+
+    def __init__(self, events):
+        self.events = events
+
+    def hook(self):
+        @HOOKPROC
+        def on_mouse(code, wparam, lparam):
+            self.events.put(wparam)
+            return user32.CallNextHookEx(None, code, wparam, lparam)
+
+        self.hook_id = user32.SetWindowsHookExW(WH_MOUSE_LL, on_mouse, None, 0)  # error: CUR202@62
+        self.record()
+
+    def record(self):
+        self.events.put(("hooked", self.hook_id))

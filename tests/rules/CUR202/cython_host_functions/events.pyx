@@ -1,11 +1,13 @@
 # cython: language_level=3
 """An event loop's C API, declared here: a registration that keeps its callback and user
-data, and a sort whose comparator runs only inside the call."""
+data, its removal (which keeps neither), and a sort whose comparator runs only inside the
+call."""
 
 cdef extern from "evloop.h" nogil:
     ctypedef struct loop_t
     ctypedef void (*watch_cb)(int fd, void* data)
     int ev_register_watch(loop_t* loop, int fd, watch_cb cb, void* data)
+    int ev_deregister_watch(loop_t* loop, int fd, watch_cb cb, void* data)
     void qsort_r(void* base, size_t count, size_t size,
                  int (*compare)(const void*, const void*, void*), void* arg)
 
@@ -32,6 +34,12 @@ def watch_once(Watcher watcher, int fd, handler):
     def on_ready(ready_fd):
         handler(ready_fd)
     ev_register_watch(watcher.loop, fd, _on_ready, <void*>on_ready)  # error: CUR202 "on_ready"
+
+
+def unwatch(Watcher watcher, int fd, handler):
+    def on_ready(ready_fd):
+        handler(ready_fd)
+    ev_deregister_watch(watcher.loop, fd, _on_ready, <void*>on_ready)  # ok: CUR202 (a removal)
 
 
 def sort_by(int[:] values, key):
