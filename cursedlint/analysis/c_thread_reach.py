@@ -200,6 +200,7 @@ class _FileReader:
 
     def facts(self) -> CThreadFacts | None:
         from cursedlint.analysis.c_capture import C_BEGINS, captured_statements
+        from cursedlint.analysis.c_capture_helpers import region_statements
 
         functions, starts, looped = [], [], set()
         for node, _, _ in _placed_nodes(self.context.root, _DEFINITIONS):
@@ -213,8 +214,9 @@ class _FileReader:
                 starts.extend(self._team_starts(name, body))
                 if name == functions[-1].owner:
                     starts.extend(self._member_starts(name, node))
-        regions = sorted({name for _, begin in self.context.calls(C_BEGINS)
-                          for statement in captured_statements(self.context, begin) or ()
+        captured = [statement for _, begin in self.context.calls(C_BEGINS)
+                    for statement in captured_statements(self.context, begin) or ()]
+        regions = sorted({name for statement in (*captured, *region_statements(self.context))
                           for node in (statement, *_own_nodes(statement))
                           if node.type in ("call_expression", "new_expression")
                           for name in (_called(self.context, node),) if name})
@@ -825,10 +827,12 @@ class CThreadReachIndex(Indexer):
         return ()
 
     def needed_by(self, context) -> bool:
-        """Only a file that begins a capture reads these facts."""
+        """Only a file that begins a capture reads these facts, itself or through a call that
+        may be a capture helper's (`c_capture_helpers.region_statements`)."""
         from cursedlint.analysis.c_capture import C_BEGINS
+        from cursedlint.analysis.c_capture_helpers import region_statements
 
-        return bool(context.calls(C_BEGINS))
+        return bool(context.calls(C_BEGINS)) or next(region_statements(context), None) is not None
 
     def seed_words(self, context):
         """The capturing functions and the names called in regions; with a global-mode

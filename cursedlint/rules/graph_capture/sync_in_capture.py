@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cursedlint.analysis.c_capture_helpers import CAPTURE_HELPERS
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_thread_reach import C_THREAD_REACH
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS
@@ -127,7 +128,15 @@ class SyncInCapture(CaptureRule):
     the chain down to it, where each call on the way runs whenever its function does (not
     under an `if`, `switch`, `?:`, `&&`/`||` or a preprocessor conditional such as `#ifdef
     DEBUG`) and every function on the way is the project's only definition of its name (a member call `obj.f()` included); calls through pointers and unknown functions
-    are not followed. Two C++ shapes run while *another* capture is under way, one the
+    are not followed. A region is also what a block runs between a call of a project function
+    that begins a capture and returns with it under way (it ends none:
+    `graph.start_capture(stream)`, in this file or another) and the end of that capture: a call
+    of a project function that ends one (and begins none) given the same stream as written, or
+    made on the same object where the helper's stream is a member's
+    (`graphs.begin_capture(); ... graphs.finish_capture();`), or `cudaStreamEndCapture` of
+    that stream; the helper's mode argument counts as the begin's (such regions are read in
+    files that say "capture" or "Capture"; a name the project defines as helpers of two kinds
+    or stream positions is none). Two C++ shapes run while *another* capture is under way, one the
     region cannot show: a device-wide synchronization (`cudaDeviceSynchronize`,
     `cuCtxSynchronize`) whose guard asks only whether one stream captures
     (`cudaStreamIsCapturing(s, &status)`, `cuStreamIsCapturing`, a wrapper named so, then
@@ -191,10 +200,12 @@ class SyncInCapture(CaptureRule):
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
     triggers = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"),
-                PUSHED_HOOK_WORDS)
+                PUSHED_HOOK_WORDS, ("apture", "cu"))
     """A region's words; a capture-status guard and a device synchronization
     (`c_capture_guards`); a `c10d::Work` subclass's `wait` (`c_framework_waits`); saved-tensors
-    hooks of a module that asks whether it is captured (`pushed_hooks`)."""
+    hooks of a module that asks whether it is captured (`pushed_hooks`); a call of a capture
+    helper named for a capture (`c_capture_helpers`: `start_capture(stream)`, read only in
+    files that say "capture" or "Capture")."""
 
     @classmethod
     def look(cls, options, target_python, language):
@@ -205,7 +216,7 @@ class SyncInCapture(CaptureRule):
         if shape is None:
             return None
         return AnyOf((shape, AllOf((Text(frozenset({b"saved_tensors"})), Pattern(CALLED)))))
-    reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS)
+    reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS, CAPTURE_HELPERS)
     summary = "a call that waits for the GPU inside a CUDA graph capture region"
 
     valid = (
