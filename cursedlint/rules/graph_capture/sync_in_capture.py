@@ -199,22 +199,29 @@ class SyncInCapture(CaptureRule):
     languages = (PYTHON, C, CPP)
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
-    triggers = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"),
-                PUSHED_HOOK_WORDS, ("apture", "cu"))
+    _OWN_TRIGGERS = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"),
+                     PUSHED_HOOK_WORDS)
+    triggers = (*_OWN_TRIGGERS, "apture")
     """A region's words; a capture-status guard and a device synchronization
     (`c_capture_guards`); a `c10d::Work` subclass's `wait` (`c_framework_waits`); saved-tensors
-    hooks of a module that asks whether it is captured (`pushed_hooks`); a call of a capture
-    helper named for a capture (`c_capture_helpers`: `start_capture(stream)`, read only in
-    files that say "capture" or "Capture")."""
+    hooks of a module that asks whether it is captured (`pushed_hooks`); in C/C++, a call
+    whose name says capture, which may be a capture helper's (`c_capture_helpers`:
+    `start_capture(stream)`; the second look asks for the call)."""
 
     @classmethod
     def look(cls, options, target_python, language):
-        """The capture rules' look, or the words of `pushed_hooks`."""
+        """The capture rules' look, or the words of `pushed_hooks`; in C/C++, a word of the
+        other triggers or a call whose name says capture (`graphs.begin_capture(`)."""
+        from cursedlint.rule import trigger_alternatives
         from cursedlint.triggers.second_look import AllOf, AnyOf, Pattern, Text
 
         shape = super().look(options, target_python, language)
         if shape is None:
-            return None
+            if language not in (C, CPP):
+                return None
+            own = tuple(AllOf(tuple(Text(frozenset({word.encode()})) for word in words))
+                        for words in trigger_alternatives(cls._OWN_TRIGGERS))
+            return AnyOf((*own, Pattern(rb"apture\w*\s*\(")))
         return AnyOf((shape, AllOf((Text(frozenset({b"saved_tensors"})), Pattern(CALLED)))))
     reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS, CAPTURE_HELPERS)
     summary = "a call that waits for the GPU inside a CUDA graph capture region"
