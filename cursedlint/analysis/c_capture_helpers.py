@@ -131,7 +131,10 @@ def helper_regions(context, facts: dict | None) -> Iterator[HelperRegion]:
 
 def _named_for_capture(data: bytes) -> set[str]:
     """The names of calls in `data` that say capture (`start_capture(`, `beginCapture(`),
-    found from each "apture" outward (no pattern tried at every byte)."""
+    CUDA's own left out (`cudaStreamGetCaptureInfo`), found from each "apture" outward (no
+    pattern tried at every byte)."""
+    from cursedlint.analysis.c_capture import C_CUDA_CALL
+
     names, at = set(), data.find(b"apture")
     while at != -1:
         start, end = at - 1, at + 6
@@ -139,8 +142,9 @@ def _named_for_capture(data: bytes) -> set[str]:
             start -= 1
         while end < len(data) and (data[end:end + 1].isalnum() or data[end] == 95):
             end += 1
-        if data[end:end + 64].lstrip().startswith(b"("):
-            names.add(data[start + 1:end].decode("ascii", "replace"))
+        name = data[start + 1:end].decode("ascii", "replace")
+        if data[end:end + 64].lstrip().startswith(b"(") and not C_CUDA_CALL.fullmatch(name):
+            names.add(name)
         at = data.find(b"apture", end)
     return names
 
