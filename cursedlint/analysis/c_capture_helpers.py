@@ -19,6 +19,7 @@ from cursedlint.analysis.c_syntax import (
     scope_of,
 )
 from cursedlint.languages import C, CPP
+from cursedlint.patterns import LazyPattern
 from cursedlint.project.index import Indexer
 
 MEMBER_STREAM = -1
@@ -129,23 +130,25 @@ def helper_regions(context, facts: dict | None) -> Iterator[HelperRegion]:
             yield HelperRegion(helper, path, call, tuple(inside), end)
 
 
+_CALLED_CAPTURE = LazyPattern(rb"apture\w*\s*\(")
+"""The rest of a call's name that says capture and its parenthesis (led by the word: `re`
+tries only the places an "a" is)."""
+
+
 def _named_for_capture(data: bytes) -> set[str]:
     """The names of calls in `data` that say capture (`start_capture(`, `beginCapture(`),
-    CUDA's own left out (`cudaStreamGetCaptureInfo`), found from each "apture" outward (no
-    pattern tried at every byte)."""
+    CUDA's own left out (`cudaStreamGetCaptureInfo`)."""
     from cursedlint.analysis.c_capture import C_CUDA_CALL
 
-    names, at = set(), data.find(b"apture")
-    while at != -1:
-        start, end = at - 1, at + 6
-        while start >= 0 and (data[start:start + 1].isalnum() or data[start] == 95):
+    names = set()
+    for match in _CALLED_CAPTURE.finditer(data):
+        start = match.start()
+        while start > 0 and (data[start - 1] == 95 or 48 <= data[start - 1] <= 57
+                             or 65 <= data[start - 1] <= 90 or 97 <= data[start - 1] <= 122):
             start -= 1
-        while end < len(data) and (data[end:end + 1].isalnum() or data[end] == 95):
-            end += 1
-        name = data[start + 1:end].decode("ascii", "replace")
-        if data[end:end + 64].lstrip().startswith(b"(") and not C_CUDA_CALL.fullmatch(name):
+        name = data[start:match.end() - 1].rstrip().decode("ascii", "replace")
+        if not C_CUDA_CALL.fullmatch(name):
             names.add(name)
-        at = data.find(b"apture", end)
     return names
 
 
@@ -153,7 +156,7 @@ def region_statements(context) -> Iterator:
     """The statements of the blocks after a call whose name says capture, up to the next such
     call or the block's end: a superset of the file's helper regions, known from the file alone
     (the project reach searches for what they call, `c_thread_reach`)."""
-    names = _named_for_capture(context.source.data)
+    names = context.of_tree(_named_for_capture, lambda: _named_for_capture(context.source.data))
     for _, leaf in context.tokens(names) if names else ():
         call, _ = _call_named(context, leaf)
         statement = block_statement(context, call) if call is not None else None
