@@ -8,6 +8,7 @@ import textwrap
 from cursedlint.analysis.c_capture_helpers import (
     MEMBER_STREAM, helper_regions, helpers, region_statements,
 )
+from cursedlint.analysis.c_thread_reach import thread_facts
 from cursedlint.c.context import CContext, parse
 from cursedlint.settings import Settings
 from cursedlint.source import Source
@@ -56,7 +57,7 @@ def test_which_functions_open_or_close_a_capture():
 
 
 def regions(caller: str) -> list[list[str]]:
-    facts = {"graphs.h": helpers(context_of(GRAPHS, "graphs.h"))}
+    facts = {"graphs.h": thread_facts(context_of(GRAPHS, "graphs.h"))}
     context = context_of(caller)
     return [[context.text(statement).strip() for statement in region.statements]
             for region in helper_regions(context, facts)]

@@ -3,9 +3,9 @@ under way (`graph.start_capture(stream)`), and those that end one (`graph.end_ca
 and the regions their callers make with them: the statements of a block between a call of an
 opening helper and the end of the same capture, a closing helper's call or
 `cudaStreamEndCapture` given the same stream (as written) or made on the same object
-(`helper_regions`). The helpers are read per file (`CaptureHelpers`, index
-`c-capture-helpers`); CUR402 reads the regions like those between a begin and an end capture
-in one block."""
+(`helper_regions`). The helpers are read per file into the project's reach facts
+(`c_thread_reach.CThreadFacts.helpers`, searched for by the names of the calls that say capture);
+CUR402 reads the regions like those between a begin and an end capture in one block."""
 
 from __future__ import annotations
 
@@ -18,9 +18,7 @@ from cursedlint.analysis.c_syntax import (
     block_statement, called_member, function_declarator, function_name, parameter_names,
     scope_of,
 )
-from cursedlint.languages import C, CPP
 from cursedlint.patterns import LazyPattern
-from cursedlint.project.index import Indexer
 
 MEMBER_STREAM = -1
 """`Helper.stream` of a helper whose capture's stream is none of its parameters (a member's:
@@ -95,11 +93,12 @@ def _stream_parameter(context, call, parameters: list[str]) -> int:
 
 
 def _by_name(facts: dict | None) -> dict[str, tuple[str, Helper]]:
-    """Name -> (path, helper) for the names every definition of which in the facts is a helper
-    of one kind and stream position (others are left out: which one a call runs is unknown)."""
+    """Name -> (path, helper) for the names every definition of which in the project's reach
+    facts (`c_thread_reach.CThreadFacts.helpers`) is a helper of one kind and stream position
+    (others are left out: which one a call runs is unknown)."""
     seen: dict[str, list[tuple[str, Helper]]] = {}
     for path, found in (facts or {}).items():
-        for helper in found or ():
+        for helper in found.helpers if found is not None else ():
             seen.setdefault(helper.name, []).append((path, helper))
     return {name: entries[0] for name, entries in seen.items()
             if len({(helper.opens, helper.stream) for _, helper in entries}) == 1}
@@ -152,11 +151,17 @@ def _named_for_capture(data: bytes) -> set[str]:
     return names
 
 
+def capture_named_calls(context) -> set[str]:
+    """The names of the file's calls that say capture (once per file): the helpers it may call,
+    which the project reach searches for (`c_thread_reach`)."""
+    return context.of_tree(_named_for_capture, lambda: _named_for_capture(context.source.data))
+
+
 def region_statements(context) -> Iterator:
     """The statements of the blocks after a call whose name says capture, up to the next such
     call or the block's end: a superset of the file's helper regions, known from the file alone
     (the project reach searches for what they call, `c_thread_reach`)."""
-    names = context.of_tree(_named_for_capture, lambda: _named_for_capture(context.source.data))
+    names = capture_named_calls(context)
     for _, leaf in context.tokens(names) if names else ():
         call, _ = _call_named(context, leaf)
         statement = block_statement(context, call) if call is not None else None
@@ -206,28 +211,3 @@ def _closing(context, statement, key: tuple, known: dict, ends) -> object | None
             if given and context.text(given[0]) == key[1]:
                 return call
     return None
-
-
-class CaptureHelpers(Indexer):
-    """Per C/C++ file: its capture helpers (`helpers`). Its trigger words are the opening
-    helpers' names: a file calling one may hold a region and no begin capture of its own."""
-
-    name = "c-capture-helpers"
-    languages = (C, CPP)
-    summary_type = tuple[Helper, ...]
-    max_rounds = 0
-    adds_triggers = True
-
-    def words(self, settings):
-        from cursedlint.analysis.c_capture import C_BEGINS, C_ENDS
-
-        return C_BEGINS | C_ENDS
-
-    def summarize(self, context):
-        return helpers(context)
-
-    def trigger_words(self, facts):
-        return sorted(name for name, (_, helper) in _by_name(facts).items() if helper.opens)
-
-
-CAPTURE_HELPERS = CaptureHelpers()

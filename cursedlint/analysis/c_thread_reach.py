@@ -32,6 +32,9 @@ from typing import Iterator
 
 from msgspec import Struct
 
+from cursedlint.analysis.c_capture_helpers import (
+    Helper, capture_named_calls, helpers, region_statements,
+)
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_name, method_class,
 )
@@ -124,6 +127,9 @@ class CThreadFacts(Struct, frozen=True):
     """The names it declares vectors of anything else."""
     threads: tuple[str, ...] = ()
     """The names it declares thread objects (`std::thread worker_;`)."""
+    helpers: tuple[Helper, ...] = ()
+    """Its capture helpers: functions that begin a capture and return, or end one
+    (`c_capture_helpers`)."""
 
 
 def _own_nodes(node) -> Iterator:
@@ -200,7 +206,6 @@ class _FileReader:
 
     def facts(self) -> CThreadFacts | None:
         from cursedlint.analysis.c_capture import C_BEGINS, captured_statements
-        from cursedlint.analysis.c_capture_helpers import region_statements
 
         functions, starts, looped = [], [], set()
         for node, _, _ in _placed_nodes(self.context.root, _DEFINITIONS):
@@ -230,7 +235,7 @@ class _FileReader:
             return None
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
                             tuple(regions), tuple(vectors[True]), tuple(vectors[False]),
-                            tuple(threads))
+                            tuple(threads), helpers(self.context) or ())
 
     def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
@@ -830,7 +835,6 @@ class CThreadReachIndex(Indexer):
         """Only a file that begins a capture reads these facts, itself or through a call that
         may be a capture helper's (`c_capture_helpers.region_statements`)."""
         from cursedlint.analysis.c_capture import C_BEGINS
-        from cursedlint.analysis.c_capture_helpers import region_statements
 
         return bool(context.calls(C_BEGINS)) or next(region_statements(context), None) is not None
 
@@ -841,7 +845,7 @@ class CThreadReachIndex(Indexer):
         facts = thread_facts(context)
         if facts is None:
             return ()
-        words = _outward(facts.functions, facts.regions)
+        words = _outward(facts.functions, facts.regions) | capture_named_calls(context)
         return words | STARTS_AND_JOINS if any(
             function.capture is not None for function in facts.functions) else words
 

@@ -11,7 +11,7 @@ from cursedlint.analysis.c_capture import (
     C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode,
     captured_statements, mode_of,
 )
-from cursedlint.analysis.c_capture_helpers import CAPTURE_HELPERS, helper_regions
+from cursedlint.analysis.c_capture_helpers import helper_regions
 from cursedlint.analysis.c_capture_guards import Begin, Guard, guards, wrong_stream_guards
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_framework_waits import host_waits
@@ -206,7 +206,7 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                 self._check_region(inside, f"{begin_name}()", begin.start_point[0] + 1,
                                    capture_mode(self.context, begin) == RELAXED)
         for region in helper_regions(self.context,
-                                     self.context.project.get(CAPTURE_HELPERS.name)):
+                                     self.context.project.get(C_THREAD_REACH.name)):
             helper = region.helper
             self._check_region(
                 region.statements, f"{helper.name}() (defined in "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from cursedlint.analysis.c_capture_helpers import CAPTURE_HELPERS
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_thread_reach import C_THREAD_REACH
 from cursedlint.analysis.capture_regions import REGION_TRIGGERS
@@ -223,7 +222,7 @@ class SyncInCapture(CaptureRule):
                         for words in trigger_alternatives(cls._OWN_TRIGGERS))
             return AnyOf((*own, Pattern(rb"apture\w*\s*\(")))
         return AnyOf((shape, AllOf((Text(frozenset({b"saved_tensors"})), Pattern(CALLED)))))
-    reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS, CAPTURE_HELPERS)
+    reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS)
     summary = "a call that waits for the GPU inside a CUDA graph capture region"
 
     valid = (
