@@ -12,6 +12,12 @@ from cursedlint.rule import Example
 from cursedlint.rules.graph_capture.capture_rule import CaptureRule
 
 
+_HELPER_CALL = (rb"capture\w*\s*\(|(?<!Begin)(?<!End)(?<!Get)(?<!Stream)(?<!Update)"
+                rb"Capture\w*\s*\(")
+"""A call whose name says capture, CUDA's own (`cudaStreamGetCaptureInfo(`,
+`cudaThreadExchangeStreamCaptureMode(`) left out by what precedes "Capture"."""
+
+
 class SyncInCapture(CaptureRule):
     """## What it does
     Finds a call inside a capture region (the body of `with torch.cuda.graph(...)`, the
@@ -134,8 +140,9 @@ class SyncInCapture(CaptureRule):
     made on the same object where the helper's stream is a member's
     (`graphs.begin_capture(); ... graphs.finish_capture();`), or `cudaStreamEndCapture` of
     that stream; the helper's mode argument counts as the begin's (such regions are read in
-    files that say "capture" or "Capture"; a name the project defines as helpers of two kinds
-    or stream positions is none). Two C++ shapes run while *another* capture is under way, one the
+    files calling a function whose name says capture, `capture` or `Capture` but not after
+    `Begin`, `End`, `Get`, `Stream` or `Update`, as CUDA's own; a name the project defines as
+    helpers of two kinds or stream positions is none). Two C++ shapes run while *another* capture is under way, one the
     region cannot show: a device-wide synchronization (`cudaDeviceSynchronize`,
     `cuCtxSynchronize`) whose guard asks only whether one stream captures
     (`cudaStreamIsCapturing(s, &status)`, `cuStreamIsCapturing`, a wrapper named so, then
@@ -210,7 +217,8 @@ class SyncInCapture(CaptureRule):
     @classmethod
     def look(cls, options, target_python, language):
         """The capture rules' look, or the words of `pushed_hooks`; in C/C++, a word of the
-        other triggers or a call whose name says capture (`graphs.begin_capture(`)."""
+        other triggers or a call whose name says capture (`graphs.begin_capture(`,
+        `_HELPER_CALL`)."""
         from cursedlint.rule import trigger_alternatives
         from cursedlint.triggers.second_look import AllOf, AnyOf, Pattern, Text
 
@@ -220,7 +228,7 @@ class SyncInCapture(CaptureRule):
                 return None
             own = tuple(AllOf(tuple(Text(frozenset({word.encode()})) for word in words))
                         for words in trigger_alternatives(cls._OWN_TRIGGERS))
-            return AnyOf((*own, Pattern(rb"apture\w*\s*\(")))
+            return AnyOf((*own, Pattern(_HELPER_CALL)))
         return AnyOf((shape, AllOf((Text(frozenset({b"saved_tensors"})), Pattern(CALLED)))))
     reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS)
     summary = "a call that waits for the GPU inside a CUDA graph capture region"
