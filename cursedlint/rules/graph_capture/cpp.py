@@ -209,23 +209,26 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                                      self.context.project.get(C_THREAD_REACH.name)):
             helper = region.helper
             self._check_region(
-                region.statements, f"{helper.name}() (defined in "
-                f"{os.path.basename(region.path)}:{helper.line})",
-                region.call.start_point[0] + 1, mode_of(helper.mode) == RELAXED)
+                region.statements, f"{helper.name}()", region.call.start_point[0] + 1,
+                mode_of(helper.mode) == RELAXED,
+                (Step(region.path, helper.line, f"{helper.name}() begins a capture and "
+                      "returns with it under way"),))
 
-    def _check_region(self, inside, begun_by: str, line: int, relaxed: bool) -> None:
+    def _check_region(self, inside, begun_by: str, line: int, relaxed: bool,
+                      opened: tuple[Step, ...] = ()) -> None:
         """Prohibited calls in a region's statements, made there or reached through the
-        project's functions."""
+        project's functions; `opened`: where a helper begins the capture."""
         for node in inside:
             for name, call in self.context.calls(C_SYNC_NAMES, node):
                 allocation = name.removesuffix("_v2") in C_ALLOCATIONS
                 if not (relaxed and allocation):
                     self._report(call, begun_by, line,
                                  f"{name}() is prohibited while a stream captures",
-                                 allocation)
-            self._check_reached(node, begun_by, line, relaxed)
+                                 allocation, opened)
+            self._check_reached(node, begun_by, line, relaxed, opened)
 
-    def _check_reached(self, statement, begun_by: str, line: int, relaxed: bool) -> None:
+    def _check_reached(self, statement, begun_by: str, line: int, relaxed: bool,
+                       opened: tuple[Step, ...] = ()) -> None:
         """Calls of project functions in the region that reach a prohibited call."""
         for call in self.context.descendants(statement):
             if call.type != "call_expression":
@@ -246,8 +249,9 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                 continue
             self._report(call, begun_by, line,
                          f"{name}() reaches {called}(), prohibited while a stream captures",
-                         allocation, (*_chain(steps), Step(steps[-1].path, at,
-                                                         f"{steps[-1].name}() calls {called}()")))
+                         allocation, (*opened, *_chain(steps),
+                                      Step(steps[-1].path, at,
+                                           f"{steps[-1].name}() calls {called}()")))
 
     def _report_guard(self, guard: Guard, begin: Begin) -> None:
         here = _own_path(self.context)
