@@ -504,7 +504,27 @@ def checked_calls(context) -> dict[str, tuple[str, ...]]:
                 found.setdefault(name, set()).update(called)
     for name, handler in _handed(context):
         found.setdefault(name, set()).add(handler)
+    _through_own(context, found)
     return {name: tuple(sorted(names)) for name, names in found.items()}
+
+
+def _through_own(context, found: dict[str, set[str]], depth: int = 3) -> None:
+    """Adds to `found` the names the file's own checked functions call, with their handlers:
+    a failure a function of the file hands on (`return f(...)`, `rc = f(...); if (rc) return
+    rc;`) is checked where it is (up to `depth` calls within the file)."""
+    from cursedlint.analysis.c_syntax import defined_functions
+
+    pending = set(found)
+    for _ in range(depth):
+        own = {name: definition for name, definition in
+               defined_functions(context, pending).items() if definition is not None}
+        pending = set()
+        for name, definition in own.items():
+            for node in context.descendants(definition):
+                called = callee(context, node) if node.type == "call_expression" else ""
+                if called and called != name and not found.get(called, set()) >= found[name]:
+                    found.setdefault(called, set()).update(found[name])
+                    pending.add(called)
 
 
 def _handed(context) -> Iterator[tuple[str, str]]:
