@@ -38,7 +38,9 @@ by the last statement of a branch of such an `if` that has no `return`, `goto`, 
 `continue` (`if (rc) die(...);`), or by the statement before the jump that ends the branch
 (`{ die(...); return rc; }`), and the functions a statement hands that result to
 (`g(f(...))`, `rc = f(...); g(rc);`): the names among which a handler of another file may be,
-once it is known (from the project) that a failure comes out of that function.
+once it is known (from the project) that a failure comes out of that function. A checked
+function the file defines counts as a check of what it calls, up to three calls within the
+file: a code it hands on (`static int step() { return pull(); }`) comes out of it.
 """
 
 from __future__ import annotations
