@@ -299,7 +299,8 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
     (not `static` in a source file) and that return a variable given the result of one call of
     a function not in `skip` and not defined in the file (its code comes from another file),
     with what they return for the failures that call may give: every constant the function
-    compares the variable with, one above and one below it, and `-errno`."""
+    compares the variable with, one above and one below it, and `-errno`; or that return such
+    a call's value itself (`return f(...);`: each failure handed on as it is)."""
     from cursedlint.analysis.c_failure_path import MAX_ERRNO, Result
 
     found = {}
@@ -309,8 +310,12 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
         called = callee(context, call)
         if called in here:
             continue
-        tried = [(failure, None) for failure in (
-            _tried(context, body, variable, value) if variable else (-2, -1, 0, 1))]
+        if variable is None:  # `return f(...);`: every failure handed on as it is
+            whole = ((0, None), (-1, -MAX_ERRNO))
+            found[name] = PassingOn(called, call.start_point[0] + 1, whole, whole,
+                                    (True, True), ((), ()))
+            continue
+        tried = [(failure, None) for failure in _tried(context, body, variable, value)]
         tried.append((-1, -MAX_ERRNO))
         codes, passed, others = [], [], []
         values = None
@@ -319,8 +324,7 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
             codes.append(ended[0] if ended else None)
             passed.append(bool(ended and ended[2]))
             if ended and values is None:
-                values = _return_values(context, body, value,
-                                        variable.encode() if variable else None)
+                values = _return_values(context, body, value, variable.encode())
             ends = {statement.id for statement in ended[1]} if ended else set()
             others.append((*(given for key, given in values if key not in ends),
                            *((None,) if ended[3] else ())) if ended else ())

@@ -511,22 +511,32 @@ def checked_calls(context) -> dict[str, tuple[str, ...]]:
 
 
 def _through_own(context, found: dict[str, set[str]], depth: int = 3) -> None:
-    """Adds to `found` the names the file's own checked functions call, with their handlers:
-    a failure a function of the file hands on (`return f(...)`, `rc = f(...); if (rc) return
-    rc;`) is checked where it is (up to `depth` calls within the file)."""
+    """Adds to `found` the names whose result the file's own checked functions may hand on,
+    with their handlers (`return f(...);`, `rc = f(...); ... return rc;`, read from the bytes:
+    where a handler may be, never a finding), up to `depth` calls within the file."""
     from cursedlint.analysis.c_syntax import defined_functions
 
-    pending = set(found)
+    data, pending = context.source.data, set(found)
     for _ in range(depth):
         own = {name: definition for name, definition in
                defined_functions(context, pending).items() if definition is not None}
         pending = set()
         for name, definition in own.items():
-            for node in context.descendants(definition):
-                called = callee(context, node) if node.type == "call_expression" else ""
-                if called and called != name and not found.get(called, set()) >= found[name]:
+            text = data[definition.start_byte:definition.end_byte]
+            handed = set(_RETURNED_CALL.findall(text))
+            for variable in set(_RETURNED_NAME.findall(text)):
+                handed.update(re.findall(rb"(?<![\w.>])" + re.escape(variable)
+                                         + rb"\s*=(?!=)\s*(?:\([^()]*\)\s*)?(\w+)\s*\(", text))
+            for called in (found_name.decode() for found_name in handed):
+                if called != name and not found.get(called, set()) >= found[name]:
                     found.setdefault(called, set()).update(found[name])
                     pending.add(called)
+
+
+_RETURNED_CALL = re.compile(
+    rb"return(?<!\wreturn)\s*(?:\(\s*)?(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\(")
+_RETURNED_NAME = re.compile(rb"return(?<!\wreturn)\s*(?:\(\s*)?([A-Za-z_]\w*)\s*(?:\)\s*)?;")
+"""`return f(` and `return rc;` (`_through_own`)."""
 
 
 def _handed(context) -> Iterator[tuple[str, str]]:
