@@ -73,6 +73,9 @@ _ALIGNED_WRAPPER = re.compile(r"(?<!\w)\w+_(posix_memalign)")
 # search starts only at a word's start, so a long word is read once, not once per character
 _DEVICE_WRAPPER = re.compile(r"(?<!\w)\w+_(cudaMalloc|hipMalloc)")
 _WRAPPED_WORDS = (b"_cudaMalloc", b"_hipMalloc", b"_posix_memalign")
+_DEVICE_WORDS = (b"cudaMalloc", b"cuMemAlloc", b"hipMalloc", b"hipMemAlloc", b"hipExtMalloc",
+                 b"hsa_", b"IpcOpenMemHandle")
+"""Substrings of every name `device_allocator` accepts."""
 """What a match of `_DEVICE_WRAPPER` or `_ALIGNED_WRAPPER` holds."""
 _PAGE_ALLOCATORS = frozenset({"mmap", "mmap64", "valloc", "pvalloc", "cudaHostAlloc",
                               "cudaMallocHost", "hipHostMalloc"})
@@ -560,6 +563,10 @@ class MemoryProvenance:
         """A local that is no pointer (the driver API's `CUdeviceptr`, a `uintptr_t`) whose
         every value, a null one aside, a device allocator stored through its address
         (`cuMemAlloc(&d, n)`, then `(void *)d`): device memory; else None."""
+        data = self.context.source.data
+        if scope is None or not any(data.find(word, scope.start_byte, scope.end_byte) >= 0
+                                    for word in _DEVICE_WORDS):
+            return None  # (no device allocator named in the function: its sources unread)
         sources = [(function, node) for function, node in self._sources(name, scope)
                    if not null_pointer(node)]
         if not sources or not all(device_allocator(function) for function, _ in sources):
