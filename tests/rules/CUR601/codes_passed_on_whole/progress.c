@@ -12,7 +12,7 @@ void progress_get(pid_t peer, void *dst, const void *src, size_t n)
 
 void progress_get_kept(pid_t peer, void *dst, const void *src, size_t n)
 {
-    int rc = xfer_pull_kept(peer, dst, src, n);
+    int rc = xfer_kept(peer, dst, src, n);
     assert(rc == SHM_OK); // warning: CUR601@5
 }
 
@@ -37,7 +37,7 @@ void progress_stage(pid_t peer, void *dst, const void *src, size_t n)
 }
 
 /* the error-code-and-label shape: the code is stored, then the failure jumps to the exit */
-static int progress_once(pid_t peer, void *dst, const void *src, size_t n)
+static int poll_once(pid_t peer, void *dst, const void *src, size_t n)
 {
     int err = SHM_OK;
     int rc = shm_cma_read(peer, dst, src, n);
@@ -53,7 +53,7 @@ fn_fail:
 
 void progress_poll(pid_t peer, void *dst, const void *src, size_t n)
 {
-    if (progress_once(peer, dst, src, n))
+    if (poll_once(peer, dst, src, n))
         shm_fatal(PROGRESS_ERR_COPY, "progress"); // warning: CUR601@9
 }
 

@@ -8,7 +8,7 @@
 
 int shm_cma_read(pid_t peer, void *dst, const void *src, size_t n);
 int xfer_pull(pid_t peer, void *dst, const void *src, size_t n);
-int xfer_pull_kept(pid_t peer, void *dst, const void *src, size_t n);
+int xfer_kept(pid_t peer, void *dst, const void *src, size_t n);
 void shm_fatal(int code, const char *what);
 void bounce_copy(void *dst, const void *src, size_t n);
 

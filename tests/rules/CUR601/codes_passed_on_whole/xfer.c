@@ -6,7 +6,7 @@ int xfer_pull(pid_t peer, void *dst, const void *src, size_t n)
     return shm_cma_read(peer, dst, src, n);
 }
 
-int xfer_pull_kept(pid_t peer, void *dst, const void *src, size_t n)
+int xfer_kept(pid_t peer, void *dst, const void *src, size_t n)
 {
     int rc = shm_cma_read(peer, dst, src, n);
     return rc;
