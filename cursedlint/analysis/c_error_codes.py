@@ -44,6 +44,8 @@ _RETURNS_NAME = re.compile(rb"return(?<!\wreturn)\s*(?:\(\s*)?[A-Za-z_]\w*\s*(?:
 """`return rc;` (and `return (rc);`): a function that may hand on a call's result. (The
 word's start is checked behind it: a pattern that begins with its literal is searched for
 that literal; one that begins with `\b` or a look-behind is tried at every byte.)"""
+_RETURNS_CALL = re.compile(rb"return(?<!\wreturn)\s*(?:\(\s*)?[A-Za-z_]\w*\s*\(")
+"""`return f(`: a function that may hand on a call's result whole."""
 
 
 class ErrorCode(Struct, frozen=True):
@@ -125,7 +127,7 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
     if every such failure path ends in returning it and another `return` of the body returns
     something else."""
     found = None
-    failure_returns = {}
+    failure_returns, handed_on, told_apart = {}, True, False
     for name, call in calls:
         source = known.get(name)
         if source is not None and source.depth >= MAX_DEPTH:
@@ -134,7 +136,9 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
         ended = _one_code(paths, result, value) if result is not None else None
         if ended is None:
             return None  # a failure that may go elsewhere: not one error code
-        (failure, lowest), returns, _ = ended
+        (failure, lowest), returns, passed, carried = ended
+        handed_on &= passed and source is not None
+        told_apart |= carried
         underlying = source.underlying if source else names[name]
         depth = source.depth + 1 if source else 1
         candidate = ErrorCode(underlying, failure, name, call.start_point[0] + 1, depth, lowest)
@@ -145,9 +149,11 @@ def _error_code(context, body, calls, names, known, paths: FailurePaths,
         failure_returns.update((statement.id, statement) for statement in returns)
     if found is None:
         return None
-    if not any(other is None or not found.gives(other)
-               for other in _other_values(context, body, failure_returns, value)):
-        return None  # no return tells success apart from the failure
+    if not handed_on and not told_apart and not any(other is None or not found.gives(other)
+                                 for other in _other_values(context, body, failure_returns,
+                                                            value)):
+        return None  # no return tells success apart from the failure (a code handed on
+        # whole, `return f(...);`, is told apart as the function giving it tells it)
     if all(_records(context, body, statement) for statement in failure_returns.values()):
         return replace(found, recorded=True)
     return found
@@ -200,19 +206,24 @@ def _through(context, target, parameters: set[str]) -> bool:
 
 
 def _one_code(paths: FailurePaths, result: Result, value: Callable):
-    """((failure, lowest), the `return`s it ends in, whether each returns the result itself)
-    when every failure path of `result` ends in returning one error code, else None."""
+    """((failure, lowest), the `return`s it ends in, whether each returns the result itself,
+    whether a variable the path stored the code into is returned: `err = 99; goto fn_fail;`
+    ... `fn_exit: return err;`, a `return` success reaches with another value) when every
+    failure path of `result` ends in returning one error code, else None."""
     from cursedlint.analysis.c_failure_path import Outcome
 
     path = paths.path(result)
     if path is None or path.outcome is not Outcome.END or not path.returns \
             or None in path.returns:
         return None
-    codes = {_returned_value(paths, statement, result, value) for statement in path.returns}
+    codes = {_returned_value(paths, statement, result, value, dict(stored))
+             for statement in path.returns for stored in path.stored_at(statement)}
     if len(codes) != 1 or None in codes:
         return None
     passed = all(paths.is_result(_returned(statement), result) for statement in path.returns)
-    return codes.pop(), path.returns, passed
+    carried = any(_returned(statement).type == "identifier" and paths.context.text(
+        _returned(statement)) in dict(stored) for statement, stored in path.returned)
+    return codes.pop(), path.returns, passed, carried
 
 
 def _other_values(context, body, failure_returns, value: Callable) -> list:
@@ -240,10 +251,12 @@ def _returned(statement):
     return unwrapped(statement.named_children[0]) if statement.named_children else None
 
 
-def _returned_value(paths: FailurePaths, statement, result: Result, value: Callable):
+def _returned_value(paths: FailurePaths, statement, result: Result, value: Callable,
+                    stored: dict[str, int]):
     """(failure, lowest) of what a `return` on the failure path gives: the result's own
     failure value when it returns the result, `-errno` (-1 down to -4095), or the constant it
-    returns (lowest None); None when not known."""
+    returns, or the path `stored` into the variable it returns (lowest None); None when not
+    known."""
     from cursedlint.analysis.c_failure_path import MAX_ERRNO
 
     returned = _returned(statement)
@@ -253,7 +266,8 @@ def _returned_value(paths: FailurePaths, statement, result: Result, value: Calla
         return result.failure, result.lowest
     if _is_errno(returned):
         return -1, -MAX_ERRNO
-    found = value(returned)
+    found = stored.get(paths.context.text(returned)) if returned.type == "identifier" \
+        and paths.context.text(returned) in stored else value(returned)
     return (found, None) if isinstance(found, int) else None
 
 
@@ -285,7 +299,8 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
     (not `static` in a source file) and that return a variable given the result of one call of
     a function not in `skip` and not defined in the file (its code comes from another file),
     with what they return for the failures that call may give: every constant the function
-    compares the variable with, one above and one below it, and `-errno`."""
+    compares the variable with, one above and one below it, and `-errno`; or that return such
+    a call's value itself (`return f(...);`: each failure handed on as it is)."""
     from cursedlint.analysis.c_failure_path import MAX_ERRNO, Result
 
     found = {}
@@ -294,6 +309,11 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
     for function, name, body, call, variable in kept:
         called = callee(context, call)
         if called in here:
+            continue
+        if variable is None:  # `return f(...);`: every failure handed on as it is
+            whole = ((0, None), (-1, -MAX_ERRNO))
+            found[name] = PassingOn(called, call.start_point[0] + 1, whole, whole,
+                                    (True, True), ((), ()))
             continue
         tried = [(failure, None) for failure in _tried(context, body, variable, value)]
         tried.append((-1, -MAX_ERRNO))
@@ -306,8 +326,8 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
             if ended and values is None:
                 values = _return_values(context, body, value, variable.encode())
             ends = {statement.id for statement in ended[1]} if ended else set()
-            others.append(tuple(given for key, given in values if key not in ends)
-                          if ended else ())
+            others.append((*(given for key, given in values if key not in ends),
+                           *((None,) if ended[3] else ())) if ended else ())
         if any(codes):
             found[name] = PassingOn(called, call.start_point[0] + 1, tuple(tried), tuple(codes),
                                     tuple(passed), tuple(others))
@@ -318,29 +338,47 @@ def passing_on(context, paths: FailurePaths, value: Callable, skip) -> dict[str,
 def _kept_results(context, skip):
     """(function, name, body, call, variable) for each plain function other files may call
     (`_exported`) returning a variable
-    (`return rc;`) that one call of a function not in `skip` gives its value (`rc = f(...)`)."""
+    (`return rc;`) that one call of a function not in `skip` gives its value (`rc = f(...)`),
+    or returning such a call's value itself (`return f(...);`, variable None)."""
     returned = []
     for _, _, statement in context.hits(_RETURNS_NAME):
         value = _returned(statement) if statement.type == "return_statement" else None
         if value is not None and value.type == "identifier":
             returned.append((statement, context.text(value)))
+    for _, _, leaf in context.hits(_RETURNS_CALL):
+        statement = leaf if leaf.type == "return_statement" else context.parent(leaf)
+        value = _returned(statement) if statement is not None \
+            and statement.type == "return_statement" else None
+        if value is not None and value.type == "call_expression" \
+                and callee(context, value) not in skip:
+            returned.append((statement, value))
+    returned.sort(key=lambda found: found[0].start_byte)
     functions = context.enclosing((statement for statement, _ in returned),
                                   ("function_definition",))
     starts = [function.start_byte for function in functions]
     variables: dict[int, set[str]] = {}
+    handed: dict[int, list] = {}
     for statement, variable in returned:  # the innermost function holding it
         index = bisect.bisect_right(starts, statement.start_byte) - 1
         while index >= 0 and functions[index].end_byte < statement.end_byte:
             index -= 1
-        variables.setdefault(index, set()).add(variable)
+        if isinstance(variable, str):
+            variables.setdefault(index, set()).add(variable)
+        else:
+            handed.setdefault(index, []).append(variable)
     for key, function in enumerate(functions):
-        if key not in variables or not _exported(context, function):
+        if key not in variables and key not in handed or not _exported(context, function):
             continue
         plain = plain_function(function)
         if plain is None:
             continue
         body = plain[2]
-        for variable in sorted(variables[key]):
+        calls = handed.get(key, ())
+        if len(calls) == 1 and key not in variables and result_of(
+                context, callee(context, calls[0]), calls[0]) is not None:
+            yield function, context.text(plain[0]), body, calls[0], None
+            continue
+        for variable in sorted(variables.get(key, ())):
             name = re.escape(variable.encode())  # (its start checked behind it)
             assigned = re.compile(name + rb"(?<![\w.>]" + name + rb")\s*=(?!=)")
             calls = [write for _, _, write in context.hits(assigned, body)
@@ -420,6 +458,8 @@ def _composed(passing: PassingOn, source: ErrorCode) -> ErrorCode | None:
     failure, lowest = (source.failure, source.lowest) if passing.passed[index] else code
     returned = ErrorCode(source.underlying, failure, passing.calls, passing.line,
                          source.depth + 1, lowest)
-    if not any(other is None or not returned.gives(other) for other in passing.others[index]):
-        return None  # no return tells success apart from the failure
+    if not passing.passed[index] and not any(
+            other is None or not returned.gives(other) for other in passing.others[index]):
+        return None  # no return tells success apart from the failure (a code handed on whole
+        # is told apart as its callee tells it)
     return returned

@@ -76,6 +76,15 @@ class Path(Struct, frozen=True):
     hit: object = None
     returns: tuple = ()
     unnamed: frozenset = _RESTRICTED
+    stored: tuple[tuple[str, int], ...] = ()
+    """The constants the path has stored into plain variables so far (`err = 99;` before a
+    `goto fn_fail`), the last store of each name."""
+    returned: tuple[tuple[object, tuple], ...] = ()
+    """Where it ends: each `return` with the `stored` of the path reaching it."""
+
+    def stored_at(self, statement) -> set[tuple]:
+        """The `stored` of each way the path reaches a `return` of `returns`."""
+        return {stored for reached, stored in self.returned if reached == statement}
 
 
 MAX_ERRNO = 4095
@@ -169,8 +178,11 @@ class FailurePaths:
                     if handler is not None and within(result.call, call) else None
                 if ended is not None:
                     return ended
+        if start is not None and start.type == "return_statement" and start.named_children \
+                and self.is_result(start.named_children[0], result):
+            return Path(Outcome.END, False, returns=(start,), returned=((start, ()),))  # handed on
         if not checked and (start is None or result.variable is None):
-            return None  # the value goes elsewhere (an argument, a loop condition, a return)
+            return None  # the value goes elsewhere (an argument, a loop condition)
         path = Path(Outcome.THROUGH, False)
         if checked:
             path = self._if(start, result, path)
@@ -214,7 +226,8 @@ class FailurePaths:
     def _statement_path(self, statement, result: Result, path: Path) -> Path:
         kind = statement.type
         if kind == "return_statement":
-            return Path(Outcome.END, path.detected, returns=(statement,))
+            return Path(Outcome.END, path.detected, returns=(statement,),
+                        returned=((statement, path.stored),))
         if kind == "goto_statement":
             return self._goto(statement, result, path)
         if kind == "throw_statement" and self._leaving is not None and path.detected \
@@ -286,7 +299,25 @@ class FailurePaths:
         if result.variable is not None and any(writes(self.context, statement,
                                                       result.variable)):
             return Path(Outcome.END, path.detected, returns=(None,))
-        return path
+        return self._stores(statement, path)
+
+    def _stores(self, statement, path: Path) -> Path:
+        """`path` with the constant an assignment statement stores into a plain variable
+        (`err = 99;`; another value forgets the name)."""
+        expression = statement.named_children[0] if statement.type == "expression_statement" \
+            and statement.named_children else None
+        if expression is None or expression.type != "assignment_expression":
+            return path
+        target = expression.child_by_field_name("left")
+        if target.type != "identifier" or self.context.text(
+                expression.child_by_field_name("operator")) != "=":
+            return path
+        name, given = self.context.text(target), self.value(expression.child_by_field_name("right"))
+        stored = tuple(item for item in path.stored if item[0] != name)
+        if isinstance(given, int):
+            stored += ((name, given),)
+        return Path(path.outcome, path.detected, path.hit, path.returns, path.unnamed, stored,
+                    path.returned)
 
     def hands_label(self, node) -> bool:
         """Whether a call within `node` is given a label of its function as an argument (a
@@ -354,7 +385,7 @@ class FailurePaths:
             if fails_when is None:
                 return Path(Outcome.UNKNOWN, path.detected)
             failure = branches[0] if fails_when else branches[1]
-            detected = Path(Outcome.THROUGH, True, unnamed=path.unnamed)
+            detected = Path(Outcome.THROUGH, True, unnamed=path.unnamed, stored=path.stored)
             return detected if failure is None else self._statement(failure, result, detected)
         if self._matters(condition, result):
             return Path(Outcome.UNKNOWN, path.detected)
@@ -484,11 +515,14 @@ def _merged(paths: list[Path]) -> Path:
     for outcome in (Outcome.UNKNOWN, Outcome.THROUGH):
         chosen = [path for path in paths if path.outcome is outcome]
         if chosen:
+            stored = set(chosen[0].stored).intersection(*(path.stored for path in chosen))
             return Path(outcome, any(path.detected for path in chosen),
                         unnamed=chosen[0].unnamed if len(chosen) == 1
-                        else frozenset().union(*(path.unnamed for path in chosen)))
+                        else frozenset().union(*(path.unnamed for path in chosen)),
+                        stored=tuple(item for item in chosen[0].stored if item in stored))
     return Path(Outcome.END, False, returns=tuple(
-        returned for path in paths for returned in path.returns))
+        returned for path in paths for returned in path.returns), returned=tuple(
+        reached for path in paths for reached in path.returned))
 
 
 def _compared(operator_: str, result: Result, value: int) -> bool | None:

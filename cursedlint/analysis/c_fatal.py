@@ -38,7 +38,9 @@ by the last statement of a branch of such an `if` that has no `return`, `goto`, 
 `continue` (`if (rc) die(...);`), or by the statement before the jump that ends the branch
 (`{ die(...); return rc; }`), and the functions a statement hands that result to
 (`g(f(...))`, `rc = f(...); g(rc);`): the names among which a handler of another file may be,
-once it is known (from the project) that a failure comes out of that function.
+once it is known (from the project) that a failure comes out of that function. A checked
+function the file defines counts as a check of what it calls, up to three calls within the
+file: a code it hands on (`static int step() { return pull(); }`) comes out of it.
 """
 
 from __future__ import annotations
@@ -504,7 +506,37 @@ def checked_calls(context) -> dict[str, tuple[str, ...]]:
                 found.setdefault(name, set()).update(called)
     for name, handler in _handed(context):
         found.setdefault(name, set()).add(handler)
+    _through_own(context, found)
     return {name: tuple(sorted(names)) for name, names in found.items()}
+
+
+def _through_own(context, found: dict[str, set[str]], depth: int = 3) -> None:
+    """Adds to `found` the names whose result the file's own checked functions may hand on,
+    with their handlers (`return f(...);`, `rc = f(...); ... return rc;`, read from the bytes:
+    where a handler may be, never a finding), up to `depth` calls within the file."""
+    from cursedlint.analysis.c_syntax import defined_functions
+
+    data, pending = context.source.data, set(found)
+    for _ in range(depth):
+        own = {name: definition for name, definition in
+               defined_functions(context, pending).items() if definition is not None}
+        pending = set()
+        for name, definition in own.items():
+            text = data[definition.start_byte:definition.end_byte]
+            handed = set(_RETURNED_CALL.findall(text))
+            for variable in set(_RETURNED_NAME.findall(text)):
+                handed.update(re.findall(rb"(?<![\w.>])" + re.escape(variable)
+                                         + rb"\s*=(?!=)\s*(?:\([^()]*\)\s*)?(\w+)\s*\(", text))
+            for called in (found_name.decode() for found_name in handed):
+                if called != name and not found.get(called, set()) >= found[name]:
+                    found.setdefault(called, set()).update(found[name])
+                    pending.add(called)
+
+
+_RETURNED_CALL = re.compile(
+    rb"return(?<!\wreturn)\s*(?:\(\s*)?(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\(")
+_RETURNED_NAME = re.compile(rb"return(?<!\wreturn)\s*(?:\(\s*)?([A-Za-z_]\w*)\s*(?:\)\s*)?;")
+"""`return f(` and `return rc;` (`_through_own`)."""
 
 
 def _handed(context) -> Iterator[tuple[str, str]]:

@@ -46,16 +46,20 @@ MMAP_THRESHOLD = 128 * 1024  # glibc's default M_MMAP_THRESHOLD: smaller blocks 
 SHARING = frozenset({"stack", "global", "static", "member", "heap"})
 
 # allocators that hand the block back through a pointer argument: its position
+_DEVICE_ALLOCATORS = frozenset({
+    "cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocPitch",
+    "cuMemAlloc", "cuMemAlloc_v2", "cuMemAllocAsync", "cuMemAllocFromPoolAsync",
+    "cuMemAllocPitch", "cuMemAllocPitch_v2", "hipMalloc", "hipMallocAsync",
+    "hipMallocFromPoolAsync", "hipMallocPitch", "hipExtMallocWithFlags",
+    "hipMemAllocPitch", "hsa_memory_allocate", "hsa_amd_memory_pool_allocate",
+    "cudaIpcOpenMemHandle", "cuIpcOpenMemHandle", "hipIpcOpenMemHandle"})
+"""Device allocators and mappings of a peer's device memory, of the runtime, driver (its
+`CUdeviceptr`, an integer: `_named` reads one as its pointer) and HIP APIs; managed memory
+(`cudaMallocManaged`, `cuMemAllocManaged`) is host memory while it resides there: not here."""
 _OUT_ALLOCATORS = {"posix_memalign": 0, "cudaHostAlloc": 0, "cudaMallocHost": 0,
-                   "hipHostMalloc": 0, "cudaMalloc": 0, "cuMemAlloc": 0, "cuMemAlloc_v2": 0,
-                   "hipMalloc": 0, "hipExtMallocWithFlags": 0, "hsa_memory_allocate": 2,
-                   "hsa_amd_memory_pool_allocate": 3, "cudaIpcOpenMemHandle": 0,
-                   "cuIpcOpenMemHandle": 0, "hipIpcOpenMemHandle": 0, "hipDeviceGetAttribute": 0}
-# (managed memory, `cudaMallocManaged`, is host memory while it resides there: not device)
-_DEVICE_ALLOCATORS = frozenset({"cudaMalloc", "cuMemAlloc", "cuMemAlloc_v2", "hipMalloc",
-                                "hipExtMallocWithFlags", "hsa_memory_allocate",
-                                "hsa_amd_memory_pool_allocate", "cudaIpcOpenMemHandle",
-                                "cuIpcOpenMemHandle", "hipIpcOpenMemHandle"})
+                   "hipHostMalloc": 0, "hipDeviceGetAttribute": 0, **{
+                       name: 0 for name in _DEVICE_ALLOCATORS},
+                   "hsa_memory_allocate": 2, "hsa_amd_memory_pool_allocate": 3}
 # (a peer's device memory mapped into this process: `cudaIpcOpenMemHandle` "returns a device
 # pointer"; `cudaHostGetDevicePointer` is the device's view of host memory: not here)
 _DEVICE_ATTRIBUTES = frozenset({"hipDeviceAttributeHdpMemFlushCntl",
@@ -69,6 +73,9 @@ _ALIGNED_WRAPPER = re.compile(r"(?<!\w)\w+_(posix_memalign)")
 # search starts only at a word's start, so a long word is read once, not once per character
 _DEVICE_WRAPPER = re.compile(r"(?<!\w)\w+_(cudaMalloc|hipMalloc)")
 _WRAPPED_WORDS = (b"_cudaMalloc", b"_hipMalloc", b"_posix_memalign")
+_DEVICE_WORDS = (b"cudaMalloc", b"cuMemAlloc", b"hipMalloc", b"hipMemAlloc", b"hipExtMalloc",
+                 b"hsa_", b"IpcOpenMemHandle")
+"""Substrings of every name `device_allocator` accepts."""
 """What a match of `_DEVICE_WRAPPER` or `_ALIGNED_WRAPPER` holds."""
 _PAGE_ALLOCATORS = frozenset({"mmap", "mmap64", "valloc", "pvalloc", "cudaHostAlloc",
                               "cudaMallocHost", "hipHostMalloc"})
@@ -96,6 +103,9 @@ _NOT_ON_STACK = ("static", "extern", "thread_local", "__thread")
 _KEEPS_ITS_BLOCK = frozenset({"data", "get", "size", "empty", "capacity", "begin", "end",
                               "cbegin", "cend", "front", "back", "at"})
 _ALIGNAS = ("alignas", "_Alignas")
+_BYTE_POINTERS = frozenset({"char*", "unsignedchar*", "signedchar*", "uint8_t*", "int8_t*",
+                            "void*", "std::byte*", "std::uint8_t*"})
+"""Pointer types whose arithmetic counts bytes (`void *`'s as GNU C does)."""
 _ALIGNED = re.compile(rb"(?<![\w$])_*aligned_*(?![\w$])")  # __attribute__((__aligned__(n)))
 # element sizes of `new T[n]` (LP64); other types leave the size unknown
 _STD_TEMPLATE = LazyPattern(r"(?:std::)?\w+<\s*(?P<element>\w+(?: +\w+)*)\s*>")
@@ -256,7 +266,7 @@ class MemoryProvenance:
 
     def __init__(self, context, value: Callable, page: int, allocators: dict | None = None,
                  rounding: dict | None = None, assigned: Callable | None = None,
-                 library: dict | None = None):
+                 library: dict | None = None, sized: dict | None = None):
         self.context = context
         self.value = value
         self.assigned = assigned
@@ -265,6 +275,11 @@ class MemoryProvenance:
         self.library = library or {}
         """The project's macros standing for a C library allocator: name -> (the allocator,
         how many leading arguments it is given), `analysis.c_allocators`."""
+        self.sized = sized or {}
+        """The project's functions handing out page-aligned blocks of the size a caller gives:
+        name -> (position of the pointer argument they store it through, -1: they return it;
+        position of the size argument) (`c_allocators.PageAllocators.sized`): a call's block
+        is read as `posix_memalign`'s with that size."""
         self.rounding = {**(rounding or {}), **rounding_macros(context.source.data, rounding)}
         self.assumed: set[tuple[str, int, int, bool]] = set()
         """Macros of no known definition taken to round up (`assume`): (name, value
@@ -272,6 +287,7 @@ class MemoryProvenance:
         self.assume = False
         self._out_positions = {**_OUT_ALLOCATORS, **{
             name: position for name, position in self.allocators.items() if position >= 0}, **{
+            name: position for name, (position, _) in self.sized.items() if position >= 0}, **{
             name: _OUT_ALLOCATORS[called] for name, (called, _) in self.library.items()
             if called in _OUT_ALLOCATORS}}
         self._scope_allocators: dict[tuple[int, int], list[str]] = {}
@@ -338,21 +354,24 @@ class MemoryProvenance:
         return found
 
     def _of(self, address) -> Provenance:
-        node, offset = unwrapped(address), False
+        node, offset, moved = unwrapped(address), False, 0  # (moved: bytes, None: not known)
         while True:
             if node.type == "pointer_expression" and node.child(0).type == "&":
                 target = unwrapped(node.child_by_field_name("argument"))
                 if target.type == "subscript_expression":
-                    offset |= self._nonzero(target.named_children[-1])
+                    if self._nonzero(target.named_children[-1]):
+                        offset, moved = True, None
                 elif not (target.type == "pointer_expression" and target.child(0).type == "*"):
                     return self._at(self._object(target), offset)
                 node = target.child_by_field_name("argument")
             elif node.type == "binary_expression" and self.context.text(
                     node.child_by_field_name("operator")) in ("+", "-"):
-                offset |= self._nonzero(node.child_by_field_name("right"))
+                right = node.child_by_field_name("right")
+                offset |= self._nonzero(right)
+                moved = self._bytes_moved(node, moved)
                 node = node.child_by_field_name("left")
             elif node.type == "identifier":
-                return self._at(self._named(node, decayed=True), offset)
+                return self._at(self._named(node, decayed=True), offset, moved, self.page)
             elif node.type == "subscript_expression":
                 return self._row(node, offset)
             elif node.type == "call_expression" and (owner := self._owner(node)) is not None:
@@ -387,8 +406,44 @@ class MemoryProvenance:
         """Whether an offset may be other than 0."""
         return node is None or self.value(node) != 0
 
+    def _bytes_moved(self, arithmetic, moved: int | None) -> int | None:
+        """`moved` plus the bytes `p + n` adds to a byte pointer (`(char *)p`, a `char *` or
+        `void *` local); None where not known."""
+        right, left = arithmetic.child_by_field_name("right"), \
+            arithmetic.child_by_field_name("left")
+        value = self.value(right)
+        if moved is None or value is UNKNOWN or not isinstance(value, int) or self.context.text(
+                arithmetic.child_by_field_name("operator")) != "+":
+            return None
+        left = left.named_children[0] if left.type == "parenthesized_expression" \
+            and left.named_child_count == 1 else left
+        if left.type == "cast_expression":
+            typed = "".join(self.context.text(left.child_by_field_name("type")).split())
+            return moved + value if typed in _BYTE_POINTERS else None
+        if left.type != "identifier":
+            return None
+        declaration = self._declaration(self.context.text(left), left,
+                                        scope_of(self.context, left))
+        if declaration is None or declaration[0].child_by_field_name("type") is None:
+            return None
+        declarator = declaration[1].child_by_field_name("declarator") \
+            if declaration[1].type == "init_declarator" else declaration[1]
+        inner = declarator.child_by_field_name("declarator") \
+            if declarator is not None and declarator.type == "pointer_declarator" else None
+        typed = "".join(self.context.text(declaration[0].child_by_field_name("type")).split())
+        return moved + value if inner is not None and inner.type in NAMES \
+            and f"{typed}*" in _BYTE_POINTERS else None
+
     @staticmethod
-    def _at(found: Provenance, offset: bool) -> Provenance:
+    def _at(found: Provenance, offset: bool, moved: int | None = None,
+            page: int = 0) -> Provenance:
+        """`found` at an offset; `moved` bytes past the start of a page-aligned block of known
+        size, a whole number of pages (`page`), starts a block of the pages that follow."""
+        if offset and moved and page and moved % page == 0 and found.kind == "page-aligned" \
+                and not found.offset and (found.whole or found.shared_tail is not None):
+            tail = None if found.shared_tail is None else max(found.shared_tail - moved, 0)
+            return Provenance(found.kind, f"{found.what}, {moved} bytes in", found.neighbours,
+                              False, tail, found.whole)
         if not offset or found.kind == "unknown":
             return found
         if found.kind == "maybe-whole" and not found.offset:
@@ -489,7 +544,8 @@ class MemoryProvenance:
         if decayed and kind == "pointer":
             return self._allocation(name, scope) if local else self._stored(node)
         if decayed and kind != "array":
-            return self._owned(node) if kind == "object" and local else UNKNOWN_PROVENANCE
+            return (self._device_integer(name, scope) or self._owned(node)) \
+                if kind == "object" and local else UNKNOWN_PROVENANCE
         if declaration_node.type == "parameter_declaration":
             return UNKNOWN_PROVENANCE if decayed else Provenance(
                 "stack", f"the parameter `{name}` on the stack", "the thread's stack frames")
@@ -502,6 +558,20 @@ class MemoryProvenance:
             self.context, declaration_node, ("static",)) else "global"
         return Provenance(storage, f"the {storage} {noun} `{name}`",
                           "the objects linked beside it")
+
+    def _device_integer(self, name: str, scope) -> Provenance | None:
+        """A local that is no pointer (the driver API's `CUdeviceptr`, a `uintptr_t`) whose
+        every value, a null one aside, a device allocator stored through its address
+        (`cuMemAlloc(&d, n)`, then `(void *)d`): device memory; else None."""
+        data = self.context.source.data
+        if scope is None or not any(data.find(word, scope.start_byte, scope.end_byte) >= 0
+                                    for word in _DEVICE_WORDS):
+            return None  # (no device allocator named in the function: its sources unread)
+        sources = [(function, node) for function, node in self._sources(name, scope)
+                   if not null_pointer(node)]
+        if not sources or not all(device_allocator(function) for function, _ in sources):
+            return None
+        return Provenance("device", f"`{name}`, device memory from {sources[0][0]}()")
 
     def _declaration(self, name: str, use, scope):
         """(declaration, declarator, is local) of `name` visible at `use`: the function's
@@ -899,7 +969,8 @@ class MemoryProvenance:
             if name in self.library:
                 return self.library[name][0], node
             # a project allocator handing its block through an argument returns a status
-            return ("" if self.allocators.get(name, -1) >= 0 else name), node
+            return ("" if max(self.allocators.get(name, -1), self.sized.get(name, (-1,))[0]) >= 0
+                    else name), node
         return "", node
 
     def whole_size(self, node) -> bool:
@@ -942,10 +1013,17 @@ class MemoryProvenance:
             return True
         if not self._page_aligned_allocation(function, node):
             return False
-        given = self._allocated_with(node)
-        size = given[0] if function == "valloc" else given[_ALIGNED_ALLOCATORS[function][1]] \
-            if function in _ALIGNED_ALLOCATORS else None
+        size = self._size_given(function, node)
         return size is not None and self.whole_size(size)
+
+    def _size_given(self, function: str, node):
+        """The size argument of a call of an allocator that takes one (`valloc`, the aligned
+        ones, the project's `sized`), else None."""
+        given = self._allocated_with(node)
+        position = 0 if function == "valloc" else self.sized[function][1] \
+            if function in self.sized else _ALIGNED_ALLOCATORS[function][1] \
+            if function in _ALIGNED_ALLOCATORS else None
+        return given[position] if position is not None and position < len(given) else None
 
     def _allocated_with(self, node) -> list:
         """An allocation call's arguments, as the allocator it stands for takes them (a macro
@@ -959,6 +1037,8 @@ class MemoryProvenance:
     def _page_aligned_allocation(self, function: str, node) -> bool:
         if function in _PAGE_ALLOCATORS:
             return True
+        if function in self.sized:
+            return self._size_given(function, node) is not None
         positions = _ALIGNED_ALLOCATORS.get(function)
         given = self._allocated_with(node)
         return positions is not None and max(positions) < len(given) and self._page_sized(
@@ -1062,12 +1142,8 @@ class MemoryProvenance:
         """The bytes a page-aligned allocation from the malloc heap asks for (its last page may
         hold other blocks); UNKNOWN for one that maps whole pages (`mmap`, `pvalloc`, CUDA's
         pinned memory) or whose size is unknown."""
-        given = self._allocated_with(node)
-        if function in _ALIGNED_ALLOCATORS and _ALIGNED_ALLOCATORS[function][1] < len(given):
-            return self.value(given[_ALIGNED_ALLOCATORS[function][1]])
-        if function == "valloc" and len(given) == 1:
-            return self.value(given[0])
-        return UNKNOWN
+        size = self._size_given(function, node)
+        return UNKNOWN if size is None else self.value(size)
 
     def _heap_size(self, function: str, node):
         """The bytes a malloc-heap allocation asks for; UNKNOWN when unknown."""

@@ -806,7 +806,7 @@ class Registrations:
         allocators, rounding, library = file_allocators(self.context, pages)
         sized = file_sized(self.context, pages)
         provenance = MemoryProvenance(self.context, self.value, self.page, allocators, rounding,
-                                      self.constants.assigned, library)
+                                      self.constants.assigned, library, sized)
         callers = self.context.project.get(INDEX) or {}
         # (a member's pointer is followed to a parameter only where its callers can be known)
         provenance.follow_parameters = bool(callers) or b"static" in self.context.source.data
@@ -1067,7 +1067,7 @@ def _file_getters(context, extra, provenance, own, members, allocators, sized):
     def header_provenance(text):
         evaluator = evaluators[id(text)]
         found = MemoryProvenance(text, partial(evaluator.evaluate, assignments=True), page,
-                                 allocators, rounding, evaluator.assigned, library)
+                                 allocators, rounding, evaluator.assigned, library, sized)
         found.members = partial(member, text)
         return found
 

@@ -177,7 +177,7 @@ class SubPageRdmaRegistration(RegistrationRule):
     field, where that call stores a registering function in it; not in a wrapper, nor a parameter
     as it is); an unknown length is not reported. The page size is `page-size` (default 4096).
 
-    Not reported: device memory (a pointer the function got from `cudaMalloc`, `cuMemAlloc`,
+    Not reported: device memory (a pointer or `CUdeviceptr` got from `cudaMalloc`, `cuMemAlloc`,
     `hipMalloc`, `hsa_memory_allocate` or a wrapper named after one, such as `ofi_cudaMalloc`; a
     device's address: a peer's memory from `cudaIpcOpenMemHandle` or its kin, the HDP flush
     register's from `hipDeviceGetAttribute`; a `fi_mr_attr` whose `iface` is `FI_HMEM_CUDA`,
