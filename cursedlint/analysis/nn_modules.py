@@ -12,6 +12,7 @@ constructor is given `device="cuda"`."""
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 
 from cursedlint.analysis.capture_regions import (
@@ -111,9 +112,11 @@ def instance_calls(context, analysis: CaptureAnalysis, function: ast.AST,
     (each module it holds), as summary calls of each class's `__call__` (`Block.__call__`,
     which `ProjectFunctions` resolves to a `torch.nn.Module` class's `forward`)."""
     calls = []
+    named = context.shared(_NAMED, lambda: _named(context))
     for node in own_calls(context, function):
         func = node.func
-        if not (isinstance(func, ast.Name) or is_self_attribute(func)) or not runs(node):
+        if not (is_self_attribute(func) or type(func) is ast.Name and func.id not in named) \
+                or not runs(node):
             continue
         made = constructed(analysis.constructor_of(func))
         if made is not None and analysis.named(made.func, SEQUENTIALS):
@@ -128,3 +131,14 @@ def instance_calls(context, analysis: CaptureAnalysis, function: ast.AST,
             if maker is not None:
                 calls.append(OutCall(node.lineno, f"{maker}.{CALL_METHOD}"))
     return calls
+
+
+_NAMED = "nn-modules-named"
+
+
+def _named(context) -> frozenset[str]:
+    """Names a call of which runs no instance the module makes: builtins, imports, and the
+    module's own functions and classes."""
+    return frozenset((*dir(builtins), *linted_imports(context), *(
+        node.name for node in context.tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))))
