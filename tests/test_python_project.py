@@ -1896,3 +1896,69 @@ def test_reaching_follows_handed_callables_to_the_kinds_they_must_reach():
     plain = ProjectFunctions(project(False), CUDA_REACH.handed)
     assert plain.reaching(CudaFact.GLOBAL_CAPTURE) == plain.reaching(CudaFact.TASK_CAPTURE) \
         == frozenset()
+
+
+HOOKS = """\
+import torch
+
+
+class Synchronizing:
+    def __call__(self, x):
+        torch.cuda.synchronize()
+        return x
+
+
+class TimedStep(Synchronizing):
+    pass
+
+
+class Stepper:
+    def forward(self, x):
+        torch.cuda.synchronize()
+        return x
+"""
+
+HOOKED_MODEL = """\
+from torch import nn
+
+from nets.hooks import {hook}
+
+
+class Hooked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hook = {hook}()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.proj(self.hook(x))
+"""
+
+CAPTURE_HOOKED = """\
+import torch
+
+from nets.hooked import Hooked
+
+
+def record(static_x):
+    model = Hooked().cuda()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        return model(static_x)
+"""
+
+
+@pytest.mark.parametrize("hook, found", [
+    ("TimedStep", True),  # an instance whose class inherits a project `__call__`
+    ("Stepper", False),  # not a module, no `__call__`: its `forward` is not what a call runs
+])
+def test_an_instance_a_models_forward_calls_runs_its_call(tmp_path, hook, found):
+    findings = lint(tmp_path, {
+        "nets/__init__.py": "", "nets/hooks.py": HOOKS,
+        "nets/hooked.py": HOOKED_MODEL.format(hook=hook), "nets/record.py": CAPTURE_HOOKED,
+    })
+    syncs = [finding for finding in findings if finding.code == "CUR402"]
+    assert codes_at(syncs) == ([("CUR402", "nets/record.py", 10)] if found else [])
+    if found:
+        assert [(step.path, step.line) for step in syncs[0].related] == [
+            ("nets/hooked.py", 13), ("nets/hooks.py", 6)]

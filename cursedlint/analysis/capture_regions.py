@@ -385,6 +385,9 @@ class CaptureAnalysis:
         if isinstance(node, ast.Name) or is_self_attribute(node):
             bound = self.value_of(node)
             return self.item_constructor(bound, depth + 1) if bound is not None else None
+        if isinstance(node, ast.Call):  # a container of modules (`nn.ModuleList([...])`)
+            items = self.module_items(node)
+            return self.item_constructor(items, depth + 1) if items is not None else None
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             return self.constructor_of(node.elt, depth + 1)
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
@@ -392,6 +395,41 @@ class CaptureAnalysis:
             if all(made) and len({key(call.func) for call in made}) == 1:
                 return made[0]
         return None
+
+    def module_items(self, call: ast.Call) -> ast.AST | None:
+        """The modules a `torch.nn` container call holds, as what `item_constructor` reads:
+        the list `nn.ModuleList(layers)` is given, the arguments of `nn.Sequential(a, b)` (or
+        the list of `nn.Sequential(*layers)`), the values of the dict `nn.ModuleDict(heads)`
+        is given, read through `heads.values()` (iterating the dict itself gives its keys)."""
+        func, args = call.func, call.args
+        if isinstance(func, ast.Attribute) and func.attr == "values" and not args and \
+                not call.keywords:
+            held = self.value_of(func.value)
+            if not (isinstance(held, ast.Call) and len(held.args) == 1 and
+                    self.named(held.func, MODULE_DICTS)):
+                return None
+            mapping = self.value_of(held.args[0])
+            return ast.List(elts=list(mapping.values)) if isinstance(
+                mapping, ast.Dict) and None not in mapping.keys else ast.ListComp(
+                    mapping.value, mapping.generators) if isinstance(
+                        mapping, ast.DictComp) else None
+        if call.keywords or not args or last_name(func) not in _CONTAINERS or \
+                not self.named(func, MODULE_LISTS):
+            return None
+        if len(args) == 1 and isinstance(args[0], ast.Starred):
+            return args[0].value
+        if len(args) == 1 and not self.named(func, SEQUENTIALS):  # ModuleList(layers)
+            return args[0]
+        return ast.List(elts=list(args)) if not any(
+            isinstance(arg, ast.Starred) for arg in args) else None
+
+
+SEQUENTIALS = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
+MODULE_LISTS = SEQUENTIALS | {"torch.nn.ModuleList", "torch.nn.modules.container.ModuleList"}
+"""`torch.nn` containers whose iteration gives their modules (a `Sequential`'s call runs them
+in turn)."""
+MODULE_DICTS = frozenset({"torch.nn.ModuleDict", "torch.nn.modules.container.ModuleDict"})
+_CONTAINERS = frozenset({"ModuleList", "Sequential"})
 
 
 def _items_named(target: ast.AST, items: ast.AST, name: str) -> ast.AST | None:

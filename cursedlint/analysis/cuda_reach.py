@@ -148,32 +148,42 @@ class CudaReach(FunctionIndexer):
 
     def extended(self, context, summary: ModuleSummary | None,
                  calls: list) -> ModuleSummary | None:
-        """The summary with the callables each function hands to threads and executor tasks
-        (`HANDED` calls, which the `TASK_*` and `THREAD_*` kinds follow into other modules),
-        and, in the methods a class hands to threads or tasks and those they call, the calls
-        through `self` attributes holding instances (`OffThread.instance_calls`)."""
-        if not _starts_threads(context):
-            return summary
-        from cursedlint.analysis.thread_starts import ThreadStarts
+        """The summary with the calls each function makes of instances of the project's
+        classes (`nn_modules.instance_calls`: a module's `self.block(x)`, `for layer in
+        self.layers: x = layer(x)`; only where the call runs whenever the function does),
+        the callables it hands to threads and executor tasks (`HANDED` calls, which the
+        `TASK_*` and `THREAD_*` kinds follow into other modules), and, in the methods a class
+        hands to threads or tasks and those they call, the calls through `self` attributes
+        holding instances (`OffThread.instance_calls`)."""
+        from cursedlint.analysis.nn_modules import instance_calls
 
         module = context.shared(_ModuleCudaFacts, lambda: _ModuleCudaFacts(context))
-        threads = context.shared(
-            ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
-        off = _off_thread(context, threads)
         functions = dict(summary.functions) if summary else {}
         imports = linted_imports(context)
         local = {getattr(node, "name", "") for node in context.tree.body}
         defs = dict(module_functions(context.tree))
-        handed = {qualname: off.handed(function) for qualname, function in defs.items()}
-        for qualname in _thread_methods(handed, functions):
-            handed[qualname] = [*handed[qualname], *(
-                call for call in off.instance_calls(defs[qualname])
-                if may_be_project(call.name, imports, local))]
-        for qualname, calls in handed.items():
+        added = {qualname: [call for call in instance_calls(
+            context, module.analysis, function, functools.partial(module.runs, function))
+            if may_be_project(call.name, imports, local)] for qualname, function in defs.items()}
+        if _starts_threads(context):
+            from cursedlint.analysis.thread_starts import ThreadStarts
+
+            threads = context.shared(
+                ThreadStarts, lambda: ThreadStarts(context, module.analysis, module.uses))
+            off = _off_thread(context, threads)
+            handed = {qualname: off.handed(function) for qualname, function in defs.items()}
+            for qualname in _thread_methods(handed, functions):
+                handed[qualname] = [*handed[qualname], *(
+                    call for call in off.instance_calls(defs[qualname])
+                    if may_be_project(call.name, imports, local))]
+            for qualname, calls in handed.items():
+                added[qualname] = [*calls, *added[qualname]]
+        for qualname, calls in added.items():
             if calls:
                 known = functions.get(qualname)
-                functions[qualname] = FunctionSummary(defs[qualname].lineno, {}, tuple(calls)) \
-                    if known is None else replace(known, calls=(*known.calls, *calls))
+                calls = tuple(dict.fromkeys(calls if known is None else (*known.calls, *calls)))
+                functions[qualname] = FunctionSummary(defs[qualname].lineno, {}, calls) \
+                    if known is None else replace(known, calls=calls)
         if summary is None:
             return ModuleSummary({}, functions) if functions else None
         return replace(summary, functions=functions, defined=tuple(
@@ -412,6 +422,11 @@ class _ModuleCudaFacts:
                 break
         self._memo[key] = found
         return found
+
+    def runs(self, function: ast.AST, node: ast.AST) -> bool:
+        """Whether a node of the function's own runs whenever it does (not under an `if`)."""
+        self.of(function)  # (its walk notes the nodes under an `if`: memoized)
+        return id(node) not in self.conditional
 
     def ordered(self, function: ast.AST) -> list[ast.AST]:
         """The function's own nodes that a check can answer for (and the tests and

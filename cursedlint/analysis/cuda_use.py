@@ -22,7 +22,7 @@ from cursedlint.analysis.capture_regions import (
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.nn_modules import NnModules, constructed
 from cursedlint.analysis.python_project import (
-    CALL_METHOD, ProjectFunctions, call_target, constructor_arguments, dotted, last_name,
+    CALL_METHOD, FORWARD, ProjectFunctions, call_target, constructor_arguments, dotted, last_name,
     linted_imports, own_nodes,
 )
 from cursedlint.findings import Step
@@ -576,10 +576,6 @@ def _names_bound_to_names(context) -> dict[str, set[str]]:
                     values.add(value)
                     pending.append(value)
     return bound
-
-
-FORWARD = "forward"
-"""What calling a `torch.nn.Module` instance runs (its `__call__` is the library's)."""
 
 
 def _agreeing(context, values: list[ast.AST]) -> ast.AST | None:

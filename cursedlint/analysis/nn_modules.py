@@ -12,17 +12,18 @@ constructor is given `device="cuda"`."""
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 
 from cursedlint.analysis.capture_regions import (
-    LOCAL_DEPTH, CaptureAnalysis, is_self_attribute,
+    LOCAL_DEPTH, SEQUENTIALS, CaptureAnalysis, is_self_attribute, own_calls,
 )
 from cursedlint.analysis.python_project import (
-    constructor_arguments, dotted, linted_imports, parameter_annotation,
+    CALL_METHOD, NN_MODULE, OutCall, constructor_arguments, dotted, linted_imports,
+    parameter_annotation,
 )
 
 NN = "torch.nn."
-NN_MODULE = f"{NN}Module"
 MODULE_MOVES = frozenset({"cuda", "to", "half", "bfloat16", "float", "double", "train", "eval",
                           "requires_grad_"})
 """Methods of an nn.Module that return the module itself (`nn.Linear(8, 8).cuda()`)."""
@@ -99,3 +100,45 @@ class NnModules:
         found = project.definition(path, linted_imports(self.context), written)
         return found is not None and project.is_class(*found) and \
             project.subclasses(*found, NN_MODULE)
+
+
+def instance_calls(context, analysis: CaptureAnalysis, function: ast.AST,
+                   runs) -> list[OutCall]:
+    """The calls `function` makes of an instance made by a call, where `runs(call)` says the
+    call runs whenever the function does: of a name or `self` attribute bound once to
+    `Block(...)` (moves over it included), of a loop's name over a `torch.nn` container of
+    them (`for layer in self.layers:` with `self.layers = nn.ModuleList([Block(c) for _ in
+    ...])`, `enumerate(...)` of one, a `ModuleDict`'s `.values()`), and of an `nn.Sequential`
+    (each module it holds), as summary calls of each class's `__call__` (`Block.__call__`,
+    which `ProjectFunctions` resolves to a `torch.nn.Module` class's `forward`)."""
+    calls = []
+    named = context.shared(_NAMED, lambda: _named(context))
+    for node in own_calls(context, function):
+        func = node.func
+        if not (is_self_attribute(func) or type(func) is ast.Name and func.id not in named) \
+                or not runs(node):
+            continue
+        made = constructed(analysis.constructor_of(func))
+        if made is not None and analysis.named(made.func, SEQUENTIALS):
+            items = analysis.module_items(made)
+            parts = items.elts if isinstance(items, ast.List) else [
+                analysis.item_constructor(items)]
+            makers = [constructed(analysis.constructor_of(part)) if part is not None else None
+                      for part in parts]
+        else:
+            makers = [made]
+        for maker in dict.fromkeys(dotted(made.func) for made in makers if made is not None):
+            if maker is not None:
+                calls.append(OutCall(node.lineno, f"{maker}.{CALL_METHOD}"))
+    return calls
+
+
+_NAMED = "nn-modules-named"
+
+
+def _named(context) -> frozenset[str]:
+    """Names a call of which runs no instance the module makes: builtins, imports, and the
+    module's own functions and classes."""
+    return frozenset((*dir(builtins), *linted_imports(context), *(
+        node.name for node in context.tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))))

@@ -129,6 +129,9 @@ def dotted(node: ast.AST) -> str | None:
 
 CALL_METHOD = "__call__"
 """The method that calling an instance runs."""
+FORWARD = "forward"
+"""What calling a `torch.nn.Module` instance runs (its `__call__` is the library's)."""
+NN_MODULE = "torch.nn.Module"
 
 
 def last_name(node: ast.AST) -> str | None:
@@ -222,8 +225,15 @@ class FunctionIndexer(Indexer):
         names = (call.name.removeprefix(HANDED).removeprefix(RUNNING).removeprefix(REGISTERED)
                  for summary in facts.values()
                  for function in summary.functions.values() for call in function.calls)
-        return {name.rpartition(".")[2] for name in names
-                if not name.startswith("self.")} | _with_facts(facts)
+        return {part for name in names if not name.startswith("self.")
+                for part in _called_words(name)} | _with_facts(facts)
+
+
+def _called_words(name: str) -> tuple[str, ...]:
+    """The words that find the definition a summary call of dotted `name` runs: its last
+    name, and the class's for a call of an instance (`Block.__call__`: `Block`)."""
+    head, _, last = name.rpartition(".")
+    return (last, head.rpartition(".")[2]) if last == CALL_METHOD and head else (last,)
 
 
 def _with_facts(facts: dict[str, ModuleSummary]) -> set[str]:
@@ -518,6 +528,7 @@ def may_be_project(name: str, imports: dict[str, str], local: set[str]) -> bool:
     return module.startswith(".") or module.partition(".")[0] not in _LIBRARIES
 
 
+_CALLED = f".{CALL_METHOD}"
 _LIBRARIES = sys.stdlib_module_names | {"torch", "numpy", "cupy", "numba", "cuda", "jax"}
 
 
@@ -590,10 +601,22 @@ class ProjectFunctions:
             return self._method(path, cls, rest) if cls and rest and "." not in rest else None
         found = self.definition(path, imports, name)
         if found is None:
-            return None
+            return self._instance_call(path, imports, name[:-len(_CALLED)]) \
+                if name.endswith(_CALLED) else None
         if self.is_class(*found):  # calling a class runs __init__
             return self._method(found[0], found[1], "__init__")
         return found if self._is_function(self.summaries[found[0]], found[1]) else None
+
+    def _instance_call(self, path: str, imports: dict[str, str],
+                       cls: str) -> tuple[str, str] | None:
+        """What calling an instance of the project class dotted `cls` runs, where the class
+        does not define `__call__` itself: an inherited `__call__`, or for a class deriving
+        from `torch.nn.Module`, its `forward` (the module's `__call__` runs it)."""
+        found = self.definition(path, imports, cls)
+        if found is None or not self.is_class(*found):
+            return None
+        return self._method(*found, CALL_METHOD) or (
+            self._method(*found, FORWARD) if self.subclasses(*found, NN_MODULE) else None)
 
     def definition(self, path: str, imports: dict[str, str], name: str,
                    defines=None) -> tuple[str, str] | None:

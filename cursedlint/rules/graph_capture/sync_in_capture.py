@@ -76,6 +76,11 @@ class SyncInCapture(CaptureRule):
     instance whose class defines `__call__` is called, or an instance of a project
     `torch.nn.Module` class (its `forward`), bound once, annotated, or given so by the
     constructions (`self.model = model`, `GraphedScorer(CheckedScorer(256).cuda(), ...)`);
+    below it, the modules a `forward` calls are followed in turn, in other modules too, to
+    the same depth (a `self` attribute bound once to `Block(...)`, a loop over an
+    `nn.ModuleList`, an `nn.Sequential` or an `nn.ModuleDict`'s `.values()` of them, an
+    `nn.Sequential`'s own call), where the call runs whenever the `forward` does (not under
+    an `if`: `if not torch.cuda.is_current_stream_capturing(): x = self.check(x)` is left alone);
     a called function that reads or formats a CUDA tensor on the host as above
     (`if total > max_norm:` or `print(f"{total}")` on a torch op's result; not an `assert`'s
     message, made only when it fails), not under a condition of its own, is a
