@@ -718,3 +718,28 @@ def test_a_project_walk_excludes_a_file_exactly_when_discover_passes_over_it(tmp
     assert {path for path in candidates if not walk.excluded(path)} == walked
     assert str(tmp_path / "pkg" / "top_only.py") in walked and \
         str(tmp_path / "top_only.py") not in walked
+
+
+def test_rules_are_compiled_when_first_tried_and_answer_as_compiled_ones():
+    """A `.gitignore`'s rules are compiled when the prefilter first lets a path be tried on
+    them (a run naming one file decides a few paths): a path no rule can match compiles none,
+    and every answer is the answer of the rules compiled at once (`glob_rules`)."""
+    from cursedlint.project.discovery import Patterns
+    from cursedlint.project.globs import glob_rules
+
+    lines = ["*.o", "*.so", "build/", "/config.h", "!keep.o", "docs/**/*.html", "libtool",
+             "prov/*/Makefile.in", "**/tmp", "a*b*c"]
+    lazy = Patterns(lines)
+    assert lazy.prefilter is not None
+    assert lazy.decide("src/main.c") is None
+    assert all(regex._compiled is None for regex, _ in lazy.rules)
+    eager = Patterns.__new__(Patterns)
+    eager.names, eager.rules, eager.prefilter = frozenset(), glob_rules(lines), None
+    for path in ("src/main.c", "x.o", "keep.o", "a/keep.o", "build/", "src/build/x.c",
+                 "config.h", "src/config.h", "docs/a/b/i.html", "docs/i.html", "libtool",
+                 "prov/efa/Makefile.in", "prov/efa/src/Makefile.in", "x/tmp/", "x/tmp",
+                 "aXbYc", "aXbY", "lib/x.so"):
+        assert lazy.decide(path) == eager.decide(path), path
+    fresh = Patterns(lines)
+    assert fresh.decide("x/tmp") is True  # (the last rules are tried first, up to a match)
+    assert [regex._compiled is None for regex, _ in fresh.rules] == [True] * 8 + [False] * 2

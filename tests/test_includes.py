@@ -557,3 +557,31 @@ def test_a_file_several_indexers_summarize_is_parsed_once_for_a_named_file(plugi
     assert check(capsys, "--no-cache", "--jobs", "1", "src/flush.c")[1] == [
         "src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
     assert parsed.count((plugin / "src" / "slab.c").read_bytes()) == 1
+
+
+def test_nearby_headers_are_looked_for_once_per_directory(tmp_path):
+    """A header no search finds is looked for beside the including file, then in each
+    directory above up to the root and its `include/`: the same answers from every file, each
+    directory asked once per name (`<stdio.h>`, in none of them, was looked for in every
+    directory above every including file)."""
+    header, other = _touch(tmp_path, ["include/ring.h", "net/src/ring.h"])
+    paths = IncludePaths((), None, (), str(tmp_path))
+    asked: list[str] = []
+
+    class Probe:
+        def isfile(self, path):
+            asked.append(path)
+            return os.path.isfile(path)
+
+    net = str(tmp_path / "net" / "src" / "deep" / "pool.c")
+    util = str(tmp_path / "util" / "list.c")
+    assert paths.nearby("ring.h", net, Probe()) == other
+    assert paths.nearby("ring.h", util, Probe()) == header
+    assert paths.nearby("ring.h", str(tmp_path / "net" / "io.c"), Probe()) == header
+    assert paths.nearby("stdio.h", net, Probe()) is None
+    assert paths.nearby("stdio.h", str(tmp_path / "net" / "src" / "q.c"), Probe()) is None
+    assert paths.nearby("../ring.h", util, Probe()) is None
+    assert len(asked) == len(set(asked))  # (each candidate probed once)
+    assert paths.nearby("stdio.h", util, Probe()) is None
+    assert asked[-2:] == [str(tmp_path / "util" / "stdio.h"), str(tmp_path / "util" / "include" / "stdio.h")]
+    assert paths.nearby("stdio.h", str(tmp_path / ".." / "outside.c"), Probe()) is None

@@ -55,7 +55,7 @@ def result_wrappers(context, names: dict[str, str], value: Callable) -> dict[str
 def _returned_call(context, body, names: dict[str, str], value: Callable) -> str | None:
     """The function whose result every `return` of `body` hands back unchanged (a call of one
     of `names`, or a variable only ever assigned such a call), or added up (`_Accumulation`)."""
-    returns = context.captures("(return_statement) @return", body).get("return", ())
+    returns = context.captures("(return_statement) @r", body).get("r", ())  # (c_error_codes' query)
     accumulation = _accumulation(context, body, names, value)
     found = set()
     for statement in returns:

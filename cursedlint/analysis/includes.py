@@ -233,6 +233,7 @@ class IncludePaths:
         self._resolved: dict[tuple, str | None] = {}
         self._built: dict[str, tuple] = {}  # directory -> `_built_dirs`
         self._searched: dict[tuple, object] = {}  # (name, quoted, directory, flags) -> found
+        self._nearby: dict[tuple[str, str], str | None] = {}  # (name, directory) -> found
 
     def flags(self, path: str) -> CompileFlags:
         return self.database.get(path, self.fallback)
@@ -336,19 +337,29 @@ class IncludePaths:
     def nearby(self, name: str, including: str, probe=os.path) -> str | None:
         """Where a header no search found is looked for without the project's list of files:
         beside the including file, then in each directory above it up to the root and in
-        its `include`."""
+        its `include`. Each directory's answer for a name is kept (`<stdio.h>`, found in no
+        directory, was looked for in each directory above each including file: 929 walks for
+        a ucx file's 141 headers, 546 of them apart, each of a dozen directories)."""
         if name.startswith("..") or self.root is None:
             return None
-        root, directory = self.root, os.path.dirname(including)
-        while directory.startswith(os.path.join(root, "")) or directory == root:
+        return self._nearby_from(name, os.path.dirname(including), probe)
+
+    def _nearby_from(self, name: str, directory: str, probe) -> str | None:
+        key = (name, directory)
+        if key in self._nearby:
+            return self._nearby[key]
+        root, found = self.root, None
+        if directory.startswith(os.path.join(root, "")) or directory == root:
             for candidate in (os.path.join(directory, name),
                               os.path.join(directory, "include", name)):
                 if probe.isfile(candidate):
-                    return os.path.normpath(candidate)
-            if directory == root:
-                break
-            directory = os.path.dirname(directory)
-        return None
+                    found = os.path.normpath(candidate)
+                    break
+            else:
+                if directory != root:
+                    found = self._nearby_from(name, os.path.dirname(directory), probe)
+        self._nearby[key] = found
+        return found
 
     def _by_suffix(self, name: str, including: str) -> str | None:
         """The project file whose path ends with `name`: the one under an `include` directory,

@@ -71,22 +71,34 @@ def linear_regex(regex: str, tag: str) -> str:
 
 
 def glob_rules(lines: Iterable[str], strict: bool = False) -> list[tuple[re.Pattern, bool]]:
-    """(regex, include) for each gitignore-style pattern of `lines` (`pattern_regex`),
-    compiled to match in linear time (`linear_regex`); `include` is False for `!pattern`.
-    A line that cannot be read as a pattern (`foo\\`, `[z-a]`) raises ValueError when
+    """(regex, include) for each gitignore-style pattern of `lines` (`translated_rules`),
+    compiled. A line that cannot be read as a pattern (`foo\\`, `[z-a]`) raises ValueError when
     `strict`, else it is passed over, as git passes over a pattern it cannot read."""
     rules = []
     with quiet_regex_warnings():
-        for number, line in enumerate(lines):
+        for source, include in translated_rules(lines, strict):
             try:
-                translated = pattern_regex(line)
-                if translated is not None:
-                    regex, include = translated
-                    rules.append((re.compile(linear_regex(regex, f"p{number}")), include))
-            except (ValueError, re.error) as error:
+                rules.append((re.compile(source), include))
+            except re.error as error:
                 if strict:
                     raise ValueError(str(error)) from None
     return rules
+
+
+def translated_rules(lines: Iterable[str], strict: bool = False) -> Iterator[tuple[str, bool]]:
+    """(regex source, include) for each gitignore-style pattern of `lines` (`pattern_regex`),
+    made to match in linear time (`linear_regex`), not compiled; `include` is False for
+    `!pattern`. A line git cannot read raises ValueError when `strict`, else is passed over (a
+    source that does not compile is the caller's to pass over)."""
+    for number, line in enumerate(lines):
+        try:
+            translated = pattern_regex(line)
+        except (ValueError, re.error) as error:
+            if strict:
+                raise ValueError(str(error)) from None
+            continue
+        if translated is not None:
+            yield linear_regex(translated[0], f"p{number}"), translated[1]
 
 
 DIRECTORY_MARK = "slash"
