@@ -20,8 +20,10 @@ With `--whole`, the whole tree is linted instead (`.` in place of PATH) and the 
 findings are read from it: what the named-file mode should match.
 
 "found before" means a finding of the bug's rule family (CUR301/CUR302 count for each other,
-as do CUR101/CUR102, CUR201/CUR202 and CUR401-CUR404) within WINDOW lines (default 2) of the site in the before tree. "silent
-after" means no such finding near the site's place in the after tree: the site's line is
+as do CUR101/CUR102, CUR201/CUR202 and CUR401-CUR404) within WINDOW lines (default 2) of the site in the before tree,
+placed there or with a step of its chain there (a capture in another file whose chain ends at
+the site's sync: seen with `--whole`, since a named run reports only the named file's
+findings). "silent after" means no such finding near the site's place in the after tree: the site's line is
 carried through the fix's diff of that file (a line inside a changed hunk maps to the whole
 new hunk). A bug counts as caught when both hold. A row may also give `message`, a regular
 expression for the first line of its bug's finding (`only: EPERM`, the values a fallback
@@ -110,14 +112,24 @@ def lint(executable: str, tree: str, path: str, whole: bool = False) -> list[dic
         findings = json.loads(run.stdout)
     except json.JSONDecodeError:
         return f"cursedlint exit {run.returncode}: {run.stderr.strip()[-300:]}"
-    return [finding for finding in findings
-            if os.path.normpath(finding["path"]) == os.path.normpath(path)]
+    return [finding for finding in findings if path in places(finding)]
 
 
-def near(findings: list[dict], codes: set[str], low: int, high: int, window: int,
+def places(finding: dict) -> dict[str, list[int]]:
+    """The paths a finding names, with their lines: its own place and its chain's steps."""
+    named: dict[str, list[int]] = {}
+    for place in [finding, *finding.get("related", ())]:
+        named.setdefault(os.path.normpath(place["path"]), []).append(place["line"])
+    return named
+
+
+def near(findings: list[dict], codes: set[str], path: str, low: int, high: int, window: int,
          message: str = "") -> list[dict]:
+    """The findings of `codes` placed, or with a step of their chain, within `window` lines of
+    lines low..high of `path`."""
     return [finding for finding in findings if finding["code"] in codes
-            and low - window <= finding["line"] <= high + window
+            and any(low - window <= line <= high + window
+                    for line in places(finding).get(os.path.normpath(path), ()))
             and re.search(message, finding["message"].partition("\n")[0])]
 
 
@@ -151,17 +163,25 @@ def measure(bug: dict, executable: str, mirrors: str, scratch: str, window: int,
             row["note"] += f" {side}: {findings};"
             continue
         if side == "before":
-            hits = near(findings, codes, line, line, window, bug.get("message", ""))
+            hits = near(findings, codes, path, line, line, window, bug.get("message", ""))
             row["before"] = bool(hits)
-            row["found"] = [f"{f['code']}@{f['line']}" for f in hits]
-            row["elsewhere"] = sorted({f"{f['code']}@{f['line']}" for f in findings if f["code"] in codes} - set(row["found"]))
+            row["found"] = [label(f, path) for f in hits]
+            row["elsewhere"] = sorted({label(f, path) for f in findings if f["code"] in codes} - set(row["found"]))
         else:
             low, high = mapped_range(repository, bug["before"], bug["after"], path, line)
-            hits = near(findings, codes, low, high, window, bug.get("message", ""))
+            hits = near(findings, codes, path, low, high, window, bug.get("message", ""))
             row["after"] = not hits
-            row["left"] = [f"{f['code']}@{f['line']}" for f in hits]
+            row["left"] = [label(f, path) for f in hits]
         shutil.rmtree(tree, ignore_errors=True)
     return row
+
+
+def label(finding: dict, path: str) -> str:
+    """CODE@LINE for a finding in the site's file; CODE@PATH:LINE (its place) for one whose
+    chain reaches the site from another file."""
+    if os.path.normpath(finding["path"]) == os.path.normpath(path):
+        return f"{finding['code']}@{finding['line']}"
+    return f"{finding['code']}@{finding['path']}:{finding['line']}"
 
 
 def yes(value) -> str:

@@ -49,6 +49,22 @@ def test_codes_of_one_family_count_for_each_other(regressions):
     assert regressions.codes_of("CUR999") == {"CUR999"}
 
 
+def test_a_finding_counts_at_the_site_its_chain_reaches(regressions):
+    """A capture in one module whose chain ends at the sync in the site's file counts there; a
+    finding elsewhere whose chain passes other lines, or another family's, does not."""
+    capture = {"code": "CUR402", "path": "serve/runner.py", "line": 40, "message": "m",
+               "related": [{"path": "serve/model.py", "line": 12, "note": "calls"},
+                           {"path": "serve/attention.py", "line": 134, "note": ".item()"}]}
+    elsewhere = dict(capture, related=[{"path": "serve/attention.py", "line": 90, "note": "x"}])
+    spawning = dict(capture, code="CUR102")
+    codes = regressions.codes_of("CUR402")
+    found = regressions.near([capture, elsewhere, spawning], codes, "serve/attention.py",
+                             133, 133, 2)
+    assert found == [capture]
+    assert regressions.label(capture, "serve/attention.py") == "CUR402@serve/runner.py:40"
+    assert regressions.near([capture], codes, "serve/runner.py", 40, 40, 0) == [capture]
+
+
 def _git(repository, *arguments) -> str:
     return subprocess.run(["git", "-C", repository, *arguments], check=True, capture_output=True,
                           text=True, env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
