@@ -19,7 +19,7 @@ import os
 from msgspec import Struct
 
 from cursedlint.analysis.c_nodes import arguments, unwrapped
-from cursedlint.analysis.c_syntax import function_name, plain_function, writes
+from cursedlint.analysis.c_syntax import callee, function_name, plain_function, writes
 from cursedlint.analysis.c_system_calls import calls_made
 from cursedlint.analysis.cma_facts import CMA_FUNCTIONS
 from cursedlint.findings import Step
@@ -144,12 +144,12 @@ def _called(context, node):
     elif node is not None and node.type == "assignment_expression":
         target, node = context.text(node.child_by_field_name("left")), \
             unwrapped(node.child_by_field_name("right"))
-    function = node.child_by_field_name("function") if node is not None \
-        and node.type == "call_expression" else None
-    if function is None or function.type != "identifier":
+    name = callee(context, node, scoped=False, system_calls=False) if node is not None \
+        and node.type == "call_expression" else ""
+    if not name:
         return None
     given = tuple("".join(context.text(argument).split()) for argument in arguments(node))
-    return context.text(function), target, given
+    return name, target, given
 
 
 def _calls_of(context, body, name: str) -> int:

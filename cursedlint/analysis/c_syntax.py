@@ -34,16 +34,31 @@ _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer
                      "reference_declarator": "reference"}
 
 
-def callee(context, call) -> str:
-    """The called function's name (`f(...)`, `ns::f(...)`); "" for other calls. A call of
-    `syscall(SYS_name, ...)` is named by its system call where its number says
-    (`c_system_calls`)."""
+def callee(context, call, *, scoped: bool = True, templates: bool = False,
+           members: bool = False, system_calls: bool = True) -> str:
+    """The last name a call calls by, in the forms asked for; "" for any other call (through a
+    function pointer, `(*fp)()`, an index, a call's result). Always a plain name, `f(...)` (a
+    function-like macro's call too, `CHECK(x)`); with
+    - `scoped`: a qualified one, `::f(...)`, `ns::f(...)`, `a::b::f(...)`, `C<T>::f(...)` -> `f`;
+    - `templates`: one with template arguments, `f<T>(...)` (`ns::f<T>(...)` also scoped) -> `f`;
+    - `members`: a member's, `obj.f(...)`, `p->f(...)` -> `f` (not `obj.template f<T>()`);
+    - `system_calls`: `syscall(SYS_x, ...)` -> `x` where its number says (`c_system_calls`).
+    The name as written, qualified, is `callee_text`."""
     function = call.child_by_field_name("function")
-    if function is not None and function.type == "qualified_identifier":
-        function = function.child_by_field_name("name")
-    name = context.text(function) if function is not None and function.type == "identifier" \
-        else ""
-    return (system_call(context, call) or name) if name == "syscall" else name
+    kind = function.type if function is not None else ""
+    if kind != "identifier":
+        if kind == "field_expression":
+            field = function.child_by_field_name("field") if members else None
+            return context.text(field) if field is not None and field.type == \
+                "field_identifier" else ""
+        while kind == "qualified_identifier" and scoped or kind == "template_function" and \
+                templates:
+            function = function.child_by_field_name("name")
+            kind = function.type if function is not None else ""
+        if kind != "identifier":
+            return ""
+    name = context.text(function)
+    return (system_call(context, call) or name) if system_calls and name == "syscall" else name
 
 
 def within(node, region) -> bool:

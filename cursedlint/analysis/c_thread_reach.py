@@ -140,12 +140,7 @@ def _called(context, call) -> str:
             written = written.child_by_field_name("name")
         return context.text(written) if written is not None and written.type == \
             "type_identifier" else ""
-    member = called_member(call)
-    if member is not None:
-        field = member.child_by_field_name("field")
-        return context.text(field) if field is not None and field.type == "field_identifier" \
-            else ""
-    return callee(context, call)
+    return callee(context, call, members=True)
 
 
 def _placed_nodes(body, stop: frozenset = frozenset({"lambda_expression"}),
