@@ -17,7 +17,7 @@ from msgspec.structs import replace
 
 from cursedlint.analysis.c_receivers import Receivers
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, function_declarator, method_class, unwrapped,
+    arguments, callee, function_declarator, method_class, unqualified, unwrapped,
 )
 from cursedlint.analysis.includes import getter_body
 
@@ -205,8 +205,7 @@ def _defined(context, name: str, holder: str) -> Iterator:
             continue
         declarator = function_declarator(definition.child_by_field_name("declarator"))
         written = declarator.child_by_field_name("declarator") if declarator else None
-        while written is not None and written.type == "qualified_identifier":
-            written = written.child_by_field_name("name")
+        written = unqualified(written)
         if written is not None and written.start_byte == leaf.start_byte and \
                 method_class(context, definition) == holder:
             yield definition

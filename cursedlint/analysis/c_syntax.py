@@ -9,7 +9,8 @@ from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.c_macros import function_scope
 from cursedlint.analysis.c_nodes import (  # (given on: every analysis reads them here)
-    WRAPPING, arguments, callee_text, is_named_cast, unwrapped, without_template_arguments,
+    WRAPPING, arguments, callee_text, is_named_cast, unqualified, unwrapped,
+    without_template_arguments,
 )
 from cursedlint.analysis.c_system_calls import system_call
 from cursedlint.patterns import LazyPattern
@@ -20,7 +21,7 @@ __all__ = ["ARGUMENT_NAME", "FILE_SCOPES", "NAMES", "arguments", "array_dimensio
            "file_scope_items", "function_declarator", "function_name", "inner_declarator",
            "leads_to", "line_macros", "macro_parameters", "mentions", "method_class",
            "parameter_names", "plain_function", "pointee_type", "scope_of", "specifier_name",
-           "unwrapped", "within", "without_template_arguments", "wrappers", "writes",
+           "unqualified", "unwrapped", "within", "without_template_arguments", "wrappers", "writes",
            "written_name"]
 
 NAMES = frozenset({"identifier", "field_identifier"})
@@ -345,8 +346,7 @@ def function_name(context, definition) -> str:
     body); "" for operators, destructors and shapes a macro made."""
     declarator = function_declarator(definition.child_by_field_name("declarator"))
     name = declarator.child_by_field_name("declarator") if declarator is not None else None
-    while name is not None and name.type == "qualified_identifier":
-        name = name.child_by_field_name("name")
+    name = unqualified(name)
     return context.text(name) if name is not None and name.type in (
         "identifier", "field_identifier") else ""
 

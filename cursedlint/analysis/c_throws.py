@@ -29,7 +29,7 @@ from typing import Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_fatal import ABORTS, EXITS
-from cursedlint.analysis.c_syntax import callee, function_name
+from cursedlint.analysis.c_syntax import callee, function_name, unqualified
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, CYTHON
 from cursedlint.project.index import Indexer
@@ -250,8 +250,7 @@ def _addresses(context, call) -> list[str]:
     for argument in listed.named_children if listed is not None else ():
         target = argument.child_by_field_name("argument") \
             if argument.type == "pointer_expression" else None
-        while target is not None and target.type == "qualified_identifier":
-            target = target.child_by_field_name("name")
+        target = unqualified(target)
         if target is not None and target.type == "identifier":
             found.append(context.text(target))
     return found
