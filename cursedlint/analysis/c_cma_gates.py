@@ -113,7 +113,7 @@ def _choice(context, node, body, versions):
                     _sole(alternative.named_children[-1] if alternative.named_children else None))
     else:
         return None
-    calls = [_called(context, branch) for branch in branches]
+    calls = [_branch_call(context, branch) for branch in branches]
     if None in calls or calls[0][0] == calls[1][0] or calls[0][1:] != calls[1][1:]:
         return None
     test = _version_test(context, node.child_by_field_name("condition"), body, versions)
@@ -134,7 +134,7 @@ def _sole(statement):
         else statement
 
 
-def _called(context, node):
+def _branch_call(context, node):
     """(function name, what receives the result, the arguments' text) of `f(a)`, `x = f(a)` or
     `return f(a);`."""
     node = unwrapped(node) if node is not None else None
