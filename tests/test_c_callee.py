@@ -93,3 +93,19 @@ def test_c_member_calls_through_an_ops_table():
                   "rc = (*dom->reg_fn)(buf);", "c", members=True)
     assert list(found.values()) == ["reg_mr", "reg_mr", ""]
     assert set(names("rc = dom->ops->reg_mr(dom, buf, len);", "c").values()) == {""}
+
+
+def test_the_calls_found_by_name_are_those_whose_callee_is_the_name():
+    """`CContext.calls` goes from the name to the call: the same calls as `callee`'s default
+    form (plain and qualified at any depth, not members nor template arguments)."""
+    context = context_of("""\
+        void run() {
+            submit(q); ::submit(q); rdma::submit(q); net::rdma::submit(q);
+            submit<Work>(q); queue.submit(q); submit::later(q); (*submit_fn)(q);
+        }
+        """, "cpp")
+    by_callee = [context.text(call) for call in context.captures(
+        "(call_expression) @c", context.root)["c"] if callee(context, call) == "submit"]
+    found = [context.text(call) for _, call in context.calls(("submit",))]
+    assert sorted(found) == sorted(by_callee) == sorted(
+        ["submit(q)", "::submit(q)", "rdma::submit(q)", "net::rdma::submit(q)"])
