@@ -584,20 +584,22 @@ class _Flows:
         field of that name): a store where the project defines the macro as a loader."""
         found = []
         for literal, call in self._literal_arguments:
-            function = callee(self.context, call, scoped=False, system_calls=False)
-            if not function:
-                continue
-            values = arguments(call)
-            position, name = values.index(literal), self.context.text(literal)[1:-1]
+            values, function = arguments(call), None
             for target, value in enumerate(values):
                 value = unwrapped(value)
                 slot = value.child_by_field_name("field") if value is not None \
                     and value.type == "field_expression" else value if value is not None \
                     and value.type == "identifier" and self.context.text(value) \
                     in pointer_variables(self.context) else None
-                if slot is not None:
-                    found.append((function, position, target, name, self.context.text(slot),
-                                  call.start_point[0] + 1))
+                if slot is None:
+                    continue
+                if function is None:  # (read at the first slot: most calls have none)
+                    function = callee(self.context, call, scoped=False, system_calls=False)
+                    position, name = values.index(literal), self.context.text(literal)[1:-1]
+                if not function:
+                    break
+                found.append((function, position, target, name, self.context.text(slot),
+                              call.start_point[0] + 1))
         return found
 
     @cached_property
