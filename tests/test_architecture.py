@@ -93,6 +93,7 @@ SHARED_C_HELPERS = frozenset({
     "arguments", "callee", "callee_text", "unwrapped", "function_declarator", "inner_declarator",
     "declared_name", "declared_names", "written_name", "declarator_kind", "parameter_names",
     "scope_of", "block_statement", "plain_function", "defined_functions", "writes", "assigns",
+    "unqualified",
 })
 """`analysis.c_syntax`'s helpers: the one place each is written."""
 
@@ -114,6 +115,27 @@ def test_no_c_rule_module_writes_its_own_copy_of_a_syntax_helper():
         (PACKAGE / "analysis" / name).read_text()).body
         if isinstance(node, ast.FunctionDef)}  # (c_syntax gives c_nodes' on)
     assert SHARED_C_HELPERS <= c_syntax
+
+
+CALLEE_GETTERS = frozenset({"callee", "called", "called_name", "callee_name", "callee_text",
+                            "call_name", "called_function"})
+"""The names a getter of a call's callee goes by: `c_syntax.callee` (its forms are switches)
+and `c_nodes.callee_text` are the only C/C++ ones."""
+
+
+def test_no_module_but_c_syntax_writes_its_own_callee_getter():
+    owners = {PACKAGE / "analysis" / "c_syntax.py", PACKAGE / "analysis" / "c_nodes.py"}
+    checked = 0
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        if path in owners or "child_by_field_name" not in text:  # (tree-sitter readers only)
+            continue
+        checked += 1
+        getters = [node.name for node in ast.walk(ast.parse(text))
+                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and node.name.strip("_") in CALLEE_GETTERS]
+        assert getters == [], f"{path.relative_to(PACKAGE)} defines {getters}: use c_syntax.callee"
+    assert checked >= 30
 
 
 def test_every_check_asked_across_modules_names_its_fact_kind():

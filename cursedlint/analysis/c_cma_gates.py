@@ -19,7 +19,7 @@ import os
 from msgspec import Struct
 
 from cursedlint.analysis.c_nodes import arguments, unwrapped
-from cursedlint.analysis.c_syntax import function_name, plain_function, writes
+from cursedlint.analysis.c_syntax import callee, function_name, plain_function, writes
 from cursedlint.analysis.c_system_calls import calls_made
 from cursedlint.analysis.cma_facts import CMA_FUNCTIONS
 from cursedlint.findings import Step
@@ -113,7 +113,7 @@ def _choice(context, node, body, versions):
                     _sole(alternative.named_children[-1] if alternative.named_children else None))
     else:
         return None
-    calls = [_called(context, branch) for branch in branches]
+    calls = [_branch_call(context, branch) for branch in branches]
     if None in calls or calls[0][0] == calls[1][0] or calls[0][1:] != calls[1][1:]:
         return None
     test = _version_test(context, node.child_by_field_name("condition"), body, versions)
@@ -134,7 +134,7 @@ def _sole(statement):
         else statement
 
 
-def _called(context, node):
+def _branch_call(context, node):
     """(function name, what receives the result, the arguments' text) of `f(a)`, `x = f(a)` or
     `return f(a);`."""
     node = unwrapped(node) if node is not None else None
@@ -144,12 +144,12 @@ def _called(context, node):
     elif node is not None and node.type == "assignment_expression":
         target, node = context.text(node.child_by_field_name("left")), \
             unwrapped(node.child_by_field_name("right"))
-    function = node.child_by_field_name("function") if node is not None \
-        and node.type == "call_expression" else None
-    if function is None or function.type != "identifier":
+    name = callee(context, node, scoped=False, system_calls=False) if node is not None \
+        and node.type == "call_expression" else ""
+    if not name:
         return None
     given = tuple("".join(context.text(argument).split()) for argument in arguments(node))
-    return context.text(function), target, given
+    return name, target, given
 
 
 def _calls_of(context, body, name: str) -> int:

@@ -210,7 +210,7 @@ def _ending(statements, block, parameters: list[str], line: int, enders: _Enders
     for index, statement in enumerate(statements):
         if leaves.search(data, since, statement.start_byte - offset):
             break  # it may return first (a `return` in a comment too: not followed)
-        call = _called(statement)
+        call = _statement_call(statement)
         called = callee(enders.context, call) if call is not None else ""
         if called in enders.always:
             return _guarded(Fatal(line, called), guards, parameters)
@@ -294,7 +294,7 @@ def _over(node, parameters: list[str], enders: _Enders) -> tuple[int, tuple] | N
     return None
 
 
-def _called(statement):
+def _statement_call(statement):
     """The call an expression statement makes, or None."""
     node = unwrapped(statement.named_children[0]) if statement.type == "expression_statement" \
         and statement.named_children else None
@@ -406,7 +406,7 @@ def _forwarding(context, statements, parameters: list[str], line: int, handlers:
     for statement in statements:
         if statement.type != "expression_statement":
             break
-        call = _called(statement)
+        call = _statement_call(statement)
         called = callee(context, call) if call is not None else ""
         if not called or called in handlers or called in ABORTS | EXITS:
             continue

@@ -8,7 +8,7 @@ value is not followed (the registration's range stays unknown there)."""
 from __future__ import annotations
 
 from cursedlint.analysis.c_syntax import (
-    arguments, assigns, defined_functions, parameter_names, plain_function, unwrapped,
+    arguments, assigns, callee, defined_functions, parameter_names, plain_function, unwrapped,
 )
 
 
@@ -26,14 +26,13 @@ def filled_members(context, scope, name: str, field: str) -> list:
             call = context.parent(call)
         if call is None or call.type != "call_expression":
             continue
-        callee = call.child_by_field_name("function")
-        listed = arguments(call)
-        if callee is not None and callee.type == "identifier" and given in listed:
-            calls.append((context.text(callee), call, listed.index(given)))
-    definitions = defined_functions(context, {callee for callee, _, _ in calls})
+        name, listed = callee(context, call, scoped=False, system_calls=False), arguments(call)
+        if name and given in listed:
+            calls.append((name, call, listed.index(given)))
+    definitions = defined_functions(context, {name for name, _, _ in calls})
     found = []
-    for callee, call, position in calls:
-        definition = definitions.get(callee)
+    for name, call, position in calls:
+        definition = definitions.get(name)
         plain = plain_function(definition) if definition is not None else None
         if plain is None:
             continue

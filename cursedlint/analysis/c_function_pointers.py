@@ -59,7 +59,7 @@ from ahocorasick_rs import Implementation
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    ARGUMENT_NAME, arguments, declared_name, file_scope, function_declarator,
+    ARGUMENT_NAME, arguments, callee, declared_name, file_scope, function_declarator,
     macro_parameters, method_class, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
@@ -177,11 +177,11 @@ class Candidate(Struct, frozen=True):
         if self.through is None:
             return (Step(self.path, self.line, f"through `{call_text}`, which holds "
                                                f"`{self.function}`{', ' + does if does else ''}"),)
-        path, line, callee = self.through
-        stores = (f"`{callee}()` passes it on to `{self.via}()`, which stores it" if self.via
-                  else f"`{callee}()` stores it")
+        path, line, called = self.through
+        stores = (f"`{called}()` passes it on to `{self.via}()`, which stores it" if self.via
+                  else f"`{called}()` stores it")
         return (Step(self.path, self.line, f"`{self.function}`{', ' + does + ',' if does else ''}"
-                                           f" is passed to `{callee}()`"),
+                                           f" is passed to `{called}()`"),
                 Step(path, line, f"{stores} in the field called as `{call_text}`"))
 
 
@@ -212,12 +212,12 @@ def indirect_calls(context, fields: Iterable[str],
         if leaf.type != "field_identifier" or access is None \
                 or access.type != "field_expression" or access.child_by_field_name("field") != leaf:
             continue
-        callee, call = access, context.parent(access)
+        called, call = access, context.parent(access)
         while call is not None and (call.type == "parenthesized_expression" or (
                 call.type == "pointer_expression" and call.child(0).type == "*")):
-            callee, call = call, context.parent(call)
+            called, call = call, context.parent(call)
         if call is not None and call.type == "call_expression" \
-                and call.child_by_field_name("function") == callee:
+                and call.child_by_field_name("function") == called:
             found.append((field, call))
     return found
 
@@ -297,9 +297,8 @@ def _called_through(context, leaf, macros: dict[str, set[int]]) -> bool:
             or call.child_by_field_name("function") != leaf or given.type != "argument_list" \
             or macro is None or macro.type != "call_expression":
         return False
-    name = macro.child_by_field_name("function")
-    return name.type == "identifier" and arguments(macro).index(call) in macros.get(
-        context.text(name), ())
+    name = callee(context, macro, scoped=False, system_calls=False)
+    return bool(name) and arguments(macro).index(call) in macros.get(name, ())
 
 
 def called_text(context, call) -> str:
@@ -371,14 +370,14 @@ class _Flows:
         another name than the loaders given a literal that names a function
         (`(T)load(h, "ibv_reg_mr")`): a load where the project defines it as a loader."""
         call = unwrapped(value)
-        function = call.child_by_field_name("function") if call is not None \
-            and call.type == "call_expression" else None
-        if function is None or function.type != "identifier":
+        function = callee(self.context, call, scoped=False, system_calls=False) \
+            if call is not None and call.type == "call_expression" else ""
+        if not function:
             return None
         for position, given in enumerate(arguments(call)):
             name = self._literal_name(given)
             if name is not None:
-                return self.context.text(function), position, name
+                return function, position, name
         return None
 
     def _loader_functions(self) -> dict[str, int]:
@@ -519,31 +518,31 @@ class _Flows:
         parameter at that position in a field (`parameters`), one that may be a pointer to a
         function (`_function_like`)."""
         found: dict[str, list[tuple[int, str, int, str]]] = {}
-        function_like = {(callee, position) for (callee, position), declarator
+        function_like = {(called, position) for (called, position), declarator
                          in self._stored_parameters.items() if _function_like(
                              declarator.child_by_field_name("parameters").named_children[position])}
         # (the calls are those the search for their names finds: counting each name in the file
         # first to skip one not called cost the file's size per function, 38,066 times for 10 MB)
-        storing = {callee for callee, _ in function_like}
-        for callee, leaf in self.context.tokens(storing) if storing else ():
+        storing = {called for called, _ in function_like}
+        for called, leaf in self.context.tokens(storing) if storing else ():
             call = self.context.parent(leaf)
             if leaf.type != "identifier" or call is None or call.type != "call_expression" \
                     or call.child_by_field_name("function") != leaf:
                 continue
             given = arguments(call)
             plain = self._plain_around(call)
-            if plain is None or plain[0] == callee:
+            if plain is None or plain[0] == called:
                 continue
             names = plain[3]
-            for position, field, _ in parameters[callee]:
-                if (callee, position) not in function_like:
+            for position, field, _ in parameters[called]:
+                if (called, position) not in function_like:
                     continue
                 argument = unwrapped(given[position]) if position < len(given) else None
                 text = self.context.text(argument) \
                     if argument is not None and argument.type == "identifier" else None
                 if text in names:
                     found.setdefault(plain[0], []).append(
-                        (names.index(text), field, call.start_point[0] + 1, callee))
+                        (names.index(text), field, call.start_point[0] + 1, called))
         return found
 
     def _loaders(self) -> dict[str, tuple[int, int]]:
@@ -587,20 +586,22 @@ class _Flows:
         field of that name): a store where the project defines the macro as a loader."""
         found = []
         for literal, call in self._literal_arguments:
-            if call.child_by_field_name("function").type != "identifier":
-                continue
-            values = arguments(call)
-            position, name = values.index(literal), self.context.text(literal)[1:-1]
+            values, function = arguments(call), None
             for target, value in enumerate(values):
                 value = unwrapped(value)
                 slot = value.child_by_field_name("field") if value is not None \
                     and value.type == "field_expression" else value if value is not None \
                     and value.type == "identifier" and self.context.text(value) \
                     in pointer_variables(self.context) else None
-                if slot is not None:
-                    found.append((self.context.text(call.child_by_field_name("function")),
-                                  position, target, name, self.context.text(slot),
-                                  call.start_point[0] + 1))
+                if slot is None:
+                    continue
+                if function is None:  # (read at the first slot: most calls have none)
+                    function = callee(self.context, call, scoped=False, system_calls=False)
+                    position, name = values.index(literal), self.context.text(literal)[1:-1]
+                if not function:
+                    break
+                found.append((function, position, target, name, self.context.text(slot),
+                              call.start_point[0] + 1))
         return found
 
     @cached_property
@@ -710,11 +711,11 @@ class _Flows:
             if parent is None or parent.type != "argument_list" or argument.type == "comment":
                 continue
             call = self.context.parent(parent)
-            function = call.child_by_field_name("function") if call is not None else None
-            if function is None or function.type != "identifier" \
-                    or self._function(argument) != name:
+            function = callee(self.context, call, scoped=False, system_calls=False) \
+                if call is not None else ""
+            if not function or self._function(argument) != name:
                 continue
-            found.append((self.context.text(function), arguments(call).index(argument), name,
+            found.append((function, arguments(call).index(argument), name,
                           leaf.start_point[0] + 1))
         return found
 
@@ -830,7 +831,7 @@ class FunctionPointerGraph:
         found = {*own.stores, *own.unknown,
                  *(field for stores in own.parameters.values() for _, field, _ in stores),
                  *(field for stores in own.forwarded.values() for _, field, _, _ in stores)}
-        passed = {(callee, position) for callee, position, _, _ in own.passes}
+        passed = {(called, position) for called, position, _, _ in own.passes}
         found.update(field for field, stores in self._index["parameters"].items()
                      if any(entry[1:3] in passed for entry in stores))
         return found
@@ -856,10 +857,10 @@ class FunctionPointerGraph:
         found.extend(Candidate(function, path, line)
                      for path, loader, position, function, line
                      in self._entries("loaded_calls", field) if self._loads(loader, position))
-        for store_path, callee, position, line, via in self._entries("parameters", field):
-            found.extend(Candidate(function, path, passed, (store_path, line, callee), via)
+        for store_path, called, position, line, via in self._entries("parameters", field):
+            found.extend(Candidate(function, path, passed, (store_path, line, called), via)
                          for path, function, passed
-                         in self._entries("passes", (callee, position)))
+                         in self._entries("passes", (called, position)))
         return found
 
     def _loads(self, function: str, position: int) -> bool:
@@ -963,7 +964,7 @@ class FunctionPointerGraph:
         it: the files defining them are worth reading)."""
         if self._names_none(functions):
             return set()
-        return {callee for (callee, _), passes in self._index["passes"].items()
+        return {called for (called, _), passes in self._index["passes"].items()
                 if any(function in functions for _, function, _ in passes)}
 
     def loader_macros(self, functions: set[str]) -> set[str]:
@@ -1013,16 +1014,16 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
                 (path, function, line) for function, line in stored)
         for field in found.unknown:
             index["unknown"].setdefault(field, []).append((path,))
-        for callee, positions in found.parameters.items():
+        for called, positions in found.parameters.items():
             for position, field, line in positions:
                 index["parameters"].setdefault(field, []).append(
-                    (path, callee, position, line, ""))
-        for callee, forwards in found.forwarded.items():
+                    (path, called, position, line, ""))
+        for called, forwards in found.forwarded.items():
             for position, field, line, via in forwards:
                 index["parameters"].setdefault(field, []).append(
-                    (path, callee, position, line, via))
-        for callee, position, function, line in found.passes:
-            index["passes"].setdefault((callee, position), []).append((path, function, line))
+                    (path, called, position, line, via))
+        for called, position, function, line in found.passes:
+            index["passes"].setdefault((called, position), []).append((path, function, line))
         for function in found.defined:
             index["defined"].setdefault(function, []).append((path,))
         for macro, positions in found.loaders.items():

@@ -16,7 +16,9 @@ from typing import Callable, Iterator
 from msgspec.structs import replace
 
 from cursedlint.analysis.c_receivers import Receivers
-from cursedlint.analysis.c_syntax import arguments, function_declarator, method_class, unwrapped
+from cursedlint.analysis.c_syntax import (
+    arguments, callee, function_declarator, method_class, unqualified, unwrapped,
+)
 from cursedlint.analysis.includes import getter_body
 
 LIBRARY_ACCESSORS = frozenset({"data", "get", "c_str", "begin", "end", "front", "back",
@@ -62,9 +64,10 @@ class Getters:
         if self._depth >= MAX_DEPTH:
             return None
         found, definitions = [], self.definitions(context, call)
-        if definitions is None and not arguments(call) and not _called_name(
-                context, call).isupper() and _called_name(context, call) not in LIBRARY_ACCESSORS:
-            self.unseen.add(_called_name(context, call))
+        if definitions is None and not arguments(call):
+            name = callee(context, call, scoped=False, members=True, system_calls=False)
+            if not name.isupper() and name not in LIBRARY_ACCESSORS:
+                self.unseen.add(name)
         self._depth += 1
         try:
             for text, definition, owner in definitions or ():
@@ -112,14 +115,11 @@ class Getters:
         """(text, definition, class) for each definition the call may run: the member
         function's (and its overrides in view, where it is virtual), or the free function's;
         None where one is not in view."""
+        name = callee(context, call, scoped=False, members=True, system_calls=False)
+        if not name:
+            return None
         function = call.child_by_field_name("function")
         receivers = self._receivers_of(context)
-        if function.type == "field_expression":
-            name = context.text(function.child_by_field_name("field"))
-        elif function.type == "identifier":
-            name = context.text(function)
-        else:
-            return None
         owner = receivers.receiver_class(call)
         owner = owner and receivers.declaring(owner, name)
         if function.type == "field_expression" or owner and any(
@@ -149,13 +149,6 @@ class Getters:
             self._receivers[id(context)] = Receivers(context, [
                 text for text in self.receivers.texts if text is not context])
         return self._receivers[id(context)]
-
-
-def _called_name(context, call) -> str:
-    function = call.child_by_field_name("function")
-    if function.type == "field_expression":
-        function = function.child_by_field_name("field")
-    return context.text(function) if function.type in ("identifier", "field_identifier") else ""
 
 
 def _returns(context, definition) -> Iterator:
@@ -212,8 +205,7 @@ def _defined(context, name: str, holder: str) -> Iterator:
             continue
         declarator = function_declarator(definition.child_by_field_name("declarator"))
         written = declarator.child_by_field_name("declarator") if declarator else None
-        while written is not None and written.type == "qualified_identifier":
-            written = written.child_by_field_name("name")
+        written = unqualified(written)
         if written is not None and written.start_byte == leaf.start_byte and \
                 method_class(context, definition) == holder:
             yield definition

@@ -892,10 +892,11 @@ class MemoryProvenance:
         if parent.type != "argument_list":
             return False  # (read: compared, indexed, dereferenced, an operand)
         call = self.context.parent(parent)
-        function = call.child_by_field_name("function") if call is not None else None
-        if function is None or function.type != "identifier":
+        name = callee(self.context, call, scoped=False, system_calls=False) \
+            if call is not None else ""
+        if not name:
             return True
-        written = self.macro_writes(self.context.text(function), call, [
+        written = self.macro_writes(name, call, [
             argument.id for argument in arguments(call)].index(node.id))
         return written is None or written
 

@@ -1,7 +1,7 @@
 """C/C++ expressions as tree-sitter gives them, read without their wrapping: a call's arguments,
-the expression inside parentheses and casts, a called name as written. The lowest layer of the
-C/C++ syntax helpers (`c_syntax` gives them to every analysis; `c_system_calls`, which
-`c_syntax` needs, reads its calls' arguments with them)."""
+the expression inside parentheses and casts, a called name as written, the last name of a
+qualified one. The lowest layer of the C/C++ syntax helpers (`c_syntax` gives them to every
+analysis; `c_system_calls`, which `c_syntax` needs, reads its calls' arguments with them)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,14 @@ def is_named_cast(call) -> bool:
         return False
     name = function.child_by_field_name("name")
     return name is not None and name.text.decode().endswith("_cast") and len(arguments(call)) == 1
+
+
+def unqualified(node):
+    """The last name of a qualified one (`a::b::name` -> `name`, `::name` -> `name`), the node
+    itself otherwise; None for None."""
+    while node is not None and node.type == "qualified_identifier":
+        node = node.child_by_field_name("name")
+    return node
 
 
 def callee_text(call) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.c_syntax import (
-    declared_name, function_declarator, inner_declarator, method_class, unwrapped,
+    declared_name, function_declarator, inner_declarator, method_class, unqualified, unwrapped,
 )
 
 POINTER_LIKE = frozenset({"unique_ptr", "shared_ptr", "optional", "Expected", "expected"})
@@ -403,11 +403,9 @@ def _written(type_node, declarator) -> Type | None:
     if type_node is None:
         return None
     argument = None
-    if type_node.type == "qualified_identifier":
-        while type_node is not None and type_node.type == "qualified_identifier":
-            type_node = type_node.child_by_field_name("name")
-        if type_node is None:
-            return None
+    type_node = unqualified(type_node)
+    if type_node is None:
+        return None
     if type_node.type == "template_type":
         arguments = type_node.child_by_field_name("arguments")
         argument = arguments.named_children[0] if arguments is not None \
@@ -441,8 +439,7 @@ def _name_of(declarator) -> str:
 
 
 def _last(node) -> str:
-    while node is not None and node.type == "qualified_identifier":
-        node = node.child_by_field_name("name")
+    node = unqualified(node)
     return "" if node is None else node.text.decode(errors="replace")
 
 

@@ -9,7 +9,8 @@ from typing import Iterator, NamedTuple
 
 from cursedlint.analysis.c_macros import function_scope
 from cursedlint.analysis.c_nodes import (  # (given on: every analysis reads them here)
-    WRAPPING, arguments, callee_text, is_named_cast, unwrapped, without_template_arguments,
+    WRAPPING, arguments, callee_text, is_named_cast, unqualified, unwrapped,
+    without_template_arguments,
 )
 from cursedlint.analysis.c_system_calls import system_call
 from cursedlint.patterns import LazyPattern
@@ -20,7 +21,7 @@ __all__ = ["ARGUMENT_NAME", "FILE_SCOPES", "NAMES", "arguments", "array_dimensio
            "file_scope_items", "function_declarator", "function_name", "inner_declarator",
            "leads_to", "line_macros", "macro_parameters", "mentions", "method_class",
            "parameter_names", "plain_function", "pointee_type", "scope_of", "specifier_name",
-           "unwrapped", "within", "without_template_arguments", "wrappers", "writes",
+           "unqualified", "unwrapped", "within", "without_template_arguments", "wrappers", "writes",
            "written_name"]
 
 NAMES = frozenset({"identifier", "field_identifier"})
@@ -34,16 +35,31 @@ _DECLARATOR_KINDS = {"array_declarator": "array", "pointer_declarator": "pointer
                      "reference_declarator": "reference"}
 
 
-def callee(context, call) -> str:
-    """The called function's name (`f(...)`, `ns::f(...)`); "" for other calls. A call of
-    `syscall(SYS_name, ...)` is named by its system call where its number says
-    (`c_system_calls`)."""
+def callee(context, call, *, scoped: bool = True, templates: bool = False,
+           members: bool = False, system_calls: bool = True) -> str:
+    """The last name a call calls by, in the forms asked for; "" for any other call (through a
+    function pointer, `(*fp)()`, an index, a call's result). Always a plain name, `f(...)` (a
+    function-like macro's call too, `CHECK(x)`); with
+    - `scoped`: a qualified one, `::f(...)`, `ns::f(...)`, `a::b::f(...)`, `C<T>::f(...)` -> `f`;
+    - `templates`: one with template arguments, `f<T>(...)` (`ns::f<T>(...)` also scoped) -> `f`;
+    - `members`: a member's, `obj.f(...)`, `p->f(...)` -> `f` (not `obj.template f<T>()`);
+    - `system_calls`: `syscall(SYS_x, ...)` -> `x` where its number says (`c_system_calls`).
+    The name as written, qualified, is `callee_text`."""
     function = call.child_by_field_name("function")
-    if function is not None and function.type == "qualified_identifier":
-        function = function.child_by_field_name("name")
-    name = context.text(function) if function is not None and function.type == "identifier" \
-        else ""
-    return (system_call(context, call) or name) if name == "syscall" else name
+    kind = function.type if function is not None else ""
+    if kind != "identifier":
+        if kind == "field_expression":
+            field = function.child_by_field_name("field") if members else None
+            return context.text(field) if field is not None and field.type == \
+                "field_identifier" else ""
+        while kind == "qualified_identifier" and scoped or kind == "template_function" and \
+                templates:
+            function = function.child_by_field_name("name")
+            kind = function.type if function is not None else ""
+        if kind != "identifier":
+            return ""
+    name = context.text(function)
+    return (system_call(context, call) or name) if system_calls and name == "syscall" else name
 
 
 def within(node, region) -> bool:
@@ -330,8 +346,7 @@ def function_name(context, definition) -> str:
     body); "" for operators, destructors and shapes a macro made."""
     declarator = function_declarator(definition.child_by_field_name("declarator"))
     name = declarator.child_by_field_name("declarator") if declarator is not None else None
-    while name is not None and name.type == "qualified_identifier":
-        name = name.child_by_field_name("name")
+    name = unqualified(name)
     return context.text(name) if name is not None and name.type in (
         "identifier", "field_identifier") else ""
 

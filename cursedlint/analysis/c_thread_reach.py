@@ -36,7 +36,7 @@ from cursedlint.analysis.c_capture_helpers import (
     Helper, capture_named_calls, helpers, region_statements,
 )
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, called_member, declared_name, function_name, method_class,
+    arguments, callee, called_member, declared_name, function_name, method_class, unqualified,
 )
 from cursedlint.analysis.capture_regions import GLOBAL
 from cursedlint.languages import C, CPP
@@ -137,21 +137,15 @@ def _own_nodes(node) -> Iterator:
     return (found for found, _, _ in _placed_nodes(node))
 
 
-def _called(context, call) -> str:
+def _called_or_made(context, call) -> str:
     """The name a call resolves by: the function's (`f`, `ns::f`), the member's (`obj.f`,
     `p->f`), the constructor's of `new T(...)`; "" for anything else."""
     if call.type == "new_expression":
         written = call.child_by_field_name("type")
-        while written is not None and written.type == "qualified_identifier":
-            written = written.child_by_field_name("name")
+        written = unqualified(written)
         return context.text(written) if written is not None and written.type == \
             "type_identifier" else ""
-    member = called_member(call)
-    if member is not None:
-        field = member.child_by_field_name("field")
-        return context.text(field) if field is not None and field.type == "field_identifier" \
-            else ""
-    return callee(context, call)
+    return callee(context, call, members=True)
 
 
 def _placed_nodes(body, stop: frozenset = frozenset({"lambda_expression"}),
@@ -224,7 +218,7 @@ class _FileReader:
         regions = sorted({name for statement in (*captured, *region_statements(self.context))
                           for node in (statement, *_own_nodes(statement))
                           if node.type in ("call_expression", "new_expression")
-                          for name in (_called(self.context, node),) if name})
+                          for name in (_called_or_made(self.context, node),) if name})
         declared = _VECTOR.findall(self.text)
         vectors = {kind: sorted({name for element, name in declared
                                  if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
@@ -250,7 +244,7 @@ class _FileReader:
                     begun.append((entries, node, loop))
                 if node.type == "declaration":
                     continue
-            called = _called(self.context, node)
+            called = _called_or_made(self.context, node)
             if not called:
                 continue
             calls.append((called, _line(node)))
@@ -279,7 +273,7 @@ class _FileReader:
                           and self._holder(node) else ""))
         if found:
             joins = [node.start_byte for node in _own_nodes(body) if node.type ==
-                     "call_expression" and _called(self.context, node) in JOINS]
+                     "call_expression" and _called_or_made(self.context, node) in JOINS]
         return [CStart(entries, starter, _line(node), several or (
             "another thread runs it alongside" if self._overlapping(entries, node, body, found)
             else ""), self._left(node, body, joins), self._holder(node)
@@ -295,7 +289,7 @@ class _FileReader:
             entries = sorted({name for code in everyone_runs(self.context, region.block)
                               for node in (code, *_own_nodes(code))
                               if node.type in ("call_expression", "new_expression")
-                              for name in (_called(self.context, node),) if name})
+                              for name in (_called_or_made(self.context, node),) if name})
             if entries and not region.sections:
                 yield CStart(tuple(entries), starter, _line(region.pragma),
                              f"an OpenMP parallel region (`{region.written}`)",
@@ -436,11 +430,11 @@ class _FileReader:
             node = node.child_by_field_name("argument")
         if node.type == "lambda_expression":
             body = node.child_by_field_name("body")
-            return tuple(sorted({name for call in _own_nodes(body) if call.type ==
-                                 "call_expression" for name in (_called(self.context, call),)
-                                 if name})) if body is not None else ()
-        while node is not None and node.type == "qualified_identifier":
-            node = node.child_by_field_name("name")
+            return tuple(sorted({
+                name for call in _own_nodes(body) if call.type == "call_expression"
+                for name in (_called_or_made(self.context, call),) if name})) \
+                if body is not None else ()
+        node = unqualified(node)
         if node is not None and node.type in ("identifier", "type_identifier"):
             name = self.context.text(node)
             return () if name in C_THREAD_TYPES else (name,)

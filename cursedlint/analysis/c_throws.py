@@ -29,7 +29,7 @@ from typing import Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_fatal import ABORTS, EXITS
-from cursedlint.analysis.c_syntax import function_name
+from cursedlint.analysis.c_syntax import callee, function_name, unqualified
 from cursedlint.findings import Step
 from cursedlint.languages import C, CPP, CYTHON
 from cursedlint.project.index import Indexer
@@ -181,18 +181,6 @@ def throw_escape(context, throw) -> tuple[Step, ...] | None:
                   throw.start_point[0] + 1)
 
 
-def called_name(context, call) -> str:
-    """The name a call calls by (`f`, `ns::f`, `obj.f`, `p->f`, `f<T>`), "" otherwise."""
-    function = call.child_by_field_name("function")
-    while function is not None and function.type in ("qualified_identifier",
-                                                      "template_function"):
-        function = function.child_by_field_name("name")
-    if function is not None and function.type == "field_expression":
-        function = function.child_by_field_name("field")
-    return context.text(function) if function is not None and function.type in (
-        "identifier", "field_identifier") else ""
-
-
 class ThrowCalls(Struct, frozen=True):
     """A file's functions (by name) -> the calls each makes: (called name, the types the
     recovering handlers around the call catch, line); and the names another language calls
@@ -225,7 +213,7 @@ def _throw_calls(context) -> ThrowCalls:
         for node in descendants(body):
             if node.type != "call_expression":
                 continue
-            name = called_name(context, node)
+            name = callee(context, node, templates=True, members=True, system_calls=False)
             if name.startswith("def"):  # (pybind11, nanobind: `.def("read", &Reader::read)`)
                 bound.update((given, node.start_point[0] + 1)
                              for given in _addresses(context, node))
@@ -262,8 +250,7 @@ def _addresses(context, call) -> list[str]:
     for argument in listed.named_children if listed is not None else ():
         target = argument.child_by_field_name("argument") \
             if argument.type == "pointer_expression" else None
-        while target is not None and target.type == "qualified_identifier":
-            target = target.child_by_field_name("name")
+        target = unqualified(target)
         if target is not None and target.type == "identifier":
             found.append(context.text(target))
     return found

@@ -88,10 +88,10 @@ def auto_locals(context, body) -> Iterator[tuple[str, TypeFacts, str | None]]:
             name = declared_name(context, declarator)
             if name:
                 value = declarator.child_by_field_name("value")
-                yield name, type_facts(context, type_node, declarator), _callee(value)
+                yield name, type_facts(context, type_node, declarator), _made_by(value)
 
 
-def _callee(value) -> str | None:
+def _made_by(value) -> str | None:
     while value is not None and value.type == "parenthesized_expression":
         value = value.named_children[0] if value.named_children else None
     if value is None or value.type != "call_expression":

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
-    arguments, callee, declared_names, file_scope, parameter_names, plain_function,
-    unwrapped,
+    arguments, callee, declared_names, file_scope, inner_declarator, parameter_names,
+    plain_function, unwrapped, written_name,
 )
 from cursedlint.analysis.callback_apis import (
     FFI_FACTORIES, LIBRARY_LOADERS, NUMBA_DRIVER, PROTOTYPE_FACTORIES, REMOVING_FLAGS,
@@ -639,13 +639,9 @@ def _parameter_kinds(context, declarator) -> tuple[set[int], list[tuple[int, str
 def _declares_function(declarator) -> bool:
     """Whether a declarator declares a function (pointer): `(*cb)(int)`, `cb(int)`."""
     node = declarator
-    while node is not None:
-        if node.type == "function_declarator":
-            return True
-        node = node.child_by_field_name("declarator") or next(
-            (child for child in node.named_children if child.type.endswith("declarator")),
-            None) if node.type != "identifier" else None
-    return False
+    while node is not None and node.type != "function_declarator":
+        node = inner_declarator(node)
+    return node is not None
 
 
 def _pointer_typedefs(context) -> Iterator[str]:
@@ -653,15 +649,9 @@ def _pointer_typedefs(context) -> Iterator[str]:
     (*cb_f)(int);`)."""
     for node in _file_level(context, "type_definition"):
         for declarator in node.children_by_field_name("declarator"):
-            if _declares_function(declarator):
-                name = declarator
-                while name is not None and name.type != "type_identifier":
-                    name = name.child_by_field_name("declarator") or next(
-                        (child for child in name.named_children
-                         if child.type == "type_identifier"
-                         or child.type.endswith("declarator")), None)
-                if name is not None:
-                    yield context.text(name)
+            name = written_name(context, declarator) if _declares_function(declarator) else ""
+            if name:
+                yield name
 
 
 def _file_level(context, kind: str) -> Iterator:

@@ -21,6 +21,7 @@ from cursedlint.analysis.c_syntax import (
     declared_name,
     function_declarator,
     inner_declarator,
+    unqualified,
     written_name,
 )
 from cursedlint.patterns import LazyPattern
@@ -393,8 +394,7 @@ def named_type(context, node) -> str:
 
 def template_arguments(node):
     """The template_argument_list of a (possibly qualified) template type, or None."""
-    while node is not None and node.type == "qualified_identifier":
-        node = node.child_by_field_name("name")
+    node = unqualified(node)
     if node is not None and node.type == "template_type":
         return node.child_by_field_name("arguments")
     return None

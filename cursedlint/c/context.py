@@ -439,14 +439,13 @@ class CContext(FileContext):
         return found
 
     def call_of(self, leaf):
-        """The call of the function named by the identifier `leaf` (`f(...)`, `ns::f(...)`),
-        or None."""
+        """The call of the function named by the identifier `leaf` (`f(...)`, `ns::f(...)`,
+        `a::b::f(...)`: the calls whose `c_syntax.callee` is its name), or None."""
         if leaf.type != "identifier":
             return None
         function, call = leaf, self.parent(leaf)
-        if self.language == CPP and call is not None and call.type == "qualified_identifier":
-            if call.child_by_field_name("name") != leaf:
-                return None
+        while self.language == CPP and call is not None and call.type == \
+                "qualified_identifier" and call.child_by_field_name("name") == function:
             function, call = call, self.parent(call)
         if (call is not None and call.type == "call_expression"
                 and call.child_by_field_name("function") == function):

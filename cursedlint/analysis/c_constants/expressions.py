@@ -22,6 +22,7 @@ from cursedlint.analysis.c_constants.types import (
     _BOOL, _INT, _MAX_DEPTH, _MAX_STEPS, _NOTHING, _ULONG, TypeRules, _Array, _GiveUp, _Value,
     _character_literal, _common, _converted, _integer_literal, _promote, _truncating_division,
 )
+from cursedlint.analysis.c_syntax import callee
 from cursedlint.python.consteval import UNKNOWN
 
 
@@ -281,9 +282,9 @@ class CConstants(TypeRules, SymbolRules, FlowRules, FileScopeRules, MemberRules,
     def _call(self, node, env: _Env) -> _Value:
         """Calls of function-like macros (`MacroCallRules`), C++ `static_cast<T>(x)` and
         functional casts `T(x)`; other calls are UNKNOWN."""
-        function = node.child_by_field_name("function")
-        if function.type == "identifier":
-            expanded = self._macro_call(node, self.context.text(function), env)
+        name = callee(self.context, node, scoped=False, system_calls=False)
+        if name:
+            expanded = self._macro_call(node, name, env)
             if expanded is not None:
                 return expanded
         argument = _only_child(node.child_by_field_name("arguments"))

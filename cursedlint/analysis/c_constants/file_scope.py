@@ -78,10 +78,9 @@ class FileScopeRules:
             return above is None or above.type != "call_expression" and foreign  # `T x(...)`)
         if call is None or call.type != "call_expression":
             return True
-        function = call.child_by_field_name("function")
-        if function is None or function.type != "identifier":
+        name = callee(self.context, call, scoped=False)  # (`syscall(SYS_x, ...)`: `x`)
+        if not name:
             return True
-        name = callee(self.context, call)
         if name in writers or self._is_macro(name, anchor) or depth >= _REACH:
             return True
         definition = self._defined(name)

@@ -16,7 +16,7 @@ from cursedlint.analysis.c_constants.syntax import (
 )
 from cursedlint.analysis.c_constants.types import _NOTHING, _Value, _converted
 from cursedlint.analysis.c_macros import function_scope
-from cursedlint.analysis.c_syntax import function_declarator
+from cursedlint.analysis.c_syntax import callee, function_declarator
 from cursedlint.c.context import children, descendants
 
 
@@ -337,10 +337,9 @@ class FlowRules:
         for node in (call, *descendants(call)):
             if node.type != "call_expression":
                 continue
-            function = node.child_by_field_name("function")
-            if function is None or function.type != "identifier":
+            name = callee(self.context, node, scoped=False, system_calls=False)
+            if not name:
                 return False
-            name = self.context.text(function)
             if name.isupper() or self._is_macro(name, anchor):
                 return False
         return True
@@ -369,8 +368,7 @@ class FlowRules:
         call = self.context.node_at(start, end)
         if call is None or call.type != "call_expression" or call.start_byte != start:
             return False
-        function = call.child_by_field_name("function")
-        name = self.context.text(function) if function.type == "identifier" else ""
+        name = callee(self.context, call, scoped=False, system_calls=False)
         if name in _READS_ONLY and not self._is_macro(name, call):
             return all(self._own_object_only(inner.start_byte, inner.end_byte, path)
                        for inner in descendants(call) if inner.type == "call_expression")

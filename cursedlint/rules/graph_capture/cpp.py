@@ -19,7 +19,7 @@ from cursedlint.analysis.c_openmp import team_of
 from cursedlint.analysis.c_thread_reach import (
     C_THREAD_REACH, CallStep, ThreadReach, project_reach,
 )
-from cursedlint.analysis.c_syntax import callee, called_member, function_name
+from cursedlint.analysis.c_syntax import callee, function_name
 from cursedlint.analysis.capture_regions import GLOBAL, RELAXED, Region
 from cursedlint.analysis.cuda_use import C_ALLOCATIONS, through
 from cursedlint.findings import Step
@@ -67,7 +67,7 @@ class CudaThreadDuringCaptureC(_ProjectReach, CudaThreadDuringCapture):
         if region.mode != GLOBAL:
             return False
         reach = self._reach
-        names = [_called_name(self.context, called) for called in self.context.descendants(
+        names = [callee(self.context, called, members=True) for called in self.context.descendants(
             start.code) if called.type == "call_expression"]
         for name in () if C_MODE_EXCHANGES.intersection(names) else names:
             steps = reach.path_to(name, lambda at, function: reach.cuda_call(function)
@@ -233,7 +233,7 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
         for call in self.context.descendants(statement):
             if call.type != "call_expression":
                 continue
-            name = _called_name(self.context, call)
+            name = callee(self.context, call, members=True)
             if not name or name in C_SYNC_NAMES:
                 continue
             reach = self._reach
@@ -284,16 +284,6 @@ def _clipped(text: str, most: int) -> str:
 
 def _own_path(context) -> str:
     return os.path.abspath(context.source.path)
-
-
-def _called_name(context, call) -> str:
-    return callee(context, call) or _member(context, call)
-
-
-def _member(context, call) -> str:
-    member = called_member(call)
-    field = member.child_by_field_name("field") if member is not None else None
-    return context.text(field) if field is not None and field.type == "field_identifier" else ""
 
 
 def _enclosing_function(context, node) -> str:
