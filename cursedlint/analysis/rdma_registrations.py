@@ -589,12 +589,25 @@ class Registrations:
                  and known[2][0].path != self._path}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
-        own = dict(composed.files.get(self._path, {}))
+        own = self._own_composed(composed.files.get(self._path, {}))
         if found:  # its own functions may pass their parameters to one of them
             compose_file(self._path, forwarded_calls(self.context, set(self.file_wrappers)),
                          own, found.get)
         found.update(own)
         return found
+
+    def _own_composed(self, composed: dict) -> dict[str, tuple[str, Api, tuple]]:
+        """The file's wrappers as the project composed them (`composed`), less those its
+        summary found (made before any header was read) that `file_wrappers`, seeing the
+        headers' values, does not (flags a header macro makes on-demand), and those composed
+        upon one of them (their chains hold its step)."""
+        summary = self.project_wrappers.get(self._path)
+        if summary is None:
+            return dict(composed)
+        dropped = {composed[name][2][0] for name in (*summary.wrappers, *summary.local)
+                   if name in composed and name not in self.file_wrappers}
+        return {name: wrapper for name, wrapper in composed.items()
+                if dropped.isdisjoint(wrapper[2])}
 
     @cached_property
     def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
