@@ -29,6 +29,7 @@ from cursedlint.analysis.python_modules import (
 )
 from cursedlint.findings import Step
 from cursedlint.patterns import LazyPattern
+from cursedlint.python.reaching import reaching
 from cursedlint.project.index import Indexer
 from cursedlint.python.context import STATEMENT_BLOCKS, child_fields
 
@@ -1190,7 +1191,7 @@ def value_of(context, node: ast.AST) -> ast.AST | None:
 def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     """The value of a parameter rebound once, read after that (`ctx = get_context(ctx)`, then
     `ctx.Pool()`): the assignment's, where it is the function's only other binding of the
-    name and comes before the use in the function's own statements."""
+    name and the only binding that reaches the use (`python.reaching`)."""
     scope = context.scope_of(node)
     if not isinstance(scope, _FUNCTIONS) or node.id not in (
             a.arg for a in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs)):
@@ -1201,7 +1202,9 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     assignment = bindings[0]
     if assignment is None or assignment.end_lineno >= node.lineno:
         return None
-    return assignment.value
+    found = reaching(context, node)  # (not where the parameter's own value may reach too)
+    return assignment.value if found is not None and found.at[id(node)] == {assignment} \
+        else None
 
 
 def assigned_values(context, node: ast.Name) -> list[ast.AST]:
