@@ -1118,6 +1118,22 @@ def constructor_arguments(context, node: ast.Name) -> list[ast.AST]:
     return values
 
 
+def passed_values(context, node: ast.Name) -> list[ast.AST]:
+    """The expressions the module's calls of a module-level function pass for its positional
+    parameter that `node` reads (never rebound in it); [] when `node` is no such parameter or
+    a call passes none the module shows. Calls from other modules are not read."""
+    function = context.scope_of(node)
+    if not isinstance(function, _FUNCTIONS) or context.scope_of(function) is not None or \
+            _own_stores(context, function).get(node.id):
+        return []
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if node.id not in positional:
+        return []
+    index = positional.index(node.id)
+    values = [context.argument(call, index, node.id) for call in calls_of(context, function)]
+    return values if all(isinstance(value, ast.AST) for value in values) else []
+
+
 def _is_local(context, node: ast.Name) -> bool:
     """Whether `node` names a parameter or a variable of its function (not a module's name)."""
     scope = context.scope_of(node)
