@@ -78,3 +78,16 @@ def test_a_name_in_a_comprehension_binding_it_again_is_not_read():
             return [x for x in xs], x
     """, "x")
     assert lines == [[], [3]]
+
+
+def test_a_nested_class_and_def_bind_their_names_and_run_their_defaults():
+    lines, _ = _reads("""
+        def f(n):
+            class Config:
+                size = n
+            def g(k=n):
+                return k
+            n = 2
+            return Config, g, n
+    """, "n")
+    assert lines == [[], [2], [7]]  # (a class body is its own scope: not answered)

@@ -229,7 +229,10 @@ class Bindings:
 
 
 def _defaults(node: ast.AST) -> list[ast.expr]:
-    arguments = node.args
+    """A def's or lambda's default values (a class has none), run where it is defined."""
+    arguments = getattr(node, "args", None)
+    if arguments is None:
+        return []
     return [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
 
 
