@@ -16,7 +16,7 @@ from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.nn_modules import NnModules, constructed
 from cursedlint.analysis.python_project import last_name, own_nodes, positional_parameters
 from cursedlint.patterns import LazyPattern
-from cursedlint.python.reaching import reaching
+from cursedlint.python.reaching import bindings_of, reaching
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
 CONVERSIONS = frozenset({"builtins.bool", "builtins.int", "builtins.float", "builtins.complex"})
@@ -350,6 +350,8 @@ class CudaTensors:
         """Whether a name bound more than once holds a CUDA tensor where it is read: every
         binding that may reach the read does (`python.reaching`), or, in a `while` loop's
         test, every one that reaches the loop (the test is read at least once with it)."""
+        if not self._may_hold(bindings_of(self.context, name), depth):
+            return False
         found = reaching(self.context, name)
         if found is None:
             return False
@@ -357,6 +359,19 @@ class CudaTensors:
         first = found.first.get(key)
         return self._all_hold(found, found.at[key], depth, set()) or (
             first is not None and self._all_hold(found, first, depth, set()))
+
+    def _may_hold(self, bindings: list[ast.AST] | None, depth: int) -> bool:
+        """Whether a name's bindings (flow aside) leave it a chance: assignments, `+=` and
+        the like, parameters (a later binding may hide them) alone, one giving a CUDA
+        tensor."""
+        if not bindings or not all(
+                isinstance(b, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.arg))
+                or isinstance(b, ast.Assign) and len(b.targets) == 1
+                and isinstance(b.targets[0], ast.Name) for b in bindings):
+            return False
+        return any(self.holds(b.value, depth + 1) if isinstance(b, ast.AugAssign)
+                   else self._bound_to(b.value, depth)
+                   for b in bindings if not isinstance(b, ast.arg))
 
     def _all_hold(self, found, bindings, depth: int, open_: set[int]) -> bool:
         """Whether each of a name's `bindings` gives it a CUDA tensor: a plain assignment

@@ -236,9 +236,20 @@ def _defaults(node: ast.AST) -> list[ast.expr]:
     return [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
 
 
-def reaching(context, name: ast.Name) -> Bindings | None:
-    """The bindings of `name`'s scope that reach it (see the module's docstring), or None.
-    Once per tree for each scope and name."""
+def bindings_of(context, name: ast.Name) -> list[ast.AST] | None:
+    """Every node of the scope `name` is read in that binds it, flow aside (what a question
+    asks before `reaching`, which walks the scope for one name: most names it would be asked
+    of are bound by a loop or to a value the question rules out); None where `reaching` would
+    not answer. Once per tree for each scope (all names)."""
+    scope = _scope(context, name)
+    if scope is None:
+        return None
+    table = context.derived(("bindings", id(scope)), lambda: _binders(scope))
+    return table.get(name.id, [])
+
+
+def _scope(context, name: ast.Name) -> ast.AST | None:
+    """The function (or module) whose binding of `name` `reaching` follows, or None."""
     scope = context.scope_of(name)
     if isinstance(scope, (ast.ClassDef, ast.Lambda)):
         return None
@@ -246,6 +257,54 @@ def reaching(context, name: ast.Name) -> Bindings | None:
     evaluator = context.evaluator
     if evaluator.binding_scope(name.id, name) is not scope or \
             evaluator.declared_elsewhere(name.id, scope):
+        return None
+    return scope
+
+
+def _binders(scope: ast.AST) -> dict[str, list[ast.AST]]:
+    """name -> the nodes of the scope's own code that bind it: the statement (or `:=`, or
+    parameter) whose target it is."""
+    table: dict[str, list[ast.AST]] = {}
+    if isinstance(scope, _FUNCTIONS):
+        arguments = scope.args
+        for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                    arguments.vararg, arguments.kwarg):
+            if arg is not None:
+                table.setdefault(arg.arg, []).append(arg)
+    pending: list[tuple[ast.AST, ast.AST]] = [(statement, statement) for statement in scope.body]
+    while pending:
+        node, binder = pending.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if not isinstance(node.ctx, ast.Load):
+                table.setdefault(node.id, []).append(binder)
+            continue
+        if kind in _NESTED:
+            if kind is not ast.Lambda:
+                table.setdefault(node.name, []).append(node)
+            continue
+        if kind in _COMPREHENSIONS:  # (their targets are their own)
+            pending.extend((n, n) for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
+            continue
+        if kind in (ast.Import, ast.ImportFrom):
+            for alias in node.names:
+                table.setdefault((alias.asname or alias.name).partition(".")[0], []).append(node)
+            continue
+        if kind is ast.ExceptHandler and node.name:
+            table.setdefault(node.name, []).append(node)
+        elif kind is ast.NamedExpr:
+            binder = node
+        elif isinstance(node, ast.stmt):
+            binder = node
+        pending.extend((child, binder) for child in ast.iter_child_nodes(node))
+    return table
+
+
+def reaching(context, name: ast.Name) -> Bindings | None:
+    """The bindings of `name`'s scope that reach it (see the module's docstring), or None.
+    Once per tree for each scope and name."""
+    scope = _scope(context, name)
+    if scope is None:
         return None
     found = context.derived(("reaching", id(scope), name.id),
                             lambda: _made(scope, name.id))
