@@ -237,14 +237,14 @@ def _defaults(node: ast.AST) -> list[ast.expr]:
 
 
 def bindings_of(context, name: ast.Name) -> list[ast.AST] | None:
-    """Every node of the scope `name` is read in that binds it, flow aside (what a question
-    asks before `reaching`, which walks the scope for one name: most names it would be asked
-    of are bound by a loop or to a value the question rules out); None where `reaching` would
-    not answer. Once per tree for each scope (all names)."""
+    """The nodes of the scope `name` is read in that bind it, flow aside (`_binders`): what
+    a question asks before `reaching`, which walks the scope for one name (most names it
+    would be asked of are bound by a loop or to a value the question rules out); None where
+    `reaching` would not answer. Once per tree for each scope (all names)."""
     scope = _scope(context, name)
     if scope is None:
         return None
-    table = context.derived(("bindings", id(scope)), lambda: _binders(scope))
+    table = context.derived(("bindings", id(scope)), lambda: _binders(context, scope))
     return table.get(name.id, [])
 
 
@@ -261,43 +261,47 @@ def _scope(context, name: ast.Name) -> ast.AST | None:
     return scope
 
 
-def _binders(scope: ast.AST) -> dict[str, list[ast.AST]]:
-    """name -> the nodes of the scope's own code that bind it: the statement (or `:=`, or
-    parameter) whose target it is."""
+def _binders(context, scope: ast.AST) -> dict[str, list[ast.AST]]:
+    """name -> the nodes of the scope's own code that bind it (the statement, `:=` or
+    parameter whose target it is; not a nested def or class, which `scope_nodes` leaves out),
+    from the scope's own nodes the other analyses list too (`python_project.scope_nodes`)."""
+    from cursedlint.analysis.python_project import scope_nodes
+
     table: dict[str, list[ast.AST]] = {}
+
+    def add(names, node) -> None:
+        for name in names:
+            table.setdefault(name, []).append(node)
+
     if isinstance(scope, _FUNCTIONS):
         arguments = scope.args
         for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                     arguments.vararg, arguments.kwarg):
             if arg is not None:
-                table.setdefault(arg.arg, []).append(arg)
-    pending: list[tuple[ast.AST, ast.AST]] = [(statement, statement) for statement in scope.body]
-    while pending:
-        node, binder = pending.pop()
+                add((arg.arg,), arg)
+    for node in scope_nodes(context, scope):
         kind = type(node)
-        if kind is ast.Name:
-            if not isinstance(node.ctx, ast.Load):
-                table.setdefault(node.id, []).append(binder)
-            continue
-        if kind in _NESTED:
-            if kind is not ast.Lambda:
-                table.setdefault(node.name, []).append(node)
-            continue
-        if kind in _COMPREHENSIONS:  # (their targets are their own)
-            pending.extend((n, n) for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
-            continue
-        if kind in (ast.Import, ast.ImportFrom):
-            for alias in node.names:
-                table.setdefault((alias.asname or alias.name).partition(".")[0], []).append(node)
-            continue
-        if kind is ast.ExceptHandler and node.name:
-            table.setdefault(node.name, []).append(node)
-        elif kind is ast.NamedExpr:
-            binder = node
-        elif isinstance(node, ast.stmt):
-            binder = node
-        pending.extend((child, binder) for child in ast.iter_child_nodes(node))
+        if kind is ast.Assign:
+            add([name for target in node.targets for name in _bound_names(target)], node)
+        elif kind in _TARGETED:
+            add(_bound_names(node.target), node)
+        elif kind in (ast.With, ast.AsyncWith):
+            add([name for item in node.items if item.optional_vars is not None
+                 for name in _bound_names(item.optional_vars)], node)
+        elif kind in (ast.Import, ast.ImportFrom):
+            add([(alias.asname or alias.name).partition(".")[0] for alias in node.names], node)
+        elif kind is ast.ExceptHandler and node.name:
+            add((node.name,), node)
+        elif kind is ast.Delete:
+            add([name for target in node.targets for name in _bound_names(target)], node)
+        elif kind in _PATTERNS and getattr(node, "name", None) or \
+                kind is getattr(ast, "MatchMapping", None) and node.rest:
+            add((getattr(node, "name", None) or node.rest,), node)
     return table
+
+
+_TARGETED = (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)
+_PATTERNS = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
 
 
 def reaching(context, name: ast.Name) -> Bindings | None:
