@@ -489,9 +489,8 @@ class ThreadStarts:
         names = self._helpers
         if names is None:
             names = self._helpers = frozenset(
-                qualname.rpartition(".")[2] for summary in self.uses.project.summaries.values()
-                for qualname, function in summary.functions.items()
-                if CudaFact.SUBMITS_PARAMETER in function.facts)  # (`self.uses.project`'s)
+                qualname.rpartition(".")[2] for _, qualname, _ in
+                self.uses.project.with_fact(CudaFact.SUBMITS_PARAMETER))
         return names
 
     def executor_call(self, call: ast.Call) -> ThreadStart | None:
