@@ -14,7 +14,9 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.nn_modules import NnModules, constructed
-from cursedlint.analysis.python_project import last_name, own_nodes, positional_parameters
+from cursedlint.analysis.python_project import (
+    last_name, own_nodes, positional_parameters, scope_nodes,
+)
 from cursedlint.patterns import LazyPattern
 from cursedlint.python.reaching import bindings_of, reaching
 
@@ -350,7 +352,7 @@ class CudaTensors:
         """Whether a name bound more than once holds a CUDA tensor where it is read: every
         binding that may reach the read does (`python.reaching`), or, in a `while` loop's
         test, every one that reaches the loop (the test is read at least once with it)."""
-        if not self._may_hold(bindings_of(self.context, name), depth):
+        if not self._may_hold(bindings_of(self.context, name, self._scope_nodes), depth):
             return False
         found = reaching(self.context, name)
         if found is None:
@@ -359,6 +361,9 @@ class CudaTensors:
         first = found.first.get(key)
         return self._all_hold(found, found.at[key], depth, set()) or (
             first is not None and self._all_hold(found, first, depth, set()))
+
+    def _scope_nodes(self, scope: ast.AST) -> list[ast.AST]:
+        return scope_nodes(self.context, scope)
 
     def _may_hold(self, bindings: list[ast.AST] | None, depth: int) -> bool:
         """Whether a name's bindings (flow aside) leave it a chance: assignments, `+=` and

@@ -236,15 +236,16 @@ def _defaults(node: ast.AST) -> list[ast.expr]:
     return [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
 
 
-def bindings_of(context, name: ast.Name) -> list[ast.AST] | None:
+def bindings_of(context, name: ast.Name, nodes_of) -> list[ast.AST] | None:
     """The nodes of the scope `name` is read in that bind it, flow aside (`_binders`): what
     a question asks before `reaching`, which walks the scope for one name (most names it
     would be asked of are bound by a loop or to a value the question rules out); None where
-    `reaching` would not answer. Once per tree for each scope (all names)."""
+    `reaching` would not answer. Once per tree for each scope (all names). `nodes_of(scope)`:
+    the scope's own nodes (`python_project.scope_nodes`, which the other analyses list)."""
     scope = _scope(context, name)
     if scope is None:
         return None
-    table = context.derived(("bindings", id(scope)), lambda: _binders(context, scope))
+    table = context.derived(("bindings", id(scope)), lambda: _binders(scope, nodes_of(scope)))
     return table.get(name.id, [])
 
 
@@ -261,12 +262,9 @@ def _scope(context, name: ast.Name) -> ast.AST | None:
     return scope
 
 
-def _binders(context, scope: ast.AST) -> dict[str, list[ast.AST]]:
-    """name -> the nodes of the scope's own code that bind it (the statement, `:=` or
-    parameter whose target it is; not a nested def or class, which `scope_nodes` leaves out),
-    from the scope's own nodes the other analyses list too (`python_project.scope_nodes`)."""
-    from cursedlint.analysis.python_project import scope_nodes
-
+def _binders(scope: ast.AST, nodes: list[ast.AST]) -> dict[str, list[ast.AST]]:
+    """name -> the nodes of the scope's own code (`nodes`) that bind it: the statement, `:=`
+    or parameter whose target it is (not a nested def or class, which they leave out)."""
     table: dict[str, list[ast.AST]] = {}
 
     def add(names, node) -> None:
@@ -279,7 +277,7 @@ def _binders(context, scope: ast.AST) -> dict[str, list[ast.AST]]:
                     arguments.vararg, arguments.kwarg):
             if arg is not None:
                 add((arg.arg,), arg)
-    for node in scope_nodes(context, scope):
+    for node in nodes:
         kind = type(node)
         if kind is ast.Assign:
             add([name for target in node.targets for name in _bound_names(target)], node)
