@@ -17,7 +17,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.cuda_facts import CudaFact, remote_kind
 from cursedlint.analysis.python_project import (
-    CALL_METHOD, last_name, own_method, own_nodes, scope_nodes, value_of,
+    CALL_METHOD, last_name, own_method, own_nodes, passed_values, scope_nodes, value_of,
 )
 from cursedlint.findings import Step
 from cursedlint.python.consteval import UNKNOWN
@@ -354,9 +354,10 @@ class CaptureAnalysis:
 
     def constructor_of(self, node: ast.AST, depth: int = 0) -> ast.Call | None:
         """The call that made the object `node` is: a call itself, a name (or `self.attr`)
-        bound once to one, or a loop's name over a list, tuple or comprehension whose items
-        one call makes (`for runner in [Runner(size) for size in sizes]`); None when the
-        module does not show one. (Whether it constructs a class is the caller's to ask.)"""
+        bound once to one, a parameter of a module-level function that every call of it in
+        the module passes such an object (made by calls of one callee: `passed_values`), or a
+        loop's name over a list, tuple or comprehension whose items one call makes (`for
+        runner in [Runner(size) for size in sizes]`); None when the module does not show one. (Whether it constructs a class is the caller's to ask.)"""
         if depth > LOCAL_DEPTH:
             return None
         if isinstance(node, ast.Call):
@@ -368,6 +369,10 @@ class CaptureAnalysis:
         bound = self.value_of(node)
         if bound is not None:
             return self.constructor_of(bound, depth + 1)
+        given = [self.constructor_of(value, depth + 1)
+                 for value in passed_values(self.context, node)]
+        if given and all(given) and len({key(call.func) for call in given}) == 1:
+            return given[0]  # a parameter every call of the module's gives one call's object
         for ancestor in self.context.ancestors(node):
             loops = ancestor.generators if isinstance(ancestor, _COMPREHENSIONS) else \
                 (ancestor,) if isinstance(ancestor, (ast.For, ast.AsyncFor)) else ()

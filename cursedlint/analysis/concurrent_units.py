@@ -33,7 +33,7 @@ from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.python_project import (
     CALL_METHOD, HANDED, RUNNING, OutCall, dotted, last_name, own_nodes,
 )
-from cursedlint.analysis.task_races import TaskRaces, pool, waits
+from cursedlint.analysis.task_races import TaskRaces, start_pool, waits
 from cursedlint.analysis.thread_starts import (
     ProjectFunction, ThreadStart, ThreadStarts, code_label,
 )
@@ -335,11 +335,15 @@ class ConcurrentUnits:
                 yield Unit(call, start.code, start_label(self.threads, start), kind, call,
                            False, None, start)
             return
-        for coroutine, group in self._coroutines(call):
+        coroutines = self._coroutines(call)
+        for coroutine, group in coroutines:
             code = self.threads.code_of(coroutine.func)
             if code is not None:
                 yield Unit(coroutine, code, f"the coroutine {code_label(self.context, code)}",
                            COROUTINE, call, True, group, None)
+        start = None if coroutines else self.threads.helper_start(call)
+        if start is not None:  # (a submitting helper's task)
+            yield Unit(call, start.code, start.label, "task", call, False, None, start)
 
     def started(self, call: ast.Call) -> Iterator[tuple[ast.Call, str, int | None]]:
         """What `call` starts, its code not looked up: (`call` itself for a thread or task,
@@ -403,8 +407,8 @@ class ConcurrentUnits:
 
     def _same_pool(self, one: Unit, other: Unit) -> bool:
         """Tasks of one pool: `TaskRaces.sibling_races` reads them (one worker: serial)."""
-        tasks = [unit.start.call for unit in (one, other) if unit.kind == "task"]
-        return len(tasks) == 2 and pool(tasks[0]) == pool(tasks[1])
+        tasks = [unit.start for unit in (one, other) if unit.kind == "task"]
+        return len(tasks) == 2 and start_pool(tasks[0]) == start_pool(tasks[1])
 
     def _locked(self, one: Unit, other: Unit) -> bool:
         """Whether the code of both (of this module) holds the same lock throughout."""

@@ -48,6 +48,9 @@ class CudaFact(str, Enum):
     that begins a global-mode capture."""
     TASK_CUDA = "task_cuda"
     """Runs code on another thread (as for `TASK_CAPTURE`) that uses CUDA."""
+    SUBMITS_PARAMETER = "submits_parameter"
+    """Submits its parameter to a thread pool of more than one worker (`run_async(fn)`:
+    `ThreadStarts.submitted_parameter`, its `detail`), by itself alone."""
     TASKS_BESIDE = "tasks_beside"
     """Starts units that may run at the same time (`task_pairs.pairs_fact`: the pairs in
     `via`)."""

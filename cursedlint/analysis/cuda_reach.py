@@ -144,6 +144,11 @@ class CudaReach(FunctionIndexer):
             for kind, (line, what, via, serial) in off.facts(function).items():
                 facts[kind] = Reach(line, what, tuple(via), detail=serial)
             facts.update(_task_pairs(context, off, function))
+            submitted = threads.submitted_parameter(function)
+            if submitted is not None:
+                facts[CudaFact.SUBMITS_PARAMETER] = Reach(
+                    function.lineno, f"submits its parameter `{submitted[1]}` to "
+                    f"`{submitted[2]}`", detail=":".join(map(str, submitted)))
         return facts
 
     def extended(self, context, summary: ModuleSummary | None,

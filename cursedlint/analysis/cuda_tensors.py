@@ -14,8 +14,11 @@ from cursedlint.analysis.capture_regions import (
 )
 from cursedlint.analysis.cuda_use import CudaUse
 from cursedlint.analysis.nn_modules import NnModules, constructed
-from cursedlint.analysis.python_project import last_name, own_nodes, positional_parameters
+from cursedlint.analysis.python_project import (
+    last_name, own_nodes, positional_parameters, scope_nodes,
+)
 from cursedlint.patterns import LazyPattern
+from cursedlint.python.reaching import bindings_of, reaching
 
 FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
 CONVERSIONS = frozenset({"builtins.bool", "builtins.int", "builtins.float", "builtins.complex"})
@@ -73,6 +76,11 @@ HOST_VALUE_METHODS = frozenset({
 })
 """Tensor methods whose result is not known to be a CUDA tensor (`.to` is, with a CUDA
 target)."""
+
+
+_DEPTH = 2 * LOCAL_DEPTH
+"""How deep `holds` follows an expression and the names it reads (`y = x * 2`, `done =
+y.max() > 3`, `if done:` is five steps from `x`)."""
 
 
 AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -266,7 +274,7 @@ class CudaTensors:
         """The CUDA tensor whose truth value a condition reads: the condition itself, a side
         of a comparison (not `is`, `in`), under `not`, or the first operand of `and`/`or`
         (the others are read only when it lets them be)."""
-        if depth > LOCAL_DEPTH:
+        if depth > _DEPTH:
             return None
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return self._tested(test.operand, depth + 1)
@@ -307,14 +315,15 @@ class CudaTensors:
 
     def holds(self, node: ast.AST, depth: int = 0) -> bool:
         """Whether `node` is known to hold a CUDA tensor (see the class docstring)."""
-        if depth > LOCAL_DEPTH:
+        if depth > _DEPTH:
             return False
         if isinstance(node, ast.Name):
             if node.id in self._parameters:
                 return True
             bound = self.context.definition(node)
-            return (id(bound) in self._inside and self.holds(bound, depth + 1)) or \
-                self._made_on_gpu(bound)
+            if bound is None:
+                return self._rebound(node, depth)
+            return self._bound_to(bound, depth)
         if is_self_attribute(node):  # one value in the class, made on the GPU
             return self._made_on_gpu(self.analysis.value_of(node))
         if isinstance(node, ast.BinOp):
@@ -332,6 +341,65 @@ class CudaTensors:
         if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
             return self.holds(node.operand, depth + 1)
         return isinstance(node, ast.Call) and self._makes(node, depth)
+
+    def _bound_to(self, value: ast.AST, depth: int) -> bool:
+        """Whether a value a name is bound to holds a CUDA tensor: bound inside the body to a
+        known one, or anywhere to a tensor made on the GPU."""
+        return (id(value) in self._inside and self.holds(value, depth + 1)) or \
+            self._made_on_gpu(value)
+
+    def _rebound(self, name: ast.Name, depth: int) -> bool:
+        """Whether a name bound more than once holds a CUDA tensor where it is read: every
+        binding that may reach the read does (`python.reaching`), or, in a `while` loop's
+        test, every one that reaches the loop (the test is read at least once with it)."""
+        if not self._may_hold(bindings_of(self.context, name, self._scope_nodes), depth):
+            return False
+        found = reaching(self.context, name)
+        if found is None:
+            return False
+        key = id(name)
+        first = found.first.get(key)
+        return self._all_hold(found, found.at[key], depth, set()) or (
+            first is not None and self._all_hold(found, first, depth, set()))
+
+    def _scope_nodes(self, scope: ast.AST) -> list[ast.AST]:
+        return scope_nodes(self.context, scope)
+
+    def _may_hold(self, bindings: list[ast.AST] | None, depth: int) -> bool:
+        """Whether a name's bindings (flow aside) leave it a chance: assignments, `+=` and
+        the like, parameters (a later binding may hide them) alone, one giving a CUDA
+        tensor."""
+        if not bindings or not all(
+                isinstance(b, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.arg))
+                or isinstance(b, ast.Assign) and len(b.targets) == 1
+                and isinstance(b.targets[0], ast.Name) for b in bindings):
+            return False
+        return any(self.holds(b.value, depth + 1) if isinstance(b, ast.AugAssign)
+                   else self._bound_to(b.value, depth)
+                   for b in bindings if not isinstance(b, ast.arg))
+
+    def _all_hold(self, found, bindings, depth: int, open_: set[int]) -> bool:
+        """Whether each of a name's `bindings` gives it a CUDA tensor: a plain assignment
+        (`_bound_to`), or `+=` and the like of one (inside the body also of a Python number
+        given a CUDA tensor). `open_`: the augmented assignments being asked (a loop's `x +=`
+        reaches itself: taken as holding, the loop's other ways in decide)."""
+        if not bindings or depth > _DEPTH:
+            return False
+        for binding in bindings:
+            if isinstance(binding, ast.AugAssign):
+                if id(binding) in open_:
+                    continue
+                if id(binding) in self._inside and self.holds(binding.value, depth + 1):
+                    continue
+                if not self._all_hold(found, found.at.get(id(binding)), depth + 1,
+                                      open_ | {id(binding)}):
+                    return False
+            elif not (isinstance(binding, (ast.AnnAssign, ast.NamedExpr)) or (
+                    isinstance(binding, ast.Assign) and len(binding.targets) == 1
+                    and isinstance(binding.targets[0], ast.Name))) or \
+                    not self._bound_to(binding.value, depth):
+                return False
+        return True
 
     def _makes(self, call: ast.Call, depth: int) -> bool:
         if self.uses.makes_cuda_tensor(call):

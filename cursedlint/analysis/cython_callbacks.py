@@ -106,7 +106,8 @@ class UserData(NamedTuple):
 
 def user_data_handovers(context, keeps: Callable[[str], bool]) -> list[UserData]:
     """The Python objects the module hands as user data to C functions that call back later
-    and that nothing keeps alive as long as C may call: a temporary, a local no one else holds
+    (cast at the call, or through a pointer variable bound once to the cast: `_pointed`) and
+    that nothing keeps alive as long as C may call: a temporary, a local no one else holds
     (`Py_INCREF` holds it), or an object whose one reference the trampoline releases on its
     first call while the launch may be captured into a graph (called on every replay)."""
     facts = getattr(context, "cython", None)
@@ -126,13 +127,30 @@ def user_data_handovers(context, keeps: Callable[[str], bool]) -> list[UserData]
                 not any(param.callback for param in facts.externs.get(api, ())):
             continue  # no sign that the C function takes a callback
         for argument in call.args:
-            cast = facts.cast_of(argument)
-            if cast is None or not cast.endswith("*"):
+            held, cast, steps = _pointed(context, argument)
+            if held is None or not cast.endswith("*"):
                 continue
-            problem = _lifetime_problem(context, argument, api, trampoline)
+            problem = _lifetime_problem(context, held, api, trampoline)
             if problem is not None:
-                found.append(UserData(call, api, argument, trampoline, *problem))
+                found.append(UserData(call, api, argument, trampoline, problem[0],
+                                      (*steps, *problem[1])))
     return found
+
+
+def _pointed(context, argument: ast.AST) -> tuple[ast.AST | None, str, tuple]:
+    """(the object, the cast, the lines that show it) of a `<void*>obj` argument, or of a
+    pointer variable bound once to one (`cdef void* p = <void*>obj`, then `p` passed);
+    (None, "", ()) for any other argument."""
+    facts = context.cython
+    cast = facts.cast_of(argument)
+    if cast is not None:
+        return argument, cast, ()
+    bound = context.definition(argument) if isinstance(argument, ast.Name) else None
+    cast = facts.cast_of(bound) if isinstance(bound, ast.Name) else None
+    if cast is None:
+        return None, "", ()
+    return bound, cast, ((bound.lineno, f"'{argument.id}' is <{cast}>{bound.id}, which holds "
+                                        "no reference"),)
 
 
 def _lifetime_problem(context, argument: ast.AST, api: str, trampoline: ast.AST | None

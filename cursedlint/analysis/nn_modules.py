@@ -7,7 +7,8 @@ An instance is known where a name (or `self.attr`) is bound once to the construc
 module of the project by the `cuda-reach` index's class facts), also under the module's own
 moves (`Net().cuda().eval()`), or where it is a parameter annotated with such a class and never
 rebound. It is on a CUDA device where one of those moves is `.cuda()` or `.to("cuda")`, or the
-constructor is given `device="cuda"`."""
+constructor is given `device="cuda"`. A callable bound once to such a move of a name or
+attribute (`model = model.cuda()`, the parameter's class unknown) is a module on the device."""
 
 from __future__ import annotations
 
@@ -37,6 +38,18 @@ def constructed(value: ast.AST | None) -> ast.Call | None:
     return value if isinstance(value, ast.Call) else None
 
 
+def _moved_to_cuda(value: ast.AST | None, on_cuda) -> bool:
+    """Whether `value` is a chain of module moves over a name or attribute (`model.cuda()`,
+    `net.to("cuda").eval()`), one of them to a CUDA device: called, it is a module there
+    (a tensor is not callable)."""
+    cuda = False
+    while (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+           and value.func.attr in MODULE_MOVES):
+        cuda = cuda or on_cuda(value)
+        value = value.func.value
+    return cuda and isinstance(value, (ast.Name, ast.Attribute))
+
+
 class NnModules:
     """The nn.Module instances a module's callables hold (`instance`)."""
 
@@ -61,6 +74,8 @@ class NnModules:
         made = constructed(bound)
         if made is not None:
             return self._made(bound, on_cuda)
+        if _moved_to_cuda(bound, on_cuda):
+            return bound, True
         if isinstance(func, ast.Name) and bound is None:
             annotation = parameter_annotation(self.context, func)
             if annotation is not None and self.is_module_class(annotation):

@@ -29,6 +29,7 @@ from cursedlint.analysis.python_modules import (
 )
 from cursedlint.findings import Step
 from cursedlint.patterns import LazyPattern
+from cursedlint.python.reaching import reaching
 from cursedlint.project.index import Indexer
 from cursedlint.python.context import STATEMENT_BLOCKS, child_fields
 
@@ -1140,6 +1141,22 @@ def constructor_arguments(context, node: ast.Name) -> list[ast.AST]:
     return values
 
 
+def passed_values(context, node: ast.Name) -> list[ast.AST]:
+    """The expressions the module's calls of a module-level function pass for its positional
+    parameter that `node` reads (never rebound in it); [] when `node` is no such parameter or
+    a call passes none the module shows. Calls from other modules are not read."""
+    function = context.scope_of(node)
+    if not isinstance(function, _FUNCTIONS) or context.scope_of(function) is not None or \
+            _own_stores(context, function).get(node.id):
+        return []
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if node.id not in positional:
+        return []
+    index = positional.index(node.id)
+    values = [context.argument(call, index, node.id) for call in calls_of(context, function)]
+    return values if all(isinstance(value, ast.AST) for value in values) else []
+
+
 def _is_local(context, node: ast.Name) -> bool:
     """Whether `node` names a parameter or a variable of its function (not a module's name)."""
     scope = context.scope_of(node)
@@ -1213,7 +1230,7 @@ def value_of(context, node: ast.AST) -> ast.AST | None:
 def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     """The value of a parameter rebound once, read after that (`ctx = get_context(ctx)`, then
     `ctx.Pool()`): the assignment's, where it is the function's only other binding of the
-    name and comes before the use in the function's own statements."""
+    name and the only binding that reaches the use (`python.reaching`)."""
     scope = context.scope_of(node)
     if not isinstance(scope, _FUNCTIONS) or node.id not in (
             a.arg for a in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs)):
@@ -1224,7 +1241,9 @@ def _rebound_parameter(context, node: ast.Name) -> ast.AST | None:
     assignment = bindings[0]
     if assignment is None or assignment.end_lineno >= node.lineno:
         return None
-    return assignment.value
+    found = reaching(context, node)  # (not where the parameter's own value may reach too)
+    return assignment.value if found is not None and found.at[id(node)] == {assignment} \
+        else None
 
 
 def assigned_values(context, node: ast.Name) -> list[ast.AST]:

@@ -21,10 +21,9 @@ from msgspec.structs import replace
 from cursedlint.analysis.capture_regions import body_of, capture_check, key, position
 from cursedlint.analysis.python_project import own_nodes
 from cursedlint.analysis.thread_starts import (
-    ProjectFunction, ThreadStart, ThreadStarts, code_label,
+    ProjectFunction, ThreadStart, ThreadStarts, code_label, executor_workers,
 )
 from cursedlint.findings import Step
-from cursedlint.python.consteval import UNKNOWN
 
 SYNCING_ENTRIES = frozenset({"torch.cuda.graph"})
 """Regions (`Region.what`) whose entry synchronizes the device: they break another task's
@@ -80,9 +79,9 @@ class TaskRaces:
             start = self._start(call)
             if start is not None:
                 scope = self.context.scope_of(call)
-                pools.setdefault((id(scope), pool(call)), []).append(start)
+                pools.setdefault((id(scope), start_pool(start)), []).append(start)
         for starts in pools.values():
-            if len(starts) < 2 or self.workers(starts[0].call) is None:
+            if len(starts) < 2 or self.start_workers(starts[0]) is None:
                 continue
             for start in starts:
                 capture = self.threads.reached(start.code, self._begins_global_capture)
@@ -131,6 +130,9 @@ class TaskRaces:
             start = self.threads.task_start(call, consumed=True)
             return start and replace(start, label=f"`{key(func.value)}` tasks")
         start = self.threads.executor_call(call)
+        if start is None:
+            start = self.threads.helper_start(call)
+            return start and replace(start, label=f"`{start.executor.partition(':')[2]}` tasks")
         return start and replace(start, executor=None)
 
     def _item_method(self, start: ThreadStart) -> "ast.AST | ProjectFunction | None":
@@ -156,9 +158,13 @@ class TaskRaces:
                    and self.threads.code_of(node.func) == start.code
                    for node in own_nodes(body_of(scope or self.context.tree)))
 
+    def start_workers(self, start: ThreadStart) -> str | None:
+        """`workers` of the start's call, or of the pool its submitting helper submits to."""
+        return start.workers or self.workers(start.call)
+
     def at_once(self, start: ThreadStart) -> str | None:
         """Why several of the tasks run at the same time (None: they may not)."""
-        workers = self.workers(start.call)
+        workers = self.start_workers(start)
         if workers is None:
             return None
         call = start.call
@@ -191,18 +197,7 @@ class TaskRaces:
             made = self.threads.executor_of(call)
         else:  # asyncio.to_thread: the loop's default executor
             return "default workers"
-        if made is None:
-            return None
-        given = self.context.argument(made, 0, "max_workers")
-        if given is None:
-            return "default workers"
-        value = self.context.evaluate(given)
-        if value is None:
-            return "default workers"
-        if value is UNKNOWN or not isinstance(value, int) or isinstance(value, bool) \
-                or value < 2:
-            return None
-        return f"{value} workers"
+        return None if made is None else executor_workers(self.context, made)
 
 
 _WAITS = frozenset({"result", "wait", "join", "gather", "as_completed", "shutdown"})
@@ -216,6 +211,11 @@ def waits(node: ast.AST) -> bool:
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
     return name in _WAITS
+
+
+def start_pool(start: ThreadStart) -> str:
+    """`pool` of a task start; for a submitting helper's, the helper and its pool."""
+    return start.executor if start.workers else pool(start.call)
 
 
 def pool(call: ast.Call) -> str:

@@ -14,7 +14,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.capture_regions import (
     END, GLOBAL, PARTIAL, CaptureAnalysis, Region, body_of, capture_check, enclosing_class,
-    is_self_attribute, key, own_calls, position,
+    is_self_attribute, key, never_rebound, own_calls, position,
 )
 from cursedlint.analysis.cuda_facts import CudaFact
 from cursedlint.analysis.cuda_use import CudaUse, through
@@ -23,6 +23,7 @@ from cursedlint.analysis.python_project import (
 )
 from cursedlint.analysis.registrations import THREAD_TARGETS
 from cursedlint.findings import Step
+from cursedlint.python.consteval import UNKNOWN
 
 THREAD_CLASSES = frozenset({"threading.Thread"})
 EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor",
@@ -43,13 +44,30 @@ _AT_CAPTURES = (CudaFact.GLOBAL_CAPTURE, CudaFact.JOINS, CudaFact.TASK_CAPTURE,
 
 class ThreadStart(Struct, frozen=True):
     """A thread (or executor task) started at `call` running `code`; `handles` are the
-    expressions whose join/shutdown/result ends it; `executor` the executor's, for tasks."""
+    expressions whose join/shutdown/result ends it; `executor` the executor's, for tasks;
+    `workers`, for a task a submitting helper starts (`helper_start`), its pool's workers
+    (`executor` is then the helper's name and pool: `run_async:_POOL`)."""
 
     call: ast.Call
     code: "ast.AST | ProjectFunction"
     label: str
     handles: frozenset[str]
     executor: str | None
+    workers: str | None = None
+
+
+def executor_workers(context, made: ast.Call) -> str | None:
+    """The workers of the executor `made` makes when more than one ("4 workers", "default
+    workers"), else None (one, or a number the module does not show)."""
+    given = context.argument(made, 0, "max_workers")
+    if given is None:
+        return "default workers"
+    value = context.evaluate(given)
+    if value is None:
+        return "default workers"
+    if value is UNKNOWN or not isinstance(value, int) or isinstance(value, bool) or value < 2:
+        return None
+    return f"{value} workers"
 
 
 class ProjectFunction(NamedTuple):
@@ -94,6 +112,8 @@ class ThreadStarts:
         self.uses = uses
         self._starting: dict[ast.AST, bool] = {}  # (keyed by the node, like the walk's parents)
         self._left: dict[ast.Call, bool] = {}  # a start call -> whether left running
+        self._helpers: frozenset[str] | None = None  # (`_submitting_names`)
+        self._submitted: dict[ast.AST, tuple | None] = {}  # a def -> `submitted_parameter`
 
     def reached(self, code, check) -> tuple[int, str, tuple[Step, ...]] | None:
         """Where a thread's code (a def or lambda of the module, or a project function of
@@ -405,6 +425,74 @@ class ThreadStarts:
         label = f"the {ast.unparse(executor)} task running {code_label(self.context, code)}"
         return ThreadStart(call, code, label, frozenset(handles), key(executor))
 
+    def submitted_parameter(self, function: ast.AST) -> tuple[int, str, str, str] | None:
+        """(index, name, pool, workers) where a module-level function's own code submits its
+        positional parameter `name`, never rebound, to a ThreadPoolExecutor of more than one
+        worker (`pool.submit(fn, ...)`, `pool.map(fn, ...)`): a submitting helper, whose
+        callers start the task (`run_async(step, batch)`)."""
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                self.context.scope_of(function) is not None:
+            return None
+        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        for node in own_calls(self.context, function):
+            func = node.func
+            if not (isinstance(func, ast.Attribute) and func.attr in ("submit", "map")
+                    and node.args and isinstance(node.args[0], ast.Name)
+                    and node.args[0].id in positional):
+                continue
+            name = node.args[0].id
+            made = self.executor_of(node)
+            workers = executor_workers(self.context, made) if made is not None else None
+            if workers and never_rebound(function, {name}):
+                return positional.index(name), name, key(func.value), workers
+        return None
+
+    def helper_start(self, call: ast.Call) -> ThreadStart | None:
+        """The task a call of a submitting helper (`submitted_parameter`) starts: of this
+        module, or of another by the project's `SUBMITS_PARAMETER` fact."""
+        found = self._submitting(call.func)
+        if found is None:
+            return None
+        helper, index, name, pool, workers = found
+        target = self.context.argument(call, index, name)
+        code = self.code_of(target) if isinstance(target, ast.AST) else None
+        if code is None:
+            return None
+        parent = self.context.parent_of(call)
+        handles = {key(target) for target in parent.targets} if isinstance(
+            parent, ast.Assign) else set()
+        label = f"the `{pool}` task ({helper}()) running {code_label(self.context, code)}"
+        return ThreadStart(call, code, label, frozenset(handles), f"{helper}:{pool}", workers)
+
+    def _submitting(self, func: ast.AST) -> tuple[str, int, str, str, str] | None:
+        """(helper, index, name, pool, workers) for a callee that is a submitting helper."""
+        if isinstance(func, ast.Name):
+            defined = self.context.definition(func)
+            if isinstance(defined, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if defined not in self._submitted:
+                    self._submitted[defined] = self.submitted_parameter(defined)
+                found = self._submitted[defined]
+                return None if found is None else (defined.name, *found)
+        project = self.uses.project
+        name = last_name(func)
+        if project is None or name is None or name not in self._submitting_names():
+            return None
+        target = call_target(self.context, project, func)
+        fact = project.fact(*target, CudaFact.SUBMITS_PARAMETER) if target else None
+        if fact is None:
+            return None
+        index, name, pool, workers = fact.detail.split(":", 3)
+        return target[1], int(index), name, pool, workers
+
+    def _submitting_names(self) -> frozenset[str]:
+        """The last names of the project's submitting helpers (a test before a lookup)."""
+        names = self._helpers
+        if names is None:
+            names = self._helpers = frozenset(
+                qualname.rpartition(".")[2] for _, qualname, _ in
+                self.uses.project.with_fact(CudaFact.SUBMITS_PARAMETER))
+        return names
+
     def executor_call(self, call: ast.Call) -> ThreadStart | None:
         """The task `loop.run_in_executor(executor, f, ...)` or `asyncio.to_thread(f, ...)`
         starts (`executor`: the executor's text, None for the loop's default one)."""
@@ -431,7 +519,7 @@ class ThreadStarts:
             return self._thread_start(call)
         if isinstance(func, ast.Attribute) and func.attr in ("submit", "map") and call.args:
             return self.task_start(call)
-        return self.executor_call(call)
+        return self.executor_call(call) or self.helper_start(call)
 
     def _with_target(self, name: ast.Name) -> ast.AST | None:
         """The executor of `with ThreadPoolExecutor() as name:` enclosing `name`."""

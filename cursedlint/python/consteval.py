@@ -336,6 +336,13 @@ class ConstantEvaluator:
             return table[name]
         return UNKNOWN
 
+    def declared_elsewhere(self, name: str, scope: ast.AST) -> bool:
+        """Whether code other than `scope`'s own statements may rebind its `name`: a function
+        declaring it `global` (for the module) or `nonlocal` (for a function)."""
+        if scope is self.module:
+            return name in self._module_rebound()
+        return self._any_nonlocal() and name in self._nonlocal_names().get(id(scope), ())
+
     def binding_scope(self, name: str, at: ast.AST) -> ast.AST | None:
         """The innermost scope seen from `at` that binds `name` (assigns, defines, imports it,
         or has it as a parameter): a function, lambda, class or the module; None if none."""
