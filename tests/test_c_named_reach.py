@@ -216,3 +216,58 @@ def test_the_header_a_build_file_names_is_the_one_read_both_ways(
     })
     monkeypatch.chdir(tmp_path)
     assert _findings(paths, capsys) == expected
+
+
+SLAB_C = """\
+    #include <infiniband/verbs.h>
+    #include "slab_access.h"
+
+    struct ibv_mr *slab_map(struct ibv_pd *pd, void *slab, size_t len)
+    {
+        return ibv_reg_mr(pd, slab, len, SLAB_ACCESS);
+    }
+"""
+
+STAGE_C = """\
+    #include <stdlib.h>
+    #include <infiniband/verbs.h>
+
+    struct ibv_mr *slab_map(struct ibv_pd *pd, void *slab, size_t len);
+
+    static struct ibv_mr *stage(struct ibv_pd *pd, size_t n)
+    {
+        char *buf = malloc(n);
+        return ibv_reg_mr(pd, buf, n, IBV_ACCESS_LOCAL_WRITE);
+    }
+
+    struct ibv_mr *stage_small(struct ibv_pd *pd)
+    {
+        return stage(pd, 100);
+    }
+
+    struct ibv_mr *map_header(struct ibv_pd *pd)
+    {
+        return slab_map(pd, malloc(64), 64);
+    }
+"""
+
+
+@pytest.mark.parametrize("paths", [["."], ["src/stage.c"]], ids=["whole", "named"])
+@pytest.mark.parametrize("bits, expected", [
+    ("1 << 6", ["src/stage.c:14:22: CUR301"]),
+    ("1 << 0", ["src/stage.c:14:22: CUR301", "src/stage.c:19:37: CUR301"]),
+], ids=["on-demand", "local-write"])
+def test_another_file_s_wrapper_is_judged_with_its_header_s_access_flags_both_ways(
+        tmp_path, monkeypatch, capsys, paths, bits, expected):
+    """`slab_map()` registers with flags its header defines: on-demand (`1 << 6`) it pins
+    nothing, and the 64 bytes given it are no finding; local write pins them. Named alone, the
+    caller's run reads the header of the wrapper's file too (its own registration's length,
+    known at its caller, makes the run read only the files its values come from)."""
+    write_project(tmp_path, {
+        ".git/HEAD": "",
+        "src/slab_access.h": f"#define SLAB_ACCESS ({bits})\n",
+        "src/slab.c": SLAB_C,
+        "src/stage.c": STAGE_C,
+    })
+    monkeypatch.chdir(tmp_path)
+    assert _findings(paths, capsys) == expected

@@ -441,14 +441,16 @@ class IncludedHeaders(Indexer):
 
     def __init__(self, name: str, words: Iterable[str], after: tuple[str, ...] = (),
                  more_words: Callable[[dict], Iterable[str]] | None = None,
-                 read_with: tuple[str, ...] = ()):
+                 read_with: tuple[str, ...] = (),
+                 more_read: Callable[[dict], Iterable[str]] | None = None):
         self.name = name
         self._words = tuple(words)
         self.after, self.more_words = after, more_words
-        self.read_with = read_with
+        self.read_with, self.more_read = read_with, more_read
         """The indexers (gathered before it: in `after`) whose facts name the other files
-        whose entries a linted file's rules read (`value_in`): where the run lints only some
-        of the project's files, only theirs and the linted files' are made (`_read_of`)."""
+        whose entries a linted file's rules read (`value_in`), and the other such files the
+        facts gathered before it name (`more_read`): where the run lints only some of the
+        project's files, only theirs and the linted files' are made (`_read_of`)."""
 
     def words(self, settings) -> Iterable[str]:
         return self._words
@@ -468,7 +470,7 @@ class IncludedHeaders(Indexer):
                              os.path.abspath(index.settings.root))
         more = tuple(sorted(self.more_words(index.gathered))) if self.more_words else ()
         holding = {}
-        read = _read_of(index, self.read_with)
+        read = _read_of(index, self.read_with, self.more_read)
         for path, language in languages.items():
             if read is not None and os.path.abspath(path) not in read:
                 continue
@@ -489,16 +491,17 @@ class IncludedHeaders(Indexer):
         return found
 
 
-def _read_of(index, read_with: tuple[str, ...]) -> set[str] | None:
+def _read_of(index, read_with: tuple[str, ...], more_read=None) -> set[str] | None:
     """The files whose entries a run's rules can read (absolute paths): the linted ones and
-    those the facts of `read_with` name, where the index knows the linted files and gathered
-    each of those facts (None: any file's). A named file's run made the entries of every
+    those the facts of `read_with` (and `more_read`) name, where the index knows the linted
+    files and gathered each of those facts (None: any file's). A named file's run made the entries of every
     project file holding a word (libfabric: 248 headers parsed for a file that read its own)."""
     if index.linted is None or any(name not in index.gathered for name in read_with):
         return None
     read = {os.path.abspath(path) for path, _ in index.linted}
     for name in read_with:
         read.update(os.path.abspath(path) for path in index.gathered[name] or ())
+    read.update(map(os.path.abspath, more_read(index.gathered) if more_read else ()))
     return read
 
 

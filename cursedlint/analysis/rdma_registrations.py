@@ -100,10 +100,13 @@ WRAPPERS_INDEX = "registration-wrappers"  # the CUR3xx rules' project index (its
 HEADERS = IncludedHeaders("rdma-headers", APIS, after=(WRAPPERS_INDEX, VALUES_INDEX),
                           more_words=lambda gathered: _registering_names(
                               gathered.get(WRAPPERS_INDEX) or {}),
-                          read_with=(VALUES_INDEX,))
+                          read_with=(VALUES_INDEX,), more_read=lambda gathered: [
+                              path for path, facts in (gathered.get(WRAPPERS_INDEX) or {}).items()
+                              if facts.flags])
 """The project headers and `-D` macros of the files holding a registration, a call of one of
 the project's wrappers or a call through a field that registers (whose lengths and macros
-their headers may define)."""
+their headers may define); in a run of named files, those of the files whose wrappers' access
+flags their headers may define too (`RegistrationFacts.flags`)."""
 
 _GIVEN_PARAMETER = LazyPattern(r"(?<![\w$])([A-Za-z_]\w*)\s*=\s*(?:\([^()=]*\)\s*)?([A-Za-z_]\w*)\s*;")
 """`s = (T *)p;`: a local given another name's value (a parameter's, where it is one)."""
@@ -219,7 +222,10 @@ class RegistrationFacts(Struct, frozen=True):
     wrapper of the same name calls this one, `ComposedWrappers.nearest`), and what its C++
     member functions pass their parameters on to (`methods`, keyed `Class::name`: one handing
     them to a registration API, a registering field, a wrapper or another such member
-    function is a member function wrapper, `composed_methods`)."""
+    function is a member function wrapper, `composed_methods`), and the access flags' texts of
+    the wrappers none of whose pinning calls' flags had a value, the file's wrappers they call
+    included (`flags`: made before any header is read; where each is on-demand with the file's
+    headers, the wrapper pins nothing, `Registrations._pins_nothing`)."""
 
     wrappers: dict[str, Wrapper] = {}
     local: dict[str, Wrapper] = {}
@@ -230,6 +236,7 @@ class RegistrationFacts(Struct, frozen=True):
     macros: dict[str, tuple[MacroShape, ...]] = {}
     macro_registrations: tuple[MacroRegistration, ...] = ()
     methods: dict[str, Forwarder] = {}
+    flags: dict[str, tuple[str, ...]] = {}
 
 
 class MacroRegistration(Struct, frozen=True, array_like=True):
@@ -320,10 +327,36 @@ class Registrations:
         names = {**APIS, **self.file_wrappers}
         lines = {name: self._calls(names, function.child_by_field_name("body"))[0][1]
                  .start_point[0] + 1 for name, (_, function) in self._wrapper_definitions.items()}
+        flags = {name: texts for name in (*exported, *local)
+                 if (texts := self._unvalued_flags(name, set()))}
         return RegistrationFacts(exported, local, field_flows(self.context), lines, defines=(
             frozenset(exported_functions(self.context)) - set(exported)),
             macro_registrations=self._macro_registrations(),
-            methods=forwarded_method_calls(self.context))
+            methods=forwarded_method_calls(self.context), flags=flags)
+
+    def _unvalued_flags(self, name: str, seen: set) -> tuple[str, ...]:
+        """The texts of the access flags of the wrapper's pinning calls (through the file's
+        wrappers it calls), where none has a value; () where one pins whatever the headers
+        say (flags with a value, an API with no access flags)."""
+        seen.add(name)
+        known = {**{api: (api, shape) for api, shape in APIS.items()}, **self.file_wrappers}
+        texts: list[str] = []
+        body = self._wrapper_definitions[name][1].child_by_field_name("body")
+        for called, call in self._calls(known, body):
+            arguments = _arguments(call)
+            if called in self.file_wrappers:
+                found = () if called in seen else self._unvalued_flags(called, seen)
+            elif called not in ACCESS_FLAGS or len(arguments) <= ACCESS_FLAGS[called]:
+                found = ()
+            elif self._on_demand(called, arguments):
+                continue
+            else:
+                flags = arguments[ACCESS_FLAGS[called]]
+                found = (self.context.text(flags),) if self.value(flags) is UNKNOWN else ()
+            if not found:
+                return ()
+            texts.extend(text for text in found if text not in texts)
+        return tuple(texts)
 
     # -- calls made by macros ----------------------------------------------------------------
 
@@ -586,10 +619,11 @@ class Registrations:
             if composed.exported else set()
         found = {name: known for name in called
                  if (known := composed.nearest(name, self._path)) is not None
-                 and known[2][0].path != self._path}
+                 and known[2][0].path != self._path and not self._pins_nothing(known[2])}
         for name in defined_functions(self.context, set(found)):
             del found[name]  # the file's own function of that name: another function
-        own = self._own_composed(composed.files.get(self._path, {}))
+        own = {name: known for name, known in self._own_composed(
+            composed.files.get(self._path, {})).items() if not self._pins_nothing(known[2])}
         if found:  # its own functions may pass their parameters to one of them
             compose_file(self._path, forwarded_calls(self.context, set(self.file_wrappers)),
                          own, found.get)
@@ -608,6 +642,19 @@ class Registrations:
                    if name in composed and name not in self.file_wrappers}
         return {name: wrapper for name, wrapper in composed.items()
                 if dropped.isdisjoint(wrapper[2])}
+
+    def _pins_nothing(self, steps: tuple) -> bool:
+        """Whether the wrapper of another file a chain ends in (its last step) asks for
+        on-demand paging in every pinning call, its flags' texts (`RegistrationFacts.flags`)
+        read after that file's project headers (`includes.value_in`; a file whose headers
+        the run did not read stays a wrapper)."""
+        base = steps[-1]
+        summary = self.project_wrappers.get(base.path) if base.path != self._path else None
+        texts = next((texts for name, texts in summary.flags.items()
+                      if summary.lines.get(name) == base.line), ()) if summary else ()
+        return bool(texts) and all(
+            (value := value_in(self.context, HEADERS, base.path, text)) is not UNKNOWN
+            and value & ON_DEMAND[1] for text in texts)
 
     @cached_property
     def _wrapper_facts(self) -> dict[str, tuple[str, Api]]:
