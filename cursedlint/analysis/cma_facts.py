@@ -37,11 +37,26 @@ gathered before these) are made from each file's own text."""
 
 
 def evaluator(context, headers: bool = True):
-    """`CConstants.evaluate` of the file, after its project headers and `-D` macros (`HEADERS`)
-    unless `headers` is false (a file's summary)."""
+    """`CConstants.evaluate` of the file; what its own text leaves unknown, after its project
+    headers and `-D` macros (`HEADERS`, which come after the file's definitions: those the file
+    gives are the same), unless `headers` is false (a file's summary). The headers' evaluator
+    is made at the first unknown (it parses the headers holding the names it is asked)."""
     from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
+    from cursedlint.python.consteval import UNKNOWN
 
-    return CConstants(context, extra=header_constants(context, HEADERS) if headers else ()).evaluate
+    own = CConstants(context).evaluate
+    if not headers:
+        return own
+    seen: list = []
+
+    def evaluate(node, **options):
+        found = own(node, **options)
+        if found is not UNKNOWN:
+            return found
+        if not seen:
+            seen.append(CConstants(context, extra=header_constants(context, HEADERS)).evaluate)
+        return seen[0](node, **options)
+    return evaluate
 
 
 class CmaFunctions(Struct, frozen=True):
