@@ -36,7 +36,7 @@ RULE_MODULES = {
                           {"CUR501": ("cpp-classes",), "CUR502": ("cpp-classes",)}),
     "cross_process_memory": RuleModule({"CUR601": "cma-failure-aborts"}, frozenset({C, CPP}),
                                        {"CUR601": ("cma-wrappers", "c-cma-gates",
-                                                   "c-throw-callers")}),
+                                                   "c-throw-callers", "cma-headers")}),
     "graph_capture": RuleModule({"CUR401": "cuda-thread-during-capture",
                                  "CUR402": "sync-in-capture",
                                  "CUR403": "pinned-loader-during-capture",

@@ -13,6 +13,7 @@ from cursedlint.analysis.c_conditions import described, literal
 from cursedlint.analysis.c_error_codes import ErrorCode, PassingOn, composed_codes
 from cursedlint.analysis.c_fatal import Fatal, Forward, reachable_handlers, resolved
 from cursedlint.analysis.c_system_calls import spellings
+from cursedlint.analysis.includes import IncludedHeaders, header_constants
 from cursedlint.findings import Step
 from cursedlint.analysis.c_function_pointers import (
     FieldFlows, built_for, called_text, field_flows, project_graph, wrappers_by_name,
@@ -25,6 +26,37 @@ a field holding one passes six arguments."""
 CMA_WORDS = (*CMA_FUNCTIONS, *spellings(CMA_FUNCTIONS))
 """What marks a file that may copy: the calls' names and their numbers' spellings (a
 `syscall(SYS_process_vm_readv, ...)` is the call, `analysis.c_system_calls`)."""
+FACTS_INDEX = "cma-wrappers"  # CUR601's project index (its name)
+HEADERS = IncludedHeaders("cma-headers", CMA_WORDS, after=(FACTS_INDEX,),
+                          more_words=lambda gathered: failing_names(
+                              gathered.get(FACTS_INDEX) or {}))
+"""The project headers and `-D` macros of the files holding a copy or a call of a name whose
+failure the facts follow (`failing_names`): the error codes and values their checks compare
+with may be defined there. Read at lint time only: the files' summaries (`CmaFunctions`,
+gathered before these) are made from each file's own text."""
+
+
+def evaluator(context, headers: bool = True):
+    """`CConstants.evaluate` of the file; what its own text leaves unknown, after its project
+    headers and `-D` macros (`HEADERS`, which come after the file's definitions: those the file
+    gives are the same), unless `headers` is false (a file's summary). The headers' evaluator
+    is made at the first unknown (it parses the headers holding the names it is asked)."""
+    from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
+    from cursedlint.python.consteval import UNKNOWN
+
+    own = CConstants(context).evaluate
+    if not headers:
+        return own
+    seen: list = []
+
+    def evaluate(node, **options):
+        found = own(node, **options)
+        if found is not UNKNOWN:
+            return found
+        if not seen:
+            seen.append(CConstants(context, extra=header_constants(context, HEADERS)).evaluate)
+        return seen[0](node, **options)
+    return evaluate
 
 
 class CmaFunctions(Struct, frozen=True):

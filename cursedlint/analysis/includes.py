@@ -29,6 +29,7 @@ import re
 from msgspec import Struct
 from functools import cache
 from typing import Any, Callable, Iterable, Iterator
+from weakref import WeakKeyDictionary
 
 from cursedlint.languages import C, C_BUILD_FILES, CPP
 from cursedlint.patterns import LazyPattern
@@ -466,8 +467,7 @@ class IncludedHeaders(Indexer):
         """Path -> what it includes, for the project files of these languages holding a word."""
         languages = {path: language for path, language in index.files
                      if language in self.languages}
-        paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs,
-                             os.path.abspath(index.settings.root))
+        paths, closures = _walkers(index, languages)
         more = tuple(sorted(self.more_words(index.gathered))) if self.more_words else ()
         holding = {}
         read = _read_of(index, self.read_with, self.more_read)
@@ -479,9 +479,10 @@ class IncludedHeaders(Indexer):
                     self, path, data, (*self.words(index.settings), *more)):
                 holding[path] = data
         index.summarize_ahead(HEADER_SUMMARIES, ((header, languages[header]) for header in
-                                                 _reachable(index, paths, holding)))
+                                                 _reachable(index, paths, {
+                                                     path: data for path, data in holding.items()
+                                                     if not closures.walked(path)})))
         found = {}
-        closures = _Closures(index, paths, languages)
         for path, data in holding.items():
             flags = paths.flags(path)
             headers = closures.of(path, data, flags)
@@ -489,6 +490,20 @@ class IncludedHeaders(Indexer):
                 found[path] = Included(headers, flags.defines)
         index.passes.append(FactPass(self.name, len(languages), 1, len(holding), len(found)))
         return found
+
+
+_WALKERS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _walkers(index, languages: dict[str, str]) -> tuple[IncludePaths, _Closures]:
+    """The include paths and closures of an index's files, shared by its `IncludedHeaders`
+    (each walked every file's includes again: CUR601's and CUR3xx's hold the same files)."""
+    found = _WALKERS.get(index)
+    if found is None or found[2] != languages:
+        paths = IncludePaths(languages, _database_of(index), index.settings.include_dirs,
+                             os.path.abspath(index.settings.root))
+        found = _WALKERS[index] = (paths, _Closures(index, paths, languages), languages)
+    return found[0], found[1]
 
 
 def _read_of(index, read_with: tuple[str, ...], more_read=None) -> set[str] | None:
@@ -562,12 +577,20 @@ class _Closures:
         self.index, self.paths, self.languages = index, paths, languages
         self._alone: dict[tuple[str, CompileFlags], tuple] = {}
         self._included: dict[tuple[str, CompileFlags], tuple[str, ...]] = {}
+        self._files: dict[tuple[str, CompileFlags], tuple] = {}  # (`of`'s, by file and flags)
         self._depth = 0
 
     def of(self, path: str, data: bytes, flags: CompileFlags) -> tuple[tuple[str, str], ...]:
-        return tuple(self._walk(path, self._resolved(
-            path, [(kind.decode(), os.fsdecode(name)) for kind, name in written_includes(data)],
-            flags), flags)[0])
+        key = (path, flags)
+        if key not in self._files:
+            self._files[key] = tuple(self._walk(path, self._resolved(
+                path, [(kind.decode(), os.fsdecode(name)) for kind, name in
+                       written_includes(data)], flags), flags)[0])
+        return self._files[key]
+
+    def walked(self, path: str) -> bool:
+        """Whether `of` walked the file's includes already (its headers are summarized)."""
+        return (path, self.paths.flags(path)) in self._files
 
     def _resolved(self, path: str, includes, flags: CompileFlags) -> tuple[str, ...]:
         """The project headers `includes` (`<` or `"`, name) of the file at `path` name."""
@@ -738,6 +761,7 @@ def _remember(context, text: str) -> None:
     _CONTEXTS.setdefault(key, context)
 
 
+@cache
 def _context(path: str, text: str, language: str):
     """The CContext of a header (of its summarized text when not parsed in this process,
     parsed when first read: `LazyCContext`)."""

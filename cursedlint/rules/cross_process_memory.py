@@ -28,8 +28,9 @@ from cursedlint.analysis.c_fatal import Fatal, checked_calls, forwards
 from cursedlint.analysis.c_noreturn import escaping
 from cursedlint.analysis.c_function_pointers import built_for, field_flows, project_graph
 from cursedlint.analysis.cma_facts import (
-    CMA_FUNCTIONS, CMA_WORDS, CmaFunctions, all_aliases, all_codes, all_wrappers,
-    failing_names, fatal_of, field_copies, handed_failures, handler_steps, project_cma_fields,
+    CMA_FUNCTIONS, CMA_WORDS, FACTS_INDEX, HEADERS, CmaFunctions, all_aliases, all_codes,
+    all_wrappers, evaluator, failing_names, fatal_of, field_copies, handed_failures,
+    handler_steps, project_cma_fields,
 )
 from cursedlint.analysis.called_pieces import Pieces, Summaries
 from cursedlint.analysis.c_system_calls import (
@@ -66,7 +67,7 @@ class CmaWrapperIndex(Indexer):
     costly, and useless to most files) are made only for the files that may call a failing
     name (`cma_facts.failing_names`)."""
 
-    name = "cma-wrappers"
+    name = FACTS_INDEX
     languages = (C, CPP)
     summary_type = CmaFunctions
 
@@ -388,8 +389,9 @@ class CmaFailureAborts(Rule):
         ),
     )
 
-    def __init__(self, context, options=None):
+    def __init__(self, context, options=None, headers: bool = True):
         super().__init__(context, options)
+        self._headers = headers  # (a summary is made from the file's own text: `HEADERS`)
         self._reported: set[int] = set()
         self._labels: dict[str, tuple[str, tuple[Step, ...], str]] = {}
 
@@ -399,14 +401,14 @@ class CmaFailureAborts(Rule):
 
     # -- wrappers in other files of the project ----------------------------------------------
     indexer = CmaWrapperIndex()
-    reads_facts_of = (CMA_GATES, THROW_CALLERS)
+    reads_facts_of = (CMA_GATES, THROW_CALLERS, HEADERS)
 
     @classmethod
     def defined_in(cls, context) -> CmaFunctions:
         """The file's functions that return a CMA result unchanged, those that return an
         error code when the copy failed, its flows and fatal handlers (`CmaFunctions` but
         `checked` and `passing`: `callers_in`)."""
-        rule = cls(context, context.settings.rule_options.get(cls.code))
+        rule = cls(context, context.settings.rule_options.get(cls.code), headers=False)
         wrappers = {
             name: underlying
             for name, underlying in rule._cma_names.items()
@@ -424,7 +426,7 @@ class CmaFailureAborts(Rule):
     def callers_in(cls, context) -> CmaFunctions | None:
         """The functions the file calls where it checks another's result, and its functions
         that may hand on another file's error code (`CmaFunctions` with only these)."""
-        rule = cls(context, context.settings.rule_options.get(cls.code))
+        rule = cls(context, context.settings.rule_options.get(cls.code), headers=False)
         checked = checked_calls(context)
         passing = passing_on(context, rule._paths, rule._value,
                              {*rule._cma_names, *rule._codes})
@@ -529,11 +531,10 @@ class CmaFailureAborts(Rule):
 
     @cached_property
     def _value(self):
-        """An expression's constant value (`CConstants.evaluate`). The analyses this rule keeps
-        hold it, not a method of the rule: no cycle holds the file's tree past its lint."""
-        from cursedlint.analysis.c_constants import CConstants  # only files that need it pay the import
-
-        return CConstants(self.context).evaluate
+        """An expression's constant value (`cma_facts.evaluator`: at lint time, with the project
+        headers' macros). The analyses this rule keeps hold it, not a method of the rule: no
+        cycle holds the file's tree past its lint."""
+        return evaluator(self.context, self._headers)
 
     def _result(self, name: str, call) -> Result | None:
         """What happens to the call's value: reported here when ignored or asserted at once,
