@@ -145,7 +145,8 @@ class FieldFlows(Struct, frozen=True):
     given a literal name (`f = (T)load(h, "ibv_reg_mr")`, of a member too), which store the
     name where the project defines the function as such a loader, and make the field unknown
     elsewhere. `counts` function -> how many arguments the file's definitions of it take
-    (-1: more than one count, `c_syntax.parameter_count`), kept with `defined`."""
+    (-1: more than one count, `c_syntax.parameter_count`), for those the file's flows name (a
+    function stored only by other files takes any count)."""
 
     stores: dict[str, list[tuple[str, int]]] = {}
     unknown: list[str] = []
@@ -230,18 +231,23 @@ class _FileFunctions:
     """The key of `_file_functions` in a context's shared analyses."""
 
 
-def _file_functions(context) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+def _file_functions(context) -> tuple[frozenset[str], frozenset[str], frozenset[str], dict]:
     """The names the file declares at file scope (through `#if`, `extern "C"` and
     namespaces): of its function definitions, of its other function declarations, and of
-    its pointers to functions (`int (*fork_init_fn)(void);`), in one walk."""
-    def found() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    its pointers to functions (`int (*fork_init_fn)(void);`), in one walk; and name -> the
+    function declarators of its definitions."""
+    def found() -> tuple[frozenset[str], frozenset[str], frozenset[str], dict]:
         defined, declared, pointers = set(), set(), set()
+        definitions: dict[str, list] = {}
         data = context.source.data
         for node in file_scope(context):
             if node.type == "function_definition":
-                defined.update(declared_name(context, declarator) for declarator
-                               in node.children_by_field_name("declarator")
-                               if function_declarator(declarator) is not None)
+                for declarator in node.children_by_field_name("declarator"):
+                    inner = function_declarator(declarator)
+                    if inner is not None:
+                        name = declared_name(context, declarator)
+                        defined.add(name)
+                        definitions.setdefault(name, []).append(inner)
             elif node.type == "declaration" and \
                     data.find(b"(", node.start_byte, node.end_byte) >= 0:  # (a function's)
                 for declarator in node.children_by_field_name("declarator"):
@@ -252,23 +258,18 @@ def _file_functions(context) -> tuple[frozenset[str], frozenset[str], frozenset[
                     elif inner is not None and inner.type == "function_declarator":
                         pointers.add(declared_name(context, declarator))
         return (frozenset(defined - {""}), frozenset(declared - {""}),
-                frozenset(pointers - {""}))
+                frozenset(pointers - {""}), definitions)
     return context.shared(_FileFunctions, found)
 
 
-def _parameter_counts(context) -> dict[str, int]:
+def _parameter_counts(context, names: Iterable[str]) -> dict[str, int]:
     """Function -> how many arguments the file's definitions of it at file scope take (-1
-    where they differ, or one takes more than one count)."""
+    where they differ, or one takes more than one count), for those of `names` it defines."""
     counts: dict[str, int] = {}
-    cpp = context.language == CPP
-    for node in file_scope(context):
-        declarator = function_declarator(node.child_by_field_name("declarator")) \
-            if node.type == "function_definition" else None
-        name = declared_name(context, node.child_by_field_name("declarator")) \
-            if declarator is not None else ""
-        if name:
-            count = parameter_count(context, declarator, cpp)
-            counts[name] = count if counts.get(name, count) == count else -1
+    cpp, definitions = context.language == CPP, _file_functions(context)[3]
+    for name in sorted(set(names).intersection(definitions)):
+        found = {parameter_count(context, declarator, cpp) for declarator in definitions[name]}
+        counts[name] = found.pop() if len(found) == 1 else -1
     return counts
 
 
@@ -338,7 +339,7 @@ class _Flows:
     def _functions(self) -> frozenset[str]:
         """The names the file defines or declares as functions at file scope (through `#if`,
         `extern "C"` and namespaces)."""
-        defined, declared, _ = _file_functions(self.context)
+        defined, declared, _, _ = _file_functions(self.context)
         return defined | declared
 
     def _methods(self) -> set[str]:
@@ -530,7 +531,9 @@ class _Flows:
             or loaded_calls) else []
         return FieldFlows(stores, sorted(unknown), parameters, passes, defined, loaders, loaded,
                           loader_functions, loaded_calls, forwarded,
-                          _parameter_counts(self.context) if defined else {})
+                          _parameter_counts(self.context, _named([FieldFlows(
+                              stores, passes=passes, loaded=loaded,
+                              loaded_calls=loaded_calls)])) if defined else {})
 
     def _forwarded(self, parameters: dict[str, list[tuple[int, str, int]]]
                    ) -> dict[str, list[tuple[int, str, int, str]]]:
