@@ -263,6 +263,73 @@ def test_calls_are_resolved_through_the_project_s_fields_and_the_file_s_own():
         ("hold", "ops->hold", True, ["pin"]), ("pin", "t->entry.pin", True, ["pin_pages"])]
 
 
+def test_the_file_s_functions_argument_counts_travel_with_its_flows():
+    flows = field_flows(context_of("""\
+        static int none(void) { return 0; }
+        static int two(void *buf, size_t) { return 0; }
+        static int printf_like(const char *format, ...) { return 0; }
+        static int unspecified() { return 0; }
+        static int old_style(buf, len) void *buf; size_t len; { return 0; }
+        #ifdef WIDE
+        static int varies(void *buf, size_t len, int flags) { return 0; }
+        #else
+        static int varies(void *buf, size_t len) { return 0; }
+        #endif
+        static int never_stored(void *buf) { return 0; }
+        static const struct ops ops = { .a = none, .b = two, .c = printf_like,
+                                        .d = unspecified, .e = old_style };
+        void install(struct ops *o) { o->f = varies; }
+        """))
+    # (only the functions the file's flows name: one stored by other files takes any count)
+    assert flows.counts == {"none": 0, "two": 2, "printf_like": -1, "unspecified": -1,
+                            "old_style": 2, "varies": -1}
+    cpp = field_flows(context_of("""\
+        static int none() { return 0; }
+        static int defaulted(void *buf, size_t len = 64) { return 0; }
+        static int overloaded(void *buf) { return 0; }
+        static int overloaded(void *buf, size_t len) { return 0; }
+        static const ops table = { .a = none, .b = defaulted, .c = overloaded };
+        """, "cpp", "a.cpp"))
+    assert cpp.counts == {"none": 0, "defaulted": -1, "overloaded": -1}
+
+
+def test_a_candidate_that_cannot_take_the_call_s_arguments_is_no_callee_of_it():
+    context = context_of("""\
+        struct log_sink { void (*on_region)(const char *, void *, size_t, int); };
+        void use(struct pool *p, struct log_sink *sink, void *buf)
+        {
+            p->ops->on_region(p->pd, buf, 64);
+            sink->on_region("hdr", buf, 64, 1);
+            p->hook(p->pd, buf, 64);
+            p->hook(buf, 64);
+            p->any(buf, 64, 1, 2, 3);
+        }
+        """)
+    registers = {"verbs_on_region", "verbs_hook", "lib_register"}
+    project = FunctionPointerGraph({
+        "/p/verbs.c": FieldFlows(stores={"on_region": [("verbs_on_region", 9)],
+                                         "hook": [("verbs_hook", 10), ("log_hook", 11)],
+                                         "any": [("lib_register", 12), ("logf", 13)]},
+                                 defined=["log_hook", "logf", "verbs_hook", "verbs_on_region"],
+                                 counts={"verbs_on_region": 3, "verbs_hook": 3, "log_hook": 2,
+                                         "logf": -1})})
+    graph = project.overlay("/p/a.c", field_flows(context))
+    found = graph.resolved_calls(context, lambda function, path: function in registers or None,
+                                 known={"on_region", "hook", "any"}, some=True)
+    # the four-argument call goes through another struct's `on_region`; the two-argument
+    # `hook` call can only be `log_hook` (which does not register); a library's function of
+    # no known count and a variadic one take any
+    assert [(called_text(context, call), [c.function for c in candidates])
+            for _, call, _, candidates in found] == [
+        ("p->ops->on_region", ["verbs_on_region"]), ("p->hook", ["verbs_hook"]),
+        ("p->any", ["lib_register", "logf"])]
+    for count, calls in ((5, ["p->any"]), (4, [])):  # (a library's function of a known count)
+        library = graph.resolved_calls(context, lambda function, path: function in registers
+                                       or None, known={"any"}, some=True,
+                                       arities={"lib_register": count})
+        assert [called_text(context, call) for _, call, _, _ in library] == calls
+
+
 def test_a_name_a_cpp_class_declares_as_a_method_is_no_function_pointer_field():
     code = """\
         struct Ops { int (*reg)(void *, unsigned long); };

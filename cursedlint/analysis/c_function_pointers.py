@@ -22,8 +22,10 @@ it is known:
 - a field with more than `MAX_CANDIDATES` distinct functions gives no edge;
 - a name a C++ class of the project declares as a method gives no edge (`obj.name(...)` may
   call the method);
-- a call passing an argument count a library candidate cannot take (`resolved_calls`'s
-  `arities`) is left out: it goes through a field of another struct sharing the name.
+- a candidate that cannot take the argument count a call passes (a function of the project
+  by its definitions' parameters, a library's by `resolved_calls`' `arities`) is no callee of
+  that call: it goes through a field of another struct sharing the name. Two structs whose
+  fields share a name and a parameter count are still one field.
 A rule then asks what each candidate does: `FunctionPointerGraph.agreeing` follows a call
 through the field only when every candidate does the same thing (a field that also holds a
 harmless function stays silent), `FunctionPointerGraph.doing` also when the others are
@@ -60,7 +62,7 @@ from msgspec import Struct
 
 from cursedlint.analysis.c_syntax import (
     ARGUMENT_NAME, arguments, callee, declared_name, file_scope, function_declarator,
-    macro_parameters, method_class, parameter_names, plain_function, unwrapped,
+    macro_parameters, method_class, parameter_count, parameter_names, plain_function, unwrapped,
 )
 from cursedlint.findings import Step
 from cursedlint.languages import CPP
@@ -142,7 +144,9 @@ class FieldFlows(Struct, frozen=True):
     name position, name, field, line)] for the file's stores of a call of another function
     given a literal name (`f = (T)load(h, "ibv_reg_mr")`, of a member too), which store the
     name where the project defines the function as such a loader, and make the field unknown
-    elsewhere."""
+    elsewhere. `counts` function -> how many arguments the file's definitions of it take
+    (-1: more than one count, `c_syntax.parameter_count`), for those the file's flows name (a
+    function stored only by other files takes any count)."""
 
     stores: dict[str, list[tuple[str, int]]] = {}
     unknown: list[str] = []
@@ -154,6 +158,7 @@ class FieldFlows(Struct, frozen=True):
     loader_functions: dict[str, int] = {}
     loaded_calls: list[tuple[str, int, str, str, int]] = []
     forwarded: dict[str, list[tuple[int, str, int, str]]] = {}
+    counts: dict[str, int] = {}
 
     def __bool__(self) -> bool:
         return bool(self.stores or self.unknown or self.parameters or self.passes
@@ -226,18 +231,23 @@ class _FileFunctions:
     """The key of `_file_functions` in a context's shared analyses."""
 
 
-def _file_functions(context) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+def _file_functions(context) -> tuple[frozenset[str], frozenset[str], frozenset[str], dict]:
     """The names the file declares at file scope (through `#if`, `extern "C"` and
     namespaces): of its function definitions, of its other function declarations, and of
-    its pointers to functions (`int (*fork_init_fn)(void);`), in one walk."""
-    def found() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    its pointers to functions (`int (*fork_init_fn)(void);`), in one walk; and name -> the
+    function declarators of its definitions."""
+    def found() -> tuple[frozenset[str], frozenset[str], frozenset[str], dict]:
         defined, declared, pointers = set(), set(), set()
+        definitions: dict[str, list] = {}
         data = context.source.data
         for node in file_scope(context):
             if node.type == "function_definition":
-                defined.update(declared_name(context, declarator) for declarator
-                               in node.children_by_field_name("declarator")
-                               if function_declarator(declarator) is not None)
+                for declarator in node.children_by_field_name("declarator"):
+                    inner = function_declarator(declarator)
+                    if inner is not None:
+                        name = declared_name(context, declarator)
+                        defined.add(name)
+                        definitions.setdefault(name, []).append(inner)
             elif node.type == "declaration" and \
                     data.find(b"(", node.start_byte, node.end_byte) >= 0:  # (a function's)
                 for declarator in node.children_by_field_name("declarator"):
@@ -248,8 +258,19 @@ def _file_functions(context) -> tuple[frozenset[str], frozenset[str], frozenset[
                     elif inner is not None and inner.type == "function_declarator":
                         pointers.add(declared_name(context, declarator))
         return (frozenset(defined - {""}), frozenset(declared - {""}),
-                frozenset(pointers - {""}))
+                frozenset(pointers - {""}), definitions)
     return context.shared(_FileFunctions, found)
+
+
+def _parameter_counts(context, names: Iterable[str]) -> dict[str, int]:
+    """Function -> how many arguments the file's definitions of it at file scope take (-1
+    where they differ, or one takes more than one count), for those of `names` it defines."""
+    counts: dict[str, int] = {}
+    cpp, definitions = context.language == CPP, _file_functions(context)[3]
+    for name in sorted(set(names).intersection(definitions)):
+        found = {parameter_count(context, declarator, cpp) for declarator in definitions[name]}
+        counts[name] = found.pop() if len(found) == 1 else -1
+    return counts
 
 
 def pointer_variables(context) -> frozenset[str]:
@@ -318,7 +339,7 @@ class _Flows:
     def _functions(self) -> frozenset[str]:
         """The names the file defines or declares as functions at file scope (through `#if`,
         `extern "C"` and namespaces)."""
-        defined, declared, _ = _file_functions(self.context)
+        defined, declared, _, _ = _file_functions(self.context)
         return defined | declared
 
     def _methods(self) -> set[str]:
@@ -509,7 +530,10 @@ class _Flows:
             stores or unknown or parameters or passes or loaders or loaded or loader_functions
             or loaded_calls) else []
         return FieldFlows(stores, sorted(unknown), parameters, passes, defined, loaders, loaded,
-                          loader_functions, loaded_calls, forwarded)
+                          loader_functions, loaded_calls, forwarded,
+                          _parameter_counts(self.context, _named([FieldFlows(
+                              stores, passes=passes, loaded=loaded,
+                              loaded_calls=loaded_calls)])) if defined else {})
 
     def _forwarded(self, parameters: dict[str, list[tuple[int, str, int]]]
                    ) -> dict[str, list[tuple[int, str, int, str]]]:
@@ -948,16 +972,40 @@ class FunctionPointerGraph:
         after them): `known` are the project's such fields (worked out once per run), to
         which the fields the overlaid file's own flows resolve are added; only these
         fields' names are searched (`through_macros`: see `indirect_calls`; `answering`:
-        see `doing`). `arities`: the argument counts of functions that take no other (the
-        library's, `process_vm_readv`: 6); a call passing another count to a candidate of
-        them goes through a field of another struct that shares the name, and is left out."""
+        see `doing`). A candidate that cannot take the arguments a call passes is no callee
+        of it (the call goes through a field of another struct that shares the name): the
+        project's functions by their definitions' parameters (`FieldFlows.counts`), the
+        library's by `arities` (those that take no other count, `process_vm_readv`: 6); a
+        call none of whose candidates doing `what` remains is left out."""
         fields = {*known, *self.doing(does, self.touched(), answering)}
         calls = indirect_calls(context, fields, through_macros)
-        resolved = {field: (what, [*candidates, *others]) for field, (what, candidates, others)
+        resolved = {field: found for field, found
                     in self.doing(does, {field for field, _ in calls}, answering).items()
-                    if some or not others}
-        return [(field, call, *resolved[field]) for field, call in calls if field in resolved
-                and not (arities and _mismatched(call, resolved[field][1], arities))]
+                    if some or not found[2]}
+        found = []
+        for field, call in calls:
+            if field in resolved:
+                what, candidates, others = resolved[field]
+                count = _argument_count(call)
+                candidates = [candidate for candidate in candidates
+                              if self._takes(candidate, count, arities or {})]
+                if candidates:
+                    found.append((field, call, what, [*candidates, *(
+                        other for other in others if self._takes(other, count, arities or {}))]))
+        return found
+
+    def _takes(self, candidate: Candidate, count: int, arities: Mapping[str, int]) -> bool:
+        """Whether `candidate` may take `count` arguments (-1: any): by `arities`, else by
+        the counts of its definitions in the file storing it, else of all the project's
+        (where they agree; a function defined nowhere may take any)."""
+        if count < 0:
+            return True
+        if candidate.function in arities:
+            return arities[candidate.function] == count
+        defined = self._entries("counts", candidate.function)
+        counts = {found for path, found in defined if path == candidate.path} or \
+            {found for _, found in defined}
+        return len(counts) != 1 or counts == {-1} or counts == {count}
 
     def passed_to(self, functions: set[str]) -> set[str]:
         """The callees to which the project passes one of `functions` (where they may store
@@ -989,14 +1037,11 @@ class FunctionPointerGraph:
                 and any(candidate.function in functions for candidate in self.candidates(field))}
 
 
-def _mismatched(call, candidates: list[Candidate], arities: Mapping[str, int]) -> bool:
-    """Whether a candidate of `arities` cannot take the arguments `call` passes (a call
-    through a macro, with no argument list, passes any count)."""
+def _argument_count(call) -> int:
+    """How many arguments `call` passes, -1 for any (a call through a macro, with no argument
+    list)."""
     listed = call.child_by_field_name("arguments") if call.type == "call_expression" else None
-    if listed is None or listed.type != "argument_list":
-        return False
-    count = len(arguments(call))
-    return any(arities.get(candidate.function, count) != count for candidate in candidates)
+    return len(arguments(call)) if listed is not None and listed.type == "argument_list" else -1
 
 
 _FUNCTION_AT = (("stores", 1), ("loaded", 4), ("loaded_calls", 3))
@@ -1006,7 +1051,7 @@ _FUNCTION_AT = (("stores", 1), ("loaded", 4), ("loaded_calls", 3))
 def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
     index: dict[str, Any] = {"stores": {}, "unknown": {}, "parameters": {}, "passes": {},
                              "defined": {}, "loaders": {}, "loaded": {},
-                             "loader_functions": {}, "loaded_calls": {}}
+                             "loader_functions": {}, "loaded_calls": {}, "counts": {}}
     flows = sorted(flows)
     for path, found in flows:
         for field, stored in found.stores.items():
@@ -1026,6 +1071,8 @@ def _indexed(flows: Iterable[tuple[str, FieldFlows]]) -> dict[str, dict]:
             index["passes"].setdefault((called, position), []).append((path, function, line))
         for function in found.defined:
             index["defined"].setdefault(function, []).append((path,))
+        for function, count in found.counts.items():
+            index["counts"].setdefault(function, []).append((path, count))
         for macro, positions in found.loaders.items():
             index["loaders"].setdefault(macro, []).append((path, *positions))
         for macro, position, target, function, field, line in found.loaded:

@@ -175,6 +175,25 @@ def parameter_names(context, declarator) -> list[str]:
     return names
 
 
+def parameter_count(context, declarator, cpp: bool) -> int:
+    """How many arguments a function declarator takes, or -1 where it takes more than one
+    count or the list does not say: `...`, a C++ default value or pack, an empty list of C
+    (unspecified), a list the parser could not read. `(void)` takes none."""
+    parameters = declarator.child_by_field_name("parameters")
+    listed = [parameter for parameter in parameters.named_children
+              if parameter.type != "comment"] if parameters is not None else None
+    if listed is None or (not listed and not cpp):
+        return -1
+    if any(parameter.type not in ("parameter_declaration", "identifier")
+           for parameter in listed):
+        return -1
+    if len(listed) == 1 and listed[0].type == "parameter_declaration" \
+            and listed[0].child_by_field_name("declarator") is None \
+            and context.text(listed[0].child_by_field_name("type")) == "void":
+        return 0
+    return len(listed)
+
+
 def block_statement(context, node):
     """The statement of a block (compound statement) that holds `node`, or None."""
     for parent in context.ancestors(node):
