@@ -35,6 +35,9 @@ from msgspec import Struct
 from cursedlint.analysis.c_capture_helpers import (
     Helper, capture_named_calls, helpers, region_statements,
 )
+from cursedlint.analysis.c_function_pointers import (
+    Candidate, FieldFlows, FunctionPointerGraph, field_flows,
+)
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_name, method_class, unqualified,
 )
@@ -130,6 +133,9 @@ class CThreadFacts(Struct, frozen=True):
     helpers: tuple[Helper, ...] = ()
     """Its capture helpers: functions that begin a capture and return, or end one
     (`c_capture_helpers`)."""
+    flows: FieldFlows = FieldFlows()
+    """Its flows of functions into struct fields (`c_function_pointers`): a call through a
+    field in a capture region reaches the functions stored in it."""
 
 
 def _own_nodes(node) -> Iterator:
@@ -224,12 +230,14 @@ class _FileReader:
                                  if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
                    for kind in (True, False)}
         threads = sorted(set(_THREAD_OBJECT.findall(self.text)))
+        flows = field_flows(self.context)
         if not functions and not starts and not vectors[True] and not vectors[False] \
-                and not threads:
+                and not threads and not flows:
             return None
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
                             tuple(regions), tuple(vectors[True]), tuple(vectors[False]),
-                            tuple(threads), helpers(self.context) or ())
+                            tuple(threads), helpers(self.context) or (),
+                            flows if flows else FieldFlows())
 
     def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
@@ -478,6 +486,7 @@ class ThreadReach:
         self.facts = facts
         self._joins: dict[str, bool] = {}
         self._leaves: dict[tuple[str, int], tuple | None] = {}
+        self._through: dict[str, tuple[list[Candidate], list[Candidate]]] = {}
 
     @cached_property
     def _definitions(self) -> dict[str, list[tuple[str, CFunction]]]:
@@ -781,6 +790,26 @@ class ThreadReach:
             found |= more
         return found
 
+    @cached_property
+    def pointers(self) -> FunctionPointerGraph:
+        """The project's function-pointer graph over the files of these facts."""
+        return FunctionPointerGraph({path: facts.flows for path, facts in self.facts.items()
+                                     if facts.flows})
+
+    def prohibiting_through(self, field: str) -> tuple[list[Candidate], list[Candidate]]:
+        """(candidates reaching a prohibited call, the others) of a call through `field`, where
+        some candidate does (`prohibiting`) and every other is a function the project defines
+        once that does not; ([], []) where the field gives no edge (`callees`) or a candidate
+        is unknown (a library's function, one defined several times: it may do anything)."""
+        if field not in self._through:
+            candidates = self.pointers.callees(field) or []
+            doing = [candidate for candidate in candidates
+                     if candidate.function in self.prohibiting]
+            others = [candidate for candidate in candidates if candidate not in doing]
+            known = all(self.defined(candidate.function) for candidate in others)
+            self._through[field] = (doing, others) if doing and known else ([], [])
+        return self._through[field]
+
 
 def own_facts(context, facts: dict | None) -> dict[str, CThreadFacts]:
     """The project's facts with the linted file's own read from its tree: `facts` itself
@@ -864,7 +893,9 @@ class CThreadReachIndex(Indexer):
             words |= callers
         words |= {start.starter for found in facts.values() for start in found.starts
                   if start.starter and set(start.entries) & words}
-        for name in reach.reached(regions):
+        through = _through_fields(reach, regions)
+        words |= through
+        for name in reach.reached(regions | through):
             words.update(called for called, _ in reach.defined(name)[1].calls)
         holders = {name for found in facts.values() for name in (*found.vectors, *found.threads)}
         # (every start into a container of threads, and every declaration of its name)
@@ -900,6 +931,16 @@ def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
     for name in reach.reached(entries):
         found.update(called for called, _ in reach.defined(name)[1].calls)
     return {name for name in found if not C_CUDA_CALL.fullmatch(name) and name not in JOINS}
+
+
+def _through_fields(reach: ThreadReach, regions: set[str]) -> set[str]:
+    """For the names called in regions that are fields holding functions: the functions
+    stored in them, and those storing a parameter in one (their callers pass the rest)."""
+    graph = reach.pointers
+    fields = regions & graph.fields()
+    found = {candidate.function for field in fields for candidate in graph.callees(field) or ()}
+    found.update(storer for field in fields for storer in graph.storers(field))
+    return found
 
 
 def _thread_cone(reach: ThreadReach) -> set[str]:
