@@ -91,6 +91,8 @@ class CFunction(Struct, frozen=True, array_like=True):
     owner: str = ""
     """The class it is a member of (`method_class`): its constructor's threads run by the
     time any other member function runs."""
+    fields: tuple[str, ...] = ()
+    """The names of `sure` it calls through a struct field (`p->f(...)`, `s.f(...)`)."""
 
 
 class CStart(Struct, frozen=True, array_like=True):
@@ -244,7 +246,7 @@ class _FileReader:
         innermost loop), from the same walk (no list of its nodes is held)."""
         from cursedlint.analysis.c_capture import C_BEGINS, C_CUDA_CALL, C_SYNC_NAMES, capture_mode
 
-        calls, prohibited, cuda, capture, sure = [], None, {}, None, set()
+        calls, prohibited, cuda, capture, sure, fields = [], None, {}, None, set(), set()
         for node, loop, conditional in _placed_nodes(body, kinds=_READ):
             if node.type != "new_expression":
                 entries = self._started(node)
@@ -258,6 +260,9 @@ class _FileReader:
             calls.append((called, _line(node)))
             if not conditional:
                 sure.add(called)
+                if node.type == "call_expression" and \
+                        node.child_by_field_name("function").type == "field_expression":
+                    fields.add(called)
             if loop is not None:
                 looped.add(called)
             if C_CUDA_CALL.fullmatch(called):
@@ -269,7 +274,7 @@ class _FileReader:
                 capture = _line(node)
         return CFunction(name, _line(definition), tuple(calls), prohibited,
                          tuple(cuda.items()), capture, tuple(sorted(sure)),
-                         method_class(self.context, definition))
+                         method_class(self.context, definition), tuple(sorted(fields)))
 
     def _starts(self, starter: str, body, begun: list) -> list[CStart]:
         found, joins = [], []
@@ -455,11 +460,14 @@ def thread_facts(context) -> CThreadFacts | None:
 
 
 class CallStep(Struct, frozen=True, array_like=True):
-    """A function on a path: its name, file and line."""
+    """A function on a path: its name, file and line; `field`, `via`: the field its caller
+    calls it through and how the field holds it (`c_function_pointers.Candidate`)."""
 
     name: str
     path: str
     line: int
+    field: str = ""
+    via: Candidate | None = None
 
 
 class Running(Struct, frozen=True):
@@ -553,7 +561,8 @@ class ThreadReach:
         """From the function `entry` to the first function for which `goal(path, function)`
         holds, breadth first, cycles cut: each step is a function with the line of its call
         of the next (the last: the function's own line); None: none reached. With `sure`,
-        only through calls that run whenever their function does."""
+        only through calls that run whenever their function does, and through a field to
+        those of its candidates that reach a prohibited call (`prohibiting_through`)."""
         if self.defined(entry) is None:
             return None
         came: dict[str, tuple[str, int] | None] = {entry: None}
@@ -569,6 +578,11 @@ class ThreadReach:
                             not sure or called in function.sure):
                         came[called] = (name, line)
                         following.append(called)
+                    elif sure and called in function.fields and self.defined(called) is None:
+                        for candidate in self.prohibiting_through(called)[0]:
+                            if candidate.function not in came:
+                                came[candidate.function] = (name, line, called, candidate)
+                                following.append(candidate.function)
             frontier = following
         return None
 
@@ -576,7 +590,9 @@ class ThreadReach:
         path, function = self.defined(last)
         steps = [CallStep(last, path, function.line)]
         while came[steps[0].name] is not None:
-            caller, line = came[steps[0].name]
+            caller, line, *through = came[steps[0].name]
+            if through:
+                steps[0] = CallStep(steps[0].name, steps[0].path, steps[0].line, *through)
             steps.insert(0, CallStep(caller, self.defined(caller)[0], line))
         return steps
 
@@ -783,12 +799,24 @@ class ThreadReach:
                  if len(defined) == 1 and defined[0][1].prohibited is not None}
         for _ in range(MAX_DEPTH):
             more = {name for name, defined in self._definitions.items() if len(defined) == 1
-                    and name not in found and any(called in found and self.defined(called)
-                                                  for called in defined[0][1].sure)}
+                    and name not in found and (
+                        any(called in found and self.defined(called)
+                            for called in defined[0][1].sure)
+                        or any(self._holding(field, found) for field in defined[0][1].fields))}
             if not more:
                 break
             found |= more
         return found
+
+    def _holding(self, field: str, functions: set[str]) -> bool:
+        """Whether a call through `field` (no function the project defines once by that name)
+        may call one of `functions`, every other candidate being a function the project
+        defines once."""
+        if self.defined(field) is not None:
+            return False
+        candidates = self.pointers.callees(field) or ()
+        return any(candidate.function in functions for candidate in candidates) and all(
+            self.defined(candidate.function) for candidate in candidates)
 
     @cached_property
     def pointers(self) -> FunctionPointerGraph:
@@ -802,7 +830,8 @@ class ThreadReach:
         once that does not; ([], []) where the field gives no edge (`callees`) or a candidate
         is unknown (a library's function, one defined several times: it may do anything)."""
         if field not in self._through:
-            candidates = self.pointers.callees(field) or []
+            candidates = (self.pointers.callees(field) or []) \
+                if self.defined(field) is None else []
             doing = [candidate for candidate in candidates
                      if candidate.function in self.prohibiting]
             others = [candidate for candidate in candidates if candidate not in doing]
@@ -893,9 +922,16 @@ class CThreadReachIndex(Indexer):
             words |= callers
         words |= {start.starter for found in facts.values() for start in found.starts
                   if start.starter and set(start.entries) & words}
-        through = _through_fields(reach, regions)
-        words |= through
-        for name in reach.reached(regions | through):
+        down = set(regions)
+        for _ in range(MAX_DEPTH):  # (to the candidates of the fields the functions call)
+            fields = regions | {field for name in reach.reached(down)
+                                for field in reach.defined(name)[1].fields}
+            more = _through_fields(reach, fields) - down
+            if not more:
+                break
+            down |= more
+        words |= down
+        for name in reach.reached(down):
             words.update(called for called, _ in reach.defined(name)[1].calls)
         holders = {name for found in facts.values() for name in (*found.vectors, *found.threads)}
         # (every start into a container of threads, and every declaration of its name)
@@ -933,11 +969,12 @@ def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
     return {name for name in found if not C_CUDA_CALL.fullmatch(name) and name not in JOINS}
 
 
-def _through_fields(reach: ThreadReach, regions: set[str]) -> set[str]:
-    """For the names called in regions that are fields holding functions: the functions
-    stored in them, and those storing a parameter in one (their callers pass the rest)."""
+def _through_fields(reach: ThreadReach, names: set[str]) -> set[str]:
+    """For the names called in regions or through fields that are fields holding functions:
+    the functions stored in them, and those storing a parameter in one (their callers pass
+    the rest)."""
     graph = reach.pointers
-    fields = regions & graph.fields()
+    fields = names & graph.fields()
     found = {candidate.function for field in fields for candidate in graph.callees(field) or ()}
     found.update(storer for field in fields for storer in graph.storers(field))
     return found

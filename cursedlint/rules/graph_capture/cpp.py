@@ -251,8 +251,8 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
             if relaxed and allocation:
                 continue
             self._report(call, begun_by, line,
-                         f"{name}() reaches {called}(), prohibited while a stream captures",
-                         allocation, (*opened, *_chain(steps),
+                         f"{name}() {_reaches(steps)} {called}(), prohibited while a stream "
+                         "captures", allocation, (*opened, *_chain(steps),
                                       Step(steps[-1].path, at,
                                            f"{steps[-1].name}() calls {called}()")))
 
@@ -288,7 +288,7 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                        for step in other.steps(label, "which does not synchronize")))
             self._report(call, begun_by, line,
                          f"`{_clipped(label, 24)}` may call {_clipped(candidate.function, 32)}(), "
-                         f"which reaches {called}()", allocation,
+                         f"which {_reaches(steps)} {called}()", allocation,
                          (*opened, *chain, *_chain(steps),
                           Step(steps[-1].path, at, f"{steps[-1].name}() calls {called}()")))
             return
@@ -337,6 +337,19 @@ def _enclosing_function(context, node) -> str:
 
 
 def _chain(steps: list[CallStep]) -> list[Step]:
-    """Chain notes of a path of calls: where each function calls the next."""
-    return [Step(step.path, step.line, f"{step.name}() calls {following.name}()")
-            for step, following in zip(steps, steps[1:])]
+    """Chain notes of a path of calls: where each function calls the next (through a field:
+    the call, then how the field holds the next)."""
+    found = []
+    for step, following in zip(steps, steps[1:]):
+        if following.via is None:
+            found.append(Step(step.path, step.line, f"{step.name}() calls {following.name}()"))
+        else:
+            found.append(Step(step.path, step.line,
+                              f"{step.name}() calls through the field `{following.field}`"))
+            found.extend(following.via.steps(following.field))
+    return found
+
+
+def _reaches(steps: list[CallStep]) -> str:
+    """"reaches", or "may reach" where a step goes through a field holding other functions."""
+    return "may reach" if any(step.via is not None for step in steps) else "reaches"

@@ -144,7 +144,8 @@ class SyncInCapture(CaptureRule):
     parameter there): it is reported ("may call") where some function it may call reaches such
     a call and every other is a function the project defines once (a library's function, an
     unknown value stored in the field, or more than 8 functions: not followed); the chain
-    names each. Calls through fields in the functions called are not followed. A region is also what a block runs between a call of a project function
+    names each. A function on the way that calls through such a field whenever it runs "may
+    reach" the call the same way. A region is also what a block runs between a call of a project function
     that begins a capture and returns with it under way (it ends none:
     `graph.start_capture(stream)`, in this file or another) and the end of that capture: a call
     of a project function that ends one (and begins none) given the same stream as written, or

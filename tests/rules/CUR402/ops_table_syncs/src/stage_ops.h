@@ -14,3 +14,6 @@ struct stage_ops {
 void install_fence(struct stage_ops *ops);
 void set_drain(struct stage_ops *ops, void (*drain)(cudaStream_t stream));
 void trace_to_profiler(cudaStream_t stream);
+void finish_stage(const struct stage_ops *ops, cudaStream_t stream);
+void finish_stage_if(const struct stage_ops *ops, cudaStream_t stream, bool flush);
+void prepare_stage(const struct stage_ops *ops, cudaStream_t stream);

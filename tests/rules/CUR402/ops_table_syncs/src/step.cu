@@ -15,6 +15,9 @@ cudaGraph_t capture_step(const struct stage_ops *ops, cudaStream_t stream, cudaE
     ops->drain(stream); // error: CUR402@5 "`ops->drain` may call drain_device(), which reaches cudaDeviceSynchronize()"
     ops->prepare(stream); // ok: CUR402
     ops->trace(stream); // ok: CUR402
+    finish_stage(ops, stream); // error: CUR402@5 "finish_stage() may reach cudaStreamSynchronize(), prohibited while a stream captures"
+    finish_stage_if(ops, stream, true); // ok: CUR402
+    prepare_stage(ops, stream); // ok: CUR402
     cudaStreamEndCapture(stream, &graph);
     ops->post(stream); // ok: CUR402
     return graph;
