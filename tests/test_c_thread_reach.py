@@ -213,7 +213,8 @@ def test_a_join_two_calls_down_from_a_later_call_ends_the_thread(tmp_path):
 def test_a_field_called_in_a_region_is_searched_to_its_candidates(tmp_path):
     """From a capture calling `o->post(s)`: the files storing a function in `post`, by an
     initializer or through a function storing its parameter there (and the files passing it
-    one), and the candidates' definitions are read; a table of another field is not."""
+    one, itself storing in a field: `CThreadFacts.flows`), and the candidates' definitions are
+    read; a table of another field is not."""
     files = {
         "capture.cu": "void record(struct ops *o, cudaStream_t s, cudaGraph_t *g) {\n"
                       "  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n"
@@ -222,7 +223,7 @@ def test_a_field_called_in_a_region_is_searched_to_its_candidates(tmp_path):
         "flush.cu": "void flush(cudaStream_t s) { cudaStreamSynchronize(s); }\n",
         "hooks.c": "void set_hook(struct ops *o, void (*fn)(cudaStream_t)) { o->post = fn; }\n",
         "user.cu": "static void drain(cudaStream_t s) { cudaDeviceSynchronize(); }\n"
-                   "void use(struct ops *o) { set_hook(o, drain); }\n",
+                   "void use(struct ops *o) { o->name = \"device\"; set_hook(o, drain); }\n",
         "other.c": "static int reader(void) { return 0; }\n"
                    "const struct files f = { .read = reader };\n",
     }

@@ -36,7 +36,7 @@ from cursedlint.analysis.c_capture_helpers import (
     Helper, capture_named_calls, helpers, region_statements,
 )
 from cursedlint.analysis.c_function_pointers import (
-    Candidate, FieldFlows, FunctionPointerGraph, field_flows,
+    Candidate, FieldFlows, FunctionPointerGraph, field_flows, stores_by_bytes,
 )
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_name, method_class, unqualified,
@@ -137,7 +137,9 @@ class CThreadFacts(Struct, frozen=True):
     (`c_capture_helpers`)."""
     flows: FieldFlows = FieldFlows()
     """Its flows of functions into struct fields (`c_function_pointers`): a call through a
-    field in a capture region reaches the functions stored in it."""
+    field in a capture region reaches the functions stored in it. Read only where the file
+    stores in a field (`stores_by_bytes`): a file passing a function to a setter and storing
+    nothing gives no candidate."""
 
 
 def _own_nodes(node) -> Iterator:
@@ -232,7 +234,8 @@ class _FileReader:
                                  if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
                    for kind in (True, False)}
         threads = sorted(set(_THREAD_OBJECT.findall(self.text)))
-        flows = field_flows(self.context)
+        flows = field_flows(self.context) if stores_by_bytes(self.context.source.data) \
+            else FieldFlows()  # (a file storing in no field gives no flow read here)
         if not functions and not starts and not vectors[True] and not vectors[False] \
                 and not threads and not flows:
             return None
