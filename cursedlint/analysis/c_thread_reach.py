@@ -925,16 +925,18 @@ class CThreadReachIndex(Indexer):
             words |= callers
         words |= {start.starter for found in facts.values() for start in found.starts
                   if start.starter and set(start.entries) & words}
-        down = set(regions)
-        for _ in range(MAX_DEPTH):  # (to the candidates of the fields the functions call)
-            fields = regions | {field for name in reach.reached(down)
-                                for field in reach.defined(name)[1].fields}
-            more = _through_fields(reach, fields) - down
+        down, reached = set(regions), reach.reached(regions)
+        held = reach.pointers.fields() if any(found.flows for found in facts.values()) \
+            else set()
+        for _ in range(MAX_DEPTH if held else 0):  # (to the fields' candidates)
+            more = _through_fields(reach, held & (regions | {
+                field for name in reached for field in reach.defined(name)[1].fields})) - down
             if not more:
                 break
             down |= more
+            reached = reach.reached(down)
         words |= down
-        for name in reach.reached(down):
+        for name in reached:
             words.update(called for called, _ in reach.defined(name)[1].calls)
         holders = {name for found in facts.values() for name in (*found.vectors, *found.threads)}
         # (every start into a container of threads, and every declaration of its name)
@@ -972,12 +974,11 @@ def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
     return {name for name in found if not C_CUDA_CALL.fullmatch(name) and name not in JOINS}
 
 
-def _through_fields(reach: ThreadReach, names: set[str]) -> set[str]:
-    """For the names called in regions or through fields that are fields holding functions:
+def _through_fields(reach: ThreadReach, fields: set[str]) -> set[str]:
+    """For fields holding functions, called in regions or by the functions they reach:
     the functions stored in them, and those storing a parameter in one (their callers pass
     the rest)."""
     graph = reach.pointers
-    fields = names & graph.fields()
     found = {candidate.function for field in fields for candidate in graph.callees(field) or ()}
     found.update(storer for field in fields for storer in graph.storers(field))
     return found
