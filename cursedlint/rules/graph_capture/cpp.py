@@ -242,19 +242,28 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                 if (call.start_byte, call.end_byte) in self._through_calls:
                     self._check_through(call, begun_by, line, relaxed, opened)
                 continue
-            steps = reach.path_to(name, lambda at, defined: defined.prohibited is not None,
-                                  sure=True)
-            if not steps:
+            found = self._prohibited(name, relaxed)
+            if found is None:
                 continue
-            called, at = reach.defined(steps[-1].name)[1].prohibited
-            allocation = called.removesuffix("_v2") in C_ALLOCATIONS
-            if relaxed and allocation:
-                continue
+            steps, called, at, allocation = found
             self._report(call, begun_by, line,
                          f"{name}() {_reaches(steps)} {called}(), prohibited while a stream "
                          "captures", allocation, (*opened, *_chain(steps),
                                       Step(steps[-1].path, at,
                                            f"{steps[-1].name}() calls {called}()")))
+
+    def _prohibited(self, name: str, relaxed: bool):
+        """The sure path from `name` to a prohibited call, that call, its line and whether it
+        allocates; None where there is none, or the capture is relaxed and it allocates."""
+        reach = self._reach
+        steps = reach.path_to(name, lambda at, defined: defined.prohibited is not None, sure=True)
+        if not steps:
+            return None
+        called, at = reach.defined(steps[-1].name)[1].prohibited
+        allocation = called.removesuffix("_v2") in C_ALLOCATIONS
+        if relaxed and allocation:
+            return None
+        return steps, called, at, allocation
 
     @cached_property
     def _through_calls(self) -> dict[tuple[int, int], str]:
@@ -270,19 +279,14 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                        opened: tuple[Step, ...]) -> None:
         """A call through a field in a region that may call a function reaching a prohibited
         call: the first such candidate, in the chain with every other."""
-        reach = self._reach
-        doing, others = reach.prohibiting_through(self._through_calls[call.start_byte,
-                                                                      call.end_byte])
+        doing, others = self._reach.prohibiting_through(self._through_calls[call.start_byte,
+                                                                            call.end_byte])
         label = called_text(self.context, call)
         for candidate in doing:
-            steps = reach.path_to(candidate.function,
-                                  lambda at, defined: defined.prohibited is not None, sure=True)
-            if not steps:
+            found = self._prohibited(candidate.function, relaxed)
+            if found is None:
                 continue
-            called, at = reach.defined(steps[-1].name)[1].prohibited
-            allocation = called.removesuffix("_v2") in C_ALLOCATIONS
-            if relaxed and allocation:
-                continue
+            steps, called, at, allocation = found
             chain = (*candidate.steps(label, f"which reaches {called}()"),
                      *(step for other in others
                        for step in other.steps(label, "which does not synchronize")))
