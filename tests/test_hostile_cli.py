@@ -316,6 +316,13 @@ def test_a_full_standard_output_is_an_error(project):
     process.stderr.close()
 
 
+def _interruptible() -> None:
+    """In the child before its exec: SIGINT's default action, as a terminal's foreground job
+    has it. A test run started in the background of a shell without job control (`pytest &`,
+    `nohup`) ignores SIGINT, the child inherits that, and a Ctrl-C would never reach it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIONREAD on a pipe's write end")
 def test_ctrl_c_stops_the_run_with_130_and_no_traceback(project):
     """SIGINT to the process group, as a terminal sends it, while cursedlint is busy: reading
@@ -326,7 +333,8 @@ def test_ctrl_c_stops_the_run_with_130_and_no_traceback(project):
 
     reader, writer = os.pipe()
     process = run_cursedlint(project, "check", "--stdin-filename", "train.py", stdin=reader,
-                             stdout=subprocess.DEVNULL, start_new_session=True)
+                             stdout=subprocess.DEVNULL, start_new_session=True,
+                             preexec_fn=_interruptible)
     os.close(reader)
     try:
         os.write(writer, b"import os\n")
