@@ -208,36 +208,3 @@ def test_threads_running_at_a_capture_are_searched_up_from_the_starts(tmp_path):
 def test_a_join_two_calls_down_from_a_later_call_ends_the_thread(tmp_path):
     reach, _ = _capture_project(tmp_path, "launch_all(); finish();")
     assert list(reach.running_at("record", 3)) == []
-
-
-def test_a_field_called_in_a_region_is_searched_to_its_candidates(tmp_path):
-    """From a capture calling `o->post(s)`: the files storing a function in `post`, by an
-    initializer or through a function storing its parameter there (and the files passing it
-    one, itself storing in a field: `CThreadFacts.flows`), and the candidates' definitions are
-    read; a table of another field is not."""
-    files = {
-        "capture.cu": "void record(struct ops *o, cudaStream_t s, cudaGraph_t *g) {\n"
-                      "  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n"
-                      "  o->post(s);\n  cudaStreamEndCapture(s, g);\n}\n",
-        "table.c": "void flush(cudaStream_t s);\nconst struct ops eager = { .post = flush };\n",
-        "flush.cu": "void flush(cudaStream_t s) { cudaStreamSynchronize(s); }\n",
-        "hooks.c": "void set_hook(struct ops *o, void (*fn)(cudaStream_t)) { o->post = fn; }\n",
-        "user.cu": "static void drain(cudaStream_t s) { cudaDeviceSynchronize(); }\n"
-                   "void use(struct ops *o) { o->name = \"device\"; set_hook(o, drain); }\n",
-        "other.c": "static int reader(void) { return 0; }\n"
-                   "const struct files f = { .read = reader };\n",
-    }
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    paths = [(str(tmp_path / name), "cpp") for name in sorted(files)]
-    settings = Settings(enabled=frozenset())
-    index = ProjectIndex(paths, settings, Linter(settings, {}).parse_for_index)
-    seeds = C_THREAD_REACH.seed_words(facts_context((tmp_path / "capture.cu").read_text(),
-                                                    str(tmp_path / "capture.cu")))
-    facts = index.facts(C_THREAD_REACH, seeds)
-    reach = ThreadReach(facts)
-    doing, others = reach.prohibiting_through("post")
-    assert sorted(candidate.function for candidate in doing) == ["drain", "flush"]
-    assert others == []
-    assert {os.path.basename(path) for path in facts} == {
-        "capture.cu", "table.c", "flush.cu", "hooks.c", "user.cu"}

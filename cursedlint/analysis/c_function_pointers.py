@@ -887,11 +887,6 @@ class FunctionPointerGraph:
                          in self._entries("passes", (called, position)))
         return found
 
-    def storers(self, field: str) -> set[str]:
-        """The functions storing a parameter in `field` (the calls passing them a function
-        give its candidates: the files making them are worth reading)."""
-        return {entry[1] for entry in self._entries("parameters", field)}
-
     def _loads(self, function: str, position: int) -> bool:
         """Whether the project's definitions of `function` all load by the name at
         `position` (`FieldFlows.loader_functions`)."""

@@ -35,9 +35,6 @@ from msgspec import Struct
 from cursedlint.analysis.c_capture_helpers import (
     Helper, capture_named_calls, helpers, region_statements,
 )
-from cursedlint.analysis.c_function_pointers import (
-    Candidate, FieldFlows, FunctionPointerGraph, field_flows, stores_by_bytes,
-)
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_name, method_class, unqualified,
 )
@@ -91,8 +88,6 @@ class CFunction(Struct, frozen=True, array_like=True):
     owner: str = ""
     """The class it is a member of (`method_class`): its constructor's threads run by the
     time any other member function runs."""
-    fields: tuple[str, ...] = ()
-    """The names of `sure` it calls through a struct field (`p->f(...)`, `s.f(...)`)."""
 
 
 class CStart(Struct, frozen=True, array_like=True):
@@ -135,11 +130,6 @@ class CThreadFacts(Struct, frozen=True):
     helpers: tuple[Helper, ...] = ()
     """Its capture helpers: functions that begin a capture and return, or end one
     (`c_capture_helpers`)."""
-    flows: FieldFlows = FieldFlows()
-    """Its flows of functions into struct fields (`c_function_pointers`): a call through a
-    field in a capture region reaches the functions stored in it. Read only where the file
-    stores in a field (`stores_by_bytes`): a file passing a function to a setter and storing
-    nothing gives no candidate."""
 
 
 def _own_nodes(node) -> Iterator:
@@ -234,22 +224,19 @@ class _FileReader:
                                  if (_THREAD_ELEMENT.fullmatch(element) is not None) == kind})
                    for kind in (True, False)}
         threads = sorted(set(_THREAD_OBJECT.findall(self.text)))
-        flows = field_flows(self.context) if stores_by_bytes(self.context.source.data) \
-            else FieldFlows()  # (a file storing in no field gives no flow read here)
         if not functions and not starts and not vectors[True] and not vectors[False] \
-                and not threads and not flows:
+                and not threads:
             return None
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
                             tuple(regions), tuple(vectors[True]), tuple(vectors[False]),
-                            tuple(threads), helpers(self.context) or (),
-                            flows if flows else FieldFlows())
+                            tuple(threads), helpers(self.context) or ())
 
     def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
         innermost loop), from the same walk (no list of its nodes is held)."""
         from cursedlint.analysis.c_capture import C_BEGINS, C_CUDA_CALL, C_SYNC_NAMES, capture_mode
 
-        calls, prohibited, cuda, capture, sure, fields = [], None, {}, None, set(), set()
+        calls, prohibited, cuda, capture, sure = [], None, {}, None, set()
         for node, loop, conditional in _placed_nodes(body, kinds=_READ):
             if node.type != "new_expression":
                 entries = self._started(node)
@@ -263,9 +250,6 @@ class _FileReader:
             calls.append((called, _line(node)))
             if not conditional:
                 sure.add(called)
-                if node.type == "call_expression" and \
-                        node.child_by_field_name("function").type == "field_expression":
-                    fields.add(called)
             if loop is not None:
                 looped.add(called)
             if C_CUDA_CALL.fullmatch(called):
@@ -277,7 +261,7 @@ class _FileReader:
                 capture = _line(node)
         return CFunction(name, _line(definition), tuple(calls), prohibited,
                          tuple(cuda.items()), capture, tuple(sorted(sure)),
-                         method_class(self.context, definition), tuple(sorted(fields)))
+                         method_class(self.context, definition))
 
     def _starts(self, starter: str, body, begun: list) -> list[CStart]:
         found, joins = [], []
@@ -463,14 +447,11 @@ def thread_facts(context) -> CThreadFacts | None:
 
 
 class CallStep(Struct, frozen=True, array_like=True):
-    """A function on a path: its name, file and line; `field`, `via`: the field its caller
-    calls it through and how the field holds it (`c_function_pointers.Candidate`)."""
+    """A function on a path: its name, file and line."""
 
     name: str
     path: str
     line: int
-    field: str = ""
-    via: Candidate | None = None
 
 
 class Running(Struct, frozen=True):
@@ -497,7 +478,6 @@ class ThreadReach:
         self.facts = facts
         self._joins: dict[str, bool] = {}
         self._leaves: dict[tuple[str, int], tuple | None] = {}
-        self._through: dict[str, tuple[list[Candidate], list[Candidate]]] = {}
 
     @cached_property
     def _definitions(self) -> dict[str, list[tuple[str, CFunction]]]:
@@ -564,8 +544,7 @@ class ThreadReach:
         """From the function `entry` to the first function for which `goal(path, function)`
         holds, breadth first, cycles cut: each step is a function with the line of its call
         of the next (the last: the function's own line); None: none reached. With `sure`,
-        only through calls that run whenever their function does, and through a field to
-        those of its candidates that reach a prohibited call (`prohibiting_through`)."""
+        only through calls that run whenever their function does."""
         if self.defined(entry) is None:
             return None
         came: dict[str, tuple[str, int] | None] = {entry: None}
@@ -581,11 +560,6 @@ class ThreadReach:
                             not sure or called in function.sure):
                         came[called] = (name, line)
                         following.append(called)
-                    elif sure and called in function.fields and self.defined(called) is None:
-                        for candidate in self.prohibiting_through(called)[0]:
-                            if candidate.function not in came:
-                                came[candidate.function] = (name, line, called, candidate)
-                                following.append(candidate.function)
             frontier = following
         return None
 
@@ -593,9 +567,7 @@ class ThreadReach:
         path, function = self.defined(last)
         steps = [CallStep(last, path, function.line)]
         while came[steps[0].name] is not None:
-            caller, line, *through = came[steps[0].name]
-            if through:
-                steps[0] = CallStep(steps[0].name, steps[0].path, steps[0].line, *through)
+            caller, line = came[steps[0].name]
             steps.insert(0, CallStep(caller, self.defined(caller)[0], line))
         return steps
 
@@ -802,45 +774,12 @@ class ThreadReach:
                  if len(defined) == 1 and defined[0][1].prohibited is not None}
         for _ in range(MAX_DEPTH):
             more = {name for name, defined in self._definitions.items() if len(defined) == 1
-                    and name not in found and (
-                        any(called in found and self.defined(called)
-                            for called in defined[0][1].sure)
-                        or any(self._holding(field, found) for field in defined[0][1].fields))}
+                    and name not in found and any(called in found and self.defined(called)
+                                                  for called in defined[0][1].sure)}
             if not more:
                 break
             found |= more
         return found
-
-    def _holding(self, field: str, functions: set[str]) -> bool:
-        """Whether a call through `field` (no function the project defines once by that name)
-        may call one of `functions`, every other candidate being a function the project
-        defines once."""
-        if self.defined(field) is not None:
-            return False
-        candidates = self.pointers.callees(field) or ()
-        return any(candidate.function in functions for candidate in candidates) and all(
-            self.defined(candidate.function) for candidate in candidates)
-
-    @cached_property
-    def pointers(self) -> FunctionPointerGraph:
-        """The project's function-pointer graph over the files of these facts."""
-        return FunctionPointerGraph({path: facts.flows for path, facts in self.facts.items()
-                                     if facts.flows})
-
-    def prohibiting_through(self, field: str) -> tuple[list[Candidate], list[Candidate]]:
-        """(candidates reaching a prohibited call, the others) of a call through `field`, where
-        some candidate does (`prohibiting`) and every other is a function the project defines
-        once that does not; ([], []) where the field gives no edge (`callees`) or a candidate
-        is unknown (a library's function, one defined several times: it may do anything)."""
-        if field not in self._through:
-            candidates = (self.pointers.callees(field) or []) \
-                if self.defined(field) is None else []
-            doing = [candidate for candidate in candidates
-                     if candidate.function in self.prohibiting]
-            others = [candidate for candidate in candidates if candidate not in doing]
-            known = all(self.defined(candidate.function) for candidate in others)
-            self._through[field] = (doing, others) if doing and known else ([], [])
-        return self._through[field]
 
 
 def own_facts(context, facts: dict | None) -> dict[str, CThreadFacts]:
@@ -925,18 +864,7 @@ class CThreadReachIndex(Indexer):
             words |= callers
         words |= {start.starter for found in facts.values() for start in found.starts
                   if start.starter and set(start.entries) & words}
-        down, reached = set(regions), reach.reached(regions)
-        held = reach.pointers.fields() if any(found.flows for found in facts.values()) \
-            else set()
-        for _ in range(MAX_DEPTH if held else 0):  # (to the fields' candidates)
-            more = _through_fields(reach, held & (regions | {
-                field for name in reached for field in reach.defined(name)[1].fields})) - down
-            if not more:
-                break
-            down |= more
-            reached = reach.reached(down)
-        words |= down
-        for name in reached:
+        for name in reach.reached(regions):
             words.update(called for called, _ in reach.defined(name)[1].calls)
         holders = {name for found in facts.values() for name in (*found.vectors, *found.threads)}
         # (every start into a container of threads, and every declaration of its name)
@@ -972,16 +900,6 @@ def _started_earlier(reach: ThreadReach, functions, up: set[str]) -> set[str]:
     for name in reach.reached(entries):
         found.update(called for called, _ in reach.defined(name)[1].calls)
     return {name for name in found if not C_CUDA_CALL.fullmatch(name) and name not in JOINS}
-
-
-def _through_fields(reach: ThreadReach, fields: set[str]) -> set[str]:
-    """For fields holding functions, called in regions or by the functions they reach:
-    the functions stored in them, and those storing a parameter in one (their callers pass
-    the rest)."""
-    graph = reach.pointers
-    found = {candidate.function for field in fields for candidate in graph.callees(field) or ()}
-    found.update(storer for field in fields for storer in graph.storers(field))
-    return found
 
 
 def _thread_cone(reach: ThreadReach) -> set[str]:

@@ -15,7 +15,6 @@ from cursedlint.analysis.c_capture_helpers import helper_regions
 from cursedlint.analysis.c_capture_guards import Begin, Guard, guards, wrong_stream_guards
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_framework_waits import host_waits
-from cursedlint.analysis.c_function_pointers import called_text, indirect_calls
 from cursedlint.analysis.c_openmp import team_of
 from cursedlint.analysis.c_thread_reach import (
     C_THREAD_REACH, CallStep, ThreadReach, project_reach,
@@ -235,67 +234,24 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
             if call.type != "call_expression":
                 continue
             name = callee(self.context, call, members=True)
-            if name in C_SYNC_NAMES:
+            if not name or name in C_SYNC_NAMES:
                 continue
             reach = self._reach
-            if not name or name not in reach.prohibiting:
-                if (call.start_byte, call.end_byte) in self._through_calls:
-                    self._check_through(call, begun_by, line, relaxed, opened)
+            if name not in reach.prohibiting:
                 continue
-            found = self._prohibited(name, relaxed)
-            if found is None:
+            steps = reach.path_to(name, lambda at, defined: defined.prohibited is not None,
+                                  sure=True)
+            if not steps:
                 continue
-            steps, called, at, allocation = found
+            called, at = reach.defined(steps[-1].name)[1].prohibited
+            allocation = called.removesuffix("_v2") in C_ALLOCATIONS
+            if relaxed and allocation:
+                continue
             self._report(call, begun_by, line,
-                         f"{name}() {_reaches(steps)} {called}(), prohibited while a stream "
-                         "captures", allocation, (*opened, *_chain(steps),
+                         f"{name}() reaches {called}(), prohibited while a stream captures",
+                         allocation, (*opened, *_chain(steps),
                                       Step(steps[-1].path, at,
                                            f"{steps[-1].name}() calls {called}()")))
-
-    def _prohibited(self, name: str, relaxed: bool):
-        """The sure path from `name` to a prohibited call, that call, its line and whether it
-        allocates; None where there is none, or the capture is relaxed and it allocates."""
-        reach = self._reach
-        steps = reach.path_to(name, lambda at, defined: defined.prohibited is not None, sure=True)
-        if not steps:
-            return None
-        called, at = reach.defined(steps[-1].name)[1].prohibited
-        allocation = called.removesuffix("_v2") in C_ALLOCATIONS
-        if relaxed and allocation:
-            return None
-        return steps, called, at, allocation
-
-    @cached_property
-    def _through_calls(self) -> dict[tuple[int, int], str]:
-        """The file's calls through a field some candidate of which reaches a prohibited call
-        (`ThreadReach.prohibiting_through`), by their bytes, with the field."""
-        reach = self._reach
-        fields = {field for field in reach.pointers.fields()
-                  if reach.prohibiting_through(field)[0]}
-        return {(call.start_byte, call.end_byte): field
-                for field, call in indirect_calls(self.context, fields)}
-
-    def _check_through(self, call, begun_by: str, line: int, relaxed: bool,
-                       opened: tuple[Step, ...]) -> None:
-        """A call through a field in a region that may call a function reaching a prohibited
-        call: the first such candidate, in the chain with every other."""
-        doing, others = self._reach.prohibiting_through(self._through_calls[call.start_byte,
-                                                                            call.end_byte])
-        label = called_text(self.context, call)
-        for candidate in doing:
-            found = self._prohibited(candidate.function, relaxed)
-            if found is None:
-                continue
-            steps, called, at, allocation = found
-            chain = (*candidate.steps(label, f"which reaches {called}()"),
-                     *(step for other in others
-                       for step in other.steps(label, "which does not synchronize")))
-            self._report(call, begun_by, line,
-                         f"`{_clipped(label, 24)}` may call {_clipped(candidate.function, 32)}(), "
-                         f"which {_reaches(steps)} {called}()", allocation,
-                         (*opened, *chain, *_chain(steps),
-                          Step(steps[-1].path, at, f"{steps[-1].name}() calls {called}()")))
-            return
 
     def _report_guard(self, guard: Guard, begin: Begin) -> None:
         here = _own_path(self.context)
@@ -341,19 +297,6 @@ def _enclosing_function(context, node) -> str:
 
 
 def _chain(steps: list[CallStep]) -> list[Step]:
-    """Chain notes of a path of calls: where each function calls the next (through a field:
-    the call, then how the field holds the next)."""
-    found = []
-    for step, following in zip(steps, steps[1:]):
-        if following.via is None:
-            found.append(Step(step.path, step.line, f"{step.name}() calls {following.name}()"))
-        else:
-            found.append(Step(step.path, step.line,
-                              f"{step.name}() calls through the field `{following.field}`"))
-            found.extend(following.via.steps(following.field))
-    return found
-
-
-def _reaches(steps: list[CallStep]) -> str:
-    """"reaches", or "may reach" where a step goes through a field holding other functions."""
-    return "may reach" if any(step.via is not None for step in steps) else "reaches"
+    """Chain notes of a path of calls: where each function calls the next."""
+    return [Step(step.path, step.line, f"{step.name}() calls {following.name}()")
+            for step, following in zip(steps, steps[1:])]

@@ -137,15 +137,8 @@ class SyncInCapture(CaptureRule):
     that reaches one of these calls within 6 calls is reported at the call in the region, with
     the chain down to it, where each call on the way runs whenever its function does (not
     under an `if`, `switch`, `?:`, `&&`/`||` or a preprocessor conditional such as `#ifdef
-    DEBUG`) and every function on the way is the project's only definition of its name (a member call `obj.f()` included); unknown functions
-    are not followed. A call in the region through a struct field (`ops->post(s)`) follows the
-    project's function-pointer graph (the functions stored in a field of that name by a
-    designated initializer or an assignment, or passed to a function that stores its
-    parameter there): it is reported ("may call") where some function it may call reaches such
-    a call and every other is a function the project defines once (a library's function, an
-    unknown value stored in the field, or more than 8 functions: not followed); the chain
-    names each. A function on the way that calls through such a field whenever it runs "may
-    reach" the call the same way. A region is also what a block runs between a call of a project function
+    DEBUG`) and every function on the way is the project's only definition of its name (a member call `obj.f()` included); calls through pointers and unknown functions
+    are not followed. A region is also what a block runs between a call of a project function
     that begins a capture and returns with it under way (it ends none:
     `graph.start_capture(stream)`, in this file or another) and the end of that capture: a call
     of a project function that ends one (and begins none) given the same stream as written, or
