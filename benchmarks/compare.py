@@ -197,19 +197,11 @@ def _worst_case_parts(languages: tuple[str, ...], code_of, target_python=None) -
 
 
 def _c_shape_code(shape) -> list[str]:
-    """C++ lines that pass a C/C++ second look: the cloner rules' use of a cloner; of CUR402's
-    alternatives the first, words of its triggers, which the trigger comment already holds."""
+    """A C++ line that passes a C/C++ second look (the cloner rules' alone, today)."""
     from cursedlint.rules.cloners import ClonerUse
-    from cursedlint.triggers import second_look
 
     if isinstance(shape, ClonerUse):
         return [f"void cursedlint_worst_case({min(shape.endings)} &cloner);"]
-    if isinstance(shape, second_look.AnyOf):
-        return _c_shape_code(shape.shapes[0])
-    if isinstance(shape, second_look.AllOf):
-        return [line for part in shape.shapes for line in _c_shape_code(part)]
-    if isinstance(shape, second_look.Text):
-        return []
     raise TypeError(f"no code for the second look {shape!r}")
 
 

@@ -67,12 +67,7 @@ def captured_statements(context, begin) -> list | None:
 def capture_mode(context, begin) -> str | None:
     """The mode argument of a begin-capture call: named by its constant, else unknown."""
     given = arguments(begin)
-    return mode_of(context.text(given[1]) if len(given) > 1 else "")
-
-
-def mode_of(argument: str) -> str | None:
-    """The capture mode a begin capture's mode argument (as written) names, else unknown."""
-    word = argument.lower().replace("_", "")
+    word = context.text(given[1]).lower().replace("_", "") if len(given) > 1 else ""
     for suffix, mode in (("threadlocal", THREAD_LOCAL), ("relaxed", RELAXED),
                          ("global", GLOBAL)):
         if word.endswith(suffix):

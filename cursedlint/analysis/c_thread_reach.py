@@ -32,9 +32,6 @@ from typing import Iterator
 
 from msgspec import Struct
 
-from cursedlint.analysis.c_capture_helpers import (
-    Helper, capture_named_calls, helpers, region_statements,
-)
 from cursedlint.analysis.c_syntax import (
     arguments, callee, called_member, declared_name, function_name, method_class, unqualified,
 )
@@ -127,9 +124,6 @@ class CThreadFacts(Struct, frozen=True):
     """The names it declares vectors of anything else."""
     threads: tuple[str, ...] = ()
     """The names it declares thread objects (`std::thread worker_;`)."""
-    helpers: tuple[Helper, ...] = ()
-    """Its capture helpers: functions that begin a capture and return, or end one
-    (`c_capture_helpers`)."""
 
 
 def _own_nodes(node) -> Iterator:
@@ -213,9 +207,8 @@ class _FileReader:
                 starts.extend(self._team_starts(name, body))
                 if name == functions[-1].owner:
                     starts.extend(self._member_starts(name, node))
-        captured = [statement for _, begin in self.context.calls(C_BEGINS)
-                    for statement in captured_statements(self.context, begin) or ()]
-        regions = sorted({name for statement in (*captured, *region_statements(self.context))
+        regions = sorted({name for _, begin in self.context.calls(C_BEGINS)
+                          for statement in captured_statements(self.context, begin) or ()
                           for node in (statement, *_own_nodes(statement))
                           if node.type in ("call_expression", "new_expression")
                           for name in (_called_or_made(self.context, node),) if name})
@@ -229,7 +222,7 @@ class _FileReader:
             return None
         return CThreadFacts(tuple(functions), tuple(starts), tuple(sorted(looped)),
                             tuple(regions), tuple(vectors[True]), tuple(vectors[False]),
-                            tuple(threads), helpers(self.context) or ())
+                            tuple(threads))
 
     def _function(self, name: str, definition, body, looped: set, begun: list) -> CFunction:
         """The function's facts; the thread starts in it go to `begun` (entries, node,
@@ -826,11 +819,10 @@ class CThreadReachIndex(Indexer):
         return ()
 
     def needed_by(self, context) -> bool:
-        """Only a file that begins a capture reads these facts, itself or through a call that
-        may be a capture helper's (`c_capture_helpers.region_statements`)."""
+        """Only a file that begins a capture reads these facts."""
         from cursedlint.analysis.c_capture import C_BEGINS
 
-        return bool(context.calls(C_BEGINS)) or next(region_statements(context), None) is not None
+        return bool(context.calls(C_BEGINS))
 
     def seed_words(self, context):
         """The capturing functions and the names called in regions; with a global-mode
@@ -839,7 +831,7 @@ class CThreadReachIndex(Indexer):
         facts = thread_facts(context)
         if facts is None:
             return ()
-        words = _outward(facts.functions, facts.regions) | capture_named_calls(context)
+        words = _outward(facts.functions, facts.regions)
         return words | STARTS_AND_JOINS if any(
             function.capture is not None for function in facts.functions) else words
 

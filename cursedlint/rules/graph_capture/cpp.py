@@ -9,9 +9,8 @@ from functools import cached_property
 
 from cursedlint.analysis.c_capture import (
     C_BEGINS, C_MODE_EXCHANGES, C_SYNC_NAMES, CThreads, CThreadStart, capture_mode,
-    captured_statements, mode_of,
+    captured_statements,
 )
-from cursedlint.analysis.c_capture_helpers import helper_regions
 from cursedlint.analysis.c_capture_guards import Begin, Guard, guards, wrong_stream_guards
 from cursedlint.analysis.c_capture_streams import CAPTURE_STREAMS
 from cursedlint.analysis.c_framework_waits import host_waits
@@ -202,33 +201,20 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
                 "ProcessGroupNCCL's `wait` does.")
         for begin_name, begin in self.context.calls(C_BEGINS):
             inside = captured_statements(self.context, begin)
-            if inside is not None:
-                self._check_region(inside, f"{begin_name}()", begin.start_point[0] + 1,
-                                   capture_mode(self.context, begin) == RELAXED)
-        for region in helper_regions(self.context,
-                                     self.context.project.get(C_THREAD_REACH.name)):
-            helper = region.helper
-            self._check_region(
-                region.statements, f"{helper.name}()", region.call.start_point[0] + 1,
-                mode_of(helper.mode) == RELAXED,
-                (Step(region.path, helper.line, f"{helper.name}() begins a capture and "
-                      "returns with it under way"),))
+            if inside is None:
+                continue
+            line = begin.start_point[0] + 1
+            relaxed = capture_mode(self.context, begin) == RELAXED
+            for node in inside:
+                for name, call in self.context.calls(C_SYNC_NAMES, node):
+                    allocation = name.removesuffix("_v2") in C_ALLOCATIONS
+                    if not (relaxed and allocation):
+                        self._report(call, f"{begin_name}()", line,
+                                     f"{name}() is prohibited while a stream captures",
+                                     allocation)
+                self._check_reached(node, begin_name, line, relaxed)
 
-    def _check_region(self, inside, begun_by: str, line: int, relaxed: bool,
-                      opened: tuple[Step, ...] = ()) -> None:
-        """Prohibited calls in a region's statements, made there or reached through the
-        project's functions; `opened`: where a helper begins the capture."""
-        for node in inside:
-            for name, call in self.context.calls(C_SYNC_NAMES, node):
-                allocation = name.removesuffix("_v2") in C_ALLOCATIONS
-                if not (relaxed and allocation):
-                    self._report(call, begun_by, line,
-                                 f"{name}() is prohibited while a stream captures",
-                                 allocation, opened)
-            self._check_reached(node, begun_by, line, relaxed, opened)
-
-    def _check_reached(self, statement, begun_by: str, line: int, relaxed: bool,
-                       opened: tuple[Step, ...] = ()) -> None:
+    def _check_reached(self, statement, begin_name: str, line: int, relaxed: bool) -> None:
         """Calls of project functions in the region that reach a prohibited call."""
         for call in self.context.descendants(statement):
             if call.type != "call_expression":
@@ -247,11 +233,10 @@ class SyncInCaptureC(_ProjectReach, SyncInCapture):
             allocation = called.removesuffix("_v2") in C_ALLOCATIONS
             if relaxed and allocation:
                 continue
-            self._report(call, begun_by, line,
+            self._report(call, f"{begin_name}()", line,
                          f"{name}() reaches {called}(), prohibited while a stream captures",
-                         allocation, (*opened, *_chain(steps),
-                                      Step(steps[-1].path, at,
-                                           f"{steps[-1].name}() calls {called}()")))
+                         allocation, (*_chain(steps), Step(steps[-1].path, at,
+                                                         f"{steps[-1].name}() calls {called}()")))
 
     def _report_guard(self, guard: Guard, begin: Begin) -> None:
         here = _own_path(self.context)

@@ -12,12 +12,6 @@ from cursedlint.rule import Example
 from cursedlint.rules.graph_capture.capture_rule import CaptureRule
 
 
-_HELPER_CALL = (rb"capture\w*\s*\(|(?<!Begin)(?<!End)(?<!Get)(?<!Stream)(?<!Update)"
-                rb"Capture\w*\s*\(")
-"""A call whose name says capture, CUDA's own (`cudaStreamGetCaptureInfo(`,
-`cudaThreadExchangeStreamCaptureMode(`) left out by what precedes "Capture"."""
-
-
 class SyncInCapture(CaptureRule):
     """## What it does
     Finds a call inside a capture region (the body of `with torch.cuda.graph(...)`, the
@@ -138,16 +132,7 @@ class SyncInCapture(CaptureRule):
     the chain down to it, where each call on the way runs whenever its function does (not
     under an `if`, `switch`, `?:`, `&&`/`||` or a preprocessor conditional such as `#ifdef
     DEBUG`) and every function on the way is the project's only definition of its name (a member call `obj.f()` included); calls through pointers and unknown functions
-    are not followed. A region is also what a block runs between a call of a project function
-    that begins a capture and returns with it under way (it ends none:
-    `graph.start_capture(stream)`, in this file or another) and the end of that capture: a call
-    of a project function that ends one (and begins none) given the same stream as written, or
-    made on the same object where the helper's stream is a member's
-    (`graphs.begin_capture(); ... graphs.finish_capture();`), or `cudaStreamEndCapture` of
-    that stream; the helper's mode argument counts as the begin's (such regions are read in
-    files calling a function whose name says capture, `capture` or `Capture` but not after
-    `Begin`, `End`, `Get`, `Stream` or `Update`, as CUDA's own; a name the project defines as
-    helpers of two kinds or stream positions is none). Two C++ shapes run while *another* capture is under way, one the
+    are not followed. Two C++ shapes run while *another* capture is under way, one the
     region cannot show: a device-wide synchronization (`cudaDeviceSynchronize`,
     `cuCtxSynchronize`) whose guard asks only whether one stream captures
     (`cudaStreamIsCapturing(s, &status)`, `cuStreamIsCapturing`, a wrapper named so, then
@@ -210,30 +195,20 @@ class SyncInCapture(CaptureRule):
     languages = (PYTHON, C, CPP)
     checkers = {PYTHON: "python:SyncInCapturePython", C: "cpp:SyncInCaptureC",
                 CPP: "cpp:SyncInCaptureC"}
-    _OWN_TRIGGERS = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"),
-                     PUSHED_HOOK_WORDS)
-    triggers = (*_OWN_TRIGGERS, "apture")
+    triggers = (*REGION_TRIGGERS, ("IsCapturing", "Synchronize"), ("c10d", "wait"),
+                PUSHED_HOOK_WORDS)
     """A region's words; a capture-status guard and a device synchronization
     (`c_capture_guards`); a `c10d::Work` subclass's `wait` (`c_framework_waits`); saved-tensors
-    hooks of a module that asks whether it is captured (`pushed_hooks`); in C/C++, a call
-    whose name says capture, which may be a capture helper's (`c_capture_helpers`:
-    `start_capture(stream)`; the second look asks for the call)."""
+    hooks of a module that asks whether it is captured (`pushed_hooks`)."""
 
     @classmethod
     def look(cls, options, target_python, language):
-        """The capture rules' look, or the words of `pushed_hooks`; in C/C++, a word of the
-        other triggers or a call whose name says capture (`graphs.begin_capture(`,
-        `_HELPER_CALL`)."""
-        from cursedlint.rule import trigger_alternatives
+        """The capture rules' look, or the words of `pushed_hooks`."""
         from cursedlint.triggers.second_look import AllOf, AnyOf, Pattern, Text
 
         shape = super().look(options, target_python, language)
         if shape is None:
-            if language not in (C, CPP):
-                return None
-            own = tuple(AllOf(tuple(Text(frozenset({word.encode()})) for word in words))
-                        for words in trigger_alternatives(cls._OWN_TRIGGERS))
-            return AnyOf((*own, Pattern(_HELPER_CALL)))
+            return None
         return AnyOf((shape, AllOf((Text(frozenset({b"saved_tensors"})), Pattern(CALLED)))))
     reads_facts_of = (C_THREAD_REACH, CAPTURE_STREAMS)
     summary = "a call that waits for the GPU inside a CUDA graph capture region"
