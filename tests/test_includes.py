@@ -347,8 +347,8 @@ def test_a_changed_header_changes_the_cached_result(plugin, capsys):
                                      "src/flush.c:10:41: CUR301 ibv_reg_mr() 100 bytes"]
 
 
-def test_each_header_is_parsed_once_per_run_and_kept_across_runs(plugin, capsys, monkeypatch):
-    write(plugin, {"src/flush2.c": PLUGIN_SOURCE})
+def _header_summaries_counted(monkeypatch) -> list[str]:
+    """The names of the headers summarized from now on, in order (a list the run fills)."""
     summarized: list[str] = []
     real = includes.HeaderSummaries.summarize
 
@@ -357,6 +357,12 @@ def test_each_header_is_parsed_once_per_run_and_kept_across_runs(plugin, capsys,
         return real(self, context)
 
     monkeypatch.setattr(includes.HeaderSummaries, "summarize", counting)
+    return summarized
+
+
+def test_each_header_is_parsed_once_per_run_and_kept_across_runs(plugin, capsys, monkeypatch):
+    write(plugin, {"src/flush2.c": PLUGIN_SOURCE})
+    summarized = _header_summaries_counted(monkeypatch)
     assert len(check(capsys, ".")[1]) == 2
     assert sorted(summarized) == ["flush.h", "flush_sizes.h"]
     write(plugin, {"src/flush2.c": PLUGIN_SOURCE + "\n"})
@@ -511,14 +517,7 @@ def test_a_named_file_reads_the_headers_of_its_own_includes_not_every_registerin
             }
         """,
     })
-    summarized: list[str] = []
-    real = includes.HeaderSummaries.summarize
-
-    def counting(self, context):
-        summarized.append(os.path.basename(context.source.path))
-        return real(self, context)
-
-    monkeypatch.setattr(includes.HeaderSummaries, "summarize", counting)
+    summarized = _header_summaries_counted(monkeypatch)
     assert check(capsys, "--no-cache", "src/flush.c")[1] == [
         "src/flush.c:6:44: CUR301 ibv_reg_mr() 4 bytes"]
     assert sorted(summarized) == ["flush.h", "flush_sizes.h"]
