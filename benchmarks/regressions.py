@@ -112,7 +112,7 @@ def lint(executable: str, tree: str, path: str, whole: bool = False) -> list[dic
         findings = json.loads(run.stdout)
     except json.JSONDecodeError:
         return f"cursedlint exit {run.returncode}: {run.stderr.strip()[-300:]}"
-    return [finding for finding in findings if path in places(finding)]
+    return [finding for finding in findings if os.path.normpath(path) in places(finding)]
 
 
 def places(finding: dict) -> dict[str, list[int]]:
